@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// ir_internal.h — what the IR library's own files share. Not installed.
+//
+// The JSON reader (ir_json_read.c) and the binary decoder (ir_binary.c) both
+// build a program into the mutable arrays of a vyre_ir, then call
+// vyre__ir_finish(), which validates (ir_validate.c), encodes the canonical
+// bytes and hashes them. Nothing outside host/ir includes this file.
+
+#ifndef VYRE_IR_INTERNAL_H
+#define VYRE_IR_INTERNAL_H
+
+#include "vyre_ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vyre_ir {
+  vyre_ir_program view; // its pointers alias the arrays below
+  vyre_ir_node *nodes;
+  uint32_t node_cap;
+  vyre_ir_local *locals;
+  uint32_t local_cap;
+  vyre_ir_buffer *buffers;
+  uint32_t buffer_cap;
+  uint32_t *stmts;
+  uint32_t stmt_cap;
+  char *strings;
+  uint32_t string_cap;
+  uint8_t *canonical;
+};
+
+// Validates |p| (IR.md §7) whose arrays the caller owns and may be written:
+// checks every index (the input may be an untrusted binary blob), scoping,
+// types, access rules, uniformity of barriers, limits; then fills the
+// `type` of every expression node, the `type` of every local, p->flags and
+// p->workgroup_bytes. On failure returns VYRE_STATUS_INVALID_PROGRAM with a
+// message "<path>: <what>. Fix: <how>." where <path> follows the JSON field
+// names from the program root, e.g. "body[1].then[0].value.b".
+uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyre_error *err);
+
+// Validates, encodes the canonical bytes and computes the hash. Takes
+// ownership of |ir| on failure (frees it) so callers can simply return.
+uint32_t vyre__ir_finish(vyre_ir *ir, const vyre_ir_limits *limits, vyre_ir **out,
+                         vyre_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // VYRE_IR_INTERNAL_H
