@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// kit_core.c — error records, host services, handle headers and metrics for
+// plugins. Called from every plugin slot; never aborts, never allocates
+// memory it does not free.
+
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vyre_kit.h"
+
+static const vyre_host_services *g_services;
+
+uint32_t vyre_kit_fail(vyre_error *err, uint32_t code, int64_t native, const char *backend,
+                       const char *fmt, ...) {
+  if (!err) return code;
+  err->code = code;
+  err->native_code = native;
+  int n = snprintf(err->message, sizeof(err->message), "%s: ", backend ? backend : "plugin");
+  if (n < 0 || (size_t)n >= sizeof(err->message)) n = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message + n, sizeof(err->message) - (size_t)n, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void vyre_kit_set_services(const vyre_host_services *services) {
+  if (services && services->struct_size >= sizeof(vyre_host_services)) g_services = services;
+}
+
+void vyre_kit_log(uint32_t level, const char *backend, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  if (g_services && g_services->log) {
+    g_services->log(g_services->ctx, level, backend, line);
+    return;
+  }
+  static const char *const names[] = {"error", "warning", "info", "debug"};
+  if (level <= VYRE_LOG_WARN)
+    fprintf(stderr, "vyre %s: %s: %s\n", backend ? backend : "plugin", names[level], line);
+}
+
+const char *vyre_kit_getenv(const char *name) {
+  if (g_services && g_services->getenv) return g_services->getenv(g_services->ctx, name);
+  return secure_getenv(name);
+}
+
+uint64_t vyre_kit_now_ns(void) {
+  if (g_services && g_services->clock_ns) return g_services->clock_ns(g_services->ctx);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *vyre_kit_cache_root(void) {
+  return g_services ? g_services->cache_dir : NULL;
+}
+
+void vyre_kit_object_init(vyre_object_header *h, uint32_t magic, vyre_backend *owner,
+                          uint32_t generation) {
+  h->magic = magic;
+  h->generation = generation;
+  h->owner = owner;
+}
+
+void vyre_kit_object_kill(vyre_object_header *h) {
+  h->magic = VYRE_MAGIC_DEAD;
+  h->owner = NULL;
+}
+
+uint32_t vyre_kit_object_check(const void *obj, uint32_t magic, const vyre_backend *owner,
+                               uint32_t current_generation, const char *backend,
+                               const char *what, vyre_error *err) {
+  const vyre_object_header *h = obj;
+  if (!h)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "%s handle is NULL. Fix: pass a %s made by this backend.", what, what);
+  if (h->magic == VYRE_MAGIC_DEAD)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "%s handle %p was already released. Fix: do not use a %s after "
+                         "releasing it.",
+                         what, obj, what);
+  if (h->magic != magic)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "handle %p is not a %s (magic 0x%08x). Fix: pass a %s made by this "
+                         "backend.",
+                         obj, what, h->magic, what);
+  if (h->owner != owner)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "%s %p belongs to another backend instance. Fix: use handles only "
+                         "with the backend that made them.",
+                         what, obj);
+  if (h->generation != current_generation)
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, backend,
+                         "%s from generation %u, backend is at %u (the device was recovered "
+                         "since). Fix: re-create it after recover.",
+                         what, h->generation, current_generation);
+  return VYRE_STATUS_OK;
+}
+
+static const char *const kMetricNames[VYRE_KIT_M_COUNT] = {
+    "compile_cache_memory_hits", "compile_cache_memory_misses", "compile_cache_disk_hits",
+    "compile_cache_disk_misses", "compiles",                    "launches",
+    "bytes_up",                  "bytes_down",                  "syncs"};
+
+uint32_t vyre_kit_metrics_export(const vyre_kit_metrics *m, vyre_metric *out, uint32_t capacity,
+                                 uint32_t *out_count) {
+  for (uint32_t i = 0; i < VYRE_KIT_M_COUNT && i < capacity && out; i++) {
+    out[i].name = kMetricNames[i];
+    out[i].value = atomic_load_explicit(&m->value[i], memory_order_relaxed);
+  }
+  if (out_count) *out_count = VYRE_KIT_M_COUNT;
+  return VYRE_STATUS_OK;
+}

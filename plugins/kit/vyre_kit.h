@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vyre_kit.h — the helper kit every in-tree plugin links (statically, with
+// hidden visibility): error records, host services, handle headers, metrics
+// counters and the on-disk compile cache of ABI.md §6.
+//
+// Thread safety: every function is thread-safe unless it says otherwise.
+// Errors: helpers that can fail return a VYRE_STATUS_* code and fill the
+// caller's vyre_error (may be NULL). Nothing here aborts or exits.
+
+#ifndef VYRE_KIT_H
+#define VYRE_KIT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vyre/vyre_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define VYRE_KIT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define VYRE_KIT_PRINTF(a, b)
+#endif
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+// Fills |err| with |code|, |native| and "<backend>: <formatted>" and returns
+// |code|. The formatted text should end with "Fix: ...".
+uint32_t vyre_kit_fail(vyre_error *err, uint32_t code, int64_t native, const char *backend,
+                       const char *fmt, ...) VYRE_KIT_PRINTF(5, 6);
+
+//===----------------------------------------------------------------------===//
+// Host services (saved by the plugin's query function)
+//===----------------------------------------------------------------------===//
+
+// Saves |services| (may be NULL: then stderr logging, getenv via
+// secure_getenv, CLOCK_MONOTONIC and no cache directory are used).
+void vyre_kit_set_services(const vyre_host_services *services);
+void vyre_kit_log(uint32_t level, const char *backend, const char *fmt, ...)
+    VYRE_KIT_PRINTF(3, 4);
+const char *vyre_kit_getenv(const char *name);
+uint64_t vyre_kit_now_ns(void);
+// The host's cache root, or NULL (disabled or unknown).
+const char *vyre_kit_cache_root(void);
+
+//===----------------------------------------------------------------------===//
+// Handles
+//===----------------------------------------------------------------------===//
+
+void vyre_kit_object_init(vyre_object_header *h, uint32_t magic, vyre_backend *owner,
+                          uint32_t generation);
+// Marks a handle dead just before the plugin frees it.
+void vyre_kit_object_kill(vyre_object_header *h);
+// Checks |obj| (which begins with a vyre_object_header) before use: NULL,
+// wrong magic ("not a <what>" / freed), foreign owner, older generation.
+// |what| names the handle kind for the message ("buffer", "module", ...).
+// Returns OK, INVALID_ARGUMENT (NULL, freed, foreign) or DEVICE_LOST (stale).
+uint32_t vyre_kit_object_check(const void *obj, uint32_t magic, const vyre_backend *owner,
+                               uint32_t current_generation, const char *backend,
+                               const char *what, vyre_error *err);
+
+//===----------------------------------------------------------------------===//
+// Metrics
+//===----------------------------------------------------------------------===//
+
+#define VYRE_KIT_M_MEMORY_HITS 0
+#define VYRE_KIT_M_MEMORY_MISSES 1
+#define VYRE_KIT_M_DISK_HITS 2
+#define VYRE_KIT_M_DISK_MISSES 3
+#define VYRE_KIT_M_COMPILES 4
+#define VYRE_KIT_M_LAUNCHES 5
+#define VYRE_KIT_M_BYTES_UP 6
+#define VYRE_KIT_M_BYTES_DOWN 7
+#define VYRE_KIT_M_SYNCS 8
+#define VYRE_KIT_M_COUNT 9
+
+typedef struct vyre_kit_metrics {
+  _Atomic uint64_t value[VYRE_KIT_M_COUNT];
+} vyre_kit_metrics;
+
+static inline void vyre_kit_metric_add(vyre_kit_metrics *m, int which, uint64_t n) {
+  atomic_fetch_add_explicit(&m->value[which], n, memory_order_relaxed);
+}
+// Implements the `metrics` slot over the standard counters.
+uint32_t vyre_kit_metrics_export(const vyre_kit_metrics *m, vyre_metric *out, uint32_t capacity,
+                                 uint32_t *out_count);
+
+//===----------------------------------------------------------------------===//
+// On-disk compile cache (ABI.md §6) — implemented in kit_cache.c
+//===----------------------------------------------------------------------===//
+//
+// Layout: <root>/<subdir>/<32 hex of XXH3-128(key)>.bin, where subdir is
+// "<backend>-v<cache format version>". An entry is a header (magic
+// "VYRECACH", format version, key length, payload length, XXH3-64 of the
+// payload) followed by the full key record and the payload. A missing,
+// truncated, corrupt or mismatching entry is a miss (the bad file is
+// removed); writes go to a temporary file in the same folder, are fsync'd and
+// renamed into place, so concurrent writers of one key all succeed. Entries
+// over the size cap are evicted least-recently-used (access time is touched
+// on every hit). Temporary files older than a minute (left by a killed
+// writer) are swept when the cache opens. An unwritable folder logs one
+// warning and the cache runs uncached.
+
+// Builds a key record: a length-prefixed concatenation of fields.
+typedef struct vyre_kit_key {
+  uint8_t *bytes;
+  size_t size, cap;
+  int failed; // allocation failed: the key is unusable (get misses, put skips)
+} vyre_kit_key;
+void vyre_kit_key_init(vyre_kit_key *k);
+void vyre_kit_key_add(vyre_kit_key *k, const void *data, size_t size);
+void vyre_kit_key_add_str(vyre_kit_key *k, const char *s);
+void vyre_kit_key_add_u32(vyre_kit_key *k, uint32_t v);
+void vyre_kit_key_free(vyre_kit_key *k);
+
+typedef struct vyre_kit_cache vyre_kit_cache;
+
+// Opens (creating folders) <root>/<subdir>. |root| NULL or VYRE_CACHE_DISABLE
+// set: a disabled cache (every get misses, put does nothing). |max_bytes|:
+// size cap (0: the default, 256 MiB). Never fails: returns a disabled cache
+// on error (after one warning). Returns NULL only when out of memory.
+vyre_kit_cache *vyre_kit_cache_open(const char *root, const char *subdir, uint64_t max_bytes,
+                                    const char *backend);
+void vyre_kit_cache_close(vyre_kit_cache *c);
+int vyre_kit_cache_enabled(const vyre_kit_cache *c);
+// The folder, or NULL when disabled.
+const char *vyre_kit_cache_dir(const vyre_kit_cache *c);
+// 1 on a hit: *out_payload is malloc'd (caller frees). 0 on a miss.
+int vyre_kit_cache_get(vyre_kit_cache *c, const vyre_kit_key *key, void **out_payload,
+                       size_t *out_size);
+// Publishes atomically. Returns 0 when written, nonzero when skipped (the
+// caller carries on uncached either way).
+int vyre_kit_cache_put(vyre_kit_cache *c, const vyre_kit_key *key, const void *payload,
+                       size_t size);
+// Removes an entry that turned out to be unloadable (e.g. a cubin the driver refuses).
+void vyre_kit_cache_remove(vyre_kit_cache *c, const vyre_kit_key *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // VYRE_KIT_H
