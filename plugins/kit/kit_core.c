@@ -77,8 +77,8 @@ void vyre_kit_object_kill(vyre_object_header *h) {
 }
 
 uint32_t vyre_kit_object_check(const void *obj, uint32_t magic, const vyre_backend *owner,
-                               uint32_t current_generation, const char *backend,
-                               const char *what, vyre_error *err) {
+                               uint32_t current_generation, const char *backend, const char *what,
+                               vyre_error *err) {
   const vyre_object_header *h = obj;
   if (!h)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
@@ -106,10 +106,15 @@ uint32_t vyre_kit_object_check(const void *obj, uint32_t magic, const vyre_backe
   return VYRE_STATUS_OK;
 }
 
-static const char *const kMetricNames[VYRE_KIT_M_COUNT] = {
-    "compile_cache_memory_hits", "compile_cache_memory_misses", "compile_cache_disk_hits",
-    "compile_cache_disk_misses", "compiles",                    "launches",
-    "bytes_up",                  "bytes_down",                  "syncs"};
+static const char *const kMetricNames[VYRE_KIT_M_COUNT] = {"compile_cache_memory_hits",
+                                                           "compile_cache_memory_misses",
+                                                           "compile_cache_disk_hits",
+                                                           "compile_cache_disk_misses",
+                                                           "compiles",
+                                                           "launches",
+                                                           "bytes_up",
+                                                           "bytes_down",
+                                                           "syncs"};
 
 uint32_t vyre_kit_metrics_export(const vyre_kit_metrics *m, vyre_metric *out, uint32_t capacity,
                                  uint32_t *out_count) {

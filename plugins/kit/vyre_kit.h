@@ -43,8 +43,7 @@ uint32_t vyre_kit_fail(vyre_error *err, uint32_t code, int64_t native, const cha
 // Saves |services| (may be NULL: then stderr logging, getenv via
 // secure_getenv, CLOCK_MONOTONIC and no cache directory are used).
 void vyre_kit_set_services(const vyre_host_services *services);
-void vyre_kit_log(uint32_t level, const char *backend, const char *fmt, ...)
-    VYRE_KIT_PRINTF(3, 4);
+void vyre_kit_log(uint32_t level, const char *backend, const char *fmt, ...) VYRE_KIT_PRINTF(3, 4);
 const char *vyre_kit_getenv(const char *name);
 uint64_t vyre_kit_now_ns(void);
 // The host's cache root, or NULL (disabled or unknown).
@@ -63,23 +62,23 @@ void vyre_kit_object_kill(vyre_object_header *h);
 // |what| names the handle kind for the message ("buffer", "module", ...).
 // Returns OK, INVALID_ARGUMENT (NULL, freed, foreign) or DEVICE_LOST (stale).
 uint32_t vyre_kit_object_check(const void *obj, uint32_t magic, const vyre_backend *owner,
-                               uint32_t current_generation, const char *backend,
-                               const char *what, vyre_error *err);
+                               uint32_t current_generation, const char *backend, const char *what,
+                               vyre_error *err);
 
 //===----------------------------------------------------------------------===//
 // Metrics
 //===----------------------------------------------------------------------===//
 
-#define VYRE_KIT_M_MEMORY_HITS 0
+#define VYRE_KIT_M_MEMORY_HITS   0
 #define VYRE_KIT_M_MEMORY_MISSES 1
-#define VYRE_KIT_M_DISK_HITS 2
-#define VYRE_KIT_M_DISK_MISSES 3
-#define VYRE_KIT_M_COMPILES 4
-#define VYRE_KIT_M_LAUNCHES 5
-#define VYRE_KIT_M_BYTES_UP 6
-#define VYRE_KIT_M_BYTES_DOWN 7
-#define VYRE_KIT_M_SYNCS 8
-#define VYRE_KIT_M_COUNT 9
+#define VYRE_KIT_M_DISK_HITS     2
+#define VYRE_KIT_M_DISK_MISSES   3
+#define VYRE_KIT_M_COMPILES      4
+#define VYRE_KIT_M_LAUNCHES      5
+#define VYRE_KIT_M_BYTES_UP      6
+#define VYRE_KIT_M_BYTES_DOWN    7
+#define VYRE_KIT_M_SYNCS         8
+#define VYRE_KIT_M_COUNT         9
 
 typedef struct vyre_kit_metrics {
   _Atomic uint64_t value[VYRE_KIT_M_COUNT];

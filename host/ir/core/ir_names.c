@@ -11,30 +11,40 @@
 
 #include "vyre_ir.h"
 
-#define NAME_AT(table, i) ((i) < sizeof(table) / sizeof((table)[0]) && (table)[i] ? (table)[i] : "?")
+#define NAME_AT(table, i)                                                                          \
+  ((i) < sizeof(table) / sizeof((table)[0]) && (table)[i] ? (table)[i] : "?")
 
 static const char *const kTypeNames[] = {"void", "u32", "i32", "f32", "bool", "bool32"};
 static const char *const kAccessNames[] = {"read", "uniform", "read_write", "write", "workgroup"};
-static const char *const kUnNames[] = {"neg",   "not",   "lnot",  "abs",   "clz",    "ctz",
-                                       "popcount", "bitrev", "floor", "ceil", "trunc", "round",
-                                       "sqrt",  "is_nan", "is_inf", "is_finite"};
-static const char *const kBinNames[] = {"add", "sub", "mul", "div", "rem", "shl",  "shr",  "rotl",
+static const char *const kUnNames[] = {"neg",      "not",    "lnot",   "abs",      "clz",   "ctz",
+                                       "popcount", "bitrev", "floor",  "ceil",     "trunc", "round",
+                                       "sqrt",     "is_nan", "is_inf", "is_finite"};
+static const char *const kBinNames[] = {"add",  "sub", "mul", "div", "rem", "shl",  "shr",   "rotl",
                                         "rotr", "and", "or",  "xor", "min", "max",  "mulhi", "eq",
-                                        "ne",  "lt",  "le",  "gt",  "ge",  "land", "lor"};
-static const char *const kAtomicNames[] = {"add", "sub", "and", "or", "xor",
+                                        "ne",   "lt",  "le",  "gt",  "ge",  "land", "lor"};
+static const char *const kAtomicNames[] = {"add", "sub", "and",      "or", "xor",
                                            "min", "max", "exchange", "cas"};
 static const char *const kBuiltinNames[] = {"gid", "lid", "wgid", "nwg", "wgsize"};
-static const char *const kStatusNames[] = {
-    "OK",          "INVALID_PROGRAM", "INVALID_ARGUMENT", "UNSUPPORTED", "OUT_OF_MEMORY",
-    "COMPILE_FAILED", "DISPATCH_FAILED", "TRAPPED",       "TIMEOUT",     "DEVICE_LOST",
-    "UNAVAILABLE", "INCOMPATIBLE_ABI", "CACHE_ERROR",    "INTERNAL"};
+static const char *const kStatusNames[] = {"OK",
+                                           "INVALID_PROGRAM",
+                                           "INVALID_ARGUMENT",
+                                           "UNSUPPORTED",
+                                           "OUT_OF_MEMORY",
+                                           "COMPILE_FAILED",
+                                           "DISPATCH_FAILED",
+                                           "TRAPPED",
+                                           "TIMEOUT",
+                                           "DEVICE_LOST",
+                                           "UNAVAILABLE",
+                                           "INCOMPATIBLE_ABI",
+                                           "CACHE_ERROR",
+                                           "INTERNAL"};
 
 _Static_assert(sizeof(kUnNames) / sizeof(kUnNames[0]) == VYRE_IR_UN_COUNT, "unary names");
 _Static_assert(sizeof(kBinNames) / sizeof(kBinNames[0]) == VYRE_IR_BIN_COUNT, "binary names");
 _Static_assert(sizeof(kAtomicNames) / sizeof(kAtomicNames[0]) == VYRE_IR_ATOMIC_COUNT,
                "atomic names");
-_Static_assert(sizeof(kStatusNames) / sizeof(kStatusNames[0]) == VYRE_STATUS_COUNT,
-               "status names");
+_Static_assert(sizeof(kStatusNames) / sizeof(kStatusNames[0]) == VYRE_STATUS_COUNT, "status names");
 
 const char *vyre_ir_type_name(uint32_t type) {
   return NAME_AT(kTypeNames, type);
@@ -57,28 +67,50 @@ const char *vyre_ir_builtin_name(uint32_t builtin) {
 
 const char *vyre_ir_kind_name(uint32_t kind) {
   switch (kind) {
-  case VYRE_IR_K_LIT: return "lit";
-  case VYRE_IR_K_VAR: return "var";
-  case VYRE_IR_K_BUILTIN: return "builtin";
-  case VYRE_IR_K_LOAD: return "load";
-  case VYRE_IR_K_LEN: return "len";
-  case VYRE_IR_K_UN: return "un";
-  case VYRE_IR_K_BIN: return "bin";
-  case VYRE_IR_K_SELECT: return "select";
-  case VYRE_IR_K_CAST: return "cast";
-  case VYRE_IR_K_BITCAST: return "bitcast";
-  case VYRE_IR_K_FMA: return "fma";
-  case VYRE_IR_K_LET: return "let";
-  case VYRE_IR_K_ASSIGN: return "assign";
-  case VYRE_IR_K_STORE: return "store";
-  case VYRE_IR_K_IF: return "if";
-  case VYRE_IR_K_FOR: return "for";
-  case VYRE_IR_K_BLOCK: return "block";
-  case VYRE_IR_K_RETURN: return "return";
-  case VYRE_IR_K_ATOMIC: return "atomic";
-  case VYRE_IR_K_BARRIER: return "barrier";
-  case VYRE_IR_K_TRAP: return "trap";
-  default: return "?";
+  case VYRE_IR_K_LIT:
+    return "lit";
+  case VYRE_IR_K_VAR:
+    return "var";
+  case VYRE_IR_K_BUILTIN:
+    return "builtin";
+  case VYRE_IR_K_LOAD:
+    return "load";
+  case VYRE_IR_K_LEN:
+    return "len";
+  case VYRE_IR_K_UN:
+    return "un";
+  case VYRE_IR_K_BIN:
+    return "bin";
+  case VYRE_IR_K_SELECT:
+    return "select";
+  case VYRE_IR_K_CAST:
+    return "cast";
+  case VYRE_IR_K_BITCAST:
+    return "bitcast";
+  case VYRE_IR_K_FMA:
+    return "fma";
+  case VYRE_IR_K_LET:
+    return "let";
+  case VYRE_IR_K_ASSIGN:
+    return "assign";
+  case VYRE_IR_K_STORE:
+    return "store";
+  case VYRE_IR_K_IF:
+    return "if";
+  case VYRE_IR_K_FOR:
+    return "for";
+  case VYRE_IR_K_BLOCK:
+    return "block";
+  case VYRE_IR_K_RETURN:
+    return "return";
+  case VYRE_IR_K_ATOMIC:
+    return "atomic";
+  case VYRE_IR_K_BARRIER:
+    return "barrier";
+  case VYRE_IR_K_TRAP:
+    return "trap";
+  default:
+    return "?";
   }
 }
 

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_kit_cache.c — the on-disk compile cache (plugins/kit/kit_cache.c,
+// ABI.md §6): hits, damaged entries of every kind are misses and get
+// rewritten, unwritable folders degrade to uncached, concurrent writers,
+// LRU eviction and the sweep of stale temporaries.
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "vyre_kit.h"
+
+static char g_root[256];
+
+static int setup(void **state) {
+  snprintf(g_root, sizeof(g_root), "/tmp/vyre-kit-cache-XXXXXX");
+  if (!mkdtemp(g_root)) return -1;
+  unsetenv("VYRE_CACHE_DISABLE");
+  return 0;
+}
+
+static int teardown(void **state) {
+  char cmd[512];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_root);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void make_key(vyre_kit_key *k, const char *program) {
+  vyre_kit_key_init(k);
+  vyre_kit_key_add_u32(k, 1);
+  vyre_kit_key_add_str(k, "sm_90");
+  vyre_kit_key_add_str(k, program);
+}
+
+// The single entry file of the cache folder (asserts there is exactly one).
+static void only_entry(const vyre_kit_cache *c, char *out, size_t n) {
+  DIR *d = opendir(vyre_kit_cache_dir(c));
+  assert_non_null(d);
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(out, n, "%s/%s", vyre_kit_cache_dir(c), e->d_name);
+    count++;
+  }
+  closedir(d);
+  assert_int_equal(count, 1);
+}
+
+static void test_cache_put_then_get_hits_with_the_same_bytes(void **state) {
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "test-v1", 0, "test");
+  assert_true(vyre_kit_cache_enabled(c));
+  vyre_kit_key k;
+  make_key(&k, "vadd");
+  void *p;
+  size_t n;
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 0);
+  assert_int_equal(vyre_kit_cache_put(c, &k, "cubin-bytes", 11), 0);
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 1);
+  assert_int_equal(n, 11);
+  assert_memory_equal(p, "cubin-bytes", 11);
+  free(p);
+  vyre_kit_key other;
+  make_key(&other, "saxpy");
+  assert_int_equal(vyre_kit_cache_get(c, &other, &p, &n), 0);
+  vyre_kit_key_free(&other);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+}
+
+// Damages the single entry with |damage| and checks: miss, file removed, rewrite works.
+static void check_damage_is_a_miss(void (*damage)(const char *path)) {
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "damage-v1", 0, "test");
+  vyre_kit_key k;
+  make_key(&k, "prog");
+  assert_int_equal(vyre_kit_cache_put(c, &k, "payload-payload", 15), 0);
+  char path[512];
+  only_entry(c, path, sizeof(path));
+  damage(path);
+  void *p;
+  size_t n;
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 0);
+  assert_int_not_equal(access(path, F_OK), 0); // removed
+  assert_int_equal(vyre_kit_cache_put(c, &k, "payload-payload", 15), 0);
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 1);
+  assert_memory_equal(p, "payload-payload", 15);
+  free(p);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+}
+
+static void flip_last_byte(const char *path) {
+  int fd = open(path, O_RDWR);
+  assert_true(fd >= 0);
+  off_t end = lseek(fd, -1, SEEK_END);
+  uint8_t b;
+  assert_int_equal(pread(fd, &b, 1, end), 1);
+  b ^= 0x10;
+  assert_int_equal(pwrite(fd, &b, 1, end), 1);
+  close(fd);
+}
+static void truncate_half(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(truncate(path, st.st_size / 2), 0);
+}
+static void truncate_zero(const char *path) {
+  assert_int_equal(truncate(path, 0), 0);
+}
+static void bump_version(const char *path) {
+  int fd = open(path, O_RDWR);
+  uint8_t v = 99;
+  assert_int_equal(pwrite(fd, &v, 1, 8), 1);
+  close(fd);
+}
+
+static void test_cache_bit_flipped_entry_is_a_miss_and_rewritten(void **state) {
+  check_damage_is_a_miss(flip_last_byte);
+}
+static void test_cache_truncated_entry_is_a_miss_and_rewritten(void **state) {
+  check_damage_is_a_miss(truncate_half);
+}
+static void test_cache_zero_length_entry_is_a_miss_and_rewritten(void **state) {
+  check_damage_is_a_miss(truncate_zero);
+}
+static void test_cache_wrong_version_entry_is_a_miss_and_rewritten(void **state) {
+  check_damage_is_a_miss(bump_version);
+}
+
+static void test_cache_unusable_folder_runs_uncached(void **state) {
+  // A folder below a regular file can never be created, even by root.
+  char file[512];
+  snprintf(file, sizeof(file), "%s/plain-file", g_root);
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fclose(f);
+  vyre_kit_cache *c = vyre_kit_cache_open(file, "x-v1", 0, "test");
+  assert_non_null(c);
+  assert_false(vyre_kit_cache_enabled(c));
+  vyre_kit_key k;
+  make_key(&k, "prog");
+  assert_int_not_equal(vyre_kit_cache_put(c, &k, "abc", 3), 0);
+  void *p;
+  size_t n;
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 0);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+}
+
+static void test_cache_disable_variable_turns_it_off(void **state) {
+  setenv("VYRE_CACHE_DISABLE", "1", 1);
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "off-v1", 0, "test");
+  unsetenv("VYRE_CACHE_DISABLE");
+  assert_false(vyre_kit_cache_enabled(c));
+  vyre_kit_cache_close(c);
+}
+
+static void test_cache_eight_processes_writing_one_key_all_succeed(void **state) {
+  char payload[4096];
+  for (size_t i = 0; i < sizeof(payload); i++)
+    payload[i] = (char)(i * 7);
+  pid_t pids[8];
+  for (int i = 0; i < 8; i++) {
+    pids[i] = fork();
+    assert_true(pids[i] >= 0);
+    if (pids[i] == 0) {
+      vyre_kit_cache *c = vyre_kit_cache_open(g_root, "race-v1", 0, "test");
+      vyre_kit_key k;
+      make_key(&k, "same-program");
+      int bad = 0;
+      for (int round = 0; round < 20; round++) {
+        void *p;
+        size_t n;
+        if (vyre_kit_cache_get(c, &k, &p, &n)) {
+          bad |= n != sizeof(payload) || memcmp(p, payload, n) != 0;
+          free(p);
+        } else {
+          bad |= vyre_kit_cache_put(c, &k, payload, sizeof(payload)) != 0;
+        }
+      }
+      vyre_kit_key_free(&k);
+      vyre_kit_cache_close(c);
+      _exit(bad);
+    }
+  }
+  for (int i = 0; i < 8; i++) {
+    int status = 0;
+    assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "race-v1", 0, "test");
+  char path[512];
+  only_entry(c, path, sizeof(path)); // one entry, no temporaries left
+  vyre_kit_key k;
+  make_key(&k, "same-program");
+  void *p;
+  size_t n;
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 1);
+  assert_memory_equal(p, payload, sizeof(payload));
+  free(p);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+}
+
+static void set_mtime(const char *path, time_t t) {
+  struct timeval tv[2] = {{t, 0}, {t, 0}};
+  assert_int_equal(utimes(path, tv), 0);
+}
+
+static void test_cache_evicts_least_recently_used_over_the_cap(void **state) {
+  // Each entry is ~1 KiB + header + key; a 2.5 KiB cap keeps two.
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "lru-v1", 2600, "test");
+  char payload[1000] = {0};
+  vyre_kit_key a, b, d;
+  make_key(&a, "a");
+  make_key(&b, "b");
+  make_key(&d, "d");
+  assert_int_equal(vyre_kit_cache_put(c, &a, payload, sizeof(payload)), 0);
+  assert_int_equal(vyre_kit_cache_put(c, &b, payload, sizeof(payload)), 0);
+  // Make "a" old, then use it: a hit touches it, so "b" becomes the oldest.
+  char path[512];
+  DIR *dir = opendir(vyre_kit_cache_dir(c));
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof(path), "%s/%s", vyre_kit_cache_dir(c), e->d_name);
+    set_mtime(path, time(NULL) - 100);
+  }
+  closedir(dir);
+  void *p;
+  size_t n;
+  assert_int_equal(vyre_kit_cache_get(c, &a, &p, &n), 1);
+  free(p);
+  assert_int_equal(vyre_kit_cache_put(c, &d, payload, sizeof(payload)), 0);
+  assert_int_equal(vyre_kit_cache_get(c, &a, &p, &n), 1);
+  free(p);
+  assert_int_equal(vyre_kit_cache_get(c, &d, &p, &n), 1);
+  free(p);
+  assert_int_equal(vyre_kit_cache_get(c, &b, &p, &n), 0);
+  vyre_kit_key_free(&a);
+  vyre_kit_key_free(&b);
+  vyre_kit_key_free(&d);
+  vyre_kit_cache_close(c);
+}
+
+static void test_cache_open_sweeps_stale_temporaries(void **state) {
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "sweep-v1", 0, "test");
+  char stale[512], fresh[512];
+  snprintf(stale, sizeof(stale), "%s/abc.bin.tmp.123.0", vyre_kit_cache_dir(c));
+  snprintf(fresh, sizeof(fresh), "%s/abc.bin.tmp.123.1", vyre_kit_cache_dir(c));
+  fclose(fopen(stale, "w"));
+  fclose(fopen(fresh, "w"));
+  set_mtime(stale, time(NULL) - 3600);
+  vyre_kit_cache_close(c);
+  c = vyre_kit_cache_open(g_root, "sweep-v1", 0, "test");
+  assert_int_not_equal(access(stale, F_OK), 0);
+  assert_int_equal(access(fresh, F_OK), 0); // a writer may still be working on it
+  vyre_kit_cache_close(c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_cache_put_then_get_hits_with_the_same_bytes, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_bit_flipped_entry_is_a_miss_and_rewritten, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_truncated_entry_is_a_miss_and_rewritten, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_zero_length_entry_is_a_miss_and_rewritten, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_wrong_version_entry_is_a_miss_and_rewritten, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_unusable_folder_runs_uncached, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_disable_variable_turns_it_off, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_eight_processes_writing_one_key_all_succeed, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_evicts_least_recently_used_over_the_cap, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_open_sweeps_stale_temporaries, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("kit/cache", tests, NULL, NULL);
+}
