@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// spv_cg.h — state shared by the code generator's files: spv_codegen.c
+// (module layout, statements), spv_cg_expr.c (expressions) and
+// spv_softfloat.c (exact f32 division, square root and fma). Not used
+// outside the code generator.
+//
+// Value representation: u32, i32 and f32 values are all SPIR-V 32-bit
+// unsigned integers holding the bits (f32 values are always canonical:
+// no subnormals, NaN is 0x7FC00000); bool is OpTypeBool. Float arithmetic
+// bitcasts to OpTypeFloat around the one instruction that needs it.
+
+#ifndef VYRE_SPV_CG_H
+#define VYRE_SPV_CG_H
+
+#include "spv_codegen.h"
+#include "spv_emit.h"
+
+typedef struct vyre_spv_cg {
+  spv_module *m;
+  const vyre_ir_program *p;
+  const vyre_spv_options *opt;
+  vyre_spv_info *info;
+  // types
+  uint32_t t_void, t_bool, t_uint, t_float, t_v3, t_fn, t_ulong;
+  uint32_t t_ptr_fn_uint, t_ptr_fn_bool, t_ptr_sb_uint, t_ptr_wg_uint, t_ptr_pc_uint, t_ptr_in_v3;
+  uint32_t glsl; // GLSL.std.450 import
+  // variables
+  uint32_t *local_var; // per local
+  uint32_t *buf_var;   // per buffer
+  uint32_t *buf_slot;  // per buffer: push-constant member (host buffers)
+  uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
+  uint32_t tmp_var; // a scratch uint Function variable
+  int terminated;   // the current block already ended (return/trap)
+  uint32_t fail;    // status of the first failure
+  char msg[256];
+  // soft-float helper functions, created on first use (0 = not yet)
+  uint32_t fn_div, fn_sqrt, fn_fma, fn_mul;
+} vyre_spv_cg;
+
+// Constants and small helpers (spv_cg_expr.c).
+uint32_t cg_u(vyre_spv_cg *c, uint32_t v);
+uint32_t cg_bool(vyre_spv_cg *c, int v);
+uint32_t cg_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f);
+uint32_t cg_canon(vyre_spv_cg *c, uint32_t bits);
+uint32_t cg_is_nan(vyre_spv_cg *c, uint32_t bits);
+uint32_t cg_len(vyre_spv_cg *c, uint32_t buffer);
+uint32_t cg_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
+uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
+void cg_label(vyre_spv_cg *c, uint32_t id);
+// The value of expression node |n|.
+uint32_t cg_expr(vyre_spv_cg *c, uint32_t n);
+void cg_failf(vyre_spv_cg *c, uint32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+// Exact f32 helpers (spv_softfloat.c): bits in, canonical bits out.
+uint32_t cg_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
+uint32_t cg_fsqrt(vyre_spv_cg *c, uint32_t a);
+uint32_t cg_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
+uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
+
+#endif // VYRE_SPV_CG_H

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// spv_codegen.c — module layout and statements of the IR -> SPIR-V code
+// generator: capabilities, buffers and their decorations, push constants,
+// builtins, workgroup-memory zeroing, structured control flow (if, for,
+// return), guarded stores and atomics, barriers and the trap record.
+// Entered only through vyre_spv_generate(); expressions live in
+// spv_cg_expr.c, exact f32 helpers in spv_softfloat.c.
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "spv_cg.h"
+#include "vyre_kit.h"
+
+#define U                 (c->t_uint)
+#define B                 (c->t_bool)
+#define OP(op, type, ...) SPV_OP(c->m, op, type, __VA_ARGS__)
+#define DO(op, ...)       SPV_DO(c->m, op, __VA_ARGS__)
+
+#define SCOPE_DEVICE    1u
+#define SCOPE_WORKGROUP 2u
+
+static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count);
+
+static void barrier(vyre_spv_cg *c) {
+  uint32_t sem = SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsWorkgroupMemoryMask |
+                 SpvMemorySemanticsUniformMemoryMask;
+  DO(SpvOpControlBarrier, cg_u(c, SCOPE_WORKGROUP), cg_u(c, SCOPE_WORKGROUP), cg_u(c, sem));
+}
+
+// if (cond) { then(); } as a selection construct. Returns the then label;
+// the caller emits the then-part between if_begin and if_end.
+typedef struct cg_if {
+  uint32_t merge;
+} cg_if;
+
+static cg_if if_begin(vyre_spv_cg *c, uint32_t cond) {
+  cg_if f = {spv_id(c->m)};
+  uint32_t then = spv_id(c->m);
+  DO(SpvOpSelectionMerge, f.merge, SpvSelectionControlMaskNone);
+  DO(SpvOpBranchConditional, cond, then, f.merge);
+  cg_label(c, then);
+  return f;
+}
+
+static void if_end(vyre_spv_cg *c, cg_if f) {
+  if (!c->terminated) DO(SpvOpBranch, f.merge);
+  c->terminated = 0;
+  cg_label(c, f.merge);
+}
+
+static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t idx = cg_expr(c, n->a), val = cg_expr(c, n->b);
+  uint32_t vt = c->p->nodes[n->b].type;
+  if (vt == VYRE_IR_TYPE_BOOL) val = cg_sel(c, U, val, cg_u(c, 1), cg_u(c, 0));
+  uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
+  cg_if f = if_begin(c, in);
+  DO(SpvOpStore, cg_elem_ptr(c, n->ref, idx), val);
+  if_end(c, f);
+}
+
+static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
+  static const uint32_t ops[] = {SpvOpAtomicIAdd, SpvOpAtomicISub,    SpvOpAtomicAnd,
+                                 SpvOpAtomicOr,   SpvOpAtomicXor,     SpvOpAtomicUMin,
+                                 SpvOpAtomicUMax, SpvOpAtomicExchange};
+  uint32_t idx = cg_expr(c, n->a), val = cg_expr(c, n->b);
+  uint32_t exp = n->op == VYRE_IR_ATOMIC_CAS ? cg_expr(c, n->c) : 0;
+  uint32_t res = n->ref2 != VYRE_IR_NONE ? c->local_var[n->ref2] : 0;
+  if (res) DO(SpvOpStore, res, cg_u(c, 0));
+  int wg = c->p->buffers[n->ref].access == VYRE_IR_ACCESS_WORKGROUP;
+  uint32_t scope = cg_u(c, wg ? SCOPE_WORKGROUP : SCOPE_DEVICE), sem = cg_u(c, 0);
+  uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
+  cg_if f = if_begin(c, in);
+  uint32_t ptr = cg_elem_ptr(c, n->ref, idx), old;
+  if (n->op == VYRE_IR_ATOMIC_CAS)
+    old = OP(SpvOpAtomicCompareExchange, U, ptr, scope, sem, sem, val, exp);
+  else if (n->op < sizeof(ops) / sizeof(ops[0]))
+    old = OP(ops[n->op], U, ptr, scope, sem, val);
+  else {
+    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "atomic operator %u has no SPIR-V lowering", n->op);
+    old = cg_u(c, 0);
+  }
+  if (res) DO(SpvOpStore, res, old);
+  if_end(c, f);
+}
+
+// Records the trap in the runtime-owned record, then ends the invocation.
+static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t dev = cg_u(c, SCOPE_DEVICE), sem = cg_u(c, 0);
+  uint32_t w0 = OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 0));
+  uint32_t w1 = OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 1));
+  uint32_t w2 = OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 2));
+  OP(SpvOpAtomicOr, U, w0, dev, sem, cg_u(c, 1u << (n->axis & 31)));
+  // linear id = (gid.z * (nwg.y*wg.y) + gid.y) * (nwg.x*wg.x) + gid.x
+  uint32_t gx = cg_builtin(c, VYRE_IR_BUILTIN_GID, 0), gy = cg_builtin(c, VYRE_IR_BUILTIN_GID, 1);
+  uint32_t gz = cg_builtin(c, VYRE_IR_BUILTIN_GID, 2);
+  uint32_t ex =
+      OP(SpvOpIMul, U, cg_builtin(c, VYRE_IR_BUILTIN_NWG, 0), cg_u(c, c->opt->workgroup_size[0]));
+  uint32_t ey =
+      OP(SpvOpIMul, U, cg_builtin(c, VYRE_IR_BUILTIN_NWG, 1), cg_u(c, c->opt->workgroup_size[1]));
+  uint32_t hi, lo;
+  if (c->opt->has_int64) {
+    uint32_t L = c->t_ulong;
+    uint32_t v = OP(SpvOpIMul, L, OP(SpvOpUConvert, L, gz), OP(SpvOpUConvert, L, ey));
+    v = OP(SpvOpIAdd, L, v, OP(SpvOpUConvert, L, gy));
+    v = OP(SpvOpIMul, L, v, OP(SpvOpUConvert, L, ex));
+    v = OP(SpvOpIAdd, L, v, OP(SpvOpUConvert, L, gx));
+    lo = OP(SpvOpUConvert, U, v);
+    hi = OP(
+        SpvOpUConvert, U,
+        OP(SpvOpShiftRightLogical, L, v, spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(L, 32, 0))));
+  } else {
+    hi = cg_u(c, 0);
+    lo = OP(SpvOpIAdd, U, OP(SpvOpIMul, U, OP(SpvOpIAdd, U, OP(SpvOpIMul, U, gz, ey), gy), ex), gx);
+  }
+  // Lowest id: exact whenever the ids that trap share one high word (always
+  // below 2^32 invocations); see README.md.
+  OP(SpvOpAtomicUMin, U, w1, dev, sem, hi);
+  uint32_t cur = OP(SpvOpAtomicLoad, U, w1, dev, sem);
+  cg_if f = if_begin(c, OP(SpvOpIEqual, B, cur, hi));
+  OP(SpvOpAtomicUMin, U, w2, dev, sem, lo);
+  if_end(c, f);
+  spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+  c->terminated = 1;
+}
+
+static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t from = cg_expr(c, n->a), to = cg_expr(c, n->b);
+  uint32_t var = c->local_var[n->ref];
+  DO(SpvOpStore, var, from);
+  uint32_t head = spv_id(c->m), body = spv_id(c->m), cont = spv_id(c->m), merge = spv_id(c->m);
+  DO(SpvOpBranch, head);
+  cg_label(c, head);
+  uint32_t i = OP(SpvOpLoad, U, var);
+  uint32_t more = OP(SpvOpULessThan, B, i, to);
+  DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+  DO(SpvOpBranchConditional, more, body, merge);
+  cg_label(c, body);
+  cg_stmts(c, n->list, n->list_count);
+  if (!c->terminated) DO(SpvOpBranch, cont);
+  c->terminated = 0;
+  cg_label(c, cont);
+  uint32_t j = OP(SpvOpLoad, U, var);
+  DO(SpvOpStore, var, OP(SpvOpIAdd, U, j, cg_u(c, 1)));
+  DO(SpvOpBranch, head);
+  cg_label(c, merge);
+}
+
+static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
+  if (idx >= c->p->node_count) {
+    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "statement node %u is out of range", idx);
+    return;
+  }
+  const vyre_ir_node *n = &c->p->nodes[idx];
+  switch (n->kind) {
+  case VYRE_IR_K_LET:
+  case VYRE_IR_K_ASSIGN:
+    DO(SpvOpStore, c->local_var[n->ref], cg_expr(c, n->a));
+    break;
+  case VYRE_IR_K_STORE:
+    stmt_store(c, n);
+    break;
+  case VYRE_IR_K_IF: {
+    uint32_t cond = cg_expr(c, n->a);
+    uint32_t then = spv_id(c->m), els = spv_id(c->m), merge = spv_id(c->m);
+    DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    DO(SpvOpBranchConditional, cond, then, els);
+    cg_label(c, then);
+    cg_stmts(c, n->list, n->list_count);
+    if (!c->terminated) DO(SpvOpBranch, merge);
+    c->terminated = 0;
+    cg_label(c, els);
+    cg_stmts(c, n->alt, n->alt_count);
+    if (!c->terminated) DO(SpvOpBranch, merge);
+    c->terminated = 0;
+    cg_label(c, merge);
+    break;
+  }
+  case VYRE_IR_K_FOR:
+    stmt_for(c, n);
+    break;
+  case VYRE_IR_K_BLOCK:
+    cg_stmts(c, n->list, n->list_count);
+    break;
+  case VYRE_IR_K_RETURN:
+    spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+    c->terminated = 1;
+    break;
+  case VYRE_IR_K_ATOMIC:
+    stmt_atomic(c, n);
+    break;
+  case VYRE_IR_K_BARRIER:
+    barrier(c);
+    break;
+  case VYRE_IR_K_TRAP:
+    stmt_trap(c, n);
+    break;
+  default:
+    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "node %u: kind %u is not a statement", idx, n->kind);
+  }
+}
+
+static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count) {
+  if ((uint64_t)first + count > c->p->stmt_count) {
+    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "statement range %u+%u is out of range", first, count);
+    return;
+  }
+  // Statements after a return or trap in the same list are unreachable.
+  for (uint32_t i = 0; i < count && !c->terminated && !c->fail; i++)
+    cg_stmt(c, c->p->stmts[first + i]);
+}
+
+// Each invocation zeroes a strided share of every workgroup buffer, then all wait.
+static void zero_workgroup_memory(vyre_spv_cg *c) {
+  const uint32_t *wg = c->opt->workgroup_size;
+  uint32_t total = wg[0] * wg[1] * wg[2];
+  uint32_t lx = cg_builtin(c, VYRE_IR_BUILTIN_LID, 0), ly = cg_builtin(c, VYRE_IR_BUILTIN_LID, 1);
+  uint32_t lz = cg_builtin(c, VYRE_IR_BUILTIN_LID, 2);
+  uint32_t lin = OP(
+      SpvOpIAdd, U, lx,
+      OP(SpvOpIMul, U, cg_u(c, wg[0]), OP(SpvOpIAdd, U, ly, OP(SpvOpIMul, U, cg_u(c, wg[1]), lz))));
+  for (uint32_t b = 0; b < c->p->buffer_count; b++) {
+    if (c->p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP) continue;
+    DO(SpvOpStore, c->tmp_var, lin);
+    uint32_t head = spv_id(c->m), body = spv_id(c->m), cont = spv_id(c->m), merge = spv_id(c->m);
+    DO(SpvOpBranch, head);
+    cg_label(c, head);
+    uint32_t i = OP(SpvOpLoad, U, c->tmp_var);
+    uint32_t more = OP(SpvOpULessThan, B, i, cg_u(c, c->p->buffers[b].count));
+    DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+    DO(SpvOpBranchConditional, more, body, merge);
+    cg_label(c, body);
+    DO(SpvOpStore, cg_elem_ptr(c, b, i), cg_u(c, 0));
+    DO(SpvOpBranch, cont);
+    cg_label(c, cont);
+    DO(SpvOpStore, c->tmp_var, OP(SpvOpIAdd, U, i, cg_u(c, total)));
+    DO(SpvOpBranch, head);
+    cg_label(c, merge);
+  }
+  barrier(c);
+}
+
+static uint32_t builtin_var(vyre_spv_cg *c, uint32_t builtin) {
+  uint32_t v = spv_id(c->m);
+  spv_emit(c->m, SPV_SEC_TYPES, SpvOpVariable, SPV_ARGS(c->t_ptr_in_v3, v, SpvStorageClassInput));
+  spv_emit(c->m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(v, SpvDecorationBuiltIn, builtin));
+  return v;
+}
+
+static uint32_t global_var(vyre_spv_cg *c, uint32_t ptr_type, uint32_t storage) {
+  uint32_t v = spv_id(c->m);
+  spv_emit(c->m, SPV_SEC_TYPES, SpvOpVariable, SPV_ARGS(ptr_type, v, storage));
+  return v;
+}
+
+static void declare_types(vyre_spv_cg *c) {
+  spv_module *m = c->m;
+  c->t_void = spv_global(m, SpvOpTypeVoid, 0, NULL, 0);
+  c->t_bool = spv_global(m, SpvOpTypeBool, 0, NULL, 0);
+  c->t_uint = spv_global(m, SpvOpTypeInt, 0, SPV_ARGS(32, 0));
+  c->t_float = spv_global(m, SpvOpTypeFloat, 0, SPV_ARGS(32));
+  c->t_v3 = spv_global(m, SpvOpTypeVector, 0, SPV_ARGS(c->t_uint, 3));
+  c->t_fn = spv_global(m, SpvOpTypeFunction, 0, SPV_ARGS(c->t_void));
+  if (c->opt->has_int64) c->t_ulong = spv_global(m, SpvOpTypeInt, 0, SPV_ARGS(64, 0));
+  c->t_ptr_fn_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassFunction, U));
+  c->t_ptr_fn_bool = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassFunction, B));
+  c->t_ptr_sb_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, U));
+  c->t_ptr_wg_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassWorkgroup, U));
+  c->t_ptr_pc_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPushConstant, U));
+  c->t_ptr_in_v3 = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassInput, c->t_v3));
+}
+
+static void declare_buffers(vyre_spv_cg *c) {
+  spv_module *m = c->m;
+  const vyre_ir_program *p = c->p;
+  uint32_t rta = spv_global(m, SpvOpTypeRuntimeArray, 0, SPV_ARGS(U));
+  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(rta, SpvDecorationArrayStride, 4));
+  uint32_t st = spv_global(m, SpvOpTypeStruct, 0, SPV_ARGS(rta));
+  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(st, SpvDecorationBlock));
+  spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(st, 0, SpvDecorationOffset, 0));
+  uint32_t pst = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, st));
+
+  // Host buffers in ascending binding order give the push-constant slots.
+  uint32_t n = 0;
+  for (uint32_t binding = 0; binding < 32; binding++)
+    for (uint32_t b = 0; b < p->buffer_count; b++) {
+      if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP || p->buffers[b].binding != binding)
+        continue;
+      c->buf_slot[b] = n;
+      c->info->buffer_of_slot[n++] = b;
+      c->buf_var[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
+      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
+               SPV_ARGS(c->buf_var[b], SpvDecorationDescriptorSet, 0));
+      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
+               SPV_ARGS(c->buf_var[b], SpvDecorationBinding, binding));
+    }
+  c->info->host_buffer_count = n;
+  c->info->push_bytes = 4 * n;
+  if (n) {
+    uint32_t members[32];
+    for (uint32_t i = 0; i < n; i++)
+      members[i] = U;
+    // A fresh id (not deduplicated): its member decorations are its own.
+    uint32_t pcs = spv_id(m);
+    uint32_t words[33];
+    words[0] = pcs;
+    memcpy(words + 1, members, n * 4);
+    spv_emit(m, SPV_SEC_TYPES, SpvOpTypeStruct, words, n + 1);
+    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(pcs, SpvDecorationBlock));
+    for (uint32_t i = 0; i < n; i++)
+      spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(pcs, i, SpvDecorationOffset, 4 * i));
+    uint32_t ppc = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPushConstant, pcs));
+    c->pc_var = global_var(c, ppc, SpvStorageClassPushConstant);
+  }
+  for (uint32_t b = 0; b < p->buffer_count; b++) {
+    if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP) continue;
+    uint32_t count = p->buffers[b].count ? p->buffers[b].count : 1;
+    uint32_t arr = spv_global(m, SpvOpTypeArray, 0, SPV_ARGS(U, cg_u(c, count)));
+    uint32_t parr = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassWorkgroup, arr));
+    c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
+  }
+  if (p->flags & VYRE_IR_FLAG_HAS_TRAP) {
+    c->info->uses_trap = 1;
+    c->trap_var = global_var(c, pst, SpvStorageClassStorageBuffer);
+    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(c->trap_var, SpvDecorationDescriptorSet, 0));
+    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
+             SPV_ARGS(c->trap_var, SpvDecorationBinding, VYRE_VK_TRAP_BINDING));
+  }
+}
+
+static uint32_t generate(vyre_spv_cg *c) {
+  spv_module *m = c->m;
+  const vyre_ir_program *p = c->p;
+  spv_capability(m, SpvCapabilityShader);
+  if (c->opt->has_int64) spv_capability(m, SpvCapabilityInt64);
+  c->glsl = spv_id(m);
+  spv_emit_str(m, SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL, 0);
+  spv_emit(m, SPV_SEC_MEMMODEL, SpvOpMemoryModel,
+           SPV_ARGS(SpvAddressingModelLogical, SpvMemoryModelGLSL450));
+  declare_types(c);
+  declare_buffers(c);
+  c->v_gid = builtin_var(c, SpvBuiltInGlobalInvocationId);
+  c->v_lid = builtin_var(c, SpvBuiltInLocalInvocationId);
+  c->v_wgid = builtin_var(c, SpvBuiltInWorkgroupId);
+  c->v_nwg = builtin_var(c, SpvBuiltInNumWorkgroups);
+
+  uint32_t main_fn = spv_id(m);
+  uint32_t ep_ops[2] = {SpvExecutionModelGLCompute, main_fn};
+  uint32_t ep_tail[4] = {c->v_gid, c->v_lid, c->v_wgid, c->v_nwg};
+  spv_emit_str(m, SPV_SEC_ENTRY, SpvOpEntryPoint, ep_ops, 2, "main", ep_tail, 4);
+  const uint32_t *wg = c->opt->workgroup_size;
+  spv_emit(m, SPV_SEC_MODES, SpvOpExecutionMode,
+           SPV_ARGS(main_fn, SpvExecutionModeLocalSize, wg[0], wg[1], wg[2]));
+
+  m->fsec = SPV_SEC_FUNCS;
+  spv_emit(m, SPV_SEC_FUNCS, SpvOpFunction,
+           SPV_ARGS(c->t_void, main_fn, SpvFunctionControlMaskNone, c->t_fn));
+  cg_label(c, spv_id(m));
+  for (uint32_t i = 0; i < p->local_count; i++) {
+    uint32_t pt = p->locals[i].type == VYRE_IR_TYPE_BOOL ? c->t_ptr_fn_bool : c->t_ptr_fn_uint;
+    c->local_var[i] = OP(SpvOpVariable, pt, SpvStorageClassFunction);
+  }
+  c->tmp_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+  if (p->flags & VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY || p->workgroup_bytes) zero_workgroup_memory(c);
+  cg_stmts(c, p->body, p->body_count);
+  if (!c->terminated) spv_emit(m, SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
+  spv_emit(m, SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
+  return c->fail;
+}
+
+uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt,
+                           uint32_t **out_words, size_t *out_word_count, vyre_spv_info *info,
+                           vyre_error *err) {
+  *out_words = NULL;
+  *out_word_count = 0;
+  memset(info, 0, sizeof(*info));
+  const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "?";
+  for (uint32_t b = 0; b < p->buffer_count; b++)
+    if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP && p->buffers[b].binding > 31)
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "vulkan",
+                           "program '%s': buffer %u has binding %u, above 31. Fix: use bindings "
+                           "0..31 (IR.md §3).",
+                           name, b, p->buffers[b].binding);
+  spv_module m;
+  spv_module_init(&m);
+  vyre_spv_cg c;
+  memset(&c, 0, sizeof(c));
+  c.m = &m;
+  c.p = p;
+  c.opt = opt;
+  c.info = info;
+  size_t nl = p->local_count ? p->local_count : 1, nb = p->buffer_count ? p->buffer_count : 1;
+  c.local_var = calloc(nl, sizeof(uint32_t));
+  c.buf_var = calloc(nb, sizeof(uint32_t));
+  c.buf_slot = calloc(nb, sizeof(uint32_t));
+  uint32_t st = VYRE_STATUS_OUT_OF_MEMORY;
+  if (c.local_var && c.buf_var && c.buf_slot) st = generate(&c);
+  if (st == VYRE_STATUS_OK) {
+    *out_words = spv_module_finish(&m, out_word_count);
+    if (!*out_words) st = VYRE_STATUS_OUT_OF_MEMORY;
+  }
+  free(c.local_var);
+  free(c.buf_var);
+  free(c.buf_slot);
+  spv_module_free(&m);
+  if (st == VYRE_STATUS_OUT_OF_MEMORY)
+    return vyre_kit_fail(err, st, 0, "vulkan",
+                         "generating SPIR-V for program '%s' ran out of memory. Fix: free memory "
+                         "or simplify the program.",
+                         name);
+  if (st)
+    return vyre_kit_fail(err, st, 0, "vulkan",
+                         "cannot generate SPIR-V for program '%s': %s. Fix: check the program "
+                         "against IR.md or report this as a plugin bug.",
+                         name, c.msg);
+  return VYRE_STATUS_OK;
+}

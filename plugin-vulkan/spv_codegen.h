@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// spv_codegen.h — turns a validated flat IR program (vyre_ir_program) into a
+// SPIR-V 1.3 compute module for Vulkan 1.1, with no shader compiler at run
+// time. Called from the compile slot (vk_pipeline.c) and from the spirv-val
+// tests. It never touches a device.
+//
+// Interface of the generated module (what the dispatch code binds):
+//   descriptor set 0, binding = IR binding: one storage buffer per host
+//     buffer (read, uniform, read_write, write), a runtime array of u32 words;
+//   descriptor set 0, binding VYRE_VK_TRAP_BINDING: the trap record, 3 words
+//     {sites mask, linear id high word, linear id low word}, present only
+//     when the program can trap; the host fills it with {0, ~0, ~0};
+//   push constants: one u32 element count per host buffer, in ascending
+//     binding order (offset 4*i).
+// Workgroup buffers are Workgroup-storage arrays zeroed at workgroup start.
+
+#ifndef VYRE_SPV_CODEGEN_H
+#define VYRE_SPV_CODEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vyre/vyre_backend.h"
+
+#define VYRE_VK_TRAP_BINDING 32u
+#define VYRE_VK_TRAP_WORDS   3u
+
+// Bumped whenever generated code changes (part of every cache key).
+#define VYRE_VK_GENERATOR_VERSION 1u
+
+typedef struct vyre_spv_options {
+  uint32_t workgroup_size[3]; // effective workgroup size
+  uint32_t has_int64;         // the device offers shaderInt64
+} vyre_spv_options;
+
+typedef struct vyre_spv_info {
+  uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)
+  uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
+  uint32_t uses_trap;          // binds the trap record
+  uint32_t push_bytes;         // 4 * host_buffer_count
+} vyre_spv_info;
+
+// Generates the module. On success *out_words is malloc'd (caller frees).
+// Errors: INVALID_PROGRAM (a construct it cannot express, naming the node),
+// OUT_OF_MEMORY.
+uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt,
+                           uint32_t **out_words, size_t *out_word_count, vyre_spv_info *info,
+                           vyre_error *err);
+
+#endif // VYRE_SPV_CODEGEN_H
