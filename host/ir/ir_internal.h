@@ -40,6 +40,12 @@ struct vyre_ir {
 // names from the program root, e.g. "body[1].then[0].value.b".
 uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyre_error *err);
 
+// The barrier rules (IR.md §6), run by vyre__ir_validate() after the structure,
+// scoping and types of |p| passed and p->flags is filled (ir_uniform.c): a
+// barrier only under workgroup-uniform if conditions and for bounds, and in a
+// program with a barrier, `return` only as the last top-level statement.
+uint32_t vyre__ir_check_uniform(const vyre_ir_program *p, vyre_error *err);
+
 // Validates, encodes the canonical bytes and computes the hash. Takes
 // ownership of |ir| on failure (frees it) so callers can simply return.
 uint32_t vyre__ir_finish(vyre_ir *ir, const vyre_ir_limits *limits, vyre_ir **out,

@@ -53,7 +53,8 @@ typedef struct vstate {
 static void path_format(const vstate *s, char *out, size_t cap) {
   size_t n = 0;
   out[0] = '\0';
-  for (uint32_t i = 0; i < s->npath && n + 1 < cap; i++) {
+  uint32_t max = sizeof(s->path) / sizeof(s->path[0]);
+  for (uint32_t i = 0; i < s->npath && i < max && n + 1 < cap; i++) {
     int w;
     if (s->path[i].index == NONE)
       w = snprintf(out + n, cap - n, "%s%s", i ? "." : "", s->path[i].field);
@@ -883,7 +884,7 @@ static uint32_t validate(vstate *s) {
   if ((st = list(s, "body", p->body, p->body_count, 1))) return st;
   if ((st = check_coverage(s))) return st;
   p->flags = s->flags;
-  return VYRE_STATUS_OK; // TODO(validator): barrier uniformity (ir_uniform.c)
+  return vyre__ir_check_uniform(p, s->err);
 }
 
 uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyre_error *err) {
