@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: Apache-2.0
+# Installs the CMake package (find_package(vyre)), pkg-config files and the
+# man page. Headers, libraries, plugins and the tool install themselves.
+include(CMakePackageConfigHelpers)
+add_library(vyre_backend_sdk INTERFACE)
+target_link_libraries(vyre_backend_sdk INTERFACE vyre_abi)
+set_target_properties(vyre_backend_sdk PROPERTIES EXPORT_NAME backend)
+set_target_properties(vyre_abi PROPERTIES EXPORT_NAME abi)
+install(TARGETS vyre vyre_abi vyre_backend_sdk EXPORT vyreTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT vyreTargets NAMESPACE vyre:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vyre)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vyreConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/vyreConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vyre
+  PATH_VARS VYRE_PLUGIN_INSTALL_DIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/vyreConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/vyreConfig.cmake ${PROJECT_BINARY_DIR}/vyreConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vyre)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/vyre.pc.in ${PROJECT_BINARY_DIR}/vyre.pc @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/vyre-backend.pc.in ${PROJECT_BINARY_DIR}/vyre-backend.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/vyre.pc ${PROJECT_BINARY_DIR}/vyre-backend.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(EXISTS ${PROJECT_SOURCE_DIR}/docs/vyre.1)
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/vyre.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endif()
