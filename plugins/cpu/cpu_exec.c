@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cpu_exec.c — the interpreter of the CPU reference backend: runs the
+// register bytecode of cpu_compile.c for every invocation of every workgroup
+// of a launch, with the exact semantics of IR.md §2-§6. Entered only through
+// cpu_launch_run(), from cpu_dispatch.c.
+//
+// A workgroup without barriers runs its invocations one after the other to
+// the end, reusing one register file. A workgroup with barriers runs in
+// phases: every live invocation runs until it reaches the barrier (its pc
+// and registers are kept), then all of them run past it, and so on, which is
+// exactly the barrier's meaning. Workgroups are shared out to the thread
+// pool in chunks through one atomic counter; reversed mode runs workgroups
+// and invocations from last to first on the calling thread.
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+#define CPU_STOP_END     0
+#define CPU_STOP_BARRIER 1
+#define CPU_STOP_TRAP    2
+#define CPU_STOP_ABORT   3
+
+// Back-edges between two checks of the deadline and the cancel flag.
+#define CPU_CHECK_EVERY 4096u
+
+// What one thread needs to run workgroups of a launch.
+typedef struct cpu_worker {
+  cpu_launch *L;
+  cpu_view *views; // the launch's views, workgroup buffers pointing into wgmem
+  uint32_t *wgmem;
+  uint32_t *regs; // wg_invocations * reg_count when the program has barriers, else reg_count
+  uint32_t *pcs;  // per invocation (barrier programs)
+  uint8_t *live;  // per invocation (barrier programs)
+  uint32_t wgid[3];
+  uint32_t lid[3];
+  uint32_t trap_site;
+  uint32_t backedges;
+} cpu_worker;
+
+//===----------------------------------------------------------------------===//
+// f32 helpers (IR.md §5). Registers hold canonical bits.
+//===----------------------------------------------------------------------===//
+
+static inline uint32_t f_canon(uint32_t x) {
+  uint32_t e = x & 0x7F800000u;
+  if (e == 0) return x & 0x80000000u;
+  if (e == 0x7F800000u && (x & 0x007FFFFFu)) return 0x7FC00000u;
+  return x;
+}
+
+static inline float f_of(uint32_t x) {
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static inline uint32_t f_bits(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  return f_canon(x);
+}
+
+static inline int f_isnan(uint32_t x) {
+  return (x & 0x7F800000u) == 0x7F800000u && (x & 0x007FFFFFu);
+}
+
+static uint32_t f_min(uint32_t a, uint32_t b) {
+  if (f_isnan(a)) return b;
+  if (f_isnan(b)) return a;
+  float fa = f_of(a), fb = f_of(b);
+  if (fa == fb) return a | b; // -0 wins for min; equal non-zero values have equal bits
+  return fa < fb ? a : b;
+}
+
+static uint32_t f_max(uint32_t a, uint32_t b) {
+  if (f_isnan(a)) return b;
+  if (f_isnan(b)) return a;
+  float fa = f_of(a), fb = f_of(b);
+  if (fa == fb) return a & b; // +0 wins for max
+  return fa > fb ? a : b;
+}
+
+static uint32_t f_to_u32(uint32_t x) {
+  if (f_isnan(x)) return 0;
+  float f = f_of(x);
+  if (f <= -1.0f) return 0;
+  if (f >= 4294967296.0f) return 0xFFFFFFFFu;
+  if (f < 0.0f) return 0; // (-1, 0) truncates to 0
+  return (uint32_t)f;
+}
+
+static uint32_t f_to_i32(uint32_t x) {
+  if (f_isnan(x)) return 0;
+  float f = f_of(x);
+  if (f >= 2147483648.0f) return 0x7FFFFFFFu;
+  if (f < -2147483648.0f) return 0x80000000u;
+  return (uint32_t)(int32_t)f;
+}
+
+static uint32_t u_bitrev(uint32_t x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+  return (x >> 16) | (x << 16);
+}
+
+static uint32_t u_atomic(uint32_t *p, uint32_t op, uint32_t v, uint32_t expected) {
+  switch (op) {
+  case VYRE_IR_ATOMIC_ADD:
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  case VYRE_IR_ATOMIC_SUB:
+    return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
+  case VYRE_IR_ATOMIC_AND:
+    return __atomic_fetch_and(p, v, __ATOMIC_RELAXED);
+  case VYRE_IR_ATOMIC_OR:
+    return __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+  case VYRE_IR_ATOMIC_XOR:
+    return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED);
+  case VYRE_IR_ATOMIC_EXCHANGE:
+    return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
+  case VYRE_IR_ATOMIC_CAS: {
+    uint32_t old = expected;
+    __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return old;
+  }
+  case VYRE_IR_ATOMIC_MIN:
+  case VYRE_IR_ATOMIC_MAX: {
+    uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    for (;;) {
+      uint32_t nv = op == VYRE_IR_ATOMIC_MIN ? (v < old ? v : old) : (v > old ? v : old);
+      if (nv == old) return old;
+      if (__atomic_compare_exchange_n(p, &old, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return old;
+    }
+  }
+  default:
+    return 0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+// True when the launch must stop (deadline, cancel, or another thread stopped).
+static int cpu_should_stop(cpu_launch *L) {
+  if (atomic_load_explicit(&L->stop, memory_order_relaxed)) return 1;
+  if (L->cancel && atomic_load_explicit(L->cancel, memory_order_relaxed)) {
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_INTERNAL);
+    return 1;
+  }
+  if (L->deadline_ns && vyre_kit_now_ns() > L->deadline_ns) {
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_TIMEOUT);
+    return 1;
+  }
+  return 0;
+}
+
+// Runs one invocation from *pc until it ends, traps, reaches a barrier or
+// the launch stops. Returns CPU_STOP_*.
+// A and B read the registers named by an instruction's a and b fields (only
+// where those fields name registers).
+#define A (r[I->a])
+#define B (r[I->b])
+
+static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
+  const cpu_code *code = w->L->code;
+  const cpu_insn *insns = code->insns;
+  const cpu_view *views = w->views;
+  uint32_t pc = *pcp;
+  for (;;) {
+    const cpu_insn *I = &insns[pc++];
+    switch (I->op) {
+    case CPU_OP_CONST:
+      r[I->dst] = I->a;
+      break;
+    case CPU_OP_MOV:
+      r[I->dst] = A;
+      break;
+    case CPU_OP_BUILTIN: {
+      uint32_t ax = I->a, v = 0;
+      switch (I->sub) {
+      case VYRE_IR_BUILTIN_GID:
+        v = w->wgid[ax] * code->wgsize[ax] + w->lid[ax];
+        break;
+      case VYRE_IR_BUILTIN_LID:
+        v = w->lid[ax];
+        break;
+      case VYRE_IR_BUILTIN_WGID:
+        v = w->wgid[ax];
+        break;
+      case VYRE_IR_BUILTIN_NWG:
+        v = w->L->grid[ax];
+        break;
+      default:
+        v = code->wgsize[ax];
+        break;
+      }
+      r[I->dst] = v;
+      break;
+    }
+    case CPU_OP_LOAD_W: {
+      const cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? v->p[B] : 0;
+      break;
+    }
+    case CPU_OP_LOAD_F: {
+      const cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? f_canon(v->p[B]) : 0;
+      break;
+    }
+    case CPU_OP_LOAD_B: {
+      const cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? v->p[B] != 0 : 0;
+      break;
+    }
+    case CPU_OP_LEN: {
+      uint64_t n = views[I->a].n;
+      r[I->dst] = n > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n;
+      break;
+    }
+    case CPU_OP_STORE: {
+      const cpu_view *v = &views[I->a];
+      if (B < v->n) v->p[B] = r[I->c];
+      break;
+    }
+    case CPU_OP_ADD:
+      r[I->dst] = A + B;
+      break;
+    case CPU_OP_SUB:
+      r[I->dst] = A - B;
+      break;
+    case CPU_OP_MUL:
+      r[I->dst] = A * B;
+      break;
+    case CPU_OP_DIVU:
+      r[I->dst] = B ? A / B : 0xFFFFFFFFu;
+      break;
+    case CPU_OP_DIVI:
+      if (B == 0)
+        r[I->dst] = 0xFFFFFFFFu;
+      else if (A == 0x80000000u && B == 0xFFFFFFFFu)
+        r[I->dst] = 0x80000000u;
+      else
+        r[I->dst] = (uint32_t)((int32_t)A / (int32_t)B);
+      break;
+    case CPU_OP_REMU:
+      r[I->dst] = B ? A % B : 0;
+      break;
+    case CPU_OP_REMI:
+      if (B == 0 || (A == 0x80000000u && B == 0xFFFFFFFFu))
+        r[I->dst] = 0;
+      else
+        r[I->dst] = (uint32_t)((int32_t)A % (int32_t)B);
+      break;
+    case CPU_OP_SHL:
+      r[I->dst] = A << (B & 31u);
+      break;
+    case CPU_OP_SHRU:
+      r[I->dst] = A >> (B & 31u);
+      break;
+    case CPU_OP_SHRI: {
+      uint32_t s = B & 31u;
+      // Arithmetic shift written without implementation-defined behaviour.
+      uint32_t fill = (A & 0x80000000u) && s ? ~(0xFFFFFFFFu >> s) : 0;
+      r[I->dst] = (A >> s) | fill;
+      break;
+    }
+    case CPU_OP_ROTL: {
+      uint32_t s = B & 31u;
+      r[I->dst] = s ? (A << s) | (A >> (32 - s)) : A;
+      break;
+    }
+    case CPU_OP_ROTR: {
+      uint32_t s = B & 31u;
+      r[I->dst] = s ? (A >> s) | (A << (32 - s)) : A;
+      break;
+    }
+    case CPU_OP_AND:
+      r[I->dst] = A & B;
+      break;
+    case CPU_OP_OR:
+      r[I->dst] = A | B;
+      break;
+    case CPU_OP_XOR:
+      r[I->dst] = A ^ B;
+      break;
+    case CPU_OP_MINU:
+      r[I->dst] = A < B ? A : B;
+      break;
+    case CPU_OP_MAXU:
+      r[I->dst] = A > B ? A : B;
+      break;
+    case CPU_OP_MINI:
+      r[I->dst] = (int32_t)A < (int32_t)B ? A : B;
+      break;
+    case CPU_OP_MAXI:
+      r[I->dst] = (int32_t)A > (int32_t)B ? A : B;
+      break;
+    case CPU_OP_MULHI:
+      r[I->dst] = (uint32_t)(((uint64_t)A * B) >> 32);
+      break;
+    case CPU_OP_EQ:
+      r[I->dst] = A == B;
+      break;
+    case CPU_OP_NE:
+      r[I->dst] = A != B;
+      break;
+    case CPU_OP_LTU:
+      r[I->dst] = A < B;
+      break;
+    case CPU_OP_LEU:
+      r[I->dst] = A <= B;
+      break;
+    case CPU_OP_LTI:
+      r[I->dst] = (int32_t)A < (int32_t)B;
+      break;
+    case CPU_OP_LEI:
+      r[I->dst] = (int32_t)A <= (int32_t)B;
+      break;
+    case CPU_OP_NEG:
+      r[I->dst] = 0u - A;
+      break;
+    case CPU_OP_NOT:
+      r[I->dst] = ~A;
+      break;
+    case CPU_OP_LNOT:
+      r[I->dst] = A ^ 1u;
+      break;
+    case CPU_OP_CLZ:
+      r[I->dst] = A ? (uint32_t)__builtin_clz(A) : 32;
+      break;
+    case CPU_OP_CTZ:
+      r[I->dst] = A ? (uint32_t)__builtin_ctz(A) : 32;
+      break;
+    case CPU_OP_POPCNT:
+      r[I->dst] = (uint32_t)__builtin_popcount(A);
+      break;
+    case CPU_OP_BITREV:
+      r[I->dst] = u_bitrev(A);
+      break;
+    case CPU_OP_FADD:
+      r[I->dst] = f_bits(f_of(A) + f_of(B));
+      break;
+    case CPU_OP_FSUB:
+      r[I->dst] = f_bits(f_of(A) - f_of(B));
+      break;
+    case CPU_OP_FMUL:
+      r[I->dst] = f_bits(f_of(A) * f_of(B));
+      break;
+    case CPU_OP_FDIV:
+      r[I->dst] = f_bits(f_of(A) / f_of(B));
+      break;
+    case CPU_OP_FMIN:
+      r[I->dst] = f_min(A, B);
+      break;
+    case CPU_OP_FMAX:
+      r[I->dst] = f_max(A, B);
+      break;
+    case CPU_OP_FEQ:
+      r[I->dst] = f_of(A) == f_of(B);
+      break;
+    case CPU_OP_FNE:
+      r[I->dst] = f_of(A) != f_of(B);
+      break;
+    case CPU_OP_FLT:
+      r[I->dst] = f_of(A) < f_of(B);
+      break;
+    case CPU_OP_FLE:
+      r[I->dst] = f_of(A) <= f_of(B);
+      break;
+    case CPU_OP_FNEG:
+      r[I->dst] = f_canon(A ^ 0x80000000u);
+      break;
+    case CPU_OP_FABS:
+      r[I->dst] = A & 0x7FFFFFFFu;
+      break;
+    case CPU_OP_FFLOOR:
+      r[I->dst] = f_bits(floorf(f_of(A)));
+      break;
+    case CPU_OP_FCEIL:
+      r[I->dst] = f_bits(ceilf(f_of(A)));
+      break;
+    case CPU_OP_FTRUNC:
+      r[I->dst] = f_bits(truncf(f_of(A)));
+      break;
+    case CPU_OP_FROUND:
+      r[I->dst] = f_bits(nearbyintf(f_of(A)));
+      break;
+    case CPU_OP_FSQRT:
+      r[I->dst] = f_bits(sqrtf(f_of(A)));
+      break;
+    case CPU_OP_FISNAN:
+      r[I->dst] = (uint32_t)f_isnan(A);
+      break;
+    case CPU_OP_FISINF:
+      r[I->dst] = (A & 0x7FFFFFFFu) == 0x7F800000u;
+      break;
+    case CPU_OP_FISFINITE:
+      r[I->dst] = (A & 0x7F800000u) != 0x7F800000u;
+      break;
+    case CPU_OP_FMA:
+      r[I->dst] = f_bits(fmaf(f_of(A), f_of(B), f_of(r[I->c])));
+      break;
+    case CPU_OP_SELECT:
+      r[I->dst] = A ? B : r[I->c];
+      break;
+    case CPU_OP_F2U:
+      r[I->dst] = f_to_u32(A);
+      break;
+    case CPU_OP_F2I:
+      r[I->dst] = f_to_i32(A);
+      break;
+    case CPU_OP_U2F:
+      r[I->dst] = f_bits((float)A);
+      break;
+    case CPU_OP_I2F:
+      r[I->dst] = f_bits((float)(int32_t)A);
+      break;
+    case CPU_OP_B2F:
+      r[I->dst] = A ? 0x3F800000u : 0;
+      break;
+    case CPU_OP_F2B:
+      r[I->dst] = (A & 0x7FFFFFFFu) != 0;
+      break;
+    case CPU_OP_X2B:
+      r[I->dst] = A != 0;
+      break;
+    case CPU_OP_CANON:
+      r[I->dst] = f_canon(A);
+      break;
+    case CPU_OP_JMP:
+      pc = I->a;
+      break;
+    case CPU_OP_JZ:
+      if (!A) pc = I->b;
+      break;
+    case CPU_OP_FOR_ENTER:
+      if (!(A < B)) pc = I->c;
+      break;
+    case CPU_OP_FOR_NEXT:
+      if (++r[I->a] < B) {
+        pc = I->c;
+        if (++w->backedges % CPU_CHECK_EVERY == 0 && cpu_should_stop(w->L)) {
+          *pcp = pc;
+          return CPU_STOP_ABORT;
+        }
+      }
+      break;
+    case CPU_OP_RET:
+      *pcp = pc;
+      return CPU_STOP_END;
+    case CPU_OP_TRAP:
+      w->trap_site = I->a;
+      *pcp = pc;
+      return CPU_STOP_TRAP;
+    case CPU_OP_BARRIER:
+      *pcp = pc;
+      return CPU_STOP_BARRIER;
+    case CPU_OP_ATOMIC: {
+      const cpu_view *v = &views[I->a];
+      uint32_t old = B < v->n ? u_atomic(&v->p[B], I->sub, r[I->c], r[I->d]) : 0;
+      if (I->dst != VYRE_IR_NONE) r[I->dst] = old;
+      break;
+    }
+    default:
+      *pcp = pc;
+      return CPU_STOP_END;
+    }
+  }
+}
+
+#undef A
+#undef B
+
+//===----------------------------------------------------------------------===//
+// Workgroups
+//===----------------------------------------------------------------------===//
+
+static void cpu_lid_of(const cpu_code *c, uint32_t i, uint32_t lid[3]) {
+  lid[0] = i % c->wgsize[0];
+  lid[1] = (i / c->wgsize[0]) % c->wgsize[1];
+  lid[2] = i / (c->wgsize[0] * c->wgsize[1]);
+}
+
+static void cpu_record_trap(cpu_worker *w) {
+  cpu_launch *L = w->L;
+  const cpu_code *c = L->code;
+  uint64_t gx = (uint64_t)w->wgid[0] * c->wgsize[0] + w->lid[0];
+  uint64_t gy = (uint64_t)w->wgid[1] * c->wgsize[1] + w->lid[1];
+  uint64_t gz = (uint64_t)w->wgid[2] * c->wgsize[2] + w->lid[2];
+  uint64_t sx = (uint64_t)L->grid[0] * c->wgsize[0];
+  uint64_t sy = (uint64_t)L->grid[1] * c->wgsize[1];
+  uint64_t id = (gz * sy + gy) * sx + gx;
+  atomic_fetch_or(&L->trap_sites, 1u << (w->trap_site & 31u));
+  uint64_t cur = atomic_load(&L->trap_invocation);
+  while (id < cur && !atomic_compare_exchange_weak(&L->trap_invocation, &cur, id)) {
+  }
+}
+
+// Runs workgroup number |wg| (linear, x fastest). Returns 0, or 1 when the
+// launch must stop.
+static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
+  cpu_launch *L = w->L;
+  const cpu_code *c = L->code;
+  w->wgid[0] = (uint32_t)(wg % L->grid[0]);
+  w->wgid[1] = (uint32_t)((wg / L->grid[0]) % L->grid[1]);
+  w->wgid[2] = (uint32_t)(wg / ((uint64_t)L->grid[0] * L->grid[1]));
+  if (c->wg_words) memset(w->wgmem, 0, (size_t)c->wg_words * 4);
+  uint32_t n = c->wg_invocations;
+  if (!c->has_barrier) {
+    for (uint32_t k = 0; k < n; k++) {
+      uint32_t i = c->reverse ? n - 1 - k : k;
+      uint32_t pc = 0;
+      cpu_lid_of(c, i, w->lid);
+      int s = cpu_interp(w, w->regs, &pc);
+      if (s == CPU_STOP_TRAP) cpu_record_trap(w);
+      if (s == CPU_STOP_ABORT) return 1;
+    }
+    return 0;
+  }
+  memset(w->pcs, 0, (size_t)n * sizeof(uint32_t));
+  memset(w->live, 1, n);
+  uint32_t live = n;
+  while (live) {
+    for (uint32_t k = 0; k < n; k++) {
+      uint32_t i = c->reverse ? n - 1 - k : k;
+      if (!w->live[i]) continue;
+      cpu_lid_of(c, i, w->lid);
+      int s = cpu_interp(w, w->regs + (size_t)i * c->reg_count, &w->pcs[i]);
+      if (s == CPU_STOP_ABORT) return 1;
+      if (s == CPU_STOP_BARRIER) continue;
+      if (s == CPU_STOP_TRAP) cpu_record_trap(w);
+      w->live[i] = 0;
+      live--;
+    }
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Launches
+//===----------------------------------------------------------------------===//
+
+typedef struct cpu_share {
+  cpu_launch *L;
+  uint64_t total, chunk;
+  _Atomic uint64_t next;
+} cpu_share;
+
+static int cpu_worker_init(cpu_worker *w, cpu_launch *L) {
+  const cpu_code *c = L->code;
+  memset(w, 0, sizeof(*w));
+  w->L = L;
+  size_t regs = c->has_barrier ? (size_t)c->wg_invocations * c->reg_count : c->reg_count;
+  w->views = malloc((c->buffer_count ? c->buffer_count : 1) * sizeof(cpu_view));
+  w->regs = calloc(regs, sizeof(uint32_t));
+  w->wgmem = malloc(((size_t)c->wg_words + 1) * 4);
+  w->pcs = malloc((size_t)c->wg_invocations * sizeof(uint32_t));
+  w->live = malloc(c->wg_invocations);
+  if (!w->views || !w->regs || !w->wgmem || !w->pcs || !w->live) return 0;
+  for (uint32_t i = 0; i < c->buffer_count; i++) {
+    if (c->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP) {
+      w->views[i].p = w->wgmem + c->buffers[i].wg_offset;
+      w->views[i].n = c->buffers[i].wg_count;
+    } else {
+      w->views[i] = L->views[i];
+    }
+  }
+  return 1;
+}
+
+static void cpu_worker_fini(cpu_worker *w) {
+  free(w->views);
+  free(w->regs);
+  free(w->wgmem);
+  free(w->pcs);
+  free(w->live);
+}
+
+static void cpu_share_run(void *ctx) {
+  cpu_share *sh = ctx;
+  cpu_launch *L = sh->L;
+  if (atomic_load(&sh->next) >= sh->total) return;
+  cpu_worker w;
+  if (!cpu_worker_init(&w, L)) {
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_OUT_OF_MEMORY);
+    cpu_worker_fini(&w);
+    return;
+  }
+  for (;;) {
+    uint64_t b = atomic_fetch_add(&sh->next, sh->chunk);
+    if (b >= sh->total) break;
+    uint64_t e = b + sh->chunk < sh->total ? b + sh->chunk : sh->total;
+    int stop = 0;
+    for (uint64_t g = b; g < e && !stop; g++)
+      stop = cpu_workgroup(&w, g) || cpu_should_stop(L);
+    if (stop) {
+      atomic_store(&sh->next, sh->total);
+      break;
+    }
+  }
+  cpu_worker_fini(&w);
+}
+
+uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
+  const cpu_code *c = L->code;
+  atomic_store(&L->stop, 0);
+  atomic_store(&L->trap_sites, 0);
+  atomic_store(&L->trap_invocation, UINT64_MAX);
+  uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
+  if (c->reverse) {
+    cpu_worker w;
+    if (!cpu_worker_init(&w, L)) {
+      cpu_worker_fini(&w);
+      return VYRE_STATUS_OUT_OF_MEMORY;
+    }
+    for (uint64_t k = 0; k < total; k++)
+      if (cpu_workgroup(&w, total - 1 - k) || cpu_should_stop(L)) break;
+    cpu_worker_fini(&w);
+    return atomic_load(&L->stop);
+  }
+  uint32_t threads = pool ? cpu_pool_threads(pool) : 1;
+  cpu_share sh = {.L = L, .total = total, .chunk = 1};
+  atomic_init(&sh.next, 0);
+  // Tiny launches run inline: waking workers would cost more than the work.
+  uint64_t invocations = total * c->wg_invocations;
+  if (threads <= 1 || total < 2 || (invocations < 4096 && !(c->insn_count > 64))) {
+    sh.chunk = total;
+    cpu_share_run(&sh);
+  } else {
+    sh.chunk = total / ((uint64_t)threads * 8);
+    if (sh.chunk < 1) sh.chunk = 1;
+    cpu_pool_run(pool, cpu_share_run, &sh);
+  }
+  return atomic_load(&L->stop);
+}

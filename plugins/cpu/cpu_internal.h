@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cpu_internal.h — what the CPU reference backend's files share: the
+// register bytecode (made by cpu_compile.c, run by cpu_exec.c), the backend,
+// module, buffer and pending objects, the thread pool and the async queue.
+// Nothing outside plugins/cpu includes this file.
+//
+// Bytecode model: every invocation is a program counter plus a register file
+// of 32-bit words. Locals own fixed registers (their index in the program's
+// local table); expression temporaries and hidden loop bounds live above them.
+// Every register holds a canonical value (f32: no subnormal, NaN is
+// 0x7FC00000; bool: 0 or 1), so operations never re-canonicalize operands.
+
+#ifndef VYRE_CPU_INTERNAL_H
+#define VYRE_CPU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
+
+#define CPU_NAME "cpu"
+
+//===----------------------------------------------------------------------===//
+// Bytecode
+//===----------------------------------------------------------------------===//
+
+enum cpu_opcode {
+  CPU_OP_CONST,   // dst = a
+  CPU_OP_MOV,     // dst = r[a]
+  CPU_OP_BUILTIN, // dst = builtin sub on axis a
+  CPU_OP_LOAD_W,  // dst = buf a [r[b]] raw word (u32, i32)
+  CPU_OP_LOAD_F,  // f32: canonicalized
+  CPU_OP_LOAD_B,  // bool32: word != 0
+  CPU_OP_LEN,     // dst = len(buf a)
+  CPU_OP_STORE,   // buf a [r[b]] = r[c]
+  // integer binary: dst = r[a] op r[b]
+  CPU_OP_ADD,
+  CPU_OP_SUB,
+  CPU_OP_MUL,
+  CPU_OP_DIVU,
+  CPU_OP_DIVI,
+  CPU_OP_REMU,
+  CPU_OP_REMI,
+  CPU_OP_SHL,
+  CPU_OP_SHRU,
+  CPU_OP_SHRI,
+  CPU_OP_ROTL,
+  CPU_OP_ROTR,
+  CPU_OP_AND,
+  CPU_OP_OR,
+  CPU_OP_XOR,
+  CPU_OP_MINU,
+  CPU_OP_MINI,
+  CPU_OP_MAXU,
+  CPU_OP_MAXI,
+  CPU_OP_MULHI,
+  CPU_OP_EQ,
+  CPU_OP_NE,
+  CPU_OP_LTU,
+  CPU_OP_LTI,
+  CPU_OP_LEU,
+  CPU_OP_LEI,
+  // integer unary: dst = op r[a]
+  CPU_OP_NEG,
+  CPU_OP_NOT,
+  CPU_OP_LNOT,
+  CPU_OP_CLZ,
+  CPU_OP_CTZ,
+  CPU_OP_POPCNT,
+  CPU_OP_BITREV,
+  // f32
+  CPU_OP_FADD,
+  CPU_OP_FSUB,
+  CPU_OP_FMUL,
+  CPU_OP_FDIV,
+  CPU_OP_FMIN,
+  CPU_OP_FMAX,
+  CPU_OP_FEQ,
+  CPU_OP_FNE,
+  CPU_OP_FLT,
+  CPU_OP_FLE,
+  CPU_OP_FNEG,
+  CPU_OP_FABS,
+  CPU_OP_FFLOOR,
+  CPU_OP_FCEIL,
+  CPU_OP_FTRUNC,
+  CPU_OP_FROUND,
+  CPU_OP_FSQRT,
+  CPU_OP_FISNAN,
+  CPU_OP_FISINF,
+  CPU_OP_FISFINITE,
+  CPU_OP_FMA,    // dst = fma(r[a], r[b], r[c])
+  CPU_OP_SELECT, // dst = r[a] ? r[b] : r[c]
+  // conversions: dst = conv(r[a])
+  CPU_OP_F2U,
+  CPU_OP_F2I,
+  CPU_OP_U2F,
+  CPU_OP_I2F,
+  CPU_OP_B2F,
+  CPU_OP_F2B,
+  CPU_OP_X2B,
+  CPU_OP_CANON,
+  // control
+  CPU_OP_JMP,       // pc = a
+  CPU_OP_JZ,        // if r[a] == 0: pc = b
+  CPU_OP_FOR_ENTER, // if !(r[a] < r[b]): pc = c
+  CPU_OP_FOR_NEXT,  // r[a]++; if r[a] < r[b]: pc = c (a back-edge: deadline checks)
+  CPU_OP_RET,
+  CPU_OP_TRAP, // site a
+  CPU_OP_BARRIER,
+  CPU_OP_ATOMIC, // sub = VYRE_IR_ATOMIC_*; buf a, index r[b], value r[c], expected r[d]; dst or
+                 // NONE
+  CPU_OP_COUNT
+};
+
+typedef struct cpu_insn {
+  uint16_t op;
+  uint16_t sub;
+  uint32_t dst, a, b, c, d;
+} cpu_insn;
+
+// What the interpreter needs to know about one declared buffer.
+typedef struct cpu_buf_info {
+  uint8_t access; // VYRE_IR_ACCESS_*
+  uint8_t type;   // element type
+  uint16_t reserved0;
+  uint32_t wg_offset; // workgroup buffers: first word in the workgroup scratch
+  uint32_t wg_count;  // workgroup buffers: element count
+} cpu_buf_info;
+
+// A compiled program: owned by its module, immutable, shared by all threads.
+typedef struct cpu_code {
+  cpu_insn *insns;
+  uint32_t insn_count;
+  uint32_t reg_count;
+  cpu_buf_info *buffers;
+  uint32_t buffer_count;
+  uint32_t wg_words; // workgroup scratch, in 4-byte words
+  uint32_t wgsize[3];
+  uint32_t wg_invocations;
+  uint32_t has_barrier;
+  uint32_t reverse; // VYRE_COMPILE_REVERSE_ORDER
+  char name[64];    // program name for messages
+} cpu_code;
+
+// Builds |out| from a validated program view. Errors: INVALID_PROGRAM (a
+// malformed view), INVALID_ARGUMENT (workgroup size), OUT_OF_MEMORY.
+uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error *err);
+void cpu_code_free(cpu_code *c);
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+// A bound buffer as the interpreter sees it.
+typedef struct cpu_view {
+  uint32_t *p;
+  uint64_t n; // element count
+} cpu_view;
+
+// One launch of a compiled program over a grid.
+typedef struct cpu_launch {
+  const cpu_code *code;
+  const cpu_view *views; // one per program buffer (workgroup ones are ignored)
+  uint32_t grid[3];
+  uint64_t deadline_ns;           // 0: none
+  const _Atomic uint32_t *cancel; // may be NULL: set to nonzero to stop early
+  // Filled by the run.
+  _Atomic uint32_t stop;       // 0, or VYRE_STATUS_TIMEOUT / OUT_OF_MEMORY / INTERNAL (cancel)
+  _Atomic uint32_t trap_sites; // OR of site bits
+  _Atomic uint64_t trap_invocation;
+} cpu_launch;
+
+typedef struct cpu_pool cpu_pool;
+
+// Runs every workgroup of |L|. |pool| may be NULL (single-threaded). Returns
+// OK, or the reason the run stopped (TIMEOUT, OUT_OF_MEMORY, or INTERNAL when
+// cancelled); traps are left in |L| (trap_sites != 0).
+uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L);
+
+//===----------------------------------------------------------------------===//
+// Thread pool
+//===----------------------------------------------------------------------===//
+
+// Starts |threads| - 1 workers (the submitting thread is the last one).
+cpu_pool *cpu_pool_create(uint32_t threads);
+void cpu_pool_destroy(cpu_pool *pool);
+uint32_t cpu_pool_threads(const cpu_pool *pool);
+// Runs |fn|(|ctx|) on the calling thread and on every idle worker, and
+// returns when all of them returned. |fn| shares work through its own
+// atomic counter; it must return promptly once no work is left.
+void cpu_pool_run(cpu_pool *pool, void (*fn)(void *ctx), void *ctx);
+
+//===----------------------------------------------------------------------===//
+// Objects
+//===----------------------------------------------------------------------===//
+
+typedef struct cpu_link {
+  struct cpu_link *prev, *next;
+} cpu_link;
+
+struct vyre_module {
+  vyre_object_header h;
+  cpu_link link;
+  cpu_code code;
+};
+
+struct vyre_buffer {
+  vyre_object_header h;
+  cpu_link link;
+  uint64_t bytes;
+  uint32_t *data;
+  _Atomic uint32_t busy; // async dispatches in flight that bind it
+};
+
+struct vyre_pending {
+  vyre_object_header h;
+  cpu_link link;
+  struct vyre_pending *queue_next;
+  vyre_dispatch_args args; // copy; bindings point to |bindings|
+  vyre_binding *bindings;
+  _Atomic uint32_t cancel;
+  uint32_t done;   // under the backend lock
+  uint32_t status; // valid once done
+  vyre_dispatch_result result;
+  vyre_error error;
+};
+
+struct vyre_backend {
+  pthread_mutex_t lock;      // lists, pool start, async queue, pending completion
+  pthread_cond_t done_cond;  // an async dispatch finished
+  pthread_cond_t queue_cond; // work for the async thread
+  _Atomic uint32_t lost;
+  _Atomic uint32_t generation;
+  uint32_t threads;
+  cpu_pool *pool; // started on first use
+  vyre_kit_metrics metrics;
+  cpu_link modules, buffers, pendings; // every live object (list heads)
+  // Async executor (started on first dispatch_async).
+  int async_started;
+  int async_stop;
+  pthread_t async_thread;
+  vyre_pending *queue_head, *queue_tail;
+};
+
+void cpu_link_init(cpu_link *head);
+void cpu_link_insert(cpu_link *head, cpu_link *node);
+void cpu_link_remove(cpu_link *node);
+#define CPU_CONTAINER(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+// Returns OK, or DEVICE_LOST with a message when the backend is lost.
+uint32_t cpu_check_alive(vyre_backend *be, vyre_error *err);
+// The pool, started on first call; NULL when it cannot start (then run inline).
+cpu_pool *cpu_backend_pool(vyre_backend *be);
+
+// Runs one dispatch to completion (the one-shot slot, batch jobs, sequence
+// steps and the async thread all come here). |cancel| may be NULL.
+uint32_t cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
+                           vyre_dispatch_result *out, vyre_error *err,
+                           const _Atomic uint32_t *cancel);
+
+// Slots implemented in the other files.
+uint32_t cpu_dispatch(vyre_backend *be, const vyre_dispatch_args *args, vyre_dispatch_result *out,
+                      vyre_error *err);
+uint32_t cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t job_count,
+                            vyre_error *err);
+uint32_t cpu_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
+                          vyre_dispatch_result *results, vyre_error *err);
+uint32_t cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args, vyre_pending **out,
+                            vyre_error *err);
+uint32_t cpu_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done, vyre_error *err);
+uint32_t cpu_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                          vyre_dispatch_result *out, vyre_error *err);
+void cpu_pending_release(vyre_backend *be, vyre_pending *p);
+// Stops the async thread, cancelling queued work (destroy).
+void cpu_async_shutdown(vyre_backend *be);
+uint32_t cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err);
+uint32_t cpu_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
+uint32_t cpu_buffer_write(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                          vyre_error *err);
+uint32_t cpu_buffer_read(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                         vyre_error *err);
+// Frees a buffer without checks (destroy).
+void cpu_buffer_destroy(vyre_buffer *buf);
+
+#endif // VYRE_CPU_INTERNAL_H

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cpu_plugin.c — the CPU reference backend's single exported symbol,
+// vyre_backend_query, and its static slot table, plus the slots that concern
+// the instance as a whole: probe, create, destroy, flush, get_caps, compile,
+// module_release, status, recover, metrics and inject_fault. The other
+// slots live in cpu_dispatch.c, cpu_async.c and cpu_buffer.c.
+//
+// The CPU is always available and is one device with a fixed UUID. "Lost" is
+// a flag set only by inject_fault: while it is set every slot except status,
+// recover, destroy and the release slots answers DEVICE_LOST at once, and
+// recover clears it and bumps the generation, which makes every older module,
+// buffer and pending stale.
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu_internal.h"
+
+#define CPU_VERSION "0.1.0"
+// Changes whenever the meaning of a compiled module may change.
+#define CPU_BUILD_ID    "cpu-bytecode-1"
+#define CPU_MAX_THREADS 1024u
+
+static const uint8_t kCpuUuid[16] = {'v', 'y', 'r', 'e', '-', 'c', 'p', 'u',
+                                     '-', 'r', 'e', 'f', '-', 'v', '0', '1'};
+
+void cpu_link_init(cpu_link *head) {
+  head->prev = head->next = head;
+}
+
+void cpu_link_insert(cpu_link *head, cpu_link *node) {
+  node->next = head->next;
+  node->prev = head;
+  head->next->prev = node;
+  head->next = node;
+}
+
+void cpu_link_remove(cpu_link *node) {
+  node->prev->next = node->next;
+  node->next->prev = node->prev;
+  node->prev = node->next = node;
+}
+
+// Worker count: VYRE_CPU_THREADS, else every online core. Returns 0 and
+// fills |err| on a bad value.
+static uint32_t cpu_thread_count(vyre_error *err) {
+  const char *env = vyre_kit_getenv("VYRE_CPU_THREADS");
+  if (env && *env) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = strtoul(env, &end, 10);
+    if (errno || *end || v < 1 || v > CPU_MAX_THREADS) {
+      vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                    "VYRE_CPU_THREADS='%s' is not a thread count between 1 and %u. Fix: set it "
+                    "to a number in that range or unset it to use every core.",
+                    env, CPU_MAX_THREADS);
+      return 0;
+    }
+    return (uint32_t)v;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  if (n > (long)CPU_MAX_THREADS) n = CPU_MAX_THREADS;
+  return (uint32_t)n;
+}
+
+static void cpu_probe(vyre_probe_result *out) {
+  if (!out) return;
+  uint32_t ss = out->struct_size;
+  memset(out, 0, sizeof(*out));
+  out->struct_size = ss ? ss : sizeof(*out);
+  out->available = 1;
+  out->device_count = 1;
+  out->best_device_kind = VYRE_DEVICE_KIND_CPU;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  snprintf(out->reason, sizeof(out->reason),
+           "CPU reference interpreter, always available (%ld cores online)", n < 1 ? 1 : n);
+}
+
+static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
+  if (!out)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                         "create: out is NULL. Fix: pass where to store the backend.");
+  *out = NULL;
+  if (args && args->struct_size >= sizeof(vyre_create_args)) {
+    if (args->has_uuid && memcmp(args->device_uuid, kCpuUuid, 16) != 0) {
+      char hex[33];
+      for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", args->device_uuid[i]);
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                           "create: no device has UUID %s; the CPU reference has one device, "
+                           "UUID 767972652d6370752d7265662d763031. Fix: pick device 0 or that "
+                           "UUID.",
+                           hex);
+    }
+    if (!args->has_uuid && args->device_index != 0 && args->device_index != VYRE_DEVICE_DEFAULT)
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                           "create: device index %u is out of range; the CPU reference has 1 "
+                           "device (index 0). Fix: pick device 0.",
+                           args->device_index);
+  }
+  uint32_t threads = cpu_thread_count(err);
+  if (!threads) return VYRE_STATUS_INVALID_ARGUMENT;
+  vyre_backend *be = calloc(1, sizeof(*be));
+  if (!be)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
+                         "create: out of memory. Fix: free memory.");
+  pthread_mutex_init(&be->lock, NULL);
+  pthread_cond_init(&be->done_cond, NULL);
+  pthread_cond_init(&be->queue_cond, NULL);
+  atomic_init(&be->generation, 1);
+  be->threads = threads;
+  cpu_link_init(&be->modules);
+  cpu_link_init(&be->buffers);
+  cpu_link_init(&be->pendings);
+  *out = be;
+  return VYRE_STATUS_OK;
+}
+
+cpu_pool *cpu_backend_pool(vyre_backend *be) {
+  if (be->threads <= 1) return NULL;
+  pthread_mutex_lock(&be->lock);
+  if (!be->pool) be->pool = cpu_pool_create(be->threads);
+  cpu_pool *pool = be->pool;
+  pthread_mutex_unlock(&be->lock);
+  return pool;
+}
+
+static void cpu_module_free(vyre_module *m) {
+  cpu_link_remove(&m->link);
+  vyre_kit_object_kill(&m->h);
+  cpu_code_free(&m->code);
+  free(m);
+}
+
+static void cpu_destroy(vyre_backend *be) {
+  if (!be) return;
+  cpu_async_shutdown(be);
+  pthread_mutex_lock(&be->lock);
+  while (be->modules.next != &be->modules)
+    cpu_module_free(CPU_CONTAINER(be->modules.next, vyre_module, link));
+  while (be->buffers.next != &be->buffers)
+    cpu_buffer_destroy(CPU_CONTAINER(be->buffers.next, vyre_buffer, link));
+  cpu_pool *pool = be->pool;
+  be->pool = NULL;
+  pthread_mutex_unlock(&be->lock);
+  cpu_pool_destroy(pool);
+  pthread_cond_destroy(&be->queue_cond);
+  pthread_cond_destroy(&be->done_cond);
+  pthread_mutex_destroy(&be->lock);
+  free(be);
+}
+
+static uint32_t cpu_flush(vyre_backend *be, vyre_error *err) {
+  return cpu_check_alive(be, err);
+}
+
+static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
+  uint32_t st = cpu_check_alive(be, err);
+  if (st) return st;
+  if (!out)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                         "get_caps: out is NULL. Fix: pass a vyre_caps to fill.");
+  uint32_t ss = out->struct_size;
+  memset(out, 0, sizeof(*out));
+  out->struct_size = ss ? ss : sizeof(*out);
+  out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
+               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER;
+  out->max_workgroup_size[0] = 1024;
+  out->max_workgroup_size[1] = 1024;
+  out->max_workgroup_size[2] = 64;
+  out->max_workgroup_invocations = 1024;
+  out->max_grid[0] = 0x7FFFFFFFu;
+  out->max_grid[1] = 65535;
+  out->max_grid[2] = 65535;
+  out->subgroup_size = 1;
+  out->max_storage_buffer_bytes = 1ull << 30;
+  out->max_shared_memory_bytes = 16384;
+  out->timing_quality = VYRE_TIMING_HOST_CLOCK;
+  out->device_kind = VYRE_DEVICE_KIND_CPU;
+  out->device_index = 0;
+  out->generation = atomic_load(&be->generation);
+  memcpy(out->device_uuid, kCpuUuid, 16);
+  snprintf(out->device_name, sizeof(out->device_name), "CPU reference (%u threads)", be->threads);
+  snprintf(out->driver, sizeof(out->driver), "vyre cpu %s (%s)", CPU_VERSION, CPU_BUILD_ID);
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
+                            vyre_error *err) {
+  uint32_t st = cpu_check_alive(be, err);
+  if (st) return st;
+  if (!out || !args || args->struct_size < sizeof(vyre_compile_args))
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                         "compile: args or out are NULL, or args->struct_size is too small. "
+                         "Fix: set struct_size = sizeof(vyre_compile_args).");
+  *out = NULL;
+  if (args->flags & ~VYRE_COMPILE_REVERSE_ORDER)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CPU_NAME,
+                         "compile: unknown flags 0x%08x. Fix: pass only VYRE_COMPILE_* flags "
+                         "this ABI defines.",
+                         args->flags & ~VYRE_COMPILE_REVERSE_ORDER);
+  vyre_module *m = calloc(1, sizeof(*m));
+  if (!m)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
+                         "compile: out of memory. Fix: free memory.");
+  st = cpu_code_build(args, &m->code, err);
+  if (st) {
+    free(m);
+    return st;
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_COMPILES, 1);
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
+  pthread_mutex_lock(&be->lock);
+  vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, atomic_load(&be->generation));
+  cpu_link_insert(&be->modules, &m->link);
+  pthread_mutex_unlock(&be->lock);
+  *out = m;
+  return VYRE_STATUS_OK;
+}
+
+static void cpu_module_release(vyre_backend *be, vyre_module *m) {
+  if (!be || !m || m->h.magic != VYRE_MAGIC_MODULE || m->h.owner != be) return;
+  pthread_mutex_lock(&be->lock);
+  cpu_module_free(m);
+  pthread_mutex_unlock(&be->lock);
+}
+
+static void cpu_status(vyre_backend *be, vyre_health *out) {
+  if (!be || !out) return;
+  uint32_t ss = out->struct_size;
+  memset(out, 0, sizeof(*out));
+  out->struct_size = ss ? ss : sizeof(*out);
+  out->state = atomic_load(&be->lost) ? VYRE_HEALTH_DEVICE_LOST : VYRE_HEALTH_OK;
+  out->generation = atomic_load(&be->generation);
+}
+
+static uint32_t cpu_recover(vyre_backend *be, vyre_error *err) {
+  pthread_mutex_lock(&be->lock);
+  atomic_fetch_add(&be->generation, 1);
+  atomic_store(&be->lost, 0);
+  pthread_mutex_unlock(&be->lock);
+  vyre_kit_log(VYRE_LOG_INFO, CPU_NAME, "recovered; now at generation %u",
+               atomic_load(&be->generation));
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t cpu_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
+                            uint32_t *out_count) {
+  return vyre_kit_metrics_export(&be->metrics, out, capacity, out_count);
+}
+
+static uint32_t cpu_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
+  uint32_t st = cpu_check_alive(be, err);
+  if (st) return st;
+  if (kind != VYRE_FAULT_SIMULATED_LOSS && kind != VYRE_FAULT_DEVICE_TRAP)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                         "inject_fault: unknown fault kind %u. Fix: pass "
+                         "VYRE_FAULT_SIMULATED_LOSS (1) or VYRE_FAULT_DEVICE_TRAP (2).",
+                         kind);
+  atomic_store(&be->lost, 1);
+  vyre_kit_log(VYRE_LOG_WARN, CPU_NAME, "fault %u injected: backend marked lost at generation %u",
+               kind, atomic_load(&be->generation));
+  return VYRE_STATUS_OK;
+}
+
+static const vyre_backend_ops kCpuOps = {
+    .struct_size = sizeof(vyre_backend_ops),
+    .abi_major = VYRE_ABI_MAJOR,
+    .abi_minor = VYRE_ABI_MINOR,
+    .name = CPU_NAME,
+    .version = CPU_VERSION,
+    .build_id = CPU_BUILD_ID,
+    .flags = VYRE_PLUGIN_FLAG_REFERENCE,
+    .probe = cpu_probe,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .flush = cpu_flush,
+    .get_caps = cpu_get_caps,
+    .compile = cpu_compile,
+    .module_release = cpu_module_release,
+    .dispatch = cpu_dispatch,
+    .dispatch_async = cpu_dispatch_async,
+    .pending_poll = cpu_pending_poll,
+    .pending_wait = cpu_pending_wait,
+    .pending_release = cpu_pending_release,
+    .dispatch_batch = cpu_dispatch_batch,
+    .buffer_alloc = cpu_buffer_alloc,
+    .buffer_free = cpu_buffer_free,
+    .buffer_write = cpu_buffer_write,
+    .buffer_read = cpu_buffer_read,
+    .sequence_run = cpu_sequence_run,
+    .status = cpu_status,
+    .recover = cpu_recover,
+    .metrics = cpu_metrics,
+    .inject_fault = cpu_inject_fault,
+};
+
+__attribute__((visibility("default"))) const vyre_backend_ops *
+vyre_backend_query(uint32_t host_major, uint32_t host_minor, const vyre_host_services *services) {
+  // A host of another major gets the table anyway: it reads abi_major from
+  // the frozen header and refuses the plugin with both versions named.
+  vyre_kit_set_services(services);
+  return &kCpuOps;
+}
