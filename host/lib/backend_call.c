@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// backend_call.c — the only place libvyre calls a plugin slot.
+//
+// Every call reads its slot through VYRE_OPS_HAS on the loader's copy of the
+// plugin table, so a slot beyond the plugin's struct_size (an older minor) or
+// a NULL optional slot answers VYRE_STATUS_UNSUPPORTED with a message naming
+// the slot and the backend, and the plugin is never called through a NULL
+// pointer. Mandatory slots were checked at load. Error records handed to a
+// plugin are reset first so a plugin that forgets the message still leaves a
+// readable one.
+
+#include <stdio.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+static void reset(vyre_error *err) {
+  if (!err) return;
+  err->struct_size = sizeof(*err);
+  err->code = VYRE_STATUS_OK;
+  err->native_code = 0;
+  err->message[0] = '\0';
+}
+
+// A plugin that failed without a message still gets one.
+static uint32_t fill(vyre_device *dev, const char *slot, uint32_t st, vyre_error *err) {
+  if (st != VYRE_STATUS_OK && err) {
+    err->code = st;
+    if (!err->message[0])
+      snprintf(err->message, sizeof(err->message),
+               "%s: %s failed with %s and gave no message. Fix: see the plugin's log "
+               "(VYRE_LOG=debug).",
+               dev->name, slot, vyre_status_name(st));
+  }
+  return st;
+}
+
+static uint32_t unsupported(vyre_device *dev, const char *slot, vyre_error *err) {
+  return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "backend '%s' (%s) does not implement the optional slot '%s'. Fix: use "
+                        "another backend, or a path that does not need %s.",
+                        dev->name, dev->plugin->path, slot, slot);
+}
+
+#define OPS(dev) ((dev)->ops)
+#define CALL(dev, slot, err, ...)                                                                  \
+  do {                                                                                             \
+    if (!VYRE_OPS_HAS(OPS(dev), slot)) return unsupported(dev, #slot, err);                        \
+    reset(err);                                                                                    \
+    return fill(dev, #slot, OPS(dev)->slot(__VA_ARGS__), err);                                     \
+  } while (0)
+
+int vyre__has_async(const vyre_device *dev) {
+  const vyre_backend_ops *o = dev->ops;
+  return VYRE_OPS_HAS(o, dispatch_async) && VYRE_OPS_HAS(o, pending_poll) &&
+         VYRE_OPS_HAS(o, pending_wait) && VYRE_OPS_HAS(o, pending_release);
+}
+
+int vyre__has_batch(const vyre_device *dev) {
+  return VYRE_OPS_HAS(dev->ops, dispatch_batch);
+}
+
+int vyre__has_resident(const vyre_device *dev) {
+  const vyre_backend_ops *o = dev->ops;
+  return VYRE_OPS_HAS(o, buffer_alloc) && VYRE_OPS_HAS(o, buffer_free) &&
+         VYRE_OPS_HAS(o, buffer_write) && VYRE_OPS_HAS(o, buffer_read);
+}
+
+int vyre__has_sequence(const vyre_device *dev) {
+  return VYRE_OPS_HAS(dev->ops, sequence_run);
+}
+
+uint32_t vyre__call_get_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  CALL(dev, get_caps, err, dev->be, out, err);
+}
+
+uint32_t vyre__call_compile(vyre_device *dev, const vyre_compile_args *args, vyre_module **out,
+                            vyre_error *err) {
+  *out = NULL;
+  CALL(dev, compile, err, dev->be, args, out, err);
+}
+
+void vyre__call_module_release(vyre_device *dev, vyre_module *m) {
+  if (m) dev->ops->module_release(dev->be, m);
+}
+
+uint32_t vyre__call_dispatch(vyre_device *dev, const vyre_dispatch_args *args,
+                             vyre_dispatch_result *out, vyre_error *err) {
+  CALL(dev, dispatch, err, dev->be, args, out, err);
+}
+
+uint32_t vyre__call_dispatch_async(vyre_device *dev, const vyre_dispatch_args *args,
+                                   vyre_pending **out, vyre_error *err) {
+  *out = NULL;
+  CALL(dev, dispatch_async, err, dev->be, args, out, err);
+}
+
+uint32_t vyre__call_pending_poll(vyre_device *dev, vyre_pending *p, uint32_t *done,
+                                 vyre_error *err) {
+  CALL(dev, pending_poll, err, dev->be, p, done, err);
+}
+
+uint32_t vyre__call_pending_wait(vyre_device *dev, vyre_pending *p, uint64_t timeout_ns,
+                                 vyre_dispatch_result *out, vyre_error *err) {
+  CALL(dev, pending_wait, err, dev->be, p, timeout_ns, out, err);
+}
+
+void vyre__call_pending_release(vyre_device *dev, vyre_pending *p) {
+  if (p && VYRE_OPS_HAS(dev->ops, pending_release)) dev->ops->pending_release(dev->be, p);
+}
+
+uint32_t vyre__call_dispatch_batch(vyre_device *dev, vyre_batch_job *jobs, uint32_t count,
+                                   vyre_error *err) {
+  CALL(dev, dispatch_batch, err, dev->be, jobs, count, err);
+}
+
+uint32_t vyre__call_buffer_alloc(vyre_device *dev, uint64_t bytes, vyre_buffer **out,
+                                 vyre_error *err) {
+  *out = NULL;
+  CALL(dev, buffer_alloc, err, dev->be, bytes, out, err);
+}
+
+uint32_t vyre__call_buffer_free(vyre_device *dev, vyre_buffer *b, vyre_error *err) {
+  CALL(dev, buffer_free, err, dev->be, b, err);
+}
+
+uint32_t vyre__call_buffer_write(vyre_device *dev, const vyre_buffer_range *r, uint32_t count,
+                                 vyre_error *err) {
+  CALL(dev, buffer_write, err, dev->be, r, count, err);
+}
+
+uint32_t vyre__call_buffer_read(vyre_device *dev, const vyre_buffer_range *r, uint32_t count,
+                                vyre_error *err) {
+  CALL(dev, buffer_read, err, dev->be, r, count, err);
+}
+
+uint32_t vyre__call_sequence_run(vyre_device *dev, const vyre_sequence_args *args,
+                                 vyre_dispatch_result *results, vyre_error *err) {
+  CALL(dev, sequence_run, err, dev->be, args, results, err);
+}
+
+void vyre__call_status(vyre_device *dev, vyre_health *out) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  dev->ops->status(dev->be, out);
+}
+
+uint32_t vyre__call_recover(vyre_device *dev, vyre_error *err) {
+  CALL(dev, recover, err, dev->be, err);
+}
+
+uint32_t vyre__call_flush(vyre_device *dev, vyre_error *err) {
+  CALL(dev, flush, err, dev->be, err);
+}
+
+uint32_t vyre__call_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacity,
+                            uint32_t *out_count, vyre_error *err) {
+  if (!VYRE_OPS_HAS(dev->ops, metrics)) return unsupported(dev, "metrics", err);
+  reset(err);
+  uint32_t st = dev->ops->metrics(dev->be, out, capacity, out_count);
+  return fill(dev, "metrics", st, err);
+}
+
+uint32_t vyre__call_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err) {
+  CALL(dev, inject_fault, err, dev->be, kind, err);
+}

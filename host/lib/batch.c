@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// batch.c — vyre_dispatch_batch: many dispatches, one submission, one wait.
+//
+// Called by applications. Every item is checked and planned first; an
+// invalid item gets its own status and error and the others still run. The
+// valid items go to the plugin's dispatch_batch slot in one call, or, when
+// the slot is NULL, to a loop over dispatch. When the device is found lost
+// (the call or an item answers DEVICE_LOST), the batch recovers the device,
+// compiles the kernels of the batch again (temporary modules, released at the
+// end: the caller's kernels stay stale, as after any recover) and re-runs the
+// items that did not complete, at most twice. Items that completed before
+// the loss keep their results. Resident buffers do not survive a loss, so
+// items that bind them fail with DEVICE_LOST on the re-run.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+#define MAX_RECOVERIES 2
+
+typedef struct batch_state {
+  vyre_device *dev;
+  vyre_batch_item *items;
+  uint32_t count;
+  vyre__plan *plans;
+  uint8_t *valid;        // 1: planned and to be run
+  vyre_module **modules; // per item: the module to run (kernel's or recompiled)
+} batch_state;
+
+static void item_fail(vyre_batch_item *it, uint32_t st) {
+  it->status = st;
+  it->error.code = st;
+}
+
+static void reset_error(vyre_error *e) {
+  e->struct_size = sizeof(*e);
+  e->code = VYRE_STATUS_OK;
+  e->native_code = 0;
+  e->message[0] = '\0';
+}
+
+// Plans item |i| with |module|; marks it valid or records its error.
+static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
+  vyre_batch_item *it = &b->items[i];
+  vyre__plan *p = &b->plans[i];
+  vyre__plan_free(p);
+  memset(p, 0, sizeof(*p));
+  char verb[64];
+  snprintf(verb, sizeof(verb), "batch item %u: dispatch", i);
+  vyre__plan_context(it->kernel, verb, p->context, sizeof(p->context));
+  uint32_t st =
+      vyre__plan_make(it->kernel, module, it->args, it->arg_count, it->options, p, &it->error);
+  b->valid[i] = st == VYRE_STATUS_OK;
+  b->modules[i] = module;
+  if (st != VYRE_STATUS_OK) item_fail(it, st);
+}
+
+// Runs the valid items whose status is |want| (OK on the first run: all).
+static uint32_t run(batch_state *b, vyre_error *err) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < b->count; i++)
+    if (b->valid[i]) n++;
+  if (!n) return VYRE_STATUS_OK;
+  uint32_t st = VYRE_STATUS_OK;
+  if (vyre__has_batch(b->dev)) {
+    vyre_batch_job *jobs = calloc(n, sizeof(*jobs));
+    if (!jobs)
+      return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                            "batch of %u on %s: out of memory. Fix: free memory or split the "
+                            "batch.",
+                            n, b->dev->name);
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+      if (!b->valid[i]) continue;
+      vyre_batch_item *it = &b->items[i];
+      reset_error(&it->error);
+      jobs[j].args = &b->plans[i].args;
+      jobs[j].result = &it->result;
+      jobs[j].error = &it->error;
+      jobs[j].status = VYRE_STATUS_INTERNAL;
+      j++;
+    }
+    st = vyre__call_dispatch_batch(b->dev, jobs, n, err);
+    j = 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+      if (!b->valid[i]) continue;
+      vyre_batch_item *it = &b->items[i];
+      it->status = st == VYRE_STATUS_OK ? jobs[j].status : st;
+      if (it->status != VYRE_STATUS_OK) {
+        if (!it->error.message[0] && st != VYRE_STATUS_OK && err) it->error = *err;
+        it->error.code = it->status;
+        if (!it->error.message[0])
+          snprintf(it->error.message, sizeof(it->error.message),
+                   "%s failed with %s. Fix: see VYRE_LOG=debug.", b->dev->name,
+                   vyre_status_name(it->status));
+        vyre_error_prefix(&it->error, "%s", b->plans[i].context);
+      }
+      j++;
+    }
+    free(jobs);
+    if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "batch of %u on %s", n, b->dev->name);
+    return st;
+  }
+  for (uint32_t i = 0; i < b->count; i++) {
+    if (!b->valid[i]) continue;
+    vyre_batch_item *it = &b->items[i];
+    it->status = vyre__call_dispatch(b->dev, &b->plans[i].args, &it->result, &it->error);
+    if (it->status != VYRE_STATUS_OK) vyre_error_prefix(&it->error, "%s", b->plans[i].context);
+  }
+  return VYRE_STATUS_OK;
+}
+
+static int any_lost(const batch_state *b, uint32_t st) {
+  if (st == VYRE_STATUS_DEVICE_LOST) return 1;
+  for (uint32_t i = 0; i < b->count; i++)
+    if (b->valid[i] && b->items[i].status == VYRE_STATUS_DEVICE_LOST) return 1;
+  return 0;
+}
+
+// Recovers and re-plans the items lost in the last run with fresh modules.
+// Returns OK when there is something to re-run.
+static uint32_t recover(batch_state *b, vyre_module ***owned, uint32_t *owned_count,
+                        vyre_error *err) {
+  uint32_t st = vyre__device_recover_if_lost(b->dev, err);
+  if (st != VYRE_STATUS_OK) return st;
+  vyre_kernel **done_k = calloc(b->count, sizeof(*done_k));
+  vyre_module **done_m = calloc(b->count, sizeof(*done_m));
+  vyre_module **grown = realloc(*owned, (*owned_count + b->count) * sizeof(**owned));
+  if (!done_k || !done_m || !grown) {
+    free(done_k);
+    free(done_m);
+    if (grown) *owned = grown;
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "batch recovery on %s: out of memory. Fix: free memory.", b->dev->name);
+  }
+  *owned = grown;
+  uint32_t nk = 0;
+  for (uint32_t i = 0; i < b->count; i++) {
+    vyre_batch_item *it = &b->items[i];
+    if (!b->valid[i] || it->status != VYRE_STATUS_DEVICE_LOST) {
+      b->valid[i] = 0; // completed (or failed for another reason): keep its outcome
+      continue;
+    }
+    vyre_module *m = NULL;
+    for (uint32_t k = 0; k < nk && !m; k++)
+      if (done_k[k] == it->kernel) m = done_m[k];
+    if (!m) {
+      reset_error(&it->error);
+      uint32_t cst = vyre__kernel_compile_module(it->kernel, &m, &it->error);
+      if (cst != VYRE_STATUS_OK) {
+        vyre_error_prefix(&it->error, "batch item %u: recompile after recover", i);
+        item_fail(it, cst);
+        b->valid[i] = 0;
+        continue;
+      }
+      done_k[nk] = it->kernel;
+      done_m[nk++] = m;
+      (*owned)[(*owned_count)++] = m;
+    }
+    plan_item(b, i, m);
+  }
+  free(done_k);
+  free(done_m);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t count,
+                             vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_dispatch_batch", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (count && !items)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_dispatch_batch on %s: items is NULL but count is %u. Fix: pass "
+                          "an array of |count| items.",
+                          dev->name, count);
+  if (!count) return VYRE_STATUS_OK;
+  batch_state b = {dev, items, count, NULL, NULL, NULL};
+  b.plans = calloc(count, sizeof(*b.plans));
+  b.valid = calloc(count, 1);
+  b.modules = calloc(count, sizeof(*b.modules));
+  vyre_module **owned = NULL;
+  uint32_t owned_count = 0;
+  if (!b.plans || !b.valid || !b.modules) {
+    st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                        "batch of %u on %s: out of memory. Fix: free memory or split the batch.",
+                        count, dev->name);
+    goto done;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    vyre_batch_item *it = &items[i];
+    reset_error(&it->error);
+    memset(&it->result, 0, sizeof(it->result));
+    it->result.struct_size = sizeof(it->result);
+    char ctx[64];
+    snprintf(ctx, sizeof(ctx), "batch item %u", i);
+    uint32_t kst = vyre__kernel_check(it->kernel, dev, ctx, &it->error);
+    if (kst != VYRE_STATUS_OK) {
+      item_fail(it, kst);
+      continue;
+    }
+    plan_item(&b, i, it->kernel->module);
+  }
+  st = run(&b, err);
+  for (int attempt = 0; attempt < MAX_RECOVERIES && any_lost(&b, st); attempt++) {
+    vyre__log(VYRE_LOG_INFO, dev->name, "batch of %u found the device lost; recovering", count);
+    vyre_error rerr;
+    reset_error(&rerr);
+    uint32_t rst = recover(&b, &owned, &owned_count, &rerr);
+    if (rst != VYRE_STATUS_OK) {
+      for (uint32_t i = 0; i < count; i++)
+        if (b.valid[i] && items[i].status == VYRE_STATUS_DEVICE_LOST) {
+          items[i].error = rerr;
+          vyre_error_prefix(&items[i].error, "batch item %u", i);
+        }
+      if (err) *err = rerr;
+      st = rst;
+      goto done;
+    }
+    st = run(&b, err);
+  }
+  if (st == VYRE_STATUS_DEVICE_LOST) goto done;
+  // Per-item statuses tell the outcome; a backend-wide failure is returned.
+done:
+  if (b.plans)
+    for (uint32_t i = 0; i < count; i++)
+      vyre__plan_free(&b.plans[i]);
+  for (uint32_t i = 0; i < owned_count; i++)
+    vyre__call_module_release(dev, owned[i]);
+  free(owned);
+  free(b.plans);
+  free(b.valid);
+  free(b.modules);
+  return st;
+}

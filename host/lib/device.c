@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// device.c — an open device: close, identity, caps, health, recover, faults,
+// metrics, flush; and the handle checks the other API files share.
+//
+// The host keeps the device generation it last saw (from caps at open, from
+// the status slot after each recover). A kernel, resident buffer or job made
+// at an older generation is stale: refused with DEVICE_LOST before the plugin
+// is called. Recovery is serialised per device by |dev->lock| and is a no-op
+// when the device is no longer lost, so several threads (or a queue and a
+// batch) that all saw the loss recover it once.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err) {
+  return vyre__registry_check(dev, VYRE__OBJ_DEVICE, context, err);
+}
+
+uint32_t vyre__device_generation(const vyre_device *dev) {
+  return atomic_load(&((vyre_device *)dev)->generation);
+}
+
+uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const char *context,
+                            vyre_error *err) {
+  uint32_t st = vyre__registry_check(k, VYRE__OBJ_KERNEL, context, err);
+  if (st != VYRE_STATUS_OK) return st;
+  const char *pre = context ? context : "kernel";
+  if (dev && k->dev != dev)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: kernel '%s' belongs to another device (%s %p, not %s %p; foreign "
+                          "handle). Fix: compile the program on the device you dispatch on.",
+                          pre, k->label, k->dev->name, (void *)k->dev, dev->name, (void *)dev);
+  uint32_t gen = vyre__device_generation(k->dev);
+  if (k->generation != gen)
+    return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
+                          "%s: kernel '%s' is stale: compiled at device generation %u, but %s is "
+                          "at generation %u (recovered since). Fix: compile the program again "
+                          "after vyre_device_recover.",
+                          pre, k->label, k->generation, k->dev->name, gen);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre__resident_check(const vyre_resident *r, const vyre_device *dev, const char *context,
+                              vyre_error *err) {
+  uint32_t st = vyre__registry_check(r, VYRE__OBJ_RESIDENT, context, err);
+  if (st != VYRE_STATUS_OK) return st;
+  const char *pre = context ? context : "resident buffer";
+  if (dev && r->dev != dev)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: resident buffer %p belongs to another device (%s %p, not %s %p; "
+                          "foreign handle). Fix: allocate it on the device you use it with.",
+                          pre, (const void *)r, r->dev->name, (void *)r->dev, dev->name,
+                          (void *)dev);
+  uint32_t gen = vyre__device_generation(r->dev);
+  if (r->generation != gen)
+    return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
+                          "%s: resident buffer %p is stale: made at device generation %u, but %s "
+                          "is at generation %u (its contents were lost). Fix: free it and "
+                          "allocate and fill a new one after vyre_device_recover.",
+                          pre, (const void *)r, r->generation, r->dev->name, gen);
+  return VYRE_STATUS_OK;
+}
+
+void vyre_device_close(vyre_device *dev) {
+  if (vyre__device_check(dev, NULL, NULL) != VYRE_STATUS_OK) return;
+  static const uint32_t order[] = {VYRE__OBJ_QUEUE, VYRE__OBJ_JOB, VYRE__OBJ_KERNEL,
+                                   VYRE__OBJ_RESIDENT};
+  for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+    void **list;
+    uint32_t n = vyre__registry_collect(dev, order[i], &list);
+    for (uint32_t j = 0; j < n; j++) {
+      switch (order[i]) {
+      case VYRE__OBJ_QUEUE:
+        vyre__queue_destroy(list[j]);
+        break;
+      case VYRE__OBJ_JOB:
+        vyre__job_destroy(list[j]);
+        break;
+      case VYRE__OBJ_KERNEL:
+        vyre__kernel_destroy(list[j]);
+        break;
+      default:
+        vyre__resident_destroy(list[j]);
+        break;
+      }
+    }
+    free(list);
+  }
+  vyre__registry_remove(dev);
+  dev->ops->destroy(dev->be);
+  pthread_mutex_destroy(&dev->lock);
+  free(dev);
+}
+
+const char *vyre_device_backend_name(const vyre_device *dev) {
+  if (vyre__device_check(dev, NULL, NULL) != VYRE_STATUS_OK) return "";
+  return dev->name;
+}
+
+const char *vyre_device_selection_reason(const vyre_device *dev) {
+  if (vyre__device_check(dev, NULL, NULL) != VYRE_STATUS_OK) return "";
+  return dev->reason;
+}
+
+uint32_t vyre_device_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_device_caps", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!out)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_device_caps: out is NULL. Fix: pass a vyre_caps to fill.");
+  st = vyre__call_get_caps(dev, out, err);
+  if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "caps of %s", dev->name);
+  return st;
+}
+
+uint32_t vyre_device_health(vyre_device *dev, vyre_health *out) {
+  uint32_t st = vyre__device_check(dev, NULL, NULL);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!out) return VYRE_STATUS_INVALID_ARGUMENT;
+  vyre__call_status(dev, out);
+  return VYRE_STATUS_OK;
+}
+
+// Recover, then refresh the generation and caps. Called with dev->lock held.
+static uint32_t recover_locked(vyre_device *dev, vyre_error *err) {
+  uint32_t st = vyre__call_recover(dev, err);
+  if (st != VYRE_STATUS_OK) {
+    vyre_error_prefix(err, "recover %s", dev->name);
+    return st;
+  }
+  vyre_health h;
+  vyre__call_status(dev, &h);
+  vyre_caps caps;
+  if (vyre__call_get_caps(dev, &caps, NULL) == VYRE_STATUS_OK) dev->caps = caps;
+  atomic_store(&dev->generation, h.generation);
+  vyre__log(VYRE_LOG_INFO, dev->name, "recovered; device generation is now %u", h.generation);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_device_recover(vyre_device *dev, vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_device_recover", err);
+  if (st != VYRE_STATUS_OK) return st;
+  pthread_mutex_lock(&dev->lock);
+  st = recover_locked(dev, err);
+  pthread_mutex_unlock(&dev->lock);
+  return st;
+}
+
+uint32_t vyre__device_recover_if_lost(vyre_device *dev, vyre_error *err) {
+  pthread_mutex_lock(&dev->lock);
+  vyre_health h;
+  vyre__call_status(dev, &h);
+  uint32_t st = VYRE_STATUS_OK;
+  if (h.state != VYRE_HEALTH_OK)
+    st = recover_locked(dev, err);
+  else
+    atomic_store(&dev->generation, h.generation);
+  pthread_mutex_unlock(&dev->lock);
+  return st;
+}
+
+uint32_t vyre_device_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_device_inject_fault", err);
+  if (st != VYRE_STATUS_OK) return st;
+  st = vyre__call_inject_fault(dev, kind, err);
+  if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "inject fault %u on %s", kind, dev->name);
+  return st;
+}
+
+uint32_t vyre_device_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacity,
+                             uint32_t *out_count, vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_device_metrics", err);
+  if (st != VYRE_STATUS_OK) return st;
+  uint32_t count = 0;
+  if (capacity && !out)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_device_metrics: out is NULL but capacity is %u. Fix: pass an "
+                          "array of |capacity| vyre_metric.",
+                          capacity);
+  st = vyre__call_metrics(dev, out, capacity, &count, err);
+  if (out_count) *out_count = count;
+  return st;
+}
+
+uint32_t vyre_device_flush(vyre_device *dev, vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_device_flush", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!VYRE_OPS_HAS(dev->ops, flush)) return VYRE_STATUS_OK; // nothing to persist
+  st = vyre__call_flush(dev, err);
+  if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "flush %s", dev->name);
+  return st;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// dispatch.c — one-shot dispatch (vyre_dispatch) and async jobs
+// (vyre_dispatch_async, vyre_job_*).
+//
+// Called by applications. Both plan the dispatch first (plan.c), so every
+// refusal happens before device work. A plugin without the async slots (all
+// four are needed) gets the fallback: the job runs synchronously at submit
+// and keeps its status, result and error for vyre_job_wait. A job whose
+// device was recovered after its submission is stale (DEVICE_LOST). Plugin
+// messages are prefixed with "dispatch '<label>' on <backend>: ".
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+struct vyre_job {
+  vyre_device *dev;
+  uint32_t generation;
+  vyre_pending *pending; // NULL: the synchronous fallback (or already waited)
+  uint32_t done;
+  uint32_t status;
+  vyre_dispatch_result result;
+  vyre_error error;
+  vyre__plan plan;
+};
+
+static void prefix(vyre_error *err, uint32_t st, const char *context) {
+  if (st != VYRE_STATUS_OK && err) vyre_error_prefix(err, "%s", context);
+}
+
+static void result_init(vyre_dispatch_result *r) {
+  memset(r, 0, sizeof(*r));
+  r->struct_size = sizeof(*r);
+}
+
+uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+                       const vyre_dispatch_options *options, vyre_dispatch_result *out,
+                       vyre_error *err) {
+  uint32_t st = vyre__kernel_check(kernel, NULL, "vyre_dispatch", err);
+  if (st != VYRE_STATUS_OK) return st;
+  vyre__plan plan;
+  memset(&plan, 0, sizeof(plan));
+  st = vyre__plan_make(kernel, kernel->module, args, arg_count, options, &plan, err);
+  if (st != VYRE_STATUS_OK) return st;
+  vyre_dispatch_result local;
+  vyre_dispatch_result *res = out ? out : &local;
+  result_init(res);
+  st = vyre__call_dispatch(kernel->dev, &plan.args, res, err);
+  prefix(err, st, plan.context);
+  vyre__plan_free(&plan);
+  return st;
+}
+
+uint32_t vyre_dispatch_async(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+                             const vyre_dispatch_options *options, vyre_job **out,
+                             vyre_error *err) {
+  uint32_t st = vyre__kernel_check(kernel, NULL, "vyre_dispatch_async", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!out)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_dispatch_async '%s': out is NULL. Fix: pass a vyre_job * to "
+                          "receive the job.",
+                          kernel->label);
+  *out = NULL;
+  vyre_job *j = calloc(1, sizeof(*j));
+  if (!j)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "dispatch '%s': out of memory. Fix: free memory.", kernel->label);
+  j->dev = kernel->dev;
+  j->generation = kernel->generation;
+  j->error.struct_size = sizeof(j->error);
+  vyre__plan_context(kernel, "dispatch", j->plan.context, sizeof(j->plan.context));
+  st = vyre__plan_make(kernel, kernel->module, args, arg_count, options, &j->plan, err);
+  if (st != VYRE_STATUS_OK) {
+    free(j);
+    return st;
+  }
+  result_init(&j->result);
+  if (vyre__has_async(j->dev)) {
+    st = vyre__call_dispatch_async(j->dev, &j->plan.args, &j->pending, err);
+    if (st != VYRE_STATUS_OK) {
+      prefix(err, st, j->plan.context);
+      vyre__plan_free(&j->plan);
+      free(j);
+      return st;
+    }
+  } else {
+    j->status = vyre__call_dispatch(j->dev, &j->plan.args, &j->result, &j->error);
+    prefix(&j->error, j->status, j->plan.context);
+    j->done = 1;
+    vyre__plan_free(&j->plan);
+  }
+  if (vyre__registry_add(j, VYRE__OBJ_JOB, j->dev)) {
+    vyre__job_destroy(j);
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "dispatch '%s': out of memory. Fix: free memory.", kernel->label);
+  }
+  *out = j;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t job_check(const vyre_job *j, const char *what, vyre_error *err) {
+  uint32_t st = vyre__registry_check(j, VYRE__OBJ_JOB, what, err);
+  if (st != VYRE_STATUS_OK) return st;
+  uint32_t gen = vyre__device_generation(j->dev);
+  if (!j->done && j->generation != gen)
+    return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
+                          "%s: job %p is stale: submitted at device generation %u, but %s is at "
+                          "generation %u (recovered since; its work was lost). Fix: release it "
+                          "and dispatch again.",
+                          what, (const void *)j, j->generation, j->dev->name, gen);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_job_poll(vyre_job *job, uint32_t *out_done, vyre_error *err) {
+  uint32_t st = job_check(job, "vyre_job_poll", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!out_done)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_job_poll: out_done is NULL. Fix: pass a uint32_t to receive the "
+                          "state.");
+  if (job->done) {
+    *out_done = 1;
+    return VYRE_STATUS_OK;
+  }
+  *out_done = 0;
+  st = vyre__call_pending_poll(job->dev, job->pending, out_done, err);
+  prefix(err, st, job->plan.context);
+  return st;
+}
+
+uint32_t vyre_job_wait(vyre_job *job, uint64_t timeout_ns, vyre_dispatch_result *out,
+                       vyre_error *err) {
+  uint32_t st = job_check(job, "vyre_job_wait", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!job->done) {
+    vyre_error e;
+    e.struct_size = sizeof(e);
+    e.message[0] = '\0';
+    st = vyre__call_pending_wait(job->dev, job->pending, timeout_ns, &job->result, &e);
+    if (st == VYRE_STATUS_TIMEOUT) {
+      prefix(&e, st, job->plan.context);
+      if (err) *err = e;
+      return st;
+    }
+    job->status = st;
+    job->error = e;
+    prefix(&job->error, st, job->plan.context);
+    job->done = 1;
+  }
+  if (out) *out = job->result;
+  if (job->status != VYRE_STATUS_OK && err) *err = job->error;
+  return job->status;
+}
+
+void vyre__job_destroy(vyre_job *j) {
+  vyre__registry_remove(j);
+  if (j->pending) vyre__call_pending_release(j->dev, j->pending);
+  vyre__plan_free(&j->plan);
+  free(j);
+}
+
+void vyre_job_release(vyre_job *job) {
+  if (!job) return;
+  if (vyre__registry_check(job, VYRE__OBJ_JOB, NULL, NULL) != VYRE_STATUS_OK) {
+    vyre__log(VYRE_LOG_WARN, NULL,
+              "vyre_job_release: %p is not a live job (released twice?); "
+              "ignored",
+              (void *)job);
+    return;
+  }
+  vyre__job_destroy(job);
+}

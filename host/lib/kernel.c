@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// kernel.c — vyre_kernel: a program compiled for one device.
+//
+// Called by applications; batch.c and queue.c call
+// vyre__kernel_compile_module to recompile after an automatic recovery.
+// Before the plugin's compile slot runs, the effective workgroup size (the
+// override, else the declared size) is checked against IR.md §1 (each axis
+// >= 1, x and y <= 1024, z <= 64, product <= 1024) and against the device's
+// caps, workgroup memory against the device's shared memory, and compile
+// flags against the caps (VYRE_COMPILE_REVERSE_ORDER needs
+// VYRE_CAP_REVERSE_ORDER): a request the backend cannot honour is refused
+// with UNSUPPORTED, never ignored.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], const char *what,
+                                const char *ctx, vyre_error *err) {
+  static const uint32_t ir_max[3] = {1024, 1024, 64};
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int a = 0; a < 3; a++) {
+    if (wg[a] < 1 || wg[a] > ir_max[a])
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: %s workgroup size [%u, %u, %u] has %c = %u, outside 1..%u "
+                            "(IR.md §1). Fix: use a workgroup size within the portable limits.",
+                            ctx, what, wg[0], wg[1], wg[2], axis[a], wg[a], ir_max[a]);
+    if (dev->caps.max_workgroup_size[a] && wg[a] > dev->caps.max_workgroup_size[a])
+      return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                            "%s: %s workgroup size [%u, %u, %u] has %c = %u, above the device's "
+                            "limit %u on %s. Fix: use a smaller workgroup size.",
+                            ctx, what, wg[0], wg[1], wg[2], axis[a], wg[a],
+                            dev->caps.max_workgroup_size[a], dev->name);
+  }
+  uint64_t total = (uint64_t)wg[0] * wg[1] * wg[2];
+  if (total > 1024)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: %s workgroup size [%u, %u, %u] has %llu invocations, above 1024 "
+                          "(IR.md §1). Fix: shrink the workgroup.",
+                          ctx, what, wg[0], wg[1], wg[2], (unsigned long long)total);
+  if (dev->caps.max_workgroup_invocations && total > dev->caps.max_workgroup_invocations)
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: %s workgroup size [%u, %u, %u] has %llu invocations, above the "
+                          "device's limit %u on %s. Fix: shrink the workgroup.",
+                          ctx, what, wg[0], wg[1], wg[2], (unsigned long long)total,
+                          dev->caps.max_workgroup_invocations, dev->name);
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t compile_module(vyre_device *dev, const vyre_program *program, uint32_t flags,
+                               const uint32_t wg[3], const char *label, vyre_module **out,
+                               vyre_error *err) {
+  vyre_compile_args a;
+  memset(&a, 0, sizeof(a));
+  a.struct_size = sizeof(a);
+  a.flags = flags;
+  a.program = program->view;
+  memcpy(a.workgroup_size, wg, sizeof(a.workgroup_size));
+  a.label = label;
+  uint32_t st = vyre__call_compile(dev, &a, out, err);
+  if (st == VYRE_STATUS_OK && !*out)
+    st = vyre_error_set(err, VYRE_STATUS_INTERNAL,
+                        "the plugin's compile returned OK but no module. Fix: report this "
+                        "plugin bug.");
+  if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "compile '%s' on %s", label, dev->name);
+  return st;
+}
+
+uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vyre_error *err) {
+  return compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, out, err);
+}
+
+uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
+                             const vyre_compile_options *options, vyre_kernel **out,
+                             vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_kernel_compile", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!program || !out)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_kernel_compile: %s is NULL. Fix: pass a program and a "
+                          "vyre_kernel * to receive the kernel.",
+                          !program ? "program" : "out");
+  *out = NULL;
+  const char *pname = vyre_program_name(program);
+  if (options && options->struct_size < sizeof(*options))
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "compile '%s' on %s: options.struct_size is %u, expected %zu. Fix: set "
+                          "struct_size = sizeof(vyre_compile_options).",
+                          pname, dev->name, options->struct_size, sizeof(*options));
+  vyre_kernel *k = calloc(1, sizeof(*k));
+  if (!k)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "compile '%s': out of memory. Fix: free memory.", pname);
+  k->dev = dev;
+  k->program = program;
+  snprintf(k->label, sizeof(k->label), "%s",
+           options && options->label && *options->label ? options->label : pname);
+  char ctx[256];
+  snprintf(ctx, sizeof(ctx), "compile '%s' on %s", k->label, dev->name);
+  memcpy(k->workgroup, program->view->workgroup_size, sizeof(k->workgroup));
+  const char *what = "declared";
+  if (options) {
+    k->flags = options->flags;
+    const uint32_t *o = options->workgroup_override;
+    if (o[0] || o[1] || o[2]) {
+      memcpy(k->workgroup, o, sizeof(k->workgroup));
+      what = "override";
+    }
+  }
+  st = check_workgroup(dev, k->workgroup, what, ctx, err);
+  if (st == VYRE_STATUS_OK && (k->flags & VYRE_COMPILE_REVERSE_ORDER) &&
+      !(dev->caps.flags & VYRE_CAP_REVERSE_ORDER))
+    st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "%s: VYRE_COMPILE_REVERSE_ORDER was requested but %s cannot run "
+                        "invocations in reverse order. Fix: drop the flag or use the cpu "
+                        "backend.",
+                        ctx, dev->name);
+  if (st == VYRE_STATUS_OK && (k->flags & ~(uint32_t)VYRE_COMPILE_REVERSE_ORDER))
+    st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "%s: unknown compile flags 0x%x. Fix: pass only VYRE_COMPILE_* flags.", ctx,
+                        k->flags & ~(uint32_t)VYRE_COMPILE_REVERSE_ORDER);
+  if (st == VYRE_STATUS_OK && dev->caps.max_shared_memory_bytes &&
+      program->view->workgroup_bytes > dev->caps.max_shared_memory_bytes)
+    st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "%s: the program uses %u bytes of workgroup memory, above the %u bytes "
+                        "%s offers. Fix: use smaller workgroup buffers.",
+                        ctx, program->view->workgroup_bytes, dev->caps.max_shared_memory_bytes,
+                        dev->name);
+  if (st == VYRE_STATUS_OK) {
+    k->generation = vyre__device_generation(dev);
+    st = compile_module(dev, program, k->flags, k->workgroup, k->label, &k->module, err);
+  }
+  if (st == VYRE_STATUS_OK && vyre__registry_add(k, VYRE__OBJ_KERNEL, dev)) {
+    vyre__call_module_release(dev, k->module);
+    st =
+        vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.", ctx);
+  }
+  if (st != VYRE_STATUS_OK) {
+    free(k);
+    return st;
+  }
+  *out = k;
+  return VYRE_STATUS_OK;
+}
+
+void vyre__kernel_destroy(vyre_kernel *k) {
+  vyre__registry_remove(k);
+  vyre__call_module_release(k->dev, k->module);
+  free(k);
+}
+
+void vyre_kernel_release(vyre_kernel *kernel) {
+  if (!kernel) return;
+  if (vyre__registry_check(kernel, VYRE__OBJ_KERNEL, NULL, NULL) != VYRE_STATUS_OK) {
+    vyre__log(VYRE_LOG_WARN, NULL,
+              "vyre_kernel_release: %p is not a live kernel (released twice?); ignored",
+              (void *)kernel);
+    return;
+  }
+  vyre__kernel_destroy(kernel);
+}

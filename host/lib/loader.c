@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// loader.c — finds, loads and checks backend plugins (ABI.md §5).
+//
+// Called by select.c. Plugins are files named libvyre-backend-<name>.so,
+// searched in VYRE_PLUGIN_PATH (a colon list; ignored in privileged processes
+// because it is read with secure_getenv), then the install folder
+// (VYRE_PLUGIN_INSTALL_DIR), then the folder libvyre itself was loaded from
+// (dladdr). Within a folder names are sorted; across folders the first folder
+// that has a name wins. Each name (and each file given by path) is loaded
+// once per process with dlopen(RTLD_NOW | RTLD_LOCAL) and never unloaded, so
+// the records below live as long as the process; a refusal is remembered
+// too. One mutex serialises scanning and loading.
+//
+// A load checks, in order: dlopen, the one query symbol, a non-NULL table,
+// a table long enough for the frozen header, the same ABI major (any minor
+// is accepted), and the mandatory slots. The table is copied into a
+// host-sized vyre_backend_ops whose struct_size is the number of bytes the
+// plugin covered, so VYRE_OPS_HAS on the copy never reads past the plugin's
+// table and a newer plugin's unknown tail is ignored.
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+#ifndef VYRE_PLUGIN_INSTALL_DIR
+#define VYRE_PLUGIN_INSTALL_DIR "/usr/local/lib/vyre"
+#endif
+
+#define PREFIX "libvyre-backend-"
+#define SUFFIX ".so"
+
+typedef struct plugin_node {
+  vyre__plugin plugin;
+  struct plugin_node *next;
+} plugin_node;
+
+static pthread_mutex_t g_loader_lock = PTHREAD_MUTEX_INITIALIZER;
+static plugin_node *g_plugins; // process lifetime: never freed, like the dlopen handles
+
+static void add_dir(vyre__search *s, const char *dir, size_t len) {
+  if (len == 0 || len >= sizeof(s->dirs[0]) || s->dir_count >= 16) return;
+  char tmp[1024];
+  memcpy(tmp, dir, len);
+  tmp[len] = '\0';
+  while (len > 1 && tmp[len - 1] == '/')
+    tmp[--len] = '\0';
+  for (uint32_t i = 0; i < s->dir_count; i++)
+    if (strcmp(s->dirs[i], tmp) == 0) return;
+  memcpy(s->dirs[s->dir_count++], tmp, len + 1);
+}
+
+void vyre__search_dirs(vyre__search *out) {
+  memset(out, 0, sizeof(*out));
+  const char *env = vyre__getenv("VYRE_PLUGIN_PATH");
+  if (env) {
+    const char *p = env;
+    while (*p) {
+      const char *colon = strchr(p, ':');
+      size_t len = colon ? (size_t)(colon - p) : strlen(p);
+      add_dir(out, p, len);
+      p += len;
+      if (*p == ':') p++;
+    }
+  }
+  add_dir(out, VYRE_PLUGIN_INSTALL_DIR, strlen(VYRE_PLUGIN_INSTALL_DIR));
+  Dl_info info;
+  if (dladdr((void *)&vyre__search_dirs, &info) && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (slash) add_dir(out, info.dli_fname, (size_t)(slash - info.dli_fname));
+  }
+}
+
+static void refuse(vyre__plugin *p, uint32_t code, const char *fmt, const char *a, const char *b) {
+  p->loaded = 0;
+  p->status = code;
+  snprintf(p->reason, sizeof(p->reason), fmt, a, b);
+}
+
+// The mandatory slots, in table order, for the refusal message.
+static const char *missing_mandatory(const vyre_backend_ops *ops) {
+  if (!VYRE_OPS_HAS(ops, probe)) return "probe";
+  if (!VYRE_OPS_HAS(ops, create)) return "create";
+  if (!VYRE_OPS_HAS(ops, destroy)) return "destroy";
+  if (!VYRE_OPS_HAS(ops, get_caps)) return "get_caps";
+  if (!VYRE_OPS_HAS(ops, compile)) return "compile";
+  if (!VYRE_OPS_HAS(ops, module_release)) return "module_release";
+  if (!VYRE_OPS_HAS(ops, dispatch)) return "dispatch";
+  if (!VYRE_OPS_HAS(ops, status)) return "status";
+  if (!VYRE_OPS_HAS(ops, recover)) return "recover";
+  return NULL;
+}
+
+// Loads and checks one file into |p| (name and path already set).
+static void load_file(vyre__plugin *p) {
+  char msg[700];
+  void *h = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(msg, sizeof(msg), "%s", e ? e : "unknown dlopen error");
+    refuse(p, VYRE_STATUS_INCOMPATIBLE_ABI,
+           "plugin %s could not be loaded: dlopen failed: %s. Fix: make sure the file is a "
+           "vyre backend plugin built for this machine and that its dependencies are installed.",
+           p->path, msg);
+    return;
+  }
+  dlerror();
+  void *sym = dlsym(h, VYRE_BACKEND_QUERY_SYMBOL);
+  if (!sym) {
+    const char *e = dlerror();
+    snprintf(msg, sizeof(msg), "%s", e ? e : "symbol not found");
+    refuse(p, VYRE_STATUS_INCOMPATIBLE_ABI,
+           "plugin %s is not a vyre backend plugin: it does not export " VYRE_BACKEND_QUERY_SYMBOL
+           " (dlerror: %s). Fix: remove the file from the plugin folders or rebuild it with "
+           "vyre_add_plugin().",
+           p->path, msg);
+    return;
+  }
+  vyre_backend_query_fn query;
+  memcpy(&query, &sym, sizeof(query));
+  const vyre_backend_ops *ops = query(VYRE_ABI_MAJOR, VYRE_ABI_MINOR, vyre__services());
+  if (!ops) {
+    refuse(p, VYRE_STATUS_INCOMPATIBLE_ABI,
+           "plugin %s refused to serve this host: " VYRE_BACKEND_QUERY_SYMBOL
+           "(1, 0) returned NULL%s. Fix: use a plugin built for vyre ABI 1.x.",
+           p->path, "");
+    return;
+  }
+  if (ops->struct_size < offsetof(vyre_backend_ops, probe)) {
+    snprintf(msg, sizeof(msg), "%u", ops->struct_size);
+    refuse(p, VYRE_STATUS_INCOMPATIBLE_ABI,
+           "plugin %s has a table of %s bytes, shorter than the frozen header. Fix: rebuild "
+           "the plugin against abi/vyre/vyre_backend.h.",
+           p->path, msg);
+    return;
+  }
+  p->abi_major = ops->abi_major;
+  p->abi_minor = ops->abi_minor;
+  if (ops->abi_major != VYRE_ABI_MAJOR) {
+    snprintf(p->reason, sizeof(p->reason),
+             "plugin %s was built for vyre ABI %u.%u, but this host speaks ABI %u.%u (another "
+             "major version). Fix: rebuild the plugin against vyre_backend.h %u.x, or use the "
+             "libvyre it was built for.",
+             p->path, ops->abi_major, ops->abi_minor, VYRE_ABI_MAJOR, VYRE_ABI_MINOR,
+             VYRE_ABI_MAJOR);
+    p->status = VYRE_STATUS_INCOMPATIBLE_ABI;
+    return;
+  }
+  size_t covered =
+      ops->struct_size < sizeof(vyre_backend_ops) ? ops->struct_size : sizeof(vyre_backend_ops);
+  memset(&p->ops, 0, sizeof(p->ops));
+  memcpy(&p->ops, ops, covered);
+  p->ops.struct_size = (uint32_t)covered;
+  const char *slot = missing_mandatory(&p->ops);
+  if (slot) {
+    refuse(p, VYRE_STATUS_INCOMPATIBLE_ABI,
+           "plugin %s lacks the mandatory slot '%s' (NULL or beyond its table). Fix: implement "
+           "it; probe, create, destroy, get_caps, compile, module_release, dispatch, status and "
+           "recover are mandatory.",
+           p->path, slot);
+    return;
+  }
+  p->loaded = 1;
+  p->status = VYRE_STATUS_OK;
+  p->reason[0] = '\0';
+}
+
+static vyre__plugin *find_locked(const char *real) {
+  for (plugin_node *n = g_plugins; n; n = n->next)
+    if (strcmp(n->plugin.real, real) == 0) return &n->plugin;
+  return NULL;
+}
+
+// Loads |path| once (keyed by realpath). Called with the lock held.
+static vyre__plugin *load_locked(const char *path, const char *stem) {
+  char real[PATH_MAX];
+  if (!realpath(path, real)) snprintf(real, sizeof(real), "%s", path);
+  vyre__plugin *found = find_locked(real);
+  if (found) return found;
+  plugin_node *n = calloc(1, sizeof(*n));
+  if (!n) return NULL;
+  snprintf(n->plugin.name, sizeof(n->plugin.name), "%s", stem);
+  snprintf(n->plugin.path, sizeof(n->plugin.path), "%s", path);
+  snprintf(n->plugin.real, sizeof(n->plugin.real), "%s", real);
+  load_file(&n->plugin);
+  n->next = g_plugins;
+  g_plugins = n;
+  return &n->plugin;
+}
+
+// The stem of a plugin file name, or 0 when the name does not match.
+static int stem_of(const char *file, char *stem, size_t size) {
+  size_t len = strlen(file), pl = strlen(PREFIX), sl = strlen(SUFFIX);
+  if (len <= pl + sl || strncmp(file, PREFIX, pl) != 0 || strcmp(file + len - sl, SUFFIX) != 0)
+    return 0;
+  size_t n = len - pl - sl;
+  if (n >= size) return 0;
+  memcpy(stem, file + pl, n);
+  stem[n] = '\0';
+  return 1;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// Appends the plugins of one folder, sorted, skipping names already seen.
+static uint32_t scan_dir(const char *dir, vyre__plugin **out, uint32_t capacity, uint32_t count,
+                         char seen[][64], uint32_t *seen_count) {
+  DIR *d = opendir(dir);
+  if (!d) return count;
+  char *names[256];
+  uint32_t nn = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && nn < 256) {
+    char stem[64];
+    if (!stem_of(e->d_name, stem, sizeof(stem))) continue;
+    names[nn] = strdup(e->d_name);
+    if (names[nn]) nn++;
+  }
+  closedir(d);
+  qsort(names, nn, sizeof(names[0]), cmp_str);
+  for (uint32_t i = 0; i < nn; i++) {
+    char stem[64], path[2048];
+    stem_of(names[i], stem, sizeof(stem));
+    int dup = 0;
+    for (uint32_t j = 0; j < *seen_count; j++)
+      if (strcmp(seen[j], stem) == 0) dup = 1;
+    if (!dup && *seen_count < 256) {
+      memcpy(seen[(*seen_count)++], stem, sizeof(stem));
+      snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+      vyre__plugin *p = NULL;
+      // Each name once per process: a name already loaded from another
+      // folder keeps its first file.
+      for (plugin_node *n = g_plugins; n && !p; n = n->next)
+        if (n->plugin.discovered && strcmp(n->plugin.name, stem) == 0) p = &n->plugin;
+      if (!p) {
+        p = load_locked(path, stem);
+        if (p) p->discovered = 1;
+      }
+      if (p) {
+        if (count < capacity) out[count] = p;
+        count++;
+      }
+    }
+    free(names[i]);
+  }
+  return count;
+}
+
+uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint32_t capacity) {
+  static char seen[256][64];
+  uint32_t seen_count = 0, count = 0;
+  pthread_mutex_lock(&g_loader_lock);
+  for (uint32_t i = 0; i < search->dir_count; i++)
+    count = scan_dir(search->dirs[i], out, capacity, count, seen, &seen_count);
+  pthread_mutex_unlock(&g_loader_lock);
+  return count;
+}
+
+vyre__plugin *vyre__plugin_load_path(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char stem[64];
+  if (!stem_of(base, stem, sizeof(stem))) snprintf(stem, sizeof(stem), "%s", base);
+  pthread_mutex_lock(&g_loader_lock);
+  vyre__plugin *p = load_locked(path, stem);
+  pthread_mutex_unlock(&g_loader_lock);
+  return p;
+}

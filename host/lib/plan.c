@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// plan.c — the dispatch plan of the fat host (ABI.md §1, IR.md §3-4).
+//
+// Called by dispatch.c, batch.c, resident.c (sequences) and queue.c before
+// any device work. It checks the caller's vyre_arg list (declaration order
+// of the non-workgroup buffers) against the program and the device, infers
+// the grid, checks the launch geometry, and builds the plugin's bindings in
+// ascending binding order. Choices made here:
+//   - write buffers bind count*4 bytes; read_write buffers bind their input
+//     length and return that many bytes; a resident buffer binds its whole
+//     size (write buffers: count*4, which must fit).
+//   - outputs the caller keeps go straight into its |out| memory (a
+//     read_write input is first moved there, unless |out| == |data|); outputs
+//     the caller discards (|out| NULL) go to scratch memory the plan owns.
+//   - max_output_bytes caps the sum of the bound lengths of the host
+//     read_write and write buffers.
+//   - the grid is inferred as IR.md §4 says: ceil(n / wx) where n is the
+//     largest element count among write/read_write buffers, else among all
+//     host buffers, floor 1; wy*wz > 1 needs an explicit grid.
+//   - geometry: each axis >= 1, x <= 2^31-1, y and z <= 65535,
+//     grid*wg <= 2^32 per axis, and the device's max_grid.
+// Every refusal names the kernel, the buffer and the values, and ends with
+// "Fix: ...".
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+void vyre__plan_context(const vyre_kernel *k, const char *verb, char *out, size_t size) {
+  snprintf(out, size, "%s '%s' on %s", verb, k->label, k->dev->name);
+}
+
+static uint32_t check_options(const vyre_kernel *k, const vyre_dispatch_options *o, const char *ctx,
+                              vyre_error *err) {
+  if (!o) return VYRE_STATUS_OK;
+  if (o->struct_size < sizeof(*o))
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: options.struct_size is %u, expected %zu. Fix: initialise the "
+                          "options with vyre_dispatch_options_init().",
+                          ctx, o->struct_size, sizeof(*o));
+  if (o->repeat < 1)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: repeat is 0; a dispatch runs the kernel at least once. Fix: set "
+                          "options.repeat >= 1 (vyre_dispatch_options_init sets 1).",
+                          ctx);
+  if (o->flags & ~(uint32_t)VYRE_DISPATCH_TIMING)
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: unknown dispatch flags 0x%x. Fix: pass only VYRE_DISPATCH_* "
+                          "flags.",
+                          ctx, o->flags & ~(uint32_t)VYRE_DISPATCH_TIMING);
+  if ((o->flags & VYRE_DISPATCH_TIMING) && k->dev->caps.timing_quality == VYRE_TIMING_NONE)
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: timing was requested but %s cannot time dispatches. Fix: drop "
+                          "VYRE_DISPATCH_TIMING or time on the host.",
+                          ctx, k->dev->name);
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const char *ctx,
+                               vyre_error *err) {
+  static const uint32_t ir_max[3] = {0x7FFFFFFFu, 65535u, 65535u};
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int a = 0; a < 3; a++) {
+    if (g[a] < 1 || g[a] > ir_max[a])
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: grid [%u, %u, %u] has %c = %u, outside 1..%u (IR.md §1). Fix: "
+                            "use a grid within the limits, with a grid-stride loop if needed.",
+                            ctx, g[0], g[1], g[2], axis[a], g[a], ir_max[a]);
+    uint64_t inv = (uint64_t)g[a] * k->workgroup[a];
+    if (inv > (1ull << 32))
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: grid %c = %u times workgroup %c = %u is %llu invocations, above "
+                            "2^32 (IR.md §1). Fix: use a smaller grid and a grid-stride loop.",
+                            ctx, axis[a], g[a], axis[a], k->workgroup[a], (unsigned long long)inv);
+    uint32_t cap = k->dev->caps.max_grid[a];
+    if (cap && g[a] > cap)
+      return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                            "%s: grid [%u, %u, %u] has %c = %u, above the device's limit %u on "
+                            "%s. Fix: use a smaller grid and a grid-stride loop.",
+                            ctx, g[0], g[1], g[2], axis[a], g[a], cap, k->dev->name);
+  }
+  return VYRE_STATUS_OK;
+}
+
+// The bound length of host arg |i| (already checked).
+static uint64_t bound_bytes(const vyre_ir_buffer *b, const vyre_arg *a) {
+  if (b->access == VYRE_IR_ACCESS_WRITE) return (uint64_t)b->count * 4u;
+  return a->resident ? a->resident->bytes : a->bytes;
+}
+
+static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, const char *ctx,
+                          vyre_error *err) {
+  const vyre_ir_program *v = k->program->view;
+  const vyre_ir_buffer *b = &v->buffers[k->program->arg_buffer[i]];
+  const char *name = vyre_ir_string(v, b->name);
+  const char *acc = vyre_ir_access_name(b->access);
+  uint64_t len;
+  if (a->resident) {
+    char rctx[300];
+    snprintf(rctx, sizeof(rctx), "%s: buffer '%s' (arg %u)", ctx, name, i);
+    uint32_t st = vyre__resident_check(a->resident, k->dev, rctx, err);
+    if (st != VYRE_STATUS_OK) return st;
+    len = bound_bytes(b, a);
+    if (len > a->resident->bytes)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: write buffer '%s' (arg %u) binds %llu bytes (count %u) but the "
+                            "resident buffer holds %llu. Fix: allocate at least %llu bytes.",
+                            ctx, name, i, (unsigned long long)len, b->count,
+                            (unsigned long long)a->resident->bytes, (unsigned long long)len);
+  } else if (b->access == VYRE_IR_ACCESS_WRITE) {
+    len = bound_bytes(b, a);
+    if (a->out && a->out_bytes < len)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: write buffer '%s' (arg %u) returns %llu bytes (count %u) but "
+                            "out_bytes is %llu. Fix: give an out buffer of at least %llu bytes.",
+                            ctx, name, i, (unsigned long long)len, b->count,
+                            (unsigned long long)a->out_bytes, (unsigned long long)len);
+  } else {
+    len = a->bytes;
+    if (len % 4)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: %s buffer '%s' (arg %u) has %llu bytes, not a multiple of 4. "
+                            "Fix: pass whole 4-byte elements.",
+                            ctx, acc, name, i, (unsigned long long)len);
+    if (len && !a->data)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: %s buffer '%s' (arg %u) has %llu bytes but data is NULL. Fix: "
+                            "pass the input bytes.",
+                            ctx, acc, name, i, (unsigned long long)len);
+    if (b->access == VYRE_IR_ACCESS_READ_WRITE && a->out && a->out_bytes < len)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: read_write buffer '%s' (arg %u) returns %llu bytes (its input "
+                            "length) but out_bytes is %llu. Fix: give an out buffer of at least "
+                            "%llu bytes.",
+                            ctx, name, i, (unsigned long long)len, (unsigned long long)a->out_bytes,
+                            (unsigned long long)len);
+  }
+  if (b->has_count && len / 4 < b->count)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: %s buffer '%s' (arg %u) binds %llu elements, fewer than its "
+                          "declared count %u. Fix: pass at least %llu bytes.",
+                          ctx, acc, name, i, (unsigned long long)(len / 4), b->count,
+                          (unsigned long long)b->count * 4u);
+  if (b->access == VYRE_IR_ACCESS_UNIFORM && len > VYRE__UNIFORM_MAX_BYTES)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: uniform buffer '%s' (arg %u) has %llu bytes, above the 65536-byte "
+                          "limit for uniform buffers. Fix: declare it `read` instead.",
+                          ctx, name, i, (unsigned long long)len);
+  uint64_t cap = k->dev->caps.max_storage_buffer_bytes;
+  if (cap && len > cap)
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: buffer '%s' (arg %u) binds %llu bytes, above the %llu-byte storage "
+                          "buffer limit of %s. Fix: split the work into smaller buffers.",
+                          ctx, name, i, (unsigned long long)len, (unsigned long long)cap,
+                          k->dev->name);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
+                          const vyre_dispatch_options *o, const char *ctx, uint32_t out_grid[3],
+                          vyre_error *err) {
+  const vyre_program *prog = k->program;
+  const vyre_ir_program *v = prog->view;
+  uint32_t st = check_options(k, o, ctx, err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (arg_count != prog->arg_count || (arg_count && !args)) {
+    char names[400];
+    size_t used = 0;
+    names[0] = '\0';
+    for (uint32_t i = 0; i < prog->arg_count && used < sizeof(names); i++) {
+      const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
+      int w = snprintf(names + used, sizeof(names) - used, "%s%s (%s)", i ? ", " : "",
+                       vyre_ir_string(v, b->name), vyre_ir_access_name(b->access));
+      if (w < 0) break;
+      used += (size_t)w;
+    }
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: got %u args%s, but the program has %u host buffers: %s. Fix: pass "
+                          "one vyre_arg per host buffer, in declaration order.",
+                          ctx, arg_count, arg_count && !args ? " (args is NULL)" : "",
+                          prog->arg_count, names);
+  }
+  uint64_t max_out = 0, max_all = 0, out_total = 0;
+  int has_out = 0;
+  for (uint32_t i = 0; i < arg_count; i++) {
+    st = check_arg(k, i, &args[i], ctx, err);
+    if (st != VYRE_STATUS_OK) return st;
+    const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
+    uint64_t elems = bound_bytes(b, &args[i]) / 4;
+    if (elems > max_all) max_all = elems;
+    if (b->access == VYRE_IR_ACCESS_WRITE || b->access == VYRE_IR_ACCESS_READ_WRITE) {
+      has_out = 1;
+      if (elems > max_out) max_out = elems;
+      if (!args[i].resident) out_total += elems * 4;
+    }
+  }
+  if (o && o->max_output_bytes && out_total > o->max_output_bytes)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: the dispatch would return %llu bytes, above max_output_bytes = "
+                          "%llu. Fix: raise the cap or bind smaller outputs.",
+                          ctx, (unsigned long long)out_total,
+                          (unsigned long long)o->max_output_bytes);
+  uint32_t g[3];
+  if (o && o->has_grid) {
+    memcpy(g, o->grid, sizeof(g));
+  } else {
+    if ((uint64_t)k->workgroup[1] * k->workgroup[2] > 1)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: workgroup size [%u, %u, %u] is not one-dimensional, so the grid "
+                            "cannot be inferred (IR.md §4). Fix: set options.has_grid = 1 and "
+                            "options.grid.",
+                            ctx, k->workgroup[0], k->workgroup[1], k->workgroup[2]);
+    uint64_t n = has_out ? max_out : max_all;
+    if (n < 1) n = 1;
+    uint64_t gx = (n + k->workgroup[0] - 1) / k->workgroup[0];
+    g[0] = gx > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)gx;
+    g[1] = g[2] = 1;
+  }
+  st = check_geometry(k, g, ctx, err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (out_grid) memcpy(out_grid, g, sizeof(g));
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_arg *args,
+                         uint32_t arg_count, const vyre_dispatch_options *o, vyre__plan *plan,
+                         vyre_error *err) {
+  const vyre_program *prog = k->program;
+  const vyre_ir_program *v = prog->view;
+  if (!plan->context[0]) vyre__plan_context(k, "dispatch", plan->context, sizeof(plan->context));
+  uint32_t st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
+  if (st != VYRE_STATUS_OK) return st;
+  for (uint32_t j = 0; j < prog->arg_count; j++) {
+    uint32_t i = prog->by_binding[j];
+    const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
+    const vyre_arg *a = &args[i];
+    vyre_binding *bd = &plan->bindings[j];
+    bd->buffer_index = prog->arg_buffer[i];
+    bd->bytes = bound_bytes(b, a);
+    if (a->resident) {
+      bd->kind = VYRE_BINDING_RESIDENT;
+      bd->resident = a->resident->buf;
+      continue;
+    }
+    bd->kind = VYRE_BINDING_HOST;
+    size_t len = (size_t)bd->bytes;
+    switch (b->access) {
+    case VYRE_IR_ACCESS_READ_WRITE:
+      if (a->out && a->out == a->data) {
+        bd->data = a->out;
+      } else if (a->out) {
+        if (len) memmove(a->out, a->data, len);
+        bd->data = a->out;
+      } else if (len) {
+        plan->scratch[i] = malloc(len);
+        if (!plan->scratch[i]) goto oom;
+        memcpy(plan->scratch[i], a->data, len);
+        bd->data = plan->scratch[i];
+      }
+      break;
+    case VYRE_IR_ACCESS_WRITE:
+      if (a->out) {
+        bd->data = a->out;
+      } else if (len) {
+        plan->scratch[i] = malloc(len);
+        if (!plan->scratch[i]) goto oom;
+        bd->data = plan->scratch[i];
+      }
+      break;
+    default:
+      bd->data = (void *)a->data; // read-only for the plugin (vyre_binding contract)
+      break;
+    }
+  }
+  plan->binding_count = prog->arg_count;
+  vyre_dispatch_args *d = &plan->args;
+  memset(d, 0, sizeof(*d));
+  d->struct_size = sizeof(*d);
+  d->binding_count = plan->binding_count;
+  d->module = module;
+  d->bindings = plan->bindings;
+  memcpy(d->grid, plan->grid, sizeof(d->grid));
+  d->repeat = o ? o->repeat : 1;
+  d->flags = o ? o->flags : 0;
+  d->timeout_ns = o ? o->timeout_ns : 0;
+  d->label = o && o->label ? o->label : k->label;
+  return VYRE_STATUS_OK;
+oom:
+  vyre__plan_free(plan);
+  return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                        "%s: out of memory for output scratch. Fix: free memory or pass out "
+                        "buffers.",
+                        plan->context);
+}
+
+void vyre__plan_free(vyre__plan *plan) {
+  for (uint32_t i = 0; i < VYRE__MAX_BINDINGS; i++) {
+    free(plan->scratch[i]);
+    plan->scratch[i] = NULL;
+  }
+}
+
+void vyre_dispatch_options_init(vyre_dispatch_options *opt) {
+  if (!opt) return;
+  memset(opt, 0, sizeof(*opt));
+  opt->struct_size = sizeof(*opt);
+  opt->repeat = 1;
+}
+
+uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+                               const vyre_dispatch_options *options, uint32_t out_grid[3],
+                               vyre_error *err) {
+  uint32_t st = vyre__registry_check(kernel, VYRE__OBJ_KERNEL, "vyre_kernel_plan_grid", err);
+  if (st != VYRE_STATUS_OK) return st;
+  char ctx[192];
+  vyre__plan_context(kernel, "plan", ctx, sizeof(ctx));
+  return vyre__plan_check(kernel, args, arg_count, options, ctx, out_grid, err);
+}

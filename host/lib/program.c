@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// program.c — vyre_program: a decoded, validated program (the IR library's
+// vyre_ir) plus the host's argument maps.
+//
+// Called by applications and by kernel.c/plan.c. The argument maps are made
+// once here: host arg i (declaration order of the non-workgroup buffers, the
+// order callers pass vyre_arg in) to buffer index, and ascending binding
+// order to host arg (the order plugins receive vyre_binding in).
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+static uint32_t wrap(vyre_ir *ir, uint32_t st, vyre_program **out, vyre_error *err) {
+  if (st != VYRE_STATUS_OK) return st;
+  vyre_program *p = calloc(1, sizeof(*p));
+  if (!p) {
+    vyre_ir_free(ir);
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "program: out of memory. Fix: free memory.");
+  }
+  p->ir = ir;
+  p->view = vyre_ir_view(ir);
+  const vyre_ir_program *v = p->view;
+  for (uint32_t i = 0; i < v->buffer_count && p->arg_count < VYRE__MAX_BINDINGS; i++)
+    if (v->buffers[i].access != VYRE_IR_ACCESS_WORKGROUP) p->arg_buffer[p->arg_count++] = i;
+  for (uint32_t i = 0; i < p->arg_count; i++)
+    p->by_binding[i] = i;
+  // Insertion sort by binding (at most 32 entries; bindings are unique).
+  for (uint32_t i = 1; i < p->arg_count; i++) {
+    uint32_t a = p->by_binding[i], j = i;
+    while (j > 0 && v->buffers[p->arg_buffer[p->by_binding[j - 1]]].binding >
+                        v->buffers[p->arg_buffer[a]].binding) {
+      p->by_binding[j] = p->by_binding[j - 1];
+      j--;
+    }
+    p->by_binding[j] = a;
+  }
+  *out = p;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out, vyre_error *err) {
+  if (!out || !text)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_program_from_json: %s is NULL. Fix: pass the JSON text and a "
+                          "vyre_program * to receive the program.",
+                          !out ? "out" : "text");
+  *out = NULL;
+  vyre_ir *ir = NULL;
+  uint32_t st = vyre_ir_from_json(text, len, NULL, &ir, err);
+  return wrap(ir, st, out, err);
+}
+
+uint32_t vyre_program_from_file(const char *path, vyre_program **out, vyre_error *err) {
+  if (!out || !path)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_program_from_file: %s is NULL. Fix: pass a path and a "
+                          "vyre_program * to receive the program.",
+                          !out ? "out" : "path");
+  *out = NULL;
+  vyre_ir *ir = NULL;
+  uint32_t st = vyre_ir_from_json_file(path, NULL, &ir, err);
+  return wrap(ir, st, out, err);
+}
+
+uint32_t vyre_program_from_binary(const void *bytes, size_t len, vyre_program **out,
+                                  vyre_error *err) {
+  if (!out || (!bytes && len))
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_program_from_binary: %s is NULL. Fix: pass the bytes and a "
+                          "vyre_program * to receive the program.",
+                          !out ? "out" : "bytes");
+  *out = NULL;
+  vyre_ir *ir = NULL;
+  uint32_t st = vyre_ir_from_binary(bytes, len, NULL, &ir, err);
+  return wrap(ir, st, out, err);
+}
+
+void vyre_program_free(vyre_program *program) {
+  if (!program) return;
+  vyre_ir_free(program->ir);
+  free(program);
+}
+
+const vyre_ir_program *vyre_program_ir(const vyre_program *program) {
+  return program ? program->view : NULL;
+}
+
+const char *vyre_program_name(const vyre_program *program) {
+  return program ? vyre_ir_name(program->ir) : NULL;
+}
+
+uint32_t vyre_program_arg_count(const vyre_program *program) {
+  return program ? program->arg_count : 0;
+}
+
+uint32_t vyre_program_arg_buffer(const vyre_program *program, uint32_t i) {
+  return program && i < program->arg_count ? program->arg_buffer[i] : VYRE_IR_NONE;
+}

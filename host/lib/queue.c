@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// queue.c — the persistent-work queue (vyre_queue_*): many payloads through
+// one compiled program, results delivered in push order.
+//
+// Called by applications. At create the queue compiles its own module of the
+// kernel's program (same workgroup size and flags), so it does not depend on
+// the caller's kernel afterwards and can replace the module after a loss.
+// Push checks the payload like a dispatch would (host args only), copies its
+// input bytes and allocates its outputs. Drain runs every pending payload,
+// through dispatch_batch in one call when the plugin has it, else a loop
+// over dispatch, and calls the callback for each payload in push order.
+// When the device is found lost, drain delivers the payloads that completed,
+// recovers the device, compiles the program again and re-runs the rest (at
+// most twice); if recovery fails the rest are delivered with DEVICE_LOST.
+// Push and drain may be called from several threads; drains are serialised
+// and the callback runs without the push lock, so it may push (but not
+// drain or destroy the same queue). Destroy drops undelivered payloads.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+#define MAX_RECOVERIES 2
+
+typedef struct payload {
+  uint64_t seq;
+  vyre_arg args[VYRE__MAX_BINDINGS];
+  void *mem;
+} payload;
+
+struct vyre_queue {
+  vyre_device *dev;
+  vyre_kernel k; // a private copy of the kernel with the queue's own module
+  vyre_dispatch_options opts;
+  int has_opts;
+  vyre_queue_result_fn cb;
+  void *user;
+  pthread_mutex_t list_lock;  // pending, next_seq
+  pthread_mutex_t drain_lock; // one drain at a time
+  payload **pending;
+  uint32_t count, cap;
+  uint64_t next_seq;
+};
+
+uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *options,
+                           vyre_queue_result_fn on_result, void *user, vyre_queue **out,
+                           vyre_error *err) {
+  uint32_t st = vyre__kernel_check(kernel, NULL, "vyre_queue_create", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!out || !on_result)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_queue_create '%s': %s is NULL. Fix: pass a result callback and "
+                          "a vyre_queue * to receive the queue.",
+                          kernel->label, !out ? "out" : "on_result");
+  *out = NULL;
+  if (options && options->struct_size < sizeof(*options))
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_queue_create '%s': options.struct_size is %u, expected %zu. Fix: "
+                          "initialise the options with vyre_dispatch_options_init().",
+                          kernel->label, options->struct_size, sizeof(*options));
+  vyre_queue *q = calloc(1, sizeof(*q));
+  if (!q)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "vyre_queue_create '%s': out of memory. Fix: free memory.",
+                          kernel->label);
+  q->dev = kernel->dev;
+  q->k = *kernel;
+  q->k.module = NULL;
+  if (options) {
+    q->opts = *options;
+    q->opts.label = NULL; // not owned; the kernel label is used
+    q->has_opts = 1;
+  }
+  q->cb = on_result;
+  q->user = user;
+  q->k.generation = vyre__device_generation(q->dev);
+  st = vyre__kernel_compile_module(&q->k, &q->k.module, err);
+  if (st == VYRE_STATUS_OK && vyre__registry_add(q, VYRE__OBJ_QUEUE, q->dev)) {
+    vyre__call_module_release(q->dev, q->k.module);
+    st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "out of memory. Fix: free memory.");
+  }
+  if (st != VYRE_STATUS_OK) {
+    vyre_error_prefix(err, "vyre_queue_create '%s'", kernel->label);
+    free(q);
+    return st;
+  }
+  pthread_mutex_init(&q->list_lock, NULL);
+  pthread_mutex_init(&q->drain_lock, NULL);
+  *out = q;
+  return VYRE_STATUS_OK;
+}
+
+static const vyre_dispatch_options *queue_opts(const vyre_queue *q) {
+  return q->has_opts ? &q->opts : NULL;
+}
+
+uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count, uint64_t *out_seq,
+                         vyre_error *err) {
+  uint32_t st = vyre__registry_check(q, VYRE__OBJ_QUEUE, "vyre_queue_push", err);
+  if (st != VYRE_STATUS_OK) return st;
+  char ctx[192];
+  vyre__plan_context(&q->k, "queue push", ctx, sizeof(ctx));
+  for (uint32_t i = 0; args && i < arg_count; i++)
+    if (args[i].resident)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: arg %u is a resident buffer; queue payloads are host bytes "
+                            "only. Fix: pass host data.",
+                            ctx, i);
+  st = vyre__plan_check(&q->k, args, arg_count, queue_opts(q), ctx, NULL, err);
+  if (st != VYRE_STATUS_OK) return st;
+  const vyre_ir_program *v = q->k.program->view;
+  uint64_t total = 0, len[VYRE__MAX_BINDINGS];
+  for (uint32_t i = 0; i < arg_count; i++) {
+    const vyre_ir_buffer *b = &v->buffers[q->k.program->arg_buffer[i]];
+    len[i] = b->access == VYRE_IR_ACCESS_WRITE ? (uint64_t)b->count * 4u : args[i].bytes;
+    total += len[i];
+  }
+  payload *p = calloc(1, sizeof(*p));
+  uint8_t *mem = p ? malloc(total ? total : 1) : NULL;
+  if (!p || !mem) {
+    free(p);
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "%s: out of memory for a %llu-byte payload. Fix: drain the queue more "
+                          "often.",
+                          ctx, (unsigned long long)total);
+  }
+  p->mem = mem;
+  uint64_t off = 0;
+  for (uint32_t i = 0; i < arg_count; i++) {
+    const vyre_ir_buffer *b = &v->buffers[q->k.program->arg_buffer[i]];
+    vyre_arg *a = &p->args[i];
+    a->bytes = len[i];
+    if (b->access == VYRE_IR_ACCESS_WRITE) {
+      a->out = mem + off;
+      a->out_bytes = len[i];
+    } else {
+      if (len[i]) memcpy(mem + off, args[i].data, len[i]);
+      a->data = mem + off;
+      if (b->access == VYRE_IR_ACCESS_READ_WRITE) {
+        a->out = mem + off; // in place
+        a->out_bytes = len[i];
+      }
+    }
+    off += len[i];
+  }
+  pthread_mutex_lock(&q->list_lock);
+  if (q->count == q->cap) {
+    uint32_t cap = q->cap ? q->cap * 2 : 16;
+    payload **grown = realloc(q->pending, cap * sizeof(*grown));
+    if (!grown) {
+      pthread_mutex_unlock(&q->list_lock);
+      free(mem);
+      free(p);
+      return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                            "%s: out of memory growing the queue. Fix: drain it more often.", ctx);
+    }
+    q->pending = grown;
+    q->cap = cap;
+  }
+  p->seq = q->next_seq++;
+  q->pending[q->count++] = p;
+  pthread_mutex_unlock(&q->list_lock);
+  if (out_seq) *out_seq = p->seq;
+  return VYRE_STATUS_OK;
+}
+
+static void deliver(vyre_queue *q, payload *p, uint32_t status) {
+  const vyre_program *prog = q->k.program;
+  vyre_queue_output outs[VYRE__MAX_BINDINGS];
+  for (uint32_t i = 0; i < prog->arg_count; i++) {
+    uint32_t acc = prog->view->buffers[prog->arg_buffer[i]].access;
+    int returned = acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE;
+    outs[i].data = returned && status == VYRE_STATUS_OK ? p->args[i].out : NULL;
+    outs[i].size = returned && status == VYRE_STATUS_OK ? p->args[i].bytes : 0;
+  }
+  q->cb(q->user, p->seq, status, outs, prog->arg_count);
+}
+
+// Runs payloads [from, n) into |status|. Returns a backend-wide status.
+static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, uint32_t *status,
+                    vyre__plan *plans, vyre_error *err) {
+  for (uint32_t i = from; i < n; i++) {
+    memset(&plans[i], 0, sizeof(plans[i]));
+    vyre__plan_context(&q->k, "queue dispatch", plans[i].context, sizeof(plans[i].context));
+    status[i] = vyre__plan_make(&q->k, q->k.module, list[i]->args, q->k.program->arg_count,
+                                queue_opts(q), &plans[i], NULL);
+  }
+  uint32_t st = VYRE_STATUS_OK;
+  if (vyre__has_batch(q->dev)) {
+    vyre_batch_job *jobs = calloc(n - from, sizeof(*jobs));
+    uint32_t *idx = calloc(n - from, sizeof(*idx));
+    uint32_t nj = 0;
+    if (!jobs || !idx) {
+      free(jobs);
+      free(idx);
+      return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                            "queue '%s': out of memory for a batch of %u. Fix: drain more "
+                            "often.",
+                            q->k.label, n - from);
+    }
+    for (uint32_t i = from; i < n; i++) {
+      if (status[i] != VYRE_STATUS_OK) continue;
+      jobs[nj].args = &plans[i].args;
+      jobs[nj].status = VYRE_STATUS_INTERNAL;
+      idx[nj++] = i;
+    }
+    if (nj) st = vyre__call_dispatch_batch(q->dev, jobs, nj, err);
+    for (uint32_t j = 0; j < nj; j++)
+      status[idx[j]] = st == VYRE_STATUS_OK ? jobs[j].status : st;
+    free(jobs);
+    free(idx);
+  } else {
+    for (uint32_t i = from; i < n; i++) {
+      if (status[i] != VYRE_STATUS_OK) continue;
+      vyre_error e;
+      status[i] = vyre__call_dispatch(q->dev, &plans[i].args, NULL, &e);
+      if (status[i] != VYRE_STATUS_OK && status[i] != VYRE_STATUS_DEVICE_LOST)
+        vyre__log(VYRE_LOG_INFO, q->dev->name, "%s: %s", plans[i].context, e.message);
+    }
+  }
+  for (uint32_t i = from; i < n; i++)
+    vyre__plan_free(&plans[i]);
+  return st;
+}
+
+uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err) {
+  uint32_t st = vyre__registry_check(q, VYRE__OBJ_QUEUE, "vyre_queue_drain", err);
+  if (st != VYRE_STATUS_OK) return st;
+  pthread_mutex_lock(&q->drain_lock);
+  pthread_mutex_lock(&q->list_lock);
+  payload **list = q->pending;
+  uint32_t n = q->count;
+  q->pending = NULL;
+  q->count = q->cap = 0;
+  pthread_mutex_unlock(&q->list_lock);
+  uint32_t *status = calloc(n ? n : 1, sizeof(*status));
+  vyre__plan *plans = calloc(n ? n : 1, sizeof(*plans));
+  uint32_t from = 0;
+  st = VYRE_STATUS_OK;
+  if (!status || !plans) {
+    st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                        "queue '%s': out of memory draining %u payloads. Fix: drain more often.",
+                        q->k.label, n);
+    for (; from < n; from++)
+      deliver(q, list[from], VYRE_STATUS_OUT_OF_MEMORY);
+  }
+  for (int attempt = 0; from < n; attempt++) {
+    uint32_t rst = run(q, list, from, n, status, plans, err);
+    while (from < n && status[from] != VYRE_STATUS_DEVICE_LOST) {
+      deliver(q, list[from], status[from]);
+      from++;
+    }
+    if (from == n) break;
+    (void)rst;
+    vyre__log(VYRE_LOG_INFO, q->dev->name,
+              "queue '%s' found the device lost with %u payloads undelivered; recovering",
+              q->k.label, n - from);
+    st = attempt < MAX_RECOVERIES ? vyre__device_recover_if_lost(q->dev, err)
+                                  : vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
+                                                   "queue '%s' on %s: the device was lost again "
+                                                   "after %d recoveries. Fix: check the device "
+                                                   "and its driver.",
+                                                   q->k.label, q->dev->name, MAX_RECOVERIES);
+    if (st == VYRE_STATUS_OK) {
+      vyre_module *m = NULL;
+      q->k.generation = vyre__device_generation(q->dev);
+      st = vyre__kernel_compile_module(&q->k, &m, err);
+      if (st == VYRE_STATUS_OK) {
+        vyre__call_module_release(q->dev, q->k.module);
+        q->k.module = m;
+      }
+    }
+    if (st != VYRE_STATUS_OK) {
+      vyre_error_prefix(err, "queue '%s': recovery failed, %u payloads undelivered", q->k.label,
+                        n - from);
+      for (; from < n; from++)
+        deliver(q, list[from], VYRE_STATUS_DEVICE_LOST);
+    }
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    free(list[i]->mem);
+    free(list[i]);
+  }
+  free(list);
+  free(status);
+  free(plans);
+  pthread_mutex_unlock(&q->drain_lock);
+  return st;
+}
+
+void vyre__queue_destroy(vyre_queue *q) {
+  vyre__registry_remove(q);
+  for (uint32_t i = 0; i < q->count; i++) {
+    free(q->pending[i]->mem);
+    free(q->pending[i]);
+  }
+  free(q->pending);
+  vyre__call_module_release(q->dev, q->k.module);
+  pthread_mutex_destroy(&q->list_lock);
+  pthread_mutex_destroy(&q->drain_lock);
+  free(q);
+}
+
+void vyre_queue_destroy(vyre_queue *q) {
+  if (!q) return;
+  if (vyre__registry_check(q, VYRE__OBJ_QUEUE, NULL, NULL) != VYRE_STATUS_OK) {
+    vyre__log(VYRE_LOG_WARN, NULL, "vyre_queue_destroy: %p is not a live queue; ignored",
+              (void *)q);
+    return;
+  }
+  vyre__queue_destroy(q);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// resident.c — resident buffers (vyre_resident_*) and sequences
+// (vyre_sequence_run).
+//
+// Called by applications. Every range of a write or read is checked here
+// before the plugin is called (handle live, same device, not stale, offset
+// and size multiples of 4, inside the buffer, memory given), so one bad
+// range moves nothing. A resident buffer made before a recover is stale:
+// its contents were lost, and every use but free answers DEVICE_LOST. A
+// sequence whose plugin has no sequence_run slot falls back to one dispatch
+// per step followed by one buffer_read of all the reads.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **out,
+                             vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_resident_alloc", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!out)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_resident_alloc on %s: out is NULL. Fix: pass a vyre_resident * "
+                          "to receive the buffer.",
+                          dev->name);
+  *out = NULL;
+  if (bytes % 4)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_resident_alloc on %s: %llu bytes is not a multiple of 4. Fix: "
+                          "allocate whole 4-byte elements.",
+                          dev->name, (unsigned long long)bytes);
+  if (!vyre__has_resident(dev))
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "vyre_resident_alloc: backend '%s' has no resident buffers (its "
+                          "buffer_alloc/free/write/read slots are missing). Fix: pass host "
+                          "bytes in vyre_arg instead, or use another backend.",
+                          dev->name);
+  vyre_resident *r = calloc(1, sizeof(*r));
+  if (!r)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "vyre_resident_alloc on %s: out of memory. Fix: free memory.", dev->name);
+  r->dev = dev;
+  r->bytes = bytes;
+  r->generation = vyre__device_generation(dev);
+  st = vyre__call_buffer_alloc(dev, bytes, &r->buf, err);
+  if (st == VYRE_STATUS_OK && !r->buf)
+    st = vyre_error_set(err, VYRE_STATUS_INTERNAL,
+                        "buffer_alloc returned OK but no buffer. Fix: report this plugin bug.");
+  if (st == VYRE_STATUS_OK && vyre__registry_add(r, VYRE__OBJ_RESIDENT, dev)) {
+    vyre__call_buffer_free(dev, r->buf, NULL);
+    st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "out of memory. Fix: free memory.");
+  }
+  if (st != VYRE_STATUS_OK) {
+    vyre_error_prefix(err, "vyre_resident_alloc(%llu bytes) on %s", (unsigned long long)bytes,
+                      dev->name);
+    free(r);
+    return st;
+  }
+  *out = r;
+  return VYRE_STATUS_OK;
+}
+
+void vyre__resident_destroy(vyre_resident *r) {
+  vyre__registry_remove(r);
+  vyre__call_buffer_free(r->dev, r->buf, NULL);
+  free(r);
+}
+
+uint32_t vyre_resident_free(vyre_resident *buf, vyre_error *err) {
+  uint32_t st = vyre__registry_check(buf, VYRE__OBJ_RESIDENT, "vyre_resident_free", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (buf->generation != vyre__device_generation(buf->dev)) {
+    // Stale: the plugin may refuse it, but the host object goes either way
+    // (the plugin frees what is left at destroy).
+    vyre__resident_destroy(buf);
+    return VYRE_STATUS_OK;
+  }
+  st = vyre__call_buffer_free(buf->dev, buf->buf, err);
+  if (st != VYRE_STATUS_OK) {
+    vyre_error_prefix(err, "vyre_resident_free on %s", buf->dev->name);
+    return st;
+  }
+  vyre__registry_remove(buf);
+  free(buf);
+  return VYRE_STATUS_OK;
+}
+
+uint64_t vyre_resident_size(const vyre_resident *buf) {
+  if (vyre__registry_check(buf, VYRE__OBJ_RESIDENT, NULL, NULL) != VYRE_STATUS_OK) return 0;
+  return buf->bytes;
+}
+
+// Checks and converts ranges; |dir| is "write" or "read". |out| has |count|.
+static uint32_t convert_ranges(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
+                               int is_write, vyre_buffer_range *out, const char *what,
+                               vyre_error *err) {
+  for (uint32_t i = 0; i < count; i++) {
+    const vyre_resident_range *r = &ranges[i];
+    char ctx[128];
+    snprintf(ctx, sizeof(ctx), "%s on %s: range %u", what, dev->name, i);
+    uint32_t st = vyre__resident_check(r->buffer, dev, ctx, err);
+    if (st != VYRE_STATUS_OK) return st;
+    uint64_t size = r->buffer->bytes;
+    if (r->offset % 4 || r->size % 4)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: offset %llu and size %llu must be multiples of 4. Fix: move "
+                            "whole 4-byte elements.",
+                            ctx, (unsigned long long)r->offset, (unsigned long long)r->size);
+    if (r->offset > size || r->size > size - r->offset)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: offset %llu + size %llu is past the end of the %llu-byte "
+                            "buffer. Fix: keep ranges inside the buffer.",
+                            ctx, (unsigned long long)r->offset, (unsigned long long)r->size,
+                            (unsigned long long)size);
+    if (r->size && (is_write ? r->src == NULL : r->dst == NULL))
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: %s is NULL for %llu bytes. Fix: pass the %s memory.", ctx,
+                            is_write ? "src" : "dst", (unsigned long long)r->size,
+                            is_write ? "source" : "destination");
+    out[i].buffer = r->buffer->buf;
+    out[i].offset = r->offset;
+    out[i].size = r->size;
+    out[i].src = r->src;
+    out[i].dst = r->dst;
+  }
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t transfer(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
+                         int is_write, vyre_error *err) {
+  const char *what = is_write ? "vyre_resident_write" : "vyre_resident_read";
+  uint32_t st = vyre__device_check(dev, what, err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (count && !ranges)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s on %s: ranges is NULL but count is %u. Fix: pass |count| ranges.",
+                          what, dev->name, count);
+  if (!count) return VYRE_STATUS_OK;
+  if (!vyre__has_resident(dev))
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: backend '%s' has no resident buffers. Fix: use host bytes.", what,
+                          dev->name);
+  vyre_buffer_range *conv = calloc(count, sizeof(*conv));
+  if (!conv)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "%s on %s: out of memory for %u ranges. Fix: free memory.", what,
+                          dev->name, count);
+  st = convert_ranges(dev, ranges, count, is_write, conv, what, err);
+  if (st == VYRE_STATUS_OK) {
+    st = is_write ? vyre__call_buffer_write(dev, conv, count, err)
+                  : vyre__call_buffer_read(dev, conv, count, err);
+    if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "%s on %s", what, dev->name);
+  }
+  free(conv);
+  return st;
+}
+
+uint32_t vyre_resident_write(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
+                             vyre_error *err) {
+  return transfer(dev, ranges, count, 1, err);
+}
+
+uint32_t vyre_resident_read(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
+                            vyre_error *err) {
+  return transfer(dev, ranges, count, 0, err);
+}
+
+uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, uint32_t step_count,
+                           const vyre_resident_range *reads, uint32_t read_count,
+                           vyre_dispatch_result *results, vyre_error *err) {
+  uint32_t st = vyre__device_check(dev, "vyre_sequence_run", err);
+  if (st != VYRE_STATUS_OK) return st;
+  if ((step_count && !steps) || (read_count && !reads))
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_sequence_run on %s: %s is NULL but its count is %u. Fix: pass "
+                          "the arrays.",
+                          dev->name, step_count && !steps ? "steps" : "reads",
+                          step_count && !steps ? step_count : read_count);
+  vyre__plan *plans = calloc(step_count ? step_count : 1, sizeof(*plans));
+  vyre_dispatch_args *dargs = calloc(step_count ? step_count : 1, sizeof(*dargs));
+  vyre_buffer_range *conv = calloc(read_count ? read_count : 1, sizeof(*conv));
+  if (!plans || !dargs || !conv) {
+    st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                        "vyre_sequence_run on %s: out of memory. Fix: free memory.", dev->name);
+    goto done;
+  }
+  for (uint32_t s = 0; s < step_count && st == VYRE_STATUS_OK; s++) {
+    const vyre_sequence_step *step = &steps[s];
+    char ctx[64];
+    snprintf(ctx, sizeof(ctx), "sequence step %u", s);
+    st = vyre__kernel_check(step->kernel, dev, ctx, err);
+    if (st != VYRE_STATUS_OK) break;
+    for (uint32_t a = 0; a < step->arg_count && step->args; a++)
+      if (!step->args[a].resident) {
+        st = vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "sequence step %u ('%s' on %s): arg %u is not a resident buffer; "
+                            "sequences run on resident buffers only. Fix: bind a "
+                            "vyre_resident, or use vyre_dispatch for host bytes.",
+                            s, step->kernel->label, dev->name, a);
+        break;
+      }
+    if (st != VYRE_STATUS_OK) break;
+    char verb[64];
+    snprintf(verb, sizeof(verb), "sequence step %u: dispatch", s);
+    vyre__plan_context(step->kernel, verb, plans[s].context, sizeof(plans[s].context));
+    st = vyre__plan_make(step->kernel, step->kernel->module, step->args, step->arg_count,
+                         step->options, &plans[s], err);
+    dargs[s] = plans[s].args;
+  }
+  if (st == VYRE_STATUS_OK && read_count)
+    st = convert_ranges(dev, reads, read_count, 0, conv, "vyre_sequence_run read", err);
+  if (st != VYRE_STATUS_OK) goto done;
+  for (uint32_t s = 0; results && s < step_count; s++) {
+    memset(&results[s], 0, sizeof(results[s]));
+    results[s].struct_size = sizeof(results[s]);
+  }
+  if (vyre__has_sequence(dev)) {
+    vyre_sequence_args sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.struct_size = sizeof(sa);
+    sa.step_count = step_count;
+    sa.steps = dargs;
+    sa.reads = conv;
+    sa.read_count = read_count;
+    st = vyre__call_sequence_run(dev, &sa, results, err);
+    if (st != VYRE_STATUS_OK)
+      vyre_error_prefix(err, "sequence of %u steps on %s", step_count, dev->name);
+    goto done;
+  }
+  for (uint32_t s = 0; s < step_count && st == VYRE_STATUS_OK; s++) {
+    vyre_dispatch_result local;
+    memset(&local, 0, sizeof(local));
+    local.struct_size = sizeof(local);
+    st = vyre__call_dispatch(dev, &dargs[s], results ? &results[s] : &local, err);
+    if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "%s", plans[s].context);
+  }
+  if (st == VYRE_STATUS_OK && read_count) {
+    st = vyre__call_buffer_read(dev, conv, read_count, err);
+    if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "sequence reads on %s", dev->name);
+  }
+done:
+  if (plans)
+    for (uint32_t s = 0; s < step_count; s++)
+      vyre__plan_free(&plans[s]);
+  free(plans);
+  free(dargs);
+  free(conv);
+  return st;
+}
