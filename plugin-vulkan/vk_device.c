@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_device.c — Vulkan instance and device: probe (why the plugin can or
+// cannot run here), physical device choice (index, UUID, or the best kind:
+// discrete first, lavapipe last), logical device creation and teardown,
+// capabilities, and the optional validation layer (VYRE_VULKAN_VALIDATION=1)
+// whose messages go to the host log and are counted. Called from the
+// lifecycle slots in vk_plugin.c and from recover.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+static uint32_t kind_of(VkPhysicalDeviceType t) {
+  switch (t) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return VYRE_DEVICE_KIND_GPU_DISCRETE;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return VYRE_DEVICE_KIND_GPU_INTEGRATED;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return VYRE_DEVICE_KIND_GPU_VIRTUAL;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return VYRE_DEVICE_KIND_SOFTWARE;
+  default:
+    return VYRE_DEVICE_KIND_CPU;
+  }
+}
+
+// Lower is better.
+static int kind_rank(uint32_t kind) {
+  static const int rank[] = {4, 0, 1, 2, 3};
+  return kind < 5 ? rank[kind] : 5;
+}
+
+static int validation_wanted(void) {
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_VALIDATION");
+  return v && v[0] == '1';
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                               VkDebugUtilsMessageTypeFlagsEXT type,
+                                               const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                               void *user) {
+  vyre_backend *be = user;
+  uint32_t level = VYRE_LOG_DEBUG;
+  if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+    level = VYRE_LOG_ERROR;
+    if (be) be->validation_errors++;
+  } else if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    level = VYRE_LOG_WARN;
+  }
+  vyre_kit_log(level, VK_NAME, "validation: %s", data && data->pMessage ? data->pMessage : "?");
+  return VK_FALSE;
+}
+
+static VkResult make_instance(int validation, VkInstance *out) {
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                           .pApplicationName = "vyre",
+                           .pEngineName = "vyre",
+                           .apiVersion = VK_API_VERSION_1_1};
+  const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+  const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                             .pApplicationInfo = &app};
+  if (validation) {
+    ci.enabledLayerCount = 1;
+    ci.ppEnabledLayerNames = layers;
+    ci.enabledExtensionCount = 1;
+    ci.ppEnabledExtensionNames = exts;
+  }
+  return vkCreateInstance(&ci, NULL, out);
+}
+
+// Lists the physical devices (malloc'd) and picks the best one.
+static VkResult list_devices(VkInstance inst, VkPhysicalDevice **out, uint32_t *count,
+                             uint32_t *best) {
+  *out = NULL;
+  *count = 0;
+  *best = 0;
+  uint32_t n = 0;
+  VkResult r = vkEnumeratePhysicalDevices(inst, &n, NULL);
+  if (r != VK_SUCCESS || n == 0) return r;
+  VkPhysicalDevice *d = calloc(n, sizeof(*d));
+  if (!d) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  r = vkEnumeratePhysicalDevices(inst, &n, d);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+    free(d);
+    return r;
+  }
+  int best_rank = 99;
+  for (uint32_t i = 0; i < n; i++) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(d[i], &p);
+    int rk = kind_rank(kind_of(p.deviceType));
+    if (rk < best_rank) {
+      best_rank = rk;
+      *best = i;
+    }
+  }
+  *out = d;
+  *count = n;
+  return VK_SUCCESS;
+}
+
+void vyre_vk_probe(vyre_probe_result *out) {
+  uint32_t size = out->struct_size;
+  memset(out, 0, sizeof(*out));
+  out->struct_size = size;
+  VkInstance inst;
+  VkResult r = make_instance(0, &inst);
+  if (r != VK_SUCCESS) {
+    snprintf(out->reason, sizeof(out->reason),
+             "vulkan: vkCreateInstance failed: %s (%d): no Vulkan 1.1 driver (ICD) is installed "
+             "or it cannot load. Fix: install a Vulkan driver (GPU vendor driver, or Mesa "
+             "lavapipe: apt-get install mesa-vulkan-drivers) and check `vulkaninfo --summary`.",
+             vyre_vk_result_name(r), (int)r);
+    return;
+  }
+  VkPhysicalDevice *devs;
+  uint32_t n, best;
+  r = list_devices(inst, &devs, &n, &best);
+  if (r != VK_SUCCESS || n == 0) {
+    snprintf(out->reason, sizeof(out->reason),
+             "vulkan: the Vulkan loader found no physical device (%s). Fix: install a Vulkan "
+             "driver for this machine's GPU, or Mesa lavapipe (mesa-vulkan-drivers), and check "
+             "`vulkaninfo --summary`.",
+             r == VK_SUCCESS ? "0 devices" : vyre_vk_result_name(r));
+    vkDestroyInstance(inst, NULL);
+    return;
+  }
+  VkPhysicalDeviceProperties p;
+  vkGetPhysicalDeviceProperties(devs[best], &p);
+  out->device_count = n;
+  out->best_device_kind = kind_of(p.deviceType);
+  if (VK_API_VERSION_MINOR(p.apiVersion) < 1 && VK_API_VERSION_MAJOR(p.apiVersion) == 1) {
+    snprintf(out->reason, sizeof(out->reason),
+             "vulkan: device '%s' supports Vulkan %u.%u only; the plugin needs 1.1. Fix: "
+             "update the GPU driver.",
+             p.deviceName, VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion));
+  } else {
+    out->available = 1;
+    snprintf(out->reason, sizeof(out->reason), "vulkan: %u device(s); best: %s (%s)", n,
+             p.deviceName, p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? "software" : "GPU");
+  }
+  free(devs);
+  vkDestroyInstance(inst, NULL);
+}
+
+uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(be->phys, &nq, NULL);
+  VkQueueFamilyProperties qf[16];
+  if (nq > 16) nq = 16;
+  vkGetPhysicalDeviceQueueFamilyProperties(be->phys, &nq, qf);
+  uint32_t fam = UINT32_MAX;
+  for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
+    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
+      fam = i;
+  for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
+    if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) fam = i;
+  if (fam == UINT32_MAX)
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, 0, VK_NAME,
+                         "device '%s' has no compute queue. Fix: pick another device with "
+                         "VYRE_DEVICE.",
+                         be->props.deviceName);
+  be->queue_family = fam;
+  be->timestamp_bits = qf[fam].timestampValidBits;
+  VkPhysicalDeviceFeatures feat;
+  vkGetPhysicalDeviceFeatures(be->phys, &feat);
+  VkPhysicalDeviceFeatures want = {0};
+  be->has_int64 = feat.shaderInt64 ? 1u : 0u;
+  want.shaderInt64 = feat.shaderInt64;
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                 .queueFamilyIndex = fam,
+                                 .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                            .queueCreateInfoCount = 1,
+                            .pQueueCreateInfos = &qci,
+                            .pEnabledFeatures = &want};
+  VkResult r = vkCreateDevice(be->phys, &dci, NULL, &be->device);
+  if (r != VK_SUCCESS) {
+    be->device = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkCreateDevice", "check the driver with `vulkaninfo`");
+  }
+  vkGetDeviceQueue(be->device, fam, 0, &be->queue);
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = fam};
+  r = vkCreateCommandPool(be->device, &pci, NULL, &be->pool);
+  if (r != VK_SUCCESS) {
+    vkDestroyDevice(be->device, NULL);
+    be->device = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkCreateCommandPool", "free memory and retry");
+  }
+  vyre_vk_pipeline_cache_load(be);
+  return VYRE_STATUS_OK;
+}
+
+void vyre_vk_device_close(vyre_backend *be) {
+  if (!be->device) return;
+  vkDeviceWaitIdle(be->device);
+  vyre_vk_zombies_reap(be, 1);
+  vyre_vk_pipeline_cache_save(be);
+  vyre_vk_pipes_free(be);
+  vyre_vk_buffers_orphan(be);
+  if (be->pipeline_cache) vkDestroyPipelineCache(be->device, be->pipeline_cache, NULL);
+  be->pipeline_cache = VK_NULL_HANDLE;
+  vkDestroyCommandPool(be->device, be->pool, NULL);
+  be->pool = VK_NULL_HANDLE;
+  vkDestroyDevice(be->device, NULL);
+  be->device = VK_NULL_HANDLE;
+}
+
+static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPhysicalDevice *devs,
+                            uint32_t n, uint32_t best, vyre_error *err) {
+  if (args && args->has_uuid) {
+    for (uint32_t i = 0; i < n; i++) {
+      VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+      VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                        .pNext = &id};
+      vkGetPhysicalDeviceProperties2(devs[i], &p2);
+      if (memcmp(id.deviceUUID, args->device_uuid, 16) == 0) return be->device_index = i, 0;
+    }
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "no Vulkan device has the requested UUID (%u devices checked). Fix: list "
+                         "the UUIDs with `vulkaninfo` and set VYRE_DEVICE to one of them.",
+                         n);
+  }
+  uint32_t idx = args ? args->device_index : VYRE_DEVICE_DEFAULT;
+  if (idx == VYRE_DEVICE_DEFAULT) idx = best;
+  if (idx >= n)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "device index %u is out of range: this machine has %u Vulkan device(s). "
+                         "Fix: set VYRE_DEVICE to 0..%u.",
+                         idx, n, n - 1);
+  be->device_index = idx;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
+  *out = NULL;
+  vyre_backend *be = calloc(1, sizeof(*be));
+  if (!be)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "allocating the backend failed. Fix: free memory.");
+  pthread_mutex_init(&be->lock, NULL);
+  be->generation = 1;
+  int validation = validation_wanted();
+  VkResult r = make_instance(validation, &be->instance);
+  if (r != VK_SUCCESS && validation) {
+    vyre_kit_log(VYRE_LOG_WARN, VK_NAME,
+                 "VYRE_VULKAN_VALIDATION=1 but VK_LAYER_KHRONOS_validation could not be "
+                 "enabled (%s); running without it. Fix: apt-get install "
+                 "vulkan-validationlayers.",
+                 vyre_vk_result_name(r));
+    validation = 0;
+    r = make_instance(0, &be->instance);
+  }
+  uint32_t st;
+  VkPhysicalDevice *devs = NULL;
+  if (r != VK_SUCCESS) {
+    be->instance = VK_NULL_HANDLE;
+    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME,
+                       "vkCreateInstance failed: %s (%d). Fix: install a Vulkan 1.1 driver and "
+                       "check `vulkaninfo --summary`.",
+                       vyre_vk_result_name(r), (int)r);
+    goto fail;
+  }
+  if (validation) {
+    PFN_vkCreateDebugUtilsMessengerEXT mk = (PFN_vkCreateDebugUtilsMessengerEXT)(void (*)(
+        void))vkGetInstanceProcAddr(be->instance, "vkCreateDebugUtilsMessengerEXT");
+    VkDebugUtilsMessengerCreateInfoEXT mci = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_debug,
+        .pUserData = be};
+    if (mk) mk(be->instance, &mci, NULL, &be->messenger);
+  }
+  uint32_t n, best;
+  r = list_devices(be->instance, &devs, &n, &best);
+  if (r != VK_SUCCESS || n == 0) {
+    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME,
+                       "no Vulkan physical device found. Fix: install a Vulkan driver (or Mesa "
+                       "lavapipe) and check `vulkaninfo --summary`.");
+    goto fail;
+  }
+  st = pick_device(be, args, devs, n, best, err);
+  if (st) goto fail;
+  be->phys = devs[be->device_index];
+  free(devs);
+  devs = NULL;
+  VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                    .pNext = &id};
+  vkGetPhysicalDeviceProperties2(be->phys, &p2);
+  be->props = p2.properties;
+  memcpy(be->uuid, id.deviceUUID, 16);
+  vkGetPhysicalDeviceMemoryProperties(be->phys, &be->mem);
+  be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), "vulkan-v1", 0, VK_NAME);
+  st = vyre_vk_device_open(be, err);
+  if (st) goto fail;
+  *out = be;
+  return VYRE_STATUS_OK;
+fail:
+  free(devs);
+  vyre_vk_destroy(be);
+  return st;
+}
+
+void vyre_vk_destroy(vyre_backend *be) {
+  if (!be) return;
+  vyre_vk_device_close(be);
+  if (be->messenger) {
+    PFN_vkDestroyDebugUtilsMessengerEXT rm = (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(
+        void))vkGetInstanceProcAddr(be->instance, "vkDestroyDebugUtilsMessengerEXT");
+    if (rm) rm(be->instance, be->messenger, NULL);
+  }
+  if (be->instance) vkDestroyInstance(be->instance, NULL);
+  if (be->disk) vyre_kit_cache_close(be->disk);
+  while (be->buffers) {
+    vyre_buffer *b = be->buffers;
+    be->buffers = b->next;
+    vyre_kit_object_kill(&b->h);
+    free(b);
+  }
+  pthread_mutex_destroy(&be->lock);
+  free(be);
+}
+
+uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
+  if (!be)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "get_caps: the backend handle is NULL. Fix: pass the handle create "
+                         "returned.");
+  uint32_t size = out->struct_size;
+  memset(out, 0, sizeof(*out));
+  out->struct_size = size;
+  const VkPhysicalDeviceLimits *l = &be->props.limits;
+  out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TRAP |
+               VYRE_CAP_SEQUENCE | (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
+  for (int i = 0; i < 3; i++) {
+    out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];
+    out->max_grid[i] = l->maxComputeWorkGroupCount[i];
+  }
+  out->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
+  out->subgroup_size = 32;
+  VkPhysicalDeviceSubgroupProperties sg = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                    .pNext = &sg};
+  vkGetPhysicalDeviceProperties2(be->phys, &p2);
+  if (sg.subgroupSize) out->subgroup_size = sg.subgroupSize;
+  out->max_storage_buffer_bytes = l->maxStorageBufferRange;
+  out->max_shared_memory_bytes = l->maxComputeSharedMemorySize;
+  out->timing_quality = be->timestamp_bits ? VYRE_TIMING_DEVICE_EVENTS : VYRE_TIMING_HOST_CLOCK;
+  out->device_kind = kind_of(be->props.deviceType);
+  out->device_index = be->device_index;
+  out->generation = be->generation;
+  memcpy(out->device_uuid, be->uuid, 16);
+  snprintf(out->device_name, sizeof(out->device_name), "%s", be->props.deviceName);
+  snprintf(out->driver, sizeof(out->driver), "Vulkan %u.%u.%u, driver 0x%08x, vendor 0x%04x",
+           VK_API_VERSION_MAJOR(be->props.apiVersion), VK_API_VERSION_MINOR(be->props.apiVersion),
+           VK_API_VERSION_PATCH(be->props.apiVersion), be->props.driverVersion, be->props.vendorID);
+  return VYRE_STATUS_OK;
+}

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_dispatch.c — the dispatch slots: one-shot, async (a fence per pending),
+// batch (every job in one vkQueueSubmit with one fence and one wait, a status
+// per job), and the zombie list that keeps timed-out or released work's
+// resources alive until the device is done with them. Sequences are in
+// vk_sequence.c. Called from the ops table in vk_plugin.c.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_job.h"
+
+struct vyre_pending {
+  vyre_object_header h;
+  vk_job *job;
+  uint32_t done;   // finished and results delivered
+  uint32_t status; // status of the finished dispatch
+  vyre_dispatch_result result;
+  vyre_error error;
+};
+
+static uint64_t deadline(uint64_t timeout_ns) {
+  return timeout_ns ? timeout_ns : UINT64_MAX;
+}
+
+void vyre_vk_zombies_reap(vyre_backend *be, int wait) {
+  pthread_mutex_lock(&be->lock);
+  vk_job **pj = &be->zombies;
+  vk_job *ready = NULL;
+  while (*pj) {
+    vk_job *j = *pj;
+    VkResult r = wait ? vkWaitForFences(be->device, 1, &j->fence, VK_TRUE, UINT64_MAX)
+                      : vkGetFenceStatus(be->device, j->fence);
+    if (r != VK_NOT_READY && r != VK_TIMEOUT) {
+      *pj = j->next;
+      j->next = ready;
+      ready = j;
+    } else {
+      pj = &j->next;
+    }
+  }
+  pthread_mutex_unlock(&be->lock);
+  while (ready) {
+    vk_job *j = ready;
+    ready = j->next;
+    vk_job_free(j);
+  }
+}
+
+static void zombie_add(vyre_backend *be, vk_job *j) {
+  pthread_mutex_lock(&be->lock);
+  j->next = be->zombies;
+  be->zombies = j;
+  pthread_mutex_unlock(&be->lock);
+}
+
+// Prepares, records and submits one job with its own command buffer and fence.
+static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **out,
+                       vyre_error *err) {
+  if (be && be->device) vyre_vk_zombies_reap(be, 0);
+  vk_job *j;
+  uint32_t st = vk_job_prepare(be, a, 1, &j, err);
+  if (st) return st;
+  st = vk_cb_begin(be, &j->cb, err);
+  if (!st) {
+    vk_job_record(j, j->cb, a);
+    VkResult r = vkEndCommandBuffer(j->cb);
+    st = r == VK_SUCCESS ? vk_submit(be, &j->cb, 1, &j->fence, err)
+                         : vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
+  }
+  if (st) {
+    vk_job_free(j);
+    return st;
+  }
+  *out = j;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
+                          vyre_error *err) {
+  vk_job *j;
+  uint32_t st = launch(be, a, &j, err);
+  if (st) return st;
+  st = vk_fence_wait(be, j->fence, deadline(a->timeout_ns), err);
+  if (st == VYRE_STATUS_TIMEOUT) {
+    zombie_add(be, j); // its buffers stay leased until the device is done
+    return st;
+  }
+  if (!st) st = vk_job_finish(j, out, err);
+  vk_job_free(j);
+  return st;
+}
+
+uint32_t vyre_vk_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a, vyre_pending **out,
+                                vyre_error *err) {
+  *out = NULL;
+  vyre_pending *p = calloc(1, sizeof(*p));
+  if (!p)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "dispatch_async: out of host memory. Fix: free memory.");
+  uint32_t st = launch(be, a, &p->job, err);
+  if (st) {
+    free(p);
+    return st;
+  }
+  vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, be, be->generation);
+  *out = p;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t check_pending(vyre_backend *be, vyre_pending *p, vyre_error *err) {
+  return vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, VK_NAME,
+                               "pending", err);
+}
+
+static void copy_error(vyre_error *dst, const vyre_error *src) {
+  if (!dst) return;
+  dst->code = src->code;
+  dst->native_code = src->native_code;
+  memcpy(dst->message, src->message, sizeof(dst->message));
+}
+
+// Completes |p| once its fence signalled: results, then resources.
+static void pending_complete(vyre_pending *p) {
+  p->error.struct_size = sizeof(p->error);
+  p->result.struct_size = sizeof(p->result);
+  p->status = vk_job_finish(p->job, &p->result, &p->error);
+  vk_job_free(p->job);
+  p->job = NULL;
+  p->done = 1;
+}
+
+uint32_t vyre_vk_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
+                              vyre_error *err) {
+  uint32_t st = check_pending(be, p, err);
+  if (st) return st;
+  if (p->done) {
+    *out_done = 1;
+    return VYRE_STATUS_OK;
+  }
+  VkResult r = vkGetFenceStatus(be->device, p->job->fence);
+  if (r == VK_NOT_READY) {
+    *out_done = 0;
+    return VYRE_STATUS_OK;
+  }
+  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkGetFenceStatus", "retry");
+  *out_done = 1;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                              vyre_dispatch_result *out, vyre_error *err) {
+  uint32_t st = check_pending(be, p, err);
+  if (st) return st;
+  if (!p->done) {
+    st = vk_fence_wait(be, p->job->fence, timeout_ns, err);
+    if (st) return st; // TIMEOUT leaves the pending valid
+    pending_complete(p);
+  }
+  if (out) {
+    uint32_t size = out->struct_size ? out->struct_size : sizeof(*out);
+    memcpy(out, &p->result, size < sizeof(*out) ? size : sizeof(*out));
+    out->struct_size = size;
+  }
+  if (p->status) copy_error(err, &p->error);
+  return p->status;
+}
+
+void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p) {
+  if (!p || p->h.magic != VYRE_MAGIC_PENDING) return;
+  if (p->job) {
+    if (p->h.generation == be->generation && be->device)
+      zombie_add(be, p->job);
+    else
+      vk_job_free(p->job);
+  }
+  vyre_kit_object_kill(&p->h);
+  free(p);
+}
+
+uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
+                                vyre_error *err) {
+  uint32_t st = vyre_vk_check_alive(be, err);
+  if (st) return st;
+  if (n == 0) return VYRE_STATUS_OK;
+  if (!jobs)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "dispatch_batch: %u jobs but the array is NULL. Fix: pass the jobs.", n);
+  vyre_vk_zombies_reap(be, 0);
+  vk_job **js = calloc(n, sizeof(*js));
+  VkCommandBuffer *cbs = calloc(n, sizeof(*cbs));
+  if (!js || !cbs) {
+    free(js);
+    free(cbs);
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "dispatch_batch: out of host memory for %u jobs. Fix: use smaller "
+                         "batches.",
+                         n);
+  }
+  uint32_t ncb = 0;
+  uint64_t timeout = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    vyre_error local = {.struct_size = sizeof(local)};
+    vyre_error *e = jobs[i].error ? jobs[i].error : &local;
+    jobs[i].status = vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
+    if (!jobs[i].status) jobs[i].status = vk_cb_begin(be, &js[i]->cb, e);
+    if (jobs[i].status) continue;
+    vk_job_record(js[i], js[i]->cb, jobs[i].args);
+    vkEndCommandBuffer(js[i]->cb);
+    cbs[ncb++] = js[i]->cb;
+    if (jobs[i].args->timeout_ns && (!timeout || jobs[i].args->timeout_ns < timeout))
+      timeout = jobs[i].args->timeout_ns;
+  }
+  VkFence fence = VK_NULL_HANDLE;
+  st = ncb ? vk_submit(be, cbs, ncb, &fence, err) : VYRE_STATUS_OK;
+  if (!st && ncb) st = vk_fence_wait(be, fence, deadline(timeout), err);
+  if (st == VYRE_STATUS_TIMEOUT) {
+    // Every job's resources stay leased until the device is done: they go
+    // to the zombie list as one group that owns the shared fence.
+    vk_job *head = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+      if (!js[i]) continue;
+      if (jobs[i].status == VYRE_STATUS_OK) {
+        jobs[i].status = VYRE_STATUS_TIMEOUT;
+        if (jobs[i].error) copy_error(jobs[i].error, err);
+      }
+      if (!head) {
+        head = js[i];
+        head->fence = fence;
+      } else {
+        js[i]->group = head->group;
+        head->group = js[i];
+      }
+    }
+    zombie_add(be, head);
+    free(js);
+    free(cbs);
+    return st;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!js[i]) continue;
+    if (jobs[i].status == VYRE_STATUS_OK) {
+      if (st) {
+        jobs[i].status = st;
+        if (jobs[i].error) copy_error(jobs[i].error, err);
+      } else {
+        vyre_error local = {.struct_size = sizeof(local)};
+        jobs[i].status =
+            vk_job_finish(js[i], jobs[i].result, jobs[i].error ? jobs[i].error : &local);
+      }
+    }
+    vk_job_free(js[i]);
+  }
+  if (fence) vkDestroyFence(be->device, fence, NULL);
+  free(js);
+  free(cbs);
+  return st == VYRE_STATUS_DEVICE_LOST ? st : VYRE_STATUS_OK;
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_internal.h — the Vulkan plugin's objects and the functions its files
+// share: the backend instance (vk_device.c), VkResult mapping (vk_status.c),
+// buffers (vk_buffer.c), compiled modules and caches (vk_pipeline.c) and
+// jobs (vk_dispatch.c). The ops table lives in vk_plugin.c. Nothing outside
+// plugin-vulkan includes this file.
+//
+// Locking: |lock| serialises the queue, the command pool, descriptor pools
+// and the module list. Fence waits happen without the lock.
+
+#ifndef VYRE_VK_INTERNAL_H
+#define VYRE_VK_INTERNAL_H
+
+#include <pthread.h>
+#include <vulkan/vulkan.h>
+
+#include "spv_codegen.h"
+#include "vyre_kit.h"
+
+#define VK_NAME "vulkan"
+#ifndef VYRE_VK_BUILD_ID
+#define VYRE_VK_BUILD_ID "vulkan-0.1.0-gen1"
+#endif
+
+typedef struct vk_pipe vk_pipe;
+
+struct vyre_backend {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice phys;
+  VkPhysicalDeviceProperties props;
+  VkPhysicalDeviceMemoryProperties mem;
+  uint32_t device_index;
+  uint8_t uuid[16];
+  uint32_t has_int64;
+  uint32_t timestamp_bits;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queue_family;
+  VkCommandPool pool;
+  VkPipelineCache pipeline_cache;
+  pthread_mutex_t lock;
+  uint32_t generation;
+  _Atomic uint32_t lost;
+  _Atomic uint64_t validation_errors;
+  vyre_kit_metrics metrics;
+  vyre_kit_cache *disk;
+  vk_pipe *pipes;         // in-memory compile cache (owned; freed at destroy/recover)
+  struct vk_job *zombies; // timed-out jobs still running on the device
+  vyre_buffer *buffers;   // live resident buffers
+};
+
+// A compiled program: shader, layouts and pipeline. Shared by every module
+// handle compiled from the same key.
+struct vk_pipe {
+  vk_pipe *next;
+  uint8_t *key; // the full key record (owned)
+  size_t key_size;
+  VkShaderModule shader;
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline pipeline;
+  vyre_spv_info info;
+  uint32_t buffer_count;
+  uint8_t access[64]; // per program buffer (first 64)
+  uint32_t binding_of_slot[32];
+};
+
+struct vyre_module {
+  vyre_object_header h;
+  vk_pipe *pipe;
+  char label[64];
+};
+
+struct vyre_buffer {
+  vyre_object_header h;
+  VkBuffer buf;
+  VkDeviceMemory mem;
+  uint64_t bytes;           // requested size
+  _Atomic uint32_t busy;    // pending dispatches using it
+  vyre_buffer *next, *prev; // the backend's live buffers
+};
+
+// vk_status.c
+const char *vyre_vk_result_name(VkResult r);
+uint32_t vyre_vk_status_of(VkResult r);
+// Fills |err| for a failed Vulkan call: "<what> failed: VK_ERROR_...(n). Fix: <fix>".
+// Marks the backend lost on VK_ERROR_DEVICE_LOST.
+uint32_t vyre_vk_fail(vyre_backend *be, vyre_error *err, VkResult r, const char *what,
+                      const char *fix);
+uint32_t vyre_vk_check_alive(vyre_backend *be, vyre_error *err);
+
+// vk_device.c
+void vyre_vk_probe(vyre_probe_result *out);
+uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err);
+void vyre_vk_destroy(vyre_backend *be);
+uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err);
+// Creates the logical device, queue, pool and pipeline cache on be->phys.
+uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err);
+void vyre_vk_device_close(vyre_backend *be);
+
+// vk_buffer.c
+// A buffer with its own memory. |host| picks host-visible coherent memory.
+uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlags usage, int host,
+                             VkBuffer *out_buf, VkDeviceMemory *out_mem, vyre_error *err);
+void vyre_vk_buffer_drop(vyre_backend *be, VkBuffer buf, VkDeviceMemory mem);
+uint32_t vyre_vk_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err);
+uint32_t vyre_vk_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
+uint32_t vyre_vk_buffer_write(vyre_backend *be, const vyre_buffer_range *r, uint32_t n,
+                              vyre_error *err);
+uint32_t vyre_vk_buffer_read(vyre_backend *be, const vyre_buffer_range *r, uint32_t n,
+                             vyre_error *err);
+// Destroys the Vulkan objects of every resident buffer (before the device
+// goes away); their records stay until buffer_free.
+void vyre_vk_buffers_orphan(vyre_backend *be);
+// One-time command buffer helpers (take the lock themselves).
+uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *err);
+
+// vk_pipeline.c
+uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
+                         vyre_error *err);
+void vyre_vk_module_release(vyre_backend *be, vyre_module *m);
+void vyre_vk_pipes_free(vyre_backend *be);
+void vyre_vk_pipeline_cache_load(vyre_backend *be);
+void vyre_vk_pipeline_cache_save(vyre_backend *be);
+
+// vk_dispatch.c
+uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *args,
+                          vyre_dispatch_result *out, vyre_error *err);
+uint32_t vyre_vk_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args,
+                                vyre_pending **out, vyre_error *err);
+uint32_t vyre_vk_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
+                              vyre_error *err);
+uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                              vyre_dispatch_result *out, vyre_error *err);
+void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p);
+uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
+                                vyre_error *err);
+uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
+                              vyre_dispatch_result *results, vyre_error *err);
+void vyre_vk_zombies_reap(vyre_backend *be, int wait);
+
+#endif // VYRE_VK_INTERNAL_H

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_job.c — the life of one dispatch on the device: check the bindings
+// against the module's plan, create device buffers (one allocation) and a
+// host-visible staging buffer that also holds the trap record, a descriptor
+// set, timestamp queries; record uploads, zero-fills, the dispatch and the
+// downloads; after the fence copy results back. Used by vk_dispatch.c and
+// vk_sequence.c; never waits itself.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_job.h"
+
+#define ALIGN 256u
+
+static uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+void vk_barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = be->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 1};
+  pthread_mutex_lock(&be->lock);
+  VkResult r = vkAllocateCommandBuffers(be->device, &ai, out);
+  if (r == VK_SUCCESS) {
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    r = vkBeginCommandBuffer(*out, &bi);
+  } else {
+    *out = VK_NULL_HANDLE;
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkFence *out_fence,
+                   vyre_error *err) {
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkResult r = vkCreateFence(be->device, &fci, NULL, out_fence);
+  if (r != VK_SUCCESS) {
+    *out_fence = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkCreateFence", "free memory");
+  }
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = n, .pCommandBuffers = cbs};
+  pthread_mutex_lock(&be->lock);
+  r = vkQueueSubmit(be->queue, 1, &si, *out_fence);
+  pthread_mutex_unlock(&be->lock);
+  if (r != VK_SUCCESS) {
+    vkDestroyFence(be->device, *out_fence, NULL);
+    *out_fence = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkQueueSubmit", "retry with less work");
+  }
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vk_fence_wait(vyre_backend *be, VkFence fence, uint64_t timeout_ns, vyre_error *err) {
+  VkResult r = vkWaitForFences(be->device, 1, &fence, VK_TRUE, timeout_ns);
+  if (r == VK_SUCCESS) {
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
+    return VYRE_STATUS_OK;
+  }
+  if (r == VK_TIMEOUT)
+    return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, r, VK_NAME,
+                         "the dispatch did not finish within %llu ns. Fix: raise the timeout or "
+                         "split the work.",
+                         (unsigned long long)timeout_ns);
+  return vyre_vk_fail(be, err, r, "vkWaitForFences", "retry");
+}
+
+static uint32_t bad_binding(vyre_error *err, uint32_t i, const char *why, const char *fix) {
+  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                       "dispatch: binding %u: %s. Fix: %s.", i, why, fix);
+}
+
+static uint32_t check_bindings(vyre_backend *be, const vk_pipe *pp, const vyre_dispatch_args *a,
+                               vyre_error *err) {
+  if (a->binding_count != pp->info.host_buffer_count)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "dispatch: %u bindings given, the program has %u host buffers. Fix: "
+                         "pass one binding per host buffer in ascending binding order.",
+                         a->binding_count, pp->info.host_buffer_count);
+  if (a->binding_count && !a->bindings)
+    return bad_binding(err, 0, "the bindings array is NULL", "pass the bindings");
+  for (uint32_t i = 0; i < a->binding_count; i++) {
+    const vyre_binding *b = &a->bindings[i];
+    if (b->buffer_index != pp->info.buffer_of_slot[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                           "dispatch: binding %u is for buffer %u, expected buffer %u (ascending "
+                           "binding order). Fix: order bindings by their IR binding number.",
+                           i, b->buffer_index, pp->info.buffer_of_slot[i]);
+    if (b->bytes % 4)
+      return bad_binding(err, i, "its byte length is not a multiple of 4",
+                         "bind whole 4-byte elements");
+    if (b->bytes / 4 > UINT32_MAX)
+      return bad_binding(err, i, "it has more than 2^32-1 elements", "split the buffer");
+    if (b->kind == VYRE_BINDING_RESIDENT) {
+      char what[48];
+      snprintf(what, sizeof(what), "binding %u's resident buffer", i);
+      uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation,
+                                          VK_NAME, what, err);
+      if (st) return st;
+      if (b->bytes > b->resident->bytes)
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                             "dispatch: binding %u binds %llu bytes of a %llu-byte resident "
+                             "buffer. Fix: allocate a larger buffer or bind fewer bytes.",
+                             i, (unsigned long long)b->bytes,
+                             (unsigned long long)b->resident->bytes);
+    } else if (b->kind == VYRE_BINDING_HOST) {
+      if (b->bytes && !b->data)
+        return bad_binding(err, i, "host data is NULL", "pass the memory of the buffer");
+    } else {
+      return bad_binding(err, i, "unknown binding kind", "use VYRE_BINDING_HOST or RESIDENT");
+    }
+  }
+  return VYRE_STATUS_OK;
+}
+
+static int is_input(uint8_t access) {
+  return access == VYRE_IR_ACCESS_READ || access == VYRE_IR_ACCESS_UNIFORM ||
+         access == VYRE_IR_ACCESS_READ_WRITE;
+}
+
+static int is_output(uint8_t access) {
+  return access == VYRE_IR_ACCESS_READ_WRITE || access == VYRE_IR_ACCESS_WRITE;
+}
+
+static uint8_t access_of(const vk_pipe *pp, uint32_t slot) {
+  uint32_t b = pp->info.buffer_of_slot[slot];
+  return b < 64 ? pp->access[b] : VYRE_IR_ACCESS_READ_WRITE;
+}
+
+static uint32_t make_device_buffers(vk_job *j, vyre_error *err) {
+  vyre_backend *be = j->be;
+  uint64_t total = 0;
+  uint32_t types = ~0u;
+  VkMemoryRequirements req[32];
+  int any = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes,
+                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VkResult r = vkCreateBuffer(be->device, &bci, NULL, &j->dev[i]);
+    if (r != VK_SUCCESS) {
+      j->dev[i] = VK_NULL_HANDLE;
+      return vyre_vk_fail(be, err, r, "vkCreateBuffer", "use smaller buffers");
+    }
+    vkGetBufferMemoryRequirements(be->device, j->dev[i], &req[i]);
+    total = align_up(total, req[i].alignment > ALIGN ? req[i].alignment : ALIGN);
+    j->dev_off[i] = total;
+    total += req[i].size;
+    types &= req[i].memoryTypeBits;
+    any = 1;
+  }
+  if (!any) return VYRE_STATUS_OK;
+  int type = -1;
+  for (int pass = 0; pass < 2 && type < 0; pass++)
+    for (uint32_t t = 0; t < be->mem.memoryTypeCount && type < 0; t++)
+      if ((types & (1u << t)) &&
+          (pass || (be->mem.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)))
+        type = (int)t;
+  if (type < 0)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+                         "dispatch: no memory type serves every buffer. Fix: use another device.");
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                              .allocationSize = total,
+                              .memoryTypeIndex = (uint32_t)type};
+  VkResult r = vkAllocateMemory(be->device, &mai, NULL, &j->devmem);
+  if (r != VK_SUCCESS) {
+    j->devmem = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "allocating device memory for the dispatch",
+                        "use smaller buffers or free resident buffers");
+  }
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (!j->dev[i]) continue;
+    r = vkBindBufferMemory(be->device, j->dev[i], j->devmem, j->dev_off[i]);
+    if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkBindBufferMemory", "retry");
+  }
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    j->st_off[i] = total;
+    if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST)
+      total = align_up(total + j->bind[i].bytes, ALIGN);
+  }
+  uint64_t a = j->be->props.limits.minStorageBufferOffsetAlignment;
+  total = align_up(total, a > ALIGN ? a : ALIGN);
+  j->trap_off = total;
+  total += 16;
+  uint32_t st =
+      vyre_vk_buffer_make(j->be, total,
+                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                          1, &j->staging, &j->stmem, err);
+  if (st) return st;
+  VkResult r = vkMapMemory(j->be->device, j->stmem, 0, VK_WHOLE_SIZE, 0, (void **)&j->map);
+  if (r != VK_SUCCESS) {
+    j->map = NULL;
+    return vyre_vk_fail(j->be, err, r, "vkMapMemory (staging)", "free memory");
+  }
+  j->has_staging = 1;
+  uint32_t trap_init[4] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
+  memcpy(j->map + j->trap_off, trap_init, 16);
+  for (uint32_t i = 0; i < j->nb; i++)
+    if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST && is_input(access_of(j->pipe, i)) &&
+        j->bind[i].bytes)
+      memcpy(j->map + j->st_off[i], j->bind[i].data, j->bind[i].bytes);
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t make_descriptors(vk_job *j, vyre_error *err) {
+  vyre_backend *be = j->be;
+  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                             .descriptorCount = j->nb + 1};
+  VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                    .maxSets = 1,
+                                    .poolSizeCount = 1,
+                                    .pPoolSizes = &ps};
+  VkResult r = vkCreateDescriptorPool(be->device, &pci, NULL, &j->dpool);
+  if (r != VK_SUCCESS) {
+    j->dpool = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkCreateDescriptorPool", "free memory");
+  }
+  VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                     .descriptorPool = j->dpool,
+                                     .descriptorSetCount = 1,
+                                     .pSetLayouts = &j->pipe->set_layout};
+  r = vkAllocateDescriptorSets(be->device, &dai, &j->set);
+  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkAllocateDescriptorSets", "free memory");
+  VkDescriptorBufferInfo bi[33];
+  VkWriteDescriptorSet w[33];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    const vyre_binding *b = &j->bind[i];
+    bi[n] = (VkDescriptorBufferInfo){.buffer = b->kind == VYRE_BINDING_RESIDENT ? b->resident->buf
+                                                                                : j->dev[i],
+                                     .offset = 0,
+                                     .range = b->bytes < 4 ? 4 : b->bytes};
+    w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = j->set,
+                                  .dstBinding = j->pipe->binding_of_slot[i],
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &bi[n]};
+    n++;
+  }
+  if (j->pipe->info.uses_trap) {
+    bi[n] = (VkDescriptorBufferInfo){.buffer = j->staging, .offset = j->trap_off, .range = 16};
+    w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = j->set,
+                                  .dstBinding = VYRE_VK_TRAP_BINDING,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &bi[n]};
+    n++;
+  }
+  vkUpdateDescriptorSets(be->device, n, w, 0, NULL);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_staging,
+                        vk_job **out, vyre_error *err) {
+  *out = NULL;
+  uint32_t st = vyre_vk_check_alive(be, err);
+  if (st) return st;
+  if (!a)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "dispatch: args are NULL. Fix: pass dispatch args.");
+  st = vyre_kit_object_check(a->module, VYRE_MAGIC_MODULE, be, be->generation, VK_NAME, "module",
+                             err);
+  if (st) return st;
+  vk_pipe *pp = a->module->pipe;
+  if ((st = check_bindings(be, pp, a, err))) return st;
+  const VkPhysicalDeviceLimits *l = &be->props.limits;
+  for (int i = 0; i < 3; i++)
+    if (!a->grid[i] || a->grid[i] > l->maxComputeWorkGroupCount[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                           "dispatch: grid [%u,%u,%u] is outside this device's limits "
+                           "[%u,%u,%u]. Fix: use a smaller grid or a grid-stride loop.",
+                           a->grid[0], a->grid[1], a->grid[2], l->maxComputeWorkGroupCount[0],
+                           l->maxComputeWorkGroupCount[1], l->maxComputeWorkGroupCount[2]);
+  if (a->repeat == 0)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "dispatch: repeat is 0. Fix: use repeat >= 1.");
+  vk_job *j = calloc(1, sizeof(*j));
+  if (!j)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "dispatch: out of host memory. Fix: free memory.");
+  j->be = be;
+  j->pipe = pp;
+  j->nb = a->binding_count;
+  if (j->nb) memcpy(j->bind, a->bindings, j->nb * sizeof(vyre_binding));
+  j->timing = (a->flags & VYRE_DISPATCH_TIMING) && be->timestamp_bits;
+  st = make_device_buffers(j, err);
+  if (!st) st = make_staging(j, need_staging, err);
+  if (!st) st = make_descriptors(j, err);
+  if (!st && j->timing) {
+    VkQueryPoolCreateInfo q = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                               .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                               .queryCount = 2};
+    VkResult r = vkCreateQueryPool(be->device, &q, NULL, &j->qpool);
+    if (r != VK_SUCCESS) {
+      j->qpool = VK_NULL_HANDLE;
+      st = vyre_vk_fail(be, err, r, "vkCreateQueryPool", "dispatch without timing");
+    }
+  }
+  if (st) {
+    vk_job_free(j);
+    return st;
+  }
+  for (uint32_t i = 0; i < j->nb; i++)
+    if (j->bind[i].kind == VYRE_BINDING_RESIDENT) j->bind[i].resident->busy++;
+  j->leased = 1;
+  *out = j;
+  return VYRE_STATUS_OK;
+}
+
+void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a) {
+  vyre_backend *be = j->be;
+  uint64_t up = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
+    uint8_t acc = access_of(j->pipe, i);
+    if (acc == VYRE_IR_ACCESS_WRITE || !j->bind[i].bytes) {
+      vkCmdFillBuffer(cb, j->dev[i], 0, VK_WHOLE_SIZE, 0);
+    } else if (j->has_staging) {
+      VkBufferCopy cp = {.srcOffset = j->st_off[i], .dstOffset = 0, .size = j->bind[i].bytes};
+      vkCmdCopyBuffer(cb, j->staging, j->dev[i], 1, &cp);
+      up += j->bind[i].bytes;
+    }
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
+  vk_barrier(cb);
+  if (j->timing) {
+    vkCmdResetQueryPool(cb, j->qpool, 0, 2);
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
+  }
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
+                          NULL);
+  if (j->nb) {
+    uint32_t counts[32];
+    for (uint32_t i = 0; i < j->nb; i++)
+      counts[i] = (uint32_t)(j->bind[i].bytes / 4);
+    vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
+  }
+  for (uint32_t r = 0; r < a->repeat; r++) {
+    if (r) vk_barrier(cb);
+    vkCmdDispatch(cb, a->grid[0], a->grid[1], a->grid[2]);
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, a->repeat);
+  if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
+  vk_barrier(cb);
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
+        !is_output(access_of(j->pipe, i)))
+      continue;
+    VkBufferCopy cp = {.srcOffset = 0, .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
+    vkCmdCopyBuffer(cb, j->dev[i], j->staging, 1, &cp);
+  }
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                       &mb, 0, NULL, 0, NULL);
+}
+
+uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
+  vyre_backend *be = j->be;
+  uint64_t down = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
+        !is_output(access_of(j->pipe, i)))
+      continue;
+    memcpy(j->bind[i].data, j->map + j->st_off[i], j->bind[i].bytes);
+    down += j->bind[i].bytes;
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  if (j->timing) {
+    uint64_t ts[2] = {0, 0};
+    if (vkGetQueryPoolResults(be->device, j->qpool, 0, 2, sizeof(ts), ts, 8,
+                              VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+      uint64_t mask = be->timestamp_bits >= 64 ? ~0ull : ((1ull << be->timestamp_bits) - 1);
+      uint64_t ticks = (ts[1] - ts[0]) & mask;
+      res.device_time_ns = (uint64_t)((double)ticks * be->props.limits.timestampPeriod);
+    }
+  }
+  uint32_t st = VYRE_STATUS_OK;
+  if (j->pipe->info.uses_trap && j->map) {
+    uint32_t w[3];
+    memcpy(w, j->map + j->trap_off, 12);
+    if (w[0]) {
+      res.trapped = 1;
+      res.trap_sites = w[0];
+      res.trap_invocation = ((uint64_t)w[1] << 32) | w[2];
+      st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VK_NAME,
+                         "the program trapped: sites 0x%08x, lowest invocation %llu. Fix: look "
+                         "at the trap sites in the program; the outputs are unspecified.",
+                         w[0], (unsigned long long)res.trap_invocation);
+    }
+  }
+  if (out) {
+    uint32_t size = out->struct_size ? out->struct_size : sizeof(res);
+    res.struct_size = size;
+    memcpy(out, &res, size < sizeof(res) ? size : sizeof(res));
+  }
+  return st;
+}
+
+void vk_job_free(vk_job *j) {
+  if (!j) return;
+  vyre_backend *be = j->be;
+  vk_job_free(j->group);
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->leased && j->bind[i].kind == VYRE_BINDING_RESIDENT && j->bind[i].resident->busy)
+      j->bind[i].resident->busy--;
+    if (j->dev[i]) vkDestroyBuffer(be->device, j->dev[i], NULL);
+  }
+  if (j->devmem) vkFreeMemory(be->device, j->devmem, NULL);
+  if (j->map) vkUnmapMemory(be->device, j->stmem);
+  vyre_vk_buffer_drop(be, j->staging, j->stmem);
+  if (j->qpool) vkDestroyQueryPool(be->device, j->qpool, NULL);
+  pthread_mutex_lock(&be->lock);
+  if (j->dpool) vkDestroyDescriptorPool(be->device, j->dpool, NULL);
+  if (j->cb) vkFreeCommandBuffers(be->device, be->pool, 1, &j->cb);
+  pthread_mutex_unlock(&be->lock);
+  if (j->fence) vkDestroyFence(be->device, j->fence, NULL);
+  free(j);
+}

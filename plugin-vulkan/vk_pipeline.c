@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_pipeline.c — the compile slot: IR -> SPIR-V (spv_codegen.c) -> shader
+// module, descriptor-set and pipeline layouts, compute pipeline. Two caches
+// sit in front of code generation: in memory (the backend's pipe list, keyed
+// by the full key record) and on disk (the SPIR-V and its binding plan,
+// through the kit cache). The driver's VkPipelineCache is persisted too, and
+// loaded only when vendor, device, driver version and pipeline-cache UUID
+// match. Called from vk_plugin.c (compile, module_release, flush).
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+#define PAYLOAD_MAGIC 0x56535056u // "VPSV"
+
+static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key *k) {
+  const vyre_ir_program *p = a->program;
+  vyre_kit_key_init(k);
+  vyre_kit_key_add_str(k, "vyre-vulkan-spirv");
+  vyre_kit_key_add_u32(k, VYRE_ABI_MAJOR);
+  vyre_kit_key_add_u32(k, VYRE_ABI_MINOR);
+  vyre_kit_key_add_u32(k, VYRE_VK_GENERATOR_VERSION);
+  vyre_kit_key_add_str(k, VYRE_VK_BUILD_ID);
+  vyre_kit_key_add(k, p->canonical, (size_t)p->canonical_size);
+  vyre_kit_key_add(k, p->hash, 16);
+  for (int i = 0; i < 3; i++)
+    vyre_kit_key_add_u32(k, a->workgroup_size[i]);
+  vyre_kit_key_add_u32(k, a->flags);
+  vyre_kit_key_add_u32(k, be->has_int64);
+  vyre_kit_key_add_u32(k, be->props.vendorID);
+  vyre_kit_key_add_u32(k, be->props.deviceID);
+  vyre_kit_key_add_u32(k, be->props.driverVersion);
+}
+
+static void pipe_destroy(vyre_backend *be, vk_pipe *pp) {
+  if (!pp) return;
+  if (be->device) {
+    if (pp->pipeline) vkDestroyPipeline(be->device, pp->pipeline, NULL);
+    if (pp->layout) vkDestroyPipelineLayout(be->device, pp->layout, NULL);
+    if (pp->set_layout) vkDestroyDescriptorSetLayout(be->device, pp->set_layout, NULL);
+    if (pp->shader) vkDestroyShaderModule(be->device, pp->shader, NULL);
+  }
+  free(pp->key);
+  free(pp);
+}
+
+void vyre_vk_pipes_free(vyre_backend *be) {
+  while (be->pipes) {
+    vk_pipe *pp = be->pipes;
+    be->pipes = pp->next;
+    pipe_destroy(be, pp);
+  }
+}
+
+static uint32_t make_pipeline(vyre_backend *be, vk_pipe *pp, const uint32_t *words, size_t n,
+                              const char *label, vyre_error *err) {
+  VkShaderModuleCreateInfo smci = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
+  VkResult r = vkCreateShaderModule(be->device, &smci, NULL, &pp->shader);
+  if (r != VK_SUCCESS)
+    return vyre_vk_fail(be, err, r, "vkCreateShaderModule", "report this as a plugin bug");
+  VkDescriptorSetLayoutBinding b[33];
+  uint32_t nb = 0;
+  for (uint32_t i = 0; i < pp->info.host_buffer_count; i++)
+    b[nb++] = (VkDescriptorSetLayoutBinding){.binding = pp->binding_of_slot[i],
+                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                             .descriptorCount = 1,
+                                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  if (pp->info.uses_trap)
+    b[nb++] = (VkDescriptorSetLayoutBinding){.binding = VYRE_VK_TRAP_BINDING,
+                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                             .descriptorCount = 1,
+                                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  VkDescriptorSetLayoutCreateInfo dl = {.sType =
+                                            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                        .bindingCount = nb,
+                                        .pBindings = b};
+  r = vkCreateDescriptorSetLayout(be->device, &dl, NULL, &pp->set_layout);
+  if (r != VK_SUCCESS)
+    return vyre_vk_fail(be, err, r, "vkCreateDescriptorSetLayout", "free memory");
+  VkPushConstantRange pcr = {
+      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = pp->info.push_bytes};
+  VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                   .setLayoutCount = 1,
+                                   .pSetLayouts = &pp->set_layout,
+                                   .pushConstantRangeCount = pp->info.push_bytes ? 1u : 0u,
+                                   .pPushConstantRanges = &pcr};
+  r = vkCreatePipelineLayout(be->device, &pl, NULL, &pp->layout);
+  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkCreatePipelineLayout", "free memory");
+  VkComputePipelineCreateInfo cp = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = pp->shader,
+                .pName = "main"},
+      .layout = pp->layout};
+  r = vkCreateComputePipelines(be->device, be->pipeline_cache, 1, &cp, NULL, &pp->pipeline);
+  if (r != VK_SUCCESS) {
+    pp->pipeline = VK_NULL_HANDLE;
+    char what[128];
+    snprintf(what, sizeof(what), "vkCreateComputePipelines for '%s'", label);
+    return vyre_vk_fail(be, err, r, what, "report this as a plugin bug with the program");
+  }
+  return VYRE_STATUS_OK;
+}
+
+// Payload on disk: magic, info, word count, words.
+static int payload_parse(const uint8_t *data, size_t size, vyre_spv_info *info,
+                         const uint32_t **words, size_t *n) {
+  size_t head = 4 + sizeof(*info) + 4;
+  if (size < head) return 0;
+  uint32_t magic, count;
+  memcpy(&magic, data, 4);
+  memcpy(info, data + 4, sizeof(*info));
+  memcpy(&count, data + 4 + sizeof(*info), 4);
+  if (magic != PAYLOAD_MAGIC || size != head + (size_t)count * 4 || count < 5 ||
+      info->host_buffer_count > 32)
+    return 0;
+  *words = (const uint32_t *)(data + head);
+  *n = count;
+  return 1;
+}
+
+static void payload_put(vyre_backend *be, const vyre_kit_key *k, const vyre_spv_info *info,
+                        const uint32_t *words, size_t n) {
+  size_t head = 4 + sizeof(*info) + 4;
+  uint8_t *buf = malloc(head + n * 4);
+  if (!buf) return;
+  uint32_t magic = PAYLOAD_MAGIC, count = (uint32_t)n;
+  memcpy(buf, &magic, 4);
+  memcpy(buf + 4, info, sizeof(*info));
+  memcpy(buf + 4 + sizeof(*info), &count, 4);
+  memcpy(buf + head, words, n * 4);
+  vyre_kit_cache_put(be->disk, k, buf, head + n * 4);
+  free(buf);
+}
+
+static vk_pipe *find_pipe(vyre_backend *be, const vyre_kit_key *k) {
+  for (vk_pipe *pp = be->pipes; pp; pp = pp->next)
+    if (pp->key_size == k->size && memcmp(pp->key, k->bytes, k->size) == 0) return pp;
+  return NULL;
+}
+
+static uint32_t module_new(vyre_backend *be, vk_pipe *pp, const char *label, vyre_module **out,
+                           vyre_error *err) {
+  vyre_module *m = calloc(1, sizeof(*m));
+  if (!m)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "compile: out of host memory. Fix: free memory.");
+  vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
+  m->pipe = pp;
+  snprintf(m->label, sizeof(m->label), "%s", label);
+  *out = m;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_error *err) {
+  if (!a || !a->program)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "compile: no program given. Fix: pass a validated program.");
+  const uint32_t *wg = a->workgroup_size;
+  const VkPhysicalDeviceLimits *l = &be->props.limits;
+  if (!wg[0] || !wg[1] || !wg[2] || wg[0] > l->maxComputeWorkGroupSize[0] ||
+      wg[1] > l->maxComputeWorkGroupSize[1] || wg[2] > l->maxComputeWorkGroupSize[2] ||
+      (uint64_t)wg[0] * wg[1] * wg[2] > l->maxComputeWorkGroupInvocations)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "compile: workgroup size [%u,%u,%u] is outside this device's limits "
+                         "([%u,%u,%u], %u invocations). Fix: use a smaller workgroup size.",
+                         wg[0], wg[1], wg[2], l->maxComputeWorkGroupSize[0],
+                         l->maxComputeWorkGroupSize[1], l->maxComputeWorkGroupSize[2],
+                         l->maxComputeWorkGroupInvocations);
+  if (a->flags & VYRE_COMPILE_REVERSE_ORDER)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+                         "compile: reversed invocation order is offered by the CPU reference "
+                         "only. Fix: run race checks on the cpu backend.");
+  if (a->program->workgroup_bytes > l->maxComputeSharedMemorySize)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+                         "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
+                         "use smaller workgroup buffers.",
+                         a->program->workgroup_bytes, l->maxComputeSharedMemorySize);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,
+                         vyre_error *err) {
+  *out = NULL;
+  uint32_t st = vyre_vk_check_alive(be, err);
+  if (st || (st = check_args(be, a, err))) return st;
+  const vyre_ir_program *p = a->program;
+  const char *label = a->label                                  ? a->label
+                      : p->strings && p->name < p->strings_size ? p->strings + p->name
+                                                                : "?";
+  vyre_kit_key k;
+  build_key(be, a, &k);
+  int cacheable = !k.failed && p->canonical_size > 0;
+  pthread_mutex_lock(&be->lock);
+  vk_pipe *hit = cacheable ? find_pipe(be, &k) : NULL;
+  pthread_mutex_unlock(&be->lock);
+  if (hit) {
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_HITS, 1);
+    vyre_kit_key_free(&k);
+    return module_new(be, hit, label, out, err);
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
+
+  vk_pipe *pp = calloc(1, sizeof(*pp));
+  if (!pp) {
+    vyre_kit_key_free(&k);
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "compile: out of host memory. Fix: free memory.");
+  }
+  void *payload = NULL;
+  size_t payload_size = 0;
+  uint32_t *gen = NULL;
+  const uint32_t *words = NULL;
+  size_t nw = 0;
+  if (cacheable && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
+      payload_parse(payload, payload_size, &pp->info, &words, &nw)) {
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_HITS, 1);
+  } else {
+    if (vyre_kit_cache_enabled(be->disk))
+      vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
+    vyre_spv_options opt = {.has_int64 = be->has_int64};
+    memcpy(opt.workgroup_size, a->workgroup_size, sizeof(opt.workgroup_size));
+    st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
+    if (st) goto fail;
+    words = gen;
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_COMPILES, 1);
+    if (cacheable) payload_put(be, &k, &pp->info, words, nw);
+  }
+  pp->buffer_count = p->buffer_count;
+  for (uint32_t b = 0; b < p->buffer_count && b < 64; b++)
+    pp->access[b] = p->buffers[b].access;
+  for (uint32_t i = 0; i < pp->info.host_buffer_count; i++) {
+    uint32_t b = pp->info.buffer_of_slot[i];
+    if (b >= p->buffer_count) {
+      st = vyre_kit_fail(err, VYRE_STATUS_COMPILE_FAILED, 0, VK_NAME,
+                         "compile: cached binding plan names buffer %u of %u. Fix: clear the "
+                         "cache folder.",
+                         b, p->buffer_count);
+      goto fail;
+    }
+    pp->binding_of_slot[i] = p->buffers[b].binding;
+  }
+  st = make_pipeline(be, pp, words, nw, label, err);
+  if (st) goto fail;
+  free(gen);
+  free(payload);
+  gen = NULL;
+  payload = NULL;
+  pp->key = k.bytes;
+  pp->key_size = k.size;
+  k.bytes = NULL;
+  vyre_kit_key_free(&k);
+  pthread_mutex_lock(&be->lock);
+  pp->next = be->pipes;
+  be->pipes = pp;
+  pthread_mutex_unlock(&be->lock);
+  return module_new(be, pp, label, out, err);
+fail:
+  free(gen);
+  free(payload);
+  vyre_kit_key_free(&k);
+  pipe_destroy(be, pp);
+  return st;
+}
+
+void vyre_vk_module_release(vyre_backend *be, vyre_module *m) {
+  if (!m || m->h.magic != VYRE_MAGIC_MODULE) return;
+  // The pipe stays in the in-memory cache until destroy or recover.
+  vyre_kit_object_kill(&m->h);
+  free(m);
+}
+
+//===----------------------------------------------------------------------===//
+// The driver's pipeline cache, persisted through the kit cache.
+//===----------------------------------------------------------------------===//
+
+static void pcache_key(vyre_backend *be, vyre_kit_key *k) {
+  vyre_kit_key_init(k);
+  vyre_kit_key_add_str(k, "vyre-vulkan-pipeline-cache");
+  vyre_kit_key_add_u32(k, be->props.vendorID);
+  vyre_kit_key_add_u32(k, be->props.deviceID);
+  vyre_kit_key_add_u32(k, be->props.driverVersion);
+  vyre_kit_key_add(k, be->props.pipelineCacheUUID, VK_UUID_SIZE);
+}
+
+// The header Vulkan defines for pipeline cache data (version one).
+static int pcache_matches(vyre_backend *be, const uint8_t *d, size_t n) {
+  if (n < 32) return 0;
+  uint32_t len, ver, vendor, device;
+  memcpy(&len, d, 4);
+  memcpy(&ver, d + 4, 4);
+  memcpy(&vendor, d + 8, 4);
+  memcpy(&device, d + 12, 4);
+  return len >= 32 && ver == VK_PIPELINE_CACHE_HEADER_VERSION_ONE && vendor == be->props.vendorID &&
+         device == be->props.deviceID &&
+         memcmp(d + 16, be->props.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+}
+
+void vyre_vk_pipeline_cache_load(vyre_backend *be) {
+  vyre_kit_key k;
+  pcache_key(be, &k);
+  void *data = NULL;
+  size_t n = 0;
+  if (!vyre_kit_cache_get(be->disk, &k, &data, &n) || !pcache_matches(be, data, n)) {
+    free(data);
+    data = NULL;
+    n = 0;
+  }
+  VkPipelineCacheCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+                                  .initialDataSize = n,
+                                  .pInitialData = data};
+  if (vkCreatePipelineCache(be->device, &ci, NULL, &be->pipeline_cache) != VK_SUCCESS) {
+    ci.initialDataSize = 0;
+    ci.pInitialData = NULL;
+    if (vkCreatePipelineCache(be->device, &ci, NULL, &be->pipeline_cache) != VK_SUCCESS)
+      be->pipeline_cache = VK_NULL_HANDLE;
+  }
+  free(data);
+  vyre_kit_key_free(&k);
+}
+
+void vyre_vk_pipeline_cache_save(vyre_backend *be) {
+  if (!be->pipeline_cache || !vyre_kit_cache_enabled(be->disk)) return;
+  size_t n = 0;
+  if (vkGetPipelineCacheData(be->device, be->pipeline_cache, &n, NULL) != VK_SUCCESS || !n) return;
+  void *data = malloc(n);
+  if (!data) return;
+  if (vkGetPipelineCacheData(be->device, be->pipeline_cache, &n, data) == VK_SUCCESS) {
+    vyre_kit_key k;
+    pcache_key(be, &k);
+    vyre_kit_cache_put(be->disk, &k, data, n);
+    vyre_kit_key_free(&k);
+  }
+  free(data);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_plugin.c — the one exported symbol of libvyre-backend-vulkan.so and its
+// static ops table, plus the health slots (status, recover), flush, metrics
+// and inject_fault. The query loads nothing and touches no device; every
+// other slot is implemented in the vk_*.c file named by its prefix.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_internal.h"
+#include "vyre_ir.h"
+
+static uint32_t vk_flush(vyre_backend *be, vyre_error *err) {
+  uint32_t st = vyre_vk_check_alive(be, err);
+  if (st) return st;
+  VkResult r = vkDeviceWaitIdle(be->device);
+  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkDeviceWaitIdle", "retry");
+  vyre_vk_zombies_reap(be, 0);
+  vyre_vk_pipeline_cache_save(be);
+  return VYRE_STATUS_OK;
+}
+
+static void vk_status(vyre_backend *be, vyre_health *out) {
+  uint32_t size = out->struct_size;
+  memset(out, 0, sizeof(*out));
+  out->struct_size = size;
+  if (!be) return;
+  out->state = be->lost ? VYRE_HEALTH_DEVICE_LOST : VYRE_HEALTH_OK;
+  out->generation = be->generation;
+}
+
+static uint32_t vk_recover(vyre_backend *be, vyre_error *err) {
+  if (!be)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "recover: the backend handle is NULL. Fix: pass the handle create "
+                         "returned.");
+  // Destroys the logical device (and every module pipeline and resident
+  // buffer of this generation), then opens a new one on the same physical
+  // device.
+  vyre_vk_device_close(be);
+  be->generation++;
+  uint32_t st = vyre_vk_device_open(be, err);
+  if (st) {
+    be->lost = 1;
+    vyre_error_prefix(err, "recover");
+    return st;
+  }
+  be->lost = 0;
+  vyre_kit_log(VYRE_LOG_INFO, VK_NAME, "device %u (%s) recovered; generation %u", be->device_index,
+               be->props.deviceName, be->generation);
+  return VYRE_STATUS_OK;
+}
+
+static const char *const kExtraMetrics[] = {"validation_errors"};
+
+static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
+                           uint32_t *out_count) {
+  if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
+  uint32_t n = 0;
+  uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
+  if (st) return st;
+  if (n < capacity && out) {
+    out[n].name = kExtraMetrics[0];
+    out[n].value = be->validation_errors;
+  }
+  if (out_count) *out_count = n + 1;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t vk_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
+  if (!be)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "inject_fault: the backend handle is NULL. Fix: pass a backend.");
+  if (kind == VYRE_FAULT_SIMULATED_LOSS) {
+    be->lost = 1;
+    return VYRE_STATUS_OK;
+  }
+  if (kind == VYRE_FAULT_DEVICE_TRAP)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+                         "inject_fault: Vulkan offers no safe way to provoke a real device fault "
+                         "(it could hang the machine's display driver). Fix: use "
+                         "VYRE_FAULT_SIMULATED_LOSS.");
+  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                       "inject_fault: unknown fault kind %u. Fix: use VYRE_FAULT_SIMULATED_LOSS "
+                       "(1) or VYRE_FAULT_DEVICE_TRAP (2).",
+                       kind);
+}
+
+static const vyre_backend_ops vyre_vk_ops = {
+    .struct_size = sizeof(vyre_backend_ops),
+    .abi_major = VYRE_ABI_MAJOR,
+    .abi_minor = VYRE_ABI_MINOR,
+    .name = VK_NAME,
+    .version = "0.1.0",
+    .build_id = VYRE_VK_BUILD_ID,
+    .flags = VYRE_PLUGIN_FLAG_GPU,
+    .probe = vyre_vk_probe,
+    .create = vyre_vk_create,
+    .destroy = vyre_vk_destroy,
+    .flush = vk_flush,
+    .get_caps = vyre_vk_get_caps,
+    .compile = vyre_vk_compile,
+    .module_release = vyre_vk_module_release,
+    .dispatch = vyre_vk_dispatch,
+    .dispatch_async = vyre_vk_dispatch_async,
+    .pending_poll = vyre_vk_pending_poll,
+    .pending_wait = vyre_vk_pending_wait,
+    .pending_release = vyre_vk_pending_release,
+    .dispatch_batch = vyre_vk_dispatch_batch,
+    .buffer_alloc = vyre_vk_buffer_alloc,
+    .buffer_free = vyre_vk_buffer_free,
+    .buffer_write = vyre_vk_buffer_write,
+    .buffer_read = vyre_vk_buffer_read,
+    .sequence_run = vyre_vk_sequence_run,
+    .status = vk_status,
+    .recover = vk_recover,
+    .metrics = vk_metrics,
+    .inject_fault = vk_inject_fault,
+};
+
+__attribute__((visibility("default"))) const vyre_backend_ops *
+vyre_backend_query(uint32_t host_major, uint32_t host_minor, const vyre_host_services *services) {
+  if (host_major != VYRE_ABI_MAJOR) return NULL;
+  vyre_kit_set_services(services);
+  return &vyre_vk_ops;
+}

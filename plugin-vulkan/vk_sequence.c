@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_sequence.c — the sequence slot: resident steps recorded in order into
+// one command buffer (a barrier between steps), then the reads copied into
+// one staging buffer, one submission and one fence. Called from vk_plugin.c.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_job.h"
+#include "vyre_ir.h"
+
+static uint32_t check_steps(vyre_backend *be, const vyre_sequence_args *a, vyre_error *err) {
+  if (!a || (a->step_count && !a->steps) || (a->read_count && !a->reads))
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                         "sequence_run: args, steps or reads are NULL. Fix: pass them.");
+  for (uint32_t s = 0; s < a->step_count; s++)
+    for (uint32_t i = 0; i < a->steps[s].binding_count; i++)
+      if (!a->steps[s].bindings || a->steps[s].bindings[i].kind != VYRE_BINDING_RESIDENT)
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                             "sequence_run: step %u binding %u is not a resident buffer. Fix: "
+                             "bind resident buffers only in sequences.",
+                             s, i);
+  for (uint32_t r = 0; r < a->read_count; r++) {
+    const vyre_buffer_range *rg = &a->reads[r];
+    uint32_t st = vyre_kit_object_check(rg->buffer, VYRE_MAGIC_BUFFER, be, be->generation, VK_NAME,
+                                        "read buffer", err);
+    if (st) return st;
+    if (rg->offset % 4 || rg->size % 4 || rg->offset > rg->buffer->bytes ||
+        rg->size > rg->buffer->bytes - rg->offset || (rg->size && !rg->dst))
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+                           "sequence_run: read %u (offset %llu, size %llu) does not fit its "
+                           "%llu-byte buffer or has no destination. Fix: keep ranges inside the "
+                           "buffer in whole 4-byte elements.",
+                           r, (unsigned long long)rg->offset, (unsigned long long)rg->size,
+                           (unsigned long long)rg->buffer->bytes);
+  }
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
+                              vyre_dispatch_result *results, vyre_error *err) {
+  uint32_t st = vyre_vk_check_alive(be, err);
+  if (st || (st = check_steps(be, a, err))) return st;
+  vyre_vk_zombies_reap(be, 0);
+  vk_job **js = calloc(a->step_count ? a->step_count : 1, sizeof(*js));
+  if (!js)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "sequence_run: out of host memory. Fix: free memory.");
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < a->read_count; r++)
+    total += a->reads[r].size;
+  VkBuffer sb = VK_NULL_HANDLE;
+  VkDeviceMemory sm = VK_NULL_HANDLE;
+  uint8_t *map = NULL;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  for (uint32_t s = 0; s < a->step_count && !st; s++) {
+    st = vk_job_prepare(be, &a->steps[s], 0, &js[s], err);
+    if (st) vyre_error_prefix(err, "step %u", s);
+  }
+  if (!st && total) {
+    st = vyre_vk_buffer_make(be, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 1, &sb, &sm, err);
+    if (!st && vkMapMemory(be->device, sm, 0, VK_WHOLE_SIZE, 0, (void **)&map) != VK_SUCCESS)
+      st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "sequence_run: mapping %llu staging bytes failed. Fix: read less.",
+                         (unsigned long long)total);
+  }
+  if (!st) st = vk_cb_begin(be, &cb, err);
+  if (!st) {
+    for (uint32_t s = 0; s < a->step_count; s++)
+      vk_job_record(js[s], cb, &a->steps[s]);
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < a->read_count; r++) {
+      if (!a->reads[r].size) continue;
+      VkBufferCopy cp = {
+          .srcOffset = a->reads[r].offset, .dstOffset = at, .size = a->reads[r].size};
+      vkCmdCopyBuffer(cb, a->reads[r].buffer->buf, sb, 1, &cp);
+      at += a->reads[r].size;
+    }
+    vk_barrier(cb);
+    vkEndCommandBuffer(cb);
+    st = vk_submit(be, &cb, 1, &fence, err);
+    if (!st) st = vk_fence_wait(be, fence, UINT64_MAX, err);
+  }
+  uint32_t first_fail = st;
+  if (!st) {
+    for (uint32_t s = 0; s < a->step_count; s++) {
+      vyre_error local = {.struct_size = sizeof(local)};
+      uint32_t ss = vk_job_finish(js[s], results ? &results[s] : NULL, &local);
+      if (ss && !first_fail) {
+        first_fail = ss;
+        if (err) *err = local;
+      }
+    }
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < a->read_count; r++) {
+      if (a->reads[r].size) memcpy(a->reads[r].dst, map + at, a->reads[r].size);
+      at += a->reads[r].size;
+    }
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, total);
+  }
+  if (fence) vkDestroyFence(be->device, fence, NULL);
+  if (cb) {
+    pthread_mutex_lock(&be->lock);
+    vkFreeCommandBuffers(be->device, be->pool, 1, &cb);
+    pthread_mutex_unlock(&be->lock);
+  }
+  for (uint32_t s = 0; s < a->step_count; s++)
+    vk_job_free(js[s]);
+  free(js);
+  if (map) vkUnmapMemory(be->device, sm);
+  vyre_vk_buffer_drop(be, sb, sm);
+  return first_fail;
+}
