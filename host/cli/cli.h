@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cli.h — what the files of the `vyre` tool share: the subcommand entry
+// points (one file each: cmd_validate.c, cmd_list.c, cmd_run.c,
+// cmd_conform.c), option parsing helpers and output helpers (cli_util.c).
+// Exit codes: 0 success, 1 a check failed, 2 a usage or setup error.
+
+#ifndef VYRE_CLI_H
+#define VYRE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
+
+#define VYRE_EXIT_OK    0
+#define VYRE_EXIT_FAIL  1
+#define VYRE_EXIT_USAGE 2
+
+// Each subcommand gets argv after its own name (argv[0] is the command name).
+int vyre_cmd_validate(int argc, char **argv);
+int vyre_cmd_list(int argc, char **argv);
+int vyre_cmd_run(int argc, char **argv);
+int vyre_cmd_conform(int argc, char **argv);
+
+// Option parsing. vyre_cli_opt() matches argv[*i] against "--name" or
+// "--name=value"; for an option with a value it stores the value (from the
+// same word or the next) in *value and advances *i. Returns 1 on a match,
+// 0 on none, -1 (after printing the error) when the value is missing.
+int vyre_cli_flag(const char *arg, const char *name);
+int vyre_cli_opt(int argc, char **argv, int *i, const char *name, const char **value,
+                 const char *cmd);
+// Prints "vyre <cmd>: unknown option '<arg>'. Fix: ..." and returns 2.
+int vyre_cli_unknown(const char *cmd, const char *arg);
+// Parses a u32 ("12", "0x10"); 0 on success.
+int vyre_cli_u32(const char *text, uint32_t *out);
+
+// Reads a whole file (malloc'd). 0 on success, else errno with a message in
+// |msg|.
+int vyre_cli_read_file(const char *path, uint8_t **out, size_t *out_size, char *msg, size_t cap);
+
+// Prints |count| elements of type |type| from |bytes| on one line, the first
+// 16 ... the last 4 when there are more than 20, then "(N elements)".
+void vyre_cli_print_elements(FILE *f, uint32_t type, const uint8_t *bytes, uint64_t size);
+
+#endif // VYRE_CLI_H

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cli_util.c — option parsing, file reading and element printing shared by
+// the subcommands of the `vyre` tool.
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vyre_conform.h"
+
+int vyre_cli_flag(const char *arg, const char *name) {
+  return strcmp(arg, name) == 0;
+}
+
+int vyre_cli_opt(int argc, char **argv, int *i, const char *name, const char **value,
+                 const char *cmd) {
+  const char *arg = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0) return 0;
+  if (arg[n] == '=') {
+    *value = arg + n + 1;
+    return 1;
+  }
+  if (arg[n] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr,
+            "vyre %s: option %s needs a value. Fix: write %s VALUE (see 'vyre %s --help').\n", cmd,
+            name, name, cmd);
+    return -1;
+  }
+  *value = argv[++*i];
+  return 1;
+}
+
+int vyre_cli_unknown(const char *cmd, const char *arg) {
+  fprintf(stderr, "vyre %s: unknown option '%s'. Fix: see 'vyre %s --help' for the options.\n", cmd,
+          arg, cmd);
+  return VYRE_EXIT_USAGE;
+}
+
+int vyre_cli_u32(const char *text, uint32_t *out) {
+  if (!text || !*text || *text == '-') return 1;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 0);
+  if (errno || *end || v > 0xFFFFFFFFull) return 1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+int vyre_cli_read_file(const char *path, uint8_t **out, size_t *out_size, char *msg, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    int e = errno;
+    snprintf(msg, cap, "cannot open '%s': %s", path, strerror(e));
+    return e ? e : EIO;
+  }
+  size_t n = 0, c = 4096;
+  uint8_t *buf = malloc(c);
+  while (buf) {
+    size_t got = fread(buf + n, 1, c - n, f);
+    n += got;
+    if (n < c) break;
+    uint8_t *nb = realloc(buf, c * 2);
+    if (!nb) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = nb;
+    c *= 2;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (!buf || err) {
+    free(buf);
+    snprintf(msg, cap, "cannot read '%s': %s", path, buf ? "read error" : "out of memory");
+    return EIO;
+  }
+  *out = buf;
+  *out_size = n;
+  return 0;
+}
+
+void vyre_cli_print_elements(FILE *f, uint32_t type, const uint8_t *bytes, uint64_t size) {
+  uint64_t n = size / 4;
+  char v[96];
+  for (uint64_t i = 0; i < n; i++) {
+    if (n > 20 && i == 16) {
+      fputs(", ...", f);
+      i = n - 4;
+    }
+    uint32_t w;
+    memcpy(&w, bytes + i * 4, 4);
+    vyre_conform_format_element(type, w, v, sizeof v);
+    fprintf(f, "%s%s", i ? ", " : "", v);
+  }
+  fprintf(f, "%s(%llu element%s)\n", n ? " " : "", (unsigned long long)n, n == 1 ? "" : "s");
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_conform.c — `vyre conform`: runs the conformance suite
+// (host/conform/vyre_conform.h) against one backend, chosen by name or by
+// plugin path. Defaults: the source tree's tests/conformance/cases and
+// tests/conformance/known. Exit 0 when nothing failed, 1 when a case failed
+// (XPASS included), 2 on usage or setup errors.
+
+#include <string.h>
+
+#include "cli.h"
+#include "vyre_conform.h"
+
+#ifndef VYRE_SOURCE_DIR
+#define VYRE_SOURCE_DIR "."
+#endif
+
+static void vyre_conform_usage(FILE *f) {
+  fprintf(f,
+          "usage: vyre conform [--backend NAME | --plugin PATH] [options]\n\n"
+          "Runs every case file through every dispatch path the backend offers, compares\n"
+          "byte for byte with the CPU reference and the cases' \"expect\", checks guard\n"
+          "regions, then runs the runtime-semantics checks (runtime/<name>).\n\n"
+          "  --backend NAME       backend to test (cpu, cuda, vulkan; default: VYRE_BACKEND,\n"
+          "                       else automatic selection)\n"
+          "  --plugin PATH        test the plugin .so at PATH\n"
+          "  --cases DIR          case files (default: %s/tests/conformance/cases)\n"
+          "  --known DIR          known-failure lists <backend>.txt\n"
+          "                       (default: %s/tests/conformance/known)\n"
+          "  --filter GLOB        only cases whose name matches, e.g. 'integers/*'\n"
+          "  --paths LIST         subset of oneshot,async,batch,resident (default: all)\n"
+          "  --junit FILE         also write a JUnit XML report\n"
+          "  --json               print one JSON document instead of lines\n"
+          "  --require-device     fail (not skip) when the backend is unavailable\n"
+          "  --reverse            CPU reference only: also run in reversed invocation order\n"
+          "                       and require the same outputs (a difference is a race)\n"
+          "  --no-runtime         skip the runtime/<name> checks\n"
+          "  --quiet              print only failures and the summary\n"
+          "  --help               show this text\n\n"
+          "exit codes: 0 no failure, 1 some case failed (or passed while listed xfail),\n"
+          "2 usage or setup error\n",
+          VYRE_SOURCE_DIR, VYRE_SOURCE_DIR);
+}
+
+int vyre_cmd_conform(int argc, char **argv) {
+  vyre_conform_options o;
+  memset(&o, 0, sizeof o);
+  o.cases_dir = VYRE_SOURCE_DIR "/tests/conformance/cases";
+  o.known_dir = VYRE_SOURCE_DIR "/tests/conformance/known";
+  const char *plugin = NULL, *paths = NULL;
+  for (int i = 1; i < argc; i++) {
+    int m;
+    if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
+      vyre_conform_usage(stdout);
+      return VYRE_EXIT_OK;
+    }
+    if (vyre_cli_flag(argv[i], "--json"))
+      o.json = 1;
+    else if (vyre_cli_flag(argv[i], "--require-device"))
+      o.require_device = 1;
+    else if (vyre_cli_flag(argv[i], "--reverse"))
+      o.reverse = 1;
+    else if (vyre_cli_flag(argv[i], "--quiet"))
+      o.quiet = 1;
+    else if (vyre_cli_flag(argv[i], "--no-runtime"))
+      o.no_runtime = 1;
+    else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &o.backend, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--plugin", &plugin, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--cases", &o.cases_dir, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--known", &o.known_dir, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--filter", &o.filter, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--paths", &paths, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--junit", &o.junit_path, "conform")) != 0) {
+      if (m < 0) return VYRE_EXIT_USAGE;
+    } else {
+      return vyre_cli_unknown("conform", argv[i]);
+    }
+  }
+  if (plugin && o.backend) {
+    fprintf(stderr, "vyre conform: both --backend %s and --plugin %s given. Fix: choose one.\n",
+            o.backend, plugin);
+    return VYRE_EXIT_USAGE;
+  }
+  if (plugin) {
+    if (!strchr(plugin, '/')) {
+      fprintf(stderr,
+              "vyre conform: --plugin '%s' is not a path. Fix: write ./%s, or use "
+              "--backend NAME for an installed backend.\n",
+              plugin, plugin);
+      return VYRE_EXIT_USAGE;
+    }
+    o.backend = plugin;
+  }
+  vyre_error err = {.struct_size = sizeof err};
+  if (paths && vyre_conform_paths_parse(paths, &o.paths, &err)) {
+    fprintf(stderr, "vyre conform: %s\n", err.message);
+    return VYRE_EXIT_USAGE;
+  }
+  vyre_conform_totals t;
+  uint32_t st = vyre_conform_run(&o, &t, &err);
+  if (st) {
+    fprintf(stderr, "vyre conform: %s\n", err.message);
+    return VYRE_EXIT_USAGE;
+  }
+  return t.failed ? VYRE_EXIT_FAIL : VYRE_EXIT_OK;
+}

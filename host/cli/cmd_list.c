@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_list.c — `vyre list [--json]`: every plugin the loader finds
+// (vyre_list_candidates) with its path, ABI version, whether it is available
+// or exactly why not, which one automatic selection picks and why; for
+// available ones, each device with its name and limits (read from vyre_caps
+// of an opened device).
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define VYRE_LIST_MAX 64u
+
+static void vyre_list_usage(FILE *f) {
+  fprintf(f, "usage: vyre list [--json]\n\n"
+             "Shows every backend plugin found in VYRE_PLUGIN_PATH, the install folder and\n"
+             "next to libvyre: its path and ABI version, available or the reason not, which\n"
+             "one automatic selection picks and why, and every device of the available ones\n"
+             "with its limits.\n\n"
+             "  --json    print a JSON array instead\n"
+             "  --help    show this text\n\n"
+             "exit codes: 0 listed (even when nothing is available), 2 usage or loader error\n");
+}
+
+static const char *vyre_list_kind(uint32_t kind) {
+  switch (kind) {
+  case VYRE_DEVICE_KIND_CPU:
+    return "cpu";
+  case VYRE_DEVICE_KIND_GPU_DISCRETE:
+    return "discrete gpu";
+  case VYRE_DEVICE_KIND_GPU_INTEGRATED:
+    return "integrated gpu";
+  case VYRE_DEVICE_KIND_GPU_VIRTUAL:
+    return "virtual gpu";
+  case VYRE_DEVICE_KIND_SOFTWARE:
+    return "software";
+  default:
+    return "unknown";
+  }
+}
+
+static void vyre_list_flags(uint32_t flags, char *out, size_t cap) {
+  static const struct {
+    uint32_t bit;
+    const char *name;
+  } names[] = {{VYRE_CAP_RESIDENT, "resident"},
+               {VYRE_CAP_ASYNC, "async"},
+               {VYRE_CAP_BATCH, "batch"},
+               {VYRE_CAP_TIMESTAMPS, "timestamps"},
+               {VYRE_CAP_TRAP, "trap"},
+               {VYRE_CAP_SEQUENCE, "sequence"},
+               {VYRE_CAP_REVERSE_ORDER, "reverse-order"}};
+  out[0] = '\0';
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (flags & names[i].bit) {
+      size_t n = strlen(out);
+      snprintf(out + n, cap - n, "%s%s", n ? "," : "", names[i].name);
+    }
+}
+
+static json_t *vyre_list_caps_json(const vyre_caps *c) {
+  char flags[160];
+  vyre_list_flags(c->flags, flags, sizeof flags);
+  json_t *o = json_object();
+  json_object_set_new(o, "index", json_integer(c->device_index));
+  json_object_set_new(o, "name", json_string(c->device_name));
+  json_object_set_new(o, "kind", json_string(vyre_list_kind(c->device_kind)));
+  json_object_set_new(o, "driver", json_string(c->driver));
+  json_object_set_new(o, "max_workgroup_size",
+                      json_pack("[III]", (json_int_t)c->max_workgroup_size[0],
+                                (json_int_t)c->max_workgroup_size[1],
+                                (json_int_t)c->max_workgroup_size[2]));
+  json_object_set_new(o, "max_workgroup_invocations", json_integer(c->max_workgroup_invocations));
+  json_object_set_new(o, "max_grid",
+                      json_pack("[III]", (json_int_t)c->max_grid[0], (json_int_t)c->max_grid[1],
+                                (json_int_t)c->max_grid[2]));
+  json_object_set_new(o, "subgroup_size", json_integer(c->subgroup_size));
+  json_object_set_new(o, "max_storage_buffer_bytes",
+                      json_integer((json_int_t)c->max_storage_buffer_bytes));
+  json_object_set_new(o, "max_shared_memory_bytes", json_integer(c->max_shared_memory_bytes));
+  json_object_set_new(o, "flags", json_string(flags));
+  return o;
+}
+
+static void vyre_list_caps_print(const vyre_caps *c) {
+  char flags[160];
+  vyre_list_flags(c->flags, flags, sizeof flags);
+  printf("    device %u: %s (%s)\n", c->device_index, c->device_name,
+         vyre_list_kind(c->device_kind));
+  printf("      driver: %s\n", c->driver);
+  printf("      workgroup <= [%u, %u, %u], %u invocations; grid <= [%u, %u, %u]; subgroup %u\n",
+         c->max_workgroup_size[0], c->max_workgroup_size[1], c->max_workgroup_size[2],
+         c->max_workgroup_invocations, c->max_grid[0], c->max_grid[1], c->max_grid[2],
+         c->subgroup_size);
+  printf("      storage buffer <= %llu bytes; shared memory <= %u bytes\n",
+         (unsigned long long)c->max_storage_buffer_bytes, c->max_shared_memory_bytes);
+  printf("      features: %s\n", flags[0] ? flags : "(none)");
+}
+
+// Opens each device of |cand| and prints or collects its caps.
+static void vyre_list_devices(const vyre_candidate *cand, json_t *devs) {
+  uint32_t n = cand->device_count ? cand->device_count : 1;
+  for (uint32_t d = 0; d < n && d < 64; d++) {
+    char idx[16];
+    snprintf(idx, sizeof idx, "%u", d);
+    vyre_device *dev = NULL;
+    vyre_error err = {.struct_size = sizeof err};
+    vyre_caps caps = {.struct_size = sizeof caps};
+    uint32_t st = vyre_device_open(cand->path, idx, &dev, &err);
+    if (!st) st = vyre_device_caps(dev, &caps, &err);
+    if (st) {
+      if (devs) {
+        json_t *o = json_object();
+        json_object_set_new(o, "index", json_integer(d));
+        json_object_set_new(o, "error", json_string(err.message));
+        json_array_append_new(devs, o);
+      } else {
+        printf("    device %u: cannot open: %s: %s\n", d, vyre_status_name(st), err.message);
+      }
+    } else if (devs) {
+      json_array_append_new(devs, vyre_list_caps_json(&caps));
+    } else {
+      vyre_list_caps_print(&caps);
+    }
+    if (dev) vyre_device_close(dev);
+  }
+}
+
+int vyre_cmd_list(int argc, char **argv) {
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
+      vyre_list_usage(stdout);
+      return VYRE_EXIT_OK;
+    }
+    if (vyre_cli_flag(argv[i], "--json"))
+      json = 1;
+    else
+      return vyre_cli_unknown("list", argv[i]);
+  }
+  vyre_candidate *cands = calloc(VYRE_LIST_MAX, sizeof *cands);
+  if (!cands) {
+    fprintf(stderr, "vyre list: out of memory. Fix: free memory.\n");
+    return VYRE_EXIT_USAGE;
+  }
+  uint32_t count = 0;
+  vyre_error err = {.struct_size = sizeof err};
+  uint32_t st = vyre_list_candidates(cands, VYRE_LIST_MAX, &count, &err);
+  if (st) {
+    fprintf(stderr, "vyre list: finding plugins failed with %s: %s\n", vyre_status_name(st),
+            err.message);
+    free(cands);
+    return VYRE_EXIT_USAGE;
+  }
+  if (count > VYRE_LIST_MAX) count = VYRE_LIST_MAX;
+  json_t *arr = json ? json_array() : NULL;
+  if (!json && count == 0)
+    printf("no backend plugin found. Fix: build the plugins or set VYRE_PLUGIN_PATH to the "
+           "folder holding libvyre-backend-*.so.\n");
+  for (uint32_t i = 0; i < count; i++) {
+    const vyre_candidate *c = &cands[i];
+    const char *state = !c->loaded ? "not loaded" : c->available ? "available" : "unavailable";
+    if (json) {
+      json_t *o = json_object();
+      json_object_set_new(o, "name", json_string(c->name));
+      json_object_set_new(o, "path", json_string(c->path));
+      json_object_set_new(o, "loaded", json_boolean(c->loaded));
+      json_object_set_new(o, "available", json_boolean(c->available));
+      char abi[32];
+      snprintf(abi, sizeof abi, "%u.%u", c->abi_major, c->abi_minor);
+      json_object_set_new(o, "abi", json_string(abi));
+      json_object_set_new(o, "device_count", json_integer(c->device_count));
+      json_object_set_new(o, "device_kind", json_string(vyre_list_kind(c->device_kind)));
+      json_object_set_new(o, "selected", json_boolean(c->selected));
+      json_object_set_new(o, "reason", json_string(c->reason));
+      json_t *devs = json_array();
+      if (c->loaded && c->available) vyre_list_devices(c, devs);
+      json_object_set_new(o, "devices", devs);
+      json_array_append_new(arr, o);
+      continue;
+    }
+    printf("%-8s %-11s ABI %u.%u  %s%s\n", c->name, state, c->abi_major, c->abi_minor, c->path,
+           c->selected ? "  [selected]" : "");
+    printf("    %s%s\n", c->selected ? "selected: " : c->available ? "" : "reason: ", c->reason);
+    if (c->loaded && c->available) vyre_list_devices(c, NULL);
+  }
+  if (json) {
+    char *text = json_dumps(arr, JSON_INDENT(2));
+    if (text) printf("%s\n", text);
+    free(text);
+    json_decref(arr);
+  }
+  free(cands);
+  return VYRE_EXIT_OK;
+}

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_run.c — `vyre run CASE.json`: loads a case file (or a bare program
+// plus --input for each input buffer), runs it once on the chosen backend,
+// prints every returned buffer readably by element type, optionally writes
+// raw bytes to DIR/<buffer>.bin, and compares with the case's `expect`
+// (outputs byte for byte, trap record, or error status): exit 1 on a
+// mismatch, naming the buffer, first differing index, expected and actual
+// values and how many elements differ. Execution goes through the
+// conformance executor (host/conform/conform_exec.c).
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "vyre_conform.h"
+
+#define VYRE_RUN_MAX_INPUTS 64
+
+static void vyre_run_usage(FILE *f) {
+  fprintf(f, "usage: vyre run CASE.json [options]\n\n"
+             "Runs one case file (or a bare program with --input for every input buffer),\n"
+             "prints each returned buffer, and compares with the case's \"expect\".\n\n"
+             "  --backend B        cpu, cuda, vulkan or a plugin .so path (default: VYRE_BACKEND,\n"
+             "                     else automatic selection)\n"
+             "  --device D         device index or UUID (default: VYRE_DEVICE, else the best)\n"
+             "  --grid X,Y,Z       grid in workgroups (overrides the case's grid; Y,Z default 1)\n"
+             "  --input NAME=FILE  raw little-endian 4-byte elements for input buffer NAME\n"
+             "                     (repeatable; replaces the case's input)\n"
+             "  --out DIR          write every returned buffer's bytes to DIR/<buffer>.bin\n"
+             "  --repeat N         run the kernel N times before reading back (default 1)\n"
+             "  --time             print host wall time and device time\n"
+             "  --json             print a JSON result instead of text\n"
+             "  --help             show this text\n\n"
+             "exit codes: 0 ran and matched expect (if any), 1 dispatch failed, trapped\n"
+             "unexpectedly or differs from expect, 2 usage or setup error\n");
+}
+
+typedef struct vyre_run_args {
+  const char *file, *backend, *device, *grid, *out_dir;
+  const char *inputs[VYRE_RUN_MAX_INPUTS];
+  int input_count, json, time;
+  uint32_t repeat;
+} vyre_run_args;
+
+static int vyre_run_parse(int argc, char **argv, vyre_run_args *a) {
+  memset(a, 0, sizeof *a);
+  a->repeat = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    int m;
+    if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
+      vyre_run_usage(stdout);
+      return -1;
+    }
+    if (vyre_cli_flag(argv[i], "--json")) {
+      a->json = 1;
+    } else if (vyre_cli_flag(argv[i], "--time")) {
+      a->time = 1;
+    } else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &a->backend, "run")) != 0 ||
+               (m = vyre_cli_opt(argc, argv, &i, "--device", &a->device, "run")) != 0 ||
+               (m = vyre_cli_opt(argc, argv, &i, "--grid", &a->grid, "run")) != 0 ||
+               (m = vyre_cli_opt(argc, argv, &i, "--out", &a->out_dir, "run")) != 0) {
+      if (m < 0) return VYRE_EXIT_USAGE;
+    } else if ((m = vyre_cli_opt(argc, argv, &i, "--input", &v, "run")) != 0) {
+      if (m < 0) return VYRE_EXIT_USAGE;
+      if (a->input_count == VYRE_RUN_MAX_INPUTS) {
+        fprintf(stderr,
+                "vyre run: more than %d --input options. Fix: give at most one per "
+                "buffer.\n",
+                VYRE_RUN_MAX_INPUTS);
+        return VYRE_EXIT_USAGE;
+      }
+      a->inputs[a->input_count++] = v;
+    } else if ((m = vyre_cli_opt(argc, argv, &i, "--repeat", &v, "run")) != 0) {
+      if (m < 0) return VYRE_EXIT_USAGE;
+      if (vyre_cli_u32(v, &a->repeat) || a->repeat == 0) {
+        fprintf(stderr,
+                "vyre run: --repeat '%s' is not a count >= 1. Fix: pass e.g. --repeat "
+                "10.\n",
+                v);
+        return VYRE_EXIT_USAGE;
+      }
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return vyre_cli_unknown("run", argv[i]);
+    } else if (a->file) {
+      fprintf(stderr,
+              "vyre run: more than one file given ('%s' and '%s'). Fix: run one case "
+              "at a time.\n",
+              a->file, argv[i]);
+      return VYRE_EXIT_USAGE;
+    } else {
+      a->file = argv[i];
+    }
+  }
+  if (!a->file) {
+    fprintf(stderr, "vyre run: no case file given. Fix: 'vyre run CASE.json' (see 'vyre run "
+                    "--help').\n");
+    return VYRE_EXIT_USAGE;
+  }
+  return 0;
+}
+
+static int vyre_run_grid(const char *text, uint32_t grid[3]) {
+  grid[0] = grid[1] = grid[2] = 1;
+  char buf[96];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL, *tok = strtok_r(buf, ",", &save);
+  int n = 0;
+  while (tok) {
+    if (n == 3 || vyre_cli_u32(tok, &grid[n]) || grid[n] == 0) return 1;
+    n++;
+    tok = strtok_r(NULL, ",", &save);
+  }
+  return n == 0;
+}
+
+static int vyre_run_mkdirs(const char *dir) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+// Input data for the run: the case's, replaced by --input files.
+typedef struct vyre_run_inputs {
+  vyre_case_data data[VYRE_RUN_MAX_INPUTS * 2];
+  uint8_t *owned[VYRE_RUN_MAX_INPUTS];
+  uint32_t count, owned_count;
+} vyre_run_inputs;
+
+static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyre_run_inputs *in) {
+  const vyre_ir_program *v = vyre_ir_view(c->program);
+  for (uint32_t i = 0; i < c->input_count && in->count < VYRE_RUN_MAX_INPUTS; i++)
+    in->data[in->count++] = c->inputs[i];
+  for (int k = 0; k < a->input_count; k++) {
+    const char *eq = strchr(a->inputs[k], '=');
+    if (!eq || eq == a->inputs[k] || !eq[1]) {
+      fprintf(stderr,
+              "vyre run: --input '%s' is not NAME=FILE. Fix: write e.g. --input "
+              "a=a.bin.\n",
+              a->inputs[k]);
+      return VYRE_EXIT_USAGE;
+    }
+    size_t nlen = (size_t)(eq - a->inputs[k]);
+    uint32_t bi = UINT32_MAX;
+    for (uint32_t b = 0; b < v->buffer_count; b++) {
+      const char *name = vyre_ir_string(v, v->buffers[b].name);
+      if (strlen(name) == nlen && strncmp(name, a->inputs[k], nlen) == 0) bi = b;
+    }
+    uint32_t acc = bi == UINT32_MAX ? VYRE_IR_ACCESS_WORKGROUP : v->buffers[bi].access;
+    if (acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_WORKGROUP) {
+      fprintf(stderr,
+              "vyre run: --input '%.*s': the program has no input buffer of that name "
+              "(inputs are read, uniform and read_write buffers). Fix: use one of:",
+              (int)nlen, a->inputs[k]);
+      for (uint32_t b = 0; b < v->buffer_count; b++)
+        if (v->buffers[b].access <= VYRE_IR_ACCESS_READ_WRITE)
+          fprintf(stderr, " %s", vyre_ir_string(v, v->buffers[b].name));
+      fprintf(stderr, ".\n");
+      return VYRE_EXIT_USAGE;
+    }
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    char msg[512];
+    if (vyre_cli_read_file(eq + 1, &bytes, &size, msg, sizeof msg)) {
+      fprintf(stderr, "vyre run: --input %s: %s. Fix: name a readable file.\n", a->inputs[k], msg);
+      return VYRE_EXIT_USAGE;
+    }
+    in->owned[in->owned_count++] = bytes;
+    if (size % 4) {
+      fprintf(stderr,
+              "vyre run: --input %s: the file has %zu bytes, not a multiple of 4. Fix: "
+              "give raw little-endian 4-byte elements.\n",
+              a->inputs[k], size);
+      return VYRE_EXIT_USAGE;
+    }
+    vyre_case_data *slot = NULL;
+    for (uint32_t i = 0; i < in->count; i++)
+      if (in->data[i].buffer_index == bi) slot = &in->data[i];
+    if (!slot) slot = &in->data[in->count++];
+    slot->buffer_index = bi;
+    slot->bytes = bytes;
+    slot->size = size;
+  }
+  for (uint32_t b = 0; b < v->buffer_count; b++) {
+    if (v->buffers[b].access > VYRE_IR_ACCESS_READ_WRITE) continue;
+    int have = 0;
+    for (uint32_t i = 0; i < in->count; i++)
+      have |= in->data[i].buffer_index == b;
+    if (!have) {
+      const char *name = vyre_ir_string(v, v->buffers[b].name);
+      fprintf(stderr,
+              "vyre run: %s: no data for input buffer '%s' (%s %s). Fix: pass --input "
+              "%s=FILE (raw little-endian 4-byte elements) or give \"inputs\" in the "
+              "case file.\n",
+              a->file, name, vyre_ir_access_name(v->buffers[b].access),
+              vyre_ir_type_name(v->buffers[b].type), name);
+      return VYRE_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+static json_t *vyre_run_values_json(const vyre_conform_buffer *b) {
+  json_t *arr = json_array();
+  for (uint64_t i = 0; i < b->size / 4; i++) {
+    uint32_t w;
+    memcpy(&w, b->bytes + i * 4, 4);
+    char hex[16];
+    switch (b->type) {
+    case VYRE_IR_TYPE_I32:
+      json_array_append_new(arr, json_integer((int32_t)w));
+      break;
+    case VYRE_IR_TYPE_F32:
+      snprintf(hex, sizeof hex, "0x%08x", w);
+      json_array_append_new(arr, json_string(hex));
+      break;
+    default:
+      json_array_append_new(arr, json_integer(w));
+    }
+  }
+  return arr;
+}
+
+static int vyre_run_write_out(const char *dir, const vyre_conform_outcome *o) {
+  if (vyre_run_mkdirs(dir) != 0) {
+    fprintf(stderr,
+            "vyre run: cannot create the folder '%s': %s. Fix: pass a writable --out "
+            "folder.\n",
+            dir, strerror(errno));
+    return 1;
+  }
+  for (uint32_t i = 0; i < o->output_count; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.bin", dir, o->outputs[i].name);
+    FILE *f = fopen(path, "wb");
+    size_t n = o->outputs[i].size;
+    if (!f || fwrite(o->outputs[i].bytes, 1, n, f) != n || fclose(f) != 0) {
+      fprintf(stderr, "vyre run: cannot write '%s': %s. Fix: pass a writable --out folder.\n", path,
+              strerror(errno));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_device *dev,
+                           const vyre_conform_outcome *o, int has_expect, int mismatch,
+                           const char *msg) {
+  vyre_caps caps = {.struct_size = sizeof caps};
+  if (vyre_device_caps(dev, &caps, NULL) != VYRE_STATUS_OK)
+    snprintf(caps.device_name, sizeof caps.device_name, "?");
+  if (a->json) {
+    json_t *r = json_object();
+    json_object_set_new(r, "case", json_string(a->file));
+    json_object_set_new(r, "program", json_string(vyre_ir_name(c->program)));
+    json_object_set_new(r, "backend", json_string(vyre_device_backend_name(dev)));
+    json_object_set_new(r, "device", json_string(caps.device_name));
+    if (o->has_grid)
+      json_object_set_new(r, "grid",
+                          json_pack("[III]", (json_int_t)o->grid[0], (json_int_t)o->grid[1],
+                                    (json_int_t)o->grid[2]));
+    json_object_set_new(r, "status", json_string(vyre_status_name(o->status)));
+    if (o->status && o->status != VYRE_STATUS_TRAPPED)
+      json_object_set_new(r, "message", json_string(o->error.message));
+    if (o->status == VYRE_STATUS_TRAPPED)
+      json_object_set_new(r, "trap",
+                          json_pack("{sIsI}", "invocation", (json_int_t)o->result.trap_invocation,
+                                    "sites", (json_int_t)o->result.trap_sites));
+    json_t *outs = json_array();
+    for (uint32_t i = 0; i < o->output_count; i++) {
+      const vyre_conform_buffer *b = &o->outputs[i];
+      json_array_append_new(
+          outs, json_pack("{sssssIso}", "name", b->name, "type", vyre_ir_type_name(b->type),
+                          "count", (json_int_t)(b->size / 4), "values", vyre_run_values_json(b)));
+    }
+    json_object_set_new(r, "outputs", outs);
+    json_object_set_new(r, "expect_checked", json_boolean(has_expect));
+    if (has_expect) {
+      json_object_set_new(r, "expect_ok", json_boolean(!mismatch));
+      if (mismatch) json_object_set_new(r, "mismatch", json_string(msg));
+    }
+    json_object_set_new(r, "wall_ns", json_integer((json_int_t)o->wall_ns));
+    json_object_set_new(r, "device_time_ns", json_integer((json_int_t)o->result.device_time_ns));
+    json_object_set_new(r, "repeat", json_integer(a->repeat));
+    char *text = json_dumps(r, JSON_INDENT(2));
+    if (text) printf("%s\n", text);
+    free(text);
+    json_decref(r);
+    return;
+  }
+  printf("%s: program '%s' on %s (%s)", a->file, vyre_ir_name(c->program),
+         vyre_device_backend_name(dev), caps.device_name);
+  if (o->has_grid) printf(", grid [%u, %u, %u]", o->grid[0], o->grid[1], o->grid[2]);
+  printf("\n");
+  if (o->status == VYRE_STATUS_TRAPPED) {
+    printf("trapped: invocation %llu, sites", (unsigned long long)o->result.trap_invocation);
+    for (uint32_t s = 0; s < 32; s++)
+      if (o->result.trap_sites & (1u << s)) printf(" %u", s);
+    printf("\n");
+  } else if (o->status) {
+    printf("failed: %s: %s\n", vyre_status_name(o->status), o->error.message);
+  }
+  for (uint32_t i = 0; i < o->output_count; i++) {
+    const vyre_conform_buffer *b = &o->outputs[i];
+    printf("%s (%s): ", b->name, vyre_ir_type_name(b->type));
+    vyre_cli_print_elements(stdout, b->type, b->bytes, b->size);
+  }
+  if (a->time)
+    printf("time: %.3f ms wall, %.3f ms device (%u repeat%s)\n", (double)o->wall_ns / 1e6,
+           (double)o->result.device_time_ns / 1e6, a->repeat, a->repeat == 1 ? "" : "s");
+  if (has_expect && !mismatch)
+    printf("expect: ok\n");
+  else if (has_expect)
+    printf("MISMATCH: %s\n", msg);
+}
+
+int vyre_cmd_run(int argc, char **argv) {
+  vyre_run_args a;
+  int rc = vyre_run_parse(argc, argv, &a);
+  if (rc) return rc < 0 ? VYRE_EXIT_OK : rc;
+  vyre_case run;
+  uint32_t grid[3];
+  if (a.grid && vyre_run_grid(a.grid, grid)) {
+    fprintf(stderr,
+            "vyre run: --grid '%s' is not X[,Y[,Z]] with counts >= 1. Fix: write e.g. "
+            "--grid 16,1,1.\n",
+            a.grid);
+    return VYRE_EXIT_USAGE;
+  }
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_case *c = NULL;
+  uint32_t st = vyre_case_from_file(a.file, NULL, &c, &err);
+  if (st) {
+    fprintf(stderr, "vyre run: %s: %s\n", a.file, err.message);
+    return VYRE_EXIT_FAIL;
+  }
+  if (!c->program) {
+    int ok = c->expect_kind == VYRE_CASE_EXPECT_ERROR && c->expect_error == c->program_status;
+    printf("%s: program refused with %s: %s\n%s\n", a.file, vyre_status_name(c->program_status),
+           c->program_error.message, ok ? "expect: ok (this error was expected)" : "");
+    vyre_case_free(c);
+    return ok ? VYRE_EXIT_OK : VYRE_EXIT_FAIL;
+  }
+  vyre_run_inputs *in = calloc(1, sizeof *in);
+  vyre_device *dev = NULL;
+  vyre_conform_outcome o;
+  memset(&o, 0, sizeof o);
+  rc = VYRE_EXIT_USAGE;
+  if (!in) {
+    fprintf(stderr, "vyre run: out of memory. Fix: free memory.\n");
+    goto done;
+  }
+  if ((rc = vyre_run_inputs_build(&a, c, in)) != 0) goto done;
+  run = *c;
+  run.inputs = in->data;
+  run.input_count = in->count;
+  if (a.grid) {
+    run.has_grid = 1;
+    memcpy(run.grid, grid, sizeof grid);
+  }
+  st = vyre_device_open(a.backend, a.device, &dev, &err);
+  if (st) {
+    fprintf(stderr, "vyre run: cannot open backend '%s': %s: %s\n",
+            a.backend ? a.backend : "(automatic)", vyre_status_name(st), err.message);
+    rc = VYRE_EXIT_USAGE;
+    goto done;
+  }
+  vyre_conform_exec_options eo = {
+      .path = VYRE_CONFORM_PATH_ONESHOT, .repeat = a.repeat, .timing = (uint32_t)a.time};
+  vyre_conform_execute(dev, &run, &eo, &o);
+  char msg[2048] = "";
+  int has_expect = c->expect_kind != VYRE_CASE_EXPECT_NONE;
+  int mismatch = has_expect && vyre_conform_check_expect(&run, &o, msg, sizeof msg);
+  if (o.guard[0] && !mismatch) {
+    mismatch = 1;
+    has_expect = 1;
+    snprintf(msg, sizeof msg, "%s", o.guard);
+  }
+  vyre_run_print(&a, &run, dev, &o, has_expect, mismatch, msg);
+  rc = VYRE_EXIT_OK;
+  if (mismatch)
+    rc = VYRE_EXIT_FAIL;
+  else if (!has_expect && o.status != VYRE_STATUS_OK)
+    rc = VYRE_EXIT_FAIL;
+  if (a.out_dir && o.status == VYRE_STATUS_OK && vyre_run_write_out(a.out_dir, &o))
+    rc = VYRE_EXIT_USAGE;
+done:
+  vyre_conform_outcome_free(&o);
+  if (dev) vyre_device_close(dev);
+  if (in)
+    for (uint32_t i = 0; i < in->owned_count; i++)
+      free(in->owned[i]);
+  free(in);
+  vyre_case_free(c);
+  return rc;
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// main.c — the `vyre` command-line tool: global options (--help, --version)
+// and the dispatch to one subcommand (validate, list, run, conform), each in
+// its own cmd_<name>.c. Exit codes: 0 success, 1 a check failed, 2 usage.
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef VYRE_VERSION
+#define VYRE_VERSION VYRE_VERSION_STRING
+#endif
+
+typedef struct vyre_cli_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} vyre_cli_command;
+
+static const vyre_cli_command vyre_cli_commands[] = {
+    {"validate", vyre_cmd_validate, "check program and case files (decode + validate)"},
+    {"list", vyre_cmd_list, "show every backend plugin found, why it is usable or not, devices"},
+    {"run", vyre_cmd_run, "run one case file (or a program with --input) and print the outputs"},
+    {"conform", vyre_cmd_conform, "run the conformance suite against a backend"},
+};
+#define VYRE_CLI_COMMAND_COUNT (sizeof vyre_cli_commands / sizeof vyre_cli_commands[0])
+
+static void vyre_cli_usage(FILE *f) {
+  fprintf(f, "usage: vyre [--help | --version] <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
+    fprintf(f, "  %-9s %s\n", vyre_cli_commands[i].name, vyre_cli_commands[i].summary);
+  fprintf(f, "\n'vyre <command> --help' describes a command's options.\n"
+             "environment: VYRE_BACKEND, VYRE_DEVICE, VYRE_PLUGIN_PATH, VYRE_CACHE_DIR,\n"
+             "  VYRE_CACHE_DISABLE, VYRE_LOG (see docs/cli.md).\n"
+             "exit codes: 0 success, 1 a check failed, 2 usage or setup error.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    vyre_cli_usage(stderr);
+    fprintf(stderr, "\nvyre: no command given. Fix: name a command, e.g. 'vyre list'.\n");
+    return VYRE_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "help") == 0 && argc > 2) {
+      for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
+        if (strcmp(argv[2], vyre_cli_commands[i].name) == 0) {
+          char *sub[] = {argv[2], "--help", NULL};
+          return vyre_cli_commands[i].run(2, sub);
+        }
+    }
+    vyre_cli_usage(stdout);
+    return VYRE_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("vyre %s (plugin ABI %u.%u, IR %u)\n", VYRE_VERSION, VYRE_ABI_MAJOR, VYRE_ABI_MINOR,
+           VYRE_IR_VERSION);
+    return VYRE_EXIT_OK;
+  }
+  for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
+    if (strcmp(cmd, vyre_cli_commands[i].name) == 0)
+      return vyre_cli_commands[i].run(argc - 1, argv + 1);
+  if (cmd[0] == '-')
+    fprintf(stderr, "vyre: unknown option '%s'. Fix: run 'vyre --help' for the options.\n", cmd);
+  else
+    fprintf(stderr,
+            "vyre: unknown command '%s'. Fix: use one of validate, list, run, conform "
+            "('vyre --help').\n",
+            cmd);
+  return VYRE_EXIT_USAGE;
+}
