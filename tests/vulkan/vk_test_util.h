@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_test_util.h — loads the freshly built Vulkan plugin from
+// ${VYRE_BINARY_DIR}/lib through its one exported symbol and offers a
+// one-call "compile and dispatch" helper. Header-only; tests/vulkan only.
+// Tests skip (cmocka skip) when no Vulkan device is present.
+
+#ifndef VYRE_TEST_VK_UTIL_H
+#define VYRE_TEST_VK_UTIL_H
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vk_prog.h"
+
+static const vyre_backend_ops *vk_ops(void) {
+  static const vyre_backend_ops *ops;
+  if (ops) return ops;
+  void *h = dlopen(VYRE_BINARY_DIR "/lib/libvyre-backend-vulkan.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return NULL;
+  }
+  vyre_backend_query_fn q = (vyre_backend_query_fn)dlsym(h, VYRE_BACKEND_QUERY_SYMBOL);
+  ops = q ? q(VYRE_ABI_MAJOR, VYRE_ABI_MINOR, NULL) : NULL;
+  return ops;
+}
+
+// Creates a backend on the default device, or NULL (the test then skips).
+static vyre_backend *vk_open(void) {
+  const vyre_backend_ops *ops = vk_ops();
+  if (!ops) return NULL;
+  vyre_create_args a = {.struct_size = sizeof(a), .device_index = VYRE_DEVICE_DEFAULT};
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_backend *be = NULL;
+  if (ops->create(&a, &be, &err)) {
+    fprintf(stderr, "vulkan create: %s\n", err.message);
+    return NULL;
+  }
+  return be;
+}
+
+static vyre_module *vk_compile(vyre_backend *be, const vyre_ir_program *p, vyre_error *err) {
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p};
+  memcpy(ca.workgroup_size, p->workgroup_size, 12);
+  vyre_module *m = NULL;
+  uint32_t st = vk_ops()->compile(be, &ca, &m, err);
+  if (st) fprintf(stderr, "compile: %s\n", err->message);
+  return st ? NULL : m;
+}
+
+// Binds |data[i]| (|bytes[i]|) to the program's host buffers in ascending
+// binding order and dispatches |grid|.
+static uint32_t vk_run(vyre_backend *be, const vyre_ir_program *p, const uint32_t grid[3],
+                       void **data, const uint64_t *bytes, vyre_dispatch_result *res,
+                       vyre_error *err) {
+  vyre_module *m = vk_compile(be, p, err);
+  if (!m) return err->code;
+  vyre_binding b[32];
+  uint32_t n = 0;
+  for (uint32_t binding = 0; binding < 32; binding++)
+    for (uint32_t i = 0; i < p->buffer_count; i++)
+      if (p->buffers[i].access != VYRE_IR_ACCESS_WORKGROUP && p->buffers[i].binding == binding) {
+        b[n] = (vyre_binding){
+            .buffer_index = i, .kind = VYRE_BINDING_HOST, .bytes = bytes[n], .data = data[n]};
+        n++;
+      }
+  vyre_dispatch_args da = {
+      .struct_size = sizeof(da), .binding_count = n, .module = m, .bindings = b, .repeat = 1};
+  memcpy(da.grid, grid, 12);
+  vyre_dispatch_result local = {.struct_size = sizeof(local)};
+  uint32_t st = vk_ops()->dispatch(be, &da, res ? res : &local, err);
+  vk_ops()->module_release(be, m);
+  return st;
+}
+
+#endif // VYRE_TEST_VK_UTIL_H
