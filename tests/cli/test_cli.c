@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_cli.c — the `vyre` command-line tool, run as a process: help and
+// version, unknown commands and options (exit 2), `validate` ok / FAIL /
+// --json, `run` of a case with a matching expect, a wrong expect (exit 1
+// with a readable mismatch), a bare program with --input, --out files,
+// `list` showing the CPU reference available and the GPU plugins with their
+// status, and `conform` on a small folder.
+
+#define _GNU_SOURCE
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define DATA VYRE_CLI_DATA "/"
+
+typedef struct result {
+  int code;
+  char *out; // stdout and stderr together
+} result;
+
+// Runs `vyre <args>` through the shell and captures everything it prints.
+static result vyre(const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", VYRE_CLI_PATH, args);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  assert_non_null(buf);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+    n += got;
+    if (cap - n < 2) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      assert_non_null(buf);
+    }
+  }
+  buf[n] = '\0';
+  int st = pclose(p);
+  result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, buf};
+  return r;
+}
+
+static void assert_contains(const result *r, const char *needle) {
+  if (!strstr(r->out, needle)) {
+    print_error("expected to find:\n  %s\nin the output:\n%s\n", needle, r->out);
+    fail();
+  }
+}
+
+static void test_cli_prints_help_and_version(void **state) {
+  (void)state;
+  result r = vyre("--help");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "usage: vyre");
+  assert_contains(&r, "conform");
+  free(r.out);
+  r = vyre("--version");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "vyre 0.1.0 (plugin ABI 1.");
+  free(r.out);
+  r = vyre("run --help");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "--input NAME=FILE");
+  free(r.out);
+}
+
+static void test_cli_refuses_unknown_command_and_option_with_exit_2(void **state) {
+  (void)state;
+  result r = vyre("frobnicate");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "vyre: unknown command 'frobnicate'. Fix:");
+  free(r.out);
+  r = vyre("validate --frob x.json");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "vyre validate: unknown option '--frob'. Fix: see 'vyre validate --help'");
+  free(r.out);
+  r = vyre("");
+  assert_int_equal(r.code, 2);
+  free(r.out);
+  r = vyre("run " DATA "vadd.json --repeat 0");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "--repeat '0' is not a count >= 1");
+  free(r.out);
+}
+
+static void test_cli_validate_reports_ok_and_fail_lines(void **state) {
+  (void)state;
+  result r = vyre("validate " DATA "vadd.json " DATA "expect_error.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "ok    " DATA "vadd.json (program 'vadd', hash ");
+  assert_contains(&r, "ok    " DATA "expect_error.json (expected error INVALID_PROGRAM: ");
+  free(r.out);
+  r = vyre("validate " DATA "vadd.json " DATA "bad_type.json");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "FAIL  " DATA "bad_type.json: ");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+}
+
+static void test_cli_validate_json_lists_every_file(void **state) {
+  (void)state;
+  result r = vyre("validate --json " DATA "program.json " DATA "bad_type.json");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "\"file\": \"" DATA "program.json\"");
+  assert_contains(&r, "\"ok\": true");
+  assert_contains(&r, "\"ok\": false");
+  assert_contains(&r, "\"status\": \"INVALID_PROGRAM\"");
+  assert_contains(&r, "\"hash\": null");
+  free(r.out);
+}
+
+static void test_cli_run_prints_outputs_and_checks_expect(void **state) {
+  (void)state;
+  result r = vyre("run --backend cpu " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "program 'vadd' on cpu");
+  assert_contains(&r, "grid [2, 1, 1]");
+  assert_contains(&r, "out (u32): 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, "
+                      "..., 192, 194, 196, 198 (100 elements)");
+  assert_contains(&r, "expect: ok");
+  free(r.out);
+  r = vyre("run --backend cpu " DATA "types.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "x (f32): 1.5 (0x3fc00000), nan (0x7fc00000), -0 (0x80000000) (3 elements)");
+  assert_contains(&r, "s (i32): -5, 7 (2 elements)");
+  free(r.out);
+}
+
+static void test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch(void **state) {
+  (void)state;
+  result r = vyre("run --backend cpu " DATA "vadd_wrong_expect.json");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "MISMATCH: expect: buffer 'out' differs at index 7: expected 99 "
+                      "(0x00000063), actual 14 (0x0000000e); 2 of 100 elements differ");
+  free(r.out);
+  r = vyre("run --backend cpu --json " DATA "vadd_wrong_expect.json");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "\"expect_ok\": false");
+  assert_contains(&r, "\"status\": \"OK\"");
+  free(r.out);
+}
+
+static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char a[600], b[600], cmd[2048];
+  snprintf(a, sizeof a, "%s/a.bin", dir);
+  snprintf(b, sizeof b, "%s/b.bin", dir);
+  uint32_t va[8] = {1, 2, 3, 4, 5, 6, 7, 8}, vb[8] = {10, 20, 30, 40, 50, 60, 70, 80};
+  FILE *f = fopen(a, "wb");
+  fwrite(va, 4, 8, f);
+  fclose(f);
+  f = fopen(b, "wb");
+  fwrite(vb, 4, 8, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "program.json --input a=%s", a);
+  result r = vyre(cmd);
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "no data for input buffer 'b' (read u32). Fix: pass --input b=FILE");
+  free(r.out);
+  snprintf(cmd, sizeof cmd,
+           "run --backend cpu " DATA "program.json --input a=%s --input b=%s --out %s/out", a, b,
+           dir);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "out (u32): 11, 22, 33, 44, 55, 66, 77, 88 (8 elements)");
+  free(r.out);
+  char outp[700];
+  snprintf(outp, sizeof outp, "%s/out/out.bin", dir);
+  uint32_t got[9] = {0};
+  f = fopen(outp, "rb");
+  assert_non_null(f);
+  assert_int_equal(fread(got, 4, 9, f), 8);
+  fclose(f);
+  assert_int_equal(got[7], 88);
+  unlink(outp);
+  snprintf(outp, sizeof outp, "%s/out", dir);
+  rmdir(outp);
+  unlink(a);
+  unlink(b);
+  rmdir(dir);
+}
+
+static void test_cli_list_shows_cpu_available_and_gpu_status(void **state) {
+  (void)state;
+  result r = vyre("list");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "cpu      available");
+  assert_contains(&r, "device 0: ");
+  assert_contains(&r, "workgroup <= [");
+#ifdef VYRE_CLI_HAVE_CUDA
+  assert_contains(&r, "cuda     unavailable");
+#endif
+#ifdef VYRE_CLI_HAVE_VULKAN
+  assert_contains(&r, "vulkan   ");
+#endif
+  free(r.out);
+  r = vyre("list --json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "\"name\": \"cpu\"");
+  assert_contains(&r, "\"available\": true");
+  assert_contains(&r, "\"max_workgroup_invocations\": ");
+  free(r.out);
+}
+
+static void test_cli_conform_runs_a_folder(void **state) {
+  (void)state;
+  result r = vyre("conform --backend cpu --cases " DATA " --filter 'vadd*' --no-runtime");
+  assert_int_equal(r.code, 1); // vadd_wrong_expect fails
+  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident)");
+  assert_contains(&r, "FAIL  vadd_wrong_expect (");
+  assert_contains(&r, "\n1 passed, 1 failed, 0 skipped\n");
+  free(r.out);
+  r = vyre("conform --backend cpu --paths oneshot,bogus");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "unknown path 'bogus'");
+  free(r.out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cli_prints_help_and_version),
+      cmocka_unit_test(test_cli_refuses_unknown_command_and_option_with_exit_2),
+      cmocka_unit_test(test_cli_validate_reports_ok_and_fail_lines),
+      cmocka_unit_test(test_cli_validate_json_lists_every_file),
+      cmocka_unit_test(test_cli_run_prints_outputs_and_checks_expect),
+      cmocka_unit_test(test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch),
+      cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
+      cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
+      cmocka_unit_test(test_cli_conform_runs_a_folder),
+  };
+  return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

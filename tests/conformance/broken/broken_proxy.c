@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// broken_proxy.c — deliberately broken test plugins for the conformance
+// runner's own tests. One source, variants by compile definition:
+//   VYRE_BROKEN_WRONG_ADD  compiles a copy of the program with every BIN_ADD
+//                          turned into BIN_SUB (wrong results)
+//   VYRE_BROKEN_OVERRUN    after a one-shot dispatch, writes one element past
+//                          every returned host buffer (into the runner's guard)
+// The proxy dlopens the real CPU reference plugin (VYRE_CPU_PLUGIN_PATH) and
+// forwards every other slot unchanged. Built outside ${CMAKE_BINARY_DIR}/lib
+// so that no normal run ever loads it. Used only by
+// tests/conformance/test_conform_broken.c.
+
+#define _GNU_SOURCE
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vyre/vyre_backend.h"
+
+#ifndef VYRE_BROKEN_NAME
+#error "define VYRE_BROKEN_NAME"
+#endif
+#ifndef VYRE_CPU_PLUGIN_PATH
+#error "define VYRE_CPU_PLUGIN_PATH"
+#endif
+
+static vyre_backend_ops vyre_broken_ops;
+static const vyre_backend_ops *vyre_broken_real;
+
+#ifdef VYRE_BROKEN_WRONG_ADD
+static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *args,
+                                    vyre_module **out, vyre_error *err) {
+  const vyre_ir_program *p = args->program;
+  vyre_ir_node *nodes = malloc((p->node_count ? p->node_count : 1) * sizeof *nodes);
+  if (!nodes) return VYRE_STATUS_OUT_OF_MEMORY;
+  memcpy(nodes, p->nodes, p->node_count * sizeof *nodes);
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (nodes[i].kind == VYRE_IR_K_BIN && nodes[i].op == VYRE_IR_BIN_ADD)
+      nodes[i].op = VYRE_IR_BIN_SUB;
+  vyre_ir_program copy = *p;
+  copy.nodes = nodes;
+  copy.hash[0] ^= 0xFFu; // never shares a cache entry with the real program
+  vyre_compile_args a = *args;
+  a.program = &copy;
+  uint32_t st = vyre_broken_real->compile(be, &a, out, err);
+  free(nodes);
+  return st;
+}
+#endif
+
+#ifdef VYRE_BROKEN_OVERRUN
+// Which buffers of each live module are returned (read_write / write).
+#define VYRE_BROKEN_MAX_MODULES 4096
+static pthread_mutex_t vyre_broken_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  vyre_module *module;
+  uint64_t returned; // bit i: buffer i is returned
+} vyre_broken_modules[VYRE_BROKEN_MAX_MODULES];
+
+static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *args,
+                                    vyre_module **out, vyre_error *err) {
+  uint32_t st = vyre_broken_real->compile(be, args, out, err);
+  if (st) return st;
+  uint64_t mask = 0;
+  for (uint32_t i = 0; i < args->program->buffer_count && i < 64; i++) {
+    uint8_t acc = args->program->buffers[i].access;
+    if (acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE) mask |= 1ull << i;
+  }
+  pthread_mutex_lock(&vyre_broken_lock);
+  for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
+    if (!vyre_broken_modules[i].module) {
+      vyre_broken_modules[i].module = *out;
+      vyre_broken_modules[i].returned = mask;
+      break;
+    }
+  pthread_mutex_unlock(&vyre_broken_lock);
+  return st;
+}
+
+static void vyre_broken_module_release(vyre_backend *be, vyre_module *m) {
+  pthread_mutex_lock(&vyre_broken_lock);
+  for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
+    if (vyre_broken_modules[i].module == m) vyre_broken_modules[i].module = NULL;
+  pthread_mutex_unlock(&vyre_broken_lock);
+  vyre_broken_real->module_release(be, m);
+}
+
+static uint32_t vyre_broken_dispatch(vyre_backend *be, const vyre_dispatch_args *args,
+                                     vyre_dispatch_result *out, vyre_error *err) {
+  uint32_t st = vyre_broken_real->dispatch(be, args, out, err);
+  if (st) return st;
+  uint64_t mask = 0;
+  pthread_mutex_lock(&vyre_broken_lock);
+  for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
+    if (vyre_broken_modules[i].module == args->module) mask = vyre_broken_modules[i].returned;
+  pthread_mutex_unlock(&vyre_broken_lock);
+  for (uint32_t i = 0; i < args->binding_count; i++) {
+    const vyre_binding *b = &args->bindings[i];
+    if (b->kind != VYRE_BINDING_HOST || b->buffer_index >= 64 || !b->data ||
+        !(mask & (1ull << b->buffer_index)))
+      continue;
+    uint32_t bad = 0xDEADBEEFu;
+    memcpy((uint8_t *)b->data + b->bytes, &bad, 4); // the deliberate bug
+  }
+  return st;
+}
+#endif
+
+__attribute__((visibility("default"))) const vyre_backend_ops *
+vyre_backend_query(uint32_t host_major, uint32_t host_minor, const vyre_host_services *services) {
+  if (!vyre_broken_real) {
+    void *h = dlopen(VYRE_CPU_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return NULL;
+    vyre_backend_query_fn q = (vyre_backend_query_fn)dlsym(h, VYRE_BACKEND_QUERY_SYMBOL);
+    const vyre_backend_ops *real = q ? q(host_major, host_minor, services) : NULL;
+    if (!real) return NULL;
+    size_t n =
+        real->struct_size < sizeof vyre_broken_ops ? real->struct_size : sizeof vyre_broken_ops;
+    memcpy(&vyre_broken_ops, real, n);
+    vyre_broken_ops.struct_size = (uint32_t)n;
+    vyre_broken_ops.name = VYRE_BROKEN_NAME;
+    vyre_broken_ops.flags &= ~(uint64_t)VYRE_PLUGIN_FLAG_REFERENCE;
+    vyre_broken_ops.compile = vyre_broken_compile;
+#ifdef VYRE_BROKEN_OVERRUN
+    vyre_broken_ops.module_release = vyre_broken_module_release;
+    vyre_broken_ops.dispatch = vyre_broken_dispatch;
+#endif
+    vyre_broken_real = real;
+  }
+  return &vyre_broken_ops;
+}

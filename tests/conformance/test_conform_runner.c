@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_conform_runner.c — the conformance runner (host/conform) judged on
+// known plugins: the CPU reference passes the fixture cases; the broken
+// proxies of broken/ (wrong-add, overrun) are caught with a report naming the
+// case, the path, the buffer and the index; known-failure lists turn
+// failures into xfail and passes into XPASS; an unavailable backend skips
+// every case (or fails them with --require-device); filters, paths and the
+// JUnit report.
+
+#define _GNU_SOURCE
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "vyre_conform.h"
+
+typedef struct captured {
+  char *text;
+  uint32_t status;
+  vyre_conform_totals t;
+  vyre_error err;
+} captured;
+
+static void run_capture(vyre_conform_options *o, captured *c) {
+  size_t size = 0;
+  memset(c, 0, sizeof *c);
+  c->err.struct_size = sizeof c->err;
+  FILE *f = open_memstream(&c->text, &size);
+  assert_non_null(f);
+  o->out = f;
+  if (!o->cases_dir) o->cases_dir = VYRE_BROKEN_CASES;
+  c->status = vyre_conform_run(o, &c->t, &c->err);
+  fclose(f);
+}
+
+static void assert_contains(const char *text, const char *needle) {
+  if (!strstr(text, needle)) {
+    print_error("expected to find:\n  %s\nin:\n%s\n", needle, text);
+    fail();
+  }
+}
+
+static char *make_known_dir(const char *file, const char *content) {
+  char *dir = strdup("/tmp/vyre-known-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(content, f);
+  fclose(f);
+  return dir;
+}
+
+static void remove_known_dir(char *dir, const char *file) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  unlink(path);
+  rmdir(dir);
+  free(dir);
+}
+
+static void test_conform_cpu_passes_the_fixture_cases(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = "cpu", .require_device = 1};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 0);
+  assert_true(c.t.passed >= 3);
+  assert_contains(c.text, "pass  vadd (oneshot,async,batch,resident)");
+  assert_contains(c.text, "pass  runtime/resident_roundtrip");
+  char summary[96];
+  snprintf(summary, sizeof summary, "\n%u passed, 0 failed, %u skipped\n", c.t.passed, c.t.skipped);
+  assert_contains(c.text, summary);
+  free(c.text);
+}
+
+static void test_conform_catches_wrong_add_naming_case_and_index(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = VYRE_BROKEN_WRONG_ADD_PATH, .no_runtime = 1};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 2);
+  assert_int_equal(c.t.passed, 1); // vxor has no add
+  assert_contains(c.text, "FAIL  vadd (");
+  assert_contains(c.text, "oneshot: expect: buffer 'out' differs at index 1: expected 2 "
+                          "(0x00000002), actual 0 (0x00000000); 99 of 100 elements differ");
+  assert_contains(c.text, "FAIL  vadd_noexpect (");
+  assert_contains(c.text, "batch vs reference: buffer 'out' differs at index 1: expected 2 "
+                          "(0x00000002), actual 0 (0x00000000); 99 of 100 elements differ");
+  assert_contains(c.text, "pass  vxor");
+  assert_contains(c.text, "\n1 passed, 2 failed, 0 skipped\n");
+  free(c.text);
+}
+
+static void test_conform_catches_overrun_into_the_guard(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = VYRE_BROKEN_OVERRUN_PATH, .no_runtime = 1};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 3);
+  assert_contains(c.text, "FAIL  vadd (");
+  assert_contains(c.text, "oneshot: guard region after buffer 'out' was overwritten at byte +0, "
+                          "i.e. element 100");
+  free(c.text);
+}
+
+static void test_conform_known_list_turns_failures_into_xfail(void **state) {
+  (void)state;
+  char *dir = make_known_dir("broken-wrong-add.txt",
+                             "# test list\n\nxfail vadd* add is compiled as sub on purpose\n"
+                             "unsupported vxor this proxy never runs xor\n");
+  vyre_conform_options o = {
+      .backend = VYRE_BROKEN_WRONG_ADD_PATH, .no_runtime = 1, .known_dir = dir};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 0);
+  assert_int_equal(c.t.xfail, 2);
+  assert_int_equal(c.t.skipped, 3);
+  assert_contains(c.text, "xfail vadd (");
+  assert_contains(c.text, "known failure: add is compiled as sub on purpose");
+  assert_contains(c.text, "skip  vxor: unsupported: this proxy never runs xor");
+  free(c.text);
+  remove_known_dir(dir, "broken-wrong-add.txt");
+}
+
+static void test_conform_reports_xpass_as_failure(void **state) {
+  (void)state;
+  char *dir = make_known_dir("cpu.txt", "xfail vxor stale entry\n");
+  vyre_conform_options o = {.backend = "cpu", .no_runtime = 1, .known_dir = dir};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.t.failed, 1);
+  assert_int_equal(c.t.xpass, 1);
+  assert_contains(c.text, "XPASS vxor (");
+  assert_contains(c.text, "listed as xfail (stale entry)");
+  assert_contains(c.text, "Fix: remove the entry from the list.");
+  free(c.text);
+  remove_known_dir(dir, "cpu.txt");
+}
+
+static void test_conform_refuses_malformed_known_list(void **state) {
+  (void)state;
+  char *dir = make_known_dir("cpu.txt", "xfail vadd\n");
+  vyre_conform_options o = {.backend = "cpu", .no_runtime = 1, .known_dir = dir};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(c.err.message, "cpu.txt:1: expected 'xfail <case-glob> <reason>'"));
+  assert_non_null(strstr(c.err.message, "Fix:"));
+  free(c.text);
+  remove_known_dir(dir, "cpu.txt");
+}
+
+static void test_conform_unavailable_backend_skips_every_case(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = "/nonexistent/libvyre-backend-nope.so", .no_runtime = 1};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 0);
+  assert_int_equal(c.t.skipped, 3);
+  assert_contains(c.text, "skip  vadd: backend unavailable: ");
+  free(c.text);
+  o = (vyre_conform_options){
+      .backend = "/nonexistent/libvyre-backend-nope.so", .no_runtime = 1, .require_device = 1};
+  run_capture(&o, &c);
+  assert_int_equal(c.t.failed, 3);
+  assert_contains(c.text, "FAIL  vadd");
+  assert_contains(c.text, "--require-device");
+  free(c.text);
+}
+
+static void test_conform_filter_and_paths_narrow_the_run(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = "cpu",
+                            .no_runtime = 1,
+                            .filter = "vx*",
+                            .paths = VYRE_CONFORM_PATH_ONESHOT | VYRE_CONFORM_PATH_RESIDENT};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.t.passed, 1);
+  assert_contains(c.text, "[1/1] pass  vxor (oneshot,resident)\n");
+  free(c.text);
+  uint32_t mask = 0;
+  vyre_error err = {.struct_size = sizeof err};
+  assert_int_equal(vyre_conform_paths_parse("batch,oneshot", &mask, &err), VYRE_STATUS_OK);
+  assert_int_equal(mask, VYRE_CONFORM_PATH_BATCH | VYRE_CONFORM_PATH_ONESHOT);
+  assert_int_equal(vyre_conform_paths_parse("oneshot,warp", &mask, &err),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "unknown path 'warp'"));
+}
+
+static void test_conform_writes_junit_with_failures(void **state) {
+  (void)state;
+  char path[] = "/tmp/vyre-junit-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  vyre_conform_options o = {
+      .backend = VYRE_BROKEN_WRONG_ADD_PATH, .no_runtime = 1, .junit_path = path};
+  captured c;
+  run_capture(&o, &c);
+  free(c.text);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char xml[16384];
+  size_t n = fread(xml, 1, sizeof xml - 1, f);
+  xml[n] = '\0';
+  fclose(f);
+  unlink(path);
+  assert_contains(xml, "<testsuite name=\"vyre-conform.broken-wrong-add\" tests=\"3\" "
+                       "failures=\"2\"");
+  assert_contains(xml, "<testcase classname=\"cases\" name=\"vadd\"");
+  assert_contains(xml, "<failure message=\"oneshot: expect: buffer 'out' differs at index 1");
+  assert_contains(xml, "<testcase classname=\"cases\" name=\"vxor\" time=");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_conform_cpu_passes_the_fixture_cases),
+      cmocka_unit_test(test_conform_catches_wrong_add_naming_case_and_index),
+      cmocka_unit_test(test_conform_catches_overrun_into_the_guard),
+      cmocka_unit_test(test_conform_known_list_turns_failures_into_xfail),
+      cmocka_unit_test(test_conform_reports_xpass_as_failure),
+      cmocka_unit_test(test_conform_refuses_malformed_known_list),
+      cmocka_unit_test(test_conform_unavailable_backend_skips_every_case),
+      cmocka_unit_test(test_conform_filter_and_paths_narrow_the_run),
+      cmocka_unit_test(test_conform_writes_junit_with_failures),
+  };
+  return cmocka_run_group_tests_name("conformance/runner", tests, NULL, NULL);
+}
