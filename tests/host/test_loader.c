@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_loader.c — the loader and backend selection (host/lib/loader.c,
+// select.c) against the test plugins of tests/plugins: ABI negotiation,
+// mandatory and optional slots, files that are not plugins, explicit choices
+// that cannot be honoured, device choices, automatic selection and its
+// reasons. Group "host/loader".
+
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "vyre/vyre.h"
+
+#define TDIR VYRE_BINARY_DIR "/test-plugins"
+
+static int setup(void **state) {
+  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+  unsetenv("VYRE_BACKEND");
+  unsetenv("VYRE_DEVICE");
+  return 0;
+}
+
+static vyre_error new_err(void) {
+  vyre_error e;
+  memset(&e, 0, sizeof(e));
+  e.struct_size = sizeof(e);
+  return e;
+}
+
+#define ASSERT_HAS(hay, needle)                                                                    \
+  do {                                                                                             \
+    if (!strstr((hay), (needle))) fail_msg("expected \"%s\" in message: %s", (needle), (hay));     \
+  } while (0)
+
+static void test_loader_refuses_other_major(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  uint32_t st = vyre_device_open("t-major2", NULL, &dev, &e);
+  assert_int_equal(st, VYRE_STATUS_INCOMPATIBLE_ABI);
+  assert_null(dev);
+  ASSERT_HAS(e.message, "libvyre-backend-t-major2.so");
+  ASSERT_HAS(e.message, "ABI 2.0");
+  ASSERT_HAS(e.message, "ABI 1.0");
+  ASSERT_HAS(e.message, "Fix:");
+}
+
+static void test_loader_names_missing_mandatory_slot(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  uint32_t st = vyre_device_open("t-no-dispatch", NULL, &dev, &e);
+  assert_int_equal(st, VYRE_STATUS_INCOMPATIBLE_ABI);
+  ASSERT_HAS(e.message, "libvyre-backend-t-no-dispatch.so");
+  ASSERT_HAS(e.message, "mandatory slot 'dispatch'");
+  ASSERT_HAS(e.message, "Fix:");
+}
+
+static void test_loader_refuses_non_elf_file_with_dlerror_text(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  uint32_t st = vyre_device_open("t-notelf", NULL, &dev, &e);
+  assert_int_equal(st, VYRE_STATUS_INCOMPATIBLE_ABI);
+  ASSERT_HAS(e.message, TDIR "/libvyre-backend-t-notelf.so");
+  ASSERT_HAS(e.message, "dlopen failed");
+  // glibc's dlerror text for a file that is not an ELF object.
+  if (!strstr(e.message, "invalid ELF header") && !strstr(e.message, "file too short"))
+    fail_msg("no dlerror text in: %s", e.message);
+}
+
+static void test_loader_refuses_library_without_query_symbol(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  uint32_t st = vyre_device_open("t-nosym", NULL, &dev, &e);
+  assert_int_equal(st, VYRE_STATUS_INCOMPATIBLE_ABI);
+  ASSERT_HAS(e.message, "libvyre-backend-t-nosym.so is not a vyre backend plugin");
+  ASSERT_HAS(e.message, "vyre_backend_query");
+  ASSERT_HAS(e.message, "undefined symbol"); // dlerror's text
+}
+
+static void test_loader_refuses_query_returning_null(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-query-null", NULL, &dev, &e), VYRE_STATUS_INCOMPATIBLE_ABI);
+  ASSERT_HAS(e.message, "libvyre-backend-t-query-null.so refused to serve this host");
+  ASSERT_HAS(e.message, "returned NULL");
+}
+
+static void test_loader_accepts_newer_minor_and_ignores_its_tail(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-minor-longer", NULL, &dev, &e), VYRE_STATUS_OK);
+  vyre_health h;
+  assert_int_equal(vyre_device_health(dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  vyre_metric m[16];
+  uint32_t n = 0;
+  assert_int_equal(vyre_device_metrics(dev, m, 16, &n, &e), VYRE_STATUS_OK);
+  assert_int_equal(n, 7);
+  vyre_candidate c[32];
+  assert_int_equal(vyre_list_candidates(c, 32, &n, &e), VYRE_STATUS_OK);
+  int seen = 0;
+  for (uint32_t i = 0; i < n && i < 32; i++)
+    if (strcmp(c[i].name, "t-minor-longer") == 0) {
+      seen = 1;
+      assert_int_equal(c[i].loaded, 1);
+      assert_int_equal(c[i].abi_major, 1);
+      assert_int_equal(c[i].abi_minor, 7);
+    }
+  assert_true(seen);
+  vyre_device_close(dev);
+}
+
+static void test_loader_reads_no_slot_beyond_an_older_table(void **state) {
+  // t-minor-older sets metrics and inject_fault in its static table but its
+  // struct_size ends after recover: the host must not read them.
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-minor-older", NULL, &dev, &e), VYRE_STATUS_OK);
+  uint32_t n = 99;
+  vyre_metric m[8];
+  assert_int_equal(vyre_device_metrics(dev, m, 8, &n, &e), VYRE_STATUS_UNSUPPORTED);
+  ASSERT_HAS(e.message, "optional slot 'metrics'");
+  ASSERT_HAS(e.message, "Fix:");
+  assert_int_equal(vyre_device_inject_fault(dev, VYRE_FAULT_SIMULATED_LOSS, &e),
+                   VYRE_STATUS_UNSUPPORTED);
+  ASSERT_HAS(e.message, "'inject_fault'");
+  vyre_health h;
+  assert_int_equal(vyre_device_health(dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  vyre_device_close(dev);
+}
+
+static void test_null_optional_slots_answer_unsupported(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-null-optional", NULL, &dev, &e), VYRE_STATUS_OK);
+  vyre_resident *r = NULL;
+  assert_int_equal(vyre_resident_alloc(dev, 64, &r, &e), VYRE_STATUS_UNSUPPORTED);
+  assert_null(r);
+  ASSERT_HAS(e.message, "no resident buffers");
+  uint32_t n = 0;
+  assert_int_equal(vyre_device_metrics(dev, NULL, 0, &n, &e), VYRE_STATUS_UNSUPPORTED);
+  assert_int_equal(vyre_device_flush(dev, &e), VYRE_STATUS_OK); // nothing to persist
+  vyre_device_close(dev);
+}
+
+static void test_backend_choice_not_found_fails_loudly(void **state) {
+  setenv("VYRE_BACKEND", "nonesuch", 1);
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  uint32_t st = vyre_device_open(NULL, NULL, &dev, &e);
+  unsetenv("VYRE_BACKEND");
+  assert_int_equal(st, VYRE_STATUS_UNAVAILABLE);
+  assert_null(dev);
+  ASSERT_HAS(e.message, "backend 'nonesuch'");
+  ASSERT_HAS(e.message, "VYRE_BACKEND");
+  ASSERT_HAS(e.message, "was not found");
+  ASSERT_HAS(e.message, TDIR);                         // where it looked
+  ASSERT_HAS(e.message, "t-basic (" TDIR "/libvyre-"); // what it found
+  ASSERT_HAS(e.message, "Fix:");
+}
+
+static void test_backend_choice_by_path_loads_that_file(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open(TDIR "/libvyre-backend-t-gpu.so", NULL, &dev, &e),
+                   VYRE_STATUS_OK);
+  assert_string_equal(vyre_device_backend_name(dev), "t-gpu");
+  ASSERT_HAS(vyre_device_selection_reason(dev), "requested by the backend argument");
+  vyre_device_close(dev);
+  assert_int_equal(vyre_device_open(TDIR "/libvyre-backend-missing.so", NULL, &dev, &e),
+                   VYRE_STATUS_INCOMPATIBLE_ABI);
+  ASSERT_HAS(e.message, "libvyre-backend-missing.so");
+}
+
+static void test_unavailable_backend_fails_with_the_probe_reason(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-probe-unavailable", NULL, &dev, &e),
+                   VYRE_STATUS_UNAVAILABLE);
+  ASSERT_HAS(e.message, "backend 't-probe-unavailable'");
+  ASSERT_HAS(e.message, "is unavailable");
+  ASSERT_HAS(e.message, "no test device is plugged in");
+}
+
+static void test_bad_device_value_is_an_error_not_a_fallback(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  setenv("VYRE_DEVICE", "gpu-please", 1);
+  uint32_t st = vyre_device_open("t-basic", NULL, &dev, &e);
+  unsetenv("VYRE_DEVICE");
+  assert_int_equal(st, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_null(dev);
+  ASSERT_HAS(e.message, "'gpu-please'");
+  ASSERT_HAS(e.message, "VYRE_DEVICE");
+  ASSERT_HAS(e.message, "Fix:");
+  // A well-formed index the plugin does not have: the plugin's refusal.
+  assert_int_equal(vyre_device_open("t-basic", "5", &dev, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "open backend 'test'");
+  ASSERT_HAS(e.message, "device index 5 is out of range");
+  // A UUID of the wrong length.
+  assert_int_equal(vyre_device_open("t-basic", "0011-22", &dev, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "the device argument");
+}
+
+static void test_device_by_index_and_by_uuid_with_dashes(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-basic", "0", &dev, &e), VYRE_STATUS_OK);
+  vyre_device_close(dev);
+  assert_int_equal(vyre_device_open("t-basic", "00112233-4455-6677-8899-AABBCCDDEEFF", &dev, &e),
+                   VYRE_STATUS_OK);
+  vyre_device_close(dev);
+  assert_int_equal(vyre_device_open("t-basic", "00112233445566778899aabbccddee00", &dev, &e),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "no device has that UUID");
+}
+
+static const vyre_candidate *find(const vyre_candidate *c, uint32_t n, const char *name) {
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(c[i].name, name) == 0) return &c[i];
+  fail_msg("candidate %s not listed", name);
+  return NULL;
+}
+
+static void test_candidates_carry_a_reason_each(void **state) {
+  vyre_error e = new_err();
+  vyre_candidate c[32];
+  uint32_t n = 0;
+  assert_int_equal(vyre_list_candidates(c, 32, &n, &e), VYRE_STATUS_OK);
+  assert_true(n >= 11);
+  const vyre_candidate *gpu = find(c, n, "t-gpu");
+  assert_int_equal(gpu->selected, 1);
+  ASSERT_HAS(gpu->reason, "selected: its best device is a discrete GPU");
+  const vyre_candidate *basic = find(c, n, "t-basic");
+  assert_int_equal(basic->selected, 0);
+  assert_int_equal(basic->available, 1);
+  ASSERT_HAS(basic->reason,
+             "passed over: its best device is a CPU, ranked below t-gpu's discrete GPU");
+  const vyre_candidate *major = find(c, n, "t-major2");
+  assert_int_equal(major->loaded, 0);
+  ASSERT_HAS(major->reason, "not loaded: ");
+  ASSERT_HAS(major->reason, "ABI 2.0");
+  const vyre_candidate *un = find(c, n, "t-probe-unavailable");
+  assert_int_equal(un->loaded, 1);
+  assert_int_equal(un->available, 0);
+  ASSERT_HAS(un->reason, "unavailable: t-probe-unavailable: no test device");
+  // Sorted by name within the folder.
+  for (uint32_t i = 1; i < n; i++)
+    assert_true(strcmp(c[i - 1].name, c[i].name) < 0);
+  // Capacity smaller than the count: the total still comes back.
+  uint32_t n2 = 0;
+  assert_int_equal(vyre_list_candidates(c, 2, &n2, &e), VYRE_STATUS_OK);
+  assert_int_equal(n2, n);
+}
+
+static void test_automatic_selection_prefers_a_gpu_and_says_why(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open(NULL, NULL, &dev, &e), VYRE_STATUS_OK);
+  assert_string_equal(vyre_device_backend_name(dev), "t-gpu");
+  ASSERT_HAS(vyre_device_selection_reason(dev), "automatic: selected: its best device is a "
+                                                "discrete GPU");
+  vyre_caps caps;
+  assert_int_equal(vyre_device_caps(dev, &caps, &e), VYRE_STATUS_OK);
+  assert_int_equal(caps.device_kind, VYRE_DEVICE_KIND_GPU_DISCRETE);
+  vyre_device_close(dev);
+}
+
+static void test_empty_plugin_path_with_no_plugins_says_where_it_looked(void **state) {
+  setenv("VYRE_PLUGIN_PATH", "/nonexistent-vyre-dir", 1);
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  uint32_t st = vyre_device_open("t-basic", NULL, &dev, &e);
+  // The install folder and libvyre's folder are still searched; t-basic is in neither.
+  assert_int_equal(st, VYRE_STATUS_UNAVAILABLE);
+  ASSERT_HAS(e.message, "/nonexistent-vyre-dir");
+  ASSERT_HAS(e.message, VYRE_BINARY_DIR "/lib"); // the folder of libvyre
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_loader_refuses_other_major, setup),
+      cmocka_unit_test_setup(test_loader_names_missing_mandatory_slot, setup),
+      cmocka_unit_test_setup(test_loader_refuses_non_elf_file_with_dlerror_text, setup),
+      cmocka_unit_test_setup(test_loader_refuses_library_without_query_symbol, setup),
+      cmocka_unit_test_setup(test_loader_refuses_query_returning_null, setup),
+      cmocka_unit_test_setup(test_loader_accepts_newer_minor_and_ignores_its_tail, setup),
+      cmocka_unit_test_setup(test_loader_reads_no_slot_beyond_an_older_table, setup),
+      cmocka_unit_test_setup(test_null_optional_slots_answer_unsupported, setup),
+      cmocka_unit_test_setup(test_backend_choice_not_found_fails_loudly, setup),
+      cmocka_unit_test_setup(test_backend_choice_by_path_loads_that_file, setup),
+      cmocka_unit_test_setup(test_unavailable_backend_fails_with_the_probe_reason, setup),
+      cmocka_unit_test_setup(test_bad_device_value_is_an_error_not_a_fallback, setup),
+      cmocka_unit_test_setup(test_device_by_index_and_by_uuid_with_dashes, setup),
+      cmocka_unit_test_setup(test_candidates_carry_a_reason_each, setup),
+      cmocka_unit_test_setup(test_automatic_selection_prefers_a_gpu_and_says_why, setup),
+      cmocka_unit_test_setup(test_empty_plugin_path_with_no_plugins_says_where_it_looked, setup),
+  };
+  return cmocka_run_group_tests_name("host/loader", tests, NULL, NULL);
+}
