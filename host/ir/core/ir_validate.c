@@ -50,21 +50,37 @@ typedef struct vstate {
   vseg path[VYRE__IR_HARD_MAX_DEPTH * 2 + 8];
 } vstate;
 
-static void path_format(const vstate *s, char *out, size_t cap) {
-  size_t n = 0;
+// Writes the path of the |len| segments |sg|. A path too long for |cap| keeps
+// its first 6 and last 12 segments: "body[0].body[0].(47 more).body[0]...".
+static void path_format_segs(const vseg *sg, uint32_t len, char *out, size_t cap) {
+  size_t total = 0, n = 0;
+  for (uint32_t i = 0; i < len; i++)
+    total += strlen(sg[i].field) + (i ? 1 : 0) + (sg[i].index == NONE ? 0 : 12);
+  uint32_t head = len, skip = 0;
+  if (total >= cap && len > 18) {
+    head = 6;
+    skip = len - 18;
+  }
   out[0] = '\0';
-  uint32_t max = sizeof(s->path) / sizeof(s->path[0]);
-  for (uint32_t i = 0; i < s->npath && i < max && n + 1 < cap; i++) {
+  for (uint32_t i = 0; i < len && n + 1 < cap; i++) {
     int w;
-    if (s->path[i].index == NONE)
-      w = snprintf(out + n, cap - n, "%s%s", i ? "." : "", s->path[i].field);
-    else
-      w = snprintf(out + n, cap - n, "%s%s[%u]", i ? "." : "", s->path[i].field, s->path[i].index);
+    if (i == head && skip) {
+      w = snprintf(out + n, cap - n, ".(%u more)", skip);
+      i += skip - 1;
+    } else if (sg[i].index == NONE) {
+      w = snprintf(out + n, cap - n, "%s%s", i ? "." : "", sg[i].field);
+    } else {
+      w = snprintf(out + n, cap - n, "%s%s[%u]", i ? "." : "", sg[i].field, sg[i].index);
+    }
     if (w < 0) break;
     n += (size_t)w;
   }
-  if (n >= cap) n = cap - 1;
-  if (n == 0) snprintf(out, cap, "program");
+  if (len == 0) snprintf(out, cap, "program");
+}
+
+static void path_format(const vstate *s, char *out, size_t cap) {
+  uint32_t max = sizeof(s->path) / sizeof(s->path[0]);
+  path_format_segs(s->path, s->npath < max ? s->npath : max, out, cap);
 }
 
 #if defined(__GNUC__)
