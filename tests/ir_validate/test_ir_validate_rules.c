@@ -266,7 +266,7 @@ static void mb_list(mb *m, json_t *arr, uint32_t *start, uint32_t *count) {
   m->stmts = grow(m->stmts, &m->scap, m->ns + (uint32_t)n, sizeof(uint32_t));
   *start = m->ns;
   *count = (uint32_t)n;
-  memcpy(m->stmts + m->ns, tmp, n * sizeof(uint32_t));
+  if (n) memcpy(m->stmts + m->ns, tmp, n * sizeof(uint32_t));
   m->ns += (uint32_t)n;
   free(tmp);
 }
