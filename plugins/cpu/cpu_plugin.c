@@ -263,7 +263,7 @@ static uint32_t cpu_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *er
                          "VYRE_FAULT_SIMULATED_LOSS (1) or VYRE_FAULT_DEVICE_TRAP (2).",
                          kind);
   atomic_store(&be->lost, 1);
-  vyre_kit_log(VYRE_LOG_WARN, CPU_NAME, "fault %u injected: backend marked lost at generation %u",
+  vyre_kit_log(VYRE_LOG_INFO, CPU_NAME, "fault %u injected: backend marked lost at generation %u",
                kind, atomic_load(&be->generation));
   return VYRE_STATUS_OK;
 }
