@@ -30,12 +30,13 @@ typedef struct vyre_spv_cg {
   uint32_t *buf_var;   // per buffer
   uint32_t *buf_slot;  // per buffer: push-constant member (host buffers)
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
-  uint32_t tmp_var; // a scratch uint Function variable
-  int terminated;   // the current block already ended (return/trap)
-  uint32_t fail;    // status of the first failure
+  uint32_t tmp_var;   // a scratch uint Function variable
+  int terminated;     // the current block already ended (return/trap)
+  uint32_t cur_label; // label of the block being emitted (for OpPhi)
+  uint32_t fail;      // status of the first failure
   char msg[256];
   // soft-float helper functions, created on first use (0 = not yet)
-  uint32_t fn_div, fn_sqrt, fn_fma, fn_mul;
+  uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
 } vyre_spv_cg;
 
 // Constants and small helpers (spv_cg_expr.c).

@@ -29,6 +29,7 @@ uint32_t cg_bool(vyre_spv_cg *c, int v) {
 }
 
 void cg_label(vyre_spv_cg *c, uint32_t id) {
+  c->cur_label = id;
   spv_emit(c->m, c->m->fsec, SpvOpLabel, &id, 1);
 }
 

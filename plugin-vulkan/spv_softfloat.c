@@ -1,14 +1,371 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// spv_softfloat.c — f32 multiplication, division, square root and fma for
-// the code generator. Placeholder stage: the hardware instructions,
-// NoContraction, canonicalized. Called from spv_cg_expr.c.
+// spv_softfloat.c — exact f32 multiplication, division, square root and fma
+// for the code generator, because Vulkan promises correct rounding only for
+// OpFAdd, OpFSub and OpFMul (and only for normal results), 2.5 ULP for
+// OpFDiv, and lets Fma be unfused (IR.md §10). The helpers work on the
+// integer bits, after Berkeley SoftFloat's f32 algorithms (round to nearest
+// even), then flush subnormal results to signed zero: rounding happens
+// first, so a result that rounds up to the smallest normal survives.
+//
+// Each helper is a SPIR-V function emitted once per module, on first use,
+// into the helpers section; bodies are branch-free (selects). Division,
+// square root and fma need 64-bit integers (shaderInt64); without them the
+// hardware instructions are used (documented in README.md). Multiplication
+// uses the hardware product and calls the exact helper only when the
+// hardware result is near or below the smallest normal. Called from
+// spv_cg_expr.c.
 
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include "spv_cg.h"
 
+#define U                 (c->t_uint)
+#define L                 (c->t_ulong)
+#define B                 (c->t_bool)
 #define OP(op, type, ...) SPV_OP(c->m, op, type, __VA_ARGS__)
+
+static uint32_t u(vyre_spv_cg *c, uint32_t v) {
+  return cg_u(c, v);
+}
+static uint32_t l(vyre_spv_cg *c, uint64_t v) {
+  return spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(L, (uint32_t)v, (uint32_t)(v >> 32)));
+}
+static uint32_t sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f) {
+  return OP(SpvOpSelect, type, cond, t, f);
+}
+static uint32_t and_(vyre_spv_cg *c, uint32_t t, uint32_t x, uint32_t y) {
+  return OP(SpvOpBitwiseAnd, t, x, y);
+}
+static uint32_t or_(vyre_spv_cg *c, uint32_t t, uint32_t x, uint32_t y) {
+  return OP(SpvOpBitwiseOr, t, x, y);
+}
+static uint32_t add(vyre_spv_cg *c, uint32_t t, uint32_t x, uint32_t y) {
+  return OP(SpvOpIAdd, t, x, y);
+}
+static uint32_t sub(vyre_spv_cg *c, uint32_t t, uint32_t x, uint32_t y) {
+  return OP(SpvOpISub, t, x, y);
+}
+static uint32_t shl(vyre_spv_cg *c, uint32_t t, uint32_t x, uint32_t s) {
+  return OP(SpvOpShiftLeftLogical, t, x, s);
+}
+static uint32_t shr(vyre_spv_cg *c, uint32_t t, uint32_t x, uint32_t s) {
+  return OP(SpvOpShiftRightLogical, t, x, s);
+}
+static uint32_t eq(vyre_spv_cg *c, uint32_t x, uint32_t y) {
+  return OP(SpvOpIEqual, B, x, y);
+}
+static uint32_t ne(vyre_spv_cg *c, uint32_t x, uint32_t y) {
+  return OP(SpvOpINotEqual, B, x, y);
+}
+static uint32_t ult(vyre_spv_cg *c, uint32_t x, uint32_t y) {
+  return OP(SpvOpULessThan, B, x, y);
+}
+static uint32_t slt(vyre_spv_cg *c, uint32_t x, uint32_t y) {
+  return OP(SpvOpSLessThan, B, x, y);
+}
+static uint32_t land(vyre_spv_cg *c, uint32_t x, uint32_t y) {
+  return OP(SpvOpLogicalAnd, B, x, y);
+}
+static uint32_t lor(vyre_spv_cg *c, uint32_t x, uint32_t y) {
+  return OP(SpvOpLogicalOr, B, x, y);
+}
+static uint32_t lnot(vyre_spv_cg *c, uint32_t x) {
+  return OP(SpvOpLogicalNot, B, x);
+}
+static uint32_t b2u(vyre_spv_cg *c, uint32_t b) {
+  return sel(c, U, b, u(c, 1), u(c, 0));
+}
+static uint32_t to64(vyre_spv_cg *c, uint32_t x) {
+  return OP(SpvOpUConvert, L, x);
+}
+static uint32_t to32(vyre_spv_cg *c, uint32_t x) {
+  return OP(SpvOpUConvert, U, x);
+}
+
+// Field views of canonical f32 bits.
+typedef struct fview {
+  uint32_t sign, exp, frac, nan, inf, zero;
+} fview;
+
+static fview view(vyre_spv_cg *c, uint32_t x) {
+  fview v;
+  uint32_t mag = and_(c, U, x, u(c, 0x7FFFFFFFu));
+  v.sign = shr(c, U, x, u(c, 31));
+  v.exp = and_(c, U, shr(c, U, x, u(c, 23)), u(c, 0xFF));
+  v.frac = and_(c, U, x, u(c, 0x7FFFFF));
+  v.nan = OP(SpvOpUGreaterThan, B, mag, u(c, 0x7F800000u));
+  v.inf = eq(c, mag, u(c, 0x7F800000u));
+  v.zero = eq(c, v.exp, u(c, 0)); // canonical: exponent 0 means zero
+  return v;
+}
+
+typedef struct helper_save {
+  int fsec;
+  uint32_t label;
+  int terminated;
+} helper_save;
+
+static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s) {
+  s->fsec = c->m->fsec;
+  s->label = c->cur_label;
+  s->terminated = c->terminated;
+  c->m->fsec = SPV_SEC_HELPERS;
+  uint32_t ft = nparams == 1   ? spv_global(c->m, SpvOpTypeFunction, 0, SPV_ARGS(U, U))
+                : nparams == 2 ? spv_global(c->m, SpvOpTypeFunction, 0, SPV_ARGS(U, U, U))
+                               : spv_global(c->m, SpvOpTypeFunction, 0, SPV_ARGS(U, U, U, U));
+  uint32_t fn = spv_id(c->m);
+  spv_emit(c->m, SPV_SEC_HELPERS, SpvOpFunction, SPV_ARGS(U, fn, SpvFunctionControlMaskNone, ft));
+  for (uint32_t i = 0; i < nparams; i++)
+    params[i] = spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);
+  cg_label(c, spv_id(c->m));
+  return fn;
+}
+
+static void helper_end(vyre_spv_cg *c, uint32_t ret, const helper_save *s) {
+  spv_emit(c->m, SPV_SEC_HELPERS, SpvOpReturnValue, &ret, 1);
+  spv_emit(c->m, SPV_SEC_HELPERS, SpvOpFunctionEnd, NULL, 0);
+  c->m->fsec = s->fsec;
+  c->cur_label = s->label;
+  c->terminated = s->terminated;
+}
+
+// round_pack(sign 0/1, exp, sig): SoftFloat's roundPackToF32 (nearest even),
+// then the flush of subnormal results to zero of the same sign.
+static uint32_t fn_round(vyre_spv_cg *c) {
+  if (c->fn_round) return c->fn_round;
+  uint32_t p[3];
+  helper_save s;
+  uint32_t fn = helper_begin(c, 3, p, &s);
+  uint32_t sign = p[0], exp = p[1], sig = p[2];
+  uint32_t neg = slt(c, exp, u(c, 0));
+  uint32_t dist = sub(c, U, u(c, 0), exp);
+  uint32_t d = sel(c, U, ult(c, dist, u(c, 31)), dist, u(c, 31));
+  uint32_t lost = shl(c, U, sig, and_(c, U, sub(c, U, u(c, 32), d), u(c, 31)));
+  uint32_t jam = or_(c, U, shr(c, U, sig, d), b2u(c, ne(c, lost, u(c, 0))));
+  uint32_t sig1 = sel(c, U, neg, jam, sig);
+  uint32_t exp1 = sel(c, U, neg, u(c, 0), exp);
+  uint32_t big =
+      lor(c, OP(SpvOpSGreaterThan, B, exp, u(c, 0xFD)),
+          land(c, eq(c, exp, u(c, 0xFD)),
+               OP(SpvOpUGreaterThanEqual, B, add(c, U, sig, u(c, 0x40)), u(c, 0x80000000u))));
+  uint32_t ovf = land(c, lnot(c, neg), big);
+  uint32_t rb = and_(c, U, sig1, u(c, 0x7F));
+  uint32_t r = shr(c, U, add(c, U, sig1, u(c, 0x40)), u(c, 7));
+  r = and_(c, U, r, OP(SpvOpNot, U, b2u(c, eq(c, rb, u(c, 0x40)))));
+  uint32_t exp2 = sel(c, U, eq(c, r, u(c, 0)), u(c, 0), exp1);
+  uint32_t sbit = shl(c, U, sign, u(c, 31));
+  uint32_t z = add(c, U, add(c, U, sbit, shl(c, U, exp2, u(c, 23))), r);
+  z = sel(c, U, ovf, or_(c, U, sbit, u(c, 0x7F800000u)), z);
+  uint32_t sub_ = eq(c, and_(c, U, z, u(c, 0x7F800000u)), u(c, 0));
+  z = sel(c, U, sub_, sbit, z);
+  helper_end(c, z, &s);
+  return c->fn_round = fn;
+}
+
+static uint32_t call(vyre_spv_cg *c, uint32_t fn, uint32_t n, uint32_t x, uint32_t y, uint32_t z) {
+  if (n == 1) return OP(SpvOpFunctionCall, U, fn, x);
+  if (n == 2) return OP(SpvOpFunctionCall, U, fn, x, y);
+  return OP(SpvOpFunctionCall, U, fn, x, y, z);
+}
+
+// Special-case selection shared by the helpers.
+static uint32_t finish(vyre_spv_cg *c, uint32_t r, uint32_t sign, uint32_t zero, uint32_t inf,
+                       uint32_t nan) {
+  uint32_t sbit = shl(c, U, sign, u(c, 31));
+  r = sel(c, U, zero, sbit, r);
+  r = sel(c, U, inf, or_(c, U, sbit, u(c, 0x7F800000u)), r);
+  return sel(c, U, nan, u(c, 0x7FC00000u), r);
+}
+
+static uint32_t fn_mul(vyre_spv_cg *c) {
+  if (c->fn_mul) return c->fn_mul;
+  uint32_t round = fn_round(c), p[2];
+  helper_save s;
+  uint32_t fn = helper_begin(c, 2, p, &s);
+  fview a = view(c, p[0]), b = view(c, p[1]);
+  uint32_t sign = OP(SpvOpBitwiseXor, U, a.sign, b.sign);
+  uint32_t nan =
+      lor(c, lor(c, a.nan, b.nan), lor(c, land(c, a.inf, b.zero), land(c, b.inf, a.zero)));
+  uint32_t inf = lor(c, a.inf, b.inf), zero = lor(c, a.zero, b.zero);
+  uint32_t exp = sub(c, U, add(c, U, a.exp, b.exp), u(c, 0x7F));
+  uint32_t sa = shl(c, U, or_(c, U, a.frac, u(c, 0x800000)), u(c, 7));
+  uint32_t sb = shl(c, U, or_(c, U, b.frac, u(c, 0x800000)), u(c, 8));
+  uint32_t st = spv_global(c->m, SpvOpTypeStruct, 0, SPV_ARGS(U, U));
+  uint32_t pr = OP(SpvOpUMulExtended, st, sa, sb);
+  uint32_t lo = OP(SpvOpCompositeExtract, U, pr, 0), hi = OP(SpvOpCompositeExtract, U, pr, 1);
+  uint32_t sig = or_(c, U, hi, b2u(c, ne(c, lo, u(c, 0))));
+  uint32_t small = ult(c, sig, u(c, 0x40000000u));
+  exp = sel(c, U, small, sub(c, U, exp, u(c, 1)), exp);
+  sig = sel(c, U, small, shl(c, U, sig, u(c, 1)), sig);
+  uint32_t r = call(c, round, 3, sign, exp, sig);
+  helper_end(c, finish(c, r, sign, zero, inf, nan), &s);
+  return c->fn_mul = fn;
+}
+
+// 64-bit shift right that ORs every bit shifted out into bit 0 (dist >= 1).
+static uint32_t jam64(vyre_spv_cg *c, uint32_t a, uint32_t dist) {
+  uint32_t big = OP(SpvOpUGreaterThanEqual, B, dist, u(c, 63));
+  uint32_t d = sel(c, U, big, u(c, 63), sel(c, U, eq(c, dist, u(c, 0)), u(c, 1), dist));
+  uint32_t d64 = to64(c, d);
+  uint32_t out = shl(c, L, a, and_(c, L, sub(c, L, l(c, 64), d64), l(c, 63)));
+  uint32_t r = or_(c, L, shr(c, L, a, d64), sel(c, L, ne(c, out, l(c, 0)), l(c, 1), l(c, 0)));
+  r = sel(c, L, big, sel(c, L, ne(c, a, l(c, 0)), l(c, 1), l(c, 0)), r);
+  return sel(c, L, eq(c, dist, u(c, 0)), a, r);
+}
+
+static uint32_t clz32(vyre_spv_cg *c, uint32_t x) {
+  return sub(c, U, u(c, 31), OP(SpvOpExtInst, U, c->glsl, GLSLstd450FindUMsb, x));
+}
+
+static uint32_t clz64(vyre_spv_cg *c, uint32_t x) {
+  uint32_t hi = to32(c, shr(c, L, x, l(c, 32))), lo = to32(c, x);
+  return sel(c, U, ne(c, hi, u(c, 0)), clz32(c, hi), add(c, U, u(c, 32), clz32(c, lo)));
+}
+
+static uint32_t fn_div(vyre_spv_cg *c) {
+  if (c->fn_div) return c->fn_div;
+  uint32_t round = fn_round(c), p[2];
+  helper_save s;
+  uint32_t fn = helper_begin(c, 2, p, &s);
+  fview a = view(c, p[0]), b = view(c, p[1]);
+  uint32_t sign = OP(SpvOpBitwiseXor, U, a.sign, b.sign);
+  uint32_t nan =
+      lor(c, lor(c, a.nan, b.nan), lor(c, land(c, a.inf, b.inf), land(c, a.zero, b.zero)));
+  uint32_t inf = lor(c, land(c, a.inf, lnot(c, b.inf)), land(c, b.zero, lnot(c, a.zero)));
+  uint32_t zero = lor(c, land(c, a.zero, lnot(c, b.zero)), land(c, b.inf, lnot(c, a.inf)));
+  uint32_t exp = add(c, U, sub(c, U, a.exp, b.exp), u(c, 0x7E));
+  uint32_t sa = or_(c, U, a.frac, u(c, 0x800000)), sb = or_(c, U, b.frac, u(c, 0x800000));
+  uint32_t lt = ult(c, sa, sb);
+  exp = sel(c, U, lt, sub(c, U, exp, u(c, 1)), exp);
+  uint32_t num = shl(c, L, to64(c, sa), sel(c, L, lt, l(c, 31), l(c, 30)));
+  uint32_t den = to64(c, sb);
+  uint32_t q = OP(SpvOpUDiv, L, num, den);
+  uint32_t inexact = ne(c, OP(SpvOpIMul, L, q, den), num);
+  uint32_t sig = or_(c, U, to32(c, q), b2u(c, inexact));
+  uint32_t r = call(c, round, 3, sign, exp, sig);
+  helper_end(c, finish(c, r, sign, zero, inf, nan), &s);
+  return c->fn_div = fn;
+}
+
+static uint32_t fn_sqrt(vyre_spv_cg *c) {
+  if (c->fn_sqrt) return c->fn_sqrt;
+  uint32_t round = fn_round(c), p[1];
+  helper_save s;
+  uint32_t fn = helper_begin(c, 1, p, &s);
+  fview a = view(c, p[0]);
+  uint32_t nan = lor(c, a.nan, land(c, eq(c, a.sign, u(c, 1)), lnot(c, a.zero)));
+  uint32_t k = sub(c, U, a.exp, u(c, 127));
+  uint32_t odd = and_(c, U, k, u(c, 1));
+  uint32_t m = shl(c, U, or_(c, U, a.frac, u(c, 0x800000)), odd);
+  uint32_t k2 = sub(c, U, k, odd);
+  uint32_t n = shl(c, L, to64(c, m), l(c, 37));
+  // Seed from the hardware square root (a few ULP), then two Newton steps
+  // and exact corrections in 64-bit integers.
+  uint32_t fs =
+      OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450Sqrt, OP(SpvOpConvertUToF, c->t_float, n));
+  uint32_t s0 = OP(SpvOpConvertFToU, L, fs);
+  s0 = sel(c, L, ult(c, s0, l(c, 1u << 30)), l(c, 1u << 30), s0);
+  s0 = sel(c, L, OP(SpvOpUGreaterThan, B, s0, l(c, 1ull << 31)), l(c, 1ull << 31), s0);
+  for (int i = 0; i < 2; i++)
+    s0 = shr(c, L, add(c, L, s0, OP(SpvOpUDiv, L, n, s0)), l(c, 1));
+  for (int i = 0; i < 2; i++)
+    s0 = sel(c, L, OP(SpvOpUGreaterThan, B, OP(SpvOpIMul, L, s0, s0), n), sub(c, L, s0, l(c, 1)),
+             s0);
+  uint32_t s1 = add(c, L, s0, l(c, 1));
+  s0 = sel(c, L, OP(SpvOpULessThanEqual, B, OP(SpvOpIMul, L, s1, s1), n), s1, s0);
+  uint32_t inexact = ne(c, OP(SpvOpIMul, L, s0, s0), n);
+  uint32_t sig = or_(c, U, to32(c, s0), b2u(c, inexact));
+  uint32_t exp = add(c, U, OP(SpvOpShiftRightArithmetic, U, k2, u(c, 1)), u(c, 126));
+  uint32_t r = call(c, round, 3, u(c, 0), exp, sig);
+  r = sel(c, U, a.zero, p[0], r);
+  r = sel(c, U, a.inf, p[0], r);
+  r = sel(c, U, nan, u(c, 0x7FC00000u), r);
+  helper_end(c, r, &s);
+  return c->fn_sqrt = fn;
+}
+
+static uint32_t fn_fma(vyre_spv_cg *c) {
+  if (c->fn_fma) return c->fn_fma;
+  uint32_t round = fn_round(c), p[3];
+  helper_save s;
+  uint32_t fn = helper_begin(c, 3, p, &s);
+  fview a = view(c, p[0]), b = view(c, p[1]), d = view(c, p[2]);
+  uint32_t sp = OP(SpvOpBitwiseXor, U, a.sign, b.sign);
+  uint32_t prod_nan = lor(c, land(c, a.inf, b.zero), land(c, b.inf, a.zero));
+  uint32_t prod_inf = lor(c, a.inf, b.inf), prod_zero = lor(c, a.zero, b.zero);
+  uint32_t nan = lor(c, lor(c, lor(c, a.nan, b.nan), d.nan),
+                     lor(c, prod_nan, land(c, land(c, prod_inf, d.inf), ne(c, sp, d.sign))));
+  // The general case: a, b nonzero finite, c finite.
+  uint32_t expP = sub(c, U, add(c, U, a.exp, b.exp), u(c, 0x7E));
+  uint32_t sa = shl(c, U, or_(c, U, a.frac, u(c, 0x800000)), u(c, 7));
+  uint32_t sb = shl(c, U, or_(c, U, b.frac, u(c, 0x800000)), u(c, 7));
+  uint32_t sigP = OP(SpvOpIMul, L, to64(c, sa), to64(c, sb));
+  uint32_t lt = ult(c, sigP, l(c, 0x2000000000000000ull));
+  expP = sel(c, U, lt, sub(c, U, expP, u(c, 1)), expP);
+  sigP = sel(c, L, lt, shl(c, L, sigP, l(c, 1)), sigP);
+  // c == 0: the rounded product.
+  uint32_t z0_exp = sub(c, U, expP, u(c, 1));
+  uint32_t z0_sig = to32(
+      c, or_(c, L, shr(c, L, sigP, l(c, 31)),
+             sel(c, L, ne(c, and_(c, L, sigP, l(c, 0x7FFFFFFFull)), l(c, 0)), l(c, 1), l(c, 0))));
+  uint32_t sigC = shl(c, U, or_(c, U, d.frac, u(c, 0x800000)), u(c, 6));
+  uint32_t diff = sub(c, U, expP, d.exp);
+  // Same signs.
+  uint32_t le = OP(SpvOpSLessThanEqual, B, diff, u(c, 0));
+  uint32_t a_sig = add(c, U, sigC, to32(c, jam64(c, sigP, sub(c, U, u(c, 32), diff))));
+  uint32_t b64 = add(c, L, sigP, jam64(c, shl(c, L, to64(c, sigC), l(c, 32)), diff));
+  uint32_t b_sig = to32(
+      c, or_(c, L, shr(c, L, b64, l(c, 32)),
+             sel(c, L, ne(c, and_(c, L, b64, l(c, 0xFFFFFFFFull)), l(c, 0)), l(c, 1), l(c, 0))));
+  uint32_t ss_exp = sel(c, U, le, d.exp, expP), ss_sig = sel(c, U, le, a_sig, b_sig);
+  uint32_t ss_small = ult(c, ss_sig, u(c, 0x40000000u));
+  ss_exp = sel(c, U, ss_small, sub(c, U, ss_exp, u(c, 1)), ss_exp);
+  ss_sig = sel(c, U, ss_small, shl(c, U, ss_sig, u(c, 1)), ss_sig);
+  // Opposite signs.
+  uint32_t sig64C = shl(c, L, to64(c, sigC), l(c, 32));
+  uint32_t neg = slt(c, diff, u(c, 0)), zer = eq(c, diff, u(c, 0));
+  uint32_t x64 = sub(c, L, sig64C, jam64(c, sigP, sub(c, U, u(c, 0), diff)));
+  uint32_t y64 = sub(c, L, sigP, sig64C);
+  uint32_t y_neg = ne(c, shr(c, L, y64, l(c, 63)), l(c, 0));
+  uint32_t y_abs = sel(c, L, y_neg, OP(SpvOpSNegate, L, y64), y64);
+  uint32_t w64 = sub(c, L, sigP, jam64(c, sig64C, diff));
+  uint32_t os64 = sel(c, L, neg, x64, sel(c, L, zer, y_abs, w64));
+  uint32_t os_sign = sel(c, U, neg, d.sign,
+                         sel(c, U, land(c, zer, y_neg), OP(SpvOpBitwiseXor, U, sp, u(c, 1)), sp));
+  uint32_t os_exp0 = sel(c, U, neg, d.exp, expP);
+  uint32_t cancel = eq(c, os64, l(c, 0));
+  uint32_t safe64 = sel(c, L, cancel, l(c, 1), os64);
+  uint32_t shift = sub(c, U, clz64(c, safe64), u(c, 1));
+  uint32_t os_exp = sub(c, U, os_exp0, shift);
+  uint32_t sd = sub(c, U, shift, u(c, 32));
+  uint32_t sd_neg = slt(c, sd, u(c, 0));
+  uint32_t rs = sub(c, U, u(c, 0), sd); // 1..32 when sd < 0
+  uint32_t rs_c = sel(c, U, sd_neg, rs, u(c, 1));
+  uint32_t rs64 = to64(c, rs_c);
+  uint32_t mask = sub(c, L, shl(c, L, l(c, 1), rs64), l(c, 1));
+  uint32_t right =
+      to32(c, or_(c, L, shr(c, L, safe64, rs64),
+                  sel(c, L, ne(c, and_(c, L, safe64, mask), l(c, 0)), l(c, 1), l(c, 0))));
+  uint32_t left = shl(c, U, to32(c, safe64), sel(c, U, sd_neg, u(c, 0), and_(c, U, sd, u(c, 31))));
+  uint32_t os_sig = sel(c, U, sd_neg, right, left);
+  // Pick the path, round once.
+  uint32_t same = eq(c, sp, d.sign);
+  uint32_t sign = sel(c, U, d.zero, sp, sel(c, U, same, sp, os_sign));
+  uint32_t exp = sel(c, U, d.zero, z0_exp, sel(c, U, same, ss_exp, os_exp));
+  uint32_t sig = sel(c, U, d.zero, z0_sig, sel(c, U, same, ss_sig, os_sig));
+  uint32_t r = call(c, round, 3, sign, exp, sig);
+  r = sel(c, U, land(c, land(c, lnot(c, same), cancel), lnot(c, d.zero)), u(c, 0), r);
+  // Special operands.
+  uint32_t both_zero_sign = and_(c, U, sp, d.sign);
+  uint32_t zr = sel(c, U, d.zero, shl(c, U, both_zero_sign, u(c, 31)), p[2]);
+  r = sel(c, U, prod_zero, zr, r);
+  r = sel(c, U, d.inf, p[2], r);
+  r = sel(c, U, prod_inf, or_(c, U, shl(c, U, sp, u(c, 31)), u(c, 0x7F800000u)), r);
+  r = sel(c, U, nan, u(c, 0x7FC00000u), r);
+  helper_end(c, r, &s);
+  return c->fn_fma = fn;
+}
 
 static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32_t *x, int n) {
   uint32_t f[3];
@@ -26,17 +383,33 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
 }
 
 uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
-  return hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
+  uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
+  uint32_t exact = fn_mul(c);
+  // Results with a biased exponent <= 2 (|r| < 2^-124, zero included) may
+  // have been flushed or rounded by the hardware before flushing: redo them.
+  uint32_t tiny =
+      OP(SpvOpULessThanEqual, B, and_(c, U, fast, u(c, 0x7F800000u)), u(c, 0x01000000u));
+  uint32_t from = c->cur_label, soft = spv_id(c->m), merge = spv_id(c->m);
+  SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  SPV_DO(c->m, SpvOpBranchConditional, tiny, soft, merge);
+  cg_label(c, soft);
+  uint32_t r = call(c, exact, 2, a, b, 0);
+  SPV_DO(c->m, SpvOpBranch, merge);
+  cg_label(c, merge);
+  return OP(SpvOpPhi, U, r, soft, fast, from);
 }
 
 uint32_t cg_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
-  return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
+  if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
+  return call(c, fn_div(c), 2, a, b, 0);
 }
 
 uint32_t cg_fsqrt(vyre_spv_cg *c, uint32_t a) {
-  return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
+  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
+  return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
 uint32_t cg_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
-  return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
+  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
+  return call(c, fn_fma(c), 3, a, b, d);
 }

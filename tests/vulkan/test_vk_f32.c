@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_vk_f32.c — "vulkan/f32": exactness of f32 arithmetic on the default
+// Vulkan device against a C reference (C float operations are correctly
+// rounded; IR.md's canonicalization is applied around them): add, sub, mul,
+// div, sqrt and fma over special values and many random bit patterns, the
+// fused-fma witness, and a product that rounds up to the smallest normal.
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "vk_test_util.h"
+
+static vyre_backend *g_be;
+
+static int setup(void **state) {
+  g_be = vk_open();
+  return 0;
+}
+
+static int teardown(void **state) {
+  if (g_be) vk_ops()->destroy(g_be);
+  return 0;
+}
+
+static uint32_t bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static float flt(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static uint32_t canon(uint32_t u) {
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC00000u;
+  if ((u & 0x7F800000u) == 0) return u & 0x80000000u;
+  return u;
+}
+
+#define OP_ADD  0
+#define OP_SUB  1
+#define OP_MUL  2
+#define OP_DIV  3
+#define OP_SQRT 4
+#define OP_FMA  5
+
+static uint32_t ref(int op, uint32_t a, uint32_t b, uint32_t c) {
+  float x = flt(canon(a)), y = flt(canon(b)), z = flt(canon(c)), r = 0;
+  switch (op) {
+  case OP_ADD:
+    r = x + y;
+    break;
+  case OP_SUB:
+    r = x - y;
+    break;
+  case OP_MUL:
+    r = x * y;
+    break;
+  case OP_DIV:
+    r = x / y;
+    break;
+  case OP_SQRT:
+    r = sqrtf(x);
+    break;
+  case OP_FMA:
+    r = fmaf(x, y, z);
+    break;
+  }
+  return canon(bits(r));
+}
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void) {
+  g_rng += 0x9E3779B97F4A7C15ull;
+  uint64_t z = g_rng;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (uint32_t)(z ^ (z >> 31));
+}
+
+// A witness value: special values, random bits, or numbers near each other
+// and near the bottom of the normal range so that tiny results happen.
+static uint32_t witness(uint32_t i) {
+  static const uint32_t special[] = {0x00000000, 0x80000000, 0x00000001, 0x007FFFFF, 0x00800000,
+                                     0x3F800000, 0xBF800000, 0x3F800001, 0x3F000000, 0x3FC00000,
+                                     0x40200000, 0x40400000, 0x3DCCCCCD, 0x4B000000, 0x4B800000,
+                                     0x4F000000, 0x4F800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000,
+                                     0xFF800000, 0x7FC00000, 0x7FC00001, 0x7F800001, 0x00FFFFFF,
+                                     0x1F800000, 0x20000000, 0x1FFFFFFF, 0x5F800000, 0x3F7FFFFF};
+  uint32_t ns = sizeof(special) / 4;
+  if (i < ns) return special[i];
+  uint32_t r = rnd();
+  switch (i % 4) {
+  case 0:
+    return r;
+  case 1:
+    return (r & 0x807FFFFFu) | ((0x38u + (r >> 27)) << 23); // exponents near 2^-70..
+  case 2:
+    return (r & 0x80FFFFFFu) | 0x3F000000u; // around 0.5..2
+  default:
+    return (r & 0x807FFFFFu) | ((1u + (r % 24u)) << 23); // just above the subnormals
+  }
+}
+
+// out[i] = op(a[i], b[i], c[i]) over n elements; compares with the reference.
+static void check_op(int op, uint32_t n) {
+  if (!g_be) skip();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_F, n);
+  uint32_t i;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t x = load(t, A, var(t, i)), y = load(t, B, var(t, i)), z = load(t, C, var(t, i));
+  uint32_t v;
+  static const uint8_t binop[] = {VYRE_IR_BIN_ADD, VYRE_IR_BIN_SUB, VYRE_IR_BIN_MUL,
+                                  VYRE_IR_BIN_DIV};
+  if (op <= OP_DIV)
+    v = bin(t, binop[op], x, y);
+  else if (op == OP_SQRT)
+    v = un(t, VYRE_IR_UN_SQRT, x);
+  else
+    v = fma3(t, x, y, z);
+  uint32_t st = store(t, O, var(t, i), v);
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, O)), LIST(t, st), 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  uint32_t *a = malloc(n * 4), *b = malloc(n * 4), *c = malloc(n * 4), *o = malloc(n * 4);
+  for (uint32_t k = 0; k < n; k++) {
+    a[k] = witness(k % 977 == k ? k : k + 1000);
+    b[k] = witness((k * 7 + 3) % 30 == 0 ? k % 30 : k + 2000);
+    c[k] = witness(k + 5000);
+    if (op == OP_FMA && k % 3 == 0) { // make cancellation likely: c near -(a*b)
+      float prod = flt(canon(a[k])) * flt(canon(b[k]));
+      c[k] = bits(-prod) ^ (rnd() & 7u);
+    }
+  }
+  // the cross product of the special values in the first 900 elements
+  for (uint32_t k = 0; k < 900 && k < n; k++) {
+    a[k] = witness(k / 30);
+    b[k] = witness(k % 30);
+  }
+  void *data[] = {a, b, c, o};
+  uint64_t bytes[] = {n * 4ull, n * 4ull, n * 4ull, n * 4ull};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {(n + 63) / 64, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  uint32_t bad = 0, first = UINT32_MAX;
+  for (uint32_t k = 0; k < n; k++)
+    if (o[k] != ref(op, a[k], b[k], c[k])) {
+      if (first == UINT32_MAX) first = k;
+      bad++;
+    }
+  if (bad)
+    fprintf(stderr,
+            "op %d: %u of %u differ; first at %u: a=0x%08x b=0x%08x c=0x%08x got 0x%08x "
+            "want 0x%08x\n",
+            op, bad, n, first, a[first], b[first], c[first], o[first],
+            ref(op, a[first], b[first], c[first]));
+  assert_int_equal(bad, 0);
+  free(a);
+  free(b);
+  free(c);
+  free(o);
+  free(t);
+}
+
+static void test_f32_add_is_exact(void **state) {
+  check_op(OP_ADD, 100000);
+}
+static void test_f32_sub_is_exact(void **state) {
+  check_op(OP_SUB, 100000);
+}
+static void test_f32_mul_rounds_before_flushing(void **state) {
+  check_op(OP_MUL, 100000);
+}
+static void test_f32_div_is_correctly_rounded(void **state) {
+  check_op(OP_DIV, 100000);
+}
+static void test_f32_sqrt_is_correctly_rounded(void **state) {
+  check_op(OP_SQRT, 100000);
+}
+static void test_f32_fma_rounds_once(void **state) {
+  check_op(OP_FMA, 100000);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_f32_add_is_exact),
+      cmocka_unit_test(test_f32_sub_is_exact),
+      cmocka_unit_test(test_f32_mul_rounds_before_flushing),
+      cmocka_unit_test(test_f32_div_is_correctly_rounded),
+      cmocka_unit_test(test_f32_sqrt_is_correctly_rounded),
+      cmocka_unit_test(test_f32_fma_rounds_once),
+  };
+  return cmocka_run_group_tests_name("vulkan/f32", tests, setup, teardown);
+}
