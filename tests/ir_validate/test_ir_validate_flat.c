@@ -329,6 +329,29 @@ static void test_validate_refuses_bad_local_indices(void **state) {
   free(t);
 }
 
+static void test_validate_refuses_two_declarations_of_one_local(void **state) {
+  (void)state;
+  tb *t = tb_new();
+  uint32_t x;
+  uint32_t first = tb_let(t, "x", tb_lit(t, VYRE_IR_TYPE_U32, 1), &x);
+  uint32_t second = tb_node(t, VYRE_IR_K_LET); // a decoder that reused local x
+  t->nodes[second].ref = x;
+  t->nodes[second].a = tb_lit(t, VYRE_IR_TYPE_U32, 2);
+  uint32_t items[2] = {first, second};
+  uint32_t body = tb_list(t, 2, items);
+  expect_invalid(t, tb_validate(t, body, 2), "body[1]", "let 'x' reuses a local name");
+  free(t);
+}
+
+static void test_validate_treats_zero_limits_as_defaults(void **state) {
+  (void)state;
+  tb *t = tb_new();
+  uint32_t body = build_guarded_store(t, NULL);
+  vyre_ir_limits zero = {0, 0, 0};
+  assert_int_equal(tb_validate_limits(t, body, 2, &zero), VYRE_STATUS_OK);
+  free(t);
+}
+
 static void test_validate_refuses_unknown_kinds_and_misplaced_nodes(void **state) {
   (void)state;
   tb *t = tb_new();
@@ -545,6 +568,8 @@ int main(void) {
       cmocka_unit_test(test_validate_refuses_shared_expression_node),
       cmocka_unit_test(test_validate_refuses_statement_range_outside_stmts),
       cmocka_unit_test(test_validate_refuses_bad_local_indices),
+      cmocka_unit_test(test_validate_refuses_two_declarations_of_one_local),
+      cmocka_unit_test(test_validate_treats_zero_limits_as_defaults),
       cmocka_unit_test(test_validate_refuses_unknown_kinds_and_misplaced_nodes),
       cmocka_unit_test(test_validate_refuses_broken_tables),
       cmocka_unit_test(test_validate_refuses_unreachable_nodes_and_stray_statements),

@@ -501,8 +501,12 @@ static uint32_t declare(vstate *s, const char *kind, uint32_t local, uint32_t id
                 "program from its JSON form.",
                 kind, local, s->p->local_count);
   vyre_ir_local *l = &s->locals[local];
-  if (l->decl != idx || l->is_loop_var != loop_var || l->is_atomic_result != atomic_result ||
-      s->scope[local] != 0)
+  if (s->scope[local] != 0)
+    return fail(s,
+                "%s '%s' reuses a local name already declared in this program (names are "
+                "unique in the whole program; no shadowing). Fix: rename one of them.",
+                kind, lname(s, local));
+  if (l->decl != idx || l->is_loop_var != loop_var || l->is_atomic_result != atomic_result)
     return fail(s,
                 "%s declares local %u ('%s'), but the locals table says it is declared by "
                 "node %u. Fix: re-encode the program from its JSON form.",
@@ -904,16 +908,14 @@ static uint32_t validate(vstate *s) {
 }
 
 uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyre_error *err) {
-  vyre_ir_limits dflt;
   if (!p)
     return vyre_error_set(err, VYRE_STATUS_INVALID_PROGRAM,
                           "program: no program given (NULL). Fix: pass a decoded program.");
-  if (!limits) {
-    dflt.max_depth = VYRE_IR_DEFAULT_MAX_DEPTH;
-    dflt.max_nodes = VYRE_IR_DEFAULT_MAX_NODES;
-    dflt.max_json_bytes = VYRE_IR_DEFAULT_MAX_JSON_BYTES;
-    limits = &dflt;
-  }
+  // A zero limit means the default, as everywhere in the IR library.
+  vyre_ir_limits lim = {VYRE_IR_DEFAULT_MAX_DEPTH, VYRE_IR_DEFAULT_MAX_NODES,
+                        VYRE_IR_DEFAULT_MAX_JSON_BYTES};
+  if (limits && limits->max_depth) lim.max_depth = limits->max_depth;
+  if (limits && limits->max_nodes) lim.max_nodes = limits->max_nodes;
   vstate *s = calloc(1, sizeof(*s));
   if (!s)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
@@ -923,9 +925,8 @@ uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyr
   s->nodes = (vyre_ir_node *)p->nodes;
   s->locals = (vyre_ir_local *)p->locals;
   s->err = err;
-  s->max_depth =
-      limits->max_depth < VYRE__IR_HARD_MAX_DEPTH ? limits->max_depth : VYRE__IR_HARD_MAX_DEPTH;
-  s->max_nodes = limits->max_nodes;
+  s->max_depth = lim.max_depth < VYRE__IR_HARD_MAX_DEPTH ? lim.max_depth : VYRE__IR_HARD_MAX_DEPTH;
+  s->max_nodes = lim.max_nodes;
   uint32_t st = VYRE_STATUS_OK;
   if (p->node_count <= s->max_nodes) {
     uint32_t cap = 16;
