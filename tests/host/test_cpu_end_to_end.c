@@ -43,18 +43,32 @@ static void test_automatic_selection_picks_the_cpu_reference_here(void **state) 
   vyre_candidate c[16];
   uint32_t n = 0;
   assert_int_equal(vyre_list_candidates(c, 16, &n, &e), VYRE_STATUS_OK);
-  int cpu = -1;
+  int cpu = -1, gpu = -1;
   for (uint32_t i = 0; i < n && i < 16; i++) {
     assert_true(strlen(c[i].reason) > 0); // every candidate says why
     if (strcmp(c[i].name, "cpu") == 0) cpu = (int)i;
-    if (c[i].selected) assert_string_equal(c[i].name, "cpu");
-    // A GPU plugin here is unavailable (no GPU) or a software rasteriser passed over.
-    if (strcmp(c[i].name, "cuda") == 0) ASSERT_HAS(c[i].reason, "unavailable: ");
-    if (strcmp(c[i].name, "vulkan") == 0 && c[i].available)
-      ASSERT_HAS(c[i].reason, "passed over: ");
+    uint32_t kind = c[i].device_kind;
+    if (c[i].available && gpu < 0 &&
+        (kind == VYRE_DEVICE_KIND_GPU_DISCRETE || kind == VYRE_DEVICE_KIND_GPU_INTEGRATED ||
+         kind == VYRE_DEVICE_KIND_GPU_VIRTUAL))
+      gpu = (int)i;
   }
   assert_true(cpu >= 0);
+  if (gpu >= 0) {
+    // A machine with a real GPU: the GPU wins and the CPU reference says why not.
+    assert_int_equal(c[gpu].selected, 1);
+    ASSERT_HAS(c[cpu].reason, "passed over: its best device is a CPU");
+    return;
+  }
+  // No real GPU here: the CPU reference wins; a GPU plugin is unavailable or
+  // (lavapipe) a software rasteriser ranked below the CPU reference.
   assert_int_equal(c[cpu].selected, 1);
+  for (uint32_t i = 0; i < n && i < 16; i++) {
+    if ((int)i == cpu) continue;
+    assert_int_equal(c[i].selected, 0);
+    if (c[i].loaded && !c[i].available) ASSERT_HAS(c[i].reason, "unavailable: ");
+    if (c[i].available) ASSERT_HAS(c[i].reason, "passed over: ");
+  }
   vyre_device *dev = NULL;
   assert_int_equal(vyre_device_open(NULL, NULL, &dev, &e), VYRE_STATUS_OK);
   assert_string_equal(vyre_device_backend_name(dev), "cpu");
