@@ -23,6 +23,14 @@ static void cpu_pending_unbusy(vyre_pending *p) {
       atomic_fetch_sub(&p->bindings[i].resident->busy, 1);
 }
 
+// Drops the pending's hold on its module, freeing a module released
+// meanwhile. Called with the backend lock held, once per pending.
+static void cpu_pending_unref_module(vyre_pending *p) {
+  vyre_module *m = p->args.module;
+  p->args.module = NULL;
+  if (m && --m->async_refs == 0 && m->released) cpu_module_free(m);
+}
+
 static void *cpu_async_main(void *arg) {
   vyre_backend *be = arg;
   pthread_mutex_lock(&be->lock);
@@ -39,6 +47,7 @@ static void *cpu_async_main(void *arg) {
     uint32_t st = cpu_dispatch_exec(be, &p->args, &res, &e, &p->cancel);
     cpu_pending_unbusy(p);
     pthread_mutex_lock(&be->lock);
+    cpu_pending_unref_module(p);
     p->status = st;
     p->result = res;
     p->error = e;
@@ -110,6 +119,7 @@ uint32_t cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args, vy
   }
   vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, be, atomic_load(&be->generation));
   cpu_link_insert(&be->pendings, &p->link);
+  args->module->async_refs++;
   if (be->queue_tail)
     be->queue_tail->queue_next = p;
   else
@@ -199,6 +209,7 @@ static void cpu_pending_free_locked(vyre_backend *be, vyre_pending *p) {
   if (!p->done) {
     if (cpu_queue_remove(be, p)) {
       cpu_pending_unbusy(p);
+      cpu_pending_unref_module(p);
     } else {
       atomic_store(&p->cancel, 1);
       while (!p->done)

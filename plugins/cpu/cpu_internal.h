@@ -206,6 +206,8 @@ struct vyre_module {
   vyre_object_header h;
   cpu_link link;
   cpu_code code;
+  uint32_t async_refs; // queued or running async dispatches (under the backend lock)
+  uint32_t released;   // module_release came while async_refs > 0: freed by the last one
 };
 
 struct vyre_buffer {
@@ -285,5 +287,7 @@ uint32_t cpu_buffer_read(vyre_backend *be, const vyre_buffer_range *ranges, uint
                          vyre_error *err);
 // Frees a buffer without checks (destroy).
 void cpu_buffer_destroy(vyre_buffer *buf);
+// Unlinks and frees a module. Called with the backend lock held.
+void cpu_module_free(vyre_module *m);
 
 #endif // VYRE_CPU_INTERNAL_H

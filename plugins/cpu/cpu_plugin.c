@@ -130,7 +130,7 @@ cpu_pool *cpu_backend_pool(vyre_backend *be) {
   return pool;
 }
 
-static void cpu_module_free(vyre_module *m) {
+void cpu_module_free(vyre_module *m) {
   cpu_link_remove(&m->link);
   vyre_kit_object_kill(&m->h);
   cpu_code_free(&m->code);
@@ -223,10 +223,18 @@ static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyr
   return VYRE_STATUS_OK;
 }
 
+// A module still used by queued or running async dispatches is only marked
+// dead here (later uses are refused); the executor frees it when the last of
+// those dispatches is done.
 static void cpu_module_release(vyre_backend *be, vyre_module *m) {
   if (!be || !m || m->h.magic != VYRE_MAGIC_MODULE || m->h.owner != be) return;
   pthread_mutex_lock(&be->lock);
-  cpu_module_free(m);
+  if (m->async_refs) {
+    m->released = 1;
+    vyre_kit_object_kill(&m->h);
+  } else {
+    cpu_module_free(m);
+  }
   pthread_mutex_unlock(&be->lock);
 }
 

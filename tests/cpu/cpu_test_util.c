@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cpu_test_util.h"
+#include "ir_internal.h"
 
 #define TU_MAX_NODES   4096
 #define TU_MAX_STMTS   4096
@@ -353,8 +354,30 @@ void tu_body(tu_prog *p, tu_range body) {
   p->view.body_count = body.count;
 }
 
+// Runs the IR library's validator over the hand-built program: it must
+// accept it and fill the same types the program was built with, so the
+// hand typing of these tests matches what the host hands a plugin.
+static void tu_validate(tu_prog *p) {
+  tu_view(p);
+  static vyre_ir_node before[TU_MAX_NODES];
+  memcpy(before, p->nodes, sizeof(vyre_ir_node) * p->nn);
+  vyre_ir_program v = p->view;
+  v.nodes = p->nodes;
+  v.locals = p->locals;
+  vyre_error e = tu_err();
+  uint32_t st = vyre__ir_validate(&v, NULL, &e);
+  if (st) fail_msg("validator refused test program '%s': %s", p->strings + p->view.name, e.message);
+  for (uint32_t i = 0; i < p->nn; i++)
+    if (before[i].type != p->nodes[i].type)
+      fail_msg("node %u (kind %u): built with type %u, validator says %u", i, before[i].kind,
+               before[i].type, p->nodes[i].type);
+  p->view.flags = v.flags;
+  p->view.workgroup_bytes = v.workgroup_bytes;
+}
+
 vyre_module *tu_compile(vyre_backend *be, tu_prog *p, uint32_t flags) {
-  vyre_compile_args a = {.struct_size = sizeof(a), .flags = flags, .program = tu_view(p)};
+  tu_validate(p);
+  vyre_compile_args a = {.struct_size = sizeof(a), .flags = flags, .program = &p->view};
   memcpy(a.workgroup_size, p->view.workgroup_size, sizeof(a.workgroup_size));
   vyre_module *m = NULL;
   vyre_error e = tu_err();

@@ -221,6 +221,42 @@ static void test_pending_wait_times_out_and_release_cancels(void **state) {
   O->destroy(be);
 }
 
+// Releasing a module while an async dispatch of it is still queued is safe:
+// the queued dispatch is refused when it comes up, nothing is used after free.
+static void test_module_released_while_queued_is_refused_not_used(void **state) {
+  vyre_backend *be = tu_backend();
+  tu_prog *ps = prog_spin(), *pa = prog_affine();
+  vyre_module *ms = tu_compile(be, ps, 0), *ma = tu_compile(be, pa, 0);
+  vyre_buffer *buf = NULL;
+  vyre_error e = tu_err();
+  assert_int_equal(O->buffer_alloc(be, 4, &buf, &e), VYRE_STATUS_OK);
+  vyre_binding b1;
+  vyre_dispatch_args a1;
+  resident_args(ms, buf, 1, &b1, &a1);
+  vyre_pending *spin = NULL, *next = NULL;
+  assert_int_equal(O->dispatch_async(be, &a1, &spin, &e), VYRE_STATUS_OK);
+  uint32_t in[4] = {1, 2, 3, 4}, out[4] = {0};
+  uint32_t *data[] = {in, out};
+  uint32_t words[] = {4, 4};
+  uint32_t grid[3] = {1, 1, 1};
+  vyre_binding b2[16];
+  vyre_dispatch_args a2;
+  tu_args(ma, pa, grid, data, words, b2, &a2);
+  assert_int_equal(O->dispatch_async(be, &a2, &next, &e), VYRE_STATUS_OK);
+  O->module_release(be, ma); // still queued behind the spin
+  O->pending_release(be, spin);
+  vyre_dispatch_result r = {.struct_size = sizeof(r)};
+  assert_int_equal(O->pending_wait(be, next, UINT64_MAX, &r, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(e.message, "already released"));
+  assert_int_equal(out[0], 0);
+  O->pending_release(be, next);
+  assert_int_equal(O->buffer_free(be, buf, &e), VYRE_STATUS_OK);
+  O->module_release(be, ms);
+  tu_free(ps);
+  tu_free(pa);
+  O->destroy(be);
+}
+
 static void test_batch_runs_mixed_jobs_with_a_status_each(void **state) {
   vyre_backend *be = tu_backend();
   tu_prog *pa = prog_affine(), *pu = prog_update(VYRE_IR_BIN_ADD, 10);
@@ -553,6 +589,7 @@ int main(void) {
       cmocka_unit_test(test_create_refuses_another_index_or_uuid),
       cmocka_unit_test(test_async_pendings_complete_independently),
       cmocka_unit_test(test_pending_wait_times_out_and_release_cancels),
+      cmocka_unit_test(test_module_released_while_queued_is_refused_not_used),
       cmocka_unit_test(test_batch_runs_mixed_jobs_with_a_status_each),
       cmocka_unit_test(test_resident_ranges_are_checked_before_any_byte_moves),
       cmocka_unit_test(test_resident_state_persists_across_dispatches_and_sequences),
