@@ -221,7 +221,6 @@ uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t 
     }
     st = run(&b, err);
   }
-  if (st == VYRE_STATUS_DEVICE_LOST) goto done;
   // Per-item statuses tell the outcome; a backend-wide failure is returned.
 done:
   if (b.plans)

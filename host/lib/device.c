@@ -132,10 +132,11 @@ static uint32_t recover_locked(vyre_device *dev, vyre_error *err) {
     vyre_error_prefix(err, "recover %s", dev->name);
     return st;
   }
+  // The device keeps its identity and limits across a recover, so the caps
+  // read at open stay valid (and other threads may read them meanwhile);
+  // only the generation moves.
   vyre_health h;
   vyre__call_status(dev, &h);
-  vyre_caps caps;
-  if (vyre__call_get_caps(dev, &caps, NULL) == VYRE_STATUS_OK) dev->caps = caps;
   atomic_store(&dev->generation, h.generation);
   vyre__log(VYRE_LOG_INFO, dev->name, "recovered; device generation is now %u", h.generation);
   return VYRE_STATUS_OK;

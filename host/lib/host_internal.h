@@ -113,9 +113,9 @@ struct vyre_device {
   vyre_backend *be;
   char name[64];               // backend name for messages
   char reason[1024];           // selection reason
-  pthread_mutex_t lock;        // serialises recover and caps refresh
+  pthread_mutex_t lock;        // serialises recover
   _Atomic uint32_t generation; // the device generation the host last saw
-  vyre_caps caps;              // refreshed after recover (under |lock|)
+  vyre_caps caps;              // read at open; limits do not change on recover
 };
 
 struct vyre_kernel {
@@ -147,7 +147,7 @@ uint32_t vyre__resident_check(const vyre_resident *r, const vyre_device *dev, co
                               vyre_error *err);
 uint32_t vyre__device_generation(const vyre_device *dev);
 // Recovers |dev| if it is (still) lost; a no-op when another thread already
-// recovered it. Updates the generation and caps.
+// recovered it. Updates the generation.
 uint32_t vyre__device_recover_if_lost(vyre_device *dev, vyre_error *err);
 // Compiles a fresh module for |k|'s program and options at the current
 // generation (used by the automatic recovery of batches and queues).
