@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -64,9 +65,328 @@ static void test_dispatch_vector_add_with_tail(void **state) {
   free(t);
 }
 
+// EVIDENCE-OF: IR.md §5 Memory: a load at 0xFFFFFFFF gives zero; a store past
+// the end is dropped and element 0 is never hit.
+static void test_dispatch_out_of_bounds_loads_read_zero_and_stores_drop(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 4, 1, 1);
+  uint32_t a = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t o = tb_buf(t, 1, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t i;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  // o[i] = a[i + 0xFFFFFFFC] (wraps: lanes 0..3 read far past the end... except none)
+  uint32_t s1 = store(t, o, var(t, i),
+                      load(t, a, bin(t, VYRE_IR_BIN_ADD, var(t, i), lit(t, T_U, 0xFFFFFFFCu))));
+  uint32_t s2 = store(t, o, bin(t, VYRE_IR_BIN_ADD, var(t, i), lit(t, T_U, 4)), lit(t, T_U, 77));
+  uint32_t s3 = store(t, o, lit(t, T_U, 0xFFFFFFFFu), lit(t, T_U, 99));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+  uint32_t va[4] = {1, 2, 3, 4}, vo[4] = {5, 6, 7, 8};
+  void *data[] = {va, vo};
+  uint64_t bytes[] = {16, 16};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  for (int k = 0; k < 4; k++)
+    assert_int_equal(vo[k], 0);
+  free(t);
+}
+
+// Tree reduction of 256 values per workgroup in workgroup memory, a barrier
+// per step inside a loop with a uniform bound; two workgroups.
+static void test_dispatch_barrier_reduction_in_workgroup_memory(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 256, 1, 1);
+  uint32_t in = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t out = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 2);
+  uint32_t sh = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 256);
+  uint32_t l, s;
+  uint32_t s0 = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  uint32_t s1 = store(t, sh, var(t, l), load(t, in, gid(t, 0)));
+  uint32_t s2 = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t k = tb_local(t, T_U, 0);
+  uint32_t b0 = let(t, &s, bin(t, VYRE_IR_BIN_SHR, lit(t, T_U, 128), var(t, k)));
+  uint32_t add = store(t, sh, var(t, l),
+                       bin(t, VYRE_IR_BIN_ADD, load(t, sh, var(t, l)),
+                           load(t, sh, bin(t, VYRE_IR_BIN_ADD, var(t, l), var(t, s)))));
+  uint32_t b1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, l), var(t, s)), LIST(t, add), 0, 0);
+  uint32_t b2 = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t s3 = for_(t, k, lit(t, T_U, 0), lit(t, T_U, 8), LIST(t, b0, b1, b2));
+  uint32_t w = store(t, out, builtin(t, VYRE_IR_BUILTIN_WGID, 0), load(t, sh, lit(t, T_U, 0)));
+  uint32_t s4 = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, l), lit(t, T_U, 0)), LIST(t, w), 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4));
+  static uint32_t vin[512];
+  uint32_t vout[2] = {1, 1}, want[2] = {0, 0};
+  for (uint32_t i = 0; i < 512; i++) {
+    vin[i] = i * 2654435761u;
+    want[i / 256] += vin[i];
+  }
+  void *data[] = {vin, vout};
+  uint64_t bytes[] = {sizeof(vin), sizeof(vout)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {2, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  assert_int_equal(vout[0], want[0]);
+  assert_int_equal(vout[1], want[1]);
+  free(t);
+}
+
+// A counter incremented by every invocation (guarded-out ones too), slots
+// allocated through the returned old value, and an out-of-range atomic that
+// does nothing and returns 0.
+static void test_dispatch_atomics_count_and_allocate_slots(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t cnt = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 2);
+  uint32_t slots = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 1000);
+  uint32_t old, bad;
+  uint32_t s0 = atomic(t, VYRE_IR_ATOMIC_ADD, cnt, lit(t, T_U, 0), lit(t, T_U, 1), &old);
+  uint32_t s1 = store(t, slots, var(t, old), lit(t, T_U, 1));
+  uint32_t s2 = atomic(t, VYRE_IR_ATOMIC_ADD, cnt, lit(t, T_U, 2), lit(t, T_U, 1), &bad);
+  uint32_t s3 = atomic(t, VYRE_IR_ATOMIC_MAX, cnt, lit(t, T_U, 1), var(t, bad), NULL);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+  uint32_t vc[2];
+  static uint32_t vs[1000];
+  void *data[] = {vc, vs};
+  uint64_t bytes[] = {8, 4000};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {16, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  assert_int_equal(vc[0], 1024);
+  assert_int_equal(vc[1], 0);
+  for (int k = 0; k < 1000; k++)
+    assert_int_equal(vs[k], 1);
+  free(t);
+}
+
+// EVIDENCE-OF: IR.md §6 trap: the lowest invocation and both sites; the
+// backend stays usable afterwards.
+static void test_dispatch_trap_reports_lowest_invocation_and_sites(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 32, 1, 1);
+  uint32_t o = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 128);
+  uint32_t i;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t t3 = trap(t, 3), t5 = trap(t, 5);
+  uint32_t s1 = if_(
+      t,
+      bin(t, VYRE_IR_BIN_EQ, bin(t, VYRE_IR_BIN_REM, var(t, i), lit(t, T_U, 40)), lit(t, T_U, 9)),
+      LIST(t, t5), 0, 0);
+  uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, i), lit(t, T_U, 77)), LIST(t, t3), 0, 0);
+  uint32_t s3 = store(t, o, var(t, i), lit(t, T_U, 1));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s2, s1, s3));
+  static uint32_t vo[128];
+  void *data[] = {vo};
+  uint64_t bytes[] = {512};
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  uint32_t grid[3] = {4, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, &res, &err), VYRE_STATUS_TRAPPED);
+  assert_int_equal(res.trapped, 1);
+  assert_int_equal(res.trap_sites, (1u << 3) | (1u << 5));
+  assert_int_equal(res.trap_invocation, 9);
+  assert_non_null(strstr(err.message, "trapped"));
+  assert_non_null(strstr(err.message, "Fix:"));
+  vyre_health h = {.struct_size = sizeof(h)};
+  vk_ops()->status(g_be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  free(t);
+}
+
+// Integer edge cases of IR.md §5: division by zero, MIN / -1, shifts mod 32,
+// clz/ctz of zero, casts that saturate.
+static void test_dispatch_integer_and_cast_edge_cases(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t o = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 12);
+  uint32_t M = 0x80000000u;
+  uint32_t e[12];
+  e[0] = bin(t, VYRE_IR_BIN_DIV, lit(t, T_U, 7), lit(t, T_U, 0));
+  e[1] = bin(t, VYRE_IR_BIN_REM, lit(t, T_U, 7), lit(t, T_U, 0));
+  e[2] = cast(t, T_U, bin(t, VYRE_IR_BIN_DIV, lit(t, T_I, M), lit(t, T_I, 0xFFFFFFFFu)));
+  e[3] = cast(t, T_U, bin(t, VYRE_IR_BIN_REM, lit(t, T_I, M), lit(t, T_I, 0xFFFFFFFFu)));
+  e[4] = cast(t, T_U, bin(t, VYRE_IR_BIN_DIV, lit(t, T_I, (uint32_t)-7), lit(t, T_I, 0)));
+  e[5] = bin(t, VYRE_IR_BIN_SHL, lit(t, T_U, 1), lit(t, T_U, 33));
+  e[6] = cast(t, T_U, bin(t, VYRE_IR_BIN_SHR, lit(t, T_I, M), lit(t, T_U, 0xFFFFFFFFu)));
+  e[7] = un(t, VYRE_IR_UN_CLZ, lit(t, T_U, 0));
+  e[8] = un(t, VYRE_IR_UN_CTZ, lit(t, T_U, 0));
+  e[9] = cast(t, T_U, lit(t, T_F, 0x7F800000u));                // +inf -> 0xFFFFFFFF
+  e[10] = cast(t, T_U, cast(t, T_I, lit(t, T_F, 0xCF800000u))); // -2^32 -> MIN
+  e[11] = bin(t, VYRE_IR_BIN_ROTR, lit(t, T_U, 0x12345678u), lit(t, T_U, 36));
+  uint32_t items[12];
+  for (uint32_t k = 0; k < 12; k++)
+    items[k] = store(t, o, lit(t, T_U, k), e[k]);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, 12, items), 12);
+  uint32_t vo[12];
+  void *data[] = {vo};
+  uint64_t bytes[] = {48};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  const uint32_t want[12] = {0xFFFFFFFFu, 0,  M,  0,           0xFFFFFFFFu, 2,
+                             0xFFFFFFFFu, 32, 32, 0xFFFFFFFFu, M,           0x81234567u};
+  for (int k = 0; k < 12; k++)
+    assert_int_equal(vo[k], want[k]);
+  free(t);
+}
+
+// The runtime paths: resident buffers (alloc zero-filled, ranged write,
+// read), async, batch, sequence; validation layer errors stay at zero.
+static const vyre_ir_program *inc_program(tb *t) {
+  // buf[i] += 1 for i < len(buf)
+  tb_init(t, 64, 1, 1);
+  uint32_t b = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t i;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t st =
+      store(t, b, var(t, i), bin(t, VYRE_IR_BIN_ADD, load(t, b, var(t, i)), lit(t, T_U, 1)));
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, b)), LIST(t, st), 0, 0);
+  return tb_finish(t, LIST(t, s0, s1));
+}
+
+static void test_runtime_resident_async_batch_and_sequence(void **state) {
+  NEED_DEVICE();
+  const vyre_backend_ops *ops = vk_ops();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = inc_program(t);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = vk_compile(g_be, p, &err);
+  assert_non_null(m);
+  vyre_buffer *rb = NULL;
+  assert_int_equal(ops->buffer_alloc(g_be, 400, &rb, &err), VYRE_STATUS_OK);
+  uint32_t vals[50];
+  for (int k = 0; k < 50; k++)
+    vals[k] = 1000u + k;
+  vyre_buffer_range w = {.buffer = rb, .offset = 40, .size = 200, .src = vals};
+  assert_int_equal(ops->buffer_write(g_be, &w, 1, &err), VYRE_STATUS_OK);
+  vyre_buffer_range bad[2] = {w, {.buffer = rb, .offset = 400, .size = 4, .src = vals}};
+  assert_int_equal(ops->buffer_write(g_be, bad, 2, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "Fix:"));
+  // two steps in one sequence, then read everything back
+  vyre_binding bind = {
+      .buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = 400, .resident = rb};
+  vyre_dispatch_args step = {.struct_size = sizeof(step),
+                             .binding_count = 1,
+                             .module = m,
+                             .bindings = &bind,
+                             .grid = {2, 1, 1},
+                             .repeat = 1};
+  vyre_dispatch_args steps[2] = {step, step};
+  uint32_t back[100];
+  vyre_buffer_range rd = {.buffer = rb, .offset = 0, .size = 400, .dst = back};
+  vyre_sequence_args sa = {
+      .struct_size = sizeof(sa), .step_count = 2, .steps = steps, .reads = &rd, .read_count = 1};
+  assert_int_equal(ops->sequence_run(g_be, &sa, NULL, &err), VYRE_STATUS_OK);
+  for (int k = 0; k < 100; k++)
+    assert_int_equal(back[k], (k >= 10 && k < 60 ? 1000u + (k - 10) : 0u) + 2u);
+  // async on host memory, with repeat 3
+  uint32_t host[100];
+  for (int k = 0; k < 100; k++)
+    host[k] = k;
+  vyre_binding hb = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 400, .data = host};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &hb,
+                           .grid = {2, 1, 1},
+                           .repeat = 3};
+  vyre_pending *pend = NULL;
+  assert_int_equal(ops->dispatch_async(g_be, &da, &pend, &err), VYRE_STATUS_OK);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(ops->pending_wait(g_be, pend, UINT64_MAX, &res, &err), VYRE_STATUS_OK);
+  ops->pending_release(g_be, pend);
+  for (int k = 0; k < 100; k++)
+    assert_int_equal(host[k], k + 3u);
+  // a batch of two jobs: one good, one with a wrong binding count
+  uint32_t h2[100] = {0};
+  vyre_binding hb2 = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 400, .data = h2};
+  vyre_dispatch_args j1 = da, j2 = da;
+  j1.bindings = &hb2;
+  j1.repeat = 1;
+  j1.flags = VYRE_DISPATCH_TIMING;
+  j2.binding_count = 0;
+  vyre_dispatch_result r1 = {.struct_size = sizeof(r1)};
+  vyre_error e2 = {.struct_size = sizeof(e2)};
+  vyre_batch_job jobs[2] = {{.args = &j1, .result = &r1}, {.args = &j2, .error = &e2}};
+  assert_int_equal(ops->dispatch_batch(g_be, jobs, 2, &err), VYRE_STATUS_OK);
+  assert_int_equal(jobs[0].status, VYRE_STATUS_OK);
+  assert_int_equal(jobs[1].status, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(e2.message, "bindings given"));
+  for (int k = 0; k < 100; k++)
+    assert_int_equal(h2[k], 1);
+  assert_int_equal(ops->buffer_free(g_be, rb, &err), VYRE_STATUS_OK);
+  ops->module_release(g_be, m);
+  vyre_metric mt[16];
+  uint32_t nm = 0;
+  assert_int_equal(ops->metrics(g_be, mt, 16, &nm), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < nm && k < 16; k++)
+    if (strcmp(mt[k].name, "validation_errors") == 0) assert_int_equal(mt[k].value, 0);
+  free(t);
+}
+
+// After an injected loss: DEVICE_LOST fast, recover bumps the generation,
+// old modules and buffers are refused, new work is correct.
+static void test_runtime_recover_after_injected_loss(void **state) {
+  NEED_DEVICE();
+  const vyre_backend_ops *ops = vk_ops();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = inc_program(t);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = vk_compile(g_be, p, &err);
+  vyre_buffer *rb = NULL;
+  assert_int_equal(ops->buffer_alloc(g_be, 16, &rb, &err), VYRE_STATUS_OK);
+  vyre_health h = {.struct_size = sizeof(h)};
+  ops->status(g_be, &h);
+  uint32_t gen = h.generation;
+  assert_int_equal(ops->inject_fault(g_be, VYRE_FAULT_SIMULATED_LOSS, &err), VYRE_STATUS_OK);
+  ops->status(g_be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+  uint32_t host[4] = {1, 2, 3, 4};
+  vyre_binding hb = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 16, .data = host};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &hb,
+                           .grid = {1, 1, 1},
+                           .repeat = 1};
+  assert_int_equal(ops->dispatch(g_be, &da, NULL, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_non_null(strstr(err.message, "recover"));
+  assert_int_equal(ops->recover(g_be, &err), VYRE_STATUS_OK);
+  ops->status(g_be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(h.generation, gen + 1);
+  assert_int_equal(ops->dispatch(g_be, &da, NULL, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_non_null(strstr(err.message, "generation"));
+  uint32_t back[4];
+  vyre_buffer_range rd = {.buffer = rb, .offset = 0, .size = 16, .dst = back};
+  assert_int_equal(ops->buffer_read(g_be, &rd, 1, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_int_equal(ops->buffer_free(g_be, rb, &err), VYRE_STATUS_OK);
+  ops->module_release(g_be, m);
+  m = vk_compile(g_be, p, &err);
+  assert_non_null(m);
+  da.module = m;
+  assert_int_equal(ops->dispatch(g_be, &da, NULL, &err), VYRE_STATUS_OK);
+  assert_int_equal(host[0], 2);
+  assert_int_equal(host[3], 5);
+  assert_int_equal(ops->inject_fault(g_be, VYRE_FAULT_DEVICE_TRAP, &err), VYRE_STATUS_UNSUPPORTED);
+  ops->module_release(g_be, m);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dispatch_vector_add_with_tail),
+      cmocka_unit_test(test_dispatch_out_of_bounds_loads_read_zero_and_stores_drop),
+      cmocka_unit_test(test_dispatch_barrier_reduction_in_workgroup_memory),
+      cmocka_unit_test(test_dispatch_atomics_count_and_allocate_slots),
+      cmocka_unit_test(test_dispatch_trap_reports_lowest_invocation_and_sites),
+      cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
+      cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
+      cmocka_unit_test(test_runtime_recover_after_injected_loss),
   };
   return cmocka_run_group_tests_name("vulkan/dispatch", tests, setup, teardown);
 }
