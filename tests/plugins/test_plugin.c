@@ -37,6 +37,8 @@
 #define T_KIND VYRE_DEVICE_KIND_CPU
 #endif
 
+static uint64_t g_host_abi; // host_major * 100 + host_minor, from the query
+
 typedef struct tbe {
   _Atomic uint32_t generation;
   _Atomic uint32_t lost;
@@ -259,10 +261,21 @@ static uint32_t t_recover(vyre_backend *b, vyre_error *err) {
 
 static uint32_t t_metrics(vyre_backend *b, vyre_metric *out, uint32_t cap, uint32_t *count) {
   tbe *be = (tbe *)b;
-  vyre_metric m[] = {{"dispatches", be->dispatches},    {"batch_calls", be->batches},
-                     {"last_grid_x", be->last_grid[0]}, {"last_grid_y", be->last_grid[1]},
-                     {"last_grid_z", be->last_grid[2]}, {"last_binding_order", be->last_order},
-                     {"last_repeat", be->last_repeat}};
+  // What the host services said (tests/host/test_services.c).
+  const char *cache = vyre_kit_cache_root();
+  const char *probe = vyre_kit_getenv("VYRE_TEST_PROBE");
+  uint64_t t0 = vyre_kit_now_ns(), t1 = vyre_kit_now_ns();
+  vyre_metric m[] = {{"dispatches", be->dispatches},
+                     {"batch_calls", be->batches},
+                     {"last_grid_x", be->last_grid[0]},
+                     {"last_grid_y", be->last_grid[1]},
+                     {"last_grid_z", be->last_grid[2]},
+                     {"last_binding_order", be->last_order},
+                     {"last_repeat", be->last_repeat},
+                     {"cache_dir_len", cache ? strlen(cache) : UINT64_MAX},
+                     {"env_probe_len", probe ? strlen(probe) : UINT64_MAX},
+                     {"host_abi", g_host_abi},
+                     {"clock_monotonic", t0 > 0 && t1 >= t0}};
   uint32_t n = sizeof(m) / sizeof(m[0]);
   for (uint32_t i = 0; i < n && i < cap && out; i++)
     out[i] = m[i];
@@ -336,6 +349,7 @@ static const vyre_backend_ops kOps = {
 __attribute__((visibility("default"))) const vyre_backend_ops *
 T_QUERY_NAME(uint32_t host_major, uint32_t host_minor, const vyre_host_services *services) {
   vyre_kit_set_services(services);
+  g_host_abi = host_major * 100u + host_minor;
 #if defined(T_QUERY_NULL)
   (void)T_TABLE;
   return NULL;

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_services.c — the host services libvyre hands to plugins
+// (host/lib/host_services.c), seen from the t-basic test plugin, which
+// reports them as metrics: the cache root from VYRE_CACHE_DIR, the
+// environment lookup, the host ABI version given to the query, the
+// monotonic clock. The cache root is fixed when the first plugin loads, so
+// main() sets the environment first. Group "host/services".
+
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "host_test_util.h"
+
+#define CACHE "/tmp/vyre-test-services-cache"
+
+static uint64_t metric(vyre_device *dev, const char *name) {
+  vyre_metric m[32];
+  uint32_t n = 0;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_device_metrics(dev, m, 32, &n, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < n && i < 32; i++)
+    if (strcmp(m[i].name, name) == 0) return m[i].value;
+  fail_msg("no metric %s", name);
+  return 0;
+}
+
+static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **state) {
+  vyre_device *dev = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
+  assert_int_equal(metric(dev, "cache_dir_len"), strlen(CACHE));
+  setenv("VYRE_TEST_PROBE", "hello", 1);
+  assert_int_equal(metric(dev, "env_probe_len"), 5);
+  unsetenv("VYRE_TEST_PROBE");
+  assert_int_equal(metric(dev, "env_probe_len"), UINT64_MAX);
+  assert_int_equal(metric(dev, "host_abi"), VYRE_ABI_MAJOR * 100 + VYRE_ABI_MINOR);
+  assert_int_equal(metric(dev, "clock_monotonic"), 1);
+  vyre_device_close(dev);
+}
+
+static void test_status_names_are_stable(void **state) {
+  assert_string_equal(vyre_status_string(VYRE_STATUS_OK), "OK");
+  assert_string_equal(vyre_status_string(VYRE_STATUS_DEVICE_LOST), "DEVICE_LOST");
+  assert_string_equal(vyre_status_string(999), "UNKNOWN");
+}
+
+int main(void) {
+  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+  setenv("VYRE_CACHE_DIR", CACHE, 1);
+  unsetenv("VYRE_CACHE_DISABLE");
+  unsetenv("VYRE_BACKEND");
+  unsetenv("VYRE_DEVICE");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_plugins_get_the_cache_root_env_lookup_abi_and_clock),
+      cmocka_unit_test(test_status_names_are_stable),
+  };
+  return cmocka_run_group_tests_name("host/services", tests, NULL, NULL);
+}
