@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host_internal.h"
 
@@ -272,6 +273,11 @@ static uint32_t open_explicit(const char *choice, const char *source, const vyre
   vyre__search s;
   vyre__search_dirs(&s);
   if (strchr(choice, '/')) {
+    if (access(choice, F_OK) != 0)
+      return vyre_error_set(err, VYRE_STATUS_UNAVAILABLE,
+                            "backend %s (%s) was not found: no such file. Fix: give the path of "
+                            "an existing libvyre-backend-<name>.so, or a backend name.",
+                            choice, source);
     p = vyre__plugin_load_path(choice);
     if (!p)
       return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
