@@ -143,9 +143,10 @@ void vyre__case_start(vyre__run *run, vyre__case_state *cs, const char *path) {
     return;
   }
   const vyre_case *c = cs->c;
-  if (!c->program || vyre__prepare(run->dev, c, 0, &cs->prep, &err) != VYRE_STATUS_OK) {
+  uint32_t got = c->program ? vyre__prepare(run->dev, c, 0, &cs->prep, &err)
+                            : (c->program_status ? c->program_status : VYRE_STATUS_INVALID_PROGRAM);
+  if (got) {
     // Decided before any dispatch: validation (or compile) refused the program.
-    uint32_t got = c->program ? err.code : c->program_status;
     const char *why = c->program ? err.message : c->program_error.message;
     r->validation_only = 1;
     if (c->expect_kind == VYRE_CASE_EXPECT_ERROR && got == c->expect_error) return;
