@@ -13,6 +13,7 @@
 // pool in chunks through one atomic counter; reversed mode runs workgroups
 // and invocations from last to first on the calling thread.
 
+#include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,8 +586,21 @@ static void cpu_worker_fini(cpu_worker *w) {
   free(w->live);
 }
 
+static void cpu_share_work(cpu_share *sh);
+
+// IR.md §5 fixes round-to-nearest-even with subnormals computed and then
+// flushed: run every participant under the default floating-point
+// environment, whatever rounding mode or flush flags the caller's thread (or
+// the thread that started the pool) has set, and give the caller its own back.
 static void cpu_share_run(void *ctx) {
-  cpu_share *sh = ctx;
+  fenv_t saved;
+  int have = fegetenv(&saved) == 0;
+  fesetenv(FE_DFL_ENV);
+  cpu_share_work(ctx);
+  if (have) fesetenv(&saved);
+}
+
+static void cpu_share_work(cpu_share *sh) {
   cpu_launch *L = sh->L;
   if (atomic_load(&sh->next) >= sh->total) return;
   cpu_worker w;
@@ -623,8 +637,12 @@ uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
       cpu_worker_fini(&w);
       return VYRE_STATUS_OUT_OF_MEMORY;
     }
+    fenv_t saved;
+    int have = fegetenv(&saved) == 0;
+    fesetenv(FE_DFL_ENV);
     for (uint64_t k = 0; k < total; k++)
       if (cpu_workgroup(&w, total - 1 - k) || cpu_should_stop(L)) break;
+    if (have) fesetenv(&saved);
     cpu_worker_fini(&w);
     return atomic_load(&L->stop);
   }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <fenv.h>
 
 #include "cpu_test_util.h"
 
@@ -354,6 +355,23 @@ static void test_bitcast_to_f32_canonicalizes(void **state) {
   assert_memory_equal(out, w, sizeof(w));
 }
 
+// The caller's rounding mode does not leak into the IR's arithmetic: 1 + 2^-24
+// is 1 under round-to-nearest-even even when the calling thread rounds up.
+static void test_caller_rounding_mode_does_not_change_results(void **state) {
+  uint32_t a[] = {0x3F800000u, 0xBF800000u};
+  uint32_t b[] = {0x33800000u, 0xB3800000u}; // 1 + 2^-24 and -1 - 2^-24: ties
+  uint32_t out[2];
+  int old = fegetround();
+  assert_int_equal(fesetround(FE_UPWARD), 0);
+  g_op = VYRE_IR_BIN_ADD;
+  tu_map(g_be, F, F, F, build_bin, a, b, 2, out);
+  int mode = fegetround();
+  fesetround(old);
+  assert_int_equal(mode, FE_UPWARD);     // the caller's mode is given back
+  assert_int_equal(out[0], 0x3F800000u); // upward would give 0x3F800001
+  assert_int_equal(out[1], 0xBF800000u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integers_wrap),
@@ -370,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_f32_classification),
       cmocka_unit_test(test_casts_saturate_and_round),
       cmocka_unit_test(test_bitcast_to_f32_canonicalizes),
+      cmocka_unit_test(test_caller_rounding_mode_does_not_change_results),
   };
   return cmocka_run_group_tests_name("cpu/ops", tests, setup, teardown);
 }
