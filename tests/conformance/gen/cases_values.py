@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Integers, casts and f32: the value rules of IR.md §5. Called by gen_cases.py.
+Every expected value comes from the reference in vyre_gen.py."""
+
+from vyre_gen import *  # noqa: F401,F403
+import vyre_gen as G
+
+CMP = ["eq", "ne", "lt", "le", "gt", "ge"]
+
+
+def gen_integers(ctx):
+    U, S = ctx.U, ctx.S
+    pair, b_op = ctx.pair_case, ctx.b_op
+
+    def ib(op, signed=False):
+        return lambda x, y: int_bin(op, x, y, signed)
+
+    pair("integers/add_sub_mul_u32.json", "add_sub_mul_u32",
+         "u32 add, sub, mul wrap modulo 2^32 over U x U", "u32", "u32", U, U,
+         [(op, "u32", b_op(op), ib(op)) for op in ("add", "sub", "mul")])
+    pair("integers/add_sub_mul_i32.json", "add_sub_mul_i32",
+         "i32 add, sub, mul wrap (two's complement) over U x U as i32", "i32", "i32", U, U,
+         [(op, "i32", b_op(op), ib(op, True)) for op in ("add", "sub", "mul")])
+    pair("integers/div_rem_u32.json", "div_rem_u32",
+         "u32 div/rem over U x U, including x/0 = 0xFFFFFFFF and x%0 = 0", "u32", "u32", U, U,
+         [(op, "u32", b_op(op), ib(op)) for op in ("div", "rem")])
+    isigned = U + [u32(-3), u32(-2147483647), 5, u32(-5)]
+    isigned = list(dict.fromkeys(isigned))
+    pair("integers/div_rem_i32.json", "div_rem_i32",
+         "i32 div/rem truncate toward zero over all sign combinations; x/0 = -1, x%0 = 0, "
+         "MIN/-1 = MIN, MIN%-1 = 0", "i32", "i32", isigned, isigned,
+         [(op, "i32", b_op(op), ib(op, True)) for op in ("div", "rem")])
+    pair("integers/shift_rotate_u32.json", "shift_rotate_u32",
+         "u32 shl, logical shr, rotl, rotr; the amount is taken modulo 32 (amounts 0, 1, 31, "
+         "32, 33, 255, 0xFFFFFFFF ...)", "u32", "u32", U, S,
+         [(op, "u32", b_op(op), ib(op)) for op in ("shl", "shr", "rotl", "rotr")])
+    pair("integers/shift_i32.json", "shift_i32",
+         "i32 shl and arithmetic shr (sign fill); amount u32 modulo 32", "i32", "u32", U, S,
+         [(op, "i32", b_op(op), ib(op, True)) for op in ("shl", "shr")])
+    pair("integers/mulhi_u32.json", "mulhi_u32", "u32 mulhi: high 32 bits of the 64-bit product",
+         "u32", "u32", U, U, [("hi", "u32", b_op("mulhi"), ib("mulhi"))])
+    pair("integers/min_max_u32.json", "min_max_u32", "u32 min/max are unsigned", "u32", "u32",
+         U, U, [(op, "u32", b_op(op), ib(op)) for op in ("min", "max")])
+    pair("integers/min_max_i32.json", "min_max_i32",
+         "i32 min/max are signed, on the same bit patterns as min_max_u32", "i32", "i32", U, U,
+         [(op, "i32", b_op(op), ib(op, True)) for op in ("min", "max")])
+    pair("integers/compare_u32.json", "compare_u32", "the six comparisons, unsigned, over U x U",
+         "u32", "u32", U, U, [(op, "bool32", b_op(op), ib(op)) for op in CMP])
+    pair("integers/compare_i32.json", "compare_i32", "the six comparisons, signed, over U x U",
+         "i32", "i32", U, U, [(op, "bool32", b_op(op), ib(op, True)) for op in CMP])
+    pair("integers/bitwise_u32.json", "bitwise_u32", "and, or, xor over U x U", "u32", "u32",
+         U, U, [(op, "u32", b_op(op), ib(op)) for op in ("and", "or", "xor")])
+    pair("integers/bitwise_i32.json", "bitwise_i32", "and, or, xor on i32 over U x U", "i32",
+         "i32", U, U, [(op, "i32", b_op(op), ib(op, True)) for op in ("and", "or", "xor")])
+    uop = ctx.u_op
+    ctx.map_case("integers/unary_u32.json", "unary_u32",
+                 "clz, ctz, popcount, bitrev, not, neg over U (clz(0) = ctz(0) = 32)",
+                 [("a", "u32", U)],
+                 [(op, "u32", uop(op), lambda x, op=op: int_un(op, x))
+                  for op in ("clz", "ctz", "popcount", "bitrev", "not", "neg")])
+    ctx.map_case("integers/unary_i32.json", "unary_i32",
+                 "i32 neg (wraps: neg(MIN) = MIN) and not over U",
+                 [("a", "i32", U)],
+                 [(op, "i32", uop(op), lambda x, op=op: int_un(op, x)) for op in ("neg", "not")])
+    bools = [False, True]
+    pair("integers/logical_bool.json", "logical_bool",
+         "land, lor, eq, ne on bool x bool (bool32 inputs) and lnot", "bool32", "bool32",
+         bools, bools,
+         [("land", "bool32", b_op("land"), lambda x, y: x and y),
+          ("lor", "bool32", b_op("lor"), lambda x, y: x or y),
+          ("eq", "bool32", b_op("eq"), lambda x, y: x == y),
+          ("ne", "bool32", b_op("ne"), lambda x, y: x != y),
+          ("lnot", "bool32", lambda x, y: un("lnot", x), lambda x, y: not x)])
+
+
+def gen_casts(ctx):
+    F = ctx.F
+    extra = [0xBF000000,  # -0.5
+             0x3F7FFFFF,  # 0.99999994
+             0xBF7FFFFF,  # -0.99999994
+             0x4F7FFFFF,  # 4294967040 (largest f32 below 2^32)
+             0x4EFFFFFF,  # 2147483520 (largest below 2^31)
+             0xCF000000,  # -2^31
+             0xCF000001,  # just below -2^31
+             0x501502F9,  # 1e10
+             0xD01502F9,  # -1e10
+             0x4B7FFFFF,  # 16777215
+             0xC0490FDB,  # -pi
+             0x40490FDB]  # pi
+    C = F + extra
+    ctx.map_case("casts/f32_to_int.json", "f32_to_int",
+                 "cast f32 -> u32 (NaN 0, truncate, below 0 -> 0, >= 2^32 -> 0xFFFFFFFF), "
+                 "f32 -> i32 (NaN 0, truncate, clamp), f32 -> bool (x != 0 after "
+                 "canonicalization: NaN true, subnormals false)",
+                 [("a", "f32", C)],
+                 [("u", "u32", lambda x: cast("u32", x), f_to_u32),
+                  ("i", "i32", lambda x: cast("i32", x), f_to_i32),
+                  ("b", "bool32", lambda x: cast("bool", x), f_to_bool)])
+    ints = ctx.U + [16777216, 16777217, 16777218, 16777219, 33554435, 0xFFFFFF7F, 0xFFFFFF80,
+                    0xFFFFFF81, 0x7FFFFFBF, 0x7FFFFFC0, u32(-16777217), u32(-16777219),
+                    u32(-2147483647)]
+    ints = list(dict.fromkeys(ints))
+    ctx.map_case("casts/int_to_f32.json", "int_to_f32",
+                 "cast u32 -> f32 and i32 -> f32 round to nearest even (16777217, 0xFFFFFFFF, "
+                 "MIN, MAX, ties); u32 <-> i32 keep the bits; u32 -> bool is != 0",
+                 [("a", "u32", ints)],
+                 [("fu", "f32", lambda x: cast("f32", x), lambda x: f_from_int(x)),
+                  ("fi", "f32", lambda x: cast("f32", cast("i32", x)),
+                   lambda x: f_from_int(s32(x))),
+                  ("iu", "i32", lambda x: cast("i32", x), lambda x: x),
+                  ("back", "u32", lambda x: cast("u32", cast("i32", x)), lambda x: x),
+                  ("ub", "bool32", lambda x: cast("bool", x), lambda x: x != 0),
+                  ("ib", "bool32", lambda x: cast("bool", cast("i32", x)), lambda x: x != 0)])
+    pats = F + [0x00400000, 0x80400000, 0x807FFFFF, 0x7F812345, 0xFF812345, 0xFFFFFFFF,
+                0x7FFFFFFF, 0xFFC00001, 0x12345678]
+    pats = list(dict.fromkeys(pats))
+    ctx.map_case("casts/bitcast_canonical.json", "bitcast_canonical",
+                 "bitcast u32 -> f32 gives a canonical f32 (subnormal -> signed zero, any NaN "
+                 "-> 0x7FC00000), so a round trip u32 -> f32 -> u32 canonicalizes; u32 <-> i32 "
+                 "keeps the bits; a loaded f32 is canonical too",
+                 [("a", "u32", pats), ("fa", "f32", pats)],
+                 [("f", "f32", lambda x, y: bitcast("f32", x), lambda x, y: f_canon(x)),
+                  ("rt", "u32", lambda x, y: bitcast("u32", bitcast("f32", x)),
+                   lambda x, y: f_canon(x)),
+                  ("i", "i32", lambda x, y: bitcast("i32", x), lambda x, y: x),
+                  ("iu", "u32", lambda x, y: bitcast("u32", bitcast("i32", x)), lambda x, y: x),
+                  ("fl", "u32", lambda x, y: bitcast("u32", y), lambda x, y: f_canon(y)),
+                  ("copy", "f32", lambda x, y: y, lambda x, y: f_canon(y)),
+                  ("fi", "i32", lambda x, y: bitcast("i32", y), lambda x, y: f_canon(y))])
+    ctx.map_case("casts/bool_casts.json", "bool_casts",
+                 "cast bool -> u32/i32 gives 1/0, bool -> f32 gives 1.0/0.0",
+                 [("b", "bool32", [False, True, True, False])],
+                 [("u", "u32", lambda x: cast("u32", x), lambda x: int(x)),
+                  ("i", "i32", lambda x: cast("i32", x), lambda x: int(x)),
+                  ("f", "f32", lambda x: cast("f32", x),
+                   lambda x: 0x3F800000 if x else 0),
+                  ("bb", "bool32", lambda x: cast("bool", cast("u32", x)), lambda x: x)])
+
+
+def gen_f32(ctx):
+    F = ctx.F
+    pair, b_op = ctx.pair_case, ctx.b_op
+
+    for op in ("add", "sub", "mul", "div"):
+        pair("f32/%s_FxF.json" % op, "%s_FxF" % op,
+             "f32 %s over F x F: correctly rounded (ties to even), subnormal inputs act as "
+             "signed zero, subnormal results flush after rounding, NaN results are 0x7FC00000"
+             % op, "f32", "f32", F, F,
+             [(op, "f32", b_op(op), lambda x, y, op=op: f_bin(op, x, y))])
+    pair("f32/min_max_FxF.json", "min_max_FxF",
+         "f32 min/max over F x F: one NaN gives the other operand, two NaN give NaN, "
+         "min(-0,+0) = -0 and max(-0,+0) = +0 in both orders", "f32", "f32", F, F,
+         [(op, "f32", b_op(op), lambda x, y, op=op: f_bin(op, x, y)) for op in ("min", "max")])
+    pair("f32/compare_FxF.json", "compare_FxF",
+         "IEEE ordered comparisons over F x F: NaN gives false except ne; -0 == +0; "
+         "subnormals compare as zero", "f32", "f32", F, F,
+         [(op, "bool32", b_op(op), lambda x, y, op=op: f_cmp(op, x, y)) for op in CMP])
+    ctx.map_case("f32/unary_F.json", "unary_F",
+                 "abs, neg (sign bit; NaN stays 0x7FC00000), floor, ceil, trunc, round (ties "
+                 "to even), sqrt, is_nan, is_inf, is_finite over F",
+                 [("a", "f32", F)],
+                 [(op, "f32", ctx.u_op(op), lambda x, op=op: f_un(op, x))
+                  for op in ("abs", "neg", "floor", "ceil", "trunc", "round", "sqrt")] +
+                 [(op, "bool32", ctx.u_op(op), lambda x, op=op: f_un(op, x))
+                  for op in ("is_nan", "is_inf", "is_finite")])
+
+    # Rounding functions at the ties.
+    vals = []
+    for v in (0.5, 1.5, 2.5, 3.5, 0.25, 0.75, 1.0, 2.0, 8388607.5, 8388606.5, 4194303.75,
+              8388608.0, 8388609.0, 16777216.0):
+        vals += [f32_bits_of(v), f32_bits_of(-v)]
+    vals += [0x3EFFFFFF, 0xBEFFFFFF, 0x3F000001, 0xBF000001]  # 0.5 - ulp, 0.5 + ulp
+    ctx.map_case("f32/rounding_functions.json", "rounding_functions",
+                 "floor, ceil, trunc, round (ties to even) at +-0.5, +-1.5, +-2.5, 2^23 - 0.5, "
+                 "2^23 - 1.5, 2^23, 2^23 + 1 ...; zero results keep the sign of the input",
+                 [("a", "f32", vals)],
+                 [(op, "f32", ctx.u_op(op), lambda x, op=op: f_un(op, x))
+                  for op in ("floor", "ceil", "trunc", "round")])
+
+    # Curated edge pairs: each row of (a, b) through add, sub, mul, div, min, max.
+    def edge_case(rel, name, desc, rows):
+        a = [r[0] for r in rows]
+        b = [r[1] for r in rows]
+        ctx.map_case(rel, name, desc, [("a", "f32", a), ("b", "f32", b)],
+                     [(op, "f32", b_op(op), lambda x, y, op=op: f_bin(op, x, y))
+                      for op in ("add", "sub", "mul", "div", "min", "max")])
+
+    mn = 0x00800000
+    edge_case("f32/flush_after_rounding.json", "flush_after_rounding",
+              "results below the smallest normal flush to signed zero after correct rounding: "
+              "(1-2^-24) * 2^-126 rounds (tie to even) up to the smallest normal and stays; "
+              "(1-2^-23) * 2^-126 is subnormal and flushes; 2^-126 / (1+2^-23) flushes",
+              [(0x3F7FFFFF, mn), (0xBF7FFFFF, mn), (0x3F7FFFFE, mn), (0xBF7FFFFE, mn),
+               (0x3F000000, mn), (0xBF000000, mn), (mn, 0x3F800001), (mn, 0x3F7FFFFF),
+               (0x00800001, 0x80800000), (0x00800001, 0x00800000), (0x80800000, 0x40000000),
+               (0x00C00000, 0x3F2AAAAB), (0x007FFFFF, 0x4B000000), (0x00000001, 0x7F7FFFFF),
+               (0x3F800000, 0x7F7FFFFF), (0x1F800000, 0x1F800000), (0x20000000, 0x1F000000),
+               (0x1F800001, 0x20000000)])
+    edge_case("f32/nan_canonical.json", "nan_canonical",
+              "NaN results are always 0x7FC00000: 0/0, inf-inf, 0*inf, inf/inf, and inputs "
+              "with payloads, signalling or negative NaNs",
+              [(0, 0), (0x7F800000, 0x7F800000), (0xFF800000, 0xFF800000), (0, 0x7F800000),
+               (0x80000000, 0xFF800000), (0x7FC12345, 0x3F800000), (0x7F800001, 0x3F800000),
+               (0xFFC00000, 0x3F800000), (0x3F800000, 0xFFFFFFFF), (0x7FC00001, 0x7FC00002),
+               (0x7F800000, 0xFF800000), (0x00000001, 0x00000001)])
+    edge_case("f32/signed_zeros.json", "signed_zeros",
+              "signed zeros: -0 + -0 = -0, -0 + +0 = +0, x - x = +0, -0 * 5 = -0, 0 / -5 = -0, "
+              "subnormal inputs keep their sign as zeros",
+              [(0x80000000, 0x80000000), (0x80000000, 0), (0, 0x80000000), (0x40A00000, 0x40A00000),
+               (0x80000000, 0x40A00000), (0, 0xC0A00000), (0x80000001, 0x80000000),
+               (0x80000001, 0x00000001), (0xC0A00000, 0xC0A00000), (0x80000000, 0xFF800000)])
+
+    # sqrt correctly rounded.
+    rng = G.SplitMix64(0x5F32)
+    sq = [f32_bits_of(v) for v in (2.0, 3.0, 4.0, 0.25, 0.5, 10.0, 100.0)]
+    sq += [0x3F800001, 0x3F7FFFFF, 0x7F7FFFFF, 0x00800000, 0x00800001, 0x80000000, 0xBF800000,
+           0x7F800000, 0xFF800000, 0x007FFFFF, 0x80000001]
+    for _ in range(45):
+        sq.append(rng.u32() & 0x7FFFFFFF)
+    sq = [x for x in dict.fromkeys(sq)]
+    ctx.map_case("f32/sqrt_rounding.json", "sqrt_rounding",
+                 "sqrt is correctly rounded: exact squares, irrational roots, extremes, -0 "
+                 "gives -0, negatives give NaN",
+                 [("a", "f32", sq)],
+                 [("r", "f32", ctx.u_op("sqrt"), f_sqrt)])
+
+    # fma fused vs separate mul + add.
+    one = 0x3F800000
+    p12 = f32_bits_of(1 + 2 ** -12)
+    m12 = f32_bits_of(1 - 2 ** -12)
+    rows = [(p12, m12, 0xBF800000),  # -2^-24 (both ways; the product is exact in f32)
+            (p12, p12, 0xBF800000),  # fused 2^-11 + 2^-24; separate 2^-11
+            (0x3F800001, 0x3F800001, 0xBF800000),  # fused 2^-22 + 2^-46
+            (0x3DCCCCCD, 0x41200000, 0xBF800000),  # 0.1 * 10 - 1
+            (0x7F7FFFFF, 0x40000000, 0xFF7FFFFF),  # overflow inside fma does not matter
+            (0x00800000, 0x3F000000, 0),           # subnormal result flushes
+            (0x00800000, 0x3F7FFFFF, 0x80000000),  # rounds up to the smallest normal
+            (0, 0x7F800000, one), (0x7F800000, one, 0xFF800000),
+            (0x80000000, one, 0x80000000), (0x80000000, one, 0),
+            (0x7FC12345, one, one), (one, one, 0x7F800001), (0x7F800000, one, one),
+            (0x00000001, 0x7F7FFFFF, one)]
+    for _ in range(60):
+        rows.append(tuple(_rand_mix(rng) for _ in range(3)))
+    a = [r[0] for r in rows]
+    b = [r[1] for r in rows]
+    c = [r[2] for r in rows]
+    ctx.map_case("f32/fma_fused.json", "fma_fused",
+                 "fma(a,b,c) rounds once (1+2^-12)*(1-2^-12)-1 = -2^-24; add(mul(a,b),c) "
+                 "rounds twice and is never contracted (row 1: fused 2^-11+2^-24, separate "
+                 "2^-11)",
+                 [("a", "f32", a), ("b", "f32", b), ("c", "f32", c)],
+                 [("fused", "f32", lambda x, y, z: fma(x, y, z), f_fma),
+                  ("separate", "f32", lambda x, y, z: add(mul(x, y), z),
+                   lambda x, y, z: f_add(f_mul(x, y), z))])
+
+
+def _rand_mix(rng):
+    """A random f32 around 1 (so that fma cancellations happen) or anywhere."""
+    k = rng.below(4)
+    if k == 0:
+        return rng.u32()
+    e = 120 + rng.below(12)
+    return ((rng.u32() & 1) << 31) | (e << 23) | (rng.u32() & 0x7FFFFF)

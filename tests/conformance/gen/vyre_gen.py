@@ -1,0 +1,893 @@
+# SPDX-License-Identifier: Apache-2.0
+"""vyre_gen.py -- shared helpers of the case and example generators.
+
+Three parts, all Python 3 standard library:
+
+* an IR builder: small functions that return the JSON objects of IR.md §8
+  (lit_u, var, bin_, store, if_, for_ ...);
+* a reference of the IR.md §5 value rules computed independently of vyre:
+  32-bit integer ops with explicit masking, and exact f32 arithmetic on bit
+  patterns (fractions.Fraction, correct rounding to nearest even written by
+  hand, then IR.md canonicalization: subnormal -> signed zero after rounding,
+  NaN -> 0x7FC00000, subnormal inputs act as signed zero);
+* a writer that emits case files (docs/case-files.md) in a stable, readable
+  layout: one statement per line, statement lists indented, number lists
+  wrapped.
+"""
+
+import json
+import math
+import os
+from fractions import Fraction
+
+M32 = 0xFFFFFFFF
+CANON_NAN = 0x7FC00000
+F_POS_INF = 0x7F800000
+F_NEG_INF = 0xFF800000
+
+# ---------------------------------------------------------------------------
+# IR builder
+# ---------------------------------------------------------------------------
+
+
+def lit_u(v):
+    return {"k": "lit", "t": "u32", "v": v & M32}
+
+
+def lit_i(v):
+    v &= M32
+    if v >= 0x80000000:
+        v -= 1 << 32
+    return {"k": "lit", "t": "i32", "v": v}
+
+
+def lit_f(bits):
+    return {"k": "lit", "t": "f32", "bits": "0x%08x" % (bits & M32)}
+
+
+def lit_b(v):
+    return {"k": "lit", "t": "bool", "v": bool(v)}
+
+
+def var(name):
+    return {"k": "var", "name": name}
+
+
+def builtin(b, axis=0):
+    return {"k": "builtin", "b": b, "axis": axis}
+
+
+def gid(axis=0):
+    return builtin("gid", axis)
+
+
+def lid(axis=0):
+    return builtin("lid", axis)
+
+
+def load(buf, index):
+    return {"k": "load", "buffer": buf, "index": index}
+
+
+def len_(buf):
+    return {"k": "len", "buffer": buf}
+
+
+def un(op, a):
+    return {"k": "un", "op": op, "a": a}
+
+
+def bin_(op, a, b):
+    return {"k": "bin", "op": op, "a": a, "b": b}
+
+
+def add(a, b):
+    return bin_("add", a, b)
+
+
+def sub(a, b):
+    return bin_("sub", a, b)
+
+
+def mul(a, b):
+    return bin_("mul", a, b)
+
+
+def lt(a, b):
+    return bin_("lt", a, b)
+
+
+def eq(a, b):
+    return bin_("eq", a, b)
+
+
+def select(c, t, f):
+    return {"k": "select", "c": c, "t": t, "f": f}
+
+
+def cast(to, a):
+    return {"k": "cast", "to": to, "a": a}
+
+
+def bitcast(to, a):
+    return {"k": "bitcast", "to": to, "a": a}
+
+
+def fma(a, b, c):
+    return {"k": "fma", "a": a, "b": b, "c": c}
+
+
+def let(name, value):
+    return {"k": "let", "name": name, "value": value}
+
+
+def assign(name, value):
+    return {"k": "assign", "name": name, "value": value}
+
+
+def store(buf, index, value):
+    return {"k": "store", "buffer": buf, "index": index, "value": value}
+
+
+def if_(cond, then, else_=None):
+    return {"k": "if", "cond": cond, "then": list(then), "else": list(else_ or [])}
+
+
+def for_(v, lo, hi, body):
+    return {"k": "for", "var": v, "from": lo, "to": hi, "body": list(body)}
+
+
+def block(body):
+    return {"k": "block", "body": list(body)}
+
+
+def ret():
+    return {"k": "return"}
+
+
+def barrier():
+    return {"k": "barrier"}
+
+
+def trap(site):
+    return {"k": "trap", "site": site}
+
+
+def atomic(op, buf, index, value, result=None, expected=None):
+    s = {"k": "atomic", "op": op, "buffer": buf, "index": index, "value": value}
+    if expected is not None:
+        s["expected"] = expected
+    if result is not None:
+        s["result"] = result
+    return s
+
+
+def buf(name, binding, access, type_, count=None):
+    b = {"name": name, "binding": binding, "access": access, "type": type_}
+    if count is not None:
+        b["count"] = count
+    return b
+
+
+def wbuf(name, type_, count):
+    """A workgroup buffer (binding is ignored for workgroup buffers; 0)."""
+    return {"name": name, "binding": 0, "access": "workgroup", "type": type_, "count": count}
+
+
+def guard_gid(body, out="out", g="g"):
+    """let g = gid.x; if g < len(out) { body }"""
+    return [let(g, gid(0)), if_(lt(var(g), len_(out)), body)]
+
+
+# ---------------------------------------------------------------------------
+# Integer reference (IR.md §5), on Python ints holding u32 bit patterns
+# ---------------------------------------------------------------------------
+
+
+def s32(x):
+    """u32 bits -> signed int."""
+    x &= M32
+    return x - (1 << 32) if x & 0x80000000 else x
+
+
+def u32(x):
+    return x & M32
+
+
+def int_div(a, b, signed):
+    a &= M32
+    b &= M32
+    if b == 0:
+        return M32  # u32 0xFFFFFFFF, i32 -1: both all ones
+    if not signed:
+        return a // b
+    sa, sb = s32(a), s32(b)
+    if sa == -(1 << 31) and sb == -1:
+        return 0x80000000
+    q = abs(sa) // abs(sb)
+    if (sa < 0) != (sb < 0):
+        q = -q
+    return u32(q)
+
+
+def int_rem(a, b, signed):
+    a &= M32
+    b &= M32
+    if b == 0:
+        return 0
+    if not signed:
+        return a % b
+    sa, sb = s32(a), s32(b)
+    if sb == -1:
+        return 0
+    r = abs(sa) % abs(sb)
+    if sa < 0:
+        r = -r
+    return u32(r)
+
+
+def int_shl(a, n):
+    return (a << (n & 31)) & M32
+
+
+def int_shr(a, n, signed):
+    n &= 31
+    if signed:
+        return u32(s32(a) >> n)
+    return (a & M32) >> n
+
+
+def int_rotl(a, n):
+    n &= 31
+    a &= M32
+    return ((a << n) | (a >> (32 - n))) & M32 if n else a
+
+
+def int_rotr(a, n):
+    return int_rotl(a, (32 - (n & 31)) & 31)
+
+
+def int_min(a, b, signed):
+    return min(a, b, key=s32) if signed else min(a & M32, b & M32)
+
+
+def int_max(a, b, signed):
+    return max(a, b, key=s32) if signed else max(a & M32, b & M32)
+
+
+def int_cmp(op, a, b, signed):
+    x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
+    return {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+            "ge": x >= y}[op]
+
+
+def clz(a):
+    a &= M32
+    return 32 - a.bit_length()
+
+
+def ctz(a):
+    a &= M32
+    if a == 0:
+        return 32
+    n = 0
+    while not (a >> n) & 1:
+        n += 1
+    return n
+
+
+def popcount(a):
+    return bin(a & M32).count("1")
+
+
+def bitrev(a):
+    a &= M32
+    r = 0
+    for i in range(32):
+        if (a >> i) & 1:
+            r |= 1 << (31 - i)
+    return r
+
+
+def int_bin(op, a, b, signed=False):
+    """The u32/i32 binary ops on bit patterns; comparisons give bool."""
+    a &= M32
+    b &= M32
+    if op == "add":
+        return (a + b) & M32
+    if op == "sub":
+        return (a - b) & M32
+    if op == "mul":
+        return (a * b) & M32
+    if op == "div":
+        return int_div(a, b, signed)
+    if op == "rem":
+        return int_rem(a, b, signed)
+    if op == "shl":
+        return int_shl(a, b)
+    if op == "shr":
+        return int_shr(a, b, signed)
+    if op == "rotl":
+        return int_rotl(a, b)
+    if op == "rotr":
+        return int_rotr(a, b)
+    if op == "and":
+        return a & b
+    if op == "or":
+        return a | b
+    if op == "xor":
+        return a ^ b
+    if op == "min":
+        return int_min(a, b, signed)
+    if op == "max":
+        return int_max(a, b, signed)
+    if op == "mulhi":
+        return (a * b) >> 32
+    if op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        return int_cmp(op, a, b, signed)
+    raise ValueError(op)
+
+
+def int_un(op, a):
+    a &= M32
+    if op == "neg":
+        return (-a) & M32
+    if op == "not":
+        return (~a) & M32
+    if op == "clz":
+        return clz(a)
+    if op == "ctz":
+        return ctz(a)
+    if op == "popcount":
+        return popcount(a)
+    if op == "bitrev":
+        return bitrev(a)
+    raise ValueError(op)
+
+
+# ---------------------------------------------------------------------------
+# f32 reference (IR.md §5) on bit patterns
+# ---------------------------------------------------------------------------
+
+
+def f_is_nan_bits(b):
+    return (b & 0x7F800000) == 0x7F800000 and (b & 0x7FFFFF) != 0
+
+
+def f_canon(b):
+    """IR.md canonical form: subnormal -> zero of the same sign, NaN -> 0x7FC00000."""
+    b &= M32
+    if f_is_nan_bits(b):
+        return CANON_NAN
+    if (b & 0x7F800000) == 0:
+        return b & 0x80000000
+    return b
+
+
+def f_decode(b):
+    """Canonicalizes, then returns (kind, sign, magnitude) with kind in
+    'nan', 'inf', 'zero', 'fin'; magnitude is an exact Fraction for 'fin'."""
+    b = f_canon(b)
+    s = b >> 31
+    e = (b >> 23) & 0xFF
+    m = b & 0x7FFFFF
+    if e == 0xFF:
+        return ("nan", 0, None) if m else ("inf", s, None)
+    if e == 0:
+        return ("zero", s, None)
+    return ("fin", s, Fraction(m | 0x800000) * Fraction(2) ** (e - 150))
+
+
+def f_value(b):
+    """Canonical value as Fraction / float('inf') / NaN marker (for ordering)."""
+    k, s, q = f_decode(b)
+    if k == "nan":
+        return None
+    if k == "inf":
+        return -math.inf if s else math.inf
+    if k == "zero":
+        return Fraction(0)
+    return -q if s else q
+
+
+def f_zero(sign):
+    return 0x80000000 if sign else 0
+
+
+def f_inf(sign):
+    return F_NEG_INF if sign else F_POS_INF
+
+
+def f_round(sign, q):
+    """Correctly rounds the exact non-negative Fraction |q| (ties to even) to
+    f32 with sign |sign|, overflowing to infinity, then flushes a subnormal
+    result to zero of the same sign (IR.md: flushing happens after rounding)."""
+    if q == 0:
+        return f_zero(sign)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    # Make 2^e <= q < 2^(e+1).
+    while Fraction(2) ** e > q:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= q:
+        e += 1
+    qe = max(e, -126) - 23  # quantum exponent: ulp at this binade (or subnormal ulp)
+    n = q / Fraction(2) ** qe
+    m = n.numerator // n.denominator
+    r = n - m
+    if r > Fraction(1, 2) or (r == Fraction(1, 2) and m & 1):
+        m += 1
+    if m == 0:
+        return f_zero(sign)
+    if m == 1 << 24:
+        m >>= 1
+        qe += 1
+    if m < (1 << 23):
+        # Subnormal after rounding (only possible at qe == -149): flush.
+        return f_zero(sign)
+    biased = qe + 150
+    if biased >= 255:
+        return f_inf(sign)
+    return (sign << 31) | (biased << 23) | (m & 0x7FFFFF)
+
+
+def f_from_exact(x):
+    """Rounds an exact signed Fraction (nonzero or +0) to canonical f32."""
+    if x < 0:
+        return f_round(1, -x)
+    return f_round(0, x)
+
+
+def f_from_int(v):
+    """u32 or i32 (as a Python int value) -> f32, round to nearest even."""
+    return f_from_exact(Fraction(v))
+
+
+def f_add(a, b):
+    ka, sa, qa = f_decode(a)
+    kb, sb, qb = f_decode(b)
+    if ka == "nan" or kb == "nan":
+        return CANON_NAN
+    if ka == "inf" and kb == "inf":
+        return f_inf(sa) if sa == sb else CANON_NAN
+    if ka == "inf":
+        return f_inf(sa)
+    if kb == "inf":
+        return f_inf(sb)
+    if ka == "zero" and kb == "zero":
+        return f_zero(sa and sb)
+    x = (-qa if sa else qa) if ka == "fin" else Fraction(0)
+    y = (-qb if sb else qb) if kb == "fin" else Fraction(0)
+    s = x + y
+    if s == 0:
+        return 0  # exact cancellation gives +0 under round to nearest
+    return f_from_exact(s)
+
+
+def f_neg(a):
+    a = f_canon(a)
+    if a == CANON_NAN:
+        return CANON_NAN
+    return a ^ 0x80000000
+
+
+def f_sub(a, b):
+    return f_add(a, f_neg(b))
+
+
+def f_mul(a, b):
+    ka, sa, qa = f_decode(a)
+    kb, sb, qb = f_decode(b)
+    s = sa ^ sb
+    if ka == "nan" or kb == "nan":
+        return CANON_NAN
+    if (ka == "inf" and kb == "zero") or (ka == "zero" and kb == "inf"):
+        return CANON_NAN
+    if ka == "inf" or kb == "inf":
+        return f_inf(s)
+    if ka == "zero" or kb == "zero":
+        return f_zero(s)
+    return f_round(s, qa * qb)
+
+
+def f_div(a, b):
+    ka, sa, qa = f_decode(a)
+    kb, sb, qb = f_decode(b)
+    s = sa ^ sb
+    if ka == "nan" or kb == "nan":
+        return CANON_NAN
+    if ka == "inf" and kb == "inf":
+        return CANON_NAN
+    if ka == "zero" and kb == "zero":
+        return CANON_NAN
+    if ka == "inf":
+        return f_inf(s)
+    if kb == "inf":
+        return f_zero(s)
+    if kb == "zero":
+        return f_inf(s)
+    if ka == "zero":
+        return f_zero(s)
+    return f_round(s, qa / qb)
+
+
+def f_sqrt(a):
+    k, s, q = f_decode(a)
+    if k == "nan":
+        return CANON_NAN
+    if k == "zero":
+        return f_zero(s)
+    if s:
+        return CANON_NAN
+    if k == "inf":
+        return F_POS_INF
+    # q = num / 2^k exactly; sqrt(q) * 2^200 = isqrt(q * 2^400) (+ sticky).
+    big = q * Fraction(2) ** 400
+    assert big.denominator == 1
+    n = big.numerator
+    r = math.isqrt(n)
+    if r * r == n:
+        return f_round(0, Fraction(r, 1 << 200))
+    # Strictly between r and r+1 (grid 2^-200, far below any half ulp here):
+    # any point inside rounds the same as the true root.
+    return f_round(0, Fraction(2 * r + 1, 1 << 201))
+
+
+def f_fma(a, b, c):
+    ka, sa, qa = f_decode(a)
+    kb, sb, qb = f_decode(b)
+    kc, sc, qc = f_decode(c)
+    if "nan" in (ka, kb, kc):
+        return CANON_NAN
+    sp = sa ^ sb
+    if (ka == "inf" and kb == "zero") or (ka == "zero" and kb == "inf"):
+        return CANON_NAN
+    if ka == "inf" or kb == "inf":
+        if kc == "inf" and sc != sp:
+            return CANON_NAN
+        return f_inf(sp)
+    if kc == "inf":
+        return f_inf(sc)
+    p = Fraction(0) if (ka == "zero" or kb == "zero") else qa * qb
+    if sp:
+        p = -p
+    cv = Fraction(0) if kc == "zero" else (-qc if sc else qc)
+    r = p + cv
+    if r == 0:
+        if p == 0 and cv == 0:
+            return f_zero(sp and sc)
+        return 0
+    return f_from_exact(r)
+
+
+def f_min(a, b):
+    a, b = f_canon(a), f_canon(b)
+    na, nb = a == CANON_NAN, b == CANON_NAN
+    if na and nb:
+        return CANON_NAN
+    if na:
+        return b
+    if nb:
+        return a
+    va, vb = f_value(a), f_value(b)
+    if va == vb:
+        return a | b  # equal values: only +-0 differ; min prefers -0
+    return a if va < vb else b
+
+
+def f_max(a, b):
+    a, b = f_canon(a), f_canon(b)
+    na, nb = a == CANON_NAN, b == CANON_NAN
+    if na and nb:
+        return CANON_NAN
+    if na:
+        return b
+    if nb:
+        return a
+    va, vb = f_value(a), f_value(b)
+    if va == vb:
+        return a & b  # max prefers +0
+    return a if va > vb else b
+
+
+def f_cmp(op, a, b):
+    va, vb = f_value(a), f_value(b)
+    if va is None or vb is None:
+        return op == "ne"
+    return {"eq": va == vb, "ne": va != vb, "lt": va < vb, "le": va <= vb, "gt": va > vb,
+            "ge": va >= vb}[op]
+
+
+def _f_integral(a, how):
+    k, s, q = f_decode(a)
+    if k == "nan":
+        return CANON_NAN
+    if k in ("inf", "zero"):
+        return f_canon(a)
+    x = -q if s else q
+    fl = math.floor(x)
+    if how == "floor":
+        n = fl
+    elif how == "ceil":
+        n = math.ceil(x)
+    elif how == "trunc":
+        n = int(x)  # int(Fraction) truncates toward zero
+    else:  # round, ties to even
+        r = x - fl
+        n = fl
+        if r > Fraction(1, 2) or (r == Fraction(1, 2) and fl % 2 == 1):
+            n = fl + 1
+    if n == 0:
+        return f_zero(s)  # keeps the sign of the input
+    return f_from_exact(Fraction(n))
+
+
+def f_un(op, a):
+    """f32 -> f32 unary ops, or f32 -> bool for the class tests."""
+    if op == "neg":
+        return f_neg(a)
+    if op == "abs":
+        c = f_canon(a)
+        return CANON_NAN if c == CANON_NAN else c & 0x7FFFFFFF
+    if op in ("floor", "ceil", "trunc", "round"):
+        return _f_integral(a, op)
+    if op == "sqrt":
+        return f_sqrt(a)
+    k = f_decode(a)[0]
+    if op == "is_nan":
+        return k == "nan"
+    if op == "is_inf":
+        return k == "inf"
+    if op == "is_finite":
+        return k in ("zero", "fin")
+    raise ValueError(op)
+
+
+def f_bin(op, a, b):
+    if op == "add":
+        return f_add(a, b)
+    if op == "sub":
+        return f_sub(a, b)
+    if op == "mul":
+        return f_mul(a, b)
+    if op == "div":
+        return f_div(a, b)
+    if op == "min":
+        return f_min(a, b)
+    if op == "max":
+        return f_max(a, b)
+    if op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        return f_cmp(op, a, b)
+    raise ValueError(op)
+
+
+def f_to_u32(a):
+    k, s, q = f_decode(a)
+    if k in ("nan", "zero"):
+        return 0
+    if k == "inf":
+        return 0 if s else M32
+    t = int(-q if s else q)
+    if t < 0:
+        return 0
+    return min(t, M32)
+
+
+def f_to_i32(a):
+    k, s, q = f_decode(a)
+    if k in ("nan", "zero"):
+        return 0
+    if k == "inf":
+        return 0x80000000 if s else 0x7FFFFFFF
+    t = int(-q if s else q)
+    t = max(-(1 << 31), min(t, (1 << 31) - 1))
+    return u32(t)
+
+
+def f_to_bool(a):
+    k = f_decode(a)[0]
+    return k != "zero"
+
+
+def f32_bits_of(x):
+    """A Python float (exactly an f32 value) -> bits, exact; for building witnesses."""
+    if x != x:
+        return CANON_NAN
+    if x == math.inf:
+        return F_POS_INF
+    if x == -math.inf:
+        return F_NEG_INF
+    if x == 0:
+        return f_zero(math.copysign(1.0, x) < 0)
+    b = f_from_exact(Fraction(x))
+    assert f_value(b) == Fraction(x), "not an f32 value: %r" % x
+    return b
+
+
+# ---------------------------------------------------------------------------
+# Deterministic pseudo-random numbers (SplitMix64, as docs/case-files.md)
+# ---------------------------------------------------------------------------
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed & 0xFFFFFFFFFFFFFFFF
+
+    def next64(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def u32(self):
+        return self.next64() & M32
+
+    def below(self, n):
+        return self.u32() % n
+
+
+# ---------------------------------------------------------------------------
+# Element encodings for case files
+# ---------------------------------------------------------------------------
+
+
+def enc_u32(v):
+    return v & M32
+
+
+def enc_i32(v):
+    return s32(v)
+
+
+def enc_f32(bits):
+    return "0x%08x" % (bits & M32)
+
+
+def enc_bool(v):
+    return 1 if v else 0
+
+
+ENCODERS = {"u32": enc_u32, "i32": enc_i32, "f32": enc_f32, "bool32": enc_bool}
+
+
+def enc_list(type_, values):
+    e = ENCODERS[type_]
+    return [e(v) for v in values]
+
+
+# ---------------------------------------------------------------------------
+# Writer
+# ---------------------------------------------------------------------------
+
+_STMT_LIST_FIELDS = ("then", "else", "body")
+
+
+def _c(x):
+    return json.dumps(x, separators=(", ", ": "))
+
+
+def _stmt(s, ind):
+    """One statement: compact except for nested statement lists."""
+    lists = [f for f in _STMT_LIST_FIELDS if f in s and isinstance(s[f], list)]
+    if not lists or all(not s[f] for f in lists):
+        return ind + _c(s)
+    parts = []
+    for k, v in s.items():
+        if k in lists and v:
+            parts.append('"%s": %s' % (k, _stmts(v, ind + "  ")))
+        else:
+            parts.append('"%s": %s' % (k, _c(v)))
+    return ind + "{" + ", ".join(parts) + "}"
+
+
+def _stmts(lst, ind):
+    if not lst:
+        return "[]"
+    return "[\n" + ",\n".join(_stmt(s, ind + "  ") for s in lst) + " ]"
+
+
+def _numlist(v, ind, width=100):
+    if not isinstance(v, list):
+        return _c(v)
+    if not v:
+        return "[]"
+    items = [_c(x) for x in v]
+    lines, cur = [], ""
+    for it in items:
+        piece = it + ", "
+        if cur and len(ind) + len(cur) + len(piece) > width:
+            lines.append(cur.rstrip())
+            cur = ""
+        cur += piece
+    lines.append(cur.rstrip().rstrip(","))
+    if len(lines) == 1:
+        return "[" + lines[0] + "]"
+    return "[\n" + "\n".join(ind + "  " + ln for ln in lines) + " ]"
+
+
+def _named(d, ind):
+    if not d:
+        return "{}"
+    parts = []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            parts.append(ind + "  " + _c(k) + ": " + _c(v))
+        else:
+            parts.append(ind + "  " + _c(k) + ": " + _numlist(v, ind + "  "))
+    return "{\n" + ",\n".join(parts) + " }"
+
+
+def dump_case(c):
+    """Formats a case dict (program + case fields) in a stable layout."""
+    order = ["vyre", "name", "description", "workgroup_size", "buffers", "body", "grid",
+             "workgroup_override", "inputs", "expect"]
+    for k in c:
+        assert k in order, "unknown case field %s" % k
+    out = []
+    for k in order:
+        if k not in c:
+            continue
+        v = c[k]
+        if k == "buffers":
+            out.append('  "buffers": [\n' + ",\n".join("    " + _c(b) for b in v) + " ]")
+        elif k == "body":
+            out.append('  "body": ' + _stmts(v, "  "))
+        elif k == "inputs":
+            out.append('  "inputs": ' + _named(v, "  "))
+        elif k == "expect":
+            if "error" in v or "trap" in v:
+                out.append('  "expect": ' + _c(v))
+            else:
+                out.append('  "expect": ' + _named(v, "  "))
+        else:
+            out.append("  " + _c(k) + ": " + _c(v))
+    text = "{\n" + ",\n".join(out) + "\n}\n"
+    json.loads(text)  # must stay valid JSON
+    return text
+
+
+def case(name, description, buffers, body, wg=(64, 1, 1), grid=None, inputs=None,
+         expect=None, workgroup_override=None):
+    c = {"vyre": 1, "name": name, "description": description, "workgroup_size": list(wg),
+         "buffers": buffers, "body": body}
+    if grid is not None:
+        c["grid"] = list(grid)
+    if workgroup_override is not None:
+        c["workgroup_override"] = list(workgroup_override)
+    c["inputs"] = inputs or {}
+    if expect is not None:
+        c["expect"] = expect
+    return c
+
+
+class Writer:
+    """Collects files below a root and writes them; removes stale generated
+    files (every *.json below the given areas that was not produced)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.files = {}
+
+    def add(self, rel, c):
+        assert rel not in self.files, rel
+        self.files[rel] = dump_case(c)
+
+    def write(self, areas=None):
+        for rel, text in sorted(self.files.items()):
+            path = os.path.join(self.root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            old = None
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    old = f.read()
+            if old != text:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+        for area in areas or []:
+            d = os.path.join(self.root, area)
+            if not os.path.isdir(d):
+                continue
+            for fn in os.listdir(d):
+                rel = os.path.join(area, fn)
+                if fn.endswith(".json") and rel not in self.files:
+                    os.remove(os.path.join(d, fn))
