@@ -23,6 +23,7 @@
 
 typedef struct cpu_cc {
   const vyre_ir_program *p;
+  uint32_t *lit_reg; // per node: the constant register of a LIT node
   cpu_insn *insns;
   uint32_t count, cap;
   uint32_t tmp_top; // next free register
@@ -234,14 +235,9 @@ static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "expression nested too deeply", idx);
   uint32_t base = cc->tmp_top, r = 0;
   switch (n->kind) {
-  case VYRE_IR_K_LIT: {
-    uint32_t v = n->type == VYRE_IR_TYPE_F32    ? cc_canon(n->ref)
-                 : n->type == VYRE_IR_TYPE_BOOL ? (n->ref != 0)
-                                                : n->ref;
-    r = cc_temp(cc);
-    cc_emit(cc, CPU_OP_CONST, 0, r, v, 0, 0, 0);
+  case VYRE_IR_K_LIT:
+    r = cc->lit_reg[idx];
     break;
-  }
   case VYRE_IR_K_VAR:
     if (cc_local_ok(cc, n->ref, idx)) r = n->ref;
     break;
@@ -351,8 +347,15 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   case VYRE_IR_K_LET:
   case VYRE_IR_K_ASSIGN: {
     if (!cc_local_ok(cc, n->ref, idx)) break;
+    uint32_t before = cc->count;
     uint32_t r = cc_expr(cc, n->a, idx);
-    if (r != n->ref) cc_emit(cc, CPU_OP_MOV, 0, n->ref, r, 0, 0, 0);
+    if (cc->failed || r == n->ref) break;
+    // The value was computed into a temporary by the last instruction:
+    // write the local directly instead (operands are read before the write).
+    if (r >= base && cc->count > before && cc->insns[cc->count - 1].dst == r)
+      cc->insns[cc->count - 1].dst = n->ref;
+    else
+      cc_emit(cc, CPU_OP_MOV, 0, n->ref, r, 0, 0, 0);
     break;
   }
   case VYRE_IR_K_STORE: {
@@ -439,6 +442,47 @@ static void cc_list(cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent)
     cc_stmt(cc, cc->p->stmts[start + i], parent);
 }
 
+static uint32_t cc_lit_value(const vyre_ir_node *n) {
+  if (n->type == VYRE_IR_TYPE_F32) return cc_canon(n->ref);
+  if (n->type == VYRE_IR_TYPE_BOOL) return n->ref != 0;
+  return n->ref;
+}
+
+// Gives every distinct literal value one register above the locals, and
+// every LIT node the register of its value. Returns 0 when out of memory.
+static int cc_literals(cpu_cc *cc, cpu_code *out) {
+  const vyre_ir_program *p = cc->p;
+  uint32_t lits = 0;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    lits += p->nodes[i].kind == VYRE_IR_K_LIT;
+  uint32_t cap = 16;
+  while (cap < lits * 2)
+    cap *= 2;
+  uint32_t *slot = malloc((size_t)cap * sizeof(uint32_t)); // const index + 1, 0: empty
+  cc->lit_reg = calloc(p->node_count ? p->node_count : 1, sizeof(uint32_t));
+  out->consts = malloc((size_t)(lits ? lits : 1) * sizeof(uint32_t));
+  if (!slot || !cc->lit_reg || !out->consts) {
+    free(slot);
+    return 0;
+  }
+  memset(slot, 0, (size_t)cap * sizeof(uint32_t));
+  out->const_base = p->local_count;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    if (p->nodes[i].kind != VYRE_IR_K_LIT) continue;
+    uint32_t v = cc_lit_value(&p->nodes[i]);
+    uint32_t h = (v * 2654435761u) & (cap - 1);
+    while (slot[h] && out->consts[slot[h] - 1] != v)
+      h = (h + 1) & (cap - 1);
+    if (!slot[h]) {
+      out->consts[out->const_count] = v;
+      slot[h] = ++out->const_count;
+    }
+    cc->lit_reg[i] = out->const_base + slot[h] - 1;
+  }
+  free(slot);
+  return 1;
+}
+
 static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_error *err) {
   const vyre_ir_program *p = args->program;
   uint32_t ws[3];
@@ -499,9 +543,15 @@ uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error
   }
   out->wg_words = (uint32_t)words;
 
-  cpu_cc cc = {.p = p, .tmp_top = p->local_count, .reg_max = p->local_count, .err = err};
+  cpu_cc cc = {.p = p, .err = err};
+  if (!cc_literals(&cc, out)) {
+    free(cc.lit_reg);
+    goto oom;
+  }
+  cc.tmp_top = cc.reg_max = out->const_base + out->const_count;
   cc_list(&cc, p->body, p->body_count, VYRE_IR_NONE);
   cc_emit(&cc, CPU_OP_RET, 0, 0, 0, 0, 0, 0);
+  free(cc.lit_reg);
   if (cc.failed) {
     free(cc.insns);
     cpu_code_free(out);
@@ -522,6 +572,8 @@ oom:
 void cpu_code_free(cpu_code *c) {
   free(c->insns);
   free(c->buffers);
+  free(c->consts);
   c->insns = NULL;
   c->buffers = NULL;
+  c->consts = NULL;
 }

@@ -36,6 +36,7 @@ typedef struct cpu_worker {
   uint32_t *regs; // wg_invocations * reg_count when the program has barriers, else reg_count
   uint32_t *pcs;  // per invocation (barrier programs)
   uint8_t *live;  // per invocation (barrier programs)
+  uint32_t *lids; // per invocation: lid x, y, z
   uint32_t wgid[3];
   uint32_t lid[3];
   uint32_t trap_site;
@@ -179,9 +180,6 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
   for (;;) {
     const cpu_insn *I = &insns[pc++];
     switch (I->op) {
-    case CPU_OP_CONST:
-      r[I->dst] = I->a;
-      break;
     case CPU_OP_MOV:
       r[I->dst] = A;
       break;
@@ -485,10 +483,11 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
 // Workgroups
 //===----------------------------------------------------------------------===//
 
-static void cpu_lid_of(const cpu_code *c, uint32_t i, uint32_t lid[3]) {
-  lid[0] = i % c->wgsize[0];
-  lid[1] = (i / c->wgsize[0]) % c->wgsize[1];
-  lid[2] = i / (c->wgsize[0] * c->wgsize[1]);
+static inline void cpu_lid_of(cpu_worker *w, uint32_t i) {
+  const uint32_t *l = &w->lids[(size_t)i * 3];
+  w->lid[0] = l[0];
+  w->lid[1] = l[1];
+  w->lid[2] = l[2];
 }
 
 static void cpu_record_trap(cpu_worker *w) {
@@ -520,7 +519,7 @@ static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
     for (uint32_t k = 0; k < n; k++) {
       uint32_t i = c->reverse ? n - 1 - k : k;
       uint32_t pc = 0;
-      cpu_lid_of(c, i, w->lid);
+      cpu_lid_of(w, i);
       int s = cpu_interp(w, w->regs, &pc);
       if (s == CPU_STOP_TRAP) cpu_record_trap(w);
       if (s == CPU_STOP_ABORT) return 1;
@@ -534,7 +533,7 @@ static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
     for (uint32_t k = 0; k < n; k++) {
       uint32_t i = c->reverse ? n - 1 - k : k;
       if (!w->live[i]) continue;
-      cpu_lid_of(c, i, w->lid);
+      cpu_lid_of(w, i);
       int s = cpu_interp(w, w->regs + (size_t)i * c->reg_count, &w->pcs[i]);
       if (s == CPU_STOP_ABORT) return 1;
       if (s == CPU_STOP_BARRIER) continue;
@@ -566,7 +565,16 @@ static int cpu_worker_init(cpu_worker *w, cpu_launch *L) {
   w->wgmem = malloc(((size_t)c->wg_words + 1) * 4);
   w->pcs = malloc((size_t)c->wg_invocations * sizeof(uint32_t));
   w->live = malloc(c->wg_invocations);
-  if (!w->views || !w->regs || !w->wgmem || !w->pcs || !w->live) return 0;
+  w->lids = malloc((size_t)c->wg_invocations * 3 * sizeof(uint32_t));
+  if (!w->views || !w->regs || !w->wgmem || !w->pcs || !w->live || !w->lids) return 0;
+  for (uint32_t i = 0; i < c->wg_invocations; i++) {
+    w->lids[3 * i + 0] = i % c->wgsize[0];
+    w->lids[3 * i + 1] = (i / c->wgsize[0]) % c->wgsize[1];
+    w->lids[3 * i + 2] = i / (c->wgsize[0] * c->wgsize[1]);
+  }
+  // Literal registers, in every register file.
+  for (size_t f = 0; f < regs; f += c->reg_count)
+    memcpy(w->regs + f + c->const_base, c->consts, (size_t)c->const_count * sizeof(uint32_t));
   for (uint32_t i = 0; i < c->buffer_count; i++) {
     if (c->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP) {
       w->views[i].p = w->wgmem + c->buffers[i].wg_offset;
@@ -584,6 +592,7 @@ static void cpu_worker_fini(cpu_worker *w) {
   free(w->wgmem);
   free(w->pcs);
   free(w->live);
+  free(w->lids);
 }
 
 static void cpu_share_work(cpu_share *sh);

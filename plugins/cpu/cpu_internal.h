@@ -28,7 +28,6 @@
 //===----------------------------------------------------------------------===//
 
 enum cpu_opcode {
-  CPU_OP_CONST,   // dst = a
   CPU_OP_MOV,     // dst = r[a]
   CPU_OP_BUILTIN, // dst = builtin sub on axis a
   CPU_OP_LOAD_W,  // dst = buf a [r[b]] raw word (u32, i32)
@@ -136,6 +135,10 @@ typedef struct cpu_code {
   cpu_insn *insns;
   uint32_t insn_count;
   uint32_t reg_count;
+  // Literals live in registers [const_base, const_base + const_count), set
+  // once per register file and never written by the bytecode.
+  uint32_t const_base, const_count;
+  uint32_t *consts;
   cpu_buf_info *buffers;
   uint32_t buffer_count;
   uint32_t wg_words; // workgroup scratch, in 4-byte words
