@@ -69,6 +69,19 @@ int vyre__parse_bits(const char *s, uint32_t *out);
 // The f32 nearest to |d| (ties to even), as bits; out-of-range values give ±inf.
 uint32_t vyre__f32_bits_from_double(double d);
 
+// Case files: largest file and most elements one list or generator may give.
+#define VYRE__CASE_MAX_BYTES    (64ull << 20)
+#define VYRE__CASE_MAX_ELEMENTS (1u << 26)
+
+// SplitMix64 (docs/case-files.md): advances *state and returns the next output.
+uint64_t vyre__splitmix64(uint64_t *state);
+
+// Fills |out| with the elements of buffer element type |type| given by |v|
+// (a list or a generator; docs/case-files.md). |p| is the path of |v| for
+// messages; errors are INVALID_ARGUMENT.
+uint32_t vyre__case_data_read(json_t *v, uint32_t type, vyre__jpath *p, vyre_case_data *out,
+                              vyre_error *err);
+
 #ifdef __cplusplus
 }
 #endif
