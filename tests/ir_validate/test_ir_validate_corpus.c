@@ -74,7 +74,8 @@ static void test_validate_corpus_has_a_table_row_for_every_invalid_file(void **s
     size_t stem = strlen(e->d_name) - 5;
     int found = 0;
     for (size_t i = 0; i < REJECTION_COUNT && !found; i++)
-      found = strlen(kRejections[i].file) == stem && strncmp(kRejections[i].file, e->d_name, stem) == 0;
+      found =
+          strlen(kRejections[i].file) == stem && strncmp(kRejections[i].file, e->d_name, stem) == 0;
     if (!found) {
       print_error("invalid/%s has no row in kRejections\n", e->d_name);
       missing++;
@@ -124,7 +125,8 @@ static void test_validate_fills_flags_of_a_reduction(void **state) {
     else
       assert_true(p->nodes[i].type >= VYRE_IR_TYPE_U32 && p->nodes[i].type <= VYRE_IR_TYPE_BOOL);
   }
-  for (uint32_t i = 0; i < p->local_count; i++) assert_int_equal(p->locals[i].type, VYRE_IR_TYPE_U32);
+  for (uint32_t i = 0; i < p->local_count; i++)
+    assert_int_equal(p->locals[i].type, VYRE_IR_TYPE_U32);
   vyre_ir_free(ir);
 }
 
