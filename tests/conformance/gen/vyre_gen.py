@@ -18,6 +18,7 @@ Three parts, all Python 3 standard library:
 import json
 import math
 import os
+import struct
 from fractions import Fraction
 
 M32 = 0xFFFFFFFF
@@ -442,7 +443,33 @@ def f_from_int(v):
     return f_from_exact(Fraction(v))
 
 
+def _f_fast(r):
+    """A double that is the exact (mul) or once-rounded-to-53-bits (add) result
+    of an f32 operation -> canonical f32 bits. Rounding a double to f32 is
+    correct (the C cast rounds to nearest even), and double rounding through
+    53 bits is innocuous for f32 add and mul (53 >= 2*24 + 2)."""
+    try:
+        b = struct.unpack("<I", struct.pack("<f", r))[0]
+    except OverflowError:
+        return f_inf(r < 0)
+    return f_canon(b)
+
+
+def _f_float(b):
+    return struct.unpack("<f", struct.pack("<I", b))[0]
+
+
 def f_add(a, b):
+    a, b = f_canon(a), f_canon(b)
+    if (a & 0x7F800000) not in (0, 0x7F800000) and (b & 0x7F800000) not in (0, 0x7F800000):
+        r = _f_float(a) + _f_float(b)
+        if r == 0:
+            return 0
+        return _f_fast(r)
+    return f_add_exact(a, b)
+
+
+def f_add_exact(a, b):
     ka, sa, qa = f_decode(a)
     kb, sb, qb = f_decode(b)
     if ka == "nan" or kb == "nan":
@@ -475,6 +502,13 @@ def f_sub(a, b):
 
 
 def f_mul(a, b):
+    a, b = f_canon(a), f_canon(b)
+    if (a & 0x7F800000) not in (0, 0x7F800000) and (b & 0x7F800000) not in (0, 0x7F800000):
+        return _f_fast(_f_float(a) * _f_float(b))  # the product is exact in a double
+    return f_mul_exact(a, b)
+
+
+def f_mul_exact(a, b):
     ka, sa, qa = f_decode(a)
     kb, sb, qb = f_decode(b)
     s = sa ^ sb
@@ -891,3 +925,27 @@ class Writer:
                 rel = os.path.join(area, fn)
                 if fn.endswith(".json") and rel not in self.files:
                     os.remove(os.path.join(d, fn))
+
+
+def selftest(n=200000, seed=1):
+    """Cross-checks the double fast paths of add and mul against the exact
+    Fraction paths on random bit patterns and on patterns near 1 and near the
+    smallest normal."""
+    r = SplitMix64(seed)
+    bad = 0
+    for k in range(n):
+        a, b = r.u32(), r.u32()
+        if k % 3 == 1:
+            a = (a & 0x807FFFFF) | ((126 + (a >> 23) % 3) << 23)
+            b = (b & 0x807FFFFF) | ((126 + (b >> 23) % 3) << 23)
+        elif k % 3 == 2:
+            a = (a & 0x807FFFFF) | ((1 + (a >> 23) % 30) << 23)
+            b = (b & 0x807FFFFF) | ((100 + (b >> 23) % 30) << 23)
+        for fast, exact in ((f_add, f_add_exact), (f_mul, f_mul_exact)):
+            if fast(a, b) != exact(a, b):
+                bad += 1
+    return bad
+
+
+if __name__ == "__main__":
+    print("fast/exact mismatches:", selftest())

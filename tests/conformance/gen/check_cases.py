@@ -1,0 +1,691 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_cases.py -- an independent check of case files, without vyre.
+
+    python3 tests/conformance/gen/check_cases.py [--no-run] [FILE_OR_DIR ...]
+
+(default: tests/conformance/cases and examples). For every case file:
+
+1. structure: the fields of every kind (IR.md §8), known ops, types and
+   accesses, unique names, scoping, the type rules of IR.md §2/§5, access
+   rules, inputs per host buffer, expect lists of the bound element count;
+2. unless --no-run: runs the program in a small Python interpreter of the IR
+   (value rules from vyre_gen.py; workgroups in order, invocations of a
+   workgroup interleaved at barriers) and compares with "expect".
+
+Cases expecting {"error": ...} must fail step 1 (reported if they do not,
+which only means this checker is less strict than the real validator).
+Exit status 1 when any valid case fails.
+"""
+
+import json
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import vyre_gen as G  # noqa: E402
+from vyre_gen import M32  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+
+UN = {"neg", "not", "lnot", "abs", "clz", "ctz", "popcount", "bitrev", "floor", "ceil", "trunc",
+      "round", "sqrt", "is_nan", "is_inf", "is_finite"}
+BIN = {"add", "sub", "mul", "div", "rem", "shl", "shr", "rotl", "rotr", "and", "or", "xor", "min",
+       "max", "mulhi", "eq", "ne", "lt", "le", "gt", "ge", "land", "lor"}
+ATOMIC = {"add", "sub", "and", "or", "xor", "min", "max", "exchange", "cas"}
+BUILTINS = {"gid", "lid", "wgid", "nwg", "wgsize"}
+VTYPES = {"u32", "i32", "f32", "bool"}
+STYPES = {"u32", "i32", "f32", "bool32"}
+ACCESS = {"read", "uniform", "read_write", "write", "workgroup"}
+
+FIELDS = {
+    "lit": ({"t"}, {"v", "bits"}), "var": ({"name"}, set()), "builtin": ({"b", "axis"}, set()),
+    "load": ({"buffer", "index"}, set()), "len": ({"buffer"}, set()), "un": ({"op", "a"}, set()),
+    "bin": ({"op", "a", "b"}, set()), "select": ({"c", "t", "f"}, set()),
+    "cast": ({"to", "a"}, set()), "bitcast": ({"to", "a"}, set()), "fma": ({"a", "b", "c"}, set()),
+    "let": ({"name", "value"}, set()), "assign": ({"name", "value"}, set()),
+    "store": ({"buffer", "index", "value"}, set()), "if": ({"cond", "then"}, {"else"}),
+    "for": ({"var", "from", "to", "body"}, set()), "block": ({"body"}, set()),
+    "return": (set(), set()), "barrier": (set(), set()),
+    "atomic": ({"op", "buffer", "index", "value"}, {"expected", "result"}),
+    "trap": ({"site"}, set()),
+}
+EXPR_KINDS = {"lit", "var", "builtin", "load", "len", "un", "bin", "select", "cast", "bitcast",
+              "fma"}
+
+
+class Invalid(Exception):
+    pass
+
+
+def elem_vtype(st):
+    return "bool" if st == "bool32" else st
+
+
+# ---------------------------------------------------------------------------
+# Static check: structure, scoping, types (annotates nodes with "_t")
+# ---------------------------------------------------------------------------
+
+
+class Checker:
+    def __init__(self, prog):
+        self.p = prog
+        self.names = set()
+        self.bufs = {}
+        self.depth = 0
+
+    def fail(self, path, msg):
+        raise Invalid("%s: %s" % (path, msg))
+
+    def fields(self, n, path):
+        if not isinstance(n, dict) or "k" not in n:
+            self.fail(path, "not a node object")
+        k = n["k"]
+        if k not in FIELDS:
+            self.fail(path, "unknown kind %r" % k)
+        req, opt = FIELDS[k]
+        keys = set(n) - {"k", "_t"}
+        if not req <= keys:
+            self.fail(path, "%s lacks %s" % (k, sorted(req - keys)))
+        if keys - req - opt:
+            self.fail(path, "%s has unknown fields %s" % (k, sorted(keys - req - opt)))
+        return k
+
+    def program(self):
+        p = self.p
+        for f in ("vyre", "name", "workgroup_size", "buffers", "body"):
+            if f not in p:
+                self.fail("", "missing %s" % f)
+        if p["vyre"] != 1:
+            self.fail("vyre", "version")
+        wg = p["workgroup_size"]
+        if len(wg) != 3 or min(wg) < 1 or wg[0] > 1024 or wg[1] > 1024 or wg[2] > 64 or \
+                wg[0] * wg[1] * wg[2] > 1024:
+            self.fail("workgroup_size", "bad size %s" % wg)
+        bindings = set()
+        wgbytes = 0
+        for i, b in enumerate(p["buffers"]):
+            path = "buffers[%d]" % i
+            if set(b) - {"name", "binding", "access", "type", "count"}:
+                self.fail(path, "unknown field")
+            if b.get("access") not in ACCESS or b.get("type") not in STYPES:
+                self.fail(path, "bad access or type")
+            if b["name"] in self.bufs:
+                self.fail(path, "duplicate buffer name")
+            if b["access"] != "workgroup":
+                if not 0 <= b["binding"] <= 31 or b["binding"] in bindings:
+                    self.fail(path, "bad or duplicate binding")
+                bindings.add(b["binding"])
+            if b["access"] in ("write", "workgroup") and "count" not in b:
+                self.fail(path, "count required")
+            if b["access"] == "workgroup":
+                wgbytes += 4 * b["count"]
+            if b["access"] == "uniform" and b.get("count", 0) > 16384:
+                self.fail(path, "uniform over 64 KiB")
+            self.bufs[b["name"]] = b
+        if wgbytes > 16384:
+            self.fail("buffers", "workgroup memory over 16 KiB")
+        self.has_barrier = False
+        self.stmts(p["body"], "body", {}, True)
+        if self.has_barrier:
+            self.check_returns(p["body"], "body", True)
+
+    def check_returns(self, lst, path, top):
+        for i, s in enumerate(lst):
+            if s["k"] == "return" and not (top and i == len(lst) - 1):
+                self.fail("%s[%d]" % (path, i), "return in a program with a barrier")
+            for f in ("then", "else", "body"):
+                if isinstance(s.get(f), list):
+                    self.check_returns(s[f], path + "[%d].%s" % (i, f), False)
+
+    def declare(self, name, path):
+        if not isinstance(name, str) or name in self.names:
+            self.fail(path, "duplicate or bad local name %r" % name)
+        self.names.add(name)
+
+    def stmts(self, lst, path, scope, uniform):
+        if not isinstance(lst, list):
+            self.fail(path, "not a list")
+        scope = dict(scope)
+        for i, s in enumerate(lst):
+            self.stmt(s, "%s[%d]" % (path, i), scope, uniform)
+
+    def buffer(self, name, path):
+        if name not in self.bufs:
+            self.fail(path, "unknown buffer %r" % name)
+        return self.bufs[name]
+
+    def stmt(self, s, path, scope, uniform):
+        self.depth += 1
+        if self.depth > 64:
+            self.fail(path, "nesting over 64")
+        k = self.fields(s, path)
+        if k in EXPR_KINDS:
+            self.fail(path, "expression used as statement")
+        if k == "let":
+            t = self.expr(s["value"], path + ".value", scope)
+            self.declare(s["name"], path)
+            scope[s["name"]] = (t, False, self.uni(s["value"], scope))
+        elif k == "assign":
+            if s["name"] not in scope:
+                self.fail(path, "unknown local")
+            t, loopvar, _ = scope[s["name"]]
+            if loopvar:
+                self.fail(path, "assign to loop variable")
+            if self.expr(s["value"], path + ".value", scope) != t:
+                self.fail(path, "assign type")
+            if not (uniform and self.uni(s["value"], scope)):
+                scope[s["name"]] = (t, False, False)
+        elif k == "store":
+            b = self.buffer(s["buffer"], path)
+            if b["access"] in ("read", "uniform"):
+                self.fail(path, "store to %s buffer" % b["access"])
+            if self.expr(s["index"], path + ".index", scope) != "u32":
+                self.fail(path, "index type")
+            if self.expr(s["value"], path + ".value", scope) != elem_vtype(b["type"]):
+                self.fail(path, "store value type")
+        elif k == "if":
+            if self.expr(s["cond"], path + ".cond", scope) != "bool":
+                self.fail(path, "cond type")
+            u = uniform and self.uni(s["cond"], scope)
+            self.stmts(s["then"], path + ".then", scope, u)
+            self.stmts(s.get("else", []), path + ".else", scope, u)
+        elif k == "for":
+            for f in ("from", "to"):
+                if self.expr(s[f], path + "." + f, scope) != "u32":
+                    self.fail(path, "for bound type")
+            u = uniform and self.uni(s["from"], scope) and self.uni(s["to"], scope)
+            self.declare(s["var"], path)
+            inner = dict(scope)
+            inner[s["var"]] = ("u32", True, u)
+            self.stmts(s["body"], path + ".body", inner, u)
+        elif k == "block":
+            self.stmts(s["body"], path + ".body", scope, uniform)
+        elif k == "barrier":
+            self.has_barrier = True
+            if not uniform:
+                self.fail(path, "barrier under non-uniform control flow")
+        elif k == "trap":
+            if not isinstance(s["site"], int) or not 0 <= s["site"] <= 31:
+                self.fail(path, "trap site")
+        elif k == "atomic":
+            b = self.buffer(s["buffer"], path)
+            if b["access"] in ("read", "uniform") or b["type"] != "u32":
+                self.fail(path, "atomic on %s %s buffer" % (b["access"], b["type"]))
+            if s["op"] not in ATOMIC:
+                self.fail(path, "unknown atomic op")
+            if ("expected" in s) != (s["op"] == "cas"):
+                self.fail(path, "expected only (and always) on cas")
+            for f in ("index", "value", "expected"):
+                if f in s and self.expr(s[f], path + "." + f, scope) != "u32":
+                    self.fail(path, "atomic %s type" % f)
+            if "result" in s:
+                self.declare(s["result"], path)
+                scope[s["result"]] = ("u32", False, False)
+        self.depth -= 1
+
+    def uni(self, e, scope):
+        k = e["k"]
+        if k == "lit" or k == "len":
+            return True
+        if k == "builtin":
+            return e["b"] in ("wgid", "nwg", "wgsize")
+        if k == "var":
+            return scope[e["name"]][2]
+        if k == "load":
+            return False
+        return all(self.uni(e[f], scope) for f in ("a", "b", "c", "t", "f") if f in e
+                   and isinstance(e[f], dict))
+
+    def expr(self, e, path, scope):
+        self.depth += 1
+        if self.depth > 64:
+            self.fail(path, "nesting over 64")
+        k = self.fields(e, path)
+        if k not in EXPR_KINDS:
+            self.fail(path, "statement used as expression")
+        t = self._expr(e, k, path, scope)
+        e["_t"] = t
+        self.depth -= 1
+        return t
+
+    def _expr(self, e, k, path, scope):
+        if k == "lit":
+            if e["t"] not in VTYPES:
+                self.fail(path, "literal type")
+            if e["t"] == "f32":
+                int(e["bits"], 16)
+            elif e["t"] == "bool":
+                if not isinstance(e["v"], bool):
+                    self.fail(path, "bool literal")
+            else:
+                v = e["v"]
+                lo, hi = (0, M32) if e["t"] == "u32" else (-(1 << 31), (1 << 31) - 1)
+                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                    self.fail(path, "integer literal out of range")
+            return e["t"]
+        if k == "var":
+            if e["name"] not in scope:
+                self.fail(path, "unknown local %r" % e["name"])
+            return scope[e["name"]][0]
+        if k == "builtin":
+            if e["b"] not in BUILTINS or e["axis"] not in (0, 1, 2):
+                self.fail(path, "builtin")
+            return "u32"
+        if k == "load":
+            b = self.buffer(e["buffer"], path)
+            if self.expr(e["index"], path + ".index", scope) != "u32":
+                self.fail(path, "index type")
+            return elem_vtype(b["type"])
+        if k == "len":
+            self.buffer(e["buffer"], path)
+            return "u32"
+        if k == "un":
+            op = e["op"]
+            if op not in UN:
+                self.fail(path, "unknown unary op")
+            t = self.expr(e["a"], path + ".a", scope)
+            ok = {"neg": {"u32", "i32", "f32"}, "not": {"u32", "i32"}, "lnot": {"bool"},
+                  "abs": {"f32"}}.get(op)
+            if ok is None:
+                ok = {"u32"} if op in ("clz", "ctz", "popcount", "bitrev") else {"f32"}
+            if t not in ok:
+                self.fail(path, "%s on %s" % (op, t))
+            return "bool" if op.startswith("is_") else t
+        if k == "bin":
+            op = e["op"]
+            if op not in BIN:
+                self.fail(path, "unknown binary op")
+            ta = self.expr(e["a"], path + ".a", scope)
+            tb = self.expr(e["b"], path + ".b", scope)
+            if op in ("shl", "shr", "rotl", "rotr"):
+                ok = {"u32", "i32"} if op in ("shl", "shr") else {"u32"}
+                if ta not in ok or tb != "u32":
+                    self.fail(path, "%s types %s %s" % (op, ta, tb))
+                return ta
+            if ta != tb:
+                self.fail(path, "%s of %s and %s" % (op, ta, tb))
+            ok = {"add": "uif", "sub": "uif", "mul": "uif", "div": "uif", "min": "uif",
+                  "max": "uif", "rem": "ui", "and": "ui", "or": "ui", "xor": "ui", "mulhi": "u",
+                  "eq": "uifb", "ne": "uifb", "lt": "uif", "le": "uif", "gt": "uif",
+                  "ge": "uif", "land": "b", "lor": "b"}[op]
+            if ta[0] not in ok:
+                self.fail(path, "%s on %s" % (op, ta))
+            return "bool" if op in ("eq", "ne", "lt", "le", "gt", "ge", "land", "lor") else ta
+        if k == "select":
+            if self.expr(e["c"], path + ".c", scope) != "bool":
+                self.fail(path, "select condition")
+            tt = self.expr(e["t"], path + ".t", scope)
+            if self.expr(e["f"], path + ".f", scope) != tt:
+                self.fail(path, "select arms")
+            return tt
+        if k == "cast":
+            if e["to"] not in VTYPES:
+                self.fail(path, "cast type")
+            self.expr(e["a"], path + ".a", scope)
+            return e["to"]
+        if k == "bitcast":
+            if e["to"] not in ("u32", "i32", "f32"):
+                self.fail(path, "bitcast type")
+            if self.expr(e["a"], path + ".a", scope) not in ("u32", "i32", "f32"):
+                self.fail(path, "bitcast operand")
+            return e["to"]
+        if k == "fma":
+            for f in ("a", "b", "c"):
+                if self.expr(e[f], path + "." + f, scope) != "f32":
+                    self.fail(path, "fma operand")
+            return "f32"
+        self.fail(path, "kind")
+
+
+# ---------------------------------------------------------------------------
+# Case-level data
+# ---------------------------------------------------------------------------
+
+
+def expand(type_, spec, path):
+    """An element list or generator -> list of 32-bit words."""
+    if isinstance(spec, dict):
+        if "iota" in spec:
+            n = spec["iota"]
+            if type_ == "f32":
+                return [G.f_from_int(i) for i in range(n)]
+            if type_ == "bool32":
+                return [i & 1 for i in range(n)]
+            return list(range(n))
+        if "fill" in spec:
+            return expand(type_, [spec["value"]], path) * spec["fill"]
+        if "random" in spec:
+            r = G.SplitMix64(spec["seed"])
+            out = []
+            for _ in range(spec["random"]):
+                w = r.next64() & M32
+                if type_ == "f32":
+                    out.append(G.f_from_exact(G.Fraction(w >> 8, 1 << 24)))
+                elif type_ == "bool32":
+                    out.append(w & 1)
+                else:
+                    out.append(w)
+            return out
+        raise Invalid("%s: unknown generator" % path)
+    out = []
+    for v in spec:
+        if isinstance(v, str):
+            out.append(int(v, 16) & M32)
+        elif type_ == "f32":
+            out.append(G.f32_bits_of(float(v)) if v == float(v) else None)
+        elif type_ == "bool32":
+            out.append(1 if v else 0)
+        else:
+            out.append(v & M32)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Interpreter
+# ---------------------------------------------------------------------------
+
+
+class Trap(Exception):
+    def __init__(self, site):
+        self.site = site
+
+
+class Return(Exception):
+    pass
+
+
+class Machine:
+    def __init__(self, prog, mem, grid):
+        self.p = prog
+        self.mem = mem  # name -> list of words (host buffers)
+        self.grid = grid
+        self.wg = prog["workgroup_size"]
+        self.bufs = {b["name"]: b for b in prog["buffers"]}
+
+    def run(self):
+        wg, grid = self.wg, self.grid
+        trap_lin, trap_sites = None, 0
+        wgs = []
+        for z in range(grid[2]):
+            for y in range(grid[1]):
+                for x in range(grid[0]):
+                    wgs.append((x, y, z))
+        for w in wgs:
+            shared = {b["name"]: [0] * b["count"] for b in self.p["buffers"]
+                      if b["access"] == "workgroup"}
+            invs = []
+            for lz in range(wg[2]):
+                for ly in range(wg[1]):
+                    for lx in range(wg[0]):
+                        inv = {"lid": (lx, ly, lz), "wgid": w, "nwg": tuple(grid),
+                               "wgsize": tuple(wg),
+                               "gid": tuple(w[a] * wg[a] + (lx, ly, lz)[a] for a in range(3))}
+                        invs.append((inv, self.invocation(inv, shared)))
+            live = invs
+            while live:
+                nxt = []
+                for inv, gen in live:
+                    try:
+                        next(gen)
+                        nxt.append((inv, gen))
+                    except StopIteration:
+                        pass
+                    except Trap as t:
+                        g = inv["gid"]
+                        lin = (g[2] * grid[1] * wg[1] + g[1]) * grid[0] * wg[0] + g[0]
+                        trap_lin = lin if trap_lin is None else min(trap_lin, lin)
+                        trap_sites |= 1 << t.site
+                if nxt and len(nxt) != len(live):
+                    raise Invalid("some invocations ended while others wait at a barrier")
+                live = nxt
+        return trap_lin, trap_sites
+
+    def invocation(self, inv, shared):
+        env = {}
+        try:
+            yield from self.block(self.p["body"], inv, shared, env)
+        except Return:
+            return
+
+    def block(self, lst, inv, shared, env):
+        for s in lst:
+            yield from self.stmt(s, inv, shared, env)
+
+    def mem_of(self, name, shared):
+        return shared[name] if name in shared else self.mem[name]
+
+    def stmt(self, s, inv, shared, env):
+        k = s["k"]
+        if k in ("let", "assign"):
+            env[s["name"]] = self.ev(s["value"], inv, shared, env)
+        elif k == "store":
+            i = self.ev(s["index"], inv, shared, env)
+            v = self.ev(s["value"], inv, shared, env)
+            m = self.mem_of(s["buffer"], shared)
+            if i < len(m):
+                t = self.bufs[s["buffer"]]["type"]
+                m[i] = (1 if v else 0) if t == "bool32" else (G.f_canon(v) if t == "f32" else v)
+        elif k == "if":
+            c = self.ev(s["cond"], inv, shared, env)
+            yield from self.block(s["then"] if c else s.get("else", []), inv, shared, env)
+        elif k == "for":
+            lo = self.ev(s["from"], inv, shared, env)
+            hi = self.ev(s["to"], inv, shared, env)
+            for v in range(lo, hi):
+                env[s["var"]] = v
+                yield from self.block(s["body"], inv, shared, env)
+        elif k == "block":
+            yield from self.block(s["body"], inv, shared, env)
+        elif k == "return":
+            raise Return()
+        elif k == "barrier":
+            yield
+        elif k == "trap":
+            raise Trap(s["site"])
+        elif k == "atomic":
+            i = self.ev(s["index"], inv, shared, env)
+            v = self.ev(s["value"], inv, shared, env)
+            m = self.mem_of(s["buffer"], shared)
+            old = 0
+            if i < len(m):
+                old = m[i]
+                op = s["op"]
+                if op == "cas":
+                    if old == self.ev(s["expected"], inv, shared, env):
+                        m[i] = v
+                elif op == "exchange":
+                    m[i] = v
+                else:
+                    m[i] = G.int_bin(op, old, v)
+            if "result" in s:
+                env[s["result"]] = old
+        return
+        yield  # pragma: no cover (makes this a generator)
+
+    def ev(self, e, inv, shared, env):
+        k = e["k"]
+        t = e["_t"]
+        if k == "lit":
+            if t == "f32":
+                return G.f_canon(int(e["bits"], 16))
+            if t == "bool":
+                return bool(e["v"])
+            return e["v"] & M32
+        if k == "var":
+            return env[e["name"]]
+        if k == "builtin":
+            return inv[e["b"]][e["axis"]] & M32
+        if k == "load":
+            i = self.ev(e["index"], inv, shared, env)
+            m = self.mem_of(e["buffer"], shared)
+            if i >= len(m):
+                return False if t == "bool" else 0
+            w = m[i]
+            if t == "bool":
+                return w != 0
+            if t == "f32":
+                return G.f_canon(w)
+            return w
+        if k == "len":
+            return len(self.mem_of(e["buffer"], shared))
+        if k == "un":
+            a = self.ev(e["a"], inv, shared, env)
+            ta = e["a"]["_t"]
+            if ta == "bool":
+                return not a
+            if ta == "f32":
+                return G.f_un(e["op"], a)
+            return G.int_un(e["op"], a)
+        if k == "bin":
+            a = self.ev(e["a"], inv, shared, env)
+            b = self.ev(e["b"], inv, shared, env)
+            ta = e["a"]["_t"]
+            op = e["op"]
+            if ta == "bool":
+                return {"land": a and b, "lor": a or b, "eq": a == b, "ne": a != b}[op]
+            if ta == "f32":
+                return G.f_bin(op, a, b)
+            return G.int_bin(op, a, b, ta == "i32")
+        if k == "select":
+            c = self.ev(e["c"], inv, shared, env)
+            x = self.ev(e["t"], inv, shared, env)
+            y = self.ev(e["f"], inv, shared, env)
+            return x if c else y
+        if k == "cast":
+            a = self.ev(e["a"], inv, shared, env)
+            fr = e["a"]["_t"]
+            to = e["to"]
+            if fr == to:
+                return a
+            if to == "bool":
+                return G.f_to_bool(a) if fr == "f32" else a != 0
+            if fr == "bool":
+                return (0x3F800000 if a else 0) if to == "f32" else int(a)
+            if to == "f32":
+                return G.f_from_int(G.s32(a) if fr == "i32" else a)
+            if fr == "f32":
+                return G.f_to_u32(a) if to == "u32" else G.f_to_i32(a)
+            return a  # u32 <-> i32
+        if k == "bitcast":
+            a = self.ev(e["a"], inv, shared, env)
+            return G.f_canon(a) if t == "f32" else a
+        if k == "fma":
+            return G.f_fma(*[self.ev(e[f], inv, shared, env) for f in ("a", "b", "c")])
+        raise Invalid("kind " + k)
+
+
+def infer_grid(prog, mem):
+    wg = prog["workgroup_size"]
+    outs = [len(mem[b["name"]]) for b in prog["buffers"] if b["access"] in ("write", "read_write")]
+    if not outs:
+        outs = [len(mem[b["name"]]) for b in prog["buffers"] if b["access"] != "workgroup"]
+    n = max(outs + [1])
+    return [(n + wg[0] - 1) // wg[0], 1, 1]
+
+
+def check_file(path, run):
+    with open(path, encoding="utf-8") as f:
+        c = json.load(f)
+    exp = c.get("expect", {})
+    prog = {k: v for k, v in c.items() if k not in ("description", "grid", "workgroup_override",
+                                                     "inputs", "expect")}
+    try:
+        Checker(prog).program()
+    except Invalid as e:
+        if "error" in exp:
+            return "ok", "rejected: %s" % e
+        return "fail", "invalid program: %s" % e
+    except (KeyError, TypeError, ValueError) as e:
+        if "error" in exp:
+            return "ok", "rejected: %r" % e
+        return "fail", "malformed: %r" % e
+    if "error" in exp:
+        return "warn", "expects an error but this checker accepts it"
+    # Inputs.
+    mem = {}
+    inputs = c.get("inputs", {})
+    for b in prog["buffers"]:
+        a = b["access"]
+        if a in ("read", "uniform", "read_write"):
+            if b["name"] not in inputs:
+                return "fail", "no input for %s" % b["name"]
+            mem[b["name"]] = expand(b["type"], inputs[b["name"]], "inputs." + b["name"])
+            if len(mem[b["name"]]) < b.get("count", 0):
+                return "fail", "input %s shorter than count" % b["name"]
+        elif a == "write":
+            if b["name"] in inputs:
+                return "fail", "input given for write buffer %s" % b["name"]
+            mem[b["name"]] = [0] * b["count"]
+    for k in inputs:
+        if k not in mem:
+            return "fail", "input for unknown or non-input buffer %s" % k
+    grid = c.get("grid") or infer_grid(prog, mem)
+    if "workgroup_override" in c:
+        prog["workgroup_size"] = c["workgroup_override"]
+    expected = {}
+    if "trap" not in exp:
+        for name, spec in exp.items():
+            b = next((b for b in prog["buffers"] if b["name"] == name), None)
+            if b is None or b["access"] not in ("write", "read_write"):
+                return "fail", "expect names %s, not a returned buffer" % name
+            expected[name] = expand(b["type"], spec, "expect." + name)
+            if len(expected[name]) != len(mem[name]):
+                return "fail", "expect.%s has %d elements, the binding %d" % (
+                    name, len(expected[name]), len(mem[name]))
+    if not run:
+        return "ok", "structure"
+    m = Machine(prog, mem, grid)
+    tl, ts = m.run()
+    if "trap" in exp:
+        want = exp["trap"]
+        sites = sum(1 << s for s in want["sites"])
+        if tl != want["invocation"] or ts != sites:
+            return "fail", "trap: got invocation %s sites 0x%x, want %s 0x%x" % (
+                tl, ts, want["invocation"], sites)
+        return "ok", "trap"
+    if tl is not None:
+        return "fail", "unexpected trap at %d" % tl
+    for name, want in expected.items():
+        got = mem[name]
+        b = m.bufs[name]
+        if b["type"] == "f32":
+            want = [G.f_canon(x) for x in want]
+        diff = [i for i in range(len(want)) if want[i] != got[i]]
+        if diff:
+            i = diff[0]
+            return "fail", "%s[%d]: expect 0x%08x, interpreter 0x%08x (%d differ)" % (
+                name, i, want[i], got[i], len(diff))
+    return "ok", "%d buffers" % len(expected)
+
+
+def main(argv):
+    run = "--no-run" not in argv
+    args = [a for a in argv if not a.startswith("--")]
+    if not args:
+        args = [os.path.join(ROOT, "tests", "conformance", "cases"), os.path.join(ROOT, "examples")]
+    files = []
+    for a in args:
+        if os.path.isdir(a):
+            for d, _, fs in os.walk(a):
+                files += [os.path.join(d, f) for f in fs if f.endswith(".json")]
+        else:
+            files.append(a)
+    bad = 0
+    for f in sorted(files):
+        try:
+            st, msg = check_file(f, run)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            st, msg = "fail", "checker error: %r" % e
+        if st != "ok":
+            print("%-5s %s: %s" % (st.upper(), os.path.relpath(f, ROOT), msg))
+        bad += st == "fail"
+    print("%d files, %d failed" % (len(files), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""gen_examples.py -- writes examples/*.json (case files with expected values).
+
+    python3 tests/conformance/gen/gen_examples.py
+
+Expected values are computed here with the IR.md rules (vyre_gen.py): f32
+products and sums are rounded separately, in the order the kernel performs
+them, so the examples double as checks of every backend.
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from vyre_gen import *  # noqa: E402,F401,F403
+import vyre_gen as G  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.normpath(os.path.join(HERE, "..", "..", "..", "examples"))
+
+W = G.Writer(EXAMPLES)
+
+
+def rand_f32_signed(rng):
+    """A random f32 in (-1, 1) with a full mantissa."""
+    w = rng.u32()
+    v = G.f_from_exact(G.Fraction(w >> 8, 1 << 24))
+    return v | ((w & 1) << 31) if v else v
+
+
+def vadd():
+    n = 1000
+    rng = G.SplitMix64(1)
+    a = [rng.u32() & 0xFFFFFF for _ in range(n)]
+    b = [rng.u32() & 0xFFFFFF for _ in range(n)]
+    body = guard_gid([store("out", var("i"), add(load("a", var("i")), load("b", var("i"))))],
+                     g="i")
+    W.add("vadd.json", case(
+        "vadd", "vector add of 1000 u32 with a bounds check; the grid is inferred as "
+        "ceil(1000/64) = 16 workgroups, so the last 24 invocations do nothing",
+        [buf("a", 0, "read", "u32"), buf("b", 1, "read", "u32"),
+         buf("out", 2, "write", "u32", n)], body,
+        inputs={"a": a, "b": b}, expect={"out": [(x + y) & M32 for x, y in zip(a, b)]}))
+
+
+def saxpy():
+    n = 1000
+    rng = G.SplitMix64(2)
+    alpha = G.f32_bits_of(2.5)
+    x = [rand_f32_signed(rng) for _ in range(n)]
+    y = [rand_f32_signed(rng) for _ in range(n)]
+    body = guard_gid([store("y", var("i"), add(mul(load("alpha", lit_u(0)), load("x", var("i"))),
+                                               load("y", var("i"))))], out="y", g="i")
+    W.add("saxpy.json", case(
+        "saxpy", "y = alpha * x + y in f32 with alpha in a uniform buffer; the multiply and "
+        "the add round separately (no contraction into fma), so every backend gives the "
+        "same bits", [buf("alpha", 0, "uniform", "f32", 1), buf("x", 1, "read", "f32"),
+                      buf("y", 2, "read_write", "f32")], body,
+        inputs={"alpha": [enc_f32(alpha)], "x": enc_list("f32", x), "y": enc_list("f32", y)},
+        expect={"y": enc_list("f32", [f_add(f_mul(alpha, xi), yi) for xi, yi in zip(x, y)])}))
+
+
+def reduce_():
+    n, wg = 10000, 256
+    grid = (n + wg - 1) // wg
+    rng = G.SplitMix64(3)
+    a = [rng.u32() & 0xFFFF for _ in range(n)]
+    body = [let("l", lid(0)),
+            store("sh", var("l"), load("a", gid(0))),  # past the end a load gives 0
+            barrier(),
+            for_("step", lit_u(0), lit_u(8), [
+                let("half", bin_("shr", lit_u(128), var("step"))),
+                if_(lt(var("l"), var("half")),
+                    [store("sh", var("l"), add(load("sh", var("l")),
+                                               load("sh", add(var("l"), var("half")))))]),
+                barrier()]),
+            if_(eq(var("l"), lit_u(0)), [
+                store("partial", builtin("wgid", 0), load("sh", lit_u(0))),
+                atomic("add", "total", lit_u(0), load("sh", lit_u(0)))])]
+    partial = [sum(a[w * wg:(w + 1) * wg]) & M32 for w in range(grid)]
+    W.add("reduce.json", case(
+        "reduce", "sum of 10000 u32: each workgroup of 256 loads its slice into workgroup "
+        "memory (loads past the end give 0), halves it 8 times with a barrier after each "
+        "step, writes its partial sum and adds it to the total with one atomic",
+        [buf("a", 0, "read", "u32"), wbuf("sh", "u32", wg),
+         buf("partial", 1, "write", "u32", grid), buf("total", 2, "write", "u32", 1)], body,
+        wg=(wg, 1, 1), grid=[grid, 1, 1], inputs={"a": a},
+        expect={"partial": partial, "total": [sum(a) & M32]}))
+
+
+def histogram():
+    n, bins = 5000, 64
+    rng = G.SplitMix64(4)
+    # Skewed data: small values are more frequent.
+    a = [min(rng.u32() % 64, rng.u32() % 64) for _ in range(n)]
+    body = [let("i", gid(0)), let("l", lid(0)),
+            if_(lt(var("i"), len_("data")),
+                [atomic("add", "local", bin_("rem", load("data", var("i")), lit_u(bins)),
+                        lit_u(1))]),
+            barrier(),
+            if_(lt(var("l"), lit_u(bins)),
+                [let("c", load("local", var("l"))),
+                 if_(bin_("ne", var("c"), lit_u(0)), [atomic("add", "hist", var("l"), var("c"))])])]
+    hist = [0] * bins
+    for v in a:
+        hist[v % bins] += 1
+    W.add("histogram.json", case(
+        "histogram", "64-bin histogram of 5000 values: each workgroup counts into workgroup "
+        "memory with workgroup-scope atomics, then after a barrier flushes its non-zero "
+        "bins into the global histogram with device-scope atomics",
+        [buf("data", 0, "read", "u32"), wbuf("local", "u32", bins),
+         buf("hist", 1, "write", "u32", bins)], body, grid=[(n + 63) // 64, 1, 1],
+        inputs={"data": a}, expect={"hist": hist}))
+
+
+def prefix_sum():
+    n, wg = 1000, 256
+    grid = (n + wg - 1) // wg
+    rng = G.SplitMix64(5)
+    a = [rng.u32() % 100 for _ in range(n)]
+    body = [let("l", lid(0)), let("i", gid(0)),
+            store("sh", var("l"), load("a", var("i"))),
+            barrier(),
+            for_("step", lit_u(0), lit_u(8), [
+                let("off", bin_("shl", lit_u(1), var("step"))),
+                let("v", load("sh", var("l"))),
+                if_(bin_("ge", var("l"), var("off")),
+                    [assign("v", add(var("v"), load("sh", sub(var("l"), var("off")))))]),
+                barrier(),
+                store("sh", var("l"), var("v")),
+                barrier()]),
+            if_(lt(var("i"), len_("scan")), [store("scan", var("i"), load("sh", var("l")))]),
+            if_(eq(var("l"), sub(builtin("wgsize", 0), lit_u(1))),
+                [store("block_sums", builtin("wgid", 0), load("sh", var("l")))])]
+    scan, sums = [], []
+    for w in range(grid):
+        acc = 0
+        for k in range(wg):
+            i = w * wg + k
+            acc += a[i] if i < n else 0
+            if i < n:
+                scan.append(acc)
+        sums.append(acc)
+    W.add("prefix_sum.json", case(
+        "prefix_sum", "inclusive prefix sum of 1000 u32 per workgroup of 256 (Hillis-Steele: "
+        "8 steps, each reads, waits at a barrier, writes, waits again) plus each workgroup's "
+        "total in block_sums; a second pass adding the scanned block sums would finish a "
+        "global scan",
+        [buf("a", 0, "read", "u32"), wbuf("sh", "u32", wg), buf("scan", 1, "write", "u32", n),
+         buf("block_sums", 2, "write", "u32", grid)], body, wg=(wg, 1, 1), grid=[grid, 1, 1],
+        inputs={"a": a}, expect={"scan": scan, "block_sums": sums}))
+
+
+def matmul():
+    n, t = 64, 16
+    rng = G.SplitMix64(6)
+    a = [rand_f32_signed(rng) for _ in range(n * n)]
+    b = [rand_f32_signed(rng) for _ in range(n * n)]
+    body = [let("lx", lid(0)), let("ly", lid(1)),
+            let("col", gid(0)), let("row", gid(1)),
+            let("acc", lit_f(0)),
+            for_("tile", lit_u(0), lit_u(n // t), [
+                store("As", add(mul(var("ly"), lit_u(t)), var("lx")),
+                      load("A", add(mul(var("row"), lit_u(n)),
+                                    add(mul(var("tile"), lit_u(t)), var("lx"))))),
+                store("Bs", add(mul(var("ly"), lit_u(t)), var("lx")),
+                      load("B", add(mul(add(mul(var("tile"), lit_u(t)), var("ly")), lit_u(n)),
+                                    var("col")))),
+                barrier(),
+                for_("k", lit_u(0), lit_u(t), [
+                    assign("acc", add(var("acc"), mul(
+                        load("As", add(mul(var("ly"), lit_u(t)), var("k"))),
+                        load("Bs", add(mul(var("k"), lit_u(t)), var("lx"))))))]),
+                barrier()]),
+            store("C", add(mul(var("row"), lit_u(n)), var("col")), var("acc"))]
+    c = []
+    for r in range(n):
+        for col in range(n):
+            acc = 0
+            for k in range(n):
+                acc = f_add(acc, f_mul(a[r * n + k], b[k * n + col]))
+            c.append(acc)
+    W.add("matmul.json", case(
+        "matmul", "C = A x B for 64x64 f32 matrices with 16x16 tiles of A and B staged in "
+        "workgroup memory (two barriers per tile); each product and each sum is rounded "
+        "separately in k order, so the result is bit-exact on every backend",
+        [buf("A", 0, "read", "f32"), buf("B", 1, "read", "f32"),
+         buf("C", 2, "write", "f32", n * n), wbuf("As", "f32", t * t), wbuf("Bs", "f32", t * t)],
+        body, wg=(t, t, 1), grid=[n // t, n // t, 1],
+        inputs={"A": enc_list("f32", a), "B": enc_list("f32", b)},
+        expect={"C": enc_list("f32", c)}))
+
+
+def transpose():
+    wd, ht, t = 100, 60, 16
+    rng = G.SplitMix64(7)
+    a = [rng.u32() for _ in range(wd * ht)]
+    body = [let("lx", lid(0)), let("ly", lid(1)),
+            let("x", gid(0)), let("y", gid(1)),
+            let("w", load("dims", lit_u(0))), let("h", load("dims", lit_u(1))),
+            if_(bin_("land", lt(var("x"), var("w")), lt(var("y"), var("h"))),
+                [store("tile", add(mul(var("ly"), lit_u(t + 1)), var("lx")),
+                       load("in", add(mul(var("y"), var("w")), var("x"))))]),
+            barrier(),
+            let("ox", add(mul(builtin("wgid", 1), lit_u(t)), var("lx"))),
+            let("oy", add(mul(builtin("wgid", 0), lit_u(t)), var("ly"))),
+            if_(bin_("land", lt(var("ox"), var("h")), lt(var("oy"), var("w"))),
+                [store("out", add(mul(var("oy"), var("h")), var("ox")),
+                       load("tile", add(mul(var("lx"), lit_u(t + 1)), var("ly"))))])]
+    W.add("transpose.json", case(
+        "transpose", "transpose of a 100 x 60 u32 matrix (sizes in a uniform buffer, not "
+        "multiples of the tile) through a 16 x 17 padded tile in workgroup memory: reads "
+        "and writes are both row-contiguous, the padding avoids bank conflicts",
+        [buf("dims", 0, "uniform", "u32", 2), buf("in", 1, "read", "u32"),
+         wbuf("tile", "u32", t * (t + 1)), buf("out", 2, "write", "u32", wd * ht)], body,
+        wg=(t, t, 1), grid=[(wd + t - 1) // t, (ht + t - 1) // t, 1],
+        inputs={"dims": [wd, ht], "in": a},
+        expect={"out": [a[y * wd + x] for x in range(wd) for y in range(ht)]}))
+
+
+def main():
+    vadd()
+    saxpy()
+    reduce_()
+    histogram()
+    prefix_sum()
+    matmul()
+    transpose()
+    W.write()
+    print("wrote %d examples under %s" % (len(W.files), EXAMPLES))
+
+
+if __name__ == "__main__":
+    main()
