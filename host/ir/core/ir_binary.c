@@ -9,6 +9,7 @@
 // sizes, counts against limits, reserved bytes) and leaves the meaning of
 // every index to the validator, which runs before a program is returned.
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,30 @@ static uint32_t decode_header(const uint8_t *bytes, size_t len, vyre_error *err)
   return VYRE_STATUS_OK;
 }
 
+// Names reach JSON and messages, so they must be UTF-8 (as the JSON reader
+// guarantees). Returns the offset of the first bad byte, or SIZE_MAX.
+static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    uint8_t c = s[i];
+    size_t len = c < 0x80             ? 1
+                 : (c & 0xE0) == 0xC0 ? 2
+                 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4
+                                      : 0;
+    if (!len || len > n - i) return i;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    for (size_t k = 1; k < len; k++) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    }
+    static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return SIZE_MAX;
+}
+
 static uint32_t decode_body(vyre_ir *ir, rbuf *r, const vyre_ir_limits *lim, vyre_error *err) {
   uint32_t st, count;
   vyre_ir_program *p = &ir->view;
@@ -312,6 +337,12 @@ static uint32_t decode_body(vyre_ir *ir, rbuf *r, const vyre_ir_limits *lim, vyr
 
   uint64_t max_strings = lim->max_json_bytes < (1u << 28) ? lim->max_json_bytes : (1u << 28);
   if ((st = section_open(r, VYRE__IR_SEC_STRINGS, 1u, max_strings, &count, err))) return st;
+  size_t bad = utf8_invalid_at(r->p + r->at, count);
+  if (bad != SIZE_MAX)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_PROGRAM,
+                          "binary IR: the string table is not valid UTF-8 at its byte %zu "
+                          "(0x%02x). %s",
+                          bad, r->p[r->at + bad], FIX_REENCODE);
   if ((st = vyre__ir_set_strings(ir, (const char *)r->p + r->at, count, err))) return st;
   r->at += count;
   if (r->at != r->n)
