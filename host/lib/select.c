@@ -118,8 +118,13 @@ static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, i
                kind_name(c[i].device_kind), available, summary);
     } else if (c[i].available) {
       snprintf(c[i].reason, sizeof(c[i].reason),
-               "passed over: its best device is a %s, ranked below %s's %s (%s)",
-               kind_name(c[i].device_kind), c[best].name, kind_name(c[best].device_kind), summary);
+               "passed over: its best device is a %s, ranked below %s's %s%s (%s)",
+               kind_name(c[i].device_kind), c[best].name, kind_name(c[best].device_kind),
+               c[i].device_kind == VYRE_DEVICE_KIND_SOFTWARE
+                   ? "; a software rasteriser is neither faster nor more exact than the CPU "
+                     "reference, so it is used only when named"
+                   : "",
+               summary);
     }
   }
   *out_selected = best;
@@ -388,7 +393,10 @@ uint32_t vyre_device_open(const char *backend, const char *device, vyre_device *
     if (st != VYRE_STATUS_OK) return st;
   }
   char source[1200];
-  if (backend) snprintf(source, sizeof(source), "requested by %s='%s'", bsource, backend);
+  if (backend && strcmp(bsource, "VYRE_BACKEND") == 0)
+    snprintf(source, sizeof(source), "requested by VYRE_BACKEND=%s", backend);
+  else if (backend)
+    snprintf(source, sizeof(source), "requested by the backend argument");
   if (backend) return open_explicit(backend, source, &args, out, err);
   return open_automatic(&args, out, err);
 }
