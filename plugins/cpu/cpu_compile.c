@@ -504,8 +504,9 @@ static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_erro
 uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   const vyre_ir_program *p = args ? args->program : NULL;
-  if (!p || p->struct_size < sizeof(vyre_ir_program) || !p->nodes || !p->stmts ||
-      (p->buffer_count && !p->buffers) || (p->local_count && !p->locals))
+  if (!p || p->struct_size < sizeof(vyre_ir_program) || (p->node_count && !p->nodes) ||
+      (p->stmt_count && !p->stmts) || (p->buffer_count && !p->buffers) ||
+      (p->local_count && !p->locals))
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "compile got no program view or an incomplete one. Fix: pass "
                          "vyre_ir_view() of a decoded program.");

@@ -223,6 +223,28 @@ static void test_two_trap_sites_from_json(void **state) {
   vyre_ir_free(ir);
 }
 
+// An empty body is a valid program (its view may have no node or statement
+// arrays at all): read_write data comes back unchanged, write data zeroed.
+static void test_empty_body_runs_and_changes_nothing(void **state) {
+  vyre_ir *ir = decode("{\"vyre\":1,\"name\":\"empty\",\"workgroup_size\":[64,1,1],"
+                       "\"buffers\":[{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\","
+                       "\"type\":\"f32\"},{\"name\":\"w\",\"binding\":1,\"access\":\"write\","
+                       "\"type\":\"u32\",\"count\":2}],\"body\":[]}");
+  uint32_t x[3] = {0x3FC00000u, 0x7FC00001u, 0x00000001u}, w[2] = {5, 5};
+  uint32_t *data[] = {x, w};
+  uint32_t words[] = {3, 2};
+  uint32_t grid[3] = {1, 1, 1};
+  vyre_error e = tu_err();
+  vyre_dispatch_result r = {.struct_size = sizeof(r)};
+  assert_int_equal(run(ir, 0, grid, data, words, &r, &e), VYRE_STATUS_OK);
+  assert_int_equal(x[0], 0x3FC00000u);
+  assert_int_equal(x[1], 0x7FC00001u); // untouched: never loaded or stored
+  assert_int_equal(x[2], 0x00000001u);
+  assert_int_equal(w[0], 0);
+  assert_int_equal(w[1], 0);
+  vyre_ir_free(ir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vector_add_from_the_ir_spec),
@@ -230,6 +252,7 @@ int main(void) {
       cmocka_unit_test(test_f32_bit_literals_and_fma),
       cmocka_unit_test(test_shared_memory_reverse_through_barrier),
       cmocka_unit_test(test_two_trap_sites_from_json),
+      cmocka_unit_test(test_empty_body_runs_and_changes_nothing),
   };
   return cmocka_run_group_tests_name("cpu/json", tests, setup, teardown);
 }
