@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -310,6 +311,52 @@ static void test_empty_plugin_path_with_no_plugins_says_where_it_looked(void **s
   ASSERT_HAS(e.message, VYRE_BINARY_DIR "/lib"); // the folder of libvyre
 }
 
+static void copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb");
+  FILE *out = fopen(to, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  fclose(out);
+}
+
+static void test_each_name_loads_once_and_the_first_folder_wins(void **state) {
+  // A second folder, searched first, holding t-gpu's code under two names:
+  // t-basic (already loaded from the test folder by earlier tests, so the
+  // process keeps that one) and t-dup (new, so this folder provides it).
+  const char *dir = VYRE_BINARY_DIR "/test-plugins-dup";
+  mkdir(dir, 0755);
+  copy_file(TDIR "/libvyre-backend-t-gpu.so",
+            VYRE_BINARY_DIR "/test-plugins-dup/libvyre-backend-t-basic.so");
+  copy_file(TDIR "/libvyre-backend-t-gpu.so",
+            VYRE_BINARY_DIR "/test-plugins-dup/libvyre-backend-t-dup.so");
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK); // loads it
+  vyre_device_close(dev);
+  setenv("VYRE_PLUGIN_PATH", VYRE_BINARY_DIR "/test-plugins-dup:" TDIR, 1);
+  assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
+  assert_string_equal(vyre_device_backend_name(dev), "test"); // not t-gpu's code
+  vyre_device_close(dev);
+  assert_int_equal(vyre_device_open("t-dup", NULL, &dev, &e), VYRE_STATUS_OK);
+  assert_string_equal(vyre_device_backend_name(dev), "t-gpu");
+  vyre_device_close(dev);
+  vyre_candidate c[32];
+  uint32_t n = 0;
+  assert_int_equal(vyre_list_candidates(c, 32, &n, &e), VYRE_STATUS_OK);
+  uint32_t basic = 0;
+  for (uint32_t i = 0; i < n && i < 32; i++)
+    if (strcmp(c[i].name, "t-basic") == 0) {
+      basic++;
+      assert_string_equal(c[i].path, TDIR "/libvyre-backend-t-basic.so");
+    }
+  assert_int_equal(basic, 1); // listed once
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_loader_refuses_other_major, setup),
@@ -328,6 +375,7 @@ int main(void) {
       cmocka_unit_test_setup(test_candidates_carry_a_reason_each, setup),
       cmocka_unit_test_setup(test_automatic_selection_prefers_a_gpu_and_says_why, setup),
       cmocka_unit_test_setup(test_empty_plugin_path_with_no_plugins_says_where_it_looked, setup),
+      cmocka_unit_test_setup(test_each_name_loads_once_and_the_first_folder_wins, setup),
   };
   return cmocka_run_group_tests_name("host/loader", tests, NULL, NULL);
 }
