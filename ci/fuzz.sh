@@ -64,7 +64,7 @@ for t in "${targets[@]}"; do
     fuzz_ir_binary)
       mapfile -t files < <(find tests/fuzz/corpus/fuzz_ir_json "${live[@]}" -name '*.json' -size -900k)
       if [ ${#files[@]} -gt 0 ]; then
-        [ ${#files[@]} -gt 0 ] && "$dir/bin/fuzz_seed_binary" "$work" "${files[@]}"
+        "$dir/bin/fuzz_seed_binary" "$work" "${files[@]}"
       fi ;;
   esac
   echo "== $t: ${secs}s"
