@@ -299,3 +299,36 @@ def gen_oob(ctx):
           case("workgroup_out_of_range", "a workgroup buffer of 16: stores at 16..79 are "
                "dropped, loads past the end give 0", buffers, body, grid=[1, 1, 1],
                expect={"out": [5 if l < 16 else 0 for l in range(64)]}))
+
+
+def gen_dispatch_more(ctx):
+    W = ctx.W
+
+    # Workgroup override replaces the declared size.
+    n = 256
+    buffers = [buf("size", 0, "write", "u32", n), buf("lids", 1, "write", "u32", n),
+               buf("wgids", 2, "write", "u32", n)]
+    body = ctx.guard_gid([store("size", var("g"), builtin("wgsize", 0)),
+                          store("lids", var("g"), lid(0)),
+                          store("wgids", var("g"), builtin("wgid", 0))], out="size")
+    W.add("dispatch/workgroup_override.json",
+          case("workgroup_override", "the program declares [64,1,1]; the case overrides it "
+               "with [32,1,1] and grid [8,1,1]: wgsize reads 32 and ids follow the override",
+               buffers, body, grid=[8, 1, 1], workgroup_override=[32, 1, 1],
+               expect={"size": [32] * n, "lids": [g % 32 for g in range(n)],
+                       "wgids": [g // 32 for g in range(n)]}))
+
+    # Dispatches refused before any device work (host checks; INVALID_ARGUMENT).
+    def refused(name, desc, grid, a_len, count=10):
+        buffers = [buf("a", 0, "read", "u32", count), buf("out", 1, "write", "u32", 10)]
+        body = ctx.guard_gid([store("out", var("g"), load("a", var("g")))])
+        W.add("dispatch/%s.json" % name,
+              case(name, "refused before any device work: " + desc, buffers, body, grid=grid,
+                   inputs={"a": list(range(a_len))}, expect={"error": "INVALID_ARGUMENT"}))
+
+    refused("refused_short_input", "a read buffer declared with count 10 bound to 5 "
+            "elements", [1, 1, 1], 5)
+    refused("refused_grid_zero", "grid [0,1,1]", [0, 1, 1], 10)
+    refused("refused_grid_y_65536", "grid y 65536 (y and z are 1..65535)", [1, 65536, 1], 10)
+    refused("refused_grid_times_wg_over_2_32", "grid x 67108865 with workgroup x 64: "
+            "grid * wg > 2^32", [67108865, 1, 1], 10)

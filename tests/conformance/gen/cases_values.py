@@ -261,3 +261,57 @@ def _rand_mix(rng):
         return rng.u32()
     e = 120 + rng.below(12)
     return ((rng.u32() & 1) << 31) | (e << 23) | (rng.u32() & 0x7FFFFF)
+
+
+def gen_f32_random(ctx):
+    """Dense random f32 checks: what a software division or square root, or a
+    flush done before rounding, gets wrong shows up here."""
+    rng = G.SplitMix64(0xF32F)
+    ops = ("add", "sub", "mul", "div")
+
+    def rnd(emin, emax):
+        e = emin + rng.below(emax - emin + 1)
+        return ((rng.u32() & 1) << 31) | (e << 23) | (rng.u32() & 0x7FFFFF)
+
+    rows = []
+    for _ in range(400):  # anywhere in the normal range
+        rows.append((rnd(1, 254), rnd(1, 254)))
+    for _ in range(200):  # products and quotients near the smallest normal
+        ea = 1 + rng.below(100)
+        rows.append((rnd(ea, ea), rnd(max(1, 126 - ea - 2), 126 - ea + 2)))
+        rows.append((rnd(ea, ea), rnd(max(1, ea + 127 - 3), min(254, ea + 127 + 1))))
+    for _ in range(200):  # sums that cancel: close exponents, opposite signs
+        a = rnd(1, 40)
+        b = (a ^ 0x80000000) + (rng.below(9) - 4)
+        rows.append((a, b & M32))
+    for _ in range(100):  # mantissas near 1 and near 2 (division rounding boundaries)
+        rows.append(((127 << 23) | (rng.u32() & 0x7FFFFF), (127 << 23) | (rng.u32() & 0x3FF)))
+    a = [r[0] for r in rows]
+    b = [r[1] for r in rows]
+    ctx.map_case("f32/random_arith.json", "random_arith",
+                 "add, sub, mul, div on %d random pairs: the whole normal range, results near "
+                 "the smallest normal (flush after rounding), cancelling sums, quotients of "
+                 "mantissas near 1" % len(rows),
+                 [("a", "f32", a), ("b", "f32", b)],
+                 [(op, "f32", ctx.b_op(op), lambda x, y, op=op: f_bin(op, x, y)) for op in ops])
+    sq = [rnd(1, 254) & 0x7FFFFFFF for _ in range(300)]
+    sq += [((127 + k) << 23) | (rng.u32() & 0xF) for k in range(-20, 20)]
+    ctx.map_case("f32/random_sqrt.json", "random_sqrt",
+                 "sqrt of %d random positive normals, correctly rounded" % len(sq),
+                 [("a", "f32", sq)], [("r", "f32", ctx.u_op("sqrt"), f_sqrt)])
+    rows = []
+    for _ in range(300):
+        x = rnd(110, 140)
+        y = rnd(110, 140)
+        p = f_mul(x, y)
+        # c close to -x*y so that the fused result keeps the low bits.
+        c = (p ^ 0x80000000) if rng.below(2) else rnd(100, 150)
+        rows.append((x, y, c))
+    for _ in range(100):
+        rows.append((rnd(1, 254), rnd(1, 254), rnd(1, 254)))
+    ctx.map_case("f32/random_fma.json", "random_fma",
+                 "fma on %d random triples, many with c = -round(a*b) so only a fused "
+                 "computation keeps the low bits" % len(rows),
+                 [("a", "f32", [r[0] for r in rows]), ("b", "f32", [r[1] for r in rows]),
+                  ("c", "f32", [r[2] for r in rows])],
+                 [("r", "f32", lambda x, y, z: fma(x, y, z), f_fma)])
