@@ -29,6 +29,7 @@ typedef struct cpu_cc {
   uint32_t tmp_top; // next free register
   uint32_t reg_max; // registers used so far
   uint32_t depth;
+  uint32_t visits; // nodes compiled so far: a tree visits each node at most once
   uint32_t failed; // status of the first failure
   vyre_error *err;
 } cpu_cc;
@@ -233,6 +234,9 @@ static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "a statement where an expression belongs", idx);
   if (++cc->depth > CPU_MAX_DEPTH)
     return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "expression nested too deeply", idx);
+  if (++cc->visits > cc->p->node_count)
+    return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM,
+                   "a node is used more than once (the program is not a tree)", idx);
   uint32_t base = cc->tmp_top, r = 0;
   switch (n->kind) {
   case VYRE_IR_K_LIT:
@@ -340,6 +344,11 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   if (!n || cc->failed) return;
   if (++cc->depth > CPU_MAX_DEPTH) {
     cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "statements nested too deeply", idx);
+    return;
+  }
+  if (++cc->visits > cc->p->node_count) {
+    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM,
+            "a node is used more than once (the program is not a tree)", idx);
     return;
   }
   uint32_t base = cc->tmp_top;

@@ -439,6 +439,25 @@ static void test_compile_refuses_a_malformed_view(void **state) {
   tu_free(p);
 }
 
+// A view whose nodes are shared (a DAG that would expand exponentially) is
+// refused quickly instead of being compiled for ever.
+static void test_compile_refuses_shared_nodes(void **state) {
+  tu_prog *p = tu_new("dag", 1, 1, 1);
+  uint32_t out = tu_buf(p, "out", 0, WR, U, 1);
+  uint32_t x = tu_u(p, 1);
+  for (int k = 0; k < 60; k++)
+    x = tu_bin(p, VYRE_IR_BIN_ADD, x, x);
+  tu_body(p, tu_list(p, 1, tu_store(p, out, tu_u(p, 0), x)));
+  vyre_compile_args a = {
+      .struct_size = sizeof(a), .program = tu_view(p), .workgroup_size = {1, 1, 1}};
+  vyre_module *m = NULL;
+  vyre_error e = tu_err();
+  assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(strstr(e.message, "used more than once"));
+  assert_non_null(strstr(e.message, "Fix:"));
+  tu_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_out_of_bounds_loads_are_zero_and_stores_dropped),
@@ -455,6 +474,7 @@ int main(void) {
       cmocka_unit_test(test_deadline_stops_a_long_loop),
       cmocka_unit_test(test_workgroup_override_changes_wgsize),
       cmocka_unit_test(test_compile_refuses_a_malformed_view),
+      cmocka_unit_test(test_compile_refuses_shared_nodes),
   };
   return cmocka_run_group_tests_name("cpu/exec", tests, setup, teardown);
 }
