@@ -216,41 +216,56 @@ static void upath(const ustate *u, uint32_t len, char *out, size_t cap) {
 
 static uint32_t check_list(ustate *u, const char *field, uint32_t start, uint32_t count, int top);
 
+// The messages live out of line so the recursive walk keeps a small frame.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t
+barrier_error(ustate *u) {
+  char here[260], where[260];
+  upath(u, u->npath, here, sizeof(here));
+  upath(u, u->bad_at, where, sizeof(where));
+  if (u->bad_kind == VYRE_IR_K_FOR)
+    return vyre_error_set(
+        u->err, VYRE_STATUS_INVALID_PROGRAM,
+        "%s: barrier inside the for loop at %s, whose bounds are not workgroup-uniform (they "
+        "depend on lid, gid, a load, an atomic result, or a local computed from those or "
+        "assigned under non-uniform control flow), so invocations would reach it a different "
+        "number of times. Fix: compute the loop bounds only from literals, len, wgid, nwg, "
+        "wgsize and locals derived from those, or move the barrier out of the loop.",
+        here, where);
+  return vyre_error_set(
+      u->err, VYRE_STATUS_INVALID_PROGRAM,
+      "%s: barrier under non-uniform control flow: the if at %s has a condition that is not "
+      "workgroup-uniform (it depends on lid, gid, a load, an atomic result, or a local "
+      "computed from those or assigned under non-uniform control flow). Fix: compute the "
+      "condition only from literals, len, wgid, nwg, wgsize and locals derived from those, or "
+      "move the barrier out of the if.",
+      here, where);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t
+return_error(ustate *u) {
+  char here[260];
+  upath(u, u->npath, here, sizeof(here));
+  return vyre_error_set(u->err, VYRE_STATUS_INVALID_PROGRAM,
+                        "%s: return in a program that has a barrier; return is allowed "
+                        "only as the last top-level statement, because invocations that "
+                        "return early would miss the barrier. Fix: put the rest of the body "
+                        "under an if instead of returning early.",
+                        here);
+}
+
 static uint32_t check_stmt(ustate *u, uint32_t idx, int top_last) {
   const vyre_ir_program *p = u->p;
   const vyre_ir_node *n = &p->nodes[idx];
   uint32_t L = p->local_count;
-  char here[260], where[260];
-  if (n->kind == VYRE_IR_K_BARRIER && u->bad_at != NONE) {
-    upath(u, u->npath, here, sizeof(here));
-    upath(u, u->bad_at, where, sizeof(where));
-    if (u->bad_kind == VYRE_IR_K_FOR)
-      return vyre_error_set(
-          u->err, VYRE_STATUS_INVALID_PROGRAM,
-          "%s: barrier inside the for loop at %s, whose bounds are not workgroup-uniform (they "
-          "depend on lid, gid, a load, an atomic result, or a local computed from those or "
-          "assigned under non-uniform control flow), so invocations would reach it a different "
-          "number of times. Fix: compute the loop bounds only from literals, len, wgid, nwg, "
-          "wgsize and locals derived from those, or move the barrier out of the loop.",
-          here, where);
-    return vyre_error_set(
-        u->err, VYRE_STATUS_INVALID_PROGRAM,
-        "%s: barrier under non-uniform control flow: the if at %s has a condition that is not "
-        "workgroup-uniform (it depends on lid, gid, a load, an atomic result, or a local "
-        "computed from those or assigned under non-uniform control flow). Fix: compute the "
-        "condition only from literals, len, wgid, nwg, wgsize and locals derived from those, or "
-        "move the barrier out of the if.",
-        here, where);
-  }
-  if (n->kind == VYRE_IR_K_RETURN && (p->flags & VYRE_IR_FLAG_HAS_BARRIER) && !top_last) {
-    upath(u, u->npath, here, sizeof(here));
-    return vyre_error_set(u->err, VYRE_STATUS_INVALID_PROGRAM,
-                          "%s: return in a program that has a barrier; return is allowed "
-                          "only as the last top-level statement, because invocations that "
-                          "return early would miss the barrier. Fix: put the rest of the body "
-                          "under an if instead of returning early.",
-                          here);
-  }
+  if (n->kind == VYRE_IR_K_BARRIER && u->bad_at != NONE) return barrier_error(u);
+  if (n->kind == VYRE_IR_K_RETURN && (p->flags & VYRE_IR_FLAG_HAS_BARRIER) && !top_last)
+    return return_error(u);
   uint32_t st = VYRE_STATUS_OK;
   uint32_t saved = u->bad_at, saved_kind = u->bad_kind;
   switch (n->kind) {
