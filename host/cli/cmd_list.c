@@ -184,7 +184,8 @@ int vyre_cmd_list(int argc, char **argv) {
     }
     printf("%-8s %-11s ABI %u.%u  %s%s\n", c->name, state, c->abi_major, c->abi_minor, c->path,
            c->selected ? "  [selected]" : "");
-    printf("    %s%s\n", c->selected ? "selected: " : c->available ? "" : "reason: ", c->reason);
+    // The loader's reason already says "selected: ..." for the selected one.
+    printf("    %s%s\n", c->selected || !c->loaded || c->available ? "" : "reason: ", c->reason);
     if (c->loaded && c->available) vyre_list_devices(c, NULL);
   }
   if (json) {
