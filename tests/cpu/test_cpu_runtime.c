@@ -517,8 +517,17 @@ static void test_metrics_count_compiles_launches_and_bytes(void **state) {
   uint32_t *data[] = {x};
   uint32_t words[] = {8};
   uint32_t grid[3] = {1, 1, 1};
-  assert_int_equal(tu_run(be, m, p, grid, data, words, NULL, NULL), VYRE_STATUS_OK);
-  assert_int_equal(tu_run(be, m, p, grid, data, words, NULL, NULL), VYRE_STATUS_OK);
+  vyre_binding b[16];
+  vyre_dispatch_args a;
+  tu_args(m, p, grid, data, words, b, &a);
+  vyre_dispatch_result r = {.struct_size = sizeof(r)};
+  vyre_error e = tu_err();
+  assert_int_equal(O->dispatch(be, &a, &r, &e), VYRE_STATUS_OK);
+  assert_int_equal(r.device_time_ns, 0); // not asked for
+  a.flags = VYRE_DISPATCH_TIMING;
+  assert_int_equal(O->dispatch(be, &a, &r, &e), VYRE_STATUS_OK);
+  assert_true(r.device_time_ns > 0);
+  assert_int_equal(r.trapped, 0);
   vyre_metric ms[16];
   uint32_t n = 0;
   assert_int_equal(O->metrics(be, ms, 16, &n), VYRE_STATUS_OK);
