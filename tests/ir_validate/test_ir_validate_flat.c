@@ -484,6 +484,62 @@ static void test_validate_bounds_recursion_whatever_the_depth_limit(void **state
   free(nodes);
 }
 
+static void test_validate_finds_a_barrier_1000_blocks_deep_under_a_lid_condition(void **state) {
+  (void)state;
+  // if (lid == 0) { block { block { ... { barrier } } } }, 1000 blocks deep.
+  uint32_t depth = 1000, n = depth + 6;
+  vyre_ir_node *nodes = calloc(n, sizeof(*nodes));
+  uint32_t *stmts = calloc(depth + 2, sizeof(uint32_t));
+  assert_non_null(nodes);
+  assert_non_null(stmts);
+  for (uint32_t i = 0; i < n; i++)
+    nodes[i].ref2 = nodes[i].a = nodes[i].b = nodes[i].c = NONE;
+  // nodes[0..depth-1]: blocks, block i holds block i+1; nodes[depth]: the barrier.
+  for (uint32_t i = 0; i < depth; i++) {
+    nodes[i].kind = VYRE_IR_K_BLOCK;
+    nodes[i].list = i + 1;
+    nodes[i].list_count = 1;
+    stmts[i + 1] = i + 1;
+  }
+  nodes[depth].kind = VYRE_IR_K_BARRIER;
+  uint32_t lid = depth + 1, zero = depth + 2, eq = depth + 3, iff = depth + 4;
+  nodes[lid].kind = VYRE_IR_K_BUILTIN;
+  nodes[lid].op = VYRE_IR_BUILTIN_LID;
+  nodes[zero].kind = VYRE_IR_K_LIT;
+  nodes[zero].type = VYRE_IR_TYPE_U32;
+  nodes[eq].kind = VYRE_IR_K_BIN;
+  nodes[eq].op = VYRE_IR_BIN_EQ;
+  nodes[eq].a = lid;
+  nodes[eq].b = zero;
+  nodes[iff].kind = VYRE_IR_K_IF;
+  nodes[iff].a = eq;
+  nodes[iff].list = 0;
+  nodes[iff].list_count = 1;
+  stmts[0] = 0;
+  stmts[depth + 1] = iff;
+  vyre_ir_program p = {0};
+  p.ir_version = VYRE_IR_VERSION;
+  p.workgroup_size[0] = p.workgroup_size[1] = p.workgroup_size[2] = 1;
+  p.node_count = n - 1;
+  p.stmt_count = depth + 2;
+  p.strings_size = 2;
+  p.body = depth + 1;
+  p.body_count = 1;
+  p.nodes = nodes;
+  p.stmts = stmts;
+  p.strings = "p";
+  vyre_ir_limits lim = {2000, 0, 0};
+  vyre_error err = {sizeof(err), 0, 0, {0}};
+  assert_int_equal(vyre__ir_validate(&p, &lim, &err), VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(
+      strstr(err.message, "body[0].then[0].body[0].body[0].body[0].body[0].(984 more)."));
+  assert_non_null(
+      strstr(err.message, "barrier under non-uniform control flow: the if at body[0] "));
+  assert_int_equal(p.flags, VYRE_IR_FLAG_HAS_BARRIER);
+  free(nodes);
+  free(stmts);
+}
+
 // SplitMix64, for reproducible garbage.
 static uint64_t mix(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -576,6 +632,7 @@ int main(void) {
       cmocka_unit_test(test_validate_refuses_more_nodes_than_the_limit),
       cmocka_unit_test(test_validate_refuses_nesting_deeper_than_the_limit),
       cmocka_unit_test(test_validate_bounds_recursion_whatever_the_depth_limit),
+      cmocka_unit_test(test_validate_finds_a_barrier_1000_blocks_deep_under_a_lid_condition),
       cmocka_unit_test(test_validate_survives_random_garbage),
   };
   return cmocka_run_group_tests_name("host/ir/validate (flat arrays)", tests, NULL, NULL);
