@@ -366,6 +366,23 @@ def gen_atomics(ctx):
                [buf("c", 0, "write", "u32", 2)], body, grid=[4, 1, 1],
                expect={"c": [256, 256]}))
 
+    # Slots inside a workgroup from workgroup atomics' returned old values.
+    n = 256
+    body = [let("l", lid(0)),
+            atomic("add", "next", lit_u(0), lit_u(1), result="mine"),
+            atomic("add", "hits", add(mul(builtin("wgid", 0), builtin("wgsize", 0)),
+                                      var("mine")), lit_u(1)),
+            barrier(),
+            if_(eq(var("l"), lit_u(0)), [store("taken", builtin("wgid", 0),
+                                               load("next", lit_u(0)))])]
+    W.add("atomics/workgroup_slots.json",
+          case("workgroup_slots", "each invocation takes a slot from a workgroup-memory "
+               "counter's returned old value: slots 0..63 of every workgroup are taken once "
+               "and every counter ends at 64",
+               [wbuf("next", "u32", 1), buf("hits", 0, "write", "u32", n),
+                buf("taken", 1, "write", "u32", 4)], body, grid=[4, 1, 1],
+               expect={"hits": [1] * n, "taken": [64] * 4}))
+
     # Workgroup histogram flushed with global atomics.
     n = 1000
     a = [rng.u32() for _ in range(n)]
@@ -406,6 +423,17 @@ def gen_traps(ctx):
                "site 9 and (23,19) site 31; linear ids 173, 68, 479: the record has 68 and "
                "sites 1, 9, 31", [buf("out", 0, "write", "u32", 1)], body, wg=(8, 4, 1),
                grid=[3, 5, 1], expect={"trap": {"invocation": 68, "sites": [1, 9, 31]}}))
+    # 3-D: linear id = (gid.z * 6 + gid.y) * 8 + gid.x with wg [4,2,2], grid [2,3,2].
+    def at(x, y, z):
+        return bin_("land", bin_("land", eq(var("tx"), lit_u(x)), eq(var("ty"), lit_u(y))),
+                    eq(var("tz"), lit_u(z)))
+    body = [let("tx", gid(0)), let("ty", gid(1)), let("tz", gid(2)),
+            if_(at(7, 5, 0), [trap(2)]), if_(at(0, 0, 1), [trap(4)]), if_(at(1, 1, 1), [trap(4)])]
+    W.add("traps/linear_id_3d.json",
+          case("linear_id_3d", "wg [4,2,2], grid [2,3,2]: traps at gid (7,5,0) site 2 "
+               "(linear id 47), (0,0,1) site 4 (id 48) and (1,1,1) site 4 (id 57): the record "
+               "has 47 and sites 2, 4", [buf("out", 0, "write", "u32", 1)], body, wg=(4, 2, 2),
+               grid=[2, 3, 2], expect={"trap": {"invocation": 47, "sites": [2, 4]}}))
     body = [let("g", gid(0)),
             for_("k", lit_u(0), lit_u(4), [
                 if_(eq(bin_("add", var("g"), var("k")), lit_u(1000)), [trap(0)])]),

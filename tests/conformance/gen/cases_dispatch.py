@@ -106,21 +106,22 @@ def gen_dispatch(ctx):
     # len of 0, 1, 7, 4096 element bindings.
     buffers = [buf("a0", 0, "read", "u32"), buf("a1", 1, "read", "f32"),
                buf("a7", 2, "read", "i32"), buf("a4096", 3, "read", "bool32"),
-               buf("out", 4, "write", "u32", 8)]
+               buf("out", 4, "write", "u32", 9), wbuf("sh", "u32", 33)]
     body = [if_(eq(gid(0), lit_u(0)), [
         store("out", lit_u(0), len_("a0")), store("out", lit_u(1), len_("a1")),
         store("out", lit_u(2), len_("a7")), store("out", lit_u(3), len_("a4096")),
         store("out", lit_u(4), len_("out")),
         store("out", lit_u(5), load("a0", lit_u(0))),
         store("out", lit_u(6), cast("u32", load("a7", lit_u(6)))),
-        store("out", lit_u(7), cast("u32", load("a4096", lit_u(4095))))])]
+        store("out", lit_u(7), cast("u32", load("a4096", lit_u(4095)))),
+        store("out", lit_u(8), len_("sh"))])]
     W.add("dispatch/len_bindings.json",
           case("len_bindings", "len() of bindings with 0, 1, 7 and 4096 elements (and of the "
-               "write buffer); a load from the empty binding gives 0", buffers, body,
+               "write buffer and a workgroup buffer of 33); a load from the empty binding gives 0", buffers, body,
                grid=[1, 1, 1],
                inputs={"a0": [], "a1": ["0x3f800000"], "a7": [1, 2, 3, 4, 5, 6, -7],
                        "a4096": {"fill": 4096, "value": 1}},
-               expect={"out": [0, 1, 7, 4096, 8, 0, 0xFFFFFFF9, 1]}))
+               expect={"out": [0, 1, 7, 4096, 9, 0, 0xFFFFFFF9, 1, 33]}))
 
     # read_write in place, tail untouched.
     data = [rng.u32() for _ in range(100)]
@@ -332,3 +333,65 @@ def gen_dispatch_more(ctx):
     refused("refused_grid_y_65536", "grid y 65536 (y and z are 1..65535)", [1, 65536, 1], 10)
     refused("refused_grid_times_wg_over_2_32", "grid x 67108865 with workgroup x 64: "
             "grid * wg > 2^32", [67108865, 1, 1], 10)
+
+
+def gen_dispatch_generators(ctx):
+    """Inputs given by generators: the case loader's iota/fill/random expansion
+    (docs/case-files.md) checked against this file's own reading."""
+    W = ctx.W
+    n = 100
+    tys = [("u32", "u32"), ("i32", "i32"), ("f32", "f32"), ("bool32", "bool32")]
+    ins = []
+    for t, _ in tys:
+        ins += [("r_" + t, t, {"random": n, "seed": 12345}), ("i_" + t, t, {"iota": n}),
+                ("f_" + t, t, {"fill": n, "value": {"u32": 7, "i32": -7, "f32": "0xc0e00000",
+                                                    "bool32": 1}[t]})]
+    buffers = []
+    body_stores = []
+    expect = {}
+    for k, (name, t, spec) in enumerate(ins):
+        buffers.append(buf(name, k, "read", t))
+        out = "o" + name
+        buffers.append(buf(out, 12 + k, "write", t, n))
+        body_stores.append(store(out, var("g"), load(name, var("g"))))
+        # Expected expansion, written from docs/case-files.md.
+        if "random" in spec:
+            r = G.SplitMix64(spec["seed"])
+            words = [r.next64() & M32 for _ in range(n)]
+            if t == "f32":
+                vals = [f_from_exact(G.Fraction(w >> 8, 1 << 24)) for w in words]
+            elif t == "bool32":
+                vals = [w & 1 for w in words]
+            else:
+                vals = words
+        elif "iota" in spec:
+            vals = [f_from_int(i) for i in range(n)] if t == "f32" else (
+                [i & 1 for i in range(n)] if t == "bool32" else list(range(n)))
+        else:
+            v = spec["value"]
+            vals = [int(v, 16) if isinstance(v, str) else v & M32] * n
+        expect[out] = enc_list(t, vals)
+    body = ctx.guard_gid(body_stores, out="or_u32")
+    W.add("dispatch/input_generators.json",
+          case("input_generators", "inputs from the generators of docs/case-files.md "
+               "(random = SplitMix64 seed 12345: low 32 bits, f32 (w >> 8) * 2^-24, bool32 "
+               "w & 1; iota: f32 i.0, bool32 i & 1; fill) copied to outputs",
+               buffers, body, grid=[2, 1, 1], inputs={name: spec for name, _, spec in ins},
+               expect=expect))
+
+    # Literals are canonical f32 too.
+    lits = [0x00000001, 0x80000001, 0x007FFFFF, 0x7F800001, 0xFFC00000, 0x7FC12345, 0x3F800000,
+            0x80000000]
+    body = [if_(eq(gid(0), lit_u(0)),
+                [store("f", lit_u(k), lit_f(b)) for k, b in enumerate(lits)] +
+                [store("u", lit_u(k), bitcast("u32", lit_f(b))) for k, b in enumerate(lits)] +
+                [store("u", lit_u(len(lits) + k), bitcast("u32", bitcast("f32", lit_u(b))))
+                 for k, b in enumerate(lits)])]
+    W.add("casts/literal_canonical.json",
+          case("literal_canonical", "f32 literals with subnormal or NaN bit patterns enter "
+               "as canonical values: stored and bitcast they read 0/-0 and 0x7FC00000",
+               [buf("f", 0, "write", "f32", len(lits)), buf("u", 1, "write", "u32",
+                                                          2 * len(lits))],
+               body, grid=[1, 1, 1],
+               expect={"f": [enc_f32(f_canon(b)) for b in lits],
+                       "u": [f_canon(b) for b in lits] * 2}))
