@@ -382,6 +382,10 @@ static void test_validate_refuses_broken_tables(void **state) {
   assert_int_equal(vyre__ir_validate(&t->p, NULL, &t->err), VYRE_STATUS_INVALID_PROGRAM);
   assert_non_null(strstr(t->err.message, "no storage"));
   t->p.nodes = t->nodes;
+  t->p.local_count = 0xFFFFFFFFu; // must not size any allocation
+  assert_int_equal(vyre__ir_validate(&t->p, NULL, &t->err), VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(strstr(t->err.message, "has 4294967295 locals but only"));
+  t->p.local_count = t->nl;
   t->p.ir_version = 2;
   assert_int_equal(vyre__ir_validate(&t->p, NULL, &t->err), VYRE_STATUS_INVALID_PROGRAM);
   assert_non_null(strstr(t->err.message, "IR version 2 is not supported"));

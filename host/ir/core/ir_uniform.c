@@ -307,6 +307,11 @@ static uint32_t check_list(ustate *u, const char *field, uint32_t start, uint32_
 
 uint32_t vyre__ir_check_uniform(const vyre_ir_program *p, vyre_error *err) {
   if (!(p->flags & VYRE_IR_FLAG_HAS_BARRIER)) return VYRE_STATUS_OK;
+  if (p->node_count >= 0xFFFFFFFFu - p->local_count)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_PROGRAM,
+                          "program: %u nodes and %u locals are too many to analyse. Fix: split the "
+                          "program.",
+                          p->node_count, p->local_count);
   ustate *u = calloc(1, sizeof(*u));
   if (!u)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,

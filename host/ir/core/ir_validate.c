@@ -853,6 +853,11 @@ static uint32_t check_header(vstate *s) {
                 "the program has %u nodes, more than the limit of %u. Fix: split the work into "
                 "several programs.",
                 p->node_count, s->max_nodes);
+  if (p->local_count > p->node_count)
+    return fail(s,
+                "the program has %u locals but only %u nodes; each local needs its own declaring "
+                "node. Fix: re-encode the program from its JSON form.",
+                p->local_count, p->node_count);
   if ((p->node_count && !p->nodes) || (p->local_count && !p->locals) ||
       (p->buffer_count && !p->buffers) || (p->stmt_count && !p->stmts) ||
       (p->strings_size && !p->strings))
@@ -928,14 +933,15 @@ uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyr
   s->max_depth = lim.max_depth < VYRE__IR_HARD_MAX_DEPTH ? lim.max_depth : VYRE__IR_HARD_MAX_DEPTH;
   s->max_nodes = lim.max_nodes;
   uint32_t st = VYRE_STATUS_OK;
-  if (p->node_count <= s->max_nodes) {
-    uint32_t cap = 16;
-    while (cap < p->local_count * 2u && cap < (1u << 30))
+  // Each local has its own declaring node, so there are never more locals than nodes.
+  if (p->node_count <= s->max_nodes && p->local_count <= p->node_count) {
+    uint64_t cap = 16;
+    while (cap < (uint64_t)p->local_count * 2u)
       cap <<= 1;
-    s->name_mask = cap - 1;
-    s->seen = calloc(p->node_count + 1u, 1);
-    s->scope = calloc(p->local_count + 1u, 1);
-    s->stack = calloc(p->local_count + 1u, sizeof(uint32_t));
+    s->name_mask = (uint32_t)(cap - 1);
+    s->seen = calloc((size_t)p->node_count + 1u, 1);
+    s->scope = calloc((size_t)p->local_count + 1u, 1);
+    s->stack = calloc((size_t)p->local_count + 1u, sizeof(uint32_t));
     s->names = malloc((size_t)cap * sizeof(uint32_t));
     if (!s->seen || !s->scope || !s->stack || !s->names)
       st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
