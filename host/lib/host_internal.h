@@ -126,6 +126,7 @@ struct vyre_kernel {
   uint32_t flags;
   uint32_t workgroup[3]; // effective size
   char label[128];
+  char context[192]; // "dispatch '<label>' on <backend>", made once at compile
 };
 
 struct vyre_resident {

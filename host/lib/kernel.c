@@ -100,6 +100,7 @@ uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
            options && options->label && *options->label ? options->label : pname);
   char ctx[256];
   snprintf(ctx, sizeof(ctx), "compile '%s' on %s", k->label, dev->name);
+  snprintf(k->context, sizeof(k->context), "dispatch '%s' on %s", k->label, dev->name);
   memcpy(k->workgroup, program->view->workgroup_size, sizeof(k->workgroup));
   const char *what = "declared";
   if (options) {

@@ -230,7 +230,7 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
                          vyre_error *err) {
   const vyre_program *prog = k->program;
   const vyre_ir_program *v = prog->view;
-  if (!plan->context[0]) vyre__plan_context(k, "dispatch", plan->context, sizeof(plan->context));
+  if (!plan->context[0]) memcpy(plan->context, k->context, sizeof(plan->context));
   uint32_t st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
   if (st != VYRE_STATUS_OK) return st;
   for (uint32_t j = 0; j < prog->arg_count; j++) {

@@ -8,9 +8,11 @@
 // without touching its memory. A small ring of recently released addresses
 // lets the message say "was already released" rather than "is not a live
 // handle". Device close collects the objects of a device here to free those
-// the caller did not release. One mutex protects the table; lookups are
-// O(1) (chained hash on the address).
+// the caller did not release. A read-write lock protects the table (checks
+// read, add and remove write); lookups are O(1) (chained hash on the
+// address).
 
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@ typedef struct entry {
   struct entry *next;
 } entry;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER; // checks read, add/remove write
 static entry *g_table[BUCKETS];
 static struct {
   const void *obj;
@@ -65,19 +67,19 @@ int vyre__registry_add(const void *obj, uint32_t kind, vyre_device *dev) {
   e->obj = obj;
   e->kind = kind;
   e->dev = dev;
-  pthread_mutex_lock(&g_lock);
+  pthread_rwlock_wrlock(&g_lock);
   uint32_t b = bucket(obj);
   e->next = g_table[b];
   g_table[b] = e;
   // A new object at a recycled address is live again.
   for (uint32_t i = 0; i < GRAVE; i++)
     if (g_grave[i].obj == obj) g_grave[i].obj = NULL;
-  pthread_mutex_unlock(&g_lock);
+  pthread_rwlock_unlock(&g_lock);
   return 0;
 }
 
 void vyre__registry_remove(const void *obj) {
-  pthread_mutex_lock(&g_lock);
+  pthread_rwlock_wrlock(&g_lock);
   entry **pp = &g_table[bucket(obj)];
   while (*pp) {
     if ((*pp)->obj == obj) {
@@ -91,7 +93,7 @@ void vyre__registry_remove(const void *obj) {
     }
     pp = &(*pp)->next;
   }
-  pthread_mutex_unlock(&g_lock);
+  pthread_rwlock_unlock(&g_lock);
 }
 
 uint32_t vyre__registry_check(const void *obj, uint32_t kind, const char *context,
@@ -104,13 +106,13 @@ uint32_t vyre__registry_check(const void *obj, uint32_t kind, const char *contex
                           "%s%s%s handle is NULL. Fix: pass a %s returned by vyre.", pre, sep, what,
                           what);
   uint32_t found = 0, grave = 0;
-  pthread_mutex_lock(&g_lock);
+  pthread_rwlock_rdlock(&g_lock);
   for (entry *e = g_table[bucket(obj)]; e; e = e->next)
     if (e->obj == obj) found = e->kind;
   if (!found)
     for (uint32_t i = 0; i < GRAVE; i++)
       if (g_grave[i].obj == obj) grave = g_grave[i].kind;
-  pthread_mutex_unlock(&g_lock);
+  pthread_rwlock_unlock(&g_lock);
   if (found == kind) return VYRE_STATUS_OK;
   if (found)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -129,7 +131,7 @@ uint32_t vyre__registry_check(const void *obj, uint32_t kind, const char *contex
 
 uint32_t vyre__registry_collect(vyre_device *dev, uint32_t kind, void ***out) {
   *out = NULL;
-  pthread_mutex_lock(&g_lock);
+  pthread_rwlock_rdlock(&g_lock);
   uint32_t n = 0;
   for (uint32_t b = 0; b < BUCKETS; b++)
     for (entry *e = g_table[b]; e; e = e->next)
@@ -140,7 +142,7 @@ uint32_t vyre__registry_collect(vyre_device *dev, uint32_t kind, void ***out) {
     for (uint32_t b = 0; b < BUCKETS; b++)
       for (entry *e = g_table[b]; e; e = e->next)
         if (e->dev == dev && e->kind == kind) list[i++] = (void *)e->obj;
-  pthread_mutex_unlock(&g_lock);
+  pthread_rwlock_unlock(&g_lock);
   *out = list;
   return list ? i : 0;
 }
