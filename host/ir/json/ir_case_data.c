@@ -39,6 +39,7 @@ static uint32_t f32_bits(float f) {
 static uint32_t element(json_t *v, uint32_t type, const vyre__jpath *p, uint32_t *out,
                         vyre_error *err) {
   const char *tn = vyre_ir_type_name(type);
+  const char *an = type == VYRE_IR_TYPE_I32 || type == VYRE_IR_TYPE_F32 ? "an" : "a";
   if (json_is_string(v)) {
     if (vyre__parse_bits(json_string_value(v), out) == 0) return VYRE_STATUS_OK;
     return vyre__jpath_fail(p, err, BADARG,
@@ -66,17 +67,17 @@ static uint32_t element(json_t *v, uint32_t type, const vyre__jpath *p, uint32_t
     }
     if (x < lo || x > hi)
       return vyre__jpath_fail(p, err, BADARG,
-                              "%lld is out of range %lld..%lld for a %s element. Fix: use a value "
+                              "%lld is out of range %lld..%lld for %s %s element. Fix: use a value "
                               "in range or a \"0x%%08x\" bit pattern.",
-                              (long long)x, (long long)lo, (long long)hi, tn);
+                              (long long)x, (long long)lo, (long long)hi, an, tn);
     *out = (uint32_t)x;
     return VYRE_STATUS_OK;
   }
   const char *want = type == VYRE_IR_TYPE_F32      ? "a number or a \"0x%08x\" bit pattern"
                      : type == VYRE_IR_TYPE_BOOL32 ? "0, 1, true, false or a bit pattern"
                                                    : "an integer or a \"0x%08x\" bit pattern";
-  return vyre__jpath_fail(p, err, BADARG, "a %s element must be %s, got %s. Fix: write %s.", tn,
-                          want, vyre__json_type_name(v), want);
+  return vyre__jpath_fail(p, err, BADARG, "%s %s element must be %s, got %s. Fix: write %s.", an,
+                          tn, want, vyre__json_type_name(v), want);
 }
 
 static uint32_t alloc_elems(uint64_t n, const vyre__jpath *p, vyre_case_data *out,
