@@ -5,19 +5,23 @@
 // reports them as metrics: the cache root from VYRE_CACHE_DIR, the
 // environment lookup, the host ABI version given to the query, the
 // monotonic clock. The cache root is fixed when the first plugin loads, so
-// main() sets the environment first. Group "host/services".
+// main() sets the environment first. Log lines are read back from stderr. Group "host/services".
 
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "host_test_util.h"
 
 #define CACHE "/tmp/vyre-test-services-cache"
+
+static void ignore_result(void *user, uint64_t seq, uint32_t status, const vyre_queue_output *o,
+                          uint32_t n) {}
 
 static uint64_t metric(vyre_device *dev, const char *name) {
   vyre_metric m[32];
@@ -44,6 +48,58 @@ static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **stat
   vyre_device_close(dev);
 }
 
+// Runs |fn| with stderr sent to a file and returns what it wrote (static buffer).
+static const char *capture_stderr(void (*fn)(void)) {
+  static char text[8192];
+  fflush(stderr);
+  FILE *tmp = tmpfile();
+  assert_non_null(tmp);
+  int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  fn();
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(tmp);
+  size_t n = fread(text, 1, sizeof(text) - 1, tmp);
+  text[n] = '\0';
+  fclose(tmp);
+  return text;
+}
+
+// A queue that finds its device lost logs its recovery at info level.
+static void queue_recovery(void) {
+  vyre_device *dev = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
+  vyre_program *p = vadd_program(4, 64);
+  vyre_kernel *k = NULL;
+  assert_int_equal(vyre_kernel_compile(dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_queue *q = NULL;
+  assert_int_equal(vyre_queue_create(k, NULL, ignore_result, NULL, &q, &e), VYRE_STATUS_OK);
+  uint32_t a[4] = {1, 2, 3, 4};
+  vyre_arg args[3] = {
+      {a, sizeof(a), NULL, 0, NULL}, {a, sizeof(a), NULL, 0, NULL}, {NULL, 0, NULL, 0, NULL}};
+  assert_int_equal(vyre_queue_push(q, args, 3, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_inject_fault(dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_queue_drain(q, &e), VYRE_STATUS_OK);
+  vyre_device_close(dev);
+  vyre_program_free(p);
+}
+
+static void test_log_level_comes_from_vyre_log(void **state) {
+  setenv("VYRE_LOG", "info", 1);
+  const char *text = capture_stderr(queue_recovery);
+  ASSERT_HAS(text, "vyre test: info: queue 'vadd' found the device lost with 1 payloads "
+                   "undelivered; recovering");
+  setenv("VYRE_LOG", "error", 1);
+  text = capture_stderr(queue_recovery);
+  assert_null(strstr(text, "found the device lost"));
+  unsetenv("VYRE_LOG"); // default: warnings and errors only
+  text = capture_stderr(queue_recovery);
+  assert_null(strstr(text, "found the device lost"));
+}
+
 static void test_status_names_are_stable(void **state) {
   assert_string_equal(vyre_status_string(VYRE_STATUS_OK), "OK");
   assert_string_equal(vyre_status_string(VYRE_STATUS_DEVICE_LOST), "DEVICE_LOST");
@@ -58,6 +114,7 @@ int main(void) {
   unsetenv("VYRE_DEVICE");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plugins_get_the_cache_root_env_lookup_abi_and_clock),
+      cmocka_unit_test(test_log_level_comes_from_vyre_log),
       cmocka_unit_test(test_status_names_are_stable),
   };
   return cmocka_run_group_tests_name("host/services", tests, NULL, NULL);
