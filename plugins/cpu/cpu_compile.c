@@ -94,6 +94,18 @@ static int cc_buffer_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
   return 0;
 }
 
+// Stores and atomics only target read_write, write and workgroup buffers:
+// read and uniform data may live in memory the caller cannot have written.
+static int cc_writable_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
+  if (!cc_buffer_ok(cc, buf, node)) return 0;
+  uint32_t acc = cc->p->buffers[buf].access;
+  if (acc == VYRE_IR_ACCESS_READ_WRITE || acc == VYRE_IR_ACCESS_WRITE ||
+      acc == VYRE_IR_ACCESS_WORKGROUP)
+    return 1;
+  cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "store or atomic to a read or uniform buffer", node);
+  return 0;
+}
+
 static int cc_local_ok(cpu_cc *cc, uint32_t local, uint32_t node) {
   if (local < cc->p->local_count) return 1;
   cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "local index out of range", node);
@@ -368,7 +380,7 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     break;
   }
   case VYRE_IR_K_STORE: {
-    if (!cc_buffer_ok(cc, n->ref, idx)) break;
+    if (!cc_writable_ok(cc, n->ref, idx)) break;
     uint32_t ri = cc_expr(cc, n->a, idx);
     uint32_t rv = cc_expr(cc, n->b, idx);
     cc_emit(cc, CPU_OP_STORE, 0, 0, n->ref, ri, rv, 0);
@@ -421,7 +433,7 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     cc_emit(cc, CPU_OP_TRAP, 0, 0, n->axis, 0, 0, 0);
     break;
   case VYRE_IR_K_ATOMIC: {
-    if (!cc_buffer_ok(cc, n->ref, idx)) break;
+    if (!cc_writable_ok(cc, n->ref, idx)) break;
     if (n->op >= VYRE_IR_ATOMIC_COUNT) {
       cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown atomic operator", idx);
       break;

@@ -436,6 +436,14 @@ static void test_compile_refuses_a_malformed_view(void **state) {
   assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_INVALID_PROGRAM);
   assert_null(m);
   assert_non_null(strstr(e.message, "out of range"));
+  // A store into a read buffer (which the validator would refuse) is refused too.
+  vyre_ir_buffer bufs[1];
+  memcpy(bufs, v.buffers, sizeof(bufs));
+  bufs[0].access = VYRE_IR_ACCESS_READ;
+  nodes[st].b = 1; // the literal again: only the access is wrong now
+  v.buffers = bufs;
+  assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(strstr(e.message, "read or uniform buffer"));
   tu_free(p);
 }
 
