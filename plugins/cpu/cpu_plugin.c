@@ -13,6 +13,7 @@
 // buffer and pending stale.
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,17 @@ void cpu_link_remove(cpu_link *node) {
   node->prev = node->next = node;
 }
 
+// Cores this process may run on (its affinity mask, e.g. under a container
+// CPU limit), else every online core.
+static uint32_t cpu_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
+  if (n < 1) n = 1;
+  if (n > (long)CPU_MAX_THREADS) n = CPU_MAX_THREADS;
+  return (uint32_t)n;
+}
+
 // Worker count: VYRE_CPU_THREADS, else every online core. Returns 0 and
 // fills |err| on a bad value.
 static uint32_t cpu_thread_count(vyre_error *err) {
@@ -62,10 +74,7 @@ static uint32_t cpu_thread_count(vyre_error *err) {
     }
     return (uint32_t)v;
   }
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1) n = 1;
-  if (n > (long)CPU_MAX_THREADS) n = CPU_MAX_THREADS;
-  return (uint32_t)n;
+  return cpu_cores();
 }
 
 static void cpu_probe(vyre_probe_result *out) {
@@ -76,9 +85,8 @@ static void cpu_probe(vyre_probe_result *out) {
   out->available = 1;
   out->device_count = 1;
   out->best_device_kind = VYRE_DEVICE_KIND_CPU;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
   snprintf(out->reason, sizeof(out->reason),
-           "CPU reference interpreter, always available (%ld cores online)", n < 1 ? 1 : n);
+           "CPU reference interpreter, always available (%u cores)", cpu_cores());
 }
 
 static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
