@@ -237,6 +237,61 @@ static void test_queue_recovers_a_lost_device_and_reruns_its_payloads(void **sta
   assert_int_equal(h.generation, 2);
 }
 
+static void test_queue_recompiles_after_the_caller_recovered_the_device(void **state) {
+  fixture *f = *state;
+  collect c;
+  memset(&c, 0, sizeof(c));
+  vyre_queue *q = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_queue_create(f->k, NULL, on_result, &c, &q, &e), VYRE_STATUS_OK);
+  // The caller recovers: the queue's module is now stale and the plugin
+  // refuses it; the queue compiles again (no second recover) and delivers.
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  io x;
+  io_init(&x, 7);
+  assert_int_equal(vyre_queue_push(q, x.args, 3, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_queue_drain(q, &e), VYRE_STATUS_OK);
+  assert_int_equal(c.calls, 1);
+  assert_int_equal(c.status[0], VYRE_STATUS_OK);
+  assert_int_equal(c.first[0], 1007);
+  vyre_health h;
+  assert_int_equal(vyre_device_health(f->dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.generation, 2); // recovered once, by the caller
+  vyre_queue_destroy(q);
+  vyre_queue_destroy(q); // ignored
+  assert_int_equal(vyre_queue_drain(q, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "was already released");
+}
+
+static void test_batch_item_on_a_lost_resident_buffer_fails_alone(void **state) {
+  fixture *f = *state;
+  vyre_error e = new_err();
+  vyre_resident *r = NULL;
+  assert_int_equal(vyre_resident_alloc(f->dev, 64, &r, &e), VYRE_STATUS_OK);
+  io x[2];
+  io_init(&x[0], 0);
+  io_init(&x[1], 50);
+  x[1].args[0].data = NULL;
+  x[1].args[0].bytes = 0;
+  x[1].args[0].resident = r; // a resident input: lost with the device
+  vyre_batch_item items[2];
+  memset(items, 0, sizeof(items));
+  for (uint32_t j = 0; j < 2; j++) {
+    items[j].kernel = f->k;
+    items[j].args = x[j].args;
+    items[j].arg_count = 3;
+  }
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_dispatch_batch(f->dev, items, 2, &e), VYRE_STATUS_OK);
+  assert_int_equal(items[0].status, VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < 16; i++)
+    assert_int_equal(x[0].out[i], 1000 + i);
+  assert_int_equal(items[1].status, VYRE_STATUS_DEVICE_LOST);
+  ASSERT_HAS(items[1].error.message, "resident buffer");
+  ASSERT_HAS(items[1].error.message, "is stale");
+}
+
 typedef struct worker {
   vyre_kernel *k;
   uint32_t id;
@@ -289,6 +344,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_queue_recovers_a_lost_device_and_reruns_its_payloads,
                                       setup_basic, teardown),
       cmocka_unit_test_setup_teardown(test_four_threads_dispatch_on_one_device_with_correct_results,
+                                      setup_basic, teardown),
+      cmocka_unit_test_setup_teardown(test_queue_recompiles_after_the_caller_recovered_the_device,
+                                      setup_basic, teardown),
+      cmocka_unit_test_setup_teardown(test_batch_item_on_a_lost_resident_buffer_fails_alone,
                                       setup_basic, teardown),
   };
   return cmocka_run_group_tests_name("host/batch_queue", tests, NULL, NULL);

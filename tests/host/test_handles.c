@@ -237,6 +237,14 @@ static void test_async_jobs_fall_back_to_running_at_submit(void **state) {
   assert_int_equal(vyre_job_wait(j, UINT64_MAX, &res, &e), VYRE_STATUS_DEVICE_LOST);
   ASSERT_HAS(e.message, "dispatch 'vadd' on test: test: the test device is lost");
   // Left unreleased: vyre_device_close frees it.
+  // A job submitted before a recover and not yet waited is stale after it.
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  vyre_kernel *k2 = NULL;
+  assert_int_equal(vyre_kernel_compile(f->dev, f->vadd, NULL, &k2, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_dispatch_async(k2, args, 3, NULL, &j, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(j, UINT64_MAX, &res, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(j, UINT64_MAX, &res, &e), VYRE_STATUS_OK); // waits again
+  vyre_job_release(j);
 }
 
 static void test_sequence_runs_resident_steps_then_reads(void **state) {
