@@ -423,6 +423,16 @@ def gen_traps(ctx):
                "site 9 and (23,19) site 31; linear ids 173, 68, 479: the record has 68 and "
                "sites 1, 9, 31", [buf("out", 0, "write", "u32", 1)], body, wg=(8, 4, 1),
                grid=[3, 5, 1], expect={"trap": {"invocation": 68, "sites": [1, 9, 31]}}))
+    # The lowest id is not the first to trap in workgroup order.
+    body = [let("x", gid(0)), let("y", gid(1)),
+            if_(bin_("land", eq(var("x"), lit_u(7)), eq(var("y"), lit_u(3))), [trap(6)]),
+            if_(bin_("land", eq(var("x"), lit_u(16)), eq(var("y"), lit_u(0))), [trap(7)])]
+    W.add("traps/lowest_not_first.json",
+          case("lowest_not_first", "wg [8,4,1], grid [3,5,1]: gid (7,3) in the first "
+               "workgroup traps with linear id 79 (site 6), gid (16,0) in the third workgroup "
+               "with id 16 (site 7): the record has the lowest id, 16, not the first to trap",
+               [buf("out", 0, "write", "u32", 1)], body, wg=(8, 4, 1), grid=[3, 5, 1],
+               expect={"trap": {"invocation": 16, "sites": [6, 7]}}))
     # 3-D: linear id = (gid.z * 6 + gid.y) * 8 + gid.x with wg [4,2,2], grid [2,3,2].
     def at(x, y, z):
         return bin_("land", bin_("land", eq(var("tx"), lit_u(x)), eq(var("ty"), lit_u(y))),
