@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_codegen.h — IR -> CUDA C for NVRTC, exact per IR.md. Pure: needs no
+// driver, no NVRTC and no device; called by the compile path
+// (cuda_compile.c) and by the tests in tests/cuda.
+//
+// The generated kernel is `extern "C" __global__ void vyre_main(...)` with
+// parameters, in this order: one `u32 *` per host buffer in ascending binding
+// order (slot s = p<s>), then one `u32` element count per slot (n<s>), then
+// the trap record (`u64 *`: [0] lowest trapping linear invocation id,
+// starting at ~0, [1] low word: the bit mask of sites). Every identifier is
+// made by the generator (v<local>, p<slot>, w<buffer>, ...); no IR name ever
+// reaches the source text, so a program cannot inject code.
+
+#ifndef VYRE_CUDA_CODEGEN_H
+#define VYRE_CUDA_CODEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vyre/vyre_backend.h"
+
+// Bumped whenever generated code may change (part of the compile-cache key).
+#define VYRE_CUDA_GENERATOR_VERSION 1u
+#define VYRE_CUDA_KERNEL_NAME       "vyre_main"
+#define VYRE_CUDA_MAX_SLOTS         32u
+
+// The binding plan: how the host's bindings map to kernel parameters.
+typedef struct vyre_cuda_plan {
+  uint32_t slot_count;                          // host (non-workgroup) buffers
+  uint32_t buffer_of_slot[VYRE_CUDA_MAX_SLOTS]; // program buffer index per slot
+  uint8_t access_of_slot[VYRE_CUDA_MAX_SLOTS];  // VYRE_IR_ACCESS_*
+  uint32_t uses_trap;
+} vyre_cuda_plan;
+
+// Fills |out| from the program (ascending binding order). INVALID_PROGRAM
+// when the program has more than 32 host buffers or duplicate bindings.
+uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, vyre_cuda_plan *out, vyre_error *err);
+
+// Generates the CUDA C source for |p| run with workgroup size |wg|.
+// *out_src is malloc'd and NUL-terminated (caller frees). Errors:
+// INVALID_PROGRAM (a malformed view: index out of range, unknown kind or op),
+// OUT_OF_MEMORY.
+uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
+                            size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err);
+
+#endif // VYRE_CUDA_CODEGEN_H

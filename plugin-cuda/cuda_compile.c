@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_compile.c — NVRTC and the disk cache: the key record, the cubin
+// lookup, and the NVRTC call (options, log, cubin). Called by the compile
+// slot (cuda_module.c) and the tests; never touches a device or a context.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_compile.h"
+#include "cuda_symbols.h"
+
+// Exact f32 (IR.md §10): no contraction, IEEE division and square root, no
+// flush to zero. The generator also uses the _rn intrinsics explicitly.
+const char *const vyre_cuda_nvrtc_options[] = {"--fmad=false", "--prec-div=true",
+                                               "--prec-sqrt=true", "--ftz=false", "--std=c++17"};
+const unsigned vyre_cuda_nvrtc_option_count =
+    sizeof(vyre_cuda_nvrtc_options) / sizeof(vyre_cuda_nvrtc_options[0]);
+
+void vyre_cuda_cache_key(vyre_kit_key *k, const vyre_ir_program *p, const uint32_t wg[3],
+                         uint32_t flags, int cc_major, int cc_minor) {
+  char arch[32];
+  snprintf(arch, sizeof(arch), "sm_%d%d", cc_major, cc_minor);
+  vyre_kit_key_init(k);
+  vyre_kit_key_add_str(k, "vyre-cuda-cubin");
+  vyre_kit_key_add_u32(k, VYRE_CUDA_CACHE_FORMAT);
+  vyre_kit_key_add_u32(k, VYRE_ABI_MAJOR);
+  vyre_kit_key_add_u32(k, VYRE_ABI_MINOR);
+  vyre_kit_key_add_str(k, VYRE_CUDA_BUILD_ID);
+  vyre_kit_key_add_u32(k, VYRE_CUDA_GENERATOR_VERSION);
+  vyre_kit_key_add(k, p->canonical, (size_t)p->canonical_size);
+  for (int i = 0; i < 3; i++)
+    vyre_kit_key_add_u32(k, wg[i]);
+  vyre_kit_key_add_u32(k, flags);
+  for (unsigned i = 0; i < vyre_cuda_nvrtc_option_count; i++)
+    vyre_kit_key_add_str(k, vyre_cuda_nvrtc_options[i]);
+  vyre_kit_key_add_str(k, arch);
+  vyre_kit_key_add_str(k, VYRE_CUDA_NVRTC_BUILD_VERSION);
+}
+
+static uint32_t nvrtc_fail(vyre_error *err, nvrtcResult r, const char *call, const char *fix) {
+  return vyre_kit_fail(err, VYRE_STATUS_COMPILE_FAILED, (int64_t)r, "cuda",
+                       "%s failed: %s (%d). Fix: %s.", call, vyre_nvrtc.nvrtcGetErrorString(r),
+                       (int)r, fix);
+}
+
+uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, void **out_cubin,
+                                 size_t *out_size, vyre_error *err) {
+  *out_cubin = NULL;
+  *out_size = 0;
+  uint32_t st = vyre_cuda_nvrtc_load(err);
+  if (st) return st;
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = vyre_nvrtc.nvrtcCreateProgram(&prog, src, "vyre_kernel.cu", 0, NULL, NULL);
+  if (r != NVRTC_SUCCESS) return nvrtc_fail(err, r, "nvrtcCreateProgram", "free host memory");
+  char arch[64];
+  snprintf(arch, sizeof(arch), "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
+  const char *opts[16];
+  unsigned n = 0;
+  opts[n++] = arch;
+  for (unsigned i = 0; i < vyre_cuda_nvrtc_option_count && n < 16; i++)
+    opts[n++] = vyre_cuda_nvrtc_options[i];
+  vyre_cuda_nvrtc_count_compile();
+  r = vyre_nvrtc.nvrtcCompileProgram(prog, (int)n, opts);
+  if (r != NVRTC_SUCCESS) {
+    size_t log_size = 0;
+    char log[640] = "";
+    if (vyre_nvrtc.nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+      char *full = malloc(log_size);
+      if (full && vyre_nvrtc.nvrtcGetProgramLog(prog, full) == NVRTC_SUCCESS)
+        snprintf(log, sizeof(log), "%s", full);
+      free(full);
+    }
+    st = vyre_kit_fail(err, VYRE_STATUS_COMPILE_FAILED, (int64_t)r, "cuda",
+                       "nvrtcCompileProgram for sm_%d%d failed: %s: %s Fix: check that this "
+                       "NVRTC supports sm_%d%d; otherwise report this as a plugin bug with the "
+                       "program.",
+                       cc_major, cc_minor, vyre_nvrtc.nvrtcGetErrorString(r), log, cc_major,
+                       cc_minor);
+    vyre_nvrtc.nvrtcDestroyProgram(&prog);
+    return st;
+  }
+  size_t size = 0;
+  r = vyre_nvrtc.nvrtcGetCUBINSize(prog, &size);
+  if (r != NVRTC_SUCCESS || size == 0) {
+    st = nvrtc_fail(err, r, "nvrtcGetCUBINSize", "compile for a real architecture (sm_XY)");
+    vyre_nvrtc.nvrtcDestroyProgram(&prog);
+    return st;
+  }
+  void *cubin = malloc(size);
+  if (!cubin) {
+    vyre_nvrtc.nvrtcDestroyProgram(&prog);
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, "cuda",
+                         "no host memory for a %zu-byte cubin. Fix: free memory.", size);
+  }
+  r = vyre_nvrtc.nvrtcGetCUBIN(prog, cubin);
+  vyre_nvrtc.nvrtcDestroyProgram(&prog);
+  if (r != NVRTC_SUCCESS) {
+    free(cubin);
+    return nvrtc_fail(err, r, "nvrtcGetCUBIN", "report this as a plugin bug");
+  }
+  *out_cubin = cubin;
+  *out_size = size;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
+                             const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
+                             int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err) {
+  memset(out, 0, sizeof(*out));
+  uint32_t st = vyre_cuda_plan_make(p, &out->plan, err);
+  if (st) return st;
+  vyre_cuda_cache_key(&out->key, p, wg, flags, cc_major, cc_minor);
+  int cacheable = !out->key.failed && p->canonical && p->canonical_size > 0;
+  if (cacheable && vyre_kit_cache_get(disk, &out->key, &out->data, &out->size)) {
+    if (out->size > 0) {
+      out->from_disk = 1;
+      if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_HITS, 1);
+      return VYRE_STATUS_OK;
+    }
+    free(out->data);
+    out->data = NULL;
+  }
+  if (metrics && vyre_kit_cache_enabled(disk))
+    vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_MISSES, 1);
+  char *src = NULL;
+  st = vyre_cuda_generate(p, wg, &src, NULL, NULL, err);
+  if (!st) st = vyre_cuda_nvrtc_compile(src, cc_major, cc_minor, &out->data, &out->size, err);
+  free(src);
+  if (st) {
+    vyre_cuda_cubin_free(out);
+    return st;
+  }
+  if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_COMPILES, 1);
+  if (cacheable) vyre_kit_cache_put(disk, &out->key, out->data, out->size);
+  return VYRE_STATUS_OK;
+}
+
+void vyre_cuda_cubin_free(vyre_cuda_cubin *c) {
+  if (!c) return;
+  free(c->data);
+  c->data = NULL;
+  c->size = 0;
+  vyre_kit_key_free(&c->key);
+}

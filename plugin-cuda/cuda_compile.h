@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_compile.h — from a program to a cubin: the disk cache (kit cache,
+// subfolder "cuda-v1"), CUDA C generation and NVRTC. Needs no device and no
+// driver; the device half (cuModuleLoadData, the in-memory cache) is in
+// cuda_module.c. NVRTC is dlopened only on a disk-cache miss, so a process
+// whose programs are all on disk never loads it.
+//
+// Cache key (ABI.md §6), a length-prefixed record of: "vyre-cuda-cubin",
+// cache format version, ABI major and minor, plugin build id, generator
+// version, canonical program bytes, workgroup size, compile flags, every
+// NVRTC option, the target "sm_XY", and the NVRTC version. The NVRTC version
+// is the one the plugin was built against (VYRE_CUDA_NVRTC_BUILD_VERSION):
+// asking the library for it would load NVRTC on every cache hit.
+
+#ifndef VYRE_CUDA_COMPILE_H
+#define VYRE_CUDA_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_codegen.h"
+#include "vyre_kit.h"
+
+#define VYRE_CUDA_CACHE_FORMAT 1u
+#define VYRE_CUDA_CACHE_SUBDIR "cuda-v1"
+#ifndef VYRE_CUDA_BUILD_ID
+#define VYRE_CUDA_BUILD_ID "cuda-0.1.0-gen1"
+#endif
+#ifndef VYRE_CUDA_NVRTC_BUILD_VERSION
+#define VYRE_CUDA_NVRTC_BUILD_VERSION "unknown"
+#endif
+
+// The NVRTC options every compile uses (besides --gpu-architecture).
+extern const char *const vyre_cuda_nvrtc_options[];
+extern const unsigned vyre_cuda_nvrtc_option_count;
+
+// A compiled program.
+typedef struct vyre_cuda_cubin {
+  void *data; // malloc'd cubin
+  size_t size;
+  vyre_cuda_plan plan;
+  int from_disk;    // 1: read from the disk cache (no NVRTC call)
+  vyre_kit_key key; // the cache key (owned; vyre_cuda_cubin_free frees it)
+} vyre_cuda_cubin;
+
+// Builds the cache key for |p| at |wg| for compute capability cc_major.cc_minor.
+void vyre_cuda_cache_key(vyre_kit_key *k, const vyre_ir_program *p, const uint32_t wg[3],
+                         uint32_t flags, int cc_major, int cc_minor);
+
+// Compiles CUDA C source |src| to a cubin for sm_<cc_major><cc_minor> with
+// NVRTC (loading it if needed). *out_cubin is malloc'd. Errors: UNAVAILABLE
+// (no NVRTC), COMPILE_FAILED (with the head of the NVRTC log), OUT_OF_MEMORY.
+uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, void **out_cubin,
+                                 size_t *out_size, vyre_error *err);
+
+// Finds the cubin for |p|: the disk cache |disk| (may be NULL or disabled),
+// else generate + NVRTC + publish. Counts disk hits/misses and compiles in
+// |metrics| (may be NULL). On success the caller frees |out| with
+// vyre_cuda_cubin_free.
+uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
+                             const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
+                             int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err);
+void vyre_cuda_cubin_free(vyre_cuda_cubin *c);
+
+#endif // VYRE_CUDA_COMPILE_H

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_dispatch.c — the dispatch slots: one-shot (one synchronization),
+// async (an event per dispatch; poll, wait with a deadline, release that
+// leaves running work to be reaped), batch (every job enqueued on one
+// stream, one synchronization, a status per job) and sequences (resident
+// steps and reads on one stream, one synchronization). The life of one
+// dispatch is in cuda_job.c. Called from the ops table.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_internal.h"
+#include "vyre_ir.h"
+
+// Waits for |ev| until |timeout_ns| (0 or UINT64_MAX: forever).
+static uint32_t wait_event(vyre_backend *be, CUevent ev, uint64_t timeout_ns, vyre_error *err) {
+  CUresult r;
+  if (timeout_ns == 0 || timeout_ns == UINT64_MAX) {
+    r = vyre_cu.cuEventSynchronize(ev);
+  } else {
+    uint64_t deadline = vyre_kit_now_ns() + timeout_ns;
+    long nap = 2000;
+    while ((r = vyre_cu.cuEventQuery(ev)) == CUDA_ERROR_NOT_READY) {
+      if (vyre_kit_now_ns() >= deadline)
+        return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, r, CU_NAME,
+                             "the dispatch did not finish within %llu ns. Fix: raise the timeout "
+                             "or split the work.",
+                             (unsigned long long)timeout_ns);
+      struct timespec ts = {0, nap};
+      nanosleep(&ts, NULL);
+      if (nap < 500000) nap *= 2;
+    }
+  }
+  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "waiting for the dispatch");
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
+  return VYRE_STATUS_OK;
+}
+
+// Drops a job whose enqueue failed half way (waits for what was queued).
+static void abandon(vyre_backend *be, cu_job *j) {
+  if (!atomic_load(&be->lost)) vyre_cu.cuStreamSynchronize(j->stream);
+  cu_job_unmark(j);
+  cu_job_give(be, j);
+}
+
+uint32_t vyre_cuda_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
+                            vyre_dispatch_result *out, vyre_error *err) {
+  uint32_t st = cu_check_alive(be, err);
+  if (st || (st = cu_enter(be, err))) return st;
+  cu_job *j = NULL;
+  if ((st = cu_job_take(be, &j, err))) goto out;
+  int direct = a && a->timeout_ns == 0;
+  if ((st = cu_job_prepare(be, j, a, direct, err)) ||
+      (st = cu_job_enqueue(be, j, j->stream, err))) {
+    abandon(be, j);
+    goto out;
+  }
+  if (direct) {
+    CUresult r = vyre_cu.cuStreamSynchronize(j->stream);
+    if (r != CUDA_SUCCESS)
+      st = cu_fail(be, err, r, "retry", "cuStreamSynchronize after the dispatch");
+    else
+      vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
+  } else {
+    st = wait_event(be, j->ev_done, a->timeout_ns, err);
+  }
+  if (st == VYRE_STATUS_TIMEOUT) {
+    // Abandoned: the job (and the resident buffers it uses) stays leased
+    // until the device is done with it.
+    pthread_mutex_lock(&be->lock);
+    j->next = be->zombies;
+    be->zombies = j;
+    pthread_mutex_unlock(&be->lock);
+    goto out;
+  }
+  if (st) {
+    abandon(be, j);
+    goto out;
+  }
+  st = cu_job_finish(be, j, out, err);
+  cu_job_unmark(j);
+  cu_job_give(be, j);
+out:
+  cu_leave(be);
+  return st;
+}
+
+uint32_t vyre_cuda_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a, vyre_pending **out,
+                                  vyre_error *err) {
+  if (out) *out = NULL;
+  uint32_t st = cu_check_alive(be, err);
+  if (st) return st;
+  if (!out)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "dispatch_async: no output pointer. Fix: pass one.");
+  vyre_pending *p = calloc(1, sizeof(*p));
+  if (!p)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                         "dispatch_async: out of host memory. Fix: free memory.");
+  if ((st = cu_enter(be, err))) {
+    free(p);
+    return st;
+  }
+  cu_zombies_reap(be, 0);
+  cu_job *j = NULL;
+  if (!(st = cu_job_take(be, &j, err))) {
+    if ((st = cu_job_prepare(be, j, a, 0, err)) || (st = cu_job_enqueue(be, j, j->stream, err)))
+      abandon(be, j);
+  }
+  cu_leave(be);
+  if (st) {
+    free(p);
+    return st;
+  }
+  vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, be, be->generation);
+  p->job = j;
+  *out = p;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_cuda_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
+                                vyre_error *err) {
+  uint32_t st = vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, CU_NAME,
+                                      "pending", err);
+  if (st || (st = cu_check_alive(be, err))) return st;
+  if (p->done || !p->job) {
+    if (out_done) *out_done = 1;
+    return VYRE_STATUS_OK;
+  }
+  if ((st = cu_enter(be, err))) return st;
+  CUresult r = vyre_cu.cuEventQuery(p->job->ev_done);
+  cu_leave(be);
+  if (r == CUDA_ERROR_NOT_READY) {
+    if (out_done) *out_done = 0;
+    return VYRE_STATUS_OK;
+  }
+  if (out_done) *out_done = 1;
+  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "pending_poll: cuEventQuery");
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_cuda_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                                vyre_dispatch_result *out, vyre_error *err) {
+  uint32_t st = vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, CU_NAME,
+                                      "pending", err);
+  if (st) return st;
+  if (p->done) {
+    if (out) {
+      uint32_t size = out->struct_size;
+      *out = p->result;
+      out->struct_size = size;
+    }
+    if (p->status)
+      return vyre_kit_fail(err, p->status, 0, CU_NAME,
+                           "this pending already completed with status %u. Fix: release it.",
+                           p->status);
+    return VYRE_STATUS_OK;
+  }
+  if ((st = cu_check_alive(be, err)) || (st = cu_enter(be, err))) return st;
+  cu_job *j = p->job;
+  st = wait_event(be, j->ev_done, timeout_ns, err);
+  if (st == VYRE_STATUS_TIMEOUT) {
+    cu_leave(be);
+    return st; // the pending stays valid for another wait
+  }
+  if (!st) {
+    p->result.struct_size = sizeof(p->result);
+    st = cu_job_finish(be, j, &p->result, err);
+    if (out) {
+      uint32_t size = out->struct_size;
+      *out = p->result;
+      out->struct_size = size;
+    }
+  }
+  cu_job_unmark(j);
+  cu_job_give(be, j);
+  cu_leave(be);
+  p->job = NULL;
+  p->done = 1;
+  p->status = st;
+  return st;
+}
+
+void vyre_cuda_pending_release(vyre_backend *be, vyre_pending *p) {
+  if (!be || !p || p->h.magic != VYRE_MAGIC_PENDING) return;
+  cu_job *j = p->job;
+  if (j) {
+    if (j->generation != be->generation || atomic_load(&be->lost)) {
+      cu_job_unmark(j);
+      cu_job_give(be, j); // frees an older generation's job without driver calls
+    } else if (cu_enter(be, NULL) == VYRE_STATUS_OK) {
+      // Still running or not yet collected: the job and the resident
+      // buffers it uses stay leased until the device is done.
+      pthread_mutex_lock(&be->lock);
+      j->next = be->zombies;
+      be->zombies = j;
+      pthread_mutex_unlock(&be->lock);
+      cu_zombies_reap(be, 0);
+      cu_leave(be);
+    }
+  }
+  vyre_kit_object_kill(&p->h);
+  free(p);
+}
+
+// Runs |n| dispatches on one stream with one synchronization. |jobs_out|
+// receives each job (NULL where preparation failed, status in |st_out|).
+static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args, uint32_t n,
+                         int resident_only, uint32_t *st_out, vyre_error **errs,
+                         vyre_dispatch_result **results, const vyre_buffer_range *reads,
+                         uint32_t read_count, uint64_t timeout_ns, vyre_error *err) {
+  cu_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
+  if (!jobs)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                         "out of host memory for %u jobs. Fix: free memory.", n);
+  uint32_t st = cu_enter(be, err);
+  if (st) {
+    free(jobs);
+    return st;
+  }
+  CUstream s = NULL;
+  cu_job *lead = NULL;
+  if ((st = cu_job_take(be, &lead, err))) goto out;
+  s = lead->stream;
+  for (uint32_t i = 0; i < n; i++) {
+    vyre_error *je = errs ? errs[i] : NULL;
+    const vyre_dispatch_args *a = args[i];
+    if (!a) {
+      st_out[i] = vyre_kit_fail(je, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                                "job %u has no arguments. Fix: pass vyre_dispatch_args.", i);
+      continue;
+    }
+    if (resident_only)
+      for (uint32_t b = 0; b < a->binding_count && a->bindings; b++)
+        if (a->bindings[b].kind != VYRE_BINDING_RESIDENT) {
+          st_out[i] = vyre_kit_fail(je, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                                    "sequence step %u binding %u is not resident. Fix: bind "
+                                    "resident buffers in sequences.",
+                                    i, b);
+          break;
+        }
+    if (st_out[i]) continue;
+    cu_job *j = NULL;
+    if ((st_out[i] = cu_job_take(be, &j, je))) continue;
+    if ((st_out[i] = cu_job_prepare(be, j, a, 0, je))) {
+      cu_job_give(be, j);
+      continue;
+    }
+    if ((st_out[i] = cu_job_enqueue(be, j, s, je))) {
+      jobs[i] = j; // may have queued work: collected after the sync
+      if (atomic_load(&be->lost)) break;
+      continue;
+    }
+    jobs[i] = j;
+  }
+  CUresult r = CUDA_SUCCESS;
+  uint64_t down = 0;
+  for (uint32_t i = 0; i < read_count && r == CUDA_SUCCESS && !atomic_load(&be->lost); i++) {
+    if (!reads[i].size) continue;
+    r = vyre_cu.cuMemcpyDtoHAsync(reads[i].dst, reads[i].buffer->ptr + reads[i].offset,
+                                  (size_t)reads[i].size, s);
+    down += reads[i].size;
+  }
+  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventRecord(lead->ev_done, s);
+  if (r != CUDA_SUCCESS) {
+    st = cu_fail(be, err, r, "retry", "enqueuing the reads");
+  } else {
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
+    st = wait_event(be, lead->ev_done, timeout_ns, err);
+  }
+  if (st == VYRE_STATUS_TIMEOUT) {
+    // Everything stays leased until the device is done.
+    pthread_mutex_lock(&be->lock);
+    for (uint32_t i = 0; i < n; i++)
+      if (jobs[i]) {
+        jobs[i]->next = be->zombies;
+        be->zombies = jobs[i];
+        jobs[i] = NULL;
+      }
+    lead->next = be->zombies;
+    be->zombies = lead;
+    lead = NULL;
+    pthread_mutex_unlock(&be->lock);
+    goto out;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!jobs[i]) continue;
+    if (!st && !st_out[i])
+      st_out[i] = cu_job_finish(be, jobs[i], results ? results[i] : NULL, errs ? errs[i] : NULL);
+    else if (!st_out[i])
+      st_out[i] = st;
+    cu_job_unmark(jobs[i]);
+    cu_job_give(be, jobs[i]);
+  }
+out:
+  if (lead) cu_job_give(be, lead);
+  cu_leave(be);
+  free(jobs);
+  return st;
+}
+
+uint32_t vyre_cuda_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
+                                  vyre_error *err) {
+  uint32_t st = cu_check_alive(be, err);
+  if (st) return st;
+  if (n && !jobs)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "dispatch_batch: the jobs array is NULL. Fix: pass the jobs.");
+  if (n == 0) return VYRE_STATUS_OK;
+  const vyre_dispatch_args **args = calloc(n, sizeof(*args));
+  uint32_t *sts = calloc(n, sizeof(*sts));
+  vyre_error **errs = calloc(n, sizeof(*errs));
+  vyre_dispatch_result **res = calloc(n, sizeof(*res));
+  if (!args || !sts || !errs || !res) {
+    st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                       "dispatch_batch: out of host memory for %u jobs. Fix: free memory.", n);
+    goto out;
+  }
+  uint64_t timeout = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    args[i] = jobs[i].args;
+    errs[i] = jobs[i].error;
+    res[i] = jobs[i].result;
+    if (args[i] && args[i]->timeout_ns && (!timeout || args[i]->timeout_ns < timeout))
+      timeout = args[i]->timeout_ns;
+  }
+  st = run_many(be, args, n, 0, sts, errs, res, NULL, 0, timeout, err);
+  for (uint32_t i = 0; i < n; i++)
+    jobs[i].status = st ? st : sts[i];
+  if (st == VYRE_STATUS_TIMEOUT || st == VYRE_STATUS_DEVICE_LOST) goto out;
+  st = cu_check_alive(be, err);
+out:
+  free(args);
+  free(sts);
+  free(errs);
+  free(res);
+  return st;
+}
+
+uint32_t vyre_cuda_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
+                                vyre_dispatch_result *results, vyre_error *err) {
+  uint32_t st = cu_check_alive(be, err);
+  if (st) return st;
+  if (!a || (a->step_count && !a->steps) || (a->read_count && !a->reads))
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "sequence_run: missing steps or reads. Fix: pass the arrays.");
+  for (uint32_t i = 0; i < a->read_count; i++) {
+    const vyre_buffer_range *r = &a->reads[i];
+    char what[48];
+    snprintf(what, sizeof(what), "sequence read %u's buffer", i);
+    if ((st = vyre_kit_object_check(r->buffer, VYRE_MAGIC_BUFFER, be, be->generation, CU_NAME, what,
+                                    err)))
+      return st;
+    if (r->offset % 4 || r->size % 4 || r->offset > r->buffer->bytes ||
+        r->size > r->buffer->bytes - r->offset || (r->size && !r->dst))
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                           "sequence_run: read %u (offset %llu, %llu bytes) is unaligned, past "
+                           "the end of its %llu-byte buffer or has no dst. Fix: read 4-byte "
+                           "aligned ranges inside the buffer.",
+                           i, (unsigned long long)r->offset, (unsigned long long)r->size,
+                           (unsigned long long)r->buffer->bytes);
+  }
+  uint32_t n = a->step_count;
+  const vyre_dispatch_args **args = calloc(n ? n : 1, sizeof(*args));
+  uint32_t *sts = calloc(n ? n : 1, sizeof(*sts));
+  vyre_dispatch_result **res = calloc(n ? n : 1, sizeof(*res));
+  vyre_error *step_err = calloc(n ? n : 1, sizeof(*step_err));
+  vyre_error **errs = calloc(n ? n : 1, sizeof(*errs));
+  if (!args || !sts || !res || !step_err || !errs) {
+    st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                       "sequence_run: out of host memory. Fix: free memory.");
+    goto out;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    args[i] = &a->steps[i];
+    res[i] = results ? &results[i] : NULL;
+    step_err[i].struct_size = sizeof(vyre_error);
+    errs[i] = &step_err[i];
+  }
+  st = run_many(be, args, n, 1, sts, errs, res, a->reads, a->read_count, a->timeout_ns, err);
+  if (!st) {
+    for (uint32_t i = 0; i < n; i++)
+      if (sts[i]) {
+        st = sts[i];
+        if (err) {
+          uint32_t size = err->struct_size;
+          *err = step_err[i];
+          err->struct_size = size;
+          vyre_error_prefix(err, "sequence step %u", i);
+        }
+        break;
+      }
+  }
+out:
+  free(args);
+  free(sts);
+  free(res);
+  free(step_err);
+  free(errs);
+  return st;
+}

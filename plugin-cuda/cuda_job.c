@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_job.c — the life of one dispatch on the device, and the pool of
+// reusable dispatch resources (stream, events, pinned staging, device memory)
+// behind it. Called by cuda_dispatch.c (one-shot, async, batch, sequence) and
+// cuda_device.c (inject_fault); always inside cu_enter. Never waits itself.
+//
+// Memory layout of one job (device memory; staging mirrors its first part):
+//   [trap record 16 B][staged read_write][staged write][staged read/uniform]
+//   [direct host buffers]
+// Small host buffers (each <= CU_STAGE_MAX) are packed into pinned staging
+// and go up in ONE copy (write buffers as zeros) and come down in ONE copy
+// with the trap record; larger ones are copied straight from and to the
+// caller's memory. Resident buffers are used in place. Nothing is allocated
+// per dispatch once a job's memory has grown to fit.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+static uint64_t align_up(uint64_t v) {
+  return (v + CU_ALIGN - 1) / CU_ALIGN * CU_ALIGN;
+}
+
+static void job_destroy(vyre_backend *be, cu_job *j, int driver) {
+  if (driver && j->generation == be->generation) {
+    if (j->dev) vyre_cu.cuMemFree(j->dev);
+    if (j->host) vyre_cu.cuMemFreeHost(j->host);
+    if (j->ev_start) vyre_cu.cuEventDestroy(j->ev_start);
+    if (j->ev_end) vyre_cu.cuEventDestroy(j->ev_end);
+    if (j->ev_done) vyre_cu.cuEventDestroy(j->ev_done);
+    if (j->stream) vyre_cu.cuStreamDestroy(j->stream);
+  }
+  free(j);
+}
+
+uint32_t cu_job_take(vyre_backend *be, cu_job **out, vyre_error *err) {
+  pthread_mutex_lock(&be->lock);
+  cu_job *j = be->free_jobs;
+  if (j) be->free_jobs = j->next;
+  pthread_mutex_unlock(&be->lock);
+  if (j) {
+    j->next = NULL;
+    *out = j;
+    return VYRE_STATUS_OK;
+  }
+  j = calloc(1, sizeof(*j));
+  if (!j)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                         "no host memory for a dispatch. Fix: free memory.");
+  j->generation = be->generation;
+  CUresult r = vyre_cu.cuStreamCreate(&j->stream, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventCreate(&j->ev_start, CU_EVENT_DEFAULT);
+  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventCreate(&j->ev_end, CU_EVENT_DEFAULT);
+  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventCreate(&j->ev_done, CU_EVENT_DISABLE_TIMING);
+  if (r != CUDA_SUCCESS) {
+    job_destroy(be, j, 1);
+    return cu_fail(be, err, r, "free device resources or lower concurrency",
+                   "creating a stream and events");
+  }
+  *out = j;
+  return VYRE_STATUS_OK;
+}
+
+static void job_give_locked(vyre_backend *be, cu_job *j) {
+  if (j->generation != be->generation) {
+    job_destroy(be, j, 0);
+    return;
+  }
+  if (j->dev_cap > CU_KEEP_MAX) {
+    vyre_cu.cuMemFree(j->dev);
+    j->dev = 0;
+    j->dev_cap = 0;
+  }
+  if (j->host_cap > CU_KEEP_MAX) {
+    vyre_cu.cuMemFreeHost(j->host);
+    j->host = NULL;
+    j->host_cap = 0;
+  }
+  j->k = NULL;
+  j->n = 0;
+  j->next = be->free_jobs;
+  be->free_jobs = j;
+}
+
+void cu_job_give(vyre_backend *be, cu_job *j) {
+  if (!j) return;
+  pthread_mutex_lock(&be->lock);
+  job_give_locked(be, j);
+  pthread_mutex_unlock(&be->lock);
+}
+
+void cu_jobs_free(vyre_backend *be, int destroy_objects) {
+  while (be->free_jobs) {
+    cu_job *j = be->free_jobs;
+    be->free_jobs = j->next;
+    job_destroy(be, j, destroy_objects);
+  }
+}
+
+void cu_job_unmark(cu_job *j) {
+  if (!j->busy_marked) return;
+  for (uint32_t i = 0; i < j->n; i++)
+    if (j->io[i].res) atomic_fetch_sub(&j->io[i].res->busy, 1);
+  j->busy_marked = 0;
+}
+
+void cu_zombies_reap(vyre_backend *be, int wait) {
+  pthread_mutex_lock(&be->lock);
+  cu_job **at = &be->zombies;
+  while (*at) {
+    cu_job *j = *at;
+    CUresult r = wait ? vyre_cu.cuEventSynchronize(j->ev_done) : vyre_cu.cuEventQuery(j->ev_done);
+    if (r == CUDA_ERROR_NOT_READY) {
+      at = &j->next;
+      continue;
+    }
+    if (vyre_cuda_is_sticky(r)) atomic_store(&be->lost, 1);
+    *at = j->next;
+    cu_job_unmark(j);
+    job_give_locked(be, j);
+  }
+  pthread_mutex_unlock(&be->lock);
+}
+
+void cu_zombies_drop(vyre_backend *be) {
+  while (be->zombies) {
+    cu_job *j = be->zombies;
+    be->zombies = j->next;
+    cu_job_unmark(j);
+    job_destroy(be, j, 0);
+  }
+}
+
+static uint32_t bad_binding(vyre_error *err, uint32_t i, const char *why, const char *fix) {
+  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                       "dispatch: binding %u: %s. Fix: %s.", i, why, fix);
+}
+
+static uint32_t check_bindings(vyre_backend *be, const cu_kernel *k, const vyre_dispatch_args *a,
+                               vyre_error *err) {
+  if (a->binding_count != k->plan.slot_count)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "dispatch: %u bindings given, the program has %u host buffers. Fix: "
+                         "pass one binding per host buffer in ascending binding order.",
+                         a->binding_count, k->plan.slot_count);
+  if (a->binding_count && !a->bindings)
+    return bad_binding(err, 0, "the bindings array is NULL", "pass the bindings");
+  for (uint32_t i = 0; i < a->binding_count; i++) {
+    const vyre_binding *b = &a->bindings[i];
+    if (b->buffer_index != k->plan.buffer_of_slot[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                           "dispatch: binding %u is for buffer %u, expected buffer %u (ascending "
+                           "binding order). Fix: order bindings by their IR binding number.",
+                           i, b->buffer_index, k->plan.buffer_of_slot[i]);
+    if (b->bytes % 4)
+      return bad_binding(err, i, "its byte length is not a multiple of 4",
+                         "bind whole 4-byte elements");
+    if (b->bytes / 4 > UINT32_MAX)
+      return bad_binding(err, i, "it has more than 2^32-1 elements", "split the buffer");
+    if (b->kind == VYRE_BINDING_RESIDENT) {
+      char what[48];
+      snprintf(what, sizeof(what), "binding %u's resident buffer", i);
+      uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation,
+                                          CU_NAME, what, err);
+      if (st) return st;
+      if (b->bytes > b->resident->bytes)
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                             "dispatch: binding %u binds %llu bytes of a %llu-byte resident "
+                             "buffer. Fix: allocate a larger buffer or bind fewer bytes.",
+                             i, (unsigned long long)b->bytes,
+                             (unsigned long long)b->resident->bytes);
+    } else if (b->kind == VYRE_BINDING_HOST) {
+      if (b->bytes && !b->data)
+        return bad_binding(err, i, "its data pointer is NULL", "pass the host memory");
+    } else {
+      return bad_binding(err, i, "its kind is neither HOST nor RESIDENT",
+                         "use VYRE_BINDING_HOST or VYRE_BINDING_RESIDENT");
+    }
+  }
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t grow(vyre_backend *be, cu_job *j, uint64_t dev_need, uint64_t host_need,
+                     vyre_error *err) {
+  CUresult r;
+  if (dev_need > j->dev_cap) {
+    if (j->dev) vyre_cu.cuMemFree(j->dev);
+    j->dev = 0;
+    j->dev_cap = 0;
+    r = vyre_cu.cuMemAlloc(&j->dev, (size_t)dev_need);
+    if (r != CUDA_SUCCESS)
+      return cu_fail(be, err, r, "free resident buffers or dispatch less data at once",
+                     "cuMemAlloc(%llu bytes)", (unsigned long long)dev_need);
+    j->dev_cap = (size_t)dev_need;
+  }
+  if (host_need > j->host_cap) {
+    if (j->host) vyre_cu.cuMemFreeHost(j->host);
+    j->host = NULL;
+    j->host_cap = 0;
+    r = vyre_cu.cuMemHostAlloc(&j->host, (size_t)host_need, 0);
+    if (r != CUDA_SUCCESS)
+      return cu_fail(be, err, r, "free pinned host memory or dispatch less data at once",
+                     "cuMemHostAlloc(%llu bytes)", (unsigned long long)host_need);
+    j->host_cap = (size_t)host_need;
+  }
+  return VYRE_STATUS_OK;
+}
+
+uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a, int allow_direct,
+                        vyre_error *err) {
+  if (!a)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "dispatch: no arguments. Fix: pass vyre_dispatch_args.");
+  uint32_t st = vyre_kit_object_check(a->module, VYRE_MAGIC_MODULE, be, be->generation, CU_NAME,
+                                      "module", err);
+  if (st) return st;
+  cu_kernel *k = a->module->k;
+  if ((st = check_bindings(be, k, a, err))) return st;
+  if (a->repeat == 0)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "dispatch: repeat is 0. Fix: pass repeat >= 1.");
+  if (!a->grid[0] || !a->grid[1] || !a->grid[2] || a->grid[0] > 0x7fffffffu || a->grid[1] > 65535 ||
+      a->grid[2] > 65535)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "dispatch: grid [%u,%u,%u] is outside [1..2^31-1, 1..65535, 1..65535]. "
+                         "Fix: use a grid within those limits.",
+                         a->grid[0], a->grid[1], a->grid[2]);
+  j->k = k;
+  j->n = a->binding_count;
+  j->repeat = a->repeat;
+  memcpy(j->grid, a->grid, sizeof(j->grid));
+  j->timing = (a->flags & VYRE_DISPATCH_TIMING) != 0;
+  j->busy_marked = 0;
+  uint64_t off = CU_ALIGN; // the trap record lives at 0
+  uint64_t staged_total = 0;
+  for (uint32_t i = 0; i < j->n; i++) {
+    const vyre_binding *b = &a->bindings[i];
+    cu_io *io = &j->io[i];
+    memset(io, 0, sizeof(*io));
+    io->bytes = b->bytes;
+    io->access = k->plan.access_of_slot[i];
+    if (b->kind == VYRE_BINDING_RESIDENT) {
+      io->res = b->resident;
+      io->dptr = b->resident->ptr;
+    } else {
+      io->host = b->data;
+      io->staged = !allow_direct ||
+                   (b->bytes <= CU_STAGE_MAX && staged_total + b->bytes <= 4ull * CU_STAGE_MAX);
+      if (io->staged) staged_total += b->bytes;
+    }
+  }
+  // Staged buffers in the order rw, write, read/uniform; then direct ones.
+  static const uint8_t kOrder[3][2] = {{VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_ACCESS_READ_WRITE},
+                                       {VYRE_IR_ACCESS_WRITE, VYRE_IR_ACCESS_WRITE},
+                                       {VYRE_IR_ACCESS_READ, VYRE_IR_ACCESS_UNIFORM}};
+  for (int pass = 0; pass < 3; pass++) {
+    for (uint32_t i = 0; i < j->n; i++) {
+      cu_io *io = &j->io[i];
+      if (!io->staged || (io->access != kOrder[pass][0] && io->access != kOrder[pass][1])) continue;
+      io->off = off;
+      off = align_up(off + io->bytes);
+    }
+    if (pass == 1) j->down_end = off;
+  }
+  j->stage_end = off;
+  for (uint32_t i = 0; i < j->n; i++) {
+    cu_io *io = &j->io[i];
+    if (io->res || io->staged) continue;
+    io->off = off;
+    off = align_up(off + io->bytes);
+  }
+  if ((st = grow(be, j, off, j->stage_end, err))) return st;
+  for (uint32_t i = 0; i < j->n; i++)
+    if (!j->io[i].res) j->io[i].dptr = j->dev + j->io[i].off;
+  return VYRE_STATUS_OK;
+}
+
+uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, vyre_error *err) {
+  uint8_t *h = j->host;
+  uint64_t rec[2] = {UINT64_MAX, 0};
+  memcpy(h, rec, sizeof(rec));
+  uint64_t up = j->stage_end;
+  for (uint32_t i = 0; i < j->n; i++) {
+    cu_io *io = &j->io[i];
+    if (!io->staged || !io->bytes) continue;
+    if (io->access == VYRE_IR_ACCESS_WRITE)
+      memset(h + io->off, 0, (size_t)io->bytes);
+    else
+      memcpy(h + io->off, io->host, (size_t)io->bytes);
+  }
+  CUresult r = vyre_cu.cuMemcpyHtoDAsync(j->dev, h, (size_t)j->stage_end, s);
+  if (r != CUDA_SUCCESS)
+    return cu_fail(be, err, r, "retry", "cuMemcpyHtoDAsync(%llu bytes)",
+                   (unsigned long long)j->stage_end);
+  for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
+    cu_io *io = &j->io[i];
+    if (io->res) {
+      atomic_fetch_add(&io->res->busy, 1);
+      continue;
+    }
+    if (io->staged || !io->bytes) continue;
+    if (io->access == VYRE_IR_ACCESS_WRITE)
+      r = vyre_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
+    else
+      r = vyre_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
+    up += io->access == VYRE_IR_ACCESS_WRITE ? 0 : io->bytes;
+  }
+  j->busy_marked = 1;
+  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "uploading a large binding");
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
+
+  CUdeviceptr ptrs[VYRE_CUDA_MAX_SLOTS];
+  uint32_t counts[VYRE_CUDA_MAX_SLOTS];
+  CUdeviceptr trap = j->dev;
+  void *params[2 * VYRE_CUDA_MAX_SLOTS + 1];
+  for (uint32_t i = 0; i < j->n; i++) {
+    ptrs[i] = j->io[i].dptr;
+    counts[i] = (uint32_t)(j->io[i].bytes / 4);
+    params[i] = &ptrs[i];
+    params[j->n + i] = &counts[i];
+  }
+  params[2 * j->n] = &trap;
+  if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_start, s)) != CUDA_SUCCESS)
+    return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
+  const uint32_t *g = j->grid, *w = j->k->wg;
+  for (uint32_t rep = 0; rep < j->repeat; rep++) {
+    r = vyre_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params, NULL);
+    if (r != CUDA_SUCCESS)
+      return cu_fail(be, err, r, "check the grid and workgroup size against get_caps",
+                     "cuLaunchKernel(grid [%u,%u,%u], workgroup [%u,%u,%u])", g[0], g[1], g[2],
+                     w[0], w[1], w[2]);
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, j->repeat);
+  if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_end, s)) != CUDA_SUCCESS)
+    return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
+  r = vyre_cu.cuMemcpyDtoHAsync(h, j->dev, (size_t)j->down_end, s);
+  uint64_t down = j->down_end;
+  for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
+    cu_io *io = &j->io[i];
+    if (io->res || io->staged || !io->bytes) continue;
+    if (io->access != VYRE_IR_ACCESS_READ_WRITE && io->access != VYRE_IR_ACCESS_WRITE) continue;
+    r = vyre_cu.cuMemcpyDtoHAsync(io->host, io->dptr, (size_t)io->bytes, s);
+    down += io->bytes;
+  }
+  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventRecord(j->ev_done, s);
+  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "downloading results");
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
+  return VYRE_STATUS_OK;
+}
+
+uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, vyre_error *err) {
+  const uint8_t *h = j->host;
+  for (uint32_t i = 0; i < j->n; i++) {
+    cu_io *io = &j->io[i];
+    if (!io->staged || !io->bytes) continue;
+    if (io->access == VYRE_IR_ACCESS_READ_WRITE || io->access == VYRE_IR_ACCESS_WRITE)
+      memcpy(io->host, h + io->off, (size_t)io->bytes);
+  }
+  uint64_t rec[2];
+  memcpy(rec, h, sizeof(rec));
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  if (j->timing) {
+    float ms = 0;
+    if (vyre_cu.cuEventElapsedTime(&ms, j->ev_start, j->ev_end) == CUDA_SUCCESS)
+      res.device_time_ns = (uint64_t)((double)ms * 1e6);
+  }
+  uint32_t st = VYRE_STATUS_OK;
+  if (rec[0] != UINT64_MAX) {
+    res.trapped = 1;
+    res.trap_sites = (uint32_t)rec[1];
+    res.trap_invocation = rec[0];
+    st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, CU_NAME,
+                       "the program trapped: lowest invocation %llu, sites mask 0x%08x. Fix: "
+                       "see the trap sites in the program; the backend is still healthy.",
+                       (unsigned long long)rec[0], res.trap_sites);
+  }
+  if (out) {
+    uint32_t size = out->struct_size ? out->struct_size : sizeof(*out);
+    *out = res;
+    out->struct_size = size;
+  }
+  return st;
+}

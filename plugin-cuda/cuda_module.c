@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_module.c — the compile slot's device half: the in-memory cache of
+// loaded kernels (CUmodule + CUfunction per full cache key, per generation)
+// in front of the disk cache and NVRTC (cuda_compile.c), cuModuleLoadData,
+// and module handles. A cubin from disk that the driver refuses to load is
+// removed from the cache and compiled again. Called from the ops table.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "vyre_ir.h"
+
+static cu_kernel *find_kernel(vyre_backend *be, const vyre_kit_key *k) {
+  for (cu_kernel *c = be->kernels; c; c = c->next)
+    if (c->key_size == k->size && memcmp(c->key, k->bytes, k->size) == 0) return c;
+  return NULL;
+}
+
+void cu_kernels_free(vyre_backend *be) {
+  while (be->kernels) {
+    cu_kernel *c = be->kernels;
+    be->kernels = c->next;
+    if (c->mod) vyre_cu.cuModuleUnload(c->mod);
+    free(c->key);
+    free(c);
+  }
+}
+
+static uint32_t module_new(vyre_backend *be, cu_kernel *k, const char *label, vyre_module **out,
+                           vyre_error *err) {
+  vyre_module *m = calloc(1, sizeof(*m));
+  if (!m)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                         "compile: out of host memory. Fix: free memory.");
+  vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
+  m->k = k;
+  snprintf(m->label, sizeof(m->label), "%s", label);
+  *out = m;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_error *err) {
+  if (!a || !a->program)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "compile: no program given. Fix: pass a validated program.");
+  const uint32_t *wg = a->workgroup_size;
+  if (!wg[0] || !wg[1] || !wg[2] || wg[0] > 1024 || wg[1] > 1024 || wg[2] > 64 ||
+      (uint64_t)wg[0] * wg[1] * wg[2] > 1024)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+                         "compile: workgroup size [%u,%u,%u] is outside this device's limits "
+                         "([1024,1024,64], 1024 invocations). Fix: use a smaller workgroup size.",
+                         wg[0], wg[1], wg[2]);
+  if (a->flags & VYRE_COMPILE_REVERSE_ORDER)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CU_NAME,
+                         "compile: reversed invocation order is offered by the CPU reference "
+                         "only. Fix: run race checks on the cpu backend.");
+  if (a->program->workgroup_bytes > be->max_shared)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CU_NAME,
+                         "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
+                         "use smaller workgroup buffers.",
+                         a->program->workgroup_bytes, be->max_shared);
+  return VYRE_STATUS_OK;
+}
+
+// Loads |cubin| into a new kernel record.
+static CUresult load(cu_kernel *c, const vyre_cuda_cubin *cubin) {
+  CUresult r = vyre_cu.cuModuleLoadData(&c->mod, cubin->data);
+  if (r != CUDA_SUCCESS) {
+    c->mod = NULL;
+    return r;
+  }
+  r = vyre_cu.cuModuleGetFunction(&c->fn, c->mod, VYRE_CUDA_KERNEL_NAME);
+  if (r != CUDA_SUCCESS) {
+    vyre_cu.cuModuleUnload(c->mod);
+    c->mod = NULL;
+  }
+  return r;
+}
+
+uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,
+                           vyre_error *err) {
+  if (out) *out = NULL;
+  uint32_t st = cu_check_alive(be, err);
+  if (st || (st = check_args(be, a, err))) return st;
+  const vyre_ir_program *p = a->program;
+  const char *label = a->label                                  ? a->label
+                      : p->strings && p->name < p->strings_size ? p->strings + p->name
+                                                                : "?";
+  vyre_kit_key key;
+  vyre_cuda_cache_key(&key, p, a->workgroup_size, a->flags, be->cc_major, be->cc_minor);
+  int cacheable = !key.failed && p->canonical_size > 0;
+  pthread_mutex_lock(&be->lock);
+  cu_kernel *hit = cacheable ? find_kernel(be, &key) : NULL;
+  pthread_mutex_unlock(&be->lock);
+  vyre_kit_key_free(&key);
+  if (hit) {
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_HITS, 1);
+    return module_new(be, hit, label, out, err);
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
+
+  vyre_cuda_cubin cubin;
+  st = vyre_cuda_cubin_get(be->disk, &be->metrics, p, a->workgroup_size, a->flags, be->cc_major,
+                           be->cc_minor, &cubin, err);
+  if (st) {
+    vyre_error_prefix(err, "compile '%s'", label);
+    return st;
+  }
+  cu_kernel *c = calloc(1, sizeof(*c));
+  if (!c) {
+    vyre_cuda_cubin_free(&cubin);
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+                         "compile: out of host memory. Fix: free memory.");
+  }
+  if ((st = cu_enter(be, err))) goto fail;
+  CUresult r = load(c, &cubin);
+  if (r != CUDA_SUCCESS && cubin.from_disk && !vyre_cuda_is_sticky(r)) {
+    // The driver refused a cached cubin: drop the entry and compile afresh.
+    vyre_kit_log(VYRE_LOG_WARN, CU_NAME,
+                 "the cached cubin for '%s' did not load (%s); removing it and recompiling", label,
+                 vyre_cuda_result_name(r));
+    vyre_kit_cache_remove(be->disk, &cubin.key);
+    vyre_cuda_cubin_free(&cubin);
+    st = vyre_cuda_cubin_get(NULL, &be->metrics, p, a->workgroup_size, a->flags, be->cc_major,
+                             be->cc_minor, &cubin, err);
+    if (st) {
+      cu_leave(be);
+      goto fail;
+    }
+    r = load(c, &cubin);
+    if (r == CUDA_SUCCESS) vyre_kit_cache_put(be->disk, &cubin.key, cubin.data, cubin.size);
+  }
+  cu_leave(be);
+  if (r != CUDA_SUCCESS) {
+    st = cu_fail(be, err, r, "report this as a plugin bug with the program",
+                 "compile '%s': cuModuleLoadData of a %zu-byte cubin for sm_%d%d", label,
+                 cubin.size, be->cc_major, be->cc_minor);
+    goto fail;
+  }
+  c->plan = cubin.plan;
+  memcpy(c->wg, a->workgroup_size, sizeof(c->wg));
+  c->key = cubin.key.bytes;
+  c->key_size = cubin.key.size;
+  cubin.key.bytes = NULL;
+  vyre_cuda_cubin_free(&cubin);
+  pthread_mutex_lock(&be->lock);
+  c->next = be->kernels;
+  be->kernels = c;
+  pthread_mutex_unlock(&be->lock);
+  return module_new(be, c, label, out, err);
+fail:
+  vyre_cuda_cubin_free(&cubin);
+  free(c);
+  return st;
+}
+
+void vyre_cuda_module_release(vyre_backend *be, vyre_module *m) {
+  if (!m || m->h.magic != VYRE_MAGIC_MODULE) return;
+  // The kernel stays in the in-memory cache until destroy or recover.
+  vyre_kit_object_kill(&m->h);
+  free(m);
+}
