@@ -206,8 +206,11 @@ static uint32_t find_buffer(rd *r, const char *kind, json_t *obj, uint32_t *out)
 // The innermost local in scope named |name|, or an error worded like the
 // validator's scope error (an unknown name and an out-of-scope name read alike).
 static uint32_t find_local(rd *r, const char *what, const char *name, uint32_t *out) {
+  // Names are interned, so comparing offsets compares names.
+  uint32_t off, st = intern(r, name, &off);
+  if (st) return st;
   for (uint32_t i = r->top; i-- > 0;)
-    if (strcmp(r->ir->strings + r->ir->locals[r->scope[i]].name, name) == 0) {
+    if (r->ir->locals[r->scope[i]].name == off) {
       *out = r->scope[i];
       return VYRE_STATUS_OK;
     }
