@@ -395,3 +395,35 @@ def gen_dispatch_generators(ctx):
                body, grid=[1, 1, 1],
                expect={"f": [enc_f32(f_canon(b)) for b in lits],
                        "u": [f_canon(b) for b in lits] * 2}))
+
+
+def gen_dispatch_numbers(ctx):
+    """Element lists written as JSON numbers and bit strings (docs/case-files.md):
+    f32 numbers convert to the nearest f32, ties to even."""
+    W = ctx.W
+    nums = [0.1, -0.0, 0.0, 2.5, -1.5, 16777217, 16777219, 3.4028234663852886e38, 1e-45,
+            -1e-45, 1.17549435e-38, 0.5]
+    want = [0x3DCCCCCD, 0x80000000, 0, 0x40200000, 0xBFC00000, 0x4B800000, 0x4B800002,
+            0x7F7FFFFF, 0x00000001, 0x80000001, 0x00800000, 0x3F000000]
+    n = len(nums)
+    ivals = [-1, "0xfffffffe", 2147483647, -2147483648, "0x80000001", 0, 5, -5, 7, "0x00000007",
+             1, -2]
+    iwant = [0xFFFFFFFF, 0xFFFFFFFE, 0x7FFFFFFF, 0x80000000, 0x80000001, 0, 5, u32(-5), 7, 7, 1,
+             u32(-2)]
+    bvals = [0, 1, True, False, "0x00000002", "0xffffffff", 1, 0, 0, 0, 1, 1]
+    buffers = [buf("x", 0, "read", "f32"), buf("i", 1, "read", "i32"), buf("b", 2, "read", "bool32"),
+               buf("xbits", 3, "write", "u32", n), buf("ibits", 4, "write", "u32", n),
+               buf("bout", 5, "write", "u32", n)]
+    body = ctx.guard_gid([store("xbits", var("g"), bitcast("u32", load("x", var("g")))),
+                          store("ibits", var("g"), bitcast("u32", load("i", var("g")))),
+                          store("bout", var("g"), cast("u32", load("b", var("g"))))],
+                         out="xbits")
+    W.add("dispatch/input_numbers.json",
+          case("input_numbers", "input lists written as JSON numbers and bit strings: f32 "
+               "numbers round to the nearest f32 (16777217 -> 16777216, ties to even; 1e-45 is "
+               "the smallest subnormal, which a load then reads as zero), i32 negatives and "
+               "hex strings, bool32 0/1/true/false and any non-zero word",
+               buffers, body, grid=[1, 1, 1], inputs={"x": nums, "i": ivals, "b": bvals},
+               expect={"xbits": [f_canon(w) for w in want], "ibits": iwant,
+                       "bout": [1 if (v if not isinstance(v, str) else int(v, 16)) else 0
+                                for v in bvals]}))

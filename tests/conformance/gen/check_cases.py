@@ -377,7 +377,11 @@ def expand(type_, spec, path):
         if isinstance(v, str):
             out.append(int(v, 16) & M32)
         elif type_ == "f32":
-            out.append(G.f32_bits_of(float(v)) if v == float(v) else None)
+            if v == 0:
+                out.append(0x80000000 if str(v).startswith("-") else 0)
+            else:
+                # Nearest f32, ties to even (exact from the decimal's double value).
+                out.append(G.f_round(1 if v < 0 else 0, abs(G.Fraction(v))))
         elif type_ == "bool32":
             out.append(1 if v else 0)
         else:
