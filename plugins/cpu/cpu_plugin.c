@@ -267,6 +267,10 @@ static uint32_t cpu_recover(vyre_backend *be, vyre_error *err) {
 
 static uint32_t cpu_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                             uint32_t *out_count) {
+  if (atomic_load(&be->lost)) {
+    if (out_count) *out_count = 0;
+    return VYRE_STATUS_DEVICE_LOST;
+  }
   return vyre_kit_metrics_export(&be->metrics, out, capacity, out_count);
 }
 

@@ -425,6 +425,13 @@ static void test_fault_then_recover_refuses_stale_handles(void **state) {
     assert_int_equal(O->compile(be, &ca, &m2, &e), VYRE_STATUS_DEVICE_LOST);
     vyre_buffer *b2 = NULL;
     assert_int_equal(O->buffer_alloc(be, 16, &b2, &e), VYRE_STATUS_DEVICE_LOST);
+    vyre_caps caps = {.struct_size = sizeof(caps)};
+    assert_int_equal(O->get_caps(be, &caps, &e), VYRE_STATUS_DEVICE_LOST);
+    vyre_metric ms[16];
+    uint32_t mcount = 99;
+    assert_int_equal(O->metrics(be, ms, 16, &mcount), VYRE_STATUS_DEVICE_LOST);
+    assert_int_equal(mcount, 0);
+    assert_int_equal(O->inject_fault(be, kind, &e), VYRE_STATUS_DEVICE_LOST);
     assert_int_equal(O->recover(be, &e), VYRE_STATUS_OK);
     O->status(be, &h);
     assert_int_equal(h.state, VYRE_HEALTH_OK);
