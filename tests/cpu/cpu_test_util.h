@@ -73,9 +73,8 @@ uint32_t tu_atomic(tu_prog *p, uint32_t op, uint32_t buf, uint32_t index, uint32
                    uint32_t expected, uint32_t result);
 void tu_body(tu_prog *p, tu_range body);
 
-// "out[gid] = <expr of x = in[gid]>" over n elements: the common shape of
-// the operator tests. |build| makes the value from the node that loads x
-// (and y = in2[gid] when |in2_type| is not VOID).
+// Builds the value stored by tu_map() from |x| (the node loading a[gid]) and
+// |y| (the node loading b[gid], or VYRE_IR_NONE for one input).
 typedef uint32_t (*tu_expr_fn)(tu_prog *p, uint32_t x, uint32_t y);
 
 //===----------------------------------------------------------------------===//
