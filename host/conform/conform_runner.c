@@ -25,7 +25,10 @@ static void vyre__print_result(vyre__run *run, const vyre__result *r) {
   fprintf(run->out, "[%*u/%u] %s %s", run->width, run->printed, run->total, words[r->result],
           r->name);
   if (r->result == VYRE__RESULT_SKIP) {
-    fprintf(run->out, ": %s\n", vyre__str_get(&r->detail));
+    // The unavailability reason is long and the same for every case: the
+    // header line carries it (JUnit and JSON keep it per case).
+    fprintf(run->out, ": %s\n",
+            run->dev ? vyre__str_get(&r->detail) : "backend unavailable (the reason is above)");
     return;
   }
   // The paths that ran, then those the backend lacks.
@@ -225,7 +228,7 @@ static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
 }
 
 static void vyre__print_header(vyre__run *run) {
-  if (run->opt->json || run->opt->quiet) return;
+  if (run->opt->json || (run->opt->quiet && run->dev)) return;
   if (!run->dev) {
     fprintf(run->out, "vyre conform: backend '%s' unavailable: %s\n",
             run->opt->backend ? run->opt->backend : "(automatic)", run->reason);
