@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """gen_examples.py -- writes examples/*.json (case files with expected values).
 
-    python3 tests/conformance/gen/gen_examples.py
+    python3 tests/conformance/gen/gen_examples.py [--check]
 
 Expected values are computed here with the IR.md rules (vyre_gen.py): f32
 products and sums are rounded separately, in the order the kernel performs
@@ -229,9 +229,8 @@ def main():
     prefix_sum()
     matmul()
     transpose()
-    W.write()
-    print("wrote %d examples under %s" % (len(W.files), EXAMPLES))
+    return W.main(sys.argv[1:], None, "examples")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

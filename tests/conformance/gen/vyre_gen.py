@@ -905,6 +905,42 @@ class Writer:
     def add(self, rel, c):
         assert rel not in self.files, rel
         self.files[rel] = dump_case(c)
+        self.descriptions = getattr(self, "descriptions", {})
+        self.descriptions[rel] = c.get("description", "")
+
+    def add_text(self, rel, text):
+        assert rel not in self.files, rel
+        self.files[rel] = text
+
+    def stale(self, areas=None):
+        """Paths that write() would create, change or remove (for --check)."""
+        out = []
+        for rel, text in sorted(self.files.items()):
+            path = os.path.join(self.root, rel)
+            old = None
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    old = f.read()
+            if old != text:
+                out.append(rel)
+        for area in areas or []:
+            d = os.path.join(self.root, area)
+            if os.path.isdir(d):
+                out += [os.path.join(area, fn) for fn in sorted(os.listdir(d))
+                        if fn.endswith(".json") and os.path.join(area, fn) not in self.files]
+        return out
+
+    def main(self, argv, areas=None, what="files"):
+        """write(), or with --check only report stale files (exit status 1)."""
+        if "--check" in argv:
+            st = self.stale(areas)
+            for rel in st:
+                print("stale: %s" % os.path.join(self.root, rel))
+            print("%d %s, %d stale" % (len(self.files), what, len(st)))
+            return 1 if st else 0
+        self.write(areas)
+        print("wrote %d %s under %s" % (len(self.files), what, self.root))
+        return 0
 
     def write(self, areas=None):
         for rel, text in sorted(self.files.items()):
