@@ -310,7 +310,7 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
       if (o->result.trap_sites & (1u << s)) printf(" %u", s);
     printf("\n");
   } else if (o->status) {
-    printf("failed: %s: %s\n", vyre_status_name(o->status), o->error.message);
+    printf("status: %s: %s\n", vyre_status_name(o->status), o->error.message);
   }
   for (uint32_t i = 0; i < o->output_count; i++) {
     const vyre_conform_buffer *b = &o->outputs[i];
@@ -348,8 +348,19 @@ int vyre_cmd_run(int argc, char **argv) {
   }
   if (!c->program) {
     int ok = c->expect_kind == VYRE_CASE_EXPECT_ERROR && c->expect_error == c->program_status;
-    printf("%s: program refused with %s: %s\n%s\n", a.file, vyre_status_name(c->program_status),
-           c->program_error.message, ok ? "expect: ok (this error was expected)" : "");
+    if (a.json) {
+      json_t *r =
+          json_pack("{sssssssbsb}", "case", a.file, "status", vyre_status_name(c->program_status),
+                    "message", c->program_error.message, "expect_checked",
+                    c->expect_kind != VYRE_CASE_EXPECT_NONE, "expect_ok", ok);
+      char *text = r ? json_dumps(r, JSON_INDENT(2)) : NULL;
+      if (text) printf("%s\n", text);
+      free(text);
+      json_decref(r);
+    } else {
+      printf("%s: program refused with %s: %s\n%s\n", a.file, vyre_status_name(c->program_status),
+             c->program_error.message, ok ? "expect: ok (this error was expected)" : "");
+    }
     vyre_case_free(c);
     return ok ? VYRE_EXIT_OK : VYRE_EXIT_FAIL;
   }

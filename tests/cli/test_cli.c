@@ -156,6 +156,28 @@ static void test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch(void **st
   free(r.out);
 }
 
+static void test_cli_run_judges_expected_errors_and_traps(void **state) {
+  (void)state;
+  result r = vyre("run --backend cpu " DATA "expect_error.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "program refused with INVALID_PROGRAM: ");
+  assert_contains(&r, "expect: ok (this error was expected)");
+  free(r.out);
+  r = vyre("run --backend cpu " DATA "bad_type.json");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "program refused with INVALID_PROGRAM: body[1]");
+  free(r.out);
+  r = vyre("run --backend cpu " DATA "trap.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "trapped: invocation 5, sites 3\n");
+  assert_contains(&r, "expect: ok");
+  free(r.out);
+  r = vyre("run --backend cpu --json " DATA "trap.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "\"status\": \"TRAPPED\"");
+  free(r.out);
+}
+
 static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
   (void)state;
   char dir[] = "/tmp/vyre-cli-XXXXXX";
@@ -262,6 +284,7 @@ int main(void) {
       cmocka_unit_test(test_cli_validate_json_lists_every_file),
       cmocka_unit_test(test_cli_run_prints_outputs_and_checks_expect),
       cmocka_unit_test(test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch),
+      cmocka_unit_test(test_cli_run_judges_expected_errors_and_traps),
       cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
       cmocka_unit_test(test_cli_conform_runs_a_folder),
