@@ -222,20 +222,24 @@ def gen_oob(ctx):
                buf("af", 2, "read", "f32"), buf("ai", 3, "read", "i32"),
                buf("ab", 4, "read", "bool32"),
                buf("ou", 5, "write", "u32", n), buf("of", 6, "write", "f32", n),
-               buf("oi", 7, "write", "i32", n), buf("ob", 8, "write", "bool32", n)]
+               buf("oi", 7, "write", "i32", n), buf("ob", 8, "write", "bool32", n),
+               buf("un", 9, "uniform", "u32"), buf("oun", 10, "write", "u32", n)]
     body = guard_gid([let("k", load("idx", var("g"))),
                       store("ou", var("g"), load("au", var("k"))),
                       store("of", var("g"), load("af", var("k"))),
                       store("oi", var("g"), load("ai", var("k"))),
-                      store("ob", var("g"), load("ab", var("k")))], out="ou")
+                      store("ob", var("g"), load("ab", var("k"))),
+                      store("oun", var("g"), load("un", var("k")))], out="ou")
     W.add("oob/load_past_end.json",
           case("load_past_end", "loads at len, past the end and at 0xFFFFFFFF give zero of the "
-               "element type (0, +0.0, false); never element 0", buffers, body,
-               inputs={"idx": idx, "au": au, "af": [enc_f32(x) for x in af], "ai": ai, "ab": ab},
+               "element type (0, +0.0, false), from read and uniform buffers; never element 0", buffers, body,
+               inputs={"idx": idx, "au": au, "af": [enc_f32(x) for x in af], "ai": ai, "ab": ab,
+                       "un": au},
                expect={"ou": [au[k] if k < 10 else 0 for k in idx],
                        "of": [enc_f32(af[k] if k < 10 else 0) for k in idx],
                        "oi": [ai[k] if k < 10 else 0 for k in idx],
-                       "ob": [ab[k] if k < 10 else 0 for k in idx]}))
+                       "ob": [ab[k] if k < 10 else 0 for k in idx],
+                       "oun": [au[k] if k < 10 else 0 for k in idx]}))
 
     # Stores past the end are dropped; element 0 is never hit.
     buffers = [buf("out", 0, "write", "u32", 8), buf("rw", 1, "read_write", "f32")]
