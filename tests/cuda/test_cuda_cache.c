@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_cuda_cache.c — "cuda/cache": the CUDA plugin's on-disk cubin cache
+// with NVRTC and no GPU. A second lookup of one program in a fresh cache
+// object makes no NVRTC call; corrupt and truncated entries are compiled
+// again and rewritten; the key separates workgroup sizes and architectures;
+// eight processes compiling one program at once all succeed. Skipped with the
+// reason when NVRTC cannot be loaded.
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cuda_compile.h"
+#include "cuda_prog.h"
+#include "cuda_symbols.h"
+
+typedef struct fixture {
+  char dir[64];
+  tb prog;
+  const vyre_ir_program *p;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof(*f));
+  if (!f) return -1;
+  snprintf(f->dir, sizeof(f->dir), "/tmp/vyre-cuda-cache-XXXXXX");
+  if (!mkdtemp(f->dir)) return -1;
+  tb *t = &f->prog;
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 8);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 =
+      store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), lit(t, T_U, 1)));
+  f->p = tb_finish(t, LIST(t, s0, s1));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", f->dir);
+  free(f);
+  return 0;
+}
+
+static int nvrtc_ready(void) {
+  vyre_error err = {.struct_size = sizeof(err)};
+  if (vyre_cuda_nvrtc_load(&err)) {
+    fprintf(stderr, "skipped: %s\n", err.message);
+    return 0;
+  }
+  return 1;
+}
+
+// One lookup through a fresh cache object; returns the status.
+static uint32_t lookup(fixture *f, const uint32_t wg[3], int cc_minor, vyre_cuda_cubin *out,
+                       vyre_kit_metrics *m) {
+  vyre_kit_cache *c = vyre_kit_cache_open(f->dir, VYRE_CUDA_CACHE_SUBDIR, 0, "cuda");
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_cuda_cubin_get(c, m, f->p, wg, 0, 9, cc_minor, out, &err);
+  if (st) fprintf(stderr, "lookup failed: %s\n", err.message);
+  vyre_kit_cache_close(c);
+  return st;
+}
+
+// The single entry file in the cache folder.
+static int entry_path(fixture *f, char *out, size_t cap) {
+  char sub[128];
+  snprintf(sub, sizeof(sub), "%s/%s", f->dir, VYRE_CUDA_CACHE_SUBDIR);
+  DIR *d = opendir(sub);
+  if (!d) return 0;
+  struct dirent *e;
+  int found = 0;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".bin")) {
+      snprintf(out, cap, "%s/%s", sub, e->d_name);
+      found++;
+    }
+  closedir(d);
+  return found;
+}
+
+static const uint32_t kWg[3] = {64, 1, 1};
+
+static void test_cache_second_lookup_in_a_fresh_cache_makes_no_nvrtc_call(void **state) {
+  if (!nvrtc_ready()) skip();
+  fixture *f = *state;
+  vyre_kit_metrics m = {0};
+  vyre_cuda_cubin a, b;
+  uint64_t calls = vyre_cuda_nvrtc_compile_calls();
+  assert_int_equal(lookup(f, kWg, 0, &a, &m), VYRE_STATUS_OK);
+  assert_int_equal(a.from_disk, 0);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 1);
+  assert_int_equal(lookup(f, kWg, 0, &b, &m), VYRE_STATUS_OK);
+  assert_int_equal(b.from_disk, 1);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 1);
+  assert_int_equal(a.size, b.size);
+  assert_memory_equal(a.data, b.data, a.size);
+  assert_int_equal(m.value[VYRE_KIT_M_DISK_MISSES], 1);
+  assert_int_equal(m.value[VYRE_KIT_M_DISK_HITS], 1);
+  assert_int_equal(m.value[VYRE_KIT_M_COMPILES], 1);
+  vyre_cuda_cubin_free(&a);
+  vyre_cuda_cubin_free(&b);
+}
+
+static void test_cache_key_separates_workgroup_size_and_architecture(void **state) {
+  if (!nvrtc_ready()) skip();
+  fixture *f = *state;
+  vyre_cuda_cubin a;
+  uint64_t calls = vyre_cuda_nvrtc_compile_calls();
+  assert_int_equal(lookup(f, kWg, 0, &a, NULL), VYRE_STATUS_OK);
+  vyre_cuda_cubin_free(&a);
+  uint32_t wg2[3] = {128, 1, 1};
+  assert_int_equal(lookup(f, wg2, 0, &a, NULL), VYRE_STATUS_OK);
+  assert_int_equal(a.from_disk, 0);
+  vyre_cuda_cubin_free(&a);
+  assert_int_equal(lookup(f, kWg, 0, &a, NULL), VYRE_STATUS_OK);
+  assert_int_equal(a.from_disk, 1);
+  vyre_cuda_cubin_free(&a);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 2);
+  vyre_kit_key k1, k2;
+  vyre_cuda_cache_key(&k1, f->p, kWg, 0, 9, 0);
+  vyre_cuda_cache_key(&k2, f->p, kWg, 0, 8, 0);
+  assert_true(k1.size != k2.size || memcmp(k1.bytes, k2.bytes, k1.size) != 0);
+  vyre_kit_key_free(&k1);
+  vyre_kit_key_free(&k2);
+}
+
+// Damages the one entry with |how| and checks the next lookup recompiles
+// and rewrites it.
+static void damaged_entry_is_recompiled(fixture *f, int truncate_it) {
+  vyre_cuda_cubin a, b, c;
+  assert_int_equal(lookup(f, kWg, 0, &a, NULL), VYRE_STATUS_OK);
+  char path[512];
+  assert_int_equal(entry_path(f, path, sizeof(path)), 1);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  if (truncate_it) {
+    assert_int_equal(truncate(path, st.st_size / 2), 0);
+  } else {
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    fseek(fp, st.st_size - 7, SEEK_SET);
+    int ch = fgetc(fp);
+    fseek(fp, st.st_size - 7, SEEK_SET);
+    fputc(ch ^ 0x5a, fp);
+    fclose(fp);
+  }
+  uint64_t calls = vyre_cuda_nvrtc_compile_calls();
+  assert_int_equal(lookup(f, kWg, 0, &b, NULL), VYRE_STATUS_OK);
+  assert_int_equal(b.from_disk, 0);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 1);
+  assert_memory_equal(a.data, b.data, a.size);
+  // Rewritten: the next lookup hits.
+  assert_int_equal(lookup(f, kWg, 0, &c, NULL), VYRE_STATUS_OK);
+  assert_int_equal(c.from_disk, 1);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 1);
+  vyre_cuda_cubin_free(&a);
+  vyre_cuda_cubin_free(&b);
+  vyre_cuda_cubin_free(&c);
+}
+
+static void test_cache_corrupt_entry_is_recompiled(void **state) {
+  if (!nvrtc_ready()) skip();
+  damaged_entry_is_recompiled(*state, 0);
+}
+
+static void test_cache_truncated_entry_is_recompiled(void **state) {
+  if (!nvrtc_ready()) skip();
+  damaged_entry_is_recompiled(*state, 1);
+}
+
+static void test_cache_eight_processes_compiling_one_program_all_succeed(void **state) {
+  if (!nvrtc_ready()) skip();
+  fixture *f = *state;
+  pid_t kids[8];
+  for (int i = 0; i < 8; i++) {
+    kids[i] = fork();
+    assert_true(kids[i] >= 0);
+    if (kids[i] == 0) {
+      vyre_cuda_cubin c;
+      uint32_t st = lookup(f, kWg, 0, &c, NULL);
+      int ok = st == VYRE_STATUS_OK && c.size > 16;
+      if (st == VYRE_STATUS_OK) vyre_cuda_cubin_free(&c);
+      _exit(ok ? 0 : 1);
+    }
+  }
+  int failed = 0;
+  for (int i = 0; i < 8; i++) {
+    int ws = 0;
+    assert_int_equal(waitpid(kids[i], &ws, 0), kids[i]);
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) failed++;
+  }
+  assert_int_equal(failed, 0);
+  char path[512];
+  assert_int_equal(entry_path(f, path, sizeof(path)), 1);
+  vyre_cuda_cubin c;
+  uint64_t calls = vyre_cuda_nvrtc_compile_calls();
+  assert_int_equal(lookup(f, kWg, 0, &c, NULL), VYRE_STATUS_OK);
+  assert_int_equal(c.from_disk, 1);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls);
+  vyre_cuda_cubin_free(&c);
+}
+
+static void test_cache_disabled_cache_compiles_every_time(void **state) {
+  if (!nvrtc_ready()) skip();
+  fixture *f = *state;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_cubin a;
+  vyre_kit_metrics m = {0};
+  uint64_t calls = vyre_cuda_nvrtc_compile_calls();
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(vyre_cuda_cubin_get(NULL, &m, f->p, kWg, 0, 9, 0, &a, &err), VYRE_STATUS_OK);
+    assert_int_equal(a.from_disk, 0);
+    vyre_cuda_cubin_free(&a);
+  }
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 2);
+  assert_int_equal(m.value[VYRE_KIT_M_DISK_MISSES], 0);
+  assert_int_equal(m.value[VYRE_KIT_M_COMPILES], 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_cache_second_lookup_in_a_fresh_cache_makes_no_nvrtc_call,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_key_separates_workgroup_size_and_architecture,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_corrupt_entry_is_recompiled, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_truncated_entry_is_recompiled, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_eight_processes_compiling_one_program_all_succeed,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_disabled_cache_compiles_every_time, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests_name("cuda/cache", tests, NULL, NULL);
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_cuda_codegen.c — "cuda/codegen": the CUDA code generator without a
+// GPU. Hand-built programs that cover every operator, conversion, statement,
+// atomic and builtin compile with NVRTC for sm_90; so does every case file
+// under tests/conformance/cases/** and examples/*.json when the JSON reader
+// is built in. IR names never reach the source; the binding plan follows
+// ascending binding order; malformed views are refused with a message.
+// NVRTC tests skip with the reason when NVRTC cannot be loaded.
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "cuda_compile.h"
+#include "cuda_prog.h"
+#include "cuda_symbols.h"
+#ifdef VYRE_CUDA_HAVE_JSON
+#include "vyre_ir.h"
+#endif
+
+static int nvrtc_ready(void) {
+  vyre_error err = {.struct_size = sizeof(err)};
+  if (vyre_cuda_nvrtc_load(&err)) {
+    fprintf(stderr, "skipped: %s\n", err.message);
+    return 0;
+  }
+  return 1;
+}
+
+#define NEED_NVRTC()                                                                               \
+  do {                                                                                             \
+    if (!nvrtc_ready()) skip();                                                                    \
+  } while (0)
+
+// Generates and compiles |p| for sm_90; prints the source and log on failure.
+static uint32_t compile_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_cuda_generate(p, wg, &src, NULL, NULL, &err);
+  if (st) {
+    fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
+    return st;
+  }
+  void *cubin = NULL;
+  size_t size = 0;
+  st = vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err);
+  if (st)
+    fprintf(stderr, "%s: %s\n--- source ---\n%s\n", what, err.message, src);
+  else if (size < 16)
+    st = VYRE_STATUS_INTERNAL;
+  free(cubin);
+  free(src);
+  return st;
+}
+
+// Converts any value node to a u32 for storing.
+static uint32_t as_u32(tb *t, uint32_t n) {
+  uint8_t ty = t->nodes[n].type;
+  if (ty == T_U) return n;
+  if (ty == T_F) return tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, n, N_, N_);
+  return cast(t, T_U, n);
+}
+
+static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **state) {
+  NEED_NVRTC();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  // Declared out of binding order on purpose.
+  uint32_t A = tb_buf(t, 3, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t I = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_I, 0);
+  uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_UNIFORM, T_F, 0);
+  uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t B = tb_buf(t, 5, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_BOOL32, 0);
+  uint32_t x;
+  uint32_t body[600];
+  uint32_t nb = 0;
+  body[nb++] = let(t, &x, gid(t, 0));
+  uint32_t ops_u[] = {VYRE_IR_BIN_ADD, VYRE_IR_BIN_SUB, VYRE_IR_BIN_MUL, VYRE_IR_BIN_DIV,
+                      VYRE_IR_BIN_REM, VYRE_IR_BIN_AND, VYRE_IR_BIN_OR,  VYRE_IR_BIN_XOR,
+                      VYRE_IR_BIN_MIN, VYRE_IR_BIN_MAX, VYRE_IR_BIN_EQ,  VYRE_IR_BIN_NE,
+                      VYRE_IR_BIN_LT,  VYRE_IR_BIN_LE,  VYRE_IR_BIN_GT,  VYRE_IR_BIN_GE};
+  for (unsigned i = 0; i < sizeof(ops_u) / 4; i++) {
+    uint32_t ou = bin(t, (uint8_t)ops_u[i], load(t, A, var(t, x)), load(t, A, lit(t, T_U, 1)));
+    uint32_t oi = bin(t, (uint8_t)ops_u[i], load(t, I, var(t, x)), lit(t, T_I, 0xffffffffu));
+    body[nb++] = store(t, O, var(t, x), as_u32(t, ou));
+    body[nb++] = store(t, O, var(t, x), as_u32(t, oi));
+    if (ops_u[i] != VYRE_IR_BIN_REM && ops_u[i] != VYRE_IR_BIN_AND && ops_u[i] != VYRE_IR_BIN_OR &&
+        ops_u[i] != VYRE_IR_BIN_XOR) {
+      uint32_t of = bin(t, (uint8_t)ops_u[i], load(t, F, var(t, x)), lit(t, T_F, 0x00000001u));
+      body[nb++] = store(t, O, var(t, x), as_u32(t, of));
+    }
+  }
+  uint32_t sh[] = {VYRE_IR_BIN_SHL, VYRE_IR_BIN_SHR, VYRE_IR_BIN_ROTL, VYRE_IR_BIN_ROTR,
+                   VYRE_IR_BIN_MULHI};
+  for (unsigned i = 0; i < 5; i++) {
+    body[nb++] =
+        store(t, O, var(t, x), bin(t, (uint8_t)sh[i], load(t, A, var(t, x)), lit(t, T_U, 33)));
+    if (i < 2)
+      body[nb++] = store(t, O, var(t, x),
+                         as_u32(t, bin(t, (uint8_t)sh[i], load(t, I, var(t, x)), lit(t, T_U, 40))));
+  }
+  uint32_t bl = load(t, B, var(t, x));
+  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_LAND, bl, un(t, VYRE_IR_UN_LNOT, bl)));
+  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_LOR, bl, bin(t, VYRE_IR_BIN_EQ, bl, bl)));
+  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_NE, bl, lit(t, T_B, 1)));
+  uint32_t un_u[] = {VYRE_IR_UN_NEG, VYRE_IR_UN_NOT,      VYRE_IR_UN_CLZ,
+                     VYRE_IR_UN_CTZ, VYRE_IR_UN_POPCOUNT, VYRE_IR_UN_BITREV};
+  for (unsigned i = 0; i < 6; i++)
+    body[nb++] = store(t, O, var(t, x), un(t, (uint8_t)un_u[i], load(t, A, var(t, x))));
+  body[nb++] = store(t, O, var(t, x), as_u32(t, un(t, VYRE_IR_UN_NEG, load(t, I, var(t, x)))));
+  body[nb++] = store(t, O, var(t, x), as_u32(t, un(t, VYRE_IR_UN_NOT, load(t, I, var(t, x)))));
+  uint32_t un_f[] = {VYRE_IR_UN_NEG,    VYRE_IR_UN_ABS,      VYRE_IR_UN_FLOOR, VYRE_IR_UN_CEIL,
+                     VYRE_IR_UN_TRUNC,  VYRE_IR_UN_ROUND,    VYRE_IR_UN_SQRT,  VYRE_IR_UN_IS_NAN,
+                     VYRE_IR_UN_IS_INF, VYRE_IR_UN_IS_FINITE};
+  for (unsigned i = 0; i < 10; i++)
+    body[nb++] = store(t, O, var(t, x), as_u32(t, un(t, (uint8_t)un_f[i], load(t, F, var(t, x)))));
+  // Every cast and bitcast pair.
+  uint8_t types[4] = {T_U, T_I, T_F, T_B};
+  for (unsigned a = 0; a < 4; a++)
+    for (unsigned b = 0; b < 4; b++) {
+      uint32_t src = a == 0   ? load(t, A, var(t, x))
+                     : a == 1 ? load(t, I, var(t, x))
+                     : a == 2 ? load(t, F, var(t, x))
+                              : load(t, B, var(t, x));
+      body[nb++] = store(t, O, var(t, x), as_u32(t, cast(t, types[b], src)));
+      if (a < 3 && b < 3)
+        body[nb++] = store(t, O, var(t, x),
+                           as_u32(t, tb_n(t, VYRE_IR_K_BITCAST, 0, types[b], 0, src, N_, N_)));
+    }
+  uint32_t fm =
+      fma3(t, load(t, F, var(t, x)), load(t, F, lit(t, T_U, 2)), lit(t, T_F, 0x7f800001u));
+  body[nb++] = store(t, O, var(t, x), as_u32(t, fm));
+  uint32_t sel = tb_n(t, VYRE_IR_K_SELECT, 0, T_F, 0, load(t, B, var(t, x)), load(t, F, var(t, x)),
+                      lit(t, T_F, 0x80000000u));
+  body[nb++] = store(t, O, var(t, x), as_u32(t, sel));
+  for (uint8_t bi = 0; bi < 5; bi++)
+    for (uint8_t ax = 0; ax < 3; ax++)
+      body[nb++] = store(t, O, var(t, x), builtin(t, bi, ax));
+  body[nb++] = store(t, O, var(t, x), len(t, I));
+  // Atomics with and without results; CAS with expected.
+  for (uint8_t op = 0; op < VYRE_IR_ATOMIC_COUNT; op++) {
+    uint32_t r;
+    uint32_t at = atomic(t, op, O, var(t, x), lit(t, T_U, 5), op % 2 ? &r : NULL);
+    if (op == VYRE_IR_ATOMIC_CAS) t->nodes[at].c = lit(t, T_U, 0);
+    body[nb++] = at;
+    if (op % 2) body[nb++] = store(t, O, lit(t, T_U, 0), var(t, r));
+  }
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, nb, body), nb);
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(compile_sm90(p, wg, "every operator"), VYRE_STATUS_OK);
+  uint32_t wg3[3] = {8, 4, 2};
+  assert_int_equal(compile_sm90(p, wg3, "every operator, 3-D workgroup"), VYRE_STATUS_OK);
+  free(t);
+}
+
+// Control flow, workgroup memory, barriers, loops, traps and return.
+static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **state) {
+  NEED_NVRTC();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 32, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
+  uint32_t lid = builtin(t, VYRE_IR_BUILTIN_LID, 0);
+  uint32_t x, acc, j = tb_local(t, T_U, 0);
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = store(t, W, lid, load(t, O, var(t, x)));
+  uint32_t s2 = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t s3 = let(t, &acc, lit(t, T_U, 0));
+  uint32_t inner = assign(t, acc, bin(t, VYRE_IR_BIN_ADD, var(t, acc), load(t, W, var(t, j))));
+  uint32_t s4 = for_(t, j, lit(t, T_U, 0), len(t, W), LIST(t, inner));
+  uint32_t ar;
+  uint32_t s5 = atomic(t, VYRE_IR_ATOMIC_ADD, W, lit(t, T_U, 0), lit(t, T_U, 1), &ar);
+  uint32_t s6 = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t tr = trap(t, 7);
+  uint32_t blk = tb_n(t, VYRE_IR_K_BLOCK, 0, VYRE_IR_TYPE_VOID, 0, N_, N_, N_);
+  uint32_t st_else = store(t, O, var(t, x), var(t, acc));
+  t->nodes[blk].list = tb_list(t, 1, &st_else);
+  t->nodes[blk].list_count = 1;
+  uint32_t cond = bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 0xffffffffu));
+  uint32_t s7 = if_(t, cond, LIST(t, tr), LIST(t, blk));
+  uint32_t s8 = stmt0(t, VYRE_IR_K_RETURN);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4, s5, s6, s7, s8));
+  char *src = NULL;
+  vyre_cuda_plan plan;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {32, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  // Workgroup memory is zeroed at workgroup start, then a barrier.
+  assert_non_null(strstr(src, "__shared__ u32 w1[32];"));
+  assert_non_null(strstr(src, "w1[zi] = 0u;"));
+  assert_non_null(strstr(src, "__syncthreads();"));
+  // A trap records and returns; it is never the PTX trap instruction.
+  assert_non_null(strstr(src, "vtrap(vt, 7u);"));
+  assert_null(strstr(src, "asm"));
+  assert_int_equal(plan.slot_count, 1);
+  assert_int_equal(plan.uses_trap, 1);
+  free(src);
+  assert_int_equal(compile_sm90(p, wg, "control flow"), VYRE_STATUS_OK);
+  free(t);
+}
+
+// EVIDENCE-OF: generated code never contains an IR name.
+static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 8);
+  t->bufs[A].name = tb_name(t, "x;}//");
+  t->bufs[O].name = tb_name(t, "*/ asm(\"trap;\"); /*");
+  t->p.name = tb_name(t, "evil\n#include </etc/passwd>");
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  t->locals[x].name = tb_name(t, "__global__ void pwn(){}");
+  uint32_t s1 = store(t, O, var(t, x), load(t, A, var(t, x)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_null(strstr(src, "x;}"));
+  assert_null(strstr(src, "asm("));
+  assert_null(strstr(src, "evil"));
+  assert_null(strstr(src, "passwd"));
+  assert_null(strstr(src, "pwn"));
+  assert_non_null(strstr(src, "vst(p1, n1, v0, vsw((vld(p0, n0, v0))));"));
+  free(src);
+  if (nvrtc_ready()) {
+    assert_int_equal(compile_sm90(p, wg, "names"), VYRE_STATUS_OK);
+  }
+  free(t);
+}
+
+static void test_codegen_plan_follows_ascending_binding_order(void **state) {
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  tb_buf(t, 7, VYRE_IR_ACCESS_WRITE, T_U, 4);
+  tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 4);
+  tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  tb_buf(t, 5, VYRE_IR_ACCESS_UNIFORM, T_I, 0);
+  const vyre_ir_program *p = tb_finish(t, 0, 0);
+  vyre_cuda_plan plan;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_cuda_plan_make(p, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.slot_count, 3);
+  assert_int_equal(plan.buffer_of_slot[0], 2);
+  assert_int_equal(plan.buffer_of_slot[1], 3);
+  assert_int_equal(plan.buffer_of_slot[2], 0);
+  assert_int_equal(plan.access_of_slot[2], VYRE_IR_ACCESS_WRITE);
+  // A duplicate binding is refused with the binding named.
+  t->bufs[3].binding = 2;
+  assert_int_equal(vyre_cuda_plan_make(p, &plan, &err), VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(strstr(err.message, "binding 2"));
+  assert_non_null(strstr(err.message, "Fix:"));
+  free(t);
+}
+
+static void test_codegen_refuses_a_malformed_view_with_the_node(void **state) {
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 4);
+  uint32_t bad = tb_n(t, VYRE_IR_K_VAR, 0, T_U, 99, N_, N_, N_);
+  uint32_t s0 = store(t, O, lit(t, T_U, 0), bad);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {1, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_INVALID_PROGRAM);
+  assert_null(src);
+  assert_non_null(strstr(err.message, "node 0: unknown local"));
+  assert_non_null(strstr(err.message, "Fix:"));
+  uint32_t wg0[3] = {0, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg0, &src, NULL, NULL, &err),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "[0,1,1]"));
+  free(t);
+}
+
+static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_F, 4);
+  uint32_t s0 = store(t, O, lit(t, T_U, 0), lit(t, T_F, 0xffc00001u)); // a NaN
+  uint32_t s1 = store(t, O, lit(t, T_U, 1), lit(t, T_F, 0x80000001u)); // -subnormal
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {1, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_non_null(strstr(src, "__uint_as_float(0x7fc00000u)"));
+  assert_non_null(strstr(src, "__uint_as_float(0x80000000u)"));
+  assert_null(strstr(src, "0xffc00001u"));
+  free(src);
+  free(t);
+}
+
+#ifdef VYRE_CUDA_HAVE_JSON
+static unsigned g_cases, g_failed;
+
+static void compile_case(const char *path) {
+  vyre_case *cs = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  if (vyre_case_from_file(path, NULL, &cs, &err)) return; // not a loadable case file
+  if (cs->program) {
+    const vyre_ir_program *p = vyre_ir_view(cs->program);
+    uint32_t wg[3];
+    memcpy(wg, cs->has_workgroup_override ? cs->workgroup_override : p->workgroup_size, 12);
+    g_cases++;
+    if (compile_sm90(p, wg, path)) g_failed++;
+  }
+  vyre_case_free(cs);
+}
+
+static void walk(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    size_t n = strlen(e->d_name);
+    if (S_ISDIR(st.st_mode))
+      walk(path);
+    else if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0)
+      compile_case(path);
+  }
+  closedir(d);
+}
+
+static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
+  NEED_NVRTC();
+  walk(VYRE_SOURCE_DIR "/tests/conformance/cases");
+  walk(VYRE_SOURCE_DIR "/examples");
+  fprintf(stderr, "nvrtc: %u case programs compiled for sm_90, %u failed\n", g_cases, g_failed);
+  if (g_cases == 0) {
+    fprintf(stderr, "skipped: no loadable case files yet\n");
+    skip();
+  }
+  assert_int_equal(g_failed, 0);
+}
+#endif
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
+      cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
+      cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
+      cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),
+      cmocka_unit_test(test_codegen_refuses_a_malformed_view_with_the_node),
+      cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
+#ifdef VYRE_CUDA_HAVE_JSON
+      cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),
+#endif
+  };
+  return cmocka_run_group_tests_name("cuda/codegen", tests, NULL, NULL);
+}
