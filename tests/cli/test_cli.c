@@ -156,6 +156,31 @@ static void test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch(void **st
   free(r.out);
 }
 
+static void test_cli_run_grid_override_and_bad_device(void **state) {
+  (void)state;
+  // One workgroup of 64 covers only part of the 100 elements.
+  result r = vyre("run --backend cpu --grid 1 " DATA "vadd.json");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "grid [1, 1, 1]");
+  assert_contains(&r, "differs at index 64: expected 128 (0x00000080), actual 0 (0x00000000); 36 "
+                      "of 100 elements differ");
+  free(r.out);
+  r = vyre("run --backend cpu --grid 0,1 " DATA "vadd.json");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "--grid '0,1' is not X[,Y[,Z]] with counts >= 1. Fix:");
+  free(r.out);
+  r = vyre("run --backend cpu --device 7 " DATA "vadd.json");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  r = vyre("run --backend cpu " DATA "vadd.json --input nothere=/dev/null");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "--input 'nothere': the program has no input buffer of that name");
+  assert_contains(&r, "Fix: use one of: a b.");
+  free(r.out);
+}
+
 static void test_cli_run_judges_expected_errors_and_traps(void **state) {
   (void)state;
   result r = vyre("run --backend cpu " DATA "expect_error.json");
@@ -270,6 +295,17 @@ static void test_cli_conform_runs_a_folder(void **state) {
   assert_contains(&r, "FAIL  vadd_wrong_expect (");
   assert_contains(&r, "\n1 passed, 1 failed, 0 skipped\n");
   free(r.out);
+  r = vyre("conform --backend cpu --cases " DATA " --filter trap --json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "\"backend\": \"cpu\"");
+  assert_contains(&r, "\"name\": \"trap\"");
+  assert_contains(&r, "\"result\": \"pass\"");
+  assert_contains(&r, "\"oneshot\": \"pass\"");
+  free(r.out);
+  r = vyre("conform --backend cpu --plugin ./x.so");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "both --backend cpu and --plugin ./x.so given. Fix: choose one.");
+  free(r.out);
   r = vyre("conform --backend cpu --paths oneshot,bogus");
   assert_int_equal(r.code, 2);
   assert_contains(&r, "unknown path 'bogus'");
@@ -284,6 +320,7 @@ int main(void) {
       cmocka_unit_test(test_cli_validate_json_lists_every_file),
       cmocka_unit_test(test_cli_run_prints_outputs_and_checks_expect),
       cmocka_unit_test(test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch),
+      cmocka_unit_test(test_cli_run_grid_override_and_bad_device),
       cmocka_unit_test(test_cli_run_judges_expected_errors_and_traps),
       cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
