@@ -212,6 +212,9 @@ static void test_reader_refuses_wrong_json_types(void **state) {
                     "\"body\": []}",
                     BAD, "workgroup_size: expected a list of 3 integers [x, y, z], got a string",
                     NULL);
+  tir_expect_reject("{\"vyre\": 1, \"name\": \"t\", \"workgroup_size\": [64, 1], \"buffers\": "
+                    "[], \"body\": []}",
+                    BAD, "workgroup_size: expected 3 integers [x, y, z], got 2", NULL);
   tir_expect_reject("{\"vyre\": 1, \"name\": 7, \"workgroup_size\": [1, 1, 1], \"buffers\": [], "
                     "\"body\": []}",
                     BAD, "name: expected a string, got an integer", NULL);

@@ -731,9 +731,14 @@ static uint32_t program(rd *r, json_t *root, const char *const *extra) {
   if (d && (st = want_type(r, d, "description", json_is_string(d), "a string"))) return st;
   json_t *wg = need(r, root, "workgroup_size", "a program");
   if (!wg) return BAD;
-  if ((st = want_type(r, wg, "workgroup_size", json_is_array(wg) && json_array_size(wg) == 3,
-                      "a list of 3 integers [x, y, z]")))
+  if ((st =
+           want_type(r, wg, "workgroup_size", json_is_array(wg), "a list of 3 integers [x, y, z]")))
     return st;
+  if (json_array_size(wg) != 3) {
+    push(r, "workgroup_size", NONE);
+    return fail(r, "expected 3 integers [x, y, z], got %zu. Fix: write e.g. [64, 1, 1].",
+                json_array_size(wg));
+  }
   for (uint32_t i = 0; i < 3; i++) {
     push(r, "workgroup_size", i);
     json_t *e = json_array_get(wg, i);
