@@ -46,7 +46,7 @@ void spv_emit(spv_module *m, int sec, uint32_t op, const uint32_t *ops, size_t n
   spv_buf *b = &m->sec[sec];
   if (!buf_reserve(m, b, n + 1)) return;
   b->w[b->n++] = ((uint32_t)(n + 1) << 16) | op;
-  memcpy(b->w + b->n, ops, n * 4);
+  if (n) memcpy(b->w + b->n, ops, n * 4);
   b->n += n;
 }
 
@@ -58,7 +58,7 @@ void spv_emit_str(spv_module *m, int sec, uint32_t op, const uint32_t *ops, size
   spv_buf *b = &m->sec[sec];
   if (!buf_reserve(m, b, total + 1)) return;
   b->w[b->n++] = ((uint32_t)(total + 1) << 16) | op;
-  memcpy(b->w + b->n, ops, n * 4);
+  if (n) memcpy(b->w + b->n, ops, n * 4);
   b->n += n;
   memset(b->w + b->n, 0, sw * 4);
   memcpy(b->w + b->n, s, len);

@@ -55,7 +55,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug(VkDebugUtilsMessageSeverityFlagBi
   return VK_FALSE;
 }
 
-static VkResult make_instance(int validation, VkInstance *out) {
+static VkResult make_instance_raw(int validation, VkInstance *out) {
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                            .pApplicationName = "vyre",
                            .pEngineName = "vyre",
@@ -71,6 +71,30 @@ static VkResult make_instance(int validation, VkInstance *out) {
     ci.ppEnabledExtensionNames = exts;
   }
   return vkCreateInstance(&ci, NULL, out);
+}
+
+// One VkInstance per process, kept for the process lifetime (plugins are
+// never unloaded): creating it again for every probe and backend is slow,
+// and destroying it unloads ICDs whose still-reachable allocations then
+// show up as leaks under LeakSanitizer. |validation| is honoured by the
+// first call only.
+static pthread_mutex_t g_instance_lock = PTHREAD_MUTEX_INITIALIZER;
+static VkInstance g_instance;
+static int g_instance_validation;
+
+static VkResult make_instance(int validation, VkInstance *out) {
+  pthread_mutex_lock(&g_instance_lock);
+  VkResult r = VK_SUCCESS;
+  if (!g_instance) {
+    r = make_instance_raw(validation, &g_instance);
+    if (r != VK_SUCCESS)
+      g_instance = VK_NULL_HANDLE;
+    else
+      g_instance_validation = validation;
+  }
+  *out = g_instance;
+  pthread_mutex_unlock(&g_instance_lock);
+  return r;
 }
 
 // Lists the physical devices (malloc'd) and picks the best one.
@@ -109,7 +133,7 @@ void vyre_vk_probe(vyre_probe_result *out) {
   memset(out, 0, sizeof(*out));
   out->struct_size = size;
   VkInstance inst;
-  VkResult r = make_instance(0, &inst);
+  VkResult r = make_instance(validation_wanted(), &inst);
   if (r != VK_SUCCESS) {
     snprintf(out->reason, sizeof(out->reason),
              "vulkan: vkCreateInstance failed: %s (%d): no Vulkan 1.1 driver (ICD) is installed "
@@ -127,7 +151,6 @@ void vyre_vk_probe(vyre_probe_result *out) {
              "driver for this machine's GPU, or Mesa lavapipe (mesa-vulkan-drivers), and check "
              "`vulkaninfo --summary`.",
              r == VK_SUCCESS ? "0 devices" : vyre_vk_result_name(r));
-    vkDestroyInstance(inst, NULL);
     return;
   }
   VkPhysicalDeviceProperties p;
@@ -145,7 +168,6 @@ void vyre_vk_probe(vyre_probe_result *out) {
              p.deviceName, p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? "software" : "GPU");
   }
   free(devs);
-  vkDestroyInstance(inst, NULL);
 }
 
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
@@ -251,6 +273,13 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->generation = 1;
   int validation = validation_wanted();
   VkResult r = make_instance(validation, &be->instance);
+  if (r == VK_SUCCESS && validation && !g_instance_validation) {
+    vyre_kit_log(VYRE_LOG_WARN, VK_NAME,
+                 "VYRE_VULKAN_VALIDATION=1 was set after the process's Vulkan instance was "
+                 "created without it; running without validation. Fix: set it before the first "
+                 "use of the vulkan backend.");
+    validation = 0;
+  }
   if (r != VK_SUCCESS && validation) {
     vyre_kit_log(VYRE_LOG_WARN, VK_NAME,
                  "VYRE_VULKAN_VALIDATION=1 but VK_LAYER_KHRONOS_validation could not be "
@@ -323,7 +352,7 @@ void vyre_vk_destroy(vyre_backend *be) {
         void))vkGetInstanceProcAddr(be->instance, "vkDestroyDebugUtilsMessengerEXT");
     if (rm) rm(be->instance, be->messenger, NULL);
   }
-  if (be->instance) vkDestroyInstance(be->instance, NULL);
+  // The instance is the process's (see make_instance): not destroyed here.
   if (be->disk) vyre_kit_cache_close(be->disk);
   while (be->buffers) {
     vyre_buffer *b = be->buffers;
