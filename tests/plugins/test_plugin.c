@@ -6,6 +6,7 @@
 //   (none)            t-basic: every mandatory slot, batch, resident, flush,
 //                     metrics, inject_fault; a CPU device
 //   T_GPU             t-gpu: the same, probing as a discrete GPU
+//   T_SOFTWARE        t-software: the same, probing as a software rasteriser
 //   T_MAJOR2          t-major2: a table built for ABI 2.0
 //   T_MINOR_LONGER    t-minor-longer: ABI 1.7 with unknown tail slots
 //   T_MINOR_OLDER     t-minor-older: struct_size ends after `recover` (the
@@ -29,9 +30,12 @@
 
 #include "vyre_kit.h"
 
-#ifdef T_GPU
+#if defined(T_GPU)
 #define T_NAME "t-gpu"
 #define T_KIND VYRE_DEVICE_KIND_GPU_DISCRETE
+#elif defined(T_SOFTWARE)
+#define T_NAME "t-software"
+#define T_KIND VYRE_DEVICE_KIND_SOFTWARE
 #else
 #define T_NAME "test"
 #define T_KIND VYRE_DEVICE_KIND_CPU
