@@ -145,19 +145,22 @@ static int vyre__guard_check(const vyre__staged *s, const char *name, char *msg,
     if (before[i] != VYRE_CONFORM_GUARD_BYTE) {
       snprintf(msg, cap,
                "guard region before buffer '%s' was overwritten at byte -%u (0x%02x, expected "
-               "0x%02x): the backend wrote before the start of the buffer",
+               "0x%02x): the backend wrote before the start of the buffer. Fix: copy results back "
+               "to the buffer's own address only",
                name, VYRE_CONFORM_GUARD_BYTES - i, before[i], VYRE_CONFORM_GUARD_BYTE);
       return 1;
     }
   }
   for (uint32_t i = 0; i < VYRE_CONFORM_GUARD_BYTES; i++) {
     if (after[i] != VYRE_CONFORM_GUARD_BYTE) {
-      snprintf(msg, cap,
-               "guard region after buffer '%s' was overwritten at byte +%u, i.e. element %llu "
-               "(0x%02x, expected 0x%02x): the backend wrote past the end of the buffer "
-               "(%llu elements)",
-               name, i, (unsigned long long)((s->size + i) / 4), after[i], VYRE_CONFORM_GUARD_BYTE,
-               (unsigned long long)(s->size / 4));
+      snprintf(
+          msg, cap,
+          "guard region after buffer '%s' was overwritten at byte +%u, i.e. element %llu "
+          "(0x%02x, expected 0x%02x): the backend wrote past the end of the buffer "
+          "(%llu elements). Fix: copy back exactly the bound length and drop stores at or past "
+          "len(b) (IR.md §5)",
+          name, i, (unsigned long long)((s->size + i) / 4), after[i], VYRE_CONFORM_GUARD_BYTE,
+          (unsigned long long)(s->size / 4));
       return 1;
     }
   }
