@@ -7,7 +7,9 @@
 //
 // Bytecode model: every invocation is a program counter plus a register file
 // of 32-bit words. Locals own fixed registers (their index in the program's
-// local table); expression temporaries and hidden loop bounds live above them.
+// local table); then come the literal registers (one per distinct literal
+// value, filled once per register file, never written); expression
+// temporaries and hidden loop bounds live above those.
 // Every register holds a canonical value (f32: no subnormal, NaN is
 // 0x7FC00000; bool: 0 or 1), so operations never re-canonicalize operands.
 
