@@ -248,6 +248,10 @@ static void test_reader_refuses_unknown_and_missing_fields(void **state) {
   reject_body("{\"k\": \"let\", \"name\": \"x\", \"vaule\": {\"k\": \"lit\", \"t\": \"u32\", "
               "\"v\": 1}}",
               "body[0]: unknown field 'vaule' in let (its fields are: k, name, value)", NULL);
+  tir_expect_reject("{\"vyre\": 1, \"name\": \"t\", \"workgroup_size\": [1, 1, 1], \"buffers\": "
+                    "[], \"body\": [], \"inputs\": {}}",
+                    BAD, "program: field 'inputs' belongs to case files, not programs",
+                    "vyre_case_from_file");
   reject_body("{\"k\": \"return\", \"value\": 1}", "body[0]: unknown field 'value' in return",
               NULL);
   reject_body("{\"k\": \"let\", \"name\": \"x\"}", "body[0]: let needs the field \"value\"",

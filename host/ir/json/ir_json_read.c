@@ -712,6 +712,13 @@ static uint32_t program(rd *r, json_t *root, const char *const *extra) {
   uint32_t st;
   json_int_t version, w;
   const char *name;
+  static const char *const kCaseOnly[] = {"grid", "inputs", "expect", "workgroup_override"};
+  for (size_t i = 0; !extra && i < sizeof(kCaseOnly) / sizeof(kCaseOnly[0]); i++)
+    if (json_object_get(root, kCaseOnly[i]))
+      return fail(r,
+                  "field '%s' belongs to case files, not programs. Fix: load the file as a case "
+                  "(vyre_case_from_file, `vyre run`) or remove the field.",
+                  kCaseOnly[i]);
   if ((st = check_keys(r, root, "a program", kProgram, extra))) return st;
   json_t *vv = need(r, root, "vyre", "a program");
   if (!vv) return BAD;
