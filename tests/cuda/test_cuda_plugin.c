@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_cuda_plugin.c — "cuda/plugin": libvyre-backend-cuda.so through its
+// one exported symbol. On any machine: the table is complete and probe says
+// exactly why the backend is unavailable (with a Fix). On a machine with an
+// NVIDIA GPU (skipped elsewhere): vector add with bindings declared out of
+// order, repeat and timing; the trap record; a real device fault -> lost ->
+// recover -> stale module refused -> correct dispatch; async, batch and
+// resident buffers (a buffer a pending dispatch uses cannot be freed); and a
+// fresh process that finds the cubin on disk: disk hit, zero compiles, NVRTC
+// never loaded.
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cuda_prog.h"
+
+static const char *svc_getenv(void *ctx, const char *name) {
+  (void)ctx;
+  return secure_getenv(name);
+}
+
+static uint64_t svc_clock(void *ctx) {
+  (void)ctx;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static vyre_host_services g_services = {.struct_size = sizeof(vyre_host_services),
+                                        .abi_major = VYRE_ABI_MAJOR,
+                                        .abi_minor = VYRE_ABI_MINOR,
+                                        .clock_ns = svc_clock,
+                                        .getenv = svc_getenv};
+
+static void *g_handle;
+
+static const vyre_backend_ops *cu_ops(void) {
+  static const vyre_backend_ops *ops;
+  if (ops) return ops;
+  if (!g_handle)
+    g_handle = dlopen(VYRE_BINARY_DIR "/lib/libvyre-backend-cuda.so", RTLD_NOW | RTLD_LOCAL);
+  if (!g_handle) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return NULL;
+  }
+  vyre_backend_query_fn q = (vyre_backend_query_fn)dlsym(g_handle, VYRE_BACKEND_QUERY_SYMBOL);
+  g_services.cache_dir = getenv("VYRE_CACHE_DIR");
+  ops = q ? q(VYRE_ABI_MAJOR, VYRE_ABI_MINOR, &g_services) : NULL;
+  return ops;
+}
+
+static int gpu_available(void) {
+  const vyre_backend_ops *ops = cu_ops();
+  if (!ops) return 0;
+  vyre_probe_result pr = {.struct_size = sizeof(pr)};
+  ops->probe(&pr);
+  if (!pr.available) fprintf(stderr, "skipped: %s\n", pr.reason);
+  return pr.available != 0;
+}
+
+#define NEED_GPU()                                                                                 \
+  do {                                                                                             \
+    if (!gpu_available()) skip();                                                                  \
+  } while (0)
+
+static vyre_backend *cu_open(void) {
+  vyre_create_args a = {.struct_size = sizeof(a), .device_index = VYRE_DEVICE_DEFAULT};
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_backend *be = NULL;
+  if (cu_ops()->create(&a, &be, &err)) fprintf(stderr, "cuda create: %s\n", err.message);
+  return be;
+}
+
+static vyre_module *cu_compile(vyre_backend *be, const vyre_ir_program *p, vyre_error *err) {
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p};
+  memcpy(ca.workgroup_size, p->workgroup_size, 12);
+  vyre_module *m = NULL;
+  uint32_t st = cu_ops()->compile(be, &ca, &m, err);
+  if (st) fprintf(stderr, "compile: %s\n", err->message);
+  return st ? NULL : m;
+}
+
+static uint64_t metric(vyre_backend *be, const char *name) {
+  vyre_metric m[32];
+  uint32_t n = 0;
+  cu_ops()->metrics(be, m, 32, &n);
+  for (uint32_t i = 0; i < n && i < 32; i++)
+    if (strcmp(m[i].name, name) == 0) return m[i].value;
+  return UINT64_MAX;
+}
+
+// vadd with bindings declared out of order: a (binding 2), b (binding 0),
+// out (binding 1, write, 1000 elements): out[i] = a[i] + b[i].
+static const vyre_ir_program *vadd(tb *t) {
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t B = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 1000);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t st =
+      store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), load(t, B, var(t, x))));
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)), LIST(t, st), 0, 0);
+  return tb_finish(t, LIST(t, s0, s1));
+}
+
+typedef struct vadd_io {
+  uint32_t a[1000], b[1000], out[1000];
+  vyre_binding bind[3];
+} vadd_io;
+
+static void vadd_bind(vadd_io *io, vyre_dispatch_args *da, vyre_module *m) {
+  for (uint32_t i = 0; i < 1000; i++) {
+    io->a[i] = i * 3u;
+    io->b[i] = 0xfffffff0u + i;
+    io->out[i] = 0xdeadbeefu;
+  }
+  // Ascending binding order: b (0), out (1), a (2).
+  io->bind[0] = (vyre_binding){.buffer_index = 1, .bytes = 4000, .data = io->b};
+  io->bind[1] = (vyre_binding){.buffer_index = 2, .bytes = 4000, .data = io->out};
+  io->bind[2] = (vyre_binding){.buffer_index = 0, .bytes = 4000, .data = io->a};
+  *da = (vyre_dispatch_args){.struct_size = sizeof(*da),
+                             .binding_count = 3,
+                             .module = m,
+                             .bindings = io->bind,
+                             .grid = {16, 1, 1},
+                             .repeat = 1};
+}
+
+static int vadd_ok(const vadd_io *io) {
+  for (uint32_t i = 0; i < 1000; i++)
+    if (io->out[i] != i * 3u + 0xfffffff0u + i) {
+      fprintf(stderr, "out[%u] = 0x%08x, expected 0x%08x\n", i, io->out[i],
+              i * 3u + 0xfffffff0u + i);
+      return 0;
+    }
+  return 1;
+}
+
+static void test_plugin_exports_one_query_and_fills_every_slot(void **state) {
+  const vyre_backend_ops *ops = cu_ops();
+  assert_non_null(ops);
+  assert_string_equal(ops->name, "cuda");
+  assert_int_equal(ops->abi_major, VYRE_ABI_MAJOR);
+  assert_true(ops->flags & VYRE_PLUGIN_FLAG_GPU);
+  assert_int_equal(ops->struct_size, sizeof(vyre_backend_ops));
+  assert_true(ops->probe && ops->create && ops->destroy && ops->flush && ops->get_caps &&
+              ops->compile && ops->module_release && ops->dispatch && ops->dispatch_async &&
+              ops->pending_poll && ops->pending_wait && ops->pending_release &&
+              ops->dispatch_batch && ops->buffer_alloc && ops->buffer_free && ops->buffer_write &&
+              ops->buffer_read && ops->sequence_run && ops->status && ops->recover &&
+              ops->metrics && ops->inject_fault);
+  vyre_backend_query_fn q = (vyre_backend_query_fn)dlsym(g_handle, VYRE_BACKEND_QUERY_SYMBOL);
+  assert_null(q(VYRE_ABI_MAJOR + 1, 0, NULL));
+}
+
+static void test_plugin_probe_says_why_it_is_unavailable_or_names_the_device(void **state) {
+  const vyre_backend_ops *ops = cu_ops();
+  assert_non_null(ops);
+  vyre_probe_result pr = {.struct_size = sizeof(pr)};
+  ops->probe(&pr);
+  assert_int_equal(pr.struct_size, sizeof(pr));
+  if (pr.available) {
+    assert_true(pr.device_count >= 1);
+    assert_non_null(strstr(pr.reason, "sm_"));
+    return;
+  }
+  fprintf(stderr, "probe: %s\n", pr.reason);
+  assert_non_null(strstr(pr.reason, "Fix:"));
+  assert_true(strstr(pr.reason, "libcuda.so.1 not found") || strstr(pr.reason, "no CUDA device") ||
+              strstr(pr.reason, "too old") || strstr(pr.reason, "cuInit"));
+  if (strstr(pr.reason, "libcuda.so.1 not found"))
+    assert_non_null(strstr(pr.reason, "Fix: install the NVIDIA driver"));
+  // create fails the same way, loudly.
+  vyre_create_args a = {.struct_size = sizeof(a), .device_index = VYRE_DEVICE_DEFAULT};
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_backend *be = NULL;
+  assert_int_equal(ops->create(&a, &be, &err), VYRE_STATUS_UNAVAILABLE);
+  assert_null(be);
+  assert_non_null(strstr(err.message, "cuda: "));
+  assert_non_null(strstr(err.message, "Fix:"));
+}
+
+static void test_plugin_vector_add_runs_on_the_device(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  assert_true(caps.flags & VYRE_CAP_TRAP);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  da.flags = VYRE_DISPATCH_TIMING;
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  assert_int_equal(res.trapped, 0);
+  assert_true(res.device_time_ns > 0);
+  // A second compile of the same program is a memory hit.
+  vyre_module *m2 = cu_compile(be, &t->p, &err);
+  assert_non_null(m2);
+  assert_true(metric(be, "compile_cache_memory_hits") >= 1);
+  cu_ops()->module_release(be, m2);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
+static void test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 256);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t t5 = trap(t, 5), t3 = trap(t, 3);
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_GE, var(t, x), lit(t, T_U, 200)), LIST(t, t5), 0, 0);
+  uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 77)), LIST(t, t3), 0, 0);
+  uint32_t s3 = store(t, O, var(t, x), lit(t, T_U, 1));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, p, &err);
+  assert_non_null(m);
+  uint32_t out[256];
+  vyre_binding b = {.buffer_index = 0, .bytes = sizeof(out), .data = out};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &b,
+                           .grid = {4, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_TRAPPED);
+  assert_int_equal(res.trapped, 1);
+  assert_int_equal(res.trap_invocation, 77);
+  assert_int_equal(res.trap_sites, (1u << 3) | (1u << 5));
+  assert_non_null(strstr(err.message, "lowest invocation 77"));
+  vyre_health h = {.struct_size = sizeof(h)};
+  cu_ops()->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  // The next dispatch starts with a clean record.
+  da.grid[0] = 1;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_int_equal(res.trapped, 0);
+  assert_int_equal(out[5], 1);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
+static void test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles(void **s) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  vyre_health h = {.struct_size = sizeof(h)};
+  cu_ops()->status(be, &h);
+  uint32_t gen = h.generation;
+  assert_int_equal(cu_ops()->inject_fault(be, VYRE_FAULT_DEVICE_TRAP, &err), VYRE_STATUS_OK);
+  cu_ops()->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_non_null(strstr(err.message, "Fix: call recover"));
+  assert_int_equal(cu_ops()->recover(be, &err), VYRE_STATUS_OK);
+  cu_ops()->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(h.generation, gen + 1);
+  // The old module is stale.
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
+  fprintf(stderr, "stale module: %s\n", err.message);
+  cu_ops()->module_release(be, m);
+  m = cu_compile(be, &t->p, &err);
+  assert_non_null(m);
+  vadd_bind(io, &da, m);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  // A simulated loss is a flag only.
+  assert_int_equal(cu_ops()->inject_fault(be, VYRE_FAULT_SIMULATED_LOSS, &err), VYRE_STATUS_OK);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_int_equal(cu_ops()->recover(be, &err), VYRE_STATUS_OK);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
+static void test_plugin_async_batch_and_resident_buffers(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  // Batch of three: one wait, a status per job.
+  vadd_io *io = calloc(3, sizeof(*io));
+  vyre_dispatch_args da[3];
+  vyre_dispatch_result res[3];
+  vyre_batch_job jobs[3];
+  for (int i = 0; i < 3; i++) {
+    vadd_bind(&io[i], &da[i], m);
+    res[i].struct_size = sizeof(res[i]);
+    jobs[i] = (vyre_batch_job){.args = &da[i], .result = &res[i]};
+  }
+  da[1].binding_count = 2; // a bad job fails alone
+  assert_int_equal(cu_ops()->dispatch_batch(be, jobs, 3, &err), VYRE_STATUS_OK);
+  assert_int_equal(jobs[0].status, VYRE_STATUS_OK);
+  assert_int_equal(jobs[1].status, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(jobs[2].status, VYRE_STATUS_OK);
+  assert_true(vadd_ok(&io[0]) && vadd_ok(&io[2]));
+  // Resident: out is a resident buffer; async; free is refused while pending.
+  vyre_buffer *rb = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 4000, &rb, &err), VYRE_STATUS_OK);
+  vadd_bind(&io[1], &da[1], m);
+  io[1].bind[1] = (vyre_binding){
+      .buffer_index = 2, .kind = VYRE_BINDING_RESIDENT, .bytes = 4000, .resident = rb};
+  vyre_pending *p = NULL;
+  assert_int_equal(cu_ops()->dispatch_async(be, &da[1], &p, &err), VYRE_STATUS_OK);
+  uint32_t st = cu_ops()->buffer_free(be, rb, &err);
+  if (st) {
+    assert_int_equal(st, VYRE_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pending"));
+  }
+  vyre_dispatch_result r1 = {.struct_size = sizeof(r1)};
+  assert_int_equal(cu_ops()->pending_wait(be, p, UINT64_MAX, &r1, &err), VYRE_STATUS_OK);
+  cu_ops()->pending_release(be, p);
+  if (st == VYRE_STATUS_OK) rb = NULL; // it finished before the free
+  if (rb) {
+    vyre_buffer_range rr = {.buffer = rb, .offset = 0, .size = 4000, .dst = io[1].out};
+    assert_int_equal(cu_ops()->buffer_read(be, &rr, 1, &err), VYRE_STATUS_OK);
+    assert_true(vadd_ok(&io[1]));
+    vyre_buffer_range bad = {.buffer = rb, .offset = 4, .size = 4000, .dst = io[1].out};
+    assert_int_equal(cu_ops()->buffer_read(be, &bad, 1, &err), VYRE_STATUS_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "past the end"));
+    assert_int_equal(cu_ops()->buffer_free(be, rb, &err), VYRE_STATUS_OK);
+  }
+  assert_true(metric(be, "launches") >= 3);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
+// Child mode: one process that compiles and runs vadd with the disk cache
+// at |dir| and prints its metrics.
+static int cache_child(const char *dir) {
+  setenv("VYRE_CACHE_DIR", dir, 1);
+  if (!cu_ops()) return 2;
+  vyre_backend *be = cu_open();
+  if (!be) return 3;
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  int ok = 0;
+  if (m) {
+    vadd_io *io = calloc(1, sizeof(*io));
+    vyre_dispatch_args da;
+    vadd_bind(io, &da, m);
+    vyre_dispatch_result res = {.struct_size = sizeof(res)};
+    ok = cu_ops()->dispatch(be, &da, &res, &err) == VYRE_STATUS_OK && vadd_ok(io);
+    free(io);
+    cu_ops()->module_release(be, m);
+  }
+  int nvrtc = 0;
+  FILE *maps = fopen("/proc/self/maps", "r");
+  char line[512];
+  while (maps && fgets(line, sizeof(line), maps))
+    if (strstr(line, "libnvrtc")) nvrtc = 1;
+  if (maps) fclose(maps);
+  printf("disk_hits=%llu compiles=%llu nvrtc_loaded=%d ok=%d\n",
+         (unsigned long long)metric(be, "compile_cache_disk_hits"),
+         (unsigned long long)metric(be, "compiles"), nvrtc, ok);
+  cu_ops()->destroy(be);
+  free(t);
+  return ok ? 0 : 1;
+}
+
+static int run_child(const char *dir, unsigned long long *hits, unsigned long long *compiles,
+                     int *nvrtc) {
+  char self[512];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return -1;
+  self[n] = 0;
+  char cmd[1200];
+  snprintf(cmd, sizeof(cmd), "'%s' --cache-child '%s'", self, dir);
+  FILE *f = popen(cmd, "r");
+  if (!f) return -1;
+  char out[256] = "";
+  int ok = 0;
+  if (fgets(out, sizeof(out), f))
+    sscanf(out, "disk_hits=%llu compiles=%llu nvrtc_loaded=%d ok=%d", hits, compiles, nvrtc, &ok);
+  int rc = pclose(f);
+  fprintf(stderr, "child: %s", out);
+  return rc == 0 && ok ? 0 : -1;
+}
+
+static void test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc(void **state) {
+  NEED_GPU();
+  char dir[] = "/tmp/vyre-cuda-fresh-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  unsigned long long hits = 99, compiles = 99;
+  int nvrtc = 9;
+  assert_int_equal(run_child(dir, &hits, &compiles, &nvrtc), 0);
+  assert_int_equal(compiles, 1);
+  assert_int_equal(nvrtc, 1);
+  assert_int_equal(run_child(dir, &hits, &compiles, &nvrtc), 0);
+  assert_true(hits >= 1);
+  assert_int_equal(compiles, 0);
+  assert_int_equal(nvrtc, 0);
+  char cmd[128];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--cache-child") == 0) return cache_child(argv[2]);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_plugin_exports_one_query_and_fills_every_slot),
+      cmocka_unit_test(test_plugin_probe_says_why_it_is_unavailable_or_names_the_device),
+      cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
+      cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
+      cmocka_unit_test(test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles),
+      cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
+      cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
+  };
+  return cmocka_run_group_tests_name("cuda/plugin", tests, NULL, NULL);
+}
