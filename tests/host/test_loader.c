@@ -7,6 +7,7 @@
 // reasons. Group "host/loader".
 
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -391,6 +392,32 @@ static void test_a_cpu_device_outranks_a_software_rasteriser(void **state) {
   vyre_device_close(dev);
 }
 
+static void *open_and_list(void *arg) {
+  int *failures = arg;
+  for (int r = 0; r < 20; r++) {
+    vyre_error e = new_err();
+    vyre_device *dev = NULL;
+    if (vyre_device_open(r % 2 ? "t-basic" : "t-gpu", NULL, &dev, &e) != VYRE_STATUS_OK)
+      (*failures)++;
+    vyre_candidate c[32];
+    uint32_t n = 0;
+    if (vyre_list_candidates(c, 32, &n, &e) != VYRE_STATUS_OK || n < 12) (*failures)++;
+    vyre_device_close(dev);
+  }
+  return NULL;
+}
+
+static void test_loading_and_opening_from_four_threads_is_safe(void **state) {
+  pthread_t t[4];
+  int failures[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, open_and_list, &failures[i]), 0);
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(failures[i], 0);
+  }
+}
+
 int main(void) {
   // These tests are about the loader and the test plugins. The machine's
   // Vulkan drivers are kept out: the Vulkan plugin in libvyre's folder is
@@ -418,6 +445,7 @@ int main(void) {
       cmocka_unit_test_setup(test_empty_plugin_path_with_no_plugins_says_where_it_looked, setup),
       cmocka_unit_test_setup(test_each_name_loads_once_and_the_first_folder_wins, setup),
       cmocka_unit_test_setup(test_a_cpu_device_outranks_a_software_rasteriser, setup),
+      cmocka_unit_test_setup(test_loading_and_opening_from_four_threads_is_safe, setup),
   };
   return cmocka_run_group_tests_name("host/loader", tests, NULL, NULL);
 }
