@@ -257,6 +257,42 @@ static void test_injected_loss_health_recover_then_correct_dispatch_on_the_cpu(v
   vyre_program_free(p);
 }
 
+static void test_batch_recovers_after_injected_loss_on_the_cpu(void **state) {
+  vyre_device *dev = *state;
+  vyre_error e = new_err();
+  vyre_program *p = vadd_program(16, 64);
+  vyre_kernel *k = NULL;
+  assert_int_equal(vyre_kernel_compile(dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  uint32_t a[3][16], b[16], out[3][16];
+  vyre_arg args[3][3];
+  vyre_batch_item items[3];
+  memset(items, 0, sizeof(items));
+  for (uint32_t j = 0; j < 3; j++) {
+    for (uint32_t i = 0; i < 16; i++) {
+      a[j][i] = 100 * j + i;
+      b[i] = 5;
+    }
+    vyre_arg x[3] = {
+        {a[j], 64, NULL, 0, NULL}, {b, 64, NULL, 0, NULL}, {NULL, 0, out[j], 64, NULL}};
+    memcpy(args[j], x, sizeof(x));
+    items[j].kernel = k;
+    items[j].args = args[j];
+    items[j].arg_count = 3;
+  }
+  assert_int_equal(vyre_device_inject_fault(dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_dispatch_batch(dev, items, 3, &e), VYRE_STATUS_OK);
+  for (uint32_t j = 0; j < 3; j++) {
+    assert_int_equal(items[j].status, VYRE_STATUS_OK);
+    for (uint32_t i = 0; i < 16; i++)
+      assert_int_equal(out[j][i], 100 * j + i + 5);
+  }
+  vyre_health h;
+  assert_int_equal(vyre_device_health(dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
 typedef struct worker {
   vyre_kernel *k;
   uint32_t id;
@@ -317,6 +353,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(
           test_injected_loss_health_recover_then_correct_dispatch_on_the_cpu, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_batch_recovers_after_injected_loss_on_the_cpu, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_four_threads_dispatch_at_once_on_the_cpu, setup,
                                       teardown),
   };
