@@ -58,7 +58,9 @@ static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
   if (st != VYRE_STATUS_OK) item_fail(it, st);
 }
 
-// Runs the valid items whose status is |want| (OK on the first run: all).
+// Runs the valid items and fills each one's status and error. Returns a
+// backend-wide failure of the dispatch_batch call (per-item statuses tell
+// the rest).
 static uint32_t run(batch_state *b, vyre_error *err) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < b->count; i++)

@@ -189,18 +189,12 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
                                 queue_opts(q), &plans[i], NULL);
   }
   uint32_t st = VYRE_STATUS_OK;
-  if (vyre__has_batch(q->dev)) {
-    vyre_batch_job *jobs = calloc(n - from, sizeof(*jobs));
-    uint32_t *idx = calloc(n - from, sizeof(*idx));
+  // One dispatch_batch call when the plugin has it (and the job arrays could
+  // be allocated); else a loop over dispatch.
+  vyre_batch_job *jobs = vyre__has_batch(q->dev) ? calloc(n - from, sizeof(*jobs)) : NULL;
+  uint32_t *idx = jobs ? calloc(n - from, sizeof(*idx)) : NULL;
+  if (jobs && idx) {
     uint32_t nj = 0;
-    if (!jobs || !idx) {
-      free(jobs);
-      free(idx);
-      return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
-                            "queue '%s': out of memory for a batch of %u. Fix: drain more "
-                            "often.",
-                            q->k.label, n - from);
-    }
     for (uint32_t i = from; i < n; i++) {
       if (status[i] != VYRE_STATUS_OK) continue;
       jobs[nj].args = &plans[i].args;
@@ -210,17 +204,20 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
     if (nj) st = vyre__call_dispatch_batch(q->dev, jobs, nj, err);
     for (uint32_t j = 0; j < nj; j++)
       status[idx[j]] = st == VYRE_STATUS_OK ? jobs[j].status : st;
-    free(jobs);
-    free(idx);
   } else {
     for (uint32_t i = from; i < n; i++) {
       if (status[i] != VYRE_STATUS_OK) continue;
       vyre_error e;
-      status[i] = vyre__call_dispatch(q->dev, &plans[i].args, NULL, &e);
+      vyre_dispatch_result res;
+      memset(&res, 0, sizeof(res));
+      res.struct_size = sizeof(res);
+      status[i] = vyre__call_dispatch(q->dev, &plans[i].args, &res, &e);
       if (status[i] != VYRE_STATUS_OK && status[i] != VYRE_STATUS_DEVICE_LOST)
         vyre__log(VYRE_LOG_INFO, q->dev->name, "%s: %s", plans[i].context, e.message);
     }
   }
+  free(jobs);
+  free(idx);
   for (uint32_t i = from; i < n; i++)
     vyre__plan_free(&plans[i]);
   return st;
