@@ -94,7 +94,8 @@ static void fill_candidate(vyre_candidate *c, const vyre__plugin *p) {
 
 // Probes every plugin found and marks the automatic choice. Returns the
 // number of candidates; *out_selected is the index or -1.
-static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, int *out_selected) {
+static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, int *out_selected,
+                       vyre__plugin **out_selected_plugin) {
   vyre__plugin *found[MAX_PLUGINS];
   uint32_t n = vyre__plugins_scan(s, found, MAX_PLUGINS);
   if (n > MAX_PLUGINS) n = MAX_PLUGINS;
@@ -128,6 +129,7 @@ static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, i
     }
   }
   *out_selected = best;
+  if (out_selected_plugin) *out_selected_plugin = best >= 0 ? found[best] : NULL;
   return n;
 }
 
@@ -149,7 +151,7 @@ uint32_t vyre_list_candidates(vyre_candidate *out, uint32_t capacity, uint32_t *
   vyre__search s;
   vyre__search_dirs(&s);
   int sel;
-  uint32_t n = gather(all, MAX_PLUGINS, &s, &sel);
+  uint32_t n = gather(all, MAX_PLUGINS, &s, &sel, NULL);
   for (uint32_t i = 0; i < n && i < capacity; i++)
     out[i] = all[i];
   *out_count = n;
@@ -337,7 +339,8 @@ static uint32_t open_automatic(const vyre_create_args *args, vyre_device **out, 
   vyre__search s;
   vyre__search_dirs(&s);
   int sel;
-  uint32_t n = gather(c, MAX_PLUGINS, &s, &sel);
+  vyre__plugin *p = NULL;
+  uint32_t n = gather(c, MAX_PLUGINS, &s, &sel, &p);
   if (sel < 0) {
     char dirs[600], why[700];
     size_t used = 0;
@@ -358,9 +361,6 @@ static uint32_t open_automatic(const vyre_create_args *args, vyre_device **out, 
   }
   char reason[1024];
   snprintf(reason, sizeof(reason), "automatic: %s", c[sel].reason);
-  vyre__plugin *found[MAX_PLUGINS];
-  vyre__plugins_scan(&s, found, MAX_PLUGINS);
-  vyre__plugin *p = found[sel];
   free(c);
   return create_device(p, args, reason, out, err);
 }
