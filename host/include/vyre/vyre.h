@@ -90,6 +90,11 @@ typedef struct vyre_device vyre_device; // an open backend instance
 // reference when no GPU serves). |device|: an index or a UUID (hex, dashes
 // optional), or NULL (then VYRE_DEVICE, else the backend's best device).
 // An explicit choice that cannot be honoured fails with the reason.
+// Automatic ranking: discrete GPU, integrated GPU, virtual GPU, CPU (the
+// reference), then software rasterisers (used only when named); ties keep
+// search order. Plugin folders: VYRE_PLUGIN_PATH (ignored when privileged),
+// the install folder, then the folder of libvyre; the first file of a name
+// wins and is loaded once per process.
 uint32_t vyre_device_open(const char *backend, const char *device, vyre_device **out,
                           vyre_error *err);
 // Waits for outstanding work and frees the instance and every object made on
