@@ -119,6 +119,23 @@ uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program 
       arg->data = in->bytes;
       arg->bytes = in->size;
     }
+    if (in && !vyre__returned(b->access)) {
+      // Inputs get guards too, and must come back unchanged.
+      s->block = malloc(in->size + 2u * VYRE_CONFORM_GUARD_BYTES);
+      if (!s->block) {
+        vyre__args_free(a);
+        return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                              "conform: out of memory for input '%s' (%llu bytes). Fix: free "
+                              "memory.",
+                              vyre_ir_string(a->view, b->name), (unsigned long long)in->size);
+      }
+      memset(s->block, VYRE_CONFORM_GUARD_BYTE, in->size + 2u * VYRE_CONFORM_GUARD_BYTES);
+      s->user = s->block + VYRE_CONFORM_GUARD_BYTES;
+      if (in->size) memcpy(s->user, in->bytes, in->size);
+      s->orig = in->bytes;
+      s->size = in->size;
+      arg->data = s->user;
+    }
     if (vyre__returned(b->access)) {
       s->block = malloc(size + 2u * VYRE_CONFORM_GUARD_BYTES);
       if (!s->block) {
@@ -179,6 +196,20 @@ uint32_t vyre__args_collect(vyre__args *a, vyre_device *dev, vyre_conform_outcom
   }
   for (uint32_t i = 0; i < a->count; i++) {
     const vyre_ir_buffer *b = &a->view->buffers[a->buffer_index[i]];
+    vyre__staged *in = &a->stage[i];
+    if (in->orig && !o->guard[0]) {
+      const char *name = vyre_ir_string(a->view, b->name);
+      if (!vyre__guard_check(in, name, o->guard, sizeof o->guard) &&
+          memcmp(in->user, in->orig, in->size) != 0) {
+        uint64_t k = 0;
+        while (k + 4 <= in->size && memcmp(in->user + k, in->orig + k, 4) == 0)
+          k += 4;
+        snprintf(o->guard, sizeof o->guard,
+                 "input buffer '%s' (%s) was modified at element %llu: the backend wrote into "
+                 "host input memory. Fix: never write to read or uniform bindings",
+                 name, vyre_ir_access_name(b->access), (unsigned long long)(k / 4));
+      }
+    }
     if (!vyre__returned(b->access)) continue;
     vyre__staged *s = &a->stage[i];
     vyre_conform_buffer *ob = &o->outputs[o->output_count++];
@@ -203,7 +234,7 @@ uint32_t vyre__args_collect(vyre__args *a, vyre_device *dev, vyre_conform_outcom
         return o->status;
       }
       memset(blk, VYRE_CONFORM_GUARD_BYTE, s->size + 2u * VYRE_CONFORM_GUARD_BYTES);
-      vyre__staged rs = {blk, blk + VYRE_CONFORM_GUARD_BYTES, s->size, NULL};
+      vyre__staged rs = {blk, blk + VYRE_CONFORM_GUARD_BYTES, s->size, NULL, NULL};
       uint32_t st = VYRE_STATUS_OK;
       if (s->size) {
         vyre_resident_range r = {s->resident, 0, s->size, NULL, rs.user};

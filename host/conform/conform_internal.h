@@ -40,6 +40,7 @@ typedef struct vyre__staged {
   uint8_t *user;  // block + VYRE_CONFORM_GUARD_BYTES
   uint64_t size;  // payload bytes
   vyre_resident *resident;
+  const uint8_t *orig; // read/uniform input: the case's bytes the copy must still equal
 } vyre__staged;
 
 // The host arguments of one dispatch of a case, in declaration order.

@@ -118,6 +118,19 @@ static void test_conform_catches_overrun_into_the_guard(void **state) {
   free(c.text);
 }
 
+static void test_conform_catches_writes_into_input_memory(void **state) {
+  (void)state;
+  vyre_conform_options o = {
+      .backend = VYRE_BROKEN_SCRIBBLE_PATH, .no_runtime = 1, .paths = VYRE_CONFORM_PATH_ONESHOT};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 3);
+  assert_contains(c.text, "oneshot: input buffer 'a' (read) was modified at element 0: the "
+                          "backend wrote into host input memory. Fix:");
+  free(c.text);
+}
+
 static void test_conform_known_list_turns_failures_into_xfail(void **state) {
   (void)state;
   char *dir = make_known_dir("broken-wrong-add.txt",
@@ -237,6 +250,7 @@ int main(void) {
       cmocka_unit_test(test_conform_cpu_passes_the_fixture_cases),
       cmocka_unit_test(test_conform_catches_wrong_add_naming_case_and_index),
       cmocka_unit_test(test_conform_catches_overrun_into_the_guard),
+      cmocka_unit_test(test_conform_catches_writes_into_input_memory),
       cmocka_unit_test(test_conform_known_list_turns_failures_into_xfail),
       cmocka_unit_test(test_conform_reports_xpass_as_failure),
       cmocka_unit_test(test_conform_refuses_malformed_known_list),

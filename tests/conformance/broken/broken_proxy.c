@@ -6,6 +6,8 @@
 //                          turned into BIN_SUB (wrong results)
 //   VYRE_BROKEN_OVERRUN    after a one-shot dispatch, writes one element past
 //                          every returned host buffer (into the runner's guard)
+//   VYRE_BROKEN_SCRIBBLE   after a one-shot dispatch, overwrites element 0 of
+//                          every read/uniform host buffer (input memory)
 // The proxy dlopens the real CPU reference plugin (VYRE_CPU_PLUGIN_PATH) and
 // forwards every other slot unchanged. Built outside ${CMAKE_BINARY_DIR}/lib
 // so that no normal run ever loads it. Used only by
@@ -51,7 +53,11 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
 }
 #endif
 
-#ifdef VYRE_BROKEN_OVERRUN
+#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE)
+#define VYRE_BROKEN_TRACK 1
+#endif
+
+#ifdef VYRE_BROKEN_TRACK
 // Which buffers of each live module are returned (read_write / write).
 #define VYRE_BROKEN_MAX_MODULES 4096
 static pthread_mutex_t vyre_broken_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,7 +73,11 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
   uint64_t mask = 0;
   for (uint32_t i = 0; i < args->program->buffer_count && i < 64; i++) {
     uint8_t acc = args->program->buffers[i].access;
+#ifdef VYRE_BROKEN_OVERRUN
     if (acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE) mask |= 1ull << i;
+#else
+    if (acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM) mask |= 1ull << i;
+#endif
   }
   pthread_mutex_lock(&vyre_broken_lock);
   for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
@@ -103,7 +113,11 @@ static uint32_t vyre_broken_dispatch(vyre_backend *be, const vyre_dispatch_args 
         !(mask & (1ull << b->buffer_index)))
       continue;
     uint32_t bad = 0xDEADBEEFu;
+#ifdef VYRE_BROKEN_OVERRUN
     memcpy((uint8_t *)b->data + b->bytes, &bad, 4); // the deliberate bug
+#else
+    if (b->bytes >= 4) memcpy(b->data, &bad, 4); // the deliberate bug: inputs are read-only
+#endif
   }
   return st;
 }
@@ -124,7 +138,7 @@ vyre_backend_query(uint32_t host_major, uint32_t host_minor, const vyre_host_ser
     vyre_broken_ops.name = VYRE_BROKEN_NAME;
     vyre_broken_ops.flags &= ~(uint64_t)VYRE_PLUGIN_FLAG_REFERENCE;
     vyre_broken_ops.compile = vyre_broken_compile;
-#ifdef VYRE_BROKEN_OVERRUN
+#ifdef VYRE_BROKEN_TRACK
     vyre_broken_ops.module_release = vyre_broken_module_release;
     vyre_broken_ops.dispatch = vyre_broken_dispatch;
 #endif
