@@ -105,6 +105,26 @@ static void test_conform_catches_wrong_add_naming_case_and_index(void **state) {
   free(c.text);
 }
 
+static void test_conform_runtime_checks_catch_wrong_results(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = VYRE_BROKEN_WRONG_ADD_PATH, .filter = "runtime/*"};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_contains(c.text, "FAIL  runtime/async_independent\n");
+  assert_contains(c.text, "second job (rt_inc), waited first: element 0 is 99, expected 101");
+  assert_contains(c.text, "FAIL  runtime/resident_state_persists\n");
+  assert_contains(c.text, "pass  runtime/resident_roundtrip\n");
+  assert_true(c.t.failed >= 4);
+  free(c.text);
+  o = (vyre_conform_options){.backend = "cpu", .filter = "runtime/*"};
+  run_capture(&o, &c);
+  assert_int_equal(c.t.failed, 0);
+  assert_int_equal(c.t.passed, 11);
+  assert_contains(c.text, "pass  runtime/fault_recover\n");
+  free(c.text);
+}
+
 static void test_conform_catches_overrun_into_the_guard(void **state) {
   (void)state;
   vyre_conform_options o = {.backend = VYRE_BROKEN_OVERRUN_PATH, .no_runtime = 1};
@@ -249,6 +269,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conform_cpu_passes_the_fixture_cases),
       cmocka_unit_test(test_conform_catches_wrong_add_naming_case_and_index),
+      cmocka_unit_test(test_conform_runtime_checks_catch_wrong_results),
       cmocka_unit_test(test_conform_catches_overrun_into_the_guard),
       cmocka_unit_test(test_conform_catches_writes_into_input_memory),
       cmocka_unit_test(test_conform_known_list_turns_failures_into_xfail),
