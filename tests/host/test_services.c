@@ -18,7 +18,11 @@
 
 #include "host_test_util.h"
 
+// Built three times (tests/host/CMakeLists.txt): the cache root from
+// VYRE_CACHE_DIR (default), from XDG_CACHE_HOME (T_CACHE_XDG), or none
+// (T_CACHE_DISABLED: VYRE_CACHE_DISABLE=1 wins over VYRE_CACHE_DIR).
 #define CACHE "/tmp/vyre-test-services-cache"
+#define XDG   "/tmp/vyre-test-xdg"
 
 static void ignore_result(void *user, uint64_t seq, uint32_t status, const vyre_queue_output *o,
                           uint32_t n) {}
@@ -38,7 +42,13 @@ static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **stat
   vyre_device *dev = NULL;
   vyre_error e = new_err();
   assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
+#if defined(T_CACHE_DISABLED)
+  assert_int_equal(metric(dev, "cache_dir_len"), UINT64_MAX); // NULL
+#elif defined(T_CACHE_XDG)
+  assert_int_equal(metric(dev, "cache_dir_len"), strlen(XDG "/vyre"));
+#else
   assert_int_equal(metric(dev, "cache_dir_len"), strlen(CACHE));
+#endif
   setenv("VYRE_TEST_PROBE", "hello", 1);
   assert_int_equal(metric(dev, "env_probe_len"), 5);
   unsetenv("VYRE_TEST_PROBE");
@@ -108,8 +118,17 @@ static void test_status_names_are_stable(void **state) {
 
 int main(void) {
   setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+#if defined(T_CACHE_XDG)
+  unsetenv("VYRE_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", XDG, 1);
+  unsetenv("VYRE_CACHE_DISABLE");
+#elif defined(T_CACHE_DISABLED)
+  setenv("VYRE_CACHE_DIR", CACHE, 1);
+  setenv("VYRE_CACHE_DISABLE", "1", 1);
+#else
   setenv("VYRE_CACHE_DIR", CACHE, 1);
   unsetenv("VYRE_CACHE_DISABLE");
+#endif
   unsetenv("VYRE_BACKEND");
   unsetenv("VYRE_DEVICE");
   const struct CMUnitTest tests[] = {
