@@ -153,7 +153,7 @@ uint32_t cpu_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns
   uint32_t st = cpu_pending_check(be, p, err);
   if (st) return st;
   struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
+  clock_gettime(CLOCK_MONOTONIC, &until); // done_cond uses this clock
   if (timeout_ns != UINT64_MAX) {
     uint64_t ns = (uint64_t)until.tv_nsec + timeout_ns % 1000000000ull;
     until.tv_sec += (time_t)(timeout_ns / 1000000000ull + ns / 1000000000ull);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu_internal.h"
@@ -118,7 +119,12 @@ static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyr
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
                          "create: out of memory. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
-  pthread_cond_init(&be->done_cond, NULL);
+  // pending_wait measures its timeout on the monotonic clock.
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&be->done_cond, &ca);
+  pthread_condattr_destroy(&ca);
   pthread_cond_init(&be->queue_cond, NULL);
   atomic_init(&be->generation, 1);
   be->threads = threads;
