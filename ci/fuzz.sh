@@ -35,12 +35,14 @@ fi
 cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
   -DVYRE_FUZZ=ON -DVYRE_WERROR=OFF -DVYRE_BUILD_CUDA=OFF -DVYRE_BUILD_VULKAN=OFF >/dev/null
 
+# The JSON-side targets exist only once the JSON reader is in the tree.
+known="$(cmake --build "$dir" --target help)"
 targets=()
 for t in fuzz_ir_validate fuzz_ir_json fuzz_ir_binary fuzz_case; do
-  if cmake --build "$dir" --target help | grep -q "^$t:"; then targets+=("$t"); fi
+  if grep -q "^$t:" <<<"$known"; then targets+=("$t"); fi
 done
 helpers=()
-if cmake --build "$dir" --target help | grep -q "^fuzz_seed_binary:"; then helpers+=(fuzz_seed_binary); fi
+if grep -q "^fuzz_seed_binary:" <<<"$known"; then helpers+=(fuzz_seed_binary); fi
 cmake --build "$dir" --target "${targets[@]}" "${helpers[@]}"
 
 art="$dir/fuzz-artifacts"
