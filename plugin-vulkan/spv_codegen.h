@@ -32,6 +32,7 @@
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
   uint32_t has_int64;         // the device offers shaderInt64
+  uint32_t soft_mul;          // always use the exact multiplication helper (tests)
 } vyre_spv_options;
 
 typedef struct vyre_spv_info {

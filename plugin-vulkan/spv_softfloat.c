@@ -383,6 +383,7 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
 }
 
 uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
+  if (c->opt->soft_mul) return call(c, fn_mul(c), 2, a, b, 0);
   uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
   uint32_t exact = fn_mul(c);
   // Results with a biased exponent <= 2 (|r| < 2^-124, zero included) may

@@ -271,6 +271,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
                          "allocating the backend failed. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
   be->generation = 1;
+  const char *sm = vyre_kit_getenv("VYRE_VULKAN_SOFT_MUL");
+  be->soft_mul = sm && sm[0] == '1';
   int validation = validation_wanted();
   VkResult r = make_instance(validation, &be->instance);
   if (r == VK_SUCCESS && validation && !g_instance_validation) {

@@ -6,6 +6,7 @@
 // div, sqrt and fma over special values and many random bit patterns, the
 // fused-fma witness, and a product that rounds up to the smallest normal.
 
+#define _GNU_SOURCE
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,6 +196,47 @@ static void test_f32_fma_rounds_once(void **state) {
   check_op(OP_FMA, 100000);
 }
 
+// The exact multiplication helper alone (normally it only handles products
+// near the bottom of the normal range), forced with VYRE_VULKAN_SOFT_MUL=1.
+static void test_f32_software_mul_matches_the_reference_everywhere(void **state) {
+  if (!g_be) skip();
+  setenv("VYRE_VULKAN_SOFT_MUL", "1", 1);
+  vyre_backend *hw = g_be;
+  g_be = vk_open();
+  unsetenv("VYRE_VULKAN_SOFT_MUL");
+  assert_non_null(g_be);
+  check_op(OP_MUL, 100000);
+  vk_ops()->destroy(g_be);
+  g_be = hw;
+}
+
+// EVIDENCE-OF: CONFORMANCE.md f32: fma is fused (a = 1+2^-12, b = 1-2^-12,
+// c = -1 gives -2^-24), and a separate mul then add rounds twice: with
+// a = b = 1+2^-12 and c = -(1+2^-11), fma gives 2^-24 and mul+add gives 0.
+static void test_f32_fma_witness_is_fused(void **state) {
+  if (!g_be) skip();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_F, 3);
+  uint32_t a = lit(t, T_F, 0x3F800800u), b = lit(t, T_F, 0x3F7FF000u), c = lit(t, T_F, 0xBF800000u);
+  uint32_t c2 = lit(t, T_F, 0xBF801000u);
+  uint32_t s0 = store(t, O, lit(t, T_U, 0), fma3(t, a, b, c));
+  uint32_t s1 = store(t, O, lit(t, T_U, 1), fma3(t, a, a, c2));
+  uint32_t s2 =
+      store(t, O, lit(t, T_U, 2), bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, a, a), c2));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
+  uint32_t o[3];
+  void *data[] = {o};
+  uint64_t bytes[] = {12};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  free(t);
+  assert_int_equal(o[0], 0xB3800000u); // -2^-24
+  assert_int_equal(o[1], 0x33800000u); // 2^-24
+  assert_int_equal(o[2], 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_add_is_exact),
@@ -203,6 +245,8 @@ int main(void) {
       cmocka_unit_test(test_f32_div_is_correctly_rounded),
       cmocka_unit_test(test_f32_sqrt_is_correctly_rounded),
       cmocka_unit_test(test_f32_fma_rounds_once),
+      cmocka_unit_test(test_f32_software_mul_matches_the_reference_everywhere),
+      cmocka_unit_test(test_f32_fma_witness_is_fused),
   };
   return cmocka_run_group_tests_name("vulkan/f32", tests, setup, teardown);
 }
