@@ -61,6 +61,14 @@ static void vyre_list_flags(uint32_t flags, char *out, size_t cap) {
     }
 }
 
+// The loader's reasons usually start with their own label ("selected: ...").
+static int vyre_list_labelled(const char *reason) {
+  static const char *const labels[] = {"selected:", "passed over:", "not loaded:", "unavailable:"};
+  for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+    if (strncmp(reason, labels[i], strlen(labels[i])) == 0) return 1;
+  return 0;
+}
+
 static json_t *vyre_list_caps_json(const vyre_caps *c) {
   char flags[160];
   vyre_list_flags(c->flags, flags, sizeof flags);
@@ -184,8 +192,7 @@ int vyre_cmd_list(int argc, char **argv) {
     }
     printf("%-8s %-11s ABI %u.%u  %s%s\n", c->name, state, c->abi_major, c->abi_minor, c->path,
            c->selected ? "  [selected]" : "");
-    // The loader's reason already says "selected: ..." for the selected one.
-    printf("    %s%s\n", c->selected || !c->loaded || c->available ? "" : "reason: ", c->reason);
+    printf("    %s%s\n", vyre_list_labelled(c->reason) ? "" : "reason: ", c->reason);
     if (c->loaded && c->available) vyre_list_devices(c, NULL);
   }
   if (json) {
