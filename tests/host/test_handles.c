@@ -293,6 +293,58 @@ static void test_device_close_releases_what_the_caller_did_not(void **state) {
   vyre_device_close(dev); // ignored
 }
 
+static int setup_async(void **state) {
+  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+  fixture *f = calloc(1, sizeof(*f));
+  vyre_error e = new_err();
+  if (vyre_device_open("t-async", NULL, &f->dev, &e) != VYRE_STATUS_OK) return -1;
+  f->vadd = vadd_program(16, 64);
+  f->inc = json_program(INC_JSON);
+  if (!f->vadd || !f->inc) return -1;
+  if (vyre_kernel_compile(f->dev, f->vadd, NULL, &f->k, &e) != VYRE_STATUS_OK) return -1;
+  *state = f;
+  return 0;
+}
+
+static void test_async_jobs_poll_time_out_and_wait_through_the_plugin(void **state) {
+  fixture *f = *state;
+  vyre_error e = new_err();
+  uint32_t a[16], b[16], out[16];
+  for (uint32_t i = 0; i < 16; i++) {
+    a[i] = i;
+    b[i] = 9;
+  }
+  vyre_arg args[3] = {
+      {a, sizeof(a), NULL, 0, NULL}, {b, sizeof(b), NULL, 0, NULL}, {NULL, 0, out, 64, NULL}};
+  vyre_job *j = NULL;
+  assert_int_equal(vyre_dispatch_async(f->k, args, 3, NULL, &j, &e), VYRE_STATUS_OK);
+  uint32_t done = 7;
+  assert_int_equal(vyre_job_poll(j, &done, &e), VYRE_STATUS_OK);
+  assert_int_equal(done, 0);
+  vyre_dispatch_result res;
+  assert_int_equal(vyre_job_wait(j, 0, &res, &e), VYRE_STATUS_TIMEOUT);
+  ASSERT_HAS(e.message, "dispatch 'vadd' on test: test: the dispatch did not finish within 0 ns");
+  assert_int_equal(vyre_job_poll(j, &done, &e), VYRE_STATUS_OK); // still valid
+  assert_int_equal(done, 1);
+  assert_int_equal(vyre_job_wait(j, UINT64_MAX, &res, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < 16; i++)
+    assert_int_equal(out[i], 9 + i);
+  assert_int_equal(vyre_job_poll(j, &done, &e), VYRE_STATUS_OK); // done stays done
+  assert_int_equal(done, 1);
+  vyre_job_release(j);
+  // A job not yet waited is stale after a recover.
+  assert_int_equal(vyre_dispatch_async(f->k, args, 3, NULL, &j, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(j, UINT64_MAX, &res, &e), VYRE_STATUS_DEVICE_LOST);
+  ASSERT_HAS(e.message, "is stale: submitted at device generation 1, but test is at generation 2");
+  vyre_job_release(j);
+  // A pending job left to vyre_device_close is released by it.
+  vyre_kernel *k2 = NULL;
+  assert_int_equal(vyre_kernel_compile(f->dev, f->vadd, NULL, &k2, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_dispatch_async(k2, args, 3, NULL, &j, &e), VYRE_STATUS_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_two_devices_refuse_each_others_handles, setup, teardown),
@@ -306,6 +358,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_sequence_runs_resident_steps_then_reads, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_async_jobs_poll_time_out_and_wait_through_the_plugin,
+                                      setup_async, teardown),
       cmocka_unit_test_setup_teardown(test_device_close_releases_what_the_caller_did_not, setup,
                                       teardown),
   };

@@ -7,6 +7,7 @@
 //                     metrics, inject_fault; a CPU device
 //   T_GPU             t-gpu: the same, probing as a discrete GPU
 //   T_SOFTWARE        t-software: the same, probing as a software rasteriser
+//   T_ASYNC           t-async: t-basic plus the four async slots
 //   T_MAJOR2          t-major2: a table built for ABI 2.0
 //   T_MINOR_LONGER    t-minor-longer: ABI 1.7 with unknown tail slots
 //   T_MINOR_OLDER     t-minor-older: struct_size ends after `recover` (the
@@ -292,6 +293,60 @@ static uint32_t t_inject_fault(vyre_backend *b, uint32_t kind, vyre_error *err) 
   return VYRE_STATUS_OK;
 }
 
+#if defined(T_ASYNC)
+// Async slots for t-async: the work runs at submit, but the pending only
+// reports completion from its second poll (or a wait with a non-zero
+// timeout), so the host's TIMEOUT and poll paths can be observed.
+typedef struct tpend {
+  vyre_object_header h;
+  uint32_t status;
+  uint32_t polls;
+  vyre_dispatch_result result;
+} tpend;
+
+static uint32_t t_dispatch_async(vyre_backend *b, const vyre_dispatch_args *args,
+                                 vyre_pending **out, vyre_error *err) {
+  tbe *be = (tbe *)b;
+  tpend *p = calloc(1, sizeof(*p));
+  if (!p) return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, T_NAME, "oom. Fix: none.");
+  vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, b, be->generation);
+  p->result.struct_size = sizeof(p->result);
+  p->status = t_dispatch(b, args, &p->result, NULL);
+  *out = (vyre_pending *)p;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t t_pending_poll(vyre_backend *b, vyre_pending *pend, uint32_t *done,
+                               vyre_error *err) {
+  tpend *p = (tpend *)pend;
+  *done = p->polls++ >= 1;
+  return VYRE_STATUS_OK;
+}
+
+static uint32_t t_pending_wait(vyre_backend *b, vyre_pending *pend, uint64_t timeout_ns,
+                               vyre_dispatch_result *out, vyre_error *err) {
+  tpend *p = (tpend *)pend;
+  if (p->polls < 2 && timeout_ns == 0)
+    return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, T_NAME,
+                         "the dispatch did not finish within 0 ns. Fix: wait longer.");
+  p->polls = 2;
+  if (out) *out = p->result;
+  if (p->status)
+    return vyre_kit_fail(err, p->status, 0, T_NAME, "the dispatch failed. Fix: see the log.");
+  return VYRE_STATUS_OK;
+}
+
+static void t_pending_release(vyre_backend *b, vyre_pending *pend) {
+  vyre_kit_object_kill((vyre_object_header *)pend);
+  free(pend);
+}
+#define T_ASYNC_SLOTS                                                                              \
+  , .dispatch_async = t_dispatch_async, .pending_poll = t_pending_poll,                            \
+    .pending_wait = t_pending_wait, .pending_release = t_pending_release
+#else
+#define T_ASYNC_SLOTS
+#endif
+
 #if defined(T_MAJOR2)
 #define T_ABI_MAJOR 2
 #else
@@ -322,7 +377,7 @@ static uint32_t t_inject_fault(vyre_backend *b, uint32_t kind, vyre_error *err) 
   .dispatch_batch = OPT(t_dispatch_batch), .buffer_alloc = OPT(t_buffer_alloc),                    \
   .buffer_free = OPT(t_buffer_free), .buffer_write = OPT(t_buffer_write),                          \
   .buffer_read = OPT(t_buffer_read), .status = t_status, .recover = t_recover,                     \
-  .metrics = OPT(t_metrics), .inject_fault = OPT(t_inject_fault)
+  .metrics = OPT(t_metrics), .inject_fault = OPT(t_inject_fault) T_ASYNC_SLOTS
 
 #if defined(T_MINOR_LONGER)
 static void t_tail(void) {}
