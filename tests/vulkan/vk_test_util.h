@@ -14,7 +14,7 @@
 
 #include "vk_prog.h"
 
-static const vyre_backend_ops *vk_ops(void) {
+static inline const vyre_backend_ops *vk_ops(void) {
   static const vyre_backend_ops *ops;
   if (ops) return ops;
   void *h = dlopen(VYRE_BINARY_DIR "/lib/libvyre-backend-vulkan.so", RTLD_NOW | RTLD_LOCAL);
@@ -28,7 +28,7 @@ static const vyre_backend_ops *vk_ops(void) {
 }
 
 // Creates a backend on the default device, or NULL (the test then skips).
-static vyre_backend *vk_open(void) {
+static inline vyre_backend *vk_open(void) {
   const vyre_backend_ops *ops = vk_ops();
   if (!ops) return NULL;
   vyre_create_args a = {.struct_size = sizeof(a), .device_index = VYRE_DEVICE_DEFAULT};
@@ -41,7 +41,14 @@ static vyre_backend *vk_open(void) {
   return be;
 }
 
-static vyre_module *vk_compile(vyre_backend *be, const vyre_ir_program *p, vyre_error *err) {
+// True when the plugin's probe finds a device.
+static inline int vk_open_probe(void) {
+  vyre_probe_result pr = {.struct_size = sizeof(pr)};
+  vk_ops()->probe(&pr);
+  return (int)pr.available;
+}
+
+static inline vyre_module *vk_compile(vyre_backend *be, const vyre_ir_program *p, vyre_error *err) {
   vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p};
   memcpy(ca.workgroup_size, p->workgroup_size, 12);
   vyre_module *m = NULL;
@@ -52,9 +59,9 @@ static vyre_module *vk_compile(vyre_backend *be, const vyre_ir_program *p, vyre_
 
 // Binds |data[i]| (|bytes[i]|) to the program's host buffers in ascending
 // binding order and dispatches |grid|.
-static uint32_t vk_run(vyre_backend *be, const vyre_ir_program *p, const uint32_t grid[3],
-                       void **data, const uint64_t *bytes, vyre_dispatch_result *res,
-                       vyre_error *err) {
+static inline uint32_t vk_run(vyre_backend *be, const vyre_ir_program *p, const uint32_t grid[3],
+                              void **data, const uint64_t *bytes, vyre_dispatch_result *res,
+                              vyre_error *err) {
   vyre_module *m = vk_compile(be, p, err);
   if (!m) return err->code;
   vyre_binding b[32];
