@@ -24,6 +24,7 @@ static void vyre_conform_usage(FILE *f) {
           "  --backend NAME       backend to test (cpu, cuda, vulkan; default: VYRE_BACKEND,\n"
           "                       else automatic selection)\n"
           "  --plugin PATH        test the plugin .so at PATH\n"
+          "  --device D           device index or UUID (default: VYRE_DEVICE, else the best)\n"
           "  --cases DIR          case files (default: %s/tests/conformance/cases)\n"
           "  --known DIR          known-failure lists <backend>.txt\n"
           "                       (default: %s/tests/conformance/known)\n"
@@ -66,6 +67,7 @@ int vyre_cmd_conform(int argc, char **argv) {
       o.no_runtime = 1;
     else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &o.backend, "conform")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--plugin", &plugin, "conform")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--device", &o.device, "conform")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--cases", &o.cases_dir, "conform")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--known", &o.known_dir, "conform")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--filter", &o.filter, "conform")) != 0 ||

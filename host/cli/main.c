@@ -13,6 +13,10 @@
 #define VYRE_VERSION VYRE_VERSION_STRING
 #endif
 
+// `vyre bench` lives in cmd_bench*.c (docs/bench.md). Declared weak so the
+// tool also links without it; it is listed only when linked in.
+int vyre_cmd_bench(int argc, char **argv) __attribute__((weak));
+
 typedef struct vyre_cli_command {
   const char *name;
   int (*run)(int argc, char **argv);
@@ -24,13 +28,15 @@ static const vyre_cli_command vyre_cli_commands[] = {
     {"list", vyre_cmd_list, "show every backend plugin found, why it is usable or not, devices"},
     {"run", vyre_cmd_run, "run one case file (or a program with --input) and print the outputs"},
     {"conform", vyre_cmd_conform, "run the conformance suite against a backend"},
+    {"bench", vyre_cmd_bench, "measure vyre against raw driver floors (docs/bench.md)"},
 };
 #define VYRE_CLI_COMMAND_COUNT (sizeof vyre_cli_commands / sizeof vyre_cli_commands[0])
 
 static void vyre_cli_usage(FILE *f) {
   fprintf(f, "usage: vyre [--help | --version] <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
-    fprintf(f, "  %-9s %s\n", vyre_cli_commands[i].name, vyre_cli_commands[i].summary);
+    if (vyre_cli_commands[i].run)
+      fprintf(f, "  %-9s %s\n", vyre_cli_commands[i].name, vyre_cli_commands[i].summary);
   fprintf(f, "\n'vyre <command> --help' describes a command's options.\n"
              "environment: VYRE_BACKEND, VYRE_DEVICE, VYRE_PLUGIN_PATH, VYRE_CACHE_DIR,\n"
              "  VYRE_CACHE_DISABLE, VYRE_LOG (see docs/cli.md).\n"
@@ -47,7 +53,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     if (strcmp(cmd, "help") == 0 && argc > 2) {
       for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
-        if (strcmp(argv[2], vyre_cli_commands[i].name) == 0) {
+        if (vyre_cli_commands[i].run && strcmp(argv[2], vyre_cli_commands[i].name) == 0) {
           char *sub[] = {argv[2], "--help", NULL};
           return vyre_cli_commands[i].run(2, sub);
         }
@@ -61,7 +67,7 @@ int main(int argc, char **argv) {
     return VYRE_EXIT_OK;
   }
   for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
-    if (strcmp(cmd, vyre_cli_commands[i].name) == 0)
+    if (vyre_cli_commands[i].run && strcmp(cmd, vyre_cli_commands[i].name) == 0)
       return vyre_cli_commands[i].run(argc - 1, argv + 1);
   if (cmd[0] == '-')
     fprintf(stderr, "vyre: unknown option '%s'. Fix: run 'vyre --help' for the options.\n", cmd);

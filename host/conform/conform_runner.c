@@ -191,7 +191,7 @@ static void vyre__run_unavailable(vyre__run *run) {
 // Opens the backend under test, its capabilities and the reference.
 static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
   vyre_error derr = {.struct_size = sizeof derr};
-  uint32_t st = vyre_device_open(run->opt->backend, NULL, &run->dev, &derr);
+  uint32_t st = vyre_device_open(run->opt->backend, run->opt->device, &run->dev, &derr);
   if (st) {
     run->dev = NULL;
     snprintf(run->reason, sizeof run->reason, "%s: %s", vyre_status_name(st), derr.message);
@@ -217,7 +217,8 @@ static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
                             run->backend, ref);
   }
   if (!run->is_reference) {
-    st = vyre_device_open(ref, NULL, &run->ref, &derr);
+    // Device 0 explicitly: VYRE_DEVICE names a device of the backend under test.
+    st = vyre_device_open(ref, "0", &run->ref, &derr);
     if (st)
       return vyre_error_set(err, st,
                             "conform: cannot open the reference backend '%s': %s Fix: build the "

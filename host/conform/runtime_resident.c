@@ -154,7 +154,7 @@ void vyre__rt_resident_bad_handles(vyre_device *dev, vyre__result *r) {
   vyre_device *other = NULL;
   vyre_error err = {.struct_size = sizeof err};
   if (vyre_device_open(vyre_device_backend_name(dev), NULL, &other, &err) != VYRE_STATUS_OK &&
-      vyre_device_open("cpu", NULL, &other, &err) != VYRE_STATUS_OK)
+      vyre_device_open("cpu", "0", &other, &err) != VYRE_STATUS_OK)
     other = NULL;
   if (other) {
     vyre_resident *f = NULL;

@@ -115,7 +115,8 @@ void vyre_conform_format_element(uint32_t type, uint32_t word, char *out, size_t
 
 typedef struct vyre_conform_options {
   const char *backend;     // backend name or plugin .so path; NULL: VYRE_BACKEND / automatic
-  const char *reference;   // reference backend; NULL: "cpu"
+  const char *device;      // device index or UUID; NULL: VYRE_DEVICE / the best device
+  const char *reference;   // reference backend (always its device 0); NULL: "cpu"
   const char *cases_dir;   // folder of case files (searched recursively)
   const char *known_dir;   // folder with <backend>.txt known-failure lists; NULL: none
   const char *filter;      // glob over case names ("integers/div*"); NULL: all
