@@ -101,7 +101,9 @@ int vyre_cmd_conform(int argc, char **argv) {
   vyre_conform_totals t;
   uint32_t st = vyre_conform_run(&o, &t, &err);
   if (st) {
-    fprintf(stderr, "vyre conform: %s\n", err.message);
+    // The runner's messages already start with "conform: ".
+    fprintf(stderr, "vyre %s%s\n", strncmp(err.message, "conform: ", 9) ? "conform: " : "",
+            err.message);
     return VYRE_EXIT_USAGE;
   }
   return t.failed ? VYRE_EXIT_FAIL : VYRE_EXIT_OK;

@@ -192,10 +192,17 @@ static void vyre__run_unavailable(vyre__run *run) {
 static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
   vyre_error derr = {.struct_size = sizeof derr};
   uint32_t st = vyre_device_open(run->opt->backend, run->opt->device, &run->dev, &derr);
-  if (st) {
+  if (st == VYRE_STATUS_UNAVAILABLE) {
+    // No driver, no device, no such plugin: every case is skipped with why.
     run->dev = NULL;
     snprintf(run->reason, sizeof run->reason, "%s: %s", vyre_status_name(st), derr.message);
     return VYRE_STATUS_OK;
+  }
+  if (st) {
+    // A bad device choice or a plugin that does not load is an error, never
+    // a silent skip.
+    run->dev = NULL;
+    return vyre_error_set(err, st, "conform: cannot open the backend under test: %s", derr.message);
   }
   snprintf(run->backend, sizeof run->backend, "%s", vyre_device_backend_name(run->dev));
   run->caps.struct_size = sizeof run->caps;

@@ -220,6 +220,18 @@ static void test_conform_unavailable_backend_skips_every_case(void **state) {
   free(c.text);
 }
 
+static void test_conform_bad_device_is_an_error_not_a_skip(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = "cpu", .device = "3", .no_runtime = 1};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(c.err.message, "conform: cannot open the backend under test: "));
+  assert_non_null(strstr(c.err.message, "device index 3"));
+  assert_non_null(strstr(c.err.message, "Fix:"));
+  free(c.text);
+}
+
 static void test_conform_filter_and_paths_narrow_the_run(void **state) {
   (void)state;
   vyre_conform_options o = {.backend = "cpu",
@@ -276,6 +288,7 @@ int main(void) {
       cmocka_unit_test(test_conform_reports_xpass_as_failure),
       cmocka_unit_test(test_conform_refuses_malformed_known_list),
       cmocka_unit_test(test_conform_unavailable_backend_skips_every_case),
+      cmocka_unit_test(test_conform_bad_device_is_an_error_not_a_skip),
       cmocka_unit_test(test_conform_filter_and_paths_narrow_the_run),
       cmocka_unit_test(test_conform_writes_junit_with_failures),
   };
