@@ -348,7 +348,17 @@ fail:
 
 void vyre_vk_destroy(vyre_backend *be) {
   if (!be) return;
+  if (be->device) {
+    vkDeviceWaitIdle(be->device);
+    vyre_vk_pendings_drop(be);
+  }
   vyre_vk_device_close(be);
+  while (be->modules) {
+    vyre_module *m = be->modules;
+    be->modules = m->next;
+    vyre_kit_object_kill(&m->h);
+    free(m);
+  }
   if (be->messenger) {
     PFN_vkDestroyDebugUtilsMessengerEXT rm = (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(
         void))vkGetInstanceProcAddr(be->instance, "vkDestroyDebugUtilsMessengerEXT");

@@ -19,6 +19,7 @@ struct vyre_pending {
   uint32_t status; // status of the finished dispatch
   vyre_dispatch_result result;
   vyre_error error;
+  vyre_pending *next, *prev; // the backend's live pendings
 };
 
 static uint64_t deadline(uint64_t timeout_ns) {
@@ -106,6 +107,11 @@ uint32_t vyre_vk_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a, v
     return st;
   }
   vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, be, be->generation);
+  pthread_mutex_lock(&be->lock);
+  p->next = be->pendings;
+  if (be->pendings) be->pendings->prev = p;
+  be->pendings = p;
+  pthread_mutex_unlock(&be->lock);
   *out = p;
   return VYRE_STATUS_OK;
 }
@@ -170,6 +176,13 @@ uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeou
 
 void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p) {
   if (!p || p->h.magic != VYRE_MAGIC_PENDING) return;
+  pthread_mutex_lock(&be->lock);
+  if (p->prev)
+    p->prev->next = p->next;
+  else
+    be->pendings = p->next;
+  if (p->next) p->next->prev = p->prev;
+  pthread_mutex_unlock(&be->lock);
   if (p->job) {
     if (p->h.generation == be->generation && be->device)
       zombie_add(be, p->job);
@@ -257,4 +270,26 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   free(js);
   free(cbs);
   return st == VYRE_STATUS_DEVICE_LOST ? st : VYRE_STATUS_OK;
+}
+
+void vyre_vk_pendings_drop(vyre_backend *be) {
+  // Called with the device idle: their jobs are finished or abandoned.
+  while (be->pendings) {
+    vyre_pending *p = be->pendings;
+    be->pendings = p->next;
+    vk_job_free(p->job);
+    vyre_kit_object_kill(&p->h);
+    free(p);
+  }
+}
+
+void vyre_vk_pendings_orphan(vyre_backend *be) {
+  // Called with the device idle, before it is destroyed by recover.
+  for (vyre_pending *p = be->pendings; p; p = p->next) {
+    if (!p->job) continue;
+    vk_job_free(p->job);
+    p->job = NULL;
+    p->done = 1;
+    p->status = VYRE_STATUS_DEVICE_LOST;
+  }
 }

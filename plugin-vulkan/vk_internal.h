@@ -47,9 +47,11 @@ struct vyre_backend {
   _Atomic uint64_t validation_errors;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  vk_pipe *pipes;         // in-memory compile cache (owned; freed at destroy/recover)
-  struct vk_job *zombies; // timed-out jobs still running on the device
-  vyre_buffer *buffers;   // live resident buffers
+  vk_pipe *pipes;                // in-memory compile cache (owned; freed at destroy/recover)
+  struct vk_job *zombies;        // timed-out jobs still running on the device
+  vyre_buffer *buffers;          // live resident buffers
+  vyre_module *modules;          // live module handles (freed at destroy if never released)
+  struct vyre_pending *pendings; // live pendings (likewise)
 };
 
 // A compiled program: shader, layouts and pipeline. Shared by every module
@@ -72,6 +74,7 @@ struct vyre_module {
   vyre_object_header h;
   vk_pipe *pipe;
   char label[64];
+  vyre_module *next, *prev; // the backend's live modules
 };
 
 struct vyre_buffer {
@@ -141,5 +144,9 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
 uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
                               vyre_dispatch_result *results, vyre_error *err);
 void vyre_vk_zombies_reap(vyre_backend *be, int wait);
+// Frees every pending the caller never released (destroy, device idle).
+void vyre_vk_pendings_drop(vyre_backend *be);
+// Frees the device work of every pending (recover); the handles stay, stale.
+void vyre_vk_pendings_orphan(vyre_backend *be);
 
 #endif // VYRE_VK_INTERNAL_H

@@ -154,6 +154,11 @@ static uint32_t module_new(vyre_backend *be, vk_pipe *pp, const char *label, vyr
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
   m->pipe = pp;
   snprintf(m->label, sizeof(m->label), "%s", label);
+  pthread_mutex_lock(&be->lock);
+  m->next = be->modules;
+  if (be->modules) be->modules->prev = m;
+  be->modules = m;
+  pthread_mutex_unlock(&be->lock);
   *out = m;
   return VYRE_STATUS_OK;
 }
@@ -272,6 +277,13 @@ fail:
 void vyre_vk_module_release(vyre_backend *be, vyre_module *m) {
   if (!m || m->h.magic != VYRE_MAGIC_MODULE) return;
   // The pipe stays in the in-memory cache until destroy or recover.
+  pthread_mutex_lock(&be->lock);
+  if (m->prev)
+    m->prev->next = m->next;
+  else
+    be->modules = m->next;
+  if (m->next) m->next->prev = m->prev;
+  pthread_mutex_unlock(&be->lock);
   vyre_kit_object_kill(&m->h);
   free(m);
 }

@@ -39,6 +39,10 @@ static uint32_t vk_recover(vyre_backend *be, vyre_error *err) {
   // Destroys the logical device (and every module pipeline and resident
   // buffer of this generation), then opens a new one on the same physical
   // device.
+  if (be->device) {
+    vkDeviceWaitIdle(be->device);
+    vyre_vk_pendings_orphan(be);
+  }
   vyre_vk_device_close(be);
   be->generation++;
   uint32_t st = vyre_vk_device_open(be, err);
