@@ -29,7 +29,7 @@ typedef struct tb {
   uint32_t nb;
   uint32_t stmts[128];
   uint32_t ns;
-  char strings[512];
+  char strings[2048];
   uint32_t nstr;
   vyre_ir_program p;
   vyre_error err;
@@ -343,6 +343,22 @@ static void test_validate_refuses_two_declarations_of_one_local(void **state) {
   free(t);
 }
 
+static void test_validate_keeps_the_fix_when_names_are_very_long(void **state) {
+  (void)state;
+  tb *t = tb_new();
+  char name[1000];
+  memset(name, 'n', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  uint32_t x;
+  uint32_t first = tb_let(t, name, tb_lit(t, VYRE_IR_TYPE_U32, 1), &x);
+  uint32_t second = tb_let(t, name, tb_lit(t, VYRE_IR_TYPE_U32, 2), NULL);
+  uint32_t items[2] = {first, second};
+  uint32_t body = tb_list(t, 2, items);
+  expect_invalid(t, tb_validate(t, body, 2), "body[1]", "reuses a local name");
+  assert_non_null(strstr(t->err.message, "Fix: rename one of them."));
+  free(t);
+}
+
 static void test_validate_treats_zero_limits_as_defaults(void **state) {
   (void)state;
   tb *t = tb_new();
@@ -629,6 +645,7 @@ int main(void) {
       cmocka_unit_test(test_validate_refuses_statement_range_outside_stmts),
       cmocka_unit_test(test_validate_refuses_bad_local_indices),
       cmocka_unit_test(test_validate_refuses_two_declarations_of_one_local),
+      cmocka_unit_test(test_validate_keeps_the_fix_when_names_are_very_long),
       cmocka_unit_test(test_validate_treats_zero_limits_as_defaults),
       cmocka_unit_test(test_validate_refuses_unknown_kinds_and_misplaced_nodes),
       cmocka_unit_test(test_validate_refuses_broken_tables),

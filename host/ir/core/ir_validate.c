@@ -212,12 +212,12 @@ static uint32_t take(vstate *s, uint32_t idx, uint32_t depth, int stmt) {
                 idx);
   if (stmt && !is_stmt)
     return fail(s,
-                "expected a statement, got the expression '%s'. Fix: bind it with "
+                "expected a statement, got the expression '%.80s'. Fix: bind it with "
                 "{\"k\":\"let\",...} or remove it.",
                 vyre_ir_kind_name(k));
   if (!stmt && !is_expr)
     return fail(s,
-                "expected an expression, got the statement '%s'. Fix: move the statement "
+                "expected an expression, got the statement '%.80s'. Fix: move the statement "
                 "into a statement list.",
                 vyre_ir_kind_name(k));
   return VYRE_STATUS_OK;
@@ -252,7 +252,7 @@ static uint32_t check_local_in_scope(vstate *s, const char *what, uint32_t local
                 what, local, s->p->local_count);
   if (s->scope[local] != 1)
     return fail(s,
-                "%s '%s' is not declared in an enclosing scope before this point. Fix: declare "
+                "%s '%.80s' is not declared in an enclosing scope before this point. Fix: declare "
                 "it with {\"k\":\"let\",...} earlier in this list or an enclosing one.",
                 what, lname(s, local));
   return VYRE_STATUS_OK;
@@ -301,7 +301,7 @@ static uint32_t expr_un(vstate *s, vyre_ir_node *n, uint32_t depth) {
                   "un 'lnot' takes a bool operand only (no integer truthiness), got %s. Fix: "
                   "compare with {\"k\":\"bin\",\"op\":\"eq\",...} against 0 instead.",
                   tname(ta));
-    return fail(s, "un '%s' takes %s, got %s. Fix: cast the operand with {\"k\":\"cast\",...}.",
+    return fail(s, "un '%.80s' takes %s, got %s. Fix: cast the operand with {\"k\":\"cast\",...}.",
                 vyre_ir_un_name(n->op), mask_names(kUnMask[n->op], m, sizeof(m)), tname(ta));
   }
   n->type = n->op >= VYRE_IR_UN_IS_NAN ? VYRE_IR_TYPE_BOOL : ta;
@@ -358,24 +358,24 @@ static uint32_t expr_bin(vstate *s, vyre_ir_node *n, uint32_t depth) {
   char m[64];
   if (mask == M_B && (ta != VYRE_IR_TYPE_BOOL || tb != VYRE_IR_TYPE_BOOL))
     return fail(s,
-                "bin '%s' takes bool operands only (no integer truthiness), got %s and %s. "
+                "bin '%.80s' takes bool operands only (no integer truthiness), got %s and %s. "
                 "Fix: turn integers into bool with {\"k\":\"bin\",\"op\":\"ne\",...} against "
                 "0 first.",
                 name, tname(ta), tname(tb));
   if (!(mask & TB(ta)))
     return fail(s,
-                "bin '%s' takes %s operands, got %s. Fix: cast the operands with "
+                "bin '%.80s' takes %s operands, got %s. Fix: cast the operands with "
                 "{\"k\":\"cast\",...}.",
                 name, mask_names(mask, m, sizeof(m)), tname(ta));
   if (shift) {
     if (tb != VYRE_IR_TYPE_U32)
       return fail(s,
-                  "bin '%s' takes a u32 amount b, got %s. Fix: cast b with "
+                  "bin '%.80s' takes a u32 amount b, got %s. Fix: cast b with "
                   "{\"k\":\"cast\",\"to\":\"u32\",...}.",
                   name, tname(tb));
   } else if (ta != tb) {
     return fail(s,
-                "bin '%s' needs both operands of one type, got %s and %s. Fix: cast one "
+                "bin '%.80s' needs both operands of one type, got %s and %s. Fix: cast one "
                 "operand with {\"k\":\"cast\",...}.",
                 name, tname(ta), tname(tb));
   }
@@ -386,7 +386,7 @@ static uint32_t expr_bin(vstate *s, vyre_ir_node *n, uint32_t depth) {
 static uint32_t expr_lit(vstate *s, vyre_ir_node *n) {
   if (!is_value_type(n->type))
     return fail(s,
-                "lit has type '%s' (%u), which is not a value type. Fix: use u32, i32, f32 "
+                "lit has type '%.80s' (%u), which is not a value type. Fix: use u32, i32, f32 "
                 "or bool.",
                 tname(n->type), n->type);
   if (n->type == VYRE_IR_TYPE_BOOL && n->ref > 1)
@@ -411,7 +411,7 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
     if (n->op > VYRE_IR_BUILTIN_WGSIZE)
       return fail(s, "unknown builtin %u. Fix: use gid, lid, wgid, nwg or wgsize.", n->op);
     if (n->axis > 2)
-      return fail(s, "builtin '%s' axis %u is out of range 0..2. Fix: use axis 0, 1 or 2.",
+      return fail(s, "builtin '%.80s' axis %u is out of range 0..2. Fix: use axis 0, 1 or 2.",
                   vyre_ir_builtin_name(n->op), n->axis);
     n->type = VYRE_IR_TYPE_U32;
     return VYRE_STATUS_OK;
@@ -450,14 +450,14 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
   case VYRE_IR_K_CAST:
     if (!is_value_type(n->type))
       return fail(s,
-                  "cast target '%s' (%u) is not a value type. Fix: cast to u32, i32, f32 or "
+                  "cast target '%.80s' (%u) is not a value type. Fix: cast to u32, i32, f32 or "
                   "bool.",
                   tname(n->type), n->type);
     return child(s, "a", n->a, depth + 1, &ta);
   case VYRE_IR_K_BITCAST:
     if (n->type != VYRE_IR_TYPE_U32 && n->type != VYRE_IR_TYPE_I32 && n->type != VYRE_IR_TYPE_F32)
       return fail(s,
-                  "bitcast target '%s' is not u32, i32 or f32. Fix: use cast for bool "
+                  "bitcast target '%.80s' is not u32, i32 or f32. Fix: use cast for bool "
                   "conversions.",
                   tname(n->type));
     if ((st = child(s, "a", n->a, depth + 1, &ta))) return st;
@@ -503,18 +503,18 @@ static uint32_t declare(vstate *s, const char *kind, uint32_t local, uint32_t id
   vyre_ir_local *l = &s->locals[local];
   if (s->scope[local] != 0)
     return fail(s,
-                "%s '%s' reuses a local name already declared in this program (names are "
+                "%s '%.80s' reuses a local name already declared in this program (names are "
                 "unique in the whole program; no shadowing). Fix: rename one of them.",
                 kind, lname(s, local));
   if (l->decl != idx || l->is_loop_var != loop_var || l->is_atomic_result != atomic_result)
     return fail(s,
-                "%s declares local %u ('%s'), but the locals table says it is declared by "
+                "%s declares local %u ('%.80s'), but the locals table says it is declared by "
                 "node %u. Fix: re-encode the program from its JSON form.",
                 kind, local, lname(s, local), l->decl);
   uint32_t other = names_insert(s, local);
   if (other != NONE)
     return fail(s,
-                "%s '%s' reuses a local name already declared in this program (names are "
+                "%s '%.80s' reuses a local name already declared in this program (names are "
                 "unique in the whole program; no shadowing). Fix: rename one of them.",
                 kind, lname(s, local));
   l->type = type;
@@ -550,8 +550,8 @@ static uint32_t stmt_store_like(vstate *s, const char *kind, uint32_t buf) {
   const vyre_ir_buffer *b = &s->p->buffers[buf];
   if (b->access == VYRE_IR_ACCESS_READ || b->access == VYRE_IR_ACCESS_UNIFORM)
     return fail(s,
-                "%s to buffer '%s' whose access is %s; only read_write, write and workgroup "
-                "buffers can be written. Fix: declare '%s' with \"access\": \"read_write\".",
+                "%s to buffer '%.80s' whose access is %s; only read_write, write and workgroup "
+                "buffers can be written. Fix: declare '%.80s' with \"access\": \"read_write\".",
                 kind, bname(s, buf), vyre_ir_access_name(b->access), bname(s, buf));
   return VYRE_STATUS_OK;
 }
@@ -569,15 +569,15 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
   if ((st = stmt_store_like(s, "atomic", n->ref))) return st;
   if (s->p->buffers[n->ref].type != VYRE_IR_TYPE_U32)
     return fail(s,
-                "atomic '%s' on buffer '%s' whose element type is %s; atomics work only on "
-                "u32 elements. Fix: declare '%s' with \"type\": \"u32\".",
+                "atomic '%.80s' on buffer '%.80s' whose element type is %s; atomics work only on "
+                "u32 elements. Fix: declare '%.80s' with \"type\": \"u32\".",
                 op, bname(s, n->ref), tname(s->p->buffers[n->ref].type), bname(s, n->ref));
   if (n->op == VYRE_IR_ATOMIC_CAS && n->c == NONE)
     return fail(s, "atomic 'cas' needs an expected value. Fix: add \"expected\": <u32 "
                    "expression>.");
   if (n->op != VYRE_IR_ATOMIC_CAS && n->c != NONE)
     return fail(s,
-                "atomic '%s' takes no expected value (only cas does). Fix: remove "
+                "atomic '%.80s' takes no expected value (only cas does). Fix: remove "
                 "\"expected\".",
                 op);
   static const char *const f[3] = {"index", "value", "expected"};
@@ -588,7 +588,7 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
     if (t != VYRE_IR_TYPE_U32) {
       push(s, f[i], NONE);
       return fail(s,
-                  "atomic '%s' %s must be u32, got %s. Fix: cast it with "
+                  "atomic '%.80s' %s must be u32, got %s. Fix: cast it with "
                   "{\"k\":\"cast\",\"to\":\"u32\",...}.",
                   op, f[i], tname(t));
     }
@@ -613,14 +613,14 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
     if ((st = check_local_in_scope(s, "assign to", n->ref))) return st;
     if (s->locals[n->ref].is_loop_var)
       return fail(s,
-                  "assign to '%s', the variable of a for loop, which is read-only. Fix: copy "
+                  "assign to '%.80s', the variable of a for loop, which is read-only. Fix: copy "
                   "it into a new local with {\"k\":\"let\",...} and change that.",
                   lname(s, n->ref));
     if ((st = child(s, "value", n->a, depth + 1, &ta))) return st;
     if (ta != s->locals[n->ref].type) {
       push(s, "value", NONE);
       return fail(s,
-                  "assign to '%s' (%s) got a value of type %s. Fix: cast the value with "
+                  "assign to '%.80s' (%s) got a value of type %s. Fix: cast the value with "
                   "{\"k\":\"cast\",\"to\":\"%s\",...}.",
                   lname(s, n->ref), tname(s->locals[n->ref].type), tname(ta),
                   tname(s->locals[n->ref].type));
@@ -638,7 +638,7 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
     if (tb != value_type_of_element(et)) {
       push(s, "value", NONE);
       return fail(s,
-                  "store to '%s' (element type %s) needs a %s value, got %s. Fix: cast the "
+                  "store to '%.80s' (element type %s) needs a %s value, got %s. Fix: cast the "
                   "value with {\"k\":\"cast\",\"to\":\"%s\",...}.",
                   bname(s, n->ref), tname(et), tname(value_type_of_element(et)), tname(tb),
                   tname(value_type_of_element(et)));
@@ -752,35 +752,35 @@ static uint32_t check_buffers(vstate *s) {
     const char *nm = bname(s, i);
     if (b->access > VYRE_IR_ACCESS_WORKGROUP)
       return fail(s,
-                  "buffer '%s' has unknown access %u. Fix: use read, uniform, read_write, "
+                  "buffer '%.80s' has unknown access %u. Fix: use read, uniform, read_write, "
                   "write or workgroup.",
                   nm, b->access);
     if (b->type != VYRE_IR_TYPE_U32 && b->type != VYRE_IR_TYPE_I32 && b->type != VYRE_IR_TYPE_F32 &&
         b->type != VYRE_IR_TYPE_BOOL32)
       return fail(s,
-                  "buffer '%s' has element type '%s' (%u); storage types are u32, i32, f32 "
+                  "buffer '%.80s' has element type '%.80s' (%u); storage types are u32, i32, f32 "
                   "and bool32. Fix: use bool32 for booleans.",
                   nm, tname(b->type), b->type);
     if (b->has_count > 1)
       return fail(s,
-                  "buffer '%s' has has_count %u; it is 0 or 1. Fix: re-encode the program "
+                  "buffer '%.80s' has has_count %u; it is 0 or 1. Fix: re-encode the program "
                   "from its JSON form.",
                   nm, b->has_count);
     if (b->access == VYRE_IR_ACCESS_WORKGROUP) {
       if (b->binding != 0)
         return fail(s,
-                    "workgroup buffer '%s' has binding %u; workgroup buffers take no binding. "
+                    "workgroup buffer '%.80s' has binding %u; workgroup buffers take no binding. "
                     "Fix: remove \"binding\".",
                     nm, b->binding);
       if (!b->has_count || b->count == 0)
         return fail(s,
-                    "workgroup buffer '%s' needs a count of at least 1 element. Fix: add "
+                    "workgroup buffer '%.80s' needs a count of at least 1 element. Fix: add "
                     "\"count\": <elements>.",
                     nm);
       wg_bytes += (uint64_t)b->count * 4u;
       if (wg_bytes > 16384)
         return fail(s,
-                    "workgroup buffers total %llu bytes with '%s', over the 16384-byte (16 KiB) "
+                    "workgroup buffers total %llu bytes with '%.80s', over the 16384-byte (16 KiB) "
                     "limit. Fix: make workgroup buffers smaller.",
                     (unsigned long long)wg_bytes, nm);
       pop(s);
@@ -788,23 +788,23 @@ static uint32_t check_buffers(vstate *s) {
     }
     if (b->binding > 31)
       return fail(s,
-                  "buffer '%s' has binding %u, outside 0..31. Fix: use a binding from 0 to "
+                  "buffer '%.80s' has binding %u, outside 0..31. Fix: use a binding from 0 to "
                   "31.",
                   nm, b->binding);
     if (bound[b->binding] != NONE)
       return fail(s,
-                  "buffer '%s' uses binding %u, already used by buffer '%s' (buffers[%u]). "
+                  "buffer '%.80s' uses binding %u, already used by buffer '%.80s' (buffers[%u]). "
                   "Fix: give each host buffer its own binding.",
                   nm, b->binding, bname(s, bound[b->binding]), bound[b->binding]);
     bound[b->binding] = i;
     if (b->access == VYRE_IR_ACCESS_WRITE && !b->has_count)
       return fail(s,
-                  "write buffer '%s' needs a count (the runtime allocates it). Fix: add "
+                  "write buffer '%.80s' needs a count (the runtime allocates it). Fix: add "
                   "\"count\": <elements>.",
                   nm);
     if (b->access == VYRE_IR_ACCESS_UNIFORM && b->has_count && (uint64_t)b->count * 4u > 65536u)
       return fail(s,
-                  "uniform buffer '%s' has count %u (%llu bytes), over the 64 KiB limit of "
+                  "uniform buffer '%.80s' has count %u (%llu bytes), over the 64 KiB limit of "
                   "uniform buffers. Fix: declare it with \"access\": \"read\".",
                   nm, b->count, (unsigned long long)b->count * 4u);
     pop(s);
@@ -817,7 +817,7 @@ static uint32_t check_buffers(vstate *s) {
       if (strcmp(bname(s, i), bname(s, j)) == 0) {
         push(s, "buffers", i);
         return fail(s,
-                    "buffer name '%s' is already used by buffers[%u]. Fix: rename one of "
+                    "buffer name '%.80s' is already used by buffers[%u]. Fix: rename one of "
                     "them.",
                     bname(s, i), j);
       }
@@ -832,7 +832,7 @@ static uint32_t check_locals(vstate *s) {
     if ((st = check_string(s, "local name", s->locals[i].name))) return st;
     if (s->locals[i].decl >= p->node_count)
       return fail(s,
-                  "local '%s' names declaring node %u, but the program has %u nodes. Fix: "
+                  "local '%.80s' names declaring node %u, but the program has %u nodes. Fix: "
                   "re-encode the program from its JSON form.",
                   lname(s, i), s->locals[i].decl, p->node_count);
     s->locals[i].type = VYRE_IR_TYPE_VOID;
@@ -878,7 +878,7 @@ static uint32_t check_coverage(vstate *s) {
     if (!s->seen[i]) {
       push(s, "nodes", i);
       return fail(s,
-                  "node %u ('%s') is not reachable from the body; every node is used exactly "
+                  "node %u ('%.80s') is not reachable from the body; every node is used exactly "
                   "once. Fix: re-encode the program from its JSON form.",
                   i, vyre_ir_kind_name(s->nodes[i].kind));
     }
@@ -893,7 +893,7 @@ static uint32_t check_coverage(vstate *s) {
     if (s->scope[i] == 0) {
       push(s, "locals", i);
       return fail(s,
-                  "local '%s' is never declared by the body. Fix: re-encode the program from "
+                  "local '%.80s' is never declared by the body. Fix: re-encode the program from "
                   "its JSON form.",
                   lname(s, i));
     }
