@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_bench.c — `vyre bench`: measures the figures of
+// /work/shared/spec/PERFORMANCE.md on one backend, each beside a raw floor
+// (the same work written by hand against the same driver API, in the same
+// process, on the same device), and prints a table (figure, vyre median,
+// spread, floor median, ratio, target, met or missed) and optionally JSON.
+// See docs/bench.md. Exit codes: 0 every figure ran or was n/a, 1 a figure
+// failed (wrong result or error), 2 usage or setup error. Missed targets do
+// not change the exit code: timing belongs to the benchmark, not to tests.
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cmd_bench.h"
+
+typedef struct fig_def {
+  const char *key, *title, *unit;
+  int higher_is_better;
+} fig_def;
+
+static const fig_def fig_defs[VYRE_BENCH_FIGURES] = {
+    {"round_trip", "tiny dispatch round trip", "us", 0},
+    {"resident", "dispatch on resident buffers", "us", 0},
+    {"batch64", "batch of 64 small jobs, per job", "us", 0},
+    {"cold_compile", "cold compile", "ms", 0},
+    {"cached_load", "cached module, fresh process", "ms", 0},
+    {"host_overhead", "host overhead per dispatch", "us", 0},
+    {"stream", "vector add f32 bandwidth", "GB/s", 1},
+    {"matmul", "tiled f32 matmul", "GFLOP/s", 1},
+};
+
+#define TARGET_NONE      0
+#define TARGET_RATIO_MAX 1 // vyre / floor (time) or floor / vyre (rate) <= value
+#define TARGET_ABS_MAX   2 // vyre median <= value
+#define TARGET_ABS_MIN   3 // vyre median >= value
+
+typedef struct fig_result {
+  uint32_t id;
+  int selected;
+  vyre_bench_side vyre, floor;
+  uint32_t target_kind;
+  double target;
+  char target_text[64];
+  double ratio; // < 0: none
+  int met;      // -1: not judged, 0 missed, 1 met
+  char note[256];
+} fig_result;
+
+typedef struct bench_args {
+  const char *backend, *device, *json, *filter;
+  int quick;
+  uint32_t reps;
+} bench_args;
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: vyre bench [options]\n\n"
+             "Measures the figures of the performance spec on one backend, each beside a raw\n"
+             "floor written by hand against the same driver API in the same process, and\n"
+             "prints median, spread (p10..p90), floor, ratio, target and met/missed.\n"
+             "Every benchmarked output is checked before its time counts.\n\n"
+             "  --backend B    cpu, cuda, vulkan or a plugin .so path (default: VYRE_BACKEND,\n"
+             "                 else automatic selection)\n"
+             "  --device D     device index or UUID (default: VYRE_DEVICE, else the best)\n"
+             "  --json FILE    also write the results as JSON (date, device, driver, commit)\n"
+             "  --quick        few repetitions and small sizes (CI)\n"
+             "  --reps N       repetitions of every figure (default: 200 for latencies, 100\n"
+             "                 for batches, 20 for compiles and kernels, 10 for processes)\n"
+             "  --filter LIST  run only these figures: numbers or names, comma separated\n"
+             "                 (round_trip, resident, batch64, cold_compile, cached_load,\n"
+             "                 host_overhead, stream, matmul)\n"
+             "  --help         show this text\n\n"
+             "exit codes: 0 every figure ran (or is n/a here), 1 a figure failed (wrong\n"
+             "result or error), 2 usage or setup error. See docs/bench.md.\n");
+}
+
+static int parse(int argc, char **argv, bench_args *a) {
+  memset(a, 0, sizeof *a);
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    int m;
+    if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
+      usage(stdout);
+      return -1;
+    }
+    if (vyre_cli_flag(argv[i], "--quick")) {
+      a->quick = 1;
+    } else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &a->backend, "bench")) != 0 ||
+               (m = vyre_cli_opt(argc, argv, &i, "--device", &a->device, "bench")) != 0 ||
+               (m = vyre_cli_opt(argc, argv, &i, "--json", &a->json, "bench")) != 0 ||
+               (m = vyre_cli_opt(argc, argv, &i, "--filter", &a->filter, "bench")) != 0) {
+      if (m < 0) return VYRE_EXIT_USAGE;
+    } else if ((m = vyre_cli_opt(argc, argv, &i, "--reps", &v, "bench")) != 0) {
+      if (m < 0) return VYRE_EXIT_USAGE;
+      if (vyre_cli_u32(v, &a->reps) || a->reps == 0 || a->reps > 1000000) {
+        fprintf(stderr,
+                "vyre bench: --reps '%s' is not a count in 1..1000000. Fix: pass e.g. --reps "
+                "50.\n",
+                v);
+        return VYRE_EXIT_USAGE;
+      }
+    } else {
+      return vyre_cli_unknown("bench", argv[i]);
+    }
+  }
+  return 0;
+}
+
+// Marks the figures --filter names; 0 on success.
+static int select_figures(const char *filter, fig_result *r) {
+  for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++)
+    r[f].selected = filter == NULL;
+  if (!filter) return 0;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", filter);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int hit = 0;
+    for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
+      char num[8];
+      snprintf(num, sizeof num, "%u", f + 1);
+      if (strcmp(tok, num) == 0 || strcmp(tok, fig_defs[f].key) == 0) {
+        r[f].selected = 1;
+        hit = 1;
+      }
+    }
+    if (!hit) {
+      fprintf(stderr,
+              "vyre bench: --filter names '%s', which is no figure. Fix: use 1..8 or one of "
+              "round_trip, resident, batch64, cold_compile, cached_load, host_overhead, "
+              "stream, matmul.\n",
+              tok);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int is_gpu_kind(uint32_t kind) {
+  return kind == VYRE_DEVICE_KIND_GPU_DISCRETE || kind == VYRE_DEVICE_KIND_GPU_INTEGRATED ||
+         kind == VYRE_DEVICE_KIND_GPU_VIRTUAL;
+}
+
+static void set_target(fig_result *r, uint32_t kind, double value, const char *text) {
+  r->target_kind = kind;
+  r->target = value;
+  snprintf(r->target_text, sizeof r->target_text, "%s", text);
+}
+
+// The targets of PERFORMANCE.md that apply to this backend and device.
+static void choose_targets(const char *name, const vyre_bench_ctx *c, fig_result *r) {
+  int cuda = strcmp(name, "cuda") == 0, vk = strcmp(name, "vulkan") == 0;
+  int gpu_api = (cuda || vk) && c->gpu;
+  if (gpu_api) set_target(&r[0], TARGET_RATIO_MAX, 1.25, "<= 1.25x floor");
+  if (cuda && c->gpu) set_target(&r[1], TARGET_RATIO_MAX, 1.25, "<= 1.25x floor");
+  if (gpu_api) set_target(&r[2], TARGET_RATIO_MAX, 1.5, "<= 1.5x floor");
+  if (cuda || vk) set_target(&r[4], TARGET_ABS_MAX, 2.0, "< 2 ms, no compile");
+  set_target(&r[5], TARGET_ABS_MAX, 2.0, "< 2 us");
+  if (gpu_api) set_target(&r[6], TARGET_ABS_MIN, 4000.0, ">= 4000 GB/s");
+}
+
+static void judge(fig_result *r) {
+  const fig_def *d = &fig_defs[r->id - 1];
+  r->ratio = -1;
+  r->met = -1;
+  if (r->vyre.status != VYRE_BENCH_RAN) return;
+  double v = r->vyre.stat.median, fl = r->floor.stat.median;
+  if (r->floor.status == VYRE_BENCH_RAN && v > 0 && fl > 0)
+    r->ratio = d->higher_is_better ? fl / v : v / fl;
+  switch (r->target_kind) {
+  case TARGET_RATIO_MAX:
+    if (r->ratio >= 0) r->met = r->ratio <= r->target;
+    break;
+  case TARGET_ABS_MAX:
+    r->met = v < r->target;
+    break;
+  case TARGET_ABS_MIN:
+    r->met = v >= r->target;
+    break;
+  default:
+    break;
+  }
+}
+
+static void floor_na(vyre_bench_side *s, const char *what) {
+  vyre_bench_side_set(s, VYRE_BENCH_NA, "%s", what);
+}
+
+// Runs figure |f| (0-based): the vyre side, then the floor.
+static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops *fops,
+                       vyre_bench_floor *floor, const char *floor_why, fig_result *r) {
+  uint64_t stream_n =
+      c->gpu ? (c->quick ? 1ull << 24 : 1ull << 28) : (c->quick ? 1ull << 20 : 1ull << 22);
+  uint32_t mm_n = c->gpu ? (c->quick ? 1024u : 2048u) : 64u;
+  fprintf(stderr, "[%u/%u] %s ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
+  int compiled = 0;
+  switch (f) {
+  case 0:
+    vyre_bench_fig_round_trip(c, &r->vyre);
+    break;
+  case 1:
+    vyre_bench_fig_resident(c, &r->vyre);
+    break;
+  case 2:
+    vyre_bench_fig_batch(c, &r->vyre);
+    break;
+  case 3:
+    vyre_bench_fig_cold_compile(c, &r->vyre);
+    break;
+  case 4:
+    vyre_bench_fig_fresh_load(c, &r->vyre, r->note, sizeof r->note, &compiled);
+    break;
+  case 5:
+    vyre_bench_fig_host_overhead(c, &r->vyre);
+    break;
+  case 6:
+    vyre_bench_fig_stream(c, stream_n, &r->vyre);
+    break;
+  default:
+    vyre_bench_fig_matmul(c, mm_n, &r->vyre);
+    break;
+  }
+  if (!floor) {
+    floor_na(&r->floor, floor_why);
+  } else {
+    fprintf(stderr, "[%u/%u] %s: floor ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
+    switch (f) {
+    case 0:
+      fops->round_trip(floor, c, &r->floor);
+      break;
+    case 1:
+      fops->launch_wait(floor, c, &r->floor);
+      break;
+    case 2:
+      fops->pipelined(floor, c, &r->floor);
+      break;
+    case 3:
+      fops->compile(floor, c, &r->floor);
+      break;
+    case 4:
+      vyre_bench_floor_fresh_load(c, fops, floor, &r->floor);
+      break;
+    case 5:
+      floor_na(&r->floor, "no floor: the target is absolute (host work alone)");
+      break;
+    case 6:
+      fops->stream(floor, c, stream_n, &r->floor);
+      break;
+    default:
+      fops->matmul(floor, c, mm_n, &r->floor);
+      break;
+    }
+  }
+  judge(r);
+  if (f == 4 && compiled && r->target_kind) r->met = 0;
+}
+
+const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend) {
+  if (!backend) return NULL;
+  if (strcmp(backend, "cpu") == 0) return &vyre_bench_floor_cpu;
+  if (strcmp(backend, "cuda") == 0) return &vyre_bench_floor_cuda;
+  if (strcmp(backend, "vulkan") == 0) return &vyre_bench_floor_vulkan;
+  return NULL;
+}
+
+static void fmt_num(char *out, size_t cap, double v) {
+  if (v >= 1000)
+    snprintf(out, cap, "%.0f", v);
+  else if (v >= 100)
+    snprintf(out, cap, "%.1f", v);
+  else if (v >= 10)
+    snprintf(out, cap, "%.2f", v);
+  else
+    snprintf(out, cap, "%.3f", v);
+}
+
+static const char *status_word(uint32_t st) {
+  return st == VYRE_BENCH_RAN ? "ran" : st == VYRE_BENCH_NA ? "n/a" : "FAILED";
+}
+
+static void print_table(const vyre_bench_ctx *c, const char *name, const char *commit,
+                        const char *date, const fig_result *r) {
+  printf("vyre bench: backend %s, device %s (%s), commit %.12s, %s%s\n\n", name,
+         c->caps.device_name, c->caps.driver, commit, date, c->quick ? ", quick" : "");
+  printf("%-2s %-34s %12s %-21s %12s %8s %-20s %s\n", "#", "figure", "vyre median",
+         "spread p10..p90", "floor median", "ratio", "target", "result");
+  for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
+    const fig_result *x = &r[f];
+    if (!x->selected) continue;
+    const char *u = fig_defs[f].unit;
+    char med[48] = "n/a", spread[64] = "", fl[48] = "n/a", ratio[16] = "-", a[24], b[24];
+    if (x->vyre.status == VYRE_BENCH_RAN) {
+      fmt_num(a, sizeof a, x->vyre.stat.median);
+      snprintf(med, sizeof med, "%s %s", a, u);
+      fmt_num(a, sizeof a, x->vyre.stat.p10);
+      fmt_num(b, sizeof b, x->vyre.stat.p90);
+      snprintf(spread, sizeof spread, "%s..%s", a, b);
+    } else if (x->vyre.status == VYRE_BENCH_FAILED) {
+      snprintf(med, sizeof med, "FAILED");
+    }
+    if (x->floor.status == VYRE_BENCH_RAN) {
+      fmt_num(a, sizeof a, x->floor.stat.median);
+      snprintf(fl, sizeof fl, "%s %s", a, u);
+    } else if (x->floor.status == VYRE_BENCH_FAILED) {
+      snprintf(fl, sizeof fl, "FAILED");
+    }
+    if (x->ratio >= 0) snprintf(ratio, sizeof ratio, "%.2fx", x->ratio);
+    const char *res = x->vyre.status == VYRE_BENCH_FAILED ? "FAILED"
+                      : x->met == 1                       ? "met"
+                      : x->met == 0                       ? "MISSED"
+                                                          : "-";
+    printf("%-2u %-34s %12s %-21s %12s %8s %-20s %s\n", f + 1, fig_defs[f].title, med, spread, fl,
+           ratio, x->target_text[0] ? x->target_text : "-", res);
+  }
+  printf("\n");
+  for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
+    const fig_result *x = &r[f];
+    if (!x->selected) continue;
+    printf("%u. vyre: %s (n=%u)%s%s\n", f + 1, x->vyre.what, x->vyre.stat.n,
+           x->vyre.status != VYRE_BENCH_RAN ? ": " : "",
+           x->vyre.status != VYRE_BENCH_RAN ? x->vyre.why : "");
+    if (x->note[0]) printf("   %s\n", x->note);
+    if (x->floor.status == VYRE_BENCH_RAN)
+      printf("   floor: %s (n=%u)\n", x->floor.what, x->floor.stat.n);
+    else
+      printf("   floor %s: %s\n", status_word(x->floor.status), x->floor.why);
+  }
+}
+
+static json_t *side_json(const vyre_bench_side *s) {
+  json_t *o = json_object();
+  json_object_set_new(o, "status", json_string(status_word(s->status)));
+  json_object_set_new(o, "what", json_string(s->what));
+  if (s->status != VYRE_BENCH_RAN) {
+    json_object_set_new(o, "reason", json_string(s->why));
+    return o;
+  }
+  json_object_set_new(o, "n", json_integer(s->stat.n));
+  json_object_set_new(o, "median", json_real(s->stat.median));
+  json_object_set_new(o, "p10", json_real(s->stat.p10));
+  json_object_set_new(o, "p90", json_real(s->stat.p90));
+  json_object_set_new(o, "min", json_real(s->stat.min));
+  json_object_set_new(o, "max", json_real(s->stat.max));
+  return o;
+}
+
+static int write_json(const char *path, const vyre_bench_ctx *c, const char *name,
+                      const char *commit, const char *date, const bench_args *a,
+                      const fig_result *r, int failed) {
+  json_t *root = json_object();
+  json_object_set_new(root, "vyre_bench", json_integer(1));
+  json_object_set_new(root, "date", json_string(date));
+  json_object_set_new(root, "backend", json_string(name));
+  json_object_set_new(root, "device", json_string(c->caps.device_name));
+  json_object_set_new(root, "driver", json_string(c->caps.driver));
+  json_object_set_new(root, "device_kind", json_integer(c->caps.device_kind));
+  json_object_set_new(root, "commit", json_string(commit));
+  json_object_set_new(root, "version", json_string(VYRE_VERSION_STRING));
+  json_object_set_new(root, "quick", json_boolean(a->quick));
+  json_object_set_new(root, "reps", a->reps ? json_integer(a->reps) : json_string("default"));
+  json_object_set_new(root, "ok", json_boolean(!failed));
+  json_t *figs = json_array();
+  for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
+    const fig_result *x = &r[f];
+    if (!x->selected) continue;
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(f + 1));
+    json_object_set_new(o, "key", json_string(fig_defs[f].key));
+    json_object_set_new(o, "title", json_string(fig_defs[f].title));
+    json_object_set_new(o, "unit", json_string(fig_defs[f].unit));
+    json_object_set_new(o, "higher_is_better", json_boolean(fig_defs[f].higher_is_better));
+    json_object_set_new(o, "vyre", side_json(&x->vyre));
+    json_object_set_new(o, "floor", side_json(&x->floor));
+    json_object_set_new(o, "ratio", x->ratio >= 0 ? json_real(x->ratio) : json_null());
+    json_object_set_new(o, "target", x->target_text[0] ? json_string(x->target_text) : json_null());
+    json_object_set_new(o, "met", x->met < 0 ? json_null() : json_boolean(x->met));
+    if (x->note[0]) json_object_set_new(o, "note", json_string(x->note));
+    json_array_append_new(figs, o);
+  }
+  json_object_set_new(root, "figures", figs);
+  int rc = json_dump_file(root, path, JSON_INDENT(2));
+  json_decref(root);
+  if (rc != 0) {
+    fprintf(stderr, "vyre bench: cannot write '%s'. Fix: pass a writable --json path.\n", path);
+    return 1;
+  }
+  return 0;
+}
+
+// `git rev-parse HEAD` of the source tree, or "unknown".
+static void find_commit(char *out, size_t cap) {
+  snprintf(out, cap, "unknown");
+#ifdef VYRE_SOURCE_DIR
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", VYRE_SOURCE_DIR);
+  FILE *p = popen(cmd, "r");
+  if (!p) return;
+  char line[128] = "";
+  if (fgets(line, sizeof line, p)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (strlen(line) >= 7) snprintf(out, cap, "%s", line);
+  }
+  pclose(p);
+#endif
+}
+
+int vyre_cmd_bench(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--child") == 0) return vyre_bench_child_main(argc - 2, argv + 2);
+  bench_args a;
+  int rc = parse(argc, argv, &a);
+  if (rc) return rc < 0 ? VYRE_EXIT_OK : rc;
+  fig_result *r = calloc(VYRE_BENCH_FIGURES, sizeof *r);
+  if (!r) {
+    fprintf(stderr, "vyre bench: out of memory. Fix: free memory.\n");
+    return VYRE_EXIT_USAGE;
+  }
+  if (select_figures(a.filter, r)) {
+    free(r);
+    return VYRE_EXIT_USAGE;
+  }
+  vyre_bench_ctx c;
+  memset(&c, 0, sizeof c);
+  vyre_error err = {.struct_size = sizeof err};
+  uint32_t st = vyre_device_open(a.backend, a.device, &c.dev, &err);
+  if (st) {
+    fprintf(stderr, "vyre bench: cannot open backend '%s': %s: %s\n",
+            a.backend ? a.backend : "(automatic)", vyre_status_string(st), err.message);
+    free(r);
+    return VYRE_EXIT_USAGE;
+  }
+  c.caps.struct_size = sizeof c.caps;
+  if (vyre_device_caps(c.dev, &c.caps, &err) != VYRE_STATUS_OK) {
+    fprintf(stderr, "vyre bench: reading the device's capabilities failed: %s\n", err.message);
+    vyre_device_close(c.dev);
+    free(r);
+    return VYRE_EXIT_USAGE;
+  }
+  const char *name = vyre_device_backend_name(c.dev);
+  c.backend = a.backend ? a.backend : name;
+  c.device = a.device;
+  c.quick = a.quick;
+  c.reps = a.reps;
+  c.gpu = is_gpu_kind(c.caps.device_kind);
+  char commit[64], date[32];
+  find_commit(commit, sizeof commit);
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+  const vyre_bench_floor_ops *fops = vyre_bench_floor_for(name);
+  vyre_bench_floor *floor = NULL;
+  char floor_why[768];
+  snprintf(floor_why, sizeof floor_why,
+           "no raw floor for backend '%s' (floors exist for cpu, cuda and vulkan)", name);
+  if (fops && fops->open(&c, &floor, floor_why, sizeof floor_why) != VYRE_BENCH_RAN) floor = NULL;
+  for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
+    r[f].id = f + 1;
+    r[f].ratio = -1;
+    r[f].met = -1;
+  }
+  choose_targets(name, &c, r);
+  int failed = 0;
+  for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
+    if (!r[f].selected) continue;
+    run_figure(f, &c, fops, floor, floor_why, &r[f]);
+    failed |= r[f].vyre.status == VYRE_BENCH_FAILED || r[f].floor.status == VYRE_BENCH_FAILED;
+  }
+  if (floor) fops->close(floor);
+  print_table(&c, name, commit, date, r);
+  rc = failed ? VYRE_EXIT_FAIL : VYRE_EXIT_OK;
+  if (a.json && write_json(a.json, &c, name, commit, date, &a, r, failed)) rc = VYRE_EXIT_USAGE;
+  if (failed)
+    fprintf(stderr, "vyre bench: a figure FAILED (see above); its time does not count.\n");
+  vyre_device_close(c.dev);
+  free(r);
+  return rc;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_bench_figures.c — the vyre side of the in-process figures of `vyre
+// bench` (docs/bench.md): round trip, resident dispatch, batch of 64, cold
+// compile, host overhead, streaming vector add and tiled matmul. Each one
+// compiles its program through libvyre, warms up, then times many
+// repetitions; every output is checked against the expected values before a
+// sample counts, and a wrong value fails the figure with the index, the
+// value and the expectation. Called by cmd_bench.c only.
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_bench.h"
+
+#define FIX_CONFORM "Fix: run 'vyre conform --backend %s' to find the miscompiled construct."
+
+static uint32_t warmups(const vyre_bench_ctx *c, uint32_t normal) {
+  return c->quick ? (normal < 2 ? normal : 2) : normal;
+}
+
+static uint32_t fail_st(vyre_bench_side *out, const char *what, uint32_t st, const vyre_error *e) {
+  return vyre_bench_side_set(out, VYRE_BENCH_FAILED, "%s failed with %s: %s", what,
+                             vyre_status_string(st), e->message);
+}
+
+// Compiles program |p| (taking ownership of it on success via *out_prog).
+static uint32_t compile(vyre_bench_ctx *c, vyre_program *p, vyre_kernel **k, vyre_bench_side *out,
+                        const vyre_error *perr) {
+  vyre_error err = {.struct_size = sizeof err};
+  if (!p) return fail_st(out, "building the benchmark program", perr->code, perr);
+  uint32_t st = vyre_kernel_compile(c->dev, p, NULL, k, &err);
+  if (st) return fail_st(out, "vyre_kernel_compile", st, &err);
+  return VYRE_BENCH_RAN;
+}
+
+void vyre_bench_fig_round_trip(vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what, "vyre_dispatch: 4 bytes up, x[0] += 1, 4 bytes down");
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_bench_series s = {0};
+  if (compile(c, p, &k, out, &err) == VYRE_BENCH_RAN) {
+    uint32_t warm = warmups(c, 10), reps = vyre_bench_reps(c, 200, 20);
+    for (uint32_t i = 0; i < warm + reps; i++) {
+      uint32_t in = i * 7u + 3u, res = 0;
+      vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
+      uint64_t t0 = vyre_bench_now_ns();
+      uint32_t st = vyre_dispatch(k, &a, 1, NULL, NULL, &err);
+      uint64_t t1 = vyre_bench_now_ns();
+      if (st) {
+        fail_st(out, "vyre_dispatch", st, &err);
+        break;
+      }
+      if (res != in + 1) {
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "round trip %u returned x[0] = %u, expected %u. " FIX_CONFORM, i, res,
+                            in + 1, c->backend);
+        break;
+      }
+      if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+static uint32_t resident_u32(vyre_device *dev, vyre_resident *r, uint32_t *value, int write,
+                             vyre_error *err) {
+  vyre_resident_range rg = {.buffer = r, .offset = 0, .size = 4, .src = value, .dst = value};
+  return write ? vyre_resident_write(dev, &rg, 1, err) : vyre_resident_read(dev, &rg, 1, err);
+}
+
+static int has_resident(vyre_bench_ctx *c, vyre_bench_side *out) {
+  if (c->caps.flags & VYRE_CAP_RESIDENT) return 1;
+  vyre_bench_side_set(out, VYRE_BENCH_NA,
+                      "backend '%s' has no resident buffers (VYRE_CAP_RESIDENT is not set). Fix: "
+                      "use a backend with resident buffers.",
+                      c->backend);
+  return 0;
+}
+
+void vyre_bench_fig_resident(vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what, "vyre_dispatch on a resident buffer, x[0] += 1, no copy");
+  if (!has_resident(c, out)) return;
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_resident *r = NULL;
+  vyre_bench_series s = {0};
+  uint32_t st, warm = warmups(c, 10), reps = vyre_bench_reps(c, 200, 20), zero = 0;
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  if ((st = vyre_resident_alloc(c->dev, 4, &r, &err)) != 0 ||
+      (st = resident_u32(c->dev, r, &zero, 1, &err)) != 0) {
+    fail_st(out, "allocating a 4-byte resident buffer", st, &err);
+    goto done;
+  }
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    vyre_arg a = {.resident = r};
+    uint64_t t0 = vyre_bench_now_ns();
+    st = vyre_dispatch(k, &a, 1, NULL, NULL, &err);
+    uint64_t t1 = vyre_bench_now_ns();
+    if (st) {
+      fail_st(out, "vyre_dispatch (resident)", st, &err);
+      goto done;
+    }
+    if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
+  }
+  uint32_t v = 0;
+  if ((st = resident_u32(c->dev, r, &v, 0, &err)) != 0) {
+    fail_st(out, "reading the resident buffer back", st, &err);
+  } else if (v != warm + reps) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                        "after %u resident dispatches of x[0] += 1 the buffer holds %u, expected "
+                        "%u. " FIX_CONFORM,
+                        warm + reps, v, warm + reps, c->backend);
+  }
+done:
+  vyre_bench_side_done(out, &s);
+  if (r) vyre_resident_free(r, NULL);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "vyre_dispatch_batch of 64 jobs (x[0] += 1, one resident buffer each), per job");
+  if (!has_resident(c, out)) return;
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_resident *r[VYRE_BENCH_BATCH] = {0};
+  vyre_arg args[VYRE_BENCH_BATCH];
+  vyre_batch_item items[VYRE_BENCH_BATCH];
+  vyre_bench_series s = {0};
+  uint32_t st, warm = warmups(c, 5), reps = vyre_bench_reps(c, 100, 10), zero = 0;
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++) {
+    if ((st = vyre_resident_alloc(c->dev, 4, &r[j], &err)) != 0 ||
+        (st = resident_u32(c->dev, r[j], &zero, 1, &err)) != 0) {
+      fail_st(out, "allocating the 64 resident buffers", st, &err);
+      goto done;
+    }
+    memset(&args[j], 0, sizeof args[j]);
+    args[j].resident = r[j];
+  }
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    memset(items, 0, sizeof items);
+    for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++) {
+      items[j].kernel = k;
+      items[j].args = &args[j];
+      items[j].arg_count = 1;
+    }
+    uint64_t t0 = vyre_bench_now_ns();
+    st = vyre_dispatch_batch(c->dev, items, VYRE_BENCH_BATCH, &err);
+    uint64_t t1 = vyre_bench_now_ns();
+    if (st) {
+      fail_st(out, "vyre_dispatch_batch", st, &err);
+      goto done;
+    }
+    for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++)
+      if (items[j].status) {
+        fail_st(out, "a batch job", items[j].status, &items[j].error);
+        goto done;
+      }
+    if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / VYRE_BENCH_BATCH);
+  }
+  for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++) {
+    uint32_t v = 0;
+    if ((st = resident_u32(c->dev, r[j], &v, 0, &err)) != 0) {
+      fail_st(out, "reading a batch buffer back", st, &err);
+      break;
+    }
+    if (v != warm + reps) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "batch job %u: after %u batches its buffer holds %u, expected %u. "
+                          "" FIX_CONFORM,
+                          j, warm + reps, v, warm + reps, c->backend);
+      break;
+    }
+  }
+done:
+  vyre_bench_side_done(out, &s);
+  for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++)
+    if (r[j]) vyre_resident_free(r[j], NULL);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+// A literal no earlier run can have compiled: time, pid and a counter.
+static uint32_t fresh_literal(vyre_bench_ctx *c) {
+  uint64_t t = vyre_bench_now_ns();
+  uint32_t v = (uint32_t)(t ^ (t >> 32)) * 2654435761u ^ ((uint32_t)getpid() << 16) ^
+               (++c->serial * 0x9E3779B9u);
+  return v | 0x100u; // never 0 or 1 (the other programs use 1)
+}
+
+void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>)");
+  vyre_bench_series s = {0};
+  uint32_t warm = warmups(c, 1), reps = vyre_bench_reps(c, 20, 3);
+  for (uint32_t i = 0; i < warm + reps && out->status == VYRE_BENCH_RAN; i++) {
+    vyre_error err = {.struct_size = sizeof err};
+    uint32_t lit = fresh_literal(c);
+    vyre_program *p = vyre_bench_prog_inc(lit, &err);
+    vyre_kernel *k = NULL;
+    if (!p) {
+      fail_st(out, "building the benchmark program", err.code, &err);
+      break;
+    }
+    uint64_t before = vyre_bench_metric(c->dev, "compiles");
+    uint64_t t0 = vyre_bench_now_ns();
+    uint32_t st = vyre_kernel_compile(c->dev, p, NULL, &k, &err);
+    uint64_t t1 = vyre_bench_now_ns();
+    uint64_t after = vyre_bench_metric(c->dev, "compiles");
+    if (st) {
+      fail_st(out, "vyre_kernel_compile", st, &err);
+    } else if (before != UINT64_MAX && after == before) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "compiling a program with the fresh literal %u did not count a compile "
+                          "(metric 'compiles' stayed %llu): a cache answered, so the time is not "
+                          "a cold compile. Fix: report this as a bench or cache-key bug.",
+                          lit, (unsigned long long)after);
+    } else {
+      uint32_t in = 5, res = 0;
+      vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
+      st = vyre_dispatch(k, &a, 1, NULL, NULL, &err);
+      if (st)
+        fail_st(out, "vyre_dispatch of the freshly compiled kernel", st, &err);
+      else if (res != in + lit)
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "the freshly compiled kernel returned %u, expected %u + %u = %u. "
+                            "" FIX_CONFORM,
+                            res, in, lit, in + lit, c->backend);
+      else if (i >= warm)
+        vyre_bench_series_add(&s, (double)(t1 - t0) / 1e6);
+    }
+    vyre_kernel_release(k);
+    vyre_program_free(p);
+  }
+  vyre_bench_side_done(out, &s);
+}
+
+#define HOST_CALLS 1000u
+
+void vyre_bench_fig_host_overhead(vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "vyre_kernel_plan_grid (handle lookup, option and argument checks, grid, geometry), "
+           "per call");
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_bench_series s = {0};
+  if (compile(c, p, &k, out, &err) == VYRE_BENCH_RAN) {
+    uint32_t in = 1, res = 0, warm = warmups(c, 5), reps = vyre_bench_reps(c, 200, 20);
+    vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
+    vyre_dispatch_options o;
+    vyre_dispatch_options_init(&o);
+    for (uint32_t i = 0; i < warm + reps && out->status == VYRE_BENCH_RAN; i++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      for (uint32_t j = 0; j < HOST_CALLS; j++) {
+        uint32_t g[3] = {0, 0, 0};
+        uint32_t st = vyre_kernel_plan_grid(k, &a, 1, &o, g, &err);
+        if (st || g[0] != 1 || g[1] != 1 || g[2] != 1) {
+          if (st)
+            fail_st(out, "vyre_kernel_plan_grid", st, &err);
+          else
+            vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                                "vyre_kernel_plan_grid planned the grid [%u, %u, %u] for one "
+                                "element on workgroup [1,1,1], expected [1, 1, 1]. Fix: report "
+                                "this as a host planning bug.",
+                                g[0], g[1], g[2]);
+          break;
+        }
+      }
+      uint64_t t1 = vyre_bench_now_ns();
+      if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / HOST_CALLS);
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+// Dispatch with device timing when the backend has it; the kernel time in ns.
+static uint32_t timed_dispatch(vyre_bench_ctx *c, vyre_kernel *k, const vyre_arg *args,
+                               uint32_t count, const uint32_t *grid, uint64_t *ns,
+                               vyre_error *err) {
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  if (grid) {
+    o.has_grid = 1;
+    memcpy(o.grid, grid, sizeof o.grid);
+  }
+  if (c->caps.timing_quality != VYRE_TIMING_NONE) o.flags = VYRE_DISPATCH_TIMING;
+  vyre_dispatch_result r = {.struct_size = sizeof r};
+  uint64_t t0 = vyre_bench_now_ns();
+  uint32_t st = vyre_dispatch(k, args, count, &o, &r, err);
+  uint64_t t1 = vyre_bench_now_ns();
+  *ns = r.device_time_ns ? r.device_time_ns : t1 - t0;
+  return st;
+}
+
+static uint32_t alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t bytes, const void *src,
+                            vyre_error *err) {
+  uint32_t st = vyre_resident_alloc(c->dev, bytes, r, err);
+  if (st || !src) return st;
+  vyre_resident_range rg = {.buffer = *r, .offset = 0, .size = bytes, .src = src};
+  return vyre_resident_write(c->dev, &rg, 1, err);
+}
+
+static const char *time_source(const vyre_bench_ctx *c) {
+  return c->caps.timing_quality == VYRE_TIMING_DEVICE_EVENTS ? "device timestamps" : "host clock";
+}
+
+void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "f32 vector add, %llu elements, resident buffers, 12 bytes per element / kernel time "
+           "(%s)",
+           (unsigned long long)n, time_source(c));
+  if (!has_resident(c, out)) return;
+  if (c->caps.max_storage_buffer_bytes && n * 4 > c->caps.max_storage_buffer_bytes) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "%llu-byte buffers exceed the device's storage buffer limit of %llu "
+                        "bytes. Fix: run with --quick for a smaller size.",
+                        (unsigned long long)(n * 4),
+                        (unsigned long long)c->caps.max_storage_buffer_bytes);
+    return;
+  }
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_vadd(n, &err);
+  vyre_kernel *k = NULL;
+  vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
+  vyre_bench_series s = {0};
+  float *a = malloc(n * 4), *b = malloc(n * 4), *res = malloc(n * 4);
+  uint32_t st, warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  if (!a || !b || !res) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                        "out of host memory for 3 x %llu bytes. Fix: free memory or use --quick.",
+                        (unsigned long long)(n * 4));
+    goto done;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    a[i] = vyre_bench_vadd_a(i);
+    b[i] = vyre_bench_vadd_b(i);
+  }
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  if ((st = alloc_write(c, &ra, n * 4, a, &err)) != 0 ||
+      (st = alloc_write(c, &rb, n * 4, b, &err)) != 0 ||
+      (st = alloc_write(c, &rc, n * 4, NULL, &err)) != 0) {
+    fail_st(out, "allocating and filling the resident buffers", st, &err);
+    goto done;
+  }
+  vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    uint64_t ns = 0;
+    if ((st = timed_dispatch(c, k, args, 3, NULL, &ns, &err)) != 0) {
+      fail_st(out, "vyre_dispatch (vector add)", st, &err);
+      goto done;
+    }
+    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
+  }
+  vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = n * 4, .dst = res};
+  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
+    fail_st(out, "reading c back", st, &err);
+    goto done;
+  }
+  for (uint64_t i = 0; i < n; i++)
+    if (res[i] != a[i] + b[i]) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "vector add: c[%llu] = %g, expected %g + %g = %g. " FIX_CONFORM,
+                          (unsigned long long)i, (double)res[i], (double)a[i], (double)b[i],
+                          (double)(a[i] + b[i]), c->backend);
+      break;
+    }
+done:
+  vyre_bench_side_done(out, &s);
+  if (ra) vyre_resident_free(ra, NULL);
+  if (rb) vyre_resident_free(rb, NULL);
+  if (rc) vyre_resident_free(rc, NULL);
+  free(a);
+  free(b);
+  free(res);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "tiled f32 matmul of examples/matmul.json at %ux%u, 2n^3 flops / kernel time (%s)", n, n,
+           time_source(c));
+  if (!has_resident(c, out)) return;
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_matmul(n, &err);
+  vyre_kernel *k = NULL;
+  vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
+  vyre_bench_series s = {0};
+  size_t nn = (size_t)n * n;
+  float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
+  uint32_t st, warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  if (!A || !B || !C) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+    goto done;
+  }
+  for (size_t i = 0; i < nn; i++) {
+    A[i] = vyre_bench_matmul_value(0, i);
+    B[i] = vyre_bench_matmul_value(1, i);
+  }
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  if ((st = alloc_write(c, &ra, nn * 4, A, &err)) != 0 ||
+      (st = alloc_write(c, &rb, nn * 4, B, &err)) != 0 ||
+      (st = alloc_write(c, &rc, nn * 4, NULL, &err)) != 0) {
+    fail_st(out, "allocating and filling the resident buffers", st, &err);
+    goto done;
+  }
+  vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
+  uint32_t grid[3] = {n / 16, n / 16, 1};
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    uint64_t ns = 0;
+    if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
+      fail_st(out, "vyre_dispatch (matmul)", st, &err);
+      goto done;
+    }
+    if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
+  }
+  vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
+  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
+    fail_st(out, "reading C back", st, &err);
+    goto done;
+  }
+  // Every element up to 128x128; else 4096 spread samples and the last one.
+  size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
+  for (size_t i = 0; i < nn; i += step) {
+    size_t e = i + step >= nn ? nn - 1 : i;
+    float want = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    if (C[e] != want) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "matmul %ux%u: C[%zu][%zu] = %g, expected %g. " FIX_CONFORM, n, n, e / n,
+                          e % n, (double)C[e], (double)want, c->backend);
+      break;
+    }
+  }
+done:
+  vyre_bench_side_done(out, &s);
+  if (ra) vyre_resident_free(ra, NULL);
+  if (rb) vyre_resident_free(rb, NULL);
+  if (rc) vyre_resident_free(rc, NULL);
+  free(A);
+  free(B);
+  free(C);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_bench_stats.c — the clock, sample series and statistics of `vyre
+// bench`: medians and the 10th/90th percentiles (nearest rank on the sorted
+// samples), min and max; and the small helpers every figure uses to record
+// its outcome. Called by every cmd_bench_*.c file; no device work.
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd_bench.h"
+
+uint64_t vyre_bench_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int vyre_bench_series_add(vyre_bench_series *s, double value) {
+  if (s->n == s->cap) {
+    uint32_t cap = s->cap ? s->cap * 2 : 64;
+    double *v = realloc(s->v, cap * sizeof *v);
+    if (!v) return -1;
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n++] = value;
+  return 0;
+}
+
+void vyre_bench_series_free(vyre_bench_series *s) {
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double rank(const double *sorted, uint32_t n, double q) {
+  double pos = q * (double)(n - 1);
+  uint32_t lo = (uint32_t)pos;
+  if (lo + 1 >= n) return sorted[n - 1];
+  double f = pos - (double)lo;
+  return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * f;
+}
+
+void vyre_bench_series_stat(const vyre_bench_series *s, vyre_bench_stat *out) {
+  memset(out, 0, sizeof *out);
+  if (!s->n) return;
+  double *c = malloc(s->n * sizeof *c);
+  if (!c) return;
+  memcpy(c, s->v, s->n * sizeof *c);
+  qsort(c, s->n, sizeof *c, cmp_double);
+  out->n = s->n;
+  out->median = rank(c, s->n, 0.5);
+  out->p10 = rank(c, s->n, 0.1);
+  out->p90 = rank(c, s->n, 0.9);
+  out->min = c[0];
+  out->max = c[s->n - 1];
+  free(c);
+}
+
+uint32_t vyre_bench_reps(const vyre_bench_ctx *c, uint32_t normal, uint32_t quick) {
+  if (c->reps) return c->reps;
+  return c->quick ? quick : normal;
+}
+
+void vyre_bench_side_done(vyre_bench_side *side, vyre_bench_series *series) {
+  if (side->status == VYRE_BENCH_RAN && series->n == 0)
+    vyre_bench_side_set(side, VYRE_BENCH_FAILED,
+                        "no sample was recorded. Fix: report this as a bench bug.");
+  if (side->status == VYRE_BENCH_RAN) vyre_bench_series_stat(series, &side->stat);
+  vyre_bench_series_free(series);
+}
+
+uint32_t vyre_bench_side_set(vyre_bench_side *side, uint32_t status, const char *fmt, ...) {
+  side->status = status;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(side->why, sizeof side->why, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+uint64_t vyre_bench_metric(vyre_device *dev, const char *name) {
+  vyre_metric m[64];
+  uint32_t count = 0;
+  if (!dev || vyre_device_metrics(dev, m, 64, &count, NULL) != VYRE_STATUS_OK) return UINT64_MAX;
+  for (uint32_t i = 0; i < count && i < 64; i++)
+    if (m[i].name && strcmp(m[i].name, name) == 0) return m[i].value;
+  return UINT64_MAX;
+}
