@@ -359,8 +359,22 @@ static uint32_t open_automatic(const vyre_create_args *args, vyre_device **out, 
                           "plugins to VYRE_PLUGIN_PATH.",
                           n ? why : "no plugins found", dirs);
   }
-  char reason[1024];
-  snprintf(reason, sizeof(reason), "automatic: %s", c[sel].reason);
+  // The choice, then the others by outcome (vyre_list_candidates has their
+  // full reasons).
+  char reason[1024], others[3][256];
+  static const char *const heads[3] = {"passed over", "unavailable", "not loaded"};
+  for (int g = 0; g < 3; g++)
+    others[g][0] = '\0';
+  for (uint32_t i = 0; i < n; i++) {
+    if ((int)i == sel) continue;
+    int g = c[i].available ? 0 : c[i].loaded ? 1 : 2;
+    size_t used = strlen(others[g]);
+    snprintf(others[g] + used, sizeof(others[g]) - used, "%s%s", used ? ", " : "", c[i].name);
+  }
+  int w = snprintf(reason, sizeof(reason), "automatic: %s", c[sel].reason);
+  for (int g = 0; g < 3 && w >= 0 && (size_t)w < sizeof(reason); g++)
+    if (others[g][0])
+      w += snprintf(reason + w, sizeof(reason) - (size_t)w, "; %s: %s", heads[g], others[g]);
   free(c);
   return create_device(p, args, reason, out, err);
 }

@@ -302,6 +302,10 @@ static void test_automatic_selection_prefers_a_gpu_and_says_why(void **state) {
   assert_string_equal(vyre_device_backend_name(dev), "t-gpu");
   ASSERT_HAS(vyre_device_selection_reason(dev), "automatic: selected: its best device is a "
                                                 "discrete GPU");
+  // ... and names the others by outcome.
+  ASSERT_HAS(vyre_device_selection_reason(dev), "; passed over: t-async, t-basic");
+  ASSERT_HAS(vyre_device_selection_reason(dev), "; unavailable: t-probe-unavailable");
+  ASSERT_HAS(vyre_device_selection_reason(dev), "; not loaded: t-major2, t-no-dispatch");
   vyre_caps caps;
   assert_int_equal(vyre_device_caps(dev, &caps, &e), VYRE_STATUS_OK);
   assert_int_equal(caps.device_kind, VYRE_DEVICE_KIND_GPU_DISCRETE);
