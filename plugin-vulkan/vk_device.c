@@ -229,6 +229,7 @@ void vyre_vk_device_close(vyre_backend *be) {
   vyre_vk_pipeline_cache_save(be);
   vyre_vk_pipes_free(be);
   vyre_vk_buffers_orphan(be);
+  vyre_vk_pools_free(be);
   if (be->pipeline_cache) vkDestroyPipelineCache(be->device, be->pipeline_cache, NULL);
   be->pipeline_cache = VK_NULL_HANDLE;
   vkDestroyCommandPool(be->device, be->pool, NULL);

@@ -266,7 +266,7 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     }
     vk_job_free(js[i]);
   }
-  if (fence) vkDestroyFence(be->device, fence, NULL);
+  vyre_vk_fence_put(be, fence);
   free(js);
   free(cbs);
   return st == VYRE_STATUS_DEVICE_LOST ? st : VYRE_STATUS_OK;

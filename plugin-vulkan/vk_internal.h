@@ -25,6 +25,16 @@
 
 typedef struct vk_pipe vk_pipe;
 
+// A buffer with its own memory, recycled across dispatches (vk_pool.c).
+typedef struct vk_block {
+  struct vk_block *next;
+  VkBuffer buf;
+  VkDeviceMemory mem;
+  uint64_t size;
+  uint8_t *map; // host blocks: persistently mapped
+  int host;
+} vk_block;
+
 struct vyre_backend {
   VkInstance instance;
   VkDebugUtilsMessengerEXT messenger;
@@ -52,6 +62,13 @@ struct vyre_backend {
   vyre_buffer *buffers;          // live resident buffers
   vyre_module *modules;          // live module handles (freed at destroy if never released)
   struct vyre_pending *pendings; // live pendings (likewise)
+  // Free lists (vk_pool.c), guarded by |lock|.
+  VkFence free_fences[16];
+  uint32_t free_fence_count;
+  VkDescriptorPool free_dpools[16];
+  uint32_t free_dpool_count;
+  vk_block *free_blocks;
+  uint32_t free_block_count;
 };
 
 // A compiled program: shader, layouts and pipeline. Shared by every module
@@ -120,6 +137,16 @@ uint32_t vyre_vk_buffer_read(vyre_backend *be, const vyre_buffer_range *r, uint3
 void vyre_vk_buffers_orphan(vyre_backend *be);
 // One-time command buffer helpers (take the lock themselves).
 uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *err);
+
+// vk_pool.c
+uint32_t vyre_vk_fence_get(vyre_backend *be, VkFence *out, vyre_error *err);
+void vyre_vk_fence_put(vyre_backend *be, VkFence fence);
+uint32_t vyre_vk_dpool_get(vyre_backend *be, VkDescriptorPool *out, vyre_error *err);
+void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool);
+uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block **out,
+                           vyre_error *err);
+void vyre_vk_block_put(vyre_backend *be, vk_block *b);
+void vyre_vk_pools_free(vyre_backend *be);
 
 // vk_pipeline.c
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,

@@ -48,19 +48,15 @@ uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
 
 uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkFence *out_fence,
                    vyre_error *err) {
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkResult r = vkCreateFence(be->device, &fci, NULL, out_fence);
-  if (r != VK_SUCCESS) {
-    *out_fence = VK_NULL_HANDLE;
-    return vyre_vk_fail(be, err, r, "vkCreateFence", "free memory");
-  }
+  uint32_t st = vyre_vk_fence_get(be, out_fence, err);
+  if (st) return st;
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = n, .pCommandBuffers = cbs};
   pthread_mutex_lock(&be->lock);
-  r = vkQueueSubmit(be->queue, 1, &si, *out_fence);
+  VkResult r = vkQueueSubmit(be->queue, 1, &si, *out_fence);
   pthread_mutex_unlock(&be->lock);
   if (r != VK_SUCCESS) {
-    vkDestroyFence(be->device, *out_fence, NULL);
+    vyre_vk_fence_put(be, *out_fence);
     *out_fence = VK_NULL_HANDLE;
     return vyre_vk_fail(be, err, r, "vkQueueSubmit", "retry with less work");
   }
@@ -144,56 +140,15 @@ static uint8_t access_of(const vk_pipe *pp, uint32_t slot) {
 }
 
 static uint32_t make_device_buffers(vk_job *j, vyre_error *err) {
-  vyre_backend *be = j->be;
-  uint64_t total = 0;
-  uint32_t types = ~0u;
-  VkMemoryRequirements req[32];
-  int any = 0;
+  uint64_t a = j->be->props.limits.minStorageBufferOffsetAlignment;
+  uint64_t align = a > ALIGN ? a : ALIGN, total = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
-    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                              .size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes,
-                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    VkResult r = vkCreateBuffer(be->device, &bci, NULL, &j->dev[i]);
-    if (r != VK_SUCCESS) {
-      j->dev[i] = VK_NULL_HANDLE;
-      return vyre_vk_fail(be, err, r, "vkCreateBuffer", "use smaller buffers");
-    }
-    vkGetBufferMemoryRequirements(be->device, j->dev[i], &req[i]);
-    total = align_up(total, req[i].alignment > ALIGN ? req[i].alignment : ALIGN);
     j->dev_off[i] = total;
-    total += req[i].size;
-    types &= req[i].memoryTypeBits;
-    any = 1;
+    total = align_up(total + (j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes), align);
   }
-  if (!any) return VYRE_STATUS_OK;
-  int type = -1;
-  for (int pass = 0; pass < 2 && type < 0; pass++)
-    for (uint32_t t = 0; t < be->mem.memoryTypeCount && type < 0; t++)
-      if ((types & (1u << t)) &&
-          (pass || (be->mem.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)))
-        type = (int)t;
-  if (type < 0)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
-                         "dispatch: no memory type serves every buffer. Fix: use another device.");
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                              .allocationSize = total,
-                              .memoryTypeIndex = (uint32_t)type};
-  VkResult r = vkAllocateMemory(be->device, &mai, NULL, &j->devmem);
-  if (r != VK_SUCCESS) {
-    j->devmem = VK_NULL_HANDLE;
-    return vyre_vk_fail(be, err, r, "allocating device memory for the dispatch",
-                        "use smaller buffers or free resident buffers");
-  }
-  for (uint32_t i = 0; i < j->nb; i++) {
-    if (!j->dev[i]) continue;
-    r = vkBindBufferMemory(be->device, j->dev[i], j->devmem, j->dev_off[i]);
-    if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkBindBufferMemory", "retry");
-  }
-  return VYRE_STATUS_OK;
+  if (!total) return VYRE_STATUS_OK;
+  return vyre_vk_block_get(j->be, total, 0, &j->devb, err);
 }
 
 static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
@@ -207,17 +162,9 @@ static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
   total = align_up(total, a > ALIGN ? a : ALIGN);
   j->trap_off = total;
   total += 16;
-  uint32_t st =
-      vyre_vk_buffer_make(j->be, total,
-                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                          1, &j->staging, &j->stmem, err);
+  uint32_t st = vyre_vk_block_get(j->be, total, 1, &j->stb, err);
   if (st) return st;
-  VkResult r = vkMapMemory(j->be->device, j->stmem, 0, VK_WHOLE_SIZE, 0, (void **)&j->map);
-  if (r != VK_SUCCESS) {
-    j->map = NULL;
-    return vyre_vk_fail(j->be, err, r, "vkMapMemory (staging)", "free memory");
-  }
+  j->map = j->stb->map;
   j->has_staging = 1;
   uint32_t trap_init[4] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
   memcpy(j->map + j->trap_off, trap_init, 16);
@@ -230,31 +177,22 @@ static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
 
 static uint32_t make_descriptors(vk_job *j, vyre_error *err) {
   vyre_backend *be = j->be;
-  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             .descriptorCount = j->nb + 1};
-  VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                    .maxSets = 1,
-                                    .poolSizeCount = 1,
-                                    .pPoolSizes = &ps};
-  VkResult r = vkCreateDescriptorPool(be->device, &pci, NULL, &j->dpool);
-  if (r != VK_SUCCESS) {
-    j->dpool = VK_NULL_HANDLE;
-    return vyre_vk_fail(be, err, r, "vkCreateDescriptorPool", "free memory");
-  }
+  uint32_t st = vyre_vk_dpool_get(be, &j->dpool, err);
+  if (st) return st;
   VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                      .descriptorPool = j->dpool,
                                      .descriptorSetCount = 1,
                                      .pSetLayouts = &j->pipe->set_layout};
-  r = vkAllocateDescriptorSets(be->device, &dai, &j->set);
+  VkResult r = vkAllocateDescriptorSets(be->device, &dai, &j->set);
   if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkAllocateDescriptorSets", "free memory");
   VkDescriptorBufferInfo bi[33];
   VkWriteDescriptorSet w[33];
   uint32_t n = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
     const vyre_binding *b = &j->bind[i];
-    bi[n] = (VkDescriptorBufferInfo){.buffer = b->kind == VYRE_BINDING_RESIDENT ? b->resident->buf
-                                                                                : j->dev[i],
-                                     .offset = 0,
+    int res = b->kind == VYRE_BINDING_RESIDENT;
+    bi[n] = (VkDescriptorBufferInfo){.buffer = res ? b->resident->buf : j->devb->buf,
+                                     .offset = res ? 0 : j->dev_off[i],
                                      .range = b->bytes < 4 ? 4 : b->bytes};
     w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = j->set,
@@ -265,7 +203,7 @@ static uint32_t make_descriptors(vk_job *j, vyre_error *err) {
     n++;
   }
   if (j->pipe->info.uses_trap) {
-    bi[n] = (VkDescriptorBufferInfo){.buffer = j->staging, .offset = j->trap_off, .range = 16};
+    bi[n] = (VkDescriptorBufferInfo){.buffer = j->stb->buf, .offset = j->trap_off, .range = 16};
     w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = j->set,
                                   .dstBinding = VYRE_VK_TRAP_BINDING,
@@ -341,11 +279,13 @@ void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a) {
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
     uint8_t acc = access_of(j->pipe, i);
+    uint64_t size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes;
     if (acc == VYRE_IR_ACCESS_WRITE || !j->bind[i].bytes) {
-      vkCmdFillBuffer(cb, j->dev[i], 0, VK_WHOLE_SIZE, 0);
+      vkCmdFillBuffer(cb, j->devb->buf, j->dev_off[i], size, 0);
     } else if (j->has_staging) {
-      VkBufferCopy cp = {.srcOffset = j->st_off[i], .dstOffset = 0, .size = j->bind[i].bytes};
-      vkCmdCopyBuffer(cb, j->staging, j->dev[i], 1, &cp);
+      VkBufferCopy cp = {
+          .srcOffset = j->st_off[i], .dstOffset = j->dev_off[i], .size = j->bind[i].bytes};
+      vkCmdCopyBuffer(cb, j->stb->buf, j->devb->buf, 1, &cp);
       up += j->bind[i].bytes;
     }
   }
@@ -375,8 +315,9 @@ void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
-    VkBufferCopy cp = {.srcOffset = 0, .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
-    vkCmdCopyBuffer(cb, j->dev[i], j->staging, 1, &cp);
+    VkBufferCopy cp = {
+        .srcOffset = j->dev_off[i], .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
+    vkCmdCopyBuffer(cb, j->devb->buf, j->stb->buf, 1, &cp);
   }
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
@@ -432,19 +373,18 @@ void vk_job_free(vk_job *j) {
   if (!j) return;
   vyre_backend *be = j->be;
   vk_job_free(j->group);
-  for (uint32_t i = 0; i < j->nb; i++) {
+  for (uint32_t i = 0; i < j->nb; i++)
     if (j->leased && j->bind[i].kind == VYRE_BINDING_RESIDENT && j->bind[i].resident->busy)
       j->bind[i].resident->busy--;
-    if (j->dev[i]) vkDestroyBuffer(be->device, j->dev[i], NULL);
-  }
-  if (j->devmem) vkFreeMemory(be->device, j->devmem, NULL);
-  if (j->map) vkUnmapMemory(be->device, j->stmem);
-  vyre_vk_buffer_drop(be, j->staging, j->stmem);
+  vyre_vk_block_put(be, j->devb);
+  vyre_vk_block_put(be, j->stb);
   if (j->qpool) vkDestroyQueryPool(be->device, j->qpool, NULL);
-  pthread_mutex_lock(&be->lock);
-  if (j->dpool) vkDestroyDescriptorPool(be->device, j->dpool, NULL);
-  if (j->cb) vkFreeCommandBuffers(be->device, be->pool, 1, &j->cb);
-  pthread_mutex_unlock(&be->lock);
-  if (j->fence) vkDestroyFence(be->device, j->fence, NULL);
+  vyre_vk_dpool_put(be, j->dpool);
+  if (j->cb) {
+    pthread_mutex_lock(&be->lock);
+    vkFreeCommandBuffers(be->device, be->pool, 1, &j->cb);
+    pthread_mutex_unlock(&be->lock);
+  }
+  vyre_vk_fence_put(be, j->fence);
   free(j);
 }

@@ -16,12 +16,10 @@ typedef struct vk_job {
   vk_pipe *pipe;
   uint32_t nb;
   vyre_binding bind[32]; // copied from the args (data pointers stay the caller's)
-  VkBuffer dev[32];      // per slot; VK_NULL_HANDLE for resident bindings
-  uint64_t dev_off[32];  // offset in devmem
-  VkDeviceMemory devmem;
-  VkBuffer staging;
-  VkDeviceMemory stmem;
-  uint8_t *map;
+  vk_block *devb;        // device memory of every host binding (pooled)
+  uint64_t dev_off[32];  // offset of each host binding in devb
+  vk_block *stb;         // host-visible staging and the trap record (pooled)
+  uint8_t *map;          // stb's mapping
   uint64_t st_off[32];
   uint64_t trap_off;
   VkDescriptorPool dpool;

@@ -101,7 +101,7 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     }
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, total);
   }
-  if (fence) vkDestroyFence(be->device, fence, NULL);
+  vyre_vk_fence_put(be, fence);
   if (cb) {
     pthread_mutex_lock(&be->lock);
     vkFreeCommandBuffers(be->device, be->pool, 1, &cb);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_pool.c — recycling of the per-dispatch Vulkan objects: fences,
+// descriptor pools, command buffers and memory blocks (a buffer with its own
+// memory, persistently mapped when host-visible). Creating these for every
+// dispatch costs more than the dispatch itself on real drivers. Everything
+// here is guarded by the backend lock; vyre_vk_pools_free runs at device
+// close. Used by vk_job.c, vk_dispatch.c and vk_sequence.c.
+
+#include <stdlib.h>
+
+#include "vk_internal.h"
+
+#define MAX_FREE 16u
+
+uint32_t vyre_vk_fence_get(vyre_backend *be, VkFence *out, vyre_error *err) {
+  pthread_mutex_lock(&be->lock);
+  uint32_t n = be->free_fence_count;
+  if (n) *out = be->free_fences[--be->free_fence_count];
+  pthread_mutex_unlock(&be->lock);
+  if (n) return VYRE_STATUS_OK;
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkResult r = vkCreateFence(be->device, &fci, NULL, out);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkCreateFence", "free memory");
+  }
+  return VYRE_STATUS_OK;
+}
+
+// |fence| must be signalled or never submitted.
+void vyre_vk_fence_put(vyre_backend *be, VkFence fence) {
+  if (!fence) return;
+  if (vkResetFences(be->device, 1, &fence) != VK_SUCCESS) {
+    vkDestroyFence(be->device, fence, NULL);
+    return;
+  }
+  pthread_mutex_lock(&be->lock);
+  if (be->free_fence_count < MAX_FREE) {
+    be->free_fences[be->free_fence_count++] = fence;
+    fence = VK_NULL_HANDLE;
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (fence) vkDestroyFence(be->device, fence, NULL);
+}
+
+uint32_t vyre_vk_dpool_get(vyre_backend *be, VkDescriptorPool *out, vyre_error *err) {
+  pthread_mutex_lock(&be->lock);
+  uint32_t n = be->free_dpool_count;
+  if (n) *out = be->free_dpools[--be->free_dpool_count];
+  pthread_mutex_unlock(&be->lock);
+  if (n) return VYRE_STATUS_OK;
+  // Room for every binding of any program plus the trap record.
+  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 33};
+  VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                    .maxSets = 1,
+                                    .poolSizeCount = 1,
+                                    .pPoolSizes = &ps};
+  VkResult r = vkCreateDescriptorPool(be->device, &pci, NULL, out);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkCreateDescriptorPool", "free memory");
+  }
+  return VYRE_STATUS_OK;
+}
+
+void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool) {
+  if (!pool) return;
+  pthread_mutex_lock(&be->lock);
+  vkResetDescriptorPool(be->device, pool, 0);
+  if (be->free_dpool_count < MAX_FREE) {
+    be->free_dpools[be->free_dpool_count++] = pool;
+    pool = VK_NULL_HANDLE;
+  }
+  if (pool) vkDestroyDescriptorPool(be->device, pool, NULL);
+  pthread_mutex_unlock(&be->lock);
+}
+
+// Blocks are sized in powers of two (at least 4 KiB) and reused for any
+// request between a quarter of their size and their size.
+uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block **out,
+                           vyre_error *err) {
+  *out = NULL;
+  pthread_mutex_lock(&be->lock);
+  vk_block **pp = &be->free_blocks;
+  for (; *pp; pp = &(*pp)->next) {
+    vk_block *b = *pp;
+    if (b->host == host && b->size >= bytes && b->size / 4 <= bytes + 4096) {
+      *pp = b->next;
+      be->free_block_count--;
+      *out = b;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (*out) return VYRE_STATUS_OK;
+  uint64_t size = 4096;
+  while (size < bytes)
+    size *= 2;
+  vk_block *b = calloc(1, sizeof(*b));
+  if (!b)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                         "out of host memory. Fix: free memory.");
+  b->size = size;
+  b->host = host;
+  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  uint32_t st = vyre_vk_buffer_make(be, size, usage, host, &b->buf, &b->mem, err);
+  if (!st && host) {
+    VkResult r = vkMapMemory(be->device, b->mem, 0, VK_WHOLE_SIZE, 0, (void **)&b->map);
+    if (r != VK_SUCCESS) {
+      b->map = NULL;
+      st = vyre_vk_fail(be, err, r, "vkMapMemory (staging)", "free memory");
+    }
+  }
+  if (st) {
+    vyre_vk_buffer_drop(be, b->buf, b->mem);
+    free(b);
+    return st;
+  }
+  *out = b;
+  return VYRE_STATUS_OK;
+}
+
+static void block_destroy(vyre_backend *be, vk_block *b) {
+  if (b->map) vkUnmapMemory(be->device, b->mem);
+  vyre_vk_buffer_drop(be, b->buf, b->mem);
+  free(b);
+}
+
+void vyre_vk_block_put(vyre_backend *be, vk_block *b) {
+  if (!b) return;
+  pthread_mutex_lock(&be->lock);
+  if (be->free_block_count < MAX_FREE && b->size <= (64ull << 20)) {
+    b->next = be->free_blocks;
+    be->free_blocks = b;
+    be->free_block_count++;
+    b = NULL;
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (b) block_destroy(be, b);
+}
+
+void vyre_vk_pools_free(vyre_backend *be) {
+  while (be->free_fence_count)
+    vkDestroyFence(be->device, be->free_fences[--be->free_fence_count], NULL);
+  while (be->free_dpool_count)
+    vkDestroyDescriptorPool(be->device, be->free_dpools[--be->free_dpool_count], NULL);
+  while (be->free_blocks) {
+    vk_block *b = be->free_blocks;
+    be->free_blocks = b->next;
+    block_destroy(be, b);
+  }
+  be->free_block_count = 0;
+}
