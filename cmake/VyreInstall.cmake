@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-# Installs the CMake package (find_package(vyre)), pkg-config files and the
-# man page. Headers, libraries, plugins and the tool install themselves.
+# Installs the CMake package (find_package(vyre)), pkg-config files, the man
+# page and the conformance cases. Headers, libraries, plugins and the tool
+# install themselves; this file only gives the tool a relative RPATH so an
+# install into any prefix runs without LD_LIBRARY_PATH.
 include(CMakePackageConfigHelpers)
 add_library(vyre_backend_sdk INTERFACE)
 target_link_libraries(vyre_backend_sdk INTERFACE vyre_abi)
@@ -10,10 +12,13 @@ install(TARGETS vyre vyre_abi vyre_backend_sdk EXPORT vyreTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT vyreTargets NAMESPACE vyre:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vyre)
+# Relative to the prefix, so the package resolves it wherever it is installed.
+set(VYRE_PLUGIN_INSTALL_RELDIR ${CMAKE_INSTALL_LIBDIR}/vyre)
+set(VYRE_CONFORMANCE_INSTALL_RELDIR ${CMAKE_INSTALL_DATADIR}/vyre/conformance)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vyreConfig.cmake.in
   ${PROJECT_BINARY_DIR}/vyreConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vyre
-  PATH_VARS VYRE_PLUGIN_INSTALL_DIR)
+  PATH_VARS VYRE_PLUGIN_INSTALL_RELDIR VYRE_CONFORMANCE_INSTALL_RELDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/vyreConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/vyreConfig.cmake ${PROJECT_BINARY_DIR}/vyreConfigVersion.cmake
@@ -24,4 +29,16 @@ install(FILES ${PROJECT_BINARY_DIR}/vyre.pc ${PROJECT_BINARY_DIR}/vyre-backend.p
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 if(EXISTS ${PROJECT_SOURCE_DIR}/docs/vyre.1)
   install(FILES ${PROJECT_SOURCE_DIR}/docs/vyre.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endif()
+# The tool finds libvyre next to it (bin/../lib) in any prefix.
+if(TARGET vyre-cli)
+  set_target_properties(vyre-cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+endif()
+# The conformance cases and known-failure lists, so plugin authors can run
+# `vyre conform --plugin PATH --cases <datadir>/vyre/conformance/cases` without
+# the source tree.
+if(EXISTS ${PROJECT_SOURCE_DIR}/tests/conformance/cases)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/tests/conformance/cases
+    ${PROJECT_SOURCE_DIR}/tests/conformance/known
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/vyre/conformance)
 endif()
