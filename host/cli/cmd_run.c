@@ -304,6 +304,7 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
          vyre_device_backend_name(dev), caps.device_name);
   if (o->has_grid) printf(", grid [%u, %u, %u]", o->grid[0], o->grid[1], o->grid[2]);
   printf("\n");
+  if (c->description) printf("  %s\n", c->description);
   if (o->status == VYRE_STATUS_TRAPPED) {
     printf("trapped: invocation %llu, sites", (unsigned long long)o->result.trap_invocation);
     for (uint32_t s = 0; s < 32; s++)
