@@ -64,7 +64,15 @@ static VkResult make_instance_raw(int validation, VkInstance *out) {
   const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
   VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                              .pApplicationInfo = &app};
+  // Synchronization validation too: lavapipe forgives missing barriers that
+  // real GPUs do not.
+  VkValidationFeatureEnableEXT feats[] = {
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT vf = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+                                .enabledValidationFeatureCount = 1,
+                                .pEnabledValidationFeatures = feats};
   if (validation) {
+    ci.pNext = &vf;
     ci.enabledLayerCount = 1;
     ci.ppEnabledLayerNames = layers;
     ci.enabledExtensionCount = 1;

@@ -321,10 +321,14 @@ static void test_runtime_resident_async_batch_and_sequence(void **state) {
   assert_int_equal(ops->buffer_free(g_be, rb, &err), VYRE_STATUS_OK);
   ops->module_release(g_be, m);
   vyre_metric mt[16];
-  uint32_t nm = 0;
+  uint32_t nm = 0, seen = 0;
   assert_int_equal(ops->metrics(g_be, mt, 16, &nm), VYRE_STATUS_OK);
   for (uint32_t k = 0; k < nm && k < 16; k++)
-    if (strcmp(mt[k].name, "validation_errors") == 0) assert_int_equal(mt[k].value, 0);
+    if (strcmp(mt[k].name, "validation_errors") == 0) {
+      assert_int_equal(mt[k].value, 0);
+      seen = 1;
+    }
+  assert_int_equal(seen, 1);
   free(t);
 }
 
