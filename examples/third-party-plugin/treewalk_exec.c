@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// treewalk_exec.c — the example plugin's compile, module_release and dispatch
+// slots, and the interpreter behind them.
+//
+// compile checks that the program stays inside what treewalk implements
+// (no f32 anywhere, no barrier, no unknown compile flag) and copies the flat
+// view. Anything else is refused with VYRE_STATUS_UNSUPPORTED and a message
+// naming the construct, so the host and `vyre conform` can tell "this plugin
+// does not do that" from a wrong result. dispatch runs the grid on the
+// calling thread: workgroups in order, and inside each workgroup every
+// invocation to its end, one after the other. That order is legal because the
+// program has no barrier (IR.md §6), and it makes atomics trivially atomic.
+// The IR rules a backend must get exactly right live in tw_bin(), tw_un(),
+// tw_cast() and the memory helpers: loads past the end give 0, stores past
+// the end are dropped, shifts take their amount modulo 32, x / 0 is all ones.
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "treewalk.h"
+
+//===----------------------------------------------------------------------===//
+// Compile
+//===----------------------------------------------------------------------===//
+
+// Returns OK when treewalk can run |p|, else UNSUPPORTED with the reason.
+static uint32_t tw_check(const vyre_ir_program *p, uint32_t flags, const char *label,
+                         vyre_error *err) {
+  const char *name = label ? label : p->strings + p->name;
+  if (flags != 0)
+    return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                   "program '%s': compile flags 0x%x are not implemented (treewalk honours "
+                   "none). Fix: compile without them, or use the cpu backend.",
+                   name, flags);
+  if (p->ir_version != VYRE_IR_VERSION)
+    return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                   "program '%s' is IR version %u; treewalk knows IR %u. Fix: rebuild treewalk "
+                   "against this vyre.",
+                   name, p->ir_version, VYRE_IR_VERSION);
+  if (p->flags & VYRE_IR_FLAG_HAS_BARRIER)
+    return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                   "program '%s' uses barrier, which treewalk does not implement (it runs each "
+                   "invocation to its end). Fix: run it on the cpu backend.",
+                   name);
+  for (uint32_t i = 0; i < p->buffer_count; i++)
+    if (p->buffers[i].type == VYRE_IR_TYPE_F32)
+      return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                     "program '%s': buffer '%s' holds f32, and treewalk implements integers and "
+                     "bools only. Fix: run it on the cpu backend.",
+                     name, p->strings + p->buffers[i].name);
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    if (n->type == VYRE_IR_TYPE_F32 || n->kind == VYRE_IR_K_FMA)
+      return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                     "program '%s': node %u computes an f32 value, and treewalk implements "
+                     "integers and bools only. Fix: run it on the cpu backend.",
+                     name, i);
+    if (n->kind == VYRE_IR_K_BARRIER || (n->kind > VYRE_IR_K_FMA && n->kind < VYRE_IR_K_LET) ||
+        n->kind > VYRE_IR_K_TRAP || n->kind == 0)
+      return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                     "program '%s': node %u has kind %u, which treewalk does not implement. "
+                     "Fix: run it on the cpu backend.",
+                     name, i, n->kind);
+  }
+  return VYRE_STATUS_OK;
+}
+
+// One allocation for the module and its copies of the program's arrays.
+uint32_t tw_compile(vyre_backend *b, const vyre_compile_args *args, vyre_module **out,
+                    vyre_error *err) {
+  tw_backend *be = (tw_backend *)b;
+  const vyre_ir_program *p = args->program;
+  uint32_t st = tw_check(p, args->flags, args->label, err);
+  if (st) return st;
+  size_t bb = p->buffer_count * sizeof(vyre_ir_buffer), lb = p->local_count * sizeof(vyre_ir_local);
+  size_t nb = p->node_count * sizeof(vyre_ir_node), sb = p->stmt_count * sizeof(uint32_t);
+  tw_module *m = calloc(1, sizeof(*m) + bb + lb + nb + sb);
+  if (!m)
+    return tw_fail(err, VYRE_STATUS_OUT_OF_MEMORY,
+                   "out of memory copying a program of %u nodes. Fix: free memory.", p->node_count);
+  // Node records first: every array below stays 4-byte aligned.
+  uint8_t *q = (uint8_t *)(m + 1);
+  m->nodes = (vyre_ir_node *)q;
+  m->buffers = (vyre_ir_buffer *)(q + nb);
+  m->locals = (vyre_ir_local *)(q + nb + bb);
+  m->stmts = (uint32_t *)(q + nb + bb + lb);
+  if (nb) memcpy(m->nodes, p->nodes, nb);
+  if (bb) memcpy(m->buffers, p->buffers, bb);
+  if (lb) memcpy(m->locals, p->locals, lb);
+  if (sb) memcpy(m->stmts, p->stmts, sb);
+  m->buffer_count = p->buffer_count;
+  m->local_count = p->local_count;
+  m->node_count = p->node_count;
+  m->stmt_count = p->stmt_count;
+  m->body = p->body;
+  m->body_count = p->body_count;
+  memcpy(m->workgroup, args->workgroup_size, sizeof(m->workgroup));
+  m->header.magic = VYRE_MAGIC_MODULE;
+  m->header.generation = atomic_load(&be->generation);
+  m->header.owner = b;
+  pthread_mutex_lock(&be->lock);
+  m->next = be->modules;
+  if (be->modules) be->modules->prev = m;
+  be->modules = m;
+  pthread_mutex_unlock(&be->lock);
+  *out = (vyre_module *)m;
+  return VYRE_STATUS_OK;
+}
+
+void tw_module_free(tw_module *m) {
+  m->header.magic = VYRE_MAGIC_DEAD;
+  free(m);
+}
+
+void tw_module_release(vyre_backend *b, vyre_module *module) {
+  tw_backend *be = (tw_backend *)b;
+  tw_module *m = (tw_module *)module;
+  if (!m || m->header.magic != VYRE_MAGIC_MODULE) return;
+  pthread_mutex_lock(&be->lock);
+  if (m->prev)
+    m->prev->next = m->next;
+  else
+    be->modules = m->next;
+  if (m->next) m->next->prev = m->prev;
+  pthread_mutex_unlock(&be->lock);
+  tw_module_free(m);
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+#define TW_MAX_BUFFERS 64u
+
+// What a statement list ends with.
+#define TW_NEXT   0 // carry on
+#define TW_RETURN 1 // `return`: this invocation ends
+#define TW_TRAP   2 // `trap`: this invocation ends and is recorded
+
+typedef struct tw_run {
+  const tw_module *m;
+  uint32_t *mem[TW_MAX_BUFFERS]; // every buffer's words (host bindings and workgroup memory)
+  uint32_t len[TW_MAX_BUFFERS];  // element counts
+  uint32_t *locals;
+  uint32_t lid[3], wgid[3], nwg[3];
+  uint32_t trap_site; // of the trap that ended the invocation
+} tw_run;
+
+static uint32_t tw_eval(tw_run *r, uint32_t ni);
+static uint32_t tw_exec_list(tw_run *r, uint32_t first, uint32_t count);
+
+static uint32_t tw_clz(uint32_t x) {
+  uint32_t n = 0;
+  for (uint32_t bit = 0x80000000u; bit && !(x & bit); bit >>= 1)
+    n++;
+  return n;
+}
+
+static uint32_t tw_ctz(uint32_t x) {
+  uint32_t n = 0;
+  for (uint32_t bit = 1; bit && !(x & bit); bit <<= 1)
+    n++;
+  return n;
+}
+
+static uint32_t tw_popcount(uint32_t x) {
+  uint32_t n = 0;
+  for (; x; x &= x - 1)
+    n++;
+  return n;
+}
+
+static uint32_t tw_bitrev(uint32_t x) {
+  uint32_t y = 0;
+  for (int i = 0; i < 32; i++, x >>= 1)
+    y = (y << 1) | (x & 1u);
+  return y;
+}
+
+// Arithmetic shift right without relying on how C shifts negative numbers.
+static uint32_t tw_sar(uint32_t x, uint32_t s) {
+  return (x & 0x80000000u) ? ~(~x >> s) : x >> s;
+}
+
+static uint32_t tw_un(uint32_t op, uint32_t t, uint32_t x) {
+  (void)t;
+  switch (op) {
+  case VYRE_IR_UN_NEG:
+    return 0u - x; // wraps: neg(i32 MIN) = MIN
+  case VYRE_IR_UN_NOT:
+    return ~x;
+  case VYRE_IR_UN_LNOT:
+    return !x;
+  case VYRE_IR_UN_CLZ:
+    return tw_clz(x);
+  case VYRE_IR_UN_CTZ:
+    return tw_ctz(x);
+  case VYRE_IR_UN_POPCOUNT:
+    return tw_popcount(x);
+  case VYRE_IR_UN_BITREV:
+    return tw_bitrev(x);
+  default:
+    return 0; // f32-only operators: refused at compile
+  }
+}
+
+// |t| is the operands' type (u32, i32 or bool).
+static uint32_t tw_bin(uint32_t op, uint32_t t, uint32_t a, uint32_t b) {
+  int sig = t == VYRE_IR_TYPE_I32;
+  int32_t sa = (int32_t)a, sb = (int32_t)b;
+  switch (op) {
+  case VYRE_IR_BIN_ADD:
+    return a + b;
+  case VYRE_IR_BIN_SUB:
+    return a - b;
+  case VYRE_IR_BIN_MUL:
+    return a * b;
+  case VYRE_IR_BIN_DIV:
+    if (b == 0) return 0xFFFFFFFFu; // u32 max, i32 -1
+    if (sig) return (sa == INT32_MIN && sb == -1) ? a : (uint32_t)(sa / sb);
+    return a / b;
+  case VYRE_IR_BIN_REM:
+    if (b == 0) return 0;
+    if (sig) return (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
+    return a % b;
+  case VYRE_IR_BIN_SHL:
+    return a << (b & 31u);
+  case VYRE_IR_BIN_SHR:
+    return sig ? tw_sar(a, b & 31u) : a >> (b & 31u);
+  case VYRE_IR_BIN_ROTL:
+    return (b & 31u) ? (a << (b & 31u)) | (a >> (32u - (b & 31u))) : a;
+  case VYRE_IR_BIN_ROTR:
+    return (b & 31u) ? (a >> (b & 31u)) | (a << (32u - (b & 31u))) : a;
+  case VYRE_IR_BIN_AND:
+    return a & b;
+  case VYRE_IR_BIN_OR:
+    return a | b;
+  case VYRE_IR_BIN_XOR:
+    return a ^ b;
+  case VYRE_IR_BIN_MIN:
+    return sig ? (sa < sb ? a : b) : (a < b ? a : b);
+  case VYRE_IR_BIN_MAX:
+    return sig ? (sa > sb ? a : b) : (a > b ? a : b);
+  case VYRE_IR_BIN_MULHI:
+    return (uint32_t)(((uint64_t)a * (uint64_t)b) >> 32);
+  case VYRE_IR_BIN_EQ:
+    return a == b;
+  case VYRE_IR_BIN_NE:
+    return a != b;
+  case VYRE_IR_BIN_LT:
+    return sig ? sa < sb : a < b;
+  case VYRE_IR_BIN_LE:
+    return sig ? sa <= sb : a <= b;
+  case VYRE_IR_BIN_GT:
+    return sig ? sa > sb : a > b;
+  case VYRE_IR_BIN_GE:
+    return sig ? sa >= sb : a >= b;
+  case VYRE_IR_BIN_LAND:
+    return a && b;
+  case VYRE_IR_BIN_LOR:
+    return a || b;
+  default:
+    return 0;
+  }
+}
+
+// Among u32, i32 and bool: integers keep their bits, bools are 0/1.
+static uint32_t tw_cast(uint32_t to, uint32_t x) {
+  return to == VYRE_IR_TYPE_BOOL ? x != 0 : x;
+}
+
+static uint32_t tw_builtin(const tw_run *r, uint32_t op, uint32_t axis) {
+  const uint32_t *wg = r->m->workgroup;
+  switch (op) {
+  case VYRE_IR_BUILTIN_GID:
+    return r->wgid[axis] * wg[axis] + r->lid[axis];
+  case VYRE_IR_BUILTIN_LID:
+    return r->lid[axis];
+  case VYRE_IR_BUILTIN_WGID:
+    return r->wgid[axis];
+  case VYRE_IR_BUILTIN_NWG:
+    return r->nwg[axis];
+  default:
+    return wg[axis];
+  }
+}
+
+// Loads past the end give zero; bool32 words load as word != 0.
+static uint32_t tw_load(const tw_run *r, uint32_t bi, uint32_t i) {
+  if (i >= r->len[bi]) return 0;
+  uint32_t w = r->mem[bi][i];
+  return r->m->buffers[bi].type == VYRE_IR_TYPE_BOOL32 ? w != 0 : w;
+}
+
+// Stores past the end are dropped; bool32 stores write exactly 1 or 0.
+static void tw_store(tw_run *r, uint32_t bi, uint32_t i, uint32_t v) {
+  if (i >= r->len[bi]) return;
+  r->mem[bi][i] = r->m->buffers[bi].type == VYRE_IR_TYPE_BOOL32 ? v != 0 : v;
+}
+
+// Out of range: no effect, old value 0.
+static uint32_t tw_atomic(tw_run *r, const vyre_ir_node *n) {
+  uint32_t i = tw_eval(r, n->a), v = tw_eval(r, n->b);
+  uint32_t expected = n->c != VYRE_IR_NONE ? tw_eval(r, n->c) : 0;
+  if (i >= r->len[n->ref]) return 0;
+  uint32_t *w = &r->mem[n->ref][i], old = *w;
+  switch (n->op) {
+  case VYRE_IR_ATOMIC_ADD:
+    *w = old + v;
+    break;
+  case VYRE_IR_ATOMIC_SUB:
+    *w = old - v;
+    break;
+  case VYRE_IR_ATOMIC_AND:
+    *w = old & v;
+    break;
+  case VYRE_IR_ATOMIC_OR:
+    *w = old | v;
+    break;
+  case VYRE_IR_ATOMIC_XOR:
+    *w = old ^ v;
+    break;
+  case VYRE_IR_ATOMIC_MIN:
+    *w = old < v ? old : v;
+    break;
+  case VYRE_IR_ATOMIC_MAX:
+    *w = old > v ? old : v;
+    break;
+  case VYRE_IR_ATOMIC_EXCHANGE:
+    *w = v;
+    break;
+  case VYRE_IR_ATOMIC_CAS:
+    if (old == expected) *w = v;
+    break;
+  default:
+    break;
+  }
+  return old;
+}
+
+static uint32_t tw_eval(tw_run *r, uint32_t ni) {
+  const vyre_ir_node *n = &r->m->nodes[ni];
+  switch (n->kind) {
+  case VYRE_IR_K_LIT:
+    return n->ref;
+  case VYRE_IR_K_VAR:
+    return r->locals[n->ref];
+  case VYRE_IR_K_BUILTIN:
+    return tw_builtin(r, n->op, n->axis);
+  case VYRE_IR_K_LOAD:
+    return tw_load(r, n->ref, tw_eval(r, n->a));
+  case VYRE_IR_K_LEN:
+    return r->len[n->ref];
+  case VYRE_IR_K_UN:
+    return tw_un(n->op, r->m->nodes[n->a].type, tw_eval(r, n->a));
+  case VYRE_IR_K_BIN: {
+    uint32_t a = tw_eval(r, n->a), b = tw_eval(r, n->b);
+    return tw_bin(n->op, r->m->nodes[n->a].type, a, b);
+  }
+  case VYRE_IR_K_SELECT: {
+    // All three are evaluated (they are pure); the condition picks.
+    uint32_t c = tw_eval(r, n->a), t = tw_eval(r, n->b), f = tw_eval(r, n->c);
+    return c ? t : f;
+  }
+  case VYRE_IR_K_CAST:
+    return tw_cast(n->type, tw_eval(r, n->a));
+  case VYRE_IR_K_BITCAST:
+    return tw_eval(r, n->a); // u32 <-> i32: the same 32 bits
+  default:
+    return 0;
+  }
+}
+
+// Runs one statement; returns TW_NEXT, TW_RETURN or TW_TRAP.
+static uint32_t tw_exec(tw_run *r, uint32_t ni) {
+  const vyre_ir_node *n = &r->m->nodes[ni];
+  switch (n->kind) {
+  case VYRE_IR_K_LET:
+  case VYRE_IR_K_ASSIGN:
+    r->locals[n->ref] = tw_eval(r, n->a);
+    return TW_NEXT;
+  case VYRE_IR_K_STORE: {
+    uint32_t i = tw_eval(r, n->a), v = tw_eval(r, n->b);
+    tw_store(r, n->ref, i, v);
+    return TW_NEXT;
+  }
+  case VYRE_IR_K_IF:
+    return tw_eval(r, n->a) ? tw_exec_list(r, n->list, n->list_count)
+                            : tw_exec_list(r, n->alt, n->alt_count);
+  case VYRE_IR_K_FOR: {
+    // Bounds are evaluated once; a 64-bit counter never wraps, so
+    // 0xFFFFFFF0..0xFFFFFFFF runs 15 times.
+    uint64_t from = tw_eval(r, n->a), to = tw_eval(r, n->b);
+    for (uint64_t v = from; v < to; v++) {
+      r->locals[n->ref] = (uint32_t)v;
+      uint32_t end = tw_exec_list(r, n->list, n->list_count);
+      if (end != TW_NEXT) return end;
+    }
+    return TW_NEXT;
+  }
+  case VYRE_IR_K_BLOCK:
+    return tw_exec_list(r, n->list, n->list_count);
+  case VYRE_IR_K_RETURN:
+    return TW_RETURN;
+  case VYRE_IR_K_ATOMIC: {
+    uint32_t old = tw_atomic(r, n);
+    if (n->ref2 != VYRE_IR_NONE) r->locals[n->ref2] = old;
+    return TW_NEXT;
+  }
+  case VYRE_IR_K_TRAP:
+    r->trap_site = n->axis;
+    return TW_TRAP;
+  default:
+    return TW_NEXT;
+  }
+}
+
+static uint32_t tw_exec_list(tw_run *r, uint32_t first, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t end = tw_exec(r, r->m->stmts[first + i]);
+    if (end != TW_NEXT) return end;
+  }
+  return TW_NEXT;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+// Runs the whole grid once. Returns OK, TRAPPED (record in |out|) or TIMEOUT.
+static uint32_t tw_launch(tw_run *r, const uint32_t grid[3], uint64_t deadline,
+                          vyre_dispatch_result *out, vyre_error *err) {
+  const tw_module *m = r->m;
+  const uint32_t *wg = m->workgroup;
+  uint64_t row = (uint64_t)grid[0] * wg[0], plane = (uint64_t)grid[1] * wg[1];
+  uint32_t trapped = 0, sites = 0;
+  uint64_t lowest = UINT64_MAX;
+  memcpy(r->nwg, grid, sizeof(r->nwg));
+  for (uint32_t z = 0; z < grid[2]; z++)
+    for (uint32_t y = 0; y < grid[1]; y++)
+      for (uint32_t x = 0; x < grid[0]; x++) {
+        if (deadline && tw_now_ns() > deadline)
+          return tw_fail(err, VYRE_STATUS_TIMEOUT,
+                         "dispatch passed its deadline at workgroup [%u, %u, %u]. Fix: raise "
+                         "the timeout or shrink the grid.",
+                         x, y, z);
+        r->wgid[0] = x;
+        r->wgid[1] = y;
+        r->wgid[2] = z;
+        // Workgroup memory starts at zero in every workgroup.
+        for (uint32_t b = 0; b < m->buffer_count; b++)
+          if (m->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP)
+            memset(r->mem[b], 0, (size_t)r->len[b] * 4u);
+        for (uint32_t lz = 0; lz < wg[2]; lz++)
+          for (uint32_t ly = 0; ly < wg[1]; ly++)
+            for (uint32_t lx = 0; lx < wg[0]; lx++) {
+              r->lid[0] = lx;
+              r->lid[1] = ly;
+              r->lid[2] = lz;
+              if (tw_exec_list(r, m->body, m->body_count) != TW_TRAP) continue;
+              uint64_t gx = (uint64_t)x * wg[0] + lx, gy = (uint64_t)y * wg[1] + ly;
+              uint64_t gz = (uint64_t)z * wg[2] + lz;
+              uint64_t linear = (gz * plane + gy) * row + gx;
+              trapped = 1;
+              sites |= 1u << (r->trap_site & 31u);
+              if (linear < lowest) lowest = linear;
+            }
+      }
+  if (!trapped) return VYRE_STATUS_OK;
+  if (out) {
+    out->trapped = 1;
+    out->trap_sites = sites;
+    out->trap_invocation = lowest;
+  }
+  return tw_fail(err, VYRE_STATUS_TRAPPED,
+                 "the program trapped (sites 0x%x; lowest invocation %llu). Fix: this is the "
+                 "program's own trap; check the inputs it guards against.",
+                 sites, (unsigned long long)lowest);
+}
+
+uint32_t tw_dispatch(vyre_backend *b, const vyre_dispatch_args *args, vyre_dispatch_result *out,
+                     vyre_error *err) {
+  tw_backend *be = (tw_backend *)b;
+  const tw_module *m = (const tw_module *)args->module;
+  uint32_t gen = atomic_load(&be->generation);
+  if (!m || m->header.magic != VYRE_MAGIC_MODULE || m->header.owner != b)
+    return tw_fail(err, VYRE_STATUS_INVALID_ARGUMENT,
+                   "the module handle is not a live treewalk module of this backend. Fix: "
+                   "compile the program on this backend first.");
+  if (m->header.generation != gen)
+    return tw_fail(err, VYRE_STATUS_DEVICE_LOST,
+                   "module from generation %u, backend is at %u (recovered since). Fix: compile "
+                   "the program again.",
+                   m->header.generation, gen);
+  if (m->buffer_count > TW_MAX_BUFFERS)
+    return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                   "the program declares %u buffers; treewalk handles at most %u. Fix: use the "
+                   "cpu backend.",
+                   m->buffer_count, TW_MAX_BUFFERS);
+  tw_run r;
+  memset(&r, 0, sizeof(r));
+  r.m = m;
+  for (uint32_t i = 0; i < args->binding_count; i++) {
+    const vyre_binding *bd = &args->bindings[i];
+    if (bd->kind != VYRE_BINDING_HOST || bd->buffer_index >= m->buffer_count)
+      return tw_fail(err, VYRE_STATUS_INVALID_ARGUMENT,
+                     "binding %u is not a host binding of a declared buffer (treewalk has no "
+                     "resident buffers). Fix: pass host memory.",
+                     i);
+    // read_write and write bindings are worked on in place: the result is in
+    // |data| when the dispatch returns. Write buffers start zeroed.
+    r.mem[bd->buffer_index] = bd->data;
+    r.len[bd->buffer_index] = (uint32_t)(bd->bytes / 4u);
+    if (m->buffers[bd->buffer_index].access == VYRE_IR_ACCESS_WRITE && bd->bytes)
+      memset(bd->data, 0, bd->bytes);
+  }
+  uint32_t st = VYRE_STATUS_OK;
+  uint32_t *scratch = NULL;
+  size_t words = m->local_count;
+  for (uint32_t i = 0; i < m->buffer_count; i++)
+    if (m->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP) words += m->buffers[i].count;
+  scratch = calloc(words ? words : 1, sizeof(uint32_t));
+  if (!scratch)
+    return tw_fail(err, VYRE_STATUS_OUT_OF_MEMORY,
+                   "out of memory for %zu words of locals and workgroup memory. Fix: free "
+                   "memory.",
+                   words);
+  r.locals = scratch;
+  uint32_t *next = scratch + m->local_count;
+  for (uint32_t i = 0; i < m->buffer_count; i++)
+    if (m->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP) {
+      r.mem[i] = next;
+      r.len[i] = m->buffers[i].count;
+      next += m->buffers[i].count;
+    }
+  uint64_t t0 = tw_now_ns();
+  uint64_t deadline = args->timeout_ns ? t0 + args->timeout_ns : 0;
+  for (uint32_t rep = 0; rep < args->repeat && st == VYRE_STATUS_OK; rep++)
+    st = tw_launch(&r, args->grid, deadline, out, err);
+  if (out && (args->flags & VYRE_DISPATCH_TIMING)) out->device_time_ns = tw_now_ns() - t0;
+  free(scratch);
+  return st;
+}
