@@ -119,6 +119,7 @@ int vyre_bench_child_main(int argc, char **argv);
 typedef struct vyre_bench_floor vyre_bench_floor;
 typedef struct vyre_bench_floor_ops {
   const char *name;
+  const char *fresh_what; // what fresh_load times, for the table
   // NA (with the reason in |why|) when the driver or device is missing.
   uint32_t (*open)(const vyre_bench_ctx *c, vyre_bench_floor **out, char *why, size_t cap);
   void (*close)(vyre_bench_floor *f);

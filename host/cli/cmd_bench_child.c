@@ -156,6 +156,7 @@ void vyre_bench_floor_fresh_load(vyre_bench_ctx *c, const vyre_bench_floor_ops *
     vyre_bench_side_set(out, VYRE_BENCH_NA, "no %s floor for a cached load", ops->name);
     return;
   }
+  snprintf(out->what, sizeof out->what, "new process: %s", ops->fresh_what ? ops->fresh_what : "");
   char arg[1024];
   if (ops->fresh_prepare(floor, c, arg, sizeof arg, out->why, sizeof out->why) != VYRE_BENCH_RAN) {
     out->status = VYRE_BENCH_NA;

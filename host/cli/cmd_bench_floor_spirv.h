@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cmd_bench_floor_spirv.h — the hand-written SPIR-V kernels of the Vulkan
+// floor of `vyre bench` (cmd_bench_floor_vulkan.c only). Each word array was
+// assembled once, at development time, from the text beside it with
+// `spirv-as --target-env vulkan1.0` and checked with `spirv-val`.
+
+#ifndef VYRE_CMD_BENCH_FLOOR_SPIRV_H
+#define VYRE_CMD_BENCH_FLOOR_SPIRV_H
+
+#include <stdint.h>
+
+// x[0] += LIT on binding 0 (u32 runtime array). LIT is the OpConstant whose
+// value is VYRE_BENCH_SPV_INC_LIT; the floor patches it for cold compiles.
+//   OpCapability Shader
+//   OpMemoryModel Logical GLSL450
+//   OpEntryPoint GLCompute %main "main"
+//   OpExecutionMode %main LocalSize 1 1 1
+//   OpDecorate %rta ArrayStride 4
+//   OpMemberDecorate %Buf 0 Offset 0
+//   OpDecorate %Buf BufferBlock
+//   OpDecorate %x DescriptorSet 0
+//   OpDecorate %x Binding 0
+//   %void = OpTypeVoid
+//   %fn = OpTypeFunction %void
+//   %uint = OpTypeInt 32 0
+//   %rta = OpTypeRuntimeArray %uint
+//   %Buf = OpTypeStruct %rta
+//   %pBuf = OpTypePointer Uniform %Buf
+//   %pUint = OpTypePointer Uniform %uint
+//   %x = OpVariable %pBuf Uniform
+//   %uint_0 = OpConstant %uint 0
+//   %lit = OpConstant %uint 1515847681
+//   %main = OpFunction %void None %fn
+//   %entry = OpLabel
+//   %p = OpAccessChain %pUint %x %uint_0 %uint_0
+//   %v = OpLoad %uint %p
+//   %s = OpIAdd %uint %v %lit
+//   OpStore %p %s
+//   OpReturn
+//   OpFunctionEnd
+#define VYRE_BENCH_SPV_INC_LIT 1515847681u
+static const uint32_t vyre_bench_spv_inc[] = {
+    0x07230203, 0x00010000, 0x00070000, 0x00000010, 0x00000000, 0x00020011, 0x00000001, 0x0003000e,
+    0x00000000, 0x00000001, 0x0005000f, 0x00000005, 0x00000001, 0x6e69616d, 0x00000000, 0x00060010,
+    0x00000001, 0x00000011, 0x00000001, 0x00000001, 0x00000001, 0x00040047, 0x00000002, 0x00000006,
+    0x00000004, 0x00050048, 0x00000003, 0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x00000003,
+    0x00000003, 0x00040047, 0x00000004, 0x00000022, 0x00000000, 0x00040047, 0x00000004, 0x00000021,
+    0x00000000, 0x00020013, 0x00000005, 0x00030021, 0x00000006, 0x00000005, 0x00040015, 0x00000007,
+    0x00000020, 0x00000000, 0x0003001d, 0x00000002, 0x00000007, 0x0003001e, 0x00000003, 0x00000002,
+    0x00040020, 0x00000008, 0x00000002, 0x00000003, 0x00040020, 0x00000009, 0x00000002, 0x00000007,
+    0x0004003b, 0x00000008, 0x00000004, 0x00000002, 0x0004002b, 0x00000007, 0x0000000a, 0x00000000,
+    0x0004002b, 0x00000007, 0x0000000b, 0x5a5a0001, 0x00050036, 0x00000005, 0x00000001, 0x00000000,
+    0x00000006, 0x000200f8, 0x0000000c, 0x00060041, 0x00000009, 0x0000000d, 0x00000004, 0x0000000a,
+    0x0000000a, 0x0004003d, 0x00000007, 0x0000000e, 0x0000000d, 0x00050080, 0x00000007, 0x0000000f,
+    0x0000000e, 0x0000000b, 0x0003003e, 0x0000000d, 0x0000000f, 0x000100fd, 0x00010038,
+};
+
+// c[i] = a[i] + b[i] (f32) for i < length(c); bindings 0, 1, 2; 256 wide.
+//   OpCapability Shader
+//   OpMemoryModel Logical GLSL450
+//   OpEntryPoint GLCompute %main "main" %gid
+//   OpExecutionMode %main LocalSize 256 1 1
+//   OpDecorate %gid BuiltIn GlobalInvocationId
+//   OpDecorate %rta ArrayStride 4
+//   OpMemberDecorate %Buf 0 Offset 0
+//   OpDecorate %Buf BufferBlock
+//   OpDecorate %a DescriptorSet 0
+//   OpDecorate %a Binding 0
+//   OpDecorate %b DescriptorSet 0
+//   OpDecorate %b Binding 1
+//   OpDecorate %c DescriptorSet 0
+//   OpDecorate %c Binding 2
+//   %void = OpTypeVoid
+//   %fn = OpTypeFunction %void
+//   %uint = OpTypeInt 32 0
+//   %float = OpTypeFloat 32
+//   %v3uint = OpTypeVector %uint 3
+//   %pIn3 = OpTypePointer Input %v3uint
+//   %bool = OpTypeBool
+//   %rta = OpTypeRuntimeArray %float
+//   %Buf = OpTypeStruct %rta
+//   %pBuf = OpTypePointer Uniform %Buf
+//   %pF = OpTypePointer Uniform %float
+//   %gid = OpVariable %pIn3 Input
+//   %a = OpVariable %pBuf Uniform
+//   %b = OpVariable %pBuf Uniform
+//   %c = OpVariable %pBuf Uniform
+//   %uint_0 = OpConstant %uint 0
+//   %main = OpFunction %void None %fn
+//   %entry = OpLabel
+//   %g3 = OpLoad %v3uint %gid
+//   %i = OpCompositeExtract %uint %g3 0
+//   %n = OpArrayLength %uint %c 0
+//   %in = OpULessThan %bool %i %n
+//   OpSelectionMerge %end None
+//   OpBranchConditional %in %body %end
+//   %body = OpLabel
+//   %pa = OpAccessChain %pF %a %uint_0 %i
+//   %pb = OpAccessChain %pF %b %uint_0 %i
+//   %pc = OpAccessChain %pF %c %uint_0 %i
+//   %va = OpLoad %float %pa
+//   %vb = OpLoad %float %pb
+//   %vs = OpFAdd %float %va %vb
+//   OpStore %pc %vs
+//   OpBranch %end
+//   %end = OpLabel
+//   OpReturn
+//   OpFunctionEnd
+static const uint32_t vyre_bench_spv_vadd[] = {
+    0x07230203, 0x00010000, 0x00070000, 0x0000001f, 0x00000000, 0x00020011, 0x00000001, 0x0003000e,
+    0x00000000, 0x00000001, 0x0006000f, 0x00000005, 0x00000001, 0x6e69616d, 0x00000000, 0x00000002,
+    0x00060010, 0x00000001, 0x00000011, 0x00000100, 0x00000001, 0x00000001, 0x00040047, 0x00000002,
+    0x0000000b, 0x0000001c, 0x00040047, 0x00000003, 0x00000006, 0x00000004, 0x00050048, 0x00000004,
+    0x00000000, 0x00000023, 0x00000000, 0x00030047, 0x00000004, 0x00000003, 0x00040047, 0x00000005,
+    0x00000022, 0x00000000, 0x00040047, 0x00000005, 0x00000021, 0x00000000, 0x00040047, 0x00000006,
+    0x00000022, 0x00000000, 0x00040047, 0x00000006, 0x00000021, 0x00000001, 0x00040047, 0x00000007,
+    0x00000022, 0x00000000, 0x00040047, 0x00000007, 0x00000021, 0x00000002, 0x00020013, 0x00000008,
+    0x00030021, 0x00000009, 0x00000008, 0x00040015, 0x0000000a, 0x00000020, 0x00000000, 0x00030016,
+    0x0000000b, 0x00000020, 0x00040017, 0x0000000c, 0x0000000a, 0x00000003, 0x00040020, 0x0000000d,
+    0x00000001, 0x0000000c, 0x00020014, 0x0000000e, 0x0003001d, 0x00000003, 0x0000000b, 0x0003001e,
+    0x00000004, 0x00000003, 0x00040020, 0x0000000f, 0x00000002, 0x00000004, 0x00040020, 0x00000010,
+    0x00000002, 0x0000000b, 0x0004003b, 0x0000000d, 0x00000002, 0x00000001, 0x0004003b, 0x0000000f,
+    0x00000005, 0x00000002, 0x0004003b, 0x0000000f, 0x00000006, 0x00000002, 0x0004003b, 0x0000000f,
+    0x00000007, 0x00000002, 0x0004002b, 0x0000000a, 0x00000011, 0x00000000, 0x00050036, 0x00000008,
+    0x00000001, 0x00000000, 0x00000009, 0x000200f8, 0x00000012, 0x0004003d, 0x0000000c, 0x00000013,
+    0x00000002, 0x00050051, 0x0000000a, 0x00000014, 0x00000013, 0x00000000, 0x00050044, 0x0000000a,
+    0x00000015, 0x00000007, 0x00000000, 0x000500b0, 0x0000000e, 0x00000016, 0x00000014, 0x00000015,
+    0x000300f7, 0x00000017, 0x00000000, 0x000400fa, 0x00000016, 0x00000018, 0x00000017, 0x000200f8,
+    0x00000018, 0x00060041, 0x00000010, 0x00000019, 0x00000005, 0x00000011, 0x00000014, 0x00060041,
+    0x00000010, 0x0000001a, 0x00000006, 0x00000011, 0x00000014, 0x00060041, 0x00000010, 0x0000001b,
+    0x00000007, 0x00000011, 0x00000014, 0x0004003d, 0x0000000b, 0x0000001c, 0x00000019, 0x0004003d,
+    0x0000000b, 0x0000001d, 0x0000001a, 0x00050081, 0x0000000b, 0x0000001e, 0x0000001c, 0x0000001d,
+    0x0003003e, 0x0000001b, 0x0000001e, 0x000200f9, 0x00000017, 0x000200f8, 0x00000017, 0x000100fd,
+    0x00010038,
+};
+
+#endif // VYRE_CMD_BENCH_FLOOR_SPIRV_H
