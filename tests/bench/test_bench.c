@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_bench.c — `vyre bench` on the CPU reference at CI size: the JSON it
+// writes parses, names the backend, device, driver, date and commit, and has
+// all eight figures, each with a vyre side that ran (n, median, p10, p90,
+// min, max, all finite numbers) and a floor that ran or says why not; the
+// options are checked (--help, --filter, bad --reps and --filter values).
+// The binary is run as a child process (system()); nothing here asserts a
+// time.
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#ifndef VYRE_CLI_PATH
+#error "VYRE_CLI_PATH must name the vyre binary"
+#endif
+
+static const char *const keys[8] = {"round_trip",  "resident",      "batch64", "cold_compile",
+                                    "cached_load", "host_overhead", "stream",  "matmul"};
+
+// Runs `vyre bench <args>`, output in |log|; returns the exit code.
+static int run_bench(const char *args, const char *log) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' bench %s >'%s' 2>&1", VYRE_CLI_PATH, args, log);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+static void assert_number(const json_t *side, const char *field) {
+  const json_t *v = json_object_get(side, field);
+  assert_non_null(v);
+  assert_true(json_is_number(v));
+  assert_true(isfinite(json_number_value(v)));
+  assert_true(json_number_value(v) >= 0);
+}
+
+static void assert_side(const json_t *side, int must_run) {
+  assert_true(json_is_object(side));
+  const char *st = json_string_value(json_object_get(side, "status"));
+  assert_non_null(st);
+  if (must_run || strcmp(st, "ran") == 0) {
+    if (strcmp(st, "ran") != 0)
+      fail_msg("status %s: %s", st, json_string_value(json_object_get(side, "reason")));
+    assert_true(json_integer_value(json_object_get(side, "n")) > 0);
+    assert_number(side, "median");
+    assert_number(side, "p10");
+    assert_number(side, "p90");
+    assert_number(side, "min");
+    assert_number(side, "max");
+    assert_true(json_number_value(json_object_get(side, "min")) <=
+                json_number_value(json_object_get(side, "max")));
+  } else {
+    assert_string_equal(st, "n/a");
+    const char *why = json_string_value(json_object_get(side, "reason"));
+    assert_non_null(why);
+    assert_true(strlen(why) > 0);
+  }
+}
+
+static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state) {
+  const char *json = VYRE_BENCH_OUT "/bench-cpu.json", *log = VYRE_BENCH_OUT "/bench-cpu.log";
+  remove(json);
+  char args[1024];
+  snprintf(args, sizeof args, "--backend cpu --quick --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_error_t jerr;
+  json_t *root = json_load_file(json, 0, &jerr);
+  if (!root) fail_msg("%s does not parse: %s (line %d)", json, jerr.text, jerr.line);
+  assert_string_equal(json_string_value(json_object_get(root, "backend")), "cpu");
+  const char *fields[] = {"date", "device", "driver", "commit", "version"};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    const char *v = json_string_value(json_object_get(root, fields[i]));
+    assert_non_null(v);
+    assert_true(strlen(v) > 0);
+  }
+  assert_true(json_is_true(json_object_get(root, "quick")));
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  assert_non_null(json_object_get(root, "reps"));
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 8);
+  for (size_t i = 0; i < 8; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_int_equal(json_integer_value(json_object_get(f, "id")), i + 1);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[i]);
+    assert_non_null(json_string_value(json_object_get(f, "unit")));
+    assert_non_null(json_string_value(json_object_get(f, "title")));
+    assert_side(json_object_get(f, "vyre"), 1);
+    assert_side(json_object_get(f, "floor"), 0);
+    const json_t *ratio = json_object_get(f, "ratio"), *met = json_object_get(f, "met");
+    assert_true(json_is_null(ratio) || json_is_number(ratio));
+    assert_true(json_is_null(met) || json_is_boolean(met));
+  }
+  // The CPU floors that exist: plain C for everything but compiles and loads.
+  const char *floor_ran[] = {"round_trip", "resident", "batch64", "stream", "matmul"};
+  for (size_t k = 0; k < 5; k++)
+    for (size_t i = 0; i < 8; i++)
+      if (strcmp(keys[i], floor_ran[k]) == 0) {
+        const json_t *fl = json_object_get(json_array_get(figs, i), "floor");
+        assert_string_equal(json_string_value(json_object_get(fl, "status")), "ran");
+        assert_true(json_is_number(json_object_get(json_array_get(figs, i), "ratio")));
+      }
+  // The host-overhead figure is judged against its absolute target.
+  assert_true(json_is_boolean(json_object_get(json_array_get(figs, 5), "met")));
+  json_decref(root);
+  // The table names every figure.
+  const char *text = slurp(log);
+  assert_non_null(strstr(text, "tiny dispatch round trip"));
+  assert_non_null(strstr(text, "tiled f32 matmul"));
+  assert_non_null(strstr(text, "[8/8]"));
+}
+
+static void test_bench_filter_runs_only_the_named_figures(void **state) {
+  const char *json = VYRE_BENCH_OUT "/bench-filter.json", *log = VYRE_BENCH_OUT "/bench-filter.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend cpu --quick --reps 3 --filter host_overhead,7 --json '%s'",
+           json);
+  int rc = run_bench(args, log);
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 2);
+  assert_int_equal(json_integer_value(json_object_get(json_array_get(figs, 0), "id")), 6);
+  assert_int_equal(json_integer_value(json_object_get(json_array_get(figs, 1), "id")), 7);
+  assert_int_equal(json_integer_value(json_object_get(root, "reps")), 3);
+  assert_int_equal(
+      json_integer_value(json_object_get(json_object_get(json_array_get(figs, 0), "vyre"), "n")),
+      3);
+  json_decref(root);
+}
+
+static void test_bench_help_lists_the_options(void **state) {
+  const char *log = VYRE_BENCH_OUT "/bench-help.log";
+  assert_int_equal(run_bench("--help", log), 0);
+  const char *text = slurp(log);
+  const char *opts[] = {"--backend", "--device", "--json", "--quick", "--reps", "--filter"};
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    assert_non_null(strstr(text, opts[i]));
+}
+
+static void test_bench_refuses_bad_options_with_a_fix(void **state) {
+  const char *log = VYRE_BENCH_OUT "/bench-bad.log";
+  const char *bad[] = {"--reps 0", "--reps many", "--filter nine", "--frobnicate", "--json"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int rc = run_bench(bad[i], log);
+    if (rc != 2) fail_msg("'vyre bench %s' exited %d, expected 2", bad[i], rc);
+    assert_non_null(strstr(slurp(log), "Fix:"));
+  }
+}
+
+static void test_bench_unknown_backend_is_a_setup_error(void **state) {
+  const char *log = VYRE_BENCH_OUT "/bench-nobackend.log";
+  assert_int_equal(run_bench("--backend no-such-backend --quick", log), 2);
+  assert_non_null(strstr(slurp(log), "no-such-backend"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bench_cpu_quick_json_has_every_figure_with_numbers),
+      cmocka_unit_test(test_bench_filter_runs_only_the_named_figures),
+      cmocka_unit_test(test_bench_help_lists_the_options),
+      cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),
+      cmocka_unit_test(test_bench_unknown_backend_is_a_setup_error),
+  };
+  return cmocka_run_group_tests_name("bench", tests, NULL, NULL);
+}
