@@ -86,15 +86,15 @@ uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *e
   return VYRE_STATUS_OK;
 }
 
+// Allocates and begins a command buffer; call with be->lock held (the
+// command pool is shared) and keep it while recording and ending.
 static VkCommandBuffer begin_cb(vyre_backend *be, vyre_error *err, uint32_t *st) {
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = be->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  pthread_mutex_lock(&be->lock);
   VkResult r = vkAllocateCommandBuffers(be->device, &ai, &cb);
-  pthread_mutex_unlock(&be->lock);
   if (r != VK_SUCCESS) {
     *st = vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
     return VK_NULL_HANDLE;
@@ -139,10 +139,16 @@ uint32_t vyre_vk_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **ou
                              VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   st = vyre_vk_buffer_make(be, bytes, usage, 0, &b->buf, &b->mem, err);
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  if (!st) cb = begin_cb(be, err, &st);
   if (!st) {
-    vkCmdFillBuffer(cb, b->buf, 0, VK_WHOLE_SIZE, 0);
-    vkEndCommandBuffer(cb);
+    pthread_mutex_lock(&be->lock);
+    cb = begin_cb(be, err, &st);
+    if (!st) {
+      vkCmdFillBuffer(cb, b->buf, 0, VK_WHOLE_SIZE, 0);
+      vkEndCommandBuffer(cb);
+    }
+    pthread_mutex_unlock(&be->lock);
+  }
+  if (!st) {
     st = vyre_vk_submit_wait(be, cb, err);
     free_cb(be, cb);
   }
@@ -237,7 +243,9 @@ static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *r, uint32_t 
     vyre_vk_buffer_drop(be, sb, sm);
     return vyre_vk_fail(be, err, vr, "vkMapMemory (staging)", "free memory");
   }
+  pthread_mutex_lock(&be->lock);
   VkCommandBuffer cb = begin_cb(be, err, &st);
+  if (st) pthread_mutex_unlock(&be->lock);
   if (!st) {
     uint64_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -254,6 +262,7 @@ static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *r, uint32_t 
     }
     full_barrier(cb);
     vkEndCommandBuffer(cb);
+    pthread_mutex_unlock(&be->lock);
     st = vyre_vk_submit_wait(be, cb, err);
     free_cb(be, cb);
     if (!st && !write) {

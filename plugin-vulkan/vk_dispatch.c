@@ -64,13 +64,17 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **o
   vk_job *j;
   uint32_t st = vk_job_prepare(be, a, 1, &j, err);
   if (st) return st;
+  VkResult r = VK_SUCCESS;
+  pthread_mutex_lock(&be->lock);
   st = vk_cb_begin(be, &j->cb, err);
   if (!st) {
     vk_job_record(j, j->cb, a);
-    VkResult r = vkEndCommandBuffer(j->cb);
+    r = vkEndCommandBuffer(j->cb);
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (!st)
     st = r == VK_SUCCESS ? vk_submit(be, &j->cb, 1, &j->fence, err)
                          : vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
-  }
   if (st) {
     vk_job_free(j);
     return st;
@@ -218,10 +222,15 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     vyre_error local = {.struct_size = sizeof(local)};
     vyre_error *e = jobs[i].error ? jobs[i].error : &local;
     jobs[i].status = vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
-    if (!jobs[i].status) jobs[i].status = vk_cb_begin(be, &js[i]->cb, e);
     if (jobs[i].status) continue;
-    vk_job_record(js[i], js[i]->cb, jobs[i].args);
-    vkEndCommandBuffer(js[i]->cb);
+    pthread_mutex_lock(&be->lock);
+    jobs[i].status = vk_cb_begin(be, &js[i]->cb, e);
+    if (!jobs[i].status) {
+      vk_job_record(js[i], js[i]->cb, jobs[i].args);
+      vkEndCommandBuffer(js[i]->cb);
+    }
+    pthread_mutex_unlock(&be->lock);
+    if (jobs[i].status) continue;
     cbs[ncb++] = js[i]->cb;
     if (jobs[i].args->timeout_ns && (!timeout || jobs[i].args->timeout_ns < timeout))
       timeout = jobs[i].args->timeout_ns;

@@ -32,17 +32,17 @@ uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
                                     .commandPool = be->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
-  pthread_mutex_lock(&be->lock);
   VkResult r = vkAllocateCommandBuffers(be->device, &ai, out);
   if (r == VK_SUCCESS) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     r = vkBeginCommandBuffer(*out, &bi);
-  } else {
-    *out = VK_NULL_HANDLE;
+    if (r != VK_SUCCESS) vkFreeCommandBuffers(be->device, be->pool, 1, out);
   }
-  pthread_mutex_unlock(&be->lock);
-  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
+  }
   return VYRE_STATUS_OK;
 }
 

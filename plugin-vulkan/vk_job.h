@@ -40,7 +40,9 @@ void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *args
 // After the fence: copies outputs back, reads the trap record and timing.
 uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err);
 void vk_job_free(vk_job *j);
-// Allocates and begins a primary command buffer (takes the lock).
+// Allocates and begins a primary command buffer. Call with be->lock held,
+// and keep holding it while recording into the buffer and ending it: the
+// command pool is shared (Vulkan requires external synchronisation).
 uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
 // Submits |n| command buffers with one new fence (takes the lock).
 uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkFence *out_fence,

@@ -67,7 +67,11 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
                          "sequence_run: mapping %llu staging bytes failed. Fix: read less.",
                          (unsigned long long)total);
   }
-  if (!st) st = vk_cb_begin(be, &cb, err);
+  if (!st) {
+    pthread_mutex_lock(&be->lock);
+    st = vk_cb_begin(be, &cb, err);
+    if (st) pthread_mutex_unlock(&be->lock);
+  }
   if (!st) {
     for (uint32_t s = 0; s < a->step_count; s++)
       vk_job_record(js[s], cb, &a->steps[s]);
@@ -81,6 +85,7 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     }
     vk_barrier(cb);
     vkEndCommandBuffer(cb);
+    pthread_mutex_unlock(&be->lock);
     st = vk_submit(be, &cb, 1, &fence, err);
     if (!st) st = vk_fence_wait(be, fence, UINT64_MAX, err);
   }

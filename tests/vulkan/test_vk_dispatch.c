@@ -6,6 +6,7 @@
 // reduction in workgroup memory, atomics, the trap record, integer edge
 // cases. Skips when no Vulkan device is present.
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -381,6 +382,56 @@ static void test_runtime_recover_after_injected_loss(void **state) {
   free(t);
 }
 
+typedef struct worker {
+  const vyre_ir_program *p;
+  uint32_t failures;
+} worker;
+
+static void *work(void *arg) {
+  worker *w = arg;
+  for (int r = 0; r < 20; r++) {
+    vyre_error err = {.struct_size = sizeof(err)};
+    vyre_module *m = vk_compile(g_be, w->p, &err);
+    if (!m) {
+      w->failures++;
+      continue;
+    }
+    uint32_t host[100];
+    for (int k = 0; k < 100; k++)
+      host[k] = (uint32_t)(k * r);
+    vyre_binding hb = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 400, .data = host};
+    vyre_dispatch_args da = {.struct_size = sizeof(da),
+                             .binding_count = 1,
+                             .module = m,
+                             .bindings = &hb,
+                             .grid = {2, 1, 1},
+                             .repeat = 1};
+    if (vk_ops()->dispatch(g_be, &da, NULL, &err) != VYRE_STATUS_OK) w->failures++;
+    for (int k = 0; k < 100; k++)
+      if (host[k] != (uint32_t)(k * r) + 1u) w->failures++;
+    vk_ops()->module_release(g_be, m);
+  }
+  return NULL;
+}
+
+// ABI.md: slots may be called from any thread, concurrently, on one backend.
+static void test_runtime_concurrent_compiles_and_dispatches(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = inc_program(t);
+  pthread_t th[4];
+  worker w[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (worker){.p = p};
+    assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(w[i].failures, 0);
+  }
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dispatch_vector_add_with_tail),
@@ -391,6 +442,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
+      cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
   };
   return cmocka_run_group_tests_name("vulkan/dispatch", tests, setup, teardown);
 }
