@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The install, SDK and out-of-tree test. Builds vyre configured for a private
+# prefix, installs it there and checks every installed file (headers, libvyre
+# and its exported symbols, the plugins in the loader's default folder, the
+# `vyre` tool, the man page, the CMake package, the pkg-config files, the
+# conformance cases). Then, with nothing but that prefix:
+#   1. builds examples/third-party-plugin (find_package(vyre), vyre::backend;
+#      and once more with pkg-config vyre-backend), checks that it exports
+#      exactly one symbol, and runs `vyre conform --plugin` on it;
+#   2. builds examples/app (find_package(vyre), vyre::vyre) and runs it with
+#      VYRE_PLUGIN_PATH and VYRE_BACKEND unset, so the plugins come from the
+#      installed library's default folder.
+#
+# Pass criterion for the plugin (the runner today counts a compile refusal as
+# a failure; see docs/writing-a-plugin.md):
+#   a. without a known list, every failing case is a program the plugin
+#      refused at compile with UNSUPPORTED; no case gives a wrong result;
+#   b. with examples/third-party-plugin/known/treewalk.txt, the run exits 0
+#      with 0 failed, and passes exactly as many cases as run (a) (so the list
+#      hides no case the plugin would pass).
+#
+#   ci/install-test.sh [WORK_DIR]      (default: build-install-test)
+# Extra configure arguments for vyre: VYRE_INSTALL_TEST_CMAKE_ARGS. The work
+# folder is kept so a second run only rebuilds what changed; the prefix is
+# wiped and reinstalled every time. Exits non-zero on the first failure, after
+# a line that says what failed and how to fix it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+work="${1:-build-install-test}"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+prefix="$work/prefix"
+t_start=$(date +%s)
+
+# Nothing from the caller's environment may choose plugins or caches.
+unset VYRE_PLUGIN_PATH VYRE_BACKEND VYRE_DEVICE VYRE_CACHE_DISABLE LD_LIBRARY_PATH
+export VYRE_CACHE_DIR="$work/cache"
+
+step() { printf '== install-test: %s\n' "$*"; }
+fail() {
+  printf 'install-test: FAIL: %s\n' "$*" >&2
+  exit 1
+}
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+
+# --- 1. build, install -------------------------------------------------------
+step "building vyre for prefix $prefix"
+# shellcheck disable=SC2086 # the extra arguments are meant to split
+cmake -S "$src" -B "$work/vyre" "${gen[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" \
+  -DVYRE_BUILD_TESTS=OFF -DVYRE_WERROR=ON ${VYRE_INSTALL_TEST_CMAKE_ARGS:-} >"$work/configure.log" ||
+  fail "configuring vyre failed (see $work/configure.log). Fix: run ci/build.sh first to see the error."
+cmake --build "$work/vyre" -j "$(nproc)" >"$work/build.log" 2>&1 ||
+  fail "building vyre failed (see $work/build.log). Fix: run ci/build.sh and fix the build."
+rm -rf "$prefix"
+cmake --install "$work/vyre" >"$work/install.log" ||
+  fail "cmake --install failed (see $work/install.log). Fix: check the install() rules in cmake/VyreInstall.cmake."
+
+# --- 2. every installed file ---------------------------------------------------
+step "checking the installed files"
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$work/vyre/CMakeCache.txt")
+libdir=${libdir:-lib}
+plugindir="$prefix/$libdir/vyre"
+expect=(
+  include/vyre/vyre_backend.h include/vyre/vyre.h
+  "$libdir/libvyre.so"
+  "$libdir/vyre/libvyre-backend-cpu.so"
+  bin/vyre
+  "$libdir/cmake/vyre/vyreConfig.cmake" "$libdir/cmake/vyre/vyreConfigVersion.cmake"
+  "$libdir/cmake/vyre/vyreTargets.cmake"
+  "$libdir/pkgconfig/vyre.pc" "$libdir/pkgconfig/vyre-backend.pc"
+  share/vyre/conformance/cases/dispatch/vadd_tail_1000.json
+  share/vyre/conformance/known/cpu.txt
+)
+[ -f docs/vyre.1 ] && expect+=(share/man/man1/vyre.1)
+# Every plugin the build made must be installed into the loader's folder.
+for so in "$work"/vyre/lib/libvyre-backend-*.so; do
+  expect+=("$libdir/vyre/$(basename "$so")")
+done
+for f in "${expect[@]}"; do
+  [ -e "$prefix/$f" ] || fail "$prefix/$f was not installed. Fix: add an install() rule for it."
+done
+nfiles=$(find "$prefix" -type f | wc -l)
+ncases=$(find "$prefix/share/vyre/conformance/cases" -name '*.json' | wc -l)
+[ "$ncases" -eq "$(find tests/conformance/cases -name '*.json' | wc -l)" ] ||
+  fail "$ncases conformance cases installed, the tree has more. Fix: check the install(DIRECTORY) rule."
+
+# The headers stand alone: C11 with only the installed include folder, and C++.
+for h in vyre/vyre_backend.h vyre/vyre.h; do
+  printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$work/hdr.c"
+  cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" "$work/hdr.c" ||
+    fail "installed $h does not compile as C11 on its own. Fix: make it self-contained."
+  if command -v c++ >/dev/null; then
+    c++ -std=c++11 -Wall -Werror -fsyntax-only -x c++ -I"$prefix/include" "$work/hdr.c" ||
+      fail "installed $h does not compile as C++. Fix: keep it extern \"C\" and C++-clean."
+  fi
+done
+
+# libvyre exports the vyre_* API only.
+other=$(nm -D --defined-only "$prefix/$libdir/libvyre.so" | awk '{print $3}' | grep -v '^vyre_' || true)
+[ -z "$other" ] || fail "libvyre exports non-API symbols: $other. Fix: list only vyre_* in host/lib/libvyre.map."
+
+# pkg-config: both files resolve inside the prefix.
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+pc_libs=$(pkg-config --libs vyre | xargs)
+pc_dir=$(pkg-config --variable=plugindir vyre-backend | xargs)
+[ "$pc_libs" = "-L$prefix/$libdir -lvyre" ] || fail "pkg-config --libs vyre gave '$pc_libs'. Fix: cmake/vyre.pc.in."
+[ "$pc_dir" = "$plugindir" ] || fail "vyre-backend.pc plugindir is '$pc_dir', expected $plugindir. Fix: cmake/vyre-backend.pc.in."
+
+# The man page renders without warnings.
+if [ -f "$prefix/share/man/man1/vyre.1" ] && command -v groff >/dev/null; then
+  warn=$(groff -man -Tutf8 -ww -z "$prefix/share/man/man1/vyre.1" 2>&1 || true)
+  [ -z "$warn" ] || fail "groff warns on the man page: $warn. Fix: docs/vyre.1."
+fi
+
+# The tool runs from the prefix (relative RPATH) and finds the installed
+# plugins in its default folder.
+"$prefix/bin/vyre" --version >/dev/null || fail "$prefix/bin/vyre does not run. Fix: check its RPATH (cmake/VyreInstall.cmake)."
+"$prefix/bin/vyre" list >"$work/list.txt" || fail "vyre list failed: $(cat "$work/list.txt")"
+grep -q "^cpu .*available .*$plugindir/libvyre-backend-cpu.so" "$work/list.txt" ||
+  fail "vyre list does not show the installed CPU plugin from $plugindir: $(head -3 "$work/list.txt"). Fix: configure with -DCMAKE_INSTALL_PREFIX equal to the install prefix (the loader's default folder is fixed at configure time)."
+
+# --- 3. the third-party plugin ---------------------------------------------------
+step "building examples/third-party-plugin against the prefix"
+cmake -S examples/third-party-plugin -B "$work/plugin" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$work/plugin-configure.log" || fail "configuring the example plugin failed (see $work/plugin-configure.log). Fix: find_package(vyre) must work from the prefix."
+cmake --build "$work/plugin" >"$work/plugin-build.log" 2>&1 ||
+  fail "building the example plugin failed (see $work/plugin-build.log)."
+plugin="$work/plugin/libvyre-backend-treewalk.so"
+syms=$(nm -D --defined-only "$plugin" | awk '{print $3}' | tr '\n' ' ')
+[ "$syms" = "vyre_backend_query " ] || fail "the example plugin exports '$syms', expected only vyre_backend_query. Fix: hidden visibility and treewalk.map."
+# Its install goes into the loader's folder of the prefix.
+rm -rf "$work/destdir"
+DESTDIR="$work/destdir" cmake --install "$work/plugin" >/dev/null
+[ -f "$work/destdir$plugindir/libvyre-backend-treewalk.so" ] ||
+  fail "cmake --install of the example plugin did not target vyre_PLUGIN_DIR ($plugindir)."
+# The same sources build with pkg-config and a plain compiler line.
+mkdir -p "$work/plugin-pc"
+# shellcheck disable=SC2046 # pkg-config output is meant to split
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+  $(pkg-config --cflags vyre-backend) examples/third-party-plugin/treewalk_plugin.c \
+  examples/third-party-plugin/treewalk_exec.c -pthread \
+  -Wl,--version-script=examples/third-party-plugin/treewalk.map -Wl,--no-undefined \
+  -o "$work/plugin-pc/libvyre-backend-treewalk.so" || fail "the example plugin does not build with pkg-config vyre-backend."
+
+step "vyre conform --plugin $plugin"
+cases="$prefix/share/vyre/conformance/cases"
+set +e
+"$prefix/bin/vyre" conform --plugin "$plugin" --cases "$cases" --json >"$work/conform-raw.json" 2>"$work/conform-raw.err"
+rc_raw=$?
+"$prefix/bin/vyre" conform --plugin "$plugin" --cases "$cases" \
+  --known examples/third-party-plugin/known >"$work/conform.txt" 2>&1
+rc_known=$?
+set -e
+[ "$rc_raw" -le 1 ] || fail "vyre conform could not run the plugin (exit $rc_raw): $(cat "$work/conform-raw.err")"
+verdict=$(python3 - "$work/conform-raw.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [c for c in d["cases"] if c["result"] in ("fail", "xpass")
+       and not c["message"].startswith("the program was refused with UNSUPPORTED")]
+refused = [c for c in d["cases"] if c["result"] == "fail" and c not in bad]
+for c in bad:
+    print("WRONG %s: %s" % (c["name"], c["message"].splitlines()[0] if c["message"] else ""))
+print("%d %d %d %d" % (d["passed"], len(refused), d["skipped"], len(bad)))
+EOF
+)
+summary=$(printf '%s\n' "$verdict" | tail -1)
+read -r raw_passed refused raw_skipped wrong <<<"$summary"
+[ "$wrong" -eq 0 ] || fail "the example plugin gave wrong results (not refusals):
+$(printf '%s\n' "$verdict" | grep '^WRONG')
+Fix: see $work/conform-raw.json and the plugin's interpreter."
+[ "$raw_passed" -ge 100 ] || fail "the example plugin passed only $raw_passed cases. Fix: see $work/conform-raw.json."
+last=$(tail -1 "$work/conform.txt")
+[ "$rc_known" -eq 0 ] || fail "vyre conform with the plugin's known list exited $rc_known: $last (see $work/conform.txt)."
+case "$last" in
+"$raw_passed passed, 0 failed, "*" skipped") ;;
+*) fail "with its known list the plugin's summary is '$last'; expected $raw_passed passed and 0 failed (the list may hide a case that passes). Fix: examples/third-party-plugin/known/treewalk.txt." ;;
+esac
+grep -q "^\[.*\] skip  runtime/async_independent: unsupported" "$work/conform.txt" ||
+  fail "the runner did not report the plugin's missing async slots as skipped: $(grep async_independent "$work/conform.txt")"
+
+# --- 4. the application ------------------------------------------------------------
+step "building and running examples/app against the prefix"
+cmake -S examples/app -B "$work/app" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$work/app-configure.log" ||
+  fail "configuring the example app failed (see $work/app-configure.log)."
+cmake --build "$work/app" >"$work/app-build.log" 2>&1 || fail "building the example app failed (see $work/app-build.log)."
+ldd "$work/app/vyre-app" | grep -q "libvyre.so.0 => $prefix/$libdir/libvyre.so.0" ||
+  fail "vyre-app does not link the installed libvyre: $(ldd "$work/app/vyre-app" | grep vyre)"
+"$work/app/vyre-app" >"$work/app.txt" 2>&1 || fail "vyre-app failed: $(cat "$work/app.txt")"
+app_backend=$(sed -n "s/^vyre-app: backend '\([^']*\)'.*/\1/p" "$work/app.txt")
+VYRE_BACKEND=cpu "$work/app/vyre-app" "$src/examples/app/accumulate.json" 10 >"$work/app-cpu.txt" 2>&1 ||
+  fail "vyre-app with VYRE_BACKEND=cpu failed: $(cat "$work/app-cpu.txt")"
+
+t_end=$(date +%s)
+echo "install-test: ok: $nfiles files installed and checked in $prefix; treewalk plugin: $raw_passed passed, 0 failed, $((raw_skipped + refused)) skipped ($refused refused at compile, listed unsupported); vyre-app: ok on $app_backend; $((t_end - t_start))s"
