@@ -192,12 +192,21 @@ static void floor_na(vyre_bench_side *s, const char *what) {
   vyre_bench_side_set(s, VYRE_BENCH_NA, "%s", what);
 }
 
+// Sizes: a real GPU gets the sizes of PERFORMANCE.md; the CPU reference
+// and CPU devices such as lavapipe get sizes that finish in seconds.
+static uint64_t stream_elements(const vyre_bench_ctx *c) {
+  return c->gpu ? (c->quick ? 1ull << 24 : 1ull << 28) : (c->quick ? 1ull << 20 : 1ull << 22);
+}
+
+static uint32_t matmul_n(const vyre_bench_ctx *c) {
+  return c->gpu ? (c->quick ? 1024u : 2048u) : 64u;
+}
+
 // Runs figure |f| (0-based): the vyre side, then the floor.
 static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops *fops,
                        vyre_bench_floor *floor, const char *floor_why, fig_result *r) {
-  uint64_t stream_n =
-      c->gpu ? (c->quick ? 1ull << 24 : 1ull << 28) : (c->quick ? 1ull << 20 : 1ull << 22);
-  uint32_t mm_n = c->gpu ? (c->quick ? 1024u : 2048u) : 64u;
+  uint64_t stream_n = stream_elements(c);
+  uint32_t mm_n = matmul_n(c);
   fprintf(stderr, "[%u/%u] %s ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
   int compiled = 0;
   switch (f) {
@@ -365,6 +374,12 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
   json_object_set_new(root, "quick", json_boolean(a->quick));
   json_object_set_new(root, "reps", a->reps ? json_integer(a->reps) : json_string("default"));
   json_object_set_new(root, "ok", json_boolean(!failed));
+  json_object_set_new(root, "timing",
+                      json_string(c->caps.timing_quality == VYRE_TIMING_DEVICE_EVENTS ? "device"
+                                  : c->caps.timing_quality == VYRE_TIMING_HOST_CLOCK  ? "host"
+                                                                                      : "none"));
+  json_object_set_new(root, "stream_elements", json_integer((json_int_t)stream_elements(c)));
+  json_object_set_new(root, "matmul_n", json_integer(matmul_n(c)));
   json_t *figs = json_array();
   for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
     const fig_result *x = &r[f];
@@ -384,7 +399,7 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
     json_array_append_new(figs, o);
   }
   json_object_set_new(root, "figures", figs);
-  int rc = json_dump_file(root, path, JSON_INDENT(2));
+  int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
   json_decref(root);
   if (rc != 0) {
     fprintf(stderr, "vyre bench: cannot write '%s'. Fix: pass a writable --json path.\n", path);
