@@ -213,20 +213,29 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   case VYRE_IR_BIN_REM: {
     if (is_f) return cg_fdiv(c, a, b);
     uint32_t bz = OP(SpvOpIEqual, B, b, zero);
-    uint32_t bad = bz;
-    if (is_s) {
-      uint32_t ovf = OP(SpvOpLogicalAnd, B, OP(SpvOpIEqual, B, a, cg_u(c, 0x80000000u)),
-                        OP(SpvOpIEqual, B, b, cg_u(c, 0xFFFFFFFFu)));
-      bad = OP(SpvOpLogicalOr, B, bz, ovf);
+    if (!is_s) {
+      uint32_t sb = cg_sel(c, U, bz, cg_u(c, 1), b);
+      if (n->op == VYRE_IR_BIN_DIV)
+        return cg_sel(c, U, bz, cg_u(c, 0xFFFFFFFFu), OP(SpvOpUDiv, U, a, sb));
+      return cg_sel(c, U, bz, zero, OP(SpvOpUMod, U, a, sb));
     }
-    uint32_t sb = cg_sel(c, U, bad, cg_u(c, 1), b);
+    // i32: Vulkan leaves OpSRem/OpSMod undefined for negative operands (and
+    // NVIDIA's driver does differ), so divide the magnitudes as u32 and put
+    // the signs back: the quotient is negative when the signs differ, the
+    // remainder takes the dividend's sign. MIN / -1 gives MIN and MIN % -1
+    // gives 0 this way, as IR.md asks.
+    uint32_t na = OP(SpvOpSLessThan, B, a, zero), nb = OP(SpvOpSLessThan, B, b, zero);
+    uint32_t ua = cg_sel(c, U, na, OP(SpvOpSNegate, U, a), a);
+    uint32_t ub = cg_sel(c, U, nb, OP(SpvOpSNegate, U, b), b);
+    uint32_t sb = cg_sel(c, U, bz, cg_u(c, 1), ub);
     if (n->op == VYRE_IR_BIN_DIV) {
-      // MIN / -1 becomes MIN / 1 = MIN, as IR.md asks.
-      uint32_t q = OP(is_s ? SpvOpSDiv : SpvOpUDiv, U, a, sb);
+      uint32_t uq = OP(SpvOpUDiv, U, ua, sb);
+      uint32_t q = cg_sel(c, U, OP(SpvOpLogicalNotEqual, B, na, nb), OP(SpvOpSNegate, U, uq), uq);
       return cg_sel(c, U, bz, cg_u(c, 0xFFFFFFFFu), q);
     }
-    uint32_t r = OP(is_s ? SpvOpSRem : SpvOpUMod, U, a, sb);
-    return cg_sel(c, U, bad, zero, r);
+    uint32_t ur = OP(SpvOpUMod, U, ua, sb);
+    uint32_t r = cg_sel(c, U, na, OP(SpvOpSNegate, U, ur), ur);
+    return cg_sel(c, U, bz, zero, r);
   }
   case VYRE_IR_BIN_SHL:
     return OP(SpvOpShiftLeftLogical, U, a, band(c, b, 31));
