@@ -343,7 +343,7 @@ static uint32_t expr_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
   static const char *const kCast[] = {"k", "to", "a", NULL};
   static const char *const kFma[] = {"k", "a", "b", "c", NULL};
   vyre_ir_node *n = &r->ir->nodes[idx];
-  uint32_t st, x, y, z;
+  uint32_t st, x = 0, y = 0, z = 0;
   const char *s;
   json_int_t axis;
   switch (kind) {
@@ -517,8 +517,8 @@ static uint32_t list(rd *r, json_t *obj, const char *key, const char *what, int 
 static uint32_t stmt_atomic(rd *r, json_t *v, uint32_t idx, uint32_t depth) {
   static const char *const kAtomic[] = {"k",     "op",       "buffer", "index",
                                         "value", "expected", "result", NULL};
-  uint32_t st, buf, a, b, c = NONE, res = NONE;
-  uint8_t op;
+  uint32_t st, buf = 0, a = NONE, b = NONE, c = NONE, res = NONE;
+  uint8_t op = 0;
   if ((st = check_keys(r, v, "atomic", kAtomic, NULL)) ||
       (st = get_op(r, v, "atomic", vyre_ir_atomic_name, VYRE_IR_ATOMIC_COUNT, kAtomicOps, &op)) ||
       (st = find_buffer(r, "atomic", v, &buf)) ||
