@@ -90,17 +90,32 @@ static pthread_mutex_t g_instance_lock = PTHREAD_MUTEX_INITIALIZER;
 static VkInstance g_instance;
 static int g_instance_validation;
 
+static char g_instance_why[256];
+
+// On failure other than a VkResult (no loader, missing entry points) returns
+// VK_ERROR_INITIALIZATION_FAILED with the reason in g_instance_why.
 static VkResult make_instance(int validation, VkInstance *out) {
   pthread_mutex_lock(&g_instance_lock);
   VkResult r = VK_SUCCESS;
+  g_instance_why[0] = 0;
   if (!g_instance) {
-    r = make_instance_raw(validation, &g_instance);
-    if (r != VK_SUCCESS)
-      g_instance = VK_NULL_HANDLE;
-    else
-      g_instance_validation = validation;
+    if (vyre_vk_symbols_open(g_instance_why, sizeof(g_instance_why)) != 0) {
+      r = VK_ERROR_INITIALIZATION_FAILED;
+    } else {
+      r = make_instance_raw(validation, &g_instance);
+      if (r != VK_SUCCESS) {
+        g_instance = VK_NULL_HANDLE;
+      } else if (vyre_vk_symbols_load(g_instance, g_instance_why, sizeof(g_instance_why)) != 0) {
+        r = VK_ERROR_INITIALIZATION_FAILED; // keep the instance: the process cannot use it anyway
+      } else {
+        g_instance_validation = validation;
+      }
+    }
   }
-  *out = g_instance;
+  if (r == VK_SUCCESS && g_instance_why[0] == 0)
+    *out = g_instance;
+  else if (r == VK_SUCCESS)
+    r = VK_ERROR_INITIALIZATION_FAILED;
   pthread_mutex_unlock(&g_instance_lock);
   return r;
 }
@@ -142,6 +157,10 @@ void vyre_vk_probe(vyre_probe_result *out) {
   out->struct_size = size;
   VkInstance inst;
   VkResult r = make_instance(validation_wanted(), &inst);
+  if (r != VK_SUCCESS && g_instance_why[0]) {
+    snprintf(out->reason, sizeof(out->reason), "vulkan: %s.", g_instance_why);
+    return;
+  }
   if (r != VK_SUCCESS) {
     snprintf(out->reason, sizeof(out->reason),
              "vulkan: vkCreateInstance failed: %s (%d): no Vulkan 1.1 driver (ICD) is installed "
@@ -302,6 +321,11 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   }
   uint32_t st;
   VkPhysicalDevice *devs = NULL;
+  if (r != VK_SUCCESS && g_instance_why[0]) {
+    be->instance = VK_NULL_HANDLE;
+    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME, "%s.", g_instance_why);
+    goto fail;
+  }
   if (r != VK_SUCCESS) {
     be->instance = VK_NULL_HANDLE;
     st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME,

@@ -13,7 +13,7 @@
 #define VYRE_VK_INTERNAL_H
 
 #include <pthread.h>
-#include <vulkan/vulkan.h>
+#include "vk_symbols.h"
 
 #include "spv_codegen.h"
 #include "vyre_kit.h"
