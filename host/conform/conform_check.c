@@ -148,7 +148,7 @@ void vyre__case_start(vyre__run *run, vyre__case_state *cs, const char *path) {
   if (got) {
     // Decided before any dispatch: validation (or compile) refused the program.
     const char *why = c->program ? err.message : c->program_error.message;
-    r->validation_only = 1;
+    r->validation_only = c->program ? 2u : 1u;
     if (c->expect_kind == VYRE_CASE_EXPECT_ERROR && got == c->expect_error) return;
     if (c->expect_kind == VYRE_CASE_EXPECT_ERROR)
       vyre__result_fail(r, "expected status %s, got %s: %s", vyre_status_name(c->expect_error),

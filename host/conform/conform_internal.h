@@ -145,7 +145,7 @@ typedef struct vyre__result {
   const struct vyre__known_entry *known; // matching known-list entry, or NULL
   const char *known_reason;
   uint32_t reverse_ran;     // 1: the reversed-order run happened
-  uint32_t validation_only; // 1: decided by validation alone (no device work)
+  uint32_t validation_only; // 1: decided by validation, 2: by compile (no dispatch)
 } vyre__result;
 
 // Adds a failure line to |r| (and marks it failed).

@@ -45,7 +45,8 @@ static void vyre__print_result(vyre__run *run, const vyre__result *r) {
     size_t n = strlen(ran);
     snprintf(ran + n, sizeof ran - n, "%sreverse", n ? "," : "");
   }
-  if (!ran[0] && !lacks[0] && r->validation_only) snprintf(ran, sizeof ran, "validation");
+  if (!ran[0] && !lacks[0] && r->validation_only)
+    snprintf(ran, sizeof ran, "%s", r->validation_only == 2 ? "compile" : "validation");
   if (ran[0] || lacks[0])
     fprintf(run->out, " (%s%s%s)", ran, lacks[0] ? "; unsupported: " : "", lacks);
   if (r->result == VYRE__RESULT_XFAIL) {
