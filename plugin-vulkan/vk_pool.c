@@ -94,9 +94,12 @@ uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block 
   }
   pthread_mutex_unlock(&be->lock);
   if (*out) return VYRE_STATUS_OK;
+  // Powers of two up to 64 MiB (reusable); larger blocks are sized to the
+  // MiB and freed after use, so big dispatches do not waste device memory.
   uint64_t size = 4096;
-  while (size < bytes)
+  while (size < bytes && size < (64ull << 20))
     size *= 2;
+  if (size < bytes) size = (bytes + (1ull << 20) - 1) & ~((1ull << 20) - 1);
   vk_block *b = calloc(1, sizeof(*b));
   if (!b)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
