@@ -382,6 +382,48 @@ static void test_runtime_recover_after_injected_loss(void **state) {
   free(t);
 }
 
+// ABI.md: a deadline that expires returns TIMEOUT; the device work is
+// abandoned but its buffers stay leased; the backend keeps working.
+static void test_runtime_timeout_returns_and_backend_stays_usable(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t o = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 1);
+  uint32_t acc, j = tb_local(t, T_U, 0);
+  uint32_t s0 = let(t, &acc, lit(t, T_U, 0));
+  uint32_t body = assign(
+      t, acc,
+      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, acc), lit(t, T_U, 3)), var(t, j)));
+  uint32_t s1 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 400000000u), LIST(t, body));
+  uint32_t s2 = store(t, o, lit(t, T_U, 0), var(t, acc));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = vk_compile(g_be, p, &err);
+  assert_non_null(m);
+  uint32_t out = 0;
+  vyre_binding b = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 4, .data = &out};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &b,
+                           .grid = {1, 1, 1},
+                           .repeat = 1,
+                           .timeout_ns = 1000000};
+  assert_int_equal(vk_ops()->dispatch(g_be, &da, NULL, &err), VYRE_STATUS_TIMEOUT);
+  assert_non_null(strstr(err.message, "did not finish within 1000000 ns"));
+  vk_ops()->module_release(g_be, m);
+  free(t);
+  // The backend still serves other work (the old job finishes in the background).
+  t = calloc(1, sizeof(tb));
+  const vyre_ir_program *q = inc_program(t);
+  uint32_t host[100] = {0};
+  assert_int_equal(
+      vk_run(g_be, q, (uint32_t[3]){2, 1, 1}, (void *[]){host}, (uint64_t[]){400}, NULL, &err),
+      VYRE_STATUS_OK);
+  assert_int_equal(host[99], 1);
+  free(t);
+}
+
 typedef struct worker {
   const vyre_ir_program *p;
   uint32_t failures;
@@ -443,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
+      cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
   };
   return cmocka_run_group_tests_name("vulkan/dispatch", tests, setup, teardown);
 }
