@@ -78,6 +78,16 @@ static uint32_t driver_init(int *out_count, vyre_error *err) {
     return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, CU_NAME,
                          "cuInit found no CUDA device (CUDA_ERROR_NO_DEVICE). Fix: run on a "
                          "machine with an NVIDIA GPU, or check CUDA_VISIBLE_DEVICES.");
+  if (r == CUDA_ERROR_STUB_LIBRARY)
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, CU_NAME,
+                         "libcuda.so.1 is the CUDA toolkit's stub library, not a driver "
+                         "(CUDA_ERROR_STUB_LIBRARY). Fix: install the NVIDIA driver and remove "
+                         "the toolkit's stubs folder from LD_LIBRARY_PATH.");
+  if (r == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH || r == CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    return vyre_cuda_fail(err, r,
+                          "the driver library and the kernel module differ or the driver is too "
+                          "old for this GPU: install one matching NVIDIA driver",
+                          "cuInit");
   if (r != CUDA_SUCCESS)
     return vyre_cuda_fail(err, r,
                           "check that the NVIDIA kernel module is loaded (nvidia-smi) and matches "

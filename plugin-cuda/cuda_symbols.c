@@ -36,14 +36,17 @@ static void *sym_find(void *h, const char *sym, const char *fallback) {
 
 static void driver_load_once(void) {
   g_driver_err.struct_size = sizeof(g_driver_err);
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  // VYRE_CUDA_DRIVER_PATH replaces the driver library (tests use a mock).
+  const char *path = vyre_kit_getenv("VYRE_CUDA_DRIVER_PATH");
+  if (!path || !*path) path = "libcuda.so.1";
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
     g_driver_status =
         vyre_kit_fail(&g_driver_err, VYRE_STATUS_UNAVAILABLE, 0, "cuda",
-                      "libcuda.so.1 not found (%s). Fix: install the NVIDIA driver (it provides "
+                      "%s not found (%s). Fix: install the NVIDIA driver (it provides "
                       "libcuda.so.1) or run on a machine with an NVIDIA GPU.",
-                      why ? why : "dlopen failed");
+                      path, why ? why : "dlopen failed");
     return;
   }
   vyre_cuda_symbols t;

@@ -2,8 +2,8 @@
 //
 // cuda_symbols.h — the CUDA driver and NVRTC entry points, resolved at run
 // time. The plugin links neither libcuda nor libnvrtc: vyre_cuda_driver_load
-// dlopens libcuda.so.1 and vyre_cuda_nvrtc_load dlopens NVRTC (libnvrtc.so.13,
-// then libnvrtc.so, then the toolkit's library folder found at build time, or
+// dlopens libcuda.so.1 (or VYRE_CUDA_DRIVER_PATH) and vyre_cuda_nvrtc_load dlopens NVRTC
+// (libnvrtc.so.13, then libnvrtc.so, then the toolkit's library folder found at build time, or
 // VYRE_CUDA_NVRTC_PATH when set), each once per process; the libraries stay
 // loaded for the process lifetime. Both are thread-safe and remember the
 // first outcome (a failure is reported the same way on every later call).
