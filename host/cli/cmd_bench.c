@@ -297,7 +297,7 @@ static void print_table(const vyre_bench_ctx *c, const char *name, const char *c
                         const char *date, const fig_result *r) {
   printf("vyre bench: backend %s, device %s (%s), commit %.12s, %s%s\n\n", name,
          c->caps.device_name, c->caps.driver, commit, date, c->quick ? ", quick" : "");
-  printf("%-2s %-34s %12s %-21s %12s %8s %-20s %s\n", "#", "figure", "vyre median",
+  printf("%-2s %-34s %15s %-21s %15s %8s %-20s %s\n", "#", "figure", "vyre median",
          "spread p10..p90", "floor median", "ratio", "target", "result");
   for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
     const fig_result *x = &r[f];
@@ -324,7 +324,7 @@ static void print_table(const vyre_bench_ctx *c, const char *name, const char *c
                       : x->met == 1                       ? "met"
                       : x->met == 0                       ? "MISSED"
                                                           : "-";
-    printf("%-2u %-34s %12s %-21s %12s %8s %-20s %s\n", f + 1, fig_defs[f].title, med, spread, fl,
+    printf("%-2u %-34s %15s %-21s %15s %8s %-20s %s\n", f + 1, fig_defs[f].title, med, spread, fl,
            ratio, x->target_text[0] ? x->target_text : "-", res);
   }
   printf("\n");

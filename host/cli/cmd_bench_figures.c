@@ -28,7 +28,7 @@ static uint32_t fail_st(vyre_bench_side *out, const char *what, uint32_t st, con
                              vyre_status_string(st), e->message);
 }
 
-// Compiles program |p| (taking ownership of it on success via *out_prog).
+// Compiles |p| into *k; a NULL |p| reports the build error in |perr|.
 static uint32_t compile(vyre_bench_ctx *c, vyre_program *p, vyre_kernel **k, vyre_bench_side *out,
                         const vyre_error *perr) {
   vyre_error err = {.struct_size = sizeof err};
