@@ -144,60 +144,49 @@ static const char cu_inc_fmt[] =
     "extern \"C\" __global__ void vyre_bench_inc(unsigned *x) { x[0] = x[0] + "
     "%uu; }\n";
 
-#define CU_FNS(X)                                                              \
-  X(cuInit, CUresult, (unsigned), "cuInit", NULL)                              \
-  X(cuGetErrorName, CUresult, (CUresult, const char **), "cuGetErrorName",     \
-    NULL)                                                                      \
-  X(cuDeviceGetCount, CUresult, (int *), "cuDeviceGetCount", NULL)             \
-  X(cuDeviceGet, CUresult, (CUdevice *, int), "cuDeviceGet", NULL)             \
-  X(cuDeviceGetName, CUresult, (char *, int, CUdevice), "cuDeviceGetName",     \
-    NULL)                                                                      \
-  X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice),                    \
-    "cuDeviceGetAttribute", NULL)                                              \
-  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice),               \
-    "cuDevicePrimaryCtxRetain", NULL)                                          \
-  X(cuDevicePrimaryCtxRelease, CUresult, (CUdevice),                           \
-    "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")               \
-  X(cuCtxSetCurrent, CUresult, (CUcontext), "cuCtxSetCurrent", NULL)           \
-  X(cuCtxSynchronize, CUresult, (void), "cuCtxSynchronize", NULL)              \
-  X(cuStreamSynchronize, CUresult, (CUstream), "cuStreamSynchronize", NULL)    \
-  X(cuModuleLoadData, CUresult, (CUmodule *, const void *),                    \
-    "cuModuleLoadData", NULL)                                                  \
-  X(cuModuleUnload, CUresult, (CUmodule), "cuModuleUnload", NULL)              \
-  X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *),     \
-    "cuModuleGetFunction", NULL)                                               \
-  X(cuLaunchKernel, CUresult,                                                  \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,   \
-     unsigned, CUstream, void **, void **),                                    \
-    "cuLaunchKernel", NULL)                                                    \
-  X(cuMemAlloc, CUresult, (CUdeviceptr *, size_t), "cuMemAlloc_v2", NULL)      \
-  X(cuMemFree, CUresult, (CUdeviceptr), "cuMemFree_v2", NULL)                  \
-  X(cuMemcpyHtoD, CUresult, (CUdeviceptr, const void *, size_t),               \
-    "cuMemcpyHtoD_v2", NULL)                                                   \
-  X(cuMemcpyDtoH, CUresult, (void *, CUdeviceptr, size_t), "cuMemcpyDtoH_v2",  \
-    NULL)                                                                      \
-  X(cuMemsetD32, CUresult, (CUdeviceptr, unsigned, size_t), "cuMemsetD32_v2",  \
-    NULL)                                                                      \
-  X(cuEventCreate, CUresult, (CUevent *, unsigned), "cuEventCreate", NULL)     \
-  X(cuEventDestroy, CUresult, (CUevent), "cuEventDestroy_v2",                  \
-    "cuEventDestroy")                                                          \
-  X(cuEventRecord, CUresult, (CUevent, CUstream), "cuEventRecord", NULL)       \
-  X(cuEventSynchronize, CUresult, (CUevent), "cuEventSynchronize", NULL)       \
-  X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent),                 \
-    "cuEventElapsedTime_v2", "cuEventElapsedTime")
+#define CU_FNS(X)                                                                                  \
+  X(cuInit, CUresult, (unsigned), "cuInit", NULL)                                                  \
+  X(cuGetErrorName, CUresult, (CUresult, const char **), "cuGetErrorName", NULL)                   \
+  X(cuDeviceGetCount, CUresult, (int *), "cuDeviceGetCount", NULL)                                 \
+  X(cuDeviceGet, CUresult, (CUdevice *, int), "cuDeviceGet", NULL)                                 \
+  X(cuDeviceGetName, CUresult, (char *, int, CUdevice), "cuDeviceGetName", NULL)                   \
+  X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice), "cuDeviceGetAttribute", NULL)          \
+  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice), "cuDevicePrimaryCtxRetain", NULL) \
+  X(cuDevicePrimaryCtxRelease, CUresult, (CUdevice), "cuDevicePrimaryCtxRelease_v2",               \
+    "cuDevicePrimaryCtxRelease")                                                                   \
+  X(cuCtxSetCurrent, CUresult, (CUcontext), "cuCtxSetCurrent", NULL)                               \
+  X(cuCtxSynchronize, CUresult, (void), "cuCtxSynchronize", NULL)                                  \
+  X(cuStreamSynchronize, CUresult, (CUstream), "cuStreamSynchronize", NULL)                        \
+  X(cuModuleLoadData, CUresult, (CUmodule *, const void *), "cuModuleLoadData", NULL)              \
+  X(cuModuleUnload, CUresult, (CUmodule), "cuModuleUnload", NULL)                                  \
+  X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *), "cuModuleGetFunction",  \
+    NULL)                                                                                          \
+  X(cuLaunchKernel, CUresult,                                                                      \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,   \
+     void **, void **),                                                                            \
+    "cuLaunchKernel", NULL)                                                                        \
+  X(cuMemAlloc, CUresult, (CUdeviceptr *, size_t), "cuMemAlloc_v2", NULL)                          \
+  X(cuMemFree, CUresult, (CUdeviceptr), "cuMemFree_v2", NULL)                                      \
+  X(cuMemcpyHtoD, CUresult, (CUdeviceptr, const void *, size_t), "cuMemcpyHtoD_v2", NULL)          \
+  X(cuMemcpyDtoH, CUresult, (void *, CUdeviceptr, size_t), "cuMemcpyDtoH_v2", NULL)                \
+  X(cuMemsetD32, CUresult, (CUdeviceptr, unsigned, size_t), "cuMemsetD32_v2", NULL)                \
+  X(cuEventCreate, CUresult, (CUevent *, unsigned), "cuEventCreate", NULL)                         \
+  X(cuEventDestroy, CUresult, (CUevent), "cuEventDestroy_v2", "cuEventDestroy")                    \
+  X(cuEventRecord, CUresult, (CUevent, CUstream), "cuEventRecord", NULL)                           \
+  X(cuEventSynchronize, CUresult, (CUevent), "cuEventSynchronize", NULL)                           \
+  X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent), "cuEventElapsedTime_v2",            \
+    "cuEventElapsedTime")
 
-#define NVRTC_FNS(X)                                                           \
-  X(nvrtcCreateProgram, nvrtcResult,                                           \
-    (nvrtcProgram *, const char *, const char *, int, const char *const *,     \
-     const char *const *))                                                     \
-  X(nvrtcCompileProgram, nvrtcResult,                                          \
-    (nvrtcProgram, int, const char *const *))                                  \
-  X(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                  \
-  X(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                        \
+#define NVRTC_FNS(X)                                                                               \
+  X(nvrtcCreateProgram, nvrtcResult,                                                               \
+    (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *))   \
+  X(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *))                    \
+  X(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                                      \
+  X(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                                            \
   X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *))
 
 #define CU_FIELD(name, ret, args, sym, alt) ret(*name) args;
-#define NVRTC_FIELD(name, ret, args) ret(*name) args;
+#define NVRTC_FIELD(name, ret, args)        ret(*name) args;
 
 struct vyre_bench_floor {
   void *lib, *nvrtc_lib;
@@ -215,47 +204,38 @@ struct vyre_bench_floor {
   } nv;
 };
 
-static uint32_t cu_fail(vyre_bench_floor *f, char *why, size_t cap,
-                        const char *call, CUresult r) {
+static uint32_t cu_fail(vyre_bench_floor *f, char *why, size_t cap, const char *call, CUresult r) {
   const char *name = NULL;
-  if (f->cu.cuGetErrorName)
-    f->cu.cuGetErrorName(r, &name);
-  snprintf(
-      why, cap,
-      "CUDA floor: %s failed: %s (%d). Fix: check the driver with nvidia-smi.",
-      call, name ? name : "unknown error", r);
+  if (f->cu.cuGetErrorName) f->cu.cuGetErrorName(r, &name);
+  snprintf(why, cap, "CUDA floor: %s failed: %s (%d). Fix: check the driver with nvidia-smi.", call,
+           name ? name : "unknown error", r);
   return VYRE_BENCH_FAILED;
 }
 
 static void cu_close(vyre_bench_floor *f) {
-  if (!f)
-    return;
+  if (!f) return;
   if (f->ctx) {
-    if (f->ptx)
-      f->cu.cuModuleUnload(f->ptx);
+    if (f->ptx) f->cu.cuModuleUnload(f->ptx);
     f->cu.cuDevicePrimaryCtxRelease(f->dev);
   }
-  if (f->cubin_path[0])
-    unlink(f->cubin_path);
+  if (f->cubin_path[0]) unlink(f->cubin_path);
   // The libraries stay loaded: the vyre plugin shares libcuda, and unloading
   // a driver library while the process runs buys nothing.
   free(f);
 }
 
 static void load_nvrtc(vyre_bench_floor *f) {
-  static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12",
-                                      "libnvrtc.so",
+  static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
                                       "/usr/local/cuda/lib64/libnvrtc.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !f->nvrtc_lib; i++)
     f->nvrtc_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (!f->nvrtc_lib)
-    return;
+  if (!f->nvrtc_lib) return;
   int ok = 1;
-#define NVRTC_LOAD(name, ret, args)                                            \
-  {                                                                            \
-    void *s = dlsym(f->nvrtc_lib, #name);                                      \
-    memcpy(&f->nv.name, &s, sizeof s);                                         \
-    ok &= s != NULL;                                                           \
+#define NVRTC_LOAD(name, ret, args)                                                                \
+  {                                                                                                \
+    void *s = dlsym(f->nvrtc_lib, #name);                                                          \
+    memcpy(&f->nv.name, &s, sizeof s);                                                             \
+    ok &= s != NULL;                                                                               \
   }
   NVRTC_FNS(NVRTC_LOAD)
 #undef NVRTC_LOAD
@@ -267,8 +247,7 @@ static void *cu_sym(void *lib, const char *name, const char *alt) {
   return s || !alt ? s : dlsym(lib, alt);
 }
 
-static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
-                        char *why, size_t cap) {
+static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *why, size_t cap) {
   *out = NULL;
   vyre_bench_floor *f = calloc(1, sizeof *f);
   if (!f) {
@@ -284,25 +263,22 @@ static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
              "machine with an NVIDIA GPU.");
     return VYRE_BENCH_NA;
   }
-#define CU_LOAD(name, ret, args, sym, alt)                                     \
-  {                                                                            \
-    void *s = cu_sym(f->lib, sym, alt);                                        \
-    if (!s) {                                                                  \
-      snprintf(                                                                \
-          why, cap,                                                            \
-          "CUDA floor: libcuda.so.1 lacks %s. Fix: update the NVIDIA driver.", \
-          sym);                                                                \
-      free(f);                                                                 \
-      return VYRE_BENCH_NA;                                                    \
-    }                                                                          \
-    memcpy(&f->cu.name, &s, sizeof s);                                         \
+#define CU_LOAD(name, ret, args, sym, alt)                                                         \
+  {                                                                                                \
+    void *s = cu_sym(f->lib, sym, alt);                                                            \
+    if (!s) {                                                                                      \
+      snprintf(why, cap, "CUDA floor: libcuda.so.1 lacks %s. Fix: update the NVIDIA driver.",      \
+               sym);                                                                               \
+      free(f);                                                                                     \
+      return VYRE_BENCH_NA;                                                                        \
+    }                                                                                              \
+    memcpy(&f->cu.name, &s, sizeof s);                                                             \
   }
   CU_FNS(CU_LOAD)
 #undef CU_LOAD
   CUresult r = f->cu.cuInit(0);
   int count = 0;
-  if (!r)
-    r = f->cu.cuDeviceGetCount(&count);
+  if (!r) r = f->cu.cuDeviceGetCount(&count);
   if (r || count == 0) {
     if (r)
       cu_fail(f, why, cap, "cuInit", r);
@@ -316,23 +292,18 @@ static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
   int index = -1;
   char *end = NULL;
   unsigned long idx = c->device ? strtoul(c->device, &end, 10) : 0;
-  if (c->device && end && *end == '\0' && idx < (unsigned long)count)
-    index = (int)idx;
+  if (c->device && end && *end == '\0' && idx < (unsigned long)count) index = (int)idx;
   for (int i = 0; i < count && index < 0; i++) {
     CUdevice d;
     char name[256] = "";
-    if (!f->cu.cuDeviceGet(&d, i) &&
-        !f->cu.cuDeviceGetName(name, sizeof name, d) &&
+    if (!f->cu.cuDeviceGet(&d, i) && !f->cu.cuDeviceGetName(name, sizeof name, d) &&
         c->caps.device_name[0] && strcmp(name, c->caps.device_name) == 0)
       index = i;
   }
-  if (index < 0)
-    index = 0;
+  if (index < 0) index = 0;
   if ((r = f->cu.cuDeviceGet(&f->dev, index)) != 0 ||
-      (r = f->cu.cuDeviceGetAttribute(&f->cc_major, CU_ATTR_CC_MAJOR,
-                                      f->dev)) != 0 ||
-      (r = f->cu.cuDeviceGetAttribute(&f->cc_minor, CU_ATTR_CC_MINOR,
-                                      f->dev)) != 0 ||
+      (r = f->cu.cuDeviceGetAttribute(&f->cc_major, CU_ATTR_CC_MAJOR, f->dev)) != 0 ||
+      (r = f->cu.cuDeviceGetAttribute(&f->cc_minor, CU_ATTR_CC_MINOR, f->dev)) != 0 ||
       (r = f->cu.cuDevicePrimaryCtxRetain(&f->ctx, f->dev)) != 0) {
     f->ctx = NULL;
     cu_fail(f, why, cap, "opening the device", r);
@@ -351,18 +322,12 @@ static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
 
 // The PTX module (JIT) on first use, outside any timing.
 static uint32_t ensure_ptx(vyre_bench_floor *f, vyre_bench_side *out) {
-  if (f->ptx)
-    return VYRE_BENCH_RAN;
+  if (f->ptx) return VYRE_BENCH_RAN;
   CUresult r = f->cu.cuModuleLoadData(&f->ptx, ptx_inc);
-  if (!r)
-    r = f->cu.cuModuleGetFunction(&f->inc, f->ptx, "vyre_bench_inc");
-  if (!r)
-    r = f->cu.cuModuleGetFunction(&f->vadd, f->ptx, "vyre_bench_vadd");
-  if (!r)
-    r = f->cu.cuModuleGetFunction(&f->matmul, f->ptx, "vyre_bench_matmul");
-  if (r)
-    return out->status = cu_fail(f, out->why, sizeof out->why,
-                                 "loading the PTX floor", r);
+  if (!r) r = f->cu.cuModuleGetFunction(&f->inc, f->ptx, "vyre_bench_inc");
+  if (!r) r = f->cu.cuModuleGetFunction(&f->vadd, f->ptx, "vyre_bench_vadd");
+  if (!r) r = f->cu.cuModuleGetFunction(&f->matmul, f->ptx, "vyre_bench_matmul");
+  if (r) return out->status = cu_fail(f, out->why, sizeof out->why, "loading the PTX floor", r);
   return VYRE_BENCH_RAN;
 }
 
@@ -371,27 +336,22 @@ static CUresult launch1(vyre_bench_floor *f, CUfunction fn, CUdeviceptr x) {
   return f->cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
 }
 
-static void cu_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                          vyre_bench_side *out) {
+static void cu_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "cuMemcpyHtoD 4 bytes + cuLaunchKernel (PTX x[0] += 1) + "
            "cuMemcpyDtoH 4 bytes");
-  if (ensure_ptx(f, out) != VYRE_BENCH_RAN)
-    return;
+  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
   CUdeviceptr x = 0;
   vyre_bench_series s = {0};
   CUresult r = f->cu.cuMemAlloc(&x, 256);
-  if (r)
-    out->status = cu_fail(f, out->why, sizeof out->why, "cuMemAlloc", r);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuMemAlloc", r);
   uint32_t reps = vyre_bench_reps(c, 200, 20);
   for (uint32_t i = 0; i < reps + 10 && out->status == VYRE_BENCH_RAN; i++) {
     uint32_t in = i * 7u + 3u, res = 0;
     uint64_t t0 = vyre_bench_now_ns();
     r = f->cu.cuMemcpyHtoD(x, &in, 4);
-    if (!r)
-      r = launch1(f, f->inc, x);
-    if (!r)
-      r = f->cu.cuMemcpyDtoH(&res, x, 4); // synchronous: waits for the kernel
+    if (!r) r = launch1(f, f->inc, x);
+    if (!r) r = f->cu.cuMemcpyDtoH(&res, x, 4); // synchronous: waits for the kernel
     uint64_t t1 = vyre_bench_now_ns();
     if (r)
       out->status = cu_fail(f, out->why, sizeof out->why, "the round trip", r);
@@ -404,36 +364,27 @@ static void cu_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c,
       vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
   }
   vyre_bench_side_done(out, &s);
-  if (x)
-    f->cu.cuMemFree(x);
+  if (x) f->cu.cuMemFree(x);
 }
 
 // |jobs| launches of x[j] += 1 then one stream synchronize.
-static void cu_launches(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                        uint32_t jobs, vyre_bench_side *out) {
-  if (ensure_ptx(f, out) != VYRE_BENCH_RAN)
-    return;
+static void cu_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t jobs,
+                        vyre_bench_side *out) {
+  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
   CUdeviceptr x = 0;
   vyre_bench_series s = {0};
   CUresult r = f->cu.cuMemAlloc(&x, 4 * VYRE_BENCH_BATCH);
-  if (!r)
-    r = f->cu.cuMemsetD32(x, 0, VYRE_BENCH_BATCH);
-  if (r)
-    out->status =
-        cu_fail(f, out->why, sizeof out->why, "cuMemAlloc/cuMemsetD32", r);
-  uint32_t reps = vyre_bench_reps(c, jobs > 1 ? 100 : 200, jobs > 1 ? 10 : 20),
-           warm = 5;
+  if (!r) r = f->cu.cuMemsetD32(x, 0, VYRE_BENCH_BATCH);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuMemAlloc/cuMemsetD32", r);
+  uint32_t reps = vyre_bench_reps(c, jobs > 1 ? 100 : 200, jobs > 1 ? 10 : 20), warm = 5;
   for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t t0 = vyre_bench_now_ns();
     for (uint32_t j = 0; j < jobs && !r; j++)
       r = launch1(f, f->inc, x + 4u * j);
-    if (!r)
-      r = f->cu.cuStreamSynchronize(NULL);
+    if (!r) r = f->cu.cuStreamSynchronize(NULL);
     uint64_t t1 = vyre_bench_now_ns();
-    if (r)
-      out->status = cu_fail(f, out->why, sizeof out->why, "cuLaunchKernel", r);
-    if (i >= warm)
-      vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / jobs);
+    if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuLaunchKernel", r);
+    if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / jobs);
   }
   uint32_t v[VYRE_BENCH_BATCH];
   if (out->status == VYRE_BENCH_RAN) {
@@ -441,107 +392,84 @@ static void cu_launches(vyre_bench_floor *f, const vyre_bench_ctx *c,
       out->status = cu_fail(f, out->why, sizeof out->why, "cuMemcpyDtoH", r);
     for (uint32_t j = 0; j < jobs && out->status == VYRE_BENCH_RAN; j++)
       if (v[j] != reps + warm)
-        vyre_bench_side_set(
-            out, VYRE_BENCH_FAILED,
-            "CUDA floor: counter %u holds %u after %u launches. Fix: check the "
-            "driver.",
-            j, v[j], reps + warm);
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "CUDA floor: counter %u holds %u after %u launches. Fix: check the "
+                            "driver.",
+                            j, v[j], reps + warm);
   }
   vyre_bench_side_done(out, &s);
-  if (x)
-    f->cu.cuMemFree(x);
+  if (x) f->cu.cuMemFree(x);
 }
 
-static void cu_launch_wait(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                           vyre_bench_side *out) {
+static void cu_launch_wait(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "cuLaunchKernel (PTX x[0] += 1) + cuStreamSynchronize, memory "
            "already on the device");
   cu_launches(f, c, 1, out);
 }
 
-static void cu_pipelined(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                         vyre_bench_side *out) {
-  snprintf(
-      out->what, sizeof out->what,
-      "64 cuLaunchKernel on one stream + one cuStreamSynchronize, per launch");
+static void cu_pipelined(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "64 cuLaunchKernel on one stream + one cuStreamSynchronize, per launch");
   cu_launches(f, c, VYRE_BENCH_BATCH, out);
 }
 
 // NVRTC: the inc kernel with |lit| to a cubin (malloc'd).
-static uint32_t nvrtc_cubin(vyre_bench_floor *f, uint32_t lit, char **out,
-                            size_t *size, char *why, size_t cap) {
+static uint32_t nvrtc_cubin(vyre_bench_floor *f, uint32_t lit, char **out, size_t *size, char *why,
+                            size_t cap) {
   char src[256], arch[64];
   snprintf(src, sizeof src, cu_inc_fmt, lit);
-  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", f->cc_major,
-           f->cc_minor);
+  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", f->cc_major, f->cc_minor);
   const char *opts[] = {arch};
   nvrtcProgram p = NULL;
-  nvrtcResult r =
-      f->nv.nvrtcCreateProgram(&p, src, "vyre_bench_inc.cu", 0, NULL, NULL);
-  if (!r)
-    r = f->nv.nvrtcCompileProgram(p, 1, opts);
-  if (!r)
-    r = f->nv.nvrtcGetCUBINSize(p, size);
+  nvrtcResult r = f->nv.nvrtcCreateProgram(&p, src, "vyre_bench_inc.cu", 0, NULL, NULL);
+  if (!r) r = f->nv.nvrtcCompileProgram(p, 1, opts);
+  if (!r) r = f->nv.nvrtcGetCUBINSize(p, size);
   *out = !r ? malloc(*size ? *size : 1) : NULL;
-  if (!r && !*out)
-    r = -1;
-  if (!r)
-    r = f->nv.nvrtcGetCUBIN(p, *out);
-  if (p)
-    f->nv.nvrtcDestroyProgram(&p);
+  if (!r && !*out) r = -1;
+  if (!r) r = f->nv.nvrtcGetCUBIN(p, *out);
+  if (p) f->nv.nvrtcDestroyProgram(&p);
   if (r) {
     free(*out);
     *out = NULL;
-    snprintf(
-        why, cap,
-        "CUDA floor: NVRTC failed (nvrtcResult %d) for sm_%d%d. Fix: use an "
-        "NVRTC that supports this GPU.",
-        r, f->cc_major, f->cc_minor);
+    snprintf(why, cap,
+             "CUDA floor: NVRTC failed (nvrtcResult %d) for sm_%d%d. Fix: use an "
+             "NVRTC that supports this GPU.",
+             r, f->cc_major, f->cc_minor);
     return VYRE_BENCH_FAILED;
   }
   return VYRE_BENCH_RAN;
 }
 
 // Loads |cubin| (timed into *ns when non-NULL) and checks x = 11 + lit.
-static uint32_t load_check(vyre_bench_floor *f, const void *cubin, uint32_t lit,
-                           uint64_t *ns, char *why, size_t cap) {
+static uint32_t load_check(vyre_bench_floor *f, const void *cubin, uint32_t lit, uint64_t *ns,
+                           char *why, size_t cap) {
   CUmodule m = NULL;
   CUfunction fn = NULL;
   CUdeviceptr x = 0;
   uint64_t t0 = vyre_bench_now_ns();
   CUresult r = f->cu.cuModuleLoadData(&m, cubin);
-  if (!r)
-    r = f->cu.cuModuleGetFunction(&fn, m, "vyre_bench_inc");
+  if (!r) r = f->cu.cuModuleGetFunction(&fn, m, "vyre_bench_inc");
   uint64_t t1 = vyre_bench_now_ns();
-  if (ns)
-    *ns = t1 - t0;
+  if (ns) *ns = t1 - t0;
   uint32_t in = 11, res = 0;
-  if (!r)
-    r = f->cu.cuMemAlloc(&x, 256);
-  if (!r)
-    r = f->cu.cuMemcpyHtoD(x, &in, 4);
-  if (!r)
-    r = launch1(f, fn, x);
-  if (!r)
-    r = f->cu.cuMemcpyDtoH(&res, x, 4);
+  if (!r) r = f->cu.cuMemAlloc(&x, 256);
+  if (!r) r = f->cu.cuMemcpyHtoD(x, &in, 4);
+  if (!r) r = launch1(f, fn, x);
+  if (!r) r = f->cu.cuMemcpyDtoH(&res, x, 4);
   uint32_t st = VYRE_BENCH_RAN;
   if (r)
     st = cu_fail(f, why, cap, "loading and running the NVRTC cubin", r);
   else if (res != in + lit)
-    st = (snprintf(why, cap,
-                   "CUDA floor: the NVRTC kernel returned %u, expected %u", res,
-                   in + lit),
-          VYRE_BENCH_FAILED);
-  if (x)
-    f->cu.cuMemFree(x);
-  if (m)
-    f->cu.cuModuleUnload(m);
+    st =
+        (snprintf(why, cap, "CUDA floor: the NVRTC kernel returned %u, expected %u", res, in + lit),
+         VYRE_BENCH_FAILED);
+  if (x) f->cu.cuMemFree(x);
+  if (m) f->cu.cuModuleUnload(m);
   return st;
 }
 
-static void cu_compile(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                       vyre_bench_side *out) {
+static void cu_compile(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "NVRTC of the hand-written CUDA C to a cubin + cuModuleLoadData "
            "(fresh literal)");
@@ -563,8 +491,7 @@ static void cu_compile(vyre_bench_floor *f, const vyre_bench_ctx *c,
     out->status = nvrtc_cubin(f, lit, &cubin, &size, out->why, sizeof out->why);
     uint64_t t1 = vyre_bench_now_ns();
     if (out->status == VYRE_BENCH_RAN)
-      out->status =
-          load_check(f, cubin, lit, &load_ns, out->why, sizeof out->why);
+      out->status = load_check(f, cubin, lit, &load_ns, out->why, sizeof out->why);
     if (out->status == VYRE_BENCH_RAN && i >= 1)
       vyre_bench_series_add(&s, (double)(t1 - t0 + load_ns) / 1e6);
     free(cubin);
@@ -572,9 +499,8 @@ static void cu_compile(vyre_bench_floor *f, const vyre_bench_ctx *c,
   vyre_bench_side_done(out, &s);
 }
 
-static uint32_t cu_fresh_prepare(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                                 char *arg, size_t arg_cap, char *why,
-                                 size_t cap) {
+static uint32_t cu_fresh_prepare(vyre_bench_floor *f, const vyre_bench_ctx *c, char *arg,
+                                 size_t arg_cap, char *why, size_t cap) {
   if (!f->have_nvrtc) {
     snprintf(why, cap,
              "NVRTC (libnvrtc.so) could not be loaded, so there is no cubin to "
@@ -583,25 +509,21 @@ static uint32_t cu_fresh_prepare(vyre_bench_floor *f, const vyre_bench_ctx *c,
   }
   char *cubin = NULL;
   size_t size = 0;
-  if (nvrtc_cubin(f, 2, &cubin, &size, why, cap) != VYRE_BENCH_RAN)
-    return VYRE_BENCH_NA;
+  if (nvrtc_cubin(f, 2, &cubin, &size, why, cap) != VYRE_BENCH_RAN) return VYRE_BENCH_NA;
   if (!f->cubin_path[0]) {
-    snprintf(f->cubin_path, sizeof f->cubin_path,
-             "/tmp/vyre-bench-cubin-XXXXXX");
+    snprintf(f->cubin_path, sizeof f->cubin_path, "/tmp/vyre-bench-cubin-XXXXXX");
     int fd = mkstemp(f->cubin_path);
     if (fd < 0) {
       f->cubin_path[0] = '\0';
       free(cubin);
-      snprintf(why, cap,
-               "cannot create a temporary file in /tmp for the cubin");
+      snprintf(why, cap, "cannot create a temporary file in /tmp for the cubin");
       return VYRE_BENCH_NA;
     }
     close(fd);
   }
   FILE *fp = fopen(f->cubin_path, "wb");
   int ok = fp && fwrite(cubin, 1, size, fp) == size;
-  if (fp && fclose(fp) != 0)
-    ok = 0;
+  if (fp && fclose(fp) != 0) ok = 0;
   free(cubin);
   if (!ok) {
     snprintf(why, cap, "cannot write the cubin to %s", f->cubin_path);
@@ -611,13 +533,12 @@ static uint32_t cu_fresh_prepare(vyre_bench_floor *f, const vyre_bench_ctx *c,
   return VYRE_BENCH_RAN;
 }
 
-static uint32_t cu_fresh_load(vyre_bench_floor *f, const char *arg,
-                              uint64_t *out_ns, char *why, size_t cap) {
+static uint32_t cu_fresh_load(vyre_bench_floor *f, const char *arg, uint64_t *out_ns, char *why,
+                              size_t cap) {
   FILE *fp = fopen(arg, "rb");
   char *buf = fp ? malloc(1 << 20) : NULL;
   size_t n = buf ? fread(buf, 1, 1 << 20, fp) : 0;
-  if (fp)
-    fclose(fp);
+  if (fp) fclose(fp);
   if (!buf || n == 0) {
     free(buf);
     snprintf(why, cap, "cannot read the cubin '%s'", arg);
@@ -634,8 +555,7 @@ static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
            "hand-written PTX vector add, one element per thread, %llu f32, "
            "CUDA events",
            (unsigned long long)n);
-  if (ensure_ptx(f, out) != VYRE_BENCH_RAN)
-    return;
+  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
   CUdeviceptr a = 0, b = 0, cc = 0;
   CUevent e0 = NULL, e1 = NULL;
   vyre_bench_series s = {0};
@@ -646,46 +566,30 @@ static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   memcpy(&wa, &fa, 4);
   memcpy(&wb, &fb, 4);
   CUresult r = host ? 0 : 2; // CUDA_ERROR_OUT_OF_MEMORY
-  if (!r)
-    r = f->cu.cuMemAlloc(&a, bytes);
-  if (!r)
-    r = f->cu.cuMemAlloc(&b, bytes);
-  if (!r)
-    r = f->cu.cuMemAlloc(&cc, bytes);
-  if (!r)
-    r = f->cu.cuMemsetD32(a, wa, n);
-  if (!r)
-    r = f->cu.cuMemsetD32(b, wb, n);
-  if (!r)
-    r = f->cu.cuEventCreate(&e0, 0);
-  if (!r)
-    r = f->cu.cuEventCreate(&e1, 0);
-  if (r)
-    out->status =
-        cu_fail(f, out->why, sizeof out->why, "setting up the vector add", r);
+  if (!r) r = f->cu.cuMemAlloc(&a, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&b, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&cc, bytes);
+  if (!r) r = f->cu.cuMemsetD32(a, wa, n);
+  if (!r) r = f->cu.cuMemsetD32(b, wb, n);
+  if (!r) r = f->cu.cuEventCreate(&e0, 0);
+  if (!r) r = f->cu.cuEventCreate(&e1, 0);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the vector add", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
   unsigned groups = (unsigned)((n + 255) / 256);
   for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
     void *params[] = {&a, &b, &cc, &n32};
     float ms = 0;
     r = f->cu.cuEventRecord(e0, NULL);
-    if (!r)
-      r = f->cu.cuLaunchKernel(f->vadd, groups, 1, 1, 256, 1, 1, 0, NULL,
-                               params, NULL);
-    if (!r)
-      r = f->cu.cuEventRecord(e1, NULL);
-    if (!r)
-      r = f->cu.cuEventSynchronize(e1);
-    if (!r)
-      r = f->cu.cuEventElapsedTime(&ms, e0, e1);
+    if (!r) r = f->cu.cuLaunchKernel(f->vadd, groups, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+    if (!r) r = f->cu.cuEventRecord(e1, NULL);
+    if (!r) r = f->cu.cuEventSynchronize(e1);
+    if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
     if (r)
-      out->status =
-          cu_fail(f, out->why, sizeof out->why, "the vector add launch", r);
+      out->status = cu_fail(f, out->why, sizeof out->why, "the vector add launch", r);
     else if (i >= 2 && ms > 0)
       vyre_bench_series_add(&s, (double)(n * 12) / ((double)ms * 1e6));
   }
-  for (size_t off = 0; off < bytes && out->status == VYRE_BENCH_RAN;
-       off += chunk) {
+  for (size_t off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
     size_t len = bytes - off < chunk ? bytes - off : chunk;
     if ((r = f->cu.cuMemcpyDtoH(host, cc + off, len)) != 0) {
       out->status = cu_fail(f, out->why, sizeof out->why, "reading c back", r);
@@ -693,25 +597,19 @@ static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
     }
     for (size_t i = 0; i < len / 4; i++)
       if (host[i] != 3.75f) {
-        vyre_bench_side_set(
-            out, VYRE_BENCH_FAILED,
-            "CUDA floor vector add: c[%zu] = %g, expected 3.75. Fix: check the "
-            "driver.",
-            off / 4 + i, (double)host[i]);
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "CUDA floor vector add: c[%zu] = %g, expected 3.75. Fix: check the "
+                            "driver.",
+                            off / 4 + i, (double)host[i]);
         break;
       }
   }
   vyre_bench_side_done(out, &s);
-  if (e0)
-    f->cu.cuEventDestroy(e0);
-  if (e1)
-    f->cu.cuEventDestroy(e1);
-  if (a)
-    f->cu.cuMemFree(a);
-  if (b)
-    f->cu.cuMemFree(b);
-  if (cc)
-    f->cu.cuMemFree(cc);
+  if (e0) f->cu.cuEventDestroy(e0);
+  if (e1) f->cu.cuEventDestroy(e1);
+  if (a) f->cu.cuMemFree(a);
+  if (b) f->cu.cuMemFree(b);
+  if (cc) f->cu.cuMemFree(cc);
   free(host);
 }
 
@@ -721,8 +619,7 @@ static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
            "hand-written PTX naive matmul (one thread per element, k loop), "
            "%ux%u, CUDA events",
            n, n);
-  if (ensure_ptx(f, out) != VYRE_BENCH_RAN)
-    return;
+  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
   size_t nn = (size_t)n * n, bytes = nn * 4;
   float *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);
   CUdeviceptr a = 0, b = 0, cc = 0;
@@ -733,69 +630,47 @@ static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
     A[i] = vyre_bench_matmul_value(0, i);
     B[i] = vyre_bench_matmul_value(1, i);
   }
-  if (!r)
-    r = f->cu.cuMemAlloc(&a, bytes);
-  if (!r)
-    r = f->cu.cuMemAlloc(&b, bytes);
-  if (!r)
-    r = f->cu.cuMemAlloc(&cc, bytes);
-  if (!r)
-    r = f->cu.cuMemcpyHtoD(a, A, bytes);
-  if (!r)
-    r = f->cu.cuMemcpyHtoD(b, B, bytes);
-  if (!r)
-    r = f->cu.cuEventCreate(&e0, 0);
-  if (!r)
-    r = f->cu.cuEventCreate(&e1, 0);
-  if (r)
-    out->status =
-        cu_fail(f, out->why, sizeof out->why, "setting up the matmul", r);
+  if (!r) r = f->cu.cuMemAlloc(&a, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&b, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&cc, bytes);
+  if (!r) r = f->cu.cuMemcpyHtoD(a, A, bytes);
+  if (!r) r = f->cu.cuMemcpyHtoD(b, B, bytes);
+  if (!r) r = f->cu.cuEventCreate(&e0, 0);
+  if (!r) r = f->cu.cuEventCreate(&e1, 0);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the matmul", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
   for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
     void *params[] = {&a, &b, &cc, &n};
     float ms = 0;
     r = f->cu.cuEventRecord(e0, NULL);
     if (!r)
-      r = f->cu.cuLaunchKernel(f->matmul, n / 16, n / 16, 1, 16, 16, 1, 0, NULL,
-                               params, NULL);
-    if (!r)
-      r = f->cu.cuEventRecord(e1, NULL);
-    if (!r)
-      r = f->cu.cuEventSynchronize(e1);
-    if (!r)
-      r = f->cu.cuEventElapsedTime(&ms, e0, e1);
+      r = f->cu.cuLaunchKernel(f->matmul, n / 16, n / 16, 1, 16, 16, 1, 0, NULL, params, NULL);
+    if (!r) r = f->cu.cuEventRecord(e1, NULL);
+    if (!r) r = f->cu.cuEventSynchronize(e1);
+    if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
     if (r)
-      out->status =
-          cu_fail(f, out->why, sizeof out->why, "the matmul launch", r);
+      out->status = cu_fail(f, out->why, sizeof out->why, "the matmul launch", r);
     else if (i >= 2 && ms > 0)
       vyre_bench_series_add(&s, 2.0 * n * n * (double)n / ((double)ms * 1e6));
   }
-  if (out->status == VYRE_BENCH_RAN &&
-      (r = f->cu.cuMemcpyDtoH(C, cc, bytes)) != 0)
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(C, cc, bytes)) != 0)
     out->status = cu_fail(f, out->why, sizeof out->why, "reading C back", r);
   size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
   for (size_t i = 0; i < nn && out->status == VYRE_BENCH_RAN; i += step) {
     size_t e = i + step >= nn ? nn - 1 : i;
-    float want =
-        vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    float want = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
     if (C[e] != want)
-      vyre_bench_side_set(
-          out, VYRE_BENCH_FAILED,
-          "CUDA floor matmul: C[%zu][%zu] = %g, expected %g. Fix: check the "
-          "driver.",
-          e / n, e % n, (double)C[e], (double)want);
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor matmul: C[%zu][%zu] = %g, expected %g. Fix: check the "
+                          "driver.",
+                          e / n, e % n, (double)C[e], (double)want);
   }
   vyre_bench_side_done(out, &s);
-  if (e0)
-    f->cu.cuEventDestroy(e0);
-  if (e1)
-    f->cu.cuEventDestroy(e1);
-  if (a)
-    f->cu.cuMemFree(a);
-  if (b)
-    f->cu.cuMemFree(b);
-  if (cc)
-    f->cu.cuMemFree(cc);
+  if (e0) f->cu.cuEventDestroy(e0);
+  if (e1) f->cu.cuEventDestroy(e1);
+  if (a) f->cu.cuMemFree(a);
+  if (b) f->cu.cuMemFree(b);
+  if (cc) f->cu.cuMemFree(cc);
   free(A);
   free(B);
   free(C);

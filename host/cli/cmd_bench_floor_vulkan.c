@@ -26,8 +26,7 @@
 
 #ifndef VYRE_BENCH_HAVE_VULKAN
 
-static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
-                        char *why, size_t cap) {
+static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *why, size_t cap) {
   snprintf(why, cap,
            "this vyre was built without the Vulkan headers, so it has no "
            "Vulkan floor. Fix: "
@@ -35,8 +34,7 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
   return VYRE_BENCH_NA;
 }
 
-const vyre_bench_floor_ops vyre_bench_floor_vulkan = {.name = "vulkan",
-                                                      .open = vk_open};
+const vyre_bench_floor_ops vyre_bench_floor_vulkan = {.name = "vulkan", .open = vk_open};
 
 #else
 
@@ -45,53 +43,53 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {.name = "vulkan",
 
 #include "cmd_bench_floor_spirv.h"
 
-#define VK_FNS(X)                                                              \
-  X(vkGetDeviceQueue)                                                          \
-  X(vkDestroyDevice)                                                           \
-  X(vkDeviceWaitIdle)                                                          \
-  X(vkCreateBuffer)                                                            \
-  X(vkDestroyBuffer)                                                           \
-  X(vkGetBufferMemoryRequirements)                                             \
-  X(vkAllocateMemory)                                                          \
-  X(vkFreeMemory)                                                              \
-  X(vkBindBufferMemory)                                                        \
-  X(vkMapMemory)                                                               \
-  X(vkCreateShaderModule)                                                      \
-  X(vkDestroyShaderModule)                                                     \
-  X(vkCreateDescriptorSetLayout)                                               \
-  X(vkDestroyDescriptorSetLayout)                                              \
-  X(vkCreatePipelineLayout)                                                    \
-  X(vkDestroyPipelineLayout)                                                   \
-  X(vkCreateComputePipelines)                                                  \
-  X(vkDestroyPipeline)                                                         \
-  X(vkCreateDescriptorPool)                                                    \
-  X(vkDestroyDescriptorPool)                                                   \
-  X(vkResetDescriptorPool)                                                     \
-  X(vkAllocateDescriptorSets)                                                  \
-  X(vkUpdateDescriptorSets)                                                    \
-  X(vkCreateCommandPool)                                                       \
-  X(vkDestroyCommandPool)                                                      \
-  X(vkAllocateCommandBuffers)                                                  \
-  X(vkBeginCommandBuffer)                                                      \
-  X(vkEndCommandBuffer)                                                        \
-  X(vkCmdBindPipeline)                                                         \
-  X(vkCmdBindDescriptorSets)                                                   \
-  X(vkCmdDispatch)                                                             \
-  X(vkCmdPipelineBarrier)                                                      \
-  X(vkCmdCopyBuffer)                                                           \
-  X(vkCmdFillBuffer)                                                           \
-  X(vkCmdResetQueryPool)                                                       \
-  X(vkCmdWriteTimestamp)                                                       \
-  X(vkCreateQueryPool)                                                         \
-  X(vkDestroyQueryPool)                                                        \
-  X(vkGetQueryPoolResults)                                                     \
-  X(vkQueueSubmit)                                                             \
-  X(vkCreateFence)                                                             \
-  X(vkDestroyFence)                                                            \
-  X(vkWaitForFences)                                                           \
+#define VK_FNS(X)                                                                                  \
+  X(vkGetDeviceQueue)                                                                              \
+  X(vkDestroyDevice)                                                                               \
+  X(vkDeviceWaitIdle)                                                                              \
+  X(vkCreateBuffer)                                                                                \
+  X(vkDestroyBuffer)                                                                               \
+  X(vkGetBufferMemoryRequirements)                                                                 \
+  X(vkAllocateMemory)                                                                              \
+  X(vkFreeMemory)                                                                                  \
+  X(vkBindBufferMemory)                                                                            \
+  X(vkMapMemory)                                                                                   \
+  X(vkCreateShaderModule)                                                                          \
+  X(vkDestroyShaderModule)                                                                         \
+  X(vkCreateDescriptorSetLayout)                                                                   \
+  X(vkDestroyDescriptorSetLayout)                                                                  \
+  X(vkCreatePipelineLayout)                                                                        \
+  X(vkDestroyPipelineLayout)                                                                       \
+  X(vkCreateComputePipelines)                                                                      \
+  X(vkDestroyPipeline)                                                                             \
+  X(vkCreateDescriptorPool)                                                                        \
+  X(vkDestroyDescriptorPool)                                                                       \
+  X(vkResetDescriptorPool)                                                                         \
+  X(vkAllocateDescriptorSets)                                                                      \
+  X(vkUpdateDescriptorSets)                                                                        \
+  X(vkCreateCommandPool)                                                                           \
+  X(vkDestroyCommandPool)                                                                          \
+  X(vkAllocateCommandBuffers)                                                                      \
+  X(vkBeginCommandBuffer)                                                                          \
+  X(vkEndCommandBuffer)                                                                            \
+  X(vkCmdBindPipeline)                                                                             \
+  X(vkCmdBindDescriptorSets)                                                                       \
+  X(vkCmdDispatch)                                                                                 \
+  X(vkCmdPipelineBarrier)                                                                          \
+  X(vkCmdCopyBuffer)                                                                               \
+  X(vkCmdFillBuffer)                                                                               \
+  X(vkCmdResetQueryPool)                                                                           \
+  X(vkCmdWriteTimestamp)                                                                           \
+  X(vkCreateQueryPool)                                                                             \
+  X(vkDestroyQueryPool)                                                                            \
+  X(vkGetQueryPoolResults)                                                                         \
+  X(vkQueueSubmit)                                                                                 \
+  X(vkCreateFence)                                                                                 \
+  X(vkDestroyFence)                                                                                \
+  X(vkWaitForFences)                                                                               \
   X(vkResetFences)
 
-#define VK_DECL(name) PFN_##name name;
+#define VK_DECL(name)              PFN_##name name;
 
 // A buffer with its memory (mapped when host-visible).
 typedef struct vk_buf {
@@ -123,39 +121,27 @@ struct vyre_bench_floor {
 };
 
 static uint32_t vk_fail(char *why, size_t cap, const char *call, VkResult r) {
-  snprintf(
-      why, cap,
-      "Vulkan floor: %s failed with VkResult %d. Fix: check the Vulkan driver.",
-      call, (int)r);
+  snprintf(why, cap, "Vulkan floor: %s failed with VkResult %d. Fix: check the Vulkan driver.",
+           call, (int)r);
   return VYRE_BENCH_FAILED;
 }
 #define FAIL(f, why, cap, call, r) vk_fail(why, cap, call, r)
 
 static void vk_close(vyre_bench_floor *f) {
-  if (!f)
-    return;
+  if (!f) return;
   if (f->device) {
     f->vkDeviceWaitIdle(f->device);
-    if (f->dpool)
-      f->vkDestroyDescriptorPool(f->device, f->dpool, NULL);
-    if (f->plo1)
-      f->vkDestroyPipelineLayout(f->device, f->plo1, NULL);
-    if (f->plo3)
-      f->vkDestroyPipelineLayout(f->device, f->plo3, NULL);
-    if (f->layout1)
-      f->vkDestroyDescriptorSetLayout(f->device, f->layout1, NULL);
-    if (f->layout3)
-      f->vkDestroyDescriptorSetLayout(f->device, f->layout3, NULL);
-    if (f->query)
-      f->vkDestroyQueryPool(f->device, f->query, NULL);
-    if (f->fence)
-      f->vkDestroyFence(f->device, f->fence, NULL);
-    if (f->pool)
-      f->vkDestroyCommandPool(f->device, f->pool, NULL);
+    if (f->dpool) f->vkDestroyDescriptorPool(f->device, f->dpool, NULL);
+    if (f->plo1) f->vkDestroyPipelineLayout(f->device, f->plo1, NULL);
+    if (f->plo3) f->vkDestroyPipelineLayout(f->device, f->plo3, NULL);
+    if (f->layout1) f->vkDestroyDescriptorSetLayout(f->device, f->layout1, NULL);
+    if (f->layout3) f->vkDestroyDescriptorSetLayout(f->device, f->layout3, NULL);
+    if (f->query) f->vkDestroyQueryPool(f->device, f->query, NULL);
+    if (f->fence) f->vkDestroyFence(f->device, f->fence, NULL);
+    if (f->pool) f->vkDestroyCommandPool(f->device, f->pool, NULL);
     f->vkDestroyDevice(f->device, NULL);
   }
-  if (f->instance)
-    f->vkDestroyInstance(f->instance, NULL);
+  if (f->instance) f->vkDestroyInstance(f->instance, NULL);
   // The loader stays loaded: unloading ICDs at run time is what leak
   // checkers flag, and the vyre plugin keeps it loaded anyway.
   free(f);
@@ -167,46 +153,36 @@ static uint32_t na(char *why, size_t cap, const char *msg) {
 }
 
 // The physical device: --device index, else the one named like vyre's.
-static int pick_device(vyre_bench_floor *f, const vyre_bench_ctx *c, char *why,
-                       size_t cap) {
+static int pick_device(vyre_bench_floor *f, const vyre_bench_ctx *c, char *why, size_t cap) {
   PFN_vkEnumeratePhysicalDevices enumerate =
-      (PFN_vkEnumeratePhysicalDevices)f->gipa(f->instance,
-                                              "vkEnumeratePhysicalDevices");
+      (PFN_vkEnumeratePhysicalDevices)f->gipa(f->instance, "vkEnumeratePhysicalDevices");
   PFN_vkGetPhysicalDeviceProperties props =
-      (PFN_vkGetPhysicalDeviceProperties)f->gipa(
-          f->instance, "vkGetPhysicalDeviceProperties");
+      (PFN_vkGetPhysicalDeviceProperties)f->gipa(f->instance, "vkGetPhysicalDeviceProperties");
   VkPhysicalDevice devs[16];
   uint32_t n = 16;
   if (!enumerate || !props || enumerate(f->instance, &n, devs) < 0 || n == 0) {
-    snprintf(why, cap,
-             "Vulkan floor: no physical device. Fix: install a Vulkan driver.");
+    snprintf(why, cap, "Vulkan floor: no physical device. Fix: install a Vulkan driver.");
     return -1;
   }
   int chosen = -1;
   char *end = NULL;
   unsigned long idx = c->device ? strtoul(c->device, &end, 10) : 0;
-  if (c->device && end && *end == '\0' && idx < n)
-    chosen = (int)idx;
+  if (c->device && end && *end == '\0' && idx < n) chosen = (int)idx;
   for (uint32_t i = 0; i < n && chosen < 0; i++) {
     VkPhysicalDeviceProperties p;
     props(devs[i], &p);
-    if (c->caps.device_name[0] &&
-        strcmp(p.deviceName, c->caps.device_name) == 0)
-      chosen = (int)i;
+    if (c->caps.device_name[0] && strcmp(p.deviceName, c->caps.device_name) == 0) chosen = (int)i;
   }
-  if (chosen < 0)
-    chosen = 0;
+  if (chosen < 0) chosen = 0;
   f->phys = devs[chosen];
   props(f->phys, &f->props);
   return 0;
 }
 
-static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
-                        char *why, size_t cap) {
+static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *why, size_t cap) {
   *out = NULL;
   vyre_bench_floor *f = calloc(1, sizeof *f);
-  if (!f)
-    return na(why, cap, "Vulkan floor: out of memory");
+  if (!f) return na(why, cap, "Vulkan floor: out of memory");
   f->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!f->lib) {
     free(f);
@@ -224,8 +200,7 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
                            .apiVersion = VK_API_VERSION_1_0};
   VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                               .pApplicationInfo = &app};
-  VkResult r = create ? create(&ici, NULL, &f->instance)
-                      : VK_ERROR_INITIALIZATION_FAILED;
+  VkResult r = create ? create(&ici, NULL, &f->instance) : VK_ERROR_INITIALIZATION_FAILED;
   if (r != VK_SUCCESS) {
     snprintf(why, cap,
              "Vulkan floor: vkCreateInstance failed with VkResult %d. Fix: "
@@ -236,8 +211,7 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
     free(f);
     return VYRE_BENCH_NA;
   }
-  f->vkDestroyInstance =
-      (PFN_vkDestroyInstance)f->gipa(f->instance, "vkDestroyInstance");
+  f->vkDestroyInstance = (PFN_vkDestroyInstance)f->gipa(f->instance, "vkDestroyInstance");
   if (pick_device(f, c, why, cap)) {
     vk_close(f);
     return VYRE_BENCH_NA;
@@ -245,137 +219,114 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out,
   PFN_vkGetPhysicalDeviceQueueFamilyProperties qfp =
       (PFN_vkGetPhysicalDeviceQueueFamilyProperties)f->gipa(
           f->instance, "vkGetPhysicalDeviceQueueFamilyProperties");
-  PFN_vkGetPhysicalDeviceMemoryProperties mp =
-      (PFN_vkGetPhysicalDeviceMemoryProperties)f->gipa(
-          f->instance, "vkGetPhysicalDeviceMemoryProperties");
+  PFN_vkGetPhysicalDeviceMemoryProperties mp = (PFN_vkGetPhysicalDeviceMemoryProperties)f->gipa(
+      f->instance, "vkGetPhysicalDeviceMemoryProperties");
   mp(f->phys, &f->mem);
   VkQueueFamilyProperties fams[16];
   uint32_t nf = 16;
   qfp(f->phys, &nf, fams);
   f->family = UINT32_MAX;
   for (uint32_t i = 0; i < nf && f->family == UINT32_MAX; i++)
-    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
-      f->family = i;
+    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) f->family = i;
   if (f->family == UINT32_MAX) {
     vk_close(f);
     return na(why, cap, "Vulkan floor: the device has no compute queue");
   }
   f->ts_bits = fams[f->family].timestampValidBits;
   float prio = 1.0f;
-  VkDeviceQueueCreateInfo qci = {.sType =
-                                     VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = f->family,
                                  .queueCount = 1,
                                  .pQueuePriorities = &prio};
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                             .queueCreateInfoCount = 1,
                             .pQueueCreateInfos = &qci};
-  PFN_vkCreateDevice cdev =
-      (PFN_vkCreateDevice)f->gipa(f->instance, "vkCreateDevice");
+  PFN_vkCreateDevice cdev = (PFN_vkCreateDevice)f->gipa(f->instance, "vkCreateDevice");
   PFN_vkGetDeviceProcAddr gdpa =
       (PFN_vkGetDeviceProcAddr)f->gipa(f->instance, "vkGetDeviceProcAddr");
   if ((r = cdev(f->phys, &dci, NULL, &f->device)) != VK_SUCCESS) {
     f->device = NULL;
     vk_close(f);
-    snprintf(why, cap, "Vulkan floor: vkCreateDevice failed with VkResult %d",
-             (int)r);
+    snprintf(why, cap, "Vulkan floor: vkCreateDevice failed with VkResult %d", (int)r);
     return VYRE_BENCH_NA;
   }
-#define VK_LOAD(name)                                                          \
-  if (!(f->name = (PFN_##name)gdpa(f->device, #name))) {                       \
-    snprintf(why, cap, "Vulkan floor: the driver lacks %s", #name);            \
-    f->vkDestroyDevice =                                                       \
-        (PFN_vkDestroyDevice)gdpa(f->device, "vkDestroyDevice");               \
-    f->vkDeviceWaitIdle =                                                      \
-        (PFN_vkDeviceWaitIdle)gdpa(f->device, "vkDeviceWaitIdle");             \
-    vk_close(f);                                                               \
-    return VYRE_BENCH_NA;                                                      \
+#define VK_LOAD(name)                                                                              \
+  if (!(f->name = (PFN_##name)gdpa(f->device, #name))) {                                           \
+    snprintf(why, cap, "Vulkan floor: the driver lacks %s", #name);                                \
+    f->vkDestroyDevice = (PFN_vkDestroyDevice)gdpa(f->device, "vkDestroyDevice");                  \
+    f->vkDeviceWaitIdle = (PFN_vkDeviceWaitIdle)gdpa(f->device, "vkDeviceWaitIdle");               \
+    vk_close(f);                                                                                   \
+    return VYRE_BENCH_NA;                                                                          \
   }
   VK_FNS(VK_LOAD)
 #undef VK_LOAD
   f->vkGetDeviceQueue(f->device, f->family, 0, &f->queue);
-  VkCommandPoolCreateInfo cpi = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-      .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-      .queueFamilyIndex = f->family};
+  VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = f->family};
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkDescriptorSetLayoutBinding b[3];
   for (uint32_t i = 0; i < 3; i++)
-    b[i] = (VkDescriptorSetLayoutBinding){
-        .binding = i,
-        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .descriptorCount = 1,
-        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-  VkDescriptorSetLayoutCreateInfo l1 = {
-      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-      .bindingCount = 1,
-      .pBindings = b};
+    b[i] = (VkDescriptorSetLayoutBinding){.binding = i,
+                                          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                          .descriptorCount = 1,
+                                          .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  VkDescriptorSetLayoutCreateInfo l1 = {.sType =
+                                            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                        .bindingCount = 1,
+                                        .pBindings = b};
   VkDescriptorSetLayoutCreateInfo l3 = l1;
   l3.bindingCount = 3;
-  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             .descriptorCount = 256};
-  VkDescriptorPoolCreateInfo dpi = {
-      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-      .maxSets = 128,
-      .poolSizeCount = 1,
-      .pPoolSizes = &ps};
-  VkCommandBufferAllocateInfo cai = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      .commandBufferCount = 1};
+  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 256};
+  VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                    .maxSets = 128,
+                                    .poolSizeCount = 1,
+                                    .pPoolSizes = &ps};
+  VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                     .commandBufferCount = 1};
   if ((r = f->vkCreateCommandPool(f->device, &cpi, NULL, &f->pool)) ||
-      (cai.commandPool = f->pool,
-       r = f->vkAllocateCommandBuffers(f->device, &cai, &f->cmd)) ||
+      (cai.commandPool = f->pool, r = f->vkAllocateCommandBuffers(f->device, &cai, &f->cmd)) ||
       (r = f->vkCreateFence(f->device, &fci, NULL, &f->fence)) ||
       (r = f->vkCreateDescriptorSetLayout(f->device, &l1, NULL, &f->layout1)) ||
       (r = f->vkCreateDescriptorSetLayout(f->device, &l3, NULL, &f->layout3)) ||
       (r = f->vkCreateDescriptorPool(f->device, &dpi, NULL, &f->dpool))) {
     vk_close(f);
-    snprintf(
-        why, cap,
-        "Vulkan floor: creating the command pool, fence or layouts failed with "
-        "VkResult %d",
-        (int)r);
+    snprintf(why, cap,
+             "Vulkan floor: creating the command pool, fence or layouts failed with "
+             "VkResult %d",
+             (int)r);
     return VYRE_BENCH_NA;
   }
-  VkPipelineLayoutCreateInfo pli = {
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-      .setLayoutCount = 1,
-      .pSetLayouts = &f->layout1};
+  VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                    .setLayoutCount = 1,
+                                    .pSetLayouts = &f->layout1};
   r = f->vkCreatePipelineLayout(f->device, &pli, NULL, &f->plo1);
   pli.pSetLayouts = &f->layout3;
-  if (!r)
-    r = f->vkCreatePipelineLayout(f->device, &pli, NULL, &f->plo3);
+  if (!r) r = f->vkCreatePipelineLayout(f->device, &pli, NULL, &f->plo3);
   if (!r && f->ts_bits) {
-    VkQueryPoolCreateInfo qpi = {.sType =
-                                     VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+    VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                  .queryCount = 2};
     r = f->vkCreateQueryPool(f->device, &qpi, NULL, &f->query);
   }
   if (r) {
     vk_close(f);
-    snprintf(why, cap,
-             "Vulkan floor: creating pipeline layouts failed with VkResult %d",
-             (int)r);
+    snprintf(why, cap, "Vulkan floor: creating pipeline layouts failed with VkResult %d", (int)r);
     return VYRE_BENCH_NA;
   }
   *out = f;
   return VYRE_BENCH_RAN;
 }
 
-static int mem_type(const vyre_bench_floor *f, uint32_t bits,
-                    VkMemoryPropertyFlags want) {
+static int mem_type(const vyre_bench_floor *f, uint32_t bits, VkMemoryPropertyFlags want) {
   for (uint32_t i = 0; i < f->mem.memoryTypeCount; i++)
-    if ((bits & (1u << i)) &&
-        (f->mem.memoryTypes[i].propertyFlags & want) == want)
-      return (int)i;
+    if ((bits & (1u << i)) && (f->mem.memoryTypes[i].propertyFlags & want) == want) return (int)i;
   return -1;
 }
 
 // host: host-visible and coherent (mapped); else device-local when possible.
-static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host,
-                         vk_buf *out) {
+static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host, vk_buf *out) {
   memset(out, 0, sizeof *out);
   out->size = size;
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -385,52 +336,38 @@ static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host,
                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   VkResult r = f->vkCreateBuffer(f->device, &bci, NULL, &out->buf);
-  if (r)
-    return r;
+  if (r) return r;
   VkMemoryRequirements req;
   f->vkGetBufferMemoryRequirements(f->device, out->buf, &req);
-  int t = host ? mem_type(f, req.memoryTypeBits,
-                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
-               : mem_type(f, req.memoryTypeBits,
-                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (t < 0 && !host)
-    t = mem_type(f, req.memoryTypeBits, 0);
-  if (t < 0)
-    return VK_ERROR_FEATURE_NOT_PRESENT;
+  int t = host
+              ? mem_type(f, req.memoryTypeBits,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+              : mem_type(f, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (t < 0 && !host) t = mem_type(f, req.memoryTypeBits, 0);
+  if (t < 0) return VK_ERROR_FEATURE_NOT_PRESENT;
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                               .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)t};
-  if ((r = f->vkAllocateMemory(f->device, &mai, NULL, &out->mem)) != VK_SUCCESS)
-    return r;
-  if ((r = f->vkBindBufferMemory(f->device, out->buf, out->mem, 0)) !=
-      VK_SUCCESS)
-    return r;
-  if (host)
-    r = f->vkMapMemory(f->device, out->mem, 0, VK_WHOLE_SIZE, 0, &out->map);
+  if ((r = f->vkAllocateMemory(f->device, &mai, NULL, &out->mem)) != VK_SUCCESS) return r;
+  if ((r = f->vkBindBufferMemory(f->device, out->buf, out->mem, 0)) != VK_SUCCESS) return r;
+  if (host) r = f->vkMapMemory(f->device, out->mem, 0, VK_WHOLE_SIZE, 0, &out->map);
   return r;
 }
 
 static void buf_free(vyre_bench_floor *f, vk_buf *b) {
-  if (b->buf)
-    f->vkDestroyBuffer(f->device, b->buf, NULL);
-  if (b->mem)
-    f->vkFreeMemory(f->device, b->mem, NULL); // unmaps too
+  if (b->buf) f->vkDestroyBuffer(f->device, b->buf, NULL);
+  if (b->mem) f->vkFreeMemory(f->device, b->mem, NULL); // unmaps too
   memset(b, 0, sizeof *b);
 }
 
-static VkResult pipeline_make_spec(vyre_bench_floor *f, const uint32_t *words,
-                                   size_t bytes, VkPipelineLayout layout,
-                                   const VkSpecializationInfo *spec,
+static VkResult pipeline_make_spec(vyre_bench_floor *f, const uint32_t *words, size_t bytes,
+                                   VkPipelineLayout layout, const VkSpecializationInfo *spec,
                                    VkPipeline *out) {
   VkShaderModuleCreateInfo smi = {
-      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-      .codeSize = bytes,
-      .pCode = words};
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = bytes, .pCode = words};
   VkShaderModule sm = VK_NULL_HANDLE;
   VkResult r = f->vkCreateShaderModule(f->device, &smi, NULL, &sm);
-  if (r)
-    return r;
+  if (r) return r;
   VkComputePipelineCreateInfo cpi = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -439,98 +376,80 @@ static VkResult pipeline_make_spec(vyre_bench_floor *f, const uint32_t *words,
                 .pName = "main",
                 .pSpecializationInfo = spec},
       .layout = layout};
-  r = f->vkCreateComputePipelines(f->device, VK_NULL_HANDLE, 1, &cpi, NULL,
-                                  out);
+  r = f->vkCreateComputePipelines(f->device, VK_NULL_HANDLE, 1, &cpi, NULL, out);
   f->vkDestroyShaderModule(f->device, sm, NULL);
   return r;
 }
 
-static VkResult pipeline_make(vyre_bench_floor *f, const uint32_t *words,
-                              size_t bytes, VkPipelineLayout layout,
-                              VkPipeline *out) {
+static VkResult pipeline_make(vyre_bench_floor *f, const uint32_t *words, size_t bytes,
+                              VkPipelineLayout layout, VkPipeline *out) {
   return pipeline_make_spec(f, words, bytes, layout, NULL, out);
 }
 
 // The inc kernel with literal |lit| patched in.
-static VkResult inc_pipeline(vyre_bench_floor *f, uint32_t lit,
-                             VkPipeline *out) {
+static VkResult inc_pipeline(vyre_bench_floor *f, uint32_t lit, VkPipeline *out) {
   uint32_t words[sizeof vyre_bench_spv_inc / 4];
   memcpy(words, vyre_bench_spv_inc, sizeof words);
   for (size_t i = 5; i < sizeof words / 4; i++)
-    if (words[i] == VYRE_BENCH_SPV_INC_LIT)
-      words[i] = lit;
+    if (words[i] == VYRE_BENCH_SPV_INC_LIT) words[i] = lit;
   return pipeline_make(f, words, sizeof words, f->plo1, out);
 }
 
-static VkDescriptorSet set_make(vyre_bench_floor *f,
-                                VkDescriptorSetLayout layout,
-                                const vk_buf *const *bufs,
-                                const VkDeviceSize *offsets,
+static VkDescriptorSet set_make(vyre_bench_floor *f, VkDescriptorSetLayout layout,
+                                const vk_buf *const *bufs, const VkDeviceSize *offsets,
                                 const VkDeviceSize *ranges, uint32_t count) {
-  VkDescriptorSetAllocateInfo dai = {
-      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-      .descriptorPool = f->dpool,
-      .descriptorSetCount = 1,
-      .pSetLayouts = &layout};
+  VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                     .descriptorPool = f->dpool,
+                                     .descriptorSetCount = 1,
+                                     .pSetLayouts = &layout};
   VkDescriptorSet set = VK_NULL_HANDLE;
-  if (f->vkAllocateDescriptorSets(f->device, &dai, &set) != VK_SUCCESS)
-    return VK_NULL_HANDLE;
+  if (f->vkAllocateDescriptorSets(f->device, &dai, &set) != VK_SUCCESS) return VK_NULL_HANDLE;
   VkDescriptorBufferInfo info[3];
   VkWriteDescriptorSet w[3];
   for (uint32_t i = 0; i < count; i++) {
-    info[i] = (VkDescriptorBufferInfo){bufs[i]->buf, offsets ? offsets[i] : 0,
-                                       ranges[i]};
-    w[i] = (VkWriteDescriptorSet){
-        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-        .dstSet = set,
-        .dstBinding = i,
-        .descriptorCount = 1,
-        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .pBufferInfo = &info[i]};
+    info[i] = (VkDescriptorBufferInfo){bufs[i]->buf, offsets ? offsets[i] : 0, ranges[i]};
+    w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = set,
+                                  .dstBinding = i,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &info[i]};
   }
   f->vkUpdateDescriptorSets(f->device, count, w, 0, NULL);
   return set;
 }
 
 static void cmd_begin(vyre_bench_floor *f) {
-  VkCommandBufferBeginInfo bi = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   f->vkBeginCommandBuffer(f->cmd, &bi);
 }
 
-static void barrier(vyre_bench_floor *f, VkPipelineStageFlags src,
-                    VkAccessFlags sa, VkPipelineStageFlags dst,
-                    VkAccessFlags da) {
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                        .srcAccessMask = sa,
-                        .dstAccessMask = da};
+static void barrier(vyre_bench_floor *f, VkPipelineStageFlags src, VkAccessFlags sa,
+                    VkPipelineStageFlags dst, VkAccessFlags da) {
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = sa, .dstAccessMask = da};
   f->vkCmdPipelineBarrier(f->cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
 // Ends, submits, waits on the fence and resets it.
 static VkResult cmd_submit_wait(vyre_bench_floor *f) {
   VkResult r = f->vkEndCommandBuffer(f->cmd);
-  if (r)
-    return r;
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &f->cmd};
-  if ((r = f->vkQueueSubmit(f->queue, 1, &si, f->fence)) != VK_SUCCESS)
-    return r;
+  if (r) return r;
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};
+  if ((r = f->vkQueueSubmit(f->queue, 1, &si, f->fence)) != VK_SUCCESS) return r;
   r = f->vkWaitForFences(f->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
   f->vkResetFences(f->device, 1, &f->fence);
   return r;
 }
 
 // One dispatch of |pipe| on |set| (x groups), recorded, submitted, waited.
-static VkResult run_once(vyre_bench_floor *f, VkPipeline pipe,
-                         VkPipelineLayout lo, VkDescriptorSet set,
-                         uint32_t groups, int to_host) {
+static VkResult run_once(vyre_bench_floor *f, VkPipeline pipe, VkPipelineLayout lo,
+                         VkDescriptorSet set, uint32_t groups, int to_host) {
   cmd_begin(f);
   f->vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-  f->vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, lo, 0, 1,
-                             &set, 0, NULL);
+  f->vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, lo, 0, 1, &set, 0, NULL);
   f->vkCmdDispatch(f->cmd, groups, 1, 1);
   if (to_host)
     barrier(f, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -539,8 +458,8 @@ static VkResult run_once(vyre_bench_floor *f, VkPipeline pipe,
 }
 
 // Copies |size| bytes of |src| at |off| into host-visible |dst| and waits.
-static VkResult copy_back(vyre_bench_floor *f, const vk_buf *src,
-                          VkDeviceSize off, vk_buf *dst, VkDeviceSize size) {
+static VkResult copy_back(vyre_bench_floor *f, const vk_buf *src, VkDeviceSize off, vk_buf *dst,
+                          VkDeviceSize size) {
   cmd_begin(f);
   barrier(f, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
@@ -551,8 +470,7 @@ static VkResult copy_back(vyre_bench_floor *f, const vk_buf *src,
   return cmd_submit_wait(f);
 }
 
-static void vk_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                          vyre_bench_side *out) {
+static void vk_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "memcpy into a host-visible buffer, record + submit + fence of x[0] "
            "+= 1, memcpy out");
@@ -560,12 +478,10 @@ static void vk_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c,
   VkPipeline pipe = VK_NULL_HANDLE;
   vyre_bench_series s = {0};
   VkResult r = buf_make(f, 256, 1, &x);
-  if (!r)
-    r = inc_pipeline(f, 1, &pipe);
+  if (!r) r = inc_pipeline(f, 1, &pipe);
   VkDeviceSize range = 4;
   const vk_buf *bl[1] = {&x};
-  VkDescriptorSet set =
-      r ? VK_NULL_HANDLE : set_make(f, f->layout1, bl, NULL, &range, 1);
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout1, bl, NULL, &range, 1);
   if (r || !set) {
     FAIL(f, out->why, sizeof out->why, "setting up the round trip", r);
     out->status = VYRE_BENCH_FAILED;
@@ -579,71 +495,59 @@ static void vk_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c,
     memcpy(&res, x.map, 4);
     uint64_t t1 = vyre_bench_now_ns();
     if (r)
-      out->status = FAIL(f, out->why, sizeof out->why,
-                         "vkQueueSubmit/vkWaitForFences", r);
+      out->status = FAIL(f, out->why, sizeof out->why, "vkQueueSubmit/vkWaitForFences", r);
     else if (res != in + 1)
-      vyre_bench_side_set(
-          out, VYRE_BENCH_FAILED,
-          "Vulkan floor round trip returned %u, expected %u. Fix: check the "
-          "Vulkan driver.",
-          res, in + 1);
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "Vulkan floor round trip returned %u, expected %u. Fix: check the "
+                          "Vulkan driver.",
+                          res, in + 1);
     else if (i >= 10)
       vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
   }
   vyre_bench_side_done(out, &s);
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe)
-    f->vkDestroyPipeline(f->device, pipe, NULL);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
   buf_free(f, &x);
 }
 
 // |jobs| dispatches of x[j] += 1 per submission (jobs = 1: launch + wait).
-static void vk_launches(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                        uint32_t jobs, vyre_bench_side *out) {
+static void vk_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t jobs,
+                        vyre_bench_side *out) {
   vk_buf x, host;
   VkPipeline pipe = VK_NULL_HANDLE;
   VkDescriptorSet sets[VYRE_BENCH_BATCH];
   vyre_bench_series s = {0};
   VkDeviceSize stride = 256, range = 4;
   VkResult r = buf_make(f, stride * VYRE_BENCH_BATCH, 0, &x);
-  if (!r)
-    r = buf_make(f, stride * VYRE_BENCH_BATCH, 1, &host);
-  if (!r)
-    r = inc_pipeline(f, 1, &pipe);
+  if (!r) r = buf_make(f, stride * VYRE_BENCH_BATCH, 1, &host);
+  if (!r) r = inc_pipeline(f, 1, &pipe);
   for (uint32_t j = 0; j < jobs && !r; j++) {
     const vk_buf *bl[1] = {&x};
     VkDeviceSize off = stride * j;
     sets[j] = set_make(f, f->layout1, bl, &off, &range, 1);
-    if (!sets[j])
-      r = VK_ERROR_OUT_OF_POOL_MEMORY;
+    if (!sets[j]) r = VK_ERROR_OUT_OF_POOL_MEMORY;
   }
   if (!r) {
     cmd_begin(f);
     f->vkCmdFillBuffer(f->cmd, x.buf, 0, VK_WHOLE_SIZE, 0);
     r = cmd_submit_wait(f);
   }
-  if (r)
-    out->status =
-        FAIL(f, out->why, sizeof out->why, "setting up the launches", r);
-  uint32_t reps = vyre_bench_reps(c, jobs > 1 ? 100 : 200, jobs > 1 ? 10 : 20),
-           warm = 5;
+  if (r) out->status = FAIL(f, out->why, sizeof out->why, "setting up the launches", r);
+  uint32_t reps = vyre_bench_reps(c, jobs > 1 ? 100 : 200, jobs > 1 ? 10 : 20), warm = 5;
   for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t t0 = vyre_bench_now_ns();
     cmd_begin(f);
     f->vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     for (uint32_t j = 0; j < jobs; j++) {
-      f->vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                 f->plo1, 0, 1, &sets[j], 0, NULL);
+      f->vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->plo1, 0, 1, &sets[j], 0,
+                                 NULL);
       f->vkCmdDispatch(f->cmd, 1, 1, 1);
     }
     r = cmd_submit_wait(f);
     uint64_t t1 = vyre_bench_now_ns();
-    if (r)
-      out->status = FAIL(f, out->why, sizeof out->why,
-                         "vkQueueSubmit/vkWaitForFences", r);
-    if (i >= warm)
-      vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / jobs);
+    if (r) out->status = FAIL(f, out->why, sizeof out->why, "vkQueueSubmit/vkWaitForFences", r);
+    if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / jobs);
   }
   if (out->status == VYRE_BENCH_RAN) {
     r = copy_back(f, &x, 0, &host, stride * jobs);
@@ -659,51 +563,43 @@ static void vk_launches(vyre_bench_floor *f, const vyre_bench_ctx *c,
         break;
       }
     }
-    if (r)
-      out->status =
-          FAIL(f, out->why, sizeof out->why, "reading the counters back", r);
+    if (r) out->status = FAIL(f, out->why, sizeof out->why, "reading the counters back", r);
   }
   vyre_bench_side_done(out, &s);
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe)
-    f->vkDestroyPipeline(f->device, pipe, NULL);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
   buf_free(f, &x);
   buf_free(f, &host);
 }
 
-static void vk_launch_wait(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                           vyre_bench_side *out) {
+static void vk_launch_wait(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "record + submit + fence of x[0] += 1 on a device-local buffer");
   vk_launches(f, c, 1, out);
 }
 
-static void vk_pipelined(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                         vyre_bench_side *out) {
-  snprintf(
-      out->what, sizeof out->what,
-      "64 dispatches in one command buffer, one submit + fence, per dispatch");
+static void vk_pipelined(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "64 dispatches in one command buffer, one submit + fence, per dispatch");
   vk_launches(f, c, VYRE_BENCH_BATCH, out);
 }
 
 // Creates the inc pipeline with |lit| (timed into *ns) and checks it once.
-static uint32_t compile_check(vyre_bench_floor *f, uint32_t lit, uint64_t *ns,
-                              char *why, size_t cap) {
+static uint32_t compile_check(vyre_bench_floor *f, uint32_t lit, uint64_t *ns, char *why,
+                              size_t cap) {
   VkPipeline pipe = VK_NULL_HANDLE;
   vk_buf x;
   uint64_t t0 = vyre_bench_now_ns();
   VkResult r = inc_pipeline(f, lit, &pipe);
   uint64_t t1 = vyre_bench_now_ns();
   *ns = t1 - t0;
-  if (r)
-    return FAIL(f, why, cap, "vkCreateComputePipelines", r);
+  if (r) return FAIL(f, why, cap, "vkCreateComputePipelines", r);
   uint32_t st = VYRE_BENCH_RAN;
   r = buf_make(f, 256, 1, &x);
   VkDeviceSize range = 4;
   const vk_buf *bl[1] = {&x};
-  VkDescriptorSet set =
-      r ? VK_NULL_HANDLE : set_make(f, f->layout1, bl, NULL, &range, 1);
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout1, bl, NULL, &range, 1);
   uint32_t in = 9, res = 0;
   if (!r && set) {
     memcpy(x.map, &in, 4);
@@ -713,9 +609,7 @@ static uint32_t compile_check(vyre_bench_floor *f, uint32_t lit, uint64_t *ns,
   if (r || !set)
     st = FAIL(f, why, cap, "running the compiled pipeline", r);
   else if (res != in + lit)
-    st = (snprintf(why, cap,
-                   "Vulkan floor: the pipeline returned %u, expected %u", res,
-                   in + lit),
+    st = (snprintf(why, cap, "Vulkan floor: the pipeline returned %u, expected %u", res, in + lit),
           VYRE_BENCH_FAILED);
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
@@ -724,8 +618,7 @@ static uint32_t compile_check(vyre_bench_floor *f, uint32_t lit, uint64_t *ns,
   return st;
 }
 
-static void vk_compile(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                       vyre_bench_side *out) {
+static void vk_compile(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "vkCreateShaderModule + vkCreateComputePipelines of hand-written "
            "SPIR-V (fresh "
@@ -736,59 +629,45 @@ static void vk_compile(vyre_bench_floor *f, const vyre_bench_ctx *c,
   for (uint32_t i = 0; i < reps + 1 && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t ns = 0;
     uint32_t lit = ((uint32_t)(seed >> 7) * 2654435761u + i * 40503u) | 0x100u;
-    if (lit == VYRE_BENCH_SPV_INC_LIT)
-      lit ^= 0x200u;
+    if (lit == VYRE_BENCH_SPV_INC_LIT) lit ^= 0x200u;
     out->status = compile_check(f, lit, &ns, out->why, sizeof out->why);
-    if (i >= 1 && out->status == VYRE_BENCH_RAN)
-      vyre_bench_series_add(&s, (double)ns / 1e6);
+    if (i >= 1 && out->status == VYRE_BENCH_RAN) vyre_bench_series_add(&s, (double)ns / 1e6);
   }
   vyre_bench_side_done(out, &s);
 }
 
-static uint32_t vk_fresh_prepare(vyre_bench_floor *f, const vyre_bench_ctx *c,
-                                 char *arg, size_t arg_cap, char *why,
-                                 size_t cap) {
+static uint32_t vk_fresh_prepare(vyre_bench_floor *f, const vyre_bench_ctx *c, char *arg,
+                                 size_t arg_cap, char *why, size_t cap) {
   snprintf(arg, arg_cap, "-");
   return VYRE_BENCH_RAN;
 }
 
-static uint32_t vk_fresh_load(vyre_bench_floor *f, const char *arg,
-                              uint64_t *out_ns, char *why, size_t cap) {
+static uint32_t vk_fresh_load(vyre_bench_floor *f, const char *arg, uint64_t *out_ns, char *why,
+                              size_t cap) {
   return compile_check(f, 2, out_ns, why, cap);
 }
 
 // Kernel time of one dispatch of |groups| x |groups_y| workgroups: timestamp
 // queries when the queue has them, else the host clock around submit + wait.
-static VkResult timed_run(vyre_bench_floor *f, VkPipeline pipe,
-                          VkDescriptorSet set, uint32_t groups,
-                          uint32_t groups_y, uint64_t *ns) {
+static VkResult timed_run(vyre_bench_floor *f, VkPipeline pipe, VkDescriptorSet set,
+                          uint32_t groups, uint32_t groups_y, uint64_t *ns) {
   cmd_begin(f);
-  if (f->query)
-    f->vkCmdResetQueryPool(f->cmd, f->query, 0, 2);
+  if (f->query) f->vkCmdResetQueryPool(f->cmd, f->query, 0, 2);
   f->vkCmdBindPipeline(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-  f->vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->plo3, 0,
-                             1, &set, 0, NULL);
-  if (f->query)
-    f->vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->query,
-                           0);
+  f->vkCmdBindDescriptorSets(f->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->plo3, 0, 1, &set, 0, NULL);
+  if (f->query) f->vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, f->query, 0);
   f->vkCmdDispatch(f->cmd, groups, groups_y, 1);
-  if (f->query)
-    f->vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-                           f->query, 1);
+  if (f->query) f->vkCmdWriteTimestamp(f->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, f->query, 1);
   uint64_t t0 = vyre_bench_now_ns();
   VkResult r = cmd_submit_wait(f);
   *ns = vyre_bench_now_ns() - t0;
-  if (r || !f->query)
-    return r;
+  if (r || !f->query) return r;
   uint64_t ts[2];
   r = f->vkGetQueryPoolResults(f->device, f->query, 0, 2, sizeof ts, ts, 8,
-                               VK_QUERY_RESULT_64_BIT |
-                                   VK_QUERY_RESULT_WAIT_BIT);
-  if (r)
-    return r;
+                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r) return r;
   uint64_t mask = f->ts_bits >= 64 ? ~0ull : ((1ull << f->ts_bits) - 1);
-  *ns = (uint64_t)((double)((ts[1] - ts[0]) & mask) *
-                   f->props.limits.timestampPeriod);
+  *ns = (uint64_t)((double)((ts[1] - ts[0]) & mask) * f->props.limits.timestampPeriod);
   return VK_SUCCESS;
 }
 
@@ -797,20 +676,16 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   snprintf(out->what, sizeof out->what,
            "hand-written SPIR-V vector add, one element per invocation, %llu "
            "f32, %s",
-           (unsigned long long)n,
-           f->query ? "timestamp queries" : "host clock");
+           (unsigned long long)n, f->query ? "timestamp queries" : "host clock");
   uint64_t groups = n / 256;
   if (n % 256 || groups > f->props.limits.maxComputeWorkGroupCount[0]) {
-    vyre_bench_side_set(out, VYRE_BENCH_NA,
-                        "%llu workgroups exceed the device limit %u",
-                        (unsigned long long)groups,
-                        f->props.limits.maxComputeWorkGroupCount[0]);
+    vyre_bench_side_set(out, VYRE_BENCH_NA, "%llu workgroups exceed the device limit %u",
+                        (unsigned long long)groups, f->props.limits.maxComputeWorkGroupCount[0]);
     return;
   }
   if (n * 4 > f->props.limits.maxStorageBufferRange) {
-    vyre_bench_side_set(
-        out, VYRE_BENCH_NA, "%llu-byte buffers exceed maxStorageBufferRange %u",
-        (unsigned long long)(n * 4), f->props.limits.maxStorageBufferRange);
+    vyre_bench_side_set(out, VYRE_BENCH_NA, "%llu-byte buffers exceed maxStorageBufferRange %u",
+                        (unsigned long long)(n * 4), f->props.limits.maxStorageBufferRange);
     return;
   }
   vk_buf a = {0}, b = {0}, cc = {0}, host = {0};
@@ -818,19 +693,13 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   vyre_bench_series s = {0};
   VkDeviceSize bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
   VkResult r = buf_make(f, bytes, 0, &a);
-  if (!r)
-    r = buf_make(f, bytes, 0, &b);
-  if (!r)
-    r = buf_make(f, bytes, 0, &cc);
-  if (!r)
-    r = buf_make(f, chunk, 1, &host);
-  if (!r)
-    r = pipeline_make(f, vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd,
-                      f->plo3, &pipe);
+  if (!r) r = buf_make(f, bytes, 0, &b);
+  if (!r) r = buf_make(f, bytes, 0, &cc);
+  if (!r) r = buf_make(f, chunk, 1, &host);
+  if (!r) r = pipeline_make(f, vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, f->plo3, &pipe);
   const vk_buf *bl[3] = {&a, &b, &cc};
   VkDeviceSize ranges[3] = {bytes, bytes, bytes};
-  VkDescriptorSet set =
-      r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
   float fa = 1.5f, fb = 2.25f;
   uint32_t wa, wb;
   memcpy(&wa, &fa, 4);
@@ -843,20 +712,16 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
     r = cmd_submit_wait(f);
   }
-  if (r || !set)
-    out->status =
-        FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
+  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
   for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t ns = 0;
     if ((r = timed_run(f, pipe, set, (uint32_t)groups, 1, &ns)) != VK_SUCCESS)
-      out->status =
-          FAIL(f, out->why, sizeof out->why, "the vector add dispatch", r);
+      out->status = FAIL(f, out->why, sizeof out->why, "the vector add dispatch", r);
     else if (i >= 2 && ns)
       vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
   }
-  for (VkDeviceSize off = 0; off < bytes && out->status == VYRE_BENCH_RAN;
-       off += chunk) {
+  for (VkDeviceSize off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
     VkDeviceSize len = bytes - off < chunk ? bytes - off : chunk;
     if ((r = copy_back(f, &cc, off, &host, len)) != VK_SUCCESS) {
       out->status = FAIL(f, out->why, sizeof out->why, "reading c back", r);
@@ -865,19 +730,17 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
     const float *v = host.map;
     for (VkDeviceSize i = 0; i < len / 4; i++)
       if (v[i] != 3.75f) {
-        vyre_bench_side_set(
-            out, VYRE_BENCH_FAILED,
-            "Vulkan floor vector add: c[%llu] = %g, expected 3.75. Fix: check "
-            "the Vulkan driver.",
-            (unsigned long long)(off / 4 + i), (double)v[i]);
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "Vulkan floor vector add: c[%llu] = %g, expected 3.75. Fix: check "
+                            "the Vulkan driver.",
+                            (unsigned long long)(off / 4 + i), (double)v[i]);
         break;
       }
   }
   vyre_bench_side_done(out, &s);
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe)
-    f->vkDestroyPipeline(f->device, pipe, NULL);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
   buf_free(f, &a);
   buf_free(f, &b);
   buf_free(f, &cc);
@@ -885,8 +748,7 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
 }
 
 // Writes |bytes| of |src| into device buffer |dst| through a staging buffer.
-static VkResult upload(vyre_bench_floor *f, vk_buf *dst, const void *src,
-                       VkDeviceSize bytes) {
+static VkResult upload(vyre_bench_floor *f, vk_buf *dst, const void *src, VkDeviceSize bytes) {
   vk_buf st;
   VkResult r = buf_make(f, bytes, 1, &st);
   if (!r) {
@@ -920,60 +782,45 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
     B[i] = vyre_bench_matmul_value(1, i);
   }
   VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
-  VkSpecializationInfo spec = {
-      .mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
+  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
+  if (!r) r = buf_make(f, bytes, 0, &a);
+  if (!r) r = buf_make(f, bytes, 0, &b);
+  if (!r) r = buf_make(f, bytes, 0, &cc);
+  if (!r) r = buf_make(f, bytes, 1, &host);
+  if (!r) r = upload(f, &a, A, bytes);
+  if (!r) r = upload(f, &b, B, bytes);
   if (!r)
-    r = buf_make(f, bytes, 0, &a);
-  if (!r)
-    r = buf_make(f, bytes, 0, &b);
-  if (!r)
-    r = buf_make(f, bytes, 0, &cc);
-  if (!r)
-    r = buf_make(f, bytes, 1, &host);
-  if (!r)
-    r = upload(f, &a, A, bytes);
-  if (!r)
-    r = upload(f, &b, B, bytes);
-  if (!r)
-    r = pipeline_make_spec(f, vyre_bench_spv_matmul,
-                           sizeof vyre_bench_spv_matmul, f->plo3, &spec, &pipe);
+    r = pipeline_make_spec(f, vyre_bench_spv_matmul, sizeof vyre_bench_spv_matmul, f->plo3, &spec,
+                           &pipe);
   const vk_buf *bl[3] = {&a, &b, &cc};
   VkDeviceSize ranges[3] = {bytes, bytes, bytes};
-  VkDescriptorSet set =
-      r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
-  if (r || !set)
-    out->status =
-        FAIL(f, out->why, sizeof out->why, "setting up the matmul", r);
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
+  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the matmul", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
   for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t ns = 0;
     if ((r = timed_run(f, pipe, set, n / 16, n / 16, &ns)) != VK_SUCCESS)
-      out->status =
-          FAIL(f, out->why, sizeof out->why, "the matmul dispatch", r);
+      out->status = FAIL(f, out->why, sizeof out->why, "the matmul dispatch", r);
     else if (i >= 2 && ns)
       vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
   }
-  if (out->status == VYRE_BENCH_RAN &&
-      (r = copy_back(f, &cc, 0, &host, bytes)) != VK_SUCCESS)
+  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &cc, 0, &host, bytes)) != VK_SUCCESS)
     out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);
   size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
   for (size_t i = 0; i < nn && out->status == VYRE_BENCH_RAN; i += step) {
     size_t e = i + step >= nn ? nn - 1 : i;
     float got = ((const float *)host.map)[e];
-    float want =
-        vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    float want = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
     if (got != want)
-      vyre_bench_side_set(
-          out, VYRE_BENCH_FAILED,
-          "Vulkan floor matmul: C[%zu][%zu] = %g, expected %g. Fix: check the "
-          "Vulkan driver.",
-          e / n, e % n, (double)got, (double)want);
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "Vulkan floor matmul: C[%zu][%zu] = %g, expected %g. Fix: check the "
+                          "Vulkan driver.",
+                          e / n, e % n, (double)got, (double)want);
   }
   vyre_bench_side_done(out, &s);
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe)
-    f->vkDestroyPipeline(f->device, pipe, NULL);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
   buf_free(f, &a);
   buf_free(f, &b);
   buf_free(f, &cc);
