@@ -44,8 +44,8 @@ static void test_cuda_floor_runs_every_figure_on_the_fake_driver(void **state) {
   char why[768] = "";
   if (o->open(&c, &f, why, sizeof why) != VYRE_BENCH_RAN) fail_msg("open: %s", why);
   vyre_bench_side s;
-  void (*figs[])(vyre_bench_floor *, const vyre_bench_ctx *, vyre_bench_side *) = {
-      o->round_trip, o->launch_wait, o->pipelined, o->compile};
+  void (*figs[])(vyre_bench_floor *, const vyre_bench_ctx *,
+                 vyre_bench_side *) = {o->round_trip, o->launch_wait, o->pipelined, o->compile};
   for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
     memset(&s, 0, sizeof s);
     figs[i](f, &c, &s);
