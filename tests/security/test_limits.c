@@ -43,14 +43,15 @@ static double now_s(void) {
 // out[0] = 7 from invocation 0 only; |count| is the declared element count.
 static vyre_program *one_store_program(const char *count) {
   char json[1024];
-  snprintf(json, sizeof(json),
-           "{\"vyre\":1,\"name\":\"one\",\"workgroup_size\":[64,1,1],\"buffers\":["
-           "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":%s}],"
-           "\"body\":[{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"eq\",\"a\":{\"k\":\"builtin\","
-           "\"b\":\"gid\",\"axis\":0},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}},\"then\":[{\"k\":"
-           "\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0},\"value\":"
-           "{\"k\":\"lit\",\"t\":\"u32\",\"v\":7}}],\"else\":[]}]}",
-           count);
+  snprintf(
+      json, sizeof(json),
+      "{\"vyre\":1,\"name\":\"one\",\"workgroup_size\":[64,1,1],\"buffers\":["
+      "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":%s}],"
+      "\"body\":[{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"eq\",\"a\":{\"k\":\"builtin\","
+      "\"b\":\"gid\",\"axis\":0},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}},\"then\":[{\"k\":"
+      "\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0},\"value\":"
+      "{\"k\":\"lit\",\"t\":\"u32\",\"v\":7}}],\"else\":[]}]}",
+      count);
   vyre_error e = new_err();
   vyre_program *p = NULL;
   uint32_t st = vyre_program_from_json(json, strlen(json), &p, &e);
@@ -74,8 +75,8 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void test_a_write_buffer_of_two_to_the_31_elements_is_refused_before_allocating(
-    void **state) {
+static void
+test_a_write_buffer_of_two_to_the_31_elements_is_refused_before_allocating(void **state) {
   vyre_device *dev = *state;
   vyre_program *p = one_store_program("2147483648");
   vyre_kernel *k = NULL;
@@ -122,8 +123,7 @@ static void test_a_caller_buffer_too_small_for_a_huge_count_is_refused(void **st
   ASSERT_HAS(e.message, "Fix:");
 }
 
-static void test_a_grid_of_two_to_the_31_workgroups_is_refused_by_the_geometry_check(
-    void **state) {
+static void test_a_grid_of_two_to_the_31_workgroups_is_refused_by_the_geometry_check(void **state) {
   vyre_device *dev = *state;
   vyre_program *p = one_store_program("1");
   vyre_kernel *k = NULL;
@@ -148,8 +148,7 @@ static void test_a_grid_of_two_to_the_31_workgroups_is_refused_by_the_geometry_c
   vyre_program_free(p);
 }
 
-static void test_the_largest_grid_the_cpu_accepts_is_bounded_by_the_dispatch_timeout(
-    void **state) {
+static void test_the_largest_grid_the_cpu_accepts_is_bounded_by_the_dispatch_timeout(void **state) {
   vyre_device *dev = *state;
   vyre_program *p = one_store_program("1");
   vyre_kernel *k = NULL;
@@ -170,8 +169,7 @@ static void test_the_largest_grid_the_cpu_accepts_is_bounded_by_the_dispatch_tim
   double t0 = now_s();
   uint32_t st = vyre_dispatch(k, &arg, 1, &o, NULL, &e);
   double dt = now_s() - t0;
-  if (st != VYRE_STATUS_TIMEOUT)
-    fail_msg("status %s: %s", vyre_status_string(st), e.message);
+  if (st != VYRE_STATUS_TIMEOUT) fail_msg("status %s: %s", vyre_status_string(st), e.message);
   ASSERT_HAS(e.message, "Fix:");
   assert_true(dt < 5.0);
   // The device still serves a small dispatch afterwards, within a bound.
@@ -238,8 +236,7 @@ static void test_a_100_mb_json_file_is_refused_quickly_by_the_1_mib_limit(void *
 int main(void) {
   setenv("VYRE_PLUGIN_PATH", VYRE_BINARY_DIR "/lib", 1);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(
-          test_a_write_buffer_of_two_to_the_31_elements_is_refused_before_allocating),
+      cmocka_unit_test(test_a_write_buffer_of_two_to_the_31_elements_is_refused_before_allocating),
       cmocka_unit_test(test_a_caller_buffer_too_small_for_a_huge_count_is_refused),
       cmocka_unit_test(test_a_grid_of_two_to_the_31_workgroups_is_refused_by_the_geometry_check),
       cmocka_unit_test(test_the_largest_grid_the_cpu_accepts_is_bounded_by_the_dispatch_timeout),
