@@ -380,7 +380,7 @@ static void test_resident_state_persists_across_dispatches_and_sequences(void **
   vyre_buffer_range rd = {.buffer = buf, .size = N * 4, .dst = got};
   vyre_sequence_args s = {
       .struct_size = sizeof(s), .step_count = 3, .steps = steps, .reads = &rd, .read_count = 1};
-  vyre_dispatch_result sr[3];
+  vyre_dispatch_result sr[3] = {{.struct_size = sizeof(vyre_dispatch_result)}}; // rest: 0
   assert_int_equal(O->sequence_run(be, &s, sr, &e), VYRE_STATUS_OK);
   for (uint32_t i = 0; i < N; i++)
     assert_int_equal(got[i], (i + 3) * 3 + 1);
