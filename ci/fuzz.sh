@@ -4,10 +4,12 @@
 # Builds the libFuzzer targets of tests/fuzz with clang (-DVYRE_FUZZ=ON, ASan
 # + UBSan) and runs each one for a bounded time, seeded from
 # tests/fuzz/corpus/<target>/ plus the live examples/ and conformance cases.
-# Fails when any target finds a crash, a leak, a timeout or a broken
+# Prints one line per target: executions, corpus growth, peak memory and the
+# verdict. Fails when any target finds a crash, a leak, a timeout or a broken
 # invariant; the reproducer is written to BUILD_DIR/fuzz-artifacts/.
 #   ci/fuzz.sh [-max_total_time SECONDS] [BUILD_DIR]
-# Default: 60 seconds per target, BUILD_DIR build-fuzz. Reproduce a crash with
+# Default: 60 seconds per target, BUILD_DIR build-fuzz (.ci/run uses 20).
+# Reproduce a crash with
 #   BUILD_DIR/bin/<target> BUILD_DIR/fuzz-artifacts/<target>-crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -max_total_time) secs="$2"; shift 2 ;;
     -max_total_time=*) secs="${1#*=}"; shift ;;
-    -h|--help) sed -n '4,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '4,14p' "$0"; exit 0 ;;
     *) dir="$1"; shift ;;
   esac
 done
@@ -31,6 +33,24 @@ if ! command -v clang >/dev/null; then
   echo "ci/fuzz.sh: clang is not installed. Fix: apt-get install clang." >&2
   exit 2
 fi
+# Debian's clang only recommends its runtime libraries (install-deps.sh skips
+# recommends): without libclang-rt-<N>-dev, -fsanitize=fuzzer cannot link.
+probe="$(mktemp -d)"
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }' >"$probe/p.c"
+if ! clang -fsanitize=fuzzer,address "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+  rt="libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+  echo "ci/fuzz.sh: the libFuzzer runtime is missing; installing $rt"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$rt" >/dev/null
+  if ! clang -fsanitize=fuzzer,address "$probe/p.c" -o "$probe/p"; then
+    echo "ci/fuzz.sh: clang still cannot link -fsanitize=fuzzer. Fix: install $rt." >&2
+    rm -rf "$probe"
+    exit 2
+  fi
+fi
+rm -rf "$probe"
 
 cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
   -DVYRE_FUZZ=ON -DVYRE_WERROR=OFF -DVYRE_BUILD_CUDA=OFF -DVYRE_BUILD_VULKAN=OFF >/dev/null
@@ -38,12 +58,15 @@ cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug 
 # The JSON-side targets exist only once the JSON reader is in the tree.
 known="$(cmake --build "$dir" --target help)"
 targets=()
-for t in fuzz_ir_validate fuzz_ir_json fuzz_ir_binary fuzz_case; do
+for t in fuzz_ir_validate fuzz_ir_json fuzz_ir_binary fuzz_case fuzz_cpu_random; do
   if grep -q "^$t:" <<<"$known"; then targets+=("$t"); fi
 done
 helpers=()
 if grep -q "^fuzz_seed_binary:" <<<"$known"; then helpers+=(fuzz_seed_binary); fi
-cmake --build "$dir" --target "${targets[@]}" "${helpers[@]}"
+cmake --build "$dir" --target "${targets[@]}" "${helpers[@]}" >"$dir/fuzz-build.log" 2>&1 || {
+  tail -40 "$dir/fuzz-build.log" >&2
+  exit 2
+}
 
 art="$dir/fuzz-artifacts"
 mkdir -p "$art"
@@ -69,10 +92,22 @@ for t in "${targets[@]}"; do
         "$dir/bin/fuzz_seed_binary" "$work" "${files[@]}"
       fi ;;
   esac
-  echo "== $t: ${secs}s"
-  if ! "$dir/bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="$art/$t-" -print_final_stats=1 "$work" "${seeds[@]}"; then
+  log="$dir/fuzz-$t.log"
+  rc=0
+  "$dir/bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$art/$t-" -print_final_stats=1 "$work" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+  fuzz_stat() { grep -o "^stat::$1: *[0-9]*" "$log" | grep -o '[0-9]*$' || echo "?"; }
+  found="nothing"
+  if [ "$rc" -ne 0 ]; then
+    found="$(grep -m1 -E '^==[0-9]+==ERROR|^SUMMARY|ERROR: libFuzzer|fuzz_[a-z_]*: ' "$log" || echo "exit $rc")"
     failed+=("$t")
+  fi
+  printf '%-18s %9s executions in %ss, %s new units, peak %s MB, found: %s\n' "$t" \
+    "$(fuzz_stat number_of_executed_units)" "$secs" "$(fuzz_stat new_units_added)" "$(fuzz_stat peak_rss_mb)" \
+    "$found"
+  if [ "$rc" -ne 0 ]; then
+    tail -60 "$log" >&2
+    ls "$art"/"$t"-* 2>/dev/null | sed 's/^/  reproducer: /' >&2 || true
   fi
 done
 
