@@ -6,13 +6,14 @@
 // loads, len, unary and binary operators, select, casts, bitcasts and fma;
 // let, assign, store, if, for loops with literal bounds of at most 8 trips,
 // atomics, traps, top-level barriers and returns. Each program is read and
-// validated through libvyre, compiled and dispatched on the CPU plugin
-// (the fuzz build's instrumented copy, see CMakeLists.txt) with random inputs and a 2-second
-// dispatch deadline. Fails (abort) when a valid program is refused by the
-// validator or the compiler (a generator or validator bug: the message is
-// printed), when the dispatch returns anything but OK or TRAPPED (TIMEOUT
-// means a hang: the loops are bounded), and on any sanitizer report in the
-// host or the plugin (ci/fuzz.sh builds both with ASan + UBSan).
+// validated through libvyre's sources (compiled into the target), compiled
+// and dispatched on the fuzz build's own ASan + UBSan + coverage copy of the
+// CPU plugin (tests/fuzz/CMakeLists.txt) with random inputs, random grids
+// and a 2-second dispatch deadline. Fails (abort) when a valid program is
+// refused by the validator or the compiler (a generator or validator bug:
+// the message and the program are printed), when the dispatch returns
+// anything but OK or TRAPPED (TIMEOUT means a hang: every loop is bounded),
+// and on any sanitizer report in the host or the plugin.
 
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
