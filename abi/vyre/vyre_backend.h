@@ -606,8 +606,9 @@ typedef struct vyre_backend_ops {
   // ---- Compile (mandatory) ----
   // compile: returns a module for the program and effective workgroup size,
   // from the plugin's memory or disk cache when present. Errors:
-  // INVALID_PROGRAM (a construct the plugin cannot express), COMPILE_FAILED,
-  // UNSUPPORTED (a flag it cannot honour), DEVICE_LOST.
+  // UNSUPPORTED (a construct or flag the plugin cannot honour; the conformance
+  // runner reports such cases as skipped), INVALID_PROGRAM (a malformed view),
+  // COMPILE_FAILED, DEVICE_LOST.
   uint32_t (*compile)(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                       vyre_error *err);
   void (*module_release)(vyre_backend *be, vyre_module *module);
