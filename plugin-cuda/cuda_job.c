@@ -295,20 +295,19 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, vyre_error *err
   if (r != CUDA_SUCCESS)
     return cu_fail(be, err, r, "retry", "cuMemcpyHtoDAsync(%llu bytes)",
                    (unsigned long long)j->stage_end);
+  // Resident buffers are leased until cu_job_unmark (after the work completed).
+  for (uint32_t i = 0; i < j->n; i++)
+    if (j->io[i].res) atomic_fetch_add(&j->io[i].res->busy, 1);
+  j->busy_marked = 1;
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
     cu_io *io = &j->io[i];
-    if (io->res) {
-      atomic_fetch_add(&io->res->busy, 1);
-      continue;
-    }
-    if (io->staged || !io->bytes) continue;
+    if (io->res || io->staged || !io->bytes) continue;
     if (io->access == VYRE_IR_ACCESS_WRITE)
       r = vyre_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
     else
       r = vyre_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
     up += io->access == VYRE_IR_ACCESS_WRITE ? 0 : io->bytes;
   }
-  j->busy_marked = 1;
   if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "uploading a large binding");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
 
