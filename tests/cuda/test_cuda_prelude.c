@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_cuda_prelude.c — "cuda/prelude": the exact helpers every generated
+// kernel starts with (canonicalization, integer edge cases, shifts and
+// rotates, bit counts, saturating casts, f32 min/max, rounding) checked
+// against IR.md on the host: the prelude is compiled by the host C++ compiler
+// with cuda_prelude_shim.hpp standing in for the device intrinsics. Skipped
+// when no C++ compiler is installed.
+
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cuda_codegen.h"
+#include "cuda_prog.h"
+
+static const char kChecks[] =
+    "#include <cstdio>\n"
+    "static int bad;\n"
+    "#define CHECK(c) do { if (!(c)) { printf(\"FAIL line %d: %s\\n\", __LINE__, #c); bad++; } "
+    "} while (0)\n"
+    "static float F(unsigned u) { return __uint_as_float(u); }\n"
+    "static unsigned B(float f) { return __float_as_uint(f); }\n"
+    "int main() {\n"
+    "  const i32 MIN = (i32)0x80000000u, MAX = 0x7fffffff;\n"
+    "  CHECK(vudiv(7u, 0u) == 0xffffffffu); CHECK(vurem(7u, 0u) == 0u);\n"
+    "  CHECK(vidiv(5, 0) == -1); CHECK(virem(5, 0) == 0);\n"
+    "  CHECK(vidiv(MIN, -1) == MIN); CHECK(virem(MIN, -1) == 0);\n"
+    "  CHECK(vidiv(-7, 2) == -3); CHECK(virem(-7, 2) == -1); CHECK(vineg(MIN) == MIN);\n"
+    "  CHECK(viadd(MAX, 1) == MIN); CHECK(vimul(MIN, -1) == MIN);\n"
+    "  CHECK(vushl(1u, 33u) == 2u); CHECK(vishl(1, 32u) == 1); CHECK(vushr(0x80000000u, 63u) == "
+    "1u);\n"
+    "  CHECK(vishr(-8, 33u) == -4); CHECK(vrotl(0x80000001u, 1u) == 3u);\n"
+    "  CHECK(vrotr(1u, 33u) == 0x80000000u); CHECK(vrotl(0x12345678u, 32u) == 0x12345678u);\n"
+    "  CHECK(vclz(0u) == 32u); CHECK(vctz(0u) == 32u); CHECK(vclz(1u) == 31u); CHECK(vctz(8u) == "
+    "3u);\n"
+    "  CHECK(vpopc(0xf0f0u) == 8u); CHECK(vbrev(1u) == 0x80000000u);\n"
+    "  CHECK(__umulhi(0xffffffffu, 0xffffffffu) == 0xfffffffeu);\n"
+    "  CHECK(vf2u(F(0x7fc00000u)) == 0u); CHECK(vf2u(-1.5f) == 0u); CHECK(vf2u(-0.5f) == 0u);\n"
+    "  CHECK(vf2u(4294967296.0f) == 0xffffffffu); CHECK(vf2u(F(0x7f800000u)) == 0xffffffffu);\n"
+    "  CHECK(vf2u(3.9f) == 3u); CHECK(vf2u(4294967040.0f) == 4294967040u);\n"
+    "  CHECK(vf2i(F(0x7fc00000u)) == 0); CHECK(vf2i(3e9f) == MAX); CHECK(vf2i(-3e9f) == MIN);\n"
+    "  CHECK(vf2i(-2147483648.0f) == MIN); CHECK(vf2i(-3.9f) == -3); CHECK(vf2i(F(0xff800000u)) "
+    "== MIN);\n"
+    "  CHECK(B(vc(F(0x00000001u))) == 0u); CHECK(B(vc(F(0x80000001u))) == 0x80000000u);\n"
+    "  CHECK(B(vc(F(0xffc00001u))) == 0x7fc00000u); CHECK(B(vc(F(0x00800000u))) == "
+    "0x00800000u);\n"
+    "  CHECK(B(vfmin(F(0x80000000u), 0.0f)) == 0x80000000u);\n"
+    "  CHECK(B(vfmin(0.0f, F(0x80000000u))) == 0x80000000u);\n"
+    "  CHECK(B(vfmax(F(0x80000000u), 0.0f)) == 0u); CHECK(B(vfmax(0.0f, F(0x80000000u))) == 0u);\n"
+    "  CHECK(vfmin(F(0x7fc00000u), 1.0f) == 1.0f); CHECK(vfmax(2.0f, F(0x7fc00000u)) == 2.0f);\n"
+    "  CHECK(B(vfmin(F(0x7fc00000u), F(0x7fc00000u))) == 0x7fc00000u);\n"
+    "  CHECK(B(vfmul(F(0x00800000u), 0.5f)) == 0u); CHECK(B(vfmul(F(0x80800000u), 0.5f)) == "
+    "0x80000000u);\n"
+    "  CHECK(B(vfdiv(1.0f, 0.0f)) == 0x7f800000u); CHECK(B(vfdiv(0.0f, 0.0f)) == 0x7fc00000u);\n"
+    "  CHECK(B(vsqrt(-1.0f)) == 0x7fc00000u); CHECK(B(vsqrt(F(0x80000000u))) == 0x80000000u);\n"
+    "  CHECK(vround(2.5f) == 2.0f); CHECK(vround(-2.5f) == -2.0f); CHECK(vround(3.5f) == 4.0f);\n"
+    "  CHECK(B(vceil(-0.5f)) == 0x80000000u); CHECK(vfloor(-0.5f) == -1.0f);\n"
+    "  CHECK(B(vfneg(F(0x7fc00000u))) == 0x7fc00000u); CHECK(B(vfabs(F(0x80000000u))) == 0u);\n"
+    "  CHECK(vf2b(F(0x7fc00000u))); CHECK(!vf2b(F(0x80000000u)));\n"
+    "  CHECK(vu2f(0xffffffffu) == 4294967296.0f); CHECK(vi2f(16777217) == 16777216.0f);\n"
+    "  CHECK(vnan(F(0x7fc00000u)) && !vnan(F(0x7f800000u)) && vinf(F(0xff800000u)));\n"
+    "  CHECK(vfin(1.0f) && !vfin(F(0x7f800000u)));\n"
+    "  CHECK(B(vfma(F(0x3f800001u), F(0x3f800001u), F(0xbf800002u))) == 0x28800000u);\n"
+    "  u32 w[2] = {5u, 6u}; CHECK(vld(w, 2u, 1u) == 6u); CHECK(vld(w, 2u, 2u) == 0u);\n"
+    "  vst(w, 2u, 7u, 9u); CHECK(w[0] == 5u && w[1] == 6u);\n"
+    "  CHECK(vsw(true) == 1u && vsw(-1) == 0xffffffffu && vsw(F(0x80000000u)) == "
+    "0x80000000u);\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) {
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 1);
+  const vyre_ir_program *p = tb_finish(t, 0, 0);
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {1, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  char *kernel = strstr(src, "\nextern \"C\"");
+  assert_non_null(kernel);
+  kernel[1] = 0; // the prelude only
+  char dir[] = "/tmp/vyre-cuda-prelude-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128], cmd[1024];
+  snprintf(path, sizeof(path), "%s/check.cpp", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
+          kChecks);
+  fclose(f);
+  snprintf(cmd, sizeof(cmd),
+           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/check %s 2>&1 && "
+           "%s/check",
+           dir, path, dir);
+  FILE *run = popen(cmd, "r");
+  assert_non_null(run);
+  char out[4096] = "";
+  size_t got = fread(out, 1, sizeof(out) - 1, run);
+  out[got] = 0;
+  int rc = pclose(run);
+  if (rc != 0) fprintf(stderr, "%s\n", out);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "ok"));
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  free(src);
+  free(t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
+  };
+  return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
+}
