@@ -12,29 +12,77 @@
 #define __forceinline__ inline
 #define __global__
 #define __launch_bounds__(n)
-static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
-static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
-static inline float __fadd_rn(float a, float b) { return a + b; }
-static inline float __fsub_rn(float a, float b) { return a - b; }
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline float __fdiv_rn(float a, float b) { return a / b; }
-static inline float __fsqrt_rn(float a) { return sqrtf(a); }
-static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline unsigned __float_as_uint(float f) {
+  unsigned u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline float __uint_as_float(unsigned u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline float __fadd_rn(float a, float b) {
+  return a + b;
+}
+static inline float __fsub_rn(float a, float b) {
+  return a - b;
+}
+static inline float __fmul_rn(float a, float b) {
+  return a * b;
+}
+static inline float __fdiv_rn(float a, float b) {
+  return a / b;
+}
+static inline float __fsqrt_rn(float a) {
+  return sqrtf(a);
+}
+static inline float __fmaf_rn(float a, float b, float c) {
+  return fmaf(a, b, c);
+}
 static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
-  s &= 31u; return s ? (hi << s) | (lo >> (32 - s)) : hi; }
+  s &= 31u;
+  return s ? (hi << s) | (lo >> (32 - s)) : hi;
+}
 static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
-  s &= 31u; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
-static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
-static inline int __ffs(int x) { return __builtin_ffs(x); }
-static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+  s &= 31u;
+  return s ? (lo >> s) | (hi << (32 - s)) : lo;
+}
+static inline int __clz(int x) {
+  return x ? __builtin_clz((unsigned)x) : 32;
+}
+static inline int __ffs(int x) {
+  return __builtin_ffs(x);
+}
+static inline int __popc(unsigned x) {
+  return __builtin_popcount(x);
+}
 static inline unsigned __brev(unsigned x) {
-  unsigned r = 0; for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i); return r; }
+  unsigned r = 0;
+  for (int i = 0; i < 32; i++)
+    r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
 static inline unsigned __umulhi(unsigned a, unsigned b) {
-  return (unsigned)(((unsigned long long)a * b) >> 32); }
-static inline float __uint2float_rn(unsigned a) { return (float)a; }
-static inline float __int2float_rn(int a) { return (float)a; }
-struct vyre_dim3 { unsigned x, y, z; };
+  return (unsigned)(((unsigned long long)a * b) >> 32);
+}
+static inline float __uint2float_rn(unsigned a) {
+  return (float)a;
+}
+static inline float __int2float_rn(int a) {
+  return (float)a;
+}
+struct vyre_dim3 {
+  unsigned x, y, z;
+};
 static vyre_dim3 blockIdx, blockDim, threadIdx, gridDim;
 static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
-  unsigned long long o = *p; if (v < o) *p = v; return o; }
-static inline unsigned atomicOr(unsigned *p, unsigned v) { unsigned o = *p; *p |= v; return o; }
+  unsigned long long o = *p;
+  if (v < o) *p = v;
+  return o;
+}
+static inline unsigned atomicOr(unsigned *p, unsigned v) {
+  unsigned o = *p;
+  *p |= v;
+  return o;
+}
