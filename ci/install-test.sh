@@ -13,13 +13,15 @@
 #      VYRE_PLUGIN_PATH and VYRE_BACKEND unset, so the plugins come from the
 #      installed library's default folder.
 #
-# Pass criterion for the plugin (the runner today counts a compile refusal as
-# a failure; see docs/writing-a-plugin.md):
-#   a. without a known list, every failing case is a program the plugin
-#      refused at compile with UNSUPPORTED; no case gives a wrong result;
+# Pass criterion for the plugin (the runner skips a case whose compile the
+# plugin refuses with UNSUPPORTED; see docs/writing-a-plugin.md):
+#   a. without a known list, the run exits 0 with 0 failed: no case gives a
+#      wrong result, and every skip is "unsupported: ..." (a compile refusal
+#      or a path the plugin lacks);
 #   b. with examples/third-party-plugin/known/treewalk.txt, the run exits 0
-#      with 0 failed, and passes exactly as many cases as run (a) (so the list
-#      hides no case the plugin would pass).
+#      with 0 failed, passes exactly as many cases as run (a), and the list
+#      skips exactly the case files the plugin refused in run (a) (so the list
+#      hides no case the plugin would pass, and misses no refusal).
 #
 #   ci/install-test.sh [WORK_DIR]      (default: build-install-test)
 # Extra configure arguments for vyre: VYRE_INSTALL_TEST_CMAKE_ARGS. The work
@@ -152,27 +154,62 @@ set +e
 "$prefix/bin/vyre" conform --plugin "$plugin" --cases "$cases" --json >"$work/conform-raw.json" 2>"$work/conform-raw.err"
 rc_raw=$?
 "$prefix/bin/vyre" conform --plugin "$plugin" --cases "$cases" \
+  --known examples/third-party-plugin/known --json >"$work/conform-known.json" 2>"$work/conform-known.err"
+rc_known_json=$?
+"$prefix/bin/vyre" conform --plugin "$plugin" --cases "$cases" \
   --known examples/third-party-plugin/known >"$work/conform.txt" 2>&1
 rc_known=$?
 set -e
 [ "$rc_raw" -le 1 ] || fail "vyre conform could not run the plugin (exit $rc_raw): $(cat "$work/conform-raw.err")"
-verdict=$(python3 - "$work/conform-raw.json" <<'EOF'
+[ "$rc_known_json" -le 1 ] ||
+  fail "vyre conform could not run the plugin with its known list (exit $rc_known_json): $(cat "$work/conform-known.err")"
+verdict=$(python3 - "$work/conform-raw.json" "$work/conform-known.json" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1]))
-bad = [c for c in d["cases"] if c["result"] in ("fail", "xpass")
-       and not c["message"].startswith("the program was refused with UNSUPPORTED")]
-refused = [c for c in d["cases"] if c["result"] == "fail" and c not in bad]
-for c in bad:
-    print("WRONG %s: %s" % (c["name"], c["message"].splitlines()[0] if c["message"] else ""))
-print("%d %d %d %d" % (d["passed"], len(refused), d["skipped"], len(bad)))
+raw = json.load(open(sys.argv[1]))
+known = json.load(open(sys.argv[2]))
+def first(c):
+    return c["message"].splitlines()[0] if c["message"] else ""
+# Run (a): no wrong result, and every skip is an "unsupported: ..." one.
+for c in raw["cases"]:
+    if c["result"] in ("fail", "xpass"):
+        print("WRONG %s: %s" % (c["name"], first(c)))
+    elif c["result"] in ("skip", "xfail") and not c["message"].startswith("unsupported: "):
+        print("WRONG %s: skipped for another reason: %s" % (c["name"], first(c)))
+# Case files skipped in run (a) are the compile refusals (runtime/<name>
+# checks are skipped for the paths the plugin lacks).
+refused = {c["name"] for c in raw["cases"]
+           if c["result"] == "skip" and not c["name"].startswith("runtime/")}
+# Run (b): the list skips exactly those.
+listed = {c["name"] for c in known["cases"]
+          if c["result"] == "skip" and not c["name"].startswith("runtime/")}
+for n in sorted(refused - listed):
+    print("UNLISTED %s: refused at compile, but not in the known list" % n)
+for n in sorted(listed - refused):
+    print("OVERLISTED %s: skipped by the known list, but not refused at compile" % n)
+print("%d %d %d %d %d" % (raw["passed"], len(refused), raw["skipped"], raw["failed"],
+                          known["passed"]))
 EOF
 )
 summary=$(printf '%s\n' "$verdict" | tail -1)
-read -r raw_passed refused raw_skipped wrong <<<"$summary"
-[ "$wrong" -eq 0 ] || fail "the example plugin gave wrong results (not refusals):
+read -r raw_passed refused raw_skipped raw_failed known_passed <<<"$summary"
+if printf '%s\n' "$verdict" | grep -q '^WRONG'; then
+  fail "without a known list the example plugin gave wrong results or skips that are not 'unsupported':
 $(printf '%s\n' "$verdict" | grep '^WRONG')
 Fix: see $work/conform-raw.json and the plugin's interpreter."
+fi
+if [ "$rc_raw" -ne 0 ] || [ "$raw_failed" -ne 0 ]; then
+  fail "without a known list the plugin's run exited $rc_raw with $raw_failed failed; a compile refused with UNSUPPORTED must be a skip. Fix: see $work/conform-raw.json and host/conform/conform_check.c."
+fi
 [ "$raw_passed" -ge 100 ] || fail "the example plugin passed only $raw_passed cases. Fix: see $work/conform-raw.json."
+[ "$refused" -gt 0 ] ||
+  fail "the example plugin refused no case at compile, but it refuses f32 and barriers with UNSUPPORTED. Fix: see $work/conform-raw.json and examples/third-party-plugin/treewalk_exec.c."
+if printf '%s\n' "$verdict" | grep -qE '^(UNLISTED|OVERLISTED)'; then
+  fail "examples/third-party-plugin/known/treewalk.txt and the plugin's compile refusals disagree:
+$(printf '%s\n' "$verdict" | grep -E '^(UNLISTED|OVERLISTED)')
+Fix: list exactly the cases treewalk refuses (see $work/conform-raw.json)."
+fi
+[ "$known_passed" -eq "$raw_passed" ] ||
+  fail "with its known list the plugin passes $known_passed cases, without it $raw_passed. Fix: examples/third-party-plugin/known/treewalk.txt."
 last=$(tail -1 "$work/conform.txt")
 [ "$rc_known" -eq 0 ] || fail "vyre conform with the plugin's known list exited $rc_known: $last (see $work/conform.txt)."
 case "$last" in
@@ -195,4 +232,4 @@ VYRE_BACKEND=cpu "$work/app/vyre-app" "$src/examples/app/accumulate.json" 10 >"$
   fail "vyre-app with VYRE_BACKEND=cpu failed: $(cat "$work/app-cpu.txt")"
 
 t_end=$(date +%s)
-echo "install-test: ok: $nfiles files installed and checked in $prefix; treewalk plugin: $raw_passed passed, 0 failed, $((raw_skipped + refused)) skipped ($refused refused at compile, listed unsupported); vyre-app: ok on $app_backend; $((t_end - t_start))s"
+echo "install-test: ok: $nfiles files installed and checked in $prefix; treewalk plugin: $raw_passed passed, 0 failed, $raw_skipped skipped ($refused refused at compile, each listed unsupported); vyre-app: ok on $app_backend; $((t_end - t_start))s"

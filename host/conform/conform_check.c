@@ -150,6 +150,13 @@ void vyre__case_start(vyre__run *run, vyre__case_state *cs, const char *path) {
     const char *why = c->program ? err.message : c->program_error.message;
     r->validation_only = c->program ? 2u : 1u;
     if (c->expect_kind == VYRE_CASE_EXPECT_ERROR && got == c->expect_error) return;
+    if (c->program && got == VYRE_STATUS_UNSUPPORTED && c->expect_kind != VYRE_CASE_EXPECT_ERROR) {
+      // The backend lacks what the program needs: skipped, never a failure
+      // (docs/conformance.md). A case expecting an error must still get it.
+      r->result = VYRE__RESULT_SKIP;
+      vyre__str_printf(&r->detail, "unsupported: %s", why);
+      return;
+    }
     if (c->expect_kind == VYRE_CASE_EXPECT_ERROR)
       vyre__result_fail(r, "expected status %s, got %s: %s", vyre_status_name(c->expect_error),
                         vyre_status_name(got), why);

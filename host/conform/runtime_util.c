@@ -38,9 +38,16 @@ uint32_t vyre__rt_kernel(vyre_device *dev, const char *json, vyre_program **out_
     return st;
   }
   st = vyre_kernel_compile(dev, *out_program, NULL, out_kernel, &err);
-  if (st) {
+  if (st == VYRE_STATUS_UNSUPPORTED && r->result != VYRE__RESULT_FAIL) {
+    // The backend cannot express the check's program: skipped, like a case
+    // whose compile is refused (docs/conformance.md), never a failure.
+    r->result = VYRE__RESULT_SKIP;
+    vyre__str_printf(&r->detail, "unsupported: %s", err.message);
+  } else if (st) {
     vyre__result_fail(r, "compiling '%s' failed with %s: %s", vyre_program_name(*out_program),
                       vyre_status_name(st), err.message);
+  }
+  if (st) {
     vyre_program_free(*out_program);
     *out_program = NULL;
     *out_kernel = NULL;

@@ -3,10 +3,11 @@
 // test_conform_runner.c — the conformance runner (host/conform) judged on
 // known plugins: the CPU reference passes the fixture cases; the broken
 // proxies of broken/ (wrong-add, overrun) are caught with a report naming the
-// case, the path, the buffer and the index; known-failure lists turn
-// failures into xfail and passes into XPASS; an unavailable backend skips
-// every case (or fails them with --require-device); filters, paths and the
-// JUnit report.
+// case, the path, the buffer and the index; a compile refused with
+// UNSUPPORTED (no-add) is a skip with the plugin's message; known-failure
+// lists turn failures into xfail and passes into XPASS; an unavailable
+// backend skips every case (or fails them with --require-device); filters,
+// paths and the JUnit report.
 
 #define _GNU_SOURCE
 
@@ -151,6 +152,35 @@ static void test_conform_catches_writes_into_input_memory(void **state) {
   free(c.text);
 }
 
+// EVIDENCE-OF: docs/conformance.md "A path the backend lacks is unsupported,
+// never a failure": a compile refused with UNSUPPORTED skips the case (and a
+// runtime check whose program is refused) with the plugin's message.
+static void test_conform_compile_unsupported_is_a_skip_not_a_failure(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = VYRE_BROKEN_NO_ADD_PATH};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.failed, 0);
+  assert_contains(c.text, "skip  vadd: unsupported: compile 'vadd' on broken-no-add: "
+                          "broken-no-add: program 'vadd' uses 'add' (node ");
+  assert_contains(c.text, "which this test plugin does not implement. Fix: run it on another "
+                          "backend.\n");
+  assert_contains(c.text, "skip  vadd_noexpect: unsupported: compile 'vadd_noexpect' on ");
+  assert_contains(c.text, "pass  vxor (oneshot,async,batch,resident)\n");
+  // rt_inc uses add, rt_double does not.
+  assert_contains(c.text, "skip  runtime/async_independent: unsupported: compile 'rt_inc' on "
+                          "broken-no-add: broken-no-add: program 'rt_inc' uses 'add'");
+  assert_contains(c.text, "skip  runtime/resident_state_persists: unsupported: compile 'rt_inc'");
+  assert_contains(c.text, "pass  runtime/fault_recover\n");
+  assert_true(c.t.passed >= 2);
+  assert_true(c.t.skipped >= 4);
+  char summary[96];
+  snprintf(summary, sizeof summary, "\n%u passed, 0 failed, %u skipped\n", c.t.passed, c.t.skipped);
+  assert_contains(c.text, summary);
+  free(c.text);
+}
+
 static void test_conform_known_list_turns_failures_into_xfail(void **state) {
   (void)state;
   char *dir = make_known_dir("broken-wrong-add.txt",
@@ -284,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_conform_runtime_checks_catch_wrong_results),
       cmocka_unit_test(test_conform_catches_overrun_into_the_guard),
       cmocka_unit_test(test_conform_catches_writes_into_input_memory),
+      cmocka_unit_test(test_conform_compile_unsupported_is_a_skip_not_a_failure),
       cmocka_unit_test(test_conform_known_list_turns_failures_into_xfail),
       cmocka_unit_test(test_conform_reports_xpass_as_failure),
       cmocka_unit_test(test_conform_refuses_malformed_known_list),

@@ -8,6 +8,9 @@
 //                          every returned host buffer (into the runner's guard)
 //   VYRE_BROKEN_SCRIBBLE   after a one-shot dispatch, overwrites element 0 of
 //                          every read/uniform host buffer (input memory)
+//   VYRE_BROKEN_NO_ADD     refuses at compile, with VYRE_STATUS_UNSUPPORTED,
+//                          every program that uses BIN_ADD (a backend that
+//                          lacks a construct; not a bug: the runner skips)
 // The proxy dlopens the real CPU reference plugin (VYRE_CPU_PLUGIN_PATH) and
 // forwards every other slot unchanged. Built outside ${CMAKE_BINARY_DIR}/lib
 // so that no normal run ever loads it. Used only by
@@ -50,6 +53,28 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
   uint32_t st = vyre_broken_real->compile(be, &a, out, err);
   free(nodes);
   return st;
+}
+#endif
+
+#ifdef VYRE_BROKEN_NO_ADD
+#include <stdio.h>
+
+static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *args,
+                                    vyre_module **out, vyre_error *err) {
+  const vyre_ir_program *p = args->program;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_BIN && p->nodes[i].op == VYRE_IR_BIN_ADD) {
+      if (err) {
+        err->code = VYRE_STATUS_UNSUPPORTED;
+        err->native_code = 0;
+        snprintf(err->message, sizeof err->message,
+                 "broken-no-add: program '%s' uses 'add' (node %u), which this test plugin does "
+                 "not implement. Fix: run it on another backend.",
+                 p->strings + p->name, i);
+      }
+      return VYRE_STATUS_UNSUPPORTED;
+    }
+  return vyre_broken_real->compile(be, args, out, err);
 }
 #endif
 
