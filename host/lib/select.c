@@ -219,7 +219,7 @@ static uint32_t parse_device(const char *text, const char *source, vyre_create_a
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "device '%s' (%s) is neither a device index (decimal, e.g. 0) nor a "
                           "UUID (32 hex digits, dashes optional). Fix: set it to an index or a "
-                          "UUID listed by `vyre devices`, or unset it to use the best device.",
+                          "UUID listed by `vyre list`, or unset it to use the best device.",
                           text, source);
   args->has_uuid = 1;
   memcpy(args->device_uuid, uuid, sizeof(uuid));
