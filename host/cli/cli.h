@@ -37,6 +37,11 @@ int vyre_cli_unknown(const char *cmd, const char *arg);
 // Parses a u32 ("12", "0x10"); 0 on success.
 int vyre_cli_u32(const char *text, uint32_t *out);
 
+// Names the backend choice for messages: "'cpu'" when |backend| (--backend)
+// is given, "'cuda' (VYRE_BACKEND=cuda)" when the environment chose, else
+// "(automatic)". Writes into |buf| and returns it.
+const char *vyre_cli_backend_choice(const char *backend, char *buf, size_t cap);
+
 // Reads a whole file (malloc'd). 0 on success, else errno with a message in
 // |msg|.
 int vyre_cli_read_file(const char *path, uint8_t **out, size_t *out_size, char *msg, size_t cap);

@@ -3,12 +3,26 @@
 // cli_util.c — option parsing, file reading and element printing shared by
 // the subcommands of the `vyre` tool.
 
+#define _GNU_SOURCE // secure_getenv, as libvyre reads the environment
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "vyre_conform.h"
+
+const char *vyre_cli_backend_choice(const char *backend, char *buf, size_t cap) {
+  // Mirrors vyre_device_open: an empty value counts as unset.
+  const char *env = secure_getenv("VYRE_BACKEND");
+  if (backend && *backend)
+    snprintf(buf, cap, "'%s'", backend);
+  else if (env && *env)
+    snprintf(buf, cap, "'%s' (VYRE_BACKEND=%s)", env, env);
+  else
+    snprintf(buf, cap, "(automatic)");
+  return buf;
+}
 
 int vyre_cli_flag(const char *arg, const char *name) {
   return strcmp(arg, name) == 0;

@@ -444,8 +444,10 @@ int vyre_cmd_bench(int argc, char **argv) {
   vyre_error err = {.struct_size = sizeof err};
   uint32_t st = vyre_device_open(a.backend, a.device, &c.dev, &err);
   if (st) {
-    fprintf(stderr, "vyre bench: cannot open backend '%s': %s: %s\n",
-            a.backend ? a.backend : "(automatic)", vyre_status_string(st), err.message);
+    char choice[600];
+    fprintf(stderr, "vyre bench: cannot open backend %s: %s: %s\n",
+            vyre_cli_backend_choice(a.backend, choice, sizeof choice), vyre_status_string(st),
+            err.message);
     free(r);
     return VYRE_EXIT_USAGE;
   }

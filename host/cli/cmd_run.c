@@ -384,8 +384,10 @@ int vyre_cmd_run(int argc, char **argv) {
   }
   st = vyre_device_open(a.backend, a.device, &dev, &err);
   if (st) {
-    fprintf(stderr, "vyre run: cannot open backend '%s': %s: %s\n",
-            a.backend ? a.backend : "(automatic)", vyre_status_name(st), err.message);
+    char choice[600];
+    fprintf(stderr, "vyre run: cannot open backend %s: %s: %s\n",
+            vyre_cli_backend_choice(a.backend, choice, sizeof choice), vyre_status_name(st),
+            err.message);
     rc = VYRE_EXIT_USAGE;
     goto done;
   }

@@ -174,6 +174,15 @@ static void test_cli_run_grid_override_and_bad_device(void **state) {
   assert_contains(&r, "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ");
   assert_contains(&r, "Fix:");
   free(r.out);
+  // A choice made by VYRE_BACKEND is named as such, not as "(automatic)".
+  r = vyre_env("VYRE_BACKEND=nonesuch ", "run " DATA "vadd.json");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "vyre run: cannot open backend 'nonesuch' (VYRE_BACKEND=nonesuch): ");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  r = vyre_env("VYRE_BACKEND=nonesuch ", "run --backend cpu --device 7 " DATA "vadd.json");
+  assert_contains(&r, "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ");
+  free(r.out);
   r = vyre("run --backend cpu " DATA "vadd.json --input nothere=/dev/null");
   assert_int_equal(r.code, 2);
   assert_contains(&r, "--input 'nothere': the program has no input buffer of that name");
