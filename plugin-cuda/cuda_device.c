@@ -344,7 +344,25 @@ uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err) {
                        "recover: device %u is now a different device (sm_%d%d, was sm_%d%d, or "
                        "another UUID). Fix: destroy this backend and create a new one.",
                        be->device_index, major, minor, be->cc_major, be->cc_minor);
-  if (!st) st = open_context(be, err);
+  if (!st) {
+    CUresult rr = vyre_cu.cuDevicePrimaryCtxRetain(&be->ctx, be->dev);
+    if (rr != CUDA_SUCCESS) {
+      be->ctx = NULL;
+      // Measured on the H200 (driver 580): after a sticky fault the reset
+      // succeeds but every later retain returns the same sticky error, for
+      // the life of the process. Say so instead of blaming exclusive mode.
+      st = vyre_cuda_is_sticky(rr)
+               ? vyre_cuda_fail(err, rr,
+                                "restart the process: the CUDA driver keeps a sticky fault for "
+                                "the life of the process even after cuDevicePrimaryCtxReset; the "
+                                "device itself is unharmed and a new process can use it",
+                                "recover: cuDevicePrimaryCtxRetain(device %u) after the reset",
+                                be->device_index)
+               : vyre_cuda_fail(err, rr,
+                                "check that no other process holds the GPU in exclusive mode",
+                                "recover: cuDevicePrimaryCtxRetain(device %u)", be->device_index);
+    }
+  }
   if (st) {
     atomic_store(&be->lost, 1);
     return st;

@@ -330,6 +330,45 @@ static void test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healt
   free(t);
 }
 
+// A simulated loss goes through the whole recover path (primary context
+// reset, identity check, new generation), so it runs before the real fault,
+// which poisons the process on real drivers.
+static void test_plugin_simulated_loss_recovers_with_a_new_generation(void **s) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  mock_kernel(emu_vadd);
+  vyre_health h = {.struct_size = sizeof(h)};
+  cu_ops()->status(be, &h);
+  uint32_t gen = h.generation;
+  assert_int_equal(cu_ops()->inject_fault(be, VYRE_FAULT_SIMULATED_LOSS, &err), VYRE_STATUS_OK);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_int_equal(cu_ops()->recover(be, &err), VYRE_STATUS_OK);
+  cu_ops()->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(h.generation, gen + 1);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
+  assert_non_null(strstr(err.message, "generation"));
+  cu_ops()->module_release(be, m);
+  m = cu_compile(be, &t->p, &err);
+  assert_non_null(m);
+  vadd_bind(io, &da, m);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
 static void test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles(void **s) {
   NEED_GPU();
   vyre_backend *be = cu_open();
@@ -351,7 +390,23 @@ static void test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_ha
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
   assert_non_null(strstr(err.message, "Fix: call recover"));
-  assert_int_equal(cu_ops()->recover(be, &err), VYRE_STATUS_OK);
+  uint32_t rst = cu_ops()->recover(be, &err);
+  if (rst != VYRE_STATUS_OK) {
+    // The real driver (580 on the H200) keeps a sticky fault for the life of
+    // the process: recover must say so plainly and stay lost. The mock driver
+    // takes the other branch, where recovery succeeds.
+    fprintf(stderr, "recover after a real fault: %s\n", err.message);
+    assert_int_equal(rst, VYRE_STATUS_DEVICE_LOST);
+    assert_non_null(strstr(err.message, "Fix: restart the process"));
+    cu_ops()->status(be, &h);
+    assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+    assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
+    cu_ops()->module_release(be, m);
+    cu_ops()->destroy(be);
+    free(io);
+    free(t);
+    return;
+  }
   cu_ops()->status(be, &h);
   assert_int_equal(h.state, VYRE_HEALTH_OK);
   assert_int_equal(h.generation, gen + 1);
@@ -513,9 +568,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_probe_says_why_it_is_unavailable_or_names_the_device),
       cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
-      cmocka_unit_test(test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles),
+      cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
       cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
+      // Last: on real drivers a sticky fault cannot be cleared inside the process.
+      cmocka_unit_test(test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles),
   };
   return cmocka_run_group_tests_name("cuda/plugin", tests, NULL, NULL);
 }
