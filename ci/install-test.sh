@@ -123,7 +123,17 @@ fi
 "$prefix/bin/vyre" --version >/dev/null || fail "$prefix/bin/vyre does not run. Fix: check its RPATH (cmake/VyreInstall.cmake)."
 "$prefix/bin/vyre" list >"$work/list.txt" || fail "vyre list failed: $(cat "$work/list.txt")"
 grep -q "^cpu .*available .*$plugindir/libvyre-backend-cpu.so" "$work/list.txt" ||
-  fail "vyre list does not show the installed CPU plugin from $plugindir: $(head -3 "$work/list.txt"). Fix: configure with -DCMAKE_INSTALL_PREFIX equal to the install prefix (the loader's default folder is fixed at configure time)."
+  fail "vyre list does not show the installed CPU plugin from $plugindir: $(head -3 "$work/list.txt"). Fix: check that the plugins are installed into <libdir>/vyre beside libvyre (host/lib/loader.c)."
+# A relocated install (another --prefix than the configured one) finds the
+# plugins installed with it, in "<folder of libvyre>/vyre".
+reloc="$work/prefix-relocated"
+rm -rf "$reloc"
+cmake --install "$work/vyre" --prefix "$reloc" >"$work/install-relocated.log" ||
+  fail "cmake --install --prefix $reloc failed (see $work/install-relocated.log)."
+"$reloc/bin/vyre" list >"$work/list-relocated.txt" || fail "vyre list of the relocated install failed: $(cat "$work/list-relocated.txt")"
+grep -q "^cpu .*available .*$reloc/$libdir/vyre/libvyre-backend-cpu.so" "$work/list-relocated.txt" ||
+  fail "the install relocated to $reloc does not load its own CPU plugin: $(head -3 "$work/list-relocated.txt"). Fix: the loader must search <folder of libvyre>/vyre before the configured install folder (host/lib/loader.c)."
+rm -rf "$reloc"
 
 # --- 3. the third-party plugin ---------------------------------------------------
 step "building examples/third-party-plugin against the prefix"

@@ -4,13 +4,15 @@
 //
 // Called by select.c. Plugins are files named libvyre-backend-<name>.so,
 // searched in VYRE_PLUGIN_PATH (a colon list; ignored in privileged processes
-// because it is read with secure_getenv), then the install folder
-// (VYRE_PLUGIN_INSTALL_DIR), then the folder libvyre itself was loaded from
-// (dladdr). Within a folder names are sorted; across folders the first folder
-// that has a name wins. Each name (and each file given by path) is loaded
-// once per process with dlopen(RTLD_NOW | RTLD_LOCAL) and never unloaded, so
-// the records below live as long as the process; a refusal is remembered
-// too. One mutex serialises scanning and loading.
+// because it is read with secure_getenv), then "vyre" under the folder
+// libvyre itself was loaded from (dladdr; where an install puts the plugins
+// relative to the library, so a relocated install finds its own), then the
+// install folder fixed at configure time (VYRE_PLUGIN_INSTALL_DIR), then the
+// folder of libvyre itself (a build tree). Within a folder names are sorted;
+// across folders the first folder that has a name wins. Each name (and each file given by path) is
+// loaded once per process with dlopen(RTLD_NOW | RTLD_LOCAL) and never unloaded, so the records
+// below live as long as the process; a refusal is remembered too. One mutex serialises scanning and
+// loading.
 //
 // A load checks, in order: dlopen, the one query symbol, a non-NULL table,
 // a table long enough for the frozen header, the same ABI major (any minor
@@ -69,12 +71,31 @@ void vyre__search_dirs(vyre__search *out) {
       if (*p == ':') p++;
     }
   }
-  add_dir(out, VYRE_PLUGIN_INSTALL_DIR, strlen(VYRE_PLUGIN_INSTALL_DIR));
+  // The folder of libvyre: <libdir>/vyre goes before the configured install
+  // folder, so an install moved to another prefix (or a copy of one) loads
+  // the plugins installed with it, not those of whatever sits at the old
+  // prefix. In an install that was not moved both are the same folder.
+  // dladdr may name it through "bin/../lib" (a tool's relative RPATH): the
+  // folder is canonicalised so that messages show one clean path and an
+  // unmoved install does not search its plugin folder twice.
+  char libdir[PATH_MAX] = "";
   Dl_info info;
   if (dladdr((void *)&vyre__search_dirs, &info) && info.dli_fname) {
     const char *slash = strrchr(info.dli_fname, '/');
-    if (slash) add_dir(out, info.dli_fname, (size_t)(slash - info.dli_fname));
+    char raw[PATH_MAX];
+    int n = slash
+                ? snprintf(raw, sizeof(raw), "%.*s", (int)(slash - info.dli_fname), info.dli_fname)
+                : -1;
+    if (n > 0 && (size_t)n < sizeof(raw) && !realpath(raw, libdir))
+      snprintf(libdir, sizeof(libdir), "%s", raw);
   }
+  if (libdir[0]) {
+    char rel[PATH_MAX + 8];
+    int n = snprintf(rel, sizeof(rel), "%s/vyre", libdir);
+    if (n > 0 && (size_t)n < sizeof(rel)) add_dir(out, rel, (size_t)n);
+  }
+  add_dir(out, VYRE_PLUGIN_INSTALL_DIR, strlen(VYRE_PLUGIN_INSTALL_DIR));
+  if (libdir[0]) add_dir(out, libdir, strlen(libdir));
 }
 
 static void refuse(vyre__plugin *p, uint32_t code, const char *fmt, const char *a, const char *b) {

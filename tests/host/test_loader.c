@@ -7,6 +7,7 @@
 // reasons. Group "host/loader".
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -370,6 +371,48 @@ static void test_each_name_loads_once_and_the_first_folder_wins(void **state) {
   assert_int_equal(basic, 1); // listed once
 }
 
+// A relocated install: a copy of libvyre in <dir>/lib with a plugin in
+// <dir>/lib/vyre, neither on VYRE_PLUGIN_PATH nor at the configured prefix.
+// The copy is loaded beside the linked libvyre (another path, so another
+// instance) and must find the plugin in "<folder of libvyre>/vyre".
+static void test_a_relocated_install_finds_plugins_in_libdir_vyre(void **state) {
+  const char *root = VYRE_BINARY_DIR "/test-relocated";
+  mkdir(root, 0755);
+  mkdir(VYRE_BINARY_DIR "/test-relocated/lib", 0755);
+  mkdir(VYRE_BINARY_DIR "/test-relocated/lib/vyre", 0755);
+  copy_file(VYRE_LIBVYRE_PATH, VYRE_BINARY_DIR "/test-relocated/lib/libvyre.so.0");
+  copy_file(TDIR "/libvyre-backend-t-basic.so",
+            VYRE_BINARY_DIR "/test-relocated/lib/vyre/libvyre-backend-t-reloc.so");
+  unsetenv("VYRE_PLUGIN_PATH");
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  // The linked libvyre (build/lib) has no such plugin.
+  assert_int_equal(vyre_device_open("t-reloc", NULL, &dev, &e), VYRE_STATUS_UNAVAILABLE);
+  void *h = dlopen(VYRE_BINARY_DIR "/test-relocated/lib/libvyre.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!h) fail_msg("dlopen of the relocated libvyre failed: %s", dlerror());
+  typedef uint32_t (*open_fn)(const char *, const char *, vyre_device **, vyre_error *);
+  typedef void (*close_fn)(vyre_device *);
+  typedef uint32_t (*list_fn)(vyre_candidate *, uint32_t, uint32_t *, vyre_error *);
+  open_fn open_ = (open_fn)dlsym(h, "vyre_device_open");
+  close_fn close_ = (close_fn)dlsym(h, "vyre_device_close");
+  list_fn list_ = (list_fn)dlsym(h, "vyre_list_candidates");
+  assert_true(open_ && close_ && list_);
+  uint32_t st = open_("t-reloc", NULL, &dev, &e);
+  if (st != VYRE_STATUS_OK) fail_msg("relocated libvyre: %s", e.message);
+  close_(dev);
+  vyre_candidate c[32];
+  uint32_t n = 0, found = 0;
+  assert_int_equal(list_(c, 32, &n, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < n && i < 32; i++)
+    if (strcmp(c[i].name, "t-reloc") == 0) {
+      found++;
+      assert_string_equal(c[i].path,
+                          VYRE_BINARY_DIR "/test-relocated/lib/vyre/libvyre-backend-t-reloc.so");
+    }
+  assert_int_equal(found, 1);
+  // Kept loaded: its plugin records live as long as the process.
+}
+
 static void test_a_cpu_device_outranks_a_software_rasteriser(void **state) {
   const char *dir = VYRE_BINARY_DIR "/test-plugins-rank";
   mkdir(dir, 0755);
@@ -456,6 +499,7 @@ int main(void) {
       cmocka_unit_test_setup(test_automatic_selection_prefers_a_gpu_and_says_why, setup),
       cmocka_unit_test_setup(test_empty_plugin_path_with_no_plugins_says_where_it_looked, setup),
       cmocka_unit_test_setup(test_each_name_loads_once_and_the_first_folder_wins, setup),
+      cmocka_unit_test_setup(test_a_relocated_install_finds_plugins_in_libdir_vyre, setup),
       cmocka_unit_test_setup(test_a_cpu_device_outranks_a_software_rasteriser, setup),
       cmocka_unit_test_setup(test_loading_and_opening_from_four_threads_is_safe, setup),
   };

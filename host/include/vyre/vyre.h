@@ -78,8 +78,7 @@ typedef struct vyre_candidate {
   char reason[1024];    // why not loaded / not available / not selected, or a summary
 } vyre_candidate;
 
-// Finds and probes every plugin (VYRE_PLUGIN_PATH, install dir, next to
-// libvyre). Writes up to |capacity| entries and the total into *out_count.
+// Finds and probes every plugin (in the folders vyre_device_open searches). Writes up to |capacity| entries and the total into *out_count.
 uint32_t vyre_list_candidates(vyre_candidate *out, uint32_t capacity, uint32_t *out_count,
                               vyre_error *err);
 
@@ -92,9 +91,11 @@ typedef struct vyre_device vyre_device; // an open backend instance
 // An explicit choice that cannot be honoured fails with the reason.
 // Automatic ranking: discrete GPU, integrated GPU, virtual GPU, CPU (the
 // reference), then software rasterisers (used only when named); ties keep
-// search order. Plugin folders: VYRE_PLUGIN_PATH (ignored when privileged),
-// the install folder, then the folder of libvyre; the first file of a name
-// wins and is loaded once per process.
+// search order. Plugin folders, in this order: VYRE_PLUGIN_PATH (ignored
+// when privileged); "<folder of libvyre>/vyre" (where an install puts them,
+// so a relocated install finds its own); the install folder fixed at
+// configure time (<prefix>/lib/vyre); the folder of libvyre (a build tree).
+// The first file of a name wins and is loaded once per process.
 uint32_t vyre_device_open(const char *backend, const char *device, vyre_device **out,
                           vyre_error *err);
 // Waits for outstanding work and frees the instance and every object made on
