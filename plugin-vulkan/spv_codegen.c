@@ -88,9 +88,13 @@ static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
 // Records the trap in the runtime-owned record, then ends the invocation.
 static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t dev = cg_u(c, SCOPE_DEVICE), sem = cg_u(c, 0);
-  uint32_t w0 = OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 0));
-  uint32_t w1 = OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 1));
-  uint32_t w2 = OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 2));
+  int t64 = c->info->trap64;
+  uint32_t w0 = t64 ? OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0))
+                    : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 0));
+  uint32_t w1 =
+      t64 ? 0 : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 1));
+  uint32_t w2 =
+      t64 ? 0 : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 2));
   OP(SpvOpAtomicOr, U, w0, dev, sem, cg_u(c, 1u << (n->axis & 31)));
   // linear id = (gid.z * (nwg.y*wg.y) + gid.y) * (nwg.x*wg.x) + gid.x
   uint32_t gx = cg_builtin(c, VYRE_IR_BUILTIN_GID, 0), gy = cg_builtin(c, VYRE_IR_BUILTIN_GID, 1);
@@ -113,6 +117,17 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   } else {
     hi = cg_u(c, 0);
     lo = OP(SpvOpIAdd, U, OP(SpvOpIMul, U, OP(SpvOpIAdd, U, OP(SpvOpIMul, U, gz, ey), gy), ex), gx);
+  }
+  if (c->opt->has_int64 && c->opt->int64_atomics) {
+    uint32_t L = c->t_ulong;
+    uint32_t pl = spv_global(c->m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, L));
+    uint32_t id = OP(SpvOpBitwiseOr, L, OP(SpvOpUConvert, L, lo),
+                     OP(SpvOpShiftLeftLogical, L, OP(SpvOpUConvert, L, hi),
+                        spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(L, 32, 0))));
+    OP(SpvOpAtomicUMin, L, OP(SpvOpAccessChain, pl, c->trap_var, cg_u(c, 2)), dev, sem, id);
+    spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+    c->terminated = 1;
+    return;
   }
   // Lowest id: exact whenever the ids that trap share one high word (always
   // below 2^32 invocations); see README.md.
@@ -322,7 +337,19 @@ static void declare_buffers(vyre_spv_cg *c) {
   }
   if (p->flags & VYRE_IR_FLAG_HAS_TRAP) {
     c->info->uses_trap = 1;
-    c->trap_var = global_var(c, pst, SpvStorageClassStorageBuffer);
+    uint32_t tst = pst;
+    if (c->opt->has_int64 && c->opt->int64_atomics) {
+      // {sites, pad, id}: a fresh struct id, its member offsets are its own.
+      c->info->trap64 = 1;
+      uint32_t ts = spv_id(m);
+      spv_emit(m, SPV_SEC_TYPES, SpvOpTypeStruct, SPV_ARGS(ts, U, U, c->t_ulong));
+      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(ts, SpvDecorationBlock));
+      for (uint32_t i = 0; i < 3; i++)
+        spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                 SPV_ARGS(ts, i, SpvDecorationOffset, i == 2 ? 8 : 4 * i));
+      tst = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, ts));
+    }
+    c->trap_var = global_var(c, tst, SpvStorageClassStorageBuffer);
     spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(c->trap_var, SpvDecorationDescriptorSet, 0));
     spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
              SPV_ARGS(c->trap_var, SpvDecorationBinding, VYRE_VK_TRAP_BINDING));
@@ -334,6 +361,8 @@ static uint32_t generate(vyre_spv_cg *c) {
   const vyre_ir_program *p = c->p;
   spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) spv_capability(m, SpvCapabilityInt64);
+  if (c->opt->has_int64 && c->opt->int64_atomics && (p->flags & VYRE_IR_FLAG_HAS_TRAP))
+    spv_capability(m, SpvCapabilityInt64Atomics);
   c->glsl = spv_id(m);
   spv_emit_str(m, SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL, 0);
   spv_emit(m, SPV_SEC_MEMMODEL, SpvOpMemoryModel,

@@ -8,9 +8,11 @@
 // Interface of the generated module (what the dispatch code binds):
 //   descriptor set 0, binding = IR binding: one storage buffer per host
 //     buffer (read, uniform, read_write, write), a runtime array of u32 words;
-//   descriptor set 0, binding VYRE_VK_TRAP_BINDING: the trap record, 3 words
-//     {sites mask, linear id high word, linear id low word}, present only
-//     when the program can trap; the host fills it with {0, ~0, ~0};
+//   descriptor set 0, binding VYRE_VK_TRAP_BINDING: the trap record, present
+//     only when the program can trap: 3 words {sites mask, linear id high
+//     word, linear id low word}, filled by the host with {0, ~0, ~0}; or,
+//     with 64-bit atomics (info.trap64), {sites, 0, id as a u64 at byte 8},
+//     filled with {0, 0, ~0, ~0};
 //   push constants: one u32 element count per host buffer, in ascending
 //     binding order (offset 4*i).
 // Workgroup buffers are Workgroup-storage arrays zeroed at workgroup start.
@@ -33,6 +35,7 @@ typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
   uint32_t has_int64;         // the device offers shaderInt64
   uint32_t soft_mul;          // always use the exact multiplication helper (tests)
+  uint32_t int64_atomics;     // shaderBufferInt64Atomics: the trap id is one 64-bit atomic min
 } vyre_spv_options;
 
 typedef struct vyre_spv_info {
@@ -40,6 +43,7 @@ typedef struct vyre_spv_info {
   uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
   uint32_t uses_trap;          // binds the trap record
   uint32_t push_bytes;         // 4 * host_buffer_count
+  uint32_t trap64;             // trap record is {sites, 0, id low, id high} (64-bit atomic min)
 } vyre_spv_info;
 
 // Generates the module. On success *out_words is malloc'd (caller frees).

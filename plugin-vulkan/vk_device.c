@@ -221,6 +221,33 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   VkPhysicalDeviceFeatures want = {0};
   be->has_int64 = feat.shaderInt64 ? 1u : 0u;
   want.shaderInt64 = feat.shaderInt64;
+  // 64-bit storage-buffer atomics make the trap record's lowest id exact for
+  // any grid (VK_KHR_shader_atomic_int64).
+  const char *exts[1];
+  uint32_t next = 0;
+  VkPhysicalDeviceShaderAtomicInt64FeaturesKHR a64 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES_KHR};
+  be->int64_atomics = 0;
+  uint32_t ne = 0;
+  if (be->has_int64 &&
+      vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
+    VkExtensionProperties *ep = calloc(ne, sizeof(*ep));
+    if (ep && vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, ep) == VK_SUCCESS) {
+      for (uint32_t i = 0; i < ne; i++)
+        if (strcmp(ep[i].extensionName, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) == 0) {
+          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &a64};
+          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+          if (a64.shaderBufferInt64Atomics) {
+            exts[next++] = VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME;
+            be->int64_atomics = 1;
+          }
+        }
+    }
+    free(ep);
+  }
+  a64.pNext = NULL;
+  a64.shaderSharedInt64Atomics = VK_FALSE;
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = fam,
@@ -229,7 +256,10 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                             .queueCreateInfoCount = 1,
                             .pQueueCreateInfos = &qci,
-                            .pEnabledFeatures = &want};
+                            .pEnabledFeatures = &want,
+                            .enabledExtensionCount = next,
+                            .ppEnabledExtensionNames = exts,
+                            .pNext = be->int64_atomics ? &a64 : NULL};
   VkResult r = vkCreateDevice(be->phys, &dci, NULL, &be->device);
   if (r != VK_SUCCESS) {
     be->device = VK_NULL_HANDLE;

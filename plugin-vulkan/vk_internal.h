@@ -44,7 +44,8 @@ struct vyre_backend {
   uint32_t device_index;
   uint8_t uuid[16];
   uint32_t has_int64;
-  uint32_t soft_mul; // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
+  uint32_t int64_atomics; // VK_KHR_shader_atomic_int64 enabled (exact trap ids)
+  uint32_t soft_mul;      // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
   uint32_t timestamp_bits;
   VkDevice device;
   VkQueue queue;

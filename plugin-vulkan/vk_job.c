@@ -167,6 +167,7 @@ static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
   j->map = j->stb->map;
   j->has_staging = 1;
   uint32_t trap_init[4] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
+  if (j->pipe->info.trap64) trap_init[1] = 0, trap_init[3] = 0xFFFFFFFFu;
   memcpy(j->map + j->trap_off, trap_init, 16);
   for (uint32_t i = 0; i < j->nb; i++)
     if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST && is_input(access_of(j->pipe, i)) &&
@@ -349,12 +350,13 @@ uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
   }
   uint32_t st = VYRE_STATUS_OK;
   if (j->pipe->info.uses_trap && j->map) {
-    uint32_t w[3];
-    memcpy(w, j->map + j->trap_off, 12);
+    uint32_t w[4];
+    memcpy(w, j->map + j->trap_off, 16);
     if (w[0]) {
       res.trapped = 1;
       res.trap_sites = w[0];
-      res.trap_invocation = ((uint64_t)w[1] << 32) | w[2];
+      res.trap_invocation =
+          j->pipe->info.trap64 ? ((uint64_t)w[3] << 32) | w[2] : ((uint64_t)w[1] << 32) | w[2];
       st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VK_NAME,
                          "the program trapped: sites 0x%08x, lowest invocation %llu. Fix: look "
                          "at the trap sites in the program; the outputs are unspecified.",

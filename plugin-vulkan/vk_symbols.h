@@ -65,6 +65,8 @@
   X(vkGetDeviceQueue)                                                                              \
   X(vkGetFenceStatus)                                                                              \
   X(vkGetPhysicalDeviceFeatures)                                                                   \
+  X(vkGetPhysicalDeviceFeatures2)                                                                  \
+  X(vkEnumerateDeviceExtensionProperties)                                                          \
   X(vkGetPhysicalDeviceMemoryProperties)                                                           \
   X(vkGetPhysicalDeviceProperties)                                                                 \
   X(vkGetPhysicalDeviceProperties2)                                                                \
@@ -132,6 +134,8 @@ VYRE_VK_INSTANCE_LIST(X)
 #define vkGetDeviceQueue                         vyre_vkGetDeviceQueue
 #define vkGetFenceStatus                         vyre_vkGetFenceStatus
 #define vkGetPhysicalDeviceFeatures              vyre_vkGetPhysicalDeviceFeatures
+#define vkGetPhysicalDeviceFeatures2             vyre_vkGetPhysicalDeviceFeatures2
+#define vkEnumerateDeviceExtensionProperties     vyre_vkEnumerateDeviceExtensionProperties
 #define vkGetPhysicalDeviceMemoryProperties      vyre_vkGetPhysicalDeviceMemoryProperties
 #define vkGetPhysicalDeviceProperties            vyre_vkGetPhysicalDeviceProperties
 #define vkGetPhysicalDeviceProperties2           vyre_vkGetPhysicalDeviceProperties2

@@ -26,7 +26,8 @@
 // Writes the module to a temporary file and runs spirv-val on it; returns
 // its exit status (0 = valid) and prints its output on failure.
 static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what) {
-  vyre_spv_options opt = {.has_int64 = int64};
+  // int64 == 2: 64-bit integers and 64-bit storage atomics.
+  vyre_spv_options opt = {.has_int64 = int64 != 0, .int64_atomics = int64 == 2};
   memcpy(opt.workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
   size_t n = 0;
@@ -170,6 +171,7 @@ static void test_spirv_control_flow_atomics_and_traps_validate(void **state) {
   items[n++] = tif;
   items[n++] = loop;
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, items), n);
+  assert_int_equal(spirv_val(p, 2, "control flow"), 0);
   assert_int_equal(spirv_val(p, 1, "control flow"), 0);
   assert_int_equal(spirv_val(p, 0, "control flow"), 0);
   free(t);
@@ -189,7 +191,9 @@ static void val_case(const char *path) {
     vyre_ir_program copy = *p;
     if (cs->has_workgroup_override) memcpy(copy.workgroup_size, cs->workgroup_override, 12);
     g_cases++;
-    if (spirv_val(&copy, 1, path) != 0 || spirv_val(&copy, 0, path) != 0) g_failed++;
+    if (spirv_val(&copy, 2, path) != 0 || spirv_val(&copy, 1, path) != 0 ||
+        spirv_val(&copy, 0, path) != 0)
+      g_failed++;
   }
   vyre_case_free(cs);
 }
