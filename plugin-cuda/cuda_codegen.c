@@ -177,6 +177,10 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, vyre_cuda_plan *out, vyre
     }
   }
   out->uses_trap = (p->flags & VYRE_IR_FLAG_HAS_TRAP) != 0;
+  // The runtime skips the trap record when this is 0: do not trust the flag
+  // alone (a program view may carry stale flags).
+  for (uint32_t i = 0; i < p->node_count && p->nodes && !out->uses_trap; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_TRAP) out->uses_trap = 1;
   return VYRE_STATUS_OK;
 }
 

@@ -54,7 +54,7 @@ uint32_t vyre_cuda_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
   if ((st = cu_job_take(be, &j, err))) goto out;
   int direct = a && a->timeout_ns == 0;
   if ((st = cu_job_prepare(be, j, a, direct, err)) ||
-      (st = cu_job_enqueue(be, j, j->stream, err))) {
+      (st = cu_job_enqueue(be, j, j->stream, !direct, err))) {
     abandon(be, j);
     goto out;
   }
@@ -107,7 +107,7 @@ uint32_t vyre_cuda_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a,
   cu_zombies_reap(be, 0);
   cu_job *j = NULL;
   if (!(st = cu_job_take(be, &j, err))) {
-    if ((st = cu_job_prepare(be, j, a, 0, err)) || (st = cu_job_enqueue(be, j, j->stream, err)))
+    if ((st = cu_job_prepare(be, j, a, 0, err)) || (st = cu_job_enqueue(be, j, j->stream, 1, err)))
       abandon(be, j);
   }
   cu_leave(be);
@@ -249,7 +249,7 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
       cu_job_give(be, j);
       continue;
     }
-    if ((st_out[i] = cu_job_enqueue(be, j, s, je))) {
+    if ((st_out[i] = cu_job_enqueue(be, j, s, 0, je))) {
       jobs[i] = j; // may have queued work: collected after the sync
       if (atomic_load(&be->lost)) break;
       continue;
@@ -264,18 +264,30 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
                                   (size_t)reads[i].size, s);
     down += reads[i].size;
   }
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventRecord(lead->ev_done, s);
+  // Unbounded: one cuStreamSynchronize. Bounded: one event on the shared
+  // stream, polled until the deadline.
+  int bounded = timeout_ns != 0 && timeout_ns != UINT64_MAX;
+  if (r == CUDA_SUCCESS && bounded) r = vyre_cu.cuEventRecord(lead->ev_done, s);
   if (r != CUDA_SUCCESS) {
     st = cu_fail(be, err, r, "retry", "enqueuing the reads");
   } else {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
-    st = wait_event(be, lead->ev_done, timeout_ns, err);
+    if (bounded) {
+      st = wait_event(be, lead->ev_done, timeout_ns, err);
+    } else if ((r = vyre_cu.cuStreamSynchronize(s)) != CUDA_SUCCESS) {
+      st = cu_fail(be, err, r, "retry", "cuStreamSynchronize after the batch");
+    } else {
+      vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
+    }
   }
   if (st == VYRE_STATUS_TIMEOUT) {
-    // Everything stays leased until the device is done.
+    // Everything stays leased until the device is done. The jobs recorded
+    // no event of their own: each gets one now, after all the work queued on
+    // the shared stream, so reaping waits for everything.
     pthread_mutex_lock(&be->lock);
     for (uint32_t i = 0; i < n; i++)
       if (jobs[i]) {
+        vyre_cu.cuEventRecord(jobs[i]->ev_done, s);
         jobs[i]->next = be->zombies;
         be->zombies = jobs[i];
         jobs[i] = NULL;

@@ -170,8 +170,12 @@ void cu_jobs_free(vyre_backend *be, int destroy_objects);
 // caller memory after the call that owns it returns (async, timeouts).
 uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a, int allow_direct,
                         vyre_error *err);
-// Enqueues uploads, launches and downloads on |stream|, then records ev_done.
-uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream stream, vyre_error *err);
+// Enqueues uploads, launches and downloads on |stream|; with |record_done|
+// then records ev_done (async and bounded waits; a caller that synchronizes
+// the stream itself passes 0). Programs without a trap (plan.uses_trap == 0)
+// neither reset nor read back the trap record.
+uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream stream, int record_done,
+                        vyre_error *err);
 // After the work completed: copies results to the caller and reads the trap record.
 uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, vyre_error *err);
 // Lowers the busy counts raised at enqueue.

@@ -161,11 +161,16 @@ static uint32_t check_bindings(vyre_backend *be, const cu_kernel *k, const vyre_
     if (b->bytes / 4 > UINT32_MAX)
       return bad_binding(err, i, "it has more than 2^32-1 elements", "split the buffer");
     if (b->kind == VYRE_BINDING_RESIDENT) {
-      char what[48];
-      snprintf(what, sizeof(what), "binding %u's resident buffer", i);
-      uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation,
-                                          CU_NAME, what, err);
-      if (st) return st;
+      const vyre_object_header *h = b->resident ? &b->resident->h : NULL;
+      if (!h || h->magic != VYRE_MAGIC_BUFFER || h->owner != be ||
+          h->generation != be->generation) {
+        // Slow path (formats the message) only when the check fails.
+        char what[48];
+        snprintf(what, sizeof(what), "binding %u's resident buffer", i);
+        uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation,
+                                            CU_NAME, what, err);
+        if (st) return st;
+      }
       if (b->bytes > b->resident->bytes)
         return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
                              "dispatch: binding %u binds %llu bytes of a %llu-byte resident "
@@ -278,11 +283,17 @@ uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a
   return VYRE_STATUS_OK;
 }
 
-uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, vyre_error *err) {
+uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done, vyre_error *err) {
   uint8_t *h = j->host;
-  uint64_t rec[2] = {UINT64_MAX, 0};
-  memcpy(h, rec, sizeof(rec));
-  uint64_t up = j->stage_end;
+  // A program without a trap never writes the record: it is neither reset
+  // nor read back, and the copies start after it (none at all when nothing
+  // is staged, e.g. resident-only dispatches).
+  const uint64_t lo = j->k->plan.uses_trap ? 0 : CU_ALIGN;
+  if (j->k->plan.uses_trap) {
+    uint64_t rec[2] = {UINT64_MAX, 0};
+    memcpy(h, rec, sizeof(rec));
+  }
+  uint64_t up = j->stage_end > lo ? j->stage_end - lo : 0;
   for (uint32_t i = 0; i < j->n; i++) {
     cu_io *io = &j->io[i];
     if (!io->staged || !io->bytes) continue;
@@ -291,10 +302,9 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, vyre_error *err
     else
       memcpy(h + io->off, io->host, (size_t)io->bytes);
   }
-  CUresult r = vyre_cu.cuMemcpyHtoDAsync(j->dev, h, (size_t)j->stage_end, s);
-  if (r != CUDA_SUCCESS)
-    return cu_fail(be, err, r, "retry", "cuMemcpyHtoDAsync(%llu bytes)",
-                   (unsigned long long)j->stage_end);
+  CUresult r = CUDA_SUCCESS;
+  if (up && (r = vyre_cu.cuMemcpyHtoDAsync(j->dev + lo, h + lo, (size_t)up, s)) != CUDA_SUCCESS)
+    return cu_fail(be, err, r, "retry", "cuMemcpyHtoDAsync(%llu bytes)", (unsigned long long)up);
   // Resident buffers are leased until cu_job_unmark (after the work completed).
   for (uint32_t i = 0; i < j->n; i++)
     if (j->io[i].res) atomic_fetch_add(&j->io[i].res->busy, 1);
@@ -335,8 +345,8 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, vyre_error *err
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, j->repeat);
   if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_end, s)) != CUDA_SUCCESS)
     return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
-  r = vyre_cu.cuMemcpyDtoHAsync(h, j->dev, (size_t)j->down_end, s);
-  uint64_t down = j->down_end;
+  uint64_t down = j->down_end > lo ? j->down_end - lo : 0;
+  if (down) r = vyre_cu.cuMemcpyDtoHAsync(h + lo, j->dev + lo, (size_t)down, s);
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
     cu_io *io = &j->io[i];
     if (io->res || io->staged || !io->bytes) continue;
@@ -344,7 +354,7 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, vyre_error *err
     r = vyre_cu.cuMemcpyDtoHAsync(io->host, io->dptr, (size_t)io->bytes, s);
     down += io->bytes;
   }
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventRecord(j->ev_done, s);
+  if (r == CUDA_SUCCESS && record_done) r = vyre_cu.cuEventRecord(j->ev_done, s);
   if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "downloading results");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
   return VYRE_STATUS_OK;
@@ -358,8 +368,8 @@ uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, v
     if (io->access == VYRE_IR_ACCESS_READ_WRITE || io->access == VYRE_IR_ACCESS_WRITE)
       memcpy(io->host, h + io->off, (size_t)io->bytes);
   }
-  uint64_t rec[2];
-  memcpy(rec, h, sizeof(rec));
+  uint64_t rec[2] = {UINT64_MAX, 0};
+  if (j->k->plan.uses_trap) memcpy(rec, h, sizeof(rec));
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   if (j->timing) {
     float ms = 0;

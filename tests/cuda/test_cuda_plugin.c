@@ -489,6 +489,169 @@ static void test_plugin_async_batch_and_resident_buffers(void **state) {
   free(t);
 }
 
+// Driver calls counted by the mock (NULL name: all of them); UINT64_MAX
+// on a real driver. reset: start counting from zero.
+static unsigned long long mock_calls(const char *name, int reset) {
+  const char *path = getenv("VYRE_CUDA_DRIVER_PATH");
+  void *h = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) return UINT64_MAX;
+  unsigned long long (*calls)(const char *) =
+      (unsigned long long (*)(const char *))dlsym(h, "mock_cuda_calls");
+  void (*zero)(void) = (void (*)(void))dlsym(h, "mock_cuda_calls_reset");
+  unsigned long long n = UINT64_MAX;
+  if (calls && zero) {
+    if (reset) zero();
+    n = calls(name);
+  }
+  dlclose(h);
+  return n;
+}
+
+// x[0] += 1 (one read_write buffer): the emulation adds 1 once per launch.
+static void emu_inc(void **params, const unsigned grid[3], const unsigned block[3]) {
+  (void)grid, (void)block;
+  uint32_t *x = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
+  if (n) x[0] += 1;
+}
+
+// Exactly which driver calls one dispatch makes (mock driver only): a
+// resident dispatch of a trap-free program is one launch and one stream
+// synchronization (plus the context push/pop), with no copy, no memset and
+// no event; a host round trip adds exactly one upload and one download; a
+// batch of resident jobs is one launch per job and one synchronization; a
+// program with a trap still resets and reads back its record.
+static void test_plugin_driver_calls_per_dispatch_are_pinned(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  if (mock_calls(NULL, 1) == UINT64_MAX) {
+    cu_ops()->destroy(be);
+    skip(); // a real driver: nothing to count
+  }
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t X = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t inc = store(t, X, lit(t, T_U, 0),
+                       bin(t, VYRE_IR_BIN_ADD, load(t, X, lit(t, T_U, 0)), lit(t, T_U, 1)));
+  uint32_t s0 = if_(t, bin(t, VYRE_IR_BIN_EQ, gid(t, 0), lit(t, T_U, 0)), LIST(t, inc), 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0));
+  assert_int_equal(p->flags & VYRE_IR_FLAG_HAS_TRAP, 0);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, p, &err);
+  assert_non_null(m);
+  mock_kernel(emu_inc);
+  vyre_buffer *rb = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 4, &rb, &err), VYRE_STATUS_OK);
+  uint32_t zero = 0;
+  vyre_buffer_range w = {.buffer = rb, .offset = 0, .size = 4, .src = &zero};
+  assert_int_equal(cu_ops()->buffer_write(be, &w, 1, &err), VYRE_STATUS_OK);
+  vyre_binding rbind = {
+      .buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = 4, .resident = rb};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &rbind,
+                           .grid = {1, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  // Warm-up: the job pool grows its stream, events and memory once.
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+
+  // Resident, trap-free: push, launch, synchronize, pop. Nothing else.
+  mock_calls(NULL, 1);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_int_equal(res.trapped, 0);
+  assert_int_equal(mock_calls("cuLaunchKernel", 0), 1);
+  assert_int_equal(mock_calls("cuStreamSynchronize", 0), 1);
+  assert_int_equal(mock_calls("cuMemcpyHtoDAsync", 0), 0);
+  assert_int_equal(mock_calls("cuMemcpyDtoHAsync", 0), 0);
+  assert_int_equal(mock_calls("cuMemsetD32Async", 0), 0);
+  assert_int_equal(mock_calls("cuEventRecord", 0), 0);
+  assert_int_equal(mock_calls(NULL, 0), 4);
+
+  // Host round trip, trap-free: one upload, one launch, one download, one sync.
+  uint32_t hx = 41;
+  vyre_binding hbind = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 4, .data = &hx};
+  da.bindings = &hbind;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK); // warm
+  assert_int_equal(hx, 42);
+  mock_calls(NULL, 1);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_int_equal(hx, 43);
+  assert_int_equal(mock_calls("cuMemcpyHtoDAsync", 0), 1);
+  assert_int_equal(mock_calls("cuLaunchKernel", 0), 1);
+  assert_int_equal(mock_calls("cuMemcpyDtoHAsync", 0), 1);
+  assert_int_equal(mock_calls("cuStreamSynchronize", 0), 1);
+  assert_int_equal(mock_calls("cuEventRecord", 0), 0);
+  assert_int_equal(mock_calls(NULL, 0), 6);
+
+  // Batch of 8 resident jobs: 8 launches, one synchronization, no event, no copy.
+  da.bindings = &rbind;
+  vyre_dispatch_args bda[8];
+  vyre_batch_job jobs[8];
+  for (int i = 0; i < 8; i++) {
+    bda[i] = da;
+    jobs[i] = (vyre_batch_job){.args = &bda[i]};
+  }
+  assert_int_equal(cu_ops()->dispatch_batch(be, jobs, 8, &err), VYRE_STATUS_OK); // warm
+  mock_calls(NULL, 1);
+  assert_int_equal(cu_ops()->dispatch_batch(be, jobs, 8, &err), VYRE_STATUS_OK);
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(jobs[i].status, VYRE_STATUS_OK);
+  assert_int_equal(mock_calls("cuLaunchKernel", 0), 8);
+  assert_int_equal(mock_calls("cuStreamSynchronize", 0), 1);
+  assert_int_equal(mock_calls("cuEventRecord", 0), 0);
+  assert_int_equal(mock_calls("cuEventSynchronize", 0), 0);
+  assert_int_equal(mock_calls("cuMemcpyHtoDAsync", 0), 0);
+  assert_int_equal(mock_calls("cuMemcpyDtoHAsync", 0), 0);
+  assert_int_equal(mock_calls(NULL, 0), 8 + 1 + 2);
+  uint32_t got = 0;
+  vyre_buffer_range rr = {.buffer = rb, .offset = 0, .size = 4, .dst = &got};
+  assert_int_equal(cu_ops()->buffer_read(be, &rr, 1, &err), VYRE_STATUS_OK);
+  assert_int_equal(got, 2 + 16); // two single dispatches, two batches of 8
+  cu_ops()->module_release(be, m);
+
+  // A program with a trap, resident: the record is reset (one upload) and
+  // read back (one download), and the trap is reported.
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t x;
+  uint32_t l0 = let(t, &x, gid(t, 0));
+  uint32_t t5 = trap(t, 5), t3 = trap(t, 3);
+  uint32_t l1 = if_(t, bin(t, VYRE_IR_BIN_GE, var(t, x), lit(t, T_U, 200)), LIST(t, t5), 0, 0);
+  uint32_t l2 = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 77)), LIST(t, t3), 0, 0);
+  uint32_t l3 = store(t, O, var(t, x), lit(t, T_U, 1));
+  p = tb_finish(t, LIST(t, l0, l1, l2, l3));
+  m = cu_compile(be, p, &err);
+  assert_non_null(m);
+  mock_kernel(emu_trap);
+  vyre_buffer *ob = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 1024, &ob, &err), VYRE_STATUS_OK);
+  vyre_binding obind = {
+      .buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = 1024, .resident = ob};
+  da = (vyre_dispatch_args){.struct_size = sizeof(da),
+                            .binding_count = 1,
+                            .module = m,
+                            .bindings = &obind,
+                            .grid = {4, 1, 1},
+                            .repeat = 1};
+  for (int round = 0; round < 2; round++) {
+    mock_calls(NULL, 1);
+    assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_TRAPPED);
+    assert_int_equal(res.trapped, 1);
+    assert_int_equal(res.trap_invocation, 77);
+    assert_int_equal(res.trap_sites, (1u << 3) | (1u << 5));
+    assert_int_equal(mock_calls("cuMemcpyHtoDAsync", 0), 1);
+    assert_int_equal(mock_calls("cuMemcpyDtoHAsync", 0), 1);
+    assert_int_equal(mock_calls("cuLaunchKernel", 0), 1);
+  }
+  assert_int_equal(cu_ops()->buffer_free(be, ob, &err), VYRE_STATUS_OK);
+  assert_int_equal(cu_ops()->buffer_free(be, rb, &err), VYRE_STATUS_OK);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
 // Child mode: one process that compiles and runs vadd with the disk cache
 // at |dir| and prints its metrics.
 static int cache_child(const char *dir) {
@@ -570,6 +733,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
+      cmocka_unit_test(test_plugin_driver_calls_per_dispatch_are_pinned),
       cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
       // Last: on real drivers a sticky fault cannot be cleared inside the process.
       cmocka_unit_test(test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles),
