@@ -3,10 +3,18 @@
 // cmd_conform.c — `vyre conform`: runs the conformance suite
 // (host/conform/vyre_conform.h) against one backend, chosen by name or by
 // plugin path. Defaults: the source tree's tests/conformance/cases and
-// tests/conformance/known. Exit 0 when nothing failed, 1 when a case failed
-// (XPASS included), 2 on usage or setup errors.
+// tests/conformance/known when that tree still exists, else the installed
+// copies, <exe dir>/VYRE_CONFORMANCE_RELDIR/{cases,known} (cmake/VyreInstall.cmake
+// installs them under <datadir>/vyre/conformance). Exit 0 when nothing
+// failed, 1 when a case failed (XPASS included), 2 on usage or setup errors.
 
+#define _DEFAULT_SOURCE // readlink, realpath
+
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "vyre_conform.h"
@@ -14,6 +22,42 @@
 #ifndef VYRE_SOURCE_DIR
 #define VYRE_SOURCE_DIR "."
 #endif
+// The installed conformance folder relative to the folder of the tool
+// (bindir to datadir/vyre/conformance), set by host/CMakeLists.txt.
+#ifndef VYRE_CONFORMANCE_RELDIR
+#define VYRE_CONFORMANCE_RELDIR "../share/vyre/conformance"
+#endif
+
+static int vyre_conform_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Picks the default folder |sub| ("cases" or "known"): the source tree's
+// tests/conformance/<sub> when it exists, else the installed one. Writes the
+// candidates tried into |src| and |inst| (|inst| empty when the tool cannot
+// find its own path). Returns the folder chosen, or NULL when neither exists.
+static const char *vyre_conform_default_dir(const char *sub, char *src, char *inst, size_t cap) {
+  snprintf(src, cap, "%s/tests/conformance/%s", VYRE_SOURCE_DIR, sub);
+  inst[0] = '\0';
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      char raw[PATH_MAX + 64];
+      snprintf(raw, sizeof raw, "%s/%s/%s", exe, VYRE_CONFORMANCE_RELDIR, sub);
+      char *clean = realpath(raw, NULL); // the folder as it reads in messages
+      snprintf(inst, cap, "%s", clean ? clean : raw);
+      free(clean);
+    }
+  }
+  if (vyre_conform_is_dir(src)) return src;
+  if (inst[0] && vyre_conform_is_dir(inst)) return inst;
+  return NULL;
+}
 
 static void vyre_conform_usage(FILE *f) {
   fprintf(f,
@@ -25,9 +69,11 @@ static void vyre_conform_usage(FILE *f) {
           "                       else automatic selection)\n"
           "  --plugin PATH        test the plugin .so at PATH\n"
           "  --device D           device index or UUID (default: VYRE_DEVICE, else the best)\n"
-          "  --cases DIR          case files (default: %s/tests/conformance/cases)\n"
-          "  --known DIR          known-failure lists <backend>.txt\n"
-          "                       (default: %s/tests/conformance/known)\n"
+          "  --cases DIR          case files (default: %s/tests/conformance/cases,\n"
+          "                       else the installed <prefix>/share/vyre/conformance/cases)\n"
+          "  --known DIR          known-failure lists <backend>.txt (default:\n"
+          "                       %s/tests/conformance/known,\n"
+          "                       else the installed <prefix>/share/vyre/conformance/known)\n"
           "  --filter GLOB        only cases whose name matches, e.g. 'integers/*'\n"
           "  --paths LIST         subset of oneshot,async,batch,resident (default: all)\n"
           "  --junit FILE         also write a JUnit XML report\n"
@@ -46,8 +92,6 @@ static void vyre_conform_usage(FILE *f) {
 int vyre_cmd_conform(int argc, char **argv) {
   vyre_conform_options o;
   memset(&o, 0, sizeof o);
-  o.cases_dir = VYRE_SOURCE_DIR "/tests/conformance/cases";
-  o.known_dir = VYRE_SOURCE_DIR "/tests/conformance/known";
   const char *plugin = NULL, *paths = NULL;
   for (int i = 1; i < argc; i++) {
     int m;
@@ -93,6 +137,23 @@ int vyre_cmd_conform(int argc, char **argv) {
     }
     o.backend = plugin;
   }
+  char cases_src[PATH_MAX + 64], cases_inst[PATH_MAX + 64];
+  char known_src[PATH_MAX + 64], known_inst[PATH_MAX + 64];
+  if (!o.cases_dir) {
+    o.cases_dir = vyre_conform_default_dir("cases", cases_src, cases_inst, sizeof cases_src);
+    if (!o.cases_dir) {
+      fprintf(stderr,
+              "vyre conform: no conformance cases found: tried %s (the source tree vyre was "
+              "built from)%s%s%s. Fix: pass --cases DIR (a folder of case files), or install "
+              "vyre (cmake --install) so that its cases sit in <prefix>/share/vyre/conformance.\n",
+              cases_src, cases_inst[0] ? " and " : "", cases_inst,
+              cases_inst[0] ? " (the installed cases)" : "");
+      return VYRE_EXIT_USAGE;
+    }
+  }
+  // Known lists likewise; none found means no list (nothing known to fail).
+  if (!o.known_dir)
+    o.known_dir = vyre_conform_default_dir("known", known_src, known_inst, sizeof known_src);
   vyre_error err = {.struct_size = sizeof err};
   if (paths && vyre_conform_paths_parse(paths, &o.paths, &err)) {
     fprintf(stderr, "vyre conform: %s\n", err.message);

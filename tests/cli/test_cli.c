@@ -28,10 +28,8 @@ typedef struct result {
   char *out; // stdout and stderr together
 } result;
 
-// Runs `<env> vyre <args>` through the shell and captures everything it prints.
-static result vyre_env(const char *env, const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", env, VYRE_CLI_PATH, args);
+// Runs |cmd| through the shell and captures what it prints on stdout.
+static result vyre_cmd(const char *cmd) {
   FILE *p = popen(cmd, "r");
   assert_non_null(p);
   size_t cap = 1 << 16, n = 0;
@@ -50,6 +48,13 @@ static result vyre_env(const char *env, const char *args) {
   int st = pclose(p);
   result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, buf};
   return r;
+}
+
+// Runs `<env> vyre <args>` through the shell and captures everything it prints.
+static result vyre_env(const char *env, const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", env, VYRE_CLI_PATH, args);
+  return vyre_cmd(cmd);
 }
 
 static result vyre(const char *args) {
@@ -321,6 +326,45 @@ static void test_cli_conform_runs_a_folder(void **state) {
   free(r.out);
 }
 
+#ifdef VYRE_CLI_NOSRC_PATH
+// `conform` without --cases from a tool whose source tree is gone (built with
+// VYRE_SOURCE_DIR=/nonexistent/vyre-source into nosrc/bin): without an
+// install beside it, the error names both folders tried; with
+// nosrc/share/vyre/conformance/{cases,known}, it runs those.
+static void test_cli_conform_falls_back_to_the_installed_cases(void **state) {
+  (void)state;
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s/share'", VYRE_CLI_NOSRC_ROOT);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "'%s' conform --backend cpu 2>&1", VYRE_CLI_NOSRC_PATH);
+  result r = vyre_cmd(cmd);
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "vyre conform: no conformance cases found: tried "
+                      "/nonexistent/vyre-source/tests/conformance/cases (the source tree vyre "
+                      "was built from) and " VYRE_CLI_NOSRC_ROOT
+                      "/bin/../share/vyre/conformance/cases (the installed cases). Fix: pass "
+                      "--cases DIR");
+  free(r.out);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/share/vyre/conformance/cases' '%s/share/vyre/conformance/known' && "
+           "cp '%s' '%s/share/vyre/conformance/cases/' && "
+           "echo 'unsupported runtime/batch_empty the installed list says so' "
+           "> '%s/share/vyre/conformance/known/cpu.txt'",
+           VYRE_CLI_NOSRC_ROOT, VYRE_CLI_NOSRC_ROOT, DATA "vadd.json", VYRE_CLI_NOSRC_ROOT,
+           VYRE_CLI_NOSRC_ROOT);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "'%s' conform --backend cpu 2>&1", VYRE_CLI_NOSRC_PATH);
+  r = vyre_cmd(cmd);
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, " 1 cases from " VYRE_CLI_NOSRC_ROOT "/share/vyre/conformance/cases, ");
+  assert_contains(&r, "known failures: " VYRE_CLI_NOSRC_ROOT
+                      "/share/vyre/conformance/known/cpu.txt (1 entries)");
+  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident)");
+  assert_contains(&r, "skip  runtime/batch_empty: unsupported: the installed list says so");
+  free(r.out);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_prints_help_and_version),
@@ -334,6 +378,9 @@ int main(void) {
       cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
       cmocka_unit_test(test_cli_conform_runs_a_folder),
+#ifdef VYRE_CLI_NOSRC_PATH
+      cmocka_unit_test(test_cli_conform_falls_back_to_the_installed_cases),
+#endif
   };
   return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
