@@ -6,7 +6,8 @@
 // raw bytes to DIR/<buffer>.bin, and compares with the case's `expect`
 // (outputs byte for byte, trap record, or error status): exit 1 on a
 // mismatch, naming the buffer, first differing index, expected and actual
-// values and how many elements differ. Execution goes through the
+// values and how many elements differ. With --metrics, the device's
+// telemetry (vyre_device_metrics) follows the run. Execution goes through the
 // conformance executor (host/conform/conform_exec.c).
 
 #define _POSIX_C_SOURCE 200809L
@@ -35,6 +36,8 @@ static void vyre_run_usage(FILE *f) {
              "  --out DIR          write every returned buffer's bytes to DIR/<buffer>.bin\n"
              "  --repeat N         run the kernel N times before reading back (default 1)\n"
              "  --time             print host wall time and device time\n"
+             "  --metrics          print the device's metrics after the run (name = value;\n"
+             "                     e.g. compiles, compile_cache_disk_hits)\n"
              "  --json             print a JSON result instead of text\n"
              "  --help             show this text\n\n"
              "exit codes: 0 ran and matched expect (if any), 1 dispatch failed, trapped\n"
@@ -44,7 +47,7 @@ static void vyre_run_usage(FILE *f) {
 typedef struct vyre_run_args {
   const char *file, *backend, *device, *grid, *out_dir;
   const char *inputs[VYRE_RUN_MAX_INPUTS];
-  int input_count, json, time;
+  int input_count, json, time, metrics;
   uint32_t repeat;
 } vyre_run_args;
 
@@ -62,6 +65,8 @@ static int vyre_run_parse(int argc, char **argv, vyre_run_args *a) {
       a->json = 1;
     } else if (vyre_cli_flag(argv[i], "--time")) {
       a->time = 1;
+    } else if (vyre_cli_flag(argv[i], "--metrics")) {
+      a->metrics = 1;
     } else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &a->backend, "run")) != 0 ||
                (m = vyre_cli_opt(argc, argv, &i, "--device", &a->device, "run")) != 0 ||
                (m = vyre_cli_opt(argc, argv, &i, "--grid", &a->grid, "run")) != 0 ||
@@ -255,9 +260,25 @@ static int vyre_run_write_out(const char *dir, const vyre_conform_outcome *o) {
   return 0;
 }
 
+#define VYRE_RUN_MAX_METRICS 256
+
+// The device's metrics after the run: *out_count of them in |m|, or a status
+// and |err| when the backend has none (UNSUPPORTED) or the query failed.
+static uint32_t vyre_run_metrics(vyre_device *dev, vyre_metric *m, uint32_t *out_count,
+                                 vyre_error *err) {
+  uint32_t count = 0;
+  uint32_t st = vyre_device_metrics(dev, m, VYRE_RUN_MAX_METRICS, &count, err);
+  *out_count = st ? 0 : (count < VYRE_RUN_MAX_METRICS ? count : VYRE_RUN_MAX_METRICS);
+  return st;
+}
+
 static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_device *dev,
                            const vyre_conform_outcome *o, int has_expect, int mismatch,
                            const char *msg) {
+  vyre_metric metrics[VYRE_RUN_MAX_METRICS];
+  uint32_t metric_count = 0, metric_st = VYRE_STATUS_OK;
+  vyre_error metric_err = {.struct_size = sizeof metric_err};
+  if (a->metrics) metric_st = vyre_run_metrics(dev, metrics, &metric_count, &metric_err);
   vyre_caps caps = {.struct_size = sizeof caps};
   if (vyre_device_caps(dev, &caps, NULL) != VYRE_STATUS_OK)
     snprintf(caps.device_name, sizeof caps.device_name, "?");
@@ -294,6 +315,16 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
     json_object_set_new(r, "wall_ns", json_integer((json_int_t)o->wall_ns));
     json_object_set_new(r, "device_time_ns", json_integer((json_int_t)o->result.device_time_ns));
     json_object_set_new(r, "repeat", json_integer(a->repeat));
+    if (a->metrics && metric_st) {
+      json_object_set_new(r, "metrics", json_null());
+      json_object_set_new(r, "metrics_error", json_string(metric_err.message));
+    } else if (a->metrics) {
+      json_t *m = json_object();
+      for (uint32_t i = 0; i < metric_count; i++)
+        if (metrics[i].name)
+          json_object_set_new(m, metrics[i].name, json_integer((json_int_t)metrics[i].value));
+      json_object_set_new(r, "metrics", m);
+    }
     char *text = json_dumps(r, JSON_INDENT(2));
     if (text) printf("%s\n", text);
     free(text);
@@ -325,6 +356,14 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
     printf("expect: ok\n");
   else if (has_expect)
     printf("MISMATCH: %s\n", msg);
+  if (a->metrics && metric_st) {
+    printf("metrics: none: %s: %s\n", vyre_status_name(metric_st), metric_err.message);
+  } else if (a->metrics) {
+    printf("metrics (%s):\n", vyre_device_backend_name(dev));
+    for (uint32_t i = 0; i < metric_count; i++)
+      if (metrics[i].name)
+        printf("  %s = %llu\n", metrics[i].name, (unsigned long long)metrics[i].value);
+  }
 }
 
 int vyre_cmd_run(int argc, char **argv) {

@@ -2,10 +2,11 @@
 //
 // test_cli.c — the `vyre` command-line tool, run as a process: help and
 // version, unknown commands and options (exit 2), `validate` ok / FAIL /
-// --json, `run` of a case with a matching expect, a wrong expect (exit 1
-// with a readable mismatch), a bare program with --input, --out files,
-// `list` showing the CPU reference available and the GPU plugins with their
-// status, and `conform` on a small folder.
+// --json, `run` of a case with a matching expect (and with --metrics), a
+// wrong expect (exit 1 with a readable mismatch), a bare program with
+// --input, --out files, `list` showing the CPU reference available and the
+// GPU plugins with their status, and `conform` on a small folder (and on the
+// installed cases when the source tree is gone).
 
 #define _GNU_SOURCE
 
@@ -144,6 +145,28 @@ static void test_cli_run_prints_outputs_and_checks_expect(void **state) {
   assert_int_equal(r.code, 0);
   assert_contains(&r, "x (f32): 1.5 (0x3fc00000), nan (0x7fc00000), -0 (0x80000000) (3 elements)");
   assert_contains(&r, "s (i32): -5, 7 (2 elements)");
+  free(r.out);
+}
+
+static void test_cli_run_metrics_prints_the_device_metrics(void **state) {
+  (void)state;
+  // The disk cache is off, so the counts do not depend on earlier runs.
+  result r = vyre_env("VYRE_CACHE_DISABLE=1 ", "run --backend cpu --metrics " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "expect: ok\nmetrics (cpu):\n  compile_cache_memory_hits = 0\n");
+  assert_contains(&r, "\n  compile_cache_disk_hits = 0\n");
+  assert_contains(&r, "\n  compiles = 1\n  launches = 1\n");
+  free(r.out);
+  r = vyre_env("VYRE_CACHE_DISABLE=1 ", "run --backend cpu --metrics --json " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "\"metrics\": {\n");
+  assert_contains(&r, "\"compile_cache_disk_hits\": 0,");
+  assert_contains(&r, "\"compiles\": 1,");
+  assert_contains(&r, "\"launches\": 1,");
+  free(r.out);
+  // Without the option, no metrics.
+  r = vyre("run --backend cpu --json " DATA "vadd.json");
+  assert_null(strstr(r.out, "\"metrics\""));
   free(r.out);
 }
 
@@ -372,6 +395,7 @@ int main(void) {
       cmocka_unit_test(test_cli_validate_reports_ok_and_fail_lines),
       cmocka_unit_test(test_cli_validate_json_lists_every_file),
       cmocka_unit_test(test_cli_run_prints_outputs_and_checks_expect),
+      cmocka_unit_test(test_cli_run_metrics_prints_the_device_metrics),
       cmocka_unit_test(test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch),
       cmocka_unit_test(test_cli_run_grid_override_and_bad_device),
       cmocka_unit_test(test_cli_run_judges_expected_errors_and_traps),
