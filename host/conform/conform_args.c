@@ -66,8 +66,14 @@ static int vyre__returned(uint32_t access) {
   return access == VYRE_IR_ACCESS_READ_WRITE || access == VYRE_IR_ACCESS_WRITE;
 }
 
+uint64_t vyre__max_buffer_bytes(vyre_device *dev) {
+  vyre_caps caps = {.struct_size = sizeof caps};
+  if (!dev || vyre_device_caps(dev, &caps, NULL) != VYRE_STATUS_OK) return 0;
+  return caps.max_storage_buffer_bytes;
+}
+
 uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program *program,
-                          vyre_device *dev, vyre_error *err) {
+                          vyre_device *dev, uint64_t max_bytes, vyre_error *err) {
   memset(a, 0, sizeof *a);
   a->c = c;
   // Names are taken from the case's view so they outlive |program|.
@@ -92,6 +98,16 @@ uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program 
       size = (uint64_t)b->count * 4u;
     else if (in)
       size = in->size;
+    if (max_bytes && size > max_bytes) {
+      vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                     "buffer '%s' needs %llu bytes, more than the device's storage buffer limit "
+                     "of %llu bytes. Fix: declare a smaller count or split the work over several "
+                     "dispatches.",
+                     vyre_ir_string(a->view, b->name), (unsigned long long)size,
+                     (unsigned long long)max_bytes);
+      vyre__args_free(a);
+      return VYRE_STATUS_INVALID_ARGUMENT;
+    }
     vyre_arg *arg = &a->args[i];
     vyre__staged *s = &a->stage[i];
     s->size = size;

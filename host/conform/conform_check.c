@@ -207,7 +207,7 @@ void vyre__case_batch(vyre__run *run, vyre__case_state *cs, uint32_t count) {
     if (!cs[i].prepared) continue;
     which[k] = i;
     vyre_error err = {.struct_size = sizeof err};
-    if (vyre__args_build(&args[k], cs[i].c, cs[i].prep.program, NULL, &err)) {
+    if (vyre__args_build(&args[k], cs[i].c, cs[i].prep.program, NULL, 0, &err)) {
       vyre__result_fail(cs[i].r, "batch: %s", err.message);
       cs[i].r->path_state[idx] = VYRE__PATH_FAIL;
       continue;

@@ -50,7 +50,8 @@ uint32_t vyre__execute_prepared(vyre_device *dev, const vyre_case *c, const vyre
   o->result.struct_size = sizeof o->result;
   vyre__args a;
   int resident = opt->path == VYRE_CONFORM_PATH_RESIDENT;
-  o->status = vyre__args_build(&a, c, p->program, resident ? dev : NULL, &o->error);
+  o->status = vyre__args_build(&a, c, p->program, resident ? dev : NULL,
+                               vyre__max_buffer_bytes(dev), &o->error);
   if (o->status) return o->status;
   vyre_dispatch_options dopt;
   vyre__options_for(c, opt->repeat, opt->timing, &dopt);

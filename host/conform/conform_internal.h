@@ -56,9 +56,13 @@ typedef struct vyre__args {
 // Builds host args: inputs point at the case's bytes, outputs at guarded
 // blocks (payload filled with 0xCD so a backend that skips zero-filling is
 // caught). With |dev| non-NULL every buffer is made resident instead and
-// the inputs are uploaded. Returns OK or the failing status in |err|.
+// the inputs are uploaded. A buffer over |max_bytes| (the device's storage
+// buffer limit; 0: none) is refused before anything is allocated, so a
+// hostile count never costs host memory. Returns OK or the failing status.
 uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program *program,
-                          vyre_device *dev, vyre_error *err);
+                          vyre_device *dev, uint64_t max_bytes, vyre_error *err);
+// The storage buffer limit of |dev| (0 when unknown).
+uint64_t vyre__max_buffer_bytes(vyre_device *dev);
 // Copies the returned buffers into |o| and checks the guards (host args) or
 // reads them back (resident). Returns o->status.
 uint32_t vyre__args_collect(vyre__args *a, vyre_device *dev, vyre_conform_outcome *o);
