@@ -50,6 +50,7 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                               .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)type};
+  be->n_alloc_memory++;
   r = vkAllocateMemory(be->device, &mai, NULL, out_mem);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(be->device, *out_buf, *out_mem, 0);
   if (r != VK_SUCCESS) {
@@ -70,17 +71,17 @@ void vyre_vk_buffer_drop(vyre_backend *be, VkBuffer buf, VkDeviceMemory mem) {
 }
 
 uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *err) {
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence;
-  VkResult r = vkCreateFence(be->device, &fci, NULL, &fence);
-  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkCreateFence", "free memory");
+  uint32_t st = vyre_vk_fence_get(be, &fence, err); // pooled: no vkCreateFence when warm
+  if (st) return st;
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
   pthread_mutex_lock(&be->lock);
-  r = vkQueueSubmit(be->queue, 1, &si, fence);
+  be->n_submit++;
+  VkResult r = vkQueueSubmit(be->queue, 1, &si, fence);
   pthread_mutex_unlock(&be->lock);
   if (r == VK_SUCCESS) r = vkWaitForFences(be->device, 1, &fence, VK_TRUE, UINT64_MAX);
-  vkDestroyFence(be->device, fence, NULL);
+  vyre_vk_fence_put(be, fence);
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
   if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkQueueSubmit/vkWaitForFences", "retry");
   return VYRE_STATUS_OK;
@@ -94,6 +95,7 @@ static VkCommandBuffer begin_cb(vyre_backend *be, vyre_error *err, uint32_t *st)
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
   VkCommandBuffer cb = VK_NULL_HANDLE;
+  be->n_cb_alloc++;
   VkResult r = vkAllocateCommandBuffers(be->device, &ai, &cb);
   if (r != VK_SUCCESS) {
     *st = vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");

@@ -2,8 +2,8 @@
 //
 // vk_dispatch.c — the dispatch slots: one-shot, async (a fence per pending),
 // batch (every job in one vkQueueSubmit with one fence and one wait, a status
-// per job), and the zombie list that keeps timed-out or released work's
-// resources alive until the device is done with them. Sequences are in
+// per job, every job recorded into one command buffer), and the zombie list that keeps timed-out or
+// released work's resources alive until the device is done with them. Sequences are in
 // vk_sequence.c. Called from the ops table in vk_plugin.c.
 
 #include <stdio.h>
@@ -207,15 +207,13 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
                          "dispatch_batch: %u jobs but the array is NULL. Fix: pass the jobs.", n);
   vyre_vk_zombies_reap(be, 0);
   vk_job **js = calloc(n, sizeof(*js));
-  VkCommandBuffer *cbs = calloc(n, sizeof(*cbs));
-  if (!js || !cbs) {
-    free(js);
-    free(cbs);
+  if (!js)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
                          "dispatch_batch: out of host memory for %u jobs. Fix: use smaller "
                          "batches.",
                          n);
-  }
+  // Every job's resources first (pooled), then all of them recorded into one
+  // command buffer: one allocation, one submit, one fence for the batch.
   uint32_t ncb = 0;
   uint64_t timeout = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -223,20 +221,30 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     vyre_error *e = jobs[i].error ? jobs[i].error : &local;
     jobs[i].status = vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
     if (jobs[i].status) continue;
-    pthread_mutex_lock(&be->lock);
-    jobs[i].status = vk_cb_begin(be, &js[i]->cb, e);
-    if (!jobs[i].status) {
-      vk_job_record(js[i], js[i]->cb, jobs[i].args);
-      vkEndCommandBuffer(js[i]->cb);
-    }
-    pthread_mutex_unlock(&be->lock);
-    if (jobs[i].status) continue;
-    cbs[ncb++] = js[i]->cb;
+    ncb++;
     if (jobs[i].args->timeout_ns && (!timeout || jobs[i].args->timeout_ns < timeout))
       timeout = jobs[i].args->timeout_ns;
   }
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (ncb) {
+    pthread_mutex_lock(&be->lock);
+    st = vk_cb_begin(be, &cb, err);
+    if (!st) {
+      for (uint32_t i = 0; i < n; i++)
+        if (js[i] && !jobs[i].status) vk_job_record(js[i], cb, jobs[i].args);
+      VkResult r = vkEndCommandBuffer(cb);
+      if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
+    }
+    pthread_mutex_unlock(&be->lock);
+    // The first prepared job owns the command buffer (freed with it).
+    for (uint32_t i = 0; i < n && cb; i++)
+      if (js[i]) {
+        js[i]->cb = cb;
+        break;
+      }
+  }
   VkFence fence = VK_NULL_HANDLE;
-  st = ncb ? vk_submit(be, cbs, ncb, &fence, err) : VYRE_STATUS_OK;
+  if (!st && ncb) st = vk_submit(be, &cb, 1, &fence, err);
   if (!st && ncb) st = vk_fence_wait(be, fence, deadline(timeout), err);
   if (st == VYRE_STATUS_TIMEOUT) {
     // Every job's resources stay leased until the device is done: they go
@@ -249,7 +257,7 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
         if (jobs[i].error) copy_error(jobs[i].error, err);
       }
       if (!head) {
-        head = js[i];
+        head = js[i]; // the first prepared job: it owns the command buffer
         head->fence = fence;
       } else {
         js[i]->group = head->group;
@@ -258,7 +266,6 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     }
     zombie_add(be, head);
     free(js);
-    free(cbs);
     return st;
   }
   for (uint32_t i = 0; i < n; i++) {
@@ -277,7 +284,6 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   }
   vyre_vk_fence_put(be, fence);
   free(js);
-  free(cbs);
   return st == VYRE_STATUS_DEVICE_LOST ? st : VYRE_STATUS_OK;
 }
 

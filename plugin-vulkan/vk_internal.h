@@ -25,6 +25,10 @@
 
 typedef struct vk_pipe vk_pipe;
 
+#define VYRE_VK_MAX_FREE 512u
+// Bytes of free device/host blocks kept for reuse (beyond it they are freed).
+#define VYRE_VK_FREE_BLOCK_BYTES (256ull << 20)
+
 // A buffer with its own memory, recycled across dispatches (vk_pool.c).
 typedef struct vk_block {
   struct vk_block *next;
@@ -63,13 +67,23 @@ struct vyre_backend {
   vyre_buffer *buffers;          // live resident buffers
   vyre_module *modules;          // live module handles (freed at destroy if never released)
   struct vyre_pending *pendings; // live pendings (likewise)
-  // Free lists (vk_pool.c), guarded by |lock|.
-  VkFence free_fences[16];
+  // Free lists (vk_pool.c), guarded by |lock|. Sized for a batch of a few
+  // hundred jobs: a batch returns every job's objects at once, and a list
+  // that keeps fewer makes the next batch create them again.
+  VkFence free_fences[VYRE_VK_MAX_FREE];
   uint32_t free_fence_count;
-  VkDescriptorPool free_dpools[16];
+  VkDescriptorPool free_dpools[VYRE_VK_MAX_FREE];
   uint32_t free_dpool_count;
   vk_block *free_blocks;
   uint32_t free_block_count;
+  uint64_t free_block_bytes;
+  // Costly object creations, counted for the metrics (vk_* names) so tests
+  // can pin that warm dispatches create nothing.
+  _Atomic uint64_t n_alloc_memory; // vkAllocateMemory
+  _Atomic uint64_t n_dpool_create; // vkCreateDescriptorPool
+  _Atomic uint64_t n_fence_create; // vkCreateFence
+  _Atomic uint64_t n_submit;       // vkQueueSubmit
+  _Atomic uint64_t n_cb_alloc;     // vkAllocateCommandBuffers
 };
 
 // A compiled program: shader, layouts and pipeline. Shared by every module

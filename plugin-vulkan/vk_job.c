@@ -32,6 +32,7 @@ uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
                                     .commandPool = be->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
+  be->n_cb_alloc++;
   VkResult r = vkAllocateCommandBuffers(be->device, &ai, out);
   if (r == VK_SUCCESS) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -53,6 +54,7 @@ uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkF
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = n, .pCommandBuffers = cbs};
   pthread_mutex_lock(&be->lock);
+  be->n_submit++;
   VkResult r = vkQueueSubmit(be->queue, 1, &si, *out_fence);
   pthread_mutex_unlock(&be->lock);
   if (r != VK_SUCCESS) {
@@ -153,6 +155,11 @@ static uint32_t make_device_buffers(vk_job *j, vyre_error *err) {
 
 static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
   uint64_t total = 0;
+  int any_host = 0;
+  for (uint32_t i = 0; i < j->nb; i++)
+    any_host |= j->bind[i].kind == VYRE_BINDING_HOST;
+  // Resident-only and trap-free: nothing to stage, no block at all.
+  if (!any_host && !j->pipe->info.uses_trap) return VYRE_STATUS_OK;
   for (uint32_t i = 0; i < j->nb; i++) {
     j->st_off[i] = total;
     if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST)

@@ -57,7 +57,12 @@ static uint32_t vk_recover(vyre_backend *be, vyre_error *err) {
   return VYRE_STATUS_OK;
 }
 
-static const char *const kExtraMetrics[] = {"validation_errors"};
+// After the kit's metrics: validation errors, then how many costly Vulkan
+// objects the backend created (warm dispatches create none; tests pin it).
+static const char *const kExtraMetrics[] = {"validation_errors",   "vk_memory_allocations",
+                                            "vk_descriptor_pools", "vk_fences_created",
+                                            "vk_queue_submits",    "vk_command_buffers"};
+#define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                            uint32_t *out_count) {
@@ -65,11 +70,14 @@ static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
   if (st) return st;
-  if (n < capacity && out) {
-    out[n].name = kExtraMetrics[0];
-    out[n].value = be->validation_errors;
-  }
-  if (out_count) *out_count = n + 1;
+  uint64_t v[N_EXTRA] = {be->validation_errors, be->n_alloc_memory, be->n_dpool_create,
+                         be->n_fence_create,    be->n_submit,       be->n_cb_alloc};
+  for (uint32_t i = 0; i < N_EXTRA; i++)
+    if (out && n + i < capacity) {
+      out[n + i].name = kExtraMetrics[i];
+      out[n + i].value = v[i];
+    }
+  if (out_count) *out_count = n + (uint32_t)N_EXTRA;
   return VYRE_STATUS_OK;
 }
 

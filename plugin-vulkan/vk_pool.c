@@ -11,7 +11,7 @@
 
 #include "vk_internal.h"
 
-#define MAX_FREE 16u
+#define MAX_FREE VYRE_VK_MAX_FREE
 
 uint32_t vyre_vk_fence_get(vyre_backend *be, VkFence *out, vyre_error *err) {
   pthread_mutex_lock(&be->lock);
@@ -20,6 +20,7 @@ uint32_t vyre_vk_fence_get(vyre_backend *be, VkFence *out, vyre_error *err) {
   pthread_mutex_unlock(&be->lock);
   if (n) return VYRE_STATUS_OK;
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  be->n_fence_create++;
   VkResult r = vkCreateFence(be->device, &fci, NULL, out);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
@@ -56,6 +57,7 @@ uint32_t vyre_vk_dpool_get(vyre_backend *be, VkDescriptorPool *out, vyre_error *
                                     .maxSets = 1,
                                     .poolSizeCount = 1,
                                     .pPoolSizes = &ps};
+  be->n_dpool_create++;
   VkResult r = vkCreateDescriptorPool(be->device, &pci, NULL, out);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
@@ -88,6 +90,7 @@ uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block 
     if (b->host == host && b->size >= bytes && b->size / 4 <= bytes + 4096) {
       *pp = b->next;
       be->free_block_count--;
+      be->free_block_bytes -= b->size;
       *out = b;
       break;
     }
@@ -134,10 +137,12 @@ static void block_destroy(vyre_backend *be, vk_block *b) {
 void vyre_vk_block_put(vyre_backend *be, vk_block *b) {
   if (!b) return;
   pthread_mutex_lock(&be->lock);
-  if (be->free_block_count < MAX_FREE && b->size <= (64ull << 20)) {
+  if (be->free_block_count < MAX_FREE && b->size <= (64ull << 20) &&
+      be->free_block_bytes + b->size <= VYRE_VK_FREE_BLOCK_BYTES) {
     b->next = be->free_blocks;
     be->free_blocks = b;
     be->free_block_count++;
+    be->free_block_bytes += b->size;
     b = NULL;
   }
   pthread_mutex_unlock(&be->lock);
@@ -155,4 +160,5 @@ void vyre_vk_pools_free(vyre_backend *be) {
     block_destroy(be, b);
   }
   be->free_block_count = 0;
+  be->free_block_bytes = 0;
 }

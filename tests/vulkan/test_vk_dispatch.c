@@ -249,6 +249,114 @@ static const vyre_ir_program *inc_program(tb *t) {
   return tb_finish(t, LIST(t, s0, s1));
 }
 
+static uint64_t vk_metric(const char *name) {
+  vyre_metric mt[32];
+  uint32_t nm = 0;
+  assert_int_equal(vk_ops()->metrics(g_be, mt, 32, &nm), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < nm && k < 32; k++)
+    if (strcmp(mt[k].name, name) == 0) return mt[k].value;
+  fail_msg("no metric %s", name);
+  return 0;
+}
+
+enum { N_COST = 5 };
+static const char *const kCostly[N_COST] = {"vk_memory_allocations", "vk_descriptor_pools",
+                                            "vk_fences_created", "vk_queue_submits",
+                                            "vk_command_buffers"};
+static void costly(uint64_t out[N_COST]) {
+  for (int k = 0; k < N_COST; k++)
+    out[k] = vk_metric(kCostly[k]);
+}
+
+// Pins, without timing, what a warm batch costs: 64 jobs (resident or host
+// memory) are one command buffer, one submit and one fence, and create no
+// device memory, descriptor pool or fence; a warm resident dispatch creates
+// nothing either (one command buffer, one submit).
+static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **state) {
+  NEED_DEVICE();
+  const vyre_backend_ops *ops = vk_ops();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = inc_program(t);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = vk_compile(g_be, p, &err);
+  assert_non_null(m);
+  enum { N = 64 };
+  vyre_buffer *rb[N];
+  vyre_binding bind[N];
+  vyre_dispatch_args args[N];
+  vyre_batch_job jobs[N];
+  uint32_t host[N][8];
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(ops->buffer_alloc(g_be, 4, &rb[i], &err), VYRE_STATUS_OK);
+    bind[i] = (vyre_binding){
+        .buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = 4, .resident = rb[i]};
+    args[i] = (vyre_dispatch_args){.struct_size = sizeof(args[i]),
+                                   .binding_count = 1,
+                                   .module = m,
+                                   .bindings = &bind[i],
+                                   .grid = {1, 1, 1},
+                                   .repeat = 1};
+  }
+  uint64_t before[N_COST], after[N_COST];
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < N; i++)
+      jobs[i] = (vyre_batch_job){.args = &args[i]};
+    costly(before);
+    assert_int_equal(ops->dispatch_batch(g_be, jobs, N, &err), VYRE_STATUS_OK);
+    costly(after);
+    for (int i = 0; i < N; i++)
+      assert_int_equal(jobs[i].status, VYRE_STATUS_OK);
+    if (round == 0) continue;                  // warm-up
+    assert_int_equal(after[0] - before[0], 0); // no vkAllocateMemory
+    assert_int_equal(after[1] - before[1], 0); // no vkCreateDescriptorPool
+    assert_int_equal(after[2] - before[2], 0); // no vkCreateFence
+    assert_int_equal(after[3] - before[3], 1); // one vkQueueSubmit
+    assert_int_equal(after[4] - before[4], 1); // one command buffer
+  }
+  // a warm single resident dispatch: one submit, one command buffer, nothing else
+  costly(before);
+  assert_int_equal(ops->dispatch(g_be, &args[0], NULL, &err), VYRE_STATUS_OK);
+  costly(after);
+  assert_int_equal(after[0] - before[0], 0);
+  assert_int_equal(after[1] - before[1], 0);
+  assert_int_equal(after[2] - before[2], 0);
+  assert_int_equal(after[3] - before[3], 1);
+  assert_int_equal(after[4] - before[4], 1);
+  for (int i = 0; i < N; i++) {
+    uint32_t v = 0;
+    vyre_buffer_range rd = {.buffer = rb[i], .offset = 0, .size = 4, .dst = &v};
+    assert_int_equal(ops->buffer_read(g_be, &rd, 1, &err), VYRE_STATUS_OK);
+    assert_int_equal(v, i == 0 ? 4u : 3u);
+  }
+  // host-memory jobs: staging and device blocks come from the pool when warm
+  for (int i = 0; i < N; i++) {
+    for (int k = 0; k < 8; k++)
+      host[i][k] = (uint32_t)(i * 10 + k);
+    bind[i] = (vyre_binding){
+        .buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = sizeof(host[i]), .data = host[i]};
+  }
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < N; i++)
+      jobs[i] = (vyre_batch_job){.args = &args[i]};
+    costly(before);
+    assert_int_equal(ops->dispatch_batch(g_be, jobs, N, &err), VYRE_STATUS_OK);
+    costly(after);
+    for (int i = 0; i < N; i++)
+      assert_int_equal(jobs[i].status, VYRE_STATUS_OK);
+    if (round == 0) continue;
+    assert_int_equal(after[0] - before[0], 0);
+    assert_int_equal(after[1] - before[1], 0);
+    assert_int_equal(after[3] - before[3], 1);
+  }
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 8; k++)
+      assert_int_equal(host[i][k], (uint32_t)(i * 10 + k) + 2u);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(ops->buffer_free(g_be, rb[i], &err), VYRE_STATUS_OK);
+  ops->module_release(g_be, m);
+  free(t);
+}
+
 static void test_runtime_resident_async_batch_and_sequence(void **state) {
   NEED_DEVICE();
   const vyre_backend_ops *ops = vk_ops();
@@ -492,6 +600,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_trap_reports_lowest_invocation_and_sites),
       cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
+      cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_once),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
       cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
