@@ -19,6 +19,8 @@ typedef struct cuda_cg {
   uint32_t bad; // first malformed node + 1 (0: none)
   const char *why;
   uint32_t depth;
+  uint32_t coarsen; // plan.coarsen: builtins use vwx / vgx, return jumps to vnext
+  int returned;     // a `goto vnext` was emitted
 } cuda_cg;
 
 void cuda_cg_put(cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

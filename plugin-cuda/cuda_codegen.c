@@ -179,8 +179,15 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, vyre_cuda_plan *out, vyre
   out->uses_trap = (p->flags & VYRE_IR_FLAG_HAS_TRAP) != 0;
   // The runtime skips the trap record when this is 0: do not trust the flag
   // alone (a program view may carry stale flags).
-  for (uint32_t i = 0; i < p->node_count && p->nodes && !out->uses_trap; i++)
+  int barrier = (p->flags & VYRE_IR_FLAG_HAS_BARRIER) != 0;
+  for (uint32_t i = 0; i < p->node_count && p->nodes; i++) {
     if (p->nodes[i].kind == VYRE_IR_K_TRAP) out->uses_trap = 1;
+    if (p->nodes[i].kind == VYRE_IR_K_BARRIER) barrier = 1;
+  }
+  int wg_mem = (p->flags & VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY) != 0 || p->workgroup_bytes != 0;
+  for (uint32_t b = 0; b < p->buffer_count && p->buffers; b++)
+    if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP) wg_mem = 1;
+  out->coarsen = barrier || wg_mem || out->uses_trap ? 1u : VYRE_CUDA_COARSEN;
   return VYRE_STATUS_OK;
 }
 
@@ -308,7 +315,13 @@ static void emit_stmt(cuda_cg *g, uint32_t n, int ind) {
     cuda_cg_put(g, "%*s}\n", ind, "");
     break;
   case VYRE_IR_K_RETURN:
-    cuda_cg_put(g, "%*sreturn;\n", ind, "");
+    if (g->coarsen > 1) {
+      // Ends this virtual invocation only: on to the next one.
+      cuda_cg_put(g, "%*sgoto vnext;\n", ind, "");
+      g->returned = 1;
+    } else {
+      cuda_cg_put(g, "%*sreturn;\n", ind, "");
+    }
     break;
   case VYRE_IR_K_ATOMIC:
     emit_atomic(g, n, s, ind);
@@ -343,7 +356,7 @@ static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
   }
   for (uint32_t s = 0; s < plan->slot_count; s++)
     cuda_cg_put(g, "u32 n%u, ", s);
-  cuda_cg_put(g, "u64 *vt) {\n  (void)vt;\n");
+  cuda_cg_put(g, "u64 *vt%s) {\n  (void)vt;\n", plan->coarsen > 1 ? ", u32 vgx" : "");
   // Workgroup memory: zero at workgroup start, then one barrier.
   int has_wg = 0;
   for (uint32_t b = 0; b < p->buffer_count; b++) {
@@ -368,7 +381,23 @@ static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
     cuda_cg_bad(g, 0, "body range out of range");
     return;
   }
-  emit_list(g, p->body, p->body_count, 2);
+  if (plan->coarsen > 1) {
+    // Several virtual workgroups per block (no barrier, no workgroup memory,
+    // no trap): each virtual invocation runs the body once, in its own
+    // scope; IR `return` jumps to the next one.
+    cuda_cg_put(g,
+                "  #pragma unroll\n"
+                "  for (u32 vk = 0u; vk < %uu; vk++) {\n"
+                "    const u64 vw64 = (u64)blockIdx.x + (u64)vk * (u64)gridDim.x;\n"
+                "    if (vw64 >= (u64)vgx) break;\n"
+                "    const u32 vwx = (u32)vw64;\n"
+                "    {\n",
+                plan->coarsen);
+    emit_list(g, p->body, p->body_count, 6);
+    cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
+  } else {
+    emit_list(g, p->body, p->body_count, 2);
+  }
   cuda_cg_put(g, "}\n");
 }
 
@@ -392,6 +421,7 @@ uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char
   cuda_cg *g = calloc(1, sizeof(*g));
   if (!g) goto oom;
   g->p = p;
+  g->coarsen = plan.coarsen;
   memcpy(g->wg, wg, sizeof(g->wg));
   for (uint32_t b = 0; b < 256; b++)
     g->slot_of_buffer[b] = VYRE_IR_NONE;

@@ -21,7 +21,7 @@
 #include "vyre/vyre_backend.h"
 
 // Bumped whenever generated code may change (part of the compile-cache key).
-#define VYRE_CUDA_GENERATOR_VERSION 1u
+#define VYRE_CUDA_GENERATOR_VERSION 2u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         32u
 
@@ -31,7 +31,16 @@ typedef struct vyre_cuda_plan {
   uint32_t buffer_of_slot[VYRE_CUDA_MAX_SLOTS]; // program buffer index per slot
   uint8_t access_of_slot[VYRE_CUDA_MAX_SLOTS];  // VYRE_IR_ACCESS_*
   uint32_t uses_trap;
+  // Virtual workgroups per hardware block along x (1: none). When above 1
+  // (programs with no barrier, no workgroup memory and no trap) the kernel
+  // takes one more parameter after the trap record, `u32 vgx`: the dispatch's
+  // workgroup count along x. Hardware block b runs virtual workgroups
+  // b + k * gridDim.x for k < coarsen that are below vgx, so any hardware
+  // grid x in [ceil(vgx / coarsen), vgx] runs each virtual workgroup once.
+  uint32_t coarsen;
 } vyre_cuda_plan;
+
+#define VYRE_CUDA_COARSEN 4u
 
 // Fills |out| from the program (ascending binding order). INVALID_PROGRAM
 // when the program has more than 32 host buffers or duplicate bindings.

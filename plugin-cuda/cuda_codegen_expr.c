@@ -78,17 +78,28 @@ static void emit_builtin(cuda_cg *g, const vyre_ir_node *e) {
   }
   char d = kDim[e->axis];
   switch (e->op) {
+  // Coarsened kernels (plan.coarsen > 1) run virtual workgroup vwx of vgx
+  // along x.
   case VYRE_IR_BUILTIN_GID:
-    cuda_cg_put(g, "((u32)(blockIdx.%c * %uu + threadIdx.%c))", d, g->wg[e->axis], d);
+    if (g->coarsen > 1 && e->axis == 0)
+      cuda_cg_put(g, "((u32)(vwx * %uu + threadIdx.x))", g->wg[0]);
+    else
+      cuda_cg_put(g, "((u32)(blockIdx.%c * %uu + threadIdx.%c))", d, g->wg[e->axis], d);
     break;
   case VYRE_IR_BUILTIN_LID:
     cuda_cg_put(g, "((u32)threadIdx.%c)", d);
     break;
   case VYRE_IR_BUILTIN_WGID:
-    cuda_cg_put(g, "((u32)blockIdx.%c)", d);
+    if (g->coarsen > 1 && e->axis == 0)
+      cuda_cg_put(g, "(vwx)");
+    else
+      cuda_cg_put(g, "((u32)blockIdx.%c)", d);
     break;
   case VYRE_IR_BUILTIN_NWG:
-    cuda_cg_put(g, "((u32)gridDim.%c)", d);
+    if (g->coarsen > 1 && e->axis == 0)
+      cuda_cg_put(g, "(vgx)");
+    else
+      cuda_cg_put(g, "((u32)gridDim.%c)", d);
     break;
   case VYRE_IR_BUILTIN_WGSIZE:
     cuda_cg_put(g, "%uu", g->wg[e->axis]);

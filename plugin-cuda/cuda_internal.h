@@ -31,6 +31,9 @@
 // Job memory above this is released when the job returns to the pool.
 #define CU_KEEP_MAX (64u << 20)
 #define CU_ALIGN    256u
+// Coarsened kernels launch grid/coarsen blocks only from this many
+// workgroups along x (fewer keep one block per workgroup: full parallelism).
+#define CU_COARSEN_MIN_BLOCKS 16384u
 
 typedef struct cu_kernel cu_kernel;
 typedef struct cu_job cu_job;

@@ -324,7 +324,7 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done
   CUdeviceptr ptrs[VYRE_CUDA_MAX_SLOTS];
   uint32_t counts[VYRE_CUDA_MAX_SLOTS];
   CUdeviceptr trap = j->dev;
-  void *params[2 * VYRE_CUDA_MAX_SLOTS + 1];
+  void *params[2 * VYRE_CUDA_MAX_SLOTS + 2];
   for (uint32_t i = 0; i < j->n; i++) {
     ptrs[i] = j->io[i].dptr;
     counts[i] = (uint32_t)(j->io[i].bytes / 4);
@@ -332,9 +332,17 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done
     params[j->n + i] = &counts[i];
   }
   params[2 * j->n] = &trap;
+  // Coarsened kernels (plan.coarsen > 1) take the dispatch's workgroup count
+  // along x and run up to |coarsen| virtual workgroups per block; large grids
+  // launch that many fewer blocks, small ones keep one block per workgroup.
+  uint32_t vgx = j->grid[0], hw[3] = {j->grid[0], j->grid[1], j->grid[2]};
+  if (j->k->plan.coarsen > 1) {
+    params[2 * j->n + 1] = &vgx;
+    if (vgx >= CU_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;
+  }
   if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_start, s)) != CUDA_SUCCESS)
     return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
-  const uint32_t *g = j->grid, *w = j->k->wg;
+  const uint32_t *g = hw, *w = j->k->wg;
   for (uint32_t rep = 0; rep < j->repeat; rep++) {
     r = vyre_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params, NULL);
     if (r != CUDA_SUCCESS)

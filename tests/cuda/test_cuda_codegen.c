@@ -209,6 +209,60 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   free(t);
 }
 
+// Several virtual invocations per hardware thread (plan.coarsen) only for
+// programs with no barrier, no workgroup memory and no trap; IR `return`
+// then ends one virtual invocation (goto vnext), even inside a loop.
+static const vyre_ir_program *coarse_prog(tb *t, int extra) {
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t W = extra == 2 ? tb_buf(t, 1, VYRE_IR_ACCESS_WORKGROUP, T_U, 64) : 0;
+  uint32_t x, j = tb_local(t, T_U, 0);
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t ret = stmt0(t, VYRE_IR_K_RETURN);
+  uint32_t in_loop = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, j), var(t, x)), LIST(t, ret), 0, 0);
+  uint32_t s1 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, in_loop));
+  uint32_t s2 = store(t, O, var(t, x),
+                      bin(t, VYRE_IR_BIN_ADD, builtin(t, VYRE_IR_BUILTIN_WGID, 0),
+                          builtin(t, VYRE_IR_BUILTIN_NWG, 0)));
+  uint32_t s3 = extra == 1   ? stmt0(t, VYRE_IR_K_BARRIER)
+                : extra == 2 ? store(t, W, lit(t, T_U, 0), var(t, x))
+                : extra == 3 ? trap(t, 1)
+                             : stmt0(t, VYRE_IR_K_RETURN);
+  return tb_finish(t, LIST(t, s0, s1, s2, s3));
+}
+
+static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(void **state) {
+  NEED_NVRTC();
+  static const char *const kWhat[] = {"plain", "barrier", "workgroup memory", "trap"};
+  for (int extra = 0; extra < 4; extra++) {
+    tb *t = calloc(1, sizeof(tb));
+    const vyre_ir_program *p = coarse_prog(t, extra);
+    char *src = NULL;
+    vyre_cuda_plan plan;
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t wg[3] = {64, 1, 1};
+    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+    if (extra == 0) {
+      assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
+      assert_non_null(strstr(src, "u64 *vt, u32 vgx)"));
+      assert_non_null(strstr(src, "goto vnext;"));
+      assert_non_null(strstr(src, "vnext:;"));
+      assert_non_null(strstr(src, "((u32)(vwx * 64u + threadIdx.x))"));
+      assert_null(strstr(src, "return;\n  }\n}")); // no IR return left as a C return
+    } else {
+      assert_int_equal(plan.coarsen, 1);
+      assert_null(strstr(src, "vgx"));
+      assert_null(strstr(src, "vnext"));
+    }
+    free(src);
+    assert_int_equal(compile_sm90(p, wg, kWhat[extra]), VYRE_STATUS_OK);
+    // A 2-D workgroup: only x is coarsened.
+    uint32_t wg2[3] = {8, 8, 1};
+    assert_int_equal(compile_sm90(p, wg2, kWhat[extra]), VYRE_STATUS_OK);
+    free(t);
+  }
+}
+
 // EVIDENCE-OF: generated code never contains an IR name.
 static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
   tb *t = calloc(1, sizeof(tb));
@@ -356,6 +410,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
+      cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),
       cmocka_unit_test(test_codegen_refuses_a_malformed_view_with_the_node),

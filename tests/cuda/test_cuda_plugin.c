@@ -507,11 +507,16 @@ static unsigned long long mock_calls(const char *name, int reset) {
   return n;
 }
 
-// x[0] += 1 (one read_write buffer): the emulation adds 1 once per launch.
+// x[0] += 1 (one read_write buffer): the emulation adds 1 once per launch
+// and notes the hardware grid and the virtual grid (the program is coarsened:
+// its kernel takes vgx after the trap record).
+static unsigned g_inc_grid, g_inc_vgx;
 static void emu_inc(void **params, const unsigned grid[3], const unsigned block[3]) {
-  (void)grid, (void)block;
+  (void)block;
   uint32_t *x = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
   if (n) x[0] += 1;
+  g_inc_grid = grid[0];
+  g_inc_vgx = PARAM_U32(params, 3);
 }
 
 // Exactly which driver calls one dispatch makes (mock driver only): a
@@ -609,6 +614,18 @@ static void test_plugin_driver_calls_per_dispatch_are_pinned(void **state) {
   vyre_buffer_range rr = {.buffer = rb, .offset = 0, .size = 4, .dst = &got};
   assert_int_equal(cu_ops()->buffer_read(be, &rr, 1, &err), VYRE_STATUS_OK);
   assert_int_equal(got, 2 + 16); // two single dispatches, two batches of 8
+  assert_int_equal(g_inc_grid, 1);
+  assert_int_equal(g_inc_vgx, 1);
+  // A large grid of a coarsened program launches a quarter of the blocks
+  // (rounded up) and passes the real workgroup count; a small one all of them.
+  da.grid[0] = 20001;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_int_equal(g_inc_grid, 5001);
+  assert_int_equal(g_inc_vgx, 20001);
+  da.grid[0] = 1000;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_int_equal(g_inc_grid, 1000);
+  assert_int_equal(g_inc_vgx, 1000);
   cu_ops()->module_release(be, m);
 
   // A program with a trap, resident: the record is reset (one upload) and

@@ -122,9 +122,99 @@ static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) 
   free(t);
 }
 
+// A coarsened kernel (plan.coarsen > 1) run on the host, every hardware
+// block and thread in turn: with any hardware grid from ceil(vgx / coarsen)
+// to vgx, every virtual invocation runs exactly once and sees its own gid,
+// wgid and nwg; IR `return` inside a loop ends only that virtual invocation.
+static const char kCoarseMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  const u32 VGX = 37u, WG = 64u, N = VGX * WG - 5u;\n"
+    "  static u32 out[VGX * WG];\n"
+    "  int bad = 0;\n"
+    "  const u32 hws[3] = {VGX, (VGX + 3u) / 4u, (VGX + 3u) / 4u + 2u};\n"
+    "  for (u32 h : hws) {\n"
+    "    for (u32 i = 0; i < VGX * WG; i++) out[i] = 0xdeadbeefu;\n"
+    "    u64 rec[2] = {~0ull, 0ull};\n"
+    "    gridDim.x = h; gridDim.y = gridDim.z = 1u;\n"
+    "    blockDim.x = WG; blockDim.y = blockDim.z = 1u;\n"
+    "    for (u32 b = 0; b < h; b++)\n"
+    "      for (u32 t = 0; t < WG; t++) {\n"
+    "        blockIdx.x = b; blockIdx.y = blockIdx.z = 0u;\n"
+    "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
+    "        vyre_main(out, N, rec, VGX);\n"
+    "      }\n"
+    "    for (u32 i = 0; i < VGX * WG; i++) {\n"
+    "      u32 want = i < 3u || i >= N ? 0xdeadbeefu : (i / WG) * 2u + VGX + (i % WG);\n"
+    "      if (out[i] != want) {\n"
+    "        if (bad++ < 5) printf(\"FAIL hw grid %u: out[%u] = 0x%08x, want 0x%08x\\n\", h, i,"
+    " out[i], want);\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host(void **state) {
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  // x = gid.x; for j in 0..3: if j == x: return; out[x] = wgid.x * 2 + nwg.x + lid.x.
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t x, j = tb_local(t, T_U, 0);
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t ret = stmt0(t, VYRE_IR_K_RETURN);
+  uint32_t in_loop = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, j), var(t, x)), LIST(t, ret), 0, 0);
+  uint32_t s1 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, in_loop));
+  uint32_t v = bin(t, VYRE_IR_BIN_ADD,
+                   bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_WGID, 0), lit(t, T_U, 2)),
+                   builtin(t, VYRE_IR_BUILTIN_NWG, 0));
+  uint32_t s2 =
+      store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, v, builtin(t, VYRE_IR_BUILTIN_LID, 0)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
+  assert_int_equal(VYRE_CUDA_COARSEN, 4);
+  char dir[] = "/tmp/vyre-cuda-coarse-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128], cmd[1024];
+  snprintf(path, sizeof(path), "%s/coarse.cpp", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
+          kCoarseMain);
+  fclose(f);
+  snprintf(cmd, sizeof(cmd),
+           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/coarse %s 2>&1 && "
+           "%s/coarse",
+           dir, path, dir);
+  FILE *run = popen(cmd, "r");
+  assert_non_null(run);
+  char out[4096] = "";
+  size_t got = fread(out, 1, sizeof(out) - 1, run);
+  out[got] = 0;
+  int rc = pclose(run);
+  if (rc != 0) fprintf(stderr, "%s\n", out);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "ok"));
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
+      cmocka_unit_test(test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
 }
