@@ -90,28 +90,13 @@ uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *e
 // Allocates and begins a command buffer; call with be->lock held (the
 // command pool is shared) and keep it while recording and ending.
 static VkCommandBuffer begin_cb(vyre_backend *be, vyre_error *err, uint32_t *st) {
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = be->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                    .commandBufferCount = 1};
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  be->n_cb_alloc++;
-  VkResult r = vkAllocateCommandBuffers(be->device, &ai, &cb);
-  if (r != VK_SUCCESS) {
-    *st = vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
-    return VK_NULL_HANDLE;
-  }
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  vkBeginCommandBuffer(cb, &bi);
-  *st = VYRE_STATUS_OK;
+  *st = vyre_vk_cb_get(be, &cb, err);
   return cb;
 }
 
 static void free_cb(vyre_backend *be, VkCommandBuffer cb) {
-  pthread_mutex_lock(&be->lock);
-  vkFreeCommandBuffers(be->device, be->pool, 1, &cb);
-  pthread_mutex_unlock(&be->lock);
+  vyre_vk_cb_put(be, cb);
 }
 
 static void full_barrier(VkCommandBuffer cb) {

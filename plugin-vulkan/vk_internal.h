@@ -74,6 +74,8 @@ struct vyre_backend {
   uint32_t free_fence_count;
   VkDescriptorPool free_dpools[VYRE_VK_MAX_FREE];
   uint32_t free_dpool_count;
+  VkCommandBuffer free_cbs[VYRE_VK_MAX_FREE]; // reset by their next vkBeginCommandBuffer
+  uint32_t free_cb_count;
   vk_block *free_blocks;
   uint32_t free_block_count;
   uint64_t free_block_bytes;
@@ -84,6 +86,7 @@ struct vyre_backend {
   _Atomic uint64_t n_fence_create; // vkCreateFence
   _Atomic uint64_t n_submit;       // vkQueueSubmit
   _Atomic uint64_t n_cb_alloc;     // vkAllocateCommandBuffers
+  _Atomic uint64_t n_cb_begin;     // command buffers recorded (recycled or new)
 };
 
 // A compiled program: shader, layouts and pipeline. Shared by every module
@@ -161,6 +164,11 @@ void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool);
 uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block **out,
                            vyre_error *err);
 void vyre_vk_block_put(vyre_backend *be, vk_block *b);
+// A primary command buffer from the free list (or a new one), begun for one
+// submit; call with |lock| held, as for recording (the pool is shared).
+uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
+// Returns a command buffer that is not pending; takes the lock itself.
+void vyre_vk_cb_put(vyre_backend *be, VkCommandBuffer cb);
 void vyre_vk_pools_free(vyre_backend *be);
 
 // vk_pipeline.c

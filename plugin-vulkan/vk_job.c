@@ -28,23 +28,7 @@ void vk_barrier(VkCommandBuffer cb) {
 }
 
 uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = be->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                    .commandBufferCount = 1};
-  be->n_cb_alloc++;
-  VkResult r = vkAllocateCommandBuffers(be->device, &ai, out);
-  if (r == VK_SUCCESS) {
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    r = vkBeginCommandBuffer(*out, &bi);
-    if (r != VK_SUCCESS) vkFreeCommandBuffers(be->device, be->pool, 1, out);
-  }
-  if (r != VK_SUCCESS) {
-    *out = VK_NULL_HANDLE;
-    return vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
-  }
-  return VYRE_STATUS_OK;
+  return vyre_vk_cb_get(be, out, err);
 }
 
 uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkFence *out_fence,
@@ -389,11 +373,7 @@ void vk_job_free(vk_job *j) {
   vyre_vk_block_put(be, j->stb);
   if (j->qpool) vkDestroyQueryPool(be->device, j->qpool, NULL);
   vyre_vk_dpool_put(be, j->dpool);
-  if (j->cb) {
-    pthread_mutex_lock(&be->lock);
-    vkFreeCommandBuffers(be->device, be->pool, 1, &j->cb);
-    pthread_mutex_unlock(&be->lock);
-  }
+  vyre_vk_cb_put(be, j->cb);
   vyre_vk_fence_put(be, j->fence);
   free(j);
 }

@@ -149,7 +149,48 @@ void vyre_vk_block_put(vyre_backend *be, vk_block *b) {
   if (b) block_destroy(be, b);
 }
 
+uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
+  VkResult r = VK_SUCCESS;
+  if (be->free_cb_count) {
+    *out = be->free_cbs[--be->free_cb_count];
+  } else {
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = be->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    be->n_cb_alloc++;
+    r = vkAllocateCommandBuffers(be->device, &ai, out);
+  }
+  if (r == VK_SUCCESS) {
+    // The pool has RESET_COMMAND_BUFFER: begin resets a recycled buffer.
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    r = vkBeginCommandBuffer(*out, &bi);
+    if (r != VK_SUCCESS) vkFreeCommandBuffers(be->device, be->pool, 1, out);
+  }
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    return vyre_vk_fail(be, err, r, "vkAllocateCommandBuffers", "free memory");
+  }
+  be->n_cb_begin++;
+  return VYRE_STATUS_OK;
+}
+
+void vyre_vk_cb_put(vyre_backend *be, VkCommandBuffer cb) {
+  if (!cb) return;
+  pthread_mutex_lock(&be->lock);
+  if (be->free_cb_count < MAX_FREE)
+    be->free_cbs[be->free_cb_count++] = cb;
+  else
+    vkFreeCommandBuffers(be->device, be->pool, 1, &cb);
+  pthread_mutex_unlock(&be->lock);
+}
+
 void vyre_vk_pools_free(vyre_backend *be) {
+  // Command buffers go with the command pool (destroyed right after).
+  if (be->free_cb_count)
+    vkFreeCommandBuffers(be->device, be->pool, be->free_cb_count, be->free_cbs);
+  be->free_cb_count = 0;
   while (be->free_fence_count)
     vkDestroyFence(be->device, be->free_fences[--be->free_fence_count], NULL);
   while (be->free_dpool_count)

@@ -107,11 +107,7 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, total);
   }
   vyre_vk_fence_put(be, fence);
-  if (cb) {
-    pthread_mutex_lock(&be->lock);
-    vkFreeCommandBuffers(be->device, be->pool, 1, &cb);
-    pthread_mutex_unlock(&be->lock);
-  }
+  vyre_vk_cb_put(be, cb);
   for (uint32_t s = 0; s < a->step_count; s++)
     vk_job_free(js[s]);
   free(js);

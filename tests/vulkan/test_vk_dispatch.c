@@ -259,10 +259,10 @@ static uint64_t vk_metric(const char *name) {
   return 0;
 }
 
-enum { N_COST = 5 };
+enum { N_COST = 6 };
 static const char *const kCostly[N_COST] = {"vk_memory_allocations", "vk_descriptor_pools",
-                                            "vk_fences_created", "vk_queue_submits",
-                                            "vk_command_buffers"};
+                                            "vk_fences_created",     "vk_queue_submits",
+                                            "vk_command_buffers",    "vk_command_buffers_recorded"};
 static void costly(uint64_t out[N_COST]) {
   for (int k = 0; k < N_COST; k++)
     out[k] = vk_metric(kCostly[k]);
@@ -270,7 +270,7 @@ static void costly(uint64_t out[N_COST]) {
 
 // Pins, without timing, what a warm batch costs: 64 jobs (resident or host
 // memory) are one command buffer, one submit and one fence, and create no
-// device memory, descriptor pool or fence; a warm resident dispatch creates
+// device memory, descriptor pool, fence or command buffer; a warm resident dispatch creates
 // nothing either (one command buffer, one submit).
 static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **state) {
   NEED_DEVICE();
@@ -311,7 +311,8 @@ static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **stat
     assert_int_equal(after[1] - before[1], 0); // no vkCreateDescriptorPool
     assert_int_equal(after[2] - before[2], 0); // no vkCreateFence
     assert_int_equal(after[3] - before[3], 1); // one vkQueueSubmit
-    assert_int_equal(after[4] - before[4], 1); // one command buffer
+    assert_int_equal(after[4] - before[4], 0); // no vkAllocateCommandBuffers (recycled)
+    assert_int_equal(after[5] - before[5], 1); // one command buffer recorded
   }
   // a warm single resident dispatch: one submit, one command buffer, nothing else
   costly(before);
@@ -321,7 +322,8 @@ static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **stat
   assert_int_equal(after[1] - before[1], 0);
   assert_int_equal(after[2] - before[2], 0);
   assert_int_equal(after[3] - before[3], 1);
-  assert_int_equal(after[4] - before[4], 1);
+  assert_int_equal(after[4] - before[4], 0);
+  assert_int_equal(after[5] - before[5], 1);
   for (int i = 0; i < N; i++) {
     uint32_t v = 0;
     vyre_buffer_range rd = {.buffer = rb[i], .offset = 0, .size = 4, .dst = &v};
@@ -347,6 +349,7 @@ static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **stat
     assert_int_equal(after[0] - before[0], 0);
     assert_int_equal(after[1] - before[1], 0);
     assert_int_equal(after[3] - before[3], 1);
+    assert_int_equal(after[5] - before[5], 1);
   }
   for (int i = 0; i < N; i++)
     for (int k = 0; k < 8; k++)
