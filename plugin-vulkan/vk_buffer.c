@@ -218,18 +218,12 @@ static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *r, uint32_t 
   uint64_t total;
   st = check_ranges(be, r, n, write, &total, err);
   if (st || total == 0) return st;
-  VkBuffer sb;
-  VkDeviceMemory sm;
-  st = vyre_vk_buffer_make(be, total,
-                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 1,
-                           &sb, &sm, err);
+  // Staging from the recycled, persistently mapped host blocks (vk_pool.c).
+  vk_block *blk;
+  st = vyre_vk_block_get(be, total, 1, &blk, err);
   if (st) return st;
-  uint8_t *map = NULL;
-  VkResult vr = vkMapMemory(be->device, sm, 0, VK_WHOLE_SIZE, 0, (void **)&map);
-  if (vr != VK_SUCCESS) {
-    vyre_vk_buffer_drop(be, sb, sm);
-    return vyre_vk_fail(be, err, vr, "vkMapMemory (staging)", "free memory");
-  }
+  VkBuffer sb = blk->buf;
+  uint8_t *map = blk->map;
   pthread_mutex_lock(&be->lock);
   VkCommandBuffer cb = begin_cb(be, err, &st);
   if (st) pthread_mutex_unlock(&be->lock);
@@ -262,8 +256,7 @@ static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *r, uint32_t 
     if (!st)
       vyre_kit_metric_add(&be->metrics, write ? VYRE_KIT_M_BYTES_UP : VYRE_KIT_M_BYTES_DOWN, total);
   }
-  vkUnmapMemory(be->device, sm);
-  vyre_vk_buffer_drop(be, sb, sm);
+  vyre_vk_block_put(be, blk);
   return st;
 }
 

@@ -51,8 +51,8 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
   uint64_t total = 0;
   for (uint32_t r = 0; r < a->read_count; r++)
     total += a->reads[r].size;
+  vk_block *blk = NULL; // read-back staging (recycled, persistently mapped)
   VkBuffer sb = VK_NULL_HANDLE;
-  VkDeviceMemory sm = VK_NULL_HANDLE;
   uint8_t *map = NULL;
   VkCommandBuffer cb = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
@@ -61,11 +61,8 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     if (st) vyre_error_prefix(err, "step %u", s);
   }
   if (!st && total) {
-    st = vyre_vk_buffer_make(be, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 1, &sb, &sm, err);
-    if (!st && vkMapMemory(be->device, sm, 0, VK_WHOLE_SIZE, 0, (void **)&map) != VK_SUCCESS)
-      st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
-                         "sequence_run: mapping %llu staging bytes failed. Fix: read less.",
-                         (unsigned long long)total);
+    st = vyre_vk_block_get(be, total, 1, &blk, err);
+    if (!st) sb = blk->buf, map = blk->map;
   }
   if (!st) {
     pthread_mutex_lock(&be->lock);
@@ -111,7 +108,6 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
   for (uint32_t s = 0; s < a->step_count; s++)
     vk_job_free(js[s]);
   free(js);
-  if (map) vkUnmapMemory(be->device, sm);
-  vyre_vk_buffer_drop(be, sb, sm);
+  vyre_vk_block_put(be, blk);
   return first_fail;
 }

@@ -329,7 +329,14 @@ static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **stat
     vyre_buffer_range rd = {.buffer = rb[i], .offset = 0, .size = 4, .dst = &v};
     assert_int_equal(ops->buffer_read(g_be, &rd, 1, &err), VYRE_STATUS_OK);
     assert_int_equal(v, i == 0 ? 4u : 3u);
+    if (i == 0) costly(before);
   }
+  // warm reads: recycled staging, fence and command buffer, one submit each
+  costly(after);
+  assert_int_equal(after[0] - before[0], 0);
+  assert_int_equal(after[2] - before[2], 0);
+  assert_int_equal(after[3] - before[3], N - 1);
+  assert_int_equal(after[4] - before[4], 0);
   // host-memory jobs: staging and device blocks come from the pool when warm
   for (int i = 0; i < N; i++) {
     for (int k = 0; k < 8; k++)
