@@ -68,7 +68,7 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **o
   pthread_mutex_lock(&be->lock);
   st = vk_cb_begin(be, &j->cb, err);
   if (!st) {
-    vk_job_record(j, j->cb, a);
+    vk_job_record(j, j->cb, a, 0);
     r = vkEndCommandBuffer(j->cb);
   }
   pthread_mutex_unlock(&be->lock);
@@ -230,8 +230,9 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     pthread_mutex_lock(&be->lock);
     st = vk_cb_begin(be, &cb, err);
     if (!st) {
+      int after = 0;
       for (uint32_t i = 0; i < n; i++)
-        if (js[i] && !jobs[i].status) vk_job_record(js[i], cb, jobs[i].args);
+        if (js[i] && !jobs[i].status) vk_job_record(js[i], cb, jobs[i].args, after++ > 0);
       VkResult r = vkEndCommandBuffer(cb);
       if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
     }

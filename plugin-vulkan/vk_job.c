@@ -265,16 +265,19 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
   return VYRE_STATUS_OK;
 }
 
-void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a) {
+void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a, int after_job) {
   vyre_backend *be = j->be;
   uint64_t up = 0;
+  int staged = 0; // fills or uploads recorded: the dispatch must wait for them
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
     uint8_t acc = access_of(j->pipe, i);
     uint64_t size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes;
     if (acc == VYRE_IR_ACCESS_WRITE || !j->bind[i].bytes) {
       vkCmdFillBuffer(cb, j->devb->buf, j->dev_off[i], size, 0);
+      staged = 1;
     } else if (j->has_staging) {
+      staged = 1;
       VkBufferCopy cp = {
           .srcOffset = j->st_off[i], .dstOffset = j->dev_off[i], .size = j->bind[i].bytes};
       vkCmdCopyBuffer(cb, j->stb->buf, j->devb->buf, 1, &cp);
@@ -282,7 +285,10 @@ void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a) {
     }
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
-  vk_barrier(cb);
+  // After a job recorded in the same command buffer (it ended with a
+  // device+host barrier) only this job's own uploads need a barrier: a batch
+  // of resident-only jobs costs one barrier per job, not three.
+  if (staged || !after_job) vk_barrier(cb);
   if (j->timing) {
     vkCmdResetQueryPool(cb, j->qpool, 0, 2);
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
@@ -302,20 +308,25 @@ void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a) {
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, a->repeat);
   if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
-  vk_barrier(cb);
+  int downloads = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
+    if (!downloads++) vk_barrier(cb);
     VkBufferCopy cp = {
         .srcOffset = j->dev_off[i], .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
     vkCmdCopyBuffer(cb, j->devb->buf, j->stb->buf, 1, &cp);
   }
+  // One barrier ends every job: its writes (dispatch or downloads) before
+  // the host reads them and before whatever the command buffer records next.
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                       &mb, 0, NULL, 0, NULL);
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
+                                         VK_ACCESS_MEMORY_WRITE_BIT};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb,
+                       0, NULL, 0, NULL);
 }
 
 uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {

@@ -35,8 +35,10 @@ typedef struct vk_job {
 // Validates |args| and creates the job's resources (nothing recorded yet).
 uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *args, int need_staging,
                         vk_job **out, vyre_error *err);
-// Records uploads, the dispatch (args->repeat times) and downloads into |cb|.
-void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *args);
+// Records uploads, the dispatch (args->repeat times) and downloads into |cb|,
+// ending with a device+host barrier. |after_job|: the last thing recorded in
+// |cb| was another job (its closing barrier orders this one after it).
+void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *args, int after_job);
 // After the fence: copies outputs back, reads the trap record and timing.
 uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err);
 void vk_job_free(vk_job *j);

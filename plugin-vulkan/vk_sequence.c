@@ -71,7 +71,7 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
   }
   if (!st) {
     for (uint32_t s = 0; s < a->step_count; s++)
-      vk_job_record(js[s], cb, &a->steps[s]);
+      vk_job_record(js[s], cb, &a->steps[s], s > 0);
     uint64_t at = 0;
     for (uint32_t r = 0; r < a->read_count; r++) {
       if (!a->reads[r].size) continue;
