@@ -90,11 +90,14 @@ static uint32_t check_bindings(vyre_backend *be, const vk_pipe *pp, const vyre_d
     if (b->bytes / 4 > UINT32_MAX)
       return bad_binding(err, i, "it has more than 2^32-1 elements", "split the buffer");
     if (b->kind == VYRE_BINDING_RESIDENT) {
-      char what[48];
-      snprintf(what, sizeof(what), "binding %u's resident buffer", i);
-      uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation,
-                                          VK_NAME, what, err);
-      if (st) return st;
+      // The name is formatted only on failure (this runs for every job).
+      if (vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation, VK_NAME,
+                                "resident buffer", NULL)) {
+        char what[48];
+        snprintf(what, sizeof(what), "binding %u's resident buffer", i);
+        return vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation, VK_NAME,
+                                     what, err);
+      }
       if (b->bytes > b->resident->bytes)
         return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
                              "dispatch: binding %u binds %llu bytes of a %llu-byte resident "
