@@ -351,16 +351,16 @@ uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err) {
       // Measured on the H200 (driver 580): after a sticky fault the reset
       // succeeds but every later retain returns the same sticky error, for
       // the life of the process. Say so instead of blaming exclusive mode.
-      st = vyre_cuda_is_sticky(rr)
-               ? vyre_cuda_fail(err, rr,
-                                "restart the process: the CUDA driver keeps a sticky fault for "
-                                "the life of the process even after cuDevicePrimaryCtxReset; the "
-                                "device itself is unharmed and a new process can use it",
-                                "recover: cuDevicePrimaryCtxRetain(device %u) after the reset",
-                                be->device_index)
-               : vyre_cuda_fail(err, rr,
-                                "check that no other process holds the GPU in exclusive mode",
-                                "recover: cuDevicePrimaryCtxRetain(device %u)", be->device_index);
+      if (vyre_cuda_is_sticky(rr))
+        st = vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, (int64_t)rr, CU_NAME,
+                           "recover: cuDevicePrimaryCtxRetain(device %u) after the reset failed: "
+                           "%s (%d). The CUDA driver keeps a sticky fault for the life of the "
+                           "process, even after cuDevicePrimaryCtxReset. Fix: restart the "
+                           "process; the device itself is unharmed and a new process can use it.",
+                           be->device_index, vyre_cuda_result_name(rr), (int)rr);
+      else
+        st = vyre_cuda_fail(err, rr, "check that no other process holds the GPU in exclusive mode",
+                            "recover: cuDevicePrimaryCtxRetain(device %u)", be->device_index);
     }
   }
   if (st) {
