@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -274,6 +276,49 @@ static void test_cache_open_sweeps_stale_temporaries(void **state) {
   vyre_kit_cache_close(c);
 }
 
+// A full disk (simulated with RLIMIT_FSIZE: writes past the limit fail with
+// EFBIG, as on a full file system) makes a put fail cleanly: nothing is
+// published, no temporary file is left, and lookups keep missing.
+static void test_cache_full_disk_publishes_nothing_and_leaves_no_temporary(void **state) {
+  char payload[8192];
+  memset(payload, 0x5A, sizeof(payload));
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {.rlim_cur = 1024, .rlim_max = 1024};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+    vyre_kit_cache *c = vyre_kit_cache_open(g_root, "full-v1", 0, "test");
+    vyre_kit_key k;
+    make_key(&k, "too-big-for-the-disk");
+    int bad = vyre_kit_cache_put(c, &k, payload, sizeof(payload)) == 0; // must be skipped
+    void *p = NULL;
+    size_t n = 0;
+    bad |= vyre_kit_cache_get(c, &k, &p, &n) != 0;
+    free(p);
+    // A small entry still fits and still works.
+    vyre_kit_key small;
+    make_key(&small, "small");
+    bad |= vyre_kit_cache_put(c, &small, "ok", 2) != 0;
+    bad |= vyre_kit_cache_get(c, &small, &p, &n) != 1 || n != 2;
+    free(p);
+    vyre_kit_key_free(&small);
+    vyre_kit_key_free(&k);
+    vyre_kit_cache_close(c);
+    _exit(bad ? 1 : 0);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  // Exactly the small entry is there: no partial entry, no temporary file.
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "full-v1", 0, "test");
+  char path[512];
+  only_entry(c, path, sizeof(path));
+  assert_null(strstr(path, ".tmp."));
+  vyre_kit_cache_close(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cache_put_then_get_hits_with_the_same_bytes, setup,
@@ -293,6 +338,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cache_evicts_least_recently_used_over_the_cap, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_open_sweeps_stale_temporaries, setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          test_cache_full_disk_publishes_nothing_and_leaves_no_temporary, setup, teardown),
   };
   return cmocka_run_group_tests_name("kit/cache", tests, NULL, NULL);
 }
