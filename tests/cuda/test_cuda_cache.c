@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "cuda_compile.h"
-#include "cuda_prog.h"
+#include "../common/ir_prog.h"
 #include "cuda_symbols.h"
 
 typedef struct fixture {

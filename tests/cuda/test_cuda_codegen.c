@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "cuda_compile.h"
-#include "cuda_prog.h"
+#include "../common/ir_prog.h"
 #include "cuda_symbols.h"
 #ifdef VYRE_CUDA_HAVE_JSON
 #include "vyre_ir.h"

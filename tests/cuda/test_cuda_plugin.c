@@ -28,7 +28,7 @@
 
 #include <cmocka.h>
 
-#include "cuda_prog.h"
+#include "../common/ir_prog.h"
 
 static const char *svc_getenv(void *ctx, const char *name) {
   (void)ctx;

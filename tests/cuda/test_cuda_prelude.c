@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "cuda_codegen.h"
-#include "cuda_prog.h"
+#include "../common/ir_prog.h"
 
 static const char kChecks[] =
     "#include <cstdio>\n"

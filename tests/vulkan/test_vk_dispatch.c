@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// test_vk_dispatch.c — "vulkan/dispatch": programs built with vk_prog.h run
+// test_vk_dispatch.c — "vulkan/dispatch": programs built with ir_prog.h run
 // through the plugin ABI on the default Vulkan device (lavapipe in CI), with
 // outputs checked by hand: vector add, out-of-bounds rules, a barrier
 // reduction in workgroup memory, atomics, the trap record, integer edge

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "spv_codegen.h"
-#include "vk_prog.h"
+#include "../common/ir_prog.h"
 
 // Writes the module to a temporary file and runs spirv-val on it; returns
 // its exit status (0 = valid) and prints its output on failure.

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vk_prog.h"
+#include "../common/ir_prog.h"
 
 static inline const vyre_backend_ops *vk_ops(void) {
   static const vyre_backend_ops *ops;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// vk_prog.h — a tiny builder of flat IR programs (vyre_ir_program) for the
-// Vulkan plugin's tests, so they do not depend on the JSON reader. Types are
-// filled by hand as the validator would. Header-only; used by the tests in
-// tests/vulkan only.
+// ir_prog.h — a tiny builder of flat IR programs (vyre_ir_program) for the
+// backend plugins' tests (tests/cuda and tests/vulkan), so they do not depend
+// on the JSON reader. Types are filled by hand as the validator would.
+// Header-only (static inline functions); no CMakeLists.txt here, the tests
+// include it by relative path.
 
-#ifndef VYRE_TEST_VK_PROG_H
-#define VYRE_TEST_VK_PROG_H
+#ifndef VYRE_TEST_IR_PROG_H
+#define VYRE_TEST_IR_PROG_H
 
 #include <stdarg.h>
 #include <string.h>
@@ -22,7 +23,8 @@ typedef struct tb {
   uint32_t nb;
   vyre_ir_local locals[32];
   uint32_t nl;
-  char strings[64];
+  char strings[512];
+  uint32_t strings_used;
   uint8_t canon[sizeof(vyre_ir_node) * 1024 + 4096 + 1024 + 512];
   vyre_ir_program p;
 } tb;
@@ -36,6 +38,7 @@ typedef struct tb {
 static inline void tb_init(tb *t, uint32_t wx, uint32_t wy, uint32_t wz) {
   memset(t, 0, sizeof(*t));
   strcpy(t->strings, "test");
+  t->strings_used = 5;
   t->p.workgroup_size[0] = wx;
   t->p.workgroup_size[1] = wy;
   t->p.workgroup_size[2] = wz;
@@ -117,6 +120,16 @@ static inline uint32_t cast(tb *t, uint8_t to, uint32_t a) {
   return tb_n(t, VYRE_IR_K_CAST, 0, to, 0, a, N_, N_);
 }
 
+// Adds |s| to the string table and returns its offset (for names).
+static inline uint32_t tb_name(tb *t, const char *s) {
+  uint32_t at = t->strings_used;
+  size_t n = strlen(s) + 1;
+  if (at + n > sizeof(t->strings)) return 0;
+  memcpy(t->strings + at, s, n);
+  t->strings_used += (uint32_t)n;
+  return at;
+}
+
 // Locals and statements.
 static inline uint32_t tb_local(tb *t, uint8_t type, uint32_t decl) {
   t->locals[t->nl].type = type;
@@ -191,7 +204,7 @@ static inline const vyre_ir_program *tb_finish(tb *t, uint32_t start, uint32_t c
   p->local_count = t->nl;
   p->node_count = t->nn;
   p->stmt_count = t->ns;
-  p->strings_size = 5;
+  p->strings_size = t->strings_used;
   p->body = start;
   p->body_count = count;
   p->buffers = t->bufs;
@@ -221,4 +234,4 @@ static inline const vyre_ir_program *tb_finish(tb *t, uint32_t start, uint32_t c
   return p;
 }
 
-#endif // VYRE_TEST_VK_PROG_H
+#endif // VYRE_TEST_IR_PROG_H
