@@ -46,10 +46,22 @@ uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyr
 // program with a barrier, `return` only as the last top-level statement.
 uint32_t vyre__ir_check_uniform(const vyre_ir_program *p, vyre_error *err);
 
+// One segment of a path into a program, for messages: "field" when |index|
+// is VYRE_IR_NONE, else "field[index]".
+typedef struct vyre__ir_path_seg {
+  const char *field;
+  uint32_t index;
+} vyre__ir_path_seg;
+
+// Writes the path of the |len| segments |sg| into |out| (|cap| bytes, cap > 0),
+// "program" when |len| is 0. A path too long for |cap| keeps its
+// first 6 and last 12 segments: "body[0].body[0].(47 more).body[0]...".
+// Shared by the validator (ir_validate.c) and the barrier rules (ir_uniform.c).
+void vyre__ir_path_format(const vyre__ir_path_seg *sg, uint32_t len, char *out, size_t cap);
+
 // Validates, encodes the canonical bytes and computes the hash. Takes
 // ownership of |ir| on failure (frees it) so callers can simply return.
-uint32_t vyre__ir_finish(vyre_ir *ir, const vyre_ir_limits *limits, vyre_ir **out,
-                         vyre_error *err);
+uint32_t vyre__ir_finish(vyre_ir *ir, const vyre_ir_limits *limits, vyre_ir **out, vyre_error *err);
 
 #ifdef __cplusplus
 }

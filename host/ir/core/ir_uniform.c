@@ -22,10 +22,7 @@
 
 #define NONE VYRE_IR_NONE
 
-typedef struct useg {
-  const char *field;
-  uint32_t index;
-} useg;
+typedef vyre__ir_path_seg useg;
 
 typedef struct ustate {
   const vyre_ir_program *p;
@@ -181,37 +178,9 @@ static void upush(ustate *u, const char *field, uint32_t index) {
   u->npath++;
 }
 
-// Writes the path of the |len| segments |sg|. A path too long for |cap| keeps
-// its first 6 and last 12 segments: "body[0].body[0].(47 more).body[0]...".
-static void path_format_segs(const useg *sg, uint32_t len, char *out, size_t cap) {
-  size_t total = 0, n = 0;
-  for (uint32_t i = 0; i < len; i++)
-    total += strlen(sg[i].field) + (i ? 1 : 0) + (sg[i].index == NONE ? 0 : 12);
-  uint32_t head = len, skip = 0;
-  if (total >= cap && len > 18) {
-    head = 6;
-    skip = len - 18;
-  }
-  out[0] = '\0';
-  for (uint32_t i = 0; i < len && n + 1 < cap; i++) {
-    int w;
-    if (i == head && skip) {
-      w = snprintf(out + n, cap - n, ".(%u more)", skip);
-      i += skip - 1;
-    } else if (sg[i].index == NONE) {
-      w = snprintf(out + n, cap - n, "%s%s", i ? "." : "", sg[i].field);
-    } else {
-      w = snprintf(out + n, cap - n, "%s%s[%u]", i ? "." : "", sg[i].field, sg[i].index);
-    }
-    if (w < 0) break;
-    n += (size_t)w;
-  }
-  if (len == 0) snprintf(out, cap, "program");
-}
-
 static void upath(const ustate *u, uint32_t len, char *out, size_t cap) {
   uint32_t max = sizeof(u->path) / sizeof(u->path[0]);
-  path_format_segs(u->path, len < max ? len : max, out, cap);
+  vyre__ir_path_format(u->path, len < max ? len : max, out, cap);
 }
 
 static uint32_t check_list(ustate *u, const char *field, uint32_t start, uint32_t count, int top);

@@ -26,10 +26,7 @@
 #define M_F                     TB(VYRE_IR_TYPE_F32)
 #define M_B                     TB(VYRE_IR_TYPE_BOOL)
 
-typedef struct vseg {
-  const char *field;
-  uint32_t index; // NONE: a plain field, else "field[index]"
-} vseg;
+typedef vyre__ir_path_seg vseg; // NONE index: a plain field, else "field[index]"
 
 typedef struct vstate {
   vyre_ir_program *p;
@@ -50,9 +47,8 @@ typedef struct vstate {
   vseg path[VYRE__IR_HARD_MAX_DEPTH * 2 + 8];
 } vstate;
 
-// Writes the path of the |len| segments |sg|. A path too long for |cap| keeps
-// its first 6 and last 12 segments: "body[0].body[0].(47 more).body[0]...".
-static void path_format_segs(const vseg *sg, uint32_t len, char *out, size_t cap) {
+// Declared in ir_internal.h; also used by ir_uniform.c.
+void vyre__ir_path_format(const vyre__ir_path_seg *sg, uint32_t len, char *out, size_t cap) {
   size_t total = 0, n = 0;
   for (uint32_t i = 0; i < len; i++)
     total += strlen(sg[i].field) + (i ? 1 : 0) + (sg[i].index == NONE ? 0 : 12);
@@ -80,7 +76,7 @@ static void path_format_segs(const vseg *sg, uint32_t len, char *out, size_t cap
 
 static void path_format(const vstate *s, char *out, size_t cap) {
   uint32_t max = sizeof(s->path) / sizeof(s->path[0]);
-  path_format_segs(s->path, s->npath < max ? s->npath : max, out, cap);
+  vyre__ir_path_format(s->path, s->npath < max ? s->npath : max, out, cap);
 }
 
 #if defined(__GNUC__)
