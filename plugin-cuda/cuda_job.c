@@ -134,58 +134,14 @@ void cu_zombies_drop(vyre_backend *be) {
   }
 }
 
-static uint32_t bad_binding(vyre_error *err, uint32_t i, const char *why, const char *fix) {
-  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
-                       "dispatch: binding %u: %s. Fix: %s.", i, why, fix);
+static uint64_t resident_bytes(const vyre_buffer *buf) {
+  return buf->bytes;
 }
 
 static uint32_t check_bindings(vyre_backend *be, const cu_kernel *k, const vyre_dispatch_args *a,
                                vyre_error *err) {
-  if (a->binding_count != k->plan.slot_count)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
-                         "dispatch: %u bindings given, the program has %u host buffers. Fix: "
-                         "pass one binding per host buffer in ascending binding order.",
-                         a->binding_count, k->plan.slot_count);
-  if (a->binding_count && !a->bindings)
-    return bad_binding(err, 0, "the bindings array is NULL", "pass the bindings");
-  for (uint32_t i = 0; i < a->binding_count; i++) {
-    const vyre_binding *b = &a->bindings[i];
-    if (b->buffer_index != k->plan.buffer_of_slot[i])
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
-                           "dispatch: binding %u is for buffer %u, expected buffer %u (ascending "
-                           "binding order). Fix: order bindings by their IR binding number.",
-                           i, b->buffer_index, k->plan.buffer_of_slot[i]);
-    if (b->bytes % 4)
-      return bad_binding(err, i, "its byte length is not a multiple of 4",
-                         "bind whole 4-byte elements");
-    if (b->bytes / 4 > UINT32_MAX)
-      return bad_binding(err, i, "it has more than 2^32-1 elements", "split the buffer");
-    if (b->kind == VYRE_BINDING_RESIDENT) {
-      const vyre_object_header *h = b->resident ? &b->resident->h : NULL;
-      if (!h || h->magic != VYRE_MAGIC_BUFFER || h->owner != be ||
-          h->generation != be->generation) {
-        // Slow path (formats the message) only when the check fails.
-        char what[48];
-        snprintf(what, sizeof(what), "binding %u's resident buffer", i);
-        uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, be->generation,
-                                            CU_NAME, what, err);
-        if (st) return st;
-      }
-      if (b->bytes > b->resident->bytes)
-        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
-                             "dispatch: binding %u binds %llu bytes of a %llu-byte resident "
-                             "buffer. Fix: allocate a larger buffer or bind fewer bytes.",
-                             i, (unsigned long long)b->bytes,
-                             (unsigned long long)b->resident->bytes);
-    } else if (b->kind == VYRE_BINDING_HOST) {
-      if (b->bytes && !b->data)
-        return bad_binding(err, i, "its data pointer is NULL", "pass the host memory");
-    } else {
-      return bad_binding(err, i, "its kind is neither HOST nor RESIDENT",
-                         "use VYRE_BINDING_HOST or VYRE_BINDING_RESIDENT");
-    }
-  }
-  return VYRE_STATUS_OK;
+  return vyre_kit_check_bindings(be, be->generation, CU_NAME, k->plan.buffer_of_slot,
+                                 k->plan.slot_count, a, resident_bytes, err);
 }
 
 static uint32_t grow(vyre_backend *be, cu_job *j, uint64_t dev_need, uint64_t host_need,

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// kit_bindings.c — the structural check of a launch's bindings that every GPU
+// plugin makes before it stages or launches anything (the host has already
+// checked sizes against the program; this guards the ABI boundary itself).
+// Called on the dispatch hot path of the CUDA and Vulkan plugins, so it
+// formats a message only when a check fails.
+
+#include <stdio.h>
+
+#include "vyre_kit.h"
+
+static uint32_t bad_binding(vyre_error *err, const char *backend, uint32_t i, const char *why,
+                            const char *fix) {
+  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                       "dispatch: binding %u: %s. Fix: %s.", i, why, fix);
+}
+
+uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, const char *backend,
+                                 const uint32_t *buffer_of_slot, uint32_t slot_count,
+                                 const vyre_dispatch_args *a,
+                                 uint64_t (*resident_bytes)(const vyre_buffer *buf),
+                                 vyre_error *err) {
+  if (a->binding_count != slot_count)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "dispatch: %u bindings given, the program has %u host buffers. Fix: "
+                         "pass one binding per host buffer in ascending binding order.",
+                         a->binding_count, slot_count);
+  if (a->binding_count && !a->bindings)
+    return bad_binding(err, backend, 0, "the bindings array is NULL", "pass the bindings");
+  for (uint32_t i = 0; i < a->binding_count; i++) {
+    const vyre_binding *b = &a->bindings[i];
+    if (b->buffer_index != buffer_of_slot[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                           "dispatch: binding %u is for buffer %u, expected buffer %u (ascending "
+                           "binding order). Fix: order bindings by their IR binding number.",
+                           i, b->buffer_index, buffer_of_slot[i]);
+    if (b->bytes % 4)
+      return bad_binding(err, backend, i, "its byte length is not a multiple of 4",
+                         "bind whole 4-byte elements");
+    if (b->bytes / 4 > UINT32_MAX)
+      return bad_binding(err, backend, i, "it has more than 2^32-1 elements", "split the buffer");
+    if (b->kind == VYRE_BINDING_RESIDENT) {
+      const vyre_object_header *h = (const vyre_object_header *)b->resident;
+      if (!h || h->magic != VYRE_MAGIC_BUFFER || h->owner != be || h->generation != generation) {
+        char what[48];
+        snprintf(what, sizeof(what), "binding %u's resident buffer", i);
+        return vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be, generation, backend, what,
+                                     err);
+      }
+      uint64_t size = resident_bytes(b->resident);
+      if (b->bytes > size)
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                             "dispatch: binding %u binds %llu bytes of a %llu-byte resident "
+                             "buffer. Fix: allocate a larger buffer or bind fewer bytes.",
+                             i, (unsigned long long)b->bytes, (unsigned long long)size);
+    } else if (b->kind == VYRE_BINDING_HOST) {
+      if (b->bytes && !b->data)
+        return bad_binding(err, backend, i, "its data pointer is NULL", "pass the host memory");
+    } else {
+      return bad_binding(err, backend, i, "its kind is neither HOST nor RESIDENT",
+                         "use VYRE_BINDING_HOST or VYRE_BINDING_RESIDENT");
+    }
+  }
+  return VYRE_STATUS_OK;
+}
