@@ -21,6 +21,8 @@ typedef struct cuda_cg {
   uint32_t depth;
   uint32_t coarsen; // plan.coarsen: builtins use vwx / vgx, return jumps to vnext
   int returned;     // a `goto vnext` was emitted
+  uint32_t lanes;   // plan.lanes: builtins use lane vl, vload/vstore go through registers
+  uint64_t vload, vstore;
 } cuda_cg;
 
 void cuda_cg_put(cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

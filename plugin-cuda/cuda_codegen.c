@@ -151,7 +151,8 @@ void cuda_cg_bad(cuda_cg *g, uint32_t node, const char *why) {
   g->why = why;
 }
 
-uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, vyre_cuda_plan *out, vyre_error *err) {
+uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
+                             vyre_error *err) {
   memset(out, 0, sizeof(*out));
   uint32_t taken = 0; // bindings seen (0..31)
   for (uint32_t b = 0; b < p->buffer_count; b++) {
@@ -188,6 +189,16 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, vyre_cuda_plan *out, vyre
   for (uint32_t b = 0; b < p->buffer_count && p->buffers; b++)
     if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP) wg_mem = 1;
   out->coarsen = barrier || wg_mem || out->uses_trap ? 1u : VYRE_CUDA_COARSEN;
+  if (wg && out->coarsen > 1) {
+    vyre_kit_lanes lanes;
+    vyre_kit_lanes_plan(p, wg, &lanes);
+    if (lanes.ok) {
+      out->lanes = VYRE_KIT_LANES;
+      out->coarsen = 1;
+      out->vload = lanes.vload;
+      out->vstore = lanes.vstore;
+    }
+  }
   return VYRE_STATUS_OK;
 }
 
@@ -274,6 +285,19 @@ static void emit_stmt(cuda_cg *g, uint32_t n, int ind) {
       cuda_cg_bad(g, n, "store to an unknown buffer");
       break;
     }
+    if (g->lanes && s->ref < 64 && ((g->vstore >> s->ref) & 1u)) {
+      // Lane mode: the index is gid.x; kept in a register on the fast path.
+      uint32_t slot = g->slot_of_buffer[s->ref];
+      cuda_cg_put(g, "%*s{\n%*s  const u32 vsv = vsw(", ind, "", ind, "");
+      cuda_cg_expr(g, s->b);
+      cuda_cg_put(g,
+                  ");\n%*s  if (vf) {\n%*s    vw%u[vl] = vsv;\n%*s    vm%u |= 1u << vl;\n"
+                  "%*s  } else {\n%*s    vst(%s, %s, ",
+                  ind, "", ind, "", slot, ind, "", slot, ind, "", ind, "", ptr, len);
+      cuda_cg_expr(g, s->a);
+      cuda_cg_put(g, ", vsv);\n%*s  }\n%*s}\n", ind, "", ind, "");
+      break;
+    }
     cuda_cg_put(g, "%*svst(%s, %s, ", ind, "", ptr, len);
     cuda_cg_expr(g, s->a);
     cuda_cg_put(g, ", vsw(");
@@ -315,7 +339,7 @@ static void emit_stmt(cuda_cg *g, uint32_t n, int ind) {
     cuda_cg_put(g, "%*s}\n", ind, "");
     break;
   case VYRE_IR_K_RETURN:
-    if (g->coarsen > 1) {
+    if (g->coarsen > 1 || g->lanes) {
       // Ends this virtual invocation only: on to the next one.
       cuda_cg_put(g, "%*sgoto vnext;\n", ind, "");
       g->returned = 1;
@@ -344,9 +368,60 @@ static void emit_list(cuda_cg *g, uint32_t start, uint32_t count, int indent) {
     emit_stmt(g, g->p->stmts[start + i], indent);
 }
 
+// Lane mode: thread t of block w runs local ids 4t..4t+3 (lane vl) one after
+// the other. On the fast path (vfast, and the thread's 4 elements inside
+// every vload / vstore buffer) vload buffers are read with one 128-bit load
+// before the lanes and vstore values are kept in registers and written with
+// one 128-bit store after them (element by element when a lane skipped its
+// store); otherwise every access is the usual bounds-checked 32-bit one.
+static void emit_lanes(cuda_cg *g, const vyre_cuda_plan *plan) {
+  const vyre_ir_program *p = g->p;
+  uint32_t X = g->wg[0];
+  cuda_cg_put(
+      g, "  const u32 vb = (u32)(blockIdx.x * %uu + threadIdx.x * 4u);\n  bool vf = vfast != 0u",
+      X);
+  for (uint32_t s = 0; s < plan->slot_count; s++) {
+    uint32_t b = plan->buffer_of_slot[s];
+    if (b < 64 && (((plan->vload | plan->vstore) >> b) & 1u))
+      cuda_cg_put(g, " && (u64)vb + 4u <= (u64)n%u", s);
+  }
+  cuda_cg_put(g, ";\n");
+  for (uint32_t s = 0; s < plan->slot_count; s++) {
+    uint32_t b = plan->buffer_of_slot[s];
+    if (b >= 64) continue;
+    if ((plan->vload >> b) & 1u)
+      cuda_cg_put(g,
+                  "  uint4 vr%u = make_uint4(0u, 0u, 0u, 0u);\n"
+                  "  if (vf) vr%u = *(const uint4 *)(p%u + vb);\n"
+                  "  const u32 vr%ua[4] = {vr%u.x, vr%u.y, vr%u.z, vr%u.w};\n",
+                  s, s, s, s, s, s, s, s);
+    if ((plan->vstore >> b) & 1u)
+      cuda_cg_put(g, "  u32 vw%u[4] = {0u, 0u, 0u, 0u};\n  u32 vm%u = 0u;\n", s, s);
+  }
+  (void)p;
+  cuda_cg_put(g, "  #pragma unroll\n  for (u32 vl = 0u; vl < 4u; vl++) {\n    {\n");
+  emit_list(g, p->body, p->body_count, 6);
+  cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
+  for (uint32_t s = 0; s < plan->slot_count; s++) {
+    uint32_t b = plan->buffer_of_slot[s];
+    if (b >= 64 || !((plan->vstore >> b) & 1u)) continue;
+    cuda_cg_put(g,
+                "  if (vf) {\n"
+                "    if (vm%u == 15u) {\n"
+                "      *(uint4 *)(p%u + vb) = make_uint4(vw%u[0], vw%u[1], vw%u[2], vw%u[3]);\n"
+                "    } else {\n"
+                "      for (u32 k = 0u; k < 4u; k++)\n"
+                "        if ((vm%u >> k) & 1u) p%u[vb + k] = vw%u[k];\n"
+                "    }\n"
+                "  }\n",
+                s, s, s, s, s, s, s, s, s);
+  }
+}
+
 static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t threads = g->wg[0] * g->wg[1] * g->wg[2];
+  if (plan->lanes) threads /= plan->lanes;
   cuda_cg_put(g, "%s\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", kPrelude, threads,
               VYRE_CUDA_KERNEL_NAME);
   for (uint32_t s = 0; s < plan->slot_count; s++) {
@@ -356,7 +431,10 @@ static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
   }
   for (uint32_t s = 0; s < plan->slot_count; s++)
     cuda_cg_put(g, "u32 n%u, ", s);
-  cuda_cg_put(g, "u64 *vt%s) {\n  (void)vt;\n", plan->coarsen > 1 ? ", u32 vgx" : "");
+  cuda_cg_put(g, "u64 *vt%s) {\n  (void)vt;\n",
+              plan->coarsen > 1 ? ", u32 vgx"
+              : plan->lanes     ? ", u32 vfast"
+                                : "");
   // Workgroup memory: zero at workgroup start, then one barrier.
   int has_wg = 0;
   for (uint32_t b = 0; b < p->buffer_count; b++) {
@@ -381,7 +459,9 @@ static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
     cuda_cg_bad(g, 0, "body range out of range");
     return;
   }
-  if (plan->coarsen > 1) {
+  if (plan->lanes) {
+    emit_lanes(g, plan);
+  } else if (plan->coarsen > 1) {
     // Several virtual workgroups per block (no barrier, no workgroup memory,
     // no trap): each virtual invocation runs the body once, in its own
     // scope; IR `return` jumps to the next one.
@@ -416,12 +496,15 @@ uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char
                          "workgroup size whose product is 1..1024.",
                          wg[0], wg[1], wg[2]);
   vyre_cuda_plan plan;
-  uint32_t st = vyre_cuda_plan_make(p, &plan, err);
+  uint32_t st = vyre_cuda_plan_make(p, wg, &plan, err);
   if (st) return st;
   cuda_cg *g = calloc(1, sizeof(*g));
   if (!g) goto oom;
   g->p = p;
   g->coarsen = plan.coarsen;
+  g->lanes = plan.lanes;
+  g->vload = plan.vload;
+  g->vstore = plan.vstore;
   memcpy(g->wg, wg, sizeof(g->wg));
   for (uint32_t b = 0; b < 256; b++)
     g->slot_of_buffer[b] = VYRE_IR_NONE;

@@ -21,7 +21,7 @@
 #include "vyre/vyre_backend.h"
 
 // Bumped whenever generated code may change (part of the compile-cache key).
-#define VYRE_CUDA_GENERATOR_VERSION 2u
+#define VYRE_CUDA_GENERATOR_VERSION 3u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         32u
 
@@ -38,13 +38,24 @@ typedef struct vyre_cuda_plan {
   // b + k * gridDim.x for k < coarsen that are below vgx, so any hardware
   // grid x in [ceil(vgx / coarsen), vgx] runs each virtual workgroup once.
   uint32_t coarsen;
+  // Lane mode (plugins/kit/vyre_kit.h, docs/backends.md): 4 when the program
+  // runs 4 consecutive invocations along x per hardware thread with 128-bit
+  // accesses to the buffers in vload / vstore (bit = program buffer index),
+  // else 0. Then coarsen is 1, a block has wg[0] / 4 threads, the grid is the
+  // dispatch's, and the kernel takes one more parameter after the trap
+  // record, `u32 vfast`: 1 only when no buffer is bound to two slots and
+  // every bound pointer is 16-byte aligned (the wide accesses are valid).
+  uint32_t lanes;
+  uint64_t vload, vstore;
 } vyre_cuda_plan;
 
 #define VYRE_CUDA_COARSEN 4u
 
-// Fills |out| from the program (ascending binding order). INVALID_PROGRAM
-// when the program has more than 32 host buffers or duplicate bindings.
-uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, vyre_cuda_plan *out, vyre_error *err);
+// Fills |out| from the program (ascending binding order) run at workgroup
+// size |wg| (NULL: lane mode off). INVALID_PROGRAM when the program has more
+// than 32 host buffers or duplicate bindings.
+uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
+                             vyre_error *err);
 
 // Generates the CUDA C source for |p| run with workgroup size |wg|.
 // *out_src is malloc'd and NUL-terminated (caller frees). Errors:

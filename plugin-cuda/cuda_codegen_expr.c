@@ -81,13 +81,18 @@ static void emit_builtin(cuda_cg *g, const vyre_ir_node *e) {
   // Coarsened kernels (plan.coarsen > 1) run virtual workgroup vwx of vgx
   // along x.
   case VYRE_IR_BUILTIN_GID:
-    if (g->coarsen > 1 && e->axis == 0)
+    if (g->lanes && e->axis == 0)
+      cuda_cg_put(g, "((u32)(vb + vl))");
+    else if (g->coarsen > 1 && e->axis == 0)
       cuda_cg_put(g, "((u32)(vwx * %uu + threadIdx.x))", g->wg[0]);
     else
       cuda_cg_put(g, "((u32)(blockIdx.%c * %uu + threadIdx.%c))", d, g->wg[e->axis], d);
     break;
   case VYRE_IR_BUILTIN_LID:
-    cuda_cg_put(g, "((u32)threadIdx.%c)", d);
+    if (g->lanes && e->axis == 0)
+      cuda_cg_put(g, "((u32)(threadIdx.x * 4u + vl))");
+    else
+      cuda_cg_put(g, "((u32)threadIdx.%c)", d);
     break;
   case VYRE_IR_BUILTIN_WGID:
     if (g->coarsen > 1 && e->axis == 0)
@@ -120,6 +125,13 @@ static void emit_load(cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
   if (et == VYRE_IR_TYPE_F32) open = "vc(__uint_as_float(", close = "))";
   if (et == VYRE_IR_TYPE_BOOL32) open = "(0u != ", close = ")";
+  if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
+    // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.
+    cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->slot_of_buffer[e->ref], ptr, len);
+    cuda_cg_expr(g, e->a);
+    cuda_cg_put(g, "))%s", close);
+    return;
+  }
   cuda_cg_put(g, "%svld(%s, %s, ", open, ptr, len);
   cuda_cg_expr(g, e->a);
   cuda_cg_put(g, ")%s", close);

@@ -109,7 +109,7 @@ uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
                              const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
                              int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
-  uint32_t st = vyre_cuda_plan_make(p, &out->plan, err);
+  uint32_t st = vyre_cuda_plan_make(p, wg, &out->plan, err);
   if (st) return st;
   vyre_cuda_cache_key(&out->key, p, wg, flags, cc_major, cc_minor);
   int cacheable = !out->key.failed && p->canonical && p->canonical_size > 0;

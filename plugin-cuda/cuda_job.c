@@ -292,13 +292,24 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done
   // along x and run up to |coarsen| virtual workgroups per block; large grids
   // launch that many fewer blocks, small ones keep one block per workgroup.
   uint32_t vgx = j->grid[0], hw[3] = {j->grid[0], j->grid[1], j->grid[2]};
+  uint32_t wgl[3] = {j->k->wg[0], j->k->wg[1], j->k->wg[2]}, vfast = 1;
   if (j->k->plan.coarsen > 1) {
     params[2 * j->n + 1] = &vgx;
     if (vgx >= CU_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;
+  } else if (j->k->plan.lanes) {
+    // Lane mode: wg[0] / 4 threads per block; the 128-bit accesses are valid
+    // only when no buffer is bound twice and every pointer is 16-byte aligned.
+    wgl[0] /= j->k->plan.lanes;
+    for (uint32_t i = 0; i < j->n && vfast; i++) {
+      if (j->io[i].dptr & 15u) vfast = 0;
+      for (uint32_t k = 0; k < i && vfast; k++)
+        if (j->io[k].dptr == j->io[i].dptr && j->io[i].bytes && j->io[k].bytes) vfast = 0;
+    }
+    params[2 * j->n + 1] = &vfast;
   }
   if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_start, s)) != CUDA_SUCCESS)
     return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
-  const uint32_t *g = hw, *w = j->k->wg;
+  const uint32_t *g = hw, *w = wgl;
   for (uint32_t rep = 0; rep < j->repeat; rep++) {
     r = vyre_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params, NULL);
     if (r != CUDA_SUCCESS)

@@ -79,6 +79,43 @@ uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, co
                                  vyre_error *err);
 
 //===----------------------------------------------------------------------===//
+// Lane mode (kit_lanes.c; docs/backends.md "Lane mode")
+//===----------------------------------------------------------------------===//
+
+// In lane mode a GPU plugin runs VYRE_KIT_LANES consecutive invocations along
+// x on one hardware thread (a workgroup of x invocations becomes a block of
+// x / 4 threads; thread t runs local ids 4t..4t+3 one after the other, each
+// exactly as the IR says), and moves the elements of the buffers below with
+// one 128-bit access per thread instead of four 32-bit ones.
+#define VYRE_KIT_LANES        4u
+#define VYRE_KIT_LANES_MIN_WG 128u
+
+typedef struct vyre_kit_lanes {
+  uint32_t ok; // 1: the program may run in lane mode
+  uint32_t pad0;
+  // Per buffer (declaration index, bit b): every access is a load at index
+  // gid.x (the builtin, or a never-assigned `let` of it) and the program
+  // never stores to it: the thread loads its 4 elements at once.
+  uint64_t vload;
+  // Every access is a store at index gid.x and the program never loads it:
+  // the thread keeps the 4 values and stores them at once.
+  uint64_t vstore;
+  char why[96]; // when !ok: the first reason it may not
+} vyre_kit_lanes;
+
+// Fills |out| for |p| at workgroup size |wg|. Lane mode needs: wg [x,1,1]
+// with x a multiple of 4 and at least VYRE_KIT_LANES_MIN_WG; no barrier,
+// workgroup memory, atomic or trap; at least one buffer in vload or vstore.
+// At dispatch the wide accesses are only valid when no resident buffer is
+// bound to two slots (a plugin checks that on the host and falls back to
+// 32-bit accesses) and, per thread, when its 4 elements are inside every
+// such buffer (the generated code checks that).
+void vyre_kit_lanes_plan(const vyre_ir_program *p, const uint32_t wg[3], vyre_kit_lanes *out);
+// 1 when expression |node| is gid.x as vyre_kit_lanes_plan understands it
+// (|assigned|: per local, 1 when some ASSIGN targets it).
+int vyre_kit_lanes_index_is_gid(const vyre_ir_program *p, uint32_t node, const uint8_t *assigned);
+
+//===----------------------------------------------------------------------===//
 // Metrics
 //===----------------------------------------------------------------------===//
 

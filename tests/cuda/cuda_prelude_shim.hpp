@@ -12,6 +12,12 @@
 #define __forceinline__ inline
 #define __global__
 #define __launch_bounds__(n)
+struct uint4 {
+  unsigned x, y, z, w;
+};
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
+  return uint4{x, y, z, w};
+}
 static inline unsigned __float_as_uint(float f) {
   unsigned u;
   memcpy(&u, &f, 4);

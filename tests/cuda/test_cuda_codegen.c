@@ -304,7 +304,7 @@ static void test_codegen_plan_follows_ascending_binding_order(void **state) {
   const vyre_ir_program *p = tb_finish(t, 0, 0);
   vyre_cuda_plan plan;
   vyre_error err = {.struct_size = sizeof(err)};
-  assert_int_equal(vyre_cuda_plan_make(p, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_plan_make(p, NULL, &plan, &err), VYRE_STATUS_OK);
   assert_int_equal(plan.slot_count, 3);
   assert_int_equal(plan.buffer_of_slot[0], 2);
   assert_int_equal(plan.buffer_of_slot[1], 3);
@@ -312,7 +312,7 @@ static void test_codegen_plan_follows_ascending_binding_order(void **state) {
   assert_int_equal(plan.access_of_slot[2], VYRE_IR_ACCESS_WRITE);
   // A duplicate binding is refused with the binding named.
   t->bufs[3].binding = 2;
-  assert_int_equal(vyre_cuda_plan_make(p, &plan, &err), VYRE_STATUS_INVALID_PROGRAM);
+  assert_int_equal(vyre_cuda_plan_make(p, NULL, &plan, &err), VYRE_STATUS_INVALID_PROGRAM);
   assert_non_null(strstr(err.message, "binding 2"));
   assert_non_null(strstr(err.message, "Fix:"));
   free(t);

@@ -211,10 +211,113 @@ static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host
   free(t);
 }
 
+// A lane-mode kernel (plan.lanes, wg 128 -> 32 threads per block) run on the
+// host: with vfast 1 (128-bit accesses where the thread's 4 elements are in
+// range) and vfast 0 (32-bit accesses only) every invocation computes exactly
+// what the IR says, including IR `return`, a tail that is not a multiple of
+// 4, a buffer shorter than the output, and a buffer read at a non-gid index.
+static const char kLanesMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  const u32 G = 5u, WG = 128u, NO = G * WG - 6u, NA = NO - 9u, NB = G * WG;\n"
+    "  alignas(16) static u32 out[G * WG], a[G * WG], b[G * WG], c[G * WG];\n"
+    "  for (u32 i = 0; i < G * WG; i++) { a[i] = i * 3u + 1u; b[i] = 0x10000u + i; c[i] = i * i; "
+    "}\n"
+    "  int bad = 0;\n"
+    "  for (u32 fast = 0; fast < 2; fast++) {\n"
+    "    for (u32 i = 0; i < G * WG; i++) out[i] = 0xdeadbeefu;\n"
+    "    u64 rec[2] = {~0ull, 0ull};\n"
+    "    gridDim.x = G; gridDim.y = gridDim.z = 1u;\n"
+    "    blockDim.x = WG / 4u; blockDim.y = blockDim.z = 1u;\n"
+    "    for (u32 w = 0; w < G; w++)\n"
+    "      for (u32 t = 0; t < WG / 4u; t++) {\n"
+    "        blockIdx.x = w; blockIdx.y = blockIdx.z = 0u;\n"
+    "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
+    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast);\n"
+    "      }\n"
+    "    for (u32 i = 0; i < G * WG; i++) {\n"
+    "      u32 av = i < NA ? a[i] : 0u;\n"
+    "      u32 want = i >= NO || i == 5u ? 0xdeadbeefu\n"
+    "                 : av + b[i] + c[i ^ 1u] + (i % WG) * 1000u + (i / WG) * 7u;\n"
+    "      if (out[i] != want && bad++ < 5)\n"
+    "        printf(\"FAIL vfast %u: out[%u] = 0x%08x, want 0x%08x\\n\", fast, i, out[i], want);\n"
+    "    }\n"
+    "  }\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_lane_kernel_matches_the_ir_on_the_host(void **state) {
+  (void)state;
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  // x = gid.x; if (x < len(out)) { if (x == 5) return;
+  //   out[x] = a[x] + b[x] + c[x ^ 1] + lid.x * 1000 + wgid.x * 7 }
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 128, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_U, 634);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t ret = stmt0(t, VYRE_IR_K_RETURN);
+  uint32_t r5 = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 5)), LIST(t, ret), 0, 0);
+  uint32_t v = bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), load(t, B, gid(t, 0)));
+  v = bin(t, VYRE_IR_BIN_ADD, v, load(t, C, bin(t, VYRE_IR_BIN_XOR, var(t, x), lit(t, T_U, 1))));
+  v = bin(t, VYRE_IR_BIN_ADD, v,
+          bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_LID, 0), lit(t, T_U, 1000)));
+  v = bin(t, VYRE_IR_BIN_ADD, v,
+          bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_WGID, 0), lit(t, T_U, 7)));
+  uint32_t st = store(t, O, var(t, x), v);
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)), LIST(t, r5, st), 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {128, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.lanes, 4);
+  assert_int_equal(plan.coarsen, 1);
+  assert_int_equal(plan.vload, (1u << A) | (1u << B)); // c is read at x ^ 1
+  assert_int_equal(plan.vstore, 1u << O);
+  assert_non_null(strstr(src, "__launch_bounds__(32)"));
+  assert_non_null(strstr(src, "u64 *vt, u32 vfast)"));
+  char dir[] = "/tmp/vyre-cuda-lanes-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128], cmd[1024];
+  snprintf(path, sizeof(path), "%s/lanes.cpp", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
+          kLanesMain);
+  fclose(f);
+  snprintf(cmd, sizeof(cmd),
+           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/lanes %s 2>&1 && "
+           "%s/lanes",
+           dir, path, dir);
+  FILE *run = popen(cmd, "r");
+  assert_non_null(run);
+  char out[4096] = "";
+  size_t got = fread(out, 1, sizeof(out) - 1, run);
+  out[got] = 0;
+  int rc = pclose(run);
+  if (rc != 0) fprintf(stderr, "%s\n", out);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "ok"));
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
       cmocka_unit_test(test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host),
+      cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
 }
