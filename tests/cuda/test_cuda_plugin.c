@@ -489,6 +489,73 @@ static void test_plugin_async_batch_and_resident_buffers(void **state) {
   free(t);
 }
 
+// Lane mode on the real device: x = gid.x; if (x < len(d)) { c[x] = 7;
+// d[x] = a[x] + 1 }, workgroup 128. With a and c bound to one resident
+// buffer, each invocation must read its own store (d = 8): the plugin has to
+// see the aliasing and skip the 128-bit preload. With distinct buffers the
+// fast path runs (d = 1, c = 7). A length that is not a multiple of 4 covers
+// the tail. Needs a real driver (the mock does not run generated code).
+static void test_plugin_lane_mode_respects_a_buffer_bound_twice(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  if (mock_live() != -1) {
+    cu_ops()->destroy(be);
+    fprintf(stderr, "skipped: the mock driver does not run generated code\n");
+    skip();
+  }
+  enum { N = 1021 };
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 128, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t C = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, N);
+  uint32_t D = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, N);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t sc = store(t, C, var(t, x), lit(t, T_U, 7));
+  uint32_t sd =
+      store(t, D, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), lit(t, T_U, 1)));
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, D)), LIST(t, sc, sd), 0, 0);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, tb_finish(t, LIST(t, s0, s1)), &err);
+  assert_non_null(m);
+  vyre_buffer *rb = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 4 * N, &rb, &err), VYRE_STATUS_OK);
+  static uint32_t a[N], c[N], d[N];
+  for (int twice = 0; twice < 2; twice++) {
+    memset(a, 0, sizeof(a));
+    vyre_binding bind[3] = {
+        {.buffer_index = 0, .bytes = 4 * N, .data = a},
+        {.buffer_index = 1, .bytes = 4 * N, .data = c},
+        {.buffer_index = 2, .bytes = 4 * N, .data = d},
+    };
+    if (twice) {
+      bind[0] = (vyre_binding){
+          .buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = 4 * N, .resident = rb};
+      bind[1] = (vyre_binding){
+          .buffer_index = 1, .kind = VYRE_BINDING_RESIDENT, .bytes = 4 * N, .resident = rb};
+    }
+    vyre_dispatch_args da = {.struct_size = sizeof(da),
+                             .binding_count = 3,
+                             .module = m,
+                             .bindings = bind,
+                             .grid = {(N + 127) / 128, 1, 1},
+                             .repeat = 1};
+    vyre_dispatch_result res = {.struct_size = sizeof(res)};
+    assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+    for (uint32_t i = 0; i < N; i++) {
+      if (d[i] != (twice ? 8u : 1u) || (!twice && c[i] != 7u))
+        fprintf(stderr, "bound twice %d: d[%u] = %u, c[%u] = %u\n", twice, i, d[i], i, c[i]);
+      assert_int_equal(d[i], twice ? 8u : 1u);
+      if (!twice) assert_int_equal(c[i], 7u);
+    }
+  }
+  assert_int_equal(cu_ops()->buffer_free(be, rb, &err), VYRE_STATUS_OK);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
 // Driver calls counted by the mock (NULL name: all of them); UINT64_MAX
 // on a real driver. reset: start counting from zero.
 static unsigned long long mock_calls(const char *name, int reset) {
@@ -750,6 +817,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
+      cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
       cmocka_unit_test(test_plugin_driver_calls_per_dispatch_are_pinned),
       cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
       // Last: on real drivers a sticky fault cannot be cleared inside the process.
