@@ -37,6 +37,17 @@ typedef struct vyre_spv_cg {
   char msg[256];
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
+  // lane mode (spv_codegen.c): the IR body is a function of the lane k,
+  // called 4 times from main
+  int lanes;                    // generating in lane mode
+  uint64_t vload, vstore;       // vyre_kit_lanes: buffers moved 128 bits at a time
+  uint32_t lane_k;              // the lane's index (a parameter of the lane function)
+  uint32_t v_fast;              // Private bool: this invocation takes the 128-bit path
+  uint32_t *lane_vec;           // per buffer: Private uvec4 of the 4 lanes' elements
+  uint32_t *lane_mask;          // per vstore buffer: Private uint, bit k: lane k stored
+  uint32_t *buf_var4;           // per buffer: the uvec4 view of the storage buffer
+  uint32_t t_v4, t_ptr_pv_uint; // uvec4, Private uint pointer
+  uint32_t t_ptr_pv_v4, t_ptr_sb_v4;
 } vyre_spv_cg;
 
 // Constants and small helpers (spv_cg_expr.c).
@@ -48,6 +59,9 @@ uint32_t cg_is_nan(vyre_spv_cg *c, uint32_t bits);
 uint32_t cg_len(vyre_spv_cg *c, uint32_t buffer);
 uint32_t cg_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
 uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
+// Lane mode: 1 when buffer |b| is in vload / vstore (128-bit moves).
+int cg_lane_vload(const vyre_spv_cg *c, uint32_t b);
+int cg_lane_vstore(const vyre_spv_cg *c, uint32_t b);
 void cg_label(vyre_spv_cg *c, uint32_t id);
 // The value of expression node |n|.
 uint32_t cg_expr(vyre_spv_cg *c, uint32_t n);

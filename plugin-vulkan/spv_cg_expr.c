@@ -97,7 +97,20 @@ uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis) {
     return cg_u(c, c->opt->workgroup_size[axis < 3 ? axis : 0]);
   }
   uint32_t v = OP(SpvOpLoad, c->t_v3, var);
-  return OP(SpvOpCompositeExtract, U, v, axis < 3 ? axis : 0);
+  uint32_t x = OP(SpvOpCompositeExtract, U, v, axis < 3 ? axis : 0);
+  // Lane mode: invocation t of a workgroup runs IR local ids 4t+k along x,
+  // so gid.x = 4 * (hardware gid.x) + k and lid.x = 4 * (hardware lid.x) + k.
+  if (c->lanes && axis == 0 && (var == c->v_gid || var == c->v_lid))
+    x = OP(SpvOpIAdd, U, OP(SpvOpShiftLeftLogical, U, x, cg_u(c, 2)), c->lane_k);
+  return x;
+}
+
+int cg_lane_vload(const vyre_spv_cg *c, uint32_t b) {
+  return c->lanes && b < 64 && ((c->vload >> b) & 1);
+}
+
+int cg_lane_vstore(const vyre_spv_cg *c, uint32_t b) {
+  return c->lanes && b < 64 && ((c->vstore >> b) & 1);
 }
 
 uint32_t cg_len(vyre_spv_cg *c, uint32_t buffer) {
@@ -113,13 +126,36 @@ uint32_t cg_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index) {
   return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->buf_var[buffer], cg_u(c, 0), index);
 }
 
-static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
+static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t idx = cg_expr(c, n->a);
   uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
   // Index 0 always exists in the bound memory (buffers are at least 4 bytes).
   uint32_t safe = cg_sel(c, U, in, idx, cg_u(c, 0));
   uint32_t w = OP(SpvOpLoad, U, cg_elem_ptr(c, n->ref, safe));
-  w = cg_sel(c, U, in, w, cg_u(c, 0));
+  return cg_sel(c, U, in, w, cg_u(c, 0));
+}
+
+// Lane mode, a vload buffer (its index is gid.x): on the 128-bit path the
+// word is component k of the uvec4 main loaded before the lanes (in bounds:
+// base + 4 <= len), else the usual guarded load.
+static uint32_t lane_load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t fast = OP(SpvOpLoad, B, c->v_fast);
+  uint32_t lf = spv_id(c->m), ls = spv_id(c->m), merge = spv_id(c->m);
+  SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  SPV_DO(c->m, SpvOpBranchConditional, fast, lf, ls);
+  cg_label(c, lf);
+  uint32_t wf =
+      OP(SpvOpLoad, U, OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[n->ref], c->lane_k));
+  SPV_DO(c->m, SpvOpBranch, merge);
+  cg_label(c, ls);
+  uint32_t ws = load_word(c, n), from = c->cur_label;
+  SPV_DO(c->m, SpvOpBranch, merge);
+  cg_label(c, merge);
+  return OP(SpvOpPhi, U, wf, lf, ws, from);
+}
+
+static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t w = cg_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);
   uint32_t et = c->p->buffers[n->ref].type;
   if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, cg_u(c, 0));
   if (et == VYRE_IR_TYPE_F32) return cg_canon(c, w);

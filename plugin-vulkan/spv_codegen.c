@@ -50,14 +50,41 @@ static void if_end(vyre_spv_cg *c, cg_if f) {
   cg_label(c, f.merge);
 }
 
-static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t idx = cg_expr(c, n->a), val = cg_expr(c, n->b);
-  uint32_t vt = c->p->nodes[n->b].type;
-  if (vt == VYRE_IR_TYPE_BOOL) val = cg_sel(c, U, val, cg_u(c, 1), cg_u(c, 0));
+static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
   uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
   cg_if f = if_begin(c, in);
   DO(SpvOpStore, cg_elem_ptr(c, n->ref, idx), val);
   if_end(c, f);
+}
+
+// Lane mode, a vstore buffer (its index is gid.x): on the 128-bit path the
+// value goes to component k of the buffer's uvec4 and bit k of its mask
+// (main writes them after the lanes), else the usual guarded store.
+static void lane_store(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t val) {
+  uint32_t fast = OP(SpvOpLoad, B, c->v_fast);
+  uint32_t lf = spv_id(c->m), ls = spv_id(c->m), merge = spv_id(c->m);
+  DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  DO(SpvOpBranchConditional, fast, lf, ls);
+  cg_label(c, lf);
+  DO(SpvOpStore, OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[n->ref], c->lane_k), val);
+  uint32_t mv = c->lane_mask[n->ref];
+  uint32_t bit = OP(SpvOpShiftLeftLogical, U, cg_u(c, 1), c->lane_k);
+  DO(SpvOpStore, mv, OP(SpvOpBitwiseOr, U, OP(SpvOpLoad, U, mv), bit));
+  DO(SpvOpBranch, merge);
+  cg_label(c, ls);
+  store_word(c, n, cg_expr(c, n->a), val);
+  DO(SpvOpBranch, merge);
+  cg_label(c, merge);
+}
+
+static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t idx = cg_lane_vstore(c, n->ref) ? 0 : cg_expr(c, n->a), val = cg_expr(c, n->b);
+  uint32_t vt = c->p->nodes[n->b].type;
+  if (vt == VYRE_IR_TYPE_BOOL) val = cg_sel(c, U, val, cg_u(c, 1), cg_u(c, 0));
+  if (cg_lane_vstore(c, n->ref))
+    lane_store(c, n, val);
+  else
+    store_word(c, n, idx, val);
 }
 
 static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
@@ -284,6 +311,41 @@ static void declare_types(vyre_spv_cg *c) {
   c->t_ptr_wg_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassWorkgroup, U));
   c->t_ptr_pc_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPushConstant, U));
   c->t_ptr_in_v3 = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassInput, c->t_v3));
+  if (c->lanes) {
+    c->t_v4 = spv_global(m, SpvOpTypeVector, 0, SPV_ARGS(c->t_uint, 4));
+    c->t_ptr_pv_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPrivate, U));
+    c->t_ptr_pv_v4 = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPrivate, c->t_v4));
+    c->t_ptr_sb_v4 =
+        spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, c->t_v4));
+  }
+}
+
+// Lane mode: the uvec4 view of every vload and vstore buffer (a second
+// variable at the same binding) and the Private state shared by main and
+// the lane function.
+static void declare_lane_state(vyre_spv_cg *c) {
+  spv_module *m = c->m;
+  uint32_t rta = spv_global(m, SpvOpTypeRuntimeArray, 0, SPV_ARGS(c->t_v4));
+  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(rta, SpvDecorationArrayStride, 16));
+  uint32_t st = spv_global(m, SpvOpTypeStruct, 0, SPV_ARGS(rta));
+  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(st, SpvDecorationBlock));
+  spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(st, 0, SpvDecorationOffset, 0));
+  uint32_t pst = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, st));
+  for (uint32_t b = 0; b < c->p->buffer_count; b++) {
+    if (!cg_lane_vload(c, b) && !cg_lane_vstore(c, b)) continue;
+    c->buf_var4[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
+    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
+             SPV_ARGS(c->buf_var4[b], SpvDecorationDescriptorSet, 0));
+    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
+             SPV_ARGS(c->buf_var4[b], SpvDecorationBinding, c->p->buffers[b].binding));
+    if (cg_lane_vload(c, b))
+      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(c->buf_var4[b], SpvDecorationNonWritable));
+    c->lane_vec[b] = global_var(c, c->t_ptr_pv_v4, SpvStorageClassPrivate);
+    if (cg_lane_vstore(c, b))
+      c->lane_mask[b] = global_var(c, c->t_ptr_pv_uint, SpvStorageClassPrivate);
+  }
+  uint32_t pb = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPrivate, B));
+  c->v_fast = global_var(c, pb, SpvStorageClassPrivate);
 }
 
 static void declare_buffers(vyre_spv_cg *c) {
@@ -311,19 +373,24 @@ static void declare_buffers(vyre_spv_cg *c) {
                SPV_ARGS(c->buf_var[b], SpvDecorationBinding, binding));
     }
   c->info->host_buffer_count = n;
-  c->info->push_bytes = 4 * n;
-  if (n) {
-    uint32_t members[32];
-    for (uint32_t i = 0; i < n; i++)
-      members[i] = U;
+  // Lane mode: one more word, the host's flag (1: no resident buffer is
+  // bound to two slots, the 128-bit path may be taken).
+  uint32_t words_n = n + (c->lanes ? 1u : 0u);
+  c->info->push_bytes = 4 * words_n;
+  if (c->lanes) {
+    c->info->lanes = 1;
+    c->info->lanes_offset = 4 * n;
+  }
+  if (words_n) {
     // A fresh id (not deduplicated): its member decorations are its own.
     uint32_t pcs = spv_id(m);
-    uint32_t words[33];
+    uint32_t words[34];
     words[0] = pcs;
-    memcpy(words + 1, members, n * 4);
-    spv_emit(m, SPV_SEC_TYPES, SpvOpTypeStruct, words, n + 1);
+    for (uint32_t i = 0; i < words_n; i++)
+      words[1 + i] = U;
+    spv_emit(m, SPV_SEC_TYPES, SpvOpTypeStruct, words, words_n + 1);
     spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(pcs, SpvDecorationBlock));
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < words_n; i++)
       spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(pcs, i, SpvDecorationOffset, 4 * i));
     uint32_t ppc = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPushConstant, pcs));
     c->pc_var = global_var(c, ppc, SpvStorageClassPushConstant);
@@ -356,9 +423,83 @@ static void declare_buffers(vyre_spv_cg *c) {
   }
 }
 
+// The function-local variables of the IR body (main's, or the lane function's).
+static void declare_locals(vyre_spv_cg *c) {
+  for (uint32_t i = 0; i < c->p->local_count; i++) {
+    uint32_t pt = c->p->locals[i].type == VYRE_IR_TYPE_BOOL ? c->t_ptr_fn_bool : c->t_ptr_fn_uint;
+    c->local_var[i] = OP(SpvOpVariable, pt, SpvStorageClassFunction);
+  }
+  c->tmp_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+}
+
+// Lane mode, main's body: base = gid.x of lane 0; fast = host flag && base
+// + 4 <= len of every vload and vstore buffer; when fast, one 128-bit load
+// per vload buffer; the 4 lanes (calls of |lane_fn|); then per vstore buffer
+// one 128-bit store when all 4 lanes stored, else the stored words one by one.
+static void lane_main(vyre_spv_cg *c, uint32_t lane_fn) {
+  const vyre_ir_program *p = c->p;
+  uint32_t gx = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_gid), 0);
+  uint32_t base = OP(SpvOpShiftLeftLogical, U, gx, cg_u(c, 2));
+  uint32_t q = OP(SpvOpShiftRightLogical, U, base, cg_u(c, 2)); // its uvec4 element
+  uint32_t flag =
+      OP(SpvOpLoad, U,
+         OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var, cg_u(c, c->info->lanes_offset / 4)));
+  uint32_t fast = OP(SpvOpINotEqual, B, flag, cg_u(c, 0));
+  for (uint32_t b = 0; b < p->buffer_count; b++) {
+    if (!cg_lane_vload(c, b) && !cg_lane_vstore(c, b)) continue;
+    uint32_t len = cg_len(c, b);
+    uint32_t room = OP(SpvOpULessThanEqual, B, base,
+                       OP(SpvOpISub, U, len, cg_u(c, 4))); // wraps when len < 4: checked below
+    uint32_t ok = OP(SpvOpLogicalAnd, B, OP(SpvOpUGreaterThanEqual, B, len, cg_u(c, 4)), room);
+    fast = OP(SpvOpLogicalAnd, B, fast, ok);
+    if (cg_lane_vstore(c, b)) DO(SpvOpStore, c->lane_mask[b], cg_u(c, 0));
+  }
+  DO(SpvOpStore, c->v_fast, fast);
+  cg_if f = if_begin(c, fast);
+  for (uint32_t b = 0; b < p->buffer_count; b++) {
+    if (!cg_lane_vload(c, b)) continue;
+    uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[b], cg_u(c, 0), q);
+    DO(SpvOpStore, c->lane_vec[b], OP(SpvOpLoad, c->t_v4, ptr));
+  }
+  if_end(c, f);
+  for (uint32_t k = 0; k < VYRE_KIT_LANES; k++)
+    OP(SpvOpFunctionCall, c->t_void, lane_fn, cg_u(c, k));
+  for (uint32_t b = 0; b < p->buffer_count; b++) {
+    if (!cg_lane_vstore(c, b)) continue;
+    uint32_t mask = OP(SpvOpLoad, U, c->lane_mask[b]);
+    uint32_t all = OP(SpvOpIEqual, B, mask, cg_u(c, 0xFu));
+    uint32_t full = spv_id(c->m), part = spv_id(c->m), merge = spv_id(c->m);
+    DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    DO(SpvOpBranchConditional, all, full, part);
+    cg_label(c, full);
+    uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[b], cg_u(c, 0), q);
+    DO(SpvOpStore, ptr, OP(SpvOpLoad, c->t_v4, c->lane_vec[b]));
+    DO(SpvOpBranch, merge);
+    cg_label(c, part);
+    for (uint32_t k = 0; k < VYRE_KIT_LANES; k++) {
+      uint32_t set =
+          OP(SpvOpINotEqual, B, OP(SpvOpBitwiseAnd, U, mask, cg_u(c, 1u << k)), cg_u(c, 0));
+      cg_if g = if_begin(c, set);
+      uint32_t w =
+          OP(SpvOpLoad, U, OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[b], cg_u(c, k)));
+      DO(SpvOpStore, cg_elem_ptr(c, b, OP(SpvOpIAdd, U, base, cg_u(c, k))), w);
+      if_end(c, g);
+    }
+    DO(SpvOpBranch, merge);
+    cg_label(c, merge);
+  }
+}
+
 static uint32_t generate(vyre_spv_cg *c) {
   spv_module *m = c->m;
   const vyre_ir_program *p = c->p;
+  vyre_kit_lanes plan;
+  vyre_kit_lanes_plan(p, c->opt->workgroup_size, &plan);
+  if (plan.ok) {
+    c->lanes = 1;
+    c->vload = plan.vload;
+    c->vstore = plan.vstore;
+  }
   spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) spv_capability(m, SpvCapabilityInt64);
   if (c->opt->has_int64 && c->opt->int64_atomics && (p->flags & VYRE_IR_FLAG_HAS_TRAP))
@@ -369,6 +510,7 @@ static uint32_t generate(vyre_spv_cg *c) {
            SPV_ARGS(SpvAddressingModelLogical, SpvMemoryModelGLSL450));
   declare_types(c);
   declare_buffers(c);
+  if (c->lanes) declare_lane_state(c);
   c->v_gid = builtin_var(c, SpvBuiltInGlobalInvocationId);
   c->v_lid = builtin_var(c, SpvBuiltInLocalInvocationId);
   c->v_wgid = builtin_var(c, SpvBuiltInWorkgroupId);
@@ -380,17 +522,27 @@ static uint32_t generate(vyre_spv_cg *c) {
   spv_emit_str(m, SPV_SEC_ENTRY, SpvOpEntryPoint, ep_ops, 2, "main", ep_tail, 4);
   const uint32_t *wg = c->opt->workgroup_size;
   spv_emit(m, SPV_SEC_MODES, SpvOpExecutionMode,
-           SPV_ARGS(main_fn, SpvExecutionModeLocalSize, wg[0], wg[1], wg[2]));
+           SPV_ARGS(main_fn, SpvExecutionModeLocalSize, c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0],
+                    wg[1], wg[2]));
 
   m->fsec = SPV_SEC_FUNCS;
   spv_emit(m, SPV_SEC_FUNCS, SpvOpFunction,
            SPV_ARGS(c->t_void, main_fn, SpvFunctionControlMaskNone, c->t_fn));
   cg_label(c, spv_id(m));
-  for (uint32_t i = 0; i < p->local_count; i++) {
-    uint32_t pt = p->locals[i].type == VYRE_IR_TYPE_BOOL ? c->t_ptr_fn_bool : c->t_ptr_fn_uint;
-    c->local_var[i] = OP(SpvOpVariable, pt, SpvStorageClassFunction);
+  if (c->lanes) {
+    // main, then the lane function: void lane(uint k) { IR body }, where a
+    // `return` ends lane k only.
+    uint32_t lane_fn = spv_id(m);
+    lane_main(c, lane_fn);
+    spv_emit(m, SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
+    spv_emit(m, SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
+    uint32_t ft = spv_global(m, SpvOpTypeFunction, 0, SPV_ARGS(c->t_void, U));
+    spv_emit(m, SPV_SEC_FUNCS, SpvOpFunction,
+             SPV_ARGS(c->t_void, lane_fn, SpvFunctionControlMaskNone, ft));
+    c->lane_k = spv_op(m, SpvOpFunctionParameter, U, NULL, 0);
+    cg_label(c, spv_id(m));
   }
-  c->tmp_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+  declare_locals(c);
   if (p->flags & VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY || p->workgroup_bytes) zero_workgroup_memory(c);
   cg_stmts(c, p->body, p->body_count);
   if (!c->terminated) spv_emit(m, SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
@@ -423,8 +575,12 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.local_var = calloc(nl, sizeof(uint32_t));
   c.buf_var = calloc(nb, sizeof(uint32_t));
   c.buf_slot = calloc(nb, sizeof(uint32_t));
+  c.buf_var4 = calloc(nb, sizeof(uint32_t));
+  c.lane_vec = calloc(nb, sizeof(uint32_t));
+  c.lane_mask = calloc(nb, sizeof(uint32_t));
   uint32_t st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.buf_var && c.buf_slot) st = generate(&c);
+  if (c.local_var && c.buf_var && c.buf_slot && c.buf_var4 && c.lane_vec && c.lane_mask)
+    st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = spv_module_finish(&m, out_word_count);
     if (!*out_words) st = VYRE_STATUS_OUT_OF_MEMORY;
@@ -432,6 +588,9 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.local_var);
   free(c.buf_var);
   free(c.buf_slot);
+  free(c.buf_var4);
+  free(c.lane_vec);
+  free(c.lane_mask);
   spv_module_free(&m);
   if (st == VYRE_STATUS_OUT_OF_MEMORY)
     return vyre_kit_fail(err, st, 0, "vulkan",

@@ -14,7 +14,13 @@
 //     with 64-bit atomics (info.trap64), {sites, 0, id as a u64 at byte 8},
 //     filled with {0, 0, ~0, ~0};
 //   push constants: one u32 element count per host buffer, in ascending
-//     binding order (offset 4*i).
+//     binding order (offset 4*i); in lane mode (info.lanes) one more word
+//     after them, at info.lanes_offset: the host writes 1 there when no
+//     resident buffer is bound to two slots (vyre_vk_lanes_flag), else 0.
+// Lane mode (docs/backends.md "Lane mode"; vyre_kit_lanes_plan): LocalSize
+// is [x/4,1,1] and each invocation runs the IR invocations 4t..4t+3 of its
+// workgroup; buffers loaded or stored only at gid.x are also declared a
+// second time, at the same binding, as runtime arrays of uvec4.
 // Workgroup buffers are Workgroup-storage arrays zeroed at workgroup start.
 
 #ifndef VYRE_SPV_CODEGEN_H
@@ -29,7 +35,7 @@
 #define VYRE_VK_TRAP_WORDS   3u
 
 // Bumped whenever generated code changes (part of every cache key).
-#define VYRE_VK_GENERATOR_VERSION 1u
+#define VYRE_VK_GENERATOR_VERSION 2u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -42,8 +48,10 @@ typedef struct vyre_spv_info {
   uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)
   uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
   uint32_t uses_trap;          // binds the trap record
-  uint32_t push_bytes;         // 4 * host_buffer_count
+  uint32_t push_bytes;         // 4 * host_buffer_count, plus 4 in lane mode
   uint32_t trap64;             // trap record is {sites, 0, id low, id high} (64-bit atomic min)
+  uint32_t lanes;              // lane mode: 4 IR invocations per invocation, LocalSize x/4
+  uint32_t lanes_offset;       // lane mode: byte offset of the push-constant flag word
 } vyre_spv_info;
 
 // Generates the module. On success *out_words is malloc'd (caller frees).
