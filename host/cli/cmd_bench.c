@@ -55,7 +55,7 @@ typedef struct fig_result {
 
 typedef struct bench_args {
   const char *backend, *device, *json, *filter;
-  int quick;
+  int quick, floor_first;
   uint32_t reps;
 } bench_args;
 
@@ -75,6 +75,8 @@ static void usage(FILE *f) {
              "  --filter LIST  run only these figures: numbers or names, comma separated\n"
              "                 (round_trip, resident, batch64, cold_compile, cached_load,\n"
              "                 host_overhead, stream, matmul)\n"
+             "  --floor-first  measure each figure's floor before its vyre side (to check\n"
+             "                 that the order does not change the figures)\n"
              "  --help         show this text\n\n"
              "exit codes: 0 every figure ran (or is n/a here), 1 a figure failed (wrong\n"
              "result or error), 2 usage or setup error. See docs/bench.md.\n");
@@ -91,6 +93,8 @@ static int parse(int argc, char **argv, bench_args *a) {
     }
     if (vyre_cli_flag(argv[i], "--quick")) {
       a->quick = 1;
+    } else if (vyre_cli_flag(argv[i], "--floor-first")) {
+      a->floor_first = 1;
     } else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &a->backend, "bench")) != 0 ||
                (m = vyre_cli_opt(argc, argv, &i, "--device", &a->device, "bench")) != 0 ||
                (m = vyre_cli_opt(argc, argv, &i, "--json", &a->json, "bench")) != 0 ||
@@ -202,13 +206,9 @@ static uint32_t matmul_n(const vyre_bench_ctx *c) {
   return c->gpu ? (c->quick ? 1024u : 2048u) : 64u;
 }
 
-// Runs figure |f| (0-based): the vyre side, then the floor.
-static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops *fops,
-                       vyre_bench_floor *floor, const char *floor_why, fig_result *r) {
-  uint64_t stream_n = stream_elements(c);
-  uint32_t mm_n = matmul_n(c);
-  fprintf(stderr, "[%u/%u] %s ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
-  int compiled = 0;
+// The vyre side of figure |f| (0-based).
+static void run_vyre_side(uint32_t f, vyre_bench_ctx *c, fig_result *r, int *compiled) {
+  fprintf(stderr, "[%u/%u] %s: vyre ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
   switch (f) {
   case 0:
     vyre_bench_fig_round_trip(c, &r->vyre);
@@ -223,49 +223,66 @@ static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops
     vyre_bench_fig_cold_compile(c, &r->vyre);
     break;
   case 4:
-    vyre_bench_fig_fresh_load(c, &r->vyre, r->note, sizeof r->note, &compiled);
+    vyre_bench_fig_fresh_load(c, &r->vyre, r->note, sizeof r->note, compiled);
     break;
   case 5:
     vyre_bench_fig_host_overhead(c, &r->vyre);
     break;
   case 6:
-    vyre_bench_fig_stream(c, stream_n, &r->vyre);
+    vyre_bench_fig_stream(c, stream_elements(c), &r->vyre);
     break;
   default:
-    vyre_bench_fig_matmul(c, mm_n, &r->vyre);
+    vyre_bench_fig_matmul(c, matmul_n(c), &r->vyre);
     break;
   }
+}
+
+// The floor side of figure |f| (0-based).
+static void run_floor_side(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops *fops,
+                           vyre_bench_floor *floor, const char *floor_why, fig_result *r) {
   if (!floor) {
     floor_na(&r->floor, floor_why);
-  } else {
-    fprintf(stderr, "[%u/%u] %s: floor ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
-    switch (f) {
-    case 0:
-      fops->round_trip(floor, c, &r->floor);
-      break;
-    case 1:
-      fops->launch_wait(floor, c, &r->floor);
-      break;
-    case 2:
-      fops->pipelined(floor, c, &r->floor);
-      break;
-    case 3:
-      fops->compile(floor, c, &r->floor);
-      break;
-    case 4:
-      vyre_bench_floor_fresh_load(c, fops, floor, &r->floor);
-      break;
-    case 5:
-      floor_na(&r->floor, "no floor: the target is absolute (host work alone)");
-      break;
-    case 6:
-      fops->stream(floor, c, stream_n, &r->floor);
-      break;
-    default:
-      fops->matmul(floor, c, mm_n, &r->floor);
-      break;
-    }
+    return;
   }
+  fprintf(stderr, "[%u/%u] %s: floor ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
+  switch (f) {
+  case 0:
+    fops->round_trip(floor, c, &r->floor);
+    break;
+  case 1:
+    fops->launch_wait(floor, c, &r->floor);
+    break;
+  case 2:
+    fops->pipelined(floor, c, &r->floor);
+    break;
+  case 3:
+    fops->compile(floor, c, &r->floor);
+    break;
+  case 4:
+    vyre_bench_floor_fresh_load(c, fops, floor, &r->floor);
+    break;
+  case 5:
+    floor_na(&r->floor, "no floor: the target is absolute (host work alone)");
+    break;
+  case 6:
+    fops->stream(floor, c, stream_elements(c), &r->floor);
+    break;
+  default:
+    fops->matmul(floor, c, matmul_n(c), &r->floor);
+    break;
+  }
+}
+
+// Runs figure |f| (0-based): the vyre side, then the floor (the floor first
+// with --floor-first).
+static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops *fops,
+                       vyre_bench_floor *floor, const char *floor_why, int floor_first,
+                       fig_result *r) {
+  fprintf(stderr, "[%u/%u] %s ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
+  int compiled = 0;
+  if (floor_first) run_floor_side(f, c, fops, floor, floor_why, r);
+  run_vyre_side(f, c, r, &compiled);
+  if (!floor_first) run_floor_side(f, c, fops, floor, floor_why, r);
   judge(r);
   if (f == 4 && compiled && r->target_kind) r->met = 0;
 }
@@ -372,6 +389,7 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
   json_object_set_new(root, "commit", json_string(commit));
   json_object_set_new(root, "version", json_string(VYRE_VERSION_STRING));
   json_object_set_new(root, "quick", json_boolean(a->quick));
+  json_object_set_new(root, "floor_first", json_boolean(a->floor_first));
   json_object_set_new(root, "reps", a->reps ? json_integer(a->reps) : json_string("default"));
   json_object_set_new(root, "ok", json_boolean(!failed));
   json_object_set_new(root, "timing",
@@ -486,7 +504,7 @@ int vyre_cmd_bench(int argc, char **argv) {
   int failed = 0;
   for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
     if (!r[f].selected) continue;
-    run_figure(f, &c, fops, floor, floor_why, &r[f]);
+    run_figure(f, &c, fops, floor, floor_why, a.floor_first, &r[f]);
     failed |= r[f].vyre.status == VYRE_BENCH_FAILED || r[f].floor.status == VYRE_BENCH_FAILED;
   }
   if (floor) fops->close(floor);

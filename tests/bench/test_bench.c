@@ -134,12 +134,21 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
   const char *json = VYRE_BENCH_OUT "/bench-filter.json", *log = VYRE_BENCH_OUT "/bench-filter.log";
   char args[1024];
-  snprintf(args, sizeof args, "--backend cpu --quick --reps 3 --filter host_overhead,7 --json '%s'",
+  snprintf(args, sizeof args,
+           "--backend cpu --quick --reps 3 --filter host_overhead,7 --floor-first --json '%s'",
            json);
   int rc = run_bench(args, log);
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  // --floor-first: figure 7's floor ran before its vyre side.
+  const char *text = slurp(log);
+  const char *fl = strstr(text, "[7/8] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/8] vector add f32 bandwidth: vyre ...");
+  assert_non_null(fl);
+  assert_non_null(vy);
+  assert_true(fl < vy);
   json_t *root = json_load_file(json, 0, NULL);
   assert_non_null(root);
+  assert_true(json_is_true(json_object_get(root, "floor_first")));
   const json_t *figs = json_object_get(root, "figures");
   assert_int_equal(json_array_size(figs), 2);
   assert_int_equal(json_integer_value(json_object_get(json_array_get(figs, 0), "id")), 6);
@@ -155,7 +164,8 @@ static void test_bench_help_lists_the_options(void **state) {
   const char *log = VYRE_BENCH_OUT "/bench-help.log";
   assert_int_equal(run_bench("--help", log), 0);
   const char *text = slurp(log);
-  const char *opts[] = {"--backend", "--device", "--json", "--quick", "--reps", "--filter"};
+  const char *opts[] = {"--backend", "--device", "--json",       "--quick",
+                        "--reps",    "--filter", "--floor-first"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     assert_non_null(strstr(text, opts[i]));
 }
