@@ -2,7 +2,8 @@
 //
 // vk_dispatch.c — the dispatch slots: one-shot, async (a fence per pending),
 // batch (every job in one vkQueueSubmit with one fence and one wait, a status
-// per job, every job recorded into one command buffer), and the zombie list that keeps timed-out or
+// per job, every job recorded into one command buffer, barriers only where
+// jobs share resident buffers), and the zombie list that keeps timed-out or
 // released work's resources alive until the device is done with them. Sequences are in
 // vk_sequence.c. Called from the ops table in vk_plugin.c.
 
@@ -64,14 +65,17 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **o
   vk_job *j;
   uint32_t st = vk_job_prepare(be, a, 1, &j, err);
   if (st) return st;
+  st = vk_jobs_make_sets(be, &j, 1, err);
   VkResult r = VK_SUCCESS;
-  pthread_mutex_lock(&be->lock);
-  st = vk_cb_begin(be, &j->cb, err);
   if (!st) {
-    vk_job_record(j, j->cb, a, 0);
-    r = vkEndCommandBuffer(j->cb);
+    pthread_mutex_lock(&be->lock);
+    st = vk_cb_begin(be, &j->cb, err);
+    if (!st) {
+      vk_jobs_record(be, j->cb, &j, 1);
+      r = vkEndCommandBuffer(j->cb);
+    }
+    pthread_mutex_unlock(&be->lock);
   }
-  pthread_mutex_unlock(&be->lock);
   if (!st)
     st = r == VK_SUCCESS ? vk_submit(be, &j->cb, 1, &j->fence, err)
                          : vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
@@ -212,8 +216,9 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
                          "dispatch_batch: out of host memory for %u jobs. Fix: use smaller "
                          "batches.",
                          n);
-  // Every job's resources first (pooled), then all of them recorded into one
-  // command buffer: one allocation, one submit, one fence for the batch.
+  // Every job's resources first (pooled; the descriptor sets from one pool
+  // per VYRE_VK_BATCH_SETS jobs), then all of them recorded into one command
+  // buffer in phases (vk_jobs_record): one submit, one fence for the batch.
   uint32_t ncb = 0;
   uint64_t timeout = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -226,13 +231,12 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
       timeout = jobs[i].args->timeout_ns;
   }
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  if (ncb) {
+  if (ncb) st = vk_jobs_make_sets(be, js, n, err);
+  if (ncb && !st) {
     pthread_mutex_lock(&be->lock);
     st = vk_cb_begin(be, &cb, err);
     if (!st) {
-      int after = 0;
-      for (uint32_t i = 0; i < n; i++)
-        if (js[i] && !jobs[i].status) vk_job_record(js[i], cb, jobs[i].args, after++ > 0);
+      vk_jobs_record(be, cb, js, n);
       VkResult r = vkEndCommandBuffer(cb);
       if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
     }

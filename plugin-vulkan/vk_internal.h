@@ -26,6 +26,10 @@
 typedef struct vk_pipe vk_pipe;
 
 #define VYRE_VK_MAX_FREE 512u
+// Descriptor sets per batch pool (a batch allocates its sets from one pool
+// per this many jobs), and how many such pools stay for reuse.
+#define VYRE_VK_BATCH_SETS           64u
+#define VYRE_VK_MAX_FREE_BATCH_POOLS 64u
 // Bytes of free device/host blocks kept for reuse (beyond it they are freed).
 #define VYRE_VK_FREE_BLOCK_BYTES (256ull << 20)
 
@@ -72,8 +76,14 @@ struct vyre_backend {
   // that keeps fewer makes the next batch create them again.
   VkFence free_fences[VYRE_VK_MAX_FREE];
   uint32_t free_fence_count;
-  VkDescriptorPool free_dpools[VYRE_VK_MAX_FREE];
+  VkDescriptorPool free_dpools[VYRE_VK_MAX_FREE]; // one set each
   uint32_t free_dpool_count;
+  VkDescriptorPool free_bpools[VYRE_VK_MAX_FREE_BATCH_POOLS]; // VYRE_VK_BATCH_SETS sets each
+  uint32_t free_bpool_count;
+  // Recording epoch (vk_jobs_record, under |lock|): bumped at every barrier;
+  // a resident buffer's hazard marks count only while they carry the
+  // current epoch.
+  uint64_t hz_epoch;
   VkCommandBuffer free_cbs[VYRE_VK_MAX_FREE]; // reset by their next vkBeginCommandBuffer
   uint32_t free_cb_count;
   vk_block *free_blocks;
@@ -118,6 +128,8 @@ struct vyre_buffer {
   VkDeviceMemory mem;
   uint64_t bytes;           // requested size
   _Atomic uint32_t busy;    // pending dispatches using it
+  uint64_t hz_epoch;        // vk_jobs_record's marks, under the backend lock:
+  uint32_t hz_access;       // read (1) / written (2) since the barrier of hz_epoch
   vyre_buffer *next, *prev; // the backend's live buffers
 };
 
@@ -159,8 +171,10 @@ uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *e
 // vk_pool.c
 uint32_t vyre_vk_fence_get(vyre_backend *be, VkFence *out, vyre_error *err);
 void vyre_vk_fence_put(vyre_backend *be, VkFence fence);
-uint32_t vyre_vk_dpool_get(vyre_backend *be, VkDescriptorPool *out, vyre_error *err);
-void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool);
+// A descriptor pool for |sets| sets (1 or VYRE_VK_BATCH_SETS) of up to 33
+// storage buffers each; give it back with the same |sets|.
+uint32_t vyre_vk_dpool_get(vyre_backend *be, uint32_t sets, VkDescriptorPool *out, vyre_error *err);
+void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool, uint32_t sets);
 uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block **out,
                            vyre_error *err);
 void vyre_vk_block_put(vyre_backend *be, vk_block *b);

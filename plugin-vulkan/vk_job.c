@@ -27,6 +27,16 @@ void vk_barrier(VkCommandBuffer cb) {
                        0, 1, &mb, 0, NULL, 0, NULL);
 }
 
+void vk_barrier_host(VkCommandBuffer cb) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
+                                         VK_ACCESS_MEMORY_WRITE_BIT};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb,
+                       0, NULL, 0, NULL);
+}
+
 uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
   return vyre_vk_cb_get(be, out, err);
 }
@@ -129,18 +139,8 @@ static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
   return VYRE_STATUS_OK;
 }
 
-static uint32_t make_descriptors(vk_job *j, vyre_error *err) {
-  vyre_backend *be = j->be;
-  uint32_t st = vyre_vk_dpool_get(be, &j->dpool, err);
-  if (st) return st;
-  VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                     .descriptorPool = j->dpool,
-                                     .descriptorSetCount = 1,
-                                     .pSetLayouts = &j->pipe->set_layout};
-  VkResult r = vkAllocateDescriptorSets(be->device, &dai, &j->set);
-  if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkAllocateDescriptorSets", "free memory");
-  VkDescriptorBufferInfo bi[33];
-  VkWriteDescriptorSet w[33];
+// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most 33).
+static uint32_t set_writes(const vk_job *j, VkDescriptorBufferInfo *bi, VkWriteDescriptorSet *w) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
     const vyre_binding *b = &j->bind[i];
@@ -166,8 +166,73 @@ static uint32_t make_descriptors(vk_job *j, vyre_error *err) {
                                   .pBufferInfo = &bi[n]};
     n++;
   }
-  vkUpdateDescriptorSets(be->device, n, w, 0, NULL);
-  return VYRE_STATUS_OK;
+  return n;
+}
+
+uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre_error *err) {
+  uint32_t need = 0, nw = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (js[i] && !js[i]->set) {
+      need++;
+      nw += js[i]->nb + (js[i]->pipe->info.uses_trap ? 1 : 0);
+    }
+  if (!need) return VYRE_STATUS_OK;
+  // The writes of small batches stay on the stack.
+  enum { LOCAL_WRITES = 128 };
+  VkDescriptorBufferInfo bi_local[LOCAL_WRITES];
+  VkWriteDescriptorSet w_local[LOCAL_WRITES];
+  VkDescriptorBufferInfo *bi = bi_local;
+  VkWriteDescriptorSet *w = w_local;
+  if (nw > LOCAL_WRITES) {
+    bi = malloc(nw * sizeof(*bi));
+    w = malloc(nw * sizeof(*w));
+    if (!bi || !w) {
+      free(bi);
+      free(w);
+      return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+                           "dispatch: out of host memory for %u descriptor writes of %u jobs. "
+                           "Fix: free memory or use smaller batches.",
+                           nw, need);
+    }
+  }
+  uint32_t cap = need == 1 ? 1 : VYRE_VK_BATCH_SETS, at = 0, st = VYRE_STATUS_OK;
+  for (uint32_t i = 0; i < n && !st;) {
+    vk_job *group[VYRE_VK_BATCH_SETS];
+    VkDescriptorSetLayout layouts[VYRE_VK_BATCH_SETS];
+    VkDescriptorSet sets[VYRE_VK_BATCH_SETS];
+    uint32_t k = 0;
+    for (; i < n && k < cap; i++)
+      if (js[i] && !js[i]->set) {
+        group[k] = js[i];
+        layouts[k++] = js[i]->pipe->set_layout;
+      }
+    if (!k) break;
+    VkDescriptorPool pool;
+    st = vyre_vk_dpool_get(be, cap, &pool, err);
+    if (st) break;
+    group[0]->dpool = pool; // returned with group[0], after every set of the group is done
+    group[0]->dpool_sets = cap;
+    VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                       .descriptorPool = pool,
+                                       .descriptorSetCount = k,
+                                       .pSetLayouts = layouts};
+    VkResult r = vkAllocateDescriptorSets(be->device, &dai, sets);
+    if (r != VK_SUCCESS) {
+      st = vyre_vk_fail(be, err, r, "vkAllocateDescriptorSets",
+                        "free memory or use smaller batches");
+      break;
+    }
+    for (uint32_t m = 0; m < k; m++) {
+      group[m]->set = sets[m];
+      at += set_writes(group[m], bi + at, w + at);
+    }
+  }
+  if (!st && at) vkUpdateDescriptorSets(be->device, at, w, 0, NULL);
+  if (bi != bi_local) {
+    free(bi);
+    free(w);
+  }
+  return st;
 }
 
 uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_staging,
@@ -201,11 +266,12 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
   j->be = be;
   j->pipe = pp;
   j->nb = a->binding_count;
+  memcpy(j->grid, a->grid, sizeof(j->grid));
+  j->repeat = a->repeat;
   if (j->nb) memcpy(j->bind, a->bindings, j->nb * sizeof(vyre_binding));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) && be->timestamp_bits;
   st = make_device_buffers(j, err);
   if (!st) st = make_staging(j, need_staging, err);
-  if (!st) st = make_descriptors(j, err);
   if (!st && j->timing) {
     VkQueryPoolCreateInfo q = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                .queryType = VK_QUERY_TYPE_TIMESTAMP,
@@ -227,68 +293,127 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
   return VYRE_STATUS_OK;
 }
 
-void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *a, int after_job) {
-  vyre_backend *be = j->be;
+// Uploads and zero-fills of |j|'s host bindings; returns the bytes uploaded.
+static uint64_t record_uploads(vk_job *j, VkCommandBuffer cb) {
   uint64_t up = 0;
-  int staged = 0; // fills or uploads recorded: the dispatch must wait for them
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
     uint8_t acc = access_of(j->pipe, i);
     uint64_t size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes;
     if (acc == VYRE_IR_ACCESS_WRITE || !j->bind[i].bytes) {
       vkCmdFillBuffer(cb, j->devb->buf, j->dev_off[i], size, 0);
-      staged = 1;
     } else if (j->has_staging) {
-      staged = 1;
       VkBufferCopy cp = {
           .srcOffset = j->st_off[i], .dstOffset = j->dev_off[i], .size = j->bind[i].bytes};
       vkCmdCopyBuffer(cb, j->stb->buf, j->devb->buf, 1, &cp);
       up += j->bind[i].bytes;
     }
   }
-  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
-  // After a job recorded in the same command buffer (it ended with a
-  // device+host barrier) only this job's own uploads need a barrier: a batch
-  // of resident-only jobs costs one barrier per job, not three.
-  if (staged || !after_job) vk_barrier(cb);
-  if (j->timing) {
-    vkCmdResetQueryPool(cb, j->qpool, 0, 2);
-    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
-  }
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
-                          NULL);
-  if (j->nb) {
-    uint32_t counts[32];
-    for (uint32_t i = 0; i < j->nb; i++)
-      counts[i] = (uint32_t)(j->bind[i].bytes / 4);
-    vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
-  }
-  for (uint32_t r = 0; r < a->repeat; r++) {
-    if (r) vk_barrier(cb);
-    vkCmdDispatch(cb, a->grid[0], a->grid[1], a->grid[2]);
-  }
-  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, a->repeat);
-  if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
-  int downloads = 0;
+  if (j->timing) vkCmdResetQueryPool(cb, j->qpool, 0, 2);
+  return up;
+}
+
+// Downloads of |j|'s host outputs; |*n| counts copies (the first one is
+// preceded by a barrier).
+static void record_downloads(vk_job *j, VkCommandBuffer cb, uint32_t *n) {
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
-    if (!downloads++) vk_barrier(cb);
+    if (!(*n)++) vk_barrier(cb);
     VkBufferCopy cp = {
         .srcOffset = j->dev_off[i], .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
     vkCmdCopyBuffer(cb, j->devb->buf, j->stb->buf, 1, &cp);
   }
-  // One barrier ends every job: its writes (dispatch or downloads) before
-  // the host reads them and before whatever the command buffer records next.
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
-                                         VK_ACCESS_MEMORY_WRITE_BIT};
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb,
-                       0, NULL, 0, NULL);
+}
+
+enum { HZ_READ = 1, HZ_WRITE = 2 };
+
+// Reads and uniforms only read; anything else (write, read_write, unknown)
+// counts as a write.
+static uint32_t hz_kind(const vk_job *j, uint32_t slot) {
+  uint8_t acc = access_of(j->pipe, slot);
+  return acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM ? HZ_READ : HZ_WRITE;
+}
+
+// True when |j| must wait for work recorded since the last barrier (epoch
+// |ep|): it reads a resident buffer written since, or writes one accessed
+// since. Host bindings live in the job's own device memory: no hazard.
+static int hz_conflict(const vk_job *j, uint64_t ep) {
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->bind[i].kind != VYRE_BINDING_RESIDENT) continue;
+    const vyre_buffer *b = j->bind[i].resident;
+    if (b->hz_epoch != ep || !b->hz_access) continue;
+    if ((b->hz_access & HZ_WRITE) || hz_kind(j, i) == HZ_WRITE) return 1;
+  }
+  return 0;
+}
+
+static void hz_mark(const vk_job *j, uint64_t ep) {
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (j->bind[i].kind != VYRE_BINDING_RESIDENT) continue;
+    vyre_buffer *b = j->bind[i].resident;
+    if (b->hz_epoch != ep) {
+      b->hz_epoch = ep;
+      b->hz_access = 0;
+    }
+    b->hz_access |= hz_kind(j, i);
+  }
+}
+
+void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uint32_t n) {
+  uint64_t up = 0, launches = 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (js[k]) up += record_uploads(js[k], cb);
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
+  // Uploads (and earlier submissions) before any dispatch.
+  vk_barrier(cb);
+  uint64_t ep = ++be->hz_epoch;
+  const vk_pipe *bound = NULL; // pipeline bound, and the push constants last pushed for it
+  uint32_t pushed[32], npushed = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    vk_job *j = js[k];
+    if (!j) continue;
+    if (hz_conflict(j, ep)) {
+      vk_barrier(cb);
+      ep = ++be->hz_epoch;
+    }
+    if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
+    if (j->pipe != bound) {
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);
+      bound = j->pipe;
+      npushed = 0;
+    }
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
+                            NULL);
+    if (j->nb) {
+      uint32_t counts[32];
+      for (uint32_t i = 0; i < j->nb; i++)
+        counts[i] = (uint32_t)(j->bind[i].bytes / 4);
+      if (npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
+        vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
+        memcpy(pushed, counts, 4 * j->nb);
+        npushed = j->nb;
+      }
+    }
+    for (uint32_t r = 0; r < j->repeat; r++) {
+      if (r) {
+        vk_barrier(cb);
+        ep = ++be->hz_epoch;
+      }
+      vkCmdDispatch(cb, j->grid[0], j->grid[1], j->grid[2]);
+    }
+    hz_mark(j, ep);
+    launches += j->repeat;
+    if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
+  }
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, launches);
+  uint32_t downloads = 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (js[k]) record_downloads(js[k], cb, &downloads);
+  // The writes (dispatches or downloads) before the host reads them and
+  // before whatever the command buffer records next.
+  vk_barrier_host(cb);
 }
 
 uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
@@ -345,7 +470,7 @@ void vk_job_free(vk_job *j) {
   vyre_vk_block_put(be, j->devb);
   vyre_vk_block_put(be, j->stb);
   if (j->qpool) vkDestroyQueryPool(be->device, j->qpool, NULL);
-  vyre_vk_dpool_put(be, j->dpool);
+  vyre_vk_dpool_put(be, j->dpool, j->dpool_sets);
   vyre_vk_cb_put(be, j->cb);
   vyre_vk_fence_put(be, j->fence);
   free(j);

@@ -22,8 +22,11 @@ typedef struct vk_job {
   uint8_t *map;          // stb's mapping
   uint64_t st_off[32];
   uint64_t trap_off;
-  VkDescriptorPool dpool;
+  VkDescriptorPool dpool; // owned (NULL when another job of the batch owns its pool)
+  uint32_t dpool_sets;    // dpool's kind: 1 or VYRE_VK_BATCH_SETS sets
   VkDescriptorSet set;
+  uint32_t grid[3];
+  uint32_t repeat;
   VkQueryPool qpool;
   VkCommandBuffer cb; // owned unless recorded into a caller's buffer
   VkFence fence;      // owned by the job that submitted
@@ -32,13 +35,24 @@ typedef struct vk_job {
   uint32_t leased; // resident buffers' busy counts were raised
 } vk_job;
 
-// Validates |args| and creates the job's resources (nothing recorded yet).
+// Validates |args| and creates the job's resources except its descriptor
+// set (vk_jobs_make_sets); nothing recorded yet.
 uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *args, int need_staging,
                         vk_job **out, vyre_error *err);
-// Records uploads, the dispatch (args->repeat times) and downloads into |cb|,
-// ending with a device+host barrier. |after_job|: the last thing recorded in
-// |cb| was another job (its closing barrier orders this one after it).
-void vk_job_record(vk_job *j, VkCommandBuffer cb, const vyre_dispatch_args *args, int after_job);
+// Allocates and writes the descriptor sets of every job in |js| (NULL
+// entries skipped) that has none: one pool, one vkAllocateDescriptorSets per
+// VYRE_VK_BATCH_SETS jobs and one vkUpdateDescriptorSets for all of them. The
+// first job of each group owns the pool. On failure some jobs may have no
+// set; the caller fails them all.
+uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre_error *err);
+// Records |n| jobs (NULL entries skipped) into |cb| as if they ran one after
+// the other, in phases: every upload and zero-fill, a barrier, the
+// dispatches (a barrier only where a job touches a resident buffer that an
+// earlier job since the last barrier wrote, or writes one it read; a job's
+// repeats are separated by barriers), a barrier, every download, and a final
+// device+host barrier. Call with be->lock held (command pool and the
+// hazard marks on resident buffers).
+void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uint32_t n);
 // After the fence: copies outputs back, reads the trap record and timing.
 uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err);
 void vk_job_free(vk_job *j);
@@ -51,6 +65,9 @@ uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkF
                    vyre_error *err);
 // Waits for |fence|; returns OK, TIMEOUT or a failure.
 uint32_t vk_fence_wait(vyre_backend *be, VkFence fence, uint64_t timeout_ns, vyre_error *err);
+// Full device barrier: every earlier write before every later access.
 void vk_barrier(VkCommandBuffer cb);
+// vk_barrier, and the writes made visible to the host too.
+void vk_barrier_host(VkCommandBuffer cb);
 
 #endif // VYRE_VK_JOB_H

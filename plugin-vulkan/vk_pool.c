@@ -45,16 +45,22 @@ void vyre_vk_fence_put(vyre_backend *be, VkFence fence) {
   if (fence) vkDestroyFence(be->device, fence, NULL);
 }
 
-uint32_t vyre_vk_dpool_get(vyre_backend *be, VkDescriptorPool *out, vyre_error *err) {
+uint32_t vyre_vk_dpool_get(vyre_backend *be, uint32_t sets, VkDescriptorPool *out,
+                           vyre_error *err) {
+  int batch = sets > 1;
+  if (batch) sets = VYRE_VK_BATCH_SETS;
+  VkDescriptorPool *list = batch ? be->free_bpools : be->free_dpools;
+  uint32_t *count = batch ? &be->free_bpool_count : &be->free_dpool_count;
   pthread_mutex_lock(&be->lock);
-  uint32_t n = be->free_dpool_count;
-  if (n) *out = be->free_dpools[--be->free_dpool_count];
+  uint32_t n = *count;
+  if (n) *out = list[--*count];
   pthread_mutex_unlock(&be->lock);
   if (n) return VYRE_STATUS_OK;
-  // Room for every binding of any program plus the trap record.
-  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 33};
+  // Room for every binding of any program plus the trap record, per set.
+  VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                             .descriptorCount = 33 * sets};
   VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                    .maxSets = 1,
+                                    .maxSets = sets,
                                     .poolSizeCount = 1,
                                     .pPoolSizes = &ps};
   be->n_dpool_create++;
@@ -66,12 +72,16 @@ uint32_t vyre_vk_dpool_get(vyre_backend *be, VkDescriptorPool *out, vyre_error *
   return VYRE_STATUS_OK;
 }
 
-void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool) {
+void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool, uint32_t sets) {
   if (!pool) return;
+  int batch = sets > 1;
+  VkDescriptorPool *list = batch ? be->free_bpools : be->free_dpools;
+  uint32_t *count = batch ? &be->free_bpool_count : &be->free_dpool_count;
+  uint32_t max = batch ? VYRE_VK_MAX_FREE_BATCH_POOLS : MAX_FREE;
   pthread_mutex_lock(&be->lock);
   vkResetDescriptorPool(be->device, pool, 0);
-  if (be->free_dpool_count < MAX_FREE) {
-    be->free_dpools[be->free_dpool_count++] = pool;
+  if (*count < max) {
+    list[(*count)++] = pool;
     pool = VK_NULL_HANDLE;
   }
   if (pool) vkDestroyDescriptorPool(be->device, pool, NULL);
@@ -195,6 +205,8 @@ void vyre_vk_pools_free(vyre_backend *be) {
     vkDestroyFence(be->device, be->free_fences[--be->free_fence_count], NULL);
   while (be->free_dpool_count)
     vkDestroyDescriptorPool(be->device, be->free_dpools[--be->free_dpool_count], NULL);
+  while (be->free_bpool_count)
+    vkDestroyDescriptorPool(be->device, be->free_bpools[--be->free_bpool_count], NULL);
   while (be->free_blocks) {
     vk_block *b = be->free_blocks;
     be->free_blocks = b->next;

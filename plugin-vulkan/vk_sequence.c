@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // vk_sequence.c — the sequence slot: resident steps recorded in order into
-// one command buffer (a barrier between steps), then the reads copied into
-// one staging buffer, one submission and one fence. Called from vk_plugin.c.
+// one command buffer (barriers where steps depend on each other), then the
+// reads copied into one staging buffer, one submission and one fence. Called
+// from vk_plugin.c.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,14 +65,16 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     st = vyre_vk_block_get(be, total, 1, &blk, err);
     if (!st) sb = blk->buf, map = blk->map;
   }
+  if (!st) st = vk_jobs_make_sets(be, js, a->step_count, err);
   if (!st) {
     pthread_mutex_lock(&be->lock);
     st = vk_cb_begin(be, &cb, err);
     if (st) pthread_mutex_unlock(&be->lock);
   }
   if (!st) {
-    for (uint32_t s = 0; s < a->step_count; s++)
-      vk_job_record(js[s], cb, &a->steps[s], s > 0);
+    // In order, a barrier only where a step touches what an earlier one
+    // wrote (or writes what it read); the last barrier covers the reads.
+    vk_jobs_record(be, cb, js, a->step_count);
     uint64_t at = 0;
     for (uint32_t r = 0; r < a->read_count; r++) {
       if (!a->reads[r].size) continue;
@@ -80,7 +83,7 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
       vkCmdCopyBuffer(cb, a->reads[r].buffer->buf, sb, 1, &cp);
       at += a->reads[r].size;
     }
-    vk_barrier(cb);
+    vk_barrier_host(cb);
     vkEndCommandBuffer(cb);
     pthread_mutex_unlock(&be->lock);
     st = vk_submit(be, &cb, 1, &fence, err);
