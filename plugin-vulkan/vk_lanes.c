@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // vk_lanes.c — the host side of lane mode: whether a dispatch may take the
-// 128-bit path (vk_lanes.h).
+// 128-bit path, and the push of that flag (vk_lanes.h).
 
 #include "vk_lanes.h"
 
@@ -12,4 +12,11 @@ uint32_t vyre_vk_lanes_flag(const vyre_binding *bind, uint32_t n) {
       if (bind[j].kind == VYRE_BINDING_RESIDENT && bind[j].resident == bind[i].resident) return 0;
   }
   return 1;
+}
+
+void vyre_vk_lanes_push(VkCommandBuffer cb, VkPipelineLayout layout, const vyre_spv_info *info,
+                        const vyre_binding *bind, uint32_t n) {
+  if (!info->lanes) return;
+  uint32_t flag = vyre_vk_lanes_flag(bind, n);
+  vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, info->lanes_offset, 4, &flag);
 }

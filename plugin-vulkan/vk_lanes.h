@@ -9,12 +9,21 @@
 
 #include <stdint.h>
 
+#include "spv_codegen.h"
+#include "vk_symbols.h"
 #include "vyre/vyre_backend.h"
 
-// The flag word for a lane-mode pipeline (pushed at info.lanes_offset): 1
-// when no resident buffer is bound to two of the |n| slots of |bind| (host
-// bindings get their own ranges of the job's device buffer and never
-// alias), else 0: the shader then does every access 32 bits at a time.
+// The flag word for a lane-mode pipeline: 1 when no resident buffer is
+// bound to two of the |n| slots of |bind| (host bindings get their own
+// ranges of the job's device buffer and never alias), else 0: the shader
+// then does every access 32 bits at a time, exactly as without lane mode.
 uint32_t vyre_vk_lanes_flag(const vyre_binding *bind, uint32_t n);
+
+// Records the flag word for a dispatch of a pipeline with |info| (a no-op
+// unless info->lanes): one vkCmdPushConstants of 4 bytes at
+// info->lanes_offset. Call it for every dispatch, after the element counts
+// are pushed: the flag depends on the bindings, not only on the counts.
+void vyre_vk_lanes_push(VkCommandBuffer cb, VkPipelineLayout layout, const vyre_spv_info *info,
+                        const vyre_binding *bind, uint32_t n);
 
 #endif // VYRE_VK_LANES_H
