@@ -56,4 +56,13 @@ for be in cuda vulkan; do
   $vyre bench --backend "$be" --json "$out/bench-$be.json" >"$out/bench-$be.txt" 2>"$logs/bench-$be.err"
   grep -E "^ *[0-9] " "$out/bench-$be.txt"
 done
+# The same streaming figure alone, vyre first and then floor first: a check
+# that the order of the two sides in one process does not move the figures.
+for be in cuda vulkan; do
+  for order in "" --floor-first; do
+    echo "== order check $be ${order:-(vyre first)} =="
+    $vyre bench --backend "$be" --filter stream $order >"$logs/order-$be$order.txt" 2>&1
+    grep -E "^ *7 " "$logs/order-$be$order.txt"
+  done
+done
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$logs"
