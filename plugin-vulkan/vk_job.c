@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vk_job.h"
+#include "vk_lanes.h"
 
 #define ALIGN 256u
 
@@ -395,6 +396,8 @@ void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uin
         memcpy(pushed, counts, 4 * j->nb);
         npushed = j->nb;
       }
+      // Lane mode: the flag depends on the bindings, not the counts.
+      vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
     }
     for (uint32_t r = 0; r < j->repeat; r++) {
       if (r) {

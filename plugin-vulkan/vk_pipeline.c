@@ -224,9 +224,12 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   uint32_t *gen = NULL;
   const uint32_t *words = NULL;
   size_t nw = 0;
-  if (cacheable && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
+  int from_disk = 0;
+retry:
+  if (cacheable && !from_disk && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
       payload_parse(payload, payload_size, &pp->info, &words, &nw)) {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_HITS, 1);
+    from_disk = 1;
   } else {
     if (vyre_kit_cache_enabled(be->disk))
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
@@ -254,6 +257,24 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
     pp->binding_of_slot[i] = p->buffers[b].binding;
   }
   st = make_pipeline(be, pp, words, nw, label, err);
+  if (st && from_disk == 1 && st != VYRE_STATUS_DEVICE_LOST) {
+    // A disk entry the driver refuses (stale or damaged beyond what the
+    // checksum sees): generate the module again, once, and replace it.
+    from_disk = 2;
+    if (pp->pipeline) vkDestroyPipeline(be->device, pp->pipeline, NULL);
+    if (pp->layout) vkDestroyPipelineLayout(be->device, pp->layout, NULL);
+    if (pp->set_layout) vkDestroyDescriptorSetLayout(be->device, pp->set_layout, NULL);
+    if (pp->shader) vkDestroyShaderModule(be->device, pp->shader, NULL);
+    pp->pipeline = VK_NULL_HANDLE;
+    pp->layout = VK_NULL_HANDLE;
+    pp->set_layout = VK_NULL_HANDLE;
+    pp->shader = VK_NULL_HANDLE;
+    free(payload);
+    payload = NULL;
+    words = NULL;
+    memset(&pp->info, 0, sizeof(pp->info));
+    goto retry;
+  }
   if (st) goto fail;
   free(gen);
   free(payload);
