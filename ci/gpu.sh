@@ -13,7 +13,7 @@ out="${OUT:-$PWD/gpu-out}"
 logs="$out/logs"
 mkdir -p "$logs"
 export VYRE_CACHE_DIR="$PWD/build-gpu/gpu-cache"
-commit="$(git rev-parse HEAD 2>/dev/null || cat COMMIT 2>/dev/null || echo unknown)"
+commit="$(cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)"
 exec > >(tee "$out/summary.txt") 2>&1
 echo "date: $(date -u +%FT%TZ)"
 echo "commit: $commit"
