@@ -15,6 +15,10 @@
 #include "vk_lanes.h"
 
 #define ALIGN 256u
+// Host bindings up to this many bytes in all are bound straight from the
+// host-visible staging block (no copies, no extra barriers): a tiny dispatch
+// then costs what a hand-written one does (docs/backends.md, "Memory").
+#define VK_DIRECT_MAX (64u << 10)
 
 static uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
@@ -133,10 +137,13 @@ static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
   uint32_t trap_init[4] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
   if (j->pipe->info.trap64) trap_init[1] = 0, trap_init[3] = 0xFFFFFFFFu;
   memcpy(j->map + j->trap_off, trap_init, 16);
-  for (uint32_t i = 0; i < j->nb; i++)
-    if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST && is_input(access_of(j->pipe, i)) &&
-        j->bind[i].bytes)
+  for (uint32_t i = 0; i < j->nb; i++) {
+    if (!need_staging || j->bind[i].kind != VYRE_BINDING_HOST || !j->bind[i].bytes) continue;
+    if (is_input(access_of(j->pipe, i)))
       memcpy(j->map + j->st_off[i], j->bind[i].data, j->bind[i].bytes);
+    else if (j->direct) // an output starts zeroed (the device copy would be filled)
+      memset(j->map + j->st_off[i], 0, j->bind[i].bytes);
+  }
   return VYRE_STATUS_OK;
 }
 
@@ -146,8 +153,12 @@ static uint32_t set_writes(const vk_job *j, VkDescriptorBufferInfo *bi, VkWriteD
   for (uint32_t i = 0; i < j->nb; i++) {
     const vyre_binding *b = &j->bind[i];
     int res = b->kind == VYRE_BINDING_RESIDENT;
-    bi[n] = (VkDescriptorBufferInfo){.buffer = res ? b->resident->buf : j->devb->buf,
-                                     .offset = res ? 0 : j->dev_off[i],
+    bi[n] = (VkDescriptorBufferInfo){.buffer = res         ? b->resident->buf
+                                               : j->direct ? j->stb->buf
+                                                           : j->devb->buf,
+                                     .offset = res         ? 0
+                                               : j->direct ? j->st_off[i]
+                                                           : j->dev_off[i],
                                      .range = b->bytes < 4 ? 4 : b->bytes};
     w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = j->set,
@@ -271,7 +282,15 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
   j->repeat = a->repeat;
   if (j->nb) memcpy(j->bind, a->bindings, j->nb * sizeof(vyre_binding));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) && be->timestamp_bits;
-  st = make_device_buffers(j, err);
+  uint64_t host_bytes = 0;
+  int any_host = 0;
+  for (uint32_t i = 0; i < j->nb; i++)
+    if (j->bind[i].kind == VYRE_BINDING_HOST) {
+      host_bytes += j->bind[i].bytes;
+      any_host = 1;
+    }
+  j->direct = need_staging && any_host && host_bytes <= VK_DIRECT_MAX;
+  st = j->direct ? VYRE_STATUS_OK : make_device_buffers(j, err);
   if (!st) st = make_staging(j, need_staging, err);
   if (!st && j->timing) {
     VkQueryPoolCreateInfo q = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -297,7 +316,11 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
 // Uploads and zero-fills of |j|'s host bindings; returns the bytes uploaded.
 static uint64_t record_uploads(vk_job *j, VkCommandBuffer cb) {
   uint64_t up = 0;
-  for (uint32_t i = 0; i < j->nb; i++) {
+  // Direct: the inputs were written into host-visible memory the shader reads.
+  for (uint32_t i = 0; i < j->nb && j->direct; i++)
+    if (j->bind[i].kind == VYRE_BINDING_HOST && is_input(access_of(j->pipe, i)))
+      up += j->bind[i].bytes;
+  for (uint32_t i = 0; i < j->nb && !j->direct; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
     uint8_t acc = access_of(j->pipe, i);
     uint64_t size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes;
@@ -317,7 +340,7 @@ static uint64_t record_uploads(vk_job *j, VkCommandBuffer cb) {
 // Downloads of |j|'s host outputs; |*n| counts copies (the first one is
 // preceded by a barrier).
 static void record_downloads(vk_job *j, VkCommandBuffer cb, uint32_t *n) {
-  for (uint32_t i = 0; i < j->nb; i++) {
+  for (uint32_t i = 0; i < j->nb && !j->direct; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;

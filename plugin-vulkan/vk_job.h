@@ -32,6 +32,10 @@ typedef struct vk_job {
   VkFence fence;      // owned by the job that submitted
   uint32_t timing;
   uint32_t has_staging;
+  // Small host bindings (VK_DIRECT_MAX bytes in all) live in the staging
+  // block itself: the shader reads and writes the host-visible memory, so
+  // the job records no upload, no download and no device block (devb NULL).
+  uint32_t direct;
   uint32_t leased; // resident buffers' busy counts were raised
 } vk_job;
 

@@ -66,6 +66,53 @@ static void test_dispatch_vector_add_with_tail(void **state) {
   free(t);
 }
 
+// Host bindings up to 64 KiB in all are bound straight from host-visible
+// memory, larger ones go through device copies: both give the IR's results,
+// including a read_write binding and a write-only one whose untouched
+// elements read zero (the device buffer starts zeroed), not the caller's
+// bytes. x = gid.x; if (x < len(out)) { if (x & 1 == 0) out[x] = a[x] + rw[x];
+// rw[x] = rw[x] + 1 }.
+static void test_dispatch_small_and_large_host_bindings(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  enum { BIG = 40000 };
+  static uint32_t va[BIG], vrw[BIG], vo[BIG];
+  const uint32_t sizes[2] = {1000, BIG}; // 12 KB in all (direct), 480 KB (copied)
+  for (int k = 0; k < 2; k++) {
+    uint32_t n = sizes[k];
+    tb_init(t, 64, 1, 1);
+    uint32_t a = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+    uint32_t rw = tb_buf(t, 1, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+    uint32_t out = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, n);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t so = store(t, out, var(t, x),
+                        bin(t, VYRE_IR_BIN_ADD, load(t, a, var(t, x)), load(t, rw, var(t, x))));
+    uint32_t even =
+        bin(t, VYRE_IR_BIN_EQ, bin(t, VYRE_IR_BIN_AND, var(t, x), lit(t, T_U, 1)), lit(t, T_U, 0));
+    uint32_t s1 = if_(t, even, LIST(t, so), 0, 0);
+    uint32_t s2 =
+        store(t, rw, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, rw, var(t, x)), lit(t, T_U, 1)));
+    uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, out)), LIST(t, s1, s2), 0, 0);
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s3));
+    for (uint32_t i = 0; i < n; i++) {
+      va[i] = i * 7u;
+      vrw[i] = 0x1000u + i;
+      vo[i] = 0xDEADu;
+    }
+    void *data[] = {va, vrw, vo};
+    uint64_t bytes[] = {4ull * n, 4ull * n, 4ull * n};
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t grid[3] = {(n + 63) / 64, 1, 1};
+    assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+    for (uint32_t i = 0; i < n; i++) {
+      assert_int_equal(vo[i], i & 1u ? 0u : i * 7u + 0x1000u + i);
+      assert_int_equal(vrw[i], 0x1001u + i);
+    }
+  }
+  free(t);
+}
+
 // EVIDENCE-OF: IR.md §5 Memory: a load at 0xFFFFFFFF gives zero; a store past
 // the end is dropped and element 0 is never hit.
 static void test_dispatch_out_of_bounds_loads_read_zero_and_stores_drop(void **state) {
@@ -607,6 +654,7 @@ static void test_runtime_concurrent_compiles_and_dispatches(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dispatch_vector_add_with_tail),
+      cmocka_unit_test(test_dispatch_small_and_large_host_bindings),
       cmocka_unit_test(test_dispatch_out_of_bounds_loads_read_zero_and_stores_drop),
       cmocka_unit_test(test_dispatch_barrier_reduction_in_workgroup_memory),
       cmocka_unit_test(test_dispatch_atomics_count_and_allocate_slots),
