@@ -90,15 +90,21 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **o
 uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
                           vyre_error *err) {
   vk_job *j;
+  uint64_t t0 = vyre_kit_now_ns();
   uint32_t st = launch(be, a, &j, err);
   if (st) return st;
+  uint64_t t1 = vyre_kit_now_ns();
   st = vk_fence_wait(be, j->fence, deadline(a->timeout_ns), err);
+  uint64_t t2 = vyre_kit_now_ns();
+  be->ns_record += t1 - t0;
+  be->ns_wait += t2 - t1;
   if (st == VYRE_STATUS_TIMEOUT) {
     zombie_add(be, j); // its buffers stay leased until the device is done
     return st;
   }
   if (!st) st = vk_job_finish(j, out, err);
   vk_job_free(j);
+  be->ns_finish += vyre_kit_now_ns() - t2;
   return st;
 }
 
@@ -203,6 +209,7 @@ void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p) {
 
 uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
                                 vyre_error *err) {
+  uint64_t t0 = vyre_kit_now_ns();
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
   if (n == 0) return VYRE_STATUS_OK;
@@ -250,7 +257,11 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   }
   VkFence fence = VK_NULL_HANDLE;
   if (!st && ncb) st = vk_submit(be, &cb, 1, &fence, err);
+  uint64_t t1 = vyre_kit_now_ns();
   if (!st && ncb) st = vk_fence_wait(be, fence, deadline(timeout), err);
+  uint64_t t2 = vyre_kit_now_ns();
+  be->ns_record += t1 - t0;
+  be->ns_wait += t2 - t1;
   if (st == VYRE_STATUS_TIMEOUT) {
     // Every job's resources stay leased until the device is done: they go
     // to the zombie list as one group that owns the shared fence.
@@ -289,6 +300,7 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   }
   vyre_vk_fence_put(be, fence);
   free(js);
+  be->ns_finish += vyre_kit_now_ns() - t2;
   return st == VYRE_STATUS_DEVICE_LOST ? st : VYRE_STATUS_OK;
 }
 

@@ -97,6 +97,10 @@ struct vyre_backend {
   _Atomic uint64_t n_submit;       // vkQueueSubmit
   _Atomic uint64_t n_cb_alloc;     // vkAllocateCommandBuffers
   _Atomic uint64_t n_cb_begin;     // command buffers recorded (recycled or new)
+  // Host time of dispatches and batches, split where it goes (ns): preparing
+  // and recording up to the submit, the submit and the fence wait, and
+  // reading results back and releasing the jobs after it.
+  _Atomic uint64_t ns_record, ns_wait, ns_finish;
 };
 
 // A compiled program: shader, layouts and pipeline. Shared by every module
