@@ -42,17 +42,31 @@ static void reset_error(vyre_error *e) {
   e->message[0] = '\0';
 }
 
-// Plans item |i| with |module|; marks it valid or records its error.
+// Fills plan |i|'s message context: "batch item <i>: dispatch '<label>' on <backend>".
+static void item_context(batch_state *b, uint32_t i) {
+  char verb[64];
+  snprintf(verb, sizeof(verb), "batch item %u: dispatch", i);
+  vyre__plan_context(b->items[i].kernel, verb, b->plans[i].context, sizeof(b->plans[i].context));
+}
+
+// Plans item |i| with |module|; marks it valid or records its error. The
+// item's message context is formatted only when something fails (planning
+// here, or the dispatch in run()): formatting it for every item cost more
+// than the rest of the planning.
 static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
   vyre_batch_item *it = &b->items[i];
   vyre__plan *p = &b->plans[i];
   vyre__plan_free(p);
   memset(p, 0, sizeof(*p));
-  char verb[64];
-  snprintf(verb, sizeof(verb), "batch item %u: dispatch", i);
-  vyre__plan_context(it->kernel, verb, p->context, sizeof(p->context));
   uint32_t st =
       vyre__plan_make(it->kernel, module, it->args, it->arg_count, it->options, p, &it->error);
+  if (st != VYRE_STATUS_OK &&
+      st != VYRE_STATUS_OUT_OF_MEMORY) { // again, with the item in the message
+    vyre__plan_free(p);
+    memset(p, 0, sizeof(*p));
+    item_context(b, i);
+    st = vyre__plan_make(it->kernel, module, it->args, it->arg_count, it->options, p, &it->error);
+  }
   b->valid[i] = st == VYRE_STATUS_OK;
   b->modules[i] = module;
   if (st != VYRE_STATUS_OK) item_fail(it, st);
@@ -98,6 +112,7 @@ static uint32_t run(batch_state *b, vyre_error *err) {
           snprintf(it->error.message, sizeof(it->error.message),
                    "%s failed with %s. Fix: see VYRE_LOG=debug.", b->dev->name,
                    vyre_status_name(it->status));
+        item_context(b, i);
         vyre_error_prefix(&it->error, "%s", b->plans[i].context);
       }
       j++;
@@ -110,7 +125,10 @@ static uint32_t run(batch_state *b, vyre_error *err) {
     if (!b->valid[i]) continue;
     vyre_batch_item *it = &b->items[i];
     it->status = vyre__call_dispatch(b->dev, &b->plans[i].args, &it->result, &it->error);
-    if (it->status != VYRE_STATUS_OK) vyre_error_prefix(&it->error, "%s", b->plans[i].context);
+    if (it->status != VYRE_STATUS_OK) {
+      item_context(b, i);
+      vyre_error_prefix(&it->error, "%s", b->plans[i].context);
+    }
   }
   return VYRE_STATUS_OK;
 }

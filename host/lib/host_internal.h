@@ -169,7 +169,8 @@ typedef struct vyre__plan {
   // discards, read_write inputs without an |out|). Outputs the caller wants
   // are written by the plugin straight into the caller's |out|.
   void *scratch[VYRE__MAX_BINDINGS];
-  char context[192]; // "dispatch 'label' on cpu"
+  uint32_t scratch_count; // non-NULL entries of scratch (0: nothing to free)
+  char context[192];      // "dispatch 'label' on cpu"
 } vyre__plan;
 
 // Checks |args| and |options| against the kernel and the device's caps and

@@ -99,9 +99,14 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
   const char *acc = vyre_ir_access_name(b->access);
   uint64_t len;
   if (a->resident) {
-    char rctx[300];
-    snprintf(rctx, sizeof(rctx), "%s: buffer '%s' (arg %u)", ctx, name, i);
-    uint32_t st = vyre__resident_check(a->resident, k->dev, rctx, err);
+    // The message context is formatted only when the check fails (this
+    // runs for every resident argument of every dispatch).
+    uint32_t st = vyre__resident_check(a->resident, k->dev, ctx, err);
+    if (st != VYRE_STATUS_OK) {
+      char rctx[300];
+      snprintf(rctx, sizeof(rctx), "%s: buffer '%s' (arg %u)", ctx, name, i);
+      st = vyre__resident_check(a->resident, k->dev, rctx, err);
+    }
     if (st != VYRE_STATUS_OK) return st;
     len = bound_bytes(b, a);
     if (len > a->resident->bytes)
@@ -257,6 +262,7 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
       } else if (len) {
         plan->scratch[i] = malloc(len);
         if (!plan->scratch[i]) goto oom;
+        plan->scratch_count++;
         memcpy(plan->scratch[i], a->data, len);
         bd->data = plan->scratch[i];
       }
@@ -267,6 +273,7 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
       } else if (len) {
         plan->scratch[i] = malloc(len);
         if (!plan->scratch[i]) goto oom;
+        plan->scratch_count++;
         bd->data = plan->scratch[i];
       }
       break;
@@ -297,10 +304,13 @@ oom:
 }
 
 void vyre__plan_free(vyre__plan *plan) {
-  for (uint32_t i = 0; i < VYRE__MAX_BINDINGS; i++) {
-    free(plan->scratch[i]);
-    plan->scratch[i] = NULL;
-  }
+  if (!plan->scratch_count) return;
+  plan->scratch_count = 0;
+  for (uint32_t i = 0; i < VYRE__MAX_BINDINGS; i++)
+    if (plan->scratch[i]) {
+      free(plan->scratch[i]);
+      plan->scratch[i] = NULL;
+    }
 }
 
 void vyre_dispatch_options_init(vyre_dispatch_options *opt) {
