@@ -43,120 +43,6 @@ static int find_device_memory(vyre_backend *be, uint32_t bits) {
   return find_memory(be, bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
 }
 
-// Memory reuse. On the H200 (driver 580) a buffer in device memory
-// allocated after other device memory of the same type was freed streams at
-// a third of the speed of one allocated before any free (a 2^28 vector add:
-// 4.37 TB/s for the first set of buffers of a process, then 1.52 and 1.14
-// TB/s for the next sets of the same sizes, 12 runs each; CUDA stays at 4.36
-// throughout). So device memory is never freed while the device is open:
-// a freed allocation waits in mem_cached and serves the next buffer of
-// between its size and twice its size, which then streams at full speed.
-// The cache is handed back to the driver when an allocation runs out of
-// memory (then the allocation is retried) and when the device closes.
-
-static int mem_take(vyre_backend *be, VkDeviceSize size, uint32_t type, VkDeviceMemory *out) {
-  pthread_mutex_lock(&be->mem_lock);
-  vk_memrec **best = NULL;
-  for (vk_memrec **pp = &be->mem_cached; *pp; pp = &(*pp)->next) {
-    vk_memrec *m = *pp;
-    if (m->type == type && m->size >= size && m->size <= 2 * size &&
-        (!best || m->size < (*best)->size))
-      best = pp;
-  }
-  vk_memrec *m = best ? *best : NULL;
-  if (m) {
-    *best = m->next;
-    be->mem_cached_bytes -= m->size;
-    m->next = be->mem_live;
-    be->mem_live = m;
-    *out = m->mem;
-    be->n_mem_reuse++;
-  }
-  pthread_mutex_unlock(&be->mem_lock);
-  return m != NULL;
-}
-
-static void mem_track(vyre_backend *be, VkDeviceMemory mem, VkDeviceSize size, uint32_t type) {
-  vk_memrec *m = calloc(1, sizeof(*m));
-  if (!m) return; // untracked: freed to the driver when dropped
-  m->mem = mem;
-  m->size = size;
-  m->type = type;
-  pthread_mutex_lock(&be->mem_lock);
-  m->next = be->mem_live;
-  be->mem_live = m;
-  pthread_mutex_unlock(&be->mem_lock);
-}
-
-// 1 when |mem| is tracked device memory: it moves to the cache instead of
-// being freed.
-// The cache holds at most a quarter of the largest device-local heap.
-static uint64_t mem_cache_cap(const vyre_backend *be) {
-  VkDeviceSize largest = 0;
-  for (uint32_t h = 0; h < be->mem.memoryHeapCount; h++)
-    if ((be->mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
-        be->mem.memoryHeaps[h].size > largest)
-      largest = be->mem.memoryHeaps[h].size;
-  return largest / 4;
-}
-
-// 1 when |mem| is tracked device memory that now waits in the cache; 0 when
-// the caller frees it (untracked, or the cache is full).
-static int mem_give_back(vyre_backend *be, VkDeviceMemory mem) {
-  pthread_mutex_lock(&be->mem_lock);
-  vk_memrec **pp = &be->mem_live;
-  while (*pp && (*pp)->mem != mem)
-    pp = &(*pp)->next;
-  vk_memrec *m = *pp;
-  int kept = 0;
-  if (m) {
-    *pp = m->next;
-    if (be->mem_cached_bytes + m->size <= mem_cache_cap(be)) {
-      m->next = be->mem_cached;
-      be->mem_cached = m;
-      be->mem_cached_bytes += m->size;
-      kept = 1;
-    } else {
-      free(m);
-    }
-  }
-  pthread_mutex_unlock(&be->mem_lock);
-  return kept;
-}
-
-// Drops the records of allocations still marked live (device close, after
-// every buffer was dropped: normally none).
-static void mem_live_forget(vyre_backend *be) {
-  pthread_mutex_lock(&be->mem_lock);
-  vk_memrec *m = be->mem_live;
-  be->mem_live = NULL;
-  pthread_mutex_unlock(&be->mem_lock);
-  while (m) {
-    vk_memrec *next = m->next;
-    free(m);
-    m = next;
-  }
-}
-
-void vyre_vk_mem_close(vyre_backend *be) {
-  vyre_vk_mem_cache_free(be);
-  mem_live_forget(be);
-}
-
-void vyre_vk_mem_cache_free(vyre_backend *be) {
-  pthread_mutex_lock(&be->mem_lock);
-  vk_memrec *m = be->mem_cached;
-  be->mem_cached = NULL;
-  be->mem_cached_bytes = 0;
-  pthread_mutex_unlock(&be->mem_lock);
-  while (m) {
-    vk_memrec *next = m->next;
-    if (be->device) vkFreeMemory(be->device, m->mem, NULL);
-    free(m);
-    m = next;
-  }
-}
-
 uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlags usage, int host,
                              VkBuffer *out_buf, VkDeviceMemory *out_mem, vyre_error *err) {
   *out_buf = VK_NULL_HANDLE;
@@ -190,24 +76,9 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                               .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)type};
-  if (bytes >= (64ull << 20))
-    vyre_kit_log(VYRE_LOG_DEBUG, VK_NAME,
-                 "allocating %llu bytes of %s memory: type %d (flags 0x%x)",
-                 (unsigned long long)bytes, host ? "host-visible" : "device", type,
-                 (unsigned)be->mem.memoryTypes[type].propertyFlags);
-  if (!host && mem_take(be, req.size, (uint32_t)type, out_mem)) {
-    r = vkBindBufferMemory(be->device, *out_buf, *out_mem, 0);
-  } else {
-    be->n_alloc_memory++;
-    r = vkAllocateMemory(be->device, &mai, NULL, out_mem);
-    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-      vyre_vk_mem_cache_free(be); // hand the cache back, then try once more
-      r = vkAllocateMemory(be->device, &mai, NULL, out_mem);
-    }
-    if (r != VK_SUCCESS) *out_mem = VK_NULL_HANDLE;
-    if (r == VK_SUCCESS && !host) mem_track(be, *out_mem, req.size, (uint32_t)type);
-    if (r == VK_SUCCESS) r = vkBindBufferMemory(be->device, *out_buf, *out_mem, 0);
-  }
+  be->n_alloc_memory++;
+  r = vkAllocateMemory(be->device, &mai, NULL, out_mem);
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(be->device, *out_buf, *out_mem, 0);
   if (r != VK_SUCCESS) {
     vyre_vk_buffer_drop(be, *out_buf, *out_mem);
     *out_buf = VK_NULL_HANDLE;
@@ -222,7 +93,7 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
 
 void vyre_vk_buffer_drop(vyre_backend *be, VkBuffer buf, VkDeviceMemory mem) {
   if (buf) vkDestroyBuffer(be->device, buf, NULL);
-  if (mem && !mem_give_back(be, mem)) vkFreeMemory(be->device, mem, NULL);
+  if (mem) vkFreeMemory(be->device, mem, NULL);
 }
 
 uint32_t vyre_vk_submit_wait(vyre_backend *be, VkCommandBuffer cb, vyre_error *err) {

@@ -328,7 +328,6 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
                          "allocating the backend failed. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
-  pthread_mutex_init(&be->mem_lock, NULL);
   be->generation = 1;
   const char *sm = vyre_kit_getenv("VYRE_VULKAN_SOFT_MUL");
   be->soft_mul = sm && sm[0] == '1';
@@ -437,7 +436,6 @@ void vyre_vk_destroy(vyre_backend *be) {
     free(b);
   }
   pthread_mutex_destroy(&be->lock);
-  pthread_mutex_destroy(&be->mem_lock);
   free(be);
 }
 

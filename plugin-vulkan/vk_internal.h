@@ -34,14 +34,6 @@ typedef struct vk_pipe vk_pipe;
 #define VYRE_VK_FREE_BLOCK_BYTES (256ull << 20)
 
 // A buffer with its own memory, recycled across dispatches (vk_pool.c).
-// One device-memory allocation made by vyre_vk_buffer_make (vk_buffer.c).
-typedef struct vk_memrec {
-  struct vk_memrec *next;
-  VkDeviceMemory mem;
-  VkDeviceSize size;
-  uint32_t type;
-} vk_memrec;
-
 typedef struct vk_block {
   struct vk_block *next;
   VkBuffer buf;
@@ -97,13 +89,6 @@ struct vyre_backend {
   vk_block *free_blocks;
   uint32_t free_block_count;
   uint64_t free_block_bytes;
-  // Device memory is never handed back to the driver while the device is
-  // open (vk_buffer.c "Memory reuse"): freed allocations wait in mem_cached
-  // for a buffer of about their size; mem_live holds those in use.
-  pthread_mutex_t mem_lock;
-  vk_memrec *mem_live, *mem_cached;
-  uint64_t mem_cached_bytes;
-  _Atomic uint64_t n_mem_reuse; // device allocations served from mem_cached
   // Costly object creations, counted for the metrics (vk_* names) so tests
   // can pin that warm dispatches create nothing.
   _Atomic uint64_t n_alloc_memory; // vkAllocateMemory
@@ -175,11 +160,6 @@ void vyre_vk_device_close(vyre_backend *be);
 uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlags usage, int host,
                              VkBuffer *out_buf, VkDeviceMemory *out_mem, vyre_error *err);
 void vyre_vk_buffer_drop(vyre_backend *be, VkBuffer buf, VkDeviceMemory mem);
-// Frees every cached device allocation (device close, or before retrying an
-// allocation that ran out of memory).
-void vyre_vk_mem_cache_free(vyre_backend *be);
-// Device close: the cache freed and the records of live allocations dropped.
-void vyre_vk_mem_close(vyre_backend *be);
 uint32_t vyre_vk_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err);
 uint32_t vyre_vk_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
 uint32_t vyre_vk_buffer_write(vyre_backend *be, const vyre_buffer_range *r, uint32_t n,

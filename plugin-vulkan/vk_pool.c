@@ -214,5 +214,4 @@ void vyre_vk_pools_free(vyre_backend *be) {
   }
   be->free_block_count = 0;
   be->free_block_bytes = 0;
-  vyre_vk_mem_close(be);
 }

@@ -508,7 +508,6 @@ int vyre_cmd_bench(int argc, char **argv) {
   char floor_why[768];
   snprintf(floor_why, sizeof floor_why,
            "no raw floor for backend '%s' (floors exist for cpu, cuda and vulkan)", name);
-  c.stream_n = r[6].selected ? stream_elements(&c) : 0;
   if (fops && fops->open(&c, &floor, floor_why, sizeof floor_why) != VYRE_BENCH_RAN) floor = NULL;
   for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
     r[f].id = f + 1;

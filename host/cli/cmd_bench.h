@@ -58,10 +58,9 @@ typedef struct vyre_bench_ctx {
   const char *backend; // "cpu", "cuda", "vulkan" or a plugin path
   const char *device;  // as given (may be NULL)
   int quick;
-  uint32_t reps;     // 0: each figure's default
-  int gpu;           // the device is a real GPU (sizes scale up)
-  uint32_t serial;   // makes cold-compile literals unique within this run
-  uint64_t stream_n; // elements of the streaming figure (a floor may allocate up front)
+  uint32_t reps;   // 0: each figure's default
+  int gpu;         // the device is a real GPU (sizes scale up)
+  uint32_t serial; // makes cold-compile literals unique within this run
 } vyre_bench_ctx;
 
 // One side (vyre or floor) of one figure.

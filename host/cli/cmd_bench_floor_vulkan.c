@@ -117,9 +117,6 @@ struct vyre_bench_floor {
   VkDescriptorSetLayout layout1, layout3;
   VkPipelineLayout plo1, plo3;
   VkDescriptorPool dpool;
-  // The streaming figure's a, b, c, allocated when the floor opens, before
-  // anything in the process freed device memory (see vk_stream).
-  vk_buf sa, sb, sc;
   VK_FNS(VK_DECL)
 };
 
@@ -130,16 +127,10 @@ static uint32_t vk_fail(char *why, size_t cap, const char *call, VkResult r) {
 }
 #define FAIL(f, why, cap, call, r) vk_fail(why, cap, call, r)
 
-static void buf_free(vyre_bench_floor *f, vk_buf *b);
-static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host, vk_buf *out);
-
 static void vk_close(vyre_bench_floor *f) {
   if (!f) return;
   if (f->device) {
     f->vkDeviceWaitIdle(f->device);
-    buf_free(f, &f->sa);
-    buf_free(f, &f->sb);
-    buf_free(f, &f->sc);
     if (f->dpool) f->vkDestroyDescriptorPool(f->device, f->dpool, NULL);
     if (f->plo1) f->vkDestroyPipelineLayout(f->device, f->plo1, NULL);
     if (f->plo3) f->vkDestroyPipelineLayout(f->device, f->plo3, NULL);
@@ -324,19 +315,6 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
     snprintf(why, cap, "Vulkan floor: creating pipeline layouts failed with VkResult %d", (int)r);
     return VYRE_BENCH_NA;
   }
-  // The streaming buffers now: on NVIDIA (driver 580) device memory
-  // allocated after any device memory of its type was freed streams at a
-  // third of the speed (docs/backends.md, "Memory"); a hand-written program
-  // allocates its big buffers once, up front. A failure here only means
-  // vk_stream allocates them itself.
-  VkDeviceSize sbytes = c->stream_n * 4;
-  if (c->gpu && c->stream_n && sbytes <= f->props.limits.maxStorageBufferRange &&
-      (buf_make(f, sbytes, 0, &f->sa) || buf_make(f, sbytes, 0, &f->sb) ||
-       buf_make(f, sbytes, 0, &f->sc))) {
-    buf_free(f, &f->sa);
-    buf_free(f, &f->sb);
-    buf_free(f, &f->sc);
-  }
   *out = f;
   return VYRE_BENCH_RAN;
 }
@@ -347,6 +325,25 @@ static int mem_type(const vyre_bench_floor *f, uint32_t bits, VkMemoryPropertyFl
   return -1;
 }
 
+// The memory type the plugin gives device buffers (vk_buffer.c): device-local
+// and host-visible when that heap covers all of video memory, else
+// device-local; so the floor and vyre stream through the same kind of memory.
+static int dev_mem_type(const vyre_bench_floor *f, uint32_t bits) {
+  VkDeviceSize largest = 0;
+  for (uint32_t h = 0; h < f->mem.memoryHeapCount; h++)
+    if ((f->mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+        f->mem.memoryHeaps[h].size > largest)
+      largest = f->mem.memoryHeaps[h].size;
+  const VkMemoryPropertyFlags bar =
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+  for (uint32_t i = 0; i < f->mem.memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (f->mem.memoryTypes[i].propertyFlags & bar) == bar &&
+        f->mem.memoryHeaps[f->mem.memoryTypes[i].heapIndex].size >= largest)
+      return (int)i;
+  return mem_type(f, bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+}
+
+// host: host-visible and coherent (mapped); else device-local when possible.
 static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host, vk_buf *out) {
   memset(out, 0, sizeof *out);
   out->size = size;
@@ -363,7 +360,7 @@ static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host, vk_bu
   int t = host
               ? mem_type(f, req.memoryTypeBits,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
-              : mem_type(f, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+              : dev_mem_type(f, req.memoryTypeBits);
   if (t < 0 && !host) t = mem_type(f, req.memoryTypeBits, 0);
   if (t < 0) return VK_ERROR_FEATURE_NOT_PRESENT;
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -713,17 +710,9 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   VkPipeline pipe = VK_NULL_HANDLE;
   vyre_bench_series s = {0};
   VkDeviceSize bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
-  VkResult r = VK_SUCCESS;
-  int pre = f->sa.buf && f->sa.size == bytes; // allocated at open
-  if (pre) {
-    a = f->sa;
-    b = f->sb;
-    cc = f->sc;
-  } else {
-    r = buf_make(f, bytes, 0, &a);
-    if (!r) r = buf_make(f, bytes, 0, &b);
-    if (!r) r = buf_make(f, bytes, 0, &cc);
-  }
+  VkResult r = buf_make(f, bytes, 0, &a);
+  if (!r) r = buf_make(f, bytes, 0, &b);
+  if (!r) r = buf_make(f, bytes, 0, &cc);
   if (!r) r = buf_make(f, chunk, 1, &host);
   if (!r) r = pipeline_make(f, vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, f->plo3, &pipe);
   const vk_buf *bl[3] = {&a, &b, &cc};
@@ -770,11 +759,9 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
   if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
-  if (!pre) {
-    buf_free(f, &a);
-    buf_free(f, &b);
-    buf_free(f, &cc);
-  }
+  buf_free(f, &a);
+  buf_free(f, &b);
+  buf_free(f, &cc);
   buf_free(f, &host);
 }
 

@@ -503,39 +503,6 @@ static void test_runtime_resident_async_batch_and_sequence(void **state) {
 
 // After an injected loss: DEVICE_LOST fast, recover bumps the generation,
 // old modules and buffers are refused, new work is correct.
-// Device memory is kept for reuse instead of being freed (vk_buffer.c,
-// "Memory reuse"): a resident buffer freed and allocated again at the same
-// size takes the old memory (no new vkAllocateMemory), still reads as zeros,
-// and a size more than twice smaller does not take it.
-static void test_runtime_freed_device_memory_is_reused_zeroed(void **state) {
-  NEED_DEVICE();
-  vyre_error err = {.struct_size = sizeof(err)};
-  enum { BYTES = 1 << 20 };
-  static uint32_t data[BYTES / 4];
-  vyre_buffer *b = NULL;
-  assert_int_equal(vk_ops()->buffer_alloc(g_be, BYTES, &b, &err), VYRE_STATUS_OK);
-  for (uint32_t i = 0; i < BYTES / 4; i++)
-    data[i] = 0xA5A50000u + i;
-  vyre_buffer_range w = {.buffer = b, .offset = 0, .size = BYTES, .src = data};
-  assert_int_equal(vk_ops()->buffer_write(g_be, &w, 1, &err), VYRE_STATUS_OK);
-  assert_int_equal(vk_ops()->buffer_free(g_be, b, &err), VYRE_STATUS_OK);
-  uint64_t allocs = vk_metric("vk_memory_allocations"), reuses = vk_metric("vk_memory_reuses");
-  assert_int_equal(vk_ops()->buffer_alloc(g_be, BYTES, &b, &err), VYRE_STATUS_OK);
-  assert_int_equal(vk_metric("vk_memory_allocations"), allocs);
-  assert_int_equal(vk_metric("vk_memory_reuses"), reuses + 1);
-  memset(data, 0xFF, sizeof(data));
-  vyre_buffer_range rd = {.buffer = b, .offset = 0, .size = BYTES, .dst = data};
-  assert_int_equal(vk_ops()->buffer_read(g_be, &rd, 1, &err), VYRE_STATUS_OK);
-  for (uint32_t i = 0; i < BYTES / 4; i++)
-    assert_int_equal(data[i], 0u);
-  assert_int_equal(vk_ops()->buffer_free(g_be, b, &err), VYRE_STATUS_OK);
-  // A quarter of the size: the 1 MiB block would waste more than half.
-  uint64_t allocs2 = vk_metric("vk_memory_allocations");
-  assert_int_equal(vk_ops()->buffer_alloc(g_be, BYTES / 4, &b, &err), VYRE_STATUS_OK);
-  assert_int_equal(vk_metric("vk_memory_allocations"), allocs2 + 1);
-  assert_int_equal(vk_ops()->buffer_free(g_be, b, &err), VYRE_STATUS_OK);
-}
-
 static void test_runtime_recover_after_injected_loss(void **state) {
   NEED_DEVICE();
   const vyre_backend_ops *ops = vk_ops();
@@ -695,7 +662,6 @@ int main(void) {
       cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
       cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_once),
-      cmocka_unit_test(test_runtime_freed_device_memory_is_reused_zeroed),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
       cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
