@@ -17,32 +17,6 @@ static int find_memory(vyre_backend *be, uint32_t bits, VkMemoryPropertyFlags wa
   return -1;
 }
 
-// Device buffers prefer a device-local type that is also host-visible when
-// its heap is as large as the largest device-local heap (resizable BAR over
-// all of video memory), else any device-local type. Measured on the H200
-// (driver 580, docs/backends.md "Memory"): in the plain device-local type a
-// vector add over data that does not compress ran at 1.5-2.3 TB/s instead of
-// 3.3-4.4 once earlier allocations had been freed (refilling the inputs with
-// a constant brought it back); in the host-visible device-local type it ran
-// at 3.1 (32-bit accesses) and 4.4 TB/s (128-bit) whatever ran before. Our
-// reading, not confirmed by NVIDIA: plain device-local memory may be
-// compressed, memory the CPU can map is not.
-static int find_device_memory(vyre_backend *be, uint32_t bits) {
-  const VkPhysicalDeviceMemoryProperties *m = &be->mem;
-  VkDeviceSize largest = 0;
-  for (uint32_t h = 0; h < m->memoryHeapCount; h++)
-    if ((m->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
-        m->memoryHeaps[h].size > largest)
-      largest = m->memoryHeaps[h].size;
-  const VkMemoryPropertyFlags bar =
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-  for (uint32_t i = 0; i < m->memoryTypeCount; i++)
-    if ((bits & (1u << i)) && (m->memoryTypes[i].propertyFlags & bar) == bar &&
-        m->memoryHeaps[m->memoryTypes[i].heapIndex].size >= largest)
-      return (int)i;
-  return find_memory(be, bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-}
-
 uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlags usage, int host,
                              VkBuffer *out_buf, VkDeviceMemory *out_mem, vyre_error *err) {
   *out_buf = VK_NULL_HANDLE;
@@ -59,10 +33,10 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
   }
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(be->device, *out_buf, &req);
-  int type =
-      host ? find_memory(be, req.memoryTypeBits,
-                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
-           : find_device_memory(be, req.memoryTypeBits);
+  VkMemoryPropertyFlags want =
+      host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+           : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  int type = find_memory(be, req.memoryTypeBits, want);
   if (type < 0 && !host) type = find_memory(be, req.memoryTypeBits, 0);
   if (type < 0) {
     vkDestroyBuffer(be->device, *out_buf, NULL);

@@ -325,24 +325,6 @@ static int mem_type(const vyre_bench_floor *f, uint32_t bits, VkMemoryPropertyFl
   return -1;
 }
 
-// The memory type the plugin gives device buffers (vk_buffer.c): device-local
-// and host-visible when that heap covers all of video memory, else
-// device-local; so the floor and vyre stream through the same kind of memory.
-static int dev_mem_type(const vyre_bench_floor *f, uint32_t bits) {
-  VkDeviceSize largest = 0;
-  for (uint32_t h = 0; h < f->mem.memoryHeapCount; h++)
-    if ((f->mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
-        f->mem.memoryHeaps[h].size > largest)
-      largest = f->mem.memoryHeaps[h].size;
-  const VkMemoryPropertyFlags bar =
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-  for (uint32_t i = 0; i < f->mem.memoryTypeCount; i++)
-    if ((bits & (1u << i)) && (f->mem.memoryTypes[i].propertyFlags & bar) == bar &&
-        f->mem.memoryHeaps[f->mem.memoryTypes[i].heapIndex].size >= largest)
-      return (int)i;
-  return mem_type(f, bits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-}
-
 // host: host-visible and coherent (mapped); else device-local when possible.
 static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host, vk_buf *out) {
   memset(out, 0, sizeof *out);
@@ -360,7 +342,7 @@ static VkResult buf_make(vyre_bench_floor *f, VkDeviceSize size, int host, vk_bu
   int t = host
               ? mem_type(f, req.memoryTypeBits,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
-              : dev_mem_type(f, req.memoryTypeBits);
+              : mem_type(f, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   if (t < 0 && !host) t = mem_type(f, req.memoryTypeBits, 0);
   if (t < 0) return VK_ERROR_FEATURE_NOT_PRESENT;
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
