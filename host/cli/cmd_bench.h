@@ -73,6 +73,16 @@ typedef struct vyre_bench_side {
 
 // Sample counts for a figure: warm-up runs then measured runs.
 uint32_t vyre_bench_reps(const vyre_bench_ctx *c, uint32_t normal, uint32_t quick);
+// Device-bound figures (streaming, matmul) warm up for a time, not only a
+// count: call at the end of repetition |i| of a loop that started at |t0|
+// with |warm| warm-up runs; returns |warm| + 1 while the warm-up is ending
+// before VYRE_BENCH_WARM_NS have passed (on a GPU; 50 ms with --quick).
+// GPU clocks rise only under sustained load: on the H200 through Vulkan the
+// SM clock sat at 345 MHz after a second of host-only work and a 2^28
+// vector add ran at 1.1-1.5 TB/s instead of 4.4 until about 300 ms of
+// dispatches had passed (docs/bench.md, "Warm-up").
+#define VYRE_BENCH_WARM_NS 500000000ull
+uint32_t vyre_bench_warm_more(const vyre_bench_ctx *c, uint32_t i, uint32_t warm, uint64_t t0);
 
 // Records |series| into |side| as RAN (or FAILED when it is empty).
 void vyre_bench_side_done(vyre_bench_side *side, vyre_bench_series *series);

@@ -358,6 +358,7 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
     goto done;
   }
   vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
+  uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < warm + reps; i++) {
     uint64_t ns = 0;
     if ((st = timed_dispatch(c, k, args, 3, NULL, &ns, &err)) != 0) {
@@ -365,6 +366,7 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
       goto done;
     }
     if (i >= warm && ns) vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = n * 4, .dst = res};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
@@ -421,6 +423,7 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
   }
   vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
   uint32_t grid[3] = {n / 16, n / 16, 1};
+  uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < warm + reps; i++) {
     uint64_t ns = 0;
     if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
@@ -428,6 +431,7 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
       goto done;
     }
     if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {

@@ -576,7 +576,9 @@ static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the vector add", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
   unsigned groups = (unsigned)((n + 255) / 256);
-  for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
+  uint32_t warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     void *params[] = {&a, &b, &cc, &n32};
     float ms = 0;
     r = f->cu.cuEventRecord(e0, NULL);
@@ -586,8 +588,9 @@ static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
     if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
     if (r)
       out->status = cu_fail(f, out->why, sizeof out->why, "the vector add launch", r);
-    else if (i >= 2 && ms > 0)
+    else if (i >= warm && ms > 0)
       vyre_bench_series_add(&s, (double)(n * 12) / ((double)ms * 1e6));
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   for (size_t off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
     size_t len = bytes - off < chunk ? bytes - off : chunk;
@@ -638,8 +641,9 @@ static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   if (!r) r = f->cu.cuEventCreate(&e0, 0);
   if (!r) r = f->cu.cuEventCreate(&e1, 0);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the matmul", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3);
-  for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
+  uint32_t reps = vyre_bench_reps(c, 20, 3), warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     void *params[] = {&a, &b, &cc, &n};
     float ms = 0;
     r = f->cu.cuEventRecord(e0, NULL);
@@ -650,8 +654,9 @@ static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
     if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
     if (r)
       out->status = cu_fail(f, out->why, sizeof out->why, "the matmul launch", r);
-    else if (i >= 2 && ms > 0)
+    else if (i >= warm && ms > 0)
       vyre_bench_series_add(&s, 2.0 * n * n * (double)n / ((double)ms * 1e6));
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(C, cc, bytes)) != 0)
     out->status = cu_fail(f, out->why, sizeof out->why, "reading C back", r);

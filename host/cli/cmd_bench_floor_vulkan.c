@@ -714,12 +714,15 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   }
   if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
-  for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
+  uint32_t warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t ns = 0;
     if ((r = timed_run(f, pipe, set, (uint32_t)groups, 1, &ns)) != VK_SUCCESS)
       out->status = FAIL(f, out->why, sizeof out->why, "the vector add dispatch", r);
-    else if (i >= 2 && ns)
+    else if (i >= warm && ns)
       vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   for (VkDeviceSize off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
     VkDeviceSize len = bytes - off < chunk ? bytes - off : chunk;
@@ -797,12 +800,15 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
   if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the matmul", r);
   uint32_t reps = vyre_bench_reps(c, 20, 3);
-  for (uint32_t i = 0; i < reps + 2 && out->status == VYRE_BENCH_RAN; i++) {
+  uint32_t warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t ns = 0;
     if ((r = timed_run(f, pipe, set, n / 16, n / 16, &ns)) != VK_SUCCESS)
       out->status = FAIL(f, out->why, sizeof out->why, "the matmul dispatch", r);
-    else if (i >= 2 && ns)
+    else if (i >= warm && ns)
       vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &cc, 0, &host, bytes)) != VK_SUCCESS)
     out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);

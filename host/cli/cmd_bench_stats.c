@@ -97,3 +97,9 @@ uint64_t vyre_bench_metric(vyre_device *dev, const char *name) {
     if (m[i].name && strcmp(m[i].name, name) == 0) return m[i].value;
   return UINT64_MAX;
 }
+
+uint32_t vyre_bench_warm_more(const vyre_bench_ctx *c, uint32_t i, uint32_t warm, uint64_t t0) {
+  if (!c->gpu || i + 1 != warm || warm >= 100000) return warm;
+  uint64_t budget = c->quick ? VYRE_BENCH_WARM_NS / 10 : VYRE_BENCH_WARM_NS;
+  return vyre_bench_now_ns() - t0 < budget ? warm + 1 : warm;
+}

@@ -96,11 +96,31 @@ static void test_cuda_floor_missing_device_is_na_with_a_reason(void **state) {
   unsetenv("FAKE_CUDA_NO_DEVICE");
 }
 
+// Device-bound figures warm up for a time on a GPU (cmd_bench_stats.c): the
+// last warm-up run adds one more while the budget has not passed; never on
+// the CPU, never before the last warm-up run, never once the budget is spent.
+static void test_warm_up_lasts_a_time_on_gpus_only(void **state) {
+  (void)state;
+  vyre_bench_ctx c;
+  memset(&c, 0, sizeof c);
+  uint64_t now = vyre_bench_now_ns();
+  assert_int_equal(vyre_bench_warm_more(&c, 1, 2, now), 2); // CPU: a count only
+  c.gpu = 1;
+  assert_int_equal(vyre_bench_warm_more(&c, 1, 2, now), 3); // last warm-up, budget left
+  assert_int_equal(vyre_bench_warm_more(&c, 0, 2, now), 2); // not the last one
+  assert_int_equal(vyre_bench_warm_more(&c, 2, 2, now), 2); // measuring already
+  assert_int_equal(vyre_bench_warm_more(&c, 1, 2, now - VYRE_BENCH_WARM_NS - 1), 2); // spent
+  c.quick = 1; // --quick: a tenth of the budget
+  assert_int_equal(vyre_bench_warm_more(&c, 1, 2, now - VYRE_BENCH_WARM_NS / 10 - 1), 2);
+  assert_int_equal(vyre_bench_warm_more(&c, 1, 2, vyre_bench_now_ns()), 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_fake_driver),
       cmocka_unit_test(test_cuda_floor_reports_a_wrong_result_with_a_fix),
       cmocka_unit_test(test_cuda_floor_missing_device_is_na_with_a_reason),
+      cmocka_unit_test(test_warm_up_lasts_a_time_on_gpus_only),
   };
   return cmocka_run_group_tests_name("bench/floor_cuda", tests, NULL, NULL);
 }
