@@ -73,7 +73,7 @@ typedef struct vyre_bench_side {
 
 // Sample counts for a figure: warm-up runs then measured runs.
 uint32_t vyre_bench_reps(const vyre_bench_ctx *c, uint32_t normal, uint32_t quick);
-// Device-bound figures (streaming, matmul) warm up for a time, not only a
+// GPU figures (1-3 latencies, 7-8 kernels) warm up for a time, not only a
 // count: call at the end of repetition |i| of a loop that started at |t0|
 // with |warm| warm-up runs; returns |warm| + 1 while the warm-up is ending
 // before VYRE_BENCH_WARM_NS have passed (on a GPU; 50 ms with --quick).

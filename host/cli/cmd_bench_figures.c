@@ -46,6 +46,7 @@ void vyre_bench_fig_round_trip(vyre_bench_ctx *c, vyre_bench_side *out) {
   vyre_bench_series s = {0};
   if (compile(c, p, &k, out, &err) == VYRE_BENCH_RAN) {
     uint32_t warm = warmups(c, 10), reps = vyre_bench_reps(c, 200, 20);
+    uint64_t t_warm = vyre_bench_now_ns();
     for (uint32_t i = 0; i < warm + reps; i++) {
       uint32_t in = i * 7u + 3u, res = 0;
       vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
@@ -63,6 +64,7 @@ void vyre_bench_fig_round_trip(vyre_bench_ctx *c, vyre_bench_side *out) {
         break;
       }
       if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
+      warm = vyre_bench_warm_more(c, i, warm, t_warm);
     }
   }
   vyre_bench_side_done(out, &s);
@@ -100,6 +102,7 @@ void vyre_bench_fig_resident(vyre_bench_ctx *c, vyre_bench_side *out) {
     fail_st(out, "allocating a 4-byte resident buffer", st, &err);
     goto done;
   }
+  uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < warm + reps; i++) {
     vyre_arg a = {.resident = r};
     uint64_t t0 = vyre_bench_now_ns();
@@ -110,6 +113,7 @@ void vyre_bench_fig_resident(vyre_bench_ctx *c, vyre_bench_side *out) {
       goto done;
     }
     if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   uint32_t v = 0;
   if ((st = resident_u32(c->dev, r, &v, 0, &err)) != 0) {
@@ -149,6 +153,7 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
     memset(&args[j], 0, sizeof args[j]);
     args[j].resident = r[j];
   }
+  uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < warm + reps; i++) {
     memset(items, 0, sizeof items);
     for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++) {
@@ -169,6 +174,7 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
         goto done;
       }
     if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / VYRE_BENCH_BATCH);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++) {
     uint32_t v = 0;

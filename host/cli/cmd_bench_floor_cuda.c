@@ -345,8 +345,9 @@ static void cu_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_ben
   vyre_bench_series s = {0};
   CUresult r = f->cu.cuMemAlloc(&x, 256);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuMemAlloc", r);
-  uint32_t reps = vyre_bench_reps(c, 200, 20);
-  for (uint32_t i = 0; i < reps + 10 && out->status == VYRE_BENCH_RAN; i++) {
+  uint32_t reps = vyre_bench_reps(c, 200, 20), warm = 10;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint32_t in = i * 7u + 3u, res = 0;
     uint64_t t0 = vyre_bench_now_ns();
     r = f->cu.cuMemcpyHtoD(x, &in, 4);
@@ -360,8 +361,9 @@ static void cu_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_ben
                           "CUDA floor round trip returned %u, expected %u. "
                           "Fix: check the driver.",
                           res, in + 1);
-    else if (i >= 10)
+    else if (i >= warm)
       vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   vyre_bench_side_done(out, &s);
   if (x) f->cu.cuMemFree(x);
@@ -377,6 +379,7 @@ static void cu_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t j
   if (!r) r = f->cu.cuMemsetD32(x, 0, VYRE_BENCH_BATCH);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuMemAlloc/cuMemsetD32", r);
   uint32_t reps = vyre_bench_reps(c, jobs > 1 ? 100 : 200, jobs > 1 ? 10 : 20), warm = 5;
+  uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t t0 = vyre_bench_now_ns();
     for (uint32_t j = 0; j < jobs && !r; j++)
@@ -385,6 +388,7 @@ static void cu_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t j
     uint64_t t1 = vyre_bench_now_ns();
     if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuLaunchKernel", r);
     if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / jobs);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   uint32_t v[VYRE_BENCH_BATCH];
   if (out->status == VYRE_BENCH_RAN) {

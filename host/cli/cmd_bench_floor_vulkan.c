@@ -486,8 +486,9 @@ static void vk_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_ben
     FAIL(f, out->why, sizeof out->why, "setting up the round trip", r);
     out->status = VYRE_BENCH_FAILED;
   }
-  uint32_t reps = vyre_bench_reps(c, 200, 20);
-  for (uint32_t i = 0; i < reps + 10 && out->status == VYRE_BENCH_RAN; i++) {
+  uint32_t reps = vyre_bench_reps(c, 200, 20), warm = 10;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint32_t in = i * 7u + 3u, res = 0;
     uint64_t t0 = vyre_bench_now_ns();
     memcpy(x.map, &in, 4);
@@ -501,8 +502,9 @@ static void vk_round_trip(vyre_bench_floor *f, const vyre_bench_ctx *c, vyre_ben
                           "Vulkan floor round trip returned %u, expected %u. Fix: check the "
                           "Vulkan driver.",
                           res, in + 1);
-    else if (i >= 10)
+    else if (i >= warm)
       vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   vyre_bench_side_done(out, &s);
   f->vkDeviceWaitIdle(f->device);
@@ -535,6 +537,7 @@ static void vk_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t j
   }
   if (r) out->status = FAIL(f, out->why, sizeof out->why, "setting up the launches", r);
   uint32_t reps = vyre_bench_reps(c, jobs > 1 ? 100 : 200, jobs > 1 ? 10 : 20), warm = 5;
+  uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
     uint64_t t0 = vyre_bench_now_ns();
     cmd_begin(f);
@@ -548,6 +551,7 @@ static void vk_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t j
     uint64_t t1 = vyre_bench_now_ns();
     if (r) out->status = FAIL(f, out->why, sizeof out->why, "vkQueueSubmit/vkWaitForFences", r);
     if (i >= warm) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e3 / jobs);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   if (out->status == VYRE_BENCH_RAN) {
     r = copy_back(f, &x, 0, &host, stride * jobs);
