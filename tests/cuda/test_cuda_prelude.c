@@ -78,6 +78,35 @@ static const char kChecks[] =
     "  return bad != 0;\n"
     "}\n";
 
+// Compiles |src| (generated CUDA C) with the host shim and |main_text| as
+// C++ in a fresh folder, runs it and expects "ok" and exit status 0.
+static void run_on_host(const char *name, const char *src, const char *main_text) {
+  char dir[64];
+  snprintf(dir, sizeof(dir), "/tmp/vyre-cuda-%s-XXXXXX", name);
+  assert_non_null(mkdtemp(dir));
+  char path[128], cmd[1024];
+  snprintf(path, sizeof(path), "%s/%s.cpp", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
+          main_text);
+  fclose(f);
+  snprintf(cmd, sizeof(cmd),
+           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/%s %s 2>&1 && %s/%s", dir,
+           name, path, dir, name);
+  FILE *run = popen(cmd, "r");
+  assert_non_null(run);
+  char out[4096] = "";
+  size_t got = fread(out, 1, sizeof(out) - 1, run);
+  out[got] = 0;
+  int rc = pclose(run);
+  if (rc != 0) fprintf(stderr, "%s\n", out);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "ok"));
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) {
   if (system("c++ --version >/dev/null 2>&1") != 0) {
     fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
@@ -94,30 +123,7 @@ static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) 
   char *kernel = strstr(src, "\nextern \"C\"");
   assert_non_null(kernel);
   kernel[1] = 0; // the prelude only
-  char dir[] = "/tmp/vyre-cuda-prelude-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char path[128], cmd[1024];
-  snprintf(path, sizeof(path), "%s/check.cpp", dir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
-          kChecks);
-  fclose(f);
-  snprintf(cmd, sizeof(cmd),
-           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/check %s 2>&1 && "
-           "%s/check",
-           dir, path, dir);
-  FILE *run = popen(cmd, "r");
-  assert_non_null(run);
-  char out[4096] = "";
-  size_t got = fread(out, 1, sizeof(out) - 1, run);
-  out[got] = 0;
-  int rc = pclose(run);
-  if (rc != 0) fprintf(stderr, "%s\n", out);
-  assert_int_equal(rc, 0);
-  assert_non_null(strstr(out, "ok"));
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  run_on_host("prelude", src, kChecks);
   free(src);
   free(t);
 }
@@ -183,30 +189,7 @@ static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host
   assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
   assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
   assert_int_equal(VYRE_CUDA_COARSEN, 4);
-  char dir[] = "/tmp/vyre-cuda-coarse-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char path[128], cmd[1024];
-  snprintf(path, sizeof(path), "%s/coarse.cpp", dir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
-          kCoarseMain);
-  fclose(f);
-  snprintf(cmd, sizeof(cmd),
-           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/coarse %s 2>&1 && "
-           "%s/coarse",
-           dir, path, dir);
-  FILE *run = popen(cmd, "r");
-  assert_non_null(run);
-  char out[4096] = "";
-  size_t got = fread(out, 1, sizeof(out) - 1, run);
-  out[got] = 0;
-  int rc = pclose(run);
-  if (rc != 0) fprintf(stderr, "%s\n", out);
-  assert_int_equal(rc, 0);
-  assert_non_null(strstr(out, "ok"));
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  run_on_host("coarse", src, kCoarseMain);
   free(src);
   free(t);
 }
@@ -285,30 +268,7 @@ static void test_lane_kernel_matches_the_ir_on_the_host(void **state) {
   assert_int_equal(plan.vstore, 1u << O);
   assert_non_null(strstr(src, "__launch_bounds__(32)"));
   assert_non_null(strstr(src, "u64 *vt, u32 vfast)"));
-  char dir[] = "/tmp/vyre-cuda-lanes-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char path[128], cmd[1024];
-  snprintf(path, sizeof(path), "%s/lanes.cpp", dir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fprintf(f, "#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n%s\n%s", VYRE_SOURCE_DIR, src,
-          kLanesMain);
-  fclose(f);
-  snprintf(cmd, sizeof(cmd),
-           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -o %s/lanes %s 2>&1 && "
-           "%s/lanes",
-           dir, path, dir);
-  FILE *run = popen(cmd, "r");
-  assert_non_null(run);
-  char out[4096] = "";
-  size_t got = fread(out, 1, sizeof(out) - 1, run);
-  out[got] = 0;
-  int rc = pclose(run);
-  if (rc != 0) fprintf(stderr, "%s\n", out);
-  assert_int_equal(rc, 0);
-  assert_non_null(strstr(out, "ok"));
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  run_on_host("lanes", src, kLanesMain);
   free(src);
   free(t);
 }
