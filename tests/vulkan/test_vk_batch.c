@@ -19,25 +19,8 @@
 
 #include <cmocka.h>
 
+#define VK_TEST_SHARED_BACKEND
 #include "vk_test_util.h"
-
-static vyre_backend *g_be;
-
-static int setup(void **state) {
-  g_be = vk_open();
-  return 0;
-}
-
-static int teardown(void **state) {
-  if (g_be) vk_ops()->destroy(g_be);
-  g_be = NULL;
-  return 0;
-}
-
-#define NEED_DEVICE()                                                                              \
-  do {                                                                                             \
-    if (!g_be) skip();                                                                             \
-  } while (0)
 
 enum { E = 256, WG = 64 }; // elements per buffer, workgroup size (grid E / WG)
 
@@ -406,5 +389,5 @@ int main(void) {
       cmocka_unit_test(test_batch_invalid_jobs_fail_alone),
       cmocka_unit_test(test_batch_larger_than_one_descriptor_pool),
   };
-  return cmocka_run_group_tests_name("vulkan/batch", tests, setup, teardown);
+  return cmocka_run_group_tests_name("vulkan/batch", tests, vk_setup, vk_teardown);
 }

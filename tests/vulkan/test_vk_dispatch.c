@@ -16,25 +16,8 @@
 
 #include <cmocka.h>
 
+#define VK_TEST_SHARED_BACKEND
 #include "vk_test_util.h"
-
-static vyre_backend *g_be;
-
-static int setup(void **state) {
-  g_be = vk_open();
-  return 0;
-}
-
-static int teardown(void **state) {
-  if (g_be) vk_ops()->destroy(g_be);
-  g_be = NULL;
-  return 0;
-}
-
-#define NEED_DEVICE()                                                                              \
-  do {                                                                                             \
-    if (!g_be) skip();                                                                             \
-  } while (0)
 
 // out[i] = a[i] + b[i] when i < len(out), n = 1000, wg 64, grid 16.
 static void test_dispatch_vector_add_with_tail(void **state) {
@@ -666,5 +649,5 @@ int main(void) {
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
       cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
   };
-  return cmocka_run_group_tests_name("vulkan/dispatch", tests, setup, teardown);
+  return cmocka_run_group_tests_name("vulkan/dispatch", tests, vk_setup, vk_teardown);
 }

@@ -16,19 +16,8 @@
 
 #include <cmocka.h>
 
+#define VK_TEST_SHARED_BACKEND
 #include "vk_test_util.h"
-
-static vyre_backend *g_be;
-
-static int setup(void **state) {
-  g_be = vk_open();
-  return 0;
-}
-
-static int teardown(void **state) {
-  if (g_be) vk_ops()->destroy(g_be);
-  return 0;
-}
 
 static uint32_t bits(float f) {
   uint32_t u;
@@ -248,5 +237,5 @@ int main(void) {
       cmocka_unit_test(test_f32_software_mul_matches_the_reference_everywhere),
       cmocka_unit_test(test_f32_fma_witness_is_fused),
   };
-  return cmocka_run_group_tests_name("vulkan/f32", tests, setup, teardown);
+  return cmocka_run_group_tests_name("vulkan/f32", tests, vk_setup, vk_teardown);
 }

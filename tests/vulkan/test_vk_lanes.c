@@ -84,38 +84,6 @@ static void check_module(const vyre_ir_program *p, uint32_t want_lanes) {
   unlink(path);
 }
 
-// Runs |p| on |ops|/|be| with host buffers |data| (|bytes|), in ascending
-// binding order; the outputs land back in |data|.
-static uint32_t run_on(const vyre_backend_ops *ops, vyre_backend *be, const vyre_ir_program *p,
-                       const uint32_t grid[3], void **data, const uint64_t *bytes) {
-  vyre_error err = {.struct_size = sizeof(err)};
-  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p};
-  memcpy(ca.workgroup_size, p->workgroup_size, 12);
-  vyre_module *m = NULL;
-  uint32_t st = ops->compile(be, &ca, &m, &err);
-  if (st) {
-    fprintf(stderr, "compile: %s\n", err.message);
-    return st;
-  }
-  vyre_binding b[32];
-  uint32_t n = 0;
-  for (uint32_t binding = 0; binding < 32; binding++)
-    for (uint32_t i = 0; i < p->buffer_count; i++)
-      if (p->buffers[i].access != VYRE_IR_ACCESS_WORKGROUP && p->buffers[i].binding == binding) {
-        b[n] = (vyre_binding){
-            .buffer_index = i, .kind = VYRE_BINDING_HOST, .bytes = bytes[n], .data = data[n]};
-        n++;
-      }
-  vyre_dispatch_args da = {
-      .struct_size = sizeof(da), .binding_count = n, .module = m, .bindings = b, .repeat = 1};
-  memcpy(da.grid, grid, 12);
-  vyre_dispatch_result res = {.struct_size = sizeof(res)};
-  st = ops->dispatch(be, &da, &res, &err);
-  if (st) fprintf(stderr, "dispatch: %s\n", err.message);
-  ops->module_release(be, m);
-  return st;
-}
-
 // Runs |p| on Vulkan and on the CPU reference with the same inputs
 // (|init|: nb buffers of |count[i]| words) and asserts every buffer is
 // bit-identical afterwards.
@@ -134,8 +102,9 @@ static void same_as_cpu(const vyre_ir_program *p, uint32_t nb, const uint32_t *c
     dc[i] = cv[i];
   }
   uint32_t grid[3] = {grid_x, 1, 1};
-  assert_int_equal(run_on(vk_ops(), g_be, p, grid, dg, bytes), VYRE_STATUS_OK);
-  assert_int_equal(run_on(g_cpu_ops, g_cpu, p, grid, dc, bytes), VYRE_STATUS_OK);
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vk_run_on(vk_ops(), g_be, p, grid, dg, bytes, NULL, &err), VYRE_STATUS_OK);
+  assert_int_equal(vk_run_on(g_cpu_ops, g_cpu, p, grid, dc, bytes, NULL, &err), VYRE_STATUS_OK);
   for (uint32_t i = 0; i < nb; i++) {
     for (uint32_t k = 0; k < count[i]; k++)
       if (gv[i][k] != cv[i][k]) {

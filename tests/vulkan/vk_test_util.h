@@ -57,13 +57,22 @@ static inline vyre_module *vk_compile(vyre_backend *be, const vyre_ir_program *p
   return st ? NULL : m;
 }
 
-// Binds |data[i]| (|bytes[i]|) to the program's host buffers in ascending
-// binding order and dispatches |grid|.
-static inline uint32_t vk_run(vyre_backend *be, const vyre_ir_program *p, const uint32_t grid[3],
-                              void **data, const uint64_t *bytes, vyre_dispatch_result *res,
-                              vyre_error *err) {
-  vyre_module *m = vk_compile(be, p, err);
-  if (!m) return err->code;
+// Compiles |p| on |ops|/|be|, binds |data[i]| (|bytes[i]|) to the program's
+// host buffers in ascending binding order and dispatches |grid|; outputs
+// land back in |data|. |res| may be NULL. Works for any plugin's ops (the
+// lane tests run the CPU reference through it too).
+static inline uint32_t vk_run_on(const vyre_backend_ops *ops, vyre_backend *be,
+                                 const vyre_ir_program *p, const uint32_t grid[3], void **data,
+                                 const uint64_t *bytes, vyre_dispatch_result *res,
+                                 vyre_error *err) {
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p};
+  memcpy(ca.workgroup_size, p->workgroup_size, 12);
+  vyre_module *m = NULL;
+  uint32_t st = ops->compile(be, &ca, &m, err);
+  if (st) {
+    fprintf(stderr, "compile: %s\n", err->message);
+    return st;
+  }
   vyre_binding b[32];
   uint32_t n = 0;
   for (uint32_t binding = 0; binding < 32; binding++)
@@ -77,9 +86,41 @@ static inline uint32_t vk_run(vyre_backend *be, const vyre_ir_program *p, const 
       .struct_size = sizeof(da), .binding_count = n, .module = m, .bindings = b, .repeat = 1};
   memcpy(da.grid, grid, 12);
   vyre_dispatch_result local = {.struct_size = sizeof(local)};
-  uint32_t st = vk_ops()->dispatch(be, &da, res ? res : &local, err);
-  vk_ops()->module_release(be, m);
+  st = ops->dispatch(be, &da, res ? res : &local, err);
+  ops->module_release(be, m);
   return st;
 }
+
+// vk_run_on with the Vulkan plugin.
+static inline uint32_t vk_run(vyre_backend *be, const vyre_ir_program *p, const uint32_t grid[3],
+                              void **data, const uint64_t *bytes, vyre_dispatch_result *res,
+                              vyre_error *err) {
+  return vk_run_on(vk_ops(), be, p, grid, data, bytes, res, err);
+}
+
+#ifdef VK_TEST_SHARED_BACKEND
+// One backend for every test of a file (define VK_TEST_SHARED_BACKEND before
+// including): vk_setup opens it, vk_teardown destroys it; NEED_DEVICE skips
+// a test when there is no Vulkan device here.
+static vyre_backend *g_be;
+
+static int vk_setup(void **state) {
+  (void)state;
+  g_be = vk_open();
+  return 0;
+}
+
+static int vk_teardown(void **state) {
+  (void)state;
+  if (g_be) vk_ops()->destroy(g_be);
+  g_be = NULL;
+  return 0;
+}
+
+#define NEED_DEVICE()                                                                              \
+  do {                                                                                             \
+    if (!g_be) skip();                                                                             \
+  } while (0)
+#endif
 
 #endif // VYRE_TEST_VK_UTIL_H
