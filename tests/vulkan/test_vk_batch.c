@@ -49,16 +49,6 @@ static const vyre_ir_program *dbl_program(tb *t) {
   return tb_finish(t, LIST(t, s0, s1));
 }
 
-static uint64_t vk_metric(const char *name) {
-  vyre_metric mt[32];
-  uint32_t nm = 0;
-  assert_int_equal(vk_ops()->metrics(g_be, mt, 32, &nm), VYRE_STATUS_OK);
-  for (uint32_t k = 0; k < nm && k < 32; k++)
-    if (strcmp(mt[k].name, name) == 0) return mt[k].value;
-  fail_msg("no metric %s", name);
-  return 0;
-}
-
 typedef struct {
   vyre_module *inc, *dbl;
   tb *ti, *td;

@@ -117,6 +117,17 @@ static int vk_teardown(void **state) {
   return 0;
 }
 
+// A metric of the shared backend by name (cmocka.h must come first).
+static inline uint64_t vk_metric(const char *name) {
+  vyre_metric mt[64];
+  uint32_t nm = 0;
+  assert_int_equal(vk_ops()->metrics(g_be, mt, 64, &nm), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < nm && k < 64; k++)
+    if (strcmp(mt[k].name, name) == 0) return mt[k].value;
+  fail_msg("no metric %s", name);
+  return 0;
+}
+
 #define NEED_DEVICE()                                                                              \
   do {                                                                                             \
     if (!g_be) skip();                                                                             \
