@@ -223,17 +223,33 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   want.shaderInt64 = feat.shaderInt64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
-  const char *exts[1];
+  const char *exts[2];
   uint32_t next = 0;
   VkPhysicalDeviceShaderAtomicInt64FeaturesKHR a64 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES_KHR};
   be->int64_atomics = 0;
+  be->cmd_push_descriptors = NULL;
+  be->max_push = 0;
+  int push_ext = 0;
   uint32_t ne = 0;
-  if (be->has_int64 &&
-      vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
+  if (vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
     VkExtensionProperties *ep = calloc(ne, sizeof(*ep));
     if (ep && vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, ep) == VK_SUCCESS) {
       for (uint32_t i = 0; i < ne; i++)
+        if (strcmp(ep[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0 &&
+            !vyre_kit_getenv("VYRE_VULKAN_NO_PUSH_DESCRIPTORS")) {
+          VkPhysicalDevicePushDescriptorPropertiesKHR pd = {
+              .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR};
+          VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                            .pNext = &pd};
+          vkGetPhysicalDeviceProperties2(be->phys, &p2);
+          if (pd.maxPushDescriptors) {
+            exts[next++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+            be->max_push = pd.maxPushDescriptors;
+            push_ext = 1;
+          }
+        }
+      for (uint32_t i = 0; i < ne && be->has_int64; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) == 0) {
           VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                           .pNext = &a64};
@@ -266,6 +282,14 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     return vyre_vk_fail(be, err, r, "vkCreateDevice", "check the driver with `vulkaninfo`");
   }
   vkGetDeviceQueue(be->device, fam, 0, &be->queue);
+  if (push_ext) {
+    PFN_vkGetDeviceProcAddr gdpa =
+        (PFN_vkGetDeviceProcAddr)vkGetInstanceProcAddr(be->instance, "vkGetDeviceProcAddr");
+    if (gdpa)
+      be->cmd_push_descriptors =
+          (PFN_vkCmdPushDescriptorSetKHR)gdpa(be->device, "vkCmdPushDescriptorSetKHR");
+    if (!be->cmd_push_descriptors) be->max_push = 0;
+  }
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                  .queueFamilyIndex = fam};

@@ -53,7 +53,11 @@ struct vyre_backend {
   uint8_t uuid[16];
   uint32_t has_int64;
   uint32_t int64_atomics; // VK_KHR_shader_atomic_int64 enabled (exact trap ids)
-  uint32_t soft_mul;      // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
+  // VK_KHR_push_descriptor enabled: pipelines with at most max_push
+  // descriptors push them while recording instead of allocating sets.
+  PFN_vkCmdPushDescriptorSetKHR cmd_push_descriptors; // NULL: not enabled
+  uint32_t max_push;
+  uint32_t soft_mul; // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
   uint32_t timestamp_bits;
   VkDevice device;
   VkQueue queue;
@@ -113,6 +117,7 @@ struct vk_pipe {
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
   VkPipeline pipeline;
+  uint32_t push; // the set layout is a push-descriptor layout (no descriptor sets)
   vyre_spv_info info;
   uint32_t buffer_count;
   uint8_t access[64]; // per program buffer (first 64)

@@ -184,7 +184,7 @@ static uint32_t set_writes(const vk_job *j, VkDescriptorBufferInfo *bi, VkWriteD
 uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre_error *err) {
   uint32_t need = 0, nw = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (js[i] && !js[i]->set) {
+    if (js[i] && !js[i]->set && !js[i]->pipe->push) {
       need++;
       nw += js[i]->nb + (js[i]->pipe->info.uses_trap ? 1 : 0);
     }
@@ -214,7 +214,7 @@ uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre
     VkDescriptorSet sets[VYRE_VK_BATCH_SETS];
     uint32_t k = 0;
     for (; i < n && k < cap; i++)
-      if (js[i] && !js[i]->set) {
+      if (js[i] && !js[i]->set && !js[i]->pipe->push) {
         group[k] = js[i];
         layouts[k++] = js[i]->pipe->set_layout;
       }
@@ -408,8 +408,15 @@ void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uin
       bound = j->pipe;
       npushed = 0;
     }
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
-                            NULL);
+    if (j->pipe->push) {
+      VkDescriptorBufferInfo bi[33];
+      VkWriteDescriptorSet w[33];
+      uint32_t nw = set_writes(j, bi, w); // dstSet is ignored for pushed descriptors
+      be->cmd_push_descriptors(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, nw, w);
+    } else {
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
+                              NULL);
+    }
     if (j->nb) {
       uint32_t counts[32];
       for (uint32_t i = 0; i < j->nb; i++)

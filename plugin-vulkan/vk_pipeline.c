@@ -76,10 +76,14 @@ static uint32_t make_pipeline(vyre_backend *be, vk_pipe *pp, const uint32_t *wor
                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                              .descriptorCount = 1,
                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-  VkDescriptorSetLayoutCreateInfo dl = {.sType =
-                                            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                        .bindingCount = nb,
-                                        .pBindings = b};
+  // Push descriptors when the device has them and the program fits: jobs
+  // then record their descriptors instead of allocating and updating sets.
+  pp->push = be->cmd_push_descriptors && nb <= be->max_push;
+  VkDescriptorSetLayoutCreateInfo dl = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .flags = pp->push ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0,
+      .bindingCount = nb,
+      .pBindings = b};
   r = vkCreateDescriptorSetLayout(be->device, &dl, NULL, &pp->set_layout);
   if (r != VK_SUCCESS)
     return vyre_vk_fail(be, err, r, "vkCreateDescriptorSetLayout", "free memory");

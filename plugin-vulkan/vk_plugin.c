@@ -59,16 +59,11 @@ static uint32_t vk_recover(vyre_backend *be, vyre_error *err) {
 
 // After the kit's metrics: validation errors, then how many costly Vulkan
 // objects the backend created (warm dispatches create none; tests pin it).
-static const char *const kExtraMetrics[] = {"validation_errors",
-                                            "vk_memory_allocations",
-                                            "vk_descriptor_pools",
-                                            "vk_fences_created",
-                                            "vk_queue_submits",
-                                            "vk_command_buffers",
-                                            "vk_command_buffers_recorded",
-                                            "vk_host_record_ns",
-                                            "vk_host_wait_ns",
-                                            "vk_host_finish_ns"};
+static const char *const kExtraMetrics[] = {
+    "validation_errors",           "vk_memory_allocations", "vk_descriptor_pools",
+    "vk_fences_created",           "vk_queue_submits",      "vk_command_buffers",
+    "vk_command_buffers_recorded", "vk_host_record_ns",     "vk_host_wait_ns",
+    "vk_host_finish_ns",           "vk_push_descriptors"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -77,10 +72,17 @@ static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
   if (st) return st;
-  uint64_t v[N_EXTRA] = {be->validation_errors, be->n_alloc_memory, be->n_dpool_create,
-                         be->n_fence_create,    be->n_submit,       be->n_cb_alloc,
-                         be->n_cb_begin,        be->ns_record,      be->ns_wait,
-                         be->ns_finish};
+  uint64_t v[N_EXTRA] = {be->validation_errors,
+                         be->n_alloc_memory,
+                         be->n_dpool_create,
+                         be->n_fence_create,
+                         be->n_submit,
+                         be->n_cb_alloc,
+                         be->n_cb_begin,
+                         be->ns_record,
+                         be->ns_wait,
+                         be->ns_finish,
+                         be->cmd_push_descriptors ? 1u : 0u};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

@@ -476,6 +476,28 @@ static void test_runtime_resident_async_batch_and_sequence(void **state) {
 
 // After an injected loss: DEVICE_LOST fast, recover bumps the generation,
 // old modules and buffers are refused, new work is correct.
+// With VK_KHR_push_descriptor (metric vk_push_descriptors = 1) a dispatch
+// allocates no descriptor pool or set at all; VYRE_VULKAN_NO_PUSH_DESCRIPTORS
+// turns the extension off (the _sets runs of these tests).
+static void test_runtime_push_descriptors_when_offered(void **state) {
+  NEED_DEVICE();
+  uint64_t push = vk_metric("vk_push_descriptors");
+  if (getenv("VYRE_VULKAN_NO_PUSH_DESCRIPTORS")) assert_int_equal(push, 0);
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = inc_program(t);
+  static uint32_t x[64];
+  void *data[] = {x};
+  uint64_t bytes[] = {sizeof(x)};
+  uint32_t grid[3] = {1, 1, 1};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint64_t pools = vk_metric("vk_descriptor_pools");
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  if (push) assert_int_equal(vk_metric("vk_descriptor_pools"), pools);
+  assert_int_equal(x[0], 3u);
+  free(t);
+}
+
 static void test_runtime_recover_after_injected_loss(void **state) {
   NEED_DEVICE();
   const vyre_backend_ops *ops = vk_ops();
@@ -635,6 +657,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
       cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_once),
+      cmocka_unit_test(test_runtime_push_descriptors_when_offered),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
       cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
