@@ -9,7 +9,6 @@
 // NVRTC tests skip with the reason when NVRTC cannot be loaded.
 
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
 #include "cuda_compile.h"
 #include "../common/ir_prog.h"
+#include "../common/json_walk.h"
 #include "cuda_symbols.h"
 #ifdef VYRE_CUDA_HAVE_JSON
 #include "vyre_ir.h"
@@ -360,7 +359,8 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
 #ifdef VYRE_CUDA_HAVE_JSON
 static unsigned g_cases, g_failed;
 
-static void compile_case(const char *path) {
+static void compile_case(const char *path, void *ctx) {
+  (void)ctx;
   vyre_case *cs = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
   if (vyre_case_from_file(path, NULL, &cs, &err)) return; // not a loadable case file
@@ -374,29 +374,10 @@ static void compile_case(const char *path) {
   vyre_case_free(cs);
 }
 
-static void walk(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    size_t n = strlen(e->d_name);
-    if (S_ISDIR(st.st_mode))
-      walk(path);
-    else if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0)
-      compile_case(path);
-  }
-  closedir(d);
-}
-
 static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   NEED_NVRTC();
-  walk(VYRE_SOURCE_DIR "/tests/conformance/cases");
-  walk(VYRE_SOURCE_DIR "/examples");
+  vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", compile_case, NULL);
+  vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", compile_case, NULL);
   fprintf(stderr, "nvrtc: %u case programs compiled for sm_90, %u failed\n", g_cases, g_failed);
   if (g_cases == 0) {
     fprintf(stderr, "skipped: no loadable case files yet\n");

@@ -8,7 +8,6 @@
 
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
+#include "../common/json_walk.h"
 #include "test_ir_util.h"
 
 typedef struct walk {
@@ -73,48 +72,28 @@ static int roundtrip(const char *path, const vyre_ir *ir) {
   return bad;
 }
 
-static int has_suffix(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static void visit(const char *dir, walk *w) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    struct stat sb;
-    if (stat(path, &sb) != 0) continue;
-    if (S_ISDIR(sb.st_mode)) {
-      visit(path, w);
-      continue;
-    }
-    if (!has_suffix(e->d_name, ".json")) continue;
-    vyre_case *c = NULL;
-    vyre_error err = {.struct_size = sizeof err};
-    // Files that are not programs or cases, invalid programs and cases that
-    // expect an error are not round-trip material.
-    if (vyre_case_from_file(path, NULL, &c, &err) != VYRE_STATUS_OK || !c->program ||
-        c->expect_kind == VYRE_CASE_EXPECT_ERROR) {
-      w->skipped++;
-      vyre_case_free(c);
-      continue;
-    }
-    w->checked++;
-    w->failures += roundtrip(path, c->program);
+static void visit(const char *path, void *ctx) {
+  walk *w = ctx;
+  vyre_case *c = NULL;
+  vyre_error err = {.struct_size = sizeof err};
+  // Files that are not programs or cases, invalid programs and cases that
+  // expect an error are not round-trip material.
+  if (vyre_case_from_file(path, NULL, &c, &err) != VYRE_STATUS_OK || !c->program ||
+      c->expect_kind == VYRE_CASE_EXPECT_ERROR) {
+    w->skipped++;
     vyre_case_free(c);
+    return;
   }
-  closedir(d);
+  w->checked++;
+  w->failures += roundtrip(path, c->program);
+  vyre_case_free(c);
 }
 
 static void test_roundtrip_every_corpus_file_is_byte_stable(void **state) {
   (void)state;
   walk w = {0};
-  visit(VYRE_SOURCE_DIR "/examples", &w);
-  visit(VYRE_SOURCE_DIR "/tests", &w);
+  vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", visit, &w);
+  vyre_test_walk_json(VYRE_SOURCE_DIR "/tests", visit, &w);
   print_message("round trip: %d files checked, %d skipped\n", w.checked, w.skipped);
   // tests/ir_validate/valid alone holds 20 valid programs.
   assert_true(w.checked >= 20);

@@ -7,7 +7,6 @@
 // examples/*.json when the JSON reader is built in. Needs no GPU.
 
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "spv_codegen.h"
 #include "../common/ir_prog.h"
+#include "../common/json_walk.h"
 
 // Writes the module to a temporary file and runs spirv-val on it; returns
 // its exit status (0 = valid) and prints its output on failure.
@@ -182,7 +181,8 @@ static void test_spirv_control_flow_atomics_and_traps_validate(void **state) {
 
 static unsigned g_cases, g_failed;
 
-static void val_case(const char *path) {
+static void val_case(const char *path, void *ctx) {
+  (void)ctx;
   vyre_case *cs = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
   if (vyre_case_from_file(path, NULL, &cs, &err)) return; // not a loadable case file
@@ -198,29 +198,10 @@ static void val_case(const char *path) {
   vyre_case_free(cs);
 }
 
-static void walk(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    size_t len = strlen(e->d_name);
-    if (S_ISDIR(st.st_mode))
-      walk(path);
-    else if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0)
-      val_case(path);
-  }
-  closedir(d);
-}
-
 static void test_spirv_every_case_file_validates(void **state) {
   NEED_SPIRV_VAL();
-  walk(VYRE_SOURCE_DIR "/tests/conformance/cases");
-  walk(VYRE_SOURCE_DIR "/examples");
+  vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", val_case, NULL);
+  vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", val_case, NULL);
   fprintf(stderr, "spirv-val: %u case programs checked, %u failed\n", g_cases, g_failed);
   assert_int_equal(g_failed, 0);
 }
