@@ -397,16 +397,21 @@ static uint32_t expr_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
     r->ir->nodes[idx].b = y;
     return VYRE_STATUS_OK;
   case VYRE_IR_K_SELECT:
-    if ((st = check_keys(r, v, "select", kSelect, NULL)) ||
-        (st = child(r, v, "c", "select", depth + 1, &x)) ||
-        (st = child(r, v, "t", "select", depth + 1, &y)) ||
-        (st = child(r, v, "f", "select", depth + 1, &z)))
+  case VYRE_IR_K_FMA: {
+    // Three children: select's "c", "t", "f"; fma's "a", "b", "c".
+    const char *name = vyre_ir_kind_name(kind);
+    const int sel = kind == VYRE_IR_K_SELECT;
+    if ((st = check_keys(r, v, name, sel ? kSelect : kFma, NULL)) ||
+        (st = child(r, v, sel ? "c" : "a", name, depth + 1, &x)) ||
+        (st = child(r, v, sel ? "t" : "b", name, depth + 1, &y)) ||
+        (st = child(r, v, sel ? "f" : "c", name, depth + 1, &z)))
       return st;
     n = &r->ir->nodes[idx];
     n->a = x;
     n->b = y;
     n->c = z;
     return VYRE_STATUS_OK;
+  }
   case VYRE_IR_K_CAST:
   case VYRE_IR_K_BITCAST:
     if ((st = check_keys(r, v, vyre_ir_kind_name(kind), kCast, NULL)) ||
@@ -414,17 +419,6 @@ static uint32_t expr_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
         (st = child(r, v, "a", vyre_ir_kind_name(kind), depth + 1, &x)))
       return st;
     r->ir->nodes[idx].a = x;
-    return VYRE_STATUS_OK;
-  case VYRE_IR_K_FMA:
-    if ((st = check_keys(r, v, "fma", kFma, NULL)) ||
-        (st = child(r, v, "a", "fma", depth + 1, &x)) ||
-        (st = child(r, v, "b", "fma", depth + 1, &y)) ||
-        (st = child(r, v, "c", "fma", depth + 1, &z)))
-      return st;
-    n = &r->ir->nodes[idx];
-    n->a = x;
-    n->b = y;
-    n->c = z;
     return VYRE_STATUS_OK;
   default:
     return fail(r, "internal: expression kind %u has no reader. Fix: report this bug.", kind);
