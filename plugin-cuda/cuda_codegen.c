@@ -398,7 +398,6 @@ static void emit_lanes(cuda_cg *g, const vyre_cuda_plan *plan) {
     if ((plan->vstore >> b) & 1u)
       cuda_cg_put(g, "  u32 vw%u[4] = {0u, 0u, 0u, 0u};\n  u32 vm%u = 0u;\n", s, s);
   }
-  (void)p;
   cuda_cg_put(g, "  #pragma unroll\n  for (u32 vl = 0u; vl < 4u; vl++) {\n    {\n");
   emit_list(g, p->body, p->body_count, 6);
   cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");

@@ -10,11 +10,10 @@
 
 #include "vyre_kit.h"
 
-static int fail(vyre_kit_lanes *out, const char *why) {
+static void fail(vyre_kit_lanes *out, const char *why) {
   out->ok = 0;
   out->vload = out->vstore = 0;
   snprintf(out->why, sizeof(out->why), "%s", why);
-  return 0;
 }
 
 // 1 when local |l| is a LET of gid.x that is never assigned (checked by the
@@ -29,7 +28,9 @@ static int local_is_gid(const vyre_ir_program *p, uint32_t l, const uint8_t *ass
   return v->kind == VYRE_IR_K_BUILTIN && v->op == VYRE_IR_BUILTIN_GID && v->axis == 0;
 }
 
-int vyre_kit_lanes_index_is_gid(const vyre_ir_program *p, uint32_t node, const uint8_t *assigned) {
+// 1 when expression |node| is gid.x: the builtin, or a never-assigned `let`
+// of it (|assigned|: per local, 1 when some ASSIGN targets it).
+static int index_is_gid(const vyre_ir_program *p, uint32_t node, const uint8_t *assigned) {
   if (node >= p->node_count) return 0;
   const vyre_ir_node *e = &p->nodes[node];
   if (e->kind == VYRE_IR_K_BUILTIN) return e->op == VYRE_IR_BUILTIN_GID && e->axis == 0;
@@ -80,7 +81,7 @@ void vyre_kit_lanes_plan(const vyre_ir_program *p, const uint32_t wg[3], vyre_ki
       return;
     }
     uint64_t bit = 1ull << n->ref;
-    int gid = vyre_kit_lanes_index_is_gid(p, n->a, assigned);
+    int gid = index_is_gid(p, n->a, assigned);
     if (n->kind == VYRE_IR_K_LOAD) {
       loaded |= bit;
       if (!gid) load_other |= bit;

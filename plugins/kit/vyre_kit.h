@@ -111,9 +111,6 @@ typedef struct vyre_kit_lanes {
 // 32-bit accesses) and, per thread, when its 4 elements are inside every
 // such buffer (the generated code checks that).
 void vyre_kit_lanes_plan(const vyre_ir_program *p, const uint32_t wg[3], vyre_kit_lanes *out);
-// 1 when expression |node| is gid.x as vyre_kit_lanes_plan understands it
-// (|assigned|: per local, 1 when some ASSIGN targets it).
-int vyre_kit_lanes_index_is_gid(const vyre_ir_program *p, uint32_t node, const uint8_t *assigned);
 
 //===----------------------------------------------------------------------===//
 // Metrics
