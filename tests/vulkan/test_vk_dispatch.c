@@ -498,6 +498,47 @@ static void test_runtime_push_descriptors_when_offered(void **state) {
   free(t);
 }
 
+// vk_host_record_ns, vk_host_wait_ns and vk_host_finish_ns grow with every
+// one-shot dispatch and every batch (where a dispatch's host time goes).
+static void test_runtime_host_time_metrics_grow(void **state) {
+  NEED_DEVICE();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = inc_program(t);
+  static uint32_t x[64];
+  void *data[] = {x};
+  uint64_t bytes[] = {sizeof(x)};
+  uint32_t grid[3] = {1, 1, 1};
+  vyre_error err = {.struct_size = sizeof(err)};
+  static const char *const kNames[3] = {"vk_host_record_ns", "vk_host_wait_ns",
+                                        "vk_host_finish_ns"};
+  uint64_t before[3];
+  for (int i = 0; i < 3; i++)
+    before[i] = vk_metric(kNames[i]);
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  for (int i = 0; i < 3; i++) {
+    uint64_t after = vk_metric(kNames[i]);
+    assert_true(after > before[i]);
+    before[i] = after;
+  }
+  vyre_module *m = vk_compile(g_be, p, &err);
+  assert_non_null(m);
+  vyre_binding b = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = sizeof(x), .data = x};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &b,
+                           .grid = {1, 1, 1},
+                           .repeat = 1};
+  vyre_batch_job jobs[2] = {{.args = &da}, {.args = &da}};
+  assert_int_equal(vk_ops()->dispatch_batch(g_be, jobs, 2, &err), VYRE_STATUS_OK);
+  assert_int_equal(jobs[0].status, VYRE_STATUS_OK);
+  assert_int_equal(jobs[1].status, VYRE_STATUS_OK);
+  for (int i = 0; i < 3; i++)
+    assert_true(vk_metric(kNames[i]) > before[i]);
+  vk_ops()->module_release(g_be, m);
+  free(t);
+}
+
 static void test_runtime_recover_after_injected_loss(void **state) {
   NEED_DEVICE();
   const vyre_backend_ops *ops = vk_ops();
@@ -658,6 +699,7 @@ int main(void) {
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
       cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_once),
       cmocka_unit_test(test_runtime_push_descriptors_when_offered),
+      cmocka_unit_test(test_runtime_host_time_metrics_grow),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
       cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
