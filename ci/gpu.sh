@@ -14,6 +14,7 @@ logs="$out/logs"
 mkdir -p "$logs"
 export VYRE_CACHE_DIR="$PWD/build-gpu/gpu-cache"
 commit="$(cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)"
+export VYRE_COMMIT="$commit" # vyre bench records it (a git archive has no git metadata)
 exec > >(tee "$out/summary.txt") 2>&1
 echo "date: $(date -u +%FT%TZ)"
 echo "commit: $commit"

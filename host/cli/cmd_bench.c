@@ -426,25 +426,18 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
   return 0;
 }
 
-// The commit of the source tree: its COMMIT file when there is one (a tree
-// exported with `git archive`, as ci/gpu.sh runs), else `git rev-parse HEAD`,
-// else "unknown".
+// The commit of the source tree: VYRE_COMMIT when set (a tree exported with
+// `git archive` has no git metadata; ci/gpu.sh sets it), else
+// `git rev-parse HEAD` of the source tree, else "unknown".
 static void find_commit(char *out, size_t cap) {
   snprintf(out, cap, "unknown");
+  const char *env = getenv("VYRE_COMMIT");
+  if (env && strlen(env) >= 7) {
+    snprintf(out, cap, "%s", env);
+    return;
+  }
 #ifdef VYRE_SOURCE_DIR
   char cmd[1200];
-  snprintf(cmd, sizeof cmd, "%s/COMMIT", VYRE_SOURCE_DIR);
-  FILE *cf = fopen(cmd, "r");
-  if (cf) {
-    char line[128] = "";
-    int got = fgets(line, sizeof line, cf) != NULL;
-    fclose(cf);
-    line[strcspn(line, "\r\n")] = '\0';
-    if (got && strlen(line) >= 7) {
-      snprintf(out, cap, "%s", line);
-      return;
-    }
-  }
   snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", VYRE_SOURCE_DIR);
   FILE *p = popen(cmd, "r");
   if (!p) return;

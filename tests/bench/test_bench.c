@@ -137,7 +137,9 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   snprintf(args, sizeof args,
            "--backend cpu --quick --reps 3 --filter host_overhead,7 --floor-first --json '%s'",
            json);
+  setenv("VYRE_COMMIT", "0123456789abcdef", 1); // recorded as given (ci/gpu.sh sets it)
   int rc = run_bench(args, log);
+  unsetenv("VYRE_COMMIT");
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
@@ -149,6 +151,7 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   json_t *root = json_load_file(json, 0, NULL);
   assert_non_null(root);
   assert_true(json_is_true(json_object_get(root, "floor_first")));
+  assert_string_equal(json_string_value(json_object_get(root, "commit")), "0123456789abcdef");
   const json_t *figs = json_object_get(root, "figures");
   assert_int_equal(json_array_size(figs), 2);
   assert_int_equal(json_integer_value(json_object_get(json_array_get(figs, 0), "id")), 6);
