@@ -62,31 +62,43 @@ extern "C" {
 
 #define VYRE_ABI_MAJOR 1u
 #define VYRE_ABI_MINOR 0u
-// The IR version this ABI carries (IR.md: "vyre": 1).
+// The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
+// by features (VYRE_IR_FEATURE_LIST below), not by this number.
 #define VYRE_IR_VERSION 1u
 
 // The one symbol a plugin exports.
 #define VYRE_BACKEND_QUERY_SYMBOL "vyre_backend_query"
 
 //===----------------------------------------------------------------------===//
-// Status codes (stable, append-only; ABI.md §4)
+// Status codes (stable, append-only; docs/errors.md, ABI-STATUS-1)
 //===----------------------------------------------------------------------===//
+//
+// The one list of status codes. Each row: X(NAME, code, "summary"). It
+// expands into the VYRE_STATUS_* constants here, the names that
+// vyre_status_name() returns, and the table of docs/errors.md (checked by a
+// test). Rows are only ever appended.
+#define VYRE_STATUS_LIST(X)                                                                        \
+  X(OK, 0, "success")                                                                              \
+  X(INVALID_PROGRAM, 1, "the IR failed decoding or validation")                                    \
+  X(INVALID_ARGUMENT, 2, "bad sizes, bad handles, bad grid, bad options")                          \
+  X(UNSUPPORTED, 3, "slot missing or request not honourable by this backend")                      \
+  X(OUT_OF_MEMORY, 4, "host or device memory exhausted")                                           \
+  X(COMPILE_FAILED, 5, "the backend compiler refused generated code")                              \
+  X(DISPATCH_FAILED, 6, "the driver failed a launch or a copy")                                    \
+  X(TRAPPED, 7, "an IR trap fired; the backend stays healthy")                                     \
+  X(TIMEOUT, 8, "a deadline passed")                                                               \
+  X(DEVICE_LOST, 9, "the device was lost; every later call fails fast until recover")              \
+  X(UNAVAILABLE, 10, "no usable device or backend")                                                \
+  X(INCOMPATIBLE_ABI, 11, "a plugin built for another ABI major or with missing slots")            \
+  X(CACHE_ERROR, 12, "a compile-cache entry could not be used")                                    \
+  X(INTERNAL, 13, "a bug in vyre or a plugin")
 
-#define VYRE_STATUS_OK 0u
-#define VYRE_STATUS_INVALID_PROGRAM 1u  // the IR failed decoding or validation
-#define VYRE_STATUS_INVALID_ARGUMENT 2u // bad sizes, bad handles, bad grid...
-#define VYRE_STATUS_UNSUPPORTED 3u      // slot missing or request not honourable
-#define VYRE_STATUS_OUT_OF_MEMORY 4u
-#define VYRE_STATUS_COMPILE_FAILED 5u
-#define VYRE_STATUS_DISPATCH_FAILED 6u
-#define VYRE_STATUS_TRAPPED 7u // an IR `trap` fired; the backend stays healthy
-#define VYRE_STATUS_TIMEOUT 8u
-#define VYRE_STATUS_DEVICE_LOST 9u // every later call fails fast until recover
-#define VYRE_STATUS_UNAVAILABLE 10u
-#define VYRE_STATUS_INCOMPATIBLE_ABI 11u
-#define VYRE_STATUS_CACHE_ERROR 12u
-#define VYRE_STATUS_INTERNAL 13u
-#define VYRE_STATUS_COUNT 14u // one past the last known code
+enum {
+#define VYRE__STATUS_ENUM(NAME, CODE, SUMMARY) VYRE_STATUS_##NAME = CODE,
+  VYRE_STATUS_LIST(VYRE__STATUS_ENUM)
+#undef VYRE__STATUS_ENUM
+      VYRE_STATUS_COUNT // one past the last known code
+};
 
 //===----------------------------------------------------------------------===//
 // Error record
@@ -97,9 +109,9 @@ extern "C" {
 // Filled by the callee on failure. The caller owns it (usually on its stack)
 // and sets `struct_size`; the callee allocates nothing for it.
 typedef struct vyre_error {
-  uint32_t struct_size; // sizeof(vyre_error), set by the caller
-  uint32_t code;        // VYRE_STATUS_*
-  int64_t native_code;  // CUresult, VkResult, errno...; 0 when none
+  uint32_t struct_size;                 // sizeof(vyre_error), set by the caller
+  uint32_t code;                        // VYRE_STATUS_*
+  int64_t native_code;                  // CUresult, VkResult, errno...; 0 when none
   char message[VYRE_ERROR_MESSAGE_MAX]; // NUL-terminated, ends with "Fix: ..."
 } vyre_error;
 
@@ -109,8 +121,8 @@ typedef struct vyre_error {
 
 // Every extension struct starts with this header. Unknown types are ignored.
 typedef struct vyre_ext_header {
-  uint32_t type;    // VYRE_EXT_* (none defined in 1.0)
-  uint32_t size;    // sizeof the whole extension struct
+  uint32_t type; // VYRE_EXT_* (none defined in 1.0)
+  uint32_t size; // sizeof the whole extension struct
   const struct vyre_ext_header *next;
 } vyre_ext_header;
 
@@ -127,22 +139,78 @@ typedef struct vyre_ext_header {
 
 #define VYRE_IR_NONE 0xFFFFFFFFu // absent child / absent local
 
-// Value and storage types (vyre_ir_node.type, vyre_ir_buffer.type, vyre_ir_local.type).
-#define VYRE_IR_TYPE_VOID 0u   // statements
-#define VYRE_IR_TYPE_U32 1u
-#define VYRE_IR_TYPE_I32 2u
-#define VYRE_IR_TYPE_F32 3u
-#define VYRE_IR_TYPE_BOOL 4u   // value type only
-#define VYRE_IR_TYPE_BOOL32 5u // storage element type only: load gives word != 0, store writes 1/0
+//===----------------------------------------------------------------------===//
+// The one definition of the IR (docs/ir.md; docs/abi.md "How the IR grows")
+//===----------------------------------------------------------------------===//
+//
+// Every type, kind, builtin, access mode, operator and IR feature is one row
+// of an X-macro list below. The numeric codes here are the ABI: rows are
+// only ever appended, and the codes of ABI 1.0 never change
+// (tests/abi/abi_codes_1_0.c pins them). Everything in vyre that spells an
+// op or a type expands these lists: the names and JSON spellings, the
+// validator's operand masks and messages, the JSON reader and writer, the
+// CPU compiler and both GPU generators. A backend keeps a row table of its
+// own spelling, built by expanding a list over macros it must define per
+// row, so a new row it forgets is a build error, not a run-time surprise.
+//
+// Features. An op or type added after IR 1.0 belongs to a feature (one bit of
+// vyre_ir_program.features, filled by validation from what the program
+// uses). A plugin says which features it implements in
+// vyre_caps.ir_features; the host refuses to hand a plugin a program that
+// uses a feature outside that set (UNSUPPORTED, naming the feature), and a
+// plugin built against an older list refuses such a program itself (the kit's
+// vyre_kit_check_features). Programs that use no feature are IR 1.0 programs
+// and mean exactly what they meant in 1.0.
+//
+// Feature rows: X(NAME, bit, "name", ir_minor, "what it adds").
+#define VYRE_IR_FEATURE_LIST(X) X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")
 
-// Buffer access (IR.md §3).
-#define VYRE_IR_ACCESS_READ 0u
-#define VYRE_IR_ACCESS_UNIFORM 1u
-#define VYRE_IR_ACCESS_READ_WRITE 2u
-#define VYRE_IR_ACCESS_WRITE 3u
-#define VYRE_IR_ACCESS_WORKGROUP 4u
+enum {
+#define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
+  VYRE_IR_FEATURE_LIST(VYRE__IR_FEATURE_ENUM)
+#undef VYRE__IR_FEATURE_ENUM
+      VYRE_IR_FEATURE__END_ = 0
+};
+// Every feature this header defines (what a plugin built against it can know).
+#define VYRE__IR_FEATURE_OR(NAME, BIT, JSON, MINOR, WHAT) | (1u << (BIT))
+#define VYRE_IR_FEATURES_KNOWN                            (0u VYRE_IR_FEATURE_LIST(VYRE__IR_FEATURE_OR))
+// The newest IR minor version this header defines.
+#define VYRE_IR_MINOR 1u
+
+// Type masks used by the operator rows (bit = type code).
+#define VYRE_IR_TM_U   (1u << 1) // u32
+#define VYRE_IR_TM_I   (1u << 2) // i32
+#define VYRE_IR_TM_F   (1u << 3) // f32
+#define VYRE_IR_TM_B   (1u << 4) // bool
+#define VYRE_IR_TM_UI  (VYRE_IR_TM_U | VYRE_IR_TM_I)
+#define VYRE_IR_TM_UIF (VYRE_IR_TM_U | VYRE_IR_TM_I | VYRE_IR_TM_F)
+
+// Where a type may appear (type rows).
+#define VYRE_IR_IN_VALUE   0x1u // expressions, locals, literals
+#define VYRE_IR_IN_STORAGE 0x2u // buffer elements
+
+// Value and storage types (vyre_ir_node.type, vyre_ir_buffer.type, vyre_ir_local.type).
+// Rows: X(NAME, code, "json", storage bytes, where, feature).
+//   BOOL is a value type only; BOOL32 is a storage type only (a load gives
+//   word != 0, a store writes 1 or 0).
+#define VYRE_IR_TYPE_LIST(X)                                                                       \
+  X(VOID, 0, "void", 0, 0, 0)                                                                      \
+  X(U32, 1, "u32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
+  X(I32, 2, "i32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
+  X(F32, 3, "f32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
+  X(BOOL, 4, "bool", 0, VYRE_IR_IN_VALUE, 0)                                                       \
+  X(BOOL32, 5, "bool32", 4, VYRE_IR_IN_STORAGE, 0)
+
+// Buffer access (docs/ir.md "Buffers"). Rows: X(NAME, code, "json").
+#define VYRE_IR_ACCESS_LIST(X)                                                                     \
+  X(READ, 0, "read")                                                                               \
+  X(UNIFORM, 1, "uniform")                                                                         \
+  X(READ_WRITE, 2, "read_write")                                                                   \
+  X(WRITE, 3, "write")                                                                             \
+  X(WORKGROUP, 4, "workgroup")
 
 // Node kinds. Expressions are 1..15, statements 16..31.
+// Rows: X(NAME, code, "json", is statement).
 //
 // Field use per kind (unused fields are 0, or VYRE_IR_NONE for indices):
 //   LIT      type; value = the 32 bits (u32/i32 two's complement, f32 bits, bool 0/1)
@@ -167,106 +235,174 @@ typedef struct vyre_ext_header {
 //            c = expected (CAS only, else NONE); ref2 = result local (or NONE)
 //   BARRIER  -
 //   TRAP     axis = site (0..31)
-#define VYRE_IR_K_LIT 1u
-#define VYRE_IR_K_VAR 2u
-#define VYRE_IR_K_BUILTIN 3u
-#define VYRE_IR_K_LOAD 4u
-#define VYRE_IR_K_LEN 5u
-#define VYRE_IR_K_UN 6u
-#define VYRE_IR_K_BIN 7u
-#define VYRE_IR_K_SELECT 8u
-#define VYRE_IR_K_CAST 9u
-#define VYRE_IR_K_BITCAST 10u
-#define VYRE_IR_K_FMA 11u
-#define VYRE_IR_K_LET 16u
-#define VYRE_IR_K_ASSIGN 17u
-#define VYRE_IR_K_STORE 18u
-#define VYRE_IR_K_IF 19u
-#define VYRE_IR_K_FOR 20u
-#define VYRE_IR_K_BLOCK 21u
-#define VYRE_IR_K_RETURN 22u
-#define VYRE_IR_K_ATOMIC 23u
-#define VYRE_IR_K_BARRIER 24u
-#define VYRE_IR_K_TRAP 25u
+#define VYRE_IR_KIND_LIST(X)                                                                       \
+  X(LIT, 1, "lit", 0)                                                                              \
+  X(VAR, 2, "var", 0)                                                                              \
+  X(BUILTIN, 3, "builtin", 0)                                                                      \
+  X(LOAD, 4, "load", 0)                                                                            \
+  X(LEN, 5, "len", 0)                                                                              \
+  X(UN, 6, "un", 0)                                                                                \
+  X(BIN, 7, "bin", 0)                                                                              \
+  X(SELECT, 8, "select", 0)                                                                        \
+  X(CAST, 9, "cast", 0)                                                                            \
+  X(BITCAST, 10, "bitcast", 0)                                                                     \
+  X(FMA, 11, "fma", 0)                                                                             \
+  X(LET, 16, "let", 1)                                                                             \
+  X(ASSIGN, 17, "assign", 1)                                                                       \
+  X(STORE, 18, "store", 1)                                                                         \
+  X(IF, 19, "if", 1)                                                                               \
+  X(FOR, 20, "for", 1)                                                                             \
+  X(BLOCK, 21, "block", 1)                                                                         \
+  X(RETURN, 22, "return", 1)                                                                       \
+  X(ATOMIC, 23, "atomic", 1)                                                                       \
+  X(BARRIER, 24, "barrier", 1)                                                                     \
+  X(TRAP, 25, "trap", 1)
+
+// Builtins (docs/ir.md "Builtins"), all u32, per axis 0..2.
+// Rows: X(NAME, code, "json", "meaning").
+#define VYRE_IR_BUILTIN_LIST(X)                                                                    \
+  X(GID, 0, "gid", "wgid * wgsize + lid")                                                          \
+  X(LID, 1, "lid", "invocation id inside the workgroup")                                           \
+  X(WGID, 2, "wgid", "workgroup id")                                                               \
+  X(NWG, 3, "nwg", "grid size in workgroups")                                                      \
+  X(WGSIZE, 4, "wgsize", "workgroup size")
+
+// Result rules of operator rows.
+#define VYRE_IR_RES_SAME 0u // the operand type
+#define VYRE_IR_RES_BOOL 1u // bool
+#define VYRE_IR_RES_U32  2u // u32 whatever the operand type
+// Rules for a binary operator's b operand.
+#define VYRE_IR_B_SAME 0u // the type of a
+#define VYRE_IR_B_U32  1u // u32 (a shift or rotate amount)
+
+// Unary operators (docs/ir.md "Operators").
+// Rows: X(NAME, code, "json", operand mask, result rule, feature).
+#define VYRE_IR_UN_LIST(X)                                                                         \
+  X(NEG, 0, "neg", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, 0)                                            \
+  X(NOT, 1, "not", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, 0)                                             \
+  X(LNOT, 2, "lnot", VYRE_IR_TM_B, VYRE_IR_RES_SAME, 0)                                            \
+  X(ABS, 3, "abs", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                              \
+  X(CLZ, 4, "clz", VYRE_IR_TM_U, VYRE_IR_RES_SAME, 0)                                              \
+  X(CTZ, 5, "ctz", VYRE_IR_TM_U, VYRE_IR_RES_SAME, 0)                                              \
+  X(POPCOUNT, 6, "popcount", VYRE_IR_TM_U, VYRE_IR_RES_SAME, 0)                                    \
+  X(BITREV, 7, "bitrev", VYRE_IR_TM_U, VYRE_IR_RES_SAME, 0)                                        \
+  X(FLOOR, 8, "floor", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                          \
+  X(CEIL, 9, "ceil", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                            \
+  X(TRUNC, 10, "trunc", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                         \
+  X(ROUND, 11, "round", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                         \
+  X(SQRT, 12, "sqrt", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                           \
+  X(IS_NAN, 13, "is_nan", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)                                       \
+  X(IS_INF, 14, "is_inf", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)                                       \
+  X(IS_FINITE, 15, "is_finite", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)
+
+// Binary operators (docs/ir.md "Operators").
+// Rows: X(NAME, code, "json", operand mask, result rule, b rule, feature).
+//   ABS_DIFF: |a - b| exactly, as u32 (i32 operands too).
+//   ADD_SAT, SUB_SAT: the exact result clamped to the operand type's range.
+#define VYRE_IR_BIN_LIST(X)                                                                        \
+  X(ADD, 0, "add", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
+  X(SUB, 1, "sub", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
+  X(MUL, 2, "mul", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
+  X(DIV, 3, "div", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
+  X(REM, 4, "rem", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                             \
+  X(SHL, 5, "shl", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_U32, 0)                              \
+  X(SHR, 6, "shr", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_U32, 0)                              \
+  X(ROTL, 7, "rotl", VYRE_IR_TM_U, VYRE_IR_RES_SAME, VYRE_IR_B_U32, 0)                             \
+  X(ROTR, 8, "rotr", VYRE_IR_TM_U, VYRE_IR_RES_SAME, VYRE_IR_B_U32, 0)                             \
+  X(AND, 9, "and", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                             \
+  X(OR, 10, "or", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                              \
+  X(XOR, 11, "xor", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
+  X(MIN, 12, "min", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                           \
+  X(MAX, 13, "max", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                           \
+  X(MULHI, 14, "mulhi", VYRE_IR_TM_U, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                         \
+  X(EQ, 15, "eq", VYRE_IR_TM_UIF | VYRE_IR_TM_B, VYRE_IR_RES_BOOL, VYRE_IR_B_SAME, 0)              \
+  X(NE, 16, "ne", VYRE_IR_TM_UIF | VYRE_IR_TM_B, VYRE_IR_RES_BOOL, VYRE_IR_B_SAME, 0)              \
+  X(LT, 17, "lt", VYRE_IR_TM_UIF, VYRE_IR_RES_BOOL, VYRE_IR_B_SAME, 0)                             \
+  X(LE, 18, "le", VYRE_IR_TM_UIF, VYRE_IR_RES_BOOL, VYRE_IR_B_SAME, 0)                             \
+  X(GT, 19, "gt", VYRE_IR_TM_UIF, VYRE_IR_RES_BOOL, VYRE_IR_B_SAME, 0)                             \
+  X(GE, 20, "ge", VYRE_IR_TM_UIF, VYRE_IR_RES_BOOL, VYRE_IR_B_SAME, 0)                             \
+  X(LAND, 21, "land", VYRE_IR_TM_B, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                           \
+  X(LOR, 22, "lor", VYRE_IR_TM_B, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                             \
+  X(ABS_DIFF, 23, "abs_diff", VYRE_IR_TM_UI, VYRE_IR_RES_U32, VYRE_IR_B_SAME,                      \
+    VYRE_IR_FEATURE_INT_SAT)                                                                       \
+  X(ADD_SAT, 24, "add_sat", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME,                       \
+    VYRE_IR_FEATURE_INT_SAT)                                                                       \
+  X(SUB_SAT, 25, "sub_sat", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME,                       \
+    VYRE_IR_FEATURE_INT_SAT)
+
+// Atomic operators (u32 elements only; docs/ir.md "Atomics").
+// Rows: X(NAME, code, "json", takes an expected value, feature). MIN and MAX
+// are unsigned.
+#define VYRE_IR_ATOMIC_LIST(X)                                                                     \
+  X(ADD, 0, "add", 0, 0)                                                                           \
+  X(SUB, 1, "sub", 0, 0)                                                                           \
+  X(AND, 2, "and", 0, 0)                                                                           \
+  X(OR, 3, "or", 0, 0)                                                                             \
+  X(XOR, 4, "xor", 0, 0)                                                                           \
+  X(MIN, 5, "min", 0, 0)                                                                           \
+  X(MAX, 6, "max", 0, 0)                                                                           \
+  X(EXCHANGE, 7, "exchange", 0, 0)                                                                 \
+  X(CAS, 8, "cas", 1, 0)
+
+// The constants, expanded from the lists. Each *_COUNT is one past the last
+// code; the codes of each list are dense (checked below).
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_TYPE_##NAME = CODE,
+  VYRE_IR_TYPE_LIST(VYRE__IR_ENUM2) VYRE_IR_TYPE_COUNT
+#undef VYRE__IR_ENUM2
+};
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_ACCESS_##NAME = CODE,
+  VYRE_IR_ACCESS_LIST(VYRE__IR_ENUM2) VYRE_IR_ACCESS_COUNT
+#undef VYRE__IR_ENUM2
+};
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_K_##NAME = CODE,
+  VYRE_IR_KIND_LIST(VYRE__IR_ENUM2) VYRE_IR_K_END
+#undef VYRE__IR_ENUM2
+};
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_BUILTIN_##NAME = CODE,
+  VYRE_IR_BUILTIN_LIST(VYRE__IR_ENUM2) VYRE_IR_BUILTIN_COUNT
+#undef VYRE__IR_ENUM2
+};
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_UN_##NAME = CODE,
+  VYRE_IR_UN_LIST(VYRE__IR_ENUM2) VYRE_IR_UN_COUNT
+#undef VYRE__IR_ENUM2
+};
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_BIN_##NAME = CODE,
+  VYRE_IR_BIN_LIST(VYRE__IR_ENUM2) VYRE_IR_BIN_COUNT
+#undef VYRE__IR_ENUM2
+};
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_ATOMIC_##NAME = CODE,
+  VYRE_IR_ATOMIC_LIST(VYRE__IR_ENUM2) VYRE_IR_ATOMIC_COUNT
+#undef VYRE__IR_ENUM2
+};
+
 #define VYRE_IR_K_IS_STMT(k) ((k) >= 16u)
 
-// Builtins (IR.md §4), all u32, per axis 0..2.
-#define VYRE_IR_BUILTIN_GID 0u    // wgid * wgsize + lid
-#define VYRE_IR_BUILTIN_LID 1u
-#define VYRE_IR_BUILTIN_WGID 2u
-#define VYRE_IR_BUILTIN_NWG 3u    // grid size in workgroups
-#define VYRE_IR_BUILTIN_WGSIZE 4u
-
-// Unary operators. Operand types: NEG u32/i32/f32; NOT u32/i32; LNOT bool;
-// ABS f32; CLZ CTZ POPCOUNT BITREV u32; FLOOR CEIL TRUNC ROUND SQRT f32;
-// IS_NAN IS_INF IS_FINITE f32 -> bool.
-#define VYRE_IR_UN_NEG 0u
-#define VYRE_IR_UN_NOT 1u
-#define VYRE_IR_UN_LNOT 2u
-#define VYRE_IR_UN_ABS 3u
-#define VYRE_IR_UN_CLZ 4u
-#define VYRE_IR_UN_CTZ 5u
-#define VYRE_IR_UN_POPCOUNT 6u
-#define VYRE_IR_UN_BITREV 7u
-#define VYRE_IR_UN_FLOOR 8u
-#define VYRE_IR_UN_CEIL 9u
-#define VYRE_IR_UN_TRUNC 10u
-#define VYRE_IR_UN_ROUND 11u
-#define VYRE_IR_UN_SQRT 12u
-#define VYRE_IR_UN_IS_NAN 13u
-#define VYRE_IR_UN_IS_INF 14u
-#define VYRE_IR_UN_IS_FINITE 15u
-#define VYRE_IR_UN_COUNT 16u
-
-// Binary operators. Operand types: ADD SUB MUL DIV MIN MAX u32/i32/f32;
-// REM u32/i32; SHL SHR a u32/i32, b u32; ROTL ROTR u32 (b u32); AND OR XOR
-// u32/i32; MULHI u32; EQ NE u32/i32/f32/bool -> bool; LT LE GT GE
-// u32/i32/f32 -> bool; LAND LOR bool.
-#define VYRE_IR_BIN_ADD 0u
-#define VYRE_IR_BIN_SUB 1u
-#define VYRE_IR_BIN_MUL 2u
-#define VYRE_IR_BIN_DIV 3u
-#define VYRE_IR_BIN_REM 4u
-#define VYRE_IR_BIN_SHL 5u
-#define VYRE_IR_BIN_SHR 6u
-#define VYRE_IR_BIN_ROTL 7u
-#define VYRE_IR_BIN_ROTR 8u
-#define VYRE_IR_BIN_AND 9u
-#define VYRE_IR_BIN_OR 10u
-#define VYRE_IR_BIN_XOR 11u
-#define VYRE_IR_BIN_MIN 12u
-#define VYRE_IR_BIN_MAX 13u
-#define VYRE_IR_BIN_MULHI 14u
-#define VYRE_IR_BIN_EQ 15u
-#define VYRE_IR_BIN_NE 16u
-#define VYRE_IR_BIN_LT 17u
-#define VYRE_IR_BIN_LE 18u
-#define VYRE_IR_BIN_GT 19u
-#define VYRE_IR_BIN_GE 20u
-#define VYRE_IR_BIN_LAND 21u
-#define VYRE_IR_BIN_LOR 22u
-#define VYRE_IR_BIN_COUNT 23u
-
-// Atomic operators (u32 elements only; IR.md §6).
-#define VYRE_IR_ATOMIC_ADD 0u
-#define VYRE_IR_ATOMIC_SUB 1u
-#define VYRE_IR_ATOMIC_AND 2u
-#define VYRE_IR_ATOMIC_OR 3u
-#define VYRE_IR_ATOMIC_XOR 4u
-#define VYRE_IR_ATOMIC_MIN 5u // unsigned
-#define VYRE_IR_ATOMIC_MAX 6u // unsigned
-#define VYRE_IR_ATOMIC_EXCHANGE 7u
-#define VYRE_IR_ATOMIC_CAS 8u
-#define VYRE_IR_ATOMIC_COUNT 9u
+// Dense codes: a list's COUNT equals its number of rows.
+#define VYRE__IR_ROW(...) +1
+VYRE_STATIC_ASSERT(VYRE_IR_TYPE_COUNT == 0 VYRE_IR_TYPE_LIST(VYRE__IR_ROW), "type codes dense");
+VYRE_STATIC_ASSERT(VYRE_IR_ACCESS_COUNT == 0 VYRE_IR_ACCESS_LIST(VYRE__IR_ROW), "access dense");
+VYRE_STATIC_ASSERT(VYRE_IR_BUILTIN_COUNT == 0 VYRE_IR_BUILTIN_LIST(VYRE__IR_ROW), "builtins dense");
+VYRE_STATIC_ASSERT(VYRE_IR_UN_COUNT == 0 VYRE_IR_UN_LIST(VYRE__IR_ROW), "unary codes dense");
+VYRE_STATIC_ASSERT(VYRE_IR_BIN_COUNT == 0 VYRE_IR_BIN_LIST(VYRE__IR_ROW), "binary codes dense");
+VYRE_STATIC_ASSERT(VYRE_IR_ATOMIC_COUNT == 0 VYRE_IR_ATOMIC_LIST(VYRE__IR_ROW), "atomics dense");
+VYRE_STATIC_ASSERT(VYRE_STATUS_COUNT == 0 VYRE_STATUS_LIST(VYRE__IR_ROW), "status codes dense");
+#undef VYRE__IR_ROW
 
 // One IR node: 40 bytes.
 typedef struct vyre_ir_node {
-  uint8_t kind;  // VYRE_IR_K_*
-  uint8_t op;    // VYRE_IR_UN_* / VYRE_IR_BIN_* / VYRE_IR_ATOMIC_* / VYRE_IR_BUILTIN_*
-  uint8_t type;  // value type of an expression (filled by validation); VOID for statements
-  uint8_t axis;  // builtin axis, trap site
-  uint32_t ref;  // buffer or local index; LIT: the value bits
-  uint32_t ref2; // ATOMIC: result local or VYRE_IR_NONE
+  uint8_t kind;     // VYRE_IR_K_*
+  uint8_t op;       // VYRE_IR_UN_* / VYRE_IR_BIN_* / VYRE_IR_ATOMIC_* / VYRE_IR_BUILTIN_*
+  uint8_t type;     // value type of an expression (filled by validation); VOID for statements
+  uint8_t axis;     // builtin axis, trap site
+  uint32_t ref;     // buffer or local index; LIT: the value bits
+  uint32_t ref2;    // ATOMIC: result local or VYRE_IR_NONE
   uint32_t a, b, c; // child expression node indices or VYRE_IR_NONE
   uint32_t list, list_count; // IF then / FOR, BLOCK body: range in vyre_ir_program.stmts
   uint32_t alt, alt_count;   // IF else: range in vyre_ir_program.stmts
@@ -280,27 +416,27 @@ typedef struct vyre_ir_buffer {
   uint8_t type;     // U32/I32/F32/BOOL32 element type
   uint8_t has_count;
   uint8_t reserved0;
-  uint32_t count;   // write/workgroup: element count; read/uniform/read_write: minimum (if has_count)
+  uint32_t count; // write/workgroup: element count; read/uniform/read_write: minimum (if has_count)
 } vyre_ir_buffer;
 
 // A local variable. Names are unique in the whole program, so each local has
 // exactly one declaring node (LET, FOR loop variable or ATOMIC result).
 typedef struct vyre_ir_local {
-  uint32_t name;   // offset into strings
-  uint8_t type;    // value type
+  uint32_t name; // offset into strings
+  uint8_t type;  // value type
   uint8_t is_loop_var;
   uint8_t is_atomic_result;
   uint8_t reserved0;
-  uint32_t decl;   // index of the declaring node
+  uint32_t decl; // index of the declaring node
 } vyre_ir_local;
 
 // Program flags (summary filled by validation).
-#define VYRE_IR_FLAG_HAS_BARRIER 0x1u
+#define VYRE_IR_FLAG_HAS_BARRIER          0x1u
 #define VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY 0x2u
-#define VYRE_IR_FLAG_HAS_ATOMIC 0x4u
-#define VYRE_IR_FLAG_HAS_TRAP 0x8u
-#define VYRE_IR_FLAG_HAS_RETURN 0x10u
-#define VYRE_IR_FLAG_HAS_LOOP 0x20u
+#define VYRE_IR_FLAG_HAS_ATOMIC           0x4u
+#define VYRE_IR_FLAG_HAS_TRAP             0x8u
+#define VYRE_IR_FLAG_HAS_RETURN           0x10u
+#define VYRE_IR_FLAG_HAS_LOOP             0x20u
 
 // The whole program. Borrowed by a plugin for the duration of `compile`.
 typedef struct vyre_ir_program {
@@ -311,17 +447,17 @@ typedef struct vyre_ir_program {
   uint32_t flags;             // VYRE_IR_FLAG_*
   uint32_t workgroup_bytes;   // total bytes of workgroup buffers
   uint32_t buffer_count, local_count, node_count, stmt_count;
-  uint32_t strings_size;      // bytes, including every NUL
-  uint32_t body, body_count;  // top-level statement range in stmts
-  uint32_t reserved0;
+  uint32_t strings_size;         // bytes, including every NUL
+  uint32_t body, body_count;     // top-level statement range in stmts
+  uint32_t features;             // VYRE_IR_FEATURE_* the program uses (filled by validation)
   const vyre_ir_buffer *buffers; // declaration order
   const vyre_ir_local *locals;
   const vyre_ir_node *nodes;
-  const uint32_t *stmts;         // node indices; statement lists are ranges of this array
-  const char *strings;           // NUL-terminated names, packed
-  const uint8_t *canonical;      // canonical binary encoding (IR.md §9)
+  const uint32_t *stmts;    // node indices; statement lists are ranges of this array
+  const char *strings;      // NUL-terminated names, packed
+  const uint8_t *canonical; // canonical binary encoding (IR.md §9)
   uint64_t canonical_size;
-  uint8_t hash[16];              // XXH3-128 of `canonical`, little-endian (low64 then high64)
+  uint8_t hash[16]; // XXH3-128 of `canonical`, little-endian (low64 then high64)
 } vyre_ir_program;
 
 //===----------------------------------------------------------------------===//
@@ -329,8 +465,8 @@ typedef struct vyre_ir_program {
 //===----------------------------------------------------------------------===//
 
 #define VYRE_LOG_ERROR 0u
-#define VYRE_LOG_WARN 1u
-#define VYRE_LOG_INFO 2u
+#define VYRE_LOG_WARN  1u
+#define VYRE_LOG_INFO  2u
 #define VYRE_LOG_DEBUG 3u
 
 typedef struct vyre_host_services {
@@ -361,10 +497,10 @@ typedef struct vyre_host_services {
 
 typedef struct vyre_backend vyre_backend; // a plugin's backend instance (opaque)
 
-#define VYRE_MAGIC_MODULE 0x4D595256u  // "VRYM"
-#define VYRE_MAGIC_BUFFER 0x42595256u  // "VRYB"
+#define VYRE_MAGIC_MODULE  0x4D595256u // "VRYM"
+#define VYRE_MAGIC_BUFFER  0x42595256u // "VRYB"
 #define VYRE_MAGIC_PENDING 0x50595256u // "VRYP"
-#define VYRE_MAGIC_DEAD 0xDEADBEEFu    // written by a plugin just before it frees an object
+#define VYRE_MAGIC_DEAD    0xDEADBEEFu // written by a plugin just before it frees an object
 
 // The first member of every module, buffer and pending object a plugin returns.
 typedef struct vyre_object_header {
@@ -381,61 +517,61 @@ typedef struct vyre_pending vyre_pending; // begins with vyre_object_header
 // Probe, create, capabilities
 //===----------------------------------------------------------------------===//
 
-#define VYRE_DEVICE_KIND_CPU 0u
-#define VYRE_DEVICE_KIND_GPU_DISCRETE 1u
+#define VYRE_DEVICE_KIND_CPU            0u
+#define VYRE_DEVICE_KIND_GPU_DISCRETE   1u
 #define VYRE_DEVICE_KIND_GPU_INTEGRATED 2u
-#define VYRE_DEVICE_KIND_GPU_VIRTUAL 3u
-#define VYRE_DEVICE_KIND_SOFTWARE 4u // a software rasteriser posing as a GPU (lavapipe)
+#define VYRE_DEVICE_KIND_GPU_VIRTUAL    3u
+#define VYRE_DEVICE_KIND_SOFTWARE       4u // a software rasteriser posing as a GPU (lavapipe)
 
 typedef struct vyre_probe_result {
   uint32_t struct_size;
-  uint32_t available;    // 1: create() is expected to succeed on device 0
+  uint32_t available; // 1: create() is expected to succeed on device 0
   uint32_t device_count;
   uint32_t best_device_kind; // VYRE_DEVICE_KIND_* of the best device
-  char reason[512];      // when unavailable: exactly why, ending with "Fix: ..."; else a short summary
+  char reason[512]; // when unavailable: exactly why, ending with "Fix: ..."; else a short summary
 } vyre_probe_result;
 
 #define VYRE_DEVICE_DEFAULT 0xFFFFFFFFu
 
 typedef struct vyre_create_args {
   uint32_t struct_size;
-  uint32_t device_index;  // VYRE_DEVICE_DEFAULT: the plugin's best device
+  uint32_t device_index; // VYRE_DEVICE_DEFAULT: the plugin's best device
   const vyre_ext_header *next;
-  uint32_t has_uuid;      // 1: pick the device whose UUID equals device_uuid (device_index ignored)
+  uint32_t has_uuid; // 1: pick the device whose UUID equals device_uuid (device_index ignored)
   uint8_t device_uuid[16];
-  uint32_t flags;         // none defined in 1.0
+  uint32_t flags; // none defined in 1.0
 } vyre_create_args;
 
 // Capability flags.
-#define VYRE_CAP_RESIDENT 0x1u
-#define VYRE_CAP_ASYNC 0x2u
-#define VYRE_CAP_BATCH 0x4u
-#define VYRE_CAP_TIMESTAMPS 0x8u
-#define VYRE_CAP_TRAP 0x10u
-#define VYRE_CAP_SEQUENCE 0x20u
+#define VYRE_CAP_RESIDENT      0x1u
+#define VYRE_CAP_ASYNC         0x2u
+#define VYRE_CAP_BATCH         0x4u
+#define VYRE_CAP_TIMESTAMPS    0x8u
+#define VYRE_CAP_TRAP          0x10u
+#define VYRE_CAP_SEQUENCE      0x20u
 #define VYRE_CAP_REVERSE_ORDER 0x40u // VYRE_COMPILE_REVERSE_ORDER is honoured
 
-#define VYRE_TIMING_NONE 0u
-#define VYRE_TIMING_HOST_CLOCK 1u
+#define VYRE_TIMING_NONE          0u
+#define VYRE_TIMING_HOST_CLOCK    1u
 #define VYRE_TIMING_DEVICE_EVENTS 2u
 
 typedef struct vyre_caps {
   uint32_t struct_size;
-  uint32_t flags;                     // VYRE_CAP_*
+  uint32_t flags; // VYRE_CAP_*
   uint32_t max_workgroup_size[3];
   uint32_t max_workgroup_invocations;
   uint32_t max_grid[3];
   uint32_t subgroup_size;
   uint64_t max_storage_buffer_bytes;
   uint32_t max_shared_memory_bytes;
-  uint32_t timing_quality;            // VYRE_TIMING_*
-  uint32_t device_kind;               // VYRE_DEVICE_KIND_*
+  uint32_t timing_quality; // VYRE_TIMING_*
+  uint32_t device_kind;    // VYRE_DEVICE_KIND_*
   uint32_t device_index;
-  uint32_t generation;                // current device generation
+  uint32_t generation; // current device generation
   uint8_t device_uuid[16];
   char device_name[256];
-  char driver[128];                   // driver / runtime identity and version
-  uint32_t reserved0;
+  char driver[128];     // driver / runtime identity and version
+  uint32_t ir_features; // VYRE_IR_FEATURE_* this backend implements
 } vyre_caps;
 
 //===----------------------------------------------------------------------===//
@@ -447,35 +583,35 @@ typedef struct vyre_caps {
 
 typedef struct vyre_compile_args {
   uint32_t struct_size;
-  uint32_t flags;                 // VYRE_COMPILE_*
+  uint32_t flags; // VYRE_COMPILE_*
   const vyre_ext_header *next;
   const vyre_ir_program *program; // validated; borrowed for the call
   uint32_t workgroup_size[3];     // effective size (override or declared); part of the cache key
   uint32_t reserved0;
-  const char *label;              // for messages and metrics; may be NULL
+  const char *label; // for messages and metrics; may be NULL
 } vyre_compile_args;
 
 //===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
 
-#define VYRE_BINDING_HOST 0u
+#define VYRE_BINDING_HOST     0u
 #define VYRE_BINDING_RESIDENT 1u
 
 // One bound host buffer (never workgroup buffers). The host passes one
 // binding per non-workgroup buffer of the program, in ascending `binding`
 // order, with sizes already checked (multiple of 4, >= the declared count).
 typedef struct vyre_binding {
-  uint32_t buffer_index;  // index into program->buffers
-  uint32_t kind;          // VYRE_BINDING_*
-  uint64_t bytes;         // bound length in bytes; element count = bytes / 4
+  uint32_t buffer_index; // index into program->buffers
+  uint32_t kind;         // VYRE_BINDING_*
+  uint64_t bytes;        // bound length in bytes; element count = bytes / 4
   // HOST, access read/uniform: the input bytes (read only).
   // HOST, access read_write: the input bytes; on success the plugin writes the
   //   result back into the same memory (`data`), exactly `bytes` bytes.
   // HOST, access write: memory of `bytes` bytes that receives the result; its
   //   contents on entry are meaningless (the device buffer starts zeroed).
   void *data;
-  vyre_buffer *resident;  // RESIDENT: the buffer; bytes <= its size; data unused
+  vyre_buffer *resident; // RESIDENT: the buffer; bytes <= its size; data unused
 } vyre_binding;
 
 #define VYRE_DISPATCH_TIMING 0x1u // fill device_time_ns
@@ -490,19 +626,19 @@ typedef struct vyre_dispatch_args {
   uint32_t repeat;              // >= 1: run the kernel this many times before read-back
   uint32_t flags;               // VYRE_DISPATCH_*
   uint32_t reserved0;
-  uint64_t timeout_ns;          // 0: no deadline
-  const char *label;            // may be NULL
+  uint64_t timeout_ns; // 0: no deadline
+  const char *label;   // may be NULL
 } vyre_dispatch_args;
 
 typedef struct vyre_dispatch_result {
   uint32_t struct_size;
-  uint32_t trapped;          // 1 when an IR trap fired (status TRAPPED)
-  uint32_t trap_sites;       // bit mask of the sites that fired
+  uint32_t trapped;    // 1 when an IR trap fired (status TRAPPED)
+  uint32_t trap_sites; // bit mask of the sites that fired
   uint32_t reserved0;
   // Lowest linear invocation id that trapped, where the linear id of an
   // invocation is (gid.z * (nwg.y*wgsize.y) + gid.y) * (nwg.x*wgsize.x) + gid.x.
   uint64_t trap_invocation;
-  uint64_t device_time_ns;   // with VYRE_DISPATCH_TIMING: kernel time (all repeats)
+  uint64_t device_time_ns; // with VYRE_DISPATCH_TIMING: kernel time (all repeats)
 } vyre_dispatch_result;
 
 // One job of a batch. The plugin fills status, result and (if non-NULL) error.
@@ -542,7 +678,7 @@ typedef struct vyre_sequence_args {
 // Health, telemetry, faults
 //===----------------------------------------------------------------------===//
 
-#define VYRE_HEALTH_OK 0u
+#define VYRE_HEALTH_OK          0u
 #define VYRE_HEALTH_DEVICE_LOST 1u
 
 typedef struct vyre_health {
@@ -563,7 +699,7 @@ typedef struct vyre_metric {
 //   bytes_up, bytes_down, syncs. Plugins may append their own.
 
 #define VYRE_FAULT_SIMULATED_LOSS 1u // flag the device lost without touching it
-#define VYRE_FAULT_DEVICE_TRAP 2u    // provoke a real device fault (e.g. a kernel that traps)
+#define VYRE_FAULT_DEVICE_TRAP    2u // provoke a real device fault (e.g. a kernel that traps)
 
 //===----------------------------------------------------------------------===//
 // The table
@@ -571,7 +707,7 @@ typedef struct vyre_metric {
 
 // Plugin flags (header.flags).
 #define VYRE_PLUGIN_FLAG_REFERENCE 0x1u // the CPU reference backend
-#define VYRE_PLUGIN_FLAG_GPU 0x2u       // drives a GPU
+#define VYRE_PLUGIN_FLAG_GPU       0x2u // drives a GPU
 
 typedef struct vyre_backend_ops {
   // ---- Frozen header: never changes in any ABI version. ----
@@ -619,17 +755,16 @@ typedef struct vyre_backend_ops {
   // TRAPPED (with the record in |out|) when an IR trap fired; the backend stays
   // healthy. Errors: INVALID_ARGUMENT (stale/foreign handles, resident buffer
   // too small), TIMEOUT, DEVICE_LOST, DISPATCH_FAILED, OUT_OF_MEMORY.
-  uint32_t (*dispatch)(vyre_backend *be, const vyre_dispatch_args *args,
-                       vyre_dispatch_result *out, vyre_error *err);
+  uint32_t (*dispatch)(vyre_backend *be, const vyre_dispatch_args *args, vyre_dispatch_result *out,
+                       vyre_error *err);
 
   // ---- Async (optional, all four or none) ----
   // dispatch_async: enqueues the dispatch and returns at once. Host bindings'
   // memory must stay valid until pending_wait returns or pending_release.
-  uint32_t (*dispatch_async)(vyre_backend *be, const vyre_dispatch_args *args,
-                             vyre_pending **out, vyre_error *err);
+  uint32_t (*dispatch_async)(vyre_backend *be, const vyre_dispatch_args *args, vyre_pending **out,
+                             vyre_error *err);
   // pending_poll: *out_done = 1 when complete (then pending_wait does not block).
-  uint32_t (*pending_poll)(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
-                           vyre_error *err);
+  uint32_t (*pending_poll)(vyre_backend *be, vyre_pending *p, uint32_t *out_done, vyre_error *err);
   // pending_wait: waits up to timeout_ns (UINT64_MAX: forever) and returns the
   // dispatch's status; TIMEOUT leaves the pending valid for another wait.
   uint32_t (*pending_wait)(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
@@ -647,8 +782,7 @@ typedef struct vyre_backend_ops {
 
   // ---- Resident buffers (optional, all four or none) ----
   // buffer_alloc: a zero-filled device buffer of |bytes| (multiple of 4, may be 0).
-  uint32_t (*buffer_alloc)(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
-                           vyre_error *err);
+  uint32_t (*buffer_alloc)(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err);
   // buffer_free: refused with INVALID_ARGUMENT while a pending dispatch uses it.
   uint32_t (*buffer_free)(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
   // buffer_write / buffer_read: every range is checked before any byte moves;
@@ -687,7 +821,7 @@ typedef struct vyre_backend_ops {
 
 // True when |ops| (as built by the plugin) covers slot |field|.
 #define VYRE_OPS_HAS(ops, field)                                                                   \
-  ((ops)->struct_size >= offsetof(vyre_backend_ops, field) + sizeof((ops)->field) &&              \
+  ((ops)->struct_size >= offsetof(vyre_backend_ops, field) + sizeof((ops)->field) &&               \
    (ops)->field != NULL)
 
 // The one exported function. |host_major|/|host_minor| is the host's ABI
@@ -702,7 +836,7 @@ typedef const vyre_backend_ops *(*vyre_backend_query_fn)(uint32_t host_major, ui
 //===----------------------------------------------------------------------===//
 
 #define VYRE__PIN(T, f, off) VYRE_STATIC_ASSERT(offsetof(T, f) == (off), #T "." #f " moved")
-#define VYRE__SIZE(T, n) VYRE_STATIC_ASSERT(sizeof(T) == (n), #T " changed size")
+#define VYRE__SIZE(T, n)     VYRE_STATIC_ASSERT(sizeof(T) == (n), #T " changed size")
 
 VYRE_STATIC_ASSERT(sizeof(void *) == 8, "the vyre ABI 1.0 layout is defined for LP64 targets");
 
@@ -754,6 +888,7 @@ VYRE__PIN(vyre_ir_program, stmt_count, 44);
 VYRE__PIN(vyre_ir_program, strings_size, 48);
 VYRE__PIN(vyre_ir_program, body, 52);
 VYRE__PIN(vyre_ir_program, body_count, 56);
+VYRE__PIN(vyre_ir_program, features, 60);
 VYRE__PIN(vyre_ir_program, buffers, 64);
 VYRE__PIN(vyre_ir_program, locals, 72);
 VYRE__PIN(vyre_ir_program, nodes, 80);
@@ -790,7 +925,7 @@ VYRE__PIN(vyre_create_args, device_uuid, 20);
 VYRE__PIN(vyre_create_args, flags, 36);
 
 VYRE__SIZE(vyre_caps, 472);
-VYRE__PIN(vyre_caps, reserved0, 468);
+VYRE__PIN(vyre_caps, ir_features, 468);
 VYRE__PIN(vyre_caps, flags, 4);
 VYRE__PIN(vyre_caps, max_workgroup_size, 8);
 VYRE__PIN(vyre_caps, max_workgroup_invocations, 20);

@@ -93,8 +93,18 @@ const char *vyre_ir_un_name(uint32_t op);
 const char *vyre_ir_bin_name(uint32_t op);
 const char *vyre_ir_atomic_name(uint32_t op);
 const char *vyre_ir_builtin_name(uint32_t builtin);
+// IR features (one VYRE_IR_FEATURE_* bit): the name ("int_sat"), what it adds,
+// and the IR minor version that introduced it. Unknown bits give "?", a
+// generic text and 0.
+const char *vyre_ir_feature_name(uint32_t feature_bit);
+const char *vyre_ir_feature_what(uint32_t feature_bit);
+uint32_t vyre_ir_feature_minor(uint32_t feature_bit);
+// Writes "'int_sat' (IR 1.1: ...), ..." for every bit of |features| into |out|.
+void vyre_ir_features_format(uint32_t features, char *out, size_t cap);
 // Stable status names: "OK", "INVALID_PROGRAM", ..., "INTERNAL"; "UNKNOWN" otherwise.
 const char *vyre_status_name(uint32_t status);
+// One line on what a status code means (from VYRE_STATUS_LIST).
+const char *vyre_status_summary(uint32_t status);
 // Parses a status name; returns VYRE_STATUS_COUNT when unknown.
 uint32_t vyre_status_from_name(const char *name);
 

@@ -2,7 +2,8 @@
 //
 // ir_names.c — stable names of IR types, kinds, operators and status codes,
 // and the error-record helpers every part of vyre uses. The names here are
-// the JSON spellings of IR.md §8 and the status names of ABI.md §4; both are
+// expanded from the lists of abi/vyre/vyre_backend.h (the JSON spellings of docs/ir-json.md
+// and the status names of docs/errors.md); both are
 // part of the public contract, so entries are only ever appended.
 
 #include <stdarg.h>
@@ -14,31 +15,20 @@
 #define NAME_AT(table, i)                                                                          \
   ((i) < sizeof(table) / sizeof((table)[0]) && (table)[i] ? (table)[i] : "?")
 
-static const char *const kTypeNames[] = {"void", "u32", "i32", "f32", "bool", "bool32"};
-static const char *const kAccessNames[] = {"read", "uniform", "read_write", "write", "workgroup"};
-static const char *const kUnNames[] = {"neg",      "not",    "lnot",   "abs",      "clz",   "ctz",
-                                       "popcount", "bitrev", "floor",  "ceil",     "trunc", "round",
-                                       "sqrt",     "is_nan", "is_inf", "is_finite"};
-static const char *const kBinNames[] = {"add",  "sub", "mul", "div", "rem", "shl",  "shr",   "rotl",
-                                        "rotr", "and", "or",  "xor", "min", "max",  "mulhi", "eq",
-                                        "ne",   "lt",  "le",  "gt",  "ge",  "land", "lor"};
-static const char *const kAtomicNames[] = {"add", "sub", "and",      "or", "xor",
-                                           "min", "max", "exchange", "cas"};
-static const char *const kBuiltinNames[] = {"gid", "lid", "wgid", "nwg", "wgsize"};
-static const char *const kStatusNames[] = {"OK",
-                                           "INVALID_PROGRAM",
-                                           "INVALID_ARGUMENT",
-                                           "UNSUPPORTED",
-                                           "OUT_OF_MEMORY",
-                                           "COMPILE_FAILED",
-                                           "DISPATCH_FAILED",
-                                           "TRAPPED",
-                                           "TIMEOUT",
-                                           "DEVICE_LOST",
-                                           "UNAVAILABLE",
-                                           "INCOMPATIBLE_ABI",
-                                           "CACHE_ERROR",
-                                           "INTERNAL"};
+// Every table below is expanded from the lists of abi/vyre/vyre_backend.h.
+#define ROW_NAME(NAME, CODE, JSON, ...) [CODE] = JSON,
+
+static const char *const kTypeNames[] = {VYRE_IR_TYPE_LIST(ROW_NAME)};
+static const char *const kAccessNames[] = {VYRE_IR_ACCESS_LIST(ROW_NAME)};
+static const char *const kKindNames[] = {VYRE_IR_KIND_LIST(ROW_NAME)};
+static const char *const kUnNames[] = {VYRE_IR_UN_LIST(ROW_NAME)};
+static const char *const kBinNames[] = {VYRE_IR_BIN_LIST(ROW_NAME)};
+static const char *const kAtomicNames[] = {VYRE_IR_ATOMIC_LIST(ROW_NAME)};
+static const char *const kBuiltinNames[] = {VYRE_IR_BUILTIN_LIST(ROW_NAME)};
+#define STATUS_NAME(NAME, CODE, SUMMARY) [CODE] = #NAME,
+static const char *const kStatusNames[] = {VYRE_STATUS_LIST(STATUS_NAME)};
+#define STATUS_SUMMARY(NAME, CODE, SUMMARY) [CODE] = SUMMARY,
+static const char *const kStatusSummaries[] = {VYRE_STATUS_LIST(STATUS_SUMMARY)};
 
 _Static_assert(sizeof(kUnNames) / sizeof(kUnNames[0]) == VYRE_IR_UN_COUNT, "unary names");
 _Static_assert(sizeof(kBinNames) / sizeof(kBinNames[0]) == VYRE_IR_BIN_COUNT, "binary names");
@@ -64,58 +54,67 @@ const char *vyre_ir_atomic_name(uint32_t op) {
 const char *vyre_ir_builtin_name(uint32_t builtin) {
   return NAME_AT(kBuiltinNames, builtin);
 }
-
 const char *vyre_ir_kind_name(uint32_t kind) {
-  switch (kind) {
-  case VYRE_IR_K_LIT:
-    return "lit";
-  case VYRE_IR_K_VAR:
-    return "var";
-  case VYRE_IR_K_BUILTIN:
-    return "builtin";
-  case VYRE_IR_K_LOAD:
-    return "load";
-  case VYRE_IR_K_LEN:
-    return "len";
-  case VYRE_IR_K_UN:
-    return "un";
-  case VYRE_IR_K_BIN:
-    return "bin";
-  case VYRE_IR_K_SELECT:
-    return "select";
-  case VYRE_IR_K_CAST:
-    return "cast";
-  case VYRE_IR_K_BITCAST:
-    return "bitcast";
-  case VYRE_IR_K_FMA:
-    return "fma";
-  case VYRE_IR_K_LET:
-    return "let";
-  case VYRE_IR_K_ASSIGN:
-    return "assign";
-  case VYRE_IR_K_STORE:
-    return "store";
-  case VYRE_IR_K_IF:
-    return "if";
-  case VYRE_IR_K_FOR:
-    return "for";
-  case VYRE_IR_K_BLOCK:
-    return "block";
-  case VYRE_IR_K_RETURN:
-    return "return";
-  case VYRE_IR_K_ATOMIC:
-    return "atomic";
-  case VYRE_IR_K_BARRIER:
-    return "barrier";
-  case VYRE_IR_K_TRAP:
-    return "trap";
+  return NAME_AT(kKindNames, kind);
+}
+
+const char *vyre_ir_feature_name(uint32_t feature_bit) {
+  switch (feature_bit) {
+#define FEATURE_NAME(NAME, BIT, JSON, MINOR, WHAT)                                                 \
+  case 1u << (BIT):                                                                                \
+    return JSON;
+    VYRE_IR_FEATURE_LIST(FEATURE_NAME)
   default:
     return "?";
   }
 }
 
+const char *vyre_ir_feature_what(uint32_t feature_bit) {
+  switch (feature_bit) {
+#define FEATURE_WHAT(NAME, BIT, JSON, MINOR, WHAT)                                                 \
+  case 1u << (BIT):                                                                                \
+    return WHAT;
+    VYRE_IR_FEATURE_LIST(FEATURE_WHAT)
+  default:
+    return "a feature newer than this build";
+  }
+}
+
+uint32_t vyre_ir_feature_minor(uint32_t feature_bit) {
+  switch (feature_bit) {
+#define FEATURE_MINOR(NAME, BIT, JSON, MINOR, WHAT)                                                \
+  case 1u << (BIT):                                                                                \
+    return MINOR;
+    VYRE_IR_FEATURE_LIST(FEATURE_MINOR)
+  default:
+    return 0;
+  }
+}
+
+void vyre_ir_features_format(uint32_t features, char *out, size_t cap) {
+  size_t n = 0;
+  if (cap) out[0] = '\0';
+  for (uint32_t bit = 0; bit < 32 && n + 1 < cap; bit++) {
+    uint32_t f = 1u << bit;
+    if (!(features & f)) continue;
+    int w;
+    if (VYRE_IR_FEATURES_KNOWN & f)
+      w = snprintf(out + n, cap - n, "%s'%s' (IR 1.%u: %s)", n ? ", " : "", vyre_ir_feature_name(f),
+                   vyre_ir_feature_minor(f), vyre_ir_feature_what(f));
+    else
+      w = snprintf(out + n, cap - n, "%sfeature bit %u (newer than this build)", n ? ", " : "",
+                   bit);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+}
+
 const char *vyre_status_name(uint32_t status) {
   return status < VYRE_STATUS_COUNT ? kStatusNames[status] : "UNKNOWN";
+}
+
+const char *vyre_status_summary(uint32_t status) {
+  return status < VYRE_STATUS_COUNT ? kStatusSummaries[status] : "a code newer than this build";
 }
 
 uint32_t vyre_status_from_name(const char *name) {
