@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// kit_plan.h — the lowering plan: every backend-neutral fact a code generator
+// (the CPU compiler, the CUDA C generator, the SPIR-V generator) needs about a
+// validated program, computed once, with one policy, in one place.
+//
+// What it holds:
+//   - the slot order: host (non-workgroup) buffers in ascending binding
+//     order, which is the order of the ABI's vyre_binding array;
+//   - what the program uses (traps, barriers, workgroup memory, atomics,
+//     returns, loops), from one scan of the nodes themselves: program flags
+//     are a summary and are not trusted for anything that changes code;
+//   - the IR features the program uses, derived from its ops and types via
+//     the lists of vyre_backend.h, checked against what the plugin knows;
+//   - the lane plan (lane mode, docs/backends.md);
+//   - per-node facts (parent, depth, loop and branch nesting), so analyses
+//     such as value ranges, canonical-form tracking and in-bounds proofs can
+//     be added as more per-node facts without touching every generator;
+//   - one checked walk: vyre_kit_plan_make() checks every index, range, kind
+//     and op code of the view once, so generators that run after it index the
+//     view without re-checking and never meet a malformed node.
+//
+// Ownership: the plan borrows the program view (valid for the `compile` call)
+// and owns its arrays; free it with vyre_kit_plan_free(). Thread safety: a
+// plan is immutable after make; reading it from several threads is safe.
+// Errors: vyre_kit_plan_make() returns INVALID_PROGRAM for a malformed view,
+// UNSUPPORTED when the program uses a feature or op newer than the plugin,
+// OUT_OF_MEMORY; the message names the backend, the node and the fix.
+
+#ifndef VYRE_KIT_PLAN_H
+#define VYRE_KIT_PLAN_H
+
+#include <stdint.h>
+
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VYRE_KIT_MAX_SLOTS 32u
+
+// What the program uses (vyre_kit_plan.uses), from the nodes themselves.
+#define VYRE_KIT_USES_TRAP             0x1u
+#define VYRE_KIT_USES_BARRIER          0x2u
+#define VYRE_KIT_USES_WORKGROUP_MEMORY 0x4u
+#define VYRE_KIT_USES_ATOMIC           0x8u
+#define VYRE_KIT_USES_RETURN           0x10u
+#define VYRE_KIT_USES_LOOP             0x20u
+
+// Per-node facts (vyre_kit_node_facts.flags).
+#define VYRE_KIT_FACT_REACHED   0x1u // the walk reached the node from the body
+#define VYRE_KIT_FACT_STMT      0x2u // a statement (else an expression)
+#define VYRE_KIT_FACT_IN_LOOP   0x4u // inside the body of a `for`
+#define VYRE_KIT_FACT_IN_BRANCH 0x8u // inside a `then` or `else` list
+
+typedef struct vyre_kit_node_facts {
+  uint32_t flags;  // VYRE_KIT_FACT_*
+  uint32_t parent; // the node whose child or list entry this is; VYRE_IR_NONE for top level
+  uint32_t depth;  // nesting depth from the body (top-level statements: 1)
+  uint32_t reserved0;
+} vyre_kit_node_facts;
+
+typedef struct vyre_kit_plan {
+  const vyre_ir_program *p; // borrowed
+  uint32_t wg[3];           // effective workgroup size (0s when made without one)
+  uint32_t uses;            // VYRE_KIT_USES_*
+  uint32_t features;        // VYRE_IR_FEATURE_* used (from ops and types, not p->features)
+  uint32_t slot_count;      // host buffers
+  uint32_t buffer_of_slot[VYRE_KIT_MAX_SLOTS]; // program buffer index per slot
+  uint8_t access_of_slot[VYRE_KIT_MAX_SLOTS];  // VYRE_IR_ACCESS_* per slot
+  uint32_t *slot_of_buffer;                    // per program buffer: slot, or NONE (workgroup)
+  uint32_t workgroup_bytes;                    // sum over workgroup buffers
+  vyre_kit_lanes lanes;                        // lane plan (ok = 0 when made without wg)
+  vyre_kit_node_facts *facts;                  // node_count entries
+} vyre_kit_plan;
+
+// Makes the plan of |p| at workgroup size |wg| (NULL: no lane plan) for a
+// plugin named |backend| that implements the IR features |known_features|
+// (normally VYRE_IR_FEATURES_KNOWN of the header it was built against).
+// On failure nothing needs freeing.
+uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint32_t known_features,
+                            const char *backend, vyre_kit_plan *out, vyre_error *err);
+void vyre_kit_plan_free(vyre_kit_plan *plan);
+
+// The feature bit an op or type belongs to (0: IR 1.0), from the lists.
+// Codes beyond this build's lists give VYRE_KIT_FEATURE_UNKNOWN.
+#define VYRE_KIT_FEATURE_UNKNOWN 0x80000000u
+uint32_t vyre_kit_un_feature(uint32_t op);
+uint32_t vyre_kit_bin_feature(uint32_t op);
+uint32_t vyre_kit_atomic_feature(uint32_t op);
+uint32_t vyre_kit_type_feature(uint32_t type);
+
+// Calls |fn| for every node reached from the body, in program order: a
+// statement, then its expressions (a before b before c), then its lists
+// (then before else). Stops and returns the first nonzero |fn| result.
+typedef int (*vyre_kit_visit_fn)(void *ctx, const vyre_kit_plan *plan, uint32_t node);
+int vyre_kit_plan_walk(const vyre_kit_plan *plan, vyre_kit_visit_fn fn, void *ctx);
+
+// Statement |i| of the list starting at |start| (checked by make).
+static inline uint32_t vyre_kit_plan_stmt(const vyre_kit_plan *plan, uint32_t start, uint32_t i) {
+  return plan->p->stmts[start + i];
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // VYRE_KIT_PLAN_H
