@@ -15,9 +15,13 @@
 //     the caller discards (|out| NULL) go to scratch memory the plan owns.
 //   - max_output_bytes caps the sum of the bound lengths of the host
 //     read_write and write buffers.
-//   - the grid is inferred as IR.md §4 says: ceil(n / wx) where n is the
-//     largest element count among write/read_write buffers, else among all
-//     host buffers, floor 1; wy*wz > 1 needs an explicit grid.
+//   - the grid is inferred only when the answer is unambiguous (docs/ir.md,
+//     "Dispatch"): the outputs (read_write and write buffers) all have one
+//     element count n and no read buffer is longer, or, with no outputs, all
+//     read buffers have one count n; the grid is then ceil(n / wx) (n = 0: 1
+//     workgroup). Anything else (a histogram's 1024 inputs into 16 bins, a
+//     reduction), or wy*wz > 1, needs an explicit grid; the refusal names the
+//     buffers and their counts. Uniform buffers (parameters) do not count.
 //   - geometry: each axis >= 1, x <= 2^31-1, y and z <= 65535,
 //     grid*wg <= 2^32 per axis, and the device's max_grid.
 // Every refusal names the kernel, the buffer and the values, and ends with
@@ -188,18 +192,31 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
                           ctx, arg_count, arg_count && !args ? " (args is NULL)" : "",
                           prog->arg_count, names);
   }
-  uint64_t max_out = 0, max_all = 0, out_total = 0;
-  int has_out = 0;
+  uint64_t out_total = 0, n_out = 0, n_in = 0, max_in = 0;
+  int outs = 0, ins = 0, ambiguous = 0;
+  char sizes[300];
+  size_t used = 0;
+  sizes[0] = '\0';
   for (uint32_t i = 0; i < arg_count; i++) {
     st = check_arg(k, i, &args[i], ctx, err);
     if (st != VYRE_STATUS_OK) return st;
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
     uint64_t elems = bound_bytes(b, &args[i]) / 4;
-    if (elems > max_all) max_all = elems;
-    if (b->access == VYRE_IR_ACCESS_WRITE || b->access == VYRE_IR_ACCESS_READ_WRITE) {
-      has_out = 1;
-      if (elems > max_out) max_out = elems;
+    if (b->access == VYRE_IR_ACCESS_WRITE || b->access == VYRE_IR_ACCESS_READ_WRITE)
       if (!args[i].resident) out_total += elems * 4;
+    if (b->access == VYRE_IR_ACCESS_UNIFORM) continue; // parameters, not data
+    if (b->access == VYRE_IR_ACCESS_WRITE || b->access == VYRE_IR_ACCESS_READ_WRITE) {
+      if (outs++ && elems != n_out) ambiguous = 1;
+      n_out = elems;
+    } else {
+      if (ins++ && elems != n_in) ambiguous |= 2; // matters only with no outputs
+      n_in = elems;
+      if (elems > max_in) max_in = elems;
+    }
+    if (used < sizeof(sizes)) {
+      int w = snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
+                       vyre_ir_string(v, b->name), (unsigned long long)elems);
+      if (w > 0) used += (size_t)w;
     }
   }
   if (o && o->max_output_bytes && out_total > o->max_output_bytes)
@@ -218,7 +235,16 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
                             "cannot be inferred (IR.md §4). Fix: set options.has_grid = 1 and "
                             "options.grid.",
                             ctx, k->workgroup[0], k->workgroup[1], k->workgroup[2]);
-    uint64_t n = has_out ? max_out : max_all;
+    uint64_t n = outs ? n_out : n_in;
+    if (outs ? (ambiguous & 1) || max_in > n_out : (ambiguous & 2))
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: the grid cannot be inferred, because the buffers have different "
+                            "element counts (%s) and any of them could be the one the program "
+                            "walks. Fix: pass a grid (options.has_grid = 1 and options.grid, "
+                            "`--grid X,Y,Z` for `vyre run`, or \"grid\" in a case file): "
+                            "ceil(elements / %u) workgroups along x covers one invocation per "
+                            "element at workgroup size %u.",
+                            ctx, sizes, k->workgroup[0], k->workgroup[0]);
     if (n < 1) n = 1;
     uint64_t gx = (n + k->workgroup[0] - 1) / k->workgroup[0];
     g[0] = gx > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)gx;

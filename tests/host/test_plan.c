@@ -83,18 +83,38 @@ static void test_dispatch_runs_and_infers_the_grid_from_the_output(void **state)
   assert_int_equal(grid[2], 1);
 }
 
-static void test_grid_comes_from_the_largest_output_not_the_largest_input(void **state) {
+// docs/ir.md "Dispatch": the grid is inferred only when it is unambiguous. A
+// histogram of 1024 inputs into 16 bins (an input longer than the output)
+// once inferred ceil(16 / 64) = 1 workgroup and silently processed 64 inputs.
+static void test_an_input_longer_than_the_output_needs_an_explicit_grid(void **state) {
   fixture *f = *state;
-  vyre_program *p = vadd_program(100, 64);
+  vyre_program *p = vadd_program(16, 64);
   vyre_kernel *k = NULL;
   vyre_error e = new_err();
   assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
-  static uint32_t a[5000], b[4];
+  static uint32_t a[1024], b[1024];
   vyre_arg args[3] = {
       {a, sizeof(a), NULL, 0, NULL}, {b, sizeof(b), NULL, 0, NULL}, {NULL, 0, NULL, 0, NULL}};
-  uint32_t grid[3];
-  assert_int_equal(vyre_kernel_plan_grid(k, args, 3, NULL, grid, &e), VYRE_STATUS_OK);
-  assert_int_equal(grid[0], 2); // ceil(100 / 64), not ceil(5000 / 64)
+  uint32_t grid[3] = {0, 0, 0};
+  assert_int_equal(vyre_kernel_plan_grid(k, args, 3, NULL, grid, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(e.message, "cannot be inferred"));
+  assert_non_null(strstr(e.message, "1024"));
+  assert_non_null(strstr(e.message, "16"));
+  assert_non_null(strstr(e.message, "Fix:"));
+  assert_int_equal(vyre_dispatch(k, args, 3, NULL, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  // An explicit grid is taken as given.
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.has_grid = 1;
+  o.grid[0] = 16;
+  o.grid[1] = o.grid[2] = 1;
+  assert_int_equal(vyre_kernel_plan_grid(k, args, 3, &o, grid, &e), VYRE_STATUS_OK);
+  assert_int_equal(grid[0], 16);
+  // Inputs as long as the output: one invocation per output element.
+  vyre_arg shorter[3] = {
+      {a, 4 * 16, NULL, 0, NULL}, {b, 4 * 16, NULL, 0, NULL}, {NULL, 0, NULL, 0, NULL}};
+  assert_int_equal(vyre_kernel_plan_grid(k, shorter, 3, NULL, grid, &e), VYRE_STATUS_OK);
+  assert_int_equal(grid[0], 1); // ceil(16 / 64)
   vyre_kernel_release(k);
   vyre_program_free(p);
 }
@@ -106,11 +126,16 @@ static void test_grid_of_a_program_without_outputs_comes_from_its_inputs(void **
   vyre_kernel *k = NULL;
   vyre_error e = new_err();
   assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
-  static uint32_t a[70], b[33];
+  static uint32_t a[70], b[70];
   vyre_arg args[2] = {{a, sizeof(a), NULL, 0, NULL}, {b, sizeof(b), NULL, 0, NULL}};
   uint32_t grid[3];
   assert_int_equal(vyre_kernel_plan_grid(k, args, 2, NULL, grid, &e), VYRE_STATUS_OK);
   assert_int_equal(grid[0], 3); // ceil(70 / 32)
+  // Inputs of two lengths: ambiguous.
+  vyre_arg two[2] = {{a, sizeof(a), NULL, 0, NULL}, {b, 4 * 33, NULL, 0, NULL}};
+  assert_int_equal(vyre_kernel_plan_grid(k, two, 2, NULL, grid, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(e.message, "70"));
+  assert_non_null(strstr(e.message, "33"));
   // Floor 1: empty inputs still launch one workgroup.
   vyre_arg empty[2] = {{NULL, 0, NULL, 0, NULL}, {NULL, 0, NULL, 0, NULL}};
   assert_int_equal(vyre_kernel_plan_grid(k, empty, 2, NULL, grid, &e), VYRE_STATUS_OK);
@@ -354,7 +379,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dispatch_runs_and_infers_the_grid_from_the_output, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_grid_comes_from_the_largest_output_not_the_largest_input,
+      cmocka_unit_test_setup_teardown(test_an_input_longer_than_the_output_needs_an_explicit_grid,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_grid_of_a_program_without_outputs_comes_from_its_inputs,
                                       setup, teardown),
