@@ -153,10 +153,10 @@ static const char *bname(const vstate *s, uint32_t buf) {
 static const char *mask_names(uint32_t mask, char *out, size_t cap) {
   size_t n = 0;
   uint32_t total = 0, done = 0;
-  for (uint32_t t = 0; t < 8; t++)
+  for (uint32_t t = 0; t < VYRE_IR_TYPE_COUNT && t < 32; t++)
     total += (mask >> t) & 1u;
   out[0] = '\0';
-  for (uint32_t t = 0; t < 8 && n < cap; t++) {
+  for (uint32_t t = 0; t < VYRE_IR_TYPE_COUNT && t < 32 && n < cap; t++) {
     if (!((mask >> t) & 1u)) continue;
     done++;
     const char *sep = done == 1 ? "" : done == total ? " or " : ", ";
@@ -185,7 +185,7 @@ static int is_bitcast_type(uint32_t t) {
 }
 
 // "u32, i32, f32 or bool" and the like, from the lists.
-#define NAMES(which, last) vyre__ir_names_join(which, last, (char[256]){0}, 256)
+#define NAMES(which, last) vyre__ir_names_join(which, last, (char[512]){0}, 512)
 
 //===----------------------------------------------------------------------===//
 // Local names: a hash set, so duplicate names cost O(1) each.

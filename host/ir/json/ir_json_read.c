@@ -150,7 +150,7 @@ static uint32_t type_code(const char *name) {
 
 // The valid names of a list, for "Fix: use ..." hints (ir_names.c expands the
 // X-macro rows of abi/vyre/vyre_backend.h).
-#define NAMES(which, last) vyre__ir_names_join(which, last, (char[256]){0}, 256)
+#define NAMES(which, last) vyre__ir_names_join(which, last, (char[512]){0}, 512)
 
 static uint32_t get_type(rd *r, json_t *obj, const char *key, const char *what, uint8_t *out) {
   const char *s;
