@@ -3,10 +3,11 @@
 // cmd_list.c — `vyre list [--json]`: every plugin the loader finds
 // (vyre_list_candidates) with its path, ABI version, whether it is available
 // or exactly why not, which one automatic selection picks and why; for
-// available ones, each device with its name and limits (read from vyre_caps
-// of an opened device).
+// available ones, each device with its name, limits and the IR features its
+// plugin implements (read from vyre_caps of an opened device).
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,28 @@ static int vyre_list_labelled(const char *reason) {
   return 0;
 }
 
+// The IR features a device's plugin implements (docs/ir.md "IR features"):
+// 0 when its vyre_caps struct_size stops before ir_features, as libvyre
+// reads it before compiling.
+static uint32_t vyre_list_ir_features(const vyre_caps *c) {
+  if (c->struct_size < offsetof(vyre_caps, ir_features) + sizeof(c->ir_features)) return 0;
+  return c->ir_features;
+}
+
+// "int_sat, ..." (names of the known bits, "bit N" for newer ones).
+static void vyre_list_ir_feature_names(uint32_t features, char *out, size_t cap) {
+  out[0] = '\0';
+  for (uint32_t bit = 0; bit < 32; bit++) {
+    uint32_t f = 1u << bit;
+    if (!(features & f)) continue;
+    size_t n = strlen(out);
+    if (VYRE_IR_FEATURES_KNOWN & f)
+      snprintf(out + n, cap - n, "%s%s", n ? ", " : "", vyre_ir_feature_name(f));
+    else
+      snprintf(out + n, cap - n, "%sbit %u", n ? ", " : "", bit);
+  }
+}
+
 static json_t *vyre_list_caps_json(const vyre_caps *c) {
   char flags[160];
   vyre_list_flags(c->flags, flags, sizeof flags);
@@ -90,6 +113,16 @@ static json_t *vyre_list_caps_json(const vyre_caps *c) {
                       json_integer((json_int_t)c->max_storage_buffer_bytes));
   json_object_set_new(o, "max_shared_memory_bytes", json_integer(c->max_shared_memory_bytes));
   json_object_set_new(o, "flags", json_string(flags));
+  json_t *feats = json_array();
+  uint32_t ir = vyre_list_ir_features(c);
+  for (uint32_t bit = 0; bit < 32; bit++) {
+    uint32_t f = 1u << bit;
+    if (!(ir & f)) continue;
+    char name[32];
+    vyre_list_ir_feature_names(f, name, sizeof name);
+    json_array_append_new(feats, json_string(name));
+  }
+  json_object_set_new(o, "ir_features", feats);
   return o;
 }
 
@@ -106,6 +139,9 @@ static void vyre_list_caps_print(const vyre_caps *c) {
   printf("      storage buffer <= %llu bytes; shared memory <= %u bytes\n",
          (unsigned long long)c->max_storage_buffer_bytes, c->max_shared_memory_bytes);
   printf("      features: %s\n", flags[0] ? flags : "(none)");
+  char ir[256];
+  vyre_list_ir_feature_names(vyre_list_ir_features(c), ir, sizeof ir);
+  printf("      IR features: %s\n", ir[0] ? ir : "none (IR 1.0 only)");
 }
 
 // Opens each device of |cand| and prints or collects its caps.

@@ -9,9 +9,11 @@
 // >= 1, x and y <= 1024, z <= 64, product <= 1024) and against the device's
 // caps, workgroup memory against the device's shared memory, and compile
 // flags against the caps (VYRE_COMPILE_REVERSE_ORDER needs
-// VYRE_CAP_REVERSE_ORDER): a request the backend cannot honour is refused
-// with UNSUPPORTED, never ignored.
+// VYRE_CAP_REVERSE_ORDER), and the IR features the program uses against the
+// caps' ir_features (docs/ir.md "IR features"): a request the backend cannot
+// honour is refused with UNSUPPORTED, never ignored.
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +52,42 @@ static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], co
   return VYRE_STATUS_OK;
 }
 
+// The IR features (VYRE_IR_FEATURE_*) |dev|'s plugin implements: its
+// caps.ir_features, or 0 when its vyre_caps struct_size does not reach that
+// field (a plugin that does not report features implements IR 1.0 only).
+static uint32_t device_ir_features(const vyre_device *dev) {
+  const vyre_caps *c = &dev->caps;
+  if (c->struct_size < offsetof(vyre_caps, ir_features) + sizeof(c->ir_features)) return 0;
+  return c->ir_features;
+}
+
+// Refuses a program that uses an IR feature the backend does not implement
+// (docs/ir.md "IR features"), before the plugin sees it.
+static uint32_t check_features(const vyre_device *dev, const vyre_program *program,
+                               vyre_error *err) {
+  uint32_t missing = program->view->features & ~device_ir_features(dev);
+  if (!missing) return VYRE_STATUS_OK;
+  char what[512];
+  vyre_ir_features_format(missing, what, sizeof(what));
+  uint32_t n = 0;
+  for (uint32_t m = missing; m; m &= m - 1)
+    n++;
+  return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "backend '%s' does not implement IR feature%s %s, which this program "
+                        "uses. Fix: use a backend whose `vyre list` shows %s, or update the "
+                        "plugin.",
+                        dev->name, n > 1 ? "s" : "", what, n > 1 ? "them" : "it");
+}
+
 static uint32_t compile_module(vyre_device *dev, const vyre_program *program, uint32_t flags,
                                const uint32_t wg[3], const char *label, vyre_module **out,
                                vyre_error *err) {
+  *out = NULL;
+  uint32_t st = check_features(dev, program, err);
+  if (st != VYRE_STATUS_OK) {
+    vyre_error_prefix(err, "compile '%s' on %s", label, dev->name);
+    return st;
+  }
   vyre_compile_args a;
   memset(&a, 0, sizeof(a));
   a.struct_size = sizeof(a);
@@ -60,7 +95,7 @@ static uint32_t compile_module(vyre_device *dev, const vyre_program *program, ui
   a.program = program->view;
   memcpy(a.workgroup_size, wg, sizeof(a.workgroup_size));
   a.label = label;
-  uint32_t st = vyre__call_compile(dev, &a, out, err);
+  st = vyre__call_compile(dev, &a, out, err);
   if (st == VYRE_STATUS_OK && !*out)
     st = vyre_error_set(err, VYRE_STATUS_INTERNAL,
                         "the plugin's compile returned OK but no module. Fix: report this "

@@ -298,6 +298,7 @@ static void test_cli_list_shows_cpu_available_and_gpu_status(void **state) {
   assert_contains(&r, "cpu      available");
   assert_contains(&r, "device 0: ");
   assert_contains(&r, "workgroup <= [");
+  assert_contains(&r, "\n      IR features: "); // "int_sat" or "none (IR 1.0 only)"
 #ifdef VYRE_CLI_HAVE_CUDA
   // Available on a GPU machine; elsewhere the line after it says exactly why not.
   const char *cuda = strstr(r.out, "\ncuda     ");
@@ -321,6 +322,7 @@ static void test_cli_list_shows_cpu_available_and_gpu_status(void **state) {
   assert_contains(&r, "\"name\": \"cpu\"");
   assert_contains(&r, "\"available\": true");
   assert_contains(&r, "\"max_workgroup_invocations\": ");
+  assert_contains(&r, "\"ir_features\": [");
   free(r.out);
 }
 

@@ -97,7 +97,7 @@ static uint32_t lookup(const char *name, const char *(*namef)(uint32_t), uint32_
 }
 
 static uint32_t type_of(const char *z) {
-  return z ? lookup(z, vyre_ir_type_name, 6) : NONE;
+  return z ? lookup(z, vyre_ir_type_name, VYRE_IR_TYPE_COUNT) : NONE;
 }
 
 static uint32_t buffer_of(mb *m, json_t *o, const char *key) {
@@ -117,7 +117,7 @@ static uint32_t kid(mb *m, json_t *o, const char *key) {
 
 static uint32_t mb_expr(mb *m, json_t *e) {
   const char *k = json_string_value(json_object_get(e, "k"));
-  uint32_t kind = k ? lookup(k, vyre_ir_kind_name, 32) : NONE;
+  uint32_t kind = k ? lookup(k, vyre_ir_kind_name, VYRE_IR_K_END) : NONE;
   if (kind == NONE) {
     m->bad = 1;
     return NONE;
@@ -140,7 +140,8 @@ static uint32_t mb_expr(mb *m, json_t *e) {
     mb_fix(m, i, json_string_value(json_object_get(e, "name")));
     break;
   case VYRE_IR_K_BUILTIN:
-    op = lookup(json_string_value(json_object_get(e, "b")), vyre_ir_builtin_name, 5);
+    op = lookup(json_string_value(json_object_get(e, "b")), vyre_ir_builtin_name,
+                VYRE_IR_BUILTIN_COUNT);
     axis = (uint32_t)json_integer_value(json_object_get(e, "axis"));
     break;
   case VYRE_IR_K_LOAD:
@@ -192,7 +193,7 @@ static void mb_list(mb *m, json_t *arr, uint32_t *start, uint32_t *count);
 
 static uint32_t mb_stmt(mb *m, json_t *s) {
   const char *k = json_string_value(json_object_get(s, "k"));
-  uint32_t kind = k ? lookup(k, vyre_ir_kind_name, 32) : NONE;
+  uint32_t kind = k ? lookup(k, vyre_ir_kind_name, VYRE_IR_K_END) : NONE;
   if (kind == NONE) {
     m->bad = 1;
     return NONE;
@@ -299,8 +300,8 @@ static uint32_t build_and_validate(const char *dir, const char *file, vyre_error
     vyre_ir_buffer *d = &m.bufs[m.nb++];
     d->name = mb_str(&m, json_string_value(json_object_get(b, "name")));
     d->binding = (uint32_t)json_integer_value(json_object_get(b, "binding"));
-    d->access =
-        (uint8_t)lookup(json_string_value(json_object_get(b, "access")), vyre_ir_access_name, 5);
+    d->access = (uint8_t)lookup(json_string_value(json_object_get(b, "access")),
+                                vyre_ir_access_name, VYRE_IR_ACCESS_COUNT);
     d->type = (uint8_t)type_of(json_string_value(json_object_get(b, "type")));
     d->has_count = json_object_get(b, "count") != NULL;
     d->count = (uint32_t)json_integer_value(json_object_get(b, "count"));

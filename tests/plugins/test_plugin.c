@@ -17,6 +17,11 @@
 //   T_PROBE_UNAVAILABLE t-probe-unavailable: probe says no device
 //   T_QUERY_NULL      t-query-null: the query returns NULL
 //   T_NO_QUERY        t-nosym: the query symbol is not exported
+//   T_IR_FEATURES     t-ir-features: t-basic whose caps report every IR
+//                     feature this header knows (in test-plugins-features/)
+//   T_CAPS_SHORT      t-caps-short: the same, but its vyre_caps struct_size
+//                     stops before ir_features, so the host must read 0
+//                     (in test-plugins-features/)
 //
 // Semantics (enough to check the host's plan, not an IR interpreter): for
 // element i, every write binding gets the sum of the read/uniform bindings'
@@ -119,6 +124,13 @@ static uint32_t t_get_caps(vyre_backend *b, vyre_caps *out, vyre_error *err) {
   memcpy(out->device_uuid, kUuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "%s device", T_NAME);
   snprintf(out->driver, sizeof(out->driver), "test");
+#if defined(T_IR_FEATURES) || defined(T_CAPS_SHORT)
+  out->ir_features = VYRE_IR_FEATURES_KNOWN;
+#endif
+#if defined(T_CAPS_SHORT)
+  // As a plugin built before the field existed would say.
+  out->struct_size = (uint32_t)offsetof(vyre_caps, ir_features);
+#endif
   return VYRE_STATUS_OK;
 }
 

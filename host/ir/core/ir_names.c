@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vyre_ir.h"
+#include "ir_internal.h"
 
 #define NAME_AT(table, i)                                                                          \
   ((i) < sizeof(table) / sizeof((table)[0]) && (table)[i] ? (table)[i] : "?")
@@ -107,6 +107,97 @@ void vyre_ir_features_format(uint32_t features, char *out, size_t cap) {
     if (w < 0) break;
     n += (size_t)w;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Row facts and name lists (ir_internal.h)
+//===----------------------------------------------------------------------===//
+
+typedef struct type_row {
+  uint8_t known, bytes, where;
+  uint32_t feature;
+} type_row;
+#define TYPE_ROW(NAME, CODE, JSON, BYTES, WHERE, FEATURE) [CODE] = {1, BYTES, WHERE, FEATURE},
+static const type_row kTypes[] = {VYRE_IR_TYPE_LIST(TYPE_ROW)};
+_Static_assert(sizeof(kTypes) / sizeof(kTypes[0]) == VYRE_IR_TYPE_COUNT, "type rows");
+
+// 0: no such kind, 1: expression, 2: statement.
+#define KIND_ROW(NAME, CODE, JSON, STMT) [CODE] = 1 + (STMT),
+static const uint8_t kKindClass[] = {VYRE_IR_KIND_LIST(KIND_ROW)};
+
+uint32_t vyre__ir_type_where(uint32_t t) {
+  return t < VYRE_IR_TYPE_COUNT ? kTypes[t].where : 0;
+}
+
+uint32_t vyre__ir_type_bytes(uint32_t t) {
+  return t < VYRE_IR_TYPE_COUNT ? kTypes[t].bytes : 0;
+}
+
+uint32_t vyre__ir_type_feature(uint32_t t) {
+  return t < VYRE_IR_TYPE_COUNT ? kTypes[t].feature : 0;
+}
+
+int vyre__ir_kind_class(uint32_t kind) {
+  if (kind >= sizeof(kKindClass) || kKindClass[kind] == 0) return -1;
+  return kKindClass[kind] - 1;
+}
+
+static int names_pick(vyre__ir_names which, uint32_t code, const char **name) {
+  uint32_t w = vyre__ir_type_where(code);
+  switch (which) {
+  case VYRE__IR_NAMES_VALUE_TYPES:
+    *name = vyre_ir_type_name(code);
+    return code < VYRE_IR_TYPE_COUNT && (w & VYRE_IR_IN_VALUE);
+  case VYRE__IR_NAMES_STORAGE_TYPES:
+    *name = vyre_ir_type_name(code);
+    return code < VYRE_IR_TYPE_COUNT && (w & VYRE_IR_IN_STORAGE);
+  case VYRE__IR_NAMES_STORAGE_ONLY:
+    *name = vyre_ir_type_name(code);
+    return code < VYRE_IR_TYPE_COUNT && w == VYRE_IR_IN_STORAGE;
+  case VYRE__IR_NAMES_BITCAST_TYPES:
+    *name = vyre_ir_type_name(code);
+    return code < VYRE_IR_TYPE_COUNT && (w & VYRE_IR_IN_VALUE) && kTypes[code].bytes == 4;
+  case VYRE__IR_NAMES_ACCESS:
+    *name = vyre_ir_access_name(code);
+    return code < VYRE_IR_ACCESS_COUNT;
+  case VYRE__IR_NAMES_EXPR_KINDS:
+    *name = vyre_ir_kind_name(code);
+    return vyre__ir_kind_class(code) == 0;
+  case VYRE__IR_NAMES_STMT_KINDS:
+    *name = vyre_ir_kind_name(code);
+    return vyre__ir_kind_class(code) == 1;
+  case VYRE__IR_NAMES_BUILTINS:
+    *name = vyre_ir_builtin_name(code);
+    return code < VYRE_IR_BUILTIN_COUNT;
+  case VYRE__IR_NAMES_UN:
+    *name = vyre_ir_un_name(code);
+    return code < VYRE_IR_UN_COUNT;
+  case VYRE__IR_NAMES_BIN:
+    *name = vyre_ir_bin_name(code);
+    return code < VYRE_IR_BIN_COUNT;
+  case VYRE__IR_NAMES_ATOMIC:
+    *name = vyre_ir_atomic_name(code);
+    return code < VYRE_IR_ATOMIC_COUNT;
+  }
+  return 0;
+}
+
+const char *vyre__ir_names_join(vyre__ir_names which, const char *last, char *out, size_t cap) {
+  // Every list's codes are below 256 (they travel in a uint8_t).
+  uint32_t total = 0, done = 0;
+  const char *name;
+  for (uint32_t c = 0; c < 256; c++)
+    total += (uint32_t)names_pick(which, c, &name);
+  size_t n = 0;
+  out[0] = '\0';
+  for (uint32_t c = 0; c < 256 && n + 1 < cap; c++) {
+    if (!names_pick(which, c, &name)) continue;
+    done++;
+    int w = snprintf(out + n, cap - n, "%s%s", done == 1 ? "" : done == total ? last : ", ", name);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  return out;
 }
 
 const char *vyre_status_name(uint32_t status) {

@@ -21,10 +21,37 @@
 #define VYRE__IR_HARD_MAX_DEPTH 1024u
 #define NONE                    VYRE_IR_NONE
 #define TB(t)                   (1u << (t))
-#define M_U                     TB(VYRE_IR_TYPE_U32)
-#define M_I                     TB(VYRE_IR_TYPE_I32)
-#define M_F                     TB(VYRE_IR_TYPE_F32)
-#define M_B                     TB(VYRE_IR_TYPE_BOOL)
+
+// The operator rows of abi/vyre/vyre_backend.h: operand mask (bit = type
+// code), result rule (VYRE_IR_RES_*), b rule (VYRE_IR_B_*), feature.
+typedef struct op_row {
+  uint32_t mask, result, b_rule, feature;
+} op_row;
+#define UN_ROW(NAME, CODE, JSON, MASK, RES, FEATURE) [CODE] = {MASK, RES, VYRE_IR_B_SAME, FEATURE},
+static const op_row kUnRows[] = {VYRE_IR_UN_LIST(UN_ROW)};
+#define BIN_ROW(NAME, CODE, JSON, MASK, RES, BRULE, FEATURE) [CODE] = {MASK, RES, BRULE, FEATURE},
+static const op_row kBinRows[] = {VYRE_IR_BIN_LIST(BIN_ROW)};
+// Atomic rows: whether the op takes an expected value, and its feature.
+typedef struct atomic_row {
+  uint32_t expected, feature;
+} atomic_row;
+#define ATOMIC_ROW(NAME, CODE, JSON, EXPECTED, FEATURE) [CODE] = {EXPECTED, FEATURE},
+static const atomic_row kAtomicRows[] = {VYRE_IR_ATOMIC_LIST(ATOMIC_ROW)};
+_Static_assert(sizeof(kUnRows) / sizeof(kUnRows[0]) == VYRE_IR_UN_COUNT, "unary rows");
+_Static_assert(sizeof(kBinRows) / sizeof(kBinRows[0]) == VYRE_IR_BIN_COUNT, "binary rows");
+_Static_assert(sizeof(kAtomicRows) / sizeof(kAtomicRows[0]) == VYRE_IR_ATOMIC_COUNT, "atomic rows");
+
+// The type of a value that a result rule gives for operand type |ta|.
+static uint32_t result_type(uint32_t rule, uint32_t ta) {
+  switch (rule) {
+  case VYRE_IR_RES_BOOL:
+    return VYRE_IR_TYPE_BOOL;
+  case VYRE_IR_RES_U32:
+    return VYRE_IR_TYPE_U32;
+  default:
+    return ta; // VYRE_IR_RES_SAME
+  }
+}
 
 typedef vyre__ir_path_seg vseg; // NONE index: a plain field, else "field[index]"
 
@@ -126,10 +153,10 @@ static const char *bname(const vstate *s, uint32_t buf) {
 static const char *mask_names(uint32_t mask, char *out, size_t cap) {
   size_t n = 0;
   uint32_t total = 0, done = 0;
-  for (uint32_t t = 0; t < 8; t++)
+  for (uint32_t t = 0; t < VYRE_IR_TYPE_COUNT && t < 32; t++)
     total += (mask >> t) & 1u;
   out[0] = '\0';
-  for (uint32_t t = 0; t < 8 && n < cap; t++) {
+  for (uint32_t t = 0; t < VYRE_IR_TYPE_COUNT && t < 32 && n < cap; t++) {
     if (!((mask >> t) & 1u)) continue;
     done++;
     const char *sep = done == 1 ? "" : done == total ? " or " : ", ";
@@ -145,9 +172,20 @@ static uint32_t value_type_of_element(uint32_t t) {
 }
 
 static int is_value_type(uint32_t t) {
-  return t == VYRE_IR_TYPE_U32 || t == VYRE_IR_TYPE_I32 || t == VYRE_IR_TYPE_F32 ||
-         t == VYRE_IR_TYPE_BOOL;
+  return (vyre__ir_type_where(t) & VYRE_IR_IN_VALUE) != 0;
 }
+
+static int is_storage_type(uint32_t t) {
+  return (vyre__ir_type_where(t) & VYRE_IR_IN_STORAGE) != 0;
+}
+
+// bitcast reinterprets 32 bits: the value types of 4 bytes (u32, i32, f32).
+static int is_bitcast_type(uint32_t t) {
+  return is_value_type(t) && vyre__ir_type_bytes(t) == 4;
+}
+
+// "u32, i32, f32 or bool" and the like, from the lists.
+#define NAMES(which, last) vyre__ir_names_join(which, last, (char[512]){0}, 512)
 
 //===----------------------------------------------------------------------===//
 // Local names: a hash set, so duplicate names cost O(1) each.
@@ -201,11 +239,15 @@ static uint32_t take(vstate *s, uint32_t idx, uint32_t depth, int stmt) {
                 idx);
   s->seen[idx] = 1;
   uint32_t k = s->nodes[idx].kind;
-  int is_expr = k >= VYRE_IR_K_LIT && k <= VYRE_IR_K_FMA;
-  int is_stmt = k >= VYRE_IR_K_LET && k <= VYRE_IR_K_TRAP;
+  int cls = vyre__ir_kind_class(k);
+  int is_expr = cls == 0;
+  int is_stmt = cls == 1;
   if (!is_expr && !is_stmt)
-    return fail(s, "unknown node kind %u (node %u). Fix: use one of the kinds of IR.md §8.", k,
-                idx);
+    return fail(s,
+                "unknown node kind %u (node %u). Fix: use one of the kinds of docs/ir-json.md "
+                "(expressions %s; statements %s).",
+                k, idx, NAMES(VYRE__IR_NAMES_EXPR_KINDS, ", "),
+                NAMES(VYRE__IR_NAMES_STMT_KINDS, ", "));
   if (stmt && !is_stmt)
     return fail(s,
                 "expected a statement, got the expression '%.80s'. Fix: bind it with "
@@ -263,107 +305,55 @@ static uint32_t check_index_u32(vstate *s, const char *what, uint8_t t) {
   return VYRE_STATUS_OK;
 }
 
-// Unary operator operand masks and results (0: same as the operand).
-static const uint32_t kUnMask[VYRE_IR_UN_COUNT] = {M_U | M_I | M_F,
-                                                   M_U | M_I,
-                                                   M_B,
-                                                   M_F,
-                                                   M_U,
-                                                   M_U,
-                                                   M_U,
-                                                   M_U,
-                                                   M_F,
-                                                   M_F,
-                                                   M_F,
-                                                   M_F,
-                                                   M_F,
-                                                   M_F,
-                                                   M_F,
-                                                   M_F};
-
+// Operand masks, result and b rules come from the operator rows. An
+// operator whose mask is bool only says so with its own message (no integer
+// truthiness).
 static uint32_t expr_un(vstate *s, vyre_ir_node *n, uint32_t depth) {
   if (n->op >= VYRE_IR_UN_COUNT)
-    return fail(s,
-                "unknown unary op %u. Fix: use one of neg, not, lnot, abs, clz, ctz, popcount, "
-                "bitrev, floor, ceil, trunc, round, sqrt, is_nan, is_inf, is_finite.",
-                n->op);
+    return fail(s, "unknown unary op %u. Fix: use one of %s.", n->op,
+                NAMES(VYRE__IR_NAMES_UN, ", "));
+  const op_row *row = &kUnRows[n->op];
   uint8_t ta;
   uint32_t st = child(s, "a", n->a, depth + 1, &ta);
   if (st) return st;
-  if (!(kUnMask[n->op] & TB(ta))) {
+  if (!(row->mask & TB(ta))) {
     char m[64];
-    if (n->op == VYRE_IR_UN_LNOT)
+    if (row->mask == VYRE_IR_TM_B)
       return fail(s,
-                  "un 'lnot' takes a bool operand only (no integer truthiness), got %s. Fix: "
+                  "un '%.80s' takes a bool operand only (no integer truthiness), got %s. Fix: "
                   "compare with {\"k\":\"bin\",\"op\":\"eq\",...} against 0 instead.",
-                  tname(ta));
+                  vyre_ir_un_name(n->op), tname(ta));
     return fail(s, "un '%.80s' takes %s, got %s. Fix: cast the operand with {\"k\":\"cast\",...}.",
-                vyre_ir_un_name(n->op), mask_names(kUnMask[n->op], m, sizeof(m)), tname(ta));
+                vyre_ir_un_name(n->op), mask_names(row->mask, m, sizeof(m)), tname(ta));
   }
-  n->type = n->op >= VYRE_IR_UN_IS_NAN ? VYRE_IR_TYPE_BOOL : ta;
+  n->type = (uint8_t)result_type(row->result, ta);
   return VYRE_STATUS_OK;
-}
-
-static uint32_t bin_mask(uint32_t op) {
-  switch (op) {
-  case VYRE_IR_BIN_ADD:
-  case VYRE_IR_BIN_SUB:
-  case VYRE_IR_BIN_MUL:
-  case VYRE_IR_BIN_DIV:
-  case VYRE_IR_BIN_MIN:
-  case VYRE_IR_BIN_MAX:
-  case VYRE_IR_BIN_LT:
-  case VYRE_IR_BIN_LE:
-  case VYRE_IR_BIN_GT:
-  case VYRE_IR_BIN_GE:
-    return M_U | M_I | M_F;
-  case VYRE_IR_BIN_REM:
-  case VYRE_IR_BIN_SHL:
-  case VYRE_IR_BIN_SHR:
-  case VYRE_IR_BIN_AND:
-  case VYRE_IR_BIN_OR:
-  case VYRE_IR_BIN_XOR:
-    return M_U | M_I;
-  case VYRE_IR_BIN_ROTL:
-  case VYRE_IR_BIN_ROTR:
-  case VYRE_IR_BIN_MULHI:
-    return M_U;
-  case VYRE_IR_BIN_EQ:
-  case VYRE_IR_BIN_NE:
-    return M_U | M_I | M_F | M_B;
-  default:
-    return M_B; // LAND, LOR
-  }
 }
 
 static uint32_t expr_bin(vstate *s, vyre_ir_node *n, uint32_t depth) {
   if (n->op >= VYRE_IR_BIN_COUNT)
-    return fail(s,
-                "unknown binary op %u. Fix: use one of the binary ops of IR.md §5 (add, sub, "
-                "mul, div, rem, shl, shr, rotl, rotr, and, or, xor, min, max, mulhi, eq, ne, "
-                "lt, le, gt, ge, land, lor).",
-                n->op);
+    return fail(s, "unknown binary op %u. Fix: use one of the binary ops of docs/ir.md (%s).",
+                n->op, NAMES(VYRE__IR_NAMES_BIN, ", "));
+  const op_row *row = &kBinRows[n->op];
   uint8_t ta, tb;
   uint32_t st = child(s, "a", n->a, depth + 1, &ta);
   if (st) return st;
   st = child(s, "b", n->b, depth + 1, &tb);
   if (st) return st;
   const char *name = vyre_ir_bin_name(n->op);
-  uint32_t mask = bin_mask(n->op);
-  int shift = n->op >= VYRE_IR_BIN_SHL && n->op <= VYRE_IR_BIN_ROTR;
   char m[64];
-  if (mask == M_B && (ta != VYRE_IR_TYPE_BOOL || tb != VYRE_IR_TYPE_BOOL))
+  if (row->mask == VYRE_IR_TM_B && (ta != VYRE_IR_TYPE_BOOL || tb != VYRE_IR_TYPE_BOOL))
     return fail(s,
                 "bin '%.80s' takes bool operands only (no integer truthiness), got %s and %s. "
                 "Fix: turn integers into bool with {\"k\":\"bin\",\"op\":\"ne\",...} against "
                 "0 first.",
                 name, tname(ta), tname(tb));
-  if (!(mask & TB(ta)))
+  if (!(row->mask & TB(ta)))
     return fail(s,
                 "bin '%.80s' takes %s operands, got %s. Fix: cast the operands with "
                 "{\"k\":\"cast\",...}.",
-                name, mask_names(mask, m, sizeof(m)), tname(ta));
-  if (shift) {
+                name, mask_names(row->mask, m, sizeof(m)), tname(ta));
+  if (row->b_rule == VYRE_IR_B_U32) {
     if (tb != VYRE_IR_TYPE_U32)
       return fail(s,
                   "bin '%.80s' takes a u32 amount b, got %s. Fix: cast b with "
@@ -375,16 +365,14 @@ static uint32_t expr_bin(vstate *s, vyre_ir_node *n, uint32_t depth) {
                 "operand with {\"k\":\"cast\",...}.",
                 name, tname(ta), tname(tb));
   }
-  n->type = n->op >= VYRE_IR_BIN_EQ && n->op <= VYRE_IR_BIN_GE ? VYRE_IR_TYPE_BOOL : ta;
+  n->type = (uint8_t)result_type(row->result, ta);
   return VYRE_STATUS_OK;
 }
 
 static uint32_t expr_lit(vstate *s, vyre_ir_node *n) {
   if (!is_value_type(n->type))
-    return fail(s,
-                "lit has type '%.80s' (%u), which is not a value type. Fix: use u32, i32, f32 "
-                "or bool.",
-                tname(n->type), n->type);
+    return fail(s, "lit has type '%.80s' (%u), which is not a value type. Fix: use %s.",
+                tname(n->type), n->type, NAMES(VYRE__IR_NAMES_VALUE_TYPES, " or "));
   if (n->type == VYRE_IR_TYPE_BOOL && n->ref > 1)
     return fail(s, "bool lit holds %u; a bool is 0 or 1. Fix: write true or false.", n->ref);
   return VYRE_STATUS_OK;
@@ -404,8 +392,9 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
     n->type = s->locals[n->ref].type;
     return VYRE_STATUS_OK;
   case VYRE_IR_K_BUILTIN:
-    if (n->op > VYRE_IR_BUILTIN_WGSIZE)
-      return fail(s, "unknown builtin %u. Fix: use gid, lid, wgid, nwg or wgsize.", n->op);
+    if (n->op >= VYRE_IR_BUILTIN_COUNT)
+      return fail(s, "unknown builtin %u. Fix: use %s.", n->op,
+                  NAMES(VYRE__IR_NAMES_BUILTINS, " or "));
     if (n->axis > 2)
       return fail(s, "builtin '%.80s' axis %u is out of range 0..2. Fix: use axis 0, 1 or 2.",
                   vyre_ir_builtin_name(n->op), n->axis);
@@ -445,23 +434,17 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
     return VYRE_STATUS_OK;
   case VYRE_IR_K_CAST:
     if (!is_value_type(n->type))
-      return fail(s,
-                  "cast target '%.80s' (%u) is not a value type. Fix: cast to u32, i32, f32 or "
-                  "bool.",
-                  tname(n->type), n->type);
+      return fail(s, "cast target '%.80s' (%u) is not a value type. Fix: cast to %s.",
+                  tname(n->type), n->type, NAMES(VYRE__IR_NAMES_VALUE_TYPES, " or "));
     return child(s, "a", n->a, depth + 1, &ta);
   case VYRE_IR_K_BITCAST:
-    if (n->type != VYRE_IR_TYPE_U32 && n->type != VYRE_IR_TYPE_I32 && n->type != VYRE_IR_TYPE_F32)
-      return fail(s,
-                  "bitcast target '%.80s' is not u32, i32 or f32. Fix: use cast for bool "
-                  "conversions.",
-                  tname(n->type));
+    if (!is_bitcast_type(n->type))
+      return fail(s, "bitcast target '%.80s' is not %s. Fix: use cast for bool conversions.",
+                  tname(n->type), NAMES(VYRE__IR_NAMES_BITCAST_TYPES, " or "));
     if ((st = child(s, "a", n->a, depth + 1, &ta))) return st;
-    if (!((M_U | M_I | M_F) & TB(ta)))
-      return fail(s,
-                  "bitcast takes a u32, i32 or f32 operand, got %s. Fix: use cast for bool "
-                  "conversions.",
-                  tname(ta));
+    if (!is_bitcast_type(ta))
+      return fail(s, "bitcast takes a %s operand, got %s. Fix: use cast for bool conversions.",
+                  NAMES(VYRE__IR_NAMES_BITCAST_TYPES, " or "), tname(ta));
     return VYRE_STATUS_OK;
   case VYRE_IR_K_FMA: {
     static const char *const f[3] = {"a", "b", "c"};
@@ -478,7 +461,8 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
     return VYRE_STATUS_OK;
   }
   default:
-    return fail(s, "unknown expression kind %u. Fix: use a kind of IR.md §8.", n->kind);
+    return fail(s, "unknown expression kind %u. Fix: use one of %s.", n->kind,
+                NAMES(VYRE__IR_NAMES_EXPR_KINDS, ", "));
   }
 }
 
@@ -556,11 +540,10 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
   uint32_t st;
   uint8_t t;
   if (n->op >= VYRE_IR_ATOMIC_COUNT)
-    return fail(s,
-                "unknown atomic op %u. Fix: use add, sub, and, or, xor, min, max, exchange or "
-                "cas.",
-                n->op);
+    return fail(s, "unknown atomic op %u. Fix: use %s.", n->op,
+                NAMES(VYRE__IR_NAMES_ATOMIC, " or "));
   const char *op = vyre_ir_atomic_name(n->op);
+  const int takes_expected = kAtomicRows[n->op].expected != 0;
   if ((st = check_buffer_ref(s, "atomic", n->ref))) return st;
   if ((st = stmt_store_like(s, "atomic", n->ref))) return st;
   if (s->p->buffers[n->ref].type != VYRE_IR_TYPE_U32)
@@ -568,10 +551,12 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
                 "atomic '%.80s' on buffer '%.80s' whose element type is %s; atomics work only on "
                 "u32 elements. Fix: declare '%.80s' with \"type\": \"u32\".",
                 op, bname(s, n->ref), tname(s->p->buffers[n->ref].type), bname(s, n->ref));
-  if (n->op == VYRE_IR_ATOMIC_CAS && n->c == NONE)
-    return fail(s, "atomic 'cas' needs an expected value. Fix: add \"expected\": <u32 "
-                   "expression>.");
-  if (n->op != VYRE_IR_ATOMIC_CAS && n->c != NONE)
+  if (takes_expected && n->c == NONE)
+    return fail(s,
+                "atomic '%.80s' needs an expected value. Fix: add \"expected\": <u32 "
+                "expression>.",
+                op);
+  if (!takes_expected && n->c != NONE)
     return fail(s,
                 "atomic '%.80s' takes no expected value (only cas does). Fix: remove "
                 "\"expected\".",
@@ -579,7 +564,7 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
   static const char *const f[3] = {"index", "value", "expected"};
   uint32_t kids[3] = {n->a, n->b, n->c};
   for (uint32_t i = 0; i < 3; i++) {
-    if (i == 2 && n->op != VYRE_IR_ATOMIC_CAS) break;
+    if (i == 2 && !takes_expected) break;
     if ((st = child(s, f[i], kids[i], depth + 1, &t))) return st;
     if (t != VYRE_IR_TYPE_U32) {
       push(s, f[i], NONE);
@@ -689,7 +674,8 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
     s->flags |= VYRE_IR_FLAG_HAS_TRAP;
     return VYRE_STATUS_OK;
   default:
-    return fail(s, "unknown statement kind %u. Fix: use a kind of IR.md §8.", n->kind);
+    return fail(s, "unknown statement kind %u. Fix: use one of %s.", n->kind,
+                NAMES(VYRE__IR_NAMES_STMT_KINDS, ", "));
   }
 }
 
@@ -746,17 +732,15 @@ static uint32_t check_buffers(vstate *s) {
     push(s, "buffers", i);
     if ((st = check_string(s, "buffer name", b->name))) return st;
     const char *nm = bname(s, i);
-    if (b->access > VYRE_IR_ACCESS_WORKGROUP)
+    if (b->access >= VYRE_IR_ACCESS_COUNT)
+      return fail(s, "buffer '%.80s' has unknown access %u. Fix: use %s.", nm, b->access,
+                  NAMES(VYRE__IR_NAMES_ACCESS, " or "));
+    if (!is_storage_type(b->type))
       return fail(s,
-                  "buffer '%.80s' has unknown access %u. Fix: use read, uniform, read_write, "
-                  "write or workgroup.",
-                  nm, b->access);
-    if (b->type != VYRE_IR_TYPE_U32 && b->type != VYRE_IR_TYPE_I32 && b->type != VYRE_IR_TYPE_F32 &&
-        b->type != VYRE_IR_TYPE_BOOL32)
-      return fail(s,
-                  "buffer '%.80s' has element type '%.80s' (%u); storage types are u32, i32, f32 "
-                  "and bool32. Fix: use bool32 for booleans.",
-                  nm, tname(b->type), b->type);
+                  "buffer '%.80s' has element type '%.80s' (%u); storage types are %s. Fix: use "
+                  "%s for booleans.",
+                  nm, tname(b->type), b->type, NAMES(VYRE__IR_NAMES_STORAGE_TYPES, " and "),
+                  NAMES(VYRE__IR_NAMES_STORAGE_ONLY, " or "));
     if (b->has_count > 1)
       return fail(s,
                   "buffer '%.80s' has has_count %u; it is 0 or 1. Fix: re-encode the program "
@@ -896,6 +880,25 @@ static uint32_t check_coverage(vstate *s) {
   return VYRE_STATUS_OK;
 }
 
+// The OR of the features of every op and type the program uses. Runs after
+// the walk (every node is reached and typed).
+static uint32_t program_features(const vyre_ir_program *p) {
+  uint32_t f = 0;
+  for (uint32_t i = 0; i < p->buffer_count; i++)
+    f |= vyre__ir_type_feature(p->buffers[i].type);
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    f |= vyre__ir_type_feature(n->type);
+    if (n->kind == VYRE_IR_K_UN)
+      f |= kUnRows[n->op].feature;
+    else if (n->kind == VYRE_IR_K_BIN)
+      f |= kBinRows[n->op].feature;
+    else if (n->kind == VYRE_IR_K_ATOMIC)
+      f |= kAtomicRows[n->op].feature;
+  }
+  return f;
+}
+
 static uint32_t validate(vstate *s) {
   vyre_ir_program *p = s->p;
   uint32_t st;
@@ -905,6 +908,7 @@ static uint32_t validate(vstate *s) {
   if ((st = list(s, "body", p->body, p->body_count, 1))) return st;
   if ((st = check_coverage(s))) return st;
   p->flags = s->flags;
+  p->features = program_features(p);
   return vyre__ir_check_uniform(p, s->err);
 }
 
@@ -912,6 +916,7 @@ uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyr
   if (!p)
     return vyre_error_set(err, VYRE_STATUS_INVALID_PROGRAM,
                           "program: no program given (NULL). Fix: pass a decoded program.");
+  p->features = 0; // filled on success (program_features)
   // A zero limit means the default, as everywhere in the IR library.
   vyre_ir_limits lim = {VYRE_IR_DEFAULT_MAX_DEPTH, VYRE_IR_DEFAULT_MAX_NODES,
                         VYRE_IR_DEFAULT_MAX_JSON_BYTES};

@@ -140,12 +140,17 @@ static uint32_t lookup(const char *name, const char *(*fn)(uint32_t), uint32_t c
   return NONE;
 }
 
-// Types accepted anywhere a type is named; the validator checks which fit.
+// Types accepted anywhere a type is named (every row but void); the
+// validator checks which fit.
 static uint32_t type_code(const char *name) {
-  for (uint32_t t = VYRE_IR_TYPE_U32; t <= VYRE_IR_TYPE_BOOL32; t++)
-    if (strcmp(vyre_ir_type_name(t), name) == 0) return t;
+  for (uint32_t t = 0; t < VYRE_IR_TYPE_COUNT; t++)
+    if (vyre__ir_type_where(t) && strcmp(vyre_ir_type_name(t), name) == 0) return t;
   return NONE;
 }
+
+// The valid names of a list, for "Fix: use ..." hints (ir_names.c expands the
+// X-macro rows of abi/vyre/vyre_backend.h).
+#define NAMES(which, last) vyre__ir_names_join(which, last, (char[512]){0}, 512)
 
 static uint32_t get_type(rd *r, json_t *obj, const char *key, const char *what, uint8_t *out) {
   const char *s;
@@ -154,21 +159,23 @@ static uint32_t get_type(rd *r, json_t *obj, const char *key, const char *what, 
   uint32_t t = type_code(s);
   if (t == NONE) {
     push(r, key, NONE);
-    return fail(r, "unknown type '%s'. Fix: use u32, i32, f32 or bool (bool32 for buffers).", s);
+    return fail(r, "unknown type '%s'. Fix: use %s (%s for buffers).", s,
+                NAMES(VYRE__IR_NAMES_VALUE_TYPES, " or "),
+                NAMES(VYRE__IR_NAMES_STORAGE_ONLY, " or "));
   }
   *out = (uint8_t)t;
   return VYRE_STATUS_OK;
 }
 
 static uint32_t get_op(rd *r, json_t *obj, const char *what, const char *(*fn)(uint32_t),
-                       uint32_t count, const char *fix, uint8_t *out) {
+                       uint32_t count, vyre__ir_names names, uint8_t *out) {
   const char *s;
   uint32_t st = get_str(r, obj, "op", what, &s);
   if (st) return st;
   uint32_t op = lookup(s, fn, count);
   if (op == NONE) {
     push(r, "op", NONE);
-    return fail(r, "unknown %s op '%s'. Fix: use one of %s.", what, s, fix);
+    return fail(r, "unknown %s op '%s'. Fix: use one of %s.", what, s, NAMES(names, ", "));
   }
   *out = (uint8_t)op;
   return VYRE_STATUS_OK;
@@ -321,16 +328,10 @@ static uint32_t lit(rd *r, json_t *v, vyre_ir_node *n) {
   }
   default:
     push(r, "t", NONE);
-    return fail(r, "lit type '%s' is not a value type. Fix: use u32, i32, f32 or bool.",
-                vyre_ir_type_name(n->type));
+    return fail(r, "lit type '%s' is not a value type. Fix: use %s.", vyre_ir_type_name(n->type),
+                NAMES(VYRE__IR_NAMES_VALUE_TYPES, " or "));
   }
 }
-
-static const char kUnOps[] = "neg, not, lnot, abs, clz, ctz, popcount, bitrev, floor, ceil, "
-                             "trunc, round, sqrt, is_nan, is_inf, is_finite";
-static const char kBinOps[] = "add, sub, mul, div, rem, shl, shr, rotl, rotr, and, or, xor, min, "
-                              "max, mulhi, eq, ne, lt, le, gt, ge, land, lor";
-static const char kAtomicOps[] = "add, sub, and, or, xor, min, max, exchange, cas";
 
 static uint32_t expr_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_t depth) {
   static const char *const kVar[] = {"k", "name", NULL};
@@ -359,10 +360,11 @@ static uint32_t expr_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
     if ((st = check_keys(r, v, "builtin", kBuiltin, NULL)) ||
         (st = get_str(r, v, "b", "builtin", &s)))
       return st;
-    x = lookup(s, vyre_ir_builtin_name, VYRE_IR_BUILTIN_WGSIZE + 1);
+    x = lookup(s, vyre_ir_builtin_name, VYRE_IR_BUILTIN_COUNT);
     if (x == NONE) {
       push(r, "b", NONE);
-      return fail(r, "unknown builtin '%s'. Fix: use gid, lid, wgid, nwg or wgsize.", s);
+      return fail(r, "unknown builtin '%s'. Fix: use %s.", s,
+                  NAMES(VYRE__IR_NAMES_BUILTINS, " or "));
     }
     if ((st = get_int(r, v, "axis", "builtin", 0, 255, "use axis 0, 1 or 2", &axis))) return st;
     n->op = (uint8_t)x;
@@ -382,14 +384,15 @@ static uint32_t expr_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
     return VYRE_STATUS_OK;
   case VYRE_IR_K_UN:
     if ((st = check_keys(r, v, "un", kUn, NULL)) ||
-        (st = get_op(r, v, "un", vyre_ir_un_name, VYRE_IR_UN_COUNT, kUnOps, &n->op)) ||
+        (st = get_op(r, v, "un", vyre_ir_un_name, VYRE_IR_UN_COUNT, VYRE__IR_NAMES_UN, &n->op)) ||
         (st = child(r, v, "a", "un", depth + 1, &x)))
       return st;
     r->ir->nodes[idx].a = x;
     return VYRE_STATUS_OK;
   case VYRE_IR_K_BIN:
     if ((st = check_keys(r, v, "bin", kBin, NULL)) ||
-        (st = get_op(r, v, "bin", vyre_ir_bin_name, VYRE_IR_BIN_COUNT, kBinOps, &n->op)) ||
+        (st = get_op(r, v, "bin", vyre_ir_bin_name, VYRE_IR_BIN_COUNT, VYRE__IR_NAMES_BIN,
+                     &n->op)) ||
         (st = child(r, v, "a", "bin", depth + 1, &x)) ||
         (st = child(r, v, "b", "bin", depth + 1, &y)))
       return st;
@@ -436,8 +439,8 @@ static uint32_t kind_of(rd *r, json_t *v, int want_stmt) {
   }
   const char *s;
   if (get_str(r, v, "k", what, &s)) return NONE;
-  for (uint32_t k = VYRE_IR_K_LIT; k <= VYRE_IR_K_TRAP; k++) {
-    if (strcmp(vyre_ir_kind_name(k), s) != 0) continue;
+  for (uint32_t k = 0; k < VYRE_IR_K_END; k++) {
+    if (vyre__ir_kind_class(k) < 0 || strcmp(vyre_ir_kind_name(k), s) != 0) continue;
     if (VYRE_IR_K_IS_STMT(k) != want_stmt) {
       if (want_stmt)
         fail(r,
@@ -455,8 +458,7 @@ static uint32_t kind_of(rd *r, json_t *v, int want_stmt) {
   }
   push(r, "k", NONE);
   fail(r, "unknown %s kind '%s'. Fix: use one of %s.", what, s,
-       want_stmt ? "let, assign, store, if, for, block, return, atomic, barrier, trap"
-                 : "lit, var, builtin, load, len, un, bin, select, cast, bitcast, fma");
+       NAMES(want_stmt ? VYRE__IR_NAMES_STMT_KINDS : VYRE__IR_NAMES_EXPR_KINDS, ", "));
   return NONE;
 }
 
@@ -514,7 +516,8 @@ static uint32_t stmt_atomic(rd *r, json_t *v, uint32_t idx, uint32_t depth) {
   uint32_t st, buf = 0, a = NONE, b = NONE, c = NONE, res = NONE;
   uint8_t op = 0;
   if ((st = check_keys(r, v, "atomic", kAtomic, NULL)) ||
-      (st = get_op(r, v, "atomic", vyre_ir_atomic_name, VYRE_IR_ATOMIC_COUNT, kAtomicOps, &op)) ||
+      (st = get_op(r, v, "atomic", vyre_ir_atomic_name, VYRE_IR_ATOMIC_COUNT, VYRE__IR_NAMES_ATOMIC,
+                   &op)) ||
       (st = find_buffer(r, "atomic", v, &buf)) ||
       (st = child(r, v, "index", "atomic", depth + 1, &a)) ||
       (st = child(r, v, "value", "atomic", depth + 1, &b)))
@@ -664,11 +667,11 @@ static uint32_t buffer(rd *r, json_t *v) {
       (st = get_str(r, v, "name", "a buffer", &name)) ||
       (st = get_str(r, v, "access", "a buffer", &access)))
     return st;
-  uint32_t acc = lookup(access, vyre_ir_access_name, VYRE_IR_ACCESS_WORKGROUP + 1);
+  uint32_t acc = lookup(access, vyre_ir_access_name, VYRE_IR_ACCESS_COUNT);
   if (acc == NONE) {
     push(r, "access", NONE);
-    return fail(r, "unknown access '%s'. Fix: use read, uniform, read_write, write or workgroup.",
-                access);
+    return fail(r, "unknown access '%s'. Fix: use %s.", access,
+                NAMES(VYRE__IR_NAMES_ACCESS, " or "));
   }
   uint8_t type;
   if ((st = get_type(r, v, "type", "a buffer", &type))) return st;

@@ -70,6 +70,13 @@ def gen_validation(ctx):
              _guarded([let("x", lit_u(0)), assign("x", lit_i(-1)), store("out", g, var("x"))]))
     add_case("type_mismatch_select", "select arms of u32 and i32", [_out()],
              _guarded([store("out", g, select(lit_b(True), g, lit_i(1)))]))
+    add_case("abs_diff_on_f32", "abs_diff takes u32 or i32 only (feature int_sat)", [_out()],
+             _guarded([store("out", g, bin_("abs_diff", lit_f(0x3F800000), lit_f(0x40000000)))]))
+    add_case("add_sat_of_u32_and_i32", "add_sat of u32 and i32 (both operands of one type)",
+             [_out()], _guarded([store("out", g, bin_("add_sat", g, lit_i(1)))]))
+    add_case("sub_sat_result_into_f32", "sub_sat of u32 gives u32, stored into an f32 buffer",
+             [buf("out", 0, "write", "f32", 64)],
+             _guarded([store("out", g, bin_("sub_sat", g, lit_u(1)))]))
     add_case("if_condition_not_bool", "an if whose condition is u32 (no integer truthiness)",
              [_out()], _guarded([if_(g, [store("out", g, g)])]))
     add_case("select_condition_not_bool", "a select whose condition is u32", [_out()],

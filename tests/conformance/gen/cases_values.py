@@ -62,6 +62,34 @@ def gen_integers(ctx):
                  "i32 neg (wraps: neg(MIN) = MIN) and not over U",
                  [("a", "i32", U)],
                  [(op, "i32", uop(op), lambda x, op=op: int_un(op, x)) for op in ("neg", "not")])
+    # Feature int_sat (IR 1.1; docs/ir.md "IR features"): abs_diff, add_sat, sub_sat.
+    # Edge sets: both ends of each range, one in from each end, and the
+    # middle, so the cross product holds every exact boundary and every
+    # overflow by one, both ways.
+    eu = [0, 1, 2, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFD, 0xFFFFFFFE, 0xFFFFFFFF, 12345]
+    ei = [u32(v) for v in (-(1 << 31), -(1 << 31) + 1, -2, -1, 0, 1, 2, (1 << 31) - 2,
+                           (1 << 31) - 1, -12345)]
+    sat = ("abs_diff", "add_sat", "sub_sat")
+    pair("integers/int_sat_edges_u32.json", "int_sat_edges_u32",
+         "u32 abs_diff (exact |a-b|), add_sat (clamps to 0xFFFFFFFF), sub_sat (clamps to 0) "
+         "over edge pairs: 0, 1, 0xFFFFFFFE, 0xFFFFFFFF, equal values; exact boundaries and "
+         "overflow by one both ways (feature int_sat, IR 1.1)", "u32", "u32", eu, eu,
+         [(op, "u32", b_op(op), ib(op)) for op in sat])
+    pair("integers/int_sat_edges_i32.json", "int_sat_edges_i32",
+         "i32 abs_diff as u32 (|MIN-MAX| = 0xFFFFFFFF, |0-MIN| = 0x80000000), add_sat and "
+         "sub_sat clamping to [MIN, MAX] over edge pairs at MIN, MIN+1, -1, 0, 1, MAX-1, MAX: "
+         "exact boundaries and overflow by one both ways (feature int_sat, IR 1.1)", "i32",
+         "i32", ei, ei,
+         [("abs_diff", "u32", b_op("abs_diff"), ib("abs_diff", True))] +
+         [(op, "i32", b_op(op), ib(op, True)) for op in ("add_sat", "sub_sat")])
+    pair("integers/int_sat_u32.json", "int_sat_u32",
+         "u32 abs_diff, add_sat, sub_sat over U x U (feature int_sat, IR 1.1)", "u32", "u32",
+         U, U, [(op, "u32", b_op(op), ib(op)) for op in sat])
+    pair("integers/int_sat_i32.json", "int_sat_i32",
+         "i32 abs_diff (u32 result), add_sat, sub_sat over U x U as i32 (feature int_sat, "
+         "IR 1.1)", "i32", "i32", U, U,
+         [("abs_diff", "u32", b_op("abs_diff"), ib("abs_diff", True))] +
+         [(op, "i32", b_op(op), ib(op, True)) for op in ("add_sat", "sub_sat")])
     bools = [False, True]
     pair("integers/logical_bool.json", "logical_bool",
          "land, lor, eq, ne on bool x bool (bool32 inputs) and lnot", "bool32", "bool32",

@@ -32,15 +32,17 @@ from vyre_gen import M32  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 
-UN = {"neg", "not", "lnot", "abs", "clz", "ctz", "popcount", "bitrev", "floor", "ceil", "trunc",
-      "round", "sqrt", "is_nan", "is_inf", "is_finite"}
-BIN = {"add", "sub", "mul", "div", "rem", "shl", "shr", "rotl", "rotr", "and", "or", "xor", "min",
-       "max", "mulhi", "eq", "ne", "lt", "le", "gt", "ge", "land", "lor"}
-ATOMIC = {"add", "sub", "and", "or", "xor", "min", "max", "exchange", "cas"}
-BUILTINS = {"gid", "lid", "wgid", "nwg", "wgsize"}
-VTYPES = {"u32", "i32", "f32", "bool"}
-STYPES = {"u32", "i32", "f32", "bool32"}
-ACCESS = {"read", "uniform", "read_write", "write", "workgroup"}
+# Names and type rules come from the tables of vyre_gen.py, which
+# test_ir_lists.py checks against the lists of abi/vyre/vyre_backend.h.
+UN = set(G.UN)
+BIN = set(G.BIN)
+ATOMIC = set(G.ATOMIC)
+BUILTINS = set(G.BUILTINS)
+VTYPES = set(G.VALUE_TYPES)
+STYPES = set(G.STORAGE_TYPES)
+ACCESS = set(G.ACCESS_MODES)
+# bitcast reinterprets 32 bits: the value types of 4 bytes.
+BITCAST_TYPES = {t[0] for t in G.TYPES if t[2] and t[1] == 4}
 
 FIELDS = {
     "lit": ({"t"}, {"v", "bits"}), "var": ({"name"}, set()), "builtin": ({"b", "axis"}, set()),
@@ -54,8 +56,8 @@ FIELDS = {
     "atomic": ({"op", "buffer", "index", "value"}, {"expected", "result"}),
     "trap": ({"site"}, set()),
 }
-EXPR_KINDS = {"lit", "var", "builtin", "load", "len", "un", "bin", "select", "cast", "bitcast",
-              "fma"}
+EXPR_KINDS = {k[0] for k in G.KINDS if not k[2]}
+assert set(FIELDS) == {k[0] for k in G.KINDS}, "FIELDS must spell every kind of vyre_gen.KINDS"
 
 
 class Invalid(Exception):
@@ -218,7 +220,7 @@ class Checker:
                 self.fail(path, "atomic on %s %s buffer" % (b["access"], b["type"]))
             if s["op"] not in ATOMIC:
                 self.fail(path, "unknown atomic op")
-            if ("expected" in s) != (s["op"] == "cas"):
+            if ("expected" in s) != G.ATOMIC[s["op"]][1]:
                 self.fail(path, "expected only (and always) on cas")
             for f in ("index", "value", "expected"):
                 if f in s and self.expr(s[f], path + "." + f, scope) != "u32":
@@ -289,33 +291,25 @@ class Checker:
             if op not in UN:
                 self.fail(path, "unknown unary op")
             t = self.expr(e["a"], path + ".a", scope)
-            ok = {"neg": {"u32", "i32", "f32"}, "not": {"u32", "i32"}, "lnot": {"bool"},
-                  "abs": {"f32"}}.get(op)
-            if ok is None:
-                ok = {"u32"} if op in ("clz", "ctz", "popcount", "bitrev") else {"f32"}
+            _, ok, result, _ = G.UN[op]
             if t not in ok:
                 self.fail(path, "%s on %s" % (op, t))
-            return "bool" if op.startswith("is_") else t
+            return G.op_result(result, t)
         if k == "bin":
             op = e["op"]
             if op not in BIN:
                 self.fail(path, "unknown binary op")
             ta = self.expr(e["a"], path + ".a", scope)
             tb = self.expr(e["b"], path + ".b", scope)
-            if op in ("shl", "shr", "rotl", "rotr"):
-                ok = {"u32", "i32"} if op in ("shl", "shr") else {"u32"}
-                if ta not in ok or tb != "u32":
-                    self.fail(path, "%s types %s %s" % (op, ta, tb))
-                return ta
-            if ta != tb:
-                self.fail(path, "%s of %s and %s" % (op, ta, tb))
-            ok = {"add": "uif", "sub": "uif", "mul": "uif", "div": "uif", "min": "uif",
-                  "max": "uif", "rem": "ui", "and": "ui", "or": "ui", "xor": "ui", "mulhi": "u",
-                  "eq": "uifb", "ne": "uifb", "lt": "uif", "le": "uif", "gt": "uif",
-                  "ge": "uif", "land": "b", "lor": "b"}[op]
-            if ta[0] not in ok:
+            _, ok, result, b_rule, _ = G.BIN[op]
+            if ta not in ok:
                 self.fail(path, "%s on %s" % (op, ta))
-            return "bool" if op in ("eq", "ne", "lt", "le", "gt", "ge", "land", "lor") else ta
+            if b_rule == "u32":
+                if tb != "u32":
+                    self.fail(path, "%s types %s %s" % (op, ta, tb))
+            elif ta != tb:
+                self.fail(path, "%s of %s and %s" % (op, ta, tb))
+            return G.op_result(result, ta)
         if k == "select":
             if self.expr(e["c"], path + ".c", scope) != "bool":
                 self.fail(path, "select condition")
@@ -329,9 +323,9 @@ class Checker:
             self.expr(e["a"], path + ".a", scope)
             return e["to"]
         if k == "bitcast":
-            if e["to"] not in ("u32", "i32", "f32"):
+            if e["to"] not in BITCAST_TYPES:
                 self.fail(path, "bitcast type")
-            if self.expr(e["a"], path + ".a", scope) not in ("u32", "i32", "f32"):
+            if self.expr(e["a"], path + ".a", scope) not in BITCAST_TYPES:
                 self.fail(path, "bitcast operand")
             return e["to"]
         if k == "fma":

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """vyre_gen.py -- shared helpers of the case and example generators.
 
-Three parts, all Python 3 standard library:
+Four parts, all Python 3 standard library:
 
+* the IR lists of abi/vyre/vyre_backend.h as tables (TYPES, UN_OPS, BIN_OPS,
+  ATOMIC_OPS ...), checked against the header by test_ir_lists.py;
 * an IR builder: small functions that return the JSON objects of IR.md §8
   (lit_u, var, bin_, store, if_, for_ ...);
 * a reference of the IR.md §5 value rules computed independently of vyre:
@@ -25,6 +27,120 @@ M32 = 0xFFFFFFFF
 CANON_NAN = 0x7FC00000
 F_POS_INF = 0x7F800000
 F_NEG_INF = 0xFF800000
+
+# ---------------------------------------------------------------------------
+# The IR lists of abi/vyre/vyre_backend.h, row for row (docs/ir.md). The
+# header is the one definition; test_ir_lists.py (ctest
+# conformance.gen_ir_lists) parses its X(...) rows and checks these tables
+# agree exactly: names in code order, operand types, result and b rules,
+# features. check_cases.py takes its type rules from here.
+# ---------------------------------------------------------------------------
+
+# IR features: name -> (bit, IR minor version that introduced it).
+FEATURES = {"int_sat": (0, 1)}
+
+# Types in code order: (name, storage bytes, value type, storage type, feature).
+TYPES = [
+    ("void", 0, False, False, None),
+    ("u32", 4, True, True, None),
+    ("i32", 4, True, True, None),
+    ("f32", 4, True, True, None),
+    ("bool", 0, True, False, None),
+    ("bool32", 4, False, True, None),
+]
+VALUE_TYPES = [t[0] for t in TYPES if t[2]]
+STORAGE_TYPES = [t[0] for t in TYPES if t[3]]
+
+ACCESS_MODES = ["read", "uniform", "read_write", "write", "workgroup"]
+
+# Node kinds: (name, code, is statement).
+KINDS = [
+    ("lit", 1, False), ("var", 2, False), ("builtin", 3, False), ("load", 4, False),
+    ("len", 5, False), ("un", 6, False), ("bin", 7, False), ("select", 8, False),
+    ("cast", 9, False), ("bitcast", 10, False), ("fma", 11, False),
+    ("let", 16, True), ("assign", 17, True), ("store", 18, True), ("if", 19, True),
+    ("for", 20, True), ("block", 21, True), ("return", 22, True), ("atomic", 23, True),
+    ("barrier", 24, True), ("trap", 25, True),
+]
+
+BUILTINS = ["gid", "lid", "wgid", "nwg", "wgsize"]
+
+_U, _UI, _UIF = ("u32",), ("u32", "i32"), ("u32", "i32", "f32")
+_F, _B = ("f32",), ("bool",)
+
+# Unary operators in code order: (name, operand types, result rule, feature).
+# Result rules: "same" (the operand type), "bool", "u32".
+UN_OPS = [
+    ("neg", _UIF, "same", None), ("not", _UI, "same", None), ("lnot", _B, "same", None),
+    ("abs", _F, "same", None), ("clz", _U, "same", None), ("ctz", _U, "same", None),
+    ("popcount", _U, "same", None), ("bitrev", _U, "same", None),
+    ("floor", _F, "same", None), ("ceil", _F, "same", None), ("trunc", _F, "same", None),
+    ("round", _F, "same", None), ("sqrt", _F, "same", None),
+    ("is_nan", _F, "bool", None), ("is_inf", _F, "bool", None),
+    ("is_finite", _F, "bool", None),
+]
+
+# Binary operators in code order: (name, operand types, result rule, b rule,
+# feature). b rules: "same" (the type of a), "u32" (a shift or rotate amount).
+BIN_OPS = [
+    ("add", _UIF, "same", "same", None), ("sub", _UIF, "same", "same", None),
+    ("mul", _UIF, "same", "same", None), ("div", _UIF, "same", "same", None),
+    ("rem", _UI, "same", "same", None), ("shl", _UI, "same", "u32", None),
+    ("shr", _UI, "same", "u32", None), ("rotl", _U, "same", "u32", None),
+    ("rotr", _U, "same", "u32", None), ("and", _UI, "same", "same", None),
+    ("or", _UI, "same", "same", None), ("xor", _UI, "same", "same", None),
+    ("min", _UIF, "same", "same", None), ("max", _UIF, "same", "same", None),
+    ("mulhi", _U, "same", "same", None),
+    ("eq", _UIF + _B, "bool", "same", None), ("ne", _UIF + _B, "bool", "same", None),
+    ("lt", _UIF, "bool", "same", None), ("le", _UIF, "bool", "same", None),
+    ("gt", _UIF, "bool", "same", None), ("ge", _UIF, "bool", "same", None),
+    ("land", _B, "same", "same", None), ("lor", _B, "same", "same", None),
+    ("abs_diff", _UI, "u32", "same", "int_sat"),
+    ("add_sat", _UI, "same", "same", "int_sat"),
+    ("sub_sat", _UI, "same", "same", "int_sat"),
+]
+
+# Atomic operators in code order: (name, takes an expected value, feature).
+ATOMIC_OPS = [
+    ("add", False, None), ("sub", False, None), ("and", False, None), ("or", False, None),
+    ("xor", False, None), ("min", False, None), ("max", False, None),
+    ("exchange", False, None), ("cas", True, None),
+]
+
+UN = {r[0]: r for r in UN_OPS}
+BIN = {r[0]: r for r in BIN_OPS}
+ATOMIC = {r[0]: r for r in ATOMIC_OPS}
+
+
+def op_result(rule, ta):
+    """The result type of an operator row's result rule for operand type ta."""
+    return {"same": ta, "bool": "bool", "u32": "u32"}[rule]
+
+
+def program_features(prog):
+    """The IR features (names) a program uses: the features of its ops and types."""
+    used = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            k = x.get("k")
+            if k == "un" and x.get("op") in UN and UN[x["op"]][3]:
+                used.add(UN[x["op"]][3])
+            if k == "bin" and x.get("op") in BIN and BIN[x["op"]][4]:
+                used.add(BIN[x["op"]][4])
+            if k == "atomic" and x.get("op") in ATOMIC and ATOMIC[x["op"]][2]:
+                used.add(ATOMIC[x["op"]][2])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(prog.get("body", []))
+    for t in TYPES:
+        if t[4] and any(b.get("type") == t[0] for b in prog.get("buffers", [])):
+            used.add(t[4])
+    return used
+
 
 # ---------------------------------------------------------------------------
 # IR builder
@@ -290,6 +406,28 @@ def bitrev(a):
     return r
 
 
+def int_abs_diff(a, b, signed):
+    """|a - b| computed exactly on the values, as u32 (at most 2^32 - 1)."""
+    x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
+    return abs(x - y)
+
+
+def int_clamp(v, signed):
+    """The exact integer v clamped to the range of u32 or i32, as bits."""
+    lo, hi = (-(1 << 31), (1 << 31) - 1) if signed else (0, M32)
+    return u32(max(lo, min(hi, v)))
+
+
+def int_add_sat(a, b, signed):
+    x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
+    return int_clamp(x + y, signed)
+
+
+def int_sub_sat(a, b, signed):
+    x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
+    return int_clamp(x - y, signed)
+
+
 def int_bin(op, a, b, signed=False):
     """The u32/i32 binary ops on bit patterns; comparisons give bool."""
     a &= M32
@@ -326,6 +464,12 @@ def int_bin(op, a, b, signed=False):
         return (a * b) >> 32
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         return int_cmp(op, a, b, signed)
+    if op == "abs_diff":
+        return int_abs_diff(a, b, signed)
+    if op == "add_sat":
+        return int_add_sat(a, b, signed)
+    if op == "sub_sat":
+        return int_sub_sat(a, b, signed)
     raise ValueError(op)
 
 
