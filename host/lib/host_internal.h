@@ -56,6 +56,7 @@ typedef struct vyre__plugin {
   vyre_backend_ops ops; // the plugin's table, copied; struct_size = bytes covered
   uint32_t abi_major, abi_minor;
   uint32_t discovered; // 1: found by a folder scan (it then owns its name)
+  uint32_t retry;      // 1: refused by the file check before dlopen; checked again on next use
 } vyre__plugin;
 
 // The folders searched, in order (VYRE_PLUGIN_PATH entries unless the
@@ -73,6 +74,20 @@ uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint
 // Loads the plugin at |path| (an explicit choice). Never NULL except when
 // out of memory; check ->loaded.
 vyre__plugin *vyre__plugin_load_path(const char *path);
+// The plugin of backend |name|: the record already discovered, else the file
+// libvyre-backend-<name>.so of the first search folder holding one (only that
+// file is opened). NULL when no folder has it (or out of memory).
+vyre__plugin *vyre__plugin_find(const vyre__search *search, const char *name);
+// A plugin already loaded whose table names itself |ops_name|, or NULL
+// (nothing is loaded).
+vyre__plugin *vyre__plugin_find_loaded(const char *ops_name);
+// The plugin files of the search folders (first folder wins per name),
+// without loading any. Returns the count (may exceed |capacity|).
+typedef struct vyre__plugin_file {
+  char name[64];
+  char path[1024];
+} vyre__plugin_file;
+uint32_t vyre__plugins_files(const vyre__search *search, vyre__plugin_file *out, uint32_t capacity);
 
 //===----------------------------------------------------------------------===//
 // Registry of live host objects (registry.c)

@@ -17,6 +17,10 @@
 //   T_PROBE_UNAVAILABLE t-probe-unavailable: probe says no device
 //   T_QUERY_NULL      t-query-null: the query returns NULL
 //   T_NO_QUERY        t-nosym: the query symbol is not exported
+//   T_CRASH_ON_LOAD   t-crash: aborts as soon as it is loaded (a constructor);
+//                     built into its own folder (test-plugins-crash)
+//   T_NO_NUL          t-nonul: probe reason, device_name and driver filled
+//                     to the last byte with no terminating NUL
 //
 // Semantics (enough to check the host's plan, not an IR interpreter): for
 // element i, every write binding gets the sum of the read/uniform bindings'
@@ -63,8 +67,21 @@ typedef struct tbuf {
   uint8_t *data;
 } tbuf;
 
+#if defined(T_CRASH_ON_LOAD)
+// A plugin that kills any process that loads it: a backend that was not
+// asked for must never be loaded.
+__attribute__((constructor)) static void t_crash_on_load(void) {
+  abort();
+}
+#endif
+
 static void t_probe(vyre_probe_result *out) {
-#ifdef T_PROBE_UNAVAILABLE
+#if defined(T_NO_NUL)
+  out->available = 1;
+  out->device_count = 1;
+  out->best_device_kind = T_KIND;
+  memset(out->reason, 'R', sizeof(out->reason)); // no NUL anywhere
+#elif defined(T_PROBE_UNAVAILABLE)
   out->available = 0;
   out->device_count = 0;
   snprintf(out->reason, sizeof(out->reason),
@@ -119,6 +136,10 @@ static uint32_t t_get_caps(vyre_backend *b, vyre_caps *out, vyre_error *err) {
   memcpy(out->device_uuid, kUuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "%s device", T_NAME);
   snprintf(out->driver, sizeof(out->driver), "test");
+#if defined(T_NO_NUL)
+  memset(out->device_name, 'N', sizeof(out->device_name)); // no NUL anywhere
+  memset(out->driver, 'D', sizeof(out->driver));
+#endif
   return VYRE_STATUS_OK;
 }
 
