@@ -67,7 +67,7 @@ static void probe_plugin(const vyre__plugin *p, vyre_probe_result *out) {
   memset(out, 0, sizeof(*out));
   out->struct_size = sizeof(*out);
   p->ops.probe(out);
-  out->reason[sizeof(out->reason) - 1] = '\0';
+  out->reason[sizeof(out->reason) - 1] = '\0'; // a plugin may leave no NUL (t-nonul)
 }
 
 static void fill_candidate(vyre_candidate *c, const vyre__plugin *p) {
@@ -246,6 +246,7 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
     e->struct_size = sizeof(*e);
     e->message[0] = '\0';
     st = p->ops.create(args, &be, e);
+    e->message[sizeof(e->message) - 1] = '\0'; // whatever the plugin wrote
     if (st == VYRE_STATUS_OK && !be) st = VYRE_STATUS_INTERNAL;
     if (st != VYRE_STATUS_OK) {
       if (!e->message[0])

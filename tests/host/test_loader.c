@@ -552,6 +552,30 @@ static void test_a_writable_plugin_is_refused_unless_allowed(void **state) {
   vyre_device_close(dev);
 }
 
+// t-nonul fills its probe reason, device_name and driver to the last byte
+// with no NUL: the host terminates them before anyone reads them as strings.
+static void test_plugin_strings_without_nul_are_terminated(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-nonul", NULL, &dev, &e), VYRE_STATUS_OK);
+  vyre_caps caps;
+  assert_int_equal(vyre_device_caps(dev, &caps, &e), VYRE_STATUS_OK);
+  assert_int_equal(caps.device_name[sizeof(caps.device_name) - 1], '\0');
+  assert_int_equal(caps.driver[sizeof(caps.driver) - 1], '\0');
+  assert_int_equal(strlen(caps.device_name), sizeof(caps.device_name) - 1);
+  assert_int_equal(caps.device_name[0], 'N');
+  assert_int_equal(caps.driver[0], 'D');
+  ASSERT_HAS(vyre_device_selection_reason(dev), "requested by the backend argument");
+  vyre_device_close(dev);
+  vyre_candidate c[64];
+  uint32_t n = 0;
+  assert_int_equal(vyre_list_candidates(c, 64, &n, &e), VYRE_STATUS_OK);
+  const vyre_candidate *t = find(c, n < 64 ? n : 64, "t-nonul");
+  assert_int_equal(t->available, 1);
+  assert_true(memchr(t->reason, '\0', sizeof(t->reason)) != NULL);
+  ASSERT_HAS(t->reason, "RRRR");
+}
+
 static void *open_and_list(void *arg) {
   int *failures = arg;
   for (int r = 0; r < 20; r++) {
@@ -610,6 +634,7 @@ int main(void) {
       cmocka_unit_test_setup(test_a_fifo_named_like_a_plugin_is_never_opened, setup),
       cmocka_unit_test_setup(test_naming_a_backend_loads_only_that_backends_file, setup),
       cmocka_unit_test_setup(test_a_writable_plugin_is_refused_unless_allowed, setup),
+      cmocka_unit_test_setup(test_plugin_strings_without_nul_are_terminated, setup),
   };
   return cmocka_run_group_tests_name("host/loader", tests, NULL, NULL);
 }
