@@ -376,6 +376,59 @@ static void test_cli_run_escapes_control_bytes_from_the_case_file(void **state) 
   rmdir(dir);
 }
 
+// A case's inputs, write buffers and expected outputs share one memory
+// budget (VYRE_CASE_MAX_BYTES), checked before anything is allocated: a few
+// bytes of JSON cannot make vyre allocate gigabytes.
+static void test_cli_case_memory_budget_is_checked_before_allocating(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  // 3 x 400 bytes of inputs (generators) plus a 400-byte write buffer.
+  write_text(
+      dir, "big.json",
+      "{\"vyre\":1,\"name\":\"big\",\"workgroup_size\":[4,1,1],\"buffers\":["
+      "{\"name\":\"a\",\"binding\":0,\"access\":\"read\",\"type\":\"u32\"},"
+      "{\"name\":\"b\",\"binding\":1,\"access\":\"read\",\"type\":\"u32\"},"
+      "{\"name\":\"c\",\"binding\":2,\"access\":\"read\",\"type\":\"u32\"},"
+      "{\"name\":\"out\",\"binding\":3,\"access\":\"write\",\"type\":\"u32\",\"count\":100}],"
+      "\"body\":[{\"k\":\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"builtin\",\"b\":"
+      "\"gid\",\"axis\":0},\"value\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":7}}],"
+      "\"inputs\":{\"a\":{\"fill\":100,\"value\":1},\"b\":{\"iota\":100},"
+      "\"c\":{\"random\":100,\"seed\":3}}}");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "validate %s/big.json", dir);
+  result r = vyre_env("VYRE_CASE_MAX_BYTES=1000 ", cmd);
+  assert_int_equal(r.code, 1);
+  // Write buffers first (400), then inputs in order: 'b' would make 1200.
+  assert_contains(&r, "inputs.b: input 'b' needs 400 bytes");
+  assert_contains(&r, "800 bytes so far");
+  assert_contains(&r, "budget of 1000 bytes (VYRE_CASE_MAX_BYTES)");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  // The write buffer alone is over a smaller budget, named as such.
+  r = vyre_env("VYRE_CASE_MAX_BYTES=300 ", cmd);
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "write buffer 'out'");
+  assert_contains(&r, "budget of 300 bytes");
+  free(r.out);
+  // Enough budget (a suffix is accepted): valid.
+  r = vyre_env("VYRE_CASE_MAX_BYTES=2K ", cmd);
+  assert_int_equal(r.code, 0);
+  free(r.out);
+  r = vyre(cmd); // the default (4 GiB)
+  assert_int_equal(r.code, 0);
+  free(r.out);
+  // A value that is not a byte count is an error, not a silent default.
+  r = vyre_env("VYRE_CASE_MAX_BYTES=lots ", cmd);
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "VYRE_CASE_MAX_BYTES='lots' is not a byte count");
+  free(r.out);
+  char path[700];
+  snprintf(path, sizeof path, "%s/big.json", dir);
+  unlink(path);
+  rmdir(dir);
+}
+
 // Listing opens every available device. Mesa's Vulkan drivers leak at
 // instance destruction from an unloaded module (frames LeakSanitizer cannot
 // name), so leak detection is off for the child when a Vulkan plugin is built.
@@ -496,6 +549,7 @@ int main(void) {
       cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
       cmocka_unit_test(test_cli_run_out_refuses_buffer_names_that_leave_the_folder),
       cmocka_unit_test(test_cli_run_escapes_control_bytes_from_the_case_file),
+      cmocka_unit_test(test_cli_case_memory_budget_is_checked_before_allocating),
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
       cmocka_unit_test(test_cli_conform_runs_a_folder),
 #ifdef VYRE_CLI_NOSRC_PATH
