@@ -18,13 +18,16 @@
 // never aborts, and failure anywhere only makes the cache act as a miss.
 
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -177,6 +180,33 @@ static void sweep_temporaries(vyre_kit_cache *c) {
 
 //===----------------------------------------------------------------------===//
 // Open / close
+// VYRE_CACHE_DISABLE, parsed as the host parses it (host_services.c): 1,
+// true, yes, on disable; 0, false, no, off and empty do not; anything else
+// is warned about once per process and does not disable.
+static int cache_disabled(const vyre_kit_cache *c) {
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  static const char *const no[] = {"0", "false", "no", "off", ""};
+  static atomic_flag warned = ATOMIC_FLAG_INIT;
+  const char *v = vyre_kit_getenv("VYRE_CACHE_DISABLE");
+  if (!v) return 0;
+  for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+    if (strcasecmp(v, no[i]) == 0) return 0;
+  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+    if (strcasecmp(v, yes[i]) == 0) return 1;
+  if (!atomic_flag_test_and_set(&warned)) {
+    char shown[80];
+    size_t n = 0;
+    for (const char *p = v; *p && n + 1 < sizeof(shown); p++)
+      shown[n++] = isprint((unsigned char)*p) ? *p : '?';
+    shown[n] = '\0';
+    vyre_kit_log(VYRE_LOG_WARN, c->backend,
+                 "VYRE_CACHE_DISABLE='%s' is not 1/true/yes/on or 0/false/no/off; the compile "
+                 "cache stays on. Fix: set VYRE_CACHE_DISABLE=1 to turn it off, or unset it.",
+                 shown);
+  }
+  return 0;
+}
+
 //===----------------------------------------------------------------------===//
 
 vyre_kit_cache *vyre_kit_cache_open(const char *root, const char *subdir, uint64_t max_bytes,
@@ -186,8 +216,7 @@ vyre_kit_cache *vyre_kit_cache_open(const char *root, const char *subdir, uint64
   pthread_mutex_init(&c->lock, NULL);
   c->cap = max_bytes ? max_bytes : CACHE_DEFAULT_CAP;
   snprintf(c->backend, sizeof(c->backend), "%s", backend ? backend : "plugin");
-  const char *disable = vyre_kit_getenv("VYRE_CACHE_DISABLE");
-  if (!root || !subdir || (disable && disable[0] && strcmp(disable, "0") != 0)) return c;
+  if (!root || !subdir || cache_disabled(c)) return c;
   size_t n = strlen(root) + strlen(subdir) + 2;
   char *dir = malloc(n);
   if (!dir) return c;

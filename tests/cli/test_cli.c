@@ -494,6 +494,35 @@ static void test_cli_conform_runs_a_folder(void **state) {
   assert_int_equal(r.code, 2);
   assert_contains(&r, "unknown path 'bogus'");
   free(r.out);
+  // A misspelt backend is an error naming it and the known ones, never a
+  // run with every case skipped.
+  r = vyre("conform --backend vulkn --cases " DATA " --filter 'vadd*' --no-runtime");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "unknown backend 'vulkn'");
+  assert_contains(&r, "known backends: ");
+  assert_contains(&r, "cpu");
+  assert_contains(&r, "Fix:");
+  assert_null(strstr(r.out, "skipped"));
+  free(r.out);
+  r = vyre_env("VYRE_BACKEND=vulkn ", "conform --cases " DATA " --filter 'vadd*' --no-runtime");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "unknown backend 'vulkn' (VYRE_BACKEND)");
+  free(r.out);
+}
+
+// VYRE_CACHE_DISABLE with a value that is not a boolean is warned about (the
+// cache stays on); "false" is quiet.
+static void test_cli_cache_disable_value_is_parsed_strictly(void **state) {
+  (void)state;
+  result r = vyre_env("VYRE_CACHE_DISABLE=maybe ", "run --backend cpu " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "VYRE_CACHE_DISABLE='maybe'");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  r = vyre_env("VYRE_CACHE_DISABLE=false ", "run --backend cpu " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_null(strstr(r.out, "VYRE_CACHE_DISABLE"));
+  free(r.out);
 }
 
 #ifdef VYRE_CLI_NOSRC_PATH
@@ -552,6 +581,7 @@ int main(void) {
       cmocka_unit_test(test_cli_case_memory_budget_is_checked_before_allocating),
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
       cmocka_unit_test(test_cli_conform_runs_a_folder),
+      cmocka_unit_test(test_cli_cache_disable_value_is_parsed_strictly),
 #ifdef VYRE_CLI_NOSRC_PATH
       cmocka_unit_test(test_cli_conform_falls_back_to_the_installed_cases),
 #endif

@@ -172,6 +172,59 @@ static void test_cache_disable_variable_turns_it_off(void **state) {
   vyre_kit_cache_close(c);
 }
 
+// Runs vyre_kit_cache_open with VYRE_CACHE_DISABLE=|value| (NULL: unset) and
+// returns whether the cache is enabled; what it logged goes to |log|.
+static int enabled_with(const char *value, char *log, size_t cap) {
+  if (value)
+    setenv("VYRE_CACHE_DISABLE", value, 1);
+  else
+    unsetenv("VYRE_CACHE_DISABLE");
+  char path[300];
+  snprintf(path, sizeof(path), "%s.log", g_root);
+  fflush(stderr);
+  int saved = dup(2);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "parse-v1", 0, "test");
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  unsetenv("VYRE_CACHE_DISABLE");
+  int on = vyre_kit_cache_enabled(c);
+  vyre_kit_cache_close(c);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(log, 1, cap - 1, f) : 0;
+  log[n] = '\0';
+  if (f) fclose(f);
+  unlink(path);
+  return on;
+}
+
+// VYRE_CACHE_DISABLE is parsed strictly: 1/true/yes/on disable, 0/false/
+// no/off/empty leave the cache on, anything else warns (naming the value)
+// and leaves it on.
+static void test_cache_disable_values_are_parsed_strictly(void **state) {
+  char log[4096];
+  static const char *const off[] = {"1", "true", "yes", "on", "TRUE", "On"};
+  static const char *const on[] = {"0", "false", "no", "off", "", "FALSE", "Off"};
+  for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+    if (enabled_with(off[i], log, sizeof(log)))
+      fail_msg("VYRE_CACHE_DISABLE=%s left it on", off[i]);
+    assert_null(strstr(log, "VYRE_CACHE_DISABLE"));
+  }
+  for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+    if (!enabled_with(on[i], log, sizeof(log)))
+      fail_msg("VYRE_CACHE_DISABLE='%s' turned the cache off", on[i]);
+    assert_null(strstr(log, "VYRE_CACHE_DISABLE"));
+  }
+  assert_true(enabled_with(NULL, log, sizeof(log)));
+  assert_true(enabled_with("maybe", log, sizeof(log)));
+  if (!strstr(log, "VYRE_CACHE_DISABLE='maybe'") || !strstr(log, "Fix:"))
+    fail_msg("no warning naming the value: %s", log);
+}
+
 static void test_cache_eight_processes_writing_one_key_all_succeed(void **state) {
   char payload[4096];
   for (size_t i = 0; i < sizeof(payload); i++)
@@ -333,6 +386,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_unusable_folder_runs_uncached, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_disable_variable_turns_it_off, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_disable_values_are_parsed_strictly, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_cache_eight_processes_writing_one_key_all_succeed, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_evicts_least_recently_used_over_the_cap, setup,
