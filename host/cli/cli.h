@@ -50,4 +50,16 @@ int vyre_cli_read_file(const char *path, uint8_t **out, size_t *out_size, char *
 // 16 ... the last 4 when there are more than 20, then "(N elements)".
 void vyre_cli_print_elements(FILE *f, uint32_t type, const uint8_t *bytes, uint64_t size);
 
+// Text from a case file, a program or a plugin, made safe for a terminal:
+// control bytes (below 0x20, 0x7f, and the UTF-8 C1 controls U+0080..U+009F)
+// are written as the four characters \xNN, so an escape sequence in a buffer
+// name shows as "\x1b[31m" instead of being obeyed. Truncated to |cap|
+// (ending "..."). Returns |buf|.
+const char *vyre_cli_safe(const char *text, char *buf, size_t cap);
+
+// 0 when |name| (a buffer name from a case file) can be used as a file name
+// inside a folder; else 1 with *why saying what is wrong: empty, a '/', "..",
+// a control byte, or longer than 200 bytes.
+int vyre_cli_file_name_bad(const char *name, const char **why);
+
 #endif // VYRE_CLI_H

@@ -113,3 +113,44 @@ void vyre_cli_print_elements(FILE *f, uint32_t type, const uint8_t *bytes, uint6
   }
   fprintf(f, "%s(%llu element%s)\n", n ? " " : "", (unsigned long long)n, n == 1 ? "" : "s");
 }
+
+const char *vyre_cli_safe(const char *text, char *buf, size_t cap) {
+  if (!cap) return buf;
+  if (!text) text = "(null)";
+  size_t n = 0;
+  const unsigned char *p = (const unsigned char *)text;
+  for (; *p; p++) {
+    int c1 = p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F; // U+0080..U+009F
+    int ctl = *p < 0x20 || *p == 0x7F || c1;
+    size_t need = ctl ? (c1 ? 8 : 4) : 1;
+    if (n + need + 4 > cap) { // room for "..." and the NUL
+      snprintf(buf + n, cap - n, "...");
+      return buf;
+    }
+    if (!ctl) {
+      buf[n++] = (char)*p;
+    } else if (c1) {
+      n += (size_t)snprintf(buf + n, cap - n, "\\x%02x\\x%02x", p[0], p[1]);
+      p++;
+    } else {
+      n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", *p);
+    }
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
+int vyre_cli_file_name_bad(const char *name, const char **why) {
+  *why = NULL;
+  if (!name[0])
+    *why = "it is empty";
+  else if (strchr(name, '/'))
+    *why = "it contains '/'";
+  else if (strstr(name, ".."))
+    *why = "it contains '..'";
+  else if (strlen(name) > 200)
+    *why = "it is longer than 200 bytes";
+  for (const unsigned char *p = (const unsigned char *)name; !*why && *p; p++)
+    if (*p < 0x20 || *p == 0x7F) *why = "it contains a control character";
+  return *why != NULL;
+}

@@ -13,10 +13,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "vyre_conform.h"
@@ -169,9 +171,11 @@ static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyr
               "vyre run: --input '%.*s': the program has no input buffer of that name "
               "(inputs are read, uniform and read_write buffers). Fix: use one of:",
               (int)nlen, a->inputs[k]);
+      char name[1024];
       for (uint32_t b = 0; b < v->buffer_count; b++)
         if (v->buffers[b].access <= VYRE_IR_ACCESS_READ_WRITE)
-          fprintf(stderr, " %s", vyre_ir_string(v, v->buffers[b].name));
+          fprintf(stderr, " %s",
+                  vyre_cli_safe(vyre_ir_string(v, v->buffers[b].name), name, sizeof name));
       fprintf(stderr, ".\n");
       return VYRE_EXIT_USAGE;
     }
@@ -204,7 +208,8 @@ static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyr
     for (uint32_t i = 0; i < in->count; i++)
       have |= in->data[i].buffer_index == b;
     if (!have) {
-      const char *name = vyre_ir_string(v, v->buffers[b].name);
+      char name[1024];
+      vyre_cli_safe(vyre_ir_string(v, v->buffers[b].name), name, sizeof name);
       fprintf(stderr,
               "vyre run: %s: no data for input buffer '%s' (%s %s). Fix: pass --input "
               "%s=FILE (raw little-endian 4-byte elements) or give \"inputs\" in the "
@@ -238,7 +243,23 @@ static json_t *vyre_run_values_json(const vyre_conform_buffer *b) {
   return arr;
 }
 
-static int vyre_run_write_out(const char *dir, const vyre_conform_outcome *o) {
+// Buffer names come from the case file: each must be a plain file name
+// (vyre_cli_file_name_bad), checked for every output before any is written,
+// and the file is opened with O_NOFOLLOW so a link planted in DIR is not
+// followed. Every file lands in DIR.
+static int vyre_run_write_out(const char *file, const char *dir, const vyre_conform_outcome *o) {
+  for (uint32_t i = 0; i < o->output_count; i++) {
+    const char *why;
+    if (vyre_cli_file_name_bad(o->outputs[i].name, &why)) {
+      char name[1024];
+      fprintf(stderr,
+              "vyre run: %s: --out %s: buffer name '%s' cannot be a file name (%s), so no "
+              "output was written. Fix: rename the buffer in the case file to a plain name "
+              "(letters, digits, '_', '-'), or run without --out.\n",
+              file, dir, vyre_cli_safe(o->outputs[i].name, name, sizeof name), why);
+      return 1;
+    }
+  }
   if (vyre_run_mkdirs(dir) != 0) {
     fprintf(stderr,
             "vyre run: cannot create the folder '%s': %s. Fix: pass a writable --out "
@@ -249,11 +270,15 @@ static int vyre_run_write_out(const char *dir, const vyre_conform_outcome *o) {
   for (uint32_t i = 0; i < o->output_count; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.bin", dir, o->outputs[i].name);
-    FILE *f = fopen(path, "wb");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0) close(fd);
     size_t n = o->outputs[i].size;
     if (!f || fwrite(o->outputs[i].bytes, 1, n, f) != n || fclose(f) != 0) {
-      fprintf(stderr, "vyre run: cannot write '%s': %s. Fix: pass a writable --out folder.\n", path,
-              strerror(errno));
+      fprintf(stderr,
+              "vyre run: cannot write '%s': %s. Fix: pass a writable --out folder (a symbolic "
+              "link there is not followed).\n",
+              path, strerror(errno));
       return 1;
     }
   }
@@ -331,22 +356,29 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
     json_decref(r);
     return;
   }
-  printf("%s: program '%s' on %s (%s)", a->file, vyre_ir_name(c->program),
-         vyre_device_backend_name(dev), caps.device_name);
+  // Text from the case file (names, description, messages quoting them) and
+  // from the plugin is printed through vyre_cli_safe: control bytes show as
+  // \xNN and never reach the terminal.
+  char s1[1024], s2[1024], s3[512], s4[1024], big[4400];
+  printf("%s: program '%s' on %s (%s)", vyre_cli_safe(a->file, s1, sizeof s1),
+         vyre_cli_safe(vyre_ir_name(c->program), s2, sizeof s2),
+         vyre_cli_safe(vyre_device_backend_name(dev), s3, sizeof s3),
+         vyre_cli_safe(caps.device_name, s4, sizeof s4));
   if (o->has_grid) printf(", grid [%u, %u, %u]", o->grid[0], o->grid[1], o->grid[2]);
   printf("\n");
-  if (c->description) printf("  %s\n", c->description);
+  if (c->description) printf("  %s\n", vyre_cli_safe(c->description, big, sizeof big));
   if (o->status == VYRE_STATUS_TRAPPED) {
     printf("trapped: invocation %llu, sites", (unsigned long long)o->result.trap_invocation);
     for (uint32_t s = 0; s < 32; s++)
       if (o->result.trap_sites & (1u << s)) printf(" %u", s);
     printf("\n");
   } else if (o->status) {
-    printf("status: %s: %s\n", vyre_status_name(o->status), o->error.message);
+    printf("status: %s: %s\n", vyre_status_name(o->status),
+           vyre_cli_safe(o->error.message, big, sizeof big));
   }
   for (uint32_t i = 0; i < o->output_count; i++) {
     const vyre_conform_buffer *b = &o->outputs[i];
-    printf("%s (%s): ", b->name, vyre_ir_type_name(b->type));
+    printf("%s (%s): ", vyre_cli_safe(b->name, s1, sizeof s1), vyre_ir_type_name(b->type));
     vyre_cli_print_elements(stdout, b->type, b->bytes, b->size);
   }
   if (a->time)
@@ -355,14 +387,16 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
   if (has_expect && !mismatch)
     printf("expect: ok\n");
   else if (has_expect)
-    printf("MISMATCH: %s\n", msg);
+    printf("MISMATCH: %s\n", vyre_cli_safe(msg, big, sizeof big));
   if (a->metrics && metric_st) {
-    printf("metrics: none: %s: %s\n", vyre_status_name(metric_st), metric_err.message);
+    printf("metrics: none: %s: %s\n", vyre_status_name(metric_st),
+           vyre_cli_safe(metric_err.message, big, sizeof big));
   } else if (a->metrics) {
     printf("metrics (%s):\n", vyre_device_backend_name(dev));
     for (uint32_t i = 0; i < metric_count; i++)
       if (metrics[i].name)
-        printf("  %s = %llu\n", metrics[i].name, (unsigned long long)metrics[i].value);
+        printf("  %s = %llu\n", vyre_cli_safe(metrics[i].name, s1, sizeof s1),
+               (unsigned long long)metrics[i].value);
   }
 }
 
@@ -383,7 +417,8 @@ int vyre_cmd_run(int argc, char **argv) {
   vyre_case *c = NULL;
   uint32_t st = vyre_case_from_file(a.file, NULL, &c, &err);
   if (st) {
-    fprintf(stderr, "vyre run: %s: %s\n", a.file, err.message);
+    char msg[4400];
+    fprintf(stderr, "vyre run: %s: %s\n", a.file, vyre_cli_safe(err.message, msg, sizeof msg));
     return VYRE_EXIT_FAIL;
   }
   if (!c->program) {
@@ -398,8 +433,10 @@ int vyre_cmd_run(int argc, char **argv) {
       free(text);
       json_decref(r);
     } else {
+      char msg[4400];
       printf("%s: program refused with %s: %s\n%s\n", a.file, vyre_status_name(c->program_status),
-             c->program_error.message, ok ? "expect: ok (this error was expected)" : "");
+             vyre_cli_safe(c->program_error.message, msg, sizeof msg),
+             ok ? "expect: ok (this error was expected)" : "");
     }
     vyre_case_free(c);
     return ok ? VYRE_EXIT_OK : VYRE_EXIT_FAIL;
@@ -423,10 +460,10 @@ int vyre_cmd_run(int argc, char **argv) {
   }
   st = vyre_device_open(a.backend, a.device, &dev, &err);
   if (st) {
-    char choice[600];
+    char choice[600], msg[4400];
     fprintf(stderr, "vyre run: cannot open backend %s: %s: %s\n",
             vyre_cli_backend_choice(a.backend, choice, sizeof choice), vyre_status_name(st),
-            err.message);
+            vyre_cli_safe(err.message, msg, sizeof msg));
     rc = VYRE_EXIT_USAGE;
     goto done;
   }
@@ -447,7 +484,7 @@ int vyre_cmd_run(int argc, char **argv) {
     rc = VYRE_EXIT_FAIL;
   else if (!has_expect && o.status != VYRE_STATUS_OK)
     rc = VYRE_EXIT_FAIL;
-  if (a.out_dir && o.status == VYRE_STATUS_OK && vyre_run_write_out(a.out_dir, &o))
+  if (a.out_dir && o.status == VYRE_STATUS_OK && vyre_run_write_out(a.file, a.out_dir, &o))
     rc = VYRE_EXIT_USAGE;
 done:
   vyre_conform_outcome_free(&o);

@@ -102,13 +102,18 @@ int vyre_cmd_validate(int argc, char **argv) {
       json_object_set_new(o, "hash", v.hash[0] ? json_string(v.hash) : json_null());
       if (v.name[0]) json_object_set_new(o, "program", json_string(v.name));
       json_array_append_new(arr, o);
-    } else if (v.ok && v.hash[0]) {
-      printf("ok    %s (program '%s', hash %s%s%s)\n", argv[i], v.name, v.hash,
-             v.message[0] ? "; " : "", v.message);
-    } else if (v.ok) {
-      printf("ok    %s (%s)\n", argv[i], v.message);
     } else {
-      printf("FAIL  %s: %s\n", argv[i], v.message);
+      // Names and messages quote the file's text: control bytes show as \xNN.
+      char name[1024], msg[4400];
+      vyre_cli_safe(v.name, name, sizeof name);
+      vyre_cli_safe(v.message, msg, sizeof msg);
+      if (v.ok && v.hash[0])
+        printf("ok    %s (program '%s', hash %s%s%s)\n", argv[i], name, v.hash, msg[0] ? "; " : "",
+               msg);
+      else if (v.ok)
+        printf("ok    %s (%s)\n", argv[i], msg);
+      else
+        printf("FAIL  %s: %s\n", argv[i], msg);
     }
   }
   if (json) {

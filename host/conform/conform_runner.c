@@ -9,6 +9,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 
+#define _GNU_SOURCE // secure_getenv, as libvyre reads VYRE_BACKEND
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +190,55 @@ static void vyre__run_unavailable(vyre__run *run) {
   }
 }
 
+// A backend name that no plugin has (a misspelt name) is an error naming it
+// and the backends found, never a run with every case skipped; a backend
+// that exists but has no usable device is skipped.
+// Returns 1 (with |err| set) when the choice (|backend|, else VYRE_BACKEND)
+// names no plugin. The candidates are listed only on this failure path.
+static int vyre__unknown_backend(const char *backend, const vyre_error *open_err, vyre_error *err) {
+  const char *source = "--backend";
+  if (!backend || !*backend) {
+    backend = secure_getenv("VYRE_BACKEND");
+    source = "VYRE_BACKEND";
+  }
+  if (!backend || !*backend) return 0; // automatic: nothing was named
+  // A plugin path keeps the skip (tests/conformance uses a missing path as
+  // the unavailable backend); the path is named in the skip reason.
+  if (strchr(backend, '/')) return 0;
+  vyre_candidate *c = calloc(64, sizeof *c);
+  uint32_t n = 0;
+  vyre_error lerr = {.struct_size = sizeof lerr};
+  if (!c || vyre_list_candidates(c, 64, &n, &lerr) != VYRE_STATUS_OK) {
+    free(c);
+    return 0;
+  }
+  if (n > 64) n = 64;
+  char known[512] = "";
+  size_t used = 0;
+  int found = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    found |= strcmp(c[i].name, backend) == 0;
+    int w = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", c[i].name);
+    if (w > 0 && (size_t)w < sizeof known - used) used += (size_t)w;
+  }
+  free(c);
+  if (found) return 0;
+  vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                 "conform: unknown backend '%s' (%s): no plugin libvyre-backend-%s.so was found; "
+                 "known backends: %s. Fix: use one of the known backends, or add the folder of "
+                 "that plugin to VYRE_PLUGIN_PATH.",
+                 backend, source, backend, n ? known : "none");
+  return 1;
+}
+
 // Opens the backend under test, its capabilities and the reference.
 static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
   vyre_error derr = {.struct_size = sizeof derr};
   uint32_t st = vyre_device_open(run->opt->backend, run->opt->device, &run->dev, &derr);
+  if (st == VYRE_STATUS_UNAVAILABLE && vyre__unknown_backend(run->opt->backend, &derr, err))
+    return VYRE_STATUS_INVALID_ARGUMENT;
   if (st == VYRE_STATUS_UNAVAILABLE) {
-    // No driver, no device, no such plugin: every case is skipped with why.
+    // No driver, no device: every case is skipped with why.
     run->dev = NULL;
     snprintf(run->reason, sizeof run->reason, "%s: %s", vyre_status_name(st), derr.message);
     return VYRE_STATUS_OK;

@@ -24,7 +24,9 @@ static void reset(vyre_error *err) {
 }
 
 // A plugin that failed without a message still gets one.
+// The message is terminated whatever the plugin wrote.
 static uint32_t fill(vyre_device *dev, const char *slot, uint32_t st, vyre_error *err) {
+  if (err) err->message[sizeof(err->message) - 1] = '\0';
   if (st != VYRE_STATUS_OK && err) {
     err->code = st;
     if (!err->message[0])
@@ -71,10 +73,19 @@ int vyre__has_sequence(const vyre_device *dev) {
   return VYRE_OPS_HAS(dev->ops, sequence_run);
 }
 
+// The plugin fills a local copy; its strings are terminated before the
+// caller (or a message) reads them, whatever the plugin left in the last byte.
 uint32_t vyre__call_get_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) {
-  memset(out, 0, sizeof(*out));
-  out->struct_size = sizeof(*out);
-  CALL(dev, get_caps, err, dev->be, out, err);
+  vyre_caps local;
+  memset(&local, 0, sizeof(local));
+  local.struct_size = sizeof(local);
+  reset(err);
+  uint32_t st = fill(dev, "get_caps", dev->ops->get_caps(dev->be, &local, err), err);
+  local.struct_size = sizeof(local);
+  local.device_name[sizeof(local.device_name) - 1] = '\0';
+  local.driver[sizeof(local.driver) - 1] = '\0';
+  *out = local;
+  return st;
 }
 
 uint32_t vyre__call_compile(vyre_device *dev, const vyre_compile_args *args, vyre_module **out,

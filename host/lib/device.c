@@ -44,10 +44,17 @@ uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const 
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre__resident_check(const vyre_resident *r, const vyre_device *dev, const char *context,
-                              vyre_error *err) {
-  uint32_t st = vyre__registry_check(r, VYRE__OBJ_RESIDENT, context, err);
+vyre_resident *vyre__resident_get(const vyre_resident *handle) {
+  return vyre__registry_target(handle, VYRE__OBJ_RESIDENT);
+}
+
+uint32_t vyre__resident_check(const vyre_resident *handle, const vyre_device *dev,
+                              const char *context, vyre_error *err) {
+  uint32_t st = vyre__registry_check(handle, VYRE__OBJ_RESIDENT, context, err);
   if (st != VYRE_STATUS_OK) return st;
+  const vyre_resident *r = vyre__resident_get(handle);
+  if (!r) // released by another thread since the check
+    return vyre__registry_check(handle, VYRE__OBJ_RESIDENT, context, err);
   const char *pre = context ? context : "resident buffer";
   if (dev && r->dev != dev)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,

@@ -56,6 +56,7 @@ typedef struct vyre__plugin {
   vyre_backend_ops ops; // the plugin's table, copied; struct_size = bytes covered
   uint32_t abi_major, abi_minor;
   uint32_t discovered; // 1: found by a folder scan (it then owns its name)
+  uint32_t retry;      // 1: refused by the file check before dlopen; checked again on next use
 } vyre__plugin;
 
 // The folders searched, in order (VYRE_PLUGIN_PATH entries unless the
@@ -73,6 +74,20 @@ uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint
 // Loads the plugin at |path| (an explicit choice). Never NULL except when
 // out of memory; check ->loaded.
 vyre__plugin *vyre__plugin_load_path(const char *path);
+// The plugin of backend |name|: the record already discovered, else the file
+// libvyre-backend-<name>.so of the first search folder holding one (only that
+// file is opened). NULL when no folder has it (or out of memory).
+vyre__plugin *vyre__plugin_find(const vyre__search *search, const char *name);
+// A plugin already loaded whose table names itself |ops_name|, or NULL
+// (nothing is loaded).
+vyre__plugin *vyre__plugin_find_loaded(const char *ops_name);
+// The plugin files of the search folders (first folder wins per name),
+// without loading any. Returns the count (may exceed |capacity|).
+typedef struct vyre__plugin_file {
+  char name[64];
+  char path[1024];
+} vyre__plugin_file;
+uint32_t vyre__plugins_files(const vyre__search *search, vyre__plugin_file *out, uint32_t capacity);
 
 //===----------------------------------------------------------------------===//
 // Registry of live host objects (registry.c)
@@ -87,12 +102,19 @@ vyre__plugin *vyre__plugin_load_path(const char *path);
 const char *vyre__obj_kind_name(uint32_t kind);
 // Adds a live object; 0 on success, nonzero when out of memory.
 int vyre__registry_add(const void *obj, uint32_t kind, vyre_device *dev);
+// Adds a live object under a fresh token (an odd value never used before in
+// the process) and returns the token, or NULL when out of memory. The token
+// is the handle given to the application; vyre__registry_target maps it back.
+const void *vyre__registry_add_token(void *target, uint32_t kind, vyre_device *dev);
+// The object of a live handle (address or token) of |kind|, else NULL.
+void *vyre__registry_target(const void *obj, uint32_t kind);
 void vyre__registry_remove(const void *obj);
 // Checks that |obj| is a live object of |kind| without dereferencing it.
 // Fills |err| ("... was already released" / "is not a live ...") and returns
 // INVALID_ARGUMENT when not. |context| prefixes the message (may be NULL).
 uint32_t vyre__registry_check(const void *obj, uint32_t kind, const char *context, vyre_error *err);
-// Lists the live objects of |dev| of |kind| into a malloc'd array.
+// Lists the live objects of |dev| of |kind| (the objects, not tokens) into a
+// malloc'd array.
 uint32_t vyre__registry_collect(vyre_device *dev, uint32_t kind, void ***out);
 
 //===----------------------------------------------------------------------===//
@@ -129,7 +151,10 @@ struct vyre_kernel {
   char context[192]; // "dispatch '<label>' on <backend>", made once at compile
 };
 
+// The application's vyre_resident * is a registry token (handle), never the
+// address of this struct: vyre__resident_get maps it here.
 struct vyre_resident {
+  const vyre_resident *handle; // the token given to the application
   vyre_device *dev;
   vyre_buffer *buf;
   uint64_t bytes;
@@ -144,8 +169,11 @@ uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_er
 // Live kernel; of |dev| when |dev| is non-NULL (else foreign); not stale.
 uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const char *context,
                             vyre_error *err);
+// |r| is the application's handle (a token); checks it as vyre__kernel_check.
 uint32_t vyre__resident_check(const vyre_resident *r, const vyre_device *dev, const char *context,
                               vyre_error *err);
+// The object of a live resident handle, else NULL.
+vyre_resident *vyre__resident_get(const vyre_resident *handle);
 uint32_t vyre__device_generation(const vyre_device *dev);
 // Recovers |dev| if it is (still) lost; a no-op when another thread already
 // recovered it. Updates the generation.

@@ -8,14 +8,20 @@
 // the threshold comes from VYRE_LOG=error|warn|info|debug (default warn), read
 // on every call so a test may change it. The cache root is fixed when the
 // table is first built: VYRE_CACHE_DIR, else $XDG_CACHE_HOME/vyre, else
-// $HOME/.cache/vyre; NULL when VYRE_CACHE_DISABLE=1 or no home is known.
+// $HOME/.cache/vyre; NULL when VYRE_CACHE_DISABLE disables it or no home is
+// known. VYRE_CACHE_DISABLE is parsed strictly (docs/caches.md): 1, true, yes,
+// on disable; 0, false, no, off and empty do not; anything else is warned
+// about (naming the value) and does not disable. plugins/kit/kit_cache.c
+// parses it the same way.
 // Environment lookups use secure_getenv, so a privileged process sees none.
 
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "host_internal.h"
@@ -89,10 +95,36 @@ static void svc_free(void *ctx, void *ptr) {
   free(ptr);
 }
 
+// 1 when |v| is one of |words| (ASCII case-insensitive).
+static int is_word(const char *v, const char *const *words) {
+  for (; *words; words++)
+    if (strcasecmp(v, *words) == 0) return 1;
+  return 0;
+}
+
+// VYRE_CACHE_DISABLE: 1 to disable, 0 not (with a warning for a value that
+// is neither true nor false).
+static int cache_disabled(void) {
+  static const char *const yes[] = {"1", "true", "yes", "on", NULL};
+  static const char *const no[] = {"0", "false", "no", "off", "", NULL};
+  const char *v = vyre__getenv("VYRE_CACHE_DISABLE");
+  if (!v || is_word(v, no)) return 0;
+  if (is_word(v, yes)) return 1;
+  char shown[80];
+  size_t n = 0;
+  for (const char *p = v; *p && n + 1 < sizeof(shown); p++)
+    shown[n++] = isprint((unsigned char)*p) ? *p : '?';
+  shown[n] = '\0';
+  vyre__log(VYRE_LOG_WARN, NULL,
+            "VYRE_CACHE_DISABLE='%s' is not 1/true/yes/on or 0/false/no/off; the compile "
+            "caches stay on. Fix: set VYRE_CACHE_DISABLE=1 to turn them off, or unset it.",
+            shown);
+  return 0;
+}
+
 // The cache root of ABI.md §6, or NULL.
 static const char *cache_root(void) {
-  const char *off = vyre__getenv("VYRE_CACHE_DISABLE");
-  if (off && strcmp(off, "1") == 0) return NULL;
+  if (cache_disabled()) return NULL;
   const char *dir = vyre__getenv("VYRE_CACHE_DIR");
   int n = -1;
   if (dir && *dir) {

@@ -14,12 +14,22 @@
 // below live as long as the process; a refusal is remembered too. One mutex serialises scanning and
 // loading.
 //
-// A load checks, in order: dlopen, the one query symbol, a non-NULL table,
-// a table long enough for the frozen header, the same ABI major (any minor
-// is accepted), and the mandatory slots. The table is copied into a
-// host-sized vyre_backend_ops whose struct_size is the number of bytes the
-// plugin covered, so VYRE_OPS_HAS on the copy never reads past the plugin's
-// table and a newer plugin's unknown tail is ignored.
+// A load checks, in order: the file (below), dlopen, the one query symbol, a
+// non-NULL table, a table long enough for the frozen header, the same ABI
+// major (any minor is accepted), and the mandatory slots. The table is copied
+// into a host-sized vyre_backend_ops whose struct_size is the number of bytes
+// the plugin covered, so VYRE_OPS_HAS on the copy never reads past the
+// plugin's table and a newer plugin's unknown tail is ignored.
+//
+// Trust (docs/backends.md, "Plugin trust"): a plugin runs in-process with the
+// application's rights, so before dlopen the file must be a regular file
+// (stat: a FIFO, device, socket or folder named like a plugin is never opened,
+// so it can neither hang nor crash the process) and neither it nor its folder
+// may be writable by group or others unless VYRE_PLUGIN_ALLOW_WRITABLE=1. A
+// refusal of the file check is retried on the next use (the file may have been
+// fixed, or the opt-in set); other refusals are remembered. Naming a backend
+// (vyre__plugin_find) opens only that backend's file; only listing and
+// automatic selection (vyre__plugins_scan) load every plugin found.
 
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -28,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "host_internal.h"
 
@@ -198,21 +209,107 @@ static vyre__plugin *find_locked(const char *real) {
   return NULL;
 }
 
-// Loads |path| once (keyed by realpath). Called with the lock held.
+static const char *file_type(mode_t m) {
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+static int allow_writable(void) {
+  const char *v = vyre__getenv("VYRE_PLUGIN_ALLOW_WRITABLE");
+  return v && strcmp(v, "1") == 0;
+}
+
+// Refuses a folder writable by group or others (|what| names the plugin).
+static int check_folder(vyre__plugin *p, const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0 || !(st.st_mode & (S_IWGRP | S_IWOTH)) || allow_writable()) return 1;
+  snprintf(p->reason, sizeof(p->reason),
+           "plugin %s was not loaded: its folder %s is writable by group or others (mode "
+           "0%03o), so anyone who can write there could run code in this process. Fix: chmod "
+           "go-w %s, or set VYRE_PLUGIN_ALLOW_WRITABLE=1 if you trust everyone who can write it.",
+           p->path, dir, (unsigned)(st.st_mode & 07777), dir);
+  return 0;
+}
+
+// The checks before dlopen; 1 when the file may be opened, else |p| holds
+// the refusal (UNAVAILABLE, retried on the next use).
+static int check_file(vyre__plugin *p) {
+  struct stat st;
+  p->loaded = 0;
+  p->retry = 1;
+  p->status = VYRE_STATUS_UNAVAILABLE;
+  if (stat(p->path, &st) != 0) {
+    snprintf(p->reason, sizeof(p->reason),
+             "plugin %s could not be read: stat failed. Fix: make sure the file exists and is "
+             "readable.",
+             p->path);
+    return 0;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(p->reason, sizeof(p->reason),
+             "plugin %s is not a regular file (it is %s), so it was not opened. Fix: remove it "
+             "from the plugin folder, or put a built plugin there instead.",
+             p->path, file_type(st.st_mode));
+    return 0;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !allow_writable()) {
+    snprintf(p->reason, sizeof(p->reason),
+             "plugin %s was not loaded: it is writable by group or others (mode 0%03o), so "
+             "anyone who can write it could run code in this process. Fix: chmod go-w %s, or "
+             "set VYRE_PLUGIN_ALLOW_WRITABLE=1 if you trust everyone who can write it.",
+             p->path, (unsigned)(st.st_mode & 07777), p->path);
+    return 0;
+  }
+  // The folder as given and, for a link, the folder of the file itself.
+  char dir[PATH_MAX];
+  const char *names[2] = {p->path, p->real};
+  for (int i = 0; i < 2; i++) {
+    const char *slash = strrchr(names[i], '/');
+    if (i == 1 && strcmp(p->real, p->path) == 0) break;
+    if (!slash)
+      snprintf(dir, sizeof(dir), ".");
+    else if (slash == names[i])
+      snprintf(dir, sizeof(dir), "/");
+    else
+      snprintf(dir, sizeof(dir), "%.*s", (int)(slash - names[i]), names[i]);
+    if (!check_folder(p, dir)) return 0;
+  }
+  p->retry = 0;
+  p->reason[0] = '\0';
+  return 1;
+}
+
+// Loads |path| once (keyed by realpath). Called with the lock held. A record
+// refused by the file check is checked (and loaded) again.
 static vyre__plugin *load_locked(const char *path, const char *stem) {
   char real[PATH_MAX];
   if (!realpath(path, real)) snprintf(real, sizeof(real), "%s", path);
   vyre__plugin *found = find_locked(real);
-  if (found) return found;
+  if (found && !found->retry) return found;
+  if (found) {
+    if (check_file(found)) load_file(found);
+    return found;
+  }
   plugin_node *n = calloc(1, sizeof(*n));
   if (!n) return NULL;
   snprintf(n->plugin.name, sizeof(n->plugin.name), "%s", stem);
   snprintf(n->plugin.path, sizeof(n->plugin.path), "%s", path);
   snprintf(n->plugin.real, sizeof(n->plugin.real), "%s", real);
-  load_file(&n->plugin);
+  if (check_file(&n->plugin)) load_file(&n->plugin);
   n->next = g_plugins;
   g_plugins = n;
   return &n->plugin;
+}
+
+// The discovered record of |name|, or NULL. Called with the lock held.
+static vyre__plugin *discovered_locked(const char *name) {
+  for (plugin_node *n = g_plugins; n; n = n->next)
+    if (n->plugin.discovered && strcmp(n->plugin.name, name) == 0) return &n->plugin;
+  return NULL;
 }
 
 // The stem of a plugin file name, or 0 when the name does not match.
@@ -256,11 +353,10 @@ static uint32_t scan_dir(const char *dir, vyre__plugin **out, uint32_t capacity,
     if (!dup && *seen_count < 256) {
       memcpy(seen[(*seen_count)++], stem, sizeof(stem));
       snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-      vyre__plugin *p = NULL;
       // Each name once per process: a name already loaded from another
-      // folder keeps its first file.
-      for (plugin_node *n = g_plugins; n && !p; n = n->next)
-        if (n->plugin.discovered && strcmp(n->plugin.name, stem) == 0) p = &n->plugin;
+      // folder keeps its first file (a file-check refusal is retried).
+      vyre__plugin *p = discovered_locked(stem);
+      if (p && p->retry) p = load_locked(p->path, stem);
       if (!p) {
         p = load_locked(path, stem);
         if (p) p->discovered = 1;
@@ -294,4 +390,64 @@ vyre__plugin *vyre__plugin_load_path(const char *path) {
   vyre__plugin *p = load_locked(path, stem);
   pthread_mutex_unlock(&g_loader_lock);
   return p;
+}
+
+vyre__plugin *vyre__plugin_find(const vyre__search *search, const char *name) {
+  char file[128];
+  int w = snprintf(file, sizeof(file), PREFIX "%s" SUFFIX, name);
+  char stem[64];
+  if (w < 0 || (size_t)w >= sizeof(file) || strchr(name, '/') || !stem_of(file, stem, sizeof(stem)))
+    return NULL;
+  pthread_mutex_lock(&g_loader_lock);
+  // The first folder holding an entry of that name (of any type: the file
+  // check refuses what is not a regular file without opening it). As in a
+  // scan, a name already discovered keeps its first file.
+  vyre__plugin *p = NULL;
+  for (uint32_t i = 0; i < search->dir_count && !p; i++) {
+    char path[2048];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", search->dirs[i], file);
+    if (lstat(path, &st) != 0) continue;
+    p = discovered_locked(stem);
+    if (p && p->retry) p = load_locked(p->path, stem);
+    if (!p) p = load_locked(path, stem);
+    if (p) p->discovered = 1;
+  }
+  pthread_mutex_unlock(&g_loader_lock);
+  return p;
+}
+
+vyre__plugin *vyre__plugin_find_loaded(const char *ops_name) {
+  vyre__plugin *p = NULL;
+  pthread_mutex_lock(&g_loader_lock);
+  for (plugin_node *n = g_plugins; n && !p; n = n->next)
+    if (n->plugin.loaded && n->plugin.ops.name && strcmp(n->plugin.ops.name, ops_name) == 0)
+      p = &n->plugin;
+  pthread_mutex_unlock(&g_loader_lock);
+  return p;
+}
+
+uint32_t vyre__plugins_files(const vyre__search *search, vyre__plugin_file *out,
+                             uint32_t capacity) {
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < search->dir_count; i++) {
+    DIR *d = opendir(search->dirs[i]);
+    if (!d) continue;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      char stem[64];
+      if (!stem_of(e->d_name, stem, sizeof(stem))) continue;
+      int dup = 0;
+      for (uint32_t j = 0; j < count && j < capacity && !dup; j++)
+        dup = strcmp(out[j].name, stem) == 0;
+      if (dup) continue;
+      if (count < capacity) {
+        snprintf(out[count].name, sizeof(out[count].name), "%s", stem);
+        snprintf(out[count].path, sizeof(out[count].path), "%s/%s", search->dirs[i], e->d_name);
+      }
+      count++;
+    }
+    closedir(d);
+  }
+  return count;
 }

@@ -92,7 +92,7 @@ static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const 
 // The bound length of host arg |i| (already checked).
 static uint64_t bound_bytes(const vyre_ir_buffer *b, const vyre_arg *a) {
   if (b->access == VYRE_IR_ACCESS_WRITE) return (uint64_t)b->count * 4u;
-  return a->resident ? a->resident->bytes : a->bytes;
+  return a->resident ? vyre__resident_get(a->resident)->bytes : a->bytes; // checked live
 }
 
 static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, const char *ctx,
@@ -113,12 +113,13 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
     }
     if (st != VYRE_STATUS_OK) return st;
     len = bound_bytes(b, a);
-    if (len > a->resident->bytes)
+    uint64_t have = vyre__resident_get(a->resident)->bytes;
+    if (len > have)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: write buffer '%s' (arg %u) binds %llu bytes (count %u) but the "
                             "resident buffer holds %llu. Fix: allocate at least %llu bytes.",
                             ctx, name, i, (unsigned long long)len, b->count,
-                            (unsigned long long)a->resident->bytes, (unsigned long long)len);
+                            (unsigned long long)have, (unsigned long long)len);
   } else if (b->access == VYRE_IR_ACCESS_WRITE) {
     len = bound_bytes(b, a);
     if (a->out && a->out_bytes < len)
@@ -273,7 +274,7 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
     bd->bytes = bound_bytes(b, a);
     if (a->resident) {
       bd->kind = VYRE_BINDING_RESIDENT;
-      bd->resident = a->resident->buf;
+      bd->resident = vyre__resident_get(a->resident)->buf;
       continue;
     }
     bd->kind = VYRE_BINDING_HOST;

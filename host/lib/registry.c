@@ -11,6 +11,13 @@
 // the caller did not release. A read-write lock protects the table (checks
 // read, add and remove write); lookups are O(1) (chained hash on the
 // address).
+//
+// Resident buffers are handed out as tokens, not addresses: a token is an odd
+// value from a process-wide counter (so it never equals a malloc'd object's
+// address and is never reused), and the registry maps it to the object. A
+// freed resident handle therefore never matches a later buffer, even one that
+// malloc placed at the freed object's address; vyre__registry_target
+// translates a live token.
 
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -23,7 +30,8 @@
 #define GRAVE   256u
 
 typedef struct entry {
-  const void *obj;
+  const void *obj; // the handle: the object's address, or a token
+  void *target;    // the object
   uint32_t kind;
   vyre_device *dev;
   struct entry *next;
@@ -36,6 +44,7 @@ static struct {
   uint32_t kind;
 } g_grave[GRAVE];
 static uint32_t g_grave_next;
+static uint64_t g_token_next; // under g_lock (write)
 
 const char *vyre__obj_kind_name(uint32_t kind) {
   switch (kind) {
@@ -61,21 +70,49 @@ static uint32_t bucket(const void *p) {
   return (uint32_t)(v >> 40) % BUCKETS;
 }
 
-int vyre__registry_add(const void *obj, uint32_t kind, vyre_device *dev) {
-  entry *e = malloc(sizeof(*e));
-  if (!e) return 1;
-  e->obj = obj;
-  e->kind = kind;
-  e->dev = dev;
-  pthread_rwlock_wrlock(&g_lock);
-  uint32_t b = bucket(obj);
+static void add_locked(entry *e) {
+  uint32_t b = bucket(e->obj);
   e->next = g_table[b];
   g_table[b] = e;
   // A new object at a recycled address is live again.
   for (uint32_t i = 0; i < GRAVE; i++)
-    if (g_grave[i].obj == obj) g_grave[i].obj = NULL;
+    if (g_grave[i].obj == e->obj) g_grave[i].obj = NULL;
+}
+
+int vyre__registry_add(const void *obj, uint32_t kind, vyre_device *dev) {
+  entry *e = malloc(sizeof(*e));
+  if (!e) return 1;
+  e->obj = obj;
+  e->target = (void *)obj;
+  e->kind = kind;
+  e->dev = dev;
+  pthread_rwlock_wrlock(&g_lock);
+  add_locked(e);
   pthread_rwlock_unlock(&g_lock);
   return 0;
+}
+
+const void *vyre__registry_add_token(void *target, uint32_t kind, vyre_device *dev) {
+  entry *e = malloc(sizeof(*e));
+  if (!e) return NULL;
+  e->target = target;
+  e->kind = kind;
+  e->dev = dev;
+  pthread_rwlock_wrlock(&g_lock);
+  // Odd: never the address of an object (all are at least 8-byte aligned).
+  e->obj = (const void *)(uintptr_t)((++g_token_next << 1) | 1u);
+  add_locked(e);
+  pthread_rwlock_unlock(&g_lock);
+  return e->obj;
+}
+
+void *vyre__registry_target(const void *obj, uint32_t kind) {
+  void *target = NULL;
+  pthread_rwlock_rdlock(&g_lock);
+  for (entry *e = g_table[bucket(obj)]; e; e = e->next)
+    if (e->obj == obj && e->kind == kind) target = e->target;
+  pthread_rwlock_unlock(&g_lock);
+  return target;
 }
 
 void vyre__registry_remove(const void *obj) {
@@ -141,7 +178,7 @@ uint32_t vyre__registry_collect(vyre_device *dev, uint32_t kind, void ***out) {
   if (list)
     for (uint32_t b = 0; b < BUCKETS; b++)
       for (entry *e = g_table[b]; e; e = e->next)
-        if (e->dev == dev && e->kind == kind) list[i++] = (void *)e->obj;
+        if (e->dev == dev && e->kind == kind) list[i++] = e->target;
   pthread_rwlock_unlock(&g_lock);
   *out = list;
   return list ? i : 0;

@@ -10,6 +10,11 @@
 // its contents were lost, and every use but free answers DEVICE_LOST. A
 // sequence whose plugin has no sequence_run slot falls back to one dispatch
 // per step followed by one buffer_read of all the reads.
+//
+// The vyre_resident * an application holds is a registry token, not the
+// object's address (registry.c): a freed handle never matches a later
+// buffer, even one placed at the same address, so freeing a stale handle
+// answers INVALID_ARGUMENT and cannot free a live buffer.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +54,7 @@ uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **o
   if (st == VYRE_STATUS_OK && !r->buf)
     st = vyre_error_set(err, VYRE_STATUS_INTERNAL,
                         "buffer_alloc returned OK but no buffer. Fix: report this plugin bug.");
-  if (st == VYRE_STATUS_OK && vyre__registry_add(r, VYRE__OBJ_RESIDENT, dev)) {
+  if (st == VYRE_STATUS_OK && !(r->handle = vyre__registry_add_token(r, VYRE__OBJ_RESIDENT, dev))) {
     vyre__call_buffer_free(dev, r->buf, NULL);
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "out of memory. Fix: free memory.");
   }
@@ -59,19 +64,22 @@ uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **o
     free(r);
     return st;
   }
-  *out = r;
+  *out = (vyre_resident *)r->handle;
   return VYRE_STATUS_OK;
 }
 
 void vyre__resident_destroy(vyre_resident *r) {
-  vyre__registry_remove(r);
+  vyre__registry_remove(r->handle);
   vyre__call_buffer_free(r->dev, r->buf, NULL);
   free(r);
 }
 
-uint32_t vyre_resident_free(vyre_resident *buf, vyre_error *err) {
-  uint32_t st = vyre__registry_check(buf, VYRE__OBJ_RESIDENT, "vyre_resident_free", err);
+uint32_t vyre_resident_free(vyre_resident *handle, vyre_error *err) {
+  uint32_t st = vyre__registry_check(handle, VYRE__OBJ_RESIDENT, "vyre_resident_free", err);
   if (st != VYRE_STATUS_OK) return st;
+  vyre_resident *buf = vyre__resident_get(handle);
+  if (!buf) // released by another thread since the check
+    return vyre__registry_check(handle, VYRE__OBJ_RESIDENT, "vyre_resident_free", err);
   if (buf->generation != vyre__device_generation(buf->dev)) {
     // Stale: the plugin may refuse it, but the host object goes either way
     // (the plugin frees what is left at destroy).
@@ -83,14 +91,14 @@ uint32_t vyre_resident_free(vyre_resident *buf, vyre_error *err) {
     vyre_error_prefix(err, "vyre_resident_free on %s", buf->dev->name);
     return st;
   }
-  vyre__registry_remove(buf);
+  vyre__registry_remove(buf->handle);
   free(buf);
   return VYRE_STATUS_OK;
 }
 
-uint64_t vyre_resident_size(const vyre_resident *buf) {
-  if (vyre__registry_check(buf, VYRE__OBJ_RESIDENT, NULL, NULL) != VYRE_STATUS_OK) return 0;
-  return buf->bytes;
+uint64_t vyre_resident_size(const vyre_resident *handle) {
+  const vyre_resident *buf = vyre__resident_get(handle);
+  return buf ? buf->bytes : 0;
 }
 
 // Checks and converts ranges; |dir| is "write" or "read". |out| has |count|.
@@ -103,7 +111,9 @@ static uint32_t convert_ranges(vyre_device *dev, const vyre_resident_range *rang
     snprintf(ctx, sizeof(ctx), "%s on %s: range %u", what, dev->name, i);
     uint32_t st = vyre__resident_check(r->buffer, dev, ctx, err);
     if (st != VYRE_STATUS_OK) return st;
-    uint64_t size = r->buffer->bytes;
+    const vyre_resident *obj = vyre__resident_get(r->buffer);
+    if (!obj) return vyre__resident_check(r->buffer, dev, ctx, err); // released since
+    uint64_t size = obj->bytes;
     if (r->offset % 4 || r->size % 4)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: offset %llu and size %llu must be multiples of 4. Fix: move "
@@ -120,7 +130,7 @@ static uint32_t convert_ranges(vyre_device *dev, const vyre_resident_range *rang
                             "%s: %s is NULL for %llu bytes. Fix: pass the %s memory.", ctx,
                             is_write ? "src" : "dst", (unsigned long long)r->size,
                             is_write ? "source" : "destination");
-    out[i].buffer = r->buffer->buf;
+    out[i].buffer = obj->buf;
     out[i].offset = r->offset;
     out[i].size = r->size;
     out[i].src = r->src;

@@ -67,7 +67,7 @@ static void probe_plugin(const vyre__plugin *p, vyre_probe_result *out) {
   memset(out, 0, sizeof(*out));
   out->struct_size = sizeof(*out);
   p->ops.probe(out);
-  out->reason[sizeof(out->reason) - 1] = '\0';
+  out->reason[sizeof(out->reason) - 1] = '\0'; // a plugin may leave no NUL (t-nonul)
 }
 
 static void fill_candidate(vyre_candidate *c, const vyre__plugin *p) {
@@ -246,6 +246,7 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
     e->struct_size = sizeof(*e);
     e->message[0] = '\0';
     st = p->ops.create(args, &be, e);
+    e->message[sizeof(e->message) - 1] = '\0'; // whatever the plugin wrote
     if (st == VYRE_STATUS_OK && !be) st = VYRE_STATUS_INTERNAL;
     if (st != VYRE_STATUS_OK) {
       if (!e->message[0])
@@ -290,26 +291,27 @@ static uint32_t open_explicit(const char *choice, const char *source, const vyre
       return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                             "open backend %s: out of memory. Fix: free memory.", choice);
   } else {
-    vyre__plugin *found[MAX_PLUGINS];
-    uint32_t n = vyre__plugins_scan(&s, found, MAX_PLUGINS);
-    if (n > MAX_PLUGINS) n = MAX_PLUGINS;
-    for (uint32_t i = 0; i < n && !p; i++)
-      if (strcmp(found[i]->name, choice) == 0) p = found[i];
-    for (uint32_t i = 0; i < n && !p; i++)
-      if (found[i]->loaded && found[i]->ops.name && strcmp(found[i]->ops.name, choice) == 0)
-        p = found[i];
+    // Only this backend's file is opened (docs/backends.md, "Plugin trust"):
+    // a broken or hostile plugin elsewhere on the path cannot hang or crash
+    // a process that named another backend.
+    p = vyre__plugin_find(&s, choice);
+    if (!p) p = vyre__plugin_find_loaded(choice);
     if (!p) {
+      vyre__plugin_file *files = calloc(MAX_PLUGINS, sizeof(*files));
       vyre_candidate *c = calloc(MAX_PLUGINS, sizeof(*c));
       char found_list[600] = "?", dirs[600];
       dirs_text(&s, dirs, sizeof(dirs));
-      if (c) {
+      if (c && files) {
+        uint32_t n = vyre__plugins_files(&s, files, MAX_PLUGINS);
+        if (n > MAX_PLUGINS) n = MAX_PLUGINS;
         for (uint32_t i = 0; i < n; i++) {
-          snprintf(c[i].name, sizeof(c[i].name), "%s", found[i]->name);
-          snprintf(c[i].path, sizeof(c[i].path), "%s", found[i]->path);
+          snprintf(c[i].name, sizeof(c[i].name), "%s", files[i].name);
+          snprintf(c[i].path, sizeof(c[i].path), "%s", files[i].path);
         }
         found_text(c, n, found_list, sizeof(found_list));
-        free(c);
       }
+      free(c);
+      free(files);
       return vyre_error_set(err, VYRE_STATUS_UNAVAILABLE,
                             "backend '%s' (%s) was not found: no libvyre-backend-%s.so in %s; "
                             "found %s. Fix: build or install that plugin, add its folder to "

@@ -16,15 +16,28 @@
 // after a put removes the least recently used entries (mtime, touched on every
 // hit) until the folder is under its cap. Called from plugin compile paths;
 // never aborts, and failure anywhere only makes the cache act as a miss.
+//
+// Trust (docs/caches.md): a cache entry becomes code the plugin loads, so the
+// folder must be the user's own. Folders are created 0700; a cache folder (or
+// its root) owned by another user, or writable by group or others (a root
+// that is sticky, like /tmp, may be shared), is refused: the cache runs
+// uncached with one warning naming the folder, owner and mode and the fix.
+// Entries are opened with O_NOFOLLOW (a symbolic link at an entry's name is a
+// miss, never followed), and eviction and the sweep look (lstat) only at
+// regular files named as vyre names them: <32 hex>.bin and
+// <32 hex>.bin.tmp.<pid>.<n>. Every get still compares the stored key record.
 
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -133,10 +146,10 @@ static int make_dirs(const char *path) {
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+    if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
     *p = '/';
   }
-  if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+  if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
   struct stat st;
   return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
@@ -145,6 +158,58 @@ static void entry_path(const vyre_kit_cache *c, const vyre_kit_key *key, char *o
   XXH128_hash_t h = XXH3_128bits(key->bytes, key->size);
   snprintf(out, n, "%s/%016llx%016llx.bin", c->dir, (unsigned long long)h.high64,
            (unsigned long long)h.low64);
+}
+
+static int is_hex32(const char *s) {
+  for (int i = 0; i < 32; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+  return 1;
+}
+
+// "<32 hex>.bin": an entry name vyre writes.
+static int is_entry_name(const char *name) {
+  return strlen(name) == 36 && is_hex32(name) && strcmp(name + 32, ".bin") == 0;
+}
+
+static int is_digits(const char *s, size_t n) {
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return 0;
+  return 1;
+}
+
+// "<32 hex>.bin.tmp.<pid>.<n>": a temporary file vyre_kit_cache_put writes.
+static int is_temp_name(const char *name) {
+  if (strlen(name) < 36 + 5 + 3 || !is_hex32(name) || strncmp(name + 32, ".bin.tmp.", 9) != 0)
+    return 0;
+  const char *pid = name + 41, *dot = strchr(pid, '.');
+  return dot && is_digits(pid, (size_t)(dot - pid)) && is_digits(dot + 1, strlen(dot + 1));
+}
+
+// Checks that |path| (a cache folder, or its root when |root|) is the user's
+// own; 0 when trusted, else fills |why| (for the warning).
+static int untrusted(const char *path, int root, char *why, size_t n) {
+  struct stat st;
+  if (stat(path, &st) != 0) return 0; // made below, or reported by the caller
+  uid_t me = geteuid();
+  int shared_ok = root && (st.st_mode & S_ISVTX) && (st.st_uid == me || st.st_uid == 0);
+  if (st.st_uid != me && !(root && st.st_uid == 0)) {
+    snprintf(why, n,
+             "the folder '%s' is owned by uid %u, not by this user (uid %u), mode 0%03o; running "
+             "uncached. Fix: use a cache folder of your own (set VYRE_CACHE_DIR), or "
+             "VYRE_CACHE_DISABLE=1.",
+             path, (unsigned)st.st_uid, (unsigned)me, (unsigned)(st.st_mode & 07777));
+    return 1;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !shared_ok) {
+    snprintf(why, n,
+             "the folder '%s' is writable by group or others (mode 0%03o), so another user "
+             "could plant code in it; running uncached. Fix: chmod 700 '%s', or set "
+             "VYRE_CACHE_DIR to a folder of your own, or VYRE_CACHE_DISABLE=1.",
+             path, (unsigned)(st.st_mode & 07777), path);
+    return 1;
+  }
+  return 0;
 }
 
 static void warn_once(vyre_kit_cache *c, const char *what, const char *path, int e) {
@@ -166,13 +231,41 @@ static void sweep_temporaries(vyre_kit_cache *c) {
   time_t now = time(NULL);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
-    if (!strstr(e->d_name, ".tmp.")) continue;
+    if (!is_temp_name(e->d_name)) continue;
     char path[4352];
     snprintf(path, sizeof(path), "%s/%s", c->dir, e->d_name);
     struct stat st;
-    if (stat(path, &st) == 0 && now - st.st_mtime > CACHE_TMP_SWEEP_AGE_S) unlink(path);
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > CACHE_TMP_SWEEP_AGE_S)
+      unlink(path);
   }
   closedir(d);
+}
+
+// VYRE_CACHE_DISABLE, parsed as the host parses it (host_services.c): 1,
+// true, yes, on disable; 0, false, no, off and empty do not; anything else
+// is warned about once per process and does not disable.
+static int cache_disabled(const vyre_kit_cache *c) {
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  static const char *const no[] = {"0", "false", "no", "off", ""};
+  static atomic_flag warned = ATOMIC_FLAG_INIT;
+  const char *v = vyre_kit_getenv("VYRE_CACHE_DISABLE");
+  if (!v) return 0;
+  for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+    if (strcasecmp(v, no[i]) == 0) return 0;
+  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+    if (strcasecmp(v, yes[i]) == 0) return 1;
+  if (!atomic_flag_test_and_set(&warned)) {
+    char shown[80];
+    size_t n = 0;
+    for (const char *p = v; *p && n + 1 < sizeof(shown); p++)
+      shown[n++] = isprint((unsigned char)*p) ? *p : '?';
+    shown[n] = '\0';
+    vyre_kit_log(VYRE_LOG_WARN, c->backend,
+                 "VYRE_CACHE_DISABLE='%s' is not 1/true/yes/on or 0/false/no/off; the compile "
+                 "cache stays on. Fix: set VYRE_CACHE_DISABLE=1 to turn it off, or unset it.",
+                 shown);
+  }
+  return 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -186,15 +279,27 @@ vyre_kit_cache *vyre_kit_cache_open(const char *root, const char *subdir, uint64
   pthread_mutex_init(&c->lock, NULL);
   c->cap = max_bytes ? max_bytes : CACHE_DEFAULT_CAP;
   snprintf(c->backend, sizeof(c->backend), "%s", backend ? backend : "plugin");
-  const char *disable = vyre_kit_getenv("VYRE_CACHE_DISABLE");
-  if (!root || !subdir || (disable && disable[0] && strcmp(disable, "0") != 0)) return c;
+  if (!root || !subdir || cache_disabled(c)) return c;
   size_t n = strlen(root) + strlen(subdir) + 2;
   char *dir = malloc(n);
   if (!dir) return c;
   snprintf(dir, n, "%s/%s", root, subdir);
+  char why[1200];
+  if (untrusted(root, 1, why, sizeof(why))) {
+    c->warned = 1;
+    vyre_kit_log(VYRE_LOG_WARN, c->backend, "compile cache: %s", why);
+    free(dir);
+    return c;
+  }
   if (make_dirs(dir) != 0 || access(dir, W_OK | X_OK) != 0) {
     int e = errno;
     warn_once(c, "creating the cache folder", dir, e ? e : EACCES);
+    free(dir);
+    return c;
+  }
+  if (untrusted(dir, 0, why, sizeof(why))) {
+    c->warned = 1;
+    vyre_kit_log(VYRE_LOG_WARN, c->backend, "compile cache: %s", why);
     free(dir);
     return c;
   }
@@ -229,7 +334,9 @@ int vyre_kit_cache_get(vyre_kit_cache *c, const vyre_kit_key *key, void **out_pa
   if (!vyre_kit_cache_enabled(c) || key->failed) return 0;
   char path[4352];
   entry_path(c, key, path, sizeof(path));
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NOFOLLOW: a link at the entry's name is a miss (ELOOP), never read;
+  // O_NONBLOCK: a FIFO there cannot block (fstat then refuses it).
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return 0;
   int hit = 0, corrupt = 1;
   uint8_t *file = NULL;
@@ -304,11 +411,11 @@ static void evict(vyre_kit_cache *c) {
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     size_t n = strlen(e->d_name);
-    if (n < 5 || n >= sizeof(files[0].name) || strcmp(e->d_name + n - 4, ".bin") != 0) continue;
+    if (!is_entry_name(e->d_name)) continue; // only vyre's entries, never others' files
     char path[4352];
     snprintf(path, sizeof(path), "%s/%s", c->dir, e->d_name);
     struct stat st;
-    if (stat(path, &st) != 0) continue;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue; // links are not followed
     if (count == cap) {
       size_t ncap = cap ? cap * 2 : 64;
       cache_file *p = realloc(files, ncap * sizeof(*p));
@@ -368,7 +475,7 @@ int vyre_kit_cache_put(vyre_kit_cache *c, const vyre_kit_key *key, const void *p
   put_u64(header + 32, XXH3_64bits_digest(st));
   XXH3_freeState(st);
 
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     warn_once(c, "writing", tmp, errno);
     return 1;

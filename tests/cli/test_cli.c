@@ -282,6 +282,153 @@ static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
   rmdir(dir);
 }
 
+// Writes |text| to |dir|/|name|.
+static void write_text(const char *dir, const char *name, const char *text) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+// A one-buffer case whose write buffer is named |name| (JSON-escaped text).
+static void write_named_case(const char *dir, const char *file, const char *name) {
+  char json[2048];
+  snprintf(json, sizeof json,
+           "{\"vyre\":1,\"name\":\"n\\u001b[2J\",\"workgroup_size\":[4,1,1],\"buffers\":[{\"name\":"
+           "\"%s\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":4}],\"body\":[{"
+           "\"k\":\"store\",\"buffer\":\"%s\",\"index\":{\"k\":\"builtin\",\"b\":\"gid\","
+           "\"axis\":0},\"value\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":7}}],\"description\":"
+           "\"d\\u001b]0;title\\u0007x\"}",
+           name, name);
+  write_text(dir, file, json);
+}
+
+// Buffer names come from the case file: --out never writes outside DIR, and
+// names are refused as file names when they hold '/', "..", or control bytes.
+static void test_cli_run_out_refuses_buffer_names_that_leave_the_folder(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_named_case(dir, "trav.json", "../vyre-escaped");
+  char cmd[2048], path[700];
+  snprintf(cmd, sizeof cmd, "run --backend cpu %s/trav.json --out %s/out", dir, dir);
+  result r = vyre(cmd);
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "buffer name '../vyre-escaped'");
+  assert_contains(&r, "cannot be a file name");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  snprintf(path, sizeof path, "%s/vyre-escaped.bin", dir);
+  assert_int_not_equal(access(path, F_OK), 0); // nothing written outside out/
+  write_named_case(dir, "ctl.json", "o\\u001b[31m");
+  snprintf(cmd, sizeof cmd, "run --backend cpu %s/ctl.json --out %s/out", dir, dir);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "buffer name 'o\\x1b[31m'");
+  assert_null(strchr(r.out, '\x1b'));
+  free(r.out);
+  // A plain name still lands in DIR.
+  write_named_case(dir, "ok.json", "plain");
+  snprintf(cmd, sizeof cmd, "run --backend cpu %s/ok.json --out %s/out", dir, dir);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  free(r.out);
+  snprintf(path, sizeof path, "%s/out/plain.bin", dir);
+  assert_int_equal(access(path, F_OK), 0);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/out", dir);
+  rmdir(path);
+  const char *files[] = {"trav.json", "ctl.json", "ok.json"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+// Names and descriptions from a case file reach the terminal with control
+// bytes shown as \xNN, never as escape sequences.
+static void test_cli_run_escapes_control_bytes_from_the_case_file(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_named_case(dir, "esc.json", "o\\u001b[31m");
+  char cmd[2048], path[700];
+  snprintf(cmd, sizeof cmd, "run --backend cpu %s/esc.json", dir);
+  result r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  assert_null(strchr(r.out, '\x1b'));
+  assert_null(strchr(r.out, '\a'));
+  assert_contains(&r, "program 'n\\x1b[2J'");
+  assert_contains(&r, "  d\\x1b]0;title\\x07x");
+  assert_contains(&r, "o\\x1b[31m (u32): 7, 7, 7, 7");
+  free(r.out);
+  snprintf(cmd, sizeof cmd, "validate %s/esc.json", dir);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  assert_null(strchr(r.out, '\x1b'));
+  assert_contains(&r, "(program 'n\\x1b[2J'");
+  free(r.out);
+  snprintf(path, sizeof path, "%s/esc.json", dir);
+  unlink(path);
+  rmdir(dir);
+}
+
+// A case's inputs, write buffers and expected outputs share one memory
+// budget (VYRE_CASE_MAX_BYTES), checked before anything is allocated: a few
+// bytes of JSON cannot make vyre allocate gigabytes.
+static void test_cli_case_memory_budget_is_checked_before_allocating(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  // 3 x 400 bytes of inputs (generators) plus a 400-byte write buffer.
+  write_text(
+      dir, "big.json",
+      "{\"vyre\":1,\"name\":\"big\",\"workgroup_size\":[4,1,1],\"buffers\":["
+      "{\"name\":\"a\",\"binding\":0,\"access\":\"read\",\"type\":\"u32\"},"
+      "{\"name\":\"b\",\"binding\":1,\"access\":\"read\",\"type\":\"u32\"},"
+      "{\"name\":\"c\",\"binding\":2,\"access\":\"read\",\"type\":\"u32\"},"
+      "{\"name\":\"out\",\"binding\":3,\"access\":\"write\",\"type\":\"u32\",\"count\":100}],"
+      "\"body\":[{\"k\":\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"builtin\",\"b\":"
+      "\"gid\",\"axis\":0},\"value\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":7}}],"
+      "\"inputs\":{\"a\":{\"fill\":100,\"value\":1},\"b\":{\"iota\":100},"
+      "\"c\":{\"random\":100,\"seed\":3}}}");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "validate %s/big.json", dir);
+  result r = vyre_env("VYRE_CASE_MAX_BYTES=1000 ", cmd);
+  assert_int_equal(r.code, 1);
+  // Write buffers first (400), then inputs in order: 'b' would make 1200.
+  assert_contains(&r, "inputs.b: input 'b' needs 400 bytes");
+  assert_contains(&r, "800 bytes so far");
+  assert_contains(&r, "budget of 1000 bytes (VYRE_CASE_MAX_BYTES)");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  // The write buffer alone is over a smaller budget, named as such.
+  r = vyre_env("VYRE_CASE_MAX_BYTES=300 ", cmd);
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "write buffer 'out'");
+  assert_contains(&r, "budget of 300 bytes");
+  free(r.out);
+  // Enough budget (a suffix is accepted): valid.
+  r = vyre_env("VYRE_CASE_MAX_BYTES=2K ", cmd);
+  assert_int_equal(r.code, 0);
+  free(r.out);
+  r = vyre(cmd); // the default (4 GiB)
+  assert_int_equal(r.code, 0);
+  free(r.out);
+  // A value that is not a byte count is an error, not a silent default.
+  r = vyre_env("VYRE_CASE_MAX_BYTES=lots ", cmd);
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "VYRE_CASE_MAX_BYTES='lots' is not a byte count");
+  free(r.out);
+  char path[700];
+  snprintf(path, sizeof path, "%s/big.json", dir);
+  unlink(path);
+  rmdir(dir);
+}
+
 // Listing opens every available device. Mesa's Vulkan drivers leak at
 // instance destruction from an unloaded module (frames LeakSanitizer cannot
 // name), so leak detection is off for the child when a Vulkan plugin is built.
@@ -349,6 +496,35 @@ static void test_cli_conform_runs_a_folder(void **state) {
   assert_int_equal(r.code, 2);
   assert_contains(&r, "unknown path 'bogus'");
   free(r.out);
+  // A misspelt backend is an error naming it and the known ones, never a
+  // run with every case skipped.
+  r = vyre("conform --backend vulkn --cases " DATA " --filter 'vadd*' --no-runtime");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "unknown backend 'vulkn'");
+  assert_contains(&r, "known backends: ");
+  assert_contains(&r, "cpu");
+  assert_contains(&r, "Fix:");
+  assert_null(strstr(r.out, "skipped"));
+  free(r.out);
+  r = vyre_env("VYRE_BACKEND=vulkn ", "conform --cases " DATA " --filter 'vadd*' --no-runtime");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "unknown backend 'vulkn' (VYRE_BACKEND)");
+  free(r.out);
+}
+
+// VYRE_CACHE_DISABLE with a value that is not a boolean is warned about (the
+// cache stays on); "false" is quiet.
+static void test_cli_cache_disable_value_is_parsed_strictly(void **state) {
+  (void)state;
+  result r = vyre_env("VYRE_CACHE_DISABLE=maybe ", "run --backend cpu " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "VYRE_CACHE_DISABLE='maybe'");
+  assert_contains(&r, "Fix:");
+  free(r.out);
+  r = vyre_env("VYRE_CACHE_DISABLE=false ", "run --backend cpu " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_null(strstr(r.out, "VYRE_CACHE_DISABLE"));
+  free(r.out);
 }
 
 #ifdef VYRE_CLI_NOSRC_PATH
@@ -402,8 +578,12 @@ int main(void) {
       cmocka_unit_test(test_cli_run_grid_override_and_bad_device),
       cmocka_unit_test(test_cli_run_judges_expected_errors_and_traps),
       cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
+      cmocka_unit_test(test_cli_run_out_refuses_buffer_names_that_leave_the_folder),
+      cmocka_unit_test(test_cli_run_escapes_control_bytes_from_the_case_file),
+      cmocka_unit_test(test_cli_case_memory_budget_is_checked_before_allocating),
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
       cmocka_unit_test(test_cli_conform_runs_a_folder),
+      cmocka_unit_test(test_cli_cache_disable_value_is_parsed_strictly),
 #ifdef VYRE_CLI_NOSRC_PATH
       cmocka_unit_test(test_cli_conform_falls_back_to_the_installed_cases),
 #endif

@@ -113,6 +113,42 @@ static void test_freed_and_wrong_kind_handles_are_refused_without_reading_them(v
   ASSERT_HAS(e.message, "kernel handle is NULL");
 }
 
+// A freed resident handle whose address malloc hands out again must not
+// match the new buffer: freeing the stale handle is refused and every new
+// buffer keeps working.
+static void test_a_stale_resident_handle_never_frees_a_new_buffer(void **state) {
+  fixture *f = *state;
+  vyre_error e = new_err();
+  vyre_resident *stale = NULL;
+  assert_int_equal(vyre_resident_alloc(f->dev, 64, &stale, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_resident_free(stale, &e), VYRE_STATUS_OK);
+  enum { N = 64 };
+  vyre_resident *fresh[N];
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(vyre_resident_alloc(f->dev, 64, &fresh[i], &e), VYRE_STATUS_OK);
+    assert_ptr_not_equal(fresh[i], stale); // a new buffer never has a stale handle's value
+  }
+  assert_int_equal(vyre_resident_free(stale, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "was already released");
+  assert_int_equal(vyre_resident_size(stale), 0);
+  for (int i = 0; i < N; i++) {
+    uint32_t src[16], dst[16];
+    for (uint32_t j = 0; j < 16; j++)
+      src[j] = (uint32_t)i * 100u + j;
+    vyre_resident_range w = {fresh[i], 0, 64, src, NULL}, r = {fresh[i], 0, 64, NULL, dst};
+    assert_int_equal(vyre_resident_write(f->dev, &w, 1, &e), VYRE_STATUS_OK);
+    assert_int_equal(vyre_resident_read(f->dev, &r, 1, &e), VYRE_STATUS_OK);
+    assert_memory_equal(src, dst, sizeof(src));
+    assert_int_equal(vyre_resident_size(fresh[i]), 64);
+  }
+  for (int i = 0; i < N; i++)
+    assert_int_equal(vyre_resident_free(fresh[i], &e), VYRE_STATUS_OK);
+  // Freed handles of another kind are refused by kind, not mistaken.
+  vyre_resident_range w = {(vyre_resident *)f->k, 0, 4, &e.code, NULL};
+  assert_int_equal(vyre_resident_write(f->dev, &w, 1, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "is a kernel, not a resident buffer");
+}
+
 static void test_injected_loss_then_recover_gives_correct_dispatches(void **state) {
   fixture *f = *state;
   vyre_error e = new_err();
@@ -360,6 +396,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_async_jobs_poll_time_out_and_wait_through_the_plugin,
                                       setup_async, teardown),
+      cmocka_unit_test_setup_teardown(test_a_stale_resident_handle_never_frees_a_new_buffer, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_device_close_releases_what_the_caller_did_not, setup,
                                       teardown),
   };

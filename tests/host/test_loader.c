@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -447,6 +449,133 @@ static void test_a_cpu_device_outranks_a_software_rasteriser(void **state) {
   vyre_device_close(dev);
 }
 
+// A FIFO named like a plugin: opening it would block until a writer came, so
+// the loader must not open it. Naming a backend opens only that backend's
+// file, and listing refuses the FIFO without opening it. An alarm turns a hang
+// into a failure.
+static void test_a_fifo_named_like_a_plugin_is_never_opened(void **state) {
+  const char *dir = VYRE_BINARY_DIR "/test-plugins-fifo";
+  mkdir(dir, 0755);
+  unlink(VYRE_BINARY_DIR "/test-plugins-fifo/libvyre-backend-x.so");
+  assert_int_equal(mkfifo(VYRE_BINARY_DIR "/test-plugins-fifo/libvyre-backend-x.so", 0644), 0);
+  setenv("VYRE_PLUGIN_PATH", VYRE_BINARY_DIR "/test-plugins-fifo:" TDIR, 1);
+  alarm(20);
+  time_t t0 = time(NULL);
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
+  vyre_device_close(dev);
+  vyre_candidate c[64];
+  uint32_t n = 0;
+  assert_int_equal(vyre_list_candidates(c, 64, &n, &e), VYRE_STATUS_OK);
+  const vyre_candidate *x = find(c, n < 64 ? n : 64, "x");
+  assert_int_equal(x->loaded, 0);
+  ASSERT_HAS(x->reason, "libvyre-backend-x.so is not a regular file");
+  ASSERT_HAS(x->reason, "FIFO");
+  ASSERT_HAS(x->reason, "Fix:");
+  // Named by path: refused the same way, not opened.
+  assert_int_equal(
+      vyre_device_open(VYRE_BINARY_DIR "/test-plugins-fifo/libvyre-backend-x.so", NULL, &dev, &e),
+      VYRE_STATUS_UNAVAILABLE);
+  ASSERT_HAS(e.message, "not a regular file");
+  alarm(0);
+  assert_true(time(NULL) - t0 < 10);
+}
+
+// t-crash aborts in its constructor: naming another backend must not load
+// it, even when its folder is searched first.
+static void test_naming_a_backend_loads_only_that_backends_file(void **state) {
+  setenv("VYRE_PLUGIN_PATH", VYRE_BINARY_DIR "/test-plugins-crash:" TDIR, 1);
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-gpu", NULL, &dev, &e), VYRE_STATUS_OK);
+  assert_string_equal(vyre_device_backend_name(dev), "t-gpu");
+  vyre_device_close(dev);
+  setenv("VYRE_BACKEND", "t-basic", 1);
+  assert_int_equal(vyre_device_open(NULL, NULL, &dev, &e), VYRE_STATUS_OK);
+  unsetenv("VYRE_BACKEND");
+  vyre_device_close(dev);
+  // Not found: the message still lists what the folders hold, by file name,
+  // without loading any of it.
+  assert_int_equal(vyre_device_open("nonesuch", NULL, &dev, &e), VYRE_STATUS_UNAVAILABLE);
+  ASSERT_HAS(e.message, "t-crash (" VYRE_BINARY_DIR "/test-plugins-crash/libvyre-backend-t-crash");
+  void *h = dlopen(VYRE_BINARY_DIR "/test-plugins-crash/libvyre-backend-t-crash.so",
+                   RTLD_NOW | RTLD_NOLOAD);
+  assert_null(h);
+}
+
+// A plugin file or folder others can write is refused (anyone who can write
+// it runs code in every vyre process), unless VYRE_PLUGIN_ALLOW_WRITABLE=1.
+static void test_a_writable_plugin_is_refused_unless_allowed(void **state) {
+  const char *dir = VYRE_BINARY_DIR "/test-plugins-writable";
+  const char *file = VYRE_BINARY_DIR "/test-plugins-writable/libvyre-backend-t-writable.so";
+  mkdir(dir, 0755);
+  chmod(dir, 0755);
+  copy_file(TDIR "/libvyre-backend-t-basic.so", file);
+  assert_int_equal(chmod(file, 0666), 0);
+  setenv("VYRE_PLUGIN_PATH", dir, 1);
+  unsetenv("VYRE_PLUGIN_ALLOW_WRITABLE");
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-writable", NULL, &dev, &e), VYRE_STATUS_UNAVAILABLE);
+  assert_null(dev);
+  ASSERT_HAS(e.message, file);
+  ASSERT_HAS(e.message, "mode 0666");
+  ASSERT_HAS(e.message, "writable by group or others");
+  ASSERT_HAS(e.message, "Fix: chmod go-w");
+  ASSERT_HAS(e.message, "VYRE_PLUGIN_ALLOW_WRITABLE=1");
+  void *h = dlopen(file, RTLD_NOW | RTLD_NOLOAD);
+  assert_null(h); // refused before dlopen
+  // Listing shows the refusal too.
+  vyre_candidate c[64];
+  uint32_t n = 0;
+  assert_int_equal(vyre_list_candidates(c, 64, &n, &e), VYRE_STATUS_OK);
+  const vyre_candidate *w = find(c, n < 64 ? n : 64, "t-writable");
+  assert_int_equal(w->loaded, 0);
+  ASSERT_HAS(w->reason, "mode 0666");
+  // The file fixed, its folder writable by others: refused naming the folder.
+  assert_int_equal(chmod(file, 0644), 0);
+  assert_int_equal(chmod(dir, 0777), 0);
+  assert_int_equal(vyre_device_open("t-writable", NULL, &dev, &e), VYRE_STATUS_UNAVAILABLE);
+  ASSERT_HAS(e.message, "folder " VYRE_BINARY_DIR "/test-plugins-writable");
+  ASSERT_HAS(e.message, "mode 0777");
+  ASSERT_HAS(e.message, "Fix: chmod go-w");
+  // The opt-in accepts both.
+  assert_int_equal(chmod(file, 0666), 0);
+  setenv("VYRE_PLUGIN_ALLOW_WRITABLE", "1", 1);
+  uint32_t st = vyre_device_open("t-writable", NULL, &dev, &e);
+  unsetenv("VYRE_PLUGIN_ALLOW_WRITABLE");
+  chmod(dir, 0755);
+  chmod(file, 0644);
+  if (st != VYRE_STATUS_OK) fail_msg("with VYRE_PLUGIN_ALLOW_WRITABLE=1: %s", e.message);
+  assert_string_equal(vyre_device_backend_name(dev), "test");
+  vyre_device_close(dev);
+}
+
+// t-nonul fills its probe reason, device_name and driver to the last byte
+// with no NUL: the host terminates them before anyone reads them as strings.
+static void test_plugin_strings_without_nul_are_terminated(void **state) {
+  vyre_error e = new_err();
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("t-nonul", NULL, &dev, &e), VYRE_STATUS_OK);
+  vyre_caps caps;
+  assert_int_equal(vyre_device_caps(dev, &caps, &e), VYRE_STATUS_OK);
+  assert_int_equal(caps.device_name[sizeof(caps.device_name) - 1], '\0');
+  assert_int_equal(caps.driver[sizeof(caps.driver) - 1], '\0');
+  assert_int_equal(strlen(caps.device_name), sizeof(caps.device_name) - 1);
+  assert_int_equal(caps.device_name[0], 'N');
+  assert_int_equal(caps.driver[0], 'D');
+  ASSERT_HAS(vyre_device_selection_reason(dev), "requested by the backend argument");
+  vyre_device_close(dev);
+  vyre_candidate c[64];
+  uint32_t n = 0;
+  assert_int_equal(vyre_list_candidates(c, 64, &n, &e), VYRE_STATUS_OK);
+  const vyre_candidate *t = find(c, n < 64 ? n : 64, "t-nonul");
+  assert_int_equal(t->available, 1);
+  assert_true(memchr(t->reason, '\0', sizeof(t->reason)) != NULL);
+  ASSERT_HAS(t->reason, "RRRR");
+}
+
 static void *open_and_list(void *arg) {
   int *failures = arg;
   for (int r = 0; r < 20; r++) {
@@ -502,6 +631,10 @@ int main(void) {
       cmocka_unit_test_setup(test_a_relocated_install_finds_plugins_in_libdir_vyre, setup),
       cmocka_unit_test_setup(test_a_cpu_device_outranks_a_software_rasteriser, setup),
       cmocka_unit_test_setup(test_loading_and_opening_from_four_threads_is_safe, setup),
+      cmocka_unit_test_setup(test_a_fifo_named_like_a_plugin_is_never_opened, setup),
+      cmocka_unit_test_setup(test_naming_a_backend_loads_only_that_backends_file, setup),
+      cmocka_unit_test_setup(test_a_writable_plugin_is_refused_unless_allowed, setup),
+      cmocka_unit_test_setup(test_plugin_strings_without_nul_are_terminated, setup),
   };
   return cmocka_run_group_tests_name("host/loader", tests, NULL, NULL);
 }

@@ -20,7 +20,10 @@
 
 // Built three times (tests/host/CMakeLists.txt): the cache root from
 // VYRE_CACHE_DIR (default), from XDG_CACHE_HOME (T_CACHE_XDG), or none
-// (T_CACHE_DISABLED: VYRE_CACHE_DISABLE=1 wins over VYRE_CACHE_DIR).
+// (T_CACHE_DISABLED: VYRE_CACHE_DISABLE=1 wins over VYRE_CACHE_DIR), and
+// with VYRE_CACHE_DISABLE parsed strictly: "false" (T_CACHE_FALSE) and a
+// value that is not a boolean (T_CACHE_BOGUS, warned about) leave the root,
+// "yes" (T_CACHE_YES) disables.
 #define CACHE "/tmp/vyre-test-services-cache"
 #define XDG   "/tmp/vyre-test-xdg"
 
@@ -42,7 +45,7 @@ static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **stat
   vyre_device *dev = NULL;
   vyre_error e = new_err();
   assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
-#if defined(T_CACHE_DISABLED)
+#if defined(T_CACHE_DISABLED) || defined(T_CACHE_YES)
   assert_int_equal(metric(dev, "cache_dir_len"), UINT64_MAX); // NULL
 #elif defined(T_CACHE_XDG)
   assert_int_equal(metric(dev, "cache_dir_len"), strlen(XDG "/vyre"));
@@ -125,6 +128,15 @@ int main(void) {
 #elif defined(T_CACHE_DISABLED)
   setenv("VYRE_CACHE_DIR", CACHE, 1);
   setenv("VYRE_CACHE_DISABLE", "1", 1);
+#elif defined(T_CACHE_YES)
+  setenv("VYRE_CACHE_DIR", CACHE, 1);
+  setenv("VYRE_CACHE_DISABLE", "yes", 1);
+#elif defined(T_CACHE_FALSE)
+  setenv("VYRE_CACHE_DIR", CACHE, 1);
+  setenv("VYRE_CACHE_DISABLE", "false", 1);
+#elif defined(T_CACHE_BOGUS)
+  setenv("VYRE_CACHE_DIR", CACHE, 1);
+  setenv("VYRE_CACHE_DISABLE", "maybe", 1);
 #else
   setenv("VYRE_CACHE_DIR", CACHE, 1);
   unsetenv("VYRE_CACHE_DISABLE");

@@ -29,6 +29,8 @@
 
 static char g_root[256];
 
+#define HEX32 "0123456789abcdef0123456789abcdef" // an entry name's stem
+
 static int setup(void **state) {
   snprintf(g_root, sizeof(g_root), "/tmp/vyre-kit-cache-XXXXXX");
   if (!mkdtemp(g_root)) return -1;
@@ -172,6 +174,66 @@ static void test_cache_disable_variable_turns_it_off(void **state) {
   vyre_kit_cache_close(c);
 }
 
+// Runs vyre_kit_cache_open(|root|, |subdir|) with stderr (where the kit logs
+// without host services) captured into |log|.
+static vyre_kit_cache *open_logged(const char *root, const char *subdir, char *log, size_t cap) {
+  char path[300];
+  snprintf(path, sizeof(path), "%s.log", g_root);
+  fflush(stderr);
+  int saved = dup(2);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  vyre_kit_cache *c = vyre_kit_cache_open(root, subdir, 0, "test");
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(log, 1, cap - 1, f) : 0;
+  log[n] = '\0';
+  if (f) fclose(f);
+  unlink(path);
+  return c;
+}
+
+// Runs vyre_kit_cache_open with VYRE_CACHE_DISABLE=|value| (NULL: unset) and
+// returns whether the cache is enabled; what it logged goes to |log|.
+static int enabled_with(const char *value, char *log, size_t cap) {
+  if (value)
+    setenv("VYRE_CACHE_DISABLE", value, 1);
+  else
+    unsetenv("VYRE_CACHE_DISABLE");
+  vyre_kit_cache *c = open_logged(g_root, "parse-v1", log, cap);
+  unsetenv("VYRE_CACHE_DISABLE");
+  int on = vyre_kit_cache_enabled(c);
+  vyre_kit_cache_close(c);
+  return on;
+}
+
+// VYRE_CACHE_DISABLE is parsed strictly: 1/true/yes/on disable, 0/false/
+// no/off/empty leave the cache on, anything else warns (naming the value)
+// and leaves it on.
+static void test_cache_disable_values_are_parsed_strictly(void **state) {
+  char log[4096];
+  static const char *const off[] = {"1", "true", "yes", "on", "TRUE", "On"};
+  static const char *const on[] = {"0", "false", "no", "off", "", "FALSE", "Off"};
+  for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+    if (enabled_with(off[i], log, sizeof(log)))
+      fail_msg("VYRE_CACHE_DISABLE=%s left it on", off[i]);
+    assert_null(strstr(log, "VYRE_CACHE_DISABLE"));
+  }
+  for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+    if (!enabled_with(on[i], log, sizeof(log)))
+      fail_msg("VYRE_CACHE_DISABLE='%s' turned the cache off", on[i]);
+    assert_null(strstr(log, "VYRE_CACHE_DISABLE"));
+  }
+  assert_true(enabled_with(NULL, log, sizeof(log)));
+  assert_true(enabled_with("maybe", log, sizeof(log)));
+  if (!strstr(log, "VYRE_CACHE_DISABLE='maybe'") || !strstr(log, "Fix:"))
+    fail_msg("no warning naming the value: %s", log);
+}
+
 static void test_cache_eight_processes_writing_one_key_all_succeed(void **state) {
   char payload[4096];
   for (size_t i = 0; i < sizeof(payload); i++)
@@ -264,8 +326,8 @@ static void test_cache_evicts_least_recently_used_over_the_cap(void **state) {
 static void test_cache_open_sweeps_stale_temporaries(void **state) {
   vyre_kit_cache *c = vyre_kit_cache_open(g_root, "sweep-v1", 0, "test");
   char stale[512], fresh[512];
-  snprintf(stale, sizeof(stale), "%s/abc.bin.tmp.123.0", vyre_kit_cache_dir(c));
-  snprintf(fresh, sizeof(fresh), "%s/abc.bin.tmp.123.1", vyre_kit_cache_dir(c));
+  snprintf(stale, sizeof(stale), "%s/" HEX32 ".bin.tmp.123.0", vyre_kit_cache_dir(c));
+  snprintf(fresh, sizeof(fresh), "%s/" HEX32 ".bin.tmp.123.1", vyre_kit_cache_dir(c));
   fclose(fopen(stale, "w"));
   fclose(fopen(fresh, "w"));
   set_mtime(stale, time(NULL) - 3600);
@@ -274,6 +336,134 @@ static void test_cache_open_sweeps_stale_temporaries(void **state) {
   assert_int_not_equal(access(stale, F_OK), 0);
   assert_int_equal(access(fresh, F_OK), 0); // a writer may still be working on it
   vyre_kit_cache_close(c);
+}
+
+// The cache folder is created private (0700).
+static void test_cache_folder_is_created_private(void **state) {
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "priv-v1/sub", 0, "test");
+  assert_true(vyre_kit_cache_enabled(c));
+  struct stat st;
+  assert_int_equal(stat(vyre_kit_cache_dir(c), &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0700);
+  char mid[512];
+  snprintf(mid, sizeof(mid), "%s/priv-v1", g_root);
+  assert_int_equal(stat(mid, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0700);
+  vyre_kit_cache_close(c);
+}
+
+// A cache folder others can write (or that another user owns) is not
+// trusted: the cache runs uncached with one warning naming it, its mode and
+// the fix.
+static void test_cache_folder_writable_by_others_is_refused(void **state) {
+  char dir[512], log[4096];
+  snprintf(dir, sizeof(dir), "%s/shared-v1", g_root);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  assert_int_equal(chmod(dir, 0775), 0);
+  vyre_kit_cache *c = open_logged(g_root, "shared-v1", log, sizeof(log));
+  assert_false(vyre_kit_cache_enabled(c));
+  vyre_kit_key k;
+  make_key(&k, "prog");
+  assert_int_not_equal(vyre_kit_cache_put(c, &k, "abc", 3), 0);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+  if (!strstr(log, dir) || !strstr(log, "mode 0775") ||
+      !strstr(log, "writable by group or others") || !strstr(log, "running uncached") ||
+      !strstr(log, "Fix: chmod 700"))
+    fail_msg("warning lacks the folder, mode or fix: %s", log);
+  // The root itself writable by others (not sticky): refused too.
+  assert_int_equal(chmod(dir, 0700), 0);
+  assert_int_equal(chmod(g_root, 0777), 0);
+  c = open_logged(g_root, "shared-v1", log, sizeof(log));
+  chmod(g_root, 0700);
+  assert_false(vyre_kit_cache_enabled(c));
+  vyre_kit_cache_close(c);
+  if (!strstr(log, "mode 0777")) fail_msg("no warning for the root: %s", log);
+  // Fixed: trusted again.
+  c = vyre_kit_cache_open(g_root, "shared-v1", 0, "test");
+  assert_true(vyre_kit_cache_enabled(c));
+  vyre_kit_cache_close(c);
+  if (geteuid() == 0) { // another owner can only be made by root
+    assert_int_equal(chown(dir, 65534, 65534), 0);
+    c = open_logged(g_root, "shared-v1", log, sizeof(log));
+    assert_false(vyre_kit_cache_enabled(c));
+    vyre_kit_cache_close(c);
+    if (!strstr(log, "owned by uid 65534")) fail_msg("no owner in: %s", log);
+  }
+}
+
+// A symbolic link at an entry's name is a miss and is not followed, even
+// when it points at a valid entry; the file it points at is left alone.
+static void test_cache_symlinked_entry_is_a_miss_and_not_followed(void **state) {
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "link-v1", 0, "test");
+  vyre_kit_key k;
+  make_key(&k, "vadd");
+  assert_int_equal(vyre_kit_cache_put(c, &k, "cubin-bytes", 11), 0);
+  char entry[512], target[512];
+  only_entry(c, entry, sizeof(entry));
+  snprintf(target, sizeof(target), "%s/elsewhere.bin", g_root);
+  assert_int_equal(rename(entry, target), 0);
+  assert_int_equal(symlink(target, entry), 0);
+  void *p = NULL;
+  size_t n = 0;
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 0);
+  assert_null(p);
+  assert_int_equal(access(target, F_OK), 0);
+  // A put replaces the link with a real entry (rename does not follow).
+  assert_int_equal(vyre_kit_cache_put(c, &k, "cubin-bytes", 11), 0);
+  struct stat st;
+  assert_int_equal(lstat(entry, &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+  assert_int_equal(vyre_kit_cache_get(c, &k, &p, &n), 1);
+  free(p);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+}
+
+// Eviction and the sweep delete only files named as vyre names them
+// (<32 hex>.bin and <32 hex>.bin.tmp.<pid>.<n>), and never through a link.
+static void test_cache_eviction_and_sweep_delete_only_vyre_files(void **state) {
+  vyre_kit_cache *c = vyre_kit_cache_open(g_root, "own-v1", 1500, "test");
+  const char *dir = vyre_kit_cache_dir(c);
+  char other[512], notes[512], shortbin[512], link[512], target[512], oldtmp[512], linktmp[512];
+  snprintf(notes, sizeof(notes), "%s/notes.txt", dir);
+  snprintf(shortbin, sizeof(shortbin), "%s/abc.bin", dir);
+  snprintf(link, sizeof(link), "%s/" HEX32 ".bin", dir);
+  snprintf(target, sizeof(target), "%s/precious.bin", g_root);
+  snprintf(other, sizeof(other), "%s/x.tmp.1.2", dir);
+  snprintf(oldtmp, sizeof(oldtmp), "%s/" HEX32 ".bin.tmp.99.1", dir);
+  snprintf(linktmp, sizeof(linktmp), "%s/" HEX32 ".bin.tmp.99.2", dir);
+  char big[4000];
+  memset(big, 'x', sizeof(big));
+  const char *plain[] = {notes, shortbin, target, other, oldtmp};
+  for (int i = 0; i < 5; i++) {
+    FILE *f = fopen(plain[i], "w");
+    assert_non_null(f);
+    fwrite(big, 1, sizeof(big), f);
+    fclose(f);
+    set_mtime(plain[i], time(NULL) - 3600);
+  }
+  assert_int_equal(symlink(target, link), 0);
+  assert_int_equal(symlink(target, linktmp), 0);
+  // A put over the cap evicts: only vyre entries may go.
+  vyre_kit_key k;
+  make_key(&k, "p");
+  char payload[600] = {0};
+  assert_int_equal(vyre_kit_cache_put(c, &k, payload, sizeof(payload)), 0);
+  vyre_kit_key_free(&k);
+  vyre_kit_cache_close(c);
+  // Reopen: the sweep runs.
+  c = vyre_kit_cache_open(g_root, "own-v1", 1500, "test");
+  vyre_kit_cache_close(c);
+  struct stat st;
+  assert_int_equal(access(notes, F_OK), 0);
+  assert_int_equal(access(shortbin, F_OK), 0);
+  assert_int_equal(access(other, F_OK), 0);
+  assert_int_equal(stat(target, &st), 0);
+  assert_int_equal(st.st_size, sizeof(big)); // never reached through a link
+  assert_int_equal(lstat(link, &st), 0);     // links are not vyre's files: left
+  assert_int_equal(lstat(linktmp, &st), 0);
+  assert_int_not_equal(access(oldtmp, F_OK), 0); // a stale temporary of vyre's: swept
 }
 
 // A full disk (simulated with RLIMIT_FSIZE: writes past the limit fail with
@@ -333,11 +523,20 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_unusable_folder_runs_uncached, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_disable_variable_turns_it_off, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_disable_values_are_parsed_strictly, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_cache_eight_processes_writing_one_key_all_succeed, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_evicts_least_recently_used_over_the_cap, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_open_sweeps_stale_temporaries, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_folder_is_created_private, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_folder_writable_by_others_is_refused, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_symlinked_entry_is_a_miss_and_not_followed, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_eviction_and_sweep_delete_only_vyre_files, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(
           test_cache_full_disk_publishes_nothing_and_leaves_no_temporary, setup, teardown),
   };

@@ -22,6 +22,10 @@
 //   T_CAPS_SHORT      t-caps-short: the same, but its vyre_caps struct_size
 //                     stops before ir_features, so the host must read 0
 //                     (in test-plugins-features/)
+//   T_CRASH_ON_LOAD   t-crash: aborts as soon as it is loaded (a constructor);
+//                     built into its own folder (test-plugins-crash)
+//   T_NO_NUL          t-nonul: probe reason, device_name and driver filled
+//                     to the last byte with no terminating NUL
 //
 // Semantics (enough to check the host's plan, not an IR interpreter): for
 // element i, every write binding gets the sum of the read/uniform bindings'
@@ -68,8 +72,21 @@ typedef struct tbuf {
   uint8_t *data;
 } tbuf;
 
+#if defined(T_CRASH_ON_LOAD)
+// A plugin that kills any process that loads it: a backend that was not
+// asked for must never be loaded.
+__attribute__((constructor)) static void t_crash_on_load(void) {
+  abort();
+}
+#endif
+
 static void t_probe(vyre_probe_result *out) {
-#ifdef T_PROBE_UNAVAILABLE
+#if defined(T_NO_NUL)
+  out->available = 1;
+  out->device_count = 1;
+  out->best_device_kind = T_KIND;
+  memset(out->reason, 'R', sizeof(out->reason)); // no NUL anywhere
+#elif defined(T_PROBE_UNAVAILABLE)
   out->available = 0;
   out->device_count = 0;
   snprintf(out->reason, sizeof(out->reason),
@@ -130,6 +147,10 @@ static uint32_t t_get_caps(vyre_backend *b, vyre_caps *out, vyre_error *err) {
 #if defined(T_CAPS_SHORT)
   // As a plugin built before the field existed would say.
   out->struct_size = (uint32_t)offsetof(vyre_caps, ir_features);
+#endif
+#if defined(T_NO_NUL)
+  memset(out->device_name, 'N', sizeof(out->device_name)); // no NUL anywhere
+  memset(out->driver, 'D', sizeof(out->driver));
 #endif
   return VYRE_STATUS_OK;
 }

@@ -10,7 +10,17 @@
 // cases can be run. Problems outside the program are INVALID_ARGUMENT and
 // name the field ("inputs.a[3]: ..."). Used by the CLI and the conformance
 // runner.
+//
+// Memory budget (docs/case-files.md, "Memory budget"): the bytes of a case's
+// write buffers (count x 4, allocated by the runtime), inputs and expected
+// outputs add up against one budget, VYRE_CASE_MAX_BYTES (default 4 GiB),
+// checked from the declared counts before each allocation, so a few bytes of
+// JSON (generators, large declared counts) cannot make a process allocate
+// gigabytes. Over budget is INVALID_ARGUMENT naming the buffer.
 
+#define _GNU_SOURCE // secure_getenv
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +30,85 @@
 #define NONE   VYRE_IR_NONE
 
 static const char *const kCaseKeys[] = {"grid", "inputs", "expect", "workgroup_override", NULL};
+
+#define CASE_DEFAULT_MAX_BYTES (4ull << 30)
+
+typedef struct case_budget {
+  uint64_t max, used;
+} case_budget;
+
+// Reads VYRE_CASE_MAX_BYTES: a byte count with an optional K, M, G or T
+// suffix (binary: 1K = 1024), or unset / empty for the default.
+static uint32_t budget_init(case_budget *b, vyre_error *err) {
+  b->max = CASE_DEFAULT_MAX_BYTES;
+  b->used = 0;
+  const char *v = secure_getenv("VYRE_CASE_MAX_BYTES");
+  if (!v || !*v) return VYRE_STATUS_OK;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long n = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
+  unsigned shift = 0;
+  if (end && *end) {
+    switch (toupper((unsigned char)*end)) {
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    case 'T':
+      shift = 40;
+      break;
+    default:
+      end = NULL;
+    }
+    if (end && (end[1] == '\0' || strcmp(end + 1, "iB") == 0 || strcmp(end + 1, "B") == 0))
+      end = (char *)"";
+    else
+      end = NULL;
+  }
+  if (!end || errno || (shift && n > (UINT64_MAX >> shift)))
+    return vyre_error_set(err, BADARG,
+                          "VYRE_CASE_MAX_BYTES='%s' is not a byte count. Fix: set it to a number "
+                          "of bytes, optionally with K, M, G or T (e.g. VYRE_CASE_MAX_BYTES=8G), "
+                          "or unset it for the default of 4G.",
+                          v);
+  b->max = (uint64_t)n << shift;
+  return VYRE_STATUS_OK;
+}
+
+// Takes |bytes| for |what| ('input', 'write buffer', 'expected output')
+// |name| from the budget, or fails naming it, before anything is allocated.
+static uint32_t budget_take(case_budget *b, uint64_t bytes, const char *what, const char *name,
+                            const vyre__jpath *p, vyre_error *err) {
+  if (bytes <= b->max && b->used <= b->max - bytes) {
+    b->used += bytes;
+    return VYRE_STATUS_OK;
+  }
+  return vyre__jpath_fail(p, err, BADARG,
+                          "%s '%s' needs %llu bytes, and with the %llu bytes so far the case "
+                          "would exceed its memory budget of %llu bytes (VYRE_CASE_MAX_BYTES). "
+                          "Fix: use smaller buffers, or raise VYRE_CASE_MAX_BYTES (e.g. "
+                          "VYRE_CASE_MAX_BYTES=16G) if the machine has the memory.",
+                          what, name, (unsigned long long)bytes, (unsigned long long)b->used,
+                          (unsigned long long)b->max);
+}
+
+// The element count a list or generator declares, read without allocating
+// (0 when malformed: the reader then reports it).
+static uint64_t data_elements(json_t *v) {
+  if (json_is_array(v)) return json_array_size(v);
+  if (!json_is_object(v)) return 0;
+  static const char *const keys[] = {"iota", "fill", "random"};
+  for (int i = 0; i < 3; i++) {
+    json_t *n = json_object_get(v, keys[i]);
+    if (json_is_integer(n) && json_integer_value(n) > 0) return (uint64_t)json_integer_value(n);
+  }
+  return 0;
+}
 
 static char *dup_str(const char *s, size_t n) {
   char *d = malloc(n + 1);
@@ -85,7 +174,8 @@ static int takes_input(uint32_t access) {
 
 // "inputs": one entry per read, uniform and read_write buffer, in
 // declaration order. When the field is absent there are no inputs at all.
-static uint32_t inputs(vyre_case *c, json_t *root, vyre__jpath *p, vyre_error *err) {
+static uint32_t inputs(vyre_case *c, json_t *root, case_budget *budget, vyre__jpath *p,
+                       vyre_error *err) {
   const vyre_ir_program *v = vyre_ir_view(c->program);
   json_t *in = json_object_get(root, "inputs");
   // A plain program file has no "inputs": the caller provides the data.
@@ -134,8 +224,10 @@ static uint32_t inputs(vyre_case *c, json_t *root, vyre__jpath *p, vyre_error *e
                               "{\"iota\": n}.",
                               vyre_ir_access_name(b->access), name, name);
     vyre__jpath_push(p, name, NONE);
+    uint32_t st = budget_take(budget, data_elements(e) * 4u, "input", name, p, err);
+    if (st) return st;
     vyre_case_data *d = &c->inputs[c->input_count];
-    uint32_t st = vyre__case_data_read(e, b->type, p, d, err);
+    st = vyre__case_data_read(e, b->type, p, d, err);
     if (st) return st;
     d->buffer_index = i;
     c->input_count++;
@@ -198,7 +290,8 @@ static uint64_t bound_elements(const vyre_case *c, uint32_t b) {
   return 0;
 }
 
-static uint32_t expect_outputs(vyre_case *c, json_t *e, vyre__jpath *p, vyre_error *err) {
+static uint32_t expect_outputs(vyre_case *c, json_t *e, case_budget *budget, vyre__jpath *p,
+                               vyre_error *err) {
   c->expect_kind = VYRE_CASE_EXPECT_OUTPUTS;
   if (!c->program) return VYRE_STATUS_OK; // nothing to check against
   const vyre_ir_program *v = vyre_ir_view(c->program);
@@ -218,8 +311,10 @@ static uint32_t expect_outputs(vyre_case *c, json_t *e, vyre__jpath *p, vyre_err
                               "buffer '%s' is a %s buffer, which is not returned to the host. "
                               "Fix: expect only read_write and write buffers.",
                               name, vyre_ir_access_name(acc));
+    uint32_t st = budget_take(budget, data_elements(val) * 4u, "expected output", name, p, err);
+    if (st) return st;
     vyre_case_data *d = &c->expect[c->expect_count];
-    uint32_t st = vyre__case_data_read(val, v->buffers[b].type, p, d, err);
+    st = vyre__case_data_read(val, v->buffers[b].type, p, d, err);
     if (st) return st;
     d->buffer_index = b;
     c->expect_count++;
@@ -245,7 +340,8 @@ static uint32_t expect_outputs(vyre_case *c, json_t *e, vyre__jpath *p, vyre_err
   return VYRE_STATUS_OK;
 }
 
-static uint32_t expect(vyre_case *c, json_t *root, vyre__jpath *p, vyre_error *err) {
+static uint32_t expect(vyre_case *c, json_t *root, case_budget *budget, vyre__jpath *p,
+                       vyre_error *err) {
   json_t *e = json_object_get(root, "expect");
   if (!e) return VYRE_STATUS_OK;
   vyre__jpath_push(p, "expect", NONE);
@@ -262,9 +358,24 @@ static uint32_t expect(vyre_case *c, json_t *root, vyre__jpath *p, vyre_error *e
                             trap ? "trap" : "error", trap ? "trap" : "error");
   uint32_t st = trap                  ? expect_trap(c, trap, p, err)
                 : error               ? expect_error(c, error, p, err)
-                : json_object_size(e) ? expect_outputs(c, e, p, err)
+                : json_object_size(e) ? expect_outputs(c, e, budget, p, err)
                                       : VYRE_STATUS_OK;
   if (st) return st;
+  vyre__jpath_pop(p);
+  return VYRE_STATUS_OK;
+}
+
+// The write buffers the runtime allocates zero-filled (count x 4 bytes each).
+static uint32_t write_buffers(vyre_case *c, case_budget *budget, vyre__jpath *p, vyre_error *err) {
+  const vyre_ir_program *v = vyre_ir_view(c->program);
+  vyre__jpath_push(p, "buffers", NONE);
+  for (uint32_t i = 0; i < v->buffer_count; i++) {
+    if (v->buffers[i].access != VYRE_IR_ACCESS_WRITE) continue;
+    p->seg[p->n - 1].index = i;
+    uint32_t st = budget_take(budget, (uint64_t)v->buffers[i].count * 4u, "write buffer",
+                              vyre_ir_string(v, v->buffers[i].name), p, err);
+    if (st) return st;
+  }
   vyre__jpath_pop(p);
   return VYRE_STATUS_OK;
 }
@@ -287,8 +398,11 @@ static uint32_t load(vyre_case *c, json_t *root, const vyre_ir_limits *limits, v
   if (!st)
     st = triple(root, "workgroup_override", &c->has_workgroup_override, c->workgroup_override, p,
                 err);
-  if (!st && c->program) st = inputs(c, root, p, err);
-  if (!st) st = expect(c, root, p, err);
+  case_budget budget;
+  if (!st) st = budget_init(&budget, err);
+  if (!st && c->program) st = write_buffers(c, &budget, p, err);
+  if (!st && c->program) st = inputs(c, root, &budget, p, err);
+  if (!st) st = expect(c, root, &budget, p, err);
   free(p);
   return st;
 }
