@@ -12,6 +12,11 @@
 //   (checked with `nm -D` on the toolkit's stubs/libcuda.so).
 // VYRE_NVRTC_SYM(name)
 //   NVRTC exports unversioned names.
+//
+// The raw CUDA floor of `vyre bench` (bench/floors/floor_cuda.c) loads the
+// same list into its own table; the synchronous rows at the end of the
+// driver part are the ones only it calls (every driver since CUDA 4 has
+// them).
 
 VYRE_CU_SYM(cuInit, "cuInit", NULL)
 VYRE_CU_SYM(cuDriverGetVersion, "cuDriverGetVersion", NULL)
@@ -49,6 +54,10 @@ VYRE_CU_SYM(cuMemFreeHost, "cuMemFreeHost", NULL)
 VYRE_CU_SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL)
 VYRE_CU_SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL)
 VYRE_CU_SYM(cuMemsetD32Async, "cuMemsetD32Async", NULL)
+VYRE_CU_SYM(cuCtxSetCurrent, "cuCtxSetCurrent", NULL)
+VYRE_CU_SYM(cuMemcpyHtoD, "cuMemcpyHtoD_v2", NULL)
+VYRE_CU_SYM(cuMemcpyDtoH, "cuMemcpyDtoH_v2", NULL)
+VYRE_CU_SYM(cuMemsetD32, "cuMemsetD32_v2", NULL)
 
 VYRE_NVRTC_SYM(nvrtcVersion)
 VYRE_NVRTC_SYM(nvrtcGetErrorString)

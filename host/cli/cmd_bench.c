@@ -287,14 +287,6 @@ static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops
   if (f == 4 && compiled && r->target_kind) r->met = 0;
 }
 
-const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend) {
-  if (!backend) return NULL;
-  if (strcmp(backend, "cpu") == 0) return &vyre_bench_floor_cpu;
-  if (strcmp(backend, "cuda") == 0) return &vyre_bench_floor_cuda;
-  if (strcmp(backend, "vulkan") == 0) return &vyre_bench_floor_vulkan;
-  return NULL;
-}
-
 static void fmt_num(char *out, size_t cap, double v) {
   if (v >= 1000)
     snprintf(out, cap, "%.0f", v);

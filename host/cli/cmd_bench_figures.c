@@ -19,6 +19,15 @@
 
 #define FIX_CONFORM "Fix: run 'vyre conform --backend %s' to find the miscompiled construct."
 
+uint64_t vyre_bench_metric(vyre_device *dev, const char *name) {
+  vyre_metric m[64];
+  uint32_t count = 0;
+  if (!dev || vyre_device_metrics(dev, m, 64, &count, NULL) != VYRE_STATUS_OK) return UINT64_MAX;
+  for (uint32_t i = 0; i < count && i < 64; i++)
+    if (m[i].name && strcmp(m[i].name, name) == 0) return m[i].value;
+  return UINT64_MAX;
+}
+
 static uint32_t warmups(const vyre_bench_ctx *c, uint32_t normal) {
   return c->quick ? (normal < 2 ? normal : 2) : normal;
 }

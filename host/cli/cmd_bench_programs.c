@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cmd_bench_programs.c — the programs `vyre bench` measures, written as IR
-// JSON text and decoded through the public API (vyre_program_from_json), and
-// the input values that make their results exact and cheap to check: small
-// integers in f32, so every sum and product is exact whatever the order.
-// Called by cmd_bench_figures.c and cmd_bench_child.c; touches no device.
+// JSON text and decoded through the public API (vyre_program_from_json).
+// Their inputs (vyre_bench_vadd_a, vyre_bench_matmul_value, ...) are shared
+// with the floors: bench/floors/bench_stats.c. Called by cmd_bench_figures.c
+// and cmd_bench_child.c; touches no device.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,29 +130,4 @@ vyre_program *vyre_bench_prog_matmul(uint32_t n, vyre_error *err) {
   char text[sizeof matmul_fmt + 64];
   snprintf(text, sizeof text, matmul_fmt, n, n / 16, n * n);
   return from_text(text, err);
-}
-
-float vyre_bench_vadd_a(uint64_t i) {
-  return (float)(i & 0xFFFFu);
-}
-
-float vyre_bench_vadd_b(uint64_t i) {
-  return (float)((i >> 16) & 0xFFFu);
-}
-
-// Integers -4..4: products and sums stay exact in f32 for n <= 2^16.
-float vyre_bench_matmul_value(uint32_t which, uint64_t i) {
-  uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull + which * 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 29;
-  return (float)((int)(h % 9u) - 4);
-}
-
-float vyre_bench_matmul_ref(const float *A, const float *B, uint32_t n, uint32_t row,
-                            uint32_t col) {
-  float acc = 0.0f;
-  for (uint32_t k = 0; k < n; k++) {
-    float p = A[(size_t)row * n + k] * B[(size_t)k * n + col];
-    acc = acc + p;
-  }
-  return acc;
 }

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// test_bench_floor_cuda.c — the CUDA floors of `vyre bench`
-// (host/cli/cmd_bench_floor_cuda.c) against the fake driver of fake_cuda.c,
-// found first on LD_LIBRARY_PATH: every floor opens, runs, checks its
-// results and cleans up (the fresh-load cubin file is removed on close), and
-// a wrong kernel result is reported as a failure with a Fix. Timing values
-// are not asserted. The real driver is exercised by `vyre bench --backend
-// cuda` on the GPU machine.
+// test_bench_floor_cuda.c — the raw CUDA floors of `vyre bench`
+// (bench/floors/floor_cuda.c, reached as the tool does, through
+// vyre_bench_floor_for) against the mock driver and NVRTC of
+// tests/cuda/mock_libcuda.c, named by VYRE_CUDA_DRIVER_PATH and
+// VYRE_CUDA_NVRTC_PATH: every floor opens, runs, checks its results and
+// cleans up (the fresh-load cubin file is removed on close), the driver calls
+// are the mock's, a wrong kernel result is reported as a failure with a Fix,
+// and a machine without a device is n/a with a Fix. Timing values are not
+// asserted. The real driver is exercised by `vyre bench --backend cuda` on
+// the GPU machine. Built without the CUDA toolkit headers, the floor must
+// say n/a with a Fix and the mock tests are skipped. Also the warm-up rule
+// of bench_stats.c.
 
 #define _POSIX_C_SOURCE 200809L
 
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,14 +26,66 @@
 
 #include <cmocka.h>
 
-#include "cmd_bench.h"
+#include "bench_floor.h"
 
 static vyre_bench_ctx ctx(void) {
   vyre_bench_ctx c;
   memset(&c, 0, sizeof c);
   c.quick = 1;
-  snprintf(c.caps.device_name, sizeof c.caps.device_name, "Fake GPU");
+  snprintf(c.caps.device_name, sizeof c.caps.device_name, "vyre mock GPU");
   return c;
+}
+
+// The CUDA floor table; without the toolkit headers at build time, checks
+// that it says so and skips the calling test.
+static const vyre_bench_floor_ops *cuda_floor(void) {
+  const vyre_bench_floor_ops *o = vyre_bench_floor_for("cuda");
+  assert_non_null(o);
+  assert_string_equal(o->name, "cuda");
+#ifndef VYRE_TEST_MOCK_CUDA
+  vyre_bench_ctx c = ctx();
+  vyre_bench_floor *f = NULL;
+  char why[768] = "";
+  assert_int_equal(o->open(&c, &f, why, sizeof why), VYRE_BENCH_NA);
+  assert_null(f);
+  assert_non_null(strstr(why, "CUDA toolkit"));
+  assert_non_null(strstr(why, "Fix:"));
+  fprintf(stderr, "skipped: built without the CUDA toolkit headers (no CUDA floor, no mock)\n");
+  skip();
+#endif
+  return o;
+}
+
+// A function of the mock driver (the library the floor opens).
+static void *mock_fn(const char *name) {
+  const char *path = getenv("VYRE_CUDA_DRIVER_PATH");
+  if (!path || !*path) fail_msg("VYRE_CUDA_DRIVER_PATH is not set: run the test through ctest");
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) fail_msg("dlopen %s: %s", path, dlerror());
+  void *fn = dlsym(h, name);
+  if (!fn) fail_msg("the mock driver %s lacks %s", path, name);
+  return fn;
+}
+
+static void mock_set_devices(int n) {
+  void (*set)(int);
+  void *p = mock_fn("mock_cuda_set_devices");
+  memcpy(&set, &p, sizeof p);
+  set(n);
+}
+
+static void mock_set_inc_error(unsigned extra) {
+  void (*set)(unsigned);
+  void *p = mock_fn("mock_cuda_set_inc_error");
+  memcpy(&set, &p, sizeof p);
+  set(extra);
+}
+
+static unsigned long long mock_calls(const char *name) {
+  unsigned long long (*calls)(const char *);
+  void *p = mock_fn("mock_cuda_calls");
+  memcpy(&calls, &p, sizeof p);
+  return calls(name);
 }
 
 static void assert_ran(const vyre_bench_side *s) {
@@ -37,12 +95,13 @@ static void assert_ran(const vyre_bench_side *s) {
   assert_true(strlen(s->what) > 0);
 }
 
-static void test_cuda_floor_runs_every_figure_on_the_fake_driver(void **state) {
+static void test_cuda_floor_runs_every_figure_on_the_mock_driver(void **state) {
+  const vyre_bench_floor_ops *o = cuda_floor();
   vyre_bench_ctx c = ctx();
-  const vyre_bench_floor_ops *o = &vyre_bench_floor_cuda;
   vyre_bench_floor *f = NULL;
   char why[768] = "";
   if (o->open(&c, &f, why, sizeof why) != VYRE_BENCH_RAN) fail_msg("open: %s", why);
+  unsigned long long htod = mock_calls("cuMemcpyHtoD"), launches = mock_calls("cuLaunchKernel");
   vyre_bench_side s;
   void (*figs[])(vyre_bench_floor *, const vyre_bench_ctx *,
                  vyre_bench_side *) = {o->round_trip, o->launch_wait, o->pipelined, o->compile};
@@ -51,6 +110,9 @@ static void test_cuda_floor_runs_every_figure_on_the_fake_driver(void **state) {
     figs[i](f, &c, &s);
     assert_ran(&s);
   }
+  // The round trip copied through the mock's synchronous entry points.
+  assert_true(mock_calls("cuMemcpyHtoD") > htod);
+  assert_true(mock_calls("cuLaunchKernel") > launches);
   memset(&s, 0, sizeof s);
   o->stream(f, &c, 1u << 16, &s);
   assert_ran(&s);
@@ -68,10 +130,10 @@ static void test_cuda_floor_runs_every_figure_on_the_fake_driver(void **state) {
 }
 
 static void test_cuda_floor_reports_a_wrong_result_with_a_fix(void **state) {
-  // The fake driver adds 2 instead of 1 when FAKE_CUDA_WRONG is set.
-  setenv("FAKE_CUDA_WRONG", "1", 1);
+  const vyre_bench_floor_ops *o = cuda_floor();
+  // The mock's inc kernel adds 2 instead of 1.
+  mock_set_inc_error(1);
   vyre_bench_ctx c = ctx();
-  const vyre_bench_floor_ops *o = &vyre_bench_floor_cuda;
   vyre_bench_floor *f = NULL;
   char why[768] = "";
   assert_int_equal(o->open(&c, &f, why, sizeof why), VYRE_BENCH_RAN);
@@ -82,23 +144,42 @@ static void test_cuda_floor_reports_a_wrong_result_with_a_fix(void **state) {
   assert_non_null(strstr(s.why, "expected"));
   assert_non_null(strstr(s.why, "Fix:"));
   o->close(f);
-  unsetenv("FAKE_CUDA_WRONG");
+  mock_set_inc_error(0);
 }
 
 static void test_cuda_floor_missing_device_is_na_with_a_reason(void **state) {
-  setenv("FAKE_CUDA_NO_DEVICE", "1", 1);
+  const vyre_bench_floor_ops *o = cuda_floor();
+  mock_set_devices(0);
   vyre_bench_ctx c = ctx();
   vyre_bench_floor *f = NULL;
   char why[768] = "";
-  assert_int_equal(vyre_bench_floor_cuda.open(&c, &f, why, sizeof why), VYRE_BENCH_NA);
+  assert_int_equal(o->open(&c, &f, why, sizeof why), VYRE_BENCH_NA);
   assert_null(f);
+  assert_non_null(strstr(why, "no CUDA device"));
   assert_non_null(strstr(why, "Fix:"));
-  unsetenv("FAKE_CUDA_NO_DEVICE");
+  mock_set_devices(1);
+}
+
+static void test_cuda_floor_missing_driver_is_na_with_a_reason(void **state) {
+  const vyre_bench_floor_ops *o = cuda_floor();
+  char *saved = strdup(getenv("VYRE_CUDA_DRIVER_PATH"));
+  assert_non_null(saved);
+  setenv("VYRE_CUDA_DRIVER_PATH", "/nonexistent/libcuda.so.1", 1);
+  vyre_bench_ctx c = ctx();
+  vyre_bench_floor *f = NULL;
+  char why[768] = "";
+  assert_int_equal(o->open(&c, &f, why, sizeof why), VYRE_BENCH_NA);
+  setenv("VYRE_CUDA_DRIVER_PATH", saved, 1);
+  free(saved);
+  assert_null(f);
+  assert_non_null(strstr(why, "/nonexistent/libcuda.so.1 not found"));
+  assert_non_null(strstr(why, "Fix:"));
 }
 
 // Device-bound figures warm up for a time on a GPU (cmd_bench_stats.c): the
 // last warm-up run adds one more while the budget has not passed; never on
 // the CPU, never before the last warm-up run, never once the budget is spent.
+// Not CUDA-specific: runs whatever was built.
 static void test_warm_up_lasts_a_time_on_gpus_only(void **state) {
   (void)state;
   vyre_bench_ctx c;
@@ -117,9 +198,10 @@ static void test_warm_up_lasts_a_time_on_gpus_only(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_fake_driver),
+      cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_mock_driver),
       cmocka_unit_test(test_cuda_floor_reports_a_wrong_result_with_a_fix),
       cmocka_unit_test(test_cuda_floor_missing_device_is_na_with_a_reason),
+      cmocka_unit_test(test_cuda_floor_missing_driver_is_na_with_a_reason),
       cmocka_unit_test(test_warm_up_lasts_a_time_on_gpus_only),
   };
   return cmocka_run_group_tests_name("bench/floor_cuda", tests, NULL, NULL);

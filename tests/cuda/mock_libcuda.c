@@ -1,16 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// mock_libcuda.c — a stand-in libcuda.so.1 for the CUDA plugin's runtime
-// tests on machines without a GPU (test_cuda_plugin_mock). "Device" memory is
-// host memory, streams run every operation at once, and a launch calls the
-// kernel emulation the test registered with mock_cuda_set_kernel (the cubin
-// itself is not run). Loading a module whose function is "vyre_fault" and
-// launching it makes the context sticky-faulted (CUDA_ERROR_LAUNCH_FAILED on
-// every device call) until cuDevicePrimaryCtxReset, as a real `trap` does.
-// Test-only; never installed.
+// mock_libcuda.c — the one stand-in for libcuda.so.1 (and NVRTC) of the
+// tests, for machines without a GPU: the CUDA plugin's runtime tests
+// (test_cuda_plugin_mock) and the raw CUDA floors of `vyre bench`
+// (tests/bench/test_bench_floor_cuda). Both find it through
+// VYRE_CUDA_DRIVER_PATH (the floor test also through VYRE_CUDA_NVRTC_PATH).
+// "Device" memory is host memory, streams run every operation at once.
+// Modules:
+// - a cubin from the real NVRTC (the plugin): its function is "vyre_main",
+//   and a launch calls the kernel emulation the test registered with
+//   mock_cuda_set_kernel (the cubin itself is not run);
+// - PTX whose function is "vyre_fault": launching it makes the context
+//   sticky-faulted (CUDA_ERROR_LAUNCH_FAILED on every device call) until
+//   cuDevicePrimaryCtxReset, as a real `trap` does;
+// - the bench floor's PTX (vyre_bench_inc, vyre_bench_vadd,
+//   vyre_bench_matmul): a launch runs the C equivalent of the kernel;
+// - "MOCKCUBIN:<literal>", what the mock NVRTC below makes of the floor's
+//   CUDA C (x[0] = x[0] + <literal>u): vyre_bench_inc adding the literal.
+// Every kernel takes 0.25 ms by the events. Test-only; never installed.
+
+#define _POSIX_C_SOURCE 200809L
 
 #include <cuda.h>
+#include <nvrtc.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +32,8 @@ typedef void (*mock_kernel_fn)(void **params, const unsigned grid[3], const unsi
 
 static mock_kernel_fn g_kernel;
 static CUresult g_sticky;
-static int g_ctx_marker, g_live_allocs;
+static int g_ctx_marker, g_live_allocs, g_devices = 1;
+static unsigned g_inc_extra;
 static unsigned long long g_launches;
 
 __attribute__((visibility("default"))) void mock_cuda_set_kernel(mock_kernel_fn fn) {
@@ -29,6 +44,14 @@ __attribute__((visibility("default"))) unsigned long long mock_cuda_launches(voi
 }
 __attribute__((visibility("default"))) int mock_cuda_live_allocs(void) {
   return g_live_allocs;
+}
+// Devices cuDeviceGetCount reports (1 unless set).
+__attribute__((visibility("default"))) void mock_cuda_set_devices(int n) {
+  g_devices = n;
+}
+// Added to what the bench floor's inc kernel adds (0: the right result).
+__attribute__((visibility("default"))) void mock_cuda_set_inc_error(unsigned extra) {
+  g_inc_extra = extra;
 }
 
 // Driver calls per entry point since the last mock_cuda_calls_reset (the
@@ -100,7 +123,7 @@ CUresult cuGetErrorString(CUresult r, const char **s) {
 }
 CUresult cuDeviceGetCount(int *n) {
   count(__func__);
-  *n = 1;
+  *n = g_devices;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGet(CUdevice *d, int i) {
@@ -164,6 +187,11 @@ CUresult cuDevicePrimaryCtxReset(CUdevice d) {
   count(__func__);
   (void)d;
   g_sticky = CUDA_SUCCESS;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext c) {
+  count(__func__);
+  (void)c;
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPushCurrent(CUcontext c) {
@@ -238,21 +266,39 @@ CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
   count(__func__);
   (void)a, (void)b;
   STICKY();
-  *ms = 0.25f;
+  *ms = 0.25f; // every kernel takes a quarter millisecond
   return CUDA_SUCCESS;
 }
 
+// What a function does when launched.
+enum { FN_EMULATED, FN_FAULT, FN_BENCH_INC, FN_BENCH_VADD, FN_BENCH_MATMUL };
+
+typedef struct mock_function {
+  int kind;
+  unsigned lit; // FN_BENCH_INC: what it adds
+} mock_function;
+
 typedef struct mock_module {
-  int fault;
+  int kind; // 0: a cubin (the plugin), 1: fault PTX, 2: bench PTX, 3: MOCKCUBIN
+  unsigned lit;
+  mock_function fns[3]; // what cuModuleGetFunction hands out, freed with the module
 } mock_module;
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   count(__func__);
   STICKY();
   mock_module *mm = calloc(1, sizeof(*mm));
-  // PTX text (the fault kernel) is NUL-terminated; a cubin is not.
-  mm->fault = strncmp((const char *)image, ".version", 8) == 0 &&
-              strstr((const char *)image, "vyre_fault") != NULL;
+  // PTX text and MOCKCUBIN are NUL-terminated; a real cubin is not.
+  const char *text = (const char *)image;
+  if (strncmp(text, ".version", 8) == 0 && strstr(text, "vyre_fault") != NULL) {
+    mm->kind = 1;
+  } else if (strncmp(text, ".version", 8) == 0 && strstr(text, "vyre_bench_inc") != NULL) {
+    mm->kind = 2;
+    mm->lit = 1;
+  } else if (strncmp(text, "MOCKCUBIN:", 10) == 0) {
+    mm->kind = 3;
+    mm->lit = (unsigned)strtoul(text + 10, NULL, 10);
+  }
   *m = (CUmodule)mm;
   g_live_allocs++;
   return CUDA_SUCCESS;
@@ -267,10 +313,61 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   count(__func__);
   STICKY();
   mock_module *mm = (mock_module *)m;
-  if (strcmp(name, mm->fault ? "vyre_fault" : "vyre_main") != 0) return CUDA_ERROR_NOT_FOUND;
-  *f = (CUfunction)m;
+  mock_function *fn = NULL;
+  if (mm->kind == 0 && strcmp(name, "vyre_main") == 0) {
+    fn = &mm->fns[0];
+    fn->kind = FN_EMULATED;
+  } else if (mm->kind == 1 && strcmp(name, "vyre_fault") == 0) {
+    fn = &mm->fns[0];
+    fn->kind = FN_FAULT;
+  } else if ((mm->kind == 2 || mm->kind == 3) && strcmp(name, "vyre_bench_inc") == 0) {
+    fn = &mm->fns[0];
+    fn->kind = FN_BENCH_INC;
+    fn->lit = mm->lit;
+  } else if (mm->kind == 2 && strcmp(name, "vyre_bench_vadd") == 0) {
+    fn = &mm->fns[1];
+    fn->kind = FN_BENCH_VADD;
+  } else if (mm->kind == 2 && strcmp(name, "vyre_bench_matmul") == 0) {
+    fn = &mm->fns[2];
+    fn->kind = FN_BENCH_MATMUL;
+  }
+  if (!fn) return CUDA_ERROR_NOT_FOUND;
+  *f = (CUfunction)fn;
   return CUDA_SUCCESS;
 }
+
+#define DEV(T, p) ((T *)(uintptr_t)(*(CUdeviceptr *)(p)))
+
+// The bench floor's kernels in C (products and sums rounded separately, as
+// the PTX's mul.rn and add.rn).
+static CUresult bench_kernel(const mock_function *fn, const unsigned grid[3],
+                             const unsigned block[3], void **params) {
+  if (fn->kind == FN_BENCH_INC) {
+    unsigned *x = DEV(unsigned, params[0]);
+    x[0] += fn->lit + g_inc_extra;
+    return CUDA_SUCCESS;
+  }
+  float *a = DEV(float, params[0]), *b = DEV(float, params[1]), *c = DEV(float, params[2]);
+  unsigned n = *(unsigned *)params[3];
+  if (fn->kind == FN_BENCH_VADD) {
+    unsigned long long threads = (unsigned long long)grid[0] * block[0];
+    for (unsigned long long i = 0; i < threads && i < n; i++)
+      c[i] = a[i] + b[i];
+    return CUDA_SUCCESS;
+  }
+  if (grid[0] * block[0] != n || grid[1] * block[1] != n) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned r = 0; r < n; r++)
+    for (unsigned q = 0; q < n; q++) {
+      float acc = 0;
+      for (unsigned k = 0; k < n; k++) {
+        float p = a[r * n + k] * b[k * n + q];
+        acc = acc + p;
+      }
+      c[r * n + q] = acc;
+    }
+  return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
                         void **extra) {
@@ -278,11 +375,13 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   (void)shared, (void)s, (void)extra;
   STICKY();
   g_launches++;
-  if (((mock_module *)f)->fault) {
+  const mock_function *fn = (const mock_function *)f;
+  unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  if (fn->kind == FN_FAULT) {
     g_sticky = CUDA_ERROR_LAUNCH_FAILED;
     return CUDA_SUCCESS; // reported at the next synchronization, as on a GPU
   }
-  unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  if (fn->kind != FN_EMULATED) return bench_kernel(fn, grid, block, params);
   if (g_kernel) g_kernel(params, grid, block);
   return CUDA_SUCCESS;
 }
@@ -338,4 +437,82 @@ CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) {
   for (size_t i = 0; i < n; i++)
     p[i] = v;
   return CUDA_SUCCESS;
+}
+// Synchronous copies and fill (the bench floor's round trip and launches).
+CUresult cuMemcpyHtoD(CUdeviceptr d, const void *h, size_t n) {
+  count(__func__);
+  STICKY();
+  if (n) memcpy((void *)(uintptr_t)d, h, n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoH(void *h, CUdeviceptr d, size_t n) {
+  count(__func__);
+  STICKY();
+  if (n) memcpy(h, (const void *)(uintptr_t)d, n);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
+  count(__func__);
+  STICKY();
+  uint32_t *p = (uint32_t *)(uintptr_t)d;
+  for (size_t i = 0; i < n; i++)
+    p[i] = v;
+  return CUDA_SUCCESS;
+}
+
+// NVRTC, for the bench floor's compile figures: the "cubin" of
+// "... x[0] = x[0] + <literal>u ..." is the text MOCKCUBIN:<literal>, and
+// compiling needs exactly the option --gpu-architecture=sm_90 (the mock
+// device is compute capability 9.0). Not counted as driver calls.
+typedef struct mock_program {
+  unsigned lit;
+} mock_program;
+
+nvrtcResult nvrtcVersion(int *major, int *minor) {
+  *major = 13;
+  *minor = 0;
+  return NVRTC_SUCCESS;
+}
+const char *nvrtcGetErrorString(nvrtcResult r) {
+  return r == NVRTC_SUCCESS ? "NVRTC_SUCCESS" : "NVRTC_ERROR_MOCK";
+}
+nvrtcResult nvrtcCreateProgram(nvrtcProgram *p, const char *src, const char *name, int n_headers,
+                               const char *const *headers, const char *const *include_names) {
+  (void)name, (void)n_headers, (void)headers, (void)include_names;
+  const char *q = strstr(src, "x[0] + ");
+  if (!q) return NVRTC_ERROR_INVALID_INPUT;
+  mock_program *mp = calloc(1, sizeof(*mp));
+  if (!mp) return NVRTC_ERROR_OUT_OF_MEMORY;
+  mp->lit = (unsigned)strtoul(q + 7, NULL, 10);
+  *p = (nvrtcProgram)mp;
+  return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcDestroyProgram(nvrtcProgram *p) {
+  free(*p);
+  *p = NULL;
+  return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcCompileProgram(nvrtcProgram p, int n, const char *const *opts) {
+  (void)p;
+  return n == 1 && strcmp(opts[0], "--gpu-architecture=sm_90") == 0 ? NVRTC_SUCCESS
+                                                                    : NVRTC_ERROR_INVALID_OPTION;
+}
+nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram p, size_t *size) {
+  (void)p;
+  *size = 1;
+  return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcGetProgramLog(nvrtcProgram p, char *log) {
+  (void)p;
+  log[0] = 0;
+  return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t *size) {
+  (void)p;
+  *size = 32;
+  return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char *cubin) {
+  snprintf(cubin, 32, "MOCKCUBIN:%u", ((mock_program *)p)->lit);
+  return NVRTC_SUCCESS;
 }

@@ -1,32 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cmd_bench_floor_vulkan.c — the raw Vulkan floors of `vyre bench --backend
-// vulkan`: the same work as each figure written directly against Vulkan in
-// this process, on the device vyre opened (matched by name, or the --device
-// index), with the hand-written SPIR-V of cmd_bench_floor_spirv.h. Every
-// dispatch is recorded, submitted and waited on with a fence, as an
-// application would; kernel times come from timestamp queries when the queue
-// has them. The loader is dlopen'ed (libvulkan.so.1), so the tool never links
-// it; without the loader or a device every floor is n/a with the reason.
+// floor_vulkan.c — the raw Vulkan floors of `vyre bench --backend vulkan`:
+// the same work as each figure written directly against Vulkan in this
+// process, on the device vyre opened (matched by name, or the --device
+// index), with the hand-written SPIR-V of floor_spirv.h. Every dispatch is
+// recorded, submitted and waited on with a fence, as an application would;
+// kernel times come from timestamp queries when the queue has them. The
+// loader is opened at run time by the Vulkan plugin's symbol loading
+// (plugin-vulkan/vk_symbols.c, built into this library: libvulkan.so.1, or
+// VYRE_VULKAN_LOADER), so the tool never links it; the device-level entry
+// points of that list are then taken straight from the driver with
+// vkGetDeviceProcAddr. Without the loader or a device every floor is n/a
+// with the reason; built without the Vulkan headers, the floor is n/a and
+// says so.
 
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_bench.h"
-
-#if defined(__has_include)
-#if __has_include(<vulkan/vulkan.h>)
-#define VYRE_BENCH_HAVE_VULKAN 1
-#endif
-#endif
+#include "floors.h"
 
 #ifndef VYRE_BENCH_HAVE_VULKAN
 
 static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *why, size_t cap) {
+  *out = NULL;
   snprintf(why, cap,
            "this vyre was built without the Vulkan headers, so it has no "
            "Vulkan floor. Fix: "
@@ -38,57 +37,14 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {.name = "vulkan", .open = 
 
 #else
 
-#define VK_NO_PROTOTYPES
-#include <vulkan/vulkan.h>
+// Every vkFoo below is the plugin's vyre_vkFoo (a macro of vk_symbols.h):
+// the loader's entry points, or, as fields of the floor, the device's.
+#include "vk_symbols.h"
 
-#include "cmd_bench_floor_spirv.h"
+#include "floor_spirv.h"
 
-#define VK_FNS(X)                                                                                  \
-  X(vkGetDeviceQueue)                                                                              \
-  X(vkDestroyDevice)                                                                               \
-  X(vkDeviceWaitIdle)                                                                              \
-  X(vkCreateBuffer)                                                                                \
-  X(vkDestroyBuffer)                                                                               \
-  X(vkGetBufferMemoryRequirements)                                                                 \
-  X(vkAllocateMemory)                                                                              \
-  X(vkFreeMemory)                                                                                  \
-  X(vkBindBufferMemory)                                                                            \
-  X(vkMapMemory)                                                                                   \
-  X(vkCreateShaderModule)                                                                          \
-  X(vkDestroyShaderModule)                                                                         \
-  X(vkCreateDescriptorSetLayout)                                                                   \
-  X(vkDestroyDescriptorSetLayout)                                                                  \
-  X(vkCreatePipelineLayout)                                                                        \
-  X(vkDestroyPipelineLayout)                                                                       \
-  X(vkCreateComputePipelines)                                                                      \
-  X(vkDestroyPipeline)                                                                             \
-  X(vkCreateDescriptorPool)                                                                        \
-  X(vkDestroyDescriptorPool)                                                                       \
-  X(vkResetDescriptorPool)                                                                         \
-  X(vkAllocateDescriptorSets)                                                                      \
-  X(vkUpdateDescriptorSets)                                                                        \
-  X(vkCreateCommandPool)                                                                           \
-  X(vkDestroyCommandPool)                                                                          \
-  X(vkAllocateCommandBuffers)                                                                      \
-  X(vkBeginCommandBuffer)                                                                          \
-  X(vkEndCommandBuffer)                                                                            \
-  X(vkCmdBindPipeline)                                                                             \
-  X(vkCmdBindDescriptorSets)                                                                       \
-  X(vkCmdDispatch)                                                                                 \
-  X(vkCmdPipelineBarrier)                                                                          \
-  X(vkCmdCopyBuffer)                                                                               \
-  X(vkCmdFillBuffer)                                                                               \
-  X(vkCmdResetQueryPool)                                                                           \
-  X(vkCmdWriteTimestamp)                                                                           \
-  X(vkCreateQueryPool)                                                                             \
-  X(vkDestroyQueryPool)                                                                            \
-  X(vkGetQueryPoolResults)                                                                         \
-  X(vkQueueSubmit)                                                                                 \
-  X(vkCreateFence)                                                                                 \
-  X(vkDestroyFence)                                                                                \
-  X(vkWaitForFences)                                                                               \
-  X(vkResetFences)
-
+// A field per entry point of the plugin's list (named vyre_vkFoo through the
+// header's macros, so f->vkFoo is the field).
 #define VK_DECL(name)              PFN_##name name;
 
 // A buffer with its memory (mapped when host-visible).
@@ -100,9 +56,7 @@ typedef struct vk_buf {
 } vk_buf;
 
 struct vyre_bench_floor {
-  void *lib;
-  PFN_vkGetInstanceProcAddr gipa;
-  PFN_vkDestroyInstance vkDestroyInstance;
+  PFN_vkDestroyInstance destroy_instance; // not in the plugin's list
   VkInstance instance;
   VkPhysicalDevice phys;
   VkPhysicalDeviceProperties props;
@@ -117,7 +71,7 @@ struct vyre_bench_floor {
   VkDescriptorSetLayout layout1, layout3;
   VkPipelineLayout plo1, plo3;
   VkDescriptorPool dpool;
-  VK_FNS(VK_DECL)
+  VYRE_VK_INSTANCE_LIST(VK_DECL)
 };
 
 static uint32_t vk_fail(char *why, size_t cap, const char *call, VkResult r) {
@@ -141,7 +95,7 @@ static void vk_close(vyre_bench_floor *f) {
     if (f->pool) f->vkDestroyCommandPool(f->device, f->pool, NULL);
     f->vkDestroyDevice(f->device, NULL);
   }
-  if (f->instance) f->vkDestroyInstance(f->instance, NULL);
+  if (f->instance && f->destroy_instance) f->destroy_instance(f->instance, NULL);
   // The loader stays loaded: unloading ICDs at run time is what leak
   // checkers flag, and the vyre plugin keeps it loaded anyway.
   free(f);
@@ -154,10 +108,8 @@ static uint32_t na(char *why, size_t cap, const char *msg) {
 
 // The physical device: --device index, else the one named like vyre's.
 static int pick_device(vyre_bench_floor *f, const vyre_bench_ctx *c, char *why, size_t cap) {
-  PFN_vkEnumeratePhysicalDevices enumerate =
-      (PFN_vkEnumeratePhysicalDevices)f->gipa(f->instance, "vkEnumeratePhysicalDevices");
-  PFN_vkGetPhysicalDeviceProperties props =
-      (PFN_vkGetPhysicalDeviceProperties)f->gipa(f->instance, "vkGetPhysicalDeviceProperties");
+  PFN_vkEnumeratePhysicalDevices enumerate = vkEnumeratePhysicalDevices;
+  PFN_vkGetPhysicalDeviceProperties props = vkGetPhysicalDeviceProperties;
   VkPhysicalDevice devs[16];
   uint32_t n = 16;
   if (!enumerate || !props || enumerate(f->instance, &n, devs) < 0 || n == 0) {
@@ -183,21 +135,18 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
   *out = NULL;
   vyre_bench_floor *f = calloc(1, sizeof *f);
   if (!f) return na(why, cap, "Vulkan floor: out of memory");
-  f->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!f->lib) {
+  char loader_why[512];
+  if (vyre_vk_symbols_open(loader_why, sizeof loader_why) != 0) {
     free(f);
     return na(why, cap,
               "Vulkan floor: libvulkan.so.1 not found. Fix: install the Vulkan "
               "loader "
               "(libvulkan1).");
   }
-  void *sym = dlsym(f->lib, "vkGetInstanceProcAddr");
-  memcpy(&f->gipa, &sym, sizeof f->gipa);
-  PFN_vkCreateInstance create =
-      f->gipa ? (PFN_vkCreateInstance)f->gipa(NULL, "vkCreateInstance") : NULL;
+  PFN_vkCreateInstance create = vkCreateInstance;
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                            .pApplicationName = "vyre-bench-floor",
-                           .apiVersion = VK_API_VERSION_1_0};
+                           .apiVersion = VK_API_VERSION_1_1};
   VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                               .pApplicationInfo = &app};
   VkResult r = create ? create(&ici, NULL, &f->instance) : VK_ERROR_INITIALIZATION_FAILED;
@@ -211,16 +160,19 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
     free(f);
     return VYRE_BENCH_NA;
   }
-  f->vkDestroyInstance = (PFN_vkDestroyInstance)f->gipa(f->instance, "vkDestroyInstance");
+  f->destroy_instance =
+      (PFN_vkDestroyInstance)vkGetInstanceProcAddr(f->instance, "vkDestroyInstance");
+  if (vyre_vk_symbols_load(f->instance, loader_why, sizeof loader_why) != 0) {
+    vk_close(f);
+    snprintf(why, cap, "Vulkan floor: %s.", loader_why);
+    return VYRE_BENCH_NA;
+  }
   if (pick_device(f, c, why, cap)) {
     vk_close(f);
     return VYRE_BENCH_NA;
   }
-  PFN_vkGetPhysicalDeviceQueueFamilyProperties qfp =
-      (PFN_vkGetPhysicalDeviceQueueFamilyProperties)f->gipa(
-          f->instance, "vkGetPhysicalDeviceQueueFamilyProperties");
-  PFN_vkGetPhysicalDeviceMemoryProperties mp = (PFN_vkGetPhysicalDeviceMemoryProperties)f->gipa(
-      f->instance, "vkGetPhysicalDeviceMemoryProperties");
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties qfp = vkGetPhysicalDeviceQueueFamilyProperties;
+  PFN_vkGetPhysicalDeviceMemoryProperties mp = vkGetPhysicalDeviceMemoryProperties;
   mp(f->phys, &f->mem);
   VkQueueFamilyProperties fams[16];
   uint32_t nf = 16;
@@ -241,24 +193,21 @@ static uint32_t vk_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                             .queueCreateInfoCount = 1,
                             .pQueueCreateInfos = &qci};
-  PFN_vkCreateDevice cdev = (PFN_vkCreateDevice)f->gipa(f->instance, "vkCreateDevice");
+  PFN_vkCreateDevice cdev = vkCreateDevice;
   PFN_vkGetDeviceProcAddr gdpa =
-      (PFN_vkGetDeviceProcAddr)f->gipa(f->instance, "vkGetDeviceProcAddr");
+      (PFN_vkGetDeviceProcAddr)vkGetInstanceProcAddr(f->instance, "vkGetDeviceProcAddr");
   if ((r = cdev(f->phys, &dci, NULL, &f->device)) != VK_SUCCESS) {
     f->device = NULL;
     vk_close(f);
     snprintf(why, cap, "Vulkan floor: vkCreateDevice failed with VkResult %d", (int)r);
     return VYRE_BENCH_NA;
   }
+  // Device-level entry points straight from the driver; the instance-level
+  // ones of the list (gdpa has none) are the loader's.
 #define VK_LOAD(name)                                                                              \
-  if (!(f->name = (PFN_##name)gdpa(f->device, #name))) {                                           \
-    snprintf(why, cap, "Vulkan floor: the driver lacks %s", #name);                                \
-    f->vkDestroyDevice = (PFN_vkDestroyDevice)gdpa(f->device, "vkDestroyDevice");                  \
-    f->vkDeviceWaitIdle = (PFN_vkDeviceWaitIdle)gdpa(f->device, "vkDeviceWaitIdle");               \
-    vk_close(f);                                                                                   \
-    return VYRE_BENCH_NA;                                                                          \
-  }
-  VK_FNS(VK_LOAD)
+  f->name = gdpa ? (PFN_##name)gdpa(f->device, #name) : NULL;                                      \
+  if (!f->name) f->name = name;
+  VYRE_VK_INSTANCE_LIST(VK_LOAD)
 #undef VK_LOAD
   f->vkGetDeviceQueue(f->device, f->family, 0, &f->queue);
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cmd_bench_floor_cuda.c — the raw CUDA floors of `vyre bench --backend
-// cuda`: the same work as each figure written directly against the CUDA
-// driver API in this process, on the device vyre opened (the --device index,
-// else the device with vyre's device name), in the device's primary context
-// (the one the vyre plugin uses). Kernels are hand-written PTX (JIT-compiled
-// by the driver once, outside any timing) and, for the compile and cached
-// load figures, hand-written CUDA C compiled by NVRTC. libcuda.so.1 and NVRTC
-// are dlopen'ed, never linked; the few types needed are declared here, so
-// no CUDA header is needed to build. Without a driver every floor is n/a
-// with the reason; without NVRTC the compile and cached-load floors are.
+// floor_cuda.c — the raw CUDA floors of `vyre bench --backend cuda`: the
+// same work as each figure written directly against the CUDA driver API in
+// this process, on the device vyre opened (the --device index, else the
+// device with vyre's device name), in the device's primary context (the one
+// the vyre plugin uses). Kernels are hand-written PTX (JIT-compiled by the
+// driver once, outside any timing) and, for the compile and cached load
+// figures, hand-written CUDA C compiled by NVRTC. libcuda.so.1 and NVRTC are
+// dlopen'ed, never linked, and their entry points are the CUDA plugin's list
+// (plugin-cuda/cuda_symbol_list.h), loaded into this floor's own table the
+// way plugin-cuda/cuda_symbols.c does; VYRE_CUDA_DRIVER_PATH and
+// VYRE_CUDA_NVRTC_PATH replace the libraries as they do for the plugin
+// (tests point them at tests/cuda/mock_libcuda.c). Without a driver every
+// floor is n/a with the reason; without NVRTC the compile and cached-load
+// floors are. Built without the CUDA toolkit headers (cuda.h, nvrtc.h), the
+// floor is n/a and says so.
 
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,21 +24,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd_bench.h"
+#include "floors.h"
 
-typedef int CUresult; // CUDA_SUCCESS = 0
-typedef int CUdevice;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef unsigned long long CUdeviceptr;
-typedef struct nvrtc_prog *nvrtcProgram;
-typedef int nvrtcResult; // NVRTC_SUCCESS = 0
+#ifndef VYRE_BENCH_HAVE_CUDA
 
-#define CU_ATTR_CC_MAJOR 75
-#define CU_ATTR_CC_MINOR 76
+static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *why, size_t cap) {
+  *out = NULL;
+  snprintf(why, cap,
+           "this vyre was built without the CUDA toolkit headers, so it has no CUDA floor. Fix: "
+           "install the CUDA toolkit and rebuild.");
+  return VYRE_BENCH_NA;
+}
+
+const vyre_bench_floor_ops vyre_bench_floor_cuda = {.name = "cuda", .open = cu_open};
+
+#else
+
+#include <cuda.h>
+#include <nvrtc.h>
 
 // x[0] += 1 (PTX ISA 7.0, JIT-compiled for the device by the driver).
 static const char ptx_inc[] =
@@ -144,49 +152,22 @@ static const char cu_inc_fmt[] =
     "extern \"C\" __global__ void vyre_bench_inc(unsigned *x) { x[0] = x[0] + "
     "%uu; }\n";
 
-#define CU_FNS(X)                                                                                  \
-  X(cuInit, CUresult, (unsigned), "cuInit", NULL)                                                  \
-  X(cuGetErrorName, CUresult, (CUresult, const char **), "cuGetErrorName", NULL)                   \
-  X(cuDeviceGetCount, CUresult, (int *), "cuDeviceGetCount", NULL)                                 \
-  X(cuDeviceGet, CUresult, (CUdevice *, int), "cuDeviceGet", NULL)                                 \
-  X(cuDeviceGetName, CUresult, (char *, int, CUdevice), "cuDeviceGetName", NULL)                   \
-  X(cuDeviceGetAttribute, CUresult, (int *, int, CUdevice), "cuDeviceGetAttribute", NULL)          \
-  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext *, CUdevice), "cuDevicePrimaryCtxRetain", NULL) \
-  X(cuDevicePrimaryCtxRelease, CUresult, (CUdevice), "cuDevicePrimaryCtxRelease_v2",               \
-    "cuDevicePrimaryCtxRelease")                                                                   \
-  X(cuCtxSetCurrent, CUresult, (CUcontext), "cuCtxSetCurrent", NULL)                               \
-  X(cuCtxSynchronize, CUresult, (void), "cuCtxSynchronize", NULL)                                  \
-  X(cuStreamSynchronize, CUresult, (CUstream), "cuStreamSynchronize", NULL)                        \
-  X(cuModuleLoadData, CUresult, (CUmodule *, const void *), "cuModuleLoadData", NULL)              \
-  X(cuModuleUnload, CUresult, (CUmodule), "cuModuleUnload", NULL)                                  \
-  X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *), "cuModuleGetFunction",  \
-    NULL)                                                                                          \
-  X(cuLaunchKernel, CUresult,                                                                      \
-    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,   \
-     void **, void **),                                                                            \
-    "cuLaunchKernel", NULL)                                                                        \
-  X(cuMemAlloc, CUresult, (CUdeviceptr *, size_t), "cuMemAlloc_v2", NULL)                          \
-  X(cuMemFree, CUresult, (CUdeviceptr), "cuMemFree_v2", NULL)                                      \
-  X(cuMemcpyHtoD, CUresult, (CUdeviceptr, const void *, size_t), "cuMemcpyHtoD_v2", NULL)          \
-  X(cuMemcpyDtoH, CUresult, (void *, CUdeviceptr, size_t), "cuMemcpyDtoH_v2", NULL)                \
-  X(cuMemsetD32, CUresult, (CUdeviceptr, unsigned, size_t), "cuMemsetD32_v2", NULL)                \
-  X(cuEventCreate, CUresult, (CUevent *, unsigned), "cuEventCreate", NULL)                         \
-  X(cuEventDestroy, CUresult, (CUevent), "cuEventDestroy_v2", "cuEventDestroy")                    \
-  X(cuEventRecord, CUresult, (CUevent, CUstream), "cuEventRecord", NULL)                           \
-  X(cuEventSynchronize, CUresult, (CUevent), "cuEventSynchronize", NULL)                           \
-  X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent), "cuEventElapsedTime_v2",            \
-    "cuEventElapsedTime")
+// The driver and NVRTC tables: one field per row of the CUDA plugin's list.
+typedef struct cu_fns {
+#define VYRE_CU_SYM(name, sym, fallback) __typeof__(name) *name;
+#define VYRE_NVRTC_SYM(name)
+#include "cuda_symbol_list.h"
+#undef VYRE_CU_SYM
+#undef VYRE_NVRTC_SYM
+} cu_fns;
 
-#define NVRTC_FNS(X)                                                                               \
-  X(nvrtcCreateProgram, nvrtcResult,                                                               \
-    (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *))   \
-  X(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char *const *))                    \
-  X(nvrtcGetCUBINSize, nvrtcResult, (nvrtcProgram, size_t *))                                      \
-  X(nvrtcGetCUBIN, nvrtcResult, (nvrtcProgram, char *))                                            \
-  X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram *))
-
-#define CU_FIELD(name, ret, args, sym, alt) ret(*name) args;
-#define NVRTC_FIELD(name, ret, args)        ret(*name) args;
+typedef struct nvrtc_fns {
+#define VYRE_CU_SYM(name, sym, fallback)
+#define VYRE_NVRTC_SYM(name) __typeof__(name) *name;
+#include "cuda_symbol_list.h"
+#undef VYRE_CU_SYM
+#undef VYRE_NVRTC_SYM
+} nvrtc_fns;
 
 struct vyre_bench_floor {
   void *lib, *nvrtc_lib;
@@ -196,12 +177,8 @@ struct vyre_bench_floor {
   CUmodule ptx; // loaded on first use (not in the fresh-process child)
   CUfunction inc, vadd, matmul;
   char cubin_path[64];
-  struct {
-    CU_FNS(CU_FIELD)
-  } cu;
-  struct {
-    NVRTC_FNS(NVRTC_FIELD)
-  } nv;
+  cu_fns cu;
+  nvrtc_fns nv;
 };
 
 static uint32_t cu_fail(vyre_bench_floor *f, char *why, size_t cap, const char *call, CUresult r) {
@@ -225,20 +202,23 @@ static void cu_close(vyre_bench_floor *f) {
 }
 
 static void load_nvrtc(vyre_bench_floor *f) {
-  static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-                                      "/usr/local/cuda/lib64/libnvrtc.so"};
+  const char *env = getenv("VYRE_CUDA_NVRTC_PATH");
+  const char *names[] = {env && *env ? env : "libnvrtc.so.13", "libnvrtc.so.13", "libnvrtc.so.12",
+                         "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !f->nvrtc_lib; i++)
     f->nvrtc_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!f->nvrtc_lib) return;
   int ok = 1;
-#define NVRTC_LOAD(name, ret, args)                                                                \
+#define VYRE_CU_SYM(name, sym, fallback)
+#define VYRE_NVRTC_SYM(name)                                                                       \
   {                                                                                                \
     void *s = dlsym(f->nvrtc_lib, #name);                                                          \
     memcpy(&f->nv.name, &s, sizeof s);                                                             \
     ok &= s != NULL;                                                                               \
   }
-  NVRTC_FNS(NVRTC_LOAD)
-#undef NVRTC_LOAD
+#include "cuda_symbol_list.h"
+#undef VYRE_CU_SYM
+#undef VYRE_NVRTC_SYM
   f->have_nvrtc = ok;
 }
 
@@ -254,28 +234,31 @@ static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
     snprintf(why, cap, "CUDA floor: out of memory");
     return VYRE_BENCH_NA;
   }
-  f->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const char *path = getenv("VYRE_CUDA_DRIVER_PATH");
+  if (!path || !*path) path = "libcuda.so.1";
+  f->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!f->lib) {
     free(f);
     snprintf(why, cap,
-             "CUDA floor: libcuda.so.1 not found. Fix: install the NVIDIA "
-             "driver or run on a "
-             "machine with an NVIDIA GPU.");
+             "CUDA floor: %s not found. Fix: install the NVIDIA driver or run on a machine with "
+             "an NVIDIA GPU.",
+             path);
     return VYRE_BENCH_NA;
   }
-#define CU_LOAD(name, ret, args, sym, alt)                                                         \
+#define VYRE_CU_SYM(name, sym, fallback)                                                           \
   {                                                                                                \
-    void *s = cu_sym(f->lib, sym, alt);                                                            \
+    void *s = cu_sym(f->lib, sym, fallback);                                                       \
     if (!s) {                                                                                      \
-      snprintf(why, cap, "CUDA floor: libcuda.so.1 lacks %s. Fix: update the NVIDIA driver.",      \
-               sym);                                                                               \
+      snprintf(why, cap, "CUDA floor: %s lacks %s. Fix: update the NVIDIA driver.", path, sym);    \
       free(f);                                                                                     \
       return VYRE_BENCH_NA;                                                                        \
     }                                                                                              \
     memcpy(&f->cu.name, &s, sizeof s);                                                             \
   }
-  CU_FNS(CU_LOAD)
-#undef CU_LOAD
+#define VYRE_NVRTC_SYM(name)
+#include "cuda_symbol_list.h"
+#undef VYRE_CU_SYM
+#undef VYRE_NVRTC_SYM
   CUresult r = f->cu.cuInit(0);
   int count = 0;
   if (!r) r = f->cu.cuDeviceGetCount(&count);
@@ -302,8 +285,10 @@ static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
   }
   if (index < 0) index = 0;
   if ((r = f->cu.cuDeviceGet(&f->dev, index)) != 0 ||
-      (r = f->cu.cuDeviceGetAttribute(&f->cc_major, CU_ATTR_CC_MAJOR, f->dev)) != 0 ||
-      (r = f->cu.cuDeviceGetAttribute(&f->cc_minor, CU_ATTR_CC_MINOR, f->dev)) != 0 ||
+      (r = f->cu.cuDeviceGetAttribute(&f->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                      f->dev)) != 0 ||
+      (r = f->cu.cuDeviceGetAttribute(&f->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                      f->dev)) != 0 ||
       (r = f->cu.cuDevicePrimaryCtxRetain(&f->ctx, f->dev)) != 0) {
     f->ctx = NULL;
     cu_fail(f, why, cap, "opening the device", r);
@@ -569,7 +554,7 @@ static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   uint32_t wa, wb, n32 = (uint32_t)n;
   memcpy(&wa, &fa, 4);
   memcpy(&wb, &fb, 4);
-  CUresult r = host ? 0 : 2; // CUDA_ERROR_OUT_OF_MEMORY
+  CUresult r = host ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   if (!r) r = f->cu.cuMemAlloc(&a, bytes);
   if (!r) r = f->cu.cuMemAlloc(&b, bytes);
   if (!r) r = f->cu.cuMemAlloc(&cc, bytes);
@@ -632,7 +617,7 @@ static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   CUdeviceptr a = 0, b = 0, cc = 0;
   CUevent e0 = NULL, e1 = NULL;
   vyre_bench_series s = {0};
-  CUresult r = A && B && C ? 0 : 2; // CUDA_ERROR_OUT_OF_MEMORY
+  CUresult r = A && B && C ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   for (size_t i = 0; i < nn && !r; i++) {
     A[i] = vyre_bench_matmul_value(0, i);
     B[i] = vyre_bench_matmul_value(1, i);
@@ -700,3 +685,5 @@ const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .stream = cu_stream,
     .matmul = cu_matmul,
 };
+
+#endif // VYRE_BENCH_HAVE_CUDA

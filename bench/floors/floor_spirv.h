@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cmd_bench_floor_spirv.h — the hand-written SPIR-V kernels of the Vulkan
-// floor of `vyre bench` (cmd_bench_floor_vulkan.c only). Each word array was
+// floor_spirv.h — the hand-written SPIR-V kernels of the Vulkan
+// floor of `vyre bench` (floor_vulkan.c only). Each word array was
 // assembled once, at development time, from the text beside it with
 // `spirv-as --target-env vulkan1.0` and checked with `spirv-val`.
 
-#ifndef VYRE_CMD_BENCH_FLOOR_SPIRV_H
-#define VYRE_CMD_BENCH_FLOOR_SPIRV_H
+#ifndef VYRE_BENCH_FLOOR_SPIRV_H
+#define VYRE_BENCH_FLOOR_SPIRV_H
 
 #include <stdint.h>
 
@@ -256,4 +256,4 @@ static const uint32_t vyre_bench_spv_matmul[] = {
     0x00010038,
 };
 
-#endif // VYRE_CMD_BENCH_FLOOR_SPIRV_H
+#endif // VYRE_BENCH_FLOOR_SPIRV_H

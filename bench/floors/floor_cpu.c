@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cmd_bench_floor_cpu.c — the raw floors of `vyre bench --backend cpu`: the
+// floor_cpu.c — the raw floors of `vyre bench --backend cpu`: the
 // same work as each figure written as plain C in this process (a call
 // through a function pointer the compiler cannot inline, memcpy for the
 // transfers, plain loops for the vector add and the matmul). The CPU
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_bench.h"
+#include "floors.h"
 
 struct vyre_bench_floor {
   int unused;

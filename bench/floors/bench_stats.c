@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cmd_bench_stats.c — the clock, sample series and statistics of `vyre
-// bench`: medians and the 10th/90th percentiles (nearest rank on the sorted
-// samples), min and max; and the small helpers every figure uses to record
-// its outcome. Called by every cmd_bench_*.c file; no device work.
+// bench_stats.c — the clock, sample series and statistics of `vyre bench`:
+// medians and the 10th/90th percentiles (nearest rank on the sorted
+// samples), min and max; the small helpers every figure uses to record its
+// outcome; and the inputs of the vector add and the matmul, small integers
+// in f32 so every sum and product is exact whatever the order. Shared by
+// the floors (floor_*.c) and the vyre side (host/cli/cmd_bench_*.c) through
+// bench_floor.h; no device work.
 
 #define _POSIX_C_SOURCE 200809L
 
@@ -13,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd_bench.h"
+#include "bench_floor.h"
 
 uint64_t vyre_bench_now_ns(void) {
   struct timespec ts;
@@ -89,17 +92,33 @@ uint32_t vyre_bench_side_set(vyre_bench_side *side, uint32_t status, const char 
   return status;
 }
 
-uint64_t vyre_bench_metric(vyre_device *dev, const char *name) {
-  vyre_metric m[64];
-  uint32_t count = 0;
-  if (!dev || vyre_device_metrics(dev, m, 64, &count, NULL) != VYRE_STATUS_OK) return UINT64_MAX;
-  for (uint32_t i = 0; i < count && i < 64; i++)
-    if (m[i].name && strcmp(m[i].name, name) == 0) return m[i].value;
-  return UINT64_MAX;
-}
-
 uint32_t vyre_bench_warm_more(const vyre_bench_ctx *c, uint32_t i, uint32_t warm, uint64_t t0) {
   if (!c->gpu || i + 1 != warm || warm >= 100000) return warm;
   uint64_t budget = c->quick ? VYRE_BENCH_WARM_NS / 10 : VYRE_BENCH_WARM_NS;
   return vyre_bench_now_ns() - t0 < budget ? warm + 1 : warm;
+}
+
+float vyre_bench_vadd_a(uint64_t i) {
+  return (float)(i & 0xFFFFu);
+}
+
+float vyre_bench_vadd_b(uint64_t i) {
+  return (float)((i >> 16) & 0xFFFu);
+}
+
+// Integers -4..4: products and sums stay exact in f32 for n <= 2^16.
+float vyre_bench_matmul_value(uint32_t which, uint64_t i) {
+  uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull + which * 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  return (float)((int)(h % 9u) - 4);
+}
+
+float vyre_bench_matmul_ref(const float *A, const float *B, uint32_t n, uint32_t row,
+                            uint32_t col) {
+  float acc = 0.0f;
+  for (uint32_t k = 0; k < n; k++) {
+    float p = A[(size_t)row * n + k] * B[(size_t)k * n + col];
+    acc = acc + p;
+  }
+  return acc;
 }
