@@ -37,6 +37,21 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
     fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
     return -1;
   }
+  // VYRE_TEST_SPV_DUMP=<dir>: also keep every module there, named after the
+  // program, to compare the generator's output across changes.
+  const char *dump = getenv("VYRE_TEST_SPV_DUMP");
+  if (dump) {
+    char name[512];
+    int k = snprintf(name, sizeof(name), "%s/", dump);
+    for (const char *s = what; *s && k < (int)sizeof(name) - 16; s++)
+      name[k++] = (*s == '/' || *s == ' ') ? '_' : *s;
+    snprintf(name + k, sizeof(name) - (size_t)k, "-%u.spv", int64);
+    FILE *df = fopen(name, "wb");
+    if (df) {
+      fwrite(words, 4, n, df);
+      fclose(df);
+    }
+  }
   char path[] = "/tmp/vyre-spv-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) {
