@@ -17,7 +17,7 @@
 #include "spv_emit.h"
 
 typedef struct vyre_spv_cg {
-  spv_module *m;
+  vyre_spv_module *m;
   const vyre_ir_program *p;
   const vyre_spv_options *opt;
   vyre_spv_info *info;
@@ -51,30 +51,30 @@ typedef struct vyre_spv_cg {
 } vyre_spv_cg;
 
 // Constants and small helpers (spv_cg_expr.c).
-uint32_t cg_u(vyre_spv_cg *c, uint32_t v);
-uint32_t cg_bool(vyre_spv_cg *c, int v);
-uint32_t cg_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f);
-uint32_t cg_canon(vyre_spv_cg *c, uint32_t bits);
-uint32_t cg_is_nan(vyre_spv_cg *c, uint32_t bits);
-uint32_t cg_len(vyre_spv_cg *c, uint32_t buffer);
-uint32_t cg_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
-uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
+uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v);
+uint32_t vyre_spv_bool(vyre_spv_cg *c, int v);
+uint32_t vyre_spv_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f);
+uint32_t vyre_spv_canon(vyre_spv_cg *c, uint32_t bits);
+uint32_t vyre_spv_is_nan(vyre_spv_cg *c, uint32_t bits);
+uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer);
+uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
+uint32_t vyre_spv_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
 // Lane mode: 1 when buffer |b| is in vload / vstore (128-bit moves).
-int cg_lane_vload(const vyre_spv_cg *c, uint32_t b);
-int cg_lane_vstore(const vyre_spv_cg *c, uint32_t b);
-void cg_label(vyre_spv_cg *c, uint32_t id);
+int vyre_spv_lane_vload(const vyre_spv_cg *c, uint32_t b);
+int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);
+void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
 // The value of expression node |n|.
-uint32_t cg_expr(vyre_spv_cg *c, uint32_t n);
-void cg_failf(vyre_spv_cg *c, uint32_t code, const char *fmt, ...)
+uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
+void vyre_spv_failf(vyre_spv_cg *c, uint32_t code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 // Exact f32 helpers (spv_softfloat.c): bits in, canonical bits out.
-uint32_t cg_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
-uint32_t cg_fsqrt(vyre_spv_cg *c, uint32_t a);
-uint32_t cg_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
-uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
+uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
+uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a);
+uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
+uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
 
 #endif // VYRE_SPV_CG_H
