@@ -13,12 +13,17 @@
 #ifndef VYRE_SPV_CG_H
 #define VYRE_SPV_CG_H
 
+#include "kit_plan.h"
 #include "spv_codegen.h"
 #include "spv_emit.h"
 
 typedef struct vyre_spv_cg {
   vyre_spv_module *m;
   const vyre_ir_program *p;
+  // The lowering plan (kit_plan.h): slot order, what the program uses and
+  // the lane plan. It checked every index, range, kind and op code of the
+  // view, so nothing below re-checks them.
+  const vyre_kit_plan *plan;
   const vyre_spv_options *opt;
   vyre_spv_info *info;
   // types
@@ -28,19 +33,15 @@ typedef struct vyre_spv_cg {
   // variables
   uint32_t *local_var; // per local
   uint32_t *buf_var;   // per buffer
-  uint32_t *buf_slot;  // per buffer: push-constant member (host buffers)
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
   uint32_t tmp_var;   // a scratch uint Function variable
   int terminated;     // the current block already ended (return/trap)
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
-  uint32_t fail;      // status of the first failure
-  char msg[256];
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
   // lane mode (spv_codegen.c): the IR body is a function of the lane k,
   // called 4 times from main
-  int lanes;                    // generating in lane mode
-  uint64_t vload, vstore;       // vyre_kit_lanes: buffers moved 128 bits at a time
+  int lanes;                    // generating in lane mode (plan->lanes.ok)
   uint32_t lane_k;              // the lane's index (a parameter of the lane function)
   uint32_t v_fast;              // Private bool: this invocation takes the 128-bit path
   uint32_t *lane_vec;           // per buffer: Private uvec4 of the 4 lanes' elements
@@ -65,11 +66,6 @@ int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);
 void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
-void vyre_spv_failf(vyre_spv_cg *c, uint32_t code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 // Exact f32 helpers (spv_softfloat.c): bits in, canonical bits out.
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);

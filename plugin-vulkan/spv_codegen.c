@@ -89,10 +89,24 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
     store_word(c, n, idx, val);
 }
 
+// Atomic operators: the SPIR-V instruction of each row of VYRE_IR_ATOMIC_LIST
+// (docs/ir.md "Statements"; min and max are unsigned). A row added to the list
+// without its SPV_ATOMIC_* here does not build.
+#define SPV_ATOMIC_ADD            SpvOpAtomicIAdd
+#define SPV_ATOMIC_SUB            SpvOpAtomicISub
+#define SPV_ATOMIC_AND            SpvOpAtomicAnd
+#define SPV_ATOMIC_OR             SpvOpAtomicOr
+#define SPV_ATOMIC_XOR            SpvOpAtomicXor
+#define SPV_ATOMIC_MIN            SpvOpAtomicUMin
+#define SPV_ATOMIC_MAX            SpvOpAtomicUMax
+#define SPV_ATOMIC_EXCHANGE       SpvOpAtomicExchange
+#define SPV_ATOMIC_CAS            SpvOpAtomicCompareExchange
+#define SPV_ATOMIC_ROW(NAME, ...) [VYRE_IR_ATOMIC_##NAME] = SPV_ATOMIC_##NAME,
+static const uint32_t kAtomicOp[] = {VYRE_IR_ATOMIC_LIST(SPV_ATOMIC_ROW)};
+_Static_assert(sizeof(kAtomicOp) / sizeof(kAtomicOp[0]) == VYRE_IR_ATOMIC_COUNT,
+               "every row of VYRE_IR_ATOMIC_LIST has a SPIR-V instruction");
+
 static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
-  static const uint32_t ops[] = {SpvOpAtomicIAdd, SpvOpAtomicISub,    SpvOpAtomicAnd,
-                                 SpvOpAtomicOr,   SpvOpAtomicXor,     SpvOpAtomicUMin,
-                                 SpvOpAtomicUMax, SpvOpAtomicExchange};
   uint32_t idx = vyre_spv_expr(c, n->a), val = vyre_spv_expr(c, n->b);
   uint32_t exp = n->op == VYRE_IR_ATOMIC_CAS ? vyre_spv_expr(c, n->c) : 0;
   uint32_t res = n->ref2 != VYRE_IR_NONE ? c->local_var[n->ref2] : 0;
@@ -102,15 +116,11 @@ static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
   uint32_t ptr = vyre_spv_elem_ptr(c, n->ref, idx), old;
+  // The plan checked n->op against the list.
   if (n->op == VYRE_IR_ATOMIC_CAS)
-    old = OP(SpvOpAtomicCompareExchange, U, ptr, scope, sem, sem, val, exp);
-  else if (n->op < sizeof(ops) / sizeof(ops[0]))
-    old = OP(ops[n->op], U, ptr, scope, sem, val);
-  else {
-    vyre_spv_failf(c, VYRE_STATUS_INVALID_PROGRAM, "atomic operator %u has no SPIR-V lowering",
-                   n->op);
-    old = vyre_spv_u(c, 0);
-  }
+    old = OP(kAtomicOp[n->op], U, ptr, scope, sem, sem, val, exp);
+  else
+    old = OP(kAtomicOp[n->op], U, ptr, scope, sem, val);
   if (res) DO(SpvOpStore, res, old);
   if_end(c, f);
 }
@@ -128,7 +138,7 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t w2 =
       t64 ? 0
           : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0), vyre_spv_u(c, 2));
-  OP(SpvOpAtomicOr, U, w0, dev, sem, vyre_spv_u(c, 1u << (n->axis & 31)));
+  OP(SpvOpAtomicOr, U, w0, dev, sem, vyre_spv_u(c, 1u << n->axis)); // axis <= 31: the plan
   // linear id = (gid.z * (nwg.y*wg.y) + gid.y) * (nwg.x*wg.x) + gid.x
   uint32_t gx = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 0),
            gy = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 1);
@@ -198,11 +208,8 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   vyre_spv_label(c, merge);
 }
 
+// Statement |idx| (the plan checked its kind, references and lists).
 static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
-  if (idx >= c->p->node_count) {
-    vyre_spv_failf(c, VYRE_STATUS_INVALID_PROGRAM, "statement node %u is out of range", idx);
-    return;
-  }
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {
   case VYRE_IR_K_LET:
@@ -247,21 +254,15 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   case VYRE_IR_K_TRAP:
     stmt_trap(c, n);
     break;
-  default:
-    vyre_spv_failf(c, VYRE_STATUS_INVALID_PROGRAM, "node %u: kind %u is not a statement", idx,
-                   n->kind);
+  default: // the plan admits statement kinds only here
+    break;
   }
 }
 
 static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count) {
-  if ((uint64_t)first + count > c->p->stmt_count) {
-    vyre_spv_failf(c, VYRE_STATUS_INVALID_PROGRAM, "statement range %u+%u is out of range", first,
-                   count);
-    return;
-  }
   // Statements after a return or trap in the same list are unreachable.
-  for (uint32_t i = 0; i < count && !c->terminated && !c->fail; i++)
-    cg_stmt(c, c->p->stmts[first + i]);
+  for (uint32_t i = 0; i < count && !c->terminated; i++)
+    cg_stmt(c, vyre_kit_plan_stmt(c->plan, first, i));
 }
 
 // Each invocation zeroes a strided share of every workgroup buffer, then all wait.
@@ -388,20 +389,19 @@ static void declare_buffers(vyre_spv_cg *c) {
   uint32_t pst =
       vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, st));
 
-  // Host buffers in ascending binding order give the push-constant slots.
-  uint32_t n = 0;
-  for (uint32_t binding = 0; binding < 32; binding++)
-    for (uint32_t b = 0; b < p->buffer_count; b++) {
-      if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP || p->buffers[b].binding != binding)
-        continue;
-      c->buf_slot[b] = n;
-      c->info->buffer_of_slot[n++] = b;
-      c->buf_var[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
-      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
-                    VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationDescriptorSet, 0));
-      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
-                    VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationBinding, binding));
-    }
+  // The plan's slots (host buffers in ascending binding order) give the
+  // storage bindings and the push-constant words.
+  const vyre_kit_plan *plan = c->plan;
+  uint32_t n = plan->slot_count;
+  for (uint32_t slot = 0; slot < n; slot++) {
+    uint32_t b = plan->buffer_of_slot[slot];
+    c->info->buffer_of_slot[slot] = b;
+    c->buf_var[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationDescriptorSet, 0));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationBinding, p->buffers[b].binding));
+  }
   c->info->host_buffer_count = n;
   // Lane mode: one more word, the host's flag (1: no resident buffer is
   // bound to two slots, the 128-bit path may be taken).
@@ -435,7 +435,7 @@ static void declare_buffers(vyre_spv_cg *c) {
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
   }
-  if (p->flags & VYRE_IR_FLAG_HAS_TRAP) {
+  if (plan->uses & VYRE_KIT_USES_TRAP) {
     c->info->uses_trap = 1;
     uint32_t tst = pst;
     if (c->opt->has_int64 && c->opt->int64_atomics) {
@@ -530,16 +530,10 @@ static void lane_main(vyre_spv_cg *c, uint32_t lane_fn) {
 static uint32_t generate(vyre_spv_cg *c) {
   vyre_spv_module *m = c->m;
   const vyre_ir_program *p = c->p;
-  vyre_kit_lanes plan;
-  vyre_kit_lanes_plan(p, c->opt->workgroup_size, &plan);
-  if (plan.ok) {
-    c->lanes = 1;
-    c->vload = plan.vload;
-    c->vstore = plan.vstore;
-  }
+  c->lanes = c->plan->lanes.ok != 0;
   vyre_spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
-  if (c->opt->has_int64 && c->opt->int64_atomics && (p->flags & VYRE_IR_FLAG_HAS_TRAP))
+  if (c->opt->has_int64 && c->opt->int64_atomics && (c->plan->uses & VYRE_KIT_USES_TRAP))
     vyre_spv_capability(m, SpvCapabilityInt64Atomics);
   c->glsl = vyre_spv_id(m);
   vyre_spv_emit_str(m, VYRE_SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL,
@@ -581,11 +575,11 @@ static uint32_t generate(vyre_spv_cg *c) {
     vyre_spv_label(c, vyre_spv_id(m));
   }
   declare_locals(c);
-  if (p->flags & VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY || p->workgroup_bytes) zero_workgroup_memory(c);
+  if (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) zero_workgroup_memory(c);
   cg_stmts(c, p->body, p->body_count);
   if (!c->terminated) vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
   vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
-  return c->fail;
+  return VYRE_STATUS_OK;
 }
 
 uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt,
@@ -594,51 +588,45 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   *out_words = NULL;
   *out_word_count = 0;
   memset(info, 0, sizeof(*info));
+  // One checked walk over the view: a malformed one, or one that uses IR
+  // newer than this plugin, stops here with the plan's message.
+  vyre_kit_plan plan;
+  uint32_t st =
+      vyre_kit_plan_make(p, opt->workgroup_size, VYRE_IR_FEATURES_KNOWN, VYRE_VK_NAME, &plan, err);
+  if (st) return st;
   const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "?";
-  for (uint32_t b = 0; b < p->buffer_count; b++)
-    if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP && p->buffers[b].binding > 31)
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "vulkan",
-                           "program '%s': buffer %u has binding %u, above 31. Fix: use bindings "
-                           "0..31 (IR.md §3).",
-                           name, b, p->buffers[b].binding);
   vyre_spv_module m;
   vyre_spv_module_init(&m);
   vyre_spv_cg c;
   memset(&c, 0, sizeof(c));
   c.m = &m;
   c.p = p;
+  c.plan = &plan;
   c.opt = opt;
   c.info = info;
   size_t nl = p->local_count ? p->local_count : 1, nb = p->buffer_count ? p->buffer_count : 1;
   c.local_var = calloc(nl, sizeof(uint32_t));
   c.buf_var = calloc(nb, sizeof(uint32_t));
-  c.buf_slot = calloc(nb, sizeof(uint32_t));
   c.buf_var4 = calloc(nb, sizeof(uint32_t));
   c.lane_vec = calloc(nb, sizeof(uint32_t));
   c.lane_mask = calloc(nb, sizeof(uint32_t));
-  uint32_t st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.buf_var && c.buf_slot && c.buf_var4 && c.lane_vec && c.lane_mask)
-    st = generate(&c);
+  st = VYRE_STATUS_OUT_OF_MEMORY;
+  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask) st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
     if (!*out_words) st = VYRE_STATUS_OUT_OF_MEMORY;
   }
   free(c.local_var);
   free(c.buf_var);
-  free(c.buf_slot);
   free(c.buf_var4);
   free(c.lane_vec);
   free(c.lane_mask);
   vyre_spv_module_free(&m);
-  if (st == VYRE_STATUS_OUT_OF_MEMORY)
-    return vyre_kit_fail(err, st, 0, "vulkan",
+  vyre_kit_plan_free(&plan);
+  if (st)
+    return vyre_kit_fail(err, st, 0, VYRE_VK_NAME,
                          "generating SPIR-V for program '%s' ran out of memory. Fix: free memory "
                          "or simplify the program.",
                          name);
-  if (st)
-    return vyre_kit_fail(err, st, 0, "vulkan",
-                         "cannot generate SPIR-V for program '%s': %s. Fix: check the program "
-                         "against IR.md or report this as a plugin bug.",
-                         name, c.msg);
   return VYRE_STATUS_OK;
 }

@@ -480,6 +480,9 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     out->max_grid[i] = l->maxComputeWorkGroupCount[i];
   }
   out->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
+  // Every IR feature of the header it was built against: the SPIR-V
+  // generator lowers every row of the lists (a forgotten row does not build).
+  out->ir_features = VYRE_IR_FEATURES_KNOWN;
   out->subgroup_size = 32;
   VkPhysicalDeviceSubgroupProperties sg = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};

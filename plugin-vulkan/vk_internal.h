@@ -18,7 +18,6 @@
 #include "spv_codegen.h"
 #include "vyre_kit.h"
 
-#define VYRE_VK_NAME "vulkan"
 #ifndef VYRE_VK_BUILD_ID
 #define VYRE_VK_BUILD_ID "vulkan-0.1.0-gen1"
 #endif
