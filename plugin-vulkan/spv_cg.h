@@ -13,12 +13,17 @@
 #ifndef VYRE_SPV_CG_H
 #define VYRE_SPV_CG_H
 
+#include "kit_plan.h"
 #include "spv_codegen.h"
 #include "spv_emit.h"
 
 typedef struct vyre_spv_cg {
-  spv_module *m;
+  vyre_spv_module *m;
   const vyre_ir_program *p;
+  // The lowering plan (kit_plan.h): slot order, what the program uses and
+  // the lane plan. It checked every index, range, kind and op code of the
+  // view, so nothing below re-checks them.
+  const vyre_kit_plan *plan;
   const vyre_spv_options *opt;
   vyre_spv_info *info;
   // types
@@ -28,19 +33,15 @@ typedef struct vyre_spv_cg {
   // variables
   uint32_t *local_var; // per local
   uint32_t *buf_var;   // per buffer
-  uint32_t *buf_slot;  // per buffer: push-constant member (host buffers)
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
   uint32_t tmp_var;   // a scratch uint Function variable
   int terminated;     // the current block already ended (return/trap)
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
-  uint32_t fail;      // status of the first failure
-  char msg[256];
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
   // lane mode (spv_codegen.c): the IR body is a function of the lane k,
   // called 4 times from main
-  int lanes;                    // generating in lane mode
-  uint64_t vload, vstore;       // vyre_kit_lanes: buffers moved 128 bits at a time
+  int lanes;                    // generating in lane mode (plan->lanes.ok)
   uint32_t lane_k;              // the lane's index (a parameter of the lane function)
   uint32_t v_fast;              // Private bool: this invocation takes the 128-bit path
   uint32_t *lane_vec;           // per buffer: Private uvec4 of the 4 lanes' elements
@@ -51,30 +52,25 @@ typedef struct vyre_spv_cg {
 } vyre_spv_cg;
 
 // Constants and small helpers (spv_cg_expr.c).
-uint32_t cg_u(vyre_spv_cg *c, uint32_t v);
-uint32_t cg_bool(vyre_spv_cg *c, int v);
-uint32_t cg_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f);
-uint32_t cg_canon(vyre_spv_cg *c, uint32_t bits);
-uint32_t cg_is_nan(vyre_spv_cg *c, uint32_t bits);
-uint32_t cg_len(vyre_spv_cg *c, uint32_t buffer);
-uint32_t cg_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
-uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
+uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v);
+uint32_t vyre_spv_bool(vyre_spv_cg *c, int v);
+uint32_t vyre_spv_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f);
+uint32_t vyre_spv_canon(vyre_spv_cg *c, uint32_t bits);
+uint32_t vyre_spv_is_nan(vyre_spv_cg *c, uint32_t bits);
+uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer);
+uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
+uint32_t vyre_spv_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
 // Lane mode: 1 when buffer |b| is in vload / vstore (128-bit moves).
-int cg_lane_vload(const vyre_spv_cg *c, uint32_t b);
-int cg_lane_vstore(const vyre_spv_cg *c, uint32_t b);
-void cg_label(vyre_spv_cg *c, uint32_t id);
+int vyre_spv_lane_vload(const vyre_spv_cg *c, uint32_t b);
+int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);
+void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
 // The value of expression node |n|.
-uint32_t cg_expr(vyre_spv_cg *c, uint32_t n);
-void cg_failf(vyre_spv_cg *c, uint32_t code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 
 // Exact f32 helpers (spv_softfloat.c): bits in, canonical bits out.
-uint32_t cg_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
-uint32_t cg_fsqrt(vyre_spv_cg *c, uint32_t a);
-uint32_t cg_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
-uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
+uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
+uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a);
+uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
+uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
 
 #endif // VYRE_SPV_CG_H

@@ -1,62 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// spv_cg_expr.c — SPIR-V for vyre IR expressions (IR.md §5): integer
+// spv_cg_expr.c — SPIR-V for vyre IR expressions (docs/ir.md "Expressions"): integer
 // wrap/division/shift rules, f32 canonicalization on the bits, guarded
 // loads, casts with saturation. Called from spv_codegen.c while it emits a
 // function body; every value it returns is an id of the current function.
 
 #include <spirv/unified1/GLSL.std.450.h>
-#include <stdarg.h>
-#include <stdio.h>
 
 #include "spv_cg.h"
 
-void cg_failf(vyre_spv_cg *c, uint32_t code, const char *fmt, ...) {
-  if (c->fail) return;
-  c->fail = code;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
-  va_end(ap);
+uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v) {
+  return vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(c->t_uint, v));
 }
 
-uint32_t cg_u(vyre_spv_cg *c, uint32_t v) {
-  return spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(c->t_uint, v));
+uint32_t vyre_spv_bool(vyre_spv_cg *c, int v) {
+  return vyre_spv_global(c->m, v ? SpvOpConstantTrue : SpvOpConstantFalse, 1,
+                         VYRE_SPV_ARGS(c->t_bool));
 }
 
-uint32_t cg_bool(vyre_spv_cg *c, int v) {
-  return spv_global(c->m, v ? SpvOpConstantTrue : SpvOpConstantFalse, 1, SPV_ARGS(c->t_bool));
-}
-
-void cg_label(vyre_spv_cg *c, uint32_t id) {
+void vyre_spv_label(vyre_spv_cg *c, uint32_t id) {
   c->cur_label = id;
-  spv_emit(c->m, c->m->fsec, SpvOpLabel, &id, 1);
+  vyre_spv_emit(c->m, c->m->fsec, SpvOpLabel, &id, 1);
 }
 
-uint32_t cg_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f) {
-  return SPV_OP(c->m, SpvOpSelect, type, cond, t, f);
+uint32_t vyre_spv_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f) {
+  return VYRE_SPV_OP(c->m, SpvOpSelect, type, cond, t, f);
 }
 
 #define U                 (c->t_uint)
 #define B                 (c->t_bool)
-#define OP(op, type, ...) SPV_OP(c->m, op, type, __VA_ARGS__)
+#define OP(op, type, ...) VYRE_SPV_OP(c->m, op, type, __VA_ARGS__)
 
 static uint32_t band(vyre_spv_cg *c, uint32_t x, uint32_t mask) {
-  return OP(SpvOpBitwiseAnd, U, x, cg_u(c, mask));
+  return OP(SpvOpBitwiseAnd, U, x, vyre_spv_u(c, mask));
 }
 
-uint32_t cg_is_nan(vyre_spv_cg *c, uint32_t bits) {
-  return OP(SpvOpUGreaterThan, B, band(c, bits, 0x7FFFFFFFu), cg_u(c, 0x7F800000u));
+uint32_t vyre_spv_is_nan(vyre_spv_cg *c, uint32_t bits) {
+  return OP(SpvOpUGreaterThan, B, band(c, bits, 0x7FFFFFFFu), vyre_spv_u(c, 0x7F800000u));
 }
 
 static uint32_t is_inf(vyre_spv_cg *c, uint32_t bits) {
-  return OP(SpvOpIEqual, B, band(c, bits, 0x7FFFFFFFu), cg_u(c, 0x7F800000u));
+  return OP(SpvOpIEqual, B, band(c, bits, 0x7FFFFFFFu), vyre_spv_u(c, 0x7F800000u));
 }
 
-uint32_t cg_canon(vyre_spv_cg *c, uint32_t x) {
-  uint32_t sub = OP(SpvOpIEqual, B, band(c, x, 0x7F800000u), cg_u(c, 0));
-  uint32_t r = cg_sel(c, U, sub, band(c, x, 0x80000000u), x);
-  return cg_sel(c, U, cg_is_nan(c, x), cg_u(c, 0x7FC00000u), r);
+uint32_t vyre_spv_canon(vyre_spv_cg *c, uint32_t x) {
+  uint32_t sub = OP(SpvOpIEqual, B, band(c, x, 0x7F800000u), vyre_spv_u(c, 0));
+  uint32_t r = vyre_spv_sel(c, U, sub, band(c, x, 0x80000000u), x);
+  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), vyre_spv_u(c, 0x7FC00000u), r);
 }
 
 static uint32_t to_f(vyre_spv_cg *c, uint32_t x) {
@@ -70,15 +60,16 @@ static uint32_t to_u(vyre_spv_cg *c, uint32_t f) {
 // One float instruction, NoContraction, back to canonical bits.
 static uint32_t fop2(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   uint32_t r = OP(op, c->t_float, to_f(c, a), to_f(c, b));
-  spv_emit(c->m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(r, SpvDecorationNoContraction));
-  return cg_canon(c, to_u(c, r));
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
+  return vyre_spv_canon(c, to_u(c, r));
 }
 
 static uint32_t glsl1(vyre_spv_cg *c, uint32_t type, uint32_t inst, uint32_t x) {
   return OP(SpvOpExtInst, type, c->glsl, inst, x);
 }
 
-uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis) {
+uint32_t vyre_spv_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis) {
   uint32_t var = 0;
   switch (which) {
   case VYRE_IR_BUILTIN_GID:
@@ -94,45 +85,46 @@ uint32_t cg_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis) {
     var = c->v_nwg;
     break;
   default:
-    return cg_u(c, c->opt->workgroup_size[axis < 3 ? axis : 0]);
+    return vyre_spv_u(c, c->opt->workgroup_size[axis]);
   }
   uint32_t v = OP(SpvOpLoad, c->t_v3, var);
-  uint32_t x = OP(SpvOpCompositeExtract, U, v, axis < 3 ? axis : 0);
+  uint32_t x = OP(SpvOpCompositeExtract, U, v, axis);
   // Lane mode: invocation t of a workgroup runs IR local ids 4t+k along x,
   // so gid.x = 4 * (hardware gid.x) + k and lid.x = 4 * (hardware lid.x) + k.
   if (c->lanes && axis == 0 && (var == c->v_gid || var == c->v_lid))
-    x = OP(SpvOpIAdd, U, OP(SpvOpShiftLeftLogical, U, x, cg_u(c, 2)), c->lane_k);
+    x = OP(SpvOpIAdd, U, OP(SpvOpShiftLeftLogical, U, x, vyre_spv_u(c, 2)), c->lane_k);
   return x;
 }
 
-int cg_lane_vload(const vyre_spv_cg *c, uint32_t b) {
-  return c->lanes && b < 64 && ((c->vload >> b) & 1);
+int vyre_spv_lane_vload(const vyre_spv_cg *c, uint32_t b) {
+  return c->lanes && b < 64 && ((c->plan->lanes.vload >> b) & 1);
 }
 
-int cg_lane_vstore(const vyre_spv_cg *c, uint32_t b) {
-  return c->lanes && b < 64 && ((c->vstore >> b) & 1);
+int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b) {
+  return c->lanes && b < 64 && ((c->plan->lanes.vstore >> b) & 1);
 }
 
-uint32_t cg_len(vyre_spv_cg *c, uint32_t buffer) {
+uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer) {
   const vyre_ir_buffer *b = &c->p->buffers[buffer];
-  if (b->access == VYRE_IR_ACCESS_WORKGROUP) return cg_u(c, b->count);
-  uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var, cg_u(c, c->buf_slot[buffer]));
+  if (b->access == VYRE_IR_ACCESS_WORKGROUP) return vyre_spv_u(c, b->count);
+  uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var,
+                    vyre_spv_u(c, c->plan->slot_of_buffer[buffer]));
   return OP(SpvOpLoad, U, ptr);
 }
 
-uint32_t cg_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index) {
+uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index) {
   if (c->p->buffers[buffer].access == VYRE_IR_ACCESS_WORKGROUP)
     return OP(SpvOpAccessChain, c->t_ptr_wg_uint, c->buf_var[buffer], index);
-  return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->buf_var[buffer], cg_u(c, 0), index);
+  return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->buf_var[buffer], vyre_spv_u(c, 0), index);
 }
 
 static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t idx = cg_expr(c, n->a);
-  uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
+  uint32_t idx = vyre_spv_expr(c, n->a);
+  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   // Index 0 always exists in the bound memory (buffers are at least 4 bytes).
-  uint32_t safe = cg_sel(c, U, in, idx, cg_u(c, 0));
-  uint32_t w = OP(SpvOpLoad, U, cg_elem_ptr(c, n->ref, safe));
-  return cg_sel(c, U, in, w, cg_u(c, 0));
+  uint32_t safe = vyre_spv_sel(c, U, in, idx, vyre_spv_u(c, 0));
+  uint32_t w = OP(SpvOpLoad, U, vyre_spv_elem_ptr(c, n->ref, safe));
+  return vyre_spv_sel(c, U, in, w, vyre_spv_u(c, 0));
 }
 
 // Lane mode, a vload buffer (its index is gid.x): on the 128-bit path the
@@ -140,238 +132,472 @@ static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
 // base + 4 <= len), else the usual guarded load.
 static uint32_t lane_load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t fast = OP(SpvOpLoad, B, c->v_fast);
-  uint32_t lf = spv_id(c->m), ls = spv_id(c->m), merge = spv_id(c->m);
-  SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
-  SPV_DO(c->m, SpvOpBranchConditional, fast, lf, ls);
-  cg_label(c, lf);
+  uint32_t lf = vyre_spv_id(c->m), ls = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, fast, lf, ls);
+  vyre_spv_label(c, lf);
   uint32_t wf =
       OP(SpvOpLoad, U, OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[n->ref], c->lane_k));
-  SPV_DO(c->m, SpvOpBranch, merge);
-  cg_label(c, ls);
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, ls);
   uint32_t ws = load_word(c, n), from = c->cur_label;
-  SPV_DO(c->m, SpvOpBranch, merge);
-  cg_label(c, merge);
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, merge);
   return OP(SpvOpPhi, U, wf, lf, ws, from);
 }
 
 static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t w = cg_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);
+  uint32_t w = vyre_spv_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);
   uint32_t et = c->p->buffers[n->ref].type;
-  if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, cg_u(c, 0));
-  if (et == VYRE_IR_TYPE_F32) return cg_canon(c, w);
+  if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, vyre_spv_u(c, 0));
+  if (et == VYRE_IR_TYPE_F32) return vyre_spv_canon(c, w);
   return w;
 }
 
+//===----------------------------------------------------------------------===//
+// Operators: one row per row of VYRE_IR_UN_LIST / VYRE_IR_BIN_LIST
+// (abi/vyre/vyre_backend.h; semantics in docs/ir.md "Expressions"). Each SPV_UN_* / SPV_BIN_* below
+// is the row's lowering: an emitter and the SPIR-V opcode (or GLSL.std.450 instruction) it uses per
+// operand type. A row added to a list without its macro here is an undeclared identifier: the
+// plugin does not build until it lowers it.
+//===----------------------------------------------------------------------===//
+
+typedef struct un_row {
+  uint32_t (*emit)(vyre_spv_cg *c, const struct un_row *row, uint32_t x, uint32_t t);
+  uint32_t op; // opcode or GLSL.std.450 instruction (emitters that take one)
+} un_row;
+
+static uint32_t un_neg(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)row;
+  if (t == VYRE_IR_TYPE_F32)
+    return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), x,
+                        OP(SpvOpBitwiseXor, U, x, vyre_spv_u(c, 0x80000000u)));
+  return OP(SpvOpSNegate, U, x);
+}
+
+static uint32_t un_int(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)t;
+  return OP(row->op, U, x);
+}
+
+static uint32_t un_logic(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)t;
+  return OP(row->op, B, x);
+}
+
+static uint32_t un_fabs(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)row;
+  (void)t;
+  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), x, band(c, x, 0x7FFFFFFFu));
+}
+
+static uint32_t un_clz(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)t;
+  return OP(SpvOpISub, U, vyre_spv_u(c, 31), glsl1(c, U, row->op, x));
+}
+
+static uint32_t un_ctz(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)t;
+  return vyre_spv_sel(c, U, OP(SpvOpIEqual, B, x, vyre_spv_u(c, 0)), vyre_spv_u(c, 32),
+                      glsl1(c, U, row->op, x));
+}
+
+// floor, ceil, trunc, round: the GLSL.std.450 instruction, canonical bits.
+static uint32_t un_fround(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)t;
+  return vyre_spv_canon(c, to_u(c, glsl1(c, c->t_float, row->op, to_f(c, x))));
+}
+
+static uint32_t un_sqrt(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)row;
+  (void)t;
+  return vyre_spv_fsqrt(c, x);
+}
+
+static uint32_t un_is_nan(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)row;
+  (void)t;
+  return vyre_spv_is_nan(c, x);
+}
+
+static uint32_t un_is_inf(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)row;
+  (void)t;
+  return is_inf(c, x);
+}
+
+static uint32_t un_is_finite(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)row;
+  (void)t;
+  return OP(SpvOpULessThan, B, band(c, x, 0x7FFFFFFFu), vyre_spv_u(c, 0x7F800000u));
+}
+
+#define SPV_UN_NEG                                                                                 \
+  { un_neg, 0 }
+#define SPV_UN_NOT                                                                                 \
+  { un_int, SpvOpNot }
+#define SPV_UN_LNOT                                                                                \
+  { un_logic, SpvOpLogicalNot }
+#define SPV_UN_ABS                                                                                 \
+  { un_fabs, 0 }
+#define SPV_UN_CLZ                                                                                 \
+  { un_clz, GLSLstd450FindUMsb }
+#define SPV_UN_CTZ                                                                                 \
+  { un_ctz, GLSLstd450FindILsb }
+#define SPV_UN_POPCOUNT                                                                            \
+  { un_int, SpvOpBitCount }
+#define SPV_UN_BITREV                                                                              \
+  { un_int, SpvOpBitReverse }
+#define SPV_UN_FLOOR                                                                               \
+  { un_fround, GLSLstd450Floor }
+#define SPV_UN_CEIL                                                                                \
+  { un_fround, GLSLstd450Ceil }
+#define SPV_UN_TRUNC                                                                               \
+  { un_fround, GLSLstd450Trunc }
+#define SPV_UN_ROUND                                                                               \
+  { un_fround, GLSLstd450RoundEven }
+#define SPV_UN_SQRT                                                                                \
+  { un_sqrt, 0 }
+#define SPV_UN_IS_NAN                                                                              \
+  { un_is_nan, 0 }
+#define SPV_UN_IS_INF                                                                              \
+  { un_is_inf, 0 }
+#define SPV_UN_IS_FINITE                                                                           \
+  { un_is_finite, 0 }
+#define SPV_UN_ROW(NAME, ...) [VYRE_IR_UN_##NAME] = SPV_UN_##NAME,
+static const un_row kUn[] = {VYRE_IR_UN_LIST(SPV_UN_ROW)};
+_Static_assert(sizeof(kUn) / sizeof(kUn[0]) == VYRE_IR_UN_COUNT,
+               "every row of VYRE_IR_UN_LIST has a SPIR-V lowering");
+
 static uint32_t un_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t x = cg_expr(c, n->a);
+  uint32_t x = vyre_spv_expr(c, n->a);
   uint32_t t = c->p->nodes[n->a].type;
-  switch (n->op) {
-  case VYRE_IR_UN_NEG:
-    if (t == VYRE_IR_TYPE_F32)
-      return cg_sel(c, U, cg_is_nan(c, x), x, OP(SpvOpBitwiseXor, U, x, cg_u(c, 0x80000000u)));
-    return OP(SpvOpSNegate, U, x);
-  case VYRE_IR_UN_NOT:
-    return OP(SpvOpNot, U, x);
-  case VYRE_IR_UN_LNOT:
-    return OP(SpvOpLogicalNot, B, x);
-  case VYRE_IR_UN_ABS:
-    return cg_sel(c, U, cg_is_nan(c, x), x, band(c, x, 0x7FFFFFFFu));
-  case VYRE_IR_UN_CLZ:
-    return OP(SpvOpISub, U, cg_u(c, 31), glsl1(c, U, GLSLstd450FindUMsb, x));
-  case VYRE_IR_UN_CTZ:
-    return cg_sel(c, U, OP(SpvOpIEqual, B, x, cg_u(c, 0)), cg_u(c, 32),
-                  glsl1(c, U, GLSLstd450FindILsb, x));
-  case VYRE_IR_UN_POPCOUNT:
-    return OP(SpvOpBitCount, U, x);
-  case VYRE_IR_UN_BITREV:
-    return OP(SpvOpBitReverse, U, x);
-  case VYRE_IR_UN_FLOOR:
-    return cg_canon(c, to_u(c, glsl1(c, c->t_float, GLSLstd450Floor, to_f(c, x))));
-  case VYRE_IR_UN_CEIL:
-    return cg_canon(c, to_u(c, glsl1(c, c->t_float, GLSLstd450Ceil, to_f(c, x))));
-  case VYRE_IR_UN_TRUNC:
-    return cg_canon(c, to_u(c, glsl1(c, c->t_float, GLSLstd450Trunc, to_f(c, x))));
-  case VYRE_IR_UN_ROUND:
-    return cg_canon(c, to_u(c, glsl1(c, c->t_float, GLSLstd450RoundEven, to_f(c, x))));
-  case VYRE_IR_UN_SQRT:
-    return cg_fsqrt(c, x);
-  case VYRE_IR_UN_IS_NAN:
-    return cg_is_nan(c, x);
-  case VYRE_IR_UN_IS_INF:
-    return is_inf(c, x);
-  case VYRE_IR_UN_IS_FINITE:
-    return OP(SpvOpULessThan, B, band(c, x, 0x7FFFFFFFu), cg_u(c, 0x7F800000u));
-  default:
-    break;
-  }
-  cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "unary operator %u has no SPIR-V lowering", n->op);
-  return x;
+  const un_row *row = &kUn[n->op]; // the plan checked n->op against the list
+  return row->emit(c, row, x, t);
 }
 
 static uint32_t fcmp(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
-  uint32_t any_nan = OP(SpvOpLogicalOr, B, cg_is_nan(c, a), cg_is_nan(c, b));
+  uint32_t any_nan = OP(SpvOpLogicalOr, B, vyre_spv_is_nan(c, a), vyre_spv_is_nan(c, b));
   uint32_t r = OP(op, B, to_f(c, a), to_f(c, b));
   return OP(SpvOpLogicalAnd, B, OP(SpvOpLogicalNot, B, any_nan), r);
 }
 
 static uint32_t fminmax(vyre_spv_cg *c, int is_max, uint32_t a, uint32_t b) {
   uint32_t lt = OP(SpvOpFOrdLessThan, B, to_f(c, a), to_f(c, b));
-  uint32_t r = is_max ? cg_sel(c, U, lt, b, a) : cg_sel(c, U, lt, a, b);
+  uint32_t r = is_max ? vyre_spv_sel(c, U, lt, b, a) : vyre_spv_sel(c, U, lt, a, b);
   uint32_t both_zero =
-      OP(SpvOpIEqual, B, band(c, OP(SpvOpBitwiseOr, U, a, b), 0x7FFFFFFFu), cg_u(c, 0));
+      OP(SpvOpIEqual, B, band(c, OP(SpvOpBitwiseOr, U, a, b), 0x7FFFFFFFu), vyre_spv_u(c, 0));
   uint32_t z = is_max ? OP(SpvOpBitwiseAnd, U, a, b) : OP(SpvOpBitwiseOr, U, a, b);
-  r = cg_sel(c, U, both_zero, z, r);
-  r = cg_sel(c, U, cg_is_nan(c, b), a, r);
-  return cg_sel(c, U, cg_is_nan(c, a), b, r);
+  r = vyre_spv_sel(c, U, both_zero, z, r);
+  r = vyre_spv_sel(c, U, vyre_spv_is_nan(c, b), a, r);
+  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, a), b, r);
 }
 
-static uint32_t int_cmp(vyre_spv_cg *c, uint32_t op, int is_signed, uint32_t a, uint32_t b) {
-  static const uint32_t uops[] = {SpvOpULessThan, SpvOpULessThanEqual, SpvOpUGreaterThan,
-                                  SpvOpUGreaterThanEqual};
-  static const uint32_t sops[] = {SpvOpSLessThan, SpvOpSLessThanEqual, SpvOpSGreaterThan,
-                                  SpvOpSGreaterThanEqual};
-  return OP(is_signed ? sops[op - VYRE_IR_BIN_LT] : uops[op - VYRE_IR_BIN_LT], B, a, b);
+// The operands of a binary node, evaluated (a, then b) before its row runs.
+typedef struct bin_in {
+  uint32_t a, b;
+  uint32_t t;     // the operand type (VYRE_IR_TYPE_*)
+  int is_f, is_s; // f32, i32
+  uint32_t zero;  // the constant 0
+} bin_in;
+
+typedef struct bin_row {
+  uint32_t (*emit)(vyre_spv_cg *c, const struct bin_row *row, const bin_in *x);
+  uint32_t op_u, op_i, op_f; // opcode per operand type (emitters that take one)
+} bin_row;
+
+// The row's integer opcode for the operand type.
+static uint32_t int_op(const bin_row *row, const bin_in *x) {
+  return x->is_s ? row->op_i : row->op_u;
 }
+
+// add, sub: wrapping integers; f32 one rounding, canonical.
+static uint32_t bin_arith(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  return x->is_f ? fop2(c, row->op_f, x->a, x->b) : OP(int_op(row, x), U, x->a, x->b);
+}
+
+static uint32_t bin_mul(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  return x->is_f ? vyre_spv_fmul(c, x->a, x->b) : OP(int_op(row, x), U, x->a, x->b);
+}
+
+static uint32_t divrem(vyre_spv_cg *c, const bin_in *x, int is_div) {
+  uint32_t a = x->a, b = x->b, zero = x->zero;
+  if (x->is_f) return vyre_spv_fdiv(c, a, b);
+  uint32_t bz = OP(SpvOpIEqual, B, b, zero);
+  if (!x->is_s) {
+    uint32_t sb = vyre_spv_sel(c, U, bz, vyre_spv_u(c, 1), b);
+    if (is_div) return vyre_spv_sel(c, U, bz, vyre_spv_u(c, 0xFFFFFFFFu), OP(SpvOpUDiv, U, a, sb));
+    return vyre_spv_sel(c, U, bz, zero, OP(SpvOpUMod, U, a, sb));
+  }
+  // i32: Vulkan leaves OpSRem/OpSMod undefined for negative operands (and
+  // NVIDIA's driver does differ), so divide the magnitudes as u32 and put
+  // the signs back: the quotient is negative when the signs differ, the
+  // remainder takes the dividend's sign. MIN / -1 gives MIN and MIN % -1
+  // gives 0 this way, as docs/ir.md asks.
+  uint32_t na = OP(SpvOpSLessThan, B, a, zero), nb = OP(SpvOpSLessThan, B, b, zero);
+  uint32_t ua = vyre_spv_sel(c, U, na, OP(SpvOpSNegate, U, a), a);
+  uint32_t ub = vyre_spv_sel(c, U, nb, OP(SpvOpSNegate, U, b), b);
+  uint32_t sb = vyre_spv_sel(c, U, bz, vyre_spv_u(c, 1), ub);
+  if (is_div) {
+    uint32_t uq = OP(SpvOpUDiv, U, ua, sb);
+    uint32_t q =
+        vyre_spv_sel(c, U, OP(SpvOpLogicalNotEqual, B, na, nb), OP(SpvOpSNegate, U, uq), uq);
+    return vyre_spv_sel(c, U, bz, vyre_spv_u(c, 0xFFFFFFFFu), q);
+  }
+  uint32_t ur = OP(SpvOpUMod, U, ua, sb);
+  uint32_t r = vyre_spv_sel(c, U, na, OP(SpvOpSNegate, U, ur), ur);
+  return vyre_spv_sel(c, U, bz, zero, r);
+}
+
+static uint32_t bin_div(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return divrem(c, x, 1);
+}
+
+static uint32_t bin_rem(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return divrem(c, x, 0);
+}
+
+// shl, shr: the amount modulo 32; shr is arithmetic on i32.
+static uint32_t bin_shift(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  return OP(int_op(row, x), U, x->a, band(c, x->b, 31));
+}
+
+static uint32_t rotate(vyre_spv_cg *c, const bin_in *x, int left) {
+  uint32_t s = band(c, x->b, 31);
+  uint32_t r = band(c, OP(SpvOpISub, U, vyre_spv_u(c, 32), s), 31);
+  uint32_t l = left ? s : r, rr = left ? r : s;
+  return OP(SpvOpBitwiseOr, U, OP(SpvOpShiftLeftLogical, U, x->a, l),
+            OP(SpvOpShiftRightLogical, U, x->a, rr));
+}
+
+static uint32_t bin_rotl(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return rotate(c, x, 1);
+}
+
+static uint32_t bin_rotr(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return rotate(c, x, 0);
+}
+
+// and, or, xor: one instruction on the bits.
+static uint32_t bin_bits(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  return OP(int_op(row, x), U, x->a, x->b);
+}
+
+static uint32_t minmax(vyre_spv_cg *c, const bin_in *x, int mx) {
+  if (x->is_f) return fminmax(c, mx, x->a, x->b);
+  uint32_t lt = OP(x->is_s ? SpvOpSLessThan : SpvOpULessThan, B, x->a, x->b);
+  return mx ? vyre_spv_sel(c, U, lt, x->b, x->a) : vyre_spv_sel(c, U, lt, x->a, x->b);
+}
+
+static uint32_t bin_min(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return minmax(c, x, 0);
+}
+
+static uint32_t bin_max(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return minmax(c, x, 1);
+}
+
+static uint32_t bin_mulhi(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  uint32_t st = vyre_spv_global(c->m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(U, U));
+  uint32_t r = OP(SpvOpUMulExtended, st, x->a, x->b);
+  return OP(SpvOpCompositeExtract, U, r, 1);
+}
+
+static uint32_t equality(vyre_spv_cg *c, const bin_in *x, int ne) {
+  uint32_t a = x->a, b = x->b;
+  if (x->t == VYRE_IR_TYPE_BOOL) return OP(ne ? SpvOpLogicalNotEqual : SpvOpLogicalEqual, B, a, b);
+  if (x->is_f) {
+    uint32_t eq = fcmp(c, SpvOpFOrdEqual, a, b);
+    return ne ? OP(SpvOpLogicalNot, B, eq) : eq;
+  }
+  return OP(ne ? SpvOpINotEqual : SpvOpIEqual, B, a, b);
+}
+
+static uint32_t bin_eq(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return equality(c, x, 0);
+}
+
+static uint32_t bin_ne(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return equality(c, x, 1);
+}
+
+// lt, le, gt, ge: ordered on f32 (false when either side is NaN).
+static uint32_t bin_cmp(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  if (x->is_f) return fcmp(c, row->op_f, x->a, x->b);
+  return OP(int_op(row, x), B, x->a, x->b);
+}
+
+// land, lor: on bools.
+static uint32_t bin_logic(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  return OP(row->op_u, B, x->a, x->b);
+}
+
+// abs_diff: the exact |a - b| as u32 (VYRE_IR_BIN_LIST, feature int_sat). The larger
+// operand (compared as the operand type: op_u or op_i) minus the smaller
+// one, modulo 2^32, is exact: the difference is at most 2^32 - 1.
+static uint32_t bin_abs_diff(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  uint32_t gt = OP(int_op(row, x), B, x->a, x->b);
+  return vyre_spv_sel(c, U, gt, OP(SpvOpISub, U, x->a, x->b), OP(SpvOpISub, U, x->b, x->a));
+}
+
+// add_sat: the exact sum clamped to the operand type's range.
+//   u32: r = a + b wraps exactly when r < a; then 2^32 - 1.
+//   i32: overflow exactly when a and b have one sign and r the other, i.e.
+//        ((r ^ a) & (r ^ b)) < 0; then the bound of a's sign.
+static uint32_t bin_add_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  uint32_t a = x->a, b = x->b;
+  uint32_t r = OP(SpvOpIAdd, U, a, b);
+  if (!x->is_s)
+    return vyre_spv_sel(c, U, OP(SpvOpULessThan, B, r, a), vyre_spv_u(c, 0xFFFFFFFFu), r);
+  uint32_t both =
+      OP(SpvOpBitwiseAnd, U, OP(SpvOpBitwiseXor, U, r, a), OP(SpvOpBitwiseXor, U, r, b));
+  uint32_t ov = OP(SpvOpSLessThan, B, both, x->zero);
+  uint32_t bound = vyre_spv_sel(c, U, OP(SpvOpSLessThan, B, a, x->zero), vyre_spv_u(c, 0x80000000u),
+                                vyre_spv_u(c, 0x7FFFFFFFu));
+  return vyre_spv_sel(c, U, ov, bound, r);
+}
+
+// sub_sat: the exact difference clamped to the operand type's range.
+//   u32: a - b below 0 exactly when a < b; then 0.
+//   i32: overflow exactly when a and b differ in sign and r's sign is not
+//        a's, i.e. ((a ^ b) & (a ^ r)) < 0; then the bound of a's sign.
+static uint32_t bin_sub_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  uint32_t a = x->a, b = x->b;
+  uint32_t r = OP(SpvOpISub, U, a, b);
+  if (!x->is_s) return vyre_spv_sel(c, U, OP(SpvOpULessThan, B, a, b), x->zero, r);
+  uint32_t both =
+      OP(SpvOpBitwiseAnd, U, OP(SpvOpBitwiseXor, U, a, b), OP(SpvOpBitwiseXor, U, a, r));
+  uint32_t ov = OP(SpvOpSLessThan, B, both, x->zero);
+  uint32_t bound = vyre_spv_sel(c, U, OP(SpvOpSLessThan, B, a, x->zero), vyre_spv_u(c, 0x80000000u),
+                                vyre_spv_u(c, 0x7FFFFFFFu));
+  return vyre_spv_sel(c, U, ov, bound, r);
+}
+
+#define SPV_BIN_ADD                                                                                \
+  { bin_arith, SpvOpIAdd, SpvOpIAdd, SpvOpFAdd }
+#define SPV_BIN_SUB                                                                                \
+  { bin_arith, SpvOpISub, SpvOpISub, SpvOpFSub }
+#define SPV_BIN_MUL                                                                                \
+  { bin_mul, SpvOpIMul, SpvOpIMul, 0 }
+#define SPV_BIN_DIV                                                                                \
+  { bin_div, 0, 0, 0 }
+#define SPV_BIN_REM                                                                                \
+  { bin_rem, 0, 0, 0 }
+#define SPV_BIN_SHL                                                                                \
+  { bin_shift, SpvOpShiftLeftLogical, SpvOpShiftLeftLogical, 0 }
+#define SPV_BIN_SHR                                                                                \
+  { bin_shift, SpvOpShiftRightLogical, SpvOpShiftRightArithmetic, 0 }
+#define SPV_BIN_ROTL                                                                               \
+  { bin_rotl, 0, 0, 0 }
+#define SPV_BIN_ROTR                                                                               \
+  { bin_rotr, 0, 0, 0 }
+#define SPV_BIN_AND                                                                                \
+  { bin_bits, SpvOpBitwiseAnd, SpvOpBitwiseAnd, 0 }
+#define SPV_BIN_OR                                                                                 \
+  { bin_bits, SpvOpBitwiseOr, SpvOpBitwiseOr, 0 }
+#define SPV_BIN_XOR                                                                                \
+  { bin_bits, SpvOpBitwiseXor, SpvOpBitwiseXor, 0 }
+#define SPV_BIN_MIN                                                                                \
+  { bin_min, 0, 0, 0 }
+#define SPV_BIN_MAX                                                                                \
+  { bin_max, 0, 0, 0 }
+#define SPV_BIN_MULHI                                                                              \
+  { bin_mulhi, 0, 0, 0 }
+#define SPV_BIN_EQ                                                                                 \
+  { bin_eq, 0, 0, 0 }
+#define SPV_BIN_NE                                                                                 \
+  { bin_ne, 0, 0, 0 }
+#define SPV_BIN_LT                                                                                 \
+  { bin_cmp, SpvOpULessThan, SpvOpSLessThan, SpvOpFOrdLessThan }
+#define SPV_BIN_LE                                                                                 \
+  { bin_cmp, SpvOpULessThanEqual, SpvOpSLessThanEqual, SpvOpFOrdLessThanEqual }
+#define SPV_BIN_GT                                                                                 \
+  { bin_cmp, SpvOpUGreaterThan, SpvOpSGreaterThan, SpvOpFOrdGreaterThan }
+#define SPV_BIN_GE                                                                                 \
+  { bin_cmp, SpvOpUGreaterThanEqual, SpvOpSGreaterThanEqual, SpvOpFOrdGreaterThanEqual }
+#define SPV_BIN_LAND                                                                               \
+  { bin_logic, SpvOpLogicalAnd, 0, 0 }
+#define SPV_BIN_LOR                                                                                \
+  { bin_logic, SpvOpLogicalOr, 0, 0 }
+#define SPV_BIN_ABS_DIFF                                                                           \
+  { bin_abs_diff, SpvOpUGreaterThan, SpvOpSGreaterThan, 0 }
+#define SPV_BIN_ADD_SAT                                                                            \
+  { bin_add_sat, 0, 0, 0 }
+#define SPV_BIN_SUB_SAT                                                                            \
+  { bin_sub_sat, 0, 0, 0 }
+#define SPV_BIN_ROW(NAME, ...) [VYRE_IR_BIN_##NAME] = SPV_BIN_##NAME,
+static const bin_row kBin[] = {VYRE_IR_BIN_LIST(SPV_BIN_ROW)};
+_Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,
+               "every row of VYRE_IR_BIN_LIST has a SPIR-V lowering");
 
 static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t a = cg_expr(c, n->a), b = cg_expr(c, n->b);
-  uint32_t t = c->p->nodes[n->a].type;
-  int is_f = t == VYRE_IR_TYPE_F32, is_s = t == VYRE_IR_TYPE_I32;
-  uint32_t zero = cg_u(c, 0);
-  switch (n->op) {
-  case VYRE_IR_BIN_ADD:
-    return is_f ? fop2(c, SpvOpFAdd, a, b) : OP(SpvOpIAdd, U, a, b);
-  case VYRE_IR_BIN_SUB:
-    return is_f ? fop2(c, SpvOpFSub, a, b) : OP(SpvOpISub, U, a, b);
-  case VYRE_IR_BIN_MUL:
-    return is_f ? cg_fmul(c, a, b) : OP(SpvOpIMul, U, a, b);
-  case VYRE_IR_BIN_DIV:
-  case VYRE_IR_BIN_REM: {
-    if (is_f) return cg_fdiv(c, a, b);
-    uint32_t bz = OP(SpvOpIEqual, B, b, zero);
-    if (!is_s) {
-      uint32_t sb = cg_sel(c, U, bz, cg_u(c, 1), b);
-      if (n->op == VYRE_IR_BIN_DIV)
-        return cg_sel(c, U, bz, cg_u(c, 0xFFFFFFFFu), OP(SpvOpUDiv, U, a, sb));
-      return cg_sel(c, U, bz, zero, OP(SpvOpUMod, U, a, sb));
-    }
-    // i32: Vulkan leaves OpSRem/OpSMod undefined for negative operands (and
-    // NVIDIA's driver does differ), so divide the magnitudes as u32 and put
-    // the signs back: the quotient is negative when the signs differ, the
-    // remainder takes the dividend's sign. MIN / -1 gives MIN and MIN % -1
-    // gives 0 this way, as IR.md asks.
-    uint32_t na = OP(SpvOpSLessThan, B, a, zero), nb = OP(SpvOpSLessThan, B, b, zero);
-    uint32_t ua = cg_sel(c, U, na, OP(SpvOpSNegate, U, a), a);
-    uint32_t ub = cg_sel(c, U, nb, OP(SpvOpSNegate, U, b), b);
-    uint32_t sb = cg_sel(c, U, bz, cg_u(c, 1), ub);
-    if (n->op == VYRE_IR_BIN_DIV) {
-      uint32_t uq = OP(SpvOpUDiv, U, ua, sb);
-      uint32_t q = cg_sel(c, U, OP(SpvOpLogicalNotEqual, B, na, nb), OP(SpvOpSNegate, U, uq), uq);
-      return cg_sel(c, U, bz, cg_u(c, 0xFFFFFFFFu), q);
-    }
-    uint32_t ur = OP(SpvOpUMod, U, ua, sb);
-    uint32_t r = cg_sel(c, U, na, OP(SpvOpSNegate, U, ur), ur);
-    return cg_sel(c, U, bz, zero, r);
-  }
-  case VYRE_IR_BIN_SHL:
-    return OP(SpvOpShiftLeftLogical, U, a, band(c, b, 31));
-  case VYRE_IR_BIN_SHR:
-    return OP(is_s ? SpvOpShiftRightArithmetic : SpvOpShiftRightLogical, U, a, band(c, b, 31));
-  case VYRE_IR_BIN_ROTL:
-  case VYRE_IR_BIN_ROTR: {
-    uint32_t s = band(c, b, 31);
-    uint32_t r = band(c, OP(SpvOpISub, U, cg_u(c, 32), s), 31);
-    uint32_t l = n->op == VYRE_IR_BIN_ROTL ? s : r, rr = n->op == VYRE_IR_BIN_ROTL ? r : s;
-    return OP(SpvOpBitwiseOr, U, OP(SpvOpShiftLeftLogical, U, a, l),
-              OP(SpvOpShiftRightLogical, U, a, rr));
-  }
-  case VYRE_IR_BIN_AND:
-    return OP(SpvOpBitwiseAnd, U, a, b);
-  case VYRE_IR_BIN_OR:
-    return OP(SpvOpBitwiseOr, U, a, b);
-  case VYRE_IR_BIN_XOR:
-    return OP(SpvOpBitwiseXor, U, a, b);
-  case VYRE_IR_BIN_MIN:
-  case VYRE_IR_BIN_MAX: {
-    int mx = n->op == VYRE_IR_BIN_MAX;
-    if (is_f) return fminmax(c, mx, a, b);
-    uint32_t lt = OP(is_s ? SpvOpSLessThan : SpvOpULessThan, B, a, b);
-    return mx ? cg_sel(c, U, lt, b, a) : cg_sel(c, U, lt, a, b);
-  }
-  case VYRE_IR_BIN_MULHI: {
-    uint32_t st = spv_global(c->m, SpvOpTypeStruct, 0, SPV_ARGS(U, U));
-    uint32_t r = OP(SpvOpUMulExtended, st, a, b);
-    return OP(SpvOpCompositeExtract, U, r, 1);
-  }
-  case VYRE_IR_BIN_EQ:
-  case VYRE_IR_BIN_NE: {
-    int ne = n->op == VYRE_IR_BIN_NE;
-    if (t == VYRE_IR_TYPE_BOOL) return OP(ne ? SpvOpLogicalNotEqual : SpvOpLogicalEqual, B, a, b);
-    if (is_f) {
-      uint32_t eq = fcmp(c, SpvOpFOrdEqual, a, b);
-      return ne ? OP(SpvOpLogicalNot, B, eq) : eq;
-    }
-    return OP(ne ? SpvOpINotEqual : SpvOpIEqual, B, a, b);
-  }
-  case VYRE_IR_BIN_LT:
-  case VYRE_IR_BIN_LE:
-  case VYRE_IR_BIN_GT:
-  case VYRE_IR_BIN_GE:
-    if (is_f) {
-      static const uint32_t fops[] = {SpvOpFOrdLessThan, SpvOpFOrdLessThanEqual,
-                                      SpvOpFOrdGreaterThan, SpvOpFOrdGreaterThanEqual};
-      return fcmp(c, fops[n->op - VYRE_IR_BIN_LT], a, b);
-    }
-    return int_cmp(c, n->op, is_s, a, b);
-  case VYRE_IR_BIN_LAND:
-    return OP(SpvOpLogicalAnd, B, a, b);
-  case VYRE_IR_BIN_LOR:
-    return OP(SpvOpLogicalOr, B, a, b);
-  default:
-    break;
-  }
-  cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "binary operator %u has no SPIR-V lowering", n->op);
-  return a;
+  bin_in x;
+  x.a = vyre_spv_expr(c, n->a);
+  x.b = vyre_spv_expr(c, n->b);
+  x.t = c->p->nodes[n->a].type;
+  x.is_f = x.t == VYRE_IR_TYPE_F32;
+  x.is_s = x.t == VYRE_IR_TYPE_I32;
+  x.zero = vyre_spv_u(c, 0);
+  const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
+  return row->emit(c, row, &x);
 }
 
-// f32 -> u32/i32 with IR.md's saturation: NaN -> 0, truncation, clamping.
+// f32 -> u32/i32 with docs/ir.md's saturation ("Casts and bitcasts"): NaN -> 0, truncation,
+// clamping.
 static uint32_t f_to_int(vyre_spv_cg *c, uint32_t x, int to_signed) {
-  uint32_t f = to_f(c, x), nan = cg_is_nan(c, x);
+  uint32_t f = to_f(c, x), nan = vyre_spv_is_nan(c, x);
   uint32_t fc = c->t_float;
   if (!to_signed) {
-    uint32_t lo = OP(SpvOpFOrdLessThan, B, f,
-                     spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(fc, 0x3F800000u))); // < 1.0
-    uint32_t hi = OP(SpvOpFOrdGreaterThanEqual, B, f,
-                     spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(fc, 0x4F800000u))); // >= 2^32
+    uint32_t lo =
+        OP(SpvOpFOrdLessThan, B, f,
+           vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(fc, 0x3F800000u))); // < 1.0
+    uint32_t hi =
+        OP(SpvOpFOrdGreaterThanEqual, B, f,
+           vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(fc, 0x4F800000u))); // >= 2^32
     uint32_t ok = OP(SpvOpLogicalNot, B, OP(SpvOpLogicalOr, B, OP(SpvOpLogicalOr, B, lo, hi), nan));
-    uint32_t fz = spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(fc, 0));
+    uint32_t fz = vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(fc, 0));
     uint32_t v = OP(SpvOpConvertFToU, U, OP(SpvOpSelect, fc, ok, f, fz));
-    v = cg_sel(c, U, hi, cg_u(c, 0xFFFFFFFFu), v);
-    return cg_sel(c, U, ok, v, cg_sel(c, U, hi, cg_u(c, 0xFFFFFFFFu), cg_u(c, 0)));
+    v = vyre_spv_sel(c, U, hi, vyre_spv_u(c, 0xFFFFFFFFu), v);
+    return vyre_spv_sel(c, U, ok, v,
+                        vyre_spv_sel(c, U, hi, vyre_spv_u(c, 0xFFFFFFFFu), vyre_spv_u(c, 0)));
   }
-  uint32_t lo = OP(SpvOpFOrdLessThanEqual, B, f,
-                   spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(fc, 0xCF000000u))); // <= -2^31
-  uint32_t hi = OP(SpvOpFOrdGreaterThanEqual, B, f,
-                   spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(fc, 0x4F000000u))); // >= 2^31
+  uint32_t lo =
+      OP(SpvOpFOrdLessThanEqual, B, f,
+         vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(fc, 0xCF000000u))); // <= -2^31
+  uint32_t hi =
+      OP(SpvOpFOrdGreaterThanEqual, B, f,
+         vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(fc, 0x4F000000u))); // >= 2^31
   uint32_t ok = OP(SpvOpLogicalNot, B, OP(SpvOpLogicalOr, B, OP(SpvOpLogicalOr, B, lo, hi), nan));
-  uint32_t fz = spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(fc, 0));
+  uint32_t fz = vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(fc, 0));
   uint32_t v = OP(SpvOpConvertFToS, U, OP(SpvOpSelect, fc, ok, f, fz));
-  uint32_t sat = cg_sel(c, U, hi, cg_u(c, 0x7FFFFFFFu), cg_u(c, 0x80000000u));
-  sat = cg_sel(c, U, nan, cg_u(c, 0), sat);
-  return cg_sel(c, U, ok, v, sat);
+  uint32_t sat = vyre_spv_sel(c, U, hi, vyre_spv_u(c, 0x7FFFFFFFu), vyre_spv_u(c, 0x80000000u));
+  sat = vyre_spv_sel(c, U, nan, vyre_spv_u(c, 0), sat);
+  return vyre_spv_sel(c, U, ok, v, sat);
 }
 
 static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t x = cg_expr(c, n->a);
+  uint32_t x = vyre_spv_expr(c, n->a);
   uint32_t from = c->p->nodes[n->a].type, to = n->type;
   if (from == to) return x;
   if (from == VYRE_IR_TYPE_BOOL) {
     uint32_t one = to == VYRE_IR_TYPE_F32 ? 0x3F800000u : 1u;
-    return cg_sel(c, U, x, cg_u(c, one), cg_u(c, 0));
+    return vyre_spv_sel(c, U, x, vyre_spv_u(c, one), vyre_spv_u(c, 0));
   }
   if (to == VYRE_IR_TYPE_BOOL) {
-    if (from == VYRE_IR_TYPE_F32) return OP(SpvOpINotEqual, B, band(c, x, 0x7FFFFFFFu), cg_u(c, 0));
-    return OP(SpvOpINotEqual, B, x, cg_u(c, 0));
+    if (from == VYRE_IR_TYPE_F32)
+      return OP(SpvOpINotEqual, B, band(c, x, 0x7FFFFFFFu), vyre_spv_u(c, 0));
+    return OP(SpvOpINotEqual, B, x, vyre_spv_u(c, 0));
   }
   if (to == VYRE_IR_TYPE_F32) {
     uint32_t f = OP(from == VYRE_IR_TYPE_I32 ? SpvOpConvertSToF : SpvOpConvertUToF, c->t_float, x);
@@ -381,17 +607,12 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   return x; // u32 <-> i32: same bits
 }
 
-uint32_t cg_expr(vyre_spv_cg *c, uint32_t idx) {
-  if (c->fail) return cg_u(c, 0);
-  if (idx >= c->p->node_count) {
-    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "node index %u is out of range (%u nodes)", idx,
-             c->p->node_count);
-    return cg_u(c, 0);
-  }
+// Expression |idx| (the plan checked its kind, type, op and references).
+uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {
   case VYRE_IR_K_LIT: {
-    if (n->type == VYRE_IR_TYPE_BOOL) return cg_bool(c, n->ref != 0);
+    if (n->type == VYRE_IR_TYPE_BOOL) return vyre_spv_bool(c, n->ref != 0);
     uint32_t v = n->ref;
     if (n->type == VYRE_IR_TYPE_F32) {
       if ((v & 0x7FFFFFFFu) > 0x7F800000u)
@@ -399,35 +620,34 @@ uint32_t cg_expr(vyre_spv_cg *c, uint32_t idx) {
       else if ((v & 0x7F800000u) == 0)
         v &= 0x80000000u;
     }
-    return cg_u(c, v);
+    return vyre_spv_u(c, v);
   }
   case VYRE_IR_K_VAR:
     return OP(SpvOpLoad, n->type == VYRE_IR_TYPE_BOOL ? B : U, c->local_var[n->ref]);
   case VYRE_IR_K_BUILTIN:
-    return cg_builtin(c, n->op, n->axis);
+    return vyre_spv_builtin(c, n->op, n->axis);
   case VYRE_IR_K_LOAD:
     return load_expr(c, n);
   case VYRE_IR_K_LEN:
-    return cg_len(c, n->ref);
+    return vyre_spv_len(c, n->ref);
   case VYRE_IR_K_UN:
     return un_expr(c, n);
   case VYRE_IR_K_BIN:
     return bin_expr(c, n);
   case VYRE_IR_K_SELECT: {
-    uint32_t cond = cg_expr(c, n->a), t = cg_expr(c, n->b), f = cg_expr(c, n->c);
-    return cg_sel(c, n->type == VYRE_IR_TYPE_BOOL ? B : U, cond, t, f);
+    uint32_t cond = vyre_spv_expr(c, n->a), t = vyre_spv_expr(c, n->b), f = vyre_spv_expr(c, n->c);
+    return vyre_spv_sel(c, n->type == VYRE_IR_TYPE_BOOL ? B : U, cond, t, f);
   }
   case VYRE_IR_K_CAST:
     return cast_expr(c, n);
   case VYRE_IR_K_BITCAST: {
-    uint32_t x = cg_expr(c, n->a);
-    return n->type == VYRE_IR_TYPE_F32 ? cg_canon(c, x) : x;
+    uint32_t x = vyre_spv_expr(c, n->a);
+    return n->type == VYRE_IR_TYPE_F32 ? vyre_spv_canon(c, x) : x;
   }
   case VYRE_IR_K_FMA:
-    return cg_ffma(c, cg_expr(c, n->a), cg_expr(c, n->b), cg_expr(c, n->c));
-  default:
+    return vyre_spv_ffma(c, vyre_spv_expr(c, n->a), vyre_spv_expr(c, n->b), vyre_spv_expr(c, n->c));
+  default: // the plan admits expression kinds only here
     break;
   }
-  cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "node %u: kind %u is not an expression", idx, n->kind);
-  return cg_u(c, 0);
+  return vyre_spv_u(c, 0);
 }

@@ -15,8 +15,8 @@
 
 #define U                 (c->t_uint)
 #define B                 (c->t_bool)
-#define OP(op, type, ...) SPV_OP(c->m, op, type, __VA_ARGS__)
-#define DO(op, ...)       SPV_DO(c->m, op, __VA_ARGS__)
+#define OP(op, type, ...) VYRE_SPV_OP(c->m, op, type, __VA_ARGS__)
+#define DO(op, ...)       VYRE_SPV_DO(c->m, op, __VA_ARGS__)
 
 #define SCOPE_DEVICE    1u
 #define SCOPE_WORKGROUP 2u
@@ -26,7 +26,8 @@ static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count);
 static void barrier(vyre_spv_cg *c) {
   uint32_t sem = SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsWorkgroupMemoryMask |
                  SpvMemorySemanticsUniformMemoryMask;
-  DO(SpvOpControlBarrier, cg_u(c, SCOPE_WORKGROUP), cg_u(c, SCOPE_WORKGROUP), cg_u(c, sem));
+  DO(SpvOpControlBarrier, vyre_spv_u(c, SCOPE_WORKGROUP), vyre_spv_u(c, SCOPE_WORKGROUP),
+     vyre_spv_u(c, sem));
 }
 
 // if (cond) { then(); } as a selection construct. Returns the then label;
@@ -36,24 +37,24 @@ typedef struct cg_if {
 } cg_if;
 
 static cg_if if_begin(vyre_spv_cg *c, uint32_t cond) {
-  cg_if f = {spv_id(c->m)};
-  uint32_t then = spv_id(c->m);
+  cg_if f = {vyre_spv_id(c->m)};
+  uint32_t then = vyre_spv_id(c->m);
   DO(SpvOpSelectionMerge, f.merge, SpvSelectionControlMaskNone);
   DO(SpvOpBranchConditional, cond, then, f.merge);
-  cg_label(c, then);
+  vyre_spv_label(c, then);
   return f;
 }
 
 static void if_end(vyre_spv_cg *c, cg_if f) {
   if (!c->terminated) DO(SpvOpBranch, f.merge);
   c->terminated = 0;
-  cg_label(c, f.merge);
+  vyre_spv_label(c, f.merge);
 }
 
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
-  uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
+  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
-  DO(SpvOpStore, cg_elem_ptr(c, n->ref, idx), val);
+  DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
   if_end(c, f);
 }
 
@@ -62,74 +63,90 @@ static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint
 // (main writes them after the lanes), else the usual guarded store.
 static void lane_store(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t val) {
   uint32_t fast = OP(SpvOpLoad, B, c->v_fast);
-  uint32_t lf = spv_id(c->m), ls = spv_id(c->m), merge = spv_id(c->m);
+  uint32_t lf = vyre_spv_id(c->m), ls = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
   DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
   DO(SpvOpBranchConditional, fast, lf, ls);
-  cg_label(c, lf);
+  vyre_spv_label(c, lf);
   DO(SpvOpStore, OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[n->ref], c->lane_k), val);
   uint32_t mv = c->lane_mask[n->ref];
-  uint32_t bit = OP(SpvOpShiftLeftLogical, U, cg_u(c, 1), c->lane_k);
+  uint32_t bit = OP(SpvOpShiftLeftLogical, U, vyre_spv_u(c, 1), c->lane_k);
   DO(SpvOpStore, mv, OP(SpvOpBitwiseOr, U, OP(SpvOpLoad, U, mv), bit));
   DO(SpvOpBranch, merge);
-  cg_label(c, ls);
-  store_word(c, n, cg_expr(c, n->a), val);
+  vyre_spv_label(c, ls);
+  store_word(c, n, vyre_spv_expr(c, n->a), val);
   DO(SpvOpBranch, merge);
-  cg_label(c, merge);
+  vyre_spv_label(c, merge);
 }
 
 static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t idx = cg_lane_vstore(c, n->ref) ? 0 : cg_expr(c, n->a), val = cg_expr(c, n->b);
+  uint32_t idx = vyre_spv_lane_vstore(c, n->ref) ? 0 : vyre_spv_expr(c, n->a),
+           val = vyre_spv_expr(c, n->b);
   uint32_t vt = c->p->nodes[n->b].type;
-  if (vt == VYRE_IR_TYPE_BOOL) val = cg_sel(c, U, val, cg_u(c, 1), cg_u(c, 0));
-  if (cg_lane_vstore(c, n->ref))
+  if (vt == VYRE_IR_TYPE_BOOL) val = vyre_spv_sel(c, U, val, vyre_spv_u(c, 1), vyre_spv_u(c, 0));
+  if (vyre_spv_lane_vstore(c, n->ref))
     lane_store(c, n, val);
   else
     store_word(c, n, idx, val);
 }
 
+// Atomic operators: the SPIR-V instruction of each row of VYRE_IR_ATOMIC_LIST
+// (docs/ir.md "Statements"; min and max are unsigned). A row added to the list
+// without its SPV_ATOMIC_* here does not build.
+#define SPV_ATOMIC_ADD            SpvOpAtomicIAdd
+#define SPV_ATOMIC_SUB            SpvOpAtomicISub
+#define SPV_ATOMIC_AND            SpvOpAtomicAnd
+#define SPV_ATOMIC_OR             SpvOpAtomicOr
+#define SPV_ATOMIC_XOR            SpvOpAtomicXor
+#define SPV_ATOMIC_MIN            SpvOpAtomicUMin
+#define SPV_ATOMIC_MAX            SpvOpAtomicUMax
+#define SPV_ATOMIC_EXCHANGE       SpvOpAtomicExchange
+#define SPV_ATOMIC_CAS            SpvOpAtomicCompareExchange
+#define SPV_ATOMIC_ROW(NAME, ...) [VYRE_IR_ATOMIC_##NAME] = SPV_ATOMIC_##NAME,
+static const uint32_t kAtomicOp[] = {VYRE_IR_ATOMIC_LIST(SPV_ATOMIC_ROW)};
+_Static_assert(sizeof(kAtomicOp) / sizeof(kAtomicOp[0]) == VYRE_IR_ATOMIC_COUNT,
+               "every row of VYRE_IR_ATOMIC_LIST has a SPIR-V instruction");
+
 static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
-  static const uint32_t ops[] = {SpvOpAtomicIAdd, SpvOpAtomicISub,    SpvOpAtomicAnd,
-                                 SpvOpAtomicOr,   SpvOpAtomicXor,     SpvOpAtomicUMin,
-                                 SpvOpAtomicUMax, SpvOpAtomicExchange};
-  uint32_t idx = cg_expr(c, n->a), val = cg_expr(c, n->b);
-  uint32_t exp = n->op == VYRE_IR_ATOMIC_CAS ? cg_expr(c, n->c) : 0;
+  uint32_t idx = vyre_spv_expr(c, n->a), val = vyre_spv_expr(c, n->b);
+  uint32_t exp = n->op == VYRE_IR_ATOMIC_CAS ? vyre_spv_expr(c, n->c) : 0;
   uint32_t res = n->ref2 != VYRE_IR_NONE ? c->local_var[n->ref2] : 0;
-  if (res) DO(SpvOpStore, res, cg_u(c, 0));
+  if (res) DO(SpvOpStore, res, vyre_spv_u(c, 0));
   int wg = c->p->buffers[n->ref].access == VYRE_IR_ACCESS_WORKGROUP;
-  uint32_t scope = cg_u(c, wg ? SCOPE_WORKGROUP : SCOPE_DEVICE), sem = cg_u(c, 0);
-  uint32_t in = OP(SpvOpULessThan, B, idx, cg_len(c, n->ref));
+  uint32_t scope = vyre_spv_u(c, wg ? SCOPE_WORKGROUP : SCOPE_DEVICE), sem = vyre_spv_u(c, 0);
+  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
-  uint32_t ptr = cg_elem_ptr(c, n->ref, idx), old;
+  uint32_t ptr = vyre_spv_elem_ptr(c, n->ref, idx), old;
+  // The plan checked n->op against the list.
   if (n->op == VYRE_IR_ATOMIC_CAS)
-    old = OP(SpvOpAtomicCompareExchange, U, ptr, scope, sem, sem, val, exp);
-  else if (n->op < sizeof(ops) / sizeof(ops[0]))
-    old = OP(ops[n->op], U, ptr, scope, sem, val);
-  else {
-    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "atomic operator %u has no SPIR-V lowering", n->op);
-    old = cg_u(c, 0);
-  }
+    old = OP(kAtomicOp[n->op], U, ptr, scope, sem, sem, val, exp);
+  else
+    old = OP(kAtomicOp[n->op], U, ptr, scope, sem, val);
   if (res) DO(SpvOpStore, res, old);
   if_end(c, f);
 }
 
 // Records the trap in the runtime-owned record, then ends the invocation.
 static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t dev = cg_u(c, SCOPE_DEVICE), sem = cg_u(c, 0);
+  uint32_t dev = vyre_spv_u(c, SCOPE_DEVICE), sem = vyre_spv_u(c, 0);
   int t64 = c->info->trap64;
-  uint32_t w0 = t64 ? OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0))
-                    : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 0));
+  uint32_t w0 =
+      t64 ? OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0))
+          : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0), vyre_spv_u(c, 0));
   uint32_t w1 =
-      t64 ? 0 : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 1));
+      t64 ? 0
+          : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0), vyre_spv_u(c, 1));
   uint32_t w2 =
-      t64 ? 0 : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, cg_u(c, 0), cg_u(c, 2));
-  OP(SpvOpAtomicOr, U, w0, dev, sem, cg_u(c, 1u << (n->axis & 31)));
+      t64 ? 0
+          : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0), vyre_spv_u(c, 2));
+  OP(SpvOpAtomicOr, U, w0, dev, sem, vyre_spv_u(c, 1u << n->axis)); // axis <= 31: the plan
   // linear id = (gid.z * (nwg.y*wg.y) + gid.y) * (nwg.x*wg.x) + gid.x
-  uint32_t gx = cg_builtin(c, VYRE_IR_BUILTIN_GID, 0), gy = cg_builtin(c, VYRE_IR_BUILTIN_GID, 1);
-  uint32_t gz = cg_builtin(c, VYRE_IR_BUILTIN_GID, 2);
-  uint32_t ex =
-      OP(SpvOpIMul, U, cg_builtin(c, VYRE_IR_BUILTIN_NWG, 0), cg_u(c, c->opt->workgroup_size[0]));
-  uint32_t ey =
-      OP(SpvOpIMul, U, cg_builtin(c, VYRE_IR_BUILTIN_NWG, 1), cg_u(c, c->opt->workgroup_size[1]));
+  uint32_t gx = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 0),
+           gy = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 1);
+  uint32_t gz = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 2);
+  uint32_t ex = OP(SpvOpIMul, U, vyre_spv_builtin(c, VYRE_IR_BUILTIN_NWG, 0),
+                   vyre_spv_u(c, c->opt->workgroup_size[0]));
+  uint32_t ey = OP(SpvOpIMul, U, vyre_spv_builtin(c, VYRE_IR_BUILTIN_NWG, 1),
+                   vyre_spv_u(c, c->opt->workgroup_size[1]));
   uint32_t hi, lo;
   if (c->opt->has_int64) {
     uint32_t L = c->t_ulong;
@@ -138,21 +155,22 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
     v = OP(SpvOpIMul, L, v, OP(SpvOpUConvert, L, ex));
     v = OP(SpvOpIAdd, L, v, OP(SpvOpUConvert, L, gx));
     lo = OP(SpvOpUConvert, U, v);
-    hi = OP(
-        SpvOpUConvert, U,
-        OP(SpvOpShiftRightLogical, L, v, spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(L, 32, 0))));
+    hi = OP(SpvOpUConvert, U,
+            OP(SpvOpShiftRightLogical, L, v,
+               vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(L, 32, 0))));
   } else {
-    hi = cg_u(c, 0);
+    hi = vyre_spv_u(c, 0);
     lo = OP(SpvOpIAdd, U, OP(SpvOpIMul, U, OP(SpvOpIAdd, U, OP(SpvOpIMul, U, gz, ey), gy), ex), gx);
   }
   if (c->opt->has_int64 && c->opt->int64_atomics) {
     uint32_t L = c->t_ulong;
-    uint32_t pl = spv_global(c->m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, L));
+    uint32_t pl =
+        vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, L));
     uint32_t id = OP(SpvOpBitwiseOr, L, OP(SpvOpUConvert, L, lo),
                      OP(SpvOpShiftLeftLogical, L, OP(SpvOpUConvert, L, hi),
-                        spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(L, 32, 0))));
-    OP(SpvOpAtomicUMin, L, OP(SpvOpAccessChain, pl, c->trap_var, cg_u(c, 2)), dev, sem, id);
-    spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+                        vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(L, 32, 0))));
+    OP(SpvOpAtomicUMin, L, OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 2)), dev, sem, id);
+    vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
     c->terminated = 1;
     return;
   }
@@ -163,60 +181,58 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   cg_if f = if_begin(c, OP(SpvOpIEqual, B, cur, hi));
   OP(SpvOpAtomicUMin, U, w2, dev, sem, lo);
   if_end(c, f);
-  spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+  vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
   c->terminated = 1;
 }
 
 static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t from = cg_expr(c, n->a), to = cg_expr(c, n->b);
+  uint32_t from = vyre_spv_expr(c, n->a), to = vyre_spv_expr(c, n->b);
   uint32_t var = c->local_var[n->ref];
   DO(SpvOpStore, var, from);
-  uint32_t head = spv_id(c->m), body = spv_id(c->m), cont = spv_id(c->m), merge = spv_id(c->m);
+  uint32_t head = vyre_spv_id(c->m), body = vyre_spv_id(c->m), cont = vyre_spv_id(c->m),
+           merge = vyre_spv_id(c->m);
   DO(SpvOpBranch, head);
-  cg_label(c, head);
+  vyre_spv_label(c, head);
   uint32_t i = OP(SpvOpLoad, U, var);
   uint32_t more = OP(SpvOpULessThan, B, i, to);
   DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
   DO(SpvOpBranchConditional, more, body, merge);
-  cg_label(c, body);
+  vyre_spv_label(c, body);
   cg_stmts(c, n->list, n->list_count);
   if (!c->terminated) DO(SpvOpBranch, cont);
   c->terminated = 0;
-  cg_label(c, cont);
+  vyre_spv_label(c, cont);
   uint32_t j = OP(SpvOpLoad, U, var);
-  DO(SpvOpStore, var, OP(SpvOpIAdd, U, j, cg_u(c, 1)));
+  DO(SpvOpStore, var, OP(SpvOpIAdd, U, j, vyre_spv_u(c, 1)));
   DO(SpvOpBranch, head);
-  cg_label(c, merge);
+  vyre_spv_label(c, merge);
 }
 
+// Statement |idx| (the plan checked its kind, references and lists).
 static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
-  if (idx >= c->p->node_count) {
-    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "statement node %u is out of range", idx);
-    return;
-  }
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {
   case VYRE_IR_K_LET:
   case VYRE_IR_K_ASSIGN:
-    DO(SpvOpStore, c->local_var[n->ref], cg_expr(c, n->a));
+    DO(SpvOpStore, c->local_var[n->ref], vyre_spv_expr(c, n->a));
     break;
   case VYRE_IR_K_STORE:
     stmt_store(c, n);
     break;
   case VYRE_IR_K_IF: {
-    uint32_t cond = cg_expr(c, n->a);
-    uint32_t then = spv_id(c->m), els = spv_id(c->m), merge = spv_id(c->m);
+    uint32_t cond = vyre_spv_expr(c, n->a);
+    uint32_t then = vyre_spv_id(c->m), els = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
     DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
     DO(SpvOpBranchConditional, cond, then, els);
-    cg_label(c, then);
+    vyre_spv_label(c, then);
     cg_stmts(c, n->list, n->list_count);
     if (!c->terminated) DO(SpvOpBranch, merge);
     c->terminated = 0;
-    cg_label(c, els);
+    vyre_spv_label(c, els);
     cg_stmts(c, n->alt, n->alt_count);
     if (!c->terminated) DO(SpvOpBranch, merge);
     c->terminated = 0;
-    cg_label(c, merge);
+    vyre_spv_label(c, merge);
     break;
   }
   case VYRE_IR_K_FOR:
@@ -226,7 +242,7 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     cg_stmts(c, n->list, n->list_count);
     break;
   case VYRE_IR_K_RETURN:
-    spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+    vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
     c->terminated = 1;
     break;
   case VYRE_IR_K_ATOMIC:
@@ -238,85 +254,93 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   case VYRE_IR_K_TRAP:
     stmt_trap(c, n);
     break;
-  default:
-    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "node %u: kind %u is not a statement", idx, n->kind);
+  default: // the plan admits statement kinds only here
+    break;
   }
 }
 
 static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count) {
-  if ((uint64_t)first + count > c->p->stmt_count) {
-    cg_failf(c, VYRE_STATUS_INVALID_PROGRAM, "statement range %u+%u is out of range", first, count);
-    return;
-  }
   // Statements after a return or trap in the same list are unreachable.
-  for (uint32_t i = 0; i < count && !c->terminated && !c->fail; i++)
-    cg_stmt(c, c->p->stmts[first + i]);
+  for (uint32_t i = 0; i < count && !c->terminated; i++)
+    cg_stmt(c, vyre_kit_plan_stmt(c->plan, first, i));
 }
 
 // Each invocation zeroes a strided share of every workgroup buffer, then all wait.
 static void zero_workgroup_memory(vyre_spv_cg *c) {
   const uint32_t *wg = c->opt->workgroup_size;
   uint32_t total = wg[0] * wg[1] * wg[2];
-  uint32_t lx = cg_builtin(c, VYRE_IR_BUILTIN_LID, 0), ly = cg_builtin(c, VYRE_IR_BUILTIN_LID, 1);
-  uint32_t lz = cg_builtin(c, VYRE_IR_BUILTIN_LID, 2);
-  uint32_t lin = OP(
-      SpvOpIAdd, U, lx,
-      OP(SpvOpIMul, U, cg_u(c, wg[0]), OP(SpvOpIAdd, U, ly, OP(SpvOpIMul, U, cg_u(c, wg[1]), lz))));
+  uint32_t lx = vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 0),
+           ly = vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 1);
+  uint32_t lz = vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 2);
+  uint32_t lin = OP(SpvOpIAdd, U, lx,
+                    OP(SpvOpIMul, U, vyre_spv_u(c, wg[0]),
+                       OP(SpvOpIAdd, U, ly, OP(SpvOpIMul, U, vyre_spv_u(c, wg[1]), lz))));
   for (uint32_t b = 0; b < c->p->buffer_count; b++) {
     if (c->p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP) continue;
     DO(SpvOpStore, c->tmp_var, lin);
-    uint32_t head = spv_id(c->m), body = spv_id(c->m), cont = spv_id(c->m), merge = spv_id(c->m);
+    uint32_t head = vyre_spv_id(c->m), body = vyre_spv_id(c->m), cont = vyre_spv_id(c->m),
+             merge = vyre_spv_id(c->m);
     DO(SpvOpBranch, head);
-    cg_label(c, head);
+    vyre_spv_label(c, head);
     uint32_t i = OP(SpvOpLoad, U, c->tmp_var);
-    uint32_t more = OP(SpvOpULessThan, B, i, cg_u(c, c->p->buffers[b].count));
+    uint32_t more = OP(SpvOpULessThan, B, i, vyre_spv_u(c, c->p->buffers[b].count));
     DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
     DO(SpvOpBranchConditional, more, body, merge);
-    cg_label(c, body);
-    DO(SpvOpStore, cg_elem_ptr(c, b, i), cg_u(c, 0));
+    vyre_spv_label(c, body);
+    DO(SpvOpStore, vyre_spv_elem_ptr(c, b, i), vyre_spv_u(c, 0));
     DO(SpvOpBranch, cont);
-    cg_label(c, cont);
-    DO(SpvOpStore, c->tmp_var, OP(SpvOpIAdd, U, i, cg_u(c, total)));
+    vyre_spv_label(c, cont);
+    DO(SpvOpStore, c->tmp_var, OP(SpvOpIAdd, U, i, vyre_spv_u(c, total)));
     DO(SpvOpBranch, head);
-    cg_label(c, merge);
+    vyre_spv_label(c, merge);
   }
   barrier(c);
 }
 
 static uint32_t builtin_var(vyre_spv_cg *c, uint32_t builtin) {
-  uint32_t v = spv_id(c->m);
-  spv_emit(c->m, SPV_SEC_TYPES, SpvOpVariable, SPV_ARGS(c->t_ptr_in_v3, v, SpvStorageClassInput));
-  spv_emit(c->m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(v, SpvDecorationBuiltIn, builtin));
+  uint32_t v = vyre_spv_id(c->m);
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable,
+                VYRE_SPV_ARGS(c->t_ptr_in_v3, v, SpvStorageClassInput));
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(v, SpvDecorationBuiltIn, builtin));
   return v;
 }
 
 static uint32_t global_var(vyre_spv_cg *c, uint32_t ptr_type, uint32_t storage) {
-  uint32_t v = spv_id(c->m);
-  spv_emit(c->m, SPV_SEC_TYPES, SpvOpVariable, SPV_ARGS(ptr_type, v, storage));
+  uint32_t v = vyre_spv_id(c->m);
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable, VYRE_SPV_ARGS(ptr_type, v, storage));
   return v;
 }
 
 static void declare_types(vyre_spv_cg *c) {
-  spv_module *m = c->m;
-  c->t_void = spv_global(m, SpvOpTypeVoid, 0, NULL, 0);
-  c->t_bool = spv_global(m, SpvOpTypeBool, 0, NULL, 0);
-  c->t_uint = spv_global(m, SpvOpTypeInt, 0, SPV_ARGS(32, 0));
-  c->t_float = spv_global(m, SpvOpTypeFloat, 0, SPV_ARGS(32));
-  c->t_v3 = spv_global(m, SpvOpTypeVector, 0, SPV_ARGS(c->t_uint, 3));
-  c->t_fn = spv_global(m, SpvOpTypeFunction, 0, SPV_ARGS(c->t_void));
-  if (c->opt->has_int64) c->t_ulong = spv_global(m, SpvOpTypeInt, 0, SPV_ARGS(64, 0));
-  c->t_ptr_fn_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassFunction, U));
-  c->t_ptr_fn_bool = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassFunction, B));
-  c->t_ptr_sb_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, U));
-  c->t_ptr_wg_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassWorkgroup, U));
-  c->t_ptr_pc_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPushConstant, U));
-  c->t_ptr_in_v3 = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassInput, c->t_v3));
+  vyre_spv_module *m = c->m;
+  c->t_void = vyre_spv_global(m, SpvOpTypeVoid, 0, NULL, 0);
+  c->t_bool = vyre_spv_global(m, SpvOpTypeBool, 0, NULL, 0);
+  c->t_uint = vyre_spv_global(m, SpvOpTypeInt, 0, VYRE_SPV_ARGS(32, 0));
+  c->t_float = vyre_spv_global(m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(32));
+  c->t_v3 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 3));
+  c->t_fn = vyre_spv_global(m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(c->t_void));
+  if (c->opt->has_int64) c->t_ulong = vyre_spv_global(m, SpvOpTypeInt, 0, VYRE_SPV_ARGS(64, 0));
+  c->t_ptr_fn_uint =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassFunction, U));
+  c->t_ptr_fn_bool =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassFunction, B));
+  c->t_ptr_sb_uint =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, U));
+  c->t_ptr_wg_uint =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, U));
+  c->t_ptr_pc_uint =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPushConstant, U));
+  c->t_ptr_in_v3 =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassInput, c->t_v3));
   if (c->lanes) {
-    c->t_v4 = spv_global(m, SpvOpTypeVector, 0, SPV_ARGS(c->t_uint, 4));
-    c->t_ptr_pv_uint = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPrivate, U));
-    c->t_ptr_pv_v4 = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPrivate, c->t_v4));
-    c->t_ptr_sb_v4 =
-        spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, c->t_v4));
+    c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
+    c->t_ptr_pv_uint =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, U));
+    c->t_ptr_pv_v4 =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_v4));
+    c->t_ptr_sb_v4 = vyre_spv_global(m, SpvOpTypePointer, 0,
+                                     VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, c->t_v4));
   }
 }
 
@@ -324,54 +348,60 @@ static void declare_types(vyre_spv_cg *c) {
 // variable at the same binding) and the Private state shared by main and
 // the lane function.
 static void declare_lane_state(vyre_spv_cg *c) {
-  spv_module *m = c->m;
-  uint32_t rta = spv_global(m, SpvOpTypeRuntimeArray, 0, SPV_ARGS(c->t_v4));
-  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(rta, SpvDecorationArrayStride, 16));
-  uint32_t st = spv_global(m, SpvOpTypeStruct, 0, SPV_ARGS(rta));
-  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(st, SpvDecorationBlock));
-  spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(st, 0, SpvDecorationOffset, 0));
-  uint32_t pst = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, st));
+  vyre_spv_module *m = c->m;
+  uint32_t rta = vyre_spv_global(m, SpvOpTypeRuntimeArray, 0, VYRE_SPV_ARGS(c->t_v4));
+  vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(rta, SpvDecorationArrayStride, 16));
+  uint32_t st = vyre_spv_global(m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(rta));
+  vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(st, SpvDecorationBlock));
+  vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                VYRE_SPV_ARGS(st, 0, SpvDecorationOffset, 0));
+  uint32_t pst =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, st));
   for (uint32_t b = 0; b < c->p->buffer_count; b++) {
-    if (!cg_lane_vload(c, b) && !cg_lane_vstore(c, b)) continue;
+    if (!vyre_spv_lane_vload(c, b) && !vyre_spv_lane_vstore(c, b)) continue;
     c->buf_var4[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
-    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
-             SPV_ARGS(c->buf_var4[b], SpvDecorationDescriptorSet, 0));
-    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
-             SPV_ARGS(c->buf_var4[b], SpvDecorationBinding, c->p->buffers[b].binding));
-    if (cg_lane_vload(c, b))
-      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(c->buf_var4[b], SpvDecorationNonWritable));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var4[b], SpvDecorationDescriptorSet, 0));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var4[b], SpvDecorationBinding, c->p->buffers[b].binding));
+    if (vyre_spv_lane_vload(c, b))
+      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                    VYRE_SPV_ARGS(c->buf_var4[b], SpvDecorationNonWritable));
     c->lane_vec[b] = global_var(c, c->t_ptr_pv_v4, SpvStorageClassPrivate);
-    if (cg_lane_vstore(c, b))
+    if (vyre_spv_lane_vstore(c, b))
       c->lane_mask[b] = global_var(c, c->t_ptr_pv_uint, SpvStorageClassPrivate);
   }
-  uint32_t pb = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPrivate, B));
+  uint32_t pb = vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, B));
   c->v_fast = global_var(c, pb, SpvStorageClassPrivate);
 }
 
 static void declare_buffers(vyre_spv_cg *c) {
-  spv_module *m = c->m;
+  vyre_spv_module *m = c->m;
   const vyre_ir_program *p = c->p;
-  uint32_t rta = spv_global(m, SpvOpTypeRuntimeArray, 0, SPV_ARGS(U));
-  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(rta, SpvDecorationArrayStride, 4));
-  uint32_t st = spv_global(m, SpvOpTypeStruct, 0, SPV_ARGS(rta));
-  spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(st, SpvDecorationBlock));
-  spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(st, 0, SpvDecorationOffset, 0));
-  uint32_t pst = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, st));
+  uint32_t rta = vyre_spv_global(m, SpvOpTypeRuntimeArray, 0, VYRE_SPV_ARGS(U));
+  vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(rta, SpvDecorationArrayStride, 4));
+  uint32_t st = vyre_spv_global(m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(rta));
+  vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(st, SpvDecorationBlock));
+  vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                VYRE_SPV_ARGS(st, 0, SpvDecorationOffset, 0));
+  uint32_t pst =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, st));
 
-  // Host buffers in ascending binding order give the push-constant slots.
-  uint32_t n = 0;
-  for (uint32_t binding = 0; binding < 32; binding++)
-    for (uint32_t b = 0; b < p->buffer_count; b++) {
-      if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP || p->buffers[b].binding != binding)
-        continue;
-      c->buf_slot[b] = n;
-      c->info->buffer_of_slot[n++] = b;
-      c->buf_var[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
-      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
-               SPV_ARGS(c->buf_var[b], SpvDecorationDescriptorSet, 0));
-      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
-               SPV_ARGS(c->buf_var[b], SpvDecorationBinding, binding));
-    }
+  // The plan's slots (host buffers in ascending binding order) give the
+  // storage bindings and the push-constant words.
+  const vyre_kit_plan *plan = c->plan;
+  uint32_t n = plan->slot_count;
+  for (uint32_t slot = 0; slot < n; slot++) {
+    uint32_t b = plan->buffer_of_slot[slot];
+    c->info->buffer_of_slot[slot] = b;
+    c->buf_var[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationDescriptorSet, 0));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationBinding, p->buffers[b].binding));
+  }
   c->info->host_buffer_count = n;
   // Lane mode: one more word, the host's flag (1: no resident buffer is
   // bound to two slots, the 128-bit path may be taken).
@@ -383,43 +413,48 @@ static void declare_buffers(vyre_spv_cg *c) {
   }
   if (words_n) {
     // A fresh id (not deduplicated): its member decorations are its own.
-    uint32_t pcs = spv_id(m);
+    uint32_t pcs = vyre_spv_id(m);
     uint32_t words[34];
     words[0] = pcs;
     for (uint32_t i = 0; i < words_n; i++)
       words[1 + i] = U;
-    spv_emit(m, SPV_SEC_TYPES, SpvOpTypeStruct, words, words_n + 1);
-    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(pcs, SpvDecorationBlock));
+    vyre_spv_emit(m, VYRE_SPV_SEC_TYPES, SpvOpTypeStruct, words, words_n + 1);
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(pcs, SpvDecorationBlock));
     for (uint32_t i = 0; i < words_n; i++)
-      spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate, SPV_ARGS(pcs, i, SpvDecorationOffset, 4 * i));
-    uint32_t ppc = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassPushConstant, pcs));
+      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                    VYRE_SPV_ARGS(pcs, i, SpvDecorationOffset, 4 * i));
+    uint32_t ppc =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPushConstant, pcs));
     c->pc_var = global_var(c, ppc, SpvStorageClassPushConstant);
   }
   for (uint32_t b = 0; b < p->buffer_count; b++) {
     if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP) continue;
     uint32_t count = p->buffers[b].count ? p->buffers[b].count : 1;
-    uint32_t arr = spv_global(m, SpvOpTypeArray, 0, SPV_ARGS(U, cg_u(c, count)));
-    uint32_t parr = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassWorkgroup, arr));
+    uint32_t arr = vyre_spv_global(m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(U, vyre_spv_u(c, count)));
+    uint32_t parr =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
   }
-  if (p->flags & VYRE_IR_FLAG_HAS_TRAP) {
+  if (plan->uses & VYRE_KIT_USES_TRAP) {
     c->info->uses_trap = 1;
     uint32_t tst = pst;
     if (c->opt->has_int64 && c->opt->int64_atomics) {
       // {sites, pad, id}: a fresh struct id, its member offsets are its own.
       c->info->trap64 = 1;
-      uint32_t ts = spv_id(m);
-      spv_emit(m, SPV_SEC_TYPES, SpvOpTypeStruct, SPV_ARGS(ts, U, U, c->t_ulong));
-      spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(ts, SpvDecorationBlock));
+      uint32_t ts = vyre_spv_id(m);
+      vyre_spv_emit(m, VYRE_SPV_SEC_TYPES, SpvOpTypeStruct, VYRE_SPV_ARGS(ts, U, U, c->t_ulong));
+      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(ts, SpvDecorationBlock));
       for (uint32_t i = 0; i < 3; i++)
-        spv_emit(m, SPV_SEC_ANNOT, SpvOpMemberDecorate,
-                 SPV_ARGS(ts, i, SpvDecorationOffset, i == 2 ? 8 : 4 * i));
-      tst = spv_global(m, SpvOpTypePointer, 0, SPV_ARGS(SpvStorageClassStorageBuffer, ts));
+        vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                      VYRE_SPV_ARGS(ts, i, SpvDecorationOffset, i == 2 ? 8 : 4 * i));
+      tst =
+          vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, ts));
     }
     c->trap_var = global_var(c, tst, SpvStorageClassStorageBuffer);
-    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(c->trap_var, SpvDecorationDescriptorSet, 0));
-    spv_emit(m, SPV_SEC_ANNOT, SpvOpDecorate,
-             SPV_ARGS(c->trap_var, SpvDecorationBinding, VYRE_VK_TRAP_BINDING));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->trap_var, SpvDecorationDescriptorSet, 0));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->trap_var, SpvDecorationBinding, VYRE_VK_TRAP_BINDING));
   }
 }
 
@@ -439,75 +474,72 @@ static void declare_locals(vyre_spv_cg *c) {
 static void lane_main(vyre_spv_cg *c, uint32_t lane_fn) {
   const vyre_ir_program *p = c->p;
   uint32_t gx = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_gid), 0);
-  uint32_t base = OP(SpvOpShiftLeftLogical, U, gx, cg_u(c, 2));
-  uint32_t q = OP(SpvOpShiftRightLogical, U, base, cg_u(c, 2)); // its uvec4 element
-  uint32_t flag =
-      OP(SpvOpLoad, U,
-         OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var, cg_u(c, c->info->lanes_offset / 4)));
-  uint32_t fast = OP(SpvOpINotEqual, B, flag, cg_u(c, 0));
+  uint32_t base = OP(SpvOpShiftLeftLogical, U, gx, vyre_spv_u(c, 2));
+  uint32_t q = OP(SpvOpShiftRightLogical, U, base, vyre_spv_u(c, 2)); // its uvec4 element
+  uint32_t flag = OP(
+      SpvOpLoad, U,
+      OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var, vyre_spv_u(c, c->info->lanes_offset / 4)));
+  uint32_t fast = OP(SpvOpINotEqual, B, flag, vyre_spv_u(c, 0));
   for (uint32_t b = 0; b < p->buffer_count; b++) {
-    if (!cg_lane_vload(c, b) && !cg_lane_vstore(c, b)) continue;
-    uint32_t len = cg_len(c, b);
-    uint32_t room = OP(SpvOpULessThanEqual, B, base,
-                       OP(SpvOpISub, U, len, cg_u(c, 4))); // wraps when len < 4: checked below
-    uint32_t ok = OP(SpvOpLogicalAnd, B, OP(SpvOpUGreaterThanEqual, B, len, cg_u(c, 4)), room);
+    if (!vyre_spv_lane_vload(c, b) && !vyre_spv_lane_vstore(c, b)) continue;
+    uint32_t len = vyre_spv_len(c, b);
+    uint32_t room =
+        OP(SpvOpULessThanEqual, B, base,
+           OP(SpvOpISub, U, len, vyre_spv_u(c, 4))); // wraps when len < 4: checked below
+    uint32_t ok =
+        OP(SpvOpLogicalAnd, B, OP(SpvOpUGreaterThanEqual, B, len, vyre_spv_u(c, 4)), room);
     fast = OP(SpvOpLogicalAnd, B, fast, ok);
-    if (cg_lane_vstore(c, b)) DO(SpvOpStore, c->lane_mask[b], cg_u(c, 0));
+    if (vyre_spv_lane_vstore(c, b)) DO(SpvOpStore, c->lane_mask[b], vyre_spv_u(c, 0));
   }
   DO(SpvOpStore, c->v_fast, fast);
   cg_if f = if_begin(c, fast);
   for (uint32_t b = 0; b < p->buffer_count; b++) {
-    if (!cg_lane_vload(c, b)) continue;
-    uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[b], cg_u(c, 0), q);
+    if (!vyre_spv_lane_vload(c, b)) continue;
+    uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[b], vyre_spv_u(c, 0), q);
     DO(SpvOpStore, c->lane_vec[b], OP(SpvOpLoad, c->t_v4, ptr));
   }
   if_end(c, f);
   for (uint32_t k = 0; k < VYRE_KIT_LANES; k++)
-    OP(SpvOpFunctionCall, c->t_void, lane_fn, cg_u(c, k));
+    OP(SpvOpFunctionCall, c->t_void, lane_fn, vyre_spv_u(c, k));
   for (uint32_t b = 0; b < p->buffer_count; b++) {
-    if (!cg_lane_vstore(c, b)) continue;
+    if (!vyre_spv_lane_vstore(c, b)) continue;
     uint32_t mask = OP(SpvOpLoad, U, c->lane_mask[b]);
-    uint32_t all = OP(SpvOpIEqual, B, mask, cg_u(c, 0xFu));
-    uint32_t full = spv_id(c->m), part = spv_id(c->m), merge = spv_id(c->m);
+    uint32_t all = OP(SpvOpIEqual, B, mask, vyre_spv_u(c, 0xFu));
+    uint32_t full = vyre_spv_id(c->m), part = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
     DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
     DO(SpvOpBranchConditional, all, full, part);
-    cg_label(c, full);
-    uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[b], cg_u(c, 0), q);
+    vyre_spv_label(c, full);
+    uint32_t ptr = OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[b], vyre_spv_u(c, 0), q);
     DO(SpvOpStore, ptr, OP(SpvOpLoad, c->t_v4, c->lane_vec[b]));
     DO(SpvOpBranch, merge);
-    cg_label(c, part);
+    vyre_spv_label(c, part);
     for (uint32_t k = 0; k < VYRE_KIT_LANES; k++) {
-      uint32_t set =
-          OP(SpvOpINotEqual, B, OP(SpvOpBitwiseAnd, U, mask, cg_u(c, 1u << k)), cg_u(c, 0));
+      uint32_t set = OP(SpvOpINotEqual, B, OP(SpvOpBitwiseAnd, U, mask, vyre_spv_u(c, 1u << k)),
+                        vyre_spv_u(c, 0));
       cg_if g = if_begin(c, set);
-      uint32_t w =
-          OP(SpvOpLoad, U, OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[b], cg_u(c, k)));
-      DO(SpvOpStore, cg_elem_ptr(c, b, OP(SpvOpIAdd, U, base, cg_u(c, k))), w);
+      uint32_t w = OP(SpvOpLoad, U,
+                      OP(SpvOpAccessChain, c->t_ptr_pv_uint, c->lane_vec[b], vyre_spv_u(c, k)));
+      DO(SpvOpStore, vyre_spv_elem_ptr(c, b, OP(SpvOpIAdd, U, base, vyre_spv_u(c, k))), w);
       if_end(c, g);
     }
     DO(SpvOpBranch, merge);
-    cg_label(c, merge);
+    vyre_spv_label(c, merge);
   }
 }
 
 static uint32_t generate(vyre_spv_cg *c) {
-  spv_module *m = c->m;
+  vyre_spv_module *m = c->m;
   const vyre_ir_program *p = c->p;
-  vyre_kit_lanes plan;
-  vyre_kit_lanes_plan(p, c->opt->workgroup_size, &plan);
-  if (plan.ok) {
-    c->lanes = 1;
-    c->vload = plan.vload;
-    c->vstore = plan.vstore;
-  }
-  spv_capability(m, SpvCapabilityShader);
-  if (c->opt->has_int64) spv_capability(m, SpvCapabilityInt64);
-  if (c->opt->has_int64 && c->opt->int64_atomics && (p->flags & VYRE_IR_FLAG_HAS_TRAP))
-    spv_capability(m, SpvCapabilityInt64Atomics);
-  c->glsl = spv_id(m);
-  spv_emit_str(m, SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL, 0);
-  spv_emit(m, SPV_SEC_MEMMODEL, SpvOpMemoryModel,
-           SPV_ARGS(SpvAddressingModelLogical, SpvMemoryModelGLSL450));
+  c->lanes = c->plan->lanes.ok != 0;
+  vyre_spv_capability(m, SpvCapabilityShader);
+  if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
+  if (c->opt->has_int64 && c->opt->int64_atomics && (c->plan->uses & VYRE_KIT_USES_TRAP))
+    vyre_spv_capability(m, SpvCapabilityInt64Atomics);
+  c->glsl = vyre_spv_id(m);
+  vyre_spv_emit_str(m, VYRE_SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL,
+                    0);
+  vyre_spv_emit(m, VYRE_SPV_SEC_MEMMODEL, SpvOpMemoryModel,
+                VYRE_SPV_ARGS(SpvAddressingModelLogical, SpvMemoryModelGLSL450));
   declare_types(c);
   declare_buffers(c);
   if (c->lanes) declare_lane_state(c);
@@ -516,38 +548,38 @@ static uint32_t generate(vyre_spv_cg *c) {
   c->v_wgid = builtin_var(c, SpvBuiltInWorkgroupId);
   c->v_nwg = builtin_var(c, SpvBuiltInNumWorkgroups);
 
-  uint32_t main_fn = spv_id(m);
+  uint32_t main_fn = vyre_spv_id(m);
   uint32_t ep_ops[2] = {SpvExecutionModelGLCompute, main_fn};
   uint32_t ep_tail[4] = {c->v_gid, c->v_lid, c->v_wgid, c->v_nwg};
-  spv_emit_str(m, SPV_SEC_ENTRY, SpvOpEntryPoint, ep_ops, 2, "main", ep_tail, 4);
+  vyre_spv_emit_str(m, VYRE_SPV_SEC_ENTRY, SpvOpEntryPoint, ep_ops, 2, "main", ep_tail, 4);
   const uint32_t *wg = c->opt->workgroup_size;
-  spv_emit(m, SPV_SEC_MODES, SpvOpExecutionMode,
-           SPV_ARGS(main_fn, SpvExecutionModeLocalSize, c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0],
-                    wg[1], wg[2]));
+  vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                VYRE_SPV_ARGS(main_fn, SpvExecutionModeLocalSize,
+                              c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0], wg[1], wg[2]));
 
-  m->fsec = SPV_SEC_FUNCS;
-  spv_emit(m, SPV_SEC_FUNCS, SpvOpFunction,
-           SPV_ARGS(c->t_void, main_fn, SpvFunctionControlMaskNone, c->t_fn));
-  cg_label(c, spv_id(m));
+  m->fsec = VYRE_SPV_SEC_FUNCS;
+  vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunction,
+                VYRE_SPV_ARGS(c->t_void, main_fn, SpvFunctionControlMaskNone, c->t_fn));
+  vyre_spv_label(c, vyre_spv_id(m));
   if (c->lanes) {
     // main, then the lane function: void lane(uint k) { IR body }, where a
     // `return` ends lane k only.
-    uint32_t lane_fn = spv_id(m);
+    uint32_t lane_fn = vyre_spv_id(m);
     lane_main(c, lane_fn);
-    spv_emit(m, SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
-    spv_emit(m, SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
-    uint32_t ft = spv_global(m, SpvOpTypeFunction, 0, SPV_ARGS(c->t_void, U));
-    spv_emit(m, SPV_SEC_FUNCS, SpvOpFunction,
-             SPV_ARGS(c->t_void, lane_fn, SpvFunctionControlMaskNone, ft));
-    c->lane_k = spv_op(m, SpvOpFunctionParameter, U, NULL, 0);
-    cg_label(c, spv_id(m));
+    vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
+    vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
+    uint32_t ft = vyre_spv_global(m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(c->t_void, U));
+    vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunction,
+                  VYRE_SPV_ARGS(c->t_void, lane_fn, SpvFunctionControlMaskNone, ft));
+    c->lane_k = vyre_spv_op(m, SpvOpFunctionParameter, U, NULL, 0);
+    vyre_spv_label(c, vyre_spv_id(m));
   }
   declare_locals(c);
-  if (p->flags & VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY || p->workgroup_bytes) zero_workgroup_memory(c);
+  if (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) zero_workgroup_memory(c);
   cg_stmts(c, p->body, p->body_count);
-  if (!c->terminated) spv_emit(m, SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
-  spv_emit(m, SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
-  return c->fail;
+  if (!c->terminated) vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
+  vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
+  return VYRE_STATUS_OK;
 }
 
 uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt,
@@ -556,51 +588,45 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   *out_words = NULL;
   *out_word_count = 0;
   memset(info, 0, sizeof(*info));
+  // One checked walk over the view: a malformed one, or one that uses IR
+  // newer than this plugin, stops here with the plan's message.
+  vyre_kit_plan plan;
+  uint32_t st =
+      vyre_kit_plan_make(p, opt->workgroup_size, VYRE_IR_FEATURES_KNOWN, VYRE_VK_NAME, &plan, err);
+  if (st) return st;
   const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "?";
-  for (uint32_t b = 0; b < p->buffer_count; b++)
-    if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP && p->buffers[b].binding > 31)
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "vulkan",
-                           "program '%s': buffer %u has binding %u, above 31. Fix: use bindings "
-                           "0..31 (IR.md §3).",
-                           name, b, p->buffers[b].binding);
-  spv_module m;
-  spv_module_init(&m);
+  vyre_spv_module m;
+  vyre_spv_module_init(&m);
   vyre_spv_cg c;
   memset(&c, 0, sizeof(c));
   c.m = &m;
   c.p = p;
+  c.plan = &plan;
   c.opt = opt;
   c.info = info;
   size_t nl = p->local_count ? p->local_count : 1, nb = p->buffer_count ? p->buffer_count : 1;
   c.local_var = calloc(nl, sizeof(uint32_t));
   c.buf_var = calloc(nb, sizeof(uint32_t));
-  c.buf_slot = calloc(nb, sizeof(uint32_t));
   c.buf_var4 = calloc(nb, sizeof(uint32_t));
   c.lane_vec = calloc(nb, sizeof(uint32_t));
   c.lane_mask = calloc(nb, sizeof(uint32_t));
-  uint32_t st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.buf_var && c.buf_slot && c.buf_var4 && c.lane_vec && c.lane_mask)
-    st = generate(&c);
+  st = VYRE_STATUS_OUT_OF_MEMORY;
+  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask) st = generate(&c);
   if (st == VYRE_STATUS_OK) {
-    *out_words = spv_module_finish(&m, out_word_count);
+    *out_words = vyre_spv_module_finish(&m, out_word_count);
     if (!*out_words) st = VYRE_STATUS_OUT_OF_MEMORY;
   }
   free(c.local_var);
   free(c.buf_var);
-  free(c.buf_slot);
   free(c.buf_var4);
   free(c.lane_vec);
   free(c.lane_mask);
-  spv_module_free(&m);
-  if (st == VYRE_STATUS_OUT_OF_MEMORY)
-    return vyre_kit_fail(err, st, 0, "vulkan",
+  vyre_spv_module_free(&m);
+  vyre_kit_plan_free(&plan);
+  if (st)
+    return vyre_kit_fail(err, st, 0, VYRE_VK_NAME,
                          "generating SPIR-V for program '%s' ran out of memory. Fix: free memory "
                          "or simplify the program.",
                          name);
-  if (st)
-    return vyre_kit_fail(err, st, 0, "vulkan",
-                         "cannot generate SPIR-V for program '%s': %s. Fix: check the program "
-                         "against IR.md or report this as a plugin bug.",
-                         name, c.msg);
   return VYRE_STATUS_OK;
 }

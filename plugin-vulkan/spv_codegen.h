@@ -9,19 +9,21 @@
 //   descriptor set 0, binding = IR binding: one storage buffer per host
 //     buffer (read, uniform, read_write, write), a runtime array of u32 words;
 //   descriptor set 0, binding VYRE_VK_TRAP_BINDING: the trap record, present
-//     only when the program can trap: 3 words {sites mask, linear id high
-//     word, linear id low word}, filled by the host with {0, ~0, ~0}; or,
-//     with 64-bit atomics (info.trap64), {sites, 0, id as a u64 at byte 8},
-//     filled with {0, 0, ~0, ~0};
-//   push constants: one u32 element count per host buffer, in ascending
-//     binding order (offset 4*i); in lane mode (info.lanes) one more word
+//     only when the program has a trap statement (the plan's
+//     VYRE_KIT_USES_TRAP, from the nodes, not the program flags): 3 words {sites mask, linear id
+//     high word, linear id low word}, filled by the host with {0, ~0, ~0}; or, with 64-bit atomics
+//     (info.trap64), {sites, 0, id as a u64 at byte 8}, filled with {0, 0, ~0, ~0};
+//   push constants: one u32 element count per host buffer, in the plan's
+//     slot order (ascending binding: vyre_kit_plan.buffer_of_slot, copied to
+//     info.buffer_of_slot) at offset 4*slot; in lane mode (info.lanes) one more word
 //     after them, at info.lanes_offset: the host writes 1 there when no
 //     resident buffer is bound to two slots (vyre_vk_lanes_flag), else 0.
-// Lane mode (docs/backends.md "Lane mode"; vyre_kit_lanes_plan): LocalSize
+// Lane mode (docs/backends.md "Lane mode"; the plan's lanes): LocalSize
 // is [x/4,1,1] and each invocation runs the IR invocations 4t..4t+3 of its
 // workgroup; buffers loaded or stored only at gid.x are also declared a
 // second time, at the same binding, as runtime arrays of uvec4.
-// Workgroup buffers are Workgroup-storage arrays zeroed at workgroup start.
+// Workgroup buffers are Workgroup-storage arrays zeroed at workgroup start
+// (VYRE_KIT_USES_WORKGROUP_MEMORY).
 
 #ifndef VYRE_SPV_CODEGEN_H
 #define VYRE_SPV_CODEGEN_H
@@ -31,11 +33,15 @@
 
 #include "vyre/vyre_backend.h"
 
+// The backend name in messages.
+#define VYRE_VK_NAME "vulkan"
+
 #define VYRE_VK_TRAP_BINDING 32u
 #define VYRE_VK_TRAP_WORDS   3u
 
-// Bumped whenever generated code changes (part of every cache key).
-#define VYRE_VK_GENERATOR_VERSION 2u
+// Bumped whenever generated code changes (part of every cache key). 3: bin
+// abs_diff, add_sat and sub_sat (feature int_sat).
+#define VYRE_VK_GENERATOR_VERSION 3u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -55,8 +61,12 @@ typedef struct vyre_spv_info {
 } vyre_spv_info;
 
 // Generates the module. On success *out_words is malloc'd (caller frees).
-// Errors: INVALID_PROGRAM (a construct it cannot express, naming the node),
-// OUT_OF_MEMORY.
+// It first makes the program's lowering plan (vyre_kit_plan_make, with the
+// features VYRE_IR_FEATURES_KNOWN), which gives the slots, what the program
+// uses and the lane plan, and checks the whole view once.
+// Errors (from the plan): INVALID_PROGRAM for a malformed view, naming the
+// node; UNSUPPORTED for a program that uses IR newer than this plugin
+// (naming the feature or op); OUT_OF_MEMORY.
 uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt,
                            uint32_t **out_words, size_t *out_word_count, vyre_spv_info *info,
                            vyre_error *err);

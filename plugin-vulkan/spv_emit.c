@@ -9,24 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-void spv_module_init(spv_module *m) {
+void vyre_spv_module_init(vyre_spv_module *m) {
   memset(m, 0, sizeof(*m));
   m->next_id = 1;
-  m->fsec = SPV_SEC_FUNCS;
+  m->fsec = VYRE_SPV_SEC_FUNCS;
 }
 
-void spv_module_free(spv_module *m) {
-  for (int i = 0; i < SPV_SEC_COUNT; i++)
+void vyre_spv_module_free(vyre_spv_module *m) {
+  for (int i = 0; i < VYRE_SPV_SEC_COUNT; i++)
     free(m->sec[i].w);
   free(m->dedup);
   memset(m, 0, sizeof(*m));
 }
 
-uint32_t spv_id(spv_module *m) {
+uint32_t vyre_spv_id(vyre_spv_module *m) {
   return m->next_id++;
 }
 
-static int buf_reserve(spv_module *m, spv_buf *b, size_t more) {
+static int buf_reserve(vyre_spv_module *m, vyre_spv_buf *b, size_t more) {
   if (m->oom) return 0;
   if (b->n + more <= b->cap) return 1;
   size_t cap = b->cap ? b->cap * 2 : 256;
@@ -42,20 +42,20 @@ static int buf_reserve(spv_module *m, spv_buf *b, size_t more) {
   return 1;
 }
 
-void spv_emit(spv_module *m, int sec, uint32_t op, const uint32_t *ops, size_t n) {
-  spv_buf *b = &m->sec[sec];
+void vyre_spv_emit(vyre_spv_module *m, int sec, uint32_t op, const uint32_t *ops, size_t n) {
+  vyre_spv_buf *b = &m->sec[sec];
   if (!buf_reserve(m, b, n + 1)) return;
   b->w[b->n++] = ((uint32_t)(n + 1) << 16) | op;
   if (n) memcpy(b->w + b->n, ops, n * 4);
   b->n += n;
 }
 
-void spv_emit_str(spv_module *m, int sec, uint32_t op, const uint32_t *ops, size_t n, const char *s,
-                  const uint32_t *tail, size_t tail_n) {
+void vyre_spv_emit_str(vyre_spv_module *m, int sec, uint32_t op, const uint32_t *ops, size_t n,
+                       const char *s, const uint32_t *tail, size_t tail_n) {
   size_t len = strlen(s);
   size_t sw = len / 4 + 1;
   size_t total = n + sw + tail_n;
-  spv_buf *b = &m->sec[sec];
+  vyre_spv_buf *b = &m->sec[sec];
   if (!buf_reserve(m, b, total + 1)) return;
   b->w[b->n++] = ((uint32_t)(total + 1) << 16) | op;
   if (n) memcpy(b->w + b->n, ops, n * 4);
@@ -76,8 +76,8 @@ static uint32_t hash_words(uint32_t op, const uint32_t *ops, size_t n) {
 
 // True when the instruction at |off| in the types section has opcode |op|
 // and operands |ops| (ignoring its result id at |id_pos|).
-static int same_inst(const spv_buf *b, uint32_t off, uint32_t op, int has_type, const uint32_t *ops,
-                     size_t n) {
+static int same_inst(const vyre_spv_buf *b, uint32_t off, uint32_t op, int has_type,
+                     const uint32_t *ops, size_t n) {
   uint32_t head = b->w[off];
   if ((head & 0xFFFFu) != op || (head >> 16) != n + 2) return 0;
   const uint32_t *w = b->w + off + 1;
@@ -88,9 +88,9 @@ static int same_inst(const spv_buf *b, uint32_t off, uint32_t op, int has_type, 
   return n == 0 || memcmp(w + 1, ops, n * 4) == 0;
 }
 
-static int dedup_grow(spv_module *m) {
+static int dedup_grow(vyre_spv_module *m) {
   uint32_t cap = m->dedup_cap ? m->dedup_cap * 2 : 256;
-  spv_dedup_entry *t = calloc(cap, sizeof(*t));
+  vyre_spv_dedup_entry *t = calloc(cap, sizeof(*t));
   if (!t) {
     m->oom = 1;
     return 0;
@@ -108,18 +108,19 @@ static int dedup_grow(spv_module *m) {
   return 1;
 }
 
-uint32_t spv_global(spv_module *m, uint32_t op, int has_type, const uint32_t *ops, size_t n) {
+uint32_t vyre_spv_global(vyre_spv_module *m, uint32_t op, int has_type, const uint32_t *ops,
+                         size_t n) {
   if (m->oom) return 0;
   if ((m->dedup_n + 1) * 2 > m->dedup_cap && !dedup_grow(m)) return 0;
   uint32_t h = hash_words(op, ops, n);
-  spv_buf *b = &m->sec[SPV_SEC_TYPES];
+  vyre_spv_buf *b = &m->sec[VYRE_SPV_SEC_TYPES];
   uint32_t j = h & (m->dedup_cap - 1);
   while (m->dedup[j].hash) {
     if (m->dedup[j].hash == h && same_inst(b, m->dedup[j].off, op, has_type, ops, n))
       return m->dedup[j].id;
     j = (j + 1) & (m->dedup_cap - 1);
   }
-  uint32_t id = spv_id(m);
+  uint32_t id = vyre_spv_id(m);
   if (!buf_reserve(m, b, n + 2)) return 0;
   uint32_t off = (uint32_t)b->n;
   b->w[b->n++] = ((uint32_t)(n + 2) << 16) | op;
@@ -140,9 +141,10 @@ uint32_t spv_global(spv_module *m, uint32_t op, int has_type, const uint32_t *op
   return id;
 }
 
-uint32_t spv_op(spv_module *m, uint32_t op, uint32_t type, const uint32_t *args, size_t n) {
-  uint32_t id = spv_id(m);
-  spv_buf *b = &m->sec[m->fsec];
+uint32_t vyre_spv_op(vyre_spv_module *m, uint32_t op, uint32_t type, const uint32_t *args,
+                     size_t n) {
+  uint32_t id = vyre_spv_id(m);
+  vyre_spv_buf *b = &m->sec[m->fsec];
   size_t total = n + (type ? 2 : 1);
   if (!buf_reserve(m, b, total + 1)) return id;
   b->w[b->n++] = ((uint32_t)(total + 1) << 16) | op;
@@ -153,18 +155,18 @@ uint32_t spv_op(spv_module *m, uint32_t op, uint32_t type, const uint32_t *args,
   return id;
 }
 
-void spv_capability(spv_module *m, uint32_t cap) {
+void vyre_spv_capability(vyre_spv_module *m, uint32_t cap) {
   if (cap < 64) {
     if (m->caps_mask & (1ull << cap)) return;
     m->caps_mask |= 1ull << cap;
   }
-  spv_emit(m, SPV_SEC_CAPS, SpvOpCapability, &cap, 1);
+  vyre_spv_emit(m, VYRE_SPV_SEC_CAPS, SpvOpCapability, &cap, 1);
 }
 
-uint32_t *spv_module_finish(spv_module *m, size_t *out_words) {
+uint32_t *vyre_spv_module_finish(vyre_spv_module *m, size_t *out_words) {
   if (m->oom) return NULL;
   size_t total = 5;
-  for (int i = 0; i < SPV_SEC_COUNT; i++)
+  for (int i = 0; i < VYRE_SPV_SEC_COUNT; i++)
     total += m->sec[i].n;
   uint32_t *w = malloc(total * 4);
   if (!w) return NULL;
@@ -174,7 +176,7 @@ uint32_t *spv_module_finish(spv_module *m, size_t *out_words) {
   w[3] = m->next_id;
   w[4] = 0;
   size_t at = 5;
-  for (int i = 0; i < SPV_SEC_COUNT; i++) {
+  for (int i = 0; i < VYRE_SPV_SEC_COUNT; i++) {
     if (m->sec[i].n) memcpy(w + at, m->sec[i].w, m->sec[i].n * 4);
     at += m->sec[i].n;
   }

@@ -3,8 +3,9 @@
 // spv_softfloat.c — exact f32 multiplication, division, square root and fma
 // for the code generator, because Vulkan promises correct rounding only for
 // OpFAdd, OpFSub and OpFMul (and only for normal results), 2.5 ULP for
-// OpFDiv, and lets Fma be unfused (IR.md §10). The helpers work on the
-// integer bits, after Berkeley SoftFloat's f32 algorithms (round to nearest
+// OpFDiv, and lets Fma be unfused (docs/ir.md "f32: exact and deterministic
+// everywhere" asks for all of them exact). The helpers work on the integer
+// bits, after Berkeley SoftFloat's f32 algorithms (round to nearest
 // even), then flush subnormal results to signed zero: rounding happens
 // first, so a result that rounds up to the smallest normal survives.
 //
@@ -23,13 +24,14 @@
 #define U                 (c->t_uint)
 #define L                 (c->t_ulong)
 #define B                 (c->t_bool)
-#define OP(op, type, ...) SPV_OP(c->m, op, type, __VA_ARGS__)
+#define OP(op, type, ...) VYRE_SPV_OP(c->m, op, type, __VA_ARGS__)
 
 static uint32_t u(vyre_spv_cg *c, uint32_t v) {
-  return cg_u(c, v);
+  return vyre_spv_u(c, v);
 }
 static uint32_t l(vyre_spv_cg *c, uint64_t v) {
-  return spv_global(c->m, SpvOpConstant, 1, SPV_ARGS(L, (uint32_t)v, (uint32_t)(v >> 32)));
+  return vyre_spv_global(c->m, SpvOpConstant, 1,
+                         VYRE_SPV_ARGS(L, (uint32_t)v, (uint32_t)(v >> 32)));
 }
 static uint32_t sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f) {
   return OP(SpvOpSelect, type, cond, t, f);
@@ -110,21 +112,23 @@ static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params,
   s->fsec = c->m->fsec;
   s->label = c->cur_label;
   s->terminated = c->terminated;
-  c->m->fsec = SPV_SEC_HELPERS;
-  uint32_t ft = nparams == 1   ? spv_global(c->m, SpvOpTypeFunction, 0, SPV_ARGS(U, U))
-                : nparams == 2 ? spv_global(c->m, SpvOpTypeFunction, 0, SPV_ARGS(U, U, U))
-                               : spv_global(c->m, SpvOpTypeFunction, 0, SPV_ARGS(U, U, U, U));
-  uint32_t fn = spv_id(c->m);
-  spv_emit(c->m, SPV_SEC_HELPERS, SpvOpFunction, SPV_ARGS(U, fn, SpvFunctionControlMaskNone, ft));
+  c->m->fsec = VYRE_SPV_SEC_HELPERS;
+  uint32_t ft = nparams == 1 ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U))
+                : nparams == 2
+                    ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U))
+                    : vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U, U));
+  uint32_t fn = vyre_spv_id(c->m);
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction,
+                VYRE_SPV_ARGS(U, fn, SpvFunctionControlMaskNone, ft));
   for (uint32_t i = 0; i < nparams; i++)
-    params[i] = spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);
-  cg_label(c, spv_id(c->m));
+    params[i] = vyre_spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);
+  vyre_spv_label(c, vyre_spv_id(c->m));
   return fn;
 }
 
 static void helper_end(vyre_spv_cg *c, uint32_t ret, const helper_save *s) {
-  spv_emit(c->m, SPV_SEC_HELPERS, SpvOpReturnValue, &ret, 1);
-  spv_emit(c->m, SPV_SEC_HELPERS, SpvOpFunctionEnd, NULL, 0);
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpReturnValue, &ret, 1);
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunctionEnd, NULL, 0);
   c->m->fsec = s->fsec;
   c->cur_label = s->label;
   c->terminated = s->terminated;
@@ -191,7 +195,7 @@ static uint32_t fn_mul(vyre_spv_cg *c) {
   uint32_t exp = sub(c, U, add(c, U, a.exp, b.exp), u(c, 0x7F));
   uint32_t sa = shl(c, U, or_(c, U, a.frac, u(c, 0x800000)), u(c, 7));
   uint32_t sb = shl(c, U, or_(c, U, b.frac, u(c, 0x800000)), u(c, 8));
-  uint32_t st = spv_global(c->m, SpvOpTypeStruct, 0, SPV_ARGS(U, U));
+  uint32_t st = vyre_spv_global(c->m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(U, U));
   uint32_t pr = OP(SpvOpUMulExtended, st, sa, sb);
   uint32_t lo = OP(SpvOpCompositeExtract, U, pr, 0), hi = OP(SpvOpCompositeExtract, U, pr, 1);
   uint32_t sig = or_(c, U, hi, b2u(c, ne(c, lo, u(c, 0))));
@@ -378,11 +382,12 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
     r = OP(SpvOpExtInst, c->t_float, c->glsl, glsl_inst, f[0], f[1], f[2]);
   else
     r = OP(op, c->t_float, f[0], f[1]);
-  spv_emit(c->m, SPV_SEC_ANNOT, SpvOpDecorate, SPV_ARGS(r, SpvDecorationNoContraction));
-  return cg_canon(c, OP(SpvOpBitcast, c->t_uint, r));
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
+  return vyre_spv_canon(c, OP(SpvOpBitcast, c->t_uint, r));
 }
 
-uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
+uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (c->opt->soft_mul) return call(c, fn_mul(c), 2, a, b, 0);
   uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
   uint32_t exact = fn_mul(c);
@@ -390,27 +395,27 @@ uint32_t cg_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   // have been flushed or rounded by the hardware before flushing: redo them.
   uint32_t tiny =
       OP(SpvOpULessThanEqual, B, and_(c, U, fast, u(c, 0x7F800000u)), u(c, 0x01000000u));
-  uint32_t from = c->cur_label, soft = spv_id(c->m), merge = spv_id(c->m);
-  SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
-  SPV_DO(c->m, SpvOpBranchConditional, tiny, soft, merge);
-  cg_label(c, soft);
+  uint32_t from = c->cur_label, soft = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, tiny, soft, merge);
+  vyre_spv_label(c, soft);
   uint32_t r = call(c, exact, 2, a, b, 0);
-  SPV_DO(c->m, SpvOpBranch, merge);
-  cg_label(c, merge);
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, merge);
   return OP(SpvOpPhi, U, r, soft, fast, from);
 }
 
-uint32_t cg_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
+uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
   return call(c, fn_div(c), 2, a, b, 0);
 }
 
-uint32_t cg_fsqrt(vyre_spv_cg *c, uint32_t a) {
+uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a) {
   if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
   return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
-uint32_t cg_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
   if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
   return call(c, fn_fma(c), 3, a, b, d);
 }

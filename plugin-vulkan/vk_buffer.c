@@ -41,7 +41,7 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
   if (type < 0) {
     vkDestroyBuffer(be->device, *out_buf, NULL);
     *out_buf = VK_NULL_HANDLE;
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
                          "device '%s' has no %s memory type for a %llu-byte buffer. Fix: use "
                          "another device.",
                          be->props.deviceName, host ? "host-visible coherent" : "usable",
@@ -113,13 +113,13 @@ uint32_t vyre_vk_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **ou
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
   if (bytes % 4)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "buffer_alloc: %llu bytes is not a multiple of 4. Fix: round the size up "
                          "to whole 4-byte elements.",
                          (unsigned long long)bytes);
   vyre_buffer *b = calloc(1, sizeof(*b));
   if (!b)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "buffer_alloc: out of host memory. Fix: free memory.");
   b->bytes = bytes;
   VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -156,11 +156,11 @@ uint32_t vyre_vk_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **ou
 
 uint32_t vyre_vk_buffer_free(vyre_backend *be, vyre_buffer *b, vyre_error *err) {
   uint32_t st =
-      vyre_kit_object_check(b, VYRE_MAGIC_BUFFER, be, be->generation, VK_NAME, "buffer", err);
+      vyre_kit_object_check(b, VYRE_MAGIC_BUFFER, be, be->generation, VYRE_VK_NAME, "buffer", err);
   // A stale buffer (older generation) may still be freed: only its record remains.
   if (st && st != VYRE_STATUS_DEVICE_LOST) return st;
   if (b->busy)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "buffer_free: the buffer is used by %u pending dispatch(es). Fix: wait "
                          "for or release them first.",
                          (unsigned)b->busy);
@@ -185,25 +185,25 @@ static uint32_t check_ranges(vyre_backend *be, const vyre_buffer_range *r, uint3
   const char *slot = write ? "buffer_write" : "buffer_read";
   *total = 0;
   if (n && !r)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "%s: %u ranges but the array is NULL. Fix: pass the ranges.", slot, n);
   for (uint32_t i = 0; i < n; i++) {
     char what[48];
     snprintf(what, sizeof(what), "range %u's buffer", i);
-    uint32_t st = vyre_kit_object_check(r[i].buffer, VYRE_MAGIC_BUFFER, be, be->generation, VK_NAME,
-                                        what, err);
+    uint32_t st = vyre_kit_object_check(r[i].buffer, VYRE_MAGIC_BUFFER, be, be->generation,
+                                        VYRE_VK_NAME, what, err);
     if (st) return st;
     const vyre_buffer *b = r[i].buffer;
     if (r[i].offset % 4 || r[i].size % 4 || r[i].offset > b->bytes ||
         r[i].size > b->bytes - r[i].offset)
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                            "%s: range %u (offset %llu, size %llu) does not fit a %llu-byte buffer "
                            "in whole 4-byte elements. Fix: keep offset and size multiples of 4 "
                            "and offset + size <= the buffer size.",
                            slot, i, (unsigned long long)r[i].offset, (unsigned long long)r[i].size,
                            (unsigned long long)b->bytes);
     if (r[i].size && !(write ? (const void *)r[i].src : (const void *)r[i].dst))
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                            "%s: range %u has a NULL %s pointer. Fix: pass the memory.", slot, i,
                            write ? "src" : "dst");
     *total += r[i].size;
@@ -219,7 +219,7 @@ static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *r, uint32_t 
   st = check_ranges(be, r, n, write, &total, err);
   if (st || total == 0) return st;
   // Staging from the recycled, persistently mapped host blocks (vk_pool.c).
-  vk_block *blk;
+  vyre_vk_block *blk;
   st = vyre_vk_block_get(be, total, 1, &blk, err);
   if (st) return st;
   VkBuffer sb = blk->buf;

@@ -51,7 +51,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug(VkDebugUtilsMessageSeverityFlagBi
   } else if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
     level = VYRE_LOG_WARN;
   }
-  vyre_kit_log(level, VK_NAME, "validation: %s", data && data->pMessage ? data->pMessage : "?");
+  vyre_kit_log(level, VYRE_VK_NAME, "validation: %s",
+               data && data->pMessage ? data->pMessage : "?");
   return VK_FALSE;
 }
 
@@ -210,7 +211,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
     if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) fam = i;
   if (fam == UINT32_MAX)
-    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, 0, VYRE_VK_NAME,
                          "device '%s' has no compute queue. Fix: pick another device with "
                          "VYRE_DEVICE.",
                          be->props.deviceName);
@@ -329,7 +330,7 @@ static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPh
       vkGetPhysicalDeviceProperties2(devs[i], &p2);
       if (memcmp(id.deviceUUID, args->device_uuid, 16) == 0) return be->device_index = i, 0;
     }
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "no Vulkan device has the requested UUID (%u devices checked). Fix: list "
                          "the UUIDs with `vulkaninfo` and set VYRE_DEVICE to one of them.",
                          n);
@@ -337,7 +338,7 @@ static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPh
   uint32_t idx = args ? args->device_index : VYRE_DEVICE_DEFAULT;
   if (idx == VYRE_DEVICE_DEFAULT) idx = best;
   if (idx >= n)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "device index %u is out of range: this machine has %u Vulkan device(s). "
                          "Fix: set VYRE_DEVICE to 0..%u.",
                          idx, n, n - 1);
@@ -349,7 +350,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   *out = NULL;
   vyre_backend *be = calloc(1, sizeof(*be));
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "allocating the backend failed. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
   be->generation = 1;
@@ -358,14 +359,14 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   int validation = validation_wanted();
   VkResult r = make_instance(validation, &be->instance);
   if (r == VK_SUCCESS && validation && !g_instance_validation) {
-    vyre_kit_log(VYRE_LOG_WARN, VK_NAME,
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "VYRE_VULKAN_VALIDATION=1 was set after the process's Vulkan instance was "
                  "created without it; running without validation. Fix: set it before the first "
                  "use of the vulkan backend.");
     validation = 0;
   }
   if (r != VK_SUCCESS && validation) {
-    vyre_kit_log(VYRE_LOG_WARN, VK_NAME,
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "VYRE_VULKAN_VALIDATION=1 but VK_LAYER_KHRONOS_validation could not be "
                  "enabled (%s); running without it. Fix: apt-get install "
                  "vulkan-validationlayers.",
@@ -377,12 +378,12 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   VkPhysicalDevice *devs = NULL;
   if (r != VK_SUCCESS && g_instance_why[0]) {
     be->instance = VK_NULL_HANDLE;
-    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME, "%s.", g_instance_why);
+    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VYRE_VK_NAME, "%s.", g_instance_why);
     goto fail;
   }
   if (r != VK_SUCCESS) {
     be->instance = VK_NULL_HANDLE;
-    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME,
+    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VYRE_VK_NAME,
                        "vkCreateInstance failed: %s (%d). Fix: install a Vulkan 1.1 driver and "
                        "check `vulkaninfo --summary`.",
                        vyre_vk_result_name(r), (int)r);
@@ -405,7 +406,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   uint32_t n, best;
   r = list_devices(be->instance, &devs, &n, &best);
   if (r != VK_SUCCESS || n == 0) {
-    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VK_NAME,
+    st = vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VYRE_VK_NAME,
                        "no Vulkan physical device found. Fix: install a Vulkan driver (or Mesa "
                        "lavapipe) and check `vulkaninfo --summary`.");
     goto fail;
@@ -422,7 +423,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->props = p2.properties;
   memcpy(be->uuid, id.deviceUUID, 16);
   vkGetPhysicalDeviceMemoryProperties(be->phys, &be->mem);
-  be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), "vulkan-v1", 0, VK_NAME);
+  be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), "vulkan-v1", 0, VYRE_VK_NAME);
   st = vyre_vk_device_open(be, err);
   if (st) goto fail;
   *out = be;
@@ -465,7 +466,7 @@ void vyre_vk_destroy(vyre_backend *be) {
 
 uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "get_caps: the backend handle is NULL. Fix: pass the handle create "
                          "returned.");
   uint32_t size = out->struct_size;
@@ -479,6 +480,9 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     out->max_grid[i] = l->maxComputeWorkGroupCount[i];
   }
   out->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
+  // Every IR feature of the header it was built against: the SPIR-V
+  // generator lowers every row of the lists (a forgotten row does not build).
+  out->ir_features = VYRE_IR_FEATURES_KNOWN;
   out->subgroup_size = 32;
   VkPhysicalDeviceSubgroupProperties sg = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};

@@ -15,7 +15,7 @@
 
 struct vyre_pending {
   vyre_object_header h;
-  vk_job *job;
+  vyre_vk_job *job;
   uint32_t done;   // finished and results delivered
   uint32_t status; // status of the finished dispatch
   vyre_dispatch_result result;
@@ -29,10 +29,10 @@ static uint64_t deadline(uint64_t timeout_ns) {
 
 void vyre_vk_zombies_reap(vyre_backend *be, int wait) {
   pthread_mutex_lock(&be->lock);
-  vk_job **pj = &be->zombies;
-  vk_job *ready = NULL;
+  vyre_vk_job **pj = &be->zombies;
+  vyre_vk_job *ready = NULL;
   while (*pj) {
-    vk_job *j = *pj;
+    vyre_vk_job *j = *pj;
     VkResult r = wait ? vkWaitForFences(be->device, 1, &j->fence, VK_TRUE, UINT64_MAX)
                       : vkGetFenceStatus(be->device, j->fence);
     if (r != VK_NOT_READY && r != VK_TIMEOUT) {
@@ -45,13 +45,13 @@ void vyre_vk_zombies_reap(vyre_backend *be, int wait) {
   }
   pthread_mutex_unlock(&be->lock);
   while (ready) {
-    vk_job *j = ready;
+    vyre_vk_job *j = ready;
     ready = j->next;
-    vk_job_free(j);
+    vyre_vk_job_free(j);
   }
 }
 
-static void zombie_add(vyre_backend *be, vk_job *j) {
+static void zombie_add(vyre_backend *be, vyre_vk_job *j) {
   pthread_mutex_lock(&be->lock);
   j->next = be->zombies;
   be->zombies = j;
@@ -59,28 +59,28 @@ static void zombie_add(vyre_backend *be, vk_job *j) {
 }
 
 // Prepares, records and submits one job with its own command buffer and fence.
-static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **out,
+static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vyre_vk_job **out,
                        vyre_error *err) {
   if (be && be->device) vyre_vk_zombies_reap(be, 0);
-  vk_job *j;
-  uint32_t st = vk_job_prepare(be, a, 1, &j, err);
+  vyre_vk_job *j;
+  uint32_t st = vyre_vk_job_prepare(be, a, 1, &j, err);
   if (st) return st;
-  st = vk_jobs_make_sets(be, &j, 1, err);
+  st = vyre_vk_jobs_make_sets(be, &j, 1, err);
   VkResult r = VK_SUCCESS;
   if (!st) {
     pthread_mutex_lock(&be->lock);
-    st = vk_cb_begin(be, &j->cb, err);
+    st = vyre_vk_cb_begin(be, &j->cb, err);
     if (!st) {
-      vk_jobs_record(be, j->cb, &j, 1);
+      vyre_vk_jobs_record(be, j->cb, &j, 1);
       r = vkEndCommandBuffer(j->cb);
     }
     pthread_mutex_unlock(&be->lock);
   }
   if (!st)
-    st = r == VK_SUCCESS ? vk_submit(be, &j->cb, 1, &j->fence, err)
+    st = r == VK_SUCCESS ? vyre_vk_submit(be, &j->cb, 1, &j->fence, err)
                          : vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
   if (st) {
-    vk_job_free(j);
+    vyre_vk_job_free(j);
     return st;
   }
   *out = j;
@@ -89,12 +89,12 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vk_job **o
 
 uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
                           vyre_error *err) {
-  vk_job *j;
+  vyre_vk_job *j;
   uint64_t t0 = vyre_kit_now_ns();
   uint32_t st = launch(be, a, &j, err);
   if (st) return st;
   uint64_t t1 = vyre_kit_now_ns();
-  st = vk_fence_wait(be, j->fence, deadline(a->timeout_ns), err);
+  st = vyre_vk_fence_wait(be, j->fence, deadline(a->timeout_ns), err);
   uint64_t t2 = vyre_kit_now_ns();
   be->ns_record += t1 - t0;
   be->ns_wait += t2 - t1;
@@ -102,8 +102,8 @@ uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_di
     zombie_add(be, j); // its buffers stay leased until the device is done
     return st;
   }
-  if (!st) st = vk_job_finish(j, out, err);
-  vk_job_free(j);
+  if (!st) st = vyre_vk_job_finish(j, out, err);
+  vyre_vk_job_free(j);
   be->ns_finish += vyre_kit_now_ns() - t2;
   return st;
 }
@@ -113,7 +113,7 @@ uint32_t vyre_vk_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a, v
   *out = NULL;
   vyre_pending *p = calloc(1, sizeof(*p));
   if (!p)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "dispatch_async: out of host memory. Fix: free memory.");
   uint32_t st = launch(be, a, &p->job, err);
   if (st) {
@@ -131,7 +131,7 @@ uint32_t vyre_vk_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a, v
 }
 
 static uint32_t check_pending(vyre_backend *be, vyre_pending *p, vyre_error *err) {
-  return vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, VK_NAME,
+  return vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, VYRE_VK_NAME,
                                "pending", err);
 }
 
@@ -146,8 +146,8 @@ static void copy_error(vyre_error *dst, const vyre_error *src) {
 static void pending_complete(vyre_pending *p) {
   p->error.struct_size = sizeof(p->error);
   p->result.struct_size = sizeof(p->result);
-  p->status = vk_job_finish(p->job, &p->result, &p->error);
-  vk_job_free(p->job);
+  p->status = vyre_vk_job_finish(p->job, &p->result, &p->error);
+  vyre_vk_job_free(p->job);
   p->job = NULL;
   p->done = 1;
 }
@@ -175,7 +175,7 @@ uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeou
   uint32_t st = check_pending(be, p, err);
   if (st) return st;
   if (!p->done) {
-    st = vk_fence_wait(be, p->job->fence, timeout_ns, err);
+    st = vyre_vk_fence_wait(be, p->job->fence, timeout_ns, err);
     if (st) return st; // TIMEOUT leaves the pending valid
     pending_complete(p);
   }
@@ -201,7 +201,7 @@ void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p) {
     if (p->h.generation == be->generation && be->device)
       zombie_add(be, p->job);
     else
-      vk_job_free(p->job);
+      vyre_vk_job_free(p->job);
   }
   vyre_kit_object_kill(&p->h);
   free(p);
@@ -214,36 +214,36 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   if (st) return st;
   if (n == 0) return VYRE_STATUS_OK;
   if (!jobs)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "dispatch_batch: %u jobs but the array is NULL. Fix: pass the jobs.", n);
   vyre_vk_zombies_reap(be, 0);
-  vk_job **js = calloc(n, sizeof(*js));
+  vyre_vk_job **js = calloc(n, sizeof(*js));
   if (!js)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "dispatch_batch: out of host memory for %u jobs. Fix: use smaller "
                          "batches.",
                          n);
   // Every job's resources first (pooled; the descriptor sets from one pool
   // per VYRE_VK_BATCH_SETS jobs), then all of them recorded into one command
-  // buffer in phases (vk_jobs_record): one submit, one fence for the batch.
+  // buffer in phases (vyre_vk_jobs_record): one submit, one fence for the batch.
   uint32_t ncb = 0;
   uint64_t timeout = 0;
   for (uint32_t i = 0; i < n; i++) {
     vyre_error local = {.struct_size = sizeof(local)};
     vyre_error *e = jobs[i].error ? jobs[i].error : &local;
-    jobs[i].status = vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
+    jobs[i].status = vyre_vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
     if (jobs[i].status) continue;
     ncb++;
     if (jobs[i].args->timeout_ns && (!timeout || jobs[i].args->timeout_ns < timeout))
       timeout = jobs[i].args->timeout_ns;
   }
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  if (ncb) st = vk_jobs_make_sets(be, js, n, err);
+  if (ncb) st = vyre_vk_jobs_make_sets(be, js, n, err);
   if (ncb && !st) {
     pthread_mutex_lock(&be->lock);
-    st = vk_cb_begin(be, &cb, err);
+    st = vyre_vk_cb_begin(be, &cb, err);
     if (!st) {
-      vk_jobs_record(be, cb, js, n);
+      vyre_vk_jobs_record(be, cb, js, n);
       VkResult r = vkEndCommandBuffer(cb);
       if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
     }
@@ -256,16 +256,16 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
       }
   }
   VkFence fence = VK_NULL_HANDLE;
-  if (!st && ncb) st = vk_submit(be, &cb, 1, &fence, err);
+  if (!st && ncb) st = vyre_vk_submit(be, &cb, 1, &fence, err);
   uint64_t t1 = vyre_kit_now_ns();
-  if (!st && ncb) st = vk_fence_wait(be, fence, deadline(timeout), err);
+  if (!st && ncb) st = vyre_vk_fence_wait(be, fence, deadline(timeout), err);
   uint64_t t2 = vyre_kit_now_ns();
   be->ns_record += t1 - t0;
   be->ns_wait += t2 - t1;
   if (st == VYRE_STATUS_TIMEOUT) {
     // Every job's resources stay leased until the device is done: they go
     // to the zombie list as one group that owns the shared fence.
-    vk_job *head = NULL;
+    vyre_vk_job *head = NULL;
     for (uint32_t i = 0; i < n; i++) {
       if (!js[i]) continue;
       if (jobs[i].status == VYRE_STATUS_OK) {
@@ -293,10 +293,10 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
       } else {
         vyre_error local = {.struct_size = sizeof(local)};
         jobs[i].status =
-            vk_job_finish(js[i], jobs[i].result, jobs[i].error ? jobs[i].error : &local);
+            vyre_vk_job_finish(js[i], jobs[i].result, jobs[i].error ? jobs[i].error : &local);
       }
     }
-    vk_job_free(js[i]);
+    vyre_vk_job_free(js[i]);
   }
   vyre_vk_fence_put(be, fence);
   free(js);
@@ -309,7 +309,7 @@ void vyre_vk_pendings_drop(vyre_backend *be) {
   while (be->pendings) {
     vyre_pending *p = be->pendings;
     be->pendings = p->next;
-    vk_job_free(p->job);
+    vyre_vk_job_free(p->job);
     vyre_kit_object_kill(&p->h);
     free(p);
   }
@@ -319,7 +319,7 @@ void vyre_vk_pendings_orphan(vyre_backend *be) {
   // Called with the device idle, before it is destroyed by recover.
   for (vyre_pending *p = be->pendings; p; p = p->next) {
     if (!p->job) continue;
-    vk_job_free(p->job);
+    vyre_vk_job_free(p->job);
     p->job = NULL;
     p->done = 1;
     p->status = VYRE_STATUS_DEVICE_LOST;

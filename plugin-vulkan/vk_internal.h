@@ -18,12 +18,11 @@
 #include "spv_codegen.h"
 #include "vyre_kit.h"
 
-#define VK_NAME "vulkan"
 #ifndef VYRE_VK_BUILD_ID
 #define VYRE_VK_BUILD_ID "vulkan-0.1.0-gen1"
 #endif
 
-typedef struct vk_pipe vk_pipe;
+typedef struct vyre_vk_pipe vyre_vk_pipe;
 
 #define VYRE_VK_MAX_FREE 512u
 // Descriptor sets per batch pool (a batch allocates its sets from one pool
@@ -34,14 +33,14 @@ typedef struct vk_pipe vk_pipe;
 #define VYRE_VK_FREE_BLOCK_BYTES (256ull << 20)
 
 // A buffer with its own memory, recycled across dispatches (vk_pool.c).
-typedef struct vk_block {
-  struct vk_block *next;
+typedef struct vyre_vk_block {
+  struct vyre_vk_block *next;
   VkBuffer buf;
   VkDeviceMemory mem;
   uint64_t size;
   uint8_t *map; // host blocks: persistently mapped
   int host;
-} vk_block;
+} vyre_vk_block;
 
 struct vyre_backend {
   VkInstance instance;
@@ -70,8 +69,8 @@ struct vyre_backend {
   _Atomic uint64_t validation_errors;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  vk_pipe *pipes;                // in-memory compile cache (owned; freed at destroy/recover)
-  struct vk_job *zombies;        // timed-out jobs still running on the device
+  vyre_vk_pipe *pipes;           // in-memory compile cache (owned; freed at destroy/recover)
+  struct vyre_vk_job *zombies;   // timed-out jobs still running on the device
   vyre_buffer *buffers;          // live resident buffers
   vyre_module *modules;          // live module handles (freed at destroy if never released)
   struct vyre_pending *pendings; // live pendings (likewise)
@@ -84,13 +83,13 @@ struct vyre_backend {
   uint32_t free_dpool_count;
   VkDescriptorPool free_bpools[VYRE_VK_MAX_FREE_BATCH_POOLS]; // VYRE_VK_BATCH_SETS sets each
   uint32_t free_bpool_count;
-  // Recording epoch (vk_jobs_record, under |lock|): bumped at every barrier;
+  // Recording epoch (vyre_vk_jobs_record, under |lock|): bumped at every barrier;
   // a resident buffer's hazard marks count only while they carry the
   // current epoch.
   uint64_t hz_epoch;
   VkCommandBuffer free_cbs[VYRE_VK_MAX_FREE]; // reset by their next vkBeginCommandBuffer
   uint32_t free_cb_count;
-  vk_block *free_blocks;
+  vyre_vk_block *free_blocks;
   uint32_t free_block_count;
   uint64_t free_block_bytes;
   // Costly object creations, counted for the metrics (vk_* names) so tests
@@ -109,8 +108,8 @@ struct vyre_backend {
 
 // A compiled program: shader, layouts and pipeline. Shared by every module
 // handle compiled from the same key.
-struct vk_pipe {
-  vk_pipe *next;
+struct vyre_vk_pipe {
+  vyre_vk_pipe *next;
   uint8_t *key; // the full key record (owned)
   size_t key_size;
   VkShaderModule shader;
@@ -126,7 +125,7 @@ struct vk_pipe {
 
 struct vyre_module {
   vyre_object_header h;
-  vk_pipe *pipe;
+  vyre_vk_pipe *pipe;
   char label[64];
   vyre_module *next, *prev; // the backend's live modules
 };
@@ -137,7 +136,7 @@ struct vyre_buffer {
   VkDeviceMemory mem;
   uint64_t bytes;           // requested size
   _Atomic uint32_t busy;    // pending dispatches using it
-  uint64_t hz_epoch;        // vk_jobs_record's marks, under the backend lock:
+  uint64_t hz_epoch;        // vyre_vk_jobs_record's marks, under the backend lock:
   uint32_t hz_access;       // read (1) / written (2) since the barrier of hz_epoch
   vyre_buffer *next, *prev; // the backend's live buffers
 };
@@ -184,9 +183,9 @@ void vyre_vk_fence_put(vyre_backend *be, VkFence fence);
 // storage buffers each; give it back with the same |sets|.
 uint32_t vyre_vk_dpool_get(vyre_backend *be, uint32_t sets, VkDescriptorPool *out, vyre_error *err);
 void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool, uint32_t sets);
-uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block **out,
+uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vyre_vk_block **out,
                            vyre_error *err);
-void vyre_vk_block_put(vyre_backend *be, vk_block *b);
+void vyre_vk_block_put(vyre_backend *be, vyre_vk_block *b);
 // A primary command buffer from the free list (or a new one), begun for one
 // submit; call with |lock| held, as for recording (the pool is shared).
 uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);

@@ -18,13 +18,13 @@
 // Host bindings up to this many bytes in all are bound straight from the
 // host-visible staging block (no copies, no extra barriers): a tiny dispatch
 // then costs what a hand-written one does (docs/backends.md, "Memory").
-#define VK_DIRECT_MAX (64u << 10)
+#define VYRE_VK_DIRECT_MAX (64u << 10)
 
 static uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
-void vk_barrier(VkCommandBuffer cb) {
+void vyre_vk_barrier(VkCommandBuffer cb) {
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
@@ -32,7 +32,7 @@ void vk_barrier(VkCommandBuffer cb) {
                        0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-void vk_barrier_host(VkCommandBuffer cb) {
+void vyre_vk_barrier_host(VkCommandBuffer cb) {
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
@@ -42,12 +42,12 @@ void vk_barrier_host(VkCommandBuffer cb) {
                        0, NULL, 0, NULL);
 }
 
-uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
+uint32_t vyre_vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
   return vyre_vk_cb_get(be, out, err);
 }
 
-uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkFence *out_fence,
-                   vyre_error *err) {
+uint32_t vyre_vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n,
+                        VkFence *out_fence, vyre_error *err) {
   uint32_t st = vyre_vk_fence_get(be, out_fence, err);
   if (st) return st;
   VkSubmitInfo si = {
@@ -64,14 +64,14 @@ uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkF
   return VYRE_STATUS_OK;
 }
 
-uint32_t vk_fence_wait(vyre_backend *be, VkFence fence, uint64_t timeout_ns, vyre_error *err) {
+uint32_t vyre_vk_fence_wait(vyre_backend *be, VkFence fence, uint64_t timeout_ns, vyre_error *err) {
   VkResult r = vkWaitForFences(be->device, 1, &fence, VK_TRUE, timeout_ns);
   if (r == VK_SUCCESS) {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
     return VYRE_STATUS_OK;
   }
   if (r == VK_TIMEOUT)
-    return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, r, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, r, VYRE_VK_NAME,
                          "the dispatch did not finish within %llu ns. Fix: raise the timeout or "
                          "split the work.",
                          (unsigned long long)timeout_ns);
@@ -82,9 +82,9 @@ static uint64_t resident_bytes(const vyre_buffer *buf) {
   return buf->bytes;
 }
 
-static uint32_t check_bindings(vyre_backend *be, const vk_pipe *pp, const vyre_dispatch_args *a,
-                               vyre_error *err) {
-  return vyre_kit_check_bindings(be, be->generation, VK_NAME, pp->info.buffer_of_slot,
+static uint32_t check_bindings(vyre_backend *be, const vyre_vk_pipe *pp,
+                               const vyre_dispatch_args *a, vyre_error *err) {
+  return vyre_kit_check_bindings(be, be->generation, VYRE_VK_NAME, pp->info.buffer_of_slot,
                                  pp->info.host_buffer_count, a, resident_bytes, err);
 }
 
@@ -97,12 +97,12 @@ static int is_output(uint8_t access) {
   return access == VYRE_IR_ACCESS_READ_WRITE || access == VYRE_IR_ACCESS_WRITE;
 }
 
-static uint8_t access_of(const vk_pipe *pp, uint32_t slot) {
+static uint8_t access_of(const vyre_vk_pipe *pp, uint32_t slot) {
   uint32_t b = pp->info.buffer_of_slot[slot];
   return b < 64 ? pp->access[b] : VYRE_IR_ACCESS_READ_WRITE;
 }
 
-static uint32_t make_device_buffers(vk_job *j, vyre_error *err) {
+static uint32_t make_device_buffers(vyre_vk_job *j, vyre_error *err) {
   uint64_t a = j->be->props.limits.minStorageBufferOffsetAlignment;
   uint64_t align = a > ALIGN ? a : ALIGN, total = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
@@ -114,7 +114,7 @@ static uint32_t make_device_buffers(vk_job *j, vyre_error *err) {
   return vyre_vk_block_get(j->be, total, 0, &j->devb, err);
 }
 
-static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
+static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) {
   uint64_t total = 0;
   int any_host = 0;
   for (uint32_t i = 0; i < j->nb; i++)
@@ -148,7 +148,8 @@ static uint32_t make_staging(vk_job *j, int need_staging, vyre_error *err) {
 }
 
 // Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most 33).
-static uint32_t set_writes(const vk_job *j, VkDescriptorBufferInfo *bi, VkWriteDescriptorSet *w) {
+static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
+                           VkWriteDescriptorSet *w) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
     const vyre_binding *b = &j->bind[i];
@@ -181,7 +182,8 @@ static uint32_t set_writes(const vk_job *j, VkDescriptorBufferInfo *bi, VkWriteD
   return n;
 }
 
-uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre_error *err) {
+uint32_t vyre_vk_jobs_make_sets(vyre_backend *be, vyre_vk_job *const *js, uint32_t n,
+                                vyre_error *err) {
   uint32_t need = 0, nw = 0;
   for (uint32_t i = 0; i < n; i++)
     if (js[i] && !js[i]->set && !js[i]->pipe->push) {
@@ -201,7 +203,7 @@ uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre
     if (!bi || !w) {
       free(bi);
       free(w);
-      return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                            "dispatch: out of host memory for %u descriptor writes of %u jobs. "
                            "Fix: free memory or use smaller batches.",
                            nw, need);
@@ -209,7 +211,7 @@ uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre
   }
   uint32_t cap = need == 1 ? 1 : VYRE_VK_BATCH_SETS, at = 0, st = VYRE_STATUS_OK;
   for (uint32_t i = 0; i < n && !st;) {
-    vk_job *group[VYRE_VK_BATCH_SETS];
+    vyre_vk_job *group[VYRE_VK_BATCH_SETS];
     VkDescriptorSetLayout layouts[VYRE_VK_BATCH_SETS];
     VkDescriptorSet sets[VYRE_VK_BATCH_SETS];
     uint32_t k = 0;
@@ -247,33 +249,33 @@ uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre
   return st;
 }
 
-uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_staging,
-                        vk_job **out, vyre_error *err) {
+uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_staging,
+                             vyre_vk_job **out, vyre_error *err) {
   *out = NULL;
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
   if (!a)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "dispatch: args are NULL. Fix: pass dispatch args.");
-  st = vyre_kit_object_check(a->module, VYRE_MAGIC_MODULE, be, be->generation, VK_NAME, "module",
-                             err);
+  st = vyre_kit_object_check(a->module, VYRE_MAGIC_MODULE, be, be->generation, VYRE_VK_NAME,
+                             "module", err);
   if (st) return st;
-  vk_pipe *pp = a->module->pipe;
+  vyre_vk_pipe *pp = a->module->pipe;
   if ((st = check_bindings(be, pp, a, err))) return st;
   const VkPhysicalDeviceLimits *l = &be->props.limits;
   for (int i = 0; i < 3; i++)
     if (!a->grid[i] || a->grid[i] > l->maxComputeWorkGroupCount[i])
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                            "dispatch: grid [%u,%u,%u] is outside this device's limits "
                            "[%u,%u,%u]. Fix: use a smaller grid or a grid-stride loop.",
                            a->grid[0], a->grid[1], a->grid[2], l->maxComputeWorkGroupCount[0],
                            l->maxComputeWorkGroupCount[1], l->maxComputeWorkGroupCount[2]);
   if (a->repeat == 0)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "dispatch: repeat is 0. Fix: use repeat >= 1.");
-  vk_job *j = calloc(1, sizeof(*j));
+  vyre_vk_job *j = calloc(1, sizeof(*j));
   if (!j)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "dispatch: out of host memory. Fix: free memory.");
   j->be = be;
   j->pipe = pp;
@@ -289,7 +291,7 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
       host_bytes += j->bind[i].bytes;
       any_host = 1;
     }
-  j->direct = need_staging && any_host && host_bytes <= VK_DIRECT_MAX;
+  j->direct = need_staging && any_host && host_bytes <= VYRE_VK_DIRECT_MAX;
   st = j->direct ? VYRE_STATUS_OK : make_device_buffers(j, err);
   if (!st) st = make_staging(j, need_staging, err);
   if (!st && j->timing) {
@@ -303,7 +305,7 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
     }
   }
   if (st) {
-    vk_job_free(j);
+    vyre_vk_job_free(j);
     return st;
   }
   for (uint32_t i = 0; i < j->nb; i++)
@@ -314,7 +316,7 @@ uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_
 }
 
 // Uploads and zero-fills of |j|'s host bindings; returns the bytes uploaded.
-static uint64_t record_uploads(vk_job *j, VkCommandBuffer cb) {
+static uint64_t record_uploads(vyre_vk_job *j, VkCommandBuffer cb) {
   uint64_t up = 0;
   // Direct: the inputs were written into host-visible memory the shader reads.
   for (uint32_t i = 0; i < j->nb && j->direct; i++)
@@ -339,12 +341,12 @@ static uint64_t record_uploads(vk_job *j, VkCommandBuffer cb) {
 
 // Downloads of |j|'s host outputs; |*n| counts copies (the first one is
 // preceded by a barrier).
-static void record_downloads(vk_job *j, VkCommandBuffer cb, uint32_t *n) {
+static void record_downloads(vyre_vk_job *j, VkCommandBuffer cb, uint32_t *n) {
   for (uint32_t i = 0; i < j->nb && !j->direct; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
-    if (!(*n)++) vk_barrier(cb);
+    if (!(*n)++) vyre_vk_barrier(cb);
     VkBufferCopy cp = {
         .srcOffset = j->dev_off[i], .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
     vkCmdCopyBuffer(cb, j->devb->buf, j->stb->buf, 1, &cp);
@@ -355,7 +357,7 @@ enum { HZ_READ = 1, HZ_WRITE = 2 };
 
 // Reads and uniforms only read; anything else (write, read_write, unknown)
 // counts as a write.
-static uint32_t hz_kind(const vk_job *j, uint32_t slot) {
+static uint32_t hz_kind(const vyre_vk_job *j, uint32_t slot) {
   uint8_t acc = access_of(j->pipe, slot);
   return acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM ? HZ_READ : HZ_WRITE;
 }
@@ -363,7 +365,7 @@ static uint32_t hz_kind(const vk_job *j, uint32_t slot) {
 // True when |j| must wait for work recorded since the last barrier (epoch
 // |ep|): it reads a resident buffer written since, or writes one accessed
 // since. Host bindings live in the job's own device memory: no hazard.
-static int hz_conflict(const vk_job *j, uint64_t ep) {
+static int hz_conflict(const vyre_vk_job *j, uint64_t ep) {
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_RESIDENT) continue;
     const vyre_buffer *b = j->bind[i].resident;
@@ -373,7 +375,7 @@ static int hz_conflict(const vk_job *j, uint64_t ep) {
   return 0;
 }
 
-static void hz_mark(const vk_job *j, uint64_t ep) {
+static void hz_mark(const vyre_vk_job *j, uint64_t ep) {
   for (uint32_t i = 0; i < j->nb; i++) {
     if (j->bind[i].kind != VYRE_BINDING_RESIDENT) continue;
     vyre_buffer *b = j->bind[i].resident;
@@ -385,21 +387,21 @@ static void hz_mark(const vk_job *j, uint64_t ep) {
   }
 }
 
-void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uint32_t n) {
+void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *const *js, uint32_t n) {
   uint64_t up = 0, launches = 0;
   for (uint32_t k = 0; k < n; k++)
     if (js[k]) up += record_uploads(js[k], cb);
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
   // Uploads (and earlier submissions) before any dispatch.
-  vk_barrier(cb);
+  vyre_vk_barrier(cb);
   uint64_t ep = ++be->hz_epoch;
-  const vk_pipe *bound = NULL; // pipeline bound, and the push constants last pushed for it
+  const vyre_vk_pipe *bound = NULL; // pipeline bound, and the push constants last pushed for it
   uint32_t pushed[32], npushed = 0;
   for (uint32_t k = 0; k < n; k++) {
-    vk_job *j = js[k];
+    vyre_vk_job *j = js[k];
     if (!j) continue;
     if (hz_conflict(j, ep)) {
-      vk_barrier(cb);
+      vyre_vk_barrier(cb);
       ep = ++be->hz_epoch;
     }
     if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
@@ -431,7 +433,7 @@ void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uin
     }
     for (uint32_t r = 0; r < j->repeat; r++) {
       if (r) {
-        vk_barrier(cb);
+        vyre_vk_barrier(cb);
         ep = ++be->hz_epoch;
       }
       vkCmdDispatch(cb, j->grid[0], j->grid[1], j->grid[2]);
@@ -446,10 +448,10 @@ void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uin
     if (js[k]) record_downloads(js[k], cb, &downloads);
   // The writes (dispatches or downloads) before the host reads them and
   // before whatever the command buffer records next.
-  vk_barrier_host(cb);
+  vyre_vk_barrier_host(cb);
 }
 
-uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
+uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
   vyre_backend *be = j->be;
   uint64_t down = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
@@ -479,7 +481,7 @@ uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
       res.trap_sites = w[0];
       res.trap_invocation =
           j->pipe->info.trap64 ? ((uint64_t)w[3] << 32) | w[2] : ((uint64_t)w[1] << 32) | w[2];
-      st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VK_NAME,
+      st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VYRE_VK_NAME,
                          "the program trapped: sites 0x%08x, lowest invocation %llu. Fix: look "
                          "at the trap sites in the program; the outputs are unspecified.",
                          w[0], (unsigned long long)res.trap_invocation);
@@ -493,10 +495,10 @@ uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err) {
   return st;
 }
 
-void vk_job_free(vk_job *j) {
+void vyre_vk_job_free(vyre_vk_job *j) {
   if (!j) return;
   vyre_backend *be = j->be;
-  vk_job_free(j->group);
+  vyre_vk_job_free(j->group);
   for (uint32_t i = 0; i < j->nb; i++)
     if (j->leased && j->bind[i].kind == VYRE_BINDING_RESIDENT && j->bind[i].resident->busy)
       j->bind[i].resident->busy--;

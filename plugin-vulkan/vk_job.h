@@ -9,16 +9,16 @@
 
 #include "vk_internal.h"
 
-typedef struct vk_job {
-  struct vk_job *next;  // zombie list
-  struct vk_job *group; // jobs freed with this one (a timed-out batch)
+typedef struct vyre_vk_job {
+  struct vyre_vk_job *next;  // zombie list
+  struct vyre_vk_job *group; // jobs freed with this one (a timed-out batch)
   vyre_backend *be;
-  vk_pipe *pipe;
+  vyre_vk_pipe *pipe;
   uint32_t nb;
   vyre_binding bind[32]; // copied from the args (data pointers stay the caller's)
-  vk_block *devb;        // device memory of every host binding (pooled)
+  vyre_vk_block *devb;   // device memory of every host binding (pooled)
   uint64_t dev_off[32];  // offset of each host binding in devb
-  vk_block *stb;         // host-visible staging and the trap record (pooled)
+  vyre_vk_block *stb;    // host-visible staging and the trap record (pooled)
   uint8_t *map;          // stb's mapping
   uint64_t st_off[32];
   uint64_t trap_off;
@@ -32,23 +32,24 @@ typedef struct vk_job {
   VkFence fence;      // owned by the job that submitted
   uint32_t timing;
   uint32_t has_staging;
-  // Small host bindings (VK_DIRECT_MAX bytes in all) live in the staging
+  // Small host bindings (VYRE_VK_DIRECT_MAX bytes in all) live in the staging
   // block itself: the shader reads and writes the host-visible memory, so
   // the job records no upload, no download and no device block (devb NULL).
   uint32_t direct;
   uint32_t leased; // resident buffers' busy counts were raised
-} vk_job;
+} vyre_vk_job;
 
 // Validates |args| and creates the job's resources except its descriptor
-// set (vk_jobs_make_sets); nothing recorded yet.
-uint32_t vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *args, int need_staging,
-                        vk_job **out, vyre_error *err);
+// set (vyre_vk_jobs_make_sets); nothing recorded yet.
+uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *args, int need_staging,
+                             vyre_vk_job **out, vyre_error *err);
 // Allocates and writes the descriptor sets of every job in |js| (NULL
 // entries skipped) that has none: one pool, one vkAllocateDescriptorSets per
 // VYRE_VK_BATCH_SETS jobs and one vkUpdateDescriptorSets for all of them. The
 // first job of each group owns the pool. On failure some jobs may have no
 // set; the caller fails them all.
-uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre_error *err);
+uint32_t vyre_vk_jobs_make_sets(vyre_backend *be, vyre_vk_job *const *js, uint32_t n,
+                                vyre_error *err);
 // Records |n| jobs (NULL entries skipped) into |cb| as if they ran one after
 // the other, in phases: every upload and zero-fill, a barrier, the
 // dispatches (a barrier only where a job touches a resident buffer that an
@@ -56,22 +57,22 @@ uint32_t vk_jobs_make_sets(vyre_backend *be, vk_job *const *js, uint32_t n, vyre
 // repeats are separated by barriers), a barrier, every download, and a final
 // device+host barrier. Call with be->lock held (command pool and the
 // hazard marks on resident buffers).
-void vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vk_job *const *js, uint32_t n);
+void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *const *js, uint32_t n);
 // After the fence: copies outputs back, reads the trap record and timing.
-uint32_t vk_job_finish(vk_job *j, vyre_dispatch_result *out, vyre_error *err);
-void vk_job_free(vk_job *j);
+uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_error *err);
+void vyre_vk_job_free(vyre_vk_job *j);
 // Allocates and begins a primary command buffer. Call with be->lock held,
 // and keep holding it while recording into the buffer and ending it: the
 // command pool is shared (Vulkan requires external synchronisation).
-uint32_t vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
+uint32_t vyre_vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
 // Submits |n| command buffers with one new fence (takes the lock).
-uint32_t vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n, VkFence *out_fence,
-                   vyre_error *err);
+uint32_t vyre_vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n,
+                        VkFence *out_fence, vyre_error *err);
 // Waits for |fence|; returns OK, TIMEOUT or a failure.
-uint32_t vk_fence_wait(vyre_backend *be, VkFence fence, uint64_t timeout_ns, vyre_error *err);
+uint32_t vyre_vk_fence_wait(vyre_backend *be, VkFence fence, uint64_t timeout_ns, vyre_error *err);
 // Full device barrier: every earlier write before every later access.
-void vk_barrier(VkCommandBuffer cb);
-// vk_barrier, and the writes made visible to the host too.
-void vk_barrier_host(VkCommandBuffer cb);
+void vyre_vk_barrier(VkCommandBuffer cb);
+// vyre_vk_barrier, and the writes made visible to the host too.
+void vyre_vk_barrier_host(VkCommandBuffer cb);
 
 #endif // VYRE_VK_JOB_H

@@ -37,7 +37,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->props.driverVersion);
 }
 
-static void pipe_destroy(vyre_backend *be, vk_pipe *pp) {
+static void pipe_destroy(vyre_backend *be, vyre_vk_pipe *pp) {
   if (!pp) return;
   if (be->device) {
     if (pp->pipeline) vkDestroyPipeline(be->device, pp->pipeline, NULL);
@@ -51,13 +51,13 @@ static void pipe_destroy(vyre_backend *be, vk_pipe *pp) {
 
 void vyre_vk_pipes_free(vyre_backend *be) {
   while (be->pipes) {
-    vk_pipe *pp = be->pipes;
+    vyre_vk_pipe *pp = be->pipes;
     be->pipes = pp->next;
     pipe_destroy(be, pp);
   }
 }
 
-static uint32_t make_pipeline(vyre_backend *be, vk_pipe *pp, const uint32_t *words, size_t n,
+static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t *words, size_t n,
                               const char *label, vyre_error *err) {
   VkShaderModuleCreateInfo smci = {
       .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
@@ -144,17 +144,17 @@ static void payload_put(vyre_backend *be, const vyre_kit_key *k, const vyre_spv_
   free(buf);
 }
 
-static vk_pipe *find_pipe(vyre_backend *be, const vyre_kit_key *k) {
-  for (vk_pipe *pp = be->pipes; pp; pp = pp->next)
+static vyre_vk_pipe *find_pipe(vyre_backend *be, const vyre_kit_key *k) {
+  for (vyre_vk_pipe *pp = be->pipes; pp; pp = pp->next)
     if (pp->key_size == k->size && memcmp(pp->key, k->bytes, k->size) == 0) return pp;
   return NULL;
 }
 
-static uint32_t module_new(vyre_backend *be, vk_pipe *pp, const char *label, vyre_module **out,
+static uint32_t module_new(vyre_backend *be, vyre_vk_pipe *pp, const char *label, vyre_module **out,
                            vyre_error *err) {
   vyre_module *m = calloc(1, sizeof(*m));
   if (!m)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "compile: out of host memory. Fix: free memory.");
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
   m->pipe = pp;
@@ -170,25 +170,25 @@ static uint32_t module_new(vyre_backend *be, vk_pipe *pp, const char *label, vyr
 
 static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_error *err) {
   if (!a || !a->program)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "compile: no program given. Fix: pass a validated program.");
   const uint32_t *wg = a->workgroup_size;
   const VkPhysicalDeviceLimits *l = &be->props.limits;
   if (!wg[0] || !wg[1] || !wg[2] || wg[0] > l->maxComputeWorkGroupSize[0] ||
       wg[1] > l->maxComputeWorkGroupSize[1] || wg[2] > l->maxComputeWorkGroupSize[2] ||
       (uint64_t)wg[0] * wg[1] * wg[2] > l->maxComputeWorkGroupInvocations)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "compile: workgroup size [%u,%u,%u] is outside this device's limits "
                          "([%u,%u,%u], %u invocations). Fix: use a smaller workgroup size.",
                          wg[0], wg[1], wg[2], l->maxComputeWorkGroupSize[0],
                          l->maxComputeWorkGroupSize[1], l->maxComputeWorkGroupSize[2],
                          l->maxComputeWorkGroupInvocations);
   if (a->flags & VYRE_COMPILE_REVERSE_ORDER)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
                          "compile: reversed invocation order is offered by the CPU reference "
                          "only. Fix: run race checks on the cpu backend.");
   if (a->program->workgroup_bytes > l->maxComputeSharedMemorySize)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
                          "use smaller workgroup buffers.",
                          a->program->workgroup_bytes, l->maxComputeSharedMemorySize);
@@ -208,7 +208,7 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   build_key(be, a, &k);
   int cacheable = !k.failed && p->canonical_size > 0;
   pthread_mutex_lock(&be->lock);
-  vk_pipe *hit = cacheable ? find_pipe(be, &k) : NULL;
+  vyre_vk_pipe *hit = cacheable ? find_pipe(be, &k) : NULL;
   pthread_mutex_unlock(&be->lock);
   if (hit) {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_HITS, 1);
@@ -217,10 +217,10 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
 
-  vk_pipe *pp = calloc(1, sizeof(*pp));
+  vyre_vk_pipe *pp = calloc(1, sizeof(*pp));
   if (!pp) {
     vyre_kit_key_free(&k);
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "compile: out of host memory. Fix: free memory.");
   }
   void *payload = NULL;
@@ -252,7 +252,7 @@ retry:
   for (uint32_t i = 0; i < pp->info.host_buffer_count; i++) {
     uint32_t b = pp->info.buffer_of_slot[i];
     if (b >= p->buffer_count) {
-      st = vyre_kit_fail(err, VYRE_STATUS_COMPILE_FAILED, 0, VK_NAME,
+      st = vyre_kit_fail(err, VYRE_STATUS_COMPILE_FAILED, 0, VYRE_VK_NAME,
                          "compile: cached binding plan names buffer %u of %u. Fix: clear the "
                          "cache folder.",
                          b, p->buffer_count);

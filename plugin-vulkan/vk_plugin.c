@@ -12,7 +12,7 @@
 #include "vk_internal.h"
 #include "vyre_ir.h"
 
-static uint32_t vk_flush(vyre_backend *be, vyre_error *err) {
+static uint32_t op_flush(vyre_backend *be, vyre_error *err) {
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
   VkResult r = vkDeviceWaitIdle(be->device);
@@ -31,9 +31,9 @@ static void vk_status(vyre_backend *be, vyre_health *out) {
   out->generation = be->generation;
 }
 
-static uint32_t vk_recover(vyre_backend *be, vyre_error *err) {
+static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "recover: the backend handle is NULL. Fix: pass the handle create "
                          "returned.");
   // Destroys the logical device (and every module pipeline and resident
@@ -52,8 +52,8 @@ static uint32_t vk_recover(vyre_backend *be, vyre_error *err) {
     return st;
   }
   be->lost = 0;
-  vyre_kit_log(VYRE_LOG_INFO, VK_NAME, "device %u (%s) recovered; generation %u", be->device_index,
-               be->props.deviceName, be->generation);
+  vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME, "device %u (%s) recovered; generation %u",
+               be->device_index, be->props.deviceName, be->generation);
   return VYRE_STATUS_OK;
 }
 
@@ -66,7 +66,7 @@ static const char *const kExtraMetrics[] = {
     "vk_host_finish_ns",           "vk_push_descriptors"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
-static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
+static uint32_t op_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                            uint32_t *out_count) {
   if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
   uint32_t n = 0;
@@ -92,20 +92,20 @@ static uint32_t vk_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity
   return VYRE_STATUS_OK;
 }
 
-static uint32_t vk_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
+static uint32_t op_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "inject_fault: the backend handle is NULL. Fix: pass a backend.");
   if (kind == VYRE_FAULT_SIMULATED_LOSS) {
     be->lost = 1;
     return VYRE_STATUS_OK;
   }
   if (kind == VYRE_FAULT_DEVICE_TRAP)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
                          "inject_fault: Vulkan offers no safe way to provoke a real device fault "
                          "(it could hang the machine's display driver). Fix: use "
                          "VYRE_FAULT_SIMULATED_LOSS.");
-  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+  return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                        "inject_fault: unknown fault kind %u. Fix: use VYRE_FAULT_SIMULATED_LOSS "
                        "(1) or VYRE_FAULT_DEVICE_TRAP (2).",
                        kind);
@@ -115,14 +115,14 @@ static const vyre_backend_ops vyre_vk_ops = {
     .struct_size = sizeof(vyre_backend_ops),
     .abi_major = VYRE_ABI_MAJOR,
     .abi_minor = VYRE_ABI_MINOR,
-    .name = VK_NAME,
+    .name = VYRE_VK_NAME,
     .version = "0.1.0",
     .build_id = VYRE_VK_BUILD_ID,
     .flags = VYRE_PLUGIN_FLAG_GPU,
     .probe = vyre_vk_probe,
     .create = vyre_vk_create,
     .destroy = vyre_vk_destroy,
-    .flush = vk_flush,
+    .flush = op_flush,
     .get_caps = vyre_vk_get_caps,
     .compile = vyre_vk_compile,
     .module_release = vyre_vk_module_release,
@@ -138,9 +138,9 @@ static const vyre_backend_ops vyre_vk_ops = {
     .buffer_read = vyre_vk_buffer_read,
     .sequence_run = vyre_vk_sequence_run,
     .status = vk_status,
-    .recover = vk_recover,
-    .metrics = vk_metrics,
-    .inject_fault = vk_inject_fault,
+    .recover = op_recover,
+    .metrics = op_metrics,
+    .inject_fault = op_inject_fault,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

@@ -90,13 +90,13 @@ void vyre_vk_dpool_put(vyre_backend *be, VkDescriptorPool pool, uint32_t sets) {
 
 // Blocks are sized in powers of two (at least 4 KiB) and reused for any
 // request between a quarter of their size and their size.
-uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block **out,
+uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vyre_vk_block **out,
                            vyre_error *err) {
   *out = NULL;
   pthread_mutex_lock(&be->lock);
-  vk_block **pp = &be->free_blocks;
+  vyre_vk_block **pp = &be->free_blocks;
   for (; *pp; pp = &(*pp)->next) {
-    vk_block *b = *pp;
+    vyre_vk_block *b = *pp;
     if (b->host == host && b->size >= bytes && b->size / 4 <= bytes + 4096) {
       *pp = b->next;
       be->free_block_count--;
@@ -113,9 +113,9 @@ uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block 
   while (size < bytes && size < (64ull << 20))
     size *= 2;
   if (size < bytes) size = (bytes + (1ull << 20) - 1) & ~((1ull << 20) - 1);
-  vk_block *b = calloc(1, sizeof(*b));
+  vyre_vk_block *b = calloc(1, sizeof(*b));
   if (!b)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "out of host memory. Fix: free memory.");
   b->size = size;
   b->host = host;
@@ -138,13 +138,13 @@ uint32_t vyre_vk_block_get(vyre_backend *be, uint64_t bytes, int host, vk_block 
   return VYRE_STATUS_OK;
 }
 
-static void block_destroy(vyre_backend *be, vk_block *b) {
+static void block_destroy(vyre_backend *be, vyre_vk_block *b) {
   if (b->map) vkUnmapMemory(be->device, b->mem);
   vyre_vk_buffer_drop(be, b->buf, b->mem);
   free(b);
 }
 
-void vyre_vk_block_put(vyre_backend *be, vk_block *b) {
+void vyre_vk_block_put(vyre_backend *be, vyre_vk_block *b) {
   if (!b) return;
   pthread_mutex_lock(&be->lock);
   if (be->free_block_count < MAX_FREE && b->size <= (64ull << 20) &&
@@ -208,7 +208,7 @@ void vyre_vk_pools_free(vyre_backend *be) {
   while (be->free_bpool_count)
     vkDestroyDescriptorPool(be->device, be->free_bpools[--be->free_bpool_count], NULL);
   while (be->free_blocks) {
-    vk_block *b = be->free_blocks;
+    vyre_vk_block *b = be->free_blocks;
     be->free_blocks = b->next;
     block_destroy(be, b);
   }

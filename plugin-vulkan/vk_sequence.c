@@ -14,23 +14,23 @@
 
 static uint32_t check_steps(vyre_backend *be, const vyre_sequence_args *a, vyre_error *err) {
   if (!a || (a->step_count && !a->steps) || (a->read_count && !a->reads))
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "sequence_run: args, steps or reads are NULL. Fix: pass them.");
   for (uint32_t s = 0; s < a->step_count; s++)
     for (uint32_t i = 0; i < a->steps[s].binding_count; i++)
       if (!a->steps[s].bindings || a->steps[s].bindings[i].kind != VYRE_BINDING_RESIDENT)
-        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                              "sequence_run: step %u binding %u is not a resident buffer. Fix: "
                              "bind resident buffers only in sequences.",
                              s, i);
   for (uint32_t r = 0; r < a->read_count; r++) {
     const vyre_buffer_range *rg = &a->reads[r];
-    uint32_t st = vyre_kit_object_check(rg->buffer, VYRE_MAGIC_BUFFER, be, be->generation, VK_NAME,
-                                        "read buffer", err);
+    uint32_t st = vyre_kit_object_check(rg->buffer, VYRE_MAGIC_BUFFER, be, be->generation,
+                                        VYRE_VK_NAME, "read buffer", err);
     if (st) return st;
     if (rg->offset % 4 || rg->size % 4 || rg->offset > rg->buffer->bytes ||
         rg->size > rg->buffer->bytes - rg->offset || (rg->size && !rg->dst))
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                            "sequence_run: read %u (offset %llu, size %llu) does not fit its "
                            "%llu-byte buffer or has no destination. Fix: keep ranges inside the "
                            "buffer in whole 4-byte elements.",
@@ -45,36 +45,36 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st || (st = check_steps(be, a, err))) return st;
   vyre_vk_zombies_reap(be, 0);
-  vk_job **js = calloc(a->step_count ? a->step_count : 1, sizeof(*js));
+  vyre_vk_job **js = calloc(a->step_count ? a->step_count : 1, sizeof(*js));
   if (!js)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "sequence_run: out of host memory. Fix: free memory.");
   uint64_t total = 0;
   for (uint32_t r = 0; r < a->read_count; r++)
     total += a->reads[r].size;
-  vk_block *blk = NULL; // read-back staging (recycled, persistently mapped)
+  vyre_vk_block *blk = NULL; // read-back staging (recycled, persistently mapped)
   VkBuffer sb = VK_NULL_HANDLE;
   uint8_t *map = NULL;
   VkCommandBuffer cb = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   for (uint32_t s = 0; s < a->step_count && !st; s++) {
-    st = vk_job_prepare(be, &a->steps[s], 0, &js[s], err);
+    st = vyre_vk_job_prepare(be, &a->steps[s], 0, &js[s], err);
     if (st) vyre_error_prefix(err, "step %u", s);
   }
   if (!st && total) {
     st = vyre_vk_block_get(be, total, 1, &blk, err);
     if (!st) sb = blk->buf, map = blk->map;
   }
-  if (!st) st = vk_jobs_make_sets(be, js, a->step_count, err);
+  if (!st) st = vyre_vk_jobs_make_sets(be, js, a->step_count, err);
   if (!st) {
     pthread_mutex_lock(&be->lock);
-    st = vk_cb_begin(be, &cb, err);
+    st = vyre_vk_cb_begin(be, &cb, err);
     if (st) pthread_mutex_unlock(&be->lock);
   }
   if (!st) {
     // In order, a barrier only where a step touches what an earlier one
     // wrote (or writes what it read); the last barrier covers the reads.
-    vk_jobs_record(be, cb, js, a->step_count);
+    vyre_vk_jobs_record(be, cb, js, a->step_count);
     uint64_t at = 0;
     for (uint32_t r = 0; r < a->read_count; r++) {
       if (!a->reads[r].size) continue;
@@ -83,17 +83,17 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
       vkCmdCopyBuffer(cb, a->reads[r].buffer->buf, sb, 1, &cp);
       at += a->reads[r].size;
     }
-    vk_barrier_host(cb);
+    vyre_vk_barrier_host(cb);
     vkEndCommandBuffer(cb);
     pthread_mutex_unlock(&be->lock);
-    st = vk_submit(be, &cb, 1, &fence, err);
-    if (!st) st = vk_fence_wait(be, fence, UINT64_MAX, err);
+    st = vyre_vk_submit(be, &cb, 1, &fence, err);
+    if (!st) st = vyre_vk_fence_wait(be, fence, UINT64_MAX, err);
   }
   uint32_t first_fail = st;
   if (!st) {
     for (uint32_t s = 0; s < a->step_count; s++) {
       vyre_error local = {.struct_size = sizeof(local)};
-      uint32_t ss = vk_job_finish(js[s], results ? &results[s] : NULL, &local);
+      uint32_t ss = vyre_vk_job_finish(js[s], results ? &results[s] : NULL, &local);
       if (ss && !first_fail) {
         first_fail = ss;
         if (err) *err = local;
@@ -109,7 +109,7 @@ uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
   vyre_vk_fence_put(be, fence);
   vyre_vk_cb_put(be, cb);
   for (uint32_t s = 0; s < a->step_count; s++)
-    vk_job_free(js[s]);
+    vyre_vk_job_free(js[s]);
   free(js);
   vyre_vk_block_put(be, blk);
   return first_fail;

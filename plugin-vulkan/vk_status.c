@@ -6,7 +6,7 @@
 
 #include "vk_internal.h"
 
-#define VK_MAP_LIST(X)                                                                             \
+#define VYRE_VK_RESULT_LIST(X)                                                                     \
   X(VK_SUCCESS, VYRE_STATUS_OK)                                                                    \
   X(VK_NOT_READY, VYRE_STATUS_TIMEOUT)                                                             \
   X(VK_TIMEOUT, VYRE_STATUS_TIMEOUT)                                                               \
@@ -30,7 +30,7 @@
 const char *vyre_vk_result_name(VkResult r) {
 #define X(code, status)                                                                            \
   if (r == code) return #code;
-  VK_MAP_LIST(X)
+  VYRE_VK_RESULT_LIST(X)
 #undef X
   return "VK_ERROR_(unlisted)";
 }
@@ -38,7 +38,7 @@ const char *vyre_vk_result_name(VkResult r) {
 uint32_t vyre_vk_status_of(VkResult r) {
 #define X(code, status)                                                                            \
   if (r == code) return status;
-  VK_MAP_LIST(X)
+  VYRE_VK_RESULT_LIST(X)
 #undef X
   return VYRE_STATUS_INTERNAL;
 }
@@ -51,16 +51,16 @@ uint32_t vyre_vk_fail(vyre_backend *be, vyre_error *err, VkResult r, const char 
     be->lost = 1;
     fix = "call recover (the device was lost; every module and buffer must be re-created)";
   }
-  return vyre_kit_fail(err, st, (int64_t)r, VK_NAME, "%s failed: %s (%d). Fix: %s.", what,
+  return vyre_kit_fail(err, st, (int64_t)r, VYRE_VK_NAME, "%s failed: %s (%d). Fix: %s.", what,
                        vyre_vk_result_name(r), (int)r, fix);
 }
 
 uint32_t vyre_vk_check_alive(vyre_backend *be, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "the backend handle is NULL. Fix: pass the handle create returned.");
   if (be->lost)
-    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, VK_ERROR_DEVICE_LOST, VK_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, VK_ERROR_DEVICE_LOST, VYRE_VK_NAME,
                          "device %u (%s) is lost (generation %u). Fix: call recover, then "
                          "re-create modules and buffers.",
                          be->device_index, be->props.deviceName, be->generation);

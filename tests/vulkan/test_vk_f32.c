@@ -113,7 +113,10 @@ static void check_op(int op, uint32_t n) {
   uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_F, n);
   uint32_t i;
   uint32_t s0 = let(t, &i, gid(t, 0));
-  uint32_t x = load(t, A, var(t, i)), y = load(t, B, var(t, i)), z = load(t, C, var(t, i));
+  // Only the operands the op reads: every node of a program is used once.
+  uint32_t x = load(t, A, var(t, i));
+  uint32_t y = op == OP_SQRT ? N_ : load(t, B, var(t, i));
+  uint32_t z = op == OP_FMA ? load(t, C, var(t, i)) : N_;
   uint32_t v;
   static const uint8_t binop[] = {VYRE_IR_BIN_ADD, VYRE_IR_BIN_SUB, VYRE_IR_BIN_MUL,
                                   VYRE_IR_BIN_DIV};
@@ -207,12 +210,16 @@ static void test_f32_fma_witness_is_fused(void **state) {
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 1, 1, 1);
   uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_F, 3);
-  uint32_t a = lit(t, T_F, 0x3F800800u), b = lit(t, T_F, 0x3F7FF000u), c = lit(t, T_F, 0xBF800000u);
-  uint32_t c2 = lit(t, T_F, 0xBF801000u);
-  uint32_t s0 = store(t, O, lit(t, T_U, 0), fma3(t, a, b, c));
-  uint32_t s1 = store(t, O, lit(t, T_U, 1), fma3(t, a, a, c2));
+  // A tree: every use of a literal is a node of its own.
+#define A_  lit(t, T_F, 0x3F800800u)
+#define C2_ lit(t, T_F, 0xBF801000u)
+  uint32_t b = lit(t, T_F, 0x3F7FF000u), c = lit(t, T_F, 0xBF800000u);
+  uint32_t s0 = store(t, O, lit(t, T_U, 0), fma3(t, A_, b, c));
+  uint32_t s1 = store(t, O, lit(t, T_U, 1), fma3(t, A_, A_, C2_));
   uint32_t s2 =
-      store(t, O, lit(t, T_U, 2), bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, a, a), c2));
+      store(t, O, lit(t, T_U, 2), bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, A_, A_), C2_));
+#undef A_
+#undef C2_
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
   uint32_t o[3];
   void *data[] = {o};

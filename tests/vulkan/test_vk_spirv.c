@@ -37,6 +37,21 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
     fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
     return -1;
   }
+  // VYRE_TEST_SPV_DUMP=<dir>: also keep every module there, named after the
+  // program, to compare the generator's output across changes.
+  const char *dump = getenv("VYRE_TEST_SPV_DUMP");
+  if (dump) {
+    char name[512];
+    int k = snprintf(name, sizeof(name), "%s/", dump);
+    for (const char *s = what; *s && k < (int)sizeof(name) - 16; s++)
+      name[k++] = (*s == '/' || *s == ' ') ? '_' : *s;
+    snprintf(name + k, sizeof(name) - (size_t)k, "-%u.spv", int64);
+    FILE *df = fopen(name, "wb");
+    if (df) {
+      fwrite(words, 4, n, df);
+      fclose(df);
+    }
+  }
   char path[] = "/tmp/vyre-spv-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) {
@@ -71,7 +86,25 @@ static int have_spirv_val(void) {
     if (!have_spirv_val()) skip();                                                                 \
   } while (0)
 
-// Every unary and binary operator on every type it takes, stored as words.
+// Operand types and result rule of each binary row (abi/vyre/vyre_backend.h).
+#define BIN_MASK(NAME, CODE, JSON, MASK, RES, B, FEATURE) [CODE] = (MASK),
+#define BIN_RES(NAME, CODE, JSON, MASK, RES, B, FEATURE)  [CODE] = (RES),
+#define BIN_BU32(NAME, CODE, JSON, MASK, RES, B, FEATURE) [CODE] = (B) == VYRE_IR_B_U32,
+static const uint32_t kBinMask[] = {VYRE_IR_BIN_LIST(BIN_MASK)};
+static const uint8_t kBinRes[] = {VYRE_IR_BIN_LIST(BIN_RES)};
+static const uint8_t kBinBU32[] = {VYRE_IR_BIN_LIST(BIN_BU32)};
+
+// A binary node typed by its row (tb's bin() predates result rules).
+static uint32_t bin_typed(tb *t, uint8_t op, uint32_t a, uint32_t b) {
+  uint32_t v = bin(t, op, a, b);
+  t->nodes[v].type = kBinRes[op] == VYRE_IR_RES_BOOL  ? T_B
+                     : kBinRes[op] == VYRE_IR_RES_U32 ? T_U
+                                                      : t->nodes[a].type;
+  return v;
+}
+
+// Every unary and binary operator (every row of the lists) on every type it
+// takes, stored as words.
 static void test_spirv_every_operator_validates(void **state) {
   NEED_SPIRV_VAL();
   tb *t = calloc(1, sizeof(tb));
@@ -80,28 +113,21 @@ static void test_spirv_every_operator_validates(void **state) {
   uint32_t F = tb_buf(t, 1, VYRE_IR_ACCESS_UNIFORM, T_F, 0);
   uint32_t I = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_I, 0);
   uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_BOOL32, 64);
-  uint32_t items[200], n = 0;
+  uint32_t items[256], n = 0;
   uint32_t g;
   items[n++] = let(t, &g, gid(t, 0));
   uint8_t types[3] = {T_U, T_I, T_F};
   uint32_t bufs[3] = {A, I, F};
   for (int ti = 0; ti < 3; ti++) {
-    for (uint8_t op = 0; op < VYRE_IR_BIN_LAND; op++) {
+    for (uint8_t op = 0; op < VYRE_IR_BIN_COUNT; op++) {
       uint8_t ty = types[ti];
-      if (ty == T_F && (op == VYRE_IR_BIN_REM || (op >= VYRE_IR_BIN_SHL && op <= VYRE_IR_BIN_XOR) ||
-                        op == VYRE_IR_BIN_MULHI))
-        continue;
-      if (ty == T_I &&
-          (op == VYRE_IR_BIN_ROTL || op == VYRE_IR_BIN_ROTR || op == VYRE_IR_BIN_MULHI))
-        continue;
+      if (!(kBinMask[op] & (1u << ty))) continue;
       uint32_t x = load(t, bufs[ti], var(t, g));
-      uint32_t y = (op >= VYRE_IR_BIN_SHL && op <= VYRE_IR_BIN_ROTR)
-                       ? load(t, A, lit(t, T_U, 7))
-                       : load(t, bufs[ti], lit(t, T_U, 3));
-      uint32_t v = bin(t, op, x, y);
+      uint32_t y = kBinBU32[op] ? load(t, A, lit(t, T_U, 7)) : load(t, bufs[ti], lit(t, T_U, 3));
+      uint32_t v = bin_typed(t, op, x, y);
       if (t->nodes[v].type == T_B)
         items[n++] = store(t, O, var(t, g), v);
-      else if (ty == T_I)
+      else if (t->nodes[v].type == T_I)
         items[n++] = store(t, I, var(t, g), v);
       else
         items[n++] = store(t, O, var(t, g), cast(t, T_B, v));
@@ -114,12 +140,14 @@ static void test_spirv_every_operator_validates(void **state) {
     uint32_t v = un(t, op, load(t, src, var(t, g)));
     items[n++] = store(t, O, lit(t, T_U, 1), t->nodes[v].type == T_B ? v : cast(t, T_B, v));
   }
-  uint32_t f = load(t, F, var(t, g));
-  items[n++] = store(t, I, lit(t, T_U, 2), cast(t, T_I, fma3(t, f, f, f)));
-  items[n++] = store(t, I, lit(t, T_U, 3), cast(t, T_I, cast(t, T_U, f)));
+  // A tree: every use of an f32 operand is a load of its own.
+#define F_AT_G() load(t, F, var(t, g))
+  uint32_t f1 = F_AT_G(), f2 = F_AT_G(), f3 = F_AT_G();
+  items[n++] = store(t, I, lit(t, T_U, 2), cast(t, T_I, fma3(t, f1, f2, f3)));
+  items[n++] = store(t, I, lit(t, T_U, 3), cast(t, T_I, cast(t, T_U, F_AT_G())));
   items[n++] = store(t, A == 0 ? I : I, lit(t, T_U, 4),
                      tb_n(t, VYRE_IR_K_BITCAST, 0, T_I, 0, cast(t, T_F, var(t, g)), N_, N_));
-  uint32_t sel = tb_n(t, VYRE_IR_K_SELECT, 0, T_F, 0, load(t, O, lit(t, T_U, 0)), f,
+  uint32_t sel = tb_n(t, VYRE_IR_K_SELECT, 0, T_F, 0, load(t, O, lit(t, T_U, 0)), F_AT_G(),
                       cast(t, T_F, load(t, O, lit(t, T_U, 9))));
   items[n++] = store(t, I, lit(t, T_U, 5), tb_n(t, VYRE_IR_K_BITCAST, 0, T_I, 0, sel, N_, N_));
   items[n++] = store(t, O, lit(t, T_U, 6),
@@ -176,6 +204,81 @@ static void test_spirv_control_flow_atomics_and_traps_validate(void **state) {
   free(t);
 }
 
+// x = gid.x; if (x < len(O)) O[x] = A[x] + 1: a valid program to damage.
+static vyre_ir_program *small_program(tb *t) {
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t v = bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), lit(t, T_U, 1));
+  uint32_t st = store(t, O, var(t, x), v);
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)), LIST(t, st), 0, 0);
+  return (vyre_ir_program *)tb_finish(t, LIST(t, s0, s1));
+}
+
+static uint32_t generate_status(const vyre_ir_program *p, vyre_error *err) {
+  vyre_spv_options opt = {.has_int64 = 1};
+  memcpy(opt.workgroup_size, p->workgroup_size, 12);
+  uint32_t *words = NULL;
+  size_t n = 0;
+  vyre_spv_info info;
+  uint32_t st = vyre_spv_generate(p, &opt, &words, &n, &info, err);
+  if (st) assert_null(words);
+  free(words);
+  return st;
+}
+
+// A malformed view stops at the lowering plan with INVALID_PROGRAM (never a
+// crash), and an op code newer than the plugin with UNSUPPORTED; both name
+// the node.
+static void test_spirv_malformed_views_are_refused(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_ir_program *p = small_program(t);
+  assert_int_equal(generate_status(p, &err), VYRE_STATUS_OK);
+  uint32_t add = 0;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (t->nodes[i].kind == VYRE_IR_K_BIN && t->nodes[i].op == VYRE_IR_BIN_ADD) add = i;
+  struct {
+    const char *what;
+    uint32_t status;
+  } cases[] = {{"child index out of range", VYRE_STATUS_INVALID_PROGRAM},
+               {"statement range out of range", VYRE_STATUS_INVALID_PROGRAM},
+               {"binding above 31", VYRE_STATUS_INVALID_PROGRAM},
+               {"buffer reference out of range", VYRE_STATUS_INVALID_PROGRAM},
+               {"binary op code from a newer IR", VYRE_STATUS_UNSUPPORTED}};
+  for (uint32_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+    p = small_program(t);
+    switch (k) {
+    case 0:
+      t->nodes[add].b = 5000;
+      break;
+    case 1:
+      t->nodes[p->stmts[p->body + 1]].list_count = 900;
+      break;
+    case 2:
+      t->bufs[1].binding = 40;
+      break;
+    case 3:
+      for (uint32_t i = 0; i < p->node_count; i++)
+        if (t->nodes[i].kind == VYRE_IR_K_LOAD) t->nodes[i].ref = 7;
+      break;
+    default:
+      t->nodes[add].op = VYRE_IR_BIN_COUNT + 3;
+      break;
+    }
+    memset(err.message, 0, sizeof(err.message));
+    uint32_t st = generate_status(p, &err);
+    if (st != cases[k].status)
+      fail_msg("%s: status %u, want %u (%s)", cases[k].what, st, cases[k].status, err.message);
+    assert_non_null(strstr(err.message, "vulkan"));
+    assert_non_null(strstr(err.message, "Fix:"));
+  }
+  free(t);
+}
+
 #ifdef VYRE_VK_HAVE_JSON
 #include "vyre_ir.h"
 
@@ -211,6 +314,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_spirv_every_operator_validates),
       cmocka_unit_test(test_spirv_control_flow_atomics_and_traps_validate),
+      cmocka_unit_test(test_spirv_malformed_views_are_refused),
 #ifdef VYRE_VK_HAVE_JSON
       cmocka_unit_test(test_spirv_every_case_file_validates),
 #endif
