@@ -73,6 +73,24 @@ uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vy
   return compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, out, err);
 }
 
+uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *ctx,
+                                    vyre_compile_options *out, vyre_error *err) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  if (!in) return VYRE_STATUS_OK;
+  if (in->struct_size < VYRE_COMPILE_OPTIONS_MIN_SIZE)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: vyre_compile_options.struct_size is %u, below the minimum of %u "
+                          "bytes (struct_size and flags; this libvyre's struct has %zu). Fix: set "
+                          "struct_size = sizeof(vyre_compile_options).",
+                          ctx, in->struct_size, VYRE_COMPILE_OPTIONS_MIN_SIZE, sizeof(*in));
+  if (VYRE_OPTS_HAS(in, flags)) out->flags = in->flags;
+  if (VYRE_OPTS_HAS(in, workgroup_override))
+    memcpy(out->workgroup_override, in->workgroup_override, sizeof(out->workgroup_override));
+  if (VYRE_OPTS_HAS(in, label)) out->label = in->label;
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err) {
@@ -85,31 +103,28 @@ uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                           !program ? "program" : "out");
   *out = NULL;
   const char *pname = vyre_program_name(program);
-  if (options && options->struct_size < sizeof(*options))
-    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "compile '%s' on %s: options.struct_size is %u, expected %zu. Fix: set "
-                          "struct_size = sizeof(vyre_compile_options).",
-                          pname, dev->name, options->struct_size, sizeof(*options));
+  char octx[256];
+  snprintf(octx, sizeof(octx), "compile '%s' on %s", pname, dev->name);
+  vyre_compile_options opt;
+  st = vyre__compile_options_read(options, octx, &opt, err);
+  if (st != VYRE_STATUS_OK) return st;
   vyre_kernel *k = calloc(1, sizeof(*k));
   if (!k)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                           "compile '%s': out of memory. Fix: free memory.", pname);
   k->dev = dev;
   k->program = program;
-  snprintf(k->label, sizeof(k->label), "%s",
-           options && options->label && *options->label ? options->label : pname);
+  snprintf(k->label, sizeof(k->label), "%s", opt.label && *opt.label ? opt.label : pname);
   char ctx[256];
   snprintf(ctx, sizeof(ctx), "compile '%s' on %s", k->label, dev->name);
   snprintf(k->context, sizeof(k->context), "dispatch '%s' on %s", k->label, dev->name);
   memcpy(k->workgroup, program->view->workgroup_size, sizeof(k->workgroup));
   const char *what = "declared";
-  if (options) {
-    k->flags = options->flags;
-    const uint32_t *o = options->workgroup_override;
-    if (o[0] || o[1] || o[2]) {
-      memcpy(k->workgroup, o, sizeof(k->workgroup));
-      what = "override";
-    }
+  k->flags = opt.flags;
+  const uint32_t *o = opt.workgroup_override;
+  if (o[0] || o[1] || o[2]) {
+    memcpy(k->workgroup, o, sizeof(k->workgroup));
+    what = "override";
   }
   st = check_workgroup(dev, k->workgroup, what, ctx, err);
   if (st == VYRE_STATUS_OK && (k->flags & VYRE_COMPILE_REVERSE_ORDER) &&

@@ -121,6 +121,20 @@ uint32_t vyre_device_flush(vyre_device *dev, vyre_error *err);
 
 typedef struct vyre_kernel vyre_kernel;
 
+// Option structs (vyre_compile_options, vyre_dispatch_options) start with
+// `struct_size`, set by the caller to sizeof the struct it was built with.
+// Fields are only ever appended. libvyre reads a field only when the caller's
+// struct_size covers it (VYRE_OPTS_HAS); a field beyond struct_size counts as
+// its default (zero, except vyre_dispatch_options.repeat, which counts as 1),
+// and bytes past struct_size are never read. A struct_size below the 1.0
+// minimum (*_MIN_SIZE: struct_size plus the first field) is refused with
+// VYRE_STATUS_INVALID_ARGUMENT naming the struct and both sizes; a larger
+// struct_size than this libvyre knows (a newer caller) is accepted and its
+// unknown tail ignored.
+#define VYRE_OPTS_HAS(opts, field)                                                                  \
+  ((size_t)(opts)->struct_size >=                                                                  \
+   (size_t)((const char *)&(opts)->field - (const char *)(opts)) + sizeof((opts)->field))
+
 typedef struct vyre_compile_options {
   uint32_t struct_size;            // sizeof(vyre_compile_options)
   uint32_t flags;                  // VYRE_COMPILE_* (abi)
@@ -128,6 +142,8 @@ typedef struct vyre_compile_options {
   uint32_t reserved0;
   const char *label;               // shown in errors and metrics; may be NULL
 } vyre_compile_options;
+// The smallest struct_size libvyre accepts: struct_size and flags.
+#define VYRE_COMPILE_OPTIONS_MIN_SIZE 8u
 
 // The kernel keeps a reference to |program|: free the program only after
 // every kernel compiled from it. |options| may be NULL.
@@ -189,6 +205,8 @@ typedef struct vyre_dispatch_options {
   uint64_t max_output_bytes; // 0: no cap; else refused before device work when exceeded
   const char *label;
 } vyre_dispatch_options;
+// The smallest struct_size libvyre accepts: struct_size and has_grid.
+#define VYRE_DISPATCH_OPTIONS_MIN_SIZE 8u
 
 // Defaults: inferred grid, repeat 1, no timing, no deadline, no cap.
 void vyre_dispatch_options_init(vyre_dispatch_options *opt);
