@@ -79,18 +79,18 @@ extern "C" {
 // test). Rows are only ever appended.
 #define VYRE_STATUS_LIST(X)                                                                        \
   X(OK, 0, "success")                                                                              \
-  X(INVALID_PROGRAM, 1, "the IR failed decoding or validation")                                    \
-  X(INVALID_ARGUMENT, 2, "bad sizes, bad handles, bad grid, bad options")                          \
-  X(UNSUPPORTED, 3, "slot missing or request not honourable by this backend")                      \
-  X(OUT_OF_MEMORY, 4, "host or device memory exhausted")                                           \
+  X(INVALID_PROGRAM, 1, "the program failed decoding or validation")                               \
+  X(INVALID_ARGUMENT, 2, "a bad call: sizes, handles, grid or options; nothing ran")               \
+  X(UNSUPPORTED, 3, "valid, but this backend or device cannot honour it")                          \
+  X(OUT_OF_MEMORY, 4, "host or device memory ran out")                                             \
   X(COMPILE_FAILED, 5, "the backend compiler refused generated code")                              \
-  X(DISPATCH_FAILED, 6, "the driver failed a launch or a copy")                                    \
-  X(TRAPPED, 7, "an IR trap fired; the backend stays healthy")                                     \
-  X(TIMEOUT, 8, "a deadline passed")                                                               \
+  X(DISPATCH_FAILED, 6, "a launch, copy or wait failed; the device is not lost")                   \
+  X(TRAPPED, 7, "the program's trap fired; the backend stays healthy")                             \
+  X(TIMEOUT, 8, "a dispatch deadline passed or a wait ran out of time")                            \
   X(DEVICE_LOST, 9, "the device was lost; every later call fails fast until recover")              \
-  X(UNAVAILABLE, 10, "no usable device or backend")                                                \
-  X(INCOMPATIBLE_ABI, 11, "a plugin built for another ABI major or with missing slots")            \
-  X(CACHE_ERROR, 12, "a compile-cache entry could not be used")                                    \
+  X(UNAVAILABLE, 10, "no such plugin, driver or device here")                                      \
+  X(INCOMPATIBLE_ABI, 11, "a plugin file that cannot be loaded or speaks another ABI")             \
+  X(CACHE_ERROR, 12, "reserved; a cache failure is a miss, never this code")                       \
   X(INTERNAL, 13, "a bug in vyre or a plugin")
 
 enum {
