@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// spv_cg_expr.c — SPIR-V for vyre IR expressions (IR.md §5): integer
+// spv_cg_expr.c — SPIR-V for vyre IR expressions (docs/ir.md §5): integer
 // wrap/division/shift rules, f32 canonicalization on the bits, guarded
 // loads, casts with saturation. Called from spv_codegen.c while it emits a
 // function body; every value it returns is an id of the current function.
@@ -259,7 +259,7 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
     // NVIDIA's driver does differ), so divide the magnitudes as u32 and put
     // the signs back: the quotient is negative when the signs differ, the
     // remainder takes the dividend's sign. MIN / -1 gives MIN and MIN % -1
-    // gives 0 this way, as IR.md asks.
+    // gives 0 this way, as docs/ir.md asks.
     uint32_t na = OP(SpvOpSLessThan, B, a, zero), nb = OP(SpvOpSLessThan, B, b, zero);
     uint32_t ua = cg_sel(c, U, na, OP(SpvOpSNegate, U, a), a);
     uint32_t ub = cg_sel(c, U, nb, OP(SpvOpSNegate, U, b), b);
@@ -334,7 +334,7 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   return a;
 }
 
-// f32 -> u32/i32 with IR.md's saturation: NaN -> 0, truncation, clamping.
+// f32 -> u32/i32 with IR-CAST-1's saturation: NaN -> 0, truncation, clamping.
 static uint32_t f_to_int(vyre_spv_cg *c, uint32_t x, int to_signed) {
   uint32_t f = to_f(c, x), nan = cg_is_nan(c, x);
   uint32_t fc = c->t_float;

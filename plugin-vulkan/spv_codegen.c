@@ -561,7 +561,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
     if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP && p->buffers[b].binding > 31)
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "vulkan",
                            "program '%s': buffer %u has binding %u, above 31. Fix: use bindings "
-                           "0..31 (IR.md §3).",
+                           "0..31 (docs/ir.md IR-BUF-5).",
                            name, b, p->buffers[b].binding);
   spv_module m;
   spv_module_init(&m);
@@ -600,7 +600,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   if (st)
     return vyre_kit_fail(err, st, 0, "vulkan",
                          "cannot generate SPIR-V for program '%s': %s. Fix: check the program "
-                         "against IR.md or report this as a plugin bug.",
+                         "against docs/ir.md or report this as a plugin bug.",
                          name, c.msg);
   return VYRE_STATUS_OK;
 }

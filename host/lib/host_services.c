@@ -89,7 +89,7 @@ static void svc_free(void *ctx, void *ptr) {
   free(ptr);
 }
 
-// The cache root of ABI.md §6, or NULL.
+// The cache root of docs/caches.md ABI-CACHE-2, or NULL.
 static const char *cache_root(void) {
   const char *off = vyre__getenv("VYRE_CACHE_DISABLE");
   if (off && strcmp(off, "1") == 0) return NULL;

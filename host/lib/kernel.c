@@ -5,7 +5,7 @@
 // Called by applications; batch.c and queue.c call
 // vyre__kernel_compile_module to recompile after an automatic recovery.
 // Before the plugin's compile slot runs, the effective workgroup size (the
-// override, else the declared size) is checked against IR.md §1 (each axis
+// override, else the declared size) is checked against IR-LIMIT-1 (each axis
 // >= 1, x and y <= 1024, z <= 64, product <= 1024) and against the device's
 // caps, workgroup memory against the device's shared memory, and compile
 // flags against the caps (VYRE_COMPILE_REVERSE_ORDER needs
@@ -24,10 +24,11 @@ static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], co
   static const char axis[3] = {'x', 'y', 'z'};
   for (int a = 0; a < 3; a++) {
     if (wg[a] < 1 || wg[a] > ir_max[a])
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: %s workgroup size [%u, %u, %u] has %c = %u, outside 1..%u "
-                            "(IR.md §1). Fix: use a workgroup size within the portable limits.",
-                            ctx, what, wg[0], wg[1], wg[2], axis[a], wg[a], ir_max[a]);
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: %s workgroup size [%u, %u, %u] has %c = %u, outside 1..%u (docs/ir.md "
+          "IR-LIMIT-1). Fix: use a workgroup size within the portable limits.",
+          ctx, what, wg[0], wg[1], wg[2], axis[a], wg[a], ir_max[a]);
     if (dev->caps.max_workgroup_size[a] && wg[a] > dev->caps.max_workgroup_size[a])
       return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
                             "%s: %s workgroup size [%u, %u, %u] has %c = %u, above the device's "
@@ -39,7 +40,7 @@ static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], co
   if (total > 1024)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: %s workgroup size [%u, %u, %u] has %llu invocations, above 1024 "
-                          "(IR.md §1). Fix: shrink the workgroup.",
+                          "(docs/ir.md IR-LIMIT-1). Fix: shrink the workgroup.",
                           ctx, what, wg[0], wg[1], wg[2], (unsigned long long)total);
   if (dev->caps.max_workgroup_invocations && total > dev->caps.max_workgroup_invocations)
     return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,

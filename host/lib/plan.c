@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// plan.c — the dispatch plan of the fat host (ABI.md §1, IR.md §3-4).
+// plan.c — the dispatch plan of the fat host (ABI-SPLIT-1; IR-BUF-7, IR-GRID-1..4).
 //
 // Called by dispatch.c, batch.c, resident.c (sequences) and queue.c before
 // any device work. It checks the caller's vyre_arg list (declaration order
@@ -15,7 +15,7 @@
 //     the caller discards (|out| NULL) go to scratch memory the plan owns.
 //   - max_output_bytes caps the sum of the bound lengths of the host
 //     read_write and write buffers.
-//   - the grid is inferred as IR.md §4 says: ceil(n / wx) where n is the
+//   - the grid is inferred as IR-GRID-2 says: ceil(n / wx) where n is the
 //     largest element count among write/read_write buffers, else among all
 //     host buffers, floor 1; wy*wz > 1 needs an explicit grid.
 //   - geometry: each axis >= 1, x <= 2^31-1, y and z <= 65535,
@@ -80,16 +80,19 @@ static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const 
   static const char axis[3] = {'x', 'y', 'z'};
   for (int a = 0; a < 3; a++) {
     if (g[a] < 1 || g[a] > ir_max[a])
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: grid [%u, %u, %u] has %c = %u, outside 1..%u (IR.md §1). Fix: "
-                            "use a grid within the limits, with a grid-stride loop if needed.",
-                            ctx, g[0], g[1], g[2], axis[a], g[a], ir_max[a]);
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: grid [%u, %u, %u] has %c = %u, outside 1..%u (docs/ir.md "
+          "IR-GRID-3). Fix: use a grid within the limits, with a grid-stride loop if needed.",
+          ctx, g[0], g[1], g[2], axis[a], g[a], ir_max[a]);
     uint64_t inv = (uint64_t)g[a] * k->workgroup[a];
     if (inv > (1ull << 32))
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: grid %c = %u times workgroup %c = %u is %llu invocations, above "
-                            "2^32 (IR.md §1). Fix: use a smaller grid and a grid-stride loop.",
-                            ctx, axis[a], g[a], axis[a], k->workgroup[a], (unsigned long long)inv);
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: grid %c = %u times workgroup %c = %u is %llu invocations, above 2^32 "
+          "(docs/ir.md IR-GRID-3). Fix: use a smaller grid and a grid-stride "
+          "loop.",
+          ctx, axis[a], g[a], axis[a], k->workgroup[a], (unsigned long long)inv);
     uint32_t cap = k->dev->caps.max_grid[a];
     if (cap && g[a] > cap)
       return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
@@ -234,8 +237,8 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
     if ((uint64_t)k->workgroup[1] * k->workgroup[2] > 1)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: workgroup size [%u, %u, %u] is not one-dimensional, so the grid "
-                            "cannot be inferred (IR.md §4). Fix: set options.has_grid = 1 and "
-                            "options.grid.",
+                            "cannot be inferred (docs/ir.md IR-GRID-2). Fix: set options.has_grid "
+                            "= 1 and options.grid.",
                             ctx, k->workgroup[0], k->workgroup[1], k->workgroup[2]);
     uint64_t n = has_out ? max_out : max_all;
     if (n < 1) n = 1;

@@ -105,7 +105,7 @@ const char *vyre_device_backend_name(const vyre_device *dev);
 // Why this backend was chosen (automatic selection) or "requested by ...".
 const char *vyre_device_selection_reason(const vyre_device *dev);
 uint32_t vyre_device_caps(vyre_device *dev, vyre_caps *out, vyre_error *err);
-// Health (ABI.md §3): state and generation.
+// Health (docs/abi.md ABI-HEALTH-1): state and generation.
 uint32_t vyre_device_health(vyre_device *dev, vyre_health *out);
 uint32_t vyre_device_recover(vyre_device *dev, vyre_error *err);
 uint32_t vyre_device_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err);
@@ -196,7 +196,7 @@ typedef struct vyre_arg {
 
 typedef struct vyre_dispatch_options {
   uint32_t struct_size;      // sizeof(vyre_dispatch_options)
-  uint32_t has_grid;         // 1: use |grid|; 0: infer (IR.md §4)
+  uint32_t has_grid;         // 1: use |grid|; 0: infer (IR-GRID-2)
   uint32_t grid[3];
   uint32_t repeat;           // >= 1 (0 is refused)
   uint32_t flags;            // VYRE_DISPATCH_TIMING

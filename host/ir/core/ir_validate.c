@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // ir_validate.c — vyre__ir_validate(): the IR validator and type checker
-// (IR.md §7). Called by vyre__ir_finish() for every program the JSON reader or
+// (docs/ir.md §8). Called by vyre__ir_finish() for every program the JSON reader or
 // the binary decoder builds, so its input may be hostile: every node, local,
 // buffer, statement and string index is range-checked before use, each node
 // must be used exactly once (the lists form a tree, so cycles and shared
@@ -204,8 +204,10 @@ static uint32_t take(vstate *s, uint32_t idx, uint32_t depth, int stmt) {
   int is_expr = k >= VYRE_IR_K_LIT && k <= VYRE_IR_K_FMA;
   int is_stmt = k >= VYRE_IR_K_LET && k <= VYRE_IR_K_TRAP;
   if (!is_expr && !is_stmt)
-    return fail(s, "unknown node kind %u (node %u). Fix: use one of the kinds of IR.md §8.", k,
-                idx);
+    return fail(s,
+                "unknown node kind %u (node %u). Fix: use a kind of docs/ir.md IR-EXPR-2 or "
+                "IR-STMT-1.",
+                k, idx);
   if (stmt && !is_stmt)
     return fail(s,
                 "expected a statement, got the expression '%.80s'. Fix: bind it with "
@@ -339,8 +341,8 @@ static uint32_t bin_mask(uint32_t op) {
 static uint32_t expr_bin(vstate *s, vyre_ir_node *n, uint32_t depth) {
   if (n->op >= VYRE_IR_BIN_COUNT)
     return fail(s,
-                "unknown binary op %u. Fix: use one of the binary ops of IR.md §5 (add, sub, "
-                "mul, div, rem, shl, shr, rotl, rotr, and, or, xor, min, max, mulhi, eq, ne, "
+                "unknown binary op %u. Fix: use one of the binary ops of docs/ir.md IR-OP-2 (add, "
+                "sub, mul, div, rem, shl, shr, rotl, rotr, and, or, xor, min, max, mulhi, eq, ne, "
                 "lt, le, gt, ge, land, lor).",
                 n->op);
   uint8_t ta, tb;
@@ -478,7 +480,7 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
     return VYRE_STATUS_OK;
   }
   default:
-    return fail(s, "unknown expression kind %u. Fix: use a kind of IR.md §8.", n->kind);
+    return fail(s, "unknown expression kind %u. Fix: use a kind of docs/ir.md IR-EXPR-2.", n->kind);
   }
 }
 
@@ -689,7 +691,7 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
     s->flags |= VYRE_IR_FLAG_HAS_TRAP;
     return VYRE_STATUS_OK;
   default:
-    return fail(s, "unknown statement kind %u. Fix: use a kind of IR.md §8.", n->kind);
+    return fail(s, "unknown statement kind %u. Fix: use a kind of docs/ir.md IR-STMT-1.", n->kind);
   }
 }
 
