@@ -6,7 +6,7 @@
 // cuda_codegen_expr.c. Called by cuda_compile.c and the tests; never touches
 // a driver.
 //
-// Exactness (IR.md §5) rests on NVRTC options --fmad=false --prec-div=true
+// Exactness (docs/ir.md IR-F32-2) rests on NVRTC options --fmad=false --prec-div=true
 // --prec-sqrt=true --ftz=false (cuda_compile.c) and on the explicit
 // round-to-nearest intrinsics (__fadd_rn ...), so neither contraction nor
 // flushing can happen even if the options were lost; canonicalization of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cuda_codegen.h — IR -> CUDA C for NVRTC, exact per IR.md. Pure: needs no
+// cuda_codegen.h — IR -> CUDA C for NVRTC, exact per docs/ir.md. Pure: needs no
 // driver, no NVRTC and no device; called by the compile path
 // (cuda_compile.c) and by the tests in tests/cuda.
 //

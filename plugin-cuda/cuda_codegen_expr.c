@@ -2,7 +2,7 @@
 //
 // cuda_codegen_expr.c — expressions of the CUDA code generator. Every IR
 // operator becomes a call of a helper from the prelude (cuda_codegen.c) or a
-// plain C operator where C already matches IR.md exactly (unsigned wrapping
+// plain C operator where C already matches docs/ir.md exactly (unsigned wrapping
 // add, comparisons, bit operations). f32 values are canonical everywhere: each
 // helper that makes an f32 canonicalizes its result, literals are
 // canonicalized here, loads and bitcasts on the way in. Called by

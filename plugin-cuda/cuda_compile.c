@@ -11,7 +11,7 @@
 #include "cuda_compile.h"
 #include "cuda_symbols.h"
 
-// Exact f32 (IR.md §10): no contraction, IEEE division and square root, no
+// Exact f32 (docs/ir.md IR-F32-1, IR-F32-2): no contraction, IEEE division and square root, no
 // flush to zero. The generator also uses the _rn intrinsics explicitly.
 const char *const vyre_cuda_nvrtc_options[] = {"--fmad=false", "--prec-div=true",
                                                "--prec-sqrt=true", "--ftz=false", "--std=c++17"};

@@ -6,7 +6,7 @@
 // cuda_module.c. NVRTC is dlopened only on a disk-cache miss, so a process
 // whose programs are all on disk never loads it.
 //
-// Cache key (ABI.md §6), a length-prefixed record of: "vyre-cuda-cubin",
+// Cache key (docs/caches.md ABI-CACHE-5), a length-prefixed record of: "vyre-cuda-cubin",
 // cache format version, ABI major and minor, plugin build id, generator
 // version, canonical program bytes, workgroup size, compile flags, every
 // NVRTC option, the target "sm_XY", and the NVRTC version. The NVRTC version

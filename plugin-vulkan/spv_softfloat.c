@@ -3,9 +3,8 @@
 // spv_softfloat.c — exact f32 multiplication, division, square root and fma
 // for the code generator, because Vulkan promises correct rounding only for
 // OpFAdd, OpFSub and OpFMul (and only for normal results), 2.5 ULP for
-// OpFDiv, and lets Fma be unfused (docs/ir.md "f32: exact and deterministic
-// everywhere" asks for all of them exact). The helpers work on the integer
-// bits, after Berkeley SoftFloat's f32 algorithms (round to nearest
+// OpFDiv, and lets Fma be unfused (IR-F32-2). The helpers work on the
+// integer bits, after Berkeley SoftFloat's f32 algorithms (round to nearest
 // even), then flush subnormal results to signed zero: rounding happens
 // first, so a result that rounds up to the smallest normal survives.
 //

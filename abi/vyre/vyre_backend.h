@@ -79,18 +79,18 @@ extern "C" {
 // test). Rows are only ever appended.
 #define VYRE_STATUS_LIST(X)                                                                        \
   X(OK, 0, "success")                                                                              \
-  X(INVALID_PROGRAM, 1, "the IR failed decoding or validation")                                    \
-  X(INVALID_ARGUMENT, 2, "bad sizes, bad handles, bad grid, bad options")                          \
-  X(UNSUPPORTED, 3, "slot missing or request not honourable by this backend")                      \
-  X(OUT_OF_MEMORY, 4, "host or device memory exhausted")                                           \
+  X(INVALID_PROGRAM, 1, "the program failed decoding or validation")                               \
+  X(INVALID_ARGUMENT, 2, "a bad call: sizes, handles, grid or options; nothing ran")               \
+  X(UNSUPPORTED, 3, "valid, but this backend or device cannot honour it")                          \
+  X(OUT_OF_MEMORY, 4, "host or device memory ran out")                                             \
   X(COMPILE_FAILED, 5, "the backend compiler refused generated code")                              \
-  X(DISPATCH_FAILED, 6, "the driver failed a launch or a copy")                                    \
-  X(TRAPPED, 7, "an IR trap fired; the backend stays healthy")                                     \
-  X(TIMEOUT, 8, "a deadline passed")                                                               \
+  X(DISPATCH_FAILED, 6, "a launch, copy or wait failed; the device is not lost")                   \
+  X(TRAPPED, 7, "the program's trap fired; the backend stays healthy")                             \
+  X(TIMEOUT, 8, "a dispatch deadline passed or a wait ran out of time")                            \
   X(DEVICE_LOST, 9, "the device was lost; every later call fails fast until recover")              \
-  X(UNAVAILABLE, 10, "no usable device or backend")                                                \
-  X(INCOMPATIBLE_ABI, 11, "a plugin built for another ABI major or with missing slots")            \
-  X(CACHE_ERROR, 12, "a compile-cache entry could not be used")                                    \
+  X(UNAVAILABLE, 10, "no such plugin, driver or device here")                                      \
+  X(INCOMPATIBLE_ABI, 11, "a plugin file that cannot be loaded or speaks another ABI")             \
+  X(CACHE_ERROR, 12, "reserved; a cache failure is a miss, never this code")                       \
   X(INTERNAL, 13, "a bug in vyre or a plugin")
 
 enum {
@@ -127,12 +127,12 @@ typedef struct vyre_ext_header {
 } vyre_ext_header;
 
 //===----------------------------------------------------------------------===//
-// The flat IR view (IR.md §9)
+// The flat IR view (docs/ir.md §9)
 //===----------------------------------------------------------------------===//
 //
 // A validated program reaches a plugin as flat arrays: nodes of fixed size
 // whose children are node indices, statement lists as ranges into `stmts`,
-// and an interned string table. The host has validated the program (IR.md §7)
+// and an interned string table. The host has validated the program (docs/ir.md §8)
 // and filled `type` on every expression node, so a plugin walks it without
 // parsing or type inference. Names never need to reach generated code: locals
 // and buffers are referred to by index.
@@ -455,7 +455,7 @@ typedef struct vyre_ir_program {
   const vyre_ir_node *nodes;
   const uint32_t *stmts;    // node indices; statement lists are ranges of this array
   const char *strings;      // NUL-terminated names, packed
-  const uint8_t *canonical; // canonical binary encoding (IR.md §9)
+  const uint8_t *canonical; // canonical binary encoding (IR-FLAT-2)
   uint64_t canonical_size;
   uint8_t hash[16]; // XXH3-128 of `canonical`, little-endian (low64 then high64)
 } vyre_ir_program;
@@ -578,7 +578,7 @@ typedef struct vyre_caps {
 // Compile
 //===----------------------------------------------------------------------===//
 
-// Runs workgroups and invocations in reversed order (CPU reference; IR.md §6).
+// Runs workgroups and invocations in reversed order (CPU reference; IR-RACE-2).
 #define VYRE_COMPILE_REVERSE_ORDER 0x1u
 
 typedef struct vyre_compile_args {
@@ -622,7 +622,7 @@ typedef struct vyre_dispatch_args {
   const vyre_ext_header *next;
   vyre_module *module;
   const vyre_binding *bindings; // ascending binding order
-  uint32_t grid[3];             // checked by the host against caps and IR.md §1
+  uint32_t grid[3];             // checked by the host against caps and IR-GRID-3
   uint32_t repeat;              // >= 1: run the kernel this many times before read-back
   uint32_t flags;               // VYRE_DISPATCH_*
   uint32_t reserved0;

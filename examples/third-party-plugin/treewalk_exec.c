@@ -10,7 +10,7 @@
 // does not do that" from a wrong result. dispatch runs the grid on the
 // calling thread: workgroups in order, and inside each workgroup every
 // invocation to its end, one after the other. That order is legal because the
-// program has no barrier (IR.md §6), and it makes atomics trivially atomic.
+// program has no barrier (docs/ir.md IR-BARRIER-1), and it makes atomics trivially atomic.
 // The IR rules a backend must get exactly right live in tw_bin(), tw_un(),
 // tw_cast() and the memory helpers: loads past the end give 0, stores past
 // the end are dropped, shifts take their amount modulo 32, x / 0 is all ones.

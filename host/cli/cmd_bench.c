@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cmd_bench.c — `vyre bench`: measures the figures of
-// /work/shared/spec/PERFORMANCE.md on one backend, each beside a raw floor
+// docs/bench.md ("The figures") on one backend, each beside a raw floor
 // (the same work written by hand against the same driver API, in the same
 // process, on the same device), and prints a table (figure, vyre median,
 // spread, floor median, ratio, target, met or missed) and optionally JSON.
@@ -157,7 +157,7 @@ static void set_target(fig_result *r, uint32_t kind, double value, const char *t
   snprintf(r->target_text, sizeof r->target_text, "%s", text);
 }
 
-// The targets of PERFORMANCE.md that apply to this backend and device.
+// The targets of docs/bench.md ("The figures") that apply to this backend and device.
 static void choose_targets(const char *name, const vyre_bench_ctx *c, fig_result *r) {
   int cuda = strcmp(name, "cuda") == 0, vk = strcmp(name, "vulkan") == 0;
   int gpu_api = (cuda || vk) && c->gpu;
@@ -196,7 +196,7 @@ static void floor_na(vyre_bench_side *s, const char *what) {
   vyre_bench_side_set(s, VYRE_BENCH_NA, "%s", what);
 }
 
-// Sizes: a real GPU gets the sizes of PERFORMANCE.md; the CPU reference
+// Sizes: a real GPU gets the sizes of docs/bench.md; the CPU reference
 // and CPU devices such as lavapipe get sizes that finish in seconds.
 static uint64_t stream_elements(const vyre_bench_ctx *c) {
   return c->gpu ? (c->quick ? 1ull << 24 : 1ull << 28) : (c->quick ? 1ull << 20 : 1ull << 22);

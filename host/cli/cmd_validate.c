@@ -14,7 +14,7 @@
 
 static void vyre_validate_usage(FILE *f) {
   fprintf(f, "usage: vyre validate [--json] FILE...\n\n"
-             "Decodes and validates each program or case file (IR.md §7, docs/case-files.md).\n"
+             "Decodes and validates each program or case file (docs/ir.md, case-files.md).\n"
              "A case expecting {\"error\": CODE} passes when its program fails with CODE.\n\n"
              "  --json    print a JSON array of {file, ok, status, message, hash}\n"
              "  --help    show this text\n\n"

@@ -191,7 +191,7 @@ static int vyre__guard_check(const vyre__staged *s, const char *name, char *msg,
           "guard region after buffer '%s' was overwritten at byte +%u, i.e. element %llu "
           "(0x%02x, expected 0x%02x): the backend wrote past the end of the buffer "
           "(%llu elements). Fix: copy back exactly the bound length and drop stores at or past "
-          "len(b) (IR.md §5)",
+          "len(b) (docs/ir.md IR-OOB-3)",
           name, i, (unsigned long long)((s->size + i) / 4), after[i], VYRE_CONFORM_GUARD_BYTE,
           (unsigned long long)(s->size / 4));
       return 1;

@@ -128,8 +128,9 @@ static void vyre__run_reverse(vyre__run *run, vyre__case_state *cs) {
   if (cs->have_ref) vyre__check_vs_ref(cs, "reverse", &o);
   if (o.guard[0]) vyre__result_fail(cs->r, "reverse: %s", o.guard);
   if (cs->r->detail.len != before)
-    vyre__result_fail(cs->r, "reverse: the reversed invocation order changed the result, so the "
-                             "case has a race. Fix: make the program race-free (IR.md §6).");
+    vyre__result_fail(cs->r,
+                      "reverse: the reversed invocation order changed the result, so the case "
+                      "has a race. Fix: make the program race-free (docs/ir.md IR-RACE-1).");
   vyre_conform_outcome_free(&o);
 }
 

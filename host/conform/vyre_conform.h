@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// vyre_conform.h — the conformance runner (CONFORMANCE.md) and the case
+// vyre_conform.h — the conformance runner (docs/conformance.md) and the case
 // executor it shares with `vyre run`.
 //
 // The runner opens one backend (by name or plugin path), runs every case file

@@ -31,7 +31,7 @@ struct vyre_ir {
   uint8_t *canonical;
 };
 
-// Validates |p| (IR.md §7) whose arrays the caller owns and may be written:
+// Validates |p| (docs/ir.md §8) whose arrays the caller owns and may be written:
 // checks every index (the input may be an untrusted binary blob), scoping,
 // types, access rules, uniformity of barriers, limits; then fills the
 // `type` of every expression node, the `type` of every local, p->flags,
@@ -41,7 +41,7 @@ struct vyre_ir {
 // JSON field names from the program root, e.g. "body[1].then[0].value.b".
 uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyre_error *err);
 
-// The barrier rules (IR.md §6), run by vyre__ir_validate() after the structure,
+// The barrier rules (IR-BARRIER-2..9), run by vyre__ir_validate() after the structure,
 // scoping and types of |p| passed and p->flags is filled (ir_uniform.c): a
 // barrier only under workgroup-uniform if conditions and for bounds, and in a
 // program with a barrier, `return` only as the last top-level statement.

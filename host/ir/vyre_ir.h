@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-// Limits applied while decoding (IR.md §7). vyre_ir_limits_default() gives
+// Limits applied while decoding (IR-LIMIT-1..3). vyre_ir_limits_default() gives
 // nesting 64, 65,536 nodes, 1 MiB of JSON.
 typedef struct vyre_ir_limits {
   uint32_t max_depth;     // statement + expression nesting
@@ -59,7 +59,7 @@ const char *vyre_ir_name(const vyre_ir *ir);
 const char *vyre_ir_string(const vyre_ir_program *p, uint32_t offset);
 void vyre_ir_free(vyre_ir *ir);
 
-// Decodes a program from JSON text (IR.md §8) and validates it. |limits| may
+// Decodes a program from JSON text (docs/ir-json.md) and validates it. |limits| may
 // be NULL (defaults). Unknown fields are rejected.
 uint32_t vyre_ir_from_json(const char *text, size_t len, const vyre_ir_limits *limits,
                            vyre_ir **out, vyre_error *err);
@@ -123,7 +123,7 @@ void vyre_error_prefix(vyre_error *err, const char *fmt, ...)
     ;
 
 //===----------------------------------------------------------------------===//
-// Case files (IR.md §8): a program plus grid, inputs and expectations.
+// Case files (docs/case-files.md): a program plus grid, inputs and expectations.
 //===----------------------------------------------------------------------===//
 
 // Expectation kinds.

@@ -201,6 +201,16 @@ typedef struct vyre__plan {
   char context[192];      // "dispatch 'label' on cpu"
 } vyre__plan;
 
+// Copies the caller's |in| into |out| field by field, reading only the fields
+// its struct_size covers (VYRE_OPTS_HAS); the rest keep their defaults
+// (vyre_dispatch_options_init; zero for compile options). NULL |in| gives the
+// defaults. A struct_size below the *_MIN_SIZE of vyre.h is INVALID_ARGUMENT,
+// the message prefixed with |context|.
+uint32_t vyre__dispatch_options_read(const vyre_dispatch_options *in, const char *context,
+                                     vyre_dispatch_options *out, vyre_error *err);
+uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *context,
+                                    vyre_compile_options *out, vyre_error *err);
+
 // Checks |args| and |options| against the kernel and the device's caps and
 // computes the grid (no memory is allocated). |context| prefixes messages.
 uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,

@@ -122,7 +122,7 @@ static int cache_disabled(void) {
   return 0;
 }
 
-// The cache root of ABI.md §6, or NULL.
+// The cache root of docs/caches.md ABI-CACHE-2, or NULL.
 static const char *cache_root(void) {
   if (cache_disabled()) return NULL;
   const char *dir = vyre__getenv("VYRE_CACHE_DIR");

@@ -5,7 +5,7 @@
 // Called by applications; batch.c and queue.c call
 // vyre__kernel_compile_module to recompile after an automatic recovery.
 // Before the plugin's compile slot runs, the effective workgroup size (the
-// override, else the declared size) is checked against IR.md §1 (each axis
+// override, else the declared size) is checked against IR-LIMIT-1 (each axis
 // >= 1, x and y <= 1024, z <= 64, product <= 1024) and against the device's
 // caps, workgroup memory against the device's shared memory, and compile
 // flags against the caps (VYRE_COMPILE_REVERSE_ORDER needs
@@ -26,10 +26,11 @@ static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], co
   static const char axis[3] = {'x', 'y', 'z'};
   for (int a = 0; a < 3; a++) {
     if (wg[a] < 1 || wg[a] > ir_max[a])
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: %s workgroup size [%u, %u, %u] has %c = %u, outside 1..%u "
-                            "(IR.md §1). Fix: use a workgroup size within the portable limits.",
-                            ctx, what, wg[0], wg[1], wg[2], axis[a], wg[a], ir_max[a]);
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: %s workgroup size [%u, %u, %u] has %c = %u, outside 1..%u (docs/ir.md "
+          "IR-LIMIT-1). Fix: use a workgroup size within the portable limits.",
+          ctx, what, wg[0], wg[1], wg[2], axis[a], wg[a], ir_max[a]);
     if (dev->caps.max_workgroup_size[a] && wg[a] > dev->caps.max_workgroup_size[a])
       return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
                             "%s: %s workgroup size [%u, %u, %u] has %c = %u, above the device's "
@@ -41,7 +42,7 @@ static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], co
   if (total > 1024)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: %s workgroup size [%u, %u, %u] has %llu invocations, above 1024 "
-                          "(IR.md §1). Fix: shrink the workgroup.",
+                          "(docs/ir.md IR-LIMIT-1). Fix: shrink the workgroup.",
                           ctx, what, wg[0], wg[1], wg[2], (unsigned long long)total);
   if (dev->caps.max_workgroup_invocations && total > dev->caps.max_workgroup_invocations)
     return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
@@ -108,6 +109,24 @@ uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vy
   return compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, out, err);
 }
 
+uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *ctx,
+                                    vyre_compile_options *out, vyre_error *err) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  if (!in) return VYRE_STATUS_OK;
+  if (in->struct_size < VYRE_COMPILE_OPTIONS_MIN_SIZE)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: vyre_compile_options.struct_size is %u, below the minimum of %u "
+                          "bytes (struct_size and flags; this libvyre's struct has %zu). Fix: set "
+                          "struct_size = sizeof(vyre_compile_options).",
+                          ctx, in->struct_size, VYRE_COMPILE_OPTIONS_MIN_SIZE, sizeof(*in));
+  if (VYRE_OPTS_HAS(in, flags)) out->flags = in->flags;
+  if (VYRE_OPTS_HAS(in, workgroup_override))
+    memcpy(out->workgroup_override, in->workgroup_override, sizeof(out->workgroup_override));
+  if (VYRE_OPTS_HAS(in, label)) out->label = in->label;
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err) {
@@ -120,31 +139,28 @@ uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                           !program ? "program" : "out");
   *out = NULL;
   const char *pname = vyre_program_name(program);
-  if (options && options->struct_size < sizeof(*options))
-    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "compile '%s' on %s: options.struct_size is %u, expected %zu. Fix: set "
-                          "struct_size = sizeof(vyre_compile_options).",
-                          pname, dev->name, options->struct_size, sizeof(*options));
+  char octx[256];
+  snprintf(octx, sizeof(octx), "compile '%s' on %s", pname, dev->name);
+  vyre_compile_options opt;
+  st = vyre__compile_options_read(options, octx, &opt, err);
+  if (st != VYRE_STATUS_OK) return st;
   vyre_kernel *k = calloc(1, sizeof(*k));
   if (!k)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                           "compile '%s': out of memory. Fix: free memory.", pname);
   k->dev = dev;
   k->program = program;
-  snprintf(k->label, sizeof(k->label), "%s",
-           options && options->label && *options->label ? options->label : pname);
+  snprintf(k->label, sizeof(k->label), "%s", opt.label && *opt.label ? opt.label : pname);
   char ctx[256];
   snprintf(ctx, sizeof(ctx), "compile '%s' on %s", k->label, dev->name);
   snprintf(k->context, sizeof(k->context), "dispatch '%s' on %s", k->label, dev->name);
   memcpy(k->workgroup, program->view->workgroup_size, sizeof(k->workgroup));
   const char *what = "declared";
-  if (options) {
-    k->flags = options->flags;
-    const uint32_t *o = options->workgroup_override;
-    if (o[0] || o[1] || o[2]) {
-      memcpy(k->workgroup, o, sizeof(k->workgroup));
-      what = "override";
-    }
+  k->flags = opt.flags;
+  const uint32_t *o = opt.workgroup_override;
+  if (o[0] || o[1] || o[2]) {
+    memcpy(k->workgroup, o, sizeof(k->workgroup));
+    what = "override";
   }
   st = check_workgroup(dev, k->workgroup, what, ctx, err);
   if (st == VYRE_STATUS_OK && (k->flags & VYRE_COMPILE_REVERSE_ORDER) &&

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// loader.c — finds, loads and checks backend plugins (ABI.md §5).
+// loader.c — finds, loads and checks backend plugins (docs/abi.md ABI-LOAD-5).
 //
 // Called by select.c. Plugins are files named libvyre-backend-<name>.so,
 // searched in VYRE_PLUGIN_PATH (a colon list; ignored in privileged processes

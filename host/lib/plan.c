@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// plan.c — the dispatch plan of the fat host (ABI.md §1, IR.md §3-4).
+// plan.c — the dispatch plan of the fat host (ABI-SPLIT-1; IR-BUF-7, IR-GRID-1..4).
 //
 // Called by dispatch.c, batch.c, resident.c (sequences) and queue.c before
 // any device work. It checks the caller's vyre_arg list (declaration order
@@ -15,8 +15,8 @@
 //     the caller discards (|out| NULL) go to scratch memory the plan owns.
 //   - max_output_bytes caps the sum of the bound lengths of the host
 //     read_write and write buffers.
-//   - the grid is inferred only when the answer is unambiguous (docs/ir.md,
-//     "Dispatch"): the outputs (read_write and write buffers) all have one
+//   - the grid is inferred only when the answer is unambiguous (IR-GRID-2,
+//     docs/ir.md): the outputs (read_write and write buffers) all have one
 //     element count n and no read buffer is longer, or, with no outputs, all
 //     read buffers have one count n; the grid is then ceil(n / wx) (n = 0: 1
 //     workgroup). Anything else (a histogram's 1024 inputs into 16 bins, a
@@ -37,14 +37,29 @@ void vyre__plan_context(const vyre_kernel *k, const char *verb, char *out, size_
   snprintf(out, size, "%s '%s' on %s", verb, k->label, k->dev->name);
 }
 
+uint32_t vyre__dispatch_options_read(const vyre_dispatch_options *in, const char *ctx,
+                                     vyre_dispatch_options *out, vyre_error *err) {
+  vyre_dispatch_options_init(out);
+  if (!in) return VYRE_STATUS_OK;
+  if (in->struct_size < VYRE_DISPATCH_OPTIONS_MIN_SIZE)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: vyre_dispatch_options.struct_size is %u, below the minimum of %u "
+                          "bytes (struct_size and has_grid; this libvyre's struct has %zu). Fix: "
+                          "initialise the options with vyre_dispatch_options_init().",
+                          ctx, in->struct_size, VYRE_DISPATCH_OPTIONS_MIN_SIZE, sizeof(*in));
+  if (VYRE_OPTS_HAS(in, has_grid)) out->has_grid = in->has_grid;
+  if (VYRE_OPTS_HAS(in, grid)) memcpy(out->grid, in->grid, sizeof(out->grid));
+  if (VYRE_OPTS_HAS(in, repeat)) out->repeat = in->repeat;
+  if (VYRE_OPTS_HAS(in, flags)) out->flags = in->flags;
+  if (VYRE_OPTS_HAS(in, timeout_ns)) out->timeout_ns = in->timeout_ns;
+  if (VYRE_OPTS_HAS(in, max_output_bytes)) out->max_output_bytes = in->max_output_bytes;
+  if (VYRE_OPTS_HAS(in, label)) out->label = in->label;
+  return VYRE_STATUS_OK;
+}
+
+// |o| is the caller's options as read by vyre__dispatch_options_read.
 static uint32_t check_options(const vyre_kernel *k, const vyre_dispatch_options *o, const char *ctx,
                               vyre_error *err) {
-  if (!o) return VYRE_STATUS_OK;
-  if (o->struct_size < sizeof(*o))
-    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "%s: options.struct_size is %u, expected %zu. Fix: initialise the "
-                          "options with vyre_dispatch_options_init().",
-                          ctx, o->struct_size, sizeof(*o));
   if (o->repeat < 1)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: repeat is 0; a dispatch runs the kernel at least once. Fix: set "
@@ -69,16 +84,19 @@ static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const 
   static const char axis[3] = {'x', 'y', 'z'};
   for (int a = 0; a < 3; a++) {
     if (g[a] < 1 || g[a] > ir_max[a])
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: grid [%u, %u, %u] has %c = %u, outside 1..%u (IR.md §1). Fix: "
-                            "use a grid within the limits, with a grid-stride loop if needed.",
-                            ctx, g[0], g[1], g[2], axis[a], g[a], ir_max[a]);
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: grid [%u, %u, %u] has %c = %u, outside 1..%u (docs/ir.md "
+          "IR-GRID-3). Fix: use a grid within the limits, with a grid-stride loop if needed.",
+          ctx, g[0], g[1], g[2], axis[a], g[a], ir_max[a]);
     uint64_t inv = (uint64_t)g[a] * k->workgroup[a];
     if (inv > (1ull << 32))
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: grid %c = %u times workgroup %c = %u is %llu invocations, above "
-                            "2^32 (IR.md §1). Fix: use a smaller grid and a grid-stride loop.",
-                            ctx, axis[a], g[a], axis[a], k->workgroup[a], (unsigned long long)inv);
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: grid %c = %u times workgroup %c = %u is %llu invocations, above 2^32 "
+          "(docs/ir.md IR-GRID-3). Fix: use a smaller grid and a grid-stride "
+          "loop.",
+          ctx, axis[a], g[a], axis[a], k->workgroup[a], (unsigned long long)inv);
     uint32_t cap = k->dev->caps.max_grid[a];
     if (cap && g[a] > cap)
       return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
@@ -170,11 +188,15 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
 }
 
 uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
-                          const vyre_dispatch_options *o, const char *ctx, uint32_t out_grid[3],
-                          vyre_error *err) {
+                          const vyre_dispatch_options *options, const char *ctx,
+                          uint32_t out_grid[3], vyre_error *err) {
   const vyre_program *prog = k->program;
   const vyre_ir_program *v = prog->view;
-  uint32_t st = check_options(k, o, ctx, err);
+  vyre_dispatch_options opts;
+  uint32_t st = vyre__dispatch_options_read(options, ctx, &opts, err);
+  if (st != VYRE_STATUS_OK) return st;
+  const vyre_dispatch_options *o = &opts;
+  st = check_options(k, o, ctx, err);
   if (st != VYRE_STATUS_OK) return st;
   if (arg_count != prog->arg_count || (arg_count && !args)) {
     char names[400];
@@ -220,21 +242,21 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
       if (w > 0) used += (size_t)w;
     }
   }
-  if (o && o->max_output_bytes && out_total > o->max_output_bytes)
+  if (o->max_output_bytes && out_total > o->max_output_bytes)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: the dispatch would return %llu bytes, above max_output_bytes = "
                           "%llu. Fix: raise the cap or bind smaller outputs.",
                           ctx, (unsigned long long)out_total,
                           (unsigned long long)o->max_output_bytes);
   uint32_t g[3];
-  if (o && o->has_grid) {
+  if (o->has_grid) {
     memcpy(g, o->grid, sizeof(g));
   } else {
     if ((uint64_t)k->workgroup[1] * k->workgroup[2] > 1)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: workgroup size [%u, %u, %u] is not one-dimensional, so the grid "
-                            "cannot be inferred (IR.md §4). Fix: set options.has_grid = 1 and "
-                            "options.grid.",
+                            "cannot be inferred (docs/ir.md IR-GRID-2). Fix: set options.has_grid "
+                            "= 1 and options.grid.",
                             ctx, k->workgroup[0], k->workgroup[1], k->workgroup[2]);
     uint64_t n = outs ? n_out : n_in;
     if (outs ? (ambiguous & 1) || max_in > n_out : (ambiguous & 2))
@@ -258,12 +280,16 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
 }
 
 uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_arg *args,
-                         uint32_t arg_count, const vyre_dispatch_options *o, vyre__plan *plan,
+                         uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err) {
   const vyre_program *prog = k->program;
   const vyre_ir_program *v = prog->view;
   if (!plan->context[0]) memcpy(plan->context, k->context, sizeof(plan->context));
-  uint32_t st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
+  vyre_dispatch_options opts;
+  uint32_t st = vyre__dispatch_options_read(options, plan->context, &opts, err);
+  if (st != VYRE_STATUS_OK) return st;
+  const vyre_dispatch_options *o = &opts;
+  st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
   if (st != VYRE_STATUS_OK) return st;
   for (uint32_t j = 0; j < prog->arg_count; j++) {
     uint32_t i = prog->by_binding[j];
@@ -317,10 +343,10 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
   d->module = module;
   d->bindings = plan->bindings;
   memcpy(d->grid, plan->grid, sizeof(d->grid));
-  d->repeat = o ? o->repeat : 1;
-  d->flags = o ? o->flags : 0;
-  d->timeout_ns = o ? o->timeout_ns : 0;
-  d->label = o && o->label ? o->label : k->label;
+  d->repeat = o->repeat;
+  d->flags = o->flags;
+  d->timeout_ns = o->timeout_ns;
+  d->label = o->label ? o->label : k->label;
   return VYRE_STATUS_OK;
 oom:
   vyre__plan_free(plan);

@@ -56,11 +56,11 @@ uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *opt
                           "a vyre_queue * to receive the queue.",
                           kernel->label, !out ? "out" : "on_result");
   *out = NULL;
-  if (options && options->struct_size < sizeof(*options))
-    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "vyre_queue_create '%s': options.struct_size is %u, expected %zu. Fix: "
-                          "initialise the options with vyre_dispatch_options_init().",
-                          kernel->label, options->struct_size, sizeof(*options));
+  char octx[192];
+  snprintf(octx, sizeof(octx), "vyre_queue_create '%s'", kernel->label);
+  vyre_dispatch_options opts;
+  st = vyre__dispatch_options_read(options, octx, &opts, err);
+  if (st != VYRE_STATUS_OK) return st;
   vyre_queue *q = calloc(1, sizeof(*q));
   if (!q)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
@@ -70,7 +70,7 @@ uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *opt
   q->k = *kernel;
   q->k.module = NULL;
   if (options) {
-    q->opts = *options;
+    q->opts = opts;
     q->opts.label = NULL; // not owned; the kernel label is used
     q->has_opts = 1;
   }

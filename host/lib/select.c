@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // select.c — backend selection and device opening: vyre_list_candidates and
-// vyre_device_open (ABI.md §5).
+// vyre_device_open (docs/backends.md).
 //
 // An explicit choice (the |backend| argument, else VYRE_BACKEND) is a backend
 // name or a path to a plugin file; when it cannot be honoured the open fails

@@ -112,7 +112,7 @@ static int cc_local_ok(cpu_cc *cc, uint32_t local, uint32_t node) {
   return 0;
 }
 
-// f32 canonical form (IR.md §5): subnormal -> signed zero, NaN -> 0x7FC00000.
+// f32 canonical form (IR-F32-1): subnormal -> signed zero, NaN -> 0x7FC00000.
 static uint32_t cc_canon(uint32_t x) {
   uint32_t e = x & 0x7F800000u;
   if (e == 0) return x & 0x80000000u;
@@ -515,7 +515,7 @@ static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_erro
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "workgroup size [%u, %u, %u] is outside the limits (each >= 1, x and y "
                          "<= 1024, z <= 64, product <= 1024). Fix: choose a size within the "
-                         "limits of IR.md section 1.",
+                         "limits of docs/ir.md IR-LIMIT-1.",
                          ws[0], ws[1], ws[2]);
   memcpy(out->wgsize, ws, sizeof(ws));
   out->wg_invocations = (uint32_t)prod;

@@ -2,7 +2,7 @@
 //
 // cpu_exec.c — the interpreter of the CPU reference backend: runs the
 // register bytecode of cpu_compile.c for every invocation of every workgroup
-// of a launch, with the exact semantics of IR.md §2-§6. Entered only through
+// of a launch, with the exact semantics of docs/ir.md §2-§6. Entered only through
 // cpu_launch_run(), from cpu_dispatch.c.
 //
 // A workgroup without barriers runs its invocations one after the other to
@@ -44,7 +44,7 @@ typedef struct cpu_worker {
 } cpu_worker;
 
 //===----------------------------------------------------------------------===//
-// f32 helpers (IR.md §5). Registers hold canonical bits.
+// f32 helpers (docs/ir.md IR-F32-*). Registers hold canonical bits.
 //===----------------------------------------------------------------------===//
 
 static inline uint32_t f_canon(uint32_t x) {
@@ -597,7 +597,7 @@ static void cpu_worker_fini(cpu_worker *w) {
 
 static void cpu_share_work(cpu_share *sh);
 
-// IR.md §5 fixes round-to-nearest-even with subnormals computed and then
+// IR-F32-1 and IR-F32-2 fix round-to-nearest-even with subnormals computed and then
 // flushed: run every participant under the default floating-point
 // environment, whatever rounding mode or flush flags the caller's thread (or
 // the thread that started the pool) has set, and give the caller its own back.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// kit_cache.c — the on-disk compile cache of ABI.md §6, shared by every
+// kit_cache.c — the on-disk compile cache of docs/caches.md, shared by every
 // plugin that compiles (CUDA cubins, Vulkan SPIR-V and pipeline caches).
 //
 // Entry file: <dir>/<32 hex of XXH3-128(key)>.bin =

@@ -2,7 +2,7 @@
 //
 // vyre_kit.h — the helper kit every in-tree plugin links (statically, with
 // hidden visibility): error records, host services, handle headers, metrics
-// counters and the on-disk compile cache of ABI.md §6.
+// counters and the on-disk compile cache of docs/caches.md.
 //
 // Thread safety: every function is thread-safe unless it says otherwise.
 // Errors: helpers that can fail return a VYRE_STATUS_* code and fill the
@@ -139,7 +139,7 @@ uint32_t vyre_kit_metrics_export(const vyre_kit_metrics *m, vyre_metric *out, ui
                                  uint32_t *out_count);
 
 //===----------------------------------------------------------------------===//
-// On-disk compile cache (ABI.md §6) — implemented in kit_cache.c
+// On-disk compile cache (docs/caches.md) — implemented in kit_cache.c
 //===----------------------------------------------------------------------===//
 //
 // Layout: <root>/<subdir>/<32 hex of XXH3-128(key)>.bin, where subdir is

@@ -3,7 +3,7 @@
 // test_cpu_exec.c — how the CPU reference backend runs programs: bounds
 // rules, builtins in three dimensions, workgroup memory and barriers,
 // atomics over the thread pool, loops, early return, traps, deadlines and
-// the reversed order. Expected values are worked out by hand from IR.md.
+// the reversed order. Expected values are worked out by hand from docs/ir.md.
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,8 +44,8 @@ static void run_ok(tu_prog *p, uint32_t flags, const uint32_t grid[3], uint32_t 
   tu_ops()->module_release(g_be, m);
 }
 
-// EVIDENCE-OF: IR.md §5 loads past the end (and at 0xFFFFFFFF) give zero;
-// IR.md §6 stores past the end are dropped and never hit element 0.
+// EVIDENCE-OF: IR-OOB-1 loads past the end (and at 0xFFFFFFFF) give zero;
+// IR-OOB-3 stores past the end are dropped and never hit element 0.
 static void test_out_of_bounds_loads_are_zero_and_stores_dropped(void **state) {
   tu_prog *p = tu_new("oob", 4, 1, 1);
   uint32_t a = tu_buf(p, "a", 0, RD, U, 0);
@@ -67,7 +67,7 @@ static void test_out_of_bounds_loads_are_zero_and_stores_dropped(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §6 out-of-range atomics do nothing and return 0.
+// EVIDENCE-OF: IR-OOB-4 out-of-range atomics do nothing and return 0.
 static void test_out_of_range_atomics_do_nothing_and_return_zero(void **state) {
   tu_prog *p = tu_new("oob_atomic", 4, 1, 1);
   uint32_t c = tu_buf(p, "c", 0, RW, U, 0);
@@ -89,7 +89,7 @@ static void test_out_of_range_atomics_do_nothing_and_return_zero(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §4 builtins per axis; linear layout of a 3-D grid.
+// EVIDENCE-OF: IR-BUILTIN-1 builtins per axis; linear layout of a 3-D grid.
 static void test_builtins_in_three_dimensions(void **state) {
   tu_prog *p = tu_new("ids3d", 4, 2, 2);
   uint32_t out = tu_buf(p, "out", 0, WR, U, 192);
@@ -137,7 +137,7 @@ static void test_builtins_in_three_dimensions(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §3 workgroup memory is zero at every workgroup start
+// EVIDENCE-OF: IR-WG-1 workgroup memory is zero at every workgroup start
 // (counted with workgroup atomics, read after a barrier).
 static void test_workgroup_memory_starts_zeroed_in_every_workgroup(void **state) {
   for (uint32_t flags = 0; flags <= VYRE_COMPILE_REVERSE_ORDER; flags++) {
@@ -193,7 +193,7 @@ static tu_prog *reduction_program(void) {
   return p;
 }
 
-// EVIDENCE-OF: IR.md §6 barrier: writes before it are visible after it, in
+// EVIDENCE-OF: IR-BARRIER-1 barrier: writes before it are visible after it, in
 // forward and reversed order alike.
 static void test_tree_reduction_with_barriers(void **state) {
   for (uint32_t flags = 0; flags <= VYRE_COMPILE_REVERSE_ORDER; flags++) {
@@ -211,7 +211,7 @@ static void test_tree_reduction_with_barriers(void **state) {
   }
 }
 
-// EVIDENCE-OF: IR.md §6 device-scope atomics over many workgroups (thread pool).
+// EVIDENCE-OF: IR-ATOMIC-1 device-scope atomics over many workgroups (thread pool).
 static void test_atomic_counter_over_many_workgroups(void **state) {
   tu_prog *p = tu_new("counter", 64, 1, 1);
   uint32_t c = tu_buf(p, "c", 0, RW, U, 0);
@@ -229,7 +229,7 @@ static void test_atomic_counter_over_many_workgroups(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §6 cas is strong: a CAS increment loop reaches exactly 256.
+// EVIDENCE-OF: IR-ATOMIC-1 cas is strong: a CAS increment loop reaches exactly 256.
 static void test_cas_increment_loop_reaches_256(void **state) {
   tu_prog *p = tu_new("cas", 256, 1, 1);
   uint32_t c = tu_buf(p, "c", 0, RW, U, 0);
@@ -254,7 +254,7 @@ static void test_cas_increment_loop_reaches_256(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §6 for: half-open, bounds evaluated once, no wraparound.
+// EVIDENCE-OF: IR-STMT-7 for: half-open, bounds evaluated once, no wraparound.
 static void test_for_loops_bounds_and_wraparound(void **state) {
   tu_prog *p = tu_new("loops", 1, 1, 1);
   uint32_t out = tu_buf(p, "out", 0, WR, U, 4);
@@ -287,7 +287,7 @@ static void test_for_loops_bounds_and_wraparound(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §6 return ends only the invocation that runs it; bool32 stores 1/0.
+// EVIDENCE-OF: IR-STMT-9, IR-TYPE-3 return ends only its own invocation; bool32 stores 1/0.
 static void test_divergent_return_and_bool32_storage(void **state) {
   tu_prog *p = tu_new("ret", 8, 1, 1);
   uint32_t in = tu_buf(p, "in", 0, RD, VYRE_IR_TYPE_BOOL32, 0);
@@ -307,7 +307,7 @@ static void test_divergent_return_and_bool32_storage(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §6 trap: lowest linear invocation and the mask of sites;
+// EVIDENCE-OF: IR-TRAP-1 trap: lowest linear invocation and the mask of sites;
 // the backend stays healthy. The linear id follows vyre_dispatch_result.
 static void test_trap_reports_lowest_invocation_and_both_sites(void **state) {
   tu_prog *p = tu_new("trap", 8, 4, 1);
@@ -345,7 +345,7 @@ static void test_trap_reports_lowest_invocation_and_both_sites(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR.md §6 the reference offers a reversed order to expose races.
+// EVIDENCE-OF: IR-RACE-2 the reference offers a reversed order to expose races.
 static void test_reversed_order_exposes_a_race(void **state) {
   tu_prog *p = tu_new("race", 64, 1, 1);
   uint32_t out = tu_buf(p, "out", 0, WR, U, 1);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// test_cpu_json.c — programs written in the JSON form (IR.md §8), decoded
+// test_cpu_json.c — programs written in the JSON form (docs/ir-json.md), decoded
 // and validated by the IR library, then compiled and run by the CPU
-// reference backend through its slot table: the vector add of IR.md, buffers
+// reference backend through its slot table: the vector add of docs/ir.md §1, buffers
 // declared out of binding order, f32 bit-pattern literals, a barrier
 // reduction and a trap.
 
@@ -90,7 +90,7 @@ static const char *kVadd =
     "\"k\": \"var\", \"name\": \"i\" } } } } ],"
     "      \"else\": [] } ] }";
 
-// EVIDENCE-OF: IR.md §8 the vector add example, with a tail (n = 1000, grid 16).
+// EVIDENCE-OF: IR-PROG-2 the vector add example, with a tail (n = 1000, grid 16).
 static void test_vector_add_from_the_ir_spec(void **state) {
   vyre_ir *ir = decode(kVadd);
   uint32_t a[1000], b[1000], out[1000];
@@ -109,7 +109,7 @@ static void test_vector_add_from_the_ir_spec(void **state) {
   vyre_ir_free(ir);
 }
 
-// EVIDENCE-OF: IR.md §3 bindings declared out of order: binding order for
+// EVIDENCE-OF: IR-BUF-7 bindings declared out of order: binding order for
 // parameters, declaration order for the buffers themselves.
 static void test_buffers_declared_out_of_binding_order(void **state) {
   vyre_ir *ir = decode(
@@ -133,7 +133,7 @@ static void test_buffers_declared_out_of_binding_order(void **state) {
   vyre_ir_free(ir);
 }
 
-// EVIDENCE-OF: IR.md §5 f32 literals as bit patterns are canonicalized; fma is fused.
+// EVIDENCE-OF: IR-LIT-2, IR-F32-1, IR-F32-2 f32 bit literals are canonicalized; fma is fused.
 static void test_f32_bit_literals_and_fma(void **state) {
   vyre_ir *ir =
       decode("{\"vyre\":1,\"name\":\"f\",\"workgroup_size\":[1,1,1],\"buffers\":["
@@ -160,7 +160,7 @@ static void test_f32_bit_literals_and_fma(void **state) {
   vyre_ir_free(ir);
 }
 
-// EVIDENCE-OF: IR.md §6 barrier inside a loop with a uniform bound (shared
+// EVIDENCE-OF: IR-BARRIER-6 barrier inside a loop with a uniform bound (shared
 // memory reversal then a reduction), forward and reversed.
 static void test_shared_memory_reverse_through_barrier(void **state) {
   vyre_ir *ir = decode(
@@ -195,7 +195,7 @@ static void test_shared_memory_reverse_through_barrier(void **state) {
   vyre_ir_free(ir);
 }
 
-// EVIDENCE-OF: IR.md §6 two traps at different sites report the lowest
+// EVIDENCE-OF: IR-TRAP-1 two traps at different sites report the lowest
 // invocation and both sites.
 static void test_two_trap_sites_from_json(void **state) {
   vyre_ir *ir = decode(

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_cpu_ops.c — the CPU reference backend's operators against values
-// worked out by hand from IR.md §5: integer wrap, division and shift rules,
+// worked out by hand from docs/ir.md §5: integer wrap, division and shift rules,
 // bit counts, f32 canonicalization, rounding, fma, min/max, comparisons and
 // casts. Each test runs a small element-wise program through the plugin.
 
@@ -106,7 +106,7 @@ static void check_cast(uint32_t from, uint32_t to, const uint32_t *a, const uint
 #define MIN 0x80000000u
 #define M1  0xFFFFFFFFu
 
-// EVIDENCE-OF: IR.md §5 add sub mul neg wrap modulo 2^32.
+// EVIDENCE-OF: IR-INT-1 add sub mul neg wrap modulo 2^32.
 static void test_integers_wrap(void **state) {
   uint32_t a[] = {M1, 0x10000, 0, MIN};
   uint32_t b[] = {1, 0x10000, 1, 1};
@@ -121,7 +121,7 @@ static void test_integers_wrap(void **state) {
   check_un(I, VYRE_IR_UN_NEG, na, nw, N(na), 0);
 }
 
-// EVIDENCE-OF: IR.md §5 x / 0 is all ones, x % 0 is 0, MIN / -1 = MIN, MIN % -1 = 0.
+// EVIDENCE-OF: IR-INT-2 x / 0 is all ones, x % 0 is 0, MIN / -1 = MIN, MIN % -1 = 0.
 static void test_division_by_zero_and_min_over_minus_one(void **state) {
   uint32_t ua[] = {7, 7, M1, 0, 7};
   uint32_t ub[] = {0, 2, 1, 0, 3};
@@ -137,7 +137,7 @@ static void test_division_by_zero_and_min_over_minus_one(void **state) {
   check_bin(I, VYRE_IR_BIN_REM, ia, ib, irem, N(ia));
 }
 
-// EVIDENCE-OF: IR.md §5 shift and rotate amounts are taken modulo 32.
+// EVIDENCE-OF: IR-INT-3 shift and rotate amounts are taken modulo 32.
 static void test_shift_amounts_are_modulo_32(void **state) {
   uint32_t a[] = {1, 1, 1, 1, 3, 0xF0};
   uint32_t b[] = {32, 33, 31, M1, 255, 0};
@@ -157,7 +157,7 @@ static void test_shift_amounts_are_modulo_32(void **state) {
   check_bin(U, VYRE_IR_BIN_ROTR, ra, rb, rotr, N(ra));
 }
 
-// EVIDENCE-OF: IR.md §5 clz(0) = ctz(0) = 32; popcount, bitrev, mulhi.
+// EVIDENCE-OF: IR-INT-5, IR-INT-4 clz(0) = ctz(0) = 32; popcount, bitrev, mulhi.
 static void test_bit_counts_of_zero_are_32(void **state) {
   uint32_t a[] = {0, 1, MIN, M1};
   uint32_t clz[] = {32, 31, 0, 0};
@@ -174,7 +174,7 @@ static void test_bit_counts_of_zero_are_32(void **state) {
   check_bin(U, VYRE_IR_BIN_MULHI, ma, mb, mh, N(ma));
 }
 
-// EVIDENCE-OF: IR.md §5 min, max and comparisons follow the signedness of the type.
+// EVIDENCE-OF: IR-INT-4, IR-INT-6 min, max and comparisons follow the signedness of the type.
 static void test_min_max_and_compare_follow_signedness(void **state) {
   uint32_t a[] = {M1, 1, MIN};
   uint32_t b[] = {1, M1, 0};
@@ -192,7 +192,7 @@ static void test_min_max_and_compare_follow_signedness(void **state) {
   check_bin(U, VYRE_IR_BIN_GE, a, b, uge, N(a));
 }
 
-// EVIDENCE-OF: IR.md §5 subnormals become signed zero and every NaN becomes
+// EVIDENCE-OF: IR-F32-1 subnormals become signed zero and every NaN becomes
 // 0x7FC00000, on loads (a plain copy) and on results.
 static void test_f32_inputs_are_canonicalized(void **state) {
   uint32_t a[] = {0x00000001u, 0x80400000u, 0x7F800001u, 0xFFC00001u, 0x3F800000u, 0xFF800000u};
@@ -205,7 +205,7 @@ static void test_f32_inputs_are_canonicalized(void **state) {
   check_bin(F, VYRE_IR_BIN_MUL, a, one, want, N(a));
 }
 
-// EVIDENCE-OF: IR.md §5 results below the smallest normal flush after rounding.
+// EVIDENCE-OF: IR-F32-1 results below the smallest normal flush after rounding.
 static void test_f32_results_flush_after_rounding(void **state) {
   uint32_t a[] = {0x00800000u, 0x3F7FFFFFu, 0x80800000u, 0x00000000u, 0x7F800000u};
   uint32_t b[] = {0x3F000000u, 0x00800000u, 0x3F000000u, 0x00000000u, 0x7F800000u};
@@ -236,7 +236,7 @@ static uint32_t build_mul_add(tu_prog *p, uint32_t x, uint32_t y) {
   return tu_bin(p, VYRE_IR_BIN_ADD, tu_bin(p, VYRE_IR_BIN_MUL, x, y), tu_lit(p, F, 0xBF800000u));
 }
 
-// EVIDENCE-OF: IR.md §5 fma rounds once; add(mul(a, b), c) rounds twice.
+// EVIDENCE-OF: IR-F32-2 fma rounds once; add(mul(a, b), c) rounds twice.
 static void test_fma_is_fused_and_mul_add_is_not(void **state) {
   // a = 1 + 2^-12, c = -1 throughout.
   // b = 1 - 2^-12: a*b = 1 - 2^-24 is exact in f32, so both give -2^-24.
@@ -253,7 +253,7 @@ static void test_fma_is_fused_and_mul_add_is_not(void **state) {
   assert_int_equal(out[1], 0x3A000000u); // 2^-11: rounded twice
 }
 
-// EVIDENCE-OF: IR.md §5 min/max: one NaN gives the other operand; -0 < +0 in both orders.
+// EVIDENCE-OF: IR-F32-3 min/max: one NaN gives the other operand; -0 < +0 in both orders.
 static void test_min_max_nan_and_signed_zero(void **state) {
   uint32_t nan = 0x7FC00000u, one = 0x3F800000u, pz = 0, nz = MIN;
   uint32_t a[] = {nan, one, nan, nz, pz, 0x7F800001u};
@@ -264,7 +264,7 @@ static void test_min_max_nan_and_signed_zero(void **state) {
   check_bin(F, VYRE_IR_BIN_MAX, a, b, fmax, N(a));
 }
 
-// EVIDENCE-OF: IR.md §5 comparisons are IEEE ordered; ne is true on NaN; -0 == +0.
+// EVIDENCE-OF: IR-F32-5 comparisons are IEEE ordered; ne is true on NaN; -0 == +0.
 static void test_f32_comparisons_are_ordered(void **state) {
   uint32_t nan = 0x7FC00000u, one = 0x3F800000u;
   uint32_t a[] = {nan, nan, MIN, one};
@@ -279,7 +279,7 @@ static void test_f32_comparisons_are_ordered(void **state) {
   check_bin(F, VYRE_IR_BIN_GE, a, b, ge, N(a));
 }
 
-// EVIDENCE-OF: IR.md §5 round is ties-to-even; floor, ceil, trunc; sqrt(-1) is NaN.
+// EVIDENCE-OF: IR-F32-4, IR-F32-2 round is ties-to-even; floor, ceil, trunc; sqrt(-1) is NaN.
 static void test_rounding_functions(void **state) {
   uint32_t a[] = {tu_f32(0.5f),  tu_f32(1.5f),  tu_f32(2.5f),      tu_f32(-0.5f),
                   tu_f32(-2.5f), tu_f32(-1.5f), tu_f32(8388607.5f)};
@@ -308,7 +308,7 @@ static void test_rounding_functions(void **state) {
   check_un(F, VYRE_IR_UN_NEG, ng, ngw, N(ng), 0);
 }
 
-// EVIDENCE-OF: IR.md §5 is_nan, is_inf, is_finite.
+// EVIDENCE-OF: IR-F32-4 is_nan, is_inf, is_finite.
 static void test_f32_classification(void **state) {
   uint32_t a[] = {0x7F800001u, 0xFF800000u, 0x00000001u, 0x3F800000u};
   uint32_t isnan_w[] = {1, 0, 0, 0};
@@ -319,7 +319,7 @@ static void test_f32_classification(void **state) {
   check_un(F, VYRE_IR_UN_IS_FINITE, a, isfin_w, N(a), 1);
 }
 
-// EVIDENCE-OF: IR.md §5 casts saturate, NaN -> 0, round to nearest even.
+// EVIDENCE-OF: IR-CAST-1 casts saturate, NaN -> 0, round to nearest even.
 static void test_casts_saturate_and_round(void **state) {
   uint32_t f[] = {0x7FC00000u, tu_f32(-1.5f), tu_f32(3.9f), 0x4F800000u,
                   0x7F800000u, 0x4F7FFFFFu,   tu_f32(-0.5f)};
@@ -346,7 +346,7 @@ static uint32_t build_bitcast_f(tu_prog *p, uint32_t x, uint32_t y) {
   return tu_bitcast(p, F, x);
 }
 
-// EVIDENCE-OF: IR.md §5 a bitcast to f32 yields a canonical value.
+// EVIDENCE-OF: IR-CAST-3 a bitcast to f32 yields a canonical value.
 static void test_bitcast_to_f32_canonicalizes(void **state) {
   uint32_t a[] = {0x00000001u, 0x807FFFFFu, 0x7F800002u, 0x40490FDBu};
   uint32_t w[] = {0, MIN, 0x7FC00000u, 0x40490FDBu};

@@ -2,7 +2,7 @@
 //
 // cuda_prelude_shim.hpp — host stand-ins for the CUDA device intrinsics the
 // generated prelude uses, so test_cuda_prelude can compile the prelude with
-// the host C++ compiler and check its helpers against IR.md. Host float
+// the host C++ compiler and check its helpers against docs/ir.md. Host float
 // arithmetic is IEEE round-to-nearest-even (built with -ffp-contract=off), as
 // the _rn intrinsics are. Test-only.
 #include <cmath>

@@ -3,7 +3,7 @@
 // test_cuda_prelude.c — "cuda/prelude": the exact helpers every generated
 // kernel starts with (canonicalization, integer edge cases, shifts and
 // rotates, bit counts, saturating casts, f32 min/max, rounding) checked
-// against IR.md on the host: the prelude is compiled by the host C++ compiler
+// against docs/ir.md on the host: the prelude is compiled by the host C++ compiler
 // with cuda_prelude_shim.hpp standing in for the device intrinsics. Skipped
 // when no C++ compiler is installed.
 

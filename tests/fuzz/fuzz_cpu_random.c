@@ -2,7 +2,7 @@
 //
 // fuzz_cpu_random.c — libFuzzer target: valid-but-random programs on the CPU
 // reference. The input bytes drive a generator of well-typed programs (JSON,
-// IR.md §5-8): u32/i32/f32/bool expressions over literals, locals, builtins,
+// docs/ir.md §5-§8): u32/i32/f32/bool expressions over literals, locals, builtins,
 // loads, len, unary and binary operators, select, casts, bitcasts and fma;
 // let, assign, store, if, for loops with literal bounds of at most 8 trips,
 // atomics, traps, top-level barriers and returns. Each program is read and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_kit_cache.c — the on-disk compile cache (plugins/kit/kit_cache.c,
-// ABI.md §6): hits, damaged entries of every kind are misses and get
+// docs/caches.md ABI-CACHE-6): hits, damaged entries of every kind are misses and get
 // rewritten, unwritable folders degrade to uncached, concurrent writers,
 // LRU eviction and the sweep of stale temporaries.
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # Every plugin in LIBDIR (libvyre-backend-*.so) exports exactly one dynamic
-# symbol, vyre_backend_query (ABI.md §2: version script and hidden
+# symbol, vyre_backend_query (docs/abi.md ABI-LOAD-1: version script and hidden
 # visibility). Prints each plugin's defined dynamic symbols; exits 1 naming
 # any plugin with another one, 2 when LIBDIR holds no plugin.
 #   tests/security/check_exports.sh LIBDIR

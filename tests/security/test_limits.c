@@ -161,7 +161,7 @@ static void test_the_largest_grid_the_cpu_accepts_is_bounded_by_the_dispatch_tim
   vyre_dispatch_options o;
   vyre_dispatch_options_init(&o);
   o.has_grid = 1;
-  // grid * workgroup size stays within 2^32 invocations per axis (IR.md §4):
+  // grid * workgroup size stays within 2^32 invocations per axis (IR-GRID-3):
   // 2^26 workgroups of 64, minutes of work on the CPU reference.
   o.grid[0] = caps.max_grid[0] < (1u << 26) ? caps.max_grid[0] : (1u << 26);
   o.grid[1] = o.grid[2] = 1;

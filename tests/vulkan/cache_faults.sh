@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # cache_faults.sh — the Vulkan plugin's disk cache (SPIR-V and pipeline
-# cache entries, ABI.md §6) survives damage: after each kind of damage to
+# cache entries, docs/caches.md ABI-CACHE-6) survives damage: after each kind of damage to
 # every entry (bit flip, truncation, zero length, wrong format version) a
 # fresh process still runs examples/vadd.json correctly, recompiles, and
 # rewrites good entries that the next process hits; 8 processes compiling

@@ -136,7 +136,7 @@ static void remove_tree(const char *dir) {
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
-// ABI.md §6: a second backend loads the SPIR-V from disk instead of
+// ABI-CACHE-1: a second backend loads the SPIR-V from disk instead of
 // generating it; the memory cache answers a repeated compile.
 static void test_compile_cache_hits_in_memory_and_on_disk(void **state) {
   if (!vk_ops() || !vk_open_probe()) skip();

@@ -96,7 +96,7 @@ static void test_dispatch_small_and_large_host_bindings(void **state) {
   free(t);
 }
 
-// EVIDENCE-OF: IR.md §5 Memory: a load at 0xFFFFFFFF gives zero; a store past
+// EVIDENCE-OF: IR-OOB-1, IR-OOB-3: a load at 0xFFFFFFFF gives zero; a store past
 // the end is dropped and element 0 is never hit.
 static void test_dispatch_out_of_bounds_loads_read_zero_and_stores_drop(void **state) {
   NEED_DEVICE();
@@ -192,7 +192,7 @@ static void test_dispatch_atomics_count_and_allocate_slots(void **state) {
   free(t);
 }
 
-// EVIDENCE-OF: IR.md §6 trap: the lowest invocation and both sites; the
+// EVIDENCE-OF: IR-TRAP-1: the lowest invocation and both sites; the
 // backend stays usable afterwards.
 static void test_dispatch_trap_reports_lowest_invocation_and_sites(void **state) {
   NEED_DEVICE();
@@ -227,7 +227,7 @@ static void test_dispatch_trap_reports_lowest_invocation_and_sites(void **state)
   free(t);
 }
 
-// Integer edge cases of IR.md §5: division by zero, MIN / -1, shifts mod 32,
+// Integer edge cases (IR-INT-2, IR-INT-3): division by zero, MIN / -1, shifts mod 32,
 // clz/ctz of zero, casts that saturate.
 static void test_dispatch_integer_and_cast_edge_cases(void **state) {
   NEED_DEVICE();
@@ -586,7 +586,7 @@ static void test_runtime_recover_after_injected_loss(void **state) {
   free(t);
 }
 
-// ABI.md: a deadline that expires returns TIMEOUT; the device work is
+// ABI-DISPATCH-1: a deadline that expires returns TIMEOUT; the device work is
 // abandoned but its buffers stay leased; the backend keeps working.
 static void test_runtime_timeout_returns_and_backend_stays_usable(void **state) {
   NEED_DEVICE();
@@ -669,7 +669,7 @@ static void *work(void *arg) {
   return NULL;
 }
 
-// ABI.md: slots may be called from any thread, concurrently, on one backend.
+// ABI-THREAD-1: slots may be called from any thread, concurrently, on one backend.
 static void test_runtime_concurrent_compiles_and_dispatches(void **state) {
   NEED_DEVICE();
   tb *t = calloc(1, sizeof(tb));

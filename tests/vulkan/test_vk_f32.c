@@ -2,7 +2,7 @@
 //
 // test_vk_f32.c — "vulkan/f32": exactness of f32 arithmetic on the default
 // Vulkan device against a C reference (C float operations are correctly
-// rounded; IR.md's canonicalization is applied around them): add, sub, mul,
+// rounded; IR-F32-1's canonicalization is applied around them): add, sub, mul,
 // div, sqrt and fma over special values and many random bit patterns, the
 // fused-fma witness, and a product that rounds up to the smallest normal.
 
@@ -202,7 +202,7 @@ static void test_f32_software_mul_matches_the_reference_everywhere(void **state)
   g_be = hw;
 }
 
-// EVIDENCE-OF: CONFORMANCE.md f32: fma is fused (a = 1+2^-12, b = 1-2^-12,
+// EVIDENCE-OF: IR-F32-2: fma is fused (a = 1+2^-12, b = 1-2^-12,
 // c = -1 gives -2^-24), and a separate mul then add rounds twice: with
 // a = b = 1+2^-12 and c = -(1+2^-11), fma gives 2^-24 and mul+add gives 0.
 static void test_f32_fma_witness_is_fused(void **state) {

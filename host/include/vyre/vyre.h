@@ -12,17 +12,40 @@
 // inference, geometry checks against the device's limits, output layout and
 // batch bookkeeping.
 //
-// Conventions: see abi/vyre/vyre_backend.h (statuses, error records,
-// ownership). In short: every fallible call returns a VYRE_STATUS_* code and
-// fills the caller's vyre_error (may be NULL), whose message names what failed
-// with its values and ends with "Fix: ...". Objects returned through `out`
-// pointers are owned by the caller and released with the matching call.
-// Thread safety: every call is thread-safe; several threads may dispatch on
-// one device at once. Releasing an object while another thread uses it is
-// the caller's bug. Handles are checked before use: a handle that was freed,
-// belongs to another device, or predates a recover is refused with
-// VYRE_STATUS_INVALID_ARGUMENT (stale: VYRE_STATUS_DEVICE_LOST) and a message
-// that says which.
+// CONVENTIONS (stated once; each declaration below states only what it adds)
+//
+// Errors: every fallible call returns a VYRE_STATUS_* code (0 = OK; codes and
+//   what to do: docs/errors.md) and, on failure, fills the caller's
+//   vyre_error when |err| is non-NULL (the caller sets err->struct_size; the
+//   message names what failed with its values and ends with "Fix: ...").
+//   On success the record is
+//   either left alone or reset (code OK, empty message). Every call may also return
+//   INVALID_ARGUMENT for a NULL required pointer and OUT_OF_MEMORY when host
+//   memory runs out; the lists below name the other codes. A refusal that
+//   the host decides (INVALID_ARGUMENT, INVALID_PROGRAM, most UNSUPPORTED)
+//   happens before any device work: nothing ran and no output was written.
+// Ownership: pointer arguments are borrowed for the duration of the call
+//   unless a declaration says otherwise; libvyre keeps no pointer to them
+//   after it returns. Objects returned through |out| pointers are owned by
+//   the caller and given back with the matching release call (program_free,
+//   device_close, kernel_release, resident_free, job_release, queue_destroy);
+//   on failure *out is set to NULL. Strings returned as `const char *` are
+//   owned by libvyre and live as long as the object they came from.
+// Handles: every handle is checked (process-wide registry) before libvyre
+//   reads it: a freed handle, a random pointer, a handle of another kind or
+//   of another device is refused with INVALID_ARGUMENT; a kernel, resident
+//   buffer or job made before a vyre_device_recover is stale and refused
+//   with DEVICE_LOST; each message says which. The void release calls
+//   (program_free, device_close, kernel_release, job_release,
+//   queue_destroy) do nothing for NULL or a handle that is not live (the
+//   kernel, job and queue ones log a warning); vyre_resident_free answers
+//   INVALID_ARGUMENT.
+// Thread safety: every call may be made from any thread, concurrently, also
+//   on one device (several threads may dispatch on one device at once);
+//   libvyre and the plugin synchronise internally. Releasing an object while
+//   another thread still uses it (or uses an object made from it) is the
+//   caller's bug, as in docs/abi.md ABI-THREAD-2.
+// Option structs: see VYRE_OPTS_HAS below.
 
 #ifndef VYRE_H
 #define VYRE_H
@@ -38,7 +61,9 @@ extern "C" {
 
 #define VYRE_VERSION_STRING "0.1.0"
 
-// Stable name of a status code ("OK", "INVALID_PROGRAM", ...).
+// Stable name of a status code ("OK", "INVALID_PROGRAM", ...; the names of
+// VYRE_STATUS_LIST), "UNKNOWN" for a code this libvyre does not know. The
+// string is static. Never fails.
 const char *vyre_status_string(uint32_t status);
 
 //===----------------------------------------------------------------------===//
@@ -47,17 +72,34 @@ const char *vyre_status_string(uint32_t status);
 
 typedef struct vyre_program vyre_program; // a decoded, validated program
 
-uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out,
-                                vyre_error *err);
+// Decodes and validates a program (docs/ir.md, docs/ir-json.md,
+// docs/ir-binary.md) with the default limits (IR-LIMIT-1..3). No device is
+// needed. |text| (|len| bytes, no NUL needed), |path| and |bytes| are
+// borrowed for the call: the program copies what it keeps. The caller owns
+// *out and frees it with vyre_program_free, after every kernel and queue
+// made from it. Errors: INVALID_PROGRAM (malformed JSON or binary, or a
+// validation rule broken: the message starts with the path of the offending
+// node, docs/ir.md IR-VAL-2..3), INVALID_ARGUMENT (|text|, |path| or |out|
+// NULL; |bytes| NULL with |len| > 0), INVALID_ARGUMENT (the file cannot be opened
+// or read; the message has the errno text), INVALID_PROGRAM (a file over
+// 1 MiB),
+// OUT_OF_MEMORY.
+uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out, vyre_error *err);
 uint32_t vyre_program_from_file(const char *path, vyre_program **out, vyre_error *err);
 uint32_t vyre_program_from_binary(const void *bytes, size_t len, vyre_program **out,
                                   vyre_error *err);
+// Frees |program| (NULL: no-op). Kernels and queues compiled from it keep a
+// pointer to it: free it only after every one of them is released.
 void vyre_program_free(vyre_program *program);
-// The flat view (valid while |program| lives).
+// The flat view plugins see (docs/ir.md IR-FLAT-1), owned by |program| and
+// valid while it lives; NULL for a NULL program.
 const vyre_ir_program *vyre_program_ir(const vyre_program *program);
+// The program's "name", owned by |program|; NULL for a NULL program.
 const char *vyre_program_name(const vyre_program *program);
 // Number of host buffers (non-workgroup), i.e. the number of vyre_arg a
-// dispatch takes, and the declaration-order buffer index of host arg |i|.
+// dispatch takes (0 for NULL), and the declaration-order buffer index of host
+// arg |i| (VYRE_IR_NONE when |i| is out of range). Never fail; thread-safe
+// (the program is immutable).
 uint32_t vyre_program_arg_count(const vyre_program *program);
 uint32_t vyre_program_arg_buffer(const vyre_program *program, uint32_t i);
 
@@ -67,10 +109,10 @@ uint32_t vyre_program_arg_buffer(const vyre_program *program, uint32_t i);
 
 // One plugin the loader found, with why it is or is not usable.
 typedef struct vyre_candidate {
-  char name[64];        // backend name ("cpu", "cuda", ...) or the file stem
-  char path[1024];      // the .so
-  uint32_t loaded;      // 1: dlopen + query + ABI + mandatory slots all passed
-  uint32_t available;   // 1: probe says it can run here
+  char name[64];      // backend name ("cpu", "cuda", ...) or the file stem
+  char path[1024];    // the .so
+  uint32_t loaded;    // 1: dlopen + query + ABI + mandatory slots all passed
+  uint32_t available; // 1: probe says it can run here
   uint32_t abi_major, abi_minor;
   uint32_t device_count;
   uint32_t device_kind; // VYRE_DEVICE_KIND_* of its best device
@@ -78,7 +120,13 @@ typedef struct vyre_candidate {
   char reason[1024];    // why not loaded / not available / not selected, or a summary
 } vyre_candidate;
 
-// Finds and probes every plugin (in the folders vyre_device_open searches). Writes up to |capacity| entries and the total into *out_count.
+// Finds and probes every plugin (in the folders vyre_device_open searches).
+// Writes up to |capacity| entries into |out| (caller-owned; may be NULL when
+// |capacity| is 0) and the total number found into *out_count, so a first
+// call with capacity 0 sizes the array. A plugin that fails to load or is
+// unavailable is an entry with its reason, not an error. Loads each plugin
+// once per process (docs/abi.md ABI-LOAD-6). Errors: INVALID_ARGUMENT
+// (|out_count| NULL, or |out| NULL with |capacity| > 0), OUT_OF_MEMORY.
 uint32_t vyre_list_candidates(vyre_candidate *out, uint32_t capacity, uint32_t *out_count,
                               vyre_error *err);
 
@@ -96,23 +144,60 @@ typedef struct vyre_device vyre_device; // an open backend instance
 // so a relocated install finds its own); the install folder fixed at
 // configure time (<prefix>/lib/vyre); the folder of libvyre (a build tree).
 // The first file of a name wins and is loaded once per process.
+// |backend| and |device| are borrowed for the call. The caller owns *out and
+// closes it with vyre_device_close. Errors: UNAVAILABLE (no plugin of that
+// name or path, the probe says it cannot run here, or no usable backend at
+// all; the message has what was found and where the loader looked),
+// INCOMPATIBLE_ABI (the named plugin file cannot be loaded: docs/abi.md
+// ABI-LOAD-5), INVALID_ARGUMENT (a malformed |device| or VYRE_DEVICE, an
+// index out of range, an unknown UUID), OUT_OF_MEMORY, and what the
+// plugin's create returns (docs/abi.md ABI-CREATE-1).
 uint32_t vyre_device_open(const char *backend, const char *device, vyre_device **out,
                           vyre_error *err);
-// Waits for outstanding work and frees the instance and every object made on
-// it that the caller did not release.
+// Releases, in this order, every queue, job, kernel and resident buffer made
+// on |dev| that the caller did not release (undelivered queue payloads are
+// dropped; running jobs are released, so their host memory is no longer
+// touched once this returns), then destroys the plugin instance, which waits
+// for the device. Every handle of |dev| is invalid afterwards. NULL or a
+// handle that is not a live device: no-op. Must not run concurrently with
+// any other call on |dev| or on its objects.
 void vyre_device_close(vyre_device *dev);
+// The backend's name ("cpu", "cuda", ...), owned by |dev|; "" for a handle
+// that is not a live device.
 const char *vyre_device_backend_name(const vyre_device *dev);
-// Why this backend was chosen (automatic selection) or "requested by ...".
+// Why this backend was chosen (automatic selection) or "requested by ...";
+// owned by |dev|; "" for a handle that is not a live device.
 const char *vyre_device_selection_reason(const vyre_device *dev);
+// Fills |out| (caller-owned) with the device's capabilities and limits
+// (docs/abi.md ABI-CAPS-1). Errors: INVALID_ARGUMENT (|out| NULL), and the
+// plugin's get_caps errors (DEVICE_LOST).
 uint32_t vyre_device_caps(vyre_device *dev, vyre_caps *out, vyre_error *err);
-// Health (ABI.md §3): state and generation.
+// Health (docs/abi.md ABI-HEALTH-1): state and generation, into |out|.
+// Cheap; never calls recover. Returns OK, or INVALID_ARGUMENT for a dead
+// handle or a NULL |out| (no error record: this call takes none).
 uint32_t vyre_device_health(vyre_device *dev, vyre_health *out);
+// Re-creates the device (docs/abi.md ABI-RECOVER-1): the generation moves
+// on, and every kernel, resident buffer and job made before is stale
+// (DEVICE_LOST) and must be released and made again; resident contents are
+// lost. Serialised per device: concurrent recovers run one after the other.
+// Errors: what the plugin's recover returns (UNAVAILABLE, DEVICE_LOST,
+// OUT_OF_MEMORY).
 uint32_t vyre_device_recover(vyre_device *dev, vyre_error *err);
+// Test hook (docs/abi.md ABI-FAULT-1): VYRE_FAULT_SIMULATED_LOSS or
+// VYRE_FAULT_DEVICE_TRAP; afterwards the device reports DEVICE_LOST until
+// recovered. Errors: UNSUPPORTED (the plugin has no inject_fault, or not this
+// kind), INVALID_ARGUMENT (unknown kind).
 uint32_t vyre_device_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err);
-// Telemetry; UNSUPPORTED when the plugin has none.
+// Telemetry (docs/abi.md ABI-METRICS-1): writes up to |capacity| entries
+// into |out| (caller-owned; may be NULL when |capacity| is 0) and the total
+// into *out_count (when non-NULL). Each name is a static string of the
+// plugin. Errors: UNSUPPORTED (the plugin has no metrics slot),
+// INVALID_ARGUMENT (|out| NULL with |capacity| > 0).
 uint32_t vyre_device_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacity,
                              uint32_t *out_count, vyre_error *err);
-// Waits idle and persists caches.
+// Waits until the device is idle and persists caches (docs/abi.md
+// ABI-FLUSH-1). OK at once when the plugin has no flush slot. Errors: the
+// plugin's (DEVICE_LOST, ...).
 uint32_t vyre_device_flush(vyre_device *dev, vyre_error *err);
 
 //===----------------------------------------------------------------------===//
@@ -121,19 +206,47 @@ uint32_t vyre_device_flush(vyre_device *dev, vyre_error *err);
 
 typedef struct vyre_kernel vyre_kernel;
 
-typedef struct vyre_compile_options {
-  uint32_t struct_size;            // sizeof(vyre_compile_options)
-  uint32_t flags;                  // VYRE_COMPILE_* (abi)
-  uint32_t workgroup_override[3];  // all zero: the program's declared size
-  uint32_t reserved0;
-  const char *label;               // shown in errors and metrics; may be NULL
-} vyre_compile_options;
+// Option structs (vyre_compile_options, vyre_dispatch_options) start with
+// `struct_size`, set by the caller to sizeof the struct it was built with.
+// Fields are only ever appended. libvyre reads a field only when the caller's
+// struct_size covers it (VYRE_OPTS_HAS); a field beyond struct_size counts as
+// its default (zero, except vyre_dispatch_options.repeat, which counts as 1),
+// and bytes past struct_size are never read. A struct_size below the 1.0
+// minimum (*_MIN_SIZE: struct_size plus the first field) is refused with
+// VYRE_STATUS_INVALID_ARGUMENT naming the struct and both sizes; a larger
+// struct_size than this libvyre knows (a newer caller) is accepted and its
+// unknown tail ignored.
+#define VYRE_OPTS_HAS(opts, field)                                                                 \
+  ((size_t)(opts)->struct_size >=                                                                  \
+   (size_t)((const char *)&(opts)->field - (const char *)(opts)) + sizeof((opts)->field))
 
-// The kernel keeps a reference to |program|: free the program only after
-// every kernel compiled from it. |options| may be NULL.
+typedef struct vyre_compile_options {
+  uint32_t struct_size;           // sizeof(vyre_compile_options)
+  uint32_t flags;                 // VYRE_COMPILE_* (abi)
+  uint32_t workgroup_override[3]; // all zero: the program's declared size
+  uint32_t reserved0;
+  const char *label; // shown in errors and metrics; may be NULL
+} vyre_compile_options;
+// The smallest struct_size libvyre accepts: struct_size and flags.
+#define VYRE_COMPILE_OPTIONS_MIN_SIZE 8u
+
+// Compiles |program| for |dev| at the effective workgroup size (the override
+// when any axis of it is non-zero, else the declared size). |options| may be
+// NULL (defaults: no flags, declared size, the program's name as label); it
+// and its |label| are borrowed for the call (the label is copied). The
+// kernel keeps a pointer to |program|: free the program only after every
+// kernel compiled from it. The caller owns *out (vyre_kernel_release).
+// Errors: INVALID_ARGUMENT (options.struct_size below the minimum, a
+// workgroup size outside docs/ir.md IR-LIMIT-1), UNSUPPORTED (a workgroup
+// size above this device's limits, VYRE_COMPILE_REVERSE_ORDER on a device
+// without it, unknown flags, a construct the plugin does not implement),
+// COMPILE_FAILED, DEVICE_LOST, OUT_OF_MEMORY.
 uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err);
+// Releases the kernel's module (NULL or a dead handle: no-op, with a warning
+// for the latter). Jobs already submitted with it keep running; queues made
+// from it have their own module and are unaffected.
 void vyre_kernel_release(vyre_kernel *kernel);
 
 //===----------------------------------------------------------------------===//
@@ -142,11 +255,18 @@ void vyre_kernel_release(vyre_kernel *kernel);
 
 typedef struct vyre_resident vyre_resident;
 
-// A zero-filled device buffer of |bytes| (multiple of 4).
+// A zero-filled device buffer of |bytes| (multiple of 4; 0 allowed),
+// docs/abi.md ABI-RESIDENT-1. The caller owns *out (vyre_resident_free);
+// its contents do not survive a recover. Errors: INVALID_ARGUMENT (|bytes|
+// not a multiple of 4), UNSUPPORTED (the plugin has no resident slots),
+// OUT_OF_MEMORY, DEVICE_LOST.
 uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **out,
                              vyre_error *err);
-// Refused while a pending dispatch uses it.
+// Frees |buf|. Refused with INVALID_ARGUMENT while a pending dispatch (an
+// unfinished job) uses it; the buffer stays valid then. A stale buffer
+// (made before a recover) is always freed and OK is returned.
 uint32_t vyre_resident_free(vyre_resident *buf, vyre_error *err);
+// Size in bytes; 0 for a handle that is not a live resident buffer.
 uint64_t vyre_resident_size(const vyre_resident *buf);
 
 typedef struct vyre_resident_range {
@@ -157,10 +277,16 @@ typedef struct vyre_resident_range {
   void *dst;       // read: the destination
 } vyre_resident_range;
 
-// Every range is checked before anything moves: one bad range writes nothing
-// and reads nothing into the caller's memory.
-uint32_t vyre_resident_write(vyre_device *dev, const vyre_resident_range *ranges,
-                             uint32_t count, vyre_error *err);
+// Copies between host memory and resident buffers of |dev|; |ranges| and
+// the memory they point to are borrowed for the call, and the copy is
+// complete when the call returns. Every range is checked before anything
+// moves: one bad range writes nothing and reads nothing into the caller's
+// memory. |count| 0 is OK. Errors: INVALID_ARGUMENT (a dead or foreign
+// buffer, offset or size not a multiple of 4, a range past the end, NULL
+// src/dst with size > 0), DEVICE_LOST (a stale buffer, a lost device),
+// UNSUPPORTED (no resident slots).
+uint32_t vyre_resident_write(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
+                             vyre_error *err);
 uint32_t vyre_resident_read(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
                             vyre_error *err);
 
@@ -169,7 +295,10 @@ uint32_t vyre_resident_read(vyre_device *dev, const vyre_resident_range *ranges,
 //===----------------------------------------------------------------------===//
 
 // One host buffer of a dispatch, in declaration order (workgroup buffers are
-// skipped). Either host bytes or a resident buffer.
+// skipped). Either host bytes or a resident buffer. A read_write buffer's
+// input is |data|; its result goes to |out| (|out| == |data| updates in
+// place; a different |out| receives a copy of |data| before the run, and
+// |data| is not changed; NULL discards the result).
 typedef struct vyre_arg {
   const void *data;        // read / uniform / read_write: the input bytes
   uint64_t bytes;          // length of |data| (multiple of 4); ignored for write buffers
@@ -179,47 +308,91 @@ typedef struct vyre_arg {
 } vyre_arg;
 
 typedef struct vyre_dispatch_options {
-  uint32_t struct_size;      // sizeof(vyre_dispatch_options)
-  uint32_t has_grid;         // 1: use |grid|; 0: infer (IR.md §4)
+  uint32_t struct_size; // sizeof(vyre_dispatch_options)
+  uint32_t has_grid;    // 1: use |grid|; 0: infer (IR-GRID-2)
   uint32_t grid[3];
-  uint32_t repeat;           // >= 1 (0 is refused)
-  uint32_t flags;            // VYRE_DISPATCH_TIMING
+  uint32_t repeat; // >= 1 (0 is refused)
+  uint32_t flags;  // VYRE_DISPATCH_TIMING
   uint32_t reserved0;
   uint64_t timeout_ns;       // 0: no deadline
   uint64_t max_output_bytes; // 0: no cap; else refused before device work when exceeded
   const char *label;
 } vyre_dispatch_options;
+// The smallest struct_size libvyre accepts: struct_size and has_grid.
+#define VYRE_DISPATCH_OPTIONS_MIN_SIZE 8u
 
 // Defaults: inferred grid, repeat 1, no timing, no deadline, no cap.
 void vyre_dispatch_options_init(vyre_dispatch_options *opt);
 
 // The plan the host makes for a dispatch (exposed for tools and tests).
-// Fills the resolved grid; fails with the same errors a dispatch would.
-uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args,
-                               uint32_t arg_count, const vyre_dispatch_options *options,
-                               uint32_t out_grid[3], vyre_error *err);
+// Fills the resolved grid; fails with the same errors a dispatch would
+// before device work. Touches no device and no argument memory.
+uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+                               const vyre_dispatch_options *options, uint32_t out_grid[3],
+                               vyre_error *err);
 
-// One-shot: upload, run, wait, download. |options| and |out| may be NULL.
-// Returns VYRE_STATUS_TRAPPED with the record in |out| when a trap fired.
+// One-shot: upload, run, wait, download. |args|, the memory they point to,
+// |options| and its label are borrowed for the call; outputs are in the
+// callers' |out| memory when it returns. |options| and |out| may be NULL
+// (defaults: vyre_dispatch_options_init). Returns VYRE_STATUS_TRAPPED with
+// the record in |out| when a trap fired (docs/ir.md IR-TRAP-1; outputs are
+// then unspecified). Errors: INVALID_ARGUMENT (wrong arg count, an input
+// length not a multiple of 4 or below the declared count, |out_bytes| too
+// small, repeat 0, a grid outside docs/ir.md IR-GRID-3, a grid that cannot
+// be inferred, max_output_bytes exceeded, a dead or foreign kernel or
+// resident buffer, options.struct_size below the minimum), UNSUPPORTED (a
+// grid or buffer above this device's limits, timing on a device without
+// it, unknown flags), TIMEOUT (options.timeout_ns passed), DEVICE_LOST (a
+// stale kernel or buffer, a lost device: see vyre_device_recover),
+// DISPATCH_FAILED, OUT_OF_MEMORY.
 uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
                        const vyre_dispatch_options *options, vyre_dispatch_result *out,
                        vyre_error *err);
 
-// Async: returns at once. |args| memory (inputs and outputs) must stay valid
-// until vyre_job_wait returns or the job is released.
+// Async: plans the dispatch (every refusal of vyre_dispatch happens here,
+// before device work) and returns at once. BORROWS the caller's host memory
+// beyond the call: every |data| and |out| buffer of |args| and the options'
+// |label| string must stay valid and unchanged (inputs) or untouched
+// (outputs) until vyre_job_wait returns a status other than TIMEOUT, or
+// vyre_job_release returns. The |args| array and |options| struct
+// themselves are read during the call only. On a plugin without the async
+// slots the dispatch runs synchronously here and the job is complete on
+// return (the memory is not needed afterwards, but do not rely on it). The
+// caller owns *out (vyre_job_release). Errors: those of vyre_dispatch that
+// are found at submit; the dispatch's own outcome comes from vyre_job_wait.
 typedef struct vyre_job vyre_job;
 uint32_t vyre_dispatch_async(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
-                             const vyre_dispatch_options *options, vyre_job **out,
-                             vyre_error *err);
+                             const vyre_dispatch_options *options, vyre_job **out, vyre_error *err);
+// Sets *out_done to 1 when the job has completed (wait then returns at
+// once), else 0. Errors: INVALID_ARGUMENT (|out_done| NULL, a dead handle),
+// DEVICE_LOST (a stale job, or a lost device).
 uint32_t vyre_job_poll(vyre_job *job, uint32_t *out_done, vyre_error *err);
-// timeout_ns UINT64_MAX: forever. TIMEOUT leaves the job valid.
+// Waits up to |timeout_ns| (UINT64_MAX: forever; 0: poll) and returns the
+// dispatch's status, as vyre_dispatch would, with its result in |out| (may
+// be NULL) and its error in |err|. TIMEOUT leaves the job running and
+// valid, and its memory still borrowed. Once complete, every later wait
+// returns the same status and result at once. A job submitted before a
+// vyre_device_recover that had not completed is stale: DEVICE_LOST.
+// Waiting on one job from two threads at once is the caller's bug.
 uint32_t vyre_job_wait(vyre_job *job, uint64_t timeout_ns, vyre_dispatch_result *out,
                        vyre_error *err);
+// Releases the job (NULL or a dead handle: no-op, with a warning for the
+// latter). Releasing a job still running abandons it: the device may keep
+// its buffers leased until it is done, but the caller's memory is no longer
+// touched once this returns, and the outputs are unspecified.
 void vyre_job_release(vyre_job *job);
 
-// Batch: every valid item runs in one submission with one wait. An invalid
-// item gets its own status and error and the others still run. Returns OK
-// when every item was attempted; per-item status tells the outcome.
+// Batch (docs/abi.md ABI-BATCH-1): every valid item runs in one submission
+// with one wait. |items| and every memory its entries point to are borrowed
+// for the call; the host writes each item's |status|, |result| and |error|
+// (it sets error.struct_size itself). An invalid item gets its own status
+// and error (as vyre_dispatch would) and the others still run. When the
+// device is found lost, the batch recovers it, compiles the items' programs
+// again (the caller's kernels stay stale) and re-runs the items that did
+// not complete, at most twice; items binding resident buffers then fail
+// with DEVICE_LOST. Returns OK when every item was attempted (per-item
+// status tells the outcome), INVALID_ARGUMENT (|items| NULL with |count| >
+// 0) or a backend-wide failure (DEVICE_LOST when recovery failed).
 typedef struct vyre_batch_item {
   vyre_kernel *kernel;
   const vyre_arg *args;
@@ -232,7 +405,14 @@ typedef struct vyre_batch_item {
 uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t count,
                              vyre_error *err);
 
-// Sequence: resident-only steps run in order, then |reads|, with one fence.
+// Sequence (docs/abi.md ABI-SEQ-1): resident-only steps run in order, each
+// seeing the writes of the steps before it, then |reads| copy resident bytes
+// into host memory, with one fence. |steps|, |reads| and what they point to
+// are borrowed for the call. Every step and read is checked before any
+// runs. |results| (may be NULL) has |step_count| entries. Returns OK, or the
+// first failing step's status (later steps do not run and the reads are not
+// made). Errors: those of vyre_dispatch per step, INVALID_ARGUMENT (an arg
+// that is not resident, a kernel of another device, a bad read range).
 typedef struct vyre_sequence_step {
   vyre_kernel *kernel;
   const vyre_arg *args; // every arg resident
@@ -240,9 +420,9 @@ typedef struct vyre_sequence_step {
   uint32_t reserved0;
   const vyre_dispatch_options *options; // may be NULL
 } vyre_sequence_step;
-uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps,
-                           uint32_t step_count, const vyre_resident_range *reads,
-                           uint32_t read_count, vyre_dispatch_result *results, vyre_error *err);
+uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, uint32_t step_count,
+                           const vyre_resident_range *reads, uint32_t read_count,
+                           vyre_dispatch_result *results, vyre_error *err);
 
 //===----------------------------------------------------------------------===//
 // Persistent-work queue
@@ -251,11 +431,16 @@ uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps,
 // Many payloads through one kernel; results delivered in queue order. The
 // queue copies each payload's input bytes at push time and owns the output
 // memory. When the backend is found lost, the queue recovers it, compiles
-// the program again and re-runs the payloads not yet delivered.
+// the program again and re-runs the payloads not yet delivered (at most
+// twice; if recovery fails they are delivered with DEVICE_LOST). Push and
+// drain may be called from several threads; drains are serialised.
 typedef struct vyre_queue vyre_queue;
 
 // One result: the outputs of payload |seq| (0-based push order), one entry
-// per host buffer in declaration order (read-only buffers have size 0).
+// per host buffer in declaration order (read-only buffers, and every buffer
+// of a failed payload, have data NULL and size 0). The callback runs on the
+// thread that called vyre_queue_drain, once per payload, in push order; it
+// may push onto the same queue but must not drain or destroy it.
 typedef struct vyre_queue_output {
   const void *data; // valid during the callback only
   uint64_t size;
@@ -263,14 +448,32 @@ typedef struct vyre_queue_output {
 typedef void (*vyre_queue_result_fn)(void *user, uint64_t seq, uint32_t status,
                                      const vyre_queue_output *outputs, uint32_t output_count);
 
+// Makes a queue with its own module of |kernel|'s program (same workgroup
+// size and flags): the kernel may be released afterwards, the program may
+// not (free it after vyre_queue_destroy). |options| (may be NULL) is copied,
+// except its label. |user| is passed to |on_result| untouched. The caller
+// owns *out (vyre_queue_destroy). Errors: INVALID_ARGUMENT (|on_result| or
+// |out| NULL, options.struct_size below the minimum), and the errors of
+// vyre_kernel_compile.
 uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *options,
                            vyre_queue_result_fn on_result, void *user, vyre_queue **out,
                            vyre_error *err);
-// Queues one payload (host args only). Returns its sequence number.
-uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count,
-                         uint64_t *out_seq, vyre_error *err);
-// Runs everything pushed so far and delivers every result, in order.
+// Queues one payload (host args only) after checking it as vyre_dispatch
+// would; |args| and their input bytes are copied, so they are borrowed for
+// the call only (|out| pointers are ignored: results come through the
+// callback). Writes its sequence number into *out_seq (when non-NULL).
+// Errors: INVALID_ARGUMENT (a resident arg, and the argument errors of
+// vyre_dispatch), OUT_OF_MEMORY.
+uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count, uint64_t *out_seq,
+                         vyre_error *err);
+// Runs everything pushed so far and delivers every result, in order, before
+// it returns. Returns OK when every payload was delivered (each with its own
+// status), or a backend-wide failure (OUT_OF_MEMORY; DEVICE_LOST when
+// recovery failed, after delivering the rest with DEVICE_LOST).
 uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err);
+// Drops undelivered payloads (their callbacks never run) and frees the queue
+// (NULL or a dead handle: no-op). Must not run concurrently with a push or
+// drain on |q|, nor from its callback.
 void vyre_queue_destroy(vyre_queue *q);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// ir_binary.c — the canonical binary form of a program (IR.md §9,
+// ir_binary.c — the canonical binary form of a program (docs/ir.md IR-FLAT-2,
 // docs/ir-binary.md): vyre__ir_encode(), called by vyre__ir_finish() for
 // every validated program, and vyre_ir_from_binary(), the decoder libvyre
 // uses for vyre_program_from_binary() and golden files. Every integer is

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // ir_hash.c — XXH3 hashing for the IR library: the XXH3-128 program hash
-// (compile-cache keys, IR.md §9), its hex form, and the XXH3-64 checksum at
+// (compile-cache keys, IR-FLAT-2), its hex form, and the XXH3-64 checksum at
 // the end of the canonical binary form. xxHash is compiled inline here, so
 // nothing links against libxxhash.
 

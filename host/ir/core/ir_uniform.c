@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// ir_uniform.c — the barrier rules of IR.md §6: a barrier only under
+// ir_uniform.c — the barrier rules of docs/ir.md IR-BARRIER-2..9: a barrier only under
 // workgroup-uniform control flow, and no `return` except as the last
 // top-level statement of a program that has a barrier. Called by
 // vyre__ir_validate() once the program's structure, scoping and types are

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // ir_validate.c — vyre__ir_validate(): the IR validator and type checker
-// (IR.md §7). Called by vyre__ir_finish() for every program the JSON reader or
+// (docs/ir.md §8). Called by vyre__ir_finish() for every program the JSON reader or
 // the binary decoder builds, so its input may be hostile: every node, local,
 // buffer, statement and string index is range-checked before use, each node
 // must be used exactly once (the lists form a tree, so cycles and shared

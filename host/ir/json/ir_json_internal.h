@@ -58,7 +58,7 @@ uint32_t vyre__json_depth_for(uint32_t max_depth);
 uint32_t vyre__file_read(const char *path, uint64_t max_bytes, char **out_text, size_t *out_len,
                          vyre_error *err);
 
-// Decodes the program in |root| (IR.md §8) and finishes it. Top-level keys
+// Decodes the program in |root| (docs/ir-json.md) and finishes it. Top-level keys
 // listed in |extra_keys| (NULL-terminated, may be NULL) are skipped: the case
 // loader passes its own fields.
 uint32_t vyre__ir_from_json_value(json_t *root, const char *const *extra_keys,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// ir_json_read.c — the JSON program reader (IR.md §8, docs/ir-json.md):
+// ir_json_read.c — the JSON program reader (docs/ir-json.md):
 // vyre_ir_from_json(), vyre_ir_from_json_file(), and the entry the case
 // loader uses on an already parsed document. It is strict (unknown fields,
 // wrong JSON types and unknown kinds, ops and types are refused), resolves

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The validation corpus: one invalid program per rule of IR.md §7, each a case
+"""The validation corpus: one invalid program per rule of docs/ir.md §8, each a case
 file expecting {"error": "INVALID_PROGRAM"}. Called by gen_cases.py."""
 
 from vyre_gen import *  # noqa: F401,F403

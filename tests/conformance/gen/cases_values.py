@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Integers, casts and f32: the value rules of IR.md §5. Called by gen_cases.py.
+"""Integers, casts and f32: the value rules of docs/ir.md §5. Called by gen_cases.py.
 Every expected value comes from the reference in vyre_gen.py."""
 
 from vyre_gen import *  # noqa: F401,F403

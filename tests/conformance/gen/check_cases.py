@@ -6,8 +6,8 @@
 
 (default: tests/conformance/cases and examples). For every case file:
 
-1. structure: the fields of every kind (IR.md §8), known ops, types and
-   accesses, unique names, scoping, the type rules of IR.md §2/§5, access
+1. structure: the fields of every kind (docs/ir-json.md), known ops, types and
+   accesses, unique names, scoping, the type rules of docs/ir.md §2/§7, access
    rules, inputs per host buffer, expect lists of the bound element count;
 2. unless --no-run: runs the program in a small Python interpreter of the IR
    (value rules from vyre_gen.py; workgroups in order, invocations of a

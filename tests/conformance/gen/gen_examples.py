@@ -4,7 +4,7 @@
 
     python3 tests/conformance/gen/gen_examples.py [--check]
 
-Expected values are computed here with the IR.md rules (vyre_gen.py): f32
+Expected values are computed here with the docs/ir.md rules (vyre_gen.py): f32
 products and sums are rounded separately, in the order the kernel performs
 them, so the examples double as checks of every backend.
 """

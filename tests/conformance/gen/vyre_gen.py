@@ -5,12 +5,12 @@ Four parts, all Python 3 standard library:
 
 * the IR lists of abi/vyre/vyre_backend.h as tables (TYPES, UN_OPS, BIN_OPS,
   ATOMIC_OPS ...), checked against the header by test_ir_lists.py;
-* an IR builder: small functions that return the JSON objects of IR.md §8
+* an IR builder: small functions that return the JSON objects of docs/ir-json.md
   (lit_u, var, bin_, store, if_, for_ ...);
-* a reference of the IR.md §5 value rules computed independently of vyre:
+* a reference of the docs/ir.md §5 value rules computed independently of vyre:
   32-bit integer ops with explicit masking, and exact f32 arithmetic on bit
   patterns (fractions.Fraction, correct rounding to nearest even written by
-  hand, then IR.md canonicalization: subnormal -> signed zero after rounding,
+  hand, then IR-F32-1 canonicalization: subnormal -> signed zero after rounding,
   NaN -> 0x7FC00000, subnormal inputs act as signed zero);
 * a writer that emits case files (docs/case-files.md) in a stable, readable
   layout: one statement per line, statement lists indented, number lists
@@ -297,7 +297,7 @@ def guard_gid(body, out="out", g="g"):
 
 
 # ---------------------------------------------------------------------------
-# Integer reference (IR.md §5), on Python ints holding u32 bit patterns
+# Integer reference (docs/ir.md IR-INT-*), on Python ints holding u32 bit patterns
 # ---------------------------------------------------------------------------
 
 
@@ -491,7 +491,7 @@ def int_un(op, a):
 
 
 # ---------------------------------------------------------------------------
-# f32 reference (IR.md §5) on bit patterns
+# f32 reference (docs/ir.md IR-F32-*) on bit patterns
 # ---------------------------------------------------------------------------
 
 
@@ -500,7 +500,7 @@ def f_is_nan_bits(b):
 
 
 def f_canon(b):
-    """IR.md canonical form: subnormal -> zero of the same sign, NaN -> 0x7FC00000."""
+    """IR-F32-1 canonical form: subnormal -> zero of the same sign, NaN -> 0x7FC00000."""
     b &= M32
     if f_is_nan_bits(b):
         return CANON_NAN
@@ -546,7 +546,7 @@ def f_inf(sign):
 def f_round(sign, q):
     """Correctly rounds the exact non-negative Fraction |q| (ties to even) to
     f32 with sign |sign|, overflowing to infinity, then flushes a subnormal
-    result to zero of the same sign (IR.md: flushing happens after rounding)."""
+    result to zero of the same sign (IR-F32-1: flushing happens after rounding)."""
     if q == 0:
         return f_zero(sign)
     e = q.numerator.bit_length() - q.denominator.bit_length()
