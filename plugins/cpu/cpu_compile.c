@@ -3,7 +3,7 @@
 // cpu_compile.c — translates a validated flat IR program into the register
 // bytecode of cpu_internal.h, once per module. Entered only from the compile
 // slot (cpu_plugin.c); the program view is borrowed, so everything the module
-// needs is copied into its cpu_code.
+// needs is copied into its vyre_cpu_code.
 //
 // Structured control flow becomes jumps: `if` is a conditional jump over the
 // then-part, `for` evaluates both bounds once into registers and loops with a
@@ -21,10 +21,10 @@
 
 #define CPU_MAX_DEPTH 512u
 
-typedef struct cpu_cc {
+typedef struct vyre_cpu_cc {
   const vyre_ir_program *p;
   uint32_t *lit_reg; // per node: the constant register of a LIT node
-  cpu_insn *insns;
+  vyre_cpu_insn *insns;
   uint32_t count, cap;
   uint32_t tmp_top; // next free register
   uint32_t reg_max; // registers used so far
@@ -32,9 +32,9 @@ typedef struct cpu_cc {
   uint32_t visits; // nodes compiled so far: a tree visits each node at most once
   uint32_t failed; // status of the first failure
   vyre_error *err;
-} cpu_cc;
+} vyre_cpu_cc;
 
-static uint32_t cc_fail(cpu_cc *cc, uint32_t code, const char *what, uint32_t node) {
+static uint32_t cc_fail(vyre_cpu_cc *cc, uint32_t code, const char *what, uint32_t node) {
   if (!cc->failed) {
     cc->failed = code;
     if (code == VYRE_STATUS_OUT_OF_MEMORY)
@@ -53,17 +53,17 @@ static uint32_t cc_fail(cpu_cc *cc, uint32_t code, const char *what, uint32_t no
   return 0;
 }
 
-static uint32_t cc_emit(cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst, uint32_t a, uint32_t b,
-                        uint32_t c, uint32_t d) {
+static uint32_t cc_emit(vyre_cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst, uint32_t a,
+                        uint32_t b, uint32_t c, uint32_t d) {
   if (cc->failed) return 0;
   if (cc->count == cc->cap) {
     uint32_t ncap = cc->cap ? cc->cap * 2 : 64;
-    cpu_insn *n = realloc(cc->insns, (size_t)ncap * sizeof(*n));
+    vyre_cpu_insn *n = realloc(cc->insns, (size_t)ncap * sizeof(*n));
     if (!n) return cc_fail(cc, VYRE_STATUS_OUT_OF_MEMORY, "", cc->count);
     cc->insns = n;
     cc->cap = ncap;
   }
-  cpu_insn *i = &cc->insns[cc->count];
+  vyre_cpu_insn *i = &cc->insns[cc->count];
   i->op = op;
   i->sub = sub;
   i->dst = dst;
@@ -74,13 +74,13 @@ static uint32_t cc_emit(cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst, uin
   return cc->count++;
 }
 
-static uint32_t cc_temp(cpu_cc *cc) {
+static uint32_t cc_temp(vyre_cpu_cc *cc) {
   uint32_t r = cc->tmp_top++;
   if (cc->tmp_top > cc->reg_max) cc->reg_max = cc->tmp_top;
   return r;
 }
 
-static const vyre_ir_node *cc_node(cpu_cc *cc, uint32_t idx, uint32_t parent) {
+static const vyre_ir_node *cc_node(vyre_cpu_cc *cc, uint32_t idx, uint32_t parent) {
   if (idx >= cc->p->node_count) {
     cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "child node index out of range", parent);
     return NULL;
@@ -88,7 +88,7 @@ static const vyre_ir_node *cc_node(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   return &cc->p->nodes[idx];
 }
 
-static int cc_buffer_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
+static int cc_buffer_ok(vyre_cpu_cc *cc, uint32_t buf, uint32_t node) {
   if (buf < cc->p->buffer_count) return 1;
   cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "buffer index out of range", node);
   return 0;
@@ -96,7 +96,7 @@ static int cc_buffer_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
 
 // Stores and atomics only target read_write, write and workgroup buffers:
 // read and uniform data may live in memory the caller cannot have written.
-static int cc_writable_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
+static int cc_writable_ok(vyre_cpu_cc *cc, uint32_t buf, uint32_t node) {
   if (!cc_buffer_ok(cc, buf, node)) return 0;
   uint32_t acc = cc->p->buffers[buf].access;
   if (acc == VYRE_IR_ACCESS_READ_WRITE || acc == VYRE_IR_ACCESS_WRITE ||
@@ -106,7 +106,7 @@ static int cc_writable_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
   return 0;
 }
 
-static int cc_local_ok(cpu_cc *cc, uint32_t local, uint32_t node) {
+static int cc_local_ok(vyre_cpu_cc *cc, uint32_t local, uint32_t node) {
   if (local < cc->p->local_count) return 1;
   cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "local index out of range", node);
   return 0;
@@ -120,7 +120,7 @@ static uint32_t cc_canon(uint32_t x) {
   return x;
 }
 
-static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent);
+static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx, uint32_t parent);
 
 static uint16_t cc_bin_op(uint32_t op, uint32_t t, int *swap) {
   int f = t == VYRE_IR_TYPE_F32, s = t == VYRE_IR_TYPE_I32;
@@ -239,7 +239,7 @@ static uint16_t cc_cast_op(uint32_t from, uint32_t to) {
 }
 
 // Compiles expression |idx| and returns the register holding its value.
-static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
+static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx, uint32_t parent) {
   const vyre_ir_node *n = cc_node(cc, idx, parent);
   if (!n || cc->failed) return 0;
   if (VYRE_IR_K_IS_STMT(n->kind))
@@ -349,9 +349,9 @@ static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   return r;
 }
 
-static void cc_list(cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent);
+static void cc_list(vyre_cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent);
 
-static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
+static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx, uint32_t parent) {
   const vyre_ir_node *n = cc_node(cc, idx, parent);
   if (!n || cc->failed) return;
   if (++cc->depth > CPU_MAX_DEPTH) {
@@ -453,7 +453,7 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   cc->depth--;
 }
 
-static void cc_list(cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent) {
+static void cc_list(vyre_cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent) {
   if (count == 0) return;
   if (start > cc->p->stmt_count || count > cc->p->stmt_count - start) {
     cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "statement list out of range", parent);
@@ -471,7 +471,7 @@ static uint32_t cc_lit_value(const vyre_ir_node *n) {
 
 // Gives every distinct literal value one register above the locals, and
 // every LIT node the register of its value. Returns 0 when out of memory.
-static int cc_literals(cpu_cc *cc, cpu_code *out) {
+static int cc_literals(vyre_cpu_cc *cc, vyre_cpu_code *out) {
   const vyre_ir_program *p = cc->p;
   uint32_t lits = 0;
   for (uint32_t i = 0; i < p->node_count; i++)
@@ -504,7 +504,7 @@ static int cc_literals(cpu_cc *cc, cpu_code *out) {
   return 1;
 }
 
-static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_error *err) {
+static uint32_t cc_sizes(const vyre_compile_args *args, vyre_cpu_code *out, vyre_error *err) {
   const vyre_ir_program *p = args->program;
   uint32_t ws[3];
   int all_zero = !args->workgroup_size[0] && !args->workgroup_size[1] && !args->workgroup_size[2];
@@ -522,7 +522,7 @@ static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_erro
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error *err) {
+uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   const vyre_ir_program *p = args ? args->program : NULL;
   if (!p || p->struct_size < sizeof(vyre_ir_program) || (p->node_count && !p->nodes) ||
@@ -543,11 +543,11 @@ uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error
   out->reverse = (args->flags & VYRE_COMPILE_REVERSE_ORDER) != 0;
 
   out->buffer_count = p->buffer_count;
-  out->buffers = calloc(p->buffer_count ? p->buffer_count : 1, sizeof(cpu_buf_info));
+  out->buffers = calloc(p->buffer_count ? p->buffer_count : 1, sizeof(vyre_cpu_buf_info));
   if (!out->buffers) goto oom;
   uint64_t words = 0;
   for (uint32_t i = 0; i < p->buffer_count; i++) {
-    cpu_buf_info *b = &out->buffers[i];
+    vyre_cpu_buf_info *b = &out->buffers[i];
     b->access = p->buffers[i].access;
     b->type = p->buffers[i].type;
     if (b->access == VYRE_IR_ACCESS_WORKGROUP) {
@@ -555,7 +555,7 @@ uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error
       b->wg_count = p->buffers[i].count;
       words += p->buffers[i].count;
       if (words > 16384 / 4) {
-        cpu_code_free(out);
+        vyre_cpu_code_free(out);
         return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, CPU_NAME,
                              "workgroup buffers of '%s' need more than 16384 bytes. Fix: "
                              "shrink the workgroup buffers.",
@@ -565,7 +565,7 @@ uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error
   }
   out->wg_words = (uint32_t)words;
 
-  cpu_cc cc = {.p = p, .err = err};
+  vyre_cpu_cc cc = {.p = p, .err = err};
   if (!cc_literals(&cc, out)) {
     free(cc.lit_reg);
     goto oom;
@@ -576,7 +576,7 @@ uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error
   free(cc.lit_reg);
   if (cc.failed) {
     free(cc.insns);
-    cpu_code_free(out);
+    vyre_cpu_code_free(out);
     return cc.failed;
   }
   out->insns = cc.insns;
@@ -586,12 +586,12 @@ uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error
     if (cc.insns[i].op == CPU_OP_BARRIER) out->has_barrier = 1;
   return VYRE_STATUS_OK;
 oom:
-  cpu_code_free(out);
+  vyre_cpu_code_free(out);
   return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
                        "compiling: out of memory. Fix: free memory.");
 }
 
-void cpu_code_free(cpu_code *c) {
+void vyre_cpu_code_free(vyre_cpu_code *c) {
   free(c->insns);
   free(c->buffers);
   free(c->consts);

@@ -3,7 +3,7 @@
 // cpu_exec.c — the interpreter of the CPU reference backend: runs the
 // register bytecode of cpu_compile.c for every invocation of every workgroup
 // of a launch, with the exact semantics of IR.md §2-§6. Entered only through
-// cpu_launch_run(), from cpu_dispatch.c.
+// vyre_cpu_launch_run(), from cpu_dispatch.c.
 //
 // A workgroup without barriers runs its invocations one after the other to
 // the end, reusing one register file. A workgroup with barriers runs in
@@ -29,9 +29,9 @@
 #define CPU_CHECK_EVERY 4096u
 
 // What one thread needs to run workgroups of a launch.
-typedef struct cpu_worker {
-  cpu_launch *L;
-  cpu_view *views; // the launch's views, workgroup buffers pointing into wgmem
+typedef struct vyre_cpu_worker {
+  vyre_cpu_launch *L;
+  vyre_cpu_view *views; // the launch's views, workgroup buffers pointing into wgmem
   uint32_t *wgmem;
   uint32_t *regs; // wg_invocations * reg_count when the program has barriers, else reg_count
   uint32_t *pcs;  // per invocation (barrier programs)
@@ -41,7 +41,7 @@ typedef struct cpu_worker {
   uint32_t lid[3];
   uint32_t trap_site;
   uint32_t backedges;
-} cpu_worker;
+} vyre_cpu_worker;
 
 //===----------------------------------------------------------------------===//
 // f32 helpers (IR.md §5). Registers hold canonical bits.
@@ -150,7 +150,7 @@ static uint32_t u_atomic(uint32_t *p, uint32_t op, uint32_t v, uint32_t expected
 //===----------------------------------------------------------------------===//
 
 // True when the launch must stop (deadline, cancel, or another thread stopped).
-static int cpu_should_stop(cpu_launch *L) {
+static int cpu_should_stop(vyre_cpu_launch *L) {
   if (atomic_load_explicit(&L->stop, memory_order_relaxed)) return 1;
   if (L->cancel && atomic_load_explicit(L->cancel, memory_order_relaxed)) {
     uint32_t zero = 0;
@@ -172,13 +172,13 @@ static int cpu_should_stop(cpu_launch *L) {
 #define A (r[I->a])
 #define B (r[I->b])
 
-static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
-  const cpu_code *code = w->L->code;
-  const cpu_insn *insns = code->insns;
-  const cpu_view *views = w->views;
+static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
+  const vyre_cpu_code *code = w->L->code;
+  const vyre_cpu_insn *insns = code->insns;
+  const vyre_cpu_view *views = w->views;
   uint32_t pc = *pcp;
   for (;;) {
-    const cpu_insn *I = &insns[pc++];
+    const vyre_cpu_insn *I = &insns[pc++];
     switch (I->op) {
     case CPU_OP_MOV:
       r[I->dst] = A;
@@ -206,17 +206,17 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_LOAD_W: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? v->p[B] : 0;
       break;
     }
     case CPU_OP_LOAD_F: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? f_canon(v->p[B]) : 0;
       break;
     }
     case CPU_OP_LOAD_B: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? v->p[B] != 0 : 0;
       break;
     }
@@ -226,7 +226,7 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_STORE: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) v->p[B] = r[I->c];
       break;
     }
@@ -464,7 +464,7 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       *pcp = pc;
       return CPU_STOP_BARRIER;
     case CPU_OP_ATOMIC: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       uint32_t old = B < v->n ? u_atomic(&v->p[B], I->sub, r[I->c], r[I->d]) : 0;
       if (I->dst != VYRE_IR_NONE) r[I->dst] = old;
       break;
@@ -483,16 +483,16 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
 // Workgroups
 //===----------------------------------------------------------------------===//
 
-static inline void cpu_lid_of(cpu_worker *w, uint32_t i) {
+static inline void cpu_lid_of(vyre_cpu_worker *w, uint32_t i) {
   const uint32_t *l = &w->lids[(size_t)i * 3];
   w->lid[0] = l[0];
   w->lid[1] = l[1];
   w->lid[2] = l[2];
 }
 
-static void cpu_record_trap(cpu_worker *w) {
-  cpu_launch *L = w->L;
-  const cpu_code *c = L->code;
+static void cpu_record_trap(vyre_cpu_worker *w) {
+  vyre_cpu_launch *L = w->L;
+  const vyre_cpu_code *c = L->code;
   uint64_t gx = (uint64_t)w->wgid[0] * c->wgsize[0] + w->lid[0];
   uint64_t gy = (uint64_t)w->wgid[1] * c->wgsize[1] + w->lid[1];
   uint64_t gz = (uint64_t)w->wgid[2] * c->wgsize[2] + w->lid[2];
@@ -507,9 +507,9 @@ static void cpu_record_trap(cpu_worker *w) {
 
 // Runs workgroup number |wg| (linear, x fastest). Returns 0, or 1 when the
 // launch must stop.
-static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
-  cpu_launch *L = w->L;
-  const cpu_code *c = L->code;
+static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
+  vyre_cpu_launch *L = w->L;
+  const vyre_cpu_code *c = L->code;
   w->wgid[0] = (uint32_t)(wg % L->grid[0]);
   w->wgid[1] = (uint32_t)((wg / L->grid[0]) % L->grid[1]);
   w->wgid[2] = (uint32_t)(wg / ((uint64_t)L->grid[0] * L->grid[1]));
@@ -549,18 +549,18 @@ static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
 // Launches
 //===----------------------------------------------------------------------===//
 
-typedef struct cpu_share {
-  cpu_launch *L;
+typedef struct vyre_cpu_share {
+  vyre_cpu_launch *L;
   uint64_t total, chunk;
   _Atomic uint64_t next;
-} cpu_share;
+} vyre_cpu_share;
 
-static int cpu_worker_init(cpu_worker *w, cpu_launch *L) {
-  const cpu_code *c = L->code;
+static int cpu_worker_init(vyre_cpu_worker *w, vyre_cpu_launch *L) {
+  const vyre_cpu_code *c = L->code;
   memset(w, 0, sizeof(*w));
   w->L = L;
   size_t regs = c->has_barrier ? (size_t)c->wg_invocations * c->reg_count : c->reg_count;
-  w->views = malloc((c->buffer_count ? c->buffer_count : 1) * sizeof(cpu_view));
+  w->views = malloc((c->buffer_count ? c->buffer_count : 1) * sizeof(vyre_cpu_view));
   w->regs = calloc(regs, sizeof(uint32_t));
   w->wgmem = malloc(((size_t)c->wg_words + 1) * 4);
   w->pcs = malloc((size_t)c->wg_invocations * sizeof(uint32_t));
@@ -586,7 +586,7 @@ static int cpu_worker_init(cpu_worker *w, cpu_launch *L) {
   return 1;
 }
 
-static void cpu_worker_fini(cpu_worker *w) {
+static void cpu_worker_fini(vyre_cpu_worker *w) {
   free(w->views);
   free(w->regs);
   free(w->wgmem);
@@ -595,7 +595,7 @@ static void cpu_worker_fini(cpu_worker *w) {
   free(w->lids);
 }
 
-static void cpu_share_work(cpu_share *sh);
+static void cpu_share_work(vyre_cpu_share *sh);
 
 // IR.md §5 fixes round-to-nearest-even with subnormals computed and then
 // flushed: run every participant under the default floating-point
@@ -609,10 +609,10 @@ static void cpu_share_run(void *ctx) {
   if (have) fesetenv(&saved);
 }
 
-static void cpu_share_work(cpu_share *sh) {
-  cpu_launch *L = sh->L;
+static void cpu_share_work(vyre_cpu_share *sh) {
+  vyre_cpu_launch *L = sh->L;
   if (atomic_load(&sh->next) >= sh->total) return;
-  cpu_worker w;
+  vyre_cpu_worker w;
   if (!cpu_worker_init(&w, L)) {
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_OUT_OF_MEMORY);
@@ -634,14 +634,14 @@ static void cpu_share_work(cpu_share *sh) {
   cpu_worker_fini(&w);
 }
 
-uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
-  const cpu_code *c = L->code;
+uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L) {
+  const vyre_cpu_code *c = L->code;
   atomic_store(&L->stop, 0);
   atomic_store(&L->trap_sites, 0);
   atomic_store(&L->trap_invocation, UINT64_MAX);
   uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
   if (c->reverse) {
-    cpu_worker w;
+    vyre_cpu_worker w;
     if (!cpu_worker_init(&w, L)) {
       cpu_worker_fini(&w);
       return VYRE_STATUS_OUT_OF_MEMORY;
@@ -655,8 +655,8 @@ uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
     cpu_worker_fini(&w);
     return atomic_load(&L->stop);
   }
-  uint32_t threads = pool ? cpu_pool_threads(pool) : 1;
-  cpu_share sh = {.L = L, .total = total, .chunk = 1};
+  uint32_t threads = pool ? vyre_cpu_pool_threads(pool) : 1;
+  vyre_cpu_share sh = {.L = L, .total = total, .chunk = 1};
   atomic_init(&sh.next, 0);
   // Tiny launches run inline: waking workers would cost more than the work.
   uint64_t invocations = total * c->wg_invocations;
@@ -666,7 +666,7 @@ uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
   } else {
     sh.chunk = total / ((uint64_t)threads * 8);
     if (sh.chunk < 1) sh.chunk = 1;
-    cpu_pool_run(pool, cpu_share_run, &sh);
+    vyre_cpu_pool_run(pool, cpu_share_run, &sh);
   }
   return atomic_load(&L->stop);
 }
