@@ -111,38 +111,79 @@ static uint32_t u_bitrev(uint32_t x) {
   return (x >> 16) | (x << 16);
 }
 
-static uint32_t u_atomic(uint32_t *p, uint32_t op, uint32_t v, uint32_t expected) {
+// |op| is a vyre_cpu_atomic_op (cpu_compile.c maps the IR's atomic rows).
+static uint32_t u_atomic(uint32_t *p, vyre_cpu_atomic_op op, uint32_t v, uint32_t expected) {
   switch (op) {
-  case VYRE_IR_ATOMIC_ADD:
+  case CPU_ATOMIC_ADD:
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_SUB:
+  case CPU_ATOMIC_SUB:
     return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_AND:
+  case CPU_ATOMIC_AND:
     return __atomic_fetch_and(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_OR:
+  case CPU_ATOMIC_OR:
     return __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_XOR:
+  case CPU_ATOMIC_XOR:
     return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_EXCHANGE:
+  case CPU_ATOMIC_EXCHANGE:
     return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_CAS: {
+  case CPU_ATOMIC_CAS: {
     uint32_t old = expected;
     __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return old;
   }
-  case VYRE_IR_ATOMIC_MIN:
-  case VYRE_IR_ATOMIC_MAX: {
+  case CPU_ATOMIC_MIN:
+  case CPU_ATOMIC_MAX: {
     uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
     for (;;) {
-      uint32_t nv = op == VYRE_IR_ATOMIC_MIN ? (v < old ? v : old) : (v > old ? v : old);
+      uint32_t nv = op == CPU_ATOMIC_MIN ? (v < old ? v : old) : (v > old ? v : old);
       if (nv == old) return old;
       if (__atomic_compare_exchange_n(p, &old, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return old;
     }
   }
-  default:
-    return 0;
+  case CPU_ATOMIC_COUNT: // never compiled
+    break;
   }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// int_sat (docs/ir.md "Operators"), in unsigned arithmetic only: no signed
+// overflow, no implementation-defined conversion.
+//===----------------------------------------------------------------------===//
+
+// a < b as i32, on the two's complement bits.
+static inline int i_lt(uint32_t a, uint32_t b) {
+  return (a ^ 0x80000000u) < (b ^ 0x80000000u);
+}
+
+// |a - b| exactly; it always fits u32 (at most 2^32 - 1), and the wrapping
+// difference of the larger minus the smaller is that value.
+static inline uint32_t u_abs_diff(uint32_t a, uint32_t b) {
+  return a > b ? a - b : b - a;
+}
+static inline uint32_t i_abs_diff(uint32_t a, uint32_t b) {
+  return i_lt(b, a) ? a - b : b - a;
+}
+
+static inline uint32_t u_add_sat(uint32_t a, uint32_t b) {
+  uint32_t s = a + b;
+  return s < a ? 0xFFFFFFFFu : s;
+}
+static inline uint32_t u_sub_sat(uint32_t a, uint32_t b) {
+  return a > b ? a - b : 0;
+}
+
+// Signed overflow happened when the operands' signs allow it and the
+// result's sign differs from a's; the clamp is then INT32_MAX for a >= 0 and
+// INT32_MIN for a < 0 (0x7FFFFFFF + sign bit of a).
+static inline uint32_t i_add_sat(uint32_t a, uint32_t b) {
+  uint32_t s = a + b;
+  return (~(a ^ b) & (a ^ s)) >> 31 ? 0x7FFFFFFFu + (a >> 31) : s;
+}
+static inline uint32_t i_sub_sat(uint32_t a, uint32_t b) {
+  uint32_t s = a - b;
+  return ((a ^ b) & (a ^ s)) >> 31 ? 0x7FFFFFFFu + (a >> 31) : s;
 }
 
 //===----------------------------------------------------------------------===//
@@ -179,7 +220,8 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
   uint32_t pc = *pcp;
   for (;;) {
     const vyre_cpu_insn *I = &insns[pc++];
-    switch (I->op) {
+    // No default: an opcode without its case is a build error (-Wswitch).
+    switch ((vyre_cpu_opcode)I->op) {
     case CPU_OP_MOV:
       r[I->dst] = A;
       break;
@@ -324,6 +366,24 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
     case CPU_OP_LEI:
       r[I->dst] = (int32_t)A <= (int32_t)B;
       break;
+    case CPU_OP_ABSDIFFU:
+      r[I->dst] = u_abs_diff(A, B);
+      break;
+    case CPU_OP_ABSDIFFI:
+      r[I->dst] = i_abs_diff(A, B);
+      break;
+    case CPU_OP_ADDSATU:
+      r[I->dst] = u_add_sat(A, B);
+      break;
+    case CPU_OP_ADDSATI:
+      r[I->dst] = i_add_sat(A, B);
+      break;
+    case CPU_OP_SUBSATU:
+      r[I->dst] = u_sub_sat(A, B);
+      break;
+    case CPU_OP_SUBSATI:
+      r[I->dst] = i_sub_sat(A, B);
+      break;
     case CPU_OP_NEG:
       r[I->dst] = 0u - A;
       break;
@@ -465,11 +525,12 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       return CPU_STOP_BARRIER;
     case CPU_OP_ATOMIC: {
       const vyre_cpu_view *v = &views[I->a];
-      uint32_t old = B < v->n ? u_atomic(&v->p[B], I->sub, r[I->c], r[I->d]) : 0;
+      uint32_t old =
+          B < v->n ? u_atomic(&v->p[B], (vyre_cpu_atomic_op)I->sub, r[I->c], r[I->d]) : 0;
       if (I->dst != VYRE_IR_NONE) r[I->dst] = old;
       break;
     }
-    default:
+    case CPU_OP_COUNT: // never compiled
       *pcp = pc;
       return CPU_STOP_END;
     }

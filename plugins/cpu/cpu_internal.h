@@ -29,7 +29,15 @@
 // Bytecode
 //===----------------------------------------------------------------------===//
 
-enum vyre_cpu_opcode {
+// The interpreter's instruction set. It is not one row per IR operator: an
+// IR operator becomes one opcode per operand type where the types differ
+// (DIVU, DIVI, FDIV), and several IR operators share one (gt is LT with the
+// operands swapped, land is AND). cpu_compile.c maps every row of
+// VYRE_IR_UN_LIST / VYRE_IR_BIN_LIST / VYRE_IR_ATOMIC_LIST onto these
+// through row tables a new list row cannot be missing from (a build error),
+// and the interpreter switches over this enum with no default, so an opcode
+// without its case is a build error too (-Wswitch).
+typedef enum vyre_cpu_opcode {
   CPU_OP_MOV,     // dst = r[a]
   CPU_OP_BUILTIN, // dst = builtin sub on axis a
   CPU_OP_LOAD_W,  // dst = buf a [r[b]] raw word (u32, i32)
@@ -64,6 +72,12 @@ enum vyre_cpu_opcode {
   CPU_OP_LTI,
   CPU_OP_LEU,
   CPU_OP_LEI,
+  CPU_OP_ABSDIFFU, // |a - b| exactly, as u32 (feature int_sat)
+  CPU_OP_ABSDIFFI,
+  CPU_OP_ADDSATU, // a + b clamped to the type's range
+  CPU_OP_ADDSATI,
+  CPU_OP_SUBSATU, // a - b clamped to the type's range
+  CPU_OP_SUBSATI,
   // integer unary: dst = op r[a]
   CPU_OP_NEG,
   CPU_OP_NOT,
@@ -112,10 +126,24 @@ enum vyre_cpu_opcode {
   CPU_OP_RET,
   CPU_OP_TRAP, // site a
   CPU_OP_BARRIER,
-  CPU_OP_ATOMIC, // sub = VYRE_IR_ATOMIC_*; buf a, index r[b], value r[c], expected r[d]; dst or
-                 // NONE
+  CPU_OP_ATOMIC, // sub = vyre_cpu_atomic_op; buf a, index r[b], value r[c], expected r[d];
+                 // dst or NONE
   CPU_OP_COUNT
-};
+} vyre_cpu_opcode;
+
+// The sub-operation of CPU_OP_ATOMIC (u32 words; min and max unsigned).
+typedef enum vyre_cpu_atomic_op {
+  CPU_ATOMIC_ADD,
+  CPU_ATOMIC_SUB,
+  CPU_ATOMIC_AND,
+  CPU_ATOMIC_OR,
+  CPU_ATOMIC_XOR,
+  CPU_ATOMIC_MIN,
+  CPU_ATOMIC_MAX,
+  CPU_ATOMIC_EXCHANGE,
+  CPU_ATOMIC_CAS,
+  CPU_ATOMIC_COUNT
+} vyre_cpu_atomic_op;
 
 typedef struct vyre_cpu_insn {
   uint16_t op;

@@ -197,6 +197,7 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   out->timing_quality = VYRE_TIMING_HOST_CLOCK;
   out->device_kind = VYRE_DEVICE_KIND_CPU;
   out->device_index = 0;
+  out->ir_features = VYRE_IR_FEATURES_KNOWN; // every feature of the lists (cpu_compile.c)
   out->generation = atomic_load(&be->generation);
   memcpy(out->device_uuid, kCpuUuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "CPU reference (%u threads)", be->threads);
