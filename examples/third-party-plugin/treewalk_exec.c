@@ -11,14 +11,118 @@
 // calling thread: workgroups in order, and inside each workgroup every
 // invocation to its end, one after the other. That order is legal because the
 // program has no barrier (docs/ir.md IR-BARRIER-1), and it makes atomics trivially atomic.
-// The IR rules a backend must get exactly right live in tw_bin(), tw_un(),
-// tw_cast() and the memory helpers: loads past the end give 0, stores past
-// the end are dropped, shifts take their amount modulo 32, x / 0 is all ones.
+// The IR rules a backend must get exactly right live in the operator rows
+// (TW_UN_*, TW_BIN_*, TW_ATOMIC_*), tw_cast() and the memory helpers: loads
+// past the end give 0, stores past the end are dropped, shifts take their
+// amount modulo 32, x / 0 is all ones.
+//
+// The operators are rows of the lists in vyre_backend.h (VYRE_IR_UN_LIST,
+// VYRE_IR_BIN_LIST, VYRE_IR_ATOMIC_LIST). treewalk defines one macro per row
+// and expands the lists into its switches, so when a newer header adds a row,
+// rebuilding treewalk fails until the row is implemented: treewalk never
+// meets an operator it compiled without. A program from a newer IR than the
+// header treewalk was built against (an op code beyond its lists, or an IR
+// feature bit it does not know) is refused at compile with UNSUPPORTED.
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "treewalk.h"
+
+//===----------------------------------------------------------------------===//
+// Operator rows
+//===----------------------------------------------------------------------===//
+
+// The lists of the header treewalk is built against. A vyre_backend.h older
+// than the lists (ABI 1.0 as first released, IR 1.0) has only the constants:
+// then treewalk spells the IR 1.0 rows itself; their codes never change.
+#ifdef VYRE_IR_BIN_LIST
+#define TW_UN_LIST(X)     VYRE_IR_UN_LIST(X)
+#define TW_BIN_LIST(X)    VYRE_IR_BIN_LIST(X)
+#define TW_ATOMIC_LIST(X) VYRE_IR_ATOMIC_LIST(X)
+#else
+#define TW_UN_LIST(X)                                                                              \
+  X(NEG, 0)                                                                                        \
+  X(NOT, 1)                                                                                        \
+  X(LNOT, 2) X(ABS, 3) X(CLZ, 4) X(CTZ, 5) X(POPCOUNT, 6) X(BITREV, 7) X(FLOOR, 8) X(CEIL, 9)      \
+      X(TRUNC, 10) X(ROUND, 11) X(SQRT, 12) X(IS_NAN, 13) X(IS_INF, 14) X(IS_FINITE, 15)
+#define TW_BIN_LIST(X)                                                                             \
+  X(ADD, 0)                                                                                        \
+  X(SUB, 1)                                                                                        \
+  X(MUL, 2) X(DIV, 3) X(REM, 4) X(SHL, 5) X(SHR, 6) X(ROTL, 7) X(ROTR, 8) X(AND, 9) X(OR, 10)      \
+      X(XOR, 11) X(MIN, 12) X(MAX, 13) X(MULHI, 14) X(EQ, 15) X(NE, 16) X(LT, 17) X(LE, 18)        \
+          X(GT, 19) X(GE, 20) X(LAND, 21) X(LOR, 22)
+#define TW_ATOMIC_LIST(X)                                                                          \
+  X(ADD, 0) X(SUB, 1) X(AND, 2) X(OR, 3) X(XOR, 4) X(MIN, 5) X(MAX, 6) X(EXCHANGE, 7) X(CAS, 8)
+#endif
+
+// Every code of each list has its case, and no case is left over.
+#define TW_ROW_COUNT(...) +1
+_Static_assert(VYRE_IR_UN_COUNT == 0 TW_UN_LIST(TW_ROW_COUNT), "one case per unary row");
+_Static_assert(VYRE_IR_BIN_COUNT == 0 TW_BIN_LIST(TW_ROW_COUNT), "one case per binary row");
+_Static_assert(VYRE_IR_ATOMIC_COUNT == 0 TW_ATOMIC_LIST(TW_ROW_COUNT), "one case per atomic row");
+#undef TW_ROW_COUNT
+
+// Unary rows: the result from x (u32, i32 or bool bits). f32-only rows are
+// refused at compile (treewalk implements no f32) and never run.
+#define TW_UN_NEG       (0u - x) // wraps: neg(i32 MIN) = MIN
+#define TW_UN_NOT       (~x)
+#define TW_UN_LNOT      ((uint32_t)!x)
+#define TW_UN_ABS       TW_NO_F32
+#define TW_UN_CLZ       tw_clz(x)
+#define TW_UN_CTZ       tw_ctz(x)
+#define TW_UN_POPCOUNT  tw_popcount(x)
+#define TW_UN_BITREV    tw_bitrev(x)
+#define TW_UN_FLOOR     TW_NO_F32
+#define TW_UN_CEIL      TW_NO_F32
+#define TW_UN_TRUNC     TW_NO_F32
+#define TW_UN_ROUND     TW_NO_F32
+#define TW_UN_SQRT      TW_NO_F32
+#define TW_UN_IS_NAN    TW_NO_F32
+#define TW_UN_IS_INF    TW_NO_F32
+#define TW_UN_IS_FINITE TW_NO_F32
+#define TW_NO_F32       0u
+
+// Binary rows: the result from a and b; sig: the operands are i32; sa, sb:
+// their values as i32.
+#define TW_BIN_ADD   (a + b)
+#define TW_BIN_SUB   (a - b)
+#define TW_BIN_MUL   (a * b)
+#define TW_BIN_DIV   tw_div(sig, a, b)
+#define TW_BIN_REM   tw_rem(sig, a, b)
+#define TW_BIN_SHL   (a << (b & 31u))
+#define TW_BIN_SHR   (sig ? tw_sar(a, b & 31u) : a >> (b & 31u))
+#define TW_BIN_ROTL  ((b & 31u) ? (a << (b & 31u)) | (a >> (32u - (b & 31u))) : a)
+#define TW_BIN_ROTR  ((b & 31u) ? (a >> (b & 31u)) | (a << (32u - (b & 31u))) : a)
+#define TW_BIN_AND   (a & b)
+#define TW_BIN_OR    (a | b)
+#define TW_BIN_XOR   (a ^ b)
+#define TW_BIN_MIN   (sig ? (sa < sb ? a : b) : (a < b ? a : b))
+#define TW_BIN_MAX   (sig ? (sa > sb ? a : b) : (a > b ? a : b))
+#define TW_BIN_MULHI ((uint32_t)(((uint64_t)a * (uint64_t)b) >> 32))
+#define TW_BIN_EQ    ((uint32_t)(a == b))
+#define TW_BIN_NE    ((uint32_t)(a != b))
+#define TW_BIN_LT    ((uint32_t)(sig ? sa < sb : a < b))
+#define TW_BIN_LE    ((uint32_t)(sig ? sa <= sb : a <= b))
+#define TW_BIN_GT    ((uint32_t)(sig ? sa > sb : a > b))
+#define TW_BIN_GE    ((uint32_t)(sig ? sa >= sb : a >= b))
+#define TW_BIN_LAND  ((uint32_t)(a && b))
+#define TW_BIN_LOR   ((uint32_t)(a || b))
+// int_sat (IR 1.1): exact in 64 bits, then clamped (abs_diff always fits u32).
+#define TW_BIN_ABS_DIFF ((uint32_t)tw_abs64(tw_wide(sig, a) - tw_wide(sig, b)))
+#define TW_BIN_ADD_SAT  tw_clamp(sig, tw_wide(sig, a) + tw_wide(sig, b))
+#define TW_BIN_SUB_SAT  tw_clamp(sig, tw_wide(sig, a) - tw_wide(sig, b))
+
+// Atomic rows: the new word from the old one, v and (CAS) expected.
+#define TW_ATOMIC_ADD      (old + v)
+#define TW_ATOMIC_SUB      (old - v)
+#define TW_ATOMIC_AND      (old & v)
+#define TW_ATOMIC_OR       (old | v)
+#define TW_ATOMIC_XOR      (old ^ v)
+#define TW_ATOMIC_MIN      (old < v ? old : v) // unsigned
+#define TW_ATOMIC_MAX      (old > v ? old : v)
+#define TW_ATOMIC_EXCHANGE v
+#define TW_ATOMIC_CAS      (old == expected ? v : old)
 
 //===----------------------------------------------------------------------===//
 // Compile
@@ -49,8 +153,40 @@ static uint32_t tw_check(const vyre_ir_program *p, uint32_t flags, const char *l
                      "program '%s': buffer '%s' holds f32, and treewalk implements integers and "
                      "bools only. Fix: run it on the cpu backend.",
                      name, p->strings + p->buffers[i].name);
+#ifdef VYRE_IR_FEATURES_KNOWN
+  // IR features newer than this header (docs/abi.md "How the IR grows").
+  if (p->features & ~(uint32_t)VYRE_IR_FEATURES_KNOWN)
+    return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                   "program '%s' uses IR feature bits 0x%x, which are unknown to treewalk (built "
+                   "against a vyre_backend.h that knows 0x%x). Fix: rebuild treewalk against "
+                   "the vyre that made the program, or run it on the cpu backend.",
+                   name, p->features & ~(uint32_t)VYRE_IR_FEATURES_KNOWN,
+                   (uint32_t)VYRE_IR_FEATURES_KNOWN);
+#endif
   for (uint32_t i = 0; i < p->node_count; i++) {
     const vyre_ir_node *n = &p->nodes[i];
+    // Op codes beyond the lists treewalk was built with: IR newer than it.
+    const char *family = NULL;
+    uint32_t known = 0;
+    if (n->kind == VYRE_IR_K_UN && n->op >= VYRE_IR_UN_COUNT)
+      family = "unary", known = VYRE_IR_UN_COUNT;
+    else if (n->kind == VYRE_IR_K_BIN && n->op >= VYRE_IR_BIN_COUNT)
+      family = "binary", known = VYRE_IR_BIN_COUNT;
+    else if (n->kind == VYRE_IR_K_ATOMIC && n->op >= VYRE_IR_ATOMIC_COUNT)
+      family = "atomic", known = VYRE_IR_ATOMIC_COUNT;
+    if (family)
+      return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                     "program '%s': node %u uses %s op code %u, which is unknown to treewalk (it "
+                     "was built against a vyre_backend.h whose list has %u %s ops, so the program "
+                     "needs a newer IR). Fix: rebuild treewalk against the vyre that made the "
+                     "program, or run it on the cpu backend.",
+                     name, i, family, n->op, known, family);
+    if (n->type > VYRE_IR_TYPE_BOOL32)
+      return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
+                     "program '%s': node %u has type code %u, which is unknown to treewalk. Fix: "
+                     "rebuild treewalk against the vyre that made the program, or run it on the "
+                     "cpu backend.",
+                     name, i, n->type);
     if (n->type == VYRE_IR_TYPE_F32 || n->kind == VYRE_IR_K_FMA)
       return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
                      "program '%s': node %u computes an f32 value, and treewalk implements "
@@ -183,86 +319,65 @@ static uint32_t tw_sar(uint32_t x, uint32_t s) {
   return (x & 0x80000000u) ? ~(~x >> s) : x >> s;
 }
 
-static uint32_t tw_un(uint32_t op, uint32_t t, uint32_t x) {
-  (void)t;
+static uint32_t tw_div(int sig, uint32_t a, uint32_t b) {
+  if (b == 0) return 0xFFFFFFFFu; // u32 max, i32 -1
+  int32_t sa = (int32_t)a, sb = (int32_t)b;
+  if (sig) return (sa == INT32_MIN && sb == -1) ? a : (uint32_t)(sa / sb);
+  return a / b;
+}
+
+static uint32_t tw_rem(int sig, uint32_t a, uint32_t b) {
+  if (b == 0) return 0;
+  int32_t sa = (int32_t)a, sb = (int32_t)b;
+  if (sig) return (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
+  return a % b;
+}
+
+// The helpers of the int_sat rows are inline: against a header older than
+// those rows nothing uses them, and that is no warning.
+// The exact value of a u32 or i32 operand, in 64 bits.
+static inline int64_t tw_wide(int sig, uint32_t x) {
+  return sig && (x & 0x80000000u) ? (int64_t)x - 4294967296ll : (int64_t)x;
+}
+
+static inline uint64_t tw_abs64(int64_t v) {
+  return v < 0 ? (uint64_t)-v : (uint64_t)v; // |v| < 2^33: no overflow
+}
+
+// Clamps an exact result to the range of u32 or i32 and gives its bits.
+static inline uint32_t tw_clamp(int sig, int64_t v) {
+  int64_t lo = sig ? INT32_MIN : 0, hi = sig ? INT32_MAX : (int64_t)UINT32_MAX;
+  v = v < lo ? lo : v > hi ? hi : v;
+  return (uint32_t)(uint64_t)v; // modulo 2^32: the two's complement bits
+}
+
+static uint32_t tw_un(uint32_t op, uint32_t x) {
+#define TW_UN_CASE(NAME, ...)                                                                      \
+  case VYRE_IR_UN_##NAME:                                                                          \
+    return TW_UN_##NAME;
   switch (op) {
-  case VYRE_IR_UN_NEG:
-    return 0u - x; // wraps: neg(i32 MIN) = MIN
-  case VYRE_IR_UN_NOT:
-    return ~x;
-  case VYRE_IR_UN_LNOT:
-    return !x;
-  case VYRE_IR_UN_CLZ:
-    return tw_clz(x);
-  case VYRE_IR_UN_CTZ:
-    return tw_ctz(x);
-  case VYRE_IR_UN_POPCOUNT:
-    return tw_popcount(x);
-  case VYRE_IR_UN_BITREV:
-    return tw_bitrev(x);
+    TW_UN_LIST(TW_UN_CASE)
   default:
-    return 0; // f32-only operators: refused at compile
+    return 0; // refused at compile
   }
+#undef TW_UN_CASE
 }
 
 // |t| is the operands' type (u32, i32 or bool).
 static uint32_t tw_bin(uint32_t op, uint32_t t, uint32_t a, uint32_t b) {
   int sig = t == VYRE_IR_TYPE_I32;
   int32_t sa = (int32_t)a, sb = (int32_t)b;
+  (void)sa;
+  (void)sb;
+#define TW_BIN_CASE(NAME, ...)                                                                     \
+  case VYRE_IR_BIN_##NAME:                                                                         \
+    return TW_BIN_##NAME;
   switch (op) {
-  case VYRE_IR_BIN_ADD:
-    return a + b;
-  case VYRE_IR_BIN_SUB:
-    return a - b;
-  case VYRE_IR_BIN_MUL:
-    return a * b;
-  case VYRE_IR_BIN_DIV:
-    if (b == 0) return 0xFFFFFFFFu; // u32 max, i32 -1
-    if (sig) return (sa == INT32_MIN && sb == -1) ? a : (uint32_t)(sa / sb);
-    return a / b;
-  case VYRE_IR_BIN_REM:
-    if (b == 0) return 0;
-    if (sig) return (sa == INT32_MIN && sb == -1) ? 0 : (uint32_t)(sa % sb);
-    return a % b;
-  case VYRE_IR_BIN_SHL:
-    return a << (b & 31u);
-  case VYRE_IR_BIN_SHR:
-    return sig ? tw_sar(a, b & 31u) : a >> (b & 31u);
-  case VYRE_IR_BIN_ROTL:
-    return (b & 31u) ? (a << (b & 31u)) | (a >> (32u - (b & 31u))) : a;
-  case VYRE_IR_BIN_ROTR:
-    return (b & 31u) ? (a >> (b & 31u)) | (a << (32u - (b & 31u))) : a;
-  case VYRE_IR_BIN_AND:
-    return a & b;
-  case VYRE_IR_BIN_OR:
-    return a | b;
-  case VYRE_IR_BIN_XOR:
-    return a ^ b;
-  case VYRE_IR_BIN_MIN:
-    return sig ? (sa < sb ? a : b) : (a < b ? a : b);
-  case VYRE_IR_BIN_MAX:
-    return sig ? (sa > sb ? a : b) : (a > b ? a : b);
-  case VYRE_IR_BIN_MULHI:
-    return (uint32_t)(((uint64_t)a * (uint64_t)b) >> 32);
-  case VYRE_IR_BIN_EQ:
-    return a == b;
-  case VYRE_IR_BIN_NE:
-    return a != b;
-  case VYRE_IR_BIN_LT:
-    return sig ? sa < sb : a < b;
-  case VYRE_IR_BIN_LE:
-    return sig ? sa <= sb : a <= b;
-  case VYRE_IR_BIN_GT:
-    return sig ? sa > sb : a > b;
-  case VYRE_IR_BIN_GE:
-    return sig ? sa >= sb : a >= b;
-  case VYRE_IR_BIN_LAND:
-    return a && b;
-  case VYRE_IR_BIN_LOR:
-    return a || b;
+    TW_BIN_LIST(TW_BIN_CASE)
   default:
-    return 0;
+    return 0; // refused at compile
   }
+#undef TW_BIN_CASE
 }
 
 // Among u32, i32 and bool: integers keep their bits, bools are 0/1.
@@ -305,37 +420,16 @@ static uint32_t tw_atomic(tw_run *r, const vyre_ir_node *n) {
   uint32_t expected = n->c != VYRE_IR_NONE ? tw_eval(r, n->c) : 0;
   if (i >= r->len[n->ref]) return 0;
   uint32_t *w = &r->mem[n->ref][i], old = *w;
+#define TW_ATOMIC_CASE(NAME, ...)                                                                  \
+  case VYRE_IR_ATOMIC_##NAME:                                                                      \
+    *w = TW_ATOMIC_##NAME;                                                                         \
+    break;
   switch (n->op) {
-  case VYRE_IR_ATOMIC_ADD:
-    *w = old + v;
-    break;
-  case VYRE_IR_ATOMIC_SUB:
-    *w = old - v;
-    break;
-  case VYRE_IR_ATOMIC_AND:
-    *w = old & v;
-    break;
-  case VYRE_IR_ATOMIC_OR:
-    *w = old | v;
-    break;
-  case VYRE_IR_ATOMIC_XOR:
-    *w = old ^ v;
-    break;
-  case VYRE_IR_ATOMIC_MIN:
-    *w = old < v ? old : v;
-    break;
-  case VYRE_IR_ATOMIC_MAX:
-    *w = old > v ? old : v;
-    break;
-  case VYRE_IR_ATOMIC_EXCHANGE:
-    *w = v;
-    break;
-  case VYRE_IR_ATOMIC_CAS:
-    if (old == expected) *w = v;
-    break;
+    TW_ATOMIC_LIST(TW_ATOMIC_CASE)
   default:
-    break;
+    break; // refused at compile
   }
+#undef TW_ATOMIC_CASE
   return old;
 }
 
@@ -353,7 +447,7 @@ static uint32_t tw_eval(tw_run *r, uint32_t ni) {
   case VYRE_IR_K_LEN:
     return r->len[n->ref];
   case VYRE_IR_K_UN:
-    return tw_un(n->op, r->m->nodes[n->a].type, tw_eval(r, n->a));
+    return tw_un(n->op, tw_eval(r, n->a));
   case VYRE_IR_K_BIN: {
     uint32_t a = tw_eval(r, n->a), b = tw_eval(r, n->b);
     return tw_bin(n->op, r->m->nodes[n->a].type, a, b);

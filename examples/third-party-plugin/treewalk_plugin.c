@@ -98,6 +98,13 @@ static uint32_t tw_get_caps(vyre_backend *b, vyre_caps *out, vyre_error *err) {
   out->timing_quality = VYRE_TIMING_HOST_CLOCK;
   out->device_kind = VYRE_DEVICE_KIND_CPU;
   out->device_index = 0;
+#ifdef VYRE_IR_FEATURES_KNOWN
+  // Every IR feature of the header treewalk is built against: its operator
+  // switches expand that header's lists (treewalk_exec.c), so a row it does
+  // not implement would not have built. A header older than the features
+  // has no such field (the word is reserved and stays 0: IR 1.0 only).
+  out->ir_features = VYRE_IR_FEATURES_KNOWN;
+#endif
   out->generation = atomic_load(&be->generation);
   memcpy(out->device_uuid, kTwUuid, sizeof(kTwUuid));
   snprintf(out->device_name, sizeof(out->device_name), "treewalk interpreter (1 thread)");

@@ -3,7 +3,7 @@
 // cpu_async.c — the async slots (dispatch_async, pending_poll, pending_wait,
 // pending_release) of the CPU reference backend. One executor thread per
 // backend, started on the first dispatch_async, runs queued dispatches in
-// submission order through cpu_dispatch_exec() (which spreads each one over
+// submission order through vyre_cpu_dispatch_exec() (which spreads each one over
 // the thread pool). Completion is published under the backend lock and
 // announced on done_cond. Releasing a pending that still runs cancels it and
 // waits for the executor to let go of it, so the caller's host memory is
@@ -28,7 +28,7 @@ static void cpu_pending_unbusy(vyre_pending *p) {
 static void cpu_pending_unref_module(vyre_pending *p) {
   vyre_module *m = p->args.module;
   p->args.module = NULL;
-  if (m && --m->async_refs == 0 && m->released) cpu_module_free(m);
+  if (m && --m->async_refs == 0 && m->released) vyre_cpu_module_free(m);
 }
 
 static void *cpu_async_main(void *arg) {
@@ -44,7 +44,7 @@ static void *cpu_async_main(void *arg) {
     pthread_mutex_unlock(&be->lock);
     vyre_dispatch_result res = {.struct_size = sizeof(res)};
     vyre_error e = {.struct_size = sizeof(e)};
-    uint32_t st = cpu_dispatch_exec(be, &p->args, &res, &e, &p->cancel);
+    uint32_t st = vyre_cpu_dispatch_exec(be, &p->args, &res, &e, &p->cancel);
     cpu_pending_unbusy(p);
     pthread_mutex_lock(&be->lock);
     cpu_pending_unref_module(p);
@@ -58,9 +58,9 @@ static void *cpu_async_main(void *arg) {
   return NULL;
 }
 
-uint32_t cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args, vyre_pending **out,
-                            vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+uint32_t vyre_cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args,
+                                 vyre_pending **out, vyre_error *err) {
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (!out)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -118,7 +118,7 @@ uint32_t cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args, vy
     be->async_started = 1;
   }
   vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, be, atomic_load(&be->generation));
-  cpu_link_insert(&be->pendings, &p->link);
+  vyre_cpu_link_insert(&be->pendings, &p->link);
   args->module->async_refs++;
   if (be->queue_tail)
     be->queue_tail->queue_next = p;
@@ -132,13 +132,14 @@ uint32_t cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args, vy
 }
 
 static uint32_t cpu_pending_check(vyre_backend *be, vyre_pending *p, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   return vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, atomic_load(&be->generation), CPU_NAME,
                                "pending", err);
 }
 
-uint32_t cpu_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done, vyre_error *err) {
+uint32_t vyre_cpu_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
+                               vyre_error *err) {
   uint32_t st = cpu_pending_check(be, p, err);
   if (st) return st;
   pthread_mutex_lock(&be->lock);
@@ -148,8 +149,8 @@ uint32_t cpu_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
-                          vyre_dispatch_result *out, vyre_error *err) {
+uint32_t vyre_cpu_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                               vyre_dispatch_result *out, vyre_error *err) {
   uint32_t st = cpu_pending_check(be, p, err);
   if (st) return st;
   struct timespec until;
@@ -216,20 +217,20 @@ static void cpu_pending_free_locked(vyre_backend *be, vyre_pending *p) {
         pthread_cond_wait(&be->done_cond, &be->lock);
     }
   }
-  cpu_link_remove(&p->link);
+  vyre_cpu_link_remove(&p->link);
   vyre_kit_object_kill(&p->h);
   free(p->bindings);
   free(p);
 }
 
-void cpu_pending_release(vyre_backend *be, vyre_pending *p) {
+void vyre_cpu_pending_release(vyre_backend *be, vyre_pending *p) {
   if (!p || p->h.magic != VYRE_MAGIC_PENDING || p->h.owner != be) return;
   pthread_mutex_lock(&be->lock);
   cpu_pending_free_locked(be, p);
   pthread_mutex_unlock(&be->lock);
 }
 
-void cpu_async_shutdown(vyre_backend *be) {
+void vyre_cpu_async_shutdown(vyre_backend *be) {
   pthread_mutex_lock(&be->lock);
   while (be->pendings.next != &be->pendings)
     cpu_pending_free_locked(be, CPU_CONTAINER(be->pendings.next, vyre_pending, link));

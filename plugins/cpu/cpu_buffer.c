@@ -15,8 +15,9 @@
 // Resident buffers are capped at the size get_caps reports.
 #define CPU_MAX_BUFFER_BYTES (1ull << 30)
 
-uint32_t cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+uint32_t vyre_cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
+                               vyre_error *err) {
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (!out)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -41,14 +42,14 @@ uint32_t cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out, v
   b->data = data;
   pthread_mutex_lock(&be->lock);
   vyre_kit_object_init(&b->h, VYRE_MAGIC_BUFFER, be, atomic_load(&be->generation));
-  cpu_link_insert(&be->buffers, &b->link);
+  vyre_cpu_link_insert(&be->buffers, &b->link);
   pthread_mutex_unlock(&be->lock);
   *out = b;
   return VYRE_STATUS_OK;
 }
 
-void cpu_buffer_destroy(vyre_buffer *buf) {
-  cpu_link_remove(&buf->link);
+void vyre_cpu_buffer_destroy(vyre_buffer *buf) {
+  vyre_cpu_link_remove(&buf->link);
   vyre_kit_object_kill(&buf->h);
   free(buf->data);
   free(buf);
@@ -56,7 +57,7 @@ void cpu_buffer_destroy(vyre_buffer *buf) {
 
 // Freeing is a release: it works on buffers of older generations and while
 // the backend is lost, so callers can always give memory back.
-uint32_t cpu_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err) {
+uint32_t vyre_cpu_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err) {
   uint32_t gen = buf && buf->h.magic == VYRE_MAGIC_BUFFER ? buf->h.generation : 0;
   uint32_t st = vyre_kit_object_check(buf, VYRE_MAGIC_BUFFER, be, gen, CPU_NAME, "buffer", err);
   if (st) return st;
@@ -66,14 +67,14 @@ uint32_t cpu_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err) {
                          "still in flight. Fix: wait for or release those pendings first.",
                          (void *)buf, (unsigned long long)buf->bytes, atomic_load(&buf->busy));
   pthread_mutex_lock(&be->lock);
-  cpu_buffer_destroy(buf);
+  vyre_cpu_buffer_destroy(buf);
   pthread_mutex_unlock(&be->lock);
   return VYRE_STATUS_OK;
 }
 
 static uint32_t cpu_ranges_check(vyre_backend *be, const char *slot, const vyre_buffer_range *r,
                                  uint32_t count, int writing, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (count && !r)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -104,8 +105,8 @@ static uint32_t cpu_ranges_check(vyre_backend *be, const char *slot, const vyre_
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_buffer_write(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
-                          vyre_error *err) {
+uint32_t vyre_cpu_buffer_write(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                               vyre_error *err) {
   uint32_t st = cpu_ranges_check(be, "buffer_write", ranges, count, 1, err);
   if (st) return st;
   uint64_t up = 0;
@@ -118,8 +119,8 @@ uint32_t cpu_buffer_write(vyre_backend *be, const vyre_buffer_range *ranges, uin
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_buffer_read(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
-                         vyre_error *err) {
+uint32_t vyre_cpu_buffer_read(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                              vyre_error *err) {
   uint32_t st = cpu_ranges_check(be, "buffer_read", ranges, count, 0, err);
   if (st) return st;
   uint64_t down = 0;

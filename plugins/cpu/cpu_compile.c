@@ -3,38 +3,39 @@
 // cpu_compile.c — translates a validated flat IR program into the register
 // bytecode of cpu_internal.h, once per module. Entered only from the compile
 // slot (cpu_plugin.c); the program view is borrowed, so everything the module
-// needs is copied into its cpu_code.
+// needs is copied into its vyre_cpu_code.
 //
 // Structured control flow becomes jumps: `if` is a conditional jump over the
 // then-part, `for` evaluates both bounds once into registers and loops with a
 // FOR_NEXT back-edge, `barrier` is an instruction that yields to the
 // workgroup scheduler. Expression temporaries are allocated like a stack
 // above the locals and released at the end of each statement. The view is
-// re-checked defensively (indices, ranges, depth): a malformed view is
-// INVALID_PROGRAM, never a crash.
+// checked first by the kit's lowering plan (vyre_kit_plan_make: indices,
+// ranges, kinds, op and type codes, tree shape, depth, IR features), so a
+// malformed view is INVALID_PROGRAM and IR newer than this build is
+// UNSUPPORTED, never a crash; what the plan does not know (operand types of
+// an operator, stores to read buffers) is checked here.
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_internal.h"
+#include "kit_plan.h"
+#include "vyre_ir.h"
 
-#define CPU_MAX_DEPTH 512u
-
-typedef struct cpu_cc {
+typedef struct vyre_cpu_cc {
   const vyre_ir_program *p;
   uint32_t *lit_reg; // per node: the constant register of a LIT node
-  cpu_insn *insns;
+  vyre_cpu_insn *insns;
   uint32_t count, cap;
   uint32_t tmp_top; // next free register
   uint32_t reg_max; // registers used so far
-  uint32_t depth;
-  uint32_t visits; // nodes compiled so far: a tree visits each node at most once
-  uint32_t failed; // status of the first failure
+  uint32_t failed;  // status of the first failure
   vyre_error *err;
-} cpu_cc;
+} vyre_cpu_cc;
 
-static uint32_t cc_fail(cpu_cc *cc, uint32_t code, const char *what, uint32_t node) {
+static uint32_t cc_fail(vyre_cpu_cc *cc, uint32_t code, const char *what, uint32_t node) {
   if (!cc->failed) {
     cc->failed = code;
     if (code == VYRE_STATUS_OUT_OF_MEMORY)
@@ -44,6 +45,11 @@ static uint32_t cc_fail(cpu_cc *cc, uint32_t code, const char *what, uint32_t no
           "smaller program.",
           cc->p->strings && cc->p->name < cc->p->strings_size ? cc->p->strings + cc->p->name : "?",
           node);
+    else if (code == VYRE_STATUS_INTERNAL)
+      vyre_kit_fail(cc->err, code, 0, CPU_NAME,
+                    "compiling: node %u: %s. Fix: this is a bug in the CPU backend; report it "
+                    "with the program.",
+                    node, what);
     else
       vyre_kit_fail(cc->err, code, 0, CPU_NAME,
                     "compiling: node %u: %s. Fix: pass a program decoded and validated by the "
@@ -53,17 +59,17 @@ static uint32_t cc_fail(cpu_cc *cc, uint32_t code, const char *what, uint32_t no
   return 0;
 }
 
-static uint32_t cc_emit(cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst, uint32_t a, uint32_t b,
-                        uint32_t c, uint32_t d) {
+static uint32_t cc_emit(vyre_cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst, uint32_t a,
+                        uint32_t b, uint32_t c, uint32_t d) {
   if (cc->failed) return 0;
   if (cc->count == cc->cap) {
     uint32_t ncap = cc->cap ? cc->cap * 2 : 64;
-    cpu_insn *n = realloc(cc->insns, (size_t)ncap * sizeof(*n));
+    vyre_cpu_insn *n = realloc(cc->insns, (size_t)ncap * sizeof(*n));
     if (!n) return cc_fail(cc, VYRE_STATUS_OUT_OF_MEMORY, "", cc->count);
     cc->insns = n;
     cc->cap = ncap;
   }
-  cpu_insn *i = &cc->insns[cc->count];
+  vyre_cpu_insn *i = &cc->insns[cc->count];
   i->op = op;
   i->sub = sub;
   i->dst = dst;
@@ -74,41 +80,20 @@ static uint32_t cc_emit(cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst, uin
   return cc->count++;
 }
 
-static uint32_t cc_temp(cpu_cc *cc) {
+static uint32_t cc_temp(vyre_cpu_cc *cc) {
   uint32_t r = cc->tmp_top++;
   if (cc->tmp_top > cc->reg_max) cc->reg_max = cc->tmp_top;
   return r;
 }
 
-static const vyre_ir_node *cc_node(cpu_cc *cc, uint32_t idx, uint32_t parent) {
-  if (idx >= cc->p->node_count) {
-    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "child node index out of range", parent);
-    return NULL;
-  }
-  return &cc->p->nodes[idx];
-}
-
-static int cc_buffer_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
-  if (buf < cc->p->buffer_count) return 1;
-  cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "buffer index out of range", node);
-  return 0;
-}
-
 // Stores and atomics only target read_write, write and workgroup buffers:
 // read and uniform data may live in memory the caller cannot have written.
-static int cc_writable_ok(cpu_cc *cc, uint32_t buf, uint32_t node) {
-  if (!cc_buffer_ok(cc, buf, node)) return 0;
+static int cc_writable_ok(vyre_cpu_cc *cc, uint32_t buf, uint32_t node) {
   uint32_t acc = cc->p->buffers[buf].access;
   if (acc == VYRE_IR_ACCESS_READ_WRITE || acc == VYRE_IR_ACCESS_WRITE ||
       acc == VYRE_IR_ACCESS_WORKGROUP)
     return 1;
   cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "store or atomic to a read or uniform buffer", node);
-  return 0;
-}
-
-static int cc_local_ok(cpu_cc *cc, uint32_t local, uint32_t node) {
-  if (local < cc->p->local_count) return 1;
-  cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "local index out of range", node);
   return 0;
 }
 
@@ -120,103 +105,127 @@ static uint32_t cc_canon(uint32_t x) {
   return x;
 }
 
-static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent);
+static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx);
 
-static uint16_t cc_bin_op(uint32_t op, uint32_t t, int *swap) {
-  int f = t == VYRE_IR_TYPE_F32, s = t == VYRE_IR_TYPE_I32;
-  *swap = 0;
-  switch (op) {
-  case VYRE_IR_BIN_ADD:
-    return f ? CPU_OP_FADD : CPU_OP_ADD;
-  case VYRE_IR_BIN_SUB:
-    return f ? CPU_OP_FSUB : CPU_OP_SUB;
-  case VYRE_IR_BIN_MUL:
-    return f ? CPU_OP_FMUL : CPU_OP_MUL;
-  case VYRE_IR_BIN_DIV:
-    return f ? CPU_OP_FDIV : s ? CPU_OP_DIVI : CPU_OP_DIVU;
-  case VYRE_IR_BIN_REM:
-    return s ? CPU_OP_REMI : CPU_OP_REMU;
-  case VYRE_IR_BIN_SHL:
-    return CPU_OP_SHL;
-  case VYRE_IR_BIN_SHR:
-    return s ? CPU_OP_SHRI : CPU_OP_SHRU;
-  case VYRE_IR_BIN_ROTL:
-    return CPU_OP_ROTL;
-  case VYRE_IR_BIN_ROTR:
-    return CPU_OP_ROTR;
-  case VYRE_IR_BIN_AND:
-    return CPU_OP_AND;
-  case VYRE_IR_BIN_OR:
-    return CPU_OP_OR;
-  case VYRE_IR_BIN_XOR:
-    return CPU_OP_XOR;
-  case VYRE_IR_BIN_MIN:
-    return f ? CPU_OP_FMIN : s ? CPU_OP_MINI : CPU_OP_MINU;
-  case VYRE_IR_BIN_MAX:
-    return f ? CPU_OP_FMAX : s ? CPU_OP_MAXI : CPU_OP_MAXU;
-  case VYRE_IR_BIN_MULHI:
-    return CPU_OP_MULHI;
-  case VYRE_IR_BIN_EQ:
-    return f ? CPU_OP_FEQ : CPU_OP_EQ;
-  case VYRE_IR_BIN_NE:
-    return f ? CPU_OP_FNE : CPU_OP_NE;
-  case VYRE_IR_BIN_LT:
-    return f ? CPU_OP_FLT : s ? CPU_OP_LTI : CPU_OP_LTU;
-  case VYRE_IR_BIN_LE:
-    return f ? CPU_OP_FLE : s ? CPU_OP_LEI : CPU_OP_LEU;
-  case VYRE_IR_BIN_GT:
-    *swap = 1;
-    return f ? CPU_OP_FLT : s ? CPU_OP_LTI : CPU_OP_LTU;
-  case VYRE_IR_BIN_GE:
-    *swap = 1;
-    return f ? CPU_OP_FLE : s ? CPU_OP_LEI : CPU_OP_LEU;
-  case VYRE_IR_BIN_LAND:
-    return CPU_OP_AND;
-  case VYRE_IR_BIN_LOR:
-    return CPU_OP_OR;
-  default:
-    return CPU_OP_COUNT;
-  }
-}
+//===----------------------------------------------------------------------===//
+// Operator rows (docs/ir.md "Operators")
+//===----------------------------------------------------------------------===//
+//
+// One CPU_UN_<NAME> / CPU_BIN_<NAME> per row of VYRE_IR_UN_LIST /
+// VYRE_IR_BIN_LIST: the opcode for each operand type, in the columns
+// u32, i32, f32, bool (NA: the row does not take that type), and for binary
+// rows whether the operands swap (gt is lt with b and a). The tables below
+// expand the lists over these macros, so a row added to a list that this
+// file does not define is a build error, not a run-time surprise.
 
-static uint16_t cc_un_op(uint32_t op, uint32_t t) {
-  int f = t == VYRE_IR_TYPE_F32;
-  switch (op) {
-  case VYRE_IR_UN_NEG:
-    return f ? CPU_OP_FNEG : CPU_OP_NEG;
-  case VYRE_IR_UN_NOT:
-    return CPU_OP_NOT;
-  case VYRE_IR_UN_LNOT:
-    return CPU_OP_LNOT;
-  case VYRE_IR_UN_ABS:
-    return CPU_OP_FABS;
-  case VYRE_IR_UN_CLZ:
-    return CPU_OP_CLZ;
-  case VYRE_IR_UN_CTZ:
-    return CPU_OP_CTZ;
-  case VYRE_IR_UN_POPCOUNT:
-    return CPU_OP_POPCNT;
-  case VYRE_IR_UN_BITREV:
-    return CPU_OP_BITREV;
-  case VYRE_IR_UN_FLOOR:
-    return CPU_OP_FFLOOR;
-  case VYRE_IR_UN_CEIL:
-    return CPU_OP_FCEIL;
-  case VYRE_IR_UN_TRUNC:
-    return CPU_OP_FTRUNC;
-  case VYRE_IR_UN_ROUND:
-    return CPU_OP_FROUND;
-  case VYRE_IR_UN_SQRT:
-    return CPU_OP_FSQRT;
-  case VYRE_IR_UN_IS_NAN:
-    return CPU_OP_FISNAN;
-  case VYRE_IR_UN_IS_INF:
-    return CPU_OP_FISINF;
-  case VYRE_IR_UN_IS_FINITE:
-    return CPU_OP_FISFINITE;
-  default:
-    return CPU_OP_COUNT;
+// clang-format off
+#define NA CPU_OP_COUNT
+#define CPU_COL_U 0
+#define CPU_COL_I 1
+#define CPU_COL_F 2
+#define CPU_COL_B 3
+
+//                        u32               i32               f32                bool
+#define CPU_UN_NEG       {CPU_OP_NEG,       CPU_OP_NEG,       CPU_OP_FNEG,       NA}
+#define CPU_UN_NOT       {CPU_OP_NOT,       CPU_OP_NOT,       NA,                NA}
+#define CPU_UN_LNOT      {NA,               NA,               NA,                CPU_OP_LNOT}
+#define CPU_UN_ABS       {NA,               NA,               CPU_OP_FABS,       NA}
+#define CPU_UN_CLZ       {CPU_OP_CLZ,       NA,               NA,                NA}
+#define CPU_UN_CTZ       {CPU_OP_CTZ,       NA,               NA,                NA}
+#define CPU_UN_POPCOUNT  {CPU_OP_POPCNT,    NA,               NA,                NA}
+#define CPU_UN_BITREV    {CPU_OP_BITREV,    NA,               NA,                NA}
+#define CPU_UN_FLOOR     {NA,               NA,               CPU_OP_FFLOOR,     NA}
+#define CPU_UN_CEIL      {NA,               NA,               CPU_OP_FCEIL,      NA}
+#define CPU_UN_TRUNC     {NA,               NA,               CPU_OP_FTRUNC,     NA}
+#define CPU_UN_ROUND     {NA,               NA,               CPU_OP_FROUND,     NA}
+#define CPU_UN_SQRT      {NA,               NA,               CPU_OP_FSQRT,      NA}
+#define CPU_UN_IS_NAN    {NA,               NA,               CPU_OP_FISNAN,     NA}
+#define CPU_UN_IS_INF    {NA,               NA,               CPU_OP_FISINF,     NA}
+#define CPU_UN_IS_FINITE {NA,               NA,               CPU_OP_FISFINITE,  NA}
+
+//                        u32               i32               f32                bool         swap
+#define CPU_BIN_ADD      {CPU_OP_ADD,       CPU_OP_ADD,       CPU_OP_FADD,       NA},          0
+#define CPU_BIN_SUB      {CPU_OP_SUB,       CPU_OP_SUB,       CPU_OP_FSUB,       NA},          0
+#define CPU_BIN_MUL      {CPU_OP_MUL,       CPU_OP_MUL,       CPU_OP_FMUL,       NA},          0
+#define CPU_BIN_DIV      {CPU_OP_DIVU,      CPU_OP_DIVI,      CPU_OP_FDIV,       NA},          0
+#define CPU_BIN_REM      {CPU_OP_REMU,      CPU_OP_REMI,      NA,                NA},          0
+#define CPU_BIN_SHL      {CPU_OP_SHL,       CPU_OP_SHL,       NA,                NA},          0
+#define CPU_BIN_SHR      {CPU_OP_SHRU,      CPU_OP_SHRI,      NA,                NA},          0
+#define CPU_BIN_ROTL     {CPU_OP_ROTL,      NA,               NA,                NA},          0
+#define CPU_BIN_ROTR     {CPU_OP_ROTR,      NA,               NA,                NA},          0
+#define CPU_BIN_AND      {CPU_OP_AND,       CPU_OP_AND,       NA,                NA},          0
+#define CPU_BIN_OR       {CPU_OP_OR,        CPU_OP_OR,        NA,                NA},          0
+#define CPU_BIN_XOR      {CPU_OP_XOR,       CPU_OP_XOR,       NA,                NA},          0
+#define CPU_BIN_MIN      {CPU_OP_MINU,      CPU_OP_MINI,      CPU_OP_FMIN,       NA},          0
+#define CPU_BIN_MAX      {CPU_OP_MAXU,      CPU_OP_MAXI,      CPU_OP_FMAX,       NA},          0
+#define CPU_BIN_MULHI    {CPU_OP_MULHI,     NA,               NA,                NA},          0
+#define CPU_BIN_EQ       {CPU_OP_EQ,        CPU_OP_EQ,        CPU_OP_FEQ,        CPU_OP_EQ},   0
+#define CPU_BIN_NE       {CPU_OP_NE,        CPU_OP_NE,        CPU_OP_FNE,        CPU_OP_NE},   0
+#define CPU_BIN_LT       {CPU_OP_LTU,       CPU_OP_LTI,       CPU_OP_FLT,        NA},          0
+#define CPU_BIN_LE       {CPU_OP_LEU,       CPU_OP_LEI,       CPU_OP_FLE,        NA},          0
+#define CPU_BIN_GT       {CPU_OP_LTU,       CPU_OP_LTI,       CPU_OP_FLT,        NA},          1
+#define CPU_BIN_GE       {CPU_OP_LEU,       CPU_OP_LEI,       CPU_OP_FLE,        NA},          1
+#define CPU_BIN_LAND     {NA,               NA,               NA,                CPU_OP_AND},  0
+#define CPU_BIN_LOR      {NA,               NA,               NA,                CPU_OP_OR},   0
+#define CPU_BIN_ABS_DIFF {CPU_OP_ABSDIFFU,  CPU_OP_ABSDIFFI,  NA,                NA},          0
+#define CPU_BIN_ADD_SAT  {CPU_OP_ADDSATU,   CPU_OP_ADDSATI,   NA,                NA},          0
+#define CPU_BIN_SUB_SAT  {CPU_OP_SUBSATU,   CPU_OP_SUBSATI,   NA,                NA},          0
+// clang-format on
+
+typedef struct cpu_op_row {
+  uint16_t op[4];   // per column (CPU_COL_*)
+  uint8_t swap;     // binary: emit op(b, a)
+  uint32_t mask;    // operand types the list allows (VYRE_IR_TM_*)
+  const char *json; // the operator's name, for messages
+} cpu_op_row;
+
+#define CPU_UN_ROW(NAME, CODE, JSON, MASK, RES, FEATURE)                                           \
+  [VYRE_IR_UN_##NAME] = {CPU_UN_##NAME, 0, (MASK), JSON},
+#define CPU_BIN_ROW(NAME, CODE, JSON, MASK, RES, B, FEATURE)                                       \
+  [VYRE_IR_BIN_##NAME] = {CPU_BIN_##NAME, (MASK), JSON},
+#define CPU_ATOMIC_ROW(NAME, CODE, JSON, EXPECTED, FEATURE)                                        \
+  [VYRE_IR_ATOMIC_##NAME] = CPU_ATOMIC_##NAME,
+static const cpu_op_row kCpuUn[] = {VYRE_IR_UN_LIST(CPU_UN_ROW)};
+static const cpu_op_row kCpuBin[] = {VYRE_IR_BIN_LIST(CPU_BIN_ROW)};
+static const uint16_t kCpuAtomic[] = {VYRE_IR_ATOMIC_LIST(CPU_ATOMIC_ROW)};
+#undef NA
+
+// Every row has its entry, and no entry is left over.
+#define CPU_ROW_COUNT(...) +1
+_Static_assert(sizeof(kCpuUn) / sizeof(kCpuUn[0]) == VYRE_IR_UN_COUNT &&
+                   VYRE_IR_UN_COUNT == 0 VYRE_IR_UN_LIST(CPU_ROW_COUNT),
+               "kCpuUn has one entry per row of VYRE_IR_UN_LIST");
+_Static_assert(sizeof(kCpuBin) / sizeof(kCpuBin[0]) == VYRE_IR_BIN_COUNT &&
+                   VYRE_IR_BIN_COUNT == 0 VYRE_IR_BIN_LIST(CPU_ROW_COUNT),
+               "kCpuBin has one entry per row of VYRE_IR_BIN_LIST");
+_Static_assert(sizeof(kCpuAtomic) / sizeof(kCpuAtomic[0]) == VYRE_IR_ATOMIC_COUNT &&
+                   VYRE_IR_ATOMIC_COUNT == 0 VYRE_IR_ATOMIC_LIST(CPU_ROW_COUNT),
+               "kCpuAtomic has one entry per row of VYRE_IR_ATOMIC_LIST");
+#undef CPU_ROW_COUNT
+
+// The opcode of operator row |row| on operands of |type|; 0 after failing.
+static int cc_row_op(vyre_cpu_cc *cc, const cpu_op_row *row, const char *family, uint32_t type,
+                     uint32_t node, uint16_t *op) {
+  static const int8_t col_of_type[VYRE_IR_TYPE_COUNT] = {
+      [VYRE_IR_TYPE_U32] = CPU_COL_U + 1,
+      [VYRE_IR_TYPE_I32] = CPU_COL_I + 1,
+      [VYRE_IR_TYPE_F32] = CPU_COL_F + 1,
+      [VYRE_IR_TYPE_BOOL] = CPU_COL_B + 1,
+  };
+  char what[128];
+  // The plan checked every type code; the list's mask says which it takes.
+  if (!((row->mask >> type) & 1u) || !col_of_type[type]) {
+    snprintf(what, sizeof(what), "%s '%s' does not take %s operands", family, row->json,
+             vyre_ir_type_name(type));
+    return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, what, node);
   }
+  *op = row->op[col_of_type[type] - 1];
+  if (*op == CPU_OP_COUNT) {
+    snprintf(what, sizeof(what), "%s '%s' on %s has no CPU opcode", family, row->json,
+             vyre_ir_type_name(type));
+    return cc_fail(cc, VYRE_STATUS_INTERNAL, what, node);
+  }
+  return 1;
 }
 
 // Conversion opcode for cast(to, x: from); CPU_OP_MOV when the bits stay.
@@ -239,35 +248,25 @@ static uint16_t cc_cast_op(uint32_t from, uint32_t to) {
 }
 
 // Compiles expression |idx| and returns the register holding its value.
-static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
-  const vyre_ir_node *n = cc_node(cc, idx, parent);
-  if (!n || cc->failed) return 0;
-  if (VYRE_IR_K_IS_STMT(n->kind))
-    return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "a statement where an expression belongs", idx);
-  if (++cc->depth > CPU_MAX_DEPTH)
-    return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "expression nested too deeply", idx);
-  if (++cc->visits > cc->p->node_count)
-    return cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM,
-                   "a node is used more than once (the program is not a tree)", idx);
+// vyre_kit_plan_make() checked every index, range, kind and op code the
+// walk meets, and that the view is a tree of bounded depth.
+static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx) {
+  const vyre_ir_node *n = &cc->p->nodes[idx];
+  if (cc->failed) return 0;
   uint32_t base = cc->tmp_top, r = 0;
   switch (n->kind) {
   case VYRE_IR_K_LIT:
     r = cc->lit_reg[idx];
     break;
   case VYRE_IR_K_VAR:
-    if (cc_local_ok(cc, n->ref, idx)) r = n->ref;
+    r = n->ref;
     break;
   case VYRE_IR_K_BUILTIN:
-    if (n->op > VYRE_IR_BUILTIN_WGSIZE || n->axis > 2) {
-      cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown builtin or axis", idx);
-      break;
-    }
     r = cc_temp(cc);
     cc_emit(cc, CPU_OP_BUILTIN, n->op, r, n->axis, 0, 0, 0);
     break;
   case VYRE_IR_K_LOAD: {
-    if (!cc_buffer_ok(cc, n->ref, idx)) break;
-    uint32_t ri = cc_expr(cc, n->a, idx);
+    uint32_t ri = cc_expr(cc, n->a);
     uint32_t et = cc->p->buffers[n->ref].type;
     uint16_t op = et == VYRE_IR_TYPE_F32      ? CPU_OP_LOAD_F
                   : et == VYRE_IR_TYPE_BOOL32 ? CPU_OP_LOAD_B
@@ -278,45 +277,34 @@ static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     break;
   }
   case VYRE_IR_K_LEN:
-    if (!cc_buffer_ok(cc, n->ref, idx)) break;
     r = cc_temp(cc);
     cc_emit(cc, CPU_OP_LEN, 0, r, n->ref, 0, 0, 0);
     break;
   case VYRE_IR_K_UN: {
-    const vyre_ir_node *a = cc_node(cc, n->a, idx);
-    if (!a) break;
-    uint16_t op = cc_un_op(n->op, a->type);
-    if (op == CPU_OP_COUNT) {
-      cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown unary operator", idx);
-      break;
-    }
-    uint32_t ra = cc_expr(cc, n->a, idx);
+    uint16_t op;
+    if (!cc_row_op(cc, &kCpuUn[n->op], "unary", cc->p->nodes[n->a].type, idx, &op)) break;
+    uint32_t ra = cc_expr(cc, n->a);
     cc->tmp_top = base;
     r = cc_temp(cc);
     cc_emit(cc, op, 0, r, ra, 0, 0, 0);
     break;
   }
   case VYRE_IR_K_BIN: {
-    const vyre_ir_node *a = cc_node(cc, n->a, idx);
-    if (!a) break;
-    int swap;
-    uint16_t op = cc_bin_op(n->op, a->type, &swap);
-    if (op == CPU_OP_COUNT) {
-      cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown binary operator", idx);
-      break;
-    }
-    uint32_t ra = cc_expr(cc, n->a, idx);
-    uint32_t rb = cc_expr(cc, n->b, idx);
+    const cpu_op_row *row = &kCpuBin[n->op];
+    uint16_t op;
+    if (!cc_row_op(cc, row, "binary", cc->p->nodes[n->a].type, idx, &op)) break;
+    uint32_t ra = cc_expr(cc, n->a);
+    uint32_t rb = cc_expr(cc, n->b);
     cc->tmp_top = base;
     r = cc_temp(cc);
-    cc_emit(cc, op, 0, r, swap ? rb : ra, swap ? ra : rb, 0, 0);
+    cc_emit(cc, op, 0, r, row->swap ? rb : ra, row->swap ? ra : rb, 0, 0);
     break;
   }
   case VYRE_IR_K_SELECT:
   case VYRE_IR_K_FMA: {
-    uint32_t ra = cc_expr(cc, n->a, idx);
-    uint32_t rb = cc_expr(cc, n->b, idx);
-    uint32_t rc = cc_expr(cc, n->c, idx);
+    uint32_t ra = cc_expr(cc, n->a);
+    uint32_t rb = cc_expr(cc, n->b);
+    uint32_t rc = cc_expr(cc, n->c);
     cc->tmp_top = base;
     r = cc_temp(cc);
     cc_emit(cc, n->kind == VYRE_IR_K_FMA ? CPU_OP_FMA : CPU_OP_SELECT, 0, r, ra, rb, rc, 0);
@@ -324,52 +312,40 @@ static uint32_t cc_expr(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   }
   case VYRE_IR_K_CAST:
   case VYRE_IR_K_BITCAST: {
-    const vyre_ir_node *a = cc_node(cc, n->a, idx);
-    if (!a) break;
+    uint32_t from = cc->p->nodes[n->a].type;
     uint16_t op;
     if (n->kind == VYRE_IR_K_CAST)
-      op = cc_cast_op(a->type, n->type);
+      op = cc_cast_op(from, n->type);
     else
       op = n->type == VYRE_IR_TYPE_F32 ? CPU_OP_CANON : CPU_OP_MOV;
     if (op == CPU_OP_COUNT) {
       cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown conversion", idx);
       break;
     }
-    uint32_t ra = cc_expr(cc, n->a, idx);
+    uint32_t ra = cc_expr(cc, n->a);
     cc->tmp_top = base;
     r = cc_temp(cc);
     cc_emit(cc, op, 0, r, ra, 0, 0, 0);
     break;
   }
-  default:
-    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown expression kind", idx);
+  default: // the plan admits no other expression kind
+    cc_fail(cc, VYRE_STATUS_INTERNAL, "an expression kind the plan did not check", idx);
     break;
   }
-  cc->depth--;
   return r;
 }
 
-static void cc_list(cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent);
+static void cc_list(vyre_cpu_cc *cc, uint32_t start, uint32_t count);
 
-static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
-  const vyre_ir_node *n = cc_node(cc, idx, parent);
-  if (!n || cc->failed) return;
-  if (++cc->depth > CPU_MAX_DEPTH) {
-    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "statements nested too deeply", idx);
-    return;
-  }
-  if (++cc->visits > cc->p->node_count) {
-    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM,
-            "a node is used more than once (the program is not a tree)", idx);
-    return;
-  }
+static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
+  const vyre_ir_node *n = &cc->p->nodes[idx];
+  if (cc->failed) return;
   uint32_t base = cc->tmp_top;
   switch (n->kind) {
   case VYRE_IR_K_LET:
   case VYRE_IR_K_ASSIGN: {
-    if (!cc_local_ok(cc, n->ref, idx)) break;
     uint32_t before = cc->count;
-    uint32_t r = cc_expr(cc, n->a, idx);
+    uint32_t r = cc_expr(cc, n->a);
     if (cc->failed || r == n->ref) break;
     // The value was computed into a temporary by the last instruction:
     // write the local directly instead (operands are read before the write).
@@ -381,20 +357,20 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
   }
   case VYRE_IR_K_STORE: {
     if (!cc_writable_ok(cc, n->ref, idx)) break;
-    uint32_t ri = cc_expr(cc, n->a, idx);
-    uint32_t rv = cc_expr(cc, n->b, idx);
+    uint32_t ri = cc_expr(cc, n->a);
+    uint32_t rv = cc_expr(cc, n->b);
     cc_emit(cc, CPU_OP_STORE, 0, 0, n->ref, ri, rv, 0);
     break;
   }
   case VYRE_IR_K_IF: {
-    uint32_t rc = cc_expr(cc, n->a, idx);
+    uint32_t rc = cc_expr(cc, n->a);
     uint32_t jz = cc_emit(cc, CPU_OP_JZ, 0, 0, rc, 0, 0, 0);
     cc->tmp_top = base;
-    cc_list(cc, n->list, n->list_count, idx);
+    cc_list(cc, n->list, n->list_count);
     if (n->alt_count) {
       uint32_t jmp = cc_emit(cc, CPU_OP_JMP, 0, 0, 0, 0, 0, 0);
       if (!cc->failed) cc->insns[jz].b = cc->count;
-      cc_list(cc, n->alt, n->alt_count, idx);
+      cc_list(cc, n->alt, n->alt_count);
       if (!cc->failed) cc->insns[jmp].a = cc->count;
     } else if (!cc->failed) {
       cc->insns[jz].b = cc->count;
@@ -402,22 +378,21 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     break;
   }
   case VYRE_IR_K_FOR: {
-    if (!cc_local_ok(cc, n->ref, idx)) break;
     uint32_t end = cc_temp(cc);
-    uint32_t rf = cc_expr(cc, n->a, idx);
-    uint32_t rt = cc_expr(cc, n->b, idx);
+    uint32_t rf = cc_expr(cc, n->a);
+    uint32_t rt = cc_expr(cc, n->b);
     cc_emit(cc, CPU_OP_MOV, 0, end, rt, 0, 0, 0);
     cc_emit(cc, CPU_OP_MOV, 0, n->ref, rf, 0, 0, 0);
     uint32_t enter = cc_emit(cc, CPU_OP_FOR_ENTER, 0, 0, n->ref, end, 0, 0);
     cc->tmp_top = end + 1;
     uint32_t body = cc->count;
-    cc_list(cc, n->list, n->list_count, idx);
+    cc_list(cc, n->list, n->list_count);
     cc_emit(cc, CPU_OP_FOR_NEXT, 0, 0, n->ref, end, body, 0);
     if (!cc->failed) cc->insns[enter].c = cc->count;
     break;
   }
   case VYRE_IR_K_BLOCK:
-    cc_list(cc, n->list, n->list_count, idx);
+    cc_list(cc, n->list, n->list_count);
     break;
   case VYRE_IR_K_RETURN:
     cc_emit(cc, CPU_OP_RET, 0, 0, 0, 0, 0, 0);
@@ -426,41 +401,26 @@ static void cc_stmt(cpu_cc *cc, uint32_t idx, uint32_t parent) {
     cc_emit(cc, CPU_OP_BARRIER, 0, 0, 0, 0, 0, 0);
     break;
   case VYRE_IR_K_TRAP:
-    if (n->axis > 31) {
-      cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "trap site above 31", idx);
-      break;
-    }
     cc_emit(cc, CPU_OP_TRAP, 0, 0, n->axis, 0, 0, 0);
     break;
   case VYRE_IR_K_ATOMIC: {
     if (!cc_writable_ok(cc, n->ref, idx)) break;
-    if (n->op >= VYRE_IR_ATOMIC_COUNT) {
-      cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown atomic operator", idx);
-      break;
-    }
-    if (n->ref2 != VYRE_IR_NONE && !cc_local_ok(cc, n->ref2, idx)) break;
-    uint32_t ri = cc_expr(cc, n->a, idx);
-    uint32_t rv = cc_expr(cc, n->b, idx);
-    uint32_t re = n->op == VYRE_IR_ATOMIC_CAS ? cc_expr(cc, n->c, idx) : rv;
-    cc_emit(cc, CPU_OP_ATOMIC, n->op, n->ref2, n->ref, ri, rv, re);
+    uint32_t ri = cc_expr(cc, n->a);
+    uint32_t rv = cc_expr(cc, n->b);
+    uint32_t re = n->op == VYRE_IR_ATOMIC_CAS ? cc_expr(cc, n->c) : rv;
+    cc_emit(cc, CPU_OP_ATOMIC, kCpuAtomic[n->op], n->ref2, n->ref, ri, rv, re);
     break;
   }
-  default:
-    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "unknown statement kind", idx);
+  default: // the plan admits no other statement kind
+    cc_fail(cc, VYRE_STATUS_INTERNAL, "a statement kind the plan did not check", idx);
     break;
   }
   cc->tmp_top = base;
-  cc->depth--;
 }
 
-static void cc_list(cpu_cc *cc, uint32_t start, uint32_t count, uint32_t parent) {
-  if (count == 0) return;
-  if (start > cc->p->stmt_count || count > cc->p->stmt_count - start) {
-    cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "statement list out of range", parent);
-    return;
-  }
+static void cc_list(vyre_cpu_cc *cc, uint32_t start, uint32_t count) {
   for (uint32_t i = 0; i < count && !cc->failed; i++)
-    cc_stmt(cc, cc->p->stmts[start + i], parent);
+    cc_stmt(cc, cc->p->stmts[start + i]);
 }
 
 static uint32_t cc_lit_value(const vyre_ir_node *n) {
@@ -471,7 +431,7 @@ static uint32_t cc_lit_value(const vyre_ir_node *n) {
 
 // Gives every distinct literal value one register above the locals, and
 // every LIT node the register of its value. Returns 0 when out of memory.
-static int cc_literals(cpu_cc *cc, cpu_code *out) {
+static int cc_literals(vyre_cpu_cc *cc, vyre_cpu_code *out) {
   const vyre_ir_program *p = cc->p;
   uint32_t lits = 0;
   for (uint32_t i = 0; i < p->node_count; i++)
@@ -504,7 +464,7 @@ static int cc_literals(cpu_cc *cc, cpu_code *out) {
   return 1;
 }
 
-static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_error *err) {
+static uint32_t cc_sizes(const vyre_compile_args *args, vyre_cpu_code *out, vyre_error *err) {
   const vyre_ir_program *p = args->program;
   uint32_t ws[3];
   int all_zero = !args->workgroup_size[0] && !args->workgroup_size[1] && !args->workgroup_size[2];
@@ -522,76 +482,76 @@ static uint32_t cc_sizes(const vyre_compile_args *args, cpu_code *out, vyre_erro
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error *err) {
+uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   const vyre_ir_program *p = args ? args->program : NULL;
-  if (!p || p->struct_size < sizeof(vyre_ir_program) || (p->node_count && !p->nodes) ||
-      (p->stmt_count && !p->stmts) || (p->buffer_count && !p->buffers) ||
-      (p->local_count && !p->locals))
+  if (!p || p->struct_size < sizeof(vyre_ir_program))
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
-                         "compile got no program view or an incomplete one. Fix: pass "
-                         "vyre_ir_view() of a decoded program.");
-  if (p->ir_version != VYRE_IR_VERSION)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, CPU_NAME,
-                         "program has IR version %u, this backend runs version %u. Fix: "
-                         "re-encode the program for IR version %u.",
-                         p->ir_version, VYRE_IR_VERSION, VYRE_IR_VERSION);
+                         "compile got no program view or one with struct_size %u (want %zu). "
+                         "Fix: pass vyre_ir_view() of a decoded program.",
+                         p ? p->struct_size : 0u, sizeof(vyre_ir_program));
   uint32_t st = cc_sizes(args, out, err);
+  if (st) return st;
+  // The plan checks the view (indices, ranges, kinds, op and type codes,
+  // tree shape, depth) and the IR features against what this build knows.
+  vyre_kit_plan plan;
+  st = vyre_kit_plan_make(p, out->wgsize, VYRE_IR_FEATURES_KNOWN, CPU_NAME, &plan, err);
   if (st) return st;
   const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "(unnamed)";
   snprintf(out->name, sizeof(out->name), "%s", name);
   out->reverse = (args->flags & VYRE_COMPILE_REVERSE_ORDER) != 0;
+  if (plan.workgroup_bytes > 16384u) {
+    vyre_kit_plan_free(&plan);
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, CPU_NAME,
+                         "workgroup buffers of '%s' need %u bytes, more than 16384. Fix: "
+                         "shrink the workgroup buffers.",
+                         name, plan.workgroup_bytes);
+  }
 
   out->buffer_count = p->buffer_count;
-  out->buffers = calloc(p->buffer_count ? p->buffer_count : 1, sizeof(cpu_buf_info));
+  out->buffers = calloc(p->buffer_count ? p->buffer_count : 1, sizeof(vyre_cpu_buf_info));
   if (!out->buffers) goto oom;
-  uint64_t words = 0;
+  uint32_t words = 0;
   for (uint32_t i = 0; i < p->buffer_count; i++) {
-    cpu_buf_info *b = &out->buffers[i];
+    vyre_cpu_buf_info *b = &out->buffers[i];
     b->access = p->buffers[i].access;
     b->type = p->buffers[i].type;
     if (b->access == VYRE_IR_ACCESS_WORKGROUP) {
-      b->wg_offset = (uint32_t)words;
+      b->wg_offset = words;
       b->wg_count = p->buffers[i].count;
       words += p->buffers[i].count;
-      if (words > 16384 / 4) {
-        cpu_code_free(out);
-        return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, CPU_NAME,
-                             "workgroup buffers of '%s' need more than 16384 bytes. Fix: "
-                             "shrink the workgroup buffers.",
-                             name);
-      }
     }
   }
-  out->wg_words = (uint32_t)words;
+  out->wg_words = words;
 
-  cpu_cc cc = {.p = p, .err = err};
+  vyre_cpu_cc cc = {.p = p, .err = err};
   if (!cc_literals(&cc, out)) {
     free(cc.lit_reg);
     goto oom;
   }
   cc.tmp_top = cc.reg_max = out->const_base + out->const_count;
-  cc_list(&cc, p->body, p->body_count, VYRE_IR_NONE);
+  cc_list(&cc, p->body, p->body_count);
   cc_emit(&cc, CPU_OP_RET, 0, 0, 0, 0, 0, 0);
   free(cc.lit_reg);
+  out->has_barrier = (plan.uses & VYRE_KIT_USES_BARRIER) != 0;
+  vyre_kit_plan_free(&plan);
   if (cc.failed) {
     free(cc.insns);
-    cpu_code_free(out);
+    vyre_cpu_code_free(out);
     return cc.failed;
   }
   out->insns = cc.insns;
   out->insn_count = cc.count;
   out->reg_count = cc.reg_max ? cc.reg_max : 1;
-  for (uint32_t i = 0; i < cc.count; i++)
-    if (cc.insns[i].op == CPU_OP_BARRIER) out->has_barrier = 1;
   return VYRE_STATUS_OK;
 oom:
-  cpu_code_free(out);
+  vyre_kit_plan_free(&plan);
+  vyre_cpu_code_free(out);
   return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
                        "compiling: out of memory. Fix: free memory.");
 }
 
-void cpu_code_free(cpu_code *c) {
+void vyre_cpu_code_free(vyre_cpu_code *c) {
   free(c->insns);
   free(c->buffers);
   free(c->consts);

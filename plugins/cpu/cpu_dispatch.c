@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cpu_dispatch.c — the dispatch, dispatch_batch and sequence_run slots of the
-// CPU reference backend, and cpu_dispatch_exec(), the one path every way of
+// CPU reference backend, and vyre_cpu_dispatch_exec(), the one path every way of
 // running a program goes through (the async thread of cpu_async.c too).
 //
 // Host bindings are run in place: read and uniform data is only read, a
@@ -17,14 +17,14 @@
 
 // Binding plan of one dispatch: a view per program buffer plus the staging
 // copies to write back.
-typedef struct cpu_plan {
-  cpu_view *views;
+typedef struct vyre_cpu_plan {
+  vyre_cpu_view *views;
   uint32_t **staged; // per program buffer: aligned copy of a misaligned host binding, or NULL
   const vyre_binding **bound; // per program buffer: its binding
   uint32_t count;
-} cpu_plan;
+} vyre_cpu_plan;
 
-static void cpu_plan_free(cpu_plan *pl) {
+static void cpu_plan_free(vyre_cpu_plan *pl) {
   if (pl->staged)
     for (uint32_t i = 0; i < pl->count; i++)
       free(pl->staged[i]);
@@ -37,15 +37,15 @@ static const char *cpu_label(const vyre_dispatch_args *args, const vyre_module *
   return args->label ? args->label : m->code.name;
 }
 
-static uint32_t cpu_plan_build(vyre_backend *be, const vyre_dispatch_args *args, cpu_plan *pl,
+static uint32_t cpu_plan_build(vyre_backend *be, const vyre_dispatch_args *args, vyre_cpu_plan *pl,
                                vyre_error *err) {
   const vyre_module *m = args->module;
-  const cpu_code *c = &m->code;
+  const vyre_cpu_code *c = &m->code;
   const char *label = cpu_label(args, m);
   memset(pl, 0, sizeof(*pl));
   pl->count = c->buffer_count;
   size_t n = c->buffer_count ? c->buffer_count : 1;
-  pl->views = calloc(n, sizeof(cpu_view));
+  pl->views = calloc(n, sizeof(vyre_cpu_view));
   pl->staged = calloc(n, sizeof(uint32_t *));
   pl->bound = calloc(n, sizeof(vyre_binding *));
   if (!pl->views || !pl->staged || !pl->bound) {
@@ -75,7 +75,7 @@ static uint32_t cpu_plan_build(vyre_backend *be, const vyre_dispatch_args *args,
                            label, i, (unsigned long long)b->bytes);
     }
     pl->bound[b->buffer_index] = b;
-    cpu_view *v = &pl->views[b->buffer_index];
+    vyre_cpu_view *v = &pl->views[b->buffer_index];
     v->n = b->bytes / 4;
     if (b->kind == VYRE_BINDING_RESIDENT) {
       uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be,
@@ -141,7 +141,7 @@ bad_list:
                        label, args->binding_count);
 }
 
-uint32_t cpu_check_alive(vyre_backend *be, vyre_error *err) {
+uint32_t vyre_cpu_check_alive(vyre_backend *be, vyre_error *err) {
   if (!atomic_load(&be->lost)) return VYRE_STATUS_OK;
   return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, CPU_NAME,
                        "the backend is in the lost state (generation %u). Fix: call recover, "
@@ -150,7 +150,7 @@ uint32_t cpu_check_alive(vyre_backend *be, vyre_error *err) {
 }
 
 static uint32_t cpu_args_check(vyre_backend *be, const vyre_dispatch_args *args, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (!args || args->struct_size < sizeof(vyre_dispatch_args))
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -173,9 +173,9 @@ static uint32_t cpu_args_check(vyre_backend *be, const vyre_dispatch_args *args,
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
-                           vyre_dispatch_result *out, vyre_error *err,
-                           const _Atomic uint32_t *cancel) {
+uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
+                                vyre_dispatch_result *out, vyre_error *err,
+                                const _Atomic uint32_t *cancel) {
   if (out) {
     uint32_t ss = out->struct_size;
     memset(out, 0, sizeof(*out));
@@ -184,9 +184,9 @@ uint32_t cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
   uint32_t st = cpu_args_check(be, args, err);
   if (st) return st;
   const vyre_module *m = args->module;
-  const cpu_code *c = &m->code;
+  const vyre_cpu_code *c = &m->code;
   const char *label = cpu_label(args, m);
-  cpu_plan pl;
+  vyre_cpu_plan pl;
   st = cpu_plan_build(be, args, &pl, err);
   if (st) return st;
 
@@ -202,14 +202,14 @@ uint32_t cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
   }
 
   uint64_t t0 = vyre_kit_now_ns();
-  cpu_launch L = {.code = c, .views = pl.views, .cancel = cancel};
+  vyre_cpu_launch L = {.code = c, .views = pl.views, .cancel = cancel};
   memcpy(L.grid, args->grid, sizeof(L.grid));
   if (args->timeout_ns) L.deadline_ns = t0 + args->timeout_ns;
   uint32_t sites = 0;
   uint64_t trap_inv = UINT64_MAX;
-  cpu_pool *pool = c->reverse ? NULL : cpu_backend_pool(be);
+  vyre_cpu_pool *pool = c->reverse ? NULL : vyre_cpu_backend_pool(be);
   for (uint32_t rep = 0; rep < args->repeat && !st; rep++) {
-    st = cpu_launch_run(pool, &L);
+    st = vyre_cpu_launch_run(pool, &L);
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, 1);
     uint32_t s = atomic_load(&L.trap_sites);
     if (s) {
@@ -265,14 +265,14 @@ uint32_t cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
   return st;
 }
 
-uint32_t cpu_dispatch(vyre_backend *be, const vyre_dispatch_args *args, vyre_dispatch_result *out,
-                      vyre_error *err) {
-  return cpu_dispatch_exec(be, args, out, err, NULL);
+uint32_t vyre_cpu_dispatch(vyre_backend *be, const vyre_dispatch_args *args,
+                           vyre_dispatch_result *out, vyre_error *err) {
+  return vyre_cpu_dispatch_exec(be, args, out, err, NULL);
 }
 
-uint32_t cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t job_count,
-                            vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+uint32_t vyre_cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t job_count,
+                                 vyre_error *err) {
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (job_count && !jobs)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -282,7 +282,7 @@ uint32_t cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t job
   for (uint32_t i = 0; i < job_count; i++) {
     vyre_error local;
     vyre_error *e = jobs[i].error ? jobs[i].error : &local;
-    jobs[i].status = cpu_dispatch_exec(be, jobs[i].args, jobs[i].result, e, NULL);
+    jobs[i].status = vyre_cpu_dispatch_exec(be, jobs[i].args, jobs[i].result, e, NULL);
   }
   return VYRE_STATUS_OK;
 }
@@ -305,9 +305,9 @@ static uint32_t cpu_seq_range_check(vyre_backend *be, const vyre_buffer_range *r
   return VYRE_STATUS_OK;
 }
 
-uint32_t cpu_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
-                          vyre_dispatch_result *results, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+uint32_t vyre_cpu_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
+                               vyre_dispatch_result *results, vyre_error *err) {
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (!args || args->struct_size < sizeof(vyre_sequence_args) ||
       (args->step_count && !args->steps) || (args->read_count && !args->reads))
@@ -346,7 +346,7 @@ uint32_t cpu_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
       uint64_t left = deadline - now;
       if (!step.timeout_ns || step.timeout_ns > left) step.timeout_ns = left;
     }
-    st = cpu_dispatch_exec(be, &step, results ? &results[i] : NULL, err, NULL);
+    st = vyre_cpu_dispatch_exec(be, &step, results ? &results[i] : NULL, err, NULL);
     if (st) return st;
   }
   uint64_t down = 0;

@@ -3,7 +3,7 @@
 // cpu_exec.c — the interpreter of the CPU reference backend: runs the
 // register bytecode of cpu_compile.c for every invocation of every workgroup
 // of a launch, with the exact semantics of docs/ir.md §2-§6. Entered only through
-// cpu_launch_run(), from cpu_dispatch.c.
+// vyre_cpu_launch_run(), from cpu_dispatch.c.
 //
 // A workgroup without barriers runs its invocations one after the other to
 // the end, reusing one register file. A workgroup with barriers runs in
@@ -29,9 +29,9 @@
 #define CPU_CHECK_EVERY 4096u
 
 // What one thread needs to run workgroups of a launch.
-typedef struct cpu_worker {
-  cpu_launch *L;
-  cpu_view *views; // the launch's views, workgroup buffers pointing into wgmem
+typedef struct vyre_cpu_worker {
+  vyre_cpu_launch *L;
+  vyre_cpu_view *views; // the launch's views, workgroup buffers pointing into wgmem
   uint32_t *wgmem;
   uint32_t *regs; // wg_invocations * reg_count when the program has barriers, else reg_count
   uint32_t *pcs;  // per invocation (barrier programs)
@@ -41,7 +41,7 @@ typedef struct cpu_worker {
   uint32_t lid[3];
   uint32_t trap_site;
   uint32_t backedges;
-} cpu_worker;
+} vyre_cpu_worker;
 
 //===----------------------------------------------------------------------===//
 // f32 helpers (docs/ir.md IR-F32-*). Registers hold canonical bits.
@@ -111,38 +111,79 @@ static uint32_t u_bitrev(uint32_t x) {
   return (x >> 16) | (x << 16);
 }
 
-static uint32_t u_atomic(uint32_t *p, uint32_t op, uint32_t v, uint32_t expected) {
+// |op| is a vyre_cpu_atomic_op (cpu_compile.c maps the IR's atomic rows).
+static uint32_t u_atomic(uint32_t *p, vyre_cpu_atomic_op op, uint32_t v, uint32_t expected) {
   switch (op) {
-  case VYRE_IR_ATOMIC_ADD:
+  case CPU_ATOMIC_ADD:
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_SUB:
+  case CPU_ATOMIC_SUB:
     return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_AND:
+  case CPU_ATOMIC_AND:
     return __atomic_fetch_and(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_OR:
+  case CPU_ATOMIC_OR:
     return __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_XOR:
+  case CPU_ATOMIC_XOR:
     return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_EXCHANGE:
+  case CPU_ATOMIC_EXCHANGE:
     return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
-  case VYRE_IR_ATOMIC_CAS: {
+  case CPU_ATOMIC_CAS: {
     uint32_t old = expected;
     __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return old;
   }
-  case VYRE_IR_ATOMIC_MIN:
-  case VYRE_IR_ATOMIC_MAX: {
+  case CPU_ATOMIC_MIN:
+  case CPU_ATOMIC_MAX: {
     uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
     for (;;) {
-      uint32_t nv = op == VYRE_IR_ATOMIC_MIN ? (v < old ? v : old) : (v > old ? v : old);
+      uint32_t nv = op == CPU_ATOMIC_MIN ? (v < old ? v : old) : (v > old ? v : old);
       if (nv == old) return old;
       if (__atomic_compare_exchange_n(p, &old, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return old;
     }
   }
-  default:
-    return 0;
+  case CPU_ATOMIC_COUNT: // never compiled
+    break;
   }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// int_sat (docs/ir.md "Operators"), in unsigned arithmetic only: no signed
+// overflow, no implementation-defined conversion.
+//===----------------------------------------------------------------------===//
+
+// a < b as i32, on the two's complement bits.
+static inline int i_lt(uint32_t a, uint32_t b) {
+  return (a ^ 0x80000000u) < (b ^ 0x80000000u);
+}
+
+// |a - b| exactly; it always fits u32 (at most 2^32 - 1), and the wrapping
+// difference of the larger minus the smaller is that value.
+static inline uint32_t u_abs_diff(uint32_t a, uint32_t b) {
+  return a > b ? a - b : b - a;
+}
+static inline uint32_t i_abs_diff(uint32_t a, uint32_t b) {
+  return i_lt(b, a) ? a - b : b - a;
+}
+
+static inline uint32_t u_add_sat(uint32_t a, uint32_t b) {
+  uint32_t s = a + b;
+  return s < a ? 0xFFFFFFFFu : s;
+}
+static inline uint32_t u_sub_sat(uint32_t a, uint32_t b) {
+  return a > b ? a - b : 0;
+}
+
+// Signed overflow happened when the operands' signs allow it and the
+// result's sign differs from a's; the clamp is then INT32_MAX for a >= 0 and
+// INT32_MIN for a < 0 (0x7FFFFFFF + sign bit of a).
+static inline uint32_t i_add_sat(uint32_t a, uint32_t b) {
+  uint32_t s = a + b;
+  return (~(a ^ b) & (a ^ s)) >> 31 ? 0x7FFFFFFFu + (a >> 31) : s;
+}
+static inline uint32_t i_sub_sat(uint32_t a, uint32_t b) {
+  uint32_t s = a - b;
+  return ((a ^ b) & (a ^ s)) >> 31 ? 0x7FFFFFFFu + (a >> 31) : s;
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,7 +191,7 @@ static uint32_t u_atomic(uint32_t *p, uint32_t op, uint32_t v, uint32_t expected
 //===----------------------------------------------------------------------===//
 
 // True when the launch must stop (deadline, cancel, or another thread stopped).
-static int cpu_should_stop(cpu_launch *L) {
+static int cpu_should_stop(vyre_cpu_launch *L) {
   if (atomic_load_explicit(&L->stop, memory_order_relaxed)) return 1;
   if (L->cancel && atomic_load_explicit(L->cancel, memory_order_relaxed)) {
     uint32_t zero = 0;
@@ -172,14 +213,15 @@ static int cpu_should_stop(cpu_launch *L) {
 #define A (r[I->a])
 #define B (r[I->b])
 
-static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
-  const cpu_code *code = w->L->code;
-  const cpu_insn *insns = code->insns;
-  const cpu_view *views = w->views;
+static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
+  const vyre_cpu_code *code = w->L->code;
+  const vyre_cpu_insn *insns = code->insns;
+  const vyre_cpu_view *views = w->views;
   uint32_t pc = *pcp;
   for (;;) {
-    const cpu_insn *I = &insns[pc++];
-    switch (I->op) {
+    const vyre_cpu_insn *I = &insns[pc++];
+    // No default: an opcode without its case is a build error (-Wswitch).
+    switch ((vyre_cpu_opcode)I->op) {
     case CPU_OP_MOV:
       r[I->dst] = A;
       break;
@@ -206,17 +248,17 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_LOAD_W: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? v->p[B] : 0;
       break;
     }
     case CPU_OP_LOAD_F: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? f_canon(v->p[B]) : 0;
       break;
     }
     case CPU_OP_LOAD_B: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? v->p[B] != 0 : 0;
       break;
     }
@@ -226,7 +268,7 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_STORE: {
-      const cpu_view *v = &views[I->a];
+      const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) v->p[B] = r[I->c];
       break;
     }
@@ -323,6 +365,24 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     case CPU_OP_LEI:
       r[I->dst] = (int32_t)A <= (int32_t)B;
+      break;
+    case CPU_OP_ABSDIFFU:
+      r[I->dst] = u_abs_diff(A, B);
+      break;
+    case CPU_OP_ABSDIFFI:
+      r[I->dst] = i_abs_diff(A, B);
+      break;
+    case CPU_OP_ADDSATU:
+      r[I->dst] = u_add_sat(A, B);
+      break;
+    case CPU_OP_ADDSATI:
+      r[I->dst] = i_add_sat(A, B);
+      break;
+    case CPU_OP_SUBSATU:
+      r[I->dst] = u_sub_sat(A, B);
+      break;
+    case CPU_OP_SUBSATI:
+      r[I->dst] = i_sub_sat(A, B);
       break;
     case CPU_OP_NEG:
       r[I->dst] = 0u - A;
@@ -464,12 +524,13 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       *pcp = pc;
       return CPU_STOP_BARRIER;
     case CPU_OP_ATOMIC: {
-      const cpu_view *v = &views[I->a];
-      uint32_t old = B < v->n ? u_atomic(&v->p[B], I->sub, r[I->c], r[I->d]) : 0;
+      const vyre_cpu_view *v = &views[I->a];
+      uint32_t old =
+          B < v->n ? u_atomic(&v->p[B], (vyre_cpu_atomic_op)I->sub, r[I->c], r[I->d]) : 0;
       if (I->dst != VYRE_IR_NONE) r[I->dst] = old;
       break;
     }
-    default:
+    case CPU_OP_COUNT: // never compiled
       *pcp = pc;
       return CPU_STOP_END;
     }
@@ -483,16 +544,16 @@ static int cpu_interp(cpu_worker *w, uint32_t *r, uint32_t *pcp) {
 // Workgroups
 //===----------------------------------------------------------------------===//
 
-static inline void cpu_lid_of(cpu_worker *w, uint32_t i) {
+static inline void cpu_lid_of(vyre_cpu_worker *w, uint32_t i) {
   const uint32_t *l = &w->lids[(size_t)i * 3];
   w->lid[0] = l[0];
   w->lid[1] = l[1];
   w->lid[2] = l[2];
 }
 
-static void cpu_record_trap(cpu_worker *w) {
-  cpu_launch *L = w->L;
-  const cpu_code *c = L->code;
+static void cpu_record_trap(vyre_cpu_worker *w) {
+  vyre_cpu_launch *L = w->L;
+  const vyre_cpu_code *c = L->code;
   uint64_t gx = (uint64_t)w->wgid[0] * c->wgsize[0] + w->lid[0];
   uint64_t gy = (uint64_t)w->wgid[1] * c->wgsize[1] + w->lid[1];
   uint64_t gz = (uint64_t)w->wgid[2] * c->wgsize[2] + w->lid[2];
@@ -507,9 +568,9 @@ static void cpu_record_trap(cpu_worker *w) {
 
 // Runs workgroup number |wg| (linear, x fastest). Returns 0, or 1 when the
 // launch must stop.
-static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
-  cpu_launch *L = w->L;
-  const cpu_code *c = L->code;
+static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
+  vyre_cpu_launch *L = w->L;
+  const vyre_cpu_code *c = L->code;
   w->wgid[0] = (uint32_t)(wg % L->grid[0]);
   w->wgid[1] = (uint32_t)((wg / L->grid[0]) % L->grid[1]);
   w->wgid[2] = (uint32_t)(wg / ((uint64_t)L->grid[0] * L->grid[1]));
@@ -549,18 +610,18 @@ static int cpu_workgroup(cpu_worker *w, uint64_t wg) {
 // Launches
 //===----------------------------------------------------------------------===//
 
-typedef struct cpu_share {
-  cpu_launch *L;
+typedef struct vyre_cpu_share {
+  vyre_cpu_launch *L;
   uint64_t total, chunk;
   _Atomic uint64_t next;
-} cpu_share;
+} vyre_cpu_share;
 
-static int cpu_worker_init(cpu_worker *w, cpu_launch *L) {
-  const cpu_code *c = L->code;
+static int cpu_worker_init(vyre_cpu_worker *w, vyre_cpu_launch *L) {
+  const vyre_cpu_code *c = L->code;
   memset(w, 0, sizeof(*w));
   w->L = L;
   size_t regs = c->has_barrier ? (size_t)c->wg_invocations * c->reg_count : c->reg_count;
-  w->views = malloc((c->buffer_count ? c->buffer_count : 1) * sizeof(cpu_view));
+  w->views = malloc((c->buffer_count ? c->buffer_count : 1) * sizeof(vyre_cpu_view));
   w->regs = calloc(regs, sizeof(uint32_t));
   w->wgmem = malloc(((size_t)c->wg_words + 1) * 4);
   w->pcs = malloc((size_t)c->wg_invocations * sizeof(uint32_t));
@@ -586,7 +647,7 @@ static int cpu_worker_init(cpu_worker *w, cpu_launch *L) {
   return 1;
 }
 
-static void cpu_worker_fini(cpu_worker *w) {
+static void cpu_worker_fini(vyre_cpu_worker *w) {
   free(w->views);
   free(w->regs);
   free(w->wgmem);
@@ -595,7 +656,7 @@ static void cpu_worker_fini(cpu_worker *w) {
   free(w->lids);
 }
 
-static void cpu_share_work(cpu_share *sh);
+static void cpu_share_work(vyre_cpu_share *sh);
 
 // IR-F32-1 and IR-F32-2 fix round-to-nearest-even with subnormals computed and then
 // flushed: run every participant under the default floating-point
@@ -609,10 +670,10 @@ static void cpu_share_run(void *ctx) {
   if (have) fesetenv(&saved);
 }
 
-static void cpu_share_work(cpu_share *sh) {
-  cpu_launch *L = sh->L;
+static void cpu_share_work(vyre_cpu_share *sh) {
+  vyre_cpu_launch *L = sh->L;
   if (atomic_load(&sh->next) >= sh->total) return;
-  cpu_worker w;
+  vyre_cpu_worker w;
   if (!cpu_worker_init(&w, L)) {
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_OUT_OF_MEMORY);
@@ -634,14 +695,14 @@ static void cpu_share_work(cpu_share *sh) {
   cpu_worker_fini(&w);
 }
 
-uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
-  const cpu_code *c = L->code;
+uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L) {
+  const vyre_cpu_code *c = L->code;
   atomic_store(&L->stop, 0);
   atomic_store(&L->trap_sites, 0);
   atomic_store(&L->trap_invocation, UINT64_MAX);
   uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
   if (c->reverse) {
-    cpu_worker w;
+    vyre_cpu_worker w;
     if (!cpu_worker_init(&w, L)) {
       cpu_worker_fini(&w);
       return VYRE_STATUS_OUT_OF_MEMORY;
@@ -655,8 +716,8 @@ uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
     cpu_worker_fini(&w);
     return atomic_load(&L->stop);
   }
-  uint32_t threads = pool ? cpu_pool_threads(pool) : 1;
-  cpu_share sh = {.L = L, .total = total, .chunk = 1};
+  uint32_t threads = pool ? vyre_cpu_pool_threads(pool) : 1;
+  vyre_cpu_share sh = {.L = L, .total = total, .chunk = 1};
   atomic_init(&sh.next, 0);
   // Tiny launches run inline: waking workers would cost more than the work.
   uint64_t invocations = total * c->wg_invocations;
@@ -666,7 +727,7 @@ uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L) {
   } else {
     sh.chunk = total / ((uint64_t)threads * 8);
     if (sh.chunk < 1) sh.chunk = 1;
-    cpu_pool_run(pool, cpu_share_run, &sh);
+    vyre_cpu_pool_run(pool, cpu_share_run, &sh);
   }
   return atomic_load(&L->stop);
 }

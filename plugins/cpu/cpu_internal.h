@@ -29,7 +29,15 @@
 // Bytecode
 //===----------------------------------------------------------------------===//
 
-enum cpu_opcode {
+// The interpreter's instruction set. It is not one row per IR operator: an
+// IR operator becomes one opcode per operand type where the types differ
+// (DIVU, DIVI, FDIV), and several IR operators share one (gt is LT with the
+// operands swapped, land is AND). cpu_compile.c maps every row of
+// VYRE_IR_UN_LIST / VYRE_IR_BIN_LIST / VYRE_IR_ATOMIC_LIST onto these
+// through row tables a new list row cannot be missing from (a build error),
+// and the interpreter switches over this enum with no default, so an opcode
+// without its case is a build error too (-Wswitch).
+typedef enum vyre_cpu_opcode {
   CPU_OP_MOV,     // dst = r[a]
   CPU_OP_BUILTIN, // dst = builtin sub on axis a
   CPU_OP_LOAD_W,  // dst = buf a [r[b]] raw word (u32, i32)
@@ -64,6 +72,12 @@ enum cpu_opcode {
   CPU_OP_LTI,
   CPU_OP_LEU,
   CPU_OP_LEI,
+  CPU_OP_ABSDIFFU, // |a - b| exactly, as u32 (feature int_sat)
+  CPU_OP_ABSDIFFI,
+  CPU_OP_ADDSATU, // a + b clamped to the type's range
+  CPU_OP_ADDSATI,
+  CPU_OP_SUBSATU, // a - b clamped to the type's range
+  CPU_OP_SUBSATI,
   // integer unary: dst = op r[a]
   CPU_OP_NEG,
   CPU_OP_NOT,
@@ -112,36 +126,50 @@ enum cpu_opcode {
   CPU_OP_RET,
   CPU_OP_TRAP, // site a
   CPU_OP_BARRIER,
-  CPU_OP_ATOMIC, // sub = VYRE_IR_ATOMIC_*; buf a, index r[b], value r[c], expected r[d]; dst or
-                 // NONE
+  CPU_OP_ATOMIC, // sub = vyre_cpu_atomic_op; buf a, index r[b], value r[c], expected r[d];
+                 // dst or NONE
   CPU_OP_COUNT
-};
+} vyre_cpu_opcode;
 
-typedef struct cpu_insn {
+// The sub-operation of CPU_OP_ATOMIC (u32 words; min and max unsigned).
+typedef enum vyre_cpu_atomic_op {
+  CPU_ATOMIC_ADD,
+  CPU_ATOMIC_SUB,
+  CPU_ATOMIC_AND,
+  CPU_ATOMIC_OR,
+  CPU_ATOMIC_XOR,
+  CPU_ATOMIC_MIN,
+  CPU_ATOMIC_MAX,
+  CPU_ATOMIC_EXCHANGE,
+  CPU_ATOMIC_CAS,
+  CPU_ATOMIC_COUNT
+} vyre_cpu_atomic_op;
+
+typedef struct vyre_cpu_insn {
   uint16_t op;
   uint16_t sub;
   uint32_t dst, a, b, c, d;
-} cpu_insn;
+} vyre_cpu_insn;
 
 // What the interpreter needs to know about one declared buffer.
-typedef struct cpu_buf_info {
+typedef struct vyre_cpu_buf_info {
   uint8_t access; // VYRE_IR_ACCESS_*
   uint8_t type;   // element type
   uint16_t reserved0;
   uint32_t wg_offset; // workgroup buffers: first word in the workgroup scratch
   uint32_t wg_count;  // workgroup buffers: element count
-} cpu_buf_info;
+} vyre_cpu_buf_info;
 
 // A compiled program: owned by its module, immutable, shared by all threads.
-typedef struct cpu_code {
-  cpu_insn *insns;
+typedef struct vyre_cpu_code {
+  vyre_cpu_insn *insns;
   uint32_t insn_count;
   uint32_t reg_count;
   // Literals live in registers [const_base, const_base + const_count), set
   // once per register file and never written by the bytecode.
   uint32_t const_base, const_count;
   uint32_t *consts;
-  cpu_buf_info *buffers;
+  vyre_cpu_buf_info *buffers;
   uint32_t buffer_count;
   uint32_t wg_words; // workgroup scratch, in 4-byte words
   uint32_t wgsize[3];
@@ -149,27 +177,27 @@ typedef struct cpu_code {
   uint32_t has_barrier;
   uint32_t reverse; // VYRE_COMPILE_REVERSE_ORDER
   char name[64];    // program name for messages
-} cpu_code;
+} vyre_cpu_code;
 
 // Builds |out| from a validated program view. Errors: INVALID_PROGRAM (a
 // malformed view), INVALID_ARGUMENT (workgroup size), OUT_OF_MEMORY.
-uint32_t cpu_code_build(const vyre_compile_args *args, cpu_code *out, vyre_error *err);
-void cpu_code_free(cpu_code *c);
+uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, vyre_error *err);
+void vyre_cpu_code_free(vyre_cpu_code *c);
 
 //===----------------------------------------------------------------------===//
 // Execution
 //===----------------------------------------------------------------------===//
 
 // A bound buffer as the interpreter sees it.
-typedef struct cpu_view {
+typedef struct vyre_cpu_view {
   uint32_t *p;
   uint64_t n; // element count
-} cpu_view;
+} vyre_cpu_view;
 
 // One launch of a compiled program over a grid.
-typedef struct cpu_launch {
-  const cpu_code *code;
-  const cpu_view *views; // one per program buffer (workgroup ones are ignored)
+typedef struct vyre_cpu_launch {
+  const vyre_cpu_code *code;
+  const vyre_cpu_view *views; // one per program buffer (workgroup ones are ignored)
   uint32_t grid[3];
   uint64_t deadline_ns;           // 0: none
   const _Atomic uint32_t *cancel; // may be NULL: set to nonzero to stop early
@@ -177,47 +205,47 @@ typedef struct cpu_launch {
   _Atomic uint32_t stop;       // 0, or VYRE_STATUS_TIMEOUT / OUT_OF_MEMORY / INTERNAL (cancel)
   _Atomic uint32_t trap_sites; // OR of site bits
   _Atomic uint64_t trap_invocation;
-} cpu_launch;
+} vyre_cpu_launch;
 
-typedef struct cpu_pool cpu_pool;
+typedef struct vyre_cpu_pool vyre_cpu_pool;
 
 // Runs every workgroup of |L|. |pool| may be NULL (single-threaded). Returns
 // OK, or the reason the run stopped (TIMEOUT, OUT_OF_MEMORY, or INTERNAL when
 // cancelled); traps are left in |L| (trap_sites != 0).
-uint32_t cpu_launch_run(cpu_pool *pool, cpu_launch *L);
+uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L);
 
 //===----------------------------------------------------------------------===//
 // Thread pool
 //===----------------------------------------------------------------------===//
 
 // Starts |threads| - 1 workers (the submitting thread is the last one).
-cpu_pool *cpu_pool_create(uint32_t threads);
-void cpu_pool_destroy(cpu_pool *pool);
-uint32_t cpu_pool_threads(const cpu_pool *pool);
+vyre_cpu_pool *vyre_cpu_pool_create(uint32_t threads);
+void vyre_cpu_pool_destroy(vyre_cpu_pool *pool);
+uint32_t vyre_cpu_pool_threads(const vyre_cpu_pool *pool);
 // Runs |fn|(|ctx|) on the calling thread and on every idle worker, and
 // returns when all of them returned. |fn| shares work through its own
 // atomic counter; it must return promptly once no work is left.
-void cpu_pool_run(cpu_pool *pool, void (*fn)(void *ctx), void *ctx);
+void vyre_cpu_pool_run(vyre_cpu_pool *pool, void (*fn)(void *ctx), void *ctx);
 
 //===----------------------------------------------------------------------===//
 // Objects
 //===----------------------------------------------------------------------===//
 
-typedef struct cpu_link {
-  struct cpu_link *prev, *next;
-} cpu_link;
+typedef struct vyre_cpu_link {
+  struct vyre_cpu_link *prev, *next;
+} vyre_cpu_link;
 
 struct vyre_module {
   vyre_object_header h;
-  cpu_link link;
-  cpu_code code;
+  vyre_cpu_link link;
+  vyre_cpu_code code;
   uint32_t async_refs; // queued or running async dispatches (under the backend lock)
   uint32_t released;   // module_release came while async_refs > 0: freed by the last one
 };
 
 struct vyre_buffer {
   vyre_object_header h;
-  cpu_link link;
+  vyre_cpu_link link;
   uint64_t bytes;
   uint32_t *data;
   _Atomic uint32_t busy; // async dispatches in flight that bind it
@@ -225,7 +253,7 @@ struct vyre_buffer {
 
 struct vyre_pending {
   vyre_object_header h;
-  cpu_link link;
+  vyre_cpu_link link;
   struct vyre_pending *queue_next;
   vyre_dispatch_args args; // copy; bindings point to |bindings|
   vyre_binding *bindings;
@@ -243,9 +271,9 @@ struct vyre_backend {
   _Atomic uint32_t lost;
   _Atomic uint32_t generation;
   uint32_t threads;
-  cpu_pool *pool; // started on first use
+  vyre_cpu_pool *pool; // started on first use
   vyre_kit_metrics metrics;
-  cpu_link modules, buffers, pendings; // every live object (list heads)
+  vyre_cpu_link modules, buffers, pendings; // every live object (list heads)
   // Async executor (started on first dispatch_async).
   int async_started;
   int async_stop;
@@ -253,46 +281,48 @@ struct vyre_backend {
   vyre_pending *queue_head, *queue_tail;
 };
 
-void cpu_link_init(cpu_link *head);
-void cpu_link_insert(cpu_link *head, cpu_link *node);
-void cpu_link_remove(cpu_link *node);
+void vyre_cpu_link_init(vyre_cpu_link *head);
+void vyre_cpu_link_insert(vyre_cpu_link *head, vyre_cpu_link *node);
+void vyre_cpu_link_remove(vyre_cpu_link *node);
 #define CPU_CONTAINER(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 // Returns OK, or DEVICE_LOST with a message when the backend is lost.
-uint32_t cpu_check_alive(vyre_backend *be, vyre_error *err);
+uint32_t vyre_cpu_check_alive(vyre_backend *be, vyre_error *err);
 // The pool, started on first call; NULL when it cannot start (then run inline).
-cpu_pool *cpu_backend_pool(vyre_backend *be);
+vyre_cpu_pool *vyre_cpu_backend_pool(vyre_backend *be);
 
 // Runs one dispatch to completion (the one-shot slot, batch jobs, sequence
 // steps and the async thread all come here). |cancel| may be NULL.
-uint32_t cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
-                           vyre_dispatch_result *out, vyre_error *err,
-                           const _Atomic uint32_t *cancel);
+uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
+                                vyre_dispatch_result *out, vyre_error *err,
+                                const _Atomic uint32_t *cancel);
 
 // Slots implemented in the other files.
-uint32_t cpu_dispatch(vyre_backend *be, const vyre_dispatch_args *args, vyre_dispatch_result *out,
-                      vyre_error *err);
-uint32_t cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t job_count,
-                            vyre_error *err);
-uint32_t cpu_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
-                          vyre_dispatch_result *results, vyre_error *err);
-uint32_t cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args, vyre_pending **out,
-                            vyre_error *err);
-uint32_t cpu_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done, vyre_error *err);
-uint32_t cpu_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
-                          vyre_dispatch_result *out, vyre_error *err);
-void cpu_pending_release(vyre_backend *be, vyre_pending *p);
+uint32_t vyre_cpu_dispatch(vyre_backend *be, const vyre_dispatch_args *args,
+                           vyre_dispatch_result *out, vyre_error *err);
+uint32_t vyre_cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t job_count,
+                                 vyre_error *err);
+uint32_t vyre_cpu_sequence_run(vyre_backend *be, const vyre_sequence_args *args,
+                               vyre_dispatch_result *results, vyre_error *err);
+uint32_t vyre_cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *args,
+                                 vyre_pending **out, vyre_error *err);
+uint32_t vyre_cpu_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
+                               vyre_error *err);
+uint32_t vyre_cpu_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                               vyre_dispatch_result *out, vyre_error *err);
+void vyre_cpu_pending_release(vyre_backend *be, vyre_pending *p);
 // Stops the async thread, cancelling queued work (destroy).
-void cpu_async_shutdown(vyre_backend *be);
-uint32_t cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err);
-uint32_t cpu_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
-uint32_t cpu_buffer_write(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
-                          vyre_error *err);
-uint32_t cpu_buffer_read(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
-                         vyre_error *err);
+void vyre_cpu_async_shutdown(vyre_backend *be);
+uint32_t vyre_cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
+                               vyre_error *err);
+uint32_t vyre_cpu_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
+uint32_t vyre_cpu_buffer_write(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                               vyre_error *err);
+uint32_t vyre_cpu_buffer_read(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                              vyre_error *err);
 // Frees a buffer without checks (destroy).
-void cpu_buffer_destroy(vyre_buffer *buf);
+void vyre_cpu_buffer_destroy(vyre_buffer *buf);
 // Unlinks and frees a module. Called with the backend lock held.
-void cpu_module_free(vyre_module *m);
+void vyre_cpu_module_free(vyre_module *m);
 
 #endif // VYRE_CPU_INTERNAL_H

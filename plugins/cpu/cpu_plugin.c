@@ -30,18 +30,18 @@
 static const uint8_t kCpuUuid[16] = {'v', 'y', 'r', 'e', '-', 'c', 'p', 'u',
                                      '-', 'r', 'e', 'f', '-', 'v', '0', '1'};
 
-void cpu_link_init(cpu_link *head) {
+void vyre_cpu_link_init(vyre_cpu_link *head) {
   head->prev = head->next = head;
 }
 
-void cpu_link_insert(cpu_link *head, cpu_link *node) {
+void vyre_cpu_link_insert(vyre_cpu_link *head, vyre_cpu_link *node) {
   node->next = head->next;
   node->prev = head;
   head->next->prev = node;
   head->next = node;
 }
 
-void cpu_link_remove(cpu_link *node) {
+void vyre_cpu_link_remove(vyre_cpu_link *node) {
   node->prev->next = node->next;
   node->next->prev = node->prev;
   node->prev = node->next = node;
@@ -128,41 +128,41 @@ static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyr
   pthread_cond_init(&be->queue_cond, NULL);
   atomic_init(&be->generation, 1);
   be->threads = threads;
-  cpu_link_init(&be->modules);
-  cpu_link_init(&be->buffers);
-  cpu_link_init(&be->pendings);
+  vyre_cpu_link_init(&be->modules);
+  vyre_cpu_link_init(&be->buffers);
+  vyre_cpu_link_init(&be->pendings);
   *out = be;
   return VYRE_STATUS_OK;
 }
 
-cpu_pool *cpu_backend_pool(vyre_backend *be) {
+vyre_cpu_pool *vyre_cpu_backend_pool(vyre_backend *be) {
   if (be->threads <= 1) return NULL;
   pthread_mutex_lock(&be->lock);
-  if (!be->pool) be->pool = cpu_pool_create(be->threads);
-  cpu_pool *pool = be->pool;
+  if (!be->pool) be->pool = vyre_cpu_pool_create(be->threads);
+  vyre_cpu_pool *pool = be->pool;
   pthread_mutex_unlock(&be->lock);
   return pool;
 }
 
-void cpu_module_free(vyre_module *m) {
-  cpu_link_remove(&m->link);
+void vyre_cpu_module_free(vyre_module *m) {
+  vyre_cpu_link_remove(&m->link);
   vyre_kit_object_kill(&m->h);
-  cpu_code_free(&m->code);
+  vyre_cpu_code_free(&m->code);
   free(m);
 }
 
 static void cpu_destroy(vyre_backend *be) {
   if (!be) return;
-  cpu_async_shutdown(be);
+  vyre_cpu_async_shutdown(be);
   pthread_mutex_lock(&be->lock);
   while (be->modules.next != &be->modules)
-    cpu_module_free(CPU_CONTAINER(be->modules.next, vyre_module, link));
+    vyre_cpu_module_free(CPU_CONTAINER(be->modules.next, vyre_module, link));
   while (be->buffers.next != &be->buffers)
-    cpu_buffer_destroy(CPU_CONTAINER(be->buffers.next, vyre_buffer, link));
-  cpu_pool *pool = be->pool;
+    vyre_cpu_buffer_destroy(CPU_CONTAINER(be->buffers.next, vyre_buffer, link));
+  vyre_cpu_pool *pool = be->pool;
   be->pool = NULL;
   pthread_mutex_unlock(&be->lock);
-  cpu_pool_destroy(pool);
+  vyre_cpu_pool_destroy(pool);
   pthread_cond_destroy(&be->queue_cond);
   pthread_cond_destroy(&be->done_cond);
   pthread_mutex_destroy(&be->lock);
@@ -170,11 +170,11 @@ static void cpu_destroy(vyre_backend *be) {
 }
 
 static uint32_t cpu_flush(vyre_backend *be, vyre_error *err) {
-  return cpu_check_alive(be, err);
+  return vyre_cpu_check_alive(be, err);
 }
 
 static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (!out)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -197,6 +197,7 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   out->timing_quality = VYRE_TIMING_HOST_CLOCK;
   out->device_kind = VYRE_DEVICE_KIND_CPU;
   out->device_index = 0;
+  out->ir_features = VYRE_IR_FEATURES_KNOWN; // every feature of the lists (cpu_compile.c)
   out->generation = atomic_load(&be->generation);
   memcpy(out->device_uuid, kCpuUuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "CPU reference (%u threads)", be->threads);
@@ -206,7 +207,7 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
 
 static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                             vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (!out || !args || args->struct_size < sizeof(vyre_compile_args))
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -222,7 +223,7 @@ static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyr
   if (!m)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
                          "compile: out of memory. Fix: free memory.");
-  st = cpu_code_build(args, &m->code, err);
+  st = vyre_cpu_code_build(args, &m->code, err);
   if (st) {
     free(m);
     return st;
@@ -231,7 +232,7 @@ static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyr
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
   pthread_mutex_lock(&be->lock);
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, atomic_load(&be->generation));
-  cpu_link_insert(&be->modules, &m->link);
+  vyre_cpu_link_insert(&be->modules, &m->link);
   pthread_mutex_unlock(&be->lock);
   *out = m;
   return VYRE_STATUS_OK;
@@ -247,7 +248,7 @@ static void cpu_module_release(vyre_backend *be, vyre_module *m) {
     m->released = 1;
     vyre_kit_object_kill(&m->h);
   } else {
-    cpu_module_free(m);
+    vyre_cpu_module_free(m);
   }
   pthread_mutex_unlock(&be->lock);
 }
@@ -281,7 +282,7 @@ static uint32_t cpu_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacit
 }
 
 static uint32_t cpu_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
-  uint32_t st = cpu_check_alive(be, err);
+  uint32_t st = vyre_cpu_check_alive(be, err);
   if (st) return st;
   if (kind != VYRE_FAULT_SIMULATED_LOSS && kind != VYRE_FAULT_DEVICE_TRAP)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -309,17 +310,17 @@ static const vyre_backend_ops kCpuOps = {
     .get_caps = cpu_get_caps,
     .compile = cpu_compile,
     .module_release = cpu_module_release,
-    .dispatch = cpu_dispatch,
-    .dispatch_async = cpu_dispatch_async,
-    .pending_poll = cpu_pending_poll,
-    .pending_wait = cpu_pending_wait,
-    .pending_release = cpu_pending_release,
-    .dispatch_batch = cpu_dispatch_batch,
-    .buffer_alloc = cpu_buffer_alloc,
-    .buffer_free = cpu_buffer_free,
-    .buffer_write = cpu_buffer_write,
-    .buffer_read = cpu_buffer_read,
-    .sequence_run = cpu_sequence_run,
+    .dispatch = vyre_cpu_dispatch,
+    .dispatch_async = vyre_cpu_dispatch_async,
+    .pending_poll = vyre_cpu_pending_poll,
+    .pending_wait = vyre_cpu_pending_wait,
+    .pending_release = vyre_cpu_pending_release,
+    .dispatch_batch = vyre_cpu_dispatch_batch,
+    .buffer_alloc = vyre_cpu_buffer_alloc,
+    .buffer_free = vyre_cpu_buffer_free,
+    .buffer_write = vyre_cpu_buffer_write,
+    .buffer_read = vyre_cpu_buffer_read,
+    .sequence_run = vyre_cpu_sequence_run,
     .status = cpu_status,
     .recover = cpu_recover,
     .metrics = cpu_metrics,

@@ -2,7 +2,7 @@
 //
 // cpu_pool.c — the thread pool of the CPU reference backend. One pool per
 // backend instance, started on its first multi-workgroup launch and joined
-// by destroy, so no dispatch pays for starting threads. cpu_pool_run()
+// by destroy, so no dispatch pays for starting threads. vyre_cpu_pool_run()
 // publishes a task; every idle worker and the submitting thread call the
 // task's function, which shares its workgroups out through its own atomic
 // counter. Several threads may submit at once: each task is served by
@@ -13,27 +13,27 @@
 
 #include "cpu_internal.h"
 
-typedef struct cpu_task {
+typedef struct vyre_cpu_task {
   void (*fn)(void *ctx);
   void *ctx;
   uint32_t joined; // workers that took the task and have not returned yet
   uint32_t listed; // still offered to workers
-  struct cpu_task *next;
+  struct vyre_cpu_task *next;
   pthread_cond_t done; // signalled when a worker returns from fn
-} cpu_task;
+} vyre_cpu_task;
 
-struct cpu_pool {
+struct vyre_cpu_pool {
   pthread_mutex_t lock;
   pthread_cond_t work;
-  cpu_task *tasks; // offered tasks (a worker joins the first one)
+  vyre_cpu_task *tasks; // offered tasks (a worker joins the first one)
   int stop;
   uint32_t threads; // including the submitting thread
   uint32_t started; // worker threads running
   pthread_t *workers;
 };
 
-static void cpu_pool_unlist(cpu_pool *pool, cpu_task *t) {
-  for (cpu_task **pp = &pool->tasks; *pp; pp = &(*pp)->next) {
+static void cpu_pool_unlist(vyre_cpu_pool *pool, vyre_cpu_task *t) {
+  for (vyre_cpu_task **pp = &pool->tasks; *pp; pp = &(*pp)->next) {
     if (*pp == t) {
       *pp = t->next;
       t->listed = 0;
@@ -43,13 +43,13 @@ static void cpu_pool_unlist(cpu_pool *pool, cpu_task *t) {
 }
 
 static void *cpu_pool_main(void *arg) {
-  cpu_pool *pool = arg;
+  vyre_cpu_pool *pool = arg;
   pthread_mutex_lock(&pool->lock);
   for (;;) {
     while (!pool->stop && !pool->tasks)
       pthread_cond_wait(&pool->work, &pool->lock);
     if (pool->stop) break;
-    cpu_task *t = pool->tasks;
+    vyre_cpu_task *t = pool->tasks;
     // One visit per worker: take the task off the list for others once
     // every worker could have joined it, so idle workers do not spin on it.
     t->joined++;
@@ -66,8 +66,8 @@ static void *cpu_pool_main(void *arg) {
   return NULL;
 }
 
-cpu_pool *cpu_pool_create(uint32_t threads) {
-  cpu_pool *pool = calloc(1, sizeof(*pool));
+vyre_cpu_pool *vyre_cpu_pool_create(uint32_t threads) {
+  vyre_cpu_pool *pool = calloc(1, sizeof(*pool));
   if (!pool) return NULL;
   if (threads < 1) threads = 1;
   pool->threads = threads;
@@ -75,7 +75,7 @@ cpu_pool *cpu_pool_create(uint32_t threads) {
   pthread_cond_init(&pool->work, NULL);
   pool->workers = calloc(threads, sizeof(pthread_t));
   if (!pool->workers) {
-    cpu_pool_destroy(pool);
+    vyre_cpu_pool_destroy(pool);
     return NULL;
   }
   for (uint32_t i = 0; i + 1 < threads; i++) {
@@ -86,7 +86,7 @@ cpu_pool *cpu_pool_create(uint32_t threads) {
   return pool;
 }
 
-void cpu_pool_destroy(cpu_pool *pool) {
+void vyre_cpu_pool_destroy(vyre_cpu_pool *pool) {
   if (!pool) return;
   pthread_mutex_lock(&pool->lock);
   pool->stop = 1;
@@ -100,16 +100,16 @@ void cpu_pool_destroy(cpu_pool *pool) {
   free(pool);
 }
 
-uint32_t cpu_pool_threads(const cpu_pool *pool) {
+uint32_t vyre_cpu_pool_threads(const vyre_cpu_pool *pool) {
   return pool ? pool->threads : 1;
 }
 
-void cpu_pool_run(cpu_pool *pool, void (*fn)(void *ctx), void *ctx) {
+void vyre_cpu_pool_run(vyre_cpu_pool *pool, void (*fn)(void *ctx), void *ctx) {
   if (!pool || pool->started == 0) {
     fn(ctx);
     return;
   }
-  cpu_task t = {.fn = fn, .ctx = ctx, .listed = 1};
+  vyre_cpu_task t = {.fn = fn, .ctx = ctx, .listed = 1};
   pthread_cond_init(&t.done, NULL);
   pthread_mutex_lock(&pool->lock);
   t.next = pool->tasks;

@@ -428,6 +428,7 @@ static void test_compile_refuses_a_malformed_view(void **state) {
   vyre_ir_program v = *tu_view(p);
   vyre_ir_node nodes[3];
   memcpy(nodes, v.nodes, sizeof(nodes));
+  uint32_t value = nodes[st].b;
   nodes[st].b = 999;
   v.nodes = nodes;
   vyre_compile_args a = {.struct_size = sizeof(a), .program = &v, .workgroup_size = {1, 1, 1}};
@@ -440,7 +441,7 @@ static void test_compile_refuses_a_malformed_view(void **state) {
   vyre_ir_buffer bufs[1];
   memcpy(bufs, v.buffers, sizeof(bufs));
   bufs[0].access = VYRE_IR_ACCESS_READ;
-  nodes[st].b = 1; // the literal again: only the access is wrong now
+  nodes[st].b = value; // the literal again: only the access is wrong now
   v.buffers = bufs;
   assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_INVALID_PROGRAM);
   assert_non_null(strstr(e.message, "read or uniform buffer"));
@@ -461,7 +462,49 @@ static void test_compile_refuses_shared_nodes(void **state) {
   vyre_module *m = NULL;
   vyre_error e = tu_err();
   assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_INVALID_PROGRAM);
-  assert_non_null(strstr(e.message, "used more than once"));
+  assert_non_null(strstr(e.message, "node used twice (the view is not a tree)"));
+  assert_non_null(strstr(e.message, "Fix:"));
+  tu_free(p);
+}
+
+// What the kit's plan and the operator rows refuse: a feature bit beyond
+// every list this build knows (IR newer than the plugin) is UNSUPPORTED and
+// named; an operator on a type its row does not take is INVALID_PROGRAM.
+static void test_compile_refuses_unknown_features_and_wrong_operand_types(void **state) {
+  tu_prog *p = tu_new("newer", 1, 1, 1);
+  uint32_t out = tu_buf(p, "out", 0, WR, U, 1);
+  uint32_t v = tu_bin(p, VYRE_IR_BIN_ABS_DIFF, tu_u(p, 7), tu_u(p, 9));
+  tu_body(p, tu_list(p, 1, tu_store(p, out, tu_u(p, 0), v)));
+  vyre_ir_program view = *tu_view(p);
+  vyre_compile_args a = {.struct_size = sizeof(a), .program = &view, .workgroup_size = {1, 1, 1}};
+  vyre_module *m = NULL;
+  vyre_error e = tu_err();
+  // As typed: fine, and it computes |7 - 9|.
+  assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_OK);
+  uint32_t res[1] = {0};
+  uint32_t *data[] = {res};
+  uint32_t words[] = {1};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(tu_run(g_be, m, p, grid, data, words, NULL, NULL), VYRE_STATUS_OK);
+  assert_int_equal(res[0], 2);
+  tu_ops()->module_release(g_be, m);
+  // A feature bit no list of this build defines.
+  view.features = 0x80000000u;
+  m = NULL;
+  assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_UNSUPPORTED);
+  assert_null(m);
+  assert_non_null(strstr(e.message, "does not implement"));
+  assert_non_null(strstr(e.message, "Fix:"));
+  view.features = 0;
+  // abs_diff of two f32 values: its row takes u32 and i32 only.
+  vyre_ir_node nodes[8];
+  assert_true(view.node_count <= 8);
+  memcpy(nodes, view.nodes, view.node_count * sizeof(nodes[0]));
+  nodes[nodes[v].a].type = VYRE_IR_TYPE_F32;
+  nodes[nodes[v].b].type = VYRE_IR_TYPE_F32;
+  view.nodes = nodes;
+  assert_int_equal(tu_ops()->compile(g_be, &a, &m, &e), VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(strstr(e.message, "binary 'abs_diff' does not take f32 operands"));
   assert_non_null(strstr(e.message, "Fix:"));
   tu_free(p);
 }
@@ -483,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_workgroup_override_changes_wgsize),
       cmocka_unit_test(test_compile_refuses_a_malformed_view),
       cmocka_unit_test(test_compile_refuses_shared_nodes),
+      cmocka_unit_test(test_compile_refuses_unknown_features_and_wrong_operand_types),
   };
   return cmocka_run_group_tests_name("cpu/exec", tests, setup, teardown);
 }

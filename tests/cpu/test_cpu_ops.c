@@ -68,8 +68,10 @@ static void check_bin(uint32_t type, uint32_t op, const uint32_t *a, const uint3
   int is_cmp = op >= VYRE_IR_BIN_EQ && op <= VYRE_IR_BIN_GE;
   g_op = op;
   int shift = op == VYRE_IR_BIN_SHL || op == VYRE_IR_BIN_SHR;
-  tu_map(g_be, type, shift ? VYRE_IR_TYPE_U32 : type, is_cmp ? VYRE_IR_TYPE_U32 : type,
-         is_cmp ? build_bin_bool : build_bin, a, b, n, out);
+  // abs_diff gives u32 whatever its operands (docs/ir.md "Operators").
+  uint32_t tout = is_cmp || op == VYRE_IR_BIN_ABS_DIFF ? VYRE_IR_TYPE_U32 : type;
+  tu_map(g_be, type, shift ? VYRE_IR_TYPE_U32 : type, tout, is_cmp ? build_bin_bool : build_bin, a,
+         b, n, out);
   for (uint32_t i = 0; i < n; i++)
     if (out[i] != want[i])
       fail_msg("op %u type %u case %u: 0x%08x, 0x%08x gave 0x%08x, want 0x%08x", op, type, i, a[i],
@@ -372,6 +374,94 @@ static void test_caller_rounding_mode_does_not_change_results(void **state) {
   assert_int_equal(out[1], 0xBF800000u);
 }
 
+#define MAX 0x7FFFFFFFu
+
+// EVIDENCE-OF: docs/ir.md "Operators" abs_diff is |a - b| exactly, as u32,
+// for u32 and for i32 operands (feature int_sat).
+static void test_abs_diff_is_exact_at_the_edges(void **state) {
+  uint32_t ua[] = {0, M1, 5, 3, 7, MIN, 0x7FFFFFFFu, M1};
+  uint32_t ub[] = {M1, 0, 3, 5, 7, 0x7FFFFFFFu, MIN, M1};
+  uint32_t uw[] = {M1, M1, 2, 2, 0, 1, 1, 0};
+  check_bin(U, VYRE_IR_BIN_ABS_DIFF, ua, ub, uw, N(ua));
+  // i32: INT_MIN and INT_MAX are 2^32 - 1 apart, which only u32 holds.
+  uint32_t ia[] = {MIN, MAX, M1, MIN, 0, (uint32_t)-5, MIN, M1, MAX, (uint32_t)-3};
+  uint32_t ib[] = {MAX, MIN, 1, 0, MIN, (uint32_t)-3, MIN, MAX, M1, 4};
+  uint32_t iw[] = {M1, M1, 2, MIN, MIN, 2, 0, MIN, MIN, 7};
+  check_bin(I, VYRE_IR_BIN_ABS_DIFF, ia, ib, iw, N(ia));
+}
+
+// EVIDENCE-OF: docs/ir.md "Operators" add_sat and sub_sat clamp the exact
+// result to [0, 2^32 - 1] for u32.
+static void test_u32_saturating_add_and_sub_clamp(void **state) {
+  uint32_t a[] = {M1, 0xFFFFFFFEu, MIN, 1, M1, 0, 0, 1, 5, 3, M1};
+  uint32_t b[] = {1, 1, MIN, 2, M1, 0, 1, 1, 3, 5, 0};
+  uint32_t add[] = {M1, M1, M1, 3, M1, 0, 1, 2, 8, 8, M1};
+  uint32_t sub[] = {0xFFFFFFFEu, 0xFFFFFFFDu, 0, 0, 0, 0, 0, 0, 2, 0, M1};
+  check_bin(U, VYRE_IR_BIN_ADD_SAT, a, b, add, N(a));
+  check_bin(U, VYRE_IR_BIN_SUB_SAT, a, b, sub, N(a));
+}
+
+// EVIDENCE-OF: docs/ir.md "Operators" add_sat and sub_sat clamp the exact
+// result to [-2^31, 2^31 - 1] for i32.
+static void test_i32_saturating_add_and_sub_clamp(void **state) {
+  uint32_t a[] = {MAX, MIN, MAX, MIN, MAX, M1, MAX - 1, MIN + 1, 5, 0, M1, 0xFFFFFFFEu};
+  uint32_t b[] = {1, M1, MIN, MIN, MAX, 1, 1, M1, (uint32_t)-7, MIN, MIN, MAX};
+  uint32_t add[] = {MAX, MIN, M1, MIN, MAX, 0, MAX, MIN, (uint32_t)-2, MIN, MIN, 0x7FFFFFFDu};
+  // MAX - MIN and 0 - MIN clamp to MAX, -1 - MIN = 2^31 - 1 is exact;
+  // -2 - MAX = -2^31 - 1 clamps to MIN.
+  uint32_t sub[] = {MAX - 1, MIN + 1, MAX, 0, 0, 0xFFFFFFFEu, MAX - 2, MIN + 2, 12, MAX, MAX, MIN};
+  check_bin(I, VYRE_IR_BIN_ADD_SAT, a, b, add, N(a));
+  check_bin(I, VYRE_IR_BIN_SUB_SAT, a, b, sub, N(a));
+  uint32_t sa[] = {MIN, MAX, M1, MIN, 0, (uint32_t)-2};
+  uint32_t sb[] = {1, M1, MAX, MAX, MAX, MAX};
+  uint32_t sw[] = {MIN, MAX, MIN, MIN, MIN + 1, MIN};
+  check_bin(I, VYRE_IR_BIN_SUB_SAT, sa, sb, sw, N(sa));
+}
+
+// The exact value of |x| read as i32, without relying on how C converts.
+static int64_t as_i32(uint32_t x) {
+  return x >> 31 ? (int64_t)x - 4294967296ll : (int64_t)x;
+}
+
+static uint32_t clamp_u32(int64_t v) {
+  return v < 0 ? 0 : v > 4294967295ll ? 0xFFFFFFFFu : (uint32_t)v;
+}
+
+static uint32_t clamp_i32(int64_t v) {
+  if (v < -2147483648ll) v = -2147483648ll;
+  if (v > 2147483647ll) v = 2147483647ll;
+  return (uint32_t)(v < 0 ? v + 4294967296ll : v);
+}
+
+// The three int_sat operators over every pair of a set of edge values (and
+// some ordinary ones), against the exact result computed in 64 bits.
+static void test_int_sat_over_all_pairs_of_edge_values(void **state) {
+  static const uint32_t v[] = {0,           1,           2,           0x7FFFFFFEu, MAX,
+                               MIN,         0x80000001u, 0xFFFFFFFEu, M1,          0x12345678u,
+                               0xDEADBEEFu, 0x40000000u, 0xC0000000u, 1000u};
+  uint32_t nv = N(v);
+  static const uint32_t ops[] = {VYRE_IR_BIN_ABS_DIFF, VYRE_IR_BIN_ADD_SAT, VYRE_IR_BIN_SUB_SAT};
+  for (uint32_t t = 0; t < 2; t++)
+    for (uint32_t o = 0; o < N(ops); o++) {
+      uint32_t a[64], b[64], want[64], n = 0;
+      for (uint32_t i = 0; i < nv * nv; i++) {
+        uint32_t x = v[i / nv], y = v[i % nv];
+        int64_t ex = t ? as_i32(x) : (int64_t)x, ey = t ? as_i32(y) : (int64_t)y;
+        int64_t exact = ops[o] == VYRE_IR_BIN_ADD_SAT ? ex + ey : ex - ey;
+        a[n] = x;
+        b[n] = y;
+        if (ops[o] == VYRE_IR_BIN_ABS_DIFF)
+          want[n] = (uint32_t)(exact < 0 ? -exact : exact);
+        else
+          want[n] = t ? clamp_i32(exact) : clamp_u32(exact);
+        if (++n == 64 || i + 1 == nv * nv) {
+          check_bin(t ? I : U, ops[o], a, b, want, n);
+          n = 0;
+        }
+      }
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integers_wrap),
@@ -389,6 +479,10 @@ int main(void) {
       cmocka_unit_test(test_casts_saturate_and_round),
       cmocka_unit_test(test_bitcast_to_f32_canonicalizes),
       cmocka_unit_test(test_caller_rounding_mode_does_not_change_results),
+      cmocka_unit_test(test_abs_diff_is_exact_at_the_edges),
+      cmocka_unit_test(test_u32_saturating_add_and_sub_clamp),
+      cmocka_unit_test(test_i32_saturating_add_and_sub_clamp),
+      cmocka_unit_test(test_int_sat_over_all_pairs_of_edge_values),
   };
   return cmocka_run_group_tests_name("cpu/ops", tests, setup, teardown);
 }

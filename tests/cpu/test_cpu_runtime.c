@@ -126,6 +126,9 @@ static void test_caps_report_the_ir_limits(void **state) {
   uint32_t want = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
                   VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER;
   assert_int_equal(c.flags, want);
+  // The reference implements every IR feature of its lists (int_sat today).
+  assert_int_equal(c.ir_features, VYRE_IR_FEATURES_KNOWN);
+  assert_true(c.ir_features & VYRE_IR_FEATURE_INT_SAT);
   assert_true(strncmp(c.device_name, "CPU reference (", 15) == 0);
   assert_non_null(strstr(c.device_name, "threads)"));
   // The caps UUID selects the device.

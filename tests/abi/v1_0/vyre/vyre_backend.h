@@ -1,0 +1,902 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// FROZEN COPY — do not edit. This is abi/vyre/vyre_backend.h exactly as ABI
+// 1.0 / IR 1.0 first shipped it (commit dff9e9d, before the IR lists and
+// the int_sat rows), vendored so tests/abi can build the example plugin
+// "treewalk" against the OLD list (libvyre-backend-treewalk10.so) and check
+// how today's libvyre and an old plugin meet (tests/abi/test_ir_growth.c).
+// Only tests/abi/CMakeLists.txt puts this folder on an include path.
+//
+// vyre_backend.h — the whole vyre backend plugin ABI, version 1.0.
+//
+// This header is the contract between the vyre host library (libvyre) and a
+// backend plugin (libvyre-backend-<name>.so). It includes only <stdint.h>,
+// <stddef.h> and <stdbool.h>, compiles as C11 and C++, and every struct's size
+// and field offsets are pinned below with _Static_assert. Structs use only
+// fixed-width integers and pointers (no enums, no bitfields, no `long`), with
+// explicit padding. The layout asserts assume an LP64 target (x86-64, AArch64).
+//
+// CONVENTIONS (stated once; a slot's comment states only departures from them)
+//
+// Ownership: arguments are borrowed for the duration of the call. The caller
+//   owns what a `*_create`, `*_alloc`, `compile` or `dispatch_async` returns and
+//   gives it back with the matching `*_destroy`, `*_free`, `*_release` slot.
+//   A plugin never frees host memory and never expects the host to free its
+//   memory. The IR program view (vyre_ir_program) handed to `compile` is
+//   borrowed: a plugin copies whatever it needs to keep.
+// Status: every fallible slot returns a uint32_t status, VYRE_STATUS_OK (0) on
+//   success. Codes are stable and append-only; callers treat any code they do
+//   not know as a failure. Detail goes into the caller-provided vyre_error
+//   record (which may be NULL: then the plugin reports the code only).
+// Messages: every message says what failed, with the values involved, and ends
+//   with what to do about it: "... Fix: <action>."
+// Thread safety: unless a slot says otherwise, slots may be called from any
+//   thread, concurrently, on one backend instance; the plugin synchronises
+//   internally. Calls on one handle (module, buffer, pending) are not
+//   concurrent with that handle's release/free (the host guarantees this).
+// Never: a plugin never calls abort(), exit() or an assert that can fire on
+//   user input, and never depends on symbols exported by the host library.
+//   It exports exactly one symbol: VYRE_BACKEND_QUERY_SYMBOL.
+// Versioning: the table starts with a header frozen forever. Slots are only
+//   ever appended. The host reads a slot only when the plugin's `struct_size`
+//   covers it (see VYRE_OPS_HAS). A different major is refused; any minor is
+//   accepted. Args structs that will grow start with `struct_size` and a
+//   `next` extension-chain pointer (vyre_ext_header); a plugin ignores chain
+//   entries whose `type` it does not know.
+// Handles: every module, buffer and pending handle a plugin returns points to
+//   plugin memory that begins with a vyre_object_header carrying a magic
+//   number, the owning backend instance and the device generation at creation.
+//   The host reads that header (and keeps its own registry of live handles) to
+//   refuse foreign, freed and stale handles before calling the plugin.
+
+#ifndef VYRE_BACKEND_H
+#define VYRE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define VYRE_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define VYRE_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+//===----------------------------------------------------------------------===//
+// Versions
+//===----------------------------------------------------------------------===//
+
+#define VYRE_ABI_MAJOR 1u
+#define VYRE_ABI_MINOR 0u
+// The IR version this ABI carries (IR.md: "vyre": 1).
+#define VYRE_IR_VERSION 1u
+
+// The one symbol a plugin exports.
+#define VYRE_BACKEND_QUERY_SYMBOL "vyre_backend_query"
+
+//===----------------------------------------------------------------------===//
+// Status codes (stable, append-only; ABI.md §4)
+//===----------------------------------------------------------------------===//
+
+#define VYRE_STATUS_OK 0u
+#define VYRE_STATUS_INVALID_PROGRAM 1u  // the IR failed decoding or validation
+#define VYRE_STATUS_INVALID_ARGUMENT 2u // bad sizes, bad handles, bad grid...
+#define VYRE_STATUS_UNSUPPORTED 3u      // slot missing or request not honourable
+#define VYRE_STATUS_OUT_OF_MEMORY 4u
+#define VYRE_STATUS_COMPILE_FAILED 5u
+#define VYRE_STATUS_DISPATCH_FAILED 6u
+#define VYRE_STATUS_TRAPPED 7u // an IR `trap` fired; the backend stays healthy
+#define VYRE_STATUS_TIMEOUT 8u
+#define VYRE_STATUS_DEVICE_LOST 9u // every later call fails fast until recover
+#define VYRE_STATUS_UNAVAILABLE 10u
+#define VYRE_STATUS_INCOMPATIBLE_ABI 11u
+#define VYRE_STATUS_CACHE_ERROR 12u
+#define VYRE_STATUS_INTERNAL 13u
+#define VYRE_STATUS_COUNT 14u // one past the last known code
+
+//===----------------------------------------------------------------------===//
+// Error record
+//===----------------------------------------------------------------------===//
+
+#define VYRE_ERROR_MESSAGE_MAX 1024u
+
+// Filled by the callee on failure. The caller owns it (usually on its stack)
+// and sets `struct_size`; the callee allocates nothing for it.
+typedef struct vyre_error {
+  uint32_t struct_size; // sizeof(vyre_error), set by the caller
+  uint32_t code;        // VYRE_STATUS_*
+  int64_t native_code;  // CUresult, VkResult, errno...; 0 when none
+  char message[VYRE_ERROR_MESSAGE_MAX]; // NUL-terminated, ends with "Fix: ..."
+} vyre_error;
+
+//===----------------------------------------------------------------------===//
+// Extension chains
+//===----------------------------------------------------------------------===//
+
+// Every extension struct starts with this header. Unknown types are ignored.
+typedef struct vyre_ext_header {
+  uint32_t type;    // VYRE_EXT_* (none defined in 1.0)
+  uint32_t size;    // sizeof the whole extension struct
+  const struct vyre_ext_header *next;
+} vyre_ext_header;
+
+//===----------------------------------------------------------------------===//
+// The flat IR view (IR.md §9)
+//===----------------------------------------------------------------------===//
+//
+// A validated program reaches a plugin as flat arrays: nodes of fixed size
+// whose children are node indices, statement lists as ranges into `stmts`,
+// and an interned string table. The host has validated the program (IR.md §7)
+// and filled `type` on every expression node, so a plugin walks it without
+// parsing or type inference. Names never need to reach generated code: locals
+// and buffers are referred to by index.
+
+#define VYRE_IR_NONE 0xFFFFFFFFu // absent child / absent local
+
+// Value and storage types (vyre_ir_node.type, vyre_ir_buffer.type, vyre_ir_local.type).
+#define VYRE_IR_TYPE_VOID 0u   // statements
+#define VYRE_IR_TYPE_U32 1u
+#define VYRE_IR_TYPE_I32 2u
+#define VYRE_IR_TYPE_F32 3u
+#define VYRE_IR_TYPE_BOOL 4u   // value type only
+#define VYRE_IR_TYPE_BOOL32 5u // storage element type only: load gives word != 0, store writes 1/0
+
+// Buffer access (IR.md §3).
+#define VYRE_IR_ACCESS_READ 0u
+#define VYRE_IR_ACCESS_UNIFORM 1u
+#define VYRE_IR_ACCESS_READ_WRITE 2u
+#define VYRE_IR_ACCESS_WRITE 3u
+#define VYRE_IR_ACCESS_WORKGROUP 4u
+
+// Node kinds. Expressions are 1..15, statements 16..31.
+//
+// Field use per kind (unused fields are 0, or VYRE_IR_NONE for indices):
+//   LIT      type; value = the 32 bits (u32/i32 two's complement, f32 bits, bool 0/1)
+//   VAR      type; ref = local index
+//   BUILTIN  op = VYRE_IR_BUILTIN_*; axis = 0..2; type = U32
+//   LOAD     ref = buffer index; a = index expr (u32); type = U32/I32/F32/BOOL
+//   LEN      ref = buffer index; type = U32
+//   UN       op = VYRE_IR_UN_*; a
+//   BIN      op = VYRE_IR_BIN_*; a, b
+//   SELECT   a = condition (bool), b = value if true, c = value if false
+//   CAST     type = target; a
+//   BITCAST  type = target (u32/i32/f32); a
+//   FMA      a * b + c with one rounding (f32)
+//   LET      ref = local index (new local); a = value
+//   ASSIGN   ref = local index; a = value
+//   STORE    ref = buffer index; a = index (u32); b = value
+//   IF       a = condition; list = then range; alt = else range
+//   FOR      ref = loop variable local (u32, read-only); a = from; b = to; list = body
+//   BLOCK    list = body
+//   RETURN   -
+//   ATOMIC   op = VYRE_IR_ATOMIC_*; ref = buffer index; a = index; b = value;
+//            c = expected (CAS only, else NONE); ref2 = result local (or NONE)
+//   BARRIER  -
+//   TRAP     axis = site (0..31)
+#define VYRE_IR_K_LIT 1u
+#define VYRE_IR_K_VAR 2u
+#define VYRE_IR_K_BUILTIN 3u
+#define VYRE_IR_K_LOAD 4u
+#define VYRE_IR_K_LEN 5u
+#define VYRE_IR_K_UN 6u
+#define VYRE_IR_K_BIN 7u
+#define VYRE_IR_K_SELECT 8u
+#define VYRE_IR_K_CAST 9u
+#define VYRE_IR_K_BITCAST 10u
+#define VYRE_IR_K_FMA 11u
+#define VYRE_IR_K_LET 16u
+#define VYRE_IR_K_ASSIGN 17u
+#define VYRE_IR_K_STORE 18u
+#define VYRE_IR_K_IF 19u
+#define VYRE_IR_K_FOR 20u
+#define VYRE_IR_K_BLOCK 21u
+#define VYRE_IR_K_RETURN 22u
+#define VYRE_IR_K_ATOMIC 23u
+#define VYRE_IR_K_BARRIER 24u
+#define VYRE_IR_K_TRAP 25u
+#define VYRE_IR_K_IS_STMT(k) ((k) >= 16u)
+
+// Builtins (IR.md §4), all u32, per axis 0..2.
+#define VYRE_IR_BUILTIN_GID 0u    // wgid * wgsize + lid
+#define VYRE_IR_BUILTIN_LID 1u
+#define VYRE_IR_BUILTIN_WGID 2u
+#define VYRE_IR_BUILTIN_NWG 3u    // grid size in workgroups
+#define VYRE_IR_BUILTIN_WGSIZE 4u
+
+// Unary operators. Operand types: NEG u32/i32/f32; NOT u32/i32; LNOT bool;
+// ABS f32; CLZ CTZ POPCOUNT BITREV u32; FLOOR CEIL TRUNC ROUND SQRT f32;
+// IS_NAN IS_INF IS_FINITE f32 -> bool.
+#define VYRE_IR_UN_NEG 0u
+#define VYRE_IR_UN_NOT 1u
+#define VYRE_IR_UN_LNOT 2u
+#define VYRE_IR_UN_ABS 3u
+#define VYRE_IR_UN_CLZ 4u
+#define VYRE_IR_UN_CTZ 5u
+#define VYRE_IR_UN_POPCOUNT 6u
+#define VYRE_IR_UN_BITREV 7u
+#define VYRE_IR_UN_FLOOR 8u
+#define VYRE_IR_UN_CEIL 9u
+#define VYRE_IR_UN_TRUNC 10u
+#define VYRE_IR_UN_ROUND 11u
+#define VYRE_IR_UN_SQRT 12u
+#define VYRE_IR_UN_IS_NAN 13u
+#define VYRE_IR_UN_IS_INF 14u
+#define VYRE_IR_UN_IS_FINITE 15u
+#define VYRE_IR_UN_COUNT 16u
+
+// Binary operators. Operand types: ADD SUB MUL DIV MIN MAX u32/i32/f32;
+// REM u32/i32; SHL SHR a u32/i32, b u32; ROTL ROTR u32 (b u32); AND OR XOR
+// u32/i32; MULHI u32; EQ NE u32/i32/f32/bool -> bool; LT LE GT GE
+// u32/i32/f32 -> bool; LAND LOR bool.
+#define VYRE_IR_BIN_ADD 0u
+#define VYRE_IR_BIN_SUB 1u
+#define VYRE_IR_BIN_MUL 2u
+#define VYRE_IR_BIN_DIV 3u
+#define VYRE_IR_BIN_REM 4u
+#define VYRE_IR_BIN_SHL 5u
+#define VYRE_IR_BIN_SHR 6u
+#define VYRE_IR_BIN_ROTL 7u
+#define VYRE_IR_BIN_ROTR 8u
+#define VYRE_IR_BIN_AND 9u
+#define VYRE_IR_BIN_OR 10u
+#define VYRE_IR_BIN_XOR 11u
+#define VYRE_IR_BIN_MIN 12u
+#define VYRE_IR_BIN_MAX 13u
+#define VYRE_IR_BIN_MULHI 14u
+#define VYRE_IR_BIN_EQ 15u
+#define VYRE_IR_BIN_NE 16u
+#define VYRE_IR_BIN_LT 17u
+#define VYRE_IR_BIN_LE 18u
+#define VYRE_IR_BIN_GT 19u
+#define VYRE_IR_BIN_GE 20u
+#define VYRE_IR_BIN_LAND 21u
+#define VYRE_IR_BIN_LOR 22u
+#define VYRE_IR_BIN_COUNT 23u
+
+// Atomic operators (u32 elements only; IR.md §6).
+#define VYRE_IR_ATOMIC_ADD 0u
+#define VYRE_IR_ATOMIC_SUB 1u
+#define VYRE_IR_ATOMIC_AND 2u
+#define VYRE_IR_ATOMIC_OR 3u
+#define VYRE_IR_ATOMIC_XOR 4u
+#define VYRE_IR_ATOMIC_MIN 5u // unsigned
+#define VYRE_IR_ATOMIC_MAX 6u // unsigned
+#define VYRE_IR_ATOMIC_EXCHANGE 7u
+#define VYRE_IR_ATOMIC_CAS 8u
+#define VYRE_IR_ATOMIC_COUNT 9u
+
+// One IR node: 40 bytes.
+typedef struct vyre_ir_node {
+  uint8_t kind;  // VYRE_IR_K_*
+  uint8_t op;    // VYRE_IR_UN_* / VYRE_IR_BIN_* / VYRE_IR_ATOMIC_* / VYRE_IR_BUILTIN_*
+  uint8_t type;  // value type of an expression (filled by validation); VOID for statements
+  uint8_t axis;  // builtin axis, trap site
+  uint32_t ref;  // buffer or local index; LIT: the value bits
+  uint32_t ref2; // ATOMIC: result local or VYRE_IR_NONE
+  uint32_t a, b, c; // child expression node indices or VYRE_IR_NONE
+  uint32_t list, list_count; // IF then / FOR, BLOCK body: range in vyre_ir_program.stmts
+  uint32_t alt, alt_count;   // IF else: range in vyre_ir_program.stmts
+} vyre_ir_node;
+
+// A host or workgroup buffer declaration.
+typedef struct vyre_ir_buffer {
+  uint32_t name;    // offset into strings
+  uint32_t binding; // 0..31, unique among non-workgroup buffers; 0 for workgroup
+  uint8_t access;   // VYRE_IR_ACCESS_*
+  uint8_t type;     // U32/I32/F32/BOOL32 element type
+  uint8_t has_count;
+  uint8_t reserved0;
+  uint32_t count;   // write/workgroup: element count; read/uniform/read_write: minimum (if has_count)
+} vyre_ir_buffer;
+
+// A local variable. Names are unique in the whole program, so each local has
+// exactly one declaring node (LET, FOR loop variable or ATOMIC result).
+typedef struct vyre_ir_local {
+  uint32_t name;   // offset into strings
+  uint8_t type;    // value type
+  uint8_t is_loop_var;
+  uint8_t is_atomic_result;
+  uint8_t reserved0;
+  uint32_t decl;   // index of the declaring node
+} vyre_ir_local;
+
+// Program flags (summary filled by validation).
+#define VYRE_IR_FLAG_HAS_BARRIER 0x1u
+#define VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY 0x2u
+#define VYRE_IR_FLAG_HAS_ATOMIC 0x4u
+#define VYRE_IR_FLAG_HAS_TRAP 0x8u
+#define VYRE_IR_FLAG_HAS_RETURN 0x10u
+#define VYRE_IR_FLAG_HAS_LOOP 0x20u
+
+// The whole program. Borrowed by a plugin for the duration of `compile`.
+typedef struct vyre_ir_program {
+  uint32_t struct_size;
+  uint32_t ir_version;        // VYRE_IR_VERSION
+  uint32_t workgroup_size[3]; // as declared (the compile args carry the effective size)
+  uint32_t name;              // offset into strings
+  uint32_t flags;             // VYRE_IR_FLAG_*
+  uint32_t workgroup_bytes;   // total bytes of workgroup buffers
+  uint32_t buffer_count, local_count, node_count, stmt_count;
+  uint32_t strings_size;      // bytes, including every NUL
+  uint32_t body, body_count;  // top-level statement range in stmts
+  uint32_t reserved0;
+  const vyre_ir_buffer *buffers; // declaration order
+  const vyre_ir_local *locals;
+  const vyre_ir_node *nodes;
+  const uint32_t *stmts;         // node indices; statement lists are ranges of this array
+  const char *strings;           // NUL-terminated names, packed
+  const uint8_t *canonical;      // canonical binary encoding (IR.md §9)
+  uint64_t canonical_size;
+  uint8_t hash[16];              // XXH3-128 of `canonical`, little-endian (low64 then high64)
+} vyre_ir_program;
+
+//===----------------------------------------------------------------------===//
+// Host services (given to the query function; valid for the process lifetime)
+//===----------------------------------------------------------------------===//
+
+#define VYRE_LOG_ERROR 0u
+#define VYRE_LOG_WARN 1u
+#define VYRE_LOG_INFO 2u
+#define VYRE_LOG_DEBUG 3u
+
+typedef struct vyre_host_services {
+  uint32_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t reserved0;
+  void *ctx; // passed back to every service
+  // Logs one line (no trailing newline needed). Thread-safe.
+  void (*log)(void *ctx, uint32_t level, const char *backend, const char *message);
+  // Monotonic clock in nanoseconds. Thread-safe.
+  uint64_t (*clock_ns)(void *ctx);
+  // Environment lookup that returns NULL in privileged (setuid) processes
+  // (secure_getenv). The returned string is the environment's; do not free.
+  const char *(*getenv)(void *ctx, const char *name);
+  // Root cache directory (VYRE_CACHE_DIR, else $XDG_CACHE_HOME/vyre, else
+  // ~/.cache/vyre), or NULL when VYRE_CACHE_DISABLE=1 or no home is known.
+  // A plugin uses its own subfolder "<backend>-v<cache format>".
+  const char *cache_dir;
+  // Allocator for plugin bookkeeping. May be NULL: use malloc/free then.
+  void *(*alloc)(void *ctx, size_t size);
+  void (*free)(void *ctx, void *ptr);
+} vyre_host_services;
+
+//===----------------------------------------------------------------------===//
+// Handles
+//===----------------------------------------------------------------------===//
+
+typedef struct vyre_backend vyre_backend; // a plugin's backend instance (opaque)
+
+#define VYRE_MAGIC_MODULE 0x4D595256u  // "VRYM"
+#define VYRE_MAGIC_BUFFER 0x42595256u  // "VRYB"
+#define VYRE_MAGIC_PENDING 0x50595256u // "VRYP"
+#define VYRE_MAGIC_DEAD 0xDEADBEEFu    // written by a plugin just before it frees an object
+
+// The first member of every module, buffer and pending object a plugin returns.
+typedef struct vyre_object_header {
+  uint32_t magic;      // VYRE_MAGIC_*
+  uint32_t generation; // device generation when the object was made
+  vyre_backend *owner; // the backend instance that made it
+} vyre_object_header;
+
+typedef struct vyre_module vyre_module;   // begins with vyre_object_header
+typedef struct vyre_buffer vyre_buffer;   // begins with vyre_object_header
+typedef struct vyre_pending vyre_pending; // begins with vyre_object_header
+
+//===----------------------------------------------------------------------===//
+// Probe, create, capabilities
+//===----------------------------------------------------------------------===//
+
+#define VYRE_DEVICE_KIND_CPU 0u
+#define VYRE_DEVICE_KIND_GPU_DISCRETE 1u
+#define VYRE_DEVICE_KIND_GPU_INTEGRATED 2u
+#define VYRE_DEVICE_KIND_GPU_VIRTUAL 3u
+#define VYRE_DEVICE_KIND_SOFTWARE 4u // a software rasteriser posing as a GPU (lavapipe)
+
+typedef struct vyre_probe_result {
+  uint32_t struct_size;
+  uint32_t available;    // 1: create() is expected to succeed on device 0
+  uint32_t device_count;
+  uint32_t best_device_kind; // VYRE_DEVICE_KIND_* of the best device
+  char reason[512];      // when unavailable: exactly why, ending with "Fix: ..."; else a short summary
+} vyre_probe_result;
+
+#define VYRE_DEVICE_DEFAULT 0xFFFFFFFFu
+
+typedef struct vyre_create_args {
+  uint32_t struct_size;
+  uint32_t device_index;  // VYRE_DEVICE_DEFAULT: the plugin's best device
+  const vyre_ext_header *next;
+  uint32_t has_uuid;      // 1: pick the device whose UUID equals device_uuid (device_index ignored)
+  uint8_t device_uuid[16];
+  uint32_t flags;         // none defined in 1.0
+} vyre_create_args;
+
+// Capability flags.
+#define VYRE_CAP_RESIDENT 0x1u
+#define VYRE_CAP_ASYNC 0x2u
+#define VYRE_CAP_BATCH 0x4u
+#define VYRE_CAP_TIMESTAMPS 0x8u
+#define VYRE_CAP_TRAP 0x10u
+#define VYRE_CAP_SEQUENCE 0x20u
+#define VYRE_CAP_REVERSE_ORDER 0x40u // VYRE_COMPILE_REVERSE_ORDER is honoured
+
+#define VYRE_TIMING_NONE 0u
+#define VYRE_TIMING_HOST_CLOCK 1u
+#define VYRE_TIMING_DEVICE_EVENTS 2u
+
+typedef struct vyre_caps {
+  uint32_t struct_size;
+  uint32_t flags;                     // VYRE_CAP_*
+  uint32_t max_workgroup_size[3];
+  uint32_t max_workgroup_invocations;
+  uint32_t max_grid[3];
+  uint32_t subgroup_size;
+  uint64_t max_storage_buffer_bytes;
+  uint32_t max_shared_memory_bytes;
+  uint32_t timing_quality;            // VYRE_TIMING_*
+  uint32_t device_kind;               // VYRE_DEVICE_KIND_*
+  uint32_t device_index;
+  uint32_t generation;                // current device generation
+  uint8_t device_uuid[16];
+  char device_name[256];
+  char driver[128];                   // driver / runtime identity and version
+  uint32_t reserved0;
+} vyre_caps;
+
+//===----------------------------------------------------------------------===//
+// Compile
+//===----------------------------------------------------------------------===//
+
+// Runs workgroups and invocations in reversed order (CPU reference; IR.md §6).
+#define VYRE_COMPILE_REVERSE_ORDER 0x1u
+
+typedef struct vyre_compile_args {
+  uint32_t struct_size;
+  uint32_t flags;                 // VYRE_COMPILE_*
+  const vyre_ext_header *next;
+  const vyre_ir_program *program; // validated; borrowed for the call
+  uint32_t workgroup_size[3];     // effective size (override or declared); part of the cache key
+  uint32_t reserved0;
+  const char *label;              // for messages and metrics; may be NULL
+} vyre_compile_args;
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+#define VYRE_BINDING_HOST 0u
+#define VYRE_BINDING_RESIDENT 1u
+
+// One bound host buffer (never workgroup buffers). The host passes one
+// binding per non-workgroup buffer of the program, in ascending `binding`
+// order, with sizes already checked (multiple of 4, >= the declared count).
+typedef struct vyre_binding {
+  uint32_t buffer_index;  // index into program->buffers
+  uint32_t kind;          // VYRE_BINDING_*
+  uint64_t bytes;         // bound length in bytes; element count = bytes / 4
+  // HOST, access read/uniform: the input bytes (read only).
+  // HOST, access read_write: the input bytes; on success the plugin writes the
+  //   result back into the same memory (`data`), exactly `bytes` bytes.
+  // HOST, access write: memory of `bytes` bytes that receives the result; its
+  //   contents on entry are meaningless (the device buffer starts zeroed).
+  void *data;
+  vyre_buffer *resident;  // RESIDENT: the buffer; bytes <= its size; data unused
+} vyre_binding;
+
+#define VYRE_DISPATCH_TIMING 0x1u // fill device_time_ns
+
+typedef struct vyre_dispatch_args {
+  uint32_t struct_size;
+  uint32_t binding_count;
+  const vyre_ext_header *next;
+  vyre_module *module;
+  const vyre_binding *bindings; // ascending binding order
+  uint32_t grid[3];             // checked by the host against caps and IR.md §1
+  uint32_t repeat;              // >= 1: run the kernel this many times before read-back
+  uint32_t flags;               // VYRE_DISPATCH_*
+  uint32_t reserved0;
+  uint64_t timeout_ns;          // 0: no deadline
+  const char *label;            // may be NULL
+} vyre_dispatch_args;
+
+typedef struct vyre_dispatch_result {
+  uint32_t struct_size;
+  uint32_t trapped;          // 1 when an IR trap fired (status TRAPPED)
+  uint32_t trap_sites;       // bit mask of the sites that fired
+  uint32_t reserved0;
+  // Lowest linear invocation id that trapped, where the linear id of an
+  // invocation is (gid.z * (nwg.y*wgsize.y) + gid.y) * (nwg.x*wgsize.x) + gid.x.
+  uint64_t trap_invocation;
+  uint64_t device_time_ns;   // with VYRE_DISPATCH_TIMING: kernel time (all repeats)
+} vyre_dispatch_result;
+
+// One job of a batch. The plugin fills status, result and (if non-NULL) error.
+typedef struct vyre_batch_job {
+  const vyre_dispatch_args *args;
+  vyre_dispatch_result *result; // may be NULL
+  vyre_error *error;            // may be NULL
+  uint32_t status;              // out
+  uint32_t reserved0;
+} vyre_batch_job;
+
+//===----------------------------------------------------------------------===//
+// Resident buffers and sequences
+//===----------------------------------------------------------------------===//
+
+// A byte range of a resident buffer. Offsets and sizes are multiples of 4.
+typedef struct vyre_buffer_range {
+  vyre_buffer *buffer;
+  uint64_t offset;
+  uint64_t size;
+  const void *src; // buffer_write: the bytes to write
+  void *dst;       // buffer_read, sequence reads: where to put the bytes
+} vyre_buffer_range;
+
+typedef struct vyre_sequence_args {
+  uint32_t struct_size;
+  uint32_t step_count;
+  const vyre_ext_header *next;
+  const vyre_dispatch_args *steps; // every binding RESIDENT; run in order
+  const vyre_buffer_range *reads;  // read after the last step
+  uint32_t read_count;
+  uint32_t reserved0;
+  uint64_t timeout_ns;
+} vyre_sequence_args;
+
+//===----------------------------------------------------------------------===//
+// Health, telemetry, faults
+//===----------------------------------------------------------------------===//
+
+#define VYRE_HEALTH_OK 0u
+#define VYRE_HEALTH_DEVICE_LOST 1u
+
+typedef struct vyre_health {
+  uint32_t struct_size;
+  uint32_t state;      // VYRE_HEALTH_*
+  uint32_t generation; // current generation (bumped by each successful recover)
+  uint32_t reserved0;
+} vyre_health;
+
+typedef struct vyre_metric {
+  const char *name; // static string owned by the plugin, e.g. "compile_cache_disk_hits"
+  uint64_t value;
+} vyre_metric;
+
+// Standard metric names every plugin with telemetry reports:
+//   compile_cache_memory_hits, compile_cache_memory_misses,
+//   compile_cache_disk_hits, compile_cache_disk_misses, compiles, launches,
+//   bytes_up, bytes_down, syncs. Plugins may append their own.
+
+#define VYRE_FAULT_SIMULATED_LOSS 1u // flag the device lost without touching it
+#define VYRE_FAULT_DEVICE_TRAP 2u    // provoke a real device fault (e.g. a kernel that traps)
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+// Plugin flags (header.flags).
+#define VYRE_PLUGIN_FLAG_REFERENCE 0x1u // the CPU reference backend
+#define VYRE_PLUGIN_FLAG_GPU 0x2u       // drives a GPU
+
+typedef struct vyre_backend_ops {
+  // ---- Frozen header: never changes in any ABI version. ----
+  uint32_t struct_size; // sizeof(vyre_backend_ops) as the plugin was built
+  uint32_t abi_major;   // VYRE_ABI_MAJOR the plugin was built against
+  uint32_t abi_minor;
+  uint32_t reserved0;
+  const char *name;     // short backend name, e.g. "cuda"
+  const char *version;  // plugin version string
+  const char *build_id; // changes whenever generated code may change (part of cache keys)
+  uint64_t flags;       // VYRE_PLUGIN_FLAG_*
+
+  // ---- Identity (mandatory) ----
+  // probe: cheap check whether this plugin can run here and why not. Loads
+  // vendor libraries if it must, but creates no device context that outlives
+  // the call. Never fails: unavailability is reported in |out|.
+  void (*probe)(vyre_probe_result *out);
+
+  // ---- Lifecycle (create, destroy mandatory; flush optional) ----
+  // create: opens the device chosen by |args|. Errors: UNAVAILABLE (no driver,
+  // no device), INVALID_ARGUMENT (index out of range, unknown UUID).
+  uint32_t (*create)(const vyre_create_args *args, vyre_backend **out, vyre_error *err);
+  // destroy: waits for the device, releases everything the instance owns,
+  // including modules, buffers and pendings the caller never released.
+  void (*destroy)(vyre_backend *be);
+  // flush: waits idle and persists caches. Optional.
+  uint32_t (*flush)(vyre_backend *be, vyre_error *err);
+
+  // ---- Capabilities (mandatory) ----
+  uint32_t (*get_caps)(vyre_backend *be, vyre_caps *out, vyre_error *err);
+
+  // ---- Compile (mandatory) ----
+  // compile: returns a module for the program and effective workgroup size,
+  // from the plugin's memory or disk cache when present. Errors:
+  // UNSUPPORTED (a construct or flag the plugin cannot honour; the conformance
+  // runner reports such cases as skipped), INVALID_PROGRAM (a malformed view),
+  // COMPILE_FAILED, DEVICE_LOST.
+  uint32_t (*compile)(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
+                      vyre_error *err);
+  void (*module_release)(vyre_backend *be, vyre_module *module);
+
+  // ---- One-shot (mandatory) ----
+  // dispatch: uploads host bindings, runs the kernel args->repeat times, waits,
+  // downloads read_write and write host bindings into their `data`. Returns
+  // TRAPPED (with the record in |out|) when an IR trap fired; the backend stays
+  // healthy. Errors: INVALID_ARGUMENT (stale/foreign handles, resident buffer
+  // too small), TIMEOUT, DEVICE_LOST, DISPATCH_FAILED, OUT_OF_MEMORY.
+  uint32_t (*dispatch)(vyre_backend *be, const vyre_dispatch_args *args,
+                       vyre_dispatch_result *out, vyre_error *err);
+
+  // ---- Async (optional, all four or none) ----
+  // dispatch_async: enqueues the dispatch and returns at once. Host bindings'
+  // memory must stay valid until pending_wait returns or pending_release.
+  uint32_t (*dispatch_async)(vyre_backend *be, const vyre_dispatch_args *args,
+                             vyre_pending **out, vyre_error *err);
+  // pending_poll: *out_done = 1 when complete (then pending_wait does not block).
+  uint32_t (*pending_poll)(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
+                           vyre_error *err);
+  // pending_wait: waits up to timeout_ns (UINT64_MAX: forever) and returns the
+  // dispatch's status; TIMEOUT leaves the pending valid for another wait.
+  uint32_t (*pending_wait)(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
+                           vyre_dispatch_result *out, vyre_error *err);
+  // pending_release: frees the handle; if the work is still running its
+  // buffers stay leased until the device is done.
+  void (*pending_release)(vyre_backend *be, vyre_pending *p);
+
+  // ---- Batch (optional) ----
+  // dispatch_batch: all jobs in one submission and one wait; fills each job's
+  // status. Returns OK when every job was attempted (per-job statuses tell
+  // the rest), or a backend-wide failure such as DEVICE_LOST.
+  uint32_t (*dispatch_batch)(vyre_backend *be, vyre_batch_job *jobs, uint32_t job_count,
+                             vyre_error *err);
+
+  // ---- Resident buffers (optional, all four or none) ----
+  // buffer_alloc: a zero-filled device buffer of |bytes| (multiple of 4, may be 0).
+  uint32_t (*buffer_alloc)(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
+                           vyre_error *err);
+  // buffer_free: refused with INVALID_ARGUMENT while a pending dispatch uses it.
+  uint32_t (*buffer_free)(vyre_backend *be, vyre_buffer *buf, vyre_error *err);
+  // buffer_write / buffer_read: every range is checked before any byte moves;
+  // on failure no buffer and no caller memory is changed.
+  uint32_t (*buffer_write)(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                           vyre_error *err);
+  uint32_t (*buffer_read)(vyre_backend *be, const vyre_buffer_range *ranges, uint32_t count,
+                          vyre_error *err);
+
+  // ---- Sequence (optional) ----
+  // sequence_run: runs resident steps in order then the reads, with one fence.
+  // |results| has step_count entries (may be NULL). Returns the first failing
+  // step's status (TRAPPED included).
+  uint32_t (*sequence_run)(vyre_backend *be, const vyre_sequence_args *args,
+                           vyre_dispatch_result *results, vyre_error *err);
+
+  // ---- Health (mandatory) ----
+  void (*status)(vyre_backend *be, vyre_health *out);
+  // recover: re-creates the device (same identity), bumps the generation;
+  // every module, buffer and pending of older generations is then refused.
+  uint32_t (*recover)(vyre_backend *be, vyre_error *err);
+
+  // ---- Telemetry (optional) ----
+  // metrics: writes up to |capacity| metrics into |out| and the total number
+  // available into *out_count.
+  uint32_t (*metrics)(vyre_backend *be, vyre_metric *out, uint32_t capacity, uint32_t *out_count);
+
+  // ---- Test hooks (optional) ----
+  // inject_fault: VYRE_FAULT_*; afterwards status() reports DEVICE_LOST.
+  uint32_t (*inject_fault)(vyre_backend *be, uint32_t kind, vyre_error *err);
+} vyre_backend_ops;
+
+// Mandatory slots: probe, create, destroy, get_caps, compile, module_release,
+// dispatch, status, recover. The loader refuses a plugin missing any of them
+// and names the slot.
+
+// True when |ops| (as built by the plugin) covers slot |field|.
+#define VYRE_OPS_HAS(ops, field)                                                                   \
+  ((ops)->struct_size >= offsetof(vyre_backend_ops, field) + sizeof((ops)->field) &&              \
+   (ops)->field != NULL)
+
+// The one exported function. |host_major|/|host_minor| is the host's ABI
+// version; |services| lives for the process. Returns the plugin's static
+// table (never freed), or NULL if the plugin cannot serve this host at all.
+// Loads no vendor library and touches no device.
+typedef const vyre_backend_ops *(*vyre_backend_query_fn)(uint32_t host_major, uint32_t host_minor,
+                                                         const vyre_host_services *services);
+
+//===----------------------------------------------------------------------===//
+// Layout pins (LP64). ABI 1.0 is frozen: these never change.
+//===----------------------------------------------------------------------===//
+
+#define VYRE__PIN(T, f, off) VYRE_STATIC_ASSERT(offsetof(T, f) == (off), #T "." #f " moved")
+#define VYRE__SIZE(T, n) VYRE_STATIC_ASSERT(sizeof(T) == (n), #T " changed size")
+
+VYRE_STATIC_ASSERT(sizeof(void *) == 8, "the vyre ABI 1.0 layout is defined for LP64 targets");
+
+VYRE__SIZE(vyre_error, 1040);
+VYRE__PIN(vyre_error, code, 4);
+VYRE__PIN(vyre_error, native_code, 8);
+VYRE__PIN(vyre_error, message, 16);
+
+VYRE__SIZE(vyre_ext_header, 16);
+VYRE__PIN(vyre_ext_header, next, 8);
+
+VYRE__SIZE(vyre_ir_node, 40);
+VYRE__PIN(vyre_ir_node, op, 1);
+VYRE__PIN(vyre_ir_node, type, 2);
+VYRE__PIN(vyre_ir_node, axis, 3);
+VYRE__PIN(vyre_ir_node, ref, 4);
+VYRE__PIN(vyre_ir_node, ref2, 8);
+VYRE__PIN(vyre_ir_node, a, 12);
+VYRE__PIN(vyre_ir_node, b, 16);
+VYRE__PIN(vyre_ir_node, c, 20);
+VYRE__PIN(vyre_ir_node, list, 24);
+VYRE__PIN(vyre_ir_node, list_count, 28);
+VYRE__PIN(vyre_ir_node, alt, 32);
+VYRE__PIN(vyre_ir_node, alt_count, 36);
+
+VYRE__SIZE(vyre_ir_buffer, 16);
+VYRE__PIN(vyre_ir_buffer, binding, 4);
+VYRE__PIN(vyre_ir_buffer, access, 8);
+VYRE__PIN(vyre_ir_buffer, type, 9);
+VYRE__PIN(vyre_ir_buffer, has_count, 10);
+VYRE__PIN(vyre_ir_buffer, count, 12);
+
+VYRE__SIZE(vyre_ir_local, 12);
+VYRE__PIN(vyre_ir_local, type, 4);
+VYRE__PIN(vyre_ir_local, is_loop_var, 5);
+VYRE__PIN(vyre_ir_local, is_atomic_result, 6);
+VYRE__PIN(vyre_ir_local, decl, 8);
+
+VYRE__SIZE(vyre_ir_program, 136);
+VYRE__PIN(vyre_ir_program, ir_version, 4);
+VYRE__PIN(vyre_ir_program, workgroup_size, 8);
+VYRE__PIN(vyre_ir_program, name, 20);
+VYRE__PIN(vyre_ir_program, flags, 24);
+VYRE__PIN(vyre_ir_program, workgroup_bytes, 28);
+VYRE__PIN(vyre_ir_program, buffer_count, 32);
+VYRE__PIN(vyre_ir_program, local_count, 36);
+VYRE__PIN(vyre_ir_program, node_count, 40);
+VYRE__PIN(vyre_ir_program, stmt_count, 44);
+VYRE__PIN(vyre_ir_program, strings_size, 48);
+VYRE__PIN(vyre_ir_program, body, 52);
+VYRE__PIN(vyre_ir_program, body_count, 56);
+VYRE__PIN(vyre_ir_program, buffers, 64);
+VYRE__PIN(vyre_ir_program, locals, 72);
+VYRE__PIN(vyre_ir_program, nodes, 80);
+VYRE__PIN(vyre_ir_program, stmts, 88);
+VYRE__PIN(vyre_ir_program, strings, 96);
+VYRE__PIN(vyre_ir_program, canonical, 104);
+VYRE__PIN(vyre_ir_program, canonical_size, 112);
+VYRE__PIN(vyre_ir_program, hash, 120);
+
+VYRE__SIZE(vyre_host_services, 72);
+VYRE__PIN(vyre_host_services, ctx, 16);
+VYRE__PIN(vyre_host_services, log, 24);
+VYRE__PIN(vyre_host_services, clock_ns, 32);
+VYRE__PIN(vyre_host_services, getenv, 40);
+VYRE__PIN(vyre_host_services, cache_dir, 48);
+VYRE__PIN(vyre_host_services, alloc, 56);
+VYRE__PIN(vyre_host_services, free, 64);
+
+VYRE__SIZE(vyre_object_header, 16);
+VYRE__PIN(vyre_object_header, generation, 4);
+VYRE__PIN(vyre_object_header, owner, 8);
+
+VYRE__SIZE(vyre_probe_result, 528);
+VYRE__PIN(vyre_probe_result, available, 4);
+VYRE__PIN(vyre_probe_result, device_count, 8);
+VYRE__PIN(vyre_probe_result, best_device_kind, 12);
+VYRE__PIN(vyre_probe_result, reason, 16);
+
+VYRE__SIZE(vyre_create_args, 40);
+VYRE__PIN(vyre_create_args, device_index, 4);
+VYRE__PIN(vyre_create_args, next, 8);
+VYRE__PIN(vyre_create_args, has_uuid, 16);
+VYRE__PIN(vyre_create_args, device_uuid, 20);
+VYRE__PIN(vyre_create_args, flags, 36);
+
+VYRE__SIZE(vyre_caps, 472);
+VYRE__PIN(vyre_caps, reserved0, 468);
+VYRE__PIN(vyre_caps, flags, 4);
+VYRE__PIN(vyre_caps, max_workgroup_size, 8);
+VYRE__PIN(vyre_caps, max_workgroup_invocations, 20);
+VYRE__PIN(vyre_caps, max_grid, 24);
+VYRE__PIN(vyre_caps, subgroup_size, 36);
+VYRE__PIN(vyre_caps, max_storage_buffer_bytes, 40);
+VYRE__PIN(vyre_caps, max_shared_memory_bytes, 48);
+VYRE__PIN(vyre_caps, timing_quality, 52);
+VYRE__PIN(vyre_caps, device_kind, 56);
+VYRE__PIN(vyre_caps, device_index, 60);
+VYRE__PIN(vyre_caps, generation, 64);
+VYRE__PIN(vyre_caps, device_uuid, 68);
+VYRE__PIN(vyre_caps, device_name, 84);
+VYRE__PIN(vyre_caps, driver, 340);
+
+VYRE__SIZE(vyre_compile_args, 48);
+VYRE__PIN(vyre_compile_args, flags, 4);
+VYRE__PIN(vyre_compile_args, next, 8);
+VYRE__PIN(vyre_compile_args, program, 16);
+VYRE__PIN(vyre_compile_args, workgroup_size, 24);
+VYRE__PIN(vyre_compile_args, label, 40);
+
+VYRE__SIZE(vyre_binding, 32);
+VYRE__PIN(vyre_binding, kind, 4);
+VYRE__PIN(vyre_binding, bytes, 8);
+VYRE__PIN(vyre_binding, data, 16);
+VYRE__PIN(vyre_binding, resident, 24);
+
+VYRE__SIZE(vyre_dispatch_args, 72);
+VYRE__PIN(vyre_dispatch_args, binding_count, 4);
+VYRE__PIN(vyre_dispatch_args, next, 8);
+VYRE__PIN(vyre_dispatch_args, module, 16);
+VYRE__PIN(vyre_dispatch_args, bindings, 24);
+VYRE__PIN(vyre_dispatch_args, grid, 32);
+VYRE__PIN(vyre_dispatch_args, repeat, 44);
+VYRE__PIN(vyre_dispatch_args, flags, 48);
+VYRE__PIN(vyre_dispatch_args, timeout_ns, 56);
+VYRE__PIN(vyre_dispatch_args, label, 64);
+
+VYRE__SIZE(vyre_dispatch_result, 32);
+VYRE__PIN(vyre_dispatch_result, trapped, 4);
+VYRE__PIN(vyre_dispatch_result, trap_sites, 8);
+VYRE__PIN(vyre_dispatch_result, trap_invocation, 16);
+VYRE__PIN(vyre_dispatch_result, device_time_ns, 24);
+
+VYRE__SIZE(vyre_batch_job, 32);
+VYRE__PIN(vyre_batch_job, result, 8);
+VYRE__PIN(vyre_batch_job, error, 16);
+VYRE__PIN(vyre_batch_job, status, 24);
+
+VYRE__SIZE(vyre_buffer_range, 40);
+VYRE__PIN(vyre_buffer_range, offset, 8);
+VYRE__PIN(vyre_buffer_range, size, 16);
+VYRE__PIN(vyre_buffer_range, src, 24);
+VYRE__PIN(vyre_buffer_range, dst, 32);
+
+VYRE__SIZE(vyre_sequence_args, 48);
+VYRE__PIN(vyre_sequence_args, step_count, 4);
+VYRE__PIN(vyre_sequence_args, next, 8);
+VYRE__PIN(vyre_sequence_args, steps, 16);
+VYRE__PIN(vyre_sequence_args, reads, 24);
+VYRE__PIN(vyre_sequence_args, read_count, 32);
+VYRE__PIN(vyre_sequence_args, timeout_ns, 40);
+
+VYRE__SIZE(vyre_health, 16);
+VYRE__SIZE(vyre_metric, 16);
+
+VYRE__PIN(vyre_backend_ops, abi_major, 4);
+VYRE__PIN(vyre_backend_ops, abi_minor, 8);
+VYRE__PIN(vyre_backend_ops, name, 16);
+VYRE__PIN(vyre_backend_ops, version, 24);
+VYRE__PIN(vyre_backend_ops, build_id, 32);
+VYRE__PIN(vyre_backend_ops, flags, 40);
+VYRE__PIN(vyre_backend_ops, probe, 48);
+VYRE__PIN(vyre_backend_ops, create, 56);
+VYRE__PIN(vyre_backend_ops, destroy, 64);
+VYRE__PIN(vyre_backend_ops, flush, 72);
+VYRE__PIN(vyre_backend_ops, get_caps, 80);
+VYRE__PIN(vyre_backend_ops, compile, 88);
+VYRE__PIN(vyre_backend_ops, module_release, 96);
+VYRE__PIN(vyre_backend_ops, dispatch, 104);
+VYRE__PIN(vyre_backend_ops, dispatch_async, 112);
+VYRE__PIN(vyre_backend_ops, pending_poll, 120);
+VYRE__PIN(vyre_backend_ops, pending_wait, 128);
+VYRE__PIN(vyre_backend_ops, pending_release, 136);
+VYRE__PIN(vyre_backend_ops, dispatch_batch, 144);
+VYRE__PIN(vyre_backend_ops, buffer_alloc, 152);
+VYRE__PIN(vyre_backend_ops, buffer_free, 160);
+VYRE__PIN(vyre_backend_ops, buffer_write, 168);
+VYRE__PIN(vyre_backend_ops, buffer_read, 176);
+VYRE__PIN(vyre_backend_ops, sequence_run, 184);
+VYRE__PIN(vyre_backend_ops, status, 192);
+VYRE__PIN(vyre_backend_ops, recover, 200);
+VYRE__PIN(vyre_backend_ops, metrics, 208);
+VYRE__PIN(vyre_backend_ops, inject_fault, 216);
+VYRE__SIZE(vyre_backend_ops, 224);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // VYRE_BACKEND_H
