@@ -81,7 +81,13 @@ uint32_t vyre__call_get_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) 
   local.struct_size = sizeof(local);
   reset(err);
   uint32_t st = fill(dev, "get_caps", dev->ops->get_caps(dev->be, &local, err), err);
-  local.struct_size = sizeof(local);
+  // A plugin built against an older, smaller vyre_caps says so in struct_size:
+  // the fields it does not cover are unknown to it and read as 0 (e.g.
+  // ir_features: IR 1.0 only).
+  if (local.struct_size < sizeof(local))
+    memset((char *)&local + local.struct_size, 0, sizeof(local) - local.struct_size);
+  else
+    local.struct_size = sizeof(local);
   local.device_name[sizeof(local.device_name) - 1] = '\0';
   local.driver[sizeof(local.driver) - 1] = '\0';
   *out = local;
