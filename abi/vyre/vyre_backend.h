@@ -159,7 +159,7 @@ typedef struct vyre_ext_header {
 // vyre_caps.ir_features; the host refuses to hand a plugin a program that
 // uses a feature outside that set (UNSUPPORTED, naming the feature), and a
 // plugin built against an older list refuses such a program itself (the kit's
-// vyre_kit_check_features). Programs that use no feature are IR 1.0 programs
+// vyre_kit_plan_make; docs/abi.md ABI-IR-4). Programs that use no feature are IR 1.0 programs
 // and mean exactly what they meant in 1.0.
 //
 // Feature rows: X(NAME, bit, "name", ir_minor, "what it adds").
