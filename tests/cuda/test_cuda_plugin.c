@@ -258,6 +258,9 @@ static void test_plugin_vector_add_runs_on_the_device(void **state) {
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
   assert_true(caps.flags & VYRE_CAP_TRAP);
+  // The generator spells every op of this build's lists (int_sat included).
+  assert_int_equal(caps.ir_features, VYRE_IR_FEATURES_KNOWN);
+  assert_true(caps.ir_features & VYRE_IR_FEATURE_INT_SAT);
   tb *t = calloc(1, sizeof(tb));
   vyre_module *m = cu_compile(be, vadd(t), &err);
   assert_non_null(m);
