@@ -14,38 +14,39 @@
 uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
                                 vyre_error *err) {
   if (out) *out = NULL;
-  uint32_t st = cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
   if (st) return st;
   if (!out || bytes % 4)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "buffer_alloc: %llu bytes is not a multiple of 4 (or no output "
                          "pointer). Fix: allocate whole 4-byte elements.",
                          (unsigned long long)bytes);
   vyre_buffer *b = calloc(1, sizeof(*b));
   if (!b)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "buffer_alloc: out of host memory. Fix: free memory.");
-  if ((st = cu_enter(be, err))) {
+  if ((st = vyre_cuda_enter(be, err))) {
     free(b);
     return st;
   }
   // Zero bytes still get a small allocation so the kernel has a valid pointer.
   uint64_t n = bytes ? bytes : 4;
-  CUresult r = vyre_cu.cuMemAlloc(&b->ptr, (size_t)n);
-  cu_job *j = NULL;
-  if (r == CUDA_SUCCESS && (st = cu_job_take(be, &j, err)) == VYRE_STATUS_OK) {
-    r = vyre_cu.cuMemsetD32Async(b->ptr, 0, (size_t)(n / 4), j->stream);
-    if (r == CUDA_SUCCESS) r = vyre_cu.cuStreamSynchronize(j->stream);
-    cu_job_give(be, j);
+  CUresult r = vyre_cuda_cu.cuMemAlloc(&b->ptr, (size_t)n);
+  vyre_cuda_job *j = NULL;
+  if (r == CUDA_SUCCESS && (st = vyre_cuda_job_take(be, &j, err)) == VYRE_STATUS_OK) {
+    r = vyre_cuda_cu.cuMemsetD32Async(b->ptr, 0, (size_t)(n / 4), j->stream);
+    if (r == CUDA_SUCCESS) r = vyre_cuda_cu.cuStreamSynchronize(j->stream);
+    vyre_cuda_job_give(be, j);
   }
-  cu_leave(be);
+  vyre_cuda_leave(be);
   if (st || r != CUDA_SUCCESS) {
     if (!st)
-      st = cu_fail(be, err, r, "free resident buffers or allocate less",
-                   "buffer_alloc: cuMemAlloc/cuMemsetD32 of %llu bytes", (unsigned long long)n);
-    if (b->ptr && !atomic_load(&be->lost) && cu_enter(be, NULL) == VYRE_STATUS_OK) {
-      vyre_cu.cuMemFree(b->ptr);
-      cu_leave(be);
+      st = vyre_cuda_be_fail(be, err, r, "free resident buffers or allocate less",
+                             "buffer_alloc: cuMemAlloc/cuMemsetD32 of %llu bytes",
+                             (unsigned long long)n);
+    if (b->ptr && !atomic_load(&be->lost) && vyre_cuda_enter(be, NULL) == VYRE_STATUS_OK) {
+      vyre_cuda_cu.cuMemFree(b->ptr);
+      vyre_cuda_leave(be);
     }
     free(b);
     return st;
@@ -64,13 +65,13 @@ uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **
 
 uint32_t vyre_cuda_buffer_free(vyre_backend *be, vyre_buffer *b, vyre_error *err) {
   if (!be || !b || b->h.magic != VYRE_MAGIC_BUFFER || b->h.owner != be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "buffer_free: not a live buffer of this backend. Fix: pass a buffer "
                          "buffer_alloc returned and free it once.");
-  cu_zombies_reap(be, 0);
+  vyre_cuda_zombies_reap(be, 0);
   uint32_t busy = atomic_load(&b->busy);
   if (busy)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "buffer_free: %u pending dispatch(es) still use this %llu-byte buffer. "
                          "Fix: wait for them (pending_wait) before freeing it.",
                          busy, (unsigned long long)b->bytes);
@@ -83,18 +84,18 @@ uint32_t vyre_cuda_buffer_free(vyre_backend *be, vyre_buffer *b, vyre_error *err
   pthread_mutex_unlock(&be->lock);
   // A buffer of an older generation lost its memory with the context.
   if (b->ptr && b->h.generation == be->generation && !atomic_load(&be->lost) &&
-      cu_enter(be, NULL) == VYRE_STATUS_OK) {
-    vyre_cu.cuMemFree(b->ptr);
-    cu_leave(be);
+      vyre_cuda_enter(be, NULL) == VYRE_STATUS_OK) {
+    vyre_cuda_cu.cuMemFree(b->ptr);
+    vyre_cuda_leave(be);
   }
   vyre_kit_object_kill(&b->h);
   free(b);
   return VYRE_STATUS_OK;
 }
 
-void cu_buffers_orphan(vyre_backend *be, int free_memory) {
+void vyre_cuda_buffers_orphan(vyre_backend *be, int free_memory) {
   for (vyre_buffer *b = be->buffers; b; b = b->next) {
-    if (free_memory && b->ptr) vyre_cu.cuMemFree(b->ptr);
+    if (free_memory && b->ptr) vyre_cuda_cu.cuMemFree(b->ptr);
     b->ptr = 0;
   }
 }
@@ -103,24 +104,24 @@ static uint32_t check_ranges(vyre_backend *be, const vyre_buffer_range *r, uint3
                              vyre_error *err) {
   const char *slot = write ? "buffer_write" : "buffer_read";
   if (n && !r)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "%s: the ranges array is NULL. Fix: pass the ranges.", slot);
   for (uint32_t i = 0; i < n; i++) {
     char what[48];
     snprintf(what, sizeof(what), "%s range %u's buffer", slot, i);
-    uint32_t st = vyre_kit_object_check(r[i].buffer, VYRE_MAGIC_BUFFER, be, be->generation, CU_NAME,
-                                        what, err);
+    uint32_t st = vyre_kit_object_check(r[i].buffer, VYRE_MAGIC_BUFFER, be, be->generation,
+                                        VYRE_CUDA_NAME, what, err);
     if (st) return st;
     uint64_t size = r[i].buffer->bytes;
     if (r[i].offset % 4 || r[i].size % 4 || r[i].offset > size || r[i].size > size - r[i].offset)
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                            "%s: range %u (offset %llu, %llu bytes) is unaligned or past the end "
                            "of the %llu-byte buffer. Fix: use 4-byte aligned ranges inside the "
                            "buffer.",
                            slot, i, (unsigned long long)r[i].offset, (unsigned long long)r[i].size,
                            (unsigned long long)size);
     if (r[i].size && !(write ? (const void *)r[i].src : (const void *)r[i].dst))
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                            "%s: range %u has no %s pointer. Fix: pass the host memory.", slot, i,
                            write ? "src" : "dst");
   }
@@ -129,13 +130,13 @@ static uint32_t check_ranges(vyre_backend *be, const vyre_buffer_range *r, uint3
 
 static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *rs, uint32_t n, int write,
                          vyre_error *err) {
-  uint32_t st = cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
   if (st || (st = check_ranges(be, rs, n, write, err))) return st;
   if (n == 0) return VYRE_STATUS_OK;
-  if ((st = cu_enter(be, err))) return st;
-  cu_job *j = NULL;
-  if ((st = cu_job_take(be, &j, err))) {
-    cu_leave(be);
+  if ((st = vyre_cuda_enter(be, err))) return st;
+  vyre_cuda_job *j = NULL;
+  if ((st = vyre_cuda_job_take(be, &j, err))) {
+    vyre_cuda_leave(be);
     return st;
   }
   CUresult r = CUDA_SUCCESS;
@@ -143,20 +144,20 @@ static uint32_t transfer(vyre_backend *be, const vyre_buffer_range *rs, uint32_t
   for (uint32_t i = 0; i < n && r == CUDA_SUCCESS; i++) {
     if (!rs[i].size) continue;
     CUdeviceptr d = rs[i].buffer->ptr + rs[i].offset;
-    r = write ? vyre_cu.cuMemcpyHtoDAsync(d, rs[i].src, (size_t)rs[i].size, j->stream)
-              : vyre_cu.cuMemcpyDtoHAsync(rs[i].dst, d, (size_t)rs[i].size, j->stream);
+    r = write ? vyre_cuda_cu.cuMemcpyHtoDAsync(d, rs[i].src, (size_t)rs[i].size, j->stream)
+              : vyre_cuda_cu.cuMemcpyDtoHAsync(rs[i].dst, d, (size_t)rs[i].size, j->stream);
     moved += rs[i].size;
   }
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuStreamSynchronize(j->stream);
+  if (r == CUDA_SUCCESS) r = vyre_cuda_cu.cuStreamSynchronize(j->stream);
   if (r != CUDA_SUCCESS) {
-    st = cu_fail(be, err, r, "retry", "%s of %u range(s)", write ? "buffer_write" : "buffer_read",
-                 n);
+    st = vyre_cuda_be_fail(be, err, r, "retry", "%s of %u range(s)",
+                           write ? "buffer_write" : "buffer_read", n);
   } else {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
     vyre_kit_metric_add(&be->metrics, write ? VYRE_KIT_M_BYTES_UP : VYRE_KIT_M_BYTES_DOWN, moved);
   }
-  cu_job_give(be, j);
-  cu_leave(be);
+  vyre_cuda_job_give(be, j);
+  vyre_cuda_leave(be);
   return st;
 }
 

@@ -3,37 +3,43 @@
 // cuda_cg.h — state shared by the two halves of the CUDA code generator:
 // statements and the kernel frame (cuda_codegen.c) and expressions
 // (cuda_codegen_expr.c). Internal to plugin-cuda.
+//
+// The generator runs after vyre_kit_plan_make() accepted the view, so every
+// node, local, buffer and statement index, range, kind and op code it meets
+// is in range (kit_plan.h); it indexes the view without re-checking. What
+// the plan does not check is operand types: an operator or conversion given
+// a type it does not take is recorded with vyre_cuda_cg_bad.
 
 #ifndef VYRE_CUDA_CG_H
 #define VYRE_CUDA_CG_H
 
 #include "cuda_codegen.h"
 
-typedef struct cuda_cg {
+typedef struct vyre_cuda_cg {
   const vyre_ir_program *p;
+  const vyre_kit_plan *kp; // slot_of_buffer per program buffer
   uint32_t wg[3];
-  uint32_t slot_of_buffer[256]; // program buffer -> slot (first 256 buffers), or NONE
   char *buf;
   size_t len, cap;
-  int oom;      // an append failed
-  uint32_t bad; // first malformed node + 1 (0: none)
-  const char *why;
-  uint32_t depth;
+  int oom;          // an append failed
+  uint32_t bad;     // first node with an operand type it does not take + 1 (0: none)
+  char why[128];    // what was wrong with it
   uint32_t coarsen; // plan.coarsen: builtins use vwx / vgx, return jumps to vnext
   int returned;     // a `goto vnext` was emitted
   uint32_t lanes;   // plan.lanes: builtins use lane vl, vload/vstore go through registers
   uint64_t vload, vstore;
-} cuda_cg;
+} vyre_cuda_cg;
 
-void cuda_cg_put(cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-// Records a malformed view (first one wins).
-void cuda_cg_bad(cuda_cg *g, uint32_t node, const char *why);
+void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Records an operand type the IR does not define for node |node| (first one wins).
+void vyre_cuda_cg_bad(vyre_cuda_cg *g, uint32_t node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 // Emits expression |n| (fully parenthesised).
-void cuda_cg_expr(cuda_cg *g, uint32_t n);
+void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n);
 // The C type of a value type: "u32", "i32", "float", "bool".
-const char *cuda_cg_ctype(uint32_t type);
-// 1 when |buffer| exists; emits its pointer ("p3", "w1") and length ("n3", "16u").
-int cuda_cg_buffer(cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap, char *len,
-                   size_t len_cap);
+const char *vyre_cuda_cg_ctype(uint32_t type);
+// Writes the pointer ("p3", "w1") and length ("n3", "16u") of |buffer|.
+void vyre_cuda_cg_buffer(const vyre_cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap,
+                         char *len, size_t len_cap);
 
 #endif // VYRE_CUDA_CG_H

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cuda_codegen.c — the CUDA code generator's frame: the binding plan, the
-// prelude of exact helpers, the kernel signature, workgroup memory (zeroed at
-// workgroup start, then __syncthreads), and statements. Expressions are in
-// cuda_codegen_expr.c. Called by cuda_compile.c and the tests; never touches
-// a driver.
+// cuda_codegen.c — the CUDA code generator's frame: the binding plan (from
+// the kit's lowering plan, kit_plan.h), the prelude of exact helpers, the
+// kernel signature, workgroup memory (zeroed at workgroup start, then
+// __syncthreads), and statements. Expressions are in cuda_codegen_expr.c.
+// Called by cuda_compile.c and the tests; never touches a driver.
 //
 // Exactness (docs/ir.md IR-F32-2) rests on NVRTC options --fmad=false --prec-div=true
 // --prec-sqrt=true --ftz=false (cuda_compile.c) and on the explicit
 // round-to-nearest intrinsics (__fadd_rn ...), so neither contraction nor
 // flushing can happen even if the options were lost; canonicalization of
 // subnormals and NaN is done on the bits (vc). Integer edge cases (division by
-// zero, MIN / -1, shift amounts) and the saturating float-to-int casts are
-// written out rather than left to C or PTX.
+// zero, MIN / -1, shift amounts), the int_sat ops (abs_diff, add_sat,
+// sub_sat: plain unsigned arithmetic, no signed overflow) and the saturating
+// float-to-int casts are written out rather than left to C or PTX.
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,6 +80,23 @@ static const char kPrelude[] =
     "VD u32 vumax(u32 a, u32 b) { return a > b ? a : b; }\n"
     "VD i32 vimin(i32 a, i32 b) { return a < b ? a : b; }\n"
     "VD i32 vimax(i32 a, i32 b) { return a > b ? a : b; }\n"
+    // int_sat (IR 1.1): abs_diff is exact as u32 (max - min never wraps);
+    // add_sat / sub_sat clamp to the operand type's range. The i32 forms add
+    // in u32 and detect overflow on the sign bits (the operands agree in sign
+    // and the sum does not; for sub, they differ and the difference leaves
+    // a's sign); the clamp then takes a's sign: 0x7fffffff or 0x80000000.
+    "VD u32 vuabsd(u32 a, u32 b) { return vumax(a, b) - vumin(a, b); }\n"
+    "VD u32 viabsd(i32 a, i32 b) { return (u32)vimax(a, b) - (u32)vimin(a, b); }\n"
+    "VD u32 vuadds(u32 a, u32 b) { u32 s = a + b; return s < a ? 0xffffffffu : s; }\n"
+    "VD u32 vusubs(u32 a, u32 b) { return vumax(a, b) - b; }\n"
+    "VD i32 viadds(i32 a, i32 b) {\n"
+    "  u32 x = (u32)a, y = (u32)b, s = x + y;\n"
+    "  return (i32)((((x ^ s) & (y ^ s)) >> 31) ? (x >> 31) + 0x7fffffffu : s);\n"
+    "}\n"
+    "VD i32 visubs(i32 a, i32 b) {\n"
+    "  u32 x = (u32)a, y = (u32)b, s = x - y;\n"
+    "  return (i32)((((x ^ y) & (x ^ s)) >> 31) ? (x >> 31) + 0x7fffffffu : s);\n"
+    "}\n"
     "VD u32 vclz(u32 a) { return (u32)__clz((i32)a); }\n"
     "VD u32 vctz(u32 a) { return a ? (u32)(__ffs((i32)a) - 1) : 32u; }\n"
     "VD u32 vpopc(u32 a) { return (u32)__popc(a); }\n"
@@ -119,7 +137,7 @@ static const char kPrelude[] =
     "  atomicOr((u32 *)(vt + 1), 1u << (site & 31u));\n"
     "}\n";
 
-void cuda_cg_put(cuda_cg *g, const char *fmt, ...) {
+void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) {
   if (g->oom) return;
   for (;;) {
     va_list ap;
@@ -145,227 +163,186 @@ void cuda_cg_put(cuda_cg *g, const char *fmt, ...) {
   }
 }
 
-void cuda_cg_bad(cuda_cg *g, uint32_t node, const char *why) {
+void vyre_cuda_cg_bad(vyre_cuda_cg *g, uint32_t node, const char *fmt, ...) {
   if (g->bad) return;
   g->bad = node + 1;
-  g->why = why;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->why, sizeof(g->why), fmt, ap);
+  va_end(ap);
 }
+
+// The CUDA plan from the kit plan: slots and uses as planned; coarsening
+// and lane mode are this generator's choices.
+static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
+  memset(out, 0, sizeof(*out));
+  out->slot_count = kp->slot_count;
+  memcpy(out->buffer_of_slot, kp->buffer_of_slot, sizeof(out->buffer_of_slot));
+  memcpy(out->access_of_slot, kp->access_of_slot, sizeof(out->access_of_slot));
+  out->uses = kp->uses;
+  // The runtime skips the trap record when this is 0; it comes from the
+  // nodes, so a view with stale flags cannot lose a trap.
+  out->uses_trap = (kp->uses & VYRE_KIT_USES_TRAP) != 0;
+  const uint32_t serial =
+      VYRE_KIT_USES_TRAP | VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_WORKGROUP_MEMORY;
+  out->coarsen = (kp->uses & serial) ? 1u : VYRE_CUDA_COARSEN;
+  if (out->coarsen > 1 && kp->lanes.ok) {
+    out->lanes = VYRE_KIT_LANES;
+    out->coarsen = 1;
+    out->vload = kp->lanes.vload;
+    out->vstore = kp->lanes.vstore;
+  }
+}
+
+_Static_assert(VYRE_CUDA_MAX_SLOTS == 32u, "kernel parameters and bindings 0..31");
 
 uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
                              vyre_error *err) {
   memset(out, 0, sizeof(*out));
-  uint32_t taken = 0; // bindings seen (0..31)
-  for (uint32_t b = 0; b < p->buffer_count; b++) {
-    const vyre_ir_buffer *buf = &p->buffers[b];
-    if (buf->access == VYRE_IR_ACCESS_WORKGROUP) continue;
-    if (buf->binding > 31 || (taken >> buf->binding) & 1u)
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "cuda",
-                           "buffer %u has binding %u, which is above 31 or used twice. Fix: give "
-                           "every host buffer a unique binding 0..31.",
-                           b, buf->binding);
-    taken |= 1u << buf->binding;
-  }
-  for (uint32_t bind = 0; bind < 32; bind++) {
-    if (!((taken >> bind) & 1u)) continue;
-    for (uint32_t b = 0; b < p->buffer_count; b++) {
-      const vyre_ir_buffer *buf = &p->buffers[b];
-      if (buf->access != VYRE_IR_ACCESS_WORKGROUP && buf->binding == bind) {
-        out->buffer_of_slot[out->slot_count] = b;
-        out->access_of_slot[out->slot_count] = buf->access;
-        out->slot_count++;
-        break;
-      }
-    }
-  }
-  out->uses_trap = (p->flags & VYRE_IR_FLAG_HAS_TRAP) != 0;
-  // The runtime skips the trap record when this is 0: do not trust the flag
-  // alone (a program view may carry stale flags).
-  int barrier = (p->flags & VYRE_IR_FLAG_HAS_BARRIER) != 0;
-  for (uint32_t i = 0; i < p->node_count && p->nodes; i++) {
-    if (p->nodes[i].kind == VYRE_IR_K_TRAP) out->uses_trap = 1;
-    if (p->nodes[i].kind == VYRE_IR_K_BARRIER) barrier = 1;
-  }
-  int wg_mem = (p->flags & VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY) != 0 || p->workgroup_bytes != 0;
-  for (uint32_t b = 0; b < p->buffer_count && p->buffers; b++)
-    if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP) wg_mem = 1;
-  out->coarsen = barrier || wg_mem || out->uses_trap ? 1u : VYRE_CUDA_COARSEN;
-  if (wg && out->coarsen > 1) {
-    vyre_kit_lanes lanes;
-    vyre_kit_lanes_plan(p, wg, &lanes);
-    if (lanes.ok) {
-      out->lanes = VYRE_KIT_LANES;
-      out->coarsen = 1;
-      out->vload = lanes.vload;
-      out->vstore = lanes.vstore;
-    }
-  }
+  vyre_kit_plan kp;
+  uint32_t st = vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "cuda", &kp, err);
+  if (st) return st;
+  plan_from_kit(&kp, out);
+  vyre_kit_plan_free(&kp);
   return VYRE_STATUS_OK;
 }
 
-static void emit_list(cuda_cg *g, uint32_t start, uint32_t count, int indent);
+static void emit_list(vyre_cuda_cg *g, uint32_t start, uint32_t count, int indent);
 
-static int list_ok(cuda_cg *g, uint32_t n, uint32_t start, uint32_t count) {
-  if ((uint64_t)start + count > g->p->stmt_count) {
-    cuda_cg_bad(g, n, "statement range out of range");
-    return 0;
-  }
-  return 1;
-}
+// Atomic spelling per op, expanded from VYRE_IR_ATOMIC_LIST: a row the list
+// gains that this generator does not define is a build error.
+#define VYRE_CUDA_ATOMIC_ADD      "atomicAdd"
+#define VYRE_CUDA_ATOMIC_SUB      "atomicSub"
+#define VYRE_CUDA_ATOMIC_AND      "atomicAnd"
+#define VYRE_CUDA_ATOMIC_OR       "atomicOr"
+#define VYRE_CUDA_ATOMIC_XOR      "atomicXor"
+#define VYRE_CUDA_ATOMIC_MIN      "atomicMin"
+#define VYRE_CUDA_ATOMIC_MAX      "atomicMax"
+#define VYRE_CUDA_ATOMIC_EXCHANGE "atomicExch"
+#define VYRE_CUDA_ATOMIC_CAS      "atomicCAS"
+#define VYRE_CUDA_ATOMIC_ROW(NAME, CODE, JSON, EXPECTED, FEATURE)                                  \
+  [VYRE_IR_ATOMIC_##NAME] = {VYRE_CUDA_ATOMIC_##NAME, EXPECTED},
+static const struct {
+  const char *fn;    // CUDA atomic function on (u32 *, ...)
+  uint32_t expected; // takes an expected value (fn(ptr, expected, value))
+} kAtomic[] = {VYRE_IR_ATOMIC_LIST(VYRE_CUDA_ATOMIC_ROW)};
+_Static_assert(sizeof(kAtomic) / sizeof(kAtomic[0]) == VYRE_IR_ATOMIC_COUNT,
+               "one CUDA atomic row per VYRE_IR_ATOMIC_LIST row");
 
-static const char *const kAtomicFn[VYRE_IR_ATOMIC_COUNT] = {"atomicAdd", "atomicSub",  "atomicAnd",
-                                                            "atomicOr",  "atomicXor",  "atomicMin",
-                                                            "atomicMax", "atomicExch", "atomicCAS"};
-
-static void emit_atomic(cuda_cg *g, uint32_t n, const vyre_ir_node *s, int ind) {
+static void emit_atomic(vyre_cuda_cg *g, const vyre_ir_node *s, int ind) {
   char ptr[16], len[24];
-  if (s->op >= VYRE_IR_ATOMIC_COUNT ||
-      !cuda_cg_buffer(g, s->ref, ptr, sizeof(ptr), len, sizeof(len))) {
-    cuda_cg_bad(g, n, "atomic on an unknown buffer or with an unknown op");
-    return;
-  }
+  vyre_cuda_cg_buffer(g, s->ref, ptr, sizeof(ptr), len, sizeof(len));
   int has_result = s->ref2 != VYRE_IR_NONE;
-  if (has_result) {
-    if (s->ref2 >= g->p->local_count) {
-      cuda_cg_bad(g, n, "atomic result names an unknown local");
-      return;
-    }
-    cuda_cg_put(g, "%*su32 v%u = 0u;\n", ind, "", s->ref2);
-  }
-  cuda_cg_put(g, "%*s{\n%*s  u32 ai = ", ind, "", ind, "");
-  cuda_cg_expr(g, s->a);
-  cuda_cg_put(g, ";\n%*s  u32 av = ", ind, "");
-  cuda_cg_expr(g, s->b);
-  cuda_cg_put(g, ";\n");
-  if (s->op == VYRE_IR_ATOMIC_CAS) {
-    cuda_cg_put(g, "%*s  u32 ae = ", ind, "");
-    cuda_cg_expr(g, s->c);
-    cuda_cg_put(g, ";\n%*s  u32 ar = 0u;\n%*s  if (ai < %s) ar = atomicCAS(%s + ai, ae, av);\n",
-                ind, "", ind, "", len, ptr);
+  if (has_result) vyre_cuda_cg_put(g, "%*su32 v%u = 0u;\n", ind, "", s->ref2);
+  vyre_cuda_cg_put(g, "%*s{\n%*s  u32 ai = ", ind, "", ind, "");
+  vyre_cuda_cg_expr(g, s->a);
+  vyre_cuda_cg_put(g, ";\n%*s  u32 av = ", ind, "");
+  vyre_cuda_cg_expr(g, s->b);
+  vyre_cuda_cg_put(g, ";\n");
+  if (kAtomic[s->op].expected) {
+    vyre_cuda_cg_put(g, "%*s  u32 ae = ", ind, "");
+    vyre_cuda_cg_expr(g, s->c);
+    vyre_cuda_cg_put(g, ";\n%*s  u32 ar = 0u;\n%*s  if (ai < %s) ar = %s(%s + ai, ae, av);\n", ind,
+                     "", ind, "", len, kAtomic[s->op].fn, ptr);
   } else {
-    cuda_cg_put(g, "%*s  u32 ar = 0u;\n%*s  if (ai < %s) ar = %s(%s + ai, av);\n", ind, "", ind, "",
-                len, kAtomicFn[s->op], ptr);
+    vyre_cuda_cg_put(g, "%*s  u32 ar = 0u;\n%*s  if (ai < %s) ar = %s(%s + ai, av);\n", ind, "",
+                     ind, "", len, kAtomic[s->op].fn, ptr);
   }
-  if (has_result) cuda_cg_put(g, "%*s  v%u = ar;\n", ind, "", s->ref2);
-  cuda_cg_put(g, "%*s  (void)ar;\n%*s}\n", ind, "", ind, "");
+  if (has_result) vyre_cuda_cg_put(g, "%*s  v%u = ar;\n", ind, "", s->ref2);
+  vyre_cuda_cg_put(g, "%*s  (void)ar;\n%*s}\n", ind, "", ind, "");
 }
 
-static void emit_stmt(cuda_cg *g, uint32_t n, int ind) {
+static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
   if (g->bad || g->oom) return;
-  if (n >= g->p->node_count) {
-    cuda_cg_bad(g, n, "statement index out of range");
-    return;
-  }
-  if (++g->depth > 200) {
-    cuda_cg_bad(g, n, "statement nesting too deep");
-    return;
-  }
   const vyre_ir_node *s = &g->p->nodes[n];
   char ptr[16], len[24];
   switch (s->kind) {
   case VYRE_IR_K_LET:
-    if (s->ref >= g->p->local_count) {
-      cuda_cg_bad(g, n, "let of an unknown local");
-      break;
-    }
-    cuda_cg_put(g, "%*s%s v%u = ", ind, "", cuda_cg_ctype(g->p->locals[s->ref].type), s->ref);
-    cuda_cg_expr(g, s->a);
-    cuda_cg_put(g, ";\n");
+    vyre_cuda_cg_put(g, "%*s%s v%u = ", ind, "", vyre_cuda_cg_ctype(g->p->locals[s->ref].type),
+                     s->ref);
+    vyre_cuda_cg_expr(g, s->a);
+    vyre_cuda_cg_put(g, ";\n");
     break;
   case VYRE_IR_K_ASSIGN:
-    if (s->ref >= g->p->local_count) {
-      cuda_cg_bad(g, n, "assignment to an unknown local");
-      break;
-    }
-    cuda_cg_put(g, "%*sv%u = ", ind, "", s->ref);
-    cuda_cg_expr(g, s->a);
-    cuda_cg_put(g, ";\n");
+    vyre_cuda_cg_put(g, "%*sv%u = ", ind, "", s->ref);
+    vyre_cuda_cg_expr(g, s->a);
+    vyre_cuda_cg_put(g, ";\n");
     break;
   case VYRE_IR_K_STORE:
-    if (!cuda_cg_buffer(g, s->ref, ptr, sizeof(ptr), len, sizeof(len))) {
-      cuda_cg_bad(g, n, "store to an unknown buffer");
-      break;
-    }
+    vyre_cuda_cg_buffer(g, s->ref, ptr, sizeof(ptr), len, sizeof(len));
     if (g->lanes && s->ref < 64 && ((g->vstore >> s->ref) & 1u)) {
       // Lane mode: the index is gid.x; kept in a register on the fast path.
-      uint32_t slot = g->slot_of_buffer[s->ref];
-      cuda_cg_put(g, "%*s{\n%*s  const u32 vsv = vsw(", ind, "", ind, "");
-      cuda_cg_expr(g, s->b);
-      cuda_cg_put(g,
-                  ");\n%*s  if (vf) {\n%*s    vw%u[vl] = vsv;\n%*s    vm%u |= 1u << vl;\n"
-                  "%*s  } else {\n%*s    vst(%s, %s, ",
-                  ind, "", ind, "", slot, ind, "", slot, ind, "", ind, "", ptr, len);
-      cuda_cg_expr(g, s->a);
-      cuda_cg_put(g, ", vsv);\n%*s  }\n%*s}\n", ind, "", ind, "");
+      uint32_t slot = g->kp->slot_of_buffer[s->ref];
+      vyre_cuda_cg_put(g, "%*s{\n%*s  const u32 vsv = vsw(", ind, "", ind, "");
+      vyre_cuda_cg_expr(g, s->b);
+      vyre_cuda_cg_put(g,
+                       ");\n%*s  if (vf) {\n%*s    vw%u[vl] = vsv;\n%*s    vm%u |= 1u << vl;\n"
+                       "%*s  } else {\n%*s    vst(%s, %s, ",
+                       ind, "", ind, "", slot, ind, "", slot, ind, "", ind, "", ptr, len);
+      vyre_cuda_cg_expr(g, s->a);
+      vyre_cuda_cg_put(g, ", vsv);\n%*s  }\n%*s}\n", ind, "", ind, "");
       break;
     }
-    cuda_cg_put(g, "%*svst(%s, %s, ", ind, "", ptr, len);
-    cuda_cg_expr(g, s->a);
-    cuda_cg_put(g, ", vsw(");
-    cuda_cg_expr(g, s->b);
-    cuda_cg_put(g, "));\n");
+    vyre_cuda_cg_put(g, "%*svst(%s, %s, ", ind, "", ptr, len);
+    vyre_cuda_cg_expr(g, s->a);
+    vyre_cuda_cg_put(g, ", vsw(");
+    vyre_cuda_cg_expr(g, s->b);
+    vyre_cuda_cg_put(g, "));\n");
     break;
   case VYRE_IR_K_IF:
-    if (!list_ok(g, n, s->list, s->list_count) || !list_ok(g, n, s->alt, s->alt_count)) break;
-    cuda_cg_put(g, "%*sif (", ind, "");
-    cuda_cg_expr(g, s->a);
-    cuda_cg_put(g, ") {\n");
+    vyre_cuda_cg_put(g, "%*sif (", ind, "");
+    vyre_cuda_cg_expr(g, s->a);
+    vyre_cuda_cg_put(g, ") {\n");
     emit_list(g, s->list, s->list_count, ind + 2);
     if (s->alt_count) {
-      cuda_cg_put(g, "%*s} else {\n", ind, "");
+      vyre_cuda_cg_put(g, "%*s} else {\n", ind, "");
       emit_list(g, s->alt, s->alt_count, ind + 2);
     }
-    cuda_cg_put(g, "%*s}\n", ind, "");
+    vyre_cuda_cg_put(g, "%*s}\n", ind, "");
     break;
   case VYRE_IR_K_FOR:
-    if (!list_ok(g, n, s->list, s->list_count)) break;
-    if (s->ref >= g->p->local_count) {
-      cuda_cg_bad(g, n, "loop over an unknown local");
-      break;
-    }
     // Bounds evaluated once; v < to with to fixed never wraps around.
-    cuda_cg_put(g, "%*s{\n%*s  const u32 lf%u = ", ind, "", ind, "", n);
-    cuda_cg_expr(g, s->a);
-    cuda_cg_put(g, ";\n%*s  const u32 lt%u = ", ind, "", n);
-    cuda_cg_expr(g, s->b);
-    cuda_cg_put(g, ";\n%*s  for (u32 v%u = lf%u; v%u < lt%u; ++v%u) {\n", ind, "", s->ref, n,
-                s->ref, n, s->ref);
+    vyre_cuda_cg_put(g, "%*s{\n%*s  const u32 lf%u = ", ind, "", ind, "", n);
+    vyre_cuda_cg_expr(g, s->a);
+    vyre_cuda_cg_put(g, ";\n%*s  const u32 lt%u = ", ind, "", n);
+    vyre_cuda_cg_expr(g, s->b);
+    vyre_cuda_cg_put(g, ";\n%*s  for (u32 v%u = lf%u; v%u < lt%u; ++v%u) {\n", ind, "", s->ref, n,
+                     s->ref, n, s->ref);
     emit_list(g, s->list, s->list_count, ind + 4);
-    cuda_cg_put(g, "%*s  }\n%*s}\n", ind, "", ind, "");
+    vyre_cuda_cg_put(g, "%*s  }\n%*s}\n", ind, "", ind, "");
     break;
   case VYRE_IR_K_BLOCK:
-    if (!list_ok(g, n, s->list, s->list_count)) break;
-    cuda_cg_put(g, "%*s{\n", ind, "");
+    vyre_cuda_cg_put(g, "%*s{\n", ind, "");
     emit_list(g, s->list, s->list_count, ind + 2);
-    cuda_cg_put(g, "%*s}\n", ind, "");
+    vyre_cuda_cg_put(g, "%*s}\n", ind, "");
     break;
   case VYRE_IR_K_RETURN:
     if (g->coarsen > 1 || g->lanes) {
       // Ends this virtual invocation only: on to the next one.
-      cuda_cg_put(g, "%*sgoto vnext;\n", ind, "");
+      vyre_cuda_cg_put(g, "%*sgoto vnext;\n", ind, "");
       g->returned = 1;
     } else {
-      cuda_cg_put(g, "%*sreturn;\n", ind, "");
+      vyre_cuda_cg_put(g, "%*sreturn;\n", ind, "");
     }
     break;
   case VYRE_IR_K_ATOMIC:
-    emit_atomic(g, n, s, ind);
+    emit_atomic(g, s, ind);
     break;
   case VYRE_IR_K_BARRIER:
-    cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
+    vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
     break;
-  case VYRE_IR_K_TRAP:
-    cuda_cg_put(g, "%*s{\n%*s  vtrap(vt, %uu);\n%*s  return;\n%*s}\n", ind, "", ind, "",
-                (uint32_t)s->axis & 31u, ind, "", ind, "");
+  case VYRE_IR_K_TRAP: // site 0..31 (checked by the plan)
+    vyre_cuda_cg_put(g, "%*s{\n%*s  vtrap(vt, %uu);\n%*s  return;\n%*s}\n", ind, "", ind, "",
+                     (uint32_t)s->axis, ind, "", ind, "");
     break;
-  default:
-    cuda_cg_bad(g, n, "not a statement kind");
+  default: // the plan admits statement kinds only here
+    break;
   }
-  g->depth--;
 }
 
-static void emit_list(cuda_cg *g, uint32_t start, uint32_t count, int indent) {
+static void emit_list(vyre_cuda_cg *g, uint32_t start, uint32_t count, int indent) {
   for (uint32_t i = 0; i < count && !g->bad && !g->oom; i++)
-    emit_stmt(g, g->p->stmts[start + i], indent);
+    emit_stmt(g, vyre_kit_plan_stmt(g->kp, start, i), indent);
 }
 
 // Lane mode: thread t of block w runs local ids 4t..4t+3 (lane vl) one after
@@ -374,89 +351,84 @@ static void emit_list(cuda_cg *g, uint32_t start, uint32_t count, int indent) {
 // before the lanes and vstore values are kept in registers and written with
 // one 128-bit store after them (element by element when a lane skipped its
 // store); otherwise every access is the usual bounds-checked 32-bit one.
-static void emit_lanes(cuda_cg *g, const vyre_cuda_plan *plan) {
+static void emit_lanes(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t X = g->wg[0];
-  cuda_cg_put(
+  vyre_cuda_cg_put(
       g, "  const u32 vb = (u32)(blockIdx.x * %uu + threadIdx.x * 4u);\n  bool vf = vfast != 0u",
       X);
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     uint32_t b = plan->buffer_of_slot[s];
     if (b < 64 && (((plan->vload | plan->vstore) >> b) & 1u))
-      cuda_cg_put(g, " && (u64)vb + 4u <= (u64)n%u", s);
+      vyre_cuda_cg_put(g, " && (u64)vb + 4u <= (u64)n%u", s);
   }
-  cuda_cg_put(g, ";\n");
+  vyre_cuda_cg_put(g, ";\n");
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     uint32_t b = plan->buffer_of_slot[s];
     if (b >= 64) continue;
     if ((plan->vload >> b) & 1u)
-      cuda_cg_put(g,
-                  "  uint4 vr%u = make_uint4(0u, 0u, 0u, 0u);\n"
-                  "  if (vf) vr%u = *(const uint4 *)(p%u + vb);\n"
-                  "  const u32 vr%ua[4] = {vr%u.x, vr%u.y, vr%u.z, vr%u.w};\n",
-                  s, s, s, s, s, s, s, s);
+      vyre_cuda_cg_put(g,
+                       "  uint4 vr%u = make_uint4(0u, 0u, 0u, 0u);\n"
+                       "  if (vf) vr%u = *(const uint4 *)(p%u + vb);\n"
+                       "  const u32 vr%ua[4] = {vr%u.x, vr%u.y, vr%u.z, vr%u.w};\n",
+                       s, s, s, s, s, s, s, s);
     if ((plan->vstore >> b) & 1u)
-      cuda_cg_put(g, "  u32 vw%u[4] = {0u, 0u, 0u, 0u};\n  u32 vm%u = 0u;\n", s, s);
+      vyre_cuda_cg_put(g, "  u32 vw%u[4] = {0u, 0u, 0u, 0u};\n  u32 vm%u = 0u;\n", s, s);
   }
-  cuda_cg_put(g, "  #pragma unroll\n  for (u32 vl = 0u; vl < 4u; vl++) {\n    {\n");
+  vyre_cuda_cg_put(g, "  #pragma unroll\n  for (u32 vl = 0u; vl < 4u; vl++) {\n    {\n");
   emit_list(g, p->body, p->body_count, 6);
-  cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
+  vyre_cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     uint32_t b = plan->buffer_of_slot[s];
     if (b >= 64 || !((plan->vstore >> b) & 1u)) continue;
-    cuda_cg_put(g,
-                "  if (vf) {\n"
-                "    if (vm%u == 15u) {\n"
-                "      *(uint4 *)(p%u + vb) = make_uint4(vw%u[0], vw%u[1], vw%u[2], vw%u[3]);\n"
-                "    } else {\n"
-                "      for (u32 k = 0u; k < 4u; k++)\n"
-                "        if ((vm%u >> k) & 1u) p%u[vb + k] = vw%u[k];\n"
-                "    }\n"
-                "  }\n",
-                s, s, s, s, s, s, s, s, s);
+    vyre_cuda_cg_put(
+        g,
+        "  if (vf) {\n"
+        "    if (vm%u == 15u) {\n"
+        "      *(uint4 *)(p%u + vb) = make_uint4(vw%u[0], vw%u[1], vw%u[2], vw%u[3]);\n"
+        "    } else {\n"
+        "      for (u32 k = 0u; k < 4u; k++)\n"
+        "        if ((vm%u >> k) & 1u) p%u[vb + k] = vw%u[k];\n"
+        "    }\n"
+        "  }\n",
+        s, s, s, s, s, s, s, s, s);
   }
 }
 
-static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
+static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t threads = g->wg[0] * g->wg[1] * g->wg[2];
   if (plan->lanes) threads /= plan->lanes;
-  cuda_cg_put(g, "%s\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", kPrelude, threads,
-              VYRE_CUDA_KERNEL_NAME);
+  vyre_cuda_cg_put(g, "%s\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", kPrelude,
+                   threads, VYRE_CUDA_KERNEL_NAME);
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     int ro = plan->access_of_slot[s] == VYRE_IR_ACCESS_READ ||
              plan->access_of_slot[s] == VYRE_IR_ACCESS_UNIFORM;
-    cuda_cg_put(g, "%su32 *p%u, ", ro ? "const " : "", s);
+    vyre_cuda_cg_put(g, "%su32 *p%u, ", ro ? "const " : "", s);
   }
   for (uint32_t s = 0; s < plan->slot_count; s++)
-    cuda_cg_put(g, "u32 n%u, ", s);
-  cuda_cg_put(g, "u64 *vt%s) {\n  (void)vt;\n",
-              plan->coarsen > 1 ? ", u32 vgx"
-              : plan->lanes     ? ", u32 vfast"
-                                : "");
+    vyre_cuda_cg_put(g, "u32 n%u, ", s);
+  vyre_cuda_cg_put(g, "u64 *vt%s) {\n  (void)vt;\n",
+                   plan->coarsen > 1 ? ", u32 vgx"
+                   : plan->lanes     ? ", u32 vfast"
+                                     : "");
   // Workgroup memory: zero at workgroup start, then one barrier.
-  int has_wg = 0;
-  for (uint32_t b = 0; b < p->buffer_count; b++) {
-    const vyre_ir_buffer *buf = &p->buffers[b];
-    if (buf->access != VYRE_IR_ACCESS_WORKGROUP) continue;
-    cuda_cg_put(g, "  __shared__ u32 w%u[%u];\n", b, buf->count ? buf->count : 1u);
-    has_wg = 1;
-  }
-  if (has_wg) {
-    cuda_cg_put(g,
-                "  {\n    const u32 zt = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n",
-                g->wg[0], g->wg[1]);
+  if (plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) {
+    for (uint32_t b = 0; b < p->buffer_count; b++) {
+      const vyre_ir_buffer *buf = &p->buffers[b];
+      if (buf->access == VYRE_IR_ACCESS_WORKGROUP)
+        vyre_cuda_cg_put(g, "  __shared__ u32 w%u[%u];\n", b, buf->count ? buf->count : 1u);
+    }
+    vyre_cuda_cg_put(
+        g, "  {\n    const u32 zt = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n",
+        g->wg[0], g->wg[1]);
     for (uint32_t b = 0; b < p->buffer_count; b++) {
       const vyre_ir_buffer *buf = &p->buffers[b];
       if (buf->access != VYRE_IR_ACCESS_WORKGROUP) continue;
-      cuda_cg_put(g, "    for (u32 zi = zt; zi < %uu; zi += %uu) w%u[zi] = 0u;\n", buf->count,
-                  threads, b);
+      vyre_cuda_cg_put(g, "    for (u32 zi = zt; zi < %uu; zi += %uu) w%u[zi] = 0u;\n", buf->count,
+                       threads, b);
     }
-    cuda_cg_put(g, "  }\n  __syncthreads();\n");
-  }
-  if ((uint64_t)p->body + p->body_count > p->stmt_count) {
-    cuda_cg_bad(g, 0, "body range out of range");
-    return;
+    vyre_cuda_cg_put(g, "  }\n  __syncthreads();\n");
   }
   if (plan->lanes) {
     emit_lanes(g, plan);
@@ -464,51 +436,46 @@ static void emit_kernel(cuda_cg *g, const vyre_cuda_plan *plan) {
     // Several virtual workgroups per block (no barrier, no workgroup memory,
     // no trap): each virtual invocation runs the body once, in its own
     // scope; IR `return` jumps to the next one.
-    cuda_cg_put(g,
-                "  #pragma unroll\n"
-                "  for (u32 vk = 0u; vk < %uu; vk++) {\n"
-                "    const u64 vw64 = (u64)blockIdx.x + (u64)vk * (u64)gridDim.x;\n"
-                "    if (vw64 >= (u64)vgx) break;\n"
-                "    const u32 vwx = (u32)vw64;\n"
-                "    {\n",
-                plan->coarsen);
+    vyre_cuda_cg_put(g,
+                     "  #pragma unroll\n"
+                     "  for (u32 vk = 0u; vk < %uu; vk++) {\n"
+                     "    const u64 vw64 = (u64)blockIdx.x + (u64)vk * (u64)gridDim.x;\n"
+                     "    if (vw64 >= (u64)vgx) break;\n"
+                     "    const u32 vwx = (u32)vw64;\n"
+                     "    {\n",
+                     plan->coarsen);
     emit_list(g, p->body, p->body_count, 6);
-    cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
+    vyre_cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
   } else {
     emit_list(g, p->body, p->body_count, 2);
   }
-  cuda_cg_put(g, "}\n");
+  vyre_cuda_cg_put(g, "}\n");
 }
 
 uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                             size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err) {
   *out_src = NULL;
   if (out_len) *out_len = 0;
-  if (!p || !p->nodes || !p->stmts || (p->buffer_count && !p->buffers) ||
-      (p->local_count && !p->locals))
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "cuda",
-                         "code generation got an incomplete program view. Fix: pass a program "
-                         "the host decoded and validated.");
   if (!wg[0] || !wg[1] || !wg[2] || (uint64_t)wg[0] * wg[1] * wg[2] > 1024)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, "cuda",
                          "workgroup size [%u,%u,%u] is not 1..1024 invocations. Fix: use a "
                          "workgroup size whose product is 1..1024.",
                          wg[0], wg[1], wg[2]);
-  vyre_cuda_plan plan;
-  uint32_t st = vyre_cuda_plan_make(p, wg, &plan, err);
+  // The checked walk: after this every index, range, kind and op is valid.
+  vyre_kit_plan kp;
+  uint32_t st = vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "cuda", &kp, err);
   if (st) return st;
-  cuda_cg *g = calloc(1, sizeof(*g));
+  vyre_cuda_plan plan;
+  plan_from_kit(&kp, &plan);
+  vyre_cuda_cg *g = calloc(1, sizeof(*g));
   if (!g) goto oom;
   g->p = p;
+  g->kp = &kp;
   g->coarsen = plan.coarsen;
   g->lanes = plan.lanes;
   g->vload = plan.vload;
   g->vstore = plan.vstore;
   memcpy(g->wg, wg, sizeof(g->wg));
-  for (uint32_t b = 0; b < 256; b++)
-    g->slot_of_buffer[b] = VYRE_IR_NONE;
-  for (uint32_t s = 0; s < plan.slot_count; s++)
-    if (plan.buffer_of_slot[s] < 256) g->slot_of_buffer[plan.buffer_of_slot[s]] = s;
   g->cap = 16384;
   g->buf = malloc(g->cap);
   if (!g->buf) goto oom;
@@ -517,20 +484,23 @@ uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char
   if (g->bad) {
     st = vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, "cuda",
                        "code generation: node %u: %s. Fix: pass a program the host decoded and "
-                       "validated; if it was, report this as a plugin bug.",
+                       "validated (validation refuses operand types an operator does not take).",
                        g->bad - 1, g->why);
     free(g->buf);
     free(g);
+    vyre_kit_plan_free(&kp);
     return st;
   }
   *out_src = g->buf;
   if (out_len) *out_len = g->len;
   if (out_plan) *out_plan = plan;
   free(g);
+  vyre_kit_plan_free(&kp);
   return VYRE_STATUS_OK;
 oom:
   if (g) free(g->buf);
   free(g);
+  vyre_kit_plan_free(&kp);
   return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, "cuda",
                        "code generation ran out of host memory. Fix: free memory.");
 }

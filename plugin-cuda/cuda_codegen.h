@@ -18,19 +18,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kit_plan.h"
 #include "vyre/vyre_backend.h"
 
 // Bumped whenever generated code may change (part of the compile-cache key).
-#define VYRE_CUDA_GENERATOR_VERSION 3u
+// 4: the IR 1.1 int_sat ops (abs_diff, add_sat, sub_sat) and the kit plan.
+#define VYRE_CUDA_GENERATOR_VERSION 4u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
-#define VYRE_CUDA_MAX_SLOTS         32u
+#define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 
-// The binding plan: how the host's bindings map to kernel parameters.
+// The binding plan: how the host's bindings map to kernel parameters. The
+// backend-neutral part (slot order, what the program uses) comes from the
+// kit's lowering plan (plugins/kit/kit_plan.h); coarsen and lanes are this
+// generator's own choices derived from it.
 typedef struct vyre_cuda_plan {
   uint32_t slot_count;                          // host (non-workgroup) buffers
   uint32_t buffer_of_slot[VYRE_CUDA_MAX_SLOTS]; // program buffer index per slot
   uint8_t access_of_slot[VYRE_CUDA_MAX_SLOTS];  // VYRE_IR_ACCESS_*
-  uint32_t uses_trap;
+  uint32_t uses;      // VYRE_KIT_USES_*, from the nodes (never from program flags)
+  uint32_t uses_trap; // uses & VYRE_KIT_USES_TRAP: the runtime resets and reads the record
   // Virtual workgroups per hardware block along x (1: none). When above 1
   // (programs with no barrier, no workgroup memory and no trap) the kernel
   // takes one more parameter after the trap record, `u32 vgx`: the dispatch's
@@ -51,16 +57,19 @@ typedef struct vyre_cuda_plan {
 
 #define VYRE_CUDA_COARSEN 4u
 
-// Fills |out| from the program (ascending binding order) run at workgroup
-// size |wg| (NULL: lane mode off). INVALID_PROGRAM when the program has more
-// than 32 host buffers or duplicate bindings.
+// Fills |out| for |p| run at workgroup size |wg| (NULL: lane mode off) from
+// the kit plan (vyre_kit_plan_make with VYRE_IR_FEATURES_KNOWN), which checks
+// the whole view: INVALID_PROGRAM for a malformed view (an index, range,
+// kind or binding out of place; the message names the node), UNSUPPORTED for
+// a feature or op this build does not know, OUT_OF_MEMORY.
 uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
                              vyre_error *err);
 
 // Generates the CUDA C source for |p| run with workgroup size |wg|.
-// *out_src is malloc'd and NUL-terminated (caller frees). Errors:
-// INVALID_PROGRAM (a malformed view: index out of range, unknown kind or op),
-// OUT_OF_MEMORY.
+// *out_src is malloc'd and NUL-terminated (caller frees). Errors: those of
+// vyre_cuda_plan_make; INVALID_PROGRAM for an operand type an operator or
+// conversion does not take (the validator refuses those); INVALID_ARGUMENT
+// for a workgroup size that is not 1..1024 invocations; OUT_OF_MEMORY.
 uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                             size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err);
 

@@ -12,37 +12,132 @@
 #include <string.h>
 
 #include "cuda_cg.h"
+#include "vyre_ir.h"
 
-const char *cuda_cg_ctype(uint32_t type) {
+const char *vyre_cuda_cg_ctype(uint32_t type) {
   switch (type) {
-  case VYRE_IR_TYPE_U32:
-    return "u32";
   case VYRE_IR_TYPE_I32:
     return "i32";
   case VYRE_IR_TYPE_F32:
     return "float";
   case VYRE_IR_TYPE_BOOL:
     return "bool";
-  default:
+  default: // u32 (a local of another type is refused by validation)
     return "u32";
   }
 }
 
-int cuda_cg_buffer(cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap, char *len,
-                   size_t len_cap) {
-  if (buffer >= g->p->buffer_count || buffer >= 256) return 0;
+void vyre_cuda_cg_buffer(const vyre_cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap,
+                         char *len, size_t len_cap) {
   const vyre_ir_buffer *b = &g->p->buffers[buffer];
   if (b->access == VYRE_IR_ACCESS_WORKGROUP) {
     snprintf(ptr, ptr_cap, "w%u", buffer);
     snprintf(len, len_cap, "%uu", b->count);
-    return 1;
+    return;
   }
-  uint32_t s = g->slot_of_buffer[buffer];
-  if (s == VYRE_IR_NONE) return 0;
+  uint32_t s = g->kp->slot_of_buffer[buffer]; // every host buffer has a slot
   snprintf(ptr, ptr_cap, "p%u", s);
   snprintf(len, len_cap, "n%u", s);
-  return 1;
 }
+
+//===----------------------------------------------------------------------===//
+// Operator spellings, one row per row of the IR's lists
+//===----------------------------------------------------------------------===//
+
+// How an operator is written for each operand type (of operand a): a
+// prelude helper or intrinsic, called as name(a) / name(a, b); a C operator
+// (the spelling starts with a punctuation character), written op(a) /
+// (a op b); or NULL where the IR does not define the operator on that type.
+typedef struct vyre_cuda_op_row {
+  const char *u, *i, *f, *b; // u32, i32, f32, bool operands
+} vyre_cuda_op_row;
+#define VYRE_CUDA_SPELL(U32, I32, F32, BOOL)                                                       \
+  { U32, I32, F32, BOOL }
+
+// Unary operators (docs/ir.md "Operators").
+#define VYRE_CUDA_UN_NEG       VYRE_CUDA_SPELL("vuneg", "vineg", "vfneg", NULL)
+#define VYRE_CUDA_UN_NOT       VYRE_CUDA_SPELL("~", "~", NULL, NULL)
+#define VYRE_CUDA_UN_LNOT      VYRE_CUDA_SPELL(NULL, NULL, NULL, "!")
+#define VYRE_CUDA_UN_ABS       VYRE_CUDA_SPELL(NULL, NULL, "vfabs", NULL)
+#define VYRE_CUDA_UN_CLZ       VYRE_CUDA_SPELL("vclz", NULL, NULL, NULL)
+#define VYRE_CUDA_UN_CTZ       VYRE_CUDA_SPELL("vctz", NULL, NULL, NULL)
+#define VYRE_CUDA_UN_POPCOUNT  VYRE_CUDA_SPELL("vpopc", NULL, NULL, NULL)
+#define VYRE_CUDA_UN_BITREV    VYRE_CUDA_SPELL("vbrev", NULL, NULL, NULL)
+#define VYRE_CUDA_UN_FLOOR     VYRE_CUDA_SPELL(NULL, NULL, "vfloor", NULL)
+#define VYRE_CUDA_UN_CEIL      VYRE_CUDA_SPELL(NULL, NULL, "vceil", NULL)
+#define VYRE_CUDA_UN_TRUNC     VYRE_CUDA_SPELL(NULL, NULL, "vtrunc", NULL)
+#define VYRE_CUDA_UN_ROUND     VYRE_CUDA_SPELL(NULL, NULL, "vround", NULL)
+#define VYRE_CUDA_UN_SQRT      VYRE_CUDA_SPELL(NULL, NULL, "vsqrt", NULL)
+#define VYRE_CUDA_UN_IS_NAN    VYRE_CUDA_SPELL(NULL, NULL, "vnan", NULL)
+#define VYRE_CUDA_UN_IS_INF    VYRE_CUDA_SPELL(NULL, NULL, "vinf", NULL)
+#define VYRE_CUDA_UN_IS_FINITE VYRE_CUDA_SPELL(NULL, NULL, "vfin", NULL)
+
+// Binary operators. u32 add/sub/mul and the comparisons are C's own (C's
+// unsigned arithmetic wraps as the IR says); every other form is a prelude
+// helper that spells out the IR's edge cases.
+#define VYRE_CUDA_BIN_ADD      VYRE_CUDA_SPELL("+", "viadd", "vfadd", NULL)
+#define VYRE_CUDA_BIN_SUB      VYRE_CUDA_SPELL("-", "visub", "vfsub", NULL)
+#define VYRE_CUDA_BIN_MUL      VYRE_CUDA_SPELL("*", "vimul", "vfmul", NULL)
+#define VYRE_CUDA_BIN_DIV      VYRE_CUDA_SPELL("vudiv", "vidiv", "vfdiv", NULL)
+#define VYRE_CUDA_BIN_REM      VYRE_CUDA_SPELL("vurem", "virem", NULL, NULL)
+#define VYRE_CUDA_BIN_SHL      VYRE_CUDA_SPELL("vushl", "vishl", NULL, NULL)
+#define VYRE_CUDA_BIN_SHR      VYRE_CUDA_SPELL("vushr", "vishr", NULL, NULL)
+#define VYRE_CUDA_BIN_ROTL     VYRE_CUDA_SPELL("vrotl", NULL, NULL, NULL)
+#define VYRE_CUDA_BIN_ROTR     VYRE_CUDA_SPELL("vrotr", NULL, NULL, NULL)
+#define VYRE_CUDA_BIN_AND      VYRE_CUDA_SPELL("&", "&", NULL, NULL)
+#define VYRE_CUDA_BIN_OR       VYRE_CUDA_SPELL("|", "|", NULL, NULL)
+#define VYRE_CUDA_BIN_XOR      VYRE_CUDA_SPELL("^", "^", NULL, NULL)
+#define VYRE_CUDA_BIN_MIN      VYRE_CUDA_SPELL("vumin", "vimin", "vfmin", NULL)
+#define VYRE_CUDA_BIN_MAX      VYRE_CUDA_SPELL("vumax", "vimax", "vfmax", NULL)
+#define VYRE_CUDA_BIN_MULHI    VYRE_CUDA_SPELL("__umulhi", NULL, NULL, NULL)
+#define VYRE_CUDA_BIN_EQ       VYRE_CUDA_SPELL("==", "==", "==", "==")
+#define VYRE_CUDA_BIN_NE       VYRE_CUDA_SPELL("!=", "!=", "!=", "!=")
+#define VYRE_CUDA_BIN_LT       VYRE_CUDA_SPELL("<", "<", "<", NULL)
+#define VYRE_CUDA_BIN_LE       VYRE_CUDA_SPELL("<=", "<=", "<=", NULL)
+#define VYRE_CUDA_BIN_GT       VYRE_CUDA_SPELL(">", ">", ">", NULL)
+#define VYRE_CUDA_BIN_GE       VYRE_CUDA_SPELL(">=", ">=", ">=", NULL)
+#define VYRE_CUDA_BIN_LAND     VYRE_CUDA_SPELL(NULL, NULL, NULL, "&&")
+#define VYRE_CUDA_BIN_LOR      VYRE_CUDA_SPELL(NULL, NULL, NULL, "||")
+#define VYRE_CUDA_BIN_ABS_DIFF VYRE_CUDA_SPELL("vuabsd", "viabsd", NULL, NULL)
+#define VYRE_CUDA_BIN_ADD_SAT  VYRE_CUDA_SPELL("vuadds", "viadds", NULL, NULL)
+#define VYRE_CUDA_BIN_SUB_SAT  VYRE_CUDA_SPELL("vusubs", "visubs", NULL, NULL)
+
+// The tables, expanded from the lists: a row the lists gain that this
+// generator does not spell (no VYRE_CUDA_UN_<NAME> / VYRE_CUDA_BIN_<NAME>)
+// is a build error.
+#define VYRE_CUDA_UN_ROW(NAME, ...)  [VYRE_IR_UN_##NAME] = VYRE_CUDA_UN_##NAME,
+#define VYRE_CUDA_BIN_ROW(NAME, ...) [VYRE_IR_BIN_##NAME] = VYRE_CUDA_BIN_##NAME,
+static const vyre_cuda_op_row kUn[] = {VYRE_IR_UN_LIST(VYRE_CUDA_UN_ROW)};
+static const vyre_cuda_op_row kBin[] = {VYRE_IR_BIN_LIST(VYRE_CUDA_BIN_ROW)};
+_Static_assert(sizeof(kUn) / sizeof(kUn[0]) == VYRE_IR_UN_COUNT,
+               "one CUDA row per VYRE_IR_UN_LIST row");
+_Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,
+               "one CUDA row per VYRE_IR_BIN_LIST row");
+
+// The spelling of |row| for operand type |type|, or NULL.
+static const char *spell(const vyre_cuda_op_row *row, uint32_t type) {
+  switch (type) {
+  case VYRE_IR_TYPE_U32:
+    return row->u;
+  case VYRE_IR_TYPE_I32:
+    return row->i;
+  case VYRE_IR_TYPE_F32:
+    return row->f;
+  case VYRE_IR_TYPE_BOOL:
+    return row->b;
+  default:
+    return NULL;
+  }
+}
+
+static int is_c_operator(const char *spelling) {
+  char c = spelling[0];
+  return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_');
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
 
 static uint32_t f32_canonical(uint32_t b) {
   if ((b & 0x7f800000u) == 0u) return b & 0x80000000u;
@@ -52,74 +147,67 @@ static uint32_t f32_canonical(uint32_t b) {
 
 static const char kDim[3] = {'x', 'y', 'z'};
 
-static void emit_lit(cuda_cg *g, const vyre_ir_node *e) {
+static void emit_lit(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   switch (e->type) {
   case VYRE_IR_TYPE_U32:
-    cuda_cg_put(g, "0x%08xu", e->ref);
+    vyre_cuda_cg_put(g, "0x%08xu", e->ref);
     break;
   case VYRE_IR_TYPE_I32:
-    cuda_cg_put(g, "((i32)0x%08xu)", e->ref);
+    vyre_cuda_cg_put(g, "((i32)0x%08xu)", e->ref);
     break;
   case VYRE_IR_TYPE_F32:
-    cuda_cg_put(g, "__uint_as_float(0x%08xu)", f32_canonical(e->ref));
+    vyre_cuda_cg_put(g, "__uint_as_float(0x%08xu)", f32_canonical(e->ref));
     break;
   case VYRE_IR_TYPE_BOOL:
-    cuda_cg_put(g, "%s", e->ref ? "true" : "false");
+    vyre_cuda_cg_put(g, "%s", e->ref ? "true" : "false");
     break;
   default:
-    cuda_cg_bad(g, 0, "literal of unknown type");
+    vyre_cuda_cg_bad(g, n, "a literal of type %s", vyre_ir_type_name(e->type));
   }
 }
 
-static void emit_builtin(cuda_cg *g, const vyre_ir_node *e) {
-  if (e->axis > 2) {
-    cuda_cg_bad(g, 0, "builtin axis above 2");
-    return;
-  }
+// Builtin and axis are in range (checked by the plan).
+static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   char d = kDim[e->axis];
   switch (e->op) {
   // Coarsened kernels (plan.coarsen > 1) run virtual workgroup vwx of vgx
   // along x.
   case VYRE_IR_BUILTIN_GID:
     if (g->lanes && e->axis == 0)
-      cuda_cg_put(g, "((u32)(vb + vl))");
+      vyre_cuda_cg_put(g, "((u32)(vb + vl))");
     else if (g->coarsen > 1 && e->axis == 0)
-      cuda_cg_put(g, "((u32)(vwx * %uu + threadIdx.x))", g->wg[0]);
+      vyre_cuda_cg_put(g, "((u32)(vwx * %uu + threadIdx.x))", g->wg[0]);
     else
-      cuda_cg_put(g, "((u32)(blockIdx.%c * %uu + threadIdx.%c))", d, g->wg[e->axis], d);
+      vyre_cuda_cg_put(g, "((u32)(blockIdx.%c * %uu + threadIdx.%c))", d, g->wg[e->axis], d);
     break;
   case VYRE_IR_BUILTIN_LID:
     if (g->lanes && e->axis == 0)
-      cuda_cg_put(g, "((u32)(threadIdx.x * 4u + vl))");
+      vyre_cuda_cg_put(g, "((u32)(threadIdx.x * 4u + vl))");
     else
-      cuda_cg_put(g, "((u32)threadIdx.%c)", d);
+      vyre_cuda_cg_put(g, "((u32)threadIdx.%c)", d);
     break;
   case VYRE_IR_BUILTIN_WGID:
     if (g->coarsen > 1 && e->axis == 0)
-      cuda_cg_put(g, "(vwx)");
+      vyre_cuda_cg_put(g, "(vwx)");
     else
-      cuda_cg_put(g, "((u32)blockIdx.%c)", d);
+      vyre_cuda_cg_put(g, "((u32)blockIdx.%c)", d);
     break;
   case VYRE_IR_BUILTIN_NWG:
     if (g->coarsen > 1 && e->axis == 0)
-      cuda_cg_put(g, "(vgx)");
+      vyre_cuda_cg_put(g, "(vgx)");
     else
-      cuda_cg_put(g, "((u32)gridDim.%c)", d);
+      vyre_cuda_cg_put(g, "((u32)gridDim.%c)", d);
     break;
   case VYRE_IR_BUILTIN_WGSIZE:
-    cuda_cg_put(g, "%uu", g->wg[e->axis]);
-    break;
   default:
-    cuda_cg_bad(g, 0, "unknown builtin");
+    vyre_cuda_cg_put(g, "%uu", g->wg[e->axis]);
+    break;
   }
 }
 
-static void emit_load(cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
+static void emit_load(vyre_cuda_cg *g, const vyre_ir_node *e) {
   char ptr[16], len[24];
-  if (!cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len))) {
-    cuda_cg_bad(g, n, "load from an unknown buffer");
-    return;
-  }
+  vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
   uint32_t et = g->p->buffers[e->ref].type;
   const char *open = "(", *close = ")";
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
@@ -127,134 +215,15 @@ static void emit_load(cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   if (et == VYRE_IR_TYPE_BOOL32) open = "(0u != ", close = ")";
   if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
     // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.
-    cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->slot_of_buffer[e->ref], ptr, len);
-    cuda_cg_expr(g, e->a);
-    cuda_cg_put(g, "))%s", close);
+    vyre_cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->kp->slot_of_buffer[e->ref],
+                     ptr, len);
+    vyre_cuda_cg_expr(g, e->a);
+    vyre_cuda_cg_put(g, "))%s", close);
     return;
   }
-  cuda_cg_put(g, "%svld(%s, %s, ", open, ptr, len);
-  cuda_cg_expr(g, e->a);
-  cuda_cg_put(g, ")%s", close);
-}
-
-static const char *un_helper(uint32_t op, uint32_t t) {
-  int f = t == VYRE_IR_TYPE_F32, i = t == VYRE_IR_TYPE_I32;
-  switch (op) {
-  case VYRE_IR_UN_NEG:
-    return f ? "vfneg" : i ? "vineg" : "vuneg";
-  case VYRE_IR_UN_NOT:
-    return "~";
-  case VYRE_IR_UN_LNOT:
-    return "!";
-  case VYRE_IR_UN_ABS:
-    return "vfabs";
-  case VYRE_IR_UN_CLZ:
-    return "vclz";
-  case VYRE_IR_UN_CTZ:
-    return "vctz";
-  case VYRE_IR_UN_POPCOUNT:
-    return "vpopc";
-  case VYRE_IR_UN_BITREV:
-    return "vbrev";
-  case VYRE_IR_UN_FLOOR:
-    return "vfloor";
-  case VYRE_IR_UN_CEIL:
-    return "vceil";
-  case VYRE_IR_UN_TRUNC:
-    return "vtrunc";
-  case VYRE_IR_UN_ROUND:
-    return "vround";
-  case VYRE_IR_UN_SQRT:
-    return "vsqrt";
-  case VYRE_IR_UN_IS_NAN:
-    return "vnan";
-  case VYRE_IR_UN_IS_INF:
-    return "vinf";
-  case VYRE_IR_UN_IS_FINITE:
-    return "vfin";
-  default:
-    return NULL;
-  }
-}
-
-// Binary operators: a helper call (name) or an infix C operator (infix).
-static int bin_form(uint32_t op, uint32_t t, const char **name, const char **infix) {
-  int f = t == VYRE_IR_TYPE_F32, i = t == VYRE_IR_TYPE_I32;
-  *name = *infix = NULL;
-  switch (op) {
-  case VYRE_IR_BIN_ADD:
-    *name = f ? "vfadd" : i ? "viadd" : NULL, *infix = f || i ? NULL : "+";
-    break;
-  case VYRE_IR_BIN_SUB:
-    *name = f ? "vfsub" : i ? "visub" : NULL, *infix = f || i ? NULL : "-";
-    break;
-  case VYRE_IR_BIN_MUL:
-    *name = f ? "vfmul" : i ? "vimul" : NULL, *infix = f || i ? NULL : "*";
-    break;
-  case VYRE_IR_BIN_DIV:
-    *name = f ? "vfdiv" : i ? "vidiv" : "vudiv";
-    break;
-  case VYRE_IR_BIN_REM:
-    *name = i ? "virem" : "vurem";
-    break;
-  case VYRE_IR_BIN_SHL:
-    *name = i ? "vishl" : "vushl";
-    break;
-  case VYRE_IR_BIN_SHR:
-    *name = i ? "vishr" : "vushr";
-    break;
-  case VYRE_IR_BIN_ROTL:
-    *name = "vrotl";
-    break;
-  case VYRE_IR_BIN_ROTR:
-    *name = "vrotr";
-    break;
-  case VYRE_IR_BIN_AND:
-    *infix = "&";
-    break;
-  case VYRE_IR_BIN_OR:
-    *infix = "|";
-    break;
-  case VYRE_IR_BIN_XOR:
-    *infix = "^";
-    break;
-  case VYRE_IR_BIN_MIN:
-    *name = f ? "vfmin" : i ? "vimin" : "vumin";
-    break;
-  case VYRE_IR_BIN_MAX:
-    *name = f ? "vfmax" : i ? "vimax" : "vumax";
-    break;
-  case VYRE_IR_BIN_MULHI:
-    *name = "__umulhi";
-    break;
-  case VYRE_IR_BIN_EQ:
-    *infix = "==";
-    break;
-  case VYRE_IR_BIN_NE:
-    *infix = "!=";
-    break;
-  case VYRE_IR_BIN_LT:
-    *infix = "<";
-    break;
-  case VYRE_IR_BIN_LE:
-    *infix = "<=";
-    break;
-  case VYRE_IR_BIN_GT:
-    *infix = ">";
-    break;
-  case VYRE_IR_BIN_GE:
-    *infix = ">=";
-    break;
-  case VYRE_IR_BIN_LAND:
-    *infix = "&&";
-    break;
-  case VYRE_IR_BIN_LOR:
-    *infix = "||";
-    break;
-  default:
-    return 0;
-  }
-  return 1;
+  vyre_cuda_cg_put(g, "%svld(%s, %s, ", open, ptr, len);
+  vyre_cuda_cg_expr(g, e->a);
+  vyre_cuda_cg_put(g, ")%s", close);
 }
 
 // cast(to, x) by source and target type.
@@ -262,19 +231,32 @@ static const char *cast_helper(uint32_t from, uint32_t to) {
   if (from == to) return "";
   switch (to) {
   case VYRE_IR_TYPE_U32:
-    return from == VYRE_IR_TYPE_I32 ? "(u32)" : from == VYRE_IR_TYPE_F32 ? "vf2u" : "vb2u";
+    return from == VYRE_IR_TYPE_I32    ? "(u32)"
+           : from == VYRE_IR_TYPE_F32  ? "vf2u"
+           : from == VYRE_IR_TYPE_BOOL ? "vb2u"
+                                       : NULL;
   case VYRE_IR_TYPE_I32:
-    return from == VYRE_IR_TYPE_U32 ? "(i32)" : from == VYRE_IR_TYPE_F32 ? "vf2i" : "vb2i";
+    return from == VYRE_IR_TYPE_U32    ? "(i32)"
+           : from == VYRE_IR_TYPE_F32  ? "vf2i"
+           : from == VYRE_IR_TYPE_BOOL ? "vb2i"
+                                       : NULL;
   case VYRE_IR_TYPE_F32:
-    return from == VYRE_IR_TYPE_U32 ? "vu2f" : from == VYRE_IR_TYPE_I32 ? "vi2f" : "vb2f";
+    return from == VYRE_IR_TYPE_U32    ? "vu2f"
+           : from == VYRE_IR_TYPE_I32  ? "vi2f"
+           : from == VYRE_IR_TYPE_BOOL ? "vb2f"
+                                       : NULL;
   case VYRE_IR_TYPE_BOOL:
-    return from == VYRE_IR_TYPE_F32 ? "vf2b" : "vx2b";
+    return from == VYRE_IR_TYPE_F32                               ? "vf2b"
+           : from == VYRE_IR_TYPE_U32 || from == VYRE_IR_TYPE_I32 ? "vx2b"
+                                                                  : NULL;
   default:
     return NULL;
   }
 }
 
 static const char *bitcast_helper(uint32_t from, uint32_t to) {
+  int word = from == VYRE_IR_TYPE_U32 || from == VYRE_IR_TYPE_I32 || from == VYRE_IR_TYPE_F32;
+  if (!word) return NULL;
   if (from == to) return "";
   if (to == VYRE_IR_TYPE_F32) return from == VYRE_IR_TYPE_U32 ? "vbu2f" : "vbi2f";
   if (to == VYRE_IR_TYPE_U32) return from == VYRE_IR_TYPE_F32 ? "__float_as_uint" : "(u32)";
@@ -282,115 +264,98 @@ static const char *bitcast_helper(uint32_t from, uint32_t to) {
   return NULL;
 }
 
-static int child_ok(cuda_cg *g, uint32_t n, uint32_t c) {
-  if (c >= g->p->node_count) {
-    cuda_cg_bad(g, n, "child index out of range");
-    return 0;
-  }
-  return 1;
+// An operand type the row does not spell (validation refuses these).
+static const char *op_spelling(vyre_cuda_cg *g, uint32_t n, const vyre_cuda_op_row *row,
+                               const char *family, const char *op_name) {
+  uint32_t t = g->p->nodes[g->p->nodes[n].a].type;
+  const char *name = spell(row, t);
+  if (!name)
+    vyre_cuda_cg_bad(g, n, "%s %s on %s operands, which the IR does not define", family, op_name,
+                     vyre_ir_type_name(t));
+  return name;
 }
 
-void cuda_cg_expr(cuda_cg *g, uint32_t n) {
+void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n) {
   if (g->bad || g->oom) return;
-  if (n >= g->p->node_count) {
-    cuda_cg_bad(g, n, "expression index out of range");
-    return;
-  }
-  if (++g->depth > 200) {
-    cuda_cg_bad(g, n, "expression nesting too deep");
-    return;
-  }
   const vyre_ir_node *e = &g->p->nodes[n];
-  const char *name, *infix;
+  const char *name;
   switch (e->kind) {
   case VYRE_IR_K_LIT:
-    emit_lit(g, e);
+    emit_lit(g, n, e);
     break;
   case VYRE_IR_K_VAR:
-    if (e->ref >= g->p->local_count) cuda_cg_bad(g, n, "unknown local");
-    cuda_cg_put(g, "v%u", e->ref);
+    vyre_cuda_cg_put(g, "v%u", e->ref);
     break;
   case VYRE_IR_K_BUILTIN:
     emit_builtin(g, e);
     break;
   case VYRE_IR_K_LOAD:
-    if (child_ok(g, n, e->a)) emit_load(g, n, e);
+    emit_load(g, e);
     break;
   case VYRE_IR_K_LEN: {
     char ptr[16], len[24];
-    if (!cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len)))
-      cuda_cg_bad(g, n, "len of an unknown buffer");
-    else
-      cuda_cg_put(g, "%s", len);
+    vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
+    vyre_cuda_cg_put(g, "%s", len);
     break;
   }
-  case VYRE_IR_K_UN: {
-    if (!child_ok(g, n, e->a)) break;
-    name = un_helper(e->op, g->p->nodes[e->a].type);
-    if (!name) {
-      cuda_cg_bad(g, n, "unknown unary operator");
-      break;
-    }
-    cuda_cg_put(g, "%s(", name);
-    cuda_cg_expr(g, e->a);
-    cuda_cg_put(g, ")");
+  case VYRE_IR_K_UN:
+    name = op_spelling(g, n, &kUn[e->op], "unary", vyre_ir_un_name(e->op));
+    if (!name) break;
+    vyre_cuda_cg_put(g, "%s(", name);
+    vyre_cuda_cg_expr(g, e->a);
+    vyre_cuda_cg_put(g, ")");
     break;
-  }
   case VYRE_IR_K_BIN:
-    if (!child_ok(g, n, e->a) || !child_ok(g, n, e->b)) break;
-    if (!bin_form(e->op, g->p->nodes[e->a].type, &name, &infix)) {
-      cuda_cg_bad(g, n, "unknown binary operator");
-      break;
-    }
-    if (name) {
-      cuda_cg_put(g, "%s(", name);
-      cuda_cg_expr(g, e->a);
-      cuda_cg_put(g, ", ");
-      cuda_cg_expr(g, e->b);
-      cuda_cg_put(g, ")");
+    name = op_spelling(g, n, &kBin[e->op], "binary", vyre_ir_bin_name(e->op));
+    if (!name) break;
+    if (is_c_operator(name)) {
+      vyre_cuda_cg_put(g, "(");
+      vyre_cuda_cg_expr(g, e->a);
+      vyre_cuda_cg_put(g, " %s ", name);
+      vyre_cuda_cg_expr(g, e->b);
+      vyre_cuda_cg_put(g, ")");
     } else {
-      cuda_cg_put(g, "(");
-      cuda_cg_expr(g, e->a);
-      cuda_cg_put(g, " %s ", infix);
-      cuda_cg_expr(g, e->b);
-      cuda_cg_put(g, ")");
+      vyre_cuda_cg_put(g, "%s(", name);
+      vyre_cuda_cg_expr(g, e->a);
+      vyre_cuda_cg_put(g, ", ");
+      vyre_cuda_cg_expr(g, e->b);
+      vyre_cuda_cg_put(g, ")");
     }
     break;
   case VYRE_IR_K_SELECT:
-    if (!child_ok(g, n, e->a) || !child_ok(g, n, e->b) || !child_ok(g, n, e->c)) break;
-    cuda_cg_put(g, "(");
-    cuda_cg_expr(g, e->a);
-    cuda_cg_put(g, " ? ");
-    cuda_cg_expr(g, e->b);
-    cuda_cg_put(g, " : ");
-    cuda_cg_expr(g, e->c);
-    cuda_cg_put(g, ")");
+    vyre_cuda_cg_put(g, "(");
+    vyre_cuda_cg_expr(g, e->a);
+    vyre_cuda_cg_put(g, " ? ");
+    vyre_cuda_cg_expr(g, e->b);
+    vyre_cuda_cg_put(g, " : ");
+    vyre_cuda_cg_expr(g, e->c);
+    vyre_cuda_cg_put(g, ")");
     break;
   case VYRE_IR_K_CAST:
-  case VYRE_IR_K_BITCAST:
-    if (!child_ok(g, n, e->a)) break;
-    name = e->kind == VYRE_IR_K_CAST ? cast_helper(g->p->nodes[e->a].type, e->type)
-                                     : bitcast_helper(g->p->nodes[e->a].type, e->type);
+  case VYRE_IR_K_BITCAST: {
+    uint32_t from = g->p->nodes[e->a].type;
+    name = e->kind == VYRE_IR_K_CAST ? cast_helper(from, e->type) : bitcast_helper(from, e->type);
     if (!name) {
-      cuda_cg_bad(g, n, "unsupported conversion");
+      vyre_cuda_cg_bad(g, n, "%s from %s to %s, which the IR does not define",
+                       e->kind == VYRE_IR_K_CAST ? "cast" : "bitcast", vyre_ir_type_name(from),
+                       vyre_ir_type_name(e->type));
       break;
     }
-    cuda_cg_put(g, "%s(", name);
-    cuda_cg_expr(g, e->a);
-    cuda_cg_put(g, ")");
+    vyre_cuda_cg_put(g, "%s(", name);
+    vyre_cuda_cg_expr(g, e->a);
+    vyre_cuda_cg_put(g, ")");
     break;
-  case VYRE_IR_K_FMA:
-    if (!child_ok(g, n, e->a) || !child_ok(g, n, e->b) || !child_ok(g, n, e->c)) break;
-    cuda_cg_put(g, "vfma(");
-    cuda_cg_expr(g, e->a);
-    cuda_cg_put(g, ", ");
-    cuda_cg_expr(g, e->b);
-    cuda_cg_put(g, ", ");
-    cuda_cg_expr(g, e->c);
-    cuda_cg_put(g, ")");
-    break;
-  default:
-    cuda_cg_bad(g, n, "not an expression kind");
   }
-  g->depth--;
+  case VYRE_IR_K_FMA:
+    vyre_cuda_cg_put(g, "vfma(");
+    vyre_cuda_cg_expr(g, e->a);
+    vyre_cuda_cg_put(g, ", ");
+    vyre_cuda_cg_expr(g, e->b);
+    vyre_cuda_cg_put(g, ", ");
+    vyre_cuda_cg_expr(g, e->c);
+    vyre_cuda_cg_put(g, ")");
+    break;
+  default: // the plan admits expression kinds only here
+    break;
+  }
 }

@@ -41,7 +41,7 @@ void vyre_cuda_cache_key(vyre_kit_key *k, const vyre_ir_program *p, const uint32
 
 static uint32_t nvrtc_fail(vyre_error *err, nvrtcResult r, const char *call, const char *fix) {
   return vyre_kit_fail(err, VYRE_STATUS_COMPILE_FAILED, (int64_t)r, "cuda",
-                       "%s failed: %s (%d). Fix: %s.", call, vyre_nvrtc.nvrtcGetErrorString(r),
+                       "%s failed: %s (%d). Fix: %s.", call, vyre_cuda_nvrtc.nvrtcGetErrorString(r),
                        (int)r, fix);
 }
 
@@ -52,7 +52,7 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
   uint32_t st = vyre_cuda_nvrtc_load(err);
   if (st) return st;
   nvrtcProgram prog = NULL;
-  nvrtcResult r = vyre_nvrtc.nvrtcCreateProgram(&prog, src, "vyre_kernel.cu", 0, NULL, NULL);
+  nvrtcResult r = vyre_cuda_nvrtc.nvrtcCreateProgram(&prog, src, "vyre_kernel.cu", 0, NULL, NULL);
   if (r != NVRTC_SUCCESS) return nvrtc_fail(err, r, "nvrtcCreateProgram", "free host memory");
   char arch[64];
   snprintf(arch, sizeof(arch), "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
@@ -62,13 +62,13 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
   for (unsigned i = 0; i < vyre_cuda_nvrtc_option_count && n < 16; i++)
     opts[n++] = vyre_cuda_nvrtc_options[i];
   vyre_cuda_nvrtc_count_compile();
-  r = vyre_nvrtc.nvrtcCompileProgram(prog, (int)n, opts);
+  r = vyre_cuda_nvrtc.nvrtcCompileProgram(prog, (int)n, opts);
   if (r != NVRTC_SUCCESS) {
     size_t log_size = 0;
     char log[640] = "";
-    if (vyre_nvrtc.nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    if (vyre_cuda_nvrtc.nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
       char *full = malloc(log_size);
-      if (full && vyre_nvrtc.nvrtcGetProgramLog(prog, full) == NVRTC_SUCCESS)
+      if (full && vyre_cuda_nvrtc.nvrtcGetProgramLog(prog, full) == NVRTC_SUCCESS)
         snprintf(log, sizeof(log), "%s", full);
       free(full);
     }
@@ -76,26 +76,26 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
                        "nvrtcCompileProgram for sm_%d%d failed: %s: %s Fix: check that this "
                        "NVRTC supports sm_%d%d; otherwise report this as a plugin bug with the "
                        "program.",
-                       cc_major, cc_minor, vyre_nvrtc.nvrtcGetErrorString(r), log, cc_major,
+                       cc_major, cc_minor, vyre_cuda_nvrtc.nvrtcGetErrorString(r), log, cc_major,
                        cc_minor);
-    vyre_nvrtc.nvrtcDestroyProgram(&prog);
+    vyre_cuda_nvrtc.nvrtcDestroyProgram(&prog);
     return st;
   }
   size_t size = 0;
-  r = vyre_nvrtc.nvrtcGetCUBINSize(prog, &size);
+  r = vyre_cuda_nvrtc.nvrtcGetCUBINSize(prog, &size);
   if (r != NVRTC_SUCCESS || size == 0) {
     st = nvrtc_fail(err, r, "nvrtcGetCUBINSize", "compile for a real architecture (sm_XY)");
-    vyre_nvrtc.nvrtcDestroyProgram(&prog);
+    vyre_cuda_nvrtc.nvrtcDestroyProgram(&prog);
     return st;
   }
   void *cubin = malloc(size);
   if (!cubin) {
-    vyre_nvrtc.nvrtcDestroyProgram(&prog);
+    vyre_cuda_nvrtc.nvrtcDestroyProgram(&prog);
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, "cuda",
                          "no host memory for a %zu-byte cubin. Fix: free memory.", size);
   }
-  r = vyre_nvrtc.nvrtcGetCUBIN(prog, cubin);
-  vyre_nvrtc.nvrtcDestroyProgram(&prog);
+  r = vyre_cuda_nvrtc.nvrtcGetCUBIN(prog, cubin);
+  vyre_cuda_nvrtc.nvrtcDestroyProgram(&prog);
   if (r != NVRTC_SUCCESS) {
     free(cubin);
     return nvrtc_fail(err, r, "nvrtcGetCUBIN", "report this as a plugin bug");

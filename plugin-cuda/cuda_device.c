@@ -4,7 +4,7 @@
 // UUID, primary context), destroy, caps, health (status, recover) and
 // inject_fault. Called from the ops table in cuda_plugin.c.
 //
-// Lost state: a sticky CUDA error (cu_fail) or inject_fault sets |lost|;
+// Lost state: a sticky CUDA error (vyre_cuda_be_fail) or inject_fault sets |lost|;
 // every slot then answers DEVICE_LOST at once. recover resets the primary
 // context (cuDevicePrimaryCtxReset), checks that the device is the same one
 // (UUID, compute capability) and bumps the generation, so every older module,
@@ -28,11 +28,11 @@ static const char kFaultPtx[] = ".version 7.0\n"
                                 "  ret;\n"
                                 "}\n";
 
-uint32_t cu_fail(vyre_backend *be, vyre_error *err, CUresult r, const char *fix, const char *what,
-                 ...) {
+uint32_t vyre_cuda_be_fail(vyre_backend *be, vyre_error *err, CUresult r, const char *fix,
+                           const char *what, ...) {
   if (be && vyre_cuda_is_sticky(r)) {
     if (!atomic_exchange(&be->lost, 1))
-      vyre_kit_log(VYRE_LOG_ERROR, CU_NAME,
+      vyre_kit_log(VYRE_LOG_ERROR, VYRE_CUDA_NAME,
                    "device %u (%s) hit %s; the backend is lost until "
                    "recover",
                    be->device_index, be->name, vyre_cuda_result_name(r));
@@ -45,41 +45,41 @@ uint32_t cu_fail(vyre_backend *be, vyre_error *err, CUresult r, const char *fix,
   return vyre_cuda_fail(err, r, fix, "%s", call);
 }
 
-uint32_t cu_check_alive(vyre_backend *be, vyre_error *err) {
+uint32_t vyre_cuda_check_alive(vyre_backend *be, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "the backend handle is NULL. Fix: pass the handle create returned.");
   if (atomic_load(&be->lost))
-    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
                          "device %u (%s) is lost (generation %u). Fix: call recover, then "
                          "re-create modules and buffers.",
                          be->device_index, be->name, be->generation);
   return VYRE_STATUS_OK;
 }
 
-uint32_t cu_enter(vyre_backend *be, vyre_error *err) {
-  CUresult r = vyre_cu.cuCtxPushCurrent(be->ctx);
-  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "call recover", "cuCtxPushCurrent");
+uint32_t vyre_cuda_enter(vyre_backend *be, vyre_error *err) {
+  CUresult r = vyre_cuda_cu.cuCtxPushCurrent(be->ctx);
+  if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "call recover", "cuCtxPushCurrent");
   return VYRE_STATUS_OK;
 }
 
-void cu_leave(vyre_backend *be) {
+void vyre_cuda_leave(vyre_backend *be) {
   CUcontext prev = NULL;
   (void)be;
-  vyre_cu.cuCtxPopCurrent(&prev);
+  vyre_cuda_cu.cuCtxPopCurrent(&prev);
 }
 
 // Loads the driver and initialises it. Fills |err| with the exact reason.
 static uint32_t driver_init(int *out_count, vyre_error *err) {
   uint32_t st = vyre_cuda_driver_load(err);
   if (st) return st;
-  CUresult r = vyre_cu.cuInit(0);
+  CUresult r = vyre_cuda_cu.cuInit(0);
   if (r == CUDA_ERROR_NO_DEVICE)
-    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VYRE_CUDA_NAME,
                          "cuInit found no CUDA device (CUDA_ERROR_NO_DEVICE). Fix: run on a "
                          "machine with an NVIDIA GPU, or check CUDA_VISIBLE_DEVICES.");
   if (r == CUDA_ERROR_STUB_LIBRARY)
-    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, r, VYRE_CUDA_NAME,
                          "libcuda.so.1 is the CUDA toolkit's stub library, not a driver "
                          "(CUDA_ERROR_STUB_LIBRARY). Fix: install the NVIDIA driver and remove "
                          "the toolkit's stubs folder from LD_LIBRARY_PATH.");
@@ -94,19 +94,19 @@ static uint32_t driver_init(int *out_count, vyre_error *err) {
                           "the driver library",
                           "cuInit");
   int ver = 0;
-  r = vyre_cu.cuDriverGetVersion(&ver);
+  r = vyre_cuda_cu.cuDriverGetVersion(&ver);
   if (r != CUDA_SUCCESS)
     return vyre_cuda_fail(err, r, "reinstall the driver", "cuDriverGetVersion");
   if (ver < VYRE_CUDA_MIN_DRIVER)
-    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, ver, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, ver, VYRE_CUDA_NAME,
                          "the NVIDIA driver supports CUDA %d.%d, older than the 12.0 this plugin "
                          "needs: the driver is too old. Fix: install a newer NVIDIA driver.",
                          ver / 1000, ver % 1000 / 10);
   int count = 0;
-  r = vyre_cu.cuDeviceGetCount(&count);
+  r = vyre_cuda_cu.cuDeviceGetCount(&count);
   if (r != CUDA_SUCCESS) return vyre_cuda_fail(err, r, "reinstall the driver", "cuDeviceGetCount");
   if (count <= 0)
-    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNAVAILABLE, 0, VYRE_CUDA_NAME,
                          "the NVIDIA driver reports no CUDA device. Fix: run on a machine with "
                          "an NVIDIA GPU, or check CUDA_VISIBLE_DEVICES.");
   *out_count = count;
@@ -128,10 +128,10 @@ void vyre_cuda_probe(vyre_probe_result *out) {
   CUdevice d;
   char name[200] = "?";
   int major = 0, minor = 0;
-  if (vyre_cu.cuDeviceGet(&d, 0) == CUDA_SUCCESS) {
-    vyre_cu.cuDeviceGetName(name, (int)sizeof(name), d);
-    vyre_cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
-    vyre_cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+  if (vyre_cuda_cu.cuDeviceGet(&d, 0) == CUDA_SUCCESS) {
+    vyre_cuda_cu.cuDeviceGetName(name, (int)sizeof(name), d);
+    vyre_cuda_cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+    vyre_cuda_cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
   }
   out->available = 1;
   out->device_count = (uint32_t)count;
@@ -146,8 +146,8 @@ static uint32_t pick_device(const vyre_create_args *a, int count, vyre_backend *
     for (int i = 0; i < count; i++) {
       CUdevice d;
       CUuuid u;
-      if (vyre_cu.cuDeviceGet(&d, i) != CUDA_SUCCESS ||
-          vyre_cu.cuDeviceGetUuid(&u, d) != CUDA_SUCCESS)
+      if (vyre_cuda_cu.cuDeviceGet(&d, i) != CUDA_SUCCESS ||
+          vyre_cuda_cu.cuDeviceGetUuid(&u, d) != CUDA_SUCCESS)
         continue;
       if (memcmp(u.bytes, a->device_uuid, 16) == 0) {
         be->dev = d;
@@ -155,18 +155,18 @@ static uint32_t pick_device(const vyre_create_args *a, int count, vyre_backend *
         return VYRE_STATUS_OK;
       }
     }
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "no CUDA device has the requested UUID (%d devices checked). Fix: list "
                          "devices with `vyre list` and pass one of their UUIDs.",
                          count);
   }
   uint32_t idx = (!a || a->device_index == VYRE_DEVICE_DEFAULT) ? 0u : a->device_index;
   if (idx >= (uint32_t)count)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "device index %u is out of range: this machine has %d CUDA device(s). "
                          "Fix: pass an index below %d.",
                          idx, count, count);
-  CUresult r = vyre_cu.cuDeviceGet(&be->dev, (int)idx);
+  CUresult r = vyre_cuda_cu.cuDeviceGet(&be->dev, (int)idx);
   if (r != CUDA_SUCCESS)
     return vyre_cuda_fail(err, r, "pick another device", "cuDeviceGet(%u)", idx);
   be->device_index = idx;
@@ -177,13 +177,13 @@ static uint32_t pick_device(const vyre_create_args *a, int count, vyre_backend *
 static uint32_t read_identity(vyre_backend *be, uint8_t uuid[16], int *cc_major, int *cc_minor,
                               vyre_error *err) {
   CUuuid u;
-  CUresult r = vyre_cu.cuDeviceGetUuid(&u, be->dev);
+  CUresult r = vyre_cuda_cu.cuDeviceGetUuid(&u, be->dev);
   if (r == CUDA_SUCCESS)
-    r = vyre_cu.cuDeviceGetAttribute(cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                     be->dev);
+    r = vyre_cuda_cu.cuDeviceGetAttribute(cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                          be->dev);
   if (r == CUDA_SUCCESS)
-    r = vyre_cu.cuDeviceGetAttribute(cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                     be->dev);
+    r = vyre_cuda_cu.cuDeviceGetAttribute(cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                          be->dev);
   if (r != CUDA_SUCCESS)
     return vyre_cuda_fail(err, r, "check nvidia-smi", "reading device %u's identity",
                           be->device_index);
@@ -192,7 +192,7 @@ static uint32_t read_identity(vyre_backend *be, uint8_t uuid[16], int *cc_major,
 }
 
 static uint32_t open_context(vyre_backend *be, vyre_error *err) {
-  CUresult r = vyre_cu.cuDevicePrimaryCtxRetain(&be->ctx, be->dev);
+  CUresult r = vyre_cuda_cu.cuDevicePrimaryCtxRetain(&be->ctx, be->dev);
   if (r != CUDA_SUCCESS) {
     be->ctx = NULL;
     return vyre_cuda_fail(err, r, "check that no other process holds the GPU in exclusive mode",
@@ -208,23 +208,24 @@ uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre
   if (st) return st;
   vyre_backend *be = calloc(1, sizeof(*be));
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "no host memory for the backend. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
   be->generation = 1;
   st = pick_device(args, count, be, err);
   if (!st) st = read_identity(be, be->uuid, &be->cc_major, &be->cc_minor, err);
   if (st) goto fail;
-  vyre_cu.cuDeviceGetName(be->name, (int)sizeof(be->name), be->dev);
-  vyre_cu.cuDriverGetVersion(&be->driver_version);
+  vyre_cuda_cu.cuDeviceGetName(be->name, (int)sizeof(be->name), be->dev);
+  vyre_cuda_cu.cuDriverGetVersion(&be->driver_version);
   size_t total = 0;
-  if (vyre_cu.cuDeviceTotalMem(&total, be->dev) == CUDA_SUCCESS) be->total_mem = total;
+  if (vyre_cuda_cu.cuDeviceTotalMem(&total, be->dev) == CUDA_SUCCESS) be->total_mem = total;
   int shared = 48 * 1024;
-  vyre_cu.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, be->dev);
+  vyre_cuda_cu.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                                    be->dev);
   be->max_shared = (uint32_t)shared;
   st = open_context(be, err);
   if (st) goto fail;
-  be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), VYRE_CUDA_CACHE_SUBDIR, 0, CU_NAME);
+  be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), VYRE_CUDA_CACHE_SUBDIR, 0, VYRE_CUDA_NAME);
   *out = be;
   return VYRE_STATUS_OK;
 fail:
@@ -236,16 +237,16 @@ fail:
 // Releases every device object of the current generation. With |reset| the
 // objects are dropped without driver calls (the context is going away).
 static void release_device_objects(vyre_backend *be, int reset) {
-  if (cu_enter(be, NULL) == VYRE_STATUS_OK) {
+  if (vyre_cuda_enter(be, NULL) == VYRE_STATUS_OK) {
     if (!reset)
-      cu_zombies_reap(be, 1);
+      vyre_cuda_zombies_reap(be, 1);
     else
-      cu_zombies_drop(be);
-    cu_kernels_free(be);
-    cu_jobs_free(be, 1);
-    cu_buffers_orphan(be, !reset);
-    if (be->fault_module) vyre_cu.cuModuleUnload(be->fault_module);
-    cu_leave(be);
+      vyre_cuda_zombies_drop(be);
+    vyre_cuda_kernels_free(be);
+    vyre_cuda_jobs_free(be, 1);
+    vyre_cuda_buffers_orphan(be, !reset);
+    if (be->fault_module) vyre_cuda_cu.cuModuleUnload(be->fault_module);
+    vyre_cuda_leave(be);
   }
   be->fault_module = NULL;
   be->fault_fn = NULL;
@@ -260,23 +261,23 @@ void vyre_cuda_destroy(vyre_backend *be) {
     vyre_kit_object_kill(&b->h);
     free(b);
   }
-  if (be->ctx) vyre_cu.cuDevicePrimaryCtxRelease(be->dev);
+  if (be->ctx) vyre_cuda_cu.cuDevicePrimaryCtxRelease(be->dev);
   vyre_kit_cache_close(be->disk);
   pthread_mutex_destroy(&be->lock);
   free(be);
 }
 
 uint32_t vyre_cuda_flush(vyre_backend *be, vyre_error *err) {
-  uint32_t st = cu_check_alive(be, err);
-  if (st || (st = cu_enter(be, err))) return st;
-  cu_zombies_reap(be, 1);
-  cu_leave(be);
-  return cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
+  if (st || (st = vyre_cuda_enter(be, err))) return st;
+  vyre_cuda_zombies_reap(be, 1);
+  vyre_cuda_leave(be);
+  return vyre_cuda_check_alive(be, err);
 }
 
 uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   if (!be || !out)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "get_caps: NULL backend or output. Fix: pass both.");
   uint32_t size = out->struct_size;
   memset(out, 0, sizeof(*out));
@@ -284,9 +285,9 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TIMESTAMPS |
                VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE;
   int v[3] = {1024, 1024, 64};
-  vyre_cu.cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, be->dev);
-  vyre_cu.cuDeviceGetAttribute(&v[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, be->dev);
-  vyre_cu.cuDeviceGetAttribute(&v[2], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, be->dev);
+  vyre_cuda_cu.cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, be->dev);
+  vyre_cuda_cu.cuDeviceGetAttribute(&v[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, be->dev);
+  vyre_cuda_cu.cuDeviceGetAttribute(&v[2], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, be->dev);
   out->max_workgroup_size[0] = (uint32_t)v[0];
   out->max_workgroup_size[1] = (uint32_t)v[1];
   out->max_workgroup_size[2] = (uint32_t)v[2];
@@ -297,6 +298,7 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->subgroup_size = 32;
   out->max_storage_buffer_bytes = be->total_mem;
   out->max_shared_memory_bytes = be->max_shared;
+  out->ir_features = VYRE_IR_FEATURES_KNOWN; // the generator spells every op of the lists
   out->timing_quality = VYRE_TIMING_DEVICE_EVENTS;
   out->device_kind = VYRE_DEVICE_KIND_GPU_DISCRETE;
   out->device_index = be->device_index;
@@ -320,15 +322,15 @@ void vyre_cuda_status(vyre_backend *be, vyre_health *out) {
 
 uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "recover: the backend handle is NULL. Fix: pass the handle create "
                          "returned.");
   pthread_mutex_lock(&be->lock);
   release_device_objects(be, 1);
   pthread_mutex_unlock(&be->lock);
-  if (be->ctx) vyre_cu.cuDevicePrimaryCtxRelease(be->dev);
+  if (be->ctx) vyre_cuda_cu.cuDevicePrimaryCtxRelease(be->dev);
   be->ctx = NULL;
-  CUresult r = vyre_cu.cuDevicePrimaryCtxReset(be->dev);
+  CUresult r = vyre_cuda_cu.cuDevicePrimaryCtxReset(be->dev);
   uint32_t st = VYRE_STATUS_OK;
   if (r != CUDA_SUCCESS) {
     st = vyre_cuda_fail(err, r, "restart the process; if it persists, check nvidia-smi",
@@ -340,19 +342,19 @@ uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err) {
   int major = 0, minor = 0;
   st = read_identity(be, uuid, &major, &minor, err);
   if (!st && (memcmp(uuid, be->uuid, 16) != 0 || major != be->cc_major || minor != be->cc_minor))
-    st = vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, CU_NAME,
+    st = vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
                        "recover: device %u is now a different device (sm_%d%d, was sm_%d%d, or "
                        "another UUID). Fix: destroy this backend and create a new one.",
                        be->device_index, major, minor, be->cc_major, be->cc_minor);
   if (!st) {
-    CUresult rr = vyre_cu.cuDevicePrimaryCtxRetain(&be->ctx, be->dev);
+    CUresult rr = vyre_cuda_cu.cuDevicePrimaryCtxRetain(&be->ctx, be->dev);
     if (rr != CUDA_SUCCESS) {
       be->ctx = NULL;
       // Measured on the H200 (driver 580): after a sticky fault the reset
       // succeeds but every later retain returns the same sticky error, for
       // the life of the process. Say so instead of blaming exclusive mode.
       if (vyre_cuda_is_sticky(rr))
-        st = vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, (int64_t)rr, CU_NAME,
+        st = vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, (int64_t)rr, VYRE_CUDA_NAME,
                            "recover: cuDevicePrimaryCtxRetain(device %u) after the reset failed: "
                            "%s (%d). The CUDA driver keeps a sticky fault for the life of the "
                            "process, even after cuDevicePrimaryCtxReset. Fix: restart the "
@@ -369,48 +371,48 @@ uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err) {
   }
   be->generation++;
   atomic_store(&be->lost, 0);
-  vyre_kit_log(VYRE_LOG_INFO, CU_NAME, "device %u (%s) recovered; generation %u", be->device_index,
-               be->name, be->generation);
+  vyre_kit_log(VYRE_LOG_INFO, VYRE_CUDA_NAME, "device %u (%s) recovered; generation %u",
+               be->device_index, be->name, be->generation);
   return VYRE_STATUS_OK;
 }
 
 uint32_t vyre_cuda_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
   if (!be)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "inject_fault: the backend handle is NULL. Fix: pass a backend.");
   if (kind == VYRE_FAULT_SIMULATED_LOSS) {
     atomic_store(&be->lost, 1);
     return VYRE_STATUS_OK;
   }
   if (kind != VYRE_FAULT_DEVICE_TRAP)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "inject_fault: unknown fault kind %u. Fix: use VYRE_FAULT_SIMULATED_LOSS "
                          "(1) or VYRE_FAULT_DEVICE_TRAP (2).",
                          kind);
-  uint32_t st = cu_check_alive(be, err);
-  if (st || (st = cu_enter(be, err))) return st;
+  uint32_t st = vyre_cuda_check_alive(be, err);
+  if (st || (st = vyre_cuda_enter(be, err))) return st;
   CUresult r = CUDA_SUCCESS;
   if (!be->fault_module) {
-    r = vyre_cu.cuModuleLoadData(&be->fault_module, kFaultPtx);
+    r = vyre_cuda_cu.cuModuleLoadData(&be->fault_module, kFaultPtx);
     if (r == CUDA_SUCCESS)
-      r = vyre_cu.cuModuleGetFunction(&be->fault_fn, be->fault_module, "vyre_fault");
+      r = vyre_cuda_cu.cuModuleGetFunction(&be->fault_fn, be->fault_module, "vyre_fault");
     if (r != CUDA_SUCCESS) {
-      if (be->fault_module) vyre_cu.cuModuleUnload(be->fault_module);
+      if (be->fault_module) vyre_cuda_cu.cuModuleUnload(be->fault_module);
       be->fault_module = NULL;
-      st = cu_fail(be, err, r, "check that the driver can JIT PTX 7.0",
-                   "inject_fault: loading the trap kernel");
-      cu_leave(be);
+      st = vyre_cuda_be_fail(be, err, r, "check that the driver can JIT PTX 7.0",
+                             "inject_fault: loading the trap kernel");
+      vyre_cuda_leave(be);
       return st;
     }
   }
-  cu_job *j = NULL;
-  st = cu_job_take(be, &j, err);
+  vyre_cuda_job *j = NULL;
+  st = vyre_cuda_job_take(be, &j, err);
   if (st) {
-    cu_leave(be);
+    vyre_cuda_leave(be);
     return st;
   }
-  r = vyre_cu.cuLaunchKernel(be->fault_fn, 1, 1, 1, 1, 1, 1, 0, j->stream, NULL, NULL);
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuStreamSynchronize(j->stream);
+  r = vyre_cuda_cu.cuLaunchKernel(be->fault_fn, 1, 1, 1, 1, 1, 1, 0, j->stream, NULL, NULL);
+  if (r == CUDA_SUCCESS) r = vyre_cuda_cu.cuStreamSynchronize(j->stream);
   if (vyre_cuda_is_sticky(r)) {
     // The fault happened as intended: the context is unusable, so the job's
     // resources are dropped with it at recover.
@@ -419,16 +421,16 @@ uint32_t vyre_cuda_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err
     j->next = be->free_jobs;
     be->free_jobs = j;
     pthread_mutex_unlock(&be->lock);
-    cu_leave(be);
-    vyre_kit_log(VYRE_LOG_INFO, CU_NAME, "inject_fault: device %u faulted with %s as asked",
+    vyre_cuda_leave(be);
+    vyre_kit_log(VYRE_LOG_INFO, VYRE_CUDA_NAME, "inject_fault: device %u faulted with %s as asked",
                  be->device_index, vyre_cuda_result_name(r));
     return VYRE_STATUS_OK;
   }
-  cu_job_give(be, j);
-  cu_leave(be);
+  vyre_cuda_job_give(be, j);
+  vyre_cuda_leave(be);
   if (r != CUDA_SUCCESS)
-    return cu_fail(be, err, r, "call recover", "inject_fault: the trap kernel");
-  return vyre_kit_fail(err, VYRE_STATUS_INTERNAL, 0, CU_NAME,
+    return vyre_cuda_be_fail(be, err, r, "call recover", "inject_fault: the trap kernel");
+  return vyre_kit_fail(err, VYRE_STATUS_INTERNAL, 0, VYRE_CUDA_NAME,
                        "inject_fault: the trap kernel finished without a fault. Fix: use "
                        "VYRE_FAULT_SIMULATED_LOSS on this device.");
 }

@@ -19,13 +19,13 @@
 static uint32_t wait_event(vyre_backend *be, CUevent ev, uint64_t timeout_ns, vyre_error *err) {
   CUresult r;
   if (timeout_ns == 0 || timeout_ns == UINT64_MAX) {
-    r = vyre_cu.cuEventSynchronize(ev);
+    r = vyre_cuda_cu.cuEventSynchronize(ev);
   } else {
     uint64_t deadline = vyre_kit_now_ns() + timeout_ns;
     long nap = 2000;
-    while ((r = vyre_cu.cuEventQuery(ev)) == CUDA_ERROR_NOT_READY) {
+    while ((r = vyre_cuda_cu.cuEventQuery(ev)) == CUDA_ERROR_NOT_READY) {
       if (vyre_kit_now_ns() >= deadline)
-        return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, r, CU_NAME,
+        return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, r, VYRE_CUDA_NAME,
                              "the dispatch did not finish within %llu ns. Fix: raise the timeout "
                              "or split the work.",
                              (unsigned long long)timeout_ns);
@@ -34,34 +34,34 @@ static uint32_t wait_event(vyre_backend *be, CUevent ev, uint64_t timeout_ns, vy
       if (nap < 500000) nap *= 2;
     }
   }
-  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "waiting for the dispatch");
+  if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "waiting for the dispatch");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
   return VYRE_STATUS_OK;
 }
 
 // Drops a job whose enqueue failed half way (waits for what was queued).
-static void abandon(vyre_backend *be, cu_job *j) {
-  if (!atomic_load(&be->lost)) vyre_cu.cuStreamSynchronize(j->stream);
-  cu_job_unmark(j);
-  cu_job_give(be, j);
+static void abandon(vyre_backend *be, vyre_cuda_job *j) {
+  if (!atomic_load(&be->lost)) vyre_cuda_cu.cuStreamSynchronize(j->stream);
+  vyre_cuda_job_unmark(j);
+  vyre_cuda_job_give(be, j);
 }
 
 uint32_t vyre_cuda_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
                             vyre_dispatch_result *out, vyre_error *err) {
-  uint32_t st = cu_check_alive(be, err);
-  if (st || (st = cu_enter(be, err))) return st;
-  cu_job *j = NULL;
-  if ((st = cu_job_take(be, &j, err))) goto out;
+  uint32_t st = vyre_cuda_check_alive(be, err);
+  if (st || (st = vyre_cuda_enter(be, err))) return st;
+  vyre_cuda_job *j = NULL;
+  if ((st = vyre_cuda_job_take(be, &j, err))) goto out;
   int direct = a && a->timeout_ns == 0;
-  if ((st = cu_job_prepare(be, j, a, direct, err)) ||
-      (st = cu_job_enqueue(be, j, j->stream, !direct, err))) {
+  if ((st = vyre_cuda_job_prepare(be, j, a, direct, err)) ||
+      (st = vyre_cuda_job_enqueue(be, j, j->stream, !direct, err))) {
     abandon(be, j);
     goto out;
   }
   if (direct) {
-    CUresult r = vyre_cu.cuStreamSynchronize(j->stream);
+    CUresult r = vyre_cuda_cu.cuStreamSynchronize(j->stream);
     if (r != CUDA_SUCCESS)
-      st = cu_fail(be, err, r, "retry", "cuStreamSynchronize after the dispatch");
+      st = vyre_cuda_be_fail(be, err, r, "retry", "cuStreamSynchronize after the dispatch");
     else
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
   } else {
@@ -80,37 +80,38 @@ uint32_t vyre_cuda_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
     abandon(be, j);
     goto out;
   }
-  st = cu_job_finish(be, j, out, err);
-  cu_job_unmark(j);
-  cu_job_give(be, j);
+  st = vyre_cuda_job_finish(be, j, out, err);
+  vyre_cuda_job_unmark(j);
+  vyre_cuda_job_give(be, j);
 out:
-  cu_leave(be);
+  vyre_cuda_leave(be);
   return st;
 }
 
 uint32_t vyre_cuda_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a, vyre_pending **out,
                                   vyre_error *err) {
   if (out) *out = NULL;
-  uint32_t st = cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
   if (st) return st;
   if (!out)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "dispatch_async: no output pointer. Fix: pass one.");
   vyre_pending *p = calloc(1, sizeof(*p));
   if (!p)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "dispatch_async: out of host memory. Fix: free memory.");
-  if ((st = cu_enter(be, err))) {
+  if ((st = vyre_cuda_enter(be, err))) {
     free(p);
     return st;
   }
-  cu_zombies_reap(be, 0);
-  cu_job *j = NULL;
-  if (!(st = cu_job_take(be, &j, err))) {
-    if ((st = cu_job_prepare(be, j, a, 0, err)) || (st = cu_job_enqueue(be, j, j->stream, 1, err)))
+  vyre_cuda_zombies_reap(be, 0);
+  vyre_cuda_job *j = NULL;
+  if (!(st = vyre_cuda_job_take(be, &j, err))) {
+    if ((st = vyre_cuda_job_prepare(be, j, a, 0, err)) ||
+        (st = vyre_cuda_job_enqueue(be, j, j->stream, 1, err)))
       abandon(be, j);
   }
-  cu_leave(be);
+  vyre_cuda_leave(be);
   if (st) {
     free(p);
     return st;
@@ -123,29 +124,30 @@ uint32_t vyre_cuda_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a,
 
 uint32_t vyre_cuda_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
                                 vyre_error *err) {
-  uint32_t st = vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, CU_NAME,
-                                      "pending", err);
-  if (st || (st = cu_check_alive(be, err))) return st;
+  uint32_t st = vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0,
+                                      VYRE_CUDA_NAME, "pending", err);
+  if (st || (st = vyre_cuda_check_alive(be, err))) return st;
   if (p->done || !p->job) {
     if (out_done) *out_done = 1;
     return VYRE_STATUS_OK;
   }
-  if ((st = cu_enter(be, err))) return st;
-  CUresult r = vyre_cu.cuEventQuery(p->job->ev_done);
-  cu_leave(be);
+  if ((st = vyre_cuda_enter(be, err))) return st;
+  CUresult r = vyre_cuda_cu.cuEventQuery(p->job->ev_done);
+  vyre_cuda_leave(be);
   if (r == CUDA_ERROR_NOT_READY) {
     if (out_done) *out_done = 0;
     return VYRE_STATUS_OK;
   }
   if (out_done) *out_done = 1;
-  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "pending_poll: cuEventQuery");
+  if (r != CUDA_SUCCESS)
+    return vyre_cuda_be_fail(be, err, r, "retry", "pending_poll: cuEventQuery");
   return VYRE_STATUS_OK;
 }
 
 uint32_t vyre_cuda_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeout_ns,
                                 vyre_dispatch_result *out, vyre_error *err) {
-  uint32_t st = vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0, CU_NAME,
-                                      "pending", err);
+  uint32_t st = vyre_kit_object_check(p, VYRE_MAGIC_PENDING, be, be ? be->generation : 0,
+                                      VYRE_CUDA_NAME, "pending", err);
   if (st) return st;
   if (p->done) {
     if (out) {
@@ -154,30 +156,30 @@ uint32_t vyre_cuda_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t time
       out->struct_size = size;
     }
     if (p->status)
-      return vyre_kit_fail(err, p->status, 0, CU_NAME,
+      return vyre_kit_fail(err, p->status, 0, VYRE_CUDA_NAME,
                            "this pending already completed with status %u. Fix: release it.",
                            p->status);
     return VYRE_STATUS_OK;
   }
-  if ((st = cu_check_alive(be, err)) || (st = cu_enter(be, err))) return st;
-  cu_job *j = p->job;
+  if ((st = vyre_cuda_check_alive(be, err)) || (st = vyre_cuda_enter(be, err))) return st;
+  vyre_cuda_job *j = p->job;
   st = wait_event(be, j->ev_done, timeout_ns, err);
   if (st == VYRE_STATUS_TIMEOUT) {
-    cu_leave(be);
+    vyre_cuda_leave(be);
     return st; // the pending stays valid for another wait
   }
   if (!st) {
     p->result.struct_size = sizeof(p->result);
-    st = cu_job_finish(be, j, &p->result, err);
+    st = vyre_cuda_job_finish(be, j, &p->result, err);
     if (out) {
       uint32_t size = out->struct_size;
       *out = p->result;
       out->struct_size = size;
     }
   }
-  cu_job_unmark(j);
-  cu_job_give(be, j);
-  cu_leave(be);
+  vyre_cuda_job_unmark(j);
+  vyre_cuda_job_give(be, j);
+  vyre_cuda_leave(be);
   p->job = NULL;
   p->done = 1;
   p->status = st;
@@ -186,20 +188,20 @@ uint32_t vyre_cuda_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t time
 
 void vyre_cuda_pending_release(vyre_backend *be, vyre_pending *p) {
   if (!be || !p || p->h.magic != VYRE_MAGIC_PENDING) return;
-  cu_job *j = p->job;
+  vyre_cuda_job *j = p->job;
   if (j) {
     if (j->generation != be->generation || atomic_load(&be->lost)) {
-      cu_job_unmark(j);
-      cu_job_give(be, j); // frees an older generation's job without driver calls
-    } else if (cu_enter(be, NULL) == VYRE_STATUS_OK) {
+      vyre_cuda_job_unmark(j);
+      vyre_cuda_job_give(be, j); // frees an older generation's job without driver calls
+    } else if (vyre_cuda_enter(be, NULL) == VYRE_STATUS_OK) {
       // Still running or not yet collected: the job and the resident
       // buffers it uses stay leased until the device is done.
       pthread_mutex_lock(&be->lock);
       j->next = be->zombies;
       be->zombies = j;
       pthread_mutex_unlock(&be->lock);
-      cu_zombies_reap(be, 0);
-      cu_leave(be);
+      vyre_cuda_zombies_reap(be, 0);
+      vyre_cuda_leave(be);
     }
   }
   vyre_kit_object_kill(&p->h);
@@ -212,44 +214,44 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
                          int resident_only, uint32_t *st_out, vyre_error **errs,
                          vyre_dispatch_result **results, const vyre_buffer_range *reads,
                          uint32_t read_count, uint64_t timeout_ns, vyre_error *err) {
-  cu_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
+  vyre_cuda_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
   if (!jobs)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "out of host memory for %u jobs. Fix: free memory.", n);
-  uint32_t st = cu_enter(be, err);
+  uint32_t st = vyre_cuda_enter(be, err);
   if (st) {
     free(jobs);
     return st;
   }
   CUstream s = NULL;
-  cu_job *lead = NULL;
-  if ((st = cu_job_take(be, &lead, err))) goto out;
+  vyre_cuda_job *lead = NULL;
+  if ((st = vyre_cuda_job_take(be, &lead, err))) goto out;
   s = lead->stream;
   for (uint32_t i = 0; i < n; i++) {
     vyre_error *je = errs ? errs[i] : NULL;
     const vyre_dispatch_args *a = args[i];
     if (!a) {
-      st_out[i] = vyre_kit_fail(je, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+      st_out[i] = vyre_kit_fail(je, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                                 "job %u has no arguments. Fix: pass vyre_dispatch_args.", i);
       continue;
     }
     if (resident_only)
       for (uint32_t b = 0; b < a->binding_count && a->bindings; b++)
         if (a->bindings[b].kind != VYRE_BINDING_RESIDENT) {
-          st_out[i] = vyre_kit_fail(je, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+          st_out[i] = vyre_kit_fail(je, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                                     "sequence step %u binding %u is not resident. Fix: bind "
                                     "resident buffers in sequences.",
                                     i, b);
           break;
         }
     if (st_out[i]) continue;
-    cu_job *j = NULL;
-    if ((st_out[i] = cu_job_take(be, &j, je))) continue;
-    if ((st_out[i] = cu_job_prepare(be, j, a, 0, je))) {
-      cu_job_give(be, j);
+    vyre_cuda_job *j = NULL;
+    if ((st_out[i] = vyre_cuda_job_take(be, &j, je))) continue;
+    if ((st_out[i] = vyre_cuda_job_prepare(be, j, a, 0, je))) {
+      vyre_cuda_job_give(be, j);
       continue;
     }
-    if ((st_out[i] = cu_job_enqueue(be, j, s, 0, je))) {
+    if ((st_out[i] = vyre_cuda_job_enqueue(be, j, s, 0, je))) {
       jobs[i] = j; // may have queued work: collected after the sync
       if (atomic_load(&be->lost)) break;
       continue;
@@ -260,22 +262,22 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
   uint64_t down = 0;
   for (uint32_t i = 0; i < read_count && r == CUDA_SUCCESS && !atomic_load(&be->lost); i++) {
     if (!reads[i].size) continue;
-    r = vyre_cu.cuMemcpyDtoHAsync(reads[i].dst, reads[i].buffer->ptr + reads[i].offset,
-                                  (size_t)reads[i].size, s);
+    r = vyre_cuda_cu.cuMemcpyDtoHAsync(reads[i].dst, reads[i].buffer->ptr + reads[i].offset,
+                                       (size_t)reads[i].size, s);
     down += reads[i].size;
   }
   // Unbounded: one cuStreamSynchronize. Bounded: one event on the shared
   // stream, polled until the deadline.
   int bounded = timeout_ns != 0 && timeout_ns != UINT64_MAX;
-  if (r == CUDA_SUCCESS && bounded) r = vyre_cu.cuEventRecord(lead->ev_done, s);
+  if (r == CUDA_SUCCESS && bounded) r = vyre_cuda_cu.cuEventRecord(lead->ev_done, s);
   if (r != CUDA_SUCCESS) {
-    st = cu_fail(be, err, r, "retry", "enqueuing the reads");
+    st = vyre_cuda_be_fail(be, err, r, "retry", "enqueuing the reads");
   } else {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
     if (bounded) {
       st = wait_event(be, lead->ev_done, timeout_ns, err);
-    } else if ((r = vyre_cu.cuStreamSynchronize(s)) != CUDA_SUCCESS) {
-      st = cu_fail(be, err, r, "retry", "cuStreamSynchronize after the batch");
+    } else if ((r = vyre_cuda_cu.cuStreamSynchronize(s)) != CUDA_SUCCESS) {
+      st = vyre_cuda_be_fail(be, err, r, "retry", "cuStreamSynchronize after the batch");
     } else {
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
     }
@@ -287,7 +289,7 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
     pthread_mutex_lock(&be->lock);
     for (uint32_t i = 0; i < n; i++)
       if (jobs[i]) {
-        vyre_cu.cuEventRecord(jobs[i]->ev_done, s);
+        vyre_cuda_cu.cuEventRecord(jobs[i]->ev_done, s);
         jobs[i]->next = be->zombies;
         be->zombies = jobs[i];
         jobs[i] = NULL;
@@ -301,25 +303,26 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
   for (uint32_t i = 0; i < n; i++) {
     if (!jobs[i]) continue;
     if (!st && !st_out[i])
-      st_out[i] = cu_job_finish(be, jobs[i], results ? results[i] : NULL, errs ? errs[i] : NULL);
+      st_out[i] =
+          vyre_cuda_job_finish(be, jobs[i], results ? results[i] : NULL, errs ? errs[i] : NULL);
     else if (!st_out[i])
       st_out[i] = st;
-    cu_job_unmark(jobs[i]);
-    cu_job_give(be, jobs[i]);
+    vyre_cuda_job_unmark(jobs[i]);
+    vyre_cuda_job_give(be, jobs[i]);
   }
 out:
-  if (lead) cu_job_give(be, lead);
-  cu_leave(be);
+  if (lead) vyre_cuda_job_give(be, lead);
+  vyre_cuda_leave(be);
   free(jobs);
   return st;
 }
 
 uint32_t vyre_cuda_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
                                   vyre_error *err) {
-  uint32_t st = cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
   if (st) return st;
   if (n && !jobs)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "dispatch_batch: the jobs array is NULL. Fix: pass the jobs.");
   if (n == 0) return VYRE_STATUS_OK;
   const vyre_dispatch_args **args = calloc(n, sizeof(*args));
@@ -327,7 +330,7 @@ uint32_t vyre_cuda_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32
   vyre_error **errs = calloc(n, sizeof(*errs));
   vyre_dispatch_result **res = calloc(n, sizeof(*res));
   if (!args || !sts || !errs || !res) {
-    st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                        "dispatch_batch: out of host memory for %u jobs. Fix: free memory.", n);
     goto out;
   }
@@ -343,7 +346,7 @@ uint32_t vyre_cuda_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32
   for (uint32_t i = 0; i < n; i++)
     jobs[i].status = st ? st : sts[i];
   if (st == VYRE_STATUS_TIMEOUT || st == VYRE_STATUS_DEVICE_LOST) goto out;
-  st = cu_check_alive(be, err);
+  st = vyre_cuda_check_alive(be, err);
 out:
   free(args);
   free(sts);
@@ -354,21 +357,21 @@ out:
 
 uint32_t vyre_cuda_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
                                 vyre_dispatch_result *results, vyre_error *err) {
-  uint32_t st = cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
   if (st) return st;
   if (!a || (a->step_count && !a->steps) || (a->read_count && !a->reads))
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "sequence_run: missing steps or reads. Fix: pass the arrays.");
   for (uint32_t i = 0; i < a->read_count; i++) {
     const vyre_buffer_range *r = &a->reads[i];
     char what[48];
     snprintf(what, sizeof(what), "sequence read %u's buffer", i);
-    if ((st = vyre_kit_object_check(r->buffer, VYRE_MAGIC_BUFFER, be, be->generation, CU_NAME, what,
-                                    err)))
+    if ((st = vyre_kit_object_check(r->buffer, VYRE_MAGIC_BUFFER, be, be->generation,
+                                    VYRE_CUDA_NAME, what, err)))
       return st;
     if (r->offset % 4 || r->size % 4 || r->offset > r->buffer->bytes ||
         r->size > r->buffer->bytes - r->offset || (r->size && !r->dst))
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                            "sequence_run: read %u (offset %llu, %llu bytes) is unaligned, past "
                            "the end of its %llu-byte buffer or has no dst. Fix: read 4-byte "
                            "aligned ranges inside the buffer.",
@@ -382,7 +385,7 @@ uint32_t vyre_cuda_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
   vyre_error *step_err = calloc(n ? n : 1, sizeof(*step_err));
   vyre_error **errs = calloc(n ? n : 1, sizeof(*errs));
   if (!args || !sts || !res || !step_err || !errs) {
-    st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                        "sequence_run: out of host memory. Fix: free memory.");
     goto out;
   }

@@ -8,7 +8,7 @@
 // cuda_plugin.c. Nothing outside plugin-cuda includes this file.
 //
 // Contexts: the backend uses the device's primary context and makes it
-// current around every driver call (cu_enter/cu_leave: cuCtxPushCurrent /
+// current around every driver call (vyre_cuda_enter/vyre_cuda_leave: cuCtxPushCurrent /
 // cuCtxPopCurrent), so any thread may call any slot.
 // Locking: |lock| guards the kernel list, the job pool, the zombie list and
 // the buffer list. Waits happen without it.
@@ -23,20 +23,19 @@
 #include "cuda_status.h"
 #include "vyre_kit.h"
 
-#define CU_NAME VYRE_CUDA_NAME
 // Host buffers up to this size go through pinned staging (one copy each
 // way for all of them); larger ones are copied straight from and to the
 // caller's memory.
-#define CU_STAGE_MAX (8u << 20)
+#define VYRE_CUDA_STAGE_MAX (8u << 20)
 // Job memory above this is released when the job returns to the pool.
-#define CU_KEEP_MAX (64u << 20)
-#define CU_ALIGN    256u
+#define VYRE_CUDA_KEEP_MAX (64u << 20)
+#define VYRE_CUDA_ALIGN    256u
 // Coarsened kernels launch grid/coarsen blocks only from this many
 // workgroups along x (fewer keep one block per workgroup: full parallelism).
-#define CU_COARSEN_MIN_BLOCKS 16384u
+#define VYRE_CUDA_COARSEN_MIN_BLOCKS 16384u
 
-typedef struct cu_kernel cu_kernel;
-typedef struct cu_job cu_job;
+typedef struct vyre_cuda_kernel vyre_cuda_kernel;
+typedef struct vyre_cuda_job vyre_cuda_job;
 
 struct vyre_backend {
   CUdevice dev;
@@ -53,17 +52,17 @@ struct vyre_backend {
   _Atomic uint32_t lost;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  cu_kernel *kernels;   // in-memory compile cache of this generation
-  cu_job *free_jobs;    // idle dispatch resources
-  cu_job *zombies;      // released pendings still running on the device
-  vyre_buffer *buffers; // live resident buffers
+  vyre_cuda_kernel *kernels; // in-memory compile cache of this generation
+  vyre_cuda_job *free_jobs;  // idle dispatch resources
+  vyre_cuda_job *zombies;    // released pendings still running on the device
+  vyre_buffer *buffers;      // live resident buffers
   CUmodule fault_module;
   CUfunction fault_fn;
 };
 
 // A loaded program (shared by every module handle compiled from one key).
-struct cu_kernel {
-  cu_kernel *next;
+struct vyre_cuda_kernel {
+  vyre_cuda_kernel *next;
   uint8_t *key;
   size_t key_size;
   CUmodule mod;
@@ -74,7 +73,7 @@ struct cu_kernel {
 
 struct vyre_module {
   vyre_object_header h;
-  cu_kernel *k;
+  vyre_cuda_kernel *k;
   char label[64];
 };
 
@@ -87,7 +86,7 @@ struct vyre_buffer {
 };
 
 // One binding of a dispatch in flight.
-typedef struct cu_io {
+typedef struct vyre_cuda_io {
   void *host; // caller memory (host bindings), NULL for resident
   uint64_t bytes;
   uint64_t off;     // offset in the job's device memory (and staging, when staged)
@@ -95,12 +94,12 @@ typedef struct cu_io {
   uint8_t access;
   uint8_t staged;
   vyre_buffer *res;
-} cu_io;
+} vyre_cuda_io;
 
 // Reusable resources of one dispatch: a stream, events, pinned staging and
 // device memory (grown on demand, kept while small).
-struct cu_job {
-  cu_job *next;
+struct vyre_cuda_job {
+  vyre_cuda_job *next;
   uint32_t generation; // made in this generation (older ones are freed without driver calls)
   CUstream stream;
   CUevent ev_start, ev_end, ev_done;
@@ -109,9 +108,9 @@ struct cu_job {
   CUdeviceptr dev;
   size_t dev_cap;
   // The dispatch now using it.
-  cu_kernel *k;
+  vyre_cuda_kernel *k;
   uint32_t n;
-  cu_io io[VYRE_CUDA_MAX_SLOTS];
+  vyre_cuda_io io[VYRE_CUDA_MAX_SLOTS];
   uint64_t stage_end, upload_end, down_end;
   uint32_t grid[3];
   uint32_t timing;
@@ -121,7 +120,7 @@ struct cu_job {
 
 struct vyre_pending {
   vyre_object_header h;
-  cu_job *job;
+  vyre_cuda_job *job;
   uint32_t done;   // results delivered
   uint32_t status; // the status delivered
   vyre_dispatch_result result;
@@ -137,20 +136,20 @@ uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err);
 uint32_t vyre_cuda_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err);
 uint32_t vyre_cuda_flush(vyre_backend *be, vyre_error *err);
 // DEVICE_LOST (fast) when lost; INVALID_ARGUMENT for a NULL backend.
-uint32_t cu_check_alive(vyre_backend *be, vyre_error *err);
+uint32_t vyre_cuda_check_alive(vyre_backend *be, vyre_error *err);
 // Makes the primary context current on this thread / restores the previous one.
-uint32_t cu_enter(vyre_backend *be, vyre_error *err);
-void cu_leave(vyre_backend *be);
+uint32_t vyre_cuda_enter(vyre_backend *be, vyre_error *err);
+void vyre_cuda_leave(vyre_backend *be);
 // Fills |err| for a failed driver call and marks the backend lost on sticky errors.
-uint32_t cu_fail(vyre_backend *be, vyre_error *err, CUresult r, const char *fix, const char *what,
-                 ...) __attribute__((format(printf, 5, 6)));
+uint32_t vyre_cuda_be_fail(vyre_backend *be, vyre_error *err, CUresult r, const char *fix,
+                           const char *what, ...) __attribute__((format(printf, 5, 6)));
 
 // cuda_module.c
 uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                            vyre_error *err);
 void vyre_cuda_module_release(vyre_backend *be, vyre_module *m);
 // Unloads every kernel (destroy, recover). Takes no lock (the caller holds it or is alone).
-void cu_kernels_free(vyre_backend *be);
+void vyre_cuda_kernels_free(vyre_backend *be);
 
 // cuda_buffer.c
 uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
@@ -161,32 +160,33 @@ uint32_t vyre_cuda_buffer_write(vyre_backend *be, const vyre_buffer_range *r, ui
 uint32_t vyre_cuda_buffer_read(vyre_backend *be, const vyre_buffer_range *r, uint32_t n,
                                vyre_error *err);
 // Forgets the device memory of every resident buffer (recover, destroy).
-void cu_buffers_orphan(vyre_backend *be, int free_memory);
+void vyre_cuda_buffers_orphan(vyre_backend *be, int free_memory);
 
-// cuda_job.c (called inside cu_enter)
-uint32_t cu_job_take(vyre_backend *be, cu_job **out, vyre_error *err);
+// cuda_job.c (called inside vyre_cuda_enter)
+uint32_t vyre_cuda_job_take(vyre_backend *be, vyre_cuda_job **out, vyre_error *err);
 // Returns a job to the pool (after its work completed).
-void cu_job_give(vyre_backend *be, cu_job *j);
-void cu_jobs_free(vyre_backend *be, int destroy_objects);
+void vyre_cuda_job_give(vyre_backend *be, vyre_cuda_job *j);
+void vyre_cuda_jobs_free(vyre_backend *be, int destroy_objects);
 // Checks the module and bindings and lays out the job's memory. Without
 // |allow_direct| every host binding is staged, so no device copy can touch
 // caller memory after the call that owns it returns (async, timeouts).
-uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a, int allow_direct,
-                        vyre_error *err);
+uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_dispatch_args *a,
+                               int allow_direct, vyre_error *err);
 // Enqueues uploads, launches and downloads on |stream|; with |record_done|
 // then records ev_done (async and bounded waits; a caller that synchronizes
 // the stream itself passes 0). Programs without a trap (plan.uses_trap == 0)
 // neither reset nor read back the trap record.
-uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream stream, int record_done,
-                        vyre_error *err);
+uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream stream, int record_done,
+                               vyre_error *err);
 // After the work completed: copies results to the caller and reads the trap record.
-uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, vyre_error *err);
+uint32_t vyre_cuda_job_finish(vyre_backend *be, vyre_cuda_job *j, vyre_dispatch_result *out,
+                              vyre_error *err);
 // Lowers the busy counts raised at enqueue.
-void cu_job_unmark(cu_job *j);
+void vyre_cuda_job_unmark(vyre_cuda_job *j);
 // Returns finished zombies to the pool; |wait|: wait for all of them. Takes the lock.
-void cu_zombies_reap(vyre_backend *be, int wait);
+void vyre_cuda_zombies_reap(vyre_backend *be, int wait);
 // Frees the zombie list without driver calls (the context was reset). Lock held.
-void cu_zombies_drop(vyre_backend *be);
+void vyre_cuda_zombies_drop(vyre_backend *be);
 
 // cuda_dispatch.c
 uint32_t vyre_cuda_dispatch(vyre_backend *be, const vyre_dispatch_args *args,

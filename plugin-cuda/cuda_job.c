@@ -3,12 +3,12 @@
 // cuda_job.c — the life of one dispatch on the device, and the pool of
 // reusable dispatch resources (stream, events, pinned staging, device memory)
 // behind it. Called by cuda_dispatch.c (one-shot, async, batch, sequence) and
-// cuda_device.c (inject_fault); always inside cu_enter. Never waits itself.
+// cuda_device.c (inject_fault); always inside vyre_cuda_enter. Never waits itself.
 //
 // Memory layout of one job (device memory; staging mirrors its first part):
 //   [trap record 16 B][staged read_write][staged write][staged read/uniform]
 //   [direct host buffers]
-// Small host buffers (each <= CU_STAGE_MAX) are packed into pinned staging
+// Small host buffers (each <= VYRE_CUDA_STAGE_MAX) are packed into pinned staging
 // and go up in ONE copy (write buffers as zeros) and come down in ONE copy
 // with the trap record; larger ones are copied straight from and to the
 // caller's memory. Resident buffers are used in place. Nothing is allocated
@@ -21,24 +21,24 @@
 #include "cuda_internal.h"
 
 static uint64_t align_up(uint64_t v) {
-  return (v + CU_ALIGN - 1) / CU_ALIGN * CU_ALIGN;
+  return (v + VYRE_CUDA_ALIGN - 1) / VYRE_CUDA_ALIGN * VYRE_CUDA_ALIGN;
 }
 
-static void job_destroy(vyre_backend *be, cu_job *j, int driver) {
+static void job_destroy(vyre_backend *be, vyre_cuda_job *j, int driver) {
   if (driver && j->generation == be->generation) {
-    if (j->dev) vyre_cu.cuMemFree(j->dev);
-    if (j->host) vyre_cu.cuMemFreeHost(j->host);
-    if (j->ev_start) vyre_cu.cuEventDestroy(j->ev_start);
-    if (j->ev_end) vyre_cu.cuEventDestroy(j->ev_end);
-    if (j->ev_done) vyre_cu.cuEventDestroy(j->ev_done);
-    if (j->stream) vyre_cu.cuStreamDestroy(j->stream);
+    if (j->dev) vyre_cuda_cu.cuMemFree(j->dev);
+    if (j->host) vyre_cuda_cu.cuMemFreeHost(j->host);
+    if (j->ev_start) vyre_cuda_cu.cuEventDestroy(j->ev_start);
+    if (j->ev_end) vyre_cuda_cu.cuEventDestroy(j->ev_end);
+    if (j->ev_done) vyre_cuda_cu.cuEventDestroy(j->ev_done);
+    if (j->stream) vyre_cuda_cu.cuStreamDestroy(j->stream);
   }
   free(j);
 }
 
-uint32_t cu_job_take(vyre_backend *be, cu_job **out, vyre_error *err) {
+uint32_t vyre_cuda_job_take(vyre_backend *be, vyre_cuda_job **out, vyre_error *err) {
   pthread_mutex_lock(&be->lock);
-  cu_job *j = be->free_jobs;
+  vyre_cuda_job *j = be->free_jobs;
   if (j) be->free_jobs = j->next;
   pthread_mutex_unlock(&be->lock);
   if (j) {
@@ -48,34 +48,34 @@ uint32_t cu_job_take(vyre_backend *be, cu_job **out, vyre_error *err) {
   }
   j = calloc(1, sizeof(*j));
   if (!j)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "no host memory for a dispatch. Fix: free memory.");
   j->generation = be->generation;
-  CUresult r = vyre_cu.cuStreamCreate(&j->stream, CU_STREAM_NON_BLOCKING);
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventCreate(&j->ev_start, CU_EVENT_DEFAULT);
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventCreate(&j->ev_end, CU_EVENT_DEFAULT);
-  if (r == CUDA_SUCCESS) r = vyre_cu.cuEventCreate(&j->ev_done, CU_EVENT_DISABLE_TIMING);
+  CUresult r = vyre_cuda_cu.cuStreamCreate(&j->stream, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS) r = vyre_cuda_cu.cuEventCreate(&j->ev_start, CU_EVENT_DEFAULT);
+  if (r == CUDA_SUCCESS) r = vyre_cuda_cu.cuEventCreate(&j->ev_end, CU_EVENT_DEFAULT);
+  if (r == CUDA_SUCCESS) r = vyre_cuda_cu.cuEventCreate(&j->ev_done, CU_EVENT_DISABLE_TIMING);
   if (r != CUDA_SUCCESS) {
     job_destroy(be, j, 1);
-    return cu_fail(be, err, r, "free device resources or lower concurrency",
-                   "creating a stream and events");
+    return vyre_cuda_be_fail(be, err, r, "free device resources or lower concurrency",
+                             "creating a stream and events");
   }
   *out = j;
   return VYRE_STATUS_OK;
 }
 
-static void job_give_locked(vyre_backend *be, cu_job *j) {
+static void job_give_locked(vyre_backend *be, vyre_cuda_job *j) {
   if (j->generation != be->generation) {
     job_destroy(be, j, 0);
     return;
   }
-  if (j->dev_cap > CU_KEEP_MAX) {
-    vyre_cu.cuMemFree(j->dev);
+  if (j->dev_cap > VYRE_CUDA_KEEP_MAX) {
+    vyre_cuda_cu.cuMemFree(j->dev);
     j->dev = 0;
     j->dev_cap = 0;
   }
-  if (j->host_cap > CU_KEEP_MAX) {
-    vyre_cu.cuMemFreeHost(j->host);
+  if (j->host_cap > VYRE_CUDA_KEEP_MAX) {
+    vyre_cuda_cu.cuMemFreeHost(j->host);
     j->host = NULL;
     j->host_cap = 0;
   }
@@ -85,51 +85,52 @@ static void job_give_locked(vyre_backend *be, cu_job *j) {
   be->free_jobs = j;
 }
 
-void cu_job_give(vyre_backend *be, cu_job *j) {
+void vyre_cuda_job_give(vyre_backend *be, vyre_cuda_job *j) {
   if (!j) return;
   pthread_mutex_lock(&be->lock);
   job_give_locked(be, j);
   pthread_mutex_unlock(&be->lock);
 }
 
-void cu_jobs_free(vyre_backend *be, int destroy_objects) {
+void vyre_cuda_jobs_free(vyre_backend *be, int destroy_objects) {
   while (be->free_jobs) {
-    cu_job *j = be->free_jobs;
+    vyre_cuda_job *j = be->free_jobs;
     be->free_jobs = j->next;
     job_destroy(be, j, destroy_objects);
   }
 }
 
-void cu_job_unmark(cu_job *j) {
+void vyre_cuda_job_unmark(vyre_cuda_job *j) {
   if (!j->busy_marked) return;
   for (uint32_t i = 0; i < j->n; i++)
     if (j->io[i].res) atomic_fetch_sub(&j->io[i].res->busy, 1);
   j->busy_marked = 0;
 }
 
-void cu_zombies_reap(vyre_backend *be, int wait) {
+void vyre_cuda_zombies_reap(vyre_backend *be, int wait) {
   pthread_mutex_lock(&be->lock);
-  cu_job **at = &be->zombies;
+  vyre_cuda_job **at = &be->zombies;
   while (*at) {
-    cu_job *j = *at;
-    CUresult r = wait ? vyre_cu.cuEventSynchronize(j->ev_done) : vyre_cu.cuEventQuery(j->ev_done);
+    vyre_cuda_job *j = *at;
+    CUresult r =
+        wait ? vyre_cuda_cu.cuEventSynchronize(j->ev_done) : vyre_cuda_cu.cuEventQuery(j->ev_done);
     if (r == CUDA_ERROR_NOT_READY) {
       at = &j->next;
       continue;
     }
     if (vyre_cuda_is_sticky(r)) atomic_store(&be->lost, 1);
     *at = j->next;
-    cu_job_unmark(j);
+    vyre_cuda_job_unmark(j);
     job_give_locked(be, j);
   }
   pthread_mutex_unlock(&be->lock);
 }
 
-void cu_zombies_drop(vyre_backend *be) {
+void vyre_cuda_zombies_drop(vyre_backend *be) {
   while (be->zombies) {
-    cu_job *j = be->zombies;
+    vyre_cuda_job *j = be->zombies;
     be->zombies = j->next;
-    cu_job_unmark(j);
+    vyre_cuda_job_unmark(j);
     job_destroy(be, j, 0);
   }
 }
@@ -138,54 +139,54 @@ static uint64_t resident_bytes(const vyre_buffer *buf) {
   return buf->bytes;
 }
 
-static uint32_t check_bindings(vyre_backend *be, const cu_kernel *k, const vyre_dispatch_args *a,
-                               vyre_error *err) {
-  return vyre_kit_check_bindings(be, be->generation, CU_NAME, k->plan.buffer_of_slot,
+static uint32_t check_bindings(vyre_backend *be, const vyre_cuda_kernel *k,
+                               const vyre_dispatch_args *a, vyre_error *err) {
+  return vyre_kit_check_bindings(be, be->generation, VYRE_CUDA_NAME, k->plan.buffer_of_slot,
                                  k->plan.slot_count, a, resident_bytes, err);
 }
 
-static uint32_t grow(vyre_backend *be, cu_job *j, uint64_t dev_need, uint64_t host_need,
+static uint32_t grow(vyre_backend *be, vyre_cuda_job *j, uint64_t dev_need, uint64_t host_need,
                      vyre_error *err) {
   CUresult r;
   if (dev_need > j->dev_cap) {
-    if (j->dev) vyre_cu.cuMemFree(j->dev);
+    if (j->dev) vyre_cuda_cu.cuMemFree(j->dev);
     j->dev = 0;
     j->dev_cap = 0;
-    r = vyre_cu.cuMemAlloc(&j->dev, (size_t)dev_need);
+    r = vyre_cuda_cu.cuMemAlloc(&j->dev, (size_t)dev_need);
     if (r != CUDA_SUCCESS)
-      return cu_fail(be, err, r, "free resident buffers or dispatch less data at once",
-                     "cuMemAlloc(%llu bytes)", (unsigned long long)dev_need);
+      return vyre_cuda_be_fail(be, err, r, "free resident buffers or dispatch less data at once",
+                               "cuMemAlloc(%llu bytes)", (unsigned long long)dev_need);
     j->dev_cap = (size_t)dev_need;
   }
   if (host_need > j->host_cap) {
-    if (j->host) vyre_cu.cuMemFreeHost(j->host);
+    if (j->host) vyre_cuda_cu.cuMemFreeHost(j->host);
     j->host = NULL;
     j->host_cap = 0;
-    r = vyre_cu.cuMemHostAlloc(&j->host, (size_t)host_need, 0);
+    r = vyre_cuda_cu.cuMemHostAlloc(&j->host, (size_t)host_need, 0);
     if (r != CUDA_SUCCESS)
-      return cu_fail(be, err, r, "free pinned host memory or dispatch less data at once",
-                     "cuMemHostAlloc(%llu bytes)", (unsigned long long)host_need);
+      return vyre_cuda_be_fail(be, err, r, "free pinned host memory or dispatch less data at once",
+                               "cuMemHostAlloc(%llu bytes)", (unsigned long long)host_need);
     j->host_cap = (size_t)host_need;
   }
   return VYRE_STATUS_OK;
 }
 
-uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a, int allow_direct,
-                        vyre_error *err) {
+uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_dispatch_args *a,
+                               int allow_direct, vyre_error *err) {
   if (!a)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "dispatch: no arguments. Fix: pass vyre_dispatch_args.");
-  uint32_t st = vyre_kit_object_check(a->module, VYRE_MAGIC_MODULE, be, be->generation, CU_NAME,
-                                      "module", err);
+  uint32_t st = vyre_kit_object_check(a->module, VYRE_MAGIC_MODULE, be, be->generation,
+                                      VYRE_CUDA_NAME, "module", err);
   if (st) return st;
-  cu_kernel *k = a->module->k;
+  vyre_cuda_kernel *k = a->module->k;
   if ((st = check_bindings(be, k, a, err))) return st;
   if (a->repeat == 0)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "dispatch: repeat is 0. Fix: pass repeat >= 1.");
   if (!a->grid[0] || !a->grid[1] || !a->grid[2] || a->grid[0] > 0x7fffffffu || a->grid[1] > 65535 ||
       a->grid[2] > 65535)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "dispatch: grid [%u,%u,%u] is outside [1..2^31-1, 1..65535, 1..65535]. "
                          "Fix: use a grid within those limits.",
                          a->grid[0], a->grid[1], a->grid[2]);
@@ -195,11 +196,11 @@ uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a
   memcpy(j->grid, a->grid, sizeof(j->grid));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) != 0;
   j->busy_marked = 0;
-  uint64_t off = CU_ALIGN; // the trap record lives at 0
+  uint64_t off = VYRE_CUDA_ALIGN; // the trap record lives at 0
   uint64_t staged_total = 0;
   for (uint32_t i = 0; i < j->n; i++) {
     const vyre_binding *b = &a->bindings[i];
-    cu_io *io = &j->io[i];
+    vyre_cuda_io *io = &j->io[i];
     memset(io, 0, sizeof(*io));
     io->bytes = b->bytes;
     io->access = k->plan.access_of_slot[i];
@@ -208,8 +209,8 @@ uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a
       io->dptr = b->resident->ptr;
     } else {
       io->host = b->data;
-      io->staged = !allow_direct ||
-                   (b->bytes <= CU_STAGE_MAX && staged_total + b->bytes <= 4ull * CU_STAGE_MAX);
+      io->staged = !allow_direct || (b->bytes <= VYRE_CUDA_STAGE_MAX &&
+                                     staged_total + b->bytes <= 4ull * VYRE_CUDA_STAGE_MAX);
       if (io->staged) staged_total += b->bytes;
     }
   }
@@ -219,7 +220,7 @@ uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a
                                        {VYRE_IR_ACCESS_READ, VYRE_IR_ACCESS_UNIFORM}};
   for (int pass = 0; pass < 3; pass++) {
     for (uint32_t i = 0; i < j->n; i++) {
-      cu_io *io = &j->io[i];
+      vyre_cuda_io *io = &j->io[i];
       if (!io->staged || (io->access != kOrder[pass][0] && io->access != kOrder[pass][1])) continue;
       io->off = off;
       off = align_up(off + io->bytes);
@@ -228,7 +229,7 @@ uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a
   }
   j->stage_end = off;
   for (uint32_t i = 0; i < j->n; i++) {
-    cu_io *io = &j->io[i];
+    vyre_cuda_io *io = &j->io[i];
     if (io->res || io->staged) continue;
     io->off = off;
     off = align_up(off + io->bytes);
@@ -239,19 +240,20 @@ uint32_t cu_job_prepare(vyre_backend *be, cu_job *j, const vyre_dispatch_args *a
   return VYRE_STATUS_OK;
 }
 
-uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done, vyre_error *err) {
+uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, int record_done,
+                               vyre_error *err) {
   uint8_t *h = j->host;
   // A program without a trap never writes the record: it is neither reset
   // nor read back, and the copies start after it (none at all when nothing
   // is staged, e.g. resident-only dispatches).
-  const uint64_t lo = j->k->plan.uses_trap ? 0 : CU_ALIGN;
+  const uint64_t lo = j->k->plan.uses_trap ? 0 : VYRE_CUDA_ALIGN;
   if (j->k->plan.uses_trap) {
     uint64_t rec[2] = {UINT64_MAX, 0};
     memcpy(h, rec, sizeof(rec));
   }
   uint64_t up = j->stage_end > lo ? j->stage_end - lo : 0;
   for (uint32_t i = 0; i < j->n; i++) {
-    cu_io *io = &j->io[i];
+    vyre_cuda_io *io = &j->io[i];
     if (!io->staged || !io->bytes) continue;
     if (io->access == VYRE_IR_ACCESS_WRITE)
       memset(h + io->off, 0, (size_t)io->bytes);
@@ -259,22 +261,24 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done
       memcpy(h + io->off, io->host, (size_t)io->bytes);
   }
   CUresult r = CUDA_SUCCESS;
-  if (up && (r = vyre_cu.cuMemcpyHtoDAsync(j->dev + lo, h + lo, (size_t)up, s)) != CUDA_SUCCESS)
-    return cu_fail(be, err, r, "retry", "cuMemcpyHtoDAsync(%llu bytes)", (unsigned long long)up);
-  // Resident buffers are leased until cu_job_unmark (after the work completed).
+  if (up &&
+      (r = vyre_cuda_cu.cuMemcpyHtoDAsync(j->dev + lo, h + lo, (size_t)up, s)) != CUDA_SUCCESS)
+    return vyre_cuda_be_fail(be, err, r, "retry", "cuMemcpyHtoDAsync(%llu bytes)",
+                             (unsigned long long)up);
+  // Resident buffers are leased until vyre_cuda_job_unmark (after the work completed).
   for (uint32_t i = 0; i < j->n; i++)
     if (j->io[i].res) atomic_fetch_add(&j->io[i].res->busy, 1);
   j->busy_marked = 1;
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
-    cu_io *io = &j->io[i];
+    vyre_cuda_io *io = &j->io[i];
     if (io->res || io->staged || !io->bytes) continue;
     if (io->access == VYRE_IR_ACCESS_WRITE)
-      r = vyre_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
+      r = vyre_cuda_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
     else
-      r = vyre_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
+      r = vyre_cuda_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
     up += io->access == VYRE_IR_ACCESS_WRITE ? 0 : io->bytes;
   }
-  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "uploading a large binding");
+  if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "uploading a large binding");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
 
   CUdeviceptr ptrs[VYRE_CUDA_MAX_SLOTS];
@@ -295,7 +299,7 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done
   uint32_t wgl[3] = {j->k->wg[0], j->k->wg[1], j->k->wg[2]}, vfast = 1;
   if (j->k->plan.coarsen > 1) {
     params[2 * j->n + 1] = &vgx;
-    if (vgx >= CU_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;
+    if (vgx >= VYRE_CUDA_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;
   } else if (j->k->plan.lanes) {
     // Lane mode: wg[0] / 4 threads per block; the 128-bit accesses are valid
     // only when no buffer is bound twice and every pointer is 16-byte aligned.
@@ -307,38 +311,40 @@ uint32_t cu_job_enqueue(vyre_backend *be, cu_job *j, CUstream s, int record_done
     }
     params[2 * j->n + 1] = &vfast;
   }
-  if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_start, s)) != CUDA_SUCCESS)
-    return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
+  if (j->timing && (r = vyre_cuda_cu.cuEventRecord(j->ev_start, s)) != CUDA_SUCCESS)
+    return vyre_cuda_be_fail(be, err, r, "retry without timing", "cuEventRecord");
   const uint32_t *g = hw, *w = wgl;
   for (uint32_t rep = 0; rep < j->repeat; rep++) {
-    r = vyre_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params, NULL);
+    r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params,
+                                    NULL);
     if (r != CUDA_SUCCESS)
-      return cu_fail(be, err, r, "check the grid and workgroup size against get_caps",
-                     "cuLaunchKernel(grid [%u,%u,%u], workgroup [%u,%u,%u])", g[0], g[1], g[2],
-                     w[0], w[1], w[2]);
+      return vyre_cuda_be_fail(be, err, r, "check the grid and workgroup size against get_caps",
+                               "cuLaunchKernel(grid [%u,%u,%u], workgroup [%u,%u,%u])", g[0], g[1],
+                               g[2], w[0], w[1], w[2]);
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, j->repeat);
-  if (j->timing && (r = vyre_cu.cuEventRecord(j->ev_end, s)) != CUDA_SUCCESS)
-    return cu_fail(be, err, r, "retry without timing", "cuEventRecord");
+  if (j->timing && (r = vyre_cuda_cu.cuEventRecord(j->ev_end, s)) != CUDA_SUCCESS)
+    return vyre_cuda_be_fail(be, err, r, "retry without timing", "cuEventRecord");
   uint64_t down = j->down_end > lo ? j->down_end - lo : 0;
-  if (down) r = vyre_cu.cuMemcpyDtoHAsync(h + lo, j->dev + lo, (size_t)down, s);
+  if (down) r = vyre_cuda_cu.cuMemcpyDtoHAsync(h + lo, j->dev + lo, (size_t)down, s);
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
-    cu_io *io = &j->io[i];
+    vyre_cuda_io *io = &j->io[i];
     if (io->res || io->staged || !io->bytes) continue;
     if (io->access != VYRE_IR_ACCESS_READ_WRITE && io->access != VYRE_IR_ACCESS_WRITE) continue;
-    r = vyre_cu.cuMemcpyDtoHAsync(io->host, io->dptr, (size_t)io->bytes, s);
+    r = vyre_cuda_cu.cuMemcpyDtoHAsync(io->host, io->dptr, (size_t)io->bytes, s);
     down += io->bytes;
   }
-  if (r == CUDA_SUCCESS && record_done) r = vyre_cu.cuEventRecord(j->ev_done, s);
-  if (r != CUDA_SUCCESS) return cu_fail(be, err, r, "retry", "downloading results");
+  if (r == CUDA_SUCCESS && record_done) r = vyre_cuda_cu.cuEventRecord(j->ev_done, s);
+  if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "downloading results");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
   return VYRE_STATUS_OK;
 }
 
-uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, vyre_error *err) {
+uint32_t vyre_cuda_job_finish(vyre_backend *be, vyre_cuda_job *j, vyre_dispatch_result *out,
+                              vyre_error *err) {
   const uint8_t *h = j->host;
   for (uint32_t i = 0; i < j->n; i++) {
-    cu_io *io = &j->io[i];
+    vyre_cuda_io *io = &j->io[i];
     if (!io->staged || !io->bytes) continue;
     if (io->access == VYRE_IR_ACCESS_READ_WRITE || io->access == VYRE_IR_ACCESS_WRITE)
       memcpy(io->host, h + io->off, (size_t)io->bytes);
@@ -348,7 +354,7 @@ uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, v
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   if (j->timing) {
     float ms = 0;
-    if (vyre_cu.cuEventElapsedTime(&ms, j->ev_start, j->ev_end) == CUDA_SUCCESS)
+    if (vyre_cuda_cu.cuEventElapsedTime(&ms, j->ev_start, j->ev_end) == CUDA_SUCCESS)
       res.device_time_ns = (uint64_t)((double)ms * 1e6);
   }
   uint32_t st = VYRE_STATUS_OK;
@@ -356,7 +362,7 @@ uint32_t cu_job_finish(vyre_backend *be, cu_job *j, vyre_dispatch_result *out, v
     res.trapped = 1;
     res.trap_sites = (uint32_t)rec[1];
     res.trap_invocation = rec[0];
-    st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, CU_NAME,
+    st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VYRE_CUDA_NAME,
                        "the program trapped: lowest invocation %llu, sites mask 0x%08x. Fix: "
                        "see the trap sites in the program; the backend is still healthy.",
                        (unsigned long long)rec[0], res.trap_sites);

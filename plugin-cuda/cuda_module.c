@@ -13,27 +13,27 @@
 #include "cuda_internal.h"
 #include "vyre_ir.h"
 
-static cu_kernel *find_kernel(vyre_backend *be, const vyre_kit_key *k) {
-  for (cu_kernel *c = be->kernels; c; c = c->next)
+static vyre_cuda_kernel *find_kernel(vyre_backend *be, const vyre_kit_key *k) {
+  for (vyre_cuda_kernel *c = be->kernels; c; c = c->next)
     if (c->key_size == k->size && memcmp(c->key, k->bytes, k->size) == 0) return c;
   return NULL;
 }
 
-void cu_kernels_free(vyre_backend *be) {
+void vyre_cuda_kernels_free(vyre_backend *be) {
   while (be->kernels) {
-    cu_kernel *c = be->kernels;
+    vyre_cuda_kernel *c = be->kernels;
     be->kernels = c->next;
-    if (c->mod) vyre_cu.cuModuleUnload(c->mod);
+    if (c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
     free(c->key);
     free(c);
   }
 }
 
-static uint32_t module_new(vyre_backend *be, cu_kernel *k, const char *label, vyre_module **out,
-                           vyre_error *err) {
+static uint32_t module_new(vyre_backend *be, vyre_cuda_kernel *k, const char *label,
+                           vyre_module **out, vyre_error *err) {
   vyre_module *m = calloc(1, sizeof(*m));
   if (!m)
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "compile: out of host memory. Fix: free memory.");
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
   m->k = k;
@@ -44,21 +44,21 @@ static uint32_t module_new(vyre_backend *be, cu_kernel *k, const char *label, vy
 
 static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_error *err) {
   if (!a || !a->program)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "compile: no program given. Fix: pass a validated program.");
   const uint32_t *wg = a->workgroup_size;
   if (!wg[0] || !wg[1] || !wg[2] || wg[0] > 1024 || wg[1] > 1024 || wg[2] > 64 ||
       (uint64_t)wg[0] * wg[1] * wg[2] > 1024)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "compile: workgroup size [%u,%u,%u] is outside this device's limits "
                          "([1024,1024,64], 1024 invocations). Fix: use a smaller workgroup size.",
                          wg[0], wg[1], wg[2]);
   if (a->flags & VYRE_COMPILE_REVERSE_ORDER)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: reversed invocation order is offered by the CPU reference "
                          "only. Fix: run race checks on the cpu backend.");
   if (a->program->workgroup_bytes > be->max_shared)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
                          "use smaller workgroup buffers.",
                          a->program->workgroup_bytes, be->max_shared);
@@ -66,15 +66,15 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
 }
 
 // Loads |cubin| into a new kernel record.
-static CUresult load(cu_kernel *c, const vyre_cuda_cubin *cubin) {
-  CUresult r = vyre_cu.cuModuleLoadData(&c->mod, cubin->data);
+static CUresult load(vyre_cuda_kernel *c, const vyre_cuda_cubin *cubin) {
+  CUresult r = vyre_cuda_cu.cuModuleLoadData(&c->mod, cubin->data);
   if (r != CUDA_SUCCESS) {
     c->mod = NULL;
     return r;
   }
-  r = vyre_cu.cuModuleGetFunction(&c->fn, c->mod, VYRE_CUDA_KERNEL_NAME);
+  r = vyre_cuda_cu.cuModuleGetFunction(&c->fn, c->mod, VYRE_CUDA_KERNEL_NAME);
   if (r != CUDA_SUCCESS) {
-    vyre_cu.cuModuleUnload(c->mod);
+    vyre_cuda_cu.cuModuleUnload(c->mod);
     c->mod = NULL;
   }
   return r;
@@ -83,7 +83,7 @@ static CUresult load(cu_kernel *c, const vyre_cuda_cubin *cubin) {
 uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,
                            vyre_error *err) {
   if (out) *out = NULL;
-  uint32_t st = cu_check_alive(be, err);
+  uint32_t st = vyre_cuda_check_alive(be, err);
   if (st || (st = check_args(be, a, err))) return st;
   const vyre_ir_program *p = a->program;
   const char *label = a->label                                  ? a->label
@@ -93,7 +93,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   vyre_cuda_cache_key(&key, p, a->workgroup_size, a->flags, be->cc_major, be->cc_minor);
   int cacheable = !key.failed && p->canonical_size > 0;
   pthread_mutex_lock(&be->lock);
-  cu_kernel *hit = cacheable ? find_kernel(be, &key) : NULL;
+  vyre_cuda_kernel *hit = cacheable ? find_kernel(be, &key) : NULL;
   pthread_mutex_unlock(&be->lock);
   vyre_kit_key_free(&key);
   if (hit) {
@@ -109,17 +109,17 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
     vyre_error_prefix(err, "compile '%s'", label);
     return st;
   }
-  cu_kernel *c = calloc(1, sizeof(*c));
+  vyre_cuda_kernel *c = calloc(1, sizeof(*c));
   if (!c) {
     vyre_cuda_cubin_free(&cubin);
-    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CU_NAME,
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "compile: out of host memory. Fix: free memory.");
   }
-  if ((st = cu_enter(be, err))) goto fail;
+  if ((st = vyre_cuda_enter(be, err))) goto fail;
   CUresult r = load(c, &cubin);
   if (r != CUDA_SUCCESS && cubin.from_disk && !vyre_cuda_is_sticky(r)) {
     // The driver refused a cached cubin: drop the entry and compile afresh.
-    vyre_kit_log(VYRE_LOG_WARN, CU_NAME,
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME,
                  "the cached cubin for '%s' did not load (%s); removing it and recompiling", label,
                  vyre_cuda_result_name(r));
     vyre_kit_cache_remove(be->disk, &cubin.key);
@@ -127,17 +127,17 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
     st = vyre_cuda_cubin_get(NULL, &be->metrics, p, a->workgroup_size, a->flags, be->cc_major,
                              be->cc_minor, &cubin, err);
     if (st) {
-      cu_leave(be);
+      vyre_cuda_leave(be);
       goto fail;
     }
     r = load(c, &cubin);
     if (r == CUDA_SUCCESS) vyre_kit_cache_put(be->disk, &cubin.key, cubin.data, cubin.size);
   }
-  cu_leave(be);
+  vyre_cuda_leave(be);
   if (r != CUDA_SUCCESS) {
-    st = cu_fail(be, err, r, "report this as a plugin bug with the program",
-                 "compile '%s': cuModuleLoadData of a %zu-byte cubin for sm_%d%d", label,
-                 cubin.size, be->cc_major, be->cc_minor);
+    st = vyre_cuda_be_fail(be, err, r, "report this as a plugin bug with the program",
+                           "compile '%s': cuModuleLoadData of a %zu-byte cubin for sm_%d%d", label,
+                           cubin.size, be->cc_major, be->cc_minor);
     goto fail;
   }
   c->plan = cubin.plan;

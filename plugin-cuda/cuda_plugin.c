@@ -8,8 +8,8 @@
 
 #include "cuda_internal.h"
 
-static uint32_t cu_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
-                           uint32_t *out_count) {
+static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
+                                  uint32_t *out_count) {
   if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
   return vyre_kit_metrics_export(&be->metrics, out, capacity, out_count);
 }
@@ -18,7 +18,7 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .struct_size = sizeof(vyre_backend_ops),
     .abi_major = VYRE_ABI_MAJOR,
     .abi_minor = VYRE_ABI_MINOR,
-    .name = CU_NAME,
+    .name = VYRE_CUDA_NAME,
     .version = "0.1.0",
     .build_id = VYRE_CUDA_BUILD_ID,
     .flags = VYRE_PLUGIN_FLAG_GPU,
@@ -42,7 +42,7 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .sequence_run = vyre_cuda_sequence_run,
     .status = vyre_cuda_status,
     .recover = vyre_cuda_recover,
-    .metrics = cu_metrics,
+    .metrics = vyre_cuda_metrics,
     .inject_fault = vyre_cuda_inject_fault,
 };
 

@@ -12,30 +12,30 @@
 
 uint32_t vyre_cuda_status_of(CUresult r) {
   if (r == CUDA_SUCCESS) return VYRE_STATUS_OK;
-#define VYRE_CU_MAP(code, status, sticky)                                                          \
+#define VYRE_CUDA_MAP(code, status, sticky)                                                        \
   if (r == code) return status;
 #include "cuda_status_list.h"
-#undef VYRE_CU_MAP
+#undef VYRE_CUDA_MAP
   return VYRE_STATUS_INTERNAL;
 }
 
 int vyre_cuda_is_sticky(CUresult r) {
-#define VYRE_CU_MAP(code, status, sticky)                                                          \
+#define VYRE_CUDA_MAP(code, status, sticky)                                                        \
   if (r == code) return sticky;
 #include "cuda_status_list.h"
-#undef VYRE_CU_MAP
+#undef VYRE_CUDA_MAP
   return 0;
 }
 
 const char *vyre_cuda_result_name(CUresult r) {
   if (r == CUDA_SUCCESS) return "CUDA_SUCCESS";
   const char *name = NULL;
-  if (vyre_cu.cuGetErrorName && vyre_cu.cuGetErrorName(r, &name) == CUDA_SUCCESS && name)
+  if (vyre_cuda_cu.cuGetErrorName && vyre_cuda_cu.cuGetErrorName(r, &name) == CUDA_SUCCESS && name)
     return name;
-#define VYRE_CU_MAP(code, status, sticky)                                                          \
+#define VYRE_CUDA_MAP(code, status, sticky)                                                        \
   if (r == code) return #code;
 #include "cuda_status_list.h"
-#undef VYRE_CU_MAP
+#undef VYRE_CUDA_MAP
   return "CUDA_ERROR_(unlisted)";
 }
 

@@ -14,8 +14,8 @@
 #include "cuda_symbols.h"
 #include "vyre_kit.h"
 
-vyre_cuda_symbols vyre_cu;
-vyre_nvrtc_symbols vyre_nvrtc;
+vyre_cuda_symbols vyre_cuda_cu;
+vyre_cuda_nvrtc_symbols vyre_cuda_nvrtc;
 
 static pthread_once_t g_driver_once = PTHREAD_ONCE_INIT;
 static uint32_t g_driver_status;
@@ -64,7 +64,7 @@ static void driver_load_once(void) {
 #include "cuda_symbol_list.h"
 #undef VYRE_CU_SYM
 #undef VYRE_NVRTC_SYM
-  vyre_cu = t;
+  vyre_cuda_cu = t;
   g_driver_status = VYRE_STATUS_OK;
 }
 
@@ -111,7 +111,7 @@ static void nvrtc_load_once(void) {
         tried);
     return;
   }
-  vyre_nvrtc_symbols t;
+  vyre_cuda_nvrtc_symbols t;
   memset(&t, 0, sizeof(t));
 #define VYRE_CU_SYM(name, sym, fallback)
 #define VYRE_NVRTC_SYM(name)                                                                       \
@@ -126,7 +126,7 @@ static void nvrtc_load_once(void) {
 #include "cuda_symbol_list.h"
 #undef VYRE_CU_SYM
 #undef VYRE_NVRTC_SYM
-  vyre_nvrtc = t;
+  vyre_cuda_nvrtc = t;
   g_nvrtc_status = VYRE_STATUS_OK;
   atomic_store(&g_nvrtc_loaded, 1);
 }

@@ -20,6 +20,8 @@
 // Oldest driver API version the plugin accepts (12.0; cuDriverGetVersion form).
 #define VYRE_CUDA_MIN_DRIVER 12000
 
+// VYRE_CU_SYM / VYRE_NVRTC_SYM are the row macros of cuda_symbol_list.h
+// (shared with the bench floors); they keep their names.
 typedef struct vyre_cuda_symbols {
 #define VYRE_CU_SYM(name, sym, fallback) __typeof__(name) *name;
 #define VYRE_NVRTC_SYM(name)
@@ -28,18 +30,18 @@ typedef struct vyre_cuda_symbols {
 #undef VYRE_NVRTC_SYM
 } vyre_cuda_symbols;
 
-typedef struct vyre_nvrtc_symbols {
+typedef struct vyre_cuda_nvrtc_symbols {
 #define VYRE_CU_SYM(name, sym, fallback)
 #define VYRE_NVRTC_SYM(name) __typeof__(name) *name;
 #include "cuda_symbol_list.h"
 #undef VYRE_CU_SYM
 #undef VYRE_NVRTC_SYM
-} vyre_nvrtc_symbols;
+} vyre_cuda_nvrtc_symbols;
 
 // The driver table after a successful vyre_cuda_driver_load (else unusable).
-extern vyre_cuda_symbols vyre_cu;
+extern vyre_cuda_symbols vyre_cuda_cu;
 // The NVRTC table after a successful vyre_cuda_nvrtc_load.
-extern vyre_nvrtc_symbols vyre_nvrtc;
+extern vyre_cuda_nvrtc_symbols vyre_cuda_nvrtc;
 
 // Loads libcuda.so.1 and resolves every driver entry point. Returns OK or
 // UNAVAILABLE with the reason ("libcuda.so.1 not found (...). Fix: install

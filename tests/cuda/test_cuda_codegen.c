@@ -108,10 +108,23 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
       body[nb++] = store(t, O, var(t, x),
                          as_u32(t, bin(t, (uint8_t)sh[i], load(t, I, var(t, x)), lit(t, T_U, 40))));
   }
-  uint32_t bl = load(t, B, var(t, x));
-  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_LAND, bl, un(t, VYRE_IR_UN_LNOT, bl)));
-  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_LOR, bl, bin(t, VYRE_IR_BIN_EQ, bl, bl)));
-  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_NE, bl, lit(t, T_B, 1)));
+  // IR 1.1 int_sat: abs_diff (u32 result), add_sat, sub_sat on u32 and i32.
+  const uint32_t sat[3] = {VYRE_IR_BIN_ABS_DIFF, VYRE_IR_BIN_ADD_SAT, VYRE_IR_BIN_SUB_SAT};
+  for (unsigned i = 0; i < 3; i++) {
+    uint32_t ou = bin(t, (uint8_t)sat[i], load(t, A, var(t, x)), lit(t, T_U, 0xfffffffeu));
+    uint32_t oi = bin(t, (uint8_t)sat[i], load(t, I, var(t, x)), lit(t, T_I, 0x80000000u));
+    t->nodes[ou].type = T_U;
+    t->nodes[oi].type = sat[i] == VYRE_IR_BIN_ABS_DIFF ? T_U : T_I;
+    body[nb++] = store(t, O, var(t, x), as_u32(t, ou));
+    body[nb++] = store(t, O, var(t, x), as_u32(t, oi));
+  }
+  // A view is a tree (the kit plan refuses shared nodes): one load per use.
+#define BL() load(t, B, var(t, x))
+  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_LAND, BL(), un(t, VYRE_IR_UN_LNOT, BL())));
+  body[nb++] =
+      store(t, B, var(t, x), bin(t, VYRE_IR_BIN_LOR, BL(), bin(t, VYRE_IR_BIN_EQ, BL(), BL())));
+  body[nb++] = store(t, B, var(t, x), bin(t, VYRE_IR_BIN_NE, BL(), lit(t, T_B, 1)));
+#undef BL
   uint32_t un_u[] = {VYRE_IR_UN_NEG, VYRE_IR_UN_NOT,      VYRE_IR_UN_CLZ,
                      VYRE_IR_UN_CTZ, VYRE_IR_UN_POPCOUNT, VYRE_IR_UN_BITREV};
   for (unsigned i = 0; i < 6; i++)
@@ -127,14 +140,14 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
   uint8_t types[4] = {T_U, T_I, T_F, T_B};
   for (unsigned a = 0; a < 4; a++)
     for (unsigned b = 0; b < 4; b++) {
-      uint32_t src = a == 0   ? load(t, A, var(t, x))
-                     : a == 1 ? load(t, I, var(t, x))
-                     : a == 2 ? load(t, F, var(t, x))
-                              : load(t, B, var(t, x));
-      body[nb++] = store(t, O, var(t, x), as_u32(t, cast(t, types[b], src)));
-      if (a < 3 && b < 3)
+      const uint32_t from[4] = {A, I, F, B};
+      body[nb++] =
+          store(t, O, var(t, x), as_u32(t, cast(t, types[b], load(t, from[a], var(t, x)))));
+      if (a < 3 && b < 3) {
+        uint32_t src = load(t, from[a], var(t, x));
         body[nb++] = store(t, O, var(t, x),
                            as_u32(t, tb_n(t, VYRE_IR_K_BITCAST, 0, types[b], 0, src, N_, N_)));
+      }
     }
   uint32_t fm =
       fma3(t, load(t, F, var(t, x)), load(t, F, lit(t, T_U, 2)), lit(t, T_F, 0x7f800001u));
@@ -159,6 +172,63 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
   assert_int_equal(compile_sm90(p, wg, "every operator"), VYRE_STATUS_OK);
   uint32_t wg3[3] = {8, 4, 2};
   assert_int_equal(compile_sm90(p, wg3, "every operator, 3-D workgroup"), VYRE_STATUS_OK);
+  free(t);
+}
+
+// Every row of VYRE_IR_UN_LIST / VYRE_IR_BIN_LIST on every operand type its
+// mask allows generates and compiles: a CUDA spelling missing for a type the
+// IR defines is caught here, whichever list row it belongs to.
+#define UN_MASK(NAME, CODE, JSON, MASK, RES, FEATURE)     [CODE] = {MASK, RES, 0},
+#define BIN_MASK(NAME, CODE, JSON, MASK, RES, B, FEATURE) [CODE] = {MASK, RES, B},
+static const struct {
+  uint32_t mask, res, b;
+} kUnRows[] = {VYRE_IR_UN_LIST(UN_MASK)}, kBinRows[] = {VYRE_IR_BIN_LIST(BIN_MASK)};
+
+static void test_codegen_every_list_row_on_every_operand_type_compiles(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  const uint8_t types[4] = {T_U, T_I, T_F, T_B};
+  uint32_t in[4];
+  in[0] = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  in[1] = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_I, 0);
+  in[2] = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  in[3] = tb_buf(t, 3, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_BOOL32, 0);
+  uint32_t O = tb_buf(t, 4, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t x;
+  uint32_t body[400], nb = 0, forms = 0;
+  body[nb++] = let(t, &x, gid(t, 0));
+  for (uint32_t op = 0; op < VYRE_IR_UN_COUNT + VYRE_IR_BIN_COUNT; op++) {
+    int is_bin = op >= VYRE_IR_UN_COUNT;
+    uint32_t code = is_bin ? op - VYRE_IR_UN_COUNT : op;
+    uint32_t mask = is_bin ? kBinRows[code].mask : kUnRows[code].mask;
+    uint32_t res = is_bin ? kBinRows[code].res : kUnRows[code].res;
+    for (unsigned ti = 0; ti < 4; ti++) {
+      if (!(mask & (1u << types[ti]))) continue;
+      uint32_t a = load(t, in[ti], var(t, x));
+      uint32_t v;
+      if (is_bin) {
+        uint32_t b =
+            kBinRows[code].b == VYRE_IR_B_U32 ? lit(t, T_U, 33) : load(t, in[ti], lit(t, T_U, 1));
+        v = bin(t, (uint8_t)code, a, b);
+      } else {
+        v = un(t, (uint8_t)code, a);
+      }
+      t->nodes[v].type = res == VYRE_IR_RES_BOOL ? T_B : res == VYRE_IR_RES_U32 ? T_U : types[ti];
+      body[nb++] = store(t, O, var(t, x), as_u32(t, v));
+      forms++;
+    }
+  }
+  assert_true(nb <= sizeof(body) / sizeof(body[0]));
+  assert_true(forms >= VYRE_IR_UN_COUNT + VYRE_IR_BIN_COUNT);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, nb, body), nb);
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  if (vyre_cuda_generate(p, wg, &src, NULL, NULL, &err)) fprintf(stderr, "%s\n", err.message);
+  assert_non_null(src);
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "every list row"), VYRE_STATUS_OK);
   free(t);
 }
 
@@ -317,24 +387,229 @@ static void test_codegen_plan_follows_ascending_binding_order(void **state) {
   free(t);
 }
 
-static void test_codegen_refuses_a_malformed_view_with_the_node(void **state) {
-  tb *t = calloc(1, sizeof(tb));
+// x = gid.x; out[x] = a[x] + 1; atomic add out[0] += 1 -> r; trap 2.
+// |ix| gets the node indices the malformed-view test corrupts.
+typedef struct sp_nodes {
+  uint32_t gid, let, x_load, load, one, add, atomic, trap;
+} sp_nodes;
+
+static vyre_ir_program *small_prog(tb *t, sp_nodes *ix) {
   tb_init(t, 1, 1, 1);
-  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 4);
-  uint32_t bad = tb_n(t, VYRE_IR_K_VAR, 0, T_U, 99, N_, N_, N_);
-  uint32_t s0 = store(t, O, lit(t, T_U, 0), bad);
-  const vyre_ir_program *p = tb_finish(t, LIST(t, s0));
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_READ_WRITE, T_U, 4);
+  uint32_t x, r;
+  ix->gid = gid(t, 0);
+  ix->let = let(t, &x, ix->gid);
+  ix->x_load = var(t, x);
+  ix->load = load(t, A, ix->x_load);
+  ix->one = lit(t, T_U, 1);
+  ix->add = bin(t, VYRE_IR_BIN_ADD, ix->load, ix->one);
+  uint32_t idx = var(t, x);
+  uint32_t s1 = store(t, O, idx, ix->add);
+  uint32_t zero = lit(t, T_U, 0), inc = lit(t, T_U, 1);
+  ix->atomic = atomic(t, VYRE_IR_ATOMIC_ADD, O, zero, inc, &r);
+  ix->trap = trap(t, 2);
+  return (vyre_ir_program *)tb_finish(t, LIST(t, ix->let, s1, ix->atomic, ix->trap));
+}
+
+// Every way a view can be malformed is refused by the plan (INVALID_PROGRAM,
+// or UNSUPPORTED for codes newer than this build) before any code is made:
+// with the node, what is wrong and a fix, and never a crash.
+static void test_codegen_refuses_a_malformed_view_with_the_node(void **state) {
+  (void)state;
+  static const struct {
+    const char *what;
+    uint32_t status;
+    const char *msg;
+  } kCases[] = {
+      {"a var of an unknown local", VYRE_STATUS_INVALID_PROGRAM, "local 99 is out of range"},
+      {"a child index out of range", VYRE_STATUS_INVALID_PROGRAM, "child node index 5000"},
+      {"a body range outside the statements", VYRE_STATUS_INVALID_PROGRAM, "statement range"},
+      {"a statement where an expression belongs", VYRE_STATUS_INVALID_PROGRAM, "a statement"},
+      {"a node used twice", VYRE_STATUS_INVALID_PROGRAM, "used twice"},
+      {"a load of an unknown buffer", VYRE_STATUS_INVALID_PROGRAM, "buffer 9"},
+      {"an atomic result in an unknown local", VYRE_STATUS_INVALID_PROGRAM, "result local 77"},
+      {"a trap site above 31", VYRE_STATUS_INVALID_PROGRAM, "trap site 40"},
+      {"a builtin axis above 2", VYRE_STATUS_INVALID_PROGRAM, "builtin axis 3"},
+      {"an unknown node kind", VYRE_STATUS_UNSUPPORTED, "node kind 14"},
+      {"a binary op newer than this build", VYRE_STATUS_UNSUPPORTED, "binary op code"},
+      {"an atomic op newer than this build", VYRE_STATUS_UNSUPPORTED, "atomic op code"},
+      {"a feature bit this build does not know", VYRE_STATUS_UNSUPPORTED, "IR feature"},
+      {"nodes missing", VYRE_STATUS_INVALID_PROGRAM, "incomplete program view"},
+      {"a duplicate binding", VYRE_STATUS_INVALID_PROGRAM, "binding 0"},
+      {"an unreachable node", VYRE_STATUS_INVALID_PROGRAM, "not reachable"},
+  };
+  const unsigned n_cases = sizeof(kCases) / sizeof(kCases[0]);
+  uint32_t wg[3] = {1, 1, 1};
+  for (unsigned c = 0; c < n_cases; c++) {
+    tb *t = calloc(1, sizeof(tb));
+    sp_nodes ix;
+    vyre_ir_program *p = small_prog(t, &ix);
+    switch (c) {
+    case 0:
+      t->nodes[ix.x_load].ref = 99;
+      break;
+    case 1:
+      t->nodes[ix.add].b = 5000;
+      break;
+    case 2:
+      p->body_count = p->stmt_count + 3;
+      break;
+    case 3:
+      t->nodes[ix.one].kind = VYRE_IR_K_BARRIER;
+      break;
+    case 4:
+      t->nodes[ix.add].b = ix.load;
+      break;
+    case 5:
+      t->nodes[ix.load].ref = 9;
+      break;
+    case 6:
+      t->nodes[ix.atomic].ref2 = 77;
+      break;
+    case 7:
+      t->nodes[ix.trap].axis = 40;
+      break;
+    case 8:
+      t->nodes[ix.gid].axis = 3;
+      break;
+    case 9:
+      t->nodes[ix.one].kind = 14;
+      break;
+    case 10:
+      t->nodes[ix.add].op = VYRE_IR_BIN_COUNT;
+      break;
+    case 11:
+      t->nodes[ix.atomic].op = VYRE_IR_ATOMIC_COUNT;
+      break;
+    case 12:
+      p->features = 1u << 30;
+      break;
+    case 13:
+      p->nodes = NULL;
+      break;
+    case 14:
+      t->bufs[1].binding = 0;
+      break;
+    case 15:
+      p->body_count = 3;
+      break; // the trap is left out
+    }
+    char *src = NULL;
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t st = vyre_cuda_generate(p, wg, &src, NULL, NULL, &err);
+    if (st != kCases[c].status || !strstr(err.message, kCases[c].msg) ||
+        !strstr(err.message, "Fix:"))
+      fprintf(stderr, "%s: status %u, message: %s\n", kCases[c].what, st, err.message);
+    assert_int_equal(st, kCases[c].status);
+    assert_null(src);
+    assert_non_null(strstr(err.message, kCases[c].msg));
+    assert_non_null(strstr(err.message, "Fix:"));
+    // The binding plan the compile path makes first refuses it the same way.
+    vyre_cuda_plan plan;
+    vyre_error err2 = {.struct_size = sizeof(err2)};
+    assert_int_equal(vyre_cuda_plan_make(p, wg, &plan, &err2), kCases[c].status);
+    free(t);
+  }
+  // The workgroup size is checked first.
+  tb *t = calloc(1, sizeof(tb));
+  sp_nodes ix;
+  const vyre_ir_program *p = small_prog(t, &ix);
   char *src = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t wg[3] = {1, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_INVALID_PROGRAM);
-  assert_null(src);
-  assert_non_null(strstr(err.message, "node 0: unknown local"));
-  assert_non_null(strstr(err.message, "Fix:"));
   uint32_t wg0[3] = {0, 1, 1};
   assert_int_equal(vyre_cuda_generate(p, wg0, &src, NULL, NULL, &err),
                    VYRE_STATUS_INVALID_ARGUMENT);
   assert_non_null(strstr(err.message, "[0,1,1]"));
+  // The intact program generates, with the trap record in use.
+  vyre_cuda_plan plan;
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.uses_trap, 1);
+  assert_true(plan.uses & VYRE_KIT_USES_ATOMIC);
+  free(src);
+  free(t);
+}
+
+// The plan checks indices, not operand types: an operator or conversion
+// given a type the IR does not define for it is refused by the generator
+// with the op and the type (validation refuses these before a plugin sees
+// them).
+static void test_codegen_refuses_an_operand_type_the_op_does_not_take(void **state) {
+  (void)state;
+  for (int c = 0; c < 3; c++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 1, 1, 1);
+    uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 4);
+    uint32_t v = c == 0   ? bin(t, VYRE_IR_BIN_ROTL, lit(t, T_F, 0x3f800000u), lit(t, T_U, 1))
+                 : c == 1 ? bin(t, VYRE_IR_BIN_ADD_SAT, lit(t, T_F, 0), lit(t, T_F, 0))
+                          : tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, lit(t, T_B, 1), N_, N_);
+    t->nodes[v].type = T_U;
+    const vyre_ir_program *p = tb_finish(t, LIST(t, store(t, O, lit(t, T_U, 0), v)));
+    char *src = NULL;
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t wg[3] = {1, 1, 1};
+    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err),
+                     VYRE_STATUS_INVALID_PROGRAM);
+    assert_null(src);
+    const char *want = c == 0   ? "binary rotl on f32 operands"
+                       : c == 1 ? "binary add_sat on f32 operands"
+                                : "bitcast from bool to u32";
+    if (!strstr(err.message, want)) fprintf(stderr, "got: %s\n", err.message);
+    assert_non_null(strstr(err.message, want));
+    assert_non_null(strstr(err.message, "Fix:"));
+    free(t);
+  }
+}
+
+// IR 1.1 int_sat ops: spelled with their prelude helpers per operand type
+// (abs_diff gives u32 for i32 operands too), compiled for sm_90.
+static void test_codegen_int_sat_ops_use_their_helpers_and_compile(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t I = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_I, 0);
+  uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t OI = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_I, 0);
+  uint32_t x;
+  uint32_t body[16], nb = 0;
+  body[nb++] = let(t, &x, gid(t, 0));
+  const uint32_t ops[3] = {VYRE_IR_BIN_ABS_DIFF, VYRE_IR_BIN_ADD_SAT, VYRE_IR_BIN_SUB_SAT};
+  for (unsigned i = 0; i < 3; i++) {
+    uint32_t ou = bin(t, (uint8_t)ops[i], load(t, A, var(t, x)), load(t, A, lit(t, T_U, 0)));
+    uint32_t oi = bin(t, (uint8_t)ops[i], load(t, I, var(t, x)), load(t, I, lit(t, T_U, 0)));
+    t->nodes[ou].type = T_U;
+    t->nodes[oi].type = ops[i] == VYRE_IR_BIN_ABS_DIFF ? T_U : T_I;
+    body[nb++] = store(t, O, var(t, x), ou);
+    body[nb++] = store(t, ops[i] == VYRE_IR_BIN_ABS_DIFF ? O : OI, var(t, x), oi);
+  }
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, nb, body), nb);
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  static const char *const kCalls[] = {
+      "vuabsd((vld(p0, n0, v0)), (vld(p0, n0, 0x00000000u)))",
+      "viabsd(((i32)vld(p1, n1, v0)), ((i32)vld(p1, n1, 0x00000000u)))",
+      "vuadds((vld(p0, n0, v0)), (vld(p0, n0, 0x00000000u)))",
+      "viadds(((i32)vld(p1, n1, v0)), ((i32)vld(p1, n1, 0x00000000u)))",
+      "vusubs((vld(p0, n0, v0)), (vld(p0, n0, 0x00000000u)))",
+      "visubs(((i32)vld(p1, n1, v0)), ((i32)vld(p1, n1, 0x00000000u)))",
+  };
+  for (unsigned i = 0; i < 6; i++) {
+    if (!strstr(src, kCalls[i])) fprintf(stderr, "missing %s in:\n%s\n", kCalls[i], src);
+    assert_non_null(strstr(src, kCalls[i]));
+  }
+  // The helpers are defined once, in the prelude.
+  assert_non_null(strstr(src, "VD u32 viabsd(i32 a, i32 b)"));
+  assert_non_null(strstr(src, "VD i32 visubs(i32 a, i32 b)"));
+  free(src);
+  if (nvrtc_ready()) {
+    assert_int_equal(compile_sm90(p, wg, "int_sat"), VYRE_STATUS_OK);
+    uint32_t wg128[3] = {128, 1, 1}; // lane mode
+    assert_int_equal(compile_sm90(p, wg128, "int_sat, lanes"), VYRE_STATUS_OK);
+  }
   free(t);
 }
 
@@ -390,11 +665,14 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
+      cmocka_unit_test(test_codegen_every_list_row_on_every_operand_type_compiles),
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),
       cmocka_unit_test(test_codegen_refuses_a_malformed_view_with_the_node),
+      cmocka_unit_test(test_codegen_refuses_an_operand_type_the_op_does_not_take),
+      cmocka_unit_test(test_codegen_int_sat_ops_use_their_helpers_and_compile),
       cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),

@@ -258,6 +258,9 @@ static void test_plugin_vector_add_runs_on_the_device(void **state) {
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
   assert_true(caps.flags & VYRE_CAP_TRAP);
+  // The generator spells every op of this build's lists (int_sat included).
+  assert_int_equal(caps.ir_features, VYRE_IR_FEATURES_KNOWN);
+  assert_true(caps.ir_features & VYRE_IR_FEATURE_INT_SAT);
   tb *t = calloc(1, sizeof(tb));
   vyre_module *m = cu_compile(be, vadd(t), &err);
   assert_non_null(m);
@@ -556,6 +559,109 @@ static void test_plugin_lane_mode_respects_a_buffer_bound_twice(void **state) {
   free(t);
 }
 
+// IR 1.1 int_sat on the real device: abs_diff, add_sat and sub_sat on u32
+// and i32 operands, every pair of edge values (0, 1, 2^31 - 1, 2^31,
+// 2^32 - 2, 2^32 - 1, and the i32 minimum, maximum, -1, 0, 1 ...) plus
+// pseudo-random pairs, checked against the exact definitions computed in
+// 64-bit arithmetic on the host. Needs a real driver.
+static void test_plugin_int_sat_ops_are_exact_on_the_device(void **state) {
+  (void)state;
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  if (mock_live() != -1) {
+    cu_ops()->destroy(be);
+    fprintf(stderr, "skipped: the mock driver does not run generated code\n");
+    skip();
+  }
+  static const uint32_t kEdge[] = {0u,          1u,          2u,          0x7ffffffeu,
+                                   0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu,
+                                   0xffffffffu, 0x12345678u, 0xedcba988u};
+  enum { E = sizeof(kEdge) / sizeof(kEdge[0]), N = E * E + 4096 };
+  static uint32_t a[N], b[N], out[6][N];
+  uint32_t r = 0x9e3779b9u;
+  for (uint32_t i = 0; i < N; i++) {
+    if (i < E * E) {
+      a[i] = kEdge[i / E];
+      b[i] = kEdge[i % E];
+    } else {
+      r ^= r << 13, r ^= r >> 17, r ^= r << 5, a[i] = r;
+      r ^= r << 13, r ^= r >> 17, r ^= r << 5, b[i] = r;
+    }
+  }
+  // x = gid.x; if (x < len(o0)) { o_k[x] = op_k(a[x], b[x]) } over u32
+  // buffers A, B and i32 buffers AI, BI holding the same words.
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t AI = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_I, 0);
+  uint32_t BI = tb_buf(t, 3, VYRE_IR_ACCESS_READ, T_I, 0);
+  const uint32_t ops[3] = {VYRE_IR_BIN_ABS_DIFF, VYRE_IR_BIN_ADD_SAT, VYRE_IR_BIN_SUB_SAT};
+  uint32_t O[6];
+  for (int k = 0; k < 6; k++) // u32 results except add_sat / sub_sat on i32
+    O[k] = tb_buf(t, 4 + k, VYRE_IR_ACCESS_WRITE, k == 4 || k == 5 ? T_I : T_U, N);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t st[6];
+  for (int k = 0; k < 6; k++) {
+    int signed_ops = k >= 3;
+    uint32_t op = ops[signed_ops ? k - 3 : k];
+    uint32_t va = load(t, signed_ops ? AI : A, var(t, x));
+    uint32_t vb = load(t, signed_ops ? BI : B, var(t, x));
+    uint32_t v = bin(t, (uint8_t)op, va, vb);
+    t->nodes[v].type = op == VYRE_IR_BIN_ABS_DIFF ? T_U : signed_ops ? T_I : T_U;
+    st[k] = store(t, O[k], var(t, x), v);
+  }
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O[0])),
+                    LIST(t, st[0], st[1], st[2], st[3], st[4], st[5]), 0, 0);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, tb_finish(t, LIST(t, s0, s1)), &err);
+  assert_non_null(m);
+  vyre_binding bind[10] = {
+      {.buffer_index = A, .bytes = 4 * N, .data = a},
+      {.buffer_index = B, .bytes = 4 * N, .data = b},
+      {.buffer_index = AI, .bytes = 4 * N, .data = a},
+      {.buffer_index = BI, .bytes = 4 * N, .data = b},
+  };
+  for (int k = 0; k < 6; k++)
+    bind[4 + k] = (vyre_binding){.buffer_index = O[k], .bytes = 4 * N, .data = out[k]};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 10,
+                           .module = m,
+                           .bindings = bind,
+                           .grid = {(N + 63) / 64, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  unsigned bad = 0;
+  for (uint32_t i = 0; i < N; i++) {
+    int64_t du = (int64_t)a[i] - (int64_t)b[i], su = (int64_t)a[i] + (int64_t)b[i];
+    int64_t ia = (int32_t)a[i], ib = (int32_t)b[i], di = ia - ib, si = ia + ib;
+    const int64_t lo = INT32_MIN, hi = INT32_MAX;
+    uint32_t want[6] = {
+        (uint32_t)(du < 0 ? -du : du),
+        (uint32_t)(su > (int64_t)UINT32_MAX ? (int64_t)UINT32_MAX : su),
+        (uint32_t)(du < 0 ? 0 : du),
+        (uint32_t)(di < 0 ? -di : di),
+        (uint32_t)(int32_t)(si > hi   ? hi
+                            : si < lo ? lo
+                                      : si),
+        (uint32_t)(int32_t)(di > hi   ? hi
+                            : di < lo ? lo
+                                      : di),
+    };
+    for (int k = 0; k < 6; k++)
+      if (out[k][i] != want[k] && bad++ < 8)
+        fprintf(stderr, "int_sat op %d: a 0x%08x b 0x%08x gave 0x%08x, want 0x%08x\n", k, a[i],
+                b[i], out[k][i], want[k]);
+  }
+  assert_int_equal(bad, 0);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
 // Driver calls counted by the mock (NULL name: all of them); UINT64_MAX
 // on a real driver. reset: start counting from zero.
 static unsigned long long mock_calls(const char *name, int reset) {
@@ -818,6 +924,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
       cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
+      cmocka_unit_test(test_plugin_int_sat_ops_are_exact_on_the_device),
       cmocka_unit_test(test_plugin_driver_calls_per_dispatch_are_pinned),
       cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
       // Last: on real drivers a sticky fault cannot be cleared inside the process.

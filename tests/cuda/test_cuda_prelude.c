@@ -2,10 +2,10 @@
 //
 // test_cuda_prelude.c — "cuda/prelude": the exact helpers every generated
 // kernel starts with (canonicalization, integer edge cases, shifts and
-// rotates, bit counts, saturating casts, f32 min/max, rounding) checked
-// against docs/ir.md on the host: the prelude is compiled by the host C++ compiler
-// with cuda_prelude_shim.hpp standing in for the device intrinsics. Skipped
-// when no C++ compiler is installed.
+// rotates, bit counts, saturating casts, f32 min/max, rounding, the int_sat
+// ops abs_diff / add_sat / sub_sat) checked against docs/ir.md on the host: the prelude is compiled
+// by the host C++ compiler with cuda_prelude_shim.hpp standing in for the device intrinsics.
+// Skipped when no C++ compiler is installed.
 
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -74,6 +74,47 @@ static const char kChecks[] =
     "  vst(w, 2u, 7u, 9u); CHECK(w[0] == 5u && w[1] == 6u);\n"
     "  CHECK(vsw(true) == 1u && vsw(-1) == 0xffffffffu && vsw(F(0x80000000u)) == "
     "0x80000000u);\n"
+    // int_sat (IR 1.1) against the exact definitions in 64-bit arithmetic:
+    // abs_diff = |a - b| as u32; add_sat / sub_sat clamp to the operand range.
+    "  const u32 EU[] = {0u, 1u, 2u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu};\n"
+    "  const i32 EI[] = {MIN, MIN + 1, -2, -1, 0, 1, 2, MAX - 1, MAX};\n"
+    "  for (u32 a : EU) for (u32 b : EU) {\n"
+    "    long long d = (long long)a - (long long)b, s = (long long)a + (long long)b;\n"
+    "    CHECK(vuabsd(a, b) == (u32)(d < 0 ? -d : d));\n"
+    "    CHECK(vuadds(a, b) == (u32)(s > 0xffffffffLL ? 0xffffffffLL : s));\n"
+    "    CHECK(vusubs(a, b) == (u32)(d < 0 ? 0 : d));\n"
+    "  }\n"
+    "  for (i32 a : EI) for (i32 b : EI) {\n"
+    "    long long d = (long long)a - (long long)b, s = (long long)a + (long long)b;\n"
+    "    long long lo = -2147483648LL, hi = 2147483647LL;\n"
+    "    CHECK(viabsd(a, b) == (u32)(d < 0 ? -d : d));\n"
+    "    CHECK(viadds(a, b) == (i32)(s > hi ? hi : s < lo ? lo : s));\n"
+    "    CHECK(visubs(a, b) == (i32)(d > hi ? hi : d < lo ? lo : d));\n"
+    "  }\n"
+    "  CHECK(vuabsd(0u, 0xffffffffu) == 0xffffffffu); CHECK(viabsd(MIN, MAX) == 0xffffffffu);\n"
+    "  CHECK(viabsd(MAX, MIN) == 0xffffffffu); CHECK(vuadds(0xffffffffu, 1u) == 0xffffffffu);\n"
+    "  CHECK(vusubs(0u, 1u) == 0u); CHECK(viadds(MAX, 1) == MAX); CHECK(viadds(MIN, -1) == MIN);\n"
+    "  CHECK(visubs(MIN, 1) == MIN); CHECK(visubs(MAX, -1) == MAX); CHECK(visubs(0, MIN) == MAX);\n"
+    "  CHECK(visubs(-1, MIN) == MAX); CHECK(visubs(-2, MAX) == MIN); CHECK(viadds(-1, MIN) == "
+    "MIN);\n"
+    // And a pseudo-random sweep (xorshift32), mostly away from the edges.
+    "  u32 r = 0x9e3779b9u;\n"
+    "  for (int k = 0; k < 200000; k++) {\n"
+    "    r ^= r << 13; r ^= r >> 17; r ^= r << 5; u32 a = r;\n"
+    "    r ^= r << 13; r ^= r >> 17; r ^= r << 5; u32 b = r;\n"
+    "    long long du = (long long)a - (long long)b, su = (long long)a + (long long)b;\n"
+    "    long long di = (long long)(i32)a - (long long)(i32)b;\n"
+    "    long long si = (long long)(i32)a + (long long)(i32)b;\n"
+    "    long long lo = -2147483648LL, hi = 2147483647LL;\n"
+    "    if (vuabsd(a, b) != (u32)(du < 0 ? -du : du) ||\n"
+    "        vuadds(a, b) != (u32)(su > 0xffffffffLL ? 0xffffffffLL : su) ||\n"
+    "        vusubs(a, b) != (u32)(du < 0 ? 0 : du) ||\n"
+    "        viabsd((i32)a, (i32)b) != (u32)(di < 0 ? -di : di) ||\n"
+    "        viadds((i32)a, (i32)b) != (i32)(si > hi ? hi : si < lo ? lo : si) ||\n"
+    "        visubs((i32)a, (i32)b) != (i32)(di > hi ? hi : di < lo ? lo : di)) {\n"
+    "      if (bad++ < 5) printf(\"FAIL int_sat 0x%08x 0x%08x\\n\", a, b);\n"
+    "    }\n"
+    "  }\n"
     "  if (!bad) printf(\"ok\\n\");\n"
     "  return bad != 0;\n"
     "}\n";
