@@ -217,9 +217,6 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
   }
   uint64_t out_total = 0, n_out = 0, n_in = 0, max_in = 0;
   int outs = 0, ins = 0, ambiguous = 0;
-  char sizes[300];
-  size_t used = 0;
-  sizes[0] = '\0';
   for (uint32_t i = 0; i < arg_count; i++) {
     st = check_arg(k, i, &args[i], ctx, err);
     if (st != VYRE_STATUS_OK) return st;
@@ -235,11 +232,6 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
       if (ins++ && elems != n_in) ambiguous |= 2; // matters only with no outputs
       n_in = elems;
       if (elems > max_in) max_in = elems;
-    }
-    if (used < sizeof(sizes)) {
-      int w = snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
-                       vyre_ir_string(v, b->name), (unsigned long long)elems);
-      if (w > 0) used += (size_t)w;
     }
   }
   if (o->max_output_bytes && out_total > o->max_output_bytes)
@@ -259,7 +251,20 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
                             "= 1 and options.grid.",
                             ctx, k->workgroup[0], k->workgroup[1], k->workgroup[2]);
     uint64_t n = outs ? n_out : n_in;
-    if (outs ? (ambiguous & 1) || max_in > n_out : (ambiguous & 2))
+    if (outs ? (ambiguous & 1) || max_in > n_out : (ambiguous & 2)) {
+      // Formatted only here, on the failure path: planning runs for every job.
+      char sizes[300];
+      size_t used = 0;
+      sizes[0] = '\0';
+      for (uint32_t i = 0; i < arg_count && used < sizeof(sizes); i++) {
+        const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
+        if (b->access == VYRE_IR_ACCESS_UNIFORM) continue;
+        int w = snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
+                         vyre_ir_string(v, b->name),
+                         (unsigned long long)(bound_bytes(b, &args[i]) / 4));
+        if (w < 0) break;
+        used += (size_t)w;
+      }
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: the grid cannot be inferred, because the buffers have different "
                             "element counts (%s) and any of them could be the one the program "
@@ -268,6 +273,7 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
                             "ceil(elements / %u) workgroups along x covers one invocation per "
                             "element at workgroup size %u.",
                             ctx, sizes, k->workgroup[0], k->workgroup[0]);
+    }
     if (n < 1) n = 1;
     uint64_t gx = (n + k->workgroup[0] - 1) / k->workgroup[0];
     g[0] = gx > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)gx;
