@@ -5,11 +5,19 @@
 // their ranged writes and reads through staging, and the one-shot submit
 // helper. Called from the resident slots and from vk_dispatch.c.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vk_internal.h"
+#include "spv_codegen.h"
+#include "vk_buffer.h"
+#include "vk_device.h"
+#include "vk_pool.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 static int find_memory(vyre_backend *be, uint32_t bits, VkMemoryPropertyFlags want) {
   for (uint32_t i = 0; i < be->mem.memoryTypeCount; i++)

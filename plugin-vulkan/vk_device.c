@@ -7,11 +7,21 @@
 // whose messages go to the host log and are counted. Called from the
 // lifecycle slots in vk_plugin.c and from recover.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vk_internal.h"
+#include "spv_codegen.h"
+#include "vk_buffer.h"
+#include "vk_device.h"
+#include "vk_dispatch.h"
+#include "vk_pipeline.h"
+#include "vk_pool.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 static uint32_t kind_of(VkPhysicalDeviceType t) {
   switch (t) {

@@ -7,11 +7,20 @@
 // released work's resources alive until the device is done with them. Sequences are in
 // vk_sequence.c. Called from the ops table in vk_plugin.c.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "spv_codegen.h"
+#include "vk_device.h"
+#include "vk_dispatch.h"
 #include "vk_job.h"
+#include "vk_pool.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 struct vyre_pending {
   vyre_object_header h;

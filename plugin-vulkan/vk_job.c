@@ -7,12 +7,22 @@
 // downloads; after the fence copy results back. Used by vk_dispatch.c and
 // vk_sequence.c; never waits itself.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "spv_codegen.h"
+#include "vk_buffer.h"
+#include "vk_device.h"
 #include "vk_job.h"
 #include "vk_lanes.h"
+#include "vk_pipeline.h"
+#include "vk_pool.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 #define ALIGN 256u
 // Host bindings up to this many bytes in all are bound straight from the

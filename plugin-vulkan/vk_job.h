@@ -2,18 +2,29 @@
 //
 // vk_job.h — one recorded dispatch and its resources (device buffers,
 // staging, descriptor set, trap record, timestamp queries). Shared by
-// vk_dispatch.c (one-shot, async, batch) and vk_sequence.c.
+// vk_dispatch.c (one-shot, async, batch) and vk_sequence.c; made and run by
+// vk_job.c.
+//
+// Ownership: a job owns its pooled blocks, descriptor pool, command buffer
+// and fence as marked below, until vyre_vk_job_free. Thread safety: the
+// functions below say which need the backend lock held.
 
 #ifndef VYRE_VK_JOB_H
 #define VYRE_VK_JOB_H
 
-#include "vk_internal.h"
+#include <stdint.h>
+
+#include "vk_pool.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+
+struct vyre_vk_pipe; // vk_pipeline.h
 
 typedef struct vyre_vk_job {
   struct vyre_vk_job *next;  // zombie list
   struct vyre_vk_job *group; // jobs freed with this one (a timed-out batch)
   vyre_backend *be;
-  vyre_vk_pipe *pipe;
+  struct vyre_vk_pipe *pipe;
   uint32_t nb;
   vyre_binding bind[32]; // copied from the args (data pointers stay the caller's)
   vyre_vk_block *devb;   // device memory of every host binding (pooled)

@@ -8,11 +8,18 @@
 // loaded only when vendor, device, driver version and pipeline-cache UUID
 // match. Called from vk_plugin.c (compile, module_release, flush).
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vk_internal.h"
+#include "spv_codegen.h"
+#include "vk_device.h"
+#include "vk_pipeline.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 #define PAYLOAD_MAGIC 0x56535056u // "VPSV"
 

@@ -9,8 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vk_internal.h"
+#include "spv_codegen.h"
+#include "vk_buffer.h"
+#include "vk_device.h"
+#include "vk_dispatch.h"
+#include "vk_pipeline.h"
+#include "vk_sequence.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
 #include "vyre_ir.h"
+#include "vyre_kit.h"
 
 static uint32_t op_flush(vyre_backend *be, vyre_error *err) {
   uint32_t st = vyre_vk_check_alive(be, err);

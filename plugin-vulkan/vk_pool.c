@@ -7,9 +7,17 @@
 // here is guarded by the backend lock; vyre_vk_pools_free runs at device
 // close. Used by vk_job.c, vk_dispatch.c and vk_sequence.c.
 
+#include <pthread.h>
 #include <stdlib.h>
 
-#include "vk_internal.h"
+#include "spv_codegen.h"
+#include "vk_buffer.h"
+#include "vk_device.h"
+#include "vk_pool.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 #define MAX_FREE VYRE_VK_MAX_FREE
 

@@ -5,12 +5,23 @@
 // reads copied into one staging buffer, one submission and one fence. Called
 // from vk_plugin.c.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "spv_codegen.h"
+#include "vk_buffer.h"
+#include "vk_device.h"
+#include "vk_dispatch.h"
 #include "vk_job.h"
+#include "vk_pool.h"
+#include "vk_sequence.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
 #include "vyre_ir.h"
+#include "vyre_kit.h"
 
 static uint32_t check_steps(vyre_backend *be, const vyre_sequence_args *a, vyre_error *err) {
   if (!a || (a->step_count && !a->steps) || (a->read_count && !a->reads))

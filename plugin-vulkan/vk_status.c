@@ -4,7 +4,12 @@
 // one table; the failure helper every Vulkan call site uses. A device loss
 // moves the backend into the lost state here.
 
-#include "vk_internal.h"
+#include "spv_codegen.h"
+#include "vk_device.h"
+#include "vk_status.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 #define VYRE_VK_RESULT_LIST(X)                                                                     \
   X(VK_SUCCESS, VYRE_STATUS_OK)                                                                    \

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_args.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
+#include "vyre_ir.h"
 
 #define VYRE__FRESH_BYTE 0xCDu // payload of output blocks before the dispatch
 

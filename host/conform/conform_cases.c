@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "conform_internal.h"
+#include "conform_cases.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 static int vyre__list_add(vyre__case_list *l, const char *path, const char *name) {
   if (l->count == l->cap) {

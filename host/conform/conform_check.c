@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform_args.h"
+#include "conform_exec.h"
 #include "conform_run.h"
+#include "conform_util.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
 
 int vyre__glob(const char *glob, const char *name) {
   return fnmatch(glob, name, 0) == 0;

@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_args.h"
+#include "conform_exec.h"
+#include "conform_util.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
 
 static uint32_t vyre__run_path(vyre_device *dev, const vyre_conform_exec_options *opt,
                                vyre_kernel *kernel, vyre__args *a,

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_known.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 static char *vyre__word_at(char **p) {
   while (**p && isspace((unsigned char)**p))

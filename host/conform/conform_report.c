@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_report.h"
+#include "conform_util.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
+#include "vyre_ir.h"
 
 static const char *const vyre__result_names[] = {"pass", "fail", "skip", "xfail", "xpass"};
 static const char *const vyre__path_state_names[] = {"not_run", "pass", "fail", "unsupported"};

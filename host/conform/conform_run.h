@@ -3,13 +3,23 @@
 // conform_run.h — the state of one conformance run, shared by the runner
 // (conform_runner.c) and the per-case checks (conform_check.c). Nothing
 // outside host/conform includes this file.
+//
+// Ownership: the run owns its devices, case list, known list and results
+// (conform_runner.c frees them); a case state owns its case and prepared
+// kernel until vyre__case_end. Thread safety: one thread runs a run.
 
 #ifndef VYRE_CONFORM_RUN_H
 #define VYRE_CONFORM_RUN_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "conform_internal.h"
+#include "conform_args.h"
+#include "conform_cases.h"
+#include "conform_known.h"
+#include "conform_util.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
 
 typedef struct vyre__run {
   const vyre_conform_options *opt;

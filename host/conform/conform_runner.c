@@ -14,8 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_cases.h"
+#include "conform_known.h"
+#include "conform_report.h"
 #include "conform_run.h"
+#include "conform_util.h"
+#include "runtime_util.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
+#include "vyre_ir.h"
 
 static void vyre__print_result(vyre__run *run, const vyre__result *r) {
   if (run->opt->json) return;

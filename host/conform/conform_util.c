@@ -7,12 +7,16 @@
 
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "conform_internal.h"
+#include "conform_util.h"
+#include "vyre/vyre.h"
+#include "vyre_conform.h"
+#include "vyre_ir.h"
 
 void vyre__str_printf(vyre__str *s, const char *fmt, ...) {
   va_list ap;

@@ -8,8 +8,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_util.h"
+#include "runtime_checks.h"
 #include "runtime_programs.h"
+#include "runtime_util.h"
+#include "vyre/vyre.h"
 
 // Checks out[i] == f(i) for the 64 elements and fails |r| naming |what|.
 static int vyre__rt_expect(vyre__result *r, const char *what, const uint32_t *got, uint32_t mul,

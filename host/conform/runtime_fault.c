@@ -7,8 +7,11 @@
 
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_util.h"
+#include "runtime_checks.h"
 #include "runtime_programs.h"
+#include "runtime_util.h"
+#include "vyre/vyre.h"
 
 void vyre__rt_sequence(vyre_device *dev, vyre__result *r) {
   vyre_caps caps = {.struct_size = sizeof caps};

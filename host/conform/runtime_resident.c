@@ -8,8 +8,11 @@
 
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_util.h"
+#include "runtime_checks.h"
 #include "runtime_programs.h"
+#include "runtime_util.h"
+#include "vyre/vyre.h"
 
 #define VYRE__RT_WORDS 64u
 

@@ -7,8 +7,11 @@
 
 #include <string.h>
 
-#include "conform_internal.h"
+#include "conform_util.h"
+#include "runtime_checks.h"
 #include "runtime_programs.h"
+#include "runtime_util.h"
+#include "vyre/vyre.h"
 
 const vyre__runtime_check vyre__runtime_checks[] = {
     {"runtime/async_independent", vyre__rt_async},

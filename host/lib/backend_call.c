@@ -13,7 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "loader.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 static void reset(vyre_error *err) {
   if (!err) return;

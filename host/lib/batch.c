@@ -17,7 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "host_services.h"
+#include "kernel.h"
+#include "plan.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 #define MAX_RECOVERIES 2
 

@@ -10,11 +10,22 @@
 // when the device is no longer lost, so several threads (or a queue and a
 // batch) that all saw the loss recover it once.
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "dispatch.h"
+#include "host_services.h"
+#include "kernel.h"
+#include "queue.h"
+#include "registry.h"
+#include "resident.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err) {
   return vyre__registry_check(dev, VYRE__OBJ_DEVICE, context, err);

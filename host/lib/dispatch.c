@@ -14,7 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "dispatch.h"
+#include "host_services.h"
+#include "kernel.h"
+#include "plan.h"
+#include "registry.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 struct vyre_job {
   vyre_device *dev;

@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "host_internal.h"
+#include "host_services.h"
+#include "vyre/vyre.h"
 
 static pthread_once_t g_services_once = PTHREAD_ONCE_INIT;
 static vyre_host_services g_services;

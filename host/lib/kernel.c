@@ -18,7 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "host_services.h"
+#include "kernel.h"
+#include "program.h"
+#include "registry.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 static uint32_t check_workgroup(const vyre_device *dev, const uint32_t wg[3], const char *what,
                                 const char *ctx, vyre_error *err) {

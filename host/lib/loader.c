@@ -35,12 +35,15 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "host_internal.h"
+#include "host_services.h"
+#include "loader.h"
+#include "vyre/vyre.h"
 
 #ifndef VYRE_PLUGIN_INSTALL_DIR
 #define VYRE_PLUGIN_INSTALL_DIR "/usr/local/lib/vyre"

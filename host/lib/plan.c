@@ -31,7 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "device.h"
+#include "kernel.h"
+#include "plan.h"
+#include "program.h"
+#include "registry.h"
+#include "resident.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 void vyre__plan_context(const vyre_kernel *k, const char *verb, char *out, size_t size) {
   snprintf(out, size, "%s '%s' on %s", verb, k->label, k->dev->name);

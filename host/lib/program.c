@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "program.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 static uint32_t wrap(vyre_ir *ir, uint32_t st, vyre_program **out, vyre_error *err) {
   if (st != VYRE_STATUS_OK) return st;

@@ -17,11 +17,21 @@
 // and the callback runs without the push lock, so it may push (but not
 // drain or destroy the same queue). Destroy drops undelivered payloads.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "host_services.h"
+#include "kernel.h"
+#include "plan.h"
+#include "program.h"
+#include "queue.h"
+#include "registry.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 #define MAX_RECOVERIES 2
 

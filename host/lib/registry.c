@@ -20,11 +20,14 @@
 // translates a live token.
 
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "registry.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 #define BUCKETS 1024u
 #define GRAVE   256u

@@ -20,7 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "kernel.h"
+#include "plan.h"
+#include "registry.h"
+#include "resident.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **out,
                              vyre_error *err) {

@@ -19,12 +19,20 @@
 // never a silent fallback.
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "backend_call.h"
+#include "device.h"
+#include "host_services.h"
+#include "loader.h"
+#include "registry.h"
+#include "vyre/vyre.h"
+#include "vyre_ir.h"
 
 #define MAX_PLUGINS 64u
 

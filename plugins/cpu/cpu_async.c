@@ -11,11 +11,20 @@
 // queued or running dispatch are marked busy so buffer_free refuses them.
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cpu_internal.h"
+#include "cpu_async.h"
+#include "cpu_buffer.h"
+#include "cpu_dispatch.h"
+#include "cpu_link.h"
+#include "cpu_name.h"
+#include "cpu_plugin.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 static void cpu_pending_unbusy(vyre_pending *p) {
   for (uint32_t i = 0; i < p->args.binding_count; i++)

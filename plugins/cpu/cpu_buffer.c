@@ -7,10 +7,17 @@
 // neither a buffer nor the caller's memory. Called from the slot table in
 // cpu_plugin.c; dispatches bind the words directly (cpu_dispatch.c).
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "cpu_buffer.h"
+#include "cpu_link.h"
+#include "cpu_name.h"
+#include "cpu_plugin.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 // Resident buffers are capped at the size get_caps reports.
 #define CPU_MAX_BUFFER_BYTES (1ull << 30)

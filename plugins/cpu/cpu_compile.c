@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cpu_compile.c — translates a validated flat IR program into the register
-// bytecode of cpu_internal.h, once per module. Entered only from the compile
+// bytecode of cpu_compile.h, once per module. Entered only from the compile
 // slot (cpu_plugin.c); the program view is borrowed, so everything the module
 // needs is copied into its vyre_cpu_code.
 //
@@ -20,9 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "cpu_compile.h"
+#include "cpu_name.h"
 #include "kit_plan.h"
+#include "vyre/vyre_backend.h"
 #include "vyre_ir.h"
+#include "vyre_kit.h"
 
 typedef struct vyre_cpu_cc {
   const vyre_ir_program *p;

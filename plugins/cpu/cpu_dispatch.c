@@ -10,10 +10,18 @@
 // through an aligned copy (atomics need aligned words). Resident bindings
 // point straight at the buffer's words.
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "cpu_buffer.h"
+#include "cpu_compile.h"
+#include "cpu_dispatch.h"
+#include "cpu_exec.h"
+#include "cpu_name.h"
+#include "cpu_plugin.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 // Binding plan of one dispatch: a view per program buffer plus the staging
 // copies to write back.

@@ -15,10 +15,15 @@
 
 #include <fenv.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "cpu_compile.h"
+#include "cpu_exec.h"
+#include "cpu_pool.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 #define CPU_STOP_END     0
 #define CPU_STOP_BARRIER 1

@@ -13,14 +13,25 @@
 // buffer and pending stale.
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cpu_internal.h"
+#include "cpu_async.h"
+#include "cpu_buffer.h"
+#include "cpu_compile.h"
+#include "cpu_dispatch.h"
+#include "cpu_link.h"
+#include "cpu_name.h"
+#include "cpu_plugin.h"
+#include "cpu_pool.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 #define CPU_VERSION "0.1.0"
 // Changes whenever the meaning of a compiled module may change.

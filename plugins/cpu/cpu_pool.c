@@ -9,9 +9,10 @@
 // whichever workers are free, and its submitter always takes part, so a
 // task completes even when every worker is busy elsewhere.
 
+#include <pthread.h>
 #include <stdlib.h>
 
-#include "cpu_internal.h"
+#include "cpu_pool.h"
 
 typedef struct vyre_cpu_task {
   void (*fn)(void *ctx);

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// device.h — struct vyre_device, an open backend instance, and the device
+// checks the API files share (device.c; the device is made by select.c).
+//
+// Ownership: the application owns a vyre_device (vyre_device_close, which
+// also frees the kernels, resident buffers, jobs and queues the application
+// did not release). The plugin record is process-lifetime (loader.h).
+// Thread safety: a device may be used from several threads; |generation| is
+// atomic and recovery is serialised by |lock|.
+
+#ifndef VYRE_HOST_DEVICE_H
+#define VYRE_HOST_DEVICE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "vyre/vyre.h"
+
+struct vyre__plugin; // loader.h
+
+struct vyre_device {
+  struct vyre__plugin *plugin;
+  const vyre_backend_ops *ops; // == &plugin->ops
+  vyre_backend *be;
+  char name[64];               // backend name for messages
+  char reason[1024];           // selection reason
+  pthread_mutex_t lock;        // serialises recover
+  _Atomic uint32_t generation; // the device generation the host last saw
+  vyre_caps caps;              // read at open; limits do not change on recover
+};
+
+// Checks that |dev| is a live device (registry.h). |context| prefixes the
+// message (may be NULL).
+uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err);
+// The device generation the host last saw (an atomic load).
+uint32_t vyre__device_generation(const vyre_device *dev);
+// Recovers |dev| if it is (still) lost; a no-op when another thread already
+// recovered it. Updates the generation.
+uint32_t vyre__device_recover_if_lost(vyre_device *dev, vyre_error *err);
+
+#endif // VYRE_HOST_DEVICE_H

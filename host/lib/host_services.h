@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// host_services.h — the services table libvyre hands to every plugin query,
+// and the host's own logging, environment and clock helpers
+// (host_services.c). Not installed.
+//
+// Ownership: the table is built once (pthread_once) and lives for the
+// process; nobody frees it. Thread safety: every function here may be called
+// from any thread; log lines are written whole under one lock.
+
+#ifndef VYRE_HOST_SERVICES_H
+#define VYRE_HOST_SERVICES_H
+
+#include <stdint.h>
+
+#include "vyre/vyre_backend.h"
+
+#if defined(__GNUC__)
+#define VYRE__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define VYRE__PRINTF(a, b)
+#endif
+
+// The process-lifetime services table handed to every plugin query.
+const vyre_host_services *vyre__services(void);
+// Writes "vyre <backend>: <level>: <message>" to stderr when |level| passes
+// the VYRE_LOG threshold (read on every call).
+void vyre__log(uint32_t level, const char *backend, const char *fmt, ...) VYRE__PRINTF(3, 4);
+// secure_getenv: a privileged process sees no environment.
+const char *vyre__getenv(const char *name);
+// A monotonic clock in nanoseconds.
+uint64_t vyre__now_ns(void);
+
+#endif // VYRE_HOST_SERVICES_H

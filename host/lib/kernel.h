@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// kernel.h — struct vyre_kernel: a program compiled for one device
+// (kernel.c; vyre__kernel_check lives in device.c with the other handle
+// checks). Not installed.
+//
+// Ownership: the application owns a vyre_kernel (vyre_kernel_free, or
+// device close); the kernel owns its module and borrows its device and
+// program. Thread safety: an application's kernel is not changed after
+// compile, so several threads may dispatch it; queue.c keeps a private copy
+// whose module and generation change under the queue's drain lock.
+
+#ifndef VYRE_HOST_KERNEL_H
+#define VYRE_HOST_KERNEL_H
+
+#include <stdint.h>
+
+#include "vyre/vyre.h"
+
+struct vyre_kernel {
+  vyre_device *dev;
+  const vyre_program *program;
+  vyre_module *module;
+  uint32_t generation;
+  uint32_t flags;
+  uint32_t workgroup[3]; // effective size
+  char label[128];
+  char context[192]; // "dispatch '<label>' on <backend>", made once at compile
+};
+
+// Live kernel; of |dev| when |dev| is non-NULL (else foreign); not stale.
+uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const char *context,
+                            vyre_error *err);
+// Compiles a fresh module for |k|'s program and options at the current
+// generation (used by the automatic recovery of batches and queues). The
+// caller owns *|out| (vyre__call_module_release).
+uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vyre_error *err);
+// Copies the caller's compile options into |out| as vyre__dispatch_options_read
+// does (plan.h); NULL |in| gives zero options.
+uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *context,
+                                    vyre_compile_options *out, vyre_error *err);
+// Frees |k| and its module (device close).
+void vyre__kernel_destroy(vyre_kernel *k);
+
+#endif // VYRE_HOST_KERNEL_H

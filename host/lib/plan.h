@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// plan.h — the dispatch plan: a caller's vyre_arg list checked against the
+// program and the device, the grid, and the plugin's bindings (plan.c). Not
+// installed.
+//
+// Ownership: a vyre__plan is a caller-owned value (zeroed before
+// vyre__plan_make) that owns its scratch memory until vyre__plan_free; its
+// bindings point into the caller's args and the plan's scratch, so the args
+// must outlive the dispatch. Thread safety: the functions keep no state;
+// one plan is used by one thread at a time.
+
+#ifndef VYRE_HOST_PLAN_H
+#define VYRE_HOST_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "program.h"
+#include "vyre/vyre.h"
+
+// The most bytes one uniform (parameter) buffer may bind.
+#define VYRE__UNIFORM_MAX_BYTES 65536u
+
+// A resolved dispatch: bindings in ascending binding order, grid, and where
+// the outputs go back to the caller.
+typedef struct vyre__plan {
+  vyre_binding bindings[VYRE__MAX_BINDINGS];
+  uint32_t binding_count;
+  uint32_t grid[3];
+  vyre_dispatch_args args;
+  // Per host arg: scratch memory the plan owns (outputs the caller
+  // discards, read_write inputs without an |out|). Outputs the caller wants
+  // are written by the plugin straight into the caller's |out|.
+  void *scratch[VYRE__MAX_BINDINGS];
+  uint32_t scratch_count; // non-NULL entries of scratch (0: nothing to free)
+  char context[192];      // "dispatch 'label' on cpu"
+} vyre__plan;
+
+// Copies the caller's |in| into |out| field by field, reading only the fields
+// its struct_size covers (VYRE_OPTS_HAS); the rest keep their defaults
+// (vyre_dispatch_options_init; zero for compile options, see
+// vyre__compile_options_read in kernel.h). NULL |in| gives the defaults. A
+// struct_size below the *_MIN_SIZE of vyre.h is INVALID_ARGUMENT, the message
+// prefixed with |context|.
+uint32_t vyre__dispatch_options_read(const vyre_dispatch_options *in, const char *context,
+                                     vyre_dispatch_options *out, vyre_error *err);
+
+// Checks |args| and |options| against the kernel and the device's caps and
+// computes the grid (no memory is allocated). |context| prefixes messages.
+uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
+                          const vyre_dispatch_options *options, const char *context,
+                          uint32_t out_grid[3], vyre_error *err);
+// vyre__plan_check, then the bindings and scratch. |module| is the module to
+// dispatch (the kernel's, or a recompiled one). |plan| must be zeroed.
+uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_arg *args,
+                         uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
+                         vyre_error *err);
+void vyre__plan_free(vyre__plan *plan);
+// Writes "<verb> '<label>' on <backend>" into |out|.
+void vyre__plan_context(const vyre_kernel *k, const char *verb, char *out, size_t size);
+
+#endif // VYRE_HOST_PLAN_H

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// resident.h — struct vyre_resident, a buffer kept on the device between
+// dispatches (resident.c; vyre__resident_check and vyre__resident_get live
+// in device.c with the other handle checks). Not installed.
+//
+// The application's vyre_resident * is a registry token (handle), never the
+// address of this struct: vyre__resident_get maps it here. Ownership: the
+// application owns the buffer (vyre_resident_free, or device close); the
+// struct owns the plugin's vyre_buffer. Thread safety: the fields are set at
+// creation and never change; handles are checked through the registry.
+
+#ifndef VYRE_HOST_RESIDENT_H
+#define VYRE_HOST_RESIDENT_H
+
+#include <stdint.h>
+
+#include "vyre/vyre.h"
+
+struct vyre_resident {
+  const vyre_resident *handle; // the token given to the application
+  vyre_device *dev;
+  vyre_buffer *buf;
+  uint64_t bytes;
+  uint32_t generation;
+};
+
+// |handle| is the application's handle (a token); checks it as
+// vyre__kernel_check does (live, of |dev| when non-NULL, not stale).
+uint32_t vyre__resident_check(const vyre_resident *handle, const vyre_device *dev,
+                              const char *context, vyre_error *err);
+// The object of a live resident handle, else NULL.
+vyre_resident *vyre__resident_get(const vyre_resident *handle);
+// Frees |r| and its device buffer (device close). |r| is the object.
+void vyre__resident_destroy(vyre_resident *r);
+
+#endif // VYRE_HOST_RESIDENT_H

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_device.h — the Vulkan backend instance (struct vyre_backend) and its
+// lifecycle: probe, create, destroy, caps, and opening and closing the
+// logical device (vk_device.c; the slot table is in vk_plugin.c).
+//
+// Ownership: the host owns the backend (destroy frees the modules, buffers
+// and pendings the host never released); the backend owns its Vulkan
+// objects, its compile cache |pipes| and its free lists (vk_pool.h).
+// Thread safety: |lock| serialises the queue, the command pool, descriptor
+// pools, the free lists and the module list. Fence waits happen without the
+// lock. |lost| and the counters are atomic.
+
+#ifndef VYRE_VK_DEVICE_H
+#define VYRE_VK_DEVICE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "vk_pool.h"
+#include "vk_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
+
+struct vyre_vk_pipe; // vk_pipeline.h
+struct vyre_vk_job;  // vk_job.h
+
+struct vyre_backend {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice phys;
+  VkPhysicalDeviceProperties props;
+  VkPhysicalDeviceMemoryProperties mem;
+  uint32_t device_index;
+  uint8_t uuid[16];
+  uint32_t has_int64;
+  uint32_t int64_atomics; // VK_KHR_shader_atomic_int64 enabled (exact trap ids)
+  // VK_KHR_push_descriptor enabled: pipelines with at most max_push
+  // descriptors push them while recording instead of allocating sets.
+  PFN_vkCmdPushDescriptorSetKHR cmd_push_descriptors; // NULL: not enabled
+  uint32_t max_push;
+  uint32_t soft_mul; // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
+  uint32_t timestamp_bits;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queue_family;
+  VkCommandPool pool;
+  VkPipelineCache pipeline_cache;
+  pthread_mutex_t lock;
+  uint32_t generation;
+  _Atomic uint32_t lost;
+  _Atomic uint64_t validation_errors;
+  vyre_kit_metrics metrics;
+  vyre_kit_cache *disk;
+  struct vyre_vk_pipe *pipes;    // in-memory compile cache (owned; freed at destroy/recover)
+  struct vyre_vk_job *zombies;   // timed-out jobs still running on the device
+  vyre_buffer *buffers;          // live resident buffers
+  vyre_module *modules;          // live module handles (freed at destroy if never released)
+  struct vyre_pending *pendings; // live pendings (likewise)
+  // Free lists (vk_pool.c), guarded by |lock|. Sized for a batch of a few
+  // hundred jobs: a batch returns every job's objects at once, and a list
+  // that keeps fewer makes the next batch create them again.
+  VkFence free_fences[VYRE_VK_MAX_FREE];
+  uint32_t free_fence_count;
+  VkDescriptorPool free_dpools[VYRE_VK_MAX_FREE]; // one set each
+  uint32_t free_dpool_count;
+  VkDescriptorPool free_bpools[VYRE_VK_MAX_FREE_BATCH_POOLS]; // VYRE_VK_BATCH_SETS sets each
+  uint32_t free_bpool_count;
+  // Recording epoch (vyre_vk_jobs_record, under |lock|): bumped at every barrier;
+  // a resident buffer's hazard marks count only while they carry the
+  // current epoch.
+  uint64_t hz_epoch;
+  VkCommandBuffer free_cbs[VYRE_VK_MAX_FREE]; // reset by their next vkBeginCommandBuffer
+  uint32_t free_cb_count;
+  vyre_vk_block *free_blocks;
+  uint32_t free_block_count;
+  uint64_t free_block_bytes;
+  // Costly object creations, counted for the metrics (vk_* names) so tests
+  // can pin that warm dispatches create nothing.
+  _Atomic uint64_t n_alloc_memory; // vkAllocateMemory
+  _Atomic uint64_t n_dpool_create; // vkCreateDescriptorPool
+  _Atomic uint64_t n_fence_create; // vkCreateFence
+  _Atomic uint64_t n_submit;       // vkQueueSubmit
+  _Atomic uint64_t n_cb_alloc;     // vkAllocateCommandBuffers
+  _Atomic uint64_t n_cb_begin;     // command buffers recorded (recycled or new)
+  // Host time of dispatches and batches, split where it goes (ns): preparing
+  // and recording up to the submit, the submit and the fence wait, and
+  // reading results back and releasing the jobs after it.
+  _Atomic uint64_t ns_record, ns_wait, ns_finish;
+};
+
+void vyre_vk_probe(vyre_probe_result *out);
+uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err);
+void vyre_vk_destroy(vyre_backend *be);
+uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err);
+// Creates the logical device, queue, pool and pipeline cache on be->phys.
+uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err);
+void vyre_vk_device_close(vyre_backend *be);
+
+#endif // VYRE_VK_DEVICE_H
