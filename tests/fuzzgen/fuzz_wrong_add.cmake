@@ -49,3 +49,19 @@ message("${out}${err}")
 if(NOT rc EQUAL 0 OR NOT out MATCHES "0 failed, [1-9][0-9]* skipped")
   message(FATAL_ERROR "vyre fuzz against no-add exited ${rc}; expected 0 with refusals skipped")
 endif()
+
+# --json: one document with the counts and each difference.
+execute_process(COMMAND ${VYRE} fuzz --backend ${PLUGIN} --seed 1 --count 5 --shrink-time 5
+                        --json --out ${OUT}/json
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "\"programs\": 5" OR NOT out MATCHES "\"differences\": \\[\n *{"
+   OR NOT out MATCHES "\"file\": \"[^\"]*/json/diff-[0-9]+.json\"")
+  message(FATAL_ERROR "vyre fuzz --json (${rc}) did not print the summary with differences:\n${out}${err}")
+endif()
+
+# Usage errors exit 2 with a Fix.
+execute_process(COMMAND ${VYRE} fuzz --backend cpu --seed -1
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--seed '-1' is not a number.*Fix:")
+  message(FATAL_ERROR "vyre fuzz --seed -1 exited ${rc}: ${err}")
+endif()
