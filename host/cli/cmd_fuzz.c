@@ -134,11 +134,9 @@ typedef struct vyre_fuzz {
 
 static volatile sig_atomic_t vyre_fuzz_watch_seed_lo, vyre_fuzz_watch_seed_hi;
 
-// The watchdog: a program that makes no progress past every deadline ends
-// the run with the seed (async-signal-safe: only write and _exit).
-static void vyre_fuzz_on_alarm(int sig) {
-  (void)sig;
-  char msg[256], num[32];
+// Writes "\nvyre fuzz: seed <seed><tail>" to stderr (async-signal-safe).
+static void vyre_fuzz_say_seed(const char *tail) {
+  char msg[512], num[32];
   uint64_t seed =
       (uint64_t)(uint32_t)vyre_fuzz_watch_seed_hi << 32 | (uint32_t)vyre_fuzz_watch_seed_lo;
   int n = 0;
@@ -151,13 +149,27 @@ static void vyre_fuzz_on_alarm(int sig) {
     msg[len++] = *p;
   while (n)
     msg[len++] = num[--n];
-  const char *b = " hung: no result long after its dispatch deadline (a hang, or a compile "
-                  "that never ends). Fix: reproduce with 'vyre fuzz --count 1 --seed <that "
-                  "seed>' and report it.\n";
-  for (const char *p = b; *p && len < sizeof msg - 1; p++)
+  for (const char *p = tail; *p && len < sizeof msg - 1; p++)
     msg[len++] = *p;
-  if (write(2, msg, len) < 0) _exit(1);
+  if (write(2, msg, len) < 0) return;
+}
+
+// The watchdog: a program that makes no progress past every deadline ends
+// the run with the seed.
+static void vyre_fuzz_on_alarm(int sig) {
+  (void)sig;
+  vyre_fuzz_say_seed(" hung: no result long after its dispatch deadline (a hang, or a compile "
+                     "that never ends). Fix: reproduce with 'vyre fuzz --count 1 --seed <that "
+                     "seed>' and report it.\n");
   _exit(1);
+}
+
+// A crash (in a plugin, or vyre) names the seed, then dies as it would have.
+static void vyre_fuzz_on_crash(int sig) {
+  vyre_fuzz_say_seed(" crashed the process (a fatal signal). Fix: reproduce with 'vyre fuzz "
+                     "--count 1 --seed <that seed>' under a debugger and report it.\n");
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 static double vyre_fuzz_now(void) {
@@ -255,10 +267,12 @@ static void vyre_fuzz_report(vyre_fuzz *fz, uint64_t seed, const char *text, siz
             strerror(errno), fz->out_dir);
   if (!fz->json) {
     printf("DIFF  seed %llu: %s\n", (unsigned long long)seed, res->message);
-    printf("      shrunk from %u to %u nodes in %.1f s (%u runs%s): %s (as generated: %s)\n",
-           st.nodes_before ? st.nodes_before : vyre_fuzzgen_count_nodes(text, len),
-           vyre_fuzzgen_count_nodes(final_text, strlen(final_text)), vyre_fuzz_now() - t0, st.tries,
-           st.budget_hit ? ", budget reached" : "", small, full);
+    if (fz->shrink_ns)
+      printf("      shrunk from %u to %u nodes in %.1f s (%u runs%s): %s (as generated: %s)\n",
+             st.nodes_before, vyre_fuzzgen_count_nodes(final_text, strlen(final_text)),
+             vyre_fuzz_now() - t0, st.tries, st.budget_hit ? ", budget reached" : "", small, full);
+    else
+      printf("      not shrunk (--shrink-time 0): %s\n", small);
   } else {
     json_t *d = json_object();
     json_object_set_new(d, "seed", json_integer((json_int_t)seed));
@@ -394,6 +408,9 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   fz.gen.features &= caps.ir_features & rcaps.ir_features;
   if (fz.json) fz.diffs = json_array();
   signal(SIGALRM, vyre_fuzz_on_alarm);
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+    signal(fatal[i], vyre_fuzz_on_crash);
   // The watchdog: every path's dispatch may take the deadline, plus compiles.
   unsigned watchdog = (unsigned)((uint64_t)timeout_ms * 6 / 1000) + 120;
 
@@ -457,8 +474,17 @@ int vyre_cmd_fuzz(int argc, char **argv) {
                  (unsigned long long)seed, res.message);
     } else if (reason) {
       known_hits++;
-      if (!fz.json)
+      if (!fz.json) {
         printf("known seed %llu (%s): %s\n", (unsigned long long)seed, reason, res.message);
+      } else {
+        json_t *d = json_object();
+        json_object_set_new(d, "seed", json_integer((json_int_t)seed));
+        json_object_set_new(d, "known", json_true());
+        json_object_set_new(d, "reason", json_string(reason));
+        json_object_set_new(d, "path", json_string(vyre_conform_path_name(res.path)));
+        json_object_set_new(d, "message", json_string(res.message));
+        json_array_append_new(fz.diffs, d);
+      }
     } else if (v == VYRE_FUZZRUN_BAD_CASE) {
       // A generated program must always load and run on the reference.
       bad++;
