@@ -19,8 +19,7 @@ static uint32_t vyre__run_path(vyre_device *dev, const vyre_conform_exec_options
     vyre_job *job = NULL;
     st = vyre_dispatch_async(kernel, a->args, a->count, dopt, &job, &o->error);
     if (st) return st;
-    st = vyre_job_wait(job, opt->timeout_ns ? opt->timeout_ns : UINT64_MAX, &o->result,
-                       &o->error);
+    st = vyre_job_wait(job, opt->timeout_ns ? opt->timeout_ns : UINT64_MAX, &o->result, &o->error);
     vyre_job_release(job);
     return st;
   }
