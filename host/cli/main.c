@@ -16,6 +16,8 @@
 // `vyre bench` lives in cmd_bench*.c (docs/bench.md). Declared weak so the
 // tool also links without it; it is listed only when linked in.
 int vyre_cmd_bench(int argc, char **argv) __attribute__((weak));
+// `vyre fuzz` lives in cmd_fuzz.c (needs host/fuzzgen); weak likewise.
+int vyre_cmd_fuzz(int argc, char **argv) __attribute__((weak));
 
 typedef struct vyre_cli_command {
   const char *name;
@@ -29,6 +31,7 @@ static const vyre_cli_command vyre_cli_commands[] = {
     {"run", vyre_cmd_run, "run one case file (or a program with --input) and print the outputs"},
     {"conform", vyre_cmd_conform, "run the conformance suite against a backend"},
     {"bench", vyre_cmd_bench, "measure vyre against raw driver floors (docs/bench.md)"},
+    {"fuzz", vyre_cmd_fuzz, "differential fuzzing: random programs, backend vs the CPU reference"},
 };
 #define VYRE_CLI_COMMAND_COUNT (sizeof vyre_cli_commands / sizeof vyre_cli_commands[0])
 

@@ -23,7 +23,7 @@ static uint32_t vyre__run_path(vyre_device *dev, const vyre_conform_exec_options
     vyre_job *job = NULL;
     st = vyre_dispatch_async(kernel, a->args, a->count, dopt, &job, &o->error);
     if (st) return st;
-    st = vyre_job_wait(job, UINT64_MAX, &o->result, &o->error);
+    st = vyre_job_wait(job, opt->timeout_ns ? opt->timeout_ns : UINT64_MAX, &o->result, &o->error);
     vyre_job_release(job);
     return st;
   }
@@ -59,6 +59,7 @@ uint32_t vyre__execute_prepared(vyre_device *dev, const vyre_case *c, const vyre
   if (o->status) return o->status;
   vyre_dispatch_options dopt;
   vyre__options_for(c, opt->repeat, opt->timing, &dopt);
+  dopt.timeout_ns = opt->timeout_ns;
   vyre_error perr = {.struct_size = sizeof perr};
   if (vyre_kernel_plan_grid(p->kernel, a.args, a.count, &dopt, o->grid, &perr) == 0)
     o->has_grid = 1;

@@ -82,6 +82,7 @@ typedef struct vyre_conform_exec_options {
   uint32_t compile_flags; // VYRE_COMPILE_*
   uint32_t repeat;        // 0 means 1
   uint32_t timing;        // 1: ask for device time
+  uint64_t timeout_ns;    // dispatch deadline (async: also the wait); 0: none
 } vyre_conform_exec_options;
 
 // Runs |c| (whose program must be non-NULL) on |dev| through one path and

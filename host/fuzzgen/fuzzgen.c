@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// fuzzgen.c — the program generator of the differential fuzzer (fuzzgen.h).
+// Builds a case file as a jansson tree from a seed or a byte string, then
+// prints it. The operator tables expand the IR lists of
+// abi/vyre/vyre_backend.h, so a new un/bin/atomic row is generated without
+// a change here (docs/abi.md "How the IR grows").
+//
+// Why the programs are race-free (docs/ir.md §6 "Races"):
+//   - host buffers ou/oi/of/ob/rw are stored, loaded and used by own-slot
+//     atomics only at the invocation's linear global id `id` (or out of
+//     range), so no element is touched by two invocations;
+//   - the counters `cn` (device) and `wa` (workgroup) only get atomics, each
+//     element always with one commutative op (add/sub count as one class),
+//     and their old values are never read;
+//   - workgroup buffers wu/wf/wa follow a phase between barriers: FRESH (just
+//     after a barrier), W (own-slot stores at `l`, counter atomics) or R
+//     (loads of any slot); W and R never meet between two barriers. Branches
+//     of a non-uniform if are threaded through one phase; a uniform if joins
+//     its branches and ends both with a barrier when they disagree; a loop
+//     whose body has a barrier ends its body with one.
+// Barriers appear only in validator-uniform control flow (docs/ir.md §8.6),
+// and only in programs without early return.
+
+#include "fuzzgen.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vyre/vyre_backend.h"
+
+//===----------------------------------------------------------------------===//
+// Randomness
+//===----------------------------------------------------------------------===//
+
+typedef struct fg_rng {
+  const uint8_t *data; // libFuzzer bytes, read first; NULL for a seed
+  size_t size, at;
+  uint64_t state; // SplitMix64
+} fg_rng;
+
+static uint64_t fg_splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint32_t fg_u32(fg_rng *r) {
+  if (r->data && r->at + 4 <= r->size) {
+    uint32_t w = (uint32_t)r->data[r->at] | (uint32_t)r->data[r->at + 1] << 8 |
+                 (uint32_t)r->data[r->at + 2] << 16 | (uint32_t)r->data[r->at + 3] << 24;
+    r->at += 4;
+    return w;
+  }
+  return (uint32_t)(fg_splitmix(&r->state) >> 32);
+}
+
+// A number in [0, n).
+static uint32_t fg_pick(fg_rng *r, uint32_t n) {
+  if (n <= 1) return 0;
+  if (r->data && n <= 256 && r->at < r->size) return r->data[r->at++] % n;
+  return (uint32_t)(((uint64_t)fg_u32(r) * n) >> 32);
+}
+
+// 1 with probability num/den.
+static int fg_chance(fg_rng *r, uint32_t num, uint32_t den) {
+  return fg_pick(r, den) < num;
+}
+
+//===----------------------------------------------------------------------===//
+// Tables from the IR lists
+//===----------------------------------------------------------------------===//
+
+enum {
+  T_U32 = VYRE_IR_TYPE_U32,
+  T_I32 = VYRE_IR_TYPE_I32,
+  T_F32 = VYRE_IR_TYPE_F32,
+  T_BOOL = VYRE_IR_TYPE_BOOL
+};
+
+static const char *const fg_type_name[] = {
+#define X(NAME, CODE, JSON, BYTES, WHERE, FEAT) [CODE] = JSON,
+    VYRE_IR_TYPE_LIST(X)
+#undef X
+};
+
+static const uint32_t fg_value_types[] = {T_U32, T_I32, T_F32, T_BOOL};
+
+typedef struct fg_op {
+  const char *name;
+  uint32_t mask;    // operand types (bit = type code)
+  uint32_t res;     // VYRE_IR_RES_*
+  uint32_t b;       // VYRE_IR_B_* (binary)
+  uint32_t feature; // VYRE_IR_FEATURE_* bit or 0
+} fg_op;
+
+static const fg_op fg_un[] = {
+#define X(NAME, CODE, JSON, MASK, RES, FEAT) {JSON, MASK, RES, 0, FEAT},
+    VYRE_IR_UN_LIST(X)
+#undef X
+};
+static const fg_op fg_bin[] = {
+#define X(NAME, CODE, JSON, MASK, RES, B, FEAT) {JSON, MASK, RES, B, FEAT},
+    VYRE_IR_BIN_LIST(X)
+#undef X
+};
+
+typedef struct fg_atomic_op {
+  const char *name;
+  uint32_t expected; // takes an expected value (cas)
+  uint32_t feature;
+} fg_atomic_op;
+static const fg_atomic_op fg_atomics[] = {
+#define X(NAME, CODE, JSON, EXPECTED, FEAT) {JSON, EXPECTED, FEAT},
+    VYRE_IR_ATOMIC_LIST(X)
+#undef X
+};
+#define FG_N(a) (sizeof(a) / sizeof((a)[0]))
+
+// The atomic ops whose effect on one element does not depend on the order
+// in which invocations apply them (add and sub commute with each other).
+static const char *const fg_commutative[] = {"add", "or", "xor", "and", "min", "max"};
+
+static const char *const fg_builtins[] = {
+#define X(NAME, CODE, JSON, WHAT) [CODE] = JSON,
+    VYRE_IR_BUILTIN_LIST(X)
+#undef X
+};
+// Workgroup-uniform builtins (docs/ir.md §8.6); any other is treated as not.
+static int fg_builtin_uniform(const char *b) {
+  return !strcmp(b, "wgid") || !strcmp(b, "nwg") || !strcmp(b, "wgsize");
+}
+
+// Edge values (docs/ir.md §5): integers, then f32 bit patterns: ±0,
+// subnormals, NaN payloads, ±inf, rounding ties, values around 2^23, 2^24,
+// 2^31 and 2^32 (the cast boundaries).
+static const uint32_t fg_int_edges[] = {
+    0,          1,          2,          3,          7,          31,         32,
+    33,         63,         64,         100,        0xFFFF,     0x10000,    0x7FFFFFFF,
+    0x80000000, 0x80000001, 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFE0, 0xFFFFFF9C, 0x55555555};
+static const uint32_t fg_f32_edges[] = {
+    0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, 0x00400000,
+    0x00800000, 0x80800000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001,
+    0x7FC00001, 0xFFFFFFFF, 0x7FBFFFFF, 0x3F800000, 0xBF800000, 0x3F000000, 0xBF000000,
+    0x3FC00000, 0x40200000, 0xC0200000, 0x3EFFFFFF, 0x4B000000, 0x4B000001, 0x4B800000,
+    0x4B7FFFFF, 0x4B800001, 0x4F000000, 0x4EFFFFFF, 0x4F000001, 0x4F800000, 0x4F7FFFFF,
+    0xCF000000, 0xCF000001, 0xCEFFFFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F7FFFFF, 0x40490FDB};
+
+static uint32_t fg_float_bits(float f) {
+  uint32_t w;
+  memcpy(&w, &f, 4);
+  return w;
+}
+
+// A value of type |t| as 32 bits, biased to the edges.
+static uint32_t fg_value(fg_rng *r, uint32_t t) {
+  if (t == T_BOOL) return fg_pick(r, 2);
+  if (t == T_F32) {
+    switch (fg_pick(r, 6)) {
+    case 0: // ±0 and ±1: the identities optimizers fold (x + 0, x * 1, ...)
+      return (fg_chance(r, 1, 2) ? 0x80000000u : 0) | (fg_chance(r, 2, 3) ? 0 : 0x3F800000u);
+    case 1:
+    case 5:
+      return fg_f32_edges[fg_pick(r, FG_N(fg_f32_edges))];
+    case 2:
+      return fg_float_bits((float)((int)fg_pick(r, 200) - 100));
+    case 3:
+      return fg_float_bits((float)((int)fg_pick(r, 64) - 32) / 8.0f);
+    default:
+      return fg_u32(r);
+    }
+  }
+  switch (fg_pick(r, 4)) {
+  case 0:
+  case 1:
+    return fg_int_edges[fg_pick(r, FG_N(fg_int_edges))];
+  case 2:
+    return fg_pick(r, 40);
+  default:
+    return fg_u32(r);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Generator state
+//===----------------------------------------------------------------------===//
+
+#define FG_MAX_LOCALS 96
+#define FG_CN         8 // device counters
+#define FG_WA         4 // workgroup counters
+
+enum { PH_FRESH, PH_W, PH_R, PH_CONFLICT };
+
+typedef struct fg_local {
+  char name[16];
+  uint32_t type;
+  uint8_t visible, ro, uni, noread;
+} fg_local;
+
+typedef struct fg {
+  fg_rng r;
+  vyre_fuzzgen_options opt;
+  uint32_t wx, wy, gx, gy, W, T;
+  int barriers_ok; // the program may have barriers (then no early return)
+  int traps_ok;
+  int phase;
+  uint32_t barriers;
+  const char *cn_op[FG_CN], *wa_op[FG_WA];
+  fg_local locals[FG_MAX_LOCALS];
+  uint32_t nlocals, next_name;
+  uint32_t nodes;
+  int oom;
+} fg;
+
+typedef struct fg_ctx {
+  int depth;  // statement nesting
+  int uni_cf; // validator-uniform control flow
+  int loops;  // enclosing loops
+} fg_ctx;
+
+static json_t *fg_node(fg *g, const char *k) {
+  g->nodes++;
+  json_t *o = json_object();
+  if (!o) {
+    g->oom = 1;
+    return NULL;
+  }
+  json_object_set_new(o, "k", json_string(k));
+  return o;
+}
+
+static json_t *fg_set(json_t *o, const char *key, json_t *v) {
+  if (o)
+    json_object_set_new(o, key, v);
+  else
+    json_decref(v);
+  return o;
+}
+
+static json_t *fg_lit(fg *g, uint32_t t, uint32_t bits) {
+  json_t *o = fg_node(g, "lit");
+  fg_set(o, "t", json_string(fg_type_name[t]));
+  if (t == T_F32) {
+    char hex[16];
+    snprintf(hex, sizeof hex, "0x%08x", bits);
+    fg_set(o, "bits", json_string(hex));
+  } else if (t == T_BOOL) {
+    fg_set(o, "v", json_boolean(bits & 1));
+  } else if (t == T_I32) {
+    fg_set(o, "v", json_integer((int32_t)bits));
+  } else {
+    fg_set(o, "v", json_integer(bits));
+  }
+  return o;
+}
+
+static json_t *fg_u32lit(fg *g, uint32_t v) {
+  return fg_lit(g, T_U32, v);
+}
+
+static json_t *fg_var(fg *g, const char *name) {
+  return fg_set(fg_node(g, "var"), "name", json_string(name));
+}
+
+static json_t *fg_bin2(fg *g, const char *op, json_t *a, json_t *b) {
+  json_t *o = fg_node(g, "bin");
+  fg_set(o, "op", json_string(op));
+  fg_set(o, "a", a);
+  return fg_set(o, "b", b);
+}
+
+static json_t *fg_builtin(fg *g, const char *b, uint32_t axis) {
+  json_t *o = fg_node(g, "builtin");
+  fg_set(o, "b", json_string(b));
+  return fg_set(o, "axis", json_integer(axis));
+}
+
+static json_t *fg_len(fg *g, const char *buf) {
+  return fg_set(fg_node(g, "len"), "buffer", json_string(buf));
+}
+
+static json_t *fg_load_at(fg *g, const char *buf, json_t *index) {
+  json_t *o = fg_node(g, "load");
+  fg_set(o, "buffer", json_string(buf));
+  return fg_set(o, "index", index);
+}
+
+// A visible local of type |t| that may be read (uniform ones only when
+// |uni|); NULL when none.
+static const fg_local *fg_find_local(fg *g, uint32_t t, int uni, int writable) {
+  uint32_t cand[FG_MAX_LOCALS], n = 0;
+  for (uint32_t i = 0; i < g->nlocals; i++) {
+    const fg_local *l = &g->locals[i];
+    if (!l->visible || l->type != t || l->noread) continue;
+    if (uni && !l->uni) continue;
+    if (writable && l->ro) continue;
+    cand[n++] = i;
+  }
+  return n ? &g->locals[cand[fg_pick(&g->r, n)]] : NULL;
+}
+
+static fg_local *fg_new_local(fg *g, uint32_t t) {
+  if (g->nlocals >= FG_MAX_LOCALS) return NULL;
+  fg_local *l = &g->locals[g->nlocals++];
+  memset(l, 0, sizeof *l);
+  snprintf(l->name, sizeof l->name, "v%u", g->next_name++);
+  l->type = t;
+  l->visible = 1;
+  return l;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+static json_t *fg_expr(fg *g, uint32_t t, int depth, int uni);
+
+// An index into one invocation's own element: `id` / `l`, or out of range.
+static json_t *fg_own_index(fg *g, const char *self, const char *buf) {
+  switch (fg_pick(&g->r, 10)) {
+  case 0:
+    return fg_bin2(g, "add", fg_var(g, self), fg_len(g, buf));
+  case 1:
+    return fg_u32lit(g, 0xFFFFFFFFu);
+  default:
+    return fg_var(g, self);
+  }
+}
+
+// Any index into a buffer: often in range.
+static json_t *fg_any_index(fg *g, const char *buf, int depth, int uni) {
+  switch (fg_pick(&g->r, 4)) {
+  case 0:
+    return fg_bin2(g, "rem", fg_expr(g, T_U32, depth + 1, uni), fg_len(g, buf));
+  case 1:
+    return fg_bin2(g, "and", fg_expr(g, T_U32, depth + 1, uni), fg_u32lit(g, 15));
+  case 2:
+    return fg_u32lit(g, fg_pick(&g->r, 20));
+  default:
+    return fg_expr(g, T_U32, depth + 1, uni);
+  }
+}
+
+// Loads of type |t| (never uniform, docs/ir.md §8.6).
+static json_t *fg_load(fg *g, uint32_t t, int depth) {
+  // Read-only buffers take any index; own elements of output buffers; the
+  // workgroup buffers any slot while the phase allows reads.
+  const char *ro = NULL, *own = NULL, *wg = NULL, *wgc = NULL;
+  switch (t) {
+  case T_U32:
+    ro = fg_chance(&g->r, 1, 3) ? "un" : "iu";
+    own = fg_chance(&g->r, 1, 2) ? "ou" : "rw";
+    wg = "wu";
+    wgc = "wa";
+    break;
+  case T_I32:
+    ro = "ii";
+    own = "oi";
+    break;
+  case T_F32:
+    ro = "fl";
+    own = "of";
+    wg = "wf";
+    break;
+  default:
+    ro = "ib";
+    own = "ob";
+    break;
+  }
+  uint32_t c = fg_pick(&g->r, 8);
+  if (c >= 6 && wg) {
+    if (c == 6 || g->phase == PH_W) return fg_load_at(g, wg, fg_own_index(g, "l", wg));
+    g->phase = PH_R; // reading other slots: no workgroup writes until a barrier
+    const char *b = wgc && fg_chance(&g->r, 1, 3) ? wgc : wg;
+    return fg_load_at(g, b, fg_any_index(g, b, depth, 0));
+  }
+  if (c >= 4) return fg_load_at(g, own, fg_own_index(g, "id", own));
+  // The uniform buffer with a uniform index: a value the same everywhere.
+  return fg_load_at(g, ro, fg_any_index(g, ro, depth, !strcmp(ro, "un") && fg_chance(&g->r, 1, 2)));
+}
+
+static const char *const fg_all_buffers[] = {"iu", "ii", "fl", "ib", "un", "ou", "oi",
+                                             "of", "ob", "rw", "cn", "wu", "wf", "wa"};
+
+static json_t *fg_leaf(fg *g, uint32_t t, int uni) {
+  for (;;) {
+    switch (fg_pick(&g->r, 6)) {
+    case 0:
+    case 1:
+      return fg_lit(g, t, fg_value(&g->r, t));
+    case 2:
+    case 3: {
+      const fg_local *l = fg_find_local(g, t, uni, 0);
+      if (l) return fg_var(g, l->name);
+      break;
+    }
+    case 4:
+      if (t == T_U32) {
+        const char *b = fg_builtins[fg_pick(&g->r, FG_N(fg_builtins))];
+        if (uni && !fg_builtin_uniform(b)) b = "wgid";
+        return fg_builtin(g, b, fg_chance(&g->r, 3, 4) ? 0 : fg_pick(&g->r, 3));
+      }
+      break;
+    default:
+      if (t == T_U32) return fg_len(g, fg_all_buffers[fg_pick(&g->r, FG_N(fg_all_buffers))]);
+      if (!uni) return fg_load(g, t, 8);
+      break;
+    }
+    if (fg_chance(&g->r, 1, 2)) return fg_lit(g, t, fg_value(&g->r, t));
+  }
+}
+
+// A random type of |mask|.
+static uint32_t fg_type_of(fg *g, uint32_t mask) {
+  uint32_t c[4], n = 0;
+  for (uint32_t i = 0; i < 4; i++)
+    if (mask & (1u << fg_value_types[i])) c[n++] = fg_value_types[i];
+  return n ? c[fg_pick(&g->r, n)] : T_U32;
+}
+
+// An un or bin row whose result is |t|: the operand type in *operand.
+static const fg_op *fg_pick_op(fg *g, const fg_op *ops, uint32_t count, uint32_t t,
+                               uint32_t *operand) {
+  const fg_op *cand[64];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count && n < 64; i++) {
+    const fg_op *o = &ops[i];
+    if (o->feature & ~g->opt.features) continue;
+    int ok = o->res == VYRE_IR_RES_SAME   ? (o->mask >> t) & 1
+             : o->res == VYRE_IR_RES_BOOL ? t == T_BOOL
+             : o->res == VYRE_IR_RES_U32  ? t == T_U32
+                                          : 0;
+    if (ok) cand[n++] = o;
+  }
+  if (!n) return NULL;
+  const fg_op *o = cand[fg_pick(&g->r, n)];
+  *operand = o->res == VYRE_IR_RES_SAME ? t : fg_type_of(g, o->mask);
+  return o;
+}
+
+static json_t *fg_expr(fg *g, uint32_t t, int depth, int uni) {
+  if (depth >= 6 || g->nodes >= g->opt.max_nodes) return fg_leaf(g, t, uni);
+  uint32_t c = fg_pick(&g->r, 16);
+  switch (c) {
+  case 4:
+  case 5: {
+    uint32_t at;
+    const fg_op *o = fg_pick_op(g, fg_un, FG_N(fg_un), t, &at);
+    if (!o) break;
+    json_t *n = fg_node(g, "un");
+    fg_set(n, "op", json_string(o->name));
+    return fg_set(n, "a", fg_expr(g, at, depth + 1, uni));
+  }
+  case 6:
+  case 7:
+  case 8:
+  case 9: {
+    uint32_t at;
+    const fg_op *o = fg_pick_op(g, fg_bin, FG_N(fg_bin), t, &at);
+    if (!o) break;
+    json_t *a = fg_expr(g, at, depth + 1, uni);
+    json_t *b;
+    if (o->b == VYRE_IR_B_U32 && fg_chance(&g->r, 1, 2)) // shift amounts at the edges
+      b = fg_u32lit(g, fg_int_edges[fg_pick(&g->r, 12)]);
+    else
+      b = fg_expr(g, o->b == VYRE_IR_B_U32 ? T_U32 : at, depth + 1, uni);
+    return fg_bin2(g, o->name, a, b);
+  }
+  case 10: {
+    json_t *n = fg_node(g, "select");
+    fg_set(n, "c", fg_expr(g, T_BOOL, depth + 1, uni));
+    fg_set(n, "t", fg_expr(g, t, depth + 1, uni));
+    return fg_set(n, "f", fg_expr(g, t, depth + 1, uni));
+  }
+  case 11: {
+    json_t *n = fg_node(g, "cast");
+    fg_set(n, "to", json_string(fg_type_name[t]));
+    return fg_set(n, "a", fg_expr(g, fg_value_types[fg_pick(&g->r, 4)], depth + 1, uni));
+  }
+  case 12:
+    if (t != T_BOOL) {
+      json_t *n = fg_node(g, "bitcast");
+      fg_set(n, "to", json_string(fg_type_name[t]));
+      return fg_set(n, "a", fg_expr(g, fg_value_types[fg_pick(&g->r, 3)], depth + 1, uni));
+    }
+    break;
+  case 13:
+    if (t == T_F32) {
+      json_t *n = fg_node(g, "fma");
+      fg_set(n, "a", fg_expr(g, T_F32, depth + 1, uni));
+      fg_set(n, "b", fg_expr(g, T_F32, depth + 1, uni));
+      return fg_set(n, "c", fg_expr(g, T_F32, depth + 1, uni));
+    }
+    break;
+  case 14:
+    if (!uni) return fg_load(g, t, depth);
+    break;
+  default:
+    break;
+  }
+  return fg_leaf(g, t, uni);
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+static json_t *fg_block(fg *g, fg_ctx ctx, uint32_t n);
+
+static int fg_join(int a, int b) {
+  if (a == PH_FRESH) return b;
+  if (b == PH_FRESH || a == b) return a;
+  return PH_CONFLICT;
+}
+
+static json_t *fg_barrier(fg *g) {
+  g->barriers++;
+  g->phase = PH_FRESH;
+  return fg_node(g, "barrier");
+}
+
+// Loop bounds: at most 15 trips whatever the values.
+static void fg_bounds(fg *g, int uni, json_t **from, json_t **to) {
+  switch (fg_pick(&g->r, 4)) {
+  case 0: { // literals, including around the top of the u32 range
+    static const uint32_t base[] = {0, 1, 5, 0x7FFFFFF8u, 0xFFFFFFF0u, 0xFFFFFFFAu, 0xFFFFFFFFu};
+    uint32_t f = base[fg_pick(&g->r, FG_N(base))];
+    uint32_t k = fg_pick(&g->r, 16), t;
+    if (fg_chance(&g->r, 1, 8)) // to below from: zero trips
+      t = f >= k ? f - k : 0;
+    else
+      t = f + k >= f ? f + k : 0xFFFFFFFFu;
+    *from = fg_u32lit(g, f);
+    *to = fg_u32lit(g, t);
+    return;
+  }
+  case 1:
+    *from = fg_bin2(g, "and", fg_expr(g, T_U32, 3, uni), fg_u32lit(g, 7));
+    *to = fg_bin2(g, "and", fg_expr(g, T_U32, 3, uni), fg_u32lit(g, 15));
+    return;
+  case 2: // near 2^32: no wraparound (docs/ir.md §6)
+    *from = fg_bin2(g, "or", fg_bin2(g, "and", fg_expr(g, T_U32, 3, uni), fg_u32lit(g, 7)),
+                    fg_u32lit(g, 0xFFFFFFF0u));
+    *to = fg_bin2(g, "or", fg_bin2(g, "and", fg_expr(g, T_U32, 3, uni), fg_u32lit(g, 15)),
+                  fg_u32lit(g, 0xFFFFFFF0u));
+    return;
+  default: {
+    uint32_t f = fg_pick(&g->r, 4);
+    *from = fg_u32lit(g, f);
+    *to = fg_bin2(g, "min", fg_expr(g, T_U32, 3, uni), fg_u32lit(g, f + 1 + fg_pick(&g->r, 14)));
+    return;
+  }
+  }
+}
+
+static json_t *fg_store(fg *g, int depth) {
+  static const struct {
+    const char *buf;
+    uint32_t type;
+    int wg;
+  } targets[] = {{"ou", T_U32, 0}, {"oi", T_I32, 0}, {"of", T_F32, 0}, {"ob", T_BOOL, 0},
+                 {"rw", T_U32, 0}, {"wu", T_U32, 1}, {"wf", T_F32, 1}};
+  uint32_t i = fg_pick(&g->r, FG_N(targets));
+  if (targets[i].wg && g->phase == PH_R) i = fg_pick(&g->r, 5);
+  if (targets[i].wg) g->phase = PH_W;
+  json_t *n = fg_node(g, "store");
+  fg_set(n, "buffer", json_string(targets[i].buf));
+  fg_set(n, "index", fg_own_index(g, targets[i].wg ? "l" : "id", targets[i].buf));
+  return fg_set(n, "value", fg_expr(g, targets[i].type, depth, 0));
+}
+
+static json_t *fg_atomic(fg *g, int depth) {
+  json_t *n = fg_node(g, "atomic");
+  uint32_t c = fg_pick(&g->r, 3);
+  if (c == 1 && g->phase == PH_R) c = 0;
+  const char *op, *buf;
+  json_t *index;
+  int own = 0;
+  if (c == 0) { // device counters: one commutative op per element
+    uint32_t j = fg_pick(&g->r, FG_CN + 1);
+    buf = "cn";
+    op = j < FG_CN ? g->cn_op[j] : fg_commutative[fg_pick(&g->r, FG_N(fg_commutative))];
+    index = fg_u32lit(g, j < FG_CN ? j : 0xFFFFFFF0u + j); // past the end: no effect
+  } else if (c == 1) {                                     // workgroup counters
+    uint32_t j = fg_pick(&g->r, FG_WA);
+    buf = "wa";
+    op = g->wa_op[j];
+    index = fg_u32lit(g, j);
+    g->phase = PH_W;
+  } else { // the invocation's own element: every op, the old value usable
+    const fg_atomic_op *a = &fg_atomics[fg_pick(&g->r, FG_N(fg_atomics))];
+    if (a->feature & ~g->opt.features) a = &fg_atomics[0];
+    op = a->name;
+    buf = fg_chance(&g->r, 1, 2) ? "ou" : "rw";
+    index = fg_own_index(g, "id", buf);
+    own = 1;
+  }
+  if (!strcmp(op, "add") && fg_chance(&g->r, 1, 3)) op = "sub"; // the same class
+  fg_set(n, "op", json_string(op));
+  fg_set(n, "buffer", json_string(buf));
+  fg_set(n, "index", index);
+  fg_set(n, "value", fg_expr(g, T_U32, depth, 0));
+  for (uint32_t i = 0; i < FG_N(fg_atomics); i++)
+    if (fg_atomics[i].expected && !strcmp(fg_atomics[i].name, op))
+      fg_set(n, "expected",
+             fg_chance(&g->r, 1, 2) ? fg_load_at(g, buf, fg_var(g, "id"))
+                                    : fg_expr(g, T_U32, depth, 0));
+  if (fg_chance(&g->r, 1, 2)) {
+    fg_local *l = fg_new_local(g, T_U32);
+    if (l) {
+      l->noread = !own; // the old value of a shared counter depends on the order
+      fg_set(n, "result", json_string(l->name));
+    }
+  }
+  return n;
+}
+
+static json_t *fg_stmt(fg *g, fg_ctx ctx) {
+  int deep = ctx.depth >= 4 || g->nodes >= g->opt.max_nodes;
+  uint32_t c = fg_pick(&g->r, deep ? 60 : 100);
+  if (c < 22) { // let
+    uint32_t t = fg_value_types[fg_pick(&g->r, 4)];
+    int uni = ctx.uni_cf && fg_chance(&g->r, 1, 3);
+    json_t *v = fg_expr(g, t, 1, uni);
+    fg_local *l = fg_new_local(g, t);
+    if (!l) {
+      json_decref(v);
+      return fg_store(g, 1);
+    }
+    l->uni = (uint8_t)uni;
+    json_t *n = fg_node(g, "let");
+    fg_set(n, "name", json_string(l->name));
+    return fg_set(n, "value", v);
+  }
+  if (c < 32) { // assign
+    uint32_t t = fg_value_types[fg_pick(&g->r, 4)];
+    const fg_local *l = fg_find_local(g, t, 0, 1);
+    if (l && (!l->uni || ctx.uni_cf)) {
+      json_t *n = fg_node(g, "assign");
+      fg_set(n, "name", json_string(l->name));
+      return fg_set(n, "value", fg_expr(g, t, 1, l->uni));
+    }
+    return fg_store(g, 1);
+  }
+  if (c < 50) return fg_store(g, 1);
+  if (c < 58) return fg_atomic(g, 1);
+  if (c == 58 && g->traps_ok && fg_chance(&g->r, 1, 2)) {
+    json_t *n = fg_node(g, "trap");
+    return fg_set(n, "site", json_integer(fg_pick(&g->r, 32)));
+  }
+  if (c == 59 && !g->barriers_ok && fg_chance(&g->r, 1, 2)) return fg_node(g, "return");
+  if (deep) return fg_store(g, 1);
+  if (c < 74) { // if
+    int uni = ctx.uni_cf && fg_chance(&g->r, 1, 2);
+    json_t *n = fg_node(g, "if");
+    fg_set(n, "cond", fg_expr(g, T_BOOL, 1, uni));
+    fg_ctx in = ctx;
+    in.depth++;
+    in.uni_cf = uni;
+    int s0 = g->phase;
+    json_t *then = fg_block(g, in, 1 + fg_pick(&g->r, 4));
+    json_t *els = NULL;
+    int has_else = fg_chance(&g->r, 2, 3);
+    if (uni && g->barriers_ok) {
+      // The whole workgroup takes one branch (or skips then): the phase after
+      // the if must suit both ways; a barrier at the end of each branch
+      // resolves a conflict.
+      int s1 = g->phase;
+      g->phase = s0;
+      if (has_else) els = fg_block(g, in, 1 + fg_pick(&g->r, 3));
+      int s2 = g->phase;
+      if (fg_join(s1, s2) == PH_CONFLICT) {
+        json_array_append_new(then, fg_barrier(g));
+        s1 = PH_FRESH;
+        if (els) {
+          json_array_append_new(els, fg_barrier(g));
+          s2 = PH_FRESH;
+        }
+      }
+      g->phase = fg_join(s1, s2);
+    } else if (has_else) { // no barrier inside: one phase through both branches
+      els = fg_block(g, in, 1 + fg_pick(&g->r, 3));
+    }
+    fg_set(n, "then", then);
+    if (els) fg_set(n, "else", els);
+    return n;
+  }
+  if (c < 86 && ctx.loops < 2) { // for
+    int uni = ctx.uni_cf && fg_chance(&g->r, 2, 3);
+    json_t *from, *to;
+    fg_bounds(g, uni, &from, &to);
+    fg_local *v = fg_new_local(g, T_U32);
+    if (!v) {
+      json_decref(from);
+      json_decref(to);
+      return fg_store(g, 1);
+    }
+    v->ro = 1;
+    v->uni = (uint8_t)uni;
+    json_t *n = fg_node(g, "for");
+    fg_set(n, "var", json_string(v->name));
+    fg_set(n, "from", from);
+    fg_set(n, "to", to);
+    fg_ctx in = ctx;
+    in.depth++;
+    in.loops++;
+    in.uni_cf = uni;
+    int s0 = g->phase;
+    uint32_t b0 = g->barriers;
+    json_t *body = fg_block(g, in, 1 + fg_pick(&g->r, 4));
+    if (g->barriers != b0) { // the next trip starts after a barrier
+      json_array_append_new(body, fg_barrier(g));
+      g->phase = s0; // zero trips: still the phase before the loop
+    }
+    v->visible = 0;
+    return fg_set(n, "body", body);
+  }
+  if (c < 90) {
+    fg_ctx in = ctx;
+    in.depth++;
+    return fg_set(fg_node(g, "block"), "body", fg_block(g, in, 1 + fg_pick(&g->r, 3)));
+  }
+  if (ctx.uni_cf && g->barriers_ok) return fg_barrier(g);
+  return fg_store(g, 1);
+}
+
+// A statement list; its locals are visible only inside it (docs/ir.md §6).
+static json_t *fg_block(fg *g, fg_ctx ctx, uint32_t n) {
+  json_t *a = json_array();
+  uint32_t first = g->nlocals;
+  for (uint32_t i = 0; i < n && !g->oom; i++)
+    json_array_append_new(a, fg_stmt(g, ctx));
+  for (uint32_t i = first; i < g->nlocals; i++)
+    g->locals[i].visible = 0;
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// The case
+//===----------------------------------------------------------------------===//
+
+static json_t *fg_buffer(const char *name, int binding, const char *access, const char *type,
+                         int64_t count) {
+  json_t *b = json_object();
+  json_object_set_new(b, "name", json_string(name));
+  if (binding >= 0) json_object_set_new(b, "binding", json_integer(binding));
+  json_object_set_new(b, "access", json_string(access));
+  json_object_set_new(b, "type", json_string(type));
+  if (count >= 0) json_object_set_new(b, "count", json_integer(count));
+  return b;
+}
+
+static json_t *fg_words(fg *g, uint32_t t, uint32_t n) {
+  json_t *a = json_array();
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t w = fg_value(&g->r, t);
+    if (t == T_BOOL && fg_chance(&g->r, 1, 8)) w = fg_u32(&g->r); // any non-zero word is true
+    char hex[16];
+    snprintf(hex, sizeof hex, "0x%08x", w);
+    json_array_append_new(a, json_string(hex));
+  }
+  return a;
+}
+
+static json_t *fg_dim3(uint32_t x, uint32_t y, uint32_t z) {
+  json_t *a = json_array();
+  json_array_append_new(a, json_integer(x));
+  json_array_append_new(a, json_integer(y));
+  json_array_append_new(a, json_integer(z));
+  return a;
+}
+
+static char *fg_generate(fg *g, size_t *out_len) {
+  fg_rng *r = &g->r;
+  static const uint32_t wxs[] = {1, 2, 3, 4, 7, 8, 16, 32, 33, 64};
+  g->wx = wxs[fg_pick(r, FG_N(wxs))];
+  g->wy = fg_chance(r, 1, 5) ? 2 : 1;
+  g->gx = 1 + fg_pick(r, 4);
+  g->gy = fg_chance(r, 1, 5) ? 2 : 1;
+  g->W = g->wx * g->wy;
+  uint32_t cap = g->opt.max_invocations;
+  while (g->gx > 1 && g->W * g->gx * g->gy > cap)
+    g->gx--;
+  if (g->W * g->gx * g->gy > cap) g->gy = 1;
+  g->T = g->W * g->gx * g->gy;
+  g->barriers_ok = fg_chance(r, 1, 2);
+  g->traps_ok = !g->opt.no_traps && fg_chance(r, 1, 3);
+  g->phase = PH_FRESH;
+  for (uint32_t j = 0; j < FG_CN; j++)
+    g->cn_op[j] = fg_commutative[fg_pick(r, FG_N(fg_commutative))];
+  for (uint32_t j = 0; j < FG_WA; j++)
+    g->wa_op[j] = fg_commutative[fg_pick(r, FG_N(fg_commutative))];
+
+  json_t *root = json_object();
+  json_object_set_new(root, "vyre", json_integer(1));
+  json_object_set_new(root, "name", json_string("fuzz"));
+  json_object_set_new(root, "workgroup_size", fg_dim3(g->wx, g->wy, 1));
+  // Bindings: a shuffled 0..10, so binding order differs from declaration
+  // order (docs/ir.md §3).
+  int bind[11];
+  for (int i = 0; i < 11; i++)
+    bind[i] = i;
+  for (int i = 10; i > 0; i--) {
+    int j = (int)fg_pick(r, (uint32_t)i + 1), t = bind[i];
+    bind[i] = bind[j];
+    bind[j] = t;
+  }
+  json_t *bufs = json_array();
+  json_array_append_new(bufs, fg_buffer("iu", bind[0], "read", "u32", -1));
+  json_array_append_new(bufs, fg_buffer("ii", bind[1], "read", "i32", -1));
+  json_array_append_new(bufs, fg_buffer("fl", bind[2], "read", "f32", -1));
+  json_array_append_new(bufs, fg_buffer("ib", bind[3], "read", "bool32", -1));
+  json_array_append_new(bufs, fg_buffer("un", bind[4], "uniform", "u32", -1));
+  json_array_append_new(bufs, fg_buffer("ou", bind[5], "write", "u32", g->T));
+  json_array_append_new(bufs, fg_buffer("oi", bind[6], "write", "i32", g->T));
+  json_array_append_new(bufs, fg_buffer("of", bind[7], "write", "f32", g->T));
+  json_array_append_new(bufs, fg_buffer("ob", bind[8], "write", "bool32", g->T));
+  json_array_append_new(bufs, fg_buffer("rw", bind[9], "read_write", "u32", -1));
+  json_array_append_new(bufs, fg_buffer("cn", bind[10], "read_write", "u32", -1));
+  json_array_append_new(bufs, fg_buffer("wu", -1, "workgroup", "u32", g->W));
+  json_array_append_new(bufs, fg_buffer("wf", -1, "workgroup", "f32", g->W));
+  json_array_append_new(bufs, fg_buffer("wa", -1, "workgroup", "u32", FG_WA));
+  json_object_set_new(root, "buffers", bufs);
+
+  // Prologue: the linear global id and the linear id in the workgroup.
+  json_t *body = json_array();
+  fg_local *id = fg_new_local(g, T_U32), *l = fg_new_local(g, T_U32);
+  snprintf(id->name, sizeof id->name, "id");
+  snprintf(l->name, sizeof l->name, "l");
+  id->ro = l->ro = 1;
+  json_t *s = fg_node(g, "let");
+  fg_set(s, "name", json_string("id"));
+  fg_set(s, "value",
+         fg_bin2(g, "add", fg_builtin(g, "gid", 0),
+                 fg_bin2(g, "mul", fg_builtin(g, "gid", 1),
+                         fg_bin2(g, "mul", fg_builtin(g, "nwg", 0), fg_builtin(g, "wgsize", 0)))));
+  json_array_append_new(body, s);
+  s = fg_node(g, "let");
+  fg_set(s, "name", json_string("l"));
+  fg_set(s, "value",
+         fg_bin2(g, "add", fg_builtin(g, "lid", 0),
+                 fg_bin2(g, "mul", fg_builtin(g, "lid", 1), fg_builtin(g, "wgsize", 0))));
+  json_array_append_new(body, s);
+  fg_ctx top = {.depth = 0, .uni_cf = 1, .loops = 0};
+  uint32_t n = 3 + fg_pick(r, 10);
+  for (uint32_t i = 0; i < n && !g->oom && g->nodes < g->opt.max_nodes; i++)
+    json_array_append_new(body, fg_stmt(g, top));
+  if (fg_chance(r, 1, 6)) json_array_append_new(body, fg_node(g, "return"));
+  json_object_set_new(root, "body", body);
+
+  json_object_set_new(root, "grid", fg_dim3(g->gx, g->gy, 1));
+  json_t *in = json_object();
+  uint32_t T = g->T;
+  json_object_set_new(in, "iu", fg_words(g, T_U32, fg_pick(r, 2 * T + 4)));
+  json_object_set_new(in, "ii", fg_words(g, T_I32, fg_pick(r, 2 * T + 4)));
+  json_object_set_new(in, "fl", fg_words(g, T_F32, fg_pick(r, 2 * T + 4)));
+  json_object_set_new(in, "ib", fg_words(g, T_BOOL, fg_pick(r, 2 * T + 4)));
+  json_object_set_new(in, "un", fg_words(g, T_U32, 1 + fg_pick(r, 16)));
+  json_object_set_new(in, "rw", fg_words(g, T_U32, T / 2 + fg_pick(r, T)));
+  json_object_set_new(in, "cn", fg_words(g, T_U32, FG_CN));
+  json_object_set_new(root, "inputs", in);
+
+  char *text = g->oom ? NULL : json_dumps(root, JSON_COMPACT);
+  json_decref(root);
+  if (text && out_len) *out_len = strlen(text);
+  return text;
+}
+
+void vyre_fuzzgen_options_default(vyre_fuzzgen_options *out) {
+  memset(out, 0, sizeof *out);
+  out->features = VYRE_IR_FEATURES_KNOWN;
+  out->max_invocations = 256;
+  out->max_nodes = 400;
+}
+
+static void fg_init(fg *g, const vyre_fuzzgen_options *opt) {
+  memset(g, 0, sizeof *g);
+  if (opt)
+    g->opt = *opt;
+  else
+    vyre_fuzzgen_options_default(&g->opt);
+  if (!g->opt.max_invocations) g->opt.max_invocations = 256;
+  if (!g->opt.max_nodes) g->opt.max_nodes = 400;
+}
+
+char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *out_len) {
+  fg *g = malloc(sizeof *g);
+  if (!g) return NULL;
+  fg_init(g, opt);
+  g->r.state = seed;
+  char *text = fg_generate(g, out_len);
+  free(g);
+  return text;
+}
+
+char *vyre_fuzzgen_case_from_bytes(const uint8_t *data, size_t size,
+                                   const vyre_fuzzgen_options *opt, size_t *out_len) {
+  fg *g = malloc(sizeof *g);
+  if (!g) return NULL;
+  fg_init(g, opt);
+  g->r.data = data;
+  g->r.size = size;
+  uint64_t h = 0xCBF29CE484222325ull; // FNV-1a of the bytes seeds what follows them
+  for (size_t i = 0; i < size; i++)
+    h = (h ^ data[i]) * 0x100000001B3ull;
+  g->r.state = h;
+  char *text = fg_generate(g, out_len);
+  free(g);
+  return text;
+}

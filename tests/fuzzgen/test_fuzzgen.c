@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_fuzzgen.c — the differential fuzzer's parts (host/fuzzgen):
+//   - the generator is deterministic per seed and covers every un, bin and
+//     atomic row of the IR lists, every value type, bool32 storage and every
+//     statement kind over 1000 seeds;
+//   - programs from 1000 seeds validate and the CPU reference gives the
+//     same status, trap record and outputs run forward and in reversed
+//     invocation order (VYRE_COMPILE_REVERSE_ORDER): the generator is
+//     race-free;
+//   - the shrinker, against a fake backend that differs from the reference
+//     whenever a program holds one op, keeps that op and ends small;
+//   - the comparison classes and the case written with "expect".
+
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fuzzgen.h"
+#include "fuzzrun.h"
+
+static vyre_device *open_cpu(void) {
+  vyre_device *dev = NULL;
+  vyre_error err = {.struct_size = sizeof err};
+  uint32_t st = vyre_device_open("cpu", NULL, &dev, &err);
+  if (st) fprintf(stderr, "cannot open the CPU reference: %s\n", err.message);
+  assert_int_equal(st, VYRE_STATUS_OK);
+  return dev;
+}
+
+static uint32_t cpu_features(vyre_device *dev) {
+  vyre_caps caps = {.struct_size = sizeof caps};
+  assert_int_equal(vyre_device_caps(dev, &caps, NULL), VYRE_STATUS_OK);
+  return caps.ir_features;
+}
+
+static void test_generator_is_deterministic(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    size_t n1 = 0, n2 = 0;
+    char *a = vyre_fuzzgen_case(seed, NULL, &n1), *b = vyre_fuzzgen_case(seed, NULL, &n2);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(n1, n2);
+    assert_string_equal(a, b);
+    char *c = vyre_fuzzgen_case(seed + 1000, NULL, NULL);
+    assert_string_not_equal(a, c);
+    free(a);
+    free(b);
+    free(c);
+  }
+  const uint8_t bytes[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4};
+  char *x = vyre_fuzzgen_case_from_bytes(bytes, sizeof bytes, NULL, NULL);
+  char *y = vyre_fuzzgen_case_from_bytes(bytes, sizeof bytes, NULL, NULL);
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+}
+
+// Every row of the IR lists appears in 1000 programs (with every feature on),
+// so a new row is fuzzed without touching the generator.
+static void test_generator_covers_every_row(void **state) {
+  (void)state;
+  static const char *const un[] = {
+#define X(NAME, CODE, JSON, MASK, RES, FEAT) JSON,
+      VYRE_IR_UN_LIST(X)
+#undef X
+  };
+  static const char *const bin[] = {
+#define X(NAME, CODE, JSON, MASK, RES, B, FEAT) JSON,
+      VYRE_IR_BIN_LIST(X)
+#undef X
+  };
+  static const char *const atomic[] = {
+#define X(NAME, CODE, JSON, EXPECTED, FEAT) JSON,
+      VYRE_IR_ATOMIC_LIST(X)
+#undef X
+  };
+  enum {
+    NU = sizeof un / sizeof *un,
+    NB = sizeof bin / sizeof *bin,
+    NA = sizeof atomic / sizeof *atomic
+  };
+  static const char *const other[] = {"\"k\":\"barrier\"",
+                                      "\"k\":\"trap\"",
+                                      "\"k\":\"return\"",
+                                      "\"k\":\"for\"",
+                                      "\"k\":\"if\"",
+                                      "\"else\":[",
+                                      "\"k\":\"assign\"",
+                                      "\"k\":\"block\"",
+                                      "\"k\":\"select\"",
+                                      "\"k\":\"cast\"",
+                                      "\"k\":\"bitcast\"",
+                                      "\"k\":\"fma\"",
+                                      "\"k\":\"len\"",
+                                      "\"t\":\"u32\"",
+                                      "\"t\":\"i32\"",
+                                      "\"t\":\"f32\"",
+                                      "\"t\":\"bool\"",
+                                      "\"b\":\"nwg\"",
+                                      "\"b\":\"wgid\"",
+                                      "\"type\":\"bool32\"",
+                                      "\"access\":\"uniform\"",
+                                      "\"access\":\"workgroup\"",
+                                      "\"expected\":",
+                                      "\"bits\":\"0x80000000\"",
+                                      "\"bits\":\"0x7fc00001\"",
+                                      "\"bits\":\"0x00000001\""};
+  enum { NO = sizeof other / sizeof *other };
+  int seen_un[NU] = {0}, seen_bin[NB] = {0}, seen_atomic[NA] = {0}, seen_other[NO] = {0};
+  for (uint64_t seed = 1; seed <= 1000; seed++) {
+    char *t = vyre_fuzzgen_case(seed, NULL, NULL);
+    assert_non_null(t);
+    char pat[96];
+    for (int i = 0; i < NU; i++) {
+      snprintf(pat, sizeof pat, "\"k\":\"un\",\"op\":\"%s\"", un[i]);
+      seen_un[i] |= strstr(t, pat) != NULL;
+    }
+    for (int i = 0; i < NB; i++) {
+      snprintf(pat, sizeof pat, "\"k\":\"bin\",\"op\":\"%s\"", bin[i]);
+      seen_bin[i] |= strstr(t, pat) != NULL;
+    }
+    for (int i = 0; i < NA; i++) {
+      snprintf(pat, sizeof pat, "\"k\":\"atomic\",\"op\":\"%s\"", atomic[i]);
+      seen_atomic[i] |= strstr(t, pat) != NULL;
+    }
+    for (int i = 0; i < NO; i++)
+      seen_other[i] |= strstr(t, other[i]) != NULL;
+    free(t);
+  }
+  int missing = 0;
+  for (int i = 0; i < NU; i++)
+    if (!seen_un[i]) missing += fprintf(stderr, "never generated: un %s\n", un[i]) > 0;
+  for (int i = 0; i < NB; i++)
+    if (!seen_bin[i]) missing += fprintf(stderr, "never generated: bin %s\n", bin[i]) > 0;
+  for (int i = 0; i < NA; i++)
+    if (!seen_atomic[i]) missing += fprintf(stderr, "never generated: atomic %s\n", atomic[i]) > 0;
+  for (int i = 0; i < NO; i++)
+    if (!seen_other[i]) missing += fprintf(stderr, "never generated: %s\n", other[i]) > 0;
+  assert_int_equal(missing, 0);
+}
+
+// The generator's promise: valid and race-free. 1000 seeds, forward on the
+// reference, reversed on a second CPU instance, identical.
+static void test_1000_seeds_validate_and_run_the_same_reversed(void **state) {
+  (void)state;
+  vyre_device *ref = open_cpu(), *rev = open_cpu();
+  vyre_fuzzgen_options go;
+  vyre_fuzzgen_options_default(&go);
+  go.features &= cpu_features(ref);
+  vyre_fuzzrun run = {.dev = rev,
+                      .ref = ref,
+                      .paths = VYRE_CONFORM_PATH_ONESHOT,
+                      .compile_flags = VYRE_COMPILE_REVERSE_ORDER,
+                      .timeout_ns = 20000000000ull};
+  uint32_t ok = 0, trapped = 0, bad = 0, nonzero = 0;
+  for (uint64_t seed = 1; seed <= 1000; seed++) {
+    size_t len = 0;
+    char *t = vyre_fuzzgen_case(seed, &go, &len);
+    assert_non_null(t);
+    vyre_fuzzrun_result res;
+    uint32_t v = vyre_fuzzrun_case(&run, t, len, &res);
+    if (v != VYRE_FUZZRUN_PASS) {
+      fprintf(stderr, "seed %llu: verdict %u: %s\n%s\n", (unsigned long long)seed, v, res.message,
+              t);
+      bad++;
+    } else if (res.ref_status == VYRE_STATUS_TRAPPED) {
+      trapped++;
+    } else {
+      ok++;
+      for (uint32_t i = 0; i < res.ref.output_count; i++)
+        for (uint64_t j = 0; j < res.ref.outputs[i].size; j++)
+          if (res.ref.outputs[i].bytes[j] && strcmp(res.ref.outputs[i].name, "cn") != 0) {
+            nonzero++;
+            i = res.ref.output_count - 1;
+            break;
+          }
+    }
+    vyre_fuzzrun_result_free(&res);
+    free(t);
+  }
+  fprintf(stderr, "1000 seeds: %u ok (%u with non-zero outputs besides the counters), %u trapped\n",
+          ok, nonzero, trapped);
+  assert_int_equal(bad, 0);
+  // The programs do something: most store values, some trap.
+  assert_true(trapped >= 10);
+  assert_true(nonzero >= 600);
+  vyre_device_close(rev);
+  vyre_device_close(ref);
+}
+
+// A fake backend: the reference's result, except that it differs whenever
+// the program holds a bin 'mulhi'. The predicate runs the candidate on the
+// CPU reference, as `vyre fuzz` does.
+typedef struct fake {
+  vyre_device *ref;
+  uint32_t calls;
+} fake;
+
+static int has_op(const json_t *v, const char *kind, const char *op) {
+  if (json_is_object(v)) {
+    const char *k = json_string_value(json_object_get(v, "k"));
+    const char *o = json_string_value(json_object_get(v, "op"));
+    if (k && o && !strcmp(k, kind) && !strcmp(o, op)) return 1;
+    const char *key;
+    json_t *c;
+    json_object_foreach((json_t *)v, key, c) if (has_op(c, kind, op)) return 1;
+  } else if (json_is_array(v)) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(v, i, c) if (has_op(c, kind, op)) return 1;
+  }
+  return 0;
+}
+
+static int fake_differs(void *user, const char *json, size_t len) {
+  fake *f = user;
+  f->calls++;
+  vyre_case *c = NULL;
+  assert_int_equal(vyre_case_from_json(json, len, NULL, &c, NULL), VYRE_STATUS_OK);
+  vyre_conform_exec_options eo = {.path = VYRE_CONFORM_PATH_ONESHOT, .timeout_ns = 10000000000ull};
+  vyre_conform_outcome o;
+  vyre_conform_execute(f->ref, c, &eo, &o);
+  int runs = o.status == VYRE_STATUS_OK || o.status == VYRE_STATUS_TRAPPED;
+  vyre_conform_outcome_free(&o);
+  vyre_case_free(c);
+  json_t *root = json_loadb(json, len, 0, NULL);
+  int differs = runs && has_op(json_object_get(root, "body"), "bin", "mulhi");
+  json_decref(root);
+  return differs;
+}
+
+static int never(void *user, const char *json, size_t len) {
+  (void)user;
+  (void)json;
+  (void)len;
+  return 0;
+}
+
+static void test_shrinker_keeps_the_differing_op_and_ends_small(void **state) {
+  (void)state;
+  fake f = {.ref = open_cpu()};
+  vyre_fuzzgen_options go;
+  vyre_fuzzgen_options_default(&go);
+  go.features &= cpu_features(f.ref);
+  // The first seed whose (large) program uses mulhi.
+  char *t = NULL;
+  size_t len = 0;
+  for (uint64_t seed = 1; seed < 500; seed++) {
+    t = vyre_fuzzgen_case(seed, &go, &len);
+    if (vyre_fuzzgen_count_nodes(t, len) > 150 && fake_differs(&f, t, len)) break;
+    free(t);
+    t = NULL;
+  }
+  assert_non_null(t);
+  vyre_fuzzshrink_stats st;
+  char *small = vyre_fuzzshrink(t, len, fake_differs, &f, NULL, &st);
+  assert_non_null(small);
+  fprintf(stderr, "shrunk %u -> %u nodes: %u tries, %u kept, %u invalid\n%s\n", st.nodes_before,
+          st.nodes_after, st.tries, st.accepted, st.invalid, small);
+  assert_true(st.nodes_before > 150);
+  // What is left is about `mulhi(lit, lit)` in one statement.
+  assert_true(st.nodes_after <= 6);
+  assert_int_equal(st.nodes_after, vyre_fuzzgen_count_nodes(small, strlen(small)));
+  assert_int_equal(st.budget_hit, 0);
+  assert_true(st.accepted > 0);
+  assert_true(fake_differs(&f, small, strlen(small)));
+  // Unused buffers and inputs are gone; the grid is one workgroup of one.
+  json_t *root = json_loads(small, 0, NULL);
+  assert_true(json_array_size(json_object_get(root, "buffers")) <= 1);
+  json_t *grid = json_object_get(root, "grid");
+  assert_int_equal(json_integer_value(json_array_get(grid, 0)), 1);
+  json_t *wg = json_object_get(root, "workgroup_size");
+  assert_int_equal(json_integer_value(json_array_get(wg, 0)), 1);
+  json_decref(root);
+  free(small);
+  // A predicate that never holds keeps nothing: the case comes back whole.
+  small = vyre_fuzzshrink(t, len, never, NULL, NULL, &st);
+  assert_int_equal(st.accepted, 0);
+  assert_int_equal(st.nodes_after, st.nodes_before);
+  assert_int_equal(vyre_fuzzgen_count_nodes(small, strlen(small)),
+                   vyre_fuzzgen_count_nodes(t, len));
+  free(small);
+  free(t);
+  vyre_device_close(f.ref);
+}
+
+static void set_output(vyre_conform_outcome *o, const char *name, const uint32_t *w, uint32_t n) {
+  o->outputs = calloc(1, sizeof *o->outputs);
+  o->output_count = 1;
+  o->outputs[0].name = name;
+  o->outputs[0].type = VYRE_IR_TYPE_U32;
+  o->outputs[0].bytes = malloc(4u * n);
+  memcpy(o->outputs[0].bytes, w, 4u * n);
+  o->outputs[0].size = 4u * n;
+}
+
+static void test_compare_classes(void **state) {
+  (void)state;
+  vyre_conform_outcome a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  char msg[512];
+  uint32_t w1[3] = {1, 2, 3}, w2[3] = {1, 5, 3};
+  set_output(&a, "out", w1, 3);
+  set_output(&b, "out", w1, 3);
+  assert_int_equal(vyre_fuzzrun_compare(&a, &b, "oneshot", msg, sizeof msg), 0);
+  memcpy(b.outputs[0].bytes, w2, sizeof w2);
+  assert_int_equal(vyre_fuzzrun_compare(&a, &b, "batch", msg, sizeof msg),
+                   VYRE_FUZZRUN_DIFF_OUTPUTS);
+  assert_non_null(strstr(msg, "batch vs reference: buffer 'out' differs at index 1"));
+  snprintf(b.guard, sizeof b.guard, "guard after 'out' overwritten");
+  assert_int_equal(vyre_fuzzrun_compare(&a, &b, "async", msg, sizeof msg), VYRE_FUZZRUN_DIFF_GUARD);
+  b.guard[0] = '\0';
+  b.status = VYRE_STATUS_TIMEOUT;
+  snprintf(b.error.message, sizeof b.error.message, "deadline of 10 ms passed");
+  assert_int_equal(vyre_fuzzrun_compare(&a, &b, "resident", msg, sizeof msg),
+                   VYRE_FUZZRUN_DIFF_STATUS);
+  assert_non_null(strstr(msg, "resident: status TIMEOUT: deadline of 10 ms passed, but the "
+                              "reference gave OK"));
+  a.status = b.status = VYRE_STATUS_TRAPPED;
+  a.result.trap_invocation = 5;
+  a.result.trap_sites = 0x8;
+  b.result.trap_invocation = 6;
+  b.result.trap_sites = 0x8;
+  assert_int_equal(vyre_fuzzrun_compare(&a, &b, "oneshot", msg, sizeof msg),
+                   VYRE_FUZZRUN_DIFF_TRAP);
+  b.result.trap_invocation = 5;
+  assert_int_equal(vyre_fuzzrun_compare(&a, &b, "oneshot", msg, sizeof msg), 0);
+  vyre_conform_outcome_free(&a);
+  vyre_conform_outcome_free(&b);
+}
+
+// The written case loads, and its "expect" is what the reference gave.
+static void test_case_with_expect_loads_and_checks(void **state) {
+  (void)state;
+  vyre_device *ref = open_cpu();
+  vyre_fuzzgen_options go;
+  vyre_fuzzgen_options_default(&go);
+  go.features &= cpu_features(ref);
+  int outputs = 0, traps = 0;
+  for (uint64_t seed = 1; seed <= 200 && (!outputs || !traps); seed++) {
+    size_t len = 0;
+    char *t = vyre_fuzzgen_case(seed, &go, &len);
+    vyre_fuzzrun run = {.dev = ref, .ref = ref, .paths = VYRE_CONFORM_PATH_ONESHOT};
+    vyre_fuzzrun_result res;
+    assert_int_equal(vyre_fuzzrun_case(&run, t, len, &res), VYRE_FUZZRUN_PASS);
+    char *withx = vyre_fuzzrun_case_with_expect(t, len, &res.ref, "seed test");
+    assert_non_null(withx);
+    vyre_case *c = NULL;
+    vyre_error err = {.struct_size = sizeof err};
+    uint32_t st = vyre_case_from_json(withx, strlen(withx), NULL, &c, &err);
+    if (st) fprintf(stderr, "%s\n", err.message);
+    assert_int_equal(st, VYRE_STATUS_OK);
+    assert_string_equal(c->description, "seed test");
+    if (res.ref_status == VYRE_STATUS_TRAPPED) {
+      traps++;
+      assert_int_equal(c->expect_kind, VYRE_CASE_EXPECT_TRAP);
+    } else {
+      outputs++;
+      assert_int_equal(c->expect_kind, VYRE_CASE_EXPECT_OUTPUTS);
+      assert_int_equal(c->expect_count, res.ref.output_count);
+    }
+    // Run again and check against its own expect, as `vyre run` does.
+    vyre_conform_exec_options eo = {.path = VYRE_CONFORM_PATH_ONESHOT};
+    vyre_conform_outcome o;
+    vyre_conform_execute(ref, c, &eo, &o);
+    char msg[1024];
+    assert_int_equal(vyre_conform_check_expect(c, &o, msg, sizeof msg), 0);
+    vyre_conform_outcome_free(&o);
+    vyre_case_free(c);
+    free(withx);
+    vyre_fuzzrun_result_free(&res);
+    free(t);
+  }
+  assert_true(outputs > 0);
+  assert_true(traps > 0);
+  vyre_device_close(ref);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_generator_is_deterministic),
+      cmocka_unit_test(test_generator_covers_every_row),
+      cmocka_unit_test(test_1000_seeds_validate_and_run_the_same_reversed),
+      cmocka_unit_test(test_shrinker_keeps_the_differing_op_and_ends_small),
+      cmocka_unit_test(test_compare_classes),
+      cmocka_unit_test(test_case_with_expect_loads_and_checks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
