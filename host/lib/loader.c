@@ -398,6 +398,7 @@ static const char *misnamed(const char *file) {
                ? "the backend name is empty"
                : "it starts like a plugin but does not end in exactly '.so' (a versioned "
                  "library is not loaded)";
+  if (strncmp(file, "libvyre.so", 10) == 0) return "libvyre itself";
   if (strstr(file, "vyre") && len > 3 && strcmp(file + len - 3, ".so") == 0)
     return "a plugin must be named libvyre-backend-<name>.so";
   return "not named libvyre-backend-<name>.so";
