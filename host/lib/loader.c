@@ -480,7 +480,10 @@ static uint32_t scan_dir(const char *dir, vyre__plugin **out, uint32_t capacity,
                   "plugin search: backend '%s' was loaded from %s earlier in this process; that "
                   "file stays in use",
                   stem, p->path);
-      if (p && p->retry) p = load_locked(p->path, stem);
+      if (p && p->retry)
+        p = load_locked(p->path, stem);
+      else if (p && debug)
+        log_outcome(p); // loaded (or refused) earlier in this process
       if (!p) {
         p = load_locked(path, stem);
         if (p) p->discovered = 1;
