@@ -318,7 +318,7 @@ static void remove_mixed_cases(char *dir) {
   free(dir);
 }
 
-// EVIDENCE-OF: docs/conformance.md "Reading the summary": passes that ran on
+// EVIDENCE-OF: docs/cli.md `vyre conform`: passes that ran on
 // the plugin are counted apart from host-only checks, so a plugin that
 // refuses everything cannot look like it passed.
 static void test_conform_counts_passes_on_the_plugin_apart_from_host_only(void **state) {
