@@ -3,7 +3,8 @@
 // cli.h — what the files of the `vyre` tool share: the subcommand entry
 // points (one file each: cmd_validate.c, cmd_list.c, cmd_run.c,
 // cmd_conform.c), option parsing helpers and output helpers (cli_util.c).
-// Exit codes: 0 success, 1 a check failed, 2 a usage or setup error.
+// Exit codes: 0 success, 1 a check failed, 2 a usage or setup error, 3 (vyre
+// run) the backend refused the program as UNSUPPORTED (docs/cli.md).
 
 #ifndef VYRE_CLI_H
 #define VYRE_CLI_H
@@ -15,15 +16,25 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
-#define VYRE_EXIT_OK    0
-#define VYRE_EXIT_FAIL  1
-#define VYRE_EXIT_USAGE 2
+#define VYRE_EXIT_OK          0
+#define VYRE_EXIT_FAIL        1
+#define VYRE_EXIT_USAGE       2
+#define VYRE_EXIT_UNSUPPORTED 3 // `vyre run`: the backend refused the program (UNSUPPORTED)
 
 // Each subcommand gets argv after its own name (argv[0] is the command name).
 int vyre_cmd_validate(int argc, char **argv);
 int vyre_cmd_list(int argc, char **argv);
 int vyre_cmd_run(int argc, char **argv);
 int vyre_cmd_conform(int argc, char **argv);
+int vyre_cmd_cache(int argc, char **argv);
+
+// A boolean environment variable read strictly, as libvyre reads it:
+// 1/true/yes/on is 1, 0/false/no/off and empty are 0, unset is |fallback|;
+// anything else is |fallback| with a warning on stderr naming the value.
+int vyre_cli_env_bool(const char *name, int fallback);
+// Checks VYRE_LOG: NULL when unset or a level (error, warn, info, debug),
+// else the bad value.
+const char *vyre_cli_bad_log_level(void);
 
 // Option parsing. vyre_cli_opt() matches argv[*i] against "--name" or
 // "--name=value"; for an option with a value it stores the value (from the

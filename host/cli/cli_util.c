@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "vyre_conform.h"
@@ -22,6 +23,32 @@ const char *vyre_cli_backend_choice(const char *backend, char *buf, size_t cap) 
   else
     snprintf(buf, cap, "(automatic)");
   return buf;
+}
+
+int vyre_cli_env_bool(const char *name, int fallback) {
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  static const char *const no[] = {"0", "false", "no", "off", ""};
+  const char *v = secure_getenv(name);
+  if (!v) return fallback;
+  for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+    if (strcasecmp(v, no[i]) == 0) return 0;
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+    if (strcasecmp(v, yes[i]) == 0) return 1;
+  char shown[200];
+  fprintf(stderr,
+          "vyre: warning: %s='%s' is not 1/true/yes/on or 0/false/no/off; treated as %s. Fix: "
+          "set %s=1 or %s=0, or unset it.\n",
+          name, vyre_cli_safe(v, shown, sizeof shown), fallback ? "on" : "off", name, name);
+  return fallback;
+}
+
+const char *vyre_cli_bad_log_level(void) {
+  static const char *const levels[] = {"error", "warn", "info", "debug"};
+  const char *v = secure_getenv("VYRE_LOG");
+  if (!v || !*v) return NULL;
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (strcasecmp(v, levels[i]) == 0) return NULL;
+  return v;
 }
 
 int vyre_cli_flag(const char *arg, const char *name) {

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd_bench.h"
 
 extern char **environ;
@@ -94,11 +95,11 @@ void vyre_bench_fig_fresh_load(vyre_bench_ctx *c, vyre_bench_side *out, char *ex
            "loaded module)");
   *out_compiled = 0;
   extra[0] = '\0';
-  const char *off = getenv("VYRE_CACHE_DISABLE");
-  if (off && strcmp(off, "1") == 0) {
+  // Parsed as libvyre parses it (docs/caches.md): any true value disables.
+  if (vyre_cli_env_bool("VYRE_CACHE_DISABLE", 0)) {
     vyre_bench_side_set(out, VYRE_BENCH_NA,
-                        "VYRE_CACHE_DISABLE=1: there is no disk cache to load from. Fix: unset "
-                        "VYRE_CACHE_DISABLE.");
+                        "VYRE_CACHE_DISABLE is set to a true value: there is no disk cache to "
+                        "load from. Fix: unset VYRE_CACHE_DISABLE.");
     return;
   }
   // The program: unique to this run, compiled and persisted once here.

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// cmd_list.c — `vyre list [--json]`: every plugin the loader finds
+// cmd_list.c — `vyre list [--json] [--verbose]`: every plugin the loader finds
 // (vyre_list_candidates) with its path, ABI version, whether it is available
 // or exactly why not, which one automatic selection picks and why; for
 // available ones, each device with its name, limits and the IR features its
-// plugin implements (read from vyre_caps of an opened device).
+// plugin implements (read from vyre_caps of an opened device). --verbose
+// routes libvyre's log through vyre_set_log_callback at debug level, so the
+// loader's trace of every folder and file (and why each was skipped) shows.
 
 #include <jansson.h>
 #include <stddef.h>
@@ -16,12 +18,14 @@
 #define VYRE_LIST_MAX 64u
 
 static void vyre_list_usage(FILE *f) {
-  fprintf(f, "usage: vyre list [--json]\n\n"
+  fprintf(f, "usage: vyre list [--json] [--verbose]\n\n"
              "Shows every backend plugin found in VYRE_PLUGIN_PATH, the install folder and\n"
              "next to libvyre: its path and ABI version, available or the reason not, which\n"
              "one automatic selection picks and why, and every device of the available ones\n"
              "with its limits.\n\n"
              "  --json    print a JSON array instead\n"
+             "  --verbose trace the search on stderr: every folder searched and every file\n"
+             "            considered or skipped, with the reason (as VYRE_LOG=debug)\n"
              "  --help    show this text\n\n"
              "exit codes: 0 listed (even when nothing is available), 2 usage or loader error\n");
 }
@@ -173,8 +177,16 @@ static void vyre_list_devices(const vyre_candidate *cand, json_t *devs) {
   }
 }
 
+// --verbose: libvyre's (and the plugins') log lines at every level, on stderr.
+static void vyre_list_log(void *user, uint32_t level, const char *source, const char *message) {
+  static const char *const names[] = {"error", "warning", "info", "debug"};
+  char safe[4400];
+  fprintf((FILE *)user, "vyre %s: %s: %s\n", source, names[level <= 3 ? level : 3],
+          vyre_cli_safe(message, safe, sizeof safe));
+}
+
 int vyre_cmd_list(int argc, char **argv) {
-  int json = 0;
+  int json = 0, verbose = 0;
   for (int i = 1; i < argc; i++) {
     if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
       vyre_list_usage(stdout);
@@ -182,9 +194,12 @@ int vyre_cmd_list(int argc, char **argv) {
     }
     if (vyre_cli_flag(argv[i], "--json"))
       json = 1;
+    else if (vyre_cli_flag(argv[i], "--verbose") || vyre_cli_flag(argv[i], "-v"))
+      verbose = 1;
     else
       return vyre_cli_unknown("list", argv[i]);
   }
+  if (verbose) vyre_set_log_callback(vyre_list_log, stderr, VYRE_LOG_DEBUG);
   vyre_candidate *cands = calloc(VYRE_LIST_MAX, sizeof *cands);
   if (!cands) {
     fprintf(stderr, "vyre list: out of memory. Fix: free memory.\n");

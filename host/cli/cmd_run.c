@@ -43,7 +43,9 @@ static void vyre_run_usage(FILE *f) {
              "  --json             print a JSON result instead of text\n"
              "  --help             show this text\n\n"
              "exit codes: 0 ran and matched expect (if any), 1 dispatch failed, trapped\n"
-             "unexpectedly or differs from expect, 2 usage or setup error\n");
+             "unexpectedly or differs from expect, 2 usage or setup error, 3 the backend\n"
+             "refused the program (UNSUPPORTED: it lacks something the program needs; not a\n"
+             "wrong result)\n");
 }
 
 typedef struct vyre_run_args {
@@ -298,7 +300,7 @@ static uint32_t vyre_run_metrics(vyre_device *dev, vyre_metric *m, uint32_t *out
 }
 
 static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_device *dev,
-                           const vyre_conform_outcome *o, int has_expect, int mismatch,
+                           const vyre_conform_outcome *o, int has_expect, int mismatch, int refused,
                            const char *msg) {
   vyre_metric metrics[VYRE_RUN_MAX_METRICS];
   uint32_t metric_count = 0, metric_st = VYRE_STATUS_OK;
@@ -332,8 +334,9 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
                           "count", (json_int_t)(b->size / 4), "values", vyre_run_values_json(b)));
     }
     json_object_set_new(r, "outputs", outs);
-    json_object_set_new(r, "expect_checked", json_boolean(has_expect));
-    if (has_expect) {
+    json_object_set_new(r, "refused", json_boolean(refused));
+    json_object_set_new(r, "expect_checked", json_boolean(has_expect && !refused));
+    if (has_expect && !refused) {
       json_object_set_new(r, "expect_ok", json_boolean(!mismatch));
       if (mismatch) json_object_set_new(r, "mismatch", json_string(msg));
     }
@@ -372,7 +375,7 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
     for (uint32_t s = 0; s < 32; s++)
       if (o->result.trap_sites & (1u << s)) printf(" %u", s);
     printf("\n");
-  } else if (o->status) {
+  } else if (o->status && !refused) {
     printf("status: %s: %s\n", vyre_status_name(o->status),
            vyre_cli_safe(o->error.message, big, sizeof big));
   }
@@ -384,7 +387,12 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
   if (a->time)
     printf("time: %.3f ms wall, %.3f ms device (%u repeat%s)\n", (double)o->wall_ns / 1e6,
            (double)o->result.device_time_ns / 1e6, a->repeat, a->repeat == 1 ? "" : "s");
-  if (has_expect && !mismatch)
+  if (refused)
+    printf("REFUSED: the backend '%s' does not support this program (UNSUPPORTED), so nothing "
+           "was compared: %s\n",
+           vyre_cli_safe(vyre_device_backend_name(dev), s1, sizeof s1),
+           vyre_cli_safe(o->error.message, big, sizeof big));
+  else if (has_expect && !mismatch)
     printf("expect: ok\n");
   else if (has_expect)
     printf("MISMATCH: %s\n", vyre_cli_safe(msg, big, sizeof big));
@@ -473,14 +481,19 @@ int vyre_cmd_run(int argc, char **argv) {
   char msg[2048] = "";
   int has_expect = c->expect_kind != VYRE_CASE_EXPECT_NONE;
   int mismatch = has_expect && vyre_conform_check_expect(&run, &o, msg, sizeof msg);
+  // An honest refusal (UNSUPPORTED) the case did not expect is neither a
+  // match nor a wrong result: reported as such, with its own exit code.
+  int refused = o.status == VYRE_STATUS_UNSUPPORTED && (!has_expect || mismatch);
   if (o.guard[0] && !mismatch) {
     mismatch = 1;
     has_expect = 1;
     snprintf(msg, sizeof msg, "%s", o.guard);
   }
-  vyre_run_print(&a, &run, dev, &o, has_expect, mismatch, msg);
+  vyre_run_print(&a, &run, dev, &o, has_expect, mismatch, refused, msg);
   rc = VYRE_EXIT_OK;
-  if (mismatch)
+  if (refused)
+    rc = VYRE_EXIT_UNSUPPORTED;
+  else if (mismatch)
     rc = VYRE_EXIT_FAIL;
   else if (!has_expect && o.status != VYRE_STATUS_OK)
     rc = VYRE_EXIT_FAIL;

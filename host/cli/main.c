@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // main.c — the `vyre` command-line tool: global options (--help, --version)
-// and the dispatch to one subcommand (validate, list, run, conform), each in
-// its own cmd_<name>.c. Exit codes: 0 success, 1 a check failed, 2 usage.
+// and the dispatch to one subcommand (validate, list, run, conform, bench,
+// cache), each in its own cmd_<name>.c. Exit codes: 0 success, 1 a check
+// failed, 2 usage or setup (an invalid VYRE_LOG included), 3 `vyre run`'s
+// UNSUPPORTED refusal.
 
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +34,7 @@ static const vyre_cli_command vyre_cli_commands[] = {
     {"conform", vyre_cmd_conform, "run the conformance suite against a backend"},
     {"bench", vyre_cmd_bench, "measure vyre against raw driver floors (docs/bench.md)"},
     {"fuzz", vyre_cmd_fuzz, "differential fuzzing: random programs, backend vs the CPU reference"},
+    {"cache", vyre_cmd_cache, "show, check or clear the on-disk compile caches (docs/caches.md)"},
 };
 #define VYRE_CLI_COMMAND_COUNT (sizeof vyre_cli_commands / sizeof vyre_cli_commands[0])
 
@@ -41,9 +44,11 @@ static void vyre_cli_usage(FILE *f) {
     if (vyre_cli_commands[i].run)
       fprintf(f, "  %-9s %s\n", vyre_cli_commands[i].name, vyre_cli_commands[i].summary);
   fprintf(f, "\n'vyre <command> --help' describes a command's options.\n"
-             "environment: VYRE_BACKEND, VYRE_DEVICE, VYRE_PLUGIN_PATH, VYRE_CACHE_DIR,\n"
-             "  VYRE_CACHE_DISABLE, VYRE_LOG (see docs/cli.md).\n"
-             "exit codes: 0 success, 1 a check failed, 2 usage or setup error.\n");
+             "environment: VYRE_BACKEND, VYRE_DEVICE, VYRE_PLUGIN_PATH, VYRE_AUTO_ALL_PLUGINS,\n"
+             "  VYRE_PLUGIN_ALLOW_WRITABLE, VYRE_CACHE_DIR, VYRE_CACHE_DISABLE, VYRE_LOG,\n"
+             "  VYRE_CASE_MAX_BYTES (see docs/cli.md).\n"
+             "exit codes: 0 success, 1 a check failed, 2 usage or setup error, 3 (run) the\n"
+             "  backend refused the program as UNSUPPORTED.\n");
 }
 
 int main(int argc, char **argv) {
@@ -69,6 +74,17 @@ int main(int argc, char **argv) {
            VYRE_IR_VERSION);
     return VYRE_EXIT_OK;
   }
+  // A log level that is not one is refused before anything runs, so that a
+  // typo (VYRE_LOG=verbose) cannot silently hide the trace asked for.
+  const char *bad_log = vyre_cli_bad_log_level();
+  if (bad_log) {
+    char shown[200];
+    fprintf(stderr,
+            "vyre: VYRE_LOG='%s' is not a log level. Fix: set VYRE_LOG to one of error, warn, "
+            "info, debug, or unset it.\n",
+            vyre_cli_safe(bad_log, shown, sizeof shown));
+    return VYRE_EXIT_USAGE;
+  }
   for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
     if (vyre_cli_commands[i].run && strcmp(cmd, vyre_cli_commands[i].name) == 0)
       return vyre_cli_commands[i].run(argc - 1, argv + 1);
@@ -76,8 +92,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "vyre: unknown option '%s'. Fix: run 'vyre --help' for the options.\n", cmd);
   else
     fprintf(stderr,
-            "vyre: unknown command '%s'. Fix: use one of validate, list, run, conform "
-            "('vyre --help').\n",
+            "vyre: unknown command '%s'. Fix: use one of validate, list, run, conform, bench, "
+            "cache ('vyre --help').\n",
             cmd);
   return VYRE_EXIT_USAGE;
 }

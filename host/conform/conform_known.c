@@ -72,6 +72,8 @@ uint32_t vyre__known_load(const char *dir, const char *backend, vyre__known *out
     e[out->count].kind = k;
     e[out->count].glob = strdup(glob);
     e[out->count].reason = strdup(p);
+    e[out->count].line = lineno;
+    e[out->count].matched = 0;
     out->count++;
   }
   fclose(f);
@@ -79,9 +81,12 @@ uint32_t vyre__known_load(const char *dir, const char *backend, vyre__known *out
   return st;
 }
 
-const vyre__known_entry *vyre__known_match(const vyre__known *k, const char *name) {
+const vyre__known_entry *vyre__known_match(vyre__known *k, const char *name) {
   for (uint32_t i = 0; i < k->count; i++)
-    if (k->entries[i].glob && fnmatch(k->entries[i].glob, name, 0) == 0) return &k->entries[i];
+    if (k->entries[i].glob && fnmatch(k->entries[i].glob, name, 0) == 0) {
+      k->entries[i].matched = 1;
+      return &k->entries[i];
+    }
   return NULL;
 }
 

@@ -23,6 +23,8 @@ typedef struct vyre__known_entry {
   uint32_t kind;
   char *glob;
   char *reason;
+  uint32_t line;    // in the list file, for warnings
+  uint32_t matched; // set by vyre__known_match: the entry matched a case
 } vyre__known_entry;
 
 typedef struct vyre__known {
@@ -34,8 +36,9 @@ typedef struct vyre__known {
 // Reads <dir>/<backend>.txt. A missing file is an empty list; a malformed
 // line is INVALID_ARGUMENT naming the file and line.
 uint32_t vyre__known_load(const char *dir, const char *backend, vyre__known *out, vyre_error *err);
-// The entry whose glob matches |name| (first wins), or NULL.
-const vyre__known_entry *vyre__known_match(const vyre__known *k, const char *name);
+// The entry whose glob matches |name| (first wins), or NULL; marks it
+// matched.
+const vyre__known_entry *vyre__known_match(vyre__known *k, const char *name);
 void vyre__known_free(vyre__known *k);
 
 #endif // VYRE_CONFORM_KNOWN_H

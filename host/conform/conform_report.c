@@ -59,6 +59,12 @@ uint32_t vyre__report_junit(const char *path, const char *backend, const vyre__r
   vyre__xml_escaped(f, backend);
   fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"%.3f\">\n", count,
           t->failed, t->skipped, total);
+  fprintf(f,
+          "    <properties>\n      <property name=\"passed_on_plugin\" value=\"%u\"/>\n"
+          "      <property name=\"passed_host_only\" value=\"%u\"/>\n"
+          "      <property name=\"xpass\" value=\"%u\"/>\n"
+          "      <property name=\"known_unmatched\" value=\"%u\"/>\n    </properties>\n",
+          t->passed_on_plugin, t->passed_host_only, t->xpass, t->known_unmatched);
   for (uint32_t i = 0; i < count; i++) {
     const vyre__result *r = &results[i];
     const char *slash = strrchr(r->name, '/');
@@ -129,6 +135,8 @@ void vyre__report_json(FILE *out, const char *backend, const char *reason,
     json_object_set_new(c, "message", json_string(vyre__str_get(&r->detail)));
     if (r->known_reason) json_object_set_new(c, "known_reason", json_string(r->known_reason));
     json_object_set_new(c, "seconds", json_real(r->seconds));
+    if (r->result == VYRE__RESULT_PASS)
+      json_object_set_new(c, "ran_on_plugin", json_boolean(vyre__result_on_plugin(r)));
     json_array_append_new(cases, c);
   }
   json_object_set_new(root, "cases", cases);
@@ -137,6 +145,9 @@ void vyre__report_json(FILE *out, const char *backend, const char *reason,
   json_object_set_new(root, "skipped", json_integer(t->skipped));
   json_object_set_new(root, "xfail", json_integer(t->xfail));
   json_object_set_new(root, "xpass", json_integer(t->xpass));
+  json_object_set_new(root, "passed_on_plugin", json_integer(t->passed_on_plugin));
+  json_object_set_new(root, "passed_host_only", json_integer(t->passed_host_only));
+  json_object_set_new(root, "known_unmatched", json_integer(t->known_unmatched));
   char *text = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII);
   if (text) {
     fprintf(out, "%s\n", text);

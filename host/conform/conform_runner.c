@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conform_cases.h"
 #include "conform_known.h"
@@ -91,6 +93,10 @@ static void vyre__finish(vyre__run *run, vyre__result *r) {
   switch (r->result) {
   case VYRE__RESULT_PASS:
     run->totals.passed++;
+    if (vyre__result_on_plugin(r))
+      run->totals.passed_on_plugin++;
+    else
+      run->totals.passed_host_only++;
     break;
   case VYRE__RESULT_FAIL:
     run->totals.failed++;
@@ -174,8 +180,10 @@ static int vyre__results_alloc(vyre__run *run) {
   for (uint32_t i = 0; i < run->cases.count; i++)
     run->results[k++].name = strdup(run->cases.names[i]);
   for (uint32_t i = 0; i < vyre__runtime_check_count; i++)
-    if (vyre__runtime_selected(run, vyre__runtime_checks[i].name))
+    if (vyre__runtime_selected(run, vyre__runtime_checks[i].name)) {
+      run->results[k].runtime = 1;
       run->results[k++].name = strdup(vyre__runtime_checks[i].name);
+    }
   for (uint32_t i = 0; i < run->total; i++)
     if (!run->results[i].name) return 1;
   char buf[16];
@@ -202,16 +210,24 @@ static void vyre__run_unavailable(vyre__run *run) {
 // that exists but has no usable device is skipped.
 // Returns 1 (with |err| set) when the choice (|backend|, else VYRE_BACKEND)
 // names no plugin. The candidates are listed only on this failure path.
-static int vyre__unknown_backend(const char *backend, const vyre_error *open_err, vyre_error *err) {
+static int vyre__unknown_backend(const char *backend, vyre_error *err) {
   const char *source = "--backend";
   if (!backend || !*backend) {
     backend = secure_getenv("VYRE_BACKEND");
     source = "VYRE_BACKEND";
   }
   if (!backend || !*backend) return 0; // automatic: nothing was named
-  // A plugin path keeps the skip (tests/conformance uses a missing path as
-  // the unavailable backend); the path is named in the skip reason.
-  if (strchr(backend, '/')) return 0;
+  // A plugin path that names no file is an error too (a typo in --plugin
+  // must not turn into a run with every case skipped); an existing plugin
+  // whose probe says it cannot run here is skipped.
+  if (strchr(backend, '/')) {
+    if (access(backend, F_OK) == 0) return 0;
+    vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                   "conform: the plugin %s (%s) does not exist, so no case could run. Fix: give "
+                   "the path of a built libvyre-backend-<name>.so.",
+                   backend, strcmp(source, "--backend") == 0 ? "--plugin or --backend" : source);
+    return 1;
+  }
   vyre_candidate *c = calloc(64, sizeof *c);
   uint32_t n = 0;
   vyre_error lerr = {.struct_size = sizeof lerr};
@@ -242,7 +258,7 @@ static int vyre__unknown_backend(const char *backend, const vyre_error *open_err
 static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
   vyre_error derr = {.struct_size = sizeof derr};
   uint32_t st = vyre_device_open(run->opt->backend, run->opt->device, &run->dev, &derr);
-  if (st == VYRE_STATUS_UNAVAILABLE && vyre__unknown_backend(run->opt->backend, &derr, err))
+  if (st == VYRE_STATUS_UNAVAILABLE && vyre__unknown_backend(run->opt->backend, err))
     return VYRE_STATUS_INVALID_ARGUMENT;
   if (st == VYRE_STATUS_UNAVAILABLE) {
     // No driver, no device: every case is skipped with why.
@@ -308,6 +324,30 @@ static void vyre__print_header(vyre__run *run) {
     fprintf(run->out, "known failures: %s (%u entries)\n", run->known.path, run->known.count);
 }
 
+// Warns (before the summary line, which stays last; on stderr with --json)
+// about known-list entries that matched no case: stale entries hide
+// nothing but mislead. Only a run over every case can tell, so a --filter,
+// --no-runtime or an unavailable backend (nothing matched against) skips it.
+// XPASS entries are already failures with their own line.
+static void vyre__known_warnings(vyre__run *run) {
+  if (!run->known.path || !run->dev || run->opt->filter || run->opt->no_runtime) return;
+  for (uint32_t i = 0; i < run->known.count; i++) {
+    const vyre__known_entry *e = &run->known.entries[i];
+    if (e->matched) continue;
+    run->totals.known_unmatched++;
+    fprintf(run->opt->json ? stderr : run->out,
+            "warning: %s:%u: '%s %s' matches no case. Fix: remove the entry, or correct its "
+            "glob.\n",
+            run->known.path, e->line, e->kind == VYRE__KNOWN_XFAIL ? "xfail" : "unsupported",
+            e->glob);
+  }
+  if (run->totals.xpass)
+    fprintf(run->opt->json ? stderr : run->out,
+            "warning: %u case(s) listed as xfail in %s pass (XPASS, counted as failed). Fix: "
+            "remove their entries.\n",
+            run->totals.xpass, run->known.path ? run->known.path : "the known list");
+}
+
 uint32_t vyre_conform_run(const vyre_conform_options *opt, vyre_conform_totals *out,
                           vyre_error *err) {
   vyre__run run;
@@ -335,6 +375,17 @@ uint32_t vyre_conform_run(const vyre_conform_options *opt, vyre_conform_totals *
     snprintf(run.backend, sizeof run.backend, "%s",
              b ? b + 1 : (opt->backend ? opt->backend : "auto"));
   }
+  if (opt->known_dir) {
+    struct stat kst;
+    if (stat(opt->known_dir, &kst) != 0 || !S_ISDIR(kst.st_mode)) {
+      st = vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "conform: the known-failure folder '%s' %s. Fix: pass --known the "
+                          "folder holding <backend>.txt lists, or leave --known out.",
+                          opt->known_dir,
+                          stat(opt->known_dir, &kst) != 0 ? "does not exist" : "is not a folder");
+      goto done;
+    }
+  }
   st = vyre__known_load(opt->known_dir, run.backend, &run.known, err);
   if (st) goto done;
   vyre__print_header(&run);
@@ -350,12 +401,25 @@ uint32_t vyre_conform_run(const vyre_conform_options *opt, vyre_conform_totals *
       if (vyre__runtime_selected(&run, vyre__runtime_checks[i].name))
         vyre__run_runtime(&run, &run.results[k++], &vyre__runtime_checks[i]);
   }
-  if (opt->json)
+  vyre__known_warnings(&run);
+  if (opt->json) {
     vyre__report_json(run.out, run.backend, run.dev ? NULL : run.reason, run.results, run.total,
                       &run.totals);
-  else
+  } else {
+    if (run.dev) {
+      fprintf(run.out,
+              "of the %u passed: %u ran on the plugin, %u host-only checks (decided by "
+              "validation or compile before any dispatch)\n",
+              run.totals.passed, run.totals.passed_on_plugin, run.totals.passed_host_only);
+      if (run.totals.passed && !run.totals.passed_on_plugin)
+        fprintf(run.out, "warning: no case ran on the plugin: every pass was a host-only check. "
+                         "Fix: see the skips above (a plugin that refuses every program passes "
+                         "only these).\n");
+    }
+    // Always the last line, in this form: CI parses it.
     fprintf(run.out, "%u passed, %u failed, %u skipped\n", run.totals.passed, run.totals.failed,
             run.totals.skipped);
+  }
   fflush(run.out);
   if (opt->junit_path)
     st = vyre__report_junit(opt->junit_path, run.backend, run.results, run.total, &run.totals, err);

@@ -234,3 +234,10 @@ int vyre_conform_check_expect(const vyre_case *c, const vyre_conform_outcome *o,
     return 0;
   }
 }
+
+int vyre__result_on_plugin(const vyre__result *r) {
+  if (r->runtime || r->reverse_ran) return 1;
+  for (uint32_t i = 0; i < VYRE_CONFORM_PATH_COUNT; i++)
+    if (r->path_state[i] == VYRE__PATH_PASS || r->path_state[i] == VYRE__PATH_FAIL) return 1;
+  return 0;
+}

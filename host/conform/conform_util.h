@@ -61,6 +61,7 @@ typedef struct vyre__result {
   const char *known_reason;
   uint32_t reverse_ran;     // 1: the reversed-order run happened
   uint32_t validation_only; // 1: decided by validation, 2: by compile (no dispatch)
+  uint32_t runtime;         // 1: a runtime/<name> check (runs on the device under test)
 } vyre__result;
 
 // Adds a failure line to |r| (and marks it failed).
@@ -69,6 +70,11 @@ void vyre__result_fail(vyre__result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+// 1 when the plugin produced |r|'s outcome: a dispatch path ran (or the
+// reversed order), or it is a runtime check, which drives the device itself;
+// 0 for a case decided by validation or compile before any dispatch.
+int vyre__result_on_plugin(const vyre__result *r);
 
 // A monotonic clock in nanoseconds.
 uint64_t vyre__now_ns(void);

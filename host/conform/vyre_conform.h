@@ -9,7 +9,9 @@
 // CPU reference and against the case's `expect`, checks the guard regions
 // around every output buffer, then runs the runtime-semantics pseudo-cases
 // "runtime/<name>". It prints one line per case and the summary line
-// "N passed, N failed, N skipped", and can write JUnit XML and JSON.
+// "N passed, N failed, N skipped" (always the last line, which CI parses),
+// preceded by how many passes ran on the plugin and how many were decided by
+// the host before any dispatch, and can write JUnit XML and JSON.
 //
 // Callers: host/cli/cmd_conform.c (`vyre conform`), host/cli/cmd_run.c
 // (`vyre run`, through the executor) and the conformance tests.
@@ -135,11 +137,18 @@ typedef struct vyre_conform_options {
 typedef struct vyre_conform_totals {
   uint32_t passed, failed, skipped; // xfail counts as skipped, XPASS as failed
   uint32_t xfail, xpass;
+  // Of |passed|: cases whose outcome came from the plugin (at least one
+  // dispatch path ran; runtime/<name> checks), and cases decided before any
+  // dispatch (validation or compile refusals the case expects: they pass
+  // even against a plugin that refuses everything).
+  uint32_t passed_on_plugin, passed_host_only;
+  uint32_t known_unmatched; // known-list entries that matched no case (warned about)
 } vyre_conform_totals;
 
 // Runs the suite. Returns OK when the run happened (whatever the case
 // results: see |out|), or an error when it could not start (no cases folder,
-// unreadable known-failure list, bad options, JUnit file not writable).
+// a known_dir that is not a folder, an unreadable known-failure list, a
+// plugin path that does not exist, bad options, JUnit file not writable).
 uint32_t vyre_conform_run(const vyre_conform_options *opt, vyre_conform_totals *out,
                           vyre_error *err);
 

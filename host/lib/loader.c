@@ -33,6 +33,7 @@
 
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -60,16 +61,45 @@ typedef struct plugin_node {
 static pthread_mutex_t g_loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static plugin_node *g_plugins; // process lifetime: never freed, like the dlopen handles
 
-static void add_dir(vyre__search *s, const char *dir, size_t len) {
-  if (len == 0 || len >= sizeof(s->dirs[0]) || s->dir_count >= 16) return;
+// Appends |dir| (|len| bytes) unless it is a duplicate; |origin| says why it
+// is searched (kept for the debug log and `vyre list --verbose`).
+static void add_dir(vyre__search *s, const char *dir, size_t len, const char *origin) {
+  if (len == 0 || len >= sizeof(s->dirs[0])) return;
+  if (s->dir_count >= 16) {
+    vyre__log(VYRE_LOG_WARN, NULL,
+              "plugin search: more than 16 folders; '%.*s' (%s) is not searched. Fix: shorten "
+              "VYRE_PLUGIN_PATH.",
+              (int)len, dir, origin);
+    return;
+  }
   char tmp[1024];
   memcpy(tmp, dir, len);
   tmp[len] = '\0';
   while (len > 1 && tmp[len - 1] == '/')
     tmp[--len] = '\0';
   for (uint32_t i = 0; i < s->dir_count; i++)
-    if (strcmp(s->dirs[i], tmp) == 0) return;
+    if (strcmp(s->dirs[i], tmp) == 0) {
+      if (vyre__log_enabled(VYRE_LOG_DEBUG))
+        vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: %s (%s) already searched as folder %u", tmp,
+                  origin, i + 1);
+      return;
+    }
+  s->origin[s->dir_count] = origin;
   memcpy(s->dirs[s->dir_count++], tmp, len + 1);
+}
+
+// 1 when |libdir| is the build tree's library folder (VYRE_BUILD_LIB_DIR,
+// defined only for the build; an installed copy of libvyre lives elsewhere,
+// so the same binary behaves as an install there).
+static int is_build_tree(const char *libdir) {
+#ifdef VYRE_BUILD_LIB_DIR
+  char real[PATH_MAX];
+  if (!libdir[0] || !realpath(VYRE_BUILD_LIB_DIR, real)) return 0;
+  return strcmp(real, libdir) == 0;
+#else
+  (void)libdir;
+  return 0;
+#endif
 }
 
 void vyre__search_dirs(vyre__search *out) {
@@ -80,7 +110,12 @@ void vyre__search_dirs(vyre__search *out) {
     while (*p) {
       const char *colon = strchr(p, ':');
       size_t len = colon ? (size_t)(colon - p) : strlen(p);
-      add_dir(out, p, len);
+      if (len && p[0] != '/')
+        vyre__log(VYRE_LOG_INFO, NULL,
+                  "plugin search: VYRE_PLUGIN_PATH entry '%.*s' is relative, so it names a "
+                  "different folder in every working directory. Fix: use absolute folders.",
+                  (int)len, p);
+      add_dir(out, p, len, "VYRE_PLUGIN_PATH");
       p += len;
       if (*p == ':') p++;
     }
@@ -91,7 +126,9 @@ void vyre__search_dirs(vyre__search *out) {
   // prefix. In an install that was not moved both are the same folder.
   // dladdr may name it through "bin/../lib" (a tool's relative RPATH): the
   // folder is canonicalised so that messages show one clean path and an
-  // unmoved install does not search its plugin folder twice.
+  // unmoved install does not search its plugin folder twice. A libvyre
+  // running from its build tree searches that folder (where its plugins were
+  // just built) before any installed one.
   char libdir[PATH_MAX] = "";
   Dl_info info;
   if (dladdr((void *)&vyre__search_dirs, &info) && info.dli_fname) {
@@ -103,13 +140,22 @@ void vyre__search_dirs(vyre__search *out) {
     if (n > 0 && (size_t)n < sizeof(raw) && !realpath(raw, libdir))
       snprintf(libdir, sizeof(libdir), "%s", raw);
   }
+  if (is_build_tree(libdir)) add_dir(out, libdir, strlen(libdir), "the build tree of libvyre");
   if (libdir[0]) {
     char rel[PATH_MAX + 8];
     int n = snprintf(rel, sizeof(rel), "%s/vyre", libdir);
-    if (n > 0 && (size_t)n < sizeof(rel)) add_dir(out, rel, (size_t)n);
+    if (n > 0 && (size_t)n < sizeof(rel)) add_dir(out, rel, (size_t)n, "<folder of libvyre>/vyre");
   }
-  add_dir(out, VYRE_PLUGIN_INSTALL_DIR, strlen(VYRE_PLUGIN_INSTALL_DIR));
-  if (libdir[0]) add_dir(out, libdir, strlen(libdir));
+  add_dir(out, VYRE_PLUGIN_INSTALL_DIR, strlen(VYRE_PLUGIN_INSTALL_DIR), "the install folder");
+  if (libdir[0]) add_dir(out, libdir, strlen(libdir), "the folder of libvyre");
+  if (vyre__log_enabled(VYRE_LOG_DEBUG))
+    for (uint32_t i = 0; i < out->dir_count; i++)
+      vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: folder %u: %s (%s)", i + 1, out->dirs[i],
+                out->origin[i]);
+}
+
+int vyre__plugin_in_tree(const char *name) {
+  return strcmp(name, "cpu") == 0 || strcmp(name, "cuda") == 0 || strcmp(name, "vulkan") == 0;
 }
 
 static void refuse(vyre__plugin *p, uint32_t code, const char *fmt, const char *a, const char *b) {
@@ -222,8 +268,8 @@ static const char *file_type(mode_t m) {
 }
 
 static int allow_writable(void) {
-  const char *v = vyre__getenv("VYRE_PLUGIN_ALLOW_WRITABLE");
-  return v && strcmp(v, "1") == 0;
+  return vyre__env_bool("VYRE_PLUGIN_ALLOW_WRITABLE", 0,
+                        "plugins writable by group or others stay refused");
 }
 
 // Refuses a folder writable by group or others (|what| names the plugin).
@@ -286,6 +332,17 @@ static int check_file(vyre__plugin *p) {
   return 1;
 }
 
+// Logs what became of a file (debug; `vyre list --verbose`).
+static void log_outcome(const vyre__plugin *p) {
+  if (!vyre__log_enabled(VYRE_LOG_DEBUG)) return;
+  if (p->loaded)
+    vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: %s: loaded (backend '%s', ABI %u.%u)", p->path,
+              p->ops.name ? p->ops.name : p->name, p->abi_major, p->abi_minor);
+  else
+    vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: %s: refused (%s): %s", p->path,
+              vyre_status_string(p->status), p->reason);
+}
+
 // Loads |path| once (keyed by realpath). Called with the lock held. A record
 // refused by the file check is checked (and loaded) again.
 static vyre__plugin *load_locked(const char *path, const char *stem) {
@@ -295,6 +352,7 @@ static vyre__plugin *load_locked(const char *path, const char *stem) {
   if (found && !found->retry) return found;
   if (found) {
     if (check_file(found)) load_file(found);
+    log_outcome(found);
     return found;
   }
   plugin_node *n = calloc(1, sizeof(*n));
@@ -303,6 +361,7 @@ static vyre__plugin *load_locked(const char *path, const char *stem) {
   snprintf(n->plugin.path, sizeof(n->plugin.path), "%s", path);
   snprintf(n->plugin.real, sizeof(n->plugin.real), "%s", real);
   if (check_file(&n->plugin)) load_file(&n->plugin);
+  log_outcome(&n->plugin);
   n->next = g_plugins;
   g_plugins = n;
   return &n->plugin;
@@ -331,17 +390,57 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+// Why |file| in a plugin folder is not a plugin name, for the debug log.
+static const char *misnamed(const char *file) {
+  size_t len = strlen(file), pl = strlen(PREFIX);
+  if (strncmp(file, PREFIX, pl) == 0)
+    return len == pl + strlen(SUFFIX) && strcmp(file + pl, SUFFIX) == 0
+               ? "the backend name is empty"
+               : "it starts like a plugin but does not end in exactly '.so' (a versioned "
+                 "library is not loaded)";
+  if (strncmp(file, "libvyre.so", 10) == 0) return "libvyre itself";
+  if (strstr(file, "vyre") && len > 3 && strcmp(file + len - 3, ".so") == 0)
+    return "a plugin must be named libvyre-backend-<name>.so";
+  return "not named libvyre-backend-<name>.so";
+}
+
 // Appends the plugins of one folder, sorted, skipping names already seen.
+// With |in_tree_only| a third-party name is passed over without loading.
 static uint32_t scan_dir(const char *dir, vyre__plugin **out, uint32_t capacity, uint32_t count,
-                         char seen[][64], uint32_t *seen_count) {
+                         char seen[][64], char seen_path[][1024], uint32_t *seen_count,
+                         int in_tree_only) {
+  int debug = vyre__log_enabled(VYRE_LOG_DEBUG);
   DIR *d = opendir(dir);
-  if (!d) return count;
+  if (!d) {
+    if (debug) {
+      struct stat st;
+      int e = errno;
+      vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: folder %s skipped: %s", dir,
+                stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) ? "it is a file, not a folder"
+                : e == ENOENT                               ? "no such folder"
+                                                            : strerror(e));
+    }
+    return count;
+  }
   char *names[256];
   uint32_t nn = 0;
   struct dirent *e;
-  while ((e = readdir(d)) && nn < 256) {
+  while ((e = readdir(d))) {
     char stem[64];
-    if (!stem_of(e->d_name, stem, sizeof(stem))) continue;
+    if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) continue;
+    if (!stem_of(e->d_name, stem, sizeof(stem))) {
+      if (debug)
+        vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: %s/%s ignored: %s", dir, e->d_name,
+                  misnamed(e->d_name));
+      continue;
+    }
+    if (nn >= 256) {
+      vyre__log(VYRE_LOG_WARN, NULL,
+                "plugin search: %s holds more than 256 plugin files; %s and later ones are "
+                "ignored. Fix: remove the plugins you do not use.",
+                dir, e->d_name);
+      continue;
+    }
     names[nn] = strdup(e->d_name);
     if (names[nn]) nn++;
   }
@@ -350,16 +449,41 @@ static uint32_t scan_dir(const char *dir, vyre__plugin **out, uint32_t capacity,
   for (uint32_t i = 0; i < nn; i++) {
     char stem[64], path[2048];
     stem_of(names[i], stem, sizeof(stem));
-    int dup = 0;
-    for (uint32_t j = 0; j < *seen_count; j++)
-      if (strcmp(seen[j], stem) == 0) dup = 1;
-    if (!dup && *seen_count < 256) {
-      memcpy(seen[(*seen_count)++], stem, sizeof(stem));
-      snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    int dup = -1;
+    for (uint32_t j = 0; j < *seen_count && dup < 0; j++)
+      if (strcmp(seen[j], stem) == 0) dup = (int)j;
+    if (dup >= 0) {
+      if (debug)
+        vyre__log(VYRE_LOG_DEBUG, NULL,
+                  "plugin search: %s skipped: backend '%s' was already found at %s (the first "
+                  "folder wins)",
+                  path, stem, seen_path[dup]);
+    } else if (*seen_count < 256) {
+      memcpy(seen[*seen_count], stem, sizeof(stem));
+      snprintf(seen_path[(*seen_count)++], 1024, "%s", path);
+      if (in_tree_only && !vyre__plugin_in_tree(stem)) {
+        if (debug)
+          vyre__log(VYRE_LOG_DEBUG, NULL,
+                    "plugin search: %s not loaded: '%s' is a third-party plugin, which automatic "
+                    "selection considers only with VYRE_AUTO_ALL_PLUGINS=1 (name it to use it)",
+                    path, stem);
+        free(names[i]);
+        continue;
+      }
+      if (debug) vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: %s: considering", path);
       // Each name once per process: a name already loaded from another
       // folder keeps its first file (a file-check refusal is retried).
       vyre__plugin *p = discovered_locked(stem);
-      if (p && p->retry) p = load_locked(p->path, stem);
+      if (p && debug && strcmp(p->path, path) != 0)
+        vyre__log(VYRE_LOG_DEBUG, NULL,
+                  "plugin search: backend '%s' was loaded from %s earlier in this process; that "
+                  "file stays in use",
+                  stem, p->path);
+      if (p && p->retry)
+        p = load_locked(p->path, stem);
+      else if (p && debug)
+        log_outcome(p); // loaded (or refused) earlier in this process
       if (!p) {
         p = load_locked(path, stem);
         if (p) p->discovered = 1;
@@ -374,12 +498,15 @@ static uint32_t scan_dir(const char *dir, vyre__plugin **out, uint32_t capacity,
   return count;
 }
 
-uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint32_t capacity) {
+uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint32_t capacity,
+                            int in_tree_only) {
   static char seen[256][64];
+  static char seen_path[256][1024];
   uint32_t seen_count = 0, count = 0;
   pthread_mutex_lock(&g_loader_lock);
   for (uint32_t i = 0; i < search->dir_count; i++)
-    count = scan_dir(search->dirs[i], out, capacity, count, seen, &seen_count);
+    count =
+        scan_dir(search->dirs[i], out, capacity, count, seen, seen_path, &seen_count, in_tree_only);
   pthread_mutex_unlock(&g_loader_lock);
   return count;
 }
@@ -410,7 +537,11 @@ vyre__plugin *vyre__plugin_find(const vyre__search *search, const char *name) {
     char path[2048];
     struct stat st;
     snprintf(path, sizeof(path), "%s/%s", search->dirs[i], file);
-    if (lstat(path, &st) != 0) continue;
+    if (lstat(path, &st) != 0) {
+      if (vyre__log_enabled(VYRE_LOG_DEBUG))
+        vyre__log(VYRE_LOG_DEBUG, NULL, "plugin search: %s: not there (%s)", path, strerror(errno));
+      continue;
+    }
     p = discovered_locked(stem);
     if (p && p->retry) p = load_locked(p->path, stem);
     if (!p) p = load_locked(path, stem);

@@ -31,17 +31,27 @@ typedef struct vyre__plugin {
 } vyre__plugin;
 
 // The folders searched, in order (VYRE_PLUGIN_PATH entries unless the
-// process is privileged, the install folder, the folder of libvyre).
+// process is privileged; the folder of libvyre when it is the build tree;
+// <folder of libvyre>/vyre; the install folder; the folder of libvyre).
+// Each folder is logged at debug level.
 typedef struct vyre__search {
   char dirs[16][1024];
+  const char *origin[16]; // why each folder is searched (a static string)
   uint32_t dir_count;
 } vyre__search;
 void vyre__search_dirs(vyre__search *out);
 // Scans the search folders and returns the plugins found, one per name
 // (first folder wins), sorted by name within each folder. |out| holds
 // pointers to process-lifetime records. Returns the number found (may exceed
-// |capacity|; only |capacity| are written).
-uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint32_t capacity);
+// |capacity|; only |capacity| are written). With |in_tree_only| only the
+// in-tree backends (vyre__plugin_in_tree) are loaded and returned; others
+// are logged and passed over. Every folder and file considered or skipped is
+// logged at debug level with the reason.
+uint32_t vyre__plugins_scan(const vyre__search *search, vyre__plugin **out, uint32_t capacity,
+                            int in_tree_only);
+// 1 for the backends built in this tree: cpu, cuda, vulkan (docs/backends.md,
+// "Automatic selection").
+int vyre__plugin_in_tree(const char *name);
 // Loads the plugin at |path| (an explicit choice). Never NULL except when
 // out of memory; check ->loaded.
 vyre__plugin *vyre__plugin_load_path(const char *path);

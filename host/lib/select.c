@@ -7,7 +7,9 @@
 // name or a path to a plugin file; when it cannot be honoured the open fails
 // with the reason: not found (what was found, where the loader looked), not
 // loadable (the loader's refusal) or unavailable (the probe's reason). With
-// no choice every plugin is probed and the best available device wins. The
+// no choice the in-tree backends (cpu, cuda, vulkan) are probed and the best
+// available device wins; a third-party plugin is used only when named, or
+// when VYRE_AUTO_ALL_PLUGINS=1 lets every plugin found compete. The
 // ranking is: discrete GPU, integrated GPU, virtual GPU, then the CPU (the
 // reference backend), then software rasterisers posing as GPUs (lavapipe):
 // a software rasteriser is neither faster nor more exact than the CPU
@@ -100,12 +102,23 @@ static void fill_candidate(vyre_candidate *c, const vyre__plugin *p) {
     snprintf(c->reason, sizeof(c->reason), "%s", pr.reason);
 }
 
-// Probes every plugin found and marks the automatic choice. Returns the
+// VYRE_AUTO_ALL_PLUGINS=1: automatic selection considers third-party
+// plugins too (docs/backends.md, "Automatic selection").
+static int auto_all(void) {
+  return vyre__env_bool("VYRE_AUTO_ALL_PLUGINS", 0,
+                        "automatic selection considers only cpu, cuda and vulkan");
+}
+
+// Probes the plugins found and marks the automatic choice. |listing|: every
+// plugin is loaded and listed (vyre_list_candidates); else, unless
+// VYRE_AUTO_ALL_PLUGINS=1, only the in-tree backends are loaded. Either way
+// only in-tree backends compete unless VYRE_AUTO_ALL_PLUGINS=1. Returns the
 // number of candidates; *out_selected is the index or -1.
 static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, int *out_selected,
-                       vyre__plugin **out_selected_plugin) {
+                       vyre__plugin **out_selected_plugin, int listing) {
   vyre__plugin *found[MAX_PLUGINS];
-  uint32_t n = vyre__plugins_scan(s, found, MAX_PLUGINS);
+  int all = auto_all();
+  uint32_t n = vyre__plugins_scan(s, found, MAX_PLUGINS, !listing && !all);
   if (n > MAX_PLUGINS) n = MAX_PLUGINS;
   if (n > cap) n = cap;
   int best = -1;
@@ -113,6 +126,16 @@ static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, i
   for (uint32_t i = 0; i < n; i++) {
     fill_candidate(&c[i], found[i]);
     if (!c[i].available) continue;
+    if (!all && !vyre__plugin_in_tree(c[i].name)) {
+      char summary[900];
+      snprintf(summary, sizeof(summary), "%s", c[i].reason);
+      snprintf(c[i].reason, sizeof(c[i].reason),
+               "passed over: '%s' is a third-party plugin; automatic selection considers only "
+               "cpu, cuda and vulkan. Name it to use it (--backend %s, VYRE_BACKEND=%s), or set "
+               "VYRE_AUTO_ALL_PLUGINS=1 to let it compete (%s)",
+               c[i].name, c[i].name, c[i].name, summary);
+      continue;
+    }
     available++;
     if (best < 0 || kind_rank(c[i].device_kind) < kind_rank(c[best].device_kind)) best = (int)i;
   }
@@ -125,7 +148,7 @@ static uint32_t gather(vyre_candidate *c, uint32_t cap, const vyre__search *s, i
                "selected: its best device is a %s, the best kind among %u available backend(s) "
                "(%s)",
                kind_name(c[i].device_kind), available, summary);
-    } else if (c[i].available) {
+    } else if (c[i].available && (all || vyre__plugin_in_tree(c[i].name))) {
       snprintf(c[i].reason, sizeof(c[i].reason),
                "passed over: its best device is a %s, ranked below %s's %s%s (%s)",
                kind_name(c[i].device_kind), c[best].name, kind_name(c[best].device_kind),
@@ -159,7 +182,7 @@ uint32_t vyre_list_candidates(vyre_candidate *out, uint32_t capacity, uint32_t *
   vyre__search s;
   vyre__search_dirs(&s);
   int sel;
-  uint32_t n = gather(all, MAX_PLUGINS, &s, &sel, NULL);
+  uint32_t n = gather(all, MAX_PLUGINS, &s, &sel, NULL, 1);
   for (uint32_t i = 0; i < n && i < capacity; i++)
     out[i] = all[i];
   *out_count = n;
@@ -350,7 +373,21 @@ static uint32_t open_automatic(const vyre_create_args *args, vyre_device **out, 
   vyre__search_dirs(&s);
   int sel;
   vyre__plugin *p = NULL;
-  uint32_t n = gather(c, MAX_PLUGINS, &s, &sel, &p);
+  uint32_t n = gather(c, MAX_PLUGINS, &s, &sel, &p, 0);
+  // The third-party plugins that were not considered, by name (not loaded).
+  char third[300] = "";
+  if (!auto_all()) {
+    vyre__plugin_file *files = calloc(MAX_PLUGINS, sizeof(*files));
+    uint32_t nf = files ? vyre__plugins_files(&s, files, MAX_PLUGINS) : 0;
+    size_t used = 0;
+    for (uint32_t i = 0; i < nf && i < MAX_PLUGINS && used < sizeof(third); i++) {
+      if (vyre__plugin_in_tree(files[i].name)) continue;
+      int w = snprintf(third + used, sizeof(third) - used, "%s%s", used ? ", " : "", files[i].name);
+      if (w < 0) break;
+      used += (size_t)w;
+    }
+    free(files);
+  }
   if (sel < 0) {
     char dirs[600], why[700];
     size_t used = 0;
@@ -363,6 +400,13 @@ static uint32_t open_automatic(const vyre_create_args *args, vyre_device **out, 
       used += (size_t)w;
     }
     free(c);
+    if (third[0])
+      return vyre_error_set(err, VYRE_STATUS_UNAVAILABLE,
+                            "no usable backend: %s (searched %s); third-party plugins found but "
+                            "not considered by automatic selection: %s. Fix: name one "
+                            "(--backend NAME or VYRE_BACKEND=NAME), set VYRE_AUTO_ALL_PLUGINS=1, "
+                            "or build the CPU reference plugin (libvyre-backend-cpu.so).",
+                            n ? why : "no in-tree backend found", dirs, third);
     return vyre_error_set(err, VYRE_STATUS_UNAVAILABLE,
                           "no usable backend: %s (searched %s). Fix: build the CPU reference "
                           "plugin (libvyre-backend-cpu.so) or add the folder holding the "
@@ -385,6 +429,9 @@ static uint32_t open_automatic(const vyre_create_args *args, vyre_device **out, 
   for (int g = 0; g < 3 && w >= 0 && (size_t)w < sizeof(reason); g++)
     if (others[g][0])
       w += snprintf(reason + w, sizeof(reason) - (size_t)w, "; %s: %s", heads[g], others[g]);
+  if (third[0] && w >= 0 && (size_t)w < sizeof(reason))
+    snprintf(reason + w, sizeof(reason) - (size_t)w,
+             "; not considered (third-party; name one or set VYRE_AUTO_ALL_PLUGINS=1): %s", third);
   free(c);
   return create_device(p, args, reason, out, err);
 }

@@ -6,7 +6,10 @@
 // wrong expect (exit 1 with a readable mismatch), a bare program with
 // --input, --out files, `list` showing the CPU reference available and the
 // GPU plugins with their status, and `conform` on a small folder (and on the
-// installed cases when the source tree is gone).
+// installed cases when the source tree is gone); `cache` path, list, verify,
+// clear; `list --verbose` and VYRE_LOG=debug tracing the plugin search; an
+// invalid VYRE_LOG refused; `run` reporting UNSUPPORTED as a refusal (exit 3);
+// `conform` counting passes on the plugin and refusing missing paths.
 
 #define _GNU_SOURCE
 
@@ -17,10 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #define DATA VYRE_CLI_DATA "/"
 
@@ -566,6 +573,224 @@ static void test_cli_conform_falls_back_to_the_installed_cases(void **state) {
 }
 #endif
 
+//===----------------------------------------------------------------------===//
+// vyre cache
+//===----------------------------------------------------------------------===//
+
+static void put_u64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+// Writes a valid entry (docs/caches.md ABI-CACHE-5) for a key of one field
+// |kind| into |dir| and returns its file name in |name| (37 bytes).
+static void write_entry(const char *dir, const char *kind, const char *payload, char *name) {
+  size_t kl = strlen(kind), pl = strlen(payload), k = 8 + kl;
+  uint8_t *f = calloc(1, 40 + k + pl);
+  assert_non_null(f);
+  memcpy(f, "VYRECACH", 8);
+  f[8] = 1;
+  put_u64(f + 16, k);
+  put_u64(f + 24, pl);
+  put_u64(f + 40, kl);
+  memcpy(f + 48, kind, kl);
+  memcpy(f + 40 + k, payload, pl);
+  put_u64(f + 32, XXH3_64bits(f + 40, k + pl));
+  XXH128_hash_t h = XXH3_128bits(f + 40, k);
+  snprintf(name, 37, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+  strcat(name, ".bin");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *out = fopen(path, "wb");
+  assert_non_null(out);
+  fwrite(f, 1, 40 + k + pl, out);
+  fclose(out);
+  free(f);
+}
+
+static int exists(const char *dir, const char *name) {
+  char path[1024];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return lstat(path, &st) == 0;
+}
+
+// EVIDENCE-OF: docs/caches.md "Maintaining the cache": path says where and
+// why; list shows every entry; verify reports (and with --fix removes) bad
+// ones; clear removes only vyre's entries and follows no link.
+static void test_cli_cache_path_list_verify_clear(void **state) {
+  (void)state;
+  char root[] = "/tmp/vyre-cli-cache-XXXXXX";
+  assert_non_null(mkdtemp(root));
+  char dir[256], env[512], cmd[1024], good[40], bad[40], victim[300];
+  snprintf(dir, sizeof dir, "%s/cuda-v1", root);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  write_entry(dir, "vyre-cuda-cubin", "cubin bytes", good);
+  write_entry(dir, "vyre-cuda-other", "other bytes", bad);
+  // Damage |bad|: one payload byte flipped, so the checksum fails.
+  snprintf(cmd, sizeof cmd, "%s/%s", dir, bad);
+  FILE *f = fopen(cmd, "r+b");
+  assert_non_null(f);
+  fseek(f, -1, SEEK_END);
+  fputc('X', f);
+  fclose(f);
+  // A link at an entry name, to a file that must survive; a file of the user's.
+  snprintf(victim, sizeof victim, "%s/victim.txt", root);
+  f = fopen(victim, "w");
+  assert_non_null(f);
+  fputs("keep me", f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s/0123456789abcdef0123456789abcdef.bin", dir);
+  assert_int_equal(symlink(victim, cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/notes.txt", dir);
+  f = fopen(cmd, "w");
+  fclose(f);
+  snprintf(env, sizeof env, "VYRE_CACHE_DIR=%s ", root);
+
+  result r = vyre_env(env, "cache path");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, root);
+  assert_contains(&r, "from VYRE_CACHE_DIR");
+  free(r.out);
+  r = vyre_env("VYRE_CACHE_DIR=rel/dir ", "cache path");
+  assert_contains(&r, "(disabled)");
+  assert_contains(&r, "VYRE_CACHE_DIR='rel/dir' is not an absolute path");
+  free(r.out);
+  r = vyre_env("VYRE_CACHE_DISABLE=on ", "cache path");
+  assert_contains(&r, "disabled by VYRE_CACHE_DISABLE=on");
+  free(r.out);
+  r = vyre_env("env -u VYRE_CACHE_DIR -u VYRE_CACHE_DISABLE XDG_CACHE_HOME=/x/y ", "cache path");
+  assert_contains(&r, "/x/y/vyre\n");
+  assert_contains(&r, "from XDG_CACHE_HOME");
+  free(r.out);
+
+  r = vyre_env(env, "cache list");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "cuda-v1:\n");
+  snprintf(cmd, sizeof cmd, "  %s ", good);
+  assert_contains(&r, cmd);
+  assert_contains(&r, "vyre-cuda-cubin");
+  assert_contains(&r, "BAD: checksum mismatch");
+  assert_contains(&r, "3 entries");
+  assert_contains(&r, "1 other file left alone");
+  free(r.out);
+
+  r = vyre_env(env, "cache verify");
+  assert_int_equal(r.code, 1);
+  snprintf(cmd, sizeof cmd, "BAD   cuda-v1/%s: checksum mismatch", bad);
+  assert_contains(&r, cmd);
+  assert_contains(&r, "BAD   cuda-v1/0123456789abcdef0123456789abcdef.bin: a symbolic link");
+  assert_contains(&r, "3 entries checked, 2 bad. Fix: run 'vyre cache verify --fix'");
+  free(r.out);
+  assert_true(exists(dir, bad));
+
+  r = vyre_env(env, "cache verify --fix");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "(removed)");
+  free(r.out);
+  assert_false(exists(dir, bad));
+  assert_false(exists(dir, "0123456789abcdef0123456789abcdef.bin"));
+  assert_true(exists(dir, good));
+  assert_true(exists(root, "victim.txt")); // the link went, not its target
+
+  // clear: a new link at an entry name stays (clear removes regular files
+  // only), the good entry goes, other files stay.
+  snprintf(cmd, sizeof cmd, "%s/fedcba9876543210fedcba9876543210.bin", dir);
+  assert_int_equal(symlink(victim, cmd), 0);
+  r = vyre_env(env, "cache clear cuda");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "cuda-v1: removed 1 entry");
+  free(r.out);
+  assert_false(exists(dir, good));
+  assert_true(exists(dir, "notes.txt"));
+  assert_true(exists(dir, "fedcba9876543210fedcba9876543210.bin"));
+  assert_true(exists(root, "victim.txt"));
+
+  r = vyre_env(env, "cache bogus");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "unknown action 'bogus'");
+  free(r.out);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  assert_int_equal(system(cmd), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Logging, strict environment, refusals
+//===----------------------------------------------------------------------===//
+
+static void test_cli_list_verbose_traces_the_search(void **state) {
+  (void)state;
+  result r = vyre_env("VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ", "list --verbose");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "plugin search: folder 1: /nonexistent-vyre-dir (VYRE_PLUGIN_PATH)");
+  assert_contains(&r, "folder /nonexistent-vyre-dir skipped: no such folder");
+  assert_contains(&r, "libvyre-backend-cpu.so: considering");
+  assert_contains(&r, "libvyre-backend-cpu.so: loaded (backend 'cpu'");
+  free(r.out);
+  // VYRE_LOG=debug gives the same trace for any command.
+  r = vyre_env("VYRE_LOG=debug VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ",
+               "run --backend cpu " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "vyre host: debug: plugin search: folder 1: /nonexistent-vyre-dir");
+  free(r.out);
+  // Without either, no trace.
+  r = vyre_env("VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ", "list");
+  assert_null(strstr(r.out, "plugin search:"));
+  free(r.out);
+}
+
+static void test_cli_refuses_an_invalid_vyre_log(void **state) {
+  (void)state;
+  result r = vyre_env("VYRE_LOG=verbose ", "list");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "vyre: VYRE_LOG='verbose' is not a log level. Fix: set VYRE_LOG to one of "
+                      "error, warn, info, debug, or unset it.");
+  free(r.out);
+  r = vyre_env("VYRE_LOG=INFO ", "validate " DATA "vadd.json");
+  assert_int_equal(r.code, 0);
+  free(r.out);
+}
+
+// EVIDENCE-OF: docs/cli.md "Exit codes": an honest refusal is not a wrong
+// result.
+static void test_cli_run_reports_unsupported_as_a_refusal_with_exit_3(void **state) {
+  (void)state;
+  result r = vyre("run --backend " VYRE_CLI_NO_ADD_PLUGIN " " DATA "vadd.json");
+  assert_int_equal(r.code, 3);
+  assert_contains(&r, "REFUSED: the backend 'broken-no-add' does not support this program "
+                      "(UNSUPPORTED), so nothing was compared: ");
+  assert_contains(&r, "uses 'add'");
+  assert_null(strstr(r.out, "MISMATCH"));
+  free(r.out);
+  r = vyre("run --json --backend " VYRE_CLI_NO_ADD_PLUGIN " " DATA "vadd.json");
+  assert_int_equal(r.code, 3);
+  assert_contains(&r, "\"refused\": true");
+  assert_contains(&r, "\"status\": \"UNSUPPORTED\"");
+  free(r.out);
+  r = vyre("run --help");
+  assert_contains(&r, "3 the backend");
+  free(r.out);
+}
+
+static void test_cli_conform_counts_and_refuses_missing_paths(void **state) {
+  (void)state;
+  result r = vyre("conform --backend cpu --cases " DATA " --filter vadd --no-runtime");
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "of the 1 passed: 1 ran on the plugin, 0 host-only checks");
+  assert_contains(&r, "\n1 passed, 0 failed, 0 skipped\n");
+  free(r.out);
+  r = vyre("conform --plugin /nonexistent/libvyre-backend-x.so --cases " DATA " --no-runtime");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "the plugin /nonexistent/libvyre-backend-x.so");
+  assert_contains(&r, "does not exist");
+  assert_null(strstr(r.out, "skipped"));
+  free(r.out);
+  r = vyre("conform --backend cpu --known /nonexistent/known --cases " DATA " --no-runtime");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "the known-failure folder '/nonexistent/known' does not exist");
+  free(r.out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_prints_help_and_version),
@@ -584,6 +809,11 @@ int main(void) {
       cmocka_unit_test(test_cli_list_shows_cpu_available_and_gpu_status),
       cmocka_unit_test(test_cli_conform_runs_a_folder),
       cmocka_unit_test(test_cli_cache_disable_value_is_parsed_strictly),
+      cmocka_unit_test(test_cli_cache_path_list_verify_clear),
+      cmocka_unit_test(test_cli_list_verbose_traces_the_search),
+      cmocka_unit_test(test_cli_refuses_an_invalid_vyre_log),
+      cmocka_unit_test(test_cli_run_reports_unsupported_as_a_refusal_with_exit_3),
+      cmocka_unit_test(test_cli_conform_counts_and_refuses_missing_paths),
 #ifdef VYRE_CLI_NOSRC_PATH
       cmocka_unit_test(test_cli_conform_falls_back_to_the_installed_cases),
 #endif

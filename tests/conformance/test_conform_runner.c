@@ -5,8 +5,11 @@
 // proxies of broken/ (wrong-add, overrun) are caught with a report naming the
 // case, the path, the buffer and the index; a compile refused with
 // UNSUPPORTED (no-add) is a skip with the plugin's message; known-failure
-// lists turn failures into xfail and passes into XPASS; an unavailable
-// backend skips every case (or fails them with --require-device); filters,
+// lists turn failures into xfail and passes into XPASS, and entries that
+// match nothing are warned about; an unavailable backend (a plugin whose
+// probe says no) skips every case (or fails them with --require-device),
+// while a plugin path or known folder that does not exist is an error;
+// passes on the plugin are counted apart from host-only checks; filters,
 // paths and the JUnit report.
 
 #define _GNU_SOURCE
@@ -229,25 +232,161 @@ static void test_conform_refuses_malformed_known_list(void **state) {
   remove_known_dir(dir, "cpu.txt");
 }
 
+// An existing plugin whose probe says it cannot run here is the unavailable
+// backend: every case is skipped with the reason (or failed with
+// --require-device).
 static void test_conform_unavailable_backend_skips_every_case(void **state) {
   (void)state;
-  vyre_conform_options o = {.backend = "/nonexistent/libvyre-backend-nope.so", .no_runtime = 1};
+  vyre_conform_options o = {.backend = VYRE_PROBE_UNAVAILABLE_PATH, .no_runtime = 1};
   captured c;
   run_capture(&o, &c);
   assert_int_equal(c.status, VYRE_STATUS_OK);
   assert_int_equal(c.t.failed, 0);
   assert_int_equal(c.t.skipped, 3);
-  assert_contains(c.text, "vyre conform: backend '/nonexistent/libvyre-backend-nope.so' "
-                          "unavailable: ");
+  assert_contains(c.text, "vyre conform: backend '" VYRE_PROBE_UNAVAILABLE_PATH "' unavailable: ");
+  assert_contains(c.text, "t-probe-unavailable: no test device");
   assert_contains(c.text, "skip  vadd: backend unavailable (the reason is above)");
   free(c.text);
   o = (vyre_conform_options){
-      .backend = "/nonexistent/libvyre-backend-nope.so", .no_runtime = 1, .require_device = 1};
+      .backend = VYRE_PROBE_UNAVAILABLE_PATH, .no_runtime = 1, .require_device = 1};
   run_capture(&o, &c);
   assert_int_equal(c.t.failed, 3);
   assert_contains(c.text, "FAIL  vadd");
   assert_contains(c.text, "--require-device");
   free(c.text);
+}
+
+// A plugin path that names no file is an error, not a run that skips every
+// case.
+static void test_conform_missing_plugin_path_is_an_error(void **state) {
+  (void)state;
+  vyre_conform_options o = {.backend = "/nonexistent/libvyre-backend-nope.so", .no_runtime = 1};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_contains(c.err.message, "conform: the plugin /nonexistent/libvyre-backend-nope.so");
+  assert_contains(c.err.message, "does not exist");
+  assert_contains(c.err.message, "Fix:");
+  assert_int_equal(c.t.skipped, 0);
+  free(c.text);
+}
+
+// An explicit known-failure folder that does not exist is an error.
+static void test_conform_missing_known_dir_is_an_error(void **state) {
+  (void)state;
+  vyre_conform_options o = {
+      .backend = "cpu", .no_runtime = 1, .known_dir = "/nonexistent/vyre-known"};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_INVALID_ARGUMENT);
+  assert_contains(c.err.message, "the known-failure folder '/nonexistent/vyre-known' does not "
+                                 "exist. Fix:");
+  free(c.text);
+}
+
+// A folder holding the fixture's vadd and one validation case (a program
+// that validation refuses, as the case expects): the first runs on the
+// plugin, the second never reaches it.
+static char *make_mixed_cases(void) {
+  char *dir = strdup("/tmp/vyre-mixed-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  const char *files[2][2] = {{VYRE_BROKEN_CASES "/vadd.json", "vadd.json"},
+                             {VYRE_VALIDATION_CASE, "host_only.json"}};
+  for (int i = 0; i < 2; i++) {
+    FILE *in = fopen(files[i][0], "rb");
+    assert_non_null(in);
+    char path[512], buf[65536];
+    snprintf(path, sizeof path, "%s/%s", dir, files[i][1]);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+      fwrite(buf, 1, n, out);
+    fclose(in);
+    fclose(out);
+  }
+  return dir;
+}
+
+static void remove_mixed_cases(char *dir) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/vadd.json", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/host_only.json", dir);
+  unlink(path);
+  rmdir(dir);
+  free(dir);
+}
+
+// EVIDENCE-OF: docs/cli.md `vyre conform`: passes that ran on
+// the plugin are counted apart from host-only checks, so a plugin that
+// refuses everything cannot look like it passed.
+static void test_conform_counts_passes_on_the_plugin_apart_from_host_only(void **state) {
+  (void)state;
+  char *dir = make_mixed_cases();
+  vyre_conform_options o = {.backend = "cpu", .no_runtime = 1, .cases_dir = dir};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.passed, 2);
+  assert_int_equal(c.t.passed_on_plugin, 1);
+  assert_int_equal(c.t.passed_host_only, 1);
+  assert_contains(c.text, "of the 2 passed: 1 ran on the plugin, 1 host-only checks");
+  assert_null(strstr(c.text, "warning: no case ran on the plugin"));
+  // The summary stays the last line, in the form CI parses.
+  size_t len = strlen(c.text);
+  assert_true(len > 30);
+  assert_string_equal(c.text + len - strlen("2 passed, 0 failed, 0 skipped\n"),
+                      "2 passed, 0 failed, 0 skipped\n");
+  free(c.text);
+  // A plugin that refuses the one program that would run: its only pass is
+  // host-only, and the run says so.
+  o = (vyre_conform_options){.backend = VYRE_BROKEN_NO_ADD_PATH, .no_runtime = 1, .cases_dir = dir};
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.passed, 1);
+  assert_int_equal(c.t.passed_on_plugin, 0);
+  assert_int_equal(c.t.passed_host_only, 1);
+  assert_int_equal(c.t.skipped, 1);
+  assert_contains(c.text, "of the 1 passed: 0 ran on the plugin, 1 host-only checks");
+  assert_contains(c.text, "warning: no case ran on the plugin: every pass was a host-only check");
+  free(c.text);
+  // The same counts in JSON.
+  o = (vyre_conform_options){.backend = "cpu", .no_runtime = 1, .cases_dir = dir, .json = 1};
+  run_capture(&o, &c);
+  assert_contains(c.text, "\"passed_on_plugin\": 1");
+  assert_contains(c.text, "\"passed_host_only\": 1");
+  assert_contains(c.text, "\"ran_on_plugin\": false");
+  assert_contains(c.text, "\"ran_on_plugin\": true");
+  free(c.text);
+  remove_mixed_cases(dir);
+}
+
+// Entries that match no case are warned about (with the file and line); an
+// XPASS is a failure with a warning naming the list.
+static void test_conform_warns_about_known_entries_matching_nothing(void **state) {
+  (void)state;
+  char *dir = make_known_dir("cpu.txt", "# list\nxfail vxor passes now\n"
+                                        "unsupported integers/gone* the cases were removed\n");
+  vyre_conform_options o = {.backend = "cpu", .known_dir = dir};
+  captured c;
+  run_capture(&o, &c);
+  assert_int_equal(c.status, VYRE_STATUS_OK);
+  assert_int_equal(c.t.xpass, 1);
+  assert_int_equal(c.t.failed, 1);
+  assert_int_equal(c.t.known_unmatched, 1);
+  assert_contains(c.text, "cpu.txt:3: 'unsupported integers/gone*' matches no case. Fix: remove "
+                          "the entry");
+  assert_contains(c.text, "warning: 1 case(s) listed as xfail in ");
+  assert_null(strstr(c.text, "cpu.txt:2: 'xfail vxor' matches no case"));
+  free(c.text);
+  // With a filter nothing can be said about entries outside it.
+  o = (vyre_conform_options){.backend = "cpu", .known_dir = dir, .filter = "vadd"};
+  run_capture(&o, &c);
+  assert_int_equal(c.t.known_unmatched, 0);
+  assert_null(strstr(c.text, "matches no case"));
+  free(c.text);
+  remove_known_dir(dir, "cpu.txt");
 }
 
 static void test_conform_bad_device_is_an_error_not_a_skip(void **state) {
@@ -305,6 +444,9 @@ static void test_conform_writes_junit_with_failures(void **state) {
   assert_contains(xml, "<testcase classname=\"cases\" name=\"vadd\"");
   assert_contains(xml, "<failure message=\"oneshot: expect: buffer 'out' differs at index 1");
   assert_contains(xml, "<testcase classname=\"cases\" name=\"vxor\" time=");
+  // vxor passed on the plugin; nothing was decided by the host alone.
+  assert_contains(xml, "<property name=\"passed_on_plugin\" value=\"1\"/>");
+  assert_contains(xml, "<property name=\"passed_host_only\" value=\"0\"/>");
 }
 
 int main(void) {
@@ -319,6 +461,10 @@ int main(void) {
       cmocka_unit_test(test_conform_reports_xpass_as_failure),
       cmocka_unit_test(test_conform_refuses_malformed_known_list),
       cmocka_unit_test(test_conform_unavailable_backend_skips_every_case),
+      cmocka_unit_test(test_conform_missing_plugin_path_is_an_error),
+      cmocka_unit_test(test_conform_missing_known_dir_is_an_error),
+      cmocka_unit_test(test_conform_counts_passes_on_the_plugin_apart_from_host_only),
+      cmocka_unit_test(test_conform_warns_about_known_entries_matching_nothing),
       cmocka_unit_test(test_conform_bad_device_is_an_error_not_a_skip),
       cmocka_unit_test(test_conform_filter_and_paths_narrow_the_run),
       cmocka_unit_test(test_conform_writes_junit_with_failures),

@@ -26,6 +26,9 @@
 
 static int setup(void **state) {
   setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+  // The test plugins are third-party: let them compete in automatic
+  // selection (the tests of the in-tree-only default set it to 0).
+  setenv("VYRE_AUTO_ALL_PLUGINS", "1", 1);
   unsetenv("VYRE_BACKEND");
   unsetenv("VYRE_DEVICE");
   return 0;

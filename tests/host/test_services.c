@@ -23,7 +23,8 @@
 // (T_CACHE_DISABLED: VYRE_CACHE_DISABLE=1 wins over VYRE_CACHE_DIR), and
 // with VYRE_CACHE_DISABLE parsed strictly: "false" (T_CACHE_FALSE) and a
 // value that is not a boolean (T_CACHE_BOGUS, warned about) leave the root,
-// "yes" (T_CACHE_YES) disables.
+// "yes" (T_CACHE_YES) disables; a relative VYRE_CACHE_DIR (T_CACHE_RELATIVE)
+// disables too.
 #define CACHE "/tmp/vyre-test-services-cache"
 #define XDG   "/tmp/vyre-test-xdg"
 
@@ -45,7 +46,7 @@ static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **stat
   vyre_device *dev = NULL;
   vyre_error e = new_err();
   assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
-#if defined(T_CACHE_DISABLED) || defined(T_CACHE_YES)
+#if defined(T_CACHE_DISABLED) || defined(T_CACHE_YES) || defined(T_CACHE_RELATIVE)
   assert_int_equal(metric(dev, "cache_dir_len"), UINT64_MAX); // NULL
 #elif defined(T_CACHE_XDG)
   assert_int_equal(metric(dev, "cache_dir_len"), strlen(XDG "/vyre"));
@@ -134,6 +135,11 @@ int main(void) {
 #elif defined(T_CACHE_FALSE)
   setenv("VYRE_CACHE_DIR", CACHE, 1);
   setenv("VYRE_CACHE_DISABLE", "false", 1);
+#elif defined(T_CACHE_RELATIVE)
+  // A relative VYRE_CACHE_DIR turns the disk cache off (with a warning),
+  // instead of naming a different folder in every working directory.
+  setenv("VYRE_CACHE_DIR", "relative/cache", 1);
+  unsetenv("VYRE_CACHE_DISABLE");
 #elif defined(T_CACHE_BOGUS)
   setenv("VYRE_CACHE_DIR", CACHE, 1);
   setenv("VYRE_CACHE_DISABLE", "maybe", 1);

@@ -67,6 +67,34 @@ extern "C" {
 const char *vyre_status_string(uint32_t status);
 
 //===----------------------------------------------------------------------===//
+// Logging
+//===----------------------------------------------------------------------===//
+
+// Where log lines go. By default libvyre writes every line (its own and
+// every plugin's, through vyre_host_services.log) to stderr as
+// "vyre <source>: <level>: <message>" when its level (VYRE_LOG_ERROR,
+// VYRE_LOG_WARN, VYRE_LOG_INFO, VYRE_LOG_DEBUG of vyre_backend.h) passes the
+// VYRE_LOG threshold (error, warn (default), info, debug).
+//
+// vyre_set_log_callback routes them to |fn| instead: |fn| gets |user|, the
+// level, the source ("host" or the plugin's backend name) and the message
+// (one line, no newline; both strings owned by libvyre and valid only
+// during the call). |max_level| filters: lines with a level above it are
+// not built nor delivered; VYRE_LOG_FROM_ENV keeps the VYRE_LOG threshold.
+// fn = NULL restores stderr and the VYRE_LOG threshold.
+//
+// Contract: may be called at any time from any thread. Calls to |fn| are
+// serialised (one line at a time, under libvyre's log lock) and may come
+// from any thread, including a plugin's worker threads; once
+// vyre_set_log_callback returns, the previous function is never called
+// again, so its |user| may be freed. |fn| must return promptly and must not
+// call libvyre (a call that logs would wait for the lock it holds).
+// Never fails.
+#define VYRE_LOG_FROM_ENV 0xFFFFFFFFu
+typedef void (*vyre_log_fn)(void *user, uint32_t level, const char *source, const char *message);
+void vyre_set_log_callback(vyre_log_fn fn, void *user, uint32_t max_level);
+
+//===----------------------------------------------------------------------===//
 // Programs
 //===----------------------------------------------------------------------===//
 
