@@ -40,8 +40,9 @@
 #define VYRE_VK_TRAP_WORDS   3u
 
 // Bumped whenever generated code changes (part of every cache key). 3: bin
-// abs_diff, add_sat and sub_sat (feature int_sat).
-#define VYRE_VK_GENERATOR_VERSION 3u
+// abs_diff, add_sat and sub_sat (feature int_sat). 4: f32 add/sub set the
+// sign of an exact zero on the integer bits.
+#define VYRE_VK_GENERATOR_VERSION 4u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
