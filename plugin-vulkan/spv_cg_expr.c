@@ -311,9 +311,35 @@ static uint32_t int_op(const bin_row *row, const bin_in *x) {
   return x->is_s ? row->op_i : row->op_u;
 }
 
+// f32 add and sub (a - b is a + (-b) in IEEE 754): the hardware result,
+// except where the exact sum is zero, whose sign is set here on the integer
+// bits. Drivers fold `x + 0 -> x` and `0 - x -> -x` although the module
+// declares SignedZeroInfNanPreserve (lavapipe does, with the zero a literal,
+// a local or computed from literals), which gives -0 for -0 + +0; the
+// integer select below cannot be folded that way.
+// The operands are canonical (no subnormals), so the exact sum a + nb is
+// zero exactly when both are zeros, or when both are finite with one
+// magnitude and opposite signs. Round to nearest makes that zero -0 only
+// when a and nb are both -0 (docs/ir.md IR-F32-1): its sign is
+// signbit(a) & signbit(nb). Every other sum is not zero exactly (a nonzero
+// sum of floats is a multiple of the smallest subnormal), so the hardware
+// result, canonicalized (a subnormal one flushes to its signed zero), stands.
+// NaN and inf operands have magnitudes >= 0x7F800000 and never select.
+static uint32_t fadd_sub(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
+  uint32_t r = fop2(c, op, a, b);
+  uint32_t nb = op == SpvOpFSub ? OP(SpvOpBitwiseXor, U, b, vyre_spv_u(c, 0x80000000u)) : b;
+  uint32_t both_zero =
+      OP(SpvOpIEqual, B, band(c, OP(SpvOpBitwiseOr, U, a, nb), 0x7FFFFFFFu), vyre_spv_u(c, 0));
+  uint32_t opposite = OP(SpvOpIEqual, B, OP(SpvOpBitwiseXor, U, a, nb), vyre_spv_u(c, 0x80000000u));
+  uint32_t finite = OP(SpvOpULessThan, B, band(c, a, 0x7FFFFFFFu), vyre_spv_u(c, 0x7F800000u));
+  uint32_t exact_zero = OP(SpvOpLogicalOr, B, both_zero, OP(SpvOpLogicalAnd, B, opposite, finite));
+  uint32_t sign = band(c, OP(SpvOpBitwiseAnd, U, a, nb), 0x80000000u);
+  return vyre_spv_sel(c, U, exact_zero, sign, r);
+}
+
 // add, sub: wrapping integers; f32 one rounding, canonical.
 static uint32_t bin_arith(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
-  return x->is_f ? fop2(c, row->op_f, x->a, x->b) : OP(int_op(row, x), U, x->a, x->b);
+  return x->is_f ? fadd_sub(c, row->op_f, x->a, x->b) : OP(int_op(row, x), U, x->a, x->b);
 }
 
 static uint32_t bin_mul(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {

@@ -23,6 +23,13 @@
 
 static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count);
 
+// The module binds the trap record: for a trap statement, or for the
+// loop-cut flag (opt.loop_guard and a loop).
+static int uses_record(const vyre_spv_cg *c) {
+  return (c->plan->uses & VYRE_KIT_USES_TRAP) ||
+         (c->opt->loop_guard && (c->plan->uses & VYRE_KIT_USES_LOOP));
+}
+
 static void barrier(vyre_spv_cg *c) {
   uint32_t sem = SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsWorkgroupMemoryMask |
                  SpvMemorySemanticsUniformMemoryMask;
@@ -185,6 +192,33 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   c->terminated = 1;
 }
 
+// The record word that holds the loop-cut flag (VYRE_VK_LOOP_CUT_WORD).
+static uint32_t loop_cut_word(vyre_spv_cg *c) {
+  if (c->info->trap64) return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 1));
+  return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0),
+            vyre_spv_u(c, VYRE_VK_LOOP_CUT_WORD(0)));
+}
+
+// opt.loop_guard, after the loop of stmt_for: the loop ran all its
+// iterations exactly when the variable |var| reached |to| (from < to) or
+// never moved (from >= to; the IR forbids assigning the loop variable). A
+// driver that ends the loop early (llvmpipe's loop limiter leaves it at the
+// back edge, after the increment) leaves it below |to|: set the loop-cut flag,
+// which the host turns into UNSUPPORTED. The invocation goes on (a return
+// could skip a barrier); its outputs are discarded anyway.
+// The check compares for equality on purpose: the compiler knows only that
+// the loop left through its header test (var < to is false), so a check
+// written as that same test could be folded away before the driver adds its
+// limiter; `var != to` does not follow from it.
+static void loop_cut_check(vyre_spv_cg *c, uint32_t var, uint32_t from, uint32_t to) {
+  uint32_t ran = OP(SpvOpULessThan, B, from, to);
+  uint32_t short_of = OP(SpvOpLogicalAnd, B, ran, OP(SpvOpINotEqual, B, OP(SpvOpLoad, U, var), to));
+  cg_if f = if_begin(c, short_of);
+  OP(SpvOpAtomicOr, U, loop_cut_word(c), vyre_spv_u(c, SCOPE_DEVICE), vyre_spv_u(c, 0),
+     vyre_spv_u(c, 1));
+  if_end(c, f);
+}
+
 static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t from = vyre_spv_expr(c, n->a), to = vyre_spv_expr(c, n->b);
   uint32_t var = c->local_var[n->ref];
@@ -206,6 +240,7 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   DO(SpvOpStore, var, OP(SpvOpIAdd, U, j, vyre_spv_u(c, 1)));
   DO(SpvOpBranch, head);
   vyre_spv_label(c, merge);
+  if (c->opt->loop_guard) loop_cut_check(c, var, from, to);
 }
 
 // Statement |idx| (the plan checked its kind, references and lists).
@@ -435,7 +470,7 @@ static void declare_buffers(vyre_spv_cg *c) {
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
   }
-  if (plan->uses & VYRE_KIT_USES_TRAP) {
+  if (uses_record(c)) {
     c->info->uses_trap = 1;
     uint32_t tst = pst;
     if (c->opt->has_int64 && c->opt->int64_atomics) {
@@ -533,7 +568,7 @@ static uint32_t generate(vyre_spv_cg *c) {
   c->lanes = c->plan->lanes.ok != 0;
   vyre_spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
-  if (c->opt->has_int64 && c->opt->int64_atomics && (c->plan->uses & VYRE_KIT_USES_TRAP))
+  if (c->opt->has_int64 && c->opt->int64_atomics && uses_record(c))
     vyre_spv_capability(m, SpvCapabilityInt64Atomics);
   c->glsl = vyre_spv_id(m);
   vyre_spv_emit_str(m, VYRE_SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL,

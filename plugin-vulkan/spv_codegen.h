@@ -12,7 +12,11 @@
 //     only when the program has a trap statement (the plan's
 //     VYRE_KIT_USES_TRAP, from the nodes, not the program flags): 3 words {sites mask, linear id
 //     high word, linear id low word}, filled by the host with {0, ~0, ~0}; or, with 64-bit atomics
-//     (info.trap64), {sites, 0, id as a u64 at byte 8}, filled with {0, 0, ~0, ~0};
+//     (info.trap64), {sites, 0, id as a u64 at byte 8}, filled with {0, 0, ~0, ~0}.
+//     With opt.loop_guard it is also bound to programs with a loop, and its
+//     last free word (word 3, or word 1 with trap64) becomes the loop-cut
+//     flag: an invocation whose `for` loop ended before its bound sets it to 1
+//     (VYRE_VK_LOOP_CUT_WORD below);
 //   push constants: one u32 element count per host buffer, in the plan's
 //     slot order (ascending binding: vyre_kit_plan.buffer_of_slot, copied to
 //     info.buffer_of_slot) at offset 4*slot; in lane mode (info.lanes) one more word
@@ -38,22 +42,35 @@
 
 #define VYRE_VK_TRAP_BINDING 32u
 #define VYRE_VK_TRAP_WORDS   3u
+// The record word (a u32 index into the 16-byte record) that holds the
+// loop-cut flag: the padding word of either layout, which the host fills with 0.
+#define VYRE_VK_LOOP_CUT_WORD(trap64) ((trap64) ? 1u : 3u)
+// Mesa's llvmpipe (lavapipe) ends every loop of an invocation once the
+// invocation's loops together made this many iterations (LP_MAX_TGSI_LOOP_ITERATIONS,
+// counted per SIMD vector of invocations), and the dispatch still succeeds.
+#define VYRE_VK_LLVMPIPE_LOOP_LIMIT 65535u
 
 // Bumped whenever generated code changes (part of every cache key). 3: bin
-// abs_diff, add_sat and sub_sat (feature int_sat).
-#define VYRE_VK_GENERATOR_VERSION 3u
+// abs_diff, add_sat and sub_sat (feature int_sat). 4: f32 add/sub set the
+// sign of an exact zero on the integer bits; the loop-cut check (loop_guard).
+#define VYRE_VK_GENERATOR_VERSION 4u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
   uint32_t has_int64;         // the device offers shaderInt64
   uint32_t soft_mul;          // always use the exact multiplication helper (tests)
   uint32_t int64_atomics;     // shaderBufferInt64Atomics: the trap id is one 64-bit atomic min
+  // The driver may end loops early (llvmpipe's loop limiter): after every IR
+  // `for` loop, an invocation whose loop variable has not reached the bound
+  // sets the record's loop-cut flag (the record is bound to every program
+  // with a loop).
+  uint32_t loop_guard;
 } vyre_spv_options;
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)
   uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
-  uint32_t uses_trap;          // binds the trap record
+  uint32_t uses_trap;          // binds the trap record (a trap statement, or loop_guard and a loop)
   uint32_t push_bytes;         // 4 * host_buffer_count, plus 4 in lane mode
   uint32_t trap64;             // trap record is {sites, 0, id low, id high} (64-bit atomic min)
   uint32_t lanes;              // lane mode: 4 IR invocations per invocation, LocalSize x/4

@@ -208,6 +208,25 @@ void vyre_vk_probe(vyre_probe_result *out) {
   free(devs);
 }
 
+// Mesa's llvmpipe (lavapipe): by driver id where the device reports it
+// (VK_KHR_driver_properties), else by its name, which always starts with
+// "llvmpipe". Its loop limiter ends loops without an error (VYRE_VK_LLVMPIPE_LOOP_LIMIT).
+static void detect_loop_limit(vyre_backend *be, int driver_props) {
+  int llvmpipe = strncmp(be->props.deviceName, "llvmpipe", 8) == 0;
+  if (driver_props) {
+    VkPhysicalDeviceDriverPropertiesKHR dp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES_KHR};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &dp};
+    vkGetPhysicalDeviceProperties2(be->phys, &p2);
+    if (dp.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) llvmpipe = 1;
+  }
+  be->loop_limit = llvmpipe ? VYRE_VK_LLVMPIPE_LOOP_LIMIT : 0;
+  be->loop_guard = llvmpipe ? 1u : 0u;
+  const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
+  if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
+}
+
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(be->phys, &nq, NULL);
@@ -241,7 +260,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   be->int64_atomics = 0;
   be->cmd_push_descriptors = NULL;
   be->max_push = 0;
-  int push_ext = 0;
+  int push_ext = 0, driver_props = 0;
   uint32_t ne = 0;
   if (vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
     VkExtensionProperties *ep = calloc(ne, sizeof(*ep));
@@ -260,6 +279,9 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
             push_ext = 1;
           }
         }
+      for (uint32_t i = 0; i < ne; i++)
+        if (strcmp(ep[i].extensionName, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME) == 0)
+          driver_props = 1;
       for (uint32_t i = 0; i < ne && be->has_int64; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) == 0) {
           VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -273,6 +295,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     }
     free(ep);
   }
+  detect_loop_limit(be, driver_props);
   a64.pNext = NULL;
   a64.shaderSharedInt64Atomics = VK_FALSE;
   float prio = 1.0f;
@@ -508,8 +531,14 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->generation = be->generation;
   memcpy(out->device_uuid, be->uuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "%s", be->props.deviceName);
-  snprintf(out->driver, sizeof(out->driver), "Vulkan %u.%u.%u, driver 0x%08x, vendor 0x%04x",
-           VK_API_VERSION_MAJOR(be->props.apiVersion), VK_API_VERSION_MINOR(be->props.apiVersion),
-           VK_API_VERSION_PATCH(be->props.apiVersion), be->props.driverVersion, be->props.vendorID);
+  int n = snprintf(
+      out->driver, sizeof(out->driver), "Vulkan %u.%u.%u, driver 0x%08x, vendor 0x%04x",
+      VK_API_VERSION_MAJOR(be->props.apiVersion), VK_API_VERSION_MINOR(be->props.apiVersion),
+      VK_API_VERSION_PATCH(be->props.apiVersion), be->props.driverVersion, be->props.vendorID);
+  // The driver's loop limit, for `vyre list` (the caps have no field for it).
+  if (be->loop_limit && n > 0 && (size_t)n < sizeof(out->driver))
+    snprintf(out->driver + n, sizeof(out->driver) - (size_t)n,
+             "; loops: %u iterations per invocation at most (%s)", be->loop_limit,
+             be->loop_guard ? "more is refused" : "NOT checked");
   return VYRE_STATUS_OK;
 }

@@ -41,6 +41,12 @@ struct vyre_backend {
   PFN_vkCmdPushDescriptorSetKHR cmd_push_descriptors; // NULL: not enabled
   uint32_t max_push;
   uint32_t soft_mul; // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
+  // The driver ends loops after a fixed number of iterations and still
+  // reports success (Mesa llvmpipe, VYRE_VK_LLVMPIPE_LOOP_LIMIT): generated
+  // code checks every loop ran to its bound (spv_codegen.h opt.loop_guard).
+  // VYRE_VULKAN_LOOP_GUARD=0 / =1 turns the check off / on for any driver.
+  uint32_t loop_guard;
+  uint32_t loop_limit; // the driver's limit when known (llvmpipe), else 0
   uint32_t timestamp_bits;
   VkDevice device;
   VkQueue queue;

@@ -39,6 +39,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->has_int64);
   vyre_kit_key_add_u32(k, be->soft_mul);
   vyre_kit_key_add_u32(k, be->int64_atomics);
+  vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
@@ -244,8 +245,10 @@ retry:
   } else {
     if (vyre_kit_cache_enabled(be->disk))
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
-    vyre_spv_options opt = {
-        .has_int64 = be->has_int64, .soft_mul = be->soft_mul, .int64_atomics = be->int64_atomics};
+    vyre_spv_options opt = {.has_int64 = be->has_int64,
+                            .soft_mul = be->soft_mul,
+                            .int64_atomics = be->int64_atomics,
+                            .loop_guard = be->loop_guard};
     memcpy(opt.workgroup_size, a->workgroup_size, sizeof(opt.workgroup_size));
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;

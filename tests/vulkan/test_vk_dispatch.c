@@ -615,11 +615,14 @@ static void test_runtime_timeout_returns_and_backend_stays_usable(void **state) 
                            .grid = {1, 1, 1},
                            .repeat = 1,
                            .timeout_ns = 1000000};
-  // lavapipe sometimes runs a submission inside vkQueueSubmit: then the work
-  // is done before the wait starts and the dispatch succeeds.
+  // lavapipe ends the loop after 65535 iterations (llvmpipe's loop limiter),
+  // often before the deadline: the plugin then refuses the cut loop
+  // (test_vk_loop_limit.c). A driver fast enough finishes it.
   uint32_t st = vk_ops()->dispatch(g_be, &da, NULL, &err);
   if (st == VYRE_STATUS_OK) {
     assert_int_equal(out, 2);
+  } else if (st == VYRE_STATUS_UNSUPPORTED) {
+    assert_non_null(strstr(err.message, "a loop of the program stopped before its bound"));
   } else {
     assert_int_equal(st, VYRE_STATUS_TIMEOUT);
     assert_non_null(strstr(err.message, "did not finish within 1000000 ns"));

@@ -3,8 +3,9 @@
 // test_vk_spirv.c — "vulkan/spirv": every module the code generator emits
 // passes `spirv-val --target-env vulkan1.1`: hand-built programs that cover
 // every operator, type, statement and helper (with and without 64-bit
-// integers), and every case file under tests/conformance/cases/** and
-// examples/*.json when the JSON reader is built in. Needs no GPU.
+// integers, with and without the loop-cut check), and every case file under
+// tests/conformance/cases/** and examples/*.json when the JSON reader is
+// built in. Needs no GPU.
 
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -25,8 +26,10 @@
 // Writes the module to a temporary file and runs spirv-val on it; returns
 // its exit status (0 = valid) and prints its output on failure.
 static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what) {
-  // int64 == 2: 64-bit integers and 64-bit storage atomics.
-  vyre_spv_options opt = {.has_int64 = int64 != 0, .int64_atomics = int64 == 2};
+  // int64 == 2: 64-bit integers and 64-bit storage atomics; | 4: with the
+  // loop-cut check of llvmpipe (opt.loop_guard).
+  vyre_spv_options opt = {
+      .has_int64 = (int64 & 3) != 0, .int64_atomics = (int64 & 3) == 2, .loop_guard = int64 >> 2};
   memcpy(opt.workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
   size_t n = 0;
@@ -201,6 +204,8 @@ static void test_spirv_control_flow_atomics_and_traps_validate(void **state) {
   assert_int_equal(spirv_val(p, 2, "control flow"), 0);
   assert_int_equal(spirv_val(p, 1, "control flow"), 0);
   assert_int_equal(spirv_val(p, 0, "control flow"), 0);
+  assert_int_equal(spirv_val(p, 2 | 4, "control flow, loop guard"), 0);
+  assert_int_equal(spirv_val(p, 0 | 4, "control flow, loop guard"), 0);
   free(t);
 }
 
@@ -295,7 +300,8 @@ static void val_case(const char *path, void *ctx) {
     if (cs->has_workgroup_override) memcpy(copy.workgroup_size, cs->workgroup_override, 12);
     g_cases++;
     if (spirv_val(&copy, 2, path) != 0 || spirv_val(&copy, 1, path) != 0 ||
-        spirv_val(&copy, 0, path) != 0)
+        spirv_val(&copy, 0, path) != 0 || spirv_val(&copy, 2 | 4, path) != 0 ||
+        spirv_val(&copy, 0 | 4, path) != 0)
       g_failed++;
   }
   vyre_case_free(cs);

@@ -153,6 +153,7 @@ from cases_dispatch import gen_dispatch, gen_dispatch_more, gen_dispatch_generat
 from cases_values import gen_integers, gen_casts, gen_f32, gen_f32_random  # noqa: E402
 from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
 from cases_validation import gen_validation  # noqa: E402
+from cases_zeros import gen_f32_zero_operands  # noqa: E402
 
 
 def main():
@@ -166,6 +167,7 @@ def main():
     gen_casts(ctx)
     gen_f32(ctx)
     gen_f32_random(ctx)
+    gen_f32_zero_operands(ctx)
     gen_control(ctx)
     gen_workgroup(ctx)
     gen_atomics(ctx)
