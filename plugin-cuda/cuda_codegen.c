@@ -128,11 +128,11 @@ static const char kPrelude[] =
     "VD u32 vsw(i32 v) { return (u32)v; }\n"
     "VD u32 vsw(float v) { return __float_as_uint(v); }\n"
     "VD u32 vsw(bool v) { return v ? 1u : 0u; }\n"
-    "VD void vtrap(u64 *vt, u32 site) {\n"
-    "  u64 gx = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  u64 gy = (u64)blockIdx.y * blockDim.y + threadIdx.y;\n"
-    "  u64 gz = (u64)blockIdx.z * blockDim.z + threadIdx.z;\n"
-    "  u64 wy = (u64)gridDim.y * blockDim.y, wx = (u64)gridDim.x * blockDim.x;\n"
+    "VD void vtrap(u64 *vt, u32 site, u32 ox, u32 oy, u32 oz, u32 nx, u32 ny) {\n"
+    "  u64 gx = (u64)(blockIdx.x + ox) * blockDim.x + threadIdx.x;\n"
+    "  u64 gy = (u64)(blockIdx.y + oy) * blockDim.y + threadIdx.y;\n"
+    "  u64 gz = (u64)(blockIdx.z + oz) * blockDim.z + threadIdx.z;\n"
+    "  u64 wy = (u64)ny * blockDim.y, wx = (u64)nx * blockDim.x;\n"
     "  atomicMin(vt, (gz * wy + gy) * wx + gx);\n"
     "  atomicOr((u32 *)(vt + 1), 1u << (site & 31u));\n"
     "}\n";
@@ -332,8 +332,8 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
     break;
   case VYRE_IR_K_TRAP: // site 0..31 (checked by the plan)
-    vyre_cuda_cg_put(g, "%*s{\n%*s  vtrap(vt, %uu);\n%*s  return;\n%*s}\n", ind, "", ind, "",
-                     (uint32_t)s->axis, ind, "", ind, "");
+    vyre_cuda_cg_put(g, "%*s{\n%*s  vtrap(vt, %uu, vo0, vo1, vo2, vn0, vn1);\n%*s  return;\n%*s}\n",
+                     ind, "", ind, "", (uint32_t)s->axis, ind, "", ind, "");
     break;
   default: // the plan admits statement kinds only here
     break;
@@ -354,9 +354,10 @@ static void emit_list(vyre_cuda_cg *g, uint32_t start, uint32_t count, int inden
 static void emit_lanes(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t X = g->wg[0];
-  vyre_cuda_cg_put(
-      g, "  const u32 vb = (u32)(blockIdx.x * %uu + threadIdx.x * 4u);\n  bool vf = vfast != 0u",
-      X);
+  vyre_cuda_cg_put(g,
+                   "  const u32 vb = (u32)((blockIdx.x + vo0) * %uu + threadIdx.x * 4u);\n  bool "
+                   "vf = vfast != 0u",
+                   X);
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     uint32_t b = plan->buffer_of_slot[s];
     if (b < 64 && (((plan->vload | plan->vstore) >> b) & 1u))
@@ -408,7 +409,12 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   }
   for (uint32_t s = 0; s < plan->slot_count; s++)
     vyre_cuda_cg_put(g, "u32 n%u, ", s);
-  vyre_cuda_cg_put(g, "u64 *vt%s) {\n  (void)vt;\n",
+  // Then the launch geometry (docs/abi.md ABI-GRID-2): base workgroup vo*
+  // and whole grid vn*.
+  vyre_cuda_cg_put(g,
+                   "u64 *vt%s, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, u32 vn2) {\n"
+                   "  (void)vt; (void)vo0; (void)vo1; (void)vo2; (void)vn0; (void)vn1; "
+                   "(void)vn2;\n",
                    plan->coarsen > 1 ? ", u32 vgx"
                    : plan->lanes     ? ", u32 vfast"
                                      : "");

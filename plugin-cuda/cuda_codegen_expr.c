@@ -171,14 +171,16 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   char d = kDim[e->axis];
   switch (e->op) {
   // Coarsened kernels (plan.coarsen > 1) run virtual workgroup vwx of vgx
-  // along x.
+  // along x. Every launch is part of a whole grid (docs/abi.md ABI-GRID-2):
+  // its workgroups start at vo<axis>, and the whole grid is vn<axis>.
   case VYRE_IR_BUILTIN_GID:
     if (g->lanes && e->axis == 0)
-      vyre_cuda_cg_put(g, "((u32)(vb + vl))");
+      vyre_cuda_cg_put(g, "((u32)(vb + vl))"); // vb includes vo0
     else if (g->coarsen > 1 && e->axis == 0)
-      vyre_cuda_cg_put(g, "((u32)(vwx * %uu + threadIdx.x))", g->wg[0]);
+      vyre_cuda_cg_put(g, "((u32)((vwx + vo0) * %uu + threadIdx.x))", g->wg[0]);
     else
-      vyre_cuda_cg_put(g, "((u32)(blockIdx.%c * %uu + threadIdx.%c))", d, g->wg[e->axis], d);
+      vyre_cuda_cg_put(g, "((u32)((blockIdx.%c + vo%u) * %uu + threadIdx.%c))", d, e->axis,
+                       g->wg[e->axis], d);
     break;
   case VYRE_IR_BUILTIN_LID:
     if (g->lanes && e->axis == 0)
@@ -188,15 +190,12 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
     break;
   case VYRE_IR_BUILTIN_WGID:
     if (g->coarsen > 1 && e->axis == 0)
-      vyre_cuda_cg_put(g, "(vwx)");
+      vyre_cuda_cg_put(g, "((u32)(vwx + vo0))");
     else
-      vyre_cuda_cg_put(g, "((u32)blockIdx.%c)", d);
+      vyre_cuda_cg_put(g, "((u32)(blockIdx.%c + vo%u))", d, e->axis);
     break;
   case VYRE_IR_BUILTIN_NWG:
-    if (g->coarsen > 1 && e->axis == 0)
-      vyre_cuda_cg_put(g, "(vgx)");
-    else
-      vyre_cuda_cg_put(g, "((u32)gridDim.%c)", d);
+    vyre_cuda_cg_put(g, "(vn%u)", e->axis);
     break;
   case VYRE_IR_BUILTIN_WGSIZE:
   default:

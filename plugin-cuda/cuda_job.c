@@ -190,6 +190,7 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                          "dispatch: grid [%u,%u,%u] is outside [1..2^31-1, 1..65535, 1..65535]. "
                          "Fix: use a grid within those limits.",
                          a->grid[0], a->grid[1], a->grid[2]);
+  if ((st = vyre_kit_grid_span(a, VYRE_CUDA_NAME, j->geom, j->geom + 3, err))) return st;
   j->k = k;
   j->n = a->binding_count;
   j->repeat = a->repeat;
@@ -284,7 +285,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   CUdeviceptr ptrs[VYRE_CUDA_MAX_SLOTS];
   uint32_t counts[VYRE_CUDA_MAX_SLOTS];
   CUdeviceptr trap = j->dev;
-  void *params[2 * VYRE_CUDA_MAX_SLOTS + 2];
+  void *params[2 * VYRE_CUDA_MAX_SLOTS + 8];
   for (uint32_t i = 0; i < j->n; i++) {
     ptrs[i] = j->io[i].dptr;
     counts[i] = (uint32_t)(j->io[i].bytes / 4);
@@ -297,6 +298,10 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   // launch that many fewer blocks, small ones keep one block per workgroup.
   uint32_t vgx = j->grid[0], hw[3] = {j->grid[0], j->grid[1], j->grid[2]};
   uint32_t wgl[3] = {j->k->wg[0], j->k->wg[1], j->k->wg[2]}, vfast = 1;
+  uint32_t ngeom = 2 * j->n + 1; // the launch geometry follows the trap record, vgx or vfast
+  if (j->k->plan.coarsen > 1 || j->k->plan.lanes) ngeom++;
+  for (uint32_t i = 0; i < 6; i++)
+    params[ngeom + i] = &j->geom[i];
   if (j->k->plan.coarsen > 1) {
     params[2 * j->n + 1] = &vgx;
     if (vgx >= VYRE_CUDA_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;

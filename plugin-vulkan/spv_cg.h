@@ -34,6 +34,11 @@ typedef struct vyre_spv_cg {
   uint32_t *local_var; // per local
   uint32_t *buf_var;   // per buffer
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
+  // The hardware GlobalInvocationId and WorkgroupId (Input). v_gid, v_wgid
+  // and v_nwg are Private uvec3s that main fills at entry with the values of
+  // the whole grid (the launch's base workgroup and the whole grid are
+  // push constants: info.grid_offset; docs/abi.md ABI-GRID-2).
+  uint32_t v_hw_gid, v_hw_wgid, t_ptr_pv_v3;
   uint32_t tmp_var;   // a scratch uint Function variable
   int terminated;     // the current block already ended (return/trap)
   uint32_t cur_label; // label of the block being emitted (for OpPhi)

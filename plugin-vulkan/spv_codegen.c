@@ -347,6 +347,29 @@ static uint32_t global_var(vyre_spv_cg *c, uint32_t ptr_type, uint32_t storage) 
   return v;
 }
 
+// At main's entry: the builtins of the whole grid from the hardware ones
+// and the grid push constants (docs/abi.md ABI-GRID-2): wgid = WorkgroupId +
+// base, gid = GlobalInvocationId + base * LocalSize (lane mode: LocalSize.x
+// is x/4 and vyre_spv_builtin scales gid.x by 4 afterwards), nwg = total.
+static void init_grid_builtins(vyre_spv_cg *c) {
+  uint32_t w[6];
+  for (uint32_t i = 0; i < 6; i++)
+    w[i] = OP(SpvOpLoad, U,
+              OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var,
+                 vyre_spv_u(c, c->info->grid_offset / 4 + i)));
+  uint32_t base = OP(SpvOpCompositeConstruct, c->t_v3, w[0], w[1], w[2]);
+  uint32_t total = OP(SpvOpCompositeConstruct, c->t_v3, w[3], w[4], w[5]);
+  const uint32_t *wg = c->opt->workgroup_size;
+  uint32_t size =
+      OP(SpvOpCompositeConstruct, c->t_v3, vyre_spv_u(c, c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0]),
+         vyre_spv_u(c, wg[1]), vyre_spv_u(c, wg[2]));
+  uint32_t hw_wgid = OP(SpvOpLoad, c->t_v3, c->v_hw_wgid);
+  uint32_t hw_gid = OP(SpvOpLoad, c->t_v3, c->v_hw_gid);
+  DO(SpvOpStore, c->v_wgid, OP(SpvOpIAdd, c->t_v3, hw_wgid, base));
+  DO(SpvOpStore, c->v_gid, OP(SpvOpIAdd, c->t_v3, hw_gid, OP(SpvOpIMul, c->t_v3, base, size)));
+  DO(SpvOpStore, c->v_nwg, total);
+}
+
 static void declare_types(vyre_spv_cg *c) {
   vyre_spv_module *m = c->m;
   c->t_void = vyre_spv_global(m, SpvOpTypeVoid, 0, NULL, 0);
@@ -368,6 +391,8 @@ static void declare_types(vyre_spv_cg *c) {
       vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPushConstant, U));
   c->t_ptr_in_v3 =
       vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassInput, c->t_v3));
+  c->t_ptr_pv_v3 =
+      vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_v3));
   if (c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
     c->t_ptr_pv_uint =
@@ -439,17 +464,19 @@ static void declare_buffers(vyre_spv_cg *c) {
   }
   c->info->host_buffer_count = n;
   // Lane mode: one more word, the host's flag (1: no resident buffer is
-  // bound to two slots, the 128-bit path may be taken).
-  uint32_t words_n = n + (c->lanes ? 1u : 0u);
+  // bound to two slots, the 128-bit path may be taken). Then the 6 grid
+  // words: base workgroup and whole grid.
+  uint32_t words_n = n + (c->lanes ? 1u : 0u) + 6u;
   c->info->push_bytes = 4 * words_n;
+  c->info->grid_offset = 4 * (words_n - 6u);
   if (c->lanes) {
     c->info->lanes = 1;
     c->info->lanes_offset = 4 * n;
   }
-  if (words_n) {
+  {
     // A fresh id (not deduplicated): its member decorations are its own.
     uint32_t pcs = vyre_spv_id(m);
-    uint32_t words[34];
+    uint32_t words[40];
     words[0] = pcs;
     for (uint32_t i = 0; i < words_n; i++)
       words[1 + i] = U;
@@ -578,15 +605,18 @@ static uint32_t generate(vyre_spv_cg *c) {
   declare_types(c);
   declare_buffers(c);
   if (c->lanes) declare_lane_state(c);
-  c->v_gid = builtin_var(c, SpvBuiltInGlobalInvocationId);
+  c->v_hw_gid = builtin_var(c, SpvBuiltInGlobalInvocationId);
   c->v_lid = builtin_var(c, SpvBuiltInLocalInvocationId);
-  c->v_wgid = builtin_var(c, SpvBuiltInWorkgroupId);
-  c->v_nwg = builtin_var(c, SpvBuiltInNumWorkgroups);
+  c->v_hw_wgid = builtin_var(c, SpvBuiltInWorkgroupId);
+  c->v_gid = global_var(c, c->t_ptr_pv_v3, SpvStorageClassPrivate);
+  c->v_wgid = global_var(c, c->t_ptr_pv_v3, SpvStorageClassPrivate);
+  c->v_nwg = global_var(c, c->t_ptr_pv_v3, SpvStorageClassPrivate);
 
   uint32_t main_fn = vyre_spv_id(m);
   uint32_t ep_ops[2] = {SpvExecutionModelGLCompute, main_fn};
-  uint32_t ep_tail[4] = {c->v_gid, c->v_lid, c->v_wgid, c->v_nwg};
-  vyre_spv_emit_str(m, VYRE_SPV_SEC_ENTRY, SpvOpEntryPoint, ep_ops, 2, "main", ep_tail, 4);
+  // SPIR-V 1.3: the interface lists the Input variables only.
+  uint32_t ep_tail[3] = {c->v_hw_gid, c->v_lid, c->v_hw_wgid};
+  vyre_spv_emit_str(m, VYRE_SPV_SEC_ENTRY, SpvOpEntryPoint, ep_ops, 2, "main", ep_tail, 3);
   const uint32_t *wg = c->opt->workgroup_size;
   vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
                 VYRE_SPV_ARGS(main_fn, SpvExecutionModeLocalSize,
@@ -599,6 +629,7 @@ static uint32_t generate(vyre_spv_cg *c) {
   if (c->lanes) {
     // main, then the lane function: void lane(uint k) { IR body }, where a
     // `return` ends lane k only.
+    init_grid_builtins(c);
     uint32_t lane_fn = vyre_spv_id(m);
     lane_main(c, lane_fn);
     vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
@@ -610,6 +641,7 @@ static uint32_t generate(vyre_spv_cg *c) {
     vyre_spv_label(c, vyre_spv_id(m));
   }
   declare_locals(c);
+  if (!c->lanes) init_grid_builtins(c); // after the Function variables
   if (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) zero_workgroup_memory(c);
   cg_stmts(c, p->body, p->body_count);
   if (!c->terminated) vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);

@@ -21,7 +21,12 @@
 //     slot order (ascending binding: vyre_kit_plan.buffer_of_slot, copied to
 //     info.buffer_of_slot) at offset 4*slot; in lane mode (info.lanes) one more word
 //     after them, at info.lanes_offset: the host writes 1 there when no
-//     resident buffer is bound to two slots (vyre_vk_lanes_flag), else 0.
+//     resident buffer is bound to two slots (vyre_vk_lanes_flag), else 0;
+//     then, at info.grid_offset, 6 words: the launch's base workgroup
+//     (x, y, z) and the whole grid (x, y, z) (vyre_ext_grid_offset; without
+//     one the host writes {0, 0, 0} and the launch's grid). wgid = WorkgroupId
+//     + base, gid = GlobalInvocationId + base * LocalSize, nwg = the whole
+//     grid (docs/abi.md ABI-GRID-2).
 // Lane mode (docs/backends.md "Lane mode"; the plan's lanes): LocalSize
 // is [x/4,1,1] and each invocation runs the IR invocations 4t..4t+3 of its
 // workgroup; buffers loaded or stored only at gid.x are also declared a
@@ -53,7 +58,8 @@
 // Bumped whenever generated code changes (part of every cache key). 3: bin
 // abs_diff, add_sat and sub_sat (feature int_sat). 4: f32 add/sub set the
 // sign of an exact zero on the integer bits; the loop-cut check (loop_guard).
-#define VYRE_VK_GENERATOR_VERSION 4u
+// 5: the grid-offset push constants (wgid, gid and nwg of the whole grid).
+#define VYRE_VK_GENERATOR_VERSION 5u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -71,10 +77,11 @@ typedef struct vyre_spv_info {
   uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)
   uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
   uint32_t uses_trap;          // binds the trap record (a trap statement, or loop_guard and a loop)
-  uint32_t push_bytes;         // 4 * host_buffer_count, plus 4 in lane mode
+  uint32_t push_bytes;         // 4 * host_buffer_count, plus 4 in lane mode, plus 24
   uint32_t trap64;             // trap record is {sites, 0, id low, id high} (64-bit atomic min)
   uint32_t lanes;              // lane mode: 4 IR invocations per invocation, LocalSize x/4
   uint32_t lanes_offset;       // lane mode: byte offset of the push-constant flag word
+  uint32_t grid_offset;        // byte offset of the 6 grid words (base[3], total[3])
 } vyre_spv_info;
 
 // Generates the module. On success *out_words is malloc'd (caller frees).

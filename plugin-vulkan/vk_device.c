@@ -507,7 +507,8 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->struct_size = size;
   const VkPhysicalDeviceLimits *l = &be->props.limits;
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TRAP |
-               VYRE_CAP_SEQUENCE | (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
+               VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET |
+               (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
   for (int i = 0; i < 3; i++) {
     out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];
     out->max_grid[i] = l->maxComputeWorkGroupCount[i];

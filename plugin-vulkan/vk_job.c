@@ -283,6 +283,8 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   if (a->repeat == 0)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "dispatch: repeat is 0. Fix: use repeat >= 1.");
+  uint32_t grid_words[6];
+  if ((st = vyre_kit_grid_span(a, VYRE_VK_NAME, grid_words, grid_words + 3, err))) return st;
   vyre_vk_job *j = calloc(1, sizeof(*j));
   if (!j)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
@@ -291,6 +293,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   j->pipe = pp;
   j->nb = a->binding_count;
   memcpy(j->grid, a->grid, sizeof(j->grid));
+  memcpy(j->grid_words, grid_words, sizeof(j->grid_words));
   j->repeat = a->repeat;
   if (j->nb) memcpy(j->bind, a->bindings, j->nb * sizeof(vyre_binding));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) && be->timestamp_bits;
@@ -441,6 +444,10 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
       // Lane mode: the flag depends on the bindings, not the counts.
       vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
     }
+    // The launch's base workgroup and the whole grid (every job: they differ
+    // between the launches of a split grid).
+    vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, j->pipe->info.grid_offset,
+                       sizeof(j->grid_words), j->grid_words);
     for (uint32_t r = 0; r < j->repeat; r++) {
       if (r) {
         vyre_vk_barrier(cb);

@@ -37,6 +37,7 @@ typedef struct vyre_vk_job {
   uint32_t dpool_sets;    // dpool's kind: 1 or VYRE_VK_BATCH_SETS sets
   VkDescriptorSet set;
   uint32_t grid[3];
+  uint32_t grid_words[6]; // base workgroup, whole grid (push constants; docs/abi.md ABI-GRID-2)
   uint32_t repeat;
   VkQueryPool qpool;
   VkCommandBuffer cb; // owned unless recorded into a caller's buffer

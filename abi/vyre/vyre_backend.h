@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// vyre_backend.h — the whole vyre backend plugin ABI, version 1.0.
+// vyre_backend.h — the whole vyre backend plugin ABI, version 1.1.
 //
 // This header is the contract between the vyre host library (libvyre) and a
 // backend plugin (libvyre-backend-<name>.so). It includes only <stdint.h>,
@@ -61,7 +61,8 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 
 #define VYRE_ABI_MAJOR 1u
-#define VYRE_ABI_MINOR 0u
+// 1.1: vyre_ext_grid_offset (VYRE_EXT_GRID_OFFSET) and VYRE_CAP_GRID_OFFSET.
+#define VYRE_ABI_MINOR 1u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
 #define VYRE_IR_VERSION 1u
@@ -121,10 +122,13 @@ typedef struct vyre_error {
 
 // Every extension struct starts with this header. Unknown types are ignored.
 typedef struct vyre_ext_header {
-  uint32_t type; // VYRE_EXT_* (none defined in 1.0)
+  uint32_t type; // VYRE_EXT_*
   uint32_t size; // sizeof the whole extension struct
   const struct vyre_ext_header *next;
 } vyre_ext_header;
+
+// Extension types (none in 1.0).
+#define VYRE_EXT_GRID_OFFSET 1u // vyre_ext_grid_offset on vyre_dispatch_args.next (ABI 1.1)
 
 //===----------------------------------------------------------------------===//
 // The flat IR view (docs/ir.md §9)
@@ -550,6 +554,9 @@ typedef struct vyre_create_args {
 #define VYRE_CAP_TRAP          0x10u
 #define VYRE_CAP_SEQUENCE      0x20u
 #define VYRE_CAP_REVERSE_ORDER 0x40u // VYRE_COMPILE_REVERSE_ORDER is honoured
+// ABI 1.1: vyre_ext_grid_offset on dispatch args is honoured, so the host may
+// run a grid beyond max_grid as several launches (docs/abi.md ABI-GRID-1).
+#define VYRE_CAP_GRID_OFFSET 0x80u
 
 #define VYRE_TIMING_NONE          0u
 #define VYRE_TIMING_HOST_CLOCK    1u
@@ -629,6 +636,22 @@ typedef struct vyre_dispatch_args {
   uint64_t timeout_ns; // 0: no deadline
   const char *label;   // may be NULL
 } vyre_dispatch_args;
+
+// ABI 1.1: one launch of a larger grid (docs/abi.md ABI-GRID-2), chained on
+// vyre_dispatch_args.next. The launch runs the workgroups base_workgroup +
+// [0, grid) of the whole grid total_grid, and the builtins see the whole
+// grid: wgid = base_workgroup + the launch's own workgroup id, gid = wgid *
+// wgsize + lid, nwg = total_grid; trap records use the linear ids of the
+// whole grid. base_workgroup[a] + grid[a] <= total_grid[a] on every axis.
+// Without the entry a launch is the whole grid. The host chains it only for
+// plugins that report VYRE_CAP_GRID_OFFSET. (An extension, not appended
+// fields: vyre_sequence_args.steps is an array of vyre_dispatch_args, whose
+// stride must not change within ABI 1.x.)
+typedef struct vyre_ext_grid_offset {
+  vyre_ext_header header; // type VYRE_EXT_GRID_OFFSET, size sizeof(vyre_ext_grid_offset)
+  uint32_t base_workgroup[3];
+  uint32_t total_grid[3];
+} vyre_ext_grid_offset;
 
 typedef struct vyre_dispatch_result {
   uint32_t struct_size;
@@ -832,7 +855,8 @@ typedef const vyre_backend_ops *(*vyre_backend_query_fn)(uint32_t host_major, ui
                                                          const vyre_host_services *services);
 
 //===----------------------------------------------------------------------===//
-// Layout pins (LP64). ABI 1.0 is frozen: these never change.
+// Layout pins (LP64). ABI 1.0 is frozen: these never change; later minors
+// only append fields (pinned here too) and slots.
 //===----------------------------------------------------------------------===//
 
 #define VYRE__PIN(T, f, off) VYRE_STATIC_ASSERT(offsetof(T, f) == (off), #T "." #f " moved")
@@ -964,6 +988,10 @@ VYRE__PIN(vyre_dispatch_args, repeat, 44);
 VYRE__PIN(vyre_dispatch_args, flags, 48);
 VYRE__PIN(vyre_dispatch_args, timeout_ns, 56);
 VYRE__PIN(vyre_dispatch_args, label, 64);
+
+VYRE__SIZE(vyre_ext_grid_offset, 40); // ABI 1.1
+VYRE__PIN(vyre_ext_grid_offset, base_workgroup, 16);
+VYRE__PIN(vyre_ext_grid_offset, total_grid, 28);
 
 VYRE__SIZE(vyre_dispatch_result, 32);
 VYRE__PIN(vyre_dispatch_result, trapped, 4);

@@ -11,7 +11,10 @@
 // end: the caller's kernels stay stale, as after any recover) and re-runs the
 // items that did not complete, at most twice. Items that completed before
 // the loss keep their results. Resident buffers do not survive a loss, so
-// items that bind them fail with DEVICE_LOST on the re-run.
+// items that bind them fail with DEVICE_LOST on the re-run. An item whose
+// grid is above the device's max_grid runs on its own, as several launches
+// (split.c), between the dispatch_batch calls of the items before and after
+// it, so the items still run in order.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "host_services.h"
 #include "kernel.h"
 #include "plan.h"
+#include "split.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
@@ -78,58 +82,92 @@ static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
   if (st != VYRE_STATUS_OK) item_fail(it, st);
 }
 
-// Runs the valid items and fills each one's status and error. Returns a
-// backend-wide failure of the dispatch_batch call (per-item statuses tell
-// the rest).
-static uint32_t run(batch_state *b, vyre_error *err) {
+// Runs item |i|, whose grid is split into launches (split.c).
+static void run_split(batch_state *b, uint32_t i) {
+  vyre_batch_item *it = &b->items[i];
+  reset_error(&it->error);
+  item_context(b, i); // the split path prefixes the plan's context
+  it->status = vyre__split_dispatch(it->kernel, &b->plans[i], &it->result, &it->error);
+}
+
+// Runs the valid items of [from, to) that are not split in one
+// dispatch_batch call and fills each one's status and error. Returns a
+// backend-wide failure of the call (per-item statuses tell the rest).
+static uint32_t run_jobs(batch_state *b, uint32_t from, uint32_t to, vyre_error *err) {
   uint32_t n = 0;
-  for (uint32_t i = 0; i < b->count; i++)
-    if (b->valid[i]) n++;
+  for (uint32_t i = from; i < to; i++)
+    if (b->valid[i] && !b->plans[i].split) n++;
   if (!n) return VYRE_STATUS_OK;
-  uint32_t st = VYRE_STATUS_OK;
+  vyre_batch_job *jobs = calloc(n, sizeof(*jobs));
+  if (!jobs)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "batch of %u on %s: out of memory. Fix: free memory or split the "
+                          "batch.",
+                          n, b->dev->name);
+  uint32_t j = 0;
+  for (uint32_t i = from; i < to; i++) {
+    if (!b->valid[i] || b->plans[i].split) continue;
+    vyre_batch_item *it = &b->items[i];
+    reset_error(&it->error);
+    jobs[j].args = &b->plans[i].args;
+    jobs[j].result = &it->result;
+    jobs[j].error = &it->error;
+    jobs[j].status = VYRE_STATUS_INTERNAL;
+    j++;
+  }
+  uint32_t st = vyre__call_dispatch_batch(b->dev, jobs, n, err);
+  j = 0;
+  for (uint32_t i = from; i < to; i++) {
+    if (!b->valid[i] || b->plans[i].split) continue;
+    vyre_batch_item *it = &b->items[i];
+    it->status = st == VYRE_STATUS_OK ? jobs[j].status : st;
+    if (it->status != VYRE_STATUS_OK) {
+      if (!it->error.message[0] && st != VYRE_STATUS_OK && err) it->error = *err;
+      it->error.code = it->status;
+      if (!it->error.message[0])
+        snprintf(it->error.message, sizeof(it->error.message),
+                 "%s failed with %s. Fix: see VYRE_LOG=debug.", b->dev->name,
+                 vyre_status_name(it->status));
+      item_context(b, i);
+      vyre_error_prefix(&it->error, "%s", b->plans[i].context);
+    }
+    j++;
+  }
+  free(jobs);
+  if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "batch of %u on %s", n, b->dev->name);
+  return st;
+}
+
+// Runs the valid items in order and fills each one's status and error:
+// the runs of unsplit items through dispatch_batch (one call per run) when
+// the plugin has it, the split ones on their own. Returns a backend-wide
+// failure of a dispatch_batch call (per-item statuses tell the rest).
+static uint32_t run(batch_state *b, vyre_error *err) {
   if (vyre__has_batch(b->dev)) {
-    vyre_batch_job *jobs = calloc(n, sizeof(*jobs));
-    if (!jobs)
-      return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
-                            "batch of %u on %s: out of memory. Fix: free memory or split the "
-                            "batch.",
-                            n, b->dev->name);
-    uint32_t j = 0;
+    uint32_t from = 0;
     for (uint32_t i = 0; i < b->count; i++) {
-      if (!b->valid[i]) continue;
-      vyre_batch_item *it = &b->items[i];
-      reset_error(&it->error);
-      jobs[j].args = &b->plans[i].args;
-      jobs[j].result = &it->result;
-      jobs[j].error = &it->error;
-      jobs[j].status = VYRE_STATUS_INTERNAL;
-      j++;
-    }
-    st = vyre__call_dispatch_batch(b->dev, jobs, n, err);
-    j = 0;
-    for (uint32_t i = 0; i < b->count; i++) {
-      if (!b->valid[i]) continue;
-      vyre_batch_item *it = &b->items[i];
-      it->status = st == VYRE_STATUS_OK ? jobs[j].status : st;
-      if (it->status != VYRE_STATUS_OK) {
-        if (!it->error.message[0] && st != VYRE_STATUS_OK && err) it->error = *err;
-        it->error.code = it->status;
-        if (!it->error.message[0])
-          snprintf(it->error.message, sizeof(it->error.message),
-                   "%s failed with %s. Fix: see VYRE_LOG=debug.", b->dev->name,
-                   vyre_status_name(it->status));
-        item_context(b, i);
-        vyre_error_prefix(&it->error, "%s", b->plans[i].context);
+      if (!b->valid[i] || !b->plans[i].split) continue;
+      uint32_t st = run_jobs(b, from, i, err);
+      if (st != VYRE_STATUS_OK) { // backend-wide: the later items are not attempted
+        for (uint32_t r = i; r < b->count; r++)
+          if (b->valid[r]) {
+            b->items[r].status = st;
+            if (err) b->items[r].error = *err;
+          }
+        return st;
       }
-      j++;
+      run_split(b, i);
+      from = i + 1;
     }
-    free(jobs);
-    if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "batch of %u on %s", n, b->dev->name);
-    return st;
+    return run_jobs(b, from, b->count, err);
   }
   for (uint32_t i = 0; i < b->count; i++) {
     if (!b->valid[i]) continue;
     vyre_batch_item *it = &b->items[i];
+    if (b->plans[i].split) {
+      run_split(b, i);
+      continue;
+    }
     it->status = vyre__call_dispatch(b->dev, &b->plans[i].args, &it->result, &it->error);
     if (it->status != VYRE_STATUS_OK) {
       item_context(b, i);

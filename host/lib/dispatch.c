@@ -7,7 +7,9 @@
 // refusal happens before device work. A plugin without the async slots (all
 // four are needed) gets the fallback: the job runs synchronously at submit
 // and keeps its status, result and error for vyre_job_wait. A job whose
-// device was recovered after its submission is stale (DEVICE_LOST). Plugin
+// device was recovered after its submission is stale (DEVICE_LOST). A grid
+// above the device's max_grid runs as several launches (split.c), and an
+// async job of such a grid runs synchronously at submit too. Plugin
 // messages are prefixed with "dispatch '<label>' on <backend>: ".
 
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "kernel.h"
 #include "plan.h"
 #include "registry.h"
+#include "split.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
@@ -56,8 +59,12 @@ uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_c
   vyre_dispatch_result local;
   vyre_dispatch_result *res = out ? out : &local;
   result_init(res);
-  st = vyre__call_dispatch(kernel->dev, &plan.args, res, err);
-  prefix(err, st, plan.context);
+  if (plan.split) {
+    st = vyre__split_dispatch(kernel, &plan, res, err); // prefixes its messages
+  } else {
+    st = vyre__call_dispatch(kernel->dev, &plan.args, res, err);
+    prefix(err, st, plan.context);
+  }
   vyre__plan_free(&plan);
   return st;
 }
@@ -87,7 +94,7 @@ uint32_t vyre_dispatch_async(vyre_kernel *kernel, const vyre_arg *args, uint32_t
     return st;
   }
   result_init(&j->result);
-  if (vyre__has_async(j->dev)) {
+  if (vyre__has_async(j->dev) && !j->plan.split) {
     st = vyre__call_dispatch_async(j->dev, &j->plan.args, &j->pending, err);
     if (st != VYRE_STATUS_OK) {
       prefix(err, st, j->plan.context);
@@ -95,6 +102,10 @@ uint32_t vyre_dispatch_async(vyre_kernel *kernel, const vyre_arg *args, uint32_t
       free(j);
       return st;
     }
+  } else if (j->plan.split) {
+    j->status = vyre__split_dispatch(kernel, &j->plan, &j->result, &j->error);
+    j->done = 1;
+    vyre__plan_free(&j->plan);
   } else {
     j->status = vyre__call_dispatch(j->dev, &j->plan.args, &j->result, &j->error);
     prefix(&j->error, j->status, j->plan.context);

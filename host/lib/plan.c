@@ -23,7 +23,10 @@
 //     reduction), or wy*wz > 1, needs an explicit grid; the refusal names the
 //     buffers and their counts. Uniform buffers (parameters) do not count.
 //   - geometry: each axis >= 1, x <= 2^31-1, y and z <= 65535,
-//     grid*wg <= 2^32 per axis, and the device's max_grid.
+//     grid*wg <= 2^32 per axis. A grid above the device's max_grid is
+//     split into launches (split.c, docs/ir.md IR-GRID-5) when the plugin
+//     reports VYRE_CAP_GRID_OFFSET and has resident buffers; otherwise it
+//     is refused, naming the limit.
 // Every refusal names the kernel, the buffer and the values, and ends with
 // "Fix: ...".
 
@@ -37,6 +40,7 @@
 #include "program.h"
 #include "registry.h"
 #include "resident.h"
+#include "split.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
@@ -105,11 +109,16 @@ static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const 
           "loop.",
           ctx, axis[a], g[a], axis[a], k->workgroup[a], (unsigned long long)inv);
     uint32_t cap = k->dev->caps.max_grid[a];
-    if (cap && g[a] > cap)
-      return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
-                            "%s: grid [%u, %u, %u] has %c = %u, above the device's limit %u on "
-                            "%s. Fix: use a smaller grid and a grid-stride loop.",
-                            ctx, g[0], g[1], g[2], axis[a], g[a], cap, k->dev->name);
+    if (cap && g[a] > cap && !vyre__grid_can_split(k->dev))
+      return vyre_error_set(
+          err, VYRE_STATUS_UNSUPPORTED,
+          "%s: grid [%u, %u, %u] has %c = %u, above the device's limit max_grid.%c = %u on %s, "
+          "and %s cannot run a grid as several launches (it does not report "
+          "VYRE_CAP_GRID_OFFSET with resident buffers; docs/abi.md ABI-GRID-1). Fix: use a grid "
+          "of at most %u on %c with a grid-stride loop, or a backend that splits grids (cpu, "
+          "vulkan and cuda do).",
+          ctx, g[0], g[1], g[2], axis[a], g[a], axis[a], cap, k->dev->name, k->dev->name, cap,
+          axis[a]);
   }
   return VYRE_STATUS_OK;
 }
@@ -304,6 +313,7 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
   const vyre_dispatch_options *o = &opts;
   st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
   if (st != VYRE_STATUS_OK) return st;
+  plan->split = (uint32_t)vyre__grid_over_caps(k->dev, plan->grid);
   for (uint32_t j = 0; j < prog->arg_count; j++) {
     uint32_t i = prog->by_binding[j];
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];

@@ -28,6 +28,10 @@ typedef struct vyre__plan {
   vyre_binding bindings[VYRE__MAX_BINDINGS];
   uint32_t binding_count;
   uint32_t grid[3];
+  // 1: the grid is above the device's max_grid and runs as several launches
+  // (split.h; docs/ir.md IR-GRID-5): pass the plan to vyre__split_dispatch
+  // (host bindings) or vyre__split_run (resident), never to the plugin as is.
+  uint32_t split;
   vyre_dispatch_args args;
   // Per host arg: scratch memory the plan owns (outputs the caller
   // discards, read_write inputs without an |out|). Outputs the caller wants

@@ -9,7 +9,9 @@
 // Push checks the payload like a dispatch would (host args only), copies its
 // input bytes and allocates its outputs. Drain runs every pending payload,
 // through dispatch_batch in one call when the plugin has it, else a loop
-// over dispatch, and calls the callback for each payload in push order.
+// over dispatch, and calls the callback for each payload in push order; a
+// payload whose grid is above the device's max_grid runs on its own as
+// several launches (split.c; payloads are independent, so order is free).
 // When the device is found lost, drain delivers the payloads that completed,
 // recovers the device, compiles the program again and re-runs the rest (at
 // most twice); if recovery fails the rest are delivered with DEVICE_LOST.
@@ -30,6 +32,7 @@
 #include "program.h"
 #include "queue.h"
 #include "registry.h"
+#include "split.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
@@ -199,6 +202,17 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
                                 queue_opts(q), &plans[i], NULL);
   }
   uint32_t st = VYRE_STATUS_OK;
+  for (uint32_t i = from; i < n; i++) {
+    if (status[i] != VYRE_STATUS_OK || !plans[i].split) continue;
+    vyre_error e;
+    vyre_dispatch_result res;
+    memset(&res, 0, sizeof(res));
+    res.struct_size = sizeof(res);
+    e.struct_size = sizeof(e);
+    status[i] = vyre__split_dispatch(&q->k, &plans[i], &res, &e);
+    if (status[i] != VYRE_STATUS_OK && status[i] != VYRE_STATUS_DEVICE_LOST)
+      vyre__log(VYRE_LOG_INFO, q->dev->name, "%s", e.message);
+  }
   // One dispatch_batch call when the plugin has it (and the job arrays could
   // be allocated); else a loop over dispatch.
   vyre_batch_job *jobs = vyre__has_batch(q->dev) ? calloc(n - from, sizeof(*jobs)) : NULL;
@@ -206,7 +220,7 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
   if (jobs && idx) {
     uint32_t nj = 0;
     for (uint32_t i = from; i < n; i++) {
-      if (status[i] != VYRE_STATUS_OK) continue;
+      if (status[i] != VYRE_STATUS_OK || plans[i].split) continue;
       jobs[nj].args = &plans[i].args;
       jobs[nj].status = VYRE_STATUS_INTERNAL;
       idx[nj++] = i;
@@ -216,7 +230,7 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
       status[idx[j]] = st == VYRE_STATUS_OK ? jobs[j].status : st;
   } else {
     for (uint32_t i = from; i < n; i++) {
-      if (status[i] != VYRE_STATUS_OK) continue;
+      if (status[i] != VYRE_STATUS_OK || plans[i].split) continue;
       vyre_error e;
       vyre_dispatch_result res;
       memset(&res, 0, sizeof(res));

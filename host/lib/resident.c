@@ -9,7 +9,9 @@
 // range moves nothing. A resident buffer made before a recover is stale:
 // its contents were lost, and every use but free answers DEVICE_LOST. A
 // sequence whose plugin has no sequence_run slot falls back to one dispatch
-// per step followed by one buffer_read of all the reads.
+// per step followed by one buffer_read of all the reads. A sequence with a
+// step whose grid is above the device's max_grid runs through split.c: that
+// step becomes several launches, in rounds of one sequence_run each.
 //
 // The vyre_resident * an application holds is a registry token, not the
 // object's address (registry.c): a freed handle never matches a later
@@ -26,6 +28,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "resident.h"
+#include "split.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
@@ -233,6 +236,15 @@ uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, ui
   for (uint32_t s = 0; results && s < step_count; s++) {
     memset(&results[s], 0, sizeof(results[s]));
     results[s].struct_size = sizeof(results[s]);
+  }
+  int split = 0;
+  for (uint32_t s = 0; s < step_count; s++)
+    split |= plans[s].split != 0;
+  if (split) {
+    st = vyre__split_run(dev, dargs, step_count, conv, read_count, 0, results, err);
+    if (st != VYRE_STATUS_OK)
+      vyre_error_prefix(err, "sequence of %u steps on %s", step_count, dev->name);
+    goto done;
   }
   if (vyre__has_sequence(dev)) {
     vyre_sequence_args sa;

@@ -104,7 +104,16 @@ uint32_t vyre_cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *arg
   }
   if (args->binding_count) memcpy(copy, args->bindings, args->binding_count * sizeof(*copy));
   p->args = *args;
-  p->args.next = NULL;
+  // The chain is the caller's; keep only the launch geometry (ABI-GRID-2).
+  p->grid.header.type = VYRE_EXT_GRID_OFFSET;
+  p->grid.header.size = sizeof(p->grid);
+  st = vyre_kit_grid_span(args, CPU_NAME, p->grid.base_workgroup, p->grid.total_grid, err);
+  if (st) {
+    free(p);
+    free(copy);
+    return st;
+  }
+  p->args.next = &p->grid.header;
   p->args.bindings = copy;
   p->bindings = copy;
   p->args.label =

@@ -24,6 +24,7 @@ struct vyre_pending {
   struct vyre_pending *queue_next;
   vyre_dispatch_args args; // copy; bindings point to |bindings|
   vyre_binding *bindings;
+  vyre_ext_grid_offset grid; // copy of the launch geometry; args.next points here
   _Atomic uint32_t cancel;
   uint32_t done;   // under the backend lock
   uint32_t status; // valid once done

@@ -175,6 +175,14 @@ static uint32_t cpu_args_check(vyre_backend *be, const vyre_dispatch_args *args,
                          "dispatch '%s': grid [%u, %u, %u] is outside 1..2^31-1 x 1..65535 x "
                          "1..65535. Fix: choose a grid within the limits.",
                          label, args->grid[0], args->grid[1], args->grid[2]);
+  for (int a = 0; a < 3; a++)
+    if (args->grid[a] > be->max_grid[a])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                           "dispatch '%s': grid [%u, %u, %u] is above this backend's limit "
+                           "[%u, %u, %u] (VYRE_CPU_MAX_GRID). Fix: launch at most the limit per "
+                           "axis, with base_workgroup and total_grid for the rest.",
+                           label, args->grid[0], args->grid[1], args->grid[2], be->max_grid[0],
+                           be->max_grid[1], be->max_grid[2]);
   if (args->repeat == 0)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "dispatch '%s': repeat is 0. Fix: pass repeat >= 1.", label);
@@ -212,6 +220,11 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   uint64_t t0 = vyre_kit_now_ns();
   vyre_cpu_launch L = {.code = c, .views = pl.views, .cancel = cancel};
   memcpy(L.grid, args->grid, sizeof(L.grid));
+  st = vyre_kit_grid_span(args, CPU_NAME, L.base, L.total, err);
+  if (st) {
+    cpu_plan_free(&pl);
+    return st;
+  }
   if (args->timeout_ns) L.deadline_ns = t0 + args->timeout_ns;
   uint32_t sites = 0;
   uint64_t trap_inv = UINT64_MAX;

@@ -243,7 +243,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
         v = w->wgid[ax];
         break;
       case VYRE_IR_BUILTIN_NWG:
-        v = w->L->grid[ax];
+        v = w->L->total[ax];
         break;
       default:
         v = code->wgsize[ax];
@@ -562,8 +562,8 @@ static void cpu_record_trap(vyre_cpu_worker *w) {
   uint64_t gx = (uint64_t)w->wgid[0] * c->wgsize[0] + w->lid[0];
   uint64_t gy = (uint64_t)w->wgid[1] * c->wgsize[1] + w->lid[1];
   uint64_t gz = (uint64_t)w->wgid[2] * c->wgsize[2] + w->lid[2];
-  uint64_t sx = (uint64_t)L->grid[0] * c->wgsize[0];
-  uint64_t sy = (uint64_t)L->grid[1] * c->wgsize[1];
+  uint64_t sx = (uint64_t)L->total[0] * c->wgsize[0];
+  uint64_t sy = (uint64_t)L->total[1] * c->wgsize[1];
   uint64_t id = (gz * sy + gy) * sx + gx;
   atomic_fetch_or(&L->trap_sites, 1u << (w->trap_site & 31u));
   uint64_t cur = atomic_load(&L->trap_invocation);
@@ -576,9 +576,9 @@ static void cpu_record_trap(vyre_cpu_worker *w) {
 static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
   vyre_cpu_launch *L = w->L;
   const vyre_cpu_code *c = L->code;
-  w->wgid[0] = (uint32_t)(wg % L->grid[0]);
-  w->wgid[1] = (uint32_t)((wg / L->grid[0]) % L->grid[1]);
-  w->wgid[2] = (uint32_t)(wg / ((uint64_t)L->grid[0] * L->grid[1]));
+  w->wgid[0] = L->base[0] + (uint32_t)(wg % L->grid[0]);
+  w->wgid[1] = L->base[1] + (uint32_t)((wg / L->grid[0]) % L->grid[1]);
+  w->wgid[2] = L->base[2] + (uint32_t)(wg / ((uint64_t)L->grid[0] * L->grid[1]));
   if (c->wg_words) memset(w->wgmem, 0, (size_t)c->wg_words * 4);
   uint32_t n = c->wg_invocations;
   if (!c->has_barrier) {

@@ -28,8 +28,10 @@ typedef struct vyre_cpu_view {
 // One launch of a compiled program over a grid.
 typedef struct vyre_cpu_launch {
   const vyre_cpu_code *code;
-  const vyre_cpu_view *views; // one per program buffer (workgroup ones are ignored)
-  uint32_t grid[3];
+  const vyre_cpu_view *views;     // one per program buffer (workgroup ones are ignored)
+  uint32_t grid[3];               // this launch's workgroups
+  uint32_t base[3];               // workgroup id of its first workgroup in the whole grid
+  uint32_t total[3];              // the whole grid (nwg; trap linear ids)
   uint64_t deadline_ns;           // 0: none
   const _Atomic uint32_t *cancel; // may be NULL: set to nonzero to stop early
   // Filled by the run.

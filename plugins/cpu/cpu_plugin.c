@@ -89,6 +89,35 @@ static uint32_t cpu_thread_count(vyre_error *err) {
   return cpu_cores();
 }
 
+// Per-launch grid limit: VYRE_CPU_MAX_GRID ("X" or "X,Y,Z", each at least 1
+// and at most the IR limit of its axis), else the IR limits. Returns 0 and
+// fills |err| on a bad value.
+static int cpu_max_grid(uint32_t out[3], vyre_error *err) {
+  static const uint32_t ir_max[3] = {0x7FFFFFFFu, 65535u, 65535u};
+  memcpy(out, ir_max, sizeof(ir_max));
+  const char *env = vyre_kit_getenv("VYRE_CPU_MAX_GRID");
+  if (!env || !*env) return 1;
+  const char *s = env;
+  for (int a = 0; a < 3; a++) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || v < 1 || v > ir_max[a] || (*end && *end != ',') ||
+        (*end == ',' && a == 2)) {
+      vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                    "VYRE_CPU_MAX_GRID='%s' is not a grid limit \"X\" or \"X,Y,Z\" with X in "
+                    "1..2147483647 and Y, Z in 1..65535. Fix: set it to such a value or unset "
+                    "it.",
+                    env);
+      return 0;
+    }
+    out[a] = (uint32_t)v;
+    if (!*end) break;
+    s = end + 1;
+  }
+  return 1;
+}
+
 static void cpu_probe(vyre_probe_result *out) {
   if (!out) return;
   uint32_t ss = out->struct_size;
@@ -125,6 +154,8 @@ static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyr
   }
   uint32_t threads = cpu_thread_count(err);
   if (!threads) return VYRE_STATUS_INVALID_ARGUMENT;
+  uint32_t max_grid[3];
+  if (!cpu_max_grid(max_grid, err)) return VYRE_STATUS_INVALID_ARGUMENT;
   vyre_backend *be = calloc(1, sizeof(*be));
   if (!be)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, CPU_NAME,
@@ -139,6 +170,7 @@ static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyr
   pthread_cond_init(&be->queue_cond, NULL);
   atomic_init(&be->generation, 1);
   be->threads = threads;
+  memcpy(be->max_grid, max_grid, sizeof(be->max_grid));
   vyre_cpu_link_init(&be->modules);
   vyre_cpu_link_init(&be->buffers);
   vyre_cpu_link_init(&be->pendings);
@@ -194,14 +226,12 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   memset(out, 0, sizeof(*out));
   out->struct_size = ss ? ss : sizeof(*out);
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
-               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER;
+               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET;
   out->max_workgroup_size[0] = 1024;
   out->max_workgroup_size[1] = 1024;
   out->max_workgroup_size[2] = 64;
   out->max_workgroup_invocations = 1024;
-  out->max_grid[0] = 0x7FFFFFFFu;
-  out->max_grid[1] = 65535;
-  out->max_grid[2] = 65535;
+  memcpy(out->max_grid, be->max_grid, sizeof(out->max_grid));
   out->subgroup_size = 1;
   out->max_storage_buffer_bytes = 1ull << 30;
   out->max_shared_memory_bytes = 16384;

@@ -37,6 +37,10 @@ struct vyre_backend {
   _Atomic uint32_t lost;
   _Atomic uint32_t generation;
   uint32_t threads;
+  // The grid limit get_caps reports and dispatch enforces per launch: the IR
+  // limits, or smaller ones from VYRE_CPU_MAX_GRID (a test hook that makes
+  // the host split grids on the reference; docs/abi.md ABI-GRID-3).
+  uint32_t max_grid[3];
   vyre_cpu_pool *pool; // started on first use
   vyre_kit_metrics metrics;
   vyre_cpu_link modules, buffers, pendings; // every live object (list heads)

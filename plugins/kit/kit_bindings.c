@@ -64,3 +64,35 @@ uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, co
   }
   return VYRE_STATUS_OK;
 }
+
+uint32_t vyre_kit_grid_span(const vyre_dispatch_args *a, const char *backend, uint32_t base[3],
+                            uint32_t total[3], vyre_error *err) {
+  static const uint32_t ir_max[3] = {0x7FFFFFFFu, 65535u, 65535u};
+  const vyre_ext_grid_offset *g = NULL;
+  // Bounded walk: a cyclic chain is the caller's bug, not a hang.
+  const vyre_ext_header *e = a->next;
+  for (int n = 0; e && n < 64 && !g; e = e->next, n++)
+    if (e->type == VYRE_EXT_GRID_OFFSET) {
+      if (e->size < sizeof(vyre_ext_grid_offset))
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                             "dispatch: the grid-offset extension has size %u, below %zu. Fix: "
+                             "set header.size = sizeof(vyre_ext_grid_offset).",
+                             e->size, sizeof(vyre_ext_grid_offset));
+      g = (const vyre_ext_grid_offset *)e;
+    }
+  for (int i = 0; i < 3; i++) {
+    base[i] = g ? g->base_workgroup[i] : 0;
+    total[i] = g ? g->total_grid[i] : a->grid[i];
+  }
+  if (!g) return VYRE_STATUS_OK;
+  for (int i = 0; i < 3; i++)
+    if (!total[i] || total[i] > ir_max[i] || base[i] > total[i] || a->grid[i] > total[i] - base[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                           "dispatch: launch of grid [%u, %u, %u] at base workgroup [%u, %u, %u] "
+                           "does not fit the whole grid [%u, %u, %u] (each axis needs base + "
+                           "grid <= total, total 1..2^31-1 on x and 1..65535 on y and z). Fix: "
+                           "split the grid into launches inside total_grid.",
+                           a->grid[0], a->grid[1], a->grid[2], base[0], base[1], base[2], total[0],
+                           total[1], total[2]);
+  return VYRE_STATUS_OK;
+}

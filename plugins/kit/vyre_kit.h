@@ -78,6 +78,14 @@ uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, co
                                  uint64_t (*resident_bytes)(const vyre_buffer *buf),
                                  vyre_error *err);
 
+// The launch geometry of |a| (ABI 1.1, docs/abi.md ABI-GRID-2): the first
+// vyre_ext_grid_offset on a->next gives |base| and |total|; without one,
+// base is {0, 0, 0} and total is a->grid. Checks the entry's size, base[i] +
+// grid[i] <= total[i], and total within IR-GRID-3 (x <= 2^31-1, y and z <=
+// 65535). Returns OK or INVALID_ARGUMENT (the message names the values).
+uint32_t vyre_kit_grid_span(const vyre_dispatch_args *a, const char *backend, uint32_t base[3],
+                            uint32_t total[3], vyre_error *err);
+
 //===----------------------------------------------------------------------===//
 // Lane mode (kit_lanes.c; docs/backends.md "Lane mode")
 //===----------------------------------------------------------------------===//

@@ -269,7 +269,7 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   assert_non_null(strstr(src, "w1[zi] = 0u;"));
   assert_non_null(strstr(src, "__syncthreads();"));
   // A trap records and returns; it is never the PTX trap instruction.
-  assert_non_null(strstr(src, "vtrap(vt, 7u);"));
+  assert_non_null(strstr(src, "vtrap(vt, 7u, vo0, vo1, vo2, vn0, vn1);"));
   assert_null(strstr(src, "asm"));
   assert_int_equal(plan.slot_count, 1);
   assert_int_equal(plan.uses_trap, 1);
@@ -313,10 +313,11 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
     assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
     if (extra == 0) {
       assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
-      assert_non_null(strstr(src, "u64 *vt, u32 vgx)"));
+      assert_non_null(strstr(src, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
+                                  "u32 vn2)"));
       assert_non_null(strstr(src, "goto vnext;"));
       assert_non_null(strstr(src, "vnext:;"));
-      assert_non_null(strstr(src, "((u32)(vwx * 64u + threadIdx.x))"));
+      assert_non_null(strstr(src, "((u32)((vwx + vo0) * 64u + threadIdx.x))"));
       assert_null(strstr(src, "return;\n  }\n}")); // no IR return left as a C return
     } else {
       assert_int_equal(plan.coarsen, 1);

@@ -896,6 +896,61 @@ static int run_child(const char *dir, unsigned long long *hits, unsigned long lo
   return rc == 0 && ok ? 0 : -1;
 }
 
+// One launch of a split grid (mock driver only): the plugin passes the
+// vyre_ext_grid_offset of the args (base workgroup, whole grid) as the
+// kernel's last six parameters (after the trap record and vgx or vfast: 8
+// for vadd), a launch without the extension gets base 0 and its own grid,
+// and a launch that does not fit the whole grid is refused before any
+// driver call.
+static uint32_t g_geom[6];
+static void emu_geom(void **params, const unsigned grid[3], const unsigned block[3]) {
+  (void)grid, (void)block;
+  for (int i = 0; i < 6; i++)
+    g_geom[i] = PARAM_U32(params, 8 + i);
+}
+
+static void test_plugin_passes_the_launch_geometry_to_the_kernel(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  if (mock_calls(NULL, 1) == UINT64_MAX) {
+    cu_ops()->destroy(be);
+    skip(); // a real driver: the parameters are not visible
+  }
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  assert_true(caps.flags & VYRE_CAP_GRID_OFFSET);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  mock_kernel(emu_geom);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  uint32_t whole[6] = {0, 0, 0, 16, 1, 1};
+  assert_memory_equal(g_geom, whole, sizeof(whole));
+  vyre_ext_grid_offset ext = {.header = {.type = VYRE_EXT_GRID_OFFSET, .size = sizeof(ext)},
+                              .base_workgroup = {65535, 2, 0},
+                              .total_grid = {70000, 3, 1}};
+  da.next = &ext.header;
+  da.grid[0] = 4465;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  uint32_t part[6] = {65535, 2, 0, 70000, 3, 1};
+  assert_memory_equal(g_geom, part, sizeof(part));
+  uint64_t launches = mock_calls("cuLaunchKernel", 0);
+  da.grid[0] = 4466; // one workgroup past the whole grid
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "does not fit the whole grid [70000, 3, 1]"));
+  assert_int_equal(mock_calls("cuLaunchKernel", 0), launches);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
 static void test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc(void **state) {
   NEED_GPU();
   char dir[] = "/tmp/vyre-cuda-fresh-XXXXXX";
@@ -926,6 +981,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
       cmocka_unit_test(test_plugin_int_sat_ops_are_exact_on_the_device),
       cmocka_unit_test(test_plugin_driver_calls_per_dispatch_are_pinned),
+      cmocka_unit_test(test_plugin_passes_the_launch_geometry_to_the_kernel),
       cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
       // Last: on real drivers a sticky fault cannot be cleared inside the process.
       cmocka_unit_test(test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles),

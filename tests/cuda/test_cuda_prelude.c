@@ -189,7 +189,7 @@ static const char kCoarseMain[] =
     "      for (u32 t = 0; t < WG; t++) {\n"
     "        blockIdx.x = b; blockIdx.y = blockIdx.z = 0u;\n"
     "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "        vyre_main(out, N, rec, VGX);\n"
+    "        vyre_main(out, N, rec, VGX, 0u, 0u, 0u, VGX, 1u, 1u);\n"
     "      }\n"
     "    for (u32 i = 0; i < VGX * WG; i++) {\n"
     "      u32 want = i < 3u || i >= N ? 0xdeadbeefu : (i / WG) * 2u + VGX + (i % WG);\n"
@@ -257,7 +257,7 @@ static const char kLanesMain[] =
     "      for (u32 t = 0; t < WG / 4u; t++) {\n"
     "        blockIdx.x = w; blockIdx.y = blockIdx.z = 0u;\n"
     "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast);\n"
+    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u);\n"
     "      }\n"
     "    for (u32 i = 0; i < G * WG; i++) {\n"
     "      u32 av = i < NA ? a[i] : 0u;\n"
@@ -308,8 +308,96 @@ static void test_lane_kernel_matches_the_ir_on_the_host(void **state) {
   assert_int_equal(plan.vload, (1u << A) | (1u << B)); // c is read at x ^ 1
   assert_int_equal(plan.vstore, 1u << O);
   assert_non_null(strstr(src, "__launch_bounds__(32)"));
-  assert_non_null(strstr(src, "u64 *vt, u32 vfast)"));
+  assert_non_null(strstr(src, "u64 *vt, u32 vfast, u32 vo0,"));
   run_on_host("lanes", src, kLanesMain);
+  free(src);
+  free(t);
+}
+
+// A grid run as several launches (docs/abi.md ABI-GRID-2), on the host:
+// the 2-D kernel below (workgroup [4, 2, 1], whole grid [5, 3, 1]) launched
+// as parts of at most [2, 2, 1] workgroups with their base workgroup vo* and
+// the whole grid vn* stores exactly what one launch would (gid, wgid and nwg
+// of the whole grid), and its traps give the linear ids of the whole grid:
+// the lowest one is in a later launch than the first trap.
+static const char kSplitMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  const u32 GX = 5u, GY = 3u, WX = 4u, WY = 2u, SX = 2u, SY = 2u;\n"
+    "  const u32 NX = GX * WX, N = NX * GY * WY;\n"
+    "  static u32 out[N];\n"
+    "  for (u32 i = 0; i < N; i++) out[i] = 0xdeadbeefu;\n"
+    "  u64 rec[2] = {~0ull, 0ull};\n"
+    "  blockDim.x = WX; blockDim.y = WY; blockDim.z = 1u;\n"
+    "  int bad = 0, launches = 0;\n"
+    "  for (u32 by = 0; by < GY; by += SY)\n"
+    "    for (u32 bx = 0; bx < GX; bx += SX) {\n"
+    "      gridDim.x = GX - bx < SX ? GX - bx : SX; gridDim.y = GY - by < SY ? GY - by : SY;\n"
+    "      gridDim.z = 1u; launches++;\n"
+    "      for (u32 wy = 0; wy < gridDim.y; wy++) for (u32 wx = 0; wx < gridDim.x; wx++)\n"
+    "        for (u32 ty = 0; ty < WY; ty++) for (u32 tx = 0; tx < WX; tx++) {\n"
+    "          blockIdx.x = wx; blockIdx.y = wy; blockIdx.z = 0u;\n"
+    "          threadIdx.x = tx; threadIdx.y = ty; threadIdx.z = 0u;\n"
+    "          vyre_main(out, N, rec, bx, by, 0u, GX, GY, 1u);\n"
+    "        }\n"
+    "    }\n"
+    "  if (launches != 6) { printf(\"FAIL launches %d\\n\", launches); bad++; }\n"
+    "  for (u32 y = 0; y < GY * WY; y++) for (u32 x = 0; x < NX; x++) {\n"
+    "    u32 i = y * NX + x;\n"
+    "    int trapped = (x == 9u && y == 0u) || (x == 1u && y == 1u);\n"
+    "    u32 want = trapped ? 0xdeadbeefu : (x / WX) + (y / WY) * 100u + GX * 10000u + GY * "
+    "1000000u;\n"
+    "    if (out[i] != want && bad++ < 5) printf(\"FAIL out[%u] = 0x%08x, want 0x%08x\\n\", i, "
+    "out[i], want);\n"
+    "  }\n"
+    "  // Lowest: (9, 0) = 9, in the second launch; (1, 1) = 21 is in the first.\n"
+    "  if (rec[0] != 9u || (u32)rec[1] != ((1u << 4) | (1u << 6))) {\n"
+    "    printf(\"FAIL trap record %llu 0x%x\\n\", (unsigned long long)rec[0], (unsigned)rec[1]); "
+    "bad++;\n"
+    "  }\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_split_launches_see_the_whole_grid_on_the_host(void **state) {
+  (void)state;
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  // x = gid.x, y = gid.y; if (x == 9 && y == 0) trap 4; if (x == 1 && y == 1)
+  // trap 6; out[y * nwg.x * 4 + x] = wgid.x + wgid.y * 100 + nwg.x * 10000 +
+  // nwg.y * 1000000.
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 4, 2, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 120);
+  uint32_t x, y;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = let(t, &y, gid(t, 1));
+  uint32_t c1 = bin(t, VYRE_IR_BIN_LAND, bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 9)),
+                    bin(t, VYRE_IR_BIN_EQ, var(t, y), lit(t, T_U, 0)));
+  uint32_t s2 = if_(t, c1, LIST(t, trap(t, 4)), 0, 0);
+  uint32_t c2 = bin(t, VYRE_IR_BIN_LAND, bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 1)),
+                    bin(t, VYRE_IR_BIN_EQ, var(t, y), lit(t, T_U, 1)));
+  uint32_t s3 = if_(t, c2, LIST(t, trap(t, 6)), 0, 0);
+  uint32_t row = bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_NWG, 0), lit(t, T_U, 4));
+  uint32_t idx = bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, y), row), var(t, x));
+  uint32_t v =
+      bin(t, VYRE_IR_BIN_ADD,
+          bin(t, VYRE_IR_BIN_ADD, builtin(t, VYRE_IR_BUILTIN_WGID, 0),
+              bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_WGID, 1), lit(t, T_U, 100))),
+          bin(t, VYRE_IR_BIN_ADD,
+              bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_NWG, 0), lit(t, T_U, 10000)),
+              bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_NWG, 1), lit(t, T_U, 1000000))));
+  uint32_t s4 = store(t, O, idx, v);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {4, 2, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.coarsen, 1); // a trap: one block per workgroup
+  run_on_host("split", src, kSplitMain);
   free(src);
   free(t);
 }
@@ -319,6 +407,7 @@ int main(void) {
       cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
       cmocka_unit_test(test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host),
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
+      cmocka_unit_test(test_split_launches_see_the_whole_grid_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
 }

@@ -375,8 +375,47 @@ static void test_plugin_messages_get_the_host_context_prefixed(void **state) {
   assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
 }
 
+// A grid above the device's max_grid on a plugin that cannot split it (no
+// VYRE_CAP_GRID_OFFSET): refused before any device work, naming the limit
+// and the fix (docs/abi.md ABI-GRID-1).
+static void test_a_grid_beyond_the_limit_of_a_plugin_that_cannot_split_is_refused(void **state) {
+  (void)state;
+  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+  setenv("VYRE_T_MAX_GRID_X", "10", 1);
+  vyre_device *dev = NULL;
+  vyre_error e = new_err();
+  uint32_t st = vyre_device_open("t-basic", NULL, &dev, &e);
+  unsetenv("VYRE_T_MAX_GRID_X");
+  assert_int_equal(st, VYRE_STATUS_OK);
+  vyre_program *p = vadd_program(1000, 64); // 16 workgroups
+  vyre_kernel *k = NULL;
+  assert_int_equal(vyre_kernel_compile(dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  uint32_t a[1000] = {0}, out[1000];
+  vyre_arg args[3] = {{.data = a, .bytes = sizeof(a)},
+                      {.data = a, .bytes = sizeof(a)},
+                      {.out = out, .out_bytes = sizeof(out)}};
+  uint64_t before = metric(dev, "dispatches");
+  st = vyre_dispatch(k, args, 3, NULL, NULL, &e);
+  assert_int_equal(st, VYRE_STATUS_UNSUPPORTED);
+  ASSERT_HAS(e.message, "grid [16, 1, 1] has x = 16, above the device's limit max_grid.x = 10");
+  ASSERT_HAS(e.message, "VYRE_CAP_GRID_OFFSET");
+  ASSERT_HAS(e.message, "Fix: use a grid of at most 10 on x");
+  assert_int_equal(metric(dev, "dispatches"), before);
+  // Within the limit it runs.
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.has_grid = 1;
+  o.grid[0] = 10;
+  o.grid[1] = o.grid[2] = 1;
+  assert_int_equal(vyre_dispatch(k, args, 3, &o, NULL, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+  vyre_device_close(dev);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_a_grid_beyond_the_limit_of_a_plugin_that_cannot_split_is_refused),
       cmocka_unit_test_setup_teardown(test_dispatch_runs_and_infers_the_grid_from_the_output, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_an_input_longer_than_the_output_needs_an_explicit_grid,

@@ -133,6 +133,10 @@ static uint32_t t_get_caps(vyre_backend *b, vyre_caps *out, vyre_error *err) {
   out->max_workgroup_invocations = 1024;
   out->max_grid[0] = 0x7FFFFFFFu;
   out->max_grid[1] = out->max_grid[2] = 65535;
+  // A smaller x limit for the host's refusal of grids it cannot split (this
+  // plugin does not report VYRE_CAP_GRID_OFFSET; tests/host/test_plan.c).
+  const char *mg = getenv("VYRE_T_MAX_GRID_X");
+  if (mg && *mg) out->max_grid[0] = (uint32_t)strtoul(mg, NULL, 10);
   out->max_storage_buffer_bytes = 1ull << 30;
   out->max_shared_memory_bytes = 16384;
   out->timing_quality = VYRE_TIMING_HOST_CLOCK;

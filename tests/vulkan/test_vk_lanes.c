@@ -64,12 +64,14 @@ static void check_module(const vyre_ir_program *p, uint32_t want_lanes) {
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
   assert_int_equal(info.lanes, want_lanes);
+  // The counts, the lane flag (lane mode), then the 6 grid words.
   if (want_lanes) {
     assert_int_equal(info.lanes_offset, 4 * info.host_buffer_count);
-    assert_int_equal(info.push_bytes, 4 * info.host_buffer_count + 4);
+    assert_int_equal(info.push_bytes, 4 * info.host_buffer_count + 4 + 24);
   } else {
-    assert_int_equal(info.push_bytes, 4 * info.host_buffer_count);
+    assert_int_equal(info.push_bytes, 4 * info.host_buffer_count + 24);
   }
+  assert_int_equal(info.grid_offset, info.push_bytes - 24);
   char path[] = "/tmp/vyre-lanes-XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
