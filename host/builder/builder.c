@@ -64,9 +64,10 @@ static int handle_of(vyre_builder *b, const char *fn, const char *what, const ch
   }
   if (serial != b->serial) {
     vyre__b_fail(b, VYRE_STATUS_INVALID_ARGUMENT,
-                 "%s: %s is a %s handle of builder #%u, not of this builder (#%u, program "
+                 "%s: %s is %s %s handle of builder #%u, not of this builder (#%u, program "
                  "'%.80s'). Fix: make the %s with the builder of the program it goes into.",
-                 fn, what, kind, serial, b->serial, b->name ? b->name : "", kind);
+                 fn, what, kind[0] == 'e' ? "an" : "a", kind, serial, b->serial,
+                 b->name ? b->name : "", kind);
     return 0;
   }
   return 1;
@@ -272,7 +273,6 @@ static const vyre_expr kNoExpr = {0, 0};
 vyre_buf vyre_builder_buffer(vyre_builder *b, const char *name, uint32_t binding, uint32_t access,
                              uint32_t type, uint32_t count) {
   static const char fn[] = "vyre_builder_buffer";
-  char names[256];
   if (!vyre__b_enter(b, fn)) return kNoBuf;
   if (access >= VYRE_IR_ACCESS_COUNT) {
     vyre__b_fail(b, VYRE_STATUS_INVALID_PROGRAM,
@@ -282,11 +282,10 @@ vyre_buf vyre_builder_buffer(vyre_builder *b, const char *name, uint32_t binding
     return kNoBuf;
   }
   if (type >= VYRE_IR_TYPE_COUNT) {
-    snprintf(names, sizeof(names), "VYRE_TYPE_U32, _I32, _F32 or _BOOL32");
     vyre__b_fail(b, VYRE_STATUS_INVALID_PROGRAM,
                  "%s: buffer '%.80s' has element type %u, which is not a VYRE_TYPE_* code. Fix: "
-                 "use %s.",
-                 fn, name ? name : "(null)", type, names);
+                 "use VYRE_TYPE_U32, _I32, _F32 or _BOOL32.",
+                 fn, name ? name : "(null)", type);
     return kNoBuf;
   }
   if (!grow(b, fn, (void **)&b->buffers, &b->buffer_cap, b->buffer_count, sizeof(vyre__bbuffer),
