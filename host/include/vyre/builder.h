@@ -189,10 +189,11 @@ uint32_t vyre_builder_status(const vyre_builder *b, vyre_error *err);
 // default limits (IR-LIMIT-1..3: nesting 64, 65,536 nodes, counted after
 // every reused expression handle is copied) and wraps it as a vyre_program,
 // exactly as vyre_program_from_json would. The caller owns *out
-// (vyre_program_free); it does not depend on |b|. |b| is finished
-// afterwards, whatever the outcome: later calls on it are refused (finish
-// again returns INVALID_ARGUMENT naming the first call made after finish),
-// and it still has to be destroyed. Errors: the first recorded error (see
+// (vyre_program_free); it does not depend on |b|. Called with a non-NULL
+// |b| and |out|, it finishes |b| whatever the outcome: later calls on it are
+// refused (finish again returns INVALID_ARGUMENT naming the first call made
+// after finish), and it still has to be destroyed. |err| may be NULL.
+// Errors: the first recorded error (see
 // CONVENTIONS), INVALID_PROGRAM (an open block; any validation rule
 // broken: the validator's message, starting with the path of the node),
 // INVALID_ARGUMENT (|b| or |out| NULL, |b| already finished),
@@ -354,7 +355,7 @@ VYRE_BUILDER_UN_NAMES(VYRE__B_DECL_UN)
 vyre_var vyre_let(vyre_builder *b, const char *name, vyre_expr value);
 // |v| = |value| (same type; a for loop's variable is read-only).
 uint32_t vyre_assign(vyre_builder *b, vyre_var v, vyre_expr value);
-// |buf|[|index|] = |value| (IR-OOB-2: a store past the end does nothing).
+// |buf|[|index|] = |value| (IR-OOB-3: a store past the end is dropped).
 uint32_t vyre_store(vyre_builder *b, vyre_buf buf, vyre_expr index, vyre_expr value);
 
 // if (|cond|) { ... } [else { ... }]: vyre_if_begin opens the then-list,
