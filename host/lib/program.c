@@ -15,8 +15,7 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
-static uint32_t wrap(vyre_ir *ir, uint32_t st, vyre_program **out, vyre_error *err) {
-  if (st != VYRE_STATUS_OK) return st;
+uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
   vyre_program *p = calloc(1, sizeof(*p));
   if (!p) {
     vyre_ir_free(ir);
@@ -53,7 +52,7 @@ uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out
   *out = NULL;
   vyre_ir *ir = NULL;
   uint32_t st = vyre_ir_from_json(text, len, NULL, &ir, err);
-  return wrap(ir, st, out, err);
+  return st ? st : vyre__program_wrap(ir, out, err);
 }
 
 uint32_t vyre_program_from_file(const char *path, vyre_program **out, vyre_error *err) {
@@ -65,7 +64,7 @@ uint32_t vyre_program_from_file(const char *path, vyre_program **out, vyre_error
   *out = NULL;
   vyre_ir *ir = NULL;
   uint32_t st = vyre_ir_from_json_file(path, NULL, &ir, err);
-  return wrap(ir, st, out, err);
+  return st ? st : vyre__program_wrap(ir, out, err);
 }
 
 uint32_t vyre_program_from_binary(const void *bytes, size_t len, vyre_program **out,
@@ -78,7 +77,7 @@ uint32_t vyre_program_from_binary(const void *bytes, size_t len, vyre_program **
   *out = NULL;
   vyre_ir *ir = NULL;
   uint32_t st = vyre_ir_from_binary(bytes, len, NULL, &ir, err);
-  return wrap(ir, st, out, err);
+  return st ? st : vyre__program_wrap(ir, out, err);
 }
 
 void vyre_program_free(vyre_program *program) {

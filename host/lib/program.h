@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "vyre/vyre.h"
 #include "vyre_ir.h"
 
 // The most host args (and plugin bindings) a program may have.
@@ -26,5 +27,10 @@ struct vyre_program {
   uint32_t arg_buffer[VYRE__MAX_BINDINGS]; // host arg i -> buffer index
   uint32_t by_binding[VYRE__MAX_BINDINGS]; // ascending binding order -> host arg index
 };
+
+// Wraps the validated |ir| (taken over: freed on failure) as a program with
+// its argument maps into *out. Used by the decoders above and by the builder
+// (host/builder). Errors: OUT_OF_MEMORY.
+uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err);
 
 #endif // VYRE_HOST_PROGRAM_H

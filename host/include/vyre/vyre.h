@@ -130,6 +130,16 @@ const char *vyre_program_name(const vyre_program *program);
 // (the program is immutable).
 uint32_t vyre_program_arg_count(const vyre_program *program);
 uint32_t vyre_program_arg_buffer(const vyre_program *program, uint32_t i);
+// Writes |program| in the canonical JSON form (docs/ir-json.md: fixed key
+// order, 2-space indent, f32 literals as "0x%08x" bit strings, a trailing
+// newline) into a new NUL-terminated string *out_text, and its length
+// (without the NUL) into *out_len when |out_len| is non-NULL. The caller
+// owns the text and frees it with free(). Reading the text back
+// (vyre_program_from_json) gives a program with the same canonical hash.
+// Useful to save what vyre/builder.h built. Errors: INVALID_ARGUMENT
+// (|program| or |out_text| NULL), OUT_OF_MEMORY.
+uint32_t vyre_program_to_json(const vyre_program *program, char **out_text, size_t *out_len,
+                              vyre_error *err);
 
 //===----------------------------------------------------------------------===//
 // Backends and devices
