@@ -27,4 +27,8 @@ struct vyre_program {
   uint32_t by_binding[VYRE__MAX_BINDINGS]; // ascending binding order -> host arg index
 };
 
+// Makes a vyre_program that owns |ir| (case_api.c: a case's program). On
+// failure (OUT_OF_MEMORY) |ir| is freed.
+uint32_t vyre__program_adopt(vyre_ir *ir, struct vyre_program **out, vyre_error *err);
+
 #endif // VYRE_HOST_PROGRAM_H
