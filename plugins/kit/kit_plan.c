@@ -320,10 +320,10 @@ static void features_format(uint32_t features, char *out, size_t cap) {
   }
     VYRE_IR_FEATURE_LIST(KIT_FEATURE_ROW)
 #undef KIT_FEATURE_ROW
-    int w = name ? snprintf(out + n, cap - n, "%s'%s' (IR 1.%u: %s)", n ? ", " : "", name, minor,
-                            what)
-                 : snprintf(out + n, cap - n, "%sfeature bit %u (newer than this build)",
-                            n ? ", " : "", bit);
+    int w =
+        name ? snprintf(out + n, cap - n, "%s'%s' (IR 1.%u: %s)", n ? ", " : "", name, minor, what)
+             : snprintf(out + n, cap - n, "%sfeature bit %u (newer than this build)", n ? ", " : "",
+                        bit);
     if (w < 0) break;
     n += (size_t)w;
   }
