@@ -20,9 +20,9 @@ echo "date: $(date -u +%FT%TZ)"
 echo "commit: $commit"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
 
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_CUDA=ON \
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_CUDA=ON -DVYRE_WERROR=ON \
   ${VYRE_GPU_CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 ||
-  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_CUDA=ON \
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DVYRE_BUILD_CUDA=ON -DVYRE_WERROR=ON \
     ${VYRE_GPU_CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" >"$logs/build.log" 2>&1 ||
   { grep -E "error" "$logs/build.log" | head -40; exit 1; }

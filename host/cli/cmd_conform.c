@@ -2,10 +2,11 @@
 //
 // cmd_conform.c — `vyre conform`: runs the conformance suite
 // (host/conform/vyre_conform.h) against one backend, chosen by name or by
-// plugin path. Defaults: the source tree's tests/conformance/cases and
-// tests/conformance/known when that tree still exists, else the installed
-// copies, <exe dir>/VYRE_CONFORMANCE_RELDIR/{cases,known} (cmake/VyreInstall.cmake
-// installs them under <datadir>/vyre/conformance). Exit 0 when nothing
+// plugin path. Defaults: the installed copies next to the tool,
+// <exe dir>/VYRE_CONFORMANCE_RELDIR/{cases,known} (cmake/VyreInstall.cmake
+// installs them under <datadir>/vyre/conformance), so an installed or moved
+// `vyre` runs the cases installed with it; else, in a build tree, the source
+// tree's tests/conformance/cases and tests/conformance/known. Exit 0 when nothing
 // failed, 1 when a case failed (XPASS included), 2 on usage or setup errors.
 
 #define _DEFAULT_SOURCE // readlink, realpath
@@ -33,8 +34,9 @@ static int vyre_conform_is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// Picks the default folder |sub| ("cases" or "known"): the source tree's
-// tests/conformance/<sub> when it exists, else the installed one. Writes the
+// Picks the default folder |sub| ("cases" or "known"): the installed one
+// beside the tool when it exists, else the source tree's
+// tests/conformance/<sub> (a build tree). Writes the
 // candidates tried into |src| and |inst| (|inst| empty when the tool cannot
 // find its own path). Returns the folder chosen, or NULL when neither exists.
 static const char *vyre_conform_default_dir(const char *sub, char *src, char *inst, size_t cap) {
@@ -54,8 +56,8 @@ static const char *vyre_conform_default_dir(const char *sub, char *src, char *in
       free(clean);
     }
   }
-  if (vyre_conform_is_dir(src)) return src;
   if (inst[0] && vyre_conform_is_dir(inst)) return inst;
+  if (vyre_conform_is_dir(src)) return src;
   return NULL;
 }
 
@@ -69,11 +71,12 @@ static void vyre_conform_usage(FILE *f) {
           "                       else automatic selection)\n"
           "  --plugin PATH        test the plugin .so at PATH\n"
           "  --device D           device index or UUID (default: VYRE_DEVICE, else the best)\n"
-          "  --cases DIR          case files (default: %s/tests/conformance/cases,\n"
-          "                       else the installed <prefix>/share/vyre/conformance/cases)\n"
-          "  --known DIR          known-failure lists <backend>.txt (default:\n"
-          "                       %s/tests/conformance/known,\n"
-          "                       else the installed <prefix>/share/vyre/conformance/known)\n"
+          "  --cases DIR          case files (default: the installed\n"
+          "                       <prefix>/share/vyre/conformance/cases beside this tool,\n"
+          "                       else %s/tests/conformance/cases)\n"
+          "  --known DIR          known-failure lists <backend>.txt (default: the installed\n"
+          "                       <prefix>/share/vyre/conformance/known,\n"
+          "                       else %s/tests/conformance/known)\n"
           "  --filter GLOB        only cases whose name matches, e.g. 'integers/*'\n"
           "  --paths LIST         subset of oneshot,async,batch,resident (default: all)\n"
           "  --junit FILE         also write a JUnit XML report\n"

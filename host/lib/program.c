@@ -43,6 +43,10 @@ uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
   return VYRE_STATUS_OK;
 }
 
+uint32_t vyre__program_adopt(vyre_ir *ir, vyre_program **out, vyre_error *err) {
+  return wrap(ir, VYRE_STATUS_OK, out, err);
+}
+
 uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out, vyre_error *err) {
   if (!out || !text)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,

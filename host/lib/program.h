@@ -32,5 +32,8 @@ struct vyre_program {
 // its argument maps into *out. Used by the decoders above and by the builder
 // (host/builder). Errors: OUT_OF_MEMORY.
 uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err);
+// Makes a vyre_program that owns |ir| (case_api.c: a case's program). On
+// failure (OUT_OF_MEMORY) |ir| is freed.
+uint32_t vyre__program_adopt(vyre_ir *ir, struct vyre_program **out, vyre_error *err);
 
 #endif // VYRE_HOST_PROGRAM_H

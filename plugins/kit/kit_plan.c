@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "kit_plan.h"
-#include "vyre_ir.h"
 
 #define NONE VYRE_IR_NONE
 // The validator never accepts deeper nesting than this (host/ir/core/ir_validate.c).
@@ -302,6 +301,34 @@ void vyre_kit_plan_free(vyre_kit_plan *plan) {
   plan->facts = NULL;
 }
 
+// "'int_sat' (IR 1.1: ...), ..." for every bit of |features|, from
+// VYRE_IR_FEATURE_LIST, so the kit needs no IR library (it is installed as
+// the plugin SDK, vyre::plugin_kit).
+static void features_format(uint32_t features, char *out, size_t cap) {
+  size_t n = 0;
+  if (cap) out[0] = '\0';
+  for (uint32_t bit = 0; bit < 32 && n + 1 < cap; bit++) {
+    uint32_t f = 1u << bit;
+    if (!(features & f)) continue;
+    const char *name = NULL, *what = "";
+    uint32_t minor = 0;
+#define KIT_FEATURE_ROW(NAME, BIT, JSON, MINOR, WHAT)                                              \
+  if (f == (1u << (BIT))) {                                                                        \
+    name = JSON;                                                                                   \
+    minor = MINOR;                                                                                 \
+    what = WHAT;                                                                                   \
+  }
+    VYRE_IR_FEATURE_LIST(KIT_FEATURE_ROW)
+#undef KIT_FEATURE_ROW
+    int w =
+        name ? snprintf(out + n, cap - n, "%s'%s' (IR 1.%u: %s)", n ? ", " : "", name, minor, what)
+             : snprintf(out + n, cap - n, "%sfeature bit %u (newer than this build)", n ? ", " : "",
+                        bit);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+}
+
 uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint32_t known_features,
                             const char *backend, vyre_kit_plan *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
@@ -338,7 +365,7 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
   uint32_t features = out->features | p->features;
   if (!s.status && (features & ~known_features)) {
     char names[256];
-    vyre_ir_features_format(features & ~known_features, names, sizeof(names));
+    features_format(features & ~known_features, names, sizeof(names));
     vyre_kit_plan_free(out);
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, backend,
                          "the program uses IR feature %s, which this plugin does not implement. "

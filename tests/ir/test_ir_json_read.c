@@ -251,7 +251,7 @@ static void test_reader_refuses_unknown_and_missing_fields(void **state) {
   tir_expect_reject("{\"vyre\": 1, \"name\": \"t\", \"workgroup_size\": [1, 1, 1], \"buffers\": "
                     "[], \"body\": [], \"inputs\": {}}",
                     BAD, "program: field 'inputs' belongs to case files, not programs",
-                    "vyre_case_from_file");
+                    "vyre_case_load_file");
   reject_body("{\"k\": \"return\", \"value\": 1}", "body[0]: unknown field 'value' in return",
               NULL);
   reject_body("{\"k\": \"let\", \"name\": \"x\"}", "body[0]: let needs the field \"value\"",

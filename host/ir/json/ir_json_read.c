@@ -714,7 +714,7 @@ static uint32_t program(rd *r, json_t *root, const char *const *extra) {
     if (json_object_get(root, kCaseOnly[i]))
       return fail(r,
                   "field '%s' belongs to case files, not programs. Fix: load the file as a case "
-                  "(vyre_case_from_file, `vyre run`) or remove the field.",
+                  "(vyre_case_load_file of vyre/case.h, `vyre run`) or remove the field.",
                   kCaseOnly[i]);
   if ((st = check_keys(r, root, "a program", kProgram, extra))) return st;
   json_t *vv = need(r, root, "vyre", "a program");
