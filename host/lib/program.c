@@ -44,7 +44,7 @@ uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
 }
 
 uint32_t vyre__program_adopt(vyre_ir *ir, vyre_program **out, vyre_error *err) {
-  return wrap(ir, VYRE_STATUS_OK, out, err);
+  return vyre__program_wrap(ir, out, err);
 }
 
 uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out, vyre_error *err) {
