@@ -61,8 +61,18 @@ static const char kPrelude[] =
     "VD float vceil(float a) { return vc(ceilf(a)); }\n"
     "VD float vtrunc(float a) { return vc(truncf(a)); }\n"
     "VD float vround(float a) { return vc(rintf(a)); }\n"
-    "VD u32 vuneg(u32 a) { return 0u - a; }\n"
-    "VD i32 vineg(i32 a) { return (i32)(0u - (u32)a); }\n"
+    // Negation is one opaque neg.s32: on sm_90 (CUDA 13.0, driver 580) ptxas
+    // -O3 dropped the negation of `0u - x` when it fed a max.s32 chain
+    // (tests/conformance/cases/integers/cuda_neg_max.json; -Xptxas -O0 and
+    // this form were both exact). The host build of the prelude (tests) keeps
+    // the plain form.
+    "#ifdef __CUDA_ARCH__\n"
+    "VD u32 vneg32(u32 a) { u32 r; asm volatile(\"neg.s32 %0, %1;\" : \"=r\"(r) : \"r\"(a)); return r; }\n"
+    "#else\n"
+    "VD u32 vneg32(u32 a) { return 0u - a; }\n"
+    "#endif\n"
+    "VD u32 vuneg(u32 a) { return vneg32(a); }\n"
+    "VD i32 vineg(i32 a) { return (i32)vneg32((u32)a); }\n"
     "VD i32 viadd(i32 a, i32 b) { return (i32)((u32)a + (u32)b); }\n"
     "VD i32 visub(i32 a, i32 b) { return (i32)((u32)a - (u32)b); }\n"
     "VD i32 vimul(i32 a, i32 b) { return (i32)((u32)a * (u32)b); }\n"

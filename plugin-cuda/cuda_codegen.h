@@ -27,7 +27,7 @@
 // Bumped whenever generated code may change (part of the compile-cache key).
 // 4: the IR 1.1 int_sat ops (abs_diff, add_sat, sub_sat) and the kit plan.
 // 5: the launch-geometry parameters vo0..vo2, vn0..vn2 (split grids).
-#define VYRE_CUDA_GENERATOR_VERSION 5u
+#define VYRE_CUDA_GENERATOR_VERSION 6u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 
