@@ -54,10 +54,10 @@ def cpu() -> Iterator[vyre.Device]:
         yield d
 
 
-@pytest.fixture(params=["cpu", "vulkan"])
+@pytest.fixture(params=["cpu", "vulkan", "cuda"])
 def device(request: pytest.FixtureRequest) -> Iterator[vyre.Device]:
-    """Every backend the tests cover: the CPU reference, and Vulkan (lavapipe
-    on a machine without a GPU) when it is available."""
+    """Every backend the tests cover: the CPU reference, Vulkan (lavapipe on a
+    machine without a GPU) and CUDA, each when it is available here."""
     with open_or_skip(request.param) as d:
         yield d
 

@@ -80,9 +80,21 @@ Grid = Union[None, int, Sequence[int]]
 # ---------------------------------------------------------------------------
 
 
+# C types resolved once (ffi.new with a type object skips parsing the name).
+_T_ERROR = ffi.typeof("vyre_error *")
+_T_ARGS = ffi.typeof("vyre_arg[]")
+_T_OPTIONS = ffi.typeof("vyre_dispatch_options *")
+_T_RESULT = ffi.typeof("vyre_dispatch_result *")
+_ERROR_SIZE = ffi.sizeof("vyre_error")
+_OPTIONS_SIZE = ffi.sizeof("vyre_dispatch_options")
+_RESULT_SIZE = ffi.sizeof("vyre_dispatch_result")
+_NULL = ffi.NULL
+_from_buffer = ffi.from_buffer
+
+
 def _new_error() -> Any:
-    err = ffi.new("vyre_error *")
-    err.struct_size = ffi.sizeof("vyre_error")
+    err = ffi.new(_T_ERROR)
+    err.struct_size = _ERROR_SIZE
     return err
 
 
@@ -490,9 +502,11 @@ class Device:
             return
         objs = list(self._objects)
         self._kernels.clear()
-        for o in objs:
-            o._forget()  # the C side releases them in vyre_device_close
+        # vyre_device_close releases every kernel and resident buffer of the
+        # device; only then may a program a kernel kept be freed (_forget).
         _lib().vyre_device_close(ptr)
+        for o in objs:
+            o._forget()
 
     def __enter__(self) -> "Device":
         return self
@@ -776,7 +790,7 @@ class Device:
             ranges[i].buffer = res._handle()
             ranges[i].offset = off * 4
             ranges[i].size = cnt * 4
-            ranges[i].dst = ffi.from_buffer(arr, require_writable=True)
+            ranges[i].dst = _from_buffer(arr, require_writable=True)
             keep.append(ranges[i].dst)
         results = ffi.new("vyre_dispatch_result[]", max(len(steps), 1))
         for i in range(len(steps)):
@@ -893,10 +907,9 @@ class _Marshal:
         prog = kernel.program
         specs = prog._args
         inputs = inputs if inputs is not None else {}
-        extra = [n for n in inputs if n not in prog._arg_names]
-        if out:
-            extra += [n for n in out if n not in prog._arg_names]
-        if extra:
+        names = prog._arg_names
+        if not names.issuperset(inputs) or (out and not names.issuperset(out)):
+            extra = [n for n in inputs if n not in names] + [n for n in (out or ()) if n not in names]
             raise invalid_argument(
                 f"program '{prog.name}' has no host buffer named {', '.join(repr(n) for n in extra)}; "
                 f"its buffers are {', '.join(b.name for b in specs) or '(none)'}. "
@@ -905,7 +918,7 @@ class _Marshal:
         n = len(specs)
         self.kernel = kernel
         self.count = n
-        self.args = ffi.new("vyre_arg[]", n) if n else ffi.NULL
+        self.args = ffi.new(_T_ARGS, n) if n else _NULL
         self.outputs: Dict[str, np.ndarray] = {}
         keep: List[Any] = []
         self.keep = keep
@@ -927,7 +940,7 @@ class _Marshal:
                 elems = b.count or 0
                 o = out.get(b.name) if out else None
                 arr_out = np.empty(elems, dtype=b.dtype) if o is None else _out_array(o, b, prog, elems)
-                c = ffi.from_buffer(arr_out, require_writable=True)
+                c = _from_buffer(arr_out, require_writable=True)
                 a.out = c
                 a.out_bytes = arr_out.nbytes
                 keep.append(c)
@@ -939,7 +952,7 @@ class _Marshal:
                     f"({b.type}). Fix: pass inputs['{b.name}'] (an array or a vyre.Resident)."
                 )
             arr = _input_array(v, b, prog)
-            c = ffi.from_buffer(arr)
+            c = _from_buffer(arr)
             a.data = c
             a.bytes = arr.nbytes
             keep.append(arr)
@@ -947,14 +960,17 @@ class _Marshal:
             if b.access == "read_write":
                 o = out.get(b.name) if out else None
                 arr_out = np.empty_like(arr) if o is None else _out_array(o, b, prog, arr.size)
-                co = ffi.from_buffer(arr_out, require_writable=True)
+                co = _from_buffer(arr_out, require_writable=True)
                 a.out = co
                 a.out_bytes = arr_out.nbytes
                 keep.append(co)
                 self.outputs[b.name] = arr_out
-        opts = ffi.new("vyre_dispatch_options *")
+        if grid is None and repeat == 1 and timeout is None:
+            self.opts = _NULL  # libvyre's defaults (vyre_dispatch_options_init)
+            return
+        opts = ffi.new(_T_OPTIONS)
         _lib().vyre_dispatch_options_init(opts)
-        opts.struct_size = ffi.sizeof("vyre_dispatch_options")
+        opts.struct_size = _OPTIONS_SIZE
         if grid is not None:
             g = _triple(grid, "grid")
             opts.has_grid = 1
@@ -1034,9 +1050,10 @@ class Kernel:
     ) -> Dict[str, np.ndarray]:
         """Same as :meth:`Device.run` with this kernel."""
         m = _Marshal(self, inputs, out, grid, repeat, timeout)
-        res = ffi.new("vyre_dispatch_result *")
-        res.struct_size = ffi.sizeof("vyre_dispatch_result")
-        err = _new_error()
+        res = ffi.new(_T_RESULT)
+        res.struct_size = _RESULT_SIZE
+        err = ffi.new(_T_ERROR)
+        err.struct_size = _ERROR_SIZE
         st = _lib().vyre_dispatch(self._handle(), m.args, m.count, m.opts, res, err)
         if st != 0:
             raise _error_from(st, err, _trap_of(res) if st == Status.TRAPPED else None)
@@ -1107,7 +1124,7 @@ class Resident:
             arr = arr.astype(self.dtype)
         arr = np.ascontiguousarray(arr)
         r = self._range(offset, arr.size)
-        c = ffi.from_buffer(arr)
+        c = _from_buffer(arr)
         r.src = c
         err = _new_error()
         _check(_lib().vyre_resident_write(self.device._handle(), r, 1, err), err)
@@ -1126,7 +1143,7 @@ class Resident:
                 f"4-byte elements holding at least {count}. Fix: pass such an array, or none."
             )
         r = self._range(offset, count)
-        c = ffi.from_buffer(out, require_writable=True)
+        c = _from_buffer(out, require_writable=True)
         r.dst = c
         err = _new_error()
         _check(_lib().vyre_resident_read(self.device._handle(), r, 1, err), err)
