@@ -81,8 +81,8 @@ def decode_elements(spec: Any, t: str) -> np.ndarray:
     dt = vyre.DTYPES[t]
     if isinstance(spec, dict):
         if "iota" in spec:
-            i = np.arange(spec["iota"], dtype=np.uint64)
-            return (i & 1).astype(dt) if t == "bool32" else i.astype(dt)
+            idx = np.arange(spec["iota"], dtype=np.uint64)
+            return (idx & np.uint64(1)).astype(dt) if t == "bool32" else idx.astype(dt)
         if "fill" in spec:
             return np.repeat(decode_elements([spec["value"]], t), spec["fill"])
         if "random" in spec:
@@ -91,7 +91,7 @@ def decode_elements(spec: Any, t: str) -> np.ndarray:
                 return ((w >> np.uint32(8)).astype(np.float64) * 2.0**-24).astype(np.float32)
             return (w & np.uint32(1)) if t == "bool32" else w.view(dt)
         raise ValueError(f"unknown generator {spec}")
-    bits = np.empty(len(spec), dtype=np.uint32)
+    bits: np.ndarray = np.empty(len(spec), dtype=np.uint32)
     for i, v in enumerate(spec):
         if isinstance(v, str):
             bits[i] = int(v, 16)

@@ -46,7 +46,7 @@ def test_literals() -> None:
     assert ir.lit_f_bits(0x7F7FFFFF)["bits"] == "0x7f7fffff"
     with pytest.raises(ValueError, match="Fix:"):
         ir.lit_f(1e39)
-    assert ir.lit_b(1) == {"k": "lit", "t": "bool", "v": True}
+    assert ir.lit_b(1) == {"k": "lit", "t": "bool", "v": True}  # type: ignore[arg-type]
 
 
 def test_builder_program_runs(device: vyre.Device) -> None:

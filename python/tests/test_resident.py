@@ -67,7 +67,7 @@ def test_run_on_resident_buffers(device: vyre.Device) -> None:
 def test_batch(device: vyre.Device) -> None:
     inc = device.compile(_inc())
     bufs = [device.alloc(16) for _ in range(4)]
-    jobs = [vyre.Job(inc, {"x": b, "k": np.array([i + 1], np.uint32)}) for i, b in enumerate(bufs)]
+    jobs: list = [vyre.Job(inc, {"x": b, "k": np.array([i + 1], np.uint32)}) for i, b in enumerate(bufs)]
     jobs.append((_scale(), {"x": np.arange(16, dtype=np.uint32)}))  # a host-buffer job, as a tuple
     results = device.batch(jobs)
     assert all(r.ok for r in results)

@@ -162,7 +162,7 @@ class Program:
         strings = ir.strings
 
         def name_at(off: int) -> str:
-            return ffi.string(strings + off).decode("utf-8", "replace")
+            return str(ffi.string(strings + off).decode("utf-8", "replace"))
 
         bufs = []
         for i in range(ir.buffer_count):
@@ -558,7 +558,7 @@ class Device:
         st = _lib().vyre_device_health(self._handle(), h)
         if st != 0:
             raise Error(st, "vyre_device_health refused the device handle. Fix: open a new vyre.Device.")
-        return h.state == 0
+        return bool(h.state == 0)
 
     def recover(self) -> None:
         """Re-creates a lost device (docs/abi.md ABI-RECOVER-1). Every kernel
@@ -709,14 +709,14 @@ class Device:
         its own error and the others still run; with ``check`` (the default)
         the first failed job's error is raised after all ran, else each
         :class:`BatchResult` carries its outputs or its error."""
-        jobs = [j if isinstance(j, Job) else Job(*j) for j in jobs]
-        n = len(jobs)
+        job_list = [j if isinstance(j, Job) else Job(*j) for j in jobs]
+        n = len(job_list)
         if n == 0:
             return []
         items = ffi.new("vyre_batch_item[]", n)
         keep: List[Any] = []
         outs: List[Dict[str, np.ndarray]] = []
-        for i, job in enumerate(jobs):
+        for i, job in enumerate(job_list):
             k = self._kernel(job.program)
             m = _Marshal(k, job.inputs, job.out, job.grid, 1, None)
             keep.append(m)
@@ -756,10 +756,10 @@ class Device:
         ``(program_or_kernel, {buffer name: Resident}[, grid])``; each read a
         :class:`Resident` (all of it) or ``(resident, offset, count)`` in
         elements. Returns one array per read, of the resident's dtype."""
-        steps = [s if isinstance(s, Step) else Step(*s) for s in steps]
-        csteps = ffi.new("vyre_sequence_step[]", max(len(steps), 1))
+        step_list = [s if isinstance(s, Step) else Step(*s) for s in steps]
+        csteps = ffi.new("vyre_sequence_step[]", max(len(step_list), 1))
         keep: List[Any] = []
-        for i, s in enumerate(steps):
+        for i, s in enumerate(step_list):
             k = self._kernel(s.program)
             for name, v in s.bindings.items():
                 if not isinstance(v, Resident):
@@ -792,15 +792,15 @@ class Device:
             ranges[i].size = cnt * 4
             ranges[i].dst = _from_buffer(arr, require_writable=True)
             keep.append(ranges[i].dst)
-        results = ffi.new("vyre_dispatch_result[]", max(len(steps), 1))
-        for i in range(len(steps)):
+        results = ffi.new("vyre_dispatch_result[]", max(len(step_list), 1))
+        for i in range(len(step_list)):
             results[i].struct_size = ffi.sizeof("vyre_dispatch_result")
         err = _new_error()
-        st = _lib().vyre_sequence_run(self._handle(), csteps, len(steps), ranges, len(reads), results, err)
+        st = _lib().vyre_sequence_run(self._handle(), csteps, len(step_list), ranges, len(reads), results, err)
         if st != 0:
             trap = None
             if st == Status.TRAPPED:
-                trap = next((_trap_of(results[i]) for i in range(len(steps)) if results[i].trapped), None)
+                trap = next((_trap_of(results[i]) for i in range(len(step_list)) if results[i].trapped), None)
             raise _error_from(st, err, trap)
         return arrays
 
@@ -831,7 +831,7 @@ def _trap_of(res: Any) -> Optional[Trap]:
 
 
 def _resident_dtype(dtype: Any) -> np.dtype:
-    dt = np.dtype(dtype)
+    dt: np.dtype = np.dtype(dtype)
     if dt not in (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32)):
         raise invalid_argument(
             f"a resident buffer holds 4-byte elements; dtype {dt} is not uint32, int32 or float32. "
@@ -1177,4 +1177,4 @@ class Resident:
 
 def status_name(code: int) -> str:
     """libvyre's name of a status code (``vyre_status_string``)."""
-    return ffi.string(_lib().vyre_status_string(code)).decode()
+    return str(ffi.string(_lib().vyre_status_string(code)).decode())
