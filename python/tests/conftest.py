@@ -34,7 +34,8 @@ def available(name: str) -> bool:
 def open_or_skip(name: str) -> vyre.Device:
     if not available(name):
         found = {b.name: b.reason for b in vyre.backends()}
-        msg = f"backend {name} is not available here: {found.get(name, 'no plugin of that name')}"
+        why = found.get(name, "no plugin of that name").split(". Fix:")[0]
+        msg = f"backend {name} is not available here ({why[:100]})"
         if name in required_backends():
             pytest.fail(msg + " (required by VYRE_TEST_REQUIRE_BACKENDS)")
         pytest.skip(msg)
