@@ -11,7 +11,8 @@
 // current around every driver call (vyre_cuda_enter/vyre_cuda_leave: cuCtxPushCurrent /
 // cuCtxPopCurrent), so any thread may call any slot.
 // Locking: |lock| guards the kernel list, the job pool, the zombie list and
-// the buffer list. Waits happen without it.
+// the buffer list. Waits happen without it. |life| is held shared by every
+// slot and exclusively by recover (docs/abi.md ABI-RECOVER-4).
 
 #ifndef VYRE_CUDA_INTERNAL_H
 #define VYRE_CUDA_INTERNAL_H
@@ -48,6 +49,7 @@ struct vyre_backend {
   uint64_t total_mem;
   uint32_t max_shared;
   pthread_mutex_t lock;
+  pthread_rwlock_t life; // every slot shared, recover exclusive (cuda_plugin.c)
   uint32_t generation;
   _Atomic uint32_t lost;
   vyre_kit_metrics metrics;

@@ -9,7 +9,8 @@
 // objects, its compile cache |pipes| and its free lists (vk_pool.h).
 // Thread safety: |lock| serialises the queue, the command pool, descriptor
 // pools, the free lists and the module list. Fence waits happen without the
-// lock. |lost| and the counters are atomic.
+// lock. |lost| and the counters are atomic. |life| is held shared by every
+// slot and exclusively by recover, which replaces the logical device.
 
 #ifndef VYRE_VK_DEVICE_H
 #define VYRE_VK_DEVICE_H
@@ -48,6 +49,8 @@ struct vyre_backend {
   VkCommandPool pool;
   VkPipelineCache pipeline_cache;
   pthread_mutex_t lock;
+  // Shared by every slot, exclusive in recover (vk_plugin.c; ABI-RECOVER-4).
+  pthread_rwlock_t life;
   uint32_t generation;
   _Atomic uint32_t lost;
   _Atomic uint64_t validation_errors;

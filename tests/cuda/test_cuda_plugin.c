@@ -16,7 +16,9 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -369,6 +371,97 @@ static void test_plugin_simulated_loss_recovers_with_a_new_generation(void **s) 
   cu_ops()->module_release(be, m);
   cu_ops()->destroy(be);
   free(io);
+  free(t);
+}
+
+// Recover while four threads dispatch through the plugin's own table (no
+// host lock in front of it): every dispatch returns OK with the right sums
+// or DEVICE_LOST (docs/abi.md ABI-RECOVER-4), nothing crashes.
+typedef struct race_arg {
+  vyre_backend *be;
+  const vyre_ir_program *p;
+  _Atomic int *stop;
+  unsigned ok, lost;
+  char failure[1200];
+} race_arg;
+
+static void *race_worker(void *v) {
+  race_arg *a = v;
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_module *m = NULL;
+  while (io && !atomic_load(a->stop) && !a->failure[0]) {
+    vyre_error err = {.struct_size = sizeof(err)};
+    if (!m) {
+      vyre_compile_args ca = {.struct_size = sizeof(ca), .program = a->p};
+      memcpy(ca.workgroup_size, a->p->workgroup_size, 12);
+      uint32_t st = cu_ops()->compile(a->be, &ca, &m, &err);
+      if (st == VYRE_STATUS_DEVICE_LOST) {
+        a->lost++;
+        continue;
+      }
+      if (st) {
+        snprintf(a->failure, sizeof(a->failure), "compile: %s", err.message);
+        break;
+      }
+    }
+    vyre_dispatch_args da;
+    vadd_bind(io, &da, m);
+    vyre_dispatch_result res = {.struct_size = sizeof(res)};
+    uint32_t st = cu_ops()->dispatch(a->be, &da, &res, &err);
+    if (st == VYRE_STATUS_DEVICE_LOST) {
+      a->lost++;
+      cu_ops()->module_release(a->be, m);
+      m = NULL;
+      continue;
+    }
+    if (st) {
+      snprintf(a->failure, sizeof(a->failure), "dispatch: status %u: %s", st, err.message);
+      break;
+    }
+    if (!vadd_ok(io)) {
+      snprintf(a->failure, sizeof(a->failure), "dispatch returned OK with wrong sums");
+      break;
+    }
+    a->ok++;
+  }
+  if (m) cu_ops()->module_release(a->be, m);
+  free(io);
+  return NULL;
+}
+
+static void test_plugin_recover_while_four_threads_dispatch(void **s) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = vadd(t);
+  mock_kernel(emu_vadd);
+  _Atomic int stop = 0;
+  race_arg args[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].be = be;
+    args[i].p = p;
+    args[i].stop = &stop;
+    assert_int_equal(pthread_create(&th[i], NULL, race_worker, &args[i]), 0);
+  }
+  for (int r = 0; r < 100; r++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    vyre_error err = {.struct_size = sizeof(err)};
+    if (cu_ops()->recover(be, &err)) fail_msg("recover %d: %s", r, err.message);
+  }
+  atomic_store(&stop, 1);
+  unsigned ok = 0;
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    if (args[i].failure[0]) fail_msg("thread %d: %s", i, args[i].failure);
+    ok += args[i].ok;
+  }
+  fprintf(stderr, "cuda: %u dispatches OK over 100 recovers\n", ok);
+  assert_true(ok > 0);
+  cu_ops()->destroy(be);
   free(t);
 }
 
@@ -922,6 +1015,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
+      cmocka_unit_test(test_plugin_recover_while_four_threads_dispatch),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
       cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
       cmocka_unit_test(test_plugin_int_sat_ops_are_exact_on_the_device),

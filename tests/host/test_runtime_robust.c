@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_runtime_robust.c — "no silent wrong result, crash or hang" on the
+// backend named by VYRE_TEST_BACKEND (cpu, vulkan), through libvyre:
+//   - recover while eight threads dispatch (every dispatch returns OK with
+//     the right values, or DEVICE_LOST; nothing crashes or hangs);
+// Group "host/runtime_robust".
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "host_test_util.h"
+
+static const char *backend_name(void) {
+  const char *b = getenv("VYRE_TEST_BACKEND");
+  return b && *b ? b : "cpu";
+}
+
+static int setup(void **state) {
+  vyre_device *dev = NULL;
+  vyre_error e = new_err();
+  if (vyre_device_open(backend_name(), NULL, &dev, &e) != VYRE_STATUS_OK) {
+    fprintf(stderr, "open %s: %s\n", backend_name(), e.message);
+    *state = NULL;
+    return 0; // each test skips
+  }
+  *state = dev;
+  return 0;
+}
+
+static int teardown(void **state) {
+  if (*state) vyre_device_close(*state);
+  return 0;
+}
+
+#define NEED_DEVICE(state)                                                                         \
+  do {                                                                                             \
+    if (!*(state)) skip();                                                                         \
+  } while (0)
+
+//===----------------------------------------------------------------------===//
+// 1. Recover while other threads dispatch.
+//===----------------------------------------------------------------------===//
+
+enum { RACE_THREADS = 8, RACE_RECOVERS = 100, RACE_N = 256 };
+
+typedef struct {
+  vyre_device *dev;
+  vyre_program *prog;
+  _Atomic int *stop;
+  uint32_t seed;
+  uint64_t ok, lost;
+  char failure[1200];
+} race_arg;
+
+static void *race_worker(void *p) {
+  race_arg *a = p;
+  vyre_kernel *k = NULL;
+  uint32_t in_a[RACE_N], in_b[RACE_N], out[RACE_N];
+  uint32_t round = 0;
+  while (!atomic_load(a->stop) && !a->failure[0]) {
+    vyre_error e = new_err();
+    if (!k) {
+      uint32_t st = vyre_kernel_compile(a->dev, a->prog, NULL, &k, &e);
+      if (st == VYRE_STATUS_DEVICE_LOST) {
+        a->lost++;
+        continue;
+      }
+      if (st) {
+        snprintf(a->failure, sizeof(a->failure), "compile: %s (%u)", e.message, st);
+        break;
+      }
+    }
+    round++;
+    for (uint32_t i = 0; i < RACE_N; i++) {
+      in_a[i] = a->seed * 1000003u + round * 7u + i;
+      in_b[i] = i * 3u + round;
+      out[i] = 0xDEADBEEFu;
+    }
+    vyre_arg args[3] = {{.data = in_a, .bytes = sizeof(in_a)},
+                        {.data = in_b, .bytes = sizeof(in_b)},
+                        {.out = out, .out_bytes = sizeof(out)}};
+    uint32_t st;
+    if (round % 3 == 2) {
+      vyre_job *job = NULL;
+      st = vyre_dispatch_async(k, args, 3, NULL, &job, &e);
+      if (st == VYRE_STATUS_OK) {
+        st = vyre_job_wait(job, UINT64_MAX, NULL, &e);
+        vyre_job_release(job);
+      }
+    } else {
+      st = vyre_dispatch(k, args, 3, NULL, NULL, &e);
+    }
+    if (st == VYRE_STATUS_DEVICE_LOST) {
+      a->lost++;
+      vyre_kernel_release(k);
+      k = NULL;
+      continue;
+    }
+    if (st != VYRE_STATUS_OK) {
+      snprintf(a->failure, sizeof(a->failure), "dispatch: status %u: %s", st, e.message);
+      break;
+    }
+    for (uint32_t i = 0; i < RACE_N; i++)
+      if (out[i] != in_a[i] + in_b[i]) {
+        snprintf(a->failure, sizeof(a->failure),
+                 "dispatch returned OK but out[%u] = %u, expected %u (round %u)", i, out[i],
+                 in_a[i] + in_b[i], round);
+        break;
+      }
+    a->ok++;
+  }
+  vyre_kernel_release(k);
+  return NULL;
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "test_runtime_robust: hang (alarm fired)\n";
+  if (write(2, msg, sizeof(msg) - 1) < 0) _exit(3);
+  _exit(2);
+}
+
+static void test_recover_while_eight_threads_dispatch(void **state) {
+  NEED_DEVICE(state);
+  vyre_device *dev = *state;
+  signal(SIGALRM, on_alarm);
+  alarm(240);
+  vyre_program *prog = vadd_program(RACE_N, 64);
+  assert_non_null(prog);
+  _Atomic int stop = 0;
+  race_arg args[RACE_THREADS];
+  pthread_t th[RACE_THREADS];
+  for (uint32_t t = 0; t < RACE_THREADS; t++) {
+    memset(&args[t], 0, sizeof(args[t]));
+    args[t].dev = dev;
+    args[t].prog = prog;
+    args[t].stop = &stop;
+    args[t].seed = t + 1;
+    assert_int_equal(pthread_create(&th[t], NULL, race_worker, &args[t]), 0);
+  }
+  for (uint32_t r = 0; r < RACE_RECOVERS; r++) {
+    vyre_error e = new_err();
+    struct timespec ts = {0, 2000000}; // 2 ms of dispatching between recovers
+    nanosleep(&ts, NULL);
+    uint32_t st = vyre_device_recover(dev, &e);
+    if (st != VYRE_STATUS_OK) fail_msg("recover %u: %s", r, e.message);
+  }
+  atomic_store(&stop, 1);
+  uint64_t ok = 0, lost = 0;
+  for (uint32_t t = 0; t < RACE_THREADS; t++) {
+    pthread_join(th[t], NULL);
+    if (args[t].failure[0]) fail_msg("thread %u: %s", t, args[t].failure);
+    ok += args[t].ok;
+    lost += args[t].lost;
+  }
+  alarm(0);
+  fprintf(stderr, "%s: %llu dispatches OK, %llu DEVICE_LOST over %u recovers\n", backend_name(),
+          (unsigned long long)ok, (unsigned long long)lost, RACE_RECOVERS);
+  assert_true(ok > 0);
+  // The device works afterwards.
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &e), VYRE_STATUS_OK);
+  uint32_t a[RACE_N], b[RACE_N], out[RACE_N];
+  for (uint32_t i = 0; i < RACE_N; i++)
+    a[i] = i, b[i] = 2 * i;
+  vyre_arg va[3] = {{.data = a, .bytes = sizeof(a)},
+                    {.data = b, .bytes = sizeof(b)},
+                    {.out = out, .out_bytes = sizeof(out)}};
+  assert_int_equal(vyre_dispatch(k, va, 3, NULL, NULL, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < RACE_N; i++)
+    assert_int_equal(out[i], 3 * i);
+  vyre_kernel_release(k);
+  vyre_program_free(prog);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_recover_while_eight_threads_dispatch, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("host/runtime_robust", tests, NULL, NULL);
+}
