@@ -161,10 +161,37 @@ static void pending_complete(vyre_pending *p) {
   p->done = 1;
 }
 
+// A pending whose results were not delivered when the device was found lost
+// reports DEVICE_LOST from then on (docs/abi.md ABI-RECOVER-5): its job is
+// left to the zombie list (the device may still be running it) and its
+// results are never copied out.
+static uint32_t pending_lose(vyre_backend *be, vyre_pending *p, vyre_error *err) {
+  if (p->job) {
+    if (be->device)
+      zombie_add(be, p->job);
+    else
+      vyre_vk_job_free(p->job);
+    p->job = NULL;
+  }
+  p->done = 1;
+  p->status = VYRE_STATUS_DEVICE_LOST;
+  p->error.struct_size = sizeof(p->error);
+  vyre_kit_fail(&p->error, VYRE_STATUS_DEVICE_LOST, 0, VYRE_VK_NAME,
+                "the device was lost (generation %u) before this dispatch's results were "
+                "collected; they are not trusted. Fix: recover the device and dispatch again.",
+                be->generation);
+  copy_error(err, &p->error);
+  return VYRE_STATUS_DEVICE_LOST;
+}
+
 uint32_t vyre_vk_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
                               vyre_error *err) {
   uint32_t st = check_pending(be, p, err);
   if (st) return st;
+  if (!p->done && be->lost) {
+    *out_done = 1;
+    return pending_lose(be, p, err);
+  }
   if (p->done) {
     *out_done = 1;
     return VYRE_STATUS_OK;
@@ -183,9 +210,12 @@ uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeou
                               vyre_dispatch_result *out, vyre_error *err) {
   uint32_t st = check_pending(be, p, err);
   if (st) return st;
+  if (!p->done && be->lost) return pending_lose(be, p, err);
   if (!p->done) {
     st = vyre_vk_fence_wait(be, p->job->fence, timeout_ns, err);
-    if (st) return st; // TIMEOUT leaves the pending valid
+    if (st) return st;                             // TIMEOUT leaves the pending valid
+    if (be->lost) return pending_lose(be, p, err); // lost during the wait
+
     pending_complete(p);
   }
   if (out) {

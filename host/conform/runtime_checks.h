@@ -27,5 +27,6 @@ void vyre__rt_resident_state(vyre_device *dev, vyre__result *r);
 // runtime_fault.c
 void vyre__rt_sequence(vyre_device *dev, vyre__result *r);
 void vyre__rt_fault_recover(vyre_device *dev, vyre__result *r);
+void vyre__rt_pending_loss(vyre_device *dev, vyre__result *r);
 
 #endif // VYRE_RUNTIME_CHECKS_H

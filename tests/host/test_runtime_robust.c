@@ -4,6 +4,8 @@
 // backend named by VYRE_TEST_BACKEND (cpu, vulkan), through libvyre:
 //   - recover while eight threads dispatch (every dispatch returns OK with
 //     the right values, or DEVICE_LOST; nothing crashes or hangs);
+//   - a job still pending when the device is lost reports DEVICE_LOST
+//     (docs/abi.md ABI-RECOVER-5), on every backend alike;
 // Group "host/runtime_robust".
 
 #define _GNU_SOURCE
@@ -185,9 +187,71 @@ static void test_recover_while_eight_threads_dispatch(void **state) {
   vyre_program_free(prog);
 }
 
+//===----------------------------------------------------------------------===//
+// 2. A job pending across a loss reports DEVICE_LOST (ABI-RECOVER-5).
+//===----------------------------------------------------------------------===//
+
+static void test_job_pending_when_the_device_is_lost_reports_device_lost(void **state) {
+  NEED_DEVICE(state);
+  vyre_device *dev = *state;
+  vyre_program *prog = vadd_program(RACE_N, 64);
+  assert_non_null(prog);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &e), VYRE_STATUS_OK);
+  uint32_t a[RACE_N], b[RACE_N], out[RACE_N];
+  for (uint32_t i = 0; i < RACE_N; i++)
+    a[i] = i, b[i] = 1, out[i] = 0;
+  vyre_arg args[3] = {{.data = a, .bytes = sizeof(a)},
+                      {.data = b, .bytes = sizeof(b)},
+                      {.out = out, .out_bytes = sizeof(out)}};
+  // Several rounds: the job may have finished on the device before the
+  // loss or not; either way it was pending (not waited) when the loss came.
+  for (int round = 0; round < 5; round++) {
+    vyre_job *job = NULL;
+    assert_int_equal(vyre_dispatch_async(k, args, 3, NULL, &job, &e), VYRE_STATUS_OK);
+    if (round & 1) {
+      struct timespec ts = {0, 20000000}; // let it finish on the device
+      nanosleep(&ts, NULL);
+    }
+    assert_int_equal(vyre_device_inject_fault(dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+    uint32_t done = 0;
+    uint32_t st = vyre_job_poll(job, &done, &e);
+    if (st != VYRE_STATUS_DEVICE_LOST)
+      fail_msg("round %d: poll after the loss returned %s, expected DEVICE_LOST", round,
+               vyre_status_string(st));
+    st = vyre_job_wait(job, UINT64_MAX, NULL, &e);
+    if (st != VYRE_STATUS_DEVICE_LOST)
+      fail_msg("round %d: wait after the loss returned %s, expected DEVICE_LOST", round,
+               vyre_status_string(st));
+    // Every later wait says the same, before and after recover.
+    assert_int_equal(vyre_job_wait(job, 0, NULL, &e), VYRE_STATUS_DEVICE_LOST);
+    assert_int_equal(vyre_device_recover(dev, &e), VYRE_STATUS_OK);
+    assert_int_equal(vyre_job_wait(job, 0, NULL, &e), VYRE_STATUS_DEVICE_LOST);
+    vyre_job_release(job);
+    vyre_kernel_release(k);
+    k = NULL;
+    assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &e), VYRE_STATUS_OK);
+  }
+  // A job waited before the loss keeps its OK.
+  vyre_job *job = NULL;
+  assert_int_equal(vyre_dispatch_async(k, args, 3, NULL, &job, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(job, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < RACE_N; i++)
+    assert_int_equal(out[i], i + 1);
+  assert_int_equal(vyre_device_inject_fault(dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(job, 0, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_recover(dev, &e), VYRE_STATUS_OK);
+  vyre_job_release(job);
+  vyre_kernel_release(k);
+  vyre_program_free(prog);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_recover_while_eight_threads_dispatch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_job_pending_when_the_device_is_lost_reports_device_lost,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests_name("host/runtime_robust", tests, NULL, NULL);
 }
