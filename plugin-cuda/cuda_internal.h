@@ -34,6 +34,9 @@
 // Coarsened kernels launch grid/coarsen blocks only from this many
 // workgroups along x (fewer keep one block per workgroup: full parallelism).
 #define VYRE_CUDA_COARSEN_MIN_BLOCKS 16384u
+// A dispatch with a deadline checks it every this many launches of its
+// repeats (a huge repeat would otherwise queue them all before any wait).
+#define VYRE_CUDA_REPEAT_CHECK 64u
 
 typedef struct vyre_cuda_kernel vyre_cuda_kernel;
 typedef struct vyre_cuda_job vyre_cuda_job;
@@ -117,6 +120,7 @@ struct vyre_cuda_job {
   uint32_t grid[3];
   uint32_t timing;
   uint32_t repeat;
+  uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none
   uint32_t busy_marked; // resident buffers' busy counts were raised
 };
 
@@ -176,8 +180,10 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                                int allow_direct, vyre_error *err);
 // Enqueues uploads, launches and downloads on |stream|; with |record_done|
 // then records ev_done (async and bounded waits; a caller that synchronizes
-// the stream itself passes 0). Programs without a trap (plan.uses_trap == 0)
-// neither reset nor read back the trap record.
+// the stream itself passes 0). With a deadline, the launch loop checks it
+// every VYRE_CUDA_REPEAT_CHECK launches and stops with TIMEOUT once it
+// passed (ev_done then marks the end of what was queued). Programs without a trap (plan.uses_trap
+// == 0) neither reset nor read back the trap record.
 uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream stream, int record_done,
                                vyre_error *err);
 // After the work completed: copies results to the caller and reads the trap record.

@@ -193,6 +193,7 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
   j->k = k;
   j->n = a->binding_count;
   j->repeat = a->repeat;
+  j->deadline_ns = a->timeout_ns ? vyre_kit_now_ns() + a->timeout_ns : 0;
   memcpy(j->grid, a->grid, sizeof(j->grid));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) != 0;
   j->busy_marked = 0;
@@ -315,6 +316,15 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
     return vyre_cuda_be_fail(be, err, r, "retry without timing", "cuEventRecord");
   const uint32_t *g = hw, *w = wgl;
   for (uint32_t rep = 0; rep < j->repeat; rep++) {
+    if (j->deadline_ns && rep && rep % VYRE_CUDA_REPEAT_CHECK == 0 &&
+        vyre_kit_now_ns() >= j->deadline_ns) {
+      vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, rep);
+      if (record_done) vyre_cuda_cu.cuEventRecord(j->ev_done, s);
+      return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, VYRE_CUDA_NAME,
+                           "the dispatch passed its deadline after queuing %u of %u repeats. "
+                           "Fix: raise the timeout or use fewer repeats.",
+                           rep, j->repeat);
+    }
     r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params,
                                     NULL);
     if (r != CUDA_SUCCESS)

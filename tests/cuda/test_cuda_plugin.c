@@ -465,6 +465,48 @@ static void test_plugin_recover_while_four_threads_dispatch(void **s) {
   free(t);
 }
 
+// repeat 0xFFFFFFFF with a 0.2 s timeout: the launch loop checks the
+// deadline, so dispatch and async return TIMEOUT in about the timeout
+// instead of enqueuing four billion launches first.
+static void test_plugin_huge_repeat_honours_the_timeout(void **s) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  mock_kernel(emu_vadd);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  da.repeat = 0xFFFFFFFFu;
+  da.timeout_ns = 200000000ull;
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  uint64_t t0 = svc_clock(NULL);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_TIMEOUT);
+  double secs = (double)(svc_clock(NULL) - t0) / 1e9;
+  fprintf(stderr, "cuda: one-shot TIMEOUT after %.3f s: %s\n", secs, err.message);
+  assert_true(secs < 1.5);
+  vyre_pending *p = NULL;
+  t0 = svc_clock(NULL);
+  uint32_t st = cu_ops()->dispatch_async(be, &da, &p, &err);
+  if (st == VYRE_STATUS_OK) st = cu_ops()->pending_wait(be, p, UINT64_MAX, &res, &err);
+  secs = (double)(svc_clock(NULL) - t0) / 1e9;
+  fprintf(stderr, "cuda: async %u after %.3f s\n", st, secs);
+  assert_int_equal(st, VYRE_STATUS_TIMEOUT);
+  assert_true(secs < 1.5);
+  if (p) cu_ops()->pending_release(be, p);
+  // Still healthy, and a normal dispatch is right.
+  vadd_bind(io, &da, m);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
 static void test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles(void **s) {
   NEED_GPU();
   vyre_backend *be = cu_open();
@@ -1016,6 +1058,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_recover_while_four_threads_dispatch),
+      cmocka_unit_test(test_plugin_huge_repeat_honours_the_timeout),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
       cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
       cmocka_unit_test(test_plugin_int_sat_ops_are_exact_on_the_device),

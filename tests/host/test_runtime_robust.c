@@ -6,6 +6,8 @@
 //     the right values, or DEVICE_LOST; nothing crashes or hangs);
 //   - a job still pending when the device is lost reports DEVICE_LOST
 //     (docs/abi.md ABI-RECOVER-5), on every backend alike;
+//   - repeat 0xFFFFFFFF with a 0.2 s timeout returns TIMEOUT in about the
+//     timeout, with bounded memory (one-shot, async, batch, sequence);
 // Group "host/runtime_robust".
 
 #define _GNU_SOURCE
@@ -247,11 +249,106 @@ static void test_job_pending_when_the_device_is_lost_reports_device_lost(void **
   vyre_program_free(prog);
 }
 
+//===----------------------------------------------------------------------===//
+// 3. A huge repeat honours the timeout, with bounded memory.
+//===----------------------------------------------------------------------===//
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+// Resident set size in MiB (/proc/self/statm).
+static uint64_t rss_mib(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long size = 0, res = 0;
+  if (f) {
+    if (fscanf(f, "%llu %llu", &size, &res) != 2) res = 0;
+    fclose(f);
+  }
+  return res * (uint64_t)sysconf(_SC_PAGESIZE) >> 20;
+}
+
+#define CHECK_TIMEOUT(what, st, t0)                                                                \
+  do {                                                                                             \
+    double secs_ = (double)(now_ns() - (t0)) / 1e9;                                                \
+    fprintf(stderr, "%s: %s: %s after %.3f s (rss %llu MiB)\n", backend_name(), what,              \
+            vyre_status_string(st), secs_, (unsigned long long)rss_mib());                         \
+    if ((st) != VYRE_STATUS_TIMEOUT)                                                               \
+      fail_msg("%s returned %s, expected TIMEOUT", what, vyre_status_string(st));                  \
+    if (secs_ > 1.5) fail_msg("%s took %.3f s with a 0.2 s timeout", what, secs_);                 \
+  } while (0)
+
+static void test_huge_repeat_honours_the_timeout(void **state) {
+  NEED_DEVICE(state);
+  vyre_device *dev = *state;
+  signal(SIGALRM, on_alarm);
+  alarm(120);
+  vyre_program *prog = json_program(INC_JSON);
+  assert_non_null(prog);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &e), VYRE_STATUS_OK);
+  uint32_t x[64] = {0};
+  vyre_arg arg = {.data = x, .bytes = sizeof(x), .out = x, .out_bytes = sizeof(x)};
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.repeat = 0xFFFFFFFFu;
+  o.timeout_ns = 200000000ull;
+  uint64_t rss0 = rss_mib();
+  uint64_t t0 = now_ns();
+  uint32_t st = vyre_dispatch(k, &arg, 1, &o, NULL, &e);
+  CHECK_TIMEOUT("one-shot", st, t0);
+
+  vyre_job *job = NULL;
+  t0 = now_ns();
+  st = vyre_dispatch_async(k, &arg, 1, &o, &job, &e);
+  if (st == VYRE_STATUS_OK) st = vyre_job_wait(job, UINT64_MAX, NULL, &e);
+  CHECK_TIMEOUT("async", st, t0);
+  vyre_job_release(job);
+
+  vyre_batch_item item = {.kernel = k, .args = &arg, .arg_count = 1, .options = &o};
+  t0 = now_ns();
+  st = vyre_dispatch_batch(dev, &item, 1, &e);
+  assert_int_equal(st, VYRE_STATUS_OK);
+  CHECK_TIMEOUT("batch item", item.status, t0);
+
+  vyre_resident *r = NULL;
+  if (vyre_resident_alloc(dev, sizeof(x), &r, &e) == VYRE_STATUS_OK) {
+    vyre_arg ra = {.resident = r};
+    vyre_sequence_step step = {.kernel = k, .args = &ra, .arg_count = 1, .options = &o};
+    t0 = now_ns();
+    st = vyre_sequence_run(dev, &step, 1, NULL, 0, NULL, &e);
+    CHECK_TIMEOUT("sequence", st, t0);
+    // The buffer may still be leased by abandoned work for a moment.
+    for (int i = 0; i < 200 && vyre_resident_free(r, &e) != VYRE_STATUS_OK; i++) {
+      struct timespec ts = {0, 10000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  uint64_t rss1 = rss_mib();
+  if (rss1 > rss0 + 64)
+    fail_msg("memory grew from %llu to %llu MiB", (unsigned long long)rss0,
+             (unsigned long long)rss1);
+  // The device still works, and a modest repeat is exact.
+  o.repeat = 1000;
+  o.timeout_ns = 0;
+  memset(x, 0, sizeof(x));
+  assert_int_equal(vyre_dispatch(k, &arg, 1, &o, NULL, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < 64; i++)
+    assert_int_equal(x[i], 1000);
+  alarm(0);
+  vyre_kernel_release(k);
+  vyre_program_free(prog);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_recover_while_eight_threads_dispatch, setup, teardown),
       cmocka_unit_test_setup_teardown(test_job_pending_when_the_device_is_lost_reports_device_lost,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_huge_repeat_honours_the_timeout, setup, teardown),
   };
   return cmocka_run_group_tests_name("host/runtime_robust", tests, NULL, NULL);
 }
