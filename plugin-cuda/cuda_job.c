@@ -279,6 +279,14 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
       r = vyre_cuda_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
     up += io->access == VYRE_IR_ACCESS_WRITE ? 0 : io->bytes;
   }
+  // A resident buffer bound as a write buffer reads as zero at the start of
+  // the dispatch (docs/ir.md IR-BUF-10): its bound range is cleared on the
+  // stream, after earlier work on it and before the launches.
+  for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
+    vyre_cuda_io *io = &j->io[i];
+    if (io->res && io->bytes && io->access == VYRE_IR_ACCESS_WRITE)
+      r = vyre_cuda_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
+  }
   if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "uploading a large binding");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
 

@@ -374,6 +374,21 @@ static uint32_t hz_kind(const vyre_vk_job *j, uint32_t slot) {
   return acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM ? HZ_READ : HZ_WRITE;
 }
 
+// Fills the bound range of every resident buffer |j| binds as a write
+// buffer with zeros; returns how many it filled.
+static uint32_t zero_resident_writes(const vyre_vk_job *j, VkCommandBuffer cb) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    const vyre_binding *b = &j->bind[i];
+    if (b->kind != VYRE_BINDING_RESIDENT || !b->bytes ||
+        access_of(j->pipe, i) != VYRE_IR_ACCESS_WRITE)
+      continue;
+    vkCmdFillBuffer(cb, b->resident->buf, 0, b->bytes, 0);
+    n++;
+  }
+  return n;
+}
+
 // True when |j| must wait for work recorded since the last barrier (epoch
 // |ep|): it reads a resident buffer written since, or writes one accessed
 // since. Host bindings live in the job's own device memory: no hazard.
@@ -466,6 +481,14 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
     vyre_vk_job *j = js[k];
     if (!j) continue;
     if (hz_conflict(j, ep)) {
+      vyre_vk_barrier(cb);
+      ep = ++be->hz_epoch;
+    }
+    // A resident buffer bound as a write buffer reads as zero at the start
+    // of the dispatch (docs/ir.md IR-BUF-10): its bound range is filled
+    // here, after every earlier access (the barrier above) and before the
+    // dispatch (the barrier below).
+    if (zero_resident_writes(j, cb)) {
       vyre_vk_barrier(cb);
       ep = ++be->hz_epoch;
     }

@@ -23,6 +23,7 @@ const vyre__runtime_check vyre__runtime_checks[] = {
     {"runtime/resident_failed_read_leaves_memory", vyre__rt_resident_failed_read},
     {"runtime/resident_bad_handles_refused", vyre__rt_resident_bad_handles},
     {"runtime/resident_state_persists", vyre__rt_resident_state},
+    {"runtime/resident_write_reads_zero", vyre__rt_resident_write_zeroed},
     {"runtime/sequence_one_fence", vyre__rt_sequence},
     // Last: they move the device to a new generation.
     {"runtime/fault_recover", vyre__rt_fault_recover},

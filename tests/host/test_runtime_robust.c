@@ -8,6 +8,8 @@
 //     (docs/abi.md ABI-RECOVER-5), on every backend alike;
 //   - repeat 0xFFFFFFFF with a 0.2 s timeout returns TIMEOUT in about the
 //     timeout, with bounded memory (one-shot, async, batch, sequence);
+//   - a resident buffer bound as a write buffer reads as zero at the start of
+//     every dispatch (docs/ir.md IR-BUF-10);
 // Group "host/runtime_robust".
 
 #define _GNU_SOURCE
@@ -343,12 +345,102 @@ static void test_huge_repeat_honours_the_timeout(void **state) {
   vyre_program_free(prog);
 }
 
+//===----------------------------------------------------------------------===//
+// 4. A resident write buffer reads as zero at every dispatch (IR-BUF-10).
+//===----------------------------------------------------------------------===//
+
+// out[i] = out[i] + 1 on a write buffer of 64 elements.
+#define BUMP_WRITE_JSON                                                                            \
+  "{\"vyre\":1,\"name\":\"bump\",\"workgroup_size\":[64,1,1],\"buffers\":["                        \
+  "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":64}],"          \
+  "\"body\":[{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\","            \
+  "\"axis\":0}},{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"lt\",\"a\":{\"k\":\"var\","         \
+  "\"name\":\"i\"},\"b\":{\"k\":\"len\",\"buffer\":\"out\"}},\"then\":[{\"k\":\"store\","          \
+  "\"buffer\":\"out\",\"index\":{\"k\":\"var\",\"name\":\"i\"},\"value\":{\"k\":\"bin\","          \
+  "\"op\":\"add\",\"a\":{\"k\":\"load\",\"buffer\":\"out\",\"index\":{\"k\":\"var\","              \
+  "\"name\":\"i\"}},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":1}}}],\"else\":[]}]}"
+
+static void expect_all(vyre_device *dev, vyre_resident *r, uint32_t want, const char *what) {
+  uint32_t got[64];
+  vyre_error e = new_err();
+  vyre_resident_range rg = {.buffer = r, .offset = 0, .size = sizeof(got), .dst = got};
+  assert_int_equal(vyre_resident_read(dev, &rg, 1, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < 64; i++)
+    if (got[i] != want)
+      fail_msg("%s: element %u is 0x%08x, expected %u (a write buffer must read as zero at the "
+               "start of the dispatch)",
+               what, i, got[i], want);
+}
+
+static void fill(vyre_device *dev, vyre_resident *r, uint32_t v) {
+  uint32_t x[64];
+  for (uint32_t i = 0; i < 64; i++)
+    x[i] = v + i;
+  vyre_error e = new_err();
+  vyre_resident_range rg = {.buffer = r, .offset = 0, .size = sizeof(x), .src = x};
+  assert_int_equal(vyre_resident_write(dev, &rg, 1, &e), VYRE_STATUS_OK);
+}
+
+static void test_resident_write_buffer_reads_as_zero_at_every_dispatch(void **state) {
+  NEED_DEVICE(state);
+  vyre_device *dev = *state;
+  vyre_program *prog = json_program(BUMP_WRITE_JSON);
+  assert_non_null(prog);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_resident *r = NULL;
+  assert_int_equal(vyre_resident_alloc(dev, 64 * 4, &r, &e), VYRE_STATUS_OK);
+  vyre_arg ra = {.resident = r};
+  fill(dev, r, 0x5500);
+  assert_int_equal(vyre_dispatch(k, &ra, 1, NULL, NULL, &e), VYRE_STATUS_OK);
+  expect_all(dev, r, 1, "one-shot");
+  // Again, without refilling: the previous result is not the start value.
+  assert_int_equal(vyre_dispatch(k, &ra, 1, NULL, NULL, &e), VYRE_STATUS_OK);
+  expect_all(dev, r, 1, "second one-shot");
+  // Repeats of one dispatch see the previous repeat's writes.
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.repeat = 3;
+  fill(dev, r, 0x5500);
+  assert_int_equal(vyre_dispatch(k, &ra, 1, &o, NULL, &e), VYRE_STATUS_OK);
+  expect_all(dev, r, 3, "repeat 3");
+  fill(dev, r, 0x5500);
+  vyre_job *job = NULL;
+  assert_int_equal(vyre_dispatch_async(k, &ra, 1, NULL, &job, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(job, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  vyre_job_release(job);
+  expect_all(dev, r, 1, "async");
+  // Two batch items on the same buffer: each starts from zero.
+  fill(dev, r, 0x5500);
+  vyre_batch_item items[2] = {{.kernel = k, .args = &ra, .arg_count = 1},
+                              {.kernel = k, .args = &ra, .arg_count = 1}};
+  assert_int_equal(vyre_dispatch_batch(dev, items, 2, &e), VYRE_STATUS_OK);
+  assert_int_equal(items[0].status, VYRE_STATUS_OK);
+  assert_int_equal(items[1].status, VYRE_STATUS_OK);
+  expect_all(dev, r, 1, "batch of two");
+  // Two sequence steps likewise.
+  fill(dev, r, 0x5500);
+  vyre_sequence_step steps[2] = {{.kernel = k, .args = &ra, .arg_count = 1},
+                                 {.kernel = k, .args = &ra, .arg_count = 1}};
+  uint32_t got[64];
+  vyre_resident_range rd = {.buffer = r, .offset = 0, .size = sizeof(got), .dst = got};
+  assert_int_equal(vyre_sequence_run(dev, steps, 2, &rd, 1, NULL, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < 64; i++)
+    if (got[i] != 1) fail_msg("sequence of two: element %u is 0x%08x, expected 1", i, got[i]);
+  assert_int_equal(vyre_resident_free(r, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(prog);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_recover_while_eight_threads_dispatch, setup, teardown),
       cmocka_unit_test_setup_teardown(test_job_pending_when_the_device_is_lost_reports_device_lost,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_huge_repeat_honours_the_timeout, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_resident_write_buffer_reads_as_zero_at_every_dispatch,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests_name("host/runtime_robust", tests, NULL, NULL);
 }
