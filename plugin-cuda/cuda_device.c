@@ -224,6 +224,7 @@ uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre
                          "no host memory for the backend. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
   life_init(&be->life);
+  be->kernel_max = vyre_kit_module_cache_max(VYRE_CUDA_NAME);
   be->generation = 1;
   st = pick_device(args, count, be, err);
   if (!st) st = read_identity(be, be->uuid, &be->cc_major, &be->cc_minor, err);

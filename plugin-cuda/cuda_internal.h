@@ -57,7 +57,9 @@ struct vyre_backend {
   _Atomic uint32_t lost;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  vyre_cuda_kernel *kernels; // in-memory compile cache of this generation
+  vyre_cuda_kernel *kernels; // in-memory compile cache of this generation, most recent first
+  uint32_t kernel_count;     // entries in |kernels|
+  uint32_t kernel_max;       // the bound (VYRE_MODULE_CACHE_ENTRIES, default 256; ABI-CACHE-10)
   vyre_cuda_job *free_jobs;  // idle dispatch resources
   vyre_cuda_job *zombies;    // released pendings still running on the device
   vyre_buffer *buffers;      // live resident buffers
@@ -66,8 +68,11 @@ struct vyre_backend {
 };
 
 // A loaded program (shared by every module handle compiled from one key).
+// |refs| counts the module handles and jobs using it: the cache unloads the
+// least recently used kernels beyond its bound only when nothing uses them.
 struct vyre_cuda_kernel {
   vyre_cuda_kernel *next;
+  _Atomic uint32_t refs;
   uint8_t *key;
   size_t key_size;
   CUmodule mod;
@@ -156,6 +161,8 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *args, vyre
 void vyre_cuda_module_release(vyre_backend *be, vyre_module *m);
 // Unloads every kernel (destroy, recover). Takes no lock (the caller holds it or is alone).
 void vyre_cuda_kernels_free(vyre_backend *be);
+// Kernels in the in-memory cache (the module_cache_entries metric).
+uint32_t vyre_cuda_kernels_count(vyre_backend *be);
 
 // cuda_buffer.c
 uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,

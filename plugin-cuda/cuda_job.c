@@ -79,6 +79,7 @@ static void job_give_locked(vyre_backend *be, vyre_cuda_job *j) {
     j->host = NULL;
     j->host_cap = 0;
   }
+  if (j->k) atomic_fetch_sub(&j->k->refs, 1); // taken at prepare
   j->k = NULL;
   j->n = 0;
   j->next = be->free_jobs;
@@ -191,6 +192,7 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                          "Fix: use a grid within those limits.",
                          a->grid[0], a->grid[1], a->grid[2]);
   j->k = k;
+  atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
   j->n = a->binding_count;
   j->repeat = a->repeat;
   j->deadline_ns = a->timeout_ns ? vyre_kit_now_ns() + a->timeout_ns : 0;

@@ -14,10 +14,20 @@
 
 #include "cuda_internal.h"
 
+// The kit's standard metrics, then module_cache_entries (docs/caches.md
+// ABI-CACHE-10).
 static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                                   uint32_t *out_count) {
   if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
-  return vyre_kit_metrics_export(&be->metrics, out, capacity, out_count);
+  uint32_t n = 0;
+  uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
+  if (st) return st;
+  if (out && n < capacity) {
+    out[n].name = "module_cache_entries";
+    out[n].value = vyre_cuda_kernels_count(be);
+  }
+  if (out_count) *out_count = n + 1;
+  return VYRE_STATUS_OK;
 }
 
 #define SHARED(be)    pthread_rwlock_rdlock(&(be)->life)

@@ -378,6 +378,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
                          "allocating the backend failed. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
   life_init(&be->life);
+  be->pipe_max = vyre_kit_module_cache_max(VYRE_VK_NAME);
   be->generation = 1;
   const char *sm = vyre_kit_getenv("VYRE_VULKAN_SOFT_MUL");
   be->soft_mul = sm && sm[0] == '1';

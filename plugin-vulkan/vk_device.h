@@ -56,7 +56,9 @@ struct vyre_backend {
   _Atomic uint64_t validation_errors;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  struct vyre_vk_pipe *pipes;    // in-memory compile cache (owned; freed at destroy/recover)
+  struct vyre_vk_pipe *pipes;    // in-memory compile cache, most recent first (vk_pipeline.h)
+  uint32_t pipe_count;           // entries in |pipes|
+  uint32_t pipe_max;             // the bound (VYRE_MODULE_CACHE_ENTRIES, default 256)
   struct vyre_vk_job *zombies;   // timed-out jobs still running on the device
   vyre_buffer *buffers;          // live resident buffers
   vyre_module *modules;          // live module handles (freed at destroy if never released)

@@ -289,6 +289,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
                          "dispatch: out of host memory. Fix: free memory.");
   j->be = be;
   j->pipe = pp;
+  atomic_fetch_add(&pp->refs, 1); // the pipe outlives the job (vk_pipeline.h)
   j->nb = a->binding_count;
   memcpy(j->grid, a->grid, sizeof(j->grid));
   j->repeat = a->repeat;
@@ -574,5 +575,6 @@ void vyre_vk_job_free(vyre_vk_job *j) {
   vyre_vk_dpool_put(be, j->dpool, j->dpool_sets);
   vyre_vk_cb_put(be, j->cb);
   vyre_vk_fence_put(be, j->fence);
+  vyre_vk_pipe_unref(j->pipe);
   free(j);
 }

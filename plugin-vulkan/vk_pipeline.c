@@ -62,6 +62,46 @@ void vyre_vk_pipes_free(vyre_backend *be) {
     be->pipes = pp->next;
     pipe_destroy(be, pp);
   }
+  be->pipe_count = 0;
+}
+
+void vyre_vk_pipe_unref(vyre_vk_pipe *pp) {
+  if (pp) atomic_fetch_sub(&pp->refs, 1);
+}
+
+uint32_t vyre_vk_pipes_count(vyre_backend *be) {
+  pthread_mutex_lock(&be->lock);
+  uint32_t n = be->pipe_count;
+  pthread_mutex_unlock(&be->lock);
+  return n;
+}
+
+// Unlinks the least recently used pipes nothing references until the cache
+// holds at most its bound (pipes in use are never unlinked, so it may hold
+// more while more are in use); returns them (linked by |next|) for the
+// caller to destroy outside the lock. Called with be->lock held.
+static vyre_vk_pipe *pipes_trim_locked(vyre_backend *be) {
+  vyre_vk_pipe *dead = NULL;
+  while (be->pipe_count > be->pipe_max) {
+    vyre_vk_pipe **victim = NULL;
+    for (vyre_vk_pipe **at = &be->pipes; *at; at = &(*at)->next)
+      if (!atomic_load(&(*at)->refs)) victim = at; // the last one: least recently used
+    if (!victim) break;
+    vyre_vk_pipe *p = *victim;
+    *victim = p->next;
+    p->next = dead;
+    dead = p;
+    be->pipe_count--;
+  }
+  return dead;
+}
+
+static void pipes_destroy_list(vyre_backend *be, vyre_vk_pipe *dead) {
+  while (dead) {
+    vyre_vk_pipe *p = dead;
+    dead = p->next;
+    pipe_destroy(be, p);
+  }
 }
 
 static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t *words, size_t n,
@@ -151,18 +191,31 @@ static void payload_put(vyre_backend *be, const vyre_kit_key *k, const vyre_spv_
   free(buf);
 }
 
+// The cached pipe of |k|, moved to the front (most recently used) with a
+// reference taken for the module about to be made. Call with be->lock held.
 static vyre_vk_pipe *find_pipe(vyre_backend *be, const vyre_kit_key *k) {
-  for (vyre_vk_pipe *pp = be->pipes; pp; pp = pp->next)
-    if (pp->key_size == k->size && memcmp(pp->key, k->bytes, k->size) == 0) return pp;
+  for (vyre_vk_pipe **at = &be->pipes; *at; at = &(*at)->next) {
+    vyre_vk_pipe *pp = *at;
+    if (pp->key_size != k->size || memcmp(pp->key, k->bytes, k->size) != 0) continue;
+    *at = pp->next;
+    pp->next = be->pipes;
+    be->pipes = pp;
+    atomic_fetch_add(&pp->refs, 1);
+    return pp;
+  }
   return NULL;
 }
 
+// Makes a module handle for |pp|, which carries a reference taken for it
+// (dropped here on failure, by module_release otherwise).
 static uint32_t module_new(vyre_backend *be, vyre_vk_pipe *pp, const char *label, vyre_module **out,
                            vyre_error *err) {
   vyre_module *m = calloc(1, sizeof(*m));
-  if (!m)
+  if (!m) {
+    vyre_vk_pipe_unref(pp);
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "compile: out of host memory. Fix: free memory.");
+  }
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
   m->pipe = pp;
   snprintf(m->label, sizeof(m->label), "%s", label);
@@ -295,10 +348,14 @@ retry:
   pp->key_size = k.size;
   k.bytes = NULL;
   vyre_kit_key_free(&k);
+  atomic_store(&pp->refs, 1); // the module's
   pthread_mutex_lock(&be->lock);
   pp->next = be->pipes;
   be->pipes = pp;
+  be->pipe_count++;
+  vyre_vk_pipe *dead = pipes_trim_locked(be);
   pthread_mutex_unlock(&be->lock);
+  pipes_destroy_list(be, dead);
   return module_new(be, pp, label, out, err);
 fail:
   free(gen);
@@ -310,14 +367,22 @@ fail:
 
 void vyre_vk_module_release(vyre_backend *be, vyre_module *m) {
   if (!m || m->h.magic != VYRE_MAGIC_MODULE) return;
-  // The pipe stays in the in-memory cache until destroy or recover.
+  // The pipe stays in the in-memory cache (a module of an older generation
+  // points to a pipe recover already freed: no reference to drop); an
+  // unreferenced pipe beyond the bound goes now.
   pthread_mutex_lock(&be->lock);
   if (m->prev)
     m->prev->next = m->next;
   else
     be->modules = m->next;
   if (m->next) m->next->prev = m->prev;
+  vyre_vk_pipe *dead = NULL;
+  if (m->h.generation == be->generation) {
+    vyre_vk_pipe_unref(m->pipe);
+    dead = pipes_trim_locked(be);
+  }
   pthread_mutex_unlock(&be->lock);
+  pipes_destroy_list(be, dead);
   vyre_kit_object_kill(&m->h);
   free(m);
 }

@@ -80,7 +80,7 @@ static const char *const kExtraMetrics[] = {
     "validation_errors",           "vk_memory_allocations", "vk_descriptor_pools",
     "vk_fences_created",           "vk_queue_submits",      "vk_command_buffers",
     "vk_command_buffers_recorded", "vk_host_record_ns",     "vk_host_wait_ns",
-    "vk_host_finish_ns",           "vk_push_descriptors"};
+    "vk_host_finish_ns",           "vk_push_descriptors",   "module_cache_entries"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -99,7 +99,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->ns_record,
                          be->ns_wait,
                          be->ns_finish,
-                         be->cmd_push_descriptors ? 1u : 0u};
+                         be->cmd_push_descriptors ? 1u : 0u,
+                         vyre_vk_pipes_count(be)};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

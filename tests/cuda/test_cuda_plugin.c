@@ -507,6 +507,54 @@ static void test_plugin_huge_repeat_honours_the_timeout(void **s) {
   free(t);
 }
 
+// The in-memory kernel cache is bounded (docs/caches.md ABI-CACHE-10): with
+// VYRE_MODULE_CACHE_ENTRIES=8, 40 distinct programs leave 8 entries, the
+// kernels still referenced by a module are never unloaded, and module
+// handles made before the eviction still dispatch.
+static void test_plugin_module_cache_is_bounded(void **s) {
+  NEED_GPU();
+  setenv("VYRE_MODULE_CACHE_ENTRIES", "8", 1);
+  vyre_backend *be = cu_open();
+  unsetenv("VYRE_MODULE_CACHE_ENTRIES");
+  assert_non_null(be);
+  mock_kernel(emu_vadd);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *keep = cu_compile(be, vadd(t), &err);
+  assert_non_null(keep);
+  uint64_t peak = 0;
+  for (uint32_t k = 0; k < 40; k++) {
+    tb *u = calloc(1, sizeof(tb));
+    tb_init(u, 64, 1, 1);
+    uint32_t A = tb_buf(u, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+    uint32_t O = tb_buf(u, 1, VYRE_IR_ACCESS_WRITE, T_U, 64);
+    uint32_t st = store(u, O, gid(u, 0),
+                        bin(u, VYRE_IR_BIN_ADD, load(u, A, gid(u, 0)), lit(u, T_U, 1000 + k)));
+    vyre_module *m = cu_compile(be, tb_finish(u, LIST(u, st)), &err);
+    assert_non_null(m);
+    cu_ops()->module_release(be, m);
+    uint64_t n = metric(be, "module_cache_entries");
+    if (n > peak) peak = n;
+    free(u);
+  }
+  fprintf(stderr, "cuda: module_cache_entries peak %llu with a bound of 8\n",
+          (unsigned long long)peak);
+  assert_true(peak <= 8);
+  assert_int_equal(metric(be, "module_cache_entries"), 8);
+  // The kept module's kernel was in use all along: still loaded and right.
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, keep);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  cu_ops()->module_release(be, keep);
+  cu_ops()->destroy(be);
+  assert_true(mock_live() == -1 || mock_live() == 0);
+  free(io);
+  free(t);
+}
+
 static void test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles(void **s) {
   NEED_GPU();
   vyre_backend *be = cu_open();
@@ -1059,6 +1107,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_recover_while_four_threads_dispatch),
       cmocka_unit_test(test_plugin_huge_repeat_honours_the_timeout),
+      cmocka_unit_test(test_plugin_module_cache_is_bounded),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
       cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
       cmocka_unit_test(test_plugin_int_sat_ops_are_exact_on_the_device),

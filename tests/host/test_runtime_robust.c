@@ -10,6 +10,9 @@
 //     timeout, with bounded memory (one-shot, async, batch, sequence);
 //   - a resident buffer bound as a write buffer reads as zero at the start of
 //     every dispatch (docs/ir.md IR-BUF-10);
+//   - the in-memory module cache stays at its bound over 2,000 distinct
+//     programs and never drops a module still in use (docs/caches.md
+//     ABI-CACHE-10);
 // Group "host/runtime_robust".
 
 #define _GNU_SOURCE
@@ -433,6 +436,109 @@ static void test_resident_write_buffer_reads_as_zero_at_every_dispatch(void **st
   vyre_program_free(prog);
 }
 
+//===----------------------------------------------------------------------===//
+// 5. The in-memory module cache is bounded (ABI-CACHE-10).
+//===----------------------------------------------------------------------===//
+
+// out[i] = a[i] + K.
+static vyre_program *add_k_program(uint32_t k) {
+  char json[1024];
+  snprintf(json, sizeof(json),
+           "{\"vyre\":1,\"name\":\"addk\",\"workgroup_size\":[64,1,1],\"buffers\":["
+           "{\"name\":\"a\",\"binding\":0,\"access\":\"read\",\"type\":\"u32\"},"
+           "{\"name\":\"out\",\"binding\":1,\"access\":\"write\",\"type\":\"u32\",\"count\":64}],"
+           "\"body\":[{\"k\":\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"builtin\",\"b\":"
+           "\"gid\",\"axis\":0},\"value\":{\"k\":\"bin\",\"op\":\"add\",\"a\":{\"k\":\"load\","
+           "\"buffer\":\"a\",\"index\":{\"k\":\"builtin\",\"b\":\"gid\",\"axis\":0}},\"b\":{\"k\":"
+           "\"lit\",\"t\":\"u32\",\"v\":%u}}}]}",
+           k);
+  return json_program(json);
+}
+
+static int metric(vyre_device *dev, const char *name, uint64_t *out) {
+  vyre_metric m[64];
+  uint32_t n = 0;
+  vyre_error e = new_err();
+  if (vyre_device_metrics(dev, m, 64, &n, &e) != VYRE_STATUS_OK) return 0;
+  for (uint32_t i = 0; i < n && i < 64; i++)
+    if (strcmp(m[i].name, name) == 0) {
+      *out = m[i].value;
+      return 1;
+    }
+  return 0;
+}
+
+static void check_add_k(vyre_kernel *k, uint32_t kv) {
+  uint32_t a[64], out[64];
+  for (uint32_t i = 0; i < 64; i++)
+    a[i] = i;
+  vyre_arg args[2] = {{.data = a, .bytes = sizeof(a)}, {.out = out, .out_bytes = sizeof(out)}};
+  vyre_error e = new_err();
+  if (vyre_dispatch(k, args, 2, NULL, NULL, &e) != VYRE_STATUS_OK) fail_msg("%s", e.message);
+  for (uint32_t i = 0; i < 64; i++)
+    if (out[i] != i + kv) fail_msg("add %u: out[%u] = %u, expected %u", kv, i, out[i], i + kv);
+}
+
+static void test_module_cache_stays_bounded_over_2000_programs(void **state) {
+  NEED_DEVICE(state);
+  vyre_device *dev = *state;
+  enum { PROGRAMS = 2000, KEEP = 8, BOUND = 256 };
+  vyre_program *kept_p[KEEP];
+  vyre_kernel *kept_k[KEEP];
+  vyre_error e = new_err();
+  uint64_t rss0 = rss_mib(), peak = 0, entries = 0;
+  int has_metric = 0;
+  for (uint32_t i = 0; i < PROGRAMS; i++) {
+    vyre_program *p = add_k_program(i);
+    assert_non_null(p);
+    vyre_kernel *k = NULL;
+    if (vyre_kernel_compile(dev, p, NULL, &k, &e) != VYRE_STATUS_OK)
+      fail_msg("compile %u: %s", i, e.message);
+    if (i < KEEP) {
+      kept_p[i] = p;
+      kept_k[i] = k; // in use for the whole test: never evicted
+    } else {
+      if (i % 97 == 0) check_add_k(k, i);
+      vyre_kernel_release(k);
+      vyre_program_free(p);
+    }
+    if (i % 500 == 499)
+      fprintf(stderr, "%s: %u programs, rss %llu MiB\n", backend_name(), i + 1,
+              (unsigned long long)rss_mib());
+    if (metric(dev, "module_cache_entries", &entries)) {
+      has_metric = 1;
+      if (entries > peak) peak = entries;
+    }
+  }
+  uint64_t rss1 = rss_mib();
+  fprintf(stderr,
+          "%s: %u programs: module_cache_entries peak %llu, now %llu; rss %llu -> %llu MiB\n",
+          backend_name(), PROGRAMS, (unsigned long long)peak, (unsigned long long)entries,
+          (unsigned long long)rss0, (unsigned long long)rss1);
+  // The GPU backends cache modules and report the metric; the CPU reference
+  // keeps no cache (docs/caches.md).
+  if (strcmp(backend_name(), "cpu") != 0 && !has_metric)
+    fail_msg("%s reports no module_cache_entries metric", backend_name());
+  if (rss1 > rss0 + 200)
+    fail_msg("memory grew from %llu to %llu MiB over %u programs", (unsigned long long)rss0,
+             (unsigned long long)rss1, PROGRAMS);
+  if (has_metric && peak > BOUND)
+    fail_msg("module_cache_entries reached %llu, above the bound %u", (unsigned long long)peak,
+             BOUND);
+  for (uint32_t i = 0; i < KEEP; i++) {
+    check_add_k(kept_k[i], i); // still right: an entry in use is never evicted
+    vyre_kernel_release(kept_k[i]);
+    vyre_program_free(kept_p[i]);
+  }
+  // Compiling an early program again works (a miss, regenerated or from disk).
+  vyre_program *p = add_k_program(100);
+  vyre_kernel *k = NULL;
+  assert_int_equal(vyre_kernel_compile(dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  check_add_k(k, 100);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_recover_while_eight_threads_dispatch, setup, teardown),
@@ -441,6 +547,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_huge_repeat_honours_the_timeout, setup, teardown),
       cmocka_unit_test_setup_teardown(test_resident_write_buffer_reads_as_zero_at_every_dispatch,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_module_cache_stays_bounded_over_2000_programs, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests_name("host/runtime_robust", tests, NULL, NULL);
 }
