@@ -188,7 +188,9 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
       goto fail;
     }
     r = load(c, &cubin);
-    if (r == CUDA_SUCCESS) vyre_kit_cache_put(be->disk, &cubin.key, cubin.data, cubin.size);
+    if (r == CUDA_SUCCESS)
+      vyre_cuda_cubin_put(be->disk, p, a->workgroup_size, a->flags, be->cc_major, be->cc_minor,
+                          &cubin);
   }
   vyre_cuda_leave(be);
   if (r != CUDA_SUCCESS) {

@@ -57,6 +57,25 @@ struct vyre_module {
   vyre_module *next, *prev; // the backend's live modules
 };
 
+// The disk-cache payload of one pipeline (docs/caches.md ABI-CACHE-11): this
+// head, then |word_count| SPIR-V words. Every field is checked on load
+// against the program and compile key being compiled, and the binding plan
+// against what the program implies; any mismatch is a miss (generate again
+// and rewrite the entry), so a forged or foreign entry never runs.
+#define VYRE_VK_PAYLOAD_MAGIC   0x32535056u // "VPS2"
+#define VYRE_VK_PAYLOAD_VERSION 2u
+typedef struct vyre_vk_payload_head {
+  uint32_t magic;   // VYRE_VK_PAYLOAD_MAGIC
+  uint32_t version; // VYRE_VK_PAYLOAD_VERSION
+  uint8_t hash[16]; // vyre_ir_program.hash of the program it was made for
+  uint32_t workgroup_size[3];
+  uint32_t flags; // compile flags
+  uint32_t has_int64, soft_mul, int64_atomics;
+  uint32_t buffer_count; // the program's
+  vyre_spv_info info;
+  uint32_t word_count;
+} vyre_vk_payload_head;
+
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                          vyre_error *err);
 void vyre_vk_module_release(vyre_backend *be, vyre_module *m);
