@@ -132,7 +132,8 @@ static uint32_t job_continue(vyre_backend *be, vyre_vk_job *j, vyre_error *err) 
 // Waits for every submission of |j| until |until| (UINT64_MAX: forever),
 // submitting the remaining repeats chunk by chunk. TIMEOUT: the wait ran
 // out (the last chunk may still run) or the job's own deadline passed.
-static uint32_t job_wait(vyre_backend *be, vyre_vk_job *j, uint64_t until, vyre_error *err) {
+static uint32_t job_wait(vyre_backend *be, vyre_vk_job *j, uint64_t until, uint64_t timeout_ns,
+                         vyre_error *err) {
   for (;;) {
     uint64_t now = vyre_kit_now_ns(), left = 0;
     if (until == UINT64_MAX)
@@ -140,6 +141,11 @@ static uint32_t job_wait(vyre_backend *be, vyre_vk_job *j, uint64_t until, vyre_
     else if (until > now)
       left = until - now;
     uint32_t st = vyre_vk_fence_wait(be, j->fence, left, err);
+    if (st == VYRE_STATUS_TIMEOUT) // the message names the whole timeout, not what was left
+      return vyre_kit_fail(err, st, VK_TIMEOUT, VYRE_VK_NAME,
+                           "the dispatch did not finish within %llu ns. Fix: raise the timeout "
+                           "or split the work.",
+                           (unsigned long long)timeout_ns);
     if (st || !j->rep_left) return st;
     if (be->lost) return vyre_vk_check_alive(be, err);
     if ((st = job_continue(be, j, err))) return st;
@@ -158,7 +164,7 @@ uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_di
   uint32_t st = launch(be, a, &j, err);
   if (st) return st;
   uint64_t t1 = vyre_kit_now_ns();
-  st = job_wait(be, j, until_of(t0, a->timeout_ns), err);
+  st = job_wait(be, j, until_of(t0, a->timeout_ns), a->timeout_ns, err);
   uint64_t t2 = vyre_kit_now_ns();
   be->ns_record += t1 - t0;
   be->ns_wait += t2 - t1;
@@ -295,7 +301,11 @@ uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeou
   if (!p->done && be->lost) return pending_lose(be, p, err);
   if (!p->done) {
     vyre_error e = {.struct_size = sizeof(e)};
-    st = job_wait(be, p->job, until_of(vyre_kit_now_ns(), timeout_ns), &e);
+    // pending_wait's timeout: UINT64_MAX forever, 0 a poll.
+    uint64_t now = vyre_kit_now_ns();
+    uint64_t until =
+        timeout_ns == UINT64_MAX || now + timeout_ns < now ? UINT64_MAX : now + timeout_ns;
+    st = job_wait(be, p->job, until, timeout_ns, &e);
     if (st == VYRE_STATUS_TIMEOUT && p->job->rep_left && p->job->deadline_ns &&
         vyre_kit_now_ns() >= p->job->deadline_ns) {
       pending_expire(be, p, &e); // the dispatch's own deadline passed between chunks
