@@ -13,6 +13,10 @@
 //   - the in-memory module cache stays at its bound over 2,000 distinct
 //     programs and never drops a module still in use (docs/caches.md
 //     ABI-CACHE-10);
+//   - vyre_dispatch_async borrows the caller's memory until the wait (the
+//     contract in vyre.h): outputs are in the caller's memory when the wait
+//     returns, not touched after a release, and (CPU reference) the inputs
+//     are read after the submit, so they must stay unchanged until the wait.
 // Group "host/runtime_robust".
 
 #define _GNU_SOURCE
@@ -539,6 +543,102 @@ static void test_module_cache_stays_bounded_over_2000_programs(void **state) {
   vyre_program_free(p);
 }
 
+//===----------------------------------------------------------------------===//
+// 7. vyre_dispatch_async borrows the caller's memory until the wait.
+//===----------------------------------------------------------------------===//
+
+// One invocation spinning |n| iterations: out[0] = n, enough to keep the
+// CPU reference's executor busy for a while.
+static vyre_program *spin_program(uint32_t n) {
+  char json[1024];
+  snprintf(json, sizeof(json),
+           "{\"vyre\":1,\"name\":\"spin\",\"workgroup_size\":[1,1,1],\"buffers\":["
+           "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":1}],"
+           "\"body\":[{\"k\":\"for\",\"var\":\"j\",\"from\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0},"
+           "\"to\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":%u},\"body\":[{\"k\":\"store\",\"buffer\":"
+           "\"out\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0},\"value\":{\"k\":\"bin\","
+           "\"op\":\"add\",\"a\":{\"k\":\"var\",\"name\":\"j\"},\"b\":{\"k\":\"lit\",\"t\":\"u32\","
+           "\"v\":1}}}]}]}",
+           n);
+  return json_program(json);
+}
+
+static void test_async_borrows_the_callers_memory_until_the_wait(void **state) {
+  NEED_DEVICE(state);
+  vyre_device *dev = *state;
+  // The spin only needs to be long on the CPU reference (its executor runs
+  // jobs in order); lavapipe caps loops near 65536 iterations (a separate
+  // fix), so the GPU backends get a short one.
+  uint32_t spins = strcmp(backend_name(), "cpu") == 0 ? 2000000u : 50000u;
+  vyre_program *prog = vadd_program(RACE_N, 64), *spin = spin_program(spins);
+  assert_non_null(prog);
+  assert_non_null(spin);
+  vyre_kernel *k = NULL, *ks = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_kernel_compile(dev, spin, NULL, &ks, &e), VYRE_STATUS_OK);
+  uint32_t a[RACE_N], b[RACE_N], out[RACE_N], spun = 0;
+  for (uint32_t i = 0; i < RACE_N; i++)
+    a[i] = i, b[i] = 1000, out[i] = 0xDEADBEEFu;
+  vyre_arg args[3] = {{.data = a, .bytes = sizeof(a)},
+                      {.data = b, .bytes = sizeof(b)},
+                      {.out = out, .out_bytes = sizeof(out)}};
+  vyre_arg sargs[1] = {{.out = &spun, .out_bytes = sizeof(spun)}};
+
+  // 1. The outputs are in the caller's memory when the wait returns OK.
+  vyre_job *job = NULL;
+  assert_int_equal(vyre_dispatch_async(k, args, 3, NULL, &job, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(job, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < RACE_N; i++)
+    assert_int_equal(out[i], i + 1000);
+  vyre_job_release(job);
+
+  // 2. Inputs are borrowed until the wait: on the CPU reference the job
+  // queued behind a busy executor reads |b| after the submit, so a change
+  // made before the wait shows in the result (the contract forbids the
+  // change; the test shows why). GPU backends copy inputs at submit, which
+  // the contract does not promise either.
+  vyre_job *busy = NULL;
+  assert_int_equal(vyre_dispatch_async(ks, sargs, 1, NULL, &busy, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_dispatch_async(k, args, 3, NULL, &job, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < RACE_N; i++)
+    b[i] = 7; // after the submit, before the wait: not allowed by the contract
+  assert_int_equal(vyre_job_wait(job, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_job_wait(busy, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(spun, spins);
+  if (strcmp(backend_name(), "cpu") == 0) {
+    for (uint32_t i = 0; i < RACE_N; i++)
+      if (out[i] != i + 7)
+        fail_msg("cpu: out[%u] = %u: the queued job read its input at submit (expected %u, the "
+                 "input as changed after the submit)",
+                 i, out[i], i + 7);
+  } else {
+    for (uint32_t i = 0; i < RACE_N; i++)
+      assert_true(out[i] == i + 7 || out[i] == i + 1000);
+  }
+  vyre_job_release(job);
+  vyre_job_release(busy);
+
+  // 3. After vyre_job_release returns, the caller's memory is no longer
+  // touched, even for a job released before it ran.
+  assert_int_equal(vyre_dispatch_async(ks, sargs, 1, NULL, &busy, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_dispatch_async(k, args, 3, NULL, &job, &e), VYRE_STATUS_OK);
+  vyre_job_release(job);
+  for (uint32_t i = 0; i < RACE_N; i++)
+    out[i] = 0x5A5A5A5Au;
+  assert_int_equal(vyre_job_wait(busy, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  vyre_job_release(busy);
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, NULL);
+  for (uint32_t i = 0; i < RACE_N; i++)
+    if (out[i] != 0x5A5A5A5Au)
+      fail_msg("out[%u] was written (0x%08x) after vyre_job_release returned", i, out[i]);
+  vyre_kernel_release(k);
+  vyre_kernel_release(ks);
+  vyre_program_free(prog);
+  vyre_program_free(spin);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_recover_while_eight_threads_dispatch, setup, teardown),
@@ -548,6 +648,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_resident_write_buffer_reads_as_zero_at_every_dispatch,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_module_cache_stays_bounded_over_2000_programs, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_async_borrows_the_callers_memory_until_the_wait, setup,
                                       teardown),
   };
   return cmocka_run_group_tests_name("host/runtime_robust", tests, NULL, NULL);
