@@ -105,6 +105,59 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
   return VYRE_STATUS_OK;
 }
 
+// The head a payload for |p| with |plan| carries.
+static void payload_head(const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
+                         int cc_major, int cc_minor, const vyre_cuda_plan *plan,
+                         uint64_t cubin_size, vyre_cuda_payload_head *h) {
+  memset(h, 0, sizeof(*h));
+  h->magic = VYRE_CUDA_PAYLOAD_MAGIC;
+  h->version = VYRE_CUDA_PAYLOAD_VERSION;
+  memcpy(h->hash, p->hash, 16);
+  memcpy(h->workgroup_size, wg, sizeof(h->workgroup_size));
+  h->flags = flags;
+  h->cc_major = cc_major;
+  h->cc_minor = cc_minor;
+  h->buffer_count = p->buffer_count;
+  h->slot_count = plan->slot_count;
+  h->uses_trap = plan->uses_trap;
+  h->coarsen = plan->coarsen;
+  h->lanes = plan->lanes;
+  h->cubin_size = cubin_size;
+}
+
+// Checks a disk payload against the head expected for this compile and
+// leaves the bare cubin in |out|; 0 (a miss) on any mismatch.
+static int payload_take(const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
+                        int cc_major, int cc_minor, vyre_cuda_cubin *out) {
+  vyre_cuda_payload_head h, want;
+  if (!out->data || out->size < sizeof(h)) return 0;
+  memcpy(&h, out->data, sizeof(h));
+  payload_head(p, wg, flags, cc_major, cc_minor, &out->plan, h.cubin_size, &want);
+  if (memcmp(&h, &want, sizeof(h)) != 0) return 0;
+  if (h.cubin_size < 16 || h.cubin_size != out->size - sizeof(h)) return 0;
+  memmove(out->data, (uint8_t *)out->data + sizeof(h), (size_t)h.cubin_size);
+  out->size = (size_t)h.cubin_size;
+  return 1;
+}
+
+static void payload_put(vyre_kit_cache *disk, const vyre_ir_program *p, const uint32_t wg[3],
+                        uint32_t flags, int cc_major, int cc_minor, const vyre_cuda_cubin *c) {
+  if (!vyre_kit_cache_enabled(disk)) return;
+  vyre_cuda_payload_head h;
+  payload_head(p, wg, flags, cc_major, cc_minor, &c->plan, c->size, &h);
+  uint8_t *buf = malloc(sizeof(h) + c->size);
+  if (!buf) return;
+  memcpy(buf, &h, sizeof(h));
+  memcpy(buf + sizeof(h), c->data, c->size);
+  vyre_kit_cache_put(disk, &c->key, buf, sizeof(h) + c->size);
+  free(buf);
+}
+
+void vyre_cuda_cubin_put(vyre_kit_cache *disk, const vyre_ir_program *p, const uint32_t wg[3],
+                         uint32_t flags, int cc_major, int cc_minor, const vyre_cuda_cubin *c) {
+  payload_put(disk, p, wg, flags, cc_major, cc_minor, c);
+}
+
 uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
                              const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
                              int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err) {
@@ -114,13 +167,14 @@ uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
   vyre_cuda_cache_key(&out->key, p, wg, flags, cc_major, cc_minor);
   int cacheable = !out->key.failed && p->canonical && p->canonical_size > 0;
   if (cacheable && vyre_kit_cache_get(disk, &out->key, &out->data, &out->size)) {
-    if (out->size > 0) {
+    if (payload_take(p, wg, flags, cc_major, cc_minor, out)) {
       out->from_disk = 1;
       if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_HITS, 1);
       return VYRE_STATUS_OK;
     }
-    free(out->data);
+    free(out->data); // foreign, forged or damaged: a miss (rewritten below)
     out->data = NULL;
+    out->size = 0;
   }
   if (metrics && vyre_kit_cache_enabled(disk))
     vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_MISSES, 1);
@@ -133,7 +187,7 @@ uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
     return st;
   }
   if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_COMPILES, 1);
-  if (cacheable) vyre_kit_cache_put(disk, &out->key, out->data, out->size);
+  if (cacheable) payload_put(disk, p, wg, flags, cc_major, cc_minor, out);
   return VYRE_STATUS_OK;
 }
 

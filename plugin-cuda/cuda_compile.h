@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cuda_compile.h — from a program to a cubin: the disk cache (kit cache,
-// subfolder "cuda-v1"), CUDA C generation and NVRTC. Needs no device and no
+// subfolder "cuda-v1"; payload: vyre_cuda_payload_head + cubin), CUDA C
+// generation and NVRTC. Needs no device and no
 // driver; the device half (cuModuleLoadData, the in-memory cache) is in
 // cuda_module.c. NVRTC is dlopened only on a disk-cache miss, so a process
 // whose programs are all on disk never loads it.
@@ -22,7 +23,8 @@
 #include "cuda_codegen.h"
 #include "vyre_kit.h"
 
-#define VYRE_CUDA_CACHE_FORMAT 1u
+// 2: the payload starts with vyre_cuda_payload_head (1: a bare cubin).
+#define VYRE_CUDA_CACHE_FORMAT 2u
 #define VYRE_CUDA_CACHE_SUBDIR "cuda-v1"
 #ifndef VYRE_CUDA_BUILD_ID
 #define VYRE_CUDA_BUILD_ID "cuda-0.1.0-gen1"
@@ -30,6 +32,24 @@
 #ifndef VYRE_CUDA_NVRTC_BUILD_VERSION
 #define VYRE_CUDA_NVRTC_BUILD_VERSION "unknown"
 #endif
+
+// The disk-cache payload (docs/caches.md ABI-CACHE-11): this head, then the
+// cubin. On load every field must equal what the program being compiled and
+// its compile key give (hash, workgroup size, flags, architecture, and the
+// plan the runtime launches the cubin with); any mismatch is a miss.
+#define VYRE_CUDA_PAYLOAD_MAGIC   0x32554356u // "VCU2"
+#define VYRE_CUDA_PAYLOAD_VERSION 2u
+typedef struct vyre_cuda_payload_head {
+  uint32_t magic;   // VYRE_CUDA_PAYLOAD_MAGIC
+  uint32_t version; // VYRE_CUDA_PAYLOAD_VERSION
+  uint8_t hash[16]; // vyre_ir_program.hash of the program it was made for
+  uint32_t workgroup_size[3];
+  uint32_t flags;
+  int32_t cc_major, cc_minor;
+  uint32_t buffer_count, slot_count, uses_trap, coarsen, lanes;
+  uint32_t reserved0;
+  uint64_t cubin_size; // bytes of cubin after the head
+} vyre_cuda_payload_head;
 
 // The NVRTC options every compile uses (besides --gpu-architecture).
 extern const char *const vyre_cuda_nvrtc_options[];
@@ -62,5 +82,9 @@ uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
                              const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
                              int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err);
 void vyre_cuda_cubin_free(vyre_cuda_cubin *c);
+// Stores |c| (made for |p| at |wg|, |flags|, sm_|cc_major||cc_minor|) in
+// |disk| with its payload head (replacing a refused entry).
+void vyre_cuda_cubin_put(vyre_kit_cache *disk, const vyre_ir_program *p, const uint32_t wg[3],
+                         uint32_t flags, int cc_major, int cc_minor, const vyre_cuda_cubin *c);
 
 #endif // VYRE_CUDA_COMPILE_H

@@ -201,6 +201,18 @@ static uint32_t open_context(vyre_backend *be, vyre_error *err) {
   return VYRE_STATUS_OK;
 }
 
+// The |life| lock prefers writers, so a recover is not starved by a stream
+// of dispatches; no slot takes it twice on one thread.
+static void life_init(pthread_rwlock_t *l) {
+  pthread_rwlockattr_t a;
+  pthread_rwlockattr_init(&a);
+#ifdef __GLIBC__
+  pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+  pthread_rwlock_init(l, &a);
+  pthread_rwlockattr_destroy(&a);
+}
+
 uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
   *out = NULL;
   int count = 0;
@@ -211,6 +223,8 @@ uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "no host memory for the backend. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
+  life_init(&be->life);
+  be->kernel_max = vyre_kit_module_cache_max(VYRE_CUDA_NAME);
   be->generation = 1;
   st = pick_device(args, count, be, err);
   if (!st) st = read_identity(be, be->uuid, &be->cc_major, &be->cc_minor, err);
@@ -230,6 +244,7 @@ uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre
   return VYRE_STATUS_OK;
 fail:
   pthread_mutex_destroy(&be->lock);
+  pthread_rwlock_destroy(&be->life);
   free(be);
   return st;
 }
@@ -264,6 +279,7 @@ void vyre_cuda_destroy(vyre_backend *be) {
   if (be->ctx) vyre_cuda_cu.cuDevicePrimaryCtxRelease(be->dev);
   vyre_kit_cache_close(be->disk);
   pthread_mutex_destroy(&be->lock);
+  pthread_rwlock_destroy(&be->life);
   free(be);
 }
 

@@ -53,12 +53,19 @@ uint32_t vyre_cuda_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
   vyre_cuda_job *j = NULL;
   if ((st = vyre_cuda_job_take(be, &j, err))) goto out;
   int direct = a && a->timeout_ns == 0;
-  if ((st = vyre_cuda_job_prepare(be, j, a, direct, err)) ||
-      (st = vyre_cuda_job_enqueue(be, j, j->stream, !direct, err))) {
+  if ((st = vyre_cuda_job_prepare(be, j, a, direct, err))) {
     abandon(be, j);
     goto out;
   }
-  if (direct) {
+  // A deadline that passes while the repeats are queued: TIMEOUT below (the
+  // queued work goes to the zombie list, ev_done marks its end).
+  if ((st = vyre_cuda_job_enqueue(be, j, j->stream, !direct, err)) && st != VYRE_STATUS_TIMEOUT) {
+    abandon(be, j);
+    goto out;
+  }
+  if (st) {
+    // TIMEOUT from the enqueue: handled with the wait's below.
+  } else if (direct) {
     CUresult r = vyre_cuda_cu.cuStreamSynchronize(j->stream);
     if (r != CUDA_SUCCESS)
       st = vyre_cuda_be_fail(be, err, r, "retry", "cuStreamSynchronize after the dispatch");
@@ -108,8 +115,22 @@ uint32_t vyre_cuda_dispatch_async(vyre_backend *be, const vyre_dispatch_args *a,
   vyre_cuda_job *j = NULL;
   if (!(st = vyre_cuda_job_take(be, &j, err))) {
     if ((st = vyre_cuda_job_prepare(be, j, a, 0, err)) ||
-        (st = vyre_cuda_job_enqueue(be, j, j->stream, 1, err)))
-      abandon(be, j);
+        (st = vyre_cuda_job_enqueue(be, j, j->stream, 1, err))) {
+      if (st == VYRE_STATUS_TIMEOUT) {
+        // The deadline passed while the repeats were queued: the pending
+        // is complete with TIMEOUT; the queued work is reaped later.
+        pthread_mutex_lock(&be->lock);
+        j->next = be->zombies;
+        be->zombies = j;
+        pthread_mutex_unlock(&be->lock);
+        j = NULL;
+        p->done = 1;
+        p->status = VYRE_STATUS_TIMEOUT;
+        st = VYRE_STATUS_OK;
+      } else {
+        abandon(be, j);
+      }
+    }
   }
   vyre_cuda_leave(be);
   if (st) {

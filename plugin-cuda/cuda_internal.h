@@ -11,7 +11,8 @@
 // current around every driver call (vyre_cuda_enter/vyre_cuda_leave: cuCtxPushCurrent /
 // cuCtxPopCurrent), so any thread may call any slot.
 // Locking: |lock| guards the kernel list, the job pool, the zombie list and
-// the buffer list. Waits happen without it.
+// the buffer list. Waits happen without it. |life| is held shared by every
+// slot and exclusively by recover (docs/abi.md ABI-RECOVER-4).
 
 #ifndef VYRE_CUDA_INTERNAL_H
 #define VYRE_CUDA_INTERNAL_H
@@ -33,6 +34,9 @@
 // Coarsened kernels launch grid/coarsen blocks only from this many
 // workgroups along x (fewer keep one block per workgroup: full parallelism).
 #define VYRE_CUDA_COARSEN_MIN_BLOCKS 16384u
+// A dispatch with a deadline checks it every this many launches of its
+// repeats (a huge repeat would otherwise queue them all before any wait).
+#define VYRE_CUDA_REPEAT_CHECK 64u
 
 typedef struct vyre_cuda_kernel vyre_cuda_kernel;
 typedef struct vyre_cuda_job vyre_cuda_job;
@@ -48,11 +52,14 @@ struct vyre_backend {
   uint64_t total_mem;
   uint32_t max_shared;
   pthread_mutex_t lock;
+  pthread_rwlock_t life; // every slot shared, recover exclusive (cuda_plugin.c)
   uint32_t generation;
   _Atomic uint32_t lost;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  vyre_cuda_kernel *kernels; // in-memory compile cache of this generation
+  vyre_cuda_kernel *kernels; // in-memory compile cache of this generation, most recent first
+  uint32_t kernel_count;     // entries in |kernels|
+  uint32_t kernel_max;       // the bound (VYRE_MODULE_CACHE_ENTRIES, default 256; ABI-CACHE-10)
   vyre_cuda_job *free_jobs;  // idle dispatch resources
   vyre_cuda_job *zombies;    // released pendings still running on the device
   vyre_buffer *buffers;      // live resident buffers
@@ -61,8 +68,11 @@ struct vyre_backend {
 };
 
 // A loaded program (shared by every module handle compiled from one key).
+// |refs| counts the module handles and jobs using it: the cache unloads the
+// least recently used kernels beyond its bound only when nothing uses them.
 struct vyre_cuda_kernel {
   vyre_cuda_kernel *next;
+  _Atomic uint32_t refs;
   uint8_t *key;
   size_t key_size;
   CUmodule mod;
@@ -116,6 +126,7 @@ struct vyre_cuda_job {
   uint32_t geom[6]; // base workgroup, whole grid: kernel parameters vo0..vn2 (ABI-GRID-2)
   uint32_t timing;
   uint32_t repeat;
+  uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none
   uint32_t busy_marked; // resident buffers' busy counts were raised
 };
 
@@ -151,6 +162,8 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *args, vyre
 void vyre_cuda_module_release(vyre_backend *be, vyre_module *m);
 // Unloads every kernel (destroy, recover). Takes no lock (the caller holds it or is alone).
 void vyre_cuda_kernels_free(vyre_backend *be);
+// Kernels in the in-memory cache (the module_cache_entries metric).
+uint32_t vyre_cuda_kernels_count(vyre_backend *be);
 
 // cuda_buffer.c
 uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
@@ -175,8 +188,10 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                                int allow_direct, vyre_error *err);
 // Enqueues uploads, launches and downloads on |stream|; with |record_done|
 // then records ev_done (async and bounded waits; a caller that synchronizes
-// the stream itself passes 0). Programs without a trap (plan.uses_trap == 0)
-// neither reset nor read back the trap record.
+// the stream itself passes 0). With a deadline, the launch loop checks it
+// every VYRE_CUDA_REPEAT_CHECK launches and stops with TIMEOUT once it
+// passed (ev_done then marks the end of what was queued). Programs without a trap (plan.uses_trap
+// == 0) neither reset nor read back the trap record.
 uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream stream, int record_done,
                                vyre_error *err);
 // After the work completed: copies results to the caller and reads the trap record.

@@ -79,6 +79,7 @@ static void job_give_locked(vyre_backend *be, vyre_cuda_job *j) {
     j->host = NULL;
     j->host_cap = 0;
   }
+  if (j->k) atomic_fetch_sub(&j->k->refs, 1); // taken at prepare
   j->k = NULL;
   j->n = 0;
   j->next = be->free_jobs;
@@ -192,8 +193,10 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                          a->grid[0], a->grid[1], a->grid[2]);
   if ((st = vyre_kit_grid_span(a, VYRE_CUDA_NAME, j->geom, j->geom + 3, err))) return st;
   j->k = k;
+  atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
   j->n = a->binding_count;
   j->repeat = a->repeat;
+  j->deadline_ns = a->timeout_ns ? vyre_kit_now_ns() + a->timeout_ns : 0;
   memcpy(j->grid, a->grid, sizeof(j->grid));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) != 0;
   j->busy_marked = 0;
@@ -279,6 +282,14 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
       r = vyre_cuda_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
     up += io->access == VYRE_IR_ACCESS_WRITE ? 0 : io->bytes;
   }
+  // A resident buffer bound as a write buffer reads as zero at the start of
+  // the dispatch (docs/ir.md IR-BUF-10): its bound range is cleared on the
+  // stream, after earlier work on it and before the launches.
+  for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
+    vyre_cuda_io *io = &j->io[i];
+    if (io->res && io->bytes && io->access == VYRE_IR_ACCESS_WRITE)
+      r = vyre_cuda_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
+  }
   if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "uploading a large binding");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
 
@@ -320,6 +331,15 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
     return vyre_cuda_be_fail(be, err, r, "retry without timing", "cuEventRecord");
   const uint32_t *g = hw, *w = wgl;
   for (uint32_t rep = 0; rep < j->repeat; rep++) {
+    if (j->deadline_ns && rep && rep % VYRE_CUDA_REPEAT_CHECK == 0 &&
+        vyre_kit_now_ns() >= j->deadline_ns) {
+      vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, rep);
+      if (record_done) vyre_cuda_cu.cuEventRecord(j->ev_done, s);
+      return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, VYRE_CUDA_NAME,
+                           "the dispatch passed its deadline after queuing %u of %u repeats. "
+                           "Fix: raise the timeout or use fewer repeats.",
+                           rep, j->repeat);
+    }
     r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params,
                                     NULL);
     if (r != CUDA_SUCCESS)

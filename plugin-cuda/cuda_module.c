@@ -13,9 +13,18 @@
 #include "cuda_internal.h"
 #include "vyre_ir.h"
 
+// The cached kernel of |k|, moved to the front (most recently used) with a
+// reference taken for the module about to be made. Call with be->lock held.
 static vyre_cuda_kernel *find_kernel(vyre_backend *be, const vyre_kit_key *k) {
-  for (vyre_cuda_kernel *c = be->kernels; c; c = c->next)
-    if (c->key_size == k->size && memcmp(c->key, k->bytes, k->size) == 0) return c;
+  for (vyre_cuda_kernel **at = &be->kernels; *at; at = &(*at)->next) {
+    vyre_cuda_kernel *c = *at;
+    if (c->key_size != k->size || memcmp(c->key, k->bytes, k->size) != 0) continue;
+    *at = c->next;
+    c->next = be->kernels;
+    be->kernels = c;
+    atomic_fetch_add(&c->refs, 1);
+    return c;
+  }
   return NULL;
 }
 
@@ -27,14 +36,62 @@ void vyre_cuda_kernels_free(vyre_backend *be) {
     free(c->key);
     free(c);
   }
+  be->kernel_count = 0;
 }
 
+uint32_t vyre_cuda_kernels_count(vyre_backend *be) {
+  pthread_mutex_lock(&be->lock);
+  uint32_t n = be->kernel_count;
+  pthread_mutex_unlock(&be->lock);
+  return n;
+}
+
+// Unlinks the least recently used kernels nothing uses until the cache holds
+// at most its bound (docs/caches.md ABI-CACHE-10); returns them for the
+// caller to unload outside the lock. Called with be->lock held.
+static vyre_cuda_kernel *kernels_trim_locked(vyre_backend *be) {
+  vyre_cuda_kernel *dead = NULL;
+  while (be->kernel_count > be->kernel_max) {
+    vyre_cuda_kernel **victim = NULL;
+    for (vyre_cuda_kernel **at = &be->kernels; *at; at = &(*at)->next)
+      if (!atomic_load(&(*at)->refs)) victim = at; // the last one: least recently used
+    if (!victim) break;
+    vyre_cuda_kernel *c = *victim;
+    *victim = c->next;
+    c->next = dead;
+    dead = c;
+    be->kernel_count--;
+  }
+  return dead;
+}
+
+// Trims the cache and unloads what it dropped (inside the context).
+static void kernels_trim(vyre_backend *be) {
+  pthread_mutex_lock(&be->lock);
+  vyre_cuda_kernel *dead = kernels_trim_locked(be);
+  pthread_mutex_unlock(&be->lock);
+  if (!dead) return;
+  int in = vyre_cuda_enter(be, NULL) == VYRE_STATUS_OK;
+  while (dead) {
+    vyre_cuda_kernel *c = dead;
+    dead = c->next;
+    if (in && c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
+    free(c->key);
+    free(c);
+  }
+  if (in) vyre_cuda_leave(be);
+}
+
+// Makes a module handle for |k|, which carries a reference taken for it
+// (dropped here on failure, by module_release otherwise).
 static uint32_t module_new(vyre_backend *be, vyre_cuda_kernel *k, const char *label,
                            vyre_module **out, vyre_error *err) {
   vyre_module *m = calloc(1, sizeof(*m));
-  if (!m)
+  if (!m) {
+    atomic_fetch_sub(&k->refs, 1);
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "compile: out of host memory. Fix: free memory.");
+  }
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
   m->k = k;
   snprintf(m->label, sizeof(m->label), "%s", label);
@@ -131,7 +188,9 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
       goto fail;
     }
     r = load(c, &cubin);
-    if (r == CUDA_SUCCESS) vyre_kit_cache_put(be->disk, &cubin.key, cubin.data, cubin.size);
+    if (r == CUDA_SUCCESS)
+      vyre_cuda_cubin_put(be->disk, p, a->workgroup_size, a->flags, be->cc_major, be->cc_minor,
+                          &cubin);
   }
   vyre_cuda_leave(be);
   if (r != CUDA_SUCCESS) {
@@ -146,10 +205,13 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   c->key_size = cubin.key.size;
   cubin.key.bytes = NULL;
   vyre_cuda_cubin_free(&cubin);
+  atomic_store(&c->refs, 1); // the module's
   pthread_mutex_lock(&be->lock);
   c->next = be->kernels;
   be->kernels = c;
+  be->kernel_count++;
   pthread_mutex_unlock(&be->lock);
+  kernels_trim(be);
   return module_new(be, c, label, out, err);
 fail:
   vyre_cuda_cubin_free(&cubin);
@@ -159,7 +221,12 @@ fail:
 
 void vyre_cuda_module_release(vyre_backend *be, vyre_module *m) {
   if (!m || m->h.magic != VYRE_MAGIC_MODULE) return;
-  // The kernel stays in the in-memory cache until destroy or recover.
+  // The kernel stays in the in-memory cache; an unused one beyond the bound
+  // goes now. A module of an older generation points to a kernel recover
+  // already freed: no reference to drop.
+  int current = m->h.generation == be->generation;
+  if (current) atomic_fetch_sub(&m->k->refs, 1);
   vyre_kit_object_kill(&m->h);
   free(m);
+  if (current) kernels_trim(be);
 }

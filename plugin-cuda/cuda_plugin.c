@@ -5,13 +5,119 @@
 // touches no device: libcuda.so.1 is dlopened by probe and create, NVRTC only
 // when a program is not in the disk cache. Every other slot is implemented
 // in the cuda_*.c file named in cuda_internal.h.
+//
+// Recover against concurrent use (docs/abi.md ABI-RECOVER-4): every slot of
+// the table runs with the backend's |life| lock shared; recover (which
+// resets the primary context and frees every kernel, job and buffer memory)
+// takes it exclusive, writer first, so slots already running finish on the
+// old context and later ones see the new generation.
 
 #include "cuda_internal.h"
 
+// The kit's standard metrics, then module_cache_entries (docs/caches.md
+// ABI-CACHE-10).
 static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                                   uint32_t *out_count) {
   if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
-  return vyre_kit_metrics_export(&be->metrics, out, capacity, out_count);
+  uint32_t n = 0;
+  uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
+  if (st) return st;
+  if (out && n < capacity) {
+    out[n].name = "module_cache_entries";
+    out[n].value = vyre_cuda_kernels_count(be);
+  }
+  if (out_count) *out_count = n + 1;
+  return VYRE_STATUS_OK;
+}
+
+#define SHARED(be)    pthread_rwlock_rdlock(&(be)->life)
+#define EXCLUSIVE(be) pthread_rwlock_wrlock(&(be)->life)
+#define UNLOCK(be)    pthread_rwlock_unlock(&(be)->life)
+
+// A status slot run with the lock shared (NULL backend: the implementation answers).
+#define CUDA_SHARED_SLOT(name, impl, params, ...)                                                  \
+  static uint32_t name params {                                                                    \
+    if (!be) return impl(__VA_ARGS__);                                                             \
+    SHARED(be);                                                                                    \
+    uint32_t st = impl(__VA_ARGS__);                                                               \
+    UNLOCK(be);                                                                                    \
+    return st;                                                                                     \
+  }
+
+CUDA_SHARED_SLOT(op_flush, vyre_cuda_flush, (vyre_backend * be, vyre_error *err), be, err)
+CUDA_SHARED_SLOT(op_get_caps, vyre_cuda_get_caps,
+                 (vyre_backend * be, vyre_caps *out, vyre_error *err), be, out, err)
+CUDA_SHARED_SLOT(op_compile, vyre_cuda_compile,
+                 (vyre_backend * be, const vyre_compile_args *a, vyre_module **out,
+                  vyre_error *err),
+                 be, a, out, err)
+CUDA_SHARED_SLOT(op_dispatch, vyre_cuda_dispatch,
+                 (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
+                  vyre_error *err),
+                 be, a, out, err)
+CUDA_SHARED_SLOT(op_dispatch_async, vyre_cuda_dispatch_async,
+                 (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
+                  vyre_error *err),
+                 be, a, out, err)
+CUDA_SHARED_SLOT(op_pending_poll, vyre_cuda_pending_poll,
+                 (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p, done,
+                 err)
+CUDA_SHARED_SLOT(op_pending_wait, vyre_cuda_pending_wait,
+                 (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
+                  vyre_error *err),
+                 be, p, t, out, err)
+CUDA_SHARED_SLOT(op_dispatch_batch, vyre_cuda_dispatch_batch,
+                 (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be, jobs,
+                 n, err)
+CUDA_SHARED_SLOT(op_buffer_alloc, vyre_cuda_buffer_alloc,
+                 (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be, bytes,
+                 out, err)
+CUDA_SHARED_SLOT(op_buffer_free, vyre_cuda_buffer_free,
+                 (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
+CUDA_SHARED_SLOT(op_buffer_write, vyre_cuda_buffer_write,
+                 (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be,
+                 r, n, err)
+CUDA_SHARED_SLOT(op_buffer_read, vyre_cuda_buffer_read,
+                 (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be,
+                 r, n, err)
+CUDA_SHARED_SLOT(op_sequence_run, vyre_cuda_sequence_run,
+                 (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
+                  vyre_error *err),
+                 be, a, res, err)
+CUDA_SHARED_SLOT(op_metrics, vyre_cuda_metrics,
+                 (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out, cap,
+                 count)
+CUDA_SHARED_SLOT(op_inject_fault, vyre_cuda_inject_fault,
+                 (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
+
+static void op_module_release(vyre_backend *be, vyre_module *m) {
+  if (!be) return;
+  SHARED(be);
+  vyre_cuda_module_release(be, m);
+  UNLOCK(be);
+}
+
+static void op_pending_release(vyre_backend *be, vyre_pending *p) {
+  if (!be) return;
+  SHARED(be);
+  vyre_cuda_pending_release(be, p);
+  UNLOCK(be);
+}
+
+static void op_status(vyre_backend *be, vyre_health *out) {
+  if (!be) return vyre_cuda_status(be, out);
+  SHARED(be);
+  vyre_cuda_status(be, out);
+  UNLOCK(be);
+}
+
+// Exclusive: every slot running on the old context has returned first.
+static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
+  if (!be) return vyre_cuda_recover(be, err);
+  EXCLUSIVE(be);
+  uint32_t st = vyre_cuda_recover(be, err);
+  UNLOCK(be);
+  return st;
 }
 
 static const vyre_backend_ops vyre_cuda_ops = {
@@ -25,25 +131,25 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .probe = vyre_cuda_probe,
     .create = vyre_cuda_create,
     .destroy = vyre_cuda_destroy,
-    .flush = vyre_cuda_flush,
-    .get_caps = vyre_cuda_get_caps,
-    .compile = vyre_cuda_compile,
-    .module_release = vyre_cuda_module_release,
-    .dispatch = vyre_cuda_dispatch,
-    .dispatch_async = vyre_cuda_dispatch_async,
-    .pending_poll = vyre_cuda_pending_poll,
-    .pending_wait = vyre_cuda_pending_wait,
-    .pending_release = vyre_cuda_pending_release,
-    .dispatch_batch = vyre_cuda_dispatch_batch,
-    .buffer_alloc = vyre_cuda_buffer_alloc,
-    .buffer_free = vyre_cuda_buffer_free,
-    .buffer_write = vyre_cuda_buffer_write,
-    .buffer_read = vyre_cuda_buffer_read,
-    .sequence_run = vyre_cuda_sequence_run,
-    .status = vyre_cuda_status,
-    .recover = vyre_cuda_recover,
-    .metrics = vyre_cuda_metrics,
-    .inject_fault = vyre_cuda_inject_fault,
+    .flush = op_flush,
+    .get_caps = op_get_caps,
+    .compile = op_compile,
+    .module_release = op_module_release,
+    .dispatch = op_dispatch,
+    .dispatch_async = op_dispatch_async,
+    .pending_poll = op_pending_poll,
+    .pending_wait = op_pending_wait,
+    .pending_release = op_pending_release,
+    .dispatch_batch = op_dispatch_batch,
+    .buffer_alloc = op_buffer_alloc,
+    .buffer_free = op_buffer_free,
+    .buffer_write = op_buffer_write,
+    .buffer_read = op_buffer_read,
+    .sequence_run = op_sequence_run,
+    .status = op_status,
+    .recover = op_recover,
+    .metrics = op_metrics,
+    .inject_fault = op_inject_fault,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

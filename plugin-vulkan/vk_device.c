@@ -7,6 +7,7 @@
 // whose messages go to the host log and are counted. Called from the
 // lifecycle slots in vk_plugin.c and from recover.
 
+#define _GNU_SOURCE // pthread_rwlockattr_setkind_np
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,6 +354,19 @@ void vyre_vk_device_close(vyre_backend *be) {
   be->device = VK_NULL_HANDLE;
 }
 
+// The |life| lock prefers writers: a recover waiting for it stops new slots
+// from entering, so a stream of dispatches cannot starve it. Slots never take
+// it twice on one thread (vk_plugin.c takes it once per slot).
+static void life_init(pthread_rwlock_t *l) {
+  pthread_rwlockattr_t a;
+  pthread_rwlockattr_init(&a);
+#ifdef __GLIBC__
+  pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+  pthread_rwlock_init(l, &a);
+  pthread_rwlockattr_destroy(&a);
+}
+
 static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPhysicalDevice *devs,
                             uint32_t n, uint32_t best, vyre_error *err) {
   if (args && args->has_uuid) {
@@ -386,6 +400,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "allocating the backend failed. Fix: free memory.");
   pthread_mutex_init(&be->lock, NULL);
+  life_init(&be->life);
+  be->pipe_max = vyre_kit_module_cache_max(VYRE_VK_NAME);
   be->generation = 1;
   const char *sm = vyre_kit_getenv("VYRE_VULKAN_SOFT_MUL");
   be->soft_mul = sm && sm[0] == '1';
@@ -494,6 +510,7 @@ void vyre_vk_destroy(vyre_backend *be) {
     free(b);
   }
   pthread_mutex_destroy(&be->lock);
+  pthread_rwlock_destroy(&be->life);
   free(be);
 }
 

@@ -9,7 +9,8 @@
 // objects, its compile cache |pipes| and its free lists (vk_pool.h).
 // Thread safety: |lock| serialises the queue, the command pool, descriptor
 // pools, the free lists and the module list. Fence waits happen without the
-// lock. |lost| and the counters are atomic.
+// lock. |lost| and the counters are atomic. |life| is held shared by every
+// slot and exclusively by recover, which replaces the logical device.
 
 #ifndef VYRE_VK_DEVICE_H
 #define VYRE_VK_DEVICE_H
@@ -54,12 +55,16 @@ struct vyre_backend {
   VkCommandPool pool;
   VkPipelineCache pipeline_cache;
   pthread_mutex_t lock;
+  // Shared by every slot, exclusive in recover (vk_plugin.c; ABI-RECOVER-4).
+  pthread_rwlock_t life;
   uint32_t generation;
   _Atomic uint32_t lost;
   _Atomic uint64_t validation_errors;
   vyre_kit_metrics metrics;
   vyre_kit_cache *disk;
-  struct vyre_vk_pipe *pipes;    // in-memory compile cache (owned; freed at destroy/recover)
+  struct vyre_vk_pipe *pipes;    // in-memory compile cache, most recent first (vk_pipeline.h)
+  uint32_t pipe_count;           // entries in |pipes|
+  uint32_t pipe_max;             // the bound (VYRE_MODULE_CACHE_ENTRIES, default 256)
   struct vyre_vk_job *zombies;   // timed-out jobs still running on the device
   vyre_buffer *buffers;          // live resident buffers
   vyre_module *modules;          // live module handles (freed at destroy if never released)

@@ -96,6 +96,67 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vyre_vk_jo
   return VYRE_STATUS_OK;
 }
 
+// |j|'s last submission is done and repeats are left: records and submits
+// the next chunk with a new command buffer and fence (the old ones are
+// recycled). Past the job's deadline it submits nothing and returns TIMEOUT.
+static uint32_t job_continue(vyre_backend *be, vyre_vk_job *j, vyre_error *err) {
+  if (j->deadline_ns && vyre_kit_now_ns() >= j->deadline_ns)
+    return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, VYRE_VK_NAME,
+                         "the dispatch passed its deadline after %u of %u repeats. Fix: raise "
+                         "the timeout or use fewer repeats.",
+                         j->repeat - j->rep_left, j->repeat);
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  pthread_mutex_lock(&be->lock);
+  uint32_t st = vyre_vk_cb_begin(be, &cb, err);
+  VkResult r = VK_SUCCESS;
+  if (!st) {
+    vyre_vk_job_record_more(be, cb, j);
+    r = vkEndCommandBuffer(cb);
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (st) return st;
+  VkFence fence = VK_NULL_HANDLE;
+  st = r == VK_SUCCESS ? vyre_vk_submit(be, &cb, 1, &fence, err)
+                       : vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
+  if (st) {
+    vyre_vk_cb_put(be, cb);
+    return st;
+  }
+  vyre_vk_cb_put(be, j->cb);
+  vyre_vk_fence_put(be, j->fence);
+  j->cb = cb;
+  j->fence = fence;
+  return VYRE_STATUS_OK;
+}
+
+// Waits for every submission of |j| until |until| (UINT64_MAX: forever),
+// submitting the remaining repeats chunk by chunk. TIMEOUT: the wait ran
+// out (the last chunk may still run) or the job's own deadline passed.
+static uint32_t job_wait(vyre_backend *be, vyre_vk_job *j, uint64_t until, uint64_t timeout_ns,
+                         vyre_error *err) {
+  for (;;) {
+    uint64_t now = vyre_kit_now_ns(), left = 0;
+    if (until == UINT64_MAX)
+      left = UINT64_MAX;
+    else if (until > now)
+      left = until - now;
+    uint32_t st = vyre_vk_fence_wait(be, j->fence, left, err);
+    if (st == VYRE_STATUS_TIMEOUT) // the message names the whole timeout, not what was left
+      return vyre_kit_fail(err, st, VK_TIMEOUT, VYRE_VK_NAME,
+                           "the dispatch did not finish within %llu ns. Fix: raise the timeout "
+                           "or split the work.",
+                           (unsigned long long)timeout_ns);
+    if (st || !j->rep_left) return st;
+    if (be->lost) return vyre_vk_check_alive(be, err);
+    if ((st = job_continue(be, j, err))) return st;
+  }
+}
+
+static uint64_t until_of(uint64_t t0, uint64_t timeout_ns) {
+  if (!timeout_ns || timeout_ns == UINT64_MAX || t0 + timeout_ns < t0) return UINT64_MAX;
+  return t0 + timeout_ns;
+}
+
 uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
                           vyre_error *err) {
   vyre_vk_job *j;
@@ -103,7 +164,7 @@ uint32_t vyre_vk_dispatch(vyre_backend *be, const vyre_dispatch_args *a, vyre_di
   uint32_t st = launch(be, a, &j, err);
   if (st) return st;
   uint64_t t1 = vyre_kit_now_ns();
-  st = vyre_vk_fence_wait(be, j->fence, deadline(a->timeout_ns), err);
+  st = job_wait(be, j, until_of(t0, a->timeout_ns), a->timeout_ns, err);
   uint64_t t2 = vyre_kit_now_ns();
   be->ns_record += t1 - t0;
   be->ns_wait += t2 - t1;
@@ -161,10 +222,47 @@ static void pending_complete(vyre_pending *p) {
   p->done = 1;
 }
 
+// A pending whose results were not delivered when the device was found lost
+// reports DEVICE_LOST from then on (docs/abi.md ABI-RECOVER-5): its job is
+// left to the zombie list (the device may still be running it) and its
+// results are never copied out.
+static uint32_t pending_lose(vyre_backend *be, vyre_pending *p, vyre_error *err) {
+  if (p->job) {
+    if (be->device)
+      zombie_add(be, p->job);
+    else
+      vyre_vk_job_free(p->job);
+    p->job = NULL;
+  }
+  p->done = 1;
+  p->status = VYRE_STATUS_DEVICE_LOST;
+  p->error.struct_size = sizeof(p->error);
+  vyre_kit_fail(&p->error, VYRE_STATUS_DEVICE_LOST, 0, VYRE_VK_NAME,
+                "the device was lost (generation %u) before this dispatch's results were "
+                "collected; they are not trusted. Fix: recover the device and dispatch again.",
+                be->generation);
+  copy_error(err, &p->error);
+  return VYRE_STATUS_DEVICE_LOST;
+}
+
+// The dispatch's own deadline passed between chunks of repeats: the pending
+// completes with TIMEOUT and its job goes to the zombie list.
+static void pending_expire(vyre_backend *be, vyre_pending *p, const vyre_error *e) {
+  zombie_add(be, p->job);
+  p->job = NULL;
+  p->done = 1;
+  p->status = VYRE_STATUS_TIMEOUT;
+  p->error = *e;
+}
+
 uint32_t vyre_vk_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_done,
                               vyre_error *err) {
   uint32_t st = check_pending(be, p, err);
   if (st) return st;
+  if (!p->done && be->lost) {
+    *out_done = 1;
+    return pending_lose(be, p, err);
+  }
   if (p->done) {
     *out_done = 1;
     return VYRE_STATUS_OK;
@@ -175,6 +273,23 @@ uint32_t vyre_vk_pending_poll(vyre_backend *be, vyre_pending *p, uint32_t *out_d
     return VYRE_STATUS_OK;
   }
   if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkGetFenceStatus", "retry");
+  if (p->job->rep_left) {
+    // The next chunk of repeats; a deadline that passed completes the
+    // pending with TIMEOUT (the wait then returns it at once).
+    vyre_error e = {.struct_size = sizeof(e)};
+    uint32_t st2 = job_continue(be, p->job, &e);
+    if (st2 == VYRE_STATUS_TIMEOUT) {
+      pending_expire(be, p, &e);
+      *out_done = 1;
+      return VYRE_STATUS_OK;
+    }
+    if (st2) {
+      copy_error(err, &e);
+      return st2;
+    }
+    *out_done = 0;
+    return VYRE_STATUS_OK;
+  }
   *out_done = 1;
   return VYRE_STATUS_OK;
 }
@@ -183,10 +298,25 @@ uint32_t vyre_vk_pending_wait(vyre_backend *be, vyre_pending *p, uint64_t timeou
                               vyre_dispatch_result *out, vyre_error *err) {
   uint32_t st = check_pending(be, p, err);
   if (st) return st;
+  if (!p->done && be->lost) return pending_lose(be, p, err);
   if (!p->done) {
-    st = vyre_vk_fence_wait(be, p->job->fence, timeout_ns, err);
-    if (st) return st; // TIMEOUT leaves the pending valid
-    pending_complete(p);
+    vyre_error e = {.struct_size = sizeof(e)};
+    // pending_wait's timeout: UINT64_MAX forever, 0 a poll.
+    uint64_t now = vyre_kit_now_ns();
+    uint64_t until =
+        timeout_ns == UINT64_MAX || now + timeout_ns < now ? UINT64_MAX : now + timeout_ns;
+    st = job_wait(be, p->job, until, timeout_ns, &e);
+    if (st == VYRE_STATUS_TIMEOUT && p->job->rep_left && p->job->deadline_ns &&
+        vyre_kit_now_ns() >= p->job->deadline_ns) {
+      pending_expire(be, p, &e); // the dispatch's own deadline passed between chunks
+    } else if (st) {
+      copy_error(err, &e);
+      return st; // a wait that ran out leaves the pending valid
+    } else if (be->lost) {
+      return pending_lose(be, p, err); // lost during the wait
+    } else {
+      pending_complete(p);
+    }
   }
   if (out) {
     uint32_t size = out->struct_size ? out->struct_size : sizeof(*out);
@@ -225,6 +355,22 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   if (!jobs)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "dispatch_batch: %u jobs but the array is NULL. Fix: pass the jobs.", n);
+  // A job with more repeats than one command buffer holds needs a chain of
+  // submissions (its deadline checked between them): the batch then runs
+  // its jobs one after another, each as a one-shot dispatch (same results,
+  // same order).
+  for (uint32_t i = 0; i < n; i++)
+    if (jobs[i].args && jobs[i].args->repeat > VYRE_VK_REPEAT_CHUNK) {
+      for (uint32_t k = 0; k < n; k++) {
+        vyre_error local = {.struct_size = sizeof(local)};
+        vyre_dispatch_result res = {.struct_size = sizeof(res)};
+        jobs[k].status = vyre_vk_dispatch(be, jobs[k].args, jobs[k].result ? jobs[k].result : &res,
+                                          jobs[k].error ? jobs[k].error : &local);
+        if (jobs[k].status == VYRE_STATUS_DEVICE_LOST && vyre_vk_check_alive(be, err))
+          return VYRE_STATUS_DEVICE_LOST;
+      }
+      return VYRE_STATUS_OK;
+    }
   vyre_vk_zombies_reap(be, 0);
   vyre_vk_job **js = calloc(n, sizeof(*js));
   if (!js)

@@ -291,10 +291,13 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
                          "dispatch: out of host memory. Fix: free memory.");
   j->be = be;
   j->pipe = pp;
+  atomic_fetch_add(&pp->refs, 1); // the pipe outlives the job (vk_pipeline.h)
   j->nb = a->binding_count;
   memcpy(j->grid, a->grid, sizeof(j->grid));
   memcpy(j->grid_words, grid_words, sizeof(j->grid_words));
   j->repeat = a->repeat;
+  j->rep_left = a->repeat;
+  if (a->timeout_ns) j->deadline_ns = vyre_kit_now_ns() + a->timeout_ns;
   if (j->nb) memcpy(j->bind, a->bindings, j->nb * sizeof(vyre_binding));
   j->timing = (a->flags & VYRE_DISPATCH_TIMING) && be->timestamp_bits;
   uint64_t host_bytes = 0;
@@ -375,6 +378,21 @@ static uint32_t hz_kind(const vyre_vk_job *j, uint32_t slot) {
   return acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM ? HZ_READ : HZ_WRITE;
 }
 
+// Fills the bound range of every resident buffer |j| binds as a write
+// buffer with zeros; returns how many it filled.
+static uint32_t zero_resident_writes(const vyre_vk_job *j, VkCommandBuffer cb) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
+    const vyre_binding *b = &j->bind[i];
+    if (b->kind != VYRE_BINDING_RESIDENT || !b->bytes ||
+        access_of(j->pipe, i) != VYRE_IR_ACCESS_WRITE)
+      continue;
+    vkCmdFillBuffer(cb, b->resident->buf, 0, b->bytes, 0);
+    n++;
+  }
+  return n;
+}
+
 // True when |j| must wait for work recorded since the last barrier (epoch
 // |ep|): it reads a resident buffer written since, or writes one accessed
 // since. Host bindings live in the job's own device memory: no hazard.
@@ -400,6 +418,63 @@ static void hz_mark(const vyre_vk_job *j, uint64_t ep) {
   }
 }
 
+// Binds |j|'s pipeline (unless |*bound| is it), descriptors and push
+// constants (unless the same counts were pushed last).
+static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
+                     const vyre_vk_pipe **bound, uint32_t *pushed, uint32_t *npushed) {
+  if (j->pipe != *bound) {
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);
+    *bound = j->pipe;
+    *npushed = 0;
+  }
+  if (j->pipe->push) {
+    VkDescriptorBufferInfo bi[33];
+    VkWriteDescriptorSet w[33];
+    uint32_t nw = set_writes(j, bi, w); // dstSet is ignored for pushed descriptors
+    be->cmd_push_descriptors(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, nw, w);
+  } else {
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
+                            NULL);
+  }
+  if (j->nb) {
+    uint32_t counts[32];
+    for (uint32_t i = 0; i < j->nb; i++)
+      counts[i] = (uint32_t)(j->bind[i].bytes / 4);
+    if (*npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
+      vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
+      memcpy(pushed, counts, 4 * j->nb);
+      *npushed = j->nb;
+    }
+    // Lane mode: the flag depends on the bindings, not the counts.
+    vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
+  }
+  // The launch's base workgroup and the whole grid (every job: they differ
+  // between the launches of a split grid).
+  vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, j->pipe->info.grid_offset,
+                     sizeof(j->grid_words), j->grid_words);
+}
+
+void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *j) {
+  // The earlier submissions' writes before these repeats.
+  vyre_vk_barrier(cb);
+  const vyre_vk_pipe *bound = NULL;
+  uint32_t pushed[32], npushed = 0;
+  bind_job(be, cb, j, &bound, pushed, &npushed);
+  uint32_t reps = j->rep_left < VYRE_VK_REPEAT_CHUNK ? j->rep_left : VYRE_VK_REPEAT_CHUNK;
+  for (uint32_t r = 0; r < reps; r++) {
+    if (r) vyre_vk_barrier(cb);
+    vkCmdDispatch(cb, j->grid[0], j->grid[1], j->grid[2]);
+  }
+  j->rep_left -= reps;
+  vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, reps);
+  if (!j->rep_left) {
+    if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
+    uint32_t downloads = 0;
+    record_downloads(j, cb, &downloads);
+  }
+  vyre_vk_barrier_host(cb);
+}
+
 void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *const *js, uint32_t n) {
   uint64_t up = 0, launches = 0;
   for (uint32_t k = 0; k < n; k++)
@@ -417,52 +492,34 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
       vyre_vk_barrier(cb);
       ep = ++be->hz_epoch;
     }
+    // A resident buffer bound as a write buffer reads as zero at the start
+    // of the dispatch (docs/ir.md IR-BUF-10): its bound range is filled
+    // here, after every earlier access (the barrier above) and before the
+    // dispatch (the barrier below).
+    if (zero_resident_writes(j, cb)) {
+      vyre_vk_barrier(cb);
+      ep = ++be->hz_epoch;
+    }
     if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
-    if (j->pipe != bound) {
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);
-      bound = j->pipe;
-      npushed = 0;
-    }
-    if (j->pipe->push) {
-      VkDescriptorBufferInfo bi[33];
-      VkWriteDescriptorSet w[33];
-      uint32_t nw = set_writes(j, bi, w); // dstSet is ignored for pushed descriptors
-      be->cmd_push_descriptors(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, nw, w);
-    } else {
-      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, 1, &j->set, 0,
-                              NULL);
-    }
-    if (j->nb) {
-      uint32_t counts[32];
-      for (uint32_t i = 0; i < j->nb; i++)
-        counts[i] = (uint32_t)(j->bind[i].bytes / 4);
-      if (npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
-        vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
-        memcpy(pushed, counts, 4 * j->nb);
-        npushed = j->nb;
-      }
-      // Lane mode: the flag depends on the bindings, not the counts.
-      vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
-    }
-    // The launch's base workgroup and the whole grid (every job: they differ
-    // between the launches of a split grid).
-    vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, j->pipe->info.grid_offset,
-                       sizeof(j->grid_words), j->grid_words);
-    for (uint32_t r = 0; r < j->repeat; r++) {
+    bind_job(be, cb, j, &bound, pushed, &npushed);
+    uint32_t reps = j->rep_left < VYRE_VK_REPEAT_CHUNK ? j->rep_left : VYRE_VK_REPEAT_CHUNK;
+    for (uint32_t r = 0; r < reps; r++) {
       if (r) {
         vyre_vk_barrier(cb);
         ep = ++be->hz_epoch;
       }
       vkCmdDispatch(cb, j->grid[0], j->grid[1], j->grid[2]);
     }
+    j->rep_left -= reps;
     hz_mark(j, ep);
-    launches += j->repeat;
-    if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
+    launches += reps;
+    if (j->timing && !j->rep_left)
+      vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, j->qpool, 1);
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, launches);
   uint32_t downloads = 0;
   for (uint32_t k = 0; k < n; k++)
-    if (js[k]) record_downloads(js[k], cb, &downloads);
+    if (js[k] && !js[k]->rep_left) record_downloads(js[k], cb, &downloads);
   // The writes (dispatches or downloads) before the host reads them and
   // before whatever the command buffer records next.
   vyre_vk_barrier_host(cb);
@@ -536,5 +593,6 @@ void vyre_vk_job_free(vyre_vk_job *j) {
   vyre_vk_dpool_put(be, j->dpool, j->dpool_sets);
   vyre_vk_cb_put(be, j->cb);
   vyre_vk_fence_put(be, j->fence);
+  vyre_vk_pipe_unref(j->pipe);
   free(j);
 }

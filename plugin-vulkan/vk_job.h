@@ -20,6 +20,11 @@
 
 struct vyre_vk_pipe; // vk_pipeline.h
 
+// A job's repeats are recorded at most this many per command buffer: a huge
+// repeat runs as a chain of submissions with the deadline checked between
+// them, so it honours timeout_ns and its command buffers stay small.
+#define VYRE_VK_REPEAT_CHUNK 256u
+
 typedef struct vyre_vk_job {
   struct vyre_vk_job *next;  // zombie list
   struct vyre_vk_job *group; // jobs freed with this one (a timed-out batch)
@@ -39,6 +44,8 @@ typedef struct vyre_vk_job {
   uint32_t grid[3];
   uint32_t grid_words[6]; // base workgroup, whole grid (push constants; docs/abi.md ABI-GRID-2)
   uint32_t repeat;
+  uint32_t rep_left;    // repeats not yet recorded (vyre_vk_job_record_more records them)
+  uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none
   VkQueryPool qpool;
   VkCommandBuffer cb; // owned unless recorded into a caller's buffer
   VkFence fence;      // owned by the job that submitted
@@ -66,10 +73,16 @@ uint32_t vyre_vk_jobs_make_sets(vyre_backend *be, vyre_vk_job *const *js, uint32
 // the other, in phases: every upload and zero-fill, a barrier, the
 // dispatches (a barrier only where a job touches a resident buffer that an
 // earlier job since the last barrier wrote, or writes one it read; a job's
-// repeats are separated by barriers), a barrier, every download, and a final
-// device+host barrier. Call with be->lock held (command pool and the
-// hazard marks on resident buffers).
+// repeats are separated by barriers; at most VYRE_VK_REPEAT_CHUNK of them,
+// the rest go to vyre_vk_job_record_more), a barrier, every download of the
+// jobs with no repeats left, and a final device+host barrier. Call with be->lock held (command pool
+// and the hazard marks on resident buffers).
 void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *const *js, uint32_t n);
+// Records the next VYRE_VK_REPEAT_CHUNK repeats of |j| (rep_left > 0) into
+// |cb|, which runs after |j|'s earlier submissions: pipeline, descriptors,
+// push constants, the dispatches, then the downloads when they are the last
+// ones. Call with be->lock held.
+void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *j);
 // After the fence: copies outputs back, reads the trap record and timing.
 uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_error *err);
 void vyre_vk_job_free(vyre_vk_job *j);

@@ -21,8 +21,6 @@
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
 
-#define PAYLOAD_MAGIC 0x56535056u // "VPSV"
-
 static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key *k) {
   const vyre_ir_program *p = a->program;
   vyre_kit_key_init(k);
@@ -62,6 +60,46 @@ void vyre_vk_pipes_free(vyre_backend *be) {
     vyre_vk_pipe *pp = be->pipes;
     be->pipes = pp->next;
     pipe_destroy(be, pp);
+  }
+  be->pipe_count = 0;
+}
+
+void vyre_vk_pipe_unref(vyre_vk_pipe *pp) {
+  if (pp) atomic_fetch_sub(&pp->refs, 1);
+}
+
+uint32_t vyre_vk_pipes_count(vyre_backend *be) {
+  pthread_mutex_lock(&be->lock);
+  uint32_t n = be->pipe_count;
+  pthread_mutex_unlock(&be->lock);
+  return n;
+}
+
+// Unlinks the least recently used pipes nothing references until the cache
+// holds at most its bound (pipes in use are never unlinked, so it may hold
+// more while more are in use); returns them (linked by |next|) for the
+// caller to destroy outside the lock. Called with be->lock held.
+static vyre_vk_pipe *pipes_trim_locked(vyre_backend *be) {
+  vyre_vk_pipe *dead = NULL;
+  while (be->pipe_count > be->pipe_max) {
+    vyre_vk_pipe **victim = NULL;
+    for (vyre_vk_pipe **at = &be->pipes; *at; at = &(*at)->next)
+      if (!atomic_load(&(*at)->refs)) victim = at; // the last one: least recently used
+    if (!victim) break;
+    vyre_vk_pipe *p = *victim;
+    *victim = p->next;
+    p->next = dead;
+    dead = p;
+    be->pipe_count--;
+  }
+  return dead;
+}
+
+static void pipes_destroy_list(vyre_backend *be, vyre_vk_pipe *dead) {
+  while (dead) {
+    vyre_vk_pipe *p = dead;
+    dead = p->next;
+    pipe_destroy(be, p);
   }
 }
 
@@ -121,49 +159,122 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
   return VYRE_STATUS_OK;
 }
 
-// Payload on disk: magic, info, word count, words.
-static int payload_parse(const uint8_t *data, size_t size, vyre_spv_info *info,
-                         const uint32_t **words, size_t *n) {
-  size_t head = 4 + sizeof(*info) + 4;
-  if (size < head) return 0;
-  uint32_t magic, count;
-  memcpy(&magic, data, 4);
-  memcpy(info, data + 4, sizeof(*info));
-  memcpy(&count, data + 4 + sizeof(*info), 4);
-  if (magic != PAYLOAD_MAGIC || size != head + (size_t)count * 4 || count < 5 ||
-      info->host_buffer_count > 32)
+// The head a payload for |a| on |be| carries, before the binding plan.
+static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
+                                vyre_vk_payload_head *h) {
+  memset(h, 0, sizeof(*h));
+  h->magic = VYRE_VK_PAYLOAD_MAGIC;
+  h->version = VYRE_VK_PAYLOAD_VERSION;
+  memcpy(h->hash, a->program->hash, 16);
+  memcpy(h->workgroup_size, a->workgroup_size, sizeof(h->workgroup_size));
+  h->flags = a->flags;
+  h->has_int64 = be->has_int64;
+  h->soft_mul = be->soft_mul;
+  h->int64_atomics = be->int64_atomics;
+  h->buffer_count = a->program->buffer_count;
+}
+
+// True when |info| is the binding plan the generator makes for |a| on |be|:
+// the host buffers in ascending binding order, push constants of one word
+// per slot (plus the lane flag), the trap record exactly when the program
+// has a trap, lane mode only where it is allowed. Nothing in it is trusted
+// before this check: it sizes push constants and indexes buffers.
+static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const vyre_spv_info *in) {
+  const vyre_ir_program *p = a->program;
+  uint32_t n = 0, last = 0;
+  for (uint32_t s = 0; s < 32 && s < p->buffer_count; s++) {
+    // The buffer with the next binding above |last|.
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < p->buffer_count; b++) {
+      if (p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP) continue;
+      uint32_t bind = p->buffers[b].binding;
+      if ((n == 0 || bind > last) && (best == UINT32_MAX || bind < p->buffers[best].binding))
+        best = b;
+    }
+    if (best == UINT32_MAX) break;
+    if (in->host_buffer_count <= n || in->buffer_of_slot[n] != best) return 0;
+    last = p->buffers[best].binding;
+    n++;
+  }
+  if (in->host_buffer_count != n || in->lanes > 1 || in->uses_trap > 1 || in->trap64 > 1) return 0;
+  if (in->push_bytes != 4 * (n + in->lanes) || in->lanes_offset != (in->lanes ? 4 * n : 0))
     return 0;
-  *words = (const uint32_t *)(data + head);
-  *n = count;
+  if (in->push_bytes > be->props.limits.maxPushConstantsSize) return 0;
+  if (in->lanes && (a->workgroup_size[0] % VYRE_KIT_LANES || a->workgroup_size[1] != 1 ||
+                    a->workgroup_size[2] != 1 || a->workgroup_size[0] < VYRE_KIT_LANES_MIN_WG))
+    return 0;
+  uint32_t trap = (p->flags & VYRE_IR_FLAG_HAS_TRAP) ? 1u : 0u;
+  if (in->uses_trap != trap || (in->lanes && trap)) return 0;
+  if (in->trap64 != (trap && be->has_int64 && be->int64_atomics ? 1u : 0u)) return 0;
   return 1;
 }
 
-static void payload_put(vyre_backend *be, const vyre_kit_key *k, const vyre_spv_info *info,
-                        const uint32_t *words, size_t n) {
-  size_t head = 4 + sizeof(*info) + 4;
-  uint8_t *buf = malloc(head + n * 4);
+// Parses a disk payload for |a|: every head field must equal what |a| on
+// |be| expects (program hash, workgroup size, flags, device options, buffer
+// count), the binding plan must pass payload_info_ok, and the SPIR-V must be
+// whole words starting with the SPIR-V magic number. Returns 0 (a miss) on
+// any mismatch.
+static int payload_parse(vyre_backend *be, const vyre_compile_args *a, const uint8_t *data,
+                         size_t size, vyre_spv_info *info, const uint32_t **words, size_t *n) {
+  vyre_vk_payload_head h, want;
+  if (!data || size < sizeof(h)) return 0;
+  memcpy(&h, data, sizeof(h));
+  payload_head_expect(be, a, &want);
+  memcpy(&want.info, &h.info, sizeof(h.info));
+  want.word_count = h.word_count;
+  if (memcmp(&h, &want, sizeof(h)) != 0) return 0;
+  if (!payload_info_ok(be, a, &h.info)) return 0;
+  if (h.word_count < 5 || h.word_count > (size - sizeof(h)) / 4 ||
+      size != sizeof(h) + (size_t)h.word_count * 4)
+    return 0;
+  uint32_t magic;
+  memcpy(&magic, data + sizeof(h), 4);
+  if (magic != 0x07230203u) return 0; // SpvMagicNumber
+  *info = h.info;
+  *words = (const uint32_t *)(data + sizeof(h)); // malloc'd data: 4-byte aligned
+  *n = h.word_count;
+  return 1;
+}
+
+static void payload_put(vyre_backend *be, const vyre_compile_args *a, const vyre_kit_key *k,
+                        const vyre_spv_info *info, const uint32_t *words, size_t n) {
+  vyre_vk_payload_head h;
+  payload_head_expect(be, a, &h);
+  h.info = *info;
+  h.word_count = (uint32_t)n;
+  uint8_t *buf = malloc(sizeof(h) + n * 4);
   if (!buf) return;
-  uint32_t magic = PAYLOAD_MAGIC, count = (uint32_t)n;
-  memcpy(buf, &magic, 4);
-  memcpy(buf + 4, info, sizeof(*info));
-  memcpy(buf + 4 + sizeof(*info), &count, 4);
-  memcpy(buf + head, words, n * 4);
-  vyre_kit_cache_put(be->disk, k, buf, head + n * 4);
+  memcpy(buf, &h, sizeof(h));
+  memcpy(buf + sizeof(h), words, n * 4);
+  vyre_kit_cache_put(be->disk, k, buf, sizeof(h) + n * 4);
   free(buf);
 }
 
+// The cached pipe of |k|, moved to the front (most recently used) with a
+// reference taken for the module about to be made. Call with be->lock held.
 static vyre_vk_pipe *find_pipe(vyre_backend *be, const vyre_kit_key *k) {
-  for (vyre_vk_pipe *pp = be->pipes; pp; pp = pp->next)
-    if (pp->key_size == k->size && memcmp(pp->key, k->bytes, k->size) == 0) return pp;
+  for (vyre_vk_pipe **at = &be->pipes; *at; at = &(*at)->next) {
+    vyre_vk_pipe *pp = *at;
+    if (pp->key_size != k->size || memcmp(pp->key, k->bytes, k->size) != 0) continue;
+    *at = pp->next;
+    pp->next = be->pipes;
+    be->pipes = pp;
+    atomic_fetch_add(&pp->refs, 1);
+    return pp;
+  }
   return NULL;
 }
 
+// Makes a module handle for |pp|, which carries a reference taken for it
+// (dropped here on failure, by module_release otherwise).
 static uint32_t module_new(vyre_backend *be, vyre_vk_pipe *pp, const char *label, vyre_module **out,
                            vyre_error *err) {
   vyre_module *m = calloc(1, sizeof(*m));
-  if (!m)
+  if (!m) {
+    vyre_vk_pipe_unref(pp);
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "compile: out of host memory. Fix: free memory.");
+  }
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
   m->pipe = pp;
   snprintf(m->label, sizeof(m->label), "%s", label);
@@ -239,7 +350,7 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   int from_disk = 0;
 retry:
   if (cacheable && !from_disk && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
-      payload_parse(payload, payload_size, &pp->info, &words, &nw)) {
+      payload_parse(be, a, payload, payload_size, &pp->info, &words, &nw)) {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_HITS, 1);
     from_disk = 1;
   } else {
@@ -254,7 +365,7 @@ retry:
     if (st) goto fail;
     words = gen;
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_COMPILES, 1);
-    if (cacheable) payload_put(be, &k, &pp->info, words, nw);
+    if (cacheable) payload_put(be, a, &k, &pp->info, words, nw);
   }
   pp->buffer_count = p->buffer_count;
   for (uint32_t b = 0; b < p->buffer_count && b < 64; b++)
@@ -298,10 +409,14 @@ retry:
   pp->key_size = k.size;
   k.bytes = NULL;
   vyre_kit_key_free(&k);
+  atomic_store(&pp->refs, 1); // the module's
   pthread_mutex_lock(&be->lock);
   pp->next = be->pipes;
   be->pipes = pp;
+  be->pipe_count++;
+  vyre_vk_pipe *dead = pipes_trim_locked(be);
   pthread_mutex_unlock(&be->lock);
+  pipes_destroy_list(be, dead);
   return module_new(be, pp, label, out, err);
 fail:
   free(gen);
@@ -313,14 +428,22 @@ fail:
 
 void vyre_vk_module_release(vyre_backend *be, vyre_module *m) {
   if (!m || m->h.magic != VYRE_MAGIC_MODULE) return;
-  // The pipe stays in the in-memory cache until destroy or recover.
+  // The pipe stays in the in-memory cache (a module of an older generation
+  // points to a pipe recover already freed: no reference to drop); an
+  // unreferenced pipe beyond the bound goes now.
   pthread_mutex_lock(&be->lock);
   if (m->prev)
     m->prev->next = m->next;
   else
     be->modules = m->next;
   if (m->next) m->next->prev = m->prev;
+  vyre_vk_pipe *dead = NULL;
+  if (m->h.generation == be->generation) {
+    vyre_vk_pipe_unref(m->pipe);
+    dead = pipes_trim_locked(be);
+  }
   pthread_mutex_unlock(&be->lock);
+  pipes_destroy_list(be, dead);
   vyre_kit_object_kill(&m->h);
   free(m);
 }

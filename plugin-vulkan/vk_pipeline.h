@@ -5,14 +5,19 @@
 // compile slot and the in-memory, disk and driver pipeline caches
 // (vk_pipeline.c).
 //
-// Ownership: the backend owns every pipe (its |pipes| list, freed at destroy
-// and recover); a module handle borrows its pipe and is the host's until
-// module_release. Thread safety: the pipe and module lists are guarded by
-// the backend lock; a pipe is immutable once listed.
+// Ownership: the backend owns every pipe (its |pipes| list, most recently
+// used first, freed at destroy and recover). The list is bounded
+// (docs/caches.md ABI-CACHE-10): beyond VYRE_MODULE_CACHE_ENTRIES pipes
+// (default 256) the least recently used pipes that nothing references are
+// destroyed. Module handles and jobs count as references (|refs|), so a pipe
+// in use is never destroyed. Thread safety: the pipe and module lists are
+// guarded by the backend lock; a pipe is immutable once listed; |refs| is
+// atomic and only rises from 0 under the lock (a cache hit).
 
 #ifndef VYRE_VK_PIPELINE_H
 #define VYRE_VK_PIPELINE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +36,8 @@ typedef struct vyre_vk_pipe vyre_vk_pipe;
 // handle compiled from the same key.
 struct vyre_vk_pipe {
   vyre_vk_pipe *next;
-  uint8_t *key; // the full key record (owned)
+  _Atomic uint32_t refs; // module handles and jobs using it
+  uint8_t *key;          // the full key record (owned)
   size_t key_size;
   VkShaderModule shader;
   VkDescriptorSetLayout set_layout;
@@ -51,10 +57,33 @@ struct vyre_module {
   vyre_module *next, *prev; // the backend's live modules
 };
 
+// The disk-cache payload of one pipeline (docs/caches.md ABI-CACHE-11): this
+// head, then |word_count| SPIR-V words. Every field is checked on load
+// against the program and compile key being compiled, and the binding plan
+// against what the program implies; any mismatch is a miss (generate again
+// and rewrite the entry), so a forged or foreign entry never runs.
+#define VYRE_VK_PAYLOAD_MAGIC   0x32535056u // "VPS2"
+#define VYRE_VK_PAYLOAD_VERSION 2u
+typedef struct vyre_vk_payload_head {
+  uint32_t magic;   // VYRE_VK_PAYLOAD_MAGIC
+  uint32_t version; // VYRE_VK_PAYLOAD_VERSION
+  uint8_t hash[16]; // vyre_ir_program.hash of the program it was made for
+  uint32_t workgroup_size[3];
+  uint32_t flags; // compile flags
+  uint32_t has_int64, soft_mul, int64_atomics;
+  uint32_t buffer_count; // the program's
+  vyre_spv_info info;
+  uint32_t word_count;
+} vyre_vk_payload_head;
+
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                          vyre_error *err);
 void vyre_vk_module_release(vyre_backend *be, vyre_module *m);
 void vyre_vk_pipes_free(vyre_backend *be);
+// Drops a reference taken by a module or job (the pipe stays cached).
+void vyre_vk_pipe_unref(vyre_vk_pipe *pp);
+// Pipes in the in-memory cache (the module_cache_entries metric).
+uint32_t vyre_vk_pipes_count(vyre_backend *be);
 void vyre_vk_pipeline_cache_load(vyre_backend *be);
 void vyre_vk_pipeline_cache_save(vyre_backend *be);
 

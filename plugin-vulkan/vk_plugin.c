@@ -4,7 +4,15 @@
 // static ops table, plus the health slots (status, recover), flush, metrics
 // and inject_fault. The query loads nothing and touches no device; every
 // other slot is implemented in the vk_*.c file named by its prefix.
+//
+// Recover against concurrent use (docs/abi.md ABI-RECOVER-4): every slot of
+// the table runs under the backend's |life| lock taken shared, recover takes
+// it exclusive (writer-preferring, so a stream of dispatches cannot starve
+// it). A slot that started before a recover finishes on the old device; one
+// that starts after it sees the new generation and refuses older handles
+// with DEVICE_LOST.
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +29,7 @@
 #include "vyre_ir.h"
 #include "vyre_kit.h"
 
-static uint32_t op_flush(vyre_backend *be, vyre_error *err) {
+static uint32_t flush_impl(vyre_backend *be, vyre_error *err) {
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
   VkResult r = vkDeviceWaitIdle(be->device);
@@ -31,7 +39,7 @@ static uint32_t op_flush(vyre_backend *be, vyre_error *err) {
   return VYRE_STATUS_OK;
 }
 
-static void vk_status(vyre_backend *be, vyre_health *out) {
+static void status_impl(vyre_backend *be, vyre_health *out) {
   uint32_t size = out->struct_size;
   memset(out, 0, sizeof(*out));
   out->struct_size = size;
@@ -40,7 +48,7 @@ static void vk_status(vyre_backend *be, vyre_health *out) {
   out->generation = be->generation;
 }
 
-static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
+static uint32_t recover_impl(vyre_backend *be, vyre_error *err) {
   if (!be)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "recover: the backend handle is NULL. Fix: pass the handle create "
@@ -72,11 +80,11 @@ static const char *const kExtraMetrics[] = {
     "validation_errors",           "vk_memory_allocations", "vk_descriptor_pools",
     "vk_fences_created",           "vk_queue_submits",      "vk_command_buffers",
     "vk_command_buffers_recorded", "vk_host_record_ns",     "vk_host_wait_ns",
-    "vk_host_finish_ns",           "vk_push_descriptors"};
+    "vk_host_finish_ns",           "vk_push_descriptors",   "module_cache_entries"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
-static uint32_t op_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
-                           uint32_t *out_count) {
+static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
+                             uint32_t *out_count) {
   if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
@@ -91,7 +99,8 @@ static uint32_t op_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity
                          be->ns_record,
                          be->ns_wait,
                          be->ns_finish,
-                         be->cmd_push_descriptors ? 1u : 0u};
+                         be->cmd_push_descriptors ? 1u : 0u,
+                         vyre_vk_pipes_count(be)};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];
@@ -101,7 +110,7 @@ static uint32_t op_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity
   return VYRE_STATUS_OK;
 }
 
-static uint32_t op_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err) {
+static uint32_t inject_fault_impl(vyre_backend *be, uint32_t kind, vyre_error *err) {
   if (!be)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "inject_fault: the backend handle is NULL. Fix: pass a backend.");
@@ -120,6 +129,100 @@ static uint32_t op_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err
                        kind);
 }
 
+//===----------------------------------------------------------------------===//
+// The slots as the table gives them: each under the |life| lock.
+//===----------------------------------------------------------------------===//
+
+#define SHARED(be)    pthread_rwlock_rdlock(&(be)->life)
+#define EXCLUSIVE(be) pthread_rwlock_wrlock(&(be)->life)
+#define UNLOCK(be)    pthread_rwlock_unlock(&(be)->life)
+
+// A slot returning a status, run with the lock shared (NULL backend: the
+// implementation answers it).
+#define VK_SHARED_SLOT(name, impl, params, ...)                                                    \
+  static uint32_t name params {                                                                    \
+    if (!be) return impl(__VA_ARGS__);                                                             \
+    SHARED(be);                                                                                    \
+    uint32_t st = impl(__VA_ARGS__);                                                               \
+    UNLOCK(be);                                                                                    \
+    return st;                                                                                     \
+  }
+
+VK_SHARED_SLOT(op_flush, flush_impl, (vyre_backend * be, vyre_error *err), be, err)
+VK_SHARED_SLOT(op_get_caps, vyre_vk_get_caps, (vyre_backend * be, vyre_caps *out, vyre_error *err),
+               be, out, err)
+VK_SHARED_SLOT(op_compile, vyre_vk_compile,
+               (vyre_backend * be, const vyre_compile_args *a, vyre_module **out, vyre_error *err),
+               be, a, out, err)
+VK_SHARED_SLOT(op_dispatch, vyre_vk_dispatch,
+               (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
+                vyre_error *err),
+               be, a, out, err)
+VK_SHARED_SLOT(op_dispatch_async, vyre_vk_dispatch_async,
+               (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
+                vyre_error *err),
+               be, a, out, err)
+VK_SHARED_SLOT(op_pending_poll, vyre_vk_pending_poll,
+               (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p, done,
+               err)
+VK_SHARED_SLOT(op_pending_wait, vyre_vk_pending_wait,
+               (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
+                vyre_error *err),
+               be, p, t, out, err)
+VK_SHARED_SLOT(op_dispatch_batch, vyre_vk_dispatch_batch,
+               (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be, jobs, n,
+               err)
+VK_SHARED_SLOT(op_buffer_alloc, vyre_vk_buffer_alloc,
+               (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be, bytes,
+               out, err)
+VK_SHARED_SLOT(op_buffer_free, vyre_vk_buffer_free,
+               (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
+VK_SHARED_SLOT(op_buffer_write, vyre_vk_buffer_write,
+               (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be, r,
+               n, err)
+VK_SHARED_SLOT(op_buffer_read, vyre_vk_buffer_read,
+               (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be, r,
+               n, err)
+VK_SHARED_SLOT(op_sequence_run, vyre_vk_sequence_run,
+               (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
+                vyre_error *err),
+               be, a, res, err)
+VK_SHARED_SLOT(op_metrics, metrics_impl,
+               (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out, cap,
+               count)
+VK_SHARED_SLOT(op_inject_fault, inject_fault_impl,
+               (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
+
+static void op_module_release(vyre_backend *be, vyre_module *m) {
+  if (!be) return;
+  SHARED(be);
+  vyre_vk_module_release(be, m);
+  UNLOCK(be);
+}
+
+static void op_pending_release(vyre_backend *be, vyre_pending *p) {
+  if (!be) return;
+  SHARED(be);
+  vyre_vk_pending_release(be, p);
+  UNLOCK(be);
+}
+
+static void op_status(vyre_backend *be, vyre_health *out) {
+  if (!be) return status_impl(be, out);
+  SHARED(be);
+  status_impl(be, out);
+  UNLOCK(be);
+}
+
+// Exclusive: every slot running on the old device has returned first.
+static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
+  if (!be) return recover_impl(be, err);
+  EXCLUSIVE(be);
+  uint32_t st = recover_impl(be, err);
+  UNLOCK(be);
+  return st;
+}
+
 static const vyre_backend_ops vyre_vk_ops = {
     .struct_size = sizeof(vyre_backend_ops),
     .abi_major = VYRE_ABI_MAJOR,
@@ -132,21 +235,21 @@ static const vyre_backend_ops vyre_vk_ops = {
     .create = vyre_vk_create,
     .destroy = vyre_vk_destroy,
     .flush = op_flush,
-    .get_caps = vyre_vk_get_caps,
-    .compile = vyre_vk_compile,
-    .module_release = vyre_vk_module_release,
-    .dispatch = vyre_vk_dispatch,
-    .dispatch_async = vyre_vk_dispatch_async,
-    .pending_poll = vyre_vk_pending_poll,
-    .pending_wait = vyre_vk_pending_wait,
-    .pending_release = vyre_vk_pending_release,
-    .dispatch_batch = vyre_vk_dispatch_batch,
-    .buffer_alloc = vyre_vk_buffer_alloc,
-    .buffer_free = vyre_vk_buffer_free,
-    .buffer_write = vyre_vk_buffer_write,
-    .buffer_read = vyre_vk_buffer_read,
-    .sequence_run = vyre_vk_sequence_run,
-    .status = vk_status,
+    .get_caps = op_get_caps,
+    .compile = op_compile,
+    .module_release = op_module_release,
+    .dispatch = op_dispatch,
+    .dispatch_async = op_dispatch_async,
+    .pending_poll = op_pending_poll,
+    .pending_wait = op_pending_wait,
+    .pending_release = op_pending_release,
+    .dispatch_batch = op_dispatch_batch,
+    .buffer_alloc = op_buffer_alloc,
+    .buffer_free = op_buffer_free,
+    .buffer_write = op_buffer_write,
+    .buffer_read = op_buffer_read,
+    .sequence_run = op_sequence_run,
+    .status = op_status,
     .recover = op_recover,
     .metrics = op_metrics,
     .inject_fault = op_inject_fault,

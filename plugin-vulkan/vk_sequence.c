@@ -51,10 +51,39 @@ static uint32_t check_steps(vyre_backend *be, const vyre_sequence_args *a, vyre_
   return VYRE_STATUS_OK;
 }
 
+// A step with more repeats than one command buffer holds: the steps run one
+// after another as one-shot dispatches (each with what is left of the
+// sequence's deadline, checked between chunks of repeats), then the reads.
+static uint32_t run_stepwise(vyre_backend *be, const vyre_sequence_args *a,
+                             vyre_dispatch_result *results, vyre_error *err) {
+  uint64_t until = a->timeout_ns ? vyre_kit_now_ns() + a->timeout_ns : 0;
+  for (uint32_t s = 0; s < a->step_count; s++) {
+    vyre_dispatch_args step = a->steps[s];
+    if (until) {
+      uint64_t now = vyre_kit_now_ns();
+      if (now >= until)
+        return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, VYRE_VK_NAME,
+                             "sequence_run passed its deadline of %llu ns before step %u. Fix: "
+                             "raise the timeout or shrink the work.",
+                             (unsigned long long)a->timeout_ns, s);
+      if (!step.timeout_ns || step.timeout_ns > until - now) step.timeout_ns = until - now;
+    }
+    vyre_dispatch_result local = {.struct_size = sizeof(local)};
+    uint32_t st = vyre_vk_dispatch(be, &step, results ? &results[s] : &local, err);
+    if (st) {
+      vyre_error_prefix(err, "step %u", s);
+      return st;
+    }
+  }
+  return a->read_count ? vyre_vk_buffer_read(be, a->reads, a->read_count, err) : VYRE_STATUS_OK;
+}
+
 uint32_t vyre_vk_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
                               vyre_dispatch_result *results, vyre_error *err) {
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st || (st = check_steps(be, a, err))) return st;
+  for (uint32_t s = 0; s < a->step_count; s++)
+    if (a->steps[s].repeat > VYRE_VK_REPEAT_CHUNK) return run_stepwise(be, a, results, err);
   vyre_vk_zombies_reap(be, 0);
   vyre_vk_job **js = calloc(a->step_count ? a->step_count : 1, sizeof(*js));
   if (!js)

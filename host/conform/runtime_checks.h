@@ -24,8 +24,10 @@ void vyre__rt_resident_bad_batch(vyre_device *dev, vyre__result *r);
 void vyre__rt_resident_failed_read(vyre_device *dev, vyre__result *r);
 void vyre__rt_resident_bad_handles(vyre_device *dev, vyre__result *r);
 void vyre__rt_resident_state(vyre_device *dev, vyre__result *r);
+void vyre__rt_resident_write_zeroed(vyre_device *dev, vyre__result *r);
 // runtime_fault.c
 void vyre__rt_sequence(vyre_device *dev, vyre__result *r);
 void vyre__rt_fault_recover(vyre_device *dev, vyre__result *r);
+void vyre__rt_pending_loss(vyre_device *dev, vyre__result *r);
 
 #endif // VYRE_RUNTIME_CHECKS_H

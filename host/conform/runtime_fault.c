@@ -3,7 +3,9 @@
 // runtime_fault.c — runtime pseudo-cases for sequences and recovery: two
 // dependent resident steps and a read run with one fence; an injected fault
 // moves the device to device-lost, recover succeeds, handles from before are
-// refused and a new dispatch is correct. Listed in runtime_util.c.
+// refused and a new dispatch is correct; a job still pending when the device
+// is lost reports DEVICE_LOST (docs/abi.md ABI-RECOVER-5). Listed in
+// runtime_util.c.
 
 #include <string.h>
 
@@ -161,5 +163,62 @@ done:
   if (buf) vyre_resident_free(buf, NULL);
   if (fresh) vyre_kernel_release(fresh);
   if (old) vyre_kernel_release(old);
+  if (p) vyre_program_free(p);
+}
+
+// docs/abi.md ABI-RECOVER-5: a job submitted before a simulated loss and
+// waited on after it (before recover) reports DEVICE_LOST on every backend,
+// whether or not the device had finished it; a job waited before the loss
+// keeps its status.
+void vyre__rt_pending_loss(vyre_device *dev, vyre__result *r) {
+  vyre_caps caps = {.struct_size = sizeof caps};
+  if (vyre_device_caps(dev, &caps, NULL) == VYRE_STATUS_OK && !(caps.flags & VYRE_CAP_ASYNC)) {
+    vyre__rt_skip(r, "unsupported: the backend has no async dispatch (jobs complete at submit)");
+    return;
+  }
+  vyre_program *p = NULL;
+  vyre_kernel *k = NULL;
+  vyre_job *early = NULL, *job = NULL;
+  vyre_error err = {.struct_size = sizeof err};
+  if (vyre__rt_kernel(dev, vyre__rt_double_json, &p, &k, r)) return;
+  uint32_t a[VYRE__RT_N], out[VYRE__RT_N], out2[VYRE__RT_N];
+  for (uint32_t i = 0; i < VYRE__RT_N; i++)
+    a[i] = i;
+  vyre_arg args[2] = {{a, sizeof a, NULL, 0, NULL}, {NULL, 0, out, sizeof out, NULL}};
+  vyre_arg args2[2] = {{a, sizeof a, NULL, 0, NULL}, {NULL, 0, out2, sizeof out2, NULL}};
+  uint32_t st = vyre_dispatch_async(k, args, 2, NULL, &early, &err);
+  if (!st) st = vyre_job_wait(early, UINT64_MAX, NULL, &err);
+  if (!st) st = vyre_dispatch_async(k, args2, 2, NULL, &job, &err);
+  if (st) {
+    vyre__result_fail(r, "dispatching before the fault failed with %s: %s", vyre_status_name(st),
+                      err.message);
+    goto done;
+  }
+  st = vyre_device_inject_fault(dev, VYRE_FAULT_SIMULATED_LOSS, &err);
+  if (st == VYRE_STATUS_UNSUPPORTED) {
+    vyre__rt_skip(r, "unsupported: the backend has no inject_fault");
+    goto done;
+  }
+  if (st) {
+    vyre__result_fail(r, "inject_fault(SIMULATED_LOSS) failed with %s: %s", vyre_status_name(st),
+                      err.message);
+    goto done;
+  }
+  st = vyre_job_wait(job, UINT64_MAX, NULL, &err);
+  if (st != VYRE_STATUS_DEVICE_LOST)
+    vyre__result_fail(r,
+                      "a job submitted before a simulated loss and waited after it returned %s, "
+                      "expected DEVICE_LOST (docs/abi.md ABI-RECOVER-5)",
+                      vyre_status_name(st));
+  st = vyre_job_wait(early, 0, NULL, &err);
+  if (st != VYRE_STATUS_OK)
+    vyre__result_fail(r, "a job waited before the loss returned %s on a second wait, expected OK",
+                      vyre_status_name(st));
+  st = vyre_device_recover(dev, &err);
+  if (st) vyre__result_fail(r, "recover failed with %s: %s", vyre_status_name(st), err.message);
+done:
+  if (job) vyre_job_release(job);
+  if (early) vyre_job_release(early);
+  if (k) vyre_kernel_release(k);
   if (p) vyre_program_free(p);
 }

@@ -4,6 +4,7 @@
 // as embedded JSON. Both work on 64 u32 elements with one workgroup of 64.
 //   rt_double: out[i] = a[i] * 2   (a: read, out: write, count 64)
 //   rt_inc:    x[i] = x[i] + 1     (x: read_write)
+//   rt_bump:   out[i] = out[i] + 1 (out: write, count 64: reads its zero start)
 
 #ifndef VYRE_RUNTIME_PROGRAMS_H
 #define VYRE_RUNTIME_PROGRAMS_H
@@ -31,5 +32,13 @@ static const char vyre__rt_inc_json[] =
     "\"body\":" VYRE__RT_GUARDED_STORE(
         "x", "{\"k\":\"bin\",\"op\":\"add\",\"a\":{\"k\":\"load\",\"buffer\":\"x\",\"index\":{"
              "\"k\":\"var\",\"name\":\"i\"}},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":1}}") "}";
+
+static const char vyre__rt_bump_json[] =
+    "{\"vyre\":1,\"name\":\"rt_bump\",\"workgroup_size\":[64,1,1],\"buffers\":["
+    "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":64}],"
+    "\"body\":" VYRE__RT_GUARDED_STORE(
+        "out", "{\"k\":\"bin\",\"op\":\"add\",\"a\":{\"k\":\"load\",\"buffer\":\"out\","
+               "\"index\":{\"k\":\"var\",\"name\":\"i\"}},\"b\":{\"k\":\"lit\",\"t\":"
+               "\"u32\",\"v\":1}}") "}";
 
 #endif // VYRE_RUNTIME_PROGRAMS_H

@@ -213,3 +213,43 @@ void vyre__rt_resident_state(vyre_device *dev, vyre__result *r) {
   vyre_kernel_release(k);
   vyre_program_free(p);
 }
+
+// docs/ir.md IR-BUF-10: a resident buffer bound as a write buffer reads as
+// zero at the start of every dispatch. rt_bump (out += 1 on a write buffer)
+// on a resident buffer holding other values gives 1 everywhere, twice in a
+// row, and 2 with repeat 2 (repeats see each other's writes).
+void vyre__rt_resident_write_zeroed(vyre_device *dev, vyre__result *r) {
+  if (vyre__rt_no_resident(dev, r)) return;
+  vyre_program *p = NULL;
+  vyre_kernel *k = NULL;
+  if (vyre__rt_kernel(dev, vyre__rt_bump_json, &p, &k, r)) return;
+  vyre_resident *b = vyre__rt_alloc(dev, VYRE__RT_N * 4, r);
+  if (b) {
+    uint32_t x[VYRE__RT_N], got[VYRE__RT_N], want[VYRE__RT_N];
+    for (uint32_t i = 0; i < VYRE__RT_N; i++)
+      x[i] = 0x5500 + i;
+    static const uint32_t repeats[3] = {1, 1, 2};
+    static const char *const what[3] = {"first dispatch", "second dispatch", "repeat 2"};
+    vyre_arg arg = {NULL, 0, NULL, 0, b};
+    for (int t = 0; t < 3 && r->result != VYRE__RESULT_FAIL; t++) {
+      if (t != 1 && vyre__rt_rw(dev, 1, b, 0, sizeof x, x, r, "filling the buffer")) break;
+      vyre_dispatch_options o;
+      vyre_dispatch_options_init(&o);
+      o.repeat = repeats[t];
+      vyre_error err = {.struct_size = sizeof err};
+      uint32_t st = vyre_dispatch(k, &arg, 1, &o, NULL, &err);
+      if (st) {
+        vyre__result_fail(r, "%s of rt_bump on a resident write buffer failed with %s: %s", what[t],
+                          vyre_status_name(st), err.message);
+        break;
+      }
+      if (vyre__rt_rw(dev, 0, b, 0, sizeof got, got, r, "reading the buffer")) break;
+      for (uint32_t i = 0; i < VYRE__RT_N; i++)
+        want[i] = repeats[t];
+      if (vyre__rt_words(r, what[t], got, want, VYRE__RT_N)) break;
+    }
+    vyre_resident_free(b, NULL);
+  }
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}

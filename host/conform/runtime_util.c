@@ -23,9 +23,11 @@ const vyre__runtime_check vyre__runtime_checks[] = {
     {"runtime/resident_failed_read_leaves_memory", vyre__rt_resident_failed_read},
     {"runtime/resident_bad_handles_refused", vyre__rt_resident_bad_handles},
     {"runtime/resident_state_persists", vyre__rt_resident_state},
+    {"runtime/resident_write_reads_zero", vyre__rt_resident_write_zeroed},
     {"runtime/sequence_one_fence", vyre__rt_sequence},
-    // Last: it moves the device to a new generation.
+    // Last: they move the device to a new generation.
     {"runtime/fault_recover", vyre__rt_fault_recover},
+    {"runtime/pending_across_loss", vyre__rt_pending_loss},
 };
 const uint32_t vyre__runtime_check_count =
     (uint32_t)(sizeof vyre__runtime_checks / sizeof vyre__runtime_checks[0]);

@@ -9,6 +9,11 @@
 // pointer. Mandatory slots were checked at load. Error records handed to a
 // plugin are reset first so a plugin that forgets the message still leaves a
 // readable one.
+//
+// Every call runs with the device's |use| lock shared and recover with it
+// exclusive (docs/abi.md ABI-RECOVER-4): a plugin never sees a slot running
+// while its recover re-creates the device, whatever its own locking. Slots
+// that wait (pending_wait) hold it for the wait, so recover waits for them.
 
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +59,10 @@ static uint32_t unsupported(vyre_device *dev, const char *slot, vyre_error *err)
   do {                                                                                             \
     if (!VYRE_OPS_HAS(OPS(dev), slot)) return unsupported(dev, #slot, err);                        \
     reset(err);                                                                                    \
-    return fill(dev, #slot, OPS(dev)->slot(__VA_ARGS__), err);                                     \
+    vyre__device_enter(dev);                                                                       \
+    uint32_t st_ = OPS(dev)->slot(__VA_ARGS__);                                                    \
+    vyre__device_leave(dev);                                                                       \
+    return fill(dev, #slot, st_, err);                                                             \
   } while (0)
 
 int vyre__has_async(const vyre_device *dev) {
@@ -84,7 +92,10 @@ uint32_t vyre__call_get_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) 
   memset(&local, 0, sizeof(local));
   local.struct_size = sizeof(local);
   reset(err);
-  uint32_t st = fill(dev, "get_caps", dev->ops->get_caps(dev->be, &local, err), err);
+  vyre__device_enter(dev);
+  uint32_t st = dev->ops->get_caps(dev->be, &local, err);
+  vyre__device_leave(dev);
+  st = fill(dev, "get_caps", st, err);
   // A plugin built against an older, smaller vyre_caps says so in struct_size:
   // the fields it does not cover are unknown to it and read as 0 (e.g.
   // ir_features: IR 1.0 only).
@@ -105,7 +116,10 @@ uint32_t vyre__call_compile(vyre_device *dev, const vyre_compile_args *args, vyr
 }
 
 void vyre__call_module_release(vyre_device *dev, vyre_module *m) {
-  if (m) dev->ops->module_release(dev->be, m);
+  if (!m) return;
+  vyre__device_enter(dev);
+  dev->ops->module_release(dev->be, m);
+  vyre__device_leave(dev);
 }
 
 uint32_t vyre__call_dispatch(vyre_device *dev, const vyre_dispatch_args *args,
@@ -130,7 +144,10 @@ uint32_t vyre__call_pending_wait(vyre_device *dev, vyre_pending *p, uint64_t tim
 }
 
 void vyre__call_pending_release(vyre_device *dev, vyre_pending *p) {
-  if (p && VYRE_OPS_HAS(dev->ops, pending_release)) dev->ops->pending_release(dev->be, p);
+  if (!p || !VYRE_OPS_HAS(dev->ops, pending_release)) return;
+  vyre__device_enter(dev);
+  dev->ops->pending_release(dev->be, p);
+  vyre__device_leave(dev);
 }
 
 uint32_t vyre__call_dispatch_batch(vyre_device *dev, vyre_batch_job *jobs, uint32_t count,
@@ -166,11 +183,19 @@ uint32_t vyre__call_sequence_run(vyre_device *dev, const vyre_sequence_args *arg
 void vyre__call_status(vyre_device *dev, vyre_health *out) {
   memset(out, 0, sizeof(*out));
   out->struct_size = sizeof(*out);
+  vyre__device_enter(dev);
   dev->ops->status(dev->be, out);
+  vyre__device_leave(dev);
 }
 
+// Exclusive: every call already in the plugin returns first, and none
+// starts until the recover returned.
 uint32_t vyre__call_recover(vyre_device *dev, vyre_error *err) {
-  CALL(dev, recover, err, dev->be, err);
+  reset(err);
+  vyre__device_enter_exclusive(dev);
+  uint32_t st = dev->ops->recover(dev->be, err);
+  vyre__device_leave(dev);
+  return fill(dev, "recover", st, err);
 }
 
 uint32_t vyre__call_flush(vyre_device *dev, vyre_error *err) {
@@ -181,7 +206,9 @@ uint32_t vyre__call_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacit
                             uint32_t *out_count, vyre_error *err) {
   if (!VYRE_OPS_HAS(dev->ops, metrics)) return unsupported(dev, "metrics", err);
   reset(err);
+  vyre__device_enter(dev);
   uint32_t st = dev->ops->metrics(dev->be, out, capacity, out_count);
+  vyre__device_leave(dev);
   return fill(dev, "metrics", st, err);
 }
 

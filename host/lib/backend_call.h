@@ -8,7 +8,8 @@
 // never called through a NULL pointer. Ownership follows the ABI
 // (docs/abi.md): what a *_alloc/compile/dispatch_async call returns through
 // |out| is the caller's until the matching free/release call. Thread safety:
-// these wrappers add no locking; the plugin's own rules apply (docs/abi.md).
+// every wrapper holds the device's use lock shared for the call, recover
+// holds it exclusive (docs/abi.md ABI-RECOVER-4).
 
 #ifndef VYRE_HOST_BACKEND_CALL_H
 #define VYRE_HOST_BACKEND_CALL_H

@@ -10,6 +10,7 @@
 // when the device is no longer lost, so several threads (or a queue and a
 // batch) that all saw the loss recover it once.
 
+#define _GNU_SOURCE // pthread_rwlock_t, pthread_rwlockattr_setkind_np
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,6 +27,46 @@
 #include "resident.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
+
+struct vyre__device_use {
+  pthread_rwlock_t rw;
+};
+
+int vyre__device_locks_init(vyre_device *dev) {
+  dev->use = malloc(sizeof(*dev->use));
+  if (!dev->use) return -1;
+  pthread_mutex_init(&dev->lock, NULL);
+  pthread_rwlockattr_t a;
+  pthread_rwlockattr_init(&a);
+#ifdef __GLIBC__
+  // A recover waiting for the lock stops new calls from entering: a stream
+  // of dispatches from other threads cannot starve it. No thread takes |use|
+  // twice (backend_call.c takes it once per plugin call).
+  pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+  pthread_rwlock_init(&dev->use->rw, &a);
+  pthread_rwlockattr_destroy(&a);
+  return 0;
+}
+
+void vyre__device_locks_destroy(vyre_device *dev) {
+  pthread_rwlock_destroy(&dev->use->rw);
+  free(dev->use);
+  dev->use = NULL;
+  pthread_mutex_destroy(&dev->lock);
+}
+
+void vyre__device_enter(vyre_device *dev) {
+  pthread_rwlock_rdlock(&dev->use->rw);
+}
+
+void vyre__device_enter_exclusive(vyre_device *dev) {
+  pthread_rwlock_wrlock(&dev->use->rw);
+}
+
+void vyre__device_leave(vyre_device *dev) {
+  pthread_rwlock_unlock(&dev->use->rw);
+}
 
 uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err) {
   return vyre__registry_check(dev, VYRE__OBJ_DEVICE, context, err);
@@ -110,7 +151,7 @@ void vyre_device_close(vyre_device *dev) {
   }
   vyre__registry_remove(dev);
   dev->ops->destroy(dev->be);
-  pthread_mutex_destroy(&dev->lock);
+  vyre__device_locks_destroy(dev);
   free(dev);
 }
 

@@ -7,7 +7,10 @@
 // also frees the kernels, resident buffers, jobs and queues the application
 // did not release). The plugin record is process-lifetime (loader.h).
 // Thread safety: a device may be used from several threads; |generation| is
-// atomic and recovery is serialised by |lock|.
+// atomic and recovery is serialised by |lock|. Every plugin call holds |use|
+// shared and recover holds it exclusive (backend_call.c; docs/abi.md
+// ABI-RECOVER-4), so no plugin, in-tree or not, sees a slot run while it
+// re-creates its device.
 
 #ifndef VYRE_HOST_DEVICE_H
 #define VYRE_HOST_DEVICE_H
@@ -24,13 +27,23 @@ struct vyre_device {
   struct vyre__plugin *plugin;
   const vyre_backend_ops *ops; // == &plugin->ops
   vyre_backend *be;
-  char name[64];               // backend name for messages
-  char reason[1024];           // selection reason
-  pthread_mutex_t lock;        // serialises recover
-  _Atomic uint32_t generation; // the device generation the host last saw
-  vyre_caps caps;              // read at open; limits do not change on recover
+  char name[64];                // backend name for messages
+  char reason[1024];            // selection reason
+  pthread_mutex_t lock;         // serialises recover
+  struct vyre__device_use *use; // plugin calls shared, recover exclusive (device.c)
+  _Atomic uint32_t generation;  // the device generation the host last saw
+  vyre_caps caps;               // read at open; limits do not change on recover
 };
 
+// Initialises / destroys |lock| and |use| (select.c makes the device).
+// Returns 0, or -1 when out of memory (then nothing is left to destroy).
+int vyre__device_locks_init(vyre_device *dev);
+void vyre__device_locks_destroy(vyre_device *dev);
+// The |use| lock: vyre__device_enter before a plugin call, vyre__device_leave
+// after it; vyre__device_enter_exclusive around recover.
+void vyre__device_enter(vyre_device *dev);
+void vyre__device_enter_exclusive(vyre_device *dev);
+void vyre__device_leave(vyre_device *dev);
 // Checks that |dev| is a live device (registry.h). |context| prefixes the
 // message (may be NULL).
 uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err);

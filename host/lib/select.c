@@ -267,7 +267,11 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
   dev->ops = &p->ops;
   snprintf(dev->name, sizeof(dev->name), "%s", p->ops.name && *p->ops.name ? p->ops.name : p->name);
   snprintf(dev->reason, sizeof(dev->reason), "%s", reason);
-  pthread_mutex_init(&dev->lock, NULL);
+  if (vyre__device_locks_init(dev)) {
+    free(dev);
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "open backend '%s': out of memory. Fix: free memory.", p->name);
+  }
   vyre_error local;
   vyre_error *e = err ? err : &local;
   uint32_t st;
@@ -285,7 +289,7 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
                        vyre_status_name(st));
       e->code = st;
       vyre_error_prefix(e, "open backend '%s' (%s)", dev->name, p->path);
-      pthread_mutex_destroy(&dev->lock);
+      vyre__device_locks_destroy(dev);
       free(dev);
       return st;
     }
@@ -297,7 +301,7 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(e, "open backend '%s' (%s)", dev->name, p->path);
     p->ops.destroy(dev->be);
-    pthread_mutex_destroy(&dev->lock);
+    vyre__device_locks_destroy(dev);
     free(dev);
     return st;
   }

@@ -207,12 +207,14 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   if (st) return st;
 
   uint64_t up = 0, down = 0;
+  // A write buffer's bound range reads as zero at the start of the
+  // dispatch, host or resident (docs/ir.md IR-BUF-10).
   for (uint32_t i = 0; i < c->buffer_count; i++) {
     const vyre_binding *b = pl.bound[i];
-    if (!b || b->kind != VYRE_BINDING_HOST) continue;
+    if (!b) continue;
     if (c->buffers[i].access == VYRE_IR_ACCESS_WRITE) {
       if (b->bytes) memset(pl.views[i].p, 0, b->bytes);
-    } else {
+    } else if (b->kind == VYRE_BINDING_HOST) {
       up += b->bytes;
     }
   }

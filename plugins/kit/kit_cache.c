@@ -506,3 +506,19 @@ void vyre_kit_cache_remove(vyre_kit_cache *c, const vyre_kit_key *key) {
   entry_path(c, key, path, sizeof(path));
   unlink(path);
 }
+
+uint32_t vyre_kit_module_cache_max(const char *backend) {
+  const char *v = vyre_kit_getenv("VYRE_MODULE_CACHE_ENTRIES");
+  if (!v || !*v) return VYRE_KIT_MODULE_CACHE_DEFAULT;
+  char *end = NULL;
+  errno = 0;
+  unsigned long n = strtoul(v, &end, 10);
+  if (errno || *end || n < 1 || n > 1000000ul) {
+    vyre_kit_log(VYRE_LOG_WARN, backend,
+                 "VYRE_MODULE_CACHE_ENTRIES='%s' is not a count between 1 and 1000000; using "
+                 "%u. Fix: set it to a number in that range or unset it.",
+                 v, VYRE_KIT_MODULE_CACHE_DEFAULT);
+    return VYRE_KIT_MODULE_CACHE_DEFAULT;
+  }
+  return (uint32_t)n;
+}

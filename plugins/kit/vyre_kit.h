@@ -196,6 +196,12 @@ int vyre_kit_cache_put(vyre_kit_cache *c, const vyre_kit_key *key, const void *p
 // Removes an entry that turned out to be unloadable (e.g. a cubin the driver refuses).
 void vyre_kit_cache_remove(vyre_kit_cache *c, const vyre_kit_key *key);
 
+// The bound of a backend's in-memory module cache (docs/caches.md
+// ABI-CACHE-10): VYRE_MODULE_CACHE_ENTRIES (1..1000000), else 256. A bad
+// value logs a warning naming |backend| and uses the default.
+#define VYRE_KIT_MODULE_CACHE_DEFAULT 256u
+uint32_t vyre_kit_module_cache_max(const char *backend);
+
 #ifdef __cplusplus
 }
 #endif

@@ -124,8 +124,9 @@ static void test_conform_runtime_checks_catch_wrong_results(void **state) {
   o = (vyre_conform_options){.backend = "cpu", .filter = "runtime/*"};
   run_capture(&o, &c);
   assert_int_equal(c.t.failed, 0);
-  assert_int_equal(c.t.passed, 11);
+  assert_int_equal(c.t.passed, 13);
   assert_contains(c.text, "pass  runtime/fault_recover\n");
+  assert_contains(c.text, "pass  runtime/pending_across_loss\n");
   free(c.text);
 }
 

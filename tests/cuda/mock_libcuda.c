@@ -23,6 +23,7 @@
 
 #include <cuda.h>
 #include <nvrtc.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +33,11 @@ typedef void (*mock_kernel_fn)(void **params, const unsigned grid[3], const unsi
 
 static mock_kernel_fn g_kernel;
 static CUresult g_sticky;
-static int g_ctx_marker, g_live_allocs, g_devices = 1;
+// Atomic: the plugin's threaded tests call the driver from several threads.
+static _Atomic int g_live_allocs;
+static int g_ctx_marker, g_devices = 1;
 static unsigned g_inc_extra;
-static unsigned long long g_launches;
+static _Atomic unsigned long long g_launches;
 
 __attribute__((visibility("default"))) void mock_cuda_set_kernel(mock_kernel_fn fn) {
   g_kernel = fn;

@@ -4,8 +4,10 @@
 // with NVRTC and no GPU. A second lookup of one program in a fresh cache
 // object makes no NVRTC call; corrupt and truncated entries are compiled
 // again and rewritten; the key separates workgroup sizes and architectures;
-// eight processes compiling one program at once all succeed. Skipped with the
-// reason when NVRTC cannot be loaded.
+// eight processes compiling one program at once all succeed; forged entries
+// (checksum recomputed: another program's payload under this key, or a bad
+// head field) are misses that compile again (docs/caches.md ABI-CACHE-11).
+// Skipped with the reason when NVRTC cannot be loaded.
 
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -186,6 +188,101 @@ static void test_cache_truncated_entry_is_recompiled(void **state) {
   damaged_entry_is_recompiled(*state, 1);
 }
 
+// A program of the same layout as the fixture's, other code: out = a + 2.
+static const vyre_ir_program *other_program(tb *t) {
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 8);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 =
+      store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), lit(t, T_U, 2)));
+  return tb_finish(t, LIST(t, s0, s1));
+}
+
+// Puts |payload| under the fixture program's key (the kit recomputes the
+// checksum), then checks the next lookup is a miss that compiles again and
+// returns the program's own cubin |want|.
+static void forged_is_a_miss(fixture *f, const void *payload, size_t size,
+                             const vyre_cuda_cubin *want, const char *what) {
+  vyre_kit_key key;
+  vyre_cuda_cache_key(&key, f->p, kWg, 0, 9, 0);
+  vyre_kit_cache *c = vyre_kit_cache_open(f->dir, VYRE_CUDA_CACHE_SUBDIR, 0, "cuda");
+  assert_int_equal(vyre_kit_cache_put(c, &key, payload, size), 0);
+  vyre_kit_cache_close(c);
+  vyre_kit_key_free(&key);
+  uint64_t calls = vyre_cuda_nvrtc_compile_calls();
+  vyre_cuda_cubin b;
+  assert_int_equal(lookup(f, kWg, 0, &b, NULL), VYRE_STATUS_OK);
+  if (b.from_disk) fail_msg("forged entry (%s) was taken from disk", what);
+  assert_int_equal(vyre_cuda_nvrtc_compile_calls(), calls + 1);
+  assert_int_equal(b.size, want->size);
+  assert_memory_equal(b.data, want->data, want->size);
+  vyre_cuda_cubin_free(&b);
+}
+
+static void test_cache_forged_entries_are_misses(void **state) {
+  if (!nvrtc_ready()) skip();
+  fixture *f = *state;
+  vyre_cuda_cubin mine, again;
+  assert_int_equal(lookup(f, kWg, 0, &mine, NULL), VYRE_STATUS_OK);
+  assert_int_equal(lookup(f, kWg, 0, &again, NULL), VYRE_STATUS_OK);
+  assert_int_equal(again.from_disk, 1);
+  vyre_cuda_cubin_free(&again);
+  // The stored payload of this program, and another program's.
+  vyre_kit_cache *c = vyre_kit_cache_open(f->dir, VYRE_CUDA_CACHE_SUBDIR, 0, "cuda");
+  void *good = NULL, *theirs = NULL;
+  size_t good_size = 0, theirs_size = 0;
+  vyre_kit_key key;
+  vyre_cuda_cache_key(&key, f->p, kWg, 0, 9, 0);
+  assert_true(vyre_kit_cache_get(c, &key, &good, &good_size));
+  vyre_kit_key_free(&key);
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *q = other_program(t);
+  vyre_cuda_cubin qc;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_cuda_cubin_get(c, NULL, q, kWg, 0, 9, 0, &qc, &err), VYRE_STATUS_OK);
+  vyre_cuda_cache_key(&key, q, kWg, 0, 9, 0);
+  assert_true(vyre_kit_cache_get(c, &key, &theirs, &theirs_size));
+  vyre_kit_key_free(&key);
+  vyre_kit_cache_close(c);
+  assert_true(qc.size != mine.size || memcmp(qc.data, mine.data, qc.size) != 0);
+  vyre_cuda_cubin_free(&qc);
+
+  forged_is_a_miss(f, theirs, theirs_size, &mine, "another program's payload");
+  const struct {
+    const char *what;
+    size_t off;
+    uint32_t v;
+  } fields[] = {
+      {"magic", offsetof(vyre_cuda_payload_head, magic), 0},
+      {"version", offsetof(vyre_cuda_payload_head, version), 1},
+      {"hash", offsetof(vyre_cuda_payload_head, hash), 0xA5A5A5A5u},
+      {"workgroup size", offsetof(vyre_cuda_payload_head, workgroup_size), 32},
+      {"flags", offsetof(vyre_cuda_payload_head, flags), 1},
+      {"architecture", offsetof(vyre_cuda_payload_head, cc_major), 7},
+      {"slot count 33", offsetof(vyre_cuda_payload_head, slot_count), 33},
+      {"trap record", offsetof(vyre_cuda_payload_head, uses_trap), 1},
+      {"coarsen 0", offsetof(vyre_cuda_payload_head, coarsen), 0},
+      {"lane mode", offsetof(vyre_cuda_payload_head, lanes), 4},
+      {"cubin size past the end", offsetof(vyre_cuda_payload_head, cubin_size), 0x7FFFFFFFu},
+      {"cubin size 0", offsetof(vyre_cuda_payload_head, cubin_size), 0},
+  };
+  for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+    uint8_t *bad = malloc(good_size);
+    memcpy(bad, good, good_size);
+    memcpy(bad + fields[i].off, &fields[i].v, 4);
+    forged_is_a_miss(f, bad, good_size, &mine, fields[i].what);
+    free(bad);
+  }
+  forged_is_a_miss(f, good, sizeof(vyre_cuda_payload_head) - 4, &mine, "head cut short");
+  forged_is_a_miss(f, good, good_size - 5, &mine, "cubin cut short");
+  free(good);
+  free(theirs);
+  free(t);
+  vyre_cuda_cubin_free(&mine);
+}
+
 static void test_cache_eight_processes_compiling_one_program_all_succeed(void **state) {
   if (!nvrtc_ready()) skip();
   fixture *f = *state;
@@ -243,6 +340,7 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_corrupt_entry_is_recompiled, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_truncated_entry_is_recompiled, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_forged_entries_are_misses, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_eight_processes_compiling_one_program_all_succeed,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_disabled_cache_compiles_every_time, setup,

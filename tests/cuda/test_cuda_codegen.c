@@ -21,6 +21,9 @@
 
 #include "cuda_compile.h"
 #include "../common/ir_prog.h"
+#ifdef VYRE_CUDA_HAVE_JSON
+#include "../common/empty_else.h"
+#endif
 #include "../common/json_walk.h"
 #include "cuda_symbols.h"
 #ifdef VYRE_CUDA_HAVE_JSON
@@ -664,9 +667,35 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
 }
 #endif
 
+#ifdef VYRE_CUDA_HAVE_JSON
+// Regression: an empty else whose start index is out of range (alt = 5000,
+// alt_count = 0) passes validation in the binary form; the CUDA generator
+// accepts it and NVRTC compiles the result.
+static void test_codegen_empty_else_with_an_out_of_range_start_compiles(void **state) {
+  size_t size = 0;
+  vyre_ir *ir = NULL;
+  char why[1200];
+  uint8_t *bin = empty_else_binary(&size, &ir, why, sizeof(why));
+  if (!bin) fail_msg("%s", why);
+  const vyre_ir_program *p = vyre_ir_view(ir);
+  assert_true(empty_else_has_alt(p));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  if (vyre_cuda_generate(p, p->workgroup_size, &src, NULL, NULL, &err))
+    fail_msg("the CUDA generator refused it: %s", err.message);
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, p->workgroup_size, "empty else"), 0);
+  vyre_ir_free(ir);
+  free(bin);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
+#ifdef VYRE_CUDA_HAVE_JSON
+      cmocka_unit_test(test_codegen_empty_else_with_an_out_of_range_start_compiles),
+#endif
       cmocka_unit_test(test_codegen_every_list_row_on_every_operand_type_compiles),
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),

@@ -16,7 +16,9 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -368,6 +370,187 @@ static void test_plugin_simulated_loss_recovers_with_a_new_generation(void **s) 
   assert_true(vadd_ok(io));
   cu_ops()->module_release(be, m);
   cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
+// Recover while four threads dispatch through the plugin's own table (no
+// host lock in front of it): every dispatch returns OK with the right sums
+// or DEVICE_LOST (docs/abi.md ABI-RECOVER-4), nothing crashes.
+typedef struct race_arg {
+  vyre_backend *be;
+  const vyre_ir_program *p;
+  _Atomic int *stop;
+  unsigned ok, lost;
+  char failure[1200];
+} race_arg;
+
+static void *race_worker(void *v) {
+  race_arg *a = v;
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_module *m = NULL;
+  while (io && !atomic_load(a->stop) && !a->failure[0]) {
+    vyre_error err = {.struct_size = sizeof(err)};
+    if (!m) {
+      vyre_compile_args ca = {.struct_size = sizeof(ca), .program = a->p};
+      memcpy(ca.workgroup_size, a->p->workgroup_size, 12);
+      uint32_t st = cu_ops()->compile(a->be, &ca, &m, &err);
+      if (st == VYRE_STATUS_DEVICE_LOST) {
+        a->lost++;
+        continue;
+      }
+      if (st) {
+        snprintf(a->failure, sizeof(a->failure), "compile: %s", err.message);
+        break;
+      }
+    }
+    vyre_dispatch_args da;
+    vadd_bind(io, &da, m);
+    vyre_dispatch_result res = {.struct_size = sizeof(res)};
+    uint32_t st = cu_ops()->dispatch(a->be, &da, &res, &err);
+    if (st == VYRE_STATUS_DEVICE_LOST) {
+      a->lost++;
+      cu_ops()->module_release(a->be, m);
+      m = NULL;
+      continue;
+    }
+    if (st) {
+      snprintf(a->failure, sizeof(a->failure), "dispatch: status %u: %s", st, err.message);
+      break;
+    }
+    if (!vadd_ok(io)) {
+      snprintf(a->failure, sizeof(a->failure), "dispatch returned OK with wrong sums");
+      break;
+    }
+    a->ok++;
+  }
+  if (m) cu_ops()->module_release(a->be, m);
+  free(io);
+  return NULL;
+}
+
+static void test_plugin_recover_while_four_threads_dispatch(void **s) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = vadd(t);
+  mock_kernel(emu_vadd);
+  _Atomic int stop = 0;
+  race_arg args[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    memset(&args[i], 0, sizeof(args[i]));
+    args[i].be = be;
+    args[i].p = p;
+    args[i].stop = &stop;
+    assert_int_equal(pthread_create(&th[i], NULL, race_worker, &args[i]), 0);
+  }
+  for (int r = 0; r < 100; r++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    vyre_error err = {.struct_size = sizeof(err)};
+    if (cu_ops()->recover(be, &err)) fail_msg("recover %d: %s", r, err.message);
+  }
+  atomic_store(&stop, 1);
+  unsigned ok = 0;
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    if (args[i].failure[0]) fail_msg("thread %d: %s", i, args[i].failure);
+    ok += args[i].ok;
+  }
+  fprintf(stderr, "cuda: %u dispatches OK over 100 recovers\n", ok);
+  assert_true(ok > 0);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
+// repeat 0xFFFFFFFF with a 0.2 s timeout: the launch loop checks the
+// deadline, so dispatch and async return TIMEOUT in about the timeout
+// instead of enqueuing four billion launches first.
+static void test_plugin_huge_repeat_honours_the_timeout(void **s) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  mock_kernel(emu_vadd);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  da.repeat = 0xFFFFFFFFu;
+  da.timeout_ns = 200000000ull;
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  uint64_t t0 = svc_clock(NULL);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_TIMEOUT);
+  double secs = (double)(svc_clock(NULL) - t0) / 1e9;
+  fprintf(stderr, "cuda: one-shot TIMEOUT after %.3f s: %s\n", secs, err.message);
+  assert_true(secs < 1.5);
+  vyre_pending *p = NULL;
+  t0 = svc_clock(NULL);
+  uint32_t st = cu_ops()->dispatch_async(be, &da, &p, &err);
+  if (st == VYRE_STATUS_OK) st = cu_ops()->pending_wait(be, p, UINT64_MAX, &res, &err);
+  secs = (double)(svc_clock(NULL) - t0) / 1e9;
+  fprintf(stderr, "cuda: async %u after %.3f s\n", st, secs);
+  assert_int_equal(st, VYRE_STATUS_TIMEOUT);
+  assert_true(secs < 1.5);
+  if (p) cu_ops()->pending_release(be, p);
+  // Still healthy, and a normal dispatch is right.
+  vadd_bind(io, &da, m);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
+// The in-memory kernel cache is bounded (docs/caches.md ABI-CACHE-10): with
+// VYRE_MODULE_CACHE_ENTRIES=8, 40 distinct programs leave 8 entries, the
+// kernels still referenced by a module are never unloaded, and module
+// handles made before the eviction still dispatch.
+static void test_plugin_module_cache_is_bounded(void **s) {
+  NEED_GPU();
+  setenv("VYRE_MODULE_CACHE_ENTRIES", "8", 1);
+  vyre_backend *be = cu_open();
+  unsetenv("VYRE_MODULE_CACHE_ENTRIES");
+  assert_non_null(be);
+  mock_kernel(emu_vadd);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *keep = cu_compile(be, vadd(t), &err);
+  assert_non_null(keep);
+  uint64_t peak = 0;
+  for (uint32_t k = 0; k < 40; k++) {
+    tb *u = calloc(1, sizeof(tb));
+    tb_init(u, 64, 1, 1);
+    uint32_t A = tb_buf(u, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+    uint32_t O = tb_buf(u, 1, VYRE_IR_ACCESS_WRITE, T_U, 64);
+    uint32_t st = store(u, O, gid(u, 0),
+                        bin(u, VYRE_IR_BIN_ADD, load(u, A, gid(u, 0)), lit(u, T_U, 1000 + k)));
+    vyre_module *m = cu_compile(be, tb_finish(u, LIST(u, st)), &err);
+    assert_non_null(m);
+    cu_ops()->module_release(be, m);
+    uint64_t n = metric(be, "module_cache_entries");
+    if (n > peak) peak = n;
+    free(u);
+  }
+  fprintf(stderr, "cuda: module_cache_entries peak %llu with a bound of 8\n",
+          (unsigned long long)peak);
+  assert_true(peak <= 8);
+  assert_int_equal(metric(be, "module_cache_entries"), 8);
+  // The kept module's kernel was in use all along: still loaded and right.
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, keep);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_true(vadd_ok(io));
+  cu_ops()->module_release(be, keep);
+  cu_ops()->destroy(be);
+  assert_true(mock_live() == -1 || mock_live() == 0);
   free(io);
   free(t);
 }
@@ -977,6 +1160,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
+      cmocka_unit_test(test_plugin_recover_while_four_threads_dispatch),
+      cmocka_unit_test(test_plugin_huge_repeat_honours_the_timeout),
+      cmocka_unit_test(test_plugin_module_cache_is_bounded),
       cmocka_unit_test(test_plugin_async_batch_and_resident_buffers),
       cmocka_unit_test(test_plugin_lane_mode_respects_a_buffer_bound_twice),
       cmocka_unit_test(test_plugin_int_sat_ops_are_exact_on_the_device),
