@@ -123,7 +123,8 @@ struct vyre_cuda_job {
   vyre_cuda_io io[VYRE_CUDA_MAX_SLOTS];
   uint64_t stage_end, upload_end, down_end;
   uint32_t grid[3];
-  uint32_t geom[6]; // base workgroup, whole grid: kernel parameters vo0..vn2 (ABI-GRID-2)
+  uint32_t geom[6];     // base workgroup, whole grid: kernel parameters vo0..vn2 (ABI-GRID-2)
+  uint32_t zero_writes; // zero resident write bindings first (IR-BUF-10; ABI-GRID-5)
   uint32_t timing;
   uint32_t repeat;
   uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none

@@ -192,6 +192,7 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                          "Fix: use a grid within those limits.",
                          a->grid[0], a->grid[1], a->grid[2]);
   if ((st = vyre_kit_grid_span(a, VYRE_CUDA_NAME, j->geom, j->geom + 3, err))) return st;
+  j->zero_writes = (uint32_t)vyre_kit_launch_zeroes_writes(a);
   j->k = k;
   atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
   j->n = a->binding_count;
@@ -287,7 +288,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   // stream, after earlier work on it and before the launches.
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
     vyre_cuda_io *io = &j->io[i];
-    if (io->res && io->bytes && io->access == VYRE_IR_ACCESS_WRITE)
+    if (j->zero_writes && io->res && io->bytes && io->access == VYRE_IR_ACCESS_WRITE)
       r = vyre_cuda_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
   }
   if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "uploading a large binding");

@@ -295,6 +295,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   j->nb = a->binding_count;
   memcpy(j->grid, a->grid, sizeof(j->grid));
   memcpy(j->grid_words, grid_words, sizeof(j->grid_words));
+  j->zero_writes = (uint32_t)vyre_kit_launch_zeroes_writes(a);
   j->repeat = a->repeat;
   j->rep_left = a->repeat;
   if (a->timeout_ns) j->deadline_ns = vyre_kit_now_ns() + a->timeout_ns;
@@ -382,7 +383,7 @@ static uint32_t hz_kind(const vyre_vk_job *j, uint32_t slot) {
 // buffer with zeros; returns how many it filled.
 static uint32_t zero_resident_writes(const vyre_vk_job *j, VkCommandBuffer cb) {
   uint32_t n = 0;
-  for (uint32_t i = 0; i < j->nb; i++) {
+  for (uint32_t i = 0; i < j->nb && j->zero_writes; i++) {
     const vyre_binding *b = &j->bind[i];
     if (b->kind != VYRE_BINDING_RESIDENT || !b->bytes ||
         access_of(j->pipe, i) != VYRE_IR_ACCESS_WRITE)

@@ -43,6 +43,7 @@ typedef struct vyre_vk_job {
   VkDescriptorSet set;
   uint32_t grid[3];
   uint32_t grid_words[6]; // base workgroup, whole grid (push constants; docs/abi.md ABI-GRID-2)
+  uint32_t zero_writes;   // zero resident write bindings first (IR-BUF-10; ABI-GRID-5)
   uint32_t repeat;
   uint32_t rep_left;    // repeats not yet recorded (vyre_vk_job_record_more records them)
   uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none

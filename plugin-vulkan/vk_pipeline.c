@@ -197,15 +197,20 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
     n++;
   }
   if (in->host_buffer_count != n || in->lanes > 1 || in->uses_trap > 1 || in->trap64 > 1) return 0;
-  if (in->push_bytes != 4 * (n + in->lanes) || in->lanes_offset != (in->lanes ? 4 * n : 0))
+  // Push constants: one count per slot, the lane flag, then the 6 grid words.
+  if (in->push_bytes != 4 * (n + in->lanes + 6u) || in->lanes_offset != (in->lanes ? 4 * n : 0) ||
+      in->grid_offset != 4 * (n + in->lanes))
     return 0;
   if (in->push_bytes > be->props.limits.maxPushConstantsSize) return 0;
   if (in->lanes && (a->workgroup_size[0] % VYRE_KIT_LANES || a->workgroup_size[1] != 1 ||
                     a->workgroup_size[2] != 1 || a->workgroup_size[0] < VYRE_KIT_LANES_MIN_WG))
     return 0;
+  // The record is bound for a trap statement, and for any loop under the
+  // loop-cut check (be->loop_guard, llvmpipe).
   uint32_t trap = (p->flags & VYRE_IR_FLAG_HAS_TRAP) ? 1u : 0u;
-  if (in->uses_trap != trap || (in->lanes && trap)) return 0;
-  if (in->trap64 != (trap && be->has_int64 && be->int64_atomics ? 1u : 0u)) return 0;
+  uint32_t record = trap || (be->loop_guard && (p->flags & VYRE_IR_FLAG_HAS_LOOP)) ? 1u : 0u;
+  if (in->uses_trap != record || (in->lanes && trap)) return 0;
+  if (in->trap64 != (record && be->has_int64 && be->int64_atomics ? 1u : 0u)) return 0;
   return 1;
 }
 

@@ -647,10 +647,17 @@ typedef struct vyre_dispatch_args {
 // plugins that report VYRE_CAP_GRID_OFFSET. (An extension, not appended
 // fields: vyre_sequence_args.steps is an array of vyre_dispatch_args, whose
 // stride must not change within ABI 1.x.)
+// The launches of one dispatch are one dispatch for IR-BUF-10: write buffers
+// read as zero at its start only, so a plugin zeroes them for the launch
+// flagged VYRE_GRID_OFFSET_FIRST (the first launch of the first repeat) and
+// for no other launch of the split (docs/abi.md ABI-GRID-5).
+#define VYRE_GRID_OFFSET_FIRST 0x1u
 typedef struct vyre_ext_grid_offset {
   vyre_ext_header header; // type VYRE_EXT_GRID_OFFSET, size sizeof(vyre_ext_grid_offset)
   uint32_t base_workgroup[3];
   uint32_t total_grid[3];
+  uint32_t flags; // VYRE_GRID_OFFSET_*
+  uint32_t reserved0;
 } vyre_ext_grid_offset;
 
 typedef struct vyre_dispatch_result {
@@ -989,9 +996,10 @@ VYRE__PIN(vyre_dispatch_args, flags, 48);
 VYRE__PIN(vyre_dispatch_args, timeout_ns, 56);
 VYRE__PIN(vyre_dispatch_args, label, 64);
 
-VYRE__SIZE(vyre_ext_grid_offset, 40); // ABI 1.1
+VYRE__SIZE(vyre_ext_grid_offset, 48); // ABI 1.1
 VYRE__PIN(vyre_ext_grid_offset, base_workgroup, 16);
 VYRE__PIN(vyre_ext_grid_offset, total_grid, 28);
+VYRE__PIN(vyre_ext_grid_offset, flags, 40);
 
 VYRE__SIZE(vyre_dispatch_result, 32);
 VYRE__PIN(vyre_dispatch_result, trapped, 4);

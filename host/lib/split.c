@@ -75,6 +75,7 @@ static void make_launch(const vyre_dispatch_args *whole, const vyre__split *sp, 
     ext->total_grid[a] = sp->grid[a];
     out->grid[a] = sp->grid[a] - base < sp->step[a] ? sp->grid[a] - base : sp->step[a];
   }
+  ext->flags = k == 0 ? VYRE_GRID_OFFSET_FIRST : 0u; // zero write buffers once (IR-BUF-10)
   out->repeat = 1;
   out->next = &ext->header;
 }

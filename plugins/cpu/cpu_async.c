@@ -107,6 +107,7 @@ uint32_t vyre_cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *arg
   // The chain is the caller's; keep only the launch geometry (ABI-GRID-2).
   p->grid.header.type = VYRE_EXT_GRID_OFFSET;
   p->grid.header.size = sizeof(p->grid);
+  p->grid.flags = vyre_kit_launch_zeroes_writes(args) ? VYRE_GRID_OFFSET_FIRST : 0u;
   st = vyre_kit_grid_span(args, CPU_NAME, p->grid.base_workgroup, p->grid.total_grid, err);
   if (st) {
     free(p);

@@ -208,12 +208,14 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
 
   uint64_t up = 0, down = 0;
   // A write buffer's bound range reads as zero at the start of the
-  // dispatch, host or resident (docs/ir.md IR-BUF-10).
+  // dispatch, host or resident (docs/ir.md IR-BUF-10); of a split grid's
+  // launches only the first zeroes (docs/abi.md ABI-GRID-5).
+  const int zero_writes = vyre_kit_launch_zeroes_writes(args);
   for (uint32_t i = 0; i < c->buffer_count; i++) {
     const vyre_binding *b = pl.bound[i];
     if (!b) continue;
     if (c->buffers[i].access == VYRE_IR_ACCESS_WRITE) {
-      if (b->bytes) memset(pl.views[i].p, 0, b->bytes);
+      if (b->bytes && zero_writes) memset(pl.views[i].p, 0, b->bytes);
     } else if (b->kind == VYRE_BINDING_HOST) {
       up += b->bytes;
     }

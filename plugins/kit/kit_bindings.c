@@ -96,3 +96,11 @@ uint32_t vyre_kit_grid_span(const vyre_dispatch_args *a, const char *backend, ui
                            total[1], total[2]);
   return VYRE_STATUS_OK;
 }
+
+int vyre_kit_launch_zeroes_writes(const vyre_dispatch_args *a) {
+  const vyre_ext_header *e = a->next;
+  for (int n = 0; e && n < 64; e = e->next, n++)
+    if (e->type == VYRE_EXT_GRID_OFFSET && e->size >= sizeof(vyre_ext_grid_offset))
+      return (((const vyre_ext_grid_offset *)e)->flags & VYRE_GRID_OFFSET_FIRST) != 0;
+  return 1;
+}

@@ -85,6 +85,11 @@ uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, co
 // 65535). Returns OK or INVALID_ARGUMENT (the message names the values).
 uint32_t vyre_kit_grid_span(const vyre_dispatch_args *a, const char *backend, uint32_t base[3],
                             uint32_t total[3], vyre_error *err);
+// 1 when this launch zeroes the write buffers it binds (docs/ir.md IR-BUF-10):
+// a whole dispatch (no grid-offset extension), or the launch of a split grid
+// flagged VYRE_GRID_OFFSET_FIRST (docs/abi.md ABI-GRID-5); 0 for the other
+// launches of a split, which must see the earlier launches' writes.
+int vyre_kit_launch_zeroes_writes(const vyre_dispatch_args *a);
 
 //===----------------------------------------------------------------------===//
 // Lane mode (kit_lanes.c; docs/backends.md "Lane mode")
