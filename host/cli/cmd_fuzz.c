@@ -190,9 +190,17 @@ static int vyre_fuzz_open(const char *backend, const char *device, vyre_device *
 typedef struct vyre_fuzz_pred {
   vyre_fuzzrun run;
   uint32_t diff_class, dev_status;
+  // The reference against itself in reverse invocation order (when it can):
+  // a shrinking step can make a program racy (say, every invocation storing
+  // to element 0 once an index became a literal), and a racy program's
+  // "difference" is only a different winner of the race.
+  vyre_fuzzrun race;
+  int have_race;
 } vyre_fuzz_pred;
 
-// The shrinker's predicate: the same kind of difference on the same path.
+// The shrinker's predicate: the same kind of difference on the same path,
+// by a program that is still race-free (the reference gives the same result
+// forward and in reverse order).
 static int vyre_fuzz_still_differs(void *user, const char *json, size_t len) {
   vyre_fuzz_pred *p = user;
   vyre_fuzzrun_result res;
@@ -200,6 +208,11 @@ static int vyre_fuzz_still_differs(void *user, const char *json, size_t len) {
   int keep = res.verdict == VYRE_FUZZRUN_DIFF && res.diff_class == p->diff_class &&
              (p->diff_class != VYRE_FUZZRUN_DIFF_STATUS || res.dev_status == p->dev_status);
   vyre_fuzzrun_result_free(&res);
+  if (keep && p->have_race) {
+    vyre_fuzzrun_result rr;
+    keep = vyre_fuzzrun_case(&p->race, json, len, &rr) == VYRE_FUZZRUN_PASS;
+    vyre_fuzzrun_result_free(&rr);
+  }
   return keep;
 }
 
@@ -239,6 +252,17 @@ static void vyre_fuzz_report(vyre_fuzz *fz, uint64_t seed, const char *text, siz
     vyre_fuzz_pred pred = {
         .run = fz->run, .diff_class = res->diff_class, .dev_status = res->dev_status};
     pred.run.paths = res->path;
+    vyre_caps rc;
+    memset(&rc, 0, sizeof rc);
+    rc.struct_size = sizeof rc;
+    if (vyre_device_caps(fz->run.ref, &rc, NULL) == VYRE_STATUS_OK &&
+        (rc.flags & VYRE_CAP_REVERSE_ORDER)) {
+      pred.race = fz->run;
+      pred.race.dev = fz->run.ref;
+      pred.race.paths = VYRE_CONFORM_PATH_ONESHOT;
+      pred.race.compile_flags = VYRE_COMPILE_REVERSE_ORDER;
+      pred.have_race = 1;
+    }
     // Shrinking can unbound a loop (its bound replaced by a child): such a
     // candidate runs into the deadline on the reference and is dropped, so
     // the deadline is cut to what this program needs, with a wide margin.
