@@ -41,7 +41,7 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
   const vyre_ir_program *p = args->program;
   vyre_ir_node *nodes = malloc((p->node_count ? p->node_count : 1) * sizeof *nodes);
   if (!nodes) return VYRE_STATUS_OUT_OF_MEMORY;
-  memcpy(nodes, p->nodes, p->node_count * sizeof *nodes);
+  if (p->node_count) memcpy(nodes, p->nodes, p->node_count * sizeof *nodes);
   for (uint32_t i = 0; i < p->node_count; i++)
     if (nodes[i].kind == VYRE_IR_K_BIN && nodes[i].op == VYRE_IR_BIN_ADD)
       nodes[i].op = VYRE_IR_BIN_SUB;
