@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,13 +33,22 @@ def test_list() -> None:
     assert any(ln.strip().startswith("device 0: CPU reference") for ln in lines)
 
 
+def _abi_version() -> str:
+    """VYRE_ABI_MAJOR.VYRE_ABI_MINOR of the repository's ABI header, which the
+    bundled CPU plugin was built from."""
+    header = (Path(__file__).resolve().parents[2] / "abi" / "vyre" / "vyre_backend.h").read_text()
+    major, minor = (re.search(rf"#define VYRE_ABI_{w} (\d+)u", header).group(1)  # type: ignore[union-attr]
+                    for w in ("MAJOR", "MINOR"))
+    return f"{major}.{minor}"
+
+
 def test_list_json() -> None:
     r = subprocess.run([sys.executable, "-m", "vyre", "list", "--json"], capture_output=True,
                        text=True, env=_env(), timeout=120)
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     cpu = next(x for x in rows if x["name"] == "cpu")
-    assert cpu["available"] and cpu["selected"] and cpu["abi"] == "1.0"
+    assert cpu["available"] and cpu["selected"] and cpu["abi"] == _abi_version()
     assert cpu["devices"][0]["kind"] == "cpu" and "int_sat" in cpu["devices"][0]["ir_features"]
     for x in rows:
         # Every entry says why it is or is not usable.
