@@ -88,8 +88,12 @@ static uint64_t launches_of(const vyre_device *dev, const vyre_dispatch_args *a,
 
 static void merge(vyre_dispatch_result *acc, const vyre_dispatch_result *r) {
   if (r->trapped) {
-    if (!acc->trapped || r->trap_invocation < acc->trap_invocation)
+    // The lowest id with its value (IR-TRAP-3); launches come in order, so
+    // on a tie (the same id in a later repeat) the first repeat's stays.
+    if (!acc->trapped || r->trap_invocation < acc->trap_invocation) {
       acc->trap_invocation = r->trap_invocation;
+      acc->trap_value = r->trap_value;
+    }
     acc->trapped = 1;
     acc->trap_sites |= r->trap_sites;
   }
