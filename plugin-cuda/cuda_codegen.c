@@ -67,7 +67,8 @@ static const char kPrelude[] =
     // this form were both exact). The host build of the prelude (tests) keeps
     // the plain form.
     "#ifdef __CUDA_ARCH__\n"
-    "VD u32 vneg32(u32 a) { u32 r; asm volatile(\"neg.s32 %0, %1;\" : \"=r\"(r) : \"r\"(a)); return r; }\n"
+    "VD u32 vneg32(u32 a) { u32 r; asm volatile(\"neg.s32 %0, %1;\" : \"=r\"(r) : \"r\"(a)); "
+    "return r; }\n"
     "#else\n"
     "VD u32 vneg32(u32 a) { return 0u - a; }\n"
     "#endif\n"
@@ -145,6 +146,26 @@ static const char kPrelude[] =
     "  u64 wy = (u64)ny * blockDim.y, wx = (u64)nx * blockDim.x;\n"
     "  atomicMin(vt, (gz * wy + gy) * wx + gx);\n"
     "  atomicOr((u32 *)(vt + 1), 1u << (site & 31u));\n"
+    "}\n"
+    // A trap of a program with trap values (README.md "Trap record"): the
+    // record grows to [2] low word: the ticket counter, [3]: (ticket << 32) |
+    // value, an atomic max. Only an invocation that lowered the id takes a
+    // ticket, and it writes only while it still holds the lowest id; the
+    // fences order ticket and id, so the lowest id's ticket is the largest
+    // of all that write and its value is the one kept.
+    "VD void vtrapv(u64 *vt, u32 site, u32 val, u32 ox, u32 oy, u32 oz, u32 nx, u32 ny) {\n"
+    "  u64 gx = (u64)(blockIdx.x + ox) * blockDim.x + threadIdx.x;\n"
+    "  u64 gy = (u64)(blockIdx.y + oy) * blockDim.y + threadIdx.y;\n"
+    "  u64 gz = (u64)(blockIdx.z + oz) * blockDim.z + threadIdx.z;\n"
+    "  u64 wy = (u64)ny * blockDim.y, wx = (u64)nx * blockDim.x;\n"
+    "  u64 id = (gz * wy + gy) * wx + gx;\n"
+    "  atomicOr((u32 *)(vt + 1), 1u << (site & 31u));\n"
+    "  if (atomicMin(vt, id) <= id) return;\n"
+    "  __threadfence();\n"
+    "  u32 t = atomicAdd((u32 *)(vt + 2), 1u);\n"
+    "  __threadfence();\n"
+    "  if (*(volatile u64 *)vt != id) return;\n"
+    "  atomicMax(vt + 3, ((u64)t << 32) | val);\n"
     "}\n";
 
 void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) {
@@ -342,6 +363,17 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
     break;
   case VYRE_IR_K_TRAP: // site 0..31 (checked by the plan)
+    if (g->kp->features & VYRE_IR_FEATURE_TRAP_VALUE) {
+      // IR-TRAP-3: every trap of such a program takes part in the value
+      // record (a trap without a value reports 0).
+      vyre_cuda_cg_put(g, "%*s{\n%*s  vtrapv(vt, %uu, ", ind, "", ind, "", (uint32_t)s->axis);
+      if (s->a != VYRE_IR_NONE)
+        vyre_cuda_cg_expr(g, s->a);
+      else
+        vyre_cuda_cg_put(g, "0u");
+      vyre_cuda_cg_put(g, ", vo0, vo1, vo2, vn0, vn1);\n%*s  return;\n%*s}\n", ind, "", ind, "");
+      break;
+    }
     vyre_cuda_cg_put(g, "%*s{\n%*s  vtrap(vt, %uu, vo0, vo1, vo2, vn0, vn1);\n%*s  return;\n%*s}\n",
                      ind, "", ind, "", (uint32_t)s->axis, ind, "", ind, "");
     break;

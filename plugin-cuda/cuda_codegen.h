@@ -8,7 +8,9 @@
 // parameters, in this order: one `u32 *` per host buffer in ascending binding
 // order (slot s = p<s>), then one `u32` element count per slot (n<s>), then
 // the trap record (`u64 *`: [0] lowest trapping linear invocation id,
-// starting at ~0, [1] low word: the bit mask of sites), then `u32 vgx` or
+// starting at ~0, [1] low word: the bit mask of sites, [2] low word: the
+// ticket counter and [3] (ticket << 32) | value of programs with trap values,
+// both starting at 0; README.md "Trap record"), then `u32 vgx` or
 // `u32 vfast` when the plan says so (below), then the launch geometry of
 // docs/abi.md ABI-GRID-2: `u32 vo0, vo1, vo2` (the launch's base workgroup)
 // and `u32 vn0, vn1, vn2` (the whole grid; nwg). Every identifier is
@@ -27,7 +29,8 @@
 // Bumped whenever generated code may change (part of the compile-cache key).
 // 4: the IR 1.1 int_sat ops (abs_diff, add_sat, sub_sat) and the kit plan.
 // 5: the launch-geometry parameters vo0..vo2, vn0..vn2 (split grids).
-#define VYRE_CUDA_GENERATOR_VERSION 6u
+// 7: trap values (vtrapv, the 32-byte trap record; feature trap_value).
+#define VYRE_CUDA_GENERATOR_VERSION 7u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 

@@ -6,7 +6,7 @@
 // cuda_device.c (inject_fault); always inside vyre_cuda_enter. Never waits itself.
 //
 // Memory layout of one job (device memory; staging mirrors its first part):
-//   [trap record 16 B][staged read_write][staged write][staged read/uniform]
+//   [trap record 32 B][staged read_write][staged write][staged read/uniform]
 //   [direct host buffers]
 // Small host buffers (each <= VYRE_CUDA_STAGE_MAX) are packed into pinned staging
 // and go up in ONE copy (write buffers as zeros) and come down in ONE copy
@@ -253,7 +253,9 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   // is staged, e.g. resident-only dispatches).
   const uint64_t lo = j->k->plan.uses_trap ? 0 : VYRE_CUDA_ALIGN;
   if (j->k->plan.uses_trap) {
-    uint64_t rec[2] = {UINT64_MAX, 0};
+    // {lowest id, sites, ticket counter, (ticket << 32) | value}: README.md
+    // "Trap record".
+    uint64_t rec[4] = {UINT64_MAX, 0, 0, 0};
     memcpy(h, rec, sizeof(rec));
   }
   uint64_t up = j->stage_end > lo ? j->stage_end - lo : 0;
@@ -375,7 +377,7 @@ uint32_t vyre_cuda_job_finish(vyre_backend *be, vyre_cuda_job *j, vyre_dispatch_
     if (io->access == VYRE_IR_ACCESS_READ_WRITE || io->access == VYRE_IR_ACCESS_WRITE)
       memcpy(io->host, h + io->off, (size_t)io->bytes);
   }
-  uint64_t rec[2] = {UINT64_MAX, 0};
+  uint64_t rec[4] = {UINT64_MAX, 0, 0, 0};
   if (j->k->plan.uses_trap) memcpy(rec, h, sizeof(rec));
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   if (j->timing) {
@@ -388,10 +390,12 @@ uint32_t vyre_cuda_job_finish(vyre_backend *be, vyre_cuda_job *j, vyre_dispatch_
     res.trapped = 1;
     res.trap_sites = (uint32_t)rec[1];
     res.trap_invocation = rec[0];
+    res.trap_value = (uint32_t)rec[3]; // 0 for programs without trap values
     st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VYRE_CUDA_NAME,
-                       "the program trapped: lowest invocation %llu, sites mask 0x%08x. Fix: "
-                       "see the trap sites in the program; the backend is still healthy.",
-                       (unsigned long long)rec[0], res.trap_sites);
+                       "the program trapped: lowest invocation %llu (value %u), sites mask "
+                       "0x%08x. Fix: see the trap sites in the program; the backend is still "
+                       "healthy.",
+                       (unsigned long long)rec[0], res.trap_value, res.trap_sites);
   }
   if (out) {
     uint32_t size = out->struct_size ? out->struct_size : sizeof(*out);

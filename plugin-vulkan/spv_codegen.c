@@ -173,10 +173,37 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
     uint32_t L = c->t_ulong;
     uint32_t pl =
         vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, L));
+    uint32_t k32 = vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(L, 32, 0));
     uint32_t id = OP(SpvOpBitwiseOr, L, OP(SpvOpUConvert, L, lo),
-                     OP(SpvOpShiftLeftLogical, L, OP(SpvOpUConvert, L, hi),
-                        vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(L, 32, 0))));
-    OP(SpvOpAtomicUMin, L, OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 2)), dev, sem, id);
+                     OP(SpvOpShiftLeftLogical, L, OP(SpvOpUConvert, L, hi), k32));
+    uint32_t pid = OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 2));
+    if (!(c->plan->features & VYRE_IR_FEATURE_TRAP_VALUE)) {
+      OP(SpvOpAtomicUMin, L, pid, dev, sem, id);
+      vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+      c->terminated = 1;
+      return;
+    }
+    // IR-TRAP-3, the value record (README.md "Trap record"): an invocation
+    // that lowered the id takes a ticket (word 4) and, while it still holds
+    // the lowest id, writes (ticket << 32) | value into word 6 with an atomic
+    // max. Acquire-release orders the id and the ticket, so the lowest id's
+    // ticket is the largest of all that write. A trap without a value writes 0.
+    uint32_t ar =
+        vyre_spv_u(c, SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsUniformMemoryMask);
+    uint32_t acq =
+        vyre_spv_u(c, SpvMemorySemanticsAcquireMask | SpvMemorySemanticsUniformMemoryMask);
+    uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_expr(c, n->a) : vyre_spv_u(c, 0);
+    uint32_t old = OP(SpvOpAtomicUMin, L, pid, dev, ar, id);
+    cg_if f = if_begin(c, OP(SpvOpUGreaterThan, B, old, id));
+    uint32_t t = OP(SpvOpAtomicIIncrement, U,
+                    OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 3)), dev, ar);
+    uint32_t cur = OP(SpvOpAtomicLoad, L, pid, dev, acq);
+    cg_if g = if_begin(c, OP(SpvOpIEqual, B, cur, id));
+    uint32_t key = OP(SpvOpBitwiseOr, L, OP(SpvOpUConvert, L, val),
+                      OP(SpvOpShiftLeftLogical, L, OP(SpvOpUConvert, L, t), k32));
+    OP(SpvOpAtomicUMax, L, OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 5)), dev, ar, key);
+    if_end(c, g);
+    if_end(c, f);
     vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
     c->terminated = 1;
     return;
@@ -502,13 +529,22 @@ static void declare_buffers(vyre_spv_cg *c) {
     uint32_t tst = pst;
     if (c->opt->has_int64 && c->opt->int64_atomics) {
       // {sites, pad, id}: a fresh struct id, its member offsets are its own.
+      // With trap values (IR-TRAP-3) also {ticket, pad, (ticket << 32) | value}
+      // at bytes 16, 20 and 24.
       c->info->trap64 = 1;
       uint32_t ts = vyre_spv_id(m);
-      vyre_spv_emit(m, VYRE_SPV_SEC_TYPES, SpvOpTypeStruct, VYRE_SPV_ARGS(ts, U, U, c->t_ulong));
+      uint32_t L = c->t_ulong, members = 3;
+      if (c->plan->features & VYRE_IR_FEATURE_TRAP_VALUE) {
+        members = 6;
+        vyre_spv_emit(m, VYRE_SPV_SEC_TYPES, SpvOpTypeStruct, VYRE_SPV_ARGS(ts, U, U, L, U, U, L));
+      } else {
+        vyre_spv_emit(m, VYRE_SPV_SEC_TYPES, SpvOpTypeStruct, VYRE_SPV_ARGS(ts, U, U, L));
+      }
       vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(ts, SpvDecorationBlock));
-      for (uint32_t i = 0; i < 3; i++)
+      static const uint32_t kOff[6] = {0, 4, 8, 16, 20, 24};
+      for (uint32_t i = 0; i < members; i++)
         vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
-                      VYRE_SPV_ARGS(ts, i, SpvDecorationOffset, i == 2 ? 8 : 4 * i));
+                      VYRE_SPV_ARGS(ts, i, SpvDecorationOffset, kOff[i]));
       tst =
           vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, ts));
     }
@@ -649,6 +685,13 @@ static uint32_t generate(vyre_spv_cg *c) {
   return VYRE_STATUS_OK;
 }
 
+uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
+  uint32_t f = VYRE_IR_FEATURES_KNOWN;
+  // Trap values need the 64-bit record (README.md "Trap record").
+  if (!(opt->has_int64 && opt->int64_atomics)) f &= ~(uint32_t)VYRE_IR_FEATURE_TRAP_VALUE;
+  return f;
+}
+
 uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt,
                            uint32_t **out_words, size_t *out_word_count, vyre_spv_info *info,
                            vyre_error *err) {
@@ -658,8 +701,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   // One checked walk over the view: a malformed one, or one that uses IR
   // newer than this plugin, stops here with the plan's message.
   vyre_kit_plan plan;
-  uint32_t st =
-      vyre_kit_plan_make(p, opt->workgroup_size, VYRE_IR_FEATURES_KNOWN, VYRE_VK_NAME, &plan, err);
+  uint32_t st = vyre_kit_plan_make(p, opt->workgroup_size, vyre_spv_ir_features(opt), VYRE_VK_NAME,
+                                   &plan, err);
   if (st) return st;
   const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "?";
   vyre_spv_module m;

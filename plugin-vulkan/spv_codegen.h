@@ -12,7 +12,10 @@
 //     only when the program has a trap statement (the plan's
 //     VYRE_KIT_USES_TRAP, from the nodes, not the program flags): 3 words {sites mask, linear id
 //     high word, linear id low word}, filled by the host with {0, ~0, ~0}; or, with 64-bit atomics
-//     (info.trap64), {sites, 0, id as a u64 at byte 8}, filled with {0, 0, ~0, ~0}.
+//     (info.trap64), {sites, 0, id as a u64 at byte 8}, filled with {0, 0, ~0, ~0};
+//     a program with trap values (feature trap_value, only with 64-bit
+//     atomics) adds {ticket, 0, (ticket << 32) | value as a u64 at byte 24},
+//     filled with 0 (32 bytes, VYRE_VK_TRAP_BYTES; README.md "Trap record").
 //     With opt.loop_guard it is also bound to programs with a loop, and its
 //     last free word (word 3, or word 1 with trap64) becomes the loop-cut
 //     flag: an invocation whose `for` loop ended before its bound sets it to 1
@@ -47,6 +50,9 @@
 
 #define VYRE_VK_TRAP_BINDING 32u
 #define VYRE_VK_TRAP_WORDS   3u
+// Bytes the host gives the record: the 64-bit layout with trap values
+// ({sites, 0, id, ticket, 0, (ticket << 32) | value}, README.md "Trap record").
+#define VYRE_VK_TRAP_BYTES 32u
 // The record word (a u32 index into the 16-byte record) that holds the
 // loop-cut flag: the padding word of either layout, which the host fills with 0.
 #define VYRE_VK_LOOP_CUT_WORD(trap64) ((trap64) ? 1u : 3u)
@@ -59,7 +65,8 @@
 // abs_diff, add_sat and sub_sat (feature int_sat). 4: f32 add/sub set the
 // sign of an exact zero on the integer bits; the loop-cut check (loop_guard).
 // 5: the grid-offset push constants (wgid, gid and nwg of the whole grid).
-#define VYRE_VK_GENERATOR_VERSION 5u
+// 6: trap values (feature trap_value; the 32-byte record).
+#define VYRE_VK_GENERATOR_VERSION 6u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -83,6 +90,11 @@ typedef struct vyre_spv_info {
   uint32_t lanes_offset;       // lane mode: byte offset of the push-constant flag word
   uint32_t grid_offset;        // byte offset of the 6 grid words (base[3], total[3])
 } vyre_spv_info;
+
+// The IR features the generator implements with |opt|: every feature of the
+// lists, less trap_value without 64-bit storage-buffer atomics. The device
+// reports the same set in vyre_caps.ir_features.
+uint32_t vyre_spv_ir_features(const vyre_spv_options *opt);
 
 // Generates the module. On success *out_words is malloc'd (caller frees).
 // It first makes the program's lowering plan (vyre_kit_plan_make, with the

@@ -139,14 +139,15 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
   uint64_t a = j->be->props.limits.minStorageBufferOffsetAlignment;
   total = align_up(total, a > ALIGN ? a : ALIGN);
   j->trap_off = total;
-  total += 16;
+  total += VYRE_VK_TRAP_BYTES;
   uint32_t st = vyre_vk_block_get(j->be, total, 1, &j->stb, err);
   if (st) return st;
   j->map = j->stb->map;
   j->has_staging = 1;
-  uint32_t trap_init[4] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
+  // Words 4..7 (ticket, trap value) start at 0: spv_codegen.h.
+  uint32_t trap_init[VYRE_VK_TRAP_BYTES / 4] = {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0};
   if (j->pipe->info.trap64) trap_init[1] = 0, trap_init[3] = 0xFFFFFFFFu;
-  memcpy(j->map + j->trap_off, trap_init, 16);
+  memcpy(j->map + j->trap_off, trap_init, sizeof(trap_init));
   for (uint32_t i = 0; i < j->nb; i++) {
     if (!need_staging || j->bind[i].kind != VYRE_BINDING_HOST || !j->bind[i].bytes) continue;
     if (is_input(access_of(j->pipe, i)))
@@ -180,7 +181,8 @@ static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
     n++;
   }
   if (j->pipe->info.uses_trap) {
-    bi[n] = (VkDescriptorBufferInfo){.buffer = j->stb->buf, .offset = j->trap_off, .range = 16};
+    bi[n] = (VkDescriptorBufferInfo){
+        .buffer = j->stb->buf, .offset = j->trap_off, .range = VYRE_VK_TRAP_BYTES};
     w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = j->set,
                                   .dstBinding = VYRE_VK_TRAP_BINDING,
@@ -549,8 +551,8 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
   }
   uint32_t st = VYRE_STATUS_OK;
   if (j->pipe->info.uses_trap && j->map) {
-    uint32_t w[4];
-    memcpy(w, j->map + j->trap_off, 16);
+    uint32_t w[VYRE_VK_TRAP_BYTES / 4];
+    memcpy(w, j->map + j->trap_off, sizeof(w));
     if (w[VYRE_VK_LOOP_CUT_WORD(j->pipe->info.trap64)]) {
       // A loop ended before its bound (spv_codegen.h opt.loop_guard): the
       // outputs are wrong, whatever else the record says.
@@ -567,10 +569,12 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
       res.trap_sites = w[0];
       res.trap_invocation =
           j->pipe->info.trap64 ? ((uint64_t)w[3] << 32) | w[2] : ((uint64_t)w[1] << 32) | w[2];
+      res.trap_value = j->pipe->info.trap64 ? w[6] : 0; // the low word of the value key
       st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, VYRE_VK_NAME,
-                         "the program trapped: sites 0x%08x, lowest invocation %llu. Fix: look "
-                         "at the trap sites in the program; the outputs are unspecified.",
-                         w[0], (unsigned long long)res.trap_invocation);
+                         "the program trapped: sites 0x%08x, lowest invocation %llu (value %u). "
+                         "Fix: look at the trap sites in the program; the outputs are "
+                         "unspecified.",
+                         w[0], (unsigned long long)res.trap_invocation, res.trap_value);
     }
   }
   if (out) {

@@ -167,7 +167,9 @@ typedef struct vyre_ext_header {
 // and mean exactly what they meant in 1.0.
 //
 // Feature rows: X(NAME, bit, "name", ir_minor, "what it adds").
-#define VYRE_IR_FEATURE_LIST(X) X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")
+#define VYRE_IR_FEATURE_LIST(X)                                                                    \
+  X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")                                 \
+  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")
 
 enum {
 #define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
@@ -238,7 +240,7 @@ enum {
 //   ATOMIC   op = VYRE_IR_ATOMIC_*; ref = buffer index; a = index; b = value;
 //            c = expected (CAS only, else NONE); ref2 = result local (or NONE)
 //   BARRIER  -
-//   TRAP     axis = site (0..31)
+//   TRAP     axis = site (0..31); a = value (u32; feature TRAP_VALUE) or NONE
 #define VYRE_IR_KIND_LIST(X)                                                                       \
   X(LIT, 1, "lit", 0)                                                                              \
   X(VAR, 2, "var", 0)                                                                              \
@@ -664,7 +666,9 @@ typedef struct vyre_dispatch_result {
   uint32_t struct_size;
   uint32_t trapped;    // 1 when an IR trap fired (status TRAPPED)
   uint32_t trap_sites; // bit mask of the sites that fired
-  uint32_t reserved0;
+  // ABI 1.1 (was reserved, 0): the value of the trap that the lowest trapping
+  // linear invocation executed; 0 when that trap had no value (IR-TRAP-3).
+  uint32_t trap_value;
   // Lowest linear invocation id that trapped, where the linear id of an
   // invocation is (gid.z * (nwg.y*wgsize.y) + gid.y) * (nwg.x*wgsize.x) + gid.x.
   uint64_t trap_invocation;
@@ -1004,6 +1008,7 @@ VYRE__PIN(vyre_ext_grid_offset, flags, 40);
 VYRE__SIZE(vyre_dispatch_result, 32);
 VYRE__PIN(vyre_dispatch_result, trapped, 4);
 VYRE__PIN(vyre_dispatch_result, trap_sites, 8);
+VYRE__PIN(vyre_dispatch_result, trap_value, 12);
 VYRE__PIN(vyre_dispatch_result, trap_invocation, 16);
 VYRE__PIN(vyre_dispatch_result, device_time_ns, 24);
 

@@ -44,14 +44,16 @@
 #define TW_UN_LIST(X)                                                                              \
   X(NEG, 0)                                                                                        \
   X(NOT, 1)                                                                                        \
-  X(LNOT, 2) X(ABS, 3) X(CLZ, 4) X(CTZ, 5) X(POPCOUNT, 6) X(BITREV, 7) X(FLOOR, 8) X(CEIL, 9)      \
-      X(TRUNC, 10) X(ROUND, 11) X(SQRT, 12) X(IS_NAN, 13) X(IS_INF, 14) X(IS_FINITE, 15)
+  X(LNOT, 2)                                                                                       \
+  X(ABS, 3) X(CLZ, 4) X(CTZ, 5) X(POPCOUNT, 6) X(BITREV, 7) X(FLOOR, 8) X(CEIL, 9) X(TRUNC, 10)    \
+      X(ROUND, 11) X(SQRT, 12) X(IS_NAN, 13) X(IS_INF, 14) X(IS_FINITE, 15)
 #define TW_BIN_LIST(X)                                                                             \
   X(ADD, 0)                                                                                        \
   X(SUB, 1)                                                                                        \
-  X(MUL, 2) X(DIV, 3) X(REM, 4) X(SHL, 5) X(SHR, 6) X(ROTL, 7) X(ROTR, 8) X(AND, 9) X(OR, 10)      \
-      X(XOR, 11) X(MIN, 12) X(MAX, 13) X(MULHI, 14) X(EQ, 15) X(NE, 16) X(LT, 17) X(LE, 18)        \
-          X(GT, 19) X(GE, 20) X(LAND, 21) X(LOR, 22)
+  X(MUL, 2)                                                                                        \
+  X(DIV, 3) X(REM, 4) X(SHL, 5) X(SHR, 6) X(ROTL, 7) X(ROTR, 8) X(AND, 9) X(OR, 10) X(XOR, 11)     \
+      X(MIN, 12) X(MAX, 13) X(MULHI, 14) X(EQ, 15) X(NE, 16) X(LT, 17) X(LE, 18) X(GT, 19)         \
+          X(GE, 20) X(LAND, 21) X(LOR, 22)
 #define TW_ATOMIC_LIST(X)                                                                          \
   X(ADD, 0) X(SUB, 1) X(AND, 2) X(OR, 3) X(XOR, 4) X(MIN, 5) X(MAX, 6) X(EXCHANGE, 7) X(CAS, 8)
 #endif
@@ -280,7 +282,8 @@ typedef struct tw_run {
   uint32_t len[TW_MAX_BUFFERS];  // element counts
   uint32_t *locals;
   uint32_t lid[3], wgid[3], nwg[3];
-  uint32_t trap_site; // of the trap that ended the invocation
+  uint32_t trap_site;  // of the trap that ended the invocation
+  uint32_t trap_value; // its value (IR-TRAP-3; 0 for a trap without one)
 } tw_run;
 
 static uint32_t tw_eval(tw_run *r, uint32_t ni);
@@ -504,6 +507,8 @@ static uint32_t tw_exec(tw_run *r, uint32_t ni) {
   }
   case VYRE_IR_K_TRAP:
     r->trap_site = n->axis;
+    // IR 1.1 trap_value: a = the value, or none (IR 1.0 traps have none).
+    r->trap_value = n->a != VYRE_IR_NONE ? tw_eval(r, n->a) : 0;
     return TW_TRAP;
   default:
     return TW_NEXT;
@@ -528,7 +533,7 @@ static uint32_t tw_launch(tw_run *r, const uint32_t grid[3], uint64_t deadline,
   const tw_module *m = r->m;
   const uint32_t *wg = m->workgroup;
   uint64_t row = (uint64_t)grid[0] * wg[0], plane = (uint64_t)grid[1] * wg[1];
-  uint32_t trapped = 0, sites = 0;
+  uint32_t trapped = 0, sites = 0, lowest_value = 0;
   uint64_t lowest = UINT64_MAX;
   memcpy(r->nwg, grid, sizeof(r->nwg));
   for (uint32_t z = 0; z < grid[2]; z++)
@@ -558,7 +563,7 @@ static uint32_t tw_launch(tw_run *r, const uint32_t grid[3], uint64_t deadline,
               uint64_t linear = (gz * plane + gy) * row + gx;
               trapped = 1;
               sites |= 1u << (r->trap_site & 31u);
-              if (linear < lowest) lowest = linear;
+              if (linear < lowest) lowest = linear, lowest_value = r->trap_value;
             }
       }
   if (!trapped) return VYRE_STATUS_OK;
@@ -566,11 +571,14 @@ static uint32_t tw_launch(tw_run *r, const uint32_t grid[3], uint64_t deadline,
     out->trapped = 1;
     out->trap_sites = sites;
     out->trap_invocation = lowest;
+#ifdef VYRE_IR_FEATURES_KNOWN
+    out->trap_value = lowest_value; // a header with IR features has the field (ABI 1.1)
+#endif
   }
   return tw_fail(err, VYRE_STATUS_TRAPPED,
-                 "the program trapped (sites 0x%x; lowest invocation %llu). Fix: this is the "
-                 "program's own trap; check the inputs it guards against.",
-                 sites, (unsigned long long)lowest);
+                 "the program trapped (sites 0x%x; lowest invocation %llu, value %u). Fix: this "
+                 "is the program's own trap; check the inputs it guards against.",
+                 sites, (unsigned long long)lowest, lowest_value);
 }
 
 uint32_t tw_dispatch(vyre_backend *b, const vyre_dispatch_args *args, vyre_dispatch_result *out,

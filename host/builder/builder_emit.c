@@ -174,7 +174,8 @@ static uint32_t emit_stmt(emitter *m, uint32_t id, uint32_t depth, uint32_t *out
     m->ir->nodes[idx].ref = s->ref;
     m->ir->nodes[idx].ref2 = local;
     break;
-  case VYRE_IR_K_TRAP:
+  case VYRE_IR_K_TRAP: // the value (or none) in a, as the JSON reader lays it out
+    if ((st = emit_children(m, s, idx, depth))) return st;
     m->ir->nodes[idx].axis = s->axis;
     break;
   default: // RETURN, BARRIER

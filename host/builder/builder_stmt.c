@@ -260,9 +260,8 @@ uint32_t vyre_return(vyre_builder *b) {
   return bare(b, "vyre_return", VYRE_IR_K_RETURN);
 }
 
-uint32_t vyre_trap(vyre_builder *b, uint32_t site) {
-  static const char fn[] = "vyre_trap";
-  uint32_t id;
+static uint32_t trap(vyre_builder *b, const char *fn, uint32_t site, const vyre_expr *value) {
+  uint32_t id, x = NONE;
   if (!vyre__b_enter(b, fn)) return status(b);
   if (site > 255) {
     char where[300];
@@ -274,8 +273,17 @@ uint32_t vyre_trap(vyre_builder *b, uint32_t site) {
                  fn, where, site);
     return status(b);
   }
-  if (stmt(b, fn, VYRE_IR_K_TRAP, NONE, NONE, NONE, &id)) b->nodes[id].axis = (uint8_t)site;
+  if (value && !vyre__b_expr(b, fn, "the value", *value, &x)) return status(b);
+  if (stmt(b, fn, VYRE_IR_K_TRAP, x, NONE, NONE, &id)) b->nodes[id].axis = (uint8_t)site;
   return status(b);
+}
+
+uint32_t vyre_trap(vyre_builder *b, uint32_t site) {
+  return trap(b, "vyre_trap", site, NULL);
+}
+
+uint32_t vyre_trap_value(vyre_builder *b, uint32_t site, vyre_expr value) {
+  return trap(b, "vyre_trap_value", site, &value);
 }
 
 static vyre_var atomic(vyre_builder *b, const char *fn, uint32_t op, vyre_buf buf, vyre_expr index,

@@ -324,8 +324,9 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
       json_object_set_new(r, "message", json_string(o->error.message));
     if (o->status == VYRE_STATUS_TRAPPED)
       json_object_set_new(r, "trap",
-                          json_pack("{sIsI}", "invocation", (json_int_t)o->result.trap_invocation,
-                                    "sites", (json_int_t)o->result.trap_sites));
+                          json_pack("{sIsIsI}", "invocation", (json_int_t)o->result.trap_invocation,
+                                    "sites", (json_int_t)o->result.trap_sites, "value",
+                                    (json_int_t)o->result.trap_value));
     json_t *outs = json_array();
     for (uint32_t i = 0; i < o->output_count; i++) {
       const vyre_conform_buffer *b = &o->outputs[i];
@@ -374,6 +375,8 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
     printf("trapped: invocation %llu, sites", (unsigned long long)o->result.trap_invocation);
     for (uint32_t s = 0; s < 32; s++)
       if (o->result.trap_sites & (1u << s)) printf(" %u", s);
+    // The value of the lowest invocation's trap (IR-TRAP-3), when it had one.
+    if (o->result.trap_value) printf(", value %u", o->result.trap_value);
     printf("\n");
   } else if (o->status && !refused) {
     printf("status: %s: %s\n", vyre_status_name(o->status),

@@ -49,12 +49,14 @@ static int vyre__check_vs_ref(vyre__case_state *cs, const char *label,
   }
   if (o->status == VYRE_STATUS_TRAPPED) {
     if (o->result.trap_invocation != ref->result.trap_invocation ||
-        o->result.trap_sites != ref->result.trap_sites) {
+        o->result.trap_sites != ref->result.trap_sites ||
+        o->result.trap_value != ref->result.trap_value) {
       vyre__result_fail(r,
-                        "%s: trap record invocation %llu sites 0x%x, but the reference gave "
-                        "invocation %llu sites 0x%x",
+                        "%s: trap record invocation %llu sites 0x%x value %u, but the reference "
+                        "gave invocation %llu sites 0x%x value %u",
                         label, (unsigned long long)o->result.trap_invocation, o->result.trap_sites,
-                        (unsigned long long)ref->result.trap_invocation, ref->result.trap_sites);
+                        o->result.trap_value, (unsigned long long)ref->result.trap_invocation,
+                        ref->result.trap_sites, ref->result.trap_value);
       return 1;
     }
     return 0;

@@ -192,19 +192,21 @@ int vyre_conform_check_expect(const vyre_case *c, const vyre_conform_outcome *o,
     return 1;
   case VYRE_CASE_EXPECT_TRAP:
     if (o->status != VYRE_STATUS_TRAPPED) {
-      snprintf(msg, cap, "expected a trap (invocation %llu, sites 0x%x), got status %s%s%s",
-               (unsigned long long)c->expect_trap_invocation, c->expect_trap_sites,
-               vyre_status_name(o->status), o->status ? ": " : "",
-               o->status ? o->error.message : "");
+      snprintf(
+          msg, cap, "expected a trap (invocation %llu, sites 0x%x, value %u), got status %s%s%s",
+          (unsigned long long)c->expect_trap_invocation, c->expect_trap_sites, c->expect_trap_value,
+          vyre_status_name(o->status), o->status ? ": " : "", o->status ? o->error.message : "");
       return 1;
     }
     if (o->result.trap_invocation != c->expect_trap_invocation ||
-        o->result.trap_sites != c->expect_trap_sites) {
+        o->result.trap_sites != c->expect_trap_sites ||
+        o->result.trap_value != c->expect_trap_value) {
       snprintf(msg, cap,
-               "trap record differs: expected invocation %llu sites 0x%x, actual invocation "
-               "%llu sites 0x%x",
+               "trap record differs: expected invocation %llu sites 0x%x value %u, actual "
+               "invocation %llu sites 0x%x value %u",
                (unsigned long long)c->expect_trap_invocation, c->expect_trap_sites,
-               (unsigned long long)o->result.trap_invocation, o->result.trap_sites);
+               c->expect_trap_value, (unsigned long long)o->result.trap_invocation,
+               o->result.trap_sites, o->result.trap_value);
       return 1;
     }
     return 0;

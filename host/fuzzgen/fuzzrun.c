@@ -35,12 +35,14 @@ uint32_t vyre_fuzzrun_compare(const vyre_conform_outcome *ref, const vyre_confor
   }
   if (o->status == VYRE_STATUS_TRAPPED) {
     if (o->result.trap_invocation != ref->result.trap_invocation ||
-        o->result.trap_sites != ref->result.trap_sites) {
+        o->result.trap_sites != ref->result.trap_sites ||
+        o->result.trap_value != ref->result.trap_value) {
       snprintf(msg, cap,
-               "%s: trap record invocation %llu sites 0x%x, but the reference gave invocation "
-               "%llu sites 0x%x",
+               "%s: trap record invocation %llu sites 0x%x value %u, but the reference gave "
+               "invocation %llu sites 0x%x value %u",
                label, (unsigned long long)o->result.trap_invocation, o->result.trap_sites,
-               (unsigned long long)ref->result.trap_invocation, ref->result.trap_sites);
+               o->result.trap_value, (unsigned long long)ref->result.trap_invocation,
+               ref->result.trap_sites, ref->result.trap_value);
       return VYRE_FUZZRUN_DIFF_TRAP;
     }
     return 0;
@@ -147,6 +149,8 @@ char *vyre_fuzzrun_case_with_expect(const char *json, size_t len, const vyre_con
       if (ref->result.trap_sites & (1u << s)) json_array_append_new(sites, json_integer(s));
     json_object_set_new(trap, "invocation", json_integer((json_int_t)ref->result.trap_invocation));
     json_object_set_new(trap, "sites", sites);
+    if (ref->result.trap_value)
+      json_object_set_new(trap, "value", json_integer((json_int_t)ref->result.trap_value));
     json_object_set_new(expect, "trap", trap);
   } else {
     for (uint32_t i = 0; i < ref->output_count; i++) {

@@ -37,13 +37,13 @@ extern "C" {
 // Limits applied while decoding (IR-LIMIT-1..3). vyre_ir_limits_default() gives
 // nesting 64, 65,536 nodes, 1 MiB of JSON.
 typedef struct vyre_ir_limits {
-  uint32_t max_depth;     // statement + expression nesting
-  uint32_t max_nodes;     // expression + statement nodes
+  uint32_t max_depth; // statement + expression nesting
+  uint32_t max_nodes; // expression + statement nodes
   uint64_t max_json_bytes;
 } vyre_ir_limits;
 
-#define VYRE_IR_DEFAULT_MAX_DEPTH 64u
-#define VYRE_IR_DEFAULT_MAX_NODES 65536u
+#define VYRE_IR_DEFAULT_MAX_DEPTH      64u
+#define VYRE_IR_DEFAULT_MAX_NODES      65536u
 #define VYRE_IR_DEFAULT_MAX_JSON_BYTES (1u << 20)
 
 void vyre_ir_limits_default(vyre_ir_limits *out);
@@ -127,24 +127,24 @@ void vyre_error_prefix(vyre_error *err, const char *fmt, ...)
 //===----------------------------------------------------------------------===//
 
 // Expectation kinds.
-#define VYRE_CASE_EXPECT_NONE 0u
+#define VYRE_CASE_EXPECT_NONE    0u
 #define VYRE_CASE_EXPECT_OUTPUTS 1u // per returned buffer bytes
-#define VYRE_CASE_EXPECT_TRAP 2u    // a trap record
-#define VYRE_CASE_EXPECT_ERROR 3u   // a status code (e.g. INVALID_PROGRAM)
+#define VYRE_CASE_EXPECT_TRAP    2u // a trap record
+#define VYRE_CASE_EXPECT_ERROR   3u // a status code (e.g. INVALID_PROGRAM)
 
 // The bytes of one host buffer (declaration order index into the program's
 // buffers). Generators are expanded at load time.
 typedef struct vyre_case_data {
   uint32_t buffer_index; // index into vyre_ir_view(program)->buffers
   uint32_t reserved0;
-  uint8_t *bytes;        // owned by the case
-  uint64_t size;         // bytes, multiple of 4
+  uint8_t *bytes; // owned by the case
+  uint64_t size;  // bytes, multiple of 4
 } vyre_case_data;
 
 typedef struct vyre_case {
-  char *path;             // the file it came from (or NULL)
-  char *name;             // file stem or the program's name
-  char *description;      // the optional "description" field, or NULL
+  char *path;        // the file it came from (or NULL)
+  char *name;        // file stem or the program's name
+  char *description; // the optional "description" field, or NULL
   // The program. NULL when it failed to decode: then program_status and
   // program_error hold why (a case expecting {"error": ...} is still loaded).
   vyre_ir *program;
@@ -161,6 +161,7 @@ typedef struct vyre_case {
   uint32_t expect_count;
   uint32_t expect_trap_sites;      // EXPECT_TRAP: bit mask
   uint64_t expect_trap_invocation; // EXPECT_TRAP
+  uint32_t expect_trap_value;      // EXPECT_TRAP: "value" (0 when absent; IR-TRAP-3)
   uint32_t expect_error;           // EXPECT_ERROR: VYRE_STATUS_*
 } vyre_case;
 

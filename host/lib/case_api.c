@@ -192,6 +192,10 @@ uint32_t vyre_case_expect_trap(const vyre_case_file *c, uint64_t *out_invocation
   return trap ? 1u : 0u;
 }
 
+uint32_t vyre_case_expect_trap_value(const vyre_case_file *c) {
+  return c && c->c->expect_kind == VYRE_CASE_EXPECT_TRAP ? c->c->expect_trap_value : 0;
+}
+
 uint32_t vyre_case_expect_output(const vyre_case_file *c, const char *buffer,
                                  const void **out_bytes, uint64_t *out_size, vyre_error *err) {
   return find_data(c, "vyre_case_expect_output", "an expected output", c ? c->c->expect : NULL,
@@ -272,18 +276,21 @@ static void check(const vyre_case_file *cf, vyre_case_report *r, const vyre_erro
   case VYRE_CASE_EXPECT_TRAP:
     if (r->status != VYRE_STATUS_TRAPPED) {
       snprintf(r->message, sizeof(r->message),
-               "expected a trap (invocation %llu, sites 0x%x), got status %s%s%s%s",
+               "expected a trap (invocation %llu, sites 0x%x, value %u), got status %s%s%s%s",
                (unsigned long long)c->expect_trap_invocation, c->expect_trap_sites,
-               vyre_status_string(r->status), r->status ? ": " : "",
+               c->expect_trap_value, vyre_status_string(r->status), r->status ? ": " : "",
                r->status ? outcome->message : "",
                r->status ? "" : ". Fix: check that the backend implements trap.");
     } else if (r->result.trap_invocation != c->expect_trap_invocation ||
-               r->result.trap_sites != c->expect_trap_sites) {
+               r->result.trap_sites != c->expect_trap_sites ||
+               r->result.trap_value != c->expect_trap_value) {
       snprintf(r->message, sizeof(r->message),
-               "trap record differs: expected invocation %llu sites 0x%x, actual invocation %llu "
-               "sites 0x%x. Fix: check the backend's trap record (docs/ir.md IR-TRAP-1).",
+               "trap record differs: expected invocation %llu sites 0x%x value %u, actual "
+               "invocation %llu sites 0x%x value %u. Fix: check the backend's trap record "
+               "(docs/ir.md IR-TRAP-1, IR-TRAP-3).",
                (unsigned long long)c->expect_trap_invocation, c->expect_trap_sites,
-               (unsigned long long)r->result.trap_invocation, r->result.trap_sites);
+               c->expect_trap_value, (unsigned long long)r->result.trap_invocation,
+               r->result.trap_sites, r->result.trap_value);
     } else {
       r->passed = 1;
     }

@@ -88,8 +88,12 @@ static uint64_t launches_of(const vyre_device *dev, const vyre_dispatch_args *a,
 
 static void merge(vyre_dispatch_result *acc, const vyre_dispatch_result *r) {
   if (r->trapped) {
-    if (!acc->trapped || r->trap_invocation < acc->trap_invocation)
+    // The lowest id with its value (IR-TRAP-3); launches come in order, so
+    // on a tie (the same id in a later repeat) the first repeat's stays.
+    if (!acc->trapped || r->trap_invocation < acc->trap_invocation) {
       acc->trap_invocation = r->trap_invocation;
+      acc->trap_value = r->trap_value;
+    }
     acc->trapped = 1;
     acc->trap_sites |= r->trap_sites;
   }
@@ -208,13 +212,13 @@ uint32_t vyre__split_run(vyre_device *dev, const vyre_dispatch_args *steps, uint
     vyre__split sp2;
     vyre__split_init(dev, steps[trapped_step].grid, &sp2);
     st = vyre_error_set(err, VYRE_STATUS_TRAPPED,
-                        "trapped: invocation %llu was the lowest to trap, site mask 0x%08x "
-                        "(grid [%u, %u, %u] run as %llu launches of at most [%u, %u, %u] "
+                        "trapped: invocation %llu was the lowest to trap (value %u), site mask "
+                        "0x%08x (grid [%u, %u, %u] run as %llu launches of at most [%u, %u, %u] "
                         "workgroups). Fix: the program reached a trap statement; check its "
                         "inputs.",
-                        (unsigned long long)r->trap_invocation, r->trap_sites, sp2.grid[0],
-                        sp2.grid[1], sp2.grid[2], (unsigned long long)sp2.parts, sp2.step[0],
-                        sp2.step[1], sp2.step[2]);
+                        (unsigned long long)r->trap_invocation, r->trap_value, r->trap_sites,
+                        sp2.grid[0], sp2.grid[1], sp2.grid[2], (unsigned long long)sp2.parts,
+                        sp2.step[0], sp2.step[1], sp2.step[2]);
     if (count > 1) vyre_error_prefix(err, "step %u", trapped_step); // which step of the sequence
   }
 done:

@@ -404,7 +404,11 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
     cc_emit(cc, CPU_OP_BARRIER, 0, 0, 0, 0, 0, 0);
     break;
   case VYRE_IR_K_TRAP:
-    cc_emit(cc, CPU_OP_TRAP, 0, 0, n->axis, 0, 0, 0);
+    // IR-TRAP-3: the value's register in b (c = 1), or no value (c = 0).
+    if (n->a != VYRE_IR_NONE)
+      cc_emit(cc, CPU_OP_TRAP, 0, 0, n->axis, cc_expr(cc, n->a), 1, 0);
+    else
+      cc_emit(cc, CPU_OP_TRAP, 0, 0, n->axis, 0, 0, 0);
     break;
   case VYRE_IR_K_ATOMIC: {
     if (!cc_writable_ok(cc, n->ref, idx)) break;

@@ -118,7 +118,7 @@ typedef enum vyre_cpu_opcode {
   CPU_OP_FOR_ENTER, // if !(r[a] < r[b]): pc = c
   CPU_OP_FOR_NEXT,  // r[a]++; if r[a] < r[b]: pc = c (a back-edge: deadline checks)
   CPU_OP_RET,
-  CPU_OP_TRAP, // site a
+  CPU_OP_TRAP, // site a; value r[b] when c (else 0)
   CPU_OP_BARRIER,
   CPU_OP_ATOMIC, // sub = vyre_cpu_atomic_op; buf a, index r[b], value r[c], expected r[d];
                  // dst or NONE

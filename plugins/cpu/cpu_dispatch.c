@@ -232,6 +232,7 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   if (args->timeout_ns) L.deadline_ns = t0 + args->timeout_ns;
   uint32_t sites = 0;
   uint64_t trap_inv = UINT64_MAX;
+  uint32_t trap_val = 0;
   vyre_cpu_pool *pool = c->reverse ? NULL : vyre_cpu_backend_pool(be);
   for (uint32_t rep = 0; rep < args->repeat && !st; rep++) {
     st = vyre_cpu_launch_run(pool, &L);
@@ -239,8 +240,13 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
     uint32_t s = atomic_load(&L.trap_sites);
     if (s) {
       sites |= s;
+      // The lowest id; when it trapped in several repeats, the first one's
+      // value (docs/ir.md IR-TRAP-3).
       uint64_t inv = atomic_load(&L.trap_invocation);
-      if (inv < trap_inv) trap_inv = inv;
+      if (inv < trap_inv) {
+        trap_inv = inv;
+        trap_val = atomic_load(&L.trap_value);
+      }
     }
   }
   uint64_t t1 = vyre_kit_now_ns();
@@ -274,16 +280,17 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
     if (sites) {
       st = vyre_kit_fail(err, VYRE_STATUS_TRAPPED, 0, CPU_NAME,
-                         "dispatch '%s' trapped: invocation %llu was the lowest to trap, "
-                         "site mask 0x%08x. Fix: the program reached a trap statement; check "
-                         "its inputs.",
-                         label, (unsigned long long)trap_inv, sites);
+                         "dispatch '%s' trapped: invocation %llu was the lowest to trap "
+                         "(value %u), site mask 0x%08x. Fix: the program reached a trap "
+                         "statement; check its inputs.",
+                         label, (unsigned long long)trap_inv, trap_val, sites);
     }
   }
   if (out) {
     out->trapped = sites != 0;
     out->trap_sites = sites;
     out->trap_invocation = sites ? trap_inv : 0;
+    out->trap_value = sites ? trap_val : 0;
     if (args->flags & VYRE_DISPATCH_TIMING) out->device_time_ns = t1 - t0;
   }
   cpu_plan_free(&pl);

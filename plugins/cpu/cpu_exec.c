@@ -45,6 +45,7 @@ typedef struct vyre_cpu_worker {
   uint32_t wgid[3];
   uint32_t lid[3];
   uint32_t trap_site;
+  uint32_t trap_value; // IR-TRAP-3 (0 for a trap without a value)
   uint32_t backedges;
 } vyre_cpu_worker;
 
@@ -523,6 +524,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       return CPU_STOP_END;
     case CPU_OP_TRAP:
       w->trap_site = I->a;
+      w->trap_value = I->c ? B : 0;
       *pcp = pc;
       return CPU_STOP_TRAP;
     case CPU_OP_BARRIER:
@@ -566,9 +568,17 @@ static void cpu_record_trap(vyre_cpu_worker *w) {
   uint64_t sy = (uint64_t)L->total[1] * c->wgsize[1];
   uint64_t id = (gz * sy + gy) * sx + gx;
   atomic_fetch_or(&L->trap_sites, 1u << (w->trap_site & 31u));
-  uint64_t cur = atomic_load(&L->trap_invocation);
-  while (id < cur && !atomic_compare_exchange_weak(&L->trap_invocation, &cur, id)) {
+  // The (id, value) pair of the lowest id (IR-TRAP-3): the id and its value
+  // change together under the launch's trap lock. Ids are unique in a
+  // launch, so the value is that of the lowest id's one trap.
+  if (id >= atomic_load(&L->trap_invocation)) return; // only ever lowers
+  while (atomic_flag_test_and_set_explicit(&L->trap_lock, memory_order_acquire)) {
   }
+  if (id < atomic_load(&L->trap_invocation)) {
+    atomic_store(&L->trap_invocation, id);
+    atomic_store(&L->trap_value, w->trap_value);
+  }
+  atomic_flag_clear_explicit(&L->trap_lock, memory_order_release);
 }
 
 // Runs workgroup number |wg| (linear, x fastest). Returns 0, or 1 when the
@@ -705,6 +715,8 @@ uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L) {
   atomic_store(&L->stop, 0);
   atomic_store(&L->trap_sites, 0);
   atomic_store(&L->trap_invocation, UINT64_MAX);
+  atomic_store(&L->trap_value, 0);
+  atomic_flag_clear(&L->trap_lock);
   uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
   if (c->reverse) {
     vyre_cpu_worker w;

@@ -38,6 +38,8 @@ typedef struct vyre_cpu_launch {
   _Atomic uint32_t stop;       // 0, or VYRE_STATUS_TIMEOUT / OUT_OF_MEMORY / INTERNAL (cancel)
   _Atomic uint32_t trap_sites; // OR of site bits
   _Atomic uint64_t trap_invocation;
+  _Atomic uint32_t trap_value; // the value of trap_invocation's trap (IR-TRAP-3)
+  atomic_flag trap_lock;       // guards the (trap_invocation, trap_value) pair
 } vyre_cpu_launch;
 
 // Runs every workgroup of |L|. |pool| may be NULL (single-threaded). Returns

@@ -229,7 +229,9 @@ static int walk_stmt(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
   case VYRE_IR_K_TRAP:
     plan->uses |= VYRE_KIT_USES_TRAP;
     if (n->axis > 31) return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx, "trap site %u", n->axis);
-    return 1;
+    if (n->a == NONE) return 1;
+    plan->features |= VYRE_IR_FEATURE_TRAP_VALUE; // IR-TRAP-3
+    return walk_expr(s, n->a, idx, depth + 1, ctx);
   default:
     return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx, "statement kind %u", n->kind);
   }

@@ -115,6 +115,17 @@ def test_trap(device: vyre.Device) -> None:
     e = ei.value
     assert e.status == vyre.Status.TRAPPED and e.code == 7
     assert e.trap == vyre.Trap(sites=(1 << 3) | (1 << 1), invocation=5)
+    assert e.trap.value == 0  # no trap of this program has a value
+    # IR-TRAP-3: with values, the record carries the lowest invocation's.
+    body = [
+        ir.let("g", ir.gid()),
+        ir.if_(ir.lor(ir.eq(g, ir.lit_u(5)), ir.eq(g, ir.lit_u(9))),
+               [ir.trap(3, ir.mul(g, ir.lit_u(100)))]),
+    ]
+    prog = vyre.Program.from_json(ir.program("trapv", [ir.buf("out", 0, "write", "u32", count=64)], body))
+    with pytest.raises(vyre.Error) as ei:
+        device.run(prog)
+    assert ei.value.trap == vyre.Trap(sites=1 << 3, invocation=5, value=500)
     # The device stays healthy after a trap.
     assert device.healthy()
     assert "out" in device.run(vyre.Program.from_json(

@@ -206,6 +206,30 @@ static void test_builder_program_reports_what_validation_found(void **state) {
   vyre_program_free(p);
 }
 
+// vyre_trap_value: the same program as the JSON reader's
+// {"k":"trap","site":S,"value":E} (IR-TRAP-3), with the feature trap_value.
+static void test_builder_trap_value_equals_the_hand_written_json(void **state) {
+  vyre_builder *b = vyre_builder_create("tv", 64, 1, 1);
+  vyre_buf in = vyre_builder_buffer(b, "in", 0, VYRE_ACCESS_READ, VYRE_TYPE_U32, 0);
+  vyre_var g = vyre_let(b, "g", vyre_gid(b, 0));
+  vyre_if_begin(b, vyre_eq(b, vyre_get(b, g), vyre_lit_u32(b, 3)));
+  vyre_trap(b, 1);
+  vyre_if_end(b);
+  vyre_trap_value(b, 2, vyre_add(b, vyre_load(b, in, vyre_get(b, g)), vyre_lit_u32(b, 9)));
+  assert_same_as_json(
+      b, "{'vyre':1,'name':'tv','workgroup_size':[64,1,1],'buffers':[{'name':'in','binding':0,"
+         "'access':'read','type':'u32'}],'body':[{'k':'let','name':'g','value':{'k':'builtin',"
+         "'b':'gid','axis':0}},{'k':'if','cond':{'k':'bin','op':'eq','a':{'k':'var','name':'g'},"
+         "'b':{'k':'lit','t':'u32','v':3}},'then':[{'k':'trap','site':1}]},{'k':'trap','site':2,"
+         "'value':{'k':'bin','op':'add','a':{'k':'load','buffer':'in','index':{'k':'var','name':"
+         "'g'}},'b':{'k':'lit','t':'u32','v':9}}}]}");
+  b = vyre_builder_create("tv", 64, 1, 1);
+  vyre_trap_value(b, 2, vyre_gid(b, 0));
+  vyre_program *p = finish_ok(b);
+  assert_int_equal(vyre_program_ir(p)->features, VYRE_IR_FEATURE_TRAP_VALUE);
+  vyre_program_free(p);
+}
+
 // builder -> JSON -> program keeps the canonical hash, and the JSON written
 // again is the same text.
 static void test_builder_json_round_trip_keeps_the_hash(void **state) {
@@ -958,6 +982,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builder_every_constructor_equals_the_hand_written_json),
       cmocka_unit_test(test_builder_program_reports_what_validation_found),
+      cmocka_unit_test(test_builder_trap_value_equals_the_hand_written_json),
       cmocka_unit_test(test_builder_json_round_trip_keeps_the_hash),
       cmocka_unit_test(test_builder_reused_handles_are_copied_per_use),
       cmocka_unit_test(test_builder_every_op_of_the_ir_lists_has_a_constructor),

@@ -156,6 +156,12 @@ static inline uint32_t trap(tb *t, uint8_t site) {
   t->nodes[n].axis = site;
   return n;
 }
+// A trap with a u32 value (IR-TRAP-3, feature trap_value).
+static inline uint32_t trap_value(tb *t, uint8_t site, uint32_t value) {
+  uint32_t n = trap(t, site);
+  t->nodes[n].a = value;
+  return n;
+}
 static inline uint32_t atomic(tb *t, uint8_t op, uint32_t buf, uint32_t idx, uint32_t value,
                               uint32_t *out_result) {
   uint32_t n = tb_n(t, VYRE_IR_K_ATOMIC, op, VYRE_IR_TYPE_VOID, buf, idx, value, N_);

@@ -92,3 +92,14 @@ static inline unsigned atomicOr(unsigned *p, unsigned v) {
   *p |= v;
   return o;
 }
+static inline unsigned atomicAdd(unsigned *p, unsigned v) {
+  unsigned o = *p;
+  *p += v;
+  return o;
+}
+static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v) {
+  unsigned long long o = *p;
+  if (v > o) *p = v;
+  return o;
+}
+static inline void __threadfence() {}

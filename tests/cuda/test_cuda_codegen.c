@@ -282,6 +282,35 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   free(t);
 }
 
+// Traps with values (IR-TRAP-3): every trap of such a program goes through
+// vtrapv (a trap without a value passes 0), and the kernel compiles.
+static void test_codegen_trap_values_compile(void **state) {
+  NEED_NVRTC();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t I = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t t0 = trap_value(t, 9, load(t, I, var(t, x)));
+  uint32_t s1 =
+      if_(t, bin(t, VYRE_IR_BIN_GT, var(t, x), lit(t, T_U, 5)), LIST(t, t0), LIST(t, trap(t, 2)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  char *src = NULL;
+  vyre_cuda_plan plan;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_non_null(strstr(src, "vtrapv(vt, 9u, "));
+  assert_null(strstr(src, "vtrapv(vt, 9u, 0u"));
+  assert_non_null(strstr(src, "vtrapv(vt, 2u, 0u, vo0, vo1, vo2, vn0, vn1);"));
+  assert_null(strstr(src, "  vtrap(vt,"));
+  assert_int_equal(plan.uses_trap, 1);
+  assert_int_equal(plan.coarsen, 1);
+  free(src);
+  assert_int_equal(compile_sm90(p, wg, "trap values"), VYRE_STATUS_OK);
+  free(t);
+}
+
 // Several virtual invocations per hardware thread (plan.coarsen) only for
 // programs with no barrier, no workgroup memory and no trap; IR `return`
 // then ends one virtual invocation (goto vnext), even inside a loop.
@@ -698,6 +727,7 @@ int main(void) {
 #endif
       cmocka_unit_test(test_codegen_every_list_row_on_every_operand_type_compiles),
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
+      cmocka_unit_test(test_codegen_trap_values_compile),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),

@@ -169,6 +169,80 @@ static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) 
   free(t);
 }
 
+// A kernel with trap values (vtrapv, IR-TRAP-3) run on the host, one
+// invocation at a time, over a 2-D grid in three orders (ascending,
+// descending: every trap lowers the record and takes a ticket, and a
+// scrambled order): invocation i traps when in[i] != 0 with the value
+// in[i] * 3 at site 1, or with no value (site 0, value 0) when in[i] == 1.
+// The record holds the lowest trapping id and the value of its trap.
+static const char kTrapMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  const u32 WX = 4u, WY = 2u, NX = 3u, NY = 2u, SX = WX * NX, N = SX * WY * NY;\n"
+    "  static u32 in[N];\n"
+    "  int bad = 0;\n"
+    "  const u32 traps[][2] = {{17u, 5u}, {9u, 7u}, {30u, 2u}, {20u, 1u}, {9u, 1u}};\n"
+    "  for (int c = 0; c < 5; c++)\n"
+    "    for (int order = 0; order < 3; order++) {\n"
+    "      for (u32 i = 0; i < N; i++) in[i] = 0u;\n"
+    "      in[traps[c][0]] = traps[c][1];\n"
+    "      in[(traps[c][0] + 5u) % N] = 11u; in[(traps[c][0] + 13u) % N] = 1u;\n"
+    "      u32 lo = N;\n"
+    "      for (u32 i = 0; i < N; i++) if (in[i] && i < lo) lo = i;\n"
+    "      u64 rec[4] = {~0ull, 0ull, 0ull, 0ull};\n"
+    "      gridDim.x = NX; gridDim.y = NY; gridDim.z = 1u;\n"
+    "      blockDim.x = WX; blockDim.y = WY; blockDim.z = 1u;\n"
+    "      for (u32 k = 0; k < N; k++) {\n"
+    "        u32 i = order == 0 ? k : order == 1 ? N - 1u - k : (k * 7u) % N;\n"
+    "        u32 gx = i % SX, gy = i / SX;\n"
+    "        blockIdx.x = gx / WX; threadIdx.x = gx % WX;\n"
+    "        blockIdx.y = gy / WY; threadIdx.y = gy % WY; blockIdx.z = threadIdx.z = 0u;\n"
+    "        vyre_main(in, N, rec, 0u, 0u, 0u, NX, NY, 1u);\n"
+    "      }\n"
+    "      u32 want = in[lo] == 1u ? 0u : in[lo] * 3u;\n"
+    "      if (rec[0] != lo || (u32)rec[3] != want) {\n"
+    "        if (bad++ < 5) printf(\"FAIL case %d order %d: id %llu value %u, want %u %u\\n\", c,"
+    " order, (unsigned long long)rec[0], (u32)rec[3], lo, want);\n"
+    "      }\n"
+    "    }\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_trap_values_keep_the_lowest_invocation_s_value_on_the_host(void **state) {
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  // i = gid.y * nwg.x * 4 + gid.x; v = in[i];
+  // if (v == 1) trap(0); if (v != 0) trap(1, v * 3).
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 4, 2, 1);
+  uint32_t I = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t i, v;
+  uint32_t row = bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_NWG, 0), lit(t, T_U, 4));
+  uint32_t s0 =
+      let(t, &i,
+          bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_GID, 1), row),
+              builtin(t, VYRE_IR_BUILTIN_GID, 0)));
+  uint32_t s1 = let(t, &v, load(t, I, var(t, i)));
+  uint32_t t0 = trap(t, 0);
+  uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, v), lit(t, T_U, 1)), LIST(t, t0), 0, 0);
+  uint32_t t1 = trap_value(t, 1, bin(t, VYRE_IR_BIN_MUL, var(t, v), lit(t, T_U, 3)));
+  uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_NE, var(t, v), lit(t, T_U, 0)), LIST(t, t1), 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {4, 2, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_non_null(strstr(src, "vtrapv(vt, 0u, 0u, vo0"));
+  assert_int_equal(plan.uses_trap, 1);
+  run_on_host("trapv", src, kTrapMain);
+  free(src);
+  free(t);
+}
+
 // A coarsened kernel (plan.coarsen > 1) run on the host, every hardware
 // block and thread in turn: with any hardware grid from ceil(vgx / coarsen)
 // to vgx, every virtual invocation runs exactly once and sees its own gid,
@@ -406,6 +480,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
       cmocka_unit_test(test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host),
+      cmocka_unit_test(test_trap_values_keep_the_lowest_invocation_s_value_on_the_host),
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
       cmocka_unit_test(test_split_launches_see_the_whole_grid_on_the_host),
   };

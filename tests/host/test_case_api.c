@@ -179,6 +179,20 @@ static void test_run_trap_and_invalid_program(void **state) {
   assert_int_equal(r.status, VYRE_STATUS_TRAPPED);
   assert_int_equal(r.passed, 1);
   assert_int_equal(r.result.trap_invocation, 68);
+  assert_int_equal(r.result.trap_value, 0); // no trap of this program has a value
+  assert_int_equal(vyre_case_expect_trap_value(c), 0);
+  vyre_case_release(c);
+
+  // IR-TRAP-3: the value of the lowest trapping invocation's trap.
+  assert_int_equal(vyre_case_load_file(CASES "/traps/value_linear_id_2d.json", &c, &e),
+                   VYRE_STATUS_OK);
+  assert_int_equal(vyre_case_expect_trap_value(c), 2002);
+  r = new_report();
+  assert_int_equal(vyre_case_run(dev, c, NULL, &r, &e), VYRE_STATUS_OK);
+  assert_int_equal(r.status, VYRE_STATUS_TRAPPED);
+  assert_int_equal(r.passed, 1);
+  assert_int_equal(r.result.trap_invocation, 68);
+  assert_int_equal(r.result.trap_value, 2002);
   vyre_case_release(c);
 
   // A program that does not validate still loads as a case.

@@ -49,8 +49,8 @@ static int group_setup(void **state) {
   // exceed a limit of 65,535 (lavapipe, the CPU with VYRE_CPU_MAX_GRID); a
   // device with a larger limit (NVIDIA's 2^31 - 1) never splits them.
   if (g_caps.max_grid[0] > 65535u) {
-    fprintf(stderr, "skipped: backend '%s' has max_grid x = %u, above every grid here\n",
-            g_backend, g_caps.max_grid[0]);
+    fprintf(stderr, "skipped: backend '%s' has max_grid x = %u, above every grid here\n", g_backend,
+            g_caps.max_grid[0]);
     vyre_device_close(g_dev);
     g_dev = NULL;
   }
@@ -219,8 +219,9 @@ static void test_builtins_in_the_last_launch_are_those_of_the_whole_grid(void **
   vyre_program_free(p);
 }
 
-// Traps at two invocations of the whole grid (site 3 at (x1, y1), site 5 at
-// (x2, y2)); every other invocation counts itself.
+// Traps at two invocations of the whole grid (site 3 at (x1, y1) with the
+// value 33, site 5 at (x2, y2) with 55: IR-TRAP-3); every other invocation
+// counts itself.
 static vyre_program *trap_program(uint32_t x1, uint32_t y1, uint32_t x2, uint32_t y2) {
   char json[4096];
 #define TRAP_AT(x, y, site)                                                                        \
@@ -228,7 +229,9 @@ static vyre_program *trap_program(uint32_t x1, uint32_t y1, uint32_t x2, uint32_
   "\"a\":" B("gid", 0) ",\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":%u}},\"b\":{\"k\":\"bin\","      \
                        "\"op\":\"eq\",\"a\":" B(                                                   \
                            "gid", 1) ",\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":%u}}},"            \
-                                     "\"then\":[{\"k\":\"trap\",\"site\":" #site "}],\"else\":[]}"
+                                     "\"then\":[{\"k\":\"trap\",\"site\":" #site                   \
+                                     ",\"value\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":" #site #site  \
+                                     "}}],\"else\":[]}"
   snprintf(json, sizeof(json),
            "{\"vyre\":1,\"name\":\"traps\",\"workgroup_size\":[64,1,1],\"buffers\":["
            "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":8}],"
@@ -263,6 +266,7 @@ static void test_traps_in_later_launches_give_the_lowest_id_of_the_whole_grid(vo
   assert_int_equal(r.trapped, 1);
   assert_int_equal(r.trap_invocation, x1); // y1 = 0: the linear id is x1
   assert_int_equal(r.trap_sites, (1u << 3) | (1u << 5));
+  assert_int_equal(r.trap_value, 33); // the value of the lowest id's trap, not the first launch's
   ASSERT_HAS(e.message, "trapped: invocation");
   ASSERT_HAS(e.message, "launches");
   ASSERT_HAS(e.message, "Fix:");

@@ -167,6 +167,61 @@ static void test_int_sat_program_round_trips_with_a_stable_hash(void **state) {
   free(text);
 }
 
+// trap_value (IR-TRAP-3): a trap with a u32 value sets the feature, keeps its
+// value in child a (VYRE_IR_NONE without one) and round-trips JSON -> binary
+// -> JSON with the same hash; a value of another type is refused.
+static void test_trap_value_sets_its_feature_and_round_trips(void **state) {
+  (void)state;
+  char body[1024];
+  snprintf(body, sizeof body,
+           "{\"k\": \"trap\", \"site\": 3}, {\"k\": \"trap\", \"site\": 4, \"value\": %s}",
+           binj("add", litu(7), litu(5)));
+  char *text = tir_program(body);
+  vyre_ir *ir = decode_ok(text);
+  const vyre_ir_program *p = vyre_ir_view(ir);
+  assert_int_equal(p->features, VYRE_IR_FEATURE_TRAP_VALUE);
+  uint32_t traps = 0;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    if (n->kind != VYRE_IR_K_TRAP) continue;
+    traps++;
+    if (n->axis == 3) {
+      assert_int_equal(n->a, VYRE_IR_NONE);
+    } else {
+      assert_int_equal(n->axis, 4);
+      assert_true(n->a < p->node_count);
+      assert_int_equal(p->nodes[n->a].kind, VYRE_IR_K_BIN);
+      assert_int_equal(p->nodes[n->a].type, VYRE_IR_TYPE_U32);
+    }
+  }
+  assert_int_equal(traps, 2);
+  char *j1 = to_json(ir);
+  assert_non_null(strstr(j1, "{\"k\": \"trap\", \"site\": 3}"));
+  assert_non_null(strstr(j1, "{\"k\": \"trap\", \"site\": 4, \"value\": {\"k\": \"bin\""));
+  vyre_ir *bin = NULL;
+  vyre_error err = {.struct_size = sizeof err};
+  assert_int_equal(vyre_ir_from_binary(p->canonical, (size_t)p->canonical_size, NULL, &bin, &err),
+                   VYRE_STATUS_OK);
+  assert_int_equal(vyre_ir_view(bin)->features, VYRE_IR_FEATURE_TRAP_VALUE);
+  char *j2 = to_json(bin);
+  assert_string_equal(j1, j2);
+  assert_memory_equal(vyre_ir_view(bin)->hash, p->hash, 16);
+  vyre_ir_free(bin);
+  vyre_ir_free(ir);
+  free(j1);
+  free(j2);
+  free(text);
+  // A value that is not u32.
+  snprintf(body, sizeof body, "{\"k\": \"trap\", \"site\": 4, \"value\": %s}", liti(-1));
+  text = tir_program(body);
+  tir_expect_reject(text, BAD, "body[0].value: ", "trap value must be u32, got i32");
+  free(text);
+  // Feature names list the new row.
+  char names[128];
+  vyre_ir_features_format(VYRE_IR_FEATURE_TRAP_VALUE, names, sizeof names);
+  assert_non_null(strstr(names, "trap_value"));
+}
+
 static void expect_program_rejected(const char *value, const char *part) {
   char body[1024];
   snprintf(body, sizeof body, "{\"k\": \"let\", \"name\": \"x\", \"value\": %s}", value);
@@ -242,6 +297,7 @@ int main(void) {
       cmocka_unit_test(test_an_ir_1_0_program_uses_no_feature),
       cmocka_unit_test(test_int_sat_program_round_trips_with_a_stable_hash),
       cmocka_unit_test(test_int_sat_ops_refuse_types_outside_their_rows),
+      cmocka_unit_test(test_trap_value_sets_its_feature_and_round_trips),
       cmocka_unit_test(test_hints_name_every_row_of_their_list),
   };
   return cmocka_run_group_tests_name("ir/features", tests, NULL, NULL);

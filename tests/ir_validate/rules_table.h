@@ -67,6 +67,7 @@ static const rejection kRejections[] = {
     {"for_bound_not_u32", "body[0].from", "for bounds must be u32, got i32..u32"},
     {"for_upper_bound_not_u32", "body[0].to", "for bounds must be u32, got u32..f32"},
     {"trap_site_out_of_range", "body[0]", "trap site 32 is out of range 0..31"},
+    {"trap_value_not_u32", "body[0].value", "trap value must be u32, got i32"},
     {"duplicate_local_name", "body[1]",
      "let 'x' reuses a local name already declared in this program"},
     {"shadowing_in_an_if", "body[1].then[0]", "let 'x' reuses a local name already declared"},

@@ -247,6 +247,7 @@ static uint32_t mb_stmt(mb *m, json_t *s) {
     break;
   case VYRE_IR_K_TRAP:
     t.axis = (uint8_t)json_integer_value(json_object_get(s, "site"));
+    t.a = kid(m, s, "value"); // IR-TRAP-3 (NONE without one)
     break;
   case VYRE_IR_K_RETURN:
   case VYRE_IR_K_BARRIER:

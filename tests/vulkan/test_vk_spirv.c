@@ -36,6 +36,16 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   vyre_spv_info info;
   vyre_error err = {.struct_size = sizeof(err)};
   uint32_t st = vyre_spv_generate(p, &opt, &words, &n, &info, &err);
+  // Trap values need 64-bit storage atomics (README.md "Generated code"):
+  // without them the program is refused, naming the feature.
+  int t64 = opt.has_int64 && opt.int64_atomics;
+  if (!t64 && (p->features & VYRE_IR_FEATURE_TRAP_VALUE)) {
+    if (st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'trap_value'")) return 0;
+    fprintf(stderr, "%s: trap_value without 64-bit atomics: status %u, want UNSUPPORTED (%s)\n",
+            what, st, err.message);
+    free(words);
+    return -1;
+  }
   if (st) {
     fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
     return -1;

@@ -383,6 +383,9 @@ uint32_t vyre_barrier(vyre_builder *b);
 uint32_t vyre_return(vyre_builder *b);
 // Fires trap |site| 0..31 (IR-TRAP-1). Recorded error: |site| above 255.
 uint32_t vyre_trap(vyre_builder *b, uint32_t site);
+// Fires trap |site| with the u32 |value| (IR-TRAP-3, feature trap_value): the
+// trap record carries the value of the lowest trapping invocation's trap.
+uint32_t vyre_trap_value(vyre_builder *b, uint32_t site, vyre_expr value);
 
 // Atomic |op| (VYRE_ATOMIC_*, not CAS) on |buf|[|index|] (a u32
 // read_write or workgroup buffer) with |value|. When |result| is non-NULL it

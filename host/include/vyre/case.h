@@ -88,6 +88,9 @@ uint32_t vyre_case_expect_error(const vyre_case_file *c);
 // mask of the sites (either pointer may be NULL); else 0.
 uint32_t vyre_case_expect_trap(const vyre_case_file *c, uint64_t *out_invocation,
                                uint32_t *out_sites);
+// EXPECT_TRAP: the value the lowest trapping invocation's trap reports
+// ("value", 0 when the case gives none: docs/ir.md IR-TRAP-3); else 0.
+uint32_t vyre_case_expect_trap_value(const vyre_case_file *c);
 // EXPECT_OUTPUTS: the expected bytes of the returned buffer named |buffer|,
 // owned by the case. Errors: INVALID_ARGUMENT (a NULL argument, or the case
 // expects nothing of that buffer: the message lists the buffers it checks),

@@ -672,6 +672,16 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
       return fail(s, "trap site %u is out of range 0..31. Fix: use a site number from 0 to 31.",
                   n->axis);
     s->flags |= VYRE_IR_FLAG_HAS_TRAP;
+    if (n->a == NONE) return VYRE_STATUS_OK;
+    // IR-TRAP-3: the value is a u32 expression (feature trap_value).
+    if ((st = child(s, "value", n->a, depth + 1, &ta))) return st;
+    if (ta != VYRE_IR_TYPE_U32) {
+      push(s, "value", NONE);
+      return fail(s,
+                  "trap value must be u32, got %s. Fix: cast it with "
+                  "{\"k\":\"cast\",\"to\":\"u32\",...} or bitcast it.",
+                  tname(ta));
+    }
     return VYRE_STATUS_OK;
   default:
     return fail(s, "unknown statement kind %u. Fix: use one of %s.", n->kind,
@@ -895,6 +905,8 @@ static uint32_t program_features(const vyre_ir_program *p) {
       f |= kBinRows[n->op].feature;
     else if (n->kind == VYRE_IR_K_ATOMIC)
       f |= kAtomicRows[n->op].feature;
+    else if (n->kind == VYRE_IR_K_TRAP && n->a != NONE)
+      f |= VYRE_IR_FEATURE_TRAP_VALUE;
   }
   return f;
 }

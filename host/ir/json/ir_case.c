@@ -241,12 +241,15 @@ static uint32_t expect_trap(vyre_case *c, json_t *t, vyre__jpath *p, vyre_error 
   vyre__jpath_push(p, "trap", NONE);
   json_t *inv = json_is_object(t) ? json_object_get(t, "invocation") : NULL;
   json_t *sites = json_is_object(t) ? json_object_get(t, "sites") : NULL;
-  if (!json_is_object(t) || json_object_size(t) != 2 || !json_is_integer(inv) ||
-      json_integer_value(inv) < 0 || !json_is_array(sites) || json_array_size(sites) == 0)
+  json_t *val = json_is_object(t) ? json_object_get(t, "value") : NULL;
+  if (!json_is_object(t) || json_object_size(t) != 2u + (val ? 1u : 0u) || !json_is_integer(inv) ||
+      json_integer_value(inv) < 0 || !json_is_array(sites) || json_array_size(sites) == 0 ||
+      (val && (!json_is_integer(val) || json_integer_value(val) < 0 ||
+               json_integer_value(val) > 0xFFFFFFFFll)))
     return vyre__jpath_fail(p, err, BADARG,
-                            "expected {\"invocation\": <id >= 0>, \"sites\": [<0..31>, ...]} "
-                            "with at least one site. Fix: write e.g. {\"invocation\": 5, "
-                            "\"sites\": [3]}.");
+                            "expected {\"invocation\": <id >= 0>, \"sites\": [<0..31>, ...], "
+                            "\"value\": <u32, optional>} with at least one site. Fix: write "
+                            "e.g. {\"invocation\": 5, \"sites\": [3], \"value\": 7}.");
   uint32_t mask = 0;
   for (size_t i = 0; i < json_array_size(sites); i++) {
     json_t *s = json_array_get(sites, i);
@@ -262,6 +265,7 @@ static uint32_t expect_trap(vyre_case *c, json_t *t, vyre__jpath *p, vyre_error 
   c->expect_kind = VYRE_CASE_EXPECT_TRAP;
   c->expect_trap_invocation = (uint64_t)json_integer_value(inv);
   c->expect_trap_sites = mask;
+  c->expect_trap_value = val ? (uint32_t)json_integer_value(val) : 0;
   vyre__jpath_pop(p);
   return VYRE_STATUS_OK;
 }

@@ -547,7 +547,7 @@ static uint32_t stmt_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
   static const char *const kFor[] = {"k", "var", "from", "to", "body", NULL};
   static const char *const kBlock[] = {"k", "body", NULL};
   static const char *const kBare[] = {"k", NULL};
-  static const char *const kTrap[] = {"k", "site", NULL};
+  static const char *const kTrap[] = {"k", "site", "value", NULL};
   uint32_t st, x, y, z, s0, c0, s1, c1;
   const char *s;
   json_int_t site;
@@ -630,7 +630,11 @@ static uint32_t stmt_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
     if (site < 0 || site > 31)
       return fail(r, "trap site %lld is out of range 0..31. Fix: use a site number from 0 to 31.",
                   (long long)site);
+    x = VYRE_IR_NONE; // IR-TRAP-3: an optional u32 value (feature trap_value)
+    if (json_object_get(v, "value") && (st = child(r, v, "value", "trap", depth + 1, &x)))
+      return st;
     r->ir->nodes[idx].axis = (uint8_t)site;
+    r->ir->nodes[idx].a = x;
     return VYRE_STATUS_OK;
   default:
     return fail(r, "internal: statement kind %u has no reader. Fix: report this bug.", kind);

@@ -249,6 +249,7 @@ static void stmt(wr *w, uint32_t idx, uint32_t level) {
     break;
   case VYRE_IR_K_TRAP:
     putf(w, ", \"site\": %u", n->axis);
+    if (n->a != VYRE_IR_NONE) field(w, "value", n->a);
     break;
   default: // return, barrier
     break;

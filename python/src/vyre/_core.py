@@ -845,7 +845,8 @@ def _triple(v: Union[int, Sequence[int]], what: str) -> Tuple[int, int, int]:
 def _trap_of(res: Any) -> Optional[Trap]:
     if not res.trapped:
         return None
-    return Trap(sites=int(res.trap_sites), invocation=int(res.trap_invocation))
+    return Trap(sites=int(res.trap_sites), invocation=int(res.trap_invocation),
+                value=int(res.trap_value))
 
 
 def _resident_dtype(dtype: Any) -> np.dtype:

@@ -43,10 +43,12 @@ class Status(enum.IntEnum):
 @dataclass(frozen=True)
 class Trap:
     """What a trap that fired reported (docs/ir.md IR-TRAP-1): the bit mask
-    of the sites that fired and the lowest linear invocation id that trapped."""
+    of the sites that fired, the lowest linear invocation id that trapped and
+    the value of its trap (IR-TRAP-3; 0 for a trap without a value)."""
 
     sites: int
     invocation: int
+    value: int = 0
 
 
 class Error(Exception):

@@ -94,7 +94,7 @@ typedef struct vyre_dispatch_result {
   uint32_t struct_size;
   uint32_t trapped;
   uint32_t trap_sites;
-  uint32_t reserved0;
+  uint32_t trap_value;
   uint64_t trap_invocation;
   uint64_t device_time_ns;
 } vyre_dispatch_result;

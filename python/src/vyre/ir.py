@@ -311,9 +311,14 @@ def barrier() -> Node:
     return {"k": "barrier"}
 
 
-def trap(site: int) -> Node:
-    """Fires trap |site| 0..31: the dispatch fails with TRAPPED (IR-TRAP-1)."""
-    return {"k": "trap", "site": site}
+def trap(site: int, value: Optional[Node] = None) -> Node:
+    """Fires trap |site| 0..31: the dispatch fails with TRAPPED (IR-TRAP-1).
+    With |value| (a u32 expression; IR 1.1, feature trap_value) the trap record
+    also carries the value of the lowest trapping invocation's trap (IR-TRAP-3)."""
+    t: Node = {"k": "trap", "site": site}
+    if value is not None:
+        t["value"] = value
+    return t
 
 
 def atomic(

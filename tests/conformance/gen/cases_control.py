@@ -453,3 +453,91 @@ def gen_traps(ctx):
                "first is 997), site 0; wg 64, grid 20",
                [buf("out", 0, "write", "u32", 4)], body, grid=[20, 1, 1],
                expect={"trap": {"invocation": 997, "sites": [0]}}))
+    gen_trap_values(ctx)
+
+
+def gen_trap_values(ctx):
+    """Traps with a value (IR 1.1, feature trap_value; docs/ir.md IR-TRAP-3):
+    the record carries the value of the lowest trapping invocation's trap."""
+    W = ctx.W
+
+    def mul(a, k):
+        return bin_("mul", a, lit_u(k))
+
+    def add(a, k):
+        return bin_("add", a, lit_u(k))
+    g = var("g")
+    body = [let("g", gid(0)),
+            if_(eq(g, lit_u(200)), [trap(2, add(mul(g, 3), 1))]),
+            if_(eq(g, lit_u(150)), [trap(4, add(mul(g, 3), 1))]),
+            if_(eq(g, lit_u(77)), [trap(4, add(mul(g, 3), 1))]),
+            if_(lt(g, len_("out")), [store("out", g, lit_u(1))])]
+    W.add("traps/value_lowest_wins.json",
+          case("value_lowest_wins", "invocations 77, 150 (site 4) and 200 (site 2) trap with "
+               "the value 3 * gid + 1: the record has the lowest invocation 77 and its value "
+               "232", [buf("out", 0, "write", "u32", 256)], body, grid=[4, 1, 1],
+               expect={"trap": {"invocation": 77, "sites": [2, 4], "value": 232}}))
+    vals = [0] * 256
+    vals[35], vals[100], vals[201] = 0xCAFEF00D, 9, 1
+    body = [let("g", gid(0)), let("v", load("a", g)),
+            if_(bin_("ne", var("v"), lit_u(0)), [trap(7, var("v"))])]
+    W.add("traps/value_from_load.json",
+          case("value_from_load", "invocation g traps when a[g] != 0 with the value a[g]; "
+               "a[35] = 0xCAFEF00D, a[100] = 9, a[201] = 1: the record has 35 and 0xCAFEF00D",
+               [buf("a", 1, "read", "u32", 256), buf("out", 0, "write", "u32", 1)], body,
+               grid=[4, 1, 1], inputs={"a": vals},
+               expect={"trap": {"invocation": 35, "sites": [7], "value": 0xCAFEF00D}}))
+    body = [let("g", gid(0)),
+            if_(eq(g, lit_u(50)), [trap(0)]),
+            if_(eq(g, lit_u(60)), [trap(1, lit_u(99))])]
+    W.add("traps/value_none_lowest.json",
+          case("value_none_lowest", "invocation 50 traps without a value (site 0), 60 with "
+               "the value 99 (site 1): the record has 50 and the value 0",
+               [buf("out", 0, "write", "u32", 1)], body, grid=[2, 1, 1],
+               expect={"trap": {"invocation": 50, "sites": [0, 1], "value": 0}}))
+    # The first trap an invocation reaches ends it: invocation 10 traps at
+    # site 1 with 11 and never reaches the second trap; 11 traps there.
+    body = [let("g", gid(0)),
+            if_(eq(g, lit_u(10)), [trap(1, lit_u(11))]),
+            if_(bin_("land", bin_("ge", g, lit_u(10)), lt(g, lit_u(12))), [trap(2, mul(g, 2))])]
+    W.add("traps/value_first_trap_ends.json",
+          case("value_first_trap_ends", "invocation 10 traps at site 1 with the value 11 and "
+               "ends; invocation 11 traps at site 2 with 22: the record has 10, value 11, "
+               "sites 1 and 2", [buf("out", 0, "write", "u32", 1)], body, grid=[1, 1, 1],
+               expect={"trap": {"invocation": 10, "sites": [1, 2], "value": 11}}))
+    body = [let("g", gid(0)),
+            for_("k", lit_u(0), lit_u(4), [
+                if_(eq(bin_("add", g, var("k")), lit_u(1000)), [trap(0, add(mul(var("k"), 10), 5))])])]
+    W.add("traps/value_in_loop.json",
+          case("value_in_loop", "a trap inside a loop with the value 10 * k + 5 fires for "
+               "invocations 997..1000 at k = 1000 - g: the lowest, 997, traps at k = 3 with 35",
+               [buf("out", 0, "write", "u32", 1)], body, grid=[20, 1, 1],
+               expect={"trap": {"invocation": 997, "sites": [0], "value": 35}}))
+    # 2-D: linear id = gid.y * 24 + gid.x; the value is 100 * x + y.
+    body = [let("x", gid(0)), let("y", gid(1)), let("v", add(mul(var("x"), 100), 0)),
+            assign("v", bin_("add", var("v"), var("y"))),
+            if_(bin_("land", eq(var("x"), lit_u(5)), eq(var("y"), lit_u(7))), [trap(1, var("v"))]),
+            if_(bin_("land", eq(var("x"), lit_u(20)), eq(var("y"), lit_u(2))), [trap(9, var("v"))]),
+            if_(bin_("land", eq(var("x"), lit_u(23)), eq(var("y"), lit_u(19))),
+                [trap(31, var("v"))])]
+    W.add("traps/value_linear_id_2d.json",
+          case("value_linear_id_2d", "wg [8,4,1], grid [3,5,1]: traps at gid (5,7), (20,2) "
+               "and (23,19) with the value 100 * x + y; linear ids 173, 68, 479: the record "
+               "has 68 and the value 2002", [buf("out", 0, "write", "u32", 1)], body,
+               wg=(8, 4, 1), grid=[3, 5, 1],
+               expect={"trap": {"invocation": 68, "sites": [1, 9, 31], "value": 2002}}))
+    # 3-D: linear id = (gid.z * 6 + gid.y) * 8 + gid.x; value 10000 x + 100 y + z.
+
+    def at(x, y, z):
+        return bin_("land", bin_("land", eq(var("tx"), lit_u(x)), eq(var("ty"), lit_u(y))),
+                    eq(var("tz"), lit_u(z)))
+    v = bin_("add", bin_("add", mul(var("tx"), 10000), mul(var("ty"), 100)), var("tz"))
+    body = [let("tx", gid(0)), let("ty", gid(1)), let("tz", gid(2)), let("v", v),
+            if_(at(0, 0, 1), [trap(4, var("v"))]), if_(at(7, 5, 0), [trap(2, var("v"))]),
+            if_(at(1, 1, 1), [trap(4, var("v"))])]
+    W.add("traps/value_linear_id_3d.json",
+          case("value_linear_id_3d", "wg [4,2,2], grid [2,3,2]: traps at gid (0,0,1) (linear "
+               "id 48), (7,5,0) (id 47) and (1,1,1) (id 57) with the value 10000 x + 100 y + "
+               "z: the record has 47 and 70500", [buf("out", 0, "write", "u32", 1)], body,
+               wg=(4, 2, 2), grid=[2, 3, 2],
+               expect={"trap": {"invocation": 47, "sites": [2, 4], "value": 70500}}))

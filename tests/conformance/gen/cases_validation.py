@@ -147,6 +147,10 @@ def gen_validation(ctx):
              [buf("p", 1, "uniform", "u32", 16385), _out()],
              _guarded([store("out", g, load("p", g))]))
     add_case("trap_site_32", "trap sites are 0..31", [_out()], _guarded([trap(32)]))
+    add_case("trap_value_i32", "a trap value must be u32 (IR-TRAP-3), here i32", [_out()],
+             _guarded([trap(1, lit_i(-7))]))
+    add_case("trap_value_bool", "a trap value must be u32 (IR-TRAP-3), here bool", [_out()],
+             _guarded([trap(1, eq(g, lit_u(3)))]))
 
     # Barriers and return.
     add_case("barrier_under_lid_if", "a barrier under an if on lid (not workgroup-uniform)",

@@ -54,7 +54,7 @@ FIELDS = {
     "for": ({"var", "from", "to", "body"}, set()), "block": ({"body"}, set()),
     "return": (set(), set()), "barrier": (set(), set()),
     "atomic": ({"op", "buffer", "index", "value"}, {"expected", "result"}),
-    "trap": ({"site"}, set()),
+    "trap": ({"site"}, {"value"}),
 }
 EXPR_KINDS = {k[0] for k in G.KINDS if not k[2]}
 assert set(FIELDS) == {k[0] for k in G.KINDS}, "FIELDS must spell every kind of vyre_gen.KINDS"
@@ -214,6 +214,8 @@ class Checker:
         elif k == "trap":
             if not isinstance(s["site"], int) or not 0 <= s["site"] <= 31:
                 self.fail(path, "trap site")
+            if "value" in s and self.expr(s["value"], path + ".value", scope) != "u32":
+                self.fail(path, "trap value type")
         elif k == "atomic":
             b = self.buffer(s["buffer"], path)
             if b["access"] in ("read", "uniform") or b["type"] != "u32":
@@ -389,8 +391,9 @@ def expand(type_, spec, path):
 
 
 class Trap(Exception):
-    def __init__(self, site):
+    def __init__(self, site, value=0):
         self.site = site
+        self.value = value  # IR-TRAP-3: 0 for a trap without a value
 
 
 class Return(Exception):
@@ -407,7 +410,7 @@ class Machine:
 
     def run(self):
         wg, grid = self.wg, self.grid
-        trap_lin, trap_sites = None, 0
+        trap_lin, trap_sites, trap_val = None, 0, 0
         wgs = []
         for z in range(grid[2]):
             for y in range(grid[1]):
@@ -436,12 +439,13 @@ class Machine:
                     except Trap as t:
                         g = inv["gid"]
                         lin = (g[2] * grid[1] * wg[1] + g[1]) * grid[0] * wg[0] + g[0]
-                        trap_lin = lin if trap_lin is None else min(trap_lin, lin)
+                        if trap_lin is None or lin < trap_lin:
+                            trap_lin, trap_val = lin, t.value
                         trap_sites |= 1 << t.site
                 if nxt and len(nxt) != len(live):
                     raise Invalid("some invocations ended while others wait at a barrier")
                 live = nxt
-        return trap_lin, trap_sites
+        return trap_lin, trap_sites, trap_val
 
     def invocation(self, inv, shared):
         env = {}
@@ -484,7 +488,7 @@ class Machine:
         elif k == "barrier":
             yield
         elif k == "trap":
-            raise Trap(s["site"])
+            raise Trap(s["site"], self.ev(s["value"], inv, shared, env) if "value" in s else 0)
         elif k == "atomic":
             i = self.ev(s["index"], inv, shared, env)
             v = self.ev(s["value"], inv, shared, env)
@@ -638,13 +642,13 @@ def check_file(path, run):
     if not run:
         return "ok", "structure"
     m = Machine(prog, mem, grid)
-    tl, ts = m.run()
+    tl, ts, tv = m.run()
     if "trap" in exp:
         want = exp["trap"]
         sites = sum(1 << s for s in want["sites"])
-        if tl != want["invocation"] or ts != sites:
-            return "fail", "trap: got invocation %s sites 0x%x, want %s 0x%x" % (
-                tl, ts, want["invocation"], sites)
+        if tl != want["invocation"] or ts != sites or tv != want.get("value", 0):
+            return "fail", "trap: got invocation %s sites 0x%x value %s, want %s 0x%x %s" % (
+                tl, ts, tv, want["invocation"], sites, want.get("value", 0))
         return "ok", "trap"
     if tl is not None:
         return "fail", "unexpected trap at %d" % tl

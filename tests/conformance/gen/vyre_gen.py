@@ -37,7 +37,7 @@ F_NEG_INF = 0xFF800000
 # ---------------------------------------------------------------------------
 
 # IR features: name -> (bit, IR minor version that introduced it).
-FEATURES = {"int_sat": (0, 1)}
+FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1)}
 
 # Types in code order: (name, storage bytes, value type, storage type, feature).
 TYPES = [
@@ -266,8 +266,13 @@ def barrier():
     return {"k": "barrier"}
 
 
-def trap(site):
-    return {"k": "trap", "site": site}
+def trap(site, value=None):
+    """A trap; with |value| (a u32 expression, IR 1.1 trap_value) the record
+    carries the lowest trapping invocation's value (IR-TRAP-3)."""
+    t = {"k": "trap", "site": site}
+    if value is not None:
+        t["value"] = value
+    return t
 
 
 def atomic(op, buf, index, value, result=None, expected=None):
