@@ -12,17 +12,20 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
-uint32_t vyre_program_to_json(const vyre_program *program, char **out_text, size_t *out_len,
+uint32_t vyre_program_to_json(const vyre_program *handle, char **out_text, size_t *out_len,
                               vyre_error *err) {
   if (out_text) *out_text = NULL;
   if (out_len) *out_len = 0;
-  if (!program || !out_text)
+  if (!handle || !out_text)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "vyre_program_to_json: %s is NULL. Fix: pass a program and a char * "
                           "to receive the text.",
-                          !program ? "program" : "out_text");
+                          !handle ? "program" : "out_text");
+  vyre_program *program; // the handle is a token (host/lib/registry.h)
+  uint32_t st = vyre__program_resolve(handle, "vyre_program_to_json", &program, err);
+  if (st != VYRE_STATUS_OK) return st;
   size_t len = 0;
-  uint32_t st = vyre_ir_to_json(program->ir, out_text, &len, err);
+  st = vyre_ir_to_json(program->ir, out_text, &len, err);
   if (!st && out_len) *out_len = len;
   return st;
 }

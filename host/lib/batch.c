@@ -34,6 +34,7 @@
 typedef struct batch_state {
   vyre_device *dev;
   vyre_batch_item *items;
+  vyre_kernel **kernels; // per item: the object of its kernel handle (NULL: refused)
   uint32_t count;
   vyre__plan *plans;
   uint8_t *valid;        // 1: planned and to be run
@@ -56,7 +57,7 @@ static void reset_error(vyre_error *e) {
 static void item_context(batch_state *b, uint32_t i) {
   char verb[64];
   snprintf(verb, sizeof(verb), "batch item %u: dispatch", i);
-  vyre__plan_context(b->items[i].kernel, verb, b->plans[i].context, sizeof(b->plans[i].context));
+  vyre__plan_context(b->kernels[i], verb, b->plans[i].context, sizeof(b->plans[i].context));
 }
 
 // Plans item |i| with |module|; marks it valid or records its error. The
@@ -69,13 +70,14 @@ static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
   vyre__plan_free(p);
   memset(p, 0, sizeof(*p));
   uint32_t st =
-      vyre__plan_make(it->kernel, module, it->args, it->arg_count, it->options, p, &it->error);
+      vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
   if (st != VYRE_STATUS_OK &&
       st != VYRE_STATUS_OUT_OF_MEMORY) { // again, with the item in the message
     vyre__plan_free(p);
     memset(p, 0, sizeof(*p));
     item_context(b, i);
-    st = vyre__plan_make(it->kernel, module, it->args, it->arg_count, it->options, p, &it->error);
+    st =
+        vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
   }
   b->valid[i] = st == VYRE_STATUS_OK;
   b->modules[i] = module;
@@ -87,7 +89,7 @@ static void run_split(batch_state *b, uint32_t i) {
   vyre_batch_item *it = &b->items[i];
   reset_error(&it->error);
   item_context(b, i); // the split path prefixes the plan's context
-  it->status = vyre__split_dispatch(it->kernel, &b->plans[i], &it->result, &it->error);
+  it->status = vyre__split_dispatch(b->kernels[i], &b->plans[i], &it->result, &it->error);
 }
 
 // Runs the valid items of [from, to) that are not split in one
@@ -210,17 +212,17 @@ static uint32_t recover(batch_state *b, vyre_module ***owned, uint32_t *owned_co
     }
     vyre_module *m = NULL;
     for (uint32_t k = 0; k < nk && !m; k++)
-      if (done_k[k] == it->kernel) m = done_m[k];
+      if (done_k[k] == b->kernels[i]) m = done_m[k];
     if (!m) {
       reset_error(&it->error);
-      uint32_t cst = vyre__kernel_compile_module(it->kernel, &m, &it->error);
+      uint32_t cst = vyre__kernel_compile_module(b->kernels[i], &m, &it->error);
       if (cst != VYRE_STATUS_OK) {
         vyre_error_prefix(&it->error, "batch item %u: recompile after recover", i);
         item_fail(it, cst);
         b->valid[i] = 0;
         continue;
       }
-      done_k[nk] = it->kernel;
+      done_k[nk] = b->kernels[i];
       done_m[nk++] = m;
       (*owned)[(*owned_count)++] = m;
     }
@@ -231,9 +233,10 @@ static uint32_t recover(batch_state *b, vyre_module ***owned, uint32_t *owned_co
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t count,
+uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32_t count,
                              vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_dispatch_batch", err);
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_dispatch_batch", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   if (count && !items)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -241,13 +244,14 @@ uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t 
                           "an array of |count| items.",
                           dev->name, count);
   if (!count) return VYRE_STATUS_OK;
-  batch_state b = {dev, items, count, NULL, NULL, NULL};
+  batch_state b = {dev, items, NULL, count, NULL, NULL, NULL};
+  b.kernels = calloc(count, sizeof(*b.kernels));
   b.plans = calloc(count, sizeof(*b.plans));
   b.valid = calloc(count, 1);
   b.modules = calloc(count, sizeof(*b.modules));
   vyre_module **owned = NULL;
   uint32_t owned_count = 0;
-  if (!b.plans || !b.valid || !b.modules) {
+  if (!b.kernels || !b.plans || !b.valid || !b.modules) {
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                         "batch of %u on %s: out of memory. Fix: free memory or split the batch.",
                         count, dev->name);
@@ -260,12 +264,12 @@ uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t 
     it->result.struct_size = sizeof(it->result);
     char ctx[64];
     snprintf(ctx, sizeof(ctx), "batch item %u", i);
-    uint32_t kst = vyre__kernel_check(it->kernel, dev, ctx, &it->error);
+    uint32_t kst = vyre__kernel_resolve(it->kernel, dev, ctx, &b.kernels[i], &it->error);
     if (kst != VYRE_STATUS_OK) {
       item_fail(it, kst);
       continue;
     }
-    plan_item(&b, i, it->kernel->module);
+    plan_item(&b, i, b.kernels[i]->module);
   }
   st = run(&b, err);
   for (int attempt = 0; attempt < MAX_RECOVERIES && any_lost(&b, st); attempt++) {
@@ -293,6 +297,7 @@ done:
   for (uint32_t i = 0; i < owned_count; i++)
     vyre__call_module_release(dev, owned[i]);
   free(owned);
+  free(b.kernels);
   free(b.plans);
   free(b.valid);
   free(b.modules);

@@ -68,24 +68,33 @@ void vyre__device_leave(vyre_device *dev) {
   pthread_rwlock_unlock(&dev->use->rw);
 }
 
-uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err) {
-  return vyre__registry_check(dev, VYRE__OBJ_DEVICE, context, err);
+uint32_t vyre__device_resolve(const vyre_device *handle, const char *context, vyre_device **out,
+                              vyre_error *err) {
+  void *obj;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_DEVICE, context, &obj, err);
+  *out = obj;
+  return st;
 }
 
 uint32_t vyre__device_generation(const vyre_device *dev) {
   return atomic_load(&((vyre_device *)dev)->generation);
 }
 
-uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const char *context,
-                            vyre_error *err) {
-  uint32_t st = vyre__registry_check(k, VYRE__OBJ_KERNEL, context, err);
+uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
+                              const char *context, vyre_kernel **out, vyre_error *err) {
+  void *obj;
+  *out = NULL;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_KERNEL, context, &obj, err);
   if (st != VYRE_STATUS_OK) return st;
+  const vyre_kernel *k = obj;
   const char *pre = context ? context : "kernel";
   if (dev && k->dev != dev)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "%s: kernel '%s' belongs to another device (%s %p, not %s %p; foreign "
-                          "handle). Fix: compile the program on the device you dispatch on.",
-                          pre, k->label, k->dev->name, (void *)k->dev, dev->name, (void *)dev);
+                          "%s: kernel '%s' belongs to another device (%s %p, not %s %p): a "
+                          "foreign handle, not from this device. Fix: compile the program on the "
+                          "device you dispatch on.",
+                          pre, k->label, k->dev->name, (const void *)k->dev->handle, dev->name,
+                          (const void *)dev->handle);
   uint32_t gen = vyre__device_generation(k->dev);
   if (k->generation != gen)
     return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
@@ -93,39 +102,51 @@ uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const 
                           "at generation %u (recovered since). Fix: compile the program again "
                           "after vyre_device_recover.",
                           pre, k->label, k->generation, k->dev->name, gen);
+  *out = obj;
   return VYRE_STATUS_OK;
 }
 
 vyre_resident *vyre__resident_get(const vyre_resident *handle) {
-  return vyre__registry_target(handle, VYRE__OBJ_RESIDENT);
+  return vyre__registry_get(handle, VYRE__OBJ_RESIDENT);
 }
 
-uint32_t vyre__resident_check(const vyre_resident *handle, const vyre_device *dev,
-                              const char *context, vyre_error *err) {
-  uint32_t st = vyre__registry_check(handle, VYRE__OBJ_RESIDENT, context, err);
+uint32_t vyre__resident_resolve(const vyre_resident *handle, const vyre_device *dev,
+                                const char *context, vyre_resident **out, vyre_error *err) {
+  void *obj;
+  *out = NULL;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_RESIDENT, context, &obj, err);
   if (st != VYRE_STATUS_OK) return st;
-  const vyre_resident *r = vyre__resident_get(handle);
-  if (!r) // released by another thread since the check
-    return vyre__registry_check(handle, VYRE__OBJ_RESIDENT, context, err);
+  const vyre_resident *r = obj;
   const char *pre = context ? context : "resident buffer";
   if (dev && r->dev != dev)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "%s: resident buffer %p belongs to another device (%s %p, not %s %p; "
-                          "foreign handle). Fix: allocate it on the device you use it with.",
-                          pre, (const void *)r, r->dev->name, (void *)r->dev, dev->name,
-                          (void *)dev);
+                          "%s: resident buffer %p belongs to another device (%s %p, not %s %p): a "
+                          "foreign handle, not from this device. Fix: allocate it on the device "
+                          "you use it with.",
+                          pre, (const void *)handle, r->dev->name, (const void *)r->dev->handle,
+                          dev->name, (const void *)dev->handle);
   uint32_t gen = vyre__device_generation(r->dev);
   if (r->generation != gen)
     return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
                           "%s: resident buffer %p is stale: made at device generation %u, but %s "
                           "is at generation %u (its contents were lost). Fix: free it and "
                           "allocate and fill a new one after vyre_device_recover.",
-                          pre, (const void *)r, r->generation, r->dev->name, gen);
+                          pre, (const void *)handle, r->generation, r->dev->name, gen);
+  *out = obj;
   return VYRE_STATUS_OK;
 }
 
-void vyre_device_close(vyre_device *dev) {
-  if (vyre__device_check(dev, NULL, NULL) != VYRE_STATUS_OK) return;
+void vyre_device_close(vyre_device *handle) {
+  // Taken out of the table first: a second close of the handle (also from
+  // another thread) finds nothing and does nothing.
+  vyre_device *dev = vyre__registry_take(handle, VYRE__OBJ_DEVICE);
+  if (!dev) {
+    if (handle)
+      vyre__log(VYRE_LOG_WARN, NULL,
+                "vyre_device_close: %p is not a live device (closed twice?); ignored",
+                (const void *)handle);
+    return;
+  }
   static const uint32_t order[] = {VYRE__OBJ_QUEUE, VYRE__OBJ_JOB, VYRE__OBJ_KERNEL,
                                    VYRE__OBJ_RESIDENT};
   for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -149,24 +170,24 @@ void vyre_device_close(vyre_device *dev) {
     }
     free(list);
   }
-  vyre__registry_remove(dev);
   dev->ops->destroy(dev->be);
   vyre__device_locks_destroy(dev);
   free(dev);
 }
 
-const char *vyre_device_backend_name(const vyre_device *dev) {
-  if (vyre__device_check(dev, NULL, NULL) != VYRE_STATUS_OK) return "";
-  return dev->name;
+const char *vyre_device_backend_name(const vyre_device *handle) {
+  const vyre_device *dev = vyre__registry_get(handle, VYRE__OBJ_DEVICE);
+  return dev ? dev->name : "";
 }
 
-const char *vyre_device_selection_reason(const vyre_device *dev) {
-  if (vyre__device_check(dev, NULL, NULL) != VYRE_STATUS_OK) return "";
-  return dev->reason;
+const char *vyre_device_selection_reason(const vyre_device *handle) {
+  const vyre_device *dev = vyre__registry_get(handle, VYRE__OBJ_DEVICE);
+  return dev ? dev->reason : "";
 }
 
-uint32_t vyre_device_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_device_caps", err);
+uint32_t vyre_device_caps(vyre_device *handle, vyre_caps *out, vyre_error *err) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_device_caps", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!out)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -176,8 +197,9 @@ uint32_t vyre_device_caps(vyre_device *dev, vyre_caps *out, vyre_error *err) {
   return st;
 }
 
-uint32_t vyre_device_health(vyre_device *dev, vyre_health *out) {
-  uint32_t st = vyre__device_check(dev, NULL, NULL);
+uint32_t vyre_device_health(vyre_device *handle, vyre_health *out) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, NULL, &dev, NULL);
   if (st != VYRE_STATUS_OK) return st;
   if (!out) return VYRE_STATUS_INVALID_ARGUMENT;
   vyre__call_status(dev, out);
@@ -201,8 +223,9 @@ static uint32_t recover_locked(vyre_device *dev, vyre_error *err) {
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre_device_recover(vyre_device *dev, vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_device_recover", err);
+uint32_t vyre_device_recover(vyre_device *handle, vyre_error *err) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_device_recover", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   pthread_mutex_lock(&dev->lock);
   st = recover_locked(dev, err);
@@ -223,17 +246,19 @@ uint32_t vyre__device_recover_if_lost(vyre_device *dev, vyre_error *err) {
   return st;
 }
 
-uint32_t vyre_device_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_device_inject_fault", err);
+uint32_t vyre_device_inject_fault(vyre_device *handle, uint32_t kind, vyre_error *err) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_device_inject_fault", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   st = vyre__call_inject_fault(dev, kind, err);
   if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "inject fault %u on %s", kind, dev->name);
   return st;
 }
 
-uint32_t vyre_device_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacity,
+uint32_t vyre_device_metrics(vyre_device *handle, vyre_metric *out, uint32_t capacity,
                              uint32_t *out_count, vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_device_metrics", err);
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_device_metrics", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   uint32_t count = 0;
   if (capacity && !out)
@@ -246,8 +271,9 @@ uint32_t vyre_device_metrics(vyre_device *dev, vyre_metric *out, uint32_t capaci
   return st;
 }
 
-uint32_t vyre_device_flush(vyre_device *dev, vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_device_flush", err);
+uint32_t vyre_device_flush(vyre_device *handle, vyre_error *err) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_device_flush", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!VYRE_OPS_HAS(dev->ops, flush)) return VYRE_STATUS_OK; // nothing to persist
   st = vyre__call_flush(dev, err);

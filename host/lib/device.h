@@ -3,6 +3,8 @@
 // device.h — struct vyre_device, an open backend instance, and the device
 // checks the API files share (device.c; the device is made by select.c).
 //
+// The application's vyre_device * is a registry token (|handle|), never the
+// address of this struct: vyre__device_resolve maps it here (registry.h).
 // Ownership: the application owns a vyre_device (vyre_device_close, which
 // also frees the kernels, resident buffers, jobs and queues the application
 // did not release). The plugin record is process-lifetime (loader.h).
@@ -24,6 +26,7 @@
 struct vyre__plugin; // loader.h
 
 struct vyre_device {
+  const vyre_device *handle; // the token the application holds
   struct vyre__plugin *plugin;
   const vyre_backend_ops *ops; // == &plugin->ops
   vyre_backend *be;
@@ -44,9 +47,11 @@ void vyre__device_locks_destroy(vyre_device *dev);
 void vyre__device_enter(vyre_device *dev);
 void vyre__device_enter_exclusive(vyre_device *dev);
 void vyre__device_leave(vyre_device *dev);
-// Checks that |dev| is a live device (registry.h). |context| prefixes the
-// message (may be NULL).
-uint32_t vyre__device_check(const vyre_device *dev, const char *context, vyre_error *err);
+// Maps the application's |handle| to its live device (*out), else refuses it
+// with INVALID_ARGUMENT (registry.h). |context| prefixes the message (may be
+// NULL).
+uint32_t vyre__device_resolve(const vyre_device *handle, const char *context, vyre_device **out,
+                              vyre_error *err);
 // The device generation the host last saw (an atomic load).
 uint32_t vyre__device_generation(const vyre_device *dev);
 // Recovers |dev| if it is (still) lost; a no-op when another thread already

@@ -27,7 +27,10 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
+// The application's vyre_job * is a registry token (|handle|), never the
+// address of this struct (registry.h).
 struct vyre_job {
+  const vyre_job *handle; // the token the application holds
   vyre_device *dev;
   uint32_t generation;
   vyre_pending *pending; // NULL: the synchronous fallback (or already waited)
@@ -47,10 +50,11 @@ static void result_init(vyre_dispatch_result *r) {
   r->struct_size = sizeof(*r);
 }
 
-uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+uint32_t vyre_dispatch(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_count,
                        const vyre_dispatch_options *options, vyre_dispatch_result *out,
                        vyre_error *err) {
-  uint32_t st = vyre__kernel_check(kernel, NULL, "vyre_dispatch", err);
+  vyre_kernel *kernel;
+  uint32_t st = vyre__kernel_resolve(handle, NULL, "vyre_dispatch", &kernel, err);
   if (st != VYRE_STATUS_OK) return st;
   vyre__plan plan;
   memset(&plan, 0, sizeof(plan));
@@ -69,10 +73,11 @@ uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_c
   return st;
 }
 
-uint32_t vyre_dispatch_async(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+uint32_t vyre_dispatch_async(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_count,
                              const vyre_dispatch_options *options, vyre_job **out,
                              vyre_error *err) {
-  uint32_t st = vyre__kernel_check(kernel, NULL, "vyre_dispatch_async", err);
+  vyre_kernel *kernel;
+  uint32_t st = vyre__kernel_resolve(handle, NULL, "vyre_dispatch_async", &kernel, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!out)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -112,30 +117,38 @@ uint32_t vyre_dispatch_async(vyre_kernel *kernel, const vyre_arg *args, uint32_t
     j->done = 1;
     vyre__plan_free(&j->plan);
   }
-  if (vyre__registry_add(j, VYRE__OBJ_JOB, j->dev)) {
+  j->handle = vyre__registry_add(j, VYRE__OBJ_JOB, j->dev);
+  if (!j->handle) {
     vyre__job_destroy(j);
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                           "dispatch '%s': out of memory. Fix: free memory.", kernel->label);
   }
-  *out = j;
+  *out = (vyre_job *)j->handle;
   return VYRE_STATUS_OK;
 }
 
-static uint32_t job_check(const vyre_job *j, const char *what, vyre_error *err) {
-  uint32_t st = vyre__registry_check(j, VYRE__OBJ_JOB, what, err);
+// Maps the application's |handle| to its live, not stale job.
+static uint32_t job_resolve(const vyre_job *handle, const char *what, vyre_job **out,
+                            vyre_error *err) {
+  void *obj;
+  *out = NULL;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_JOB, what, &obj, err);
   if (st != VYRE_STATUS_OK) return st;
+  vyre_job *j = obj;
   uint32_t gen = vyre__device_generation(j->dev);
   if (!j->done && j->generation != gen)
     return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
                           "%s: job %p is stale: submitted at device generation %u, but %s is at "
                           "generation %u (recovered since; its work was lost). Fix: release it "
                           "and dispatch again.",
-                          what, (const void *)j, j->generation, j->dev->name, gen);
+                          what, (const void *)handle, j->generation, j->dev->name, gen);
+  *out = j;
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre_job_poll(vyre_job *job, uint32_t *out_done, vyre_error *err) {
-  uint32_t st = job_check(job, "vyre_job_poll", err);
+uint32_t vyre_job_poll(vyre_job *handle, uint32_t *out_done, vyre_error *err) {
+  vyre_job *job;
+  uint32_t st = job_resolve(handle, "vyre_job_poll", &job, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!out_done)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -151,9 +164,10 @@ uint32_t vyre_job_poll(vyre_job *job, uint32_t *out_done, vyre_error *err) {
   return st;
 }
 
-uint32_t vyre_job_wait(vyre_job *job, uint64_t timeout_ns, vyre_dispatch_result *out,
+uint32_t vyre_job_wait(vyre_job *handle, uint64_t timeout_ns, vyre_dispatch_result *out,
                        vyre_error *err) {
-  uint32_t st = job_check(job, "vyre_job_wait", err);
+  vyre_job *job;
+  uint32_t st = job_resolve(handle, "vyre_job_wait", &job, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!job->done) {
     vyre_error e;
@@ -175,21 +189,26 @@ uint32_t vyre_job_wait(vyre_job *job, uint64_t timeout_ns, vyre_dispatch_result 
   return job->status;
 }
 
-void vyre__job_destroy(vyre_job *j) {
-  vyre__registry_remove(j);
+static void destroy(vyre_job *j) {
   if (j->pending) vyre__call_pending_release(j->dev, j->pending);
   vyre__plan_free(&j->plan);
   free(j);
 }
 
-void vyre_job_release(vyre_job *job) {
-  if (!job) return;
-  if (vyre__registry_check(job, VYRE__OBJ_JOB, NULL, NULL) != VYRE_STATUS_OK) {
+void vyre__job_destroy(vyre_job *j) {
+  if (j->handle) vyre__registry_remove(j->handle);
+  destroy(j);
+}
+
+void vyre_job_release(vyre_job *handle) {
+  if (!handle) return;
+  // Taken out of the table first: a second release of the handle (also
+  // from another thread) finds nothing and does nothing.
+  vyre_job *job = vyre__registry_take(handle, VYRE__OBJ_JOB);
+  if (!job) {
     vyre__log(VYRE_LOG_WARN, NULL,
-              "vyre_job_release: %p is not a live job (released twice?); "
-              "ignored",
-              (void *)job);
+              "vyre_job_release: %p is not a live job (released twice?); ignored", (void *)handle);
     return;
   }
-  vyre__job_destroy(job);
+  destroy(job);
 }

@@ -134,18 +134,21 @@ uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
+uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *program_handle,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_kernel_compile", err);
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(dev_handle, "vyre_kernel_compile", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
-  if (!program || !out)
+  if (!out)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "vyre_kernel_compile: %s is NULL. Fix: pass a program and a "
-                          "vyre_kernel * to receive the kernel.",
-                          !program ? "program" : "out");
+                          "vyre_kernel_compile: out is NULL. Fix: pass a vyre_kernel * to "
+                          "receive the kernel.");
   *out = NULL;
-  const char *pname = vyre_program_name(program);
+  vyre_program *program;
+  st = vyre__program_resolve(program_handle, "vyre_kernel_compile", &program, err);
+  if (st != VYRE_STATUS_OK) return st;
+  const char *pname = vyre_ir_name(program->ir);
   char octx[256];
   snprintf(octx, sizeof(octx), "compile '%s' on %s", pname, dev->name);
   vyre_compile_options opt;
@@ -192,32 +195,45 @@ uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
     k->generation = vyre__device_generation(dev);
     st = compile_module(dev, program, k->flags, k->workgroup, k->label, &k->module, err);
   }
-  if (st == VYRE_STATUS_OK && vyre__registry_add(k, VYRE__OBJ_KERNEL, dev)) {
-    vyre__call_module_release(dev, k->module);
-    st =
-        vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.", ctx);
+  if (st == VYRE_STATUS_OK) {
+    vyre__program_retain(program); // before the handle exists: the kernel keeps its program
+    k->handle = vyre__registry_add(k, VYRE__OBJ_KERNEL, dev);
+    if (!k->handle) {
+      vyre__program_drop(program);
+      vyre__call_module_release(dev, k->module);
+      st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
+                          ctx);
+    }
   }
   if (st != VYRE_STATUS_OK) {
     free(k);
     return st;
   }
-  *out = k;
+  *out = (vyre_kernel *)k->handle;
   return VYRE_STATUS_OK;
 }
 
-void vyre__kernel_destroy(vyre_kernel *k) {
-  vyre__registry_remove(k);
+static void destroy(vyre_kernel *k) {
   vyre__call_module_release(k->dev, k->module);
+  vyre__program_drop(k->program);
   free(k);
 }
 
-void vyre_kernel_release(vyre_kernel *kernel) {
-  if (!kernel) return;
-  if (vyre__registry_check(kernel, VYRE__OBJ_KERNEL, NULL, NULL) != VYRE_STATUS_OK) {
+void vyre__kernel_destroy(vyre_kernel *k) {
+  vyre__registry_remove(k->handle);
+  destroy(k);
+}
+
+void vyre_kernel_release(vyre_kernel *handle) {
+  if (!handle) return;
+  // Taken out of the table first: a second release of the handle (also
+  // from another thread) finds nothing and does nothing.
+  vyre_kernel *k = vyre__registry_take(handle, VYRE__OBJ_KERNEL);
+  if (!k) {
     vyre__log(VYRE_LOG_WARN, NULL,
               "vyre_kernel_release: %p is not a live kernel (released twice?); ignored",
-              (void *)kernel);
+              (void *)handle);
     return;
   }
-  vyre__kernel_destroy(kernel);
+  destroy(k);
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // kernel.h — struct vyre_kernel: a program compiled for one device
-// (kernel.c; vyre__kernel_check lives in device.c with the other handle
+// (kernel.c; vyre__kernel_resolve lives in device.c with the other handle
 // checks). Not installed.
 //
-// Ownership: the application owns a vyre_kernel (vyre_kernel_free, or
-// device close); the kernel owns its module and borrows its device and
-// program. Thread safety: an application's kernel is not changed after
+// The application's vyre_kernel * is a registry token (|handle|), never the
+// address of this struct: vyre__kernel_resolve maps it here (registry.h).
+// Ownership: the application owns a vyre_kernel (vyre_kernel_release, or
+// device close); the kernel owns its module and a reference to its program
+// (program.h), and borrows its device. Thread safety: an application's kernel is not changed after
 // compile, so several threads may dispatch it; queue.c keeps a private copy
 // whose module and generation change under the queue's drain lock.
 
@@ -18,6 +20,7 @@
 #include "vyre/vyre.h"
 
 struct vyre_kernel {
+  const vyre_kernel *handle; // the token the application holds
   vyre_device *dev;
   const vyre_program *program;
   vyre_module *module;
@@ -28,9 +31,12 @@ struct vyre_kernel {
   char context[192]; // "dispatch '<label>' on <backend>", made once at compile
 };
 
-// Live kernel; of |dev| when |dev| is non-NULL (else foreign); not stale.
-uint32_t vyre__kernel_check(const vyre_kernel *k, const vyre_device *dev, const char *context,
-                            vyre_error *err);
+// Maps the application's |handle| to its kernel (*out): live (else
+// INVALID_ARGUMENT), of |dev| when |dev| (the object) is non-NULL (else
+// INVALID_ARGUMENT, foreign), not stale (else DEVICE_LOST). |context|
+// prefixes the message (may be NULL).
+uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
+                              const char *context, vyre_kernel **out, vyre_error *err);
 // Compiles a fresh module for |k|'s program and options at the current
 // generation (used by the automatic recovery of batches and queues). The
 // caller owns *|out| (vyre__call_module_release).
@@ -39,7 +45,8 @@ uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vy
 // does (plan.h); NULL |in| gives zero options.
 uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *context,
                                     vyre_compile_options *out, vyre_error *err);
-// Frees |k| and its module (device close).
+// Frees |k| (the object), its module and its program reference (device
+// close).
 void vyre__kernel_destroy(vyre_kernel *k);
 
 #endif // VYRE_HOST_KERNEL_H

@@ -126,7 +126,9 @@ static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const 
 // The bound length of host arg |i| (already checked).
 static uint64_t bound_bytes(const vyre_ir_buffer *b, const vyre_arg *a) {
   if (b->access == VYRE_IR_ACCESS_WRITE) return (uint64_t)b->count * 4u;
-  return a->resident ? vyre__resident_get(a->resident)->bytes : a->bytes; // checked live
+  if (!a->resident) return a->bytes;
+  const vyre_resident *r = vyre__resident_get(a->resident); // checked live before
+  return r ? r->bytes : 0;
 }
 
 static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, const char *ctx,
@@ -139,15 +141,16 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
   if (a->resident) {
     // The message context is formatted only when the check fails (this
     // runs for every resident argument of every dispatch).
-    uint32_t st = vyre__resident_check(a->resident, k->dev, ctx, err);
+    vyre_resident *r;
+    uint32_t st = vyre__resident_resolve(a->resident, k->dev, ctx, &r, err);
     if (st != VYRE_STATUS_OK) {
       char rctx[300];
       snprintf(rctx, sizeof(rctx), "%s: buffer '%s' (arg %u)", ctx, name, i);
-      st = vyre__resident_check(a->resident, k->dev, rctx, err);
+      st = vyre__resident_resolve(a->resident, k->dev, rctx, &r, err);
     }
     if (st != VYRE_STATUS_OK) return st;
     len = bound_bytes(b, a);
-    uint64_t have = vyre__resident_get(a->resident)->bytes;
+    uint64_t have = r->bytes;
     if (len > have)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: write buffer '%s' (arg %u) binds %llu bytes (count %u) but the "
@@ -323,7 +326,13 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
     bd->bytes = bound_bytes(b, a);
     if (a->resident) {
       bd->kind = VYRE_BINDING_RESIDENT;
-      bd->resident = vyre__resident_get(a->resident)->buf;
+      vyre_resident *r;
+      st = vyre__resident_resolve(a->resident, k->dev, plan->context, &r, err);
+      if (st != VYRE_STATUS_OK) { // freed by another thread since the check
+        vyre__plan_free(plan);
+        return st;
+      }
+      bd->resident = r->buf;
       continue;
     }
     bd->kind = VYRE_BINDING_HOST;
@@ -396,11 +405,14 @@ void vyre_dispatch_options_init(vyre_dispatch_options *opt) {
   opt->repeat = 1;
 }
 
-uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
+uint32_t vyre_kernel_plan_grid(const vyre_kernel *handle, const vyre_arg *args, uint32_t arg_count,
                                const vyre_dispatch_options *options, uint32_t out_grid[3],
                                vyre_error *err) {
-  uint32_t st = vyre__registry_check(kernel, VYRE__OBJ_KERNEL, "vyre_kernel_plan_grid", err);
+  void *obj;
+  uint32_t st =
+      vyre__registry_resolve(handle, VYRE__OBJ_KERNEL, "vyre_kernel_plan_grid", &obj, err);
   if (st != VYRE_STATUS_OK) return st;
+  const vyre_kernel *kernel = obj;
   char ctx[192];
   vyre__plan_context(kernel, "plan", ctx, sizeof(ctx));
   return vyre__plan_check(kernel, args, arg_count, options, ctx, out_grid, err);

@@ -7,11 +7,17 @@
 // once here: host arg i (declaration order of the non-workgroup buffers, the
 // order callers pass vyre_arg in) to buffer index, and ascending binding
 // order to host arg (the order plugins receive vyre_binding in).
+//
+// The application's vyre_program * is a registry token; the struct is
+// reference-counted (program.h), so a kernel keeps its program alive after
+// vyre_program_free.
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_services.h"
 #include "program.h"
+#include "registry.h"
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
@@ -39,8 +45,38 @@ uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
     }
     p->by_binding[j] = a;
   }
-  *out = p;
+  atomic_init(&p->refs, 1);
+  p->handle = vyre__registry_add(p, VYRE__OBJ_PROGRAM, NULL);
+  if (!p->handle) {
+    vyre_ir_free(ir);
+    free(p);
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "program: out of memory. Fix: free memory.");
+  }
+  *out = (vyre_program *)p->handle;
   return VYRE_STATUS_OK;
+}
+
+uint32_t vyre__program_resolve(const vyre_program *handle, const char *context, vyre_program **out,
+                               vyre_error *err) {
+  void *obj;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_PROGRAM, context, &obj, err);
+  *out = obj;
+  return st;
+}
+
+void vyre__program_retain(const vyre_program *p) {
+  atomic_fetch_add(&((vyre_program *)p)->refs, 1);
+}
+
+void vyre__program_drop(const vyre_program *p) {
+  if (atomic_fetch_sub(&((vyre_program *)p)->refs, 1) != 1) return;
+  vyre_ir_free(p->ir);
+  free((vyre_program *)p);
+}
+
+static const vyre_program *get(const vyre_program *handle) {
+  return vyre__registry_get(handle, VYRE__OBJ_PROGRAM);
 }
 
 uint32_t vyre__program_adopt(vyre_ir *ir, vyre_program **out, vyre_error *err) {
@@ -84,24 +120,36 @@ uint32_t vyre_program_from_binary(const void *bytes, size_t len, vyre_program **
   return st ? st : vyre__program_wrap(ir, out, err);
 }
 
-void vyre_program_free(vyre_program *program) {
-  if (!program) return;
-  vyre_ir_free(program->ir);
-  free(program);
+void vyre_program_free(vyre_program *handle) {
+  if (!handle) return;
+  // Taken out of the table first: a second free of the handle (also from
+  // another thread) finds nothing and does nothing.
+  vyre_program *p = vyre__registry_take(handle, VYRE__OBJ_PROGRAM);
+  if (!p) {
+    vyre__log(VYRE_LOG_WARN, NULL,
+              "vyre_program_free: %p is not a live program (freed twice?); ignored",
+              (void *)handle);
+    return;
+  }
+  vyre__program_drop(p);
 }
 
-const vyre_ir_program *vyre_program_ir(const vyre_program *program) {
-  return program ? program->view : NULL;
+const vyre_ir_program *vyre_program_ir(const vyre_program *handle) {
+  const vyre_program *p = get(handle);
+  return p ? p->view : NULL;
 }
 
-const char *vyre_program_name(const vyre_program *program) {
-  return program ? vyre_ir_name(program->ir) : NULL;
+const char *vyre_program_name(const vyre_program *handle) {
+  const vyre_program *p = get(handle);
+  return p ? vyre_ir_name(p->ir) : NULL;
 }
 
-uint32_t vyre_program_arg_count(const vyre_program *program) {
-  return program ? program->arg_count : 0;
+uint32_t vyre_program_arg_count(const vyre_program *handle) {
+  const vyre_program *p = get(handle);
+  return p ? p->arg_count : 0;
 }
 
-uint32_t vyre_program_arg_buffer(const vyre_program *program, uint32_t i) {
-  return program && i < program->arg_count ? program->arg_buffer[i] : VYRE_IR_NONE;
+uint32_t vyre_program_arg_buffer(const vyre_program *handle, uint32_t i) {
+  const vyre_program *p = get(handle);
+  return p && i < p->arg_count ? p->arg_buffer[i] : VYRE_IR_NONE;
 }

@@ -4,14 +4,19 @@
 // library's vyre_ir) plus the host's argument maps (program.c). Not
 // installed.
 //
-// Ownership: the application owns a vyre_program (vyre_program_free); the
-// program owns its vyre_ir, and |view| points into it. A kernel borrows its
-// program, which must outlive it. Thread safety: immutable after creation,
-// so any number of threads may read it.
+// The application's vyre_program * is a registry token (|handle|), never the
+// address of this struct: vyre__program_resolve maps it here (registry.h).
+// Ownership: the application holds one reference (vyre_program_free drops
+// it and retires the handle); each kernel and queue made from the program
+// holds another, so the struct, its vyre_ir and |view| live until the last
+// of them goes, whatever the order of the releases. Thread safety: immutable
+// after creation (but |refs|, which is atomic), so any number of threads may
+// read it.
 
 #ifndef VYRE_HOST_PROGRAM_H
 #define VYRE_HOST_PROGRAM_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "vyre/vyre.h"
@@ -21,6 +26,8 @@
 #define VYRE__MAX_BINDINGS 32u
 
 struct vyre_program {
+  const vyre_program *handle; // the token the application holds
+  _Atomic uint32_t refs;      // the application's (until vyre_program_free), kernels', queues'
   vyre_ir *ir;
   const vyre_ir_program *view;
   uint32_t arg_count;
@@ -29,11 +36,20 @@ struct vyre_program {
 };
 
 // Wraps the validated |ir| (taken over: freed on failure) as a program with
-// its argument maps into *out. Used by the decoders above and by the builder
-// (host/builder). Errors: OUT_OF_MEMORY.
+// its argument maps, registers it and puts its handle (a token) into *out.
+// Used by the decoders above and by the builder (host/builder). Errors:
+// OUT_OF_MEMORY.
 uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err);
 // Makes a vyre_program that owns |ir| (case_api.c: a case's program). On
 // failure (OUT_OF_MEMORY) |ir| is freed.
 uint32_t vyre__program_adopt(vyre_ir *ir, struct vyre_program **out, vyre_error *err);
+
+// Maps the application's |handle| to its live program (*out), else refuses
+// it with INVALID_ARGUMENT (registry.h). |context| prefixes the message.
+uint32_t vyre__program_resolve(const vyre_program *handle, const char *context, vyre_program **out,
+                               vyre_error *err);
+// Takes / drops a reference to |p| (the object); the last drop frees it.
+void vyre__program_retain(const vyre_program *p);
+void vyre__program_drop(const vyre_program *p);
 
 #endif // VYRE_HOST_PROGRAM_H

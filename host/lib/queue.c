@@ -44,9 +44,14 @@ typedef struct payload {
   void *mem;
 } payload;
 
+// The application's vyre_queue * is a registry token (|handle|), never the
+// address of this struct (registry.h).
 struct vyre_queue {
+  const vyre_queue *handle; // the token the application holds
   vyre_device *dev;
-  vyre_kernel k; // a private copy of the kernel with the queue's own module
+  // A private copy of the kernel with the queue's own module and its own
+  // program reference; its |handle| is the caller's kernel's, never used.
+  vyre_kernel k;
   vyre_dispatch_options opts;
   int has_opts;
   vyre_queue_result_fn cb;
@@ -58,10 +63,11 @@ struct vyre_queue {
   uint64_t next_seq;
 };
 
-uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *options,
+uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *options,
                            vyre_queue_result_fn on_result, void *user, vyre_queue **out,
                            vyre_error *err) {
-  uint32_t st = vyre__kernel_check(kernel, NULL, "vyre_queue_create", err);
+  vyre_kernel *kernel;
+  uint32_t st = vyre__kernel_resolve(handle, NULL, "vyre_queue_create", &kernel, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!out || !on_result)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -91,28 +97,41 @@ uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *opt
   q->user = user;
   q->k.generation = vyre__device_generation(q->dev);
   st = vyre__kernel_compile_module(&q->k, &q->k.module, err);
-  if (st == VYRE_STATUS_OK && vyre__registry_add(q, VYRE__OBJ_QUEUE, q->dev)) {
-    vyre__call_module_release(q->dev, q->k.module);
-    st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "out of memory. Fix: free memory.");
-  }
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(err, "vyre_queue_create '%s'", kernel->label);
     free(q);
     return st;
   }
+  vyre__program_retain(q->k.program); // the queue outlives the caller's kernel
   pthread_mutex_init(&q->list_lock, NULL);
   pthread_mutex_init(&q->drain_lock, NULL);
-  *out = q;
+  q->handle = vyre__registry_add(q, VYRE__OBJ_QUEUE, q->dev);
+  if (!q->handle) {
+    vyre__queue_destroy(q);
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "vyre_queue_create '%s': out of memory. Fix: free memory.",
+                          kernel->label);
+  }
+  *out = (vyre_queue *)q->handle;
   return VYRE_STATUS_OK;
+}
+
+static uint32_t queue_resolve(const vyre_queue *handle, const char *what, vyre_queue **out,
+                              vyre_error *err) {
+  void *obj;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_QUEUE, what, &obj, err);
+  *out = obj;
+  return st;
 }
 
 static const vyre_dispatch_options *queue_opts(const vyre_queue *q) {
   return q->has_opts ? &q->opts : NULL;
 }
 
-uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count, uint64_t *out_seq,
-                         vyre_error *err) {
-  uint32_t st = vyre__registry_check(q, VYRE__OBJ_QUEUE, "vyre_queue_push", err);
+uint32_t vyre_queue_push(vyre_queue *handle, const vyre_arg *args, uint32_t arg_count,
+                         uint64_t *out_seq, vyre_error *err) {
+  vyre_queue *q;
+  uint32_t st = queue_resolve(handle, "vyre_queue_push", &q, err);
   if (st != VYRE_STATUS_OK) return st;
   char ctx[192];
   vyre__plan_context(&q->k, "queue push", ctx, sizeof(ctx));
@@ -247,8 +266,9 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
   return st;
 }
 
-uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err) {
-  uint32_t st = vyre__registry_check(q, VYRE__OBJ_QUEUE, "vyre_queue_drain", err);
+uint32_t vyre_queue_drain(vyre_queue *handle, vyre_error *err) {
+  vyre_queue *q;
+  uint32_t st = queue_resolve(handle, "vyre_queue_drain", &q, err);
   if (st != VYRE_STATUS_OK) return st;
   pthread_mutex_lock(&q->drain_lock);
   pthread_mutex_lock(&q->list_lock);
@@ -312,25 +332,34 @@ uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err) {
   return st;
 }
 
-void vyre__queue_destroy(vyre_queue *q) {
-  vyre__registry_remove(q);
+static void destroy(vyre_queue *q) {
   for (uint32_t i = 0; i < q->count; i++) {
     free(q->pending[i]->mem);
     free(q->pending[i]);
   }
   free(q->pending);
   vyre__call_module_release(q->dev, q->k.module);
+  vyre__program_drop(q->k.program);
   pthread_mutex_destroy(&q->list_lock);
   pthread_mutex_destroy(&q->drain_lock);
   free(q);
 }
 
-void vyre_queue_destroy(vyre_queue *q) {
-  if (!q) return;
-  if (vyre__registry_check(q, VYRE__OBJ_QUEUE, NULL, NULL) != VYRE_STATUS_OK) {
-    vyre__log(VYRE_LOG_WARN, NULL, "vyre_queue_destroy: %p is not a live queue; ignored",
-              (void *)q);
+void vyre__queue_destroy(vyre_queue *q) {
+  if (q->handle) vyre__registry_remove(q->handle);
+  destroy(q);
+}
+
+void vyre_queue_destroy(vyre_queue *handle) {
+  if (!handle) return;
+  // Taken out of the table first: a second destroy of the handle (also
+  // from another thread) finds nothing and does nothing.
+  vyre_queue *q = vyre__registry_take(handle, VYRE__OBJ_QUEUE);
+  if (!q) {
+    vyre__log(VYRE_LOG_WARN, NULL,
+              "vyre_queue_destroy: %p is not a live queue (destroyed twice?); ignored",
+              (void *)handle);
     return;
   }
-  vyre__queue_destroy(q);
+  destroy(q);
 }

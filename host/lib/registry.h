@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// registry.h — the process-wide set of live host objects: devices, kernels,
-// resident buffers, jobs and queues (registry.c). Not installed.
+// registry.h — the process-wide table of live host objects: devices,
+// programs, kernels, resident buffers, jobs and queues (registry.c). Not
+// installed.
 //
-// Every API entry point checks its handles here before reading them.
-// Ownership: the registry records handles, it never owns or frees the
-// objects; vyre__registry_collect returns a malloc'd array the caller frees.
-// Thread safety: every function may be called from any thread (one
-// read-write lock: checks read, add and remove write).
+// Every handle an application holds is a token from this table, never an
+// object's address: an odd value that encodes the object's kind, a slot of
+// the table and that slot's serial number. A token is never handed out
+// twice in a process, so a released handle can never match a later object,
+// even one that malloc placed at the released object's address. Every API
+// entry point maps its handles to objects here before reading them
+// (vyre__registry_resolve), so a released, foreign-kind, forged or random
+// handle is refused without touching memory it names.
+//
+// Ownership: the table records handles, it never owns or frees the objects;
+// vyre__registry_collect returns a malloc'd array the caller frees.
+// Thread safety: every function may be called from any thread. Lookups
+// (vyre__registry_get, and vyre__registry_resolve of a live handle) take no
+// lock and are O(1); add, take, remove and collect take one mutex.
 
 #ifndef VYRE_HOST_REGISTRY_H
 #define VYRE_HOST_REGISTRY_H
@@ -21,23 +31,31 @@
 #define VYRE__OBJ_RESIDENT 3u
 #define VYRE__OBJ_JOB      4u
 #define VYRE__OBJ_QUEUE    5u
+#define VYRE__OBJ_PROGRAM  6u
 
 const char *vyre__obj_kind_name(uint32_t kind);
-// Adds a live object; 0 on success, nonzero when out of memory.
-int vyre__registry_add(const void *obj, uint32_t kind, vyre_device *dev);
-// Adds a live object under a fresh token (an odd value never used before in
-// the process) and returns the token, or NULL when out of memory. The token
-// is the handle given to the application; vyre__registry_target maps it back.
-const void *vyre__registry_add_token(void *target, uint32_t kind, vyre_device *dev);
-// The object of a live handle (address or token) of |kind|, else NULL.
-void *vyre__registry_target(const void *obj, uint32_t kind);
-void vyre__registry_remove(const void *obj);
-// Checks that |obj| is a live object of |kind| without dereferencing it.
-// Fills |err| ("... was already released" / "is not a live ...") and returns
-// INVALID_ARGUMENT when not. |context| prefixes the message (may be NULL).
-uint32_t vyre__registry_check(const void *obj, uint32_t kind, const char *context, vyre_error *err);
-// Lists the live objects of |dev| of |kind| (the objects, not tokens) into a
-// malloc'd array.
+// Registers |obj| of |kind| (made on device |dev|, the object, or NULL for a
+// program) under a fresh token and returns the token (the application's
+// handle), or NULL when out of memory.
+const void *vyre__registry_add(void *obj, uint32_t kind, vyre_device *dev);
+// The object of the live handle |handle| of |kind|, else NULL. Lock-free.
+void *vyre__registry_get(const void *handle, uint32_t kind);
+// The object of the live handle |handle| of |kind| into *out and OK; else
+// *out = NULL, and INVALID_ARGUMENT with |err| saying why: the handle is
+// NULL, of another kind ("handle 0x.. is a job, not a kernel"), was already
+// released ("kernel 0x.. was already released"), or was never made by vyre
+// ("0x.. is not a live kernel handle"). |context| prefixes the message (may
+// be NULL).
+uint32_t vyre__registry_resolve(const void *handle, uint32_t kind, const char *context, void **out,
+                                vyre_error *err);
+// Removes the live handle |handle| of |kind| and returns its object; NULL
+// (nothing removed) when it is not one. Of two threads releasing one
+// handle, only one gets the object.
+void *vyre__registry_take(const void *handle, uint32_t kind);
+// Removes |handle| when it is live (destroy paths that hold the object).
+void vyre__registry_remove(const void *handle);
+// Lists the objects (not handles) of |kind| made on |dev| into a malloc'd
+// array; returns their count.
 uint32_t vyre__registry_collect(vyre_device *dev, uint32_t kind, void ***out);
 
 #endif // VYRE_HOST_REGISTRY_H

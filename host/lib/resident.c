@@ -32,9 +32,10 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
-uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **out,
+uint32_t vyre_resident_alloc(vyre_device *handle, uint64_t bytes, vyre_resident **out,
                              vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_resident_alloc", err);
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_resident_alloc", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   if (!out)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -64,7 +65,7 @@ uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **o
   if (st == VYRE_STATUS_OK && !r->buf)
     st = vyre_error_set(err, VYRE_STATUS_INTERNAL,
                         "buffer_alloc returned OK but no buffer. Fix: report this plugin bug.");
-  if (st == VYRE_STATUS_OK && !(r->handle = vyre__registry_add_token(r, VYRE__OBJ_RESIDENT, dev))) {
+  if (st == VYRE_STATUS_OK && !(r->handle = vyre__registry_add(r, VYRE__OBJ_RESIDENT, dev))) {
     vyre__call_buffer_free(dev, r->buf, NULL);
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "out of memory. Fix: free memory.");
   }
@@ -85,11 +86,10 @@ void vyre__resident_destroy(vyre_resident *r) {
 }
 
 uint32_t vyre_resident_free(vyre_resident *handle, vyre_error *err) {
-  uint32_t st = vyre__registry_check(handle, VYRE__OBJ_RESIDENT, "vyre_resident_free", err);
+  void *obj;
+  uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_RESIDENT, "vyre_resident_free", &obj, err);
   if (st != VYRE_STATUS_OK) return st;
-  vyre_resident *buf = vyre__resident_get(handle);
-  if (!buf) // released by another thread since the check
-    return vyre__registry_check(handle, VYRE__OBJ_RESIDENT, "vyre_resident_free", err);
+  vyre_resident *buf = obj;
   if (buf->generation != vyre__device_generation(buf->dev)) {
     // Stale: the plugin may refuse it, but the host object goes either way
     // (the plugin frees what is left at destroy).
@@ -119,10 +119,9 @@ static uint32_t convert_ranges(vyre_device *dev, const vyre_resident_range *rang
     const vyre_resident_range *r = &ranges[i];
     char ctx[128];
     snprintf(ctx, sizeof(ctx), "%s on %s: range %u", what, dev->name, i);
-    uint32_t st = vyre__resident_check(r->buffer, dev, ctx, err);
+    vyre_resident *obj;
+    uint32_t st = vyre__resident_resolve(r->buffer, dev, ctx, &obj, err);
     if (st != VYRE_STATUS_OK) return st;
-    const vyre_resident *obj = vyre__resident_get(r->buffer);
-    if (!obj) return vyre__resident_check(r->buffer, dev, ctx, err); // released since
     uint64_t size = obj->bytes;
     if (r->offset % 4 || r->size % 4)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -149,10 +148,11 @@ static uint32_t convert_ranges(vyre_device *dev, const vyre_resident_range *rang
   return VYRE_STATUS_OK;
 }
 
-static uint32_t transfer(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
+static uint32_t transfer(vyre_device *handle, const vyre_resident_range *ranges, uint32_t count,
                          int is_write, vyre_error *err) {
   const char *what = is_write ? "vyre_resident_write" : "vyre_resident_read";
-  uint32_t st = vyre__device_check(dev, what, err);
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, what, &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   if (count && !ranges)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -188,10 +188,11 @@ uint32_t vyre_resident_read(vyre_device *dev, const vyre_resident_range *ranges,
   return transfer(dev, ranges, count, 0, err);
 }
 
-uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, uint32_t step_count,
-                           const vyre_resident_range *reads, uint32_t read_count,
-                           vyre_dispatch_result *results, vyre_error *err) {
-  uint32_t st = vyre__device_check(dev, "vyre_sequence_run", err);
+uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
+                           uint32_t step_count, const vyre_resident_range *reads,
+                           uint32_t read_count, vyre_dispatch_result *results, vyre_error *err) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_sequence_run", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
   if ((step_count && !steps) || (read_count && !reads))
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -211,7 +212,8 @@ uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, ui
     const vyre_sequence_step *step = &steps[s];
     char ctx[64];
     snprintf(ctx, sizeof(ctx), "sequence step %u", s);
-    st = vyre__kernel_check(step->kernel, dev, ctx, err);
+    vyre_kernel *k;
+    st = vyre__kernel_resolve(step->kernel, dev, ctx, &k, err);
     if (st != VYRE_STATUS_OK) break;
     for (uint32_t a = 0; a < step->arg_count && step->args; a++)
       if (!step->args[a].resident) {
@@ -219,15 +221,14 @@ uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, ui
                             "sequence step %u ('%s' on %s): arg %u is not a resident buffer; "
                             "sequences run on resident buffers only. Fix: bind a "
                             "vyre_resident, or use vyre_dispatch for host bytes.",
-                            s, step->kernel->label, dev->name, a);
+                            s, k->label, dev->name, a);
         break;
       }
     if (st != VYRE_STATUS_OK) break;
     char verb[64];
     snprintf(verb, sizeof(verb), "sequence step %u: dispatch", s);
-    vyre__plan_context(step->kernel, verb, plans[s].context, sizeof(plans[s].context));
-    st = vyre__plan_make(step->kernel, step->kernel->module, step->args, step->arg_count,
-                         step->options, &plans[s], err);
+    vyre__plan_context(k, verb, plans[s].context, sizeof(plans[s].context));
+    st = vyre__plan_make(k, k->module, step->args, step->arg_count, step->options, &plans[s], err);
     dargs[s] = plans[s].args;
   }
   if (st == VYRE_STATUS_OK && read_count)

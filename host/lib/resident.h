@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // resident.h — struct vyre_resident, a buffer kept on the device between
-// dispatches (resident.c; vyre__resident_check and vyre__resident_get live
+// dispatches (resident.c; vyre__resident_resolve and vyre__resident_get live
 // in device.c with the other handle checks). Not installed.
 //
 // The application's vyre_resident * is a registry token (handle), never the
@@ -25,11 +25,11 @@ struct vyre_resident {
   uint32_t generation;
 };
 
-// |handle| is the application's handle (a token); checks it as
-// vyre__kernel_check does (live, of |dev| when non-NULL, not stale).
-uint32_t vyre__resident_check(const vyre_resident *handle, const vyre_device *dev,
-                              const char *context, vyre_error *err);
-// The object of a live resident handle, else NULL.
+// Maps the application's |handle| (a token) to its buffer (*out) as
+// vyre__kernel_resolve does (live, of |dev| when non-NULL, not stale).
+uint32_t vyre__resident_resolve(const vyre_resident *handle, const vyre_device *dev,
+                                const char *context, vyre_resident **out, vyre_error *err);
+// The object of a live resident handle, else NULL (lock-free, O(1)).
 vyre_resident *vyre__resident_get(const vyre_resident *handle);
 // Frees |r| and its device buffer (device close). |r| is the object.
 void vyre__resident_destroy(vyre_resident *r);

@@ -296,7 +296,8 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
     dev->be = be;
   }
   st = vyre__call_get_caps(dev, &dev->caps, e);
-  if (st == VYRE_STATUS_OK && vyre__registry_add(dev, VYRE__OBJ_DEVICE, dev))
+  atomic_store(&dev->generation, dev->caps.generation);
+  if (st == VYRE_STATUS_OK && !(dev->handle = vyre__registry_add(dev, VYRE__OBJ_DEVICE, dev)))
     st = vyre_error_set(e, VYRE_STATUS_OUT_OF_MEMORY, "out of memory. Fix: free memory.");
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(e, "open backend '%s' (%s)", dev->name, p->path);
@@ -305,8 +306,7 @@ static uint32_t create_device(vyre__plugin *p, const vyre_create_args *args, con
     free(dev);
     return st;
   }
-  atomic_store(&dev->generation, dev->caps.generation);
-  *out = dev;
+  *out = (vyre_device *)dev->handle;
   return VYRE_STATUS_OK;
 }
 

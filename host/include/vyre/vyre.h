@@ -31,15 +31,26 @@
 //   device_close, kernel_release, resident_free, job_release, queue_destroy);
 //   on failure *out is set to NULL. Strings returned as `const char *` are
 //   owned by libvyre and live as long as the object they came from.
-// Handles: every handle is checked (process-wide registry) before libvyre
-//   reads it: a freed handle, a random pointer, a handle of another kind or
-//   of another device is refused with INVALID_ARGUMENT; a kernel, resident
-//   buffer or job made before a vyre_device_recover is stale and refused
-//   with DEVICE_LOST; each message says which. The void release calls
-//   (program_free, device_close, kernel_release, job_release,
-//   queue_destroy) do nothing for NULL or a handle that is not live (the
-//   kernel, job and queue ones log a warning); vyre_resident_free answers
-//   INVALID_ARGUMENT.
+// Handles: every handle (vyre_device, vyre_program, vyre_kernel,
+//   vyre_resident, vyre_job, vyre_queue) is an opaque token, never the
+//   address of the object: an odd value that libvyre maps to its object
+//   through a process-wide table (O(1), no lock on the lookup). A token is
+//   never handed out twice in a process, so a released handle can never
+//   name a later object (even one that now occupies the released object's
+//   memory). Every handle is looked up before libvyre reads anything of it:
+//   a released handle ("<kind> 0x.. was already released"), a value libvyre
+//   never returned ("is not a live <kind> handle"), a handle of another kind
+//   ("is a job, not a kernel") or a kernel or resident buffer of another
+//   device ("belongs to another device ... not from this device") is refused
+//   with INVALID_ARGUMENT, the message naming the handle's kind; a kernel,
+//   resident buffer or job made before a vyre_device_recover is stale and
+//   refused with DEVICE_LOST. The void release calls (program_free,
+//   device_close, kernel_release, job_release, queue_destroy) do nothing for
+//   NULL, and for a handle that is not live (released twice, another kind,
+//   never made) do nothing but log a warning; vyre_resident_free answers
+//   INVALID_ARGUMENT. Of two threads releasing one handle at once, one
+//   releases it and the other is ignored. Compare handles only for
+//   equality; their values mean nothing else.
 // Thread safety: every call may be made from any thread, concurrently, also
 //   on one device (several threads may dispatch on one device at once);
 //   libvyre and the plugin synchronise internally. Releasing an object while
@@ -104,29 +115,33 @@ typedef struct vyre_program vyre_program; // a decoded, validated program
 // docs/ir-binary.md) with the default limits (IR-LIMIT-1..3). No device is
 // needed. |text| (|len| bytes, no NUL needed), |path| and |bytes| are
 // borrowed for the call: the program copies what it keeps. The caller owns
-// *out and frees it with vyre_program_free, after every kernel and queue
-// made from it. Errors: INVALID_PROGRAM (malformed JSON or binary, or a
-// validation rule broken: the message starts with the path of the offending
-// node, docs/ir.md IR-VAL-2..3), INVALID_ARGUMENT (|text|, |path| or |out|
-// NULL; |bytes| NULL with |len| > 0), INVALID_ARGUMENT (the file cannot be opened
+// *out and frees it with vyre_program_free (kernels and queues made from it
+// keep what they need of it, so the order of the releases does not matter).
+// Errors: INVALID_PROGRAM (malformed JSON or binary, or a validation rule
+// broken: the message starts with the path of the offending node,
+// docs/ir.md IR-VAL-2..3), INVALID_ARGUMENT (|text|, |path| or |out| NULL;
+// |bytes| NULL with |len| > 0), INVALID_ARGUMENT (the file cannot be opened
 // or read; the message has the errno text), INVALID_PROGRAM (a file over
-// 1 MiB),
-// OUT_OF_MEMORY.
+// 1 MiB), OUT_OF_MEMORY.
 uint32_t vyre_program_from_json(const char *text, size_t len, vyre_program **out, vyre_error *err);
 uint32_t vyre_program_from_file(const char *path, vyre_program **out, vyre_error *err);
 uint32_t vyre_program_from_binary(const void *bytes, size_t len, vyre_program **out,
                                   vyre_error *err);
-// Frees |program| (NULL: no-op). Kernels and queues compiled from it keep a
-// pointer to it: free it only after every one of them is released.
+// Frees |program| and retires its handle (NULL: no-op). Kernels and queues
+// compiled from it hold their own reference: the program's memory goes with
+// the last of them, and they keep working after this call.
 void vyre_program_free(vyre_program *program);
 // The flat view plugins see (docs/ir.md IR-FLAT-1), owned by |program| and
-// valid while it lives; NULL for a NULL program.
+// valid until vyre_program_free; NULL for a handle that is not a live
+// program (NULL included).
 const vyre_ir_program *vyre_program_ir(const vyre_program *program);
-// The program's "name", owned by |program|; NULL for a NULL program.
+// The program's "name", owned by |program|; NULL for a handle that is not a
+// live program.
 const char *vyre_program_name(const vyre_program *program);
 // Number of host buffers (non-workgroup), i.e. the number of vyre_arg a
-// dispatch takes (0 for NULL), and the declaration-order buffer index of host
-// arg |i| (VYRE_IR_NONE when |i| is out of range). Never fail; thread-safe
+// dispatch takes (0 for a handle that is not a live program), and the
+// declaration-order buffer index of host arg |i| (VYRE_IR_NONE when |i| is
+// out of range or the handle is not live). Never fail; thread-safe
 // (the program is immutable).
 uint32_t vyre_program_arg_count(const vyre_program *program);
 uint32_t vyre_program_arg_buffer(const vyre_program *program, uint32_t i);
@@ -196,8 +211,8 @@ uint32_t vyre_device_open(const char *backend, const char *device, vyre_device *
 // on |dev| that the caller did not release (undelivered queue payloads are
 // dropped; running jobs are released, so their host memory is no longer
 // touched once this returns), then destroys the plugin instance, which waits
-// for the device. Every handle of |dev| is invalid afterwards. NULL or a
-// handle that is not a live device: no-op. Must not run concurrently with
+// for the device. Every handle of |dev| is invalid afterwards. NULL: no-op;
+// a handle that is not a live device: no-op with a warning. Must not run concurrently with
 // any other call on |dev| or on its objects.
 void vyre_device_close(vyre_device *dev);
 // The backend's name ("cpu", "cuda", ...), owned by |dev|; "" for a handle
@@ -272,8 +287,8 @@ typedef struct vyre_compile_options {
 // when any axis of it is non-zero, else the declared size). |options| may be
 // NULL (defaults: no flags, declared size, the program's name as label); it
 // and its |label| are borrowed for the call (the label is copied). The
-// kernel keeps a pointer to |program|: free the program only after every
-// kernel compiled from it. The caller owns *out (vyre_kernel_release).
+// kernel holds a reference to |program|, which may be freed before it. The
+// caller owns *out (vyre_kernel_release).
 // Errors: INVALID_ARGUMENT (options.struct_size below the minimum, a
 // workgroup size outside docs/ir.md IR-LIMIT-1), UNSUPPORTED (a workgroup
 // size above this device's limits, VYRE_COMPILE_REVERSE_ORDER on a device
@@ -487,8 +502,8 @@ typedef void (*vyre_queue_result_fn)(void *user, uint64_t seq, uint32_t status,
                                      const vyre_queue_output *outputs, uint32_t output_count);
 
 // Makes a queue with its own module of |kernel|'s program (same workgroup
-// size and flags): the kernel may be released afterwards, the program may
-// not (free it after vyre_queue_destroy). |options| (may be NULL) is copied,
+// size and flags) and its own reference to the program: the kernel and the
+// program may be released afterwards. |options| (may be NULL) is copied,
 // except its label. |user| is passed to |on_result| untouched. The caller
 // owns *out (vyre_queue_destroy). Errors: INVALID_ARGUMENT (|on_result| or
 // |out| NULL, options.struct_size below the minimum), and the errors of
@@ -510,8 +525,8 @@ uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count
 // recovery failed, after delivering the rest with DEVICE_LOST).
 uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err);
 // Drops undelivered payloads (their callbacks never run) and frees the queue
-// (NULL or a dead handle: no-op). Must not run concurrently with a push or
-// drain on |q|, nor from its callback.
+// (NULL or a dead handle: no-op, with a warning for the latter). Must not
+// run concurrently with a push or drain on |q|, nor from its callback.
 void vyre_queue_destroy(vyre_queue *q);
 
 #ifdef __cplusplus
