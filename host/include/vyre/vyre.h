@@ -463,9 +463,13 @@ uint32_t vyre_dispatch_batch(vyre_device *dev, vyre_batch_item *items, uint32_t 
 // into host memory, with one fence. |steps|, |reads| and what they point to
 // are borrowed for the call. Every step and read is checked before any
 // runs. |results| (may be NULL) has |step_count| entries. Returns OK, or the
-// first failing step's status (later steps do not run and the reads are not
-// made). Errors: those of vyre_dispatch per step, INVALID_ARGUMENT (an arg
-// that is not resident, a kernel of another device, a bad read range).
+// first failing step's status with its error and its entry in |results|.
+// After a failure the resident buffers the steps write and the read
+// destinations are unspecified: a backend may stop at the failing step (the
+// CPU reference) or have run every step and made the reads (a GPU backend
+// that submits the sequence at once) — docs/guide.md section 7, "Resident buffers and
+// sequences". Errors: those of vyre_dispatch per step, INVALID_ARGUMENT (an
+// arg that is not resident, a kernel of another device, a bad read range).
 typedef struct vyre_sequence_step {
   vyre_kernel *kernel;
   const vyre_arg *args; // every arg resident
