@@ -5,11 +5,20 @@
 // checked before any byte moves) and in-flight tracking (a buffer that a
 // pending dispatch uses cannot be freed). Called from the ops table.
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "cuda_buffer.h"
+#include "cuda_device.h"
+#include "cuda_job.h"
+#include "cuda_status.h"
+#include "cuda_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
                                 vyre_error *err) {

@@ -10,12 +10,23 @@
 // (UUID, compute capability) and bumps the generation, so every older module,
 // buffer and pending is refused by vyre_kit_object_check.
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "cuda_buffer.h"
+#include "cuda_compile.h"
+#include "cuda_device.h"
+#include "cuda_job.h"
+#include "cuda_module.h"
+#include "cuda_status.h"
+#include "cuda_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 // A kernel that executes the PTX `trap` instruction: a real sticky fault
 // (CUDA_ERROR_LAUNCH_FAILED / ILLEGAL_INSTRUCTION) without NVRTC.

@@ -7,13 +7,23 @@
 // steps and reads on one stream, one synchronization). The life of one
 // dispatch is in cuda_job.c. Called from the ops table.
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cuda_internal.h"
+#include "cuda_buffer.h"
+#include "cuda_device.h"
+#include "cuda_dispatch.h"
+#include "cuda_job.h"
+#include "cuda_status.h"
+#include "cuda_symbols.h"
+#include "vyre/vyre_backend.h"
 #include "vyre_ir.h"
+#include "vyre_kit.h"
 
 // Waits for |ev| until |timeout_ns| (0 or UINT64_MAX: forever).
 static uint32_t wait_event(vyre_backend *be, CUevent ev, uint64_t timeout_ns, vyre_error *err) {

@@ -14,11 +14,22 @@
 // caller's memory. Resident buffers are used in place. Nothing is allocated
 // per dispatch once a job's memory has grown to fit.
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "cuda_buffer.h"
+#include "cuda_codegen.h"
+#include "cuda_device.h"
+#include "cuda_job.h"
+#include "cuda_module.h"
+#include "cuda_status.h"
+#include "cuda_symbols.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 static uint64_t align_up(uint64_t v) {
   return (v + VYRE_CUDA_ALIGN - 1) / VYRE_CUDA_ALIGN * VYRE_CUDA_ALIGN;

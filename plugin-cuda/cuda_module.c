@@ -6,12 +6,22 @@
 // and module handles. A cubin from disk that the driver refuses to load is
 // removed from the cache and compiled again. Called from the ops table.
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "cuda_codegen.h"
+#include "cuda_compile.h"
+#include "cuda_device.h"
+#include "cuda_module.h"
+#include "cuda_status.h"
+#include "cuda_symbols.h"
+#include "vyre/vyre_backend.h"
 #include "vyre_ir.h"
+#include "vyre_kit.h"
 
 // The cached kernel of |k|, moved to the front (most recently used) with a
 // reference taken for the module about to be made. Call with be->lock held.

@@ -4,7 +4,7 @@
 // its static ops table, plus the metrics slot. The query loads nothing and
 // touches no device: libcuda.so.1 is dlopened by probe and create, NVRTC only
 // when a program is not in the disk cache. Every other slot is implemented
-// in the cuda_*.c file named in cuda_internal.h.
+// in the cuda_*.c file of the header that declares it (cuda_device.h, ...).
 //
 // Recover against concurrent use (docs/abi.md ABI-RECOVER-4): every slot of
 // the table runs with the backend's |life| lock shared; recover (which
@@ -12,7 +12,17 @@
 // takes it exclusive, writer first, so slots already running finish on the
 // old context and later ones see the new generation.
 
-#include "cuda_internal.h"
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cuda_buffer.h"
+#include "cuda_compile.h"
+#include "cuda_device.h"
+#include "cuda_dispatch.h"
+#include "cuda_module.h"
+#include "cuda_status.h"
+#include "vyre/vyre_backend.h"
+#include "vyre_kit.h"
 
 // The kit's standard metrics, then module_cache_entries (docs/caches.md
 // ABI-CACHE-10).

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_module.h — loaded programs of the CUDA backend: the shared kernel
+// (vyre_cuda_kernel: CUmodule + CUfunction + lowering plan per full cache
+// key), the module handle (struct vyre_module), the compile slot's device
+// half and the in-memory compile cache in front of the disk cache and NVRTC
+// (cuda_module.c; the device-free half is cuda_compile.h).
+//
+// Ownership: the backend owns every kernel (its |kernels| list, most
+// recently used first, of the current generation; unloaded at destroy and
+// recover). The list is bounded (docs/caches.md ABI-CACHE-10): the least
+// recently used kernels beyond the bound are unloaded only when nothing
+// uses them. Module handles and jobs count as references (|refs|). The host
+// owns a module handle until module_release. Thread safety: the kernel list
+// is guarded by the backend lock; a kernel is immutable once listed; |refs|
+// is atomic.
+
+#ifndef VYRE_CUDA_MODULE_H
+#define VYRE_CUDA_MODULE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_compile.h"
+#include "cuda_symbols.h"
+#include "vyre/vyre_backend.h"
+
+typedef struct vyre_cuda_kernel vyre_cuda_kernel;
+
+// A loaded program (shared by every module handle compiled from one key).
+// |refs| counts the module handles and jobs using it: the cache unloads the
+// least recently used kernels beyond its bound only when nothing uses them.
+struct vyre_cuda_kernel {
+  vyre_cuda_kernel *next;
+  _Atomic uint32_t refs;
+  uint8_t *key;
+  size_t key_size;
+  CUmodule mod;
+  CUfunction fn;
+  vyre_cuda_plan plan;
+  uint32_t wg[3];
+};
+
+struct vyre_module {
+  vyre_object_header h;
+  vyre_cuda_kernel *k;
+  char label[64];
+};
+
+uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
+                           vyre_error *err);
+void vyre_cuda_module_release(vyre_backend *be, vyre_module *m);
+// Unloads every kernel (destroy, recover). Takes no lock (the caller holds it or is alone).
+void vyre_cuda_kernels_free(vyre_backend *be);
+// Kernels in the in-memory cache (the module_cache_entries metric).
+uint32_t vyre_cuda_kernels_count(vyre_backend *be);
+
+#endif // VYRE_CUDA_MODULE_H
