@@ -40,93 +40,79 @@ static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t c
   return VYRE_STATUS_OK;
 }
 
-#define SHARED(be)    pthread_rwlock_rdlock(&(be)->life)
-#define EXCLUSIVE(be) pthread_rwlock_wrlock(&(be)->life)
-#define UNLOCK(be)    pthread_rwlock_unlock(&(be)->life)
-
-// A status slot run with the lock shared (NULL backend: the implementation answers).
-#define CUDA_SHARED_SLOT(name, impl, params, ...)                                                  \
-  static uint32_t name params {                                                                    \
-    if (!be) return impl(__VA_ARGS__);                                                             \
-    SHARED(be);                                                                                    \
-    uint32_t st = impl(__VA_ARGS__);                                                               \
-    UNLOCK(be);                                                                                    \
-    return st;                                                                                     \
-  }
-
-CUDA_SHARED_SLOT(op_flush, vyre_cuda_flush, (vyre_backend * be, vyre_error *err), be, err)
-CUDA_SHARED_SLOT(op_get_caps, vyre_cuda_get_caps,
-                 (vyre_backend * be, vyre_caps *out, vyre_error *err), be, out, err)
-CUDA_SHARED_SLOT(op_compile, vyre_cuda_compile,
-                 (vyre_backend * be, const vyre_compile_args *a, vyre_module **out,
-                  vyre_error *err),
-                 be, a, out, err)
-CUDA_SHARED_SLOT(op_dispatch, vyre_cuda_dispatch,
-                 (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
-                  vyre_error *err),
-                 be, a, out, err)
-CUDA_SHARED_SLOT(op_dispatch_async, vyre_cuda_dispatch_async,
-                 (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
-                  vyre_error *err),
-                 be, a, out, err)
-CUDA_SHARED_SLOT(op_pending_poll, vyre_cuda_pending_poll,
-                 (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p, done,
-                 err)
-CUDA_SHARED_SLOT(op_pending_wait, vyre_cuda_pending_wait,
-                 (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
-                  vyre_error *err),
-                 be, p, t, out, err)
-CUDA_SHARED_SLOT(op_dispatch_batch, vyre_cuda_dispatch_batch,
-                 (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be, jobs,
-                 n, err)
-CUDA_SHARED_SLOT(op_buffer_alloc, vyre_cuda_buffer_alloc,
-                 (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be, bytes,
-                 out, err)
-CUDA_SHARED_SLOT(op_buffer_free, vyre_cuda_buffer_free,
-                 (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
-CUDA_SHARED_SLOT(op_buffer_write, vyre_cuda_buffer_write,
-                 (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be,
-                 r, n, err)
-CUDA_SHARED_SLOT(op_buffer_read, vyre_cuda_buffer_read,
-                 (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be,
-                 r, n, err)
-CUDA_SHARED_SLOT(op_sequence_run, vyre_cuda_sequence_run,
-                 (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
-                  vyre_error *err),
-                 be, a, res, err)
-CUDA_SHARED_SLOT(op_metrics, vyre_cuda_metrics,
-                 (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out, cap,
-                 count)
-CUDA_SHARED_SLOT(op_inject_fault, vyre_cuda_inject_fault,
-                 (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
+VYRE_KIT_SHARED_SLOT(op_flush, vyre_cuda_flush, (vyre_backend * be, vyre_error *err), be, err)
+VYRE_KIT_SHARED_SLOT(op_get_caps, vyre_cuda_get_caps,
+                     (vyre_backend * be, vyre_caps *out, vyre_error *err), be, out, err)
+VYRE_KIT_SHARED_SLOT(op_compile, vyre_cuda_compile,
+                     (vyre_backend * be, const vyre_compile_args *a, vyre_module **out,
+                      vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_dispatch, vyre_cuda_dispatch,
+                     (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
+                      vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_dispatch_async, vyre_cuda_dispatch_async,
+                     (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
+                      vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_pending_poll, vyre_cuda_pending_poll,
+                     (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p,
+                     done, err)
+VYRE_KIT_SHARED_SLOT(op_pending_wait, vyre_cuda_pending_wait,
+                     (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
+                      vyre_error *err),
+                     be, p, t, out, err)
+VYRE_KIT_SHARED_SLOT(op_dispatch_batch, vyre_cuda_dispatch_batch,
+                     (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be,
+                     jobs, n, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_alloc, vyre_cuda_buffer_alloc,
+                     (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be,
+                     bytes, out, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_free, vyre_cuda_buffer_free,
+                     (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_write, vyre_cuda_buffer_write,
+                     (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err),
+                     be, r, n, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_read, vyre_cuda_buffer_read,
+                     (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err),
+                     be, r, n, err)
+VYRE_KIT_SHARED_SLOT(op_sequence_run, vyre_cuda_sequence_run,
+                     (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
+                      vyre_error *err),
+                     be, a, res, err)
+VYRE_KIT_SHARED_SLOT(op_metrics, vyre_cuda_metrics,
+                     (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out,
+                     cap, count)
+VYRE_KIT_SHARED_SLOT(op_inject_fault, vyre_cuda_inject_fault,
+                     (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
 
 static void op_module_release(vyre_backend *be, vyre_module *m) {
   if (!be) return;
-  SHARED(be);
+  VYRE_KIT_LIFE_SHARED(be);
   vyre_cuda_module_release(be, m);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 static void op_pending_release(vyre_backend *be, vyre_pending *p) {
   if (!be) return;
-  SHARED(be);
+  VYRE_KIT_LIFE_SHARED(be);
   vyre_cuda_pending_release(be, p);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 static void op_status(vyre_backend *be, vyre_health *out) {
   if (!be) return vyre_cuda_status(be, out);
-  SHARED(be);
+  VYRE_KIT_LIFE_SHARED(be);
   vyre_cuda_status(be, out);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 // Exclusive: every slot running on the old context has returned first.
 static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
   if (!be) return vyre_cuda_recover(be, err);
-  EXCLUSIVE(be);
+  VYRE_KIT_LIFE_EXCLUSIVE(be);
   uint32_t st = vyre_cuda_recover(be, err);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
   return st;
 }
 

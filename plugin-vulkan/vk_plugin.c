@@ -133,93 +133,79 @@ static uint32_t inject_fault_impl(vyre_backend *be, uint32_t kind, vyre_error *e
 // The slots as the table gives them: each under the |life| lock.
 //===----------------------------------------------------------------------===//
 
-#define SHARED(be)    pthread_rwlock_rdlock(&(be)->life)
-#define EXCLUSIVE(be) pthread_rwlock_wrlock(&(be)->life)
-#define UNLOCK(be)    pthread_rwlock_unlock(&(be)->life)
-
-// A slot returning a status, run with the lock shared (NULL backend: the
-// implementation answers it).
-#define VK_SHARED_SLOT(name, impl, params, ...)                                                    \
-  static uint32_t name params {                                                                    \
-    if (!be) return impl(__VA_ARGS__);                                                             \
-    SHARED(be);                                                                                    \
-    uint32_t st = impl(__VA_ARGS__);                                                               \
-    UNLOCK(be);                                                                                    \
-    return st;                                                                                     \
-  }
-
-VK_SHARED_SLOT(op_flush, flush_impl, (vyre_backend * be, vyre_error *err), be, err)
-VK_SHARED_SLOT(op_get_caps, vyre_vk_get_caps, (vyre_backend * be, vyre_caps *out, vyre_error *err),
-               be, out, err)
-VK_SHARED_SLOT(op_compile, vyre_vk_compile,
-               (vyre_backend * be, const vyre_compile_args *a, vyre_module **out, vyre_error *err),
-               be, a, out, err)
-VK_SHARED_SLOT(op_dispatch, vyre_vk_dispatch,
-               (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
-                vyre_error *err),
-               be, a, out, err)
-VK_SHARED_SLOT(op_dispatch_async, vyre_vk_dispatch_async,
-               (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
-                vyre_error *err),
-               be, a, out, err)
-VK_SHARED_SLOT(op_pending_poll, vyre_vk_pending_poll,
-               (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p, done,
-               err)
-VK_SHARED_SLOT(op_pending_wait, vyre_vk_pending_wait,
-               (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
-                vyre_error *err),
-               be, p, t, out, err)
-VK_SHARED_SLOT(op_dispatch_batch, vyre_vk_dispatch_batch,
-               (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be, jobs, n,
-               err)
-VK_SHARED_SLOT(op_buffer_alloc, vyre_vk_buffer_alloc,
-               (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be, bytes,
-               out, err)
-VK_SHARED_SLOT(op_buffer_free, vyre_vk_buffer_free,
-               (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
-VK_SHARED_SLOT(op_buffer_write, vyre_vk_buffer_write,
-               (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be, r,
-               n, err)
-VK_SHARED_SLOT(op_buffer_read, vyre_vk_buffer_read,
-               (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be, r,
-               n, err)
-VK_SHARED_SLOT(op_sequence_run, vyre_vk_sequence_run,
-               (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
-                vyre_error *err),
-               be, a, res, err)
-VK_SHARED_SLOT(op_metrics, metrics_impl,
-               (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out, cap,
-               count)
-VK_SHARED_SLOT(op_inject_fault, inject_fault_impl,
-               (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
+VYRE_KIT_SHARED_SLOT(op_flush, flush_impl, (vyre_backend * be, vyre_error *err), be, err)
+VYRE_KIT_SHARED_SLOT(op_get_caps, vyre_vk_get_caps,
+                     (vyre_backend * be, vyre_caps *out, vyre_error *err), be, out, err)
+VYRE_KIT_SHARED_SLOT(op_compile, vyre_vk_compile,
+                     (vyre_backend * be, const vyre_compile_args *a, vyre_module **out,
+                      vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_dispatch, vyre_vk_dispatch,
+                     (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
+                      vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_dispatch_async, vyre_vk_dispatch_async,
+                     (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
+                      vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_pending_poll, vyre_vk_pending_poll,
+                     (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p,
+                     done, err)
+VYRE_KIT_SHARED_SLOT(op_pending_wait, vyre_vk_pending_wait,
+                     (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
+                      vyre_error *err),
+                     be, p, t, out, err)
+VYRE_KIT_SHARED_SLOT(op_dispatch_batch, vyre_vk_dispatch_batch,
+                     (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be,
+                     jobs, n, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_alloc, vyre_vk_buffer_alloc,
+                     (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be,
+                     bytes, out, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_free, vyre_vk_buffer_free,
+                     (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_write, vyre_vk_buffer_write,
+                     (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err),
+                     be, r, n, err)
+VYRE_KIT_SHARED_SLOT(op_buffer_read, vyre_vk_buffer_read,
+                     (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err),
+                     be, r, n, err)
+VYRE_KIT_SHARED_SLOT(op_sequence_run, vyre_vk_sequence_run,
+                     (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
+                      vyre_error *err),
+                     be, a, res, err)
+VYRE_KIT_SHARED_SLOT(op_metrics, metrics_impl,
+                     (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out,
+                     cap, count)
+VYRE_KIT_SHARED_SLOT(op_inject_fault, inject_fault_impl,
+                     (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
 
 static void op_module_release(vyre_backend *be, vyre_module *m) {
   if (!be) return;
-  SHARED(be);
+  VYRE_KIT_LIFE_SHARED(be);
   vyre_vk_module_release(be, m);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 static void op_pending_release(vyre_backend *be, vyre_pending *p) {
   if (!be) return;
-  SHARED(be);
+  VYRE_KIT_LIFE_SHARED(be);
   vyre_vk_pending_release(be, p);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 static void op_status(vyre_backend *be, vyre_health *out) {
   if (!be) return status_impl(be, out);
-  SHARED(be);
+  VYRE_KIT_LIFE_SHARED(be);
   status_impl(be, out);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 // Exclusive: every slot running on the old device has returned first.
 static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
   if (!be) return recover_impl(be, err);
-  EXCLUSIVE(be);
+  VYRE_KIT_LIFE_EXCLUSIVE(be);
   uint32_t st = recover_impl(be, err);
-  UNLOCK(be);
+  VYRE_KIT_LIFE_UNLOCK(be);
   return st;
 }
 

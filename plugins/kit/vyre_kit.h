@@ -207,6 +207,29 @@ void vyre_kit_cache_remove(vyre_kit_cache *c, const vyre_kit_key *key);
 #define VYRE_KIT_MODULE_CACHE_DEFAULT 256u
 uint32_t vyre_kit_module_cache_max(const char *backend);
 
+//===----------------------------------------------------------------------===//
+// The life lock of a plugin's slots (docs/abi.md ABI-RECOVER-4)
+//===----------------------------------------------------------------------===//
+//
+// For a backend struct with a `pthread_rwlock_t life`: every slot runs with
+// it shared, recover with it exclusive, so recover waits for the slots in
+// flight and later ones see the new device. The including file includes
+// <pthread.h>.
+#define VYRE_KIT_LIFE_SHARED(be)    pthread_rwlock_rdlock(&(be)->life)
+#define VYRE_KIT_LIFE_EXCLUSIVE(be) pthread_rwlock_wrlock(&(be)->life)
+#define VYRE_KIT_LIFE_UNLOCK(be)    pthread_rwlock_unlock(&(be)->life)
+
+// Defines `static uint32_t name params` that runs impl(args...) with the
+// life lock shared; a NULL `be` goes straight to impl, which answers it.
+#define VYRE_KIT_SHARED_SLOT(name, impl, params, ...)                                              \
+  static uint32_t name params {                                                                    \
+    if (!be) return impl(__VA_ARGS__);                                                             \
+    VYRE_KIT_LIFE_SHARED(be);                                                                      \
+    uint32_t st = impl(__VA_ARGS__);                                                               \
+    VYRE_KIT_LIFE_UNLOCK(be);                                                                      \
+    return st;                                                                                     \
+  }
+
 #ifdef __cplusplus
 }
 #endif
