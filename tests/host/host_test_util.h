@@ -65,6 +65,53 @@ static inline vyre_program *json_program(const char *json) {
 }
 
 // "x[i] = x[i] + 1" on a read_write buffer, guarded.
+// The value of metric |name| of |dev| (fails the test when it is missing).
+// Needs <cmocka.h> included before this header.
+static inline uint64_t device_metric(vyre_device *dev, const char *name) {
+  vyre_metric m[32];
+  uint32_t n = 0;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_device_metrics(dev, m, 32, &n, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < n && i < 32; i++)
+    if (strcmp(m[i].name, name) == 0) return m[i].value;
+  fail_msg("no metric %s", name);
+  return 0;
+}
+
+// A cmocka group fixture: the t-basic test plugin with a vector add of 1000
+// elements at workgroup 64 (inferred grid 16) compiled.
+typedef struct vadd_fixture {
+  vyre_device *dev;
+  vyre_program *vadd;
+  vyre_kernel *k;
+} vadd_fixture;
+
+static inline int vadd_fixture_setup(void **state) {
+  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
+  unsetenv("VYRE_BACKEND");
+  unsetenv("VYRE_DEVICE");
+  vadd_fixture *f = calloc(1, sizeof(*f));
+  vyre_error e = new_err();
+  if (!f || vyre_device_open("t-basic", NULL, &f->dev, &e) != VYRE_STATUS_OK) {
+    fprintf(stderr, "%s\n", e.message);
+    return -1;
+  }
+  f->vadd = vadd_program(1000, 64);
+  if (!f->vadd || vyre_kernel_compile(f->dev, f->vadd, NULL, &f->k, &e) != VYRE_STATUS_OK)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static inline int vadd_fixture_teardown(void **state) {
+  vadd_fixture *f = *state;
+  vyre_kernel_release(f->k);
+  vyre_device_close(f->dev);
+  vyre_program_free(f->vadd);
+  free(f);
+  return 0;
+}
+
 #define INC_JSON                                                                                   \
   "{\"vyre\":1,\"name\":\"inc\",\"workgroup_size\":[64,1,1],\"buffers\":["                         \
   "{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],"                    \

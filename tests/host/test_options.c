@@ -19,48 +19,7 @@
 
 #include "host_test_util.h"
 
-typedef struct fixture {
-  vyre_device *dev;
-  vyre_program *vadd; // 1000 elements, workgroup 64: inferred grid 16
-  vyre_kernel *k;
-} fixture;
-
-static int setup(void **state) {
-  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
-  unsetenv("VYRE_BACKEND");
-  unsetenv("VYRE_DEVICE");
-  fixture *f = calloc(1, sizeof(*f));
-  vyre_error e = new_err();
-  if (vyre_device_open("t-basic", NULL, &f->dev, &e) != VYRE_STATUS_OK) {
-    fprintf(stderr, "%s\n", e.message);
-    return -1;
-  }
-  f->vadd = vadd_program(1000, 64);
-  if (!f->vadd || vyre_kernel_compile(f->dev, f->vadd, NULL, &f->k, &e) != VYRE_STATUS_OK)
-    return -1;
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  vyre_kernel_release(f->k);
-  vyre_device_close(f->dev);
-  vyre_program_free(f->vadd);
-  free(f);
-  return 0;
-}
-
-static uint64_t metric(vyre_device *dev, const char *name) {
-  vyre_metric m[16];
-  uint32_t n = 0;
-  vyre_error e = new_err();
-  assert_int_equal(vyre_device_metrics(dev, m, 16, &n, &e), VYRE_STATUS_OK);
-  for (uint32_t i = 0; i < n && i < 16; i++)
-    if (strcmp(m[i].name, name) == 0) return m[i].value;
-  fail_msg("no metric %s", name);
-  return 0;
-}
+typedef vadd_fixture fixture;
 
 // Caller memory holding an options struct followed by more garbage. Every
 // byte starts as 0xA5, so an uncovered pointer field is 0xA5A5... (a read
@@ -124,8 +83,8 @@ static void test_dispatch_options_ending_after_grid_ignore_the_garbage(void **st
   uint32_t st = vyre_dispatch(f->k, args, 3, o, &r, &e);
   if (st != VYRE_STATUS_OK) fail_msg("dispatch: %s", e.message);
   assert_vadd(out);
-  assert_int_equal(metric(f->dev, "last_grid_x"), 20);
-  assert_int_equal(metric(f->dev, "last_repeat"), 1);
+  assert_int_equal(device_metric(f->dev, "last_grid_x"), 20);
+  assert_int_equal(device_metric(f->dev, "last_repeat"), 1);
   uint32_t grid[3] = {0, 0, 0};
   assert_int_equal(vyre_kernel_plan_grid(f->k, args, 3, o, grid, &e), VYRE_STATUS_OK);
   assert_int_equal(grid[0], 20);
@@ -146,8 +105,8 @@ static void test_dispatch_options_of_the_minimum_size_infer_the_rest(void **stat
   uint32_t st = vyre_dispatch(f->k, args, 3, o, NULL, &e);
   if (st != VYRE_STATUS_OK) fail_msg("dispatch: %s", e.message);
   assert_vadd(out);
-  assert_int_equal(metric(f->dev, "last_grid_x"), 16);
-  assert_int_equal(metric(f->dev, "last_repeat"), 1);
+  assert_int_equal(device_metric(f->dev, "last_grid_x"), 16);
+  assert_int_equal(device_metric(f->dev, "last_repeat"), 1);
   // Covered through flags: repeat is read; the garbage cap and label are not.
   o = garbage_dispatch_options(&m, (uint32_t)offsetof(vyre_dispatch_options, timeout_ns));
   o->has_grid = 0;
@@ -157,7 +116,7 @@ static void test_dispatch_options_of_the_minimum_size_infer_the_rest(void **stat
   o->max_output_bytes = 4;
   st = vyre_dispatch(f->k, args, 3, o, NULL, &e);
   if (st != VYRE_STATUS_OK) fail_msg("dispatch: %s", e.message);
-  assert_int_equal(metric(f->dev, "last_repeat"), 3);
+  assert_int_equal(device_metric(f->dev, "last_repeat"), 3);
   // The same fields, now covered, are read: the cap refuses the dispatch.
   o->struct_size = (uint32_t)sizeof(*o);
   o->timeout_ns = 0;
@@ -240,7 +199,7 @@ static void test_a_struct_size_below_the_minimum_is_refused(void **state) {
   static uint32_t a[1000], b[1000], out[1000];
   vyre_arg args[3];
   vadd_args(args, a, b, out);
-  uint64_t before = metric(f->dev, "dispatches");
+  uint64_t before = device_metric(f->dev, "dispatches");
   caller_mem m;
   vyre_error e = new_err();
   for (uint32_t size = 0; size < VYRE_DISPATCH_OPTIONS_MIN_SIZE; size += 4) {
@@ -274,7 +233,7 @@ static void test_a_struct_size_below_the_minimum_is_refused(void **state) {
     ASSERT_HAS(e.message, want);
     assert_null(k);
   }
-  assert_int_equal(metric(f->dev, "dispatches"), before); // nothing reached the plugin
+  assert_int_equal(device_metric(f->dev, "dispatches"), before); // nothing reached the plugin
 }
 
 static void on_result(void *user, uint64_t seq, uint32_t status, const vyre_queue_output *outputs,
@@ -304,7 +263,7 @@ static void test_queue_reads_its_options_by_coverage(void **state) {
   st = vyre_queue_drain(q, &e);
   if (st != VYRE_STATUS_OK) fail_msg("drain: %s", e.message);
   assert_int_equal(delivered, 1);
-  assert_int_equal(metric(f->dev, "last_repeat"), 1);
+  assert_int_equal(device_metric(f->dev, "last_repeat"), 1);
   vyre_queue_destroy(q);
 
   o = garbage_dispatch_options(&m, 4);
@@ -334,23 +293,25 @@ static void test_a_newer_larger_struct_is_accepted(void **state) {
   uint32_t st = vyre_dispatch(f->k, args, 3, &newer.o, NULL, &e);
   if (st != VYRE_STATUS_OK) fail_msg("dispatch: %s", e.message);
   assert_vadd(out);
-  assert_int_equal(metric(f->dev, "last_repeat"), 2);
+  assert_int_equal(device_metric(f->dev, "last_repeat"), 2);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dispatch_options_ending_after_grid_ignore_the_garbage,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_dispatch_options_of_the_minimum_size_infer_the_rest,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_batch_items_and_async_jobs_read_options_by_coverage,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_compile_options_ending_after_flags_ignore_the_garbage,
-                                      setup, teardown),
-      cmocka_unit_test_setup_teardown(test_a_struct_size_below_the_minimum_is_refused, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_queue_reads_its_options_by_coverage, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_a_newer_larger_struct_is_accepted, setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_a_struct_size_below_the_minimum_is_refused,
+                                      vadd_fixture_setup, vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_queue_reads_its_options_by_coverage, vadd_fixture_setup,
+                                      vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_a_newer_larger_struct_is_accepted, vadd_fixture_setup,
+                                      vadd_fixture_teardown),
   };
   return cmocka_run_group_tests_name("host/options", tests, NULL, NULL);
 }

@@ -16,48 +16,7 @@
 
 #include "host_test_util.h"
 
-typedef struct fixture {
-  vyre_device *dev;
-  vyre_program *vadd;
-  vyre_kernel *k;
-} fixture;
-
-static int setup(void **state) {
-  setenv("VYRE_PLUGIN_PATH", TDIR, 1);
-  unsetenv("VYRE_BACKEND");
-  unsetenv("VYRE_DEVICE");
-  fixture *f = calloc(1, sizeof(*f));
-  vyre_error e = new_err();
-  if (vyre_device_open("t-basic", NULL, &f->dev, &e) != VYRE_STATUS_OK) {
-    fprintf(stderr, "%s\n", e.message);
-    return -1;
-  }
-  f->vadd = vadd_program(1000, 64);
-  if (!f->vadd || vyre_kernel_compile(f->dev, f->vadd, NULL, &f->k, &e) != VYRE_STATUS_OK)
-    return -1;
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  vyre_kernel_release(f->k);
-  vyre_device_close(f->dev);
-  vyre_program_free(f->vadd);
-  free(f);
-  return 0;
-}
-
-static uint64_t metric(vyre_device *dev, const char *name) {
-  vyre_metric m[16];
-  uint32_t n = 0;
-  vyre_error e = new_err();
-  assert_int_equal(vyre_device_metrics(dev, m, 16, &n, &e), VYRE_STATUS_OK);
-  for (uint32_t i = 0; i < n && i < 16; i++)
-    if (strcmp(m[i].name, name) == 0) return m[i].value;
-  fail_msg("no metric %s", name);
-  return 0;
-}
+typedef vadd_fixture fixture;
 
 static void test_dispatch_runs_and_infers_the_grid_from_the_output(void **state) {
   fixture *f = *state;
@@ -73,9 +32,9 @@ static void test_dispatch_runs_and_infers_the_grid_from_the_output(void **state)
   assert_int_equal(vyre_dispatch(f->k, args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
   for (uint32_t i = 0; i < 1000; i++)
     assert_int_equal(out[i], 4 * i);
-  assert_int_equal(metric(f->dev, "last_grid_x"), 16); // ceil(1000 / 64)
-  assert_int_equal(metric(f->dev, "last_grid_y"), 1);
-  assert_int_equal(metric(f->dev, "last_repeat"), 1);
+  assert_int_equal(device_metric(f->dev, "last_grid_x"), 16); // ceil(1000 / 64)
+  assert_int_equal(device_metric(f->dev, "last_grid_y"), 1);
+  assert_int_equal(device_metric(f->dev, "last_repeat"), 1);
   uint32_t grid[3];
   assert_int_equal(vyre_kernel_plan_grid(f->k, args, 3, NULL, grid, &e), VYRE_STATUS_OK);
   assert_int_equal(grid[0], 16);
@@ -164,8 +123,8 @@ static void test_a_two_dimensional_workgroup_needs_an_explicit_grid(void **state
   o.grid[1] = 5;
   o.grid[2] = 1;
   assert_int_equal(vyre_dispatch(k, args, 1, &o, NULL, &e), VYRE_STATUS_OK);
-  assert_int_equal(metric(f->dev, "last_grid_x"), 3);
-  assert_int_equal(metric(f->dev, "last_grid_y"), 5);
+  assert_int_equal(device_metric(f->dev, "last_grid_x"), 3);
+  assert_int_equal(device_metric(f->dev, "last_grid_y"), 5);
   vyre_kernel_release(k);
   vyre_program_free(p);
 }
@@ -177,7 +136,7 @@ static void test_geometry_outside_the_limits_is_refused_before_device_work(void 
                       {b, sizeof(b), NULL, 0, NULL},
                       {NULL, 0, out, sizeof(out), NULL}};
   vyre_error e = new_err();
-  uint64_t before = metric(f->dev, "dispatches");
+  uint64_t before = device_metric(f->dev, "dispatches");
   vyre_dispatch_options o;
   vyre_dispatch_options_init(&o);
   o.has_grid = 1;
@@ -201,7 +160,7 @@ static void test_geometry_outside_the_limits_is_refused_before_device_work(void 
   o.struct_size = 4;
   assert_int_equal(vyre_dispatch(f->k, args, 3, &o, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
   ASSERT_HAS(e.message, "options.struct_size is 4");
-  assert_int_equal(metric(f->dev, "dispatches"), before); // nothing reached the plugin
+  assert_int_equal(device_metric(f->dev, "dispatches"), before); // nothing reached the plugin
 }
 
 static void test_input_lengths_are_checked_with_the_buffer_named(void **state) {
@@ -283,7 +242,7 @@ static void test_bindings_reach_the_plugin_in_ascending_binding_order(void **sta
   assert_int_equal(vyre_dispatch(k, args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
   // Binding 0 is buffer 1 (b), binding 1 is buffer 2 (a), binding 2 is buffer 0 (out);
   // the plugin packs (buffer index + 1) per binding slot.
-  assert_int_equal(metric(f->dev, "last_binding_order"), 2u | (3u << 8) | (1u << 16));
+  assert_int_equal(device_metric(f->dev, "last_binding_order"), 2u | (3u << 8) | (1u << 16));
   for (uint32_t i = 0; i < 100; i++)
     assert_int_equal(out[i], 1000 + 2 * i); // t-basic sums
   vyre_kernel_release(k);
@@ -394,13 +353,13 @@ static void test_a_grid_beyond_the_limit_of_a_plugin_that_cannot_split_is_refuse
   vyre_arg args[3] = {{.data = a, .bytes = sizeof(a)},
                       {.data = a, .bytes = sizeof(a)},
                       {.out = out, .out_bytes = sizeof(out)}};
-  uint64_t before = metric(dev, "dispatches");
+  uint64_t before = device_metric(dev, "dispatches");
   st = vyre_dispatch(k, args, 3, NULL, NULL, &e);
   assert_int_equal(st, VYRE_STATUS_UNSUPPORTED);
   ASSERT_HAS(e.message, "grid [16, 1, 1] has x = 16, above the device's limit max_grid.x = 10");
   ASSERT_HAS(e.message, "VYRE_CAP_GRID_OFFSET");
   ASSERT_HAS(e.message, "Fix: use a grid of at most 10 on x");
-  assert_int_equal(metric(dev, "dispatches"), before);
+  assert_int_equal(device_metric(dev, "dispatches"), before);
   // Within the limit it runs.
   vyre_dispatch_options o;
   vyre_dispatch_options_init(&o);
@@ -416,28 +375,29 @@ static void test_a_grid_beyond_the_limit_of_a_plugin_that_cannot_split_is_refuse
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_grid_beyond_the_limit_of_a_plugin_that_cannot_split_is_refused),
-      cmocka_unit_test_setup_teardown(test_dispatch_runs_and_infers_the_grid_from_the_output, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_dispatch_runs_and_infers_the_grid_from_the_output,
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_an_input_longer_than_the_output_needs_an_explicit_grid,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_grid_of_a_program_without_outputs_comes_from_its_inputs,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_a_two_dimensional_workgroup_needs_an_explicit_grid,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(
-          test_geometry_outside_the_limits_is_refused_before_device_work, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_input_lengths_are_checked_with_the_buffer_named, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_declared_minimum_and_uniform_limit_are_enforced, setup,
-                                      teardown),
+          test_geometry_outside_the_limits_is_refused_before_device_work, vadd_fixture_setup,
+          vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_input_lengths_are_checked_with_the_buffer_named,
+                                      vadd_fixture_setup, vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_declared_minimum_and_uniform_limit_are_enforced,
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_bindings_reach_the_plugin_in_ascending_binding_order,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_read_write_returns_its_input_length_and_honours_repeat,
-                                      setup, teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_workgroup_override_is_validated_like_the_declared_size,
-                                      setup, teardown),
-      cmocka_unit_test_setup_teardown(test_plugin_messages_get_the_host_context_prefixed, setup,
-                                      teardown),
+                                      vadd_fixture_setup, vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_plugin_messages_get_the_host_context_prefixed,
+                                      vadd_fixture_setup, vadd_fixture_teardown),
   };
   return cmocka_run_group_tests_name("host/plan", tests, NULL, NULL);
 }

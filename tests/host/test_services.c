@@ -31,34 +31,23 @@
 static void ignore_result(void *user, uint64_t seq, uint32_t status, const vyre_queue_output *o,
                           uint32_t n) {}
 
-static uint64_t metric(vyre_device *dev, const char *name) {
-  vyre_metric m[32];
-  uint32_t n = 0;
-  vyre_error e = new_err();
-  assert_int_equal(vyre_device_metrics(dev, m, 32, &n, &e), VYRE_STATUS_OK);
-  for (uint32_t i = 0; i < n && i < 32; i++)
-    if (strcmp(m[i].name, name) == 0) return m[i].value;
-  fail_msg("no metric %s", name);
-  return 0;
-}
-
 static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **state) {
   vyre_device *dev = NULL;
   vyre_error e = new_err();
   assert_int_equal(vyre_device_open("t-basic", NULL, &dev, &e), VYRE_STATUS_OK);
 #if defined(T_CACHE_DISABLED) || defined(T_CACHE_YES) || defined(T_CACHE_RELATIVE)
-  assert_int_equal(metric(dev, "cache_dir_len"), UINT64_MAX); // NULL
+  assert_int_equal(device_metric(dev, "cache_dir_len"), UINT64_MAX); // NULL
 #elif defined(T_CACHE_XDG)
-  assert_int_equal(metric(dev, "cache_dir_len"), strlen(XDG "/vyre"));
+  assert_int_equal(device_metric(dev, "cache_dir_len"), strlen(XDG "/vyre"));
 #else
-  assert_int_equal(metric(dev, "cache_dir_len"), strlen(CACHE));
+  assert_int_equal(device_metric(dev, "cache_dir_len"), strlen(CACHE));
 #endif
   setenv("VYRE_TEST_PROBE", "hello", 1);
-  assert_int_equal(metric(dev, "env_probe_len"), 5);
+  assert_int_equal(device_metric(dev, "env_probe_len"), 5);
   unsetenv("VYRE_TEST_PROBE");
-  assert_int_equal(metric(dev, "env_probe_len"), UINT64_MAX);
-  assert_int_equal(metric(dev, "host_abi"), VYRE_ABI_MAJOR * 100 + VYRE_ABI_MINOR);
-  assert_int_equal(metric(dev, "clock_monotonic"), 1);
+  assert_int_equal(device_metric(dev, "env_probe_len"), UINT64_MAX);
+  assert_int_equal(device_metric(dev, "host_abi"), VYRE_ABI_MAJOR * 100 + VYRE_ABI_MINOR);
+  assert_int_equal(device_metric(dev, "clock_monotonic"), 1);
   vyre_device_close(dev);
 }
 
