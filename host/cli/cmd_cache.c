@@ -3,7 +3,7 @@
 // cmd_cache.c — `vyre cache list|clear|verify|path`: the on-disk compile
 // caches of docs/caches.md, seen and maintained from outside a process.
 //
-// The root is decided as libvyre decides it (host/lib/host_services.c,
+// The root is the one libvyre hands its plugins (vyre_cache_root, vyre.h;
 // docs/caches.md ABI-CACHE-2): VYRE_CACHE_DISABLE (strict boolean) turns it
 // off; else VYRE_CACHE_DIR (absolute; a relative one turns the cache off);
 // else $XDG_CACHE_HOME/vyre (a relative XDG_CACHE_HOME is ignored); else
@@ -63,49 +63,10 @@ static void vyre_cache_usage(FILE *f) {
           "2 usage error or an unreadable cache root\n");
 }
 
-// The root and why, as libvyre decides it (see the file comment).
+// The root and why, as libvyre decides it (vyre_cache_root).
 static void vyre_cache_locate(vyre_cache_where *w) {
-  w->root[0] = '\0';
-  const char *off = secure_getenv("VYRE_CACHE_DISABLE");
-  if (vyre_cli_env_bool("VYRE_CACHE_DISABLE", 0)) {
-    snprintf(w->why, sizeof w->why, "disabled by VYRE_CACHE_DISABLE=%s", off);
-    return;
-  }
-  const char *dir = secure_getenv("VYRE_CACHE_DIR");
-  if (dir && *dir) {
-    if (dir[0] != '/') {
-      snprintf(w->why, sizeof w->why,
-               "disabled: VYRE_CACHE_DIR='%s' is not an absolute path, so libvyre turns the disk "
-               "cache off. Fix: set VYRE_CACHE_DIR to an absolute folder",
-               dir);
-      return;
-    }
-    snprintf(w->root, sizeof w->root, "%s", dir);
-    snprintf(w->why, sizeof w->why, "from VYRE_CACHE_DIR");
-    return;
-  }
-  const char *xdg = secure_getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg && xdg[0] == '/') {
-    snprintf(w->root, sizeof w->root, "%s/vyre", xdg);
-    snprintf(w->why, sizeof w->why, "from XDG_CACHE_HOME ($XDG_CACHE_HOME/vyre)");
-    return;
-  }
-  char ignored[600] = "";
-  if (xdg && *xdg)
-    snprintf(ignored, sizeof ignored, "; XDG_CACHE_HOME='%s' is relative and ignored", xdg);
-  const char *home = secure_getenv("HOME");
-  if (home && *home && home[0] == '/') {
-    snprintf(w->root, sizeof w->root, "%s/.cache/vyre", home);
-    snprintf(w->why, sizeof w->why,
-             "from HOME ($HOME/.cache/vyre; VYRE_CACHE_DIR and "
-             "XDG_CACHE_HOME unset%s)",
-             ignored);
-    return;
-  }
-  snprintf(w->why, sizeof w->why,
-           "disabled: no VYRE_CACHE_DIR, XDG_CACHE_HOME or absolute HOME%s (a privileged "
-           "process sees no environment)",
-           ignored);
+  const char *root = vyre_cache_root(w->why, sizeof w->why);
+  snprintf(w->root, sizeof w->root, "%s", root ? root : "");
 }
 
 // "<32 lowercase hex>" at |s|.

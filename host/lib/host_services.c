@@ -224,24 +224,55 @@ static const char *absolute_env(const char *var, const char *then) {
   return NULL;
 }
 
-// The cache root of docs/caches.md ABI-CACHE-2, or NULL. A relative
-// VYRE_CACHE_DIR disables the disk cache (it does not fall back to the
-// default folder: the user asked for another one); a relative
+// The cache root of docs/caches.md ABI-CACHE-2, or NULL, and in g_cache_why
+// where it came from or why there is none (`vyre cache path` prints it). A
+// relative VYRE_CACHE_DIR disables the disk cache (it does not fall back to
+// the default folder: the user asked for another one); a relative
 // XDG_CACHE_HOME is ignored, as the XDG base directory spec says.
+static char g_cache_why[1024];
 static const char *cache_root(void) {
-  if (cache_disabled()) return NULL;
+  char *why = g_cache_why;
+  const size_t cap = sizeof(g_cache_why);
+  if (cache_disabled()) {
+    snprintf(why, cap, "disabled by VYRE_CACHE_DISABLE=%s", vyre__getenv("VYRE_CACHE_DISABLE"));
+    return NULL;
+  }
   const char *set = vyre__getenv("VYRE_CACHE_DIR");
   const char *dir = absolute_env("VYRE_CACHE_DIR", "the on-disk compile caches are off");
   int n = -1;
-  if (set && *set && !dir) return NULL;
+  if (set && *set && !dir) {
+    snprintf(why, cap,
+             "disabled: VYRE_CACHE_DIR='%s' is not an absolute path, so libvyre turns the disk "
+             "cache off. Fix: set VYRE_CACHE_DIR to an absolute folder",
+             set);
+    return NULL;
+  }
+  const char *xdg = vyre__getenv("XDG_CACHE_HOME");
+  char ignored[600] = "";
+  if (xdg && *xdg && xdg[0] != '/')
+    snprintf(ignored, sizeof ignored, "; XDG_CACHE_HOME='%s' is relative and ignored", xdg);
   if (dir) {
     n = snprintf(g_cache_dir, sizeof(g_cache_dir), "%s", dir);
+    snprintf(why, cap, "from VYRE_CACHE_DIR");
   } else if ((dir = absolute_env("XDG_CACHE_HOME", "it is ignored")) != NULL) {
     n = snprintf(g_cache_dir, sizeof(g_cache_dir), "%s/vyre", dir);
+    snprintf(why, cap, "from XDG_CACHE_HOME ($XDG_CACHE_HOME/vyre)");
   } else if ((dir = absolute_env("HOME", "the on-disk compile caches are off")) != NULL) {
     n = snprintf(g_cache_dir, sizeof(g_cache_dir), "%s/.cache/vyre", dir);
+    snprintf(why, cap, "from HOME ($HOME/.cache/vyre; VYRE_CACHE_DIR and XDG_CACHE_HOME unset%s)",
+             ignored);
+  } else {
+    snprintf(why, cap,
+             "disabled: no VYRE_CACHE_DIR, XDG_CACHE_HOME or absolute HOME%s (a privileged "
+             "process sees no environment)",
+             ignored);
+    return NULL;
   }
-  if (n < 0 || (size_t)n >= sizeof(g_cache_dir)) return NULL;
+  if (n < 0 || (size_t)n >= sizeof(g_cache_dir)) {
+    snprintf(why, cap, "disabled: the cache folder's path is longer than %zu bytes",
+             sizeof(g_cache_dir) - 1);
+    return NULL;
+  }
   return g_cache_dir;
 }
 
@@ -261,4 +292,10 @@ static void services_init(void) {
 const vyre_host_services *vyre__services(void) {
   pthread_once(&g_services_once, services_init);
   return &g_services;
+}
+
+const char *vyre_cache_root(char *why, size_t why_cap) {
+  const vyre_host_services *services = vyre__services();
+  if (why && why_cap) snprintf(why, why_cap, "%s", g_cache_why);
+  return services->cache_dir;
 }

@@ -42,6 +42,19 @@ static void test_plugins_get_the_cache_root_env_lookup_abi_and_clock(void **stat
 #else
   assert_int_equal(device_metric(dev, "cache_dir_len"), strlen(CACHE));
 #endif
+  // The application sees the root the plugins were given, and why.
+  char why[1024];
+  const char *root = vyre_cache_root(why, sizeof why);
+#if defined(T_CACHE_DISABLED) || defined(T_CACHE_YES) || defined(T_CACHE_RELATIVE)
+  assert_null(root);
+  assert_non_null(strstr(why, "disabled"));
+#elif defined(T_CACHE_XDG)
+  assert_string_equal(root, XDG "/vyre");
+  assert_non_null(strstr(why, "from XDG_CACHE_HOME"));
+#else
+  assert_string_equal(root, CACHE);
+  assert_string_equal(why, "from VYRE_CACHE_DIR");
+#endif
   setenv("VYRE_TEST_PROBE", "hello", 1);
   assert_int_equal(device_metric(dev, "env_probe_len"), 5);
   unsetenv("VYRE_TEST_PROBE");

@@ -105,6 +105,16 @@ const char *vyre_status_string(uint32_t status);
 typedef void (*vyre_log_fn)(void *user, uint32_t level, const char *source, const char *message);
 void vyre_set_log_callback(vyre_log_fn fn, void *user, uint32_t max_level);
 
+// The root folder of the on-disk compile caches that libvyre hands every
+// plugin (docs/caches.md ABI-CACHE-2: VYRE_CACHE_DIR, else
+// $XDG_CACHE_HOME/vyre, else $HOME/.cache/vyre), or NULL when the disk caches
+// are off. |why| (may be NULL) receives |why_cap| bytes at most, NUL
+// terminated: where the root came from ("from VYRE_CACHE_DIR"), or why there
+// is none ("disabled by VYRE_CACHE_DISABLE=1"). The root is fixed when
+// libvyre first reads its environment; the returned string lives for the
+// process. Thread-safe. `vyre cache path` prints both.
+const char *vyre_cache_root(char *why, size_t why_cap);
+
 //===----------------------------------------------------------------------===//
 // Programs
 //===----------------------------------------------------------------------===//
