@@ -28,10 +28,6 @@ int vyre_cmd_run(int argc, char **argv);
 int vyre_cmd_conform(int argc, char **argv);
 int vyre_cmd_cache(int argc, char **argv);
 
-// A boolean environment variable read strictly, as libvyre reads it:
-// 1/true/yes/on is 1, 0/false/no/off and empty are 0, unset is |fallback|;
-// anything else is |fallback| with a warning on stderr naming the value.
-int vyre_cli_env_bool(const char *name, int fallback);
 // Checks VYRE_LOG: NULL when unset or a level (error, warn, info, debug),
 // else the bad value.
 const char *vyre_cli_bad_log_level(void);

@@ -25,23 +25,6 @@ const char *vyre_cli_backend_choice(const char *backend, char *buf, size_t cap) 
   return buf;
 }
 
-int vyre_cli_env_bool(const char *name, int fallback) {
-  static const char *const yes[] = {"1", "true", "yes", "on"};
-  static const char *const no[] = {"0", "false", "no", "off", ""};
-  const char *v = secure_getenv(name);
-  if (!v) return fallback;
-  for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-    if (strcasecmp(v, no[i]) == 0) return 0;
-  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-    if (strcasecmp(v, yes[i]) == 0) return 1;
-  char shown[200];
-  fprintf(stderr,
-          "vyre: warning: %s='%s' is not 1/true/yes/on or 0/false/no/off; treated as %s. Fix: "
-          "set %s=1 or %s=0, or unset it.\n",
-          name, vyre_cli_safe(v, shown, sizeof shown), fallback ? "on" : "off", name, name);
-  return fallback;
-}
-
 const char *vyre_cli_bad_log_level(void) {
   static const char *const levels[] = {"error", "warn", "info", "debug"};
   const char *v = secure_getenv("VYRE_LOG");

@@ -95,11 +95,13 @@ void vyre_bench_fig_fresh_load(vyre_bench_ctx *c, vyre_bench_side *out, char *ex
            "loaded module)");
   *out_compiled = 0;
   extra[0] = '\0';
-  // Parsed as libvyre parses it (docs/caches.md): any true value disables.
-  if (vyre_cli_env_bool("VYRE_CACHE_DISABLE", 0)) {
+  // The root the plugins get (docs/caches.md ABI-CACHE-2): none, no figure.
+  char why[1024];
+  if (!vyre_cache_root(why, sizeof why)) {
     vyre_bench_side_set(out, VYRE_BENCH_NA,
-                        "VYRE_CACHE_DISABLE is set to a true value: there is no disk cache to "
-                        "load from. Fix: unset VYRE_CACHE_DISABLE.");
+                        "there is no disk cache to load from (%s). Fix: unset "
+                        "VYRE_CACHE_DISABLE, or set VYRE_CACHE_DIR to an absolute folder.",
+                        why);
     return;
   }
   // The program: unique to this run, compiled and persisted once here.

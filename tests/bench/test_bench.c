@@ -163,6 +163,21 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   json_decref(root);
 }
 
+// Figure 5 needs the disk cache: without one (VYRE_CACHE_DISABLE, as libvyre
+// reads it through vyre_cache_root) it is n/a and says why, never a fake number.
+static void test_bench_fresh_load_without_a_disk_cache_says_why(void **state) {
+  (void)state;
+  const char *log = VYRE_BENCH_OUT "/bench-nocache.log";
+  setenv("VYRE_CACHE_DISABLE", "yes", 1);
+  int rc = run_bench("--backend cpu --quick --reps 3 --filter 5", log);
+  unsetenv("VYRE_CACHE_DISABLE");
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  const char *text = slurp(log);
+  assert_non_null(strstr(text, "there is no disk cache to load from (disabled by "
+                               "VYRE_CACHE_DISABLE=yes)"));
+  assert_non_null(strstr(text, "Fix:"));
+}
+
 static void test_bench_help_lists_the_options(void **state) {
   const char *log = VYRE_BENCH_OUT "/bench-help.log";
   assert_int_equal(run_bench("--help", log), 0);
@@ -193,6 +208,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bench_cpu_quick_json_has_every_figure_with_numbers),
       cmocka_unit_test(test_bench_filter_runs_only_the_named_figures),
+      cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),
       cmocka_unit_test(test_bench_unknown_backend_is_a_setup_error),
