@@ -74,6 +74,12 @@ static const char kPrelude[] =
     "#endif\n"
     "VD u32 vuneg(u32 a) { return vneg32(a); }\n"
     "VD i32 vineg(i32 a) { return (i32)vneg32((u32)a); }\n"
+    // CUDA's atomicSub(u32 *, u32) is atomicAdd(p, (unsigned)-(int)v): signed
+    // negation, undefined for v = 0x80000000, and NVVM folded the whole
+    // subtraction to 0 when v could only be 0 or 0x80000000
+    // (tests/conformance/cases/integers/atomic_sub_int_min.json, found by
+    // vyre fuzz on the H200). Subtract through the opaque negation instead.
+    "VD u32 vatomic_sub(u32 *p, u32 v) { return atomicAdd(p, vneg32(v)); }\n"
     "VD i32 viadd(i32 a, i32 b) { return (i32)((u32)a + (u32)b); }\n"
     "VD i32 visub(i32 a, i32 b) { return (i32)((u32)a - (u32)b); }\n"
     "VD i32 vimul(i32 a, i32 b) { return (i32)((u32)a * (u32)b); }\n"
@@ -243,7 +249,7 @@ static void emit_list(vyre_cuda_cg *g, uint32_t start, uint32_t count, int inden
 // Atomic spelling per op, expanded from VYRE_IR_ATOMIC_LIST: a row the list
 // gains that this generator does not define is a build error.
 #define VYRE_CUDA_ATOMIC_ADD      "atomicAdd"
-#define VYRE_CUDA_ATOMIC_SUB      "atomicSub"
+#define VYRE_CUDA_ATOMIC_SUB      "vatomic_sub"
 #define VYRE_CUDA_ATOMIC_AND      "atomicAnd"
 #define VYRE_CUDA_ATOMIC_OR       "atomicOr"
 #define VYRE_CUDA_ATOMIC_XOR      "atomicXor"

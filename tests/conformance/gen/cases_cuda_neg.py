@@ -131,3 +131,42 @@ def gen_neg_feeding_max(ctx):
                    "wrong (ptxas dropped the negation); lane-mode workgroup of 128",
                    buffers, body, wg=(128, 1, 1), grid=[3, 1, 1],
                    inputs={"iu": enc_list("u32", IU), "ii": enc_list("i32", II)}, expect=expect))
+
+
+def gen_atomic_sub_int_min(ctx):
+    """Atomic sub of a value that can only be 0 or 0x80000000. CUDA's atomicSub(u32 *, u32)
+    negates through a signed int, undefined for INT_MIN, and NVVM folded the whole subtraction
+    to 0 (vyre fuzz seed 1010002697 on the H200: expected 0x80000000, got 0). The CUDA
+    prelude now subtracts as atomicAdd of the opaque neg.s32. Expected values: 0 - v mod 2^32."""
+    def ii(i):
+        return load("ii", lit_u(i))
+
+    def bit31(c, how):
+        return un("bitrev", cast("u32", c)) if how == "brev" else \
+            bin_("shl", cast("u32", c), lit_u(31))
+
+    neg = bin_("lt", ii(1), lit_i(0))  # true: ii[1] = -5
+    pos = bin_("lt", ii(0), lit_i(0))  # false: ii[0] = 5
+    body = [
+        # The fuzzer's program: an out-of-bounds load (0) compared with a negative literal.
+        atomic("sub", "ou", lit_u(0),
+               bit31(bin_("lt", lit_i(-1895562548), load("empty", lit_u(0))), "brev")),
+        atomic("sub", "ou", lit_u(1), bit31(neg, "brev")),
+        atomic("sub", "ou", lit_u(2), bit31(pos, "shl")),
+        atomic("sub", "ou", lit_u(3), bit31(neg, "shl")),
+        atomic("sub", "oi", lit_u(0), select(neg, lit_u(0x80000000), lit_u(0))),
+        atomic("sub", "oi", lit_u(1), bitcast("u32", ii(2))),
+    ]
+    ou = [(0 - v) & M32 for v in (0x80000000, 0x80000000, 0, 0x80000000)]
+    oi = [(0 - v) & M32 for v in (0x80000000, 0x80000000)]
+    buffers = [buf("ii", 0, "read", "i32"), buf("empty", 1, "read", "i32"),
+               buf("ou", 2, "write", "u32", 4), buf("oi", 3, "write", "u32", 2)]
+    ctx.W.add("integers/atomic_sub_int_min.json",
+              case("atomic_sub_int_min",
+                   "atomic sub of a value that is 0 or 0x80000000 (a bool bit-reversed or "
+                   "shifted to bit 31, a select, a bitcast INT_MIN): 0 - 0x80000000 is "
+                   "0x80000000; CUDA's atomicSub negates through signed int and NVVM folded it "
+                   "to 0 (vyre fuzz seed 1010002697 on the H200)",
+                   buffers, body, wg=(1, 1, 1), grid=[1, 1, 1],
+                   inputs={"ii": enc_list("i32", [5, -5, -2147483648]), "empty": []},
+                   expect={"ou": enc_list("u32", ou), "oi": enc_list("u32", oi)}))
