@@ -170,3 +170,64 @@ def gen_atomic_sub_int_min(ctx):
                    buffers, body, wg=(1, 1, 1), grid=[1, 1, 1],
                    inputs={"ii": enc_list("i32", [5, -5, -2147483648]), "empty": []},
                    expect={"ou": enc_list("u32", ou), "oi": enc_list("u32", oi)}))
+
+
+def gen_cuda_ptxas_folds(ctx):
+    """Two shapes that ptxas -O3 (CUDA 13.0, sm_90) compiled wrong, found by vyre fuzz on
+    the H200 (seeds 5120001487 and 5130000468); -Xptxas -O0 was exact on both.
+
+    selects: a select between two integer-valued f32 constants, one of them -0.0, feeding
+    float arithmetic. ptxas rewrote select(p, -1.0, -0.0) as an int-to-float conversion of
+    select(p, -1, 0), which gives +0 for -0. Every value below is -0 (IR-F32 sign rules).
+
+    relu_eq: an i32 max against a zero the compiler can prove, then compared with 0
+    (max(max(x, 0), ~(-1)) == 0 for x = -1). ptxas fused it into VIMNMX.RELU with a
+    predicate output and took the wrong branch."""
+    ly = builtin("lid", 1)  # always 0 here: a condition only the compiler can fold
+    never = bin_("eq", ly, lit_u(1))
+    always = bin_("eq", load("u", lit_u(0)), lit_u(7))  # u[0] = 7, known only at run time
+    m1, m0, two, four, three = 0xBF800000, 0x80000000, 0x40000000, 0x40800000, 0x40400000
+
+    def sel(c, t, f):
+        return select(c, lit_f(t), lit_f(f))
+
+    sel_vals = [
+        un("floor", sel(never, m1, m0)),
+        bin_("add", sel(never, m1, m0), lit_f(m0)),
+        bin_("mul", sel(never, two, m0), lit_f(0x3F800000)),
+        sel(never, m1, m0),
+        un("sqrt", sel(never, four, m0)),
+        un("trunc", sel(always, m0, three)),
+        un("ceil", sel(never, m1, m0)),
+        un("round", sel(never, two, m0)),
+    ]
+    body = [store("selects", lit_u(k), v) for k, v in enumerate(sel_vals)]
+    # relu_eq[0]: the fuzzer's shape (store -1, load it back, compare the max chain).
+    ii0 = load("ii", lit_u(0))
+    body += [
+        store("oi", lit_u(0), un("neg", lit_i(1))),
+        if_(bin_("eq", lit_i(0), bin_("max", bin_("max", load("oi", lit_u(0)), lit_i(0)),
+                                      un("not", un("neg", lit_i(1))))),
+            [store("relu_eq", lit_u(0), lit_u(1))], [store("relu_eq", lit_u(0), lit_u(2))]),
+        store("relu_eq", lit_u(1), cast("u32", bin_("eq", bin_("max", ii0, lit_i(0)), lit_i(0)))),
+        if_(bin_("eq", bin_("max", ii0, lit_i(0)), lit_i(0)),
+            [store("relu_eq", lit_u(2), lit_u(1))], [store("relu_eq", lit_u(2), lit_u(2))]),
+        store("relu_eq", lit_u(3),
+              cast("u32", bin_("ne", bin_("min", load("ii", lit_u(1)), lit_i(0)), lit_i(0)))),
+        store("relu_eq", lit_u(4),
+              cast("u32", bin_("eq", bin_("max", bin_("max", ii0, lit_i(0)), lit_i(0)),
+                               lit_i(0)))),
+    ]
+    buffers = [buf("u", 0, "read", "u32"), buf("ii", 1, "read", "i32"),
+               buf("selects", 2, "write", "f32", len(sel_vals)),
+               buf("oi", 3, "write", "i32", 1), buf("relu_eq", 4, "write", "u32", 5)]
+    ctx.W.add("integers/cuda_ptxas_folds.json",
+              case("cuda_ptxas_folds",
+                   "selects of integer-valued f32 constants with -0.0 feeding floor, add, mul, "
+                   "sqrt, trunc, ceil, round (all -0), and an i32 max against a provable 0 "
+                   "compared with 0 (relu == 0); shapes ptxas -O3 on sm_90 compiled wrong "
+                   "(vyre fuzz seeds 5120001487 and 5130000468 on the H200)",
+                   buffers, body, wg=(1, 1, 1), grid=[1, 1, 1],
+                   inputs={"u": enc_list("u32", [7]), "ii": enc_list("i32", [-1, 5])},
+                   expect={"selects": ["0x80000000"] * len(sel_vals), "oi": enc_list("i32", [-1]),
+                           "relu_eq": enc_list("u32", [1, 1, 1, 0, 1])}))

@@ -154,7 +154,7 @@ from cases_values import gen_integers, gen_casts, gen_f32, gen_f32_random  # noq
 from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
 from cases_validation import gen_validation  # noqa: E402
 from cases_zeros import gen_f32_zero_operands  # noqa: E402
-from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min  # noqa: E402
+from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 
 
 def main():
@@ -167,6 +167,7 @@ def main():
     gen_integers(ctx)
     gen_neg_feeding_max(ctx)
     gen_atomic_sub_int_min(ctx)
+    gen_cuda_ptxas_folds(ctx)
     gen_casts(ctx)
     gen_f32(ctx)
     gen_f32_random(ctx)
