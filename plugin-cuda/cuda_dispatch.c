@@ -240,7 +240,7 @@ void vyre_cuda_pending_release(vyre_backend *be, vyre_pending *p) {
 }
 
 // Waits for the jobs of a batch, each with its own deadline (|deadlines|,
-// absolute, 0: none; docs/abi.md ABI-BATCH-4): polls the ev_done of each
+// absolute, 0: none; docs/abi.md ABI-JOBTIMEOUT-1): polls the ev_done of each
 // job with a deadline until it completes or its deadline passes (then that
 // job alone gets TIMEOUT in |st_out| and its error), then synchronizes the
 // stream when a job has no deadline or none timed out. *settled: 1 when
@@ -452,7 +452,7 @@ uint32_t vyre_cuda_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32
                        "dispatch_batch: out of host memory for %u jobs. Fix: free memory.", n);
     goto out;
   }
-  // Each job's own timeout, from the batch's start (docs/abi.md ABI-BATCH-4).
+  // Each job's own timeout, from the batch's start (docs/abi.md ABI-JOBTIMEOUT-1).
   uint64_t t0 = vyre_kit_now_ns();
   for (uint32_t i = 0; i < n; i++) {
     args[i] = jobs[i].args;

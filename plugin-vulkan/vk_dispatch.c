@@ -343,7 +343,7 @@ void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p) {
 }
 
 // Waits for a batch's fence with each job's own timeout, counted from the
-// batch's start |t0| (docs/abi.md ABI-BATCH-4): when the fence has not
+// batch's start |t0| (docs/abi.md ABI-JOBTIMEOUT-1): when the fence has not
 // signalled by a job's deadline, that job gets TIMEOUT (its results are never
 // copied out) and the wait goes on for the jobs with a later deadline or
 // none. Returns the fence's status once it signals, or TIMEOUT (in |err|)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // runtime_recover.c — runtime pseudo-cases for the recovery semantics an
-// application leans on (docs/abi.md ABI-RECOVER-3, -6, -7, ABI-BATCH-4):
+// application leans on (docs/abi.md ABI-RECOVER-3, -6, -7, ABI-JOBTIMEOUT-1):
 //   - a batch applies each job's own timeout, not the smallest of the batch;
 //   - a kernel survives a recover (explicit, or done quietly by a batch or a
 //     queue) and gives correct results without being compiled again by the
@@ -87,7 +87,7 @@ static int lose(vyre_device *dev, vyre__result *r) {
   return 0;
 }
 
-// docs/abi.md ABI-BATCH-4: a batch of [a long job with a 1 ns timeout, a
+// docs/abi.md ABI-JOBTIMEOUT-1: a batch of [a long job with a 1 ns timeout, a
 // short job without one, a short job with a long one]: the jobs without a
 // short timeout finish with correct results whatever the first one does (it
 // times out, or finishes in time with correct results).
@@ -128,7 +128,7 @@ void vyre__rt_batch_timeout_per_job(vyre_device *dev, vyre__result *r) {
       vyre__result_fail(r,
                         "batch item %u (%s) returned %s while item 0 had a 1 ns timeout: a job's "
                         "timeout must not apply to the other jobs of the batch (docs/abi.md "
-                        "ABI-BATCH-4): %s",
+                        "ABI-JOBTIMEOUT-1): %s",
                         j, j == 1 ? "no timeout" : "a 60 s timeout",
                         vyre_status_name(items[j].status), items[j].error.message);
       goto done;

@@ -980,7 +980,7 @@ static void test_plugin_driver_calls_per_dispatch_are_pinned(void **state) {
   assert_int_equal(mock_calls("cuMemcpyHtoDAsync", 0), 0);
   assert_int_equal(mock_calls("cuMemcpyDtoHAsync", 0), 0);
   assert_int_equal(mock_calls(NULL, 0), 8 + 1 + 2);
-  // Each job's own timeout (docs/abi.md ABI-BATCH-4): a job with a timeout
+  // Each job's own timeout (docs/abi.md ABI-JOBTIMEOUT-1): a job with a timeout
   // records its own event and is waited on its own; the unbounded others
   // then take one synchronization.
   bda[3].timeout_ns = 5000000000ull;
