@@ -195,9 +195,58 @@ static uint32_t push_payloads(vyre_queue *q, uint32_t first, uint32_t count, vyr
   return VYRE_STATUS_OK;
 }
 
-// docs/abi.md ABI-RECOVER-6: a kernel survives an explicit recover, a recover
-// a batch does on its own and one a queue does on its own, with correct
-// results and no compile by the application; a resident buffer made before a
+// After a recover: the kernel from before runs as an async job and as a
+// sequence step on new resident buffers (each path takes the rebuilt
+// module). Returns 0 when right.
+static int survives_async_and_sequence(vyre_device *dev, vyre_kernel *k, const vyre_caps *caps,
+                                       vyre__result *r) {
+  vyre_error err = {.struct_size = sizeof err};
+  uint32_t a[VYRE__RT_N], o[VYRE__RT_N];
+  for (uint32_t i = 0; i < VYRE__RT_N; i++)
+    a[i] = 5 * i;
+  memset(o, 0xCD, sizeof o);
+  vyre_arg da[2] = {{a, sizeof a, NULL, 0, NULL}, {NULL, 0, o, sizeof o, NULL}};
+  vyre_job *job = NULL;
+  uint32_t st = vyre_dispatch_async(k, da, 2, NULL, &job, &err);
+  if (!st) st = vyre_job_wait(job, UINT64_MAX, NULL, &err);
+  if (job) vyre_job_release(job);
+  if (st || o[VYRE__RT_N - 1] != 10 * (VYRE__RT_N - 1)) {
+    vyre__result_fail(r,
+                      "after recover: an async job of the kernel from before returned %s (last "
+                      "element %u, expected %u): %s",
+                      vyre_status_name(st), o[VYRE__RT_N - 1], 10 * (VYRE__RT_N - 1),
+                      st ? err.message : "");
+    return 1;
+  }
+  if (!(caps->flags & VYRE_CAP_RESIDENT)) return 0;
+  vyre_resident *in = NULL, *out = NULL;
+  st = vyre_resident_alloc(dev, sizeof a, &in, &err);
+  if (!st) st = vyre_resident_alloc(dev, sizeof o, &out, &err);
+  vyre_resident_range up = {in, 0, sizeof a, a, NULL};
+  if (!st) st = vyre_resident_write(dev, &up, 1, &err);
+  vyre_arg sa[2] = {{NULL, 0, NULL, 0, in}, {NULL, 0, NULL, 0, out}};
+  vyre_sequence_step step = {k, sa, 2, 0, NULL};
+  vyre_resident_range rd = {out, 0, sizeof o, NULL, o};
+  memset(o, 0xCD, sizeof o);
+  if (!st) st = vyre_sequence_run(dev, &step, 1, &rd, 1, NULL, &err);
+  if (in) vyre_resident_free(in, NULL);
+  if (out) vyre_resident_free(out, NULL);
+  if (st == VYRE_STATUS_UNSUPPORTED) return 0; // no sequences
+  if (st || o[VYRE__RT_N - 1] != 10 * (VYRE__RT_N - 1)) {
+    vyre__result_fail(r,
+                      "after recover: a sequence step of the kernel from before on new resident "
+                      "buffers returned %s (last element %u, expected %u): %s",
+                      vyre_status_name(st), o[VYRE__RT_N - 1], 10 * (VYRE__RT_N - 1),
+                      st ? err.message : "");
+    return 1;
+  }
+  return 0;
+}
+
+// docs/abi.md ABI-RECOVER-6: a kernel survives an explicit recover (one-shot,
+// async and sequence dispatches), a recover a batch does on its own and one
+// a queue does on its own, with correct results and no compile by the
+// application; a resident buffer made before a
 // loss stays refused (its contents are gone).
 void vyre__rt_kernel_survives_recover(vyre_device *dev, vyre__result *r) {
   vyre_program *p = NULL;
@@ -218,6 +267,7 @@ void vyre__rt_kernel_survives_recover(vyre_device *dev, vyre__result *r) {
     goto done;
   }
   if (double_ok(k, r, "after vyre_device_recover")) goto done;
+  if (survives_async_and_sequence(dev, k, &caps, r)) goto done;
   if (buf) {
     uint32_t got[4];
     vyre_resident_range rg = {buf, 0, 16, NULL, got};
