@@ -3,7 +3,7 @@
 // cuda_dispatch.c — the dispatch slots: one-shot (one synchronization),
 // async (an event per dispatch; poll, wait with a deadline, release that
 // leaves running work to be reaped), batch (every job enqueued on one
-// stream, one synchronization, a status per job) and sequences (resident
+// stream, one synchronization, a status per job, each job's own timeout) and sequences (resident
 // steps and reads on one stream, one synchronization). The life of one
 // dispatch is in cuda_job.c. Called from the ops table.
 
@@ -239,12 +239,89 @@ void vyre_cuda_pending_release(vyre_backend *be, vyre_pending *p) {
   free(p);
 }
 
+// Waits for the jobs of a batch, each with its own deadline (|deadlines|,
+// absolute, 0: none; docs/abi.md ABI-JOBTIMEOUT-1): polls the ev_done of each
+// job with a deadline until it completes or its deadline passes (then that
+// job alone gets TIMEOUT in |st_out| and its error), then synchronizes the
+// stream when a job has no deadline or none timed out. *settled: 1 when
+// everything queued on |s| is known finished; 0 when work behind a job that
+// timed out may still run (the caller then leaves the jobs to be reaped).
+// Returns TIMEOUT (in |err|) when no job is left that finished in time.
+static uint32_t wait_per_job(vyre_backend *be, vyre_cuda_job **jobs, uint32_t n,
+                             const uint64_t *deadlines, uint32_t *st_out, vyre_error **errs,
+                             CUstream s, int *settled, vyre_error *err) {
+  *settled = 0;
+  uint8_t *done = calloc(n ? n : 1, 1);
+  if (!done)
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
+                         "out of host memory waiting for %u jobs. Fix: free memory.", n);
+  uint32_t last = UINT32_MAX, timed_out = 0;
+  int unbounded = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!jobs[i]) continue;
+    last = i;
+    if (!st_out[i] && !deadlines[i]) unbounded = 1;
+  }
+  long nap = 2000;
+  for (;;) {
+    uint32_t pending = 0;
+    uint64_t now = vyre_kit_now_ns();
+    for (uint32_t i = 0; i < n; i++) {
+      if (!jobs[i] || st_out[i] || !deadlines[i] || done[i]) continue;
+      CUresult r = vyre_cuda_cu.cuEventQuery(jobs[i]->ev_done);
+      if (r == CUDA_SUCCESS) {
+        done[i] = 1;
+      } else if (r != CUDA_ERROR_NOT_READY) {
+        free(done);
+        return vyre_cuda_be_fail(be, err, r, "retry", "waiting for batch job %u", i);
+      } else if (now >= deadlines[i]) {
+        st_out[i] = vyre_kit_fail(errs ? errs[i] : NULL, VYRE_STATUS_TIMEOUT, r, VYRE_CUDA_NAME,
+                                  "the dispatch did not finish within its own timeout (the "
+                                  "batch's other jobs went on). Fix: raise the timeout or split "
+                                  "the work.");
+        timed_out++;
+      } else {
+        pending++;
+      }
+    }
+    if (!pending) break;
+    struct timespec ts = {0, nap};
+    nanosleep(&ts, NULL);
+    if (nap < 500000) nap *= 2;
+  }
+  uint32_t st = VYRE_STATUS_OK;
+  if (unbounded || !timed_out) {
+    CUresult r = vyre_cuda_cu.cuStreamSynchronize(s);
+    if (r != CUDA_SUCCESS) {
+      free(done);
+      return vyre_cuda_be_fail(be, err, r, "retry", "cuStreamSynchronize after the batch");
+    }
+    vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
+    *settled = 1;
+  } else {
+    *settled = last == UINT32_MAX || done[last]; // in-order stream: the last one done, all done
+  }
+  uint32_t in_time = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (jobs[i] && !st_out[i]) in_time++;
+  if (!in_time && timed_out)
+    st = vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, VYRE_CUDA_NAME,
+                       "no job of the batch finished within its own timeout (%u timed out). "
+                       "Fix: raise the timeouts or split the work.",
+                       timed_out);
+  free(done);
+  return st;
+}
+
 // Runs |n| dispatches on one stream with one synchronization. |jobs_out|
 // receives each job (NULL where preparation failed, status in |st_out|).
+// |deadlines| (a batch; NULL: a sequence): each job's own absolute deadline
+// (0: none) instead of |timeout_ns| for the whole run.
 static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args, uint32_t n,
                          int resident_only, uint32_t *st_out, vyre_error **errs,
                          vyre_dispatch_result **results, const vyre_buffer_range *reads,
-                         uint32_t read_count, uint64_t timeout_ns, vyre_error *err) {
+                         uint32_t read_count, uint64_t timeout_ns, const uint64_t *deadlines,
+                         vyre_error *err) {
   vyre_cuda_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
   if (!jobs)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
@@ -282,7 +359,7 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
       vyre_cuda_job_give(be, j);
       continue;
     }
-    if ((st_out[i] = vyre_cuda_job_enqueue(be, j, s, 0, je))) {
+    if ((st_out[i] = vyre_cuda_job_enqueue(be, j, s, deadlines && deadlines[i], je))) {
       jobs[i] = j; // may have queued work: collected after the sync
       if (atomic_load(&be->lost)) break;
       continue;
@@ -298,14 +375,17 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
     down += reads[i].size;
   }
   // Unbounded: one cuStreamSynchronize. Bounded: one event on the shared
-  // stream, polled until the deadline.
-  int bounded = timeout_ns != 0 && timeout_ns != UINT64_MAX;
+  // stream, polled until the deadline. Per-job deadlines: wait_per_job.
+  int bounded = !deadlines && timeout_ns != 0 && timeout_ns != UINT64_MAX;
+  int settled = 1;
   if (r == CUDA_SUCCESS && bounded) r = vyre_cuda_cu.cuEventRecord(lead->ev_done, s);
   if (r != CUDA_SUCCESS) {
     st = vyre_cuda_be_fail(be, err, r, "retry", "enqueuing the reads");
   } else {
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
-    if (bounded) {
+    if (deadlines) {
+      st = wait_per_job(be, jobs, n, deadlines, st_out, errs, s, &settled, err);
+    } else if (bounded) {
       st = wait_event(be, lead->ev_done, timeout_ns, err);
     } else if ((r = vyre_cuda_cu.cuStreamSynchronize(s)) != CUDA_SUCCESS) {
       st = vyre_cuda_be_fail(be, err, r, "retry", "cuStreamSynchronize after the batch");
@@ -313,10 +393,16 @@ static uint32_t run_many(vyre_backend *be, const vyre_dispatch_args *const *args
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
     }
   }
-  if (st == VYRE_STATUS_TIMEOUT) {
-    // Everything stays leased until the device is done. The jobs recorded
-    // no event of their own: each gets one now, after all the work queued on
-    // the shared stream, so reaping waits for everything.
+  if (st == VYRE_STATUS_TIMEOUT || (st == VYRE_STATUS_OK && !settled)) {
+    // Jobs that finished in time before a later one timed out (per-job
+    // deadlines) deliver their results first: their work is done.
+    for (uint32_t i = 0; i < n && st == VYRE_STATUS_OK; i++)
+      if (jobs[i] && !st_out[i])
+        st_out[i] =
+            vyre_cuda_job_finish(be, jobs[i], results ? results[i] : NULL, errs ? errs[i] : NULL);
+    // Everything stays leased until the device is done. Each job gets an
+    // event now, after all the work queued on the shared stream, so reaping
+    // waits for everything.
     pthread_mutex_lock(&be->lock);
     for (uint32_t i = 0; i < n; i++)
       if (jobs[i]) {
@@ -360,20 +446,22 @@ uint32_t vyre_cuda_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32
   uint32_t *sts = calloc(n, sizeof(*sts));
   vyre_error **errs = calloc(n, sizeof(*errs));
   vyre_dispatch_result **res = calloc(n, sizeof(*res));
-  if (!args || !sts || !errs || !res) {
+  uint64_t *dl = calloc(n, sizeof(*dl));
+  if (!args || !sts || !errs || !res || !dl) {
     st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                        "dispatch_batch: out of host memory for %u jobs. Fix: free memory.", n);
     goto out;
   }
-  uint64_t timeout = 0;
+  // Each job's own timeout, from the batch's start (docs/abi.md ABI-JOBTIMEOUT-1).
+  uint64_t t0 = vyre_kit_now_ns();
   for (uint32_t i = 0; i < n; i++) {
     args[i] = jobs[i].args;
     errs[i] = jobs[i].error;
     res[i] = jobs[i].result;
-    if (args[i] && args[i]->timeout_ns && (!timeout || args[i]->timeout_ns < timeout))
-      timeout = args[i]->timeout_ns;
+    uint64_t t = args[i] ? args[i]->timeout_ns : 0;
+    dl[i] = t && t != UINT64_MAX && t0 + t > t0 ? t0 + t : 0;
   }
-  st = run_many(be, args, n, 0, sts, errs, res, NULL, 0, timeout, err);
+  st = run_many(be, args, n, 0, sts, errs, res, NULL, 0, 0, dl, err);
   for (uint32_t i = 0; i < n; i++)
     jobs[i].status = st ? st : sts[i];
   if (st == VYRE_STATUS_TIMEOUT || st == VYRE_STATUS_DEVICE_LOST) goto out;
@@ -383,6 +471,7 @@ out:
   free(sts);
   free(errs);
   free(res);
+  free(dl);
   return st;
 }
 
@@ -426,7 +515,7 @@ uint32_t vyre_cuda_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     step_err[i].struct_size = sizeof(vyre_error);
     errs[i] = &step_err[i];
   }
-  st = run_many(be, args, n, 1, sts, errs, res, a->reads, a->read_count, a->timeout_ns, err);
+  st = run_many(be, args, n, 1, sts, errs, res, a->reads, a->read_count, a->timeout_ns, NULL, err);
   if (!st) {
     for (uint32_t i = 0; i < n; i++)
       if (sts[i]) {

@@ -228,6 +228,23 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
   if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
 }
 
+void vyre_vk_read_props(vyre_backend *be) {
+  VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                    .pNext = &id};
+  vkGetPhysicalDeviceProperties2(be->phys, &p2);
+  be->props = p2.properties;
+  memcpy(be->uuid, id.deviceUUID, 16);
+  vkGetPhysicalDeviceMemoryProperties(be->phys, &be->mem);
+  const char *cap = vyre_kit_getenv("VYRE_VULKAN_MAX_SHARED_MEMORY");
+  if (cap && *cap) {
+    char *end = NULL;
+    unsigned long long v = strtoull(cap, &end, 10);
+    if (end && !*end && v < be->props.limits.maxComputeSharedMemorySize)
+      be->props.limits.maxComputeSharedMemorySize = (uint32_t)v;
+  }
+}
+
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(be->phys, &nq, NULL);
@@ -465,16 +482,12 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->phys = devs[be->device_index];
   free(devs);
   devs = NULL;
-  VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                    .pNext = &id};
-  vkGetPhysicalDeviceProperties2(be->phys, &p2);
-  be->props = p2.properties;
-  memcpy(be->uuid, id.deviceUUID, 16);
-  vkGetPhysicalDeviceMemoryProperties(be->phys, &be->mem);
+  vyre_vk_read_props(be);
   be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), "vulkan-v1", 0, VYRE_VK_NAME);
   st = vyre_vk_device_open(be, err);
   if (st) goto fail;
+  be->open_caps.struct_size = sizeof(be->open_caps);
+  vyre_vk_get_caps(be, &be->open_caps, NULL);
   *out = be;
   return VYRE_STATUS_OK;
 fail:

@@ -32,6 +32,7 @@ struct vyre_backend {
   VkDebugUtilsMessengerEXT messenger;
   VkPhysicalDevice phys;
   VkPhysicalDeviceProperties props;
+  vyre_caps open_caps; // the caps reported at create; recover re-checks them (ABI-RECOVER-7)
   VkPhysicalDeviceMemoryProperties mem;
   uint32_t device_index;
   uint8_t uuid[16];
@@ -106,6 +107,11 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
 void vyre_vk_destroy(vyre_backend *be);
 uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err);
 // Creates the logical device, queue, pool and pipeline cache on be->phys.
+// Reads the physical device's properties (limits), UUID and memory types
+// into |be| (create, and recover before it re-checks the caps: docs/abi.md
+// ABI-RECOVER-7). VYRE_VULKAN_MAX_SHARED_MEMORY=<bytes>, a test hook, lowers
+// the shared-memory limit read here.
+void vyre_vk_read_props(vyre_backend *be);
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err);
 void vyre_vk_device_close(vyre_backend *be);
 

@@ -2,9 +2,9 @@
 //
 // vk_dispatch.c — the dispatch slots: one-shot, async (a fence per pending),
 // batch (every job in one vkQueueSubmit with one fence and one wait, a status
-// per job, every job recorded into one command buffer, barriers only where
-// jobs share resident buffers), and the zombie list that keeps timed-out or
-// released work's resources alive until the device is done with them. Sequences are in
+// per job, each job's own timeout, every job recorded into one command
+// buffer, barriers only where jobs share resident buffers), and the zombie list that keeps
+// timed-out or released work's resources alive until the device is done with them. Sequences are in
 // vk_sequence.c. Called from the ops table in vk_plugin.c.
 
 #include <pthread.h>
@@ -31,10 +31,6 @@ struct vyre_pending {
   vyre_error error;
   vyre_pending *next, *prev; // the backend's live pendings
 };
-
-static uint64_t deadline(uint64_t timeout_ns) {
-  return timeout_ns ? timeout_ns : UINT64_MAX;
-}
 
 void vyre_vk_zombies_reap(vyre_backend *be, int wait) {
   pthread_mutex_lock(&be->lock);
@@ -346,6 +342,48 @@ void vyre_vk_pending_release(vyre_backend *be, vyre_pending *p) {
   free(p);
 }
 
+// Waits for a batch's fence with each job's own timeout, counted from the
+// batch's start |t0| (docs/abi.md ABI-JOBTIMEOUT-1): when the fence has not
+// signalled by a job's deadline, that job gets TIMEOUT (its results are never
+// copied out) and the wait goes on for the jobs with a later deadline or
+// none. Returns the fence's status once it signals, or TIMEOUT (in |err|)
+// when every prepared job timed out before it did.
+static uint32_t batch_wait(vyre_backend *be, VkFence fence, vyre_batch_job *jobs, vyre_vk_job **js,
+                           uint32_t n, uint64_t t0, vyre_error *err) {
+  for (;;) {
+    uint64_t next = UINT64_MAX; // the earliest deadline of the jobs still waited for
+    for (uint32_t i = 0; i < n; i++)
+      if (js[i] && jobs[i].status == VYRE_STATUS_OK) {
+        uint64_t d = until_of(t0, jobs[i].args->timeout_ns);
+        if (d < next) next = d;
+      }
+    uint64_t now = vyre_kit_now_ns();
+    uint64_t left = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+    uint32_t st = vyre_vk_fence_wait(be, fence, left, err);
+    if (st != VYRE_STATUS_TIMEOUT || next == UINT64_MAX) return st;
+    uint32_t waiting = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      if (!js[i] || jobs[i].status != VYRE_STATUS_OK) continue;
+      uint64_t timeout = jobs[i].args->timeout_ns;
+      if (until_of(t0, timeout) > next) {
+        waiting++;
+        continue;
+      }
+      jobs[i].status = VYRE_STATUS_TIMEOUT;
+      if (jobs[i].error)
+        vyre_kit_fail(jobs[i].error, VYRE_STATUS_TIMEOUT, VK_TIMEOUT, VYRE_VK_NAME,
+                      "the dispatch did not finish within its timeout of %llu ns (the batch's "
+                      "other jobs went on). Fix: raise the timeout or split the work.",
+                      (unsigned long long)timeout);
+    }
+    if (!waiting)
+      return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, VK_TIMEOUT, VYRE_VK_NAME,
+                           "no job of the batch finished within its own timeout (the longest "
+                           "was %llu ns). Fix: raise the timeouts or split the work.",
+                           (unsigned long long)(next - t0));
+  }
+}
+
 uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
                                 vyre_error *err) {
   uint64_t t0 = vyre_kit_now_ns();
@@ -382,15 +420,12 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   // per VYRE_VK_BATCH_SETS jobs), then all of them recorded into one command
   // buffer in phases (vyre_vk_jobs_record): one submit, one fence for the batch.
   uint32_t ncb = 0;
-  uint64_t timeout = 0;
   for (uint32_t i = 0; i < n; i++) {
     vyre_error local = {.struct_size = sizeof(local)};
     vyre_error *e = jobs[i].error ? jobs[i].error : &local;
     jobs[i].status = vyre_vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
     if (jobs[i].status) continue;
     ncb++;
-    if (jobs[i].args->timeout_ns && (!timeout || jobs[i].args->timeout_ns < timeout))
-      timeout = jobs[i].args->timeout_ns;
   }
   VkCommandBuffer cb = VK_NULL_HANDLE;
   if (ncb) st = vyre_vk_jobs_make_sets(be, js, n, err);
@@ -413,7 +448,7 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   VkFence fence = VK_NULL_HANDLE;
   if (!st && ncb) st = vyre_vk_submit(be, &cb, 1, &fence, err);
   uint64_t t1 = vyre_kit_now_ns();
-  if (!st && ncb) st = vyre_vk_fence_wait(be, fence, deadline(timeout), err);
+  if (!st && ncb) st = batch_wait(be, fence, jobs, js, n, t0, err);
   uint64_t t2 = vyre_kit_now_ns();
   be->ns_record += t1 - t0;
   be->ns_wait += t2 - t1;

@@ -55,17 +55,28 @@ static uint32_t recover_impl(vyre_backend *be, vyre_error *err) {
                          "returned.");
   // Destroys the logical device (and every module pipeline and resident
   // buffer of this generation), then opens a new one on the same physical
-  // device.
+  // device and checks that it has the identity, limits and features it
+  // reported at open (docs/abi.md ABI-RECOVER-7): the host checked kernels
+  // against them. The caps at open are those of the device's first opening
+  // (be->open_caps), so a change is caught even after several recovers.
   if (be->device) {
     vkDeviceWaitIdle(be->device);
     vyre_vk_pendings_orphan(be);
   }
   vyre_vk_device_close(be);
   be->generation++;
+  vyre_vk_read_props(be);
   uint32_t st = vyre_vk_device_open(be, err);
   if (st) {
     be->lost = 1;
     vyre_error_prefix(err, "recover");
+    return st;
+  }
+  vyre_caps now = {.struct_size = sizeof(now)};
+  st = vyre_vk_get_caps(be, &now, err);
+  if (!st) st = vyre_kit_caps_same(&be->open_caps, &now, VYRE_VK_NAME, err);
+  if (st) {
+    be->lost = 1; // the new device stays unused: every slot answers DEVICE_LOST
     return st;
   }
   be->lost = 0;

@@ -1,5 +1,6 @@
-// 08_device_loss.c: a lost device, recovered. Everything made on it before
-// the recover (kernels, resident buffers, jobs) is stale and made again.
+// 08_device_loss.c: a lost device, recovered. The kernel survives the
+// recover (it is compiled again on first use); a resident buffer made before
+// it is stale, because its contents are gone, and is made again.
 #include <stdio.h>
 #include <string.h>
 
@@ -18,10 +19,12 @@ int main(void) {
   vyre_device *dev = NULL;
   vyre_program *prog = NULL;
   vyre_kernel *k = NULL;
+  vyre_resident *buf = NULL;
   int rc = 1;
   if (vyre_program_from_json(kFill, strlen(kFill), &prog, &err) != VYRE_STATUS_OK ||
       vyre_device_open(NULL, NULL, &dev, &err) != VYRE_STATUS_OK ||
-      vyre_kernel_compile(dev, prog, NULL, &k, &err) != VYRE_STATUS_OK)
+      vyre_kernel_compile(dev, prog, NULL, &k, &err) != VYRE_STATUS_OK ||
+      vyre_resident_alloc(dev, 256, &buf, &err) != VYRE_STATUS_OK)
     goto fail;
   uint32_t out[64];
   vyre_arg arg = {.out = out, .out_bytes = sizeof out};
@@ -39,21 +42,27 @@ int main(void) {
          h.generation);
   if (st != VYRE_STATUS_DEVICE_LOST) goto done;
 
-  // Recover, then make again what was made before: the old kernel is stale.
-  if (vyre_device_recover(dev, &err) != VYRE_STATUS_OK) goto fail;
-  if (vyre_dispatch(k, &arg, 1, NULL, NULL, &err) != VYRE_STATUS_DEVICE_LOST) goto done;
-  vyre_kernel_release(k);
-  k = NULL;
-  if (vyre_kernel_compile(dev, prog, NULL, &k, &err) != VYRE_STATUS_OK ||
+  // Recover. The kernel from before still works: its first dispatch compiles
+  // it again for the new generation, from the caches.
+  if (vyre_device_recover(dev, &err) != VYRE_STATUS_OK ||
       vyre_dispatch(k, &arg, 1, NULL, NULL, &err) != VYRE_STATUS_OK)
     goto fail;
   if (out[63] != 42) goto done;
   printf("recovered: out[63] = %u\n", out[63]);
+
+  // The resident buffer from before lost its contents: it is refused. Free
+  // it (freeing a stale buffer always works) and allocate a new one.
+  vyre_resident_range rd = {buf, 0, sizeof out, NULL, out};
+  if (vyre_resident_read(dev, &rd, 1, &err) != VYRE_STATUS_DEVICE_LOST) goto done;
+  vyre_resident_free(buf, NULL);
+  buf = NULL;
+  if (vyre_resident_alloc(dev, 256, &buf, &err) != VYRE_STATUS_OK) goto fail;
   rc = 0;
   goto done;
 fail:
   fprintf(stderr, "%s: %s\n", vyre_status_string(err.code), err.message);
 done:
+  if (buf) vyre_resident_free(buf, NULL);
   vyre_kernel_release(k);
   vyre_program_free(prog);
   vyre_device_close(dev);

@@ -7,8 +7,9 @@
 // valid items go to the plugin's dispatch_batch slot in one call, or, when
 // the slot is NULL, to a loop over dispatch. When the device is found lost
 // (the call or an item answers DEVICE_LOST), the batch recovers the device,
-// compiles the kernels of the batch again (temporary modules, released at the
-// end: the caller's kernels stay stale, as after any recover) and re-runs the
+// takes the kernels' modules again (vyre__kernel_acquire compiles each
+// kernel once for the new generation and swaps it into the caller's kernel,
+// which keeps working afterwards: docs/abi.md ABI-RECOVER-6) and re-runs the
 // items that did not complete, at most twice. Items that completed before
 // the loss keep their results. Resident buffers do not survive a loss, so
 // items that bind them fail with DEVICE_LOST on the re-run. An item whose
@@ -37,8 +38,8 @@ typedef struct batch_state {
   vyre_kernel **kernels; // per item: the object of its kernel handle (NULL: refused)
   uint32_t count;
   vyre__plan *plans;
-  uint8_t *valid;        // 1: planned and to be run
-  vyre_module **modules; // per item: the module to run (kernel's or recompiled)
+  uint8_t *valid;    // 1: planned and to be run
+  vyre__kmod **mods; // per item: a reference to the module it runs (NULL: none)
 } batch_state;
 
 static void item_fail(vyre_batch_item *it, uint32_t st) {
@@ -60,17 +61,34 @@ static void item_context(batch_state *b, uint32_t i) {
   vyre__plan_context(b->kernels[i], verb, b->plans[i].context, sizeof(b->plans[i].context));
 }
 
-// Plans item |i| with |module|; marks it valid or records its error. The
+// Takes item |i|'s module (a reference, rebuilt after a recover) and plans
+// the item with it; marks it valid or records its error. The
 // item's message context is formatted only when something fails (planning
 // here, or the dispatch in run()): formatting it for every item cost more
 // than the rest of the planning.
-static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
+static void plan_item(batch_state *b, uint32_t i) {
   vyre_batch_item *it = &b->items[i];
   vyre__plan *p = &b->plans[i];
   vyre__plan_free(p);
   memset(p, 0, sizeof(*p));
-  uint32_t st =
-      vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
+  vyre__kmod_put(b->mods[i]);
+  b->mods[i] = NULL;
+  b->valid[i] = 0;
+  uint32_t st = VYRE_STATUS_OK;
+  vyre__kmod *prev = i ? b->mods[i - 1] : NULL;
+  if (prev && b->kernels[i - 1] == b->kernels[i] &&
+      prev->generation == vyre__device_generation(b->dev)) {
+    b->mods[i] = vyre__kmod_get(prev); // runs of one kernel share a module
+  } else {
+    st = vyre__kernel_acquire(b->kernels[i], NULL, &b->mods[i], &it->error);
+    if (st != VYRE_STATUS_OK) {
+      vyre_error_prefix(&it->error, "batch item %u", i);
+      item_fail(it, st);
+      return;
+    }
+  }
+  vyre_module *module = b->mods[i]->module;
+  st = vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
   if (st != VYRE_STATUS_OK &&
       st != VYRE_STATUS_OUT_OF_MEMORY) { // again, with the item in the message
     vyre__plan_free(p);
@@ -80,7 +98,6 @@ static void plan_item(batch_state *b, uint32_t i, vyre_module *module) {
         vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
   }
   b->valid[i] = st == VYRE_STATUS_OK;
-  b->modules[i] = module;
   if (st != VYRE_STATUS_OK) item_fail(it, st);
 }
 
@@ -186,50 +203,21 @@ static int any_lost(const batch_state *b, uint32_t st) {
   return 0;
 }
 
-// Recovers and re-plans the items lost in the last run with fresh modules.
-// Returns OK when there is something to re-run.
-static uint32_t recover(batch_state *b, vyre_module ***owned, uint32_t *owned_count,
-                        vyre_error *err) {
+// Recovers and re-plans the items lost in the last run; plan_item takes
+// their kernels' modules again, which compiles each kernel once for the new
+// generation. Returns OK when there is something to re-run.
+static uint32_t recover(batch_state *b, vyre_error *err) {
   uint32_t st = vyre__device_recover_if_lost(b->dev, err);
   if (st != VYRE_STATUS_OK) return st;
-  vyre_kernel **done_k = calloc(b->count, sizeof(*done_k));
-  vyre_module **done_m = calloc(b->count, sizeof(*done_m));
-  vyre_module **grown = realloc(*owned, (*owned_count + b->count) * sizeof(**owned));
-  if (!done_k || !done_m || !grown) {
-    free(done_k);
-    free(done_m);
-    if (grown) *owned = grown;
-    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
-                          "batch recovery on %s: out of memory. Fix: free memory.", b->dev->name);
-  }
-  *owned = grown;
-  uint32_t nk = 0;
   for (uint32_t i = 0; i < b->count; i++) {
     vyre_batch_item *it = &b->items[i];
     if (!b->valid[i] || it->status != VYRE_STATUS_DEVICE_LOST) {
       b->valid[i] = 0; // completed (or failed for another reason): keep its outcome
       continue;
     }
-    vyre_module *m = NULL;
-    for (uint32_t k = 0; k < nk && !m; k++)
-      if (done_k[k] == b->kernels[i]) m = done_m[k];
-    if (!m) {
-      reset_error(&it->error);
-      uint32_t cst = vyre__kernel_compile_module(b->kernels[i], &m, &it->error);
-      if (cst != VYRE_STATUS_OK) {
-        vyre_error_prefix(&it->error, "batch item %u: recompile after recover", i);
-        item_fail(it, cst);
-        b->valid[i] = 0;
-        continue;
-      }
-      done_k[nk] = b->kernels[i];
-      done_m[nk++] = m;
-      (*owned)[(*owned_count)++] = m;
-    }
-    plan_item(b, i, m);
+    reset_error(&it->error);
+    plan_item(b, i);
   }
-  free(done_k);
-  free(done_m);
   return VYRE_STATUS_OK;
 }
 
@@ -248,10 +236,8 @@ uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32
   b.kernels = calloc(count, sizeof(*b.kernels));
   b.plans = calloc(count, sizeof(*b.plans));
   b.valid = calloc(count, 1);
-  b.modules = calloc(count, sizeof(*b.modules));
-  vyre_module **owned = NULL;
-  uint32_t owned_count = 0;
-  if (!b.kernels || !b.plans || !b.valid || !b.modules) {
+  b.mods = calloc(count, sizeof(*b.mods));
+  if (!b.kernels || !b.plans || !b.valid || !b.mods) {
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                         "batch of %u on %s: out of memory. Fix: free memory or split the batch.",
                         count, dev->name);
@@ -269,14 +255,14 @@ uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32
       item_fail(it, kst);
       continue;
     }
-    plan_item(&b, i, b.kernels[i]->module);
+    plan_item(&b, i);
   }
   st = run(&b, err);
   for (int attempt = 0; attempt < MAX_RECOVERIES && any_lost(&b, st); attempt++) {
     vyre__log(VYRE_LOG_INFO, dev->name, "batch of %u found the device lost; recovering", count);
     vyre_error rerr;
     reset_error(&rerr);
-    uint32_t rst = recover(&b, &owned, &owned_count, &rerr);
+    uint32_t rst = recover(&b, &rerr);
     if (rst != VYRE_STATUS_OK) {
       for (uint32_t i = 0; i < count; i++)
         if (b.valid[i] && items[i].status == VYRE_STATUS_DEVICE_LOST) {
@@ -294,12 +280,12 @@ done:
   if (b.plans)
     for (uint32_t i = 0; i < count; i++)
       vyre__plan_free(&b.plans[i]);
-  for (uint32_t i = 0; i < owned_count; i++)
-    vyre__call_module_release(dev, owned[i]);
-  free(owned);
+  if (b.mods)
+    for (uint32_t i = 0; i < count; i++)
+      vyre__kmod_put(b.mods[i]);
   free(b.kernels);
   free(b.plans);
   free(b.valid);
-  free(b.modules);
+  free(b.mods);
   return st;
 }

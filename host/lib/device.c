@@ -4,11 +4,12 @@
 // metrics, flush; and the handle checks the other API files share.
 //
 // The host keeps the device generation it last saw (from caps at open, from
-// the status slot after each recover). A kernel, resident buffer or job made
-// at an older generation is stale: refused with DEVICE_LOST before the plugin
-// is called. Recovery is serialised per device by |dev->lock| and is a no-op
-// when the device is no longer lost, so several threads (or a queue and a
-// batch) that all saw the loss recover it once.
+// the status slot after each recover). A resident buffer or job made at an
+// older generation is stale: refused with DEVICE_LOST before the plugin is
+// called. A kernel is not: its module is rebuilt on its first use in the new
+// generation (kernel.c, docs/abi.md ABI-RECOVER-6). Recovery is serialised per device by
+// |dev->lock| and is a no-op when the device is no longer lost, so several threads (or a queue and
+// a batch) that all saw the loss recover it once.
 
 #define _GNU_SOURCE // pthread_rwlock_t, pthread_rwlockattr_setkind_np
 #include <pthread.h>
@@ -95,13 +96,6 @@ uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
                           "device you dispatch on.",
                           pre, k->label, k->dev->name, (const void *)k->dev->handle, dev->name,
                           (const void *)dev->handle);
-  uint32_t gen = vyre__device_generation(k->dev);
-  if (k->generation != gen)
-    return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
-                          "%s: kernel '%s' is stale: compiled at device generation %u, but %s is "
-                          "at generation %u (recovered since). Fix: compile the program again "
-                          "after vyre_device_recover.",
-                          pre, k->label, k->generation, k->dev->name, gen);
   *out = obj;
   return VYRE_STATUS_OK;
 }

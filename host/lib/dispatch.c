@@ -7,7 +7,10 @@
 // refusal happens before device work. A plugin without the async slots (all
 // four are needed) gets the fallback: the job runs synchronously at submit
 // and keeps its status, result and error for vyre_job_wait. A job whose
-// device was recovered after its submission is stale (DEVICE_LOST). A grid
+// device was recovered after its submission is stale (DEVICE_LOST). Both
+// take the kernel's module through vyre__kernel_acquire, so a kernel used
+// for the first time after a recover is compiled again (kernel.h); a job
+// holds its module reference until it is released. A grid
 // above the device's max_grid runs as several launches (split.c), and an
 // async job of such a grid runs synchronously at submit too. Plugin
 // messages are prefixed with "dispatch '<label>' on <backend>: ".
@@ -33,6 +36,7 @@ struct vyre_job {
   const vyre_job *handle; // the token the application holds
   vyre_device *dev;
   uint32_t generation;
+  vyre__kmod *mod;       // the module the job was submitted with (a reference)
   vyre_pending *pending; // NULL: the synchronous fallback (or already waited)
   uint32_t done;
   uint32_t status;
@@ -56,10 +60,16 @@ uint32_t vyre_dispatch(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_c
   vyre_kernel *kernel;
   uint32_t st = vyre__kernel_resolve(handle, NULL, "vyre_dispatch", &kernel, err);
   if (st != VYRE_STATUS_OK) return st;
+  vyre__kmod *mod;
+  st = vyre__kernel_acquire(kernel, kernel->context, &mod, err);
+  if (st != VYRE_STATUS_OK) return st;
   vyre__plan plan;
   memset(&plan, 0, sizeof(plan));
-  st = vyre__plan_make(kernel, kernel->module, args, arg_count, options, &plan, err);
-  if (st != VYRE_STATUS_OK) return st;
+  st = vyre__plan_make(kernel, mod->module, args, arg_count, options, &plan, err);
+  if (st != VYRE_STATUS_OK) {
+    vyre__kmod_put(mod);
+    return st;
+  }
   vyre_dispatch_result local;
   vyre_dispatch_result *res = out ? out : &local;
   result_init(res);
@@ -70,6 +80,7 @@ uint32_t vyre_dispatch(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_c
     prefix(err, st, plan.context);
   }
   vyre__plan_free(&plan);
+  vyre__kmod_put(mod);
   return st;
 }
 
@@ -90,11 +101,17 @@ uint32_t vyre_dispatch_async(vyre_kernel *handle, const vyre_arg *args, uint32_t
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                           "dispatch '%s': out of memory. Fix: free memory.", kernel->label);
   j->dev = kernel->dev;
-  j->generation = kernel->generation;
+  st = vyre__kernel_acquire(kernel, kernel->context, &j->mod, err);
+  if (st != VYRE_STATUS_OK) {
+    free(j);
+    return st;
+  }
+  j->generation = j->mod->generation;
   j->error.struct_size = sizeof(j->error);
   vyre__plan_context(kernel, "dispatch", j->plan.context, sizeof(j->plan.context));
-  st = vyre__plan_make(kernel, kernel->module, args, arg_count, options, &j->plan, err);
+  st = vyre__plan_make(kernel, j->mod->module, args, arg_count, options, &j->plan, err);
   if (st != VYRE_STATUS_OK) {
+    vyre__kmod_put(j->mod);
     free(j);
     return st;
   }
@@ -104,6 +121,7 @@ uint32_t vyre_dispatch_async(vyre_kernel *handle, const vyre_arg *args, uint32_t
     if (st != VYRE_STATUS_OK) {
       prefix(err, st, j->plan.context);
       vyre__plan_free(&j->plan);
+      vyre__kmod_put(j->mod);
       free(j);
       return st;
     }
@@ -192,6 +210,7 @@ uint32_t vyre_job_wait(vyre_job *handle, uint64_t timeout_ns, vyre_dispatch_resu
 static void destroy(vyre_job *j) {
   if (j->pending) vyre__call_pending_release(j->dev, j->pending);
   vyre__plan_free(&j->plan);
+  vyre__kmod_put(j->mod);
   free(j);
 }
 

@@ -2,8 +2,9 @@
 //
 // kernel.c — vyre_kernel: a program compiled for one device.
 //
-// Called by applications; batch.c and queue.c call
-// vyre__kernel_compile_module to recompile after an automatic recovery.
+// Called by applications; every dispatch path takes the kernel's module
+// through vyre__kernel_acquire, which compiles the program again after a
+// recover (docs/abi.md ABI-RECOVER-6): kernels survive recovery.
 // Before the plugin's compile slot runs, the effective workgroup size (the
 // override, else the declared size) is checked against IR-LIMIT-1 (each axis
 // >= 1, x and y <= 1024, z <= 64, product <= 1024) and against the device's
@@ -112,8 +113,83 @@ static uint32_t compile_module(vyre_device *dev, const vyre_program *program, ui
   return st;
 }
 
-uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vyre_error *err) {
-  return compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, out, err);
+// Compiles |k|'s program into a new vyre__kmod (one reference, the
+// caller's) at device generation |gen| (read before the compile).
+static uint32_t kmod_compile(const vyre_kernel *k, uint32_t gen, vyre__kmod **out,
+                             vyre_error *err) {
+  *out = NULL;
+  vyre__kmod *m = calloc(1, sizeof(*m));
+  if (!m)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "compile '%s' on %s: out of memory. Fix: free memory.", k->label,
+                          k->dev->name);
+  uint32_t st =
+      compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, &m->module, err);
+  if (st != VYRE_STATUS_OK) {
+    free(m);
+    return st;
+  }
+  m->dev = k->dev;
+  m->generation = gen;
+  atomic_init(&m->refs, 1);
+  *out = m;
+  return VYRE_STATUS_OK;
+}
+
+vyre__kmod *vyre__kmod_get(vyre__kmod *m) {
+  atomic_fetch_add(&m->refs, 1);
+  return m;
+}
+
+void vyre__kmod_put(vyre__kmod *m) {
+  if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+  vyre__call_module_release(m->dev, m->module);
+  free(m);
+}
+
+uint32_t vyre__kernel_acquire(vyre_kernel *k, const char *context, vyre__kmod **out,
+                              vyre_error *err) {
+  pthread_mutex_lock(&k->lock);
+  uint32_t gen = vyre__device_generation(k->dev);
+  uint32_t st = VYRE_STATUS_OK;
+  if (k->mod->generation != gen) {
+    // The device was recovered since this module was compiled: the plugin
+    // refuses it (ABI-RECOVER-1). Compile again and swap; dispatches that
+    // still hold the old module keep it alive until they drop it.
+    vyre__kmod *m;
+    st = kmod_compile(k, gen, &m, err);
+    if (st == VYRE_STATUS_OK) {
+      vyre__log(VYRE_LOG_DEBUG, k->dev->name,
+                "kernel '%s' rebuilt for device generation %u (its module was compiled at %u)",
+                k->label, gen, k->mod->generation);
+      vyre__kmod_put(k->mod);
+      k->mod = m;
+    } else {
+      vyre_error_prefix(err, "%s%srebuild of kernel '%s' after recover", context ? context : "",
+                        context ? ": " : "", k->label);
+    }
+  }
+  if (st == VYRE_STATUS_OK) {
+    atomic_fetch_add(&k->mod->refs, 1);
+    *out = k->mod;
+  } else {
+    *out = NULL;
+  }
+  pthread_mutex_unlock(&k->lock);
+  return st;
+}
+
+uint32_t vyre__kernel_init_module(vyre_kernel *k, vyre_error *err) {
+  k->mod = NULL;
+  uint32_t st = kmod_compile(k, vyre__device_generation(k->dev), &k->mod, err);
+  if (st == VYRE_STATUS_OK) pthread_mutex_init(&k->lock, NULL);
+  return st;
+}
+
+void vyre__kernel_fini_module(vyre_kernel *k) {
+  vyre__kmod_put(k->mod);
+  k->mod = NULL;
+  pthread_mutex_destroy(&k->lock);
 }
 
 uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *ctx,
@@ -191,16 +267,13 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
                         "%s offers. Fix: use smaller workgroup buffers.",
                         ctx, program->view->workgroup_bytes, dev->caps.max_shared_memory_bytes,
                         dev->name);
-  if (st == VYRE_STATUS_OK) {
-    k->generation = vyre__device_generation(dev);
-    st = compile_module(dev, program, k->flags, k->workgroup, k->label, &k->module, err);
-  }
+  if (st == VYRE_STATUS_OK) st = vyre__kernel_init_module(k, err);
   if (st == VYRE_STATUS_OK) {
     vyre__program_retain(program); // before the handle exists: the kernel keeps its program
     k->handle = vyre__registry_add(k, VYRE__OBJ_KERNEL, dev);
     if (!k->handle) {
       vyre__program_drop(program);
-      vyre__call_module_release(dev, k->module);
+      vyre__kernel_fini_module(k);
       st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
                           ctx);
     }
@@ -214,7 +287,7 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
 }
 
 static void destroy(vyre_kernel *k) {
-  vyre__call_module_release(k->dev, k->module);
+  vyre__kernel_fini_module(k);
   vyre__program_drop(k->program);
   free(k);
 }

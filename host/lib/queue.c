@@ -3,9 +3,13 @@
 // queue.c — the persistent-work queue (vyre_queue_*): many payloads through
 // one compiled program, results delivered in push order.
 //
-// Called by applications. At create the queue compiles its own module of the
-// kernel's program (same workgroup size and flags), so it does not depend on
-// the caller's kernel afterwards and can replace the module after a loss.
+// Called by applications. At create the queue recovers a lost device (as
+// drain does) and compiles its own module of the kernel's program (same
+// workgroup size and flags), so it does not depend on the caller's kernel
+// afterwards; the module is rebuilt after a recover like any kernel's
+// (vyre__kernel_acquire). The queue counts its kernel launches and its
+// length, the payloads pushed and not yet delivered (vyre_queue_kernel_launches,
+// vyre_queue_len).
 // Push checks the payload like a dispatch would (host args only), copies its
 // input bytes and allocates its outputs. Drain runs every pending payload,
 // through dispatch_batch in one call when the plugin has it, else a loop
@@ -13,13 +17,15 @@
 // payload whose grid is above the device's max_grid runs on its own as
 // several launches (split.c; payloads are independent, so order is free).
 // When the device is found lost, drain delivers the payloads that completed,
-// recovers the device, compiles the program again and re-runs the rest (at
-// most twice); if recovery fails the rest are delivered with DEVICE_LOST.
+// recovers the device, takes the module again (compiled for the new
+// generation) and re-runs the rest (at most twice); if recovery fails the
+// rest are delivered with DEVICE_LOST.
 // Push and drain may be called from several threads; drains are serialised
 // and the callback runs without the push lock, so it may push (but not
 // drain or destroy the same queue). Destroy drops undelivered payloads.
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +55,11 @@ typedef struct payload {
 struct vyre_queue {
   const vyre_queue *handle; // the token the application holds
   vyre_device *dev;
-  // A private copy of the kernel with the queue's own module and its own
+  // A private copy of the kernel with the queue's own module, lock and
   // program reference; its |handle| is the caller's kernel's, never used.
   vyre_kernel k;
+  _Atomic uint64_t launches; // kernel launches submitted (vyre_queue_kernel_launches)
+  _Atomic uint64_t length;   // payloads pushed and not yet delivered (vyre_queue_len)
   vyre_dispatch_options opts;
   int has_opts;
   vyre_queue_result_fn cb;
@@ -86,8 +94,8 @@ uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *opt
                           "vyre_queue_create '%s': out of memory. Fix: free memory.",
                           kernel->label);
   q->dev = kernel->dev;
-  q->k = *kernel;
-  q->k.module = NULL;
+  q->k = *kernel; // its lock and module are made anew below
+  q->k.mod = NULL;
   if (options) {
     q->opts = opts;
     q->opts.label = NULL; // not owned; the kernel label is used
@@ -95,8 +103,10 @@ uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *opt
   }
   q->cb = on_result;
   q->user = user;
-  q->k.generation = vyre__device_generation(q->dev);
-  st = vyre__kernel_compile_module(&q->k, &q->k.module, err);
+  // A lost device is recovered first, as drain would (the seed's queue does
+  // the same); a healthy one is left alone (ABI-RECOVER-3).
+  st = vyre__device_recover_if_lost(q->dev, err);
+  if (st == VYRE_STATUS_OK) st = vyre__kernel_init_module(&q->k, err);
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(err, "vyre_queue_create '%s'", kernel->label);
     free(q);
@@ -194,6 +204,7 @@ uint32_t vyre_queue_push(vyre_queue *handle, const vyre_arg *args, uint32_t arg_
   }
   p->seq = q->next_seq++;
   q->pending[q->count++] = p;
+  atomic_fetch_add(&q->length, 1);
   pthread_mutex_unlock(&q->list_lock);
   if (out_seq) *out_seq = p->seq;
   return VYRE_STATUS_OK;
@@ -208,19 +219,45 @@ static void deliver(vyre_queue *q, payload *p, uint32_t status) {
     outs[i].data = returned && status == VYRE_STATUS_OK ? p->args[i].out : NULL;
     outs[i].size = returned && status == VYRE_STATUS_OK ? p->args[i].bytes : 0;
   }
+  atomic_fetch_sub(&q->length, 1); // before the callback, which may read the length
   q->cb(q->user, p->seq, status, outs, prog->arg_count);
+}
+
+// The kernel launches one planned payload makes: its repeat count times the
+// launches of its grid (several when split, split.h).
+static uint64_t plan_launches(const vyre_queue *q, const vyre__plan *p) {
+  uint64_t parts = 1;
+  if (p->split) {
+    vyre__split sp;
+    vyre__split_init(q->dev, p->grid, &sp);
+    parts = sp.parts;
+  }
+  uint32_t repeat = p->args.repeat ? p->args.repeat : 1;
+  return parts * repeat;
 }
 
 // Runs payloads [from, n) into |status|. Returns a backend-wide status.
 static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, uint32_t *status,
                     vyre__plan *plans, vyre_error *err) {
+  // The module of the current generation (compiled again after a recover);
+  // failing that (the device lost again), every payload gets the status.
+  vyre__kmod *mod;
+  uint32_t st = vyre__kernel_acquire(&q->k, NULL, &mod, err);
+  if (st != VYRE_STATUS_OK) {
+    vyre_error_prefix(err, "queue '%s'", q->k.label);
+    for (uint32_t i = from; i < n; i++)
+      status[i] = st;
+    return st;
+  }
+  uint64_t launches = 0;
   for (uint32_t i = from; i < n; i++) {
     memset(&plans[i], 0, sizeof(plans[i]));
     vyre__plan_context(&q->k, "queue dispatch", plans[i].context, sizeof(plans[i].context));
-    status[i] = vyre__plan_make(&q->k, q->k.module, list[i]->args, q->k.program->arg_count,
+    status[i] = vyre__plan_make(&q->k, mod->module, list[i]->args, q->k.program->arg_count,
                                 queue_opts(q), &plans[i], NULL);
+    if (status[i] == VYRE_STATUS_OK) launches += plan_launches(q, &plans[i]);
   }
-  uint32_t st = VYRE_STATUS_OK;
+  atomic_fetch_add(&q->launches, launches);
   for (uint32_t i = from; i < n; i++) {
     if (status[i] != VYRE_STATUS_OK || !plans[i].split) continue;
     vyre_error e;
@@ -263,6 +300,7 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
   free(idx);
   for (uint32_t i = from; i < n; i++)
     vyre__plan_free(&plans[i]);
+  vyre__kmod_put(mod);
   return st;
 }
 
@@ -305,15 +343,7 @@ uint32_t vyre_queue_drain(vyre_queue *handle, vyre_error *err) {
                                                    "after %d recoveries. Fix: check the device "
                                                    "and its driver.",
                                                    q->k.label, q->dev->name, MAX_RECOVERIES);
-    if (st == VYRE_STATUS_OK) {
-      vyre_module *m = NULL;
-      q->k.generation = vyre__device_generation(q->dev);
-      st = vyre__kernel_compile_module(&q->k, &m, err);
-      if (st == VYRE_STATUS_OK) {
-        vyre__call_module_release(q->dev, q->k.module);
-        q->k.module = m;
-      }
-    }
+    // The next run takes the module again: compiled for the new generation.
     if (st != VYRE_STATUS_OK) {
       vyre_error_prefix(err, "queue '%s': recovery failed, %u payloads undelivered", q->k.label,
                         n - from);
@@ -338,7 +368,7 @@ static void destroy(vyre_queue *q) {
     free(q->pending[i]);
   }
   free(q->pending);
-  vyre__call_module_release(q->dev, q->k.module);
+  if (q->k.mod) vyre__kernel_fini_module(&q->k);
   vyre__program_drop(q->k.program);
   pthread_mutex_destroy(&q->list_lock);
   pthread_mutex_destroy(&q->drain_lock);
@@ -348,6 +378,16 @@ static void destroy(vyre_queue *q) {
 void vyre__queue_destroy(vyre_queue *q) {
   if (q->handle) vyre__registry_remove(q->handle);
   destroy(q);
+}
+
+uint64_t vyre_queue_kernel_launches(vyre_queue *handle) {
+  vyre_queue *q = vyre__registry_get(handle, VYRE__OBJ_QUEUE);
+  return q ? atomic_load(&q->launches) : 0;
+}
+
+uint64_t vyre_queue_len(vyre_queue *handle) {
+  vyre_queue *q = vyre__registry_get(handle, VYRE__OBJ_QUEUE);
+  return q ? atomic_load(&q->length) : 0;
 }
 
 void vyre_queue_destroy(vyre_queue *handle) {

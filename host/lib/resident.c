@@ -203,7 +203,8 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
   vyre__plan *plans = calloc(step_count ? step_count : 1, sizeof(*plans));
   vyre_dispatch_args *dargs = calloc(step_count ? step_count : 1, sizeof(*dargs));
   vyre_buffer_range *conv = calloc(read_count ? read_count : 1, sizeof(*conv));
-  if (!plans || !dargs || !conv) {
+  vyre__kmod **mods = calloc(step_count ? step_count : 1, sizeof(*mods)); // module references
+  if (!plans || !dargs || !conv || !mods) {
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                         "vyre_sequence_run on %s: out of memory. Fix: free memory.", dev->name);
     goto done;
@@ -228,7 +229,10 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
     char verb[64];
     snprintf(verb, sizeof(verb), "sequence step %u: dispatch", s);
     vyre__plan_context(k, verb, plans[s].context, sizeof(plans[s].context));
-    st = vyre__plan_make(k, k->module, step->args, step->arg_count, step->options, &plans[s], err);
+    st = vyre__kernel_acquire(k, ctx, &mods[s], err); // rebuilt after a recover
+    if (st != VYRE_STATUS_OK) break;
+    st = vyre__plan_make(k, mods[s]->module, step->args, step->arg_count, step->options, &plans[s],
+                         err);
     dargs[s] = plans[s].args;
   }
   if (st == VYRE_STATUS_OK && read_count)
@@ -275,8 +279,12 @@ done:
   if (plans)
     for (uint32_t s = 0; s < step_count; s++)
       vyre__plan_free(&plans[s]);
+  if (mods)
+    for (uint32_t s = 0; s < step_count; s++)
+      vyre__kmod_put(mods[s]);
   free(plans);
   free(dargs);
   free(conv);
+  free(mods);
   return st;
 }

@@ -125,3 +125,46 @@ uint32_t vyre_kit_metrics_export(const vyre_kit_metrics *m, vyre_metric *out, ui
   if (out_count) *out_count = VYRE_KIT_M_COUNT;
   return VYRE_STATUS_OK;
 }
+
+uint32_t vyre_kit_caps_same(const vyre_caps *open, const vyre_caps *now, const char *backend,
+                            vyre_error *err) {
+  static const char fix[] = "Fix: close the device and open it again (vyre_device_close, "
+                            "vyre_device_open), or restore the driver's configuration.";
+  if (memcmp(open->device_uuid, now->device_uuid, 16) != 0 ||
+      strcmp(open->device_name, now->device_name) != 0)
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, backend,
+                         "recover: the device came back as another device: '%s' at open, '%s' "
+                         "now (or another UUID). %s",
+                         open->device_name, now->device_name, fix);
+  struct field {
+    const char *name;
+    uint64_t was, is;
+  } f[] = {
+      {"device_kind", open->device_kind, now->device_kind},
+      {"device_index", open->device_index, now->device_index},
+      {"flags", open->flags, now->flags},
+      {"ir_features", open->ir_features, now->ir_features},
+      {"timing_quality", open->timing_quality, now->timing_quality},
+      {"max_workgroup_size.x", open->max_workgroup_size[0], now->max_workgroup_size[0]},
+      {"max_workgroup_size.y", open->max_workgroup_size[1], now->max_workgroup_size[1]},
+      {"max_workgroup_size.z", open->max_workgroup_size[2], now->max_workgroup_size[2]},
+      {"max_workgroup_invocations", open->max_workgroup_invocations,
+       now->max_workgroup_invocations},
+      {"max_grid.x", open->max_grid[0], now->max_grid[0]},
+      {"max_grid.y", open->max_grid[1], now->max_grid[1]},
+      {"max_grid.z", open->max_grid[2], now->max_grid[2]},
+      {"subgroup_size", open->subgroup_size, now->subgroup_size},
+      {"max_storage_buffer_bytes", open->max_storage_buffer_bytes, now->max_storage_buffer_bytes},
+      {"max_shared_memory_bytes", open->max_shared_memory_bytes, now->max_shared_memory_bytes},
+  };
+  for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+    if (f[i].was != f[i].is)
+      return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, backend,
+                           "recover: device '%s' came back with other limits or features: %s was "
+                           "%llu (0x%llx) at open and is %llu (0x%llx) now; what was compiled and "
+                           "checked against the old value cannot be trusted. %s",
+                           now->device_name, f[i].name, (unsigned long long)f[i].was,
+                           (unsigned long long)f[i].was, (unsigned long long)f[i].is,
+                           (unsigned long long)f[i].is, fix);
+  return VYRE_STATUS_OK;
+}

@@ -65,6 +65,16 @@ uint32_t vyre_kit_object_check(const void *obj, uint32_t magic, const vyre_backe
                                uint32_t current_generation, const char *backend, const char *what,
                                vyre_error *err);
 
+// Recover's re-check of the device (docs/abi.md ABI-RECOVER-7): compares the
+// caps a backend reported at open (|open|) with the caps of the re-created
+// device (|now|): identity (UUID, name, kind, index), limits (workgroup and
+// grid sizes, invocations, subgroup size, storage and shared memory) and
+// features (flags, IR features, timing quality). The generation and the
+// driver string are not compared. Returns OK, or DEVICE_LOST with the first
+// difference in |err|: what, its value at open and now, and a Fix.
+uint32_t vyre_kit_caps_same(const vyre_caps *open, const vyre_caps *now, const char *backend,
+                            vyre_error *err);
+
 // Checks a resolved launch's bindings before a GPU plugin touches them:
 // one binding per host buffer, in the plugin's slot order (|buffer_of_slot|,
 // ascending IR binding), whole 4-byte elements, at most 2^32-1 elements,

@@ -124,9 +124,13 @@ static void test_conform_runtime_checks_catch_wrong_results(void **state) {
   o = (vyre_conform_options){.backend = "cpu", .filter = "runtime/*"};
   run_capture(&o, &c);
   assert_int_equal(c.t.failed, 0);
-  assert_int_equal(c.t.passed, 13);
+  assert_int_equal(c.t.passed, 17);
   assert_contains(c.text, "pass  runtime/fault_recover\n");
   assert_contains(c.text, "pass  runtime/pending_across_loss\n");
+  assert_contains(c.text, "pass  runtime/batch_timeout_per_job\n");
+  assert_contains(c.text, "pass  runtime/kernel_survives_recover\n");
+  assert_contains(c.text, "pass  runtime/recover_keeps_caps\n");
+  assert_contains(c.text, "pass  runtime/queue_recover_and_counts\n");
   free(c.text);
 }
 

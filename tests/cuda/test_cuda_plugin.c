@@ -363,8 +363,15 @@ static void test_plugin_simulated_loss_recovers_with_a_new_generation(void **s) 
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
   assert_non_null(strstr(err.message, "generation"));
   cu_ops()->module_release(be, m);
+  // What libvyre does on the kernel's first use after the recover (docs/abi.md
+  // ABI-RECOVER-6): compile again. The caches serve it: NVRTC does not run.
+  uint64_t compiles = metric(be, "compiles");
+  uint64_t hits = metric(be, "compile_cache_memory_hits") + metric(be, "compile_cache_disk_hits");
   m = cu_compile(be, &t->p, &err);
   assert_non_null(m);
+  assert_int_equal(metric(be, "compiles"), compiles);
+  assert_int_equal(metric(be, "compile_cache_memory_hits") + metric(be, "compile_cache_disk_hits"),
+                   hits + 1);
   vadd_bind(io, &da, m);
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
   assert_true(vadd_ok(io));
@@ -600,8 +607,15 @@ static void test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_ha
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_DEVICE_LOST);
   fprintf(stderr, "stale module: %s\n", err.message);
   cu_ops()->module_release(be, m);
+  // What libvyre does on the kernel's first use after the recover (docs/abi.md
+  // ABI-RECOVER-6): compile again. The caches serve it: NVRTC does not run.
+  uint64_t compiles = metric(be, "compiles");
+  uint64_t hits = metric(be, "compile_cache_memory_hits") + metric(be, "compile_cache_disk_hits");
   m = cu_compile(be, &t->p, &err);
   assert_non_null(m);
+  assert_int_equal(metric(be, "compiles"), compiles);
+  assert_int_equal(metric(be, "compile_cache_memory_hits") + metric(be, "compile_cache_disk_hits"),
+                   hits + 1);
   vadd_bind(io, &da, m);
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
   assert_true(vadd_ok(io));
@@ -966,10 +980,33 @@ static void test_plugin_driver_calls_per_dispatch_are_pinned(void **state) {
   assert_int_equal(mock_calls("cuMemcpyHtoDAsync", 0), 0);
   assert_int_equal(mock_calls("cuMemcpyDtoHAsync", 0), 0);
   assert_int_equal(mock_calls(NULL, 0), 8 + 1 + 2);
+  // Each job's own timeout (docs/abi.md ABI-JOBTIMEOUT-1): a job with a timeout
+  // records its own event and is waited on its own; the unbounded others
+  // then take one synchronization.
+  bda[3].timeout_ns = 5000000000ull;
+  mock_calls(NULL, 1);
+  assert_int_equal(cu_ops()->dispatch_batch(be, jobs, 8, &err), VYRE_STATUS_OK);
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(jobs[i].status, VYRE_STATUS_OK);
+  assert_int_equal(mock_calls("cuLaunchKernel", 0), 8);
+  assert_int_equal(mock_calls("cuEventRecord", 0), 1);
+  assert_true(mock_calls("cuEventQuery", 0) >= 1);
+  assert_int_equal(mock_calls("cuStreamSynchronize", 0), 1);
+  // Every job bounded: the last job's event tells the stream is done.
+  for (int i = 0; i < 8; i++)
+    bda[i].timeout_ns = 5000000000ull + (uint64_t)i;
+  mock_calls(NULL, 1);
+  assert_int_equal(cu_ops()->dispatch_batch(be, jobs, 8, &err), VYRE_STATUS_OK);
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(jobs[i].status, VYRE_STATUS_OK);
+  assert_int_equal(mock_calls("cuEventRecord", 0), 8);
+  assert_int_equal(mock_calls("cuStreamSynchronize", 0), 1); // none timed out: one sync
+  for (int i = 0; i < 8; i++)
+    bda[i].timeout_ns = 0;
   uint32_t got = 0;
   vyre_buffer_range rr = {.buffer = rb, .offset = 0, .size = 4, .dst = &got};
   assert_int_equal(cu_ops()->buffer_read(be, &rr, 1, &err), VYRE_STATUS_OK);
-  assert_int_equal(got, 2 + 16); // two single dispatches, two batches of 8
+  assert_int_equal(got, 2 + 32); // two single dispatches, four batches of 8
   assert_int_equal(g_inc_grid, 1);
   assert_int_equal(g_inc_vgx, 1);
   // A large grid of a coarsened program launches a quarter of the blocks

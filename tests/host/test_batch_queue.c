@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -147,9 +148,144 @@ static void test_batch_recovers_a_lost_device_by_itself(void **state) {
   assert_int_equal(vyre_device_health(f->dev, &h), VYRE_STATUS_OK);
   assert_int_equal(h.state, VYRE_HEALTH_OK);
   assert_int_equal(h.generation, 2);
-  // The caller's kernel predates the recover: stale, as after any recover.
-  assert_int_equal(vyre_dispatch(f->k, x[0].args, 3, NULL, NULL, &e), VYRE_STATUS_DEVICE_LOST);
-  ASSERT_HAS(e.message, "is stale");
+  // The caller's kernel predates the recover the batch made: it was rebuilt
+  // once for the new generation (one compile for the 4 items) and keeps
+  // working; the old module was released (docs/abi.md ABI-RECOVER-6).
+  assert_int_equal(device_metric(f->dev, "compiles"), 2);
+  assert_int_equal(device_metric(f->dev, "modules_live"), 1);
+  memset(x[0].out, 0, sizeof(x[0].out));
+  assert_int_equal(vyre_dispatch(f->k, x[0].args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < 16; i++)
+    assert_int_equal(x[0].out[i], 1000 + i);
+  assert_int_equal(device_metric(f->dev, "compiles"), 2);
+}
+
+// docs/abi.md ABI-RECOVER-6: a kernel survives a recover. Its first use in
+// the new generation compiles it again (once), on every dispatch path, with
+// no error; the old module is released, none leaks.
+static void test_a_kernel_survives_recover_on_every_path(void **state) {
+  fixture *f = *state;
+  vyre_error e = new_err();
+  assert_int_equal(device_metric(f->dev, "compiles"), 1);
+  for (uint32_t round = 0; round < 3; round++) {
+    assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e),
+                     VYRE_STATUS_OK);
+    io x;
+    io_init(&x, round);
+    // Lost and not yet recovered: the kernel is not stale, the device is lost.
+    assert_int_equal(vyre_dispatch(f->k, x.args, 3, NULL, NULL, &e), VYRE_STATUS_DEVICE_LOST);
+    ASSERT_HAS(e.message, "lost");
+    assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+    assert_int_equal(device_metric(f->dev, "compiles"), 1 + round);
+    for (uint32_t d = 0; d < 2; d++) { // rebuilt by the first dispatch only
+      memset(x.out, 0, sizeof(x.out));
+      assert_int_equal(vyre_dispatch(f->k, x.args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
+      for (uint32_t i = 0; i < 16; i++)
+        assert_int_equal(x.out[i], 1000 + round + i);
+      assert_int_equal(device_metric(f->dev, "compiles"), 2 + round);
+    }
+    assert_int_equal(device_metric(f->dev, "modules_live"), 1);
+  }
+  // A batch and a sequence-free resident path: the batch after a recover.
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  io y;
+  io_init(&y, 77);
+  vyre_batch_item it;
+  memset(&it, 0, sizeof(it));
+  it.kernel = f->k;
+  it.args = y.args;
+  it.arg_count = 3;
+  assert_int_equal(vyre_dispatch_batch(f->dev, &it, 1, &e), VYRE_STATUS_OK);
+  assert_int_equal(it.status, VYRE_STATUS_OK);
+  assert_int_equal(y.out[15], 1077 + 15);
+  assert_int_equal(device_metric(f->dev, "compiles"), 5);
+  assert_int_equal(device_metric(f->dev, "modules_live"), 1);
+}
+
+// A job submitted before a recover stays stale (its work was lost) while
+// the kernel it came from works again; the job keeps its module alive until
+// it is released.
+static void test_a_stale_job_keeps_its_module_until_released(void **state) {
+  fixture *f = *state;
+  vyre_error e = new_err();
+  io x;
+  io_init(&x, 3);
+  vyre_job *j = NULL;
+  assert_int_equal(vyre_dispatch_async(f->k, x.args, 3, NULL, &j, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  io y;
+  io_init(&y, 4);
+  assert_int_equal(vyre_dispatch(f->k, y.args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(y.out[0], 1004);
+  // t-basic has no async slots: the job ran at submit and keeps its status.
+  assert_int_equal(vyre_job_wait(j, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(device_metric(f->dev, "modules_live"), 2); // the job's and the kernel's
+  vyre_job_release(j);
+  assert_int_equal(device_metric(f->dev, "modules_live"), 1);
+}
+
+typedef struct racer {
+  vyre_kernel *k;
+  uint32_t id;
+  _Atomic int *stop;
+  uint32_t ok, lost, wrong;
+} racer;
+
+static void *race_dispatch(void *arg) {
+  racer *r = arg;
+  for (uint32_t n = 0; !atomic_load(r->stop) || n < 50; n++) {
+    io x;
+    io_init(&x, r->id * 1000 + n % 1000);
+    vyre_error e = new_err();
+    uint32_t st = vyre_dispatch(r->k, x.args, 3, NULL, NULL, &e);
+    if (st == VYRE_STATUS_OK) {
+      r->ok++;
+      for (uint32_t i = 0; i < 16; i++)
+        if (x.out[i] != r->id * 1000 + n % 1000 + i + 1000) r->wrong++;
+    } else if (st == VYRE_STATUS_DEVICE_LOST) {
+      r->lost++;
+    } else {
+      r->wrong++;
+    }
+  }
+  return NULL;
+}
+
+// Threads dispatching one kernel while another thread loses and recovers
+// the device again and again: every dispatch is right or DEVICE_LOST (never
+// a crash or a wrong result: module swaps do not free a module in use), and
+// the kernel works at the end without being compiled again by the caller.
+static void test_dispatches_racing_recovers_are_right_or_device_lost(void **state) {
+  fixture *f = *state;
+  _Atomic int stop = 0;
+  pthread_t t[3];
+  racer r[3];
+  for (uint32_t i = 0; i < 3; i++) {
+    memset(&r[i], 0, sizeof(r[i]));
+    r[i].k = f->k;
+    r[i].id = i;
+    r[i].stop = &stop;
+    assert_int_equal(pthread_create(&t[i], NULL, race_dispatch, &r[i]), 0);
+  }
+  vyre_error e = new_err();
+  for (uint32_t n = 0; n < 50; n++) {
+    assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e),
+                     VYRE_STATUS_OK);
+    assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  }
+  atomic_store(&stop, 1);
+  for (uint32_t i = 0; i < 3; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(r[i].wrong, 0);
+    assert_true(r[i].ok > 0);
+  }
+  io x;
+  io_init(&x, 9);
+  assert_int_equal(vyre_dispatch(f->k, x.args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(x.out[0], 1009);
+  assert_int_equal(device_metric(f->dev, "modules_live"), 1);
 }
 
 typedef struct collect {
@@ -264,6 +400,95 @@ static void test_queue_recompiles_after_the_caller_recovered_the_device(void **s
   ASSERT_HAS(e.message, "was already released");
 }
 
+// Creating a queue on a lost device recovers it, as drain does (docs/abi.md
+// ABI-RECOVER-3); the queue then runs.
+static void test_queue_create_on_a_lost_device_recovers_it(void **state) {
+  fixture *f = *state;
+  collect c;
+  memset(&c, 0, sizeof(c));
+  vyre_error e = new_err();
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  vyre_queue *q = NULL;
+  assert_int_equal(vyre_queue_create(f->k, NULL, on_result, &c, &q, &e), VYRE_STATUS_OK);
+  vyre_health h;
+  assert_int_equal(vyre_device_health(f->dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(h.generation, 2);
+  io x;
+  io_init(&x, 8);
+  assert_int_equal(vyre_queue_push(q, x.args, 3, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_queue_drain(q, &e), VYRE_STATUS_OK);
+  assert_int_equal(c.calls, 1);
+  assert_int_equal(c.status[0], VYRE_STATUS_OK);
+  assert_int_equal(c.first[0], 1008);
+  assert_int_equal(vyre_device_health(f->dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.generation, 2); // no second recover
+  vyre_queue_destroy(q);
+}
+
+typedef struct lencheck {
+  vyre_queue *q;
+  uint32_t calls;
+  uint64_t len_seen[8];
+} lencheck;
+
+static void on_len(void *user, uint64_t seq, uint32_t status, const vyre_queue_output *o,
+                   uint32_t n) {
+  (void)seq;
+  (void)status;
+  (void)o;
+  (void)n;
+  lencheck *l = user;
+  if (l->calls < 8) l->len_seen[l->calls] = vyre_queue_len(l->q);
+  l->calls++;
+}
+
+// The queue reports its length (pushed, not yet delivered) and its kernel
+// launches (the seed's kernel_launches): repeats count, and payloads run
+// again after a recovery count again.
+static void test_queue_reports_its_length_and_kernel_launches(void **state) {
+  fixture *f = *state;
+  lencheck l;
+  memset(&l, 0, sizeof(l));
+  vyre_error e = new_err();
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.repeat = 3;
+  assert_int_equal(vyre_queue_create(f->k, &o, on_len, &l, &l.q, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_queue_len(l.q), 0);
+  assert_int_equal(vyre_queue_kernel_launches(l.q), 0);
+  for (uint32_t p = 0; p < 4; p++) {
+    io x;
+    io_init(&x, p);
+    assert_int_equal(vyre_queue_push(l.q, x.args, 3, NULL, &e), VYRE_STATUS_OK);
+    assert_int_equal(vyre_queue_len(l.q), p + 1);
+  }
+  assert_int_equal(vyre_queue_drain(l.q, &e), VYRE_STATUS_OK);
+  assert_int_equal(l.calls, 4);
+  for (uint32_t p = 0; p < 4; p++)
+    assert_int_equal(l.len_seen[p], 3 - p); // the payload left before its callback
+  assert_int_equal(vyre_queue_len(l.q), 0);
+  assert_int_equal(vyre_queue_kernel_launches(l.q), 4 * 3);
+  // Two payloads, the device lost before the drain: both run twice.
+  for (uint32_t p = 0; p < 2; p++) {
+    io x;
+    io_init(&x, p);
+    assert_int_equal(vyre_queue_push(l.q, x.args, 3, NULL, &e), VYRE_STATUS_OK);
+  }
+  // (t-null-optional has no inject_fault: there they run once.)
+  uint32_t runs =
+      vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e) == VYRE_STATUS_OK ? 2 : 1;
+  assert_int_equal(vyre_queue_drain(l.q, &e), VYRE_STATUS_OK);
+  assert_int_equal(l.calls, 6);
+  assert_int_equal(vyre_queue_len(l.q), 0);
+  assert_int_equal(vyre_queue_kernel_launches(l.q), 4 * 3 + 2 * runs * 3);
+  vyre_queue *dead = l.q;
+  vyre_queue_destroy(l.q);
+  assert_int_equal(vyre_queue_len(dead), 0);
+  assert_int_equal(vyre_queue_kernel_launches(dead), 0);
+  assert_int_equal(vyre_queue_len(NULL), 0);
+}
+
 static void test_batch_item_on_a_lost_resident_buffer_fails_alone(void **state) {
   fixture *f = *state;
   vyre_error e = new_err();
@@ -349,6 +574,18 @@ int main(void) {
                                       setup_basic, teardown),
       cmocka_unit_test_setup_teardown(test_batch_item_on_a_lost_resident_buffer_fails_alone,
                                       setup_basic, teardown),
+      cmocka_unit_test_setup_teardown(test_a_kernel_survives_recover_on_every_path, setup_basic,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_a_stale_job_keeps_its_module_until_released, setup_basic,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_dispatches_racing_recovers_are_right_or_device_lost,
+                                      setup_basic, teardown),
+      cmocka_unit_test_setup_teardown(test_queue_create_on_a_lost_device_recovers_it, setup_basic,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_queue_reports_its_length_and_kernel_launches,
+                                      setup_basic, teardown),
+      cmocka_unit_test_setup_teardown(test_queue_reports_its_length_and_kernel_launches,
+                                      setup_no_batch, teardown),
   };
   return cmocka_run_group_tests_name("host/batch_queue", tests, NULL, NULL);
 }

@@ -129,7 +129,7 @@ static void test_loader_accepts_newer_minor_and_ignores_its_tail(void **state) {
   vyre_metric m[16];
   uint32_t n = 0;
   assert_int_equal(vyre_device_metrics(dev, m, 16, &n, &e), VYRE_STATUS_OK);
-  assert_int_equal(n, 11);
+  assert_int_equal(n, 13);
   vyre_candidate c[32];
   assert_int_equal(vyre_list_candidates(c, 32, &n, &e), VYRE_STATUS_OK);
   int seen = 0;

@@ -57,6 +57,7 @@ typedef struct tbe {
   _Atomic uint32_t generation;
   _Atomic uint32_t lost;
   _Atomic uint64_t dispatches, batches, last_grid[3], last_order, last_repeat;
+  _Atomic uint64_t compiles, modules_live; // modules compiled; compiled and not released
 } tbe;
 
 typedef struct tmod {
@@ -167,6 +168,8 @@ static uint32_t t_compile(vyre_backend *b, const vyre_compile_args *args, vyre_m
   tmod *m = calloc(1, sizeof(*m));
   if (!m) return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, T_NAME, "oom. Fix: none.");
   vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, b, be->generation);
+  be->compiles++;
+  be->modules_live++;
   const vyre_ir_program *p = args->program;
   m->buffer_count = p->buffer_count < 64 ? p->buffer_count : 64;
   for (uint32_t i = 0; i < m->buffer_count; i++) {
@@ -178,6 +181,7 @@ static uint32_t t_compile(vyre_backend *b, const vyre_compile_args *args, vyre_m
 }
 
 static void t_module_release(vyre_backend *b, vyre_module *m) {
+  if (m) ((tbe *)b)->modules_live--;
   vyre_kit_object_kill((vyre_object_header *)m);
   free(m);
 }
@@ -317,7 +321,9 @@ static uint32_t t_metrics(vyre_backend *b, vyre_metric *out, uint32_t cap, uint3
                      {"cache_dir_len", cache ? strlen(cache) : UINT64_MAX},
                      {"env_probe_len", probe ? strlen(probe) : UINT64_MAX},
                      {"host_abi", g_host_abi},
-                     {"clock_monotonic", t0 > 0 && t1 >= t0}};
+                     {"clock_monotonic", t0 > 0 && t1 >= t0},
+                     {"compiles", be->compiles},
+                     {"modules_live", be->modules_live}};
   uint32_t n = sizeof(m) / sizeof(m[0]);
   for (uint32_t i = 0; i < n && i < cap && out; i++)
     out[i] = m[i];

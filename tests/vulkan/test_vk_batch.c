@@ -372,12 +372,107 @@ static void test_batch_larger_than_one_descriptor_pool(void **state) {
   assert_int_equal(vk_metric("validation_errors"), 0);
 }
 
+// x = gid; for j < n[0]: x = x * 1664525 + j; out[gid] = x (guarded):
+// n is buffer 0 (read), out buffer 1 (write). Busy for a while on lavapipe.
+static const vyre_ir_program *spin_program(tb *t) {
+  tb_init(t, WG, 1, 1);
+  uint32_t n = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t out = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t i, x;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t s1 = let(t, &x, var(t, i));
+  uint32_t j = tb_local(t, T_U, 0);
+  uint32_t body = assign(
+      t, x,
+      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_U, 1664525)), var(t, j)));
+  uint32_t s2 = for_(t, j, lit(t, T_U, 0), load(t, n, lit(t, T_U, 0)), LIST(t, body));
+  uint32_t st = store(t, out, var(t, i), var(t, x));
+  uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, out)), LIST(t, st), 0, 0);
+  return tb_finish(t, LIST(t, s0, s1, s2, s3));
+}
+
+// docs/abi.md ABI-JOBTIMEOUT-1: each job's own timeout. A long job with a
+// 1 ns timeout in front of short jobs without one (or with 60 s): the short
+// ones deliver correct results; the long one times out (or finished in time
+// with correct results). A batch whose every job has a 1 ns timeout returns
+// TIMEOUT.
+static void test_batch_applies_each_jobs_own_timeout(void **state) {
+  (void)state;
+  const vyre_backend_ops *ops = vk_ops();
+  progs p;
+  progs_make(&p);
+  tb *ts = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *spin = vk_compile(g_be, spin_program(ts), &err);
+  assert_non_null(spin);
+  enum { SN = 8192 };
+  static uint32_t spin_out[SN];
+  uint32_t iters = 8192, in[E], o1[E], o2[E];
+  for (uint32_t e = 0; e < E; e++)
+    in[e] = e;
+  vyre_binding sb[2] = {
+      {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 4, .data = &iters},
+      {.buffer_index = 1, .kind = VYRE_BINDING_HOST, .bytes = sizeof(spin_out), .data = spin_out}};
+  vyre_binding b1[2] = {host(0, in), host(1, o1)}, b2[2] = {host(0, in), host(1, o2)};
+  vyre_dispatch_args da[3] = {
+      {.struct_size = sizeof(vyre_dispatch_args),
+       .binding_count = 2,
+       .module = spin,
+       .bindings = sb,
+       .grid = {SN / WG, 1, 1},
+       .repeat = 1,
+       .timeout_ns = 1},
+      job(p.dbl, b1, 2, b1, 1),
+      job(p.dbl, b2, 2, b2, 1),
+  };
+  da[2].timeout_ns = 60ull * 1000000000ull;
+  vyre_error e[3];
+  vyre_batch_job jobs[3];
+  for (int k = 0; k < 3; k++) {
+    e[k] = (vyre_error){.struct_size = sizeof(vyre_error)};
+    jobs[k] = (vyre_batch_job){.args = &da[k], .error = &e[k]};
+  }
+  memset(o1, 0xCD, sizeof(o1));
+  memset(o2, 0xCD, sizeof(o2));
+  assert_int_equal(ops->dispatch_batch(g_be, jobs, 3, &err), VYRE_STATUS_OK);
+  assert_int_equal(jobs[1].status, VYRE_STATUS_OK);
+  assert_int_equal(jobs[2].status, VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < E; k++) {
+    assert_int_equal(o1[k], 2 * k);
+    assert_int_equal(o2[k], 2 * k);
+  }
+  if (jobs[0].status == VYRE_STATUS_TIMEOUT) {
+    assert_non_null(strstr(e[0].message, "within its timeout of 1 ns"));
+    assert_non_null(strstr(e[0].message, "Fix: "));
+  } else {
+    assert_int_equal(jobs[0].status, VYRE_STATUS_OK);
+  }
+  // Every job with 1 ns: the batch times out as a whole.
+  da[1].timeout_ns = da[2].timeout_ns = 1;
+  da[1].module = da[2].module = spin;
+  da[1].bindings = da[2].bindings = sb;
+  da[1].grid[0] = da[2].grid[0] = SN / WG;
+  uint32_t st = ops->dispatch_batch(g_be, jobs, 3, &err);
+  if (st == VYRE_STATUS_TIMEOUT) {
+    for (int k = 0; k < 3; k++)
+      assert_int_equal(jobs[k].status, VYRE_STATUS_TIMEOUT);
+    assert_non_null(strstr(err.message, "no job of the batch finished within its own timeout"));
+  } else {
+    assert_int_equal(st, VYRE_STATUS_OK); // a device that fast finished all three in time
+  }
+  ops->module_release(g_be, spin);
+  free(ts);
+  progs_free(&p);
+  assert_int_equal(vk_metric("validation_errors"), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_batch_resident_chain_matches_sequential),
       cmocka_unit_test(test_batch_mixes_host_and_resident_bindings),
       cmocka_unit_test(test_batch_invalid_jobs_fail_alone),
       cmocka_unit_test(test_batch_larger_than_one_descriptor_pool),
+      cmocka_unit_test(test_batch_applies_each_jobs_own_timeout),
   };
   return cmocka_run_group_tests_name("vulkan/batch", tests, vk_setup, vk_teardown);
 }

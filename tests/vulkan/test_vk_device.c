@@ -4,7 +4,8 @@
 // UUID with the refusal messages, capabilities (lavapipe reports itself as a
 // software device), timestamps, and the compile caches: memory hits within
 // a backend, SPIR-V and pipeline-cache entries on disk reused by a new
-// backend. Skips when no Vulkan device is present.
+// backend, and recover's re-check of the caps reported at open. Skips when
+// no Vulkan device is present.
 
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -187,12 +188,58 @@ static void test_compile_cache_hits_in_memory_and_on_disk(void **state) {
   free(t);
 }
 
+// docs/abi.md ABI-RECOVER-7: recover re-checks the device against the caps
+// it reported at open. VYRE_VULKAN_MAX_SHARED_MEMORY (a test hook read each
+// time the device is opened) makes the device come back with a smaller
+// shared-memory limit: recover refuses with both values and the backend
+// stays lost; without the hook the next recover succeeds with the old caps.
+static void test_recover_refuses_a_device_that_came_back_with_other_limits(void **state) {
+  unsetenv("VYRE_VULKAN_MAX_SHARED_MEMORY");
+  vyre_backend *be = vk_open();
+  if (!be) skip();
+  const vyre_backend_ops *ops = vk_ops();
+  vyre_caps open = {.struct_size = sizeof(open)}, now = {.struct_size = sizeof(now)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(ops->get_caps(be, &open, &err), VYRE_STATUS_OK);
+  assert_true(open.max_shared_memory_bytes > 1024);
+  // A recover on an unchanged device keeps the caps (but the generation).
+  assert_int_equal(ops->inject_fault(be, VYRE_FAULT_SIMULATED_LOSS, &err), VYRE_STATUS_OK);
+  assert_int_equal(ops->recover(be, &err), VYRE_STATUS_OK);
+  assert_int_equal(ops->get_caps(be, &now, &err), VYRE_STATUS_OK);
+  assert_int_equal(now.generation, open.generation + 1);
+  assert_int_equal(now.max_shared_memory_bytes, open.max_shared_memory_bytes);
+  // The device comes back with 1024 bytes of shared memory: refused.
+  setenv("VYRE_VULKAN_MAX_SHARED_MEMORY", "1024", 1);
+  assert_int_equal(ops->inject_fault(be, VYRE_FAULT_SIMULATED_LOSS, &err), VYRE_STATUS_OK);
+  assert_int_equal(ops->recover(be, &err), VYRE_STATUS_DEVICE_LOST);
+  char want[160];
+  snprintf(want, sizeof(want),
+           "max_shared_memory_bytes was %u (0x%x) at open and is 1024 (0x400) now",
+           open.max_shared_memory_bytes, open.max_shared_memory_bytes);
+  if (!strstr(err.message, want)) fail_msg("expected \"%s\" in: %s", want, err.message);
+  assert_non_null(strstr(err.message, "Fix: "));
+  vyre_health h = {.struct_size = sizeof(h)};
+  ops->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+  // Back to the real limit: the next recover succeeds with the caps of open.
+  unsetenv("VYRE_VULKAN_MAX_SHARED_MEMORY");
+  assert_int_equal(ops->recover(be, &err), VYRE_STATUS_OK);
+  ops->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(ops->get_caps(be, &now, &err), VYRE_STATUS_OK);
+  assert_int_equal(now.max_shared_memory_bytes, open.max_shared_memory_bytes);
+  ops->destroy(be);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_probe_reports_a_device_and_its_kind),
       cmocka_unit_test(test_create_refuses_an_index_out_of_range),
       cmocka_unit_test(test_create_picks_the_device_by_uuid),
       cmocka_unit_test(test_dispatch_timing_reports_device_time),
+      // Before the cache test, which leaves the plugin with host services
+      // that it frees.
+      cmocka_unit_test(test_recover_refuses_a_device_that_came_back_with_other_limits),
       cmocka_unit_test(test_compile_cache_hits_in_memory_and_on_disk),
   };
   return cmocka_run_group_tests_name("vulkan/device", tests, NULL, NULL);

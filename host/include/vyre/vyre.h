@@ -42,15 +42,16 @@
 //   never returned ("is not a live <kind> handle"), a handle of another kind
 //   ("is a job, not a kernel") or a kernel or resident buffer of another
 //   device ("belongs to another device ... not from this device") is refused
-//   with INVALID_ARGUMENT, the message naming the handle's kind; a kernel,
-//   resident buffer or job made before a vyre_device_recover is stale and
-//   refused with DEVICE_LOST. The void release calls (program_free,
-//   device_close, kernel_release, job_release, queue_destroy) do nothing for
-//   NULL, and for a handle that is not live (released twice, another kind,
-//   never made) do nothing but log a warning; vyre_resident_free answers
-//   INVALID_ARGUMENT. Of two threads releasing one handle at once, one
-//   releases it and the other is ignored. Compare handles only for
-//   equality; their values mean nothing else.
+//   with INVALID_ARGUMENT, the message naming the handle's kind; a resident
+//   buffer or job made before a vyre_device_recover is stale and refused
+//   with DEVICE_LOST. A kernel survives a recover: its first use afterwards
+//   compiles its program again (from the caches), with no error. The void
+//   release calls (program_free, device_close, kernel_release, job_release,
+//   queue_destroy) do nothing for NULL, and for a handle that is not live
+//   (released twice, another kind, never made) do nothing but log a warning;
+//   vyre_resident_free answers INVALID_ARGUMENT. Of two threads releasing
+//   one handle at once, one releases it and the other is ignored. Compare
+//   handles only for equality; their values mean nothing else.
 // Thread safety: every call may be made from any thread, concurrently, also
 //   on one device (several threads may dispatch on one device at once);
 //   libvyre and the plugin synchronise internally. Releasing an object while
@@ -240,11 +241,14 @@ uint32_t vyre_device_caps(vyre_device *dev, vyre_caps *out, vyre_error *err);
 // handle or a NULL |out| (no error record: this call takes none).
 uint32_t vyre_device_health(vyre_device *dev, vyre_health *out);
 // Re-creates the device (docs/abi.md ABI-RECOVER-1): the generation moves
-// on, and every kernel, resident buffer and job made before is stale
-// (DEVICE_LOST) and must be released and made again; resident contents are
-// lost. Serialised per device: concurrent recovers run one after the other.
-// Errors: what the plugin's recover returns (UNAVAILABLE, DEVICE_LOST,
-// OUT_OF_MEMORY).
+// on, and every resident buffer and job made before is stale (DEVICE_LOST)
+// and must be released and made again; resident contents are lost. Kernels
+// survive: each is compiled again on its first use (ABI-RECOVER-6). The
+// plugin checks that the device came back with the identity, limits and
+// features it reported at open (ABI-RECOVER-7); a mismatch is refused and
+// the device stays lost. Serialised per device: concurrent recovers run one
+// after the other. Errors: what the plugin's recover returns (UNAVAILABLE,
+// DEVICE_LOST, OUT_OF_MEMORY).
 uint32_t vyre_device_recover(vyre_device *dev, vyre_error *err);
 // Test hook (docs/abi.md ABI-FAULT-1): VYRE_FAULT_SIMULATED_LOSS or
 // VYRE_FAULT_DEVICE_TRAP; afterwards the device reports DEVICE_LOST until
@@ -406,7 +410,7 @@ uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, 
 // resident buffer, options.struct_size below the minimum), UNSUPPORTED (a
 // grid or buffer above this device's limits, timing on a device without
 // it, unknown flags), TIMEOUT (options.timeout_ns passed), DEVICE_LOST (a
-// stale kernel or buffer, a lost device: see vyre_device_recover),
+// stale buffer, a lost device: see vyre_device_recover),
 // DISPATCH_FAILED, OUT_OF_MEMORY.
 uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
                        const vyre_dispatch_options *options, vyre_dispatch_result *out,
@@ -450,9 +454,9 @@ void vyre_job_release(vyre_job *job);
 // for the call; the host writes each item's |status|, |result| and |error|
 // (it sets error.struct_size itself). An invalid item gets its own status
 // and error (as vyre_dispatch would) and the others still run. When the
-// device is found lost, the batch recovers it, compiles the items' programs
-// again (the caller's kernels stay stale) and re-runs the items that did
-// not complete, at most twice; items binding resident buffers then fail
+// device is found lost, the batch recovers it, compiles the items' kernels
+// again (the caller's kernels then stay usable) and re-runs the items that
+// did not complete, at most twice; items binding resident buffers then fail
 // with DEVICE_LOST. Returns OK when every item was attempted (per-item
 // status tells the outcome), INVALID_ARGUMENT (|items| NULL with |count| >
 // 0) or a backend-wide failure (DEVICE_LOST when recovery failed).
@@ -499,8 +503,9 @@ uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, ui
 // queue copies each payload's input bytes at push time and owns the output
 // memory. When the backend is found lost, the queue recovers it, compiles
 // the program again and re-runs the payloads not yet delivered (at most
-// twice; if recovery fails they are delivered with DEVICE_LOST). Push and
-// drain may be called from several threads; drains are serialised.
+// twice; if recovery fails they are delivered with DEVICE_LOST); creating a
+// queue on a lost device recovers it too. Push and drain may be called from
+// several threads; drains are serialised.
 typedef struct vyre_queue vyre_queue;
 
 // One result: the outputs of payload |seq| (0-based push order), one entry
@@ -519,9 +524,10 @@ typedef void (*vyre_queue_result_fn)(void *user, uint64_t seq, uint32_t status,
 // size and flags) and its own reference to the program: the kernel and the
 // program may be released afterwards. |options| (may be NULL) is copied,
 // except its label. |user| is passed to |on_result| untouched. The caller
-// owns *out (vyre_queue_destroy). Errors: INVALID_ARGUMENT (|on_result| or
-// |out| NULL, options.struct_size below the minimum), and the errors of
-// vyre_kernel_compile.
+// owns *out (vyre_queue_destroy). When the device is lost, it is recovered
+// first (docs/abi.md ABI-RECOVER-3). Errors: INVALID_ARGUMENT (|on_result|
+// or |out| NULL, options.struct_size below the minimum), the errors of
+// vyre_kernel_compile, and those of vyre_device_recover.
 uint32_t vyre_queue_create(vyre_kernel *kernel, const vyre_dispatch_options *options,
                            vyre_queue_result_fn on_result, void *user, vyre_queue **out,
                            vyre_error *err);
@@ -538,6 +544,16 @@ uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count
 // status), or a backend-wide failure (OUT_OF_MEMORY; DEVICE_LOST when
 // recovery failed, after delivering the rest with DEVICE_LOST).
 uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err);
+// The kernel launches the queue has submitted to the device since it was
+// created: each payload run counts its repeat count times the launches of
+// its grid (more than one when the grid is split, docs/ir.md IR-GRID-5), and
+// a payload run again after a recovery counts again (the seed's
+// kernel_launches). 0 for NULL or a dead handle. Never fails.
+uint64_t vyre_queue_kernel_launches(vyre_queue *q);
+// The queue's length: payloads pushed and not yet delivered (a payload
+// leaves the queue just before its callback runs). 0 for NULL or a dead
+// handle. Never fails.
+uint64_t vyre_queue_len(vyre_queue *q);
 // Drops undelivered payloads (their callbacks never run) and frees the queue
 // (NULL or a dead handle: no-op, with a warning for the latter). Must not
 // run concurrently with a push or drain on |q|, nor from its callback.
