@@ -98,7 +98,7 @@ uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program 
     const vyre_case_data *in = vyre__input_for(c, bi);
     uint64_t size = 0;
     if (b->access == VYRE_IR_ACCESS_WRITE)
-      size = (uint64_t)b->count * 4u;
+      size = (uint64_t)b->count * vyre_ir_type_bytes(b->type);
     else if (in)
       size = in->size;
     if (max_bytes && size > max_bytes) {

@@ -43,26 +43,26 @@ static inline uint32_t vyre_bf16_to_f32(uint32_t h) {
 // f32 bits -> f16 bits.
 static inline uint32_t vyre_f32_to_f16(uint32_t x) {
   uint32_t s = (x >> 16) & 0x8000u, ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return 0x7E00u;                   // NaN
-  if (ax >= 0x477FF000u) return s | 0x7C00u;              // >= 65520 rounds to inf
-  if (ax >= 0x38800000u) {                                // f16 normal range (>= 2^-14)
-    uint32_t r = ax - 0x38000000u;                        // rebias the exponent by 112
-    return s | ((r + 0xFFFu + ((r >> 13) & 1u)) >> 13);   // round to nearest even
+  if (ax > 0x7F800000u) return 0x7E00u;                 // NaN
+  if (ax >= 0x477FF000u) return s | 0x7C00u;            // >= 65520 rounds to inf
+  if (ax >= 0x38800000u) {                              // f16 normal range (>= 2^-14)
+    uint32_t r = ax - 0x38000000u;                      // rebias the exponent by 112
+    return s | ((r + 0xFFFu + ((r >> 13) & 1u)) >> 13); // round to nearest even
   }
-  if (ax <= 0x33000000u) return s;                        // <= 2^-25 (a tie) rounds to 0
+  if (ax <= 0x33000000u) return s;                         // <= 2^-25 (a tie) rounds to 0
   uint32_t e = ax >> 23, m = (ax & 0x7FFFFFu) | 0x800000u; // e in 102..112
-  uint32_t sh = 126u - e;                                 // 14..24: units of 2^-24
+  uint32_t sh = 126u - e;                                  // 14..24: units of 2^-24
   uint32_t q = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
-  if (rem > half || (rem == half && (q & 1u))) q++;      // may carry into the smallest normal
+  if (rem > half || (rem == half && (q & 1u))) q++; // may carry into the smallest normal
   return s | q;
 }
 
 // f32 bits -> bf16 bits.
 static inline uint32_t vyre_f32_to_bf16(uint32_t x) {
   uint32_t s = (x >> 16) & 0x8000u, ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return 0x7FC0u;                      // NaN
-  uint32_t r = (ax + 0x7FFFu + ((ax >> 16) & 1u)) >> 16;     // nearest even; overflow -> inf
-  if (r < 0x80u) r = 0;                                      // bf16 subnormal: signed zero
+  if (ax > 0x7F800000u) return 0x7FC0u;                  // NaN
+  uint32_t r = (ax + 0x7FFFu + ((ax >> 16) & 1u)) >> 16; // nearest even; overflow -> inf
+  if (r < 0x80u) r = 0;                                  // bf16 subnormal: signed zero
   return s | r;
 }
 

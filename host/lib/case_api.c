@@ -244,7 +244,8 @@ static int compare(vyre_case_report *r, const char *name, uint32_t type, const u
     snprintf(r->message, sizeof(r->message),
              "expect: buffer '%s' came back with %llu elements, the case expects %llu. Fix: "
              "make the case's expected list as long as the buffer.",
-             name, (unsigned long long)(actual_size / eb), (unsigned long long)(expected_size / eb));
+             name, (unsigned long long)(actual_size / eb),
+             (unsigned long long)(expected_size / eb));
     return 1;
   }
   uint64_t n = expected_size / eb, first = UINT64_MAX, differing = 0;
@@ -330,7 +331,8 @@ static void check(const vyre_case_file *cf, vyre_case_report *r, const vyre_erro
       for (uint32_t a = 0; a < vyre_program_arg_count(p); a++)
         if (vyre_program_arg_buffer(p, a) == e->buffer_index) arg = a;
       uint64_t size = 0;
-      if (arg != VYRE_IR_NONE && b->access == VYRE_IR_ACCESS_WRITE) size = (uint64_t)b->count * vyre_ir_type_bytes(b->type);
+      if (arg != VYRE_IR_NONE && b->access == VYRE_IR_ACCESS_WRITE)
+        size = (uint64_t)b->count * vyre_ir_type_bytes(b->type);
       if (arg != VYRE_IR_NONE && b->access == VYRE_IR_ACCESS_READ_WRITE)
         for (uint32_t k = 0; k < c->input_count; k++)
           if (c->inputs[k].buffer_index == e->buffer_index) size = c->inputs[k].size;

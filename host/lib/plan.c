@@ -280,10 +280,10 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
       for (uint32_t i = 0; i < arg_count && used < sizeof(sizes); i++) {
         const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
         if (b->access == VYRE_IR_ACCESS_UNIFORM) continue;
-        int w = snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
-                         vyre_ir_string(v, b->name),
-                         (unsigned long long)(bound_bytes(b, &args[i]) /
-                                              vyre_ir_type_bytes(b->type)));
+        int w =
+            snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
+                     vyre_ir_string(v, b->name),
+                     (unsigned long long)(bound_bytes(b, &args[i]) / vyre_ir_type_bytes(b->type)));
         if (w < 0) break;
         used += (size_t)w;
       }

@@ -148,7 +148,7 @@ uint32_t vyre_queue_push(vyre_queue *handle, const vyre_arg *args, uint32_t arg_
   for (uint32_t i = 0; i < arg_count; i++) {
     const vyre_ir_buffer *b = &v->buffers[q->k.program->arg_buffer[i]];
     len[i] = b->access == VYRE_IR_ACCESS_WRITE ? (uint64_t)b->count * vyre_ir_type_bytes(b->type)
-                                                : args[i].bytes;
+                                               : args[i].bytes;
     total += len[i];
   }
   payload *p = calloc(1, sizeof(*p));

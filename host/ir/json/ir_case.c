@@ -302,8 +302,7 @@ static uint64_t bound_elements(const vyre_case *c, uint32_t b) {
   const vyre_ir_buffer *buf = &vyre_ir_view(c->program)->buffers[b];
   if (buf->access == VYRE_IR_ACCESS_WRITE) return buf->count;
   for (uint32_t i = 0; i < c->input_count; i++)
-    if (c->inputs[i].buffer_index == b)
-      return c->inputs[i].size / vyre_ir_type_bytes(buf->type);
+    if (c->inputs[i].buffer_index == b) return c->inputs[i].size / vyre_ir_type_bytes(buf->type);
   return 0;
 }
 
@@ -390,10 +389,9 @@ static uint32_t write_buffers(vyre_case *c, case_budget *budget, vyre__jpath *p,
   for (uint32_t i = 0; i < v->buffer_count; i++) {
     if (v->buffers[i].access != VYRE_IR_ACCESS_WRITE) continue;
     p->seg[p->n - 1].index = i;
-    uint32_t st = budget_take(budget,
-                              (uint64_t)v->buffers[i].count * vyre_ir_type_bytes(v->buffers[i].type),
-                              "write buffer",
-                              vyre_ir_string(v, v->buffers[i].name), p, err);
+    uint32_t st =
+        budget_take(budget, (uint64_t)v->buffers[i].count * vyre_ir_type_bytes(v->buffers[i].type),
+                    "write buffer", vyre_ir_string(v, v->buffers[i].name), p, err);
     if (st) return st;
   }
   vyre__jpath_pop(p);

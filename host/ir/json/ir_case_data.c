@@ -69,8 +69,9 @@ static uint32_t f32_bits(float f) {
 static uint32_t element(json_t *v, uint32_t type, const vyre__jpath *p, uint32_t *out,
                         vyre_error *err) {
   const char *tn = vyre_ir_type_name(type);
-  const char *an = type == VYRE_IR_TYPE_I32 || type == VYRE_IR_TYPE_F32 || type == VYRE_IR_TYPE_I8 ||
-                           type == VYRE_IR_TYPE_I16 || type == VYRE_IR_TYPE_F16
+  const char *an = type == VYRE_IR_TYPE_I32 || type == VYRE_IR_TYPE_F32 ||
+                           type == VYRE_IR_TYPE_I8 || type == VYRE_IR_TYPE_I16 ||
+                           type == VYRE_IR_TYPE_F16
                        ? "an"
                        : "a";
   if (json_is_string(v) && is_narrow(type)) {
@@ -118,13 +119,14 @@ static uint32_t element(json_t *v, uint32_t type, const vyre__jpath *p, uint32_t
       hi = 32767;
     }
     if (x < lo || x > hi)
-      return vyre__jpath_fail(p, err, BADARG,
-                              "%lld is out of range %lld..%lld for %s %s element%s. Fix: use a value "
-                              "in range or a \"0x\" bit pattern.",
-                              (long long)x, (long long)lo, (long long)hi, an, tn,
-                              is_half(type) ? " (f16 and bf16 elements are written as their "
-                                              "16-bit patterns)"
-                                            : "");
+      return vyre__jpath_fail(
+          p, err, BADARG,
+          "%lld is out of range %lld..%lld for %s %s element%s. Fix: use a value "
+          "in range or a \"0x\" bit pattern.",
+          (long long)x, (long long)lo, (long long)hi, an, tn,
+          is_half(type) ? " (f16 and bf16 elements are written as their "
+                          "16-bit patterns)"
+                        : "");
     *out = (uint32_t)x & (is_narrow(type) ? (1u << (8 * vyre_ir_type_bytes(type))) - 1u : ~0u);
     return VYRE_STATUS_OK;
   }
