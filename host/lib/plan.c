@@ -187,6 +187,12 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
                             (unsigned long long)len);
   }
   const uint32_t eb = vyre_ir_type_bytes(b->type);
+  if (len / eb > UINT32_MAX)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: %s buffer '%s' (arg %u) binds %llu %s elements, more than "
+                          "2^32-1 (len is a u32). Fix: split the buffer over several dispatches.",
+                          ctx, acc, name, i, (unsigned long long)(len / eb),
+                          vyre_ir_type_name(b->type));
   if (b->has_count && len / eb < b->count)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: %s buffer '%s' (arg %u) binds %llu elements, fewer than its "
