@@ -779,9 +779,8 @@ static uint32_t check_buffers(vstate *s) {
     if (!is_storage_type(b->type))
       return fail(s,
                   "buffer '%.80s' has element type '%.80s' (%u); storage types are %s. Fix: use "
-                  "%s for booleans.",
-                  nm, tname(b->type), b->type, NAMES(VYRE__IR_NAMES_STORAGE_TYPES, " and "),
-                  NAMES(VYRE__IR_NAMES_STORAGE_ONLY, " or "));
+                  "bool32 for booleans.",
+                  nm, tname(b->type), b->type, NAMES(VYRE__IR_NAMES_STORAGE_TYPES, " and "));
     if (b->has_count > 1)
       return fail(s,
                   "buffer '%.80s' has has_count %u; it is 0 or 1. Fix: re-encode the program "
