@@ -37,7 +37,8 @@ static int is_half(uint32_t type) {
   return type == VYRE_IR_TYPE_F16 || type == VYRE_IR_TYPE_BF16;
 }
 
-// "0x" and 1..|digits| hex digits (the bit pattern of a narrow element).
+// "0x" and 1..8 hex digits whose value fits |digits| hex digits (the bit
+// pattern of a narrow element; leading zeros are fine: "0x000000ff").
 static int parse_narrow_bits(const char *s, uint32_t digits, uint32_t *out) {
   if (!s || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2]) return -1;
   uint32_t v = 0, i = 0;
@@ -52,9 +53,10 @@ static int parse_narrow_bits(const char *s, uint32_t digits, uint32_t *out) {
       d = (uint32_t)(c - 'A' + 10);
     else
       return -1;
-    if (i >= digits) return -1;
+    if (i >= 8) return -1;
     v = v << 4 | d;
   }
+  if (digits < 8 && v >> (4 * digits)) return -1;
   *out = v;
   return 0;
 }
@@ -79,9 +81,10 @@ static uint32_t element(json_t *v, uint32_t type, const vyre__jpath *p, uint32_t
     uint32_t digits = 2u * vyre_ir_type_bytes(type);
     if (parse_narrow_bits(json_string_value(v), digits, out) == 0) return VYRE_STATUS_OK;
     return vyre__jpath_fail(p, err, BADARG,
-                            "'%s' is not a bit pattern of %s %s element. Fix: write 1 to %u hex "
-                            "digits after 0x, e.g. \"0x%s\".",
-                            json_string_value(v), an, tn, digits, digits == 2 ? "7f" : "3c00");
+                            "'%s' is not a bit pattern of %s %s element (%u bits). Fix: write "
+                            "hex digits after 0x for a value below 2^%u, e.g. \"0x%s\".",
+                            json_string_value(v), an, tn, 4 * digits, 4 * digits,
+                            digits == 2 ? "7f" : "3c00");
   }
   if (json_is_string(v)) {
     if (vyre__parse_bits(json_string_value(v), out) == 0) return VYRE_STATUS_OK;
@@ -132,9 +135,9 @@ static uint32_t element(json_t *v, uint32_t type, const vyre__jpath *p, uint32_t
   }
   const char *want = type == VYRE_IR_TYPE_F32      ? "a number or a \"0x%08x\" bit pattern"
                      : type == VYRE_IR_TYPE_BOOL32 ? "0, 1, true, false or a bit pattern"
-                     : is_half(type)               ? "its bit pattern, an integer or \"0x3c00\""
-                     : is_narrow(type)             ? "an integer or a \"0x\" bit pattern"
-                                                   : "an integer or a \"0x%08x\" bit pattern";
+                     : is_half(type)   ? "its bit pattern, as an integer or a \"0x3c00\" string"
+                     : is_narrow(type) ? "an integer or a \"0x\" bit pattern"
+                                       : "an integer or a \"0x%08x\" bit pattern";
   return vyre__jpath_fail(p, err, BADARG, "%s %s element must be %s, got %s. Fix: write %s.", an,
                           tn, want, vyre__json_type_name(v), want);
 }
