@@ -252,7 +252,14 @@ static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
     x = OP(is_signed_narrow(t) ? SpvOpSConvert : SpvOpUConvert, U, v);
   } else {
     uint32_t bit, ptr = narrow_word_ptr(c, b, eb, safe, &bit);
-    uint32_t w = OP(SpvOpLoad, U, ptr);
+    // Other invocations may be storing the word's other elements with
+    // atomics: a writable buffer's word is read with a (relaxed) atomic load,
+    // so no load races with those stores (Vulkan's memory locations are bytes).
+    uint8_t acc = c->p->buffers[b].access;
+    int ro = acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM;
+    uint32_t w = ro ? OP(SpvOpLoad, U, ptr)
+                    : OP(SpvOpAtomicLoad, U, ptr, ku(c, acc == VYRE_IR_ACCESS_WORKGROUP ? 2u : 1u),
+                         ku(c, 0));
     x = OP(is_signed_narrow(t) ? SpvOpBitFieldSExtract : SpvOpBitFieldUExtract, U, w, bit,
            ku(c, 8 * eb));
   }
