@@ -169,7 +169,7 @@ typedef struct vyre_ext_header {
 // Feature rows: X(NAME, bit, "name", ir_minor, "what it adds").
 #define VYRE_IR_FEATURE_LIST(X)                                                                    \
   X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")                                 \
-  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")     \
+  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")        \
   X(STORAGE_8_16, 2, "storage_8_16", 1, "buffers of u8, i8, u16 and i16 elements")                 \
   X(STORAGE_HALF, 3, "storage_half", 1, "buffers of f16 and bf16 elements (f32 values)")
 
@@ -211,7 +211,7 @@ enum {
   X(I32, 2, "i32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
   X(F32, 3, "f32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
   X(BOOL, 4, "bool", 0, VYRE_IR_IN_VALUE, 0)                                                       \
-  X(BOOL32, 5, "bool32", 4, VYRE_IR_IN_STORAGE, 0)                                                \
+  X(BOOL32, 5, "bool32", 4, VYRE_IR_IN_STORAGE, 0)                                                 \
   X(U8, 6, "u8", 1, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                              \
   X(I8, 7, "i8", 1, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                              \
   X(U16, 8, "u16", 2, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                            \
