@@ -109,6 +109,29 @@ def gen_storage(ctx):
                expect={"out": [G.f32_to_f16(G.f_canon(x)) for x in F16_EDGES] +
                        [0] * (_padn(n, 2) - n)}))
 
+    # --- f16 / bf16 stores: a sweep of the f16 range and its edges -----------
+    rng = G.SplitMix64(0x5EED0017)
+    sweep = []
+    tails = (0x000, 0x001, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x7FFF, 0x8000, 0x8001)
+    while len(sweep) < 2048:
+        w = rng.u32()
+        e = 98 + (w >> 8) % 48           # 2^-29 .. 2^18: below, through and above f16
+        m = (rng.u32() & 0x7FFFFF)
+        if w & 0x10:                     # the rounding bits at the f16 / bf16 ties
+            m = (m & ~0xFFFF) | tails[(w >> 5) % len(tails)]
+        sweep.append(((w & 1) << 31) | (e << 23) | m)
+    W.add("storage/half_store_sweep.json",
+          case("half_store_sweep",
+               "2048 f32 values across the f16 range (exponents 2^-29 .. 2^18, the round bits at "
+               "and around the ties) stored as f16 and as bf16: nearest even, f16 subnormals, "
+               "overflow to inf",
+               [buf("a", 0, "read", "f32"), buf("o16", 1, "write", "f16", len(sweep)),
+                buf("ob", 2, "write", "bf16", len(sweep))],
+               guard_gid([store("o16", g, load("a", g)), store("ob", g, load("a", g))], out="a"),
+               inputs={"a": [enc_f32(x) for x in sweep]},
+               expect={"o16": ["0x%04x" % G.f32_to_f16(x) for x in sweep],
+                       "ob": ["0x%04x" % G.f32_to_bf16(x) for x in sweep]}))
+
     # --- f16 loads: exact ----------------------------------------------------
     pats = _pad(_f16_patterns(), 2)
     W.add("storage/f16_load_patterns.json",
