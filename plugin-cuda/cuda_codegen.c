@@ -144,6 +144,48 @@ static const char kPrelude[] =
     "VD u32 vsw(u32 v) { return v; }\n"
     "VD u32 vsw(i32 v) { return (u32)v; }\n"
     "VD u32 vsw(float v) { return __float_as_uint(v); }\n"
+    // IR 1.1 narrow storage (docs/ir.md IR-STORE-*): byte and short accesses
+    // never touch the neighbours of an element; f16 / bf16 conversions in
+    // integer steps, the same as host/ir/vyre_half.h.
+    "typedef unsigned char u8;\n"
+    "typedef unsigned short u16;\n"
+    "VD u32 vld(const u8 *p, u32 n, u32 i) { return i < n ? (u32)p[i] : 0u; }\n"
+    "VD u32 vld(const u16 *p, u32 n, u32 i) { return i < n ? (u32)p[i] : 0u; }\n"
+    "VD void vst(u8 *p, u32 n, u32 i, u32 v) { if (i < n) p[i] = (u8)v; }\n"
+    "VD void vst(u16 *p, u32 n, u32 i, u32 v) { if (i < n) p[i] = (u16)v; }\n"
+    "VD u32 vh2f(u32 h) {\n"
+    "  u32 s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
+    "  if (e == 0x1fu) return m ? 0x7fc00000u : (s | 0x7f800000u);\n"
+    "  if (e) return s | ((e + 112u) << 23) | (m << 13);\n"
+    "  if (!m) return s;\n"
+    "  u32 p = 31u - (u32)__clz((int)m);\n"
+    "  return s | ((p + 103u) << 23) | ((m << (23u - p)) & 0x7fffffu);\n"
+    "}\n"
+    "VD u32 vbf2f(u32 h) {\n"
+    "  u32 x = (h & 0xffffu) << 16, ax = x & 0x7fffffffu;\n"
+    "  if (ax > 0x7f800000u) return 0x7fc00000u;\n"
+    "  return ax < 0x00800000u ? (x & 0x80000000u) : x;\n"
+    "}\n"
+    "VD u32 vf2h(u32 x) {\n"
+    "  u32 s = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;\n"
+    "  if (ax > 0x7f800000u) return 0x7e00u;\n"
+    "  if (ax >= 0x477ff000u) return s | 0x7c00u;\n"
+    "  if (ax >= 0x38800000u) {\n"
+    "    u32 r = ax - 0x38000000u;\n"
+    "    return s | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13);\n"
+    "  }\n"
+    "  if (ax <= 0x33000000u) return s;\n"
+    "  u32 e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e;\n"
+    "  u32 q = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);\n"
+    "  if (rem > half || (rem == half && (q & 1u))) q++;\n"
+    "  return s | q;\n"
+    "}\n"
+    "VD u32 vf2bf(u32 x) {\n"
+    "  u32 s = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;\n"
+    "  if (ax > 0x7f800000u) return 0x7fc0u;\n"
+    "  u32 r = (ax + 0x7fffu + ((ax >> 16) & 1u)) >> 16;\n"
+    "  return s | (r < 0x80u ? 0u : r);\n"
+    "}\n"
     "VD u32 vsw(bool v) { return v ? 1u : 0u; }\n"
     "VD void vtrap(u64 *vt, u32 site, u32 ox, u32 oy, u32 oz, u32 nx, u32 ny) {\n"
     "  u64 gx = (u64)(blockIdx.x + ox) * blockDim.x + threadIdx.x;\n"
@@ -216,6 +258,9 @@ static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
   out->slot_count = kp->slot_count;
   memcpy(out->buffer_of_slot, kp->buffer_of_slot, sizeof(out->buffer_of_slot));
   memcpy(out->access_of_slot, kp->access_of_slot, sizeof(out->access_of_slot));
+  for (uint32_t s = 0; s < kp->slot_count; s++)
+    out->elem_bytes_of_slot[s] =
+        (uint8_t)vyre_kit_type_bytes(kp->p->buffers[kp->buffer_of_slot[s]].type);
   out->uses = kp->uses;
   // The runtime skips the trap record when this is 0; it comes from the
   // nodes, so a view with stale flags cannot lose a trap.
@@ -320,11 +365,17 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
       vyre_cuda_cg_put(g, ", vsv);\n%*s  }\n%*s}\n", ind, "", ind, "");
       break;
     }
-    vyre_cuda_cg_put(g, "%*svst(%s, %s, ", ind, "", ptr, len);
-    vyre_cuda_cg_expr(g, s->a);
-    vyre_cuda_cg_put(g, ", vsw(");
-    vyre_cuda_cg_expr(g, s->b);
-    vyre_cuda_cg_put(g, "));\n");
+    {
+      // f16 / bf16 elements: round the f32 bits (IR-STORE-5, IR-STORE-6);
+      // narrow integers keep their low bits (vst's narrowing).
+      uint32_t et = g->p->buffers[s->ref].type;
+      const char *cv = et == VYRE_IR_TYPE_F16 ? "vf2h" : et == VYRE_IR_TYPE_BF16 ? "vf2bf" : "";
+      vyre_cuda_cg_put(g, "%*svst(%s, %s, ", ind, "", ptr, len);
+      vyre_cuda_cg_expr(g, s->a);
+      vyre_cuda_cg_put(g, ", %s%svsw(", cv, *cv ? "(" : "");
+      vyre_cuda_cg_expr(g, s->b);
+      vyre_cuda_cg_put(g, ")%s);\n", *cv ? ")" : "");
+    }
     break;
   case VYRE_IR_K_IF:
     vyre_cuda_cg_put(g, "%*sif (", ind, "");
@@ -453,7 +504,12 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     int ro = plan->access_of_slot[s] == VYRE_IR_ACCESS_READ ||
              plan->access_of_slot[s] == VYRE_IR_ACCESS_UNIFORM;
-    vyre_cuda_cg_put(g, "%su32 *p%u, ", ro ? "const " : "", s);
+    uint32_t eb = vyre_kit_type_bytes(g->p->buffers[plan->buffer_of_slot[s]].type);
+    vyre_cuda_cg_put(g, "%s%s *p%u, ", ro ? "const " : "",
+                     eb == 1   ? "u8"
+                     : eb == 2 ? "u16"
+                               : "u32",
+                     s);
   }
   for (uint32_t s = 0; s < plan->slot_count; s++)
     vyre_cuda_cg_put(g, "u32 n%u, ", s);
@@ -471,7 +527,11 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
     for (uint32_t b = 0; b < p->buffer_count; b++) {
       const vyre_ir_buffer *buf = &p->buffers[b];
       if (buf->access == VYRE_IR_ACCESS_WORKGROUP)
-        vyre_cuda_cg_put(g, "  __shared__ u32 w%u[%u];\n", b, buf->count ? buf->count : 1u);
+        vyre_cuda_cg_put(g, "  __shared__ %s w%u[%u];\n",
+                         vyre_kit_type_bytes(buf->type) == 1   ? "u8"
+                         : vyre_kit_type_bytes(buf->type) == 2 ? "u16"
+                                                               : "u32",
+                         b, buf->count ? buf->count : 1u);
     }
     vyre_cuda_cg_put(
         g, "  {\n    const u32 zt = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n",

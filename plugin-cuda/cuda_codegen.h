@@ -30,7 +30,8 @@
 // 4: the IR 1.1 int_sat ops (abs_diff, add_sat, sub_sat) and the kit plan.
 // 5: the launch-geometry parameters vo0..vo2, vn0..vn2 (split grids).
 // 7: trap values (vtrapv, the 32-byte trap record; feature trap_value).
-#define VYRE_CUDA_GENERATOR_VERSION 7u
+// 8: narrow storage types (u8 / u16 parameters and shared arrays, vh2f, vf2h...).
+#define VYRE_CUDA_GENERATOR_VERSION 8u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 
@@ -60,6 +61,9 @@ typedef struct vyre_cuda_plan {
   // every bound pointer is 16-byte aligned (the wide accesses are valid).
   uint32_t lanes;
   uint64_t vload, vstore;
+  // Bytes of one element per slot (1, 2 or 4): the kernel's element count
+  // of a slot is its bound bytes / this (docs/ir.md IR-STORE-2).
+  uint8_t elem_bytes_of_slot[VYRE_CUDA_MAX_SLOTS];
 } vyre_cuda_plan;
 
 #define VYRE_CUDA_COARSEN 4u

@@ -212,6 +212,11 @@ static void emit_load(vyre_cuda_cg *g, const vyre_ir_node *e) {
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
   if (et == VYRE_IR_TYPE_F32) open = "vc(__uint_as_float(", close = "))";
   if (et == VYRE_IR_TYPE_BOOL32) open = "(0u != ", close = ")";
+  // IR 1.1 narrow storage: widen (IR-STORE-4).
+  if (et == VYRE_IR_TYPE_I8) open = "((i32)(signed char)", close = ")";
+  if (et == VYRE_IR_TYPE_I16) open = "((i32)(short)", close = ")";
+  if (et == VYRE_IR_TYPE_F16) open = "vc(__uint_as_float(vh2f(", close = ")))";
+  if (et == VYRE_IR_TYPE_BF16) open = "vc(__uint_as_float(vbf2f(", close = ")))";
   if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
     // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.
     vyre_cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->kp->slot_of_buffer[e->ref],

@@ -313,7 +313,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   void *params[2 * VYRE_CUDA_MAX_SLOTS + 8];
   for (uint32_t i = 0; i < j->n; i++) {
     ptrs[i] = j->io[i].dptr;
-    counts[i] = (uint32_t)(j->io[i].bytes / 4);
+    counts[i] = (uint32_t)(j->io[i].bytes / j->k->plan.elem_bytes_of_slot[i]); // IR-STORE-2
     params[i] = &ptrs[i];
     params[j->n + i] = &counts[i];
   }

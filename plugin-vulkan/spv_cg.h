@@ -54,6 +54,10 @@ typedef struct vyre_spv_cg {
   uint32_t *buf_var4;           // per buffer: the uvec4 view of the storage buffer
   uint32_t t_v4, t_ptr_pv_uint; // uvec4, Private uint pointer
   uint32_t t_ptr_pv_v4, t_ptr_sb_v4;
+  // narrow storage (IR 1.1): per buffer, 8 or 16 when the buffer is a native
+  // runtime array of that width (opt.storage8 / storage16), else 0 (words)
+  uint8_t *narrow_bits;
+  uint32_t t_u8, t_u16, t_ptr_sb_u8, t_ptr_sb_u16;
 } vyre_spv_cg;
 
 // Constants and small helpers (spv_cg_expr.c).
@@ -71,6 +75,9 @@ int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);
 void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
+// IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of
+// the element's value type) at element |idx| of narrow buffer |buffer|.
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val);
 
 // Exact f32 helpers (spv_softfloat.c): bits in, canonical bits out.
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);

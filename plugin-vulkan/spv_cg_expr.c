@@ -146,7 +146,162 @@ static uint32_t lane_load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   return OP(SpvOpPhi, U, wf, lf, ws, from);
 }
 
+//===----------------------------------------------------------------------===//
+// IR 1.1 narrow storage (docs/ir.md IR-STORE-*): u8, i8, u16, i16, f16, bf16.
+// The f16 and bf16 conversions are integer steps, the same as host/ir/vyre_half.h
+// (so exact and identical to the CPU reference); no float conversion instruction.
+//===----------------------------------------------------------------------===//
+
+static uint32_t ku(vyre_spv_cg *c, uint32_t v) {
+  return vyre_spv_u(c, v);
+}
+#define IOP(op, a, b) OP(op, U, (a), (b))
+
+// f16 bits (zero-extended) -> canonical f32 bits (vyre_f16_to_f32).
+static uint32_t f16_to_f32(vyre_spv_cg *c, uint32_t h) {
+  uint32_t s = IOP(SpvOpShiftLeftLogical, band(c, h, 0x8000u), ku(c, 16));
+  uint32_t e = band(c, IOP(SpvOpShiftRightLogical, h, ku(c, 10)), 0x1Fu);
+  uint32_t m = band(c, h, 0x3FFu);
+  uint32_t normal =
+      IOP(SpvOpBitwiseOr, s,
+          IOP(SpvOpBitwiseOr, IOP(SpvOpShiftLeftLogical, IOP(SpvOpIAdd, e, ku(c, 112)), ku(c, 23)),
+              IOP(SpvOpShiftLeftLogical, m, ku(c, 13))));
+  uint32_t m0 = OP(SpvOpIEqual, B, m, ku(c, 0));
+  uint32_t infnan =
+      vyre_spv_sel(c, U, m0, IOP(SpvOpBitwiseOr, s, ku(c, 0x7F800000u)), ku(c, 0x7FC00000u));
+  // Subnormal: m * 2^-24 = 1.f * 2^(p - 24), p the highest set bit of m (m != 0).
+  uint32_t p = OP(SpvOpExtInst, U, c->glsl, GLSLstd450FindUMsb, m);
+  p = vyre_spv_sel(c, U, m0, ku(c, 0), p); // keep the shifts below in range
+  uint32_t frac = band(c, IOP(SpvOpShiftLeftLogical, m, IOP(SpvOpISub, ku(c, 23), p)), 0x7FFFFFu);
+  uint32_t sub =
+      IOP(SpvOpBitwiseOr, s,
+          IOP(SpvOpBitwiseOr, IOP(SpvOpShiftLeftLogical, IOP(SpvOpIAdd, p, ku(c, 103)), ku(c, 23)),
+              frac));
+  uint32_t zero_or_sub = vyre_spv_sel(c, U, m0, s, sub);
+  uint32_t r = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, e, ku(c, 0)), zero_or_sub, normal);
+  return vyre_spv_sel(c, U, OP(SpvOpIEqual, B, e, ku(c, 0x1Fu)), infnan, r);
+}
+
+// f32 bits -> f16 bits, nearest even (vyre_f32_to_f16).
+static uint32_t f32_to_f16(vyre_spv_cg *c, uint32_t x) {
+  uint32_t s = band(c, IOP(SpvOpShiftRightLogical, x, ku(c, 16)), 0x8000u);
+  uint32_t ax = band(c, x, 0x7FFFFFFFu);
+  // normal f16 range: rebias and round at bit 13
+  uint32_t r = IOP(SpvOpISub, ax, ku(c, 0x38000000u));
+  uint32_t odd = band(c, IOP(SpvOpShiftRightLogical, r, ku(c, 13)), 1u);
+  uint32_t hn =
+      IOP(SpvOpShiftRightLogical, IOP(SpvOpIAdd, IOP(SpvOpIAdd, r, ku(c, 0xFFFu)), odd), ku(c, 13));
+  // subnormal f16 range: units of 2^-24, shift 14..24
+  uint32_t e = IOP(SpvOpShiftRightLogical, ax, ku(c, 23));
+  uint32_t m = IOP(SpvOpBitwiseOr, band(c, ax, 0x7FFFFFu), ku(c, 0x800000u));
+  uint32_t sh = IOP(SpvOpISub, ku(c, 126), e);
+  sh = OP(SpvOpExtInst, U, c->glsl, GLSLstd450UMin, sh, ku(c, 25)); // in range when unused
+  sh = OP(SpvOpExtInst, U, c->glsl, GLSLstd450UMax, sh, ku(c, 1));
+  uint32_t q = IOP(SpvOpShiftRightLogical, m, sh);
+  uint32_t low = IOP(SpvOpISub, IOP(SpvOpShiftLeftLogical, ku(c, 1), sh), ku(c, 1));
+  uint32_t rem = IOP(SpvOpBitwiseAnd, m, low);
+  uint32_t half = IOP(SpvOpShiftLeftLogical, ku(c, 1), IOP(SpvOpISub, sh, ku(c, 1)));
+  uint32_t up = OP(SpvOpLogicalOr, B, OP(SpvOpUGreaterThan, B, rem, half),
+                   OP(SpvOpLogicalAnd, B, OP(SpvOpIEqual, B, rem, half),
+                      OP(SpvOpINotEqual, B, band(c, q, 1u), ku(c, 0))));
+  uint32_t hs = IOP(SpvOpIAdd, q, vyre_spv_sel(c, U, up, ku(c, 1), ku(c, 0)));
+  uint32_t v = vyre_spv_sel(c, U, OP(SpvOpULessThanEqual, B, ax, ku(c, 0x33000000u)), ku(c, 0), hs);
+  v = vyre_spv_sel(c, U, OP(SpvOpUGreaterThanEqual, B, ax, ku(c, 0x38800000u)), hn, v);
+  v = vyre_spv_sel(c, U, OP(SpvOpUGreaterThanEqual, B, ax, ku(c, 0x477FF000u)), ku(c, 0x7C00u), v);
+  v = IOP(SpvOpBitwiseOr, s, v);
+  return vyre_spv_sel(c, U, OP(SpvOpUGreaterThan, B, ax, ku(c, 0x7F800000u)), ku(c, 0x7E00u), v);
+}
+
+// f32 bits -> bf16 bits, nearest even, a subnormal result flushed (vyre_f32_to_bf16).
+static uint32_t f32_to_bf16(vyre_spv_cg *c, uint32_t x) {
+  uint32_t s = band(c, IOP(SpvOpShiftRightLogical, x, ku(c, 16)), 0x8000u);
+  uint32_t ax = band(c, x, 0x7FFFFFFFu);
+  uint32_t odd = band(c, IOP(SpvOpShiftRightLogical, ax, ku(c, 16)), 1u);
+  uint32_t r = IOP(SpvOpShiftRightLogical, IOP(SpvOpIAdd, IOP(SpvOpIAdd, ax, ku(c, 0x7FFFu)), odd),
+                   ku(c, 16));
+  r = vyre_spv_sel(c, U, OP(SpvOpULessThan, B, r, ku(c, 0x80u)), ku(c, 0), r);
+  uint32_t v = IOP(SpvOpBitwiseOr, s, r);
+  return vyre_spv_sel(c, U, OP(SpvOpUGreaterThan, B, ax, ku(c, 0x7F800000u)), ku(c, 0x7FC0u), v);
+}
+
+// The word holding element |idx| of a word-path narrow buffer of |eb| bytes,
+// and the element's bit offset in it.
+static uint32_t narrow_word_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t eb, uint32_t idx,
+                                uint32_t *bit) {
+  uint32_t word = IOP(SpvOpShiftRightLogical, idx, ku(c, eb == 1 ? 2 : 1));
+  *bit = IOP(SpvOpShiftLeftLogical, band(c, idx, eb == 1 ? 3u : 1u), ku(c, eb == 1 ? 3 : 4));
+  return vyre_spv_elem_ptr(c, buffer, word);
+}
+
+static int is_signed_narrow(uint32_t t) {
+  return t == VYRE_IR_TYPE_I8 || t == VYRE_IR_TYPE_I16;
+}
+
+static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t b = n->ref, t = c->p->buffers[b].type, eb = vyre_kit_type_bytes(t);
+  uint32_t idx = vyre_spv_expr(c, n->a);
+  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b));
+  // Element 0 always exists in the bound memory (bindings are at least 4 bytes).
+  uint32_t safe = vyre_spv_sel(c, U, in, idx, ku(c, 0));
+  uint32_t x;
+  if (c->narrow_bits[b]) {
+    uint32_t small = eb == 1 ? c->t_u8 : c->t_u16;
+    uint32_t ptr = OP(SpvOpAccessChain, eb == 1 ? c->t_ptr_sb_u8 : c->t_ptr_sb_u16, c->buf_var[b],
+                      ku(c, 0), safe);
+    uint32_t v = OP(SpvOpLoad, small, ptr);
+    x = OP(is_signed_narrow(t) ? SpvOpSConvert : SpvOpUConvert, U, v);
+  } else {
+    uint32_t bit, ptr = narrow_word_ptr(c, b, eb, safe, &bit);
+    // Other invocations may be storing the word's other elements with
+    // atomics: a writable buffer's word is read with a (relaxed) atomic load,
+    // so no load races with those stores (Vulkan's memory locations are bytes).
+    uint8_t acc = c->p->buffers[b].access;
+    int ro = acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM;
+    uint32_t w = ro ? OP(SpvOpLoad, U, ptr)
+                    : OP(SpvOpAtomicLoad, U, ptr, ku(c, acc == VYRE_IR_ACCESS_WORKGROUP ? 2u : 1u),
+                         ku(c, 0));
+    x = OP(is_signed_narrow(t) ? SpvOpBitFieldSExtract : SpvOpBitFieldUExtract, U, w, bit,
+           ku(c, 8 * eb));
+  }
+  x = vyre_spv_sel(c, U, in, x, ku(c, 0)); // IR-OOB-1: zero of the element type
+  if (t == VYRE_IR_TYPE_F16) return f16_to_f32(c, x);
+  if (t == VYRE_IR_TYPE_BF16) return vyre_spv_canon(c, IOP(SpvOpShiftLeftLogical, x, ku(c, 16)));
+  return x;
+}
+
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t val) {
+  uint32_t t = c->p->buffers[b].type, eb = vyre_kit_type_bytes(t);
+  if (t == VYRE_IR_TYPE_F16) val = f32_to_f16(c, val);
+  if (t == VYRE_IR_TYPE_BF16) val = f32_to_bf16(c, val);
+  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b));
+  uint32_t merge = vyre_spv_id(c->m), then = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, in, then, merge);
+  vyre_spv_label(c, then);
+  if (c->narrow_bits[b]) {
+    uint32_t small = eb == 1 ? c->t_u8 : c->t_u16;
+    uint32_t ptr = OP(SpvOpAccessChain, eb == 1 ? c->t_ptr_sb_u8 : c->t_ptr_sb_u16, c->buf_var[b],
+                      ku(c, 0), idx);
+    VYRE_SPV_DO(c->m, SpvOpStore, ptr, OP(SpvOpUConvert, small, val)); // keeps the low bits
+  } else {
+    // Clear then set this element's bits with atomics on the containing word:
+    // invocations storing the other elements of the word touch other bits
+    // only, so none overwrites another's (IR-STORE-7).
+    int wg = c->p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP;
+    uint32_t scope = ku(c, wg ? 2u : 1u), sem = ku(c, 0);
+    uint32_t bit, ptr = narrow_word_ptr(c, b, eb, idx, &bit);
+    uint32_t ones = eb == 1 ? 0xFFu : 0xFFFFu;
+    uint32_t mask = IOP(SpvOpShiftLeftLogical, ku(c, ones), bit);
+    uint32_t bits = IOP(SpvOpShiftLeftLogical, band(c, val, ones), bit);
+    OP(SpvOpAtomicAnd, U, ptr, scope, sem, OP(SpvOpNot, U, mask));
+    OP(SpvOpAtomicOr, U, ptr, scope, sem, bits);
+  }
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, merge);
+}
+
 static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
+  if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4) return load_narrow(c, n);
   uint32_t w = vyre_spv_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);
   uint32_t et = c->p->buffers[n->ref].type;
   if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, vyre_spv_u(c, 0));

@@ -90,7 +90,9 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
            val = vyre_spv_expr(c, n->b);
   uint32_t vt = c->p->nodes[n->b].type;
   if (vt == VYRE_IR_TYPE_BOOL) val = vyre_spv_sel(c, U, val, vyre_spv_u(c, 1), vyre_spv_u(c, 0));
-  if (vyre_spv_lane_vstore(c, n->ref))
+  if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
+    vyre_spv_store_narrow(c, n->ref, idx, val); // never a lane buffer (kit_lanes.c)
+  else if (vyre_spv_lane_vstore(c, n->ref))
     lane_store(c, n, val);
   else
     store_word(c, n, idx, val);
@@ -345,7 +347,9 @@ static void zero_workgroup_memory(vyre_spv_cg *c) {
     DO(SpvOpBranch, head);
     vyre_spv_label(c, head);
     uint32_t i = OP(SpvOpLoad, U, c->tmp_var);
-    uint32_t more = OP(SpvOpULessThan, B, i, vyre_spv_u(c, c->p->buffers[b].count));
+    // Whole 4-byte words (narrow buffers are arrays of words here).
+    uint32_t words = vyre_kit_workgroup_buffer_bytes(&c->p->buffers[b]) / 4u;
+    uint32_t more = OP(SpvOpULessThan, B, i, vyre_spv_u(c, words));
     DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
     DO(SpvOpBranchConditional, more, body, merge);
     vyre_spv_label(c, body);
@@ -420,6 +424,29 @@ static void declare_types(vyre_spv_cg *c) {
       vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassInput, c->t_v3));
   c->t_ptr_pv_v3 =
       vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_v3));
+  // Native narrow arrays (opt.storage8 / storage16) of host buffers.
+  int want8 = 0, want16 = 0;
+  for (uint32_t s = 0; s < c->plan->slot_count; s++) {
+    uint32_t eb = vyre_kit_type_bytes(c->p->buffers[c->plan->buffer_of_slot[s]].type);
+    want8 |= eb == 1 && c->opt->storage8;
+    want16 |= eb == 2 && c->opt->storage16;
+  }
+  if (want8) {
+    c->t_u8 = vyre_spv_global(m, SpvOpTypeInt, 0, VYRE_SPV_ARGS(8, 0));
+    c->t_ptr_sb_u8 = vyre_spv_global(m, SpvOpTypePointer, 0,
+                                     VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, c->t_u8));
+    vyre_spv_capability(m, SpvCapabilityStorageBuffer8BitAccess);
+    vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_8bit_storage", NULL,
+                      0);
+  }
+  if (want16) {
+    c->t_u16 = vyre_spv_global(m, SpvOpTypeInt, 0, VYRE_SPV_ARGS(16, 0));
+    c->t_ptr_sb_u16 = vyre_spv_global(m, SpvOpTypePointer, 0,
+                                      VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, c->t_u16));
+    vyre_spv_capability(m, SpvCapabilityStorageBuffer16BitAccess);
+    vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_16bit_storage", NULL,
+                      0);
+  }
   if (c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
     c->t_ptr_pv_uint =
@@ -480,10 +507,31 @@ static void declare_buffers(vyre_spv_cg *c) {
   // storage bindings and the push-constant words.
   const vyre_kit_plan *plan = c->plan;
   uint32_t n = plan->slot_count;
+  uint32_t pst_small[3] = {0, 0, 0}; // native narrow arrays: [1] u8, [2] u16
   for (uint32_t slot = 0; slot < n; slot++) {
     uint32_t b = plan->buffer_of_slot[slot];
+    uint32_t eb = vyre_kit_type_bytes(p->buffers[b].type);
     c->info->buffer_of_slot[slot] = b;
-    c->buf_var[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
+    c->info->elem_bytes[slot] = (uint8_t)eb;
+    uint32_t ptype = pst;
+    if ((eb == 1 && c->opt->storage8) || (eb == 2 && c->opt->storage16)) {
+      c->narrow_bits[b] = (uint8_t)(8 * eb);
+      if (!pst_small[eb]) {
+        // A fresh struct id per width: its decorations are its own.
+        uint32_t et = eb == 1 ? c->t_u8 : c->t_u16;
+        uint32_t ra = vyre_spv_global(m, SpvOpTypeRuntimeArray, 0, VYRE_SPV_ARGS(et));
+        vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                      VYRE_SPV_ARGS(ra, SpvDecorationArrayStride, eb));
+        uint32_t ss = vyre_spv_global(m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(ra));
+        vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(ss, SpvDecorationBlock));
+        vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                      VYRE_SPV_ARGS(ss, 0, SpvDecorationOffset, 0));
+        pst_small[eb] = vyre_spv_global(m, SpvOpTypePointer, 0,
+                                        VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, ss));
+      }
+      ptype = pst_small[eb];
+    }
+    c->buf_var[b] = global_var(c, ptype, SpvStorageClassStorageBuffer);
     vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                   VYRE_SPV_ARGS(c->buf_var[b], SpvDecorationDescriptorSet, 0));
     vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
@@ -518,7 +566,9 @@ static void declare_buffers(vyre_spv_cg *c) {
   }
   for (uint32_t b = 0; b < p->buffer_count; b++) {
     if (p->buffers[b].access != VYRE_IR_ACCESS_WORKGROUP) continue;
-    uint32_t count = p->buffers[b].count ? p->buffers[b].count : 1;
+    // Whole words: a narrow workgroup buffer is words, stored with atomics.
+    uint32_t count = vyre_kit_workgroup_buffer_bytes(&p->buffers[b]) / 4u;
+    if (!count) count = 1;
     uint32_t arr = vyre_spv_global(m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(U, vyre_spv_u(c, count)));
     uint32_t parr =
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
@@ -720,8 +770,10 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.buf_var4 = calloc(nb, sizeof(uint32_t));
   c.lane_vec = calloc(nb, sizeof(uint32_t));
   c.lane_mask = calloc(nb, sizeof(uint32_t));
+  c.narrow_bits = calloc(nb, 1);
   st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask) st = generate(&c);
+  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits)
+    st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
     if (!*out_words) st = VYRE_STATUS_OUT_OF_MEMORY;
@@ -731,6 +783,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.buf_var4);
   free(c.lane_vec);
   free(c.lane_mask);
+  free(c.narrow_bits);
   vyre_spv_module_free(&m);
   vyre_kit_plan_free(&plan);
   if (st)

@@ -7,7 +7,8 @@
 //
 // Interface of the generated module (what the dispatch code binds):
 //   descriptor set 0, binding = IR binding: one storage buffer per host
-//     buffer (read, uniform, read_write, write), a runtime array of u32 words;
+//     buffer (read, uniform, read_write, write), a runtime array of u32 words
+//     (of u8 or u16 for a narrow buffer with opt.storage8 / opt.storage16);
 //   descriptor set 0, binding VYRE_VK_TRAP_BINDING: the trap record, present
 //     only when the program has a trap statement (the plan's
 //     VYRE_KIT_USES_TRAP, from the nodes, not the program flags): 3 words {sites mask, linear id
@@ -65,8 +66,9 @@
 // abs_diff, add_sat and sub_sat (feature int_sat). 4: f32 add/sub set the
 // sign of an exact zero on the integer bits; the loop-cut check (loop_guard).
 // 5: the grid-offset push constants (wgid, gid and nwg of the whole grid).
-// 6: trap values (feature trap_value; the 32-byte record).
-#define VYRE_VK_GENERATOR_VERSION 6u
+// 6: trap values (feature trap_value; the 32-byte record). 7: narrow storage
+// types (features storage_8_16 and storage_half), native or emulated.
+#define VYRE_VK_GENERATOR_VERSION 7u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -78,6 +80,16 @@ typedef struct vyre_spv_options {
   // sets the record's loop-cut flag (the record is bound to every program
   // with a loop).
   uint32_t loop_guard;
+  // IR 1.1 narrow storage (docs/ir.md IR-STORE-*): the device offers
+  // storageBuffer8BitAccess / storageBuffer16BitAccess, so host buffers of 8-
+  // and 16-bit elements are runtime arrays of those widths with plain loads
+  // and stores. Without them (or with VYRE_VK_NARROW=emulate) a narrow buffer
+  // is an array of u32 words and a store changes its element's bits of the
+  // containing word with an atomic and + atomic or, so that invocations
+  // storing neighbouring elements of one word never overwrite each other.
+  // Workgroup buffers always take the word path.
+  uint32_t storage8;
+  uint32_t storage16;
 } vyre_spv_options;
 
 typedef struct vyre_spv_info {
@@ -89,6 +101,9 @@ typedef struct vyre_spv_info {
   uint32_t lanes;              // lane mode: 4 IR invocations per invocation, LocalSize x/4
   uint32_t lanes_offset;       // lane mode: byte offset of the push-constant flag word
   uint32_t grid_offset;        // byte offset of the 6 grid words (base[3], total[3])
+  // Bytes of one element per slot (1, 2 or 4): the push-constant count of a
+  // slot is its bound bytes / this (docs/ir.md IR-STORE-2).
+  uint8_t elem_bytes[32];
 } vyre_spv_info;
 
 // The IR features the generator implements with |opt|: every feature of the

@@ -271,11 +271,18 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   want.shaderInt64 = feat.shaderInt64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
-  const char *exts[2];
+  const char *exts[4];
   uint32_t next = 0;
   VkPhysicalDeviceShaderAtomicInt64FeaturesKHR a64 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES_KHR};
   be->int64_atomics = 0;
+  be->storage8 = be->storage16 = 0;
+  VkPhysicalDevice16BitStorageFeatures s16 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeaturesKHR s8 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR};
+  const char *narrow = vyre_kit_getenv("VYRE_VULKAN_NARROW");
+  int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
   be->max_push = 0;
   int push_ext = 0, driver_props = 0;
@@ -300,6 +307,23 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
       for (uint32_t i = 0; i < ne; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME) == 0)
           driver_props = 1;
+      // IR 1.1 narrow storage: 16-bit storage is Vulkan 1.1 core, 8-bit
+      // storage the extension (core in 1.2, still enabled by name here).
+      if (!emulate) {
+        VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                        .pNext = &s16};
+        vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+        be->storage16 = s16.storageBuffer16BitAccess ? 1u : 0u;
+        for (uint32_t i = 0; i < ne; i++)
+          if (strcmp(ep[i].extensionName, VK_KHR_8BIT_STORAGE_EXTENSION_NAME) == 0) {
+            f2.pNext = &s8;
+            vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+            if (s8.storageBuffer8BitAccess) {
+              exts[next++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
+              be->storage8 = 1;
+            }
+          }
+      }
       for (uint32_t i = 0; i < ne && be->has_int64; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) == 0) {
           VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -316,6 +340,26 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   detect_loop_limit(be, driver_props);
   a64.pNext = NULL;
   a64.shaderSharedInt64Atomics = VK_FALSE;
+  // The feature chain: only what is used is enabled.
+  void *chain = NULL;
+  if (be->storage8) {
+    memset(&s8, 0, sizeof(s8));
+    s8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR;
+    s8.storageBuffer8BitAccess = VK_TRUE;
+    s8.pNext = chain;
+    chain = &s8;
+  }
+  if (be->storage16) {
+    memset(&s16, 0, sizeof(s16));
+    s16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    s16.storageBuffer16BitAccess = VK_TRUE;
+    s16.pNext = chain;
+    chain = &s16;
+  }
+  if (be->int64_atomics) {
+    a64.pNext = chain;
+    chain = &a64;
+  }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = fam,
@@ -327,7 +371,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
                             .pEnabledFeatures = &want,
                             .enabledExtensionCount = next,
                             .ppEnabledExtensionNames = exts,
-                            .pNext = be->int64_atomics ? &a64 : NULL};
+                            .pNext = chain};
   VkResult r = vkCreateDevice(be->phys, &dci, NULL, &be->device);
   if (r != VK_SUCCESS) {
     be->device = VK_NULL_HANDLE;

@@ -38,6 +38,11 @@ struct vyre_backend {
   uint8_t uuid[16];
   uint32_t has_int64;
   uint32_t int64_atomics; // VK_KHR_shader_atomic_int64 enabled (exact trap ids)
+  // storageBuffer8BitAccess / storageBuffer16BitAccess enabled: narrow host
+  // buffers (IR 1.1) are native 8- / 16-bit arrays; otherwise the generator
+  // emulates them on 32-bit words with atomics (spv_codegen.h). The
+  // environment VYRE_VULKAN_NARROW=emulate forces the word path (tests).
+  uint32_t storage8, storage16;
   // VK_KHR_push_descriptor enabled: pipelines with at most max_push
   // descriptors push them while recording instead of allocating sets.
   PFN_vkCmdPushDescriptorSetKHR cmd_push_descriptors; // NULL: not enabled

@@ -442,7 +442,7 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
   if (j->nb) {
     uint32_t counts[32];
     for (uint32_t i = 0; i < j->nb; i++)
-      counts[i] = (uint32_t)(j->bind[i].bytes / 4);
+      counts[i] = (uint32_t)(j->bind[i].bytes / j->pipe->info.elem_bytes[i]); // IR-STORE-2
     if (*npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
       vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
       memcpy(pushed, counts, 4 * j->nb);

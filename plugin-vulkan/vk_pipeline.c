@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kit_plan.h"
 #include "spv_codegen.h"
 #include "vk_device.h"
 #include "vk_pipeline.h"
@@ -37,6 +38,8 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->has_int64);
   vyre_kit_key_add_u32(k, be->soft_mul);
   vyre_kit_key_add_u32(k, be->int64_atomics);
+  vyre_kit_key_add_u32(k, be->storage8);
+  vyre_kit_key_add_u32(k, be->storage16);
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
@@ -171,6 +174,8 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
   h->has_int64 = be->has_int64;
   h->soft_mul = be->soft_mul;
   h->int64_atomics = be->int64_atomics;
+  h->storage8 = be->storage8;
+  h->storage16 = be->storage16;
   h->buffer_count = a->program->buffer_count;
 }
 
@@ -193,6 +198,7 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
     }
     if (best == UINT32_MAX) break;
     if (in->host_buffer_count <= n || in->buffer_of_slot[n] != best) return 0;
+    if (in->elem_bytes[n] != vyre_kit_type_bytes(p->buffers[best].type)) return 0;
     last = p->buffers[best].binding;
     n++;
   }
@@ -364,7 +370,9 @@ retry:
     vyre_spv_options opt = {.has_int64 = be->has_int64,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
-                            .loop_guard = be->loop_guard};
+                            .loop_guard = be->loop_guard,
+                            .storage8 = be->storage8,
+                            .storage16 = be->storage16};
     memcpy(opt.workgroup_size, a->workgroup_size, sizeof(opt.workgroup_size));
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;

@@ -63,7 +63,7 @@ struct vyre_module {
 // against what the program implies; any mismatch is a miss (generate again
 // and rewrite the entry), so a forged or foreign entry never runs.
 #define VYRE_VK_PAYLOAD_MAGIC   0x32535056u // "VPS2"
-#define VYRE_VK_PAYLOAD_VERSION 2u
+#define VYRE_VK_PAYLOAD_VERSION 3u
 typedef struct vyre_vk_payload_head {
   uint32_t magic;   // VYRE_VK_PAYLOAD_MAGIC
   uint32_t version; // VYRE_VK_PAYLOAD_VERSION
@@ -71,7 +71,8 @@ typedef struct vyre_vk_payload_head {
   uint32_t workgroup_size[3];
   uint32_t flags; // compile flags
   uint32_t has_int64, soft_mul, int64_atomics;
-  uint32_t buffer_count; // the program's
+  uint32_t storage8, storage16; // native narrow arrays (3)
+  uint32_t buffer_count;        // the program's
   vyre_spv_info info;
   uint32_t word_count;
 } vyre_vk_payload_head;

@@ -169,7 +169,9 @@ typedef struct vyre_ext_header {
 // Feature rows: X(NAME, bit, "name", ir_minor, "what it adds").
 #define VYRE_IR_FEATURE_LIST(X)                                                                    \
   X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")                                 \
-  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")
+  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")        \
+  X(STORAGE_8_16, 2, "storage_8_16", 1, "buffers of u8, i8, u16 and i16 elements")                 \
+  X(STORAGE_HALF, 3, "storage_half", 1, "buffers of f16 and bf16 elements (f32 values)")
 
 enum {
 #define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
@@ -199,13 +201,23 @@ enum {
 // Rows: X(NAME, code, "json", storage bytes, where, feature).
 //   BOOL is a value type only; BOOL32 is a storage type only (a load gives
 //   word != 0, a store writes 1 or 0).
+//   U8..BF16 (IR 1.1) are storage types only, tightly packed at their natural
+//   size: a load of U8/U16 gives u32 (zero extension), of I8/I16 i32 (sign
+//   extension), of F16/BF16 f32 (exact); a store takes that value type and
+//   keeps the low bits, or rounds f32 to nearest even (docs/ir.md IR-STORE-*).
 #define VYRE_IR_TYPE_LIST(X)                                                                       \
   X(VOID, 0, "void", 0, 0, 0)                                                                      \
   X(U32, 1, "u32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
   X(I32, 2, "i32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
   X(F32, 3, "f32", 4, VYRE_IR_IN_VALUE | VYRE_IR_IN_STORAGE, 0)                                    \
   X(BOOL, 4, "bool", 0, VYRE_IR_IN_VALUE, 0)                                                       \
-  X(BOOL32, 5, "bool32", 4, VYRE_IR_IN_STORAGE, 0)
+  X(BOOL32, 5, "bool32", 4, VYRE_IR_IN_STORAGE, 0)                                                 \
+  X(U8, 6, "u8", 1, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                              \
+  X(I8, 7, "i8", 1, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                              \
+  X(U16, 8, "u16", 2, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                            \
+  X(I16, 9, "i16", 2, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_8_16)                            \
+  X(F16, 10, "f16", 2, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_HALF)                           \
+  X(BF16, 11, "bf16", 2, VYRE_IR_IN_STORAGE, VYRE_IR_FEATURE_STORAGE_HALF)
 
 // Buffer access (docs/ir.md "Buffers"). Rows: X(NAME, code, "json").
 #define VYRE_IR_ACCESS_LIST(X)                                                                     \
@@ -223,6 +235,7 @@ enum {
 //   VAR      type; ref = local index
 //   BUILTIN  op = VYRE_IR_BUILTIN_*; axis = 0..2; type = U32
 //   LOAD     ref = buffer index; a = index expr (u32); type = U32/I32/F32/BOOL
+//            (the value type of the element: U8/U16 give U32, I8/I16 I32, F16/BF16 F32)
 //   LEN      ref = buffer index; type = U32
 //   UN       op = VYRE_IR_UN_*; a
 //   BIN      op = VYRE_IR_BIN_*; a, b
@@ -419,7 +432,7 @@ typedef struct vyre_ir_buffer {
   uint32_t name;    // offset into strings
   uint32_t binding; // 0..31, unique among non-workgroup buffers; 0 for workgroup
   uint8_t access;   // VYRE_IR_ACCESS_*
-  uint8_t type;     // U32/I32/F32/BOOL32 element type
+  uint8_t type;     // element type: a storage type of VYRE_IR_TYPE_LIST
   uint8_t has_count;
   uint8_t reserved0;
   uint32_t count; // write/workgroup: element count; read/uniform/read_write: minimum (if has_count)
@@ -613,7 +626,8 @@ typedef struct vyre_compile_args {
 typedef struct vyre_binding {
   uint32_t buffer_index; // index into program->buffers
   uint32_t kind;         // VYRE_BINDING_*
-  uint64_t bytes;        // bound length in bytes; element count = bytes / 4
+  uint64_t bytes;        // bound length in bytes, a multiple of 4; element count =
+                         // bytes / the element type's storage bytes (IR-STORE-2)
   // HOST, access read/uniform: the input bytes (read only).
   // HOST, access read_write: the input bytes; on success the plugin writes the
   //   result back into the same memory (`data`), exactly `bytes` bytes.

@@ -150,11 +150,13 @@ static uint32_t tw_check(const vyre_ir_program *p, uint32_t flags, const char *l
                    "invocation to its end). Fix: run it on the cpu backend.",
                    name);
   for (uint32_t i = 0; i < p->buffer_count; i++)
-    if (p->buffers[i].type == VYRE_IR_TYPE_F32)
+    if (p->buffers[i].type == VYRE_IR_TYPE_F32 || p->buffers[i].type == 10 ||
+        p->buffers[i].type == 11 || p->buffers[i].type > 11)
       return tw_fail(err, VYRE_STATUS_UNSUPPORTED,
-                     "program '%s': buffer '%s' holds f32, and treewalk implements integers and "
-                     "bools only. Fix: run it on the cpu backend.",
-                     name, p->strings + p->buffers[i].name);
+                     "program '%s': buffer '%s' holds element type %u (f32, f16, bf16 or newer), "
+                     "and treewalk implements integers and bools only. Fix: run it on the cpu "
+                     "backend.",
+                     name, p->strings + p->buffers[i].name, p->buffers[i].type);
 #ifdef VYRE_IR_FEATURES_KNOWN
   // IR features newer than this header (docs/abi.md "How the IR grows").
   if (p->features & ~(uint32_t)VYRE_IR_FEATURES_KNOWN)
@@ -404,16 +406,45 @@ static uint32_t tw_builtin(const tw_run *r, uint32_t op, uint32_t axis) {
   }
 }
 
-// Loads past the end give zero; bool32 words load as word != 0.
+// Element bytes of a storage type code: the IR 1.1 narrow types (codes 6
+// u8, 7 i8, 8 u16, 9 i16, 10 f16, 11 bf16; docs/ir.md IR-STORE-1) are
+// spelled as numbers so treewalk still builds against an IR 1.0 header.
+static uint32_t tw_elem_bytes(uint32_t type) {
+  return type == 6 || type == 7 ? 1u : type >= 8 && type <= 11 ? 2u : 4u;
+}
+
+// Loads past the end give zero; bool32 words load as word != 0; u8/u16
+// zero-extend and i8/i16 sign-extend.
 static uint32_t tw_load(const tw_run *r, uint32_t bi, uint32_t i) {
   if (i >= r->len[bi]) return 0;
+  const uint8_t *b = (const uint8_t *)r->mem[bi];
+  switch (r->m->buffers[bi].type) {
+  case 6:
+    return b[i];
+  case 7:
+    return (uint32_t)(int32_t)(int8_t)b[i];
+  case 8:
+    return (uint32_t)b[2 * i] | (uint32_t)b[2 * i + 1] << 8;
+  case 9:
+    return (uint32_t)(int32_t)(int16_t)(uint16_t)((uint32_t)b[2 * i] | (uint32_t)b[2 * i + 1] << 8);
+  default:
+    break;
+  }
   uint32_t w = r->mem[bi][i];
   return r->m->buffers[bi].type == VYRE_IR_TYPE_BOOL32 ? w != 0 : w;
 }
 
-// Stores past the end are dropped; bool32 stores write exactly 1 or 0.
+// Stores past the end are dropped; bool32 stores write exactly 1 or 0;
+// narrow integers keep the low bits.
 static void tw_store(tw_run *r, uint32_t bi, uint32_t i, uint32_t v) {
   if (i >= r->len[bi]) return;
+  uint8_t *b = (uint8_t *)r->mem[bi];
+  uint32_t eb = tw_elem_bytes(r->m->buffers[bi].type);
+  if (eb < 4) {
+    for (uint32_t k = 0; k < eb; k++)
+      b[eb * i + k] = (uint8_t)(v >> (8 * k));
+    return;
+  }
   r->mem[bi][i] = r->m->buffers[bi].type == VYRE_IR_TYPE_BOOL32 ? v != 0 : v;
 }
 
@@ -550,7 +581,8 @@ static uint32_t tw_launch(tw_run *r, const uint32_t grid[3], uint64_t deadline,
         // Workgroup memory starts at zero in every workgroup.
         for (uint32_t b = 0; b < m->buffer_count; b++)
           if (m->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP)
-            memset(r->mem[b], 0, (size_t)r->len[b] * 4u);
+            memset(r->mem[b], 0,
+                   ((size_t)r->len[b] * tw_elem_bytes(m->buffers[b].type) + 3u) & ~(size_t)3u);
         for (uint32_t lz = 0; lz < wg[2]; lz++)
           for (uint32_t ly = 0; ly < wg[1]; ly++)
             for (uint32_t lx = 0; lx < wg[0]; lx++) {
@@ -613,7 +645,8 @@ uint32_t tw_dispatch(vyre_backend *b, const vyre_dispatch_args *args, vyre_dispa
     // read_write and write bindings are worked on in place: the result is in
     // |data| when the dispatch returns. Write buffers start zeroed.
     r.mem[bd->buffer_index] = bd->data;
-    r.len[bd->buffer_index] = (uint32_t)(bd->bytes / 4u);
+    r.len[bd->buffer_index] =
+        (uint32_t)(bd->bytes / tw_elem_bytes(m->buffers[bd->buffer_index].type));
     if (m->buffers[bd->buffer_index].access == VYRE_IR_ACCESS_WRITE && bd->bytes)
       memset(bd->data, 0, bd->bytes);
   }
@@ -621,7 +654,8 @@ uint32_t tw_dispatch(vyre_backend *b, const vyre_dispatch_args *args, vyre_dispa
   uint32_t *scratch = NULL;
   size_t words = m->local_count;
   for (uint32_t i = 0; i < m->buffer_count; i++)
-    if (m->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP) words += m->buffers[i].count;
+    if (m->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP)
+      words += ((size_t)m->buffers[i].count * tw_elem_bytes(m->buffers[i].type) + 3u) / 4u;
   scratch = calloc(words ? words : 1, sizeof(uint32_t));
   if (!scratch)
     return tw_fail(err, VYRE_STATUS_OUT_OF_MEMORY,
@@ -634,7 +668,7 @@ uint32_t tw_dispatch(vyre_backend *b, const vyre_dispatch_args *args, vyre_dispa
     if (m->buffers[i].access == VYRE_IR_ACCESS_WORKGROUP) {
       r.mem[i] = next;
       r.len[i] = m->buffers[i].count;
-      next += m->buffers[i].count;
+      next += ((size_t)m->buffers[i].count * tw_elem_bytes(m->buffers[i].type) + 3u) / 4u;
     }
   uint64_t t0 = tw_now_ns();
   uint64_t deadline = args->timeout_ns ? t0 + args->timeout_ns : 0;

@@ -284,7 +284,7 @@ vyre_buf vyre_builder_buffer(vyre_builder *b, const char *name, uint32_t binding
   if (type >= VYRE_IR_TYPE_COUNT) {
     vyre__b_fail(b, VYRE_STATUS_INVALID_PROGRAM,
                  "%s: buffer '%.80s' has element type %u, which is not a VYRE_TYPE_* code. Fix: "
-                 "use VYRE_TYPE_U32, _I32, _F32 or _BOOL32.",
+                 "use VYRE_TYPE_U32, _I32, _F32, _BOOL32, _U8, _I8, _U16, _I16, _F16 or _BF16.",
                  fn, name ? name : "(null)", type);
     return kNoBuf;
   }

@@ -109,15 +109,17 @@ int vyre_cli_read_file(const char *path, uint8_t **out, size_t *out_size, char *
 }
 
 void vyre_cli_print_elements(FILE *f, uint32_t type, const uint8_t *bytes, uint64_t size) {
-  uint64_t n = size / 4;
+  const uint32_t eb = vyre_ir_type_bytes(type) ? vyre_ir_type_bytes(type) : 4u;
+  uint64_t n = size / eb;
   char v[96];
   for (uint64_t i = 0; i < n; i++) {
     if (n > 20 && i == 16) {
       fputs(", ...", f);
       i = n - 4;
     }
-    uint32_t w;
-    memcpy(&w, bytes + i * 4, 4);
+    uint32_t w = 0; // little-endian element
+    for (uint32_t k = 0; k < eb; k++)
+      w |= (uint32_t)bytes[i * eb + k] << (8 * k);
     vyre_conform_format_element(type, w, v, sizeof v);
     fprintf(f, "%s%s", i ? ", " : "", v);
   }

@@ -190,10 +190,12 @@ static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyr
     }
     in->owned[in->owned_count++] = bytes;
     if (size % 4) {
+      uint32_t eb = vyre_ir_type_bytes(v->buffers[bi].type);
       fprintf(stderr,
-              "vyre run: --input %s: the file has %zu bytes, not a multiple of 4. Fix: "
-              "give raw little-endian 4-byte elements.\n",
-              a->inputs[k], size);
+              "vyre run: --input %s: the file has %zu bytes, not a multiple of 4 (host buffers "
+              "are whole 4-byte words; this buffer's elements are %s, %u byte%s each). Fix: "
+              "give raw little-endian elements, padded to a multiple of 4 bytes.\n",
+              a->inputs[k], size, vyre_ir_type_name(v->buffers[bi].type), eb, eb == 1 ? "" : "s");
       return VYRE_EXIT_USAGE;
     }
     vyre_case_data *slot = NULL;
@@ -214,7 +216,7 @@ static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyr
       vyre_cli_safe(vyre_ir_string(v, v->buffers[b].name), name, sizeof name);
       fprintf(stderr,
               "vyre run: %s: no data for input buffer '%s' (%s %s). Fix: pass --input "
-              "%s=FILE (raw little-endian 4-byte elements) or give \"inputs\" in the "
+              "%s=FILE (raw little-endian elements) or give \"inputs\" in the "
               "case file.\n",
               a->file, name, vyre_ir_access_name(v->buffers[b].access),
               vyre_ir_type_name(v->buffers[b].type), name);
@@ -226,13 +228,26 @@ static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyr
 
 static json_t *vyre_run_values_json(const vyre_conform_buffer *b) {
   json_t *arr = json_array();
-  for (uint64_t i = 0; i < b->size / 4; i++) {
-    uint32_t w;
-    memcpy(&w, b->bytes + i * 4, 4);
+  const uint32_t eb = vyre_ir_type_bytes(b->type) ? vyre_ir_type_bytes(b->type) : 4u;
+  for (uint64_t i = 0; i < b->size / eb; i++) {
+    uint32_t w = 0; // little-endian element
+    for (uint32_t k = 0; k < eb; k++)
+      w |= (uint32_t)b->bytes[i * eb + k] << (8 * k);
     char hex[16];
     switch (b->type) {
     case VYRE_IR_TYPE_I32:
       json_array_append_new(arr, json_integer((int32_t)w));
+      break;
+    case VYRE_IR_TYPE_I8:
+      json_array_append_new(arr, json_integer((int8_t)w));
+      break;
+    case VYRE_IR_TYPE_I16:
+      json_array_append_new(arr, json_integer((int16_t)w));
+      break;
+    case VYRE_IR_TYPE_F16:
+    case VYRE_IR_TYPE_BF16:
+      snprintf(hex, sizeof hex, "0x%04x", w);
+      json_array_append_new(arr, json_string(hex));
       break;
     case VYRE_IR_TYPE_F32:
       snprintf(hex, sizeof hex, "0x%08x", w);
@@ -331,8 +346,11 @@ static void vyre_run_print(const vyre_run_args *a, const vyre_case *c, vyre_devi
     for (uint32_t i = 0; i < o->output_count; i++) {
       const vyre_conform_buffer *b = &o->outputs[i];
       json_array_append_new(
-          outs, json_pack("{sssssIso}", "name", b->name, "type", vyre_ir_type_name(b->type),
-                          "count", (json_int_t)(b->size / 4), "values", vyre_run_values_json(b)));
+          outs,
+          json_pack("{sssssIso}", "name", b->name, "type", vyre_ir_type_name(b->type), "count",
+                    (json_int_t)(b->size /
+                                 (vyre_ir_type_bytes(b->type) ? vyre_ir_type_bytes(b->type) : 4u)),
+                    "values", vyre_run_values_json(b)));
     }
     json_object_set_new(r, "outputs", outs);
     json_object_set_new(r, "refused", json_boolean(refused));

@@ -98,7 +98,7 @@ uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program 
     const vyre_case_data *in = vyre__input_for(c, bi);
     uint64_t size = 0;
     if (b->access == VYRE_IR_ACCESS_WRITE)
-      size = (uint64_t)b->count * 4u;
+      size = (uint64_t)b->count * vyre_ir_type_bytes(b->type);
     else if (in)
       size = in->size;
     if (max_bytes && size > max_bytes) {
@@ -220,13 +220,13 @@ uint32_t vyre__args_collect(vyre__args *a, vyre_device *dev, vyre_conform_outcom
       const char *name = vyre_ir_string(a->view, b->name);
       if (!vyre__guard_check(in, name, o->guard, sizeof o->guard) &&
           memcmp(in->user, in->orig, in->size) != 0) {
-        uint64_t k = 0;
-        while (k + 4 <= in->size && memcmp(in->user + k, in->orig + k, 4) == 0)
-          k += 4;
+        uint64_t k = 0, eb = vyre_ir_type_bytes(b->type) ? vyre_ir_type_bytes(b->type) : 4u;
+        while (k + eb <= in->size && memcmp(in->user + k, in->orig + k, eb) == 0)
+          k += eb;
         snprintf(o->guard, sizeof o->guard,
                  "input buffer '%s' (%s) was modified at element %llu: the backend wrote into "
                  "host input memory. Fix: never write to read or uniform bindings",
-                 name, vyre_ir_access_name(b->access), (unsigned long long)(k / 4));
+                 name, vyre_ir_access_name(b->access), (unsigned long long)(k / eb));
       }
     }
     if (!vyre__returned(b->access)) continue;

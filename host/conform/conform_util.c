@@ -16,6 +16,7 @@
 #include "conform_util.h"
 #include "vyre/vyre.h"
 #include "vyre_conform.h"
+#include "vyre_half.h"
 #include "vyre_ir.h"
 
 void vyre__str_printf(vyre__str *s, const char *fmt, ...) {
@@ -126,23 +127,42 @@ void vyre_conform_format_element(uint32_t type, uint32_t word, char *out, size_t
     else
       snprintf(out, cap, "0x%08x (not 0 or 1)", word);
     break;
+  case VYRE_IR_TYPE_I8:
+    snprintf(out, cap, "%d", (int8_t)word);
+    break;
+  case VYRE_IR_TYPE_I16:
+    snprintf(out, cap, "%d", (int16_t)word);
+    break;
+  case VYRE_IR_TYPE_F16:
+  case VYRE_IR_TYPE_BF16: {
+    uint32_t bits = type == VYRE_IR_TYPE_F16 ? vyre_f16_to_f32(word) : vyre_bf16_to_f32(word);
+    float f;
+    memcpy(&f, &bits, 4);
+    snprintf(out, cap, "%g", (double)f);
+    break;
+  }
   default:
     snprintf(out, cap, "%u", word);
     break;
   }
 }
 
-static uint32_t vyre__word(const uint8_t *p, uint64_t i) {
-  uint32_t w;
-  memcpy(&w, p + i * 4, 4);
+// Element |i| of |eb| bytes, little-endian.
+static uint32_t vyre__elem(const uint8_t *p, uint32_t eb, uint64_t i) {
+  uint32_t w = 0;
+  for (uint32_t k = 0; k < eb; k++)
+    w |= (uint32_t)p[i * eb + k] << (8 * k);
   return w;
 }
 
 static void vyre__format_both(uint32_t type, uint32_t word, char *out, size_t cap) {
   char v[96];
   vyre_conform_format_element(type, word, v, sizeof v);
+  uint32_t eb = vyre_ir_type_bytes(type);
   if (type == VYRE_IR_TYPE_F32 || (type == VYRE_IR_TYPE_BOOL32 && word > 1))
     snprintf(out, cap, "%s", v);
+  else if (eb && eb < 4)
+    snprintf(out, cap, "%s (0x%0*x)", v, (int)(2 * eb), word);
   else
     snprintf(out, cap, "%s (0x%08x)", v, word);
 }
@@ -150,25 +170,26 @@ static void vyre__format_both(uint32_t type, uint32_t word, char *out, size_t ca
 int vyre_conform_compare_bytes(const char *what, const char *buffer, uint32_t type,
                                const uint8_t *expected, uint64_t expected_size,
                                const uint8_t *actual, uint64_t actual_size, char *msg, size_t cap) {
+  const uint32_t eb = vyre_ir_type_bytes(type) ? vyre_ir_type_bytes(type) : 4u;
   if (expected_size != actual_size) {
     snprintf(msg, cap,
              "%s: buffer '%s' came back with %llu bytes (%llu elements), expected %llu bytes "
              "(%llu elements)",
-             what, buffer, (unsigned long long)actual_size, (unsigned long long)(actual_size / 4),
-             (unsigned long long)expected_size, (unsigned long long)(expected_size / 4));
+             what, buffer, (unsigned long long)actual_size, (unsigned long long)(actual_size / eb),
+             (unsigned long long)expected_size, (unsigned long long)(expected_size / eb));
     return 1;
   }
-  uint64_t n = expected_size / 4, first = UINT64_MAX, differing = 0;
+  uint64_t n = expected_size / eb, first = UINT64_MAX, differing = 0;
   for (uint64_t i = 0; i < n; i++) {
-    if (vyre__word(expected, i) != vyre__word(actual, i)) {
+    if (vyre__elem(expected, eb, i) != vyre__elem(actual, eb, i)) {
       if (first == UINT64_MAX) first = i;
       differing++;
     }
   }
   if (!differing) return 0;
   char e[128], a[128];
-  vyre__format_both(type, vyre__word(expected, first), e, sizeof e);
-  vyre__format_both(type, vyre__word(actual, first), a, sizeof a);
+  vyre__format_both(type, vyre__elem(expected, eb, first), e, sizeof e);
+  vyre__format_both(type, vyre__elem(actual, eb, first), a, sizeof a);
   snprintf(msg, cap,
            "%s: buffer '%s' differs at index %llu: expected %s, actual %s; %llu of %llu elements "
            "differ",

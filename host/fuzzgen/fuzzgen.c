@@ -213,6 +213,10 @@ typedef struct fg {
   uint32_t nlocals, next_name;
   uint32_t nodes;
   int oom;
+  // IR 1.1 narrow storage (docs/ir.md IR-STORE-*), when opt.features allows:
+  // read i8b (i8) and u16b (u16), write o8 (u8) and o16 (i16), workgroup w8
+  // (u8); with storage_half also read hb (f16) and write oh (bf16).
+  int n816, nhalf;
 } fg;
 
 typedef struct fg_ctx {
@@ -355,15 +359,18 @@ static json_t *fg_load(fg *g, uint32_t t, int depth) {
     own = fg_chance(&g->r, 1, 2) ? "ou" : "rw";
     wg = "wu";
     wgc = "wa";
+    if (g->n816 && fg_chance(&g->r, 1, 4)) ro = "u16b", own = "o8", wg = "w8", wgc = NULL;
     break;
   case T_I32:
     ro = "ii";
     own = "oi";
+    if (g->n816 && fg_chance(&g->r, 1, 3)) ro = "i8b", own = "o16";
     break;
   case T_F32:
     ro = "fl";
     own = "of";
     wg = "wf";
+    if (g->nhalf && fg_chance(&g->r, 1, 3)) ro = "hb", own = "oh";
     break;
   default:
     ro = "ib";
@@ -384,6 +391,7 @@ static json_t *fg_load(fg *g, uint32_t t, int depth) {
 
 static const char *const fg_all_buffers[] = {"iu", "ii", "fl", "ib", "un", "ou", "oi",
                                              "of", "ob", "rw", "cn", "wu", "wf", "wa"};
+static const char *const fg_narrow_buffers[] = {"i8b", "u16b", "o8", "o16", "w8"};
 
 static json_t *fg_leaf(fg *g, uint32_t t, int uni) {
   for (;;) {
@@ -405,6 +413,8 @@ static json_t *fg_leaf(fg *g, uint32_t t, int uni) {
       }
       break;
     default:
+      if (t == T_U32 && g->n816 && fg_chance(&g->r, 1, 4))
+        return fg_len(g, fg_narrow_buffers[fg_pick(&g->r, FG_N(fg_narrow_buffers))]);
       if (t == T_U32) return fg_len(g, fg_all_buffers[fg_pick(&g->r, FG_N(fg_all_buffers))]);
       if (!uni) return fg_load(g, t, 8);
       break;
@@ -561,9 +571,22 @@ static json_t *fg_store(fg *g, int depth) {
     const char *buf;
     uint32_t type;
     int wg;
-  } targets[] = {{"ou", T_U32, 0}, {"oi", T_I32, 0}, {"of", T_F32, 0}, {"ob", T_BOOL, 0},
-                 {"rw", T_U32, 0}, {"wu", T_U32, 1}, {"wf", T_F32, 1}};
-  uint32_t i = fg_pick(&g->r, FG_N(targets));
+  } targets[] = {{"ou", T_U32, 0},
+                 {"oi", T_I32, 0},
+                 {"of", T_F32, 0},
+                 {"ob", T_BOOL, 0},
+                 {"rw", T_U32, 0},
+                 {"wu", T_U32, 1},
+                 {"wf", T_F32, 1},
+                 // narrow (only with their features): neighbours' bytes in one word
+                 {"o8", T_U32, 0},
+                 {"o16", T_I32, 0},
+                 {"w8", T_U32, 1},
+                 {"oh", T_F32, 0}};
+  uint32_t cand[FG_N(targets)], nc = 0;
+  for (uint32_t k = 0; k < FG_N(targets); k++)
+    if (k < 7 || (k < 10 && g->n816) || (k == 10 && g->nhalf)) cand[nc++] = k;
+  uint32_t i = cand[fg_pick(&g->r, nc)];
   if (targets[i].wg && g->phase == PH_R) i = fg_pick(&g->r, 5);
   if (targets[i].wg) g->phase = PH_W;
   json_t *n = fg_node(g, "store");
@@ -765,6 +788,22 @@ static json_t *fg_words(fg *g, uint32_t t, uint32_t n) {
   return a;
 }
 
+// |n| random elements of a narrow type (|bits| 8 or 16) as bit strings;
+// f16 (|half|) favours the edges: zeros, subnormals, the largest, inf, NaN.
+static json_t *fg_narrow(fg *g, uint32_t bits, int half, uint32_t n) {
+  static const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00,
+                                   0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xBC01};
+  json_t *a = json_array();
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t w = fg_u32(&g->r) & ((1u << bits) - 1u);
+    if (half && fg_chance(&g->r, 1, 4)) w = edges[fg_pick(&g->r, FG_N(edges))];
+    char hex[8];
+    snprintf(hex, sizeof hex, bits == 8 ? "0x%02x" : "0x%04x", w);
+    json_array_append_new(a, json_string(hex));
+  }
+  return a;
+}
+
 static json_t *fg_dim3(uint32_t x, uint32_t y, uint32_t z) {
   json_t *a = json_array();
   json_array_append_new(a, json_integer(x));
@@ -823,6 +862,19 @@ static char *fg_generate(fg *g, size_t *out_len) {
   json_array_append_new(bufs, fg_buffer("wu", -1, "workgroup", "u32", g->W));
   json_array_append_new(bufs, fg_buffer("wf", -1, "workgroup", "f32", g->W));
   json_array_append_new(bufs, fg_buffer("wa", -1, "workgroup", "u32", FG_WA));
+  g->n816 = (g->opt.features & VYRE_IR_FEATURE_STORAGE_8_16) != 0;
+  g->nhalf = (g->opt.features & VYRE_IR_FEATURE_STORAGE_HALF) != 0;
+  if (g->n816) { // bindings after the shuffled 0..10; host buffers are whole words
+    json_array_append_new(bufs, fg_buffer("i8b", 11, "read", "i8", -1));
+    json_array_append_new(bufs, fg_buffer("u16b", 12, "read", "u16", -1));
+    json_array_append_new(bufs, fg_buffer("o8", 13, "write", "u8", (g->T + 3) & ~3u));
+    json_array_append_new(bufs, fg_buffer("o16", 14, "write", "i16", (g->T + 1) & ~1u));
+    json_array_append_new(bufs, fg_buffer("w8", -1, "workgroup", "u8", g->W));
+  }
+  if (g->nhalf) {
+    json_array_append_new(bufs, fg_buffer("hb", 15, "read", "f16", -1));
+    json_array_append_new(bufs, fg_buffer("oh", 16, "write", "bf16", (g->T + 1) & ~1u));
+  }
   json_object_set_new(root, "buffers", bufs);
 
   // Prologue: the linear global id and the linear id in the workgroup.
@@ -861,6 +913,11 @@ static char *fg_generate(fg *g, size_t *out_len) {
   json_object_set_new(in, "un", fg_words(g, T_U32, 1 + fg_pick(r, 16)));
   json_object_set_new(in, "rw", fg_words(g, T_U32, T / 2 + fg_pick(r, T)));
   json_object_set_new(in, "cn", fg_words(g, T_U32, FG_CN));
+  if (g->n816) {
+    json_object_set_new(in, "i8b", fg_narrow(g, 8, 0, 4 * fg_pick(r, T / 2 + 2)));
+    json_object_set_new(in, "u16b", fg_narrow(g, 16, 0, 2 * fg_pick(r, T + 2)));
+  }
+  if (g->nhalf) json_object_set_new(in, "hb", fg_narrow(g, 16, 1, 2 * fg_pick(r, T + 2)));
   json_object_set_new(root, "inputs", in);
 
   char *text = g->oom ? NULL : json_dumps(root, JSON_COMPACT);

@@ -156,11 +156,15 @@ char *vyre_fuzzrun_case_with_expect(const char *json, size_t len, const vyre_con
     for (uint32_t i = 0; i < ref->output_count; i++) {
       const vyre_conform_buffer *b = &ref->outputs[i];
       json_t *words = json_array();
-      for (uint64_t j = 0; j + 4 <= b->size; j += 4) {
-        uint32_t w;
-        memcpy(&w, b->bytes + j, 4);
+      // Elements of the buffer's type, as bit strings of its width
+      // (docs/case-files.md; narrow types: docs/ir.md IR-STORE-10).
+      uint32_t eb = vyre_ir_type_bytes(b->type) ? vyre_ir_type_bytes(b->type) : 4u;
+      for (uint64_t j = 0; j + eb <= b->size; j += eb) {
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < eb; k++)
+          w |= (uint32_t)b->bytes[j + k] << (8 * k);
         char hex[16];
-        snprintf(hex, sizeof hex, "0x%08x", w);
+        snprintf(hex, sizeof hex, "0x%0*x", (int)(2 * eb), w);
         json_array_append_new(words, json_string(hex));
       }
       json_object_set_new(expect, b->name, words);

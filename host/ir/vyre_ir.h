@@ -87,6 +87,9 @@ void vyre_ir_hash_hex(const uint8_t hash[16], char out[33]);
 
 // Names for messages and JSON: "u32", "add", "read_write", "gid", ...
 const char *vyre_ir_type_name(uint32_t type);
+// The storage bytes of one element of |type| (1, 2 or 4), 0 for value-only
+// and unknown types. A host buffer of |bytes| holds bytes / this elements.
+uint32_t vyre_ir_type_bytes(uint32_t type);
 const char *vyre_ir_access_name(uint32_t access);
 const char *vyre_ir_kind_name(uint32_t kind);
 const char *vyre_ir_un_name(uint32_t op);

@@ -217,6 +217,20 @@ static void format_word(uint32_t type, uint32_t w, char *out, size_t cap) {
     snprintf(out, cap, "%.9g (0x%08x)", (double)f, w);
     break;
   }
+  case VYRE_IR_TYPE_I8:
+    snprintf(out, cap, "%d (0x%02x)", (int8_t)w, w);
+    break;
+  case VYRE_IR_TYPE_I16:
+    snprintf(out, cap, "%d (0x%04x)", (int16_t)w, w);
+    break;
+  case VYRE_IR_TYPE_U8:
+    snprintf(out, cap, "%u (0x%02x)", w, w);
+    break;
+  case VYRE_IR_TYPE_U16:
+  case VYRE_IR_TYPE_F16:
+  case VYRE_IR_TYPE_BF16:
+    snprintf(out, cap, "%u (0x%04x)", w, w);
+    break;
   default:
     snprintf(out, cap, "%u (0x%08x)", w, w);
   }
@@ -225,23 +239,27 @@ static void format_word(uint32_t type, uint32_t w, char *out, size_t cap) {
 // 1 and a message in |r| when |actual| differs from |expected|.
 static int compare(vyre_case_report *r, const char *name, uint32_t type, const uint8_t *expected,
                    uint64_t expected_size, const uint8_t *actual, uint64_t actual_size) {
+  const uint32_t eb = vyre_ir_type_bytes(type) ? vyre_ir_type_bytes(type) : 4u;
   if (expected_size != actual_size) {
     snprintf(r->message, sizeof(r->message),
              "expect: buffer '%s' came back with %llu elements, the case expects %llu. Fix: "
              "make the case's expected list as long as the buffer.",
-             name, (unsigned long long)(actual_size / 4), (unsigned long long)(expected_size / 4));
+             name, (unsigned long long)(actual_size / eb),
+             (unsigned long long)(expected_size / eb));
     return 1;
   }
-  uint64_t n = expected_size / 4, first = UINT64_MAX, differing = 0;
+  uint64_t n = expected_size / eb, first = UINT64_MAX, differing = 0;
   for (uint64_t i = 0; i < n; i++)
-    if (memcmp(expected + i * 4, actual + i * 4, 4) != 0) {
+    if (memcmp(expected + i * eb, actual + i * eb, eb) != 0) {
       if (first == UINT64_MAX) first = i;
       differing++;
     }
   if (!differing) return 0;
-  uint32_t e, a;
-  memcpy(&e, expected + first * 4, 4);
-  memcpy(&a, actual + first * 4, 4);
+  uint32_t e = 0, a = 0; // little-endian elements
+  for (uint32_t k = 0; k < eb; k++) {
+    e |= (uint32_t)expected[first * eb + k] << (8 * k);
+    a |= (uint32_t)actual[first * eb + k] << (8 * k);
+  }
   char es[64], as[64];
   format_word(type, e, es, sizeof(es));
   format_word(type, a, as, sizeof(as));
@@ -313,7 +331,8 @@ static void check(const vyre_case_file *cf, vyre_case_report *r, const vyre_erro
       for (uint32_t a = 0; a < vyre_program_arg_count(p); a++)
         if (vyre_program_arg_buffer(p, a) == e->buffer_index) arg = a;
       uint64_t size = 0;
-      if (arg != VYRE_IR_NONE && b->access == VYRE_IR_ACCESS_WRITE) size = (uint64_t)b->count * 4u;
+      if (arg != VYRE_IR_NONE && b->access == VYRE_IR_ACCESS_WRITE)
+        size = (uint64_t)b->count * vyre_ir_type_bytes(b->type);
       if (arg != VYRE_IR_NONE && b->access == VYRE_IR_ACCESS_READ_WRITE)
         for (uint32_t k = 0; k < c->input_count; k++)
           if (c->inputs[k].buffer_index == e->buffer_index) size = c->inputs[k].size;
@@ -384,7 +403,7 @@ uint32_t vyre_case_run(vyre_device *dev, const vyre_case_file *c,
     for (uint32_t k = 0; k < c->c->input_count; k++)
       if (c->c->inputs[k].buffer_index == bi) in = &c->c->inputs[k];
     if (b->access == VYRE_IR_ACCESS_WRITE) {
-      uint64_t bytes = (uint64_t)b->count * 4u;
+      uint64_t bytes = (uint64_t)b->count * vyre_ir_type_bytes(b->type);
       outs[i] = calloc(1, bytes ? bytes : 4);
       args[i].out = outs[i];
       args[i].out_bytes = bytes;

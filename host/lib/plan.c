@@ -125,7 +125,7 @@ static uint32_t check_geometry(const vyre_kernel *k, const uint32_t g[3], const 
 
 // The bound length of host arg |i| (already checked).
 static uint64_t bound_bytes(const vyre_ir_buffer *b, const vyre_arg *a) {
-  if (b->access == VYRE_IR_ACCESS_WRITE) return (uint64_t)b->count * 4u;
+  if (b->access == VYRE_IR_ACCESS_WRITE) return (uint64_t)b->count * vyre_ir_type_bytes(b->type);
   if (!a->resident) return a->bytes;
   const vyre_resident *r = vyre__resident_get(a->resident); // checked live before
   return r ? r->bytes : 0;
@@ -169,8 +169,9 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
     len = a->bytes;
     if (len % 4)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: %s buffer '%s' (arg %u) has %llu bytes, not a multiple of 4. "
-                            "Fix: pass whole 4-byte elements.",
+                            "%s: %s buffer '%s' (arg %u) has %llu bytes, not a multiple of 4 "
+                            "(host buffers are whole 4-byte words, docs/ir.md IR-STORE-2). "
+                            "Fix: pass whole 4-byte words (pad narrow elements).",
                             ctx, acc, name, i, (unsigned long long)len);
     if (len && !a->data)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -185,12 +186,19 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
                             ctx, name, i, (unsigned long long)len, (unsigned long long)a->out_bytes,
                             (unsigned long long)len);
   }
-  if (b->has_count && len / 4 < b->count)
+  const uint32_t eb = vyre_ir_type_bytes(b->type);
+  if (len / eb > UINT32_MAX)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: %s buffer '%s' (arg %u) binds %llu %s elements, more than "
+                          "2^32-1 (len is a u32). Fix: split the buffer over several dispatches.",
+                          ctx, acc, name, i, (unsigned long long)(len / eb),
+                          vyre_ir_type_name(b->type));
+  if (b->has_count && len / eb < b->count)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: %s buffer '%s' (arg %u) binds %llu elements, fewer than its "
                           "declared count %u. Fix: pass at least %llu bytes.",
-                          ctx, acc, name, i, (unsigned long long)(len / 4), b->count,
-                          (unsigned long long)b->count * 4u);
+                          ctx, acc, name, i, (unsigned long long)(len / eb), b->count,
+                          (unsigned long long)b->count * eb);
   if (b->access == VYRE_IR_ACCESS_UNIFORM && len > VYRE__UNIFORM_MAX_BYTES)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: uniform buffer '%s' (arg %u) has %llu bytes, above the 65536-byte "
@@ -240,9 +248,9 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
     st = check_arg(k, i, &args[i], ctx, err);
     if (st != VYRE_STATUS_OK) return st;
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
-    uint64_t elems = bound_bytes(b, &args[i]) / 4;
+    uint64_t bytes = bound_bytes(b, &args[i]), elems = bytes / vyre_ir_type_bytes(b->type);
     if (b->access == VYRE_IR_ACCESS_WRITE || b->access == VYRE_IR_ACCESS_READ_WRITE)
-      if (!args[i].resident) out_total += elems * 4;
+      if (!args[i].resident) out_total += bytes;
     if (b->access == VYRE_IR_ACCESS_UNIFORM) continue; // parameters, not data
     if (b->access == VYRE_IR_ACCESS_WRITE || b->access == VYRE_IR_ACCESS_READ_WRITE) {
       if (outs++ && elems != n_out) ambiguous = 1;
@@ -278,9 +286,10 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
       for (uint32_t i = 0; i < arg_count && used < sizeof(sizes); i++) {
         const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
         if (b->access == VYRE_IR_ACCESS_UNIFORM) continue;
-        int w = snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
-                         vyre_ir_string(v, b->name),
-                         (unsigned long long)(bound_bytes(b, &args[i]) / 4));
+        int w =
+            snprintf(sizes + used, sizeof(sizes) - used, "%s'%s' %llu", used ? ", " : "",
+                     vyre_ir_string(v, b->name),
+                     (unsigned long long)(bound_bytes(b, &args[i]) / vyre_ir_type_bytes(b->type)));
         if (w < 0) break;
         used += (size_t)w;
       }

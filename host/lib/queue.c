@@ -157,7 +157,8 @@ uint32_t vyre_queue_push(vyre_queue *handle, const vyre_arg *args, uint32_t arg_
   uint64_t total = 0, len[VYRE__MAX_BINDINGS];
   for (uint32_t i = 0; i < arg_count; i++) {
     const vyre_ir_buffer *b = &v->buffers[q->k.program->arg_buffer[i]];
-    len[i] = b->access == VYRE_IR_ACCESS_WRITE ? (uint64_t)b->count * 4u : args[i].bytes;
+    len[i] = b->access == VYRE_IR_ACCESS_WRITE ? (uint64_t)b->count * vyre_ir_type_bytes(b->type)
+                                               : args[i].bytes;
     total += len[i];
   }
   payload *p = calloc(1, sizeof(*p));

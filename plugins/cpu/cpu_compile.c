@@ -273,6 +273,12 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx) {
     uint32_t et = cc->p->buffers[n->ref].type;
     uint16_t op = et == VYRE_IR_TYPE_F32      ? CPU_OP_LOAD_F
                   : et == VYRE_IR_TYPE_BOOL32 ? CPU_OP_LOAD_B
+                  : et == VYRE_IR_TYPE_U8     ? CPU_OP_LOAD_U8
+                  : et == VYRE_IR_TYPE_I8     ? CPU_OP_LOAD_I8
+                  : et == VYRE_IR_TYPE_U16    ? CPU_OP_LOAD_U16
+                  : et == VYRE_IR_TYPE_I16    ? CPU_OP_LOAD_I16
+                  : et == VYRE_IR_TYPE_F16    ? CPU_OP_LOAD_F16
+                  : et == VYRE_IR_TYPE_BF16   ? CPU_OP_LOAD_BF16
                                               : CPU_OP_LOAD_W;
     cc->tmp_top = base;
     r = cc_temp(cc);
@@ -362,7 +368,13 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
     if (!cc_writable_ok(cc, n->ref, idx)) break;
     uint32_t ri = cc_expr(cc, n->a);
     uint32_t rv = cc_expr(cc, n->b);
-    cc_emit(cc, CPU_OP_STORE, 0, 0, n->ref, ri, rv, 0);
+    uint32_t et = cc->p->buffers[n->ref].type;
+    uint16_t op = et == VYRE_IR_TYPE_U8 || et == VYRE_IR_TYPE_I8     ? CPU_OP_STORE_8
+                  : et == VYRE_IR_TYPE_U16 || et == VYRE_IR_TYPE_I16 ? CPU_OP_STORE_16
+                  : et == VYRE_IR_TYPE_F16                           ? CPU_OP_STORE_F16
+                  : et == VYRE_IR_TYPE_BF16                          ? CPU_OP_STORE_BF16
+                                                                     : CPU_OP_STORE;
+    cc_emit(cc, op, 0, 0, n->ref, ri, rv, 0);
     break;
   }
   case VYRE_IR_K_IF: {
@@ -526,7 +538,7 @@ uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, 
     if (b->access == VYRE_IR_ACCESS_WORKGROUP) {
       b->wg_offset = words;
       b->wg_count = p->buffers[i].count;
-      words += p->buffers[i].count;
+      words += vyre_kit_workgroup_buffer_bytes(&p->buffers[i]) / 4u;
     }
   }
   out->wg_words = words;

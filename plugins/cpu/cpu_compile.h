@@ -39,6 +39,18 @@ typedef enum vyre_cpu_opcode {
   CPU_OP_LOAD_B,  // bool32: word != 0
   CPU_OP_LEN,     // dst = len(buf a)
   CPU_OP_STORE,   // buf a [r[b]] = r[c]
+  // Narrow elements (IR 1.1, docs/ir.md IR-STORE-*): views of these buffers
+  // are bytes; loads widen, stores narrow (vyre_half.h for f16 and bf16).
+  CPU_OP_LOAD_U8,
+  CPU_OP_LOAD_I8,
+  CPU_OP_LOAD_U16,
+  CPU_OP_LOAD_I16,
+  CPU_OP_LOAD_F16,
+  CPU_OP_LOAD_BF16,
+  CPU_OP_STORE_8,  // low 8 bits
+  CPU_OP_STORE_16, // low 16 bits
+  CPU_OP_STORE_F16,
+  CPU_OP_STORE_BF16,
   // integer binary: dst = r[a] op r[b]
   CPU_OP_ADD,
   CPU_OP_SUB,
@@ -150,7 +162,7 @@ typedef struct vyre_cpu_buf_info {
   uint8_t access; // VYRE_IR_ACCESS_*
   uint8_t type;   // element type
   uint16_t reserved0;
-  uint32_t wg_offset; // workgroup buffers: first word in the workgroup scratch
+  uint32_t wg_offset; // workgroup buffers: first 4-byte word in the workgroup scratch
   uint32_t wg_count;  // workgroup buffers: element count
 } vyre_cpu_buf_info;
 

@@ -20,6 +20,7 @@
 #include "cpu_exec.h"
 #include "cpu_name.h"
 #include "cpu_plugin.h"
+#include "kit_plan.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
 
@@ -75,6 +76,8 @@ static uint32_t cpu_plan_build(vyre_backend *be, const vyre_dispatch_args *args,
                            "host buffer of the program exactly once.",
                            label, i, b->buffer_index, c->buffer_count);
     }
+    // Host buffers are whole 4-byte words; a narrow buffer's view counts
+    // elements of its type (docs/ir.md IR-STORE-2).
     if (b->bytes % 4) {
       cpu_plan_free(pl);
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
@@ -84,7 +87,7 @@ static uint32_t cpu_plan_build(vyre_backend *be, const vyre_dispatch_args *args,
     }
     pl->bound[b->buffer_index] = b;
     vyre_cpu_view *v = &pl->views[b->buffer_index];
-    v->n = b->bytes / 4;
+    v->n = b->bytes / vyre_kit_type_bytes(c->buffers[b->buffer_index].type);
     if (b->kind == VYRE_BINDING_RESIDENT) {
       uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be,
                                           atomic_load(&be->generation), CPU_NAME, "buffer", err);

@@ -23,6 +23,7 @@
 #include "cpu_exec.h"
 #include "cpu_pool.h"
 #include "vyre/vyre_backend.h"
+#include "vyre_half.h"
 #include "vyre_kit.h"
 
 #define CPU_STOP_END     0
@@ -58,6 +59,17 @@ static inline uint32_t f_canon(uint32_t x) {
   if (e == 0) return x & 0x80000000u;
   if (e == 0x7F800000u && (x & 0x007FFFFFu)) return 0x7FC00000u;
   return x;
+}
+
+// 16-bit element |i| of a byte view (host data may be only 4-byte aligned).
+static inline uint32_t ld16(const uint32_t *p, uint64_t i) {
+  uint16_t h;
+  memcpy(&h, (const uint8_t *)p + 2 * i, 2);
+  return h;
+}
+static inline void st16(uint32_t *p, uint64_t i, uint32_t v) {
+  uint16_t h = (uint16_t)v;
+  memcpy((uint8_t *)p + 2 * i, &h, 2);
 }
 
 static inline float f_of(uint32_t x) {
@@ -271,6 +283,56 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
     case CPU_OP_LEN: {
       uint64_t n = views[I->a].n;
       r[I->dst] = n > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n;
+      break;
+    }
+    case CPU_OP_LOAD_U8: {
+      const vyre_cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? ((const uint8_t *)v->p)[B] : 0;
+      break;
+    }
+    case CPU_OP_LOAD_I8: {
+      const vyre_cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? (uint32_t)(int32_t)((const int8_t *)v->p)[B] : 0;
+      break;
+    }
+    case CPU_OP_LOAD_U16: {
+      const vyre_cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? ld16(v->p, B) : 0;
+      break;
+    }
+    case CPU_OP_LOAD_I16: {
+      const vyre_cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? (uint32_t)(int32_t)(int16_t)ld16(v->p, B) : 0;
+      break;
+    }
+    case CPU_OP_LOAD_F16: {
+      const vyre_cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? vyre_f16_to_f32(ld16(v->p, B)) : 0;
+      break;
+    }
+    case CPU_OP_LOAD_BF16: {
+      const vyre_cpu_view *v = &views[I->a];
+      r[I->dst] = B < v->n ? vyre_bf16_to_f32(ld16(v->p, B)) : 0;
+      break;
+    }
+    case CPU_OP_STORE_8: {
+      const vyre_cpu_view *v = &views[I->a];
+      if (B < v->n) ((uint8_t *)v->p)[B] = (uint8_t)r[I->c];
+      break;
+    }
+    case CPU_OP_STORE_16: {
+      const vyre_cpu_view *v = &views[I->a];
+      if (B < v->n) st16(v->p, B, r[I->c]);
+      break;
+    }
+    case CPU_OP_STORE_F16: {
+      const vyre_cpu_view *v = &views[I->a];
+      if (B < v->n) st16(v->p, B, vyre_f32_to_f16(f_canon(r[I->c])));
+      break;
+    }
+    case CPU_OP_STORE_BF16: {
+      const vyre_cpu_view *v = &views[I->a];
+      if (B < v->n) st16(v->p, B, vyre_f32_to_bf16(f_canon(r[I->c])));
       break;
     }
     case CPU_OP_STORE: {

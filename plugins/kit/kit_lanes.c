@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kit_plan.h"
 #include "vyre_kit.h"
 
 static void fail(vyre_kit_lanes *out, const char *why) {
@@ -95,6 +96,12 @@ void vyre_kit_lanes_plan(const vyre_ir_program *p, const uint32_t wg[3], vyre_ki
     uint8_t acc = p->buffers[b].access;
     if (acc == VYRE_IR_ACCESS_WORKGROUP) {
       fail(out, "the program has workgroup memory");
+      return;
+    }
+    if (vyre_kit_type_bytes(p->buffers[b].type) != 4) {
+      // The 128-bit moves are of 4 whole elements; narrow elements (IR 1.1
+      // storage types) keep their own loads and stores.
+      fail(out, "the program has 8- or 16-bit buffers");
       return;
     }
     if ((loaded & bit) && !(stored & bit) && !(load_other & bit)) out->vload |= bit;

@@ -41,6 +41,16 @@ uint32_t vyre_kit_type_feature(uint32_t type) {
   return type < VYRE_IR_TYPE_COUNT ? kTypeFeature[type] : VYRE_KIT_FEATURE_UNKNOWN;
 }
 
+#define TYPE_BYTES(NAME, CODE, JSON, BYTES, WHERE, FEATURE) [CODE] = (BYTES),
+static const uint8_t kTypeBytes[VYRE_IR_TYPE_COUNT] = {VYRE_IR_TYPE_LIST(TYPE_BYTES)};
+uint32_t vyre_kit_type_bytes(uint32_t type) {
+  return type < VYRE_IR_TYPE_COUNT ? kTypeBytes[type] : 0;
+}
+uint32_t vyre_kit_workgroup_buffer_bytes(const vyre_ir_buffer *b) {
+  uint64_t n = ((uint64_t)b->count * vyre_kit_type_bytes(b->type) + 3u) & ~(uint64_t)3u;
+  return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 // Node kinds this build knows: 1 expression, 2 statement, 0 unknown.
 #define KIND_CLASS(NAME, CODE, JSON, IS_STMT) [CODE] = (IS_STMT) ? 2 : 1,
 static const uint8_t kKindClass[32] = {VYRE_IR_KIND_LIST(KIND_CLASS)};
@@ -268,7 +278,7 @@ static int plan_slots(pstate *s) {
       return bad(s, VYRE_STATUS_INVALID_PROGRAM, NONE, "buffer %u has access %u", b, buf->access);
     if (buf->access == VYRE_IR_ACCESS_WORKGROUP) {
       plan->uses |= VYRE_KIT_USES_WORKGROUP_MEMORY;
-      wg_bytes += (uint64_t)buf->count * 4u;
+      wg_bytes += vyre_kit_workgroup_buffer_bytes(buf);
       continue;
     }
     if (buf->binding >= VYRE_KIT_MAX_SLOTS || (taken >> buf->binding) & 1u)

@@ -92,6 +92,14 @@ uint32_t vyre_kit_bin_feature(uint32_t op);
 uint32_t vyre_kit_atomic_feature(uint32_t op);
 uint32_t vyre_kit_type_feature(uint32_t type);
 
+// The storage bytes of an element of |type| (1, 2 or 4; 0 for value-only and
+// unknown types), from VYRE_IR_TYPE_LIST. A binding of a buffer holds
+// bytes / vyre_kit_type_bytes(type) elements (docs/ir.md IR-STORE-2).
+uint32_t vyre_kit_type_bytes(uint32_t type);
+// The bytes a workgroup buffer occupies: count * element bytes, rounded up to
+// whole 4-byte words (docs/ir.md IR-STORE-3).
+uint32_t vyre_kit_workgroup_buffer_bytes(const vyre_ir_buffer *b);
+
 // Calls |fn| for every node reached from the body, in program order: a
 // statement, then its expressions (a before b before c), then its lists
 // (then before else). Stops and returns the first nonzero |fn| result.

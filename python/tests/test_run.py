@@ -110,6 +110,32 @@ def test_bool32_is_uint32(device: vyre.Device) -> None:
     np.testing.assert_array_equal(out.astype(bool), [False, True, False, False, True])
 
 
+def test_narrow_storage_types(device: vyre.Device) -> None:
+    # IR 1.1 (docs/ir.md IR-STORE-*): u8 in, u16 and f16 out; bf16 as uint16 bit patterns.
+    g = ir.var("g")
+    prog = vyre.Program.from_json(
+        ir.program(
+            "narrow",
+            [ir.buf("a", 0, "read", "u8"), ir.buf("h", 1, "read", "f16"),
+             ir.buf("w", 2, "write", "u16", count=8), ir.buf("o", 3, "write", "f16", count=8),
+             ir.buf("b", 4, "write", "bf16", count=8)],
+            ir.guard_gid([ir.store("w", g, ir.bin_("mul", ir.load("a", g), ir.lit_u(300))),
+                          ir.store("o", g, ir.bin_("add", ir.load("h", g), ir.load("h", g))),
+                          ir.store("b", g, ir.load("h", g))], out="w"),
+        )
+    )
+    a = np.array([0, 1, 2, 100, 200, 218, 255, 7], dtype=np.uint8)
+    h = np.array([0.5, -1.25, 65504, 1e-7, 3, 0.1, -0.0, 2.5], dtype=np.float16)
+    res = device.run(prog, {"a": a, "h": h})
+    assert res["w"].dtype == np.uint16 and res["o"].dtype == np.float16
+    np.testing.assert_array_equal(res["w"], (a.astype(np.uint32) * 300) & 0xFFFF)
+    with np.errstate(over="ignore"):  # 65504 + 65504 is inf in f16 on both sides
+        twice = h + h
+    np.testing.assert_array_equal(res["o"].view(np.uint16), twice.view(np.uint16))
+    widened = (res["b"].astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(widened[[0, 1, 4, 7]], [0.5, -1.25, 3, 2.5])
+
+
 def test_outputs_filled_in_place(cpu: vyre.Device, vadd) -> None:
     prog, a, b = vadd
     dest = np.zeros(1000, dtype=np.uint32)

@@ -208,6 +208,37 @@ static void test_a_program_using_int_sat_is_refused_for_the_old_plugin(void **st
   vyre_device_close(dev);
 }
 
+// IR 1.1 narrow storage types (docs/ir.md IR-STORE-1): a program with a u8 or
+// an f16 buffer uses storage_8_16 / storage_half, which the plugin built
+// against the IR 1.0 list lacks: the host refuses it, naming the feature.
+static void test_a_program_with_narrow_buffers_is_refused_for_the_old_plugin(void **state) {
+  (void)state;
+  vyre_device *dev = open_path(OLD);
+  static const struct {
+    const char *type, *feature;
+  } kinds[] = {{"u8", "storage_8_16"}, {"i16", "storage_8_16"}, {"f16", "storage_half"}};
+  for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+    char json[512];
+    snprintf(json, sizeof(json),
+             "{\"vyre\": 1, \"name\": \"n\", \"workgroup_size\": [64, 1, 1], \"buffers\": ["
+             "{\"name\": \"t\", \"binding\": 0, \"access\": \"read\", \"type\": \"%s\"}], "
+             "\"body\": [{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"len\", "
+             "\"buffer\": \"t\"}}]}",
+             kinds[k].type);
+    vyre_program *p = NULL;
+    vyre_error e = new_err();
+    assert_int_equal(vyre_program_from_json(json, strlen(json), &p, &e), VYRE_STATUS_OK);
+    vyre_kernel *kern = NULL;
+    e = new_err();
+    assert_int_equal(vyre_kernel_compile(dev, p, NULL, &kern, &e), VYRE_STATUS_UNSUPPORTED);
+    assert_null(kern);
+    ASSERT_HAS(e.message, kinds[k].feature);
+    ASSERT_HAS(e.message, "Fix:");
+    vyre_program_free(p);
+  }
+  vyre_device_close(dev);
+}
+
 static uint32_t want_of(uint32_t op, uint32_t a, uint32_t b) {
   switch (op) {
   case VYRE_IR_BIN_ABS_DIFF:
@@ -246,6 +277,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_an_ir_1_0_program_runs_on_the_plugin_built_against_abi_1_0),
       cmocka_unit_test(test_a_program_using_int_sat_is_refused_for_the_old_plugin),
+      cmocka_unit_test(test_a_program_with_narrow_buffers_is_refused_for_the_old_plugin),
       cmocka_unit_test(test_plugins_built_against_this_header_run_int_sat),
   };
   return cmocka_run_group_tests_name("abi/ir_growth", tests, NULL, NULL);

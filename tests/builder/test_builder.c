@@ -230,6 +230,34 @@ static void test_builder_trap_value_equals_the_hand_written_json(void **state) {
   vyre_program_free(p);
 }
 
+// IR 1.1 narrow storage types (docs/ir.md IR-STORE-1): buffers of u8 and f16
+// elements; loads give u32 / f32 and stores take them; the features follow.
+static void test_builder_narrow_buffers_equal_the_hand_written_json(void **state) {
+  vyre_builder *b = vyre_builder_create("nb", 64, 1, 1);
+  vyre_buf t = vyre_builder_buffer(b, "t", 0, VYRE_ACCESS_READ, VYRE_TYPE_U8, 0);
+  vyre_buf h = vyre_builder_buffer(b, "h", 1, VYRE_ACCESS_WRITE, VYRE_TYPE_F16, 64);
+  vyre_var g = vyre_let(b, "g", vyre_gid(b, 0));
+  vyre_store(b, h, vyre_get(b, g), vyre_cast(b, VYRE_TYPE_F32, vyre_load(b, t, vyre_get(b, g))));
+  assert_same_as_json(
+      b, "{'vyre':1,'name':'nb','workgroup_size':[64,1,1],'buffers':[{'name':'t','binding':0,"
+         "'access':'read','type':'u8'},{'name':'h','binding':1,'access':'write','type':'f16',"
+         "'count':64}],'body':[{'k':'let','name':'g','value':{'k':'builtin','b':'gid','axis':0}},"
+         "{'k':'store','buffer':'h','index':{'k':'var','name':'g'},'value':{'k':'cast','to':"
+         "'f32','a':{'k':'load','buffer':'t','index':{'k':'var','name':'g'}}}}]}");
+  b = vyre_builder_create("nb", 64, 1, 1);
+  t = vyre_builder_buffer(b, "t", 0, VYRE_ACCESS_READ_WRITE, VYRE_TYPE_I16, 0);
+  vyre_store(b, t, vyre_gid(b, 0), vyre_lit_i32(b, -1));
+  vyre_program *p = finish_ok(b);
+  assert_int_equal(vyre_program_ir(p)->features, VYRE_IR_FEATURE_STORAGE_8_16);
+  vyre_program_free(p);
+  b = vyre_builder_create("nb", 64, 1, 1);
+  vyre_builder_buffer(b, "w", 0, VYRE_ACCESS_WORKGROUP, VYRE_TYPE_BF16, 3);
+  p = finish_ok(b);
+  assert_int_equal(vyre_program_ir(p)->features, VYRE_IR_FEATURE_STORAGE_HALF);
+  assert_int_equal(vyre_program_ir(p)->workgroup_bytes, 8); // 3 halves in 2 words
+  vyre_program_free(p);
+}
+
 // builder -> JSON -> program keeps the canonical hash, and the JSON written
 // again is the same text.
 static void test_builder_json_round_trip_keeps_the_hash(void **state) {
@@ -983,6 +1011,7 @@ int main(void) {
       cmocka_unit_test(test_builder_every_constructor_equals_the_hand_written_json),
       cmocka_unit_test(test_builder_program_reports_what_validation_found),
       cmocka_unit_test(test_builder_trap_value_equals_the_hand_written_json),
+      cmocka_unit_test(test_builder_narrow_buffers_equal_the_hand_written_json),
       cmocka_unit_test(test_builder_json_round_trip_keeps_the_hash),
       cmocka_unit_test(test_builder_reused_handles_are_copied_per_use),
       cmocka_unit_test(test_builder_every_op_of_the_ir_lists_has_a_constructor),

@@ -289,6 +289,57 @@ static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
   rmdir(dir);
 }
 
+// IR 1.1 narrow storage (docs/ir.md IR-STORE-10): --input reads raw
+// little-endian elements of the buffer's type (here bytes), --out writes the
+// f16 and i16 outputs as 2-byte elements; a file of a partial word is refused.
+static void test_cli_run_narrow_inputs_and_outputs(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char t[600], cmd[2048], outp[700];
+  snprintf(t, sizeof t, "%s/t.bin", dir);
+  const uint8_t vt[8] = {0, 1, 2, 3, 200, 255, 7, 8};
+  FILE *f = fopen(t, "wb");
+  fwrite(vt, 1, 7, f); // 7 bytes: not a whole word
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "narrow.json --input t=%s", t);
+  result r = vyre(cmd);
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "the file has 7 bytes, not a multiple of 4");
+  assert_contains(&r, "u8, 1 byte each");
+  free(r.out);
+  f = fopen(t, "wb");
+  fwrite(vt, 1, 8, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "narrow.json --input t=%s --out %s/out", t,
+           dir);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "h (f16): 0, 1, 2, 3, 200, 255, 7, 8 (8 elements)");
+  assert_contains(&r, "s (i16): 0, -1, -2, -3, -200, -255, -7, -8 (8 elements)");
+  free(r.out);
+  uint16_t got[9] = {0};
+  snprintf(outp, sizeof outp, "%s/out/h.bin", dir);
+  f = fopen(outp, "rb");
+  assert_non_null(f);
+  assert_int_equal(fread(got, 2, 9, f), 8); // 8 f16 elements, 16 bytes
+  fclose(f);
+  assert_int_equal(got[1], 0x3C00); // 1.0
+  assert_int_equal(got[5], 0x5BF8); // 255.0
+  unlink(outp);
+  snprintf(outp, sizeof outp, "%s/out/s.bin", dir);
+  f = fopen(outp, "rb");
+  assert_non_null(f);
+  assert_int_equal(fread(got, 2, 9, f), 8);
+  fclose(f);
+  assert_int_equal(got[4], 0xFF38); // -200
+  unlink(outp);
+  snprintf(outp, sizeof outp, "%s/out", dir);
+  rmdir(outp);
+  unlink(t);
+  rmdir(dir);
+}
+
 // Writes |text| to |dir|/|name|.
 static void write_text(const char *dir, const char *name, const char *text) {
   char path[700];
@@ -803,6 +854,7 @@ int main(void) {
       cmocka_unit_test(test_cli_run_grid_override_and_bad_device),
       cmocka_unit_test(test_cli_run_judges_expected_errors_and_traps),
       cmocka_unit_test(test_cli_run_bare_program_with_inputs_and_out_dir),
+      cmocka_unit_test(test_cli_run_narrow_inputs_and_outputs),
       cmocka_unit_test(test_cli_run_out_refuses_buffer_names_that_leave_the_folder),
       cmocka_unit_test(test_cli_run_escapes_control_bytes_from_the_case_file),
       cmocka_unit_test(test_cli_case_memory_budget_is_checked_before_allocating),

@@ -97,7 +97,13 @@ static inline uint32_t var(tb *t, uint32_t local) {
   return tb_n(t, VYRE_IR_K_VAR, 0, t->locals[local].type, local, N_, N_, N_);
 }
 static inline uint32_t load(tb *t, uint32_t buf, uint32_t idx) {
-  uint8_t et = t->bufs[buf].type == VYRE_IR_TYPE_BOOL32 ? T_B : t->bufs[buf].type;
+  // The value type a load gives (docs/ir.md IR-TYPE-3, IR-STORE-4).
+  uint8_t bt = t->bufs[buf].type;
+  uint8_t et = bt == VYRE_IR_TYPE_BOOL32                           ? T_B
+               : bt == VYRE_IR_TYPE_U8 || bt == VYRE_IR_TYPE_U16   ? T_U
+               : bt == VYRE_IR_TYPE_I8 || bt == VYRE_IR_TYPE_I16   ? T_I
+               : bt == VYRE_IR_TYPE_F16 || bt == VYRE_IR_TYPE_BF16 ? T_F
+                                                                   : bt;
   return tb_n(t, VYRE_IR_K_LOAD, 0, et, buf, idx, N_, N_);
 }
 static inline uint32_t len(tb *t, uint32_t buf) {

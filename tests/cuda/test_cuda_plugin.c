@@ -290,6 +290,60 @@ static void test_plugin_vector_add_runs_on_the_device(void **state) {
   free(t);
 }
 
+// IR 1.1 narrow storage: slot 0 a u8 read buffer, slot 1 a u16 write buffer;
+// the kernel gets byte / halfword pointers and element counts (bytes / size).
+static uint32_t g_narrow_counts[2];
+static void emu_narrow(void **params, const unsigned grid[3], const unsigned block[3]) {
+  const uint8_t *t = (const uint8_t *)PARAM_PTR(params, 0);
+  uint16_t *o = (uint16_t *)PARAM_PTR(params, 1);
+  g_narrow_counts[0] = PARAM_U32(params, 2);
+  g_narrow_counts[1] = PARAM_U32(params, 3);
+  for (uint32_t i = 0; i < grid[0] * block[0]; i++)
+    if (i < g_narrow_counts[1]) o[i] = (uint16_t)(i < g_narrow_counts[0] ? t[i] + 0x100u : 0);
+}
+
+static void test_plugin_narrow_buffers_get_element_counts(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t T = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_U16, 6);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 =
+      store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, T, var(t, x)), lit(t, T_U, 0x100)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  t->p.features = VYRE_IR_FEATURE_STORAGE_8_16;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = cu_compile(be, p, &err);
+  if (!m) fail_msg("compile: %s", err.message);
+  mock_kernel(emu_narrow);
+  uint8_t in[12] = {1, 2, 3, 250, 5, 6, 7, 8, 9, 10, 11, 12};
+  uint16_t out[6] = {0};
+  vyre_binding b[2] = {{.buffer_index = T, .bytes = sizeof(in), .data = in},
+                       {.buffer_index = O, .bytes = sizeof(out), .data = out}};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 2,
+                           .module = m,
+                           .bindings = b,
+                           .grid = {1, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  int mock = mock_live() != -1;
+  if (mock) { // the emulation saw the counts; a real GPU ran the kernel
+    assert_int_equal(g_narrow_counts[0], 12);
+    assert_int_equal(g_narrow_counts[1], 6);
+  }
+  static const uint16_t want[6] = {0x101, 0x102, 0x103, 0x1FA, 0x105, 0x106};
+  assert_memory_equal(out, want, sizeof(want));
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
 static void test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy(void **state) {
   NEED_GPU();
   vyre_backend *be = cu_open();
@@ -1196,6 +1250,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_probe_says_why_it_is_unavailable_or_names_the_device),
       cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
+      cmocka_unit_test(test_plugin_narrow_buffers_get_element_counts),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_recover_while_four_threads_dispatch),
       cmocka_unit_test(test_plugin_huge_repeat_honours_the_timeout),

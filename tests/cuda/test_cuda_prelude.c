@@ -24,6 +24,7 @@
 
 static const char kChecks[] =
     "#include <cstdio>\n"
+    "#include \"" VYRE_SOURCE_DIR "/host/ir/vyre_half.h\"\n"
     "static int bad;\n"
     "#define CHECK(c) do { if (!(c)) { printf(\"FAIL line %d: %s\\n\", __LINE__, #c); bad++; } "
     "} while (0)\n"
@@ -115,6 +116,20 @@ static const char kChecks[] =
     "      if (bad++ < 5) printf(\"FAIL int_sat 0x%08x 0x%08x\\n\", a, b);\n"
     "    }\n"
     "  }\n"
+    // IR 1.1 narrow storage: the prelude's f16 / bf16 conversions are the
+    // integer steps of host/ir/vyre_half.h (checked there against IEEE
+    // references): every 16-bit pattern loaded, a strided sweep of f32 stores.
+    "  for (u32 h = 0u; h < 0x10000u; h++)\n"
+    "    if (vh2f(h) != vyre_f16_to_f32(h) || vbf2f(h) != vyre_bf16_to_f32(h)) {\n"
+    "      if (bad++ < 5) printf(\"FAIL half load 0x%04x\\n\", h);\n"
+    "    }\n"
+    "  for (unsigned long long x = 0; x < 0x100000000ull; x += 0x10001ull)\n"
+    "    for (u32 d = 0u; d < 3u; d++) {\n"
+    "      u32 v = (u32)x + d * 0xfffu;\n"
+    "      if (vf2h(v) != vyre_f32_to_f16(v) || vf2bf(v) != vyre_f32_to_bf16(v)) {\n"
+    "        if (bad++ < 5) printf(\"FAIL half store 0x%08x\\n\", v);\n"
+    "      }\n"
+    "    }\n"
     "  if (!bad) printf(\"ok\\n\");\n"
     "  return bad != 0;\n"
     "}\n";

@@ -299,6 +299,78 @@ static void test_case_refuses_bad_inputs_with_their_path(void **state) {
                "workgroup_override[1]: expected an integer 0..4294967295", NULL);
 }
 
+// IR 1.1 narrow storage (docs/ir.md IR-STORE-10, docs/case-files.md): lists
+// of each narrow type, packed little-endian at the element's size; ranges;
+// bit strings; generators; whole 4-byte words.
+static vyre_case *narrow_case(const char *inputs, vyre_error *err, uint32_t *st) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"vyre\": 1, \"name\": \"n\", \"workgroup_size\": [1, 1, 1], \"buffers\": ["
+           "{\"name\": \"b\", \"binding\": 0, \"access\": \"read\", \"type\": \"u8\"},"
+           "{\"name\": \"c\", \"binding\": 1, \"access\": \"read\", \"type\": \"i8\"},"
+           "{\"name\": \"s\", \"binding\": 2, \"access\": \"read\", \"type\": \"i16\"},"
+           "{\"name\": \"h\", \"binding\": 3, \"access\": \"read\", \"type\": \"f16\"},"
+           "{\"name\": \"g\", \"binding\": 4, \"access\": \"read_write\", \"type\": \"bf16\"},"
+           "{\"name\": \"o\", \"binding\": 5, \"access\": \"write\", \"type\": \"u16\", "
+           "\"count\": 2}], \"body\": [], \"inputs\": {%s}}",
+           inputs);
+  memset(err, 0, sizeof(*err));
+  err->struct_size = sizeof(*err);
+  vyre_case *c = NULL;
+  *st = vyre_case_from_json(text, strlen(text), NULL, &c, err);
+  return c;
+}
+
+static void test_case_reads_narrow_elements(void **state) {
+  (void)state;
+  vyre_error err;
+  uint32_t st;
+  vyre_case *c =
+      narrow_case("\"b\": [0, 255, \"0x7f\", \"0x000000ff\"], \"c\": [-128, 127, -1, \"0x80\"],"
+                  "\"s\": [-32768, \"0x7fff\"], \"h\": {\"iota\": 4},"
+                  "\"g\": [16256, \"0x3f80\"]",
+                  &err, &st);
+  if (st) fail_msg("%s", err.message);
+  assert_int_equal(c->input_count, 5);
+  static const uint8_t b[4] = {0, 255, 0x7f, 0xff}, cc[4] = {0x80, 0x7f, 0xff, 0x80};
+  assert_int_equal(c->inputs[0].size, 4);
+  assert_memory_equal(c->inputs[0].bytes, b, 4);
+  assert_memory_equal(c->inputs[1].bytes, cc, 4);
+  static const uint8_t s[4] = {0x00, 0x80, 0xff, 0x7f};
+  assert_int_equal(c->inputs[2].size, 4);
+  assert_memory_equal(c->inputs[2].bytes, s, 4);
+  // iota as f16: 0.0, 1.0, 2.0, 3.0.
+  static const uint8_t h[8] = {0x00, 0x00, 0x00, 0x3c, 0x00, 0x40, 0x00, 0x42};
+  assert_int_equal(c->inputs[3].size, 8);
+  assert_memory_equal(c->inputs[3].bytes, h, 8);
+  static const uint8_t g[4] = {0x80, 0x3f, 0x80, 0x3f}; // bf16 1.0 as an integer and a string
+  assert_memory_equal(c->inputs[4].bytes, g, 4);
+  vyre_case_free(c);
+  // Out of range, too wide, and not whole words: refused with the path.
+  static const struct {
+    const char *inputs, *want;
+  } bad[] = {
+      {"\"b\": [256, 0, 0, 0]", "inputs.b[0]: 256 is out of range 0..255 for a u8 element"},
+      {"\"b\": [], \"c\": [-129, 0, 0, 0]", "inputs.c[0]: -129 is out of range -128..127"},
+      {"\"b\": [\"0x100\", 0, 0, 0]", "'0x100' is not a bit pattern of a u8 element (8 bits)"},
+      {"\"b\": [], \"c\": [], \"s\": [], \"h\": [65536, 0]",
+       "inputs.h[0]: 65536 is out of range 0..65535 for an f16 element (f16 and bf16 elements "
+       "are written as their 16-bit patterns)"},
+      {"\"b\": [], \"c\": [], \"s\": [], \"h\": [1.5, 0]",
+       "inputs.h[0]: an f16 element must be its bit pattern, as an integer or a \"0x3c00\" "
+       "string, got a fractional number"},
+      {"\"b\": [1, 2, 3]",
+       "inputs.b: 3 u8 elements are 3 bytes, not a whole number of 4-byte words"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    c = narrow_case(bad[i].inputs, &err, &st);
+    assert_null(c);
+    assert_int_equal(st, BADARG);
+    if (!strstr(err.message, bad[i].want))
+      fail_msg("case %zu: message '%s' lacks '%s'", i, err.message, bad[i].want);
+  }
+}
+
 static void test_case_from_file_names_the_case_after_its_file(void **state) {
   (void)state;
   vyre_case *c = NULL;
@@ -323,6 +395,7 @@ static void test_case_from_file_names_the_case_after_its_file(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_case_reads_lists_of_every_element_type),
+      cmocka_unit_test(test_case_reads_narrow_elements),
       cmocka_unit_test(test_case_generators_give_the_documented_values),
       cmocka_unit_test(test_case_expect_outputs_match_bound_counts),
       cmocka_unit_test(test_case_expect_trap_and_error),

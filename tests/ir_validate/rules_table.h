@@ -55,6 +55,18 @@ static const rejection kRejections[] = {
     {"atomic_on_read_buffer", "body[0]", "atomic to buffer 'a' whose access is read"},
     {"atomic_on_f32_buffer", "body[0]",
      "atomic 'add' on buffer 'h' whose element type is f32; atomics work only on u32 elements"},
+    {"atomic_on_u8_buffer", "body[0]",
+     "atomic 'add' on buffer 'c' whose element type is u8 (1 bytes); atomics stay on 32-bit u32 "
+     "elements and there are no 8-bit atomics (IR-STORE-8). Fix: declare 'c' with "
+     "\"type\": \"u32\""},
+    {"atomic_on_workgroup_bf16", "body[0]",
+     "atomic 'exchange' on buffer 't' whose element type is bf16 (2 bytes); atomics stay on "
+     "32-bit u32 elements and there are no 16-bit atomics"},
+    {"write_u16_count_not_whole_words", "buffers[0]",
+     "write buffer 'out' of u16 elements has count 5 (10 bytes), not a whole number of 4-byte "
+     "words; host buffers are whole words. Fix: use a count that is a multiple of 2"},
+    {"store_f32_into_i8", "body[0].value",
+     "store to 'out' (element type i8) needs a i32 value, got f32"},
     {"atomic_index_not_u32", "body[0].index", "atomic 'add' index must be u32, got i32"},
     {"atomic_value_not_u32", "body[0].value", "atomic 'max' value must be u32, got i32"},
     {"atomic_cas_without_expected", "body[0]", "atomic 'cas' needs an expected value"},
@@ -97,7 +109,8 @@ static const rejection kRejections[] = {
     {"uniform_buffer_over_64_KiB", "buffers[0]",
      "uniform buffer 'p' has count 16385 (65540 bytes), over the 64 KiB limit"},
     {"buffer_element_type_bool", "buffers[0]",
-     "buffer 'a' has element type 'bool' (4); storage types are u32, i32, f32 and bool32"},
+     "buffer 'a' has element type 'bool' (4); storage types are u32, i32, f32, bool32, u8, i8, "
+     "u16, i16, f16 and bf16. Fix: use bool32 for booleans."},
     {"workgroup_size_zero", "workgroup_size[1]", "workgroup size [64,0,1] has a zero dimension"},
     {"workgroup_size_x_over_1024", "workgroup_size[0]",
      "workgroup size [2048,1,1]: dimension 0 is 2048, over its limit of 1024"},

@@ -89,8 +89,9 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 
 // Value and storage types: VYRE_TYPE_U32, _I32, _F32, _BOOL (values only),
-// _BOOL32 (buffer elements only), _VOID (never valid here). Equal to
-// VYRE_IR_TYPE_*.
+// _BOOL32 (buffer elements only), IR 1.1 _U8, _I8, _U16, _I16, _F16, _BF16
+// (buffer elements only: loads give u32, i32 or f32, docs/ir.md IR-STORE-4),
+// _VOID (never valid here). Equal to VYRE_IR_TYPE_*.
 enum {
 #define VYRE__B_TYPE(NAME, CODE, ...) VYRE_TYPE_##NAME = CODE,
   VYRE_IR_TYPE_LIST(VYRE__B_TYPE)
@@ -207,7 +208,8 @@ uint32_t vyre_builder_finish(vyre_builder *b, vyre_program **out, vyre_error *er
 // Declares a buffer, after those declared before (declaration order is the
 // order of vyre_arg at dispatch). |name| is copied. |binding|: 0..31, unique
 // among host buffers; 0 for a workgroup buffer. |access|: VYRE_ACCESS_*.
-// |type|: VYRE_TYPE_U32, _I32, _F32 or _BOOL32. |count|: the element count
+// |type|: VYRE_TYPE_U32, _I32, _F32, _BOOL32 or (IR 1.1) _U8, _I8, _U16,
+// _I16, _F16, _BF16. |count|: the element count
 // (required for write and workgroup buffers, the minimum length for read,
 // uniform and read_write ones); 0 means none (no "count" field in the JSON
 // form). Buffers may be declared at any point, also after statements that

@@ -133,6 +133,10 @@ uint32_t vyre__ir_type_bytes(uint32_t t) {
   return t < VYRE_IR_TYPE_COUNT ? kTypes[t].bytes : 0;
 }
 
+uint32_t vyre_ir_type_bytes(uint32_t t) {
+  return vyre__ir_type_bytes(t);
+}
+
 uint32_t vyre__ir_type_feature(uint32_t t) {
   return t < VYRE_IR_TYPE_COUNT ? kTypes[t].feature : 0;
 }

@@ -167,8 +167,30 @@ static const char *mask_names(uint32_t mask, char *out, size_t cap) {
   return out;
 }
 
+// The value type a load of element type |t| gives and a store takes
+// (docs/ir.md IR-TYPE-3, IR-STORE-4).
 static uint32_t value_type_of_element(uint32_t t) {
-  return t == VYRE_IR_TYPE_BOOL32 ? VYRE_IR_TYPE_BOOL : t;
+  switch (t) {
+  case VYRE_IR_TYPE_BOOL32:
+    return VYRE_IR_TYPE_BOOL;
+  case VYRE_IR_TYPE_U8:
+  case VYRE_IR_TYPE_U16:
+    return VYRE_IR_TYPE_U32;
+  case VYRE_IR_TYPE_I8:
+  case VYRE_IR_TYPE_I16:
+    return VYRE_IR_TYPE_I32;
+  case VYRE_IR_TYPE_F16:
+  case VYRE_IR_TYPE_BF16:
+    return VYRE_IR_TYPE_F32;
+  default:
+    return t;
+  }
+}
+
+// The bytes buffer |b| occupies in workgroup memory: whole 4-byte words
+// (docs/ir.md IR-STORE-3).
+static uint64_t workgroup_buffer_bytes(const vyre_ir_buffer *b) {
+  return ((uint64_t)b->count * vyre__ir_type_bytes(b->type) + 3u) & ~(uint64_t)3u;
 }
 
 static int is_value_type(uint32_t t) {
@@ -546,11 +568,20 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
   const int takes_expected = kAtomicRows[n->op].expected != 0;
   if ((st = check_buffer_ref(s, "atomic", n->ref))) return st;
   if ((st = stmt_store_like(s, "atomic", n->ref))) return st;
-  if (s->p->buffers[n->ref].type != VYRE_IR_TYPE_U32)
+  const uint32_t at = s->p->buffers[n->ref].type;
+  if (at != VYRE_IR_TYPE_U32 && vyre__ir_type_bytes(at) < 4)
+    return fail(s,
+                "atomic '%.80s' on buffer '%.80s' whose element type is %s (%u bytes); atomics "
+                "stay on 32-bit u32 elements and there are no %u-bit atomics (IR-STORE-8). Fix: "
+                "declare '%.80s' with \"type\": \"u32\" and pack the narrow values into its "
+                "words, or use a plain store.",
+                op, bname(s, n->ref), tname(at), vyre__ir_type_bytes(at),
+                8u * vyre__ir_type_bytes(at), bname(s, n->ref));
+  if (at != VYRE_IR_TYPE_U32)
     return fail(s,
                 "atomic '%.80s' on buffer '%.80s' whose element type is %s; atomics work only on "
                 "u32 elements. Fix: declare '%.80s' with \"type\": \"u32\".",
-                op, bname(s, n->ref), tname(s->p->buffers[n->ref].type), bname(s, n->ref));
+                op, bname(s, n->ref), tname(at), bname(s, n->ref));
   if (takes_expected && n->c == NONE)
     return fail(s,
                 "atomic '%.80s' needs an expected value. Fix: add \"expected\": <u32 "
@@ -748,9 +779,8 @@ static uint32_t check_buffers(vstate *s) {
     if (!is_storage_type(b->type))
       return fail(s,
                   "buffer '%.80s' has element type '%.80s' (%u); storage types are %s. Fix: use "
-                  "%s for booleans.",
-                  nm, tname(b->type), b->type, NAMES(VYRE__IR_NAMES_STORAGE_TYPES, " and "),
-                  NAMES(VYRE__IR_NAMES_STORAGE_ONLY, " or "));
+                  "bool32 for booleans.",
+                  nm, tname(b->type), b->type, NAMES(VYRE__IR_NAMES_STORAGE_TYPES, " and "));
     if (b->has_count > 1)
       return fail(s,
                   "buffer '%.80s' has has_count %u; it is 0 or 1. Fix: re-encode the program "
@@ -767,7 +797,7 @@ static uint32_t check_buffers(vstate *s) {
                     "workgroup buffer '%.80s' needs a count of at least 1 element. Fix: add "
                     "\"count\": <elements>.",
                     nm);
-      wg_bytes += (uint64_t)b->count * 4u;
+      wg_bytes += workgroup_buffer_bytes(b);
       if (wg_bytes > 16384)
         return fail(s,
                     "workgroup buffers total %llu bytes with '%.80s', over the 16384-byte (16 KiB) "
@@ -792,11 +822,20 @@ static uint32_t check_buffers(vstate *s) {
                   "write buffer '%.80s' needs a count (the runtime allocates it). Fix: add "
                   "\"count\": <elements>.",
                   nm);
-    if (b->access == VYRE_IR_ACCESS_UNIFORM && b->has_count && (uint64_t)b->count * 4u > 65536u)
+    const uint32_t eb = vyre__ir_type_bytes(b->type);
+    if (b->access == VYRE_IR_ACCESS_UNIFORM && b->has_count && (uint64_t)b->count * eb > 65536u)
       return fail(s,
                   "uniform buffer '%.80s' has count %u (%llu bytes), over the 64 KiB limit of "
                   "uniform buffers. Fix: declare it with \"access\": \"read\".",
-                  nm, b->count, (unsigned long long)b->count * 4u);
+                  nm, b->count, (unsigned long long)b->count * eb);
+    // Host buffers are whole 4-byte words (IR-STORE-2): a write buffer's
+    // count of narrow elements must fill them.
+    if (b->access == VYRE_IR_ACCESS_WRITE && ((uint64_t)b->count * eb) % 4u)
+      return fail(s,
+                  "write buffer '%.80s' of %s elements has count %u (%llu bytes), not a whole "
+                  "number of 4-byte words; host buffers are whole words. Fix: use a count that "
+                  "is a multiple of %u.",
+                  nm, tname(b->type), b->count, (unsigned long long)b->count * eb, 4u / eb);
     pop(s);
   }
   s->p->workgroup_bytes = (uint32_t)wg_bytes;

@@ -224,11 +224,23 @@ static uint32_t inputs(vyre_case *c, json_t *root, case_budget *budget, vyre__jp
                               "{\"iota\": n}.",
                               vyre_ir_access_name(b->access), name, name);
     vyre__jpath_push(p, name, NONE);
-    uint32_t st = budget_take(budget, data_elements(e) * 4u, "input", name, p, err);
+    const uint32_t eb = vyre_ir_type_bytes(b->type);
+    uint32_t st = budget_take(budget, data_elements(e) * eb, "input", name, p, err);
     if (st) return st;
     vyre_case_data *d = &c->inputs[c->input_count];
     st = vyre__case_data_read(e, b->type, p, d, err);
     if (st) return st;
+    if (d->size % 4u) {
+      uint64_t got = d->size / eb;
+      free(d->bytes);
+      d->bytes = NULL;
+      return vyre__jpath_fail(p, err, BADARG,
+                              "%llu %s elements are %llu bytes, not a whole number of 4-byte "
+                              "words; host buffers are whole words (docs/ir.md IR-STORE-2). Fix: "
+                              "give a multiple of %u elements (pad with zeros).",
+                              (unsigned long long)got, vyre_ir_type_name(b->type),
+                              (unsigned long long)d->size, 4u / eb);
+    }
     d->buffer_index = i;
     c->input_count++;
     vyre__jpath_pop(p);
@@ -290,7 +302,7 @@ static uint64_t bound_elements(const vyre_case *c, uint32_t b) {
   const vyre_ir_buffer *buf = &vyre_ir_view(c->program)->buffers[b];
   if (buf->access == VYRE_IR_ACCESS_WRITE) return buf->count;
   for (uint32_t i = 0; i < c->input_count; i++)
-    if (c->inputs[i].buffer_index == b) return c->inputs[i].size / 4u;
+    if (c->inputs[i].buffer_index == b) return c->inputs[i].size / vyre_ir_type_bytes(buf->type);
   return 0;
 }
 
@@ -315,14 +327,15 @@ static uint32_t expect_outputs(vyre_case *c, json_t *e, case_budget *budget, vyr
                               "buffer '%s' is a %s buffer, which is not returned to the host. "
                               "Fix: expect only read_write and write buffers.",
                               name, vyre_ir_access_name(acc));
-    uint32_t st = budget_take(budget, data_elements(val) * 4u, "expected output", name, p, err);
+    const uint32_t eb = vyre_ir_type_bytes(v->buffers[b].type);
+    uint32_t st = budget_take(budget, data_elements(val) * eb, "expected output", name, p, err);
     if (st) return st;
     vyre_case_data *d = &c->expect[c->expect_count];
     st = vyre__case_data_read(val, v->buffers[b].type, p, d, err);
     if (st) return st;
     d->buffer_index = b;
     c->expect_count++;
-    uint64_t want = bound_elements(c, b), got = d->size / 4u;
+    uint64_t want = bound_elements(c, b), got = d->size / eb;
     if (got != want)
       return vyre__jpath_fail(p, err, BADARG,
                               "%llu expected elements, but buffer '%s' is bound with %llu (%s). "
@@ -376,8 +389,9 @@ static uint32_t write_buffers(vyre_case *c, case_budget *budget, vyre__jpath *p,
   for (uint32_t i = 0; i < v->buffer_count; i++) {
     if (v->buffers[i].access != VYRE_IR_ACCESS_WRITE) continue;
     p->seg[p->n - 1].index = i;
-    uint32_t st = budget_take(budget, (uint64_t)v->buffers[i].count * 4u, "write buffer",
-                              vyre_ir_string(v, v->buffers[i].name), p, err);
+    uint32_t st =
+        budget_take(budget, (uint64_t)v->buffers[i].count * vyre_ir_type_bytes(v->buffers[i].type),
+                    "write buffer", vyre_ir_string(v, v->buffers[i].name), p, err);
     if (st) return st;
   }
   vyre__jpath_pop(p);

@@ -39,7 +39,7 @@ from ._ffi import ffi
 from ._ffi import lib as _lib
 
 # Codes of VYRE_IR_TYPE_LIST, VYRE_IR_ACCESS_LIST (abi/vyre/vyre_backend.h).
-TYPE_NAMES = ("void", "u32", "i32", "f32", "bool", "bool32")
+TYPE_NAMES = ("void", "u32", "i32", "f32", "bool", "bool32", "u8", "i8", "u16", "i16", "f16", "bf16")
 ACCESS_NAMES = ("read", "uniform", "read_write", "write", "workgroup")
 # VYRE_DEVICE_KIND_*, spelled as `vyre list` spells them.
 DEVICE_KINDS = ("cpu", "discrete gpu", "integrated gpu", "virtual gpu", "software")
@@ -54,7 +54,7 @@ CAP_NAMES = (
     (0x40, "reverse-order"),
 )
 # VYRE_IR_FEATURE_LIST: bit -> name.
-IR_FEATURES = {0: "int_sat"}
+IR_FEATURES = {0: "int_sat", 1: "trap_value", 2: "storage_8_16", 3: "storage_half"}
 
 #: The NumPy dtype of each storage type. ``bool32`` is a 4-byte word (a load
 #: gives ``word != 0``, a store writes 1 or 0; docs/ir.md IR-TYPE-3), so it
@@ -65,6 +65,14 @@ DTYPES: Dict[str, np.dtype] = {
     "i32": np.dtype(np.int32),
     "f32": np.dtype(np.float32),
     "bool32": np.dtype(np.uint32),
+    # IR 1.1 narrow storage (docs/ir.md IR-STORE-*); bf16 has no NumPy type and
+    # moves as its 16-bit patterns.
+    "u8": np.dtype(np.uint8),
+    "i8": np.dtype(np.int8),
+    "u16": np.dtype(np.uint16),
+    "i16": np.dtype(np.int16),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(np.uint16),
 }
 
 _COMPILE_REVERSE_ORDER = 0x1
@@ -143,7 +151,7 @@ class BufferInfo:
     name: str
     binding: int
     access: str  # "read", "uniform", "read_write", "write" or "workgroup"
-    type: str  # "u32", "i32", "f32" or "bool32"
+    type: str  # "u32", "i32", "f32", "bool32", or (IR 1.1) "u8", "i8", "u16", "i16", "f16", "bf16"
     count: Optional[int]  # declared element count (a minimum for host inputs); None if absent
 
     @property

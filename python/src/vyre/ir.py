@@ -347,7 +347,8 @@ def atomic(
 
 def buf(name: str, binding: int, access: str, type_: str, count: Optional[int] = None) -> Node:
     """A host buffer: |access| read, uniform, read_write or write; |type_|
-    u32, i32, f32 or bool32; |count| required for write buffers (their
+    u32, i32, f32, bool32 or (IR 1.1) u8, i8, u16, i16, f16, bf16;
+    |count| required for write buffers (their
     length), a minimum for the others (docs/ir.md IR-BUF-*)."""
     b: Node = {"name": name, "binding": binding, "access": access, "type": type_}
     if count is not None:

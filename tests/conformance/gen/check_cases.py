@@ -65,7 +65,7 @@ class Invalid(Exception):
 
 
 def elem_vtype(st):
-    return "bool" if st == "bool32" else st
+    return G.ELEM_VTYPE[st]
 
 
 # ---------------------------------------------------------------------------
@@ -124,9 +124,12 @@ class Checker:
                 bindings.add(b["binding"])
             if b["access"] in ("write", "workgroup") and "count" not in b:
                 self.fail(path, "count required")
+            eb = G.TYPE_BYTES[b["type"]]
             if b["access"] == "workgroup":
-                wgbytes += 4 * b["count"]
-            if b["access"] == "uniform" and b.get("count", 0) > 16384:
+                wgbytes += (eb * b["count"] + 3) // 4 * 4  # whole words (IR-STORE-3)
+            if b["access"] == "write" and eb * b["count"] % 4:
+                self.fail(path, "write buffer of %s not whole words" % b["type"])
+            if b["access"] == "uniform" and eb * b.get("count", 0) > 65536:
                 self.fail(path, "uniform over 64 KiB")
             self.bufs[b["name"]] = b
         if wgbytes > 16384:
@@ -344,7 +347,10 @@ class Checker:
 
 
 def expand(type_, spec, path):
-    """An element list or generator -> list of 32-bit words."""
+    """An element list or generator -> list of 32-bit words (narrow types: the
+    element bits)."""
+    if G.TYPE_BYTES[type_] < 4:
+        return expand_narrow(type_, spec, path)
     if isinstance(spec, dict):
         if "iota" in spec:
             n = spec["iota"]
@@ -382,6 +388,48 @@ def expand(type_, spec, path):
             out.append(1 if v else 0)
         else:
             out.append(v & M32)
+    return out
+
+
+def expand_narrow(type_, spec, path):
+    """docs/case-files.md for u8, i8, u16, i16, f16, bf16: integers (f16/bf16:
+    bit patterns) or "0x" strings; generators as vyre's case reader."""
+    mask = (1 << (8 * G.TYPE_BYTES[type_])) - 1
+    if isinstance(spec, dict):
+        if "iota" in spec:
+            n = spec["iota"]
+            if type_ in ("f16", "bf16"):
+                return [G.narrow_store(type_, G.f_from_int(i)) for i in range(n)]
+            return [i & mask for i in range(n)]
+        if "fill" in spec:
+            return expand_narrow(type_, [spec["value"]], path) * spec["fill"]
+        if "random" in spec:
+            r = G.SplitMix64(spec["seed"])
+            out = []
+            for _ in range(spec["random"]):
+                w = r.next64() & M32
+                if type_ == "f16":
+                    out.append(G.f32_to_f16(G.f_from_exact(G.Fraction(w >> 21, 1 << 11))))
+                elif type_ == "bf16":
+                    out.append(G.f32_to_bf16(G.f_from_exact(G.Fraction(w >> 24, 1 << 8))))
+                else:
+                    out.append(w & mask)
+            return out
+        raise Invalid("%s: unknown generator" % path)
+    out = []
+    for v in spec:
+        if isinstance(v, str):
+            x = int(v, 16)
+            if x > mask:
+                raise Invalid("%s: %s does not fit %s" % (path, v, type_))
+            out.append(x)
+        else:
+            lo, hi = (-(mask + 1) // 2, mask // 2) if type_ in ("i8", "i16") else (0, mask)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise Invalid("%s: %r out of range %d..%d for %s" % (path, v, lo, hi, type_))
+            out.append(v & mask)
+    if len(out) * G.TYPE_BYTES[type_] % 4:
+        raise Invalid("%s: not whole 4-byte words" % path)
     return out
 
 
@@ -471,7 +519,10 @@ class Machine:
             m = self.mem_of(s["buffer"], shared)
             if i < len(m):
                 t = self.bufs[s["buffer"]]["type"]
-                m[i] = (1 if v else 0) if t == "bool32" else (G.f_canon(v) if t == "f32" else v)
+                if G.TYPE_BYTES[t] < 4:
+                    m[i] = G.narrow_store(t, v)
+                else:
+                    m[i] = (1 if v else 0) if t == "bool32" else (G.f_canon(v) if t == "f32" else v)
         elif k == "if":
             c = self.ev(s["cond"], inv, shared, env)
             yield from self.block(s["then"] if c else s.get("else", []), inv, shared, env)
@@ -528,6 +579,9 @@ class Machine:
             if i >= len(m):
                 return False if t == "bool" else 0
             w = m[i]
+            bt = self.bufs[e["buffer"]]["type"]
+            if G.TYPE_BYTES[bt] < 4:
+                return G.narrow_load(bt, w)
             if t == "bool":
                 return w != 0
             if t == "f32":

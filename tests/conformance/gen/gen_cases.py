@@ -23,7 +23,7 @@ import vyre_gen as G  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.normpath(os.path.join(HERE, "..", "cases"))
 AREAS = ["dispatch", "oob", "integers", "casts", "f32", "control", "workgroup", "atomics",
-         "traps", "validation"]
+         "traps", "validation", "storage"]
 
 W = G.Writer(CASES)
 
@@ -153,6 +153,7 @@ from cases_dispatch import gen_dispatch, gen_dispatch_more, gen_dispatch_generat
 from cases_values import gen_integers, gen_casts, gen_f32, gen_f32_random  # noqa: E402
 from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
 from cases_validation import gen_validation  # noqa: E402
+from cases_storage import gen_storage  # noqa: E402
 from cases_zeros import gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 
@@ -177,6 +178,7 @@ def main():
     gen_atomics(ctx)
     gen_traps(ctx)
     gen_validation(ctx)
+    gen_storage(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 

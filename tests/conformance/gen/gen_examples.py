@@ -221,6 +221,76 @@ def transpose():
         expect={"out": [a[y * wd + x] for x in range(wd) for y in range(ht)]}))
 
 
+TEXT = (
+    "vyre runs GPU compute programs through backend plugins loaded at run time: a CPU "
+    "reference, CUDA and Vulkan. Every backend gives bit-identical outputs for a valid "
+    "program, so a byte histogram of this text must agree everywhere, to the last count.\n"
+)
+
+
+def byte_histogram():
+    """IR 1.1 u8 storage: a 256-bin histogram of UTF-8 text, one byte per element."""
+    data = list(TEXT.encode("utf-8")) * 17
+    while len(data) % 4:  # host buffers are whole 4-byte words (IR-STORE-2)
+        data.append(ord(" "))
+    n, bins, wg = len(data), 256, 256
+    body = [let("i", gid(0)), let("l", lid(0)),
+            if_(lt(var("i"), len_("text")),
+                [atomic("add", "local", load("text", var("i")), lit_u(1))]),
+            barrier(),
+            let("c", load("local", var("l"))),
+            if_(bin_("ne", var("c"), lit_u(0)), [atomic("add", "hist", var("l"), var("c"))])]
+    hist = [0] * bins
+    for v in data:
+        hist[v] += 1
+    W.add("byte_histogram.json", case(
+        "byte_histogram", "256-bin histogram of %d bytes of text in a u8 buffer (IR 1.1, "
+        "docs/ir.md IR-STORE-*): a load gives the byte as a u32 that indexes the workgroup "
+        "bins directly; each workgroup counts with workgroup-scope atomics, then flushes its "
+        "non-zero bins with device-scope atomics" % n,
+        [buf("text", 0, "read", "u8"), wbuf("local", "u32", bins),
+         buf("hist", 1, "write", "u32", bins)], body, wg=(wg, 1, 1),
+        grid=[(n + wg - 1) // wg, 1, 1],
+        inputs={"text": data}, expect={"hist": hist}))
+
+
+def f16_matvec():
+    """IR 1.1 f16 storage: y = A x with f16 A and x, products and sums in f32."""
+    rows, cols = 64, 96
+    rng = G.SplitMix64(16)
+
+    def rand_f16():
+        # A random f16 in (-2, 2): sign, exponent 10..15, any mantissa.
+        w = rng.u32()
+        return (w & 0x8000) | ((10 + (w >> 16) % 6) << 10) | (w >> 3 & 0x3FF)
+    a = [rand_f16() for _ in range(rows * cols)]
+    x = [rand_f16() for _ in range(cols)]
+    y, y16 = [], []
+    for i in range(rows):
+        acc = 0
+        for k in range(cols):
+            acc = G.f_add(acc, G.f_mul(G.f16_to_f32(a[i * cols + k]), G.f16_to_f32(x[k])))
+        y.append(acc)
+        y16.append(G.f32_to_f16(acc))
+    body = guard_gid([
+        let("acc", lit_f(0)),
+        for_("k", lit_u(0), lit_u(cols), [
+            assign("acc", add(var("acc"),
+                              mul(load("a", add(mul(var("i"), lit_u(cols)), var("k"))),
+                                  load("x", var("k")))))]),
+        store("y", var("i"), var("acc")),
+        store("y16", var("i"), var("acc"))], out="y", g="i")
+    W.add("f16_matvec.json", case(
+        "f16_matvec", "%d x %d matrix-vector product with f16 storage (IR 1.1, docs/ir.md "
+        "IR-STORE-*): f16 loads widen exactly to f32, each product and each sum rounds in f32 "
+        "in k order, and the result is stored both as f32 and rounded to f16" % (rows, cols),
+        [buf("a", 0, "read", "f16"), buf("x", 1, "read", "f16"),
+         buf("y", 2, "write", "f32", rows), buf("y16", 3, "write", "f16", rows)], body,
+        wg=(64, 1, 1), grid=[1, 1, 1],
+        inputs={"a": ["0x%04x" % v for v in a], "x": ["0x%04x" % v for v in x]},
+        expect={"y": [enc_f32(v) for v in y], "y16": ["0x%04x" % v for v in y16]}))
+
+
 def main():
     vadd()
     saxpy()
@@ -229,6 +299,8 @@ def main():
     prefix_sum()
     matmul()
     transpose()
+    byte_histogram()
+    f16_matvec()
     return W.main(sys.argv[1:], None, "examples")
 
 

@@ -37,7 +37,8 @@ F_NEG_INF = 0xFF800000
 # ---------------------------------------------------------------------------
 
 # IR features: name -> (bit, IR minor version that introduced it).
-FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1)}
+FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1), "storage_8_16": (2, 1),
+            "storage_half": (3, 1)}
 
 # Types in code order: (name, storage bytes, value type, storage type, feature).
 TYPES = [
@@ -47,7 +48,18 @@ TYPES = [
     ("f32", 4, True, True, None),
     ("bool", 0, True, False, None),
     ("bool32", 4, False, True, None),
+    ("u8", 1, False, True, "storage_8_16"),
+    ("i8", 1, False, True, "storage_8_16"),
+    ("u16", 2, False, True, "storage_8_16"),
+    ("i16", 2, False, True, "storage_8_16"),
+    ("f16", 2, False, True, "storage_half"),
+    ("bf16", 2, False, True, "storage_half"),
 ]
+TYPE_BYTES = {t[0]: t[1] for t in TYPES}
+# The value type a load of each storage type gives and a store takes
+# (docs/ir.md IR-TYPE-3, IR-STORE-4).
+ELEM_VTYPE = {"u32": "u32", "i32": "i32", "f32": "f32", "bool32": "bool", "u8": "u32",
+              "u16": "u32", "i8": "i32", "i16": "i32", "f16": "f32", "bf16": "f32"}
 VALUE_TYPES = [t[0] for t in TYPES if t[2]]
 STORAGE_TYPES = [t[0] for t in TYPES if t[3]]
 
@@ -1134,3 +1146,121 @@ def selftest(n=200000, seed=1):
 
 if __name__ == "__main__":
     print("fast/exact mismatches:", selftest())
+
+
+# ---------------------------------------------------------------------------
+# IR 1.1 narrow storage (docs/ir.md IR-STORE-*), computed from the exact
+# values with Fractions (independently of host/ir/vyre_half.h's bit steps).
+# ---------------------------------------------------------------------------
+
+def _h_round(sign, q, p, emin, emax, subnormals):
+    """Rounds the exact non-negative Fraction |q| to a binary format of |p|
+    significand bits (with the hidden bit), exponents emin..emax, nearest even.
+    Returns (sign, biased exponent, fraction field) with overflow as infinity;
+    without |subnormals| a subnormal result becomes zero of the sign."""
+    if q == 0:
+        return sign, 0, 0
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    while Fraction(2) ** e > q:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= q:
+        e += 1
+    qe = max(e, emin) - (p - 1)
+    n = q / Fraction(2) ** qe
+    m = n.numerator // n.denominator
+    r = n - m
+    if r > Fraction(1, 2) or (r == Fraction(1, 2) and m & 1):
+        m += 1
+    if m == 1 << p:
+        m >>= 1
+        qe += 1
+    bias = emax
+    if m < (1 << (p - 1)):  # subnormal or zero
+        if not subnormals:
+            return sign, 0, 0
+        return sign, 0, m
+    biased = qe + (p - 1) + bias
+    if biased >= 2 * emax + 1:
+        return sign, 2 * emax + 1, 0
+    return sign, biased, m & ((1 << (p - 1)) - 1)
+
+
+def f32_to_f16(bits):
+    """IR-STORE-5: f32 -> f16 bits, nearest even, f16 subnormals kept,
+    overflow to infinity, NaN -> 0x7E00."""
+    if f_is_nan_bits(bits):
+        return 0x7E00
+    bits = f_canon(bits)
+    sign = bits >> 31
+    if bits & 0x7FFFFFFF == 0x7F800000:
+        return (sign << 15) | 0x7C00
+    v = f_value(bits)
+    s, e, m = _h_round(sign, abs(v), 11, -14, 15, True)
+    return (s << 15) | (e << 10) | m
+
+
+def f32_to_bf16(bits):
+    """IR-STORE-6: f32 -> bf16 bits, nearest even, a bf16-subnormal result
+    flushed to zero of its sign, overflow to infinity, NaN -> 0x7FC0."""
+    if f_is_nan_bits(bits):
+        return 0x7FC0
+    bits = f_canon(bits)
+    sign = bits >> 31
+    if bits & 0x7FFFFFFF == 0x7F800000:
+        return (sign << 15) | 0x7F80
+    v = f_value(bits)
+    s, e, m = _h_round(sign, abs(v), 8, -126, 127, False)
+    return (s << 15) | (e << 7) | m
+
+
+def f16_to_f32(h):
+    """IR-STORE-4: f16 bits -> canonical f32 bits (exact)."""
+    sign, e, m = h >> 15 & 1, h >> 10 & 0x1F, h & 0x3FF
+    if e == 0x1F:
+        return CANON_NAN if m else f_inf(sign)
+    if e == 0:
+        v = Fraction(m, 1 << 24)
+    else:
+        v = Fraction((1 << 10) | m, 1 << 10) * Fraction(2) ** (e - 15)
+    if v == 0:
+        return f_zero(sign)
+    return f_from_exact(-v if sign else v)
+
+
+def bf16_to_f32(h):
+    """IR-STORE-4: bf16 bits -> f32 bits, then IR-F32-1 (a bf16 subnormal
+    flushes to zero of its sign, NaN -> 0x7FC00000)."""
+    return f_canon((h & 0xFFFF) << 16)
+
+
+def narrow_load(type_, w):
+    """The value a load of element bits |w| of storage type |type_| gives (as
+    32 bits: i32 values in two's complement, f32 values as canonical bits)."""
+    if type_ == "i8":
+        return (((w & 0xFF) ^ 0x80) - 0x80) & M32
+    if type_ == "i16":
+        return (((w & 0xFFFF) ^ 0x8000) - 0x8000) & M32
+    if type_ == "f16":
+        return f16_to_f32(w)
+    if type_ == "bf16":
+        return bf16_to_f32(w)
+    return w
+
+
+def narrow_store(type_, v):
+    """The element bits a store of value |v| (u32/i32 int, or f32 bits) writes."""
+    if type_ == "f16":
+        return f32_to_f16(v)
+    if type_ == "bf16":
+        return f32_to_bf16(v)
+    return v & ((1 << (8 * TYPE_BYTES[type_])) - 1)
+
+
+def enc_narrow(type_, bits):
+    """Element bits of a narrow integer type as the case-file integer: signed
+    for i8 and i16 (docs/case-files.md: the element's own range)."""
+    nb = 8 * TYPE_BYTES[type_]
+    bits &= (1 << nb) - 1
+    if type_ in ("i8", "i16") and bits >> (nb - 1):
+        return bits - (1 << nb)
+    return bits
