@@ -509,6 +509,7 @@ typedef struct vyre_backend vyre_backend; // a plugin's backend instance (opaque
 #define VYRE_MAGIC_MODULE  0x4D595256u // "VRYM"
 #define VYRE_MAGIC_BUFFER  0x42595256u // "VRYB"
 #define VYRE_MAGIC_PENDING 0x50595256u // "VRYP"
+#define VYRE_MAGIC_RING    0x52595256u // "VRYR" (ABI 1.2)
 #define VYRE_MAGIC_DEAD    0xDEADBEEFu // written by a plugin just before it frees an object
 
 // The first member of every module, buffer and pending object a plugin returns.
@@ -906,8 +907,8 @@ typedef struct vyre_backend_ops {
   // |out| and their number into *out_count; their outputs are in their
   // bindings' memory. OK with *out_count 0 when the wait ran out. Called by
   // one thread at a time per ring. Errors: DEVICE_LOST (the device was lost:
-  // the items not reported are lost; the host recovers and submits them
-  // again on a new ring).
+  // the *out_count items reported completed, the rest are lost; the host
+  // recovers and submits them again on a new ring).
   uint32_t (*ring_reap)(vyre_backend *be, vyre_ring *ring, uint64_t timeout_ns,
                         vyre_ring_completion *out, uint32_t capacity, uint32_t *out_count,
                         vyre_error *err);
