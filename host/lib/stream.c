@@ -2,7 +2,7 @@
 //
 // stream.c — streams (vyre_stream_*): a ring of item slots on one compiled
 // program that the application fills while the device drains it, results
-// delivered in submission order (docs/guide.md "Streams", docs/abi.md
+// delivered in submission order (docs/guide.md section 9, docs/abi.md
 // ABI-STREAM-*).
 //
 // Called by applications. At open the stream compiles its own module of the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// test_stream.c — streams (host/lib/stream.c, docs/guide.md "Streams") on
+// test_stream.c — streams (host/lib/stream.c, docs/guide.md section 9) on
 // the backend named by VYRE_TEST_BACKEND (cpu, vulkan, or a test plugin
 // through VYRE_PLUGIN_PATH), once through the plugin's ring slots when it has
 // them and once through libvyre's batches (VYRE_STREAM_HOST_RING). Covers:

@@ -546,7 +546,7 @@ uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err);
 void vyre_queue_destroy(vyre_queue *q);
 
 //===----------------------------------------------------------------------===//
-// Streams (docs/guide.md "Streams"; docs/abi.md ABI-STREAM-*)
+// Streams (docs/guide.md section 9; docs/abi.md ABI-STREAM-*)
 //===----------------------------------------------------------------------===//
 
 // A stream runs a continuous flow of small items through one kernel: a ring
