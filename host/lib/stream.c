@@ -99,6 +99,11 @@ struct vyre_stream {
   uint64_t delivered; // seqs below are delivered
   uint64_t next_seq;
   int stop, cancel;
+  // One thread at a time makes progress (runs a batch, or reaps the ring)
+  // and delivers what it finished: the pump, or a thread waiting in
+  // vyre_stream_wait without a callback (it saves two thread hand-offs).
+  int active;
+  int losses;     // ring engine: consecutive losses without an item delivered
   int ring_lost;  // ring engine: the pump must recover and replay
   uint32_t fatal; // a failed recovery: submits answer it
   vyre_error fatal_err;
@@ -121,6 +126,15 @@ static void deadline_of(uint64_t timeout_ns, struct timespec *ts) {
   uint64_t ns = (uint64_t)ts->tv_nsec + timeout_ns % 1000000000ull;
   ts->tv_sec += (time_t)(timeout_ns / 1000000000ull + ns / 1000000000ull);
   ts->tv_nsec = (long)(ns % 1000000000ull);
+}
+
+// Nanoseconds from now until |deadline| (0 when it passed).
+static uint64_t ns_until(const struct timespec *deadline) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  int64_t ns =
+      (int64_t)(deadline->tv_sec - now.tv_sec) * 1000000000ll + (deadline->tv_nsec - now.tv_nsec);
+  return ns > 0 ? (uint64_t)ns : 0;
 }
 
 // Waits on the stream's condition until |deadline| (NULL: forever). Returns
@@ -216,9 +230,15 @@ static uint32_t refresh_module(vyre_stream *s, vyre_error *err) {
 // The batch engine (ABI-STREAM-6)
 //===----------------------------------------------------------------------===//
 
+// What a batch run adds to the stats (added under the lock afterwards).
+typedef struct run_counts {
+  uint64_t submissions, recoveries, replays;
+} run_counts;
+
 // Runs the items of [from, to) whose |todo| is set, filling their status,
 // result and error. Lock not held: the pump owns these slots.
-static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uint8_t *todo) {
+static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uint8_t *todo,
+                           run_counts *rc) {
   uint32_t n = (uint32_t)(to - from);
   for (uint32_t i = 0; i < n; i++) {
     if (!todo[i]) continue;
@@ -235,7 +255,7 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
   // Split items run on their own, between the batch calls of the items
   // before and after them (order is kept).
   uint32_t nj = 0;
-  int batch = vyre__has_batch(s->dev);
+  int batch = n > 1 && vyre__has_batch(s->dev); // one item: a plain dispatch
   for (uint32_t i = 0; i <= n; i++) {
     slot *sl = i < n ? slot_of(s, from + i) : NULL;
     int runnable = sl && todo[i] && sl->status == VYRE_STATUS_OK;
@@ -251,7 +271,7 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
       vyre_error e;
       reset_error(&e);
       uint32_t st = vyre__call_dispatch_batch(s->dev, s->jobs, nj, &e);
-      s->stats.submissions++;
+      rc->submissions++;
       uint32_t j = 0;
       for (uint32_t r = 0; r < i && j < nj; r++) {
         slot *q = slot_of(s, from + r);
@@ -270,7 +290,7 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
     } else {
       sl->status = vyre__call_dispatch(s->dev, &sl->plan.args, &sl->result, &sl->error);
     }
-    s->stats.submissions++;
+    rc->submissions++;
   }
   for (uint32_t i = 0; i < n; i++)
     if (todo[i]) {
@@ -287,7 +307,7 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
 
 // Runs [from, to) to completion: recovers and re-runs the lost items (at
 // most MAX_RECOVERIES times). Lock not held.
-static void batch_run(vyre_stream *s, uint64_t from, uint64_t to) {
+static void batch_run(vyre_stream *s, uint64_t from, uint64_t to, run_counts *rc) {
   uint32_t n = (uint32_t)(to - from);
   uint8_t todo_small[256];
   uint8_t *todo = n <= sizeof(todo_small) ? todo_small : malloc(n);
@@ -309,7 +329,7 @@ static void batch_run(vyre_stream *s, uint64_t from, uint64_t to) {
   }
   memset(todo, 1, n);
   for (int attempt = 0;; attempt++) {
-    batch_run_once(s, from, to, todo);
+    batch_run_once(s, from, to, todo, rc);
     uint32_t lost = 0;
     for (uint32_t i = 0; i < n; i++) {
       todo[i] = slot_of(s, from + i)->status == VYRE_STATUS_DEVICE_LOST;
@@ -328,7 +348,7 @@ static void batch_run(vyre_stream *s, uint64_t from, uint64_t to) {
                               "recoveries. Fix: check the device and its driver.",
                               s->k.label, s->dev->name, MAX_RECOVERIES);
     if (st == VYRE_STATUS_OK) {
-      s->stats.recoveries++;
+      rc->recoveries++;
       st = refresh_module(s, &e);
     }
     if (st != VYRE_STATUS_OK) {
@@ -345,24 +365,41 @@ static void batch_run(vyre_stream *s, uint64_t from, uint64_t to) {
       pthread_mutex_unlock(&s->lock);
       break;
     }
-    s->stats.replays += lost;
+    rc->replays += lost;
   }
   if (todo != todo_small) free(todo);
+}
+
+// Takes every item queued so far as one batch, runs it and delivers it.
+// Lock held, s->active clear and work queued; released during the run.
+static void batch_step(vyre_stream *s) {
+  uint64_t from = s->next_run, to = s->next_seq;
+  s->next_run = to;
+  s->active = 1;
+  pthread_mutex_unlock(&s->lock);
+  run_counts rc = {0, 0, 0};
+  batch_run(s, from, to, &rc);
+  pthread_mutex_lock(&s->lock);
+  s->stats.submissions += rc.submissions;
+  s->stats.recoveries += rc.recoveries;
+  s->stats.replays += rc.replays;
+  for (uint64_t q = from; q < to; q++) // still active: deliveries stay in order
+    deliver_one(s, q);
+  s->active = 0;
+  pthread_cond_broadcast(&s->cv);
 }
 
 static void batch_pump(vyre_stream *s) {
   pthread_mutex_lock(&s->lock);
   for (;;) {
-    while (!s->stop && s->next_run == s->next_seq)
-      pthread_cond_wait(&s->cv, &s->lock);
-    if (s->next_run == s->next_seq || s->cancel) break;
-    uint64_t from = s->next_run, to = s->next_seq;
-    s->next_run = to;
-    pthread_mutex_unlock(&s->lock);
-    batch_run(s, from, to);
-    pthread_mutex_lock(&s->lock);
-    for (uint64_t q = from; q < to; q++)
-      deliver_one(s, q);
+    if (!s->active) {
+      if (s->next_run < s->next_seq && !s->cancel) {
+        batch_step(s);
+        continue;
+      }
+      if (s->stop) break;
+    }
+    pthread_cond_wait(&s->cv, &s->lock);
   }
   pthread_mutex_unlock(&s->lock);
 }
@@ -443,10 +480,52 @@ static void ring_replay(vyre_stream *s) {
   }
 }
 
+// Reaps the plugin's ring once (waiting up to |timeout_ns|) and delivers
+// what completed. Lock held, s->active clear; released during the reap.
+static void ring_step(vyre_stream *s, uint64_t timeout_ns) {
+  vyre_ring *ring = s->ring;
+  s->active = 1;
+  pthread_mutex_unlock(&s->lock);
+  uint32_t got = 0;
+  vyre_error e;
+  reset_error(&e);
+  uint32_t st = vyre__call_ring_reap(s->dev, ring, timeout_ns, s->comps, s->cap, &got, &e);
+  pthread_mutex_lock(&s->lock);
+  for (uint32_t i = 0; i < got; i++) {
+    const vyre_ring_completion *c = &s->comps[i];
+    if (c->seq != s->delivered) {
+      vyre__log(VYRE_LOG_ERROR, s->dev->name,
+                "stream '%s': ring_reap reported item %llu while item %llu was next; "
+                "treating the ring as lost",
+                s->k.label, (unsigned long long)c->seq, (unsigned long long)s->delivered);
+      st = VYRE_STATUS_DEVICE_LOST;
+      break;
+    }
+    slot *sl = slot_of(s, c->seq);
+    sl->status = c->status;
+    sl->result = c->result;
+    reset_error(&sl->error);
+    deliver_one(s, c->seq);
+    s->losses = 0;
+  }
+  if (st != VYRE_STATUS_OK) {
+    vyre__log(VYRE_LOG_INFO, s->dev->name,
+              "stream '%s': %s with %llu items undelivered; recovering and replaying", s->k.label,
+              e.message[0] ? e.message : vyre_status_name(st),
+              (unsigned long long)(s->next_seq - s->delivered));
+    s->ring_lost = 1;
+  }
+  s->active = 0;
+  pthread_cond_broadcast(&s->cv);
+}
+
 static void ring_pump(vyre_stream *s) {
-  int losses = 0; // consecutive losses without an item delivered
   pthread_mutex_lock(&s->lock);
   for (;;) {
+    if (s->active) { // a waiter is reaping
+      pthread_cond_wait(&s->cv, &s->lock);
+      continue;
+    }
     if (s->fatal) {
       if (s->delivered < s->next_seq) deliver_failed(s, s->fatal, &s->fatal_err);
       if (s->stop) break;
@@ -455,7 +534,7 @@ static void ring_pump(vyre_stream *s) {
     }
     if (s->stop && (s->cancel || s->delivered == s->next_seq)) break;
     if (s->ring_lost) {
-      if (++losses > MAX_RECOVERIES + 1) {
+      if (++s->losses > MAX_RECOVERIES + 1) {
         vyre_error e;
         vyre_error_set(&e, VYRE_STATUS_DEVICE_LOST,
                        "stream '%s' on %s: the device was lost again after %d recoveries. "
@@ -464,44 +543,17 @@ static void ring_pump(vyre_stream *s) {
         deliver_failed(s, VYRE_STATUS_DEVICE_LOST, &e);
         continue;
       }
+      s->active = 1;
       ring_replay(s);
+      s->active = 0;
+      pthread_cond_broadcast(&s->cv);
       continue;
     }
     if (s->delivered == s->next_seq) {
       pthread_cond_wait(&s->cv, &s->lock);
       continue;
     }
-    vyre_ring *ring = s->ring;
-    pthread_mutex_unlock(&s->lock);
-    uint32_t got = 0;
-    vyre_error e;
-    reset_error(&e);
-    uint32_t st = vyre__call_ring_reap(s->dev, ring, REAP_STEP_NS, s->comps, s->cap, &got, &e);
-    pthread_mutex_lock(&s->lock);
-    for (uint32_t i = 0; i < got; i++) {
-      const vyre_ring_completion *c = &s->comps[i];
-      if (c->seq != s->delivered) {
-        vyre__log(VYRE_LOG_ERROR, s->dev->name,
-                  "stream '%s': ring_reap reported item %llu while item %llu was next; "
-                  "treating the ring as lost",
-                  s->k.label, (unsigned long long)c->seq, (unsigned long long)s->delivered);
-        st = VYRE_STATUS_DEVICE_LOST;
-        break;
-      }
-      slot *sl = slot_of(s, c->seq);
-      sl->status = c->status;
-      sl->result = c->result;
-      reset_error(&sl->error);
-      deliver_one(s, c->seq);
-      losses = 0;
-    }
-    if (st != VYRE_STATUS_OK) {
-      vyre__log(VYRE_LOG_INFO, s->dev->name,
-                "stream '%s': %s with %llu items undelivered; recovering and replaying", s->k.label,
-                e.message[0] ? e.message : vyre_status_name(st),
-                (unsigned long long)(s->next_seq - s->delivered));
-      s->ring_lost = 1;
-    }
+    ring_step(s, REAP_STEP_NS);
   }
   pthread_mutex_unlock(&s->lock);
 }
@@ -815,7 +867,25 @@ uint32_t vyre_stream_wait(vyre_stream *handle, uint64_t seq, uint64_t timeout_ns
                           s->k.label, (unsigned long long)seq, (unsigned long long)next);
   }
   while (s->delivered <= seq) {
+    // Without a callback the waiter makes the progress itself when no one
+    // else is: no hand-off to the worker thread and back.
+    if (!s->on_done && !s->active && !s->stop && !s->fatal) {
+      if (!s->use_ring && s->next_run < s->next_seq && timeout_ns) { // a poll never runs one
+        batch_step(s);
+        continue;
+      }
+      if (s->use_ring && s->ring && !s->ring_lost && s->delivered < s->next_seq) {
+        uint64_t left = has_dl ? ns_until(&dl) : timeout_ns ? REAP_STEP_NS : 0;
+        ring_step(s, left < REAP_STEP_NS ? left : REAP_STEP_NS);
+        if (s->delivered > seq || !timeout_ns || (has_dl && !ns_until(&dl))) {
+          if (s->delivered > seq) break;
+          goto timed_out;
+        }
+        continue;
+      }
+    }
     if (!timeout_ns || wait_until(s, has_dl ? &dl : NULL) == ETIMEDOUT) {
+    timed_out:
       if (s->delivered > seq) break;
       uint64_t done = s->delivered;
       pthread_mutex_unlock(&s->lock);
@@ -885,6 +955,10 @@ static uint32_t stop_and_destroy(vyre_stream *s, uint32_t mode, vyre_error *err)
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->pump, NULL);
+    pthread_mutex_lock(&s->lock);
+    while (s->active) // a waiter still running a step (closing then is the caller's bug)
+      pthread_cond_wait(&s->cv, &s->lock);
+    pthread_mutex_unlock(&s->lock);
   }
   uint32_t st = s->fatal;
   if (st && err) *err = s->fatal_err;
