@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_stream.c — streams (host/lib/stream.c, docs/guide.md section 9) on
-// the backend named by VYRE_TEST_BACKEND (cpu, vulkan, or a test plugin
-// through VYRE_PLUGIN_PATH), once through the plugin's ring slots when it has
+// the backend named by VYRE_TEST_BACKEND (cpu, vulkan, or the test plugin
+// t-basic through VYRE_PLUGIN_PATH: dispatch_batch and inject_fault, no
+// program semantics beyond the sums of vadd), once through the plugin's ring slots when it has
 // them and once through libvyre's batches (VYRE_STREAM_HOST_RING). Covers:
 // results in order equal to one-shot dispatches, the callback, BUSY and the
 // bounded blocking submit, poll and wait by sequence number, errors, close
@@ -376,6 +377,79 @@ static void test_cancel_drops_unstarted_items_and_device_close_frees_streams(voi
   assert_int_equal(st, VYRE_STATUS_OK);
 }
 
+// x[0] += 1, except that an item whose x[0] is 13 traps (site 2, value 7).
+#define TRAP13_JSON                                                                                \
+  "{\"vyre\":1,\"name\":\"trap13\",\"workgroup_size\":[1,1,1],\"buffers\":["                       \
+  "{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],\"body\":["          \
+  "{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"eq\",\"a\":{\"k\":\"load\",\"buffer\":"          \
+  "\"x\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}},\"b\":{\"k\":\"lit\",\"t\":"             \
+  "\"u32\",\"v\":13}},\"then\":[{\"k\":\"trap\",\"site\":2,\"value\":{\"k\":\"lit\","              \
+  "\"t\":\"u32\",\"v\":7}}],\"else\":[]},"                                                         \
+  "{\"k\":\"store\",\"buffer\":\"x\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0},"             \
+  "\"value\":{\"k\":\"bin\",\"op\":\"add\",\"a\":{\"k\":\"load\",\"buffer\":\"x\","                \
+  "\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}},\"b\":{\"k\":\"lit\",\"t\":\"u32\","           \
+  "\"v\":1}}}]}"
+
+// A trapping item gets TRAPPED with its record; the items around it are
+// unaffected; device time is summed when asked for. Real backends only (the
+// test plugins do not run programs).
+static void test_a_trapping_item_fails_alone_and_timing_is_summed(void **state) {
+  fixture *f = *state;
+  if (strncmp(backend_name(), "t-", 2) == 0) skip();
+  vyre_program *p = json_program(TRAP13_JSON);
+  assert_non_null(p);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_caps caps;
+  memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  assert_int_equal(vyre_device_caps(f->dev, &caps, &e), VYRE_STATUS_OK);
+  int timing = caps.timing_quality != VYRE_TIMING_NONE;
+  vyre_stream_options o;
+  vyre_stream_options_init(&o);
+  o.capacity = 32;
+  o.flags = f->flags | (timing ? VYRE_DISPATCH_TIMING : 0);
+  vyre_stream *s = NULL;
+  assert_int_equal(vyre_stream_open(k, &o, &s, &e), VYRE_STATUS_OK);
+  enum { ITEMS = 20 };
+  uint32_t x[ITEMS];
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t in = i;
+    vyre_arg a = {&in, 4, &x[i], 4, NULL};
+    assert_int_equal(vyre_stream_submit(s, &a, 1, NULL, 0, NULL, &e), VYRE_STATUS_OK);
+  }
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    vyre_dispatch_result r;
+    memset(&r, 0, sizeof(r));
+    r.struct_size = sizeof(r);
+    e = new_err();
+    uint32_t st = vyre_stream_wait(s, i, UINT64_MAX, &r, &e);
+    if (i == 13) {
+      assert_int_equal(st, VYRE_STATUS_TRAPPED);
+      assert_int_equal(r.trapped, 1);
+      assert_int_equal(r.trap_sites, 1u << 2);
+      assert_int_equal(r.trap_value, 7);
+      ASSERT_HAS(e.message, "Fix:");
+    } else {
+      if (st != VYRE_STATUS_OK) fail_msg("item %u: %s", i, e.message);
+      assert_int_equal(x[i], i + 1);
+      assert_int_equal(r.trapped, 0);
+    }
+  }
+  vyre_stream_stats st;
+  memset(&st, 0, sizeof(st));
+  st.struct_size = sizeof(st);
+  assert_int_equal(vyre_stream_stats_get(s, &st, &e), VYRE_STATUS_OK);
+  if (timing)
+    assert_true(st.device_time_ns > 0);
+  else
+    assert_int_equal(st.device_time_ns, 0);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
 #define BOTH(t)                                                                                    \
   cmocka_unit_test_setup_teardown(t, setup_plugin, teardown),                                      \
       cmocka_unit_test_setup_teardown(t, setup_host, teardown)
@@ -388,6 +462,7 @@ int main(void) {
       BOTH(test_bad_items_and_options_are_refused_before_taking_a_slot),
       BOTH(test_a_loss_replays_every_undelivered_item),
       BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
+      BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
   };
   return cmocka_run_group_tests_name("host/stream", tests, NULL, NULL);
 }
