@@ -215,9 +215,11 @@ static uint32_t refresh_module(vyre_stream *s, vyre_error *err) {
   uint32_t gen = vyre__device_generation(s->dev);
   if (gen == s->k.generation && s->k.module) return VYRE_STATUS_OK;
   vyre_module *m = NULL;
+  uint32_t old = s->k.generation;
   s->k.generation = gen;
   uint32_t st = vyre__kernel_compile_module(&s->k, &m, err);
   if (st != VYRE_STATUS_OK) {
+    s->k.generation = old; // tried again at the next batch
     vyre_error_prefix(err, "stream '%s': compile after recover", s->k.label);
     return st;
   }
