@@ -10,8 +10,11 @@
 // the backend's thread pool), writes the read_write and write results back
 // into the caller's binding memory and publishes the completion under the
 // ring lock; ring_reap waits on the ring's condition and reports the
-// completed items in order. Items are whole launches (no grid-offset
-// extension: the host runs a grid above max_grid on its own). A lost
+// completed items in order. A reaper that finds the next item not started
+// (the worker not yet awake) runs it itself: one runner at a time, so the
+// order holds, and one item in flight costs no thread hand-off. Items are
+// whole launches (no grid-offset extension: the host refuses a grid above
+// max_grid on a ring). A lost
 // backend fails every item not yet run with DEVICE_LOST, so the host
 // recovers and replays them on a new ring. The ring holds a reference on
 // its module (async_refs), so a module released while a ring runs it is
@@ -57,28 +60,43 @@ struct vyre_ring {
   uint64_t head;           // index of the oldest unreaped item
   uint64_t run;            // index of the next item to run
   uint64_t tail;           // index of the next free slot
+  // 1 while an item runs: on the worker, or on a reaper that found the next
+  // item not started and ran it itself (no hand-off to the worker and back).
+  int running;
 };
+
+// Runs the next item (r->run < r->tail, r->running clear). Lock held;
+// released during the run. One runner at a time keeps the order.
+static void ring_run_next(vyre_ring *r) {
+  ring_item *it = &r->items[r->run % r->cap];
+  r->running = 1;
+  pthread_mutex_unlock(&r->lock);
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  vyre_error e = {.struct_size = sizeof(e)};
+  uint32_t st = vyre_cpu_dispatch_exec(r->be, &it->args, &res, &e, &r->cancel);
+  if (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED)
+    for (uint32_t i = 0; i < it->args.binding_count; i++)
+      if (it->caller[i]) memcpy(it->caller[i], it->bindings[i].data, it->bindings[i].bytes);
+  pthread_mutex_lock(&r->lock);
+  it->status = st;
+  it->result = res;
+  r->run++;
+  r->running = 0;
+  pthread_cond_broadcast(&r->cv);
+}
 
 static void *ring_main(void *arg) {
   vyre_ring *r = arg;
   pthread_mutex_lock(&r->lock);
   for (;;) {
-    while (!r->stop && r->run == r->tail)
+    while (!r->stop && (r->run == r->tail || r->running))
       pthread_cond_wait(&r->cv, &r->lock);
+    if (r->running) { // stopping while a reaper runs an item: let it finish
+      pthread_cond_wait(&r->cv, &r->lock);
+      continue;
+    }
     if (r->run == r->tail || atomic_load(&r->cancel)) break;
-    ring_item *it = &r->items[r->run % r->cap];
-    pthread_mutex_unlock(&r->lock);
-    vyre_dispatch_result res = {.struct_size = sizeof(res)};
-    vyre_error e = {.struct_size = sizeof(e)};
-    uint32_t st = vyre_cpu_dispatch_exec(r->be, &it->args, &res, &e, &r->cancel);
-    if (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED)
-      for (uint32_t i = 0; i < it->args.binding_count; i++)
-        if (it->caller[i]) memcpy(it->caller[i], it->bindings[i].data, it->bindings[i].bytes);
-    pthread_mutex_lock(&r->lock);
-    it->status = st;
-    it->result = res;
-    r->run++;
-    pthread_cond_broadcast(&r->cv);
+    ring_run_next(r);
   }
   pthread_mutex_unlock(&r->lock);
   return NULL;
@@ -220,6 +238,10 @@ uint32_t vyre_cpu_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns,
   }
   pthread_mutex_lock(&r->lock);
   while (r->head == r->run && timeout_ns && !atomic_load(&be->lost)) {
+    if (!r->running && r->run < r->tail && !r->stop) {
+      ring_run_next(r);
+      continue;
+    }
     if (timeout_ns == UINT64_MAX)
       pthread_cond_wait(&r->cv, &r->lock);
     else if (pthread_cond_timedwait(&r->cv, &r->lock, &dl) == ETIMEDOUT)
