@@ -161,9 +161,15 @@ static void test_items_come_back_in_order_with_the_results_of_dispatch(void **st
   assert_int_equal(st.recoveries, 0);
   assert_int_equal(st.replays, 0);
   assert_true(st.submissions >= 1 && st.submissions <= ITEMS);
-  assert_int_equal(st.plugin_ring, f->flags & VYRE_STREAM_HOST_RING
-                                       ? 0
-                                       : (strcmp(backend_name(), "cpu") == 0 ? 1 : 0));
+  vyre_caps caps;
+  memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  assert_int_equal(vyre_device_caps(f->dev, &caps, &e), VYRE_STATUS_OK);
+  const char *vk_rings = getenv("VYRE_VULKAN_STREAM"); // the Vulkan rings are opt-in
+  if (strcmp(backend_name(), "vulkan") == 0 && vk_rings && strcmp(vk_rings, "1") == 0)
+    assert_true(caps.flags & VYRE_CAP_STREAM);
+  assert_int_equal(st.plugin_ring,
+                   f->flags & VYRE_STREAM_HOST_RING ? 0 : (caps.flags & VYRE_CAP_STREAM ? 1 : 0));
   assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
 }
 
