@@ -5,9 +5,12 @@
 // timeline semaphore (VK_KHR_timeline_semaphore).
 //
 // Vulkan promises no forward progress between workgroups, so there is no
-// resident kernel: each item is a job (vk_job.h: device buffers, persistently
-// mapped pooled staging, descriptor set, its own command buffer) prepared
-// and recorded at ring_submit, which copies the inputs into the staging.
+// resident kernel. Each ring slot keeps a job (vk_job.h: device buffers,
+// persistently mapped staging, descriptor set) and a command buffer recorded
+// once, without ONE_TIME_SUBMIT: ring_submit copies the item's inputs into
+// the slot's staging and queues the slot as it is (vyre_vk_job_refill); only
+// an item whose grid or binding sizes differ from the slot's last item
+// prepares and records a new job.
 // Items are submitted in groups: one vkQueueSubmit with one VkSubmitInfo
 // per item, each signalling the ring's timeline semaphore with its own
 // value (ring index + 1). ring_submit submits at once when the device has
@@ -35,7 +38,7 @@
 
 typedef struct ring_item {
   uint64_t seq;
-  vyre_vk_job *job;
+  vyre_vk_job *job; // the slot's job, kept after reap for the next item of the slot
 } ring_item;
 
 struct vyre_ring {
@@ -187,30 +190,39 @@ uint32_t vyre_vk_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispatch
                          "ring_submit: item %llu: all %u slots hold items not yet reaped. Fix: "
                          "reap completed items first.",
                          (unsigned long long)seq, r->cap);
-  // The job copies the inputs into its mapped staging and keeps the
-  // caller's output pointers (written by vyre_vk_job_finish at reap).
-  vyre_vk_job *j = NULL;
-  st = vyre_vk_job_prepare(be, item, 1, &j, err);
-  if (!st) st = vyre_vk_jobs_make_sets(be, &j, 1, err);
-  VkResult vr = VK_SUCCESS;
-  if (!st) {
-    pthread_mutex_lock(&be->lock);
-    st = vyre_vk_cb_begin(be, &j->cb, err);
-    if (!st) {
-      vyre_vk_jobs_record(be, j->cb, &j, 1);
-      vr = vkEndCommandBuffer(j->cb);
-    }
-    pthread_mutex_unlock(&be->lock);
-    if (!st && vr != VK_SUCCESS) st = vyre_vk_fail(be, err, vr, "vkEndCommandBuffer", "retry");
-  }
-  if (st) {
-    vyre_vk_job_free(j);
-    return st;
-  }
+  // The slot at |tail| is free (its last item was reaped) and only this
+  // thread fills it. Its job copies the inputs into its mapped staging and
+  // keeps the caller's output pointers (written by vyre_vk_job_finish at
+  // reap); when the item fits the slot's job, its command buffer is
+  // submitted again as recorded.
   pthread_mutex_lock(&r->lock);
   ring_item *it = &r->items[r->tail % r->cap];
+  pthread_mutex_unlock(&r->lock);
+  if (!vyre_vk_job_refill(it->job, item)) {
+    vyre_vk_job_free(it->job);
+    it->job = NULL;
+    vyre_vk_job *j = NULL;
+    st = vyre_vk_job_prepare(be, item, 1, &j, err);
+    if (!st) st = vyre_vk_jobs_make_sets(be, &j, 1, err);
+    VkResult vr = VK_SUCCESS;
+    if (!st) {
+      pthread_mutex_lock(&be->lock);
+      st = vyre_vk_cb_get_reusable(be, &j->cb, err);
+      if (!st) {
+        vyre_vk_jobs_record(be, j->cb, &j, 1);
+        vr = vkEndCommandBuffer(j->cb);
+      }
+      pthread_mutex_unlock(&be->lock);
+      if (!st && vr != VK_SUCCESS) st = vyre_vk_fail(be, err, vr, "vkEndCommandBuffer", "retry");
+    }
+    if (st) {
+      vyre_vk_job_free(j);
+      return st;
+    }
+    it->job = j;
+  }
+  pthread_mutex_lock(&r->lock);
   it->seq = seq;
-  it->job = j;
   r->tail++;
   // Submit now when the device has nothing of this ring in flight; else
   // the reaper submits the queued items together once it drained.
@@ -263,9 +275,7 @@ uint32_t vyre_vk_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns,
     out[n].reserved0 = 0;
     out[n].result.struct_size = sizeof(out[n].result);
     out[n].status = vyre_vk_job_finish(it->job, &out[n].result, &e);
-    vyre_vk_job_free(it->job);
-    it->job = NULL;
-    r->head++;
+    r->head++; // the slot keeps its job for its next item
     n++;
   }
   if (r->head == r->sub && r->sub < r->tail) st = flush(r, err);
@@ -274,12 +284,11 @@ uint32_t vyre_vk_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns,
   return st;
 }
 
-// Frees every job of |r| (the device idle or gone). Call with r->lock held.
+// Frees every slot's job (the device idle or gone). Call with r->lock held.
 static void drop_jobs(vyre_ring *r) {
-  for (uint64_t i = r->head; i < r->tail; i++) {
-    ring_item *it = &r->items[i % r->cap];
-    vyre_vk_job_free(it->job);
-    it->job = NULL;
+  for (uint32_t i = 0; i < r->cap; i++) {
+    vyre_vk_job_free(r->items[i].job);
+    r->items[i].job = NULL;
   }
   r->head = r->sub = r->tail;
 }
@@ -289,11 +298,7 @@ void vyre_vk_ring_close(vyre_backend *be, vyre_ring *r, uint32_t cancel) {
   if (!be || !r || r->h.magic != VYRE_MAGIC_RING || r->h.owner != be) return;
   pthread_mutex_lock(&r->lock);
   if (!r->orphaned) {
-    if (cancel) { // never submitted: nothing on the device uses them
-      for (uint64_t i = r->sub; i < r->tail; i++) {
-        vyre_vk_job_free(r->items[i % r->cap].job);
-        r->items[i % r->cap].job = NULL;
-      }
+    if (cancel) { // never submitted: dropped (their jobs go with the slots)
       r->tail = r->sub;
     } else {
       vyre_error e = {.struct_size = sizeof(e)};
