@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// vyre_backend.h — the whole vyre backend plugin ABI, version 1.1.
+// vyre_backend.h — the whole vyre backend plugin ABI, version 1.2.
 //
 // This header is the contract between the vyre host library (libvyre) and a
 // backend plugin (libvyre-backend-<name>.so). It includes only <stdint.h>,
@@ -62,8 +62,8 @@ extern "C" {
 
 #define VYRE_ABI_MAJOR 1u
 // 1.1: vyre_ext_grid_offset (VYRE_EXT_GRID_OFFSET) and VYRE_CAP_GRID_OFFSET.
-// 1.2: stream slots (ring_open, ring_submit, ring_reap, ring_close),
-//      VYRE_CAP_STREAM and VYRE_STATUS_BUSY.
+// 1.2: stream slots (ring_open, ring_submit, ring_reap, ring_close; vyre_ring,
+//      VYRE_MAGIC_RING), VYRE_CAP_STREAM and VYRE_STATUS_BUSY.
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
