@@ -607,7 +607,7 @@ typedef struct vyre_stream_options {
   uint32_t flags;       // VYRE_DISPATCH_TIMING (device_time_ns per item and in the stats),
                         // VYRE_STREAM_HOST_RING
   uint32_t reserved0;
-  uint64_t timeout_ns;         // a deadline per item (0: none)
+  uint64_t timeout_ns;         // a deadline per item (0: none; not enforced on Vulkan rings yet)
   uint64_t idle_ns;            // a resident consumer stops after this long idle (0: default)
   vyre_stream_done_fn on_done; // NULL: collect each item with vyre_stream_wait
   void *user;                  // passed to on_done untouched
