@@ -18,7 +18,7 @@ cmake -S . -B "$dir" "${gen[@]}" -DVYRE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebI
   -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" >/dev/null
-tests=(test_runtime_robust_cpu test_cpu_end_to_end test_batch_queue test_stale_handles)
+tests=(test_runtime_robust_cpu test_cpu_end_to_end test_batch_queue test_stale_handles test_stream_cpu)
 cmake --build "$dir" -j "$(nproc)" --target vyre vyre-backend-cpu "${tests[@]}"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 export VK_DRIVER_FILES=/nonexistent-vyre-tsan-icd.json VK_ICD_FILENAMES=/nonexistent-vyre-tsan-icd.json

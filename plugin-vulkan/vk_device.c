@@ -19,6 +19,7 @@
 #include "vk_dispatch.h"
 #include "vk_pipeline.h"
 #include "vk_pool.h"
+#include "vk_ring.h"
 #include "vk_status.h"
 #include "vk_symbols.h"
 #include "vyre/vyre_backend.h"
@@ -245,6 +246,13 @@ void vyre_vk_read_props(vyre_backend *be) {
   }
 }
 
+// VYRE_VULKAN_STREAM=1: enable timeline semaphores and report the stream
+// slots (vk_ring.c); otherwise libvyre streams over dispatch_batch.
+static int stream_rings_wanted(void) {
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_STREAM");
+  return v && strcmp(v, "1") == 0;
+}
+
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(be->phys, &nq, NULL);
@@ -271,8 +279,16 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   want.shaderInt64 = feat.shaderInt64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
-  const char *exts[4];
+  const char *exts[5];
   uint32_t next = 0;
+  // Timeline semaphores carry the stream rings (vk_ring.c), which are opt-in
+  // (VYRE_VULKAN_STREAM=1): on lavapipe libvyre's batch engine streams
+  // faster (one command buffer per batch), so the rings wait for GPU figures.
+  VkPhysicalDeviceTimelineSemaphoreFeaturesKHR tl = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES_KHR};
+  int timeline = 0;
+  be->sem_value = NULL;
+  be->sem_wait = NULL;
   VkPhysicalDeviceShaderAtomicInt64FeaturesKHR a64 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES_KHR};
   be->int64_atomics = 0;
@@ -324,6 +340,17 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
             }
           }
       }
+      for (uint32_t i = 0; i < ne; i++)
+        if (strcmp(ep[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) == 0 &&
+            stream_rings_wanted()) {
+          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &tl};
+          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+          if (tl.timelineSemaphore) {
+            exts[next++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+            timeline = 1;
+          }
+        }
       for (uint32_t i = 0; i < ne && be->has_int64; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) == 0) {
           VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -342,6 +369,11 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   a64.shaderSharedInt64Atomics = VK_FALSE;
   // The feature chain: only what is used is enabled.
   void *chain = NULL;
+  tl.pNext = NULL;
+  if (timeline) {
+    tl.timelineSemaphore = VK_TRUE;
+    chain = &tl;
+  }
   if (be->storage8) {
     memset(&s8, 0, sizeof(s8));
     s8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR;
@@ -378,6 +410,16 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     return vyre_vk_fail(be, err, r, "vkCreateDevice", "check the driver with `vulkaninfo`");
   }
   vkGetDeviceQueue(be->device, fam, 0, &be->queue);
+  if (timeline) {
+    PFN_vkGetDeviceProcAddr gdpa =
+        (PFN_vkGetDeviceProcAddr)vkGetInstanceProcAddr(be->instance, "vkGetDeviceProcAddr");
+    if (gdpa) {
+      be->sem_value =
+          (PFN_vkGetSemaphoreCounterValueKHR)gdpa(be->device, "vkGetSemaphoreCounterValueKHR");
+      be->sem_wait = (PFN_vkWaitSemaphoresKHR)gdpa(be->device, "vkWaitSemaphoresKHR");
+    }
+    if (!be->sem_value || !be->sem_wait) be->sem_value = NULL, be->sem_wait = NULL;
+  }
   if (push_ext) {
     PFN_vkGetDeviceProcAddr gdpa =
         (PFN_vkGetDeviceProcAddr)vkGetInstanceProcAddr(be->instance, "vkGetDeviceProcAddr");
@@ -403,6 +445,7 @@ void vyre_vk_device_close(vyre_backend *be) {
   if (!be->device) return;
   vkDeviceWaitIdle(be->device);
   vyre_vk_zombies_reap(be, 1);
+  vyre_vk_rings_orphan(be); // before the pipes and pools their jobs hold
   vyre_vk_pipeline_cache_save(be);
   vyre_vk_pipes_free(be);
   vyre_vk_buffers_orphan(be);
@@ -547,6 +590,7 @@ void vyre_vk_destroy(vyre_backend *be) {
     vyre_vk_pendings_drop(be);
   }
   vyre_vk_device_close(be);
+  vyre_vk_rings_free(be); // rings the host never closed
   while (be->modules) {
     vyre_module *m = be->modules;
     be->modules = m->next;
@@ -582,7 +626,8 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   const VkPhysicalDeviceLimits *l = &be->props.limits;
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TRAP |
                VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET |
-               (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
+               (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0) |
+               (be->sem_value ? VYRE_CAP_STREAM : 0);
   for (int i = 0; i < 3; i++) {
     out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];
     out->max_grid[i] = l->maxComputeWorkGroupCount[i];

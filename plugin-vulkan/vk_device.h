@@ -75,6 +75,12 @@ struct vyre_backend {
   vyre_buffer *buffers;          // live resident buffers
   vyre_module *modules;          // live module handles (freed at destroy if never released)
   struct vyre_pending *pendings; // live pendings (likewise)
+  // Stream rings (vk_ring.c), under |lock|; and the timeline semaphore
+  // entry points (VK_KHR_timeline_semaphore enabled; NULL: no streams, the
+  // host streams over batches).
+  struct vyre_ring *rings;
+  PFN_vkGetSemaphoreCounterValueKHR sem_value;
+  PFN_vkWaitSemaphoresKHR sem_wait;
   // Free lists (vk_pool.c), guarded by |lock|. Sized for a batch of a few
   // hundred jobs: a batch returns every job's objects at once, and a list
   // that keeps fewer makes the next batch create them again.

@@ -84,6 +84,14 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
 // push constants, the dispatches, then the downloads when they are the last
 // ones. Call with be->lock held.
 void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *j);
+// Makes |j| (prepared, recorded, complete) run again for |a|, a dispatch of
+// the same pipeline with the same grid, repeat 1 and host bindings of the
+// same sizes: copies |a|'s inputs into the mapped staging (outputs of a
+// direct job zeroed), resets the trap record and takes |a|'s output
+// pointers. Returns 0 (nothing changed) when |a| does not fit the job; then
+// prepare a new one. A command buffer recorded for |j| without
+// ONE_TIME_SUBMIT can then be submitted again as it is (stream rings).
+int vyre_vk_job_refill(vyre_vk_job *j, const vyre_dispatch_args *a);
 // After the fence: copies outputs back, reads the trap record and timing.
 uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_error *err);
 void vyre_vk_job_free(vyre_vk_job *j);

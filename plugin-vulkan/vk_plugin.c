@@ -22,6 +22,7 @@
 #include "vk_device.h"
 #include "vk_dispatch.h"
 #include "vk_pipeline.h"
+#include "vk_ring.h"
 #include "vk_sequence.h"
 #include "vk_status.h"
 #include "vk_symbols.h"
@@ -190,6 +191,25 @@ VYRE_KIT_SHARED_SLOT(op_metrics, metrics_impl,
 VYRE_KIT_SHARED_SLOT(op_inject_fault, inject_fault_impl,
                      (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
 
+VYRE_KIT_SHARED_SLOT(op_ring_open, vyre_vk_ring_open,
+                     (vyre_backend * be, const vyre_ring_args *a, vyre_ring **out, vyre_error *err),
+                     be, a, out, err)
+VYRE_KIT_SHARED_SLOT(op_ring_submit, vyre_vk_ring_submit,
+                     (vyre_backend * be, vyre_ring *r, const vyre_dispatch_args *a, uint64_t seq,
+                      vyre_error *err),
+                     be, r, a, seq, err)
+VYRE_KIT_SHARED_SLOT(op_ring_reap, vyre_vk_ring_reap,
+                     (vyre_backend * be, vyre_ring *r, uint64_t t, vyre_ring_completion *out,
+                      uint32_t cap, uint32_t *count, vyre_error *err),
+                     be, r, t, out, cap, count, err)
+
+static void op_ring_close(vyre_backend *be, vyre_ring *r, uint32_t cancel) {
+  if (!be) return;
+  VYRE_KIT_LIFE_SHARED(be);
+  vyre_vk_ring_close(be, r, cancel);
+  VYRE_KIT_LIFE_UNLOCK(be);
+}
+
 static void op_module_release(vyre_backend *be, vyre_module *m) {
   if (!be) return;
   VYRE_KIT_LIFE_SHARED(be);
@@ -250,6 +270,10 @@ static const vyre_backend_ops vyre_vk_ops = {
     .recover = op_recover,
     .metrics = op_metrics,
     .inject_fault = op_inject_fault,
+    .ring_open = op_ring_open,
+    .ring_submit = op_ring_submit,
+    .ring_reap = op_ring_reap,
+    .ring_close = op_ring_close,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

@@ -167,7 +167,8 @@ void vyre_vk_block_put(vyre_backend *be, vyre_vk_block *b) {
   if (b) block_destroy(be, b);
 }
 
-uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
+static uint32_t cb_get(vyre_backend *be, VkCommandBufferUsageFlags flags, VkCommandBuffer *out,
+                       vyre_error *err) {
   VkResult r = VK_SUCCESS;
   if (be->free_cb_count) {
     *out = be->free_cbs[--be->free_cb_count];
@@ -182,7 +183,7 @@ uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err)
   if (r == VK_SUCCESS) {
     // The pool has RESET_COMMAND_BUFFER: begin resets a recycled buffer.
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+                                   .flags = flags};
     r = vkBeginCommandBuffer(*out, &bi);
     if (r != VK_SUCCESS) vkFreeCommandBuffers(be->device, be->pool, 1, out);
   }
@@ -192,6 +193,14 @@ uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err)
   }
   be->n_cb_begin++;
   return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
+  return cb_get(be, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, out, err);
+}
+
+uint32_t vyre_vk_cb_get_reusable(vyre_backend *be, VkCommandBuffer *out, vyre_error *err) {
+  return cb_get(be, 0, out, err);
 }
 
 void vyre_vk_cb_put(vyre_backend *be, VkCommandBuffer cb) {

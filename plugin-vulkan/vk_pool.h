@@ -48,6 +48,9 @@ void vyre_vk_block_put(vyre_backend *be, vyre_vk_block *b);
 // A primary command buffer from the free list (or a new one), begun for one
 // submit; call with |lock| held, as for recording (the pool is shared).
 uint32_t vyre_vk_cb_get(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
+// The same, begun for any number of submissions (a stream ring slot's
+// command buffer, recorded once and submitted again for each item).
+uint32_t vyre_vk_cb_get_reusable(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
 // Returns a command buffer that is not pending; takes the lock itself.
 void vyre_vk_cb_put(vyre_backend *be, VkCommandBuffer cb);
 void vyre_vk_pools_free(vyre_backend *be);

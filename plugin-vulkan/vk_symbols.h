@@ -44,6 +44,7 @@
   X(vkCreatePipelineCache)                                                                         \
   X(vkCreatePipelineLayout)                                                                        \
   X(vkCreateQueryPool)                                                                             \
+  X(vkCreateSemaphore)                                                                             \
   X(vkCreateShaderModule)                                                                          \
   X(vkDestroyBuffer)                                                                               \
   X(vkDestroyCommandPool)                                                                          \
@@ -55,6 +56,7 @@
   X(vkDestroyPipelineCache)                                                                        \
   X(vkDestroyPipelineLayout)                                                                       \
   X(vkDestroyQueryPool)                                                                            \
+  X(vkDestroySemaphore)                                                                            \
   X(vkDestroyShaderModule)                                                                         \
   X(vkDeviceWaitIdle)                                                                              \
   X(vkEndCommandBuffer)                                                                            \
@@ -113,6 +115,7 @@ VYRE_VK_INSTANCE_LIST(X)
 #define vkCreatePipelineCache                    vyre_vkCreatePipelineCache
 #define vkCreatePipelineLayout                   vyre_vkCreatePipelineLayout
 #define vkCreateQueryPool                        vyre_vkCreateQueryPool
+#define vkCreateSemaphore                        vyre_vkCreateSemaphore
 #define vkCreateShaderModule                     vyre_vkCreateShaderModule
 #define vkDestroyBuffer                          vyre_vkDestroyBuffer
 #define vkDestroyCommandPool                     vyre_vkDestroyCommandPool
@@ -124,6 +127,7 @@ VYRE_VK_INSTANCE_LIST(X)
 #define vkDestroyPipelineCache                   vyre_vkDestroyPipelineCache
 #define vkDestroyPipelineLayout                  vyre_vkDestroyPipelineLayout
 #define vkDestroyQueryPool                       vyre_vkDestroyQueryPool
+#define vkDestroySemaphore                       vyre_vkDestroySemaphore
 #define vkDestroyShaderModule                    vyre_vkDestroyShaderModule
 #define vkDeviceWaitIdle                         vyre_vkDeviceWaitIdle
 #define vkEndCommandBuffer                       vyre_vkEndCommandBuffer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// vyre_backend.h — the whole vyre backend plugin ABI, version 1.1.
+// vyre_backend.h — the whole vyre backend plugin ABI, version 1.2.
 //
 // This header is the contract between the vyre host library (libvyre) and a
 // backend plugin (libvyre-backend-<name>.so). It includes only <stdint.h>,
@@ -62,7 +62,9 @@ extern "C" {
 
 #define VYRE_ABI_MAJOR 1u
 // 1.1: vyre_ext_grid_offset (VYRE_EXT_GRID_OFFSET) and VYRE_CAP_GRID_OFFSET.
-#define VYRE_ABI_MINOR 1u
+// 1.2: stream slots (ring_open, ring_submit, ring_reap, ring_close; vyre_ring,
+//      VYRE_MAGIC_RING), VYRE_CAP_STREAM and VYRE_STATUS_BUSY.
+#define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
 #define VYRE_IR_VERSION 1u
@@ -92,7 +94,8 @@ extern "C" {
   X(UNAVAILABLE, 10, "no such plugin, driver or device here")                                      \
   X(INCOMPATIBLE_ABI, 11, "a plugin file that cannot be loaded or speaks another ABI")             \
   X(CACHE_ERROR, 12, "reserved; a cache failure is a miss, never this code")                       \
-  X(INTERNAL, 13, "a bug in vyre or a plugin")
+  X(INTERNAL, 13, "a bug in vyre or a plugin")                                                    \
+  X(BUSY, 14, "a stream's ring is full; nothing was queued, submit again later")
 
 enum {
 #define VYRE__STATUS_ENUM(NAME, CODE, SUMMARY) VYRE_STATUS_##NAME = CODE,
@@ -519,6 +522,7 @@ typedef struct vyre_backend vyre_backend; // a plugin's backend instance (opaque
 #define VYRE_MAGIC_MODULE  0x4D595256u // "VRYM"
 #define VYRE_MAGIC_BUFFER  0x42595256u // "VRYB"
 #define VYRE_MAGIC_PENDING 0x50595256u // "VRYP"
+#define VYRE_MAGIC_RING    0x52595256u // "VRYR" (ABI 1.2)
 #define VYRE_MAGIC_DEAD    0xDEADBEEFu // written by a plugin just before it frees an object
 
 // The first member of every module, buffer and pending object a plugin returns.
@@ -531,6 +535,7 @@ typedef struct vyre_object_header {
 typedef struct vyre_module vyre_module;   // begins with vyre_object_header
 typedef struct vyre_buffer vyre_buffer;   // begins with vyre_object_header
 typedef struct vyre_pending vyre_pending; // begins with vyre_object_header
+typedef struct vyre_ring vyre_ring;       // ABI 1.2 stream; begins with vyre_object_header
 
 //===----------------------------------------------------------------------===//
 // Probe, create, capabilities
@@ -572,6 +577,9 @@ typedef struct vyre_create_args {
 // ABI 1.1: vyre_ext_grid_offset on dispatch args is honoured, so the host may
 // run a grid beyond max_grid as several launches (docs/abi.md ABI-GRID-1).
 #define VYRE_CAP_GRID_OFFSET 0x80u
+// ABI 1.2: the plugin has the stream slots (ring_*; docs/abi.md ABI-STREAM-1).
+// Without it libvyre runs vyre_stream_* over dispatch_batch (ABI-STREAM-6).
+#define VYRE_CAP_STREAM 0x100u
 
 #define VYRE_TIMING_NONE          0u
 #define VYRE_TIMING_HOST_CLOCK    1u
@@ -723,6 +731,36 @@ typedef struct vyre_sequence_args {
 } vyre_sequence_args;
 
 //===----------------------------------------------------------------------===//
+// Streams (ABI 1.2; docs/abi.md ABI-STREAM-1..7)
+//===----------------------------------------------------------------------===//
+//
+// A ring of |capacity| item slots on one module, fed by the host and drained
+// in order: the shape of a resident consumer (a CUDA kernel that stays
+// launched and claims items from a device ring the host fills; Vulkan
+// command buffers pre-recorded per slot and signalled on a timeline). Every
+// item is a vyre_dispatch_args on the ring's module with host bindings only;
+// the host numbers items with consecutive sequence numbers.
+
+typedef struct vyre_ring_args {
+  uint32_t struct_size;
+  uint32_t capacity; // item slots: at most this many items submitted and not yet reaped; >= 1
+  const vyre_ext_header *next;
+  vyre_module *module; // every item runs this module
+  uint32_t flags;      // VYRE_DISPATCH_TIMING: fill each item's device_time_ns
+  uint32_t reserved0;
+  uint64_t idle_ns;  // a resident consumer stops after this long without items (0: plugin default)
+  const char *label; // may be NULL
+} vyre_ring_args;
+
+// One completed item, reported by ring_reap.
+typedef struct vyre_ring_completion {
+  uint64_t seq;    // the item's sequence number (ring_submit)
+  uint32_t status; // the item's status, as dispatch would return it
+  uint32_t reserved0;
+  vyre_dispatch_result result;
+} vyre_ring_completion;
+
+//===----------------------------------------------------------------------===//
 // Health, telemetry, faults
 //===----------------------------------------------------------------------===//
 
@@ -861,6 +899,37 @@ typedef struct vyre_backend_ops {
   // ---- Test hooks (optional) ----
   // inject_fault: VYRE_FAULT_*; afterwards status() reports DEVICE_LOST.
   uint32_t (*inject_fault)(vyre_backend *be, uint32_t kind, vyre_error *err);
+
+  // ---- Streams (ABI 1.2, optional, all four or none; VYRE_CAP_STREAM) ----
+  // ring_open: a ring of args->capacity slots on args->module. Caller owns
+  // *out (ring_close). Errors: UNSUPPORTED (a capacity or module the plugin
+  // cannot stream), OUT_OF_MEMORY, DEVICE_LOST.
+  uint32_t (*ring_open)(vyre_backend *be, const vyre_ring_args *args, vyre_ring **out,
+                        vyre_error *err);
+  // ring_submit: queues item |seq| (the previous item's seq + 1; the first
+  // item's seq is free). Never blocks: BUSY when |capacity| items are
+  // submitted and not yet reaped. Input bytes (read, uniform, read_write
+  // bindings) are copied before it returns; the `data` memory of read_write
+  // and write bindings is BORROWED until ring_reap reports the item (or
+  // ring_close returns) and receives the outputs. args->module is the ring's.
+  // Called by one thread at a time per ring, concurrently with ring_reap.
+  // Errors: BUSY, INVALID_ARGUMENT, DEVICE_LOST (the item was not queued).
+  uint32_t (*ring_submit)(vyre_backend *be, vyre_ring *ring, const vyre_dispatch_args *item,
+                          uint64_t seq, vyre_error *err);
+  // ring_reap: waits up to |timeout_ns| (0: poll, UINT64_MAX: forever) for
+  // completed items and writes up to |capacity| of them, in seq order, into
+  // |out| and their number into *out_count; their outputs are in their
+  // bindings' memory. OK with *out_count 0 when the wait ran out. Called by
+  // one thread at a time per ring. Errors: DEVICE_LOST (the device was lost:
+  // the *out_count items reported completed, the rest are lost; the host
+  // recovers and submits them again on a new ring).
+  uint32_t (*ring_reap)(vyre_backend *be, vyre_ring *ring, uint64_t timeout_ns,
+                        vyre_ring_completion *out, uint32_t capacity, uint32_t *out_count,
+                        vyre_error *err);
+  // ring_close: |cancel| 0 finishes the submitted items first, 1 drops those
+  // not yet started. Returns once the device no longer touches any memory
+  // the ring borrowed. Accepts a ring of an older generation (after a loss).
+  void (*ring_close)(vyre_backend *be, vyre_ring *ring, uint32_t cancel);
 } vyre_backend_ops;
 
 // Mandatory slots: probe, create, destroy, get_caps, compile, module_release,
@@ -1045,6 +1114,17 @@ VYRE__PIN(vyre_sequence_args, reads, 24);
 VYRE__PIN(vyre_sequence_args, read_count, 32);
 VYRE__PIN(vyre_sequence_args, timeout_ns, 40);
 
+VYRE__SIZE(vyre_ring_args, 48); // ABI 1.2
+VYRE__PIN(vyre_ring_args, capacity, 4);
+VYRE__PIN(vyre_ring_args, next, 8);
+VYRE__PIN(vyre_ring_args, module, 16);
+VYRE__PIN(vyre_ring_args, flags, 24);
+VYRE__PIN(vyre_ring_args, idle_ns, 32);
+VYRE__PIN(vyre_ring_args, label, 40);
+VYRE__SIZE(vyre_ring_completion, 48); // ABI 1.2
+VYRE__PIN(vyre_ring_completion, status, 8);
+VYRE__PIN(vyre_ring_completion, result, 16);
+
 VYRE__SIZE(vyre_health, 16);
 VYRE__SIZE(vyre_metric, 16);
 
@@ -1076,7 +1156,11 @@ VYRE__PIN(vyre_backend_ops, status, 192);
 VYRE__PIN(vyre_backend_ops, recover, 200);
 VYRE__PIN(vyre_backend_ops, metrics, 208);
 VYRE__PIN(vyre_backend_ops, inject_fault, 216);
-VYRE__SIZE(vyre_backend_ops, 224);
+VYRE__PIN(vyre_backend_ops, ring_open, 224); // ABI 1.2
+VYRE__PIN(vyre_backend_ops, ring_submit, 232);
+VYRE__PIN(vyre_backend_ops, ring_reap, 240);
+VYRE__PIN(vyre_backend_ops, ring_close, 248);
+VYRE__SIZE(vyre_backend_ops, 256);
 
 #ifdef __cplusplus
 } // extern "C"

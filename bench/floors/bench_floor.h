@@ -20,7 +20,7 @@
 
 #include "vyre/vyre.h"
 
-#define VYRE_BENCH_FIGURES 8u
+#define VYRE_BENCH_FIGURES 10u
 #define VYRE_BENCH_BATCH   64u
 
 // Outcome of one measurement (vyre side or floor side).

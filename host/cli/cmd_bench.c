@@ -34,6 +34,8 @@ static const fig_def fig_defs[VYRE_BENCH_FIGURES] = {
     {"host_overhead", "host overhead per dispatch", "us", 0},
     {"stream", "vector add f32 bandwidth", "GB/s", 1},
     {"matmul", "tiled f32 matmul", "GFLOP/s", 1},
+    {"stream_item", "stream item round trip", "us", 0},
+    {"stream_rate", "sustained tiny stream items", "items/s", 1},
 };
 
 #define TARGET_NONE      0
@@ -74,7 +76,7 @@ static void usage(FILE *f) {
              "                 for batches, 20 for compiles and kernels, 10 for processes)\n"
              "  --filter LIST  run only these figures: numbers or names, comma separated\n"
              "                 (round_trip, resident, batch64, cold_compile, cached_load,\n"
-             "                 host_overhead, stream, matmul)\n"
+             "                 host_overhead, stream, matmul, stream_item, stream_rate)\n"
              "  --floor-first  measure each figure's floor before its vyre side (to check\n"
              "                 that the order does not change the figures)\n"
              "  --help         show this text\n\n"
@@ -136,9 +138,9 @@ static int select_figures(const char *filter, fig_result *r) {
     }
     if (!hit) {
       fprintf(stderr,
-              "vyre bench: --filter names '%s', which is no figure. Fix: use 1..8 or one of "
+              "vyre bench: --filter names '%s', which is no figure. Fix: use 1..10 or one of "
               "round_trip, resident, batch64, cold_compile, cached_load, host_overhead, "
-              "stream, matmul.\n",
+              "stream, matmul, stream_item, stream_rate.\n",
               tok);
       return 1;
     }
@@ -167,6 +169,11 @@ static void choose_targets(const char *name, const vyre_bench_ctx *c, fig_result
   if (cuda || vk) set_target(&r[4], TARGET_ABS_MAX, 2.0, "< 2 ms, no compile");
   set_target(&r[5], TARGET_ABS_MAX, 2.0, "< 2 us");
   if (gpu_api) set_target(&r[6], TARGET_ABS_MIN, 4000.0, ">= 4000 GB/s");
+  // Streams (issue 18): a CUDA item under 5 us (the raw launch round trip is
+  // about 14 us on the H200) and 1M items/s; Vulkan 10x its one-shot rate.
+  if (cuda && c->gpu) set_target(&r[8], TARGET_ABS_MAX, 5.0, "< 5 us");
+  if (cuda && c->gpu) set_target(&r[9], TARGET_ABS_MIN, 1e6, ">= 1M items/s");
+  if (vk && c->gpu) set_target(&r[9], TARGET_RATIO_MAX, 0.1, ">= 10x one-shot rate");
 }
 
 static void judge(fig_result *r) {
@@ -231,8 +238,14 @@ static void run_vyre_side(uint32_t f, vyre_bench_ctx *c, fig_result *r, int *com
   case 6:
     vyre_bench_fig_stream(c, stream_elements(c), &r->vyre);
     break;
-  default:
+  case 7:
     vyre_bench_fig_matmul(c, matmul_n(c), &r->vyre);
+    break;
+  case 8:
+    vyre_bench_fig_stream_item(c, &r->vyre);
+    break;
+  default:
+    vyre_bench_fig_stream_rate(c, &r->vyre);
     break;
   }
 }
@@ -240,6 +253,11 @@ static void run_vyre_side(uint32_t f, vyre_bench_ctx *c, fig_result *r, int *com
 // The floor side of figure |f| (0-based).
 static void run_floor_side(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops *fops,
                            vyre_bench_floor *floor, const char *floor_why, fig_result *r) {
+  if (f == 9) { // the one-shot rate through libvyre: needs no raw floor
+    fprintf(stderr, "[%u/%u] %s: floor ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
+    vyre_bench_fig_oneshot_rate(c, &r->floor);
+    return;
+  }
   if (!floor) {
     floor_na(&r->floor, floor_why);
     return;
@@ -267,8 +285,11 @@ static void run_floor_side(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor
   case 6:
     fops->stream(floor, c, stream_elements(c), &r->floor);
     break;
-  default:
+  case 7:
     fops->matmul(floor, c, matmul_n(c), &r->floor);
+    break;
+  default:
+    fops->round_trip(floor, c, &r->floor); // figure 9: the raw one-shot round trip
     break;
   }
 }

@@ -44,6 +44,10 @@ void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_host_overhead(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out);
 void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
+void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out);
+void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out);
+// The floor of the stream rate figure: the one-shot vyre_dispatch rate.
+void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 // Fresh-process load: |out_extra| receives "disk hits N, compiles N" and
 // *out_compiled is set when a child compiled instead of loading.
 void vyre_bench_fig_fresh_load(vyre_bench_ctx *c, vyre_bench_side *out, char *extra,

@@ -476,3 +476,179 @@ done:
   vyre_kernel_release(k);
   vyre_program_free(p);
 }
+
+// Figure 9: one stream item in flight: submit (4 bytes in, x[0] += 1, 4
+// bytes out), wait, check; the time of submit + wait. The stream runs on the
+// plugin's ring slots when it has them, else on libvyre's batches.
+void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_stream *s = NULL;
+  vyre_bench_series ser = {0};
+  snprintf(out->what, sizeof out->what,
+           "vyre_stream_submit + vyre_stream_wait, one item in flight: 4 bytes up, x[0] += 1, "
+           "4 bytes down (%s)",
+           c->caps.flags & VYRE_CAP_STREAM ? "plugin ring" : "libvyre's batches");
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  vyre_stream_options so;
+  vyre_stream_options_init(&so);
+  so.capacity = 4;
+  uint32_t st = vyre_stream_open(k, &so, &s, &err);
+  if (st) {
+    fail_st(out, "vyre_stream_open", st, &err);
+    goto done;
+  }
+  uint32_t warm = warmups(c, 20), reps = vyre_bench_reps(c, 200, 20);
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    uint32_t in = i * 5u + 1u, res = 0;
+    vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
+    uint64_t seq = 0;
+    uint64_t t0 = vyre_bench_now_ns();
+    st = vyre_stream_submit(s, &a, 1, NULL, UINT64_MAX, &seq, &err);
+    if (!st) st = vyre_stream_wait(s, seq, UINT64_MAX, NULL, &err);
+    uint64_t t1 = vyre_bench_now_ns();
+    if (st) {
+      fail_st(out, "stream item", st, &err);
+      break;
+    }
+    if (res != in + 1) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "stream item %u returned x[0] = %u, expected %u. " FIX_CONFORM, i, res,
+                          in + 1, c->backend);
+      break;
+    }
+    if (i >= warm) vyre_bench_series_add(&ser, (double)(t1 - t0) / 1e3);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+done:
+  vyre_bench_side_done(out, &ser);
+  if (s) vyre_stream_close(s, VYRE_STREAM_CANCEL, NULL);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+#define RATE_ITEMS 256u // items per sample of the rate figures
+
+typedef struct rate_check {
+  uint32_t *res; // RATE_ITEMS results
+  uint32_t base; // item i's input is base + i
+  uint32_t bad, bad_index, bad_value;
+} rate_check;
+
+static void rate_done(void *user, uint64_t seq, uint32_t status, const vyre_dispatch_result *r,
+                      const vyre_error *e) {
+  rate_check *rc = user;
+  (void)r;
+  (void)e;
+  uint32_t i = (uint32_t)(seq % RATE_ITEMS);
+  if (status != VYRE_STATUS_OK || rc->res[i] != rc->base + i + 1) {
+    if (!rc->bad++) {
+      rc->bad_index = i;
+      rc->bad_value = status != VYRE_STATUS_OK ? UINT32_MAX : rc->res[i];
+    }
+  }
+}
+
+// Figure 10: sustained items per second: RATE_ITEMS tiny items (as in
+// figure 9) per sample through a stream of 64 slots, the submitter blocking
+// while the ring is full; every result is checked by the callback.
+void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_stream *s = NULL;
+  vyre_bench_series ser = {0};
+  static uint32_t res[RATE_ITEMS];
+  rate_check rc = {res, 0, 0, 0, 0};
+  snprintf(out->what, sizeof out->what,
+           "%u tiny stream items per sample (x[0] += 1, 4 bytes each way), 64 slots, items/s "
+           "(%s)",
+           RATE_ITEMS, c->caps.flags & VYRE_CAP_STREAM ? "plugin ring" : "libvyre's batches");
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  vyre_stream_options so;
+  vyre_stream_options_init(&so);
+  so.capacity = 64;
+  so.on_done = rate_done;
+  so.user = &rc;
+  uint32_t st = vyre_stream_open(k, &so, &s, &err);
+  if (st) {
+    fail_st(out, "vyre_stream_open", st, &err);
+    goto done;
+  }
+  uint32_t warm = warmups(c, 3), reps = vyre_bench_reps(c, 50, 5);
+  uint64_t t_warm = vyre_bench_now_ns(), seq = 0;
+  for (uint32_t r = 0; r < warm + reps; r++) {
+    rc.base = r * 1000u;
+    uint64_t t0 = vyre_bench_now_ns();
+    for (uint32_t i = 0; i < RATE_ITEMS && !st; i++) {
+      uint32_t in = rc.base + i;
+      vyre_arg a = {.data = &in, .bytes = 4, .out = &res[i], .out_bytes = 4};
+      st = vyre_stream_submit(s, &a, 1, NULL, UINT64_MAX, &seq, &err);
+    }
+    if (!st) st = vyre_stream_wait(s, seq, UINT64_MAX, NULL, &err);
+    uint64_t t1 = vyre_bench_now_ns();
+    if (st) {
+      fail_st(out, "stream items", st, &err);
+      break;
+    }
+    if (rc.bad) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "stream item %u of sample %u returned x[0] = %u, expected %u (%u bad "
+                          "items). " FIX_CONFORM,
+                          rc.bad_index, r, rc.bad_value, rc.base + rc.bad_index + 1, rc.bad,
+                          c->backend);
+      break;
+    }
+    if (r >= warm) vyre_bench_series_add(&ser, (double)RATE_ITEMS * 1e9 / (double)(t1 - t0));
+    warm = vyre_bench_warm_more(c, r, warm, t_warm);
+  }
+done:
+  vyre_bench_side_done(out, &ser);
+  if (s) vyre_stream_close(s, VYRE_STREAM_CANCEL, NULL);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+// The floor of figure 10: the one-shot dispatch rate in the same process
+// (RATE_ITEMS vyre_dispatch calls of the same item per sample), items/s.
+void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = vyre_bench_prog_inc(1, &err);
+  vyre_kernel *k = NULL;
+  vyre_bench_series ser = {0};
+  snprintf(out->what, sizeof out->what,
+           "%u vyre_dispatch calls of the same item per sample (one-shot rate), items/s",
+           RATE_ITEMS);
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  uint32_t warm = warmups(c, 3), reps = vyre_bench_reps(c, 50, 5);
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t r = 0; r < warm + reps; r++) {
+    uint32_t st = 0, bad = 0;
+    uint64_t t0 = vyre_bench_now_ns();
+    for (uint32_t i = 0; i < RATE_ITEMS && !st; i++) {
+      uint32_t in = r * 1000u + i, res = 0;
+      vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
+      st = vyre_dispatch(k, &a, 1, NULL, NULL, &err);
+      bad += !st && res != in + 1;
+    }
+    uint64_t t1 = vyre_bench_now_ns();
+    if (st) {
+      fail_st(out, "vyre_dispatch", st, &err);
+      break;
+    }
+    if (bad) {
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "%u of %u one-shot dispatches returned a wrong x[0]. " FIX_CONFORM, bad,
+                          RATE_ITEMS, c->backend);
+      break;
+    }
+    if (r >= warm) vyre_bench_series_add(&ser, (double)RATE_ITEMS * 1e9 / (double)(t1 - t0));
+    warm = vyre_bench_warm_more(c, r, warm, t_warm);
+  }
+done:
+  vyre_bench_side_done(out, &ser);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}

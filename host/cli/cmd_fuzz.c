@@ -44,8 +44,8 @@ static void vyre_fuzz_usage(FILE *f) {
              "                       of the run uses seed S+i\n"
              "  --count N            programs to run (default: 1000, or no limit with --time)\n"
              "  --time SECONDS       stop starting programs after this long\n"
-             "  --paths LIST         subset of oneshot,async,batch,resident (default: all the\n"
-             "                       backend offers)\n"
+             "  --paths LIST         subset of oneshot,async,batch,resident,stream (default:\n"
+             "                       all the backend offers)\n"
              "  --reverse            compile for the backend with VYRE_COMPILE_REVERSE_ORDER\n"
              "                       (CPU reference only): a difference is a race\n"
              "  --known FILE         known differences: lines 'xfail <seed> <reason>'; a listed\n"
@@ -407,6 +407,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   if (caps.flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
   if (caps.flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
   if (caps.flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
+  offered |= VYRE_CONFORM_PATH_STREAM; // libvyre runs streams on every backend
   fz.run.paths = want_paths & offered;
   if (!fz.run.paths) {
     fprintf(stderr,

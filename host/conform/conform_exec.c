@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // conform_exec.c — runs one case on one device through one dispatch path
-// (one-shot, async, a batch of one, or resident buffers) and collects what
-// came back. Called by `vyre run` and by the runner for the reference run;
+// (one-shot, async, a batch of one, resident buffers, or two stream items)
+// and collects what came back. Called by `vyre run` and by the runner for the reference run;
 // the runner's multi-case batches live in conform_runner.c.
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,79 @@ static uint32_t vyre__run_path(vyre_device *dev, const vyre_conform_exec_options
   }
 }
 
+// The stream path: the case as two items of one stream of capacity 2 (both
+// in flight at once), each with its own guarded outputs. The first item's
+// status, result and outputs are the path's outcome; the second must give
+// the same status and the same bytes, else the outcome is INTERNAL with
+// what differed. Collects the outputs itself (into |o|).
+static uint32_t vyre__run_stream(vyre_device *dev, const vyre_case *c, const vyre__prepared *p,
+                                 const vyre_conform_exec_options *opt, vyre__args *a,
+                                 const vyre_dispatch_options *dopt, vyre_conform_outcome *o) {
+  if (dopt->repeat > 1)
+    return vyre_error_set(&o->error, VYRE_STATUS_UNSUPPORTED,
+                          "stream: a stream item runs once, but repeat %u was asked for. Fix: "
+                          "use another path to repeat a dispatch.",
+                          dopt->repeat);
+  vyre__args a2;
+  uint32_t st = vyre__args_build(&a2, c, p->program, NULL, vyre__max_buffer_bytes(dev), &o->error);
+  if (st) return st;
+  vyre_stream_options so;
+  vyre_stream_options_init(&so);
+  so.capacity = 2;
+  so.flags = dopt->flags;
+  so.timeout_ns = dopt->timeout_ns;
+  so.label = dopt->label;
+  vyre_stream *s = NULL;
+  st = vyre_stream_open(p->kernel, &so, &s, &o->error);
+  if (st) {
+    vyre__args_free(&a2);
+    return st;
+  }
+  const uint32_t *grid = dopt->has_grid ? dopt->grid : NULL;
+  uint64_t wait_ns = opt->timeout_ns ? opt->timeout_ns : UINT64_MAX;
+  uint64_t seq0 = 0, seq1 = 0;
+  vyre_error e2 = {.struct_size = sizeof e2};
+  vyre_dispatch_result r2 = {.struct_size = sizeof r2};
+  st = vyre_stream_submit(s, a->args, a->count, grid, 0, &seq0, &o->error);
+  uint32_t st2 = st ? st : vyre_stream_submit(s, a2.args, a2.count, grid, 0, &seq1, &e2);
+  if (!st) st = vyre_stream_wait(s, seq0, wait_ns, &o->result, &o->error);
+  if (!st2) st2 = vyre_stream_wait(s, seq1, wait_ns, &r2, &e2);
+  vyre_error cerr = {.struct_size = sizeof cerr};
+  uint32_t cst = vyre_stream_close(s, VYRE_STREAM_FINISH, &cerr);
+  if (st == VYRE_STATUS_OK && cst) {
+    st = cst;
+    o->error = cerr;
+  }
+  if (st == VYRE_STATUS_OK) st = o->status = vyre__args_collect(a, NULL, o);
+  if (st2 != st) {
+    vyre_error_set(&o->error, VYRE_STATUS_INTERNAL,
+                   "stream: item 0 gave %s but item 1 (the same case) gave %s: %s Fix: a "
+                   "stream item must give what a one-shot dispatch gives; report it.",
+                   vyre_status_name(st), vyre_status_name(st2), e2.message);
+    st = VYRE_STATUS_INTERNAL;
+  } else if (st == VYRE_STATUS_OK) {
+    vyre_conform_outcome o2;
+    memset(&o2, 0, sizeof o2);
+    o2.status = vyre__args_collect(&a2, NULL, &o2);
+    char msg[512] = "";
+    for (uint32_t i = 0; i < o->output_count && i < o2.output_count && !msg[0]; i++)
+      vyre_conform_compare_bytes("stream item 1 vs item 0", o->outputs[i].name, o->outputs[i].type,
+                                 o->outputs[i].bytes, o->outputs[i].size, o2.outputs[i].bytes,
+                                 o2.outputs[i].size, msg, sizeof msg);
+    if (!msg[0] && o2.guard[0]) snprintf(msg, sizeof msg, "item 1: %s", o2.guard);
+    if (msg[0]) {
+      vyre_error_set(&o->error, VYRE_STATUS_INTERNAL,
+                     "stream: %s. Fix: items of a stream must give what a one-shot dispatch "
+                     "gives; report it.",
+                     msg);
+      st = VYRE_STATUS_INTERNAL;
+    }
+    vyre_conform_outcome_free(&o2);
+  }
+  vyre__args_free(&a2);
+  return st;
+}
+
 uint32_t vyre__execute_prepared(vyre_device *dev, const vyre_case *c, const vyre__prepared *p,
                                 const vyre_conform_exec_options *opt, vyre_conform_outcome *o) {
   memset(o, 0, sizeof *o);
@@ -64,6 +138,12 @@ uint32_t vyre__execute_prepared(vyre_device *dev, const vyre_case *c, const vyre
   if (vyre_kernel_plan_grid(p->kernel, a.args, a.count, &dopt, o->grid, &perr) == 0)
     o->has_grid = 1;
   uint64_t t0 = vyre__now_ns();
+  if (opt->path == VYRE_CONFORM_PATH_STREAM) {
+    o->status = vyre__run_stream(dev, c, p, opt, &a, &dopt, o);
+    o->wall_ns = vyre__now_ns() - t0;
+    vyre__args_free(&a);
+    return o->status;
+  }
   o->status = vyre__run_path(dev, opt, p->kernel, &a, &dopt, o);
   o->wall_ns = vyre__now_ns() - t0;
   if (o->status == VYRE_STATUS_OK) vyre__args_collect(&a, resident ? dev : NULL, o);

@@ -280,6 +280,7 @@ static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
   if (run->caps.flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
   if (run->caps.flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
   if (run->caps.flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
+  offered |= VYRE_CONFORM_PATH_STREAM; // libvyre runs streams on every backend
   run->offered = offered;
   const char *ref = run->opt->reference ? run->opt->reference : "cpu";
   run->is_reference = strcmp(run->backend, ref) == 0;

@@ -75,7 +75,7 @@ void vyre__result_fail(vyre__result *r, const char *fmt, ...) {
 }
 
 static const char *const vyre__path_names[VYRE_CONFORM_PATH_COUNT] = {"oneshot", "async", "batch",
-                                                                      "resident"};
+                                                                      "resident", "stream"};
 
 const char *vyre_conform_path_name(uint32_t path) {
   for (uint32_t i = 0; i < VYRE_CONFORM_PATH_COUNT; i++)
@@ -95,7 +95,7 @@ uint32_t vyre_conform_paths_parse(const char *text, uint32_t *out_mask, vyre_err
     if (!bit)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "--paths: unknown path '%.*s' in '%s'. Fix: use a comma-separated "
-                            "subset of oneshot,async,batch,resident.",
+                            "subset of oneshot,async,batch,resident,stream.",
                             (int)n, p, text);
     mask |= bit;
     p += n;

@@ -2,7 +2,7 @@
 //
 // runtime_checks.h — the runtime-semantics checks, one function per
 // "runtime/<name>" row of the table in runtime_util.c, each defined in its
-// runtime_<area>.c (dispatch, resident, fault, recover). Not installed.
+// runtime_<area>.c (dispatch, resident, fault, recover, stream). Not installed.
 //
 // Each check runs on |dev| and records its outcome in |r|. Thread safety:
 // the runner runs them one at a time.
@@ -34,5 +34,8 @@ void vyre__rt_batch_timeout_per_job(vyre_device *dev, vyre__result *r);
 void vyre__rt_kernel_survives_recover(vyre_device *dev, vyre__result *r);
 void vyre__rt_recover_keeps_caps(vyre_device *dev, vyre__result *r);
 void vyre__rt_queue_recover_and_counts(vyre_device *dev, vyre__result *r);
+// runtime_stream.c
+void vyre__rt_stream_order(vyre_device *dev, vyre__result *r);
+void vyre__rt_stream_loss(vyre_device *dev, vyre__result *r);
 
 #endif // VYRE_RUNTIME_CHECKS_H

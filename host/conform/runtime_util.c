@@ -26,12 +26,14 @@ const vyre__runtime_check vyre__runtime_checks[] = {
     {"runtime/resident_write_reads_zero", vyre__rt_resident_write_zeroed},
     {"runtime/sequence_one_fence", vyre__rt_sequence},
     {"runtime/batch_timeout_per_job", vyre__rt_batch_timeout_per_job},
+    {"runtime/stream_order", vyre__rt_stream_order},
     // Last: they move the device to a new generation.
     {"runtime/fault_recover", vyre__rt_fault_recover},
     {"runtime/pending_across_loss", vyre__rt_pending_loss},
     {"runtime/kernel_survives_recover", vyre__rt_kernel_survives_recover},
     {"runtime/recover_keeps_caps", vyre__rt_recover_keeps_caps},
     {"runtime/queue_recover_and_counts", vyre__rt_queue_recover_and_counts},
+    {"runtime/stream_loss_replay", vyre__rt_stream_loss},
 };
 const uint32_t vyre__runtime_check_count =
     (uint32_t)(sizeof vyre__runtime_checks / sizeof vyre__runtime_checks[0]);

@@ -39,12 +39,16 @@ extern "C" {
 #define VYRE_CONFORM_PATH_ASYNC    0x2u
 #define VYRE_CONFORM_PATH_BATCH    0x4u
 #define VYRE_CONFORM_PATH_RESIDENT 0x8u
-#define VYRE_CONFORM_PATH_ALL      0xFu
-#define VYRE_CONFORM_PATH_COUNT    4u
+// Stream items (vyre_stream_*): the case as two items of one stream, both
+// compared with the reference. Offered by every backend (libvyre runs
+// streams over batches where the plugin has no stream slots).
+#define VYRE_CONFORM_PATH_STREAM 0x10u
+#define VYRE_CONFORM_PATH_ALL    0x1Fu
+#define VYRE_CONFORM_PATH_COUNT  5u
 
-// "oneshot", "async", "batch", "resident" for one path bit.
+// "oneshot", "async", "batch", "resident", "stream" for one path bit.
 const char *vyre_conform_path_name(uint32_t path);
-// Parses "oneshot,async,batch,resident" (any subset, any order) into a mask.
+// Parses "oneshot,async,batch,resident,stream" (any subset, any order) into a mask.
 // Returns VYRE_STATUS_INVALID_ARGUMENT naming the unknown word.
 uint32_t vyre_conform_paths_parse(const char *text, uint32_t *out_mask, vyre_error *err);
 

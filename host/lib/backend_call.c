@@ -215,3 +215,36 @@ uint32_t vyre__call_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacit
 uint32_t vyre__call_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err) {
   CALL(dev, inject_fault, err, dev->be, kind, err);
 }
+
+int vyre__has_stream(const vyre_device *dev) {
+  const vyre_backend_ops *o = dev->ops;
+  return (dev->caps.flags & VYRE_CAP_STREAM) && VYRE_OPS_HAS(o, ring_open) &&
+         VYRE_OPS_HAS(o, ring_submit) && VYRE_OPS_HAS(o, ring_reap) && VYRE_OPS_HAS(o, ring_close);
+}
+
+uint32_t vyre__call_ring_open(vyre_device *dev, const vyre_ring_args *args, vyre_ring **out,
+                              vyre_error *err) {
+  *out = NULL;
+  CALL(dev, ring_open, err, dev->be, args, out, err);
+}
+
+uint32_t vyre__call_ring_submit(vyre_device *dev, vyre_ring *ring, const vyre_dispatch_args *item,
+                                uint64_t seq, vyre_error *err) {
+  CALL(dev, ring_submit, err, dev->be, ring, item, seq, err);
+}
+
+// Holds the use lock for the wait, as pending_wait does: callers wait in
+// short steps so that a recover is not held off for long.
+uint32_t vyre__call_ring_reap(vyre_device *dev, vyre_ring *ring, uint64_t timeout_ns,
+                              vyre_ring_completion *out, uint32_t capacity, uint32_t *out_count,
+                              vyre_error *err) {
+  *out_count = 0;
+  CALL(dev, ring_reap, err, dev->be, ring, timeout_ns, out, capacity, out_count, err);
+}
+
+void vyre__call_ring_close(vyre_device *dev, vyre_ring *ring, uint32_t cancel) {
+  if (!ring || !VYRE_OPS_HAS(dev->ops, ring_close)) return;
+  vyre__device_enter(dev);
+  dev->ops->ring_close(dev->be, ring, cancel);
+  vyre__device_leave(dev);
+}

@@ -55,4 +55,16 @@ uint32_t vyre__call_metrics(vyre_device *dev, vyre_metric *out, uint32_t capacit
                             uint32_t *out_count, vyre_error *err);
 uint32_t vyre__call_inject_fault(vyre_device *dev, uint32_t kind, vyre_error *err);
 
+// ABI 1.2 stream slots (docs/abi.md ABI-STREAM-1..5). vyre__has_stream: the
+// plugin reports VYRE_CAP_STREAM and has all four ring slots.
+int vyre__has_stream(const vyre_device *dev);
+uint32_t vyre__call_ring_open(vyre_device *dev, const vyre_ring_args *args, vyre_ring **out,
+                              vyre_error *err);
+uint32_t vyre__call_ring_submit(vyre_device *dev, vyre_ring *ring, const vyre_dispatch_args *item,
+                                uint64_t seq, vyre_error *err);
+uint32_t vyre__call_ring_reap(vyre_device *dev, vyre_ring *ring, uint64_t timeout_ns,
+                              vyre_ring_completion *out, uint32_t capacity, uint32_t *out_count,
+                              vyre_error *err);
+void vyre__call_ring_close(vyre_device *dev, vyre_ring *ring, uint32_t cancel);
+
 #endif // VYRE_HOST_BACKEND_CALL_H

@@ -24,6 +24,7 @@
 #include "host_services.h"
 #include "kernel.h"
 #include "queue.h"
+#include "stream.h"
 #include "registry.h"
 #include "resident.h"
 #include "vyre/vyre.h"
@@ -141,13 +142,16 @@ void vyre_device_close(vyre_device *handle) {
                 (const void *)handle);
     return;
   }
-  static const uint32_t order[] = {VYRE__OBJ_QUEUE, VYRE__OBJ_JOB, VYRE__OBJ_KERNEL,
-                                   VYRE__OBJ_RESIDENT};
+  static const uint32_t order[] = {VYRE__OBJ_STREAM, VYRE__OBJ_QUEUE, VYRE__OBJ_JOB,
+                                   VYRE__OBJ_KERNEL, VYRE__OBJ_RESIDENT};
   for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
     void **list;
     uint32_t n = vyre__registry_collect(dev, order[i], &list);
     for (uint32_t j = 0; j < n; j++) {
       switch (order[i]) {
+      case VYRE__OBJ_STREAM:
+        vyre__stream_destroy(list[j]);
+        break;
       case VYRE__OBJ_QUEUE:
         vyre__queue_destroy(list[j]);
         break;

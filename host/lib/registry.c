@@ -74,6 +74,8 @@ const char *vyre__obj_kind_name(uint32_t kind) {
     return "queue";
   case VYRE__OBJ_PROGRAM:
     return "program";
+  case VYRE__OBJ_STREAM:
+    return "stream";
   default:
     return "object";
   }
@@ -190,7 +192,7 @@ uint32_t vyre__registry_resolve(const void *handle, uint32_t kind, const char *c
   // The slow path (a refusal): what the value is, under the lock.
   uint64_t t = (uintptr_t)handle;
   uint32_t hk = t & 1u ? kind_of(t) : 0;
-  if (hk > VYRE__OBJ_PROGRAM) hk = 0;
+  if (hk > VYRE__OBJ_STREAM) hk = 0;
   int live = 0, released = 0;
   void *target = NULL;
   pthread_mutex_lock(&g_lock);

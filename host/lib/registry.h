@@ -32,6 +32,7 @@
 #define VYRE__OBJ_JOB      4u
 #define VYRE__OBJ_QUEUE    5u
 #define VYRE__OBJ_PROGRAM  6u
+#define VYRE__OBJ_STREAM   7u // the last kind: the token has 3 bits for it
 
 const char *vyre__obj_kind_name(uint32_t kind);
 // Registers |obj| of |kind| (made on device |dev|, the object, or NULL for a

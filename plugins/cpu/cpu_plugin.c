@@ -29,6 +29,7 @@
 #include "cpu_link.h"
 #include "cpu_name.h"
 #include "cpu_plugin.h"
+#include "cpu_ring.h"
 #include "cpu_pool.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
@@ -174,6 +175,7 @@ static uint32_t cpu_create(const vyre_create_args *args, vyre_backend **out, vyr
   vyre_cpu_link_init(&be->modules);
   vyre_cpu_link_init(&be->buffers);
   vyre_cpu_link_init(&be->pendings);
+  vyre_cpu_link_init(&be->rings);
   *out = be;
   return VYRE_STATUS_OK;
 }
@@ -196,6 +198,7 @@ void vyre_cpu_module_free(vyre_module *m) {
 
 static void cpu_destroy(vyre_backend *be) {
   if (!be) return;
+  vyre_cpu_rings_destroy(be);
   vyre_cpu_async_shutdown(be);
   pthread_mutex_lock(&be->lock);
   while (be->modules.next != &be->modules)
@@ -226,7 +229,7 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   memset(out, 0, sizeof(*out));
   out->struct_size = ss ? ss : sizeof(*out);
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
-               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET;
+               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET | VYRE_CAP_STREAM;
   out->max_workgroup_size[0] = 1024;
   out->max_workgroup_size[1] = 1024;
   out->max_workgroup_size[2] = 64;
@@ -366,6 +369,10 @@ static const vyre_backend_ops kCpuOps = {
     .recover = cpu_recover,
     .metrics = cpu_metrics,
     .inject_fault = cpu_inject_fault,
+    .ring_open = vyre_cpu_ring_open,
+    .ring_submit = vyre_cpu_ring_submit,
+    .ring_reap = vyre_cpu_ring_reap,
+    .ring_close = vyre_cpu_ring_close,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

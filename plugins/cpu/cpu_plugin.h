@@ -44,6 +44,7 @@ struct vyre_backend {
   vyre_cpu_pool *pool; // started on first use
   vyre_kit_metrics metrics;
   vyre_cpu_link modules, buffers, pendings; // every live object (list heads)
+  vyre_cpu_link rings;                      // open stream rings (cpu_ring.c)
   // Async executor (started on first dispatch_async).
   int async_started;
   int async_stop;

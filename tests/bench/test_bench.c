@@ -26,8 +26,9 @@
 #error "VYRE_CLI_PATH must name the vyre binary"
 #endif
 
-static const char *const keys[8] = {"round_trip",  "resident",      "batch64", "cold_compile",
-                                    "cached_load", "host_overhead", "stream",  "matmul"};
+static const char *const keys[10] = {"round_trip",  "resident",      "batch64", "cold_compile",
+                                     "cached_load", "host_overhead", "stream",  "matmul",
+                                     "stream_item", "stream_rate"};
 
 // Runs `vyre bench <args>`, output in |log|; returns the exit code.
 static int run_bench(const char *args, const char *log) {
@@ -99,8 +100,8 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   assert_true(json_is_true(json_object_get(root, "ok")));
   assert_non_null(json_object_get(root, "reps"));
   const json_t *figs = json_object_get(root, "figures");
-  assert_int_equal(json_array_size(figs), 8);
-  for (size_t i = 0; i < 8; i++) {
+  assert_int_equal(json_array_size(figs), 10);
+  for (size_t i = 0; i < 10; i++) {
     const json_t *f = json_array_get(figs, i);
     assert_int_equal(json_integer_value(json_object_get(f, "id")), i + 1);
     assert_string_equal(json_string_value(json_object_get(f, "key")), keys[i]);
@@ -113,9 +114,11 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
     assert_true(json_is_null(met) || json_is_boolean(met));
   }
   // The CPU floors that exist: plain C for everything but compiles and loads.
-  const char *floor_ran[] = {"round_trip", "resident", "batch64", "stream", "matmul"};
-  for (size_t k = 0; k < 5; k++)
-    for (size_t i = 0; i < 8; i++)
+  // The stream figures' floors: the raw round trip and the one-shot rate.
+  const char *floor_ran[] = {"round_trip", "resident",    "batch64",    "stream",
+                             "matmul",     "stream_item", "stream_rate"};
+  for (size_t k = 0; k < 7; k++)
+    for (size_t i = 0; i < 10; i++)
       if (strcmp(keys[i], floor_ran[k]) == 0) {
         const json_t *fl = json_object_get(json_array_get(figs, i), "floor");
         assert_string_equal(json_string_value(json_object_get(fl, "status")), "ran");
@@ -128,7 +131,8 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   const char *text = slurp(log);
   assert_non_null(strstr(text, "tiny dispatch round trip"));
   assert_non_null(strstr(text, "tiled f32 matmul"));
-  assert_non_null(strstr(text, "[8/8]"));
+  assert_non_null(strstr(text, "stream item round trip"));
+  assert_non_null(strstr(text, "[10/10]"));
 }
 
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
@@ -143,8 +147,8 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
-  const char *fl = strstr(text, "[7/8] vector add f32 bandwidth: floor ...");
-  const char *vy = strstr(text, "[7/8] vector add f32 bandwidth: vyre ...");
+  const char *fl = strstr(text, "[7/10] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/10] vector add f32 bandwidth: vyre ...");
   assert_non_null(fl);
   assert_non_null(vy);
   assert_true(fl < vy);

@@ -535,7 +535,7 @@ static void test_cli_conform_runs_a_folder(void **state) {
   (void)state;
   result r = vyre("conform --backend cpu --cases " DATA " --filter 'vadd*' --no-runtime");
   assert_int_equal(r.code, 1); // vadd_wrong_expect fails
-  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident)");
+  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident,stream)");
   assert_contains(&r, "FAIL  vadd_wrong_expect (");
   assert_contains(&r, "\n1 passed, 1 failed, 0 skipped\n");
   free(r.out);
@@ -618,7 +618,7 @@ static void test_cli_conform_falls_back_to_the_installed_cases(void **state) {
   assert_contains(&r, " 1 cases from " VYRE_CLI_NOSRC_ROOT "/share/vyre/conformance/cases, ");
   assert_contains(&r, "known failures: " VYRE_CLI_NOSRC_ROOT
                       "/share/vyre/conformance/known/cpu.txt (1 entries)");
-  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident)");
+  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident,stream)");
   assert_contains(&r, "skip  runtime/batch_empty: unsupported: the installed list says so");
   free(r.out);
 }

@@ -82,7 +82,7 @@ static void test_conform_cpu_passes_the_fixture_cases(void **state) {
   assert_int_equal(c.status, VYRE_STATUS_OK);
   assert_int_equal(c.t.failed, 0);
   assert_true(c.t.passed >= 3);
-  assert_contains(c.text, "pass  vadd (oneshot,async,batch,resident)");
+  assert_contains(c.text, "pass  vadd (oneshot,async,batch,resident,stream)");
   assert_contains(c.text, "pass  runtime/resident_roundtrip");
   char summary[96];
   snprintf(summary, sizeof summary, "\n%u passed, 0 failed, %u skipped\n", c.t.passed, c.t.skipped);
@@ -124,13 +124,15 @@ static void test_conform_runtime_checks_catch_wrong_results(void **state) {
   o = (vyre_conform_options){.backend = "cpu", .filter = "runtime/*"};
   run_capture(&o, &c);
   assert_int_equal(c.t.failed, 0);
-  assert_int_equal(c.t.passed, 17);
+  assert_int_equal(c.t.passed, 19);
   assert_contains(c.text, "pass  runtime/fault_recover\n");
   assert_contains(c.text, "pass  runtime/pending_across_loss\n");
   assert_contains(c.text, "pass  runtime/batch_timeout_per_job\n");
   assert_contains(c.text, "pass  runtime/kernel_survives_recover\n");
   assert_contains(c.text, "pass  runtime/recover_keeps_caps\n");
   assert_contains(c.text, "pass  runtime/queue_recover_and_counts\n");
+  assert_contains(c.text, "pass  runtime/stream_order\n");
+  assert_contains(c.text, "pass  runtime/stream_loss_replay\n");
   free(c.text);
 }
 
@@ -175,7 +177,7 @@ static void test_conform_compile_unsupported_is_a_skip_not_a_failure(void **stat
   assert_contains(c.text, "which this test plugin does not implement. Fix: run it on another "
                           "backend.\n");
   assert_contains(c.text, "skip  vadd_noexpect: unsupported: compile 'vadd_noexpect' on ");
-  assert_contains(c.text, "pass  vxor (oneshot,async,batch,resident)\n");
+  assert_contains(c.text, "pass  vxor (oneshot,async,batch,resident,stream)\n");
   // rt_inc uses add, rt_double does not.
   assert_contains(c.text, "skip  runtime/async_independent: unsupported: compile 'rt_inc' on "
                           "broken-no-add: broken-no-add: program 'rt_inc' uses 'add'");

@@ -5,7 +5,8 @@
 // An application opens a device (a backend plugin instance chosen by name,
 // by VYRE_BACKEND, or automatically), loads and validates programs, compiles
 // them into kernels and dispatches them: one-shot, async, timed, in batches,
-// on resident buffers, in sequences, or through a persistent-work queue.
+// on resident buffers, in sequences, through a persistent-work queue, or as
+// a stream of items (a ring the device drains while the caller fills it).
 // Everything that does not touch a device happens here, once, for every
 // backend: decoding, validation, the binding plan (declaration order for the
 // caller, ascending binding order for the plugin), input length checks, grid
@@ -28,11 +29,12 @@
 //   unless a declaration says otherwise; libvyre keeps no pointer to them
 //   after it returns. Objects returned through |out| pointers are owned by
 //   the caller and given back with the matching release call (program_free,
-//   device_close, kernel_release, resident_free, job_release, queue_destroy);
+//   device_close, kernel_release, resident_free, job_release, queue_destroy,
+//   stream_close);
 //   on failure *out is set to NULL. Strings returned as `const char *` are
 //   owned by libvyre and live as long as the object they came from.
 // Handles: every handle (vyre_device, vyre_program, vyre_kernel,
-//   vyre_resident, vyre_job, vyre_queue) is an opaque token, never the
+//   vyre_resident, vyre_job, vyre_queue, vyre_stream) is an opaque token, never the
 //   address of the object: an odd value that libvyre maps to its object
 //   through a process-wide table (O(1), no lock on the lookup). A token is
 //   never handed out twice in a process, so a released handle can never
@@ -558,6 +560,155 @@ uint64_t vyre_queue_len(vyre_queue *q);
 // (NULL or a dead handle: no-op, with a warning for the latter). Must not
 // run concurrently with a push or drain on |q|, nor from its callback.
 void vyre_queue_destroy(vyre_queue *q);
+
+//===----------------------------------------------------------------------===//
+// Streams (docs/guide.md section 9; docs/abi.md ABI-STREAM-*)
+//===----------------------------------------------------------------------===//
+
+// A stream runs a continuous flow of small items through one kernel: a ring
+// of |capacity| slots that the application fills (vyre_stream_submit) while
+// the device drains it, with results delivered in submission order. Each
+// item is one dispatch of the kernel's program with its own host args and
+// grid. On a plugin with the stream slots (VYRE_CAP_STREAM) the ring is the
+// plugin's (a resident consumer on the device); otherwise libvyre runs the
+// ring over batches on a worker thread of the stream, double buffered: one
+// batch runs while the next fills. Either way the contract below holds.
+//
+// Sequence numbers: the items of a stream are numbered 0, 1, 2... in
+// submission order. Items complete and are delivered in that order: when
+// item n is delivered, every item before it has been.
+//
+// Delivery: with an on_done callback, each item's status and result go to
+// the callback (run on the stream's worker thread, once per item, in
+// order); the item's slot is free again when the callback returns. Without
+// one, each item is collected by vyre_stream_wait(seq), which returns its
+// status, result and error; its slot stays taken until then. Slots free in
+// order: item n's slot is reused only once every item before n has been
+// delivered (callback) or collected (wait).
+//
+// Ownership: the input bytes of an item (read, uniform and read_write
+// args' |data|) are COPIED at submit; the caller may reuse them once
+// vyre_stream_submit returns. The |out| memory of read_write and write args
+// is BORROWED from submit until the item is delivered (its callback runs,
+// or vyre_stream_wait(seq) returns a status other than TIMEOUT) or
+// vyre_stream_close returns; libvyre writes the item's outputs there, and
+// may write it more than once when the item is replayed after a loss.
+// Items bind host memory only (no resident buffers).
+//
+// Loss: when the device is found lost, the stream recovers it
+// (vyre_device_recover), compiles its program again and replays every item
+// not yet delivered, in order (at most twice per loss; the stats count
+// them). If recovery fails, the undelivered items are delivered with
+// DEVICE_LOST and the stream refuses further submits with DEVICE_LOST.
+//
+// Thread safety: submit, poll, wait and stats may be called from any
+// thread, concurrently; submits are numbered in the order they take the
+// ring. Waiting on one seq from two threads at once is the caller's bug.
+// The callback must not wait on, or close, its own stream (it may submit
+// with timeout_ns 0, which returns BUSY rather than waiting on itself).
+// Closing a stream while another thread still submits or waits on it is the
+// caller's bug, as for every other object.
+typedef struct vyre_stream vyre_stream;
+
+// Called once per item in sequence order on the stream's worker thread.
+// |result| and |error| (the item's error record, code OK on success) are
+// valid during the call only. Must return promptly; must not wait on or
+// close its own stream.
+typedef void (*vyre_stream_done_fn)(void *user, uint64_t seq, uint32_t status,
+                                    const vyre_dispatch_result *result, const vyre_error *error);
+
+typedef struct vyre_stream_options {
+  uint32_t struct_size; // sizeof(vyre_stream_options)
+  uint32_t capacity;    // ring slots (items submitted and not yet delivered); 0: 64
+  uint32_t flags;       // VYRE_DISPATCH_TIMING (device_time_ns per item and in the stats),
+                        // VYRE_STREAM_HOST_RING
+  uint32_t reserved0;
+  uint64_t timeout_ns;         // a deadline per item (0: none; not enforced on Vulkan rings yet)
+  uint64_t idle_ns;            // a resident consumer stops after this long idle (0: default)
+  vyre_stream_done_fn on_done; // NULL: collect each item with vyre_stream_wait
+  void *user;                  // passed to on_done untouched
+  const char *label;           // copied; NULL: the kernel's label
+} vyre_stream_options;
+// The smallest struct_size libvyre accepts: struct_size and capacity.
+#define VYRE_STREAM_OPTIONS_MIN_SIZE 8u
+// options.flags: run the ring in libvyre (batches on the stream's worker
+// thread) even when the plugin has stream slots; for tests and comparisons.
+#define VYRE_STREAM_HOST_RING 0x10000u
+// The most slots a stream may have.
+#define VYRE_STREAM_MAX_CAPACITY 65536u
+// Defaults: capacity 64, no timing, no deadline, default idle time, no
+// callback, the kernel's label.
+void vyre_stream_options_init(vyre_stream_options *opt);
+
+// Opens a stream on |kernel|, with its own module of the kernel's program
+// (same workgroup size and flags) and its own reference to the program: the
+// kernel and the program may be released afterwards. |options| (may be
+// NULL: the defaults) and its label are borrowed for the call. The caller
+// owns *out (vyre_stream_close). Errors: INVALID_ARGUMENT (a dead kernel,
+// |out| NULL, options.struct_size below the minimum, capacity above
+// VYRE_STREAM_MAX_CAPACITY), UNSUPPORTED (timing on a device without it,
+// unknown flags), the errors of vyre_kernel_compile, OUT_OF_MEMORY.
+uint32_t vyre_stream_open(vyre_kernel *kernel, const vyre_stream_options *options,
+                          vyre_stream **out, vyre_error *err);
+
+// Queues one item: |args| (host args in declaration order, as for
+// vyre_dispatch; read through during the call, see Ownership above) with
+// |grid| (NULL: inferred, docs/ir.md IR-GRID-2). The item is checked as
+// vyre_dispatch would check it before it takes a slot. When every slot is
+// taken it waits up to |timeout_ns| (0: not at all; UINT64_MAX: forever)
+// for one. Writes the item's sequence number into *out_seq (may be NULL).
+// Errors: BUSY (the ring stayed full: nothing was queued; submit again),
+// INVALID_ARGUMENT (a resident arg, the argument and grid errors of
+// vyre_dispatch, a stream being closed), DEVICE_LOST (recovery failed
+// earlier), OUT_OF_MEMORY.
+uint32_t vyre_stream_submit(vyre_stream *s, const vyre_arg *args, uint32_t arg_count,
+                            const uint32_t grid[3], uint64_t timeout_ns, uint64_t *out_seq,
+                            vyre_error *err);
+
+// Sets *out_done to 1 when item |seq| has completed (a wait on it returns at
+// once), else 0. Errors: INVALID_ARGUMENT (|out_done| NULL, a seq never
+// submitted).
+uint32_t vyre_stream_poll(vyre_stream *s, uint64_t seq, uint32_t *out_done, vyre_error *err);
+
+// Waits up to |timeout_ns| (0: poll; UINT64_MAX: forever) for item |seq|.
+// Without on_done: collects the item and returns its status (as
+// vyre_dispatch would: OK, TRAPPED, TIMEOUT of its deadline, DEVICE_LOST
+// when recovery failed...), its result in |out| (may be NULL) and its error
+// in |err|; its slot is then free. With on_done: returns OK once the item's
+// callback has returned (the item's own status went to the callback) and
+// leaves |out| alone. Errors: TIMEOUT (the item is not done yet: it stays
+// queued and its memory borrowed), INVALID_ARGUMENT (a seq never submitted,
+// or already collected).
+uint32_t vyre_stream_wait(vyre_stream *s, uint64_t seq, uint64_t timeout_ns,
+                          vyre_dispatch_result *out, vyre_error *err);
+
+typedef struct vyre_stream_stats {
+  uint32_t struct_size; // sizeof(vyre_stream_stats)
+  uint32_t capacity;
+  uint64_t submitted;      // items accepted by vyre_stream_submit
+  uint64_t items;          // items completed and delivered (or ready to collect)
+  uint64_t submissions;    // device submissions: plugin batch/dispatch/ring calls
+  uint64_t device_time_ns; // summed device time of the items (VYRE_DISPATCH_TIMING), else 0
+  uint64_t recoveries;     // device recoveries the stream made
+  uint64_t replays;        // items run again after a loss
+  uint32_t in_flight;      // slots taken now (submitted, not yet delivered or collected)
+  uint32_t plugin_ring;    // 1: the plugin's stream slots run the ring; 0: libvyre's batches
+} vyre_stream_stats;
+// Fills |out| (caller-owned; set struct_size). Errors: INVALID_ARGUMENT.
+uint32_t vyre_stream_stats_get(vyre_stream *s, vyre_stream_stats *out, vyre_error *err);
+
+#define VYRE_STREAM_FINISH 0u // run and deliver every submitted item, then close
+#define VYRE_STREAM_CANCEL 1u // drop the items not yet started (never delivered), then close
+// Closes |s| (NULL: no-op, OK). FINISH delivers every item submitted
+// (callbacks run, on the worker thread, before this returns; items never
+// collected are dropped afterwards). CANCEL drops the items that have not
+// started (their callbacks never run) and waits for the running ones
+// without delivering them. Either way, once it returns libvyre no longer
+// touches any memory the stream borrowed, and the handle is dead. Must not
+// be called from the stream's own callback. Returns OK, or for FINISH the
+// last backend-wide failure the stream met (DEVICE_LOST when recovery
+// failed). A dead handle: INVALID_ARGUMENT.
+uint32_t vyre_stream_close(vyre_stream *s, uint32_t mode, vyre_error *err);
 
 #ifdef __cplusplus
 }

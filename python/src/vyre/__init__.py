@@ -27,6 +27,7 @@ from ._core import (
     Program,
     Resident,
     Step,
+    Stream,
     backends,
     status_name,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Resident",
     "Status",
     "Step",
+    "Stream",
     "Trap",
     "backends",
     "ir",

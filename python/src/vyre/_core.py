@@ -1230,8 +1230,151 @@ class Kernel:
             out.update(m.outputs)
         return m.outputs
 
+    def stream(self, capacity: int = 64, *, timeout: Optional[float] = None) -> "Stream":
+        """Opens a :class:`Stream` of items through this kernel with a ring of
+        ``capacity`` slots; ``timeout`` (seconds) is a deadline per item."""
+        return Stream(self, capacity, timeout)
+
     def __repr__(self) -> str:
         return f"vyre.Kernel({self.program.name!r} on {self.device.backend!r})"
+
+
+# ---------------------------------------------------------------------------
+# Streams
+# ---------------------------------------------------------------------------
+
+_STREAM_FINISH = 0
+_STREAM_CANCEL = 1
+_WAIT_FOREVER = 0xFFFFFFFFFFFFFFFF
+
+
+def _ns(timeout: Optional[float], what: str) -> int:
+    if timeout is None:
+        return _WAIT_FOREVER
+    if timeout < 0:
+        raise invalid_argument(f"{what} {timeout!r} s is negative. Fix: pass seconds >= 0, or None.")
+    return int(timeout * 1e9)
+
+
+class Stream:
+    """Items through one kernel (vyre_stream_*, docs/guide.md section 9): a
+    ring of ``capacity`` slots that :meth:`submit` fills while the device
+    drains it; results come back in submission order and are collected with
+    :meth:`result`. Inputs are copied at submit; each item's output arrays
+    are kept by the stream until :meth:`result` returns them. A slot stays
+    taken until its item is collected, so a full ring makes :meth:`submit`
+    wait (``block``) or raise ``BUSY``. After a device loss the stream
+    recovers and replays the items not yet collected. Close it with
+    :meth:`close` (or use it as a context manager)."""
+
+    def __init__(self, kernel: Kernel, capacity: int = 64, timeout: Optional[float] = None) -> None:
+        if not isinstance(capacity, (int, np.integer)) or capacity < 1:
+            raise invalid_argument(f"capacity {capacity!r} is not a count >= 1. Fix: pass capacity >= 1.")
+        self.kernel = kernel
+        opts = ffi.new("vyre_stream_options *")
+        _lib().vyre_stream_options_init(opts)
+        opts.capacity = int(capacity)
+        if timeout is not None:
+            if timeout <= 0:
+                raise invalid_argument(f"timeout {timeout!r} s is not positive. Fix: pass seconds > 0, or None.")
+            opts.timeout_ns = max(1, int(timeout * 1e9))
+        out = ffi.new("vyre_stream **")
+        err = _new_error()
+        _check(_lib().vyre_stream_open(kernel._handle(), opts, out, err), err)
+        self._ptr = out[0]
+        self._pending: Dict[int, _Marshal] = {}
+
+    def _handle(self) -> Any:
+        if self._ptr is None:
+            raise invalid_argument("the stream was closed. Fix: open a new one with Kernel.stream().")
+        if self.kernel.device.closed:
+            self._ptr = None
+            raise invalid_argument("the stream's device was closed. Fix: open a new device and stream.")
+        return self._ptr
+
+    def submit(
+        self,
+        inputs: Optional[Mapping[str, Any]] = None,
+        grid: Grid = None,
+        *,
+        out: Optional[MutableMapping[str, np.ndarray]] = None,
+        block: bool = True,
+        timeout: Optional[float] = None,
+    ) -> int:
+        """Queues one item (host arrays only, as for :meth:`Kernel.run`) and
+        returns its sequence number. With a full ring it waits for a slot
+        (``block``, up to ``timeout`` seconds; None: as long as it takes), or
+        raises ``BUSY`` at once (``block=False``)."""
+        ptr = self._handle()
+        m = _Marshal(self.kernel, inputs, out, grid, 1, None)
+        g = _NULL
+        if grid is not None:
+            g = ffi.new("uint32_t[3]", list(_triple(grid, "grid")))
+        seq = ffi.new("uint64_t *")
+        err = _new_error()
+        wait = _ns(timeout, "timeout") if block else 0
+        _check(_lib().vyre_stream_submit(ptr, m.args, m.count, g, wait, seq, err), err)
+        self._pending[int(seq[0])] = m  # its output arrays are the stream's until result()
+        return int(seq[0])
+
+    def done(self, seq: int) -> bool:
+        """True when item ``seq`` has completed (:meth:`result` returns at once)."""
+        flag = ffi.new("uint32_t *")
+        err = _new_error()
+        _check(_lib().vyre_stream_poll(self._handle(), seq, flag, err), err)
+        return bool(flag[0])
+
+    def result(self, seq: int, timeout: Optional[float] = None) -> Dict[str, np.ndarray]:
+        """Waits for item ``seq`` (up to ``timeout`` seconds; None: forever),
+        collects it and returns its outputs by buffer name, or raises its
+        error (``TRAPPED`` with ``.trap``; ``TIMEOUT`` leaves it queued)."""
+        res = ffi.new(_T_RESULT)
+        res.struct_size = _RESULT_SIZE
+        err = _new_error()
+        st = _lib().vyre_stream_wait(self._handle(), seq, _ns(timeout, "timeout"), res, err)
+        if st == Status.TIMEOUT:
+            raise _error_from(st, err)
+        m = self._pending.pop(seq, None)
+        if st != 0:
+            raise _error_from(st, err, _trap_of(res) if st == Status.TRAPPED else None)
+        return m.outputs if m is not None else {}
+
+    def stats(self) -> Dict[str, int]:
+        """items, submissions, device_time_ns, recoveries, replays and more
+        (vyre_stream_stats)."""
+        st = ffi.new("vyre_stream_stats *")
+        st.struct_size = ffi.sizeof("vyre_stream_stats")
+        err = _new_error()
+        _check(_lib().vyre_stream_stats_get(self._handle(), st, err), err)
+        return {f: int(getattr(st, f)) for f, _ in ffi.typeof("vyre_stream_stats").fields if f != "struct_size"}
+
+    def close(self, cancel: bool = False) -> None:
+        """Finishes every submitted item (or, with ``cancel``, drops those not
+        started) and closes the stream. Uncollected results are dropped.
+        Idempotent."""
+        ptr, self._ptr = self._ptr, None
+        if ptr is None or self.kernel.device.closed:
+            self._pending.clear()
+            return
+        err = _new_error()
+        st = _lib().vyre_stream_close(ptr, _STREAM_CANCEL if cancel else _STREAM_FINISH, err)
+        self._pending.clear()
+        _check(st, err)
+
+    def __enter__(self) -> "Stream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close(cancel=exc[0] is not None)
+
+    def __del__(self) -> None:
+        try:
+            self.close(cancel=True)
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"vyre.Stream({self.kernel.program.name!r} on {self.kernel.device.backend!r})"
 
 
 # ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ class Status(enum.IntEnum):
     INCOMPATIBLE_ABI = 11
     CACHE_ERROR = 12
     INTERNAL = 13
+    BUSY = 14
 
     @classmethod
     def _missing_(cls, value: object) -> Optional["Status"]:

@@ -219,6 +219,44 @@ typedef struct vyre_sequence_step {
 uint32_t vyre_sequence_run(vyre_device *dev, const vyre_sequence_step *steps, uint32_t step_count,
                            const vyre_resident_range *reads, uint32_t read_count,
                            vyre_dispatch_result *results, vyre_error *err);
+
+typedef struct vyre_stream vyre_stream;
+typedef void (*vyre_stream_done_fn)(void *user, uint64_t seq, uint32_t status,
+                                    const vyre_dispatch_result *result, const vyre_error *error);
+typedef struct vyre_stream_options {
+  uint32_t struct_size;
+  uint32_t capacity;
+  uint32_t flags;
+  uint32_t reserved0;
+  uint64_t timeout_ns;
+  uint64_t idle_ns;
+  vyre_stream_done_fn on_done;
+  void *user;
+  const char *label;
+} vyre_stream_options;
+void vyre_stream_options_init(vyre_stream_options *opt);
+uint32_t vyre_stream_open(vyre_kernel *kernel, const vyre_stream_options *options,
+                          vyre_stream **out, vyre_error *err);
+uint32_t vyre_stream_submit(vyre_stream *s, const vyre_arg *args, uint32_t arg_count,
+                            const uint32_t grid[3], uint64_t timeout_ns, uint64_t *out_seq,
+                            vyre_error *err);
+uint32_t vyre_stream_poll(vyre_stream *s, uint64_t seq, uint32_t *out_done, vyre_error *err);
+uint32_t vyre_stream_wait(vyre_stream *s, uint64_t seq, uint64_t timeout_ns,
+                          vyre_dispatch_result *out, vyre_error *err);
+typedef struct vyre_stream_stats {
+  uint32_t struct_size;
+  uint32_t capacity;
+  uint64_t submitted;
+  uint64_t items;
+  uint64_t submissions;
+  uint64_t device_time_ns;
+  uint64_t recoveries;
+  uint64_t replays;
+  uint32_t in_flight;
+  uint32_t plugin_ring;
+} vyre_stream_stats;
+uint32_t vyre_stream_stats_get(vyre_stream *s, vyre_stream_stats *out, vyre_error *err);
+uint32_t vyre_stream_close(vyre_stream *s, uint32_t mode, vyre_error *err);
 """
 
 # The structs tests/test_layout.py checks against the C headers.
@@ -237,6 +275,8 @@ STRUCTS = (
     "vyre_dispatch_options",
     "vyre_batch_item",
     "vyre_sequence_step",
+    "vyre_stream_options",
+    "vyre_stream_stats",
 )
 
 ffi = FFI()

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_stream.c — streams (host/lib/stream.c, docs/guide.md section 9) on
+// the backend named by VYRE_TEST_BACKEND (cpu, vulkan, or the test plugin
+// t-basic through VYRE_PLUGIN_PATH: dispatch_batch and inject_fault, no
+// program semantics beyond the sums of vadd), once through the plugin's ring slots when it has
+// them and once through libvyre's batches (VYRE_STREAM_HOST_RING). Covers:
+// results in order equal to one-shot dispatches, the callback, BUSY and the
+// bounded blocking submit, poll and wait by sequence number, errors, close
+// (finish and cancel), device close with a live stream, statistics, and the
+// replay of every undelivered item after an injected loss (ABI-STREAM-7).
+// Group "host/stream".
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "host_test_util.h"
+
+#define N 8u // elements per item
+
+typedef struct fixture {
+  vyre_device *dev;
+  vyre_program *vadd;
+  vyre_kernel *k;
+  uint32_t flags; // stream flags of the variant
+} fixture;
+
+static const char *backend_name(void) {
+  const char *b = getenv("VYRE_TEST_BACKEND");
+  return b && *b ? b : "cpu";
+}
+
+static int open_fixture(void **state, uint32_t flags) {
+  unsetenv("VYRE_BACKEND");
+  unsetenv("VYRE_DEVICE");
+  fixture *f = calloc(1, sizeof(*f));
+  vyre_error e = new_err();
+  if (!f || vyre_device_open(backend_name(), NULL, &f->dev, &e) != VYRE_STATUS_OK) {
+    fprintf(stderr, "open %s: %s\n", backend_name(), e.message);
+    return -1;
+  }
+  f->vadd = vadd_program(N, 64);
+  if (!f->vadd || vyre_kernel_compile(f->dev, f->vadd, NULL, &f->k, &e) != VYRE_STATUS_OK)
+    return -1;
+  f->flags = flags;
+  *state = f;
+  return 0;
+}
+
+static int setup_plugin(void **state) {
+  return open_fixture(state, 0);
+}
+
+static int setup_host(void **state) {
+  return open_fixture(state, VYRE_STREAM_HOST_RING);
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  vyre_kernel_release(f->k);
+  vyre_device_close(f->dev);
+  vyre_program_free(f->vadd);
+  free(f);
+  return 0;
+}
+
+static vyre_stream *open_stream(fixture *f, uint32_t capacity, vyre_stream_done_fn fn, void *user) {
+  vyre_stream_options o;
+  vyre_stream_options_init(&o);
+  o.capacity = capacity;
+  o.flags = f->flags;
+  o.on_done = fn;
+  o.user = user;
+  vyre_stream *s = NULL;
+  vyre_error e = new_err();
+  uint32_t st = vyre_stream_open(f->k, &o, &s, &e);
+  if (st != VYRE_STATUS_OK) fail_msg("vyre_stream_open: %s", e.message);
+  return s;
+}
+
+// Item |i|: a[j] = i * 1000 + j, b[j] = 7 * j, so out[j] = i * 1000 + 8 * j.
+static void item_inputs(uint32_t i, uint32_t a[N], uint32_t b[N]) {
+  for (uint32_t j = 0; j < N; j++) {
+    a[j] = i * 1000u + j;
+    b[j] = 7u * j;
+  }
+}
+
+static uint64_t submit_item(vyre_stream *s, uint32_t i, uint32_t *out, uint64_t timeout_ns,
+                            uint32_t *status) {
+  uint32_t a[N], b[N];
+  item_inputs(i, a, b);
+  vyre_arg args[3] = {
+      {a, sizeof(a), NULL, 0, NULL}, {b, sizeof(b), NULL, 0, NULL}, {NULL, 0, out, N * 4, NULL}};
+  uint64_t seq = UINT64_MAX;
+  vyre_error e = new_err();
+  *status = vyre_stream_submit(s, args, 3, NULL, timeout_ns, &seq, &e);
+  // The inputs are copied at submit: scribbling on them now must not matter.
+  memset(a, 0xAB, sizeof(a));
+  memset(b, 0xCD, sizeof(b));
+  return seq;
+}
+
+static void check_item(uint32_t i, const uint32_t *out) {
+  for (uint32_t j = 0; j < N; j++)
+    if (out[j] != i * 1000u + 8u * j)
+      fail_msg("item %u element %u: %u, expected %u", i, j, out[j], i * 1000u + 8u * j);
+}
+
+static void test_items_come_back_in_order_with_the_results_of_dispatch(void **state) {
+  fixture *f = *state;
+  enum { ITEMS = 200 };
+  vyre_stream *s = open_stream(f, 8, NULL, NULL);
+  static uint32_t outs[ITEMS][N];
+  uint64_t next_wait = 0;
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    uint64_t seq = submit_item(s, i, outs[i], 0, &st);
+    while (st == VYRE_STATUS_BUSY) { // collect the oldest, then try again
+      vyre_error e = new_err();
+      assert_int_equal(vyre_stream_wait(s, next_wait, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+      check_item((uint32_t)next_wait, outs[next_wait]);
+      next_wait++;
+      seq = submit_item(s, i, outs[i], 0, &st);
+    }
+    assert_int_equal(st, VYRE_STATUS_OK);
+    assert_int_equal(seq, i);
+  }
+  for (; next_wait < ITEMS; next_wait++) {
+    vyre_error e = new_err();
+    vyre_dispatch_result r;
+    memset(&r, 0, sizeof(r));
+    r.struct_size = sizeof(r);
+    assert_int_equal(vyre_stream_wait(s, next_wait, UINT64_MAX, &r, &e), VYRE_STATUS_OK);
+    assert_int_equal(r.trapped, 0);
+    check_item((uint32_t)next_wait, outs[next_wait]);
+  }
+  // The same item as a one-shot dispatch gives the same bytes.
+  uint32_t a[N], b[N], one[N];
+  item_inputs(77, a, b);
+  vyre_arg args[3] = {{a, sizeof(a), NULL, 0, NULL},
+                      {b, sizeof(b), NULL, 0, NULL},
+                      {NULL, 0, one, sizeof(one), NULL}};
+  vyre_error e = new_err();
+  assert_int_equal(vyre_dispatch(f->k, args, 3, NULL, NULL, &e), VYRE_STATUS_OK);
+  assert_memory_equal(one, outs[77], sizeof(one));
+  vyre_stream_stats st;
+  memset(&st, 0, sizeof(st));
+  st.struct_size = sizeof(st);
+  assert_int_equal(vyre_stream_stats_get(s, &st, &e), VYRE_STATUS_OK);
+  assert_int_equal(st.submitted, ITEMS);
+  assert_int_equal(st.items, ITEMS);
+  assert_int_equal(st.in_flight, 0);
+  assert_int_equal(st.capacity, 8);
+  assert_int_equal(st.recoveries, 0);
+  assert_int_equal(st.replays, 0);
+  assert_true(st.submissions >= 1 && st.submissions <= ITEMS);
+  vyre_caps caps;
+  memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  assert_int_equal(vyre_device_caps(f->dev, &caps, &e), VYRE_STATUS_OK);
+  const char *vk_rings = getenv("VYRE_VULKAN_STREAM"); // the Vulkan rings are opt-in
+  if (strcmp(backend_name(), "vulkan") == 0 && vk_rings && strcmp(vk_rings, "1") == 0)
+    assert_true(caps.flags & VYRE_CAP_STREAM);
+  assert_int_equal(st.plugin_ring,
+                   f->flags & VYRE_STREAM_HOST_RING ? 0 : (caps.flags & VYRE_CAP_STREAM ? 1 : 0));
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
+typedef struct cb_log {
+  pthread_mutex_t lock;
+  uint64_t next; // the seq the callback expects next
+  uint32_t bad_order, bad_status;
+  uint32_t (*outs)[N];
+} cb_log;
+
+static void on_done(void *user, uint64_t seq, uint32_t status, const vyre_dispatch_result *r,
+                    const vyre_error *e) {
+  cb_log *l = user;
+  (void)r;
+  (void)e;
+  pthread_mutex_lock(&l->lock);
+  if (seq != l->next) l->bad_order++;
+  if (status != VYRE_STATUS_OK) l->bad_status++;
+  for (uint32_t j = 0; j < N; j++)
+    if (l->outs[seq][j] != (uint32_t)seq * 1000u + 8u * j) l->bad_status++;
+  l->next = seq + 1;
+  pthread_mutex_unlock(&l->lock);
+}
+
+static void test_the_callback_sees_every_item_once_in_order(void **state) {
+  fixture *f = *state;
+  enum { ITEMS = 300 };
+  static uint32_t outs[ITEMS][N];
+  cb_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, outs};
+  vyre_stream *s = open_stream(f, 16, on_done, &log);
+  uint64_t seq = 0;
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    seq = submit_item(s, i, outs[i], UINT64_MAX, &st); // blocks while the ring is full
+    assert_int_equal(st, VYRE_STATUS_OK);
+  }
+  vyre_error e = new_err();
+  uint32_t done = 0;
+  assert_int_equal(vyre_stream_wait(s, seq, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_stream_poll(s, seq, &done, &e), VYRE_STATUS_OK);
+  assert_int_equal(done, 1);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  assert_int_equal(log.next, ITEMS);
+  assert_int_equal(log.bad_order, 0);
+  assert_int_equal(log.bad_status, 0);
+}
+
+static void test_a_full_ring_answers_busy_and_a_bounded_submit_waits(void **state) {
+  fixture *f = *state;
+  vyre_stream *s = open_stream(f, 2, NULL, NULL);
+  uint32_t o0[N], o1[N], o2[N], st;
+  assert_int_equal(submit_item(s, 0, o0, 0, &st), 0);
+  assert_int_equal(st, VYRE_STATUS_OK);
+  assert_int_equal(submit_item(s, 1, o1, 0, &st), 1);
+  assert_int_equal(st, VYRE_STATUS_OK);
+  // Neither item is collected: the ring stays full.
+  uint32_t a[N] = {0}, b[N] = {0};
+  vyre_arg args[3] = {{a, sizeof(a), NULL, 0, NULL},
+                      {b, sizeof(b), NULL, 0, NULL},
+                      {NULL, 0, o2, sizeof(o2), NULL}};
+  vyre_error e = new_err();
+  uint64_t seq = 99;
+  assert_int_equal(vyre_stream_submit(s, args, 3, NULL, 0, &seq, &e), VYRE_STATUS_BUSY);
+  ASSERT_HAS(e.message, "2 of 2 slots");
+  ASSERT_HAS(e.message, "Fix:");
+  assert_int_equal(seq, 99); // nothing was queued
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, args, 3, NULL, 20000000ull, &seq, &e), VYRE_STATUS_BUSY);
+  // Collecting the first frees its slot.
+  e = new_err();
+  assert_int_equal(vyre_stream_wait(s, 0, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  check_item(0, o0);
+  assert_int_equal(submit_item(s, 2, o2, 0, &st), 2);
+  assert_int_equal(st, VYRE_STATUS_OK);
+  // Waiting twice, or on an item never submitted, is refused.
+  e = new_err();
+  assert_int_equal(vyre_stream_wait(s, 0, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "already collected");
+  e = new_err();
+  assert_int_equal(vyre_stream_wait(s, 3, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "never submitted");
+  uint32_t done = 7;
+  e = new_err();
+  assert_int_equal(vyre_stream_poll(s, 5, &done, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  for (uint64_t q = 1; q <= 2; q++)
+    assert_int_equal(vyre_stream_wait(s, q, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  check_item(1, o1);
+  check_item(2, o2);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
+static void test_bad_items_and_options_are_refused_before_taking_a_slot(void **state) {
+  fixture *f = *state;
+  vyre_stream *s = open_stream(f, 4, NULL, NULL);
+  uint32_t a[N] = {0}, out[N];
+  vyre_arg args[3] = {
+      {a, 6, NULL, 0, NULL}, {a, sizeof(a), NULL, 0, NULL}, {NULL, 0, out, 32, NULL}};
+  vyre_error e = new_err();
+  assert_int_equal(vyre_stream_submit(s, args, 3, NULL, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "Fix:");
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, args, 2, NULL, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  vyre_stream_stats st;
+  memset(&st, 0, sizeof(st));
+  st.struct_size = sizeof(st);
+  assert_int_equal(vyre_stream_stats_get(s, &st, &e), VYRE_STATUS_OK);
+  assert_int_equal(st.submitted, 0);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  // The closed handle is dead.
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, args, 3, NULL, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "stream");
+  e = new_err();
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  // Options.
+  vyre_stream_options o;
+  vyre_stream_options_init(&o);
+  o.capacity = VYRE_STREAM_MAX_CAPACITY + 1;
+  vyre_stream *bad = (vyre_stream *)1;
+  e = new_err();
+  assert_int_equal(vyre_stream_open(f->k, &o, &bad, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_null(bad);
+  ASSERT_HAS(e.message, "capacity");
+  vyre_stream_options_init(&o);
+  o.flags = 0x40;
+  e = new_err();
+  assert_int_equal(vyre_stream_open(f->k, &o, &bad, &e), VYRE_STATUS_UNSUPPORTED);
+  o.flags = 0;
+  o.struct_size = 4;
+  e = new_err();
+  assert_int_equal(vyre_stream_open(f->k, &o, &bad, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_int_equal(vyre_stream_close(NULL, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
+// ABI-STREAM-7: a loss replays every undelivered item after recover.
+static void test_a_loss_replays_every_undelivered_item(void **state) {
+  fixture *f = *state;
+  enum { ITEMS = 40 };
+  static uint32_t outs[ITEMS][N];
+  memset(outs, 0, sizeof(outs));
+  vyre_stream *s = open_stream(f, ITEMS, NULL, NULL);
+  vyre_error e = new_err();
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    assert_int_equal(submit_item(s, i, outs[i], 0, &st), i);
+    assert_int_equal(st, VYRE_STATUS_OK);
+  }
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    e = new_err();
+    uint32_t st = vyre_stream_wait(s, i, UINT64_MAX, NULL, &e);
+    if (st != VYRE_STATUS_OK) fail_msg("item %u: %s", i, e.message);
+    check_item(i, outs[i]);
+  }
+  vyre_stream_stats stats;
+  memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  assert_int_equal(vyre_stream_stats_get(s, &stats, &e), VYRE_STATUS_OK);
+  assert_int_equal(stats.recoveries, 1);
+  assert_true(stats.replays >= 1 && stats.replays <= ITEMS);
+  assert_int_equal(stats.items, ITEMS);
+  vyre_health h;
+  assert_int_equal(vyre_device_health(f->dev, &h), VYRE_STATUS_OK);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  // A loss in the middle of the flow: items before it keep their results,
+  // the rest are replayed.
+  memset(outs, 0, sizeof(outs));
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    if (i == ITEMS / 2)
+      assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e),
+                       VYRE_STATUS_OK);
+    submit_item(s, i, outs[i], 0, &st);
+    assert_int_equal(st, VYRE_STATUS_OK);
+  }
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    e = new_err();
+    uint32_t st = vyre_stream_wait(s, ITEMS + i, UINT64_MAX, NULL, &e);
+    if (st != VYRE_STATUS_OK) fail_msg("item %u: %s", ITEMS + i, e.message);
+    check_item(i, outs[i]);
+  }
+  assert_int_equal(vyre_stream_stats_get(s, &stats, &e), VYRE_STATUS_OK);
+  assert_true(stats.recoveries >= 2);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
+static void test_cancel_drops_unstarted_items_and_device_close_frees_streams(void **state) {
+  fixture *f = *state;
+  enum { ITEMS = 64 };
+  static uint32_t outs[ITEMS][N];
+  cb_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, outs};
+  vyre_stream *s = open_stream(f, ITEMS, on_done, &log);
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    submit_item(s, i, outs[i], 0, &st);
+    assert_int_equal(st, VYRE_STATUS_OK);
+  }
+  vyre_error e = new_err();
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_CANCEL, &e), VYRE_STATUS_OK);
+  pthread_mutex_lock(&log.lock);
+  uint64_t delivered = log.next;
+  pthread_mutex_unlock(&log.lock);
+  assert_true(delivered <= ITEMS);
+  assert_int_equal(log.bad_order, 0);
+  assert_int_equal(log.bad_status, 0);
+  // A stream left open is cancelled and freed by device close (teardown);
+  // its items' memory is no longer touched afterwards.
+  vyre_stream *left = open_stream(f, 4, NULL, NULL);
+  uint32_t st;
+  submit_item(left, 1, outs[1], 0, &st);
+  assert_int_equal(st, VYRE_STATUS_OK);
+}
+
+// x[0] += 1, except that an item whose x[0] is 13 traps (site 2, value 7).
+#define TRAP13_JSON                                                                                \
+  "{\"vyre\":1,\"name\":\"trap13\",\"workgroup_size\":[1,1,1],\"buffers\":["                       \
+  "{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],\"body\":["          \
+  "{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"eq\",\"a\":{\"k\":\"load\",\"buffer\":"          \
+  "\"x\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}},\"b\":{\"k\":\"lit\",\"t\":"             \
+  "\"u32\",\"v\":13}},\"then\":[{\"k\":\"trap\",\"site\":2,\"value\":{\"k\":\"lit\","              \
+  "\"t\":\"u32\",\"v\":7}}],\"else\":[]},"                                                         \
+  "{\"k\":\"store\",\"buffer\":\"x\",\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0},"             \
+  "\"value\":{\"k\":\"bin\",\"op\":\"add\",\"a\":{\"k\":\"load\",\"buffer\":\"x\","                \
+  "\"index\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}},\"b\":{\"k\":\"lit\",\"t\":\"u32\","           \
+  "\"v\":1}}}]}"
+
+// A trapping item gets TRAPPED with its record; the items around it are
+// unaffected; device time is summed when asked for. Real backends only (the
+// test plugins do not run programs).
+static void test_a_trapping_item_fails_alone_and_timing_is_summed(void **state) {
+  fixture *f = *state;
+  if (strncmp(backend_name(), "t-", 2) == 0) skip();
+  vyre_program *p = json_program(TRAP13_JSON);
+  assert_non_null(p);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_caps caps;
+  memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  assert_int_equal(vyre_device_caps(f->dev, &caps, &e), VYRE_STATUS_OK);
+  int timing = caps.timing_quality != VYRE_TIMING_NONE;
+  vyre_stream_options o;
+  vyre_stream_options_init(&o);
+  o.capacity = 32;
+  o.flags = f->flags | (timing ? VYRE_DISPATCH_TIMING : 0);
+  vyre_stream *s = NULL;
+  assert_int_equal(vyre_stream_open(k, &o, &s, &e), VYRE_STATUS_OK);
+  enum { ITEMS = 20 };
+  uint32_t x[ITEMS];
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t in = i;
+    vyre_arg a = {&in, 4, &x[i], 4, NULL};
+    assert_int_equal(vyre_stream_submit(s, &a, 1, NULL, 0, NULL, &e), VYRE_STATUS_OK);
+  }
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    vyre_dispatch_result r;
+    memset(&r, 0, sizeof(r));
+    r.struct_size = sizeof(r);
+    e = new_err();
+    uint32_t st = vyre_stream_wait(s, i, UINT64_MAX, &r, &e);
+    if (i == 13) {
+      assert_int_equal(st, VYRE_STATUS_TRAPPED);
+      assert_int_equal(r.trapped, 1);
+      assert_int_equal(r.trap_sites, 1u << 2);
+      assert_int_equal(r.trap_value, 7);
+      ASSERT_HAS(e.message, "Fix:");
+    } else {
+      if (st != VYRE_STATUS_OK) fail_msg("item %u: %s", i, e.message);
+      assert_int_equal(x[i], i + 1);
+      assert_int_equal(r.trapped, 0);
+    }
+  }
+  vyre_stream_stats st;
+  memset(&st, 0, sizeof(st));
+  st.struct_size = sizeof(st);
+  assert_int_equal(vyre_stream_stats_get(s, &st, &e), VYRE_STATUS_OK);
+  if (timing)
+    assert_true(st.device_time_ns > 0);
+  else
+    assert_int_equal(st.device_time_ns, 0);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+#define BOTH(t)                                                                                    \
+  cmocka_unit_test_setup_teardown(t, setup_plugin, teardown),                                      \
+      cmocka_unit_test_setup_teardown(t, setup_host, teardown)
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      BOTH(test_items_come_back_in_order_with_the_results_of_dispatch),
+      BOTH(test_the_callback_sees_every_item_once_in_order),
+      BOTH(test_a_full_ring_answers_busy_and_a_bounded_submit_waits),
+      BOTH(test_bad_items_and_options_are_refused_before_taking_a_slot),
+      BOTH(test_a_loss_replays_every_undelivered_item),
+      BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
+      BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
+  };
+  return cmocka_run_group_tests_name("host/stream", tests, NULL, NULL);
+}
