@@ -212,19 +212,15 @@ static void deliver_failed(vyre_stream *s, uint32_t st, const vyre_error *e) {
 // Compiles the module again when the device generation moved on (after a
 // recover, ours or another caller's). Lock not held.
 static uint32_t refresh_module(vyre_stream *s, vyre_error *err) {
-  uint32_t gen = vyre__device_generation(s->dev);
-  if (gen == s->k.generation && s->k.module) return VYRE_STATUS_OK;
-  vyre_module *m = NULL;
-  uint32_t old = s->k.generation;
-  s->k.generation = gen;
-  uint32_t st = vyre__kernel_compile_module(&s->k, &m, err);
+  // The stream's private kernel copy swaps its module in when the device
+  // moved on (ABI-RECOVER-6); only the stream uses the copy.
+  vyre__kmod *m = NULL;
+  uint32_t st = vyre__kernel_acquire(&s->k, NULL, &m, err);
   if (st != VYRE_STATUS_OK) {
-    s->k.generation = old; // tried again at the next batch
     vyre_error_prefix(err, "stream '%s': compile after recover", s->k.label);
     return st;
   }
-  vyre__call_module_release(s->dev, s->k.module);
-  s->k.module = m;
+  vyre__kmod_put(m);
   return VYRE_STATUS_OK;
 }
 
@@ -251,8 +247,8 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
     vyre__plan_free(&sl->plan);
     memset(&sl->plan, 0, sizeof(sl->plan));
     vyre_dispatch_options o = item_opts(s, sl);
-    sl->status =
-        vyre__plan_make(&s->k, s->k.module, sl->args, sl->arg_count, &o, &sl->plan, &sl->error);
+    sl->status = vyre__plan_make(&s->k, s->k.mod->module, sl->args, sl->arg_count, &o, &sl->plan,
+                                 &sl->error);
   }
   // Split items run on their own, between the batch calls of the items
   // before and after them (order is kept).
@@ -415,7 +411,7 @@ static uint32_t ring_open(vyre_stream *s, vyre_ring **out, vyre_error *err) {
   memset(&a, 0, sizeof(a));
   a.struct_size = sizeof(a);
   a.capacity = s->cap;
-  a.module = s->k.module;
+  a.module = s->k.mod->module;
   a.flags = s->opts.flags & VYRE_DISPATCH_TIMING;
   a.idle_ns = s->idle_ns;
   a.label = s->k.label;
@@ -431,7 +427,8 @@ static uint32_t ring_submit(vyre_stream *s, uint64_t seq, vyre_error *err) {
   memset(&sl->plan, 0, sizeof(sl->plan));
   sl->planned = 0;
   vyre_dispatch_options o = item_opts(s, sl);
-  uint32_t st = vyre__plan_make(&s->k, s->k.module, sl->args, sl->arg_count, &o, &sl->plan, err);
+  uint32_t st =
+      vyre__plan_make(&s->k, s->k.mod->module, sl->args, sl->arg_count, &o, &sl->plan, err);
   if (st == VYRE_STATUS_OK && sl->plan.split) {
     vyre__plan_free(&sl->plan);
     return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
@@ -589,7 +586,7 @@ static void destroy(vyre_stream *s) {
   free(s->slots);
   free(s->jobs);
   free(s->comps);
-  if (s->k.module) vyre__call_module_release(s->dev, s->k.module);
+  if (s->k.mod) vyre__kernel_fini_module(&s->k);
   vyre__program_drop(s->k.program);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cv);
@@ -650,7 +647,7 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
   pthread_cond_init(&s->cv, NULL);
   s->dev = kernel->dev;
   s->k = *kernel;
-  s->k.module = NULL;
+  s->k.mod = NULL;                    // its own module and lock (vyre__kernel_init_module below)
   vyre__program_retain(s->k.program); // the stream outlives the caller's kernel
   if (o.label && o.label[0]) snprintf(s->k.label, sizeof(s->k.label), "%s", o.label);
   s->opts = dopts;
@@ -672,8 +669,7 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
                           "capacity.",
                           ctx, o.capacity);
   }
-  s->k.generation = vyre__device_generation(s->dev);
-  st = vyre__kernel_compile_module(&s->k, &s->k.module, err);
+  st = vyre__kernel_init_module(&s->k, err);
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(err, "%s", ctx);
     destroy(s);
