@@ -62,7 +62,9 @@ extern "C" {
 
 #define VYRE_ABI_MAJOR 1u
 // 1.1: vyre_ext_grid_offset (VYRE_EXT_GRID_OFFSET) and VYRE_CAP_GRID_OFFSET.
-#define VYRE_ABI_MINOR 1u
+// 1.2: vyre_ext_isolate (VYRE_EXT_ISOLATE) on create args, VYRE_CAP_ISOLATED,
+//      VYRE_FAULT_ILLEGAL_ADDRESS (docs/abi.md ABI-ISOLATE-*).
+#define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
 #define VYRE_IR_VERSION 1u
@@ -129,6 +131,7 @@ typedef struct vyre_ext_header {
 
 // Extension types (none in 1.0).
 #define VYRE_EXT_GRID_OFFSET 1u // vyre_ext_grid_offset on vyre_dispatch_args.next (ABI 1.1)
+#define VYRE_EXT_ISOLATE     4u // vyre_ext_isolate on vyre_create_args.next (ABI 1.2)
 
 //===----------------------------------------------------------------------===//
 // The flat IR view (docs/ir.md §9)
@@ -548,6 +551,20 @@ typedef struct vyre_create_args {
   uint32_t flags; // none defined in 1.0
 } vyre_create_args;
 
+// ABI 1.2: the device-open option of isolation (docs/abi.md ABI-ISOLATE-1),
+// chained on vyre_create_args.next. A plugin with an isolated mode (CUDA)
+// runs the device in a child executor process when |mode| is
+// VYRE_ISOLATE_ON, in-process when VYRE_ISOLATE_OFF; the entry overrides
+// the plugin's environment variable (VYRE_CUDA_ISOLATE). Plugins without an
+// isolated mode ignore it.
+#define VYRE_ISOLATE_OFF 0u
+#define VYRE_ISOLATE_ON  1u
+typedef struct vyre_ext_isolate {
+  vyre_ext_header header; // type VYRE_EXT_ISOLATE, size sizeof(vyre_ext_isolate)
+  uint32_t mode;          // VYRE_ISOLATE_*
+  uint32_t reserved0;
+} vyre_ext_isolate;
+
 // Capability flags.
 #define VYRE_CAP_RESIDENT      0x1u
 #define VYRE_CAP_ASYNC         0x2u
@@ -559,6 +576,9 @@ typedef struct vyre_create_args {
 // ABI 1.1: vyre_ext_grid_offset on dispatch args is honoured, so the host may
 // run a grid beyond max_grid as several launches (docs/abi.md ABI-GRID-1).
 #define VYRE_CAP_GRID_OFFSET 0x80u
+// ABI 1.2: the device runs in an isolated executor process: a real device
+// fault costs that process, and recover starts a new one (ABI-ISOLATE-1).
+#define VYRE_CAP_ISOLATED 0x200u
 
 #define VYRE_TIMING_NONE          0u
 #define VYRE_TIMING_HOST_CLOCK    1u
@@ -734,6 +754,9 @@ typedef struct vyre_metric {
 
 #define VYRE_FAULT_SIMULATED_LOSS 1u // flag the device lost without touching it
 #define VYRE_FAULT_DEVICE_TRAP    2u // provoke a real device fault (e.g. a kernel that traps)
+// ABI 1.2: a kernel that stores to an illegal address (CUDA isolated mode;
+// docs/abi.md ABI-ISOLATE-6). Plugins that cannot provoke it answer UNSUPPORTED.
+#define VYRE_FAULT_ILLEGAL_ADDRESS 3u
 
 //===----------------------------------------------------------------------===//
 // The table
@@ -1004,6 +1027,9 @@ VYRE__SIZE(vyre_ext_grid_offset, 48); // ABI 1.1
 VYRE__PIN(vyre_ext_grid_offset, base_workgroup, 16);
 VYRE__PIN(vyre_ext_grid_offset, total_grid, 28);
 VYRE__PIN(vyre_ext_grid_offset, flags, 40);
+
+VYRE__SIZE(vyre_ext_isolate, 24); // ABI 1.2
+VYRE__PIN(vyre_ext_isolate, mode, 16);
 
 VYRE__SIZE(vyre_dispatch_result, 32);
 VYRE__PIN(vyre_dispatch_result, trapped, 4);
