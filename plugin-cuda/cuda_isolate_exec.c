@@ -14,6 +14,7 @@
 // it has waited 100 ms for a request. It never outlives a lost device: the
 // proxy kills it once it reports a sticky fault.
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -108,8 +109,43 @@ static int wait_request(uint32_t last) {
   }
 }
 
+// Driver entry points outside the plugin's table (cuda_symbol_list.h), found
+// in the already loaded driver; NULL when it lacks them (the mock).
+typedef CUresult (*host_register_fn)(void *p, size_t bytes, unsigned int flags);
+typedef CUresult (*host_unregister_fn)(void *p);
+typedef CUresult (*mem_get_info_fn)(size_t *free_b, size_t *total_b);
+static host_register_fn g_host_register;
+static host_unregister_fn g_host_unregister;
+static mem_get_info_fn g_mem_get_info;
+static int g_registered;
+
+static void driver_extras(void) {
+  const char *path = secure_getenv("VYRE_CUDA_DRIVER_PATH");
+  void *h = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!h) return;
+  g_host_register = (host_register_fn)dlsym(h, "cuMemHostRegister_v2");
+  g_host_unregister = (host_unregister_fn)dlsym(h, "cuMemHostUnregister");
+  g_mem_get_info = (mem_get_info_fn)dlsym(h, "cuMemGetInfo_v2");
+  if (!g_host_unregister) g_host_register = NULL;
+}
+
+// The arena is registered with the driver (page-locked), so the device
+// copies to and from it are DMA (docs/abi.md ABI-ISOLATE-2).
+static void register_arena(void) {
+  if (g_registered || !g_arena || !g_be || !g_host_register || atomic_load(&g_be->lost)) return;
+  if (vyre_cuda_enter(g_be, NULL) != VYRE_STATUS_OK) return;
+  g_registered =
+      g_host_register(g_arena, g_arena_bytes, CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS;
+  vyre_cuda_leave(g_be);
+}
+
 static int map_arena(uint64_t bytes) {
   if (bytes == g_arena_bytes) return 0;
+  if (g_registered && vyre_cuda_enter(g_be, NULL) == VYRE_STATUS_OK) {
+    g_host_unregister(g_arena);
+    vyre_cuda_leave(g_be);
+  }
+  g_registered = 0;
   if (g_arena) munmap(g_arena, g_arena_bytes);
   g_arena = NULL;
   g_arena_bytes = 0;
@@ -374,6 +410,7 @@ static uint32_t serve(vyre_iso_ctl *c) {
                          "isolated executor: mapping the %llu-byte arena failed: %s. Fix: free "
                          "memory.",
                          (unsigned long long)c->arena_bytes, strerror(errno));
+  register_arena();
   if (!g_be && c->op != VYRE_ISO_OP_CREATE && c->op != VYRE_ISO_OP_EXIT)
     return vyre_kit_fail(&c->err, VYRE_STATUS_INTERNAL, 0, VYRE_CUDA_NAME,
                          "isolated executor: request %u before create. Fix: report this bug.",
@@ -388,7 +425,12 @@ static uint32_t serve(vyre_iso_ctl *c) {
       g_svc.cache_dir = g_cache_root;
     }
     vyre_kit_set_services(&g_svc);
-    return vyre_cuda_create(&a, &g_be, &c->err);
+    uint32_t st = vyre_cuda_create(&a, &g_be, &c->err);
+    if (!st) {
+      driver_extras();
+      register_arena();
+    }
+    return st;
   }
   case VYRE_ISO_OP_CAPS: {
     vyre_caps *caps = (vyre_caps *)(void *)c->blob;
@@ -463,6 +505,13 @@ static uint32_t serve(vyre_iso_ctl *c) {
     for (uint32_t i = 0; i < VYRE_KIT_M_COUNT; i++)
       c->a[i] = atomic_load(&g_be->metrics.value[i]);
     c->a[VYRE_KIT_M_COUNT] = vyre_cuda_kernels_count(g_be);
+    size_t free_b = 0, total_b = 0;
+    if (g_mem_get_info && vyre_cuda_enter(g_be, NULL) == VYRE_STATUS_OK) {
+      if (g_mem_get_info(&free_b, &total_b) != CUDA_SUCCESS) free_b = total_b = 0;
+      vyre_cuda_leave(g_be);
+    }
+    c->a[VYRE_KIT_M_COUNT + 1] = free_b;
+    c->a[VYRE_KIT_M_COUNT + 2] = total_b;
     return VYRE_STATUS_OK;
   }
   case VYRE_ISO_OP_INJECT_FAULT:
@@ -515,6 +564,9 @@ int main(int argc, char **argv) {
     if (exiting) break;
   }
   // A lost context is not destroyed (the driver refuses): the process exit frees it.
-  if (g_be && !atomic_load(&g_be->lost)) vyre_cuda_destroy(g_be);
+  if (g_be && !atomic_load(&g_be->lost)) {
+    map_arena(0);
+    vyre_cuda_destroy(g_be);
+  }
   return 0;
 }

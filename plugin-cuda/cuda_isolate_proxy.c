@@ -54,6 +54,11 @@
 #define ISO_ARENA_MIN    (1u << 20)
 #define ISO_ALIGN        64u
 #define ISO_MAX_BINDINGS VYRE_CUDA_MAX_SLOTS
+// The capabilities whose calls and extensions the wire carries (docs/abi.md
+// ABI-ISOLATE-2): grid offsets are the only dispatch extension forwarded.
+#define VYRE_ISO_FORWARDED_CAPS                                                                    \
+  (VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TIMESTAMPS | VYRE_CAP_TRAP |     \
+   VYRE_CAP_SEQUENCE | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET)
 
 typedef struct iso_module iso_module;
 typedef struct iso_buffer iso_buffer;
@@ -104,7 +109,7 @@ struct vyre_cuda_iso {
   uint32_t has_uuid;
   uint8_t uuid[16];
   vyre_caps caps;
-  uint64_t restarts, losses, last_recover_ns, remote_metrics[VYRE_KIT_M_COUNT + 1];
+  uint64_t restarts, losses, last_recover_ns, remote_metrics[VYRE_KIT_M_COUNT + 3];
   iso_module *modules;
   iso_buffer *buffers;
   iso_pending *pendings;
@@ -577,7 +582,9 @@ uint32_t vyre_cuda_iso_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *er
   uint32_t size = out->struct_size;
   size_t n = size && size < sizeof(*out) ? size : sizeof(*out);
   vyre_caps c = be->iso->caps;
-  c.flags |= VYRE_CAP_ISOLATED;
+  // Only what the wire carries: a capability the child reports but the proxy
+  // cannot forward (an extension or slot added later) is not offered.
+  c.flags = (c.flags & VYRE_ISO_FORWARDED_CAPS) | VYRE_CAP_ISOLATED;
   c.generation = be->generation;
   memcpy(out, &c, n);
   out->struct_size = size;
@@ -649,7 +656,9 @@ uint32_t vyre_cuda_iso_flush(vyre_backend *be, vyre_error *err) {
 
 // The child's standard counters, module_cache_entries, and the isolation's
 // own: isolate_executor_pid, isolate_restarts, isolate_losses,
-// isolate_last_recover_ns.
+// isolate_last_recover_ns, and the device's free and total memory as the
+// child's cuMemGetInfo sees it (0 when the driver has none).
+#define ISO_EXTRA_METRICS 7u
 uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                                uint32_t *out_count) {
   struct vyre_cuda_iso *iso = be->iso;
@@ -669,12 +678,12 @@ uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capa
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&m, out, capacity, &n);
   if (st) return st;
-  for (uint32_t i = 0; i < 5; i++)
+  for (uint32_t i = 0; i < ISO_EXTRA_METRICS; i++)
     if (out && n + i < capacity) {
       out[n + i].name = names[i];
       out[n + i].value = extra[i];
     }
-  if (out_count) *out_count = n + 5;
+  if (out_count) *out_count = n + ISO_EXTRA_METRICS;
   return VYRE_STATUS_OK;
 }
 
