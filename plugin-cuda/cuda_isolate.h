@@ -164,8 +164,7 @@ uint32_t vyre_cuda_iso_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, ui
                                       vyre_error *err);
 uint32_t vyre_cuda_iso_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **out,
                                     vyre_error *err);
-// VYRE_ISO_BUFFER_DURABLE: the buffer keeps a host copy that recover restores (ABI-ISOLATE-7).
-#define VYRE_ISO_BUFFER_DURABLE 0x1u
+// VYRE_BUFFER_DURABLE: the buffer keeps a host copy that recover restores (ABI-ISOLATE-7).
 uint32_t vyre_cuda_iso_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint32_t flags,
                                           vyre_buffer **out, vyre_error *err);
 uint32_t vyre_cuda_iso_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_error *err);

@@ -1117,8 +1117,8 @@ uint32_t vyre_cuda_iso_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint
   uint32_t st = alive(be, err);
   if (st) return st;
   iso_buffer *b = calloc(1, sizeof(*b));
-  if (b && (flags & VYRE_ISO_BUFFER_DURABLE)) b->shadow = calloc(1, bytes ? bytes : 1);
-  if (!b || ((flags & VYRE_ISO_BUFFER_DURABLE) && !b->shadow)) {
+  if (b && (flags & VYRE_BUFFER_DURABLE)) b->shadow = calloc(1, bytes ? bytes : 1);
+  if (!b || ((flags & VYRE_BUFFER_DURABLE) && !b->shadow)) {
     if (b) free(b);
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "no host memory for a %sbuffer of %llu bytes. Fix: free memory.",

@@ -94,6 +94,43 @@ CUDA_SLOT(op_metrics, vyre_cuda_metrics, vyre_cuda_iso_metrics,
 CUDA_SLOT(op_inject_fault, vyre_cuda_inject_fault, vyre_cuda_iso_inject_fault,
           (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
 
+// In-process, no buffer is durable (isolated mode only: docs/abi.md ABI-ISOLATE-7).
+static uint32_t vyre_cuda_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                             vyre_buffer **out, vyre_error *err) {
+  if (flags & ~VYRE_BUFFER_DURABLE)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                         "buffer_alloc_flags: unknown flags 0x%x. Fix: pass 0 or "
+                         "VYRE_BUFFER_DURABLE.",
+                         flags);
+  if (flags & VYRE_BUFFER_DURABLE)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
+                         "buffer_alloc_flags: durable buffers (%llu bytes asked) need the isolated "
+                         "mode of the CUDA backend. Fix: set VYRE_CUDA_ISOLATE=1, or allocate "
+                         "without VYRE_BUFFER_DURABLE.",
+                         (unsigned long long)bytes);
+  return vyre_cuda_buffer_alloc(be, bytes, out, err);
+}
+
+static uint32_t vyre_cuda_checkpoint(vyre_backend *be, vyre_error *err) {
+  return vyre_cuda_check_alive(be, err); // nothing is durable in-process
+}
+
+static uint32_t iso_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                       vyre_buffer **out, vyre_error *err) {
+  if (flags & ~VYRE_BUFFER_DURABLE)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                         "buffer_alloc_flags: unknown flags 0x%x. Fix: pass 0 or "
+                         "VYRE_BUFFER_DURABLE.",
+                         flags);
+  return vyre_cuda_iso_buffer_alloc_flags(be, bytes, flags, out, err);
+}
+
+CUDA_SLOT(op_buffer_alloc_flags, vyre_cuda_buffer_alloc_flags, iso_buffer_alloc_flags,
+          (vyre_backend * be, uint64_t bytes, uint32_t flags, vyre_buffer **out, vyre_error *err),
+          be, bytes, flags, out, err)
+CUDA_SLOT(op_checkpoint, vyre_cuda_checkpoint, vyre_cuda_iso_checkpoint,
+          (vyre_backend * be, vyre_error *err), be, err)
+
 static void op_module_release(vyre_backend *be, vyre_module *m) {
   if (!be) return;
   VYRE_KIT_LIFE_SHARED(be);
@@ -176,6 +213,8 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .recover = op_recover,
     .metrics = op_metrics,
     .inject_fault = op_inject_fault,
+    .buffer_alloc_flags = op_buffer_alloc_flags,
+    .checkpoint = op_checkpoint,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

@@ -63,7 +63,8 @@ extern "C" {
 #define VYRE_ABI_MAJOR 1u
 // 1.1: vyre_ext_grid_offset (VYRE_EXT_GRID_OFFSET) and VYRE_CAP_GRID_OFFSET.
 // 1.2: vyre_ext_isolate (VYRE_EXT_ISOLATE) on create args, VYRE_CAP_ISOLATED,
-//      VYRE_FAULT_ILLEGAL_ADDRESS (docs/abi.md ABI-ISOLATE-*).
+//      VYRE_FAULT_ILLEGAL_ADDRESS, the buffer_alloc_flags and checkpoint slots
+//      (durable buffers, VYRE_BUFFER_DURABLE) (docs/abi.md ABI-ISOLATE-*).
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
@@ -870,7 +871,23 @@ typedef struct vyre_backend_ops {
   // ---- Test hooks (optional) ----
   // inject_fault: VYRE_FAULT_*; afterwards status() reports DEVICE_LOST.
   uint32_t (*inject_fault)(vyre_backend *be, uint32_t kind, vyre_error *err);
+
+  // ---- ABI 1.2: durable resident buffers (optional, both or none;
+  //      docs/abi.md ABI-ISOLATE-7) ----
+  // buffer_alloc_flags: buffer_alloc with VYRE_BUFFER_* flags. A durable
+  // buffer keeps a host copy, updated by every successful buffer_write and
+  // buffer_read (of the ranges moved), by sequence reads, and by checkpoint
+  // (whole buffer); recover restores that copy into the new device and
+  // keeps the handle valid (its header takes the new generation). Flags the
+  // plugin cannot honour: UNSUPPORTED.
+  uint32_t (*buffer_alloc_flags)(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                 vyre_buffer **out, vyre_error *err);
+  // checkpoint: copies every durable buffer's device contents into its host copy.
+  uint32_t (*checkpoint)(vyre_backend *be, vyre_error *err);
 } vyre_backend_ops;
+
+// buffer_alloc_flags flags (ABI 1.2).
+#define VYRE_BUFFER_DURABLE 0x1u
 
 // Mandatory slots: probe, create, destroy, get_caps, compile, module_release,
 // dispatch, status, recover. The loader refuses a plugin missing any of them
@@ -1088,7 +1105,9 @@ VYRE__PIN(vyre_backend_ops, status, 192);
 VYRE__PIN(vyre_backend_ops, recover, 200);
 VYRE__PIN(vyre_backend_ops, metrics, 208);
 VYRE__PIN(vyre_backend_ops, inject_fault, 216);
-VYRE__SIZE(vyre_backend_ops, 224);
+VYRE__PIN(vyre_backend_ops, buffer_alloc_flags, 224); // ABI 1.2
+VYRE__PIN(vyre_backend_ops, checkpoint, 232);         // ABI 1.2
+VYRE__SIZE(vyre_backend_ops, 240);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include "../common/ir_prog.h"
+#include "vyre/vyre.h"
 
 static const char *svc_getenv(void *ctx, const char *name) {
   (void)ctx;
@@ -559,6 +560,136 @@ static void test_isolated_destroy_leaves_no_child_descriptor_or_mapping(void **s
   assert_int_equal(maps, 0);
 }
 
+// Seq: out = in + 1 over resident buffers, then (optionally) no reads.
+static uint32_t run_inc(vyre_backend *be, vyre_module *m, vyre_buffer *in, vyre_buffer *out,
+                        uint64_t bytes, vyre_error *err) {
+  vyre_binding b[2] = {
+      {.buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = bytes, .resident = in},
+      {.buffer_index = 1, .kind = VYRE_BINDING_RESIDENT, .bytes = bytes, .resident = out}};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 2,
+                           .module = m,
+                           .bindings = b,
+                           .grid = {(uint32_t)(bytes / 4 + 63) / 64, 1, 1},
+                           .repeat = 1};
+  return ops()->dispatch(be, &da, NULL, err);
+}
+
+static void test_isolated_durable_buffers_are_restored_by_recover(void **s) {
+  (void)s;
+  NEED();
+  vyre_error err = {.struct_size = sizeof(err)};
+  enum { N = 256, BYTES = N * 4 };
+  // In-process: refused with the way out.
+  unsetenv("VYRE_CUDA_ISOLATE");
+  vyre_create_args ca = {.struct_size = sizeof(ca), .device_index = VYRE_DEVICE_DEFAULT};
+  vyre_backend *inproc = NULL;
+  vyre_buffer *x = NULL;
+  assert_int_equal(ops()->create(&ca, &inproc, &err), 0);
+  assert_int_equal(ops()->buffer_alloc_flags(inproc, BYTES, VYRE_BUFFER_DURABLE, &x, &err),
+                   VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "VYRE_CUDA_ISOLATE=1"));
+  ops()->destroy(inproc);
+
+  vyre_backend *be = open_isolated();
+  assert_non_null(be);
+  vyre_buffer *d = NULL, *d2 = NULL, *plain = NULL;
+  assert_int_equal(ops()->buffer_alloc_flags(be, BYTES, VYRE_BUFFER_DURABLE, &d, &err), 0);
+  assert_int_equal(ops()->buffer_alloc_flags(be, BYTES, VYRE_BUFFER_DURABLE, &d2, &err), 0);
+  assert_int_equal(ops()->buffer_alloc_flags(be, BYTES, 0, &plain, &err), 0);
+  assert_int_equal(ops()->buffer_alloc_flags(be, BYTES, 0x80, &x, &err),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  uint32_t a[N], got[N];
+  for (uint32_t i = 0; i < N; i++)
+    a[i] = 0x1000u + i * 5u;
+  vyre_buffer_range w[2] = {{.buffer = d, .size = BYTES, .src = a},
+                            {.buffer = plain, .size = BYTES, .src = a}};
+  assert_int_equal(ops()->buffer_write(be, w, 2, &err), 0);
+  vyre_module *m = compile(be, N, &err);
+  assert_non_null(m);
+  // d2 = d + 1 on the device, not checkpointed: lost with the fault (d2's copy is zeros).
+  assert_int_equal(run_inc(be, m, d, d2, BYTES, &err), 0);
+  assert_int_equal(ops()->inject_fault(be, VYRE_FAULT_DEVICE_TRAP, &err), 0);
+  assert_int_equal(ops()->recover(be, &err), 0);
+  vyre_buffer_range r = {.buffer = d, .size = BYTES, .dst = got};
+  memset(got, 0, sizeof(got));
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), 0);
+  assert_memory_equal(got, a, BYTES);
+  r.buffer = d2;
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), 0);
+  for (uint32_t i = 0; i < N; i++)
+    assert_int_equal(got[i], 0);
+  r.buffer = plain; // not durable: stale, as in-process
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), VYRE_STATUS_DEVICE_LOST);
+  // With a checkpoint after the dispatch, d2 = d + 1 survives the next fault.
+  ops()->module_release(be, m);
+  m = compile(be, N, &err);
+  assert_non_null(m);
+  assert_int_equal(run_inc(be, m, d, d2, BYTES, &err), 0);
+  assert_int_equal(ops()->checkpoint(be, &err), 0);
+  assert_int_equal(ops()->inject_fault(be, VYRE_FAULT_ILLEGAL_ADDRESS, &err), 0);
+  assert_int_equal(ops()->recover(be, &err), 0);
+  r.buffer = d2;
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), 0);
+  for (uint32_t i = 0; i < N; i++)
+    assert_int_equal(got[i], a[i] + 1u);
+  // And a child killed by a signal: the same.
+  kill(child_pid(be), SIGKILL);
+  vyre_health h = {.struct_size = sizeof(h)};
+  for (int i = 0; i < 200 && h.state != VYRE_HEALTH_DEVICE_LOST; i++) {
+    usleep(5000);
+    ops()->status(be, &h);
+  }
+  assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+  assert_int_equal(ops()->recover(be, &err), 0);
+  r.buffer = d;
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), 0);
+  assert_memory_equal(got, a, BYTES);
+  assert_int_equal(ops()->buffer_free(be, d, &err), 0);
+  assert_int_equal(ops()->buffer_free(be, d2, &err), 0);
+  assert_int_equal(ops()->buffer_free(be, plain, &err), 0);
+  ops()->module_release(be, m);
+  ops()->destroy(be);
+}
+
+// The same through libvyre: a durable resident buffer is not stale after
+// vyre_device_recover and reads back what was written.
+static void test_isolated_durable_resident_through_libvyre(void **s) {
+  (void)s;
+  NEED();
+  setenv("VYRE_CUDA_ISOLATE", "1", 1);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_device *dev = NULL;
+  assert_int_equal(vyre_device_open("cuda", NULL, &dev, &err), 0);
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  assert_int_equal(vyre_device_caps(dev, &caps, &err), 0);
+  assert_true(caps.flags & VYRE_CAP_ISOLATED);
+  vyre_resident *d = NULL, *plain = NULL;
+  assert_int_equal(vyre_resident_alloc_flags(dev, 64, VYRE_RESIDENT_DURABLE, &d, &err), 0);
+  assert_int_equal(vyre_resident_alloc(dev, 64, &plain, &err), 0);
+  vyre_resident *bad = NULL;
+  assert_int_equal(vyre_resident_alloc_flags(dev, 64, 2, &bad, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  uint32_t a[16], got[16];
+  for (uint32_t i = 0; i < 16; i++)
+    a[i] = 0xabc00000u + i;
+  vyre_resident_range w = {.buffer = d, .size = 64, .src = a};
+  assert_int_equal(vyre_resident_write(dev, &w, 1, &err), 0);
+  assert_int_equal(vyre_device_checkpoint(dev, &err), 0);
+  assert_int_equal(vyre_device_inject_fault(dev, VYRE_FAULT_DEVICE_TRAP, &err), 0);
+  assert_int_equal(vyre_device_recover(dev, &err), 0);
+  memset(got, 0, sizeof(got));
+  vyre_resident_range r = {.buffer = d, .size = 64, .dst = got};
+  assert_int_equal(vyre_resident_read(dev, &r, 1, &err), 0);
+  assert_memory_equal(got, a, 64);
+  r.buffer = plain;
+  uint32_t st = vyre_resident_read(dev, &r, 1, &err);
+  if (st != VYRE_STATUS_DEVICE_LOST) fprintf(stderr, "plain read: %s\n", err.message);
+  assert_int_equal(st, VYRE_STATUS_DEVICE_LOST);
+  assert_int_equal(vyre_resident_free(d, &err), 0);
+  assert_int_equal(vyre_resident_free(plain, &err), 0);
+  vyre_device_close(dev);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -572,6 +703,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_isolated_channel_under_pressure_from_four_threads),
       cmocka_unit_test(test_isolated_resident_buffers_and_sequences_live_in_the_child),
       cmocka_unit_test(test_isolated_destroy_leaves_no_child_descriptor_or_mapping),
+      cmocka_unit_test(test_isolated_durable_buffers_are_restored_by_recover),
+      cmocka_unit_test(test_isolated_durable_resident_through_libvyre),
   };
   return cmocka_run_group_tests_name("cuda/isolated", tests, NULL, NULL);
 }
