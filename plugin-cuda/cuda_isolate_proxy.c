@@ -304,7 +304,9 @@ static uint32_t call(vyre_backend *be, uint32_t op, uint64_t hang_ns, vyre_error
   if (c->lost) {
     char cause[256];
     snprintf(cause, sizeof(cause), "hit a device fault: %s", c->cause);
-    lose(be, cause);
+    lose(be, cause); // the channel is gone with the child: callers touch it only on OK/TRAPPED
+    if (op != VYRE_ISO_OP_INJECT_FAULT && (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED))
+      st = alive(be, err);
   }
   return st;
 }
@@ -379,6 +381,104 @@ static void child_exec(struct vyre_cuda_iso *iso, int life_rd, pid_t parent, cha
   _exit(127);
 }
 
+// PR_SET_PDEATHSIG fires when the *thread* that forked ends, not the
+// process: a child forked by an application thread that then exits would be
+// killed. So every fork happens on one process-lifetime thread (the forker),
+// which never exits; the calling thread waits for it.
+typedef struct fork_req {
+  struct vyre_cuda_iso *iso;
+  int life_rd;
+  pid_t parent;
+  char *const *argv;
+  pid_t pid;
+  int err, done;
+} fork_req;
+
+static pthread_mutex_t g_fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_fork_cond = PTHREAD_COND_INITIALIZER;
+static fork_req *g_fork_req;
+static int g_forker_state; // 0: not started, 1: running, -1: could not start
+
+static void *forker_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_fork_lock);
+  for (;;) {
+    while (!g_fork_req || g_fork_req->done)
+      pthread_cond_wait(&g_fork_cond, &g_fork_lock);
+    fork_req *r = g_fork_req;
+    // Unlocked while forking: the fork handlers below take the lock.
+    pthread_mutex_unlock(&g_fork_lock);
+    pid_t pid = fork();
+    if (pid == 0) child_exec(r->iso, r->life_rd, r->parent, r->argv);
+    int e = errno;
+    pthread_mutex_lock(&g_fork_lock);
+    r->pid = pid;
+    r->err = e;
+    r->done = 1;
+    pthread_cond_broadcast(&g_fork_cond);
+  }
+  return NULL;
+}
+
+// A process forked by the application has no forker thread (and may have
+// forked while another thread held the lock): its first isolated backend
+// starts a new one.
+static void fork_prepare(void) {
+  pthread_mutex_lock(&g_fork_lock);
+}
+static void fork_parent(void) {
+  pthread_mutex_unlock(&g_fork_lock);
+}
+static void fork_child(void) {
+  pthread_mutex_init(&g_fork_lock, NULL);
+  pthread_cond_init(&g_fork_cond, NULL);
+  g_fork_req = NULL;
+  g_forker_state = 0;
+}
+static void fork_handlers(void) {
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+static pthread_once_t g_fork_once = PTHREAD_ONCE_INIT;
+
+static pid_t spawn_on_forker(struct vyre_cuda_iso *iso, int life_rd, pid_t parent,
+                             char *const argv[]) {
+  pthread_once(&g_fork_once, fork_handlers);
+  pthread_mutex_lock(&g_fork_lock);
+  if (g_forker_state == 0) {
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    // All signals blocked on the forker (the child unblocks them before exec).
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    g_forker_state = pthread_create(&t, &at, forker_main, NULL) == 0 ? 1 : -1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&at);
+  }
+  if (g_forker_state < 0) {
+    // No thread: fork here (the child then dies with this thread).
+    pthread_mutex_unlock(&g_fork_lock);
+    pid_t pid = fork();
+    if (pid == 0) child_exec(iso, life_rd, parent, argv);
+    return pid;
+  }
+  // One request at a time.
+  while (g_fork_req)
+    pthread_cond_wait(&g_fork_cond, &g_fork_lock);
+  fork_req r = {.iso = iso, .life_rd = life_rd, .parent = parent, .argv = argv};
+  g_fork_req = &r;
+  pthread_cond_broadcast(&g_fork_cond);
+  while (!r.done)
+    pthread_cond_wait(&g_fork_cond, &g_fork_lock);
+  g_fork_req = NULL;
+  pthread_cond_broadcast(&g_fork_cond);
+  pthread_mutex_unlock(&g_fork_lock);
+  errno = r.err;
+  return r.pid;
+}
+
 // Starts a child and creates the device in it (same index or UUID as at
 // create). The channel lock is held or the backend is not shared yet.
 static uint32_t spawn(vyre_backend *be, vyre_error *err) {
@@ -416,8 +516,7 @@ static uint32_t spawn(vyre_backend *be, vyre_error *err) {
   pid_t parent = getpid();
   snprintf(parent_s, sizeof(parent_s), "%d", (int)parent);
   char *argv[] = {iso->exe, parent_s, NULL};
-  pid_t pid = fork();
-  if (pid == 0) child_exec(iso, life[0], parent, argv);
+  pid_t pid = spawn_on_forker(iso, life[0], parent, argv);
   close(life[0]);
   if (pid < 0) {
     st = sys_fail(err, "fork (starting " VYRE_CUDA_EXECUTOR_NAME ")");
@@ -989,7 +1088,7 @@ uint32_t vyre_cuda_iso_pending_wait(vyre_backend *be, vyre_pending *pend, uint64
         memcpy(p->out[i].dst, iso->arena + p->out[i].off, p->out[i].bytes);
       p->result = iso->ctl->result;
     }
-    if (st != VYRE_STATUS_TIMEOUT && st != VYRE_STATUS_DEVICE_LOST) {
+    if (st != VYRE_STATUS_TIMEOUT && st != VYRE_STATUS_DEVICE_LOST && iso->ctl) {
       p->done = 1;
       p->status = st;
       p->err = iso->ctl->err;

@@ -690,6 +690,29 @@ static void test_isolated_durable_resident_through_libvyre(void **s) {
   vyre_device_close(dev);
 }
 
+static void *open_on_thread(void *out) {
+  *(vyre_backend **)out = open_isolated();
+  return NULL;
+}
+
+// PR_SET_PDEATHSIG is per thread: the child must outlive the application
+// thread that created the backend (and the one that recovered it).
+static void test_isolated_child_outlives_the_thread_that_created_it(void **s) {
+  (void)s;
+  NEED();
+  vyre_backend *be = NULL;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, open_on_thread, &be), 0);
+  pthread_join(t, NULL);
+  assert_non_null(be);
+  usleep(100000);
+  vyre_health h = {.struct_size = sizeof(h)};
+  ops()->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_true(one_dispatch(be, 128));
+  ops()->destroy(be);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -703,6 +726,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_isolated_channel_under_pressure_from_four_threads),
       cmocka_unit_test(test_isolated_resident_buffers_and_sequences_live_in_the_child),
       cmocka_unit_test(test_isolated_destroy_leaves_no_child_descriptor_or_mapping),
+      cmocka_unit_test(test_isolated_child_outlives_the_thread_that_created_it),
       cmocka_unit_test(test_isolated_durable_buffers_are_restored_by_recover),
       cmocka_unit_test(test_isolated_durable_resident_through_libvyre),
   };
