@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -98,8 +99,10 @@ static int parent_gone(void) {
 // Waits for a request after |last|; 0 when the parent is gone.
 static int wait_request(uint32_t last) {
   uint64_t t0 = svc_clock(NULL);
-  while (svc_clock(NULL) - t0 < EXEC_SPIN_NS)
+  while (svc_clock(NULL) - t0 < EXEC_SPIN_NS) {
     if (atomic_load(&g_ctl->req) != last) return 1;
+    sched_yield();
+  }
   for (;;) {
     atomic_store(&g_ctl->child_sleeping, 1);
     if (atomic_load(&g_ctl->req) == last) vyre_iso_futex_wait(&g_ctl->req, last, 100000000ull);

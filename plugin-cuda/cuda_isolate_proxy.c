@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -274,7 +275,10 @@ static uint32_t call(vyre_backend *be, uint32_t op, uint64_t hang_ns, vyre_error
   char why[160];
   while (atomic_load(&c->resp) != seq) {
     uint64_t now = vyre_kit_now_ns();
-    if (now - t0 < ISO_SPIN_NS) continue;
+    if (now - t0 < ISO_SPIN_NS) {
+      sched_yield(); // on a busy core the child may need this one to answer
+      continue;
+    }
     atomic_store(&c->parent_sleeping, 1);
     uint32_t seen = atomic_load(&c->resp);
     if (seen != seq) vyre_iso_futex_wait(&c->resp, seen, ISO_SLICE_NS);
@@ -767,13 +771,19 @@ uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capa
   vyre_kit_metrics m;
   for (uint32_t i = 0; i < VYRE_KIT_M_COUNT; i++)
     atomic_store(&m.value[i], iso->remote_metrics[i]);
-  uint64_t extra[5] = {iso->remote_metrics[VYRE_KIT_M_COUNT],
-                       (uint64_t)(iso->pid > 0 ? iso->pid : 0), iso->restarts, iso->losses,
-                       iso->last_recover_ns};
+  uint64_t extra[ISO_EXTRA_METRICS] = {iso->remote_metrics[VYRE_KIT_M_COUNT],
+                                       (uint64_t)(iso->pid > 0 ? iso->pid : 0),
+                                       iso->restarts,
+                                       iso->losses,
+                                       iso->last_recover_ns,
+                                       iso->remote_metrics[VYRE_KIT_M_COUNT + 1],
+                                       iso->remote_metrics[VYRE_KIT_M_COUNT + 2]};
   pthread_mutex_unlock(&iso->chan);
-  static const char *const names[5] = {"module_cache_entries", "isolate_executor_pid",
-                                       "isolate_restarts", "isolate_losses",
-                                       "isolate_last_recover_ns"};
+  static const char *const names[ISO_EXTRA_METRICS] = {
+      "module_cache_entries",      "isolate_executor_pid",
+      "isolate_restarts",          "isolate_losses",
+      "isolate_last_recover_ns",   "isolate_device_free_bytes",
+      "isolate_device_total_bytes"};
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&m, out, capacity, &n);
   if (st) return st;
@@ -1374,11 +1384,16 @@ uint32_t vyre_cuda_iso_checkpoint(vyre_backend *be, vyre_error *err) {
     if (b->shadow && b->bytes && b->h.generation == be->generation)
       r[k++] = (vyre_buffer_range){
           .buffer = (vyre_buffer *)(void *)b, .size = b->bytes, .dst = b->shadow};
-  pthread_mutex_unlock(&iso->objs);
-  if (!r)
+  // The list lock stays held, so no buffer is freed under the read (the
+  // order objs -> chan is taken only here; recover's chan -> objs runs with
+  // the life lock exclusive, never beside this).
+  if (!r) {
+    pthread_mutex_unlock(&iso->objs);
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "checkpoint: no host memory for %u ranges. Fix: free memory.", n);
+  }
   st = n ? io_ranges(be, r, n, 1, err) : VYRE_STATUS_OK;
+  pthread_mutex_unlock(&iso->objs);
   free(r);
   return st;
 }

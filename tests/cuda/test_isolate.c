@@ -226,6 +226,10 @@ static void test_isolated_dispatch_runs_in_a_child_and_caps_say_isolated(void **
   assert_string_equal(caps.device_name, "vyre mock GPU");
   pid_t pid = child_pid(be);
   assert_true(pid > 0 && pid != getpid());
+  // Every isolation metric is reported (the mock has no cuMemGetInfo: 0).
+  assert_int_equal(metric(be, "isolate_device_total_bytes"), 0);
+  assert_int_equal(metric(be, "isolate_restarts"), 0);
+  assert_true(metric(be, "isolate_last_recover_ns") != UINT64_MAX);
   assert_true(one_dispatch(be, 1000));
   // Disk cache misses only once: a second compile of the same program is a memory hit.
   assert_true(one_dispatch(be, 1000));
