@@ -316,7 +316,8 @@ static uint32_t call(vyre_backend *be, uint32_t op, uint64_t hang_ns, vyre_error
 }
 
 static uint64_t hang_after(uint64_t timeout_ns) {
-  return timeout_ns ? timeout_ns + VYRE_ISO_HANG_GRACE_NS : 0;
+  if (!timeout_ns || timeout_ns > UINT64_MAX - VYRE_ISO_HANG_GRACE_NS) return 0; // no limit
+  return timeout_ns + VYRE_ISO_HANG_GRACE_NS;
 }
 
 // The executor next to the plugin file (dladdr), as cuda_isolate.h says.
@@ -1172,8 +1173,11 @@ uint32_t vyre_cuda_iso_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, ui
       memmove(iso->arena + table + k * sizeof(vyre_iso_wire_dispatch), iso->arena + one,
               sizeof(vyre_iso_wire_dispatch));
       woff[k] = table + k * sizeof(vyre_iso_wire_dispatch);
-      hang += a->timeout_ns ? a->timeout_ns : 0;
-      if (!a->timeout_ns) hang = UINT64_MAX;
+      // The sum of the jobs' deadlines; a job without one: no limit.
+      if (!a->timeout_ns || hang == UINT64_MAX || a->timeout_ns > UINT64_MAX / 2 - hang)
+        hang = UINT64_MAX;
+      else
+        hang += a->timeout_ns;
     }
     uint64_t aoff = align_up(at, ISO_ALIGN);
     if (aoff + (uint64_t)m * sizeof(vyre_iso_wire_job_answer) > iso->arena_bytes)
