@@ -266,6 +266,7 @@ static uint32_t op_dispatch(vyre_iso_ctl *c, int async) {
 static uint32_t op_pending_wait(vyre_iso_ctl *c) {
   exec_async *x = (exec_async *)(uintptr_t)c->a[0];
   uint32_t st = vyre_cuda_pending_wait(g_be, x->p, c->a[1], &c->result, &c->err);
+  c->a[2] = x->p->done; // a TIMEOUT with done: final (the deadline passed at enqueue)
   if (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED) {
     if (!in_arena(x->lo, x->hi - x->lo)) return bad_wire(&c->err, "async answer");
     for (uint32_t i = 0; i < x->n; i++)

@@ -48,13 +48,14 @@
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
 
-#define ISO_SPIN_NS      50000ull
-#define ISO_SLICE_NS     10000000ull // futex sleep between liveness checks
-#define ISO_CREATE_NS    120000000000ull
-#define ISO_EXIT_NS      5000000000ull
-#define ISO_ARENA_MIN    (1u << 20)
-#define ISO_ALIGN        64u
-#define ISO_MAX_BINDINGS VYRE_CUDA_MAX_SLOTS
+#define ISO_SPIN_NS       50000ull
+#define ISO_SLICE_NS      10000000ull // futex sleep between liveness checks
+#define ISO_CREATE_NS     120000000000ull
+#define ISO_EXIT_NS       5000000000ull
+#define ISO_ARENA_MIN     (1u << 20)
+#define ISO_WAIT_SLICE_NS 5000000ull // pending_wait's slices (the channel is free between them)
+#define ISO_ALIGN         64u
+#define ISO_MAX_BINDINGS  VYRE_CUDA_MAX_SLOTS
 // The capabilities whose calls and extensions the wire carries (docs/abi.md
 // ABI-ISOLATE-2): grid offsets are the only dispatch extension forwarded.
 #define VYRE_ISO_FORWARDED_CAPS                                                                    \
@@ -1080,32 +1081,48 @@ uint32_t vyre_cuda_iso_pending_poll(vyre_backend *be, vyre_pending *pend, uint32
   return st;
 }
 
+// Waits in slices of at most ISO_WAIT_SLICE_NS, releasing the channel
+// between them, so a long wait does not hold up the other threads' calls.
+// timeout 0 and UINT64_MAX wait forever (as in-process).
 uint32_t vyre_cuda_iso_pending_wait(vyre_backend *be, vyre_pending *pend, uint64_t timeout_ns,
                                     vyre_dispatch_result *out, vyre_error *err) {
   struct vyre_cuda_iso *iso = be->iso;
   iso_pending *p = (iso_pending *)(void *)pend;
   uint32_t st = check_pending(be, pend, err);
   if (st) return st;
-  if (!p->done) {
+  int forever = timeout_ns == 0 || timeout_ns == UINT64_MAX;
+  uint64_t t0 = vyre_kit_now_ns();
+  while (!p->done) {
     if ((st = alive(be, err))) return st;
+    uint64_t spent = vyre_kit_now_ns() - t0;
+    uint64_t left = forever ? UINT64_MAX : timeout_ns > spent ? timeout_ns - spent : 0;
+    if (!left)
+      return vyre_kit_fail(err, VYRE_STATUS_TIMEOUT, 0, VYRE_CUDA_NAME,
+                           "the dispatch did not finish within %llu ns. Fix: raise the timeout "
+                           "or split the work.",
+                           (unsigned long long)timeout_ns);
+    uint64_t slice = left < ISO_WAIT_SLICE_NS ? left : ISO_WAIT_SLICE_NS;
     pthread_mutex_lock(&iso->chan);
     iso->ctl->a[0] = p->remote;
-    iso->ctl->a[1] = timeout_ns;
+    iso->ctl->a[1] = slice;
+    iso->ctl->a[2] = 0;
     memset(&iso->ctl->result, 0, sizeof(iso->ctl->result));
-    st = call(be, VYRE_ISO_OP_PENDING_WAIT,
-              timeout_ns == UINT64_MAX ? 0 : hang_after(timeout_ns ? timeout_ns : 1), err);
+    st = call(be, VYRE_ISO_OP_PENDING_WAIT, hang_after(slice), err);
     if (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED) {
       for (uint32_t i = 0; i < p->n; i++)
         memcpy(p->out[i].dst, iso->arena + p->out[i].off, p->out[i].bytes);
       p->result = iso->ctl->result;
     }
-    if (st != VYRE_STATUS_TIMEOUT && st != VYRE_STATUS_DEVICE_LOST && iso->ctl) {
+    // Final: anything but a slice's TIMEOUT or a loss (a TIMEOUT is final
+    // when the child's pending is complete: its deadline passed at enqueue).
+    if (st != VYRE_STATUS_DEVICE_LOST && iso->ctl &&
+        (st != VYRE_STATUS_TIMEOUT || iso->ctl->a[2])) {
       p->done = 1;
       p->status = st;
       p->err = iso->ctl->err;
     }
     pthread_mutex_unlock(&iso->chan);
-    if (!p->done) return st;
+    if (!p->done && st != VYRE_STATUS_TIMEOUT) return st;
   }
   put_result(out, &p->result);
   if (p->status && err) {

@@ -717,6 +717,47 @@ static void test_isolated_child_outlives_the_thread_that_created_it(void **s) {
   ops()->destroy(be);
 }
 
+// Async through the child: poll, then a wait with timeout 0 (forever, as
+// in-process); results land in the caller's memory only at the wait.
+static void test_isolated_async_pending_poll_and_wait(void **s) {
+  (void)s;
+  NEED();
+  vyre_backend *be = open_isolated();
+  assert_non_null(be);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = compile(be, 3000, &err);
+  assert_non_null(m);
+  inc_io io;
+  inc_setup(&io, m, 3000, 11);
+  vyre_pending *p = NULL;
+  assert_int_equal(ops()->dispatch_async(be, &io.da, &p, &err), 0);
+  assert_int_equal(io.out[0], 0xdeadbeefu); // nothing delivered before the wait
+  uint32_t done = 0;
+  for (int i = 0; i < 1000 && !done; i++)
+    assert_int_equal(ops()->pending_poll(be, p, &done, &err), 0);
+  assert_int_equal(done, 1);
+  vyre_dispatch_result r = {.struct_size = sizeof(r)};
+  assert_int_equal(ops()->pending_wait(be, p, 0, &r, &err), 0);
+  assert_true(inc_ok(&io));
+  // A second wait returns the same status at once.
+  assert_int_equal(ops()->pending_wait(be, p, 1, &r, &err), 0);
+  ops()->pending_release(be, p);
+  // A pending is lost with the child: DEVICE_LOST, not a hang.
+  assert_int_equal(ops()->dispatch_async(be, &io.da, &p, &err), 0);
+  kill(child_pid(be), SIGKILL);
+  vyre_health h = {.struct_size = sizeof(h)};
+  for (int i = 0; i < 200 && h.state != VYRE_HEALTH_DEVICE_LOST; i++) {
+    usleep(5000);
+    ops()->status(be, &h);
+  }
+  assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+  assert_int_equal(ops()->pending_wait(be, p, UINT64_MAX, &r, &err), VYRE_STATUS_DEVICE_LOST);
+  ops()->pending_release(be, p);
+  inc_free(&io);
+  ops()->module_release(be, m);
+  ops()->destroy(be);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -731,6 +772,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_isolated_resident_buffers_and_sequences_live_in_the_child),
       cmocka_unit_test(test_isolated_destroy_leaves_no_child_descriptor_or_mapping),
       cmocka_unit_test(test_isolated_child_outlives_the_thread_that_created_it),
+      cmocka_unit_test(test_isolated_async_pending_poll_and_wait),
       cmocka_unit_test(test_isolated_durable_buffers_are_restored_by_recover),
       cmocka_unit_test(test_isolated_durable_resident_through_libvyre),
   };
