@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -67,9 +68,11 @@ static const char *svc_getenv(void *ctx, const char *name) {
 static void svc_log(void *ctx, uint32_t level, const char *backend, const char *message) {
   (void)ctx;
   static const char *const names[] = {"error", "warning", "info", "debug"};
+  // VYRE_LOG as libvyre reads it (docs/cli.md): error, warn, info, debug.
   const char *v = secure_getenv("VYRE_LOG");
   uint32_t max = VYRE_LOG_WARN;
-  if (v && *v >= '0' && *v <= '3') max = (uint32_t)(*v - '0');
+  for (uint32_t i = 0; v && *v && i < 4; i++)
+    if (strcasecmp(v, i == 1 ? "warn" : names[i]) == 0) max = i;
   if (level > max) return;
   fprintf(stderr, "vyre %s (executor %d): %s: %s\n", backend ? backend : "cuda", (int)getpid(),
           names[level < 4 ? level : 3], message);
