@@ -718,11 +718,17 @@ uint32_t vyre_cuda_iso_recover(vyre_backend *be, vyre_error *err) {
   }
   be->generation++;
   iso->restarts++;
+  iso->cause[0] = '\0';
   st = restore_durable(be, err);
+  if (st && !atomic_load(&be->lost)) {
+    // Not recovered after all: a later recover tries again.
+    char cause[256];
+    snprintf(cause, sizeof(cause), "could not restore the durable buffers (status %u)", st);
+    lose(be, cause);
+  }
   pthread_mutex_unlock(&iso->chan);
   iso->last_recover_ns = vyre_kit_now_ns() - t0;
   if (st) return st;
-  iso->cause[0] = '\0';
   vyre_kit_log(VYRE_LOG_INFO, VYRE_CUDA_NAME,
                "device %u (%s) recovered in a new isolated executor (pid %d); generation %u",
                be->device_index, be->name, (int)iso->pid, be->generation);
