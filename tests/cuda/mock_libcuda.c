@@ -17,6 +17,9 @@
 // - without a registered emulation, VYRE_MOCK_CUDA_KERNEL=inc makes
 //   "vyre_main" compute slot1[i] = slot0[i] + 1 (the isolated executor's
 //   tests, where the kernel runs in a child process that registers nothing);
+// - VYRE_MOCK_CUDA_KERNEL_MS=<n>: each "vyre_main" launch keeps the device
+//   busy n ms: event queries answer CUDA_ERROR_NOT_READY and
+//   synchronizations sleep until then (slow kernels, the same tests);
 // - the bench floor's PTX (vyre_bench_inc, vyre_bench_vadd,
 //   vyre_bench_matmul): a launch runs the C equivalent of the kernel;
 // - "MOCKCUBIN:<literal>", what the mock NVRTC below makes of the floor's
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef void (*mock_kernel_fn)(void **params, const unsigned grid[3], const unsigned block[3]);
 
@@ -102,6 +106,22 @@ __attribute__((visibility("default"))) unsigned long long mock_cuda_calls(const 
   for (unsigned i = 0; i < N_COUNTED && g_call_name[i]; i++)
     if (same_name(g_call_name[i], name)) return g_calls[i];
   return 0;
+}
+
+// VYRE_MOCK_CUDA_KERNEL_MS: the device is busy until this CLOCK_MONOTONIC time (ns).
+static _Atomic unsigned long long g_busy_until;
+
+static unsigned long long mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static void wait_idle(void) {
+  while (mono_ns() < g_busy_until) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
 }
 
 #define STICKY()                                                                                   \
@@ -231,6 +251,7 @@ CUresult cuStreamSynchronize(CUstream s) {
   count(__func__);
   (void)s;
   STICKY();
+  wait_idle();
   return CUDA_SUCCESS;
 }
 CUresult cuStreamQuery(CUstream s) {
@@ -263,12 +284,14 @@ CUresult cuEventQuery(CUevent e) {
   count(__func__);
   (void)e;
   STICKY();
+  if (mono_ns() < g_busy_until) return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }
 CUresult cuEventSynchronize(CUevent e) {
   count(__func__);
   (void)e;
   STICKY();
+  wait_idle();
   return CUDA_SUCCESS;
 }
 CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
@@ -397,6 +420,11 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     return CUDA_SUCCESS; // reported at the next synchronization, as on a GPU
   }
   if (fn->kind != FN_EMULATED) return bench_kernel(fn, grid, block, params);
+  const char *slow = getenv("VYRE_MOCK_CUDA_KERNEL_MS");
+  if (slow && *slow) {
+    unsigned long long from = mono_ns() > g_busy_until ? mono_ns() : g_busy_until;
+    g_busy_until = from + strtoull(slow, NULL, 10) * 1000000ull;
+  }
   if (g_kernel) {
     g_kernel(params, grid, block);
   } else {

@@ -758,6 +758,75 @@ static void test_isolated_async_pending_poll_and_wait(void **s) {
   ops()->destroy(be);
 }
 
+typedef struct waiter {
+  vyre_backend *be;
+  vyre_pending *p;
+  uint32_t st;
+  uint64_t took;
+} waiter;
+
+static void *wait_forever(void *v) {
+  waiter *w = v;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint64_t t0 = now_ns();
+  w->st = ops()->pending_wait(w->be, w->p, UINT64_MAX, NULL, &err);
+  w->took = now_ns() - t0;
+  return NULL;
+}
+
+// Slow kernels (VYRE_MOCK_CUDA_KERNEL_MS): a long wait does not hold the
+// channel (another thread's call goes through meanwhile), and a dispatch
+// that passes its own deadline is a TIMEOUT answered by the child, not a
+// hang: the child stays and the backend healthy.
+static void test_isolated_slow_kernels_neither_block_the_channel_nor_count_as_hangs(void **s) {
+  (void)s;
+  NEED();
+  setenv("VYRE_MOCK_CUDA_KERNEL_MS", "400", 1);
+  vyre_backend *be = open_isolated();
+  unsetenv("VYRE_MOCK_CUDA_KERNEL_MS"); // read by the child, which has its own copy
+  assert_non_null(be);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = compile(be, 512, &err);
+  assert_non_null(m);
+  inc_io io;
+  inc_setup(&io, m, 512, 3);
+  waiter w = {.be = be};
+  assert_int_equal(ops()->dispatch_async(be, &io.da, &w.p, &err), 0);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, wait_forever, &w), 0);
+  usleep(50000);
+  uint64_t t0 = now_ns();
+  vyre_module *m2 = compile(be, 512, &err); // a memory-cache hit in the child
+  uint64_t took = now_ns() - t0;
+  assert_non_null(m2);
+  pthread_join(t, NULL);
+  assert_int_equal(w.st, 0);
+  assert_true(inc_ok(&io));
+  assert_true(w.took >= 250000000ull);
+  if (took >= 200000000ull)
+    fprintf(stderr, "compile during the wait took %llu ns\n", (unsigned long long)took);
+  assert_true(took < 200000000ull);
+  ops()->pending_release(be, w.p);
+  // A 400 ms kernel with a 50 ms deadline: TIMEOUT from the child.
+  pid_t pid = child_pid(be);
+  io.da.timeout_ns = 50000000ull;
+  t0 = now_ns();
+  assert_int_equal(ops()->dispatch(be, &io.da, NULL, &err), VYRE_STATUS_TIMEOUT);
+  assert_true(now_ns() - t0 < 350000000ull);
+  vyre_health h = {.struct_size = sizeof(h)};
+  ops()->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(child_pid(be), pid);
+  io.da.timeout_ns = 0;
+  memset(io.out, 0, io.n * 4);
+  assert_int_equal(ops()->dispatch(be, &io.da, NULL, &err), 0);
+  assert_true(inc_ok(&io));
+  inc_free(&io);
+  ops()->module_release(be, m);
+  ops()->module_release(be, m2);
+  ops()->destroy(be);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -773,6 +842,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_isolated_destroy_leaves_no_child_descriptor_or_mapping),
       cmocka_unit_test(test_isolated_child_outlives_the_thread_that_created_it),
       cmocka_unit_test(test_isolated_async_pending_poll_and_wait),
+      cmocka_unit_test(test_isolated_slow_kernels_neither_block_the_channel_nor_count_as_hangs),
       cmocka_unit_test(test_isolated_durable_buffers_are_restored_by_recover),
       cmocka_unit_test(test_isolated_durable_resident_through_libvyre),
   };
