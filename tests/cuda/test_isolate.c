@@ -303,9 +303,12 @@ static void test_isolated_child_killed_by_a_signal_is_device_lost_and_recover_re
   assert_int_equal(h.generation, 2);
   pid_t pid2 = child_pid(be);
   assert_true(pid2 > 0 && pid2 != pid);
-  // The old module is stale; a new one works.
+  // The old module is stale; a new one works, loaded from the disk cache by
+  // the new child (no NVRTC compile there).
   assert_int_equal(ops()->dispatch(be, &io.da, NULL, &err), VYRE_STATUS_DEVICE_LOST);
   assert_true(one_dispatch(be, 256));
+  assert_int_equal(metric(be, "compiles"), 0);
+  assert_int_equal(metric(be, "compile_cache_disk_hits"), 1);
   assert_int_equal(metric(be, "isolate_restarts"), 1);
   assert_int_equal(metric(be, "isolate_losses"), 1);
   ops()->module_release(be, m);
