@@ -830,6 +830,83 @@ static void test_isolated_slow_kernels_neither_block_the_channel_nor_count_as_ha
   ops()->destroy(be);
 }
 
+// Waits until |pid| (our child) is a zombie: dead, not yet reaped.
+static int wait_zombie(pid_t pid) {
+  for (int i = 0; i < 400; i++) {
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')');
+    if (rp && rp[1] == ' ' && rp[2] == 'Z') return 1;
+    usleep(5000);
+  }
+  return 0;
+}
+
+// libvyre's batch finds the executor dead, recovers (a new executor),
+// compiles again and re-runs the items: the application sees OK.
+static void test_isolated_batch_through_libvyre_replays_after_the_executor_dies(void **s) {
+  (void)s;
+  NEED();
+  static const char *kInc =
+      "{\"vyre\": 1, \"name\": \"inc\", \"workgroup_size\": [64, 1, 1],"
+      " \"buffers\": [{\"name\": \"in\", \"binding\": 0, \"access\": \"read\", \"type\": \"u32\"},"
+      "  {\"name\": \"out\", \"binding\": 1, \"access\": \"write\", \"type\": \"u32\", \"count\": "
+      "256}],"
+      " \"body\": [{\"k\": \"store\", \"buffer\": \"out\","
+      "   \"index\": {\"k\": \"builtin\", \"b\": \"gid\", \"axis\": 0},"
+      "   \"value\": {\"k\": \"bin\", \"op\": \"add\", \"a\": {\"k\": \"load\", \"buffer\": \"in\","
+      "     \"index\": {\"k\": \"builtin\", \"b\": \"gid\", \"axis\": 0}},"
+      "     \"b\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}}}]}";
+  setenv("VYRE_CUDA_ISOLATE", "1", 1);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_device *dev = NULL;
+  vyre_program *prog = NULL;
+  vyre_kernel *k = NULL;
+  assert_int_equal(vyre_program_from_json(kInc, strlen(kInc), &prog, &err), 0);
+  assert_int_equal(vyre_device_open("cuda", NULL, &dev, &err), 0);
+  assert_int_equal(vyre_kernel_compile(dev, prog, NULL, &k, &err), 0);
+  uint32_t in[2][256], out[2][256];
+  vyre_arg args[2][2];
+  vyre_batch_item items[2];
+  for (int j = 0; j < 2; j++) {
+    for (uint32_t i = 0; i < 256; i++) {
+      in[j][i] = i * 9u + (uint32_t)j;
+      out[j][i] = 0;
+    }
+    args[j][0] = (vyre_arg){.data = in[j], .bytes = sizeof in[j]};
+    args[j][1] = (vyre_arg){.out = out[j], .out_bytes = sizeof out[j]};
+    items[j] = (vyre_batch_item){.kernel = k, .args = args[j], .arg_count = 2};
+  }
+  vyre_metric mt[32];
+  uint32_t mn = 0;
+  assert_int_equal(vyre_device_metrics(dev, mt, 32, &mn, &err), 0);
+  pid_t pid = 0;
+  for (uint32_t i = 0; i < mn && i < 32; i++)
+    if (strcmp(mt[i].name, "isolate_executor_pid") == 0) pid = (pid_t)mt[i].value;
+  assert_true(pid > 0);
+  assert_int_equal(kill(pid, SIGKILL), 0);
+  assert_true(wait_zombie(pid));
+  assert_int_equal(vyre_dispatch_batch(dev, items, 2, &err), 0);
+  for (int j = 0; j < 2; j++) {
+    if (items[j].status) fprintf(stderr, "item %d: %s\n", j, items[j].error.message);
+    assert_int_equal(items[j].status, 0);
+    for (uint32_t i = 0; i < 256; i++)
+      assert_int_equal(out[j][i], in[j][i] + 1u);
+  }
+  vyre_health h = {.struct_size = sizeof(h)};
+  assert_int_equal(vyre_device_health(dev, &h), 0);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_int_equal(h.generation, 2);
+  vyre_kernel_release(k);
+  vyre_program_free(prog);
+  vyre_device_close(dev);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -848,6 +925,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_isolated_slow_kernels_neither_block_the_channel_nor_count_as_hangs),
       cmocka_unit_test(test_isolated_durable_buffers_are_restored_by_recover),
       cmocka_unit_test(test_isolated_durable_resident_through_libvyre),
+      cmocka_unit_test(test_isolated_batch_through_libvyre_replays_after_the_executor_dies),
   };
   return cmocka_run_group_tests_name("cuda/isolated", tests, NULL, NULL);
 }
