@@ -411,6 +411,11 @@ uint32_t vyre_cuda_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *err
     atomic_store(&be->lost, 1);
     return VYRE_STATUS_OK;
   }
+  if (kind == VYRE_FAULT_ILLEGAL_ADDRESS)
+    return vyre_kit_fail(
+        err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
+        "inject_fault: VYRE_FAULT_ILLEGAL_ADDRESS (3) is provoked in isolated mode "
+        "only. Fix: set VYRE_CUDA_ISOLATE=1 (docs/abi.md ABI-ISOLATE-6).");
   if (kind != VYRE_FAULT_DEVICE_TRAP)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "inject_fault: unknown fault kind %u. Fix: use VYRE_FAULT_SIMULATED_LOSS "

@@ -55,6 +55,7 @@ struct vyre_backend {
   vyre_buffer *buffers;            // live resident buffers
   CUmodule fault_module;
   CUfunction fault_fn;
+  struct vyre_cuda_iso *iso; // isolated mode: the proxy's state (cuda_isolate.h); NULL in-process
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

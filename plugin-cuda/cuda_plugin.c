@@ -19,6 +19,7 @@
 #include "cuda_compile.h"
 #include "cuda_device.h"
 #include "cuda_dispatch.h"
+#include "cuda_isolate.h"
 #include "cuda_module.h"
 #include "cuda_status.h"
 #include "vyre/vyre_backend.h"
@@ -40,70 +41,123 @@ static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t c
   return VYRE_STATUS_OK;
 }
 
-VYRE_KIT_SHARED_SLOT(op_flush, vyre_cuda_flush, (vyre_backend * be, vyre_error *err), be, err)
-VYRE_KIT_SHARED_SLOT(op_get_caps, vyre_cuda_get_caps,
-                     (vyre_backend * be, vyre_caps *out, vyre_error *err), be, out, err)
-VYRE_KIT_SHARED_SLOT(op_compile, vyre_cuda_compile,
-                     (vyre_backend * be, const vyre_compile_args *a, vyre_module **out,
-                      vyre_error *err),
-                     be, a, out, err)
-VYRE_KIT_SHARED_SLOT(op_dispatch, vyre_cuda_dispatch,
-                     (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
-                      vyre_error *err),
-                     be, a, out, err)
-VYRE_KIT_SHARED_SLOT(op_dispatch_async, vyre_cuda_dispatch_async,
-                     (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out,
-                      vyre_error *err),
-                     be, a, out, err)
-VYRE_KIT_SHARED_SLOT(op_pending_poll, vyre_cuda_pending_poll,
-                     (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p,
-                     done, err)
-VYRE_KIT_SHARED_SLOT(op_pending_wait, vyre_cuda_pending_wait,
-                     (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
-                      vyre_error *err),
-                     be, p, t, out, err)
-VYRE_KIT_SHARED_SLOT(op_dispatch_batch, vyre_cuda_dispatch_batch,
-                     (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be,
-                     jobs, n, err)
-VYRE_KIT_SHARED_SLOT(op_buffer_alloc, vyre_cuda_buffer_alloc,
-                     (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be,
-                     bytes, out, err)
-VYRE_KIT_SHARED_SLOT(op_buffer_free, vyre_cuda_buffer_free,
-                     (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
-VYRE_KIT_SHARED_SLOT(op_buffer_write, vyre_cuda_buffer_write,
-                     (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err),
-                     be, r, n, err)
-VYRE_KIT_SHARED_SLOT(op_buffer_read, vyre_cuda_buffer_read,
-                     (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err),
-                     be, r, n, err)
-VYRE_KIT_SHARED_SLOT(op_sequence_run, vyre_cuda_sequence_run,
-                     (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
-                      vyre_error *err),
-                     be, a, res, err)
-VYRE_KIT_SHARED_SLOT(op_metrics, vyre_cuda_metrics,
-                     (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out,
-                     cap, count)
-VYRE_KIT_SHARED_SLOT(op_inject_fault, vyre_cuda_inject_fault,
-                     (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
+// A slot of the table: the life lock shared, then the in-process |impl| or,
+// for an isolated backend (cuda_isolate.h), the proxy's |proxy|.
+#define CUDA_SLOT(name, impl, proxy, params, ...)                                                  \
+  static uint32_t name params {                                                                    \
+    if (!be) return impl(__VA_ARGS__);                                                             \
+    VYRE_KIT_LIFE_SHARED(be);                                                                      \
+    uint32_t st = be->iso ? proxy(__VA_ARGS__) : impl(__VA_ARGS__);                                \
+    VYRE_KIT_LIFE_UNLOCK(be);                                                                      \
+    return st;                                                                                     \
+  }
+
+CUDA_SLOT(op_flush, vyre_cuda_flush, vyre_cuda_iso_flush, (vyre_backend * be, vyre_error *err), be,
+          err)
+CUDA_SLOT(op_get_caps, vyre_cuda_get_caps, vyre_cuda_iso_get_caps,
+          (vyre_backend * be, vyre_caps *out, vyre_error *err), be, out, err)
+CUDA_SLOT(op_compile, vyre_cuda_compile, vyre_cuda_iso_compile,
+          (vyre_backend * be, const vyre_compile_args *a, vyre_module **out, vyre_error *err), be,
+          a, out, err)
+CUDA_SLOT(op_dispatch, vyre_cuda_dispatch, vyre_cuda_iso_dispatch,
+          (vyre_backend * be, const vyre_dispatch_args *a, vyre_dispatch_result *out,
+           vyre_error *err),
+          be, a, out, err)
+CUDA_SLOT(op_dispatch_async, vyre_cuda_dispatch_async, vyre_cuda_iso_dispatch_async,
+          (vyre_backend * be, const vyre_dispatch_args *a, vyre_pending **out, vyre_error *err), be,
+          a, out, err)
+CUDA_SLOT(op_pending_poll, vyre_cuda_pending_poll, vyre_cuda_iso_pending_poll,
+          (vyre_backend * be, vyre_pending *p, uint32_t *done, vyre_error *err), be, p, done, err)
+CUDA_SLOT(op_pending_wait, vyre_cuda_pending_wait, vyre_cuda_iso_pending_wait,
+          (vyre_backend * be, vyre_pending *p, uint64_t t, vyre_dispatch_result *out,
+           vyre_error *err),
+          be, p, t, out, err)
+CUDA_SLOT(op_dispatch_batch, vyre_cuda_dispatch_batch, vyre_cuda_iso_dispatch_batch,
+          (vyre_backend * be, vyre_batch_job *jobs, uint32_t n, vyre_error *err), be, jobs, n, err)
+CUDA_SLOT(op_buffer_alloc, vyre_cuda_buffer_alloc, vyre_cuda_iso_buffer_alloc,
+          (vyre_backend * be, uint64_t bytes, vyre_buffer **out, vyre_error *err), be, bytes, out,
+          err)
+CUDA_SLOT(op_buffer_free, vyre_cuda_buffer_free, vyre_cuda_iso_buffer_free,
+          (vyre_backend * be, vyre_buffer *b, vyre_error *err), be, b, err)
+CUDA_SLOT(op_buffer_write, vyre_cuda_buffer_write, vyre_cuda_iso_buffer_write,
+          (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be, r, n,
+          err)
+CUDA_SLOT(op_buffer_read, vyre_cuda_buffer_read, vyre_cuda_iso_buffer_read,
+          (vyre_backend * be, const vyre_buffer_range *r, uint32_t n, vyre_error *err), be, r, n,
+          err)
+CUDA_SLOT(op_sequence_run, vyre_cuda_sequence_run, vyre_cuda_iso_sequence_run,
+          (vyre_backend * be, const vyre_sequence_args *a, vyre_dispatch_result *res,
+           vyre_error *err),
+          be, a, res, err)
+CUDA_SLOT(op_metrics, vyre_cuda_metrics, vyre_cuda_iso_metrics,
+          (vyre_backend * be, vyre_metric *out, uint32_t cap, uint32_t *count), be, out, cap, count)
+CUDA_SLOT(op_inject_fault, vyre_cuda_inject_fault, vyre_cuda_iso_inject_fault,
+          (vyre_backend * be, uint32_t kind, vyre_error *err), be, kind, err)
+
+// In-process, no buffer is durable (isolated mode only: docs/abi.md ABI-ISOLATE-7).
+static uint32_t vyre_cuda_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                             vyre_buffer **out, vyre_error *err) {
+  if (flags & ~VYRE_BUFFER_DURABLE)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                         "buffer_alloc_flags: unknown flags 0x%x. Fix: pass 0 or "
+                         "VYRE_BUFFER_DURABLE.",
+                         flags);
+  if (flags & VYRE_BUFFER_DURABLE)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
+                         "buffer_alloc_flags: durable buffers (%llu bytes asked) need the isolated "
+                         "mode of the CUDA backend. Fix: set VYRE_CUDA_ISOLATE=1, or allocate "
+                         "without VYRE_BUFFER_DURABLE.",
+                         (unsigned long long)bytes);
+  return vyre_cuda_buffer_alloc(be, bytes, out, err);
+}
+
+static uint32_t vyre_cuda_checkpoint(vyre_backend *be, vyre_error *err) {
+  return vyre_cuda_check_alive(be, err); // nothing is durable in-process
+}
+
+static uint32_t iso_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                       vyre_buffer **out, vyre_error *err) {
+  if (flags & ~VYRE_BUFFER_DURABLE)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                         "buffer_alloc_flags: unknown flags 0x%x. Fix: pass 0 or "
+                         "VYRE_BUFFER_DURABLE.",
+                         flags);
+  return vyre_cuda_iso_buffer_alloc_flags(be, bytes, flags, out, err);
+}
+
+CUDA_SLOT(op_buffer_alloc_flags, vyre_cuda_buffer_alloc_flags, iso_buffer_alloc_flags,
+          (vyre_backend * be, uint64_t bytes, uint32_t flags, vyre_buffer **out, vyre_error *err),
+          be, bytes, flags, out, err)
+CUDA_SLOT(op_checkpoint, vyre_cuda_checkpoint, vyre_cuda_iso_checkpoint,
+          (vyre_backend * be, vyre_error *err), be, err)
 
 static void op_module_release(vyre_backend *be, vyre_module *m) {
   if (!be) return;
   VYRE_KIT_LIFE_SHARED(be);
-  vyre_cuda_module_release(be, m);
+  if (be->iso)
+    vyre_cuda_iso_module_release(be, m);
+  else
+    vyre_cuda_module_release(be, m);
   VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 static void op_pending_release(vyre_backend *be, vyre_pending *p) {
   if (!be) return;
   VYRE_KIT_LIFE_SHARED(be);
-  vyre_cuda_pending_release(be, p);
+  if (be->iso)
+    vyre_cuda_iso_pending_release(be, p);
+  else
+    vyre_cuda_pending_release(be, p);
   VYRE_KIT_LIFE_UNLOCK(be);
 }
 
 static void op_status(vyre_backend *be, vyre_health *out) {
   if (!be) return vyre_cuda_status(be, out);
   VYRE_KIT_LIFE_SHARED(be);
-  vyre_cuda_status(be, out);
+  if (be->iso)
+    vyre_cuda_iso_status(be, out);
+  else
+    vyre_cuda_status(be, out);
   VYRE_KIT_LIFE_UNLOCK(be);
 }
 
@@ -111,9 +165,22 @@ static void op_status(vyre_backend *be, vyre_health *out) {
 static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
   if (!be) return vyre_cuda_recover(be, err);
   VYRE_KIT_LIFE_EXCLUSIVE(be);
-  uint32_t st = vyre_cuda_recover(be, err);
+  uint32_t st = be->iso ? vyre_cuda_iso_recover(be, err) : vyre_cuda_recover(be, err);
   VYRE_KIT_LIFE_UNLOCK(be);
   return st;
+}
+
+// Isolated (VYRE_CUDA_ISOLATE=1 or a vyre_ext_isolate entry) or in-process.
+static uint32_t op_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
+  if (vyre_cuda_iso_wanted(args)) return vyre_cuda_iso_create(args, out, err);
+  return vyre_cuda_create(args, out, err);
+}
+
+static void op_destroy(vyre_backend *be) {
+  if (be && be->iso)
+    vyre_cuda_iso_destroy(be);
+  else
+    vyre_cuda_destroy(be);
 }
 
 static const vyre_backend_ops vyre_cuda_ops = {
@@ -125,8 +192,8 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .build_id = VYRE_CUDA_BUILD_ID,
     .flags = VYRE_PLUGIN_FLAG_GPU,
     .probe = vyre_cuda_probe,
-    .create = vyre_cuda_create,
-    .destroy = vyre_cuda_destroy,
+    .create = op_create,
+    .destroy = op_destroy,
     .flush = op_flush,
     .get_caps = op_get_caps,
     .compile = op_compile,
@@ -146,6 +213,8 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .recover = op_recover,
     .metrics = op_metrics,
     .inject_fault = op_inject_fault,
+    .buffer_alloc_flags = op_buffer_alloc_flags,
+    .checkpoint = op_checkpoint,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

@@ -63,7 +63,10 @@ extern "C" {
 #define VYRE_ABI_MAJOR 1u
 // 1.1: vyre_ext_grid_offset (VYRE_EXT_GRID_OFFSET) and VYRE_CAP_GRID_OFFSET.
 // 1.2: stream slots (ring_open, ring_submit, ring_reap, ring_close; vyre_ring,
-//      VYRE_MAGIC_RING), VYRE_CAP_STREAM and VYRE_STATUS_BUSY.
+//      VYRE_MAGIC_RING), VYRE_CAP_STREAM and VYRE_STATUS_BUSY;
+//      vyre_ext_isolate (VYRE_EXT_ISOLATE) on create args, VYRE_CAP_ISOLATED,
+//      VYRE_FAULT_ILLEGAL_ADDRESS, the buffer_alloc_flags and checkpoint slots
+//      (durable buffers, VYRE_BUFFER_DURABLE) (docs/abi.md ABI-ISOLATE-*).
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
@@ -132,6 +135,7 @@ typedef struct vyre_ext_header {
 
 // Extension types (none in 1.0).
 #define VYRE_EXT_GRID_OFFSET 1u // vyre_ext_grid_offset on vyre_dispatch_args.next (ABI 1.1)
+#define VYRE_EXT_ISOLATE     4u // vyre_ext_isolate on vyre_create_args.next (ABI 1.2)
 
 //===----------------------------------------------------------------------===//
 // The flat IR view (docs/ir.md §9)
@@ -566,6 +570,20 @@ typedef struct vyre_create_args {
   uint32_t flags; // none defined in 1.0
 } vyre_create_args;
 
+// ABI 1.2: the device-open option of isolation (docs/abi.md ABI-ISOLATE-1),
+// chained on vyre_create_args.next. A plugin with an isolated mode (CUDA)
+// runs the device in a child executor process when |mode| is
+// VYRE_ISOLATE_ON, in-process when VYRE_ISOLATE_OFF; the entry overrides
+// the plugin's environment variable (VYRE_CUDA_ISOLATE). Plugins without an
+// isolated mode ignore it.
+#define VYRE_ISOLATE_OFF 0u
+#define VYRE_ISOLATE_ON  1u
+typedef struct vyre_ext_isolate {
+  vyre_ext_header header; // type VYRE_EXT_ISOLATE, size sizeof(vyre_ext_isolate)
+  uint32_t mode;          // VYRE_ISOLATE_*
+  uint32_t reserved0;
+} vyre_ext_isolate;
+
 // Capability flags.
 #define VYRE_CAP_RESIDENT      0x1u
 #define VYRE_CAP_ASYNC         0x2u
@@ -580,6 +598,9 @@ typedef struct vyre_create_args {
 // ABI 1.2: the plugin has the stream slots (ring_*; docs/abi.md ABI-STREAM-1).
 // Without it libvyre runs vyre_stream_* over dispatch_batch (ABI-STREAM-6).
 #define VYRE_CAP_STREAM 0x100u
+// ABI 1.2: the device runs in an isolated executor process: a real device
+// fault costs that process, and recover starts a new one (ABI-ISOLATE-1).
+#define VYRE_CAP_ISOLATED 0x200u
 
 #define VYRE_TIMING_NONE          0u
 #define VYRE_TIMING_HOST_CLOCK    1u
@@ -786,6 +807,9 @@ typedef struct vyre_metric {
 
 #define VYRE_FAULT_SIMULATED_LOSS 1u // flag the device lost without touching it
 #define VYRE_FAULT_DEVICE_TRAP    2u // provoke a real device fault (e.g. a kernel that traps)
+// ABI 1.2: a kernel that stores to an illegal address (CUDA isolated mode;
+// docs/abi.md ABI-ISOLATE-6). Plugins that cannot provoke it answer UNSUPPORTED.
+#define VYRE_FAULT_ILLEGAL_ADDRESS 3u
 
 //===----------------------------------------------------------------------===//
 // The table
@@ -930,7 +954,23 @@ typedef struct vyre_backend_ops {
   // not yet started. Returns once the device no longer touches any memory
   // the ring borrowed. Accepts a ring of an older generation (after a loss).
   void (*ring_close)(vyre_backend *be, vyre_ring *ring, uint32_t cancel);
+
+  // ---- ABI 1.2: durable resident buffers (optional, both or none;
+  //      docs/abi.md ABI-ISOLATE-7) ----
+  // buffer_alloc_flags: buffer_alloc with VYRE_BUFFER_* flags. A durable
+  // buffer keeps a host copy, updated by every successful buffer_write and
+  // buffer_read (of the ranges moved), by sequence reads, and by checkpoint
+  // (whole buffer); recover restores that copy into the new device and
+  // keeps the handle valid (its header takes the new generation). Flags the
+  // plugin cannot honour: UNSUPPORTED.
+  uint32_t (*buffer_alloc_flags)(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                 vyre_buffer **out, vyre_error *err);
+  // checkpoint: copies every durable buffer's device contents into its host copy.
+  uint32_t (*checkpoint)(vyre_backend *be, vyre_error *err);
 } vyre_backend_ops;
+
+// buffer_alloc_flags flags (ABI 1.2).
+#define VYRE_BUFFER_DURABLE 0x1u
 
 // Mandatory slots: probe, create, destroy, get_caps, compile, module_release,
 // dispatch, status, recover. The loader refuses a plugin missing any of them
@@ -1088,6 +1128,9 @@ VYRE__PIN(vyre_ext_grid_offset, base_workgroup, 16);
 VYRE__PIN(vyre_ext_grid_offset, total_grid, 28);
 VYRE__PIN(vyre_ext_grid_offset, flags, 40);
 
+VYRE__SIZE(vyre_ext_isolate, 24); // ABI 1.2
+VYRE__PIN(vyre_ext_isolate, mode, 16);
+
 VYRE__SIZE(vyre_dispatch_result, 32);
 VYRE__PIN(vyre_dispatch_result, trapped, 4);
 VYRE__PIN(vyre_dispatch_result, trap_sites, 8);
@@ -1160,7 +1203,9 @@ VYRE__PIN(vyre_backend_ops, ring_open, 224); // ABI 1.2
 VYRE__PIN(vyre_backend_ops, ring_submit, 232);
 VYRE__PIN(vyre_backend_ops, ring_reap, 240);
 VYRE__PIN(vyre_backend_ops, ring_close, 248);
-VYRE__SIZE(vyre_backend_ops, 256);
+VYRE__PIN(vyre_backend_ops, buffer_alloc_flags, 256); // ABI 1.2
+VYRE__PIN(vyre_backend_ops, checkpoint, 264);         // ABI 1.2
+VYRE__SIZE(vyre_backend_ops, 272);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -59,7 +59,8 @@ static void vyre_list_flags(uint32_t flags, char *out, size_t cap) {
                {VYRE_CAP_SEQUENCE, "sequence"},
                {VYRE_CAP_REVERSE_ORDER, "reverse-order"},
                {VYRE_CAP_GRID_OFFSET, "grid-offset"},
-               {VYRE_CAP_STREAM, "stream"}};
+               {VYRE_CAP_STREAM, "stream"},
+               {VYRE_CAP_ISOLATED, "isolated"}};
   out[0] = '\0';
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (flags & names[i].bit) {

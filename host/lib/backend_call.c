@@ -161,6 +161,16 @@ uint32_t vyre__call_buffer_alloc(vyre_device *dev, uint64_t bytes, vyre_buffer *
   CALL(dev, buffer_alloc, err, dev->be, bytes, out, err);
 }
 
+uint32_t vyre__call_buffer_alloc_flags(vyre_device *dev, uint64_t bytes, uint32_t flags,
+                                       vyre_buffer **out, vyre_error *err) {
+  *out = NULL;
+  CALL(dev, buffer_alloc_flags, err, dev->be, bytes, flags, out, err);
+}
+
+uint32_t vyre__call_checkpoint(vyre_device *dev, vyre_error *err) {
+  CALL(dev, checkpoint, err, dev->be, err);
+}
+
 uint32_t vyre__call_buffer_free(vyre_device *dev, vyre_buffer *b, vyre_error *err) {
   CALL(dev, buffer_free, err, dev->be, b, err);
 }

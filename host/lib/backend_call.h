@@ -41,6 +41,9 @@ uint32_t vyre__call_dispatch_batch(vyre_device *dev, vyre_batch_job *jobs, uint3
                                    vyre_error *err);
 uint32_t vyre__call_buffer_alloc(vyre_device *dev, uint64_t bytes, vyre_buffer **out,
                                  vyre_error *err);
+uint32_t vyre__call_buffer_alloc_flags(vyre_device *dev, uint64_t bytes, uint32_t flags,
+                                       vyre_buffer **out, vyre_error *err);
+uint32_t vyre__call_checkpoint(vyre_device *dev, vyre_error *err);
 uint32_t vyre__call_buffer_free(vyre_device *dev, vyre_buffer *b, vyre_error *err);
 uint32_t vyre__call_buffer_write(vyre_device *dev, const vyre_buffer_range *r, uint32_t count,
                                  vyre_error *err);

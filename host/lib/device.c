@@ -111,7 +111,7 @@ uint32_t vyre__resident_resolve(const vyre_resident *handle, const vyre_device *
   *out = NULL;
   uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_RESIDENT, context, &obj, err);
   if (st != VYRE_STATUS_OK) return st;
-  const vyre_resident *r = obj;
+  vyre_resident *r = obj;
   const char *pre = context ? context : "resident buffer";
   if (dev && r->dev != dev)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -121,7 +121,7 @@ uint32_t vyre__resident_resolve(const vyre_resident *handle, const vyre_device *
                           pre, (const void *)handle, r->dev->name, (const void *)r->dev->handle,
                           dev->name, (const void *)dev->handle);
   uint32_t gen = vyre__device_generation(r->dev);
-  if (r->generation != gen)
+  if (!vyre__resident_current(r))
     return vyre_error_set(err, VYRE_STATUS_DEVICE_LOST,
                           "%s: resident buffer %p is stale: made at device generation %u, but %s "
                           "is at generation %u (its contents were lost). Fix: free it and "
@@ -266,6 +266,16 @@ uint32_t vyre_device_metrics(vyre_device *handle, vyre_metric *out, uint32_t cap
                           capacity);
   st = vyre__call_metrics(dev, out, capacity, &count, err);
   if (out_count) *out_count = count;
+  return st;
+}
+
+uint32_t vyre_device_checkpoint(vyre_device *handle, vyre_error *err) {
+  vyre_device *dev;
+  uint32_t st = vyre__device_resolve(handle, "vyre_device_checkpoint", &dev, err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (!VYRE_OPS_HAS(dev->ops, checkpoint)) return VYRE_STATUS_OK; // nothing is durable
+  st = vyre__call_checkpoint(dev, err);
+  if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "checkpoint %s", dev->name);
   return st;
 }
 

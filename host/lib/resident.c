@@ -32,8 +32,23 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
+int vyre__resident_current(vyre_resident *r) {
+  uint32_t gen = vyre__device_generation(r->dev);
+  if (r->generation == gen) return 1;
+  if (!r->durable || !r->buf ||
+      ((const vyre_object_header *)(const void *)r->buf)->generation != gen)
+    return 0;
+  r->generation = gen; // every thread that gets here writes the same value
+  return 1;
+}
+
 uint32_t vyre_resident_alloc(vyre_device *handle, uint64_t bytes, vyre_resident **out,
                              vyre_error *err) {
+  return vyre_resident_alloc_flags(handle, bytes, 0, out, err);
+}
+
+uint32_t vyre_resident_alloc_flags(vyre_device *handle, uint64_t bytes, uint32_t flags,
+                                   vyre_resident **out, vyre_error *err) {
   vyre_device *dev;
   uint32_t st = vyre__device_resolve(handle, "vyre_resident_alloc", &dev, err);
   if (st != VYRE_STATUS_OK) return st;
@@ -54,6 +69,17 @@ uint32_t vyre_resident_alloc(vyre_device *handle, uint64_t bytes, vyre_resident 
                           "buffer_alloc/free/write/read slots are missing). Fix: pass host "
                           "bytes in vyre_arg instead, or use another backend.",
                           dev->name);
+  if (flags & ~VYRE_RESIDENT_DURABLE)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "vyre_resident_alloc_flags on %s: unknown flags 0x%x. Fix: pass 0 or "
+                          "VYRE_RESIDENT_DURABLE.",
+                          dev->name, flags);
+  if (flags && !VYRE_OPS_HAS(dev->ops, buffer_alloc_flags))
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "vyre_resident_alloc_flags: backend '%s' has no durable buffers (no "
+                          "buffer_alloc_flags slot, ABI 1.2). Fix: allocate without "
+                          "VYRE_RESIDENT_DURABLE and refill the buffer after a recover.",
+                          dev->name);
   vyre_resident *r = calloc(1, sizeof(*r));
   if (!r)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
@@ -61,7 +87,9 @@ uint32_t vyre_resident_alloc(vyre_device *handle, uint64_t bytes, vyre_resident 
   r->dev = dev;
   r->bytes = bytes;
   r->generation = vyre__device_generation(dev);
-  st = vyre__call_buffer_alloc(dev, bytes, &r->buf, err);
+  r->durable = (flags & VYRE_RESIDENT_DURABLE) != 0;
+  st = flags ? vyre__call_buffer_alloc_flags(dev, bytes, flags, &r->buf, err)
+             : vyre__call_buffer_alloc(dev, bytes, &r->buf, err);
   if (st == VYRE_STATUS_OK && !r->buf)
     st = vyre_error_set(err, VYRE_STATUS_INTERNAL,
                         "buffer_alloc returned OK but no buffer. Fix: report this plugin bug.");
@@ -90,7 +118,7 @@ uint32_t vyre_resident_free(vyre_resident *handle, vyre_error *err) {
   uint32_t st = vyre__registry_resolve(handle, VYRE__OBJ_RESIDENT, "vyre_resident_free", &obj, err);
   if (st != VYRE_STATUS_OK) return st;
   vyre_resident *buf = obj;
-  if (buf->generation != vyre__device_generation(buf->dev)) {
+  if (!vyre__resident_current(buf)) {
     // Stale: the plugin may refuse it, but the host object goes either way
     // (the plugin frees what is left at destroy).
     vyre__resident_destroy(buf);

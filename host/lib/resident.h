@@ -23,7 +23,13 @@ struct vyre_resident {
   vyre_buffer *buf;
   uint64_t bytes;
   uint32_t generation;
+  uint32_t durable; // VYRE_RESIDENT_DURABLE: recover restores it (docs/abi.md ABI-ISOLATE-7)
 };
+
+// 1 when |r| is of its device's current generation. A durable buffer that
+// the plugin restored in a recover (its header carries the new generation)
+// is adopted into the new generation here.
+int vyre__resident_current(vyre_resident *r);
 
 // Maps the application's |handle| (a token) to its buffer (*out) as
 // vyre__kernel_resolve does (live, of |dev| when non-NULL, not stale).

@@ -339,6 +339,24 @@ static uint32_t cpu_inject_fault(vyre_backend *be, uint32_t kind, vyre_error *er
   return VYRE_STATUS_OK;
 }
 
+// ABI 1.2 durable buffers (docs/abi.md ABI-ISOLATE-7): not offered by the
+// reference (its "loss" is simulated, so there is nothing to restore).
+static uint32_t cpu_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint32_t flags,
+                                       vyre_buffer **out, vyre_error *err) {
+  if (flags)
+    return vyre_kit_fail(
+        err, flags & ~VYRE_BUFFER_DURABLE ? VYRE_STATUS_INVALID_ARGUMENT : VYRE_STATUS_UNSUPPORTED,
+        0, CPU_NAME,
+        "buffer_alloc_flags: flags 0x%x (%llu bytes): the CPU reference has no "
+        "durable buffers. Fix: allocate with flags 0.",
+        flags, (unsigned long long)bytes);
+  return vyre_cpu_buffer_alloc(be, bytes, out, err);
+}
+
+static uint32_t cpu_checkpoint(vyre_backend *be, vyre_error *err) {
+  return vyre_cpu_check_alive(be, err); // nothing is durable
+}
+
 static const vyre_backend_ops kCpuOps = {
     .struct_size = sizeof(vyre_backend_ops),
     .abi_major = VYRE_ABI_MAJOR,
@@ -373,6 +391,8 @@ static const vyre_backend_ops kCpuOps = {
     .ring_submit = vyre_cpu_ring_submit,
     .ring_reap = vyre_cpu_ring_reap,
     .ring_close = vyre_cpu_ring_close,
+    .buffer_alloc_flags = cpu_buffer_alloc_flags,
+    .checkpoint = cpu_checkpoint,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

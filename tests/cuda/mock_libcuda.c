@@ -12,7 +12,14 @@
 //   mock_cuda_set_kernel (the cubin itself is not run);
 // - PTX whose function is "vyre_fault": launching it makes the context
 //   sticky-faulted (CUDA_ERROR_LAUNCH_FAILED on every device call) until
-//   cuDevicePrimaryCtxReset, as a real `trap` does;
+//   cuDevicePrimaryCtxReset, as a real `trap` does; "vyre_fault_addr" the
+//   same with CUDA_ERROR_ILLEGAL_ADDRESS (an illegal address);
+// - without a registered emulation, VYRE_MOCK_CUDA_KERNEL=inc makes
+//   "vyre_main" compute slot1[i] = slot0[i] + 1 (the isolated executor's
+//   tests, where the kernel runs in a child process that registers nothing);
+// - VYRE_MOCK_CUDA_KERNEL_MS=<n>: each "vyre_main" launch keeps the device
+//   busy n ms: event queries answer CUDA_ERROR_NOT_READY and
+//   synchronizations sleep until then (slow kernels, the same tests);
 // - the bench floor's PTX (vyre_bench_inc, vyre_bench_vadd,
 //   vyre_bench_matmul): a launch runs the C equivalent of the kernel;
 // - "MOCKCUBIN:<literal>", what the mock NVRTC below makes of the floor's
@@ -28,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef void (*mock_kernel_fn)(void **params, const unsigned grid[3], const unsigned block[3]);
 
@@ -100,6 +108,22 @@ __attribute__((visibility("default"))) unsigned long long mock_cuda_calls(const 
   return 0;
 }
 
+// VYRE_MOCK_CUDA_KERNEL_MS: the device is busy until this CLOCK_MONOTONIC time (ns).
+static _Atomic unsigned long long g_busy_until;
+
+static unsigned long long mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static void wait_idle(void) {
+  while (mono_ns() < g_busy_until) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
 #define STICKY()                                                                                   \
   do {                                                                                             \
     if (g_sticky) return g_sticky;                                                                 \
@@ -117,7 +141,9 @@ CUresult cuDriverGetVersion(int *v) {
 }
 CUresult cuGetErrorName(CUresult r, const char **s) {
   count(__func__);
-  *s = r == CUDA_ERROR_LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED" : "CUDA_ERROR_MOCK";
+  *s = r == CUDA_ERROR_LAUNCH_FAILED     ? "CUDA_ERROR_LAUNCH_FAILED"
+       : r == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+                                         : "CUDA_ERROR_MOCK";
   return CUDA_SUCCESS;
 }
 CUresult cuGetErrorString(CUresult r, const char **s) {
@@ -225,6 +251,7 @@ CUresult cuStreamSynchronize(CUstream s) {
   count(__func__);
   (void)s;
   STICKY();
+  wait_idle();
   return CUDA_SUCCESS;
 }
 CUresult cuStreamQuery(CUstream s) {
@@ -257,12 +284,14 @@ CUresult cuEventQuery(CUevent e) {
   count(__func__);
   (void)e;
   STICKY();
+  if (mono_ns() < g_busy_until) return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }
 CUresult cuEventSynchronize(CUevent e) {
   count(__func__);
   (void)e;
   STICKY();
+  wait_idle();
   return CUDA_SUCCESS;
 }
 CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
@@ -274,7 +303,7 @@ CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
 }
 
 // What a function does when launched.
-enum { FN_EMULATED, FN_FAULT, FN_BENCH_INC, FN_BENCH_VADD, FN_BENCH_MATMUL };
+enum { FN_EMULATED, FN_FAULT, FN_BENCH_INC, FN_BENCH_VADD, FN_BENCH_MATMUL, FN_FAULT_ADDR };
 
 typedef struct mock_function {
   int kind;
@@ -282,7 +311,8 @@ typedef struct mock_function {
 } mock_function;
 
 typedef struct mock_module {
-  int kind; // 0: a cubin (the plugin), 1: fault PTX, 2: bench PTX, 3: MOCKCUBIN
+  int kind; // 0: a cubin (the plugin), 1: fault PTX, 2: bench PTX, 3: MOCKCUBIN, 4: address fault
+            // PTX
   unsigned lit;
   mock_function fns[3]; // what cuModuleGetFunction hands out, freed with the module
 } mock_module;
@@ -293,7 +323,9 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   mock_module *mm = calloc(1, sizeof(*mm));
   // PTX text and MOCKCUBIN are NUL-terminated; a real cubin is not.
   const char *text = (const char *)image;
-  if (strncmp(text, ".version", 8) == 0 && strstr(text, "vyre_fault") != NULL) {
+  if (strncmp(text, ".version", 8) == 0 && strstr(text, "vyre_fault_addr") != NULL) {
+    mm->kind = 4;
+  } else if (strncmp(text, ".version", 8) == 0 && strstr(text, "vyre_fault") != NULL) {
     mm->kind = 1;
   } else if (strncmp(text, ".version", 8) == 0 && strstr(text, "vyre_bench_inc") != NULL) {
     mm->kind = 2;
@@ -320,6 +352,9 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   if (mm->kind == 0 && strcmp(name, "vyre_main") == 0) {
     fn = &mm->fns[0];
     fn->kind = FN_EMULATED;
+  } else if (mm->kind == 4 && strcmp(name, "vyre_fault_addr") == 0) {
+    fn = &mm->fns[0];
+    fn->kind = FN_FAULT_ADDR;
   } else if (mm->kind == 1 && strcmp(name, "vyre_fault") == 0) {
     fn = &mm->fns[0];
     fn->kind = FN_FAULT;
@@ -380,12 +415,28 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   g_launches++;
   const mock_function *fn = (const mock_function *)f;
   unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-  if (fn->kind == FN_FAULT) {
-    g_sticky = CUDA_ERROR_LAUNCH_FAILED;
+  if (fn->kind == FN_FAULT || fn->kind == FN_FAULT_ADDR) {
+    g_sticky = fn->kind == FN_FAULT ? CUDA_ERROR_LAUNCH_FAILED : CUDA_ERROR_ILLEGAL_ADDRESS;
     return CUDA_SUCCESS; // reported at the next synchronization, as on a GPU
   }
   if (fn->kind != FN_EMULATED) return bench_kernel(fn, grid, block, params);
-  if (g_kernel) g_kernel(params, grid, block);
+  const char *slow = getenv("VYRE_MOCK_CUDA_KERNEL_MS");
+  if (slow && *slow) {
+    unsigned long long from = mono_ns() > g_busy_until ? mono_ns() : g_busy_until;
+    g_busy_until = from + strtoull(slow, NULL, 10) * 1000000ull;
+  }
+  if (g_kernel) {
+    g_kernel(params, grid, block);
+  } else {
+    const char *k = getenv("VYRE_MOCK_CUDA_KERNEL");
+    if (k && strcmp(k, "inc") == 0) {
+      unsigned *in = DEV(unsigned, params[0]), *out = DEV(unsigned, params[1]);
+      unsigned nin = *(unsigned *)params[2], nout = *(unsigned *)params[3];
+      unsigned long long threads = (unsigned long long)grid[0] * block[0];
+      for (unsigned long long i = 0; i < threads && i < nout; i++)
+        out[i] = (i < nin ? in[i] : 0) + 1u;
+    }
+  }
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {

@@ -268,6 +268,12 @@ uint32_t vyre_device_metrics(vyre_device *dev, vyre_metric *out, uint32_t capaci
 // ABI-FLUSH-1). OK at once when the plugin has no flush slot. Errors: the
 // plugin's (DEVICE_LOST, ...).
 uint32_t vyre_device_flush(vyre_device *dev, vyre_error *err);
+// ABI 1.2 (docs/abi.md ABI-ISOLATE-7): copies the device contents of every
+// durable resident buffer of |dev| into its host copy, so a later recover
+// restores them as of now. OK at once when the plugin has no durable
+// buffers. Errors: the plugin's (DEVICE_LOST: the copies keep their older
+// contents).
+uint32_t vyre_device_checkpoint(vyre_device *dev, vyre_error *err);
 
 //===----------------------------------------------------------------------===//
 // Kernels (compiled programs)
@@ -331,6 +337,18 @@ typedef struct vyre_resident vyre_resident;
 // OUT_OF_MEMORY, DEVICE_LOST.
 uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **out,
                              vyre_error *err);
+// ABI 1.2 (docs/abi.md ABI-ISOLATE-7): vyre_resident_alloc with flags.
+// VYRE_RESIDENT_DURABLE: the buffer keeps a host copy, updated by every
+// successful vyre_resident_write and vyre_resident_read (the ranges moved),
+// by sequence reads, and by vyre_device_checkpoint (whole buffers); after
+// vyre_device_recover the buffer holds that copy and stays valid (it is not
+// stale). Device writes made after the last update of a byte are lost with
+// the device. Errors: as vyre_resident_alloc; INVALID_ARGUMENT (unknown
+// flags); UNSUPPORTED (the backend has no durable buffers: the CUDA backend
+// offers them in isolated mode, VYRE_CUDA_ISOLATE=1).
+#define VYRE_RESIDENT_DURABLE 0x1u
+uint32_t vyre_resident_alloc_flags(vyre_device *dev, uint64_t bytes, uint32_t flags,
+                                   vyre_resident **out, vyre_error *err);
 // Frees |buf|. Refused with INVALID_ARGUMENT while a pending dispatch (an
 // unfinished job) uses it; the buffer stays valid then. A stale buffer
 // (made before a recover) is always freed and OK is returned.
