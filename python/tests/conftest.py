@@ -76,20 +76,41 @@ def _splitmix64(seed: int, n: int) -> np.ndarray:
     return out
 
 
+def _bf16_bits(f: np.ndarray) -> np.ndarray:
+    """f32 values rounded to bf16 bit patterns (nearest even; finite inputs)."""
+    b = f.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
 def decode_elements(spec: Any, t: str) -> np.ndarray:
     """An element list or generator of docs/case-files.md as the NumPy array
-    of storage type |t|."""
+    of storage type |t| (narrow types: one element per value, IR-STORE-*)."""
     dt = vyre.DTYPES[t]
+    size = np.dtype(dt).itemsize
     if isinstance(spec, dict):
         if "iota" in spec:
             idx = np.arange(spec["iota"], dtype=np.uint64)
-            return (idx & np.uint64(1)).astype(dt) if t == "bool32" else idx.astype(dt)
+            if t == "bool32":
+                return (idx & np.uint64(1)).astype(dt)
+            if t == "f16":
+                return idx.astype(np.float32).astype(np.float16)
+            if t == "bf16":
+                return _bf16_bits(idx.astype(np.float32)).view(dt)
+            if size < 4:
+                return (idx & np.uint64((1 << (8 * size)) - 1)).astype(f"u{size}").view(dt)
+            return idx.astype(dt)
         if "fill" in spec:
             return np.repeat(decode_elements([spec["value"]], t), spec["fill"])
         if "random" in spec:
             w = (_splitmix64(spec["seed"], spec["random"]) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             if t == "f32":
                 return ((w >> np.uint32(8)).astype(np.float64) * 2.0**-24).astype(np.float32)
+            if t == "f16":
+                return ((w >> np.uint32(21)).astype(np.float64) * 2.0**-11).astype(np.float16)
+            if t == "bf16":
+                return _bf16_bits((w >> np.uint32(24)).astype(np.float32) * np.float32(2.0**-8)).view(dt)
+            if size < 4:
+                return (w & np.uint32((1 << (8 * size)) - 1)).astype(f"u{size}").view(dt)
             return (w & np.uint32(1)) if t == "bool32" else w.view(dt)
         raise ValueError(f"unknown generator {spec}")
     bits: np.ndarray = np.empty(len(spec), dtype=np.uint32)
@@ -102,6 +123,8 @@ def decode_elements(spec: Any, t: str) -> np.ndarray:
             bits[i] = np.float32(v).view(np.uint32)
         else:
             bits[i] = v & 0xFFFFFFFF
+    if size < 4:
+        return bits.astype(f"u{size}").view(dt)
     return bits.view(dt)
 
 

@@ -199,8 +199,9 @@ def test_examples_match_their_expectations(device: vyre.Device, name: str) -> No
     out = device.run(prog, case_inputs(prog, inputs), grid=case_grid(path))
     types = {b.name: b.type for b in prog.args}
     for buf, want in expect.items():
-        got = out[buf].view(np.uint32)
-        np.testing.assert_array_equal(got, decode_elements(want, types[buf]).view(np.uint32), err_msg=buf)
+        want_a = decode_elements(want, types[buf])
+        bits = f"u{want_a.dtype.itemsize}"  # compare bit patterns (NaN payloads, -0)
+        np.testing.assert_array_equal(out[buf].view(bits), want_a.view(bits), err_msg=buf)
 
 
 def test_program_forms(tmp_path, vadd, cpu: vyre.Device) -> None:
