@@ -71,9 +71,11 @@ static uint32_t device_ir_features(const vyre_device *dev) {
 
 // Refuses a program that uses an IR feature the backend does not implement
 // (docs/ir.md "IR features"), before the plugin sees it.
-static uint32_t check_features(const vyre_device *dev, const vyre_program *program,
+static uint32_t check_features(const vyre_device *dev, const vyre_ir_program *view,
                                vyre_error *err) {
-  uint32_t missing = program->view->features & ~device_ir_features(dev);
+  // Host features (grid barriers) never reach the plugin: the host splits
+  // the program (IR-GBAR-3), so whatever the plugin reports does not matter.
+  uint32_t missing = view->features & ~device_ir_features(dev) & ~(uint32_t)VYRE_IR_FEATURES_HOST;
   if (!missing) return VYRE_STATUS_OK;
   char what[512];
   vyre_ir_features_format(missing, what, sizeof(what));
@@ -87,11 +89,11 @@ static uint32_t check_features(const vyre_device *dev, const vyre_program *progr
                         dev->name, n > 1 ? "s" : "", what, n > 1 ? "them" : "it");
 }
 
-static uint32_t compile_module(vyre_device *dev, const vyre_program *program, uint32_t flags,
-                               const uint32_t wg[3], const char *label, vyre_module **out,
-                               vyre_error *err) {
+static uint32_t compile_view(vyre_device *dev, const vyre_ir_program *view, uint32_t flags,
+                             const uint32_t wg[3], const char *label, vyre_module **out,
+                             vyre_error *err) {
   *out = NULL;
-  uint32_t st = check_features(dev, program, err);
+  uint32_t st = check_features(dev, view, err);
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(err, "compile '%s' on %s", label, dev->name);
     return st;
@@ -100,7 +102,7 @@ static uint32_t compile_module(vyre_device *dev, const vyre_program *program, ui
   memset(&a, 0, sizeof(a));
   a.struct_size = sizeof(a);
   a.flags = flags;
-  a.program = program->view;
+  a.program = view;
   memcpy(a.workgroup_size, wg, sizeof(a.workgroup_size));
   a.label = label;
   st = vyre__call_compile(dev, &a, out, err);
@@ -112,8 +114,68 @@ static uint32_t compile_module(vyre_device *dev, const vyre_program *program, ui
   return st;
 }
 
+// Phase |ph| of |program| (its whole view when it has no grid barrier),
+// or phase 0 with write buffers read_write when |ph| is UINT32_MAX.
+static const vyre_ir_program *phase_view(const vyre_program *program, uint32_t ph) {
+  if (program->phase_count <= 1) return program->view;
+  return vyre_ir_view(ph == UINT32_MAX ? program->phase0_rw : program->phases[ph]);
+}
+
+static uint32_t compile_phase(const vyre_kernel *k, uint32_t ph, vyre_module **out,
+                              vyre_error *err) {
+  if (k->program->phase_count <= 1)
+    return compile_view(k->dev, k->program->view, k->flags, k->workgroup, k->label, out, err);
+  char label[160];
+  if (ph == UINT32_MAX)
+    snprintf(label, sizeof(label), "%s#0rw", k->label);
+  else
+    snprintf(label, sizeof(label), "%s#%u", k->label, ph);
+  return compile_view(k->dev, phase_view(k->program, ph), k->flags, k->workgroup, label, out, err);
+}
+
 uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vyre_error *err) {
-  return compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, out, err);
+  return compile_phase(k, 0, out, err);
+}
+
+void vyre__phase_set_release(const vyre_kernel *k, vyre__phase_set *ps) {
+  if (ps->owned && ps->m) {
+    for (uint32_t i = 0; i < ps->n; i++)
+      vyre__call_module_release(k->dev, ps->m[i]);
+    vyre__call_module_release(k->dev, ps->rw);
+  }
+  if (ps->owned) free(ps->m);
+  memset(ps, 0, sizeof(*ps));
+}
+
+// Compiles phases 1.. and the read_write phase 0 of |k| into |ps| (m[0] is
+// the caller's).
+static uint32_t compile_rest(const vyre_kernel *k, vyre__phase_set *ps, vyre_error *err) {
+  uint32_t st = VYRE_STATUS_OK;
+  for (uint32_t i = 1; i < ps->n && st == VYRE_STATUS_OK; i++)
+    st = compile_phase(k, i, &ps->m[i], err);
+  if (st == VYRE_STATUS_OK) st = compile_phase(k, UINT32_MAX, &ps->rw, err);
+  return st;
+}
+
+uint32_t vyre__phase_set_get(const vyre_kernel *k, const vyre_module *m0, vyre__phase_set *out,
+                             vyre_error *err) {
+  memset(out, 0, sizeof(*out));
+  out->n = k->program->phase_count;
+  if (k->phase_mod && m0 == k->module && k->generation == vyre__device_generation(k->dev)) {
+    out->m = k->phase_mod;
+    out->rw = k->phase0_rw_mod;
+    return VYRE_STATUS_OK;
+  }
+  out->owned = 1;
+  out->m = calloc(out->n, sizeof(*out->m));
+  if (!out->m)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "'%s': out of memory for %u phase modules. Fix: free memory.", k->label,
+                          out->n);
+  uint32_t st = compile_phase(k, 0, &out->m[0], err);
+  if (st == VYRE_STATUS_OK) st = compile_rest(k, out, err);
+  if (st != VYRE_STATUS_OK) vyre__phase_set_release(k, out);
+  return st;
 }
 
 uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *ctx,
@@ -132,6 +194,15 @@ uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *
     memcpy(out->workgroup_override, in->workgroup_override, sizeof(out->workgroup_override));
   if (VYRE_OPTS_HAS(in, label)) out->label = in->label;
   return VYRE_STATUS_OK;
+}
+
+static void release_phases(vyre_kernel *k) {
+  if (!k->phase_mod) return;
+  for (uint32_t i = 1; i < k->program->phase_count; i++)
+    vyre__call_module_release(k->dev, k->phase_mod[i]);
+  vyre__call_module_release(k->dev, k->phase0_rw_mod);
+  free(k->phase_mod);
+  k->phase_mod = NULL;
 }
 
 uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *program_handle,
@@ -193,12 +264,34 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
                         dev->name);
   if (st == VYRE_STATUS_OK) {
     k->generation = vyre__device_generation(dev);
-    st = compile_module(dev, program, k->flags, k->workgroup, k->label, &k->module, err);
+    st = compile_phase(k, 0, &k->module, err);
+  }
+  if (st == VYRE_STATUS_OK && program->phase_count > 1) { // IR-GBAR-3
+    vyre__phase_set ps = {.n = program->phase_count};
+    ps.m = calloc(ps.n, sizeof(*ps.m));
+    if (!ps.m)
+      st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
+                          ctx);
+    else {
+      ps.m[0] = k->module;
+      st = compile_rest(k, &ps, err);
+    }
+    if (st == VYRE_STATUS_OK) {
+      k->phase_mod = ps.m;
+      k->phase0_rw_mod = ps.rw;
+    } else {
+      if (ps.m) ps.m[0] = NULL; // k->module: released below
+      ps.owned = 1;
+      vyre__phase_set_release(k, &ps);
+      vyre__call_module_release(dev, k->module);
+      k->module = NULL;
+    }
   }
   if (st == VYRE_STATUS_OK) {
     vyre__program_retain(program); // before the handle exists: the kernel keeps its program
     k->handle = vyre__registry_add(k, VYRE__OBJ_KERNEL, dev);
     if (!k->handle) {
+      release_phases(k);
       vyre__program_drop(program);
       vyre__call_module_release(dev, k->module);
       st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
@@ -214,6 +307,7 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
 }
 
 static void destroy(vyre_kernel *k) {
+  release_phases(k);
   vyre__call_module_release(k->dev, k->module);
   vyre__program_drop(k->program);
   free(k);

@@ -29,7 +29,21 @@ struct vyre_kernel {
   uint32_t workgroup[3]; // effective size
   char label[128];
   char context[192]; // "dispatch '<label>' on <backend>", made once at compile
+  // A program with grid barriers (program->phase_count > 1, IR-GBAR-3):
+  // the module of each phase (phase_mod[0] is |module|, not owned twice)
+  // and of phase 0 with write buffers read_write (later repeats). NULL in
+  // the private copy of a queue, which compiles them per run.
+  vyre_module **phase_mod;
+  vyre_module *phase0_rw_mod;
 };
+
+// The modules of one run of a grid-barrier kernel (vyre__phase_set_get).
+typedef struct vyre__phase_set {
+  uint32_t n;      // phases
+  vyre_module **m; // n modules, phase order
+  vyre_module *rw; // phase 0 with write buffers read_write
+  uint32_t owned;  // 1: compiled for this run, released by vyre__phase_set_release
+} vyre__phase_set;
 
 // Maps the application's |handle| to its kernel (*out): live (else
 // INVALID_ARGUMENT), of |dev| when |dev| (the object) is non-NULL (else
@@ -41,6 +55,12 @@ uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
 // generation (used by the automatic recovery of batches and queues). The
 // caller owns *|out| (vyre__call_module_release).
 uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vyre_error *err);
+// The phase modules for a run of |k| whose phase 0 module is |m0|: the
+// kernel's own when |m0| is k->module and the kernel is not stale, else
+// modules compiled now (after a recovery, or for a queue's private copy).
+uint32_t vyre__phase_set_get(const vyre_kernel *k, const vyre_module *m0, vyre__phase_set *out,
+                             vyre_error *err);
+void vyre__phase_set_release(const vyre_kernel *k, vyre__phase_set *ps);
 // Copies the caller's compile options into |out| as vyre__dispatch_options_read
 // does (plan.h); NULL |in| gives zero options.
 uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *context,

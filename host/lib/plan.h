@@ -29,7 +29,8 @@ typedef struct vyre__plan {
   uint32_t binding_count;
   uint32_t grid[3];
   // 1: the grid is above the device's max_grid and runs as several launches
-  // (split.h; docs/ir.md IR-GRID-5): pass the plan to vyre__split_dispatch
+  // (split.h; docs/ir.md IR-GRID-5), or the program has grid barriers and
+  // runs as its phases (IR-GBAR-3): pass the plan to vyre__split_dispatch
   // (host bindings) or vyre__split_run (resident), never to the plugin as is.
   uint32_t split;
   vyre_dispatch_args args;

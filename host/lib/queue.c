@@ -88,6 +88,8 @@ uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *opt
   q->dev = kernel->dev;
   q->k = *kernel;
   q->k.module = NULL;
+  q->k.phase_mod = NULL; // the kernel's; a grid-barrier queue compiles its phases per run
+  q->k.phase0_rw_mod = NULL;
   if (options) {
     q->opts = opts;
     q->opts.label = NULL; // not owned; the kernel label is used

@@ -203,7 +203,8 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
   vyre__plan *plans = calloc(step_count ? step_count : 1, sizeof(*plans));
   vyre_dispatch_args *dargs = calloc(step_count ? step_count : 1, sizeof(*dargs));
   vyre_buffer_range *conv = calloc(read_count ? read_count : 1, sizeof(*conv));
-  if (!plans || !dargs || !conv) {
+  vyre_kernel **kernels = calloc(step_count ? step_count : 1, sizeof(*kernels));
+  if (!plans || !dargs || !conv || !kernels) {
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                         "vyre_sequence_run on %s: out of memory. Fix: free memory.", dev->name);
     goto done;
@@ -215,6 +216,7 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
     vyre_kernel *k;
     st = vyre__kernel_resolve(step->kernel, dev, ctx, &k, err);
     if (st != VYRE_STATUS_OK) break;
+    kernels[s] = k;
     for (uint32_t a = 0; a < step->arg_count && step->args; a++)
       if (!step->args[a].resident) {
         st = vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -242,7 +244,8 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
   for (uint32_t s = 0; s < step_count; s++)
     split |= plans[s].split != 0;
   if (split) {
-    st = vyre__split_run(dev, dargs, step_count, conv, read_count, 0, results, err);
+    st = vyre__split_run_kernels(dev, (const vyre_kernel *const *)kernels, dargs, step_count, conv,
+                                 read_count, 0, results, err);
     if (st != VYRE_STATUS_OK)
       vyre_error_prefix(err, "sequence of %u steps on %s", step_count, dev->name);
     goto done;
@@ -278,5 +281,6 @@ done:
   free(plans);
   free(dargs);
   free(conv);
+  free(kernels);
   return st;
 }

@@ -235,7 +235,8 @@ static uint32_t copy_node(cstate *c, uint32_t idx, uint32_t *out) {
   return st;
 }
 
-uint32_t vyre_ir_phase(const vyre_ir *ir, uint32_t k, vyre_ir **out, vyre_error *err) {
+uint32_t vyre_ir_phase(const vyre_ir *ir, uint32_t k, uint32_t flags, vyre_ir **out,
+                       vyre_error *err) {
   if (out) *out = NULL;
   if (!ir || !out)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
@@ -289,7 +290,8 @@ uint32_t vyre_ir_phase(const vyre_ir *ir, uint32_t k, vyre_ir **out, vyre_error 
     vyre_ir_buffer *b;
     if ((st = vyre__ir_add_buffer(d, &b, err))) break;
     *b = p->buffers[i];
-    if (k > 0 && b->access == VYRE_IR_ACCESS_WRITE) b->access = VYRE_IR_ACCESS_READ_WRITE;
+    if ((k > 0 || (flags & VYRE_IR_PHASE_WRITE_AS_READ_WRITE)) && b->access == VYRE_IR_ACCESS_WRITE)
+      b->access = VYRE_IR_ACCESS_READ_WRITE;
   }
   if (!st) {
     st = copy_list(&c, p->body + from, to - from, &d->view.body);

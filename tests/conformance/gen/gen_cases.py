@@ -23,7 +23,7 @@ import vyre_gen as G  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.normpath(os.path.join(HERE, "..", "cases"))
 AREAS = ["dispatch", "oob", "integers", "casts", "f32", "control", "workgroup", "atomics",
-         "traps", "validation"]
+         "traps", "validation", "gridbar"]
 
 W = G.Writer(CASES)
 
@@ -155,6 +155,7 @@ from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # 
 from cases_validation import gen_validation  # noqa: E402
 from cases_zeros import gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max  # noqa: E402
+from cases_gridbar import gen_gridbar  # noqa: E402
 
 
 def main():
@@ -175,6 +176,7 @@ def main():
     gen_atomics(ctx)
     gen_traps(ctx)
     gen_validation(ctx)
+    gen_gridbar(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 
