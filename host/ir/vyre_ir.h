@@ -80,6 +80,8 @@ uint32_t vyre_ir_from_binary(const uint8_t *bytes, size_t len, const vyre_ir_lim
 // The canonical binary bytes are vyre_ir_view(ir)->canonical / canonical_size.
 #define VYRE_IR_BINARY_FORMAT_VERSION 1u
 
+// The most grid_barrier statements a program may have (IR-GBAR-2).
+#define VYRE_IR_MAX_GRID_BARRIERS 256u
 // Grid barriers (docs/ir.md IR-GBAR-*). The phases of |ir|: 1 + the number
 // of its top-level grid_barrier statements (1 for a program without one).
 uint32_t vyre_ir_phase_count(const vyre_ir *ir);

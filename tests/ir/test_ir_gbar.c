@@ -213,6 +213,25 @@ static void test_phases_are_programs_over_the_same_buffers(void **state) {
   vyre_ir_free(ir);
 }
 
+// At most 256 grid barriers (IR-GBAR-2).
+static void test_at_most_256_grid_barriers(void **state) {
+  (void)state;
+  size_t cap = 300 * (sizeof(GB) + 1) + 1;
+  char *body = malloc(cap);
+  body[0] = '\0';
+  for (int i = 0; i < 256; i++)
+    strcat(strcat(body, i ? "," : ""), GB);
+  vyre_ir *ir = decode_ok(body);
+  assert_int_equal(vyre_ir_phase_count(ir), 257);
+  vyre_ir_free(ir);
+  strcat(strcat(body, ","), GB);
+  char *t = program(body);
+  tir_expect_reject(t, VYRE_STATUS_INVALID_PROGRAM, "body[256]: grid_barrier number 257",
+                    "at most 256");
+  free(t);
+  free(body);
+}
+
 // Empty phases (barriers first, last, or back to back) are valid programs.
 static void test_empty_phases(void **state) {
   (void)state;
@@ -236,6 +255,7 @@ int main(void) {
       cmocka_unit_test(test_return_ends_a_phase),
       cmocka_unit_test(test_phases_are_programs_over_the_same_buffers),
       cmocka_unit_test(test_empty_phases),
+      cmocka_unit_test(test_at_most_256_grid_barriers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

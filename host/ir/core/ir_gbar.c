@@ -97,26 +97,30 @@ uint32_t vyre__ir_check_grid_barriers(const vyre_ir_program *p, vyre_error *err)
     g.phase_of[i] = ph;
     mark(&g, idx, i);
   }
-  // In body order, so the first offending use is the one reported.
-  for (uint32_t i = 0; i < p->body_count && st == VYRE_STATUS_OK; i++)
-    for (uint32_t idx = 0; idx < p->node_count; idx++) {
-      const vyre_ir_node *n = &p->nodes[idx];
-      if (g.top[idx] != i || (n->kind != VYRE_IR_K_VAR && n->kind != VYRE_IR_K_ASSIGN)) continue;
-      uint32_t l = n->ref, d = g.top[p->locals[l].decl];
-      if (g.phase_of[d] == g.phase_of[i]) continue;
-      const char *name = vyre_ir_string(p, p->locals[l].name);
-      uint32_t bar = g.barrier_at[g.phase_of[d]];
-      st = vyre_error_set(
-          err, VYRE_STATUS_INVALID_PROGRAM,
-          "body[%u]: %s local '%.80s', which is declared at body[%u], before the grid_barrier "
-          "at body[%u]; a local does not live across a grid barrier (each phase starts with "
-          "no locals, IR-GBAR-4). Fix: store the value into a read_write buffer before the "
-          "barrier (e.g. {\"k\":\"store\",\"buffer\":\"tmp\",\"index\":<gid>,\"value\":{\"k\":"
-          "\"var\",\"name\":\"%.80s\"}}) and load it back after the barrier, or compute it "
-          "again after the barrier.",
-          i, n->kind == VYRE_IR_K_VAR ? "uses" : "assigns", name, d, bar, name);
-      break;
-    }
+  // One pass over the nodes; the use in the earliest top-level statement
+  // (then the lowest node index) is the one reported.
+  uint32_t bad = NONE;
+  for (uint32_t idx = 0; idx < p->node_count; idx++) {
+    const vyre_ir_node *n = &p->nodes[idx];
+    if (n->kind != VYRE_IR_K_VAR && n->kind != VYRE_IR_K_ASSIGN) continue;
+    uint32_t i = g.top[idx], d = g.top[p->locals[n->ref].decl];
+    if (g.phase_of[d] != g.phase_of[i] && (bad == NONE || i < g.top[bad])) bad = idx;
+  }
+  if (bad != NONE) {
+    const vyre_ir_node *n = &p->nodes[bad];
+    uint32_t l = n->ref, i = g.top[bad], d = g.top[p->locals[l].decl];
+    const char *name = vyre_ir_string(p, p->locals[l].name);
+    uint32_t bar = g.barrier_at[g.phase_of[d]];
+    st = vyre_error_set(
+        err, VYRE_STATUS_INVALID_PROGRAM,
+        "body[%u]: %s local '%.80s', which is declared at body[%u], before the grid_barrier "
+        "at body[%u]; a local does not live across a grid barrier (each phase starts with "
+        "no locals, IR-GBAR-4). Fix: store the value into a read_write buffer before the "
+        "barrier (e.g. {\"k\":\"store\",\"buffer\":\"tmp\",\"index\":<gid>,\"value\":{\"k\":"
+        "\"var\",\"name\":\"%.80s\"}}) and load it back after the barrier, or compute it "
+        "again after the barrier.",
+        i, n->kind == VYRE_IR_K_VAR ? "uses" : "assigns", name, d, bar, name);
+  }
 done:
   free(g.top);
   free(g.phase_of);

@@ -675,7 +675,13 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
                      "a top-level statement of the body (every invocation of the grid must reach "
                      "it). Fix: move the grid_barrier to the program's body, outside every "
                      "if/for/block, and put the conditional work of each side under its own if.");
-    s->grid_barriers++;
+    // IR-GBAR-2: each phase is compiled and run as a step of its own.
+    if (++s->grid_barriers > VYRE_IR_MAX_GRID_BARRIERS)
+      return fail(s,
+                  "grid_barrier number %u; a program has at most %u (each phase is compiled "
+                  "and run as a step of its own). Fix: split the work into several programs "
+                  "run as a sequence (vyre_sequence_run).",
+                  s->grid_barriers, VYRE_IR_MAX_GRID_BARRIERS);
     return VYRE_STATUS_OK;
   case VYRE_IR_K_TRAP:
     if (n->axis > 31)
