@@ -171,8 +171,9 @@ typedef struct vyre_ext_header {
 // Feature rows: X(NAME, bit, "name", ir_minor, "what it adds").
 #define VYRE_IR_FEATURE_LIST(X)                                                                    \
   X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")                                 \
-  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")     \
-  X(GRID_BARRIER, 4, "grid_barrier", 1, "a top-level grid-wide barrier (the host splits the program)")
+  X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")        \
+  X(GRID_BARRIER, 4, "grid_barrier", 1,                                                            \
+    "a top-level grid-wide barrier (the host splits the program)")
 
 enum {
 #define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
