@@ -157,6 +157,37 @@ static uint32_t compile_rest(const vyre_kernel *k, vyre__phase_set *ps, vyre_err
   return st;
 }
 
+uint32_t vyre__kernel_phases_compile(vyre_kernel *k, vyre_error *err) {
+  if (k->program->phase_count <= 1) return VYRE_STATUS_OK;
+  vyre__phase_set ps = {.n = k->program->phase_count};
+  ps.m = calloc(ps.n, sizeof(*ps.m));
+  if (!ps.m)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "compile '%s': out of memory for %u phase modules. Fix: free memory.",
+                          k->label, ps.n);
+  ps.m[0] = k->module;
+  uint32_t st = compile_rest(k, &ps, err);
+  if (st != VYRE_STATUS_OK) {
+    ps.m[0] = NULL; // k->module stays the caller's
+    ps.owned = 1;
+    vyre__phase_set_release(k, &ps);
+    return st;
+  }
+  k->phase_mod = ps.m;
+  k->phase0_rw_mod = ps.rw;
+  return VYRE_STATUS_OK;
+}
+
+void vyre__kernel_phases_release(vyre_kernel *k) {
+  if (!k->phase_mod) return;
+  for (uint32_t i = 1; i < k->program->phase_count; i++)
+    vyre__call_module_release(k->dev, k->phase_mod[i]);
+  vyre__call_module_release(k->dev, k->phase0_rw_mod);
+  free(k->phase_mod);
+  k->phase_mod = NULL;
+  k->phase0_rw_mod = NULL;
+}
+
 uint32_t vyre__phase_set_get(const vyre_kernel *k, const vyre_module *m0, vyre__phase_set *out,
                              vyre_error *err) {
   memset(out, 0, sizeof(*out));
@@ -194,15 +225,6 @@ uint32_t vyre__compile_options_read(const vyre_compile_options *in, const char *
     memcpy(out->workgroup_override, in->workgroup_override, sizeof(out->workgroup_override));
   if (VYRE_OPTS_HAS(in, label)) out->label = in->label;
   return VYRE_STATUS_OK;
-}
-
-static void release_phases(vyre_kernel *k) {
-  if (!k->phase_mod) return;
-  for (uint32_t i = 1; i < k->program->phase_count; i++)
-    vyre__call_module_release(k->dev, k->phase_mod[i]);
-  vyre__call_module_release(k->dev, k->phase0_rw_mod);
-  free(k->phase_mod);
-  k->phase_mod = NULL;
 }
 
 uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *program_handle,
@@ -266,32 +288,16 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
     k->generation = vyre__device_generation(dev);
     st = compile_phase(k, 0, &k->module, err);
   }
-  if (st == VYRE_STATUS_OK && program->phase_count > 1) { // IR-GBAR-3
-    vyre__phase_set ps = {.n = program->phase_count};
-    ps.m = calloc(ps.n, sizeof(*ps.m));
-    if (!ps.m)
-      st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
-                          ctx);
-    else {
-      ps.m[0] = k->module;
-      st = compile_rest(k, &ps, err);
-    }
-    if (st == VYRE_STATUS_OK) {
-      k->phase_mod = ps.m;
-      k->phase0_rw_mod = ps.rw;
-    } else {
-      if (ps.m) ps.m[0] = NULL; // k->module: released below
-      ps.owned = 1;
-      vyre__phase_set_release(k, &ps);
-      vyre__call_module_release(dev, k->module);
-      k->module = NULL;
-    }
+  if (st == VYRE_STATUS_OK) st = vyre__kernel_phases_compile(k, err);
+  if (st != VYRE_STATUS_OK && k->module) {
+    vyre__call_module_release(dev, k->module);
+    k->module = NULL;
   }
   if (st == VYRE_STATUS_OK) {
     vyre__program_retain(program); // before the handle exists: the kernel keeps its program
     k->handle = vyre__registry_add(k, VYRE__OBJ_KERNEL, dev);
     if (!k->handle) {
-      release_phases(k);
+      vyre__kernel_phases_release(k);
       vyre__program_drop(program);
       vyre__call_module_release(dev, k->module);
       st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
@@ -307,7 +313,7 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
 }
 
 static void destroy(vyre_kernel *k) {
-  release_phases(k);
+  vyre__kernel_phases_release(k);
   vyre__call_module_release(k->dev, k->module);
   vyre__program_drop(k->program);
   free(k);

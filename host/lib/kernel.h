@@ -31,8 +31,8 @@ struct vyre_kernel {
   char context[192]; // "dispatch '<label>' on <backend>", made once at compile
   // A program with grid barriers (program->phase_count > 1, IR-GBAR-3):
   // the module of each phase (phase_mod[0] is |module|, not owned twice)
-  // and of phase 0 with write buffers read_write (later repeats). NULL in
-  // the private copy of a queue, which compiles them per run.
+  // and of phase 0 with write buffers read_write (later repeats). A queue's
+  // private copy has its own (vyre__kernel_phases_compile).
   vyre_module **phase_mod;
   vyre_module *phase0_rw_mod;
 };
@@ -55,6 +55,11 @@ uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
 // generation (used by the automatic recovery of batches and queues). The
 // caller owns *|out| (vyre__call_module_release).
 uint32_t vyre__kernel_compile_module(const vyre_kernel *k, vyre_module **out, vyre_error *err);
+// Compiles the modules of phases 1.. and the read_write phase 0 of |k|'s
+// program (nothing without grid barriers) for k->module's generation into
+// k->phase_mod / k->phase0_rw_mod; vyre__kernel_phases_release frees them.
+uint32_t vyre__kernel_phases_compile(vyre_kernel *k, vyre_error *err);
+void vyre__kernel_phases_release(vyre_kernel *k);
 // The phase modules for a run of |k| whose phase 0 module is |m0|: the
 // kernel's own when |m0| is k->module and the kernel is not stale, else
 // modules compiled now (after a recovery, or for a queue's private copy).

@@ -88,7 +88,7 @@ uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *opt
   q->dev = kernel->dev;
   q->k = *kernel;
   q->k.module = NULL;
-  q->k.phase_mod = NULL; // the kernel's; a grid-barrier queue compiles its phases per run
+  q->k.phase_mod = NULL; // the kernel's; the queue compiles its own below
   q->k.phase0_rw_mod = NULL;
   if (options) {
     q->opts = opts;
@@ -99,6 +99,10 @@ uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *opt
   q->user = user;
   q->k.generation = vyre__device_generation(q->dev);
   st = vyre__kernel_compile_module(&q->k, &q->k.module, err);
+  if (st == VYRE_STATUS_OK) {
+    st = vyre__kernel_phases_compile(&q->k, err); // grid barriers (IR-GBAR-3)
+    if (st != VYRE_STATUS_OK) vyre__call_module_release(q->dev, q->k.module);
+  }
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(err, "vyre_queue_create '%s'", kernel->label);
     free(q);
@@ -312,8 +316,10 @@ uint32_t vyre_queue_drain(vyre_queue *handle, vyre_error *err) {
       q->k.generation = vyre__device_generation(q->dev);
       st = vyre__kernel_compile_module(&q->k, &m, err);
       if (st == VYRE_STATUS_OK) {
+        vyre__kernel_phases_release(&q->k);
         vyre__call_module_release(q->dev, q->k.module);
         q->k.module = m;
+        st = vyre__kernel_phases_compile(&q->k, err);
       }
     }
     if (st != VYRE_STATUS_OK) {
@@ -340,6 +346,7 @@ static void destroy(vyre_queue *q) {
     free(q->pending[i]);
   }
   free(q->pending);
+  vyre__kernel_phases_release(&q->k);
   vyre__call_module_release(q->dev, q->k.module);
   vyre__program_drop(q->k.program);
   pthread_mutex_destroy(&q->list_lock);

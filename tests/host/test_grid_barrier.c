@@ -253,8 +253,14 @@ static void test_queue_runs_the_phases(void **state) {
   vyre_kernel_release(k); // the queue keeps what it needs
   for (int i = 0; i < 2; i++)
     assert_int_equal(vyre_queue_push(q, x->args, 4, NULL, &e), VYRE_STATUS_OK);
+  // The queue compiled its phases at create: a drain compiles nothing, not
+  // even from the plugin's memory cache.
+  uint64_t hits = device_metric(g_dev, "compile_cache_memory_hits");
+  uint64_t misses = device_metric(g_dev, "compile_cache_memory_misses");
   uint32_t st = vyre_queue_drain(q, &e);
   if (st) fail_msg("drain: %s", e.message);
+  assert_int_equal(device_metric(g_dev, "compile_cache_memory_hits"), hits);
+  assert_int_equal(device_metric(g_dev, "compile_cache_memory_misses"), misses);
   assert_int_equal(s.n, 2);
   assert_int_equal(s.bad, 0);
   vyre_queue_destroy(q);
