@@ -14,7 +14,8 @@
 // items that bind them fail with DEVICE_LOST on the re-run. An item whose
 // grid is above the device's max_grid runs on its own, as several launches
 // (split.c), between the dispatch_batch calls of the items before and after
-// it, so the items still run in order.
+// it, so the items still run in order; so does an item whose program has
+// grid barriers (its phases, docs/ir.md IR-GBAR-3).
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,8 @@
 // and keeps its status, result and error for vyre_job_wait. A job whose
 // device was recovered after its submission is stale (DEVICE_LOST). A grid
 // above the device's max_grid runs as several launches (split.c), and an
-// async job of such a grid runs synchronously at submit too. Plugin
+// async job of such a grid runs synchronously at submit too; so does a
+// program with grid barriers, run as its phases (docs/ir.md IR-GBAR-3). Plugin
 // messages are prefixed with "dispatch '<label>' on <backend>: ".
 
 #include <stdio.h>

@@ -4,7 +4,8 @@
 // one compiled program, results delivered in push order.
 //
 // Called by applications. At create the queue compiles its own module of the
-// kernel's program (same workgroup size and flags), so it does not depend on
+// kernel's program (same workgroup size and flags; and of each phase of a
+// program with grid barriers, docs/ir.md IR-GBAR-3), so it does not depend on
 // the caller's kernel afterwards and can replace the module after a loss.
 // Push checks the payload like a dispatch would (host args only), copies its
 // input bytes and allocates its outputs. Drain runs every pending payload,

@@ -10,8 +10,10 @@
 // its contents were lost, and every use but free answers DEVICE_LOST. A
 // sequence whose plugin has no sequence_run slot falls back to one dispatch
 // per step followed by one buffer_read of all the reads. A sequence with a
-// step whose grid is above the device's max_grid runs through split.c: that
-// step becomes several launches, in rounds of one sequence_run each.
+// step whose grid is above the device's max_grid, or whose program has grid
+// barriers (its phases become steps of the sequence, docs/ir.md IR-GBAR-3),
+// runs through split.c: such a step becomes several launches, in rounds of
+// one sequence_run each.
 //
 // The vyre_resident * an application holds is a registry token, not the
 // object's address (registry.c): a freed handle never matches a later
