@@ -8,15 +8,18 @@
 // address of this struct: vyre__kernel_resolve maps it here (registry.h).
 // Ownership: the application owns a vyre_kernel (vyre_kernel_release, or
 // device close); the kernel owns a reference to its program (program.h) and
-// one to its current module (a vyre__kmod), and borrows its device.
+// one to its current module (a vyre__kmod, which also holds the phase
+// modules of a program with grid barriers, docs/ir.md IR-GBAR-9), and
+// borrows its device.
 //
 // Kernels survive recovery (docs/abi.md ABI-RECOVER-6): a kernel keeps its
 // program, and the first use after the device moved to a new generation
 // compiles the program again through the plugin (from its caches) and swaps
 // the module in, with no error to the application (vyre__kernel_acquire).
-// Every user of a module (a dispatch, a job, a batch, a sequence) holds a
-// reference to its vyre__kmod, so a swap never frees a module another thread
-// is still dispatching; the last reference releases it.
+// Every user of a module (a dispatch, a job, a batch, a sequence, a queue's
+// or a stream's run) holds a reference to its vyre__kmod, so a swap never
+// frees a module another thread is still dispatching; the last reference
+// releases it.
 //
 // Thread safety: |lock| guards |mod| (the swap); the other fields do not
 // change after compile, so several threads may dispatch one kernel. queue.c
@@ -69,9 +72,9 @@ uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
                               const char *context, vyre_kernel **out, vyre_error *err);
 // A reference to |k|'s module (with its phase modules, for a grid-barrier
 // program) for the device's current generation (*out; release it with
-// vyre__kmod_put). When the device was recovered since the
-// module was compiled, compiles the program again first (the plugin's caches
-// make this cheap) and swaps the new module in; a failed rebuild (the device
+// vyre__kmod_put). When the device was recovered since the module was
+// compiled, compiles the program again first (the plugin's caches make this
+// cheap) and swaps the new module in; a failed rebuild (the device
 // lost again, ...) is returned with its error, prefixed with |context| (may
 // be NULL), and leaves the old module in place.
 uint32_t vyre__kernel_acquire(vyre_kernel *k, const char *context, vyre__kmod **out,
@@ -82,8 +85,9 @@ vyre__kmod *vyre__kmod_get(vyre__kmod *m);
 // releases the module.
 void vyre__kmod_put(vyre__kmod *m);
 // Makes |k| (a zeroed-lock copy of a kernel: queue.c, stream.c) compile its
-// own first module (and phase modules) at the current generation: initialises |k->lock| and sets
-// |k->mod|. On failure |k->lock| is destroyed again and |k->mod| is NULL.
+// own first module (and phase modules) at the current generation:
+// initialises |k->lock| and sets |k->mod|. On failure |k->lock| is not
+// initialised and |k->mod| is NULL.
 uint32_t vyre__kernel_init_module(vyre_kernel *k, vyre_error *err);
 // Releases |k|'s module reference and destroys its lock (the counterpart of
 // vyre__kernel_init_module; vyre__kernel_destroy does it for kernels).

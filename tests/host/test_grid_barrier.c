@@ -12,7 +12,10 @@
 // batch (between two plain items), queue, resident dispatch, sequences
 // (a grid-barrier step between plain steps), repeat (write buffers zeroed
 // once), a trap in a phase named with its step and phase, and the refusal
-// by a plugin without resident buffers. Group "host/grid_barrier".
+// by a plugin without resident buffers; a grid-barrier kernel surviving
+// simulated losses on every path (its phase modules rebuilt together,
+// IR-GBAR-9), and streams on such a kernel (the batch engine, ABI-STREAM-8).
+// Group "host/grid_barrier".
 
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -344,6 +347,178 @@ static void test_resident_and_sequences(void **state) {
   free(x);
 }
 
+// The CPU reference counts every compile slot call in its "compiles" metric
+// (other backends count pipeline builds, which their caches may skip).
+static int on_cpu(void) {
+  const char *b = getenv("VYRE_GBAR_BACKEND");
+  return !b || !*b || strcmp(b, "cpu") == 0;
+}
+
+static void lose(void) {
+  vyre_error e = new_err();
+  uint32_t st = vyre_device_inject_fault(g_dev, VYRE_FAULT_SIMULATED_LOSS, &e);
+  if (st) fail_msg("inject_fault: %s", e.message);
+}
+
+static void recover(void) {
+  vyre_error e = new_err();
+  uint32_t st = vyre_device_recover(g_dev, &e);
+  if (st) fail_msg("recover: %s", e.message);
+}
+
+// docs/ir.md IR-GBAR-9, docs/abi.md ABI-RECOVER-6: a grid-barrier kernel
+// survives a recover. Its phase modules (phase 0, phase 1 and phase 0
+// read_write) are compiled together at compile and again together by the
+// first use after a recover, with no error and the right results, on the
+// one-shot (also repeated: the rebuilt read_write phase 0), batch
+// (recovering on its own), resident, sequence and queue paths (a queue
+// made before the loss recovers and rebuilds its own phases in a drain).
+static void test_survives_recover(void **state) {
+  (void)state;
+  NEED_DEVICE();
+  vyre_program *p = json_program(kGsum);
+  uint64_t c0 = device_metric(g_dev, "compiles");
+  vyre_kernel *k = compile(g_dev, p);
+  if (on_cpu()) assert_int_equal(device_metric(g_dev, "compiles") - c0, 3);
+  io *x = malloc(sizeof(io));
+  io_init(x);
+  vyre_dispatch_options o = grid_opts();
+  qseen s = {x->a, 0, 0};
+  vyre_queue *q = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_queue_create(k, &o, on_result, &s, &q, &e), VYRE_STATUS_OK);
+  uint32_t st = vyre_dispatch(k, x->args, 4, &o, NULL, &e);
+  if (st) fail_msg("dispatch before the loss: %s", e.message);
+  io_check(x, 1, "before the loss");
+  for (uint32_t round = 0; round < 2; round++) {
+    lose();
+    io_init(x);
+    // Lost and not yet recovered: the device is lost, the kernel is fine.
+    assert_int_equal(vyre_dispatch(k, x->args, 4, &o, NULL, &e), VYRE_STATUS_DEVICE_LOST);
+    recover();
+    uint64_t c1 = device_metric(g_dev, "compiles");
+    for (uint32_t d = 0; d < 2; d++) { // the first dispatch rebuilds, the second reuses
+      io_init(x);
+      st = vyre_dispatch(k, x->args, 4, &o, NULL, &e);
+      if (st) fail_msg("dispatch %u after recover %u: %s", d, round, e.message);
+      io_check(x, 1, "after a recover");
+      if (on_cpu()) assert_int_equal(device_metric(g_dev, "compiles") - c1, 3);
+    }
+  }
+  // repeat 2 runs phase 0 read_write in the second repeat: rebuilt too.
+  io_init(x);
+  o.repeat = 2;
+  st = vyre_dispatch(k, x->args, 4, &o, NULL, &e);
+  if (st) fail_msg("repeat 2 after recover: %s", e.message);
+  io_check(x, 2, "repeat 2 after recover");
+  o.repeat = 1;
+  // A batch finds the device lost, recovers on its own and re-runs the item.
+  lose();
+  io_init(x);
+  vyre_batch_item it;
+  memset(&it, 0, sizeof(it));
+  it.kernel = k;
+  it.args = x->args;
+  it.arg_count = 4;
+  it.options = &o;
+  assert_int_equal(vyre_dispatch_batch(g_dev, &it, 1, &e), VYRE_STATUS_OK);
+  if (it.status) fail_msg("batch after a loss: %s", it.error.message);
+  io_check(x, 1, "batch after a loss");
+  // Resident buffers made after a recover, a one-step sequence.
+  lose();
+  recover();
+  io_init(x);
+  vyre_resident *r[4] = {0};
+  const uint64_t sz[4] = {sizeof(x->a), sizeof(x->total), sizeof(x->part), sizeof(x->out)};
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(vyre_resident_alloc(g_dev, sz[i], &r[i], &e), VYRE_STATUS_OK);
+  vyre_resident_range w = {.buffer = r[0], .size = sz[0], .src = x->a};
+  assert_int_equal(vyre_resident_write(g_dev, &w, 1, &e), VYRE_STATUS_OK);
+  vyre_arg ra[4] = {{.resident = r[0]}, {.resident = r[1]}, {.resident = r[2]}, {.resident = r[3]}};
+  vyre_sequence_step step = {.kernel = k, .args = ra, .arg_count = 4, .options = &o};
+  vyre_resident_range rd[3] = {{.buffer = r[1], .size = sz[1], .dst = x->total},
+                               {.buffer = r[2], .size = sz[2], .dst = x->part},
+                               {.buffer = r[3], .size = sz[3], .dst = x->out}};
+  st = vyre_sequence_run(g_dev, &step, 1, rd, 3, NULL, &e);
+  if (st) fail_msg("sequence after recover: %s", e.message);
+  io_check(x, 1, "sequence after recover");
+  for (int i = 0; i < 4; i++)
+    vyre_resident_free(r[i], NULL);
+  // The queue made before every loss: a drain on a lost device recovers,
+  // rebuilds the queue's own phases and delivers right results.
+  lose();
+  io_init(x);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(vyre_queue_push(q, x->args, 4, NULL, &e), VYRE_STATUS_OK);
+  st = vyre_queue_drain(q, &e);
+  if (st) fail_msg("drain after a loss: %s", e.message);
+  assert_int_equal(s.n, 2);
+  assert_int_equal(s.bad, 0);
+  // Counted once per payload run: 2 payloads x 2 phases (IR-GBAR-3) x the
+  // launches of the grid (2 on the CPU reference's limit of 1000, else 1).
+  // The lost attempt launched nothing: the queue's own module, last built
+  // before the losses, failed to rebuild on the lost device before planning.
+  assert_int_equal(vyre_queue_kernel_launches(q), 2 * 2 * (on_cpu() ? 2 : 1));
+  vyre_queue_destroy(q);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+  free(x);
+}
+
+// docs/abi.md ABI-STREAM-8: a stream on a grid-barrier kernel runs on
+// libvyre's batch engine (plugin_ring 0, even on the CPU reference, whose
+// ring a plain kernel uses), each item as its phases, in order, and replays
+// the items a loss took.
+static void test_stream_runs_the_phases(void **state) {
+  (void)state;
+  NEED_DEVICE();
+  vyre_program *p = json_program(kGsum), *pi = json_program(kInc);
+  vyre_kernel *k = compile(g_dev, p), *ki = compile(g_dev, pi);
+  vyre_error e = new_err();
+  vyre_stream_stats stats;
+  memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  if (on_cpu()) { // the CPU reference has the ring slots: a plain kernel uses them
+    vyre_stream *si = NULL;
+    assert_int_equal(vyre_stream_open(ki, NULL, &si, &e), VYRE_STATUS_OK);
+    assert_int_equal(vyre_stream_stats_get(si, &stats, &e), VYRE_STATUS_OK);
+    assert_int_equal(stats.plugin_ring, 1);
+    assert_int_equal(vyre_stream_close(si, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  }
+  vyre_stream *sg = NULL;
+  assert_int_equal(vyre_stream_open(k, NULL, &sg, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k); // the stream keeps what it needs
+  assert_int_equal(vyre_stream_stats_get(sg, &stats, &e), VYRE_STATUS_OK);
+  assert_int_equal(stats.plugin_ring, 0);
+  const uint32_t grid[3] = {NWG, 1, 1};
+  io *x = malloc(4 * sizeof(io));
+  uint64_t seq[4];
+  for (uint32_t i = 0; i < 4; i++) {
+    if (i == 2) lose(); // the stream recovers and replays on its own
+    io_init(&x[i]);
+    for (uint32_t j = 0; j < N; j++)
+      x[i].a[j] += i; // each item its own input
+    uint32_t st = vyre_stream_submit(sg, x[i].args, 4, grid, UINT64_MAX, &seq[i], &e);
+    if (st) fail_msg("stream submit %u: %s", i, e.message);
+    if (i == 1 || i == 3) { // collect in order: [0, 1] before the loss, [2, 3] after
+      for (uint32_t c = i - 1; c <= i; c++) {
+        vyre_dispatch_result r;
+        st = vyre_stream_wait(sg, seq[c], UINT64_MAX, &r, &e);
+        if (st) fail_msg("stream item %u: %s", c, e.message);
+        io_check(&x[c], 1, "stream item");
+      }
+    }
+  }
+  assert_int_equal(vyre_stream_stats_get(sg, &stats, &e), VYRE_STATUS_OK);
+  assert_int_equal(stats.items, 4);
+  assert_true(stats.recoveries >= 1);
+  assert_int_equal(vyre_stream_close(sg, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(ki);
+  vyre_program_free(p);
+  vyre_program_free(pi);
+  free(x);
+}
+
 // A plugin without resident buffers cannot keep buffers on the device
 // between phases: refused before any device work, with a Fix.
 static void test_no_resident_slots_is_unsupported(void **state) {
@@ -378,6 +553,8 @@ int main(void) {
       cmocka_unit_test(test_queue_runs_the_phases),
       cmocka_unit_test(test_resident_and_sequences),
       cmocka_unit_test(test_no_resident_slots_is_unsupported),
+      cmocka_unit_test(test_survives_recover),
+      cmocka_unit_test(test_stream_runs_the_phases),
   };
   return cmocka_run_group_tests_name("host/grid_barrier", tests, group_setup, group_teardown);
 }

@@ -572,7 +572,9 @@ void vyre_queue_destroy(vyre_queue *q);
 // grid. On a plugin with the stream slots (VYRE_CAP_STREAM) the ring is the
 // plugin's (a resident consumer on the device); otherwise libvyre runs the
 // ring over batches on a worker thread of the stream, double buffered: one
-// batch runs while the next fills. Either way the contract below holds.
+// batch runs while the next fills. A kernel with grid barriers always
+// streams on libvyre's batches, each item as its phases (docs/abi.md
+// ABI-STREAM-8). Either way the contract below holds.
 //
 // Sequence numbers: the items of a stream are numbered 0, 1, 2... in
 // submission order. Items complete and are delivered in that order: when
