@@ -18,10 +18,13 @@
 // Group "host/grid_barrier".
 
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -465,6 +468,92 @@ static void test_survives_recover(void **state) {
   free(x);
 }
 
+typedef struct racer {
+  vyre_kernel *k;
+  _Atomic int *stop;
+  _Atomic uint32_t ok, lost; // read by the recovering thread meanwhile
+  uint32_t wrong, last_status;
+} racer;
+
+// Dispatches kGsum until told to stop (at least 20 times, and until one
+// run came back OK), checking each result that comes back OK.
+static void *race_dispatch(void *arg) {
+  racer *r = arg;
+  io *x = malloc(sizeof(io));
+  vyre_dispatch_options o = grid_opts();
+  uint32_t total = 0;
+  io_init(x);
+  for (uint32_t i = 0; i < N; i++)
+    total += x->a[i];
+  // After the stop (no loss follows) until one run came back OK.
+  for (uint32_t n = 0; x && (!atomic_load(r->stop) || n < 20 || !atomic_load(&r->ok)); n++) {
+    io_init(x);
+    vyre_error e = new_err();
+    uint32_t st = vyre_dispatch(r->k, x->args, 4, &o, NULL, &e);
+    if (st == VYRE_STATUS_OK) {
+      r->ok++;
+      if (x->total[0] != total || x->out[5] != total + x->a[4] + x->a[5] + x->a[6] + x->a[7])
+        r->wrong++;
+    } else if (st == VYRE_STATUS_DEVICE_LOST) {
+      r->lost++;
+    } else {
+      r->wrong++;
+      r->last_status = st;
+    }
+  }
+  free(x);
+  return NULL;
+}
+
+// Threads dispatching one grid-barrier kernel while the device is lost and
+// recovered again and again: every dispatch is right or DEVICE_LOST (a
+// rebuild swaps the kmod with all its phases; a run in flight keeps the
+// phase modules it started with, IR-GBAR-9), and the kernel works at the end.
+static void test_dispatches_racing_recovers(void **state) {
+  (void)state;
+  NEED_DEVICE();
+  vyre_program *p = json_program(kGsum);
+  vyre_kernel *k = compile(g_dev, p);
+  _Atomic int stop = 0;
+  pthread_t t[2];
+  racer r[2];
+  for (uint32_t i = 0; i < 2; i++) {
+    memset(&r[i], 0, sizeof(r[i])); // before the thread starts: atomics zeroed
+    r[i].k = k;
+    r[i].stop = &stop;
+    assert_int_equal(pthread_create(&t[i], NULL, race_dispatch, &r[i]), 0);
+  }
+  // At least 20 losses, and on until each racer has seen 10 runs (so the
+  // losses overlap the dispatches, also on a fast device).
+  for (uint32_t n = 0; n < 20 || atomic_load(&r[0].ok) + atomic_load(&r[0].lost) < 10 ||
+                       atomic_load(&r[1].ok) + atomic_load(&r[1].lost) < 10;
+       n++) {
+    lose();
+    usleep(200);
+    recover();
+    usleep(200);
+  }
+  atomic_store(&stop, 1);
+  for (uint32_t i = 0; i < 2; i++) {
+    pthread_join(t[i], NULL);
+    if (r[i].wrong)
+      fail_msg("racer %u: %u wrong of %u ok, %u lost (last status %s)", i, r[i].wrong,
+               atomic_load(&r[i].ok), atomic_load(&r[i].lost),
+               vyre_status_string(r[i].last_status));
+    assert_true(atomic_load(&r[i].ok) > 0);
+  }
+  io *x = malloc(sizeof(io));
+  io_init(x);
+  vyre_dispatch_options o = grid_opts();
+  vyre_error e = new_err();
+  uint32_t st = vyre_dispatch(k, x->args, 4, &o, NULL, &e);
+  if (st) fail_msg("dispatch after the race: %s", e.message);
+  io_check(x, 1, "after the race");
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+  free(x);
+}
+
 // docs/abi.md ABI-STREAM-8: a stream on a grid-barrier kernel runs on
 // libvyre's batch engine (plugin_ring 0, even on the CPU reference, whose
 // ring a plain kernel uses), each item as its phases, in order, and replays
@@ -554,6 +643,7 @@ int main(void) {
       cmocka_unit_test(test_resident_and_sequences),
       cmocka_unit_test(test_no_resident_slots_is_unsupported),
       cmocka_unit_test(test_survives_recover),
+      cmocka_unit_test(test_dispatches_racing_recovers),
       cmocka_unit_test(test_stream_runs_the_phases),
   };
   return cmocka_run_group_tests_name("host/grid_barrier", tests, group_setup, group_teardown);
