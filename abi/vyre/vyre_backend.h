@@ -66,7 +66,9 @@ extern "C" {
 //      VYRE_MAGIC_RING), VYRE_CAP_STREAM and VYRE_STATUS_BUSY;
 //      vyre_ext_isolate (VYRE_EXT_ISOLATE) on create args, VYRE_CAP_ISOLATED,
 //      VYRE_FAULT_ILLEGAL_ADDRESS, the buffer_alloc_flags and checkpoint slots
-//      (durable buffers, VYRE_BUFFER_DURABLE) (docs/abi.md ABI-ISOLATE-*).
+//      (durable buffers, VYRE_BUFFER_DURABLE) (docs/abi.md ABI-ISOLATE-*);
+//      IR kind GRID_BARRIER (26) and IR feature bit 4 grid_barrier (consumed
+//      by the host: plugins never receive the kind; VYRE_IR_FEATURES_HOST).
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
@@ -178,7 +180,9 @@ typedef struct vyre_ext_header {
   X(INT_SAT, 0, "int_sat", 1, "bin abs_diff, add_sat and sub_sat")                                 \
   X(TRAP_VALUE, 1, "trap_value", 1, "a trap with a u32 value, reported in the trap record")        \
   X(STORAGE_8_16, 2, "storage_8_16", 1, "buffers of u8, i8, u16 and i16 elements")                 \
-  X(STORAGE_HALF, 3, "storage_half", 1, "buffers of f16 and bf16 elements (f32 values)")
+  X(STORAGE_HALF, 3, "storage_half", 1, "buffers of f16 and bf16 elements (f32 values)")           \
+  X(GRID_BARRIER, 4, "grid_barrier", 1,                                                            \
+    "a top-level grid-wide barrier (the host splits the program)")
 
 enum {
 #define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
@@ -189,6 +193,12 @@ enum {
 // Every feature this header defines (what a plugin built against it can know).
 #define VYRE__IR_FEATURE_OR(NAME, BIT, JSON, MINOR, WHAT) | (1u << (BIT))
 #define VYRE_IR_FEATURES_KNOWN                            (0u VYRE_IR_FEATURE_LIST(VYRE__IR_FEATURE_OR))
+// Features the host implements for every backend, whatever its ir_features
+// says: a program that uses them never reaches a plugin as is. GRID_BARRIER:
+// the host splits the program at each grid barrier into phase programs (IR
+// 1.0 programs over the same buffers) and runs them as steps of one sequence
+// (docs/ir.md IR-GBAR-1..8).
+#define VYRE_IR_FEATURES_HOST (VYRE_IR_FEATURE_GRID_BARRIER)
 // The newest IR minor version this header defines.
 #define VYRE_IR_MINOR 1u
 
@@ -261,6 +271,8 @@ enum {
 //            c = expected (CAS only, else NONE); ref2 = result local (or NONE)
 //   BARRIER  -
 //   TRAP     axis = site (0..31); a = value (u32; feature TRAP_VALUE) or NONE
+//   GRID_BARRIER  - (top-level only; feature GRID_BARRIER). The host splits the
+//            program there (docs/ir.md IR-GBAR-*), so plugins never see it.
 #define VYRE_IR_KIND_LIST(X)                                                                       \
   X(LIT, 1, "lit", 0)                                                                              \
   X(VAR, 2, "var", 0)                                                                              \
@@ -282,7 +294,8 @@ enum {
   X(RETURN, 22, "return", 1)                                                                       \
   X(ATOMIC, 23, "atomic", 1)                                                                       \
   X(BARRIER, 24, "barrier", 1)                                                                     \
-  X(TRAP, 25, "trap", 1)
+  X(TRAP, 25, "trap", 1)                                                                           \
+  X(GRID_BARRIER, 26, "grid_barrier", 1)
 
 // Builtins (docs/ir.md "Builtins"), all u32, per axis 0..2.
 // Rows: X(NAME, code, "json", "meaning").

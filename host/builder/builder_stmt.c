@@ -256,6 +256,10 @@ uint32_t vyre_barrier(vyre_builder *b) {
   return bare(b, "vyre_barrier", VYRE_IR_K_BARRIER);
 }
 
+uint32_t vyre_grid_barrier(vyre_builder *b) {
+  return bare(b, "vyre_grid_barrier", VYRE_IR_K_GRID_BARRIER);
+}
+
 uint32_t vyre_return(vyre_builder *b) {
   return bare(b, "vyre_return", VYRE_IR_K_RETURN);
 }

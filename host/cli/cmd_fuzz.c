@@ -428,9 +428,11 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   }
   fz.run.timeout_ns = fz.timeout_ns;
   // Programs use only the IR features both sides implement; others would
-  // only be refused.
+  // only be refused. Host features (grid_barrier) libvyre implements for
+  // every backend (docs/abi.md ABI-IR-6).
   vyre_fuzzgen_options_default(&fz.gen);
-  fz.gen.features &= caps.ir_features & rcaps.ir_features;
+  fz.gen.features &=
+      (caps.ir_features | VYRE_IR_FEATURES_HOST) & (rcaps.ir_features | VYRE_IR_FEATURES_HOST);
   if (fz.json) fz.diffs = json_array();
   signal(SIGALRM, vyre_fuzz_on_alarm);
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};

@@ -80,9 +80,12 @@ static int vyre_list_labelled(const char *reason) {
 // The IR features a device's plugin implements (docs/ir.md "IR features"):
 // 0 when its vyre_caps struct_size stops before ir_features, as libvyre
 // reads it before compiling.
+// Host features (grid_barrier: libvyre runs the phases, docs/ir.md IR-GBAR-3)
+// count for every device with resident buffers, whatever the plugin reports.
 static uint32_t vyre_list_ir_features(const vyre_caps *c) {
-  if (c->struct_size < offsetof(vyre_caps, ir_features) + sizeof(c->ir_features)) return 0;
-  return c->ir_features;
+  uint32_t host = (c->flags & VYRE_CAP_RESIDENT) ? (uint32_t)VYRE_IR_FEATURES_HOST : 0u;
+  if (c->struct_size < offsetof(vyre_caps, ir_features) + sizeof(c->ir_features)) return host;
+  return c->ir_features | host;
 }
 
 // "int_sat, ..." (names of the known bits, "bit N" for newer ones).

@@ -20,7 +20,8 @@
 //     its branches and ends both with a barrier when they disagree; a loop
 //     whose body has a barrier ends its body with one.
 // Barriers appear only in validator-uniform control flow (docs/ir.md §8.6),
-// and only in programs without early return.
+// and only in programs without early return. A quarter of the programs end
+// with a grid barrier and a second phase (fg_grid_phase).
 
 #include "fuzzgen.h"
 
@@ -812,6 +813,38 @@ static json_t *fg_dim3(uint32_t x, uint32_t y, uint32_t z) {
   return a;
 }
 
+// A second phase after a grid barrier (IR 1.1, docs/ir.md IR-GBAR-*): each
+// invocation reads what other invocations wrote in the first phase (ou at
+// another slot, the device counters cn, whose atomics are all done) and
+// stores it into its own rw slot. Race-free: this phase writes only
+// rw[idb] and reads neither rw nor any slot it writes. It declares its own
+// locals: none of the first phase's lives across the barrier.
+static void fg_grid_phase(fg *g, json_t *body) {
+  json_array_append_new(body, fg_node(g, "grid_barrier"));
+  json_t *s = fg_node(g, "let");
+  fg_set(s, "name", json_string("idb"));
+  fg_set(s, "value",
+         fg_bin2(g, "add", fg_builtin(g, "gid", 0),
+                 fg_bin2(g, "mul", fg_builtin(g, "gid", 1),
+                         fg_bin2(g, "mul", fg_builtin(g, "nwg", 0), fg_builtin(g, "wgsize", 0)))));
+  json_array_append_new(body, s);
+  uint32_t k = 1 + fg_pick(&g->r, g->T);
+  json_t *other = fg_load_at(
+      g, "ou",
+      fg_bin2(g, "rem", fg_bin2(g, "add", fg_var(g, "idb"), fg_u32lit(g, k)), fg_u32lit(g, g->T)));
+  json_t *count = fg_load_at(g, "cn", fg_bin2(g, "rem", fg_var(g, "idb"), fg_u32lit(g, FG_CN)));
+  json_t *st = fg_node(g, "store");
+  fg_set(st, "buffer", json_string("rw"));
+  fg_set(st, "index", fg_var(g, "idb"));
+  fg_set(st, "value", fg_bin2(g, "xor", other, count));
+  json_t *then = json_array();
+  json_array_append_new(then, st);
+  json_t *i = fg_node(g, "if");
+  fg_set(i, "cond", fg_bin2(g, "lt", fg_var(g, "idb"), fg_len(g, "rw")));
+  fg_set(i, "then", then);
+  json_array_append_new(body, i);
+}
+
 static char *fg_generate(fg *g, size_t *out_len) {
   fg_rng *r = &g->r;
   static const uint32_t wxs[] = {1, 2, 3, 4, 7, 8, 16, 32, 33, 64};
@@ -919,6 +952,10 @@ static char *fg_generate(fg *g, size_t *out_len) {
   }
   if (g->nhalf) json_object_set_new(in, "hb", fg_narrow(g, 16, 1, 2 * fg_pick(r, T + 2)));
   json_object_set_new(root, "inputs", in);
+  // Drawn after everything above, so a seed without it gives the program
+  // it gave before grid barriers existed.
+  if ((g->opt.features & VYRE_IR_FEATURE_GRID_BARRIER) && fg_chance(r, 1, 4))
+    fg_grid_phase(g, body);
 
   char *text = g->oom ? NULL : json_dumps(root, JSON_COMPACT);
   json_decref(root);

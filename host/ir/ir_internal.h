@@ -47,6 +47,11 @@ uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyr
 // program with a barrier, `return` only as the last top-level statement.
 uint32_t vyre__ir_check_uniform(const vyre_ir_program *p, vyre_error *err);
 
+// The grid barrier rules (IR-GBAR-4), run by vyre__ir_validate() after the
+// walk when the body has a grid_barrier (ir_gbar.c): no local declared
+// before a grid barrier is used (read or assigned) after it.
+uint32_t vyre__ir_check_grid_barriers(const vyre_ir_program *p, vyre_error *err);
+
 // One segment of a path into a program, for messages: "field" when |index|
 // is VYRE_IR_NONE, else "field[index]".
 typedef struct vyre__ir_path_seg {

@@ -80,6 +80,20 @@ uint32_t vyre_ir_from_binary(const uint8_t *bytes, size_t len, const vyre_ir_lim
 // The canonical binary bytes are vyre_ir_view(ir)->canonical / canonical_size.
 #define VYRE_IR_BINARY_FORMAT_VERSION 1u
 
+// The most grid_barrier statements a program may have (IR-GBAR-2).
+#define VYRE_IR_MAX_GRID_BARRIERS 256u
+// Grid barriers (docs/ir.md IR-GBAR-*). The phases of |ir|: 1 + the number
+// of its top-level grid_barrier statements (1 for a program without one).
+uint32_t vyre_ir_phase_count(const vyre_ir *ir);
+// Builds phase |k| (0-based) as a validated program of its own (IR-GBAR-3):
+// the top-level statements between grid barriers k-1 and k, over every
+// buffer of |ir| in the same order and bindings; a write buffer is
+// read_write in phases after the first (and in phase 0 too with
+// VYRE_IR_PHASE_WRITE_AS_READ_WRITE in |flags|). Its name is "<name>#<k>".
+#define VYRE_IR_PHASE_WRITE_AS_READ_WRITE 0x1u
+uint32_t vyre_ir_phase(const vyre_ir *ir, uint32_t k, uint32_t flags, vyre_ir **out,
+                       vyre_error *err);
+
 // XXH3-128 of |len| bytes at |data|, written little-endian (low64, high64).
 void vyre_ir_hash128(const void *data, size_t len, uint8_t out[16]);
 // Lower-case hex of a 16-byte hash into |out| (33 bytes with the NUL).

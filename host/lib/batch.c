@@ -15,7 +15,8 @@
 // items that bind them fail with DEVICE_LOST on the re-run. An item whose
 // grid is above the device's max_grid runs on its own, as several launches
 // (split.c), between the dispatch_batch calls of the items before and after
-// it, so the items still run in order.
+// it, so the items still run in order; so does an item whose program has
+// grid barriers (its phases, docs/ir.md IR-GBAR-3).
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ static void plan_item(batch_state *b, uint32_t i) {
       return;
     }
   }
-  vyre_module *module = b->mods[i]->module;
+  const vyre__kmod *module = b->mods[i];
   st = vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
   if (st != VYRE_STATUS_OK &&
       st != VYRE_STATUS_OUT_OF_MEMORY) { // again, with the item in the message

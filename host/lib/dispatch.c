@@ -12,7 +12,8 @@
 // for the first time after a recover is compiled again (kernel.h); a job
 // holds its module reference until it is released. A grid
 // above the device's max_grid runs as several launches (split.c), and an
-// async job of such a grid runs synchronously at submit too. Plugin
+// async job of such a grid runs synchronously at submit too; so does a
+// program with grid barriers, run as its phases (docs/ir.md IR-GBAR-3). Plugin
 // messages are prefixed with "dispatch '<label>' on <backend>: ".
 
 #include <stdio.h>
@@ -65,7 +66,7 @@ uint32_t vyre_dispatch(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_c
   if (st != VYRE_STATUS_OK) return st;
   vyre__plan plan;
   memset(&plan, 0, sizeof(plan));
-  st = vyre__plan_make(kernel, mod->module, args, arg_count, options, &plan, err);
+  st = vyre__plan_make(kernel, mod, args, arg_count, options, &plan, err);
   if (st != VYRE_STATUS_OK) {
     vyre__kmod_put(mod);
     return st;
@@ -109,7 +110,7 @@ uint32_t vyre_dispatch_async(vyre_kernel *handle, const vyre_arg *args, uint32_t
   j->generation = j->mod->generation;
   j->error.struct_size = sizeof(j->error);
   vyre__plan_context(kernel, "dispatch", j->plan.context, sizeof(j->plan.context));
-  st = vyre__plan_make(kernel, j->mod->module, args, arg_count, options, &j->plan, err);
+  st = vyre__plan_make(kernel, j->mod, args, arg_count, options, &j->plan, err);
   if (st != VYRE_STATUS_OK) {
     vyre__kmod_put(j->mod);
     free(j);

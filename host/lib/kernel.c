@@ -72,9 +72,11 @@ static uint32_t device_ir_features(const vyre_device *dev) {
 
 // Refuses a program that uses an IR feature the backend does not implement
 // (docs/ir.md "IR features"), before the plugin sees it.
-static uint32_t check_features(const vyre_device *dev, const vyre_program *program,
+static uint32_t check_features(const vyre_device *dev, const vyre_ir_program *view,
                                vyre_error *err) {
-  uint32_t missing = program->view->features & ~device_ir_features(dev);
+  // Host features (grid barriers) never reach the plugin: the host splits
+  // the program (IR-GBAR-3), so whatever the plugin reports does not matter.
+  uint32_t missing = view->features & ~device_ir_features(dev) & ~(uint32_t)VYRE_IR_FEATURES_HOST;
   if (!missing) return VYRE_STATUS_OK;
   char what[512];
   vyre_ir_features_format(missing, what, sizeof(what));
@@ -88,11 +90,11 @@ static uint32_t check_features(const vyre_device *dev, const vyre_program *progr
                         dev->name, n > 1 ? "s" : "", what, n > 1 ? "them" : "it");
 }
 
-static uint32_t compile_module(vyre_device *dev, const vyre_program *program, uint32_t flags,
-                               const uint32_t wg[3], const char *label, vyre_module **out,
-                               vyre_error *err) {
+static uint32_t compile_view(vyre_device *dev, const vyre_ir_program *view, uint32_t flags,
+                             const uint32_t wg[3], const char *label, vyre_module **out,
+                             vyre_error *err) {
   *out = NULL;
-  uint32_t st = check_features(dev, program, err);
+  uint32_t st = check_features(dev, view, err);
   if (st != VYRE_STATUS_OK) {
     vyre_error_prefix(err, "compile '%s' on %s", label, dev->name);
     return st;
@@ -101,7 +103,7 @@ static uint32_t compile_module(vyre_device *dev, const vyre_program *program, ui
   memset(&a, 0, sizeof(a));
   a.struct_size = sizeof(a);
   a.flags = flags;
-  a.program = program->view;
+  a.program = view;
   memcpy(a.workgroup_size, wg, sizeof(a.workgroup_size));
   a.label = label;
   st = vyre__call_compile(dev, &a, out, err);
@@ -113,25 +115,69 @@ static uint32_t compile_module(vyre_device *dev, const vyre_program *program, ui
   return st;
 }
 
+// Phase |ph| of |program| (its whole view when it has no grid barrier),
+// or phase 0 with write buffers read_write when |ph| is UINT32_MAX.
+static const vyre_ir_program *phase_view(const vyre_program *program, uint32_t ph) {
+  if (program->phase_count <= 1) return program->view;
+  return vyre_ir_view(ph == UINT32_MAX ? program->phase0_rw : program->phases[ph]);
+}
+
+// Compiles phase |ph| of |k|'s program (the whole program without grid
+// barriers; UINT32_MAX: phase 0 read_write), labelled "<label>#<ph>".
+static uint32_t compile_phase(const vyre_kernel *k, uint32_t ph, vyre_module **out,
+                              vyre_error *err) {
+  if (k->program->phase_count <= 1)
+    return compile_view(k->dev, k->program->view, k->flags, k->workgroup, k->label, out, err);
+  char label[160];
+  if (ph == UINT32_MAX)
+    snprintf(label, sizeof(label), "%s#0rw", k->label);
+  else
+    snprintf(label, sizeof(label), "%s#%u", k->label, ph);
+  return compile_view(k->dev, phase_view(k->program, ph), k->flags, k->workgroup, label, out, err);
+}
+
+// Releases every module of |m| and |m| itself (no references left).
+static void kmod_free(vyre__kmod *m) {
+  if (m->phase) {
+    for (uint32_t i = 1; i < m->phase_count; i++) // phase[0] is |module|
+      vyre__call_module_release(m->dev, m->phase[i]);
+    free(m->phase);
+  }
+  vyre__call_module_release(m->dev, m->phase0_rw);
+  vyre__call_module_release(m->dev, m->module);
+  free(m);
+}
+
 // Compiles |k|'s program into a new vyre__kmod (one reference, the
-// caller's) at device generation |gen| (read before the compile).
+// caller's) at device generation |gen| (read before the compile): one
+// module, or every phase of a grid-barrier program (IR-GBAR-3).
 static uint32_t kmod_compile(const vyre_kernel *k, uint32_t gen, vyre__kmod **out,
                              vyre_error *err) {
   *out = NULL;
+  uint32_t n = k->program->phase_count;
   vyre__kmod *m = calloc(1, sizeof(*m));
-  if (!m)
+  if (m && n > 1) m->phase = calloc(n, sizeof(*m->phase));
+  if (!m || (n > 1 && !m->phase)) {
+    free(m);
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                           "compile '%s' on %s: out of memory. Fix: free memory.", k->label,
                           k->dev->name);
-  uint32_t st =
-      compile_module(k->dev, k->program, k->flags, k->workgroup, k->label, &m->module, err);
-  if (st != VYRE_STATUS_OK) {
-    free(m);
-    return st;
   }
   m->dev = k->dev;
   m->generation = gen;
+  m->phase_count = n;
   atomic_init(&m->refs, 1);
+  uint32_t st = compile_phase(k, 0, &m->module, err);
+  if (n > 1) {
+    if (st == VYRE_STATUS_OK) m->phase[0] = m->module;
+    for (uint32_t i = 1; i < n && st == VYRE_STATUS_OK; i++)
+      st = compile_phase(k, i, &m->phase[i], err);
+    if (st == VYRE_STATUS_OK) st = compile_phase(k, UINT32_MAX, &m->phase0_rw, err);
+  }
+  if (st != VYRE_STATUS_OK) {
+    kmod_free(m); // the modules compiled so far
+    return st;
+  }
   *out = m;
   return VYRE_STATUS_OK;
 }
@@ -143,8 +189,7 @@ vyre__kmod *vyre__kmod_get(vyre__kmod *m) {
 
 void vyre__kmod_put(vyre__kmod *m) {
   if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
-  vyre__call_module_release(m->dev, m->module);
-  free(m);
+  kmod_free(m);
 }
 
 uint32_t vyre__kernel_acquire(vyre_kernel *k, const char *context, vyre__kmod **out,
@@ -154,8 +199,9 @@ uint32_t vyre__kernel_acquire(vyre_kernel *k, const char *context, vyre__kmod **
   uint32_t st = VYRE_STATUS_OK;
   if (k->mod->generation != gen) {
     // The device was recovered since this module was compiled: the plugin
-    // refuses it (ABI-RECOVER-1). Compile again and swap; dispatches that
-    // still hold the old module keep it alive until they drop it.
+    // refuses it (ABI-RECOVER-1). Compile again (every phase of a
+    // grid-barrier program) and swap; dispatches that still hold the old
+    // module keep it alive until they drop it.
     vyre__kmod *m;
     st = kmod_compile(k, gen, &m, err);
     if (st == VYRE_STATUS_OK) {

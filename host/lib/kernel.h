@@ -8,15 +8,18 @@
 // address of this struct: vyre__kernel_resolve maps it here (registry.h).
 // Ownership: the application owns a vyre_kernel (vyre_kernel_release, or
 // device close); the kernel owns a reference to its program (program.h) and
-// one to its current module (a vyre__kmod), and borrows its device.
+// one to its current module (a vyre__kmod, which also holds the phase
+// modules of a program with grid barriers, docs/ir.md IR-GBAR-9), and
+// borrows its device.
 //
 // Kernels survive recovery (docs/abi.md ABI-RECOVER-6): a kernel keeps its
 // program, and the first use after the device moved to a new generation
 // compiles the program again through the plugin (from its caches) and swaps
 // the module in, with no error to the application (vyre__kernel_acquire).
-// Every user of a module (a dispatch, a job, a batch, a sequence) holds a
-// reference to its vyre__kmod, so a swap never frees a module another thread
-// is still dispatching; the last reference releases it.
+// Every user of a module (a dispatch, a job, a batch, a sequence, a queue's
+// or a stream's run) holds a reference to its vyre__kmod, so a swap never
+// frees a module another thread is still dispatching; the last reference
+// releases it.
 //
 // Thread safety: |lock| guards |mod| (the swap); the other fields do not
 // change after compile, so several threads may dispatch one kernel. queue.c
@@ -33,11 +36,20 @@
 
 // One compiled module of a kernel's program at one device generation,
 // reference counted (the kernel holds one reference while it is current).
+// A program with grid barriers (program->phase_count > 1, docs/ir.md
+// IR-GBAR-3) compiles into one module per phase plus phase 0 with its write
+// buffers read_write (the later repeats of a repeated dispatch, IR-BUF-10):
+// all of them belong to the kmod, compiled together, rebuilt together after
+// a recover and released with its last reference, so a run that holds the
+// kmod holds every phase it dispatches.
 typedef struct vyre__kmod {
   vyre_device *dev;
-  vyre_module *module;
+  vyre_module *module; // the whole program, or phase 0 of a grid-barrier program
   uint32_t generation; // the device generation the host saw before compiling it
   _Atomic uint32_t refs;
+  uint32_t phase_count;   // program->phase_count (0 or 1: no grid barrier)
+  vyre_module **phase;    // phase_count > 1: the module of each phase (phase[0] is |module|)
+  vyre_module *phase0_rw; // phase_count > 1: phase 0 with write buffers read_write
 } vyre__kmod;
 
 struct vyre_kernel {
@@ -58,10 +70,11 @@ struct vyre_kernel {
 // by vyre__kernel_acquire. |context| prefixes the message (may be NULL).
 uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
                               const char *context, vyre_kernel **out, vyre_error *err);
-// A reference to |k|'s module for the device's current generation (*out;
-// release it with vyre__kmod_put). When the device was recovered since the
-// module was compiled, compiles the program again first (the plugin's caches
-// make this cheap) and swaps the new module in; a failed rebuild (the device
+// A reference to |k|'s module (with its phase modules, for a grid-barrier
+// program) for the device's current generation (*out; release it with
+// vyre__kmod_put). When the device was recovered since the module was
+// compiled, compiles the program again first (the plugin's caches make this
+// cheap) and swaps the new module in; a failed rebuild (the device
 // lost again, ...) is returned with its error, prefixed with |context| (may
 // be NULL), and leaves the old module in place.
 uint32_t vyre__kernel_acquire(vyre_kernel *k, const char *context, vyre__kmod **out,
@@ -71,9 +84,10 @@ vyre__kmod *vyre__kmod_get(vyre__kmod *m);
 // Drops a reference from vyre__kernel_acquire (NULL: no-op); the last one
 // releases the module.
 void vyre__kmod_put(vyre__kmod *m);
-// Makes |k| (a zeroed-lock copy of a kernel: queue.c) compile its own first
-// module at the current generation: initialises |k->lock| and sets |k->mod|.
-// On failure |k->lock| is destroyed again and |k->mod| is NULL.
+// Makes |k| (a zeroed-lock copy of a kernel: queue.c, stream.c) compile its
+// own first module (and phase modules) at the current generation:
+// initialises |k->lock| and sets |k->mod|. On failure |k->lock| is not
+// initialised and |k->mod| is NULL.
 uint32_t vyre__kernel_init_module(vyre_kernel *k, vyre_error *err);
 // Releases |k|'s module reference and destroys its lock (the counterpart of
 // vyre__kernel_init_module; vyre__kernel_destroy does it for kernels).

@@ -27,6 +27,9 @@
 //     split into launches (split.c, docs/ir.md IR-GRID-5) when the plugin
 //     reports VYRE_CAP_GRID_OFFSET and has resident buffers; otherwise it
 //     is refused, naming the limit.
+//   - a program with grid barriers (docs/ir.md IR-GBAR-3) is planned as
+//     split too: split.c runs its phases as steps over device buffers, so
+//     it needs the resident slots; without them it is refused.
 // Every refusal names the kernel, the buffer and the values, and ends with
 // "Fix: ...".
 
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_call.h"
 #include "device.h"
 #include "kernel.h"
 #include "plan.h"
@@ -309,11 +313,21 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
   }
   st = check_geometry(k, g, ctx, err);
   if (st != VYRE_STATUS_OK) return st;
+  // IR-GBAR-3: the phases of a grid-barrier program share their buffers on
+  // the device between phases, which needs the resident slots.
+  if (k->program->phase_count > 1 && !vyre__has_resident(k->dev))
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: the program has %u grid barriers, which the host runs as %u "
+                          "phases over device buffers, but %s has no resident buffers (the "
+                          "buffer_alloc/free/write/read slots). Fix: run it on a backend with "
+                          "resident buffers (cpu, vulkan and cuda have them), or split the "
+                          "program into separate dispatches yourself.",
+                          ctx, k->program->phase_count - 1, k->program->phase_count, k->dev->name);
   if (out_grid) memcpy(out_grid, g, sizeof(g));
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_arg *args,
+uint32_t vyre__plan_make(const vyre_kernel *k, const vyre__kmod *mod, const vyre_arg *args,
                          uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err) {
   const vyre_program *prog = k->program;
@@ -325,7 +339,8 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
   const vyre_dispatch_options *o = &opts;
   st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
   if (st != VYRE_STATUS_OK) return st;
-  plan->split = (uint32_t)vyre__grid_over_caps(k->dev, plan->grid);
+  // A grid-barrier program always runs through split.c, as its phases.
+  plan->split = (uint32_t)vyre__grid_over_caps(k->dev, plan->grid) || k->program->phase_count > 1;
   for (uint32_t j = 0; j < prog->arg_count; j++) {
     uint32_t i = prog->by_binding[j];
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
@@ -381,7 +396,8 @@ uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_a
   memset(d, 0, sizeof(*d));
   d->struct_size = sizeof(*d);
   d->binding_count = plan->binding_count;
-  d->module = module;
+  plan->mod = mod;
+  d->module = mod->module;
   d->bindings = plan->bindings;
   memcpy(d->grid, plan->grid, sizeof(d->grid));
   d->repeat = o->repeat;

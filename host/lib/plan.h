@@ -29,9 +29,14 @@ typedef struct vyre__plan {
   uint32_t binding_count;
   uint32_t grid[3];
   // 1: the grid is above the device's max_grid and runs as several launches
-  // (split.h; docs/ir.md IR-GRID-5): pass the plan to vyre__split_dispatch
+  // (split.h; docs/ir.md IR-GRID-5), or the program has grid barriers and
+  // runs as its phases (IR-GBAR-3): pass the plan to vyre__split_dispatch
   // (host bindings) or vyre__split_run (resident), never to the plugin as is.
   uint32_t split;
+  // The module set the plan dispatches (args.module is its module): the
+  // caller holds a reference for as long as it uses the plan. split.c takes
+  // the phase modules of a grid-barrier program from it (IR-GBAR-3).
+  const struct vyre__kmod *mod;
   vyre_dispatch_args args;
   // Per host arg: scratch memory the plan owns (outputs the caller
   // discards, read_write inputs without an |out|). Outputs the caller wants
@@ -55,9 +60,10 @@ uint32_t vyre__dispatch_options_read(const vyre_dispatch_options *in, const char
 uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
                           const vyre_dispatch_options *options, const char *context,
                           uint32_t out_grid[3], vyre_error *err);
-// vyre__plan_check, then the bindings and scratch. |module| is the module to
-// dispatch (the kernel's, or a recompiled one). |plan| must be zeroed.
-uint32_t vyre__plan_make(const vyre_kernel *k, vyre_module *module, const vyre_arg *args,
+// vyre__plan_check, then the bindings and scratch. |mod| is the module set
+// to dispatch (from vyre__kernel_acquire; borrowed by the plan, the caller
+// keeps its reference while it uses the plan). |plan| must be zeroed.
+uint32_t vyre__plan_make(const vyre_kernel *k, const struct vyre__kmod *mod, const vyre_arg *args,
                          uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err);
 void vyre__plan_free(vyre__plan *plan);

@@ -21,6 +21,27 @@
 #include "vyre/vyre.h"
 #include "vyre_ir.h"
 
+static void free_phases(vyre_program *p) {
+  for (uint32_t k = 0; p->phases && k < p->phase_count; k++)
+    vyre_ir_free(p->phases[k]);
+  free(p->phases);
+  vyre_ir_free(p->phase0_rw);
+}
+
+// The phase programs of a program with grid barriers (IR-GBAR-3).
+static uint32_t make_phases(vyre_program *p, vyre_error *err) {
+  p->phases = calloc(p->phase_count, sizeof(*p->phases));
+  if (!p->phases)
+    return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "program: out of memory for %u phases. Fix: free memory.",
+                          p->phase_count);
+  for (uint32_t k = 0; k < p->phase_count; k++) {
+    uint32_t st = vyre_ir_phase(p->ir, k, 0, &p->phases[k], err);
+    if (st != VYRE_STATUS_OK) return st;
+  }
+  return vyre_ir_phase(p->ir, 0, VYRE_IR_PHASE_WRITE_AS_READ_WRITE, &p->phase0_rw, err);
+}
+
 uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
   vyre_program *p = calloc(1, sizeof(*p));
   if (!p) {
@@ -45,9 +66,20 @@ uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
     }
     p->by_binding[j] = a;
   }
+  p->phase_count = vyre_ir_phase_count(ir);
+  if (p->phase_count > 1) {
+    uint32_t st = make_phases(p, err);
+    if (st != VYRE_STATUS_OK) {
+      free_phases(p);
+      vyre_ir_free(ir);
+      free(p);
+      return st;
+    }
+  }
   atomic_init(&p->refs, 1);
   p->handle = vyre__registry_add(p, VYRE__OBJ_PROGRAM, NULL);
   if (!p->handle) {
+    free_phases(p);
     vyre_ir_free(ir);
     free(p);
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
@@ -71,6 +103,7 @@ void vyre__program_retain(const vyre_program *p) {
 
 void vyre__program_drop(const vyre_program *p) {
   if (atomic_fetch_sub(&((vyre_program *)p)->refs, 1) != 1) return;
+  free_phases((vyre_program *)p);
   vyre_ir_free(p->ir);
   free((vyre_program *)p);
 }

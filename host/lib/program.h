@@ -33,6 +33,14 @@ struct vyre_program {
   uint32_t arg_count;
   uint32_t arg_buffer[VYRE__MAX_BINDINGS]; // host arg i -> buffer index
   uint32_t by_binding[VYRE__MAX_BINDINGS]; // ascending binding order -> host arg index
+  // Grid barriers (docs/ir.md IR-GBAR-3): 1 + the program's grid barriers.
+  // When above 1, |phases| holds the phase programs (vyre_ir_phase) the
+  // plugin compiles instead of |ir|, and |phase0_rw| phase 0 with every
+  // write buffer read_write (the later repeats of a repeated dispatch, which
+  // must not zero them again, IR-BUF-10).
+  uint32_t phase_count;
+  vyre_ir **phases;
+  vyre_ir *phase0_rw;
 };
 
 // Wraps the validated |ir| (taken over: freed on failure) as a program with

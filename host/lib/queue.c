@@ -5,13 +5,13 @@
 //
 // Called by applications. At create the queue recovers a lost device (as
 // drain does) and compiles its own module of the kernel's program (same
-// workgroup size and flags), so it does not depend on the caller's kernel
-// afterwards; the module is rebuilt after a recover like any kernel's
-// (vyre__kernel_acquire). The queue counts its kernel launches and its
-// length, the payloads pushed and not yet delivered (vyre_queue_kernel_launches,
-// vyre_queue_len).
-// Push checks the payload like a dispatch would (host args only), copies its
-// input bytes and allocates its outputs. Drain runs every pending payload,
+// workgroup size and flags; and of each phase of a program with grid
+// barriers, docs/ir.md IR-GBAR-3), so it does not depend on the caller's
+// kernel afterwards; the modules are rebuilt after a recover like any
+// kernel's (vyre__kernel_acquire), so a drain compiles nothing otherwise. The queue counts its
+// kernel launches and its length, the payloads pushed and not yet delivered
+// (vyre_queue_kernel_launches, vyre_queue_len). Push checks the payload like a dispatch would (host
+// args only), copies its input bytes and allocates its outputs. Drain runs every pending payload,
 // through dispatch_batch in one call when the plugin has it, else a loop
 // over dispatch, and calls the callback for each payload in push order; a
 // payload whose grid is above the device's max_grid runs on its own as
@@ -225,7 +225,8 @@ static void deliver(vyre_queue *q, payload *p, uint32_t status) {
 }
 
 // The kernel launches one planned payload makes: its repeat count times the
-// launches of its grid (several when split, split.h).
+// launches of its grid (several when split, split.h) times its phases (a
+// program with grid barriers runs each phase over the grid, IR-GBAR-3).
 static uint64_t plan_launches(const vyre_queue *q, const vyre__plan *p) {
   uint64_t parts = 1;
   if (p->split) {
@@ -234,7 +235,8 @@ static uint64_t plan_launches(const vyre_queue *q, const vyre__plan *p) {
     parts = sp.parts;
   }
   uint32_t repeat = p->args.repeat ? p->args.repeat : 1;
-  return parts * repeat;
+  uint32_t phases = p->mod->phase_count > 1 ? p->mod->phase_count : 1; // IR-GBAR-3
+  return parts * repeat * phases;
 }
 
 // Runs payloads [from, n) into |status|. Returns a backend-wide status.
@@ -254,8 +256,8 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
   for (uint32_t i = from; i < n; i++) {
     memset(&plans[i], 0, sizeof(plans[i]));
     vyre__plan_context(&q->k, "queue dispatch", plans[i].context, sizeof(plans[i].context));
-    status[i] = vyre__plan_make(&q->k, mod->module, list[i]->args, q->k.program->arg_count,
-                                queue_opts(q), &plans[i], NULL);
+    status[i] = vyre__plan_make(&q->k, mod, list[i]->args, q->k.program->arg_count, queue_opts(q),
+                                &plans[i], NULL);
     if (status[i] == VYRE_STATUS_OK) launches += plan_launches(q, &plans[i]);
   }
   atomic_fetch_add(&q->launches, launches);

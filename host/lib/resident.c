@@ -10,8 +10,10 @@
 // its contents were lost, and every use but free answers DEVICE_LOST. A
 // sequence whose plugin has no sequence_run slot falls back to one dispatch
 // per step followed by one buffer_read of all the reads. A sequence with a
-// step whose grid is above the device's max_grid runs through split.c: that
-// step becomes several launches, in rounds of one sequence_run each.
+// step whose grid is above the device's max_grid, or whose program has grid
+// barriers (its phases become steps of the sequence, docs/ir.md IR-GBAR-3),
+// runs through split.c: such a step becomes several launches, in rounds of
+// one sequence_run each.
 //
 // The vyre_resident * an application holds is a registry token, not the
 // object's address (registry.c): a freed handle never matches a later
@@ -259,8 +261,7 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
     vyre__plan_context(k, verb, plans[s].context, sizeof(plans[s].context));
     st = vyre__kernel_acquire(k, ctx, &mods[s], err); // rebuilt after a recover
     if (st != VYRE_STATUS_OK) break;
-    st = vyre__plan_make(k, mods[s]->module, step->args, step->arg_count, step->options, &plans[s],
-                         err);
+    st = vyre__plan_make(k, mods[s], step->args, step->arg_count, step->options, &plans[s], err);
     dargs[s] = plans[s].args;
   }
   if (st == VYRE_STATUS_OK && read_count)
@@ -274,7 +275,9 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
   for (uint32_t s = 0; s < step_count; s++)
     split |= plans[s].split != 0;
   if (split) {
-    st = vyre__split_run(dev, dargs, step_count, conv, read_count, 0, results, err);
+    // The kmods hold every phase module of the grid-barrier steps.
+    st = vyre__split_run_mods(dev, (const vyre__kmod *const *)mods, dargs, step_count, conv,
+                              read_count, 0, results, err);
     if (st != VYRE_STATUS_OK)
       vyre_error_prefix(err, "sequence of %u steps on %s", step_count, dev->name);
     goto done;

@@ -131,7 +131,8 @@ static uint32_t run_round(vyre_device *dev, const vyre_dispatch_args *xs, uint32
 
 uint32_t vyre__split_run(vyre_device *dev, const vyre_dispatch_args *steps, uint32_t count,
                          const vyre_buffer_range *reads, uint32_t read_count, uint64_t timeout_ns,
-                         vyre_dispatch_result *results, vyre_error *err) {
+                         vyre_dispatch_result *results, const vyre__step_names *names,
+                         vyre_error *err) {
   vyre_dispatch_args *xs = calloc(ROUND, sizeof(*xs));
   vyre_ext_grid_offset *ext = calloc(ROUND, sizeof(*ext));
   vyre_dispatch_result *xres = calloc(ROUND, sizeof(*xres));
@@ -211,15 +212,28 @@ uint32_t vyre__split_run(vyre_device *dev, const vyre_dispatch_args *steps, uint
     const vyre_dispatch_result *r = &acc[trapped_step];
     vyre__split sp2;
     vyre__split_init(dev, steps[trapped_step].grid, &sp2);
+    char how[160] = "";
+    if (sp2.parts > 1)
+      snprintf(how, sizeof(how),
+               " (grid [%u, %u, %u] run as %llu launches of at most [%u, %u, %u] workgroups)",
+               sp2.grid[0], sp2.grid[1], sp2.grid[2], (unsigned long long)sp2.parts, sp2.step[0],
+               sp2.step[1], sp2.step[2]);
     st = vyre_error_set(err, VYRE_STATUS_TRAPPED,
                         "trapped: invocation %llu was the lowest to trap (value %u), site mask "
-                        "0x%08x (grid [%u, %u, %u] run as %llu launches of at most [%u, %u, %u] "
-                        "workgroups). Fix: the program reached a trap statement; check its "
-                        "inputs.",
-                        (unsigned long long)r->trap_invocation, r->trap_value, r->trap_sites,
-                        sp2.grid[0], sp2.grid[1], sp2.grid[2], (unsigned long long)sp2.parts,
-                        sp2.step[0], sp2.step[1], sp2.step[2]);
-    if (count > 1) vyre_error_prefix(err, "step %u", trapped_step); // which step of the sequence
+                        "0x%08x%s. Fix: the program reached a trap statement; check its inputs.",
+                        (unsigned long long)r->trap_invocation, r->trap_value, r->trap_sites, how);
+    // Which step of the sequence, and which phase of a grid-barrier program.
+    if (names && names->phase && names->phase[trapped_step] != UINT32_MAX) {
+      if (names->user_steps > 1)
+        vyre_error_prefix(err, "step %u, phase %u", names->step[trapped_step],
+                          names->phase[trapped_step]);
+      else
+        vyre_error_prefix(err, "phase %u (after %u grid barrier%s)", names->phase[trapped_step],
+                          names->phase[trapped_step], names->phase[trapped_step] == 1 ? "" : "s");
+    } else if (names && names->user_steps > 1)
+      vyre_error_prefix(err, "step %u", names->step[trapped_step]);
+    else if (!names && count > 1)
+      vyre_error_prefix(err, "step %u", trapped_step); // which step of the sequence
   }
 done:
   if (results && acc)
@@ -279,10 +293,80 @@ uint32_t vyre__split_dispatch(const vyre_kernel *k, const vyre__plan *plan,
     vyre_dispatch_args whole = plan->args;
     whole.bindings = bind;
     vyre_dispatch_result local;
-    st = vyre__split_run(dev, &whole, 1, down, nd, plan->args.timeout_ns, out ? out : &local, err);
+    st = vyre__split_run_mods(dev, &plan->mod, &whole, 1, down, nd, plan->args.timeout_ns,
+                              out ? out : &local, err);
     if (st != VYRE_STATUS_OK) vyre_error_prefix(err, "%s", plan->context);
   }
   for (uint32_t i = 0; i < plan->binding_count; i++)
     if (tmp[i]) vyre__call_buffer_free(dev, tmp[i], NULL);
+  return st;
+}
+
+// Grid barriers (docs/ir.md IR-GBAR-3): a dispatch of a kernel whose
+// program has phases becomes the steps phase 0, 1, ..., n-1, the whole list
+// |repeat| times (each step repeat 1; phase 0 of the later repeats is the
+// module whose write buffers are read_write, so they are zeroed once per
+// dispatch, IR-BUF-10). Any other dispatch is one step.
+uint32_t vyre__split_run_mods(vyre_device *dev, const vyre__kmod *const *mods,
+                              const vyre_dispatch_args *args, uint32_t count,
+                              const vyre_buffer_range *reads, uint32_t read_count,
+                              uint64_t timeout_ns, vyre_dispatch_result *results, vyre_error *err) {
+  uint64_t total = 0;
+  uint32_t st = VYRE_STATUS_OK;
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t n = mods[i]->phase_count;
+    uint32_t r = args[i].repeat ? args[i].repeat : 1;
+    total += n <= 1 ? 1 : (uint64_t)n * r;
+  }
+  if (total > UINT32_MAX / 2)
+    st = vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                        "%llu phase steps are too many for one run. Fix: lower the repeat count.",
+                        (unsigned long long)total);
+  vyre_dispatch_args *xs = NULL;
+  vyre_dispatch_result *xr = NULL;
+  uint32_t *step = NULL, *phase = NULL;
+  if (st == VYRE_STATUS_OK) {
+    xs = calloc(total ? total : 1, sizeof(*xs));
+    xr = calloc(total ? total : 1, sizeof(*xr));
+    step = calloc(total ? total : 1, sizeof(*step));
+    phase = calloc(total ? total : 1, sizeof(*phase));
+    if (!xs || !xr || !step || !phase)
+      st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                          "out of memory planning %llu steps. Fix: free memory.",
+                          (unsigned long long)total);
+  }
+  if (st == VYRE_STATUS_OK) {
+    uint32_t x = 0;
+    for (uint32_t i = 0; i < count; i++) {
+      const vyre__kmod *m = mods[i];
+      if (m->phase_count <= 1) {
+        xs[x] = args[i];
+        step[x] = i;
+        phase[x++] = UINT32_MAX;
+        continue;
+      }
+      uint32_t r = args[i].repeat ? args[i].repeat : 1;
+      for (uint32_t rep = 0; rep < r; rep++)
+        for (uint32_t p = 0; p < m->phase_count; p++) {
+          xs[x] = args[i];
+          xs[x].repeat = 1;
+          xs[x].module = p == 0 && rep > 0 ? m->phase0_rw : m->phase[p];
+          step[x] = i;
+          phase[x++] = p;
+        }
+    }
+    vyre__step_names names = {step, phase, count};
+    st = vyre__split_run(dev, xs, (uint32_t)total, reads, read_count, timeout_ns, xr, &names, err);
+    for (uint32_t i = 0; results && i < count; i++)
+      result_reset(&results[i]);
+    // Each dispatch's record: its steps' records merged (a trap stops the
+    // run after the trapping step, whose record is the one that shows).
+    for (uint32_t j = 0; results && j < (uint32_t)total; j++)
+      merge(&results[step[j]], &xr[j]);
+  }
+  free(xs);
+  free(xr);
+  free(step);
+  free(phase);
   return st;
 }

@@ -48,12 +48,37 @@ void vyre__split_init(const vyre_device *dev, const uint32_t grid[3], vyre__spli
 // record. |results| (may be NULL) has |count| entries. |timeout_ns| (0:
 // none) bounds the whole run. Messages carry no context (the caller
 // prefixes its own); a trap in a sequence names the step ("step 2: ...").
+// How a trap names its step: |step|[i] and |phase|[i] (UINT32_MAX: no
+// phase) of step i, among |user_steps| steps of the caller.
+typedef struct vyre__step_names {
+  const uint32_t *step;
+  const uint32_t *phase;
+  uint32_t user_steps;
+} vyre__step_names;
+
+// |names| may be NULL ("step i" when |count| > 1).
 uint32_t vyre__split_run(vyre_device *dev, const vyre_dispatch_args *steps, uint32_t count,
                          const vyre_buffer_range *reads, uint32_t read_count, uint64_t timeout_ns,
-                         vyre_dispatch_result *results, vyre_error *err);
+                         vyre_dispatch_result *results, const vyre__step_names *names,
+                         vyre_error *err);
+
+// vyre__split_run of the dispatches |args| (every binding resident;
+// args[i].module is mods[i]->module), where a module set of a program with
+// grid barriers runs as its phases (docs/ir.md IR-GBAR-3): phase 0..n-1 of
+// one dispatch are steps of the one sequence, |repeat| times over, with the
+// phase modules of mods[i] (the caller holds a reference to each, so a
+// recover meanwhile frees none of them). |results| (may be NULL) has
+// |count| entries, one per dispatch: the merged record of its steps. A trap
+// in a phase stops the later phases and steps and is named "phase p" (and
+// "step s" among several dispatches).
+uint32_t vyre__split_run_mods(vyre_device *dev, const struct vyre__kmod *const *mods,
+                              const vyre_dispatch_args *args, uint32_t count,
+                              const vyre_buffer_range *reads, uint32_t read_count,
+                              uint64_t timeout_ns, vyre_dispatch_result *results, vyre_error *err);
 
 // One-shot dispatch of |plan| (made for |k|, plan->split set): host
-// bindings go through temporary resident buffers, then vyre__split_run.
+// bindings go through temporary resident buffers, then vyre__split_run_mods
+// with the plan's module set (plan->mod).
 // Messages are prefixed with the plan's context.
 uint32_t vyre__split_dispatch(const vyre_kernel *k, const vyre__plan *plan,
                               vyre_dispatch_result *out, vyre_error *err);

@@ -19,7 +19,8 @@
 //   ring_submit under the stream lock; the pump reaps completions
 //   (ring_reap, in short waits) and delivers them. A loss closes the ring,
 //   recovers, reopens it and submits every undelivered item again.
-// - libvyre's batches (ABI-STREAM-6) otherwise: the pump takes every item
+// - libvyre's batches (ABI-STREAM-6) otherwise, and always for a program
+//   with grid barriers (ABI-STREAM-8): the pump takes every item
 //   queued so far as one batch (dispatch_batch, else a dispatch per item;
 //   an item above max_grid runs split on its own), delivers it and takes
 //   the next; submitters fill the free slots meanwhile, so one batch runs
@@ -247,8 +248,8 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
     vyre__plan_free(&sl->plan);
     memset(&sl->plan, 0, sizeof(sl->plan));
     vyre_dispatch_options o = item_opts(s, sl);
-    sl->status = vyre__plan_make(&s->k, s->k.mod->module, sl->args, sl->arg_count, &o, &sl->plan,
-                                 &sl->error);
+    sl->status =
+        vyre__plan_make(&s->k, s->k.mod, sl->args, sl->arg_count, &o, &sl->plan, &sl->error);
   }
   // Split items run on their own, between the batch calls of the items
   // before and after them (order is kept).
@@ -427,8 +428,7 @@ static uint32_t ring_submit(vyre_stream *s, uint64_t seq, vyre_error *err) {
   memset(&sl->plan, 0, sizeof(sl->plan));
   sl->planned = 0;
   vyre_dispatch_options o = item_opts(s, sl);
-  uint32_t st =
-      vyre__plan_make(&s->k, s->k.mod->module, sl->args, sl->arg_count, &o, &sl->plan, err);
+  uint32_t st = vyre__plan_make(&s->k, s->k.mod, sl->args, sl->arg_count, &o, &sl->plan, err);
   if (st == VYRE_STATUS_OK && sl->plan.split) {
     vyre__plan_free(&sl->plan);
     return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
@@ -655,7 +655,12 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
   s->user = o.user;
   s->cap = o.capacity;
   s->idle_ns = o.idle_ns;
-  s->use_ring = !(o.flags & VYRE_STREAM_HOST_RING) && vyre__has_stream(s->dev);
+  // A program with grid barriers runs as its phases, several launches per
+  // item (docs/ir.md IR-GBAR-3), which the plugin's ring (one launch per
+  // item) cannot do: such a stream always uses the batch engine
+  // (ABI-STREAM-8), whose split path runs the phases.
+  s->use_ring = !(o.flags & VYRE_STREAM_HOST_RING) && vyre__has_stream(s->dev) &&
+                s->k.program->phase_count <= 1;
   s->stats.struct_size = sizeof(s->stats);
   s->stats.capacity = s->cap;
   s->stats.plugin_ring = s->use_ring;

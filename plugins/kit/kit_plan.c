@@ -64,9 +64,10 @@ typedef struct pstate {
   const vyre_ir_program *p;
   const char *backend;
   vyre_error *err;
-  uint32_t status; // first failure
-  uint32_t newer;  // UNSUPPORTED: something newer than this build was met
-  char what[160];  // description of the first failure
+  uint32_t status;    // first failure
+  uint32_t newer;     // UNSUPPORTED: something newer than this build was met
+  uint32_t host_only; // UNSUPPORTED: a kind the host consumes (grid_barrier) was met
+  char what[160];     // description of the first failure
   uint32_t bad_node;
 } pstate;
 
@@ -236,6 +237,11 @@ static int walk_stmt(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
   case VYRE_IR_K_BARRIER:
     plan->uses |= VYRE_KIT_USES_BARRIER;
     return 1;
+  case VYRE_IR_K_GRID_BARRIER:
+    // The host splits a program at its grid barriers and hands plugins the
+    // phases (docs/ir.md IR-GBAR-3); the kind itself is never lowered.
+    s->host_only = 1;
+    return bad(s, VYRE_STATUS_UNSUPPORTED, idx, "grid_barrier");
   case VYRE_IR_K_TRAP:
     plan->uses |= VYRE_KIT_USES_TRAP;
     if (n->axis > 31) return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx, "trap site %u", n->axis);
@@ -375,9 +381,12 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
         break;
       }
   uint32_t features = out->features | p->features;
-  if (!s.status && (features & ~known_features)) {
+  // Host features (grid_barrier) are the host's to implement (the walk above
+  // refuses the kind itself with its own message).
+  uint32_t missing = features & ~known_features & ~(uint32_t)VYRE_IR_FEATURES_HOST;
+  if (!s.status && missing) {
     char names[256];
-    features_format(features & ~known_features, names, sizeof(names));
+    features_format(missing, names, sizeof(names));
     vyre_kit_plan_free(out);
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, backend,
                          "the program uses IR feature %s, which this plugin does not implement. "
@@ -387,6 +396,14 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
   }
   if (s.status) {
     vyre_kit_plan_free(out);
+    if (s.host_only)
+      return vyre_kit_fail(err, s.status, 0, backend,
+                           "node %u: a grid_barrier reached the plugin, which compiles programs "
+                           "without one; libvyre runs a grid-barrier program as its phases "
+                           "(docs/ir.md IR-GBAR-3). Fix: compile through libvyre "
+                           "(vyre_kernel_compile), or split the program with vyre_ir_phase and "
+                           "compile each phase.",
+                           s.bad_node);
     if (s.newer)
       return vyre_kit_fail(err, s.status, 0, backend,
                            "node %u: %s (the program uses IR newer than this plugin). Fix: run "

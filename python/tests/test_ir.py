@@ -102,3 +102,33 @@ def test_builder_validation_errors_name_the_node() -> None:
         vyre.Program.from_json(bad)
     assert ei.value.status == vyre.Status.INVALID_PROGRAM
     assert ei.value.message.startswith("body[0]") and "f32" in ei.value.message
+
+
+def test_builder_grid_barrier_two_phases(device: vyre.Device) -> None:
+    # docs/ir.md IR-GBAR-*: phase 1 reads the per-workgroup totals that every
+    # workgroup wrote in phase 0.
+    body = [
+        ir.atomic("add", "part", ir.wgid(), ir.load("a", ir.gid())),
+        ir.grid_barrier(),
+        ir.let("s", ir.lit_u(0)),
+        ir.for_("k", ir.lit_u(0), ir.nwg(), [ir.assign("s", ir.add(ir.var("s"), ir.load("part", ir.var("k"))))]),
+        ir.store("out", ir.gid(), ir.var("s")),
+    ]
+    prog = vyre.Program.from_json(ir.program(
+        "gsum", [ir.buf("a", 0, "read", "u32"), ir.buf("part", 1, "write", "u32", count=8),
+                 ir.buf("out", 2, "write", "u32", count=256)],
+        body, workgroup_size=(32, 1, 1)))
+    a = np.arange(256, dtype=np.uint32) * 5
+    out = device.run(prog, {"a": a}, grid=8)
+    np.testing.assert_array_equal(out["part"], a.reshape(8, 32).sum(axis=1))
+    assert out["out"].tolist() == [int(a.sum())] * 256
+
+
+def test_builder_grid_barrier_live_local_refused() -> None:
+    bad = ir.program("bad", [ir.buf("out", 0, "write", "u32", count=1)],
+                     [ir.let("g", ir.gid()), ir.grid_barrier(), ir.store("out", ir.var("g"), ir.lit_u(1))])
+    with pytest.raises(vyre.Error) as ei:
+        vyre.Program.from_json(bad)
+    assert ei.value.status == vyre.Status.INVALID_PROGRAM
+    assert "'g'" in ei.value.message and "grid_barrier at body[1]" in ei.value.message
+    assert "Fix:" in ei.value.message

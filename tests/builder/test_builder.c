@@ -206,6 +206,54 @@ static void test_builder_program_reports_what_validation_found(void **state) {
   vyre_program_free(p);
 }
 
+// vyre_grid_barrier: the same program as {"k":"grid_barrier"} (IR-GBAR-1),
+// with the feature grid_barrier; nested, or with a local used across it,
+// finish refuses it with the validator's message.
+static void test_builder_grid_barrier_equals_the_hand_written_json(void **state) {
+  (void)state;
+  vyre_builder *b = vyre_builder_create("gb", 64, 1, 1);
+  vyre_buf out = vyre_builder_buffer(b, "out", 0, VYRE_ACCESS_WRITE, VYRE_TYPE_U32, 64);
+  vyre_store(b, out, vyre_gid(b, 0), vyre_lit_u32(b, 1));
+  assert_int_equal(vyre_grid_barrier(b), VYRE_STATUS_OK);
+  vyre_var g = vyre_let(b, "g", vyre_gid(b, 0));
+  vyre_store(b, out, vyre_get(b, g),
+             vyre_add(b, vyre_load(b, out, vyre_get(b, g)), vyre_lit_u32(b, 1)));
+  assert_same_as_json(
+      b, "{'vyre':1,'name':'gb','workgroup_size':[64,1,1],'buffers':[{'name':'out','binding':0,"
+         "'access':'write','type':'u32','count':64}],'body':[{'k':'store','buffer':'out',"
+         "'index':{'k':'builtin','b':'gid','axis':0},'value':{'k':'lit','t':'u32','v':1}},"
+         "{'k':'grid_barrier'},{'k':'let','name':'g','value':{'k':'builtin','b':'gid','axis':0}},"
+         "{'k':'store','buffer':'out','index':{'k':'var','name':'g'},'value':{'k':'bin','op':"
+         "'add','a':{'k':'load','buffer':'out','index':{'k':'var','name':'g'}},'b':{'k':'lit',"
+         "'t':'u32','v':1}}}]}");
+  b = vyre_builder_create("gb", 64, 1, 1);
+  vyre_grid_barrier(b);
+  vyre_program *p = finish_ok(b);
+  assert_int_equal(vyre_program_ir(p)->features, VYRE_IR_FEATURE_GRID_BARRIER);
+  vyre_program_free(p);
+  // Refused: inside an if; a local live across it.
+  vyre_error e = new_err();
+  b = vyre_builder_create("gb", 64, 1, 1);
+  vyre_if_begin(b, vyre_lit_bool(b, true));
+  vyre_grid_barrier(b);
+  vyre_if_end(b);
+  p = NULL;
+  assert_int_equal(vyre_builder_finish(b, &p, &e), VYRE_STATUS_INVALID_PROGRAM);
+  ASSERT_HAS(e.message, "body[0].then[0]: grid_barrier inside");
+  vyre_builder_destroy(b);
+  e = new_err();
+  b = vyre_builder_create("gb", 64, 1, 1);
+  out = vyre_builder_buffer(b, "out", 0, VYRE_ACCESS_WRITE, VYRE_TYPE_U32, 64);
+  g = vyre_let(b, "g", vyre_gid(b, 0));
+  vyre_grid_barrier(b);
+  vyre_store(b, out, vyre_get(b, g), vyre_lit_u32(b, 1));
+  assert_int_equal(vyre_builder_finish(b, &p, &e), VYRE_STATUS_INVALID_PROGRAM);
+  ASSERT_HAS(e.message, "local 'g'");
+  ASSERT_HAS(e.message, "grid_barrier at body[1]");
+  ASSERT_HAS(e.message, "Fix:");
+  vyre_builder_destroy(b);
+}
+
 // vyre_trap_value: the same program as the JSON reader's
 // {"k":"trap","site":S,"value":E} (IR-TRAP-3), with the feature trap_value.
 static void test_builder_trap_value_equals_the_hand_written_json(void **state) {
@@ -1024,6 +1072,7 @@ int main(void) {
       cmocka_unit_test(test_builder_refuses_bad_handles),
       cmocka_unit_test(test_builder_refuses_null_names_and_pointers),
       cmocka_unit_test(test_builder_refuses_use_after_finish),
+      cmocka_unit_test(test_builder_grid_barrier_equals_the_hand_written_json),
       cmocka_unit_test(test_builder_keeps_the_first_error),
       cmocka_unit_test(test_builder_random_misuse_never_crashes),
   };

@@ -89,6 +89,7 @@ static void test_generator_covers_every_row(void **state) {
     NA = sizeof atomic / sizeof *atomic
   };
   static const char *const other[] = {"\"k\":\"barrier\"",
+                                      "\"k\":\"grid_barrier\"",
                                       "\"k\":\"trap\"",
                                       "\"k\":\"return\"",
                                       "\"k\":\"for\"",

@@ -98,6 +98,28 @@ static void test_feature_unknown_to_plugin_is_unsupported(void **state) {
   free(t);
 }
 
+// A grid_barrier is the host's (docs/ir.md IR-GBAR-3): a plugin handed one
+// refuses it as UNSUPPORTED with a message that says so, whatever features
+// it knows, and never as an unknown feature.
+static void test_grid_barrier_is_refused_as_host_only(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t C = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t s0 = store(t, C, gid(t, 0), lit(t, T_U, 1));
+  uint32_t s1 = stmt0(t, VYRE_IR_K_GRID_BARRIER);
+  uint32_t s2 = store(t, C, gid(t, 0), lit(t, T_U, 2));
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(t, LIST(t, s0, s1, s2));
+  p->features = VYRE_IR_FEATURE_GRID_BARRIER;
+  vyre_kit_plan plan;
+  vyre_error e = {.struct_size = sizeof(e)};
+  assert_int_equal(vyre_kit_plan_make(p, NULL, 0, "old", &plan, &e), VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(e.message, "grid_barrier reached the plugin"));
+  assert_null(strstr(e.message, "does not implement"));
+  assert_non_null(strstr(e.message, "Fix:"));
+  free(t);
+}
+
 static void test_op_newer_than_the_list_is_unsupported(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -149,6 +171,7 @@ int main(void) {
       cmocka_unit_test(test_walk_visits_every_node_once),
       cmocka_unit_test(test_feature_unknown_to_plugin_is_unsupported),
       cmocka_unit_test(test_op_newer_than_the_list_is_unsupported),
+      cmocka_unit_test(test_grid_barrier_is_refused_as_host_only),
       cmocka_unit_test(test_malformed_views_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

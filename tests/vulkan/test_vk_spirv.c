@@ -308,8 +308,17 @@ static void val_case(const char *path, void *ctx) {
   vyre_case *cs = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
   if (vyre_case_from_file(path, NULL, &cs, &err)) return; // not a loadable case file
-  if (cs->program) {
-    const vyre_ir_program *p = vyre_ir_view(cs->program);
+  // A grid-barrier program reaches the plugin as its phases (docs/ir.md
+  // IR-GBAR-3): each phase is checked, as libvyre would hand them over.
+  uint32_t phases = cs->program ? vyre_ir_phase_count(cs->program) : 0;
+  for (uint32_t k = 0; k < phases; k++) {
+    vyre_ir *ph = NULL;
+    if (phases > 1 && vyre_ir_phase(cs->program, k, 0, &ph, &err)) {
+      fprintf(stderr, "%s: phase %u: %s\n", path, k, err.message);
+      g_failed++;
+      continue;
+    }
+    const vyre_ir_program *p = vyre_ir_view(ph ? ph : cs->program);
     vyre_ir_program copy = *p;
     if (cs->has_workgroup_override) memcpy(copy.workgroup_size, cs->workgroup_override, 12);
     g_cases++;
@@ -318,6 +327,7 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0)
       g_failed++;
+    vyre_ir_free(ph);
   }
   vyre_case_free(cs);
 }

@@ -381,6 +381,11 @@ uint32_t vyre_block_end(vyre_builder *b);
 // Workgroup barrier (IR-BARRIER-*: only under workgroup-uniform control,
 // checked by finish).
 uint32_t vyre_barrier(vyre_builder *b);
+// Grid-wide barrier (IR 1.1 feature grid_barrier, docs/ir.md IR-GBAR-*): only
+// as a top-level statement, and no local declared before it may be used
+// after it (both checked by finish). Every workgroup's writes before it are
+// visible to every invocation after it; the host runs the program as phases.
+uint32_t vyre_grid_barrier(vyre_builder *b);
 // Ends this invocation.
 uint32_t vyre_return(vyre_builder *b);
 // Fires trap |site| 0..31 (IR-TRAP-1). Recorded error: |site| above 255.

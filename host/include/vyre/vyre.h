@@ -566,9 +566,9 @@ uint32_t vyre_queue_push(vyre_queue *q, const vyre_arg *args, uint32_t arg_count
 uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err);
 // The kernel launches the queue has submitted to the device since it was
 // created: each payload run counts its repeat count times the launches of
-// its grid (more than one when the grid is split, docs/ir.md IR-GRID-5), and
-// a payload run again after a recovery counts again (the seed's
-// kernel_launches). 0 for NULL or a dead handle. Never fails.
+// its grid (more than one when the grid is split, docs/ir.md IR-GRID-5)
+// times its phases (a program with grid barriers, IR-GBAR-3), and a payload
+// run again after a recovery counts again (the seed's kernel_launches). 0 for NULL or a dead handle. Never fails.
 uint64_t vyre_queue_kernel_launches(vyre_queue *q);
 // The queue's length: payloads pushed and not yet delivered (a payload
 // leaves the queue just before its callback runs). 0 for NULL or a dead
@@ -590,7 +590,9 @@ void vyre_queue_destroy(vyre_queue *q);
 // grid. On a plugin with the stream slots (VYRE_CAP_STREAM) the ring is the
 // plugin's (a resident consumer on the device); otherwise libvyre runs the
 // ring over batches on a worker thread of the stream, double buffered: one
-// batch runs while the next fills. Either way the contract below holds.
+// batch runs while the next fills. A kernel with grid barriers always
+// streams on libvyre's batches, each item as its phases (docs/abi.md
+// ABI-STREAM-8). Either way the contract below holds.
 //
 // Sequence numbers: the items of a stream are numbered 0, 1, 2... in
 // submission order. Items complete and are delivered in that order: when

@@ -222,7 +222,8 @@ return_error(ustate *u) {
   upath(u, u->npath, here, sizeof(here));
   return vyre_error_set(u->err, VYRE_STATUS_INVALID_PROGRAM,
                         "%s: return in a program that has a barrier; return is allowed "
-                        "only as the last top-level statement, because invocations that "
+                        "only as the last top-level statement (of the body, or before a "
+                        "grid_barrier), because invocations that "
                         "return early would miss the barrier. Fix: put the rest of the body "
                         "under an if instead of returning early.",
                         here);
@@ -267,7 +268,11 @@ static uint32_t check_stmt(ustate *u, uint32_t idx, int top_last) {
 static uint32_t check_list(ustate *u, const char *field, uint32_t start, uint32_t count, int top) {
   for (uint32_t i = 0; i < count; i++) {
     upush(u, field, i);
-    uint32_t st = check_stmt(u, u->p->stmts[start + i], top && i + 1 == count);
+    // The last statement of a phase (IR-GBAR-5): the body's last, or one
+    // just before a grid_barrier.
+    int last =
+        i + 1 == count || u->p->nodes[u->p->stmts[start + i + 1]].kind == VYRE_IR_K_GRID_BARRIER;
+    uint32_t st = check_stmt(u, u->p->stmts[start + i], top && last);
     if (st) return st;
     u->npath--;
   }

@@ -69,6 +69,7 @@ typedef struct vstate {
   uint32_t *names; // open-addressing set of declared local names (local index)
   uint32_t name_mask;
   uint32_t stmt_visits;
+  uint32_t grid_barriers; // top-level grid_barrier statements seen (IR-GBAR-2)
   uint32_t flags;
   uint32_t npath;
   vseg path[VYRE__IR_HARD_MAX_DEPTH * 2 + 8];
@@ -698,6 +699,21 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
   case VYRE_IR_K_BARRIER:
     s->flags |= VYRE_IR_FLAG_HAS_BARRIER;
     return VYRE_STATUS_OK;
+  case VYRE_IR_K_GRID_BARRIER:
+    // IR-GBAR-2: a statement of the body itself (depth 1), never nested.
+    if (depth != 1)
+      return fail(s, "grid_barrier inside an if, for or block; a grid barrier is allowed only as "
+                     "a top-level statement of the body (every invocation of the grid must reach "
+                     "it). Fix: move the grid_barrier to the program's body, outside every "
+                     "if/for/block, and put the conditional work of each side under its own if.");
+    // IR-GBAR-2: each phase is compiled and run as a step of its own.
+    if (++s->grid_barriers > VYRE_IR_MAX_GRID_BARRIERS)
+      return fail(s,
+                  "grid_barrier number %u; a program has at most %u (each phase is compiled "
+                  "and run as a step of its own). Fix: split the work into several programs "
+                  "run as a sequence (vyre_sequence_run).",
+                  s->grid_barriers, VYRE_IR_MAX_GRID_BARRIERS);
+    return VYRE_STATUS_OK;
   case VYRE_IR_K_TRAP:
     if (n->axis > 31)
       return fail(s, "trap site %u is out of range 0..31. Fix: use a site number from 0 to 31.",
@@ -946,6 +962,8 @@ static uint32_t program_features(const vyre_ir_program *p) {
       f |= kAtomicRows[n->op].feature;
     else if (n->kind == VYRE_IR_K_TRAP && n->a != NONE)
       f |= VYRE_IR_FEATURE_TRAP_VALUE;
+    else if (n->kind == VYRE_IR_K_GRID_BARRIER)
+      f |= VYRE_IR_FEATURE_GRID_BARRIER;
   }
   return f;
 }
@@ -960,6 +978,7 @@ static uint32_t validate(vstate *s) {
   if ((st = check_coverage(s))) return st;
   p->flags = s->flags;
   p->features = program_features(p);
+  if (s->grid_barriers && (st = vyre__ir_check_grid_barriers(p, s->err))) return st;
   return vyre__ir_check_uniform(p, s->err);
 }
 

@@ -618,6 +618,7 @@ static uint32_t stmt_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
     return VYRE_STATUS_OK;
   case VYRE_IR_K_RETURN:
   case VYRE_IR_K_BARRIER:
+  case VYRE_IR_K_GRID_BARRIER: // top-level only: the validator's rule (IR-GBAR-2)
     return check_keys(r, v, vyre_ir_kind_name(kind), kBare, NULL);
   case VYRE_IR_K_ATOMIC:
     return stmt_atomic(r, v, idx, depth);

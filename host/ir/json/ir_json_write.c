@@ -251,7 +251,7 @@ static void stmt(wr *w, uint32_t idx, uint32_t level) {
     putf(w, ", \"site\": %u", n->axis);
     if (n->a != VYRE_IR_NONE) field(w, "value", n->a);
     break;
-  default: // return, barrier
+  default: // return, barrier, grid_barrier
     break;
   }
   put(w, "}", 1);

@@ -54,7 +54,13 @@ CAP_NAMES = (
     (0x40, "reverse-order"),
 )
 # VYRE_IR_FEATURE_LIST: bit -> name.
-IR_FEATURES = {0: "int_sat", 1: "trap_value", 2: "storage_8_16", 3: "storage_half"}
+IR_FEATURES = {
+    0: "int_sat",
+    1: "trap_value",
+    2: "storage_8_16",
+    3: "storage_half",
+    4: "grid_barrier",
+}
 
 #: The NumPy dtype of each storage type. ``bool32`` is a 4-byte word (a load
 #: gives ``word != 0``, a store writes 1 or 0; docs/ir.md IR-TYPE-3), so it

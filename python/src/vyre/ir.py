@@ -39,7 +39,7 @@ __all__ = [
     "add", "sub", "mul", "div", "rem", "shl", "shr", "and_", "or_", "xor", "min_", "max_",
     "eq", "ne", "lt", "le", "gt", "ge", "land", "lor", "neg", "not_", "lnot",
     "select", "cast", "bitcast", "fma",
-    "let", "assign", "store", "if_", "for_", "block", "ret", "barrier", "trap", "atomic",
+    "let", "assign", "store", "if_", "for_", "block", "ret", "barrier", "grid_barrier", "trap", "atomic",
     "buf", "wbuf", "guard_gid", "program",
 ]
 
@@ -309,6 +309,13 @@ def ret() -> Node:
 def barrier() -> Node:
     """Workgroup barrier (docs/ir.md IR-BARRIER-*)."""
     return {"k": "barrier"}
+
+
+def grid_barrier() -> Node:
+    """Grid-wide barrier (IR 1.1 feature grid_barrier, docs/ir.md IR-GBAR-*): a top-level
+    statement only; every workgroup's writes before it are visible after it, and no local
+    declared before it may be used after it (keep such values in a buffer)."""
+    return {"k": "grid_barrier"}
 
 
 def trap(site: int, value: Optional[Node] = None) -> Node:

@@ -52,7 +52,7 @@ FIELDS = {
     "let": ({"name", "value"}, set()), "assign": ({"name", "value"}, set()),
     "store": ({"buffer", "index", "value"}, set()), "if": ({"cond", "then"}, {"else"}),
     "for": ({"var", "from", "to", "body"}, set()), "block": ({"body"}, set()),
-    "return": (set(), set()), "barrier": (set(), set()),
+    "return": (set(), set()), "barrier": (set(), set()), "grid_barrier": (set(), set()),
     "atomic": ({"op", "buffer", "index", "value"}, {"expected", "result"}),
     "trap": ({"site"}, {"value"}),
 }
@@ -141,7 +141,8 @@ class Checker:
 
     def check_returns(self, lst, path, top):
         for i, s in enumerate(lst):
-            if s["k"] == "return" and not (top and i == len(lst) - 1):
+            last = i == len(lst) - 1 or lst[i + 1]["k"] == "grid_barrier"  # IR-GBAR-5
+            if s["k"] == "return" and not (top and last):
                 self.fail("%s[%d]" % (path, i), "return in a program with a barrier")
             for f in ("then", "else", "body"):
                 if isinstance(s.get(f), list):
@@ -157,6 +158,13 @@ class Checker:
             self.fail(path, "not a list")
         scope = dict(scope)
         for i, s in enumerate(lst):
+            if isinstance(s, dict) and s.get("k") == "grid_barrier":
+                # docs/ir.md IR-GBAR-2/4: top-level only; no local lives across it.
+                if path != "body":
+                    self.fail("%s[%d]" % (path, i), "grid_barrier not at top level")
+                scope = {}
+                self.fields(s, "%s[%d]" % (path, i))
+                continue
             self.stmt(s, "%s[%d]" % (path, i), scope, uniform)
 
     def buffer(self, name, path):
@@ -457,6 +465,22 @@ class Machine:
         self.bufs = {b["name"]: b for b in prog["buffers"]}
 
     def run(self):
+        # docs/ir.md IR-GBAR-3: the phases between grid barriers run one after
+        # the other over the whole grid; a trap stops the later phases.
+        phases = [[]]
+        for s in self.p["body"]:
+            if s["k"] == "grid_barrier":
+                phases.append([])
+            else:
+                phases[-1].append(s)
+        for ph in phases:
+            self.body = ph
+            res = self.run_phase()
+            if res[0] is not None:
+                return res
+        return res
+
+    def run_phase(self):
         wg, grid = self.wg, self.grid
         trap_lin, trap_sites, trap_val = None, 0, 0
         wgs = []
@@ -498,7 +522,7 @@ class Machine:
     def invocation(self, inv, shared):
         env = {}
         try:
-            yield from self.block(self.p["body"], inv, shared, env)
+            yield from self.block(self.body, inv, shared, env)
         except Return:
             return
 

@@ -23,7 +23,7 @@ import vyre_gen as G  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.normpath(os.path.join(HERE, "..", "cases"))
 AREAS = ["dispatch", "oob", "integers", "casts", "f32", "control", "workgroup", "atomics",
-         "traps", "validation", "storage"]
+         "traps", "validation", "storage", "gridbar"]
 
 W = G.Writer(CASES)
 
@@ -156,6 +156,7 @@ from cases_validation import gen_validation  # noqa: E402
 from cases_storage import gen_storage  # noqa: E402
 from cases_zeros import gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
+from cases_gridbar import gen_gridbar  # noqa: E402
 
 
 def main():
@@ -179,6 +180,7 @@ def main():
     gen_traps(ctx)
     gen_validation(ctx)
     gen_storage(ctx)
+    gen_gridbar(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 

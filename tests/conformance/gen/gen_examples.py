@@ -291,12 +291,58 @@ def f16_matvec():
         expect={"y": [enc_f32(v) for v in y], "y16": ["0x%04x" % v for v in y16]}))
 
 
+def global_scan():
+    """prefix_sum finished with a grid barrier (docs/ir.md IR-GBAR-*)."""
+    n, wg = 1000, 256
+    grid = (n + wg - 1) // wg
+    rng = G.SplitMix64(6)
+    a = [rng.u32() % 1000 for _ in range(n)]
+    body = [let("l", lid(0)), let("i", gid(0)),
+            store("sh", var("l"), load("a", var("i"))),
+            barrier(),
+            for_("step", lit_u(0), lit_u(8), [
+                let("off", bin_("shl", lit_u(1), var("step"))),
+                let("v", load("sh", var("l"))),
+                if_(bin_("ge", var("l"), var("off")),
+                    [assign("v", add(var("v"), load("sh", sub(var("l"), var("off")))))]),
+                barrier(),
+                store("sh", var("l"), var("v")),
+                barrier()]),
+            if_(lt(var("i"), len_("scan")), [store("scan", var("i"), load("sh", var("l")))]),
+            if_(eq(var("l"), sub(builtin("wgsize", 0), lit_u(1))),
+                [store("block_sums", builtin("wgid", 0), load("sh", var("l")))]),
+            # Every workgroup's block sum is written before any is read below;
+            # locals do not live across the barrier, so gid is read again.
+            grid_barrier(),
+            let("j", gid(0)),
+            let("base", lit_u(0)),
+            for_("w", lit_u(0), builtin("wgid", 0),
+                 [assign("base", add(var("base"), load("block_sums", var("w"))))]),
+            if_(lt(var("j"), len_("scan")),
+                [store("scan", var("j"), add(load("scan", var("j")), var("base")))])]
+    scan, acc = [], 0
+    for v in a:
+        acc += v
+        scan.append(acc)
+    sums = [sum(a[w * wg:(w + 1) * wg]) for w in range(grid)]
+    W.add("global_scan.json", case(
+        "global_scan", "inclusive prefix sum of all 1000 u32 in one dispatch: each workgroup "
+        "of 256 scans its slice (Hillis-Steele, as prefix_sum) and writes its total to "
+        "block_sums; after a grid_barrier (IR 1.1) every invocation adds the totals of the "
+        "workgroups before its own, which other workgroups wrote before the barrier",
+        [buf("a", 0, "read", "u32"), wbuf("sh", "u32", wg), buf("scan", 1, "write", "u32", n),
+         buf("block_sums", 2, "write", "u32", grid)], body,
+        wg=(wg, 1, 1), grid=[grid, 1, 1], inputs={"a": a},
+        expect={"scan": scan, "block_sums": sums}))
+
+
 def main():
     vadd()
     saxpy()
     reduce_()
     histogram()
     prefix_sum()
+    global_scan()
     matmul()
     transpose()
     byte_histogram()

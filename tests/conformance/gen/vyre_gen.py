@@ -38,7 +38,7 @@ F_NEG_INF = 0xFF800000
 
 # IR features: name -> (bit, IR minor version that introduced it).
 FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1), "storage_8_16": (2, 1),
-            "storage_half": (3, 1)}
+            "storage_half": (3, 1), "grid_barrier": (4, 1)}
 
 # Types in code order: (name, storage bytes, value type, storage type, feature).
 TYPES = [
@@ -72,7 +72,7 @@ KINDS = [
     ("cast", 9, False), ("bitcast", 10, False), ("fma", 11, False),
     ("let", 16, True), ("assign", 17, True), ("store", 18, True), ("if", 19, True),
     ("for", 20, True), ("block", 21, True), ("return", 22, True), ("atomic", 23, True),
-    ("barrier", 24, True), ("trap", 25, True),
+    ("barrier", 24, True), ("trap", 25, True), ("grid_barrier", 26, True),
 ]
 
 BUILTINS = ["gid", "lid", "wgid", "nwg", "wgsize"]
@@ -276,6 +276,11 @@ def ret():
 
 def barrier():
     return {"k": "barrier"}
+
+
+def grid_barrier():
+    """A grid-wide barrier (IR 1.1 grid_barrier; top-level only, docs/ir.md IR-GBAR-*)."""
+    return {"k": "grid_barrier"}
 
 
 def trap(site, value=None):
