@@ -25,10 +25,10 @@ uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **
   if (out) *out = NULL;
   uint32_t st = vyre_cuda_check_alive(be, err);
   if (st) return st;
-  if (!out || bytes % 4)
+  if (!out)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
-                         "buffer_alloc: %llu bytes is not a multiple of 4 (or no output "
-                         "pointer). Fix: allocate whole 4-byte elements.",
+                         "buffer_alloc: no output pointer for %llu bytes. Fix: pass a "
+                         "vyre_buffer ** to receive the buffer.",
                          (unsigned long long)bytes);
   vyre_buffer *b = calloc(1, sizeof(*b));
   if (!b)
@@ -39,7 +39,9 @@ uint32_t vyre_cuda_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **
     return st;
   }
   // Zero bytes still get a small allocation so the kernel has a valid pointer.
-  uint64_t n = bytes ? bytes : 4;
+  // The allocation is whole 4-byte words (zeroed), |bytes| stays exact: a
+  // narrow buffer may be any number of bytes (docs/ir.md IR-STORE-2).
+  uint64_t n = bytes ? (bytes + 3u) & ~(uint64_t)3u : 4;
   CUresult r = vyre_cuda_cu.cuMemAlloc(&b->ptr, (size_t)n);
   vyre_cuda_job *j = NULL;
   if (r == CUDA_SUCCESS && (st = vyre_cuda_job_take(be, &j, err)) == VYRE_STATUS_OK) {
@@ -122,11 +124,10 @@ static uint32_t check_ranges(vyre_backend *be, const vyre_buffer_range *r, uint3
                                         VYRE_CUDA_NAME, what, err);
     if (st) return st;
     uint64_t size = r[i].buffer->bytes;
-    if (r[i].offset % 4 || r[i].size % 4 || r[i].offset > size || r[i].size > size - r[i].offset)
+    if (r[i].offset > size || r[i].size > size - r[i].offset)
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
-                           "%s: range %u (offset %llu, %llu bytes) is unaligned or past the end "
-                           "of the %llu-byte buffer. Fix: use 4-byte aligned ranges inside the "
-                           "buffer.",
+                           "%s: range %u (offset %llu, %llu bytes) is past the end of the "
+                           "%llu-byte buffer. Fix: use ranges inside the buffer.",
                            slot, i, (unsigned long long)r[i].offset, (unsigned long long)r[i].size,
                            (unsigned long long)size);
     if (r[i].size && !(write ? (const void *)r[i].src : (const void *)r[i].dst))

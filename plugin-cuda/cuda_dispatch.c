@@ -489,12 +489,12 @@ uint32_t vyre_cuda_sequence_run(vyre_backend *be, const vyre_sequence_args *a,
     if ((st = vyre_kit_object_check(r->buffer, VYRE_MAGIC_BUFFER, be, be->generation,
                                     VYRE_CUDA_NAME, what, err)))
       return st;
-    if (r->offset % 4 || r->size % 4 || r->offset > r->buffer->bytes ||
-        r->size > r->buffer->bytes - r->offset || (r->size && !r->dst))
+    if (r->offset > r->buffer->bytes || r->size > r->buffer->bytes - r->offset ||
+        (r->size && !r->dst))
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
-                           "sequence_run: read %u (offset %llu, %llu bytes) is unaligned, past "
-                           "the end of its %llu-byte buffer or has no dst. Fix: read 4-byte "
-                           "aligned ranges inside the buffer.",
+                           "sequence_run: read %u (offset %llu, %llu bytes) is past the end of "
+                           "its %llu-byte buffer or has no dst. Fix: read ranges inside the "
+                           "buffer.",
                            i, (unsigned long long)r->offset, (unsigned long long)r->size,
                            (unsigned long long)r->buffer->bytes);
   }

@@ -154,7 +154,8 @@ static uint64_t resident_bytes(const vyre_buffer *buf) {
 static uint32_t check_bindings(vyre_backend *be, const vyre_cuda_kernel *k,
                                const vyre_dispatch_args *a, vyre_error *err) {
   return vyre_kit_check_bindings(be, be->generation, VYRE_CUDA_NAME, k->plan.buffer_of_slot,
-                                 k->plan.slot_count, a, resident_bytes, err);
+                                 k->plan.elem_bytes_of_slot, k->plan.slot_count, a, resident_bytes,
+                                 err);
 }
 
 static uint32_t grow(vyre_backend *be, vyre_cuda_job *j, uint64_t dev_need, uint64_t host_need,
@@ -256,6 +257,18 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
   return VYRE_STATUS_OK;
 }
 
+// Zeroes exactly |bytes| bytes at |d| on |s|: whole words with a memset, a
+// partial last word (narrow elements, docs/ir.md IR-STORE-2) with a copy of
+// zeros, so a resident buffer's bytes past the bound range are never touched.
+static CUresult zero_exact(CUdeviceptr d, uint64_t bytes, CUstream s) {
+  static const uint8_t zeros[4];
+  CUresult r = CUDA_SUCCESS;
+  if (bytes >= 4) r = vyre_cuda_cu.cuMemsetD32Async(d, 0, (size_t)(bytes / 4), s);
+  if (r == CUDA_SUCCESS && bytes % 4)
+    r = vyre_cuda_cu.cuMemcpyHtoDAsync(d + (bytes & ~(uint64_t)3), zeros, (size_t)(bytes % 4), s);
+  return r;
+}
+
 uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, int record_done,
                                vyre_error *err) {
   uint8_t *h = j->host;
@@ -291,7 +304,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
     vyre_cuda_io *io = &j->io[i];
     if (io->res || io->staged || !io->bytes) continue;
     if (io->access == VYRE_IR_ACCESS_WRITE)
-      r = vyre_cuda_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
+      r = zero_exact(io->dptr, io->bytes, s);
     else
       r = vyre_cuda_cu.cuMemcpyHtoDAsync(io->dptr, io->host, (size_t)io->bytes, s);
     up += io->access == VYRE_IR_ACCESS_WRITE ? 0 : io->bytes;
@@ -302,7 +315,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
     vyre_cuda_io *io = &j->io[i];
     if (j->zero_writes && io->res && io->bytes && io->access == VYRE_IR_ACCESS_WRITE)
-      r = vyre_cuda_cu.cuMemsetD32Async(io->dptr, 0, (size_t)(io->bytes / 4), s);
+      r = zero_exact(io->dptr, io->bytes, s);
   }
   if (r != CUDA_SUCCESS) return vyre_cuda_be_fail(be, err, r, "retry", "uploading a large binding");
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);

@@ -29,6 +29,10 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
                              VkBuffer *out_buf, VkDeviceMemory *out_mem, vyre_error *err) {
   *out_buf = VK_NULL_HANDLE;
   *out_mem = VK_NULL_HANDLE;
+  // Whole 4-byte words (and at least one): a narrow buffer of any byte length
+  // lies inside a rounded allocation, so the emulated word stores of
+  // spv_cg_expr.c stay inside it (docs/ir.md IR-STORE-2, IR-STORE-7).
+  bytes = (bytes + 3u) & ~(uint64_t)3u;
   if (bytes < 4) bytes = 4;
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                             .size = bytes,
@@ -120,11 +124,6 @@ uint32_t vyre_vk_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **ou
   *out = NULL;
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
-  if (bytes % 4)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
-                         "buffer_alloc: %llu bytes is not a multiple of 4. Fix: round the size up "
-                         "to whole 4-byte elements.",
-                         (unsigned long long)bytes);
   vyre_buffer *b = calloc(1, sizeof(*b));
   if (!b)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
@@ -202,12 +201,10 @@ static uint32_t check_ranges(vyre_backend *be, const vyre_buffer_range *r, uint3
                                         VYRE_VK_NAME, what, err);
     if (st) return st;
     const vyre_buffer *b = r[i].buffer;
-    if (r[i].offset % 4 || r[i].size % 4 || r[i].offset > b->bytes ||
-        r[i].size > b->bytes - r[i].offset)
+    if (r[i].offset > b->bytes || r[i].size > b->bytes - r[i].offset)
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
-                           "%s: range %u (offset %llu, size %llu) does not fit a %llu-byte buffer "
-                           "in whole 4-byte elements. Fix: keep offset and size multiples of 4 "
-                           "and offset + size <= the buffer size.",
+                           "%s: range %u (offset %llu, size %llu) does not fit a %llu-byte "
+                           "buffer. Fix: keep offset + size <= the buffer size.",
                            slot, i, (unsigned long long)r[i].offset, (unsigned long long)r[i].size,
                            (unsigned long long)b->bytes);
     if (r[i].size && !(write ? (const void *)r[i].src : (const void *)r[i].dst))

@@ -95,7 +95,8 @@ static uint64_t resident_bytes(const vyre_buffer *buf) {
 static uint32_t check_bindings(vyre_backend *be, const vyre_vk_pipe *pp,
                                const vyre_dispatch_args *a, vyre_error *err) {
   return vyre_kit_check_bindings(be, be->generation, VYRE_VK_NAME, pp->info.buffer_of_slot,
-                                 pp->info.host_buffer_count, a, resident_bytes, err);
+                                 pp->info.elem_bytes, pp->info.host_buffer_count, a, resident_bytes,
+                                 err);
 }
 
 static int is_input(uint8_t access) {
@@ -155,13 +156,23 @@ int vyre_vk_job_refill(vyre_vk_job *j, const vyre_dispatch_args *a) {
   return 1;
 }
 
+// True when resident write binding |b| is cleared with a copy of zero bytes
+// for its last 1..3 bytes: it ends inside a word whose later bytes are the
+// resident buffer's own data (docs/ir.md IR-STORE-2, IR-BUF-10).
+static int needs_zero_tail(const vyre_binding *b) {
+  return b->kind == VYRE_BINDING_RESIDENT && b->bytes % 4 && b->bytes < b->resident->bytes;
+}
+
 static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) {
   uint64_t total = 0;
-  int any_host = 0;
-  for (uint32_t i = 0; i < j->nb; i++)
+  int any_host = 0, zero_tail = 0;
+  for (uint32_t i = 0; i < j->nb; i++) {
     any_host |= j->bind[i].kind == VYRE_BINDING_HOST;
+    zero_tail |= j->zero_writes && access_of(j->pipe, i) == VYRE_IR_ACCESS_WRITE &&
+                 needs_zero_tail(&j->bind[i]);
+  }
   // Resident-only and trap-free: nothing to stage, no block at all.
-  if (!any_host && !j->pipe->info.uses_trap) return VYRE_STATUS_OK;
+  if (!any_host && !j->pipe->info.uses_trap && !zero_tail) return VYRE_STATUS_OK;
   for (uint32_t i = 0; i < j->nb; i++) {
     j->st_off[i] = total;
     if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST)
@@ -171,11 +182,16 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
   total = align_up(total, a > ALIGN ? a : ALIGN);
   j->trap_off = total;
   total += VYRE_VK_TRAP_BYTES;
+  if (zero_tail) {
+    j->zero_off = total;
+    total += 4;
+  }
   uint32_t st = vyre_vk_block_get(j->be, total, 1, &j->stb, err);
   if (st) return st;
   j->map = j->stb->map;
   j->has_staging = 1;
   trap_reset(j);
+  if (zero_tail) memset(j->map + j->zero_off, 0, 4);
   for (uint32_t i = 0; i < j->nb; i++) {
     if (!need_staging || j->bind[i].kind != VYRE_BINDING_HOST || !j->bind[i].bytes) continue;
     if (is_input(access_of(j->pipe, i)))
@@ -199,7 +215,10 @@ static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
                                      .offset = res         ? 0
                                                : j->direct ? j->st_off[i]
                                                            : j->dev_off[i],
-                                     .range = b->bytes < 4 ? 4 : b->bytes};
+                                     // whole words: the emulated narrow path
+                                     // reads and writes 32-bit words; the
+                                     // allocations are rounded (IR-STORE-2)
+                                     .range = b->bytes < 4 ? 4 : (b->bytes + 3u) & ~(uint64_t)3u};
     w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = j->set,
                                   .dstBinding = j->pipe->binding_of_slot[i],
@@ -372,7 +391,7 @@ static uint64_t record_uploads(vyre_vk_job *j, VkCommandBuffer cb) {
   for (uint32_t i = 0; i < j->nb && !j->direct; i++) {
     if (j->bind[i].kind != VYRE_BINDING_HOST) continue;
     uint8_t acc = access_of(j->pipe, i);
-    uint64_t size = j->bind[i].bytes < 4 ? 4 : j->bind[i].bytes;
+    uint64_t size = j->bind[i].bytes < 4 ? 4 : (j->bind[i].bytes + 3u) & ~(uint64_t)3u;
     if (acc == VYRE_IR_ACCESS_WRITE || !j->bind[i].bytes) {
       vkCmdFillBuffer(cb, j->devb->buf, j->dev_off[i], size, 0);
     } else if (j->has_staging) {
@@ -418,7 +437,17 @@ static uint32_t zero_resident_writes(const vyre_vk_job *j, VkCommandBuffer cb) {
     if (b->kind != VYRE_BINDING_RESIDENT || !b->bytes ||
         access_of(j->pipe, i) != VYRE_IR_ACCESS_WRITE)
       continue;
-    vkCmdFillBuffer(cb, b->resident->buf, 0, b->bytes, 0);
+    // vkCmdFillBuffer fills whole words: a narrow binding's last partial
+    // word is filled whole when its later bytes are padding of the rounded
+    // allocation (vk_buffer.c), else its own 1..3 bytes are copied from
+    // zeros, so no byte past the bound range changes.
+    uint64_t whole = b->bytes & ~(uint64_t)3u, tail = b->bytes % 4;
+    if (tail && !needs_zero_tail(b)) whole += 4, tail = 0;
+    if (whole) vkCmdFillBuffer(cb, b->resident->buf, 0, whole, 0);
+    if (tail) {
+      VkBufferCopy cp = {.srcOffset = j->zero_off, .dstOffset = whole, .size = tail};
+      vkCmdCopyBuffer(cb, j->stb->buf, b->resident->buf, 1, &cp);
+    }
     n++;
   }
   return n;

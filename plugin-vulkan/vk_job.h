@@ -57,6 +57,10 @@ typedef struct vyre_vk_job {
   // the job records no upload, no download and no device block (devb NULL).
   uint32_t direct;
   uint32_t leased; // resident buffers' busy counts were raised
+  // 4 zero bytes in stb (0: none): the source that clears the last 1..3 bytes
+  // of a resident write binding that ends inside a word of the resident
+  // buffer's own data (narrow elements; vkCmdFillBuffer fills whole words).
+  uint64_t zero_off;
 } vyre_vk_job;
 
 // Validates |args| and creates the job's resources except its descriptor

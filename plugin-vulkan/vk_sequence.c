@@ -39,12 +39,12 @@ static uint32_t check_steps(vyre_backend *be, const vyre_sequence_args *a, vyre_
     uint32_t st = vyre_kit_object_check(rg->buffer, VYRE_MAGIC_BUFFER, be, be->generation,
                                         VYRE_VK_NAME, "read buffer", err);
     if (st) return st;
-    if (rg->offset % 4 || rg->size % 4 || rg->offset > rg->buffer->bytes ||
-        rg->size > rg->buffer->bytes - rg->offset || (rg->size && !rg->dst))
+    if (rg->offset > rg->buffer->bytes || rg->size > rg->buffer->bytes - rg->offset ||
+        (rg->size && !rg->dst))
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                            "sequence_run: read %u (offset %llu, size %llu) does not fit its "
                            "%llu-byte buffer or has no destination. Fix: keep ranges inside the "
-                           "buffer in whole 4-byte elements.",
+                           "buffer.",
                            r, (unsigned long long)rg->offset, (unsigned long long)rg->size,
                            (unsigned long long)rg->buffer->bytes);
   }

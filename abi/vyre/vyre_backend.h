@@ -68,7 +68,10 @@ extern "C" {
 //      VYRE_FAULT_ILLEGAL_ADDRESS, the buffer_alloc_flags and checkpoint slots
 //      (durable buffers, VYRE_BUFFER_DURABLE) (docs/abi.md ABI-ISOLATE-*);
 //      IR kind GRID_BARRIER (26) and IR feature bit 4 grid_barrier (consumed
-//      by the host: plugins never receive the kind; VYRE_IR_FEATURES_HOST).
+//      by the host: plugins never receive the kind; VYRE_IR_FEATURES_HOST);
+//      byte-exact buffers (docs/abi.md ABI-NARROW-1..3): binding bytes are a
+//      whole number of elements of the buffer's type, buffer_alloc sizes and
+//      vyre_buffer_range offsets and sizes any bytes (were multiples of 4).
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
@@ -664,12 +667,14 @@ typedef struct vyre_compile_args {
 
 // One bound host buffer (never workgroup buffers). The host passes one
 // binding per non-workgroup buffer of the program, in ascending `binding`
-// order, with sizes already checked (multiple of 4, >= the declared count).
+// order, with sizes already checked (a whole number of elements of the
+// buffer's type, >= the declared count; docs/abi.md ABI-NARROW-1).
 typedef struct vyre_binding {
   uint32_t buffer_index; // index into program->buffers
   uint32_t kind;         // VYRE_BINDING_*
-  uint64_t bytes;        // bound length in bytes, a multiple of 4; element count =
-                         // bytes / the element type's storage bytes (IR-STORE-2)
+  uint64_t bytes;        // bound length in bytes, exact (any multiple of the element
+                         // size: 13 for 13 u8); element count = bytes / the element
+                         // type's storage bytes (IR-STORE-2, ABI-NARROW-1)
   // HOST, access read/uniform: the input bytes (read only).
   // HOST, access read_write: the input bytes; on success the plugin writes the
   //   result back into the same memory (`data`), exactly `bytes` bytes.
@@ -744,7 +749,8 @@ typedef struct vyre_batch_job {
 // Resident buffers and sequences
 //===----------------------------------------------------------------------===//
 
-// A byte range of a resident buffer. Offsets and sizes are multiples of 4.
+// A byte range of a resident buffer: any offset and size inside it (ABI 1.2;
+// multiples of 4 before; docs/abi.md ABI-NARROW-2).
 typedef struct vyre_buffer_range {
   vyre_buffer *buffer;
   uint64_t offset;
@@ -904,7 +910,9 @@ typedef struct vyre_backend_ops {
                              vyre_error *err);
 
   // ---- Resident buffers (optional, all four or none) ----
-  // buffer_alloc: a zero-filled device buffer of |bytes| (multiple of 4, may be 0).
+  // buffer_alloc: a zero-filled device buffer of |bytes| (any number, may be 0;
+  // ABI 1.2, a multiple of 4 before): the plugin rounds its allocation up and
+  // keeps |bytes| exact (docs/abi.md ABI-NARROW-2).
   uint32_t (*buffer_alloc)(vyre_backend *be, uint64_t bytes, vyre_buffer **out, vyre_error *err);
   // buffer_free: refused with INVALID_ARGUMENT while a pending dispatch uses it.
   uint32_t (*buffer_free)(vyre_backend *be, vyre_buffer *buf, vyre_error *err);

@@ -189,13 +189,15 @@ static int vyre_run_inputs_build(const vyre_run_args *a, const vyre_case *c, vyr
       return VYRE_EXIT_USAGE;
     }
     in->owned[in->owned_count++] = bytes;
-    if (size % 4) {
-      uint32_t eb = vyre_ir_type_bytes(v->buffers[bi].type);
+    // Byte-exact elements of the buffer's type (docs/ir.md IR-STORE-2).
+    const uint32_t eb = vyre_ir_type_bytes(v->buffers[bi].type);
+    if (size % eb) {
       fprintf(stderr,
-              "vyre run: --input %s: the file has %zu bytes, not a multiple of 4 (host buffers "
-              "are whole 4-byte words; this buffer's elements are %s, %u byte%s each). Fix: "
-              "give raw little-endian elements, padded to a multiple of 4 bytes.\n",
-              a->inputs[k], size, vyre_ir_type_name(v->buffers[bi].type), eb, eb == 1 ? "" : "s");
+              "vyre run: --input %s: the file has %zu bytes, not a whole number of %s elements "
+              "(%u bytes each; %zu byte%s left over). Fix: give raw little-endian elements, %u "
+              "bytes each.\n",
+              a->inputs[k], size, vyre_ir_type_name(v->buffers[bi].type), eb, size % eb,
+              size % eb == 1 ? "" : "s", eb);
       return VYRE_EXIT_USAGE;
     }
     vyre_case_data *slot = NULL;

@@ -174,8 +174,11 @@ uint32_t vyre__args_build(vyre__args *a, const vyre_case *c, const vyre_program 
   return VYRE_STATUS_OK;
 }
 
-// Names the first overwritten guard byte of |s|, if any.
-static int vyre__guard_check(const vyre__staged *s, const char *name, char *msg, size_t cap) {
+// Names the first overwritten guard byte of |s|, if any; |type| gives the
+// element size (byte-exact host buffers, docs/ir.md IR-STORE-2).
+static int vyre__guard_check(const vyre__staged *s, const char *name, uint32_t type, char *msg,
+                             size_t cap) {
+  const uint64_t eb = vyre_ir_type_bytes(type) ? vyre_ir_type_bytes(type) : 4u;
   const uint8_t *before = s->block, *after = s->user + s->size;
   for (uint32_t i = 0; i < VYRE_CONFORM_GUARD_BYTES; i++) {
     if (before[i] != VYRE_CONFORM_GUARD_BYTE) {
@@ -195,8 +198,8 @@ static int vyre__guard_check(const vyre__staged *s, const char *name, char *msg,
           "(0x%02x, expected 0x%02x): the backend wrote past the end of the buffer "
           "(%llu elements). Fix: copy back exactly the bound length and drop stores at or past "
           "len(b) (docs/ir.md IR-OOB-3)",
-          name, i, (unsigned long long)((s->size + i) / 4), after[i], VYRE_CONFORM_GUARD_BYTE,
-          (unsigned long long)(s->size / 4));
+          name, i, (unsigned long long)((s->size + i) / eb), after[i], VYRE_CONFORM_GUARD_BYTE,
+          (unsigned long long)(s->size / eb));
       return 1;
     }
   }
@@ -218,7 +221,7 @@ uint32_t vyre__args_collect(vyre__args *a, vyre_device *dev, vyre_conform_outcom
     vyre__staged *in = &a->stage[i];
     if (in->orig && !o->guard[0]) {
       const char *name = vyre_ir_string(a->view, b->name);
-      if (!vyre__guard_check(in, name, o->guard, sizeof o->guard) &&
+      if (!vyre__guard_check(in, name, b->type, o->guard, sizeof o->guard) &&
           memcmp(in->user, in->orig, in->size) != 0) {
         uint64_t k = 0, eb = vyre_ir_type_bytes(b->type) ? vyre_ir_type_bytes(b->type) : 4u;
         while (k + eb <= in->size && memcmp(in->user + k, in->orig + k, eb) == 0)
@@ -265,11 +268,11 @@ uint32_t vyre__args_collect(vyre__args *a, vyre_device *dev, vyre_conform_outcom
         o->status = st;
         return st;
       }
-      if (!o->guard[0]) vyre__guard_check(&rs, ob->name, o->guard, sizeof o->guard);
+      if (!o->guard[0]) vyre__guard_check(&rs, ob->name, b->type, o->guard, sizeof o->guard);
       memcpy(ob->bytes, rs.user, s->size);
       free(blk);
     } else {
-      if (!o->guard[0]) vyre__guard_check(s, ob->name, o->guard, sizeof o->guard);
+      if (!o->guard[0]) vyre__guard_check(s, ob->name, b->type, o->guard, sizeof o->guard);
       memcpy(ob->bytes, s->user, s->size);
     }
   }

@@ -897,16 +897,16 @@ static char *fg_generate(fg *g, size_t *out_len) {
   json_array_append_new(bufs, fg_buffer("wa", -1, "workgroup", "u32", FG_WA));
   g->n816 = (g->opt.features & VYRE_IR_FEATURE_STORAGE_8_16) != 0;
   g->nhalf = (g->opt.features & VYRE_IR_FEATURE_STORAGE_HALF) != 0;
-  if (g->n816) { // bindings after the shuffled 0..10; host buffers are whole words
+  if (g->n816) { // bindings after the shuffled 0..10; byte-exact lengths (IR-STORE-2)
     json_array_append_new(bufs, fg_buffer("i8b", 11, "read", "i8", -1));
     json_array_append_new(bufs, fg_buffer("u16b", 12, "read", "u16", -1));
-    json_array_append_new(bufs, fg_buffer("o8", 13, "write", "u8", (g->T + 3) & ~3u));
-    json_array_append_new(bufs, fg_buffer("o16", 14, "write", "i16", (g->T + 1) & ~1u));
+    json_array_append_new(bufs, fg_buffer("o8", 13, "write", "u8", g->T));
+    json_array_append_new(bufs, fg_buffer("o16", 14, "write", "i16", g->T));
     json_array_append_new(bufs, fg_buffer("w8", -1, "workgroup", "u8", g->W));
   }
   if (g->nhalf) {
     json_array_append_new(bufs, fg_buffer("hb", 15, "read", "f16", -1));
-    json_array_append_new(bufs, fg_buffer("oh", 16, "write", "bf16", (g->T + 1) & ~1u));
+    json_array_append_new(bufs, fg_buffer("oh", 16, "write", "bf16", g->T));
   }
   json_object_set_new(root, "buffers", bufs);
 
@@ -947,10 +947,10 @@ static char *fg_generate(fg *g, size_t *out_len) {
   json_object_set_new(in, "rw", fg_words(g, T_U32, T / 2 + fg_pick(r, T)));
   json_object_set_new(in, "cn", fg_words(g, T_U32, FG_CN));
   if (g->n816) {
-    json_object_set_new(in, "i8b", fg_narrow(g, 8, 0, 4 * fg_pick(r, T / 2 + 2)));
-    json_object_set_new(in, "u16b", fg_narrow(g, 16, 0, 2 * fg_pick(r, T + 2)));
+    json_object_set_new(in, "i8b", fg_narrow(g, 8, 0, fg_pick(r, 2 * T + 8)));
+    json_object_set_new(in, "u16b", fg_narrow(g, 16, 0, fg_pick(r, 2 * T + 4)));
   }
-  if (g->nhalf) json_object_set_new(in, "hb", fg_narrow(g, 16, 1, 2 * fg_pick(r, T + 2)));
+  if (g->nhalf) json_object_set_new(in, "hb", fg_narrow(g, 16, 1, fg_pick(r, 2 * T + 4)));
   json_object_set_new(root, "inputs", in);
   // Drawn after everything above, so a seed without it gives the program
   // it gave before grid barriers existed.

@@ -155,7 +155,7 @@ typedef struct vyre_case_data {
   uint32_t buffer_index; // index into vyre_ir_view(program)->buffers
   uint32_t reserved0;
   uint8_t *bytes; // owned by the case
-  uint64_t size;  // bytes, multiple of 4
+  uint64_t size;  // bytes, a whole number of elements of the buffer's type (IR-STORE-2)
 } vyre_case_data;
 
 typedef struct vyre_case {

@@ -171,12 +171,6 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
                             (unsigned long long)a->out_bytes, (unsigned long long)len);
   } else {
     len = a->bytes;
-    if (len % 4)
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: %s buffer '%s' (arg %u) has %llu bytes, not a multiple of 4 "
-                            "(host buffers are whole 4-byte words, docs/ir.md IR-STORE-2). "
-                            "Fix: pass whole 4-byte words (pad narrow elements).",
-                            ctx, acc, name, i, (unsigned long long)len);
     if (len && !a->data)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: %s buffer '%s' (arg %u) has %llu bytes but data is NULL. Fix: "
@@ -190,7 +184,17 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
                             ctx, name, i, (unsigned long long)len, (unsigned long long)a->out_bytes,
                             (unsigned long long)len);
   }
+  // Host buffers are byte-exact arrays of elements (docs/ir.md IR-TYPE-2,
+  // IR-STORE-2): any whole number of elements, no padding.
   const uint32_t eb = vyre_ir_type_bytes(b->type);
+  if (len % eb)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: %s buffer '%s' (arg %u) %s %llu bytes, not a multiple of %u (its "
+                          "%s elements are %u bytes each; %llu byte%s left over). Fix: pass a "
+                          "whole number of elements (a multiple of %u bytes).",
+                          ctx, acc, name, i, a->resident ? "binds a resident buffer of" : "has",
+                          (unsigned long long)len, eb, vyre_ir_type_name(b->type), eb,
+                          (unsigned long long)(len % eb), len % eb == 1 ? "" : "s", eb);
   if (len / eb > UINT32_MAX)
     return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                           "%s: %s buffer '%s' (arg %u) binds %llu %s elements, more than "

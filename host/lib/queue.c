@@ -159,7 +159,7 @@ uint32_t vyre_queue_push(vyre_queue *handle, const vyre_arg *args, uint32_t arg_
     const vyre_ir_buffer *b = &v->buffers[q->k.program->arg_buffer[i]];
     len[i] = b->access == VYRE_IR_ACCESS_WRITE ? (uint64_t)b->count * vyre_ir_type_bytes(b->type)
                                                : args[i].bytes;
-    total += len[i];
+    total += (len[i] + 15u) & ~(uint64_t)15u; // 16-byte aligned slots (narrow lengths)
   }
   payload *p = calloc(1, sizeof(*p));
   uint8_t *mem = p ? malloc(total ? total : 1) : NULL;
@@ -187,7 +187,7 @@ uint32_t vyre_queue_push(vyre_queue *handle, const vyre_arg *args, uint32_t arg_
         a->out_bytes = len[i];
       }
     }
-    off += len[i];
+    off += (len[i] + 15u) & ~(uint64_t)15u;
   }
   pthread_mutex_lock(&q->list_lock);
   if (q->count == q->cap) {

@@ -60,11 +60,6 @@ uint32_t vyre_resident_alloc_flags(vyre_device *handle, uint64_t bytes, uint32_t
                           "to receive the buffer.",
                           dev->name);
   *out = NULL;
-  if (bytes % 4)
-    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                          "vyre_resident_alloc on %s: %llu bytes is not a multiple of 4. Fix: "
-                          "allocate whole 4-byte elements.",
-                          dev->name, (unsigned long long)bytes);
   if (!vyre__has_resident(dev))
     return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
                           "vyre_resident_alloc: backend '%s' has no resident buffers (its "
@@ -153,11 +148,6 @@ static uint32_t convert_ranges(vyre_device *dev, const vyre_resident_range *rang
     uint32_t st = vyre__resident_resolve(r->buffer, dev, ctx, &obj, err);
     if (st != VYRE_STATUS_OK) return st;
     uint64_t size = obj->bytes;
-    if (r->offset % 4 || r->size % 4)
-      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
-                            "%s: offset %llu and size %llu must be multiples of 4. Fix: move "
-                            "whole 4-byte elements.",
-                            ctx, (unsigned long long)r->offset, (unsigned long long)r->size);
     if (r->offset > size || r->size > size - r->offset)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: offset %llu + size %llu is past the end of the %llu-byte "

@@ -721,7 +721,8 @@ static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32
   uint64_t total = 0;
   for (uint32_t i = 0; i < arg_count; i++) {
     uint32_t acc = prog->view->buffers[prog->arg_buffer[i]].access;
-    if (acc != VYRE_IR_ACCESS_WRITE) total += args[i].bytes;
+    // 16-byte aligned copies: narrow inputs have any length (IR-STORE-2).
+    if (acc != VYRE_IR_ACCESS_WRITE) total += (args[i].bytes + 15u) & ~(uint64_t)15u;
   }
   if (total > sl->mem_cap) {
     uint8_t *m = realloc(sl->mem, total);
@@ -739,7 +740,7 @@ static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32
     if (acc != VYRE_IR_ACCESS_WRITE) {
       if (args[i].bytes) memcpy(sl->mem + off, args[i].data, args[i].bytes);
       sl->args[i].data = sl->mem + off;
-      off += args[i].bytes;
+      off += (args[i].bytes + 15u) & ~(uint64_t)15u;
     }
   }
   sl->arg_count = arg_count;

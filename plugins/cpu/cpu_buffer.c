@@ -30,13 +30,14 @@ uint32_t vyre_cpu_buffer_alloc(vyre_backend *be, uint64_t bytes, vyre_buffer **o
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "buffer_alloc: out is NULL. Fix: pass where to store the buffer.");
   *out = NULL;
-  if (bytes % 4 || bytes > CPU_MAX_BUFFER_BYTES)
+  if (bytes > CPU_MAX_BUFFER_BYTES)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
-                         "buffer_alloc: %llu bytes is not a multiple of 4 or exceeds the limit "
-                         "of %llu bytes. Fix: allocate whole 4-byte elements within the limit.",
+                         "buffer_alloc: %llu bytes exceeds the limit of %llu bytes. Fix: "
+                         "allocate less.",
                          (unsigned long long)bytes, (unsigned long long)CPU_MAX_BUFFER_BYTES);
   vyre_buffer *b = calloc(1, sizeof(*b));
-  uint32_t *data = calloc(bytes ? bytes / 4 : 1, 4);
+  // Whole words underneath; |bytes| stays exact (docs/ir.md IR-STORE-2).
+  uint32_t *data = calloc(bytes ? (bytes + 3) / 4 : 1, 4);
   if (!b || !data) {
     free(b);
     free(data);
@@ -92,11 +93,6 @@ static uint32_t cpu_ranges_check(vyre_backend *be, const char *slot, const vyre_
                                CPU_NAME, "buffer", err);
     if (st) return st;
     uint64_t size = r[i].buffer->bytes;
-    if (r[i].offset % 4 || r[i].size % 4)
-      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
-                           "%s: range %u has offset %llu and size %llu; both must be multiples "
-                           "of 4. Fix: move whole 4-byte elements.",
-                           slot, i, (unsigned long long)r[i].offset, (unsigned long long)r[i].size);
     if (r[i].offset > size || r[i].size > size - r[i].offset)
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                            "%s: range %u [%llu, %llu) ends past the buffer's %llu bytes. Fix: "

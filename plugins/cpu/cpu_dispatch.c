@@ -76,18 +76,20 @@ static uint32_t cpu_plan_build(vyre_backend *be, const vyre_dispatch_args *args,
                            "host buffer of the program exactly once.",
                            label, i, b->buffer_index, c->buffer_count);
     }
-    // Host buffers are whole 4-byte words; a narrow buffer's view counts
-    // elements of its type (docs/ir.md IR-STORE-2).
-    if (b->bytes % 4) {
+    // Host buffers are byte-exact arrays of elements; a narrow buffer's view
+    // counts elements of its type and every access is per element, so no
+    // byte past b->bytes is read or written (docs/ir.md IR-STORE-2).
+    const uint32_t eb = vyre_kit_type_bytes(c->buffers[b->buffer_index].type);
+    if (b->bytes % eb) {
       cpu_plan_free(pl);
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
-                           "dispatch '%s': binding %u has %llu bytes, not a multiple of 4. Fix: "
-                           "bind whole 4-byte elements.",
-                           label, i, (unsigned long long)b->bytes);
+                           "dispatch '%s': binding %u has %llu bytes, not a whole number of "
+                           "%u-byte elements. Fix: bind whole elements of the buffer's type.",
+                           label, i, (unsigned long long)b->bytes, eb);
     }
     pl->bound[b->buffer_index] = b;
     vyre_cpu_view *v = &pl->views[b->buffer_index];
-    v->n = b->bytes / vyre_kit_type_bytes(c->buffers[b->buffer_index].type);
+    v->n = b->bytes / eb;
     if (b->kind == VYRE_BINDING_RESIDENT) {
       uint32_t st = vyre_kit_object_check(b->resident, VYRE_MAGIC_BUFFER, be,
                                           atomic_load(&be->generation), CPU_NAME, "buffer", err);
@@ -323,18 +325,18 @@ uint32_t vyre_cpu_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_
 }
 
 // Checks one range of a resident buffer (shared with cpu_buffer.c by copy of
-// the rule: offset and size multiples of 4, inside the buffer).
+// the rule: any bytes inside the buffer, docs/ir.md IR-STORE-2).
 static uint32_t cpu_seq_range_check(vyre_backend *be, const vyre_buffer_range *r, uint32_t i,
                                     vyre_error *err) {
   uint32_t st = vyre_kit_object_check(r->buffer, VYRE_MAGIC_BUFFER, be,
                                       atomic_load(&be->generation), CPU_NAME, "buffer", err);
   if (st) return st;
-  if (r->offset % 4 || r->size % 4 || r->offset > r->buffer->bytes ||
-      r->size > r->buffer->bytes - r->offset || (r->size && !r->dst))
+  if (r->offset > r->buffer->bytes || r->size > r->buffer->bytes - r->offset ||
+      (r->size && !r->dst))
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "sequence read %u: range [%llu, +%llu) of a %llu-byte buffer is "
-                         "misaligned, out of range or has no destination. Fix: use offsets and "
-                         "sizes that are multiples of 4 inside the buffer.",
+                         "out of range or has no destination. Fix: read ranges inside the "
+                         "buffer.",
                          i, (unsigned long long)r->offset, (unsigned long long)r->size,
                          (unsigned long long)r->buffer->bytes);
   return VYRE_STATUS_OK;

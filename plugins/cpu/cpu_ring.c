@@ -172,7 +172,7 @@ uint32_t vyre_cpu_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispatc
                            "ring_submit: item %llu binding %u is a resident buffer; ring items "
                            "bind host memory only. Fix: pass host bindings.",
                            (unsigned long long)seq, i);
-    total += item->bindings[i].bytes;
+    total += (item->bindings[i].bytes + 15u) & ~(uint64_t)15u; // aligned slots (narrow sizes)
   }
   pthread_mutex_lock(&r->lock);
   if (r->tail - r->head >= r->cap) {
@@ -210,7 +210,7 @@ uint32_t vyre_cpu_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispatc
     if (access != VYRE_IR_ACCESS_WRITE && b->bytes) memcpy(it->mem + off, b->data, b->bytes);
     it->caller[i] =
         access == VYRE_IR_ACCESS_WRITE || access == VYRE_IR_ACCESS_READ_WRITE ? b->data : NULL;
-    off += b->bytes;
+    off += (b->bytes + 15u) & ~(uint64_t)15u;
   }
   pthread_mutex_lock(&r->lock);
   r->tail++;

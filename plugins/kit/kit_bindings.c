@@ -17,8 +17,8 @@ static uint32_t bad_binding(vyre_error *err, const char *backend, uint32_t i, co
 }
 
 uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, const char *backend,
-                                 const uint32_t *buffer_of_slot, uint32_t slot_count,
-                                 const vyre_dispatch_args *a,
+                                 const uint32_t *buffer_of_slot, const uint8_t *elem_bytes_of_slot,
+                                 uint32_t slot_count, const vyre_dispatch_args *a,
                                  uint64_t (*resident_bytes)(const vyre_buffer *buf),
                                  vyre_error *err) {
   if (a->binding_count != slot_count)
@@ -35,10 +35,16 @@ uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, co
                            "dispatch: binding %u is for buffer %u, expected buffer %u (ascending "
                            "binding order). Fix: order bindings by their IR binding number.",
                            i, b->buffer_index, buffer_of_slot[i]);
-    if (b->bytes % 4)
-      return bad_binding(err, backend, i, "its byte length is not a multiple of 4",
-                         "bind whole 4-byte elements");
-    if (b->bytes / 4 > UINT32_MAX)
+    // Byte-exact elements (docs/ir.md IR-STORE-2); the plugin rounds its
+    // device allocation and staging up, never the caller's length.
+    const uint32_t eb = elem_bytes_of_slot[i] ? elem_bytes_of_slot[i] : 4u;
+    if (b->bytes % eb) {
+      char why[96];
+      snprintf(why, sizeof(why), "its byte length %llu is not a multiple of its %u-byte elements",
+               (unsigned long long)b->bytes, eb);
+      return bad_binding(err, backend, i, why, "bind whole elements of the buffer's type");
+    }
+    if (b->bytes / eb > UINT32_MAX)
       return bad_binding(err, backend, i, "it has more than 2^32-1 elements", "split the buffer");
     if (b->kind == VYRE_BINDING_RESIDENT) {
       const vyre_object_header *h = (const vyre_object_header *)b->resident;

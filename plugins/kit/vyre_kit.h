@@ -77,14 +77,15 @@ uint32_t vyre_kit_caps_same(const vyre_caps *open, const vyre_caps *now, const c
 
 // Checks a resolved launch's bindings before a GPU plugin touches them:
 // one binding per host buffer, in the plugin's slot order (|buffer_of_slot|,
-// ascending IR binding), whole 4-byte elements, at most 2^32-1 elements,
+// ascending IR binding), whole elements of |elem_bytes_of_slot| bytes (1, 2
+// or 4; byte-exact, docs/ir.md IR-STORE-2), at most 2^32-1 elements,
 // host memory present, resident buffers live, of this backend and
 // generation, and at least as large as the bound range (|resident_bytes|
 // returns a plugin buffer's size). The message is formatted only on failure:
 // this runs for every job. Returns OK, INVALID_ARGUMENT or DEVICE_LOST (stale).
 uint32_t vyre_kit_check_bindings(const vyre_backend *be, uint32_t generation, const char *backend,
-                                 const uint32_t *buffer_of_slot, uint32_t slot_count,
-                                 const vyre_dispatch_args *a,
+                                 const uint32_t *buffer_of_slot, const uint8_t *elem_bytes_of_slot,
+                                 uint32_t slot_count, const vyre_dispatch_args *a,
                                  uint64_t (*resident_bytes)(const vyre_buffer *buf),
                                  vyre_error *err);
 

@@ -136,6 +136,30 @@ def test_narrow_storage_types(device: vyre.Device) -> None:
     np.testing.assert_array_equal(widened[[0, 1, 4, 7]], [0.5, -1.25, 3, 2.5])
 
 
+def test_narrow_arrays_of_any_length(device: vyre.Device) -> None:
+    # Byte-exact host buffers (docs/ir.md IR-STORE-2): 13 uint8 in, a u8 write
+    # buffer of 7 and an f16 write buffer of 5 come back with exactly that many.
+    g = ir.var("g")
+    prog = vyre.Program.from_json(
+        ir.program(
+            "odd",
+            [ir.buf("a", 0, "read", "u8"), ir.buf("w", 1, "write", "u8", count=7),
+             ir.buf("h", 2, "write", "f16", count=5), ir.buf("n", 3, "write", "u32", count=1)],
+            [ir.let("g", ir.gid(0)),
+             ir.store("w", g, ir.bin_("add", ir.load("a", g), ir.lit_u(1))),
+             ir.store("h", g, ir.cast("f32", ir.load("a", g))),
+             ir.if_(ir.eq(g, ir.lit_u(0)), [ir.store("n", ir.lit_u(0), ir.len_("a"))])],
+            workgroup_size=(16, 1, 1),
+        )
+    )
+    a = np.arange(10, 23, dtype=np.uint8)
+    res = device.run(prog, {"a": a}, grid=1)
+    assert res["w"].shape == (7,) and res["h"].shape == (5,)
+    np.testing.assert_array_equal(res["w"], a[:7] + 1)
+    np.testing.assert_array_equal(res["h"], a[:5].astype(np.float16))
+    assert int(res["n"][0]) == 13
+
+
 def test_outputs_filled_in_place(cpu: vyre.Device, vadd) -> None:
     prog, a, b = vadd
     dest = np.zeros(1000, dtype=np.uint32)

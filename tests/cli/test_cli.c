@@ -291,7 +291,8 @@ static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
 
 // IR 1.1 narrow storage (docs/ir.md IR-STORE-10): --input reads raw
 // little-endian elements of the buffer's type (here bytes), --out writes the
-// f16 and i16 outputs as 2-byte elements; a file of a partial word is refused.
+// f16 and i16 outputs as 2-byte elements; a file of any length is that many
+// u8 elements, and a file of a partial element is refused.
 static void test_cli_run_narrow_inputs_and_outputs(void **state) {
   (void)state;
   char dir[] = "/tmp/vyre-cli-XXXXXX";
@@ -300,13 +301,13 @@ static void test_cli_run_narrow_inputs_and_outputs(void **state) {
   snprintf(t, sizeof t, "%s/t.bin", dir);
   const uint8_t vt[8] = {0, 1, 2, 3, 200, 255, 7, 8};
   FILE *f = fopen(t, "wb");
-  fwrite(vt, 1, 7, f); // 7 bytes: not a whole word
+  fwrite(vt, 1, 7, f); // 7 bytes: 7 u8 elements (byte-exact, IR-STORE-2)
   fclose(f);
   snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "narrow.json --input t=%s", t);
   result r = vyre(cmd);
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "the file has 7 bytes, not a multiple of 4");
-  assert_contains(&r, "u8, 1 byte each");
+  assert_int_equal(r.code, 0);
+  // Element 7 is past the 7-byte input: it loads as 0 (IR-STORE-9).
+  assert_contains(&r, "h (f16): 0, 1, 2, 3, 200, 255, 7, 0 (8 elements)");
   free(r.out);
   f = fopen(t, "wb");
   fwrite(vt, 1, 8, f);
@@ -336,6 +337,26 @@ static void test_cli_run_narrow_inputs_and_outputs(void **state) {
   unlink(outp);
   snprintf(outp, sizeof outp, "%s/out", dir);
   rmdir(outp);
+  // An i16 input of 3 bytes is a partial element: refused.
+  char prog[700];
+  snprintf(prog, sizeof prog, "%s/p.json", dir);
+  f = fopen(prog, "w");
+  assert_non_null(f);
+  fputs("{\"vyre\": 1, \"name\": \"p\", \"workgroup_size\": [1, 1, 1], \"buffers\": [{\"name\": "
+        "\"x\", \"binding\": 0, \"access\": \"read_write\", \"type\": \"i16\"}], \"body\": []}",
+        f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "run --backend cpu %s --input x=%s", prog, t);
+  f = fopen(t, "wb");
+  fwrite(vt, 1, 3, f);
+  fclose(f);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "the file has 3 bytes, not a whole number of i16 elements (2 bytes each; 1 "
+                      "byte left over)");
+  assert_contains(&r, "Fix: give raw little-endian elements, 2 bytes each.");
+  free(r.out);
+  unlink(prog);
   unlink(t);
   rmdir(dir);
 }

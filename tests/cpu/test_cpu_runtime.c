@@ -323,11 +323,12 @@ static void test_resident_ranges_are_checked_before_any_byte_moves(void **state)
   assert_int_equal(O->buffer_read(be, &rd, 1, &e), VYRE_STATUS_OK);
   uint32_t want[16] = {0, 0, 1, 2, 3, 4};
   assert_memory_equal(all, want, sizeof(want));
-  // A batch whose second range is misaligned writes nothing.
+  // A batch whose second range ends past the buffer writes nothing (ranges
+  // are byte-exact: any offset and size inside the buffer, IR-STORE-2).
   vyre_buffer_range bad[2] = {{.buffer = buf, .offset = 0, .size = 8, .src = src2},
-                              {.buffer = buf, .offset = 6, .size = 4, .src = src2}};
+                              {.buffer = buf, .offset = 61, .size = 4, .src = src2}};
   assert_int_equal(O->buffer_write(be, bad, 2, &e), VYRE_STATUS_INVALID_ARGUMENT);
-  assert_non_null(strstr(e.message, "range 1 has offset 6"));
+  assert_non_null(strstr(e.message, "range 1 [61, 65) ends past the buffer's 64 bytes"));
   bad[1].offset = 60;
   bad[1].size = 8; // past the end
   assert_int_equal(O->buffer_write(be, bad, 2, &e), VYRE_STATUS_INVALID_ARGUMENT);
@@ -341,11 +342,24 @@ static void test_resident_ranges_are_checked_before_any_byte_moves(void **state)
   assert_int_equal(O->buffer_read(be, rbad, 2, &e), VYRE_STATUS_INVALID_ARGUMENT);
   for (int i = 0; i < 4; i++)
     assert_int_equal(keep[i], 7);
-  // Odd sizes and foreign handles are refused. (Freed handles are refused by
-  // the host's registry: the plugin cannot read a header it has freed.)
+  // Odd sizes are byte-exact (narrow elements, docs/ir.md IR-STORE-2): 6
+  // zeroed bytes, byte ranges move exactly their bytes.
   vyre_buffer *odd = NULL;
-  assert_int_equal(O->buffer_alloc(be, 6, &odd, &e), VYRE_STATUS_INVALID_ARGUMENT);
-  assert_non_null(strstr(e.message, "6 bytes is not a multiple of 4"));
+  assert_int_equal(O->buffer_alloc(be, 6, &odd, &e), VYRE_STATUS_OK);
+  uint8_t b3[3] = {0xB1, 0xB2, 0xB3}, b6[7];
+  memset(b6, 0xEE, sizeof(b6));
+  vyre_buffer_range ow = {.buffer = odd, .offset = 3, .size = 3, .src = b3};
+  vyre_buffer_range orr = {.buffer = odd, .offset = 0, .size = 6, .dst = b6};
+  assert_int_equal(O->buffer_write(be, &ow, 1, &e), VYRE_STATUS_OK);
+  assert_int_equal(O->buffer_read(be, &orr, 1, &e), VYRE_STATUS_OK);
+  const uint8_t b6want[7] = {0, 0, 0, 0xB1, 0xB2, 0xB3, 0xEE};
+  assert_memory_equal(b6, b6want, sizeof(b6want));
+  ow.offset = 4; // 4 + 3 > 6
+  assert_int_equal(O->buffer_write(be, &ow, 1, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(e.message, "range 0 [4, 7) ends past the buffer's 6 bytes"));
+  assert_int_equal(O->buffer_free(be, odd, &e), VYRE_STATUS_OK);
+  // Foreign handles are refused. (Freed handles are refused by the host's
+  // registry: the plugin cannot read a header it has freed.)
   vyre_backend *other = tu_backend();
   vyre_buffer_range foreign = rd;
   assert_int_equal(O->buffer_read(other, &foreign, 1, &e), VYRE_STATUS_INVALID_ARGUMENT);

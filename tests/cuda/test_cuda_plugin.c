@@ -292,14 +292,21 @@ static void test_plugin_vector_add_runs_on_the_device(void **state) {
 
 // IR 1.1 narrow storage: slot 0 a u8 read buffer, slot 1 a u16 write buffer;
 // the kernel gets byte / halfword pointers and element counts (bytes / size).
+// Byte-exact lengths (docs/ir.md IR-STORE-2): 13 input bytes, 5 output
+// halves (10 bytes) copied back without touching the caller's next bytes;
+// bound as the first 10 bytes of a 13-byte resident buffer, the write range
+// is zeroed exactly (bytes 10..12 keep their contents).
 static uint32_t g_narrow_counts[2];
 static void emu_narrow(void **params, const unsigned grid[3], const unsigned block[3]) {
   const uint8_t *t = (const uint8_t *)PARAM_PTR(params, 0);
-  uint16_t *o = (uint16_t *)PARAM_PTR(params, 1);
+  uint8_t *o = (uint8_t *)PARAM_PTR(params, 1);
   g_narrow_counts[0] = PARAM_U32(params, 2);
   g_narrow_counts[1] = PARAM_U32(params, 3);
   for (uint32_t i = 0; i < grid[0] * block[0]; i++)
-    if (i < g_narrow_counts[1]) o[i] = (uint16_t)(i < g_narrow_counts[0] ? t[i] + 0x100u : 0);
+    if (i < g_narrow_counts[1]) {
+      uint16_t v = (uint16_t)(i < g_narrow_counts[0] ? t[i] + 0x100u : 0);
+      memcpy(o + 2 * i, &v, 2); // 2-byte aligned only
+    }
 }
 
 static void test_plugin_narrow_buffers_get_element_counts(void **state) {
@@ -309,7 +316,7 @@ static void test_plugin_narrow_buffers_get_element_counts(void **state) {
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 64, 1, 1);
   uint32_t T = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
-  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_U16, 6);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_U16, 5);
   uint32_t x;
   uint32_t s0 = let(t, &x, gid(t, 0));
   uint32_t s1 =
@@ -320,10 +327,10 @@ static void test_plugin_narrow_buffers_get_element_counts(void **state) {
   vyre_module *m = cu_compile(be, p, &err);
   if (!m) fail_msg("compile: %s", err.message);
   mock_kernel(emu_narrow);
-  uint8_t in[12] = {1, 2, 3, 250, 5, 6, 7, 8, 9, 10, 11, 12};
-  uint16_t out[6] = {0};
+  uint8_t in[13] = {1, 2, 3, 250, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+  uint16_t out[6] = {0, 0, 0, 0, 0, 0xBEEF};
   vyre_binding b[2] = {{.buffer_index = T, .bytes = sizeof(in), .data = in},
-                       {.buffer_index = O, .bytes = sizeof(out), .data = out}};
+                       {.buffer_index = O, .bytes = 10, .data = out}};
   vyre_dispatch_args da = {.struct_size = sizeof(da),
                            .binding_count = 2,
                            .module = m,
@@ -334,11 +341,31 @@ static void test_plugin_narrow_buffers_get_element_counts(void **state) {
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
   int mock = mock_live() != -1;
   if (mock) { // the emulation saw the counts; a real GPU ran the kernel
-    assert_int_equal(g_narrow_counts[0], 12);
-    assert_int_equal(g_narrow_counts[1], 6);
+    assert_int_equal(g_narrow_counts[0], 13);
+    assert_int_equal(g_narrow_counts[1], 5);
   }
-  static const uint16_t want[6] = {0x101, 0x102, 0x103, 0x1FA, 0x105, 0x106};
+  static const uint16_t want[6] = {0x101, 0x102, 0x103, 0x1FA, 0x105, 0xBEEF};
   assert_memory_equal(out, want, sizeof(want));
+  // A 3-byte u16 binding is refused (not a whole number of elements).
+  b[1].bytes = 3;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "not a multiple of its 2-byte elements"));
+  // The write buffer as the first 10 bytes of a 13-byte resident buffer.
+  vyre_buffer *rb = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 13, &rb, &err), VYRE_STATUS_OK);
+  uint8_t fill[13], back[14];
+  memset(fill, 0xAA, sizeof(fill));
+  vyre_buffer_range wr = {.buffer = rb, .offset = 0, .size = 13, .src = fill};
+  assert_int_equal(cu_ops()->buffer_write(be, &wr, 1, &err), VYRE_STATUS_OK);
+  b[1] =
+      (vyre_binding){.buffer_index = O, .kind = VYRE_BINDING_RESIDENT, .bytes = 10, .resident = rb};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  memset(back, 0xEE, sizeof(back));
+  vyre_buffer_range rd = {.buffer = rb, .offset = 0, .size = 13, .dst = back};
+  assert_int_equal(cu_ops()->buffer_read(be, &rd, 1, &err), VYRE_STATUS_OK);
+  const uint8_t wantb[14] = {0x01, 1, 0x02, 1, 0x03, 1, 0xFA, 1, 0x05, 1, 0xAA, 0xAA, 0xAA, 0xEE};
+  assert_memory_equal(back, wantb, sizeof(wantb));
+  assert_int_equal(cu_ops()->buffer_free(be, rb, &err), VYRE_STATUS_OK);
   cu_ops()->module_release(be, m);
   cu_ops()->destroy(be);
   free(t);

@@ -126,6 +126,76 @@ static void test_vector_add_and_out_of_order_bindings_are_correct(void **state) 
   vyre_program_free(s);
 }
 
+// Byte-exact narrow host buffers (docs/ir.md IR-STORE-2) through libvyre:
+// a read_write i16 of 3 elements (6 bytes), a write u8 of count 7 returned
+// into exactly 7 bytes, a resident u8 input of 13 bytes whose len is 13; a
+// 3-byte i16 input is refused with the element size named.
+#define NARROW_EXACT_JSON                                                                          \
+  "{\"vyre\": 1, \"name\": \"exact\", \"workgroup_size\": [8, 1, 1], \"buffers\": ["               \
+  "{\"name\": \"x\", \"binding\": 0, \"access\": \"read_write\", \"type\": \"i16\"},"              \
+  "{\"name\": \"w\", \"binding\": 1, \"access\": \"write\", \"type\": \"u8\", \"count\": 7},"      \
+  "{\"name\": \"r\", \"binding\": 2, \"access\": \"read\", \"type\": \"u8\"},"                     \
+  "{\"name\": \"n\", \"binding\": 3, \"access\": \"write\", \"type\": \"u32\", \"count\": 1}],"    \
+  "\"body\": [{\"k\": \"let\", \"name\": \"g\", \"value\": {\"k\": \"builtin\", \"b\": \"gid\", "  \
+  "\"axis\": 0}},"                                                                                 \
+  "{\"k\": \"store\", \"buffer\": \"x\", \"index\": {\"k\": \"var\", \"name\": \"g\"}, "           \
+  "\"value\": "                                                                                    \
+  "{\"k\": \"bin\", \"op\": \"add\", \"a\": {\"k\": \"load\", \"buffer\": \"x\", \"index\": "      \
+  "{\"k\": "                                                                                       \
+  "\"var\", \"name\": \"g\"}}, \"b\": {\"k\": \"lit\", \"t\": \"i32\", \"v\": 1}}},"               \
+  "{\"k\": \"store\", \"buffer\": \"w\", \"index\": {\"k\": \"var\", \"name\": \"g\"}, "           \
+  "\"value\": "                                                                                    \
+  "{\"k\": \"bin\", \"op\": \"add\", \"a\": {\"k\": \"load\", \"buffer\": \"r\", \"index\": "      \
+  "{\"k\": "                                                                                       \
+  "\"var\", \"name\": \"g\"}}, \"b\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}}},"               \
+  "{\"k\": \"if\", \"cond\": {\"k\": \"bin\", \"op\": \"eq\", \"a\": {\"k\": \"var\", \"name\": "  \
+  "\"g\"}, \"b\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 0}}, \"then\": [{\"k\": \"store\", "     \
+  "\"buffer\": \"n\", \"index\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 0}, \"value\": {\"k\": "  \
+  "\"len\", \"buffer\": \"r\"}}]}]}"
+
+static void test_narrow_host_buffers_are_byte_exact_on_the_cpu(void **state) {
+  vyre_device *dev = *state;
+  vyre_error e = new_err();
+  vyre_program *p = json_program(NARROW_EXACT_JSON);
+  assert_non_null(p);
+  vyre_kernel *k = NULL;
+  assert_int_equal(vyre_kernel_compile(dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_resident *r = NULL;
+  assert_int_equal(vyre_resident_alloc(dev, 13, &r, &e), VYRE_STATUS_OK);
+  uint8_t rin[13];
+  for (int i = 0; i < 13; i++)
+    rin[i] = (uint8_t)(0x30 + i);
+  vyre_resident_range wr = {r, 0, 13, rin, NULL};
+  assert_int_equal(vyre_resident_write(dev, &wr, 1, &e), VYRE_STATUS_OK);
+  int16_t x[4] = {-5, 100, 32767, 0x5A5A}; // 3 elements bound, x[3] a sentinel
+  uint8_t w[8];
+  memset(w, 0xEE, sizeof(w));
+  uint32_t n = 0;
+  vyre_arg args[4] = {
+      {x, 6, x, 6, NULL}, {NULL, 0, w, 7, NULL}, {NULL, 0, NULL, 0, r}, {NULL, 0, &n, 4, NULL}};
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.has_grid = 1;
+  o.grid[0] = o.grid[1] = o.grid[2] = 1;
+  assert_int_equal(vyre_dispatch(k, args, 4, &o, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(x[0], -4);
+  assert_int_equal(x[1], 101);
+  assert_int_equal(x[2], -32768); // wraps in 16 bits
+  assert_int_equal(x[3], 0x5A5A);
+  for (int i = 0; i < 7; i++)
+    assert_int_equal(w[i], 0x31 + i);
+  assert_int_equal(w[7], 0xEE); // never written past the 7 bytes
+  assert_int_equal(n, 13);
+  args[0].bytes = 3;
+  assert_int_equal(vyre_dispatch(k, args, 4, &o, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "read_write buffer 'x' (arg 0) has 3 bytes, not a multiple of 2 (its i16 "
+                        "elements are 2 bytes each; 1 byte left over). Fix: pass a whole number "
+                        "of elements");
+  assert_int_equal(vyre_resident_free(r, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
 static void test_read_write_repeat_and_async_and_batch_on_the_cpu(void **state) {
   vyre_device *dev = *state;
   vyre_error e = new_err();
@@ -349,6 +419,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_automatic_selection_picks_the_cpu_reference_here, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_vector_add_and_out_of_order_bindings_are_correct, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_narrow_host_buffers_are_byte_exact_on_the_cpu, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_read_write_repeat_and_async_and_batch_on_the_cpu, setup,
                                       teardown),

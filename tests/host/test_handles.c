@@ -184,8 +184,23 @@ static void test_resident_buffers_round_trip_and_check_every_range_first(void **
   fixture *f = *state;
   vyre_error e = new_err();
   vyre_resident *r = NULL;
-  assert_int_equal(vyre_resident_alloc(f->dev, 10, &r, &e), VYRE_STATUS_INVALID_ARGUMENT);
-  ASSERT_HAS(e.message, "10 bytes is not a multiple of 4");
+  // Resident buffers are byte-exact (docs/ir.md IR-STORE-2): 10 bytes is 10
+  // u8 elements, and byte ranges move exactly their bytes.
+  assert_int_equal(vyre_resident_alloc(f->dev, 10, &r, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_resident_size(r), 10);
+  uint8_t bsrc[3] = {0xA1, 0xA2, 0xA3}, bdst[10];
+  vyre_resident_range bw = {r, 7, 3, bsrc, NULL};
+  assert_int_equal(vyre_resident_write(f->dev, &bw, 1, &e), VYRE_STATUS_OK);
+  memset(bdst, 0xEE, sizeof(bdst));
+  vyre_resident_range br = {r, 1, 9, NULL, bdst};
+  assert_int_equal(vyre_resident_read(f->dev, &br, 1, &e), VYRE_STATUS_OK);
+  const uint8_t bwant[10] = {0, 0, 0, 0, 0, 0, 0xA1, 0xA2, 0xA3, 0xEE};
+  assert_memory_equal(bdst, bwant, sizeof(bwant)); // 9 bytes read, the 10th untouched
+  bw.offset = 8;                                   // 8 + 3 > 10
+  assert_int_equal(vyre_resident_write(f->dev, &bw, 1, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "offset 8 + size 3 is past the end of the 10-byte buffer");
+  assert_int_equal(vyre_resident_free(r, &e), VYRE_STATUS_OK);
+  r = NULL;
   assert_int_equal(vyre_resident_alloc(f->dev, 64, &r, &e), VYRE_STATUS_OK);
   assert_int_equal(vyre_resident_size(r), 64);
   uint32_t src[16], dst[16];

@@ -62,9 +62,6 @@ static const rejection kRejections[] = {
     {"atomic_on_workgroup_bf16", "body[0]",
      "atomic 'exchange' on buffer 't' whose element type is bf16 (2 bytes); atomics stay on "
      "32-bit u32 elements and there are no 16-bit atomics"},
-    {"write_u16_count_not_whole_words", "buffers[0]",
-     "write buffer 'out' of u16 elements has count 5 (10 bytes), not a whole number of 4-byte "
-     "words; host buffers are whole words. Fix: use a count that is a multiple of 2"},
     {"store_f32_into_i8", "body[0].value",
      "store to 'out' (element type i8) needs a i32 value, got f32"},
     {"atomic_index_not_u32", "body[0].index", "atomic 'add' index must be u32, got i32"},

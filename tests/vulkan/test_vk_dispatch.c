@@ -474,6 +474,69 @@ static void test_runtime_resident_async_batch_and_sequence(void **state) {
   free(t);
 }
 
+// Byte-exact narrow bindings (docs/ir.md IR-STORE-2): a u8 write binding of
+// 7 bytes at the start of a 13-byte resident buffer whose bytes are all 0xAA
+// is zeroed for exactly its 7 bytes (IR-BUF-10) and stored by even
+// invocations only, so bytes 7..12 (the rest of word 1 included) keep 0xAA;
+// a host read_write u8 binding of 13 bytes in a 16-byte array comes back
+// with exactly 13 bytes changed. Body: g = gid.x; if (g & 1 == 0) w[g] =
+// g + 1; rw[g] = rw[g] + 1 (16 invocations: stores past len dropped).
+static void test_runtime_narrow_bindings_are_byte_exact(void **state) {
+  NEED_DEVICE();
+  const vyre_backend_ops *ops = vk_ops();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 4, 1, 1);
+  uint32_t w = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_U8, 7);
+  uint32_t rw = tb_buf(t, 1, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_U8, 0);
+  uint32_t g;
+  uint32_t s0 = let(t, &g, gid(t, 0));
+  uint32_t even =
+      bin(t, VYRE_IR_BIN_EQ, bin(t, VYRE_IR_BIN_AND, var(t, g), lit(t, T_U, 1)), lit(t, T_U, 0));
+  uint32_t sw = store(t, w, var(t, g), bin(t, VYRE_IR_BIN_ADD, var(t, g), lit(t, T_U, 1)));
+  uint32_t s1 = if_(t, even, LIST(t, sw), 0, 0);
+  uint32_t s2 =
+      store(t, rw, var(t, g), bin(t, VYRE_IR_BIN_ADD, load(t, rw, var(t, g)), lit(t, T_U, 1)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = vk_compile(g_be, p, &err);
+  assert_non_null(m);
+  vyre_buffer *rb = NULL;
+  assert_int_equal(ops->buffer_alloc(g_be, 13, &rb, &err), VYRE_STATUS_OK);
+  uint8_t fill[13], back[14];
+  memset(fill, 0xAA, sizeof(fill));
+  vyre_buffer_range wr = {.buffer = rb, .offset = 0, .size = 13, .src = fill};
+  assert_int_equal(ops->buffer_write(g_be, &wr, 1, &err), VYRE_STATUS_OK);
+  uint8_t host[16];
+  for (int k = 0; k < 16; k++)
+    host[k] = (uint8_t)(0x40 + k);
+  vyre_binding bind[2] = {
+      {.buffer_index = 0, .kind = VYRE_BINDING_RESIDENT, .bytes = 7, .resident = rb},
+      {.buffer_index = 1, .kind = VYRE_BINDING_HOST, .bytes = 13, .data = host}};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 2,
+                           .module = m,
+                           .bindings = bind,
+                           .grid = {4, 1, 1},
+                           .repeat = 1};
+  assert_int_equal(ops->dispatch(g_be, &da, NULL, &err), VYRE_STATUS_OK);
+  memset(back, 0xEE, sizeof(back));
+  vyre_buffer_range rd = {.buffer = rb, .offset = 0, .size = 13, .dst = back};
+  assert_int_equal(ops->buffer_read(g_be, &rd, 1, &err), VYRE_STATUS_OK);
+  const uint8_t want[14] = {1, 0, 3, 0, 5, 0, 7, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xEE};
+  assert_memory_equal(back, want, sizeof(want));
+  for (int k = 0; k < 16; k++)
+    assert_int_equal(host[k], k < 13 ? 0x41 + k : 0x40 + k);
+  // An odd range inside the buffer reads exactly its bytes.
+  memset(back, 0xEE, sizeof(back));
+  vyre_buffer_range rd3 = {.buffer = rb, .offset = 5, .size = 3, .dst = back};
+  assert_int_equal(ops->buffer_read(g_be, &rd3, 1, &err), VYRE_STATUS_OK);
+  const uint8_t want3[4] = {0, 7, 0xAA, 0xEE};
+  assert_memory_equal(back, want3, sizeof(want3));
+  assert_int_equal(ops->buffer_free(g_be, rb, &err), VYRE_STATUS_OK);
+  ops->module_release(g_be, m);
+  free(t);
+}
+
 // After an injected loss: DEVICE_LOST fast, recover bumps the generation,
 // old modules and buffers are refused, new work is correct.
 // With VK_KHR_push_descriptor (metric vk_push_descriptors = 1) a dispatch
@@ -700,6 +763,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_trap_reports_lowest_invocation_and_sites),
       cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
+      cmocka_unit_test(test_runtime_narrow_bindings_are_byte_exact),
       cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_once),
       cmocka_unit_test(test_runtime_push_descriptors_when_offered),
       cmocka_unit_test(test_runtime_host_time_metrics_grow),

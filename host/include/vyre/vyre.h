@@ -330,11 +330,11 @@ void vyre_kernel_release(vyre_kernel *kernel);
 
 typedef struct vyre_resident vyre_resident;
 
-// A zero-filled device buffer of |bytes| (multiple of 4; 0 allowed),
-// docs/abi.md ABI-RESIDENT-1. The caller owns *out (vyre_resident_free);
-// its contents do not survive a recover. Errors: INVALID_ARGUMENT (|bytes|
-// not a multiple of 4), UNSUPPORTED (the plugin has no resident slots),
-// OUT_OF_MEMORY, DEVICE_LOST.
+// A zero-filled device buffer of exactly |bytes| (any number, 0 allowed:
+// 13 bytes hold 13 u8 elements; docs/ir.md IR-STORE-2, docs/abi.md
+// ABI-RESIDENT-1, ABI-NARROW-2). The caller owns *out (vyre_resident_free);
+// its contents do not survive a recover. Errors: UNSUPPORTED (the plugin
+// has no resident slots), OUT_OF_MEMORY, DEVICE_LOST.
 uint32_t vyre_resident_alloc(vyre_device *dev, uint64_t bytes, vyre_resident **out,
                              vyre_error *err);
 // ABI 1.2 (docs/abi.md ABI-ISOLATE-7): vyre_resident_alloc with flags.
@@ -358,8 +358,8 @@ uint64_t vyre_resident_size(const vyre_resident *buf);
 
 typedef struct vyre_resident_range {
   vyre_resident *buffer;
-  uint64_t offset; // bytes, multiple of 4
-  uint64_t size;   // bytes, multiple of 4
+  uint64_t offset; // bytes (any, IR-STORE-2)
+  uint64_t size;   // bytes (any)
   const void *src; // write: the bytes
   void *dst;       // read: the destination
 } vyre_resident_range;
@@ -369,7 +369,7 @@ typedef struct vyre_resident_range {
 // complete when the call returns. Every range is checked before anything
 // moves: one bad range writes nothing and reads nothing into the caller's
 // memory. |count| 0 is OK. Errors: INVALID_ARGUMENT (a dead or foreign
-// buffer, offset or size not a multiple of 4, a range past the end, NULL
+// buffer, a range past the end, NULL
 // src/dst with size > 0), DEVICE_LOST (a stale buffer, a lost device),
 // UNSUPPORTED (no resident slots).
 uint32_t vyre_resident_write(vyre_device *dev, const vyre_resident_range *ranges, uint32_t count,
@@ -388,7 +388,8 @@ uint32_t vyre_resident_read(vyre_device *dev, const vyre_resident_range *ranges,
 // |data| is not changed; NULL discards the result).
 typedef struct vyre_arg {
   const void *data;        // read / uniform / read_write: the input bytes
-  uint64_t bytes;          // length of |data| (multiple of 4); ignored for write buffers
+  uint64_t bytes;          // length of |data|: whole elements of the buffer's type (any
+                           // length for u8, IR-STORE-2); ignored for write buffers
   void *out;               // read_write / write: receives the result; NULL discards it
   uint64_t out_bytes;      // capacity of |out|: must be >= the buffer's bound length
   vyre_resident *resident; // non-NULL: bind this resident buffer (data/out ignored)
@@ -424,7 +425,7 @@ uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, 
 // (defaults: vyre_dispatch_options_init). Returns VYRE_STATUS_TRAPPED with
 // the record in |out| when a trap fired (docs/ir.md IR-TRAP-1; outputs are
 // then unspecified). Errors: INVALID_ARGUMENT (wrong arg count, an input
-// length not a multiple of 4 or below the declared count, |out_bytes| too
+// length not a whole number of elements of its type or below the declared count, |out_bytes| too
 // small, repeat 0, a grid outside docs/ir.md IR-GRID-3, a grid that cannot
 // be inferred, max_output_bytes exceeded, a dead or foreign kernel or
 // resident buffer, options.struct_size below the minimum), UNSUPPORTED (a

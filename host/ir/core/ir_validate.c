@@ -844,14 +844,6 @@ static uint32_t check_buffers(vstate *s) {
                   "uniform buffer '%.80s' has count %u (%llu bytes), over the 64 KiB limit of "
                   "uniform buffers. Fix: declare it with \"access\": \"read\".",
                   nm, b->count, (unsigned long long)b->count * eb);
-    // Host buffers are whole 4-byte words (IR-STORE-2): a write buffer's
-    // count of narrow elements must fill them.
-    if (b->access == VYRE_IR_ACCESS_WRITE && ((uint64_t)b->count * eb) % 4u)
-      return fail(s,
-                  "write buffer '%.80s' of %s elements has count %u (%llu bytes), not a whole "
-                  "number of 4-byte words; host buffers are whole words. Fix: use a count that "
-                  "is a multiple of %u.",
-                  nm, tname(b->type), b->count, (unsigned long long)b->count * eb, 4u / eb);
     pop(s);
   }
   s->p->workgroup_bytes = (uint32_t)wg_bytes;

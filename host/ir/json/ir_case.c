@@ -230,17 +230,6 @@ static uint32_t inputs(vyre_case *c, json_t *root, case_budget *budget, vyre__jp
     vyre_case_data *d = &c->inputs[c->input_count];
     st = vyre__case_data_read(e, b->type, p, d, err);
     if (st) return st;
-    if (d->size % 4u) {
-      uint64_t got = d->size / eb;
-      free(d->bytes);
-      d->bytes = NULL;
-      return vyre__jpath_fail(p, err, BADARG,
-                              "%llu %s elements are %llu bytes, not a whole number of 4-byte "
-                              "words; host buffers are whole words (docs/ir.md IR-STORE-2). Fix: "
-                              "give a multiple of %u elements (pad with zeros).",
-                              (unsigned long long)got, vyre_ir_type_name(b->type),
-                              (unsigned long long)d->size, 4u / eb);
-    }
     d->buffer_index = i;
     c->input_count++;
     vyre__jpath_pop(p);

@@ -10,13 +10,6 @@ import vyre_gen as G
 ERR = {"error": "INVALID_PROGRAM"}
 
 
-def _pad(xs, per_word, fill=0):
-    """Pads a list of narrow elements to whole 4-byte words (IR-STORE-2)."""
-    while len(xs) % per_word:
-        xs = xs + [fill]
-    return xs
-
-
 def _f32_from_parts(sign, e, m):
     return (sign << 31) | (e << 23) | m
 
@@ -103,11 +96,10 @@ def gen_storage(ctx):
                "f32 -> f16 stores round to nearest even: ties at 1 + 2^-11, 65520 -> inf, "
                "overflow -> +-inf, NaN -> 0x7E00, f16 subnormals kept (2^-24, the 2^-25 tie -> 0, "
                "1.5 and 2.5 * 2^-24 ties -> 2 * 2^-24), rounding up into the normals",
-               [buf("a", 0, "read", "f32"), buf("out", 1, "write", "f16", _padn(n, 2))],
+               [buf("a", 0, "read", "f32"), buf("out", 1, "write", "f16", n)],
                guard_gid([store("out", g, load("a", g))], out="a"),
                inputs={"a": [enc_f32(x) for x in F16_EDGES]},
-               expect={"out": [G.f32_to_f16(G.f_canon(x)) for x in F16_EDGES] +
-                       [0] * (_padn(n, 2) - n)}))
+               expect={"out": [G.f32_to_f16(G.f_canon(x)) for x in F16_EDGES]}))
 
     # --- f16 / bf16 stores: a sweep of the f16 range and its edges -----------
     rng = G.SplitMix64(0x5EED0017)
@@ -133,7 +125,7 @@ def gen_storage(ctx):
                        "ob": ["0x%04x" % G.f32_to_bf16(x) for x in sweep]}))
 
     # --- f16 loads: exact ----------------------------------------------------
-    pats = _pad(_f16_patterns(), 2)
+    pats = _f16_patterns()
     W.add("storage/f16_load_patterns.json",
           case("f16_load_patterns",
                "f16 -> f32 loads are exact: every exponent with edge mantissas, both signs, "
@@ -149,12 +141,11 @@ def gen_storage(ctx):
           case("bf16_store_edges",
                "f32 -> bf16 stores round to nearest even (ties at 1 + 2^-8, the largest bf16 "
                "tie -> inf), overflow -> +-inf, NaN -> 0x7FC0, the smallest normals stay normal",
-               [buf("a", 0, "read", "f32"), buf("out", 1, "write", "bf16", _padn(n, 2))],
+               [buf("a", 0, "read", "f32"), buf("out", 1, "write", "bf16", n)],
                guard_gid([store("out", g, load("a", g))], out="a"),
                inputs={"a": [enc_f32(x) for x in BF16_EDGES]},
-               expect={"out": [G.f32_to_bf16(G.f_canon(x)) for x in BF16_EDGES] +
-                       [0] * (_padn(n, 2) - n)}))
-    pats = _pad(_bf16_patterns(), 2)
+               expect={"out": [G.f32_to_bf16(G.f_canon(x)) for x in BF16_EDGES]}))
+    pats = _bf16_patterns()
     W.add("storage/bf16_load_flush.json",
           case("bf16_load_flush",
                "bf16 -> f32 loads: exact, then f32 canonical form: a bf16 subnormal becomes an "
@@ -322,6 +313,84 @@ def gen_storage(ctx):
                        "lens": [8, 6, 8, 4],
                        "w8": list(range(1, 9)), "w16": [7, 7, 7, 7]}))
 
+    # --- byte-exact host buffers (IR-STORE-2): no padding to whole words ------
+    # u8 inputs of 1, 3, 5 and 13 bytes, a read_write u8 of 13 bytes and a
+    # write u8 of 7: 16 invocations load and store every index 0..15, so the
+    # element right after each end (and the rest of its last word) is out of
+    # bounds (IR-STORE-9), and the last partial word of each output is stored
+    # by different invocations, in one workgroup or in different ones.
+    lens8 = (1, 3, 5, 13)
+    src8 = {k: [(0x31 * (i + 1) + k) & 0xFF for i in range(k)] for k in lens8}
+    rw13 = [(0xF0 + i * 7) & 0xFF for i in range(13)]
+    for wg, grid in ((16, 1), (1, 16), (4, 4)):
+        bufs = [buf("a%d" % k, j, "read", "u8") for j, k in enumerate(lens8)]
+        bufs += [buf("rw13", 4, "read_write", "u8"), buf("w7", 5, "write", "u8", 7),
+                 buf("out", 6, "write", "u32", 16 * len(lens8)), buf("lens", 7, "write", "u32", 6)]
+        body = [let("g", gid(0))]
+        for j, k in enumerate(lens8):
+            body.append(store("out", bin_("add", bin_("mul", var("g"), lit_u(len(lens8))),
+                                           lit_u(j)), load("a%d" % k, var("g"))))
+        body += [store("rw13", var("g"), bin_("add", load("rw13", var("g")), lit_u(0x11))),
+                 store("w7", var("g"), bin_("add", var("g"), lit_u(0x1C0))),  # low byte kept
+                 if_(eq(var("g"), lit_u(0)),
+                     [store("lens", lit_u(j), len_(nm)) for j, nm in
+                      enumerate(["a1", "a3", "a5", "a13", "rw13", "w7"])])]
+        where = ("one workgroup" if grid == 1 else "different workgroups" if wg == 1 else
+                 "one and different workgroups")
+        W.add("storage/byte_exact_u8_wg%d.json" % wg,
+              case("byte_exact_u8_wg%d" % wg,
+                   "host u8 buffers are byte-exact: inputs of 1, 3, 5 and 13 bytes have len 1, "
+                   "3, 5, 13; loads at and past the end (inside the last word too) give 0; a "
+                   "read_write u8 of 13 bytes and a write u8 of count 7 come back with exactly "
+                   "13 and 7 bytes, stores past the end dropped; the partial last word is "
+                   "stored by invocations of %s" % where,
+                   bufs, body, wg=(wg, 1, 1), grid=[grid, 1, 1],
+                   inputs=dict({"a%d" % k: src8[k] for k in lens8}, rw13=rw13),
+                   expect={"out": [src8[k][i] if i < k else 0 for i in range(16) for k in lens8],
+                           "lens": [1, 3, 5, 13, 13, 7],
+                           "rw13": [(v + 0x11) & 0xFF for v in rw13],
+                           "w7": [(i + 0xC0) & 0xFF for i in range(7)]}))
+
+    # 16-bit types of odd element counts: i16 of 3 (6 bytes), f16 of 5 (10
+    # bytes), bf16 of 1 (2 bytes), a read_write i16 of 3, write f16 of count 5
+    # and write i16 of count 1.
+    s3 = [-2, 0x7FFF, -32768]
+    h5 = [0x3C00, 0xC000, 0x7BFF, 0x0001, 0x7E00]
+    r3 = [100, -100, 0]
+    n = 8
+    W.add("storage/byte_exact_16bit_odd.json",
+          case("byte_exact_16bit_odd",
+               "host i16, f16 and bf16 buffers of odd element counts are byte-exact (6, 10 and "
+               "2 bytes): len 3, 5, 1; loads past the end give 0 (f16/bf16 +0.0) even in the "
+               "last word's other half; read_write i16 of 3 and write f16 of 5 and i16 of 1 "
+               "come back with exactly their elements, stores past the end dropped",
+               [buf("s3", 0, "read", "i16"), buf("h5", 1, "read", "f16"),
+                buf("b1", 2, "read", "bf16"), buf("r3", 3, "read_write", "i16"),
+                buf("wh5", 4, "write", "f16", 5), buf("wi1", 5, "write", "i16", 1),
+                buf("os", 6, "write", "i32", n), buf("oh", 7, "write", "f32", n),
+                buf("ob", 8, "write", "f32", n), buf("lens", 9, "write", "u32", 6)],
+               [let("g", gid(0)),
+                store("os", var("g"), load("s3", var("g"))),
+                store("oh", var("g"), load("h5", var("g"))),
+                store("ob", var("g"), load("b1", var("g"))),
+                store("r3", var("g"), bin_("sub", load("r3", var("g")), lit_i(1))),
+                store("wh5", var("g"), bin_("add", cast("f32", var("g")), lit_f(0x3F000000))),
+                store("wi1", var("g"), bin_("sub", lit_i(-1), cast("i32", var("g")))),
+                if_(eq(var("g"), lit_u(0)),
+                    [store("lens", lit_u(j), len_(nm)) for j, nm in
+                     enumerate(["s3", "h5", "b1", "r3", "wh5", "wi1"])])],
+               wg=(2, 1, 1), grid=[n // 2, 1, 1],
+               inputs={"s3": s3, "h5": ["0x%04x" % x for x in h5], "b1": ["0x3f80"], "r3": r3},
+               expect={"os": [G.s32(G.narrow_load("i16", s3[i] & 0xFFFF)) if i < 3 else 0
+                              for i in range(n)],
+                       "oh": [enc_f32(G.f16_to_f32(h5[i])) if i < 5 else 0 for i in range(n)],
+                       "ob": [enc_f32(0x3F800000) if i < 1 else 0 for i in range(n)],
+                       "r3": [v - 1 for v in r3],
+                       "wh5": ["0x%04x" % G.f32_to_f16(G.f_add(G.f_from_int(i), 0x3F000000))
+                               for i in range(5)],
+                       "wi1": [-1],
+                       "lens": [3, 5, 1, 3, 5, 1]}))
+
     # --- refused programs ------------------------------------------------------
     def bad(name, desc, buffers, body):
         W.add("storage/refused_%s.json" % name,
@@ -333,9 +402,6 @@ def gen_storage(ctx):
     bad("atomic_on_f16", "an atomic on a workgroup f16 buffer",
         [wbuf("t", "f16", 64), buf("out", 0, "write", "u32", 64)],
         guard_gid([atomic("exchange", "t", g, lit_u(1))]))
-    bad("write_count_not_words", "a write u8 buffer of 7 elements (host buffers are whole "
-        "4-byte words)", [buf("out", 0, "write", "u8", 7)],
-        guard_gid([store("out", g, g)]))
     bad("store_f32_into_u8", "a store of an f32 value into a u8 buffer (needs u32)",
         [buf("out", 0, "write", "u8", 64)],
         guard_gid([store("out", g, cast("f32", g))]))
@@ -346,8 +412,3 @@ def gen_storage(ctx):
         [buf("out", 0, "write", "u32", 64)],
         guard_gid([let("x", {"k": "lit", "t": "u8", "v": 1}), store("out", g, g)]))
 
-
-def _padn(n, eb):
-    """n rounded up to a whole number of 4-byte words of |eb|-byte elements."""
-    per = 4 // eb
-    return (n + per - 1) // per * per

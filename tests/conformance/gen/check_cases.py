@@ -127,8 +127,6 @@ class Checker:
             eb = G.TYPE_BYTES[b["type"]]
             if b["access"] == "workgroup":
                 wgbytes += (eb * b["count"] + 3) // 4 * 4  # whole words (IR-STORE-3)
-            if b["access"] == "write" and eb * b["count"] % 4:
-                self.fail(path, "write buffer of %s not whole words" % b["type"])
             if b["access"] == "uniform" and eb * b.get("count", 0) > 65536:
                 self.fail(path, "uniform over 64 KiB")
             self.bufs[b["name"]] = b
@@ -436,8 +434,6 @@ def expand_narrow(type_, spec, path):
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise Invalid("%s: %r out of range %d..%d for %s" % (path, v, lo, hi, type_))
             out.append(v & mask)
-    if len(out) * G.TYPE_BYTES[type_] % 4:
-        raise Invalid("%s: not whole 4-byte words" % path)
     return out
 
 

@@ -230,9 +230,7 @@ TEXT = (
 
 def byte_histogram():
     """IR 1.1 u8 storage: a 256-bin histogram of UTF-8 text, one byte per element."""
-    data = list(TEXT.encode("utf-8")) * 17
-    while len(data) % 4:  # host buffers are whole 4-byte words (IR-STORE-2)
-        data.append(ord(" "))
+    data = list(TEXT.encode("utf-8")) * 17  # any length: byte-exact (IR-STORE-2)
     n, bins, wg = len(data), 256, 256
     body = [let("i", gid(0)), let("l", lid(0)),
             if_(lt(var("i"), len_("text")),
