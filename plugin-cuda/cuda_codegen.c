@@ -223,9 +223,10 @@ static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
     out->vload = kp->lanes.vload;
     out->vstore = kp->lanes.vstore;
   }
+  out->dyn_shared = kp->workgroup_bytes > VYRE_CUDA_STATIC_SHARED_MAX ? kp->workgroup_bytes : 0u;
 }
 
-_Static_assert(VYRE_CUDA_MAX_SLOTS == 32u, "kernel parameters and bindings 0..31");
+_Static_assert(VYRE_CUDA_MAX_SLOTS == 64u, "kernel parameters and bindings 0..63");
 
 uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
                              vyre_error *err) {
@@ -462,10 +463,17 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
                                      : "");
   // Workgroup memory: zero at workgroup start, then one barrier.
   if (plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) {
+    // Above 48 KiB: one dynamic block carved into the buffers (dyn_shared).
+    if (plan->dyn_shared) vyre_cuda_cg_put(g, "  extern __shared__ __align__(16) u32 vdyn[];\n");
+    uint64_t at = 0;
     for (uint32_t b = 0; b < p->buffer_count; b++) {
       const vyre_ir_buffer *buf = &p->buffers[b];
-      if (buf->access == VYRE_IR_ACCESS_WORKGROUP)
+      if (buf->access != VYRE_IR_ACCESS_WORKGROUP) continue;
+      if (plan->dyn_shared)
+        vyre_cuda_cg_put(g, "  u32 *const w%u = vdyn + %lluu;\n", b, (unsigned long long)at);
+      else
         vyre_cuda_cg_put(g, "  __shared__ u32 w%u[%u];\n", b, buf->count ? buf->count : 1u);
+      at += buf->count;
     }
     vyre_cuda_cg_put(
         g, "  {\n    const u32 zt = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n",

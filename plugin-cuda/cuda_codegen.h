@@ -30,7 +30,7 @@
 // 4: the IR 1.1 int_sat ops (abs_diff, add_sat, sub_sat) and the kit plan.
 // 5: the launch-geometry parameters vo0..vo2, vn0..vn2 (split grids).
 // 7: trap values (vtrapv, the 32-byte trap record; feature trap_value).
-#define VYRE_CUDA_GENERATOR_VERSION 7u
+#define VYRE_CUDA_GENERATOR_VERSION 8u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 
@@ -60,7 +60,16 @@ typedef struct vyre_cuda_plan {
   // every bound pointer is 16-byte aligned (the wide accesses are valid).
   uint32_t lanes;
   uint64_t vload, vstore;
+  // Workgroup memory above the 48 KiB a kernel may declare statically
+  // (docs/ir.md IR-LIMIT-4): the kernel takes it as dynamic shared memory
+  // (extern __shared__), the loader raises the function's
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it, and every launch
+  // passes it as sharedMemBytes. 0: static __shared__ arrays (IR 1.0 sizes).
+  uint32_t dyn_shared;
 } vyre_cuda_plan;
+
+// The most bytes of static __shared__ memory one kernel may declare.
+#define VYRE_CUDA_STATIC_SHARED_MAX 49152u
 
 #define VYRE_CUDA_COARSEN 4u
 

@@ -354,8 +354,8 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
                            "Fix: raise the timeout or use fewer repeats.",
                            rep, j->repeat);
     }
-    r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params,
-                                    NULL);
+    r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2],
+                                    j->k->plan.dyn_shared, s, params, NULL);
     if (r != CUDA_SUCCESS)
       return vyre_cuda_be_fail(be, err, r, "check the grid and workgroup size against get_caps",
                                "cuLaunchKernel(grid [%u,%u,%u], workgroup [%u,%u,%u])", g[0], g[1],

@@ -503,7 +503,7 @@ static void declare_buffers(vyre_spv_cg *c) {
   {
     // A fresh id (not deduplicated): its member decorations are its own.
     uint32_t pcs = vyre_spv_id(m);
-    uint32_t words[40];
+    uint32_t words[VYRE_IR_MAX_BINDINGS + 8];
     words[0] = pcs;
     for (uint32_t i = 0; i < words_n; i++)
       words[1 + i] = U;

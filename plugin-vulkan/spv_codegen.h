@@ -48,7 +48,7 @@
 // The backend name in messages.
 #define VYRE_VK_NAME "vulkan"
 
-#define VYRE_VK_TRAP_BINDING 32u
+#define VYRE_VK_TRAP_BINDING VYRE_IR_MAX_BINDINGS // above every program binding (IR-LIMIT-5)
 #define VYRE_VK_TRAP_WORDS   3u
 // Bytes the host gives the record: the 64-bit layout with trap values
 // ({sites, 0, id, ticket, 0, (ticket << 32) | value}, README.md "Trap record").
@@ -66,7 +66,7 @@
 // sign of an exact zero on the integer bits; the loop-cut check (loop_guard).
 // 5: the grid-offset push constants (wgid, gid and nwg of the whole grid).
 // 6: trap values (feature trap_value; the 32-byte record).
-#define VYRE_VK_GENERATOR_VERSION 6u
+#define VYRE_VK_GENERATOR_VERSION 7u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -81,14 +81,14 @@ typedef struct vyre_spv_options {
 } vyre_spv_options;
 
 typedef struct vyre_spv_info {
-  uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)
-  uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
-  uint32_t uses_trap;          // binds the trap record (a trap statement, or loop_guard and a loop)
-  uint32_t push_bytes;         // 4 * host_buffer_count, plus 4 in lane mode, plus 24
-  uint32_t trap64;             // trap record is {sites, 0, id low, id high} (64-bit atomic min)
-  uint32_t lanes;              // lane mode: 4 IR invocations per invocation, LocalSize x/4
-  uint32_t lanes_offset;       // lane mode: byte offset of the push-constant flag word
-  uint32_t grid_offset;        // byte offset of the 6 grid words (base[3], total[3])
+  uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)
+  uint32_t buffer_of_slot[VYRE_IR_MAX_BINDINGS]; // ascending binding order -> buffer index
+  uint32_t uses_trap;    // binds the trap record (a trap statement, or loop_guard and a loop)
+  uint32_t push_bytes;   // 4 * host_buffer_count, plus 4 in lane mode, plus 24
+  uint32_t trap64;       // trap record is {sites, 0, id low, id high} (64-bit atomic min)
+  uint32_t lanes;        // lane mode: 4 IR invocations per invocation, LocalSize x/4
+  uint32_t lanes_offset; // lane mode: byte offset of the push-constant flag word
+  uint32_t grid_offset;  // byte offset of the 6 grid words (base[3], total[3])
 } vyre_spv_info;
 
 // The IR features the generator implements with |opt|: every feature of the

@@ -105,6 +105,8 @@ void vyre_vk_probe(vyre_probe_result *out);
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err);
 void vyre_vk_destroy(vyre_backend *be);
 uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err);
+// vyre_caps.max_bindings of this device (ABI 1.2; docs/ir.md IR-LIMIT-5).
+uint32_t vyre_vk_max_bindings(const vyre_backend *be);
 // Creates the logical device, queue, pool and pipeline cache on be->phys.
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err);
 void vyre_vk_device_close(vyre_backend *be);

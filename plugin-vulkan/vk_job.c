@@ -158,7 +158,8 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
   return VYRE_STATUS_OK;
 }
 
-// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most 33).
+// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most VYRE_IR_MAX_BINDINGS +
+// 1).
 static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
                            VkWriteDescriptorSet *w) {
   uint32_t n = 0;
@@ -431,8 +432,8 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
     *npushed = 0;
   }
   if (j->pipe->push) {
-    VkDescriptorBufferInfo bi[33];
-    VkWriteDescriptorSet w[33];
+    VkDescriptorBufferInfo bi[VYRE_IR_MAX_BINDINGS + 1];
+    VkWriteDescriptorSet w[VYRE_IR_MAX_BINDINGS + 1];
     uint32_t nw = set_writes(j, bi, w); // dstSet is ignored for pushed descriptors
     be->cmd_push_descriptors(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, nw, w);
   } else {
@@ -440,7 +441,7 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
                             NULL);
   }
   if (j->nb) {
-    uint32_t counts[32];
+    uint32_t counts[VYRE_IR_MAX_BINDINGS];
     for (uint32_t i = 0; i < j->nb; i++)
       counts[i] = (uint32_t)(j->bind[i].bytes / 4);
     if (*npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
@@ -461,7 +462,7 @@ void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *
   // The earlier submissions' writes before these repeats.
   vyre_vk_barrier(cb);
   const vyre_vk_pipe *bound = NULL;
-  uint32_t pushed[32], npushed = 0;
+  uint32_t pushed[VYRE_IR_MAX_BINDINGS], npushed = 0;
   bind_job(be, cb, j, &bound, pushed, &npushed);
   uint32_t reps = j->rep_left < VYRE_VK_REPEAT_CHUNK ? j->rep_left : VYRE_VK_REPEAT_CHUNK;
   for (uint32_t r = 0; r < reps; r++) {
@@ -487,7 +488,7 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
   vyre_vk_barrier(cb);
   uint64_t ep = ++be->hz_epoch;
   const vyre_vk_pipe *bound = NULL; // pipeline bound, and the push constants last pushed for it
-  uint32_t pushed[32], npushed = 0;
+  uint32_t pushed[VYRE_IR_MAX_BINDINGS], npushed = 0;
   for (uint32_t k = 0; k < n; k++) {
     vyre_vk_job *j = js[k];
     if (!j) continue;

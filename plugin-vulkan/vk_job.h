@@ -31,12 +31,12 @@ typedef struct vyre_vk_job {
   vyre_backend *be;
   struct vyre_vk_pipe *pipe;
   uint32_t nb;
-  vyre_binding bind[32]; // copied from the args (data pointers stay the caller's)
-  vyre_vk_block *devb;   // device memory of every host binding (pooled)
-  uint64_t dev_off[32];  // offset of each host binding in devb
-  vyre_vk_block *stb;    // host-visible staging and the trap record (pooled)
-  uint8_t *map;          // stb's mapping
-  uint64_t st_off[32];
+  vyre_binding bind[VYRE_IR_MAX_BINDINGS]; // copied from the args (data pointers stay the caller's)
+  vyre_vk_block *devb;                     // device memory of every host binding (pooled)
+  uint64_t dev_off[VYRE_IR_MAX_BINDINGS];  // offset of each host binding in devb
+  vyre_vk_block *stb;                      // host-visible staging and the trap record (pooled)
+  uint8_t *map;                            // stb's mapping
+  uint64_t st_off[VYRE_IR_MAX_BINDINGS];
   uint64_t trap_off;
   VkDescriptorPool dpool; // owned (NULL when another job of the batch owns its pool)
   uint32_t dpool_sets;    // dpool's kind: 1 or VYRE_VK_BATCH_SETS sets

@@ -110,7 +110,7 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
   VkResult r = vkCreateShaderModule(be->device, &smci, NULL, &pp->shader);
   if (r != VK_SUCCESS)
     return vyre_vk_fail(be, err, r, "vkCreateShaderModule", "report this as a plugin bug");
-  VkDescriptorSetLayoutBinding b[33];
+  VkDescriptorSetLayoutBinding b[VYRE_IR_MAX_BINDINGS + 1];
   uint32_t nb = 0;
   for (uint32_t i = 0; i < pp->info.host_buffer_count; i++)
     b[nb++] = (VkDescriptorSetLayoutBinding){.binding = pp->binding_of_slot[i],
@@ -182,7 +182,7 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
 static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const vyre_spv_info *in) {
   const vyre_ir_program *p = a->program;
   uint32_t n = 0, last = 0;
-  for (uint32_t s = 0; s < 32 && s < p->buffer_count; s++) {
+  for (uint32_t s = 0; s < VYRE_IR_MAX_BINDINGS && s < p->buffer_count; s++) {
     // The buffer with the next binding above |last|.
     uint32_t best = UINT32_MAX;
     for (uint32_t b = 0; b < p->buffer_count; b++) {
@@ -316,6 +316,15 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
                          "use smaller workgroup buffers.",
                          a->program->workgroup_bytes, l->maxComputeSharedMemorySize);
+  uint32_t maxb = vyre_vk_max_bindings(be), nb = 0;
+  for (uint32_t i = 0; i < a->program->buffer_count; i++)
+    nb += a->program->buffers[i].access != VYRE_IR_ACCESS_WORKGROUP;
+  if (nb > maxb)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
+                         "compile: the program has %u host buffers, but this device binds at "
+                         "most %u (push constants and storage descriptors; docs/ir.md "
+                         "IR-LIMIT-5). Fix: merge buffers or use another backend.",
+                         nb, maxb);
   return VYRE_STATUS_OK;
 }
 

@@ -47,7 +47,7 @@ struct vyre_vk_pipe {
   vyre_spv_info info;
   uint32_t buffer_count;
   uint8_t access[64]; // per program buffer (first 64)
-  uint32_t binding_of_slot[32];
+  uint32_t binding_of_slot[VYRE_IR_MAX_BINDINGS];
 };
 
 struct vyre_module {

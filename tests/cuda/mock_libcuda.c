@@ -161,6 +161,9 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
     *v = 49152;
     break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *v = 232448; // sm_90
+    break;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
     *v = 64;
     break;
@@ -371,6 +374,14 @@ static CUresult bench_kernel(const mock_function *fn, const unsigned grid[3],
   return CUDA_SUCCESS;
 }
 
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  count(__func__);
+  (void)f;
+  STICKY();
+  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && (v < 0 || v > 232448))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
                         void **extra) {

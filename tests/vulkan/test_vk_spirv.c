@@ -261,7 +261,7 @@ static void test_spirv_malformed_views_are_refused(void **state) {
     uint32_t status;
   } cases[] = {{"child index out of range", VYRE_STATUS_INVALID_PROGRAM},
                {"statement range out of range", VYRE_STATUS_INVALID_PROGRAM},
-               {"binding above 31", VYRE_STATUS_INVALID_PROGRAM},
+               {"binding above 63", VYRE_STATUS_INVALID_PROGRAM},
                {"buffer reference out of range", VYRE_STATUS_INVALID_PROGRAM},
                {"binary op code from a newer IR", VYRE_STATUS_UNSUPPORTED}};
   for (uint32_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -274,7 +274,7 @@ static void test_spirv_malformed_views_are_refused(void **state) {
       t->nodes[p->stmts[p->body + 1]].list_count = 900;
       break;
     case 2:
-      t->bufs[1].binding = 40;
+      t->bufs[1].binding = VYRE_IR_MAX_BINDINGS;
       break;
     case 3:
       for (uint32_t i = 0; i < p->node_count; i++)
