@@ -543,7 +543,7 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   if (size >= offsetof(vyre_caps, max_bindings) + sizeof(out->max_bindings))
     out->max_bindings = vyre_vk_max_bindings(be); // ABI 1.2; docs/ir.md IR-LIMIT-5
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TRAP |
-               VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET |
+               VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
                (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
   for (int i = 0; i < 3; i++) {
     out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];

@@ -292,6 +292,11 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   if (!j)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "dispatch: out of host memory. Fix: free memory.");
+  int has_rng = 0;
+  if ((st = vyre_kit_read_ranges(a, VYRE_VK_NAME, j->rng, &has_rng, err))) {
+    free(j);
+    return st;
+  }
   j->be = be;
   j->pipe = pp;
   atomic_fetch_add(&pp->refs, 1); // the pipe outlives the job (vk_pipeline.h)
@@ -366,9 +371,14 @@ static void record_downloads(vyre_vk_job *j, VkCommandBuffer cb, uint32_t *n) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
+    // A read range (ABI-RANGE-3): only the 4-aligned words that hold it.
+    const vyre_read_range *g = &j->rng[i];
+    uint64_t lo = g->reserved0 ? g->offset & ~3ull : 0;
+    uint64_t hi = g->reserved0 ? (g->offset + g->size + 3) & ~3ull : j->bind[i].bytes;
+    if (hi <= lo) continue;
     if (!(*n)++) vyre_vk_barrier(cb);
     VkBufferCopy cp = {
-        .srcOffset = j->dev_off[i], .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
+        .srcOffset = j->dev_off[i] + lo, .dstOffset = j->st_off[i] + lo, .size = hi - lo};
     vkCmdCopyBuffer(cb, j->devb->buf, j->stb->buf, 1, &cp);
   }
 }
@@ -536,6 +546,12 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
+    const vyre_read_range *g = &j->rng[i];
+    if (g->reserved0) { // only the range, to its dst (ABI-RANGE-2)
+      if (g->size) memcpy(g->dst, j->map + j->st_off[i] + g->offset, (size_t)g->size);
+      down += g->size;
+      continue;
+    }
     memcpy(j->bind[i].data, j->map + j->st_off[i], j->bind[i].bytes);
     down += j->bind[i].bytes;
   }

@@ -57,6 +57,9 @@ typedef struct vyre_vk_job {
   // the job records no upload, no download and no device block (devb NULL).
   uint32_t direct;
   uint32_t leased; // resident buffers' busy counts were raised
+  // Partial readback (docs/abi.md ABI-RANGE-3): per binding, reserved0 = 1
+  // when only [offset, offset + size) goes back, to dst (vyre_kit_read_ranges).
+  vyre_read_range rng[VYRE_IR_MAX_BINDINGS];
 } vyre_vk_job;
 
 // Validates |args| and creates the job's resources except its descriptor

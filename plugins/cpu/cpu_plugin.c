@@ -227,7 +227,8 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   memset(out, 0, ss && ss < sizeof(*out) ? ss : sizeof(*out));
   out->struct_size = ss ? ss : sizeof(*out);
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
-               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET;
+               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET |
+               VYRE_CAP_INDIRECT_GRID;
   out->max_workgroup_size[0] = 1024;
   out->max_workgroup_size[1] = 1024;
   out->max_workgroup_size[2] = 64;

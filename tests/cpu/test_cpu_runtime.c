@@ -125,7 +125,8 @@ static void test_caps_report_the_ir_limits(void **state) {
   assert_int_equal(c.timing_quality, VYRE_TIMING_HOST_CLOCK);
   assert_int_equal(c.device_kind, VYRE_DEVICE_KIND_CPU);
   uint32_t want = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
-                  VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET;
+                  VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET |
+                  VYRE_CAP_INDIRECT_GRID;
   assert_int_equal(c.flags, want);
   // The reference implements every IR feature of its lists (int_sat today).
   assert_int_equal(c.ir_features, VYRE_IR_FEATURES_KNOWN);
