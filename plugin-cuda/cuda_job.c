@@ -203,6 +203,9 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                          "Fix: use a grid within those limits.",
                          a->grid[0], a->grid[1], a->grid[2]);
   if ((st = vyre_kit_grid_span(a, VYRE_CUDA_NAME, j->geom, j->geom + 3, err))) return st;
+  vyre_read_range rng[VYRE_CUDA_MAX_SLOTS];
+  int has_rng = 0;
+  if ((st = vyre_kit_read_ranges(a, VYRE_CUDA_NAME, rng, &has_rng, err))) return st;
   j->zero_writes = (uint32_t)vyre_kit_launch_zeroes_writes(a);
   j->k = k;
   atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
@@ -225,7 +228,9 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
       io->dptr = b->resident->ptr;
     } else {
       io->host = b->data;
-      io->staged = !allow_direct || (b->bytes <= VYRE_CUDA_STAGE_MAX &&
+      if (has_rng) io->rng = rng[i];
+      // A ranged output is copied straight from device memory when it may be.
+      io->staged = !allow_direct || (!io->rng.reserved0 && b->bytes <= VYRE_CUDA_STAGE_MAX &&
                                      staged_total + b->bytes <= 4ull * VYRE_CUDA_STAGE_MAX);
       if (io->staged) staged_total += b->bytes;
     }
@@ -370,6 +375,13 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
     vyre_cuda_io *io = &j->io[i];
     if (io->res || io->staged || !io->bytes) continue;
     if (io->access != VYRE_IR_ACCESS_READ_WRITE && io->access != VYRE_IR_ACCESS_WRITE) continue;
+    if (io->rng.reserved0) { // only the range, to its dst (ABI-RANGE-2)
+      if (io->rng.size)
+        r = vyre_cuda_cu.cuMemcpyDtoHAsync(io->rng.dst, io->dptr + io->rng.offset,
+                                           (size_t)io->rng.size, s);
+      down += io->rng.size;
+      continue;
+    }
     r = vyre_cuda_cu.cuMemcpyDtoHAsync(io->host, io->dptr, (size_t)io->bytes, s);
     down += io->bytes;
   }
@@ -385,8 +397,12 @@ uint32_t vyre_cuda_job_finish(vyre_backend *be, vyre_cuda_job *j, vyre_dispatch_
   for (uint32_t i = 0; i < j->n; i++) {
     vyre_cuda_io *io = &j->io[i];
     if (!io->staged || !io->bytes) continue;
-    if (io->access == VYRE_IR_ACCESS_READ_WRITE || io->access == VYRE_IR_ACCESS_WRITE)
+    if (io->access != VYRE_IR_ACCESS_READ_WRITE && io->access != VYRE_IR_ACCESS_WRITE) continue;
+    if (io->rng.reserved0) {
+      if (io->rng.size) memcpy(io->rng.dst, h + io->off + io->rng.offset, (size_t)io->rng.size);
+    } else {
       memcpy(io->host, h + io->off, (size_t)io->bytes);
+    }
   }
   uint64_t rec[4] = {UINT64_MAX, 0, 0, 0};
   if (j->k->plan.uses_trap) memcpy(rec, h, sizeof(rec));

@@ -52,6 +52,10 @@ typedef struct vyre_cuda_io {
   uint8_t access;
   uint8_t staged;
   vyre_buffer *res;
+  // Partial readback (docs/abi.md ABI-RANGE-3): rng.reserved0 = 1 when only
+  // [rng.offset, + rng.size) goes back, to rng.dst (vyre_kit_read_ranges).
+  // Unstaged, it is copied straight from device memory; staged, from staging.
+  vyre_read_range rng;
 } vyre_cuda_io;
 
 // Reusable resources of one dispatch: a stream, events, pinned staging and

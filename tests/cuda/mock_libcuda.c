@@ -38,6 +38,12 @@ static _Atomic int g_live_allocs;
 static int g_ctx_marker, g_devices = 1;
 static unsigned g_inc_extra;
 static _Atomic unsigned long long g_launches;
+static _Atomic unsigned g_last_shared; // sharedMemBytes of the last launch
+// The sharedMemBytes of the last cuLaunchKernel (the tests read it by dlsym).
+__attribute__((visibility("default"))) unsigned mock_cuda_last_shared(void);
+__attribute__((visibility("default"))) unsigned mock_cuda_last_shared(void) {
+  return g_last_shared;
+}
 
 __attribute__((visibility("default"))) void mock_cuda_set_kernel(mock_kernel_fn fn) {
   g_kernel = fn;
@@ -386,9 +392,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
                         unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
                         void **extra) {
   count(__func__);
-  (void)shared, (void)s, (void)extra;
+  (void)s, (void)extra;
   STICKY();
   g_launches++;
+  g_last_shared = shared;
   const mock_function *fn = (const mock_function *)f;
   unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
   if (fn->kind == FN_FAULT) {

@@ -73,6 +73,50 @@ static uint32_t as_u32(tb *t, uint32_t n) {
   return cast(t, T_U, n);
 }
 
+// Workgroup memory above 48 KiB (feature large_workgroup_memory, docs/ir.md
+// IR-LIMIT-4) is one dynamic block carved into the buffers, and the plan
+// carries its size for cuFuncSetAttribute and the launch; 48 KiB exactly
+// stays static.
+static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **state) {
+  (void)state;
+  uint32_t counts[2][2] = {{10000, 5000}, {8192, 4096}}; // 60000 bytes; 49152 bytes
+  for (int c = 0; c < 2; c++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+    uint32_t W1 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, counts[c][0]);
+    uint32_t W2 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, counts[c][1]);
+#define LID  builtin(t, VYRE_IR_BUILTIN_LID, 0) // a fresh node per use (the view is a tree)
+#define LAST lit(t, T_U, counts[c][1] - 1)
+    uint32_t s0 = store(t, W1, LID, LID);
+    uint32_t s1 = store(t, W2, LAST, lit(t, T_U, 5));
+    uint32_t s2 = stmt0(t, VYRE_IR_K_BARRIER);
+    uint32_t s3 = store(t, O, LID, bin(t, VYRE_IR_BIN_ADD, load(t, W1, LID), load(t, W2, LAST)));
+#undef LID
+#undef LAST
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+    char *src = NULL;
+    vyre_cuda_plan plan;
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t wg[3] = {64, 1, 1};
+    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+    if (c == 0) {
+      assert_int_equal(plan.dyn_shared, 60000);
+      assert_non_null(strstr(src, "extern __shared__ __align__(16) u32 vdyn[];"));
+      assert_non_null(strstr(src, "u32 *const w1 = vdyn + 0u;"));
+      assert_non_null(strstr(src, "u32 *const w2 = vdyn + 10000u;"));
+      assert_null(strstr(src, "__shared__ u32 w1["));
+    } else {
+      assert_int_equal(plan.dyn_shared, 0);
+      assert_non_null(strstr(src, "__shared__ u32 w1[8192];"));
+      assert_null(strstr(src, "vdyn"));
+    }
+    free(src);
+    if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "dynamic shared"), VYRE_STATUS_OK);
+    free(t);
+  }
+}
+
 static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **state) {
   NEED_NVRTC();
   tb *t = calloc(1, sizeof(tb));
@@ -727,6 +771,7 @@ int main(void) {
 #endif
       cmocka_unit_test(test_codegen_every_list_row_on_every_operand_type_compiles),
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
+      cmocka_unit_test(test_codegen_large_workgroup_memory_is_dynamic_shared_memory),
       cmocka_unit_test(test_codegen_trap_values_compile),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
