@@ -25,6 +25,9 @@ const vyre__runtime_check vyre__runtime_checks[] = {
     {"runtime/resident_state_persists", vyre__rt_resident_state},
     {"runtime/resident_write_reads_zero", vyre__rt_resident_write_zeroed},
     {"runtime/sequence_one_fence", vyre__rt_sequence},
+    {"runtime/read_ranges_edges", vyre__rt_read_ranges},
+    {"runtime/workgroup_memory_at_limit", vyre__rt_workgroup_limit},
+    {"runtime/indirect_grid_zero_and_bound", vyre__rt_indirect_grid},
     // Last: they move the device to a new generation.
     {"runtime/fault_recover", vyre__rt_fault_recover},
     {"runtime/pending_across_loss", vyre__rt_pending_loss},
