@@ -302,8 +302,10 @@ typedef struct vyre_compile_options {
 // Errors: INVALID_ARGUMENT (options.struct_size below the minimum, a
 // workgroup size outside docs/ir.md IR-LIMIT-1), UNSUPPORTED (a workgroup
 // size above this device's limits, VYRE_COMPILE_REVERSE_ORDER on a device
-// without it, unknown flags, a construct the plugin does not implement),
-// COMPILE_FAILED, DEVICE_LOST, OUT_OF_MEMORY.
+// without it, unknown flags, a construct the plugin does not implement, more
+// workgroup memory than caps.max_shared_memory_bytes or more host buffers
+// than caps.max_bindings: docs/ir.md IR-LIMIT-4/5), COMPILE_FAILED,
+// DEVICE_LOST, OUT_OF_MEMORY.
 uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err);
@@ -437,11 +439,13 @@ uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, 
 // length not a multiple of 4 or below the declared count, |out_bytes| too
 // small, repeat 0, a grid outside docs/ir.md IR-GRID-3, a grid that cannot
 // be inferred, max_output_bytes exceeded, a dead or foreign kernel or
-// resident buffer, options.struct_size below the minimum), UNSUPPORTED (a
-// grid or buffer above this device's limits, timing on a device without
-// it, unknown flags), TIMEOUT (options.timeout_ns passed), DEVICE_LOST (a
-// stale kernel or buffer, a lost device: see vyre_device_recover),
-// DISPATCH_FAILED, OUT_OF_MEMORY.
+// resident buffer, options.struct_size below the minimum, a bad output
+// range (docs/abi.md ABI-RANGE-5) or indirect grid placement, an indirect
+// grid read above indirect_max_grid), UNSUPPORTED (a grid or buffer above
+// this device's limits, timing on a device without it, unknown flags, an
+// indirect grid on a backend without VYRE_CAP_INDIRECT_GRID), TIMEOUT
+// (options.timeout_ns passed), DEVICE_LOST (a stale kernel or buffer, a lost
+// device: see vyre_device_recover), DISPATCH_FAILED, OUT_OF_MEMORY.
 uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
                        const vyre_dispatch_options *options, vyre_dispatch_result *out,
                        vyre_error *err);
