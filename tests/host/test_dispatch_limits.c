@@ -228,6 +228,11 @@ static void expect_refused(vyre_kernel *k, rr *r, const vyre_output_range *g, ui
   assert_range(r->xout, r->want_x, 0, 0, 0xDD, "refused: x untouched");
 }
 
+static void queue_sink(void *user, uint64_t seq, uint32_t status, const vyre_queue_output *outs,
+                       uint32_t count) {
+  (void)user, (void)seq, (void)status, (void)outs, (void)count;
+}
+
 static void test_bad_read_ranges_are_refused_before_device_work(void **state) {
   (void)state;
   NEED_DEVICE();
@@ -254,6 +259,14 @@ static void test_bad_read_ranges_are_refused_before_device_work(void **state) {
   expect_refused(k, &r, &shortout, 1, "whose out is NULL");
   r.args[1].out = r.out;
   expect_refused(k, &r, NULL, 1, "output_ranges is NULL");
+  // A queue owns its outputs: ranges are refused when it is made.
+  vyre_dispatch_options o = ranged(&shortout, 1);
+  vyre_queue *q = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_queue_create(k, &o, queue_sink, NULL, &q, &e),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "output ranges, which a queue does not take");
+  assert_null(q);
   vyre_kernel_release(k);
 }
 
