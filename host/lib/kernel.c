@@ -198,6 +198,10 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
     st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
                         "%s: unknown compile flags 0x%x. Fix: pass only VYRE_COMPILE_* flags.", ctx,
                         k->flags & ~(uint32_t)VYRE_COMPILE_REVERSE_ORDER);
+  // A feature the backend lacks is the first reason to give (it also covers
+  // the limits of IR-LIMIT-4/5 on a backend of IR 1.0).
+  if (st == VYRE_STATUS_OK && (st = check_features(dev, program, err)) != VYRE_STATUS_OK)
+    vyre_error_prefix(err, "%s", ctx);
   // docs/ir.md IR-LIMIT-4: workgroup memory fits the device.
   if (st == VYRE_STATUS_OK && dev->caps.max_shared_memory_bytes &&
       program->view->workgroup_bytes > dev->caps.max_shared_memory_bytes)
