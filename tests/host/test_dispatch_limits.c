@@ -528,6 +528,14 @@ static void test_indirect_grid_one_shot_and_batch(void **state) {
   if (vyre_dispatch(t.fill, &host_out, 1, &o, NULL, &e)) fail_msg("%s", e.message);
   for (uint32_t i = 0; i < 256; i++)
     assert_int_equal(out[i], i < 192 ? 3000 + i : 0);
+  // Async: the grid is read when the job runs; its buffer stays busy until then.
+  memset(out, 0xCC, sizeof(out));
+  vyre_job *job = NULL;
+  if (vyre_dispatch_async(t.fill, &host_out, 1, &o, &job, &e)) fail_msg("%s", e.message);
+  if (vyre_job_wait(job, UINT64_MAX, NULL, &e)) fail_msg("%s", e.message);
+  vyre_job_release(job);
+  for (uint32_t i = 0; i < 256; i++)
+    assert_int_equal(out[i], i < 192 ? 3000 + i : 0);
   // Batch: the first item writes the grid (n = 1), the second runs it.
   uint32_t n = 1;
   vyre_resident_range wn = {.buffer = t.n, .offset = 0, .size = 4, .src = &n};
