@@ -322,7 +322,8 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   if (size >= offsetof(vyre_caps, max_bindings) + sizeof(out->max_bindings))
     out->max_bindings = VYRE_IR_MAX_BINDINGS;
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TIMESTAMPS |
-               VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES;
+               VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
+               VYRE_CAP_INDIRECT_GRID;
   int v[3] = {1024, 1024, 64};
   vyre_cuda_cu.cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, be->dev);
   vyre_cuda_cu.cuDeviceGetAttribute(&v[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, be->dev);

@@ -100,6 +100,11 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
     vyre_error err = {.struct_size = sizeof(err)};
     uint32_t wg[3] = {64, 1, 1};
     assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+    // Every kernel ends its parameters with the indirect grid (ABI-INDIRECT-4);
+    // this one (not coarsened) exits blocks outside the grid read on x too.
+    assert_non_null(strstr(src, "const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {"));
+    assert_non_null(
+        strstr(src, "if (blockIdx.x >= vgx0 || blockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;"));
     if (c == 0) {
       assert_int_equal(plan.dyn_shared, 60000);
       assert_non_null(strstr(src, "extern __shared__ __align__(16) u32 vdyn[];"));
@@ -391,14 +396,16 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
     if (extra == 0) {
       assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
       assert_non_null(strstr(src, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
-                                  "u32 vn2)"));
+                                  "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2)"));
+      assert_non_null(strstr(src, " vgx = vgx0;")); // an indirect grid bounds the virtual grid
       assert_non_null(strstr(src, "goto vnext;"));
       assert_non_null(strstr(src, "vnext:;"));
       assert_non_null(strstr(src, "((u32)((vwx + vo0) * 64u + threadIdx.x))"));
       assert_null(strstr(src, "return;\n  }\n}")); // no IR return left as a C return
     } else {
       assert_int_equal(plan.coarsen, 1);
-      assert_null(strstr(src, "vgx"));
+      assert_null(strstr(src, "u32 vgx,"));
+      assert_null(strstr(src, "vgx = vgx0"));
       assert_null(strstr(src, "vnext"));
     }
     free(src);

@@ -1242,6 +1242,94 @@ static void test_plugin_large_workgroup_memory_uses_the_opt_in(void **state) {
   free(t);
 }
 
+// out[gid] = nwg.x (one write slot, no barrier: coarsened): parameters p0,
+// n0, vt, vgx, vo0..2, vn0..2, vind, vm0..2. The emulation follows the
+// kernel's indirect preamble (cuda_codegen.c) and notes what it was given.
+static uint32_t g_ind_seen, g_ind_vm0;
+static void emu_indirect(void **params, const unsigned grid[3], const unsigned block[3]) {
+  uint32_t *out = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
+  uint32_t *vt = PARAM_PTR(params, 2);
+  const uint32_t *vind = PARAM_PTR(params, 10);
+  uint32_t vm[3] = {PARAM_U32(params, 11), PARAM_U32(params, 12), PARAM_U32(params, 13)};
+  g_ind_seen = vind != NULL;
+  g_ind_vm0 = vm[0];
+  if (!vind) return;
+  if (!vind[0] || !vind[1] || !vind[2]) return;
+  if (vind[0] > vm[0] || vind[1] > vm[1] || vind[2] > vm[2]) {
+    vt[8] = 1, vt[9] = vind[0], vt[10] = vind[1], vt[11] = vind[2]; // byte 32: the error words
+    return;
+  }
+  for (uint32_t i = 0; i < vind[0] * block[0] && i < n; i++)
+    out[i] = vind[0];
+  (void)grid;
+}
+
+// Indirect grids (docs/abi.md ABI-INDIRECT-4) through the mock: the kernel
+// gets the buffer's device address and the bound, the launch is the bound,
+// a grid of 0 succeeds and one over the bound is INVALID_ARGUMENT naming it.
+static void test_plugin_indirect_grid_reaches_the_kernel(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  if (mock_calls(NULL, 1) == UINT64_MAX) {
+    cu_ops()->destroy(be);
+    skip(); // a real driver: the parameters are not visible
+  }
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  assert_true(caps.flags & VYRE_CAP_INDIRECT_GRID);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 256);
+  uint32_t s0 = store(t, O, gid(t, 0), builtin(t, VYRE_IR_BUILTIN_NWG, 0));
+  vyre_module *m = cu_compile(be, tb_finish(t, LIST(t, s0)), &err);
+  assert_non_null(m);
+  mock_kernel(emu_indirect);
+  vyre_buffer *g = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 16, &g, &err), VYRE_STATUS_OK);
+  uint32_t out[256];
+  vyre_binding b = {.buffer_index = 0, .bytes = sizeof(out), .data = out};
+  vyre_ext_indirect_grid ext = {.header = {.type = VYRE_EXT_INDIRECT_GRID, .size = sizeof(ext)},
+                                .buffer = g,
+                                .offset = 4,
+                                .max_grid = {4, 1, 1}};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .next = &ext.header,
+                           .module = m,
+                           .bindings = &b,
+                           .grid = {4, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  static const uint32_t grids[3][3] = {{2, 1, 1}, {0, 1, 1}, {5, 1, 1}};
+  for (int c = 0; c < 3; c++) {
+    vyre_buffer_range w = {.buffer = g, .offset = 4, .size = 12, .src = grids[c]};
+    assert_int_equal(cu_ops()->buffer_write(be, &w, 1, &err), VYRE_STATUS_OK);
+    memset(out, 0xCC, sizeof(out));
+    uint32_t st = cu_ops()->dispatch(be, &da, &res, &err);
+    assert_true(g_ind_seen);
+    assert_int_equal(g_ind_vm0, 4);
+    if (c == 2) {
+      assert_int_equal(st, VYRE_STATUS_INVALID_ARGUMENT);
+      assert_non_null(strstr(err.message, "the indirect grid read at run time is [5, 1, 1], above "
+                                          "its bound max_grid [4, 1, 1]"));
+      continue;
+    }
+    assert_int_equal(st, VYRE_STATUS_OK);
+    for (uint32_t i = 0; i < 256; i++)
+      assert_int_equal(out[i], i < grids[c][0] * 64 ? grids[c][0] : 0);
+  }
+  // The launch must be the bound.
+  da.grid[0] = 3;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "differs from max_grid"));
+  assert_int_equal(cu_ops()->buffer_free(be, g, &err), VYRE_STATUS_OK);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
 static void test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc(void **state) {
   NEED_GPU();
   char dir[] = "/tmp/vyre-cuda-fresh-XXXXXX";
@@ -1268,6 +1356,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
       cmocka_unit_test(test_plugin_read_ranges_copy_only_the_range),
       cmocka_unit_test(test_plugin_large_workgroup_memory_uses_the_opt_in),
+      cmocka_unit_test(test_plugin_indirect_grid_reaches_the_kernel),
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),
       cmocka_unit_test(test_plugin_recover_while_four_threads_dispatch),
