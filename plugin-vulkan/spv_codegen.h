@@ -78,7 +78,18 @@ typedef struct vyre_spv_options {
   // sets the record's loop-cut flag (the record is bound to every program
   // with a loop).
   uint32_t loop_guard;
+  // The indirect variant of a program (docs/abi.md ABI-INDIRECT-4): binding
+  // VYRE_VK_IND_BINDING holds {x, y, z} of the grid (copied there on the
+  // device before the launch) and 4 error words; the launch is the bound's
+  // grid (the push constants' whole grid). At entry a workgroup exits when
+  // the grid has a 0, when it exceeds the bound (the first invocation of
+  // workgroup 0 writes {1, x, y, z} to words 3..6), or when it lies outside
+  // the grid; the rest see nwg = the grid.
+  uint32_t indirect;
 } vyre_spv_options;
+
+#define VYRE_VK_IND_BINDING (VYRE_IR_MAX_BINDINGS + 1u) // after the trap record's
+#define VYRE_VK_IND_BYTES   32u                         // grid[3], error flag, grid read[3], pad
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)
@@ -89,6 +100,7 @@ typedef struct vyre_spv_info {
   uint32_t lanes;        // lane mode: 4 IR invocations per invocation, LocalSize x/4
   uint32_t lanes_offset; // lane mode: byte offset of the push-constant flag word
   uint32_t grid_offset;  // byte offset of the 6 grid words (base[3], total[3])
+  uint32_t indirect;     // the indirect variant: binds VYRE_VK_IND_BINDING
 } vyre_spv_info;
 
 // The IR features the generator implements with |opt|: every feature of the

@@ -525,8 +525,8 @@ uint32_t vyre_vk_max_bindings(const vyre_backend *be) {
   m = push > 7u && push - 7u < m ? push - 7u : m;
   uint32_t desc[3] = {l->maxPerStageDescriptorStorageBuffers, l->maxDescriptorSetStorageBuffers,
                       l->maxPerStageResources};
-  for (int i = 0; i < 3; i++)
-    if (desc[i] >= 1u && desc[i] - 1u < m) m = desc[i] - 1u;
+  for (int i = 0; i < 3; i++) // less the trap record's and the indirect grid's
+    if (desc[i] >= 2u && desc[i] - 2u < m) m = desc[i] - 2u;
   return (uint32_t)m;
 }
 
@@ -544,7 +544,7 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     out->max_bindings = vyre_vk_max_bindings(be); // ABI 1.2; docs/ir.md IR-LIMIT-5
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TRAP |
                VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
-               (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
+               VYRE_CAP_INDIRECT_GRID | (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0);
   for (int i = 0; i < 3; i++) {
     out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];
     out->max_grid[i] = l->maxComputeWorkGroupCount[i];

@@ -60,6 +60,13 @@ typedef struct vyre_vk_job {
   // Partial readback (docs/abi.md ABI-RANGE-3): per binding, reserved0 = 1
   // when only [offset, offset + size) goes back, to dst (vyre_kit_read_ranges).
   vyre_read_range rng[VYRE_IR_MAX_BINDINGS];
+  // Indirect grid (docs/abi.md ABI-INDIRECT-4): |pipe| is the program's
+  // indirect variant; the 12 bytes at ind_src_off of ind_buf are copied on
+  // the device to ind_off of the staging block (bound at VYRE_VK_IND_BINDING)
+  // right before the launch; the shader reports a grid over the bound there.
+  vyre_buffer *ind_buf; // leased like the resident bindings
+  uint64_t ind_src_off;
+  uint64_t ind_off;
 } vyre_vk_job;
 
 // Validates |args| and creates the job's resources except its descriptor

@@ -365,6 +365,17 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
   uint32_t g[3];
   if (o->indirect_grid) {
     if ((st = check_indirect(k, o, ctx, err)) != VYRE_STATUS_OK) return st;
+    for (uint32_t i = 0; i < arg_count; i++) { // ABI-INDIRECT-5
+      const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
+      if (args[i].resident == o->indirect_grid &&
+          (b->access == VYRE_IR_ACCESS_READ_WRITE || b->access == VYRE_IR_ACCESS_WRITE))
+        return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                              "%s: the indirect grid's buffer is also bound as %s buffer '%s' "
+                              "(arg %u), so the launch could change its own grid (docs/abi.md "
+                              "ABI-INDIRECT-5). Fix: write the grid in an earlier step, and bind "
+                              "it read-only or not at all here.",
+                              ctx, vyre_ir_access_name(b->access), vyre_ir_string(v, b->name), i);
+    }
     // The bound is checked as a grid; the launch reads the real one (ABI-INDIRECT-6).
     memcpy(g, o->indirect_max_grid, sizeof(g));
     for (int a = 0; a < 3; a++) {

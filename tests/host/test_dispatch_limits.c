@@ -557,7 +557,15 @@ static void test_indirect_grid_one_shot_and_batch(void **state) {
   o.indirect_offset = 8; // 8 + 12 > 16
   assert_int_equal(vyre_dispatch(t.fill, &host_out, 1, &o, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
   ASSERT_HAS(e.message, "at byte 8 of a 16-byte resident buffer does not fit");
+  // The launch may not write its own grid (ABI-INDIRECT-5).
   o.indirect_offset = 0;
+  vyre_arg self = {.resident = t.g};
+  vyre_kernel *k_self = compile_json(
+      "{\"vyre\":1,\"name\":\"self\",\"workgroup_size\":[1,1,1],\"buffers\":[{\"name\":\"g\","
+      "\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],\"body\":[]}");
+  assert_int_equal(vyre_dispatch(k_self, &self, 1, &o, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "also bound as read_write buffer 'g' (arg 0)");
+  vyre_kernel_release(k_self);
   o.indirect_max_grid[1] = 0;
   assert_int_equal(vyre_dispatch(t.fill, &host_out, 1, &o, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
   ind_close(&t);

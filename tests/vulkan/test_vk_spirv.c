@@ -27,9 +27,12 @@
 // its exit status (0 = valid) and prints its output on failure.
 static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what) {
   // int64 == 2: 64-bit integers and 64-bit storage atomics; | 4: with the
-  // loop-cut check of llvmpipe (opt.loop_guard).
-  vyre_spv_options opt = {
-      .has_int64 = (int64 & 3) != 0, .int64_atomics = (int64 & 3) == 2, .loop_guard = int64 >> 2};
+  // loop-cut check of llvmpipe (opt.loop_guard); | 8: the indirect variant
+  // (docs/abi.md ABI-INDIRECT-4).
+  vyre_spv_options opt = {.has_int64 = (int64 & 3) != 0,
+                          .int64_atomics = (int64 & 3) == 2,
+                          .loop_guard = (int64 >> 2) & 1,
+                          .indirect = (int64 >> 3) & 1};
   memcpy(opt.workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
   size_t n = 0;
@@ -311,7 +314,8 @@ static void val_case(const char *path, void *ctx) {
     g_cases++;
     if (spirv_val(&copy, 2, path) != 0 || spirv_val(&copy, 1, path) != 0 ||
         spirv_val(&copy, 0, path) != 0 || spirv_val(&copy, 2 | 4, path) != 0 ||
-        spirv_val(&copy, 0 | 4, path) != 0)
+        spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
+        spirv_val(&copy, 0 | 4 | 8, path) != 0)
       g_failed++;
   }
   vyre_case_free(cs);
