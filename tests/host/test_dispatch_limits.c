@@ -571,6 +571,44 @@ static void test_indirect_grid_one_shot_and_batch(void **state) {
   ind_close(&t);
 }
 
+// The same on a program that may run in lane mode (workgroup 128, a guarded
+// store at gid): the exits at entry come before the lanes.
+static void test_indirect_grid_with_lane_mode(void **state) {
+  (void)state;
+  NEED_DEVICE();
+  if (!(g_caps.flags & VYRE_CAP_INDIRECT_GRID)) skip();
+  char json[2048];
+  snprintf(json, sizeof(json), "%s", kFill);
+  char *wg = strstr(json, "[64,1,1]");
+  assert_non_null(wg);
+  memcpy(wg, "[128,1,1", 8); // same length as "[64,1,1]" minus the bracket
+  memmove(wg + 9, wg + 8, strlen(wg + 8) + 1);
+  wg[8] = ']';
+  vyre_kernel *k = compile_json(json);
+  vyre_error e = new_err();
+  vyre_resident *g = NULL;
+  if (vyre_resident_alloc(g_dev, 12, &g, &e)) fail_msg("%s", e.message);
+  static const uint32_t reads[3][3] = {{1, 1, 1}, {2, 1, 1}, {2, 0, 1}};
+  for (int c = 0; c < 3; c++) {
+    vyre_resident_range w = {.buffer = g, .offset = 0, .size = 12, .src = reads[c]};
+    if (vyre_resident_write(g_dev, &w, 1, &e)) fail_msg("%s", e.message);
+    uint32_t out[256];
+    memset(out, 0xCC, sizeof(out));
+    vyre_arg a = {.out = out, .out_bytes = sizeof(out)};
+    vyre_dispatch_options o;
+    vyre_dispatch_options_init(&o);
+    o.indirect_grid = g;
+    o.indirect_max_grid[0] = 2;
+    o.indirect_max_grid[1] = o.indirect_max_grid[2] = 1;
+    if (vyre_dispatch(k, &a, 1, &o, NULL, &e)) fail_msg("%s", e.message);
+    uint32_t n = reads[c][1] ? reads[c][0] : 0; // workgroups that ran
+    for (uint32_t i = 0; i < 256; i++)
+      assert_int_equal(out[i], i < n * 128 ? n * 1000 + i : 0);
+  }
+  vyre_resident_free(g, NULL);
+  vyre_kernel_release(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_read_ranges_copy_exactly_their_bytes),
@@ -580,6 +618,7 @@ int main(void) {
       cmocka_unit_test(test_bindings_at_the_device_limit),
       cmocka_unit_test(test_indirect_grid_from_an_earlier_step),
       cmocka_unit_test(test_indirect_grid_one_shot_and_batch),
+      cmocka_unit_test(test_indirect_grid_with_lane_mode),
   };
   return cmocka_run_group_tests_name("host/dispatch_limits", tests, group_setup, group_teardown);
 }
