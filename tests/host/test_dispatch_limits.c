@@ -11,8 +11,9 @@
 //   - workgroup memory exactly at the device's max_shared_memory_bytes runs;
 //     one element (4 bytes, the smallest step) more is UNSUPPORTED, naming
 //     the limit (docs/ir.md IR-LIMIT-4).
-//   - max_bindings host buffers run, with binding numbers above 31; one more
-//     is UNSUPPORTED where the device binds fewer than 64 (IR-LIMIT-5).
+//   - max_bindings host buffers run, with binding numbers above 31, also as
+//     stream items on both engines; one more is UNSUPPORTED where the device
+//     binds fewer than 64 (IR-LIMIT-5).
 //   - indirect dispatch (ABI-INDIRECT-1..6): a sequence step writes the grid
 //     and the next step runs it, nwg included; a grid of 0 runs nothing and
 //     succeeds; a grid above the bound fails naming it; batch and one-shot
@@ -390,6 +391,30 @@ static void test_bindings_at_the_device_limit(void **state) {
     for (uint32_t j = 0; j + 1 < m; j++)
       want += in[j][i];
     assert_int_equal(out[i], want);
+  }
+  // The same through a stream, on the plugin's ring where it has one and on
+  // libvyre's batch engine (ABI-STREAM-1, -6): neither caps an item's
+  // bindings below max_bindings.
+  for (uint32_t eng = 0; eng < 2; eng++) {
+    vyre_stream_options so;
+    vyre_stream_options_init(&so);
+    so.capacity = 2;
+    so.flags = eng ? VYRE_STREAM_HOST_RING : 0;
+    vyre_stream *s = NULL;
+    if (vyre_stream_open(k, &so, &s, &e) != VYRE_STATUS_OK) fail_msg("%s", e.message);
+    memset(out, 0, sizeof(out));
+    uint64_t seq = 0;
+    if (vyre_stream_submit(s, args, m, NULL, UINT64_MAX, &seq, &e) != VYRE_STATUS_OK)
+      fail_msg("stream engine %u: %s", eng, e.message);
+    if (vyre_stream_wait(s, seq, UINT64_MAX, NULL, &e) != VYRE_STATUS_OK)
+      fail_msg("stream engine %u: %s", eng, e.message);
+    for (uint32_t i = 0; i < 64; i++) {
+      uint32_t want = 0;
+      for (uint32_t j = 0; j + 1 < m; j++)
+        want += in[j][i];
+      assert_int_equal(out[i], want);
+    }
+    assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
   }
   vyre_kernel_release(k);
   vyre_program_free(p);
