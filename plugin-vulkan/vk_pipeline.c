@@ -420,6 +420,8 @@ retry:
                            .soft_mul = be->soft_mul,
                            .int64_atomics = be->int64_atomics,
                            .loop_guard = be->loop_guard,
+                           .storage8 = be->storage8,
+                           .storage16 = be->storage16,
                            .indirect = 1};
     memcpy(io.workgroup_size, a->workgroup_size, sizeof(io.workgroup_size));
     vyre_error ie = {.struct_size = sizeof(ie)};

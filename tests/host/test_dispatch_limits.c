@@ -596,6 +596,46 @@ static void test_indirect_grid_one_shot_and_batch(void **state) {
   ind_close(&t);
 }
 
+// An indirect grid on a program with a narrow output (u8, 252 elements;
+// docs/ir.md IR-STORE-*): the indirect variant uses the same narrow storage
+// path as the program's own pipeline.
+static void test_indirect_grid_with_narrow_storage(void **state) {
+  (void)state;
+  NEED_DEVICE();
+  if (!(g_caps.flags & VYRE_CAP_INDIRECT_GRID)) skip();
+  if (!(g_caps.ir_features & VYRE_IR_FEATURE_STORAGE_8_16)) skip();
+  vyre_kernel *k = compile_json(
+      "{\"vyre\":1,\"name\":\"fill8\",\"workgroup_size\":[64,1,1],\"buffers\":["
+      "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u8\",\"count\":252}],"
+      "\"body\":[{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\","
+      "\"axis\":0}},{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"lt\",\"a\":{\"k\":\"var\","
+      "\"name\":\"i\"},\"b\":{\"k\":\"len\",\"buffer\":\"out\"}},\"then\":[{\"k\":\"store\","
+      "\"buffer\":\"out\",\"index\":{\"k\":\"var\",\"name\":\"i\"},\"value\":{\"k\":\"bin\","
+      "\"op\":\"add\",\"a\":{\"k\":\"bin\",\"op\":\"mul\",\"a\":{\"k\":\"builtin\",\"b\":"
+      "\"nwg\",\"axis\":0},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":100}},\"b\":{\"k\":"
+      "\"var\",\"name\":\"i\"}}}],\"else\":[]}]}");
+  vyre_error e = new_err();
+  vyre_resident *g = NULL;
+  if (vyre_resident_alloc(g_dev, 12, &g, &e)) fail_msg("%s", e.message);
+  uint32_t grid[3] = {3, 1, 1};
+  vyre_resident_range w = {.buffer = g, .offset = 0, .size = 12, .src = grid};
+  if (vyre_resident_write(g_dev, &w, 1, &e)) fail_msg("%s", e.message);
+  uint8_t out[256];
+  memset(out, 0xCC, sizeof(out));
+  vyre_arg host_out = {.out = out, .out_bytes = 252};
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.indirect_grid = g;
+  o.indirect_max_grid[0] = 4;
+  o.indirect_max_grid[1] = o.indirect_max_grid[2] = 1;
+  if (vyre_dispatch(k, &host_out, 1, &o, NULL, &e)) fail_msg("%s", e.message);
+  for (uint32_t i = 0; i < 252; i++)
+    assert_int_equal(out[i], i < 192 ? (300u + i) & 0xFFu : 0u); // 3 workgroups; nwg.x = 3
+  assert_int_equal(out[252], 0xCC);                              // past out_bytes: untouched
+  vyre_resident_free(g, NULL);
+  vyre_kernel_release(k);
+}
+
 // The same on a program that may run in lane mode (workgroup 128, a guarded
 // store at gid): the exits at entry come before the lanes.
 static void test_indirect_grid_with_lane_mode(void **state) {
@@ -644,6 +684,7 @@ int main(void) {
       cmocka_unit_test(test_indirect_grid_from_an_earlier_step),
       cmocka_unit_test(test_indirect_grid_one_shot_and_batch),
       cmocka_unit_test(test_indirect_grid_with_lane_mode),
+      cmocka_unit_test(test_indirect_grid_with_narrow_storage),
   };
   return cmocka_run_group_tests_name("host/dispatch_limits", tests, group_setup, group_teardown);
 }
