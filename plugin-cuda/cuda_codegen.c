@@ -274,9 +274,10 @@ static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
     out->vload = kp->lanes.vload;
     out->vstore = kp->lanes.vstore;
   }
+  out->dyn_shared = kp->workgroup_bytes > VYRE_CUDA_STATIC_SHARED_MAX ? kp->workgroup_bytes : 0u;
 }
 
-_Static_assert(VYRE_CUDA_MAX_SLOTS == 32u, "kernel parameters and bindings 0..31");
+_Static_assert(VYRE_CUDA_MAX_SLOTS == 64u, "kernel parameters and bindings 0..63");
 
 uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
                              vyre_error *err) {
@@ -515,23 +516,52 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
     vyre_cuda_cg_put(g, "u32 n%u, ", s);
   // Then the launch geometry (docs/abi.md ABI-GRID-2): base workgroup vo*
   // and whole grid vn*.
+  // Last, the indirect grid (docs/abi.md ABI-INDIRECT-4): vind (NULL: none)
+  // and its bound vgm*. The launch is the bound's grid; at entry every block
+  // reads the grid, and all of them exit when it has a 0 (nothing runs) or
+  // exceeds the bound (block 0 writes {1, x, y, z} after the trap record),
+  // and blocks outside it exit; the rest see nwg = the grid read. The exits
+  // are uniform per block, before any barrier.
   vyre_cuda_cg_put(g,
-                   "u64 *vt%s, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, u32 vn2) {\n"
+                   "u64 *vt%s, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, u32 vn2, "
+                   "const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {\n"
                    "  (void)vt; (void)vo0; (void)vo1; (void)vo2; (void)vn0; (void)vn1; "
-                   "(void)vn2;\n",
+                   "(void)vn2;\n"
+                   "  if (vind) {\n"
+                   "    const u32 vgx0 = vind[0], vgx1 = vind[1], vgx2 = vind[2];\n"
+                   "    if (vgx0 == 0u || vgx1 == 0u || vgx2 == 0u) return;\n"
+                   "    if (vgx0 > vgm0 || vgx1 > vgm1 || vgx2 > vgm2) {\n"
+                   "      if ((blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | "
+                   "threadIdx.z) == 0u) {\n"
+                   "        u32 *vge = (u32 *)(vt + 4);\n"
+                   "        vge[1] = vgx0; vge[2] = vgx1; vge[3] = vgx2; vge[0] = 1u;\n"
+                   "      }\n"
+                   "      return;\n"
+                   "    }\n"
+                   "    if (%sblockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;\n"
+                   "    vn0 = vgx0; vn1 = vgx1; vn2 = vgx2;%s\n"
+                   "  }\n",
                    plan->coarsen > 1 ? ", u32 vgx"
                    : plan->lanes     ? ", u32 vfast"
-                                     : "");
+                                     : "",
+                   plan->coarsen > 1 ? "" : "blockIdx.x >= vgx0 || ",
+                   plan->coarsen > 1 ? " vgx = vgx0;" : "");
   // Workgroup memory: zero at workgroup start, then one barrier.
   if (plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) {
+    // Above 48 KiB: one dynamic block carved into the buffers (dyn_shared).
+    if (plan->dyn_shared) vyre_cuda_cg_put(g, "  extern __shared__ __align__(16) u32 vdyn[];\n");
+    uint64_t at = 0;
     for (uint32_t b = 0; b < p->buffer_count; b++) {
       const vyre_ir_buffer *buf = &p->buffers[b];
-      if (buf->access == VYRE_IR_ACCESS_WORKGROUP)
-        vyre_cuda_cg_put(g, "  __shared__ %s w%u[%u];\n",
-                         vyre_kit_type_bytes(buf->type) == 1   ? "u8"
-                         : vyre_kit_type_bytes(buf->type) == 2 ? "u16"
-                                                               : "u32",
-                         b, buf->count ? buf->count : 1u);
+      if (buf->access != VYRE_IR_ACCESS_WORKGROUP) continue;
+      const uint32_t eb = vyre_kit_type_bytes(buf->type);
+      const char *et = eb == 1 ? "u8" : eb == 2 ? "u16" : "u32";
+      if (plan->dyn_shared)
+        vyre_cuda_cg_put(g, "  %s *const w%u = (%s *)((u8 *)vdyn + %lluu);\n", et, b, et,
+                         (unsigned long long)at);
+      else
+        vyre_cuda_cg_put(g, "  __shared__ %s w%u[%u];\n", et, b, buf->count ? buf->count : 1u);
+      at += ((uint64_t)buf->count * eb + 3u) & ~(uint64_t)3u; // whole words (IR-STORE-3)
     }
     vyre_cuda_cg_put(
         g, "  {\n    const u32 zt = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n",

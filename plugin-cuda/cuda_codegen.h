@@ -31,7 +31,10 @@
 // 5: the launch-geometry parameters vo0..vo2, vn0..vn2 (split grids).
 // 7: trap values (vtrapv, the 32-byte trap record; feature trap_value).
 // 8: narrow storage types (u8 / u16 parameters and shared arrays, vh2f, vf2h...).
-#define VYRE_CUDA_GENERATOR_VERSION 8u
+// 9: dynamic shared memory above 48 KiB (dyn_shared) and the indirect-grid
+//    parameters vind, vgm0..vgm2 (both had been built as 8 alongside narrow
+//    storage; 9 keeps either one's cached cubins from being reused).
+#define VYRE_CUDA_GENERATOR_VERSION 10u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 
@@ -64,7 +67,16 @@ typedef struct vyre_cuda_plan {
   // Bytes of one element per slot (1, 2 or 4): the kernel's element count
   // of a slot is its bound bytes / this (docs/ir.md IR-STORE-2).
   uint8_t elem_bytes_of_slot[VYRE_CUDA_MAX_SLOTS];
+  // Workgroup memory above the 48 KiB a kernel may declare statically
+  // (docs/ir.md IR-LIMIT-4): the kernel takes it as dynamic shared memory
+  // (extern __shared__), the loader raises the function's
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it, and every launch
+  // passes it as sharedMemBytes. 0: static __shared__ arrays (IR 1.0 sizes).
+  uint32_t dyn_shared;
 } vyre_cuda_plan;
+
+// The most bytes of static __shared__ memory one kernel may declare.
+#define VYRE_CUDA_STATIC_SHARED_MAX 49152u
 
 #define VYRE_CUDA_COARSEN 4u
 

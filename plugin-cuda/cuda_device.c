@@ -247,6 +247,13 @@ uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre
   int shared = 48 * 1024;
   vyre_cuda_cu.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
                                     be->dev);
+  // The opt-in maximum (227 KiB on sm_90): kernels above 48 KiB take it as
+  // dynamic shared memory (cuda_codegen.h dyn_shared; docs/ir.md IR-LIMIT-4).
+  int optin = 0;
+  if (vyre_cuda_cu.cuDeviceGetAttribute(
+          &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, be->dev) == CUDA_SUCCESS &&
+      optin > shared)
+    shared = optin;
   be->max_shared = (uint32_t)shared;
   st = open_context(be, err);
   if (st) goto fail;
@@ -307,10 +314,16 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "get_caps: NULL backend or output. Fix: pass both.");
   uint32_t size = out->struct_size;
-  memset(out, 0, sizeof(*out));
+  // Only the host's struct: an older host's vyre_caps is shorter (ABI growth).
+  memset(out, 0, size && size < sizeof(*out) ? size : sizeof(*out));
   out->struct_size = size;
+  // Kernel parameters: one pointer and one count per binding, far below
+  // the 4 KiB parameter limit at 64 bindings (docs/ir.md IR-LIMIT-5).
+  if (size >= offsetof(vyre_caps, max_bindings) + sizeof(out->max_bindings))
+    out->max_bindings = VYRE_IR_MAX_BINDINGS;
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TIMESTAMPS |
-               VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET;
+               VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
+               VYRE_CAP_INDIRECT_GRID;
   int v[3] = {1024, 1024, 64};
   vyre_cuda_cu.cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, be->dev);
   vyre_cuda_cu.cuDeviceGetAttribute(&v[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, be->dev);

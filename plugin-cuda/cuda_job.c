@@ -116,6 +116,7 @@ void vyre_cuda_job_unmark(vyre_cuda_job *j) {
   if (!j->busy_marked) return;
   for (uint32_t i = 0; i < j->n; i++)
     if (j->io[i].res) atomic_fetch_sub(&j->io[i].res->busy, 1);
+  if (j->ind_buf) atomic_fetch_sub(&j->ind_buf->busy, 1);
   j->busy_marked = 0;
 }
 
@@ -204,6 +205,34 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                          "Fix: use a grid within those limits.",
                          a->grid[0], a->grid[1], a->grid[2]);
   if ((st = vyre_kit_grid_span(a, VYRE_CUDA_NAME, j->geom, j->geom + 3, err))) return st;
+  vyre_read_range rng[VYRE_CUDA_MAX_SLOTS];
+  int has_rng = 0;
+  if ((st = vyre_kit_read_ranges(a, VYRE_CUDA_NAME, rng, &has_rng, err))) return st;
+  const vyre_ext_indirect_grid *ind = NULL;
+  if ((st = vyre_kit_indirect_grid(a, VYRE_CUDA_NAME, &ind, err))) return st;
+  j->ind_buf = NULL;
+  j->ind_ptr = 0;
+  if (ind) {
+    st = vyre_kit_object_check(ind->buffer, VYRE_MAGIC_BUFFER, be, be->generation, VYRE_CUDA_NAME,
+                               "indirect grid buffer", err);
+    if (st) return st;
+    if (ind->offset > ind->buffer->bytes || ind->buffer->bytes - ind->offset < 12)
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                           "dispatch: the indirect grid at byte %llu does not fit the %llu-byte "
+                           "buffer. Fix: keep offset + 12 <= its size.",
+                           (unsigned long long)ind->offset, (unsigned long long)ind->buffer->bytes);
+    for (int i = 0; i < 3; i++)
+      if (a->grid[i] != ind->max_grid[i])
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                             "dispatch: an indirect dispatch launches its bound: grid [%u,%u,%u] "
+                             "differs from max_grid [%u,%u,%u] (docs/abi.md ABI-INDIRECT-2). "
+                             "Fix: pass the bound as the grid.",
+                             a->grid[0], a->grid[1], a->grid[2], ind->max_grid[0], ind->max_grid[1],
+                             ind->max_grid[2]);
+    j->ind_buf = ind->buffer;
+    j->ind_ptr = ind->buffer->ptr + ind->offset;
+    memcpy(j->ind_max, ind->max_grid, sizeof(j->ind_max));
+  }
   j->zero_writes = (uint32_t)vyre_kit_launch_zeroes_writes(a);
   j->k = k;
   atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
@@ -226,7 +255,9 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
       io->dptr = b->resident->ptr;
     } else {
       io->host = b->data;
-      io->staged = !allow_direct || (b->bytes <= VYRE_CUDA_STAGE_MAX &&
+      if (has_rng) io->rng = rng[i];
+      // A ranged output is copied straight from device memory when it may be.
+      io->staged = !allow_direct || (!io->rng.reserved0 && b->bytes <= VYRE_CUDA_STAGE_MAX &&
                                      staged_total + b->bytes <= 4ull * VYRE_CUDA_STAGE_MAX);
       if (io->staged) staged_total += b->bytes;
     }
@@ -275,12 +306,13 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   // A program without a trap never writes the record: it is neither reset
   // nor read back, and the copies start after it (none at all when nothing
   // is staged, e.g. resident-only dispatches).
-  const uint64_t lo = j->k->plan.uses_trap ? 0 : VYRE_CUDA_ALIGN;
-  if (j->k->plan.uses_trap) {
+  const uint64_t lo = j->k->plan.uses_trap || j->ind_ptr ? 0 : VYRE_CUDA_ALIGN;
+  if (j->k->plan.uses_trap || j->ind_ptr) {
     // {lowest id, sites, ticket counter, (ticket << 32) | value}: README.md
-    // "Trap record".
+    // "Trap record"; then the indirect grid's error words.
     uint64_t rec[4] = {UINT64_MAX, 0, 0, 0};
     memcpy(h, rec, sizeof(rec));
+    memset(h + VYRE_CUDA_IND_ERR, 0, 16);
   }
   uint64_t up = j->stage_end > lo ? j->stage_end - lo : 0;
   for (uint32_t i = 0; i < j->n; i++) {
@@ -299,6 +331,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   // Resident buffers are leased until vyre_cuda_job_unmark (after the work completed).
   for (uint32_t i = 0; i < j->n; i++)
     if (j->io[i].res) atomic_fetch_add(&j->io[i].res->busy, 1);
+  if (j->ind_buf) atomic_fetch_add(&j->ind_buf->busy, 1);
   j->busy_marked = 1;
   for (uint32_t i = 0; i < j->n && r == CUDA_SUCCESS; i++) {
     vyre_cuda_io *io = &j->io[i];
@@ -323,7 +356,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   CUdeviceptr ptrs[VYRE_CUDA_MAX_SLOTS];
   uint32_t counts[VYRE_CUDA_MAX_SLOTS];
   CUdeviceptr trap = j->dev;
-  void *params[2 * VYRE_CUDA_MAX_SLOTS + 8];
+  void *params[2 * VYRE_CUDA_MAX_SLOTS + 12];
   for (uint32_t i = 0; i < j->n; i++) {
     ptrs[i] = j->io[i].dptr;
     counts[i] = (uint32_t)(j->io[i].bytes / j->k->plan.elem_bytes_of_slot[i]); // IR-STORE-2
@@ -340,6 +373,11 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   if (j->k->plan.coarsen > 1 || j->k->plan.lanes) ngeom++;
   for (uint32_t i = 0; i < 6; i++)
     params[ngeom + i] = &j->geom[i];
+  // Then the indirect grid and its bound (ABI-INDIRECT-4): vind, vm0..vm2.
+  CUdeviceptr vind = j->ind_ptr;
+  params[ngeom + 6] = &vind;
+  for (uint32_t i = 0; i < 3; i++)
+    params[ngeom + 7 + i] = &j->ind_max[i];
   if (j->k->plan.coarsen > 1) {
     params[2 * j->n + 1] = &vgx;
     if (vgx >= VYRE_CUDA_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;
@@ -367,8 +405,8 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
                            "Fix: raise the timeout or use fewer repeats.",
                            rep, j->repeat);
     }
-    r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2], 0, s, params,
-                                    NULL);
+    r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2],
+                                    j->k->plan.dyn_shared, s, params, NULL);
     if (r != CUDA_SUCCESS)
       return vyre_cuda_be_fail(be, err, r, "check the grid and workgroup size against get_caps",
                                "cuLaunchKernel(grid [%u,%u,%u], workgroup [%u,%u,%u])", g[0], g[1],
@@ -383,6 +421,13 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
     vyre_cuda_io *io = &j->io[i];
     if (io->res || io->staged || !io->bytes) continue;
     if (io->access != VYRE_IR_ACCESS_READ_WRITE && io->access != VYRE_IR_ACCESS_WRITE) continue;
+    if (io->rng.reserved0) { // only the range, to its dst (ABI-RANGE-2)
+      if (io->rng.size)
+        r = vyre_cuda_cu.cuMemcpyDtoHAsync(io->rng.dst, io->dptr + io->rng.offset,
+                                           (size_t)io->rng.size, s);
+      down += io->rng.size;
+      continue;
+    }
     r = vyre_cuda_cu.cuMemcpyDtoHAsync(io->host, io->dptr, (size_t)io->bytes, s);
     down += io->bytes;
   }
@@ -398,11 +443,26 @@ uint32_t vyre_cuda_job_finish(vyre_backend *be, vyre_cuda_job *j, vyre_dispatch_
   for (uint32_t i = 0; i < j->n; i++) {
     vyre_cuda_io *io = &j->io[i];
     if (!io->staged || !io->bytes) continue;
-    if (io->access == VYRE_IR_ACCESS_READ_WRITE || io->access == VYRE_IR_ACCESS_WRITE)
+    if (io->access != VYRE_IR_ACCESS_READ_WRITE && io->access != VYRE_IR_ACCESS_WRITE) continue;
+    if (io->rng.reserved0) {
+      if (io->rng.size) memcpy(io->rng.dst, h + io->off + io->rng.offset, (size_t)io->rng.size);
+    } else {
       memcpy(io->host, h + io->off, (size_t)io->bytes);
+    }
   }
   uint64_t rec[4] = {UINT64_MAX, 0, 0, 0};
   if (j->k->plan.uses_trap) memcpy(rec, h, sizeof(rec));
+  if (j->ind_ptr) {
+    uint32_t ve[4];
+    memcpy(ve, h + VYRE_CUDA_IND_ERR, sizeof(ve));
+    if (ve[0])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                           "the indirect grid read at run time is [%u, %u, %u], above its bound "
+                           "max_grid [%u, %u, %u]; nothing ran (docs/abi.md ABI-INDIRECT-3). "
+                           "Fix: have the step that writes the grid stay within the bound, or "
+                           "raise the bound.",
+                           ve[1], ve[2], ve[3], j->ind_max[0], j->ind_max[1], j->ind_max[2]);
+  }
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   if (j->timing) {
     float ms = 0;

@@ -52,6 +52,10 @@ typedef struct vyre_cuda_io {
   uint8_t access;
   uint8_t staged;
   vyre_buffer *res;
+  // Partial readback (docs/abi.md ABI-RANGE-3): rng.reserved0 = 1 when only
+  // [rng.offset, + rng.size) goes back, to rng.dst (vyre_kit_read_ranges).
+  // Unstaged, it is copied straight from device memory; staged, from staging.
+  vyre_read_range rng;
 } vyre_cuda_io;
 
 // Reusable resources of one dispatch: a stream, events, pinned staging and
@@ -77,7 +81,18 @@ struct vyre_cuda_job {
   uint32_t repeat;
   uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none
   uint32_t busy_marked; // resident buffers' busy counts were raised
+  // Indirect grid (docs/abi.md ABI-INDIRECT-4): the kernel reads {x, y, z}
+  // at ind_ptr when it runs (kernel parameter vind; 0: none) against the
+  // bound ind_max (vm0..vm2); the launch is the bound's grid and blocks
+  // outside the grid read exit at entry. A grid over the bound is reported
+  // in the 4 words after the trap record ({1, x, y, z}; VYRE_CUDA_IND_ERR).
+  vyre_buffer *ind_buf; // leased like the resident bindings
+  CUdeviceptr ind_ptr;
+  uint32_t ind_max[3];
 };
+
+// Byte offset of the indirect-grid error words in the job's device memory.
+#define VYRE_CUDA_IND_ERR 32u
 
 uint32_t vyre_cuda_job_take(vyre_backend *be, vyre_cuda_job **out, vyre_error *err);
 // Returns a job to the pool (after its work completed).

@@ -140,6 +140,10 @@ static CUresult load(vyre_cuda_kernel *c, const vyre_cuda_cubin *cubin) {
     return r;
   }
   r = vyre_cuda_cu.cuModuleGetFunction(&c->fn, c->mod, VYRE_CUDA_KERNEL_NAME);
+  // Workgroup memory above 48 KiB is dynamic and needs the opt-in (IR-LIMIT-4).
+  if (r == CUDA_SUCCESS && cubin->plan.dyn_shared)
+    r = vyre_cuda_cu.cuFuncSetAttribute(c->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)cubin->plan.dyn_shared);
   if (r != CUDA_SUCCESS) {
     vyre_cuda_cu.cuModuleUnload(c->mod);
     c->mod = NULL;

@@ -34,6 +34,7 @@ typedef struct vyre_spv_cg {
   uint32_t *local_var; // per local
   uint32_t *buf_var;   // per buffer
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
+  uint32_t ind_var; // the indirect variant's grid words (VYRE_VK_IND_BINDING)
   // The hardware GlobalInvocationId and WorkgroupId (Input). v_gid, v_wgid
   // and v_nwg are Private uvec3s that main fills at entry with the values of
   // the whole grid (the launch's base workgroup and the whole grid are

@@ -399,6 +399,46 @@ static void init_grid_builtins(vyre_spv_cg *c) {
   DO(SpvOpStore, c->v_wgid, OP(SpvOpIAdd, c->t_v3, hw_wgid, base));
   DO(SpvOpStore, c->v_gid, OP(SpvOpIAdd, c->t_v3, hw_gid, OP(SpvOpIMul, c->t_v3, base, size)));
   DO(SpvOpStore, c->v_nwg, total);
+  if (!c->opt->indirect) return;
+  // The indirect variant (spv_codegen.h, vyre_spv_options.indirect): exits
+  // are per workgroup, before any barrier.
+  uint32_t g[3], zero = 0, over = 0, out = 0;
+  uint32_t wgid = OP(SpvOpLoad, c->t_v3, c->v_hw_wgid), lid = OP(SpvOpLoad, c->t_v3, c->v_lid);
+  uint32_t first = 0;
+  for (uint32_t a = 0; a < 3; a++) {
+    g[a] =
+        OP(SpvOpLoad, U,
+           OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->ind_var, vyre_spv_u(c, 0), vyre_spv_u(c, a)));
+    uint32_t z = OP(SpvOpIEqual, B, g[a], vyre_spv_u(c, 0));
+    uint32_t o = OP(SpvOpUGreaterThan, B, g[a], w[3 + a]);
+    uint32_t x = OP(SpvOpUGreaterThanEqual, B, OP(SpvOpCompositeExtract, U, wgid, a), g[a]);
+    uint32_t f = OP(SpvOpBitwiseOr, U, OP(SpvOpCompositeExtract, U, wgid, a),
+                    OP(SpvOpCompositeExtract, U, lid, a));
+    zero = a ? OP(SpvOpLogicalOr, B, zero, z) : z;
+    over = a ? OP(SpvOpLogicalOr, B, over, o) : o;
+    out = a ? OP(SpvOpLogicalOr, B, out, x) : x;
+    first = a ? OP(SpvOpBitwiseOr, U, first, f) : f;
+  }
+  cg_if e = if_begin(c, OP(SpvOpLogicalOr, B, zero, over));
+  uint32_t report = OP(SpvOpLogicalAnd, B, OP(SpvOpLogicalNot, B, zero),
+                       OP(SpvOpIEqual, B, first, vyre_spv_u(c, 0)));
+  cg_if r = if_begin(c, report);
+  for (uint32_t a = 0; a < 3; a++)
+    DO(SpvOpStore,
+       OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->ind_var, vyre_spv_u(c, 0), vyre_spv_u(c, 4 + a)),
+       g[a]);
+  DO(SpvOpStore,
+     OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->ind_var, vyre_spv_u(c, 0), vyre_spv_u(c, 3)),
+     vyre_spv_u(c, 1));
+  if_end(c, r);
+  vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+  c->terminated = 1;
+  if_end(c, e);
+  cg_if o = if_begin(c, out);
+  vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+  c->terminated = 1;
+  if_end(c, o);
+  DO(SpvOpStore, c->v_nwg, OP(SpvOpCompositeConstruct, c->t_v3, g[0], g[1], g[2]));
 }
 
 static void declare_types(vyre_spv_cg *c) {
@@ -551,7 +591,7 @@ static void declare_buffers(vyre_spv_cg *c) {
   {
     // A fresh id (not deduplicated): its member decorations are its own.
     uint32_t pcs = vyre_spv_id(m);
-    uint32_t words[40];
+    uint32_t words[VYRE_IR_MAX_BINDINGS + 8];
     words[0] = pcs;
     for (uint32_t i = 0; i < words_n; i++)
       words[1 + i] = U;
@@ -573,6 +613,14 @@ static void declare_buffers(vyre_spv_cg *c) {
     uint32_t parr =
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
+  }
+  if (c->opt->indirect) {
+    c->info->indirect = 1;
+    c->ind_var = global_var(c, pst, SpvStorageClassStorageBuffer);
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->ind_var, SpvDecorationDescriptorSet, 0));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->ind_var, SpvDecorationBinding, VYRE_VK_IND_BINDING));
   }
   if (uses_record(c)) {
     c->info->uses_trap = 1;

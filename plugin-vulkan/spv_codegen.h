@@ -49,7 +49,7 @@
 // The backend name in messages.
 #define VYRE_VK_NAME "vulkan"
 
-#define VYRE_VK_TRAP_BINDING 32u
+#define VYRE_VK_TRAP_BINDING VYRE_IR_MAX_BINDINGS // above every program binding (IR-LIMIT-5)
 #define VYRE_VK_TRAP_WORDS   3u
 // Bytes the host gives the record: the 64-bit layout with trap values
 // ({sites, 0, id, ticket, 0, (ticket << 32) | value}, README.md "Trap record").
@@ -67,8 +67,10 @@
 // sign of an exact zero on the integer bits; the loop-cut check (loop_guard).
 // 5: the grid-offset push constants (wgid, gid and nwg of the whole grid).
 // 6: trap values (feature trap_value; the 32-byte record). 7: narrow storage
-// types (features storage_8_16 and storage_half), native or emulated.
-#define VYRE_VK_GENERATOR_VERSION 7u
+// types (features storage_8_16 and storage_half), native or emulated. 8:
+// bindings 0..63 (many_bindings), trap record at binding 64 and the indirect
+// variant (binding 65); both of the above had been built as 7.
+#define VYRE_VK_GENERATOR_VERSION 9u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -90,20 +92,32 @@ typedef struct vyre_spv_options {
   // Workgroup buffers always take the word path.
   uint32_t storage8;
   uint32_t storage16;
+  // The indirect variant of a program (docs/abi.md ABI-INDIRECT-4): binding
+  // VYRE_VK_IND_BINDING holds {x, y, z} of the grid (copied there on the
+  // device before the launch) and 4 error words; the launch is the bound's
+  // grid (the push constants' whole grid). At entry a workgroup exits when
+  // the grid has a 0, when it exceeds the bound (the first invocation of
+  // workgroup 0 writes {1, x, y, z} to words 3..6), or when it lies outside
+  // the grid; the rest see nwg = the grid.
+  uint32_t indirect;
 } vyre_spv_options;
 
+#define VYRE_VK_IND_BINDING (VYRE_IR_MAX_BINDINGS + 1u) // after the trap record's
+#define VYRE_VK_IND_BYTES   32u                         // grid[3], error flag, grid read[3], pad
+
 typedef struct vyre_spv_info {
-  uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)
-  uint32_t buffer_of_slot[32]; // ascending binding order -> program buffer index
-  uint32_t uses_trap;          // binds the trap record (a trap statement, or loop_guard and a loop)
-  uint32_t push_bytes;         // 4 * host_buffer_count, plus 4 in lane mode, plus 24
-  uint32_t trap64;             // trap record is {sites, 0, id low, id high} (64-bit atomic min)
-  uint32_t lanes;              // lane mode: 4 IR invocations per invocation, LocalSize x/4
-  uint32_t lanes_offset;       // lane mode: byte offset of the push-constant flag word
-  uint32_t grid_offset;        // byte offset of the 6 grid words (base[3], total[3])
+  uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)
+  uint32_t buffer_of_slot[VYRE_IR_MAX_BINDINGS]; // ascending binding order -> buffer index
+  uint32_t uses_trap;    // binds the trap record (a trap statement, or loop_guard and a loop)
+  uint32_t push_bytes;   // 4 * host_buffer_count, plus 4 in lane mode, plus 24
+  uint32_t trap64;       // trap record is {sites, 0, id low, id high} (64-bit atomic min)
+  uint32_t lanes;        // lane mode: 4 IR invocations per invocation, LocalSize x/4
+  uint32_t lanes_offset; // lane mode: byte offset of the push-constant flag word
+  uint32_t grid_offset;  // byte offset of the 6 grid words (base[3], total[3])
+  uint32_t indirect;     // the indirect variant: binds VYRE_VK_IND_BINDING
   // Bytes of one element per slot (1, 2 or 4): the push-constant count of a
   // slot is its bound bytes / this (docs/ir.md IR-STORE-2).
-  uint8_t elem_bytes[32];
+  uint8_t elem_bytes[VYRE_IR_MAX_BINDINGS];
 } vyre_spv_info;
 
 // The IR features the generator implements with |opt|: every feature of the

@@ -615,18 +615,37 @@ void vyre_vk_destroy(vyre_backend *be) {
   free(be);
 }
 
+// The most host buffers one program may bind here (docs/ir.md IR-LIMIT-5;
+// binding numbers are free, 0..63): each host buffer is a storage descriptor and a push-constant
+// word (its element count), next to the trap record's descriptor and 7 more words (lane flag,
+// grid); capped at VYRE_IR_MAX_BINDINGS.
+uint32_t vyre_vk_max_bindings(const vyre_backend *be) {
+  const VkPhysicalDeviceLimits *l = &be->props.limits;
+  uint64_t m = VYRE_IR_MAX_BINDINGS;
+  uint64_t push = l->maxPushConstantsSize / 4u;
+  m = push > 7u && push - 7u < m ? push - 7u : m;
+  uint32_t desc[3] = {l->maxPerStageDescriptorStorageBuffers, l->maxDescriptorSetStorageBuffers,
+                      l->maxPerStageResources};
+  for (int i = 0; i < 3; i++) // less the trap record's and the indirect grid's
+    if (desc[i] >= 2u && desc[i] - 2u < m) m = desc[i] - 2u;
+  return (uint32_t)m;
+}
+
 uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   if (!be)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "get_caps: the backend handle is NULL. Fix: pass the handle create "
                          "returned.");
   uint32_t size = out->struct_size;
-  memset(out, 0, sizeof(*out));
+  // Only the host's struct: an older host's vyre_caps is shorter (ABI growth).
+  memset(out, 0, size && size < sizeof(*out) ? size : sizeof(*out));
   out->struct_size = size;
   const VkPhysicalDeviceLimits *l = &be->props.limits;
+  if (size >= offsetof(vyre_caps, max_bindings) + sizeof(out->max_bindings))
+    out->max_bindings = vyre_vk_max_bindings(be); // ABI 1.2; docs/ir.md IR-LIMIT-5
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TRAP |
-               VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET |
-               (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0) |
+               VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
+               VYRE_CAP_INDIRECT_GRID | (be->timestamp_bits ? VYRE_CAP_TIMESTAMPS : 0) |
                (be->sem_value ? VYRE_CAP_STREAM : 0);
   for (int i = 0; i < 3; i++) {
     out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];

@@ -117,6 +117,8 @@ void vyre_vk_probe(vyre_probe_result *out);
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err);
 void vyre_vk_destroy(vyre_backend *be);
 uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err);
+// vyre_caps.max_bindings of this device (ABI 1.2; docs/ir.md IR-LIMIT-5).
+uint32_t vyre_vk_max_bindings(const vyre_backend *be);
 // Creates the logical device, queue, pool and pipeline cache on be->phys.
 // Reads the physical device's properties (limits), UUID and memory types
 // into |be| (create, and recover before it re-checks the caps: docs/abi.md

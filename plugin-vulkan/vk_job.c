@@ -172,7 +172,9 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
                  needs_zero_tail(&j->bind[i]);
   }
   // Resident-only and trap-free: nothing to stage, no block at all.
-  if (!any_host && !j->pipe->info.uses_trap && !zero_tail) return VYRE_STATUS_OK;
+  if (!any_host && !j->pipe->info.uses_trap && !zero_tail &&
+      !j->ind_buf)
+    return VYRE_STATUS_OK;
   for (uint32_t i = 0; i < j->nb; i++) {
     j->st_off[i] = total;
     if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST)
@@ -186,12 +188,18 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
     j->zero_off = total;
     total += 4;
   }
+  if (j->ind_buf) { // the grid words, at an offset a descriptor may take
+    total = align_up(total, a > ALIGN ? a : ALIGN);
+    j->ind_off = total;
+    total += VYRE_VK_IND_BYTES;
+  }
   uint32_t st = vyre_vk_block_get(j->be, total, 1, &j->stb, err);
   if (st) return st;
   j->map = j->stb->map;
   j->has_staging = 1;
   trap_reset(j);
   if (zero_tail) memset(j->map + j->zero_off, 0, 4);
+  if (j->ind_buf) memset(j->map + j->ind_off, 0, VYRE_VK_IND_BYTES);
   for (uint32_t i = 0; i < j->nb; i++) {
     if (!need_staging || j->bind[i].kind != VYRE_BINDING_HOST || !j->bind[i].bytes) continue;
     if (is_input(access_of(j->pipe, i)))
@@ -202,7 +210,8 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
   return VYRE_STATUS_OK;
 }
 
-// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most 33).
+// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most VYRE_IR_MAX_BINDINGS +
+// 1).
 static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
                            VkWriteDescriptorSet *w) {
   uint32_t n = 0;
@@ -238,6 +247,17 @@ static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
                                   .pBufferInfo = &bi[n]};
     n++;
   }
+  if (j->pipe->info.indirect) {
+    bi[n] = (VkDescriptorBufferInfo){
+        .buffer = j->stb->buf, .offset = j->ind_off, .range = VYRE_VK_IND_BYTES};
+    w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = j->set,
+                                  .dstBinding = VYRE_VK_IND_BINDING,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &bi[n]};
+    n++;
+  }
   return n;
 }
 
@@ -247,7 +267,7 @@ uint32_t vyre_vk_jobs_make_sets(vyre_backend *be, vyre_vk_job *const *js, uint32
   for (uint32_t i = 0; i < n; i++)
     if (js[i] && !js[i]->set && !js[i]->pipe->push) {
       need++;
-      nw += js[i]->nb + (js[i]->pipe->info.uses_trap ? 1 : 0);
+      nw += js[i]->nb + (js[i]->pipe->info.uses_trap ? 1 : 0) + js[i]->pipe->info.indirect;
     }
   if (!need) return VYRE_STATUS_OK;
   // The writes of small batches stay on the stack.
@@ -308,6 +328,29 @@ uint32_t vyre_vk_jobs_make_sets(vyre_backend *be, vyre_vk_job *const *js, uint32
   return st;
 }
 
+// The indirect grid's buffer (live, of this backend, 12 bytes at the
+// offset) and the launch (the bound itself; docs/abi.md ABI-INDIRECT-2).
+static uint32_t indirect_check(vyre_backend *be, const vyre_dispatch_args *a,
+                               const vyre_ext_indirect_grid *x, vyre_error *err) {
+  uint32_t st = vyre_kit_object_check(x->buffer, VYRE_MAGIC_BUFFER, be, be->generation,
+                                      VYRE_VK_NAME, "indirect grid buffer", err);
+  if (st) return st;
+  if (x->offset > x->buffer->bytes || x->buffer->bytes - x->offset < 12)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
+                         "dispatch: the indirect grid at byte %llu does not fit the %llu-byte "
+                         "buffer. Fix: keep offset + 12 <= its size.",
+                         (unsigned long long)x->offset, (unsigned long long)x->buffer->bytes);
+  for (int i = 0; i < 3; i++)
+    if (a->grid[i] != x->max_grid[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
+                           "dispatch: an indirect dispatch launches its bound: grid [%u,%u,%u] "
+                           "differs from max_grid [%u,%u,%u] (docs/abi.md ABI-INDIRECT-2). Fix: "
+                           "pass the bound as the grid.",
+                           a->grid[0], a->grid[1], a->grid[2], x->max_grid[0], x->max_grid[1],
+                           x->max_grid[2]);
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int need_staging,
                              vyre_vk_job **out, vyre_error *err) {
   *out = NULL;
@@ -338,8 +381,26 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   if (!j)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "dispatch: out of host memory. Fix: free memory.");
+  int has_rng = 0;
+  if ((st = vyre_kit_read_ranges(a, VYRE_VK_NAME, j->rng, &has_rng, err))) {
+    free(j);
+    return st;
+  }
+  const vyre_ext_indirect_grid *ind = NULL;
+  vyre_vk_pipe *run = pp;
+  if (!(st = vyre_kit_indirect_grid(a, VYRE_VK_NAME, &ind, err)) && ind)
+    st = indirect_check(be, a, ind, err);
+  if (!st && ind) st = vyre_vk_pipe_indirect(be, pp, &run, err);
+  if (st) {
+    free(j);
+    return st;
+  }
+  if (ind) {
+    j->ind_buf = ind->buffer;
+    j->ind_src_off = ind->offset;
+  }
   j->be = be;
-  j->pipe = pp;
+  j->pipe = run;                  // the variant's reference counts on pp (vyre_vk_pipe_unref)
   atomic_fetch_add(&pp->refs, 1); // the pipe outlives the job (vk_pipeline.h)
   j->nb = a->binding_count;
   memcpy(j->grid, a->grid, sizeof(j->grid));
@@ -376,6 +437,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   }
   for (uint32_t i = 0; i < j->nb; i++)
     if (j->bind[i].kind == VYRE_BINDING_RESIDENT) j->bind[i].resident->busy++;
+  if (j->ind_buf) j->ind_buf->busy++;
   j->leased = 1;
   *out = j;
   return VYRE_STATUS_OK;
@@ -412,9 +474,14 @@ static void record_downloads(vyre_vk_job *j, VkCommandBuffer cb, uint32_t *n) {
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
+    // A read range (ABI-RANGE-3): only the 4-aligned words that hold it.
+    const vyre_read_range *g = &j->rng[i];
+    uint64_t lo = g->reserved0 ? g->offset & ~3ull : 0;
+    uint64_t hi = g->reserved0 ? (g->offset + g->size + 3) & ~3ull : j->bind[i].bytes;
+    if (hi <= lo) continue;
     if (!(*n)++) vyre_vk_barrier(cb);
     VkBufferCopy cp = {
-        .srcOffset = j->dev_off[i], .dstOffset = j->st_off[i], .size = j->bind[i].bytes};
+        .srcOffset = j->dev_off[i] + lo, .dstOffset = j->st_off[i] + lo, .size = hi - lo};
     vkCmdCopyBuffer(cb, j->devb->buf, j->stb->buf, 1, &cp);
   }
 }
@@ -463,7 +530,9 @@ static int hz_conflict(const vyre_vk_job *j, uint64_t ep) {
     if (b->hz_epoch != ep || !b->hz_access) continue;
     if ((b->hz_access & HZ_WRITE) || hz_kind(j, i) == HZ_WRITE) return 1;
   }
-  return 0;
+  // The copy of an indirect grid reads its buffer (ABI-INDIRECT-2).
+  const vyre_buffer *g = j->ind_buf;
+  return g && g->hz_epoch == ep && (g->hz_access & HZ_WRITE);
 }
 
 static void hz_mark(const vyre_vk_job *j, uint64_t ep) {
@@ -488,8 +557,8 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
     *npushed = 0;
   }
   if (j->pipe->push) {
-    VkDescriptorBufferInfo bi[33];
-    VkWriteDescriptorSet w[33];
+    VkDescriptorBufferInfo bi[VYRE_IR_MAX_BINDINGS + 2];
+    VkWriteDescriptorSet w[VYRE_IR_MAX_BINDINGS + 2];
     uint32_t nw = set_writes(j, bi, w); // dstSet is ignored for pushed descriptors
     be->cmd_push_descriptors(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->layout, 0, nw, w);
   } else {
@@ -497,7 +566,7 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
                             NULL);
   }
   if (j->nb) {
-    uint32_t counts[32];
+    uint32_t counts[VYRE_IR_MAX_BINDINGS];
     for (uint32_t i = 0; i < j->nb; i++)
       counts[i] = (uint32_t)(j->bind[i].bytes / j->pipe->info.elem_bytes[i]); // IR-STORE-2
     if (*npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
@@ -518,7 +587,7 @@ void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *
   // The earlier submissions' writes before these repeats.
   vyre_vk_barrier(cb);
   const vyre_vk_pipe *bound = NULL;
-  uint32_t pushed[32], npushed = 0;
+  uint32_t pushed[VYRE_IR_MAX_BINDINGS], npushed = 0;
   bind_job(be, cb, j, &bound, pushed, &npushed);
   uint32_t reps = j->rep_left < VYRE_VK_REPEAT_CHUNK ? j->rep_left : VYRE_VK_REPEAT_CHUNK;
   for (uint32_t r = 0; r < reps; r++) {
@@ -544,7 +613,7 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
   vyre_vk_barrier(cb);
   uint64_t ep = ++be->hz_epoch;
   const vyre_vk_pipe *bound = NULL; // pipeline bound, and the push constants last pushed for it
-  uint32_t pushed[32], npushed = 0;
+  uint32_t pushed[VYRE_IR_MAX_BINDINGS], npushed = 0;
   for (uint32_t k = 0; k < n; k++) {
     vyre_vk_job *j = js[k];
     if (!j) continue;
@@ -557,6 +626,13 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
     // here, after every earlier access (the barrier above) and before the
     // dispatch (the barrier below).
     if (zero_resident_writes(j, cb)) {
+      vyre_vk_barrier(cb);
+      ep = ++be->hz_epoch;
+    }
+    if (j->ind_buf) {
+      // The grid as earlier work left it, on the device (ABI-INDIRECT-4).
+      VkBufferCopy cp = {.srcOffset = j->ind_src_off, .dstOffset = j->ind_off, .size = 12};
+      vkCmdCopyBuffer(cb, j->ind_buf->buf, j->stb->buf, 1, &cp);
       vyre_vk_barrier(cb);
       ep = ++be->hz_epoch;
     }
@@ -592,10 +668,29 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
     if (j->bind[i].kind != VYRE_BINDING_HOST || !j->has_staging || !j->bind[i].bytes ||
         !is_output(access_of(j->pipe, i)))
       continue;
+    const vyre_read_range *g = &j->rng[i];
+    if (g->reserved0) { // only the range, to its dst (ABI-RANGE-2)
+      if (g->size) memcpy(g->dst, j->map + j->st_off[i] + g->offset, (size_t)g->size);
+      down += g->size;
+      continue;
+    }
     memcpy(j->bind[i].data, j->map + j->st_off[i], j->bind[i].bytes);
     down += j->bind[i].bytes;
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_DOWN, down);
+  if (j->ind_buf) { // a grid over the bound ran nothing (ABI-INDIRECT-3)
+    uint32_t e[4];
+    memcpy(e, j->map + j->ind_off + 12, sizeof(e));
+    if (e[0]) {
+      const uint32_t *m = j->grid;
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
+                           "the indirect grid read at run time is [%u, %u, %u], above its bound "
+                           "max_grid [%u, %u, %u]; nothing ran (docs/abi.md ABI-INDIRECT-3). "
+                           "Fix: have the step that writes the grid stay within the bound, or "
+                           "raise the bound.",
+                           e[1], e[2], e[3], m[0], m[1], m[2]);
+    }
+  }
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   if (j->timing) {
     uint64_t ts[2] = {0, 0};
@@ -649,6 +744,7 @@ void vyre_vk_job_free(vyre_vk_job *j) {
   for (uint32_t i = 0; i < j->nb; i++)
     if (j->leased && j->bind[i].kind == VYRE_BINDING_RESIDENT && j->bind[i].resident->busy)
       j->bind[i].resident->busy--;
+  if (j->leased && j->ind_buf && j->ind_buf->busy) j->ind_buf->busy--;
   vyre_vk_block_put(be, j->devb);
   vyre_vk_block_put(be, j->stb);
   if (j->qpool) vkDestroyQueryPool(be->device, j->qpool, NULL);

@@ -48,6 +48,8 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
 
 static void pipe_destroy(vyre_backend *be, vyre_vk_pipe *pp) {
   if (!pp) return;
+  pipe_destroy(be, pp->ind);
+  free(pp->ind_words);
   if (be->device) {
     if (pp->pipeline) vkDestroyPipeline(be->device, pp->pipeline, NULL);
     if (pp->layout) vkDestroyPipelineLayout(be->device, pp->layout, NULL);
@@ -68,6 +70,7 @@ void vyre_vk_pipes_free(vyre_backend *be) {
 }
 
 void vyre_vk_pipe_unref(vyre_vk_pipe *pp) {
+  if (pp && pp->parent) pp = pp->parent; // a variant's references count on its parent
   if (pp) atomic_fetch_sub(&pp->refs, 1);
 }
 
@@ -113,7 +116,7 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
   VkResult r = vkCreateShaderModule(be->device, &smci, NULL, &pp->shader);
   if (r != VK_SUCCESS)
     return vyre_vk_fail(be, err, r, "vkCreateShaderModule", "report this as a plugin bug");
-  VkDescriptorSetLayoutBinding b[33];
+  VkDescriptorSetLayoutBinding b[VYRE_IR_MAX_BINDINGS + 2];
   uint32_t nb = 0;
   for (uint32_t i = 0; i < pp->info.host_buffer_count; i++)
     b[nb++] = (VkDescriptorSetLayoutBinding){.binding = pp->binding_of_slot[i],
@@ -122,6 +125,11 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
   if (pp->info.uses_trap)
     b[nb++] = (VkDescriptorSetLayoutBinding){.binding = VYRE_VK_TRAP_BINDING,
+                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                             .descriptorCount = 1,
+                                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  if (pp->info.indirect)
+    b[nb++] = (VkDescriptorSetLayoutBinding){.binding = VYRE_VK_IND_BINDING,
                                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                              .descriptorCount = 1,
                                              .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
@@ -187,7 +195,7 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
 static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const vyre_spv_info *in) {
   const vyre_ir_program *p = a->program;
   uint32_t n = 0, last = 0;
-  for (uint32_t s = 0; s < 32 && s < p->buffer_count; s++) {
+  for (uint32_t s = 0; s < VYRE_IR_MAX_BINDINGS && s < p->buffer_count; s++) {
     // The buffer with the next binding above |last|.
     uint32_t best = UINT32_MAX;
     for (uint32_t b = 0; b < p->buffer_count; b++) {
@@ -322,6 +330,15 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
                          "use smaller workgroup buffers.",
                          a->program->workgroup_bytes, l->maxComputeSharedMemorySize);
+  uint32_t maxb = vyre_vk_max_bindings(be), nb = 0;
+  for (uint32_t i = 0; i < a->program->buffer_count; i++)
+    nb += a->program->buffers[i].access != VYRE_IR_ACCESS_WORKGROUP;
+  if (nb > maxb)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
+                         "compile: the program has %u host buffers, but this device binds at "
+                         "most %u (push constants and storage descriptors; docs/ir.md "
+                         "IR-LIMIT-5). Fix: merge buffers or use another backend.",
+                         nb, maxb);
   return VYRE_STATUS_OK;
 }
 
@@ -395,6 +412,22 @@ retry:
     pp->binding_of_slot[i] = p->buffers[b].binding;
   }
   st = make_pipeline(be, pp, words, nw, label, err);
+  if (!st && !pp->ind_words) {
+    // The indirect variant's SPIR-V, for a pipe made on first use
+    // (ABI-INDIRECT-4); without it indirect dispatches of this program are
+    // refused.
+    vyre_spv_options io = {.has_int64 = be->has_int64,
+                           .soft_mul = be->soft_mul,
+                           .int64_atomics = be->int64_atomics,
+                           .loop_guard = be->loop_guard,
+                           .storage8 = be->storage8,
+                           .storage16 = be->storage16,
+                           .indirect = 1};
+    memcpy(io.workgroup_size, a->workgroup_size, sizeof(io.workgroup_size));
+    vyre_error ie = {.struct_size = sizeof(ie)};
+    if (vyre_spv_generate(p, &io, &pp->ind_words, &pp->ind_nw, &pp->ind_info, &ie))
+      pp->ind_words = NULL;
+  }
   if (st && from_disk == 1 && st != VYRE_STATUS_DEVICE_LOST) {
     // A disk entry the driver refuses (stale or damaged beyond what the
     // checksum sees): generate the module again, once, and replace it.
@@ -436,6 +469,38 @@ fail:
   free(payload);
   vyre_kit_key_free(&k);
   pipe_destroy(be, pp);
+  return st;
+}
+
+uint32_t vyre_vk_pipe_indirect(vyre_backend *be, vyre_vk_pipe *pp, vyre_vk_pipe **out,
+                               vyre_error *err) {
+  *out = NULL;
+  pthread_mutex_lock(&be->lock);
+  uint32_t st = VYRE_STATUS_OK;
+  if (!pp->ind && pp->ind_words) {
+    vyre_vk_pipe *v = calloc(1, sizeof(*v));
+    if (!v) {
+      st = vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
+                         "dispatch: out of host memory. Fix: free memory.");
+    } else {
+      v->parent = pp;
+      v->info = pp->ind_info;
+      v->buffer_count = pp->buffer_count;
+      memcpy(v->access, pp->access, sizeof(v->access));
+      memcpy(v->binding_of_slot, pp->binding_of_slot, sizeof(v->binding_of_slot));
+      st = make_pipeline(be, v, pp->ind_words, pp->ind_nw, "indirect variant", err);
+      if (st)
+        pipe_destroy(be, v);
+      else
+        pp->ind = v;
+    }
+  } else if (!pp->ind) {
+    st = vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
+                       "dispatch: this program has no indirect variant (its generation failed). "
+                       "Fix: pass the grid directly.");
+  }
+  *out = pp->ind;
+  pthread_mutex_unlock(&be->lock);
   return st;
 }
 

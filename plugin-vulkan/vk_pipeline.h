@@ -47,7 +47,17 @@ struct vyre_vk_pipe {
   vyre_spv_info info;
   uint32_t buffer_count;
   uint8_t access[64]; // per program buffer (first 64)
-  uint32_t binding_of_slot[32];
+  uint32_t binding_of_slot[VYRE_IR_MAX_BINDINGS];
+  // Indirect dispatch (docs/abi.md ABI-INDIRECT-4): the SPIR-V of the
+  // program's indirect variant, generated with the pipe (NULL when that
+  // failed), and its pipe, made on the first indirect dispatch under the
+  // backend lock (vyre_vk_pipe_indirect). The variant belongs to its parent:
+  // destroyed with it; a job's reference to a variant counts on the parent.
+  uint32_t *ind_words;
+  size_t ind_nw;
+  vyre_spv_info ind_info;
+  vyre_vk_pipe *ind;
+  vyre_vk_pipe *parent; // set on a variant
 };
 
 struct vyre_module {
@@ -83,6 +93,11 @@ void vyre_vk_module_release(vyre_backend *be, vyre_module *m);
 void vyre_vk_pipes_free(vyre_backend *be);
 // Drops a reference taken by a module or job (the pipe stays cached).
 void vyre_vk_pipe_unref(vyre_vk_pipe *pp);
+// The indirect variant of |pp| (made on first use; ABI-INDIRECT-4) into *out.
+// Errors: UNSUPPORTED (no variant could be generated), those of pipeline
+// creation.
+uint32_t vyre_vk_pipe_indirect(vyre_backend *be, vyre_vk_pipe *pp, vyre_vk_pipe **out,
+                               vyre_error *err);
 // Pipes in the in-memory cache (the module_cache_entries metric).
 uint32_t vyre_vk_pipes_count(vyre_backend *be);
 void vyre_vk_pipeline_cache_load(vyre_backend *be);

@@ -66,7 +66,7 @@ uint32_t vyre_vk_dpool_get(vyre_backend *be, uint32_t sets, VkDescriptorPool *ou
   if (n) return VYRE_STATUS_OK;
   // Room for every binding of any program plus the trap record, per set.
   VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             .descriptorCount = 33 * sets};
+                             .descriptorCount = (VYRE_IR_MAX_BINDINGS + 2) * sets};
   VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                     .maxSets = sets,
                                     .poolSizeCount = 1,

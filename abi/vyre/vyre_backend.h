@@ -71,7 +71,10 @@ extern "C" {
 //      by the host: plugins never receive the kind; VYRE_IR_FEATURES_HOST);
 //      byte-exact buffers (docs/abi.md ABI-NARROW-1..3): binding bytes are a
 //      whole number of elements of the buffer's type, buffer_alloc sizes and
-//      vyre_buffer_range offsets and sizes any bytes (were multiples of 4).
+//      vyre_buffer_range offsets and sizes any bytes (were multiples of 4);
+//      vyre_caps.max_bindings; vyre_ext_read_ranges (VYRE_EXT_READ_RANGES,
+//      VYRE_CAP_READ_RANGES); vyre_ext_indirect_grid (VYRE_EXT_INDIRECT_GRID,
+//      VYRE_CAP_INDIRECT_GRID).
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
@@ -102,7 +105,7 @@ extern "C" {
   X(UNAVAILABLE, 10, "no such plugin, driver or device here")                                      \
   X(INCOMPATIBLE_ABI, 11, "a plugin file that cannot be loaded or speaks another ABI")             \
   X(CACHE_ERROR, 12, "reserved; a cache failure is a miss, never this code")                       \
-  X(INTERNAL, 13, "a bug in vyre or a plugin")                                                    \
+  X(INTERNAL, 13, "a bug in vyre or a plugin")                                                     \
   X(BUSY, 14, "a stream's ring is full; nothing was queued, submit again later")
 
 enum {
@@ -139,8 +142,10 @@ typedef struct vyre_ext_header {
 } vyre_ext_header;
 
 // Extension types (none in 1.0).
-#define VYRE_EXT_GRID_OFFSET 1u // vyre_ext_grid_offset on vyre_dispatch_args.next (ABI 1.1)
-#define VYRE_EXT_ISOLATE     4u // vyre_ext_isolate on vyre_create_args.next (ABI 1.2)
+#define VYRE_EXT_GRID_OFFSET   1u // vyre_ext_grid_offset on vyre_dispatch_args.next (ABI 1.1)
+#define VYRE_EXT_READ_RANGES   2u // vyre_ext_read_ranges on vyre_dispatch_args.next (ABI 1.2)
+#define VYRE_EXT_INDIRECT_GRID 3u // vyre_ext_indirect_grid on vyre_dispatch_args.next (ABI 1.2)
+#define VYRE_EXT_ISOLATE       4u // vyre_ext_isolate on vyre_create_args.next (ABI 1.2)
 
 //===----------------------------------------------------------------------===//
 // The flat IR view (docs/ir.md §9)
@@ -185,7 +190,11 @@ typedef struct vyre_ext_header {
   X(STORAGE_8_16, 2, "storage_8_16", 1, "buffers of u8, i8, u16 and i16 elements")                 \
   X(STORAGE_HALF, 3, "storage_half", 1, "buffers of f16 and bf16 elements (f32 values)")           \
   X(GRID_BARRIER, 4, "grid_barrier", 1,                                                            \
-    "a top-level grid-wide barrier (the host splits the program)")
+    "a top-level grid-wide barrier (the host splits the program)")          \
+  X(LARGE_WORKGROUP_MEMORY, 5, "large_workgroup_memory", 1,                                        \
+    "workgroup buffers over 16384 bytes in total, up to the device's max_shared_memory_bytes")     \
+  X(MANY_BINDINGS, 6, "many_bindings", 1,                                                          \
+    "binding numbers 32..63 (and so more than 32 host buffers, up to the device's max_bindings)")
 
 enum {
 #define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
@@ -204,6 +213,16 @@ enum {
 #define VYRE_IR_FEATURES_HOST (VYRE_IR_FEATURE_GRID_BARRIER)
 // The newest IR minor version this header defines.
 #define VYRE_IR_MINOR 1u
+
+// IR limits (docs/ir.md IR-LIMIT-1..3). IR 1.0 allows binding numbers 0..31
+// and 16384 bytes of workgroup memory; a program above either uses the
+// feature MANY_BINDINGS or LARGE_WORKGROUP_MEMORY, and must also fit the
+// device (its number of host buffers vyre_caps.max_bindings, its workgroup
+// bytes vyre_caps.max_shared_memory_bytes).
+#define VYRE_IR_MAX_BINDINGS_1_0        32u     // binding numbers 0..31 without a feature
+#define VYRE_IR_MAX_WORKGROUP_BYTES_1_0 16384u  // workgroup bytes without a feature
+#define VYRE_IR_MAX_BINDINGS            64u     // binding numbers 0..63 with MANY_BINDINGS
+#define VYRE_IR_MAX_WORKGROUP_BYTES     262144u // 256 KiB with LARGE_WORKGROUP_MEMORY
 
 // Type masks used by the operator rows (bit = type code).
 #define VYRE_IR_TM_U   (1u << 1) // u32
@@ -453,7 +472,7 @@ typedef struct vyre_ir_node {
 // A host or workgroup buffer declaration.
 typedef struct vyre_ir_buffer {
   uint32_t name;    // offset into strings
-  uint32_t binding; // 0..31, unique among non-workgroup buffers; 0 for workgroup
+  uint32_t binding; // 0..VYRE_IR_MAX_BINDINGS-1, unique among host buffers; 0 for workgroup
   uint8_t access;   // VYRE_IR_ACCESS_*
   uint8_t type;     // element type: a storage type of VYRE_IR_TYPE_LIST
   uint8_t has_count;
@@ -617,6 +636,14 @@ typedef struct vyre_ext_isolate {
 // ABI 1.2: the device runs in an isolated executor process: a real device
 // fault costs that process, and recover starts a new one (ABI-ISOLATE-1).
 #define VYRE_CAP_ISOLATED 0x200u
+// ABI 1.2: vyre_ext_indirect_grid on dispatch args (and sequence steps) is
+// honoured: the grid is read from a resident buffer on the device (docs/abi.md
+// ABI-INDIRECT-1).
+#define VYRE_CAP_INDIRECT_GRID 0x400u
+// ABI 1.2: vyre_ext_read_ranges on dispatch args is honoured: only the named
+// byte ranges of outputs are copied back (docs/abi.md ABI-RANGE-1). Without
+// it the host reads back whole into scratch and copies the ranges itself.
+#define VYRE_CAP_READ_RANGES 0x800u
 
 #define VYRE_TIMING_NONE          0u
 #define VYRE_TIMING_HOST_CLOCK    1u
@@ -639,6 +666,11 @@ typedef struct vyre_caps {
   char device_name[256];
   char driver[128];     // driver / runtime identity and version
   uint32_t ir_features; // VYRE_IR_FEATURE_* this backend implements
+  // ABI 1.2: the most host buffers one program may bind (binding numbers
+  // are any of 0..VYRE_IR_MAX_BINDINGS-1; docs/ir.md IR-LIMIT-5). 0 (a plugin
+  // built against ABI <= 1.1): 32.
+  uint32_t max_bindings;
+  uint32_t reserved1;
 } vyre_caps;
 
 //===----------------------------------------------------------------------===//
@@ -722,6 +754,49 @@ typedef struct vyre_ext_grid_offset {
   uint32_t flags; // VYRE_GRID_OFFSET_*
   uint32_t reserved0;
 } vyre_ext_grid_offset;
+
+// ABI 1.2: partial readback (docs/abi.md ABI-RANGE-1..4), chained on
+// vyre_dispatch_args.next. Each entry names one HOST binding of access
+// read_write or write (`binding` is its position in vyre_dispatch_args.bindings)
+// and a byte range [offset, offset + size) inside its bound length (any byte
+// alignment; size 0 copies nothing). After a successful run the plugin copies
+// exactly those bytes of the result to `dst` and writes nothing into the
+// binding's `data` (for read_write, `data` is then only read). Bindings
+// without an entry read back whole, as in 1.0. At most one entry per
+// binding. The host chains it only for plugins that report
+// VYRE_CAP_READ_RANGES.
+typedef struct vyre_read_range {
+  uint32_t binding; // index into vyre_dispatch_args.bindings
+  uint32_t reserved0;
+  uint64_t offset; // bytes from the start of the binding
+  uint64_t size;   // bytes; 0: nothing
+  void *dst;       // receives the size bytes
+} vyre_read_range;
+typedef struct vyre_ext_read_ranges {
+  vyre_ext_header header; // type VYRE_EXT_READ_RANGES, size sizeof(vyre_ext_read_ranges)
+  const vyre_read_range *ranges;
+  uint32_t count;
+  uint32_t reserved0;
+} vyre_ext_read_ranges;
+
+// ABI 1.2: indirect dispatch (docs/abi.md ABI-INDIRECT-1..5), chained on
+// vyre_dispatch_args.next or on a sequence step. The grid is three u32 read
+// on the device, when the launch runs, from `buffer` at byte `offset`
+// (multiple of 4, offset + 12 <= its size); vyre_dispatch_args.grid is then
+// ignored. Earlier steps of the same sequence or batch may write it: the read
+// sees their writes, with no host round trip. A grid with any component 0
+// runs nothing and succeeds (write buffers still read as zero). A grid with
+// any component above max_grid (this struct's bound, checked by the host
+// against the device's caps) runs nothing and fails the dispatch with
+// INVALID_ARGUMENT naming the grid read. `buffer` must not be bound writable
+// by the same launch. Not combined with vyre_ext_grid_offset.
+typedef struct vyre_ext_indirect_grid {
+  vyre_ext_header header; // type VYRE_EXT_INDIRECT_GRID, size sizeof(vyre_ext_indirect_grid)
+  vyre_buffer *buffer;    // resident buffer of this backend holding {x, y, z}
+  uint64_t offset;        // byte offset of x
+  uint32_t max_grid[3];   // the largest grid the launch may read, per axis (each >= 1)
+  uint32_t reserved0;
+} vyre_ext_indirect_grid;
 
 typedef struct vyre_dispatch_result {
   uint32_t struct_size;
@@ -1103,8 +1178,9 @@ VYRE__PIN(vyre_create_args, has_uuid, 16);
 VYRE__PIN(vyre_create_args, device_uuid, 20);
 VYRE__PIN(vyre_create_args, flags, 36);
 
-VYRE__SIZE(vyre_caps, 472);
+VYRE__SIZE(vyre_caps, 480); // 472 in ABI 1.1
 VYRE__PIN(vyre_caps, ir_features, 468);
+VYRE__PIN(vyre_caps, max_bindings, 472); // ABI 1.2
 VYRE__PIN(vyre_caps, flags, 4);
 VYRE__PIN(vyre_caps, max_workgroup_size, 8);
 VYRE__PIN(vyre_caps, max_workgroup_invocations, 20);
@@ -1151,6 +1227,17 @@ VYRE__PIN(vyre_ext_grid_offset, flags, 40);
 
 VYRE__SIZE(vyre_ext_isolate, 24); // ABI 1.2
 VYRE__PIN(vyre_ext_isolate, mode, 16);
+VYRE__SIZE(vyre_read_range, 32); // ABI 1.2
+VYRE__PIN(vyre_read_range, offset, 8);
+VYRE__PIN(vyre_read_range, size, 16);
+VYRE__PIN(vyre_read_range, dst, 24);
+VYRE__SIZE(vyre_ext_read_ranges, 32); // ABI 1.2
+VYRE__PIN(vyre_ext_read_ranges, ranges, 16);
+VYRE__PIN(vyre_ext_read_ranges, count, 24);
+VYRE__SIZE(vyre_ext_indirect_grid, 48); // ABI 1.2
+VYRE__PIN(vyre_ext_indirect_grid, buffer, 16);
+VYRE__PIN(vyre_ext_indirect_grid, offset, 24);
+VYRE__PIN(vyre_ext_indirect_grid, max_grid, 32);
 
 VYRE__SIZE(vyre_dispatch_result, 32);
 VYRE__PIN(vyre_dispatch_result, trapped, 4);

@@ -60,7 +60,9 @@ static void vyre_list_flags(uint32_t flags, char *out, size_t cap) {
                {VYRE_CAP_REVERSE_ORDER, "reverse-order"},
                {VYRE_CAP_GRID_OFFSET, "grid-offset"},
                {VYRE_CAP_STREAM, "stream"},
-               {VYRE_CAP_ISOLATED, "isolated"}};
+               {VYRE_CAP_ISOLATED, "isolated"},
+               {VYRE_CAP_INDIRECT_GRID, "indirect-grid"},
+               {VYRE_CAP_READ_RANGES, "read-ranges"}};
   out[0] = '\0';
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (flags & names[i].bit) {
@@ -102,6 +104,15 @@ static void vyre_list_ir_feature_names(uint32_t features, char *out, size_t cap)
   }
 }
 
+// vyre_caps.max_bindings (ABI 1.2: host buffers per program), or 32 where the plugin's caps do not
+// reach it or report 0 (docs/ir.md IR-LIMIT-5).
+static uint32_t vyre_list_max_bindings(const vyre_caps *c) {
+  if (c->struct_size < offsetof(vyre_caps, max_bindings) + sizeof(c->max_bindings) ||
+      !c->max_bindings)
+    return VYRE_IR_MAX_BINDINGS_1_0;
+  return c->max_bindings;
+}
+
 static json_t *vyre_list_caps_json(const vyre_caps *c) {
   char flags[160];
   vyre_list_flags(c->flags, flags, sizeof flags);
@@ -122,6 +133,7 @@ static json_t *vyre_list_caps_json(const vyre_caps *c) {
   json_object_set_new(o, "max_storage_buffer_bytes",
                       json_integer((json_int_t)c->max_storage_buffer_bytes));
   json_object_set_new(o, "max_shared_memory_bytes", json_integer(c->max_shared_memory_bytes));
+  json_object_set_new(o, "max_bindings", json_integer(vyre_list_max_bindings(c)));
   json_object_set_new(o, "flags", json_string(flags));
   json_t *feats = json_array();
   uint32_t ir = vyre_list_ir_features(c);
@@ -146,8 +158,9 @@ static void vyre_list_caps_print(const vyre_caps *c) {
          c->max_workgroup_size[0], c->max_workgroup_size[1], c->max_workgroup_size[2],
          c->max_workgroup_invocations, c->max_grid[0], c->max_grid[1], c->max_grid[2],
          c->subgroup_size);
-  printf("      storage buffer <= %llu bytes; shared memory <= %u bytes\n",
-         (unsigned long long)c->max_storage_buffer_bytes, c->max_shared_memory_bytes);
+  printf("      storage buffer <= %llu bytes; shared memory <= %u bytes; %u host buffers\n",
+         (unsigned long long)c->max_storage_buffer_bytes, c->max_shared_memory_bytes,
+         vyre_list_max_bindings(c));
   printf("      features: %s\n", flags[0] ? flags : "(none)");
   char ir[256];
   vyre_list_ir_feature_names(vyre_list_ir_features(c), ir, sizeof ir);

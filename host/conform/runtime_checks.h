@@ -2,7 +2,8 @@
 //
 // runtime_checks.h — the runtime-semantics checks, one function per
 // "runtime/<name>" row of the table in runtime_util.c, each defined in its
-// runtime_<area>.c (dispatch, resident, fault, recover, stream). Not installed.
+// runtime_<area>.c (dispatch, resident, limits, fault, recover, stream). Not
+// installed.
 //
 // Each check runs on |dev| and records its outcome in |r|. Thread safety:
 // the runner runs them one at a time.
@@ -25,6 +26,10 @@ void vyre__rt_resident_failed_read(vyre_device *dev, vyre__result *r);
 void vyre__rt_resident_bad_handles(vyre_device *dev, vyre__result *r);
 void vyre__rt_resident_state(vyre_device *dev, vyre__result *r);
 void vyre__rt_resident_write_zeroed(vyre_device *dev, vyre__result *r);
+// runtime_limits.c
+void vyre__rt_read_ranges(vyre_device *dev, vyre__result *r);
+void vyre__rt_workgroup_limit(vyre_device *dev, vyre__result *r);
+void vyre__rt_indirect_grid(vyre_device *dev, vyre__result *r);
 // runtime_fault.c
 void vyre__rt_sequence(vyre_device *dev, vyre__result *r);
 void vyre__rt_fault_recover(vyre_device *dev, vyre__result *r);

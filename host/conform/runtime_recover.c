@@ -369,6 +369,7 @@ void vyre__rt_recover_keeps_caps(vyre_device *dev, vyre__result *r) {
   SAME(device_kind)
   SAME(device_index)
   SAME(ir_features)
+  SAME(max_bindings)
 #undef SAME
   if (memcmp(a.device_uuid, b.device_uuid, 16) != 0)
     vyre__result_fail(r, "caps.device_uuid changed across recover");

@@ -27,6 +27,9 @@ const vyre__runtime_check vyre__runtime_checks[] = {
     {"runtime/sequence_one_fence", vyre__rt_sequence},
     {"runtime/batch_timeout_per_job", vyre__rt_batch_timeout_per_job},
     {"runtime/stream_order", vyre__rt_stream_order},
+    {"runtime/read_ranges_edges", vyre__rt_read_ranges},
+    {"runtime/workgroup_memory_at_limit", vyre__rt_workgroup_limit},
+    {"runtime/indirect_grid_zero_and_bound", vyre__rt_indirect_grid},
     // Last: they move the device to a new generation.
     {"runtime/fault_recover", vyre__rt_fault_recover},
     {"runtime/pending_across_loss", vyre__rt_pending_loss},

@@ -279,8 +279,12 @@ uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32
   // Per-item statuses tell the outcome; a backend-wide failure is returned.
 done:
   if (b.plans)
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
+      // items[i].status, not b.valid[i]: an item that completed before a
+      // recovery is no longer valid (not re-run) but its ranges are due.
+      vyre__plan_finish(&b.plans[i], items[i].status);
       vyre__plan_free(&b.plans[i]);
+    }
   if (b.mods)
     for (uint32_t i = 0; i < count; i++)
       vyre__kmod_put(b.mods[i]);

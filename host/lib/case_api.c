@@ -392,8 +392,8 @@ uint32_t vyre_case_run(vyre_device *dev, const vyre_case_file *c,
   const vyre_program *p = c->prog;
   const vyre_ir_program *v = vyre_program_ir(p);
   uint32_t n = vyre_program_arg_count(p);
-  vyre_arg args[32];
-  uint8_t *outs[32] = {0};
+  vyre_arg args[VYRE_IR_MAX_BINDINGS];
+  uint8_t *outs[VYRE_IR_MAX_BINDINGS] = {0};
   memset(args, 0, sizeof(args));
   uint32_t st = VYRE_STATUS_OK;
   for (uint32_t i = 0; i < n && st == VYRE_STATUS_OK; i++) {

@@ -82,6 +82,14 @@ uint32_t vyre__device_generation(const vyre_device *dev) {
   return atomic_load(&((vyre_device *)dev)->generation);
 }
 
+uint32_t vyre__device_max_bindings(const vyre_device *dev) {
+  const vyre_caps *c = &dev->caps;
+  if (c->struct_size < offsetof(vyre_caps, max_bindings) + sizeof(c->max_bindings) ||
+      !c->max_bindings)
+    return VYRE_IR_MAX_BINDINGS_1_0;
+  return c->max_bindings < VYRE_IR_MAX_BINDINGS ? c->max_bindings : VYRE_IR_MAX_BINDINGS;
+}
+
 uint32_t vyre__kernel_resolve(const vyre_kernel *handle, const vyre_device *dev,
                               const char *context, vyre_kernel **out, vyre_error *err) {
   void *obj;

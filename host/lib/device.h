@@ -54,6 +54,10 @@ uint32_t vyre__device_resolve(const vyre_device *handle, const char *context, vy
                               vyre_error *err);
 // The device generation the host last saw (an atomic load).
 uint32_t vyre__device_generation(const vyre_device *dev);
+// The most host buffers one program may bind on |dev| (vyre_caps.max_bindings,
+// ABI 1.2; 32 for a plugin whose caps do not reach that field or report 0;
+// docs/ir.md IR-LIMIT-5).
+uint32_t vyre__device_max_bindings(const vyre_device *dev);
 // Recovers |dev| if it is (still) lost; a no-op when another thread already
 // recovered it. Updates the generation.
 uint32_t vyre__device_recover_if_lost(vyre_device *dev, vyre_error *err);

@@ -80,6 +80,7 @@ uint32_t vyre_dispatch(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_c
     st = vyre__call_dispatch(kernel->dev, &plan.args, res, err);
     prefix(err, st, plan.context);
   }
+  vyre__plan_finish(&plan, st);
   vyre__plan_free(&plan);
   vyre__kmod_put(mod);
   return st;
@@ -129,11 +130,13 @@ uint32_t vyre_dispatch_async(vyre_kernel *handle, const vyre_arg *args, uint32_t
   } else if (j->plan.split) {
     j->status = vyre__split_dispatch(kernel, &j->plan, &j->result, &j->error);
     j->done = 1;
+    vyre__plan_finish(&j->plan, j->status);
     vyre__plan_free(&j->plan);
   } else {
     j->status = vyre__call_dispatch(j->dev, &j->plan.args, &j->result, &j->error);
     prefix(&j->error, j->status, j->plan.context);
     j->done = 1;
+    vyre__plan_finish(&j->plan, j->status);
     vyre__plan_free(&j->plan);
   }
   j->handle = vyre__registry_add(j, VYRE__OBJ_JOB, j->dev);
@@ -202,6 +205,7 @@ uint32_t vyre_job_wait(vyre_job *handle, uint64_t timeout_ns, vyre_dispatch_resu
     job->error = e;
     prefix(&job->error, st, job->plan.context);
     job->done = 1;
+    vyre__plan_finish(&job->plan, st);
   }
   if (out) *out = job->result;
   if (job->status != VYRE_STATUS_OK && err) *err = job->error;

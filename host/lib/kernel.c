@@ -70,6 +70,20 @@ static uint32_t device_ir_features(const vyre_device *dev) {
   return c->ir_features;
 }
 
+// docs/ir.md IR-LIMIT-5: the program binds at most the device's
+// max_bindings host buffers (vyre__device_max_bindings).
+static uint32_t check_bindings(const vyre_device *dev, const vyre_program *p, const char *ctx,
+                               vyre_error *err) {
+  uint32_t max = vyre__device_max_bindings(dev);
+  if (p->arg_count <= max) return VYRE_STATUS_OK;
+  return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "%s: the program has %u host buffers, but %s binds at most %u "
+                        "(max_bindings; docs/ir.md IR-LIMIT-5). Fix: merge buffers (e.g. pack "
+                        "parameters into one uniform buffer), or use a backend whose `vyre list` "
+                        "shows more bindings.",
+                        ctx, p->arg_count, dev->name, max);
+}
+
 // Refuses a program that uses an IR feature the backend does not implement
 // (docs/ir.md "IR features"), before the plugin sees it.
 static uint32_t check_features(const vyre_device *dev, const vyre_ir_program *view,
@@ -306,13 +320,20 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
     st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
                         "%s: unknown compile flags 0x%x. Fix: pass only VYRE_COMPILE_* flags.", ctx,
                         k->flags & ~(uint32_t)VYRE_COMPILE_REVERSE_ORDER);
+  // A feature the backend lacks is the first reason to give (it also covers
+  // the limits of IR-LIMIT-4/5 on a backend of IR 1.0).
+  if (st == VYRE_STATUS_OK && (st = check_features(dev, program->view, err)) != VYRE_STATUS_OK)
+    vyre_error_prefix(err, "%s", ctx);
+  // docs/ir.md IR-LIMIT-4: workgroup memory fits the device.
   if (st == VYRE_STATUS_OK && dev->caps.max_shared_memory_bytes &&
       program->view->workgroup_bytes > dev->caps.max_shared_memory_bytes)
     st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
                         "%s: the program uses %u bytes of workgroup memory, above the %u bytes "
-                        "%s offers. Fix: use smaller workgroup buffers.",
+                        "(max_shared_memory_bytes) %s offers (docs/ir.md IR-LIMIT-4). Fix: use "
+                        "smaller workgroup buffers, or a device with more shared memory.",
                         ctx, program->view->workgroup_bytes, dev->caps.max_shared_memory_bytes,
                         dev->name);
+  if (st == VYRE_STATUS_OK) st = check_bindings(dev, program, ctx, err);
   if (st == VYRE_STATUS_OK) st = vyre__kernel_init_module(k, err);
   if (st == VYRE_STATUS_OK) {
     vyre__program_retain(program); // before the handle exists: the kernel keeps its program

@@ -69,7 +69,21 @@ uint32_t vyre__dispatch_options_read(const vyre_dispatch_options *in, const char
   if (VYRE_OPTS_HAS(in, timeout_ns)) out->timeout_ns = in->timeout_ns;
   if (VYRE_OPTS_HAS(in, max_output_bytes)) out->max_output_bytes = in->max_output_bytes;
   if (VYRE_OPTS_HAS(in, label)) out->label = in->label;
+  if (VYRE_OPTS_HAS(in, output_ranges)) out->output_ranges = in->output_ranges;
+  if (VYRE_OPTS_HAS(in, output_range_count)) out->output_range_count = in->output_range_count;
+  if (VYRE_OPTS_HAS(in, indirect_grid)) out->indirect_grid = in->indirect_grid;
+  if (VYRE_OPTS_HAS(in, indirect_offset)) out->indirect_offset = in->indirect_offset;
+  if (VYRE_OPTS_HAS(in, indirect_max_grid))
+    memcpy(out->indirect_max_grid, in->indirect_max_grid, sizeof(out->indirect_max_grid));
   return VYRE_STATUS_OK;
+}
+
+// The output range of host arg |i|, or NULL (|o| as read by
+// vyre__dispatch_options_read; checked by check_ranges).
+static const vyre_output_range *range_of(const vyre_dispatch_options *o, uint32_t i) {
+  for (uint32_t r = 0; r < o->output_range_count && o->output_ranges; r++)
+    if (o->output_ranges[r].arg == i) return &o->output_ranges[r];
+  return NULL;
 }
 
 // |o| is the caller's options as read by vyre__dispatch_options_read.
@@ -135,8 +149,9 @@ static uint64_t bound_bytes(const vyre_ir_buffer *b, const vyre_arg *a) {
   return r ? r->bytes : 0;
 }
 
-static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, const char *ctx,
-                          vyre_error *err) {
+// |ranged|: the arg has an output range (its out needs only the range; check_ranges).
+static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, int ranged,
+                          const char *ctx, vyre_error *err) {
   const vyre_ir_program *v = k->program->view;
   const vyre_ir_buffer *b = &v->buffers[k->program->arg_buffer[i]];
   const char *name = vyre_ir_string(v, b->name);
@@ -163,7 +178,7 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
                             (unsigned long long)have, (unsigned long long)len);
   } else if (b->access == VYRE_IR_ACCESS_WRITE) {
     len = bound_bytes(b, a);
-    if (a->out && a->out_bytes < len)
+    if (a->out && !ranged && a->out_bytes < len)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: write buffer '%s' (arg %u) returns %llu bytes (count %u) but "
                             "out_bytes is %llu. Fix: give an out buffer of at least %llu bytes.",
@@ -176,7 +191,7 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
                             "%s: %s buffer '%s' (arg %u) has %llu bytes but data is NULL. Fix: "
                             "pass the input bytes.",
                             ctx, acc, name, i, (unsigned long long)len);
-    if (b->access == VYRE_IR_ACCESS_READ_WRITE && a->out && a->out_bytes < len)
+    if (b->access == VYRE_IR_ACCESS_READ_WRITE && a->out && !ranged && a->out_bytes < len)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: read_write buffer '%s' (arg %u) returns %llu bytes (its input "
                             "length) but out_bytes is %llu. Fix: give an out buffer of at least "
@@ -222,6 +237,93 @@ static uint32_t check_arg(const vyre_kernel *k, uint32_t i, const vyre_arg *a, c
   return VYRE_STATUS_OK;
 }
 
+// The output ranges of |o| against the args (docs/abi.md ABI-RANGE-5).
+static uint32_t check_ranges(const vyre_kernel *k, const vyre_arg *args,
+                             const vyre_dispatch_options *o, const char *ctx, vyre_error *err) {
+  const vyre_program *prog = k->program;
+  const vyre_ir_program *v = prog->view;
+  if (o->output_range_count && !o->output_ranges)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: output_range_count is %u but output_ranges is NULL. Fix: pass the "
+                          "ranges or set the count to 0.",
+                          ctx, o->output_range_count);
+  for (uint32_t r = 0; r < o->output_range_count; r++) {
+    const vyre_output_range *rg = &o->output_ranges[r];
+    if (rg->arg >= prog->arg_count)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] names arg %u, but the program has %u host "
+                            "buffers. Fix: use an arg index below %u (declaration order).",
+                            ctx, r, rg->arg, prog->arg_count, prog->arg_count);
+    const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[rg->arg]];
+    const char *name = vyre_ir_string(v, b->name);
+    const vyre_arg *a = &args[rg->arg];
+    if (range_of(o, rg->arg) != rg)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] names arg %u ('%s') again; an output takes "
+                            "one range. Fix: merge the ranges into one.",
+                            ctx, r, rg->arg, name);
+    if (b->access != VYRE_IR_ACCESS_READ_WRITE && b->access != VYRE_IR_ACCESS_WRITE)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] names %s buffer '%s' (arg %u), which is never "
+                            "read back. Fix: give ranges to read_write and write buffers only.",
+                            ctx, r, vyre_ir_access_name(b->access), name, rg->arg);
+    if (a->resident)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] names buffer '%s' (arg %u), which is bound to "
+                            "a resident buffer and not read back. Fix: read the bytes with "
+                            "vyre_resident_read.",
+                            ctx, r, name, rg->arg);
+    if (!a->out)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] names buffer '%s' (arg %u), whose out is NULL "
+                            "(the result is discarded). Fix: pass out memory or drop the range.",
+                            ctx, r, name, rg->arg);
+    uint64_t len = bound_bytes(b, a);
+    if (rg->offset > len || rg->size > len - rg->offset)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] asks for bytes [%llu, %llu + %llu) of buffer "
+                            "'%s' (arg %u), which binds %llu bytes (docs/abi.md ABI-RANGE-5). "
+                            "Fix: keep offset + size <= %llu.",
+                            ctx, r, (unsigned long long)rg->offset, (unsigned long long)rg->offset,
+                            (unsigned long long)rg->size, name, rg->arg, (unsigned long long)len,
+                            (unsigned long long)len);
+    if (a->out_bytes < rg->offset + rg->size)
+      return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                            "%s: output_ranges[%u] writes bytes up to %llu of arg %u's out "
+                            "('%s'), but out_bytes is %llu. Fix: give out memory of at least "
+                            "offset + size bytes.",
+                            ctx, r, (unsigned long long)(rg->offset + rg->size), rg->arg, name,
+                            (unsigned long long)a->out_bytes);
+  }
+  return VYRE_STATUS_OK;
+}
+
+// The indirect grid of |o| (docs/abi.md ABI-INDIRECT-6): a live resident
+// buffer of this device, 12 bytes at a 4-aligned offset, a bound of at least
+// 1 per axis, and a plugin that reads grids on the device.
+static uint32_t check_indirect(const vyre_kernel *k, const vyre_dispatch_options *o,
+                               const char *ctx, vyre_error *err) {
+  if (!(k->dev->caps.flags & VYRE_CAP_INDIRECT_GRID))
+    return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                          "%s: an indirect grid was requested, but %s cannot read a grid on the "
+                          "device (it does not report VYRE_CAP_INDIRECT_GRID; docs/abi.md "
+                          "ABI-INDIRECT-1). Fix: read the grid with vyre_resident_read and pass "
+                          "it as options.grid, or use a backend whose `vyre list` shows "
+                          "indirect-grid.",
+                          ctx, k->dev->name);
+  vyre_resident *r;
+  uint32_t st = vyre__resident_resolve(o->indirect_grid, k->dev, ctx, &r, err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (o->indirect_offset % 4 || o->indirect_offset > r->bytes || r->bytes - o->indirect_offset < 12)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: the indirect grid at byte %llu of a %llu-byte resident buffer "
+                          "does not fit (it is 12 bytes at a multiple of 4). Fix: use a "
+                          "4-aligned offset with offset + 12 <= the buffer's size.",
+                          ctx, (unsigned long long)o->indirect_offset,
+                          (unsigned long long)r->bytes);
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
                           const vyre_dispatch_options *options, const char *ctx,
                           uint32_t out_grid[3], vyre_error *err) {
@@ -253,7 +355,7 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
   uint64_t out_total = 0, n_out = 0, n_in = 0, max_in = 0;
   int outs = 0, ins = 0, ambiguous = 0;
   for (uint32_t i = 0; i < arg_count; i++) {
-    st = check_arg(k, i, &args[i], ctx, err);
+    st = check_arg(k, i, &args[i], range_of(o, i) != NULL, ctx, err);
     if (st != VYRE_STATUS_OK) return st;
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
     uint64_t bytes = bound_bytes(b, &args[i]), elems = bytes / vyre_ir_type_bytes(b->type);
@@ -275,8 +377,35 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
                           "%llu. Fix: raise the cap or bind smaller outputs.",
                           ctx, (unsigned long long)out_total,
                           (unsigned long long)o->max_output_bytes);
+  if ((st = check_ranges(k, args, o, ctx, err)) != VYRE_STATUS_OK) return st;
   uint32_t g[3];
-  if (o->has_grid) {
+  if (o->indirect_grid) {
+    if ((st = check_indirect(k, o, ctx, err)) != VYRE_STATUS_OK) return st;
+    for (uint32_t i = 0; i < arg_count; i++) { // ABI-INDIRECT-5
+      const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
+      if (args[i].resident == o->indirect_grid &&
+          (b->access == VYRE_IR_ACCESS_READ_WRITE || b->access == VYRE_IR_ACCESS_WRITE))
+        return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                              "%s: the indirect grid's buffer is also bound as %s buffer '%s' "
+                              "(arg %u), so the launch could change its own grid (docs/abi.md "
+                              "ABI-INDIRECT-5). Fix: write the grid in an earlier step, and bind "
+                              "it read-only or not at all here.",
+                              ctx, vyre_ir_access_name(b->access), vyre_ir_string(v, b->name), i);
+    }
+    // The bound is checked as a grid; the launch reads the real one (ABI-INDIRECT-6).
+    memcpy(g, o->indirect_max_grid, sizeof(g));
+    for (int a = 0; a < 3; a++) {
+      uint32_t cap = k->dev->caps.max_grid[a];
+      if (cap && g[a] > cap)
+        return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                              "%s: indirect_max_grid [%u, %u, %u] is above the device's "
+                              "max_grid [%u, %u, %u] on %s; an indirect grid runs as one launch "
+                              "(docs/abi.md ABI-INDIRECT-6). Fix: bound the grid within max_grid "
+                              "and use a grid-stride loop.",
+                              ctx, g[0], g[1], g[2], k->dev->caps.max_grid[0],
+                              k->dev->caps.max_grid[1], k->dev->caps.max_grid[2], k->dev->name);
+    }
+  } else if (o->has_grid) {
     memcpy(g, o->grid, sizeof(g));
   } else {
     if ((uint64_t)k->workgroup[1] * k->workgroup[2] > 1)
@@ -345,6 +474,10 @@ uint32_t vyre__plan_make(const vyre_kernel *k, const vyre__kmod *mod, const vyre
   if (st != VYRE_STATUS_OK) return st;
   // A grid-barrier program always runs through split.c, as its phases.
   plan->split = (uint32_t)vyre__grid_over_caps(k->dev, plan->grid) || k->program->phase_count > 1;
+  // ABI-RANGE-4: the plugin reads the ranges back itself only when it says
+  // so and the dispatch is one launch; otherwise whole, into scratch.
+  int native_ranges = (k->dev->caps.flags & VYRE_CAP_READ_RANGES) && !plan->split;
+  uint32_t nranges = 0;
   for (uint32_t j = 0; j < prog->arg_count; j++) {
     uint32_t i = prog->by_binding[j];
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
@@ -365,6 +498,33 @@ uint32_t vyre__plan_make(const vyre_kernel *k, const vyre__kmod *mod, const vyre
     }
     bd->kind = VYRE_BINDING_HOST;
     size_t len = (size_t)bd->bytes;
+    const vyre_output_range *rg = range_of(o, i);
+    if (rg && native_ranges) {
+      // The plugin only reads |data| (read_write input) and copies the range to dst.
+      bd->data = b->access == VYRE_IR_ACCESS_READ_WRITE ? (void *)a->data : a->out;
+      plan->ranges[nranges++] = (vyre_read_range){.binding = j,
+                                                  .offset = rg->offset,
+                                                  .size = rg->size,
+                                                  .dst = (uint8_t *)a->out + rg->offset};
+      continue;
+    }
+    if (rg) {
+      // Whole into scratch (a copy of the input for read_write), the range out after.
+      if (len) {
+        plan->scratch[i] = malloc(len);
+        if (!plan->scratch[i]) goto oom;
+        plan->scratch_count++;
+        if (b->access == VYRE_IR_ACCESS_READ_WRITE) memcpy(plan->scratch[i], a->data, len);
+      }
+      bd->data = plan->scratch[i];
+      if (rg->size) {
+        plan->copies[plan->copy_count].dst = (uint8_t *)a->out + rg->offset;
+        plan->copies[plan->copy_count].src = (const uint8_t *)plan->scratch[i] + rg->offset;
+        plan->copies[plan->copy_count].size = rg->size;
+        plan->copy_count++;
+      }
+      continue;
+    }
     switch (b->access) {
     case VYRE_IR_ACCESS_READ_WRITE:
       if (a->out && a->out == a->data) {
@@ -408,6 +568,29 @@ uint32_t vyre__plan_make(const vyre_kernel *k, const vyre__kmod *mod, const vyre
   d->flags = o->flags;
   d->timeout_ns = o->timeout_ns;
   d->label = o->label ? o->label : k->label;
+  if (nranges) {
+    plan->range_ext.header.type = VYRE_EXT_READ_RANGES;
+    plan->range_ext.header.size = sizeof(plan->range_ext);
+    plan->range_ext.header.next = d->next;
+    plan->range_ext.ranges = plan->ranges;
+    plan->range_ext.count = nranges;
+    d->next = &plan->range_ext.header;
+  }
+  if (o->indirect_grid) {
+    vyre_resident *r;
+    st = vyre__resident_resolve(o->indirect_grid, k->dev, plan->context, &r, err);
+    if (st != VYRE_STATUS_OK) {
+      vyre__plan_free(plan);
+      return st;
+    }
+    plan->indirect_ext.header.type = VYRE_EXT_INDIRECT_GRID;
+    plan->indirect_ext.header.size = sizeof(plan->indirect_ext);
+    plan->indirect_ext.header.next = d->next;
+    plan->indirect_ext.buffer = r->buf;
+    plan->indirect_ext.offset = o->indirect_offset;
+    memcpy(plan->indirect_ext.max_grid, o->indirect_max_grid, sizeof(plan->indirect_ext.max_grid));
+    d->next = &plan->indirect_ext.header;
+  }
   return VYRE_STATUS_OK;
 oom:
   vyre__plan_free(plan);
@@ -417,7 +600,14 @@ oom:
                         plan->context);
 }
 
+void vyre__plan_finish(vyre__plan *plan, uint32_t status) {
+  for (uint32_t c = 0; c < plan->copy_count && status == VYRE_STATUS_OK; c++)
+    memcpy(plan->copies[c].dst, plan->copies[c].src, (size_t)plan->copies[c].size);
+  plan->copy_count = 0;
+}
+
 void vyre__plan_free(vyre__plan *plan) {
+  plan->copy_count = 0;
   if (!plan->scratch_count) return;
   plan->scratch_count = 0;
   for (uint32_t i = 0; i < VYRE__MAX_BINDINGS; i++)

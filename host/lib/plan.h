@@ -44,6 +44,20 @@ typedef struct vyre__plan {
   void *scratch[VYRE__MAX_BINDINGS];
   uint32_t scratch_count; // non-NULL entries of scratch (0: nothing to free)
   char context[192];      // "dispatch 'label' on cpu"
+  // Partial readback (docs/abi.md ABI-RANGE-5). For a plugin that reports
+  // VYRE_CAP_READ_RANGES (and a grid that is not split) the ranges go to it
+  // on args.next; otherwise the output reads back whole into scratch and
+  // vyre__plan_finish copies the ranges out (ABI-RANGE-4).
+  vyre_read_range ranges[VYRE__MAX_BINDINGS];
+  vyre_ext_read_ranges range_ext;
+  struct {
+    uint8_t *dst;
+    const uint8_t *src;
+    uint64_t size;
+  } copies[VYRE__MAX_BINDINGS];
+  uint32_t copy_count;
+  // Indirect dispatch (docs/abi.md ABI-INDIRECT-6): chained on args.next.
+  vyre_ext_indirect_grid indirect_ext;
 } vyre__plan;
 
 // Copies the caller's |in| into |out| field by field, reading only the fields
@@ -67,6 +81,10 @@ uint32_t vyre__plan_make(const vyre_kernel *k, const struct vyre__kmod *mod, con
                          uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err);
 void vyre__plan_free(vyre__plan *plan);
+// After the plan's dispatch returned |status|: on OK, copies the ranges read
+// back into scratch to the callers' out memory (ABI-RANGE-4); then forgets
+// them. Call it once, before vyre__plan_free, on every path that ran the plan.
+void vyre__plan_finish(vyre__plan *plan, uint32_t status);
 // Writes "<verb> '<label>' on <backend>" into |out|.
 void vyre__plan_context(const vyre_kernel *k, const char *verb, char *out, size_t size);
 

@@ -23,7 +23,7 @@
 #include "vyre_ir.h"
 
 // The most host args (and plugin bindings) a program may have.
-#define VYRE__MAX_BINDINGS 32u
+#define VYRE__MAX_BINDINGS VYRE_IR_MAX_BINDINGS // docs/ir.md IR-LIMIT-5
 
 struct vyre_program {
   const vyre_program *handle; // the token the application holds

@@ -88,6 +88,14 @@ uint32_t vyre_queue_create(vyre_kernel *handle, const vyre_dispatch_options *opt
   vyre_dispatch_options opts;
   st = vyre__dispatch_options_read(options, octx, &opts, err);
   if (st != VYRE_STATUS_OK) return st;
+  // The queue owns its outputs and runs payloads later: the borrowed ranges
+  // and resident grid of ABI-RANGE-5 / ABI-INDIRECT-6 have no place here.
+  if (opts.output_range_count || opts.indirect_grid)
+    return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                          "%s: the options carry %s, which a queue does not take (it owns its "
+                          "outputs and runs payloads later). Fix: use vyre_dispatch or a batch "
+                          "for those.",
+                          octx, opts.output_range_count ? "output ranges" : "an indirect grid");
   vyre_queue *q = calloc(1, sizeof(*q));
   if (!q)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
@@ -301,8 +309,10 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
   }
   free(jobs);
   free(idx);
-  for (uint32_t i = from; i < n; i++)
+  for (uint32_t i = from; i < n; i++) {
+    vyre__plan_finish(&plans[i], status[i]);
     vyre__plan_free(&plans[i]);
+  }
   vyre__kmod_put(mod);
   return st;
 }

@@ -30,6 +30,7 @@ static void cpu_pending_unbusy(vyre_pending *p) {
   for (uint32_t i = 0; i < p->args.binding_count; i++)
     if (p->bindings[i].kind == VYRE_BINDING_RESIDENT && p->bindings[i].resident)
       atomic_fetch_sub(&p->bindings[i].resident->busy, 1);
+  if (p->indirect.buffer) atomic_fetch_sub(&p->indirect.buffer->busy, 1);
 }
 
 // Drops the pending's hold on its module, freeing a module released
@@ -115,6 +116,22 @@ uint32_t vyre_cpu_dispatch_async(vyre_backend *be, const vyre_dispatch_args *arg
     return st;
   }
   p->args.next = &p->grid.header;
+  const vyre_ext_indirect_grid *ind = NULL;
+  st = vyre_kit_indirect_grid(args, CPU_NAME, &ind, err);
+  if (!st && ind)
+    st = vyre_kit_object_check(ind->buffer, VYRE_MAGIC_BUFFER, be, atomic_load(&be->generation),
+                               CPU_NAME, "indirect grid buffer", err);
+  if (st) {
+    free(p);
+    free(copy);
+    return st;
+  }
+  if (ind) { // read when the dispatch runs, not now (ABI-INDIRECT-2)
+    p->indirect = *ind;
+    p->indirect.header.next = NULL;
+    p->args.next = &p->indirect.header;
+    atomic_fetch_add(&ind->buffer->busy, 1);
+  }
   p->args.bindings = copy;
   p->bindings = copy;
   p->args.label =

@@ -25,6 +25,9 @@ struct vyre_pending {
   vyre_dispatch_args args; // copy; bindings point to |bindings|
   vyre_binding *bindings;
   vyre_ext_grid_offset grid; // copy of the launch geometry; args.next points here
+  // Copy of an indirect grid (ABI-INDIRECT-2); args.next points here instead
+  // when the caller chained one. Its buffer is busy while the pending lives.
+  vyre_ext_indirect_grid indirect;
   _Atomic uint32_t cancel;
   uint32_t done;   // under the backend lock
   uint32_t status; // valid once done

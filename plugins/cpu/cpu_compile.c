@@ -519,12 +519,12 @@ uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, 
   const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "(unnamed)";
   snprintf(out->name, sizeof(out->name), "%s", name);
   out->reverse = (args->flags & VYRE_COMPILE_REVERSE_ORDER) != 0;
-  if (plan.workgroup_bytes > 16384u) {
+  if (plan.workgroup_bytes > VYRE_IR_MAX_WORKGROUP_BYTES) { // docs/ir.md IR-LIMIT-4
     vyre_kit_plan_free(&plan);
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, CPU_NAME,
-                         "workgroup buffers of '%s' need %u bytes, more than 16384. Fix: "
-                         "shrink the workgroup buffers.",
-                         name, plan.workgroup_bytes);
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CPU_NAME,
+                         "workgroup buffers of '%s' need %u bytes, more than the %u this backend "
+                         "offers (max_shared_memory_bytes). Fix: shrink the workgroup buffers.",
+                         name, plan.workgroup_bytes, VYRE_IR_MAX_WORKGROUP_BYTES);
   }
 
   out->buffer_count = p->buffer_count;

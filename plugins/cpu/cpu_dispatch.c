@@ -194,6 +194,45 @@ static uint32_t cpu_args_check(vyre_backend *be, const vyre_dispatch_args *args,
   return VYRE_STATUS_OK;
 }
 
+// The indirect grid of |args| (docs/abi.md ABI-INDIRECT-2), or *out NULL:
+// the entry and its buffer (live, of this backend, 12 bytes at the offset).
+static uint32_t cpu_indirect_check(vyre_backend *be, const vyre_dispatch_args *args,
+                                   const char *label, const vyre_ext_indirect_grid **out,
+                                   vyre_error *err) {
+  uint32_t st = vyre_kit_indirect_grid(args, CPU_NAME, out, err);
+  if (st || !*out) return st;
+  const vyre_ext_indirect_grid *x = *out;
+  st = vyre_kit_object_check(x->buffer, VYRE_MAGIC_BUFFER, be, atomic_load(&be->generation),
+                             CPU_NAME, "indirect grid buffer", err);
+  if (st) return st;
+  if (x->offset > x->buffer->bytes || x->buffer->bytes - x->offset < 12)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                         "dispatch '%s': the indirect grid at byte %llu does not fit the "
+                         "%llu-byte buffer. Fix: keep offset + 12 <= its size.",
+                         label, (unsigned long long)x->offset,
+                         (unsigned long long)x->buffer->bytes);
+  return VYRE_STATUS_OK;
+}
+
+// Reads the grid of |x| into |g| when the launch runs. *run = 0 for a grid
+// with a 0 (runs nothing, ABI-INDIRECT-3); a grid above the bound or this
+// backend's max_grid is INVALID_ARGUMENT naming both (never a partial grid).
+static uint32_t cpu_indirect_read(vyre_backend *be, const vyre_ext_indirect_grid *x,
+                                  const char *label, uint32_t g[3], int *run, vyre_error *err) {
+  memcpy(g, (const uint8_t *)x->buffer->data + x->offset, 12);
+  *run = g[0] && g[1] && g[2];
+  for (int a = 0; a < 3 && *run; a++)
+    if (g[a] > x->max_grid[a] || g[a] > be->max_grid[a])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
+                           "dispatch '%s': the indirect grid read at run time is [%u, %u, %u], "
+                           "above its bound max_grid [%u, %u, %u] (device limit [%u, %u, %u]); "
+                           "nothing ran (docs/abi.md ABI-INDIRECT-3). Fix: have the step that "
+                           "writes the grid stay within the bound, or raise the bound.",
+                           label, g[0], g[1], g[2], x->max_grid[0], x->max_grid[1], x->max_grid[2],
+                           be->max_grid[0], be->max_grid[1], be->max_grid[2]);
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args,
                                 vyre_dispatch_result *out, vyre_error *err,
                                 const _Atomic uint32_t *cancel) {
@@ -230,6 +269,8 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   vyre_cpu_launch L = {.code = c, .views = pl.views, .cancel = cancel};
   memcpy(L.grid, args->grid, sizeof(L.grid));
   st = vyre_kit_grid_span(args, CPU_NAME, L.base, L.total, err);
+  const vyre_ext_indirect_grid *ind = NULL;
+  if (!st) st = cpu_indirect_check(be, args, label, &ind, err);
   if (st) {
     cpu_plan_free(&pl);
     return st;
@@ -240,6 +281,12 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   uint32_t trap_val = 0;
   vyre_cpu_pool *pool = c->reverse ? NULL : vyre_cpu_backend_pool(be);
   for (uint32_t rep = 0; rep < args->repeat && !st; rep++) {
+    if (ind) { // the grid as the buffer holds it now (ABI-INDIRECT-2, -5)
+      int run = 0;
+      st = cpu_indirect_read(be, ind, label, L.grid, &run, err);
+      if (st || !run) break; // a grid of 0 runs nothing (ABI-INDIRECT-3)
+      memcpy(L.total, L.grid, sizeof(L.total));
+    }
     st = vyre_cpu_launch_run(pool, &L);
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_LAUNCHES, 1);
     uint32_t s = atomic_load(&L.trap_sites);
@@ -258,7 +305,9 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
 
-  if (st == VYRE_STATUS_TIMEOUT) {
+  if (st == VYRE_STATUS_INVALID_ARGUMENT) {
+    // cpu_indirect_read's refusal; nothing ran and nothing is read back.
+  } else if (st == VYRE_STATUS_TIMEOUT) {
     st = vyre_kit_fail(err, st, 0, CPU_NAME,
                        "dispatch '%s' ran past its deadline of %llu ns. Fix: raise the timeout "
                        "or shrink the work.",

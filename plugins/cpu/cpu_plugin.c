@@ -226,10 +226,12 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "get_caps: out is NULL. Fix: pass a vyre_caps to fill.");
   uint32_t ss = out->struct_size;
-  memset(out, 0, sizeof(*out));
+  // Only the host's struct: an older host's vyre_caps is shorter (ABI growth).
+  memset(out, 0, ss && ss < sizeof(*out) ? ss : sizeof(*out));
   out->struct_size = ss ? ss : sizeof(*out);
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
-               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET | VYRE_CAP_STREAM;
+               VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET |
+               VYRE_CAP_INDIRECT_GRID | VYRE_CAP_STREAM;
   out->max_workgroup_size[0] = 1024;
   out->max_workgroup_size[1] = 1024;
   out->max_workgroup_size[2] = 64;
@@ -237,11 +239,13 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   memcpy(out->max_grid, be->max_grid, sizeof(out->max_grid));
   out->subgroup_size = 1;
   out->max_storage_buffer_bytes = 1ull << 30;
-  out->max_shared_memory_bytes = 16384;
+  out->max_shared_memory_bytes = VYRE_IR_MAX_WORKGROUP_BYTES; // docs/ir.md IR-LIMIT-4
   out->timing_quality = VYRE_TIMING_HOST_CLOCK;
   out->device_kind = VYRE_DEVICE_KIND_CPU;
   out->device_index = 0;
   out->ir_features = VYRE_IR_FEATURES_KNOWN; // every feature of the lists (cpu_compile.c)
+  if (out->struct_size >= offsetof(vyre_caps, max_bindings) + sizeof(out->max_bindings))
+    out->max_bindings = VYRE_IR_MAX_BINDINGS; // ABI 1.2; docs/ir.md IR-LIMIT-5
   out->generation = atomic_load(&be->generation);
   memcpy(out->device_uuid, kCpuUuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "CPU reference (%u threads)", be->threads);

@@ -17,7 +17,7 @@
 #include "vyre/vyre_backend.h"
 
 // The most bindings one ring item may have (the IR's buffer limit).
-#define CPU_RING_MAX_BINDINGS 32u
+#define CPU_RING_MAX_BINDINGS VYRE_IR_MAX_BINDINGS
 
 uint32_t vyre_cpu_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_ring **out,
                             vyre_error *err);

@@ -110,3 +110,97 @@ int vyre_kit_launch_zeroes_writes(const vyre_dispatch_args *a) {
       return (((const vyre_ext_grid_offset *)e)->flags & VYRE_GRID_OFFSET_FIRST) != 0;
   return 1;
 }
+
+uint32_t vyre_kit_read_ranges(const vyre_dispatch_args *a, const char *backend,
+                              vyre_read_range *out, int *has_any, vyre_error *err) {
+  *has_any = 0;
+  const vyre_ext_read_ranges *x = NULL;
+  const vyre_ext_header *e = a->next;
+  for (int n = 0; e && n < 64 && !x; e = e->next, n++)
+    if (e->type == VYRE_EXT_READ_RANGES) {
+      if (e->size < sizeof(vyre_ext_read_ranges))
+        return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                             "dispatch: the read-ranges extension has size %u, below %zu. Fix: "
+                             "set header.size = sizeof(vyre_ext_read_ranges).",
+                             e->size, sizeof(vyre_ext_read_ranges));
+      x = (const vyre_ext_read_ranges *)e;
+    }
+  if (!x) return VYRE_STATUS_OK;
+  uint8_t seen[VYRE_IR_MAX_BINDINGS] = {0};
+  if (a->binding_count > VYRE_IR_MAX_BINDINGS)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "dispatch: %u bindings, above %u. Fix: bind one per host buffer.",
+                         a->binding_count, VYRE_IR_MAX_BINDINGS);
+  for (uint32_t i = 0; i < a->binding_count; i++)
+    out[i] = (vyre_read_range){.binding = i};
+  if (x->count && !x->ranges)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "dispatch: the read-ranges extension has count %u and no ranges. Fix: "
+                         "pass the ranges or count 0.",
+                         x->count);
+  for (uint32_t r = 0; r < x->count; r++) {
+    const vyre_read_range *g = &x->ranges[r];
+    const char *why = NULL;
+    if (g->binding >= a->binding_count)
+      why = "names no binding";
+    else if (a->bindings[g->binding].kind != VYRE_BINDING_HOST)
+      why = "names a binding that is not HOST";
+    else if (g->offset > a->bindings[g->binding].bytes ||
+             g->size > a->bindings[g->binding].bytes - g->offset)
+      why = "ends past the binding's bytes";
+    else if (g->size && !g->dst)
+      why = "has no dst";
+    else if (seen[g->binding])
+      why = "names a binding that already has a range";
+    if (why)
+      return vyre_kit_fail(
+          err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+          "dispatch: read range %u (binding %u, offset %llu, size %llu, of %u bindings) %s "
+          "(docs/abi.md ABI-RANGE-2). Fix: one range per HOST output binding, inside its bytes.",
+          r, g->binding, (unsigned long long)g->offset, (unsigned long long)g->size,
+          a->binding_count, why);
+    out[g->binding] = *g;
+    out[g->binding].reserved0 = 1; // this binding has a range (size 0: nothing to copy)
+    seen[g->binding] = 1;
+    *has_any = 1;
+  }
+  return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_kit_indirect_grid(const vyre_dispatch_args *a, const char *backend,
+                                const vyre_ext_indirect_grid **out, vyre_error *err) {
+  static const uint32_t ir_max[3] = {0x7FFFFFFFu, 65535u, 65535u};
+  *out = NULL;
+  const vyre_ext_indirect_grid *x = NULL;
+  int offset = 0;
+  const vyre_ext_header *e = a->next;
+  for (int n = 0; e && n < 64; e = e->next, n++) {
+    if (e->type == VYRE_EXT_GRID_OFFSET) offset = 1;
+    if (e->type != VYRE_EXT_INDIRECT_GRID || x) continue;
+    if (e->size < sizeof(vyre_ext_indirect_grid))
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                           "dispatch: the indirect-grid extension has size %u, below %zu. Fix: "
+                           "set header.size = sizeof(vyre_ext_indirect_grid).",
+                           e->size, sizeof(vyre_ext_indirect_grid));
+    x = (const vyre_ext_indirect_grid *)e;
+  }
+  if (!x) return VYRE_STATUS_OK;
+  if (offset)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "dispatch: an indirect grid is chained with a grid offset; an indirect "
+                         "dispatch is one launch (docs/abi.md ABI-INDIRECT-2). Fix: drop one.");
+  for (int i = 0; i < 3; i++)
+    if (!x->max_grid[i] || x->max_grid[i] > ir_max[i])
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                           "dispatch: indirect max_grid [%u, %u, %u] is outside 1..2^31-1 on x "
+                           "and 1..65535 on y and z (docs/abi.md ABI-INDIRECT-2). Fix: bound "
+                           "the grid within those.",
+                           x->max_grid[0], x->max_grid[1], x->max_grid[2]);
+  if (x->offset % 4)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "dispatch: the indirect grid's offset %llu is not a multiple of 4. Fix: "
+                         "align it.",
+                         (unsigned long long)x->offset);
+  *out = x;
+  return VYRE_STATUS_OK;
+}

@@ -156,6 +156,7 @@ uint32_t vyre_kit_caps_same(const vyre_caps *open, const vyre_caps *now, const c
       {"subgroup_size", open->subgroup_size, now->subgroup_size},
       {"max_storage_buffer_bytes", open->max_storage_buffer_bytes, now->max_storage_buffer_bytes},
       {"max_shared_memory_bytes", open->max_shared_memory_bytes, now->max_shared_memory_bytes},
+      {"max_bindings", open->max_bindings, now->max_bindings},
   };
   for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
     if (f[i].was != f[i].is)

@@ -91,6 +91,10 @@ void vyre_kit_lanes_plan(const vyre_ir_program *p, const uint32_t wg[3], vyre_ki
       if (!gid) store_other |= bit;
     }
   }
+  if (p->buffer_count > 64) { // the masks below have one bit per buffer
+    fail(out, "the program has more than 64 buffers");
+    return;
+  }
   for (uint32_t b = 0; b < p->buffer_count; b++) {
     uint64_t bit = 1ull << b;
     uint8_t acc = p->buffers[b].access;

@@ -273,7 +273,7 @@ static int walk_list(pstate *s, uint32_t owner, uint32_t start, uint32_t count, 
 static int plan_slots(pstate *s) {
   const vyre_ir_program *p = s->p;
   vyre_kit_plan *plan = s->plan;
-  uint32_t taken = 0;
+  uint64_t taken = 0;
   uint32_t buffer_of_binding[VYRE_KIT_MAX_SLOTS];
   uint64_t wg_bytes = 0;
   for (uint32_t b = 0; b < p->buffer_count; b++) {
@@ -289,16 +289,21 @@ static int plan_slots(pstate *s) {
     }
     if (buf->binding >= VYRE_KIT_MAX_SLOTS || (taken >> buf->binding) & 1u)
       return bad(s, VYRE_STATUS_INVALID_PROGRAM, NONE,
-                 "buffer %u has binding %u, which is above 31 or used twice", b, buf->binding);
-    taken |= 1u << buf->binding;
+                 "buffer %u has binding %u, which is above %u or used twice", b, buf->binding,
+                 VYRE_KIT_MAX_SLOTS - 1u);
+    if (buf->binding >= VYRE_IR_MAX_BINDINGS_1_0)
+      plan->features |= VYRE_IR_FEATURE_MANY_BINDINGS; // docs/ir.md IR-LIMIT-5
+    taken |= 1ull << buf->binding;
     buffer_of_binding[buf->binding] = b;
   }
   if (wg_bytes > UINT32_MAX)
     return bad(s, VYRE_STATUS_INVALID_PROGRAM, NONE, "workgroup buffers of %llu bytes",
                (unsigned long long)wg_bytes);
   plan->workgroup_bytes = (uint32_t)wg_bytes;
+  if (wg_bytes > VYRE_IR_MAX_WORKGROUP_BYTES_1_0)
+    plan->features |= VYRE_IR_FEATURE_LARGE_WORKGROUP_MEMORY; // docs/ir.md IR-LIMIT-4
   for (uint32_t bind = 0; bind < VYRE_KIT_MAX_SLOTS; bind++) {
-    if (!((taken >> bind) & 1u)) continue;
+    if (!((taken >> bind) & 1ull)) continue;
     uint32_t b = buffer_of_binding[bind];
     plan->buffer_of_slot[plan->slot_count] = b;
     plan->access_of_slot[plan->slot_count] = p->buffers[b].access;

@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define VYRE_KIT_MAX_SLOTS 32u
+#define VYRE_KIT_MAX_SLOTS VYRE_IR_MAX_BINDINGS // docs/ir.md IR-LIMIT-5
 
 // What the program uses (vyre_kit_plan.uses), from the nodes themselves.
 #define VYRE_KIT_USES_TRAP             0x1u

@@ -102,6 +102,23 @@ uint32_t vyre_kit_grid_span(const vyre_dispatch_args *a, const char *backend, ui
 // launches of a split, which must see the earlier launches' writes.
 int vyre_kit_launch_zeroes_writes(const vyre_dispatch_args *a);
 
+// The read ranges of |a| (ABI 1.2, docs/abi.md ABI-RANGE-2): the first
+// vyre_ext_read_ranges on a->next fills |out| (one entry per binding, indexed
+// by binding position; out[i].reserved0 is 1 where binding i has a range
+// (size 0: nothing to copy) and 0 where it reads back whole) and sets *has_any. Checks the entry's
+// size, each range's binding (in range, HOST, at most one entry), offset + size <= the binding's
+// bytes and dst present when size > 0. |out| has room for a->binding_count entries. Returns OK or
+// INVALID_ARGUMENT (the message names the entry and values).
+uint32_t vyre_kit_read_ranges(const vyre_dispatch_args *a, const char *backend,
+                              vyre_read_range *out, int *has_any, vyre_error *err);
+
+// The indirect grid of |a| (ABI 1.2, docs/abi.md ABI-INDIRECT-2), or NULL
+// when it has none; checks the entry's size, max_grid (1..2^31-1 on x,
+// 1..65535 on y and z) and that no grid-offset entry is chained with it.
+// The buffer itself is the plugin's to check (vyre_kit_object_check).
+uint32_t vyre_kit_indirect_grid(const vyre_dispatch_args *a, const char *backend,
+                                const vyre_ext_indirect_grid **out, vyre_error *err);
+
 //===----------------------------------------------------------------------===//
 // Lane mode (kit_lanes.c; docs/backends.md "Lane mode")
 //===----------------------------------------------------------------------===//

@@ -519,7 +519,7 @@ static void bad_int_sat_on_f32(vyre_builder *b) {
   vyre_let(b, "x", vyre_add_sat(b, vyre_lit_f32(b, 1.0f), vyre_lit_f32(b, 2.0f)));
 }
 static void bad_workgroup_too_big(vyre_builder *b) {
-  vyre_builder_workgroup(b, "big", VYRE_TYPE_U32, 5000);
+  vyre_builder_workgroup(b, "big", VYRE_TYPE_U32, 65537);
 }
 
 static const bad_case kBad[] = {
@@ -585,8 +585,8 @@ static const bad_case kBad[] = {
      "'t':'f32','bits':'0x3f800000'},'b':{'k':'lit','t':'f32','bits':'0x40000000'}}}]}",
      "add_sat"},
     {"workgroup memory", bad_workgroup_too_big,
-     "'buffers':[{'name':'big','access':'workgroup','type':'u32','count':5000}],'body':[]}",
-     "16 KiB"},
+     "'buffers':[{'name':'big','access':'workgroup','type':'u32','count':65537}],'body':[]}",
+     "256 KiB"},
 };
 
 // Finishes a builder made by |build| and decodes |json|; both must fail

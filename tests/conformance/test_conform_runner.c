@@ -124,7 +124,10 @@ static void test_conform_runtime_checks_catch_wrong_results(void **state) {
   o = (vyre_conform_options){.backend = "cpu", .filter = "runtime/*"};
   run_capture(&o, &c);
   assert_int_equal(c.t.failed, 0);
-  assert_int_equal(c.t.passed, 19);
+  assert_int_equal(c.t.passed, 22);
+  assert_contains(c.text, "pass  runtime/read_ranges_edges\n");
+  assert_contains(c.text, "pass  runtime/workgroup_memory_at_limit\n");
+  assert_contains(c.text, "pass  runtime/indirect_grid_zero_and_bound\n");
   assert_contains(c.text, "pass  runtime/fault_recover\n");
   assert_contains(c.text, "pass  runtime/pending_across_loss\n");
   assert_contains(c.text, "pass  runtime/batch_timeout_per_job\n");

@@ -120,14 +120,26 @@ static void test_caps_report_the_ir_limits(void **state) {
   assert_int_equal(c.max_grid[0], 0x7FFFFFFFu);
   assert_int_equal(c.max_grid[1], 65535);
   assert_int_equal(c.max_grid[2], 65535);
-  assert_int_equal(c.max_shared_memory_bytes, 16384);
+  assert_int_equal(c.max_shared_memory_bytes, VYRE_IR_MAX_WORKGROUP_BYTES); // IR-LIMIT-4
+  assert_int_equal(c.max_bindings, VYRE_IR_MAX_BINDINGS);                   // IR-LIMIT-5
   assert_int_equal(c.timing_quality, VYRE_TIMING_HOST_CLOCK);
   assert_int_equal(c.device_kind, VYRE_DEVICE_KIND_CPU);
   uint32_t want = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_SEQUENCE |
-                  VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET | VYRE_CAP_STREAM;
+                  VYRE_CAP_TRAP | VYRE_CAP_REVERSE_ORDER | VYRE_CAP_GRID_OFFSET |
+                  VYRE_CAP_INDIRECT_GRID | VYRE_CAP_STREAM;
   assert_int_equal(c.flags, want);
   // The reference implements every IR feature of its lists (int_sat today).
   assert_int_equal(c.ir_features, VYRE_IR_FEATURES_KNOWN);
+  // A host of ABI 1.1 passes the shorter struct: max_bindings and beyond stay untouched.
+  struct {
+    vyre_caps c;
+    uint32_t canary;
+  } old;
+  memset(&old, 0xAB, sizeof(old));
+  old.c.struct_size = (uint32_t)offsetof(vyre_caps, max_bindings);
+  assert_int_equal(O->get_caps(be, &old.c, &e), VYRE_STATUS_OK);
+  assert_int_equal(old.c.max_bindings, 0xABABABABu);
+  assert_int_equal(old.c.ir_features, VYRE_IR_FEATURES_KNOWN);
   assert_true(c.ir_features & VYRE_IR_FEATURE_INT_SAT);
   assert_true(strncmp(c.device_name, "CPU reference (", 15) == 0);
   assert_non_null(strstr(c.device_name, "threads)"));

@@ -46,6 +46,12 @@ static _Atomic int g_live_allocs;
 static int g_ctx_marker, g_devices = 1;
 static unsigned g_inc_extra;
 static _Atomic unsigned long long g_launches;
+static _Atomic unsigned g_last_shared; // sharedMemBytes of the last launch
+// The sharedMemBytes of the last cuLaunchKernel (the tests read it by dlsym).
+__attribute__((visibility("default"))) unsigned mock_cuda_last_shared(void);
+__attribute__((visibility("default"))) unsigned mock_cuda_last_shared(void) {
+  return g_last_shared;
+}
 
 __attribute__((visibility("default"))) void mock_cuda_set_kernel(mock_kernel_fn fn) {
   g_kernel = fn;
@@ -186,6 +192,9 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
     break;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
     *v = 49152;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *v = 232448; // sm_90
     break;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
     *v = 64;
@@ -406,13 +415,22 @@ static CUresult bench_kernel(const mock_function *fn, const unsigned grid[3],
   return CUDA_SUCCESS;
 }
 
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  count(__func__);
+  (void)f;
+  STICKY();
+  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && (v < 0 || v > 232448))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
                         void **extra) {
   count(__func__);
-  (void)shared, (void)s, (void)extra;
+  (void)s, (void)extra;
   STICKY();
   g_launches++;
+  g_last_shared = shared;
   const mock_function *fn = (const mock_function *)f;
   unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
   if (fn->kind == FN_FAULT || fn->kind == FN_FAULT_ADDR) {

@@ -73,6 +73,62 @@ static uint32_t as_u32(tb *t, uint32_t n) {
   return cast(t, T_U, n);
 }
 
+// Workgroup memory above 48 KiB (feature large_workgroup_memory, docs/ir.md
+// IR-LIMIT-4) is one dynamic block carved into the buffers, and the plan
+// carries its size for cuFuncSetAttribute and the launch; 48 KiB exactly
+// stays static. Narrow buffers (docs/ir.md IR-STORE-3) take whole words of
+// the block and keep their element type.
+static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **state) {
+  (void)state;
+  // 60000 bytes; 49152 bytes; u8 and u16: 30004 + 20000 bytes.
+  uint32_t counts[3][2] = {{10000, 5000}, {8192, 4096}, {30001, 10000}};
+  uint8_t types[3][2] = {{T_U, T_U}, {T_U, T_U}, {VYRE_IR_TYPE_U8, VYRE_IR_TYPE_U16}};
+  for (int c = 0; c < 3; c++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+    uint32_t W1 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, types[c][0], counts[c][0]);
+    uint32_t W2 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, types[c][1], counts[c][1]);
+#define LID  builtin(t, VYRE_IR_BUILTIN_LID, 0) // a fresh node per use (the view is a tree)
+#define LAST lit(t, T_U, counts[c][1] - 1)
+    uint32_t s0 = store(t, W1, LID, LID);
+    uint32_t s1 = store(t, W2, LAST, lit(t, T_U, 5));
+    uint32_t s2 = stmt0(t, VYRE_IR_K_BARRIER);
+    uint32_t s3 = store(t, O, LID, bin(t, VYRE_IR_BIN_ADD, load(t, W1, LID), load(t, W2, LAST)));
+#undef LID
+#undef LAST
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+    char *src = NULL;
+    vyre_cuda_plan plan;
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t wg[3] = {64, 1, 1};
+    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+    // Every kernel ends its parameters with the indirect grid (ABI-INDIRECT-4);
+    // this one (not coarsened) exits blocks outside the grid read on x too.
+    assert_non_null(strstr(src, "const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {"));
+    assert_non_null(
+        strstr(src, "if (blockIdx.x >= vgx0 || blockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;"));
+    if (c == 0) {
+      assert_int_equal(plan.dyn_shared, 60000);
+      assert_non_null(strstr(src, "extern __shared__ __align__(16) u32 vdyn[];"));
+      assert_non_null(strstr(src, "u32 *const w1 = (u32 *)((u8 *)vdyn + 0u);"));
+      assert_non_null(strstr(src, "u32 *const w2 = (u32 *)((u8 *)vdyn + 40000u);"));
+      assert_null(strstr(src, "__shared__ u32 w1["));
+    } else if (c == 2) {
+      assert_int_equal(plan.dyn_shared, 50004);
+      assert_non_null(strstr(src, "u8 *const w1 = (u8 *)((u8 *)vdyn + 0u);"));
+      assert_non_null(strstr(src, "u16 *const w2 = (u16 *)((u8 *)vdyn + 30004u);"));
+    } else {
+      assert_int_equal(plan.dyn_shared, 0);
+      assert_non_null(strstr(src, "__shared__ u32 w1[8192];"));
+      assert_null(strstr(src, "vdyn"));
+    }
+    free(src);
+    if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "dynamic shared"), VYRE_STATUS_OK);
+    free(t);
+  }
+}
+
 static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **state) {
   NEED_NVRTC();
   tb *t = calloc(1, sizeof(tb));
@@ -347,14 +403,16 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
     if (extra == 0) {
       assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
       assert_non_null(strstr(src, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
-                                  "u32 vn2)"));
+                                  "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2)"));
+      assert_non_null(strstr(src, " vgx = vgx0;")); // an indirect grid bounds the virtual grid
       assert_non_null(strstr(src, "goto vnext;"));
       assert_non_null(strstr(src, "vnext:;"));
       assert_non_null(strstr(src, "((u32)((vwx + vo0) * 64u + threadIdx.x))"));
       assert_null(strstr(src, "return;\n  }\n}")); // no IR return left as a C return
     } else {
       assert_int_equal(plan.coarsen, 1);
-      assert_null(strstr(src, "vgx"));
+      assert_null(strstr(src, "u32 vgx,"));
+      assert_null(strstr(src, "vgx = vgx0"));
       assert_null(strstr(src, "vnext"));
     }
     free(src);
@@ -737,6 +795,7 @@ int main(void) {
 #endif
       cmocka_unit_test(test_codegen_every_list_row_on_every_operand_type_compiles),
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
+      cmocka_unit_test(test_codegen_large_workgroup_memory_is_dynamic_shared_memory),
       cmocka_unit_test(test_codegen_trap_values_compile),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),

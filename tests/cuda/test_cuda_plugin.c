@@ -1252,6 +1252,202 @@ static void test_plugin_passes_the_launch_geometry_to_the_kernel(void **state) {
   free(t);
 }
 
+// The sharedMemBytes of the mock's last launch; UINT32_MAX on a real driver.
+static unsigned mock_last_shared(void) {
+  const char *path = getenv("VYRE_CUDA_DRIVER_PATH");
+  void *h = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) return UINT32_MAX;
+  unsigned (*f)(void) = (unsigned (*)(void))dlsym(h, "mock_cuda_last_shared");
+  unsigned v = f ? f() : UINT32_MAX;
+  dlclose(h);
+  return v;
+}
+
+// Partial readback (docs/abi.md ABI-RANGE-2/3): only the range reaches dst,
+// the binding's data is untouched, a bad range launches nothing.
+static void test_plugin_read_ranges_copy_only_the_range(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  assert_true(caps.flags & VYRE_CAP_READ_RANGES);
+  assert_int_equal(caps.max_bindings, VYRE_IR_MAX_BINDINGS);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_module *m = cu_compile(be, vadd(t), &err);
+  assert_non_null(m);
+  mock_kernel(emu_vadd);
+  vadd_io *io = calloc(1, sizeof(*io));
+  vyre_dispatch_args da;
+  vadd_bind(io, &da, m);
+  uint8_t dst[10];
+  memset(dst, 0x5A, sizeof(dst));
+  vyre_read_range rg = {.binding = 1, .offset = 6, .size = 10, .dst = dst};
+  vyre_ext_read_ranges ext = {
+      .header = {.type = VYRE_EXT_READ_RANGES, .size = sizeof(ext)}, .ranges = &rg, .count = 1};
+  da.next = &ext.header;
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  uint32_t want[1000];
+  for (uint32_t i = 0; i < 1000; i++) {
+    want[i] = i * 3u + 0xfffffff0u + i;
+    assert_int_equal(io->out[i], 0xdeadbeefu); // data is not written
+  }
+  assert_memory_equal(dst, (const uint8_t *)want + 6, 10);
+  // Past the end: refused before any launch.
+  rg.offset = 3995;
+  uint64_t launches = mock_calls("cuLaunchKernel", 0);
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "ends past the binding's bytes"));
+  if (launches != UINT64_MAX) assert_int_equal(mock_calls("cuLaunchKernel", 0), launches);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(io);
+  free(t);
+}
+
+// Workgroup memory above 48 KiB (docs/ir.md IR-LIMIT-4): the caps report the
+// opt-in maximum, the loader raises the function's dynamic shared memory and
+// every launch passes it; one element over the device's limit is refused.
+static void test_plugin_large_workgroup_memory_uses_the_opt_in(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  assert_true(caps.max_shared_memory_bytes > 49152); // sm_70 and newer
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, caps.max_shared_memory_bytes / 4);
+#define LID builtin(t, VYRE_IR_BUILTIN_LID, 0) // a fresh node per use (the view is a tree)
+  uint32_t s0 = store(t, W, LID, LID);
+  uint32_t s1 = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t s2 = store(t, O, LID, load(t, W, LID));
+#undef LID
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
+  t->p.workgroup_bytes = t->bufs[1].count * 4; // the validator's summary
+  mock_calls(NULL, 1);
+  vyre_module *m = cu_compile(be, p, &err);
+  assert_non_null(m);
+  unsigned long long set = mock_calls("cuFuncSetAttribute", 0);
+  if (set != UINT64_MAX) assert_int_equal(set, 1);
+  mock_kernel(NULL);
+  uint32_t out[64];
+  vyre_binding b = {.buffer_index = 0, .bytes = sizeof(out), .data = out};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .module = m,
+                           .bindings = &b,
+                           .grid = {1, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  unsigned shared = mock_last_shared();
+  if (shared != UINT32_MAX) assert_int_equal(shared, caps.max_shared_memory_bytes);
+  cu_ops()->module_release(be, m);
+  // One element more than the device offers.
+  t->bufs[1].count++;
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p, .workgroup_size = {64, 1, 1}};
+  p = tb_finish(t, LIST(t, s0, s1, s2));
+  t->p.workgroup_bytes = t->bufs[1].count * 4;
+  ca.program = p;
+  assert_int_equal(cu_ops()->compile(be, &ca, &m, &err), VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "bytes of workgroup memory exceed this device's"));
+  cu_ops()->destroy(be);
+  free(t);
+}
+
+// out[gid] = nwg.x (one write slot, no barrier: coarsened): parameters p0,
+// n0, vt, vgx, vo0..2, vn0..2, vind, vm0..2. The emulation follows the
+// kernel's indirect preamble (cuda_codegen.c) and notes what it was given.
+static uint32_t g_ind_seen, g_ind_vm0;
+static void emu_indirect(void **params, const unsigned grid[3], const unsigned block[3]) {
+  uint32_t *out = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
+  uint32_t *vt = PARAM_PTR(params, 2);
+  const uint32_t *vind = PARAM_PTR(params, 10);
+  uint32_t vm[3] = {PARAM_U32(params, 11), PARAM_U32(params, 12), PARAM_U32(params, 13)};
+  g_ind_seen = vind != NULL;
+  g_ind_vm0 = vm[0];
+  if (!vind) return;
+  if (!vind[0] || !vind[1] || !vind[2]) return;
+  if (vind[0] > vm[0] || vind[1] > vm[1] || vind[2] > vm[2]) {
+    vt[8] = 1, vt[9] = vind[0], vt[10] = vind[1], vt[11] = vind[2]; // byte 32: the error words
+    return;
+  }
+  for (uint32_t i = 0; i < vind[0] * block[0] && i < n; i++)
+    out[i] = vind[0];
+  (void)grid;
+}
+
+// Indirect grids (docs/abi.md ABI-INDIRECT-4) through the mock: the kernel
+// gets the buffer's device address and the bound, the launch is the bound,
+// a grid of 0 succeeds and one over the bound is INVALID_ARGUMENT naming it.
+static void test_plugin_indirect_grid_reaches_the_kernel(void **state) {
+  NEED_GPU();
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  if (mock_calls(NULL, 1) == UINT64_MAX) {
+    cu_ops()->destroy(be);
+    skip(); // a real driver: the parameters are not visible
+  }
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  assert_true(caps.flags & VYRE_CAP_INDIRECT_GRID);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 256);
+  uint32_t s0 = store(t, O, gid(t, 0), builtin(t, VYRE_IR_BUILTIN_NWG, 0));
+  vyre_module *m = cu_compile(be, tb_finish(t, LIST(t, s0)), &err);
+  assert_non_null(m);
+  mock_kernel(emu_indirect);
+  vyre_buffer *g = NULL;
+  assert_int_equal(cu_ops()->buffer_alloc(be, 16, &g, &err), VYRE_STATUS_OK);
+  uint32_t out[256];
+  vyre_binding b = {.buffer_index = 0, .bytes = sizeof(out), .data = out};
+  vyre_ext_indirect_grid ext = {.header = {.type = VYRE_EXT_INDIRECT_GRID, .size = sizeof(ext)},
+                                .buffer = g,
+                                .offset = 4,
+                                .max_grid = {4, 1, 1}};
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = 1,
+                           .next = &ext.header,
+                           .module = m,
+                           .bindings = &b,
+                           .grid = {4, 1, 1},
+                           .repeat = 1};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  static const uint32_t grids[3][3] = {{2, 1, 1}, {0, 1, 1}, {5, 1, 1}};
+  for (int c = 0; c < 3; c++) {
+    vyre_buffer_range w = {.buffer = g, .offset = 4, .size = 12, .src = grids[c]};
+    assert_int_equal(cu_ops()->buffer_write(be, &w, 1, &err), VYRE_STATUS_OK);
+    memset(out, 0xCC, sizeof(out));
+    uint32_t st = cu_ops()->dispatch(be, &da, &res, &err);
+    assert_true(g_ind_seen);
+    assert_int_equal(g_ind_vm0, 4);
+    if (c == 2) {
+      assert_int_equal(st, VYRE_STATUS_INVALID_ARGUMENT);
+      assert_non_null(strstr(err.message, "the indirect grid read at run time is [5, 1, 1], above "
+                                          "its bound max_grid [4, 1, 1]"));
+      continue;
+    }
+    assert_int_equal(st, VYRE_STATUS_OK);
+    for (uint32_t i = 0; i < 256; i++)
+      assert_int_equal(out[i], i < grids[c][0] * 64 ? grids[c][0] : 0);
+  }
+  // The launch must be the bound.
+  da.grid[0] = 3;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "differs from max_grid"));
+  assert_int_equal(cu_ops()->buffer_free(be, g, &err), VYRE_STATUS_OK);
+  cu_ops()->module_release(be, m);
+  cu_ops()->destroy(be);
+  free(t);
+}
+
 static void test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc(void **state) {
   NEED_GPU();
   char dir[] = "/tmp/vyre-cuda-fresh-XXXXXX";
@@ -1276,6 +1472,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_exports_one_query_and_fills_every_slot),
       cmocka_unit_test(test_plugin_probe_says_why_it_is_unavailable_or_names_the_device),
       cmocka_unit_test(test_plugin_vector_add_runs_on_the_device),
+      cmocka_unit_test(test_plugin_read_ranges_copy_only_the_range),
+      cmocka_unit_test(test_plugin_large_workgroup_memory_uses_the_opt_in),
+      cmocka_unit_test(test_plugin_indirect_grid_reaches_the_kernel),
       cmocka_unit_test(test_plugin_trap_reports_lowest_invocation_and_sites_and_stays_healthy),
       cmocka_unit_test(test_plugin_narrow_buffers_get_element_counts),
       cmocka_unit_test(test_plugin_simulated_loss_recovers_with_a_new_generation),

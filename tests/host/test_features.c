@@ -94,6 +94,38 @@ static void test_a_backend_reporting_the_feature_gets_the_program(void **state) 
   vyre_device_close(dev);
 }
 
+// The IR 1.1 limits are features too (docs/ir.md IR-LIMIT-4/5): a backend of
+// IR 1.0 refuses binding numbers above 31 and workgroup memory over 16 KiB,
+// naming the feature.
+static void test_a_backend_without_the_limit_features_refuses_them(void **state) {
+  (void)state;
+  vyre_device *dev = open_dev("t-basic");
+  static const struct {
+    const char *json, *feature;
+  } cases[] = {
+      {"{\"vyre\":1,\"name\":\"b40\",\"workgroup_size\":[64,1,1],\"buffers\":[{\"name\":"
+       "\"out\",\"binding\":40,\"access\":\"write\",\"type\":\"u32\",\"count\":64}],\"body\":"
+       "[]}",
+       "does not implement IR feature 'many_bindings' (IR 1.1: binding numbers 32..63"},
+      {"{\"vyre\":1,\"name\":\"wg20k\",\"workgroup_size\":[64,1,1],\"buffers\":[{\"name\":"
+       "\"sh\",\"access\":\"workgroup\",\"type\":\"u32\",\"count\":5120},{\"name\":\"out\","
+       "\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":64}],\"body\":[]}",
+       "does not implement IR feature 'large_workgroup_memory' (IR 1.1: workgroup buffers over "
+       "16384 bytes"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    vyre_program *p = json_program(cases[c].json);
+    assert_non_null(p);
+    vyre_kernel *k = NULL;
+    vyre_error e = new_err();
+    assert_int_equal(vyre_kernel_compile(dev, p, NULL, &k, &e), VYRE_STATUS_UNSUPPORTED);
+    assert_null(k);
+    ASSERT_HAS(e.message, cases[c].feature);
+    vyre_program_free(p);
+  }
+  vyre_device_close(dev);
+}
+
 static void test_caps_too_short_for_ir_features_mean_none(void **state) {
   (void)state;
   vyre_device *dev = open_dev(FDIR "/libvyre-backend-t-caps-short.so");
@@ -113,6 +145,7 @@ int main(void) {
       cmocka_unit_test_setup(test_a_backend_without_the_feature_refuses_the_program, setup),
       cmocka_unit_test_setup(test_a_backend_reporting_the_feature_gets_the_program, setup),
       cmocka_unit_test_setup(test_caps_too_short_for_ir_features_mean_none, setup),
+      cmocka_unit_test_setup(test_a_backend_without_the_limit_features_refuses_them, setup),
   };
   return cmocka_run_group_tests_name("host/ir_features", tests, NULL, NULL);
 }

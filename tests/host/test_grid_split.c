@@ -138,6 +138,25 @@ static void vector_add(uint32_t wg) {
   assert_int_equal(bad, 0);
   assert_int_equal(r.trapped, 0);
   if (g_cpu) assert_int_equal(metric("launches") - launches, parts_of(grid));
+  // An output range of a split dispatch (docs/abi.md ABI-RANGE-4): the
+  // launches read back whole into the host's scratch, then only the range
+  // [n*2 + 3, + 4097) of |out| changes.
+  memset(out, 0xAB, (size_t)n * 4);
+  vyre_output_range rg = {.arg = 2, .offset = (uint64_t)n * 2 + 3, .size = 4097};
+  vyre_dispatch_options o;
+  vyre_dispatch_options_init(&o);
+  o.output_ranges = &rg;
+  o.output_range_count = 1;
+  st = vyre_dispatch(k, args, 3, &o, NULL, &e);
+  if (st != VYRE_STATUS_OK) fail_msg("ranged dispatch: %s", e.message);
+  const uint8_t *ob = (const uint8_t *)out;
+  for (uint64_t i = 0; i < (uint64_t)n * 4; i++) {
+    uint32_t w = a[i / 4] + b[i / 4];
+    uint8_t want = i >= rg.offset && i < rg.offset + rg.size ? (uint8_t)(w >> (8 * (i % 4))) : 0xAB;
+    if (ob[i] != want)
+      fail_msg("ranged split: byte %llu is 0x%02x, want 0x%02x", (unsigned long long)i, ob[i],
+               want);
+  }
   free(a);
   free(b);
   free(out);

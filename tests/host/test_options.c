@@ -121,6 +121,10 @@ static void test_dispatch_options_of_the_minimum_size_infer_the_rest(void **stat
   o->struct_size = (uint32_t)sizeof(*o);
   o->timeout_ns = 0;
   o->label = NULL;
+  // ABI 1.2 fields, covered too: no output ranges, no indirect grid.
+  o->output_ranges = NULL;
+  o->output_range_count = 0;
+  o->indirect_grid = NULL;
   assert_int_equal(vyre_dispatch(f->k, args, 3, o, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
   ASSERT_HAS(e.message, "above max_output_bytes = 4");
 }

@@ -28,12 +28,14 @@
 static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what) {
   // int64 == 2: 64-bit integers and 64-bit storage atomics; | 4: with the
   // loop-cut check of llvmpipe (opt.loop_guard); | 8: native 8- and 16-bit
-  // storage-buffer arrays for narrow buffers (else their emulation on words).
+  // storage-buffer arrays for narrow buffers (else their emulation on words);
+  // | 16: the indirect variant (docs/abi.md ABI-INDIRECT-4).
   vyre_spv_options opt = {.has_int64 = (int64 & 3) != 0,
                           .int64_atomics = (int64 & 3) == 2,
                           .loop_guard = (int64 >> 2) & 1,
                           .storage8 = (int64 >> 3) & 1,
-                          .storage16 = (int64 >> 3) & 1};
+                          .storage16 = (int64 >> 3) & 1,
+                          .indirect = (int64 >> 4) & 1};
   memcpy(opt.workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
   size_t n = 0;
@@ -265,7 +267,7 @@ static void test_spirv_malformed_views_are_refused(void **state) {
     uint32_t status;
   } cases[] = {{"child index out of range", VYRE_STATUS_INVALID_PROGRAM},
                {"statement range out of range", VYRE_STATUS_INVALID_PROGRAM},
-               {"binding above 31", VYRE_STATUS_INVALID_PROGRAM},
+               {"binding above 63", VYRE_STATUS_INVALID_PROGRAM},
                {"buffer reference out of range", VYRE_STATUS_INVALID_PROGRAM},
                {"binary op code from a newer IR", VYRE_STATUS_UNSUPPORTED}};
   for (uint32_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -278,7 +280,7 @@ static void test_spirv_malformed_views_are_refused(void **state) {
       t->nodes[p->stmts[p->body + 1]].list_count = 900;
       break;
     case 2:
-      t->bufs[1].binding = 40;
+      t->bufs[1].binding = VYRE_IR_MAX_BINDINGS;
       break;
     case 3:
       for (uint32_t i = 0; i < p->node_count; i++)
@@ -325,7 +327,8 @@ static void val_case(const char *path, void *ctx) {
     if (spirv_val(&copy, 2, path) != 0 || spirv_val(&copy, 1, path) != 0 ||
         spirv_val(&copy, 0, path) != 0 || spirv_val(&copy, 2 | 4, path) != 0 ||
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
-        spirv_val(&copy, 0 | 4 | 8, path) != 0)
+        spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
+        spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0)
       g_failed++;
     vyre_ir_free(ph);
   }

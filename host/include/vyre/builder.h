@@ -206,16 +206,17 @@ uint32_t vyre_builder_finish(vyre_builder *b, vyre_program **out, vyre_error *er
 //===----------------------------------------------------------------------===//
 
 // Declares a buffer, after those declared before (declaration order is the
-// order of vyre_arg at dispatch). |name| is copied. |binding|: 0..31, unique
-// among host buffers; 0 for a workgroup buffer. |access|: VYRE_ACCESS_*.
+// order of vyre_arg at dispatch). |name| is copied. |binding|: 0..31 (0..63
+// with feature many_bindings, docs/ir.md IR-LIMIT-5), unique among host
+// buffers; 0 for a workgroup buffer. |access|: VYRE_ACCESS_*.
 // |type|: VYRE_TYPE_U32, _I32, _F32, _BOOL32 or (IR 1.1) _U8, _I8, _U16,
 // _I16, _F16, _BF16. |count|: the element count
 // (required for write and workgroup buffers, the minimum length for read,
 // uniform and read_write ones); 0 means none (no "count" field in the JSON
 // form). Buffers may be declared at any point, also after statements that
 // use earlier ones. Recorded errors: NULL |name|, |access| or |type| not a
-// code of its list. The rules (bindings, counts, 16 KiB of workgroup memory)
-// are checked by finish.
+// code of its list. The rules (bindings, counts, 256 KiB of workgroup memory,
+// over 16 KiB with feature large_workgroup_memory) are checked by finish.
 vyre_buf vyre_builder_buffer(vyre_builder *b, const char *name, uint32_t binding, uint32_t access,
                              uint32_t type, uint32_t count);
 // Shorthand for vyre_builder_buffer(b, name, 0, VYRE_ACCESS_WORKGROUP, type, count).

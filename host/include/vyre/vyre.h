@@ -314,8 +314,10 @@ typedef struct vyre_compile_options {
 // Errors: INVALID_ARGUMENT (options.struct_size below the minimum, a
 // workgroup size outside docs/ir.md IR-LIMIT-1), UNSUPPORTED (a workgroup
 // size above this device's limits, VYRE_COMPILE_REVERSE_ORDER on a device
-// without it, unknown flags, a construct the plugin does not implement),
-// COMPILE_FAILED, DEVICE_LOST, OUT_OF_MEMORY.
+// without it, unknown flags, a construct the plugin does not implement, more
+// workgroup memory than caps.max_shared_memory_bytes or more host buffers
+// than caps.max_bindings: docs/ir.md IR-LIMIT-4/5), COMPILE_FAILED,
+// DEVICE_LOST, OUT_OF_MEMORY.
 uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err);
@@ -395,6 +397,22 @@ typedef struct vyre_arg {
   vyre_resident *resident; // non-NULL: bind this resident buffer (data/out ignored)
 } vyre_arg;
 
+// Partial readback (docs/abi.md ABI-RANGE-5): one byte range of one output.
+// |arg| is an index into the dispatch's vyre_arg list (declaration order)
+// naming a host read_write or write buffer with a non-NULL |out|; after a
+// successful dispatch out[offset, offset + size) holds those bytes of the
+// result and every other byte of |out| is untouched (a read_write buffer's
+// |data| is not changed either, unless |out| == |data|). Any byte alignment;
+// size 0 copies nothing; offset + size must fit the buffer's bound length
+// and |out_bytes| (which then needs only offset + size bytes). At most one
+// range per arg; args without one return whole, as before.
+typedef struct vyre_output_range {
+  uint32_t arg;
+  uint32_t reserved0;
+  uint64_t offset; // bytes
+  uint64_t size;   // bytes
+} vyre_output_range;
+
 typedef struct vyre_dispatch_options {
   uint32_t struct_size; // sizeof(vyre_dispatch_options)
   uint32_t has_grid;    // 1: use |grid|; 0: infer (IR-GRID-2)
@@ -405,6 +423,24 @@ typedef struct vyre_dispatch_options {
   uint64_t timeout_ns;       // 0: no deadline
   uint64_t max_output_bytes; // 0: no cap; else refused before device work when exceeded
   const char *label;
+  // ABI 1.2 (appended): partial readback, |output_range_count| entries
+  // (docs/abi.md ABI-RANGE-5). The array is borrowed for the call (for
+  // vyre_dispatch_async: until the job is waited for or released).
+  const vyre_output_range *output_ranges;
+  uint32_t output_range_count;
+  uint32_t reserved1;
+  // ABI 1.2 (appended): indirect dispatch (docs/abi.md ABI-INDIRECT-6). When
+  // non-NULL the grid is read on the device, when the dispatch runs, as three
+  // u32 {x, y, z} at byte |indirect_offset| of this resident buffer (written
+  // e.g. by an earlier step of the same sequence or batch); has_grid and
+  // grid are ignored. |indirect_max_grid| bounds what it may read (each axis
+  // >= 1, checked against the device like a grid); a grid read with any
+  // component 0 runs nothing and succeeds; one above indirect_max_grid runs
+  // nothing and fails with INVALID_ARGUMENT naming the values.
+  vyre_resident *indirect_grid;
+  uint64_t indirect_offset;
+  uint32_t indirect_max_grid[3];
+  uint32_t reserved2;
 } vyre_dispatch_options;
 // The smallest struct_size libvyre accepts: struct_size and has_grid.
 #define VYRE_DISPATCH_OPTIONS_MIN_SIZE 8u
@@ -428,11 +464,13 @@ uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, 
 // length not a whole number of elements of its type or below the declared count, |out_bytes| too
 // small, repeat 0, a grid outside docs/ir.md IR-GRID-3, a grid that cannot
 // be inferred, max_output_bytes exceeded, a dead or foreign kernel or
-// resident buffer, options.struct_size below the minimum), UNSUPPORTED (a
-// grid or buffer above this device's limits, timing on a device without
-// it, unknown flags), TIMEOUT (options.timeout_ns passed), DEVICE_LOST (a
-// stale buffer, a lost device: see vyre_device_recover),
-// DISPATCH_FAILED, OUT_OF_MEMORY.
+// resident buffer, options.struct_size below the minimum, a bad output
+// range (docs/abi.md ABI-RANGE-5) or indirect grid placement, an indirect
+// grid read above indirect_max_grid), UNSUPPORTED (a grid or buffer above
+// this device's limits, timing on a device without it, unknown flags, an
+// indirect grid on a backend without VYRE_CAP_INDIRECT_GRID), TIMEOUT
+// (options.timeout_ns passed), DEVICE_LOST (a stale buffer, a lost device:
+// see vyre_device_recover), DISPATCH_FAILED, OUT_OF_MEMORY.
 uint32_t vyre_dispatch(vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
                        const vyre_dispatch_options *options, vyre_dispatch_result *out,
                        vyre_error *err);

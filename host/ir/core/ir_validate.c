@@ -779,9 +779,9 @@ static uint32_t check_workgroup_size(vstate *s) {
 
 static uint32_t check_buffers(vstate *s) {
   const vyre_ir_program *p = s->p;
-  uint32_t bound[32];
+  uint32_t bound[VYRE_IR_MAX_BINDINGS];
   uint64_t wg_bytes = 0;
-  for (uint32_t i = 0; i < 32; i++)
+  for (uint32_t i = 0; i < VYRE_IR_MAX_BINDINGS; i++)
     bound[i] = NONE;
   for (uint32_t i = 0; i < p->buffer_count; i++) {
     const vyre_ir_buffer *b = &p->buffers[i];
@@ -814,19 +814,22 @@ static uint32_t check_buffers(vstate *s) {
                     "\"count\": <elements>.",
                     nm);
       wg_bytes += workgroup_buffer_bytes(b);
-      if (wg_bytes > 16384)
+      // IR-LIMIT-4: over 16 KiB is feature large_workgroup_memory (program_features).
+      if (wg_bytes > VYRE_IR_MAX_WORKGROUP_BYTES)
         return fail(s,
-                    "workgroup buffers total %llu bytes with '%.80s', over the 16384-byte (16 KiB) "
-                    "limit. Fix: make workgroup buffers smaller.",
-                    (unsigned long long)wg_bytes, nm);
+                    "workgroup buffers total %llu bytes with '%.80s', over the %u-byte (256 KiB) "
+                    "limit of IR 1.1 (docs/ir.md IR-LIMIT-4). Fix: make workgroup buffers "
+                    "smaller.",
+                    (unsigned long long)wg_bytes, nm, VYRE_IR_MAX_WORKGROUP_BYTES);
       pop(s);
       continue;
     }
-    if (b->binding > 31)
+    // IR-LIMIT-5: above 31 is feature many_bindings (program_features).
+    if (b->binding >= VYRE_IR_MAX_BINDINGS)
       return fail(s,
-                  "buffer '%.80s' has binding %u, outside 0..31. Fix: use a binding from 0 to "
-                  "31.",
-                  nm, b->binding);
+                  "buffer '%.80s' has binding %u, outside 0..%u (docs/ir.md IR-LIMIT-5). Fix: use "
+                  "a binding from 0 to %u.",
+                  nm, b->binding, VYRE_IR_MAX_BINDINGS - 1u, VYRE_IR_MAX_BINDINGS - 1u);
     if (bound[b->binding] != NONE)
       return fail(s,
                   "buffer '%.80s' uses binding %u, already used by buffer '%.80s' (buffers[%u]). "
@@ -848,7 +851,7 @@ static uint32_t check_buffers(vstate *s) {
   }
   s->p->workgroup_bytes = (uint32_t)wg_bytes;
   if (wg_bytes) s->flags |= VYRE_IR_FLAG_HAS_WORKGROUP_MEMORY;
-  // At most 32 host buffers and 4096 workgroup buffers got here: quadratic is fine.
+  // At most 64 host buffers and 4096 workgroup buffers got here: quadratic is fine.
   for (uint32_t i = 1; i < p->buffer_count; i++)
     for (uint32_t j = 0; j < i; j++)
       if (strcmp(bname(s, i), bname(s, j)) == 0) {
@@ -941,8 +944,14 @@ static uint32_t check_coverage(vstate *s) {
 // the walk (every node is reached and typed).
 static uint32_t program_features(const vyre_ir_program *p) {
   uint32_t f = 0;
-  for (uint32_t i = 0; i < p->buffer_count; i++)
+  for (uint32_t i = 0; i < p->buffer_count; i++) {
     f |= vyre__ir_type_feature(p->buffers[i].type);
+    if (p->buffers[i].access != VYRE_IR_ACCESS_WORKGROUP &&
+        p->buffers[i].binding >= VYRE_IR_MAX_BINDINGS_1_0)
+      f |= VYRE_IR_FEATURE_MANY_BINDINGS; // IR-LIMIT-5
+  }
+  if (p->workgroup_bytes > VYRE_IR_MAX_WORKGROUP_BYTES_1_0)
+    f |= VYRE_IR_FEATURE_LARGE_WORKGROUP_MEMORY; // IR-LIMIT-4
   for (uint32_t i = 0; i < p->node_count; i++) {
     const vyre_ir_node *n = &p->nodes[i];
     f |= vyre__ir_type_feature(n->type);

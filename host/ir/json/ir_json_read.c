@@ -687,7 +687,7 @@ static uint32_t buffer(rd *r, json_t *v) {
       return st;
   } else if (acc != VYRE_IR_ACCESS_WORKGROUP) {
     return fail(r,
-                "%s buffer '%s' needs the field \"binding\". Fix: add \"binding\": <0..31>, "
+                "%s buffer '%s' needs the field \"binding\". Fix: add \"binding\": <0..63>, "
                 "unique among host buffers.",
                 vyre_ir_access_name(acc), name);
   }

@@ -76,6 +76,8 @@ typedef struct vyre_caps {
   char device_name[256];
   char driver[128];
   uint32_t ir_features;
+  uint32_t max_bindings;
+  uint32_t reserved1;
 } vyre_caps;
 
 typedef struct vyre_health {
@@ -178,6 +180,13 @@ typedef struct vyre_arg {
   vyre_resident *resident;
 } vyre_arg;
 
+typedef struct vyre_output_range {
+  uint32_t arg;
+  uint32_t reserved0;
+  uint64_t offset;
+  uint64_t size;
+} vyre_output_range;
+
 typedef struct vyre_dispatch_options {
   uint32_t struct_size;
   uint32_t has_grid;
@@ -188,6 +197,13 @@ typedef struct vyre_dispatch_options {
   uint64_t timeout_ns;
   uint64_t max_output_bytes;
   const char *label;
+  const vyre_output_range *output_ranges;
+  uint32_t output_range_count;
+  uint32_t reserved1;
+  vyre_resident *indirect_grid;
+  uint64_t indirect_offset;
+  uint32_t indirect_max_grid[3];
+  uint32_t reserved2;
 } vyre_dispatch_options;
 void vyre_dispatch_options_init(vyre_dispatch_options *opt);
 uint32_t vyre_kernel_plan_grid(const vyre_kernel *kernel, const vyre_arg *args, uint32_t arg_count,
@@ -272,6 +288,7 @@ STRUCTS = (
     "vyre_compile_options",
     "vyre_resident_range",
     "vyre_arg",
+    "vyre_output_range",
     "vyre_dispatch_options",
     "vyre_batch_item",
     "vyre_sequence_step",

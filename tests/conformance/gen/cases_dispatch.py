@@ -339,6 +339,37 @@ def gen_dispatch_more(ctx):
             "grid * wg > 2^32", [67108865, 1, 1], 10)
 
 
+def gen_limits(ctx):
+    """IR 1.1 limits (docs/ir.md IR-LIMIT-4, IR-LIMIT-5): workgroup memory over
+    the 16 KiB of IR 1.0, and binding numbers above 31. A device below the
+    program's needs answers UNSUPPORTED (reported as skipped)."""
+    W = ctx.W
+    # 5120 u32 (20,480 bytes): each invocation stores at its slot 80 * lid + 79
+    # (the last element for lid 63) and reads its mirror's after a barrier.
+    buffers = [wbuf("sh", "u32", 5120), buf("out", 0, "write", "u32", 128)]
+    body = [store("sh", add(mul(lid(0), lit_u(80)), lit_u(79)), add(builtin("gid", 0), lit_u(1))),
+            barrier(),
+            store("out", builtin("gid", 0),
+                  load("sh", add(mul(sub(lit_u(63), lid(0)), lit_u(80)), lit_u(79))))]
+    W.add("workgroup/large_workgroup_memory_20_KiB.json",
+          case("large_workgroup_memory_20_KiB", "IR 1.1 large_workgroup_memory (IR-LIMIT-4): "
+               "5120 u32 of workgroup memory (20,480 bytes, over the 16 KiB of IR 1.0); each "
+               "invocation stores at slot 80*lid+79 (up to the last element) and reads its "
+               "mirror's after a barrier", buffers, body, grid=[2, 1, 1],
+               expect={"out": [w * 64 + (63 - l) + 1 for w in range(2) for l in range(64)]}))
+    # Bindings 63 and 40 (feature many_bindings) next to 0, declared out of order.
+    buffers = [buf("out", 63, "write", "u32", 64), buf("a", 40, "read", "u32"),
+               buf("b", 0, "read", "u32")]
+    body = [store("out", builtin("gid", 0),
+                  sub(load("a", builtin("gid", 0)), load("b", builtin("gid", 0))))]
+    W.add("dispatch/many_bindings_63.json",
+          case("many_bindings_63", "IR 1.1 many_bindings (IR-LIMIT-5): bindings 63 and 40 "
+               "next to 0; the host order stays the declaration order", buffers, body,
+               grid=[1, 1, 1],
+               inputs={"a": [1000 + 3 * i for i in range(64)], "b": list(range(64))},
+               expect={"out": [1000 + 2 * i for i in range(64)]}))
+
+
 def gen_dispatch_generators(ctx):
     """Inputs given by generators: the case loader's iota/fill/random expansion
     (docs/case-files.md) checked against this file's own reading."""

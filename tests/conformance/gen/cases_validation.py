@@ -127,7 +127,7 @@ def gen_validation(ctx):
     # Declarations.
     add_case("duplicate_binding", "two buffers with binding 0",
              [buf("a", 0, "read", "u32"), _out()], _guarded([store("out", g, load("a", g))]))
-    add_case("binding_over_31", "binding 32", [buf("a", 32, "read", "u32"), _out()],
+    add_case("binding_over_63", "binding 64 (docs/ir.md IR-LIMIT-5)", [buf("a", 64, "read", "u32"), _out()],
              _guarded([store("out", g, load("a", g))]))
     add_case("duplicate_buffer_name", "two buffers named 'out'",
              [_out(), buf("out", 1, "write", "u32", 64)], [])
@@ -180,9 +180,9 @@ def gen_validation(ctx):
              [_out()], [], wg=(64, 32, 1))
     add_case("workgroup_size_z_over_64", "workgroup size [1,1,128] (z <= 64)", [_out()], [],
              wg=(1, 1, 128))
-    add_case("workgroup_memory_over_16_KiB", "workgroup buffers of 2048 + 2049 u32 "
-             "(16,388 bytes > 16 KiB)",
-             [wbuf("s1", "u32", 2048), wbuf("s2", "f32", 2049), _out()],
+    add_case("workgroup_memory_over_256_KiB", "workgroup buffers of 32768 + 32769 u32 "
+             "(262,148 bytes > 256 KiB, docs/ir.md IR-LIMIT-4)",
+             [wbuf("s1", "u32", 32768), wbuf("s2", "f32", 32769), _out()],
              [store("s1", lid(0), lit_u(1)), store("s2", lid(0), lit_f(0))])
     deep = store("out", lit_u(0), lit_u(1))
     for _ in range(66):

@@ -119,7 +119,7 @@ class Checker:
             if b["name"] in self.bufs:
                 self.fail(path, "duplicate buffer name")
             if b["access"] != "workgroup":
-                if not 0 <= b["binding"] <= 31 or b["binding"] in bindings:
+                if not 0 <= b["binding"] <= 63 or b["binding"] in bindings:  # IR-LIMIT-5
                     self.fail(path, "bad or duplicate binding")
                 bindings.add(b["binding"])
             if b["access"] in ("write", "workgroup") and "count" not in b:
@@ -130,8 +130,8 @@ class Checker:
             if b["access"] == "uniform" and eb * b.get("count", 0) > 65536:
                 self.fail(path, "uniform over 64 KiB")
             self.bufs[b["name"]] = b
-        if wgbytes > 16384:
-            self.fail("buffers", "workgroup memory over 16 KiB")
+        if wgbytes > 262144:  # docs/ir.md IR-LIMIT-4
+            self.fail("buffers", "workgroup memory over 256 KiB")
         self.has_barrier = False
         self.stmts(p["body"], "body", {}, True)
         if self.has_barrier:

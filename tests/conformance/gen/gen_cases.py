@@ -149,7 +149,7 @@ def u_op(op):
 # Areas
 # ---------------------------------------------------------------------------
 
-from cases_dispatch import gen_dispatch, gen_dispatch_more, gen_dispatch_generators, gen_dispatch_numbers, gen_oob  # noqa: E402
+from cases_dispatch import gen_dispatch, gen_dispatch_more, gen_limits, gen_dispatch_generators, gen_dispatch_numbers, gen_oob  # noqa: E402
 from cases_values import gen_integers, gen_casts, gen_f32, gen_f32_random  # noqa: E402
 from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
 from cases_validation import gen_validation  # noqa: E402
@@ -163,6 +163,7 @@ def main():
     ctx = sys.modules[__name__]
     gen_dispatch(ctx)
     gen_dispatch_more(ctx)
+    gen_limits(ctx)
     gen_dispatch_generators(ctx)
     gen_dispatch_numbers(ctx)
     gen_oob(ctx)

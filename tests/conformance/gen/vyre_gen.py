@@ -38,7 +38,8 @@ F_NEG_INF = 0xFF800000
 
 # IR features: name -> (bit, IR minor version that introduced it).
 FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1), "storage_8_16": (2, 1),
-            "storage_half": (3, 1), "grid_barrier": (4, 1)}
+            "storage_half": (3, 1), "grid_barrier": (4, 1),
+            "large_workgroup_memory": (5, 1), "many_bindings": (6, 1)}
 
 # Types in code order: (name, storage bytes, value type, storage type, feature).
 TYPES = [
