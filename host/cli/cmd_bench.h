@@ -35,8 +35,8 @@ vyre_program *vyre_bench_prog_vadd(uint64_t n, vyre_error *err);
 vyre_program *vyre_bench_prog_matmul(uint32_t n, vyre_error *err);
 // The register-blocked sgemm and the 5-point stencil, built with the C
 // builder API by examples/builder/sgemm_rb.c and stencil5.c (compiled into
-// the tool with VYRE_EXAMPLE_NO_MAIN; the shipped examples/sgemm_rb_4096.json
-// and examples/stencil5_8192.json are what they write for the GPU sizes).
+// the tool with VYRE_EXAMPLE_NO_MAIN; the shipped examples/builder/sgemm_rb_4096.json
+// and examples/builder/stencil5_8192.json are what they write for the GPU sizes).
 uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err);
 uint32_t stencil5_build(uint32_t n, vyre_program **out, vyre_error *err);
 // Metric lookup (UINT64_MAX when absent).
