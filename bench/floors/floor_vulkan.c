@@ -788,6 +788,80 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   free(B);
 }
 
+// Figure 13: the 5-point stencil as hand-written SPIR-V (floor_spirv.h,
+// NoContraction on every sum and the product), n as specialization
+// constant 0, 16 x 16 workgroups; ms per sweep; the sampled elements are
+// checked bit for bit against the C reference (as vyre's side is).
+static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                       vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written SPIR-V 5-point stencil (NoContraction), %ux%u f32, 16x16 workgroups, "
+           "%s, ms",
+           n, n, f->query ? "timestamp queries" : "host clock");
+  size_t nn = (size_t)n * n;
+  VkDeviceSize bytes = nn * 4;
+  if (bytes > f->props.limits.maxStorageBufferRange) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "%llu-byte buffers exceed maxStorageBufferRange %u. Fix: run with "
+                        "--quick for a smaller size.",
+                        (unsigned long long)bytes, f->props.limits.maxStorageBufferRange);
+    return;
+  }
+  float *in = malloc(bytes);
+  vk_buf a = {0}, o = {0}, host = {0};
+  VkPipeline pipe = VK_NULL_HANDLE;
+  vyre_bench_series s = {0};
+  VkResult r = in ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++)
+    in[i] = vyre_bench_stencil_value(i);
+  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
+  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
+  if (!r) r = buf_make(f, bytes, 0, &a);
+  if (!r) r = buf_make(f, bytes, 0, &o);
+  if (!r) r = buf_make(f, bytes, 1, &host);
+  if (!r) r = upload(f, &a, in, bytes);
+  if (!r)
+    r = pipeline_make_spec(f, vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, f->plo3, &spec,
+                           &pipe);
+  // The layout has three bindings; the kernel reads 0 and writes 1 (2 is
+  // bound to the input again and unused).
+  const vk_buf *bl[3] = {&a, &o, &a};
+  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
+  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the stencil", r);
+  uint32_t reps = vyre_bench_reps(c, 20, 3);
+  uint32_t warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
+    uint64_t ns = 0;
+    if ((r = timed_run(f, pipe, set, n / 16, n / 16, &ns)) != VK_SUCCESS)
+      out->status = FAIL(f, out->why, sizeof out->why, "the stencil dispatch", r);
+    else if (i >= warm && ns)
+      vyre_bench_series_add(&s, (double)ns / 1e6);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &o, 0, &host, bytes)) != VK_SUCCESS)
+    out->status = FAIL(f, out->why, sizeof out->why, "reading out back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    float got = ((const float *)host.map)[e];
+    float want = vyre_bench_stencil_ref(in, n, e);
+    if (memcmp(&got, &want, 4) != 0)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "Vulkan floor stencil: out[%llu] = %.9g, the reference gives %.9g: not "
+                          "bit-identical. Fix: check the Vulkan driver's float controls.",
+                          (unsigned long long)e, (double)got, (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  f->vkDeviceWaitIdle(f->device);
+  f->vkResetDescriptorPool(f->device, f->dpool, 0);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
+  buf_free(f, &a);
+  buf_free(f, &o);
+  buf_free(f, &host);
+  free(in);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
     .name = "vulkan",
     .fresh_what = "vkCreateShaderModule + vkCreateComputePipelines of the "
@@ -803,6 +877,9 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
     .fresh_prepare = vk_fresh_prepare,
     .stream = vk_stream,
     .matmul = vk_matmul,
+    .sgemm_rb = NULL, // no hand-written SPIR-V: the tool compares with vyre CUDA
+    .sgemm_cublas = NULL,
+    .stencil = vk_stencil,
 };
 
 #endif // VYRE_BENCH_HAVE_VULKAN

@@ -185,6 +185,7 @@ static void choose_targets(const char *name, const vyre_bench_ctx *c, fig_result
   if (cuda && c->gpu) set_target(&r[11], TARGET_RATIO_MAX, 1.0 / 0.6, ">= 60% of cuBLAS");
   if (cuda && c->gpu) set_target(&r[12], TARGET_RATIO_MAX, 1.15, "<= 1.15x floor");
   if (vk && c->gpu) set_target(&r[10], TARGET_RATIO_MAX, 1.0 / 0.75, ">= 75% of vyre CUDA");
+  if (vk && c->gpu) set_target(&r[12], TARGET_RATIO_MAX, 1.15, "<= 1.15x floor");
 }
 
 static void judge(fig_result *r) {
