@@ -54,8 +54,8 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
-// The Vulkan floor of figure |fig| (11: sgemm_rb, 13: stencil): the same
-// program on vyre's CUDA backend on the same GPU.
+// Vulkan's second comparison for figure |fig| (11: sgemm_rb, 13: stencil):
+// the same program on vyre's CUDA backend on the same GPU.
 void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out);
 // The floor of the stream rate figure: the one-shot vyre_dispatch rate.
 void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);

@@ -215,6 +215,57 @@ static void test_bench_filter_new_f32_figures(void **state) {
   json_decref(root);
 }
 
+// Figures 11-13 on Vulkan (lavapipe here, the GPU on the GPU machine): the
+// vyre sides ran and matched bit for bit; the stencil's hand-written SPIR-V
+// floor ran; the sgemm floor ran or, on a device whose Fma rounds twice
+// (lavapipe), is n/a saying so; cuBLAS is n/a; figures 11 and 13 carry the
+// vyre CUDA comparison (n/a with the reason where CUDA does not open).
+static void test_bench_vulkan_f32_figures(void **state) {
+  (void)state;
+#ifndef VYRE_BENCH_TEST_VULKAN
+  skip();
+#else
+  const char *json = VYRE_BENCH_OUT "/bench-vk-f32.json", *log = VYRE_BENCH_OUT "/bench-vk-f32.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend vulkan --quick --filter 11,12,13 --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
+    fprintf(stderr, "skipped: no Vulkan device\n");
+    skip();
+  }
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 3);
+  for (size_t i = 0; i < 3; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[10 + i]);
+    assert_side(json_object_get(f, "vyre"), 1);
+    assert_side(json_object_get(f, "floor"), 0);
+    const json_t *cu = json_object_get(f, "vyre_cuda");
+    if (i == 1) {
+      assert_null(cu);
+      continue;
+    }
+    assert_non_null(cu);
+    assert_side(cu, 0);
+    assert_non_null(json_object_get(f, "vyre_cuda_ratio"));
+  }
+  const json_t *sg = json_object_get(json_array_get(figs, 0), "floor");
+  if (strcmp(json_string_value(json_object_get(sg, "status")), "n/a") == 0)
+    assert_non_null(strstr(json_string_value(json_object_get(sg, "reason")), "rounds twice"));
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(json_array_get(figs, 1), "floor"), "status")),
+                      "n/a");
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(json_array_get(figs, 2), "floor"), "status")),
+                      "ran");
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+#endif
+}
+
 // Figure 5 needs the disk cache: without one (VYRE_CACHE_DISABLE, as libvyre
 // reads it through vyre_cache_root) it is n/a and says why, never a fake number.
 static void test_bench_fresh_load_without_a_disk_cache_says_why(void **state) {
@@ -261,6 +312,7 @@ int main(void) {
       cmocka_unit_test(test_bench_cpu_quick_json_has_every_figure_with_numbers),
       cmocka_unit_test(test_bench_filter_runs_only_the_named_figures),
       cmocka_unit_test(test_bench_filter_new_f32_figures),
+      cmocka_unit_test(test_bench_vulkan_f32_figures),
       cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),
