@@ -1048,11 +1048,13 @@ static void cu_sgemm(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, i
                             "than the f32 error bound %.3g. Fix: check the cuBLAS install.",
                             row, col, (double)C[e], (double)want, 2 * bound);
     } else if (memcmp(&C[e], &want, 4) != 0) {
+      uint32_t bits;
+      memcpy(&bits, &C[e], 4);
       vyre_bench_side_set(out, VYRE_BENCH_FAILED,
                           "CUDA floor sgemm_rb: C[%u][%u] = %.9g (0x%08x), the fma chain in k "
                           "order gives %.9g: not bit-identical. Fix: check that NVRTC honours "
                           "--fmad=false.",
-                          row, col, (double)C[e], *(const uint32_t *)&C[e], (double)want);
+                          row, col, (double)C[e], bits, (double)want);
     }
   }
   vyre_bench_side_done(out, &s);
