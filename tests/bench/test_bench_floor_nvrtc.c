@@ -16,6 +16,12 @@
 
 #include "bench_floor.h"
 
+#ifdef VYRE_TEST_HAVE_CUDA
+#include <dlfcn.h>
+#include <nvrtc.h>
+#include <stdlib.h>
+#endif
+
 #ifndef VYRE_TEST_NVRTC_PATH
 #define VYRE_TEST_NVRTC_PATH NULL
 #endif
@@ -52,6 +58,66 @@ static void test_bad_arch_fails_with_a_fix(void **state) {
   assert_non_null(strstr(why, "Fix:"));
 }
 
+#ifdef VYRE_TEST_HAVE_CUDA
+// PTX of a floor source for compute_90 with the floor's --fmad=false, through
+// the real NVRTC (malloc'd, NULL when NVRTC is unusable).
+static char *floor_ptx(const char *which) {
+  const char *path = VYRE_TEST_NVRTC_PATH ? VYRE_TEST_NVRTC_PATH : "libnvrtc.so.13";
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                        const char *const *);
+  nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*size)(nvrtcProgram, size_t *);
+  nvrtcResult (*get)(nvrtcProgram, char *);
+  nvrtcResult (*destroy)(nvrtcProgram *);
+  void *s[5] = {dlsym(lib, "nvrtcCreateProgram"), dlsym(lib, "nvrtcCompileProgram"),
+                dlsym(lib, "nvrtcGetPTXSize"), dlsym(lib, "nvrtcGetPTX"),
+                dlsym(lib, "nvrtcDestroyProgram")};
+  for (int i = 0; i < 5; i++)
+    if (!s[i]) return NULL;
+  memcpy(&create, &s[0], sizeof s[0]);
+  memcpy(&compile, &s[1], sizeof s[1]);
+  memcpy(&size, &s[2], sizeof s[2]);
+  memcpy(&get, &s[3], sizeof s[3]);
+  memcpy(&destroy, &s[4], sizeof s[4]);
+  const char *opts[] = {"--gpu-architecture=compute_90", "--fmad=false"};
+  nvrtcProgram p = NULL;
+  size_t n = 0;
+  char *ptx = NULL;
+  if (!create(&p, vyre_bench_cuda_floor_source(which), "k.cu", 0, NULL, NULL) &&
+      !compile(p, 2, opts) && !size(p, &n) && (ptx = malloc(n + 1)) != NULL && get(p, ptx)) {
+    free(ptx);
+    ptx = NULL;
+  }
+  if (p) destroy(&p);
+  return ptx;
+}
+
+static size_t count(const char *text, const char *what) {
+  size_t n = 0;
+  for (const char *q = strstr(text, what); q; q = strstr(q + 1, what))
+    n++;
+  return n;
+}
+
+// The arithmetic the floors claim: the sgemm's 512 fmaf per k slice stay
+// fused (one rounding, as the IR's fma), and --fmad=false keeps the
+// stencil's sums and product separate (no fma at all).
+static void test_floor_ptx_has_the_ir_roundings(void **state) {
+  (void)state;
+  char *sg = floor_ptx("sgemm_rb"), *st = floor_ptx("stencil");
+  assert_non_null(sg);
+  assert_non_null(st);
+  assert_true(count(sg, "fma.rn.f32") >= 512);
+  assert_int_equal(count(st, "fma."), 0);
+  assert_int_equal(count(st, "add.rn.f32"), 4);
+  assert_int_equal(count(st, "mul.rn.f32"), 1);
+  free(sg);
+  free(st);
+}
+#endif
+
 int main(void) {
 #ifndef VYRE_TEST_HAVE_CUDA
   char why[768] = "";
@@ -73,6 +139,7 @@ int main(void) {
       cmocka_unit_test(test_floor_sources_are_the_issue_kernels),
       cmocka_unit_test(test_floor_sources_compile_for_sm_90),
       cmocka_unit_test(test_bad_arch_fails_with_a_fix),
+      cmocka_unit_test(test_floor_ptx_has_the_ir_roundings),
   };
   return cmocka_run_group_tests_name("bench_floor_nvrtc", tests, NULL, NULL);
 #endif
