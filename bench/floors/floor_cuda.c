@@ -6,7 +6,10 @@
 // device with vyre's device name), in the device's primary context (the one
 // the vyre plugin uses). Kernels are hand-written PTX (JIT-compiled by the
 // driver once, outside any timing) and, for the compile and cached load
-// figures, hand-written CUDA C compiled by NVRTC. libcuda.so.1 and NVRTC are
+// figures, hand-written CUDA C compiled by NVRTC; the sgemm_rb and stencil
+// floors (figures 11, 13) are CUDA C compiled by NVRTC with --fmad=false, and
+// figure 12's is cublasSgemm from libcublas, dlopen'ed the same way
+// (VYRE_CUBLAS_PATH replaces it). libcuda.so.1 and NVRTC are
 // dlopen'ed, never linked, and their entry points are the CUDA plugin's list
 // (plugin-cuda/cuda_symbol_list.h), loaded into this floor's own table the
 // way plugin-cuda/cuda_symbols.c does; VYRE_CUDA_DRIVER_PATH and

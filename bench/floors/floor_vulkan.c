@@ -3,7 +3,9 @@
 // floor_vulkan.c — the raw Vulkan floors of `vyre bench --backend vulkan`:
 // the same work as each figure written directly against Vulkan in this
 // process, on the device vyre opened (matched by name, or the --device
-// index), with the hand-written SPIR-V of floor_spirv.h. Every dispatch is
+// index), with the hand-written SPIR-V of floor_spirv.h (and, for the
+// register-blocked sgemm of figure 11, floor_spirv_sgemm_rb.h, written out by
+// gen_spirv_sgemm_rb.py). Every dispatch is
 // recorded, submitted and waited on with a fence, as an application would;
 // kernel times come from timestamp queries when the queue has them. The
 // loader is opened at run time by the Vulkan plugin's symbol loading
