@@ -20,7 +20,7 @@
 
 #include "vyre/vyre.h"
 
-#define VYRE_BENCH_FIGURES 10u
+#define VYRE_BENCH_FIGURES 13u
 #define VYRE_BENCH_BATCH   64u
 
 // Outcome of one measurement (vyre side or floor side).
@@ -94,6 +94,29 @@ float vyre_bench_matmul_value(uint32_t which, uint64_t i);
 // C[row][col] in k order with every product and sum rounded (no fma).
 float vyre_bench_matmul_ref(const float *A, const float *B, uint32_t n, uint32_t row, uint32_t col);
 
+// Inputs of the sgemm figures (11, 12): seeded values in [-1, 1) with 24
+// significant bits (products are not exact in f32, so only one rounding per
+// fma matches), matrix |which| (0: A, 1: B), element |i|.
+float vyre_bench_sgemm_value(uint32_t which, uint64_t i);
+// C[row][col] = fma chain in k order from 0 (the register-blocked sgemm's
+// arithmetic: examples/builder/sgemm_rb.c).
+float vyre_bench_sgemm_ref(const float *A, const float *B, uint32_t n, uint32_t row, uint32_t col);
+// Bound on |C - exact| for any order of f32 products and sums of row |row|
+// and column |col| (1.01 n 2^-24 sum |a b|): the check of the cuBLAS floor,
+// which sums in its own order.
+double vyre_bench_sgemm_bound(const float *A, const float *B, uint32_t n, uint32_t row,
+                              uint32_t col);
+// Input of the stencil figure (13): seeded values in [-1, 1), 24 bits.
+float vyre_bench_stencil_value(uint64_t i);
+// out[i] of the 5-point stencil of examples/builder/stencil5.c on the n x n
+// grid |in|: 0.2f * ((((c + up) + down) + left) + right) inside, c on the border.
+float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i);
+// The elements the sgemm and stencil figures check on both sides: every
+// element up to 128 x 128, else 4096 spread samples and the last element.
+// Returns the |k|-th index (k < vyre_bench_sample_count(count)).
+uint64_t vyre_bench_sample_count(uint64_t count);
+uint64_t vyre_bench_sample(uint64_t count, uint64_t k);
+
 // The floors. A floor backend is opened once per run; each figure function
 // fills |out| (RAN, NA with the reason, or FAILED). The sizes match the
 // vyre side of the same figure.
@@ -117,11 +140,32 @@ typedef struct vyre_bench_floor_ops {
                             char *why, size_t cap);
   void (*stream)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out);
   void (*matmul)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
+  // Figures 11-13 (NULL: no floor of that kind on this backend; the tool
+  // says n/a or, on Vulkan, compares with vyre's CUDA backend).
+  // The register-blocked sgemm of examples/builder/sgemm_rb.c, same
+  // algorithm and arithmetic (TFLOP/s).
+  void (*sgemm_rb)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
+  // cublasSgemm, TF32 off (TFLOP/s); n/a when libcublas is not found.
+  void (*sgemm_cublas)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                       vyre_bench_side *out);
+  // The 5-point stencil of examples/builder/stencil5.c (ms per sweep).
+  void (*stencil)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 } vyre_bench_floor_ops;
 
 // The floor table for a backend name (cpu, cuda, vulkan), or NULL. A floor
 // whose driver headers were missing at build time is a table whose open
 // says so (NA with a Fix).
 const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend);
+
+// The hand-written CUDA C of the sgemm_rb and stencil floors (figures 11,
+// 13), as NVRTC compiles it: |which| "sgemm_rb" or "stencil"; NULL for
+// another name or a build without the CUDA toolkit headers.
+const char *vyre_bench_cuda_floor_source(const char *which);
+// Compiles both floor sources with the NVRTC library at |nvrtc_path| (NULL:
+// VYRE_CUDA_NVRTC_PATH, else the usual names) for |arch| ("sm_90") with
+// --fmad=false, as the floor does; VYRE_BENCH_RAN, or NA (no NVRTC, no
+// toolkit headers) / FAILED with the log in |why|. Needs no GPU.
+uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *arch, char *why,
+                                           size_t cap);
 
 #endif // VYRE_BENCH_FLOOR_H

@@ -10,6 +10,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +122,55 @@ float vyre_bench_matmul_ref(const float *A, const float *B, uint32_t n, uint32_t
     acc = acc + p;
   }
   return acc;
+}
+
+// SplitMix64 of (which, i) to 24 signed bits, scaled to [-1, 1).
+static float value24(uint64_t which, uint64_t i) {
+  uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + which * 0xD1B54A32D192ED03ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (float)((int32_t)(z >> 40) - (1 << 23)) / (float)(1 << 23);
+}
+
+float vyre_bench_sgemm_value(uint32_t which, uint64_t i) {
+  return value24(which + 1, i);
+}
+
+float vyre_bench_sgemm_ref(const float *A, const float *B, uint32_t n, uint32_t row, uint32_t col) {
+  float acc = 0.0f;
+  for (uint32_t k = 0; k < n; k++)
+    acc = fmaf(A[(size_t)row * n + k], B[(size_t)k * n + col], acc);
+  return acc;
+}
+
+double vyre_bench_sgemm_bound(const float *A, const float *B, uint32_t n, uint32_t row,
+                              uint32_t col) {
+  double sum = 0;
+  for (uint32_t k = 0; k < n; k++)
+    sum += fabs((double)A[(size_t)row * n + k] * (double)B[(size_t)k * n + col]);
+  return 1.01 * (double)n * ldexp(1.0, -24) * sum + 1e-30;
+}
+
+float vyre_bench_stencil_value(uint64_t i) {
+  return value24(7, i);
+}
+
+float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i) {
+  uint64_t x = i % n, y = i / n;
+  if (x == 0 || y == 0 || x == n - 1u || y == n - 1u) return in[i];
+  float s = in[i] + in[i - n];
+  s = s + in[i + n];
+  s = s + in[i - 1];
+  s = s + in[i + 1];
+  return 0.2f * s;
+}
+
+uint64_t vyre_bench_sample_count(uint64_t count) {
+  return count <= 128u * 128u ? count : 4097u;
+}
+
+uint64_t vyre_bench_sample(uint64_t count, uint64_t k) {
+  if (count <= 128u * 128u) return k;
+  return k >= 4096u ? count - 1 : k * (count / 4096u);
 }

@@ -7,6 +7,7 @@
 // reference interprets the IR, so it has no compiler floor and no cached
 // module to load: those floors are n/a.
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,110 @@ static void cpu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   free(C);
 }
 
+// Figure 11 on the CPU: the same fma chain per element in k order as the
+// register-blocked program (the blocking only reorders which element is
+// computed when), as a plain C loop on one thread; TFLOP/s.
+static void cpu_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                         vyre_bench_side *out) {
+  (void)f;
+  if (n > 1024) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA, "a %ux%u C fma loop would take too long", n, n);
+    return;
+  }
+  snprintf(out->what, sizeof out->what,
+           "plain C loop (i, j, k) of fmaf in k order, %ux%u f32, one thread", n, n);
+  size_t nn = (size_t)n * n;
+  float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
+  vyre_bench_series s = {0};
+  if (!A || !B || !C) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (size_t i = 0; i < nn; i++) {
+      A[i] = vyre_bench_sgemm_value(0, i);
+      B[i] = vyre_bench_sgemm_value(1, i);
+    }
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 1 && out->status == VYRE_BENCH_RAN; k++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+          float acc = 0.0f;
+          for (uint32_t q = 0; q < n; q++)
+            acc = fmaf(A[(size_t)i * n + q], B[(size_t)q * n + j], acc);
+          C[(size_t)i * n + j] = acc;
+        }
+      uint64_t t1 = vyre_bench_now_ns();
+      for (uint64_t q = 0; q < vyre_bench_sample_count(nn); q++) {
+        uint64_t e = vyre_bench_sample(nn, q);
+        float want = vyre_bench_sgemm_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+        if (memcmp(&C[e], &want, 4) != 0) {
+          vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                              "the C floor's C[%llu][%llu] = %.9g differs from the fma loop's "
+                              "%.9g. Fix: build without -ffast-math.",
+                              (unsigned long long)(e / n), (unsigned long long)(e % n),
+                              (double)C[e], (double)want);
+          break;
+        }
+      }
+      if (k >= 1) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)(t1 - t0 + 1) / 1e3);
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(A);
+  free(B);
+  free(C);
+}
+
+// Figure 13 on the CPU: the 5-point stencil as a plain C loop; ms per sweep.
+static void cpu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                        vyre_bench_side *out) {
+  (void)f;
+  snprintf(out->what, sizeof out->what,
+           "plain C loop of the 5-point stencil, %ux%u f32, one thread", n, n);
+  size_t nn = (size_t)n * n;
+  float *in = malloc(nn * 4), *o = malloc(nn * 4);
+  vyre_bench_series s = {0};
+  if (!in || !o) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (size_t i = 0; i < nn; i++)
+      in[i] = vyre_bench_stencil_value(i);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 2 && out->status == VYRE_BENCH_RAN; k++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++) {
+          size_t i = (size_t)y * n + x;
+          if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {
+            o[i] = in[i];
+          } else {
+            float v = in[i] + in[i - n];
+            v = v + in[i + n];
+            v = v + in[i - 1];
+            v = v + in[i + 1];
+            o[i] = 0.2f * v;
+          }
+        }
+      uint64_t t1 = vyre_bench_now_ns();
+      for (uint64_t q = 0; q < vyre_bench_sample_count(nn); q++) {
+        uint64_t e = vyre_bench_sample(nn, q);
+        float want = vyre_bench_stencil_ref(in, n, e);
+        if (memcmp(&o[e], &want, 4) != 0) {
+          vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                              "the C stencil's out[%llu] = %.9g differs from the reference %.9g. "
+                              "Fix: build without -ffast-math.",
+                              (unsigned long long)e, (double)o[e], (double)want);
+          break;
+        }
+      }
+      if (k >= 2) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e6);
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(in);
+  free(o);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .name = "cpu",
     .open = cpu_open,
@@ -176,4 +281,7 @@ const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .fresh_prepare = NULL,
     .stream = cpu_stream,
     .matmul = cpu_matmul,
+    .sgemm_rb = cpu_sgemm_rb,
+    .sgemm_cublas = NULL,
+    .stencil = cpu_stencil,
 };

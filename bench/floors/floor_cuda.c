@@ -6,7 +6,10 @@
 // device with vyre's device name), in the device's primary context (the one
 // the vyre plugin uses). Kernels are hand-written PTX (JIT-compiled by the
 // driver once, outside any timing) and, for the compile and cached load
-// figures, hand-written CUDA C compiled by NVRTC. libcuda.so.1 and NVRTC are
+// figures, hand-written CUDA C compiled by NVRTC; the sgemm_rb and stencil
+// floors (figures 11, 13) are CUDA C compiled by NVRTC with --fmad=false, and
+// figure 12's is cublasSgemm from libcublas, dlopen'ed the same way
+// (VYRE_CUBLAS_PATH replaces it). libcuda.so.1 and NVRTC are
 // dlopen'ed, never linked, and their entry points are the CUDA plugin's list
 // (plugin-cuda/cuda_symbol_list.h), loaded into this floor's own table the
 // way plugin-cuda/cuda_symbols.c does; VYRE_CUDA_DRIVER_PATH and
@@ -19,6 +22,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,21 @@ static uint32_t cu_open(const vyre_bench_ctx *c, vyre_bench_floor **out, char *w
 }
 
 const vyre_bench_floor_ops vyre_bench_floor_cuda = {.name = "cuda", .open = cu_open};
+
+const char *vyre_bench_cuda_floor_source(const char *which) {
+  (void)which;
+  return NULL;
+}
+
+uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *arch, char *why,
+                                           size_t cap) {
+  (void)nvrtc_path;
+  (void)arch;
+  snprintf(why, cap,
+           "this vyre was built without the CUDA toolkit headers, so it has no CUDA floor "
+           "sources. Fix: install the CUDA toolkit and rebuild.");
+  return VYRE_BENCH_NA;
+}
 
 #else
 
@@ -152,6 +172,90 @@ static const char cu_inc_fmt[] =
     "extern \"C\" __global__ void vyre_bench_inc(unsigned *x) { x[0] = x[0] + "
     "%uu; }\n";
 
+// Figure 11's floor: examples/builder/sgemm_rb.c written as CUDA C, the same
+// algorithm and arithmetic: a 256-thread block computes a 128 x 128 tile of
+// C, thread (tx, ty) = (lid % 16, lid / 16) an 8 x 8 block of it (rows ty +
+// 16 r, columns tx + 16 c); k advances in slices of 8 staged in shared
+// memory (A transposed) between two barriers; each element is the fma chain
+// acc = fmaf(a[i][k], b[k][j], acc) in k order from 0. Compiled by NVRTC
+// with --fmad=false (no contraction: the fma are the explicit fmaf), so the
+// result is bit-identical to vyre's and to the C loop.
+static const char cu_sgemm_rb_src[] =
+    "#define TILE 128u\n"
+    "#define KS 8u\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "vyre_bench_sgemm_rb(const float *__restrict__ a, const float *__restrict__ b,\n"
+    "                    float *__restrict__ c, unsigned n) {\n"
+    "  __shared__ float as[KS * TILE]; // [k][row]\n"
+    "  __shared__ float bs[KS * TILE]; // [k][col]\n"
+    "  const unsigned lid = threadIdx.x, tx = lid % 16u, ty = lid / 16u;\n"
+    "  const unsigned row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;\n"
+    "  const unsigned ar = lid / KS, ak = lid % KS, bk = lid / TILE, bc = lid % TILE;\n"
+    "  float acc[8][8];\n"
+    "#pragma unroll\n"
+    "  for (int r = 0; r < 8; r++)\n"
+    "#pragma unroll\n"
+    "    for (int q = 0; q < 8; q++) acc[r][q] = 0.0f;\n"
+    "  for (unsigned t = 0; t < n / KS; t++) {\n"
+    "    const unsigned k0 = t * KS;\n"
+    "#pragma unroll\n"
+    "    for (unsigned q = 0; q < 4u; q++) {\n"
+    "      const unsigned row = ar + 32u * q;\n"
+    "      as[ak * TILE + row] = a[(row0 + row) * n + k0 + ak];\n"
+    "    }\n"
+    "#pragma unroll\n"
+    "    for (unsigned q = 0; q < 4u; q++) {\n"
+    "      const unsigned k = bk + 2u * q;\n"
+    "      bs[k * TILE + bc] = b[(k0 + k) * n + col0 + bc];\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "#pragma unroll\n"
+    "    for (unsigned kk = 0; kk < KS; kk++) {\n"
+    "      float av[8], bv[8];\n"
+    "#pragma unroll\n"
+    "      for (unsigned r = 0; r < 8u; r++) av[r] = as[kk * TILE + ty + 16u * r];\n"
+    "#pragma unroll\n"
+    "      for (unsigned q = 0; q < 8u; q++) bv[q] = bs[kk * TILE + tx + 16u * q];\n"
+    "#pragma unroll\n"
+    "      for (unsigned r = 0; r < 8u; r++)\n"
+    "#pragma unroll\n"
+    "        for (unsigned q = 0; q < 8u; q++) acc[r][q] = fmaf(av[r], bv[q], acc[r][q]);\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "#pragma unroll\n"
+    "  for (unsigned r = 0; r < 8u; r++)\n"
+    "#pragma unroll\n"
+    "    for (unsigned q = 0; q < 8u; q++)\n"
+    "      c[(row0 + ty + 16u * r) * n + col0 + tx + 16u * q] = acc[r][q];\n"
+    "}\n";
+
+// Figure 13's floor: examples/builder/stencil5.c as CUDA C, 16 x 16 blocks,
+// one thread per element; the sums and the product rounded separately
+// (--fmad=false keeps 0.2f * s a multiply).
+static const char cu_stencil_src[] =
+    "extern \"C\" __global__ void vyre_bench_stencil(const float *__restrict__ in,\n"
+    "                                                 float *__restrict__ out, unsigned n) {\n"
+    "  const unsigned x = blockIdx.x * 16u + threadIdx.x, y = blockIdx.y * 16u + threadIdx.y;\n"
+    "  const unsigned i = y * n + x;\n"
+    "  if (x > 0u && x < n - 1u && y > 0u && y < n - 1u) {\n"
+    "    float s = in[i] + in[i - n];\n"
+    "    s = s + in[i + n];\n"
+    "    s = s + in[i - 1u];\n"
+    "    s = s + in[i + 1u];\n"
+    "    out[i] = 0.2f * s;\n"
+    "  } else {\n"
+    "    out[i] = in[i];\n"
+    "  }\n"
+    "}\n";
+
+const char *vyre_bench_cuda_floor_source(const char *which) {
+  if (!which) return NULL;
+  if (strcmp(which, "sgemm_rb") == 0) return cu_sgemm_rb_src;
+  if (strcmp(which, "stencil") == 0) return cu_stencil_src;
+  return NULL;
+}
+
 // The driver and NVRTC tables: one field per row of the CUDA plugin's list.
 typedef struct cu_fns {
 #define VYRE_CU_SYM(name, sym, fallback) __typeof__(name) *name;
@@ -201,25 +305,101 @@ static void cu_close(vyre_bench_floor *f) {
   free(f);
 }
 
-static void load_nvrtc(vyre_bench_floor *f) {
-  const char *env = getenv("VYRE_CUDA_NVRTC_PATH");
+// Opens NVRTC (|path|, else VYRE_CUDA_NVRTC_PATH, else the usual names) into
+// |nv|; the library handle, or NULL. *ok: every entry point was found.
+static void *open_nvrtc(const char *path, nvrtc_fns *nv, int *ok) {
+  const char *env = path ? path : getenv("VYRE_CUDA_NVRTC_PATH");
   const char *names[] = {env && *env ? env : "libnvrtc.so.13", "libnvrtc.so.13", "libnvrtc.so.12",
                          "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0] && !f->nvrtc_lib; i++)
-    f->nvrtc_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (!f->nvrtc_lib) return;
-  int ok = 1;
+  void *lib = NULL;
+  *ok = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
+    lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  *ok = 1;
 #define VYRE_CU_SYM(name, sym, fallback)
 #define VYRE_NVRTC_SYM(name)                                                                       \
   {                                                                                                \
-    void *s = dlsym(f->nvrtc_lib, #name);                                                          \
-    memcpy(&f->nv.name, &s, sizeof s);                                                             \
-    ok &= s != NULL;                                                                               \
+    void *s = dlsym(lib, #name);                                                                   \
+    memcpy(&nv->name, &s, sizeof s);                                                               \
+    *ok &= s != NULL;                                                                              \
   }
 #include "cuda_symbol_list.h"
 #undef VYRE_CU_SYM
 #undef VYRE_NVRTC_SYM
-  f->have_nvrtc = ok;
+  return lib;
+}
+
+static void load_nvrtc(vyre_bench_floor *f) {
+  f->nvrtc_lib = open_nvrtc(NULL, &f->nv, &f->have_nvrtc);
+}
+
+// NVRTC of |src| for |arch| (sm_XY) with --fmad=false into a malloc'd cubin;
+// on failure the NVRTC log goes into |why|.
+static uint32_t nvrtc_floor_cubin(const nvrtc_fns *nv, const char *src, const char *name,
+                                  const char *arch, char **out, size_t *size, char *why,
+                                  size_t cap) {
+  char opt_arch[64];
+  snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
+  const char *opts[] = {opt_arch, "--fmad=false"};
+  nvrtcProgram p = NULL;
+  *out = NULL;
+  nvrtcResult r = nv->nvrtcCreateProgram(&p, src, name, 0, NULL, NULL);
+  nvrtcResult rc = r ? r : nv->nvrtcCompileProgram(p, 2, opts);
+  char log[512] = "";
+  size_t log_size = 0;
+  if (rc && p && !nv->nvrtcGetProgramLogSize(p, &log_size) && log_size > 0) {
+    char *full = malloc(log_size + 1);
+    if (full && !nv->nvrtcGetProgramLog(p, full)) {
+      full[log_size] = '\0';
+      snprintf(log, sizeof log, "%s", full);
+    }
+    free(full);
+  }
+  r = rc;
+  if (!r) r = nv->nvrtcGetCUBINSize(p, size);
+  *out = !r ? malloc(*size ? *size : 1) : NULL;
+  if (!r && !*out) r = NVRTC_ERROR_OUT_OF_MEMORY;
+  if (!r) r = nv->nvrtcGetCUBIN(p, *out);
+  if (p) nv->nvrtcDestroyProgram(&p);
+  if (r) {
+    free(*out);
+    *out = NULL;
+    snprintf(why, cap,
+             "CUDA floor: NVRTC failed on %s for %s with --fmad=false (nvrtcResult %d): %s. Fix: "
+             "use an NVRTC that supports this GPU.",
+             name, arch, (int)r, log[0] ? log : "(no log)");
+    return VYRE_BENCH_FAILED;
+  }
+  return VYRE_BENCH_RAN;
+}
+
+uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *arch, char *why,
+                                           size_t cap) {
+  nvrtc_fns nv;
+  int ok = 0;
+  memset(&nv, 0, sizeof nv);
+  void *lib = open_nvrtc(nvrtc_path, &nv, &ok);
+  if (!lib || !ok) {
+    snprintf(why, cap, "NVRTC (%s) could not be loaded%s. Fix: install the CUDA toolkit's NVRTC.",
+             nvrtc_path ? nvrtc_path : "libnvrtc.so", lib ? " (entry points missing)" : "");
+    return VYRE_BENCH_NA;
+  }
+  const char *names[2] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu"};
+  const char *srcs[2] = {cu_sgemm_rb_src, cu_stencil_src};
+  for (int i = 0; i < 2; i++) {
+    char *cubin = NULL;
+    size_t size = 0;
+    uint32_t st = nvrtc_floor_cubin(&nv, srcs[i], names[i], arch, &cubin, &size, why, cap);
+    free(cubin);
+    if (st != VYRE_BENCH_RAN) return st;
+    if (size == 0) {
+      snprintf(why, cap, "NVRTC returned an empty cubin for %s. Fix: update NVRTC.", names[i]);
+      return VYRE_BENCH_FAILED;
+    }
+  }
+  // The library stays loaded (as the floor's does).
+  return VYRE_BENCH_RAN;
 }
 
 static void *cu_sym(void *lib, const char *name, const char *alt) {
@@ -670,6 +850,280 @@ static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   free(C);
 }
 
+// Loads an NVRTC-compiled floor kernel (compiled once, outside any timing).
+static uint32_t floor_module(vyre_bench_floor *f, const char *src, const char *file,
+                             const char *fn_name, CUmodule *m, CUfunction *fn,
+                             vyre_bench_side *out) {
+  if (!f->have_nvrtc)
+    return vyre_bench_side_set(out, VYRE_BENCH_NA,
+                               "NVRTC (libnvrtc.so) could not be loaded, so the hand-written CUDA "
+                               "C cannot be compiled. Fix: install the CUDA toolkit's NVRTC.");
+  char arch[32], *cubin = NULL;
+  size_t size = 0;
+  snprintf(arch, sizeof arch, "sm_%d%d", f->cc_major, f->cc_minor);
+  if (nvrtc_floor_cubin(&f->nv, src, file, arch, &cubin, &size, out->why, sizeof out->why))
+    return out->status = VYRE_BENCH_FAILED;
+  CUresult r = f->cu.cuModuleLoadData(m, cubin);
+  free(cubin);
+  if (!r) r = f->cu.cuModuleGetFunction(fn, *m, fn_name);
+  if (r) return out->status = cu_fail(f, out->why, sizeof out->why, "loading the NVRTC floor", r);
+  return VYRE_BENCH_RAN;
+}
+
+// Times |launch| (a kernel or a cuBLAS call) with CUDA events on the legacy
+// default stream: warm-up, then the samples; each sample is |flop| / time
+// in TFLOP/s when |flop| > 0, else the time in ms.
+typedef CUresult (*floor_launch_fn)(vyre_bench_floor *f, void *user);
+static void time_events(vyre_bench_floor *f, const vyre_bench_ctx *c, floor_launch_fn launch,
+                        void *user, double flop, vyre_bench_series *s, vyre_bench_side *out) {
+  CUevent e0 = NULL, e1 = NULL;
+  CUresult r = f->cu.cuEventCreate(&e0, 0);
+  if (!r) r = f->cu.cuEventCreate(&e1, 0);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuEventCreate", r);
+  uint32_t reps = vyre_bench_reps(c, 20, 3), warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
+    float ms = 0;
+    r = f->cu.cuEventRecord(e0, NULL);
+    if (!r) r = launch(f, user);
+    if (!r) r = f->cu.cuEventRecord(e1, NULL);
+    if (!r) r = f->cu.cuEventSynchronize(e1);
+    if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
+    if (r)
+      out->status = cu_fail(f, out->why, sizeof out->why, "the timed launch", r);
+    else if (i >= warm && ms > 0)
+      vyre_bench_series_add(s, flop > 0 ? flop / ((double)ms * 1e9) : (double)ms);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  if (e0) f->cu.cuEventDestroy(e0);
+  if (e1) f->cu.cuEventDestroy(e1);
+}
+
+typedef struct sgemm_job {
+  CUfunction fn;
+  CUdeviceptr a, b, c;
+  uint32_t n;
+  void *blas; // cublasHandle_t
+} sgemm_job;
+
+static CUresult launch_sgemm_rb(vyre_bench_floor *f, void *user) {
+  sgemm_job *j = user;
+  void *params[] = {&j->a, &j->b, &j->c, &j->n};
+  return f->cu.cuLaunchKernel(j->fn, j->n / 128, j->n / 128, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
+static CUresult launch_stencil(vyre_bench_floor *f, void *user) {
+  sgemm_job *j = user; // a: in, c: out
+  void *params[] = {&j->a, &j->c, &j->n};
+  return f->cu.cuLaunchKernel(j->fn, j->n / 16, j->n / 16, 1, 16, 16, 1, 0, NULL, params, NULL);
+}
+
+// cuBLAS, dlopen'ed like the driver: the four entry points the floor calls,
+// declared here (no cublas_v2.h needed). The handle is opaque.
+typedef int (*cublas_create_fn)(void **handle);
+typedef int (*cublas_destroy_fn)(void *handle);
+typedef int (*cublas_math_fn)(void *handle, int mode);
+typedef int (*cublas_sgemm_fn)(void *handle, int transa, int transb, int m, int n, int k,
+                               const float *alpha, const float *A, int lda, const float *B, int ldb,
+                               const float *beta, float *C, int ldc);
+#define VYRE_CUBLAS_OP_N         0
+#define VYRE_CUBLAS_DEFAULT_MATH 0 // FP32 arithmetic, no TF32 tensor cores
+
+typedef struct cublas_fns {
+  cublas_create_fn create;
+  cublas_destroy_fn destroy;
+  cublas_math_fn set_math;
+  cublas_sgemm_fn sgemm;
+} cublas_fns;
+
+static cublas_fns cublas;
+
+static CUresult launch_cublas(vyre_bench_floor *f, void *user) {
+  (void)f;
+  sgemm_job *j = user;
+  const float one = 1.0f, zero = 0.0f;
+  int n = (int)j->n;
+  // Row-major C = A B is column-major C^T = B^T A^T: pass B first.
+  int st = cublas.sgemm(j->blas, VYRE_CUBLAS_OP_N, VYRE_CUBLAS_OP_N, n, n, n, &one,
+                        (const float *)(uintptr_t)j->b, n, (const float *)(uintptr_t)j->a, n, &zero,
+                        (float *)(uintptr_t)j->c, n);
+  return st ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
+}
+
+// Opens libcublas (VYRE_CUBLAS_PATH alone when set, else the usual names).
+static uint32_t open_cublas(char *why, size_t cap) {
+  static void *lib;
+  if (lib && cublas.sgemm) return VYRE_BENCH_RAN;
+  const char *env = getenv("VYRE_CUBLAS_PATH");
+  const char *names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                         "/usr/local/cuda/lib64/libcublas.so"};
+  if (env && *env) {
+    lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+  } else {
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
+      lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  }
+  if (!lib) {
+    snprintf(why, cap,
+             "libcublas not found (tried %s). Fix: install the CUDA toolkit's cuBLAS "
+             "(libcublas.so.12 or .13) on the loader path, or set VYRE_CUBLAS_PATH to it.",
+             env && *env ? env : "libcublas.so.13, .so.12, .so, /usr/local/cuda/lib64");
+    return VYRE_BENCH_NA;
+  }
+  void *s[4] = {dlsym(lib, "cublasCreate_v2"), dlsym(lib, "cublasDestroy_v2"),
+                dlsym(lib, "cublasSetMathMode"), dlsym(lib, "cublasSgemm_v2")};
+  for (int i = 0; i < 4; i++)
+    if (!s[i]) {
+      snprintf(why, cap,
+               "libcublas lacks cublasCreate_v2, cublasDestroy_v2, cublasSetMathMode or "
+               "cublasSgemm_v2. Fix: install cuBLAS 11 or newer.");
+      return VYRE_BENCH_NA;
+    }
+  memcpy(&cublas.create, &s[0], sizeof s[0]);
+  memcpy(&cublas.destroy, &s[1], sizeof s[1]);
+  memcpy(&cublas.set_math, &s[2], sizeof s[2]);
+  memcpy(&cublas.sgemm, &s[3], sizeof s[3]);
+  return VYRE_BENCH_RAN;
+}
+
+// Figures 11 and 12: |blas| 0 runs the NVRTC sgemm_rb kernel, 1 cublasSgemm.
+// The kernel is checked bit for bit against the fma chain in k order on the
+// sampled elements (so it matches vyre's output there); cuBLAS, which sums
+// in its own order, within the f32 error bound of any order.
+static void cu_sgemm(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, int blas,
+                     vyre_bench_side *out) {
+  if (blas)
+    snprintf(out->what, sizeof out->what,
+             "cublasSgemm (CUBLAS_DEFAULT_MATH: FP32, TF32 off), %ux%u, CUDA events, TFLOP/s", n,
+             n);
+  else
+    snprintf(out->what, sizeof out->what,
+             "the same sgemm as CUDA C (128x128 tiles, 8x8 blocks, fmaf in k order), NVRTC "
+             "--fmad=false, %ux%u, CUDA events, TFLOP/s",
+             n, n);
+  sgemm_job j = {.n = n};
+  CUmodule m = NULL;
+  if (blas) {
+    if (open_cublas(out->why, sizeof out->why) != VYRE_BENCH_RAN) {
+      out->status = VYRE_BENCH_NA;
+      return;
+    }
+  } else if (floor_module(f, cu_sgemm_rb_src, "vyre_bench_sgemm_rb.cu", "vyre_bench_sgemm_rb", &m,
+                          &j.fn, out) != VYRE_BENCH_RAN) {
+    return;
+  }
+  size_t nn = (size_t)n * n, bytes = nn * 4;
+  float *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);
+  vyre_bench_series s = {0};
+  CUresult r = A && B && C ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++) {
+    A[i] = vyre_bench_sgemm_value(0, i);
+    B[i] = vyre_bench_sgemm_value(1, i);
+  }
+  if (!r) r = f->cu.cuMemAlloc(&j.a, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&j.b, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&j.c, bytes);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.a, A, bytes);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.b, B, bytes);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the sgemm", r);
+  if (out->status == VYRE_BENCH_RAN && blas) {
+    int bst = cublas.create(&j.blas);
+    if (!bst) bst = cublas.set_math(j.blas, VYRE_CUBLAS_DEFAULT_MATH);
+    if (bst)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "cublasCreate or cublasSetMathMode(CUBLAS_DEFAULT_MATH) failed with "
+                          "cublasStatus %d. Fix: check that cuBLAS matches the driver.",
+                          bst);
+  }
+  if (out->status == VYRE_BENCH_RAN)
+    time_events(f, c, blas ? launch_cublas : launch_sgemm_rb, &j, 2.0 * n * n * (double)n, &s, out);
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(C, j.c, bytes)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading C back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    uint32_t row = (uint32_t)(e / n), col = (uint32_t)(e % n);
+    float want = vyre_bench_sgemm_ref(A, B, n, row, col);
+    if (blas) {
+      double bound = vyre_bench_sgemm_bound(A, B, n, row, col);
+      if (!(fabs((double)C[e] - (double)want) <= 2 * bound))
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "cuBLAS floor: C[%u][%u] = %.9g, the fma loop gives %.9g, further "
+                            "than the f32 error bound %.3g. Fix: check the cuBLAS install.",
+                            row, col, (double)C[e], (double)want, 2 * bound);
+    } else if (memcmp(&C[e], &want, 4) != 0) {
+      uint32_t bits;
+      memcpy(&bits, &C[e], 4);
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor sgemm_rb: C[%u][%u] = %.9g (0x%08x), the fma chain in k "
+                          "order gives %.9g: not bit-identical. Fix: check that NVRTC honours "
+                          "--fmad=false.",
+                          row, col, (double)C[e], bits, (double)want);
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  if (j.blas) cublas.destroy(j.blas);
+  if (j.a) f->cu.cuMemFree(j.a);
+  if (j.b) f->cu.cuMemFree(j.b);
+  if (j.c) f->cu.cuMemFree(j.c);
+  if (m) f->cu.cuModuleUnload(m);
+  free(A);
+  free(B);
+  free(C);
+}
+
+static void cu_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                        vyre_bench_side *out) {
+  cu_sgemm(f, c, n, 0, out);
+}
+
+static void cu_sgemm_cublas(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                            vyre_bench_side *out) {
+  cu_sgemm(f, c, n, 1, out);
+}
+
+// Figure 13: the 5-point stencil as CUDA C through NVRTC (--fmad=false), ms
+// per sweep, checked bit for bit on the sampled elements.
+static void cu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                       vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same 5-point stencil as CUDA C, NVRTC --fmad=false, %ux%u f32, 16x16 blocks, CUDA "
+           "events, ms",
+           n, n);
+  sgemm_job j = {.n = n};
+  CUmodule m = NULL;
+  if (floor_module(f, cu_stencil_src, "vyre_bench_stencil.cu", "vyre_bench_stencil", &m, &j.fn,
+                   out) != VYRE_BENCH_RAN)
+    return;
+  size_t nn = (size_t)n * n, bytes = nn * 4;
+  float *in = malloc(bytes), *o = malloc(bytes);
+  vyre_bench_series s = {0};
+  CUresult r = in && o ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++)
+    in[i] = vyre_bench_stencil_value(i);
+  if (!r) r = f->cu.cuMemAlloc(&j.a, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&j.c, bytes);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.a, in, bytes);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the stencil", r);
+  if (out->status == VYRE_BENCH_RAN) time_events(f, c, launch_stencil, &j, 0, &s, out);
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(o, j.c, bytes)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading out back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    float want = vyre_bench_stencil_ref(in, n, e);
+    if (memcmp(&o[e], &want, 4) != 0)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor stencil: out[%llu] = %.9g, the reference gives %.9g: not "
+                          "bit-identical. Fix: check that NVRTC honours --fmad=false.",
+                          (unsigned long long)e, (double)o[e], (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  if (j.a) f->cu.cuMemFree(j.a);
+  if (j.c) f->cu.cuMemFree(j.c);
+  if (m) f->cu.cuModuleUnload(m);
+  free(in);
+  free(o);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .name = "cuda",
     .fresh_what = "cuModuleLoadData + cuModuleGetFunction of an NVRTC cubin "
@@ -684,6 +1138,9 @@ const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .fresh_prepare = cu_fresh_prepare,
     .stream = cu_stream,
     .matmul = cu_matmul,
+    .sgemm_rb = cu_sgemm_rb,
+    .sgemm_cublas = cu_sgemm_cublas,
+    .stencil = cu_stencil,
 };
 
 #endif // VYRE_BENCH_HAVE_CUDA

@@ -3,7 +3,9 @@
 // floor_vulkan.c — the raw Vulkan floors of `vyre bench --backend vulkan`:
 // the same work as each figure written directly against Vulkan in this
 // process, on the device vyre opened (matched by name, or the --device
-// index), with the hand-written SPIR-V of floor_spirv.h. Every dispatch is
+// index), with the hand-written SPIR-V of floor_spirv.h (and, for the
+// register-blocked sgemm of figure 11, floor_spirv_sgemm_rb.h, written out by
+// gen_spirv_sgemm_rb.py). Every dispatch is
 // recorded, submitted and waited on with a fence, as an application would;
 // kernel times come from timestamp queries when the queue has them. The
 // loader is opened at run time by the Vulkan plugin's symbol loading
@@ -42,6 +44,7 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {.name = "vulkan", .open = 
 #include "vk_symbols.h"
 
 #include "floor_spirv.h"
+#include "floor_spirv_sgemm_rb.h"
 
 // A field per entry point of the plugin's list (named vyre_vkFoo through the
 // header's macros, so f->vkFoo is the field).
@@ -788,6 +791,178 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   free(B);
 }
 
+// Figure 11: the register-blocked sgemm as hand-written SPIR-V
+// (floor_spirv_sgemm_rb.h, from gen_spirv_sgemm_rb.py: the same tiles,
+// blocks, staging and k order as examples/builder/sgemm_rb.c, with
+// GLSL.std.450 Fma), n as specialization constant 0, n/128 x n/128
+// workgroups of 256; TFLOP/s. Vulkan does not promise that Fma rounds once:
+// the sampled elements are checked bit for bit against the fma chain, so a
+// device that splits it fails the floor loudly instead of timing other
+// arithmetic.
+static void vk_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                        vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written SPIR-V of the same sgemm (128x128 tiles, 8x8 blocks, GLSL Fma in k "
+           "order), %ux%u, %s, TFLOP/s",
+           n, n, f->query ? "timestamp queries" : "host clock");
+  size_t nn = (size_t)n * n;
+  VkDeviceSize bytes = nn * 4;
+  if (bytes > f->props.limits.maxStorageBufferRange) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "%llu-byte buffers exceed maxStorageBufferRange %u. Fix: run with "
+                        "--quick for a smaller size.",
+                        (unsigned long long)bytes, f->props.limits.maxStorageBufferRange);
+    return;
+  }
+  float *A = malloc(bytes), *B = malloc(bytes);
+  vk_buf a = {0}, b = {0}, cc = {0}, host = {0};
+  VkPipeline pipe = VK_NULL_HANDLE;
+  vyre_bench_series s = {0};
+  VkResult r = A && B ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++) {
+    A[i] = vyre_bench_sgemm_value(0, i);
+    B[i] = vyre_bench_sgemm_value(1, i);
+  }
+  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
+  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
+  if (!r) r = buf_make(f, bytes, 0, &a);
+  if (!r) r = buf_make(f, bytes, 0, &b);
+  if (!r) r = buf_make(f, bytes, 0, &cc);
+  if (!r) r = buf_make(f, bytes, 1, &host);
+  if (!r) r = upload(f, &a, A, bytes);
+  if (!r) r = upload(f, &b, B, bytes);
+  if (!r)
+    r = pipeline_make_spec(f, vyre_bench_spv_sgemm_rb, sizeof vyre_bench_spv_sgemm_rb, f->plo3,
+                           &spec, &pipe);
+  const vk_buf *bl[3] = {&a, &b, &cc};
+  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
+  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the sgemm", r);
+  uint32_t reps = vyre_bench_reps(c, 20, 3);
+  uint32_t warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
+    uint64_t ns = 0;
+    if ((r = timed_run(f, pipe, set, n / 128, n / 128, &ns)) != VK_SUCCESS)
+      out->status = FAIL(f, out->why, sizeof out->why, "the sgemm dispatch", r);
+    else if (i >= warm && ns)
+      vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns / 1e3);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &cc, 0, &host, bytes)) != VK_SUCCESS)
+    out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    float got = ((const float *)host.map)[e];
+    float want = vyre_bench_sgemm_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    // A device whose Fma is a multiply and an add (lavapipe) computes the
+    // mul + add chain exactly: it has no native single-rounding fma, so no
+    // hand-written SPIR-V with the IR's arithmetic exists for it (n/a).
+    float twice = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    if (memcmp(&got, &want, 4) != 0 && memcmp(&got, &twice, 4) == 0 &&
+        memcmp(&want, &twice, 4) != 0)
+      vyre_bench_side_set(out, VYRE_BENCH_NA,
+                          "this device's GLSL.std.450 Fma rounds twice (C[%llu][%llu] = %.9g is "
+                          "the multiply-then-add chain; one rounding gives %.9g), so SPIR-V with "
+                          "the IR's single-rounding fma cannot be hand-written for it: vyre's "
+                          "software fma is the only exact path here (issue 15). Fix: none on "
+                          "this device; a GPU with a fused Fma runs this floor.",
+                          (unsigned long long)(e / n), (unsigned long long)(e % n), (double)got,
+                          (double)want);
+    else if (memcmp(&got, &want, 4) != 0)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "Vulkan floor sgemm_rb: C[%llu][%llu] = %.9g, the fma chain in k order "
+                          "gives %.9g: not bit-identical (the driver's Fma does not round once?). "
+                          "Fix: check the Vulkan driver's Fma.",
+                          (unsigned long long)(e / n), (unsigned long long)(e % n), (double)got,
+                          (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  f->vkDeviceWaitIdle(f->device);
+  f->vkResetDescriptorPool(f->device, f->dpool, 0);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
+  buf_free(f, &a);
+  buf_free(f, &b);
+  buf_free(f, &cc);
+  buf_free(f, &host);
+  free(A);
+  free(B);
+}
+
+// Figure 13: the 5-point stencil as hand-written SPIR-V (floor_spirv.h,
+// NoContraction on every sum and the product), n as specialization
+// constant 0, 16 x 16 workgroups; ms per sweep; the sampled elements are
+// checked bit for bit against the C reference (as vyre's side is).
+static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                       vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written SPIR-V 5-point stencil (NoContraction), %ux%u f32, 16x16 workgroups, "
+           "%s, ms",
+           n, n, f->query ? "timestamp queries" : "host clock");
+  size_t nn = (size_t)n * n;
+  VkDeviceSize bytes = nn * 4;
+  if (bytes > f->props.limits.maxStorageBufferRange) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "%llu-byte buffers exceed maxStorageBufferRange %u. Fix: run with "
+                        "--quick for a smaller size.",
+                        (unsigned long long)bytes, f->props.limits.maxStorageBufferRange);
+    return;
+  }
+  float *in = malloc(bytes);
+  vk_buf a = {0}, o = {0}, host = {0};
+  VkPipeline pipe = VK_NULL_HANDLE;
+  vyre_bench_series s = {0};
+  VkResult r = in ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++)
+    in[i] = vyre_bench_stencil_value(i);
+  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
+  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
+  if (!r) r = buf_make(f, bytes, 0, &a);
+  if (!r) r = buf_make(f, bytes, 0, &o);
+  if (!r) r = buf_make(f, bytes, 1, &host);
+  if (!r) r = upload(f, &a, in, bytes);
+  if (!r)
+    r = pipeline_make_spec(f, vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, f->plo3, &spec,
+                           &pipe);
+  // The layout has three bindings; the kernel reads 0 and writes 1 (2 is
+  // bound to the input again and unused).
+  const vk_buf *bl[3] = {&a, &o, &a};
+  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
+  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
+  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the stencil", r);
+  uint32_t reps = vyre_bench_reps(c, 20, 3);
+  uint32_t warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
+    uint64_t ns = 0;
+    if ((r = timed_run(f, pipe, set, n / 16, n / 16, &ns)) != VK_SUCCESS)
+      out->status = FAIL(f, out->why, sizeof out->why, "the stencil dispatch", r);
+    else if (i >= warm && ns)
+      vyre_bench_series_add(&s, (double)ns / 1e6);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &o, 0, &host, bytes)) != VK_SUCCESS)
+    out->status = FAIL(f, out->why, sizeof out->why, "reading out back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    float got = ((const float *)host.map)[e];
+    float want = vyre_bench_stencil_ref(in, n, e);
+    if (memcmp(&got, &want, 4) != 0)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "Vulkan floor stencil: out[%llu] = %.9g, the reference gives %.9g: not "
+                          "bit-identical. Fix: check the Vulkan driver's float controls.",
+                          (unsigned long long)e, (double)got, (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  f->vkDeviceWaitIdle(f->device);
+  f->vkResetDescriptorPool(f->device, f->dpool, 0);
+  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
+  buf_free(f, &a);
+  buf_free(f, &o);
+  buf_free(f, &host);
+  free(in);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
     .name = "vulkan",
     .fresh_what = "vkCreateShaderModule + vkCreateComputePipelines of the "
@@ -803,6 +978,9 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
     .fresh_prepare = vk_fresh_prepare,
     .stream = vk_stream,
     .matmul = vk_matmul,
+    .sgemm_rb = vk_sgemm_rb,
+    .sgemm_cublas = NULL,
+    .stencil = vk_stencil,
 };
 
 #endif // VYRE_BENCH_HAVE_VULKAN

@@ -33,6 +33,12 @@ vyre_program *vyre_bench_prog_inc(uint32_t lit, vyre_error *err);
 vyre_program *vyre_bench_prog_vadd(uint64_t n, vyre_error *err);
 // matmul: the tiled f32 matmul of examples/matmul.json for n x n (n % 16 == 0).
 vyre_program *vyre_bench_prog_matmul(uint32_t n, vyre_error *err);
+// The register-blocked sgemm and the 5-point stencil, built with the C
+// builder API by examples/builder/sgemm_rb.c and stencil5.c (compiled into
+// the tool with VYRE_EXAMPLE_NO_MAIN; the shipped examples/builder/sgemm_rb_4096.json
+// and examples/builder/stencil5_8192.json are what they write for the GPU sizes).
+uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err);
+uint32_t stencil5_build(uint32_t n, vyre_program **out, vyre_error *err);
 // Metric lookup (UINT64_MAX when absent).
 uint64_t vyre_bench_metric(vyre_device *dev, const char *name);
 
@@ -46,6 +52,11 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out);
 void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out);
+void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
+void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
+// Vulkan's second comparison for figure |fig| (11: sgemm_rb, 13: stencil):
+// the same program on vyre's CUDA backend on the same GPU.
+void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out);
 // The floor of the stream rate figure: the one-shot vyre_dispatch rate.
 void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 // Fresh-process load: |out_extra| receives "disk hits N, compiles N" and

@@ -652,3 +652,210 @@ done:
   vyre_kernel_release(k);
   vyre_program_free(p);
 }
+
+static void bits_note(char *out, size_t cap, float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  snprintf(out, cap, "%.9g (0x%08x)", (double)v, u);
+}
+
+// Figures 11 and 12: the register-blocked sgemm of examples/builder/sgemm_rb.c
+// (128x128 tiles, 8x8 register blocks, fma in k order) for n x n on
+// resident buffers, 2n^3 flops / kernel time in TFLOP/s. The sampled
+// elements (vyre_bench_sample) must equal the fma chain in k order bit for
+// bit: the floor checks the same elements against the same chain, so a
+// figure that ran has vyre and its floor bit-identical there.
+void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "IR sgemm of examples/builder/sgemm_rb.c (128x128 tiles, 8x8 register blocks, fma in "
+           "k order), %ux%u, resident buffers, TFLOP/s (%s)",
+           n, n, time_source(c));
+  if (!has_resident(c, out)) return;
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = NULL;
+  uint32_t st = sgemm_rb_build(n, &p, &err);
+  vyre_kernel *k = NULL;
+  vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
+  vyre_bench_series s = {0};
+  size_t nn = (size_t)n * n;
+  float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
+  uint32_t warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  if (st) {
+    fail_st(out, "building the sgemm_rb program", st, &err);
+    goto done;
+  }
+  if (!A || !B || !C) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+    goto done;
+  }
+  for (size_t i = 0; i < nn; i++) {
+    A[i] = vyre_bench_sgemm_value(0, i);
+    B[i] = vyre_bench_sgemm_value(1, i);
+  }
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  if ((st = alloc_write(c, &ra, nn * 4, A, &err)) != 0 ||
+      (st = alloc_write(c, &rb, nn * 4, B, &err)) != 0 ||
+      (st = alloc_write(c, &rc, nn * 4, NULL, &err)) != 0) {
+    fail_st(out, "allocating and filling the resident buffers", st, &err);
+    goto done;
+  }
+  vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
+  uint32_t grid[3] = {n / 128, n / 128, 1};
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    uint64_t ns = 0;
+    if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
+      fail_st(out, "vyre_dispatch (sgemm_rb)", st, &err);
+      goto done;
+    }
+    if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns / 1e3);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
+  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
+    fail_st(out, "reading C back", st, &err);
+    goto done;
+  }
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn); q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    float want = vyre_bench_sgemm_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    if (memcmp(&C[e], &want, 4) != 0) {
+      char got[48], exp[48];
+      bits_note(got, sizeof got, C[e]);
+      bits_note(exp, sizeof exp, want);
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "sgemm_rb %ux%u: C[%llu][%llu] = %s, the fma chain in k order (and the "
+                          "floor) gives %s: not bit-identical. " FIX_CONFORM,
+                          n, n, (unsigned long long)(e / n), (unsigned long long)(e % n), got, exp,
+                          c->backend);
+      break;
+    }
+  }
+done:
+  vyre_bench_side_done(out, &s);
+  if (ra) vyre_resident_free(ra, NULL);
+  if (rb) vyre_resident_free(rb, NULL);
+  if (rc) vyre_resident_free(rc, NULL);
+  free(A);
+  free(B);
+  free(C);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+// Figure 13: the 5-point f32 stencil of examples/builder/stencil5.c for n x n
+// on resident buffers, ms per sweep (kernel time); sampled elements checked
+// bit for bit against the C reference (which the floor matches too).
+void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "IR 5-point f32 stencil of examples/builder/stencil5.c, %ux%u, resident buffers, ms "
+           "per sweep (%s)",
+           n, n, time_source(c));
+  if (!has_resident(c, out)) return;
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = NULL;
+  uint32_t st = stencil5_build(n, &p, &err);
+  vyre_kernel *k = NULL;
+  vyre_resident *ri = NULL, *ro = NULL;
+  vyre_bench_series s = {0};
+  size_t nn = (size_t)n * n;
+  float *in = malloc(nn * 4), *o = malloc(nn * 4);
+  uint32_t warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  if (st) {
+    fail_st(out, "building the stencil5 program", st, &err);
+    goto done;
+  }
+  if (!in || !o) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+    goto done;
+  }
+  for (size_t i = 0; i < nn; i++)
+    in[i] = vyre_bench_stencil_value(i);
+  if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
+  if ((st = alloc_write(c, &ri, nn * 4, in, &err)) != 0 ||
+      (st = alloc_write(c, &ro, nn * 4, NULL, &err)) != 0) {
+    fail_st(out, "allocating and filling the resident buffers", st, &err);
+    goto done;
+  }
+  vyre_arg args[2] = {{.resident = ri}, {.resident = ro}};
+  uint32_t grid[3] = {n / 16, n / 16, 1};
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    uint64_t ns = 0;
+    if ((st = timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
+      fail_st(out, "vyre_dispatch (stencil)", st, &err);
+      goto done;
+    }
+    if (i >= warm && ns) vyre_bench_series_add(&s, (double)ns / 1e6);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = nn * 4, .dst = o};
+  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
+    fail_st(out, "reading out back", st, &err);
+    goto done;
+  }
+  for (uint64_t q = 0; q < vyre_bench_sample_count(nn); q++) {
+    uint64_t e = vyre_bench_sample(nn, q);
+    float want = vyre_bench_stencil_ref(in, n, e);
+    if (memcmp(&o[e], &want, 4) != 0) {
+      char got[48], exp[48];
+      bits_note(got, sizeof got, o[e]);
+      bits_note(exp, sizeof exp, want);
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "stencil %ux%u: out[%llu][%llu] = %s, the reference (and the floor) "
+                          "gives %s: not bit-identical. " FIX_CONFORM,
+                          n, n, (unsigned long long)(e / n), (unsigned long long)(e % n), got, exp,
+                          c->backend);
+      break;
+    }
+  }
+done:
+  vyre_bench_side_done(out, &s);
+  if (ri) vyre_resident_free(ri, NULL);
+  if (ro) vyre_resident_free(ro, NULL);
+  free(in);
+  free(o);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
+// The second comparison of figures 11 and 13 on Vulkan (issue 15: the
+// Vulkan sgemm reaches >= 75% of vyre's CUDA sgemm on the same GPU): the
+// same program through vyre's CUDA backend, in the same process. n/a when
+// the CUDA backend does not open or its device is another one (by name).
+void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_bench_ctx cc = *c;
+  cc.dev = NULL;
+  cc.backend = "cuda";
+  uint32_t st = vyre_device_open("cuda", NULL, &cc.dev, &err);
+  if (st) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "vyre's CUDA backend (the Vulkan-to-CUDA comparison on the same GPU) did "
+                        "not open (%s: %s). Fix: run on a machine with an NVIDIA GPU and the "
+                        "CUDA plugin to get the ratio.",
+                        vyre_status_string(st), err.message);
+    return;
+  }
+  memset(&cc.caps, 0, sizeof cc.caps);
+  cc.caps.struct_size = sizeof cc.caps;
+  if ((st = vyre_device_caps(cc.dev, &cc.caps, &err)) != 0) {
+    fail_st(out, "reading the CUDA device's capabilities", st, &err);
+  } else if (strcmp(cc.caps.device_name, c->caps.device_name) != 0) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "the Vulkan-to-CUDA comparison needs the same GPU, but CUDA's device 0 "
+                        "is '%s' and Vulkan's is '%s'. Fix: make the GPU the first CUDA device "
+                        "(CUDA_VISIBLE_DEVICES).",
+                        cc.caps.device_name, c->caps.device_name);
+  } else if (fig == 11) {
+    vyre_bench_fig_sgemm_rb(&cc, n, out);
+  } else {
+    vyre_bench_fig_stencil(&cc, n, out);
+  }
+  if (out->status != VYRE_BENCH_NA) {
+    char what[sizeof out->what];
+    snprintf(what, sizeof what, "vyre CUDA on the same GPU: %s", out->what);
+    snprintf(out->what, sizeof out->what, "%s", what);
+  }
+  vyre_device_close(cc.dev);
+}

@@ -2,7 +2,7 @@
 //
 // test_bench.c — `vyre bench` on the CPU reference at CI size: the JSON it
 // writes parses, names the backend, device, driver, date and commit, and has
-// all eight figures, each with a vyre side that ran (n, median, p10, p90,
+// all thirteen figures, each with a vyre side that ran (n, median, p10, p90,
 // min, max, all finite numbers) and a floor that ran or says why not; the
 // options are checked (--help, --filter, bad --reps and --filter values).
 // The binary is run as a child process (system()); nothing here asserts a
@@ -26,9 +26,11 @@
 #error "VYRE_CLI_PATH must name the vyre binary"
 #endif
 
-static const char *const keys[10] = {"round_trip",  "resident",      "batch64", "cold_compile",
-                                     "cached_load", "host_overhead", "stream",  "matmul",
-                                     "stream_item", "stream_rate"};
+#define FIGS 13
+static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",  "cold_compile",
+                                       "cached_load", "host_overhead", "stream",   "matmul",
+                                       "stream_item", "stream_rate",   "sgemm_rb", "sgemm_cublas",
+                                       "stencil"};
 
 // Runs `vyre bench <args>`, output in |log|; returns the exit code.
 static int run_bench(const char *args, const char *log) {
@@ -100,8 +102,8 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   assert_true(json_is_true(json_object_get(root, "ok")));
   assert_non_null(json_object_get(root, "reps"));
   const json_t *figs = json_object_get(root, "figures");
-  assert_int_equal(json_array_size(figs), 10);
-  for (size_t i = 0; i < 10; i++) {
+  assert_int_equal(json_array_size(figs), FIGS);
+  for (size_t i = 0; i < FIGS; i++) {
     const json_t *f = json_array_get(figs, i);
     assert_int_equal(json_integer_value(json_object_get(f, "id")), i + 1);
     assert_string_equal(json_string_value(json_object_get(f, "key")), keys[i]);
@@ -115,10 +117,11 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   }
   // The CPU floors that exist: plain C for everything but compiles and loads.
   // The stream figures' floors: the raw round trip and the one-shot rate.
-  const char *floor_ran[] = {"round_trip", "resident",    "batch64",    "stream",
-                             "matmul",     "stream_item", "stream_rate"};
-  for (size_t k = 0; k < 7; k++)
-    for (size_t i = 0; i < 10; i++)
+  // sgemm_rb and stencil: the C loops, checked bit for bit like vyre's side.
+  const char *floor_ran[] = {"round_trip",  "resident",    "batch64",  "stream", "matmul",
+                             "stream_item", "stream_rate", "sgemm_rb", "stencil"};
+  for (size_t k = 0; k < sizeof floor_ran / sizeof floor_ran[0]; k++)
+    for (size_t i = 0; i < FIGS; i++)
       if (strcmp(keys[i], floor_ran[k]) == 0) {
         const json_t *fl = json_object_get(json_array_get(figs, i), "floor");
         assert_string_equal(json_string_value(json_object_get(fl, "status")), "ran");
@@ -126,13 +129,31 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
       }
   // The host-overhead figure is judged against its absolute target.
   assert_true(json_is_boolean(json_object_get(json_array_get(figs, 5), "met")));
+  // Figures 11-13: units, CPU sizes, and cuBLAS n/a with the reason on cpu.
+  assert_string_equal(json_string_value(json_object_get(json_array_get(figs, 10), "unit")),
+                      "TFLOP/s");
+  assert_string_equal(json_string_value(json_object_get(json_array_get(figs, 11), "unit")),
+                      "TFLOP/s");
+  assert_string_equal(json_string_value(json_object_get(json_array_get(figs, 12), "unit")), "ms");
+  assert_int_equal(json_integer_value(json_object_get(root, "sgemm_n")), 128);
+  assert_int_equal(json_integer_value(json_object_get(root, "stencil_n")), 128);
+  const json_t *blas = json_object_get(json_array_get(figs, 11), "floor");
+  assert_string_equal(json_string_value(json_object_get(blas, "status")), "n/a");
+  assert_non_null(strstr(json_string_value(json_object_get(blas, "reason")), "cuBLAS"));
+  assert_non_null(strstr(json_string_value(json_object_get(blas, "reason")), "Fix:"));
+  assert_true(json_is_null(json_object_get(json_array_get(figs, 11), "ratio")));
+  // No target on the CPU reference for the f32 figures.
+  for (size_t i = 10; i < FIGS; i++)
+    assert_true(json_is_null(json_object_get(json_array_get(figs, i), "target")));
   json_decref(root);
   // The table names every figure.
   const char *text = slurp(log);
   assert_non_null(strstr(text, "tiny dispatch round trip"));
   assert_non_null(strstr(text, "tiled f32 matmul"));
   assert_non_null(strstr(text, "stream item round trip"));
-  assert_non_null(strstr(text, "[10/10]"));
+  assert_non_null(strstr(text, "register-blocked IR sgemm"));
+  assert_non_null(strstr(text, "5-point f32 stencil"));
+  assert_non_null(strstr(text, "[13/13]"));
 }
 
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
@@ -147,8 +168,8 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
-  const char *fl = strstr(text, "[7/10] vector add f32 bandwidth: floor ...");
-  const char *vy = strstr(text, "[7/10] vector add f32 bandwidth: vyre ...");
+  const char *fl = strstr(text, "[7/13] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/13] vector add f32 bandwidth: vyre ...");
   assert_non_null(fl);
   assert_non_null(vy);
   assert_true(fl < vy);
@@ -165,6 +186,84 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
       json_integer_value(json_object_get(json_object_get(json_array_get(figs, 0), "vyre"), "n")),
       3);
   json_decref(root);
+}
+
+// --filter by the new keys runs figures 11-13 alone; both sides of the
+// sgemm and the stencil ran and matched bit for bit (else the run exits 1).
+static void test_bench_filter_new_f32_figures(void **state) {
+  (void)state;
+  const char *json = VYRE_BENCH_OUT "/bench-f32.json", *log = VYRE_BENCH_OUT "/bench-f32.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend cpu --quick --filter sgemm_rb,sgemm_cublas,13 --json '%s'",
+           json);
+  int rc = run_bench(args, log);
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 3);
+  const char *want_floor[3] = {"ran", "n/a", "ran"};
+  for (size_t i = 0; i < 3; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_int_equal(json_integer_value(json_object_get(f, "id")), 11 + i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[10 + i]);
+    assert_side(json_object_get(f, "vyre"), 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(f, "floor"), "status")),
+                        want_floor[i]);
+  }
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+}
+
+// Figures 11-13 on Vulkan (lavapipe here, the GPU on the GPU machine): the
+// vyre sides ran and matched bit for bit; the stencil's hand-written SPIR-V
+// floor ran; the sgemm floor ran or, on a device whose Fma rounds twice
+// (lavapipe), is n/a saying so; cuBLAS is n/a; figures 11 and 13 carry the
+// vyre CUDA comparison (n/a with the reason where CUDA does not open).
+static void test_bench_vulkan_f32_figures(void **state) {
+  (void)state;
+#ifndef VYRE_BENCH_TEST_VULKAN
+  skip();
+#else
+  const char *json = VYRE_BENCH_OUT "/bench-vk-f32.json", *log = VYRE_BENCH_OUT "/bench-vk-f32.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend vulkan --quick --filter 11,12,13 --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
+    fprintf(stderr, "skipped: no Vulkan device\n");
+    skip();
+  }
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 3);
+  for (size_t i = 0; i < 3; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[10 + i]);
+    assert_side(json_object_get(f, "vyre"), 1);
+    assert_side(json_object_get(f, "floor"), 0);
+    const json_t *cu = json_object_get(f, "vyre_cuda");
+    if (i == 1) {
+      assert_null(cu);
+      continue;
+    }
+    assert_non_null(cu);
+    assert_side(cu, 0);
+    assert_non_null(json_object_get(f, "vyre_cuda_ratio"));
+  }
+  const json_t *sg = json_object_get(json_array_get(figs, 0), "floor");
+  if (strcmp(json_string_value(json_object_get(sg, "status")), "n/a") == 0)
+    assert_non_null(strstr(json_string_value(json_object_get(sg, "reason")), "rounds twice"));
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(json_array_get(figs, 1), "floor"), "status")),
+                      "n/a");
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(json_array_get(figs, 2), "floor"), "status")),
+                      "ran");
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+#endif
 }
 
 // Figure 5 needs the disk cache: without one (VYRE_CACHE_DISABLE, as libvyre
@@ -212,6 +311,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bench_cpu_quick_json_has_every_figure_with_numbers),
       cmocka_unit_test(test_bench_filter_runs_only_the_named_figures),
+      cmocka_unit_test(test_bench_filter_new_f32_figures),
+      cmocka_unit_test(test_bench_vulkan_f32_figures),
       cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),

@@ -129,6 +129,42 @@ static void test_cuda_floor_runs_every_figure_on_the_mock_driver(void **state) {
   assert_int_not_equal(access(arg, F_OK), 0); // the cubin file is gone
 }
 
+// Figures 11-13: cuBLAS is dlopen'ed at run time and its absence is n/a with
+// the reason and a Fix; the sgemm_rb and stencil floors compile their CUDA C
+// with --fmad=false (the mock NVRTC accepts only the architecture option,
+// so they fail loudly, naming the option, instead of timing anything).
+static void test_cuda_floor_f32_figures_cublas_na_and_fmad_false(void **state) {
+  const vyre_bench_floor_ops *o = cuda_floor();
+  assert_non_null(o->sgemm_rb);
+  assert_non_null(o->sgemm_cublas);
+  assert_non_null(o->stencil);
+  vyre_bench_ctx c = ctx();
+  vyre_bench_floor *f = NULL;
+  char why[768] = "";
+  if (o->open(&c, &f, why, sizeof why) != VYRE_BENCH_RAN) fail_msg("open: %s", why);
+  vyre_bench_side s;
+  setenv("VYRE_CUBLAS_PATH", "/nonexistent/libcublas.so.13", 1);
+  memset(&s, 0, sizeof s);
+  o->sgemm_cublas(f, &c, 128, &s);
+  unsetenv("VYRE_CUBLAS_PATH");
+  assert_int_equal(s.status, VYRE_BENCH_NA);
+  assert_non_null(strstr(s.why, "libcublas not found"));
+  assert_non_null(strstr(s.why, "/nonexistent/libcublas.so.13"));
+  assert_non_null(strstr(s.why, "Fix:"));
+  assert_non_null(strstr(s.what, "TF32 off"));
+  memset(&s, 0, sizeof s);
+  o->sgemm_rb(f, &c, 128, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "--fmad=false"));
+  assert_non_null(strstr(s.why, "vyre_bench_sgemm_rb.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
+  memset(&s, 0, sizeof s);
+  o->stencil(f, &c, 128, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_stencil.cu"));
+  o->close(f);
+}
+
 static void test_cuda_floor_reports_a_wrong_result_with_a_fix(void **state) {
   const vyre_bench_floor_ops *o = cuda_floor();
   // The mock's inc kernel adds 2 instead of 1.
@@ -199,6 +235,7 @@ static void test_warm_up_lasts_a_time_on_gpus_only(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_mock_driver),
+      cmocka_unit_test(test_cuda_floor_f32_figures_cublas_na_and_fmad_false),
       cmocka_unit_test(test_cuda_floor_reports_a_wrong_result_with_a_fix),
       cmocka_unit_test(test_cuda_floor_missing_device_is_na_with_a_reason),
       cmocka_unit_test(test_cuda_floor_missing_driver_is_na_with_a_reason),

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// test_bench_floor_nvrtc.c — the hand-written CUDA C of the sgemm_rb and
+// stencil floors (bench/floors/floor_cuda.c, figures 11 and 13 of
+// docs/bench.md) compiles with the real NVRTC for sm_90 with --fmad=false,
+// as the floor compiles it on the H200. NVRTC needs no GPU. Exit 77 (skip)
+// when this build has no CUDA toolkit headers or no NVRTC library.
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench_floor.h"
+
+#ifdef VYRE_TEST_HAVE_CUDA
+#include <dlfcn.h>
+#include <nvrtc.h>
+#include <stdlib.h>
+#endif
+
+#ifndef VYRE_TEST_NVRTC_PATH
+#define VYRE_TEST_NVRTC_PATH NULL
+#endif
+
+static void test_floor_sources_are_the_issue_kernels(void **state) {
+  (void)state;
+  const char *sg = vyre_bench_cuda_floor_source("sgemm_rb");
+  const char *st = vyre_bench_cuda_floor_source("stencil");
+  assert_non_null(sg);
+  assert_non_null(st);
+  assert_null(vyre_bench_cuda_floor_source("matmul"));
+  // The same arithmetic as the IR programs: explicit fmaf in k order, a
+  // 128x128 tile of 256 threads with 8x8 blocks; the stencil's 0.2f * s.
+  assert_non_null(strstr(sg, "fmaf(av[r], bv[q], acc[r][q])"));
+  assert_non_null(strstr(sg, "__launch_bounds__(256)"));
+  assert_non_null(strstr(sg, "#define TILE 128u"));
+  assert_non_null(strstr(st, "out[i] = 0.2f * s;"));
+}
+
+static void test_floor_sources_compile_for_sm_90(void **state) {
+  (void)state;
+  char why[768] = "";
+  uint32_t rc = vyre_bench_cuda_floor_nvrtc_check(VYRE_TEST_NVRTC_PATH, "sm_90", why, sizeof why);
+  if (rc != VYRE_BENCH_RAN) fail_msg("NVRTC check: status %u: %s", rc, why);
+}
+
+// A broken architecture fails loudly with NVRTC's reason and a Fix.
+static void test_bad_arch_fails_with_a_fix(void **state) {
+  (void)state;
+  char why[768] = "";
+  uint32_t rc = vyre_bench_cuda_floor_nvrtc_check(VYRE_TEST_NVRTC_PATH, "sm_1", why, sizeof why);
+  assert_int_equal(rc, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(why, "sm_1"));
+  assert_non_null(strstr(why, "Fix:"));
+}
+
+#ifdef VYRE_TEST_HAVE_CUDA
+// PTX of a floor source for compute_90 with the floor's --fmad=false, through
+// the real NVRTC (malloc'd, NULL when NVRTC is unusable).
+static char *floor_ptx(const char *which) {
+  const char *path = VYRE_TEST_NVRTC_PATH ? VYRE_TEST_NVRTC_PATH : "libnvrtc.so.13";
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                        const char *const *);
+  nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*size)(nvrtcProgram, size_t *);
+  nvrtcResult (*get)(nvrtcProgram, char *);
+  nvrtcResult (*destroy)(nvrtcProgram *);
+  void *s[5] = {dlsym(lib, "nvrtcCreateProgram"), dlsym(lib, "nvrtcCompileProgram"),
+                dlsym(lib, "nvrtcGetPTXSize"), dlsym(lib, "nvrtcGetPTX"),
+                dlsym(lib, "nvrtcDestroyProgram")};
+  for (int i = 0; i < 5; i++)
+    if (!s[i]) return NULL;
+  memcpy(&create, &s[0], sizeof s[0]);
+  memcpy(&compile, &s[1], sizeof s[1]);
+  memcpy(&size, &s[2], sizeof s[2]);
+  memcpy(&get, &s[3], sizeof s[3]);
+  memcpy(&destroy, &s[4], sizeof s[4]);
+  const char *opts[] = {"--gpu-architecture=compute_90", "--fmad=false"};
+  nvrtcProgram p = NULL;
+  size_t n = 0;
+  char *ptx = NULL;
+  if (!create(&p, vyre_bench_cuda_floor_source(which), "k.cu", 0, NULL, NULL) &&
+      !compile(p, 2, opts) && !size(p, &n) && (ptx = malloc(n + 1)) != NULL && get(p, ptx)) {
+    free(ptx);
+    ptx = NULL;
+  }
+  if (p) destroy(&p);
+  return ptx;
+}
+
+static size_t count(const char *text, const char *what) {
+  size_t n = 0;
+  for (const char *q = strstr(text, what); q; q = strstr(q + 1, what))
+    n++;
+  return n;
+}
+
+// The arithmetic the floors claim: the sgemm's 512 fmaf per k slice stay
+// fused (one rounding, as the IR's fma), and --fmad=false keeps the
+// stencil's sums and product separate (no fma at all).
+static void test_floor_ptx_has_the_ir_roundings(void **state) {
+  (void)state;
+  char *sg = floor_ptx("sgemm_rb"), *st = floor_ptx("stencil");
+  assert_non_null(sg);
+  assert_non_null(st);
+  assert_true(count(sg, "fma.rn.f32") >= 512);
+  assert_int_equal(count(st, "fma."), 0);
+  assert_int_equal(count(st, "add.rn.f32"), 4);
+  assert_int_equal(count(st, "mul.rn.f32"), 1);
+  free(sg);
+  free(st);
+}
+#endif
+
+int main(void) {
+#ifndef VYRE_TEST_HAVE_CUDA
+  char why[768] = "";
+  if (vyre_bench_cuda_floor_nvrtc_check(NULL, "sm_90", why, sizeof why) != VYRE_BENCH_NA ||
+      !strstr(why, "Fix:")) {
+    fprintf(stderr, "without the CUDA toolkit headers the check must say n/a with a Fix\n");
+    return 1;
+  }
+  printf("skipped: built without the CUDA toolkit headers (%s)\n", why);
+  return 77;
+#else
+  char why[768] = "";
+  if (vyre_bench_cuda_floor_nvrtc_check(VYRE_TEST_NVRTC_PATH, "sm_90", why, sizeof why) ==
+      VYRE_BENCH_NA) {
+    printf("skipped: %s\n", why);
+    return 77;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_floor_sources_are_the_issue_kernels),
+      cmocka_unit_test(test_floor_sources_compile_for_sm_90),
+      cmocka_unit_test(test_bad_arch_fails_with_a_fix),
+      cmocka_unit_test(test_floor_ptx_has_the_ir_roundings),
+  };
+  return cmocka_run_group_tests_name("bench_floor_nvrtc", tests, NULL, NULL);
+#endif
+}
