@@ -61,11 +61,16 @@ static const char kChecks[] =
     "  CHECK(B(vfmin(F(0x7fc00000u), F(0x7fc00000u))) == 0x7fc00000u);\n"
     "  CHECK(B(vfmul(F(0x00800000u), 0.5f)) == 0u); CHECK(B(vfmul(F(0x80800000u), 0.5f)) == "
     "0x80000000u);\n"
-    "  CHECK(B(vfdiv(1.0f, 0.0f)) == 0x7f800000u); CHECK(B(vfdiv(0.0f, 0.0f)) == 0x7fc00000u);\n"
-    "  CHECK(B(vsqrt(-1.0f)) == 0x7fc00000u); CHECK(B(vsqrt(F(0x80000000u))) == 0x80000000u);\n"
+    "  CHECK(B(vfdiv(1.0f, 0.0f)) == 0x7f800000u); CHECK(vnan(vfdiv(0.0f, 0.0f)));\n"
+    // NaN payloads are canonicalized where observed (docs/lowering.md
+    // LOWER-F32-2): vc at the store; vz flushes subnormals only (LOWER-F32-1).
+    "  CHECK(B(vc(vfdiv(0.0f, 0.0f))) == 0x7fc00000u); CHECK(B(vc(vsqrt(-1.0f))) == 0x7fc00000u);\n"
+    "  CHECK(B(vz(F(0x7fc00001u))) == 0x7fc00001u); CHECK(B(vz(F(0x807fffffu))) == 0x80000000u);\n"
+    "  CHECK(B(vz(F(0x00800000u))) == 0x00800000u);\n"
+    "  CHECK(vnan(vsqrt(-1.0f))); CHECK(B(vsqrt(F(0x80000000u))) == 0x80000000u);\n"
     "  CHECK(vround(2.5f) == 2.0f); CHECK(vround(-2.5f) == -2.0f); CHECK(vround(3.5f) == 4.0f);\n"
     "  CHECK(B(vceil(-0.5f)) == 0x80000000u); CHECK(vfloor(-0.5f) == -1.0f);\n"
-    "  CHECK(B(vfneg(F(0x7fc00000u))) == 0x7fc00000u); CHECK(B(vfabs(F(0x80000000u))) == 0u);\n"
+    "  CHECK(B(vc(vfneg(F(0x7fc00000u)))) == 0x7fc00000u); CHECK(B(vfabs(F(0x80000000u))) == 0u);\n"
     "  CHECK(vf2b(F(0x7fc00000u))); CHECK(!vf2b(F(0x80000000u)));\n"
     "  CHECK(vu2f(0xffffffffu) == 4294967296.0f); CHECK(vi2f(16777217) == 16777216.0f);\n"
     "  CHECK(vnan(F(0x7fc00000u)) && !vnan(F(0x7f800000u)) && vinf(F(0xff800000u)));\n"
@@ -73,6 +78,7 @@ static const char kChecks[] =
     "  CHECK(B(vfma(F(0x3f800001u), F(0x3f800001u), F(0xbf800002u))) == 0x28800000u);\n"
     "  u32 w[2] = {5u, 6u}; CHECK(vld(w, 2u, 1u) == 6u); CHECK(vld(w, 2u, 2u) == 0u);\n"
     "  vst(w, 2u, 7u, 9u); CHECK(w[0] == 5u && w[1] == 6u);\n"
+    "  CHECK(vldu(w, 0u, 1u) == 6u); vstu(w, 0u, 0u, 4u); CHECK(w[0] == 4u && w[1] == 6u);\n"
     "  CHECK(vsw(true) == 1u && vsw(-1) == 0xffffffffu && vsw(F(0x80000000u)) == "
     "0x80000000u);\n"
     // int_sat (IR 1.1) against the exact definitions in 64-bit arithmetic:
