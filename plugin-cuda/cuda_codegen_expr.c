@@ -213,6 +213,9 @@ static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   const char *open = "(", *close = ")";
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
   if (et == VYRE_IR_TYPE_F32) open = "vc(__uint_as_float(", close = "))";
+  // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
+  if (et == VYRE_IR_TYPE_F32 && g->p->buffers[e->ref].access == VYRE_IR_ACCESS_WORKGROUP)
+    open = "(__uint_as_float(";
   if (et == VYRE_IR_TYPE_BOOL32) open = "(0u != ", close = ")";
   // IR 1.1 narrow storage: widen (IR-STORE-4).
   if (et == VYRE_IR_TYPE_I8) open = "((i32)(signed char)", close = ")";

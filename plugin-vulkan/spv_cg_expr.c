@@ -316,7 +316,9 @@ static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t w = vyre_spv_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);
   uint32_t et = c->p->buffers[n->ref].type;
   if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, vyre_spv_u(c, 0));
-  if (et == VYRE_IR_TYPE_F32) return vyre_spv_canon(c, w);
+  // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
+  if (et == VYRE_IR_TYPE_F32 && c->p->buffers[n->ref].access != VYRE_IR_ACCESS_WORKGROUP)
+    return vyre_spv_canon(c, w);
   return w;
 }
 

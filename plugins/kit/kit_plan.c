@@ -328,10 +328,59 @@ typedef struct rstate {
   const vyre_ir_program *p;
   rfact f[RANGE_MAX_FACTS];
   uint32_t n;
+  uint8_t *assigned; // per local: some `assign` changes it
+  uint64_t *lmax;    // per local: the largest value it can hold (UINT64_MAX: unknown)
 } rstate;
+
+#define UNKNOWN UINT64_MAX
 
 static int is_u32_lit(const vyre_ir_node *e) {
   return e->kind == VYRE_IR_K_LIT && e->type == VYRE_IR_TYPE_U32;
+}
+
+// The largest value u32 expression |x| can take (LOWER-RANGE-6), or UNKNOWN:
+// literals, lid and workgroup_size from the workgroup size, locals set once
+// (let, for) and the operators that cannot wrap on those bounds.
+static uint64_t umax(const rstate *rs, uint32_t x) {
+  const vyre_ir_program *p = rs->p;
+  const vyre_ir_node *e = &p->nodes[x];
+  if (e->type != VYRE_IR_TYPE_U32) return UNKNOWN;
+  const uint32_t *wg = rs->plan->wg;
+  switch (e->kind) {
+  case VYRE_IR_K_LIT:
+    return e->ref;
+  case VYRE_IR_K_VAR:
+    return rs->lmax[e->ref];
+  case VYRE_IR_K_BUILTIN:
+    if (e->op == VYRE_IR_BUILTIN_LID && wg[e->axis]) return wg[e->axis] - 1u;
+    if (e->op == VYRE_IR_BUILTIN_WGSIZE && wg[e->axis]) return wg[e->axis];
+    return UNKNOWN;
+  case VYRE_IR_K_BIN: {
+    if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return UNKNOWN;
+    uint64_t a = umax(rs, e->a), b = umax(rs, e->b);
+    const vyre_ir_node *r = &p->nodes[e->b];
+    switch (e->op) {
+    case VYRE_IR_BIN_ADD:
+      return a != UNKNOWN && b != UNKNOWN && a + b <= UINT32_MAX ? a + b : UNKNOWN;
+    case VYRE_IR_BIN_MUL:
+      return a != UNKNOWN && b != UNKNOWN && (a == 0 || b <= UINT32_MAX / a) ? a * b : UNKNOWN;
+    case VYRE_IR_BIN_DIV: // by a nonzero literal (a zero divisor gives all ones)
+      return is_u32_lit(r) && r->ref ? (a != UNKNOWN ? a : UINT32_MAX) / r->ref : UNKNOWN;
+    case VYRE_IR_BIN_REM:
+      return is_u32_lit(r) && r->ref ? (a < r->ref - 1u ? a : r->ref - 1u) : UNKNOWN;
+    case VYRE_IR_BIN_SHR:
+      return is_u32_lit(r) ? (a != UNKNOWN ? a : UINT32_MAX) >> (r->ref & 31u) : UNKNOWN;
+    case VYRE_IR_BIN_AND:
+      return a < b ? a : b;
+    case VYRE_IR_BIN_MIN:
+      return a < b ? a : b;
+    default:
+      return UNKNOWN;
+    }
+  }
+  default:
+    return UNKNOWN;
+  }
 }
 
 // |b| as a bound: a u32 literal or len(buffer) (a workgroup buffer's len is
@@ -415,13 +464,8 @@ static void cond_facts(rstate *rs, uint32_t cond, int negated, uint32_t start, u
 static int in_range(const rstate *rs, uint32_t buffer, uint32_t x) {
   const vyre_ir_program *p = rs->p;
   const vyre_ir_buffer *b = &p->buffers[buffer];
-  const vyre_ir_node *e = &p->nodes[x];
   int wg = b->access == VYRE_IR_ACCESS_WORKGROUP;
-  if (wg && is_u32_lit(e)) return e->ref < b->count;
-  if (wg && e->kind == VYRE_IR_K_BUILTIN && e->op == VYRE_IR_BUILTIN_LID) {
-    uint32_t size = rs->plan->wg[e->axis];
-    if (size && size <= b->count) return 1;
-  }
+  if (wg && umax(rs, x) < b->count) return 1; // LOWER-RANGE-1, LOWER-RANGE-6
   rfact s;
   if (!shape_of(p, x, &s)) return 0;
   for (uint32_t i = 0; i < rs->n; i++) {
@@ -474,6 +518,10 @@ static void range_stmt(rstate *rs, uint32_t idx) {
   uint32_t saved = rs->n;
   switch (s->kind) {
   case VYRE_IR_K_LET:
+    range_expr(rs, s->a);
+    // A local no `assign` changes holds its let value (locals are unique, IR-STMT-2).
+    if (!rs->assigned[s->ref]) rs->lmax[s->ref] = umax(rs, s->a);
+    break;
   case VYRE_IR_K_ASSIGN:
     range_expr(rs, s->a);
     break;
@@ -496,7 +544,10 @@ static void range_stmt(rstate *rs, uint32_t idx) {
     range_expr(rs, s->b);
     rfact f = {.is_var = 1, .ref = s->ref};
     // The variable is read-only (IR-STMT-4) and below `to` (IR-STMT-7).
-    if (bound_of(p, s->b, &f)) push_fact(rs, &f);
+    if (bound_of(p, s->b, &f)) {
+      push_fact(rs, &f);
+      if (f.bound_buf == NONE && f.bound_c) rs->lmax[s->ref] = f.bound_c - 1u; // LOWER-RANGE-6
+    }
     const vyre_ir_node *lo = &p->nodes[s->a], *hi = &p->nodes[s->b];
     if (is_u32_lit(lo) && is_u32_lit(hi)) {
       rs->plan->facts[idx].flags |= VYRE_KIT_FACT_CONST_TRIP;
@@ -607,7 +658,19 @@ static int plan_analyses(vyre_kit_plan *plan) {
   }
   rs->plan = plan;
   rs->p = p;
+  rs->assigned = local_ok; // reused below for canonical locals
+  rs->lmax = malloc(((size_t)p->local_count + 1u) * sizeof(uint64_t));
+  if (!rs->lmax) {
+    free(rs);
+    free(local_ok);
+    return 0;
+  }
+  for (uint32_t l = 0; l < p->local_count; l++)
+    rs->lmax[l] = UNKNOWN;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_ASSIGN) local_ok[p->nodes[i].ref] = 1;
   range_list(rs, p->body, p->body_count);
+  free(rs->lmax);
   free(rs);
   // Observation points (LOWER-F32-2).
   for (uint32_t i = 0; i < p->node_count; i++) {

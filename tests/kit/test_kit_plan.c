@@ -209,7 +209,7 @@ static void test_range_facts_of_loops_workgroup_memory_and_early_returns(void **
   uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 64);
   uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 64);
   uint32_t H = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
-  enum { N = 13 };
+  enum { N = 16 };
   uint32_t want[N], node[N];
   uint32_t k = 0;
 #define EXPECT(n, yes) expect_at(node, want, &k, (n), (yes))
@@ -248,10 +248,26 @@ static void test_range_facts_of_loops_workgroup_memory_and_early_returns(void **
                     LIST(t, EXPECT(store(t, W, var(t, y), lit(t, T_U, 2)), 1),
                          EXPECT(store(t, H, var(t, y), lit(t, T_U, 2)), 0)),
                     0, 0);
+  // Value ranges (LOWER-RANGE-6): gid % 64 and (lid * 2) / 2 stay below 64, lid + 1 does not.
+  uint32_t s10 =
+      assign(t, acc,
+             bin(t, VYRE_IR_BIN_ADD,
+                 EXPECT(load(t, W, bin(t, VYRE_IR_BIN_REM, gid(t, 0), lit(t, T_U, 64))), 1),
+                 bin(t, VYRE_IR_BIN_ADD,
+                     EXPECT(load(t, W,
+                                 bin(t, VYRE_IR_BIN_DIV,
+                                     bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_LID, 0),
+                                         lit(t, T_U, 2)),
+                                     lit(t, T_U, 2))),
+                            1),
+                     EXPECT(load(t, W,
+                                 bin(t, VYRE_IR_BIN_ADD, builtin(t, VYRE_IR_BUILTIN_LID, 0),
+                                     lit(t, T_U, 1))),
+                            0))));
 #undef EXPECT
   assert_int_equal(k, N);
-  vyre_ir_program *p =
-      (vyre_ir_program *)tb_finish(t, LIST(t, s0, s1, s2, s3, f1, f2, f3, s4, s5, s6, s7, s8, s9));
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(
+      t, LIST(t, s0, s1, s2, s3, f1, f2, f3, s4, s5, s6, s7, s8, s9, s10));
   vyre_kit_plan plan;
   const uint32_t wg[3] = {64, 1, 1};
   assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);

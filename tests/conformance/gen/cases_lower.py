@@ -165,3 +165,26 @@ def gen_lower(ctx):
                    buf("out", 0, "write", "u32", wg), buf("out2", 1, "write", "u32", wg)],
                body, wg=(wg, 1, 1), grid=[1, 1, 1],
                expect={"out": exp, "out2": [wg] * wg}))
+
+    # LOWER-F32-4: f32 workgroup memory holds canonical bits only: NaNs with a
+    # device payload and subnormal sums are canonicalized by the store into it.
+    a = [0x7FC00001, 0xFFC00000, 0x00000001, 0x80000001, 0x3F800000, 0x7F800000, 0xFF800000,
+         0x00800000]
+    n = len(a)
+    body = [let("l", lid(0)),
+            let("x", load("a", bin_("rem", var("l"), len_("a")))),
+            store("sh", var("l"), _neg(var("x"))),
+            store("sh2", var("l"), bin_("sub", var("x"), var("x"))),
+            barrier(),
+            if_(lt(var("l"), len_("out")), [
+                store("out", var("l"), bitcast("u32", load("sh", var("l")))),
+                store("out2", var("l"), bitcast("u32", load("sh2", var("l"))))])]
+    ca = [G.f_canon(x) for x in a]
+    W.add("workgroup/lower_wg_f32_canonical.json",
+          case("lower_wg_f32_canonical", "f32 workgroup memory read back through a bitcast: "
+               "the store into it canonicalized NaN payloads (docs/lowering.md LOWER-F32-4)", [
+                   buf("a", 0, "read", "f32"), wbuf("sh", "f32", 64), wbuf("sh2", "f32", 64),
+                   buf("out", 1, "write", "u32", n), buf("out2", 2, "write", "u32", n)],
+               body, wg=(64, 1, 1), grid=[1, 1, 1], inputs={"a": [enc_f32(x) for x in a]},
+               expect={"out": [enc_f32(G.f_neg(x)) for x in ca],
+                       "out2": [enc_f32(G.f_sub(x, x)) for x in ca]}))
