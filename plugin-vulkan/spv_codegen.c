@@ -129,7 +129,7 @@ static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t scope = vyre_spv_u(c, wg ? SCOPE_WORKGROUP : SCOPE_DEVICE), sem = vyre_spv_u(c, 0);
   // A proven index needs no check (LOWER-RANGE-5): the branch is on a constant.
   uint32_t in = vyre_spv_checked(c, n) ? OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref))
-                                       : OP(SpvOpULessThan, B, vyre_spv_u(c, 0), vyre_spv_u(c, 1));
+                                       : vyre_spv_bool(c, 1);
   cg_if f = if_begin(c, in);
   uint32_t ptr = vyre_spv_elem_ptr(c, n->ref, idx), old;
   // The plan checked n->op against the list.
