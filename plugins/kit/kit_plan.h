@@ -13,9 +13,11 @@
 //   - the IR features the program uses, derived from its ops and types via
 //     the lists of vyre_backend.h, checked against what the plugin knows;
 //   - the lane plan (lane mode, docs/backends.md);
-//   - per-node facts (parent, depth, loop and branch nesting), so analyses
-//     such as value ranges, canonical-form tracking and in-bounds proofs can
-//     be added as more per-node facts without touching every generator;
+//   - per-node facts (parent, depth, loop and branch nesting) and the
+//     lowering analyses of docs/lowering.md as more facts: accesses whose
+//     index is proven in range (LOWER-RANGE-*), f32 values proven canonical
+//     and the points that observe f32 bits (LOWER-F32-*), constant trip
+//     counts (LOWER-LOOP-1), so every generator uses the same proofs;
 //   - one checked walk: vyre_kit_plan_make() checks every index, range, kind
 //     and op code of the view once, so generators that run after it index the
 //     view without re-checking and never meet a malformed node.
