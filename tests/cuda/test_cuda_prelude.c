@@ -330,6 +330,77 @@ static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host
   free(t);
 }
 
+// docs/lowering.md on the host: NaNs made by host arithmetic carry the x86
+// payload (0xffc00000) until the store canonicalizes them (LOWER-F32-2); a
+// subnormal product is flushed before it feeds an add (LOWER-F32-1); a store
+// guarded by its buffer's len writes unchecked, and the unguarded ones keep
+// dropping out-of-range indexes (LOWER-RANGE-3).
+static const char kLowerMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  static const u32 a[3] = {0x3f800000u, 0x7fc00001u, 0x20000000u};\n"
+    "  static u32 o1[3], o2[3], o3[3];\n"
+    "  static const u32 w1[3] = {0x7fc00000u, 0x7fc00000u, 0x7fc00000u};\n"
+    "  static const u32 w2[3] = {0x1f800000u, 0x7fc00000u, 0x00800000u};\n"
+    "  static const u32 w3[3] = {0xbf800000u, 0x7fc00000u, 0xa0000000u};\n"
+    "  u64 rec[2] = {~0ull, 0ull};\n"
+    "  int bad = 0;\n"
+    "  gridDim.x = 1u; gridDim.y = gridDim.z = 1u;\n"
+    "  blockDim.x = 64u; blockDim.y = blockDim.z = 1u;\n"
+    "  for (u32 t = 0; t < 64u; t++) {\n"
+    "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
+    "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
+    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u);\n"
+    "  }\n"
+    "  for (u32 i = 0; i < 3u; i++) {\n"
+    "    if (o1[i] != w1[i] || o2[i] != w2[i] || o3[i] != w3[i]) {\n"
+    "      if (bad++ < 5) printf(\"FAIL %u: 0x%08x 0x%08x 0x%08x\\n\", i, o1[i], o2[i], o3[i]);\n"
+    "    }\n"
+    "  }\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_lowering_proofs_keep_the_ir_on_the_host(void **state) {
+  (void)state;
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  // x = a[g] (g = gid.x);
+  // if g < len(o1): o1[g] = (x + inf) - inf
+  // o2[g] = x * 2^-64 + 2^-126;  o3[g] = bitcast<u32>(-x)
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O1 = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 3);
+  uint32_t O2 = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_F, 3);
+  uint32_t O3 = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_U, 3);
+  uint32_t g, x;
+  uint32_t s0 = let(t, &g, gid(t, 0));
+  uint32_t s1 = let(t, &x, load(t, A, var(t, g)));
+  uint32_t inf = lit(t, T_F, 0x7f800000u), inf2 = lit(t, T_F, 0x7f800000u);
+  uint32_t nan = bin(t, VYRE_IR_BIN_SUB, bin(t, VYRE_IR_BIN_ADD, var(t, x), inf), inf2);
+  uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, g), len(t, O1)),
+                    LIST(t, store(t, O1, var(t, g), nan)), 0, 0);
+  uint32_t prod = bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_F, 0x1f800000u));
+  uint32_t s3 = store(t, O2, var(t, g), bin(t, VYRE_IR_BIN_ADD, prod, lit(t, T_F, 0x00800000u)));
+  uint32_t neg = un(t, VYRE_IR_UN_NEG, var(t, x));
+  uint32_t s4 = store(t, O3, var(t, g), tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, neg, N_, N_));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN); // the signature kLowerMain calls
+  assert_non_null(strstr(src, "vstu(p1, n1,"));
+  assert_non_null(strstr(src, "vst(p2, n2,"));
+  run_on_host("lower", src, kLowerMain);
+  free(src);
+  free(t);
+}
+
 // A lane-mode kernel (plan.lanes, wg 128 -> 32 threads per block) run on the
 // host: with vfast 1 (128-bit accesses where the thread's 4 elements are in
 // range) and vfast 0 (32-bit accesses only) every invocation computes exactly
@@ -504,6 +575,7 @@ int main(void) {
       cmocka_unit_test(test_trap_values_keep_the_lowest_invocation_s_value_on_the_host),
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
       cmocka_unit_test(test_split_launches_see_the_whole_grid_on_the_host),
+      cmocka_unit_test(test_lowering_proofs_keep_the_ir_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
 }
