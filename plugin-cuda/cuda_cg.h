@@ -36,6 +36,9 @@ void vyre_cuda_cg_bad(vyre_cuda_cg *g, uint32_t node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 // Emits expression |n| (fully parenthesised).
 void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n);
+// Expression |n| at a point that observes its bits: canonicalized unless the
+// plan proved it canonical (docs/lowering.md LOWER-F32-2, LOWER-F32-3).
+void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n);
 // The C type of a value type: "u32", "i32", "float", "bool".
 const char *vyre_cuda_cg_ctype(uint32_t type);
 // Writes the pointer ("p3", "w1") and length ("n3", "16u") of |buffer|.

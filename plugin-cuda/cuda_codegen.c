@@ -34,15 +34,25 @@ static const char kPrelude[] =
     "  else if ((b & 0x7fffffffu) > 0x7f800000u) b = 0x7fc00000u;\n"
     "  return __uint_as_float(b);\n"
     "}\n"
+    // vz flushes a subnormal only (docs/lowering.md LOWER-F32-1): values in
+    // the generated code are never subnormal, but a NaN may carry the
+    // device's payload until an observation point canonicalizes it (vc,
+    // LOWER-F32-2).
+    "VD float vz(float x) {\n"
+    "  u32 b = __float_as_uint(x);\n"
+    "  if ((b & 0x7f800000u) == 0u) b &= 0x80000000u;\n"
+    "  return __uint_as_float(b);\n"
+    "}\n"
     "VD bool vnan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }\n"
     "VD bool vinf(float x) { return (__float_as_uint(x) & 0x7fffffffu) == 0x7f800000u; }\n"
     "VD bool vfin(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }\n"
-    "VD float vfadd(float a, float b) { return vc(__fadd_rn(a, b)); }\n"
-    "VD float vfsub(float a, float b) { return vc(__fsub_rn(a, b)); }\n"
-    "VD float vfmul(float a, float b) { return vc(__fmul_rn(a, b)); }\n"
-    "VD float vfdiv(float a, float b) { return vc(__fdiv_rn(a, b)); }\n"
-    "VD float vsqrt(float a) { return vc(__fsqrt_rn(a)); }\n"
-    "VD float vfma(float a, float b, float c) { return vc(__fmaf_rn(a, b, c)); }\n"
+    "VD float vfadd(float a, float b) { return vz(__fadd_rn(a, b)); }\n"
+    "VD float vfsub(float a, float b) { return vz(__fsub_rn(a, b)); }\n"
+    "VD float vfmul(float a, float b) { return vz(__fmul_rn(a, b)); }\n"
+    "VD float vfdiv(float a, float b) { return vz(__fdiv_rn(a, b)); }\n"
+    // sqrt of a non-subnormal is never subnormal (LOWER-F32-1).
+    "VD float vsqrt(float a) { return __fsqrt_rn(a); }\n"
+    "VD float vfma(float a, float b, float c) { return vz(__fmaf_rn(a, b, c)); }\n"
     "VD float vfmin(float a, float b) {\n"
     "  if (vnan(a)) return b;\n"
     "  if (vnan(b)) return a;\n"
@@ -55,12 +65,14 @@ static const char kPrelude[] =
     "  if (a == b) return __uint_as_float(__float_as_uint(a) & __float_as_uint(b));\n"
     "  return a > b ? a : b;\n"
     "}\n"
-    "VD float vfneg(float a) { return vc(__uint_as_float(__float_as_uint(a) ^ 0x80000000u)); }\n"
-    "VD float vfabs(float a) { return vc(__uint_as_float(__float_as_uint(a) & 0x7fffffffu)); }\n"
-    "VD float vfloor(float a) { return vc(floorf(a)); }\n"
-    "VD float vceil(float a) { return vc(ceilf(a)); }\n"
-    "VD float vtrunc(float a) { return vc(truncf(a)); }\n"
-    "VD float vround(float a) { return vc(rintf(a)); }\n"
+    // Sign changes and roundings to an integer keep a non-subnormal
+    // non-subnormal (LOWER-F32-1); their NaNs are canonicalized where observed.
+    "VD float vfneg(float a) { return __uint_as_float(__float_as_uint(a) ^ 0x80000000u); }\n"
+    "VD float vfabs(float a) { return __uint_as_float(__float_as_uint(a) & 0x7fffffffu); }\n"
+    "VD float vfloor(float a) { return floorf(a); }\n"
+    "VD float vceil(float a) { return ceilf(a); }\n"
+    "VD float vtrunc(float a) { return truncf(a); }\n"
+    "VD float vround(float a) { return rintf(a); }\n"
     // Negation is one opaque neg.s32: on sm_90 (CUDA 13.0, driver 580) ptxas
     // -O3 dropped the negation of `0u - x` when it fed a max.s32 chain
     // (tests/conformance/cases/integers/cuda_neg_max.json; -Xptxas -O0 and
@@ -129,8 +141,9 @@ static const char kPrelude[] =
     "  if (x < -2147483648.0f) return (i32)0x80000000u;\n"
     "  return (i32)x;\n"
     "}\n"
-    "VD float vu2f(u32 a) { return vc(__uint2float_rn(a)); }\n"
-    "VD float vi2f(i32 a) { return vc(__int2float_rn(a)); }\n"
+    // An integer converts to an integral float: never NaN nor subnormal.
+    "VD float vu2f(u32 a) { return __uint2float_rn(a); }\n"
+    "VD float vi2f(i32 a) { return __int2float_rn(a); }\n"
     "VD u32 vb2u(bool b) { return b ? 1u : 0u; }\n"
     "VD i32 vb2i(bool b) { return b ? 1 : 0; }\n"
     "VD float vb2f(bool b) { return b ? 1.0f : 0.0f; }\n"
@@ -153,6 +166,13 @@ static const char kPrelude[] =
     "VD u32 vld(const u16 *p, u32 n, u32 i) { return i < n ? (u32)p[i] : 0u; }\n"
     "VD void vst(u8 *p, u32 n, u32 i, u32 v) { if (i < n) p[i] = (u8)v; }\n"
     "VD void vst(u16 *p, u32 n, u32 i, u32 v) { if (i < n) p[i] = (u16)v; }\n"
+    // Accesses whose index the plan proved in range (docs/lowering.md LOWER-RANGE-*).
+    "VD u32 vldu(const u32 *p, u32, u32 i) { return p[i]; }\n"
+    "VD u32 vldu(const u8 *p, u32, u32 i) { return (u32)p[i]; }\n"
+    "VD u32 vldu(const u16 *p, u32, u32 i) { return (u32)p[i]; }\n"
+    "VD void vstu(u32 *p, u32, u32 i, u32 v) { p[i] = v; }\n"
+    "VD void vstu(u8 *p, u32, u32 i, u32 v) { p[i] = (u8)v; }\n"
+    "VD void vstu(u16 *p, u32, u32 i, u32 v) { p[i] = (u16)v; }\n"
     "VD u32 vh2f(u32 h) {\n"
     "  u32 s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
     "  if (e == 0x1fu) return m ? 0x7fc00000u : (s | 0x7f800000u);\n"
@@ -312,9 +332,11 @@ static const struct {
 _Static_assert(sizeof(kAtomic) / sizeof(kAtomic[0]) == VYRE_IR_ATOMIC_COUNT,
                "one CUDA atomic row per VYRE_IR_ATOMIC_LIST row");
 
-static void emit_atomic(vyre_cuda_cg *g, const vyre_ir_node *s, int ind) {
+static void emit_atomic(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *s, int ind) {
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, s->ref, ptr, sizeof(ptr), len, sizeof(len));
+  char in[40]; // the bounds check, or none where the plan proved the index (LOWER-RANGE-5)
+  snprintf(in, sizeof(in), vyre_kit_plan_checked(g->kp, n) ? "ai < %s" : "true", len);
   int has_result = s->ref2 != VYRE_IR_NONE;
   if (has_result) vyre_cuda_cg_put(g, "%*su32 v%u = 0u;\n", ind, "", s->ref2);
   vyre_cuda_cg_put(g, "%*s{\n%*s  u32 ai = ", ind, "", ind, "");
@@ -325,11 +347,11 @@ static void emit_atomic(vyre_cuda_cg *g, const vyre_ir_node *s, int ind) {
   if (kAtomic[s->op].expected) {
     vyre_cuda_cg_put(g, "%*s  u32 ae = ", ind, "");
     vyre_cuda_cg_expr(g, s->c);
-    vyre_cuda_cg_put(g, ";\n%*s  u32 ar = 0u;\n%*s  if (ai < %s) ar = %s(%s + ai, ae, av);\n", ind,
-                     "", ind, "", len, kAtomic[s->op].fn, ptr);
+    vyre_cuda_cg_put(g, ";\n%*s  u32 ar = 0u;\n%*s  if (%s) ar = %s(%s + ai, ae, av);\n", ind, "",
+                     ind, "", in, kAtomic[s->op].fn, ptr);
   } else {
-    vyre_cuda_cg_put(g, "%*s  u32 ar = 0u;\n%*s  if (ai < %s) ar = %s(%s + ai, av);\n", ind, "",
-                     ind, "", len, kAtomic[s->op].fn, ptr);
+    vyre_cuda_cg_put(g, "%*s  u32 ar = 0u;\n%*s  if (%s) ar = %s(%s + ai, av);\n", ind, "", ind, "",
+                     in, kAtomic[s->op].fn, ptr);
   }
   if (has_result) vyre_cuda_cg_put(g, "%*s  v%u = ar;\n", ind, "", s->ref2);
   vyre_cuda_cg_put(g, "%*s  (void)ar;\n%*s}\n", ind, "", ind, "");
@@ -357,7 +379,7 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
       // Lane mode: the index is gid.x; kept in a register on the fast path.
       uint32_t slot = g->kp->slot_of_buffer[s->ref];
       vyre_cuda_cg_put(g, "%*s{\n%*s  const u32 vsv = vsw(", ind, "", ind, "");
-      vyre_cuda_cg_expr(g, s->b);
+      vyre_cuda_cg_observed(g, s->b);
       vyre_cuda_cg_put(g,
                        ");\n%*s  if (vf) {\n%*s    vw%u[vl] = vsv;\n%*s    vm%u |= 1u << vl;\n"
                        "%*s  } else {\n%*s    vst(%s, %s, ",
@@ -371,10 +393,12 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
       // narrow integers keep their low bits (vst's narrowing).
       uint32_t et = g->p->buffers[s->ref].type;
       const char *cv = et == VYRE_IR_TYPE_F16 ? "vf2h" : et == VYRE_IR_TYPE_BF16 ? "vf2bf" : "";
-      vyre_cuda_cg_put(g, "%*svst(%s, %s, ", ind, "", ptr, len);
+      // A proven index writes directly (LOWER-RANGE-*).
+      vyre_cuda_cg_put(g, "%*s%s(%s, %s, ", ind, "",
+                       vyre_kit_plan_checked(g->kp, n) ? "vst" : "vstu", ptr, len);
       vyre_cuda_cg_expr(g, s->a);
       vyre_cuda_cg_put(g, ", %s%svsw(", cv, *cv ? "(" : "");
-      vyre_cuda_cg_expr(g, s->b);
+      vyre_cuda_cg_observed(g, s->b);
       vyre_cuda_cg_put(g, ")%s);\n", *cv ? ")" : "");
     }
     break;
@@ -395,7 +419,11 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     vyre_cuda_cg_expr(g, s->a);
     vyre_cuda_cg_put(g, ";\n%*s  const u32 lt%u = ", ind, "", n);
     vyre_cuda_cg_expr(g, s->b);
-    vyre_cuda_cg_put(g, ";\n%*s  for (u32 v%u = lf%u; v%u < lt%u; ++v%u) {\n", ind, "", s->ref, n,
+    vyre_cuda_cg_put(g, ";\n");
+    // Small constant trip counts unroll (LOWER-LOOP-1).
+    if ((g->kp->facts[n].flags & VYRE_KIT_FACT_CONST_TRIP) && g->kp->facts[n].trip <= 16u)
+      vyre_cuda_cg_put(g, "%*s  #pragma unroll\n", ind, "");
+    vyre_cuda_cg_put(g, "%*s  for (u32 v%u = lf%u; v%u < lt%u; ++v%u) {\n", ind, "", s->ref, n,
                      s->ref, n, s->ref);
     emit_list(g, s->list, s->list_count, ind + 4);
     vyre_cuda_cg_put(g, "%*s  }\n%*s}\n", ind, "", ind, "");
@@ -415,7 +443,7 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     }
     break;
   case VYRE_IR_K_ATOMIC:
-    emit_atomic(g, s, ind);
+    emit_atomic(g, n, s, ind);
     break;
   case VYRE_IR_K_BARRIER:
     vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
@@ -426,7 +454,7 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
       // record (a trap without a value reports 0).
       vyre_cuda_cg_put(g, "%*s{\n%*s  vtrapv(vt, %uu, ", ind, "", ind, "", (uint32_t)s->axis);
       if (s->a != VYRE_IR_NONE)
-        vyre_cuda_cg_expr(g, s->a);
+        vyre_cuda_cg_observed(g, s->a);
       else
         vyre_cuda_cg_put(g, "0u");
       vyre_cuda_cg_put(g, ", vo0, vo1, vo2, vn0, vn1);\n%*s  return;\n%*s}\n", ind, "", ind, "");

@@ -3,10 +3,12 @@
 // cuda_codegen_expr.c — expressions of the CUDA code generator. Every IR
 // operator becomes a call of a helper from the prelude (cuda_codegen.c) or a
 // plain C operator where C already matches docs/ir.md exactly (unsigned wrapping
-// add, comparisons, bit operations). f32 values are canonical everywhere: each
-// helper that makes an f32 canonicalizes its result, literals are
-// canonicalized here, loads and bitcasts on the way in. Called by
-// cuda_codegen.c only.
+// add, comparisons, bit operations). f32 values are never subnormal: each
+// helper that can make a subnormal flushes it (docs/lowering.md
+// LOWER-F32-1); literals are canonicalized here, loads and bitcasts on the way
+// in; a NaN's payload is canonicalized where its bits are observed (stores,
+// bitcasts, trap values: LOWER-F32-2) unless the plan proved the value
+// canonical (LOWER-F32-3). Called by cuda_codegen.c only.
 
 #include <stdio.h>
 #include <string.h>
@@ -204,13 +206,16 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   }
 }
 
-static void emit_load(vyre_cuda_cg *g, const vyre_ir_node *e) {
+static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
   uint32_t et = g->p->buffers[e->ref].type;
   const char *open = "(", *close = ")";
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
   if (et == VYRE_IR_TYPE_F32) open = "vc(__uint_as_float(", close = "))";
+  // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
+  if (et == VYRE_IR_TYPE_F32 && g->p->buffers[e->ref].access == VYRE_IR_ACCESS_WORKGROUP)
+    open = "(__uint_as_float(";
   if (et == VYRE_IR_TYPE_BOOL32) open = "(0u != ", close = ")";
   // IR 1.1 narrow storage: widen (IR-STORE-4).
   if (et == VYRE_IR_TYPE_I8) open = "((i32)(signed char)", close = ")";
@@ -225,7 +230,9 @@ static void emit_load(vyre_cuda_cg *g, const vyre_ir_node *e) {
     vyre_cuda_cg_put(g, "))%s", close);
     return;
   }
-  vyre_cuda_cg_put(g, "%svld(%s, %s, ", open, ptr, len);
+  // A proven index reads directly (docs/lowering.md LOWER-RANGE-*).
+  vyre_cuda_cg_put(g, "%s%s(%s, %s, ", open, vyre_kit_plan_checked(g->kp, n) ? "vld" : "vldu", ptr,
+                   len);
   vyre_cuda_cg_expr(g, e->a);
   vyre_cuda_cg_put(g, ")%s", close);
 }
@@ -294,7 +301,7 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n) {
     emit_builtin(g, e);
     break;
   case VYRE_IR_K_LOAD:
-    emit_load(g, e);
+    emit_load(g, n, e);
     break;
   case VYRE_IR_K_LEN: {
     char ptr[16], len[24];
@@ -346,7 +353,7 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n) {
       break;
     }
     vyre_cuda_cg_put(g, "%s(", name);
-    vyre_cuda_cg_expr(g, e->a);
+    vyre_cuda_cg_observed(g, e->a); // a bitcast observes the bits (LOWER-F32-2)
     vyre_cuda_cg_put(g, ")");
     break;
   }
@@ -362,4 +369,14 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n) {
   default: // the plan admits expression kinds only here
     break;
   }
+}
+
+void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n) {
+  if (!vyre_kit_plan_canon_at(g->kp, n)) {
+    vyre_cuda_cg_expr(g, n);
+    return;
+  }
+  vyre_cuda_cg_put(g, "vc(");
+  vyre_cuda_cg_expr(g, n);
+  vyre_cuda_cg_put(g, ")");
 }

@@ -78,7 +78,11 @@ void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of
 // the element's value type) at element |idx| of narrow buffer |buffer|.
-void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val);
+// |checked| 0: the plan proved the index in range (docs/lowering.md LOWER-RANGE-*).
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val,
+                           int checked);
+// Whether the load, store or atomic |n| needs its bounds check (kit_plan.h).
+int vyre_spv_checked(const vyre_spv_cg *c, const vyre_ir_node *n);
 
 // Exact f32 helpers (spv_softfloat.c): bits in, canonical bits out.
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);

@@ -118,8 +118,14 @@ uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index) {
   return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->buf_var[buffer], vyre_spv_u(c, 0), index);
 }
 
+int vyre_spv_checked(const vyre_spv_cg *c, const vyre_ir_node *n) {
+  return vyre_kit_plan_checked(c->plan, (uint32_t)(n - c->p->nodes));
+}
+
 static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t idx = vyre_spv_expr(c, n->a);
+  // A proven index loads directly (docs/lowering.md LOWER-RANGE-*).
+  if (!vyre_spv_checked(c, n)) return OP(SpvOpLoad, U, vyre_spv_elem_ptr(c, n->ref, idx));
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   // Index 0 always exists in the bound memory (buffers are at least 4 bytes).
   uint32_t safe = vyre_spv_sel(c, U, in, idx, vyre_spv_u(c, 0));
@@ -240,9 +246,10 @@ static int is_signed_narrow(uint32_t t) {
 static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t b = n->ref, t = c->p->buffers[b].type, eb = vyre_kit_type_bytes(t);
   uint32_t idx = vyre_spv_expr(c, n->a);
-  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b));
+  int checked = vyre_spv_checked(c, n); // else proven in range (LOWER-RANGE-*)
+  uint32_t in = checked ? OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b)) : 0;
   // Element 0 always exists in the bound memory (bindings are at least 4 bytes).
-  uint32_t safe = vyre_spv_sel(c, U, in, idx, ku(c, 0));
+  uint32_t safe = checked ? vyre_spv_sel(c, U, in, idx, ku(c, 0)) : idx;
   uint32_t x;
   if (c->narrow_bits[b]) {
     uint32_t small = eb == 1 ? c->t_u8 : c->t_u16;
@@ -263,20 +270,24 @@ static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
     x = OP(is_signed_narrow(t) ? SpvOpBitFieldSExtract : SpvOpBitFieldUExtract, U, w, bit,
            ku(c, 8 * eb));
   }
-  x = vyre_spv_sel(c, U, in, x, ku(c, 0)); // IR-OOB-1: zero of the element type
+  if (checked) x = vyre_spv_sel(c, U, in, x, ku(c, 0)); // IR-OOB-1: zero of the element type
   if (t == VYRE_IR_TYPE_F16) return f16_to_f32(c, x);
   if (t == VYRE_IR_TYPE_BF16) return vyre_spv_canon(c, IOP(SpvOpShiftLeftLogical, x, ku(c, 16)));
   return x;
 }
 
-void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t val) {
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t val, int checked) {
   uint32_t t = c->p->buffers[b].type, eb = vyre_kit_type_bytes(t);
   if (t == VYRE_IR_TYPE_F16) val = f32_to_f16(c, val);
   if (t == VYRE_IR_TYPE_BF16) val = f32_to_bf16(c, val);
-  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b));
   uint32_t merge = vyre_spv_id(c->m), then = vyre_spv_id(c->m);
-  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
-  VYRE_SPV_DO(c->m, SpvOpBranchConditional, in, then, merge);
+  if (checked) {
+    uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b));
+    VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    VYRE_SPV_DO(c->m, SpvOpBranchConditional, in, then, merge);
+  } else {
+    VYRE_SPV_DO(c->m, SpvOpBranch, then); // proven in range (LOWER-RANGE-*)
+  }
   vyre_spv_label(c, then);
   if (c->narrow_bits[b]) {
     uint32_t small = eb == 1 ? c->t_u8 : c->t_u16;
@@ -305,7 +316,9 @@ static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t w = vyre_spv_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);
   uint32_t et = c->p->buffers[n->ref].type;
   if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, vyre_spv_u(c, 0));
-  if (et == VYRE_IR_TYPE_F32) return vyre_spv_canon(c, w);
+  // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
+  if (et == VYRE_IR_TYPE_F32 && c->p->buffers[n->ref].access != VYRE_IR_ACCESS_WORKGROUP)
+    return vyre_spv_canon(c, w);
   return w;
 }
 

@@ -59,6 +59,10 @@ static void if_end(vyre_spv_cg *c, cg_if f) {
 }
 
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
+  if (!vyre_spv_checked(c, n)) { // proven in range (docs/lowering.md LOWER-RANGE-*)
+    DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
+    return;
+  }
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
   DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
@@ -91,7 +95,8 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t vt = c->p->nodes[n->b].type;
   if (vt == VYRE_IR_TYPE_BOOL) val = vyre_spv_sel(c, U, val, vyre_spv_u(c, 1), vyre_spv_u(c, 0));
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
-    vyre_spv_store_narrow(c, n->ref, idx, val); // never a lane buffer (kit_lanes.c)
+    vyre_spv_store_narrow(c, n->ref, idx, val,
+                          vyre_spv_checked(c, n)); // never a lane buffer (kit_lanes.c)
   else if (vyre_spv_lane_vstore(c, n->ref))
     lane_store(c, n, val);
   else
@@ -122,7 +127,9 @@ static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (res) DO(SpvOpStore, res, vyre_spv_u(c, 0));
   int wg = c->p->buffers[n->ref].access == VYRE_IR_ACCESS_WORKGROUP;
   uint32_t scope = vyre_spv_u(c, wg ? SCOPE_WORKGROUP : SCOPE_DEVICE), sem = vyre_spv_u(c, 0);
-  uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
+  // A proven index needs no check (LOWER-RANGE-5): the branch is on a constant.
+  uint32_t in = vyre_spv_checked(c, n) ? OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref))
+                                       : vyre_spv_bool(c, 1);
   cg_if f = if_begin(c, in);
   uint32_t ptr = vyre_spv_elem_ptr(c, n->ref, idx), old;
   // The plan checked n->op against the list.
@@ -258,7 +265,11 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   vyre_spv_label(c, head);
   uint32_t i = OP(SpvOpLoad, U, var);
   uint32_t more = OP(SpvOpULessThan, B, i, to);
-  DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+  // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
+  uint32_t node = (uint32_t)(n - c->p->nodes);
+  int unroll =
+      (c->plan->facts[node].flags & VYRE_KIT_FACT_CONST_TRIP) && c->plan->facts[node].trip <= 16u;
+  DO(SpvOpLoopMerge, merge, cont, unroll ? SpvLoopControlUnrollMask : SpvLoopControlMaskNone);
   DO(SpvOpBranchConditional, more, body, merge);
   vyre_spv_label(c, body);
   cg_stmts(c, n->list, n->list_count);

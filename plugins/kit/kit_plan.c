@@ -313,6 +313,405 @@ static int plan_slots(pstate *s) {
 }
 
 //===----------------------------------------------------------------------===//
+// Lowering analyses (docs/lowering.md): in-range indexes, canonical f32
+// values, observation points, constant trip counts. They run on a view the
+// walk above checked, so they index it without re-checking.
+//===----------------------------------------------------------------------===//
+
+// A proven fact "x < bound" for an index shape x (a builtin or a local),
+// valid in the statements being analysed (LOWER-RANGE-2..4).
+typedef struct rfact {
+  uint32_t is_var; // 1: local |ref|; 0: builtin |op| on |axis|
+  uint32_t op, axis, ref;
+  uint32_t bound_buf; // x < len(bound_buf), or NONE
+  uint32_t bound_c;   // x < bound_c when bound_buf is NONE
+} rfact;
+#define RANGE_MAX_FACTS 64u
+
+typedef struct rstate {
+  vyre_kit_plan *plan;
+  const vyre_ir_program *p;
+  rfact f[RANGE_MAX_FACTS];
+  uint32_t n;
+  uint8_t *assigned; // per local: some `assign` changes it
+  uint64_t *lmax;    // per local: the largest value it can hold (UINT64_MAX: unknown)
+} rstate;
+
+#define UNKNOWN UINT64_MAX
+
+static int is_u32_lit(const vyre_ir_node *e) {
+  return e->kind == VYRE_IR_K_LIT && e->type == VYRE_IR_TYPE_U32;
+}
+
+// The largest value u32 expression |x| can take (LOWER-RANGE-6), or UNKNOWN:
+// literals, lid and workgroup_size from the workgroup size, locals set once
+// (let, for) and the operators that cannot wrap on those bounds.
+static uint64_t umax(const rstate *rs, uint32_t x) {
+  const vyre_ir_program *p = rs->p;
+  const vyre_ir_node *e = &p->nodes[x];
+  if (e->type != VYRE_IR_TYPE_U32) return UNKNOWN;
+  const uint32_t *wg = rs->plan->wg;
+  switch (e->kind) {
+  case VYRE_IR_K_LIT:
+    return e->ref;
+  case VYRE_IR_K_VAR:
+    return rs->lmax[e->ref];
+  case VYRE_IR_K_BUILTIN:
+    if (e->op == VYRE_IR_BUILTIN_LID && wg[e->axis]) return wg[e->axis] - 1u;
+    if (e->op == VYRE_IR_BUILTIN_WGSIZE && wg[e->axis]) return wg[e->axis];
+    return UNKNOWN;
+  case VYRE_IR_K_BIN: {
+    if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return UNKNOWN;
+    uint64_t a = umax(rs, e->a), b = umax(rs, e->b);
+    const vyre_ir_node *r = &p->nodes[e->b];
+    switch (e->op) {
+    case VYRE_IR_BIN_ADD:
+      return a != UNKNOWN && b != UNKNOWN && a + b <= UINT32_MAX ? a + b : UNKNOWN;
+    case VYRE_IR_BIN_MUL:
+      return a != UNKNOWN && b != UNKNOWN && (a == 0 || b <= UINT32_MAX / a) ? a * b : UNKNOWN;
+    case VYRE_IR_BIN_DIV: // by a nonzero literal (a zero divisor gives all ones)
+      return is_u32_lit(r) && r->ref ? (a != UNKNOWN ? a : UINT32_MAX) / r->ref : UNKNOWN;
+    case VYRE_IR_BIN_REM:
+      return is_u32_lit(r) && r->ref ? (a < r->ref - 1u ? a : r->ref - 1u) : UNKNOWN;
+    case VYRE_IR_BIN_SHR:
+      return is_u32_lit(r) ? (a != UNKNOWN ? a : UINT32_MAX) >> (r->ref & 31u) : UNKNOWN;
+    case VYRE_IR_BIN_AND:
+      return a < b ? a : b;
+    case VYRE_IR_BIN_MIN:
+      return a < b ? a : b;
+    default:
+      return UNKNOWN;
+    }
+  }
+  default:
+    return UNKNOWN;
+  }
+}
+
+// |b| as a bound: a u32 literal or len(buffer) (a workgroup buffer's len is
+// its constant count). 0 when it is neither.
+static int bound_of(const vyre_ir_program *p, uint32_t b, rfact *f) {
+  const vyre_ir_node *e = &p->nodes[b];
+  f->bound_buf = NONE;
+  if (is_u32_lit(e)) {
+    f->bound_c = e->ref;
+    return 1;
+  }
+  if (e->kind != VYRE_IR_K_LEN) return 0;
+  if (p->buffers[e->ref].access == VYRE_IR_ACCESS_WORKGROUP) {
+    f->bound_c = p->buffers[e->ref].count;
+    return 1;
+  }
+  f->bound_buf = e->ref;
+  return 1;
+}
+
+// |x| as an index shape: a builtin (an invocation constant) or a local.
+static int shape_of(const vyre_ir_program *p, uint32_t x, rfact *f) {
+  const vyre_ir_node *e = &p->nodes[x];
+  if (e->type != VYRE_IR_TYPE_U32) return 0;
+  if (e->kind == VYRE_IR_K_BUILTIN) {
+    f->is_var = 0, f->op = e->op, f->axis = e->axis, f->ref = 0;
+    return 1;
+  }
+  if (e->kind == VYRE_IR_K_VAR) {
+    f->is_var = 1, f->op = 0, f->axis = 0, f->ref = e->ref;
+    return 1;
+  }
+  return 0;
+}
+
+// Whether statement list |start|+|count| (nested lists included) assigns local |ref|.
+static int assigns(const vyre_ir_program *p, uint32_t start, uint32_t count, uint32_t ref) {
+  for (uint32_t i = 0; i < count; i++) {
+    const vyre_ir_node *s = &p->nodes[p->stmts[start + i]];
+    if (s->kind == VYRE_IR_K_ASSIGN && s->ref == ref) return 1;
+    if (s->kind == VYRE_IR_K_IF && assigns(p, s->alt, s->alt_count, ref)) return 1;
+    if ((s->kind == VYRE_IR_K_IF || s->kind == VYRE_IR_K_FOR || s->kind == VYRE_IR_K_BLOCK) &&
+        assigns(p, s->list, s->list_count, ref))
+      return 1;
+  }
+  return 0;
+}
+
+static void push_fact(rstate *rs, const rfact *f) {
+  if (rs->n < RANGE_MAX_FACTS) rs->f[rs->n++] = *f;
+}
+
+// Pushes "x < B" for |cond| = lt(x, B), gt(B, x) or an `land` of such
+// (LOWER-RANGE-3), when |negated| is 0; for ge(x, B), le(B, x) when |negated|
+// is 1 (the statements after `if (x >= B) return`, LOWER-RANGE-4). Locals
+// only when the statements the fact covers never assign them.
+static void cond_facts(rstate *rs, uint32_t cond, int negated, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = rs->p;
+  const vyre_ir_node *e = &p->nodes[cond];
+  if (e->kind != VYRE_IR_K_BIN) return;
+  if (!negated && e->op == VYRE_IR_BIN_LAND) {
+    cond_facts(rs, e->a, 0, start, count);
+    cond_facts(rs, e->b, 0, start, count);
+    return;
+  }
+  uint32_t x, b;
+  if (e->op == (negated ? VYRE_IR_BIN_GE : VYRE_IR_BIN_LT))
+    x = e->a, b = e->b;
+  else if (e->op == (negated ? VYRE_IR_BIN_LE : VYRE_IR_BIN_GT))
+    x = e->b, b = e->a;
+  else
+    return;
+  if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return; // an unsigned comparison only
+  rfact f;
+  if (!shape_of(p, x, &f) || !bound_of(p, b, &f)) return;
+  if (f.is_var && assigns(p, start, count, f.ref)) return;
+  push_fact(rs, &f);
+}
+
+// Whether index |x| is provably < len(|buffer|) here (LOWER-RANGE-1..4).
+static int in_range(const rstate *rs, uint32_t buffer, uint32_t x) {
+  const vyre_ir_program *p = rs->p;
+  const vyre_ir_buffer *b = &p->buffers[buffer];
+  int wg = b->access == VYRE_IR_ACCESS_WORKGROUP;
+  if (wg && umax(rs, x) < b->count) return 1; // LOWER-RANGE-1, LOWER-RANGE-6
+  rfact s;
+  if (!shape_of(p, x, &s)) return 0;
+  for (uint32_t i = 0; i < rs->n; i++) {
+    const rfact *f = &rs->f[i];
+    if (f->is_var != s.is_var || f->op != s.op || f->axis != s.axis || f->ref != s.ref) continue;
+    if (f->bound_buf != NONE ? f->bound_buf == buffer : wg && f->bound_c <= b->count) return 1;
+  }
+  return 0;
+}
+
+static void range_expr(rstate *rs, uint32_t idx) {
+  const vyre_ir_node *e = &rs->p->nodes[idx];
+  switch (e->kind) {
+  case VYRE_IR_K_LOAD:
+  case VYRE_IR_K_UN:
+  case VYRE_IR_K_CAST:
+  case VYRE_IR_K_BITCAST:
+    range_expr(rs, e->a);
+    break;
+  case VYRE_IR_K_BIN:
+    range_expr(rs, e->a);
+    range_expr(rs, e->b);
+    break;
+  case VYRE_IR_K_SELECT:
+  case VYRE_IR_K_FMA:
+    range_expr(rs, e->a);
+    range_expr(rs, e->b);
+    range_expr(rs, e->c);
+    break;
+  default:
+    break;
+  }
+  if (e->kind == VYRE_IR_K_LOAD && in_range(rs, e->ref, e->a))
+    rs->plan->facts[idx].flags |= VYRE_KIT_FACT_IN_RANGE;
+}
+
+// Whether list |start|+|count| ends this invocation on every path through
+// its top level (its last statement is a return or a trap).
+static int ends(const vyre_ir_program *p, uint32_t start, uint32_t count) {
+  if (!count) return 0;
+  uint32_t k = p->nodes[p->stmts[start + count - 1]].kind;
+  return k == VYRE_IR_K_RETURN || k == VYRE_IR_K_TRAP;
+}
+
+static void range_list(rstate *rs, uint32_t start, uint32_t count);
+
+static void range_stmt(rstate *rs, uint32_t idx) {
+  const vyre_ir_program *p = rs->p;
+  const vyre_ir_node *s = &p->nodes[idx];
+  uint32_t saved = rs->n;
+  switch (s->kind) {
+  case VYRE_IR_K_LET:
+    range_expr(rs, s->a);
+    // A local no `assign` changes holds its let value (locals are unique, IR-STMT-2).
+    if (!rs->assigned[s->ref]) rs->lmax[s->ref] = umax(rs, s->a);
+    break;
+  case VYRE_IR_K_ASSIGN:
+    range_expr(rs, s->a);
+    break;
+  case VYRE_IR_K_STORE:
+  case VYRE_IR_K_ATOMIC:
+    range_expr(rs, s->a);
+    range_expr(rs, s->b);
+    if (s->kind == VYRE_IR_K_ATOMIC && s->c != NONE) range_expr(rs, s->c);
+    if (in_range(rs, s->ref, s->a)) rs->plan->facts[idx].flags |= VYRE_KIT_FACT_IN_RANGE;
+    break;
+  case VYRE_IR_K_IF:
+    range_expr(rs, s->a);
+    cond_facts(rs, s->a, 0, s->list, s->list_count);
+    range_list(rs, s->list, s->list_count);
+    rs->n = saved;
+    range_list(rs, s->alt, s->alt_count);
+    break;
+  case VYRE_IR_K_FOR: {
+    range_expr(rs, s->a);
+    range_expr(rs, s->b);
+    rfact f = {.is_var = 1, .ref = s->ref};
+    // The variable is read-only (IR-STMT-4) and below `to` (IR-STMT-7).
+    if (bound_of(p, s->b, &f)) {
+      push_fact(rs, &f);
+      if (f.bound_buf == NONE && f.bound_c) rs->lmax[s->ref] = f.bound_c - 1u; // LOWER-RANGE-6
+    }
+    const vyre_ir_node *lo = &p->nodes[s->a], *hi = &p->nodes[s->b];
+    if (is_u32_lit(lo) && is_u32_lit(hi)) {
+      rs->plan->facts[idx].flags |= VYRE_KIT_FACT_CONST_TRIP;
+      rs->plan->facts[idx].trip = hi->ref > lo->ref ? hi->ref - lo->ref : 0;
+    }
+    range_list(rs, s->list, s->list_count);
+    rs->n = saved;
+    break;
+  }
+  case VYRE_IR_K_BLOCK:
+    range_list(rs, s->list, s->list_count);
+    rs->n = saved;
+    break;
+  case VYRE_IR_K_TRAP:
+    if (s->a != NONE) range_expr(rs, s->a);
+    break;
+  default:
+    break;
+  }
+}
+
+static void range_list(rstate *rs, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = rs->p;
+  uint32_t saved = rs->n;
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t idx = p->stmts[start + i];
+    range_stmt(rs, idx);
+    const vyre_ir_node *s = &p->nodes[idx];
+    // `if (x >= B) { ...; return }` with no else: x < B after it (LOWER-RANGE-4).
+    if (s->kind == VYRE_IR_K_IF && !s->alt_count && ends(p, s->list, s->list_count))
+      cond_facts(rs, s->a, 1, start + i + 1, count - i - 1);
+  }
+  rs->n = saved;
+}
+
+// Canonical f32 values (LOWER-F32-3), given which f32 locals are canonical
+// (|local_ok|). Marks f32 expressions; returns whether |idx| is canonical.
+static int canon_expr(vyre_kit_plan *plan, uint32_t idx, const uint8_t *local_ok) {
+  const vyre_ir_program *p = plan->p;
+  const vyre_ir_node *e = &p->nodes[idx];
+  int ka = 0, kb = 0, kc = 0, ok = 0;
+  switch (e->kind) {
+  case VYRE_IR_K_LOAD:
+  case VYRE_IR_K_UN:
+  case VYRE_IR_K_CAST:
+  case VYRE_IR_K_BITCAST:
+    ka = canon_expr(plan, e->a, local_ok);
+    break;
+  case VYRE_IR_K_BIN:
+    ka = canon_expr(plan, e->a, local_ok);
+    kb = canon_expr(plan, e->b, local_ok);
+    break;
+  case VYRE_IR_K_SELECT:
+  case VYRE_IR_K_FMA:
+    ka = canon_expr(plan, e->a, local_ok);
+    kb = canon_expr(plan, e->b, local_ok);
+    kc = canon_expr(plan, e->c, local_ok);
+    break;
+  default:
+    break;
+  }
+  if (e->type != VYRE_IR_TYPE_F32) return 0;
+  switch (e->kind) {
+  case VYRE_IR_K_LIT:     // canonicalized when emitted
+  case VYRE_IR_K_LOAD:    // canonicalized on the way in
+  case VYRE_IR_K_BITCAST: // canonicalized on the way in
+    ok = 1;
+    break;
+  case VYRE_IR_K_VAR:
+    ok = local_ok[e->ref];
+    break;
+  case VYRE_IR_K_CAST: // from an integer or bool: never NaN nor subnormal
+    ok = p->nodes[e->a].type != VYRE_IR_TYPE_F32 || ka;
+    break;
+  case VYRE_IR_K_UN: // abs clears the sign bit of a canonical value: still canonical
+    ok = e->op == VYRE_IR_UN_ABS && ka;
+    break;
+  case VYRE_IR_K_BIN: // min, max give an operand (or its sign-merged equal)
+    ok = (e->op == VYRE_IR_BIN_MIN || e->op == VYRE_IR_BIN_MAX) && ka && kb;
+    break;
+  case VYRE_IR_K_SELECT:
+    ok = kb && kc;
+    break;
+  default: // arithmetic: a NaN it makes has the device's payload
+    ok = 0;
+    break;
+  }
+  if (ok)
+    plan->facts[idx].flags |= VYRE_KIT_FACT_CANONICAL;
+  else
+    plan->facts[idx].flags &= ~VYRE_KIT_FACT_CANONICAL;
+  return ok;
+}
+
+static void mark_observed(vyre_kit_plan *plan, uint32_t idx) {
+  if (idx != NONE && plan->p->nodes[idx].type == VYRE_IR_TYPE_F32)
+    plan->facts[idx].flags |= VYRE_KIT_FACT_OBSERVED;
+}
+
+static int plan_analyses(vyre_kit_plan *plan) {
+  const vyre_ir_program *p = plan->p;
+  rstate *rs = calloc(1, sizeof(*rs));
+  uint8_t *local_ok = calloc((size_t)p->local_count + 1u, 1);
+  if (!rs || !local_ok) {
+    free(rs);
+    free(local_ok);
+    return 0;
+  }
+  rs->plan = plan;
+  rs->p = p;
+  rs->assigned = local_ok; // reused below for canonical locals
+  rs->lmax = malloc(((size_t)p->local_count + 1u) * sizeof(uint64_t));
+  if (!rs->lmax) {
+    free(rs);
+    free(local_ok);
+    return 0;
+  }
+  for (uint32_t l = 0; l < p->local_count; l++)
+    rs->lmax[l] = UNKNOWN;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_ASSIGN) local_ok[p->nodes[i].ref] = 1;
+  range_list(rs, p->body, p->body_count);
+  free(rs->lmax);
+  free(rs);
+  // Observation points (LOWER-F32-2).
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    if (n->kind == VYRE_IR_K_STORE) mark_observed(plan, n->b);
+    if (n->kind == VYRE_IR_K_BITCAST) mark_observed(plan, n->a);
+    if (n->kind == VYRE_IR_K_TRAP) mark_observed(plan, n->a);
+  }
+  // Canonical locals: the greatest fixed point (every local canonical until
+  // one of its definitions is not); each round clears at least one local.
+  for (uint32_t l = 0; l < p->local_count; l++)
+    local_ok[l] = p->locals[l].type == VYRE_IR_TYPE_F32;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (uint32_t i = 0; i < p->node_count; i++) {
+      if (!(plan->facts[i].flags & VYRE_KIT_FACT_STMT)) continue;
+      const vyre_ir_node *n = &p->nodes[i];
+      const uint32_t kid[3] = {n->a, n->b, n->c};
+      for (uint32_t k = 0; k < 3; k++) {
+        if (kid[k] >= p->node_count || plan->facts[kid[k]].parent != i ||
+            (plan->facts[kid[k]].flags & VYRE_KIT_FACT_STMT))
+          continue;
+        int ok = canon_expr(plan, kid[k], local_ok);
+        if (k == 0 && (n->kind == VYRE_IR_K_LET || n->kind == VYRE_IR_K_ASSIGN) &&
+            local_ok[n->ref] && !ok) {
+          local_ok[n->ref] = 0;
+          changed = 1;
+        }
+      }
+    }
+  }
+  free(local_ok);
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Make, free, walk
 //===----------------------------------------------------------------------===//
 
@@ -421,6 +820,13 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
                          s.bad_node, s.what);
   }
   out->features = features;
+  if (!plan_analyses(out)) {
+    vyre_kit_plan_free(out);
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, backend,
+                         "analysing a program of %u nodes ran out of host memory. Fix: free "
+                         "memory.",
+                         p->node_count);
+  }
   if (wg)
     vyre_kit_lanes_plan(p, wg, &out->lanes);
   else

@@ -13,9 +13,11 @@
 //   - the IR features the program uses, derived from its ops and types via
 //     the lists of vyre_backend.h, checked against what the plugin knows;
 //   - the lane plan (lane mode, docs/backends.md);
-//   - per-node facts (parent, depth, loop and branch nesting), so analyses
-//     such as value ranges, canonical-form tracking and in-bounds proofs can
-//     be added as more per-node facts without touching every generator;
+//   - per-node facts (parent, depth, loop and branch nesting) and the
+//     lowering analyses of docs/lowering.md as more facts: accesses whose
+//     index is proven in range (LOWER-RANGE-*), f32 values proven canonical
+//     and the points that observe f32 bits (LOWER-F32-*), constant trip
+//     counts (LOWER-LOOP-1), so every generator uses the same proofs;
 //   - one checked walk: vyre_kit_plan_make() checks every index, range, kind
 //     and op code of the view once, so generators that run after it index the
 //     view without re-checking and never meet a malformed node.
@@ -54,12 +56,24 @@ extern "C" {
 #define VYRE_KIT_FACT_STMT      0x2u // a statement (else an expression)
 #define VYRE_KIT_FACT_IN_LOOP   0x4u // inside the body of a `for`
 #define VYRE_KIT_FACT_IN_BRANCH 0x8u // inside a `then` or `else` list
+// Lowering analyses (docs/lowering.md LOWER-*), filled by make:
+// a load, store or atomic whose index is provably < len(buffer) (LOWER-RANGE-1..5):
+// the generator may drop its bounds check.
+#define VYRE_KIT_FACT_IN_RANGE 0x10u
+// an f32 expression whose bits are provably the IR's canonical bits at run
+// time (LOWER-F32-3): an observation point of it needs no canonicalization.
+#define VYRE_KIT_FACT_CANONICAL 0x20u
+// an f32 expression whose bits are observed (a store value, a bitcast or
+// trap operand: LOWER-F32-2): canonicalize it here unless CANONICAL.
+#define VYRE_KIT_FACT_OBSERVED 0x40u
+// a `for` whose bounds are both u32 literals; trip holds the trip count (LOWER-LOOP-1).
+#define VYRE_KIT_FACT_CONST_TRIP 0x80u
 
 typedef struct vyre_kit_node_facts {
   uint32_t flags;  // VYRE_KIT_FACT_*
   uint32_t parent; // the node whose child or list entry this is; VYRE_IR_NONE for top level
   uint32_t depth;  // nesting depth from the body (top-level statements: 1)
-  uint32_t reserved0;
+  uint32_t trip;   // VYRE_KIT_FACT_CONST_TRIP: the loop's trip count, else 0
 } vyre_kit_node_facts;
 
 typedef struct vyre_kit_plan {
@@ -105,6 +119,17 @@ uint32_t vyre_kit_workgroup_buffer_bytes(const vyre_ir_buffer *b);
 // (then before else). Stops and returns the first nonzero |fn| result.
 typedef int (*vyre_kit_visit_fn)(void *ctx, const vyre_kit_plan *plan, uint32_t node);
 int vyre_kit_plan_walk(const vyre_kit_plan *plan, vyre_kit_visit_fn fn, void *ctx);
+
+// Whether the f32 expression |node| must be canonicalized where it is
+// observed (LOWER-F32-2): OBSERVED and not CANONICAL.
+static inline int vyre_kit_plan_canon_at(const vyre_kit_plan *plan, uint32_t node) {
+  uint32_t f = plan->facts[node].flags;
+  return (f & VYRE_KIT_FACT_OBSERVED) && !(f & VYRE_KIT_FACT_CANONICAL);
+}
+// Whether the load, store or atomic |node| needs its bounds check (LOWER-RANGE-*).
+static inline int vyre_kit_plan_checked(const vyre_kit_plan *plan, uint32_t node) {
+  return !(plan->facts[node].flags & VYRE_KIT_FACT_IN_RANGE);
+}
 
 // Statement |i| of the list starting at |start| (checked by make).
 static inline uint32_t vyre_kit_plan_stmt(const vyre_kit_plan *plan, uint32_t start, uint32_t i) {

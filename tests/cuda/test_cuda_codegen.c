@@ -338,6 +338,56 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   free(t);
 }
 
+// The lowering plan's proofs in the source (docs/lowering.md): a store and a
+// load guarded by their buffer's len lose the bounds check, an unguarded one
+// keeps it; arithmetic flushes only (vz) and the NaN test (vc) runs at the
+// stores of values not proven canonical; a loaded value is stored raw; a
+// constant loop of 4 trips unrolls, one of 17 does not.
+static void test_codegen_follows_the_lowering_proofs(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 64);
+  uint32_t x, s;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = let(t, &s, lit(t, T_F, 0));
+  uint32_t i = tb_local(t, T_U, 0), j = tb_local(t, T_U, 0);
+  uint32_t body4 = assign(t, s, bin(t, VYRE_IR_BIN_ADD, var(t, s), lit(t, T_F, 0x3f800000u)));
+  uint32_t f4 = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, body4));
+  uint32_t body17 = assign(t, s, bin(t, VYRE_IR_BIN_MUL, var(t, s), lit(t, T_F, 0x3f000000u)));
+  uint32_t f17 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 17), LIST(t, body17));
+  uint32_t guarded =
+      store(t, O, var(t, x), load(t, A, lit(t, T_U, 0))); // index proven; value canonical
+  uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)), LIST(t, guarded), 0, 0);
+  uint32_t s3 = store(t, O, bin(t, VYRE_IR_BIN_ADD, var(t, x), lit(t, T_U, 1)), var(t, s));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f4, f17, s2, s3));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  const char *k = strstr(src, "extern \"C\"");
+  assert_non_null(k);
+  assert_non_null(
+      strstr(k, "vstu(p1, n1, v0, vsw(vc(__uint_as_float(vld(p0, n0, 0x00000000u)))))"));
+  assert_non_null(strstr(k, "vst(p1, n1, (v0 + 0x00000001u), vsw(vc(v1)))"));
+  assert_non_null(strstr(k, "vfadd(v1, __uint_as_float(0x3f800000u))"));
+  // The line before each loop of the program (v2: 4 trips, v3: 17 trips).
+  const char *l4 = strstr(k, "for (u32 v2 = "), *l17 = strstr(k, "for (u32 v3 = ");
+  assert_non_null(l4);
+  assert_non_null(l17);
+  assert_non_null(strstr(l4 - 32, "#pragma unroll"));
+  assert_true(strstr(l4 - 32, "#pragma unroll") < l4);
+  const char *after4 = strstr(l4, "#pragma unroll");
+  assert_true(after4 == NULL || after4 > l17);
+  // vz in the arithmetic helpers, vc nowhere else in them.
+  assert_non_null(strstr(src, "VD float vfadd(float a, float b) { return vz(__fadd_rn(a, b)); }"));
+  assert_non_null(strstr(src, "VD float vfneg(float a) { return __uint_as_float("));
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "lowering proofs"), VYRE_STATUS_OK);
+  free(t);
+}
+
 // Traps with values (IR-TRAP-3): every trap of such a program goes through
 // vtrapv (a trap without a value passes 0), and the kernel compiles.
 static void test_codegen_trap_values_compile(void **state) {
@@ -797,6 +847,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_control_flow_workgroup_memory_and_traps_compile),
       cmocka_unit_test(test_codegen_large_workgroup_memory_is_dynamic_shared_memory),
       cmocka_unit_test(test_codegen_trap_values_compile),
+      cmocka_unit_test(test_codegen_follows_the_lowering_proofs),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),

@@ -61,11 +61,16 @@ static const char kChecks[] =
     "  CHECK(B(vfmin(F(0x7fc00000u), F(0x7fc00000u))) == 0x7fc00000u);\n"
     "  CHECK(B(vfmul(F(0x00800000u), 0.5f)) == 0u); CHECK(B(vfmul(F(0x80800000u), 0.5f)) == "
     "0x80000000u);\n"
-    "  CHECK(B(vfdiv(1.0f, 0.0f)) == 0x7f800000u); CHECK(B(vfdiv(0.0f, 0.0f)) == 0x7fc00000u);\n"
-    "  CHECK(B(vsqrt(-1.0f)) == 0x7fc00000u); CHECK(B(vsqrt(F(0x80000000u))) == 0x80000000u);\n"
+    "  CHECK(B(vfdiv(1.0f, 0.0f)) == 0x7f800000u); CHECK(vnan(vfdiv(0.0f, 0.0f)));\n"
+    // NaN payloads are canonicalized where observed (docs/lowering.md
+    // LOWER-F32-2): vc at the store; vz flushes subnormals only (LOWER-F32-1).
+    "  CHECK(B(vc(vfdiv(0.0f, 0.0f))) == 0x7fc00000u); CHECK(B(vc(vsqrt(-1.0f))) == 0x7fc00000u);\n"
+    "  CHECK(B(vz(F(0x7fc00001u))) == 0x7fc00001u); CHECK(B(vz(F(0x807fffffu))) == 0x80000000u);\n"
+    "  CHECK(B(vz(F(0x00800000u))) == 0x00800000u);\n"
+    "  CHECK(vnan(vsqrt(-1.0f))); CHECK(B(vsqrt(F(0x80000000u))) == 0x80000000u);\n"
     "  CHECK(vround(2.5f) == 2.0f); CHECK(vround(-2.5f) == -2.0f); CHECK(vround(3.5f) == 4.0f);\n"
     "  CHECK(B(vceil(-0.5f)) == 0x80000000u); CHECK(vfloor(-0.5f) == -1.0f);\n"
-    "  CHECK(B(vfneg(F(0x7fc00000u))) == 0x7fc00000u); CHECK(B(vfabs(F(0x80000000u))) == 0u);\n"
+    "  CHECK(B(vc(vfneg(F(0x7fc00000u)))) == 0x7fc00000u); CHECK(B(vfabs(F(0x80000000u))) == 0u);\n"
     "  CHECK(vf2b(F(0x7fc00000u))); CHECK(!vf2b(F(0x80000000u)));\n"
     "  CHECK(vu2f(0xffffffffu) == 4294967296.0f); CHECK(vi2f(16777217) == 16777216.0f);\n"
     "  CHECK(vnan(F(0x7fc00000u)) && !vnan(F(0x7f800000u)) && vinf(F(0xff800000u)));\n"
@@ -73,6 +78,7 @@ static const char kChecks[] =
     "  CHECK(B(vfma(F(0x3f800001u), F(0x3f800001u), F(0xbf800002u))) == 0x28800000u);\n"
     "  u32 w[2] = {5u, 6u}; CHECK(vld(w, 2u, 1u) == 6u); CHECK(vld(w, 2u, 2u) == 0u);\n"
     "  vst(w, 2u, 7u, 9u); CHECK(w[0] == 5u && w[1] == 6u);\n"
+    "  CHECK(vldu(w, 0u, 1u) == 6u); vstu(w, 0u, 0u, 4u); CHECK(w[0] == 4u && w[1] == 6u);\n"
     "  CHECK(vsw(true) == 1u && vsw(-1) == 0xffffffffu && vsw(F(0x80000000u)) == "
     "0x80000000u);\n"
     // int_sat (IR 1.1) against the exact definitions in 64-bit arithmetic:
@@ -351,6 +357,77 @@ static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host
   free(t);
 }
 
+// docs/lowering.md on the host: NaNs made by host arithmetic carry the x86
+// payload (0xffc00000) until the store canonicalizes them (LOWER-F32-2); a
+// subnormal product is flushed before it feeds an add (LOWER-F32-1); a store
+// guarded by its buffer's len writes unchecked, and the unguarded ones keep
+// dropping out-of-range indexes (LOWER-RANGE-3).
+static const char kLowerMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  static const u32 a[3] = {0x3f800000u, 0x7fc00001u, 0x20000000u};\n"
+    "  static u32 o1[3], o2[3], o3[3];\n"
+    "  static const u32 w1[3] = {0x7fc00000u, 0x7fc00000u, 0x7fc00000u};\n"
+    "  static const u32 w2[3] = {0x1f800000u, 0x7fc00000u, 0x00800000u};\n"
+    "  static const u32 w3[3] = {0xbf800000u, 0x7fc00000u, 0xa0000000u};\n"
+    "  u64 rec[2] = {~0ull, 0ull};\n"
+    "  int bad = 0;\n"
+    "  gridDim.x = 1u; gridDim.y = gridDim.z = 1u;\n"
+    "  blockDim.x = 64u; blockDim.y = blockDim.z = 1u;\n"
+    "  for (u32 t = 0; t < 64u; t++) {\n"
+    "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
+    "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
+    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u);\n"
+    "  }\n"
+    "  for (u32 i = 0; i < 3u; i++) {\n"
+    "    if (o1[i] != w1[i] || o2[i] != w2[i] || o3[i] != w3[i]) {\n"
+    "      if (bad++ < 5) printf(\"FAIL %u: 0x%08x 0x%08x 0x%08x\\n\", i, o1[i], o2[i], o3[i]);\n"
+    "    }\n"
+    "  }\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_lowering_proofs_keep_the_ir_on_the_host(void **state) {
+  (void)state;
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  // x = a[g] (g = gid.x);
+  // if g < len(o1): o1[g] = (x + inf) - inf
+  // o2[g] = x * 2^-64 + 2^-126;  o3[g] = bitcast<u32>(-x)
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O1 = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 3);
+  uint32_t O2 = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_F, 3);
+  uint32_t O3 = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_U, 3);
+  uint32_t g, x;
+  uint32_t s0 = let(t, &g, gid(t, 0));
+  uint32_t s1 = let(t, &x, load(t, A, var(t, g)));
+  uint32_t inf = lit(t, T_F, 0x7f800000u), inf2 = lit(t, T_F, 0x7f800000u);
+  uint32_t nan = bin(t, VYRE_IR_BIN_SUB, bin(t, VYRE_IR_BIN_ADD, var(t, x), inf), inf2);
+  uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, g), len(t, O1)),
+                    LIST(t, store(t, O1, var(t, g), nan)), 0, 0);
+  uint32_t prod = bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_F, 0x1f800000u));
+  uint32_t s3 = store(t, O2, var(t, g), bin(t, VYRE_IR_BIN_ADD, prod, lit(t, T_F, 0x00800000u)));
+  uint32_t neg = un(t, VYRE_IR_UN_NEG, var(t, x));
+  uint32_t s4 = store(t, O3, var(t, g), tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, neg, N_, N_));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN); // the signature kLowerMain calls
+  assert_non_null(strstr(src, "vstu(p1, n1,"));
+  assert_non_null(strstr(src, "vst(p2, n2,"));
+  run_on_host("lower", src, kLowerMain);
+  free(src);
+  free(t);
+}
+
 // A lane-mode kernel (plan.lanes, wg 128 -> 32 threads per block) run on the
 // host: with vfast 1 (128-bit accesses where the thread's 4 elements are in
 // range) and vfast 0 (32-bit accesses only) every invocation computes exactly
@@ -526,6 +603,7 @@ int main(void) {
       cmocka_unit_test(test_trap_values_keep_the_lowest_invocation_s_value_on_the_host),
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
       cmocka_unit_test(test_split_launches_see_the_whole_grid_on_the_host),
+      cmocka_unit_test(test_lowering_proofs_keep_the_ir_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
 }

@@ -15,8 +15,8 @@ import os
 import re
 import sys
 
-DEFINE = re.compile(r"\*\*((?:IR|ABI)-[A-Z0-9]+-[0-9]+)\*\*")
-CITE = re.compile(r"(?<![A-Za-z0-9_-])((?:IR|ABI)-[A-Z][A-Z0-9]*-(?:[0-9]+|\*))")
+DEFINE = re.compile(r"\*\*((?:IR|ABI|LOWER)-[A-Z0-9]+-[0-9]+)\*\*")
+CITE = re.compile(r"(?<![A-Za-z0-9_-])((?:IR|ABI|LOWER)-[A-Z][A-Z0-9]*-(?:[0-9]+|\*))")
 OLD = re.compile(r"\b(?:IR|ABI|CONFORMANCE|PERFORMANCE)\.md\b")
 EXTS = (".c", ".h", ".hpp", ".cpp", ".py", ".sh", ".txt", ".md", ".cmake", ".json", ".1")
 # v1_0: tests/abi/v1_0 is a frozen copy of the ABI 1.0 header, kept word for word.

@@ -165,6 +165,183 @@ static void test_malformed_views_are_refused(void **state) {
   free(t);
 }
 
+// The lowering analyses (docs/lowering.md LOWER-*).
+static int in_range(const vyre_kit_plan *plan, uint32_t node) {
+  return !vyre_kit_plan_checked(plan, node);
+}
+
+static void test_guarded_index_is_in_range_only_for_the_guarding_buffer(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  vyre_ir_program *p = prog(t, VYRE_IR_BIN_ADD); // if (x < len(c)) c[x] = a[x] + b[x]
+  vyre_kit_plan plan;
+  assert_int_equal(vyre_kit_plan_make(p, NULL, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  uint32_t loads = 0, stores = 0;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    if (p->nodes[i].kind == VYRE_IR_K_LOAD) { // a and b are not guarded by their own len
+      assert_false(in_range(&plan, i));
+      loads++;
+    }
+    if (p->nodes[i].kind == VYRE_IR_K_STORE) {
+      assert_true(in_range(&plan, i));
+      stores++;
+    }
+  }
+  assert_int_equal(loads, 2);
+  assert_int_equal(stores, 1);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
+// Records that |n| should (|yes|) or should not be proven in range.
+static uint32_t expect_at(uint32_t *node, uint32_t *want, uint32_t *k, uint32_t n, uint32_t yes) {
+  node[*k] = n;
+  want[(*k)++] = yes;
+  return n;
+}
+
+static void test_range_facts_of_loops_workgroup_memory_and_early_returns(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 64);
+  uint32_t H = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
+  enum { N = 16 };
+  uint32_t want[N], node[N];
+  uint32_t k = 0;
+#define EXPECT(n, yes) expect_at(node, want, &k, (n), (yes))
+  uint32_t acc;
+  uint32_t s0 = let(t, &acc, lit(t, T_U, 0));
+  uint32_t lid0 = builtin(t, VYRE_IR_BUILTIN_LID, 0);
+  uint32_t s1 = EXPECT(store(t, W, lid0, lit(t, T_U, 1)), 1); // 64 of 64
+  uint32_t s2 = EXPECT(store(t, H, builtin(t, VYRE_IR_BUILTIN_LID, 0), lit(t, T_U, 1)), 0); // of 32
+  uint32_t s3 = assign(t, acc,
+                       bin(t, VYRE_IR_BIN_ADD, EXPECT(load(t, W, lit(t, T_U, 63)), 1),
+                           EXPECT(load(t, W, lit(t, T_U, 64)), 0)));
+  uint32_t i = tb_local(t, T_U, 0), j = tb_local(t, T_U, 0), m = tb_local(t, T_U, 0);
+  uint32_t li = assign(
+      t, acc,
+      bin(t, VYRE_IR_BIN_ADD, EXPECT(load(t, A, var(t, i)), 1), EXPECT(load(t, B, var(t, i)), 0)));
+  uint32_t f1 = for_(t, i, lit(t, T_U, 0), len(t, A), LIST(t, li));
+  uint32_t lj = assign(t, acc, EXPECT(load(t, W, var(t, j)), 0));
+  uint32_t f2 = for_(t, j, lit(t, T_U, 1), lit(t, T_U, 65), LIST(t, lj)); // reaches 64
+  uint32_t lm = assign(t, acc, EXPECT(load(t, A, var(t, m)), 0));
+  uint32_t f3 =
+      for_(t, m, lit(t, T_U, 0), bin(t, VYRE_IR_BIN_ADD, len(t, A), lit(t, T_U, 1)), LIST(t, lm));
+  // Before the early return: not proven; after it: proven.
+  uint32_t s4 = EXPECT(store(t, C, gid(t, 0), var(t, acc)), 0);
+  uint32_t s5 = if_(t, bin(t, VYRE_IR_BIN_GE, gid(t, 0), len(t, C)),
+                    LIST(t, stmt0(t, VYRE_IR_K_RETURN)), 0, 0);
+  uint32_t s6 = EXPECT(store(t, C, gid(t, 0), var(t, acc)), 1);
+  // A guarded local that its branch assigns is not proven.
+  uint32_t y;
+  uint32_t s7 = let(t, &y, gid(t, 0));
+  uint32_t s8 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, y), len(t, C)),
+                    LIST(t, assign(t, y, bin(t, VYRE_IR_BIN_ADD, var(t, y), lit(t, T_U, 1))),
+                         EXPECT(store(t, C, var(t, y), lit(t, T_U, 0)), 0)),
+                    0, 0);
+  // A literal guard bound: y < 64 proves W (64) but not H (32).
+  uint32_t s9 = if_(t, bin(t, VYRE_IR_BIN_GT, lit(t, T_U, 64), var(t, y)),
+                    LIST(t, EXPECT(store(t, W, var(t, y), lit(t, T_U, 2)), 1),
+                         EXPECT(store(t, H, var(t, y), lit(t, T_U, 2)), 0)),
+                    0, 0);
+  // Value ranges (LOWER-RANGE-6): gid % 64 and (lid * 2) / 2 stay below 64, lid + 1 does not.
+  uint32_t s10 =
+      assign(t, acc,
+             bin(t, VYRE_IR_BIN_ADD,
+                 EXPECT(load(t, W, bin(t, VYRE_IR_BIN_REM, gid(t, 0), lit(t, T_U, 64))), 1),
+                 bin(t, VYRE_IR_BIN_ADD,
+                     EXPECT(load(t, W,
+                                 bin(t, VYRE_IR_BIN_DIV,
+                                     bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_LID, 0),
+                                         lit(t, T_U, 2)),
+                                     lit(t, T_U, 2))),
+                            1),
+                     EXPECT(load(t, W,
+                                 bin(t, VYRE_IR_BIN_ADD, builtin(t, VYRE_IR_BUILTIN_LID, 0),
+                                     lit(t, T_U, 1))),
+                            0))));
+#undef EXPECT
+  assert_int_equal(k, N);
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(
+      t, LIST(t, s0, s1, s2, s3, f1, f2, f3, s4, s5, s6, s7, s8, s9, s10));
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  for (uint32_t q = 0; q < N; q++) {
+    if (in_range(&plan, node[q]) != (int)want[q])
+      fail_msg("fact %u (node %u): in range %d, want %u", q, node[q], in_range(&plan, node[q]),
+               want[q]);
+  }
+  assert_true(plan.facts[f2].flags & VYRE_KIT_FACT_CONST_TRIP);
+  assert_int_equal(plan.facts[f2].trip, 64);
+  assert_false(plan.facts[f1].flags & VYRE_KIT_FACT_CONST_TRIP);
+  vyre_kit_plan_free(&plan);
+  // Without a workgroup size, lid proves nothing.
+  assert_int_equal(vyre_kit_plan_make(p, NULL, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_false(in_range(&plan, s1));
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
+static void test_canonical_values_and_observation_points(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 8);
+  uint32_t U = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 8);
+  uint32_t f, g, kk, mm;
+  uint32_t s0 = let(t, &f, load(t, F, lit(t, T_U, 0)));
+  uint32_t s1 = let(t, &g, bin(t, VYRE_IR_BIN_ADD, var(t, f), var(t, f)));
+  uint32_t s2 = let(t, &kk, var(t, f));
+  uint32_t s3 = assign(t, kk, var(t, g)); // kk is not canonical: one definition is arithmetic
+  uint32_t s4 = let(t, &mm, var(t, f));
+  uint32_t mx = bin(t, VYRE_IR_BIN_MAX, var(t, mm), lit(t, T_F, 0x3f800000u));
+  uint32_t s5 = assign(t, mm, mx); // mm stays canonical: max of canonical values
+  uint32_t v_g = var(t, g), v_mm = var(t, mm), v_kk = var(t, kk);
+  uint32_t neg = un(t, VYRE_IR_UN_NEG, var(t, f));
+  uint32_t abs = un(t, VYRE_IR_UN_ABS, var(t, f));
+  uint32_t cst = cast(t, T_F, lit(t, T_U, 7));
+  uint32_t sq = un(t, VYRE_IR_UN_SQRT, var(t, f));
+  uint32_t sel = tb_n(t, VYRE_IR_K_SELECT, 0, T_F, 0, lit(t, T_B, 1), var(t, f), var(t, g));
+  uint32_t bc_in = bin(t, VYRE_IR_BIN_MUL, var(t, f), var(t, f));
+  uint32_t bc = tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, bc_in, N_, N_);
+  uint32_t cmp_in = bin(t, VYRE_IR_BIN_SUB, var(t, f), var(t, f));
+  uint32_t cmp = bin(t, VYRE_IR_BIN_LT, cmp_in, var(t, f));
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(
+      t, LIST(t, s0, s1, s2, s3, s4, s5, store(t, O, lit(t, T_U, 0), v_g),
+              store(t, O, lit(t, T_U, 1), v_mm), store(t, O, lit(t, T_U, 2), v_kk),
+              store(t, O, lit(t, T_U, 3), neg), store(t, O, lit(t, T_U, 4), abs),
+              store(t, O, lit(t, T_U, 5), cst), store(t, O, lit(t, T_U, 6), sq),
+              store(t, O, lit(t, T_U, 7), sel), store(t, U, lit(t, T_U, 0), bc),
+              if_(t, cmp, LIST(t, stmt0(t, VYRE_IR_K_RETURN)), 0, 0)));
+  vyre_kit_plan plan;
+  assert_int_equal(vyre_kit_plan_make(p, NULL, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  // Canonicalized at the observation point: arithmetic, a local one of whose
+  // definitions is arithmetic, neg (of a canonical NaN), sqrt, a select with
+  // an arithmetic arm, a bitcast operand.
+  assert_true(vyre_kit_plan_canon_at(&plan, v_g));
+  assert_true(vyre_kit_plan_canon_at(&plan, v_kk));
+  assert_true(vyre_kit_plan_canon_at(&plan, neg));
+  assert_true(vyre_kit_plan_canon_at(&plan, sq));
+  assert_true(vyre_kit_plan_canon_at(&plan, sel));
+  assert_true(vyre_kit_plan_canon_at(&plan, bc_in));
+  // Proven canonical: stored raw.
+  assert_false(vyre_kit_plan_canon_at(&plan, v_mm));
+  assert_true(plan.facts[mx].flags & VYRE_KIT_FACT_CANONICAL);
+  assert_false(vyre_kit_plan_canon_at(&plan, abs));
+  assert_false(vyre_kit_plan_canon_at(&plan, cst));
+  // A comparison does not observe its operands' bits.
+  assert_false(plan.facts[cmp_in].flags & VYRE_KIT_FACT_OBSERVED);
+  assert_false(vyre_kit_plan_canon_at(&plan, cmp_in));
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -173,6 +350,9 @@ int main(void) {
       cmocka_unit_test(test_op_newer_than_the_list_is_unsupported),
       cmocka_unit_test(test_grid_barrier_is_refused_as_host_only),
       cmocka_unit_test(test_malformed_views_are_refused),
+      cmocka_unit_test(test_guarded_index_is_in_range_only_for_the_guarding_buffer),
+      cmocka_unit_test(test_range_facts_of_loops_workgroup_memory_and_early_returns),
+      cmocka_unit_test(test_canonical_values_and_observation_points),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

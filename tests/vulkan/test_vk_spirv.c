@@ -335,6 +335,67 @@ static void val_case(const char *path, void *ctx) {
   vyre_case_free(cs);
 }
 
+// The lowering plan's proofs in the module (docs/lowering.md): a loop of 4
+// constant trips carries loop control Unroll, one of 17 none (LOWER-LOOP-1); a
+// store guarded by its buffer's len has no bounds test, an unguarded one has
+// (LOWER-RANGE-3). Guarded: two loop headers and the guard's `<`, no store
+// test; unguarded (a `!=` guard): two loop headers and the store's test.
+#define OP_LOOP_MERGE 246u // SPIR-V OpLoopMerge
+#define OP_ULESS      176u // SPIR-V OpULessThan
+#define LOOP_UNROLL   1    // SPIR-V LoopControl Unroll
+
+static uint32_t count_ops(const uint32_t *w, size_t n, uint32_t op, int64_t operand3) {
+  uint32_t k = 0;
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, code = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (code == op && (operand3 < 0 || (len > 3 && w[i + 3] == (uint32_t)operand3))) k++;
+    i += len;
+  }
+  return k;
+}
+
+static void test_spirv_follows_the_lowering_proofs(void **state) {
+  (void)state;
+  uint32_t counts[2][3];
+  for (int guarded = 0; guarded < 2; guarded++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+    uint32_t x, acc;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 = let(t, &acc, lit(t, T_U, 0));
+    uint32_t i = tb_local(t, T_U, 0), j = tb_local(t, T_U, 0);
+    uint32_t f4 = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 4),
+                       LIST(t, assign(t, acc, bin(t, VYRE_IR_BIN_ADD, var(t, acc), var(t, i)))));
+    uint32_t f17 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 17),
+                        LIST(t, assign(t, acc, bin(t, VYRE_IR_BIN_XOR, var(t, acc), var(t, j)))));
+    uint32_t st = store(t, O, var(t, x), var(t, acc));
+    uint32_t s2 = guarded ? if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)), LIST(t, st), 0, 0)
+                          : if_(t, bin(t, VYRE_IR_BIN_NE, var(t, x), len(t, O)), LIST(t, st), 0, 0);
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f4, f17, s2));
+    vyre_spv_options opt = {0};
+    memcpy(opt.workgroup_size, p->workgroup_size, 12);
+    uint32_t *words = NULL;
+    size_t n = 0;
+    vyre_spv_info info;
+    vyre_error err = {.struct_size = sizeof(err)};
+    assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
+    counts[guarded][0] = count_ops(words, n, OP_LOOP_MERGE, LOOP_UNROLL);
+    counts[guarded][1] = count_ops(words, n, OP_LOOP_MERGE, -1);
+    counts[guarded][2] = count_ops(words, n, OP_ULESS, -1);
+    free(words);
+    assert_int_equal(spirv_val(p, 0, guarded ? "lowering proofs, guarded" : "lowering, unguarded"),
+                     0);
+    free(t);
+  }
+  for (int g = 0; g < 2; g++) {
+    assert_int_equal(counts[g][0], 1); // the 4-trip loop only
+    assert_int_equal(counts[g][1], 2);
+    assert_int_equal(counts[g][2], 3);
+  }
+}
+
 static void test_spirv_every_case_file_validates(void **state) {
   NEED_SPIRV_VAL();
   vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", val_case, NULL);
@@ -351,6 +412,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_malformed_views_are_refused),
 #ifdef VYRE_VK_HAVE_JSON
       cmocka_unit_test(test_spirv_every_case_file_validates),
+      cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
 #endif
   };
   return cmocka_run_group_tests_name("vulkan/spirv", tests, NULL, NULL);

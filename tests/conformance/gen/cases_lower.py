@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Boundaries of the lowering plan's fast paths (docs/lowering.md LOWER-*):
+NaN payloads canonicalized only where observed, subnormal intermediates
+flushed where made, bounds checks dropped only where proven (guarded and
+unguarded gid, loop indexes at len-1 and len, workgroup memory indexes).
+Called by gen_cases.py. Expected values are simulated here in plain Python."""
+
+from vyre_gen import *  # noqa: F401,F403
+import vyre_gen as G
+
+
+def _neg(x):
+    return un("neg", x)
+
+
+def gen_lower(ctx):
+    W = ctx.W
+
+    # LOWER-F32-2: chains whose NaNs carry a device payload, observed at a
+    # store, through a local, through a bitcast; canonical values observed raw.
+    a = [0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7F800001, 0xFF800000, 0x7F800000, 0x00000001,
+         0x80000001, 0x3F800000, 0xBF800000, 0x00800000, 0x80000000]
+    n = len(a)
+    inf = lit_f(0x7F800000)
+    body = guard_gid([
+        let("x", load("a", var("g"))),
+        let("t", _neg(var("x"))),
+        store("out", var("g"), _neg(un("abs", _neg(var("x"))))),
+        store("nan", var("g"), bin_("sub", add(var("x"), inf), inf)),
+        store("bits", var("g"), bitcast("u32", un("sqrt", var("t")))),
+        store("fl", var("g"), un("floor", _neg(var("x")))),
+        store("mm", var("g"), bin_("max", var("t"), un("abs", var("x")))),
+        store("raw", var("g"), select(lt(var("x"), lit_f(0)), un("abs", var("x")), var("x")))],
+        out="out")
+    ca = [G.f_canon(x) for x in a]
+    exp = {
+        "out": [G.f_neg(G.f_canon(G.f_neg(G.f_neg(x)) & 0x7FFFFFFF)) for x in ca],
+        "nan": [G.f_sub(G.f_add(x, 0x7F800000), 0x7F800000) for x in ca],
+        "bits": [G.f_sqrt(G.f_neg(x)) for x in ca],
+        "fl": [G.f_un("floor", G.f_neg(x)) for x in ca],
+        "mm": [G.f_max(G.f_neg(x), G.f_canon(x & 0x7FFFFFFF)) for x in ca],
+        "raw": [G.f_canon(x & 0x7FFFFFFF) if (not G.f_is_nan_bits(x) and G.f_value(x) < 0) else x
+                for x in ca],
+    }
+    W.add("f32/lower_nan_observed.json",
+          case("lower_nan_observed", "NaN payloads through neg/abs/floor/sqrt/max chains and "
+               "inf-inf reach a store, a local and a bitcast canonical (docs/lowering.md "
+               "LOWER-F32-2)", [
+                   buf("a", 0, "read", "f32"), buf("out", 1, "write", "f32", n),
+                   buf("nan", 2, "write", "f32", n), buf("bits", 3, "write", "u32", n),
+                   buf("fl", 4, "write", "f32", n), buf("mm", 5, "write", "f32", n),
+                   buf("raw", 6, "write", "f32", n)], body,
+               grid=[1, 1, 1], inputs={"a": [enc_f32(x) for x in a]},
+               expect={k: [enc_f32(x) for x in v] for k, v in exp.items()}))
+
+    # LOWER-F32-1: a subnormal product is flushed before it feeds an add; fma
+    # rounds once (its product is never flushed), then its result is flushed.
+    trip = [(0x20000000, 0x1F800000, 0x00800000),  # 2^-63 * 2^-64 = 2^-127 (subnormal) + 2^-126
+            (0x20000000, 0x1F000000, 0x00800000),  # 2^-128
+            (0xA0000000, 0x1F800000, 0x00800000),  # -2^-127 + 2^-126
+            (0x00800000, 0x3F000000, 0x00000000),  # 2^-126 * 0.5: subnormal, stored
+            (0x00800000, 0x3F000000, 0x80000000),  # ... + -0
+            (0x00C00000, 0x3F800000, 0x80800000),  # 1.5*2^-126 - 2^-126 = 2^-127 (flushed)
+            (0x3F800000, 0x3F800000, 0x3F800000)]
+    n = len(trip)
+    body = guard_gid([
+        let("x", load("a", var("g"))), let("y", load("b", var("g"))), let("z", load("c", var("g"))),
+        store("ma", var("g"), add(mul(var("x"), var("y")), var("z"))),
+        store("fm", var("g"), fma(var("x"), var("y"), var("z"))),
+        store("sq", var("g"), un("sqrt", un("abs", mul(var("x"), var("y"))))),
+        store("ad", var("g"), bitcast("u32", add(var("x"), _neg(var("z")))))], out="ma")
+    exp = {
+        "ma": [G.f_add(G.f_mul(x, y), z) for x, y, z in trip],
+        "fm": [G.f_fma(x, y, z) for x, y, z in trip],
+        "sq": [G.f_sqrt(G.f_mul(x, y) & 0x7FFFFFFF) for x, y, z in trip],
+        "ad": [G.f_add(x, G.f_neg(z)) for x, y, z in trip],
+    }
+    W.add("f32/lower_subnormal_intermediate.json",
+          case("lower_subnormal_intermediate", "subnormal products and sums are flushed where "
+               "made, before they feed add, sqrt or a bitcast (docs/lowering.md LOWER-F32-1)", [
+                   buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                   buf("c", 2, "read", "f32"), buf("ma", 3, "write", "f32", n),
+                   buf("fm", 4, "write", "f32", n), buf("sq", 5, "write", "f32", n),
+                   buf("ad", 6, "write", "u32", n)], body, grid=[1, 1, 1],
+               inputs={"a": [enc_f32(t[0]) for t in trip], "b": [enc_f32(t[1]) for t in trip],
+                       "c": [enc_f32(t[2]) for t in trip]},
+               expect={k: [enc_f32(x) for x in v] for k, v in exp.items()}))
+
+    # LOWER-RANGE-2..4: gid guarded by the stored buffer (proven), by another
+    # buffer (not proven: out is shorter), by an early return, and unguarded.
+    m = 100
+    a = [(i * 2654435761) & 0xFFFFFFFF for i in range(m)]
+    body = [let("g", gid(0)),
+            if_(lt(var("g"), len_("a")), [store("o1", var("g"), load("a", var("g"))),
+                                         store("o2", var("g"), load("a", var("g")))]),
+            store("o3", var("g"), add(load("a", var("g")), lit_u(1))),
+            if_(bin_("ge", var("g"), len_("o4")), [ret()]),
+            store("o4", var("g"), load("a", var("g")))]
+    grid = 3  # 192 invocations over 100 inputs
+    exp = {"o1": a[:90], "o2": a + [0] * 20,
+           "o3": [(x + 1) & 0xFFFFFFFF for x in a] + [1] * 28, "o4": a[:50]}
+    W.add("oob/lower_gid_guard.json",
+          case("lower_gid_guard", "gid guarded by the accessed buffer's len, by another "
+               "buffer's, by an early return, and unguarded past every len (docs/lowering.md "
+               "LOWER-RANGE-3, LOWER-RANGE-4)", [
+                   buf("a", 0, "read", "u32"), buf("o1", 1, "write", "u32", 90),
+                   buf("o2", 2, "write", "u32", 120), buf("o3", 3, "write", "u32", 128),
+                   buf("o4", 4, "write", "u32", 50)], body, grid=[grid, 1, 1],
+               inputs={"a": a}, expect=exp))
+
+    # LOWER-RANGE-2: loop indexes up to len-1 (proven) and to len (not proven:
+    # the bound is len + 1, so the last trip reads 0 and its store is dropped).
+    m = 37
+    a = [(i * 40503 + 7) & 0xFFFFFFFF for i in range(m)]
+    body = [let("g", gid(0)),
+            if_(eq(var("g"), lit_u(0)), [
+                let("s", lit_u(0)),
+                for_("i", lit_u(0), len_("a"), [assign("s", add(var("s"), load("a", var("i"))))]),
+                let("u", lit_u(0)),
+                for_("j", lit_u(0), add(len_("a"), lit_u(1)), [
+                    assign("u", add(mul(var("u"), lit_u(3)), load("a", var("j")))),
+                    store("cp", var("j"), load("a", var("j")))]),
+                for_("k", lit_u(0), lit_u(40), [store("c40", var("k"), var("k"))]),
+                store("sums", lit_u(0), var("s")), store("sums", lit_u(1), var("u"))])]
+    u = 0
+    for x in a + [0]:
+        u = (u * 3 + x) & 0xFFFFFFFF
+    W.add("oob/lower_loop_index.json",
+          case("lower_loop_index", "loop indexes to len (in range) and to len + 1 (the last "
+               "trip is out of range), a literal bound above a buffer's len (docs/lowering.md "
+               "LOWER-RANGE-2)", [
+                   buf("a", 0, "read", "u32"), buf("cp", 1, "write", "u32", m),
+                   buf("c40", 2, "write", "u32", 39), buf("sums", 3, "write", "u32", 2)],
+               body, grid=[1, 1, 1], inputs={"a": a},
+               expect={"cp": a, "c40": list(range(39)), "sums": [sum(a) & 0xFFFFFFFF, u]}))
+
+    # LOWER-RANGE-1, -2, -5: workgroup memory indexed by lid (size == and >
+    # the count), literals at count-1 and count, constant loops to count and
+    # count + 1, and an atomic on a proven index.
+    wg = 64
+    body = [let("l", lid(0)),
+            store("sh", var("l"), add(var("l"), lit_u(1000))),   # 64 of 64: proven
+            store("half", var("l"), var("l")),                   # 64 of 32: checked
+            if_(eq(var("l"), lit_u(0)), [
+                store("sh", lit_u(64), lit_u(5)),                # dropped
+                atomic("add", "cnt", lit_u(0), lit_u(0))]),
+            barrier(),
+            atomic("add", "cnt", lit_u(0), lit_u(1)),
+            atomic("add", "cnt", lit_u(1), lit_u(1)),            # dropped (cnt has 1)
+            barrier(),
+            let("t", lit_u(0)),
+            for_("i", lit_u(0), lit_u(32), [assign("t", add(var("t"), load("half", var("i"))))]),
+            for_("j", lit_u(0), lit_u(33), [assign("t", add(var("t"), load("half", var("j"))))]),
+            store("out", var("l"), add(add(load("sh", var("l")), load("half", var("l"))),
+                                       add(var("t"), add(load("sh", lit_u(63)),
+                                                         load("sh", lit_u(64)))))),
+            store("out2", var("l"), add(load("cnt", lit_u(0)), load("cnt", lit_u(1))))]
+    t = 2 * sum(range(32))
+    exp = [(l + 1000) + (l if l < 32 else 0) + t + 1063 for l in range(wg)]
+    W.add("workgroup/lower_wg_index.json",
+          case("lower_wg_index", "workgroup memory indexed by lid (workgroup size equal to and "
+               "above the count), literals and constant loops at count-1 and count, atomics "
+               "(docs/lowering.md LOWER-RANGE-1, LOWER-RANGE-5)", [
+                   wbuf("sh", "u32", 64), wbuf("half", "u32", 32), wbuf("cnt", "u32", 1),
+                   buf("out", 0, "write", "u32", wg), buf("out2", 1, "write", "u32", wg)],
+               body, wg=(wg, 1, 1), grid=[1, 1, 1],
+               expect={"out": exp, "out2": [wg] * wg}))
+
+    # LOWER-F32-4: f32 workgroup memory holds canonical bits only: NaNs with a
+    # device payload and subnormal sums are canonicalized by the store into it.
+    a = [0x7FC00001, 0xFFC00000, 0x00000001, 0x80000001, 0x3F800000, 0x7F800000, 0xFF800000,
+         0x00800000]
+    n = len(a)
+    body = [let("l", lid(0)),
+            let("x", load("a", bin_("rem", var("l"), len_("a")))),
+            store("sh", var("l"), _neg(var("x"))),
+            store("sh2", var("l"), bin_("sub", var("x"), var("x"))),
+            barrier(),
+            if_(lt(var("l"), len_("out")), [
+                store("out", var("l"), bitcast("u32", load("sh", var("l")))),
+                store("out2", var("l"), bitcast("u32", load("sh2", var("l"))))])]
+    ca = [G.f_canon(x) for x in a]
+    W.add("workgroup/lower_wg_f32_canonical.json",
+          case("lower_wg_f32_canonical", "f32 workgroup memory read back through a bitcast: "
+               "the store into it canonicalized NaN payloads (docs/lowering.md LOWER-F32-4)", [
+                   buf("a", 0, "read", "f32"), wbuf("sh", "f32", 64), wbuf("sh2", "f32", 64),
+                   buf("out", 1, "write", "u32", n), buf("out2", 2, "write", "u32", n)],
+               body, wg=(64, 1, 1), grid=[1, 1, 1], inputs={"a": [enc_f32(x) for x in a]},
+               expect={"out": [enc_f32(G.f_neg(x)) for x in ca],
+                       "out2": [enc_f32(G.f_sub(x, x)) for x in ca]}))
