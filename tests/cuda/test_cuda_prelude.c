@@ -377,7 +377,7 @@ static const char kLowerMain[] =
     "  for (u32 t = 0; t < 64u; t++) {\n"
     "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
     "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u);\n"
+    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u, nullptr, 0u, 0u, 0u);\n"
     "  }\n"
     "  for (u32 i = 0; i < 3u; i++) {\n"
     "    if (o1[i] != w1[i] || o2[i] != w2[i] || o3[i] != w3[i]) {\n"
