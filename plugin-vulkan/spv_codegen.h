@@ -90,7 +90,19 @@ typedef struct vyre_spv_options {
   // Workgroup buffers always take the word path.
   uint32_t storage8;
   uint32_t storage16;
+  // f32 paths a device proved exact (VYRE_SPV_F32_NATIVE_* bits; README.md
+  // VK-F32-*): those ops are one hardware instruction (NoContraction, then
+  // the canonicalization), the others take the software helpers. 0: every
+  // op as before (software div/sqrt/fma, checked mul).
+  uint32_t f32_native;
 } vyre_spv_options;
+
+// Bits of vyre_spv_options.f32_native (README.md VK-F32-2).
+#define VYRE_SPV_F32_NATIVE_MUL  1u // OpFMul without the tiny-result recheck
+#define VYRE_SPV_F32_NATIVE_DIV  2u // OpFDiv
+#define VYRE_SPV_F32_NATIVE_SQRT 4u // GLSL.std.450 Sqrt
+#define VYRE_SPV_F32_NATIVE_FMA  8u // GLSL.std.450 Fma
+#define VYRE_SPV_F32_NATIVE_ALL  15u
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)

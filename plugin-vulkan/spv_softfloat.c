@@ -388,6 +388,8 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
 
 uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (c->opt->soft_mul) return call(c, fn_mul(c), 2, a, b, 0);
+  if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_MUL)
+    return hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
   uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
   uint32_t exact = fn_mul(c);
   // Results with a biased exponent <= 2 (|r| < 2^-124, zero included) may
@@ -405,16 +407,19 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
 }
 
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
-  if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
+  if (!c->opt->has_int64 || (c->opt->f32_native & VYRE_SPV_F32_NATIVE_DIV))
+    return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
   return call(c, fn_div(c), 2, a, b, 0);
 }
 
 uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a) {
-  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
+  if (!c->opt->has_int64 || (c->opt->f32_native & VYRE_SPV_F32_NATIVE_SQRT))
+    return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
   return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
-  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
+  if (!c->opt->has_int64 || (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA))
+    return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
   return call(c, fn_fma(c), 3, a, b, d);
 }

@@ -573,6 +573,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), "vulkan-v1", 0, VYRE_VK_NAME);
   st = vyre_vk_device_open(be, err);
   if (st) goto fail;
+  vyre_vk_f32_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);
   *out = be;
@@ -662,5 +663,9 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     snprintf(out->driver + n, sizeof(out->driver) - (size_t)n,
              "; loops: %u iterations per invocation at most (%s)", be->loop_limit,
              be->loop_guard ? "more is refused" : "NOT checked");
+  // The f32 paths (README.md VK-F32-4), e.g. "f32: native div sqrt fma".
+  size_t used = strlen(out->driver);
+  if (be->f32_desc[0] && used + 2 < sizeof(out->driver))
+    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->f32_desc);
   return VYRE_STATUS_OK;
 }
