@@ -681,6 +681,8 @@ static uint32_t generate(vyre_spv_cg *c) {
   c->lanes = c->plan->lanes.ok != 0;
   vyre_spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
+  if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
+    vyre_spv_capability(m, SpvCapabilityFloat64);
   if (c->opt->has_int64 && c->opt->int64_atomics && uses_record(c))
     vyre_spv_capability(m, SpvCapabilityInt64Atomics);
   c->glsl = vyre_spv_id(m);

@@ -103,6 +103,11 @@ typedef struct vyre_spv_options {
 #define VYRE_SPV_F32_NATIVE_SQRT 4u // GLSL.std.450 Sqrt
 #define VYRE_SPV_F32_NATIVE_FMA  8u // GLSL.std.450 Fma
 #define VYRE_SPV_F32_NATIVE_ALL  15u
+// fma through 64-bit floats: the exact product, the sum rounded to odd
+// (TwoSum's error moves an even result one ulp toward it), then one
+// conversion to f32 (53 >= 2*24 + 2 bits, so it rounds once). Needs
+// shaderFloat64 and shaderInt64; takes the place of FMA (README.md VK-F32-2).
+#define VYRE_SPV_F32_NATIVE_FMA64 16u
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count;  // push-constant words and storage bindings (excl. trap)

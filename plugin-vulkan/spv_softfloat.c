@@ -418,7 +418,44 @@ uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a) {
   return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
+// fma(a, b, d) in 64-bit floats, rounded once (VYRE_SPV_F32_NATIVE_FMA64):
+// p = a*b is exact; s = p + d rounds; TwoSum gives its exact error e; where
+// e != 0 and s is even, s moves one ulp toward e (round to odd); the one
+// conversion to f32 then rounds as a single rounding of a*b + d would. Every
+// float instruction is NoContraction. Special values pass through (e is NaN
+// or 0 then, and an ordered compare leaves s alone).
+static uint32_t nc(vyre_spv_cg *c, uint32_t r) {
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
+  return r;
+}
+
+static uint32_t ffma64(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  uint32_t D = vyre_spv_global(c->m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(64));
+  uint32_t x[3] = {a, b, d}, w[3];
+  for (int i = 0; i < 3; i++)
+    w[i] = OP(SpvOpFConvert, D, OP(SpvOpBitcast, c->t_float, x[i]));
+  uint32_t p = nc(c, OP(SpvOpFMul, D, w[0], w[1]));
+  uint32_t s = nc(c, OP(SpvOpFAdd, D, p, w[2]));
+  uint32_t bb = nc(c, OP(SpvOpFSub, D, s, p));
+  uint32_t t1 = nc(c, OP(SpvOpFSub, D, s, bb));
+  uint32_t t2 = nc(c, OP(SpvOpFSub, D, p, t1));
+  uint32_t t3 = nc(c, OP(SpvOpFSub, D, w[2], bb));
+  uint32_t e = nc(c, OP(SpvOpFAdd, D, t2, t3));
+  uint32_t zero = vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(D, 0, 0));
+  uint32_t sb = OP(SpvOpBitcast, L, s);
+  uint32_t even = eq(c, and_(c, L, sb, l(c, 1)), l(c, 0));
+  uint32_t adj = land(c, OP(SpvOpFOrdNotEqual, B, e, zero), even);
+  uint32_t up = OP(SpvOpLogicalEqual, B, OP(SpvOpFOrdLessThan, B, e, zero),
+                   OP(SpvOpFOrdLessThan, B, s, zero));
+  uint32_t odd = sel(c, L, up, add(c, L, sb, l(c, 1)), sub(c, L, sb, l(c, 1)));
+  uint32_t r = OP(SpvOpFConvert, c->t_float, OP(SpvOpBitcast, D, sel(c, L, adj, odd, sb)));
+  return vyre_spv_canon(c, OP(SpvOpBitcast, U, r));
+}
+
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
+    return ffma64(c, a, b, d);
   if (!c->opt->has_int64 || (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA))
     return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
   return call(c, fn_fma(c), 3, a, b, d);

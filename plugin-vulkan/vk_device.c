@@ -277,6 +277,10 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   VkPhysicalDeviceFeatures want = {0};
   be->has_int64 = feat.shaderInt64 ? 1u : 0u;
   want.shaderInt64 = feat.shaderInt64;
+  // 64-bit floats: the exact fma through doubles, where the f32 self-test
+  // proves it (vk_f32mode.c, README.md VK-F32-2).
+  be->has_f64 = feat.shaderFloat64 ? 1u : 0u;
+  want.shaderFloat64 = feat.shaderFloat64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
   const char *exts[5];

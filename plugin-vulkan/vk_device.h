@@ -116,6 +116,7 @@ struct vyre_backend {
   // VYRE_VULKAN_F32 (vk_f32mode.c); f32_desc says which, for `vyre list`.
   uint32_t f32_native;
   uint32_t f32_selftest_ran; // 1: this open ran the self-test (not a cached verdict)
+  uint32_t has_f64;          // shaderFloat64 (enabled when offered)
   char f32_desc[96];
 };
 

@@ -93,7 +93,9 @@ static const char *const kExtraMetrics[] = {
     "vk_queue_submits", "vk_command_buffers", "vk_command_buffers_recorded", "vk_host_record_ns",
     "vk_host_wait_ns", "vk_host_finish_ns", "vk_push_descriptors", "module_cache_entries",
     // 1 where the op is one hardware instruction (README.md VK-F32-4)
-    "vk_f32_native_mul", "vk_f32_native_div", "vk_f32_native_sqrt", "vk_f32_native_fma"};
+    "vk_f32_native_mul", "vk_f32_native_div", "vk_f32_native_sqrt", "vk_f32_native_fma",
+    // 1 when this device's open ran the f32 self-test, 0 when it used a cached verdict
+    "vk_f32_selftest_ran"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -117,7 +119,10 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          (be->f32_native & VYRE_SPV_F32_NATIVE_MUL) ? 1u : 0u,
                          (be->f32_native & VYRE_SPV_F32_NATIVE_DIV) ? 1u : 0u,
                          (be->f32_native & VYRE_SPV_F32_NATIVE_SQRT) ? 1u : 0u,
-                         (be->f32_native & VYRE_SPV_F32_NATIVE_FMA) ? 1u : 0u};
+                         (be->f32_native & VYRE_SPV_F32_NATIVE_FMA64) ? 2u
+                         : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA) ? 1u
+                                                                      : 0u,
+                         be->f32_selftest_ran};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];
