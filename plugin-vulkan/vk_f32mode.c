@@ -3,13 +3,13 @@
 // vk_f32mode.c — which f32 ops of a device's programs are one hardware
 // instruction and which take the exact software helpers (spv_softfloat.c),
 // README.md VK-F32-1..4. Chosen once at create from VYRE_VULKAN_F32:
-//   software (the default): today's exact path on every device (software
+//   software: the exact path of every device before the self-test (software
 //            div, sqrt and fma; mul checked near the smallest normal);
 //   native:  OpFMul, OpFDiv, GLSL Sqrt and GLSL Fma as single instructions
 //            (NoContraction, then the usual canonicalization) — exact only on
 //            a device that rounds them as docs/ir.md IR-F32-2 says; a test
 //            switch, for devices the conformance suite proved;
-//   auto:    a self-test of hard cases (vk_selftest_gen.c: results at and
+//   auto (the default): a self-test of hard cases (vk_selftest_gen.c: results at and
 //            next to 2^-126 that round up or flush, signed zeros, fma cases
 //            where two roundings differ from one, division by huge numbers,
 //            square roots next to exact squares, random operands) runs the
@@ -79,6 +79,10 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
   uint32_t in[3][SELFTEST_N], *out = calloc(4 * SELFTEST_N, 4), pass = 0;
   uint32_t st = out ? vyre_ir_from_binary(kSelftestIr, sizeof(kSelftestIr), NULL, &ir, &err)
                     : VYRE_STATUS_OUT_OF_MEMORY;
+  // Nothing of the self-test stays: no disk entry for its SPIR-V (it runs
+  // only when its verdict is not cached), no pipeline in the memory cache.
+  vyre_kit_cache *disk = be->disk;
+  be->disk = NULL;
   if (!st) {
     be->f32_native = native;
     vyre_compile_args ca = {.struct_size = sizeof(ca),
@@ -128,6 +132,8 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
     snprintf(why, why_cap, "the self-test did not run: %s", err.message);
   }
   if (mod) vyre_vk_module_release(be, mod);
+  vyre_vk_pipes_free(be); // create runs alone: the self-test's are the only ones
+  be->disk = disk;
   vyre_ir_free(ir);
   free(out);
   be->f32_native = 0;
@@ -220,20 +226,22 @@ void vyre_vk_f32_choose(vyre_backend *be) {
     describe(be, "VYRE_VULKAN_F32=native");
     return;
   }
-  if (m && *m && strcmp(m, "software") != 0 && strcmp(m, "auto") != 0)
+  if (m && *m && strcmp(m, "software") != 0 && strcmp(m, "auto") != 0) {
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-                 "VYRE_VULKAN_F32=%s is not a mode; using software. Fix: set it to software, "
-                 "native or auto.",
+                 "VYRE_VULKAN_F32=%s is not a mode; using auto. Fix: set it to auto, software "
+                 "or native.",
                  m);
+    m = NULL;
+  }
   if (!be->has_int64) {
     be->f32_native = VYRE_SPV_F32_NATIVE_DIV | VYRE_SPV_F32_NATIVE_SQRT | VYRE_SPV_F32_NATIVE_FMA;
     describe(be, "no shaderInt64: div, sqrt, fma NOT proven exact");
     return;
   }
-  if (m && strcmp(m, "auto") == 0) {
+  if (!m || !*m || strcmp(m, "auto") == 0) {
     choose_auto(be);
     describe(be, "auto");
     return;
   }
-  describe(be, "default");
+  describe(be, "software");
 }
