@@ -392,8 +392,11 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
 // the module asks for exact results (lavapipe makes NaN * 0.0 zero when the
 // zero is a literal; README.md "Generated code" has the same for x + 0), and
 // such folds happen only with those operands; everything else is the one
-// hardware instruction the self-test proved (README.md VK-F32-2).
+// hardware instruction the self-test proved (README.md VK-F32-2). Only ops
+// with an operand that may be a compile-time constant get the guard
+// (c->f32_guard, spv_float_const.c).
 static uint32_t guard_mul(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, int div) {
+  if (!c->f32_guard) return r; // no operand may be constant (spv_float_const.c)
   fview x = view(c, a), y = view(c, b);
   uint32_t sign = OP(SpvOpBitwiseXor, U, x.sign, y.sign);
   if (!div) {
@@ -409,6 +412,7 @@ static uint32_t guard_mul(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, in
 }
 
 static uint32_t guard_sqrt(vyre_spv_cg *c, uint32_t r, uint32_t a) {
+  if (!c->f32_guard) return r;
   fview x = view(c, a);
   uint32_t nan = lor(c, x.nan, land(c, eq(c, x.sign, u(c, 1)), lnot(c, x.zero)));
   r = sel(c, U, lor(c, x.zero, x.inf), a, r);
@@ -416,6 +420,7 @@ static uint32_t guard_sqrt(vyre_spv_cg *c, uint32_t r, uint32_t a) {
 }
 
 static uint32_t guard_fma(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, uint32_t d) {
+  if (!c->f32_guard) return r;
   fview x = view(c, a), y = view(c, b), z = view(c, d);
   uint32_t sp = OP(SpvOpBitwiseXor, U, x.sign, y.sign);
   uint32_t prod_nan = lor(c, land(c, x.inf, y.zero), land(c, y.inf, x.zero));
