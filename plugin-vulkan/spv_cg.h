@@ -59,7 +59,18 @@ typedef struct vyre_spv_cg {
   // runtime array of that width (opt.storage8 / storage16), else 0 (words)
   uint8_t *narrow_bits;
   uint32_t t_u8, t_u16, t_ptr_sb_u8, t_ptr_sb_u16;
+  // Native f32 paths (README.md VK-F32-2): per node, 1 when its value may be
+  // a compile-time constant to the driver (spv_float_const.c; NULL: assume
+  // so); f32_guard: the op being emitted has such an operand.
+  uint8_t *const_node;
+  int f32_guard;
 } vyre_spv_cg;
+
+// Per node of |p|: 1 when the value may be a compile-time constant (malloc'd;
+// NULL when out of memory).
+uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p);
+// Sets c->f32_guard for the f32 op node |n| (its operands are evaluated).
+void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n);
 
 // Constants and small helpers (spv_cg_expr.c).
 uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v);

@@ -441,6 +441,7 @@ static uint32_t un_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t x = vyre_spv_expr(c, n->a);
   uint32_t t = c->p->nodes[n->a].type;
   const un_row *row = &kUn[n->op]; // the plan checked n->op against the list
+  vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
   return row->emit(c, row, x, t);
 }
 
@@ -744,6 +745,7 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   x.is_s = x.t == VYRE_IR_TYPE_I32;
   x.zero = vyre_spv_u(c, 0);
   const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
+  vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
   return row->emit(c, row, &x);
 }
 
@@ -838,8 +840,11 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
     uint32_t x = vyre_spv_expr(c, n->a);
     return n->type == VYRE_IR_TYPE_F32 ? vyre_spv_canon(c, x) : x;
   }
-  case VYRE_IR_K_FMA:
-    return vyre_spv_ffma(c, vyre_spv_expr(c, n->a), vyre_spv_expr(c, n->b), vyre_spv_expr(c, n->c));
+  case VYRE_IR_K_FMA: {
+    uint32_t a = vyre_spv_expr(c, n->a), b = vyre_spv_expr(c, n->b), d = vyre_spv_expr(c, n->c);
+    vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
+    return vyre_spv_ffma(c, a, b, d);
+  }
   default: // the plan admits expression kinds only here
     break;
   }

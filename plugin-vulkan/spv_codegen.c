@@ -740,6 +740,8 @@ static uint32_t generate(vyre_spv_cg *c) {
   c->lanes = c->plan->lanes.ok != 0;
   vyre_spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
+  if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
+    vyre_spv_capability(m, SpvCapabilityFloat64);
   if (c->opt->has_int64 && c->opt->int64_atomics && uses_record(c))
     vyre_spv_capability(m, SpvCapabilityInt64Atomics);
   c->glsl = vyre_spv_id(m);
@@ -830,6 +832,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.lane_vec = calloc(nb, sizeof(uint32_t));
   c.lane_mask = calloc(nb, sizeof(uint32_t));
   c.narrow_bits = calloc(nb, 1);
+  c.const_node = opt->f32_native ? vyre_spv_const_nodes(p) : NULL; // NULL: guard every op
+  c.f32_guard = 1;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits)
     st = generate(&c);
@@ -843,6 +847,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.lane_vec);
   free(c.lane_mask);
   free(c.narrow_bits);
+  free(c.const_node);
   vyre_spv_module_free(&m);
   vyre_kit_plan_free(&plan);
   if (st)

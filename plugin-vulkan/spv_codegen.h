@@ -70,7 +70,7 @@
 // types (features storage_8_16 and storage_half), native or emulated. 8:
 // bindings 0..63 (many_bindings), trap record at binding 64 and the indirect
 // variant (binding 65); both of the above had been built as 7.
-#define VYRE_VK_GENERATOR_VERSION 10u
+#define VYRE_VK_GENERATOR_VERSION 11u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -100,10 +100,28 @@ typedef struct vyre_spv_options {
   // workgroup 0 writes {1, x, y, z} to words 3..6), or when it lies outside
   // the grid; the rest see nwg = the grid.
   uint32_t indirect;
+
+  // f32 paths a device proved exact (VYRE_SPV_F32_NATIVE_* bits; README.md
+  // VK-F32-*): those ops are one hardware instruction (NoContraction, then
+  // the canonicalization), the others take the software helpers. 0: every
+  // op as before (software div/sqrt/fma, checked mul).
+  uint32_t f32_native;
 } vyre_spv_options;
 
 #define VYRE_VK_IND_BINDING (VYRE_IR_MAX_BINDINGS + 1u) // after the trap record's
 #define VYRE_VK_IND_BYTES   32u                         // grid[3], error flag, grid read[3], pad
+
+// Bits of vyre_spv_options.f32_native (README.md VK-F32-2).
+#define VYRE_SPV_F32_NATIVE_MUL  1u // OpFMul without the tiny-result recheck
+#define VYRE_SPV_F32_NATIVE_DIV  2u // OpFDiv
+#define VYRE_SPV_F32_NATIVE_SQRT 4u // GLSL.std.450 Sqrt
+#define VYRE_SPV_F32_NATIVE_FMA  8u // GLSL.std.450 Fma
+#define VYRE_SPV_F32_NATIVE_ALL  15u
+// fma through 64-bit floats: the exact product, the sum rounded to odd
+// (TwoSum's error moves an even result one ulp toward it), then one
+// conversion to f32 (53 >= 2*24 + 2 bits, so it rounds once). Needs
+// shaderFloat64 and shaderInt64; takes the place of FMA (README.md VK-F32-2).
+#define VYRE_SPV_F32_NATIVE_FMA64 16u
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

@@ -386,8 +386,58 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
   return vyre_spv_canon(c, OP(SpvOpBitcast, c->t_uint, r));
 }
 
+// Native results, guarded: where an operand is zero, infinite or NaN the
+// result is selected on the integer bits by the IR's rules, as the software
+// helpers do. Drivers fold float instructions with literal operands although
+// the module asks for exact results (lavapipe makes NaN * 0.0 zero when the
+// zero is a literal; README.md "Generated code" has the same for x + 0), and
+// such folds happen only with those operands; everything else is the one
+// hardware instruction the self-test proved (README.md VK-F32-2). Only ops
+// with an operand that may be a compile-time constant get the guard
+// (c->f32_guard, spv_float_const.c).
+static uint32_t guard_mul(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, int div) {
+  if (!c->f32_guard) return r; // no operand may be constant (spv_float_const.c)
+  fview x = view(c, a), y = view(c, b);
+  uint32_t sign = OP(SpvOpBitwiseXor, U, x.sign, y.sign);
+  if (!div) {
+    uint32_t nan =
+        lor(c, lor(c, x.nan, y.nan), lor(c, land(c, x.inf, y.zero), land(c, y.inf, x.zero)));
+    return finish(c, r, sign, lor(c, x.zero, y.zero), lor(c, x.inf, y.inf), nan);
+  }
+  uint32_t nan =
+      lor(c, lor(c, x.nan, y.nan), lor(c, land(c, x.inf, y.inf), land(c, x.zero, y.zero)));
+  uint32_t inf = lor(c, land(c, x.inf, lnot(c, y.inf)), land(c, y.zero, lnot(c, x.zero)));
+  uint32_t zero = lor(c, land(c, x.zero, lnot(c, y.zero)), land(c, y.inf, lnot(c, x.inf)));
+  return finish(c, r, sign, zero, inf, nan);
+}
+
+static uint32_t guard_sqrt(vyre_spv_cg *c, uint32_t r, uint32_t a) {
+  if (!c->f32_guard) return r;
+  fview x = view(c, a);
+  uint32_t nan = lor(c, x.nan, land(c, eq(c, x.sign, u(c, 1)), lnot(c, x.zero)));
+  r = sel(c, U, lor(c, x.zero, x.inf), a, r);
+  return sel(c, U, nan, u(c, 0x7FC00000u), r);
+}
+
+static uint32_t guard_fma(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, uint32_t d) {
+  if (!c->f32_guard) return r;
+  fview x = view(c, a), y = view(c, b), z = view(c, d);
+  uint32_t sp = OP(SpvOpBitwiseXor, U, x.sign, y.sign);
+  uint32_t prod_nan = lor(c, land(c, x.inf, y.zero), land(c, y.inf, x.zero));
+  uint32_t prod_inf = lor(c, x.inf, y.inf), prod_zero = lor(c, x.zero, y.zero);
+  uint32_t nan = lor(c, lor(c, lor(c, x.nan, y.nan), z.nan),
+                     lor(c, prod_nan, land(c, land(c, prod_inf, z.inf), ne(c, sp, z.sign))));
+  uint32_t zr = sel(c, U, z.zero, shl(c, U, and_(c, U, sp, z.sign), u(c, 31)), d);
+  r = sel(c, U, prod_zero, zr, r);
+  r = sel(c, U, z.inf, d, r);
+  r = sel(c, U, prod_inf, or_(c, U, shl(c, U, sp, u(c, 31)), u(c, 0x7F800000u)), r);
+  return sel(c, U, nan, u(c, 0x7FC00000u), r);
+}
+
 uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (c->opt->soft_mul) return call(c, fn_mul(c), 2, a, b, 0);
+  if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_MUL)
+    return guard_mul(c, hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2), a, b, 0);
   uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
   uint32_t exact = fn_mul(c);
   // Results with a biased exponent <= 2 (|r| < 2^-124, zero included) may
@@ -406,15 +456,58 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
 
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
+  if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_DIV)
+    return guard_mul(c, hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2), a, b, 1);
   return call(c, fn_div(c), 2, a, b, 0);
 }
 
 uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a) {
   if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
+  if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_SQRT)
+    return guard_sqrt(c, hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1), a);
   return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
+// fma(a, b, d) in 64-bit floats, rounded once (VYRE_SPV_F32_NATIVE_FMA64):
+// p = a*b is exact; s = p + d rounds; TwoSum gives its exact error e; where
+// e != 0 and s is even, s moves one ulp toward e (round to odd); the one
+// conversion to f32 then rounds as a single rounding of a*b + d would. Every
+// float instruction is NoContraction. Special values pass through (e is NaN
+// or 0 then, and an ordered compare leaves s alone).
+static uint32_t nc(vyre_spv_cg *c, uint32_t r) {
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
+  return r;
+}
+
+static uint32_t ffma64(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  uint32_t D = vyre_spv_global(c->m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(64));
+  uint32_t x[3] = {a, b, d}, w[3];
+  for (int i = 0; i < 3; i++)
+    w[i] = OP(SpvOpFConvert, D, OP(SpvOpBitcast, c->t_float, x[i]));
+  uint32_t p = nc(c, OP(SpvOpFMul, D, w[0], w[1]));
+  uint32_t s = nc(c, OP(SpvOpFAdd, D, p, w[2]));
+  uint32_t bb = nc(c, OP(SpvOpFSub, D, s, p));
+  uint32_t t1 = nc(c, OP(SpvOpFSub, D, s, bb));
+  uint32_t t2 = nc(c, OP(SpvOpFSub, D, p, t1));
+  uint32_t t3 = nc(c, OP(SpvOpFSub, D, w[2], bb));
+  uint32_t e = nc(c, OP(SpvOpFAdd, D, t2, t3));
+  uint32_t zero = vyre_spv_global(c->m, SpvOpConstant, 1, VYRE_SPV_ARGS(D, 0, 0));
+  uint32_t sb = OP(SpvOpBitcast, L, s);
+  uint32_t even = eq(c, and_(c, L, sb, l(c, 1)), l(c, 0));
+  uint32_t adj = land(c, OP(SpvOpFOrdNotEqual, B, e, zero), even);
+  uint32_t up = OP(SpvOpLogicalEqual, B, OP(SpvOpFOrdLessThan, B, e, zero),
+                   OP(SpvOpFOrdLessThan, B, s, zero));
+  uint32_t odd = sel(c, L, up, add(c, L, sb, l(c, 1)), sub(c, L, sb, l(c, 1)));
+  uint32_t r = OP(SpvOpFConvert, c->t_float, OP(SpvOpBitcast, D, sel(c, L, adj, odd, sb)));
+  return vyre_spv_canon(c, OP(SpvOpBitcast, U, r));
+}
+
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
+    return guard_fma(c, ffma64(c, a, b, d), a, b, d);
   if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
+  if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA)
+    return guard_fma(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3), a, b, d);
   return call(c, fn_fma(c), 3, a, b, d);
 }

@@ -277,6 +277,10 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   VkPhysicalDeviceFeatures want = {0};
   be->has_int64 = feat.shaderInt64 ? 1u : 0u;
   want.shaderInt64 = feat.shaderInt64;
+  // 64-bit floats: the exact fma through doubles, where the f32 self-test
+  // proves it (vk_f32mode.c, README.md VK-F32-2).
+  be->has_f64 = feat.shaderFloat64 ? 1u : 0u;
+  want.shaderFloat64 = feat.shaderFloat64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
   const char *exts[5];
@@ -573,6 +577,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), "vulkan-v1", 0, VYRE_VK_NAME);
   st = vyre_vk_device_open(be, err);
   if (st) goto fail;
+  vyre_vk_f32_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);
   *out = be;
@@ -681,5 +686,9 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     snprintf(out->driver + n, sizeof(out->driver) - (size_t)n,
              "; loops: %u iterations per invocation at most (%s)", be->loop_limit,
              be->loop_guard ? "more is refused" : "NOT checked");
+  // The f32 paths (README.md VK-F32-4), e.g. "f32: native div sqrt fma".
+  size_t used = strlen(out->driver);
+  if (be->f32_desc[0] && used + 2 < sizeof(out->driver))
+    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->f32_desc);
   return VYRE_STATUS_OK;
 }

@@ -111,6 +111,13 @@ struct vyre_backend {
   // and recording up to the submit, the submit and the fence wait, and
   // reading results back and releasing the jobs after it.
   _Atomic uint64_t ns_record, ns_wait, ns_finish;
+  // f32 paths (README.md VK-F32-*): VYRE_SPV_F32_NATIVE_* bits of the ops
+  // generated as one hardware instruction, chosen at create by
+  // VYRE_VULKAN_F32 (vk_f32mode.c); f32_desc says which, for `vyre list`.
+  uint32_t f32_native;
+  uint32_t f32_selftest_ran; // 1: this open ran the self-test (not a cached verdict)
+  uint32_t has_f64;          // shaderFloat64 (enabled when offered)
+  char f32_desc[96];
 };
 
 void vyre_vk_probe(vyre_probe_result *out);
@@ -127,5 +134,8 @@ uint32_t vyre_vk_max_bindings(const vyre_backend *be);
 void vyre_vk_read_props(vyre_backend *be);
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err);
 void vyre_vk_device_close(vyre_backend *be);
+// Chooses be->f32_native and be->f32_desc from VYRE_VULKAN_F32 and the
+// device (vk_f32mode.c, README.md VK-F32-*). Called at create, after open.
+void vyre_vk_f32_choose(vyre_backend *be);
 
 #endif // VYRE_VK_DEVICE_H

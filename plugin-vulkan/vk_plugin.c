@@ -89,10 +89,13 @@ static uint32_t recover_impl(vyre_backend *be, vyre_error *err) {
 // After the kit's metrics: validation errors, then how many costly Vulkan
 // objects the backend created (warm dispatches create none; tests pin it).
 static const char *const kExtraMetrics[] = {
-    "validation_errors",           "vk_memory_allocations", "vk_descriptor_pools",
-    "vk_fences_created",           "vk_queue_submits",      "vk_command_buffers",
-    "vk_command_buffers_recorded", "vk_host_record_ns",     "vk_host_wait_ns",
-    "vk_host_finish_ns",           "vk_push_descriptors",   "module_cache_entries"};
+    "validation_errors", "vk_memory_allocations", "vk_descriptor_pools", "vk_fences_created",
+    "vk_queue_submits", "vk_command_buffers", "vk_command_buffers_recorded", "vk_host_record_ns",
+    "vk_host_wait_ns", "vk_host_finish_ns", "vk_push_descriptors", "module_cache_entries",
+    // 1 where the op is one hardware instruction (README.md VK-F32-4)
+    "vk_f32_native_mul", "vk_f32_native_div", "vk_f32_native_sqrt", "vk_f32_native_fma",
+    // 1 when this device's open ran the f32 self-test, 0 when it used a cached verdict
+    "vk_f32_selftest_ran"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -112,7 +115,14 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->ns_wait,
                          be->ns_finish,
                          be->cmd_push_descriptors ? 1u : 0u,
-                         vyre_vk_pipes_count(be)};
+                         vyre_vk_pipes_count(be),
+                         (be->f32_native & VYRE_SPV_F32_NATIVE_MUL) ? 1u : 0u,
+                         (be->f32_native & VYRE_SPV_F32_NATIVE_DIV) ? 1u : 0u,
+                         (be->f32_native & VYRE_SPV_F32_NATIVE_SQRT) ? 1u : 0u,
+                         (be->f32_native & VYRE_SPV_F32_NATIVE_FMA64) ? 2u
+                         : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA) ? 1u
+                                                                      : 0u,
+                         be->f32_selftest_ran};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

@@ -29,8 +29,12 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // int64 == 2: 64-bit integers and 64-bit storage atomics; | 4: with the
   // loop-cut check of llvmpipe (opt.loop_guard); | 8: native 8- and 16-bit
   // storage-buffer arrays for narrow buffers (else their emulation on words);
-  // | 16: the indirect variant (docs/abi.md ABI-INDIRECT-4).
-  vyre_spv_options opt = {.has_int64 = (int64 & 3) != 0,
+  // | 16: the indirect variant (docs/abi.md ABI-INDIRECT-4); | 32: every f32
+  // op native (plugin-vulkan/README.md VK-F32-2); | 64: the same with fma
+  // through 64-bit floats (VYRE_SPV_F32_NATIVE_FMA64).
+  vyre_spv_options opt = {.f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
+                                        ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0),
+                          .has_int64 = (int64 & 3) != 0,
                           .int64_atomics = (int64 & 3) == 2,
                           .loop_guard = (int64 >> 2) & 1,
                           .storage8 = (int64 >> 3) & 1,
@@ -178,6 +182,8 @@ static void test_spirv_every_operator_validates(void **state) {
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, items), n);
   assert_int_equal(spirv_val(p, 1, "every operator"), 0);
   assert_int_equal(spirv_val(p, 0, "every operator"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32, "every operator, native f32"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32 | 64, "every operator, native f32, fma via f64"), 0);
   free(t);
 }
 
@@ -328,7 +334,7 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0, path) != 0 || spirv_val(&copy, 2 | 4, path) != 0 ||
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
-        spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0)
+        spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0)
       g_failed++;
     vyre_ir_free(ph);
   }

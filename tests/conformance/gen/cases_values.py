@@ -281,6 +281,40 @@ def gen_f32(ctx):
                   ("separate", "f32", lambda x, y, z: add(mul(x, y), z),
                    lambda x, y, z: f_add(f_mul(x, y), z))])
 
+    # The boundaries of the Vulkan native f32 paths (plugin-vulkan/README.md
+    # VK-F32-3; the device self-test's curated rows): products, quotients and
+    # fma results at and next to 2^-126 that round up or flush, signed zeros,
+    # division by huge numbers (a reciprocal-based division flushes), square
+    # roots next to exact squares, fma where one rounding differs from two,
+    # from rounding through a double (tie + 2^-80), and a round-to-odd step
+    # down across a power of two (1 - 2^-80).
+    rows = [(0x1F800000, 0x20800000, 0), (0x3F7FFFFF, mn, 0), (0xBF7FFFFF, mn, 0),
+            (0x3F7FFFFE, mn, 0), (0xBF7FFFFE, mn, 0), (0x3F7FFFFF, 0x00800001, 0),
+            (0x3F000001, 0x01000000, 0), (0x3EFFFFFF, 0x01000001, 0),
+            (0x3F7FFFFF, 0x7E800000, 0), (0x3F7FFFFE, 0x7E800000, 0), (mn, 0x3F800001, 0),
+            (0x00800001, 0x3F800002, 0), (0x7F7FFFFF, 0x7F7FFFFE, 0), (0x7F000000, 0x7F7FFFFF, 0),
+            (one, 0x7F7FFFFF, 0), (0x7F7FFFFF, 0x3F000000, 0), (one, 0x40400000, 0),
+            (0x80000000, one, 0), (0x80000000, one, 0x80000000), (one, 0xBF800000, one),
+            (0x3F800001, 0x3F800001, 0xBF800002), (0x3F800800, 0x3F800800, 0x17800000),
+            (0x3F800800, 0x3F800800, 0x97800000), (one, one, 0x97800000),
+            (one, 0x33800000, one), (one, 0x33800000, 0x3F800002),
+            (0x3F800001, 0x01000000, 0x80800000), (0x3F7FFFFF, 0x01000000, 0x80800000),
+            (0xBF7FFFFF, 0x01000000, mn), (0x3F7FFFFF, mn, 0x80000000),
+            (0x3F800001, mn, 0x80800000), (0x3F7FFFFF, 0x3F800001, 0xBF800000),
+            (mn, one, 0), (0x40800001, one, 0), (0x407FFFFF, one, 0)]
+    a = [r[0] for r in rows]
+    b = [r[1] for r in rows]
+    c = [r[2] for r in rows]
+    ctx.map_case("f32/native_boundaries.json", "native_boundaries",
+                 "the edges a native f32 path must get right: results at and next to 2^-126 "
+                 "(round up or flush), signed zeros, division by huge numbers, square roots "
+                 "next to exact squares, fma rounding once (not twice, not through a double)",
+                 [("a", "f32", a), ("b", "f32", b), ("c", "f32", c)],
+                 [("mul", "f32", lambda x, y, z: mul(x, y), lambda x, y, z: f_mul(x, y)),
+                  ("div", "f32", lambda x, y, z: bin_("div", x, y), lambda x, y, z: f_bin("div", x, y)),
+                  ("sqrt", "f32", lambda x, y, z: un("sqrt", x), lambda x, y, z: f_sqrt(x)),
+                  ("fma", "f32", lambda x, y, z: fma(x, y, z), f_fma)])
+
 
 def _rand_mix(rng):
     """A random f32 around 1 (so that fma cancellations happen) or anywhere."""

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// spv_float_const.c — which expressions a driver's compiler may see as
+// compile-time constants, for the native f32 paths (README.md VK-F32-2).
+// Drivers fold float instructions with constant operands without the IR's
+// rules (lavapipe: NaN * literal 0.0 = 0), so a native mul, div, sqrt or fma
+// whose operand may be constant gets the integer guard for zero, infinite
+// and NaN operands; one whose operands all come from loads, lengths and
+// invocation ids does not (the guard costs LLVM compile time: without this,
+// a 3,000-op chain took ~10x longer on lavapipe).
+//
+// Conservative: a value may be constant when it is a literal, the workgroup
+// size, a loop variable, a local any of whose assignments may be constant,
+// or an operation with any operand that may be (integer and float folds can
+// turn x * 0 or x & 0 into constants whatever x is).
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "spv_cg.h"
+
+static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_t *memo,
+                          uint32_t n) {
+  if (n == VYRE_IR_NONE || n >= p->node_count) return 0;
+  if (memo[n]) return memo[n] - 1;
+  const vyre_ir_node *x = &p->nodes[n];
+  uint8_t r = 0;
+  switch (x->kind) {
+  case VYRE_IR_K_LIT:
+    r = 1;
+    break;
+  case VYRE_IR_K_VAR:
+    r = x->ref < p->local_count ? local[x->ref] : 1;
+    break;
+  case VYRE_IR_K_BUILTIN:
+    r = x->op == VYRE_IR_BUILTIN_WGSIZE;
+    break;
+  case VYRE_IR_K_LOAD:
+  case VYRE_IR_K_LEN:
+    r = 0;
+    break;
+  default:
+    r = node_const(p, local, memo, x->a) | node_const(p, local, memo, x->b) |
+        node_const(p, local, memo, x->c);
+    break;
+  }
+  memo[n] = (uint8_t)(r + 1);
+  return r;
+}
+
+uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
+  uint32_t nn = p->node_count ? p->node_count : 1, nl = p->local_count ? p->local_count : 1;
+  uint8_t *memo = calloc(nn, 1), *local = calloc(nl, 1);
+  if (!memo || !local) {
+    free(memo);
+    free(local);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < p->local_count; i++)
+    local[i] = p->locals[i].is_loop_var ? 1 : 0;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    memset(memo, 0, nn);
+    for (uint32_t i = 0; i < p->node_count; i++) {
+      const vyre_ir_node *x = &p->nodes[i];
+      if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
+          !local[x->ref] && node_const(p, local, memo, x->a)) {
+        local[x->ref] = 1;
+        changed = 1;
+      }
+    }
+  }
+  uint8_t *out = calloc(nn, 1);
+  for (uint32_t i = 0; out && i < p->node_count; i++)
+    out[i] = node_const(p, local, memo, i);
+  free(local);
+  free(memo);
+  return out;
+}
+
+void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n) {
+  c->f32_guard = !c->const_node || n >= c->p->node_count || c->const_node[n];
+}
