@@ -682,7 +682,28 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
   }
   if (s->use_ring) {
     st = ring_open(s, &s->ring, err);
-    if (st != VYRE_STATUS_OK) {
+    if (st == VYRE_STATUS_UNSUPPORTED) {
+      // A module or capacity the plugin's ring cannot take (items too large
+      // for its slots, say): the batch engine streams it (ABI-STREAM-10).
+      if (err) {
+        err->code = VYRE_STATUS_OK;
+        err->native_code = 0;
+        err->message[0] = '\0';
+      }
+      s->ring = NULL;
+      s->use_ring = 0;
+      s->stats.plugin_ring = 0;
+      free(s->comps);
+      s->comps = NULL;
+      s->jobs = calloc(s->cap, sizeof(*s->jobs));
+      if (!s->jobs) {
+        destroy(s);
+        return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
+                              "%s: out of memory for %u batch jobs. Fix: open the stream with a "
+                              "smaller capacity.",
+                              ctx, o.capacity);
+      }
+    } else if (st != VYRE_STATUS_OK) {
       destroy(s);
       return st;
     }

@@ -118,6 +118,20 @@ uint32_t vyre_cpu_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_r
   st = vyre_kit_object_check(args->module, VYRE_MAGIC_MODULE, be, atomic_load(&be->generation),
                              CPU_NAME, "module", err);
   if (st) return st;
+  // VYRE_CPU_RING_MAX_CAPACITY: a bound on the ring's slots, above which
+  // ring_open answers UNSUPPORTED as a plugin with fixed-size rings would;
+  // libvyre then streams on its batch engine (docs/abi.md ABI-STREAM-10).
+  const char *cap_env = vyre_kit_getenv("VYRE_CPU_RING_MAX_CAPACITY");
+  if (cap_env && *cap_env) {
+    char *end = NULL;
+    unsigned long long max = strtoull(cap_env, &end, 10);
+    if (end && !*end && max && args->capacity > max)
+      return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CPU_NAME,
+                           "ring_open: capacity %u is above VYRE_CPU_RING_MAX_CAPACITY=%llu. "
+                           "Fix: open the stream with a capacity of at most %llu, or unset "
+                           "VYRE_CPU_RING_MAX_CAPACITY.",
+                           args->capacity, max, max);
+  }
   vyre_ring *r = calloc(1, sizeof(*r));
   ring_item *items = r ? calloc(args->capacity, sizeof(*items)) : NULL;
   if (!r || !items) {

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "cuda_compile.h"
+#include "cuda_resident.h"
 #include "../common/ir_prog.h"
 #ifdef VYRE_CUDA_HAVE_JSON
 #include "../common/empty_else.h"
@@ -58,6 +59,29 @@ static uint32_t compile_sm90(const vyre_ir_program *p, const uint32_t wg[3], con
   st = vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err);
   if (st)
     fprintf(stderr, "%s: %s\n--- source ---\n%s\n", what, err.message, src);
+  else if (size < 16)
+    st = VYRE_STATUS_INTERNAL;
+  free(cubin);
+  free(src);
+  return st;
+}
+
+// The resident variant of |p| (plugin-cuda/cuda_resident.h, docs/abi.md
+// ABI-STREAM-9), compiled for sm_90; prints the source and log on failure.
+static uint32_t compile_resident_sm90(const vyre_ir_program *p, const uint32_t wg[3],
+                                      const char *what) {
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, &err);
+  if (st) {
+    fprintf(stderr, "%s: resident variant: generate failed: %s\n", what, err.message);
+    return st;
+  }
+  void *cubin = NULL;
+  size_t size = 0;
+  st = vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err);
+  if (st)
+    fprintf(stderr, "%s: resident variant: %s\n--- source ---\n%s\n", what, err.message, src);
   else if (size < 16)
     st = VYRE_STATUS_INTERNAL;
   free(cubin);
@@ -774,7 +798,7 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
 }
 
 #ifdef VYRE_CUDA_HAVE_JSON
-static unsigned g_cases, g_failed;
+static unsigned g_cases, g_failed, g_resident;
 
 static void compile_case(const char *path, void *ctx) {
   (void)ctx;
@@ -796,6 +820,13 @@ static void compile_case(const char *path, void *ctx) {
     memcpy(wg, cs->has_workgroup_override ? cs->workgroup_override : p->workgroup_size, 12);
     g_cases++;
     if (compile_sm90(p, wg, path)) g_failed++;
+    // Every case streams (the conformance stream path); a program with grid
+    // barriers streams as its phases on libvyre's batch engine
+    // (ABI-STREAM-8), so only single-phase programs get the resident kernel.
+    if (phases == 1) {
+      g_resident++;
+      if (compile_resident_sm90(p, wg, path)) g_failed++;
+    }
     vyre_ir_free(ph);
   }
   vyre_case_free(cs);
@@ -805,7 +836,9 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   NEED_NVRTC();
   vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", compile_case, NULL);
   vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", compile_case, NULL);
-  fprintf(stderr, "nvrtc: %u case programs compiled for sm_90, %u failed\n", g_cases, g_failed);
+  fprintf(stderr,
+          "nvrtc: %u case programs and %u resident variants compiled for sm_90, %u failed\n",
+          g_cases, g_resident, g_failed);
   if (g_cases == 0) {
     fprintf(stderr, "skipped: no loadable case files yet\n");
     skip();

@@ -456,6 +456,46 @@ static void test_a_trapping_item_fails_alone_and_timing_is_summed(void **state) 
   vyre_program_free(p);
 }
 
+// A ring_open that answers UNSUPPORTED (here: the CPU reference's
+// VYRE_CPU_RING_MAX_CAPACITY below the stream's capacity) streams on
+// libvyre's batch engine instead of failing (docs/abi.md ABI-STREAM-10).
+static void test_an_unsupported_ring_streams_on_the_batch_engine(void **state) {
+  fixture *f = *state;
+  if (strcmp(backend_name(), "cpu") != 0) skip(); // the knob is the CPU reference's
+  enum { ITEMS = 12 };
+  static uint32_t outs[ITEMS][N];
+  setenv("VYRE_CPU_RING_MAX_CAPACITY", "2", 1);
+  vyre_stream *s = open_stream(f, 4, NULL, NULL);
+  unsetenv("VYRE_CPU_RING_MAX_CAPACITY");
+  vyre_error e = new_err();
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    assert_int_equal(submit_item(s, i, outs[i], 0, &st), i);
+    assert_int_equal(st, VYRE_STATUS_OK);
+    if (i % 4 != 3) continue; // the ring is full: take its four items
+    for (uint32_t j = i - 3; j <= i; j++) {
+      e = new_err();
+      st = vyre_stream_wait(s, j, UINT64_MAX, NULL, &e);
+      if (st != VYRE_STATUS_OK) fail_msg("item %u: %s", j, e.message);
+      check_item(j, outs[j]);
+    }
+  }
+  vyre_stream_stats stats;
+  memset(&stats, 0, sizeof(stats));
+  stats.struct_size = sizeof(stats);
+  assert_int_equal(vyre_stream_stats_get(s, &stats, &e), VYRE_STATUS_OK);
+  assert_int_equal(stats.plugin_ring, 0);
+  assert_int_equal(stats.items, ITEMS);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  // Within the bound the plugin's ring is used (unless the fixture forces the host's).
+  setenv("VYRE_CPU_RING_MAX_CAPACITY", "8", 1);
+  s = open_stream(f, 4, NULL, NULL);
+  unsetenv("VYRE_CPU_RING_MAX_CAPACITY");
+  assert_int_equal(vyre_stream_stats_get(s, &stats, &e), VYRE_STATUS_OK);
+  assert_int_equal(stats.plugin_ring, f->flags & VYRE_STREAM_HOST_RING ? 0 : 1);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
 #define BOTH(t)                                                                                    \
   cmocka_unit_test_setup_teardown(t, setup_plugin, teardown),                                      \
       cmocka_unit_test_setup_teardown(t, setup_host, teardown)
@@ -469,6 +509,7 @@ int main(void) {
       BOTH(test_a_loss_replays_every_undelivered_item),
       BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
       BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
+      BOTH(test_an_unsupported_ring_streams_on_the_batch_engine),
   };
   return cmocka_run_group_tests_name("host/stream", tests, NULL, NULL);
 }

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_resident.c — the resident kernel variant for the stream ring slots
+// (cuda_resident.h; docs/abi.md ABI-STREAM-9). It reuses the one-shot
+// generator unchanged: the one-shot kernel becomes the device function
+// vyre_item, whose blockIdx / gridDim (and those of the prelude's trap
+// helpers) are the block-shared virtual workgroup vrb and grid vrg the
+// resident loop sets before each workgroup it runs.
+
+#include "cuda_resident.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vyre_kit.h"
+
+static const char kHead[] = "static __shared__ uint3 vrb;\n"
+                            "static __shared__ uint3 vrg;\n"
+                            "#define blockIdx vrb\n"
+                            "#define gridDim vrg\n";
+
+// Block 0's lead thread waits for the doorbell (acquire, system scope), the
+// stop flag or the idle time, and publishes the command word vctl[0]: 2 *
+// seq + 2 runs seq, 2 * seq + 3 exits before it. Every block's lead waits
+// for vctl[0] >= 2 * seq + 2 (it only grows), so no block misses an item.
+// Each block runs the virtual workgroups blockIdx.x, + gridDim.x, ... of the
+// item, one at a time with the whole block (barriers and workgroup memory
+// stay per workgroup); every thread fences its writes at system scope, and
+// the last block to count itself in vctl[1] publishes the completion word
+// with a release store at system scope.
+static const char kLoopHead[] =
+    "#undef blockIdx\n"
+    "#undef gridDim\n"
+    "VD u64 vrclk() { u64 t; asm volatile(\"mov.u64 %%0, %%%%globaltimer;\" : \"=l\"(t)); return "
+    "t; }\n"
+    "VD u64 vracq_sys(const u64 *p) { u64 v; asm volatile(\"ld.acquire.sys.global.u64 %%0, "
+    "[%%1];\" "
+    ": \"=l\"(v) : \"l\"(p) : \"memory\"); return v; }\n"
+    "VD u64 vracq_gpu(const u64 *p) { u64 v; asm volatile(\"ld.acquire.gpu.global.u64 %%0, "
+    "[%%1];\" "
+    ": \"=l\"(v) : \"l\"(p) : \"memory\"); return v; }\n"
+    "VD void vrrel_sys(u64 *p, u64 v) { asm volatile(\"st.release.sys.global.u64 [%%0], %%1;\" :: "
+    "\"l\"(p), \"l\"(v) : \"memory\"); }\n"
+    "VD void vrrel_gpu(u64 *p, u64 v) { asm volatile(\"st.release.gpu.global.u64 [%%0], %%1;\" :: "
+    "\"l\"(p), \"l\"(v) : \"memory\"); }\n"
+    "extern \"C\" __global__ void __launch_bounds__(%u) " VYRE_CUDA_RESIDENT_KERNEL_NAME
+    "(u64 *vh, unsigned char *vslots, u64 vslot_bytes, u32 vcap, u64 vfirst, u64 vidle_ns, "
+    "u64 *vctl) {\n"
+    "  __shared__ u64 vcmd;\n"
+    "  const bool vlead = (threadIdx.x | threadIdx.y | threadIdx.z) == 0u;\n"
+    "  for (u64 vseq = vfirst;; vseq++) {\n"
+    "    if (vlead) {\n"
+    "      u64 vc;\n"
+    "      if (blockIdx.x == 0u) {\n"
+    "        const u64 vt0 = vrclk();\n"
+    "        for (;;) {\n"
+    "          if (vracq_sys(vh + %uu) >= vseq) { vc = 2u * vseq + 2u; break; }\n"
+    "          if (*(volatile u64 *)(vh + %uu) || vrclk() - vt0 > vidle_ns) {\n"
+    "            vc = 2u * vseq + 3u; break; }\n"
+    "          __nanosleep(64);\n"
+    "        }\n"
+    "        if (vc & 1u) vh[%uu] = vseq + 1u; else ((u64 *)(vslots + (vseq %% vcap) * "
+    "vslot_bytes))[%uu] = vrclk();\n"
+    "        vrrel_gpu(vctl, vc);\n"
+    "      } else {\n"
+    "        while ((vc = vracq_gpu(vctl)) < 2u * vseq + 2u) __nanosleep(32);\n"
+    "      }\n"
+    "      vcmd = vc;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    const u64 vc = vcmd;\n"
+    "    __syncthreads();\n"
+    "    if (vc == 2u * vseq + 3u) return;\n"
+    "    u64 *vd = (u64 *)(vslots + (vseq %% vcap) * vslot_bytes);\n"
+    "    const u32 vgx0 = (u32)vd[1], vgx1 = (u32)(vd[1] >> 32), vgx2 = (u32)vd[2];\n"
+    "    const u32 vfl = (u32)(vd[2] >> 32); (void)vfl;\n"
+    "    const u32 vvx = %s;\n"
+    "    const u64 vtot = (u64)vvx * vgx1 * vgx2;\n"
+    "    for (u64 v = blockIdx.x; v < vtot; v += gridDim.x) {\n"
+    "      if (vlead) {\n"
+    "        vrb = make_uint3((u32)(v %% vvx), (u32)((v / vvx) %% vgx1), (u32)(v / ((u64)vvx * "
+    "vgx1)));\n"
+    "        vrg = make_uint3(vvx, vgx1, vgx2);\n"
+    "      }\n"
+    "      __syncthreads();\n"
+    "      vyre_item(";
+
+static const char kLoopTail[] =
+    "vd + %uu, %s0u, 0u, 0u, vgx0, vgx1, vgx2, (const u32 *)0, 0u, 0u, 0u);\n"
+    "      __syncthreads();\n"
+    "    }\n"
+    "    __threadfence_system();\n"
+    "    __syncthreads();\n"
+    "    if (vlead) {\n"
+    "      const u64 vf = atomicAdd(vctl + 1, 1ull) + 1u;\n"
+    "      if (vf == (vseq - vfirst + 1u) * (u64)gridDim.x) {\n"
+    "        __threadfence_system();\n"
+    "        vd[%uu] = vrclk() - *(volatile u64 *)(vd + %uu);\n"
+    "        vrrel_sys(vd + %uu, vseq);\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static const char kHeader[] = "extern \"C\" __global__ void __launch_bounds__(";
+
+uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
+                                     size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err) {
+  *out_src = NULL;
+  if (out_len) *out_len = 0;
+  char *one = NULL;
+  vyre_cuda_plan plan;
+  uint32_t st = vyre_cuda_generate(p, wg, &one, NULL, &plan, err);
+  if (st) return st;
+  // The one-shot kernel's header "extern "C" __global__ void
+  // __launch_bounds__(N) vyre_main(" becomes the device function's.
+  char *h = strstr(one, kHeader);
+  char *name = h ? strstr(h, VYRE_CUDA_KERNEL_NAME "(") : NULL;
+  if (!name) {
+    free(one);
+    return vyre_kit_fail(err, VYRE_STATUS_INTERNAL, 0, "cuda",
+                         "resident variant: the one-shot source has no \"%s\" kernel header. "
+                         "Fix: keep cuda_resident.c in step with cuda_codegen.c.",
+                         VYRE_CUDA_KERNEL_NAME);
+  }
+  const uint32_t S = plan.slot_count;
+  const uint32_t threads = wg[0] * wg[1] * wg[2] / (plan.lanes ? plan.lanes : 1u);
+  const uint32_t D = vyre_cuda_ring_done_word(S);
+  const char *vx = plan.coarsen > 1 ? "(vgx0 + %uu - 1u) / %uu" : "vgx0";
+  char vxs[64];
+  snprintf(vxs, sizeof(vxs), vx, plan.coarsen, plan.coarsen);
+  // Sizes: the one-shot text, the head, the loop (with room for the numbers)
+  // and one argument per slot.
+  size_t cap =
+      strlen(one) + sizeof(kHead) + sizeof(kLoopHead) + sizeof(kLoopTail) + 512 + (size_t)S * 96u;
+  char *src = malloc(cap);
+  if (!src) {
+    free(one);
+    return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, "cuda",
+                         "resident variant: %zu bytes of host memory. Fix: free memory.", cap);
+  }
+  size_t n = 0;
+  n += (size_t)snprintf(src + n, cap - n, "%s%.*s", kHead, (int)(h - one), one);
+  n += (size_t)snprintf(src + n, cap - n, "static __device__ __forceinline__ void vyre_item(%s",
+                        name + strlen(VYRE_CUDA_KERNEL_NAME "("));
+  n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, VYRE_CUDA_RING_H_DOORBELL,
+                        VYRE_CUDA_RING_H_STOP, VYRE_CUDA_RING_H_EXITED, D + 1u, vxs);
+  for (uint32_t s = 0; s < S; s++) {
+    uint32_t eb = vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type);
+    const char *et = eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "u32";
+    n += (size_t)snprintf(src + n, cap - n, "(%s *)((unsigned char *)vd + vd[%uu]), ", et, 3u + s);
+  }
+  for (uint32_t s = 0; s < S; s++)
+    n += (size_t)snprintf(src + n, cap - n, "(u32)vd[%uu], ", 3u + S + s);
+  n += (size_t)snprintf(src + n, cap - n, kLoopTail, vyre_cuda_ring_trap_word(S),
+                        plan.coarsen > 1 ? "vgx0, "
+                        : plan.lanes     ? "vfl, "
+                                         : "",
+                        D + 1u, D + 1u, D);
+  free(one);
+  if (n >= cap) {
+    free(src);
+    return vyre_kit_fail(err, VYRE_STATUS_INTERNAL, 0, "cuda",
+                         "resident variant: the source outgrew its %zu-byte estimate. Fix: "
+                         "raise the estimate in cuda_resident.c.",
+                         cap);
+  }
+  *out_src = src;
+  if (out_len) *out_len = n;
+  if (out_plan) *out_plan = plan;
+  return VYRE_STATUS_OK;
+}

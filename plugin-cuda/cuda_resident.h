@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_resident.h — the resident ("persistent") variant of a program's CUDA
+// kernel, for the stream ring slots (docs/abi.md "Streams (ABI 1.2)",
+// ABI-STREAM-9). Pure like cuda_codegen.h: no driver, no device.
+//
+// The variant is the one-shot kernel of vyre_cuda_generate() turned into a
+// device function (`vyre_item`, its parameters unchanged) whose blockIdx and
+// gridDim are the item's virtual workgroup and grid (block-shared words the
+// resident loop sets), plus `extern "C" __global__ void vyre_resident(...)`,
+// launched once with every block co-resident. Its ring lives in mapped
+// pinned host memory:
+//
+//   header (u64 words, VYRE_CUDA_RING_H_*): DOORBELL (host: last submitted
+//   seq, written after the slot with a store fence), STOP (host: 1 asks the
+//   kernel to exit), DONE (device: last completed seq), EXITED (device: the
+//   seq the kernel exited before, + 1, written as it leaves).
+//   slot k = seq % capacity, at slot_base + k * slot_bytes, u64 words:
+//   [0] seq, [1] grid x | grid y << 32, [2] grid z | vfast << 32,
+//   [3 + s] byte offset of plan slot s's data from the slot's start,
+//   [3 + S + s] element count of plan slot s (S = plan.slot_count),
+//   then the trap record (VYRE_CUDA_RING_TRAP_WORDS words, reset by the
+//   host before the doorbell), then the completion: [c] seq published last
+//   (release, system scope), [c + 1] device time in ns.
+//
+// Parameters of vyre_resident: (u64 *vh, u8 *vslots, u64 vslot_bytes, u32
+// vcap, u64 vfirst, u64 vidle_ns, u32 *vctl). vctl is 4 device words that
+// the launch zeroes: [0] the command word block 0 publishes (the seq to run
+// or ~0 to exit, as low 32 bits + a generation), [1] blocks finished.
+
+#ifndef VYRE_CUDA_RESIDENT_H
+#define VYRE_CUDA_RESIDENT_H
+
+#include "cuda_codegen.h"
+
+#define VYRE_CUDA_RESIDENT_KERNEL_NAME "vyre_resident"
+#define VYRE_CUDA_RING_H_DOORBELL      0u
+#define VYRE_CUDA_RING_H_STOP          1u
+#define VYRE_CUDA_RING_H_DONE          2u
+#define VYRE_CUDA_RING_H_EXITED        3u
+#define VYRE_CUDA_RING_HEADER_WORDS    8u
+// The trap record of one item: 4 u64 (README.md "Trap record") + 2 u64 of
+// the indirect-grid words that follow it (unused by items, kept in place).
+#define VYRE_CUDA_RING_TRAP_WORDS 6u
+
+// Word index of the trap record / completion in a slot of a plan with
+// |slots| host buffers.
+static inline uint32_t vyre_cuda_ring_trap_word(uint32_t slots) {
+  return 3u + 2u * slots;
+}
+static inline uint32_t vyre_cuda_ring_done_word(uint32_t slots) {
+  return 3u + 2u * slots + VYRE_CUDA_RING_TRAP_WORDS;
+}
+// Bytes of a slot's descriptor + trap + completion, rounded to 128.
+static inline uint64_t vyre_cuda_ring_desc_bytes(uint32_t slots) {
+  return ((uint64_t)(vyre_cuda_ring_done_word(slots) + 2u) * 8u + 127u) & ~(uint64_t)127u;
+}
+
+// Generates the resident variant of |p| at workgroup size |wg|. Errors: those
+// of vyre_cuda_generate; UNSUPPORTED for a program with grid barriers (they
+// stream on libvyre's batch engine, ABI-STREAM-8) or indirect-grid use.
+uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
+                                     size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err);
+
+#endif // VYRE_CUDA_RESIDENT_H
