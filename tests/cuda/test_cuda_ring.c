@@ -159,7 +159,8 @@ static void test_items_come_back_in_order_with_outputs_and_trap_records(void **s
   assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 4, 0, &l, &err), VYRE_STATUS_OK);
   assert_int_equal(l.payload_bytes, VYRE_CUDA_RING_DEFAULT_PAYLOAD); // the read buffer is unsized
   assert_int_equal(l.slot_bytes % 128u, 0);
-  void *ring = aligned_alloc(128, l.ring_bytes);
+  void *ring =
+      aligned_alloc(128, (l.ring_bytes + 127u) & ~(size_t)127u); // C11: size a multiple of 128
   memset(ring, 0, l.ring_bytes);
   dev d;
   dev_start(&d, &l, ring, 1, UINT64_MAX);
@@ -218,7 +219,8 @@ static void test_an_idle_consumer_exits_and_the_next_submit_relaunches_it(void *
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 2, 4096, &l, &err), VYRE_STATUS_OK);
   assert_int_equal(l.payload_bytes, 4096);
-  void *ring = aligned_alloc(128, l.ring_bytes);
+  void *ring =
+      aligned_alloc(128, (l.ring_bytes + 127u) & ~(size_t)127u); // C11: size a multiple of 128
   memset(ring, 0, l.ring_bytes);
   dev d;
   dev_start(&d, &l, ring, 1, 2000000ull); // 2 ms idle
@@ -256,7 +258,8 @@ static void test_stop_drops_items_without_a_doorbell(void **state) {
   vyre_cuda_ring_layout l;
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 2, 0, &l, &err), VYRE_STATUS_OK);
-  void *ring = aligned_alloc(128, l.ring_bytes);
+  void *ring =
+      aligned_alloc(128, (l.ring_bytes + 127u) & ~(size_t)127u); // C11: size a multiple of 128
   memset(ring, 0, l.ring_bytes);
   dev d;
   dev_start(&d, &l, ring, 1, UINT64_MAX);
