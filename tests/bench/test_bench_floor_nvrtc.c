@@ -26,6 +26,7 @@
 #define VYRE_TEST_NVRTC_PATH NULL
 #endif
 
+#ifdef VYRE_TEST_HAVE_CUDA
 static void test_floor_sources_are_the_issue_kernels(void **state) {
   (void)state;
   const char *sg = vyre_bench_cuda_floor_source("sgemm_rb");
@@ -58,7 +59,6 @@ static void test_bad_arch_fails_with_a_fix(void **state) {
   assert_non_null(strstr(why, "Fix:"));
 }
 
-#ifdef VYRE_TEST_HAVE_CUDA
 // PTX of a floor source for compute_90 with the floor's --fmad=false, through
 // the real NVRTC (malloc'd, NULL when NVRTC is unusable).
 static char *floor_ptx(const char *which) {
