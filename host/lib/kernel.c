@@ -324,6 +324,16 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
   // the limits of IR-LIMIT-4/5 on a backend of IR 1.0).
   if (st == VYRE_STATUS_OK && (st = check_features(dev, program->view, err)) != VYRE_STATUS_OK)
     vyre_error_prefix(err, "%s", ctx);
+  // IR-GBAR-3: the phases of a grid-barrier program share their buffers on
+  // the device, which needs the resident slots: refused here, at compile.
+  if (st == VYRE_STATUS_OK && program->phase_count > 1 && !vyre__has_resident(dev))
+    st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
+                        "%s: the program has %u grid barriers, which the host runs as %u phases "
+                        "over device buffers, but %s has no resident buffers (the "
+                        "buffer_alloc/free/write/read slots). Fix: run it on a backend with "
+                        "resident buffers (cpu, vulkan and cuda have them), or split the program "
+                        "into separate dispatches yourself.",
+                        ctx, program->phase_count - 1, program->phase_count, dev->name);
   // docs/ir.md IR-LIMIT-4: workgroup memory fits the device.
   if (st == VYRE_STATUS_OK && dev->caps.max_shared_memory_bytes &&
       program->view->workgroup_bytes > dev->caps.max_shared_memory_bytes)
