@@ -857,16 +857,24 @@ uint32_t vyre_cuda_iso_compile(vyre_backend *be, const vyre_compile_args *a, vyr
   return VYRE_STATUS_OK;
 }
 
+// Asks the child to release its object |remote| with |op| (a module or a
+// pending), when the object is of the current generation and the child
+// lives; an older generation's objects died with their child.
+static void release_remote(vyre_backend *be, uint32_t generation, uint64_t remote, uint32_t op) {
+  struct vyre_cuda_iso *iso = be->iso;
+  pthread_mutex_lock(&iso->chan);
+  if (generation == be->generation && !atomic_load(&be->lost)) {
+    iso->ctl->a[0] = remote;
+    call(be, op, 0, NULL);
+  }
+  pthread_mutex_unlock(&iso->chan);
+}
+
 void vyre_cuda_iso_module_release(vyre_backend *be, vyre_module *mod) {
   struct vyre_cuda_iso *iso = be->iso;
   iso_module *m = (iso_module *)(void *)mod;
   if (!m || m->h.magic != VYRE_MAGIC_MODULE || m->h.owner != be) return;
-  pthread_mutex_lock(&iso->chan);
-  if (m->h.generation == be->generation && !atomic_load(&be->lost)) {
-    iso->ctl->a[0] = m->remote;
-    call(be, VYRE_ISO_OP_MODULE_RELEASE, 0, NULL);
-  }
-  pthread_mutex_unlock(&iso->chan);
+  release_remote(be, m->h.generation, m->remote, VYRE_ISO_OP_MODULE_RELEASE);
   pthread_mutex_lock(&iso->objs);
   LIST_DEL(iso->modules, m);
   pthread_mutex_unlock(&iso->objs);
@@ -1143,12 +1151,7 @@ void vyre_cuda_iso_pending_release(vyre_backend *be, vyre_pending *pend) {
   struct vyre_cuda_iso *iso = be->iso;
   iso_pending *p = (iso_pending *)(void *)pend;
   if (!p || p->h.magic != VYRE_MAGIC_PENDING || p->h.owner != be) return;
-  pthread_mutex_lock(&iso->chan);
-  if (p->h.generation == be->generation && !atomic_load(&be->lost)) {
-    iso->ctl->a[0] = p->remote;
-    call(be, VYRE_ISO_OP_PENDING_RELEASE, 0, NULL);
-  }
-  pthread_mutex_unlock(&iso->chan);
+  release_remote(be, p->h.generation, p->remote, VYRE_ISO_OP_PENDING_RELEASE);
   pthread_mutex_lock(&iso->objs);
   LIST_DEL(iso->pendings, p);
   pthread_mutex_unlock(&iso->objs);
