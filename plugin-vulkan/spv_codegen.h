@@ -85,7 +85,7 @@ typedef struct vyre_spv_options {
   // IR 1.1 narrow storage (docs/ir.md IR-STORE-*): the device offers
   // storageBuffer8BitAccess / storageBuffer16BitAccess, so host buffers of 8-
   // and 16-bit elements are runtime arrays of those widths with plain loads
-  // and stores. Without them (or with VYRE_VK_NARROW=emulate) a narrow buffer
+  // and stores. Without them (or with VYRE_VULKAN_NARROW=emulate) a narrow buffer
   // is an array of u32 words and a store changes its element's bits of the
   // containing word with an atomic and + atomic or, so that invocations
   // storing neighbouring elements of one word never overwrite each other.
