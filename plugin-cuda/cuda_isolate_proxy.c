@@ -97,7 +97,12 @@ struct iso_pending {
 };
 
 struct vyre_cuda_iso {
-  pthread_mutex_t chan; // one request in flight; guards everything below but the lists
+  // The channel: one request in flight; guards everything below but the
+  // lists. A ticket lock (first come, first served), so that a thread that
+  // takes it again at once (pending_wait's slices) cannot starve the others.
+  pthread_mutex_t chan_m;
+  pthread_cond_t chan_cv;
+  uint64_t chan_next, chan_serving;
   pthread_mutex_t objs; // the object lists
   pid_t pid;            // 0: no child
   pid_t last_pid;       // the most recent child (for messages)
@@ -116,6 +121,41 @@ struct vyre_cuda_iso {
   iso_buffer *buffers;
   iso_pending *pendings;
 };
+
+static void chan_init(struct vyre_cuda_iso *iso) {
+  pthread_mutex_init(&iso->chan_m, NULL);
+  pthread_cond_init(&iso->chan_cv, NULL);
+  iso->chan_next = iso->chan_serving = 0;
+}
+
+static void chan_destroy(struct vyre_cuda_iso *iso) {
+  pthread_cond_destroy(&iso->chan_cv);
+  pthread_mutex_destroy(&iso->chan_m);
+}
+
+static void chan_lock(struct vyre_cuda_iso *iso) {
+  pthread_mutex_lock(&iso->chan_m);
+  uint64_t ticket = iso->chan_next++;
+  while (iso->chan_serving != ticket)
+    pthread_cond_wait(&iso->chan_cv, &iso->chan_m);
+  pthread_mutex_unlock(&iso->chan_m);
+}
+
+// Takes the channel only when nobody holds it or waits for it.
+static int chan_trylock(struct vyre_cuda_iso *iso) {
+  pthread_mutex_lock(&iso->chan_m);
+  int got = iso->chan_next == iso->chan_serving;
+  if (got) iso->chan_next++;
+  pthread_mutex_unlock(&iso->chan_m);
+  return got;
+}
+
+static void chan_unlock(struct vyre_cuda_iso *iso) {
+  pthread_mutex_lock(&iso->chan_m);
+  iso->chan_serving++;
+  pthread_cond_broadcast(&iso->chan_cv);
+  pthread_mutex_unlock(&iso->chan_m);
+}
 
 #define LIST_ADD(head, o)                                                                          \
   do {                                                                                             \
@@ -567,7 +607,7 @@ uint32_t vyre_cuda_iso_create(const vyre_create_args *args, vyre_backend **out, 
   }
   be->iso = iso;
   iso->ctl_fd = iso->arena_fd = iso->life_wr = -1;
-  pthread_mutex_init(&iso->chan, NULL);
+  chan_init(iso);
   pthread_mutex_init(&iso->objs, NULL);
   pthread_mutex_init(&be->lock, NULL);
   pthread_rwlockattr_t la;
@@ -586,7 +626,7 @@ uint32_t vyre_cuda_iso_create(const vyre_create_args *args, vyre_backend **out, 
   uint32_t st = find_executor(iso, err);
   if (!st) st = spawn(be, err);
   if (st) {
-    pthread_mutex_destroy(&iso->chan);
+    chan_destroy(iso);
     pthread_mutex_destroy(&iso->objs);
     pthread_mutex_destroy(&be->lock);
     pthread_rwlock_destroy(&be->life);
@@ -606,7 +646,7 @@ uint32_t vyre_cuda_iso_create(const vyre_create_args *args, vyre_backend **out, 
 
 void vyre_cuda_iso_destroy(vyre_backend *be) {
   struct vyre_cuda_iso *iso = be->iso;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   if (iso->pid > 0 && !atomic_load(&be->lost)) {
     // The child frees its device objects and exits; then it is reaped.
     call(be, VYRE_ISO_OP_EXIT, ISO_EXIT_NS, NULL);
@@ -619,7 +659,7 @@ void vyre_cuda_iso_destroy(vyre_backend *be) {
     }
   }
   end_child(iso);
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   while (iso->modules) {
     iso_module *m = iso->modules;
     iso->modules = m->next;
@@ -639,7 +679,7 @@ void vyre_cuda_iso_destroy(vyre_backend *be) {
     vyre_kit_object_kill(&p->h);
     free(p);
   }
-  pthread_mutex_destroy(&iso->chan);
+  chan_destroy(iso);
   pthread_mutex_destroy(&iso->objs);
   pthread_mutex_destroy(&be->lock);
   pthread_rwlock_destroy(&be->life);
@@ -664,14 +704,14 @@ static uint32_t alive(vyre_backend *be, vyre_error *err) {
 void vyre_cuda_iso_status(vyre_backend *be, vyre_health *out) {
   struct vyre_cuda_iso *iso = be->iso;
   // A child that died between calls is noticed here (without waiting).
-  if (!atomic_load(&be->lost) && pthread_mutex_trylock(&iso->chan) == 0) {
+  if (!atomic_load(&be->lost) && chan_trylock(iso)) {
     char why[160];
     if (child_ended(iso, why, sizeof(why))) {
       char cause[256];
       snprintf(cause, sizeof(cause), "%s while idle", why);
       lose(be, cause);
     }
-    pthread_mutex_unlock(&iso->chan);
+    chan_unlock(iso);
   }
   uint32_t size = out->struct_size;
   memset(out, 0, sizeof(*out));
@@ -701,7 +741,7 @@ static uint32_t restore_durable(vyre_backend *be, vyre_error *err);
 uint32_t vyre_cuda_iso_recover(vyre_backend *be, vyre_error *err) {
   struct vyre_cuda_iso *iso = be->iso;
   uint64_t t0 = vyre_kit_now_ns();
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   end_child(iso); // a live child of the old generation goes too (its objects are stale)
   uint32_t st = spawn(be, err);
   if (!st && memcmp(iso->caps.device_uuid, iso->uuid, 16) != 0)
@@ -713,7 +753,7 @@ uint32_t vyre_cuda_iso_recover(vyre_backend *be, vyre_error *err) {
     end_child(iso);
     atomic_store(&be->lost, 1);
     if (!iso->cause[0]) snprintf(iso->cause, sizeof(iso->cause), "could not be restarted");
-    pthread_mutex_unlock(&iso->chan);
+    chan_unlock(iso);
     return st == VYRE_STATUS_UNAVAILABLE ? VYRE_STATUS_DEVICE_LOST : st;
   }
   be->generation++;
@@ -726,7 +766,7 @@ uint32_t vyre_cuda_iso_recover(vyre_backend *be, vyre_error *err) {
     snprintf(cause, sizeof(cause), "could not restore the durable buffers (status %u)", st);
     lose(be, cause);
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   iso->last_recover_ns = vyre_kit_now_ns() - t0;
   if (st) return st;
   vyre_kit_log(VYRE_LOG_INFO, VYRE_CUDA_NAME,
@@ -745,23 +785,23 @@ uint32_t vyre_cuda_iso_inject_fault(vyre_backend *be, uint32_t kind, vyre_error 
                          kind);
   uint32_t st = alive(be, err);
   if (st) return st;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   if (kind == VYRE_FAULT_SIMULATED_LOSS) {
     lose(be, "was ended by inject_fault (simulated loss)");
   } else {
     iso->ctl->a[0] = kind;
     st = call(be, VYRE_ISO_OP_INJECT_FAULT, 0, err);
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   return st;
 }
 
 uint32_t vyre_cuda_iso_flush(vyre_backend *be, vyre_error *err) {
   uint32_t st = alive(be, err);
   if (st) return st;
-  pthread_mutex_lock(&be->iso->chan);
+  chan_lock(be->iso);
   st = call(be, VYRE_ISO_OP_FLUSH, 0, err);
-  pthread_mutex_unlock(&be->iso->chan);
+  chan_unlock(be->iso);
   return st;
 }
 
@@ -773,7 +813,7 @@ uint32_t vyre_cuda_iso_flush(vyre_backend *be, vyre_error *err) {
 uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                                uint32_t *out_count) {
   struct vyre_cuda_iso *iso = be->iso;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   if (!atomic_load(&be->lost) && call(be, VYRE_ISO_OP_METRICS, 0, NULL) == VYRE_STATUS_OK)
     memcpy(iso->remote_metrics, iso->ctl->a, sizeof(iso->remote_metrics));
   vyre_kit_metrics m;
@@ -786,7 +826,7 @@ uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capa
                                        iso->last_recover_ns,
                                        iso->remote_metrics[VYRE_KIT_M_COUNT + 1],
                                        iso->remote_metrics[VYRE_KIT_M_COUNT + 2]};
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   static const char *const names[ISO_EXTRA_METRICS] = {
       "module_cache_entries",      "isolate_executor_pid",
       "isolate_restarts",          "isolate_losses",
@@ -829,7 +869,7 @@ uint32_t vyre_cuda_iso_compile(vyre_backend *be, const vyre_compile_args *a, vyr
   m->buffer_count = p->buffer_count;
   for (uint32_t i = 0; i < p->buffer_count && i < 64; i++)
     m->access[i] = p->buffers[i].access;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = grow_arena(iso, vyre_iso_program_bytes(p), err);
   if (!st) {
     vyre_iso_program_put(iso->arena, 0, p);
@@ -845,7 +885,7 @@ uint32_t vyre_cuda_iso_compile(vyre_backend *be, const vyre_compile_args *a, vyr
     if (!st) m->remote = c->a[0];
   }
   if (!st) vyre_kit_object_init(&m->h, VYRE_MAGIC_MODULE, be, be->generation);
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   if (st) {
     free(m);
     return st;
@@ -862,12 +902,12 @@ uint32_t vyre_cuda_iso_compile(vyre_backend *be, const vyre_compile_args *a, vyr
 // lives; an older generation's objects died with their child.
 static void release_remote(vyre_backend *be, uint32_t generation, uint64_t remote, uint32_t op) {
   struct vyre_cuda_iso *iso = be->iso;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   if (generation == be->generation && !atomic_load(&be->lost)) {
     iso->ctl->a[0] = remote;
     call(be, op, 0, NULL);
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
 }
 
 void vyre_cuda_iso_module_release(vyre_backend *be, vyre_module *mod) {
@@ -1008,7 +1048,7 @@ uint32_t vyre_cuda_iso_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
   struct vyre_cuda_iso *iso = be->iso;
   uint32_t st = alive(be, err);
   if (st || (st = check_dispatch(be, a, err))) return st;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = grow_arena(iso, dispatch_bytes(a), err);
   uint64_t at = 0, woff = 0;
   if (!st) {
@@ -1021,7 +1061,7 @@ uint32_t vyre_cuda_iso_dispatch(vyre_backend *be, const vyre_dispatch_args *a,
       put_result(out, &iso->ctl->result);
     }
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   return st;
 }
 
@@ -1034,7 +1074,7 @@ uint32_t vyre_cuda_iso_dispatch_async(vyre_backend *be, const vyre_dispatch_args
   if (!p)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
                          "no host memory for a pending. Fix: free memory.");
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = grow_arena(iso, dispatch_bytes(a), err);
   if (!st) {
     uint64_t at = 0;
@@ -1059,7 +1099,7 @@ uint32_t vyre_cuda_iso_dispatch_async(vyre_backend *be, const vyre_dispatch_args
     if (!st) p->remote = iso->ctl->a[0];
   }
   if (!st) vyre_kit_object_init(&p->h, VYRE_MAGIC_PENDING, be, be->generation);
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   if (st) {
     free(p);
     return st;
@@ -1087,11 +1127,11 @@ uint32_t vyre_cuda_iso_pending_poll(vyre_backend *be, vyre_pending *pend, uint32
     return VYRE_STATUS_OK;
   }
   if ((st = alive(be, err))) return st;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   iso->ctl->a[0] = p->remote;
   st = call(be, VYRE_ISO_OP_PENDING_POLL, 0, err);
   if (!st && out_done) *out_done = (uint32_t)iso->ctl->a[1];
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   return st;
 }
 
@@ -1116,7 +1156,7 @@ uint32_t vyre_cuda_iso_pending_wait(vyre_backend *be, vyre_pending *pend, uint64
                            "or split the work.",
                            (unsigned long long)timeout_ns);
     uint64_t slice = left < ISO_WAIT_SLICE_NS ? left : ISO_WAIT_SLICE_NS;
-    pthread_mutex_lock(&iso->chan);
+    chan_lock(iso);
     iso->ctl->a[0] = p->remote;
     iso->ctl->a[1] = slice;
     iso->ctl->a[2] = 0;
@@ -1135,7 +1175,7 @@ uint32_t vyre_cuda_iso_pending_wait(vyre_backend *be, vyre_pending *pend, uint64
       p->status = st;
       p->err = iso->ctl->err;
     }
-    pthread_mutex_unlock(&iso->chan);
+    chan_unlock(iso);
     if (!p->done && st != VYRE_STATUS_TIMEOUT) return st;
   }
   put_result(out, &p->result);
@@ -1186,7 +1226,7 @@ uint32_t vyre_cuda_iso_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, ui
   }
   need += align_up((uint64_t)m * sizeof(vyre_iso_wire_dispatch), ISO_ALIGN) +
           (uint64_t)m * sizeof(vyre_iso_wire_job_answer);
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = m ? grow_arena(iso, need, err) : VYRE_STATUS_OK;
   if (!st && m) {
     // The wire structs must be contiguous: they go first, their bindings and data after.
@@ -1233,7 +1273,7 @@ uint32_t vyre_cuda_iso_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, ui
       }
     }
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   free(sent);
   free(woff);
   return st;
@@ -1264,10 +1304,10 @@ uint32_t vyre_cuda_iso_buffer_alloc_flags(vyre_backend *be, uint64_t bytes, uint
                          flags ? "durable " : "", (unsigned long long)bytes);
   }
   b->bytes = bytes;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = remote_alloc(be, bytes, &b->remote, err);
   if (!st) vyre_kit_object_init(&b->h, VYRE_MAGIC_BUFFER, be, be->generation);
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   if (st) {
     free(b->shadow);
     free(b);
@@ -1290,16 +1330,16 @@ uint32_t vyre_cuda_iso_buffer_free(vyre_backend *be, vyre_buffer *buf, vyre_erro
   iso_buffer *b = (iso_buffer *)(void *)buf;
   uint32_t st = check_buffer(be, buf, err);
   if (st == VYRE_STATUS_INVALID_ARGUMENT) return st;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   if (!st && !atomic_load(&be->lost)) {
     iso->ctl->a[0] = b->remote;
     st = call(be, VYRE_ISO_OP_BUFFER_FREE, 0, err);
     if (st == VYRE_STATUS_INVALID_ARGUMENT) { // in use by a pending dispatch: stays valid
-      pthread_mutex_unlock(&iso->chan);
+      chan_unlock(iso);
       return st;
     }
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   pthread_mutex_lock(&iso->objs);
   LIST_DEL(iso->buffers, b);
   pthread_mutex_unlock(&iso->objs);
@@ -1320,12 +1360,11 @@ static uint32_t check_ranges(vyre_backend *be, const vyre_buffer_range *r, uint3
     uint32_t st = check_buffer(be, r[i].buffer, err);
     if (st) return st;
     const iso_buffer *b = (const iso_buffer *)(const void *)r[i].buffer;
-    if (r[i].offset > b->bytes || r[i].size > b->bytes - r[i].offset ||
-        (r[i].offset | r[i].size) % 4)
+    // Byte granular, as in-process (narrow element types: docs/ir.md).
+    if (r[i].offset > b->bytes || r[i].size > b->bytes - r[i].offset)
       return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
-                           "range %u: offset %llu + size %llu is outside the %llu-byte buffer or "
-                           "not a multiple of 4. Fix: keep ranges inside the buffer, 4-byte "
-                           "aligned.",
+                           "range %u: offset %llu + size %llu is outside the %llu-byte buffer. "
+                           "Fix: keep ranges inside the buffer.",
                            i, (unsigned long long)r[i].offset, (unsigned long long)r[i].size,
                            (unsigned long long)b->bytes);
     if (r[i].size && (reading ? r[i].dst == NULL : r[i].src == NULL))
@@ -1371,7 +1410,7 @@ static uint32_t io_ranges(vyre_backend *be, const vyre_buffer_range *r, uint32_t
   uint64_t bytes = 0;
   uint32_t st = alive(be, err);
   if (st || (st = check_ranges(be, r, n, reading, &bytes, err))) return st;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = grow_arena(iso, bytes, err);
   if (!st) {
     uint64_t end = 0;
@@ -1385,7 +1424,7 @@ static uint32_t io_ranges(vyre_backend *be, const vyre_buffer_range *r, uint32_t
     }
     if (!st) shadow_ranges(r, n, reading);
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   return st;
 }
 
@@ -1472,7 +1511,7 @@ uint32_t vyre_cuda_iso_sequence_run(vyre_backend *be, const vyre_sequence_args *
   uint64_t rbytes = 0;
   if ((st = check_ranges(be, s->reads, s->read_count, 1, &rbytes, err))) return st;
   need += rbytes;
-  pthread_mutex_lock(&iso->chan);
+  chan_lock(iso);
   st = grow_arena(iso, need, err);
   if (!st) {
     uint64_t at = align_up((uint64_t)s->step_count * sizeof(vyre_iso_wire_dispatch), ISO_ALIGN);
@@ -1507,6 +1546,6 @@ uint32_t vyre_cuda_iso_sequence_run(vyre_backend *be, const vyre_sequence_args *
       shadow_ranges(s->reads, s->read_count, 1);
     }
   }
-  pthread_mutex_unlock(&iso->chan);
+  chan_unlock(iso);
   return st;
 }

@@ -499,6 +499,38 @@ static void test_isolated_channel_under_pressure_from_four_threads(void **s) {
   ops()->destroy(be);
 }
 
+// Resident ranges are byte granular in isolated mode as in-process: a
+// 3-byte u8 buffer, and an odd range inside a larger one (narrow storage
+// types, docs/ir.md; found by isolated conformance on the H200).
+static void test_isolated_resident_ranges_are_byte_granular(void **s) {
+  (void)s;
+  NEED();
+  vyre_backend *be = open_isolated();
+  assert_non_null(be);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_buffer *small = NULL, *big = NULL;
+  assert_int_equal(ops()->buffer_alloc(be, 3, &small, &err), 0);
+  assert_int_equal(ops()->buffer_alloc(be, 64, &big, &err), 0);
+  uint8_t src[7] = {1, 2, 3, 4, 5, 6, 7}, dst[7] = {0};
+  vyre_buffer_range w[2] = {{.buffer = small, .size = 3, .src = src},
+                            {.buffer = big, .offset = 5, .size = 7, .src = src}};
+  assert_int_equal(ops()->buffer_write(be, w, 2, &err), 0);
+  vyre_buffer_range r = {.buffer = small, .size = 3, .dst = dst};
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), 0);
+  assert_memory_equal(dst, src, 3);
+  memset(dst, 0, sizeof(dst));
+  r = (vyre_buffer_range){.buffer = big, .offset = 5, .size = 7, .dst = dst};
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), 0);
+  assert_memory_equal(dst, src, 7);
+  // Past the end is still refused, naming the sizes.
+  r = (vyre_buffer_range){.buffer = small, .offset = 1, .size = 3, .dst = dst};
+  assert_int_equal(ops()->buffer_read(be, &r, 1, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "3-byte buffer"));
+  assert_int_equal(ops()->buffer_free(be, small, &err), 0);
+  assert_int_equal(ops()->buffer_free(be, big, &err), 0);
+  ops()->destroy(be);
+}
+
 static void test_isolated_resident_buffers_and_sequences_live_in_the_child(void **s) {
   (void)s;
   NEED();
@@ -934,6 +966,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_isolated_parent_killed_while_the_child_runs_leaves_no_orphan),
       cmocka_unit_test(test_isolated_channel_under_pressure_from_four_threads),
       cmocka_unit_test(test_isolated_resident_buffers_and_sequences_live_in_the_child),
+      cmocka_unit_test(test_isolated_resident_ranges_are_byte_granular),
       cmocka_unit_test(test_isolated_destroy_leaves_no_child_descriptor_or_mapping),
       cmocka_unit_test(test_isolated_child_outlives_the_thread_that_created_it),
       cmocka_unit_test(test_isolated_async_pending_poll_and_wait),
