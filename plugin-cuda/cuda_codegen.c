@@ -107,8 +107,16 @@ static const char kPrelude[] =
     "VD u32 vrotr(u32 a, u32 b) { return __funnelshift_r(a, a, b & 31u); }\n"
     "VD u32 vumin(u32 a, u32 b) { return a < b ? a : b; }\n"
     "VD u32 vumax(u32 a, u32 b) { return a > b ? a : b; }\n"
-    "VD i32 vimin(i32 a, i32 b) { return a < b ? a : b; }\n"
-    "VD i32 vimax(i32 a, i32 b) { return a > b ? a : b; }\n"
+    // Signed min/max as unsigned min/max of sign-flipped operands. ptxas
+    // -O3 on sm_90 fuses a signed max with 0 ("relu") feeding a comparison
+    // with 0 into VIMNMX.RELU with a predicate output and takes the wrong
+    // branch (`max(max(x, 0), ~(-1)) == 0` is false for x = 0 and -1; case
+    // integers/cuda_ptxas_folds, found by the H200 fuzzer). NVVM keeps the
+    // unsigned form (it has no fold back to smax here), and there is no
+    // unsigned relu for ptxas to fuse.
+    "VD u32 vsflip(u32 a) { return a ^ 0x80000000u; }\n"
+    "VD i32 vimin(i32 a, i32 b) { return (i32)vsflip(vumin(vsflip((u32)a), vsflip((u32)b))); }\n"
+    "VD i32 vimax(i32 a, i32 b) { return (i32)vsflip(vumax(vsflip((u32)a), vsflip((u32)b))); }\n"
     // int_sat (IR 1.1): abs_diff is exact as u32 (max - min never wraps);
     // add_sat / sub_sat clamp to the operand type's range. The i32 forms add
     // in u32 and detect overflow on the sign bits (the operands agree in sign
