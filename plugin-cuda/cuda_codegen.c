@@ -37,12 +37,25 @@ static const char kPrelude[] =
     // vz flushes a subnormal only (docs/lowering.md LOWER-F32-1): values in
     // the generated code are never subnormal, but a NaN may carry the
     // device's payload until an observation point canonicalizes it (vc,
-    // LOWER-F32-2).
+    // LOWER-F32-2). One instruction: x + (-0) is x for every x (+0 + -0 is
+    // +0), and .ftz flushes a subnormal x to zero of its sign first. The
+    // operation's own result was rounded without .ftz (gradual underflow),
+    // so "flush after rounding" holds at the smallest-normal boundary,
+    // where a fused fma.ftz would differ (f32/random_arith).
+    // The host build of the prelude (tests) keeps the bit test.
+    "#ifdef __CUDA_ARCH__\n"
+    "VD float vz(float x) {\n"
+    "  float r;\n"
+    "  asm(\"add.rn.ftz.f32 %0, %1, 0f80000000;\" : \"=f\"(r) : \"f\"(x));\n"
+    "  return r;\n"
+    "}\n"
+    "#else\n"
     "VD float vz(float x) {\n"
     "  u32 b = __float_as_uint(x);\n"
     "  if ((b & 0x7f800000u) == 0u) b &= 0x80000000u;\n"
     "  return __uint_as_float(b);\n"
     "}\n"
+    "#endif\n"
     "VD bool vnan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }\n"
     "VD bool vinf(float x) { return (__float_as_uint(x) & 0x7fffffffu) == 0x7f800000u; }\n"
     "VD bool vfin(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }\n"
