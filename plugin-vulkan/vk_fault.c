@@ -47,6 +47,13 @@ static uint64_t timeout_ns(uint32_t dflt_ms) {
   return (uint64_t)dflt_ms * 1000000u;
 }
 
+// VYRE_VULKAN_FAULT_STANDIN: 0 unset, 1 "1", 2 "sticky" (ABI-VKFAULT-6).
+static int standin_mode(void) {
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_FAULT_STANDIN");
+  if (!v) return 0;
+  return strcmp(v, "1") == 0 ? 1 : strcmp(v, "sticky") == 0 ? 2 : 0;
+}
+
 static int forced(void) {
   const char *v = vyre_kit_getenv("VYRE_VULKAN_REAL_FAULTS");
   return v && strcmp(v, "1") == 0;
@@ -166,14 +173,14 @@ uint32_t vyre_vk_inject_real_fault(vyre_backend *be, uint32_t kind, vyre_error *
   char what[160];
   uint32_t st = vyre_vk_check_alive(be, err);
   if (st) return st;
-  const char *standin = vyre_kit_getenv("VYRE_VULKAN_FAULT_STANDIN");
-  if (standin && strcmp(standin, "1") == 0) {
+  if (standin_mode()) {
     // A test hook (ABI-VKFAULT-6): the state a real fault leaves, without
     // the shader, so recover's real-loss path and test_vk_real_faults' own
-    // logic run on any device, lavapipe included.
+    // logic run on any device, lavapipe included; "sticky" also fails the
+    // new device's check, as a driver that keeps the loss would.
     snprintf(be->loss_cause, sizeof(be->loss_cause),
-             "a stand-in for a real fault (%s; VYRE_VULKAN_FAULT_STANDIN=1: no shader ran)",
-             kind_what(kind, what, sizeof(what)));
+             "a stand-in for a real fault (%s; VYRE_VULKAN_FAULT_STANDIN=%s: no shader ran)",
+             kind_what(kind, what, sizeof(what)), standin_mode() == 2 ? "sticky" : "1");
     be->last_fault_result = (int64_t)VK_ERROR_DEVICE_LOST;
     be->real_loss = 1;
     be->lost = 1;
@@ -305,6 +312,10 @@ static uint32_t liveness(vyre_backend *be, const char **where, VkResult *res, vy
       r = vkWaitForFences(be->device, 1, &fence, VK_TRUE, timeout_ns(VYRE_VK_LIVENESS_TIMEOUT_MS));
     }
   }
+  if (r == VK_SUCCESS && be->real_loss && standin_mode() == 2) {
+    *where = "vkWaitForFences (VYRE_VULKAN_FAULT_STANDIN=sticky)";
+    r = VK_ERROR_DEVICE_LOST;
+  }
   *res = r;
   st = VYRE_STATUS_OK;
   if (r == VK_SUCCESS) {
@@ -361,8 +372,7 @@ static uint32_t reopen_fresh(vyre_backend *be, const char **where, VkResult *res
   if (r != VK_SUCCESS) {
     *where = "vkCreateInstance";
     *res = r;
-    return vyre_vk_fail(NULL, err, r, "recover: vkCreateInstance (a new instance)",
-                        "restart the process");
+    return vyre_vk_fail(NULL, err, r, "vkCreateInstance (a new instance)", "restart the process");
   }
   VkPhysicalDevice phys = vyre_vk_find_uuid(inst, be->uuid);
   if (!phys) {
@@ -370,7 +380,7 @@ static uint32_t reopen_fresh(vyre_backend *be, const char **where, VkResult *res
     *where = "vkEnumeratePhysicalDevices (the device's UUID)";
     *res = VK_ERROR_INITIALIZATION_FAILED;
     return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_VK_NAME,
-                         "recover: a new VkInstance does not list device %u (%s) by its UUID "
+                         "a new VkInstance does not list device %u (%s) by its UUID "
                          "any more. Fix: restart the process.",
                          be->device_index, be->props.deviceName);
   }
@@ -379,8 +389,9 @@ static uint32_t reopen_fresh(vyre_backend *be, const char **where, VkResult *res
   be->own_instance = inst;
   be->phys = phys;
   if (old) vkDestroyInstance(old, NULL); // its device was closed before
-  be->n_fresh_instance++;
-  return open_checked(be, where, res, err);
+  uint32_t st = open_checked(be, where, res, err);
+  if (!st) be->n_fresh_instance++;
+  return st;
 }
 
 uint32_t vyre_vk_reopen(vyre_backend *be, vyre_error *err) {
@@ -405,13 +416,13 @@ uint32_t vyre_vk_reopen(vyre_backend *be, vyre_error *err) {
   vyre_vk_device_close(be);
   if (fresh)
     return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, (int64_t)r2, VYRE_VK_NAME,
-                         "recover: device %u (%s) after %s: on a new VkInstance %s returned %s "
+                         "device %u (%s) after %s: on a new VkInstance %s returned %s "
                          "(%d). Fix: restart the process.",
                          be->device_index, be->props.deviceName,
                          be->loss_cause[0] ? be->loss_cause : "a loss", where2,
                          vyre_vk_result_name(r2), (int)r2);
   return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, (int64_t)r2, VYRE_VK_NAME,
-                       "recover: device %u (%s) cannot be used again in this process after %s: "
+                       "device %u (%s) cannot be used again in this process after %s: "
                        "on the process's VkInstance %s returned %s (%d), on a new VkInstance %s "
                        "returned %s (%d). Fix: restart the process (the driver keeps the loss "
                        "for the process's life).",

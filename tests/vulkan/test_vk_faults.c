@@ -212,12 +212,53 @@ static void test_recover_on_a_new_instance(void **state) {
   ops->destroy(be);
 }
 
+// A driver that keeps the loss for the process (stand-in "sticky": the new
+// device's check fill reports VK_ERROR_DEVICE_LOST): recover tries the
+// process's instance, then a new one, and refuses naming both results and
+// "restart the process"; the backend stays lost. Once the loss is gone,
+// recover works again.
+static void test_recover_after_a_kept_loss_says_restart(void **state) {
+  (void)state;
+  vyre_backend *be = vk_open();
+  if (!be) skip();
+  const vyre_backend_ops *ops = vk_ops();
+  vyre_error err = {.struct_size = sizeof(err)};
+  setenv("VYRE_VULKAN_FAULT_STANDIN", "sticky", 1);
+  assert_int_equal(ops->inject_fault(be, VYRE_FAULT_ILLEGAL_ADDRESS, &err), VYRE_STATUS_OK);
+  assert_int_equal(metric(be, "vk_real_faults"), 1);
+  assert_int_equal((int64_t)metric(be, "vk_last_fault_result"), -4);
+  assert_int_equal(ops->recover(be, &err), VYRE_STATUS_DEVICE_LOST);
+  fprintf(stderr, "recover refused, as it must be: %s\n", err.message);
+  const char *want[] = {
+      "cannot be used again in this process after a stand-in for a real fault (a store to "
+      "address 0x10",
+      "on the process's VkInstance vkWaitForFences (VYRE_VULKAN_FAULT_STANDIN=sticky) returned "
+      "VK_ERROR_DEVICE_LOST (-4), on a new VkInstance vkWaitForFences "
+      "(VYRE_VULKAN_FAULT_STANDIN=sticky) returned VK_ERROR_DEVICE_LOST (-4)",
+      "Fix: restart the process"};
+  for (int i = 0; i < 3; i++)
+    if (!strstr(err.message, want[i])) fail_msg("expected \"%s\" in: %s", want[i], err.message);
+  assert_int_equal(metric(be, "vk_recover_new_instances"), 0);
+  vyre_health h = {.struct_size = sizeof(h)};
+  ops->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_DEVICE_LOST);
+  assert_false(inc_ok(be, 30));
+  // The loss is gone: the process's instance serves again.
+  unsetenv("VYRE_VULKAN_FAULT_STANDIN");
+  if (ops->recover(be, &err) != VYRE_STATUS_OK) fail_msg("recover: %s", err.message);
+  ops->status(be, &h);
+  assert_int_equal(h.state, VYRE_HEALTH_OK);
+  assert_true(inc_ok(be, 31));
+  ops->destroy(be);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fault_shaders_pass_spirv_val),
       cmocka_unit_test(test_real_faults_are_refused_on_a_cpu_device),
       cmocka_unit_test(test_recover_checks_the_new_device),
       cmocka_unit_test(test_recover_on_a_new_instance),
+      cmocka_unit_test(test_recover_after_a_kept_loss_says_restart),
   };
   return cmocka_run_group_tests_name("vulkan/faults", tests, NULL, NULL);
 }
