@@ -2,8 +2,10 @@
 //
 // test_vk_faults.c — "vulkan/faults": what of the Vulkan backend's real
 // faults (docs/abi.md ABI-VKFAULT-*) this machine can check without a GPU.
-// The fault shaders (plugin-vulkan/spv_fault.c) pass spirv-val and carry
-// their addresses; on a CPU device (lavapipe) both real kinds are refused
+// The fault shaders (plugin-vulkan/spv_fault.c) pass spirv-val, carry
+// their addresses and compile into pipelines on a device with
+// bufferDeviceAddress without a validation error (never dispatched); on a
+// CPU device (lavapipe) both real kinds are refused
 // with UNSUPPORTED and leave the device working, even with
 // VYRE_VULKAN_REAL_FAULTS=1; recover checks each new device with one fill
 // (one submit); and recover through a new VkInstance (the path a real loss
@@ -23,6 +25,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
 
 #include "spv_fault.h"
 #include "vk_test_util.h"
@@ -81,6 +86,161 @@ static void test_fault_shaders_pass_spirv_val(void **state) {
   // Only the two real kinds have a shader.
   assert_null(vyre_spv_fault_module(VYRE_FAULT_SIMULATED_LOSS, &n));
   assert_null(vyre_spv_fault_module(99, &n));
+}
+
+// A driver accepts the fault shaders: on a device of its own (any with
+// bufferDeviceAddress and shaderInt64: lavapipe here) with the validation
+// layer when installed, both compile into compute pipelines without a
+// validation error. They are never dispatched (on lavapipe the access
+// would crash this process).
+static uint32_t g_vl_errors;
+static VkInstance g_pipe_instance; // kept: unloading the ICD shows as leaks under LSan
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_vl(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                            VkDebugUtilsMessageTypeFlagsEXT type,
+                                            const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                            void *user) {
+  (void)type;
+  (void)user;
+  if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+    g_vl_errors++;
+    fprintf(stderr, "validation: %s\n", data && data->pMessage ? data->pMessage : "?");
+  }
+  return VK_FALSE;
+}
+
+#define GET(inst, name) PFN_##name name = (PFN_##name)gipa(inst, #name)
+
+static void test_fault_shaders_compile_into_pipelines(void **state) {
+  (void)state;
+  void *lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) skip();
+  PFN_vkGetInstanceProcAddr gipa =
+      (PFN_vkGetInstanceProcAddr)(void (*)(void))dlsym(lib, "vkGetInstanceProcAddr");
+  assert_non_null(gipa);
+  GET(VK_NULL_HANDLE, vkCreateInstance);
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                           .apiVersion = VK_API_VERSION_1_1};
+  const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+  const char *iexts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                              .pApplicationInfo = &app,
+                              .enabledLayerCount = 1,
+                              .ppEnabledLayerNames = layers,
+                              .enabledExtensionCount = 1,
+                              .ppEnabledExtensionNames = iexts};
+  int layer = 1;
+  if (!g_pipe_instance && vkCreateInstance(&ici, NULL, &g_pipe_instance) != VK_SUCCESS) {
+    layer = 0;
+    ici.enabledLayerCount = ici.enabledExtensionCount = 0;
+    if (vkCreateInstance(&ici, NULL, &g_pipe_instance) != VK_SUCCESS) skip();
+  }
+  VkInstance inst = g_pipe_instance;
+  VkDebugUtilsMessengerEXT msg = VK_NULL_HANDLE;
+  if (layer) {
+    GET(inst, vkCreateDebugUtilsMessengerEXT);
+    VkDebugUtilsMessengerCreateInfoEXT mci = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        .pfnUserCallback = on_vl};
+    if (vkCreateDebugUtilsMessengerEXT)
+      assert_int_equal(vkCreateDebugUtilsMessengerEXT(inst, &mci, NULL, &msg), VK_SUCCESS);
+  }
+  GET(inst, vkEnumeratePhysicalDevices);
+  GET(inst, vkGetPhysicalDeviceFeatures2);
+  GET(inst, vkEnumerateDeviceExtensionProperties);
+  GET(inst, vkGetPhysicalDeviceQueueFamilyProperties);
+  GET(inst, vkCreateDevice);
+  GET(inst, vkDestroyDevice);
+  GET(inst, vkCreateShaderModule);
+  GET(inst, vkDestroyShaderModule);
+  GET(inst, vkCreatePipelineLayout);
+  GET(inst, vkDestroyPipelineLayout);
+  GET(inst, vkCreateComputePipelines);
+  GET(inst, vkDestroyPipeline);
+  VkPhysicalDevice devs[8];
+  uint32_t n = 8;
+  vkEnumeratePhysicalDevices(inst, &n, devs);
+  VkPhysicalDevice phys = VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < n && !phys; i++) {
+    VkExtensionProperties ep[512];
+    uint32_t ne = 512;
+    vkEnumerateDeviceExtensionProperties(devs[i], NULL, &ne, ep);
+    int has = 0;
+    for (uint32_t k = 0; k < ne; k++)
+      has |= strcmp(ep[k].extensionName, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME) == 0;
+    VkPhysicalDeviceBufferDeviceAddressFeaturesKHR bda = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                    .pNext = &bda};
+    vkGetPhysicalDeviceFeatures2(devs[i], &f2);
+    if (has && bda.bufferDeviceAddress && f2.features.shaderInt64) phys = devs[i];
+  }
+  if (!phys) skip();
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, NULL);
+  VkQueueFamilyProperties qf[16];
+  nq = nq > 16 ? 16 : nq;
+  vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, qf);
+  uint32_t fam = 0;
+  while (fam < nq && !(qf[fam].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    fam++;
+  assert_true(fam < nq);
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                 .queueFamilyIndex = fam,
+                                 .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+  VkPhysicalDeviceBufferDeviceAddressFeaturesKHR bda = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_KHR,
+      .bufferDeviceAddress = VK_TRUE};
+  VkPhysicalDeviceFeatures want = {.shaderInt64 = VK_TRUE};
+  const char *dexts[] = {VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME};
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                            .pNext = &bda,
+                            .queueCreateInfoCount = 1,
+                            .pQueueCreateInfos = &qci,
+                            .enabledExtensionCount = 1,
+                            .ppEnabledExtensionNames = dexts,
+                            .pEnabledFeatures = &want};
+  VkDevice dev = VK_NULL_HANDLE;
+  assert_int_equal(vkCreateDevice(phys, &dci, NULL, &dev), VK_SUCCESS);
+  const uint32_t kinds[2] = {VYRE_FAULT_DEVICE_TRAP, VYRE_FAULT_ILLEGAL_ADDRESS};
+  for (int k = 0; k < 2; k++) {
+    size_t nw = 0;
+    uint32_t *w = vyre_spv_fault_module(kinds[k], &nw);
+    assert_non_null(w);
+    VkShaderModuleCreateInfo smi = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = nw * 4, .pCode = w};
+    VkShaderModule sm;
+    assert_int_equal(vkCreateShaderModule(dev, &smi, NULL, &sm), VK_SUCCESS);
+    free(w);
+    VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    VkPipelineLayout pl;
+    assert_int_equal(vkCreatePipelineLayout(dev, &pli, NULL, &pl), VK_SUCCESS);
+    VkComputePipelineCreateInfo cpi = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = sm,
+                  .pName = "main"},
+        .layout = pl};
+    VkPipeline pipe = VK_NULL_HANDLE;
+    assert_int_equal(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &pipe),
+                     VK_SUCCESS);
+    vkDestroyPipeline(dev, pipe, NULL);
+    vkDestroyPipelineLayout(dev, pl, NULL);
+    vkDestroyShaderModule(dev, sm, NULL);
+  }
+  vkDestroyDevice(dev, NULL);
+  if (msg) {
+    GET(inst, vkDestroyDebugUtilsMessengerEXT);
+    vkDestroyDebugUtilsMessengerEXT(inst, msg, NULL);
+  }
+  if (!layer) fprintf(stderr, "VK_LAYER_KHRONOS_validation absent: pipelines built unchecked\n");
+  assert_int_equal(g_vl_errors, 0);
 }
 
 static tb g_tb;
@@ -255,6 +415,7 @@ static void test_recover_after_a_kept_loss_says_restart(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fault_shaders_pass_spirv_val),
+      cmocka_unit_test(test_fault_shaders_compile_into_pipelines),
       cmocka_unit_test(test_real_faults_are_refused_on_a_cpu_device),
       cmocka_unit_test(test_recover_checks_the_new_device),
       cmocka_unit_test(test_recover_on_a_new_instance),
