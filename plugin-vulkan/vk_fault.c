@@ -97,8 +97,9 @@ static uint32_t fault_allowed(const vyre_backend *be, uint32_t kind, vyre_error 
                          name, be->device_index, be->props.deviceName, be->props.vendorID);
   if (!be->bda || !be->has_int64)
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
-                         "inject_fault(%s): device %u (%s) lacks %s, which the faulting shader "
-                         "needs. Fix: use VYRE_FAULT_SIMULATED_LOSS, or update the driver.",
+                         "inject_fault(%s): device %u (%s) was opened without %s, which the "
+                         "faulting shader needs. Fix: use VYRE_FAULT_SIMULATED_LOSS, update the "
+                         "driver, or set VYRE_VULKAN_REAL_FAULTS=1 before the device opens.",
                          name, be->device_index, be->props.deviceName,
                          !be->bda ? "VK_KHR_buffer_device_address (bufferDeviceAddress)"
                                   : "shaderInt64");
