@@ -17,6 +17,7 @@
 #include "vk_buffer.h"
 #include "vk_device.h"
 #include "vk_dispatch.h"
+#include "vk_fault.h"
 #include "vk_pipeline.h"
 #include "vk_pool.h"
 #include "vk_ring.h"
@@ -164,6 +165,28 @@ static VkResult list_devices(VkInstance inst, VkPhysicalDevice **out, uint32_t *
   return VK_SUCCESS;
 }
 
+VkResult vyre_vk_instance_new(VkInstance *out) {
+  pthread_mutex_lock(&g_instance_lock);
+  int validation = g_instance_validation;
+  pthread_mutex_unlock(&g_instance_lock);
+  return make_instance_raw(validation, out);
+}
+
+VkPhysicalDevice vyre_vk_find_uuid(VkInstance inst, const uint8_t uuid[16]) {
+  VkPhysicalDevice *d = NULL, found = VK_NULL_HANDLE;
+  uint32_t n = 0, best = 0;
+  if (list_devices(inst, &d, &n, &best) != VK_SUCCESS) return VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < n && !found; i++) {
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &id};
+    vkGetPhysicalDeviceProperties2(d[i], &p2);
+    if (memcmp(id.deviceUUID, uuid, 16) == 0) found = d[i];
+  }
+  free(d);
+  return found;
+}
+
 void vyre_vk_probe(vyre_probe_result *out) {
   uint32_t size = out->struct_size;
   memset(out, 0, sizeof(*out));
@@ -283,7 +306,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   want.shaderFloat64 = feat.shaderFloat64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
-  const char *exts[5];
+  const char *exts[8];
   uint32_t next = 0;
   // Timeline semaphores carry the stream rings (vk_ring.c), which are opt-in
   // (VYRE_VULKAN_STREAM=1): on lavapipe libvyre's batch engine streams
@@ -301,6 +324,9 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDevice8BitStorageFeaturesKHR s8 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR};
+  VkPhysicalDeviceBufferDeviceAddressFeaturesKHR bda = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_KHR};
+  be->bda = be->has_budget = 0;
   const char *narrow = vyre_kit_getenv("VYRE_VULKAN_NARROW");
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
@@ -327,6 +353,25 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
       for (uint32_t i = 0; i < ne; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME) == 0)
           driver_props = 1;
+      // Real device faults (vk_fault.c, docs/abi.md ABI-VKFAULT-2): the fault
+      // shaders address memory through PhysicalStorageBuffer64 pointers, so
+      // bufferDeviceAddress is enabled where inject_fault may run them.
+      for (uint32_t i = 0; i < ne && vyre_vk_real_faults_possible(be); i++)
+        if (strcmp(ep[i].extensionName, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME) == 0) {
+          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &bda};
+          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+          if (bda.bufferDeviceAddress) {
+            exts[next++] = VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME;
+            be->bda = 1;
+          }
+        }
+      // The device-local heap usage for the metrics (vk_heap_usage_bytes).
+      for (uint32_t i = 0; i < ne; i++)
+        if (strcmp(ep[i].extensionName, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) == 0) {
+          exts[next++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+          be->has_budget = 1;
+        }
       // IR 1.1 narrow storage: 16-bit storage is Vulkan 1.1 core, 8-bit
       // storage the extension (core in 1.2, still enabled by name here).
       if (!emulate) {
@@ -396,6 +441,13 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     a64.pNext = chain;
     chain = &a64;
   }
+  if (be->bda) {
+    memset(&bda, 0, sizeof(bda));
+    bda.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_KHR;
+    bda.bufferDeviceAddress = VK_TRUE;
+    bda.pNext = chain;
+    chain = &bda;
+  }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = fam,
@@ -450,7 +502,8 @@ void vyre_vk_device_close(vyre_backend *be) {
   vkDeviceWaitIdle(be->device);
   vyre_vk_zombies_reap(be, 1);
   vyre_vk_rings_orphan(be); // before the pipes and pools their jobs hold
-  vyre_vk_pipeline_cache_save(be);
+  // After a real loss the cache's contents are not trusted (ABI-VKFAULT-3).
+  if (!be->real_loss) vyre_vk_pipeline_cache_save(be);
   vyre_vk_pipes_free(be);
   vyre_vk_buffers_orphan(be);
   vyre_vk_pools_free(be);
@@ -590,6 +643,15 @@ fail:
 
 void vyre_vk_destroy(vyre_backend *be) {
   if (!be) return;
+  if (be->hung) {
+    // A fault shader may still run on it: waiting or destroying would block
+    // for ever (docs/abi.md ABI-VKFAULT-4). Its objects go with the process.
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "destroy: device %u (%s) hung (%s); its Vulkan objects are left to the process",
+                 be->device_index, be->props.deviceName, be->loss_cause);
+    be->device = VK_NULL_HANDLE;
+    be->own_instance = VK_NULL_HANDLE;
+  }
   if (be->device) {
     vkDeviceWaitIdle(be->device);
     vyre_vk_pendings_drop(be);
@@ -603,10 +665,13 @@ void vyre_vk_destroy(vyre_backend *be) {
     free(m);
   }
   if (be->messenger) {
+    // Made on the process's instance (recover may have moved be->instance).
     PFN_vkDestroyDebugUtilsMessengerEXT rm = (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(
-        void))vkGetInstanceProcAddr(be->instance, "vkDestroyDebugUtilsMessengerEXT");
-    if (rm) rm(be->instance, be->messenger, NULL);
+        void))vkGetInstanceProcAddr(g_instance, "vkDestroyDebugUtilsMessengerEXT");
+    if (rm) rm(g_instance, be->messenger, NULL);
   }
+  // A private instance recover made after a real loss (vk_fault.c).
+  if (be->own_instance) vkDestroyInstance(be->own_instance, NULL);
   // The instance is the process's (see make_instance): not destroyed here.
   if (be->disk) vyre_kit_cache_close(be->disk);
   while (be->buffers) {

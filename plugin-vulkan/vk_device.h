@@ -118,6 +118,18 @@ struct vyre_backend {
   uint32_t f32_selftest_ran; // 1: this open ran the self-test (not a cached verdict)
   uint32_t has_f64;          // shaderFloat64 (enabled when offered)
   char f32_desc[96];
+  // Real device faults and recover after them (vk_fault.c; docs/abi.md
+  // ABI-VKFAULT-*).
+  uint32_t bda;               // bufferDeviceAddress enabled (the fault shaders need it)
+  uint32_t has_budget;        // VK_EXT_memory_budget enabled (heap usage metrics)
+  _Atomic uint32_t real_loss; // the loss is real: a fault, or VK_ERROR_DEVICE_LOST from the driver
+  uint32_t hung;              // a fault shader neither finished nor lost the device
+  char loss_cause[256];       // what lost the device, for DEVICE_LOST messages ("": unknown)
+  VkInstance own_instance;    // a private instance recover made (NULL: the process's)
+  _Atomic uint64_t n_real_faults;    // faults inject_fault provoked that lost the device
+  _Atomic uint64_t n_fresh_instance; // recovers that needed a new VkInstance
+  int64_t last_fault_result;         // the VkResult that reported the last injected fault
+  uint64_t last_recover_ns;          // the last successful recover's duration
 };
 
 void vyre_vk_probe(vyre_probe_result *out);
@@ -137,5 +149,10 @@ void vyre_vk_device_close(vyre_backend *be);
 // Chooses be->f32_native and be->f32_desc from VYRE_VULKAN_F32 and the
 // device (vk_f32mode.c, README.md VK-F32-*). Called at create, after open.
 void vyre_vk_f32_choose(vyre_backend *be);
+// A new VkInstance like the process's one (same validation choice), owned by
+// the caller: recover's second try after a real loss (vk_fault.c).
+VkResult vyre_vk_instance_new(VkInstance *out);
+// The physical device of |inst| with UUID |uuid|, or VK_NULL_HANDLE.
+VkPhysicalDevice vyre_vk_find_uuid(VkInstance inst, const uint8_t uuid[16]);
 
 #endif // VYRE_VK_DEVICE_H

@@ -21,6 +21,7 @@
 #include "vk_buffer.h"
 #include "vk_device.h"
 #include "vk_dispatch.h"
+#include "vk_fault.h"
 #include "vk_pipeline.h"
 #include "vk_ring.h"
 #include "vk_sequence.h"
@@ -60,14 +61,25 @@ static uint32_t recover_impl(vyre_backend *be, vyre_error *err) {
   // reported at open (docs/abi.md ABI-RECOVER-7): the host checked kernels
   // against them. The caps at open are those of the device's first opening
   // (be->open_caps), so a change is caught even after several recovers.
+  //
+  // After a real loss (an injected fault, or VK_ERROR_DEVICE_LOST from the
+  // driver) the new device must also run a check fill; when the process's
+  // VkInstance cannot give a working device, a new VkInstance is tried, and
+  // when that fails too recover says which calls returned what and asks to
+  // restart the process (vk_fault.c; docs/abi.md ABI-VKFAULT-3).
+  if (be->hung)
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, VK_ERROR_DEVICE_LOST, VYRE_VK_NAME,
+                         "recover: device %u (%s) hung: %s; recovering would wait for the hung "
+                         "work for ever. Fix: restart the process.",
+                         be->device_index, be->props.deviceName, be->loss_cause);
+  uint64_t t0 = vyre_kit_now_ns();
   if (be->device) {
     vkDeviceWaitIdle(be->device);
     vyre_vk_pendings_orphan(be);
   }
   vyre_vk_device_close(be);
   be->generation++;
-  vyre_vk_read_props(be);
-  uint32_t st = vyre_vk_device_open(be, err);
+  uint32_t st = vyre_vk_reopen(be, err);
   if (st) {
     be->lost = 1;
     vyre_error_prefix(err, "recover");
@@ -80,9 +92,15 @@ static uint32_t recover_impl(vyre_backend *be, vyre_error *err) {
     be->lost = 1; // the new device stays unused: every slot answers DEVICE_LOST
     return st;
   }
+  int real = be->real_loss != 0;
+  be->loss_cause[0] = 0;
+  be->real_loss = 0;
+  be->last_recover_ns = vyre_kit_now_ns() - t0;
   be->lost = 0;
-  vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME, "device %u (%s) recovered; generation %u",
-               be->device_index, be->props.deviceName, be->generation);
+  vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME, "device %u (%s) recovered%s; generation %u (%.1f ms%s)",
+               be->device_index, be->props.deviceName, real ? " after a real loss" : "",
+               be->generation, (double)be->last_recover_ns / 1e6,
+               be->own_instance ? ", on a new VkInstance" : "");
   return VYRE_STATUS_OK;
 }
 
@@ -95,7 +113,14 @@ static const char *const kExtraMetrics[] = {
     // 1 where the op is one hardware instruction (README.md VK-F32-4)
     "vk_f32_native_mul", "vk_f32_native_div", "vk_f32_native_sqrt", "vk_f32_native_fma",
     // 1 when this device's open ran the f32 self-test, 0 when it used a cached verdict
-    "vk_f32_selftest_ran"};
+    "vk_f32_selftest_ran",
+    // Real faults (docs/abi.md ABI-VKFAULT-*): faults that lost the device,
+    // the VkResult that reported the last one (as a signed 64-bit value),
+    // recovers that needed a new VkInstance, the last recover's time, and
+    // the process's use and budget of the device-local heaps
+    // (VK_EXT_memory_budget; 0 without it).
+    "vk_real_faults", "vk_last_fault_result", "vk_recover_new_instances", "vk_last_recover_ns",
+    "vk_heap_usage_bytes", "vk_heap_budget_bytes"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -104,6 +129,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
   if (st) return st;
+  uint64_t heap_used = 0, heap_budget = 0;
+  if (be->device && !be->hung) vyre_vk_heap_usage(be, &heap_used, &heap_budget);
   uint64_t v[N_EXTRA] = {be->validation_errors,
                          be->n_alloc_memory,
                          be->n_dpool_create,
@@ -122,7 +149,13 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          (be->f32_native & VYRE_SPV_F32_NATIVE_FMA64) ? 2u
                          : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA) ? 1u
                                                                       : 0u,
-                         be->f32_selftest_ran};
+                         be->f32_selftest_ran,
+                         be->n_real_faults,
+                         (uint64_t)be->last_fault_result,
+                         be->n_fresh_instance,
+                         be->last_recover_ns,
+                         heap_used,
+                         heap_budget};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];
@@ -140,14 +173,13 @@ static uint32_t inject_fault_impl(vyre_backend *be, uint32_t kind, vyre_error *e
     be->lost = 1;
     return VYRE_STATUS_OK;
   }
-  if (kind == VYRE_FAULT_DEVICE_TRAP)
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
-                         "inject_fault: Vulkan offers no safe way to provoke a real device fault "
-                         "(it could hang the machine's display driver). Fix: use "
-                         "VYRE_FAULT_SIMULATED_LOSS.");
+  // Real faults on GPUs where they are a device loss (vk_fault.c; docs/abi.md
+  // ABI-VKFAULT-1); UNSUPPORTED elsewhere, lavapipe included.
+  if (kind == VYRE_FAULT_DEVICE_TRAP || kind == VYRE_FAULT_ILLEGAL_ADDRESS)
+    return vyre_vk_inject_real_fault(be, kind, err);
   return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                        "inject_fault: unknown fault kind %u. Fix: use VYRE_FAULT_SIMULATED_LOSS "
-                       "(1) or VYRE_FAULT_DEVICE_TRAP (2).",
+                       "(1), VYRE_FAULT_DEVICE_TRAP (2) or VYRE_FAULT_ILLEGAL_ADDRESS (3).",
                        kind);
 }
 

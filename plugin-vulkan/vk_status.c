@@ -4,6 +4,8 @@
 // one table; the failure helper every Vulkan call site uses. A device loss
 // moves the backend into the lost state here.
 
+#include <stdio.h>
+
 #include "spv_codegen.h"
 #include "vk_device.h"
 #include "vk_status.h"
@@ -53,6 +55,11 @@ uint32_t vyre_vk_fail(vyre_backend *be, vyre_error *err, VkResult r, const char 
   uint32_t st = vyre_vk_status_of(r);
   if (st == VYRE_STATUS_OK) st = VYRE_STATUS_INTERNAL;
   if (st == VYRE_STATUS_DEVICE_LOST && be) {
+    // A loss the driver reported is real (docs/abi.md ABI-VKFAULT-3):
+    // recover then checks the new device and may need a new instance.
+    if (!be->lost && !be->loss_cause[0])
+      snprintf(be->loss_cause, sizeof(be->loss_cause), "%s returned VK_ERROR_DEVICE_LOST", what);
+    be->real_loss = 1;
     be->lost = 1;
     fix = "call recover (the device was lost; every module and buffer must be re-created)";
   }
@@ -64,6 +71,16 @@ uint32_t vyre_vk_check_alive(vyre_backend *be, vyre_error *err) {
   if (!be)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_VK_NAME,
                          "the backend handle is NULL. Fix: pass the handle create returned.");
+  if (be->lost && be->hung)
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, VK_ERROR_DEVICE_LOST, VYRE_VK_NAME,
+                         "device %u (%s) is lost (generation %u): %s. Fix: restart the process "
+                         "(recover would wait for the hung work).",
+                         be->device_index, be->props.deviceName, be->generation, be->loss_cause);
+  if (be->lost && be->loss_cause[0])
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, VK_ERROR_DEVICE_LOST, VYRE_VK_NAME,
+                         "device %u (%s) is lost (generation %u): %s. Fix: call recover, then "
+                         "re-create modules and buffers.",
+                         be->device_index, be->props.deviceName, be->generation, be->loss_cause);
   if (be->lost)
     return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, VK_ERROR_DEVICE_LOST, VYRE_VK_NAME,
                          "device %u (%s) is lost (generation %u). Fix: call recover, then "

@@ -52,6 +52,7 @@
   X(vkDestroyDescriptorSetLayout)                                                                  \
   X(vkDestroyDevice)                                                                               \
   X(vkDestroyFence)                                                                                \
+  X(vkDestroyInstance)                                                                             \
   X(vkDestroyPipeline)                                                                             \
   X(vkDestroyPipelineCache)                                                                        \
   X(vkDestroyPipelineLayout)                                                                       \
@@ -70,6 +71,7 @@
   X(vkGetPhysicalDeviceFeatures2)                                                                  \
   X(vkEnumerateDeviceExtensionProperties)                                                          \
   X(vkGetPhysicalDeviceMemoryProperties)                                                           \
+  X(vkGetPhysicalDeviceMemoryProperties2)                                                          \
   X(vkGetPhysicalDeviceProperties)                                                                 \
   X(vkGetPhysicalDeviceProperties2)                                                                \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                                      \
@@ -123,6 +125,7 @@ VYRE_VK_INSTANCE_LIST(X)
 #define vkDestroyDescriptorSetLayout             vyre_vkDestroyDescriptorSetLayout
 #define vkDestroyDevice                          vyre_vkDestroyDevice
 #define vkDestroyFence                           vyre_vkDestroyFence
+#define vkDestroyInstance                        vyre_vkDestroyInstance
 #define vkDestroyPipeline                        vyre_vkDestroyPipeline
 #define vkDestroyPipelineCache                   vyre_vkDestroyPipelineCache
 #define vkDestroyPipelineLayout                  vyre_vkDestroyPipelineLayout
@@ -141,6 +144,7 @@ VYRE_VK_INSTANCE_LIST(X)
 #define vkGetPhysicalDeviceFeatures2             vyre_vkGetPhysicalDeviceFeatures2
 #define vkEnumerateDeviceExtensionProperties     vyre_vkEnumerateDeviceExtensionProperties
 #define vkGetPhysicalDeviceMemoryProperties      vyre_vkGetPhysicalDeviceMemoryProperties
+#define vkGetPhysicalDeviceMemoryProperties2     vyre_vkGetPhysicalDeviceMemoryProperties2
 #define vkGetPhysicalDeviceProperties            vyre_vkGetPhysicalDeviceProperties
 #define vkGetPhysicalDeviceProperties2           vyre_vkGetPhysicalDeviceProperties2
 #define vkGetPhysicalDeviceQueueFamilyProperties vyre_vkGetPhysicalDeviceQueueFamilyProperties

@@ -902,7 +902,8 @@ typedef struct vyre_metric {
 #define VYRE_FAULT_SIMULATED_LOSS 1u // flag the device lost without touching it
 #define VYRE_FAULT_DEVICE_TRAP    2u // provoke a real device fault (e.g. a kernel that traps)
 // ABI 1.2: a kernel that stores to an illegal address (CUDA isolated mode;
-// docs/abi.md ABI-ISOLATE-6). Plugins that cannot provoke it answer UNSUPPORTED.
+// docs/abi.md ABI-ISOLATE-6; Vulkan on NVIDIA GPUs, ABI-VKFAULT-1). Plugins
+// that cannot provoke it safely answer UNSUPPORTED.
 #define VYRE_FAULT_ILLEGAL_ADDRESS 3u
 
 //===----------------------------------------------------------------------===//
