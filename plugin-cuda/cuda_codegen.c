@@ -28,6 +28,17 @@ static const char kPrelude[] =
     "typedef int i32;\n"
     "typedef unsigned long long u64;\n"
     "#define VD static __device__ __forceinline__\n"
+    // The f32 literal -0.0 is read from constant memory: ptxas -O3 (sm_90)
+    // rewrote a select of two integer-valued f32 immediates such as -1.0
+    // and -0.0 into I2F(SEL(-1, 0)), which gives +0 for -0 (case
+    // integers/cuda_ptxas_folds, found by the H200 fuzzer). A global with
+    // external linkage cannot be folded (the host may write it), and an
+    // FSEL reads a constant-bank operand at no cost.
+    "#ifdef __CUDA_ARCH__\n"
+    "__constant__ u32 vnegz = 0x80000000u;\n"
+    "#else\n"
+    "static const u32 vnegz = 0x80000000u;\n"
+    "#endif\n"
     "VD float vc(float x) {\n"
     "  u32 b = __float_as_uint(x);\n"
     "  if ((b & 0x7f800000u) == 0u) b &= 0x80000000u;\n"

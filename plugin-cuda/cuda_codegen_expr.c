@@ -158,7 +158,10 @@ static void emit_lit(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
     vyre_cuda_cg_put(g, "((i32)0x%08xu)", e->ref);
     break;
   case VYRE_IR_TYPE_F32:
-    vyre_cuda_cg_put(g, "__uint_as_float(0x%08xu)", f32_canonical(e->ref));
+    if (f32_canonical(e->ref) == 0x80000000u) // -0.0 (vnegz in the prelude)
+      vyre_cuda_cg_put(g, "__uint_as_float(vnegz)");
+    else
+      vyre_cuda_cg_put(g, "__uint_as_float(0x%08xu)", f32_canonical(e->ref));
     break;
   case VYRE_IR_TYPE_BOOL:
     vyre_cuda_cg_put(g, "%s", e->ref ? "true" : "false");

@@ -791,8 +791,10 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
   uint32_t wg[3] = {1, 1, 1};
   assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
   assert_non_null(strstr(src, "__uint_as_float(0x7fc00000u)"));
-  assert_non_null(strstr(src, "__uint_as_float(0x80000000u)"));
+  // -0.0 comes from constant memory (vnegz: the ptxas select rewrite).
+  assert_non_null(strstr(src, "__uint_as_float(vnegz)"));
   assert_null(strstr(src, "0xffc00001u"));
+  assert_null(strstr(src, "0x80000001u"));
   free(src);
   free(t);
 }
