@@ -29,10 +29,14 @@
 //   the kernel's side of the ring protocol (doorbell, stop flag, idle exit,
 //   exit word, completion with a release store) and runs each item through
 //   the registered emulation with the one-shot kernel's parameters (slot
-//   pointers, counts, trap record) and the item's grid; the test names the
-//   program's host buffer count with mock_cuda_set_resident_slots (2 for
-//   VYRE_MOCK_CUDA_KERNEL=inc; without either the launch fails with
-//   CUDA_ERROR_NOT_SUPPORTED). The launch's stream is busy
+//   pointers, counts, trap record) and the item's grid. The program's host
+//   buffer count S is read off the slot (the first k whose word 3 + 2k
+//   holds the reset trap record, ~0, with the cleared completion, ~0, six
+//   words on: offsets and counts are never ~0). Without an emulation,
+//   VYRE_MOCK_CUDA_KERNEL=inc runs inc (S 2) and =stream runs, by S, the
+//   programs of tests/host/test_stream.c: vadd (S 3: out = a + b) and
+//   trap13 (S 1: x[0] += 1, or trap site 2 value 7 when x[0] is 13).
+//   The launch's stream is busy
 //   (cuStreamQuery: NOT_READY) until the thread leaves;
 //   cuStreamSynchronize and cuStreamDestroy wait for it;
 //   cuDevicePrimaryCtxReset ends every such thread, as a reset ends a kernel.
@@ -491,22 +495,24 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
 // constants follow): header words DOORBELL 0, STOP 1, EXITED 3, 8 in all;
 // slot words [1] grid x | y << 32, [2] grid z, [3 + s] data offset, [3 + S
 // + s] count, trap record at 3 + 2S (6 words), completion at 3 + 2S + 6.
-static unsigned g_resident_slots;
-__attribute__((visibility("default"))) void mock_cuda_set_resident_slots(unsigned n) {
-  g_resident_slots = n;
-}
-
 typedef struct resident_launch {
   mock_stream *ms;
   _Atomic unsigned long long *vh;
   unsigned char *vslots;
   unsigned long long slot_bytes, first, idle_ns;
-  unsigned cap, slots;
+  unsigned cap;
   unsigned block[3];
 } resident_launch;
 
-static void run_item(const resident_launch *L, unsigned long long *d) {
-  const unsigned S = L->slots;
+// The host buffer count of the program whose item slot is |d| (above).
+static unsigned slot_count(const unsigned long long *d) {
+  for (unsigned k = 0; k < 64; k++)
+    if (d[3 + 2 * k] == ~0ull && d[3 + 2 * k + 6] == ~0ull) return k;
+  return 0;
+}
+
+static unsigned run_item(const resident_launch *L, unsigned long long *d) {
+  const unsigned S = slot_count(d);
   CUdeviceptr ptrs[64], trap = (CUdeviceptr)(uintptr_t)(d + 3 + 2 * S);
   unsigned counts[64];
   void *params[2 * 64 + 1];
@@ -520,15 +526,32 @@ static void run_item(const resident_launch *L, unsigned long long *d) {
   unsigned grid[3] = {(unsigned)d[1], (unsigned)(d[1] >> 32), (unsigned)d[2]};
   if (g_kernel) {
     g_kernel(params, grid, L->block);
-    return;
+    return S;
   }
   const char *k = getenv("VYRE_MOCK_CUDA_KERNEL");
-  if (k && strcmp(k, "inc") == 0 && S >= 2) {
+  const unsigned long long threads =
+      (unsigned long long)grid[0] * grid[1] * grid[2] * L->block[0] * L->block[1] * L->block[2];
+  if (k && (strcmp(k, "inc") == 0 || strcmp(k, "stream") == 0) && S == 2) {
     unsigned *in = DEV(unsigned, params[0]), *out = DEV(unsigned, params[1]);
-    unsigned long long threads = (unsigned long long)grid[0] * L->block[0];
     for (unsigned long long i = 0; i < threads && i < counts[1]; i++)
       out[i] = (i < counts[0] ? in[i] : 0) + 1u;
+  } else if (k && strcmp(k, "stream") == 0 && S == 3) {
+    unsigned *a = DEV(unsigned, params[0]), *b = DEV(unsigned, params[1]);
+    unsigned *out = DEV(unsigned, params[2]);
+    for (unsigned long long i = 0; i < threads && i < counts[2]; i++)
+      out[i] = (i < counts[0] ? a[i] : 0) + (i < counts[1] ? b[i] : 0);
+  } else if (k && strcmp(k, "stream") == 0 && S == 1 && counts[0] >= 1) {
+    unsigned *x = DEV(unsigned, params[0]);
+    unsigned long long *rec = (unsigned long long *)(uintptr_t)trap;
+    if (x[0] == 13u) {
+      rec[0] = 0;
+      rec[1] |= 1ull << 2;
+      rec[3] = 7;
+    } else {
+      x[0] += 1u;
+    }
   }
+  return S;
 }
 
 static void *resident_main(void *arg) {
@@ -549,8 +572,8 @@ static void *resident_main(void *arg) {
     unsigned long long *d =
         (unsigned long long *)(L->vslots + (seq % L->cap) * L->slot_bytes);
     const unsigned long long start = mono_ns();
-    run_item(L, d);
-    unsigned long long *c = d + 3 + 2 * L->slots + 6;
+    const unsigned S = run_item(L, d);
+    unsigned long long *c = d + 3 + 2 * S + 6;
     c[1] = mono_ns() - start + 1u;
     atomic_store_explicit((_Atomic unsigned long long *)c, seq, memory_order_release);
   }
@@ -562,10 +585,8 @@ out:
 
 static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, unsigned bz,
                                       CUstream s) {
-  const char *k = getenv("VYRE_MOCK_CUDA_KERNEL");
-  unsigned slots = g_resident_slots ? g_resident_slots : k && strcmp(k, "inc") == 0 ? 2u : 0u;
   mock_stream *ms = (mock_stream *)s;
-  if (!slots || !ms) return CUDA_ERROR_NOT_SUPPORTED;
+  if (!ms) return CUDA_ERROR_INVALID_HANDLE; // a resident kernel needs its own stream
   stream_join(ms); // stream order: after the previous launch
   resident_launch *L = calloc(1, sizeof(*L));
   L->ms = ms;
@@ -575,7 +596,6 @@ static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, u
   L->cap = *(unsigned *)params[3];
   L->first = *(unsigned long long *)params[4];
   L->idle_ns = *(unsigned long long *)params[5];
-  L->slots = slots;
   L->block[0] = bx, L->block[1] = by, L->block[2] = bz;
   atomic_store(&ms->running, 1);
   if (pthread_create(&ms->thread, NULL, resident_main, L) != 0) {
