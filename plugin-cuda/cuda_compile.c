@@ -159,10 +159,9 @@ void vyre_cuda_cubin_put(vyre_kit_cache *disk, const vyre_ir_program *p, const u
   payload_put(disk, p, wg, flags, cc_major, cc_minor, c);
 }
 
-static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
-                          const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
-                          int cc_major, int cc_minor, int resident, vyre_cuda_cubin *out,
-                          vyre_error *err) {
+static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const vyre_ir_program *p,
+                          const uint32_t wg[3], uint32_t flags, int cc_major, int cc_minor,
+                          int resident, vyre_cuda_cubin *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   uint32_t st = vyre_cuda_plan_make(p, wg, &out->plan, err);
   if (st) return st;

@@ -76,7 +76,7 @@ static vyre_ir_program *program_copy(const vyre_ir_program *p) {
   uint8_t *at = m + ((sizeof(*p) + 7u) & ~(size_t)7u);
 #define COPY(field, bytes, n)                                                                      \
   do {                                                                                             \
-    if (p->field && (bytes) != 0) memcpy(at, p->field, (bytes));                                        \
+    if (p->field && (bytes) != 0) memcpy(at, p->field, (bytes));                                   \
     q->field = (void *)at;                                                                         \
     at += (n);                                                                                     \
   } while (0)

@@ -68,9 +68,9 @@ struct vyre_ring {
   vyre_object_header h;
   vyre_ring *next; // be->rings
   vyre_backend *be;
-  vyre_module *module;  // the handle items name
-  vyre_cuda_kernel *k;  // a reference (k->refs); NULL once the generation is gone
-  uint32_t generation;  // the backend generation it was opened in
+  vyre_module *module; // the handle items name
+  vyre_cuda_kernel *k; // a reference (k->refs); NULL once the generation is gone
+  uint32_t generation; // the backend generation it was opened in
   vyre_cuda_ring_layout l;
   uint32_t flags;
   uint64_t idle_ns;
@@ -240,8 +240,7 @@ static int stop_kernel(vyre_ring *r, int cancel, uint64_t wait_ns) {
 
 static uint32_t ring_check(vyre_backend *be, vyre_ring *r, const char *slot, vyre_error *err) {
   (void)slot;
-  return vyre_kit_object_check(r, VYRE_MAGIC_RING, be, be->generation, VYRE_CUDA_NAME, "ring",
-                               err);
+  return vyre_kit_object_check(r, VYRE_MAGIC_RING, be, be->generation, VYRE_CUDA_NAME, "ring", err);
 }
 
 uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_ring **out,
@@ -303,8 +302,8 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   CUresult res = vyre_cuda_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, k->rfn, (int)(r->block[0] * r->block[1] * r->block[2]), r->dyn_shared);
   if (res == CUDA_SUCCESS)
-    res = vyre_cuda_cu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                            be->dev);
+    res =
+        vyre_cuda_cu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, be->dev);
   if (res != CUDA_SUCCESS) {
     st = vyre_cuda_be_fail(be, err, res, "call recover",
                            "ring_open: the resident kernel's occupancy");
@@ -465,6 +464,7 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
     while (n < capacity && r->head < r->tail && vyre_cuda_ring_done(&r->l, r->host, r->head, &dns))
       report(r, r->head++, dns, &out[n++]);
     uint64_t late = 0, hung_seq = 0;
+    int hung = 0;
     if (!n && !r->lost && r->head < r->tail) {
       ring_item *it = &r->items[r->head % r->l.capacity];
       uint64_t now = now_ns();
@@ -472,6 +472,7 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
         r->lost = 1;
         late = now - it->deadline;
         hung_seq = it->seq;
+        hung = 1;
       } else if ((st = ensure_running(r, err)) != VYRE_STATUS_OK) {
         pthread_mutex_unlock(&r->lock);
         return st;
@@ -480,7 +481,7 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
     const int lost = !n && (r->lost || atomic_load(&be->lost));
     const uint64_t pending = r->tail - r->head;
     pthread_mutex_unlock(&r->lock);
-    if (hung_seq) {
+    if (hung) {
       if (!atomic_exchange(&be->lost, 1))
         vyre_kit_log(VYRE_LOG_ERROR, VYRE_CUDA_NAME,
                      "device %u (%s): stream item %llu of ring '%s' did not complete within its "

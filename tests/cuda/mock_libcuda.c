@@ -150,8 +150,8 @@ static void wait_idle(void) {
 // A stream: the resident kernel's thread running on it, if any.
 typedef struct mock_stream {
   pthread_t thread;
-  int has_thread;         // joinable
-  _Atomic int running;    // the thread has not left yet
+  int has_thread;           // joinable
+  _Atomic int running;      // the thread has not left yet
   struct mock_stream *next; // g_streams
 } mock_stream;
 
@@ -569,8 +569,7 @@ static void *resident_main(void *arg) {
       struct timespec ts = {0, 2000};
       nanosleep(&ts, NULL);
     }
-    unsigned long long *d =
-        (unsigned long long *)(L->vslots + (seq % L->cap) * L->slot_bytes);
+    unsigned long long *d = (unsigned long long *)(L->vslots + (seq % L->cap) * L->slot_bytes);
     const unsigned long long start = mono_ns();
     const unsigned S = run_item(L, d);
     unsigned long long *c = d + 3 + 2 * S + 6;
@@ -587,7 +586,7 @@ static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, u
                                       CUstream s) {
   mock_stream *ms = (mock_stream *)s;
   if (!ms) return CUDA_ERROR_INVALID_HANDLE; // a resident kernel needs its own stream
-  stream_join(ms); // stream order: after the previous launch
+  stream_join(ms);                           // stream order: after the previous launch
   resident_launch *L = calloc(1, sizeof(*L));
   L->ms = ms;
   L->vh = DEV(_Atomic unsigned long long, params[0]);
