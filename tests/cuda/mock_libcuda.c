@@ -16,7 +16,8 @@
 //   same with CUDA_ERROR_ILLEGAL_ADDRESS (an illegal address);
 // - without a registered emulation, VYRE_MOCK_CUDA_KERNEL=inc makes
 //   "vyre_main" compute slot1[i] = slot0[i] + 1 (the isolated executor's
-//   tests, where the kernel runs in a child process that registers nothing);
+//   tests, where the kernel runs in a child process that registers nothing),
+//   =x3p1 slot0[i] = slot0[i] * 3 + 1;
 // - VYRE_MOCK_CUDA_KERNEL_MS=<n>: each "vyre_main" launch keeps the device
 //   busy n ms: event queries answer CUDA_ERROR_NOT_READY and
 //   synchronizations sleep until then (slow kernels, the same tests);
@@ -35,7 +36,9 @@
 //   words on: offsets and counts are never ~0). Without an emulation,
 //   VYRE_MOCK_CUDA_KERNEL=inc runs inc (S 2) and =stream runs, by S, the
 //   programs of tests/host/test_stream.c: vadd (S 3: out = a + b) and
-//   trap13 (S 1: x[0] += 1, or trap site 2 value 7 when x[0] is 13).
+//   trap13 (S 1: x[0] += 1, or trap site 2 value 7 when x[0] is 13);
+//   =x3p1 runs x[i] = x[i] * 3 + 1 (S 1), in one-shot launches too (the
+//   second part of test_cuda_resident_gpu checked on the mock).
 //   The launch's stream is busy
 //   (cuStreamQuery: NOT_READY) until the thread leaves;
 //   cuStreamSynchronize and cuStreamDestroy wait for it;
@@ -531,7 +534,11 @@ static unsigned run_item(const resident_launch *L, unsigned long long *d) {
   const char *k = getenv("VYRE_MOCK_CUDA_KERNEL");
   const unsigned long long threads =
       (unsigned long long)grid[0] * grid[1] * grid[2] * L->block[0] * L->block[1] * L->block[2];
-  if (k && (strcmp(k, "inc") == 0 || strcmp(k, "stream") == 0) && S == 2) {
+  if (k && strcmp(k, "x3p1") == 0 && S == 1) {
+    unsigned *x = DEV(unsigned, params[0]);
+    for (unsigned long long i = 0; i < threads && i < counts[0]; i++)
+      x[i] = x[i] * 3u + 1u;
+  } else if (k && (strcmp(k, "inc") == 0 || strcmp(k, "stream") == 0) && S == 2) {
     unsigned *in = DEV(unsigned, params[0]), *out = DEV(unsigned, params[1]);
     for (unsigned long long i = 0; i < threads && i < counts[1]; i++)
       out[i] = (i < counts[0] ? in[i] : 0) + 1u;
@@ -653,6 +660,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
       unsigned long long threads = (unsigned long long)grid[0] * block[0];
       for (unsigned long long i = 0; i < threads && i < nout; i++)
         out[i] = (i < nin ? in[i] : 0) + 1u;
+    } else if (k && strcmp(k, "x3p1") == 0) {
+      unsigned *x = DEV(unsigned, params[0]);
+      unsigned n = *(unsigned *)params[1];
+      unsigned long long threads = (unsigned long long)grid[0] * block[0];
+      for (unsigned long long i = 0; i < threads && i < n; i++)
+        x[i] = x[i] * 3u + 1u;
     }
   }
   return CUDA_SUCCESS;
