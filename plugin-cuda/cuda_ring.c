@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cuda_ring.c — the stream slots of the CUDA backend (cuda_ring.h; docs/abi.md
-// ABI-STREAM-1..5, ABI-STREAM-9..12).
+// ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..4).
 //
 // ring_open loads the resident variant of the module's program
 // (vyre_cuda_kernel_resident: disk cache or NVRTC, once per kernel), sizes

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_cuda_stream.c — "cuda/stream": the CUDA plugin's stream ring slots
-// (plugin-cuda/cuda_ring.c; docs/abi.md ABI-STREAM-1..5, ABI-STREAM-9..12)
+// (plugin-cuda/cuda_ring.c; docs/abi.md ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..4)
 // through the plugin's exported table. As test_cuda_stream_mock against
 // mock_libcuda.c, whose launch of "vyre_resident" starts a host thread that
 // plays the kernel's side of the ring and runs each item through the
