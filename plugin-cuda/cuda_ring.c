@@ -68,7 +68,8 @@ struct vyre_ring {
   vyre_object_header h;
   vyre_ring *next; // be->rings
   vyre_backend *be;
-  vyre_module *module; // the handle items name
+  vyre_module *module; // the handle items name (compared, never dereferenced after open)
+  char label[64];      // for messages: the ring's label, else the module's
   vyre_cuda_kernel *k; // a reference (k->refs); NULL once the generation is gone
   uint32_t generation; // the backend generation it was opened in
   vyre_cuda_ring_layout l;
@@ -153,7 +154,7 @@ static uint32_t launch(vyre_ring *r, uint64_t first, vyre_error *err) {
                              "on libvyre's batch engine",
                              "launching the resident kernel of ring '%s' (%u blocks of [%u,%u,%u] "
                              "threads, from item %llu)",
-                             r->module->label, r->blocks, r->block[0], r->block[1], r->block[2],
+                             r->label, r->blocks, r->block[0], r->block[1], r->block[2],
                              (unsigned long long)first);
   r->launched = 1;
   r->launches++;
@@ -284,6 +285,8 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   r->items = items;
   r->be = be;
   r->module = args->module;
+  snprintf(r->label, sizeof(r->label), "%s",
+           args->label && args->label[0] ? args->label : args->module->label);
   r->k = k;
   r->l = l;
   r->flags = args->flags;
@@ -486,7 +489,7 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
         vyre_kit_log(VYRE_LOG_ERROR, VYRE_CUDA_NAME,
                      "device %u (%s): stream item %llu of ring '%s' did not complete within its "
                      "watchdog (late by %llu us); the backend is lost until recover",
-                     be->device_index, be->name, (unsigned long long)hung_seq, r->module->label,
+                     be->device_index, be->name, (unsigned long long)hung_seq, r->label,
                      (unsigned long long)(late / 1000u));
       *out_count = 0;
       return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
@@ -495,16 +498,15 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
                            "hangs, so device %u is lost. Fix: recover and submit the items again "
                            "(libvyre's streams do), and raise the stream's timeout_ns if the "
                            "item is merely slow.",
-                           (unsigned long long)hung_seq, r->module->label,
-                           (unsigned long long)pending, be->device_index);
+                           (unsigned long long)hung_seq, r->label, (unsigned long long)pending,
+                           be->device_index);
     }
     if (lost) {
       *out_count = 0;
       return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
                            "ring_reap: device %u (%s) is lost with %llu items of ring '%s' "
                            "outstanding. Fix: recover and submit them again on a new ring.",
-                           be->device_index, be->name, (unsigned long long)pending,
-                           r->module->label);
+                           be->device_index, be->name, (unsigned long long)pending, r->label);
     }
     if (n || !timeout_ns || !pending || now_ns() >= end) break;
     // Spin first (a tiny item completes in microseconds), then nap.
@@ -566,7 +568,7 @@ void vyre_cuda_ring_close(vyre_backend *be, vyre_ring *r, uint32_t cancel) {
       vyre_kit_log(VYRE_LOG_ERROR, VYRE_CUDA_NAME,
                    "device %u (%s): the resident kernel of ring '%s' did not stop within %llu ms "
                    "of ring_close; the backend is lost until recover",
-                   be->device_index, be->name, r->module->label,
+                   be->device_index, be->name, r->label,
                    (unsigned long long)(VYRE_CUDA_RING_EXIT_WAIT_NS / 1000000u));
     pthread_mutex_lock(&be->lock);
     r->closed = 1;

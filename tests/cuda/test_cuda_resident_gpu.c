@@ -325,14 +325,14 @@ int main(void) {
 // x[i] = x[i] * 3 + 1 on a read_write buffer (any length: 4 bytes in, 4
 // bytes out for the round trip).
 #define X3P1_JSON                                                                                  \
-  "{\"vyre\":1,\"name\":\"x3p1\",\"workgroup_size\":[64,1,1],\"buffers\":["                      \
-  "{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],"                 \
-  "\"body\":[{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\","             \
+  "{\"vyre\":1,\"name\":\"x3p1\",\"workgroup_size\":[64,1,1],\"buffers\":["                        \
+  "{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],"                    \
+  "\"body\":[{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\","            \
   "\"axis\":0}},{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"lt\",\"a\":{\"k\":\"var\","         \
-  "\"name\":\"i\"},\"b\":{\"k\":\"len\",\"buffer\":\"x\"}},\"then\":[{\"k\":\"store\","             \
+  "\"name\":\"i\"},\"b\":{\"k\":\"len\",\"buffer\":\"x\"}},\"then\":[{\"k\":\"store\","            \
   "\"buffer\":\"x\",\"index\":{\"k\":\"var\",\"name\":\"i\"},\"value\":{\"k\":\"bin\","            \
-  "\"op\":\"add\",\"a\":{\"k\":\"bin\",\"op\":\"mul\",\"a\":{\"k\":\"load\",\"buffer\":\"x\","   \
-  "\"index\":{\"k\":\"var\",\"name\":\"i\"}},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":3}},"       \
+  "\"op\":\"add\",\"a\":{\"k\":\"bin\",\"op\":\"mul\",\"a\":{\"k\":\"load\",\"buffer\":\"x\","     \
+  "\"index\":{\"k\":\"var\",\"name\":\"i\"}},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":3}},"        \
   "\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":1}}}],\"else\":[]}]}"
 
 #define SFAIL(...)                                                                                 \
@@ -528,8 +528,8 @@ static int stream_part(void) {
   double ips1 = stream_items_per_s(k, 0, 200000);
   unsetenv("VYRE_CUDA_STREAM_BLOCKS");
   if (rt1 < 0 || ips1 < 0) return 1;
-  fprintf(stderr, "round trip, CUDA ring with one block per SM (%s blocks): median %.2f us\n",
-          sms, rt1);
+  fprintf(stderr, "round trip, CUDA ring with one block per SM (%s blocks): median %.2f us\n", sms,
+          rt1);
   double rth = stream_round_trip(k, VYRE_STREAM_HOST_RING, &ring);
   if (rth < 0) return 1;
   fprintf(stderr, "round trip, libvyre batch engine: median %.2f us\n", rth);
@@ -578,8 +578,7 @@ static int stream_part(void) {
   if (vyre_dispatch(k, a, 1, NULL, NULL, &e) || out != 16) SFAIL("dispatch: %s", e.message);
   if (vyre_resident_free(buf, &e)) SFAIL("resident free: %s", e.message);
   const double ms = (double)(now_ns() - t0) / 1e6;
-  fprintf(stderr,
-          "alloc + dispatch + free beside a resident ring kernel: %.2f ms%s\n", ms,
+  fprintf(stderr, "alloc + dispatch + free beside a resident ring kernel: %.2f ms%s\n", ms,
           ms < 1000.0 ? "" : " (it waited for the resident kernel: see plugin-cuda/README.md)");
   if (vyre_stream_close(s, VYRE_STREAM_FINISH, &e)) SFAIL("close: %s", e.message);
   vyre_kernel_release(k);
