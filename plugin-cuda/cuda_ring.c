@@ -296,6 +296,17 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   atomic_fetch_add(&k->refs, 1);
   if ((st = vyre_cuda_enter(be, err))) goto fail_noctx;
   st = vyre_cuda_kernel_resident(be, k, err);
+  if (st && st != VYRE_STATUS_DEVICE_LOST && st != VYRE_STATUS_OUT_OF_MEMORY &&
+      st != VYRE_STATUS_UNSUPPORTED) {
+    // No resident variant (NVRTC missing or refusing it): the stream still
+    // runs, on libvyre's batch engine (ABI-STREAM-10).
+    vyre_kit_log(
+        VYRE_LOG_WARN, VYRE_CUDA_NAME,
+        "ring '%s': no resident kernel (status %u: %s); streaming on libvyre's batch engine",
+        r->label, st, err ? err->message : "");
+    st = VYRE_STATUS_UNSUPPORTED;
+    if (err) err->code = st;
+  }
   if (st) goto fail;
   r->dyn_shared = k->plan.dyn_shared;
   r->block[0] = k->wg[0] / (k->plan.lanes ? k->plan.lanes : 1u);
