@@ -408,6 +408,90 @@ static void test_an_idle_kernel_exits_and_the_next_submit_relaunches_it(void **s
   cu_ops()->ring_close(f->be, r, 0);
 }
 
+// The relaunch rule under stress: with an idle time of 1 us the kernel
+// leaves between almost every two items, often as a doorbell lands; every
+// item still runs exactly once, in order, with its outputs.
+static void test_items_survive_a_kernel_that_keeps_leaving(void **state) {
+  fx *f = *state;
+  NEED(f);
+  const unsigned long long l0 = mock_launches();
+  vyre_ring *r = ring_open(f, 4, 1000ull);
+  static item its[4];
+  vyre_error err = {.struct_size = sizeof(err)};
+  atomic_store(&g_items_run, 0);
+  enum { ITEMS = 300 };
+  uint64_t reaped = 0;
+  for (uint64_t k = 0; k < ITEMS; k++) {
+    if (k - reaped >= 4 || (k % 7) == 3) { // one in flight now and then, else up to 4
+      while (reaped < k) {
+        vyre_ring_completion c;
+        assert_int_equal(reap_one(f, r, &c, &err), VYRE_STATUS_OK);
+        assert_int_equal(c.seq, reaped);
+        item_check(&its[reaped % 4], 64);
+        reaped++;
+      }
+      // A pause of 0..150 us: the kernel leaves during many of them, some
+      // just as the next doorbell lands.
+      struct timespec ts = {0, (long)((k * 37u) % 151u) * 1000L};
+      nanosleep(&ts, NULL);
+    }
+    item_make(&its[k % 4], f->m, (uint32_t)k, 64);
+    assert_int_equal(cu_ops()->ring_submit(f->be, r, &its[k % 4].a, k, &err), VYRE_STATUS_OK);
+  }
+  while (reaped < ITEMS) {
+    vyre_ring_completion c;
+    assert_int_equal(reap_one(f, r, &c, &err), VYRE_STATUS_OK);
+    assert_int_equal(c.seq, reaped);
+    item_check(&its[reaped % 4], 64);
+    reaped++;
+  }
+  if (is_mock()) {
+    assert_int_equal(atomic_load(&g_items_run), ITEMS); // none ran twice
+    fprintf(stderr, "%llu launches for %d items\n", mock_launches() - l0, ITEMS);
+    assert_true(mock_launches() - l0 > ITEMS / 10); // it did keep leaving
+  }
+  cu_ops()->ring_close(f->be, r, 0);
+}
+
+// The resident variant is compiled once and kept on disk: a second backend
+// (a new process would do the same) finds it there and compiles nothing.
+static void test_the_resident_variant_comes_from_the_disk_cache(void **state) {
+  fx *f = *state;
+  NEED(f);
+  if (!getenv("VYRE_CACHE_DIR")) skip();
+  vyre_ring *r = ring_open(f, 2, 0); // compiled (or found) here
+  cu_ops()->ring_close(f->be, r, 0);
+  vyre_backend *be2 = NULL;
+  vyre_create_args a = {.struct_size = sizeof(a), .device_index = VYRE_DEVICE_DEFAULT};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->create(&a, &be2, &err), VYRE_STATUS_OK);
+  const vyre_ir_program *p = x3p1(&f->t);
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p};
+  memcpy(ca.workgroup_size, p->workgroup_size, 12);
+  vyre_module *m2 = NULL;
+  assert_int_equal(cu_ops()->compile(be2, &ca, &m2, &err), VYRE_STATUS_OK);
+  vyre_ring_args ra = {.struct_size = sizeof(ra), .capacity = 2, .module = m2};
+  vyre_ring *r2 = NULL;
+  assert_int_equal(cu_ops()->ring_open(be2, &ra, &r2, &err), VYRE_STATUS_OK);
+  vyre_metric ms[32];
+  uint32_t n = 0;
+  assert_int_equal(cu_ops()->metrics(be2, ms, 32, &n), VYRE_STATUS_OK);
+  uint64_t compiles = UINT64_MAX, hits = 0;
+  for (uint32_t i = 0; i < n && i < 32; i++) {
+    if (strcmp(ms[i].name, "compiles") == 0) compiles = ms[i].value;
+    if (strcmp(ms[i].name, "compile_cache_disk_hits") == 0) hits = ms[i].value;
+  }
+  assert_int_equal(compiles, 0);
+  assert_int_equal(hits, 2); // the one-shot kernel and its resident variant
+  static item it;
+  item_make(&it, m2, 9, 64);
+  assert_int_equal(cu_ops()->ring_submit(be2, r2, &it.a, 0, &err), VYRE_STATUS_OK);
+  cu_ops()->ring_close(be2, r2, 0); // finishes it
+  item_check(&it, 64);
+  cu_ops()->module_release(be2, m2);
+  cu_ops()->destroy(be2);
+}
+
 // The watchdog: an item that does not complete within its timeout makes
 // ring_reap answer DEVICE_LOST and the backend lost; after close and
 // recover a new ring on a recompiled module works.
@@ -497,6 +581,8 @@ int main(void) {
       T(test_bad_items_are_refused),
       T(test_cancel_drops_items_not_started),
       T(test_an_idle_kernel_exits_and_the_next_submit_relaunches_it),
+      T(test_items_survive_a_kernel_that_keeps_leaving),
+      T(test_the_resident_variant_comes_from_the_disk_cache),
       T(test_the_watchdog_turns_a_hang_into_a_loss),
       T(test_destroy_closes_open_rings),
       T(test_the_stream_can_be_turned_off),
