@@ -98,13 +98,24 @@ static void nap_ns(uint64_t ns) {
   nanosleep(&t, NULL);
 }
 
-// A strict boolean, as libvyre reads them: 0/false/no/off turn it off.
+// A strict boolean, as libvyre reads them: 0/false/no/off turn it off,
+// 1/true/yes/on or unset or empty leave it on; anything else is warned about
+// (once) and leaves it on.
 static int env_off(const char *name) {
   const char *v = vyre_kit_getenv(name);
-  if (!v) return 0;
+  if (!v || !*v) return 0;
   static const char *const no[] = {"0", "false", "no", "off"};
+  static const char *const yes[] = {"1", "true", "yes", "on"};
   for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
     if (strcasecmp(v, no[i]) == 0) return 1;
+  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+    if (strcasecmp(v, yes[i]) == 0) return 0;
+  static atomic_int warned;
+  if (!atomic_exchange(&warned, 1))
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME,
+                 "%s='%.40s' is not 1/true/yes/on or 0/false/no/off; the stream ring slots stay "
+                 "on. Fix: set %s=0 or %s=1, or unset it.",
+                 name, v, name, name);
   return 0;
 }
 
