@@ -342,7 +342,7 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TIMESTAMPS |
                VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
                VYRE_CAP_INDIRECT_GRID;
-  // The stream slots (cuda_ring.c; docs/abi.md ABI-STREAM-9..11, ABI-CUDARING-1..4).
+  // The stream slots (cuda_ring.c; docs/abi.md ABI-STREAM-9..11, ABI-CUDARING-1..5).
   if (vyre_cuda_stream_enabled(be)) out->flags |= VYRE_CAP_STREAM;
   int v[3] = {1024, 1024, 64};
   vyre_cuda_cu.cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, be->dev);

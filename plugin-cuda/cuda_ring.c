@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cuda_ring.c — the stream slots of the CUDA backend (cuda_ring.h; docs/abi.md
-// ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..4).
+// ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..5).
 //
 // ring_open loads the resident variant of the module's program
 // (vyre_cuda_kernel_resident: disk cache or NVRTC, once per kernel), sizes
@@ -19,7 +19,10 @@
 // relaunch rule of plugin-cuda/README.md: the launches share one stream, so
 // the relaunch and the vctl memset queue behind any block still leaving;
 // submit and reap both check, since block 0 may decide to leave just before
-// a doorbell lands). BUSY when |capacity| items are not yet reaped.
+// a doorbell lands). BUSY when |capacity| items are not yet reaped. An item
+// whose data exceed the slot keeps its place with an empty item (grid 0)
+// and runs, when ring_reap reaches it, as a one-shot dispatch on copies of
+// its inputs (ABI-CUDARING-5).
 //
 // ring_reap polls the completion word of the oldest item (acquire), copies
 // its outputs and trap record out and reports it, in order; it spins for a
@@ -50,6 +53,7 @@
 #include <time.h>
 
 #include "cuda_device.h"
+#include "cuda_dispatch.h"
 #include "cuda_module.h"
 #include "cuda_resident.h"
 #include "cuda_ring_proto.h"
@@ -58,10 +62,19 @@
 #include "vyre_kit.h"
 
 typedef struct ring_item {
-  uint64_t seq;      // the host's seq
-  uint64_t deadline; // watchdog: absolute ns (vyre_kit_now_ns)
-  uint32_t n;        // bindings
-  vyre_binding b[VYRE_CUDA_MAX_SLOTS];
+  uint64_t seq;                        // the host's seq
+  uint64_t deadline;                   // watchdog: absolute ns (vyre_kit_now_ns)
+  uint32_t n;                          // bindings
+  vyre_binding b[VYRE_CUDA_MAX_SLOTS]; // the caller's (outputs go to their data)
+  // An item whose data exceed the slot (ABI-CUDARING-5): its slot holds an
+  // empty item (grid 0) that keeps the order; ring_reap runs the item itself
+  // as a one-shot dispatch on |own| (copies of the inputs in |mem|).
+  int big;
+  uint32_t grid[3];
+  uint64_t timeout_ns;
+  vyre_binding own[VYRE_CUDA_MAX_SLOTS];
+  uint8_t *mem;
+  uint64_t mem_cap;
 } ring_item;
 
 struct vyre_ring {
@@ -213,6 +226,8 @@ static void ring_release(vyre_ring *r, int driver) {
 
 static void ring_free(vyre_ring *r) {
   pthread_mutex_destroy(&r->lock);
+  for (uint32_t i = 0; i < r->l.capacity; i++)
+    free(r->items[i].mem);
   free(r->items);
   free(r);
 }
@@ -398,6 +413,52 @@ fail_noctx:
   return st;
 }
 
+// The access of IR buffer |buffer| (VYRE_IR_ACCESS_*), or UINT32_MAX when
+// the kernel does not use it.
+static uint32_t access_of(const vyre_ring *r, uint32_t buffer) {
+  for (uint32_t s = 0; s < r->l.slots; s++)
+    if (r->l.buffer_of_slot[s] == buffer) return r->l.access[s];
+  return UINT32_MAX;
+}
+
+// An item above the slot (ABI-CUDARING-5): its bindings checked and its
+// inputs copied into the item's own memory (|need| bytes, 16-aligned per
+// binding), for ring_reap to dispatch in its turn.
+static uint32_t big_take(vyre_ring *r, ring_item *it, const vyre_dispatch_args *item, uint64_t seq,
+                         uint64_t need, vyre_error *err) {
+  for (uint32_t i = 0; i < item->binding_count; i++) {
+    const vyre_binding *b = &item->bindings[i];
+    if (b->kind != VYRE_BINDING_HOST || access_of(r, b->buffer_index) == UINT32_MAX)
+      return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                           "ring_submit: item %llu binding %u (buffer %u, kind %u) is not a host "
+                           "binding of a buffer the kernel uses. Fix: stream items bind host "
+                           "memory only (docs/abi.md ABI-STREAM-3).",
+                           (unsigned long long)seq, i, b->buffer_index, b->kind);
+  }
+  if (need > it->mem_cap) {
+    uint8_t *m = realloc(it->mem, (size_t)need);
+    if (!m)
+      return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_CUDA_NAME,
+                           "ring_submit: item %llu: no host memory for a copy of its %llu bytes. "
+                           "Fix: free memory or submit smaller items.",
+                           (unsigned long long)seq, (unsigned long long)need);
+    it->mem = m;
+    it->mem_cap = need;
+  }
+  uint64_t at = 0;
+  for (uint32_t i = 0; i < item->binding_count; i++) {
+    const vyre_binding *b = &item->bindings[i];
+    it->own[i] = *b;
+    it->own[i].data = it->mem + at;
+    if (b->bytes && b->data && access_of(r, b->buffer_index) != VYRE_IR_ACCESS_WRITE)
+      memcpy(it->mem + at, b->data, (size_t)b->bytes);
+    else if (b->bytes)
+      memset(it->mem + at, 0, (size_t)b->bytes);
+    at += (b->bytes + 15u) & ~(uint64_t)15u;
+  }
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispatch_args *item,
                                uint64_t seq, vyre_error *err) {
   uint32_t st = vyre_cuda_check_alive(be, err);
@@ -433,12 +494,27 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   // Slot |iseq| is neither run nor reaped: only this thread touches it. The
   // ring's payload offsets are 16-aligned and distinct, so lane mode's
   // 128-bit accesses are valid (vfast 1).
-  st = vyre_cuda_ring_fill(&r->l, r->host, iseq, item, 1, err);
-  if (st) return st;
   ring_item *it = &r->items[iseq % r->l.capacity];
+  uint64_t need = 0;
+  for (uint32_t i = 0; i < item->binding_count; i++)
+    need += (item->bindings[i].bytes + 15u) & ~(uint64_t)15u;
+  it->big = need > r->l.payload_bytes;
+  if (it->big) {
+    st = big_take(r, it, item, seq, need, err);
+    if (!st) {
+      // The slot keeps the order with an empty item: no workgroups.
+      vyre_dispatch_args empty = {.struct_size = sizeof(empty), .grid = {0, 1, 1}, .repeat = 1};
+      st = vyre_cuda_ring_fill(&r->l, r->host, iseq, &empty, 1, err);
+    }
+  } else {
+    st = vyre_cuda_ring_fill(&r->l, r->host, iseq, item, 1, err);
+  }
+  if (st) return st;
   it->seq = seq;
   it->n = item->binding_count;
   memcpy(it->b, item->bindings, (size_t)item->binding_count * sizeof(vyre_binding));
+  memcpy(it->grid, item->grid, sizeof(it->grid));
+  it->timeout_ns = item->timeout_ns;
   pthread_mutex_lock(&r->lock);
   vyre_cuda_ring_doorbell(r->host, iseq);
   const uint64_t now = now_ns();
@@ -451,9 +527,47 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   return st;
 }
 
+// Runs the big item |it| (its empty slot completed, so every earlier item
+// has) as a one-shot dispatch and copies its outputs to the caller; its
+// status and result into |c|. DEVICE_LOST: the ring is lost, |c| unset.
+static uint32_t big_run(vyre_ring *r, ring_item *it, vyre_ring_completion *c, vyre_error *err) {
+  vyre_dispatch_args a = {.struct_size = sizeof(a),
+                          .binding_count = it->n,
+                          .module = r->module,
+                          .bindings = it->own,
+                          .grid = {it->grid[0], it->grid[1], it->grid[2]},
+                          .repeat = 1,
+                          .flags = r->flags & VYRE_DISPATCH_TIMING,
+                          .timeout_ns = it->timeout_ns};
+  vyre_dispatch_result res = {.struct_size = sizeof(res)};
+  vyre_error e = {.struct_size = sizeof(e)};
+  uint32_t st = vyre_cuda_dispatch(r->be, &a, &res, &e);
+  if (st == VYRE_STATUS_DEVICE_LOST) {
+    r->lost = 1;
+    if (err) *err = e;
+    return st;
+  }
+  if (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED)
+    for (uint32_t i = 0; i < it->n; i++) {
+      uint32_t acc = access_of(r, it->b[i].buffer_index);
+      if ((acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE) && it->b[i].data &&
+          it->b[i].bytes)
+        memcpy(it->b[i].data, it->own[i].data, (size_t)it->b[i].bytes);
+    }
+  memset(c, 0, sizeof(*c));
+  c->seq = it->seq;
+  c->status = st;
+  c->result = res;
+  c->result.struct_size = sizeof(c->result);
+  return VYRE_STATUS_OK;
+}
+
 // Reports ring item |iseq| (completed) into |c|. Ring lock held.
-static void report(vyre_ring *r, uint64_t iseq, uint64_t device_ns, vyre_ring_completion *c) {
+// DEVICE_LOST: a big item's dispatch found the device lost (|c| unset).
+static uint32_t report(vyre_ring *r, uint64_t iseq, uint64_t device_ns, vyre_ring_completion *c,
+                       vyre_error *err) {
   ring_item *it = &r->items[iseq % r->l.capacity];
+  if (it->big) return big_run(r, it, c, err);
   vyre_dispatch_args a = {.struct_size = sizeof(a), .binding_count = it->n, .bindings = it->b};
   uint64_t rec[VYRE_CUDA_RING_TRAP_WORDS];
   vyre_cuda_ring_collect(&r->l, r->host, iseq, &a, rec);
@@ -469,6 +583,7 @@ static void report(vyre_ring *r, uint64_t iseq, uint64_t device_ns, vyre_ring_co
     c->result.trap_invocation = rec[0];
     c->result.trap_value = (uint32_t)rec[3];
   }
+  return VYRE_STATUS_OK;
 }
 
 uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns,
@@ -486,8 +601,18 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
   for (;;) {
     pthread_mutex_lock(&r->lock);
     uint64_t dns = 0;
-    while (n < capacity && r->head < r->tail && vyre_cuda_ring_done(&r->l, r->host, r->head, &dns))
-      report(r, r->head++, dns, &out[n++]);
+    while (n < capacity && r->head < r->tail &&
+           vyre_cuda_ring_done(&r->l, r->host, r->head, &dns)) {
+      if ((st = report(r, r->head, dns, &out[n], err)) != VYRE_STATUS_OK) {
+        // A big item's dispatch found the device lost: the items before it
+        // are reported, it and the rest are lost (ABI-STREAM-4).
+        pthread_mutex_unlock(&r->lock);
+        *out_count = n;
+        return st;
+      }
+      r->head++;
+      n++;
+    }
     uint64_t late = 0, hung_seq = 0;
     int hung = 0;
     if (!n && !r->lost && r->head < r->tail) {
@@ -563,7 +688,8 @@ void vyre_cuda_ring_close(vyre_backend *be, vyre_ring *r, uint32_t cancel) {
       uint64_t dns = 0;
       if (vyre_cuda_ring_done(&r->l, r->host, r->head, &dns)) {
         vyre_ring_completion c;
-        report(r, r->head++, dns, &c);
+        if (report(r, r->head, dns, &c, NULL)) break;
+        r->head++;
         continue;
       }
       if (now_ns() > r->items[r->head % r->l.capacity].deadline) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cuda_ring.h — the stream slots of the CUDA backend (cuda_ring.c; docs/abi.md
-// "Streams (ABI 1.2)", ABI-STREAM-1..5 and ABI-STREAM-9..11, ABI-CUDARING-1..4): a resident
-// kernel (cuda_resident.h) launched once per ring on its own stream, with
+// "Streams (ABI 1.2)", ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..5):
+// a resident kernel (cuda_resident.h) launched once per ring on its own stream, with
 // every block co-resident, drains a ring in mapped pinned host memory that
 // ring_submit fills (cuda_ring_proto.h); ring_reap polls the completion
 // words. struct vyre_ring stays private to cuda_ring.c.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_cuda_resident_gpu.c — the H200 check of the resident kernel
-// (plugin-cuda/cuda_resident.c, docs/abi.md ABI-STREAM-9..11, ABI-CUDARING-1..4), in two parts.
+// (plugin-cuda/cuda_resident.c, docs/abi.md ABI-STREAM-9..11, ABI-CUDARING-1..5), in two parts.
 // Part 2 (stream_part below) drives the plugin's ring slots
 // (plugin-cuda/cuda_ring.c) through libvyre's vyre_stream_*: 10,000 items of
 // 1..1000 elements checked, the one-in-flight round trip of a 4-byte item

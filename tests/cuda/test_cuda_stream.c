@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_cuda_stream.c — "cuda/stream": the CUDA plugin's stream ring slots
-// (plugin-cuda/cuda_ring.c; docs/abi.md ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..4)
+// (plugin-cuda/cuda_ring.c; docs/abi.md ABI-STREAM-1..5, ABI-STREAM-9..11, ABI-CUDARING-1..5)
 // through the plugin's exported table. As test_cuda_stream_mock against
 // mock_libcuda.c, whose launch of "vyre_resident" starts a host thread that
 // plays the kernel's side of the ring and runs each item through the
@@ -343,9 +343,9 @@ static void test_bad_items_are_refused(void **state) {
   assert_int_equal(cu_ops()->ring_submit(f->be, r, &it.a, 1, &err), VYRE_STATUS_INVALID_ARGUMENT);
   assert_non_null(strstr(err.message, "Fix:"));
   item_make(&it, f->m, 1, 64);
-  it.b[0].bytes = 128u * 1024u; // above the 64 KiB slot
+  it.b[0].kind = VYRE_BINDING_RESIDENT; // stream items bind host memory only
   assert_int_equal(cu_ops()->ring_submit(f->be, r, &it.a, 1, &err), VYRE_STATUS_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "VYRE_CUDA_STREAM_SLOT_BYTES"));
+  assert_non_null(strstr(err.message, "host memory only"));
   item_make(&it, f->m, 1, 64); // the ring still takes a good item as seq 1
   assert_int_equal(cu_ops()->ring_submit(f->be, r, &it.a, 1, &err), VYRE_STATUS_OK);
   vyre_ring_completion c;
@@ -359,6 +359,55 @@ static void test_bad_items_are_refused(void **state) {
   assert_int_equal(cu_ops()->ring_open(f->be, &ra, &r, &err), VYRE_STATUS_UNSUPPORTED);
   assert_null(r);
   assert_non_null(strstr(err.message, "Fix:"));
+}
+
+// An item whose data exceed the slot (64 KiB here) runs in its turn as a
+// one-shot dispatch (ABI-CUDARING-5): order, outputs and its trap record
+// as for any item; its inputs were copied at submit.
+static void test_an_item_above_the_slot_runs_in_its_turn(void **state) {
+  fx *f = *state;
+  NEED(f);
+  enum { BIG = 40000 };
+  static uint32_t bin[BIG], bout[BIG];
+  vyre_ring *r = ring_open(f, 4, 0);
+  static item its[3];
+  vyre_error err = {.struct_size = sizeof(err)};
+  item_make(&its[0], f->m, 0, 64);
+  assert_int_equal(cu_ops()->ring_submit(f->be, r, &its[0].a, 10, &err), VYRE_STATUS_OK);
+  for (uint32_t i = 0; i < BIG; i++)
+    bin[i] = i + 0x10000u; // never 0xdead
+  bin[30000] = 0xdeadu;
+  memset(bout, 0xab, sizeof(bout));
+  vyre_binding bb[2] = {
+      {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = sizeof(bin), .data = bin},
+      {.buffer_index = 1, .kind = VYRE_BINDING_HOST, .bytes = sizeof(bout), .data = bout}};
+  vyre_dispatch_args ba = {.struct_size = sizeof(ba),
+                           .binding_count = 2,
+                           .module = f->m,
+                           .bindings = bb,
+                           .grid = {(BIG + 63u) / 64u, 1, 1},
+                           .repeat = 1};
+  assert_int_equal(cu_ops()->ring_submit(f->be, r, &ba, 11, &err), VYRE_STATUS_OK);
+  bin[5] = 0xdeadu; // copied at submit: this does not count
+  item_make(&its[2], f->m, 2, 64);
+  assert_int_equal(cu_ops()->ring_submit(f->be, r, &its[2].a, 12, &err), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < 3; k++) {
+    vyre_ring_completion c;
+    assert_int_equal(reap_one(f, r, &c, &err), VYRE_STATUS_OK);
+    assert_int_equal(c.seq, 10 + k);
+    if (k == 1) {
+      assert_int_equal(c.status, VYRE_STATUS_TRAPPED);
+      assert_int_equal(c.result.trap_invocation, 30000);
+      assert_int_equal(c.result.trap_sites, 1u << 2);
+      for (uint32_t i = 0; i < BIG; i++)
+        if (i != 30000 && bout[i] != (i + 0x10000u) * 3u + 1u)
+          fail_msg("big item element %u: %u", i, bout[i]);
+    } else {
+      assert_int_equal(c.status, VYRE_STATUS_OK);
+      item_check(&its[k], 64);
+    }
+  }
+  cu_ops()->ring_close(f->be, r, 0);
 }
 
 // Cancel drops the items not yet started: with items of 30 ms each, close
@@ -583,6 +632,7 @@ int main(void) {
       T(test_caps_report_the_stream_slots),
       T(test_items_in_order_busy_trap_and_close_finishes),
       T(test_bad_items_are_refused),
+      T(test_an_item_above_the_slot_runs_in_its_turn),
       T(test_cancel_drops_items_not_started),
       T(test_an_idle_kernel_exits_and_the_next_submit_relaunches_it),
       T(test_items_survive_a_kernel_that_keeps_leaving),
