@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_compile.h"
+#include "cuda_resident.h"
 #include "cuda_symbols.h"
 
 // Exact f32 (docs/ir.md IR-F32-1, IR-F32-2): no contraction, IEEE division and square root, no
@@ -158,13 +159,14 @@ void vyre_cuda_cubin_put(vyre_kit_cache *disk, const vyre_ir_program *p, const u
   payload_put(disk, p, wg, flags, cc_major, cc_minor, c);
 }
 
-uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
-                             const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
-                             int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err) {
+static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const vyre_ir_program *p,
+                          const uint32_t wg[3], uint32_t flags, int cc_major, int cc_minor,
+                          int resident, vyre_cuda_cubin *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   uint32_t st = vyre_cuda_plan_make(p, wg, &out->plan, err);
   if (st) return st;
   vyre_cuda_cache_key(&out->key, p, wg, flags, cc_major, cc_minor);
+  if (resident) vyre_kit_key_add_str(&out->key, "resident");
   int cacheable = !out->key.failed && p->canonical && p->canonical_size > 0;
   if (cacheable && vyre_kit_cache_get(disk, &out->key, &out->data, &out->size)) {
     if (payload_take(p, wg, flags, cc_major, cc_minor, out)) {
@@ -179,7 +181,8 @@ uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
   if (metrics && vyre_kit_cache_enabled(disk))
     vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_MISSES, 1);
   char *src = NULL;
-  st = vyre_cuda_generate(p, wg, &src, NULL, NULL, err);
+  st = resident ? vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, err)
+                : vyre_cuda_generate(p, wg, &src, NULL, NULL, err);
   if (!st) st = vyre_cuda_nvrtc_compile(src, cc_major, cc_minor, &out->data, &out->size, err);
   free(src);
   if (st) {
@@ -189,6 +192,19 @@ uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
   if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_COMPILES, 1);
   if (cacheable) payload_put(disk, p, wg, flags, cc_major, cc_minor, out);
   return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
+                             const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
+                             int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err) {
+  return cubin_get(disk, metrics, p, wg, flags, cc_major, cc_minor, 0, out, err);
+}
+
+uint32_t vyre_cuda_resident_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
+                                      const vyre_ir_program *p, const uint32_t wg[3],
+                                      uint32_t flags, int cc_major, int cc_minor,
+                                      vyre_cuda_cubin *out, vyre_error *err) {
+  return cubin_get(disk, metrics, p, wg, flags, cc_major, cc_minor, 1, out, err);
 }
 
 void vyre_cuda_cubin_free(vyre_cuda_cubin *c) {

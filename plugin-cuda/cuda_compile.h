@@ -81,6 +81,13 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
 uint32_t vyre_cuda_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
                              const vyre_ir_program *p, const uint32_t wg[3], uint32_t flags,
                              int cc_major, int cc_minor, vyre_cuda_cubin *out, vyre_error *err);
+// The same for the resident variant of |p| (cuda_resident.h; docs/abi.md
+// ABI-STREAM-9): its cache key is vyre_cuda_cache_key's record plus the
+// string "resident", its source vyre_cuda_generate_resident's.
+uint32_t vyre_cuda_resident_cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics,
+                                      const vyre_ir_program *p, const uint32_t wg[3],
+                                      uint32_t flags, int cc_major, int cc_minor,
+                                      vyre_cuda_cubin *out, vyre_error *err);
 void vyre_cuda_cubin_free(vyre_cuda_cubin *c);
 // Stores |c| (made for |p| at |wg|, |flags|, sm_|cc_major||cc_minor|) in
 // |disk| with its payload head (replacing a refused entry).

@@ -23,6 +23,7 @@
 #include "cuda_device.h"
 #include "cuda_job.h"
 #include "cuda_module.h"
+#include "cuda_ring.h"
 #include "cuda_status.h"
 #include "cuda_symbols.h"
 #include "vyre/vyre_backend.h"
@@ -285,8 +286,25 @@ static void release_device_objects(vyre_backend *be, int reset) {
   be->fault_fn = NULL;
 }
 
+// Stops every ring's resident kernel and releases what the rings hold
+// (|all|: the rings too, for destroy). A kernel that does not stop (a hang)
+// keeps its memory and resident module for the context to take.
+static void release_rings(vyre_backend *be, int all) {
+  if (!be->rings) return;
+  int hung = vyre_cuda_rings_stop(be);
+  int in = vyre_cuda_enter(be, NULL) == VYRE_STATUS_OK;
+  vyre_cuda_rings_release(be, in && !hung, all);
+  if (in) vyre_cuda_leave(be);
+  if (!hung) return;
+  pthread_mutex_lock(&be->lock);
+  for (vyre_cuda_kernel *k = be->kernels; k; k = k->next)
+    k->rmod = NULL, k->rfn = NULL;
+  pthread_mutex_unlock(&be->lock);
+}
+
 void vyre_cuda_destroy(vyre_backend *be) {
   if (!be) return;
+  release_rings(be, 1);
   release_device_objects(be, atomic_load(&be->lost) != 0);
   while (be->buffers) {
     vyre_buffer *b = be->buffers;
@@ -324,6 +342,8 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->flags = VYRE_CAP_RESIDENT | VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_TIMESTAMPS |
                VYRE_CAP_TRAP | VYRE_CAP_SEQUENCE | VYRE_CAP_GRID_OFFSET | VYRE_CAP_READ_RANGES |
                VYRE_CAP_INDIRECT_GRID;
+  // The stream slots (cuda_ring.c; docs/abi.md ABI-STREAM-9..11, ABI-CUDARING-1..5).
+  if (vyre_cuda_stream_enabled(be)) out->flags |= VYRE_CAP_STREAM;
   int v[3] = {1024, 1024, 64};
   vyre_cuda_cu.cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, be->dev);
   vyre_cuda_cu.cuDeviceGetAttribute(&v[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, be->dev);
@@ -365,6 +385,7 @@ uint32_t vyre_cuda_recover(vyre_backend *be, vyre_error *err) {
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "recover: the backend handle is NULL. Fix: pass the handle create "
                          "returned.");
+  release_rings(be, 0); // the rings' kernels stop first; the host closes the handles later
   pthread_mutex_lock(&be->lock);
   release_device_objects(be, 1);
   pthread_mutex_unlock(&be->lock);

@@ -8,13 +8,14 @@
 //
 // Ownership: the host owns the backend (destroy frees the kernels, jobs and
 // buffer memory); the backend owns its compile cache |kernels|
-// (cuda_module.h), its job pool and zombie list (cuda_job.h) and the list of
-// live resident buffers (cuda_buffer.h).
+// (cuda_module.h), its job pool and zombie list (cuda_job.h), the list of
+// live resident buffers (cuda_buffer.h) and the list of stream rings
+// (cuda_ring.h).
 // Contexts: the backend uses the device's primary context and makes it
 // current around every driver call (vyre_cuda_enter/vyre_cuda_leave: cuCtxPushCurrent /
 // cuCtxPopCurrent), so any thread may call any slot.
-// Locking: |lock| guards the kernel list, the job pool, the zombie list and
-// the buffer list. Waits happen without it. |life| is held shared by every
+// Locking: |lock| guards the kernel list, the job pool, the zombie list,
+// the buffer list and the ring list. Waits happen without it. |life| is held shared by every
 // slot and exclusively by recover (docs/abi.md ABI-RECOVER-4). |lost| is atomic.
 
 #ifndef VYRE_CUDA_DEVICE_H
@@ -56,6 +57,7 @@ struct vyre_backend {
   CUmodule fault_module;
   CUfunction fault_fn;
   struct vyre_cuda_iso *iso; // isolated mode: the proxy's state (cuda_isolate.h); NULL in-process
+  vyre_ring *rings;          // stream rings (cuda_ring.h): open ones, and closed ones still held
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

@@ -17,6 +17,7 @@
 #include "cuda_compile.h"
 #include "cuda_device.h"
 #include "cuda_module.h"
+#include "cuda_resident.h"
 #include "cuda_status.h"
 #include "cuda_symbols.h"
 #include "vyre/vyre_backend.h"
@@ -38,15 +39,98 @@ static vyre_cuda_kernel *find_kernel(vyre_backend *be, const vyre_kit_key *k) {
   return NULL;
 }
 
+// Frees one kernel record; |unload|: its modules through the driver (inside
+// the context).
+static void kernel_free(vyre_cuda_kernel *c, int unload) {
+  if (unload && c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
+  if (unload && c->rmod) vyre_cuda_cu.cuModuleUnload(c->rmod);
+  free(c->prog);
+  free(c->key);
+  free(c);
+}
+
 void vyre_cuda_kernels_free(vyre_backend *be) {
   while (be->kernels) {
     vyre_cuda_kernel *c = be->kernels;
     be->kernels = c->next;
-    if (c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
-    free(c->key);
-    free(c);
+    kernel_free(c, 1);
   }
   be->kernel_count = 0;
+}
+
+// A deep copy of |p| in one allocation (8-aligned parts), or NULL.
+static vyre_ir_program *program_copy(const vyre_ir_program *p) {
+#define PART(n) (((size_t)(n) + 7u) & ~(size_t)7u)
+  size_t nb = PART((size_t)p->buffer_count * sizeof(vyre_ir_buffer));
+  size_t nl = PART((size_t)p->local_count * sizeof(vyre_ir_local));
+  size_t nn = PART((size_t)p->node_count * sizeof(vyre_ir_node));
+  size_t ns = PART((size_t)p->stmt_count * sizeof(uint32_t));
+  size_t nt = PART(p->strings_size);
+  size_t nc = PART(p->canonical ? p->canonical_size : 0);
+  uint8_t *m = malloc(PART(sizeof(*p)) + nb + nl + nn + ns + nt + nc);
+#undef PART
+  if (!m) return NULL;
+  vyre_ir_program *q = (vyre_ir_program *)m;
+  *q = *p;
+  q->struct_size = sizeof(*q);
+  uint8_t *at = m + ((sizeof(*p) + 7u) & ~(size_t)7u);
+#define COPY(field, bytes, n)                                                                      \
+  do {                                                                                             \
+    if (p->field && (bytes) != 0) memcpy(at, p->field, (bytes));                                   \
+    q->field = (void *)at;                                                                         \
+    at += (n);                                                                                     \
+  } while (0)
+  COPY(buffers, (size_t)p->buffer_count * sizeof(vyre_ir_buffer), nb);
+  COPY(locals, (size_t)p->local_count * sizeof(vyre_ir_local), nl);
+  COPY(nodes, (size_t)p->node_count * sizeof(vyre_ir_node), nn);
+  COPY(stmts, (size_t)p->stmt_count * sizeof(uint32_t), ns);
+  COPY(strings, (size_t)p->strings_size, nt);
+  COPY(canonical, (size_t)(p->canonical ? p->canonical_size : 0), nc);
+#undef COPY
+  if (!p->canonical) q->canonical = NULL, q->canonical_size = 0;
+  return q;
+}
+
+uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
+  pthread_mutex_lock(&be->lock);
+  int have = k->rfn != NULL;
+  pthread_mutex_unlock(&be->lock);
+  if (have) return VYRE_STATUS_OK;
+  if (!k->prog)
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
+                         "ring_open: the module keeps no copy of its program. Fix: compile the "
+                         "kernel again (libvyre streams this one on its batch engine).");
+  vyre_cuda_cubin cubin;
+  uint32_t st = vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, k->flags,
+                                             be->cc_major, be->cc_minor, &cubin, err);
+  if (st) return st;
+  CUmodule mod = NULL;
+  CUfunction fn = NULL;
+  CUresult r = vyre_cuda_cu.cuModuleLoadData(&mod, cubin.data);
+  if (r == CUDA_SUCCESS)
+    r = vyre_cuda_cu.cuModuleGetFunction(&fn, mod, VYRE_CUDA_RESIDENT_KERNEL_NAME);
+  if (r == CUDA_SUCCESS && cubin.plan.dyn_shared)
+    r = vyre_cuda_cu.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)cubin.plan.dyn_shared);
+  if (r != CUDA_SUCCESS) {
+    if (mod) vyre_cuda_cu.cuModuleUnload(mod);
+    if (cubin.from_disk) vyre_kit_cache_remove(be->disk, &cubin.key);
+    st = vyre_cuda_be_fail(be, err, r, "report this as a plugin bug with the program",
+                           "ring_open: loading the resident kernel (a %zu-byte cubin for sm_%d%d)",
+                           cubin.size, be->cc_major, be->cc_minor);
+    vyre_cuda_cubin_free(&cubin);
+    return st;
+  }
+  vyre_cuda_cubin_free(&cubin);
+  pthread_mutex_lock(&be->lock);
+  if (!k->rfn) { // another ring_open may have loaded it meanwhile
+    k->rmod = mod;
+    k->rfn = fn;
+    mod = NULL;
+  }
+  pthread_mutex_unlock(&be->lock);
+  if (mod) vyre_cuda_cu.cuModuleUnload(mod);
+  return VYRE_STATUS_OK;
 }
 
 uint32_t vyre_cuda_kernels_count(vyre_backend *be) {
@@ -85,9 +169,7 @@ static void kernels_trim(vyre_backend *be) {
   while (dead) {
     vyre_cuda_kernel *c = dead;
     dead = c->next;
-    if (in && c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
-    free(c->key);
-    free(c);
+    kernel_free(c, in);
   }
   if (in) vyre_cuda_leave(be);
 }
@@ -215,6 +297,8 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   }
   c->plan = cubin.plan;
   memcpy(c->wg, a->workgroup_size, sizeof(c->wg));
+  c->flags = a->flags;
+  c->prog = program_copy(p); // NULL (out of memory): ring_open answers UNSUPPORTED
   c->key = cubin.key.bytes;
   c->key_size = cubin.key.size;
   cubin.key.bytes = NULL;

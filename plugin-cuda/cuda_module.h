@@ -40,6 +40,14 @@ struct vyre_cuda_kernel {
   CUfunction fn;
   vyre_cuda_plan plan;
   uint32_t wg[3];
+  uint32_t flags; // the compile flags (the resident variant's cache key)
+  // A deep copy of the program (one allocation): ring_open generates the
+  // resident variant from it (cuda_ring.c; docs/abi.md ABI-STREAM-9).
+  vyre_ir_program *prog;
+  // The resident variant, loaded by the first ring_open on this kernel
+  // (guarded by the backend lock; unloaded with the kernel).
+  CUmodule rmod;
+  CUfunction rfn;
 };
 
 struct vyre_module {
@@ -53,6 +61,11 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *args, vyre
 void vyre_cuda_module_release(vyre_backend *be, vyre_module *m);
 // Unloads every kernel (destroy, recover). Takes no lock (the caller holds it or is alone).
 void vyre_cuda_kernels_free(vyre_backend *be);
+// Loads the resident variant of |k| (k->rmod, k->rfn) unless loaded: the
+// disk cache or NVRTC (vyre_cuda_resident_cubin_get). Call inside the
+// context, without the backend lock. Errors: UNSUPPORTED (a program the
+// resident kernel cannot run), COMPILE_FAILED, DEVICE_LOST.
+uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err);
 // Kernels in the in-memory cache (the module_cache_entries metric).
 uint32_t vyre_cuda_kernels_count(vyre_backend *be);
 

@@ -21,6 +21,7 @@
 #include "cuda_dispatch.h"
 #include "cuda_isolate.h"
 #include "cuda_module.h"
+#include "cuda_ring.h"
 #include "cuda_status.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
@@ -170,6 +171,54 @@ static uint32_t op_recover(vyre_backend *be, vyre_error *err) {
   return st;
 }
 
+// The stream slots (cuda_ring.c). The isolated proxy does not forward them
+// (its get_caps masks VYRE_CAP_STREAM, so libvyre streams on its batch
+// engine); a direct call is refused.
+static uint32_t iso_no_ring(vyre_backend *be, vyre_error *err) {
+  (void)be;
+  return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
+                       "the stream ring slots are not forwarded to the isolated executor. Fix: "
+                       "stream through libvyre (its batch engine serves isolated mode), or unset "
+                       "VYRE_CUDA_ISOLATE.");
+}
+static uint32_t iso_ring_open(vyre_backend *be, const vyre_ring_args *a, vyre_ring **out,
+                              vyre_error *err) {
+  (void)a;
+  if (out) *out = NULL;
+  return iso_no_ring(be, err);
+}
+static uint32_t iso_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispatch_args *item,
+                                uint64_t seq, vyre_error *err) {
+  (void)r, (void)item, (void)seq;
+  return iso_no_ring(be, err);
+}
+static uint32_t iso_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns,
+                              vyre_ring_completion *out, uint32_t capacity, uint32_t *out_count,
+                              vyre_error *err) {
+  (void)r, (void)timeout_ns, (void)out, (void)capacity;
+  if (out_count) *out_count = 0;
+  return iso_no_ring(be, err);
+}
+
+CUDA_SLOT(op_ring_open, vyre_cuda_ring_open, iso_ring_open,
+          (vyre_backend * be, const vyre_ring_args *a, vyre_ring **out, vyre_error *err), be, a,
+          out, err)
+CUDA_SLOT(op_ring_submit, vyre_cuda_ring_submit, iso_ring_submit,
+          (vyre_backend * be, vyre_ring *r, const vyre_dispatch_args *item, uint64_t seq,
+           vyre_error *err),
+          be, r, item, seq, err)
+CUDA_SLOT(op_ring_reap, vyre_cuda_ring_reap, iso_ring_reap,
+          (vyre_backend * be, vyre_ring *r, uint64_t t, vyre_ring_completion *out, uint32_t cap,
+           uint32_t *count, vyre_error *err),
+          be, r, t, out, cap, count, err)
+
+static void op_ring_close(vyre_backend *be, vyre_ring *r, uint32_t cancel) {
+  if (!be) return;
+  VYRE_KIT_LIFE_SHARED(be);
+  if (!be->iso) vyre_cuda_ring_close(be, r, cancel);
+  VYRE_KIT_LIFE_UNLOCK(be);
+}
+
 // Isolated (VYRE_CUDA_ISOLATE=1 or a vyre_ext_isolate entry) or in-process.
 static uint32_t op_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
   if (vyre_cuda_iso_wanted(args)) return vyre_cuda_iso_create(args, out, err);
@@ -215,6 +264,10 @@ static const vyre_backend_ops vyre_cuda_ops = {
     .inject_fault = op_inject_fault,
     .buffer_alloc_flags = op_buffer_alloc_flags,
     .checkpoint = op_checkpoint,
+    .ring_open = op_ring_open,
+    .ring_submit = op_ring_submit,
+    .ring_reap = op_ring_reap,
+    .ring_close = op_ring_close,
 };
 
 __attribute__((visibility("default"))) const vyre_backend_ops *

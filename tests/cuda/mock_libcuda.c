@@ -16,7 +16,8 @@
 //   same with CUDA_ERROR_ILLEGAL_ADDRESS (an illegal address);
 // - without a registered emulation, VYRE_MOCK_CUDA_KERNEL=inc makes
 //   "vyre_main" compute slot1[i] = slot0[i] + 1 (the isolated executor's
-//   tests, where the kernel runs in a child process that registers nothing);
+//   tests, where the kernel runs in a child process that registers nothing),
+//   =x3p1 slot0[i] = slot0[i] * 3 + 1;
 // - VYRE_MOCK_CUDA_KERNEL_MS=<n>: each "vyre_main" launch keeps the device
 //   busy n ms: event queries answer CUDA_ERROR_NOT_READY and
 //   synchronizations sleep until then (slow kernels, the same tests);
@@ -24,12 +25,31 @@
 //   vyre_bench_matmul): a launch runs the C equivalent of the kernel;
 // - "MOCKCUBIN:<literal>", what the mock NVRTC below makes of the floor's
 //   CUDA C (x[0] = x[0] + <literal>u): vyre_bench_inc adding the literal.
+// - the resident stream kernel "vyre_resident" of a plugin cubin
+//   (plugin-cuda/cuda_resident.h): a launch starts a host thread that plays
+//   the kernel's side of the ring protocol (doorbell, stop flag, idle exit,
+//   exit word, completion with a release store) and runs each item through
+//   the registered emulation with the one-shot kernel's parameters (slot
+//   pointers, counts, trap record) and the item's grid. The program's host
+//   buffer count S is read off the slot (the first k whose word 3 + 2k
+//   holds the reset trap record, ~0, with the cleared completion, ~0, six
+//   words on: offsets and counts are never ~0). Without an emulation,
+//   VYRE_MOCK_CUDA_KERNEL=inc runs inc (S 2) and =stream runs, by S, the
+//   programs of tests/host/test_stream.c: vadd (S 3: out = a + b) and
+//   trap13 (S 1: x[0] += 1, or trap site 2 value 7 when x[0] is 13);
+//   =x3p1 runs x[i] = x[i] * 3 + 1 (S 1), in one-shot launches too (the
+//   second part of test_cuda_resident_gpu checked on the mock).
+//   The launch's stream is busy
+//   (cuStreamQuery: NOT_READY) until the thread leaves;
+//   cuStreamSynchronize and cuStreamDestroy wait for it;
+//   cuDevicePrimaryCtxReset ends every such thread, as a reset ends a kernel.
 // Every kernel takes 0.25 ms by the events. Test-only; never installed.
 
 #define _POSIX_C_SOURCE 200809L
 
 #include <cuda.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -130,6 +150,25 @@ static void wait_idle(void) {
   }
 }
 
+// A stream: the resident kernel's thread running on it, if any.
+typedef struct mock_stream {
+  pthread_t thread;
+  int has_thread;           // joinable
+  _Atomic int running;      // the thread has not left yet
+  struct mock_stream *next; // g_streams
+} mock_stream;
+
+static pthread_mutex_t g_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static mock_stream *g_streams;
+static _Atomic int g_reset; // cuDevicePrimaryCtxReset: resident threads leave at once
+
+static void stream_join(mock_stream *ms) {
+  if (ms && ms->has_thread) {
+    pthread_join(ms->thread, NULL);
+    ms->has_thread = 0;
+  }
+}
+
 #define STICKY()                                                                                   \
   do {                                                                                             \
     if (g_sticky) return g_sticky;                                                                 \
@@ -224,6 +263,13 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice d) {
 CUresult cuDevicePrimaryCtxReset(CUdevice d) {
   count(__func__);
   (void)d;
+  // The reset ends every resident kernel (their threads leave at once).
+  atomic_store(&g_reset, 1);
+  pthread_mutex_lock(&g_streams_lock);
+  for (mock_stream *ms = g_streams; ms; ms = ms->next)
+    stream_join(ms);
+  pthread_mutex_unlock(&g_streams_lock);
+  atomic_store(&g_reset, 0);
   g_sticky = CUDA_SUCCESS;
   return CUDA_SUCCESS;
 }
@@ -246,27 +292,41 @@ CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
   count(__func__);
   (void)flags;
   STICKY();
-  *s = (CUstream)malloc(8);
+  mock_stream *ms = calloc(1, sizeof(*ms));
+  pthread_mutex_lock(&g_streams_lock);
+  ms->next = g_streams;
+  g_streams = ms;
+  pthread_mutex_unlock(&g_streams_lock);
+  *s = (CUstream)ms;
   g_live_allocs++;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy(CUstream s) {
   count(__func__);
-  free(s);
+  mock_stream *ms = (mock_stream *)s;
+  stream_join(ms);
+  pthread_mutex_lock(&g_streams_lock);
+  for (mock_stream **at = &g_streams; *at; at = &(*at)->next)
+    if (*at == ms) {
+      *at = ms->next;
+      break;
+    }
+  pthread_mutex_unlock(&g_streams_lock);
+  free(ms);
   g_live_allocs--;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamSynchronize(CUstream s) {
   count(__func__);
-  (void)s;
   STICKY();
+  stream_join((mock_stream *)s);
   wait_idle();
   return CUDA_SUCCESS;
 }
 CUresult cuStreamQuery(CUstream s) {
   count(__func__);
-  (void)s;
   STICKY();
+  if (s && atomic_load(&((mock_stream *)s)->running)) return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }
 CUresult cuEventCreate(CUevent *e, unsigned int flags) {
@@ -312,7 +372,15 @@ CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
 }
 
 // What a function does when launched.
-enum { FN_EMULATED, FN_FAULT, FN_BENCH_INC, FN_BENCH_VADD, FN_BENCH_MATMUL, FN_FAULT_ADDR };
+enum {
+  FN_EMULATED,
+  FN_FAULT,
+  FN_BENCH_INC,
+  FN_BENCH_VADD,
+  FN_BENCH_MATMUL,
+  FN_FAULT_ADDR,
+  FN_RESIDENT
+};
 
 typedef struct mock_function {
   int kind;
@@ -361,6 +429,9 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   if (mm->kind == 0 && strcmp(name, "vyre_main") == 0) {
     fn = &mm->fns[0];
     fn->kind = FN_EMULATED;
+  } else if (mm->kind == 0 && strcmp(name, "vyre_resident") == 0) {
+    fn = &mm->fns[1];
+    fn->kind = FN_RESIDENT;
   } else if (mm->kind == 4 && strcmp(name, "vyre_fault_addr") == 0) {
     fn = &mm->fns[0];
     fn->kind = FN_FAULT_ADDR;
@@ -423,6 +494,141 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
     return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
+// The resident kernel (plugin-cuda/cuda_resident.h, whose layout these
+// constants follow): header words DOORBELL 0, STOP 1, EXITED 3, 8 in all;
+// slot words [1] grid x | y << 32, [2] grid z, [3 + s] data offset, [3 + S
+// + s] count, trap record at 3 + 2S (6 words), completion at 3 + 2S + 6.
+typedef struct resident_launch {
+  mock_stream *ms;
+  _Atomic unsigned long long *vh;
+  unsigned char *vslots;
+  unsigned long long slot_bytes, first, idle_ns;
+  unsigned cap;
+  unsigned block[3];
+} resident_launch;
+
+// The host buffer count of the program whose item slot is |d| (above).
+static unsigned slot_count(const unsigned long long *d) {
+  for (unsigned k = 0; k < 64; k++)
+    if (d[3 + 2 * k] == ~0ull && d[3 + 2 * k + 6] == ~0ull) return k;
+  return 0;
+}
+
+static unsigned run_item(const resident_launch *L, unsigned long long *d) {
+  const unsigned S = slot_count(d);
+  CUdeviceptr ptrs[64], trap = (CUdeviceptr)(uintptr_t)(d + 3 + 2 * S);
+  unsigned counts[64];
+  void *params[2 * 64 + 1];
+  for (unsigned s = 0; s < S && s < 64; s++) {
+    ptrs[s] = (CUdeviceptr)(uintptr_t)((unsigned char *)d + d[3 + s]);
+    counts[s] = (unsigned)d[3 + S + s];
+    params[s] = &ptrs[s];
+    params[S + s] = &counts[s];
+  }
+  params[2 * S] = &trap;
+  unsigned grid[3] = {(unsigned)d[1], (unsigned)(d[1] >> 32), (unsigned)d[2]};
+  if (g_kernel) {
+    g_kernel(params, grid, L->block);
+    return S;
+  }
+  const char *k = getenv("VYRE_MOCK_CUDA_KERNEL");
+  const unsigned long long threads =
+      (unsigned long long)grid[0] * grid[1] * grid[2] * L->block[0] * L->block[1] * L->block[2];
+  if (k && strcmp(k, "x3p1") == 0 && S == 1) {
+    unsigned *x = DEV(unsigned, params[0]);
+    for (unsigned long long i = 0; i < threads && i < counts[0]; i++)
+      x[i] = x[i] * 3u + 1u;
+  } else if (k && (strcmp(k, "inc") == 0 || strcmp(k, "stream") == 0) && S == 2) {
+    unsigned *in = DEV(unsigned, params[0]), *out = DEV(unsigned, params[1]);
+    for (unsigned long long i = 0; i < threads && i < counts[1]; i++)
+      out[i] = (i < counts[0] ? in[i] : 0) + 1u;
+  } else if (k && strcmp(k, "stream") == 0 && S == 3) {
+    unsigned *a = DEV(unsigned, params[0]), *b = DEV(unsigned, params[1]);
+    unsigned *out = DEV(unsigned, params[2]);
+    for (unsigned long long i = 0; i < threads && i < counts[2]; i++)
+      out[i] = (i < counts[0] ? a[i] : 0) + (i < counts[1] ? b[i] : 0);
+  } else if (k && strcmp(k, "stream") == 0 && S == 1 && counts[0] >= 1) {
+    unsigned *x = DEV(unsigned, params[0]);
+    unsigned long long *rec = (unsigned long long *)(uintptr_t)trap;
+    if (x[0] == 13u) {
+      rec[0] = 0;
+      rec[1] |= 1ull << 2;
+      rec[3] = 7;
+    } else {
+      x[0] += 1u;
+    }
+  }
+  return S;
+}
+
+static void *resident_main(void *arg) {
+  resident_launch *L = arg;
+  _Atomic unsigned long long *vh = L->vh;
+  for (unsigned long long seq = L->first;; seq++) {
+    const unsigned long long t0 = mono_ns();
+    for (;;) {
+      if (atomic_load(&g_reset)) goto out; // the context went: no exit word
+      if (atomic_load_explicit(&vh[0], memory_order_acquire) >= seq) break;
+      if (atomic_load_explicit(&vh[1], memory_order_acquire) || mono_ns() - t0 > L->idle_ns) {
+        atomic_store_explicit(&vh[3], seq + 1, memory_order_release);
+        goto out;
+      }
+      struct timespec ts = {0, 2000};
+      nanosleep(&ts, NULL);
+    }
+    unsigned long long *d = (unsigned long long *)(L->vslots + (seq % L->cap) * L->slot_bytes);
+    const unsigned long long start = mono_ns();
+    const unsigned S = run_item(L, d);
+    unsigned long long *c = d + 3 + 2 * S + 6;
+    c[1] = mono_ns() - start + 1u;
+    atomic_store_explicit((_Atomic unsigned long long *)c, seq, memory_order_release);
+  }
+out:
+  atomic_store(&L->ms->running, 0);
+  free(L);
+  return NULL;
+}
+
+static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, unsigned bz,
+                                      CUstream s) {
+  mock_stream *ms = (mock_stream *)s;
+  if (!ms) return CUDA_ERROR_INVALID_HANDLE; // a resident kernel needs its own stream
+  stream_join(ms);                           // stream order: after the previous launch
+  resident_launch *L = calloc(1, sizeof(*L));
+  L->ms = ms;
+  L->vh = DEV(_Atomic unsigned long long, params[0]);
+  L->vslots = DEV(unsigned char, params[1]);
+  L->slot_bytes = *(unsigned long long *)params[2];
+  L->cap = *(unsigned *)params[3];
+  L->first = *(unsigned long long *)params[4];
+  L->idle_ns = *(unsigned long long *)params[5];
+  L->block[0] = bx, L->block[1] = by, L->block[2] = bz;
+  atomic_store(&ms->running, 1);
+  if (pthread_create(&ms->thread, NULL, resident_main, L) != 0) {
+    atomic_store(&ms->running, 0);
+    free(L);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ms->has_thread = 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block,
+                                                     size_t shared) {
+  count(__func__);
+  (void)f, (void)shared;
+  STICKY();
+  *n = block <= 1024 ? 2 : 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int flags) {
+  count(__func__);
+  (void)flags;
+  STICKY();
+  *d = (CUdeviceptr)(uintptr_t)p; // "device" memory is host memory
+  return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
                         void **extra) {
@@ -437,6 +643,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     g_sticky = fn->kind == FN_FAULT ? CUDA_ERROR_LAUNCH_FAILED : CUDA_ERROR_ILLEGAL_ADDRESS;
     return CUDA_SUCCESS; // reported at the next synchronization, as on a GPU
   }
+  if (fn->kind == FN_RESIDENT) return resident_launch_start(params, bx, by, bz, s);
   if (fn->kind != FN_EMULATED) return bench_kernel(fn, grid, block, params);
   const char *slow = getenv("VYRE_MOCK_CUDA_KERNEL_MS");
   if (slow && *slow) {
@@ -453,6 +660,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
       unsigned long long threads = (unsigned long long)grid[0] * block[0];
       for (unsigned long long i = 0; i < threads && i < nout; i++)
         out[i] = (i < nin ? in[i] : 0) + 1u;
+    } else if (k && strcmp(k, "x3p1") == 0) {
+      unsigned *x = DEV(unsigned, params[0]);
+      unsigned n = *(unsigned *)params[1];
+      unsigned long long threads = (unsigned long long)grid[0] * block[0];
+      for (unsigned long long i = 0; i < threads && i < n; i++)
+        x[i] = x[i] * 3u + 1u;
     }
   }
   return CUDA_SUCCESS;

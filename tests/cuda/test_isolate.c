@@ -224,6 +224,15 @@ static void test_isolated_dispatch_runs_in_a_child_and_caps_say_isolated(void **
   assert_int_equal(ops()->get_caps(be, &caps, &err), 0);
   assert_true(caps.flags & VYRE_CAP_ISOLATED);
   assert_true(caps.flags & VYRE_CAP_RESIDENT);
+  // The ring slots are not forwarded (docs/abi.md ABI-CUDARING-1): no
+  // VYRE_CAP_STREAM, though the child's in-process backend has it, and a
+  // direct ring_open is refused.
+  assert_false(caps.flags & VYRE_CAP_STREAM);
+  vyre_ring_args ra = {.struct_size = sizeof(ra), .capacity = 4};
+  vyre_ring *ring = (vyre_ring *)1;
+  assert_int_equal(ops()->ring_open(be, &ra, &ring, &err), VYRE_STATUS_UNSUPPORTED);
+  assert_null(ring);
+  assert_non_null(strstr(err.message, "Fix:"));
   assert_string_equal(caps.device_name, "vyre mock GPU");
   pid_t pid = child_pid(be);
   assert_true(pid > 0 && pid != getpid());
