@@ -27,9 +27,16 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
 // for vctl[0] >= 2 * seq + 2 (it only grows), so no block misses an item.
 // Each block runs the virtual workgroups blockIdx.x, + gridDim.x, ... of the
 // item, one at a time with the whole block (barriers and workgroup memory
-// stay per workgroup); every thread fences its writes at system scope, and
-// the last block to count itself in vctl[1] publishes the completion word
-// with a release store at system scope.
+// stay per workgroup). Only the blocks that ran a workgroup of the item
+// (the first min(workgroups, blocks); block 0 for an empty grid) fence their
+// writes at system scope and count themselves in the item's slot counter
+// vctl[2 + seq % capacity]; the last one resets the counter and publishes
+// the completion word with a release store at system scope. Per-slot
+// counters, because blocks run ahead: a block without work for item s
+// goes on to s + 1 at once, so one counter over all items cannot tell when
+// s is done (on the H200 an item never completed: test_cuda_resident_gpu).
+// The reset cannot race: the slot's next item (s + capacity) starts only
+// after the host has reaped s.
 static const char kLoopHead[] =
     "#undef blockIdx\n"
     "#undef gridDim\n"
@@ -91,11 +98,13 @@ static const char kLoopTail[] =
     "vd + %uu, %s0u, 0u, 0u, vgx0, vgx1, vgx2, (const u32 *)0, 0u, 0u, 0u);\n"
     "      __syncthreads();\n"
     "    }\n"
-    "    __threadfence_system();\n"
+    "    const u64 vw = vtot == 0u ? 1u : vtot < gridDim.x ? vtot : (u64)gridDim.x;\n"
+    "    if (blockIdx.x < vw) __threadfence_system();\n"
     "    __syncthreads();\n"
-    "    if (vlead) {\n"
-    "      const u64 vf = atomicAdd(vctl + 1, 1ull) + 1u;\n"
-    "      if (vf == (vseq - vfirst + 1u) * (u64)gridDim.x) {\n"
+    "    if (vlead && blockIdx.x < vw) {\n"
+    "      u64 *vcnt = vctl + 2u + vseq %% vcap;\n"
+    "      if (atomicAdd(vcnt, 1ull) + 1u == vw) {\n"
+    "        *vcnt = 0u;\n"
     "        __threadfence_system();\n"
     "        vd[%uu] = vrclk() - *(volatile u64 *)(vd + %uu);\n"
     "        vrrel_sys(vd + %uu, vseq);\n"

@@ -24,9 +24,11 @@
 //   (release, system scope), [c + 1] device time in ns.
 //
 // Parameters of vyre_resident: (u64 *vh, u8 *vslots, u64 vslot_bytes, u32
-// vcap, u64 vfirst, u64 vidle_ns, u32 *vctl). vctl is 4 device words that
-// the launch zeroes: [0] the command word block 0 publishes (the seq to run
-// or ~0 to exit, as low 32 bits + a generation), [1] blocks finished.
+// vcap, u64 vfirst, u64 vidle_ns, u64 *vctl). vctl is
+// VYRE_CUDA_RING_CTL_BYTES(vcap) of device memory that the launch zeroes:
+// [0] the command word block 0 publishes (2 seq + 2 runs seq, 2 seq + 3
+// exits before it), [1] unused, [2 + k] the count of blocks done with the
+// item in slot k (reset by the last one).
 
 #ifndef VYRE_CUDA_RESIDENT_H
 #define VYRE_CUDA_RESIDENT_H
@@ -34,6 +36,7 @@
 #include "cuda_codegen.h"
 
 #define VYRE_CUDA_RESIDENT_KERNEL_NAME "vyre_resident"
+#define VYRE_CUDA_RING_CTL_BYTES(cap)  ((2ull + (unsigned long long)(cap)) * 8ull)
 #define VYRE_CUDA_RING_H_DOORBELL      0u
 #define VYRE_CUDA_RING_H_STOP          1u
 #define VYRE_CUDA_RING_H_DONE          2u

@@ -164,7 +164,8 @@ int vyre_cuda_stream_enabled(vyre_backend *be) {
 static uint32_t launch(vyre_ring *r, uint64_t first, vyre_error *err) {
   vyre_backend *be = r->be;
   vyre_cuda_ring_arm(r->host);
-  CUresult res = vyre_cuda_cu.cuMemsetD32Async(r->ctl, 0, 4, r->stream);
+  CUresult res = vyre_cuda_cu.cuMemsetD32Async(
+      r->ctl, 0, (size_t)(VYRE_CUDA_RING_CTL_BYTES(r->l.capacity) / 4u), r->stream);
   CUdeviceptr vslots = r->dev + VYRE_CUDA_RING_HEADER_WORDS * 8u;
   uint64_t slot_bytes = r->l.slot_bytes, idle = r->idle_ns;
   uint32_t cap = r->l.capacity;
@@ -376,7 +377,8 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   }
   memset(r->host, 0, (size_t)l.ring_bytes);
   res = vyre_cuda_cu.cuMemHostGetDevicePointer(&r->dev, r->host, 0);
-  if (res == CUDA_SUCCESS) res = vyre_cuda_cu.cuMemAlloc(&r->ctl, 16);
+  if (res == CUDA_SUCCESS)
+    res = vyre_cuda_cu.cuMemAlloc(&r->ctl, (size_t)VYRE_CUDA_RING_CTL_BYTES(l.capacity));
   if (res == CUDA_SUCCESS) res = vyre_cuda_cu.cuStreamCreate(&r->stream, CU_STREAM_NON_BLOCKING);
   if (res != CUDA_SUCCESS) {
     st = vyre_cuda_be_fail(be, err, res, "call recover",

@@ -226,13 +226,13 @@ int main(void) {
   memset(ring, 0, l.ring_bytes);
   CUdeviceptr dring, vctl;
   CK(p_cuMemHostGetDevicePointer(&dring, ring, 0));
-  CK(p_cuMemAlloc(&vctl, 16));
+  CK(p_cuMemAlloc(&vctl, (size_t)VYRE_CUDA_RING_CTL_BYTES(l.capacity)));
   CUstream st;
   CK(p_cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
 
   // Launch 1: 2000 items, up to 4 in flight, then 200 with one in flight
   // (the round trip), then the stop flag.
-  CK(p_cuMemsetD32(vctl, 0, 4));
+  CK(p_cuMemsetD32(vctl, 0, (size_t)(VYRE_CUDA_RING_CTL_BYTES(l.capacity) / 4u)));
   vyre_cuda_ring_arm(ring);
   CUdeviceptr vslots = dring + VYRE_CUDA_RING_HEADER_WORDS * 8u;
   uint64_t slot_bytes = l.slot_bytes, first = 1, idle = UINT64_MAX;
@@ -295,7 +295,7 @@ int main(void) {
 
   // Launch 2: idle after 1 ms; one item, then the launch ends on its own.
   uint64_t next = ITEMS + RT + 1;
-  CK(p_cuMemsetD32(vctl, 0, 4));
+  CK(p_cuMemsetD32(vctl, 0, (size_t)(VYRE_CUDA_RING_CTL_BYTES(l.capacity) / 4u)));
   vyre_cuda_ring_arm(ring);
   first = next;
   idle = 1000000ull;
