@@ -174,3 +174,52 @@ uint64_t vyre_bench_sample(uint64_t count, uint64_t k) {
   if (count <= 128u * 128u) return k;
   return k >= 4096u ? count - 1 : k * (count / 4096u);
 }
+
+// Figures 14 and 15 (bench_floor.h).
+static uint64_t mix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + i * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint8_t vyre_bench_u8_value(uint64_t i) {
+  // Eight bytes per hash: filling 1 GiB costs one hash per 8 bytes.
+  return (uint8_t)(mix64(11, i >> 3) >> ((i & 7u) * 8u));
+}
+
+uint16_t vyre_bench_f16_value(uint32_t which, uint64_t i) {
+  uint64_t z = mix64(21u + which, i);
+  uint32_t sign = (uint32_t)(z & 1u), e = 7u + (uint32_t)((z >> 1) & 7u);
+  return (uint16_t)(sign << 15 | e << 10 | (uint32_t)((z >> 4) & 0x3ffu));
+}
+
+float vyre_bench_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15), e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  float mag;
+  if (e == 0)
+    mag = ldexpf((float)m, -24);
+  else if (e == 31)
+    mag = m ? NAN : INFINITY;
+  else
+    mag = ldexpf((float)(m | 0x400u), (int)e - 25);
+  return sign ? -mag : mag;
+}
+
+float vyre_bench_matvec_ref(const uint16_t *A, const uint16_t *x, uint32_t k, uint32_t row) {
+  float part[VYRE_BENCH_MATVEC_WG];
+  const uint16_t *a = A + (size_t)row * k;
+  for (uint32_t l = 0; l < VYRE_BENCH_MATVEC_WG; l++) {
+    float acc = 0.0f;
+    for (uint32_t j = 0; j < k / VYRE_BENCH_MATVEC_WG; j++) {
+      uint32_t q = j * VYRE_BENCH_MATVEC_WG + l;
+      float p = vyre_bench_f16_to_f32(a[q]) * vyre_bench_f16_to_f32(x[q]);
+      acc = acc + p;
+    }
+    part[l] = acc;
+  }
+  for (uint32_t s = VYRE_BENCH_MATVEC_WG / 2; s > 0; s >>= 1)
+    for (uint32_t l = 0; l < s; l++)
+      part[l] = part[l] + part[l + s];
+  return part[0];
+}

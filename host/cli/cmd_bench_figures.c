@@ -859,3 +859,37 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_be
   }
   vyre_device_close(cc.dev);
 }
+
+// The helpers above for the figures of cmd_bench_narrow.c (cmd_bench.h).
+uint32_t vyre_bench_compile(vyre_bench_ctx *c, vyre_program *p, vyre_kernel **k,
+                            vyre_bench_side *out, const vyre_error *perr) {
+  return compile(c, p, k, out, perr);
+}
+
+uint32_t vyre_bench_fail_st(vyre_bench_side *out, const char *what, uint32_t st,
+                            const vyre_error *e) {
+  return fail_st(out, what, st, e);
+}
+
+uint32_t vyre_bench_timed_dispatch(vyre_bench_ctx *c, vyre_kernel *k, const vyre_arg *args,
+                                   uint32_t count, const uint32_t *grid, uint64_t *ns,
+                                   vyre_error *err) {
+  return timed_dispatch(c, k, args, count, grid, ns, err);
+}
+
+uint32_t vyre_bench_alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t bytes,
+                                const void *src, vyre_error *err) {
+  return alloc_write(c, r, bytes, src, err);
+}
+
+int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out) {
+  return has_resident(c, out);
+}
+
+const char *vyre_bench_time_source(const vyre_bench_ctx *c) {
+  return time_source(c);
+}
+
+uint32_t vyre_bench_warmups(const vyre_bench_ctx *c, uint32_t normal) {
+  return warmups(c, normal);
+}
