@@ -95,7 +95,10 @@ static const char *const kExtraMetrics[] = {
     // 1 where the op is one hardware instruction (README.md VK-F32-4)
     "vk_f32_native_mul", "vk_f32_native_div", "vk_f32_native_sqrt", "vk_f32_native_fma",
     // 1 when this device's open ran the f32 self-test, 0 when it used a cached verdict
-    "vk_f32_selftest_ran"};
+    "vk_f32_selftest_ran",
+    // 1 when f16 loads and stores use OpFConvert (docs/lowering.md LOWER-F16-2),
+    // and when this open ran the f16 self-test (0: none or a cached verdict)
+    "vk_f16_native", "vk_f16_selftest_ran"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -122,7 +125,9 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          (be->f32_native & VYRE_SPV_F32_NATIVE_FMA64) ? 2u
                          : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA) ? 1u
                                                                       : 0u,
-                         be->f32_selftest_ran};
+                         be->f32_selftest_ran,
+                         be->f16_native ? 1u : 0u,
+                         be->f16_selftest_ran};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];
