@@ -342,9 +342,14 @@ static void run_floor_side(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor
     floor_na(&r->floor, floor_why);
     return;
   }
-  if ((f == 10 && !fops->sgemm_rb) || (f == 12 && !fops->stencil) || (f == 13 && !fops->u8_hist) ||
-      (f == 14 && !fops->f16_matvec)) {
+  if ((f == 10 && !fops->sgemm_rb) || (f == 12 && !fops->stencil)) {
     floor_na(&r->floor, "no hand-written floor of this kernel for this backend");
+    return;
+  }
+  if ((f == 13 && !fops->u8_hist) || (f == 14 && !fops->f16_matvec)) {
+    floor_na(&r->floor, "this kernel has a hand-written floor on cuda and cpu only (on Vulkan the "
+                        "figure compares with vyre's CUDA backend instead). Fix: run vyre bench "
+                        "--backend cuda for the floor.");
     return;
   }
   if (f == 11 && !fops->sgemm_cublas) {
@@ -416,13 +421,18 @@ static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops
              "the u8 stream runs at %.0f%% of the f32 vector add bandwidth of this run (%.1f "
              "GB/s)",
              100.0 * r->vyre.stat.median / r->ref, r->ref);
-  // Figures 11 and 13 on Vulkan: also vyre's CUDA backend on the same GPU.
+  // Figures 11, 13, 14 and 15 on Vulkan: also vyre's CUDA backend on the same GPU.
   r->cuda_ratio = -1;
   r->cuda_met = -1;
-  if ((f == 10 || f == 12) && strcmp(vyre_device_backend_name(c->dev), "vulkan") == 0) {
+  if ((f == 10 || f >= 12) && strcmp(vyre_device_backend_name(c->dev), "vulkan") == 0) {
     fprintf(stderr, "[%u/%u] %s: vyre CUDA ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
     r->has_cuda = 1;
-    vyre_bench_fig_on_cuda(c, f + 1, f == 10 ? sgemm_n(c) : stencil_n(c), &r->cuda);
+    uint64_t n = f == 10   ? sgemm_n(c)
+                 : f == 12 ? stencil_n(c)
+                 : f == 13 ? u8_bytes(c)
+                           : matvec_m(c);
+    uint32_t k = f == 13 ? u8_groups(c) : f == 14 ? matvec_k(c) : 0;
+    vyre_bench_fig_on_cuda(c, f + 1, n, k, &r->cuda);
     double v = r->vyre.stat.median, cu = r->cuda.stat.median;
     if (r->vyre.status == VYRE_BENCH_RAN && r->cuda.status == VYRE_BENCH_RAN && v > 0 && cu > 0)
       r->cuda_ratio = fig_defs[f].higher_is_better ? cu / v : v / cu;

@@ -54,9 +54,11 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
-// Vulkan's second comparison for figure |fig| (11: sgemm_rb, 13: stencil):
-// the same program on vyre's CUDA backend on the same GPU.
-void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out);
+// Vulkan's second comparison for figure |fig| (11: sgemm_rb of n, 13:
+// stencil of n, 14: u8 histogram of n bytes in k groups, 15: f16 matvec of
+// n x k): the same program on vyre's CUDA backend on the same GPU.
+void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
+                            vyre_bench_side *out);
 // Figures 14 and 15 (cmd_bench_narrow.c, IR 1.1 narrow storage): the byte
 // histogram of |n| bytes in |groups| workgroups (bench_floor.h), GB/s of the
 // bytes read; the f16 matvec of an m x k matrix, GB/s of the matrix read.

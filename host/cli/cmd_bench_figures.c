@@ -819,11 +819,12 @@ done:
   vyre_program_free(p);
 }
 
-// The second comparison of figures 11 and 13 on Vulkan (issue 15: the
+// The second comparison of figures 11, 13, 14 and 15 on Vulkan (issue 15: the
 // Vulkan sgemm reaches >= 75% of vyre's CUDA sgemm on the same GPU): the
 // same program through vyre's CUDA backend, in the same process. n/a when
 // the CUDA backend does not open or its device is another one (by name).
-void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out) {
+void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
+                            vyre_bench_side *out) {
   vyre_error err = {.struct_size = sizeof err};
   vyre_bench_ctx cc = *c;
   cc.dev = NULL;
@@ -848,9 +849,13 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_be
                         "(CUDA_VISIBLE_DEVICES).",
                         cc.caps.device_name, c->caps.device_name);
   } else if (fig == 11) {
-    vyre_bench_fig_sgemm_rb(&cc, n, out);
+    vyre_bench_fig_sgemm_rb(&cc, (uint32_t)n, out);
+  } else if (fig == 13) {
+    vyre_bench_fig_stencil(&cc, (uint32_t)n, out);
+  } else if (fig == 14) {
+    vyre_bench_fig_u8_hist(&cc, n, k, out);
   } else {
-    vyre_bench_fig_stencil(&cc, n, out);
+    vyre_bench_fig_f16_matvec(&cc, (uint32_t)n, k, out);
   }
   if (out->status != VYRE_BENCH_NA) {
     char what[sizeof out->what];

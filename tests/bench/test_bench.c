@@ -264,7 +264,8 @@ static void test_bench_narrow_storage_figures(void **state) {
 
 // Figures 14-15 on Vulkan (lavapipe here, the GPU on the GPU machine): the
 // vyre sides ran and matched; there is no hand-written Vulkan floor of them
-// (n/a with the reason).
+// (n/a with a Fix), and they carry the vyre CUDA comparison (n/a with the
+// reason where CUDA does not open).
 static void test_bench_vulkan_narrow_storage_figures(void **state) {
   (void)state;
 #ifndef VYRE_BENCH_TEST_VULKAN
@@ -290,6 +291,10 @@ static void test_bench_vulkan_narrow_storage_figures(void **state) {
     assert_side(json_object_get(f, "vyre"), 1);
     const json_t *fl = json_object_get(f, "floor");
     assert_string_equal(json_string_value(json_object_get(fl, "status")), "n/a");
+    assert_non_null(strstr(json_string_value(json_object_get(fl, "reason")), "Fix:"));
+    const json_t *cu = json_object_get(f, "vyre_cuda");
+    assert_non_null(cu);
+    assert_side(cu, 0);
   }
   // Figure 14's reference is figure 7's vyre side of the same run.
   double v7 = json_number_value(
