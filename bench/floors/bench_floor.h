@@ -121,6 +121,9 @@ float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i);
 #define VYRE_BENCH_U8_WG 256u
 // Byte |i| of the input: seeded, uniform over 0..255.
 uint8_t vyre_bench_u8_value(uint64_t i);
+// Bytes 0..n-1 of the input into |dst| (one hash per 8 bytes), adding each
+// byte's count to |counts| (256 entries, not cleared).
+void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts);
 // Figure 15 (f16 matvec, IR 1.1 f16 storage): y = A x for an m x k row-major
 // f16 matrix A and an f16 vector x, y in f32. One workgroup of
 // VYRE_BENCH_MATVEC_WG invocations per row; invocation l sums

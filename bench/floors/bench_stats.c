@@ -194,16 +194,36 @@ uint16_t vyre_bench_f16_value(uint32_t which, uint64_t i) {
   return (uint16_t)(sign << 15 | e << 10 | (uint32_t)((z >> 4) & 0x3ffu));
 }
 
+void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts) {
+  for (uint64_t w = 0; w < (n + 7) / 8; w++) {
+    uint64_t z = mix64(11, w);
+    for (uint64_t b = 0; b < 8 && w * 8 + b < n; b++) {
+      uint8_t v = (uint8_t)(z >> (b * 8));
+      dst[w * 8 + b] = v;
+      counts[v]++;
+    }
+  }
+}
+
 float vyre_bench_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15), e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  float mag;
-  if (e == 0)
-    mag = ldexpf((float)m, -24);
-  else if (e == 31)
-    mag = m ? NAN : INFINITY;
-  else
-    mag = ldexpf((float)(m | 0x400u), (int)e - 25);
-  return sign ? -mag : mag;
+  // Integer steps (as host/ir/vyre_half.h): the figure-15 checks convert
+  // 2^28 elements on a GPU run, so no ldexpf.
+  uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, b;
+  if (e == 31)
+    b = s | 0x7f800000u | (m << 13);
+  else if (e)
+    b = s | ((e + 112u) << 23) | (m << 13);
+  else if (!m)
+    b = s;
+  else {
+    uint32_t p = 9; // the highest set bit of m
+    while (!(m >> p))
+      p--;
+    b = s | ((p + 103u) << 23) | ((m << (23u - p)) & 0x7fffffu);
+  }
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
 }
 
 float vyre_bench_matvec_ref(const uint16_t *A, const uint16_t *x, uint32_t k, uint32_t row) {

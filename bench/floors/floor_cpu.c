@@ -284,10 +284,7 @@ static void cpu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n
   if (!data) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
   } else {
-    for (uint64_t i = 0; i < n; i++) {
-      data[i] = vyre_bench_u8_value(i);
-      want[data[i]]++;
-    }
+    vyre_bench_u8_fill(data, n, want);
     uint32_t reps = vyre_bench_reps(c, 20, 3);
     for (uint32_t k = 0; k < reps + 2 && out->status == VYRE_BENCH_RAN; k++) {
       uint64_t t0 = vyre_bench_now_ns();

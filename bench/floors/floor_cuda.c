@@ -1214,10 +1214,7 @@ static void cu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   uint32_t want[256] = {0}, got[256];
   vyre_bench_series s = {0};
   CUresult r = data ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-  for (uint64_t i = 0; i < n && !r; i++) {
-    data[i] = vyre_bench_u8_value(i);
-    want[data[i]]++;
-  }
+  if (!r) vyre_bench_u8_fill(data, n, want);
   if (!r) r = f->cu.cuMemAlloc(&j.in, n);
   if (!r) r = f->cu.cuMemAlloc(&j.out, 1024);
   if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n);

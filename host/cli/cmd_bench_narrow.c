@@ -166,10 +166,7 @@ void vyre_bench_fig_u8_hist(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre
                         (unsigned long long)n);
     goto done;
   }
-  for (uint64_t i = 0; i < n; i++) {
-    data[i] = vyre_bench_u8_value(i);
-    want[data[i]]++;
-  }
+  vyre_bench_u8_fill(data, n, want);
   if (compile_narrow(c, p, VYRE_IR_FEATURE_STORAGE_8_16, "storage_8_16", "u8", &k, out) !=
       VYRE_BENCH_RAN)
     goto done;
