@@ -307,6 +307,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
   be->max_push = 0;
+  be->f16_device = be->f16_denorm = 0;
   int push_ext = 0, driver_props = 0;
   uint32_t ne = 0;
   if (vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
@@ -355,7 +356,6 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
         has_f16 |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) == 0;
         has_fc |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME) == 0;
       }
-      be->f16_device = be->f16_denorm = 0;
       if (has_f16 && has_fc && !(f16env && strcmp(f16env, "software") == 0)) {
         VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                         .pNext = &f16i8};
