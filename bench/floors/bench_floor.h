@@ -113,12 +113,17 @@ float vyre_bench_stencil_value(uint64_t i);
 float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i);
 // Figure 14 (u8 stream, IR 1.1 u8 storage): a 256-bin byte histogram of
 // |n| bytes. Workgroups of VYRE_BENCH_U8_WG invocations, |groups| of them;
-// invocation g (global id) counts the bytes at j * (groups * 256) + g for j
-// in [0, n / (groups * 256)) (a grid-stride walk: each step of the grid
-// reads consecutive bytes) into its workgroup's 256 bins with workgroup
-// atomics, then adds its workgroup's non-zero bins to the 256 u32 of the
-// output with device atomics. n is a multiple of groups * 256.
-#define VYRE_BENCH_U8_WG 256u
+// invocation g (global id), l (local id) counts each byte v at
+// j * (groups * 256) + g for j in [0, n / (groups * 256)) (a grid-stride
+// walk: each step of the grid reads consecutive bytes) with a workgroup
+// atomic on bins[v * 16 + (l & 15)] of its workgroup: 16 interleaved copies
+// of the 256 bins, so the 32 lanes of a warp fall in 32 distinct banks but
+// for pairs of lanes 16 apart, instead of colliding in 256 bins. Then
+// invocation l adds the 16 copies of bin l and, when non-zero, adds the sum
+// to the 256 u32 of the output with a device atomic. n is a multiple of
+// groups * 256.
+#define VYRE_BENCH_U8_WG     256u
+#define VYRE_BENCH_U8_COPIES 16u
 // Byte |i| of the input: seeded, uniform over 0..255.
 uint8_t vyre_bench_u8_value(uint64_t i);
 // Bytes 0..n-1 of the input into |dst| (one hash per 8 bytes), adding each

@@ -251,19 +251,21 @@ static const char cu_stencil_src[] =
 
 // Figure 14's floor: the byte histogram of bench_floor.h as CUDA C, the same
 // walk (step j of the grid reads |stride| consecutive bytes, one per thread),
-// the same workgroup bins and device atomics.
+// the same 16 interleaved copies of the bins in shared memory, the same
+// device atomics.
 static const char cu_u8_hist_src[] =
     "extern \"C\" __global__ void vyre_bench_u8_hist(const unsigned char *__restrict__ data,\n"
     "                                                unsigned *__restrict__ hist, unsigned steps,\n"
     "                                                unsigned stride) {\n"
-    "  __shared__ unsigned bins[256];\n"
-    "  const unsigned l = threadIdx.x, g = blockIdx.x * 256u + l;\n"
-    "  bins[l] = 0u;\n"
+    "  __shared__ unsigned bins[256 * 16];\n"
+    "  const unsigned l = threadIdx.x, g = blockIdx.x * 256u + l, copy = l & 15u;\n"
+    "  for (unsigned i = l; i < 256u * 16u; i += 256u) bins[i] = 0u;\n"
     "  __syncthreads();\n"
     "  for (unsigned j = 0; j < steps; j++)\n"
-    "    atomicAdd(&bins[data[j * stride + g]], 1u);\n"
+    "    atomicAdd(&bins[data[j * stride + g] * 16u + copy], 1u);\n"
     "  __syncthreads();\n"
-    "  const unsigned c = bins[l];\n"
+    "  unsigned c = 0u;\n"
+    "  for (unsigned q = 0; q < 16u; q++) c += bins[l * 16u + ((q + l) & 15u)];\n"
     "  if (c != 0u) atomicAdd(&hist[l], c);\n"
     "}\n";
 

@@ -41,17 +41,31 @@ uint32_t vyre_bench_prog_u8_hist(uint64_t n, uint32_t groups, vyre_program **out
   if (!b) return VYRE_STATUS_OUT_OF_MEMORY;
   vyre_buf data = vyre_builder_buffer(b, "data", 0, VYRE_ACCESS_READ, VYRE_TYPE_U8, (uint32_t)n);
   vyre_buf hist = vyre_builder_buffer(b, "hist", 1, VYRE_ACCESS_WRITE, VYRE_TYPE_U32, 256);
-  vyre_buf bins = vyre_builder_workgroup(b, "bins", VYRE_TYPE_U32, 256);
+  // 16 copies of the 256 bins, interleaved: value v of invocation l counts
+  // in bins[v * 16 + (l & 15)] (16 KiB, IR-LIMIT-4; bench_floor.h says why).
+  const uint32_t cp = VYRE_BENCH_U8_COPIES;
+  vyre_buf bins = vyre_builder_workgroup(b, "bins", VYRE_TYPE_U32, 256 * cp);
   vyre_var l = vyre_let(b, "l", vyre_lid(b, 0));
   vyre_var g = vyre_let(b, "g", vyre_gid(b, 0));
+  vyre_var copy = vyre_let(b, "copy", vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, cp - 1)));
   // Grid-stride walk: step j of the grid reads stride consecutive bytes.
   vyre_var j = vyre_for_begin(b, "j", vyre_lit_u32(b, 0), vyre_lit_u32(b, (uint32_t)(n / stride)));
   vyre_expr at =
       vyre_add(b, vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, (uint32_t)stride)), vyre_get(b, g));
-  vyre_atomic(b, VYRE_ATOMIC_ADD, bins, vyre_load(b, data, at), vyre_lit_u32(b, 1), NULL);
+  vyre_expr bin =
+      vyre_add(b, vyre_mul(b, vyre_load(b, data, at), vyre_lit_u32(b, cp)), vyre_get(b, copy));
+  vyre_atomic(b, VYRE_ATOMIC_ADD, bins, bin, vyre_lit_u32(b, 1), NULL);
   vyre_for_end(b);
   vyre_barrier(b);
-  vyre_var count = vyre_let(b, "count", vyre_load(b, bins, vyre_get(b, l)));
+  // Invocation l adds the copies of bin l, starting at copy l & 15 (so the
+  // lanes of a warp read different banks).
+  vyre_var count = vyre_let(b, "count", vyre_lit_u32(b, 0));
+  vyre_var q = vyre_for_begin(b, "q", vyre_lit_u32(b, 0), vyre_lit_u32(b, cp));
+  vyre_expr slot =
+      vyre_add(b, vyre_mul(b, vyre_get(b, l), vyre_lit_u32(b, cp)),
+               vyre_and(b, vyre_add(b, vyre_get(b, q), vyre_get(b, l)), vyre_lit_u32(b, cp - 1)));
+  vyre_assign(b, count, vyre_add(b, vyre_get(b, count), vyre_load(b, bins, slot)));
+  vyre_for_end(b);
   vyre_if_begin(b, vyre_ne(b, vyre_get(b, count), vyre_lit_u32(b, 0)));
   vyre_atomic(b, VYRE_ATOMIC_ADD, hist, vyre_get(b, l), vyre_get(b, count), NULL);
   vyre_if_end(b);
