@@ -232,6 +232,34 @@ static const char kPrelude[] =
     "  if (rem > half || (rem == half && (q & 1u))) q++;\n"
     "  return s | q;\n"
     "}\n"
+    // Native f16 conversions (docs/lowering.md LOWER-F16-1): cvt.f32.f16
+    // widens exactly (every f16 is an f32), and vc then canonicalizes a NaN,
+    // so vc(vh2fn(h)) equals vc(__uint_as_float(vh2f(h))) for all 65536
+    // patterns. cvt.rn.f16.f32 rounds to nearest even with f16 subnormals
+    // and overflow to inf exactly as vf2h does; it differs only on a NaN
+    // (the device's NaN instead of 0x7e00: fixed here) and on an f32
+    // subnormal input, which vf2h flushes first, but every such input rounds
+    // to the zero of its sign either way (it lies far below half the
+    // smallest f16 subnormal, 2^-25). So no device self-test is needed.
+    // (The host test of the prelude, tests/cuda/test_cuda_prelude.c, gives
+    // vcvt_h2f / vcvt_f2h the host's IEEE conversions instead.)
+    "#ifdef __CUDA_ARCH__\n"
+    "VD float vcvt_h2f(u16 h) {\n"
+    "  float f;\n"
+    "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n"
+    "  return f;\n"
+    "}\n"
+    "VD u16 vcvt_f2h(float x) {\n"
+    "  u16 h;\n"
+    "  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(x));\n"
+    "  return h;\n"
+    "}\n"
+    "#endif\n"
+    "VD float vh2fn(u32 h) { return vcvt_h2f((u16)h); }\n"
+    "VD u32 vf2hn(u32 x) {\n"
+    "  u32 h = vcvt_f2h(__uint_as_float(x));\n"
+    "  return (x & 0x7fffffffu) > 0x7f800000u ? 0x7e00u : h;\n"
+    "}\n"
     "VD u32 vf2bf(u32 x) {\n"
     "  u32 s = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;\n"
     "  if (ax > 0x7f800000u) return 0x7fc0u;\n"
@@ -424,7 +452,7 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
       // f16 / bf16 elements: round the f32 bits (IR-STORE-5, IR-STORE-6);
       // narrow integers keep their low bits (vst's narrowing).
       uint32_t et = g->p->buffers[s->ref].type;
-      const char *cv = et == VYRE_IR_TYPE_F16 ? "vf2h" : et == VYRE_IR_TYPE_BF16 ? "vf2bf" : "";
+      const char *cv = et == VYRE_IR_TYPE_F16 ? "vf2hn" : et == VYRE_IR_TYPE_BF16 ? "vf2bf" : "";
       // A proven index writes directly (LOWER-RANGE-*).
       vyre_cuda_cg_put(g, "%*s%s(%s, %s, ", ind, "",
                        vyre_kit_plan_checked(g->kp, n) ? "vst" : "vstu", ptr, len);

@@ -34,7 +34,10 @@
 // 9: dynamic shared memory above 48 KiB (dyn_shared) and the indirect-grid
 //    parameters vind, vgm0..vgm2 (both had been built as 8 alongside narrow
 //    storage; 9 keeps either one's cached cubins from being reused).
-#define VYRE_CUDA_GENERATOR_VERSION 13u
+// 12: f16 loads and stores through cvt.f32.f16 / cvt.rn.f16.f32 (vh2fn,
+//     vf2hn) instead of the integer conversions.
+// 13: vz as add.ftz, signed min/max through unsigned, -0.0 from constant memory.
+#define VYRE_CUDA_GENERATOR_VERSION 14u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 

@@ -223,7 +223,8 @@ static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   // IR 1.1 narrow storage: widen (IR-STORE-4).
   if (et == VYRE_IR_TYPE_I8) open = "((i32)(signed char)", close = ")";
   if (et == VYRE_IR_TYPE_I16) open = "((i32)(short)", close = ")";
-  if (et == VYRE_IR_TYPE_F16) open = "vc(__uint_as_float(vh2f(", close = ")))";
+  // f16: the native widening (vh2fn; cuda_codegen.c says why it is exact).
+  if (et == VYRE_IR_TYPE_F16) open = "vc(vh2fn(", close = "))";
   if (et == VYRE_IR_TYPE_BF16) open = "vc(__uint_as_float(vbf2f(", close = ")))";
   if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
     // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.

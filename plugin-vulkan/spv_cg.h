@@ -59,6 +59,9 @@ typedef struct vyre_spv_cg {
   // runtime array of that width (opt.storage8 / storage16), else 0 (words)
   uint8_t *narrow_bits;
   uint32_t t_u8, t_u16, t_ptr_sb_u8, t_ptr_sb_u16;
+  // Native f16 conversions (opt.f16_native and an f16 buffer): the f16 type
+  // and its 2-vector (a u32 word's bits); 0 when the integer steps are used.
+  uint32_t t_f16, t_v2f16;
   // Native f32 paths (README.md VK-F32-2): per node, 1 when its value may be
   // a compile-time constant to the driver (spv_float_const.c; NULL: assume
   // so); f32_guard: the op being emitted has such an operand.

@@ -164,7 +164,9 @@ static uint32_t ku(vyre_spv_cg *c, uint32_t v) {
 #define IOP(op, a, b) OP(op, U, (a), (b))
 
 // f16 bits (zero-extended) -> canonical f32 bits (vyre_f16_to_f32).
+static uint32_t f16_to_f32_native(vyre_spv_cg *c, uint32_t h);
 static uint32_t f16_to_f32(vyre_spv_cg *c, uint32_t h) {
+  if (c->t_f16) return f16_to_f32_native(c, h);
   uint32_t s = IOP(SpvOpShiftLeftLogical, band(c, h, 0x8000u), ku(c, 16));
   uint32_t e = band(c, IOP(SpvOpShiftRightLogical, h, ku(c, 10)), 0x1Fu);
   uint32_t m = band(c, h, 0x3FFu);
@@ -188,8 +190,29 @@ static uint32_t f16_to_f32(vyre_spv_cg *c, uint32_t h) {
   return vyre_spv_sel(c, U, OP(SpvOpIEqual, B, e, ku(c, 0x1Fu)), infnan, r);
 }
 
+// Native f16 conversions (docs/lowering.md LOWER-F16-2), used only on a
+// device whose OpFConvert passed the self-test (vk_f16mode.c). Widening:
+// the word's low half as an f16, OpFConvert (exact), then the f32
+// canonicalization (a NaN's payload is the device's).
+static uint32_t f16_to_f32_native(vyre_spv_cg *c, uint32_t h) {
+  uint32_t v = OP(SpvOpBitcast, c->t_v2f16, h);
+  uint32_t f = OP(SpvOpFConvert, c->t_float, OP(SpvOpCompositeExtract, c->t_f16, v, 0));
+  return vyre_spv_canon(c, OP(SpvOpBitcast, U, f));
+}
+
+// Narrowing: OpFConvert rounds to nearest even under the RoundingModeRTE 16
+// execution mode; the value is never an f32 subnormal (LOWER-F32-1), and a
+// NaN becomes 0x7E00 (IR-STORE-5) whatever the device made of it.
+static uint32_t f32_to_f16_native(vyre_spv_cg *c, uint32_t x) {
+  uint32_t h = OP(SpvOpFConvert, c->t_f16, OP(SpvOpBitcast, c->t_float, x));
+  uint32_t w = band(c, OP(SpvOpBitcast, U, OP(SpvOpCompositeConstruct, c->t_v2f16, h, h)), 0xFFFFu);
+  uint32_t ax = band(c, x, 0x7FFFFFFFu);
+  return vyre_spv_sel(c, U, OP(SpvOpUGreaterThan, B, ax, ku(c, 0x7F800000u)), ku(c, 0x7E00u), w);
+}
+
 // f32 bits -> f16 bits, nearest even (vyre_f32_to_f16).
 static uint32_t f32_to_f16(vyre_spv_cg *c, uint32_t x) {
+  if (c->t_f16) return f32_to_f16_native(c, x);
   uint32_t s = band(c, IOP(SpvOpShiftRightLogical, x, ku(c, 16)), 0x8000u);
   uint32_t ax = band(c, x, 0x7FFFFFFFu);
   // normal f16 range: rebias and round at bit 13

@@ -498,6 +498,22 @@ static void declare_types(vyre_spv_cg *c) {
     vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_16bit_storage", NULL,
                       0);
   }
+  // Native f16 conversions (docs/lowering.md LOWER-F16-2): f16 and the
+  // rounding mode of its conversions (the execution modes are set with the
+  // entry point).
+  int want_f16 = 0;
+  for (uint32_t b = 0; b < c->p->buffer_count; b++)
+    want_f16 |= c->p->buffers[b].type == VYRE_IR_TYPE_F16;
+  if (want_f16 && (c->opt->f16_native & VYRE_SPV_F16_NATIVE)) {
+    c->t_f16 = vyre_spv_global(m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(16));
+    c->t_v2f16 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_f16, 2));
+    vyre_spv_capability(m, SpvCapabilityFloat16);
+    vyre_spv_capability(m, SpvCapabilityRoundingModeRTE);
+    if (c->opt->f16_native & VYRE_SPV_F16_DENORM)
+      vyre_spv_capability(m, SpvCapabilityDenormPreserve);
+    vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_float_controls", NULL,
+                      0);
+  }
   if (c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
     c->t_ptr_pv_uint =
@@ -768,6 +784,13 @@ static uint32_t generate(vyre_spv_cg *c) {
   vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
                 VYRE_SPV_ARGS(main_fn, SpvExecutionModeLocalSize,
                               c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0], wg[1], wg[2]));
+  if (c->t_f16) {
+    vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                  VYRE_SPV_ARGS(main_fn, SpvExecutionModeRoundingModeRTE, 16));
+    if (c->opt->f16_native & VYRE_SPV_F16_DENORM)
+      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                    VYRE_SPV_ARGS(main_fn, SpvExecutionModeDenormPreserve, 16));
+  }
 
   m->fsec = VYRE_SPV_SEC_FUNCS;
   vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunction,

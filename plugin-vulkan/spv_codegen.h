@@ -69,8 +69,9 @@
 // 6: trap values (feature trap_value; the 32-byte record). 7: narrow storage
 // types (features storage_8_16 and storage_half), native or emulated. 8:
 // bindings 0..63 (many_bindings), trap record at binding 64 and the indirect
-// variant (binding 65); both of the above had been built as 7.
-#define VYRE_VK_GENERATOR_VERSION 11u
+// variant (binding 65); both of the above had been built as 7. 12: native
+// f16 conversions (opt.f16_native, docs/lowering.md LOWER-F16-2).
+#define VYRE_VK_GENERATOR_VERSION 12u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -106,7 +107,15 @@ typedef struct vyre_spv_options {
   // the canonicalization), the others take the software helpers. 0: every
   // op as before (software div/sqrt/fma, checked mul).
   uint32_t f32_native;
+  // f16 conversions (docs/lowering.md LOWER-F16-2; VYRE_SPV_F16_* bits): with
+  // VYRE_SPV_F16_NATIVE, f16 loads widen with OpFConvert and stores narrow
+  // with OpFConvert under the RoundingModeRTE 16 execution mode (capability
+  // Float16, SPV_KHR_float_controls) and the NaN fixup; 0: integer steps.
+  uint32_t f16_native;
 } vyre_spv_options;
+
+#define VYRE_SPV_F16_NATIVE 1u // OpFConvert both ways (the device passed the self-test)
+#define VYRE_SPV_F16_DENORM 2u // also the DenormPreserve 16 execution mode
 
 #define VYRE_VK_IND_BINDING (VYRE_IR_MAX_BINDINGS + 1u) // after the trap record's
 #define VYRE_VK_IND_BYTES   32u                         // grid[3], error flag, grid read[3], pad

@@ -306,7 +306,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   want.shaderFloat64 = feat.shaderFloat64;
   // 64-bit storage-buffer atomics make the trap record's lowest id exact for
   // any grid (VK_KHR_shader_atomic_int64).
-  const char *exts[8];
+  const char *exts[16];
   uint32_t next = 0;
   // Timeline semaphores carry the stream rings (vk_ring.c), which are opt-in
   // (VYRE_VULKAN_STREAM=1): on lavapipe libvyre's batch engine streams
@@ -327,10 +327,13 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   VkPhysicalDeviceBufferDeviceAddressFeaturesKHR bda = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_KHR};
   be->bda = be->has_budget = 0;
+  VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16i8 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR};
   const char *narrow = vyre_kit_getenv("VYRE_VULKAN_NARROW");
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
   be->max_push = 0;
+  be->f16_device = be->f16_denorm = 0;
   int push_ext = 0, driver_props = 0;
   uint32_t ne = 0;
   if (vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
@@ -388,6 +391,31 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
               be->storage8 = 1;
             }
           }
+      }
+      // Native f16 conversions (docs/lowering.md LOWER-F16-2): shaderFloat16
+      // and the RTE rounding mode for 16-bit floats, both by extension (core
+      // in Vulkan 1.2; vyre asks for 1.1). Not with VYRE_VULKAN_F16=software.
+      const char *f16env = vyre_kit_getenv("VYRE_VULKAN_F16");
+      int has_f16 = 0, has_fc = 0;
+      for (uint32_t i = 0; i < ne; i++) {
+        has_f16 |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) == 0;
+        has_fc |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME) == 0;
+      }
+      if (has_f16 && has_fc && !(f16env && strcmp(f16env, "software") == 0)) {
+        VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                        .pNext = &f16i8};
+        vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+        VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &fc};
+        vkGetPhysicalDeviceProperties2(be->phys, &p2);
+        if (f16i8.shaderFloat16 && fc.shaderRoundingModeRTEFloat16) {
+          exts[next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+          exts[next++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
+          be->f16_device = 1;
+          be->f16_denorm = fc.shaderDenormPreserveFloat16 ? 1u : 0u;
+        }
       }
       for (uint32_t i = 0; i < ne; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) == 0 &&
@@ -447,6 +475,13 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     bda.bufferDeviceAddress = VK_TRUE;
     bda.pNext = chain;
     chain = &bda;
+  }
+  if (be->f16_device) {
+    memset(&f16i8, 0, sizeof(f16i8));
+    f16i8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
+    f16i8.shaderFloat16 = VK_TRUE;
+    f16i8.pNext = chain;
+    chain = &f16i8;
   }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -631,6 +666,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   st = vyre_vk_device_open(be, err);
   if (st) goto fail;
   vyre_vk_f32_choose(be);
+  vyre_vk_f16_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);
   *out = be;

@@ -130,6 +130,16 @@ struct vyre_backend {
   _Atomic uint64_t n_fresh_instance; // recovers that needed a new VkInstance
   int64_t last_fault_result;         // the VkResult that reported the last injected fault
   uint64_t last_recover_ns;          // the last successful recover's duration
+  // f16 conversions (docs/lowering.md LOWER-F16-2): f16_device is set at
+  // open when the device offers shaderFloat16 and
+  // shaderRoundingModeRTEFloat16 (shaderFloat16 then enabled, and the
+  // float16_int8 / float_controls extensions when the device is Vulkan 1.1),
+  // f16_denorm when it also offers shaderDenormPreserveFloat16; f16_native
+  // (VYRE_SPV_F16_* bits) is what VYRE_VULKAN_F16 and the self-test chose
+  // at create (vk_f16mode.c).
+  uint32_t f16_device, f16_denorm;
+  uint32_t f16_native;
+  uint32_t f16_selftest_ran; // 1: this open ran the f16 self-test
 };
 
 void vyre_vk_probe(vyre_probe_result *out);
@@ -154,5 +164,17 @@ void vyre_vk_f32_choose(vyre_backend *be);
 VkResult vyre_vk_instance_new(VkInstance *out);
 // The physical device of |inst| with UUID |uuid|, or VK_NULL_HANDLE.
 VkPhysicalDevice vyre_vk_find_uuid(VkInstance inst, const uint8_t uuid[16]);
+// Chooses be->f16_native from VYRE_VULKAN_F16=auto|software|native, the
+// device and the f16 self-test (vk_f16mode.c, docs/lowering.md LOWER-F16-2);
+// the metrics vk_f16_native and vk_f16_selftest_ran say what it chose.
+// Called at create, after vyre_vk_f32_choose.
+void vyre_vk_f16_choose(vyre_backend *be);
+// The counters the metrics show, saved before a self-test's compile and
+// dispatch and put back after it (create runs alone; vk_f32mode.c).
+typedef struct vyre_vk_counters {
+  uint64_t kit[VYRE_KIT_M_COUNT];
+  uint64_t vk[9];
+} vyre_vk_counters;
+void vyre_vk_counters_io(vyre_backend *be, vyre_vk_counters *c, int restore);
 
 #endif // VYRE_VK_DEVICE_H

@@ -144,11 +144,7 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
 
 // The self-test's compile and dispatch are not the application's: the
 // counters the metrics show are put back after it (create runs alone).
-typedef struct counters {
-  uint64_t kit[VYRE_KIT_M_COUNT];
-  uint64_t vk[9];
-} counters;
-static void counters_io(vyre_backend *be, counters *c, int restore) {
+void vyre_vk_counters_io(vyre_backend *be, vyre_vk_counters *c, int restore) {
   _Atomic uint64_t *vk[9] = {&be->n_alloc_memory, &be->n_dpool_create, &be->n_fence_create,
                              &be->n_submit,       &be->n_cb_alloc,     &be->n_cb_begin,
                              &be->ns_record,      &be->ns_wait,        &be->ns_finish};
@@ -182,8 +178,8 @@ static void choose_auto(vyre_backend *be) {
   }
   free(payload);
   char why[512];
-  counters saved;
-  counters_io(be, &saved, 0);
+  vyre_vk_counters saved;
+  vyre_vk_counters_io(be, &saved, 0);
   uint32_t pass = selftest_run(be, VYRE_SPV_F32_NATIVE_ALL, why, sizeof(why));
   be->f32_selftest_ran = 1;
   // Hardware fma that does not round once: the fma through doubles, tested
@@ -201,7 +197,7 @@ static void choose_auto(vyre_backend *be) {
       snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats: %s", why64);
     }
   }
-  counters_io(be, &saved, 1);
+  vyre_vk_counters_io(be, &saved, 1);
   if (pass != VYRE_SPV_F32_NATIVE_ALL)
     vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME,
                  "f32 self-test on %s: %s; an op without a passing path stays in exact software "

@@ -120,7 +120,10 @@ static const char *const kExtraMetrics[] = {
     // the process's use and budget of the device-local heaps
     // (VK_EXT_memory_budget; 0 without it).
     "vk_real_faults", "vk_last_fault_result", "vk_recover_new_instances", "vk_last_recover_ns",
-    "vk_heap_usage_bytes", "vk_heap_budget_bytes"};
+    "vk_heap_usage_bytes", "vk_heap_budget_bytes",
+    // 1 when f16 loads and stores use OpFConvert (docs/lowering.md LOWER-F16-2),
+    // and when this open ran the f16 self-test (0: none or a cached verdict)
+    "vk_f16_native", "vk_f16_selftest_ran"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -155,7 +158,9 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->n_fresh_instance,
                          be->last_recover_ns,
                          heap_used,
-                         heap_budget};
+                         heap_budget,
+                         be->f16_native ? 1u : 0u,
+                         be->f16_selftest_ran};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

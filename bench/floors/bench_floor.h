@@ -20,7 +20,7 @@
 
 #include "vyre/vyre.h"
 
-#define VYRE_BENCH_FIGURES 13u
+#define VYRE_BENCH_FIGURES 15u
 #define VYRE_BENCH_BATCH   64u
 
 // Outcome of one measurement (vyre side or floor side).
@@ -111,6 +111,40 @@ float vyre_bench_stencil_value(uint64_t i);
 // out[i] of the 5-point stencil of examples/builder/stencil5.c on the n x n
 // grid |in|: 0.2f * ((((c + up) + down) + left) + right) inside, c on the border.
 float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i);
+// Figure 14 (u8 stream, IR 1.1 u8 storage): a 256-bin byte histogram of
+// |n| bytes. Workgroups of VYRE_BENCH_U8_WG invocations, |groups| of them;
+// invocation g (global id), l (local id) counts each byte v at
+// j * (groups * 256) + g for j in [0, n / (groups * 256)) (a grid-stride
+// walk: each step of the grid reads consecutive bytes) with a workgroup
+// atomic on bins[v * 16 + (l & 15)] of its workgroup: 16 interleaved copies
+// of the 256 bins, so the 32 lanes of a warp fall in 32 distinct banks but
+// for pairs of lanes 16 apart, instead of colliding in 256 bins. Then
+// invocation l adds the 16 copies of bin l and, when non-zero, adds the sum
+// to the 256 u32 of the output with a device atomic. n is a multiple of
+// groups * 256.
+#define VYRE_BENCH_U8_WG     256u
+#define VYRE_BENCH_U8_COPIES 16u
+// Byte |i| of the input: seeded, uniform over 0..255.
+uint8_t vyre_bench_u8_value(uint64_t i);
+// Bytes 0..n-1 of the input into |dst| (one hash per 8 bytes), adding each
+// byte's count to |counts| (256 entries, not cleared).
+void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts);
+// Figure 15 (f16 matvec, IR 1.1 f16 storage): y = A x for an m x k row-major
+// f16 matrix A and an f16 vector x, y in f32. One workgroup of
+// VYRE_BENCH_MATVEC_WG invocations per row; invocation l sums
+// acc = acc + A[row][j * 256 + l] * x[j * 256 + l] for j in [0, k / 256)
+// (each product and each sum rounded in f32, no fma), then the workgroup
+// adds its 256 partial sums as a tree: part[l] = part[l] + part[l + s] for
+// s = 128, 64, ..., 1. k is a multiple of 256.
+#define VYRE_BENCH_MATVEC_WG 256u
+// Element |i| of A (|which| 0) or x (1) as f16 bits: seeded normal values of
+// magnitude 2^-8 .. 1 with either sign (every product is exact in f32).
+uint16_t vyre_bench_f16_value(uint32_t which, uint64_t i);
+// The f32 value of the f16 |h| (exact).
+float vyre_bench_f16_to_f32(uint16_t h);
+// y[row] of figure 15's algorithm for the f16 matrix |A| (m x k) and |x|.
+float vyre_bench_matvec_ref(const uint16_t *A, const uint16_t *x, uint32_t k, uint32_t row);
+
 // The elements the sgemm and stencil figures check on both sides: every
 // element up to 128 x 128, else 4096 spread samples and the last element.
 // Returns the |k|-th index (k < vyre_bench_sample_count(count)).
@@ -150,6 +184,14 @@ typedef struct vyre_bench_floor_ops {
                        vyre_bench_side *out);
   // The 5-point stencil of examples/builder/stencil5.c (ms per sweep).
   void (*stencil)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
+  // Figures 14-15 (NULL: no floor of that kind on this backend). The byte
+  // histogram of |n| bytes in |groups| workgroups (GB/s of the bytes read),
+  // and the f16 matvec of an m x k matrix (GB/s of the matrix read), the
+  // same algorithms as the IR programs (vyre_bench_u8_value, ..._matvec_ref).
+  void (*u8_hist)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                  vyre_bench_side *out);
+  void (*f16_matvec)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t m, uint32_t k,
+                     vyre_bench_side *out);
 } vyre_bench_floor_ops;
 
 // The floor table for a backend name (cpu, cuda, vulkan), or NULL. A floor
@@ -157,11 +199,12 @@ typedef struct vyre_bench_floor_ops {
 // says so (NA with a Fix).
 const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend);
 
-// The hand-written CUDA C of the sgemm_rb and stencil floors (figures 11,
-// 13), as NVRTC compiles it: |which| "sgemm_rb" or "stencil"; NULL for
+// The hand-written CUDA C of the sgemm_rb, stencil, u8_hist and f16_matvec
+// floors (figures 11, 13, 14, 15), as NVRTC compiles it: |which| "sgemm_rb",
+// "stencil", "u8_hist" or "f16_matvec"; NULL for
 // another name or a build without the CUDA toolkit headers.
 const char *vyre_bench_cuda_floor_source(const char *which);
-// Compiles both floor sources with the NVRTC library at |nvrtc_path| (NULL:
+// Compiles every floor source with the NVRTC library at |nvrtc_path| (NULL:
 // VYRE_CUDA_NVRTC_PATH, else the usual names) for |arch| ("sm_90") with
 // --fmad=false, as the floor does; VYRE_BENCH_RAN, or NA (no NVRTC, no
 // toolkit headers) / FAILED with the log in |why|. Needs no GPU.

@@ -174,3 +174,72 @@ uint64_t vyre_bench_sample(uint64_t count, uint64_t k) {
   if (count <= 128u * 128u) return k;
   return k >= 4096u ? count - 1 : k * (count / 4096u);
 }
+
+// Figures 14 and 15 (bench_floor.h).
+static uint64_t mix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + i * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint8_t vyre_bench_u8_value(uint64_t i) {
+  // Eight bytes per hash: filling 1 GiB costs one hash per 8 bytes.
+  return (uint8_t)(mix64(11, i >> 3) >> ((i & 7u) * 8u));
+}
+
+uint16_t vyre_bench_f16_value(uint32_t which, uint64_t i) {
+  uint64_t z = mix64(21u + which, i);
+  uint32_t sign = (uint32_t)(z & 1u), e = 7u + (uint32_t)((z >> 1) & 7u);
+  return (uint16_t)(sign << 15 | e << 10 | (uint32_t)((z >> 4) & 0x3ffu));
+}
+
+void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts) {
+  for (uint64_t w = 0; w < (n + 7) / 8; w++) {
+    uint64_t z = mix64(11, w);
+    for (uint64_t b = 0; b < 8 && w * 8 + b < n; b++) {
+      uint8_t v = (uint8_t)(z >> (b * 8));
+      dst[w * 8 + b] = v;
+      counts[v]++;
+    }
+  }
+}
+
+float vyre_bench_f16_to_f32(uint16_t h) {
+  // Integer steps (as host/ir/vyre_half.h): the figure-15 checks convert
+  // 2^28 elements on a GPU run, so no ldexpf.
+  uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, b;
+  if (e == 31)
+    b = s | 0x7f800000u | (m << 13);
+  else if (e)
+    b = s | ((e + 112u) << 23) | (m << 13);
+  else if (!m)
+    b = s;
+  else {
+    uint32_t p = 9; // the highest set bit of m
+    while (!(m >> p))
+      p--;
+    b = s | ((p + 103u) << 23) | ((m << (23u - p)) & 0x7fffffu);
+  }
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
+
+float vyre_bench_matvec_ref(const uint16_t *A, const uint16_t *x, uint32_t k, uint32_t row) {
+  float part[VYRE_BENCH_MATVEC_WG];
+  const uint16_t *a = A + (size_t)row * k;
+  for (uint32_t l = 0; l < VYRE_BENCH_MATVEC_WG; l++) {
+    float acc = 0.0f;
+    for (uint32_t j = 0; j < k / VYRE_BENCH_MATVEC_WG; j++) {
+      uint32_t q = j * VYRE_BENCH_MATVEC_WG + l;
+      float p = vyre_bench_f16_to_f32(a[q]) * vyre_bench_f16_to_f32(x[q]);
+      acc = acc + p;
+    }
+    part[l] = acc;
+  }
+  for (uint32_t s = VYRE_BENCH_MATVEC_WG / 2; s > 0; s >>= 1)
+    for (uint32_t l = 0; l < s; l++)
+      part[l] = part[l] + part[l + s];
+  return part[0];
+}

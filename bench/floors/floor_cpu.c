@@ -269,6 +269,108 @@ static void cpu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n
   free(o);
 }
 
+// Figure 14 on the CPU: the byte histogram as a plain C loop over the same
+// walk (workgroup bins, then added to the output); GB/s of the bytes read.
+static void cpu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                        vyre_bench_side *out) {
+  (void)f;
+  snprintf(out->what, sizeof out->what,
+           "plain C loop of the byte histogram, %llu bytes, %u groups, one thread",
+           (unsigned long long)n, groups);
+  uint8_t *data = malloc(n);
+  uint32_t want[256] = {0}, hist[256], bins[256];
+  uint64_t stride = (uint64_t)groups * VYRE_BENCH_U8_WG;
+  vyre_bench_series s = {0};
+  if (!data) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    vyre_bench_u8_fill(data, n, want);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 2 && out->status == VYRE_BENCH_RAN; k++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      memset(hist, 0, sizeof hist);
+      for (uint32_t g = 0; g < groups; g++) {
+        memset(bins, 0, sizeof bins);
+        for (uint64_t j = 0; j < n / stride; j++)
+          for (uint32_t l = 0; l < VYRE_BENCH_U8_WG; l++)
+            bins[data[j * stride + (uint64_t)g * VYRE_BENCH_U8_WG + l]]++;
+        for (uint32_t v = 0; v < 256; v++)
+          hist[v] += bins[v];
+      }
+      uint64_t t1 = vyre_bench_now_ns();
+      if (memcmp(hist, want, sizeof hist) != 0)
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "the C byte histogram differs from the input's counts. Fix: report "
+                            "this bug.");
+      else if (k >= 2 && t1 > t0)
+        vyre_bench_series_add(&s, (double)n / (double)(t1 - t0));
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(data);
+}
+
+// Figure 15 on the CPU: the f16 matvec as a plain C loop of the same
+// arithmetic (per-lane partial sums in k order, then the tree); GB/s of the
+// matrix read.
+static void cpu_f16_matvec(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t m, uint32_t k,
+                           vyre_bench_side *out) {
+  (void)f;
+  snprintf(out->what, sizeof out->what,
+           "plain C loop of the f16 matvec, %ux%u, f32 accumulation, one thread", m, k);
+  size_t mk = (size_t)m * k;
+  uint16_t *A = malloc(mk * 2), *x = malloc((size_t)k * 2);
+  float *y = malloc((size_t)m * 4), *xf = malloc((size_t)k * 4), part[VYRE_BENCH_MATVEC_WG];
+  vyre_bench_series s = {0};
+  if (!A || !x || !y || !xf) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (size_t i = 0; i < mk; i++)
+      A[i] = vyre_bench_f16_value(0, i);
+    for (uint32_t i = 0; i < k; i++)
+      x[i] = vyre_bench_f16_value(1, i);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t it = 0; it < reps + 2 && out->status == VYRE_BENCH_RAN; it++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      for (uint32_t i = 0; i < k; i++)
+        xf[i] = vyre_bench_f16_to_f32(x[i]);
+      for (uint32_t row = 0; row < m; row++) {
+        const uint16_t *a = A + (size_t)row * k;
+        for (uint32_t l = 0; l < VYRE_BENCH_MATVEC_WG; l++)
+          part[l] = 0.0f;
+        for (uint32_t j = 0; j < k / VYRE_BENCH_MATVEC_WG; j++)
+          for (uint32_t l = 0; l < VYRE_BENCH_MATVEC_WG; l++) {
+            uint32_t q = j * VYRE_BENCH_MATVEC_WG + l;
+            float p = vyre_bench_f16_to_f32(a[q]) * xf[q];
+            part[l] = part[l] + p;
+          }
+        for (uint32_t st = VYRE_BENCH_MATVEC_WG / 2; st > 0; st >>= 1)
+          for (uint32_t l = 0; l < st; l++)
+            part[l] = part[l] + part[l + st];
+        y[row] = part[0];
+      }
+      uint64_t t1 = vyre_bench_now_ns();
+      for (uint64_t q = 0; q < vyre_bench_sample_count(m); q++) {
+        uint32_t row = (uint32_t)vyre_bench_sample(m, q);
+        float want = vyre_bench_matvec_ref(A, x, k, row);
+        if (memcmp(&y[row], &want, 4) != 0) {
+          vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                              "the C f16 matvec's y[%u] = %.9g differs from the reference %.9g. "
+                              "Fix: build without -ffast-math.",
+                              row, (double)y[row], (double)want);
+          break;
+        }
+      }
+      if (it >= 2 && t1 > t0) vyre_bench_series_add(&s, (double)(mk * 2) / (double)(t1 - t0));
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(A);
+  free(x);
+  free(y);
+  free(xf);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .name = "cpu",
     .open = cpu_open,
@@ -284,4 +386,6 @@ const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .sgemm_rb = cpu_sgemm_rb,
     .sgemm_cublas = NULL,
     .stencil = cpu_stencil,
+    .u8_hist = cpu_u8_hist,
+    .f16_matvec = cpu_f16_matvec,
 };

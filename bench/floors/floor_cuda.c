@@ -249,8 +249,57 @@ static const char cu_stencil_src[] =
     "  }\n"
     "}\n";
 
+// Figure 14's floor: the byte histogram of bench_floor.h as CUDA C, the same
+// walk (step j of the grid reads |stride| consecutive bytes, one per thread),
+// the same 16 interleaved copies of the bins in shared memory, the same
+// device atomics.
+static const char cu_u8_hist_src[] =
+    "extern \"C\" __global__ void vyre_bench_u8_hist(const unsigned char *__restrict__ data,\n"
+    "                                                unsigned *__restrict__ hist, unsigned steps,\n"
+    "                                                unsigned stride) {\n"
+    "  __shared__ unsigned bins[256 * 16];\n"
+    "  const unsigned l = threadIdx.x, g = blockIdx.x * 256u + l, copy = l & 15u;\n"
+    "  for (unsigned i = l; i < 256u * 16u; i += 256u) bins[i] = 0u;\n"
+    "  __syncthreads();\n"
+    "  for (unsigned j = 0; j < steps; j++)\n"
+    "    atomicAdd(&bins[data[j * stride + g] * 16u + copy], 1u);\n"
+    "  __syncthreads();\n"
+    "  unsigned c = 0u;\n"
+    "  for (unsigned q = 0; q < 16u; q++) c += bins[l * 16u + ((q + l) & 15u)];\n"
+    "  if (c != 0u) atomicAdd(&hist[l], c);\n"
+    "}\n";
+
+// Figure 15's floor: the f16 matvec of bench_floor.h as CUDA C, one block of
+// 256 per row, f16 widened with cvt.f32.f16 (exact), products and sums
+// rounded separately (--fmad=false), the same tree.
+static const char cu_f16_matvec_src[] =
+    "__device__ __forceinline__ float h2f(unsigned short h) {\n"
+    "  float f;\n"
+    "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n"
+    "  return f;\n"
+    "}\n"
+    "extern \"C\" __global__ void vyre_bench_f16_matvec(const unsigned short *__restrict__ A,\n"
+    "                                                   const unsigned short *__restrict__ x,\n"
+    "                                                   float *__restrict__ y, unsigned k) {\n"
+    "  __shared__ float part[256];\n"
+    "  const unsigned l = threadIdx.x;\n"
+    "  const unsigned short *a = A + (unsigned long long)blockIdx.x * k;\n"
+    "  float acc = 0.0f;\n"
+    "  for (unsigned q = l; q < k; q += 256u)\n"
+    "    acc = acc + h2f(a[q]) * h2f(x[q]);\n"
+    "  part[l] = acc;\n"
+    "  __syncthreads();\n"
+    "  for (unsigned s = 128u; s > 0u; s >>= 1) {\n"
+    "    if (l < s) part[l] = part[l] + part[l + s];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (l == 0u) y[blockIdx.x] = part[0];\n"
+    "}\n";
+
 const char *vyre_bench_cuda_floor_source(const char *which) {
   if (!which) return NULL;
+  if (strcmp(which, "u8_hist") == 0) return cu_u8_hist_src;
+  if (strcmp(which, "f16_matvec") == 0) return cu_f16_matvec_src;
   if (strcmp(which, "sgemm_rb") == 0) return cu_sgemm_rb_src;
   if (strcmp(which, "stencil") == 0) return cu_stencil_src;
   return NULL;
@@ -385,9 +434,10 @@ uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *a
              nvrtc_path ? nvrtc_path : "libnvrtc.so", lib ? " (entry points missing)" : "");
     return VYRE_BENCH_NA;
   }
-  const char *names[2] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu"};
-  const char *srcs[2] = {cu_sgemm_rb_src, cu_stencil_src};
-  for (int i = 0; i < 2; i++) {
+  const char *names[4] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu",
+                          "vyre_bench_u8_hist.cu", "vyre_bench_f16_matvec.cu"};
+  const char *srcs[4] = {cu_sgemm_rb_src, cu_stencil_src, cu_u8_hist_src, cu_f16_matvec_src};
+  for (int i = 0; i < 4; i++) {
     char *cubin = NULL;
     size_t size = 0;
     uint32_t st = nvrtc_floor_cubin(&nv, srcs[i], names[i], arch, &cubin, &size, why, cap);
@@ -1124,6 +1174,121 @@ static void cu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   free(o);
 }
 
+typedef struct narrow_job {
+  CUfunction fn;
+  CUdeviceptr in, x, out;
+  uint32_t a, b; // u8: steps, stride; f16: m, k
+  uint32_t groups;
+} narrow_job;
+
+// The histogram's output is zeroed before every launch, inside the timing,
+// as vyre zero-fills its write buffer before every dispatch (IR-BUF-10).
+static CUresult launch_u8_hist(vyre_bench_floor *f, void *user) {
+  narrow_job *j = user;
+  void *params[] = {&j->in, &j->out, &j->a, &j->b};
+  CUresult r = f->cu.cuMemsetD32Async(j->out, 0, 256, NULL);
+  if (!r) r = f->cu.cuLaunchKernel(j->fn, j->groups, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+  return r;
+}
+
+static CUresult launch_f16_matvec(vyre_bench_floor *f, void *user) {
+  narrow_job *j = user;
+  void *params[] = {&j->in, &j->x, &j->out, &j->b};
+  return f->cu.cuLaunchKernel(j->fn, j->a, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
+// Figure 14: the byte histogram as CUDA C through NVRTC, GB/s of the bytes
+// read (time_events' rate with 1000 x the bytes: bytes / (ms x 1e6)), all
+// 256 bins checked against the input's counts.
+static void cu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                       vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same byte histogram as CUDA C (NVRTC), %llu bytes, %u blocks of 256, shared then "
+           "global atomics, output zeroed per launch, CUDA events",
+           (unsigned long long)n, groups);
+  narrow_job j = {.groups = groups, .b = groups * 256u};
+  j.a = (uint32_t)(n / j.b);
+  CUmodule m = NULL;
+  if (floor_module(f, cu_u8_hist_src, "vyre_bench_u8_hist.cu", "vyre_bench_u8_hist", &m, &j.fn,
+                   out) != VYRE_BENCH_RAN)
+    return;
+  uint8_t *data = malloc(n);
+  uint32_t want[256] = {0}, got[256];
+  vyre_bench_series s = {0};
+  CUresult r = data ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!r) vyre_bench_u8_fill(data, n, want);
+  if (!r) r = f->cu.cuMemAlloc(&j.in, n);
+  if (!r) r = f->cu.cuMemAlloc(&j.out, 1024);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the histogram", r);
+  if (out->status == VYRE_BENCH_RAN)
+    time_events(f, c, launch_u8_hist, &j, (double)n * 1e3, &s, out);
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(got, j.out, 1024)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading hist back", r);
+  for (uint32_t v = 0; v < 256 && out->status == VYRE_BENCH_RAN; v++)
+    if (got[v] != want[v])
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor byte histogram: bin %u = %u, the input holds %u bytes of "
+                          "value %u. Fix: check the driver.",
+                          v, got[v], want[v], v);
+  vyre_bench_side_done(out, &s);
+  if (j.in) f->cu.cuMemFree(j.in);
+  if (j.out) f->cu.cuMemFree(j.out);
+  if (m) f->cu.cuModuleUnload(m);
+  free(data);
+}
+
+// Figure 15: the f16 matvec as CUDA C through NVRTC (--fmad=false), GB/s of
+// the matrix read, the sampled rows checked bit for bit.
+static void cu_f16_matvec(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t mr, uint32_t k,
+                          vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same f16 matvec as CUDA C, NVRTC --fmad=false, cvt.f32.f16, %ux%u, blocks of 256, "
+           "CUDA events",
+           mr, k);
+  narrow_job j = {.a = mr, .b = k};
+  CUmodule m = NULL;
+  if (floor_module(f, cu_f16_matvec_src, "vyre_bench_f16_matvec.cu", "vyre_bench_f16_matvec", &m,
+                   &j.fn, out) != VYRE_BENCH_RAN)
+    return;
+  size_t mk = (size_t)mr * k;
+  uint16_t *A = malloc(mk * 2), *x = malloc((size_t)k * 2);
+  float *y = malloc((size_t)mr * 4);
+  vyre_bench_series s = {0};
+  CUresult r = A && x && y ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < mk && !r; i++)
+    A[i] = vyre_bench_f16_value(0, i);
+  for (uint32_t i = 0; i < k && !r; i++)
+    x[i] = vyre_bench_f16_value(1, i);
+  if (!r) r = f->cu.cuMemAlloc(&j.in, mk * 2);
+  if (!r) r = f->cu.cuMemAlloc(&j.x, (size_t)k * 2);
+  if (!r) r = f->cu.cuMemAlloc(&j.out, (size_t)mr * 4);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.in, A, mk * 2);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.x, x, (size_t)k * 2);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the f16 matvec", r);
+  if (out->status == VYRE_BENCH_RAN)
+    time_events(f, c, launch_f16_matvec, &j, (double)mk * 2e3, &s, out);
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(y, j.out, (size_t)mr * 4)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading y back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(mr) && out->status == VYRE_BENCH_RAN; q++) {
+    uint32_t row = (uint32_t)vyre_bench_sample(mr, q);
+    float want = vyre_bench_matvec_ref(A, x, k, row);
+    if (memcmp(&y[row], &want, 4) != 0)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor f16 matvec: y[%u] = %.9g, the reference gives %.9g: not "
+                          "bit-identical. Fix: check that NVRTC honours --fmad=false.",
+                          row, (double)y[row], (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  if (j.in) f->cu.cuMemFree(j.in);
+  if (j.x) f->cu.cuMemFree(j.x);
+  if (j.out) f->cu.cuMemFree(j.out);
+  if (m) f->cu.cuModuleUnload(m);
+  free(A);
+  free(x);
+  free(y);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .name = "cuda",
     .fresh_what = "cuModuleLoadData + cuModuleGetFunction of an NVRTC cubin "
@@ -1141,6 +1306,8 @@ const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .sgemm_rb = cu_sgemm_rb,
     .sgemm_cublas = cu_sgemm_cublas,
     .stencil = cu_stencil,
+    .u8_hist = cu_u8_hist,
+    .f16_matvec = cu_f16_matvec,
 };
 
 #endif // VYRE_BENCH_HAVE_CUDA

@@ -39,12 +39,15 @@ static const fig_def fig_defs[VYRE_BENCH_FIGURES] = {
     {"sgemm_rb", "register-blocked IR sgemm", "TFLOP/s", 1},
     {"sgemm_cublas", "IR sgemm vs cuBLAS FP32", "TFLOP/s", 1},
     {"stencil", "5-point f32 stencil", "ms", 0},
+    {"u8_stream", "u8 stream: byte histogram", "GB/s", 1},
+    {"f16_matvec", "f16 matvec, f32 accumulation", "GB/s", 1},
 };
 
 #define TARGET_NONE      0
 #define TARGET_RATIO_MAX 1 // vyre / floor (time) or floor / vyre (rate) <= value
 #define TARGET_ABS_MAX   2 // vyre median <= value
 #define TARGET_ABS_MIN   3 // vyre median >= value
+#define TARGET_REF_MIN   4 // vyre median / reference (fig_result.ref) >= value
 
 typedef struct fig_result {
   uint32_t id;
@@ -63,6 +66,10 @@ typedef struct fig_result {
   double cuda_ratio; // like ratio, with vyre CUDA as the floor; < 0: none
   int cuda_met;      // -1: not judged
   char cuda_target[48];
+  // Figure 14: the f32 vector add bandwidth of this run (figure 7's vyre
+  // side, else measured for this figure), the reference of TARGET_REF_MIN;
+  // ref <= 0: none.
+  double ref;
 } fig_result;
 
 typedef struct bench_args {
@@ -87,7 +94,7 @@ static void usage(FILE *f) {
              "  --filter LIST  run only these figures: numbers or names, comma separated\n"
              "                 (round_trip, resident, batch64, cold_compile, cached_load,\n"
              "                 host_overhead, stream, matmul, stream_item, stream_rate,\n"
-             "                 sgemm_rb, sgemm_cublas, stencil)\n"
+             "                 sgemm_rb, sgemm_cublas, stencil, u8_stream, f16_matvec)\n"
              "  --floor-first  measure each figure's floor before its vyre side (to check\n"
              "                 that the order does not change the figures)\n"
              "  --help         show this text\n\n"
@@ -149,9 +156,10 @@ static int select_figures(const char *filter, fig_result *r) {
     }
     if (!hit) {
       fprintf(stderr,
-              "vyre bench: --filter names '%s', which is no figure. Fix: use 1..13 or one of "
+              "vyre bench: --filter names '%s', which is no figure. Fix: use 1..15 or one of "
               "round_trip, resident, batch64, cold_compile, cached_load, host_overhead, "
-              "stream, matmul, stream_item, stream_rate, sgemm_rb, sgemm_cublas, stencil.\n",
+              "stream, matmul, stream_item, stream_rate, sgemm_rb, sgemm_cublas, stencil, "
+              "u8_stream, f16_matvec.\n",
               tok);
       return 1;
     }
@@ -193,6 +201,11 @@ static void choose_targets(const char *name, const vyre_bench_ctx *c, fig_result
   if (cuda && c->gpu) set_target(&r[12], TARGET_RATIO_MAX, 1.15, "<= 1.15x floor");
   if (vk && c->gpu) set_target(&r[10], TARGET_RATIO_MAX, 1.15, "<= 1.15x floor");
   if (vk && c->gpu) set_target(&r[12], TARGET_RATIO_MAX, 1.15, "<= 1.15x floor");
+  // IR 1.1 narrow storage (issue 16): the u8 stream at >= 80% of the f32
+  // vector add bandwidth of the same run; the f16 matvec within 1.15x of the
+  // same algorithm hand-written.
+  if (gpu_api) set_target(&r[13], TARGET_REF_MIN, 0.8, ">= 80% of vector add");
+  if (cuda && c->gpu) set_target(&r[14], TARGET_RATIO_MAX, 1.15, "<= 1.15x floor");
 }
 
 static void judge(fig_result *r) {
@@ -212,6 +225,9 @@ static void judge(fig_result *r) {
     break;
   case TARGET_ABS_MIN:
     r->met = v >= r->target;
+    break;
+  case TARGET_REF_MIN:
+    if (r->ref > 0) r->met = v / r->ref >= r->target;
     break;
   default:
     break;
@@ -240,6 +256,28 @@ static uint32_t sgemm_n(const vyre_bench_ctx *c) {
 
 static uint32_t stencil_n(const vyre_bench_ctx *c) {
   return c->gpu ? (c->quick ? 2048u : 8192u) : (c->quick ? 128u : 512u);
+}
+
+// Figure 14: 1 GiB of bytes on a GPU (64 MiB with --quick) in 1024
+// workgroups (about 8 resident workgroups of 256 on each of the H200's 132
+// SMs, so one wave, 4096 bytes per invocation, and 262144 device atomics in
+// all); CPU devices 4 MiB (1 MiB) in 16.
+static uint64_t u8_bytes(const vyre_bench_ctx *c) {
+  return c->gpu ? (c->quick ? 1ull << 26 : 1ull << 30) : (c->quick ? 1ull << 20 : 1ull << 22);
+}
+
+static uint32_t u8_groups(const vyre_bench_ctx *c) {
+  return c->gpu ? 1024u : 16u;
+}
+
+// Figure 15: a 16384 x 16384 f16 matrix on a GPU (512 MiB; 4096 x 4096 with
+// --quick), 256 x 1024 (64 x 512) on CPU devices.
+static uint32_t matvec_m(const vyre_bench_ctx *c) {
+  return c->gpu ? (c->quick ? 4096u : 16384u) : (c->quick ? 64u : 256u);
+}
+
+static uint32_t matvec_k(const vyre_bench_ctx *c) {
+  return c->gpu ? (c->quick ? 4096u : 16384u) : (c->quick ? 512u : 1024u);
 }
 
 // The vyre side of figure |f| (0-based).
@@ -280,8 +318,14 @@ static void run_vyre_side(uint32_t f, vyre_bench_ctx *c, fig_result *r, int *com
   case 11:
     vyre_bench_fig_sgemm_rb(c, sgemm_n(c), &r->vyre);
     break;
-  default:
+  case 12:
     vyre_bench_fig_stencil(c, stencil_n(c), &r->vyre);
+    break;
+  case 13:
+    vyre_bench_fig_u8_hist(c, u8_bytes(c), u8_groups(c), &r->vyre);
+    break;
+  default:
+    vyre_bench_fig_f16_matvec(c, matvec_m(c), matvec_k(c), &r->vyre);
     break;
   }
 }
@@ -300,6 +344,12 @@ static void run_floor_side(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor
   }
   if ((f == 10 && !fops->sgemm_rb) || (f == 12 && !fops->stencil)) {
     floor_na(&r->floor, "no hand-written floor of this kernel for this backend");
+    return;
+  }
+  if ((f == 13 && !fops->u8_hist) || (f == 14 && !fops->f16_matvec)) {
+    floor_na(&r->floor, "this kernel has a hand-written floor on cuda and cpu only (on Vulkan the "
+                        "figure compares with vyre's CUDA backend instead). Fix: run vyre bench "
+                        "--backend cuda for the floor.");
     return;
   }
   if (f == 11 && !fops->sgemm_cublas) {
@@ -342,6 +392,12 @@ static void run_floor_side(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor
   case 12:
     fops->stencil(floor, c, stencil_n(c), &r->floor);
     break;
+  case 13:
+    fops->u8_hist(floor, c, u8_bytes(c), u8_groups(c), &r->floor);
+    break;
+  case 14:
+    fops->f16_matvec(floor, c, matvec_m(c), matvec_k(c), &r->floor);
+    break;
   default:
     fops->round_trip(floor, c, &r->floor); // figure 9: the raw one-shot round trip
     break;
@@ -360,13 +416,23 @@ static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops
   if (!floor_first) run_floor_side(f, c, fops, floor, floor_why, r);
   judge(r);
   if (f == 4 && compiled && r->target_kind) r->met = 0;
-  // Figures 11 and 13 on Vulkan: also vyre's CUDA backend on the same GPU.
+  if (f == 13 && r->vyre.status == VYRE_BENCH_RAN && r->ref > 0)
+    snprintf(r->note, sizeof r->note,
+             "the u8 stream runs at %.0f%% of the f32 vector add bandwidth of this run (%.1f "
+             "GB/s)",
+             100.0 * r->vyre.stat.median / r->ref, r->ref);
+  // Figures 11, 13, 14 and 15 on Vulkan: also vyre's CUDA backend on the same GPU.
   r->cuda_ratio = -1;
   r->cuda_met = -1;
-  if ((f == 10 || f == 12) && strcmp(vyre_device_backend_name(c->dev), "vulkan") == 0) {
+  if ((f == 10 || f >= 12) && strcmp(vyre_device_backend_name(c->dev), "vulkan") == 0) {
     fprintf(stderr, "[%u/%u] %s: vyre CUDA ...\n", f + 1, VYRE_BENCH_FIGURES, fig_defs[f].title);
     r->has_cuda = 1;
-    vyre_bench_fig_on_cuda(c, f + 1, f == 10 ? sgemm_n(c) : stencil_n(c), &r->cuda);
+    uint64_t n = f == 10   ? sgemm_n(c)
+                 : f == 12 ? stencil_n(c)
+                 : f == 13 ? u8_bytes(c)
+                           : matvec_m(c);
+    uint32_t k = f == 13 ? u8_groups(c) : f == 14 ? matvec_k(c) : 0;
+    vyre_bench_fig_on_cuda(c, f + 1, n, k, &r->cuda);
     double v = r->vyre.stat.median, cu = r->cuda.stat.median;
     if (r->vyre.status == VYRE_BENCH_RAN && r->cuda.status == VYRE_BENCH_RAN && v > 0 && cu > 0)
       r->cuda_ratio = fig_defs[f].higher_is_better ? cu / v : v / cu;
@@ -375,6 +441,21 @@ static void run_figure(uint32_t f, vyre_bench_ctx *c, const vyre_bench_floor_ops
       if (r->cuda_ratio >= 0) r->cuda_met = r->cuda_ratio <= 1.0 / 0.75;
     }
   }
+}
+
+// Figure 14's reference: the f32 vector add bandwidth of this run, figure
+// 7's vyre side when it ran, else measured now (same size and method).
+static void vadd_reference(vyre_bench_ctx *c, fig_result *r) {
+  if (r[6].selected && r[6].vyre.status == VYRE_BENCH_RAN) {
+    r[13].ref = r[6].vyre.stat.median;
+    return;
+  }
+  fprintf(stderr, "[14/%u] %s: the f32 vector add of figure 7 for the ratio ...\n",
+          VYRE_BENCH_FIGURES, fig_defs[13].title);
+  vyre_bench_side s;
+  memset(&s, 0, sizeof s);
+  vyre_bench_fig_stream(c, stream_elements(c), &s);
+  if (s.status == VYRE_BENCH_RAN) r[13].ref = s.stat.median;
 }
 
 static void fmt_num(char *out, size_t cap, double v) {
@@ -496,6 +577,10 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
   json_object_set_new(root, "matmul_n", json_integer(matmul_n(c)));
   json_object_set_new(root, "sgemm_n", json_integer(sgemm_n(c)));
   json_object_set_new(root, "stencil_n", json_integer(stencil_n(c)));
+  json_object_set_new(root, "u8_bytes", json_integer((json_int_t)u8_bytes(c)));
+  json_object_set_new(root, "u8_groups", json_integer(u8_groups(c)));
+  json_object_set_new(root, "matvec_m", json_integer(matvec_m(c)));
+  json_object_set_new(root, "matvec_k", json_integer(matvec_k(c)));
   json_t *figs = json_array();
   for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
     const fig_result *x = &r[f];
@@ -512,6 +597,12 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
     json_object_set_new(o, "target", x->target_text[0] ? json_string(x->target_text) : json_null());
     json_object_set_new(o, "met", x->met < 0 ? json_null() : json_boolean(x->met));
     if (x->note[0]) json_object_set_new(o, "note", json_string(x->note));
+    if (x->ref > 0) {
+      json_object_set_new(o, "vadd_gbps", json_real(x->ref));
+      json_object_set_new(o, "vadd_fraction",
+                          x->vyre.status == VYRE_BENCH_RAN ? json_real(x->vyre.stat.median / x->ref)
+                                                           : json_null());
+    }
     if (x->has_cuda) {
       json_object_set_new(o, "vyre_cuda", side_json(&x->cuda));
       json_object_set_new(o, "vyre_cuda_ratio",
@@ -618,6 +709,7 @@ int vyre_cmd_bench(int argc, char **argv) {
   int failed = 0;
   for (uint32_t f = 0; f < VYRE_BENCH_FIGURES; f++) {
     if (!r[f].selected) continue;
+    if (f == 13) vadd_reference(&c, r);
     run_figure(f, &c, fops, floor, floor_why, a.floor_first, &r[f]);
     failed |= r[f].vyre.status == VYRE_BENCH_FAILED || r[f].floor.status == VYRE_BENCH_FAILED ||
               r[f].cuda.status == VYRE_BENCH_FAILED;

@@ -54,9 +54,36 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
-// Vulkan's second comparison for figure |fig| (11: sgemm_rb, 13: stencil):
-// the same program on vyre's CUDA backend on the same GPU.
-void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out);
+// Vulkan's second comparison for figure |fig| (11: sgemm_rb of n, 13:
+// stencil of n, 14: u8 histogram of n bytes in k groups, 15: f16 matvec of
+// n x k): the same program on vyre's CUDA backend on the same GPU.
+void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
+                            vyre_bench_side *out);
+// Figures 14 and 15 (cmd_bench_narrow.c, IR 1.1 narrow storage): the byte
+// histogram of |n| bytes in |groups| workgroups (bench_floor.h), GB/s of the
+// bytes read; the f16 matvec of an m x k matrix, GB/s of the matrix read.
+void vyre_bench_fig_u8_hist(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out);
+void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_bench_side *out);
+// Their programs, built with the C builder API (vyre/builder.h).
+uint32_t vyre_bench_prog_u8_hist(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
+uint32_t vyre_bench_prog_f16_matvec(uint32_t m, uint32_t k, vyre_program **out, vyre_error *err);
+// Helpers of cmd_bench_figures.c the figures of other files share: compile
+// (a NULL |p| reports |perr|), a failed call into |out|, a dispatch timed by
+// the device when it can (ns of kernel time), a resident buffer filled from
+// |src| (NULL: left as allocated), VYRE_CAP_RESIDENT or n/a, the words for
+// the clock used, the warm-up count.
+uint32_t vyre_bench_compile(vyre_bench_ctx *c, vyre_program *p, vyre_kernel **k,
+                            vyre_bench_side *out, const vyre_error *perr);
+uint32_t vyre_bench_fail_st(vyre_bench_side *out, const char *what, uint32_t st,
+                            const vyre_error *e);
+uint32_t vyre_bench_timed_dispatch(vyre_bench_ctx *c, vyre_kernel *k, const vyre_arg *args,
+                                   uint32_t count, const uint32_t *grid, uint64_t *ns,
+                                   vyre_error *err);
+uint32_t vyre_bench_alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t bytes,
+                                const void *src, vyre_error *err);
+int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out);
+const char *vyre_bench_time_source(const vyre_bench_ctx *c);
+uint32_t vyre_bench_warmups(const vyre_bench_ctx *c, uint32_t normal);
 // The floor of the stream rate figure: the one-shot vyre_dispatch rate.
 void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 // Fresh-process load: |out_extra| receives "disk hits N, compiles N" and

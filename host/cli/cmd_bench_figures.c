@@ -819,11 +819,12 @@ done:
   vyre_program_free(p);
 }
 
-// The second comparison of figures 11 and 13 on Vulkan (issue 15: the
+// The second comparison of figures 11, 13, 14 and 15 on Vulkan (issue 15: the
 // Vulkan sgemm reaches >= 75% of vyre's CUDA sgemm on the same GPU): the
 // same program through vyre's CUDA backend, in the same process. n/a when
 // the CUDA backend does not open or its device is another one (by name).
-void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_bench_side *out) {
+void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
+                            vyre_bench_side *out) {
   vyre_error err = {.struct_size = sizeof err};
   vyre_bench_ctx cc = *c;
   cc.dev = NULL;
@@ -848,9 +849,13 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_be
                         "(CUDA_VISIBLE_DEVICES).",
                         cc.caps.device_name, c->caps.device_name);
   } else if (fig == 11) {
-    vyre_bench_fig_sgemm_rb(&cc, n, out);
+    vyre_bench_fig_sgemm_rb(&cc, (uint32_t)n, out);
+  } else if (fig == 13) {
+    vyre_bench_fig_stencil(&cc, (uint32_t)n, out);
+  } else if (fig == 14) {
+    vyre_bench_fig_u8_hist(&cc, n, k, out);
   } else {
-    vyre_bench_fig_stencil(&cc, n, out);
+    vyre_bench_fig_f16_matvec(&cc, (uint32_t)n, k, out);
   }
   if (out->status != VYRE_BENCH_NA) {
     char what[sizeof out->what];
@@ -858,4 +863,38 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint32_t n, vyre_be
     snprintf(out->what, sizeof out->what, "%s", what);
   }
   vyre_device_close(cc.dev);
+}
+
+// The helpers above for the figures of cmd_bench_narrow.c (cmd_bench.h).
+uint32_t vyre_bench_compile(vyre_bench_ctx *c, vyre_program *p, vyre_kernel **k,
+                            vyre_bench_side *out, const vyre_error *perr) {
+  return compile(c, p, k, out, perr);
+}
+
+uint32_t vyre_bench_fail_st(vyre_bench_side *out, const char *what, uint32_t st,
+                            const vyre_error *e) {
+  return fail_st(out, what, st, e);
+}
+
+uint32_t vyre_bench_timed_dispatch(vyre_bench_ctx *c, vyre_kernel *k, const vyre_arg *args,
+                                   uint32_t count, const uint32_t *grid, uint64_t *ns,
+                                   vyre_error *err) {
+  return timed_dispatch(c, k, args, count, grid, ns, err);
+}
+
+uint32_t vyre_bench_alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t bytes,
+                                const void *src, vyre_error *err) {
+  return alloc_write(c, r, bytes, src, err);
+}
+
+int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out) {
+  return has_resident(c, out);
+}
+
+const char *vyre_bench_time_source(const vyre_bench_ctx *c) {
+  return time_source(c);
+}
+
+uint32_t vyre_bench_warmups(const vyre_bench_ctx *c, uint32_t normal) {
+  return warmups(c, normal);
 }

@@ -45,6 +45,21 @@ static const char kProgram[] =
                                  "}") "," STORE("3", "{\"k\":\"fma\",\"a\":" X ",\"b\":" Y
                                                      ",\"c\":" Z "}") "]}";
 
+// The f16 self-test (vk_f16mode.c, docs/lowering.md LOWER-F16-2): wide[i] =
+// h[i] (every f16 widened), narrow[i] = f[i] (f32 inputs rounded to f16).
+static const char kF16Program[] =
+    "{\"vyre\":1,\"name\":\"vk_f16_selftest\",\"workgroup_size\":[64,1,1],"
+    "\"buffers\":[{\"name\":\"h\",\"binding\":0,\"access\":\"read\",\"type\":\"f16\"},"
+    "{\"name\":\"f\",\"binding\":1,\"access\":\"read\",\"type\":\"f32\"},"
+    "{\"name\":\"wide\",\"binding\":2,\"access\":\"read_write\",\"type\":\"f32\"},"
+    "{\"name\":\"narrow\",\"binding\":3,\"access\":\"read_write\",\"type\":\"f16\"}],"
+    "\"body\":["
+    "{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\",\"axis\":0}},"
+    "{\"k\":\"store\",\"buffer\":\"wide\",\"index\":{\"k\":\"var\",\"name\":\"i\"},"
+    "\"value\":{\"k\":\"load\",\"buffer\":\"h\",\"index\":{\"k\":\"var\",\"name\":\"i\"}}},"
+    "{\"k\":\"store\",\"buffer\":\"narrow\",\"index\":{\"k\":\"var\",\"name\":\"i\"},"
+    "\"value\":{\"k\":\"load\",\"buffer\":\"f\",\"index\":{\"k\":\"var\",\"name\":\"i\"}}}]}";
+
 static uint32_t bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
@@ -170,6 +185,18 @@ int main(int argc, char **argv) {
             cb[i], cc[i], canon(bits(x * y)), canon(bits(x / y)), canon(bits(sqrtf(x))),
             canon(bits(fmaf(x, y, z))));
   }
+  fprintf(f, "};\n");
+  vyre_ir_free(ir);
+  ir = NULL;
+  if (vyre_ir_from_json(kF16Program, sizeof(kF16Program) - 1, NULL, &ir, &err)) {
+    fprintf(stderr, "vk_selftest_gen: the f16 program does not decode: %s\n", err.message);
+    return 1;
+  }
+  p = vyre_ir_view(ir);
+  fprintf(f, "// The f16 self-test (vk_f16mode.c): wide[i] = h[i], narrow[i] = f[i].\n");
+  fprintf(f, "static const uint8_t kF16SelftestIr[] = {");
+  for (uint64_t i = 0; i < p->canonical_size; i++)
+    fprintf(f, "%s0x%02x,", i % 16 ? "" : "\n    ", p->canonical[i]);
   fprintf(f, "};\n");
   vyre_ir_free(ir);
   return fclose(f) ? 1 : 0;

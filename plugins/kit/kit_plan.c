@@ -360,6 +360,10 @@ static uint64_t umax(const rstate *rs, uint32_t x) {
     if (e->op == VYRE_IR_BUILTIN_LID && wg[e->axis]) return wg[e->axis] - 1u;
     if (e->op == VYRE_IR_BUILTIN_WGSIZE && wg[e->axis]) return wg[e->axis];
     return UNKNOWN;
+  case VYRE_IR_K_LOAD: // u8 / u16 zero-extend (IR-STORE-4); out of range gives 0
+    if (p->buffers[e->ref].type == VYRE_IR_TYPE_U8) return 0xFFu;
+    if (p->buffers[e->ref].type == VYRE_IR_TYPE_U16) return 0xFFFFu;
+    return UNKNOWN;
   case VYRE_IR_K_BIN: {
     if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return UNKNOWN;
     uint64_t a = umax(rs, e->a), b = umax(rs, e->b);

@@ -2,7 +2,7 @@
 //
 // test_bench.c — `vyre bench` on the CPU reference at CI size: the JSON it
 // writes parses, names the backend, device, driver, date and commit, and has
-// all thirteen figures, each with a vyre side that ran (n, median, p10, p90,
+// all fifteen figures, each with a vyre side that ran (n, median, p10, p90,
 // min, max, all finite numbers) and a floor that ran or says why not; the
 // options are checked (--help, --filter, bad --reps and --filter values).
 // The binary is run as a child process (system()); nothing here asserts a
@@ -26,11 +26,11 @@
 #error "VYRE_CLI_PATH must name the vyre binary"
 #endif
 
-#define FIGS 13
-static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",  "cold_compile",
-                                       "cached_load", "host_overhead", "stream",   "matmul",
-                                       "stream_item", "stream_rate",   "sgemm_rb", "sgemm_cublas",
-                                       "stencil"};
+#define FIGS 15
+static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",   "cold_compile",
+                                       "cached_load", "host_overhead", "stream",    "matmul",
+                                       "stream_item", "stream_rate",   "sgemm_rb",  "sgemm_cublas",
+                                       "stencil",     "u8_stream",     "f16_matvec"};
 
 // Runs `vyre bench <args>`, output in |log|; returns the exit code.
 static int run_bench(const char *args, const char *log) {
@@ -118,8 +118,9 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   // The CPU floors that exist: plain C for everything but compiles and loads.
   // The stream figures' floors: the raw round trip and the one-shot rate.
   // sgemm_rb and stencil: the C loops, checked bit for bit like vyre's side.
-  const char *floor_ran[] = {"round_trip",  "resident",    "batch64",  "stream", "matmul",
-                             "stream_item", "stream_rate", "sgemm_rb", "stencil"};
+  const char *floor_ran[] = {"round_trip", "resident",    "batch64",     "stream",
+                             "matmul",     "stream_item", "stream_rate", "sgemm_rb",
+                             "stencil",    "u8_stream",   "f16_matvec"};
   for (size_t k = 0; k < sizeof floor_ran / sizeof floor_ran[0]; k++)
     for (size_t i = 0; i < FIGS; i++)
       if (strcmp(keys[i], floor_ran[k]) == 0) {
@@ -153,7 +154,9 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   assert_non_null(strstr(text, "stream item round trip"));
   assert_non_null(strstr(text, "register-blocked IR sgemm"));
   assert_non_null(strstr(text, "5-point f32 stencil"));
-  assert_non_null(strstr(text, "[13/13]"));
+  assert_non_null(strstr(text, "u8 stream: byte histogram"));
+  assert_non_null(strstr(text, "f16 matvec, f32 accumulation"));
+  assert_non_null(strstr(text, "[15/15]"));
 }
 
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
@@ -168,8 +171,8 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
-  const char *fl = strstr(text, "[7/13] vector add f32 bandwidth: floor ...");
-  const char *vy = strstr(text, "[7/13] vector add f32 bandwidth: vyre ...");
+  const char *fl = strstr(text, "[7/15] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/15] vector add f32 bandwidth: vyre ...");
   assert_non_null(fl);
   assert_non_null(vy);
   assert_true(fl < vy);
@@ -213,6 +216,93 @@ static void test_bench_filter_new_f32_figures(void **state) {
   }
   assert_true(json_is_true(json_object_get(root, "ok")));
   json_decref(root);
+}
+
+// Figures 14-15 (IR 1.1 narrow storage) alone on the CPU reference: both
+// sides ran and agreed with the inputs' counts and the matvec reference
+// (else the run exits 1), in GB/s at the CPU sizes; figure 14 carries the f32
+// vector add bandwidth it is compared with (measured for it: figure 7 is not
+// selected) and the note of the fraction; no target off a GPU.
+static void test_bench_narrow_storage_figures(void **state) {
+  (void)state;
+  const char *json = VYRE_BENCH_OUT "/bench-narrow.json", *log = VYRE_BENCH_OUT "/bench-narrow.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend cpu --quick --filter u8_stream,15 --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  assert_int_equal(json_integer_value(json_object_get(root, "u8_bytes")), 1 << 20);
+  assert_int_equal(json_integer_value(json_object_get(root, "u8_groups")), 16);
+  assert_int_equal(json_integer_value(json_object_get(root, "matvec_m")), 64);
+  assert_int_equal(json_integer_value(json_object_get(root, "matvec_k")), 512);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 2);
+  for (size_t i = 0; i < 2; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_int_equal(json_integer_value(json_object_get(f, "id")), 14 + i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[13 + i]);
+    assert_string_equal(json_string_value(json_object_get(f, "unit")), "GB/s");
+    assert_side(json_object_get(f, "vyre"), 1);
+    assert_side(json_object_get(f, "floor"), 1);
+    assert_true(json_is_number(json_object_get(f, "ratio")));
+    assert_true(json_is_null(json_object_get(f, "target")));
+  }
+  const json_t *u8 = json_array_get(figs, 0);
+  const json_t *vadd = json_object_get(u8, "vadd_gbps"),
+               *frac = json_object_get(u8, "vadd_fraction");
+  assert_true(json_is_number(vadd) && json_number_value(vadd) > 0);
+  assert_true(json_is_number(frac) && json_number_value(frac) > 0);
+  assert_non_null(strstr(json_string_value(json_object_get(u8, "note")),
+                         "of the f32 vector add bandwidth of this run"));
+  assert_null(json_object_get(json_array_get(figs, 1), "vadd_gbps"));
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+  const char *text = slurp(log);
+  assert_non_null(strstr(text, "the f32 vector add of figure 7 for the ratio"));
+}
+
+// Figures 14-15 on Vulkan (lavapipe here, the GPU on the GPU machine): the
+// vyre sides ran and matched; there is no hand-written Vulkan floor of them
+// (n/a with a Fix), and they carry the vyre CUDA comparison (n/a with the
+// reason where CUDA does not open).
+static void test_bench_vulkan_narrow_storage_figures(void **state) {
+  (void)state;
+#ifndef VYRE_BENCH_TEST_VULKAN
+  skip();
+#else
+  const char *json = VYRE_BENCH_OUT "/bench-vk-narrow.json",
+             *log = VYRE_BENCH_OUT "/bench-vk-narrow.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend vulkan --quick --filter 7,14,15 --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
+    fprintf(stderr, "skipped: no Vulkan device\n");
+    skip();
+  }
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 3);
+  for (size_t i = 1; i < 3; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[12 + i]);
+    assert_side(json_object_get(f, "vyre"), 1);
+    const json_t *fl = json_object_get(f, "floor");
+    assert_string_equal(json_string_value(json_object_get(fl, "status")), "n/a");
+    assert_non_null(strstr(json_string_value(json_object_get(fl, "reason")), "Fix:"));
+    const json_t *cu = json_object_get(f, "vyre_cuda");
+    assert_non_null(cu);
+    assert_side(cu, 0);
+  }
+  // Figure 14's reference is figure 7's vyre side of the same run.
+  double v7 = json_number_value(
+      json_object_get(json_object_get(json_array_get(figs, 0), "vyre"), "median"));
+  assert_true(json_number_value(json_object_get(json_array_get(figs, 1), "vadd_gbps")) == v7);
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+#endif
 }
 
 // Figures 11-13 on Vulkan (lavapipe here, the GPU on the GPU machine): the
@@ -313,6 +403,8 @@ int main(void) {
       cmocka_unit_test(test_bench_filter_runs_only_the_named_figures),
       cmocka_unit_test(test_bench_filter_new_f32_figures),
       cmocka_unit_test(test_bench_vulkan_f32_figures),
+      cmocka_unit_test(test_bench_narrow_storage_figures),
+      cmocka_unit_test(test_bench_vulkan_narrow_storage_figures),
       cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),

@@ -34,6 +34,8 @@ static void test_floor_sources_are_the_issue_kernels(void **state) {
   assert_non_null(sg);
   assert_non_null(st);
   assert_null(vyre_bench_cuda_floor_source("matmul"));
+  assert_non_null(vyre_bench_cuda_floor_source("u8_hist"));
+  assert_non_null(vyre_bench_cuda_floor_source("f16_matvec"));
   // The same arithmetic as the IR programs: explicit fmaf in k order, a
   // 128x128 tile of 256 threads with 8x8 blocks; the stencil's 0.2f * s.
   assert_non_null(strstr(sg, "fmaf(av[r], bv[q], acc[r][q])"));
@@ -116,6 +118,24 @@ static void test_floor_ptx_has_the_ir_roundings(void **state) {
   free(sg);
   free(st);
 }
+
+// Figures 14-15: the byte histogram counts in shared memory then global
+// memory with byte loads; the f16 matvec widens with cvt.f32.f16 and keeps
+// its products and sums separate (--fmad=false), as the IR programs do.
+static void test_floor_ptx_of_the_narrow_figures(void **state) {
+  (void)state;
+  char *h = floor_ptx("u8_hist"), *mv = floor_ptx("f16_matvec");
+  assert_non_null(h);
+  assert_non_null(mv);
+  assert_true(count(h, ".shared.add.u32") + count(h, ".shared.add.s32") >= 1);
+  assert_true(count(h, ".global.add.u32") + count(h, ".global.add.s32") >= 1);
+  assert_true(count(h, ".u8") >= 1);
+  assert_true(count(mv, "cvt.f32.f16") >= 2);
+  assert_int_equal(count(mv, "fma."), 0);
+  assert_true(count(mv, "mul.rn.f32") >= 1);
+  free(h);
+  free(mv);
+}
 #endif
 
 int main(void) {
@@ -140,6 +160,7 @@ int main(void) {
       cmocka_unit_test(test_floor_sources_compile_for_sm_90),
       cmocka_unit_test(test_bad_arch_fails_with_a_fix),
       cmocka_unit_test(test_floor_ptx_has_the_ir_roundings),
+      cmocka_unit_test(test_floor_ptx_of_the_narrow_figures),
   };
   return cmocka_run_group_tests_name("bench_floor_nvrtc", tests, NULL, NULL);
 #endif

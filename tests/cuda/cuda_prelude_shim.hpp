@@ -18,6 +18,19 @@ struct uint4 {
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
   return uint4{x, y, z, w};
 }
+// cvt.f32.f16 and cvt.rn.f16.f32 of the prelude's native f16 conversions:
+// the host compiler's _Float16 conversions (IEEE, round to nearest even).
+static inline float vcvt_h2f(unsigned short h) {
+  _Float16 v;
+  memcpy(&v, &h, 2);
+  return (float)v;
+}
+static inline unsigned short vcvt_f2h(float x) {
+  _Float16 v = (_Float16)x;
+  unsigned short h;
+  memcpy(&h, &v, 2);
+  return h;
+}
 static inline unsigned __float_as_uint(float f) {
   unsigned u;
   memcpy(&u, &f, 4);

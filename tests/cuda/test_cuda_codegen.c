@@ -517,7 +517,7 @@ static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
   uint32_t wg[3] = {64, 1, 1};
   assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
   assert_null(strstr(src, "x;}"));
-  assert_null(strstr(src, "asm(\"trap"));
+  assert_null(strstr(src, "asm(\"trap")); // the prelude's own asm is cvt (f16)
   assert_null(strstr(src, "evil"));
   assert_null(strstr(src, "passwd"));
   assert_null(strstr(src, "pwn"));
@@ -525,6 +525,37 @@ static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
   free(src);
   if (nvrtc_ready()) {
     assert_int_equal(compile_sm90(p, wg, "names"), VYRE_STATUS_OK);
+  }
+  free(t);
+}
+
+// f16 loads and stores go through the native conversions (cvt.f32.f16 and
+// cvt.rn.f16.f32 with the NaN fixup; docs/lowering.md LOWER-F16-1), not
+// the integer steps, and compile for sm_90.
+static void test_codegen_f16_uses_the_native_conversions(void **state) {
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F16, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_F16, 64);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = store(t, O, var(t, x), load(t, A, var(t, x)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  const char *body = strstr(src, "vyre_main");
+  assert_non_null(body);
+  assert_non_null(strstr(body, "vf2hn("));
+  assert_non_null(strstr(body, "vc(vh2fn("));
+  assert_null(strstr(body, "vf2h("));
+  assert_null(strstr(body, "vh2f("));
+  assert_non_null(strstr(src, "cvt.f32.f16"));
+  assert_non_null(strstr(src, "cvt.rn.f16.f32"));
+  free(src);
+  if (nvrtc_ready()) {
+    assert_int_equal(compile_sm90(p, wg, "f16 native"), VYRE_STATUS_OK);
   }
   free(t);
 }
@@ -885,6 +916,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_follows_the_lowering_proofs),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
+      cmocka_unit_test(test_codegen_f16_uses_the_native_conversions),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),
       cmocka_unit_test(test_codegen_refuses_a_malformed_view_with_the_node),
       cmocka_unit_test(test_codegen_refuses_an_operand_type_the_op_does_not_take),

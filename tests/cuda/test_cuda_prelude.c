@@ -125,17 +125,33 @@ static const char kChecks[] =
     // IR 1.1 narrow storage: the prelude's f16 / bf16 conversions are the
     // integer steps of host/ir/vyre_half.h (checked there against IEEE
     // references): every 16-bit pattern loaded, a strided sweep of f32 stores.
+    // The native f16 pair (vh2fn, vf2hn: cvt with the NaN fixup, IEEE
+    // conversions standing in for cvt) agrees too: every f16 loaded (after
+    // vc, as the generated load applies it), and the stores' edges (ties,
+    // the subnormal and overflow boundaries, f32 subnormals, NaN) besides
+    // the sweep.
     "  for (u32 h = 0u; h < 0x10000u; h++)\n"
-    "    if (vh2f(h) != vyre_f16_to_f32(h) || vbf2f(h) != vyre_bf16_to_f32(h)) {\n"
+    "    if (vh2f(h) != vyre_f16_to_f32(h) || vbf2f(h) != vyre_bf16_to_f32(h) ||\n"
+    "        B(vc(vh2fn(h))) != B(vc(F(vh2f(h))))) {\n"
     "      if (bad++ < 5) printf(\"FAIL half load 0x%04x\\n\", h);\n"
     "    }\n"
     "  for (unsigned long long x = 0; x < 0x100000000ull; x += 0x10001ull)\n"
     "    for (u32 d = 0u; d < 3u; d++) {\n"
     "      u32 v = (u32)x + d * 0xfffu;\n"
-    "      if (vf2h(v) != vyre_f32_to_f16(v) || vf2bf(v) != vyre_f32_to_bf16(v)) {\n"
+    "      if (vf2h(v) != vyre_f32_to_f16(v) || vf2bf(v) != vyre_f32_to_bf16(v) ||\n"
+    "          vf2hn(v) != vf2h(v)) {\n"
     "        if (bad++ < 5) printf(\"FAIL half store 0x%08x\\n\", v);\n"
     "      }\n"
     "    }\n"
+    "  for (u32 s = 0u; s < 2u; s++)\n"
+    "    for (u32 e = 0u; e < 256u; e++)\n"
+    "      for (u32 m = 0u; m < 0x2000u; m++) {\n"
+    "        u32 v = (s << 31) | (e << 23) | (m << 10) | (m & 0x3ffu) | (m >> 3);\n"
+    "        u32 w = (s << 31) | (e << 23) | (m << 10);\n"
+    "        if (vf2hn(v) != vf2h(v) || vf2hn(w) != vf2h(w)) {\n"
+    "          if (bad++ < 5) printf(\"FAIL native half store 0x%08x 0x%08x\\n\", v, w);\n"
+    "        }\n"
+    "      }\n"
     "  if (!bad) printf(\"ok\\n\");\n"
     "  return bad != 0;\n"
     "}\n";
@@ -377,7 +393,8 @@ static const char kLowerMain[] =
     "  for (u32 t = 0; t < 64u; t++) {\n"
     "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
     "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u, nullptr, 0u, 0u, 0u);\n"
+    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u, nullptr, 0u, "
+    "0u, 0u);\n"
     "  }\n"
     "  for (u32 i = 0; i < 3u; i++) {\n"
     "    if (o1[i] != w1[i] || o2[i] != w2[i] || o3[i] != w3[i]) {\n"
@@ -450,7 +467,8 @@ static const char kLanesMain[] =
     "      for (u32 t = 0; t < WG / 4u; t++) {\n"
     "        blockIdx.x = w; blockIdx.y = blockIdx.z = 0u;\n"
     "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u, nullptr, 0u,"
+    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u, "
+    "nullptr, 0u,"
     " 0u, 0u);\n"
     "      }\n"
     "    for (u32 i = 0; i < G * WG; i++) {\n"

@@ -287,6 +287,35 @@ static void test_range_facts_of_loops_workgroup_memory_and_early_returns(void **
   free(t);
 }
 
+// LOWER-RANGE-6: a load from a u8 buffer is at most 255 and from a u16
+// buffer at most 65535 (zero extension, IR-STORE-4), so a byte indexes 256
+// workgroup bins in range (the byte histogram of `vyre bench` figure 14),
+// but not 255 of them, and a u16 does not index 256.
+static void test_narrow_loads_bound_an_index(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t B8 = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
+  uint32_t B16 = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U16, 0);
+  uint32_t W256 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 256);
+  uint32_t W255 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 255);
+  uint32_t W64K = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 65536);
+  uint32_t s0 = store(t, W256, load(t, B8, gid(t, 0)), lit(t, T_U, 1));
+  uint32_t s1 = store(t, W255, load(t, B8, gid(t, 0)), lit(t, T_U, 1));
+  uint32_t s2 = store(t, W256, load(t, B16, gid(t, 0)), lit(t, T_U, 1));
+  uint32_t s3 = store(t, W64K, load(t, B16, gid(t, 0)), lit(t, T_U, 1));
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(t, LIST(t, s0, s1, s2, s3));
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_true(in_range(&plan, s0));
+  assert_false(in_range(&plan, s1));
+  assert_false(in_range(&plan, s2));
+  assert_true(in_range(&plan, s3));
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 static void test_canonical_values_and_observation_points(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -352,6 +381,7 @@ int main(void) {
       cmocka_unit_test(test_malformed_views_are_refused),
       cmocka_unit_test(test_guarded_index_is_in_range_only_for_the_guarding_buffer),
       cmocka_unit_test(test_range_facts_of_loops_workgroup_memory_and_early_returns),
+      cmocka_unit_test(test_narrow_loads_bound_an_index),
       cmocka_unit_test(test_canonical_values_and_observation_points),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

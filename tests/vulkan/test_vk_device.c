@@ -22,10 +22,10 @@
 #include "vk_test_util.h"
 
 static uint64_t metric(vyre_backend *be, const char *name) {
-  vyre_metric m[32];
+  vyre_metric m[64];
   uint32_t n = 0;
-  vk_ops()->metrics(be, m, 32, &n);
-  for (uint32_t i = 0; i < n && i < 32; i++)
+  vk_ops()->metrics(be, m, 64, &n);
+  for (uint32_t i = 0; i < n && i < 64; i++)
     if (strcmp(m[i].name, name) == 0) return m[i].value;
   return UINT64_MAX;
 }

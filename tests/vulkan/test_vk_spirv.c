@@ -31,8 +31,11 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // storage-buffer arrays for narrow buffers (else their emulation on words);
   // | 16: the indirect variant (docs/abi.md ABI-INDIRECT-4); | 32: every f32
   // op native (plugin-vulkan/README.md VK-F32-2); | 64: the same with fma
-  // through 64-bit floats (VYRE_SPV_F32_NATIVE_FMA64).
-  vyre_spv_options opt = {.f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
+  // through 64-bit floats (VYRE_SPV_F32_NATIVE_FMA64); | 128: native f16
+  // conversions with DenormPreserve 16 (docs/lowering.md LOWER-F16-2).
+  vyre_spv_options opt = {.f16_native =
+                              (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
+                          .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
                                         ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0),
                           .has_int64 = (int64 & 3) != 0,
                           .int64_atomics = (int64 & 3) == 2,
@@ -335,6 +338,13 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0)
+      g_failed++;
+    // f16 programs also with the native conversions, on words and on 16-bit arrays.
+    int f16 = 0;
+    for (uint32_t b = 0; b < copy.buffer_count; b++)
+      f16 |= copy.buffers[b].type == VYRE_IR_TYPE_F16;
+    if (f16 && (spirv_val(&copy, 0 | 128, path) != 0 || spirv_val(&copy, 2 | 8 | 128, path) != 0 ||
+                spirv_val(&copy, 0 | 8 | 16 | 128, path) != 0))
       g_failed++;
     vyre_ir_free(ph);
   }
