@@ -605,7 +605,7 @@ static void test_destroy_closes_open_rings(void **state) {
   assert_int_equal(cu_ops()->ring_submit(f->be, r, &it.a, 0, &err), VYRE_STATUS_OK);
 }
 
-// VYRE_CUDA_STREAM=0: no VYRE_CAP_STREAM, and ring_open is UNSUPPORTED
+// VYRE_CUDA_STREAM=0 or unset: no VYRE_CAP_STREAM, and ring_open is UNSUPPORTED
 // (libvyre streams on its batch engine).
 static void test_the_stream_can_be_turned_off(void **state) {
   fx *f = *state;
@@ -620,7 +620,12 @@ static void test_the_stream_can_be_turned_off(void **state) {
   assert_int_equal(cu_ops()->ring_open(f->be, &ra, &r, &err), VYRE_STATUS_UNSUPPORTED);
   assert_non_null(strstr(err.message, "VYRE_CUDA_STREAM"));
   assert_non_null(strstr(err.message, "Fix:"));
+  // Unset is off too (the ring is opt-in: slower than the batch engine on
+  // the H200, docs/abi.md ABI-CUDARING-1); 1 turns it back on.
   unsetenv("VYRE_CUDA_STREAM");
+  assert_int_equal(cu_ops()->get_caps(f->be, &c, &err), VYRE_STATUS_OK);
+  assert_false(c.flags & VYRE_CAP_STREAM);
+  setenv("VYRE_CUDA_STREAM", "1", 1);
   assert_int_equal(cu_ops()->get_caps(f->be, &c, &err), VYRE_STATUS_OK);
   assert_true(c.flags & VYRE_CAP_STREAM);
 }
@@ -628,6 +633,7 @@ static void test_the_stream_can_be_turned_off(void **state) {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void) {
+  setenv("VYRE_CUDA_STREAM", "1", 1); // the ring slots are opt-in
   const struct CMUnitTest tests[] = {
       T(test_caps_report_the_stream_slots),
       T(test_items_in_order_busy_trap_and_close_finishes),
