@@ -34,9 +34,11 @@
 // 9: dynamic shared memory above 48 KiB (dyn_shared) and the indirect-grid
 //    parameters vind, vgm0..vgm2 (both had been built as 8 alongside narrow
 //    storage; 9 keeps either one's cached cubins from being reused).
-#define VYRE_CUDA_GENERATOR_VERSION 11u
-#define VYRE_CUDA_KERNEL_NAME       "vyre_main"
-#define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
+#define VYRE_CUDA_GENERATOR_VERSION 12u // 12: subgroup operations (docs/ir.md IR-SUBGROUP-*)
+// The IR features the generator implements (vyre_caps.ir_features).
+#define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
+#define VYRE_CUDA_KERNEL_NAME "vyre_main"
+#define VYRE_CUDA_MAX_SLOTS   VYRE_KIT_MAX_SLOTS
 
 // The binding plan: how the host's bindings map to kernel parameters. The
 // backend-neutral part (slot order, what the program uses) comes from the

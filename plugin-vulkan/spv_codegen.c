@@ -800,6 +800,7 @@ uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
   uint32_t f = VYRE_IR_FEATURES_KNOWN;
   // Trap values need the 64-bit record (README.md "Trap record").
   if (!(opt->has_int64 && opt->int64_atomics)) f &= ~(uint32_t)VYRE_IR_FEATURE_TRAP_VALUE;
+  f &= ~(uint32_t)VYRE_IR_FEATURE_SUBGROUP; // not generated yet (docs/ir.md IR-SUBGROUP-*)
   return f;
 }
 

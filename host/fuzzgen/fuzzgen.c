@@ -410,6 +410,8 @@ static json_t *fg_leaf(fg *g, uint32_t t, int uni) {
       if (t == T_U32) {
         const char *b = fg_builtins[fg_pick(&g->r, FG_N(fg_builtins))];
         if (uni && !fg_builtin_uniform(b)) b = "wgid";
+        // lane needs a subgroup_size (docs/ir.md IR-SUBGROUP-3); fuzz programs declare none.
+        if (!strcmp(b, "lane")) b = "lid";
         return fg_builtin(g, b, fg_chance(&g->r, 3, 4) ? 0 : fg_pick(&g->r, 3));
       }
       break;

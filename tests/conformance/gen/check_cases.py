@@ -55,6 +55,7 @@ FIELDS = {
     "return": (set(), set()), "barrier": (set(), set()), "grid_barrier": (set(), set()),
     "atomic": ({"op", "buffer", "index", "value"}, {"expected", "result"}),
     "trap": ({"site"}, {"value"}),
+    "subgroup": ({"op", "name", "value"}, {"lane", "mask"}),
 }
 EXPR_KINDS = {k[0] for k in G.KINDS if not k[2]}
 assert set(FIELDS) == {k[0] for k in G.KINDS}, "FIELDS must spell every kind of vyre_gen.KINDS"
