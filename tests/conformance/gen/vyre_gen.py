@@ -1022,7 +1022,7 @@ def _named(d, ind):
 
 def dump_case(c):
     """Formats a case dict (program + case fields) in a stable layout."""
-    order = ["vyre", "name", "description", "workgroup_size", "buffers", "body", "grid",
+    order = ["vyre", "name", "description", "workgroup_size", "subgroup_size", "buffers", "body", "grid",
              "workgroup_override", "inputs", "expect"]
     for k in c:
         assert k in order, "unknown case field %s" % k

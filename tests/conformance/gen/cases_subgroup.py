@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Subgroup operations (IR 1.1 feature subgroup, docs/ir.md IR-SUBGROUP-*): reduce by the
+butterfly over xor distances 1, 2, 4, ... (IR-SUBGROUP-6), inclusive scan by Hillis-Steele
+(IR-SUBGROUP-7), shuffles with lanes taken mod subgroup_size, broadcast, ballot
+(IR-SUBGROUP-5) and the lane builtin, at subgroup sizes 8, 16 and 32 on a workgroup of 64
+(2D, so the linear local index matters). f32 inputs are order-sensitive (1e8, 1, -1e8, ...):
+their sums depend on the order of the additions. Called by gen_cases.py; every expected value
+is computed here from docs/ir.md."""
+
+from vyre_gen import *  # noqa: F401,F403
+import vyre_gen as G
+
+M = 0xFFFFFFFF
+
+
+def _words(n, seed):
+    out, x = [], seed
+    for _ in range(n):
+        x = (x * 1664525 + 1013904223) & M
+        out.append(x)
+    return out
+
+
+def _comb(op, t, a, b):
+    if t == "f32":
+        return G.f_bin(op, a, b)
+    return G.int_bin(op, a, b, t == "i32")
+
+
+def sg_ref(op, t, vals, lanes, S):
+    """IR-SUBGROUP-5..7 over one workgroup's values (linear local index order)."""
+    out = []
+    for base in range(0, len(vals), S):
+        v = list(vals[base:base + S])
+        kind, _, bop = op.partition("_")
+        if kind in ("reduce", "scan"):
+            d = 1
+            while d < S:
+                if kind == "reduce":
+                    v = [_comb(bop, t, v[k], v[k ^ d]) for k in range(S)]
+                else:
+                    v = [_comb(bop, t, v[k - d], v[k]) if k >= d else v[k] for k in range(S)]
+                d *= 2
+        elif op in ("shuffle", "broadcast"):
+            v = [v[lanes[base + k] % S] for k in range(S)]
+        elif op == "shuffle_xor":
+            v = [v[k ^ (lanes[base + k] % S)] for k in range(S)]
+        elif op == "ballot":
+            m = sum(1 << k for k in range(S) if v[k])
+            v = [m] * S
+        out += v
+    return out
+
+
+def _sg(op, name, value, lane=None):
+    s = {"k": "subgroup", "op": op, "name": name, "value": value}
+    if lane is not None:
+        s["mask" if op == "shuffle_xor" else "lane"] = lane
+    return s
+
+
+def gen_subgroup(ctx):
+    W = ctx.W
+    wg = (16, 4, 1)
+    n = 64
+    big = [0x4cbebc20, 0x3f800000, 0xccbebc20, 0x3f800000, 0x40000000, 0x40400000, 0xc0800000,
+           0x40a00000]  # 1e8, 1, -1e8, 1, 2, 3, -4, 5: the sum depends on the order
+    fv = [G.f_canon(big[i % 8] if (i // 8) % 2 == 0 else w) for i, w in
+          enumerate(_words(n, 7))]
+    fv = [G.f_canon((w & 0x807fffff) | 0x4c000000) if (i // 8) % 2 else fv[i]
+          for i, w in enumerate(_words(n, 7))]
+    uv = _words(n, 11)
+    iv = [w if i % 3 else (w | 0x80000000) for i, w in enumerate(_words(n, 13))]
+    for S in (8, 16, 32):
+        lin = list(range(n))  # linear local index of the one workgroup
+        lanes = [l % S for l in lin]
+        shl = [(l * 7 + 37) & M for l in lin]  # out-of-range lanes: taken mod S
+        body = [let("l", add(lid(0), bin_("mul", lid(1), builtin("wgsize", 0)))),
+                let("x", load("f", var("l"))), let("u", load("u", var("l"))),
+                let("i", load("i", var("l"))), let("sl", bin_("add", bin_("mul", var("l"),
+                                                                          lit_u(7)),
+                                                              lit_u(37)))]
+        outs, exp, otype, bufs = [], {}, {}, [buf("f", 0, "read", "f32"), buf("u", 1, "read", "u32"),
+                                   buf("i", 2, "read", "i32")]
+        specs = [("reduce_add", "f32", "x", None), ("scan_add", "f32", "x", None),
+                 ("reduce_min", "f32", "x", None), ("scan_max", "f32", "x", None),
+                 ("reduce_add", "u32", "u", None), ("scan_add", "i32", "i", None),
+                 ("reduce_min", "i32", "i", None), ("reduce_max", "u32", "u", None),
+                 ("scan_min", "u32", "u", None), ("reduce_and", "u32", "u", None),
+                 ("reduce_or", "i32", "i", None), ("scan_xor", "u32", "u", None),
+                 ("shuffle", "f32", "x", "sl"), ("shuffle_xor", "u32", "u", "sl"),
+                 ("broadcast", "i32", "i", 35), ("ballot", "bool", "x", None),
+                 ("lane", "u32", None, None)]
+        data = {"f32": fv, "u32": uv, "i32": iv}
+        for j, (op, t, src, ln) in enumerate(specs):
+            o = "o%d" % j
+            ot = "u32" if t == "bool" else t
+            otype[o] = ot
+            bufs.append(buf(o, 3 + j, "write", ot, n))
+            if op == "lane":
+                body.append(store(o, var("l"), builtin("lane", 0)))
+                exp[o] = lanes
+                continue
+            if op == "ballot":
+                # non-uniform predicate: x > 0 and lane odd or lane == 2
+                val = bin_("lor", bin_("land", bin_("gt", var(src), lit_f(0)),
+                                       eq(bin_("and", builtin("lane", 0), lit_u(1)), lit_u(1))),
+                           eq(builtin("lane", 0), lit_u(2)))
+                preds = [(G.f_bin("gt", fv[l], 0) and lanes[l] % 2 == 1) or lanes[l] == 2
+                         for l in lin]
+                body.append(_sg(op, "r%d" % j, val))
+                exp[o] = sg_ref(op, t, preds, None, S)
+            else:
+                lane = None if ln is None else (var(ln) if isinstance(ln, str) else lit_u(ln))
+                body.append(_sg(op, "r%d" % j, var(src), lane))
+                lv = shl if ln == "sl" else [ln] * n if ln is not None else None
+                exp[o] = sg_ref(op, t, data[t], lv, S)
+            body.append(store(o, var("l"), var("r%d" % j)))
+            outs.append(o)
+        c = case("subgroup_ops_%d" % S,
+                 "subgroup_size %d, workgroup [16,4,1]: reduce and inclusive scan (add, min, max, "
+                 "and, or, xor on u32, i32 and order-sensitive f32), shuffle with lanes "
+                 "l*7+37 (mod %d), shuffle_xor, broadcast of lane 35 (mod %d), ballot of a "
+                 "non-uniform predicate and the lane builtin, from the networks of docs/ir.md "
+                 "IR-SUBGROUP-5..7" % (S, S, S),
+                 bufs, body, wg=wg, grid=[1, 1, 1],
+                 inputs={"f": ["0x%08x" % v for v in fv], "u": uv, "i": [G.s32(v) for v in iv]},
+                 expect={k: (["0x%08x" % x for x in v] if otype[k] == "f32"
+                             else [G.s32(x) for x in v] if otype[k] == "i32" else v)
+                         for k, v in exp.items()})
+        c2 = {}
+        for k, v in c.items():
+            c2[k] = v
+            if k == "workgroup_size":
+                c2["subgroup_size"] = S
+        W.add("subgroup/ops_%d.json" % S, c2)
