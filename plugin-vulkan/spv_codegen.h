@@ -70,7 +70,7 @@
 // types (features storage_8_16 and storage_half), native or emulated. 8:
 // bindings 0..63 (many_bindings), trap record at binding 64 and the indirect
 // variant (binding 65); both of the above had been built as 7.
-#define VYRE_VK_GENERATOR_VERSION 11u
+#define VYRE_VK_GENERATOR_VERSION 12u // 12: subgroup operations (docs/ir.md IR-SUBGROUP-*)
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -185,9 +185,7 @@ static void test_caps_report_every_known_feature(void **state) {
   vyre_caps caps = {.struct_size = sizeof(caps)};
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(vk_ops()->get_caps(g_be, &caps, &err), VYRE_STATUS_OK);
-  // Every known feature but subgroup, which the SPIR-V generator does not
-  // emit yet (docs/backends.md; docs/ir.md IR-SUBGROUP-*).
-  assert_int_equal(caps.ir_features, VYRE_IR_FEATURES_KNOWN & ~(uint32_t)VYRE_IR_FEATURE_SUBGROUP);
+  assert_int_equal(caps.ir_features, VYRE_IR_FEATURES_KNOWN);
   assert_true(caps.ir_features & VYRE_IR_FEATURE_INT_SAT);
 }
 
