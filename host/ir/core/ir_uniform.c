@@ -247,9 +247,9 @@ __attribute__((noinline))
 #endif
 static uint32_t
 subgroup_error(ustate *u, const vyre_ir_node *n) {
-  char here[260], where[260];
+  char here[260], where[260] = "";
   upath(u, u->npath, here, sizeof(here));
-  upath(u, u->bad_at, where, sizeof(where));
+  if (u->bad_at != NONE) upath(u, u->bad_at, where, sizeof(where));
   const char *op = vyre_ir_subgroup_name(n->op);
   if (u->bad_at == NONE)
     return vyre_error_set(

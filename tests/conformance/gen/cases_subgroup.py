@@ -134,3 +134,55 @@ def gen_subgroup(ctx):
             if k == "workgroup_size":
                 c2["subgroup_size"] = S
         W.add("subgroup/ops_%d.json" % S, c2)
+
+
+def gen_subgroup_refusals(ctx):
+    """One invalid program per subgroup rule (docs/ir.md IR-SUBGROUP-1..4), each expecting
+    {"error": "INVALID_PROGRAM"}."""
+    W = ctx.W
+    err = {"error": "INVALID_PROGRAM"}
+    out = buf("out", 0, "write", "u32", 64)
+    g = gid(0)
+
+    def add_case(name, desc, body, sg=8, wg=(64, 1, 1)):
+        c = case(name, "invalid: " + desc, [out], body, wg=wg, grid=[1, 1, 1], expect=err)
+        c2 = {}
+        for k, v in c.items():
+            c2[k] = v
+            if k == "workgroup_size" and sg is not None:
+                c2["subgroup_size"] = sg
+        W.add("subgroup/%s.json" % name, c2)
+
+    red = _sg("reduce_add", "s", g)
+    st = store("out", g, var("s"))
+    add_case("refused_subgroup_size_12", "subgroup_size 12 (IR-SUBGROUP-1: 8, 16 or 32)",
+             [red, st], sg=12)
+    add_case("refused_workgroup_not_a_multiple", "workgroup of 36 with subgroup_size 8 "
+             "(IR-SUBGROUP-1)", [red, st], wg=(36, 1, 1))
+    add_case("refused_no_subgroup_size", "a subgroup op in a program without subgroup_size "
+             "(IR-SUBGROUP-2)", [red, st], sg=None)
+    add_case("refused_lane_without_subgroup_size", "the lane builtin without subgroup_size "
+             "(IR-SUBGROUP-3)", [store("out", g, builtin("lane", 0))], sg=None)
+    add_case("refused_lane_axis_1", "the lane builtin on axis 1 (IR-SUBGROUP-3)",
+             [store("out", g, builtin("lane", 1))])
+    add_case("refused_reduce_xor_f32", "reduce_xor of an f32 (IR-SUBGROUP-2)",
+             [_sg("reduce_xor", "s", cast("f32", g)), store("out", g, lit_u(0))])
+    add_case("refused_ballot_of_u32", "ballot of a u32 (IR-SUBGROUP-2)",
+             [_sg("ballot", "s", g), st])
+    add_case("refused_under_lid_if", "reduce_add under an if on lid (IR-SUBGROUP-4)",
+             [if_(lt(lid(0), lit_u(8)), [red, st])])
+    add_case("refused_in_loop_bounded_by_lane", "scan_add in a for bounded by the lane "
+             "(IR-SUBGROUP-4)",
+             [for_("j", lit_u(0), builtin("lane", 0),
+                   [_sg("scan_add", "s", g), store("out", g, var("s"))])])
+    add_case("refused_under_a_subgroup_result", "shuffle under an if on a reduce result "
+             "(IR-SUBGROUP-4: subgroup results are not workgroup-uniform)",
+             [red, if_(eq(var("s"), lit_u(0)), [_sg("shuffle", "t", g, lit_u(1)),
+                                                store("out", g, var("t"))])])
+    add_case("refused_broadcast_lane_lid", "broadcast with the lane lid (IR-SUBGROUP-4: the "
+             "lane of broadcast is workgroup-uniform)",
+             [_sg("broadcast", "s", g, lid(0)), st])
+    add_case("refused_return_before", "return before a subgroup op (IR-SUBGROUP-4)",
+             [if_(lt(g, lit_u(3)), [ret()]), red, st])
+    add_case("refused_shuffle_without_lane", "shuffle without a lane (IR-SUBGROUP-2)",
+             [_sg("shuffle", "s", g), st])
