@@ -385,10 +385,11 @@ static void sg_combine(vyre_cuda_cg *g, uint32_t bin, uint32_t type, const char 
     vyre_cuda_cg_put(g, "%s(%s, %s)", f ? "vfmax" : i ? "vimax" : "vumax", a, b);
     return;
   default:
-    vyre_cuda_cg_put(g, "(%s %s %s)", a, b,
+    vyre_cuda_cg_put(g, "(%s %s %s)", a,
                      bin == VYRE_IR_BIN_AND  ? "&"
                      : bin == VYRE_IR_BIN_OR ? "|"
-                                             : "^");
+                                             : "^",
+                     b);
     return;
   }
 }

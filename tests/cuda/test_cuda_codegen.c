@@ -855,12 +855,15 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
 static void test_codegen_subgroup_ops_are_width_limited_shuffles(void **state) {
   (void)state;
   static const char *const kOps[] = {"reduce_add", "scan_add",    "scan_max",  "reduce_min",
-                                     "shuffle",    "shuffle_xor", "broadcast", "ballot"};
+                                     "shuffle",    "shuffle_xor", "broadcast", "ballot",
+                                     "reduce_xor", "scan_and",    "reduce_or"};
   static const uint32_t kSizes[] = {8, 16, 32};
   for (unsigned si = 0; si < 3; si++) {
     for (unsigned oi = 0; oi < sizeof(kOps) / sizeof(kOps[0]); oi++) {
       const char *op = kOps[oi];
       const int ballot = !strcmp(op, "ballot");
+      const int bits =
+          !strcmp(op, "reduce_xor") || !strcmp(op, "scan_and") || !strcmp(op, "reduce_or");
       const char *lane = !strcmp(op, "shuffle") || !strcmp(op, "broadcast") ? ", \"lane\": "
                          : !strcmp(op, "shuffle_xor")                       ? ", \"mask\": "
                                                                             : NULL;
@@ -876,9 +879,11 @@ static void test_codegen_subgroup_ops_are_width_limited_shuffles(void **state) {
                "{\"k\": \"subgroup\", \"op\": \"%s\", \"name\": \"r\", \"value\": %s%s%s},"
                "{\"k\": \"store\", \"buffer\": \"o\", \"index\": {\"k\": \"builtin\", \"b\": "
                "\"lane\", \"axis\": 0}, \"value\": {\"k\": \"var\", \"name\": \"r\"}}]}",
-               kSizes[si] == 8 ? 40u : 64u, kSizes[si], ballot ? "u32" : "f32", op,
+               kSizes[si] == 8 ? 40u : 64u, kSizes[si], ballot || bits ? "u32" : "f32", op,
                ballot ? "{\"k\": \"bin\", \"op\": \"gt\", \"a\": {\"k\": \"var\", \"name\": "
                         "\"x\"}, \"b\": {\"k\": \"lit\", \"t\": \"f32\", \"v\": 0}}"
+               : bits ? "{\"k\": \"bitcast\", \"to\": \"u32\", \"a\": {\"k\": \"var\", "
+                        "\"name\": \"x\"}}"
                       : "{\"k\": \"var\", \"name\": \"x\"}",
                lane ? lane : "", lane ? "{\"k\": \"lit\", \"t\": \"u32\", \"v\": 37}" : "");
       vyre_ir *ir = NULL;

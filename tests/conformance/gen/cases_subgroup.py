@@ -136,6 +136,31 @@ def gen_subgroup(ctx):
         W.add("subgroup/ops_%d.json" % S, c2)
 
 
+def gen_subgroup_trap(ctx):
+    """IR-SUBGROUP-8: an invocation traps before a subgroup op that the rest of its
+    subgroup then runs; the dispatch reports the trap (and must not hang: CUDA's
+    shuffles name the trapped thread in their mask)."""
+    W = ctx.W
+    for S in (8, 32):
+        body = [let("g", gid(0)),
+                if_(eq(var("g"), lit_u(37)), [trap(5)]),
+                _sg("reduce_add", "s", var("g")),
+                _sg("shuffle", "t", var("s"), lit_u(5)),
+                store("out", var("g"), var("t"))]
+        c = case("trap_before_subgroup_%d" % S,
+                 "wg [64,1,1], grid [2,1,1], subgroup_size %d: gid 37 traps (site 5) before a "
+                 "reduce_add and a shuffle that the rest of its subgroup runs; the dispatch "
+                 "reports the trap, the outputs are unspecified (docs/ir.md IR-SUBGROUP-8)" % S,
+                 [buf("out", 0, "write", "u32", 128)], body, wg=(64, 1, 1), grid=[2, 1, 1],
+                 expect={"trap": {"invocation": 37, "sites": [5]}})
+        c2 = {}
+        for k, v in c.items():
+            c2[k] = v
+            if k == "workgroup_size":
+                c2["subgroup_size"] = S
+        W.add("subgroup/trap_before_subgroup_%d.json" % S, c2)
+
+
 def gen_subgroup_refusals(ctx):
     """One invalid program per subgroup rule (docs/ir.md IR-SUBGROUP-1..4), each expecting
     {"error": "INVALID_PROGRAM"}."""

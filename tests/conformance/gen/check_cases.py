@@ -534,25 +534,29 @@ class Machine:
                         invs.append((inv, self.invocation(inv, shared)))
             live = invs
             while live:
-                nxt, reqs = [], []
+                nxt, reqs, ended = [], [], 0
                 for inv, gen in live:
                     try:
                         reqs.append(next(gen))
                         nxt.append((inv, gen))
                     except StopIteration:
-                        pass
+                        ended += 1
                     except Trap as t:
                         g = inv["gid"]
                         lin = (g[2] * grid[1] * wg[1] + g[1]) * grid[0] * wg[0] + g[0]
                         if trap_lin is None or lin < trap_lin:
                             trap_lin, trap_val = lin, t.value
                         trap_sites |= 1 << t.site
-                if nxt and len(nxt) != len(live):
+                # A trap may end an invocation before a barrier or subgroup op
+                # (outputs are then unspecified, IR-TRAP-1); a plain end may not.
+                if nxt and ended:
                     raise Invalid("some invocations ended while others wait at a barrier")
                 if reqs and reqs[0] is not None:
-                    if len(reqs) != len(invs):
-                        raise Invalid("an invocation ended before a subgroup op")
-                    self.subgroup(reqs)
+                    if len(reqs) == len(invs):
+                        self.subgroup(reqs)
+                    else:  # a trap ended an invocation first: unspecified (IR-SUBGROUP-8)
+                        for r in reqs:
+                            r["r"] = 0
                 live = nxt
         return trap_lin, trap_sites, trap_val
 
