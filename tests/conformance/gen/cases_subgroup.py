@@ -161,6 +161,30 @@ def gen_subgroup_trap(ctx):
         W.add("subgroup/trap_before_subgroup_%d.json" % S, c2)
 
 
+def gen_subgroup_override(ctx):
+    """IR-SUBGROUP-1: an effective workgroup size (a case's workgroup_override) that is
+    not a whole number of subgroups is refused at compile with INVALID_ARGUMENT; one that
+    is runs with the override's subgroups."""
+    W = ctx.W
+    body = [let("g", gid(0)), _sg("scan_add", "s", lit_u(1)),
+            store("out", var("g"), var("s"))]
+    for ov, exp, what in (((36, 1, 1), {"error": "INVALID_ARGUMENT"},
+                           "36 invocations, not a multiple of 8: refused at compile"),
+                          ((24, 1, 1), {"out": [k % 8 + 1 for k in range(48)]},
+                           "24 invocations: 3 subgroups of 8, lane k gets k + 1")):
+        name = "workgroup_override_%d" % ov[0]
+        c = case(name, "subgroup_size 8, declared [64,1,1], override [%d,1,1]: %s "
+                 "(docs/ir.md IR-SUBGROUP-1)" % (ov[0], what),
+                 [buf("out", 0, "write", "u32", 48)], body, wg=(64, 1, 1), grid=[2, 1, 1],
+                 workgroup_override=list(ov), expect=exp)
+        c2 = {}
+        for k, v in c.items():
+            c2[k] = v
+            if k == "workgroup_size":
+                c2["subgroup_size"] = 8
+        W.add("subgroup/%s.json" % name, c2)
+
+
 def gen_subgroup_refusals(ctx):
     """One invalid program per subgroup rule (docs/ir.md IR-SUBGROUP-1..4), each expecting
     {"error": "INVALID_PROGRAM"}."""
