@@ -345,8 +345,8 @@ static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
   // The runtime skips the trap record when this is 0; it comes from the
   // nodes, so a view with stale flags cannot lose a trap.
   out->uses_trap = (kp->uses & VYRE_KIT_USES_TRAP) != 0;
-  const uint32_t serial =
-      VYRE_KIT_USES_TRAP | VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_WORKGROUP_MEMORY;
+  const uint32_t serial = VYRE_KIT_USES_TRAP | VYRE_KIT_USES_BARRIER |
+                          VYRE_KIT_USES_WORKGROUP_MEMORY | VYRE_KIT_USES_SUBGROUP;
   out->coarsen = (kp->uses & serial) ? 1u : VYRE_CUDA_COARSEN;
   if (out->coarsen > 1 && kp->lanes.ok) {
     out->lanes = VYRE_KIT_LANES;
@@ -363,7 +363,7 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyr
                              vyre_error *err) {
   memset(out, 0, sizeof(*out));
   vyre_kit_plan kp;
-  uint32_t st = vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "cuda", &kp, err);
+  uint32_t st = vyre_kit_plan_make(p, wg, VYRE_CUDA_IR_FEATURES, "cuda", &kp, err);
   if (st) return st;
   plan_from_kit(&kp, out);
   vyre_kit_plan_free(&kp);
@@ -415,6 +415,91 @@ static void emit_atomic(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *s, int 
   }
   if (has_result) vyre_cuda_cg_put(g, "%*s  v%u = ar;\n", ind, "", s->ref2);
   vyre_cuda_cg_put(g, "%*s  (void)ar;\n%*s}\n", ind, "", ind, "");
+}
+
+// docs/ir.md IR-SUBGROUP-*: native warp shuffles. An IR subgroup of S
+// invocations is an aligned segment of S lanes of one warp (CUDA numbers the
+// threads of a block in the linear local index order, vsgl, and packs them
+// into warps in that order), so width-S shuffles follow exactly the
+// networks of IR-SUBGROUP-6 and -7; vsgm names the threads of this warp
+// (the last warp of a block may be partial; S divides the block).
+#define VYRE_CUDA_SG_ROW(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) [CODE] = {CLS, BIN},
+static const struct { uint32_t cls, bin; } kSg[] = {VYRE_IR_SUBGROUP_LIST(VYRE_CUDA_SG_ROW)};
+_Static_assert(sizeof(kSg) / sizeof(kSg[0]) == VYRE_IR_SUBGROUP_COUNT,
+               "one CUDA row per VYRE_IR_SUBGROUP_LIST row");
+
+// Writes "x = OP(a, b);" for the combining operator |bin| on |type|.
+static void sg_combine(vyre_cuda_cg *g, uint32_t bin, uint32_t type, const char *a, const char *b) {
+  const int f = type == VYRE_IR_TYPE_F32, i = type == VYRE_IR_TYPE_I32;
+  switch (bin) {
+  case VYRE_IR_BIN_ADD:
+    if (f || i)
+      vyre_cuda_cg_put(g, "%s(%s, %s)", f ? "vfadd" : "viadd", a, b);
+    else
+      vyre_cuda_cg_put(g, "(%s + %s)", a, b);
+    return;
+  case VYRE_IR_BIN_MIN:
+    vyre_cuda_cg_put(g, "%s(%s, %s)", f ? "vfmin" : i ? "vimin" : "vumin", a, b);
+    return;
+  case VYRE_IR_BIN_MAX:
+    vyre_cuda_cg_put(g, "%s(%s, %s)", f ? "vfmax" : i ? "vimax" : "vumax", a, b);
+    return;
+  default:
+    vyre_cuda_cg_put(g, "(%s %s %s)", a,
+                     bin == VYRE_IR_BIN_AND  ? "&"
+                     : bin == VYRE_IR_BIN_OR ? "|"
+                                             : "^",
+                     b);
+    return;
+  }
+}
+
+static void emit_subgroup(vyre_cuda_cg *g, const vyre_ir_node *s, int ind) {
+  const uint32_t S = g->kp->subgroup_size;
+  const uint32_t t = g->p->nodes[s->a].type;
+  const uint32_t cls = kSg[s->op].cls, bin = kSg[s->op].bin;
+  const char *ct = vyre_cuda_cg_ctype(g->p->locals[s->ref].type);
+  const char *vt = vyre_cuda_cg_ctype(t);
+  vyre_cuda_cg_put(g, "%*s%s v%u;\n%*s{\n%*s  %s sv = ", ind, "", ct, s->ref, ind, "", ind, "", vt);
+  vyre_cuda_cg_expr(g, s->a);
+  vyre_cuda_cg_put(g, ";\n");
+  switch (cls) {
+  case VYRE_IR_SG_REDUCE: // IR-SUBGROUP-6: x = x op x[lane ^ d], d = 1, 2, 4, ...
+    for (uint32_t d = 1; d < S; d <<= 1) {
+      vyre_cuda_cg_put(g, "%*s  { %s so = __shfl_xor_sync(vsgm, sv, %uu, %u); sv = ", ind, "", vt,
+                       d, S);
+      sg_combine(g, bin, t, "sv", "so");
+      vyre_cuda_cg_put(g, "; }\n");
+    }
+    break;
+  case VYRE_IR_SG_SCAN: // IR-SUBGROUP-7: x = x[lane - d] op x for lane >= d
+    for (uint32_t d = 1; d < S; d <<= 1) {
+      vyre_cuda_cg_put(g,
+                       "%*s  { %s so = __shfl_up_sync(vsgm, sv, %uu, %u); if ((vsgl & %uu) >= "
+                       "%uu) sv = ",
+                       ind, "", vt, d, S, S - 1u, d);
+      sg_combine(g, bin, t, "so", "sv");
+      vyre_cuda_cg_put(g, "; }\n");
+    }
+    break;
+  case VYRE_IR_SG_SHUFFLE: // IR-SUBGROUP-5: the lane (or mask) mod S
+    vyre_cuda_cg_put(g, "%*s  const u32 sl = (", ind, "");
+    vyre_cuda_cg_expr(g, s->b);
+    vyre_cuda_cg_put(g, ") & %uu;\n%*s  sv = %s(vsgm, sv, sl, %u);\n", S - 1u, ind, "",
+                     s->op == VYRE_IR_SUBGROUP_SHUFFLE_XOR ? "__shfl_xor_sync" : "__shfl_sync", S);
+    break;
+  default: // VYRE_IR_SG_BALLOT: this segment's bits of the warp's ballot
+    vyre_cuda_cg_put(g, "%*s  v%u = (__ballot_sync(vsgm, sv) >> (vsgl & %uu))%s;\n%*s}\n", ind, "",
+                     s->ref, 31u & ~(S - 1u),
+                     S == 32   ? ""
+                     : S == 16 ? " & 0xffffu"
+                               : " & 0xffu",
+                     ind, "");
+    return;
+  }
+  // f32 results are canonical (the plan counts subgroup results as canonical locals).
+  vyre_cuda_cg_put(g, "%*s  v%u = %s;\n%*s}\n", ind, "", s->ref,
+                   t == VYRE_IR_TYPE_F32 ? "vc(sv)" : "sv", ind, "");
 }
 
 static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
@@ -504,6 +589,9 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     break;
   case VYRE_IR_K_ATOMIC:
     emit_atomic(g, n, s, ind);
+    break;
+  case VYRE_IR_K_SUBGROUP:
+    emit_subgroup(g, s, ind);
     break;
   case VYRE_IR_K_BARRIER:
     vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
@@ -662,6 +750,15 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
     }
     vyre_cuda_cg_put(g, "  }\n  __syncthreads();\n");
   }
+  if (plan->uses & VYRE_KIT_USES_SUBGROUP) {
+    // docs/ir.md IR-SUBGROUP-1: the linear local index and this warp's threads.
+    vyre_cuda_cg_put(g,
+                     "  const u32 vsgl = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n"
+                     "  const u32 vsgn = %uu - (vsgl & ~31u);\n"
+                     "  const u32 vsgm = vsgn >= 32u ? 0xffffffffu : ((1u << vsgn) - 1u);\n"
+                     "  (void)vsgl; (void)vsgm;\n",
+                     g->wg[0], g->wg[1], threads);
+  }
   if (plan->lanes) {
     emit_lanes(g, plan);
   } else if (plan->coarsen > 1) {
@@ -695,7 +792,7 @@ uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char
                          wg[0], wg[1], wg[2]);
   // The checked walk: after this every index, range, kind and op is valid.
   vyre_kit_plan kp;
-  uint32_t st = vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "cuda", &kp, err);
+  uint32_t st = vyre_kit_plan_make(p, wg, VYRE_CUDA_IR_FEATURES, "cuda", &kp, err);
   if (st) return st;
   vyre_cuda_plan plan;
   plan_from_kit(&kp, &plan);

@@ -37,7 +37,10 @@
 // 12: f16 loads and stores through cvt.f32.f16 / cvt.rn.f16.f32 (vh2fn,
 //     vf2hn) instead of the integer conversions.
 // 13: vz as add.ftz, signed min/max through unsigned, -0.0 from constant memory.
-#define VYRE_CUDA_GENERATOR_VERSION 14u
+// 15: subgroup operations (docs/ir.md IR-SUBGROUP-*).
+#define VYRE_CUDA_GENERATOR_VERSION 15u
+// The IR features the generator implements (vyre_caps.ir_features).
+#define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 

@@ -202,6 +202,9 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   case VYRE_IR_BUILTIN_NWG:
     vyre_cuda_cg_put(g, "(vn%u)", e->axis);
     break;
+  case VYRE_IR_BUILTIN_LANE: // IR-SUBGROUP-3 (vsgl: the kernel frame of a subgroup program)
+    vyre_cuda_cg_put(g, "(vsgl & %uu)", g->kp->subgroup_size - 1u);
+    break;
   case VYRE_IR_BUILTIN_WGSIZE:
   default:
     vyre_cuda_cg_put(g, "%uu", g->wg[e->axis]);

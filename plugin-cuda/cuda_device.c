@@ -358,7 +358,7 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->subgroup_size = 32;
   out->max_storage_buffer_bytes = be->total_mem;
   out->max_shared_memory_bytes = be->max_shared;
-  out->ir_features = VYRE_IR_FEATURES_KNOWN; // the generator spells every op of the lists
+  out->ir_features = VYRE_CUDA_IR_FEATURES; // the generator spells every op of the lists
   out->timing_quality = VYRE_TIMING_DEVICE_EVENTS;
   out->device_kind = VYRE_DEVICE_KIND_GPU_DISCRETE;
   out->device_index = be->device_index;

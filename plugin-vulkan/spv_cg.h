@@ -67,6 +67,9 @@ typedef struct vyre_spv_cg {
   // so); f32_guard: the op being emitted has such an operand.
   uint8_t *const_node;
   int f32_guard;
+  // Subgroup emulation (docs/ir.md IR-SUBGROUP-*): a Workgroup array of one
+  // u32 per invocation, the exchange buffer of every subgroup op (0: none).
+  uint32_t sg_var;
 } vyre_spv_cg;
 
 // Per node of |p|: 1 when the value may be a compile-time constant (malloc'd;
@@ -84,6 +87,11 @@ uint32_t vyre_spv_is_nan(vyre_spv_cg *c, uint32_t bits);
 uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer);
 uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
 uint32_t vyre_spv_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
+// The linear local index lid.x + wgsize.x * (lid.y + wgsize.y * lid.z) (IR-SUBGROUP-1).
+uint32_t vyre_spv_linear_lid(vyre_spv_cg *c);
+// a op b for binary operator |op| (VYRE_IR_BIN_*) on operand type |type|,
+// exactly as a bin node of that op computes it (subgroup combining, IR-SUBGROUP-6).
+uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a, uint32_t b);
 // Lane mode: 1 when buffer |b| is in vload / vstore (128-bit moves).
 int vyre_spv_lane_vload(const vyre_spv_cg *c, uint32_t b);
 int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);

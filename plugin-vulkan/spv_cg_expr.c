@@ -84,6 +84,9 @@ uint32_t vyre_spv_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis) {
   case VYRE_IR_BUILTIN_NWG:
     var = c->v_nwg;
     break;
+  case VYRE_IR_BUILTIN_LANE: // IR-SUBGROUP-3 (never in lane mode: the plan turns it off)
+    return OP(SpvOpBitwiseAnd, U, vyre_spv_linear_lid(c),
+              vyre_spv_u(c, c->plan->subgroup_size - 1u));
   default:
     return vyre_spv_u(c, c->opt->workgroup_size[axis]);
   }
@@ -758,6 +761,22 @@ static uint32_t bin_sub_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x)
 static const bin_row kBin[] = {VYRE_IR_BIN_LIST(SPV_BIN_ROW)};
 _Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,
                "every row of VYRE_IR_BIN_LIST has a SPIR-V lowering");
+
+uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a, uint32_t b) {
+  bin_in x = {a, b, type, type == VYRE_IR_TYPE_F32, type == VYRE_IR_TYPE_I32, vyre_spv_u(c, 0)};
+  c->f32_guard = 1; // operands from workgroup memory: guard every native f32 path
+  return kBin[op].emit(c, &kBin[op], &x);
+}
+
+uint32_t vyre_spv_linear_lid(vyre_spv_cg *c) {
+  const uint32_t *wg = c->opt->workgroup_size;
+  uint32_t lx = vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 0),
+           ly = vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 1);
+  uint32_t lz = vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 2);
+  return OP(SpvOpIAdd, U, lx,
+            OP(SpvOpIMul, U, vyre_spv_u(c, wg[0]),
+               OP(SpvOpIAdd, U, ly, OP(SpvOpIMul, U, vyre_spv_u(c, wg[1]), lz))));
+}
 
 static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   bin_in x;

@@ -283,6 +283,67 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (c->opt->loop_guard) loop_cut_check(c, var, from, to);
 }
 
+// docs/ir.md IR-SUBGROUP-*, emulated through the Workgroup exchange array
+// sg_var (one word per invocation, at its linear local index l): every step
+// of the networks is barrier; sg[l] = v; barrier; read the partner. The IR
+// subgroup of lane k is sg[l - k .. l - k + S - 1], whatever the device's
+// own subgroup size. Control flow here is workgroup-uniform (IR-SUBGROUP-4).
+#define SPV_SG_ROW(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) [CODE] = {CLS, BIN},
+static const struct { uint32_t cls, bin; } kSpvSg[] = {VYRE_IR_SUBGROUP_LIST(SPV_SG_ROW)};
+_Static_assert(sizeof(kSpvSg) / sizeof(kSpvSg[0]) == VYRE_IR_SUBGROUP_COUNT,
+               "every row of VYRE_IR_SUBGROUP_LIST has a SPIR-V lowering");
+
+// barrier; sg[l] = v; barrier; then the word at index |at| (computed by the caller).
+static void sg_put(vyre_spv_cg *c, uint32_t l, uint32_t v) {
+  barrier(c);
+  DO(SpvOpStore, OP(SpvOpAccessChain, c->t_ptr_wg_uint, c->sg_var, l), v);
+  barrier(c);
+}
+
+static uint32_t sg_get(vyre_spv_cg *c, uint32_t at) {
+  return OP(SpvOpLoad, U, OP(SpvOpAccessChain, c->t_ptr_wg_uint, c->sg_var, at));
+}
+
+static void stmt_subgroup(vyre_spv_cg *c, const vyre_ir_node *n) {
+  const uint32_t S = c->plan->subgroup_size;
+  const uint32_t cls = kSpvSg[n->op].cls;
+  uint32_t bin = kSpvSg[n->op].bin;
+  uint32_t t = c->p->nodes[n->a].type;
+  uint32_t v = vyre_spv_expr(c, n->a);
+  uint32_t lb = n->b != VYRE_IR_NONE ? vyre_spv_expr(c, n->b) : 0;
+  uint32_t l = vyre_spv_linear_lid(c);
+  uint32_t lane = OP(SpvOpBitwiseAnd, U, l, vyre_spv_u(c, S - 1u));
+  if (cls == VYRE_IR_SG_BALLOT) { // IR-SUBGROUP-5: an or-reduction of each lane's bit
+    v = vyre_spv_sel(c, U, v, OP(SpvOpShiftLeftLogical, U, vyre_spv_u(c, 1), lane),
+                     vyre_spv_u(c, 0));
+    bin = VYRE_IR_BIN_OR;
+    t = VYRE_IR_TYPE_U32;
+  }
+  if (cls == VYRE_IR_SG_REDUCE || cls == VYRE_IR_SG_BALLOT) {
+    for (uint32_t d = 1; d < S; d <<= 1) { // IR-SUBGROUP-6
+      sg_put(c, l, v);
+      uint32_t o = sg_get(c, OP(SpvOpBitwiseXor, U, l, vyre_spv_u(c, d)));
+      v = vyre_spv_combine(c, bin, t, v, o);
+    }
+  } else if (cls == VYRE_IR_SG_SCAN) {
+    for (uint32_t d = 1; d < S; d <<= 1) { // IR-SUBGROUP-7
+      sg_put(c, l, v);
+      uint32_t has = OP(SpvOpUGreaterThanEqual, B, lane, vyre_spv_u(c, d));
+      uint32_t at = vyre_spv_sel(c, U, has, OP(SpvOpISub, U, l, vyre_spv_u(c, d)), l);
+      uint32_t o = sg_get(c, at);
+      v = vyre_spv_sel(c, U, has, vyre_spv_combine(c, bin, t, o, v), v);
+    }
+  } else { // shuffle, shuffle_xor, broadcast: the lane (or mask) mod S (IR-SUBGROUP-5)
+    sg_put(c, l, v);
+    uint32_t k = OP(SpvOpBitwiseAnd, U, lb, vyre_spv_u(c, S - 1u));
+    uint32_t at = n->op == VYRE_IR_SUBGROUP_SHUFFLE_XOR
+                      ? OP(SpvOpBitwiseXor, U, l, k)
+                      : OP(SpvOpBitwiseOr, U, OP(SpvOpISub, U, l, lane), k);
+    v = sg_get(c, at);
+  }
+  DO(SpvOpStore, c->local_var[n->ref], v);
+}
+
 // Statement |idx| (the plan checked its kind, references and lists).
 static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
@@ -325,6 +386,9 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     break;
   case VYRE_IR_K_BARRIER:
     barrier(c);
+    break;
+  case VYRE_IR_K_SUBGROUP:
+    stmt_subgroup(c, n);
     break;
   case VYRE_IR_K_TRAP:
     stmt_trap(c, n);
@@ -640,6 +704,14 @@ static void declare_buffers(vyre_spv_cg *c) {
     uint32_t parr =
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
+  }
+  if (c->plan->uses & VYRE_KIT_USES_SUBGROUP) { // the exchange array of stmt_subgroup
+    const uint32_t *wg = c->opt->workgroup_size;
+    uint32_t count = wg[0] * wg[1] * wg[2];
+    uint32_t arr = vyre_spv_global(m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(U, vyre_spv_u(c, count)));
+    uint32_t parr =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
+    c->sg_var = global_var(c, parr, SpvStorageClassWorkgroup);
   }
   if (c->opt->indirect) {
     c->info->indirect = 1;

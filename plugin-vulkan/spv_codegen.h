@@ -71,7 +71,8 @@
 // bindings 0..63 (many_bindings), trap record at binding 64 and the indirect
 // variant (binding 65); both of the above had been built as 7. 12: native
 // f16 conversions (opt.f16_native, docs/lowering.md LOWER-F16-2).
-#define VYRE_VK_GENERATOR_VERSION 12u
+// 13: subgroup operations (docs/ir.md IR-SUBGROUP-*).
+#define VYRE_VK_GENERATOR_VERSION 13u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

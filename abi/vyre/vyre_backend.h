@@ -75,6 +75,9 @@ extern "C" {
 //      vyre_caps.max_bindings; vyre_ext_read_ranges (VYRE_EXT_READ_RANGES,
 //      VYRE_CAP_READ_RANGES); vyre_ext_indirect_grid (VYRE_EXT_INDIRECT_GRID,
 //      VYRE_CAP_INDIRECT_GRID).
+// 1.2: subgroup operations (docs/ir.md IR-SUBGROUP-*): IR kind SUBGROUP (27),
+//      VYRE_IR_SUBGROUP_LIST, builtin LANE (5), IR feature bit 8 subgroup,
+//      VYRE_IR_FLAG_HAS_SUBGROUP, vyre_ir_program.subgroup_size.
 #define VYRE_ABI_MINOR 2u
 // The IR major version this ABI carries ("vyre": 1). Growth inside IR 1.x is
 // by features (VYRE_IR_FEATURE_LIST below), not by this number.
@@ -190,11 +193,13 @@ typedef struct vyre_ext_header {
   X(STORAGE_8_16, 2, "storage_8_16", 1, "buffers of u8, i8, u16 and i16 elements")                 \
   X(STORAGE_HALF, 3, "storage_half", 1, "buffers of f16 and bf16 elements (f32 values)")           \
   X(GRID_BARRIER, 4, "grid_barrier", 1,                                                            \
-    "a top-level grid-wide barrier (the host splits the program)")          \
+    "a top-level grid-wide barrier (the host splits the program)")                                 \
   X(LARGE_WORKGROUP_MEMORY, 5, "large_workgroup_memory", 1,                                        \
     "workgroup buffers over 16384 bytes in total, up to the device's max_shared_memory_bytes")     \
   X(MANY_BINDINGS, 6, "many_bindings", 1,                                                          \
-    "binding numbers 32..63 (and so more than 32 host buffers, up to the device's max_bindings)")
+    "binding numbers 32..63 (and so more than 32 host buffers, up to the device's max_bindings)")  \
+  X(SUBGROUP, 8, "subgroup", 1,                                                                    \
+    "subgroup_size, subgroup reduce/scan/shuffle/broadcast/ballot and the lane builtin")
 
 enum {
 #define VYRE__IR_FEATURE_ENUM(NAME, BIT, JSON, MINOR, WHAT) VYRE_IR_FEATURE_##NAME = 1u << (BIT),
@@ -295,6 +300,10 @@ enum {
 //   TRAP     axis = site (0..31); a = value (u32; feature TRAP_VALUE) or NONE
 //   GRID_BARRIER  - (top-level only; feature GRID_BARRIER). The host splits the
 //            program there (docs/ir.md IR-GBAR-*), so plugins never see it.
+//   SUBGROUP op = VYRE_IR_SG_*; ref = result local (new local, like LET);
+//            a = value; b = lane (shuffle, broadcast) or lane mask
+//            (shuffle_xor), u32, else NONE (feature SUBGROUP; docs/ir.md
+//            IR-SUBGROUP-*). The program's subgroup_size is 8, 16 or 32.
 #define VYRE_IR_KIND_LIST(X)                                                                       \
   X(LIT, 1, "lit", 0)                                                                              \
   X(VAR, 2, "var", 0)                                                                              \
@@ -317,7 +326,8 @@ enum {
   X(ATOMIC, 23, "atomic", 1)                                                                       \
   X(BARRIER, 24, "barrier", 1)                                                                     \
   X(TRAP, 25, "trap", 1)                                                                           \
-  X(GRID_BARRIER, 26, "grid_barrier", 1)
+  X(GRID_BARRIER, 26, "grid_barrier", 1)                                                           \
+  X(SUBGROUP, 27, "subgroup", 1)
 
 // Builtins (docs/ir.md "Builtins"), all u32, per axis 0..2.
 // Rows: X(NAME, code, "json", "meaning").
@@ -326,7 +336,8 @@ enum {
   X(LID, 1, "lid", "invocation id inside the workgroup")                                           \
   X(WGID, 2, "wgid", "workgroup id")                                                               \
   X(NWG, 3, "nwg", "grid size in workgroups")                                                      \
-  X(WGSIZE, 4, "wgsize", "workgroup size")
+  X(WGSIZE, 4, "wgsize", "workgroup size")                                                         \
+  X(LANE, 5, "lane", "lane in the subgroup: linear local index mod subgroup_size (axis 0)")
 
 // Result rules of operator rows.
 #define VYRE_IR_RES_SAME 0u // the operand type
@@ -405,6 +416,38 @@ enum {
   X(EXCHANGE, 7, "exchange", 0, 0)                                                                 \
   X(CAS, 8, "cas", 1, 0)
 
+// Subgroup operations (kind SUBGROUP, feature SUBGROUP; docs/ir.md
+// IR-SUBGROUP-*). The IR subgroup is subgroup_size consecutive invocations
+// of the linear local index, whatever the hardware's subgroup size.
+#define VYRE_IR_SG_REDUCE  0u // butterfly over xor distances 1, 2, 4, ... (all lanes get it)
+#define VYRE_IR_SG_SCAN    1u // inclusive, Hillis-Steele over distances 1, 2, 4, ...
+#define VYRE_IR_SG_SHUFFLE 2u // value of lane b (shuffle, broadcast) or lane ^ b (shuffle_xor)
+#define VYRE_IR_SG_BALLOT  3u // bool -> u32 mask of the lanes whose value is true
+// How the lane operand b reads (0: no b).
+#define VYRE_IR_SG_B_NONE 0u
+#define VYRE_IR_SG_B_LANE 1u // lane index, taken mod subgroup_size
+#define VYRE_IR_SG_B_XOR  2u // lane mask, taken mod subgroup_size, xor-ed with the lane
+#define VYRE_IR_SG_B_UNI  3u // lane index, mod subgroup_size; must be workgroup-uniform
+// Rows: X(NAME, code, "json", class VYRE_IR_SG_*, combining VYRE_IR_BIN_* (reduce
+// and scan; else 0), operand mask, b rule VYRE_IR_SG_B_*).
+#define VYRE_IR_SUBGROUP_LIST(X)                                                                   \
+  X(REDUCE_ADD, 0, "reduce_add", VYRE_IR_SG_REDUCE, VYRE_IR_BIN_ADD, VYRE_IR_TM_UIF, 0)            \
+  X(REDUCE_MIN, 1, "reduce_min", VYRE_IR_SG_REDUCE, VYRE_IR_BIN_MIN, VYRE_IR_TM_UIF, 0)            \
+  X(REDUCE_MAX, 2, "reduce_max", VYRE_IR_SG_REDUCE, VYRE_IR_BIN_MAX, VYRE_IR_TM_UIF, 0)            \
+  X(REDUCE_AND, 3, "reduce_and", VYRE_IR_SG_REDUCE, VYRE_IR_BIN_AND, VYRE_IR_TM_UI, 0)             \
+  X(REDUCE_OR, 4, "reduce_or", VYRE_IR_SG_REDUCE, VYRE_IR_BIN_OR, VYRE_IR_TM_UI, 0)                \
+  X(REDUCE_XOR, 5, "reduce_xor", VYRE_IR_SG_REDUCE, VYRE_IR_BIN_XOR, VYRE_IR_TM_UI, 0)             \
+  X(SCAN_ADD, 6, "scan_add", VYRE_IR_SG_SCAN, VYRE_IR_BIN_ADD, VYRE_IR_TM_UIF, 0)                  \
+  X(SCAN_MIN, 7, "scan_min", VYRE_IR_SG_SCAN, VYRE_IR_BIN_MIN, VYRE_IR_TM_UIF, 0)                  \
+  X(SCAN_MAX, 8, "scan_max", VYRE_IR_SG_SCAN, VYRE_IR_BIN_MAX, VYRE_IR_TM_UIF, 0)                  \
+  X(SCAN_AND, 9, "scan_and", VYRE_IR_SG_SCAN, VYRE_IR_BIN_AND, VYRE_IR_TM_UI, 0)                   \
+  X(SCAN_OR, 10, "scan_or", VYRE_IR_SG_SCAN, VYRE_IR_BIN_OR, VYRE_IR_TM_UI, 0)                     \
+  X(SCAN_XOR, 11, "scan_xor", VYRE_IR_SG_SCAN, VYRE_IR_BIN_XOR, VYRE_IR_TM_UI, 0)                  \
+  X(SHUFFLE, 12, "shuffle", VYRE_IR_SG_SHUFFLE, 0, VYRE_IR_TM_UIF, VYRE_IR_SG_B_LANE)              \
+  X(SHUFFLE_XOR, 13, "shuffle_xor", VYRE_IR_SG_SHUFFLE, 0, VYRE_IR_TM_UIF, VYRE_IR_SG_B_XOR)       \
+  X(BROADCAST, 14, "broadcast", VYRE_IR_SG_SHUFFLE, 0, VYRE_IR_TM_UIF, VYRE_IR_SG_B_UNI)           \
+  X(BALLOT, 15, "ballot", VYRE_IR_SG_BALLOT, 0, VYRE_IR_TM_B, 0)
+
 // The constants, expanded from the lists. Each *_COUNT is one past the last
 // code; the codes of each list are dense (checked below).
 enum {
@@ -442,6 +485,11 @@ enum {
   VYRE_IR_ATOMIC_LIST(VYRE__IR_ENUM2) VYRE_IR_ATOMIC_COUNT
 #undef VYRE__IR_ENUM2
 };
+enum {
+#define VYRE__IR_ENUM2(NAME, CODE, ...) VYRE_IR_SUBGROUP_##NAME = CODE,
+  VYRE_IR_SUBGROUP_LIST(VYRE__IR_ENUM2) VYRE_IR_SUBGROUP_COUNT
+#undef VYRE__IR_ENUM2
+};
 
 #define VYRE_IR_K_IS_STMT(k) ((k) >= 16u)
 
@@ -453,6 +501,8 @@ VYRE_STATIC_ASSERT(VYRE_IR_BUILTIN_COUNT == 0 VYRE_IR_BUILTIN_LIST(VYRE__IR_ROW)
 VYRE_STATIC_ASSERT(VYRE_IR_UN_COUNT == 0 VYRE_IR_UN_LIST(VYRE__IR_ROW), "unary codes dense");
 VYRE_STATIC_ASSERT(VYRE_IR_BIN_COUNT == 0 VYRE_IR_BIN_LIST(VYRE__IR_ROW), "binary codes dense");
 VYRE_STATIC_ASSERT(VYRE_IR_ATOMIC_COUNT == 0 VYRE_IR_ATOMIC_LIST(VYRE__IR_ROW), "atomics dense");
+VYRE_STATIC_ASSERT(VYRE_IR_SUBGROUP_COUNT == 0 VYRE_IR_SUBGROUP_LIST(VYRE__IR_ROW),
+                   "subgroup codes dense");
 VYRE_STATIC_ASSERT(VYRE_STATUS_COUNT == 0 VYRE_STATUS_LIST(VYRE__IR_ROW), "status codes dense");
 #undef VYRE__IR_ROW
 
@@ -498,6 +548,7 @@ typedef struct vyre_ir_local {
 #define VYRE_IR_FLAG_HAS_TRAP             0x8u
 #define VYRE_IR_FLAG_HAS_RETURN           0x10u
 #define VYRE_IR_FLAG_HAS_LOOP             0x20u
+#define VYRE_IR_FLAG_HAS_SUBGROUP         0x40u // ABI 1.2 (docs/ir.md IR-SUBGROUP-*)
 
 // The whole program. Borrowed by a plugin for the duration of `compile`.
 typedef struct vyre_ir_program {
@@ -519,6 +570,10 @@ typedef struct vyre_ir_program {
   const uint8_t *canonical; // canonical binary encoding (IR-FLAT-2)
   uint64_t canonical_size;
   uint8_t hash[16]; // XXH3-128 of `canonical`, little-endian (low64 then high64)
+  // ABI 1.2: the IR subgroup size, 8, 16 or 32; 0 when the program declares
+  // none (docs/ir.md IR-SUBGROUP-1). Read it only when struct_size covers it.
+  uint32_t subgroup_size;
+  uint32_t reserved1;
 } vyre_ir_program;
 
 //===----------------------------------------------------------------------===//
@@ -1130,7 +1185,7 @@ VYRE__PIN(vyre_ir_local, is_loop_var, 5);
 VYRE__PIN(vyre_ir_local, is_atomic_result, 6);
 VYRE__PIN(vyre_ir_local, decl, 8);
 
-VYRE__SIZE(vyre_ir_program, 136);
+VYRE__SIZE(vyre_ir_program, 144);
 VYRE__PIN(vyre_ir_program, ir_version, 4);
 VYRE__PIN(vyre_ir_program, workgroup_size, 8);
 VYRE__PIN(vyre_ir_program, name, 20);
@@ -1152,6 +1207,7 @@ VYRE__PIN(vyre_ir_program, strings, 96);
 VYRE__PIN(vyre_ir_program, canonical, 104);
 VYRE__PIN(vyre_ir_program, canonical_size, 112);
 VYRE__PIN(vyre_ir_program, hash, 120);
+VYRE__PIN(vyre_ir_program, subgroup_size, 136);
 
 VYRE__SIZE(vyre_host_services, 72);
 VYRE__PIN(vyre_host_services, ctx, 16);

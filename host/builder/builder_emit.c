@@ -136,6 +136,11 @@ static uint32_t emit_stmt(emitter *m, uint32_t id, uint32_t depth, uint32_t *out
     if ((st = emit_children(m, s, idx, depth)) || (st = declare(m, s->ref, idx, &local))) return st;
     m->ir->nodes[idx].ref = local;
     break;
+  case VYRE_IR_K_SUBGROUP: // value in a, lane or mask in b, result local in ref (IR-SUBGROUP-2)
+    if ((st = emit_children(m, s, idx, depth)) || (st = declare(m, s->ref, idx, &local))) return st;
+    m->ir->nodes[idx].op = s->op;
+    m->ir->nodes[idx].ref = local;
+    break;
   case VYRE_IR_K_ASSIGN:
     if ((st = local_of(m, s->ref, &local)) || (st = emit_children(m, s, idx, depth))) return st;
     m->ir->nodes[idx].ref = local;
@@ -268,6 +273,7 @@ uint32_t vyre__b_emit(vyre_builder *b, vyre_program **out, vyre_error *err) {
   memset(m.local_map, 0xFF, ((size_t)b->local_count + 1) * sizeof(uint32_t));
   vyre_ir *ir = m.ir;
   memcpy(ir->view.workgroup_size, b->wg, sizeof(b->wg));
+  ir->view.subgroup_size = b->subgroup_size; // IR-SUBGROUP-1
   uint32_t st = intern(&m, b->name, &ir->view.name);
   for (uint32_t i = 0; !st && i < b->buffer_count; i++) {
     const vyre__bbuffer *src = &b->buffers[i];

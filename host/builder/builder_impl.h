@@ -63,7 +63,8 @@ struct vyre_builder {
   char late[160];    // the first call made after finish ("" when none)
   char *name;
   uint32_t wg[3];
-  uint32_t body; // first top-level statement
+  uint32_t subgroup_size; // IR-SUBGROUP-1 (0: none)
+  uint32_t body;          // first top-level statement
   vyre__bnode *nodes;
   uint32_t node_count, node_cap;
   vyre__blocal *locals;

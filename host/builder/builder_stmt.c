@@ -320,6 +320,47 @@ static vyre_var atomic(vyre_builder *b, const char *fn, uint32_t op, vyre_buf bu
   return local == NONE ? kNoVar : (vyre_var){b->serial, local};
 }
 
+uint32_t vyre_builder_subgroup_size(vyre_builder *b, uint32_t size) {
+  if (!vyre__b_enter(b, "vyre_builder_subgroup_size")) return status(b);
+  b->subgroup_size = size; // 8, 16 or 32: the validator's rule (IR-SUBGROUP-1)
+  return status(b);
+}
+
+vyre_var vyre_subgroup(vyre_builder *b, uint32_t op, vyre_expr value, vyre_expr lane,
+                       const char *result) {
+  static const char fn[] = "vyre_subgroup";
+  static const uint8_t kTakesLane[] = {
+#define VYRE__B_SG_LANE(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) [CODE] = (BRULE) != 0,
+      VYRE_IR_SUBGROUP_LIST(VYRE__B_SG_LANE)
+#undef VYRE__B_SG_LANE
+  };
+  uint32_t x, y = NONE, id, local;
+  if (!vyre__b_enter(b, fn)) return kNoVar;
+  if (op >= VYRE_IR_SUBGROUP_COUNT) {
+    vyre__b_fail(b, VYRE_STATUS_INVALID_PROGRAM,
+                 "%s: subgroup op %u is not a VYRE_SUBGROUP_* code. Fix: use "
+                 "VYRE_SUBGROUP_REDUCE_ADD, ..., _SCAN_XOR, _SHUFFLE, _SHUFFLE_XOR, _BROADCAST or "
+                 "_BALLOT.",
+                 fn, op);
+    return kNoVar;
+  }
+  if (kTakesLane[op] != (VYRE_HANDLE_OK(lane) ? 1 : 0)) {
+    vyre__b_fail(b, VYRE_STATUS_INVALID_PROGRAM, "%s: subgroup '%s' %s. Fix: %s.", fn,
+                 vyre_ir_subgroup_name(op),
+                 kTakesLane[op] ? "needs a lane (or mask)" : "takes no lane",
+                 kTakesLane[op] ? "pass the u32 lane expression" : "pass (vyre_expr){0, 0}");
+    return kNoVar;
+  }
+  if (!vyre__b_expr(b, fn, "the value", value, &x) ||
+      (kTakesLane[op] && !vyre__b_expr(b, fn, "the lane", lane, &y)) ||
+      !vyre__b_local(b, fn, result, 0, 0, &local) ||
+      !stmt(b, fn, VYRE_IR_K_SUBGROUP, x, y, NONE, &id))
+    return kNoVar;
+  b->nodes[id].op = (uint8_t)op;
+  b->nodes[id].ref = local;
+  return (vyre_var){b->serial, local};
+}
+
 vyre_var vyre_atomic(vyre_builder *b, uint32_t op, vyre_buf buf, vyre_expr index, vyre_expr value,
                      const char *result) {
   return atomic(b, "vyre_atomic", op, buf, index, NULL, value, result);

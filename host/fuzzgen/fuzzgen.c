@@ -218,6 +218,12 @@ typedef struct fg {
   // read i8b (i8) and u16b (u16), write o8 (u8) and o16 (i16), workgroup w8
   // (u8); with storage_half also read hb (f16) and write oh (bf16).
   int n816, nhalf;
+  // IR 1.1 subgroups (docs/ir.md IR-SUBGROUP-*), when opt.features allows:
+  // the program's subgroup_size (0: none). Its choices come from a second
+  // generator, so a program without subgroups is the one the seed gave
+  // before subgroups existed.
+  uint32_t sg;
+  fg_rng sr;
 } fg;
 
 typedef struct fg_ctx {
@@ -410,6 +416,9 @@ static json_t *fg_leaf(fg *g, uint32_t t, int uni) {
       if (t == T_U32) {
         const char *b = fg_builtins[fg_pick(&g->r, FG_N(fg_builtins))];
         if (uni && !fg_builtin_uniform(b)) b = "wgid";
+        // lane needs a subgroup_size (docs/ir.md IR-SUBGROUP-3).
+        if (!strcmp(b, "lane") && !g->sg) b = "lid";
+        if (!strcmp(b, "lane")) return fg_builtin(g, b, 0);
         return fg_builtin(g, b, fg_chance(&g->r, 3, 4) ? 0 : fg_pick(&g->r, 3));
       }
       break;
@@ -642,6 +651,8 @@ static json_t *fg_atomic(fg *g, int depth) {
   return n;
 }
 
+static json_t *fg_subgroup(fg *g);
+
 static json_t *fg_stmt(fg *g, fg_ctx ctx) {
   int deep = ctx.depth >= 4 || g->nodes >= g->opt.max_nodes;
   uint32_t c = fg_pick(&g->r, deep ? 60 : 100);
@@ -747,8 +758,45 @@ static json_t *fg_stmt(fg *g, fg_ctx ctx) {
     in.depth++;
     return fg_set(fg_node(g, "block"), "body", fg_block(g, in, 1 + fg_pick(&g->r, 3)));
   }
+  if (ctx.uni_cf && g->barriers_ok && g->sg && fg_chance(&g->sr, 2, 3)) return fg_subgroup(g);
   if (ctx.uni_cf && g->barriers_ok) return fg_barrier(g);
   return fg_store(g, 1);
+}
+
+// A subgroup op (docs/ir.md IR-SUBGROUP-2) at workgroup-uniform control flow;
+// its result is a new local (never workgroup-uniform).
+static json_t *fg_subgroup(fg *g) {
+  static const struct {
+    const char *op;
+    uint32_t types; // bit per T_*: what the value may be
+    int lane;       // 0 none, 1 lane, 2 mask, 3 uniform lane
+  } ops[] = {
+#define FG_SG_ROW(NAME, CODE, JSON, CLS, BIN, MASK, BRULE)                                         \
+  {JSON, MASK,                                                                                     \
+   BRULE == VYRE_IR_SG_B_LANE  ? 1                                                                 \
+   : BRULE == VYRE_IR_SG_B_XOR ? 2                                                                 \
+   : BRULE == VYRE_IR_SG_B_UNI ? 3                                                                 \
+                               : 0},
+      VYRE_IR_SUBGROUP_LIST(FG_SG_ROW)
+#undef FG_SG_ROW
+  };
+  uint32_t k = fg_pick(&g->sr, FG_N(ops));
+  uint32_t cand[4], nc = 0;
+  for (uint32_t i = 0; i < 4; i++)
+    if (ops[k].types & (1u << fg_value_types[i])) cand[nc++] = fg_value_types[i];
+  uint32_t t = nc ? cand[fg_pick(&g->sr, nc)] : T_U32;
+  json_t *n = fg_node(g, "subgroup");
+  fg_set(n, "op", json_string(ops[k].op));
+  fg_set(n, "value", fg_expr(g, t, 1, 0));
+  if (ops[k].lane)
+    fg_set(n, ops[k].lane == 2 ? "mask" : "lane", fg_expr(g, T_U32, 2, ops[k].lane == 3));
+  fg_local *l = fg_new_local(g, t == T_BOOL ? T_U32 : t);
+  if (!l) {
+    json_decref(n);
+    return fg_store(g, 1);
+  }
+  fg_set(n, "name", json_string(l->name));
+  return n;
 }
 
 // A statement list; its locals are visible only inside it (docs/ir.md §6).
@@ -870,6 +918,20 @@ static char *fg_generate(fg *g, size_t *out_len) {
   json_object_set_new(root, "vyre", json_integer(1));
   json_object_set_new(root, "name", json_string("fuzz"));
   json_object_set_new(root, "workgroup_size", fg_dim3(g->wx, g->wy, 1));
+  // Subgroups (docs/ir.md IR-SUBGROUP-1) only in programs with barriers (the
+  // same placement rules), on a workgroup of whole subgroups; a trap before a
+  // subgroup op leaves its results unspecified (IR-SUBGROUP-8), so no traps.
+  if ((g->opt.features & VYRE_IR_FEATURE_SUBGROUP) && g->barriers_ok && fg_chance(&g->sr, 1, 2)) {
+    static const uint32_t sizes[] = {8, 16, 32};
+    uint32_t s = sizes[fg_pick(&g->sr, 3)];
+    while (s >= 8 && g->W % s)
+      s /= 2;
+    if (s >= 8) {
+      g->sg = s;
+      g->traps_ok = 0;
+      json_object_set_new(root, "subgroup_size", json_integer(s));
+    }
+  }
   // Bindings: a shuffled 0..10, so binding order differs from declaration
   // order (docs/ir.md §3).
   int bind[11];
@@ -985,6 +1047,7 @@ char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *
   if (!g) return NULL;
   fg_init(g, opt);
   g->r.state = seed;
+  g->sr.state = seed ^ 0x5355424752505553ull; // the subgroup choices' own stream
   char *text = fg_generate(g, out_len);
   free(g);
   return text;
@@ -1001,6 +1064,7 @@ char *vyre_fuzzgen_case_from_bytes(const uint8_t *data, size_t size,
   for (size_t i = 0; i < size; i++)
     h = (h ^ data[i]) * 0x100000001B3ull;
   g->r.state = h;
+  g->sr.state = h ^ 0x5355424752505553ull; // the subgroup choices' own stream
   char *text = fg_generate(g, out_len);
   free(g);
   return text;

@@ -41,9 +41,10 @@ struct vyre_ir {
 // JSON field names from the program root, e.g. "body[1].then[0].value.b".
 uint32_t vyre__ir_validate(vyre_ir_program *p, const vyre_ir_limits *limits, vyre_error *err);
 
-// The barrier rules (IR-BARRIER-2..9), run by vyre__ir_validate() after the structure,
-// scoping and types of |p| passed and p->flags is filled (ir_uniform.c): a
-// barrier only under workgroup-uniform if conditions and for bounds, and in a
+// The barrier rules (IR-BARRIER-2..9) and the subgroup rules (IR-SUBGROUP-4:
+// a subgroup op is placed like a barrier; a broadcast lane is workgroup-uniform), run by
+// vyre__ir_validate() after the structure, scoping and types of |p| passed and p->flags is filled
+// (ir_uniform.c): a barrier only under workgroup-uniform if conditions and for bounds, and in a
 // program with a barrier, `return` only as the last top-level statement.
 uint32_t vyre__ir_check_uniform(const vyre_ir_program *p, vyre_error *err);
 
@@ -89,6 +90,7 @@ typedef enum vyre__ir_names {
   VYRE__IR_NAMES_UN,
   VYRE__IR_NAMES_BIN,
   VYRE__IR_NAMES_ATOMIC,
+  VYRE__IR_NAMES_SUBGROUP,
 } vyre__ir_names;
 
 // Writes the names of |which|, in code order, into |out| (|cap| > 0 bytes)

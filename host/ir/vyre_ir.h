@@ -109,6 +109,7 @@ const char *vyre_ir_kind_name(uint32_t kind);
 const char *vyre_ir_un_name(uint32_t op);
 const char *vyre_ir_bin_name(uint32_t op);
 const char *vyre_ir_atomic_name(uint32_t op);
+const char *vyre_ir_subgroup_name(uint32_t op); // "reduce_add", ... (docs/ir.md IR-SUBGROUP-*)
 const char *vyre_ir_builtin_name(uint32_t builtin);
 // IR features (one VYRE_IR_FEATURE_* bit): the name ("int_sat"), what it adds,
 // and the IR minor version that introduced it. Unknown bits give "?", a

@@ -16,6 +16,7 @@
 // UNSUPPORTED, never a crash; what the plan does not know (operand types of
 // an operator, stores to read buffers) is checked here.
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,6 +423,12 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
     else
       cc_emit(cc, CPU_OP_TRAP, 0, 0, n->axis, 0, 0, 0);
     break;
+  case VYRE_IR_K_SUBGROUP: {
+    uint32_t rv = cc_expr(cc, n->a);
+    uint32_t rl = n->b != VYRE_IR_NONE ? cc_expr(cc, n->b) : rv;
+    cc_emit(cc, CPU_OP_SUBGROUP, n->op, n->ref, rv, rl, cc->p->nodes[n->a].type, 0);
+    break;
+  }
   case VYRE_IR_K_ATOMIC: {
     if (!cc_writable_ok(cc, n->ref, idx)) break;
     uint32_t ri = cc_expr(cc, n->a);
@@ -504,11 +511,11 @@ static uint32_t cc_sizes(const vyre_compile_args *args, vyre_cpu_code *out, vyre
 uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   const vyre_ir_program *p = args ? args->program : NULL;
-  if (!p || p->struct_size < sizeof(vyre_ir_program))
+  if (!p || p->struct_size < offsetof(vyre_ir_program, subgroup_size))
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, CPU_NAME,
                          "compile got no program view or one with struct_size %u (want %zu). "
                          "Fix: pass vyre_ir_view() of a decoded program.",
-                         p ? p->struct_size : 0u, sizeof(vyre_ir_program));
+                         p ? p->struct_size : 0u, offsetof(vyre_ir_program, subgroup_size));
   uint32_t st = cc_sizes(args, out, err);
   if (st) return st;
   // The plan checks the view (indices, ranges, kinds, op and type codes,
@@ -552,7 +559,8 @@ uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, 
   cc_list(&cc, p->body, p->body_count);
   cc_emit(&cc, CPU_OP_RET, 0, 0, 0, 0, 0, 0);
   free(cc.lit_reg);
-  out->has_barrier = (plan.uses & VYRE_KIT_USES_BARRIER) != 0;
+  out->has_barrier = (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP)) != 0;
+  out->subgroup_size = plan.subgroup_size;
   vyre_kit_plan_free(&plan);
   if (cc.failed) {
     free(cc.insns);

@@ -134,6 +134,10 @@ typedef enum vyre_cpu_opcode {
   CPU_OP_BARRIER,
   CPU_OP_ATOMIC, // sub = vyre_cpu_atomic_op; buf a, index r[b], value r[c], expected r[d];
                  // dst or NONE
+  // sub = VYRE_IR_SUBGROUP_*; value r[a], lane r[b] (when the op takes one), value
+  // type c; dst = the result local. Yields to the workgroup scheduler like a
+  // barrier; the scheduler computes every lane's result (docs/ir.md IR-SUBGROUP-*).
+  CPU_OP_SUBGROUP,
   CPU_OP_COUNT
 } vyre_cpu_opcode;
 
@@ -180,9 +184,10 @@ typedef struct vyre_cpu_code {
   uint32_t wg_words; // workgroup scratch, in 4-byte words
   uint32_t wgsize[3];
   uint32_t wg_invocations;
-  uint32_t has_barrier;
-  uint32_t reverse; // VYRE_COMPILE_REVERSE_ORDER
-  char name[64];    // program name for messages
+  uint32_t has_barrier;   // barriers or subgroup ops: invocations run in phases
+  uint32_t subgroup_size; // IR-SUBGROUP-1 (0: none)
+  uint32_t reverse;       // VYRE_COMPILE_REVERSE_ORDER
+  char name[64];          // program name for messages
 } vyre_cpu_code;
 
 // Builds |out| from a validated program view. Errors: INVALID_PROGRAM (a

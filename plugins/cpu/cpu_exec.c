@@ -26,10 +26,11 @@
 #include "vyre_half.h"
 #include "vyre_kit.h"
 
-#define CPU_STOP_END     0
-#define CPU_STOP_BARRIER 1
-#define CPU_STOP_TRAP    2
-#define CPU_STOP_ABORT   3
+#define CPU_STOP_END      0
+#define CPU_STOP_BARRIER  1
+#define CPU_STOP_TRAP     2
+#define CPU_STOP_ABORT    3
+#define CPU_STOP_SUBGROUP 4
 
 // Back-edges between two checks of the deadline and the cancel flag.
 #define CPU_CHECK_EVERY 4096u
@@ -254,6 +255,10 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
         break;
       case VYRE_IR_BUILTIN_WGID:
         v = w->wgid[ax];
+        break;
+      case VYRE_IR_BUILTIN_LANE: // IR-SUBGROUP-3: linear local index mod subgroup_size
+        v = (w->lid[0] + code->wgsize[0] * (w->lid[1] + code->wgsize[1] * w->lid[2])) %
+            code->subgroup_size;
         break;
       case VYRE_IR_BUILTIN_NWG:
         v = w->L->total[ax];
@@ -592,6 +597,9 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
     case CPU_OP_BARRIER:
       *pcp = pc;
       return CPU_STOP_BARRIER;
+    case CPU_OP_SUBGROUP: // the workgroup scheduler computes it (cpu_subgroup)
+      *pcp = pc;
+      return CPU_STOP_SUBGROUP;
     case CPU_OP_ATOMIC: {
       const vyre_cpu_view *v = &views[I->a];
       uint32_t old =
@@ -643,6 +651,98 @@ static void cpu_record_trap(vyre_cpu_worker *w) {
   atomic_flag_clear_explicit(&L->trap_lock, memory_order_release);
 }
 
+//===----------------------------------------------------------------------===//
+// Subgroup operations (docs/ir.md IR-SUBGROUP-*): computed for the whole
+// workgroup once every invocation stopped at the op, with exactly the
+// networks the IR specifies (IR-SUBGROUP-6, IR-SUBGROUP-7).
+//===----------------------------------------------------------------------===//
+
+typedef struct cpu_sg_row {
+  uint32_t cls, bin;
+} cpu_sg_row;
+#define CPU_SG_ROW(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) [CODE] = {CLS, BIN},
+static const cpu_sg_row kCpuSg[] = {VYRE_IR_SUBGROUP_LIST(CPU_SG_ROW)};
+_Static_assert(sizeof(kCpuSg) / sizeof(kCpuSg[0]) == VYRE_IR_SUBGROUP_COUNT,
+               "one CPU row per VYRE_IR_SUBGROUP_LIST row");
+
+// x op y for the combining operators of reduce and scan, with the IR's
+// semantics (wrapping integer add, f32 add rounded then flushed, IR min/max).
+static uint32_t cpu_sg_combine(uint32_t bin, uint32_t type, uint32_t x, uint32_t y) {
+  switch (bin) {
+  case VYRE_IR_BIN_ADD:
+    return type == VYRE_IR_TYPE_F32 ? f_bits(f_of(x) + f_of(y)) : x + y;
+  case VYRE_IR_BIN_MIN:
+    if (type == VYRE_IR_TYPE_F32) return f_min(x, y);
+    if (type == VYRE_IR_TYPE_I32) return (int32_t)x < (int32_t)y ? x : y;
+    return x < y ? x : y;
+  case VYRE_IR_BIN_MAX:
+    if (type == VYRE_IR_TYPE_F32) return f_max(x, y);
+    if (type == VYRE_IR_TYPE_I32) return (int32_t)x > (int32_t)y ? x : y;
+    return x > y ? x : y;
+  case VYRE_IR_BIN_AND:
+    return x & y;
+  case VYRE_IR_BIN_OR:
+    return x | y;
+  default: // VYRE_IR_BIN_XOR
+    return x ^ y;
+  }
+}
+
+// The op every live invocation stopped at (uniform control flow, IR-SUBGROUP-4):
+// reads each invocation's value and lane registers, writes each result.
+// Invocations that ended early (a trap) take part with whatever their
+// registers hold; the results are then unspecified (IR-SUBGROUP-8).
+static void cpu_subgroup(vyre_cpu_worker *w) {
+  const vyre_cpu_code *c = w->L->code;
+  const uint32_t n = c->wg_invocations, S = c->subgroup_size, rc = c->reg_count;
+  uint32_t first = 0;
+  while (first < n && !w->live[first])
+    first++;
+  if (first == n || S == 0 || S > 32) return;
+  const vyre_cpu_insn *I = &c->insns[w->pcs[first] - 1];
+  const cpu_sg_row *row = &kCpuSg[I->sub < VYRE_IR_SUBGROUP_COUNT ? I->sub : 0];
+  uint32_t v[32], t[32];
+  for (uint32_t base = 0; base < n; base += S) {
+    uint32_t *r0 = w->regs + (size_t)base * rc;
+    for (uint32_t k = 0; k < S; k++)
+      v[k] = r0[(size_t)k * rc + I->a];
+    switch (row->cls) {
+    case VYRE_IR_SG_REDUCE: // butterfly: v[k] = v[k] op v[k ^ d], d = 1, 2, 4, ...
+      for (uint32_t d = 1; d < S; d <<= 1) {
+        for (uint32_t k = 0; k < S; k++)
+          t[k] = cpu_sg_combine(row->bin, I->c, v[k], v[k ^ d]);
+        memcpy(v, t, S * sizeof(uint32_t));
+      }
+      break;
+    case VYRE_IR_SG_SCAN: // Hillis-Steele: v[k] = v[k - d] op v[k] for k >= d
+      for (uint32_t d = 1; d < S; d <<= 1) {
+        for (uint32_t k = 0; k < S; k++)
+          t[k] = k >= d ? cpu_sg_combine(row->bin, I->c, v[k - d], v[k]) : v[k];
+        memcpy(v, t, S * sizeof(uint32_t));
+      }
+      break;
+    case VYRE_IR_SG_SHUFFLE:
+      for (uint32_t k = 0; k < S; k++) {
+        uint32_t lane = r0[(size_t)k * rc + I->b] & (S - 1u);
+        if (I->sub == VYRE_IR_SUBGROUP_SHUFFLE_XOR) lane ^= k;
+        t[k] = v[lane];
+      }
+      memcpy(v, t, S * sizeof(uint32_t));
+      break;
+    default: { // VYRE_IR_SG_BALLOT
+      uint32_t m = 0;
+      for (uint32_t k = 0; k < S; k++)
+        m |= (v[k] ? 1u : 0u) << k;
+      for (uint32_t k = 0; k < S; k++)
+        v[k] = m;
+      break;
+    }
+    }
+    for (uint32_t k = 0; k < S; k++)
+      r0[(size_t)k * rc + I->dst] = v[k];
+  }
+}
+
 // Runs workgroup number |wg| (linear, x fastest). Returns 0, or 1 when the
 // launch must stop.
 static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
@@ -668,6 +768,7 @@ static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
   memset(w->live, 1, n);
   uint32_t live = n;
   while (live) {
+    int subgroup = 0;
     for (uint32_t k = 0; k < n; k++) {
       uint32_t i = c->reverse ? n - 1 - k : k;
       if (!w->live[i]) continue;
@@ -675,10 +776,15 @@ static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
       int s = cpu_interp(w, w->regs + (size_t)i * c->reg_count, &w->pcs[i]);
       if (s == CPU_STOP_ABORT) return 1;
       if (s == CPU_STOP_BARRIER) continue;
+      if (s == CPU_STOP_SUBGROUP) {
+        subgroup = 1;
+        continue;
+      }
       if (s == CPU_STOP_TRAP) cpu_record_trap(w);
       w->live[i] = 0;
       live--;
     }
+    if (subgroup) cpu_subgroup(w);
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 // features, the lane plan and per-node facts. Pure: reads the view only.
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,14 @@ static int walk_expr(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
       return bad(s, VYRE_STATUS_UNSUPPORTED, idx, "builtin %u is unknown to this plugin", n->op);
     }
     if (n->axis > 2) return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx, "builtin axis %u", n->axis);
+    if (n->op == VYRE_IR_BUILTIN_LANE) {
+      s->plan->uses |= VYRE_KIT_USES_SUBGROUP;
+      s->plan->features |= VYRE_IR_FEATURE_SUBGROUP;
+      if (!s->plan->subgroup_size || n->axis)
+        return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx,
+                   "builtin lane on axis %u in a program of subgroup_size %u", n->axis,
+                   s->plan->subgroup_size);
+    }
     break;
   case VYRE_IR_K_LOAD:
     if (!check_ref(s, idx, "buffer", n->ref, p->buffer_count)) return 0;
@@ -237,6 +246,30 @@ static int walk_stmt(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
   case VYRE_IR_K_BARRIER:
     plan->uses |= VYRE_KIT_USES_BARRIER;
     return 1;
+  case VYRE_IR_K_SUBGROUP: {
+    // docs/ir.md IR-SUBGROUP-2: op, result local, value, lane where the row takes one.
+    if (n->op >= VYRE_IR_SUBGROUP_COUNT) {
+      s->newer = 1;
+      return bad(s, VYRE_STATUS_UNSUPPORTED, idx, "subgroup op code %u is unknown to this plugin",
+                 n->op);
+    }
+    static const uint8_t kTakesB[] = {
+#define KIT_SG_B(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) [CODE] = (BRULE) != VYRE_IR_SG_B_NONE,
+        VYRE_IR_SUBGROUP_LIST(KIT_SG_B)
+#undef KIT_SG_B
+    };
+    plan->uses |= VYRE_KIT_USES_SUBGROUP;
+    plan->features |= VYRE_IR_FEATURE_SUBGROUP;
+    if (!plan->subgroup_size)
+      return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx, "a subgroup op without a subgroup_size");
+    if (!check_ref(s, idx, "subgroup result local", n->ref, p->local_count) ||
+        !walk_expr(s, n->a, idx, depth + 1, ctx))
+      return 0;
+    if (kTakesB[n->op]) return walk_expr(s, n->b, idx, depth + 1, ctx);
+    if (n->b != NONE)
+      return bad(s, VYRE_STATUS_INVALID_PROGRAM, idx, "a lane on subgroup op %u", n->op);
+    return 1;
+  }
   case VYRE_IR_K_GRID_BARRIER:
     // The host splits a program at its grid barriers and hands plugins the
     // phases (docs/ir.md IR-GBAR-3); the kind itself is never lowered.
@@ -780,6 +813,27 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
                          "memory.",
                          p->node_count);
   }
+  // IR-SUBGROUP-1: a field of ABI 1.2 views (0 in older ones: no subgroups).
+  if (p->struct_size >= offsetof(vyre_ir_program, subgroup_size) + sizeof(uint32_t))
+    out->subgroup_size = p->subgroup_size;
+  if (out->subgroup_size && out->subgroup_size != 8 && out->subgroup_size != 16 &&
+      out->subgroup_size != 32) {
+    uint32_t sg = out->subgroup_size;
+    vyre_kit_plan_free(out);
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_PROGRAM, 0, backend,
+                         "the program's subgroup_size is %u, not 8, 16 or 32. Fix: pass a program "
+                         "the host decoded and validated.",
+                         sg);
+  }
+  if (out->subgroup_size && wg && ((uint64_t)wg[0] * wg[1] * wg[2]) % out->subgroup_size != 0) {
+    uint32_t sg = out->subgroup_size;
+    vyre_kit_plan_free(out);
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, backend,
+                         "workgroup size [%u,%u,%u] is not a whole number of subgroups of %u "
+                         "invocations (docs/ir.md IR-SUBGROUP-1). Fix: use a workgroup size "
+                         "whose x*y*z is a multiple of %u.",
+                         wg[0], wg[1], wg[2], sg, sg);
+  }
   pstate s = {.plan = out, .p = p, .backend = backend, .err = err};
   if (plan_slots(&s)) walk_list(&s, NONE, p->body, p->body_count, 1, 0);
   if (!s.status)
@@ -831,7 +885,9 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
                          "memory.",
                          p->node_count);
   }
-  if (wg)
+  if (wg && (out->uses & VYRE_KIT_USES_SUBGROUP))
+    snprintf(out->lanes.why, sizeof(out->lanes.why), "subgroup operations");
+  else if (wg)
     vyre_kit_lanes_plan(p, wg, &out->lanes);
   else
     snprintf(out->lanes.why, sizeof(out->lanes.why), "no workgroup size given");

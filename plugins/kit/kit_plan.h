@@ -50,6 +50,9 @@ extern "C" {
 #define VYRE_KIT_USES_ATOMIC           0x8u
 #define VYRE_KIT_USES_RETURN           0x10u
 #define VYRE_KIT_USES_LOOP             0x20u
+// subgroup ops or the lane builtin (docs/ir.md IR-SUBGROUP-*): every backend
+// runs these programs one invocation per thread with per-invocation state.
+#define VYRE_KIT_USES_SUBGROUP 0x40u
 
 // Per-node facts (vyre_kit_node_facts.flags).
 #define VYRE_KIT_FACT_REACHED   0x1u // the walk reached the node from the body
@@ -86,8 +89,9 @@ typedef struct vyre_kit_plan {
   uint8_t access_of_slot[VYRE_KIT_MAX_SLOTS];  // VYRE_IR_ACCESS_* per slot
   uint32_t *slot_of_buffer;                    // per program buffer: slot, or NONE (workgroup)
   uint32_t workgroup_bytes;                    // sum over workgroup buffers
-  vyre_kit_lanes lanes;                        // lane plan (ok = 0 when made without wg)
-  vyre_kit_node_facts *facts;                  // node_count entries
+  uint32_t subgroup_size;     // IR-SUBGROUP-1: 8, 16 or 32; 0 when the program declares none
+  vyre_kit_lanes lanes;       // lane plan (ok = 0 when made without wg)
+  vyre_kit_node_facts *facts; // node_count entries
 } vyre_kit_plan;
 
 // Makes the plan of |p| at workgroup size |wg| (NULL: no lane plan) for a

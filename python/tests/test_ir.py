@@ -132,3 +132,36 @@ def test_builder_grid_barrier_live_local_refused() -> None:
     assert ei.value.status == vyre.Status.INVALID_PROGRAM
     assert "'g'" in ei.value.message and "grid_barrier at body[1]" in ei.value.message
     assert "Fix:" in ei.value.message
+
+
+def test_builder_spells_subgroup_example() -> None:
+    # examples/subgroup_rows.json (docs/ir.md IR-SUBGROUP-*), node for node.
+    doc = json.loads((EXAMPLES / "subgroup_rows.json").read_text())
+    S = 32
+    i = ir.add(ir.lid(0), ir.mul(ir.gid(1), ir.lit_u(S)))
+    body = [ir.let("i", i),
+            ir.let("x", ir.load("x", ir.var("i"))),
+            ir.subgroup("reduce_max", "m", ir.var("x")),
+            ir.let("d", ir.sub(ir.var("x"), ir.var("m"))),
+            ir.subgroup("reduce_add", "s", ir.var("d")),
+            ir.subgroup("scan_add", "r", ir.var("d")),
+            ir.store("running", ir.var("i"), ir.var("r")),
+            ir.if_(ir.eq(ir.lane(), ir.lit_u(0)), [
+                ir.store("row_max", ir.gid(1), ir.var("m")),
+                ir.store("row_sum", ir.gid(1), ir.var("s"))])]
+    built = ir.program(
+        "subgroup_rows",
+        [ir.buf("x", 0, "read", "f32"), ir.buf("row_max", 1, "write", "f32", count=64),
+         ir.buf("row_sum", 2, "write", "f32", count=64),
+         ir.buf("running", 3, "write", "f32", count=64 * S)],
+        body, workgroup_size=(S, 4, 1), description=doc["description"], subgroup_size=S)
+    for k in ("inputs", "expect", "grid"):
+        doc.pop(k)
+    assert built == doc
+    prog = vyre.Program.from_json(built)
+    assert prog.hash == vyre.Program.from_json(doc).hash
+    assert prog.features == frozenset({"subgroup"})
+    with pytest.raises(ValueError):
+        ir.subgroup("shuffle", "t", ir.var("x"))
+    with pytest.raises(ValueError):
+        ir.subgroup("reduce_add", "t", ir.var("x"), ir.lit_u(1))

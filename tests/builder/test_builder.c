@@ -805,8 +805,8 @@ static void test_builder_refuses_codes_outside_the_lists(void **state) {
   expect_finish(b, VYRE_STATUS_INVALID_PROGRAM, "buffer 'x' has element type 17", NULL);
 
   b = vyre_builder_create("c", 64, 1, 1);
-  vyre_builtin(b, 5, 0);
-  expect_finish(b, VYRE_STATUS_INVALID_PROGRAM, "vyre_builtin: builtin 5 is not", NULL);
+  vyre_builtin(b, VYRE_IR_BUILTIN_COUNT, 0);
+  expect_finish(b, VYRE_STATUS_INVALID_PROGRAM, "is not a VYRE_BUILTIN_* code", NULL);
 
   b = vyre_builder_create("c", 64, 1, 1);
   vyre_lid(b, 300);

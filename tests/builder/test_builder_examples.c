@@ -43,6 +43,57 @@ static vyre_device *open_cpu(void) {
   return dev;
 }
 
+// docs/ir.md IR-SUBGROUP-*: the builder's subgroup calls spell
+// examples/subgroup_rows.json (same hash), and it runs to the case's outputs.
+static void test_builder_subgroup_rows_is_the_json_example(void **state) {
+  (void)state;
+  vyre_error e = new_err();
+  vyre_case *c = NULL;
+  uint32_t st = vyre_case_from_file(VYRE_SOURCE_DIR "/examples/subgroup_rows.json", NULL, &c, &e);
+  if (st) fail_msg("examples/subgroup_rows.json: %s", e.message);
+  const uint32_t S = 32;
+  vyre_builder *b = vyre_builder_create("subgroup_rows", S, 4, 1);
+  assert_int_equal(vyre_builder_subgroup_size(b, S), VYRE_STATUS_OK);
+  vyre_buf x = vyre_builder_buffer(b, "x", 0, VYRE_ACCESS_READ, VYRE_TYPE_F32, 0);
+  vyre_buf mx = vyre_builder_buffer(b, "row_max", 1, VYRE_ACCESS_WRITE, VYRE_TYPE_F32, 64);
+  vyre_buf sm = vyre_builder_buffer(b, "row_sum", 2, VYRE_ACCESS_WRITE, VYRE_TYPE_F32, 64);
+  vyre_buf run = vyre_builder_buffer(b, "running", 3, VYRE_ACCESS_WRITE, VYRE_TYPE_F32, 64 * S);
+  const vyre_expr none = {0, 0};
+  vyre_var i = vyre_let(b, "i",
+                        vyre_bin(b, VYRE_OP_ADD, vyre_lid(b, 0),
+                                 vyre_bin(b, VYRE_OP_MUL, vyre_gid(b, 1), vyre_lit_u32(b, S))));
+  vyre_var xv = vyre_let(b, "x", vyre_load(b, x, vyre_get(b, i)));
+  vyre_var m = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_MAX, vyre_get(b, xv), none, "m");
+  vyre_var d = vyre_let(b, "d", vyre_bin(b, VYRE_OP_SUB, vyre_get(b, xv), vyre_get(b, m)));
+  vyre_var s = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_ADD, vyre_get(b, d), none, "s");
+  vyre_var r = vyre_subgroup(b, VYRE_SUBGROUP_SCAN_ADD, vyre_get(b, d), none, "r");
+  vyre_store(b, run, vyre_get(b, i), vyre_get(b, r));
+  vyre_if_begin(b,
+                vyre_bin(b, VYRE_OP_EQ, vyre_builtin(b, VYRE_BUILTIN_LANE, 0), vyre_lit_u32(b, 0)));
+  vyre_store(b, mx, vyre_gid(b, 1), vyre_get(b, m));
+  vyre_store(b, sm, vyre_gid(b, 1), vyre_get(b, s));
+  vyre_if_end(b);
+  vyre_program *p = NULL;
+  st = vyre_builder_finish(b, &p, &e);
+  if (st) fail_msg("finish: %s", e.message);
+  vyre_builder_destroy(b);
+  const vyre_ir_program *mine = vyre_program_ir(p), *theirs = vyre_ir_view(c->program);
+  assert_int_equal(mine->subgroup_size, S);
+  assert_int_equal(mine->canonical_size, theirs->canonical_size);
+  assert_memory_equal(mine->canonical, theirs->canonical, mine->canonical_size);
+  assert_memory_equal(mine->hash, theirs->hash, 16);
+  vyre_program_free(p);
+  vyre_case_free(c);
+  // A lane where the op takes none, and none where it needs one.
+  b = vyre_builder_create("bad", 64, 1, 1);
+  vyre_builder_subgroup_size(b, 8);
+  vyre_subgroup(b, VYRE_SUBGROUP_SHUFFLE, vyre_lit_u32(b, 1), none, "t");
+  st = vyre_builder_finish(b, &p, &e);
+  assert_int_equal(st, VYRE_STATUS_INVALID_PROGRAM);
+  assert_non_null(strstr(e.message, "subgroup 'shuffle' needs a lane"));
+  vyre_builder_destroy(b);
+}
+
 static void test_builder_vadd_is_the_json_example(void **state) {
   vyre_error e = new_err();
   vyre_case *c = NULL;
@@ -237,6 +288,7 @@ static void test_builder_int_sat_ops_compute_on_the_cpu(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builder_vadd_is_the_json_example),
+      cmocka_unit_test(test_builder_subgroup_rows_is_the_json_example),
       cmocka_unit_test(test_builder_sgemm_rb_is_bit_exact_against_the_fma_loop),
       cmocka_unit_test(test_builder_sgemm_rb_refuses_bad_sizes),
       cmocka_unit_test(test_builder_sgemm_rb_json_example_is_current),

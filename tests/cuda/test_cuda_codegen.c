@@ -838,6 +838,13 @@ static void compile_case(const char *path, void *ctx) {
   vyre_case *cs = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
   if (vyre_case_from_file(path, NULL, &cs, &err)) return; // not a loadable case file
+  // A workgroup_override the case expects refused at compile (INVALID_ARGUMENT:
+  // e.g. not a whole number of subgroups, docs/ir.md IR-SUBGROUP-1): nothing to compile.
+  if (cs->has_workgroup_override && cs->expect_kind == VYRE_CASE_EXPECT_ERROR &&
+      cs->expect_error == VYRE_STATUS_INVALID_ARGUMENT) {
+    vyre_case_free(cs);
+    return;
+  }
   // A grid-barrier program reaches the plugin as its phases (docs/ir.md
   // IR-GBAR-3): each phase is compiled, as libvyre would hand them over.
   uint32_t phases = cs->program ? vyre_ir_phase_count(cs->program) : 0;
@@ -877,6 +884,73 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
     skip();
   }
   assert_int_equal(g_failed, 0);
+}
+#endif
+
+#ifdef VYRE_CUDA_HAVE_JSON
+// docs/ir.md IR-SUBGROUP-*: every subgroup op at every subgroup size is a
+// width-S warp shuffle network (reduce: xor distances 1, 2, 4, ...; scan:
+// shfl_up by 1, 2, 4, ...) and compiles; a workgroup of 40 (a partial last
+// warp) masks the warp's existing threads.
+static void test_codegen_subgroup_ops_are_width_limited_shuffles(void **state) {
+  (void)state;
+  static const char *const kOps[] = {"reduce_add", "scan_add",    "scan_max",  "reduce_min",
+                                     "shuffle",    "shuffle_xor", "broadcast", "ballot",
+                                     "reduce_xor", "scan_and",    "reduce_or"};
+  static const uint32_t kSizes[] = {8, 16, 32};
+  for (unsigned si = 0; si < 3; si++) {
+    for (unsigned oi = 0; oi < sizeof(kOps) / sizeof(kOps[0]); oi++) {
+      const char *op = kOps[oi];
+      const int ballot = !strcmp(op, "ballot");
+      const int bits =
+          !strcmp(op, "reduce_xor") || !strcmp(op, "scan_and") || !strcmp(op, "reduce_or");
+      const char *lane = !strcmp(op, "shuffle") || !strcmp(op, "broadcast") ? ", \"lane\": "
+                         : !strcmp(op, "shuffle_xor")                       ? ", \"mask\": "
+                                                                            : NULL;
+      char json[2048];
+      snprintf(json, sizeof(json),
+               "{\"vyre\": 1, \"name\": \"sg\", \"workgroup_size\": [%u, 1, 1], "
+               "\"subgroup_size\": %u, \"buffers\": ["
+               "{\"name\": \"a\", \"binding\": 0, \"access\": \"read\", \"type\": \"f32\"},"
+               "{\"name\": \"o\", \"binding\": 1, \"access\": \"write\", \"type\": \"%s\", "
+               "\"count\": 64}], \"body\": ["
+               "{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"load\", \"buffer\": \"a\", "
+               "\"index\": {\"k\": \"builtin\", \"b\": \"gid\", \"axis\": 0}}},"
+               "{\"k\": \"subgroup\", \"op\": \"%s\", \"name\": \"r\", \"value\": %s%s%s},"
+               "{\"k\": \"store\", \"buffer\": \"o\", \"index\": {\"k\": \"builtin\", \"b\": "
+               "\"lane\", \"axis\": 0}, \"value\": {\"k\": \"var\", \"name\": \"r\"}}]}",
+               kSizes[si] == 8 ? 40u : 64u, kSizes[si], ballot || bits ? "u32" : "f32", op,
+               ballot ? "{\"k\": \"bin\", \"op\": \"gt\", \"a\": {\"k\": \"var\", \"name\": "
+                        "\"x\"}, \"b\": {\"k\": \"lit\", \"t\": \"f32\", \"v\": 0}}"
+               : bits ? "{\"k\": \"bitcast\", \"to\": \"u32\", \"a\": {\"k\": \"var\", "
+                        "\"name\": \"x\"}}"
+                      : "{\"k\": \"var\", \"name\": \"x\"}",
+               lane ? lane : "", lane ? "{\"k\": \"lit\", \"t\": \"u32\", \"v\": 37}" : "");
+      vyre_ir *ir = NULL;
+      vyre_error err = {.struct_size = sizeof(err)};
+      if (vyre_ir_from_json(json, strlen(json), NULL, &ir, &err))
+        fail_msg("%s/%u: %s", op, kSizes[si], err.message);
+      const vyre_ir_program *p = vyre_ir_view(ir);
+      char *src = NULL;
+      assert_int_equal(vyre_cuda_generate(p, p->workgroup_size, &src, NULL, NULL, &err), 0);
+      char want[128];
+      if (!strncmp(op, "reduce", 6))
+        snprintf(want, sizeof(want), "__shfl_xor_sync(vsgm, sv, %uu, %u)", kSizes[si] / 2u,
+                 kSizes[si]);
+      else if (!strncmp(op, "scan", 4))
+        snprintf(want, sizeof(want), "__shfl_up_sync(vsgm, sv, %uu, %u)", kSizes[si] / 2u,
+                 kSizes[si]);
+      else if (ballot)
+        snprintf(want, sizeof(want), "__ballot_sync(vsgm, sv)");
+      else
+        snprintf(want, sizeof(want), "(vsgm, sv, sl, %u)", kSizes[si]);
+      if (!strstr(src, want)) fail_msg("%s/%u: no %s in\n%s", op, kSizes[si], want, src);
+      assert_non_null(strstr(src, "(vsgl & "));
+      free(src);
+      if (nvrtc_ready()) assert_int_equal(compile_sm90(p, p->workgroup_size, op), 0);
+      vyre_ir_free(ir);
+    }
+  }
 }
 #endif
 
@@ -921,6 +995,9 @@ int main(void) {
       cmocka_unit_test(test_codegen_refuses_a_malformed_view_with_the_node),
       cmocka_unit_test(test_codegen_refuses_an_operand_type_the_op_does_not_take),
       cmocka_unit_test(test_codegen_int_sat_ops_use_their_helpers_and_compile),
+#ifdef VYRE_CUDA_HAVE_JSON
+      cmocka_unit_test(test_codegen_subgroup_ops_are_width_limited_shuffles),
+#endif
       cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),

@@ -83,10 +83,16 @@ static void test_generator_covers_every_row(void **state) {
       VYRE_IR_ATOMIC_LIST(X)
 #undef X
   };
+  static const char *const subgroup[] = {
+#define X(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) JSON,
+      VYRE_IR_SUBGROUP_LIST(X)
+#undef X
+  };
   enum {
     NU = sizeof un / sizeof *un,
     NB = sizeof bin / sizeof *bin,
-    NA = sizeof atomic / sizeof *atomic
+    NA = sizeof atomic / sizeof *atomic,
+    NS = sizeof subgroup / sizeof *subgroup
   };
   static const char *const other[] = {"\"k\":\"barrier\"",
                                       "\"k\":\"grid_barrier\"",
@@ -108,6 +114,10 @@ static void test_generator_covers_every_row(void **state) {
                                       "\"t\":\"bool\"",
                                       "\"b\":\"nwg\"",
                                       "\"b\":\"wgid\"",
+                                      "\"b\":\"lane\"",
+                                      "\"subgroup_size\":8",
+                                      "\"subgroup_size\":16",
+                                      "\"subgroup_size\":32",
                                       "\"type\":\"bool32\"",
                                       "\"type\":\"u8\"",
                                       "\"type\":\"i16\"",
@@ -121,7 +131,8 @@ static void test_generator_covers_every_row(void **state) {
                                       "\"bits\":\"0x7fc00001\"",
                                       "\"bits\":\"0x00000001\""};
   enum { NO = sizeof other / sizeof *other };
-  int seen_un[NU] = {0}, seen_bin[NB] = {0}, seen_atomic[NA] = {0}, seen_other[NO] = {0};
+  int seen_un[NU] = {0}, seen_bin[NB] = {0}, seen_atomic[NA] = {0}, seen_other[NO] = {0},
+      seen_sg[NS] = {0};
   for (uint64_t seed = 1; seed <= 1000; seed++) {
     char *t = vyre_fuzzgen_case(seed, NULL, NULL);
     assert_non_null(t);
@@ -140,6 +151,10 @@ static void test_generator_covers_every_row(void **state) {
     }
     for (int i = 0; i < NO; i++)
       seen_other[i] |= strstr(t, other[i]) != NULL;
+    for (int i = 0; i < NS; i++) { // docs/ir.md IR-SUBGROUP-2
+      snprintf(pat, sizeof pat, "\"k\":\"subgroup\",\"op\":\"%s\"", subgroup[i]);
+      seen_sg[i] |= strstr(t, pat) != NULL;
+    }
     free(t);
   }
   int missing = 0;
@@ -151,6 +166,8 @@ static void test_generator_covers_every_row(void **state) {
     if (!seen_atomic[i]) missing += fprintf(stderr, "never generated: atomic %s\n", atomic[i]) > 0;
   for (int i = 0; i < NO; i++)
     if (!seen_other[i]) missing += fprintf(stderr, "never generated: %s\n", other[i]) > 0;
+  for (int i = 0; i < NS; i++)
+    if (!seen_sg[i]) missing += fprintf(stderr, "never generated: subgroup %s\n", subgroup[i]) > 0;
   assert_int_equal(missing, 0);
 }
 

@@ -222,6 +222,63 @@ static void test_trap_value_sets_its_feature_and_round_trips(void **state) {
   assert_non_null(strstr(names, "trap_value"));
 }
 
+// docs/ir.md IR-SUBGROUP-1, -2: subgroup_size and the subgroup statement set
+// the feature, survive JSON and the canonical binary form (the program
+// record's last word), and different sizes hash differently.
+static char *subgroup_program(unsigned sg) {
+  char body[1024], head[64];
+  snprintf(body, sizeof body,
+           "{\"k\": \"subgroup\", \"op\": \"shuffle_xor\", \"name\": \"s\", \"value\": %s, "
+           "\"mask\": %s},"
+           "{\"k\": \"store\", \"buffer\": \"out\", \"index\": {\"k\": \"builtin\", \"b\": "
+           "\"lane\", \"axis\": 0}, \"value\": {\"k\": \"var\", \"name\": \"s\"}}",
+           litu(5), litu(3));
+  char *t = tir_program(body);
+  snprintf(head, sizeof head, "\"workgroup_size\": [64, 1, 1], \"subgroup_size\": %u,", sg);
+  size_t n = strlen(t) + strlen(head) + 1;
+  char *s = malloc(n);
+  assert_non_null(s);
+  const char *at = strstr(t, "\"workgroup_size\": [64, 1, 1],");
+  assert_non_null(at);
+  snprintf(s, n, "%.*s%s%s", (int)(at - t), t, head,
+           at + strlen("\"workgroup_size\": [64, 1, 1],"));
+  free(t);
+  return s;
+}
+
+static void test_subgroup_sets_its_feature_and_round_trips(void **state) {
+  (void)state;
+  char *t8 = subgroup_program(8), *t16 = subgroup_program(16);
+  vyre_ir *a = decode_ok(t8), *b = decode_ok(t16);
+  const vyre_ir_program *p = vyre_ir_view(a);
+  assert_int_equal(p->features, VYRE_IR_FEATURE_SUBGROUP);
+  assert_int_equal(p->subgroup_size, 8);
+  assert_true(p->flags & VYRE_IR_FLAG_HAS_SUBGROUP);
+  assert_memory_not_equal(p->hash, vyre_ir_view(b)->hash, 16);
+  char *j1 = to_json(a);
+  assert_non_null(strstr(j1, "\"subgroup_size\": 8,"));
+  assert_non_null(strstr(j1, "\"op\": \"shuffle_xor\", \"name\": \"s\""));
+  assert_non_null(strstr(j1, "\"mask\": {\"k\": \"lit\""));
+  vyre_ir *bin = NULL;
+  vyre_error err = {.struct_size = sizeof err};
+  assert_int_equal(vyre_ir_from_binary(p->canonical, (size_t)p->canonical_size, NULL, &bin, &err),
+                   VYRE_STATUS_OK);
+  assert_int_equal(vyre_ir_view(bin)->subgroup_size, 8);
+  char *j2 = to_json(bin);
+  assert_string_equal(j1, j2);
+  assert_memory_equal(vyre_ir_view(bin)->hash, p->hash, 16);
+  vyre_ir_free(bin);
+  vyre_ir_free(a);
+  vyre_ir_free(b);
+  free(j1);
+  free(j2);
+  free(t8);
+  free(t16);
+  char *bad = subgroup_program(12);
+  tir_expect_reject(bad, BAD, "subgroup_size: ", "subgroup_size 12 is not 8, 16 or 32");
+  free(bad);
+}
+
 static void expect_program_rejected(const char *value, const char *part) {
   char body[1024];
   snprintf(body, sizeof body, "{\"k\": \"let\", \"name\": \"x\", \"value\": %s}", value);
@@ -298,6 +355,7 @@ int main(void) {
       cmocka_unit_test(test_int_sat_program_round_trips_with_a_stable_hash),
       cmocka_unit_test(test_int_sat_ops_refuse_types_outside_their_rows),
       cmocka_unit_test(test_trap_value_sets_its_feature_and_round_trips),
+      cmocka_unit_test(test_subgroup_sets_its_feature_and_round_trips),
       cmocka_unit_test(test_hints_name_every_row_of_their_list),
   };
   return cmocka_run_group_tests_name("ir/features", tests, NULL, NULL);

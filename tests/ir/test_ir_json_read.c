@@ -288,7 +288,7 @@ static void test_reader_refuses_unknown_kinds_ops_and_types(void **state) {
               "body[0].value.t: unknown type 'u64'", NULL);
   reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"builtin\", \"b\": \"tid\", "
               "\"axis\": 0}}",
-              "body[0].value.b: unknown builtin 'tid'", "gid, lid, wgid, nwg or wgsize");
+              "body[0].value.b: unknown builtin 'tid'", "gid, lid, wgid, nwg, wgsize or lane");
   reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"return\"}}",
               "body[0].value: expected an expression, got the statement 'return'", NULL);
   reject_body("{\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}",

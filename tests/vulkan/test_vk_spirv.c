@@ -319,6 +319,13 @@ static void val_case(const char *path, void *ctx) {
   vyre_case *cs = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
   if (vyre_case_from_file(path, NULL, &cs, &err)) return; // not a loadable case file
+  // A workgroup_override the case expects refused at compile (INVALID_ARGUMENT:
+  // e.g. not a whole number of subgroups, docs/ir.md IR-SUBGROUP-1): nothing to compile.
+  if (cs->has_workgroup_override && cs->expect_kind == VYRE_CASE_EXPECT_ERROR &&
+      cs->expect_error == VYRE_STATUS_INVALID_ARGUMENT) {
+    vyre_case_free(cs);
+    return;
+  }
   // A grid-barrier program reaches the plugin as its phases (docs/ir.md
   // IR-GBAR-3): each phase is checked, as libvyre would hand them over.
   uint32_t phases = cs->program ? vyre_ir_phase_count(cs->program) : 0;

@@ -114,8 +114,17 @@ enum {
 #undef VYRE__B_ATOMIC
       VYRE_ATOMIC__END_
 };
-// Builtins (vyre_builtin): VYRE_BUILTIN_GID, _LID, _WGID, _NWG, _WGSIZE.
-// Equal to VYRE_IR_BUILTIN_*.
+// Subgroup ops (vyre_subgroup; IR 1.1 feature subgroup, docs/ir.md
+// IR-SUBGROUP-*): VYRE_SUBGROUP_REDUCE_ADD, ..., _SCAN_XOR, _SHUFFLE,
+// _SHUFFLE_XOR, _BROADCAST, _BALLOT. Equal to VYRE_IR_SUBGROUP_*.
+enum {
+#define VYRE__B_SUBGROUP(NAME, CODE, ...) VYRE_SUBGROUP_##NAME = CODE,
+  VYRE_IR_SUBGROUP_LIST(VYRE__B_SUBGROUP)
+#undef VYRE__B_SUBGROUP
+      VYRE_SUBGROUP__END_
+};
+// Builtins (vyre_builtin): VYRE_BUILTIN_GID, _LID, _WGID, _NWG, _WGSIZE and
+// (IR 1.1) _LANE. Equal to VYRE_IR_BUILTIN_*.
 enum {
 #define VYRE__B_BUILTIN(NAME, CODE, ...) VYRE_BUILTIN_##NAME = CODE,
   VYRE_IR_BUILTIN_LIST(VYRE__B_BUILTIN)
@@ -406,6 +415,19 @@ vyre_var vyre_atomic(vyre_builder *b, uint32_t op, vyre_buf buf, vyre_expr index
 // old value goes to local |result| (may be NULL) as for vyre_atomic.
 vyre_var vyre_atomic_cas(vyre_builder *b, vyre_buf buf, vyre_expr index, vyre_expr expected,
                          vyre_expr value, const char *result);
+
+// IR 1.1 subgroups (feature subgroup, docs/ir.md IR-SUBGROUP-*): sets the
+// program's subgroup_size, 8, 16 or 32 (checked by finish: the workgroup must
+// be a whole number of subgroups). Returns the builder's status.
+uint32_t vyre_builder_subgroup_size(vyre_builder *b, uint32_t size);
+// Subgroup op |op| (VYRE_SUBGROUP_*) on |value|; |lane| is the lane of
+// SHUFFLE and BROADCAST, the mask of SHUFFLE_XOR, and the invalid handle
+// ((vyre_expr){0, 0}) for the others. Declares the local |result| (copied)
+// holding the result and returns it. Recorded errors: an unknown |op|, a
+// missing or extra |lane|; types and placement (workgroup-uniform control
+// flow, IR-SUBGROUP-4) are checked by finish.
+vyre_var vyre_subgroup(vyre_builder *b, uint32_t op, vyre_expr value, vyre_expr lane,
+                       const char *result);
 
 #ifdef __cplusplus
 }

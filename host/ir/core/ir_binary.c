@@ -70,7 +70,7 @@ uint32_t vyre__ir_encode(const vyre_ir_program *p, uint8_t **out_bytes, size_t *
   put32(&w, p->name);
   put32(&w, p->body);
   put32(&w, p->body_count);
-  put32(&w, 0);
+  put32(&w, p->subgroup_size); // IR-SUBGROUP-1 (0: none; was reserved)
 
   section(&w, VYRE__IR_SEC_BUFFERS, p->buffer_count,
           (uint64_t)p->buffer_count * VYRE__IR_BUFFER_SIZE);
@@ -279,7 +279,7 @@ static uint32_t decode_body(vyre_ir *ir, rbuf *r, const vyre_ir_limits *lim, vyr
   p->name = get32(r);
   p->body = get32(r);
   p->body_count = get32(r);
-  if ((st = reserved_zero(get32(r), "program", 0, err))) return st;
+  p->subgroup_size = get32(r); // the validator checks it (IR-SUBGROUP-1)
 
   if ((st = section_open(r, VYRE__IR_SEC_BUFFERS, VYRE__IR_BUFFER_SIZE, VYRE__IR_MAX_BUFFERS,
                          &count, err)))

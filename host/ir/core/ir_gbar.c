@@ -211,6 +211,7 @@ static uint32_t copy_node(cstate *c, uint32_t idx, uint32_t *out) {
   if (!st) st = copy_child(c, s->c, &n.c);
   switch (s->kind) {
   case VYRE_IR_K_LET:
+  case VYRE_IR_K_SUBGROUP: // ref = its result local, like a let
     if (!st) st = declare(c, s->ref, me, &n.ref);
     break;
   case VYRE_IR_K_ATOMIC:
@@ -290,6 +291,7 @@ uint32_t vyre_ir_phase(const vyre_ir *ir, uint32_t k, uint32_t flags, vyre_ir **
   }
   free(tab);
   memcpy(d->view.workgroup_size, p->workgroup_size, sizeof(d->view.workgroup_size));
+  d->view.subgroup_size = p->subgroup_size; // IR-SUBGROUP-1
   for (uint32_t i = 0; i < p->buffer_count && !st; i++) {
     vyre_ir_buffer *b;
     if ((st = vyre__ir_add_buffer(d, &b, err))) break;

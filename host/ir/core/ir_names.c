@@ -25,6 +25,7 @@ static const char *const kUnNames[] = {VYRE_IR_UN_LIST(ROW_NAME)};
 static const char *const kBinNames[] = {VYRE_IR_BIN_LIST(ROW_NAME)};
 static const char *const kAtomicNames[] = {VYRE_IR_ATOMIC_LIST(ROW_NAME)};
 static const char *const kBuiltinNames[] = {VYRE_IR_BUILTIN_LIST(ROW_NAME)};
+static const char *const kSubgroupNames[] = {VYRE_IR_SUBGROUP_LIST(ROW_NAME)};
 #define STATUS_NAME(NAME, CODE, SUMMARY) [CODE] = #NAME,
 static const char *const kStatusNames[] = {VYRE_STATUS_LIST(STATUS_NAME)};
 #define STATUS_SUMMARY(NAME, CODE, SUMMARY) [CODE] = SUMMARY,
@@ -50,6 +51,9 @@ const char *vyre_ir_bin_name(uint32_t op) {
 }
 const char *vyre_ir_atomic_name(uint32_t op) {
   return NAME_AT(kAtomicNames, op);
+}
+const char *vyre_ir_subgroup_name(uint32_t op) {
+  return NAME_AT(kSubgroupNames, op);
 }
 const char *vyre_ir_builtin_name(uint32_t builtin) {
   return NAME_AT(kBuiltinNames, builtin);
@@ -182,6 +186,9 @@ static int names_pick(vyre__ir_names which, uint32_t code, const char **name) {
   case VYRE__IR_NAMES_ATOMIC:
     *name = vyre_ir_atomic_name(code);
     return code < VYRE_IR_ATOMIC_COUNT;
+  case VYRE__IR_NAMES_SUBGROUP:
+    *name = vyre_ir_subgroup_name(code);
+    return code < VYRE_IR_SUBGROUP_COUNT;
   }
   return 0;
 }

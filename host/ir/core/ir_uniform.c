@@ -2,7 +2,9 @@
 //
 // ir_uniform.c — the barrier rules of docs/ir.md IR-BARRIER-2..9: a barrier only under
 // workgroup-uniform control flow, and no `return` except as the last
-// top-level statement of a program that has a barrier. Called by
+// top-level statement of a program that has a barrier; the same for subgroup
+// operations (docs/ir.md IR-SUBGROUP-4), whose emulation uses workgroup
+// barriers, and a broadcast lane that is workgroup-uniform. Called by
 // vyre__ir_validate() once the program's structure, scoping and types are
 // known to be valid (so indices are trusted and the nesting is bounded).
 //
@@ -66,7 +68,9 @@ static void deps_expr(ustate *u, uint32_t e, uint32_t target) {
     add_edge(u, n->ref, target);
     return;
   case VYRE_IR_K_BUILTIN:
-    if (n->op == VYRE_IR_BUILTIN_GID || n->op == VYRE_IR_BUILTIN_LID) u->nonuni[target] = 1;
+    if (n->op == VYRE_IR_BUILTIN_GID || n->op == VYRE_IR_BUILTIN_LID ||
+        n->op == VYRE_IR_BUILTIN_LANE)
+      u->nonuni[target] = 1;
     return;
   case VYRE_IR_K_LOAD:
     u->nonuni[target] = 1;
@@ -123,6 +127,13 @@ static void deps_stmt(ustate *u, uint32_t idx, uint32_t ctx) {
     return;
   case VYRE_IR_K_ATOMIC:
     if (n->ref2 != NONE) u->nonuni[n->ref2] = 1;
+    return;
+  case VYRE_IR_K_SUBGROUP:
+    // Results differ between subgroups: never workgroup-uniform. The lane
+    // of a broadcast is the entity of the node (IR-SUBGROUP-4).
+    u->nonuni[n->ref] = 1;
+    if (n->b != NONE) deps_expr(u, n->b, L + idx);
+    if (ctx != NONE) add_edge(u, ctx, L + idx);
     return;
   default:
     return;
@@ -219,14 +230,45 @@ __attribute__((noinline))
 static uint32_t
 return_error(ustate *u) {
   char here[260];
+  const int barrier = (u->p->flags & VYRE_IR_FLAG_HAS_BARRIER) != 0;
   upath(u, u->npath, here, sizeof(here));
   return vyre_error_set(u->err, VYRE_STATUS_INVALID_PROGRAM,
-                        "%s: return in a program that has a barrier; return is allowed "
+                        "%s: return in a program that has a %s; return is allowed "
                         "only as the last top-level statement (of the body, or before a "
                         "grid_barrier), because invocations that "
-                        "return early would miss the barrier. Fix: put the rest of the body "
+                        "return early would miss the %s. Fix: put the rest of the body "
                         "under an if instead of returning early.",
-                        here);
+                        here, barrier ? "barrier" : "subgroup op",
+                        barrier ? "barrier" : "subgroup op (docs/ir.md IR-SUBGROUP-4)");
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t
+subgroup_error(ustate *u, const vyre_ir_node *n) {
+  char here[260], where[260] = "";
+  upath(u, u->npath, here, sizeof(here));
+  if (u->bad_at != NONE) upath(u, u->bad_at, where, sizeof(where));
+  const char *op = vyre_ir_subgroup_name(n->op);
+  if (u->bad_at == NONE)
+    return vyre_error_set(
+        u->err, VYRE_STATUS_INVALID_PROGRAM,
+        "%s: subgroup broadcast with a lane that is not workgroup-uniform (it depends on lid, "
+        "gid, lane, a load, an atomic or subgroup result, or a local computed from those) "
+        "(docs/ir.md IR-SUBGROUP-4). Fix: use \"op\": \"shuffle\" for a per-invocation lane, "
+        "or compute the lane from literals, len, wgid, nwg and wgsize.",
+        here);
+  return vyre_error_set(
+      u->err, VYRE_STATUS_INVALID_PROGRAM,
+      "%s: subgroup '%s' under non-uniform control flow: the %s at %s is not "
+      "workgroup-uniform (it depends on lid, gid, lane, a load, an atomic or subgroup result, or "
+      "a local computed from those), and every invocation of the workgroup must reach a "
+      "subgroup op together, as for a barrier (docs/ir.md IR-SUBGROUP-4). Fix: compute the %s "
+      "only from literals, len, wgid, nwg, wgsize and locals derived from those, or move the "
+      "subgroup op out of it and select its input instead.",
+      here, op, u->bad_kind == VYRE_IR_K_FOR ? "for loop" : "if", where,
+      u->bad_kind == VYRE_IR_K_FOR ? "loop bounds" : "condition");
 }
 
 static uint32_t check_stmt(ustate *u, uint32_t idx, int top_last) {
@@ -234,7 +276,11 @@ static uint32_t check_stmt(ustate *u, uint32_t idx, int top_last) {
   const vyre_ir_node *n = &p->nodes[idx];
   uint32_t L = p->local_count;
   if (n->kind == VYRE_IR_K_BARRIER && u->bad_at != NONE) return barrier_error(u);
-  if (n->kind == VYRE_IR_K_RETURN && (p->flags & VYRE_IR_FLAG_HAS_BARRIER) && !top_last)
+  if (n->kind == VYRE_IR_K_SUBGROUP && u->bad_at != NONE) return subgroup_error(u, n);
+  if (n->kind == VYRE_IR_K_SUBGROUP && n->op == VYRE_IR_SUBGROUP_BROADCAST && u->nonuni[L + idx])
+    return subgroup_error(u, n);
+  if (n->kind == VYRE_IR_K_RETURN &&
+      (p->flags & (VYRE_IR_FLAG_HAS_BARRIER | VYRE_IR_FLAG_HAS_SUBGROUP)) && !top_last)
     return return_error(u);
   uint32_t st = VYRE_STATUS_OK;
   uint32_t saved = u->bad_at, saved_kind = u->bad_kind;
@@ -280,7 +326,7 @@ static uint32_t check_list(ustate *u, const char *field, uint32_t start, uint32_
 }
 
 uint32_t vyre__ir_check_uniform(const vyre_ir_program *p, vyre_error *err) {
-  if (!(p->flags & VYRE_IR_FLAG_HAS_BARRIER)) return VYRE_STATUS_OK;
+  if (!(p->flags & (VYRE_IR_FLAG_HAS_BARRIER | VYRE_IR_FLAG_HAS_SUBGROUP))) return VYRE_STATUS_OK;
   if (p->node_count >= 0xFFFFFFFFu - p->local_count)
     return vyre_error_set(err, VYRE_STATUS_INVALID_PROGRAM,
                           "program: %u nodes and %u locals are too many to analyse. Fix: split the "

@@ -37,6 +37,13 @@ typedef struct atomic_row {
 } atomic_row;
 #define ATOMIC_ROW(NAME, CODE, JSON, EXPECTED, FEATURE) [CODE] = {EXPECTED, FEATURE},
 static const atomic_row kAtomicRows[] = {VYRE_IR_ATOMIC_LIST(ATOMIC_ROW)};
+// Subgroup rows: class, operand mask, b rule (docs/ir.md IR-SUBGROUP-*).
+typedef struct sg_row {
+  uint32_t cls, mask, b_rule;
+} sg_row;
+#define SG_ROW(NAME, CODE, JSON, CLS, BIN, MASK, BRULE) [CODE] = {CLS, MASK, BRULE},
+static const sg_row kSgRows[] = {VYRE_IR_SUBGROUP_LIST(SG_ROW)};
+_Static_assert(sizeof(kSgRows) / sizeof(kSgRows[0]) == VYRE_IR_SUBGROUP_COUNT, "subgroup rows");
 _Static_assert(sizeof(kUnRows) / sizeof(kUnRows[0]) == VYRE_IR_UN_COUNT, "unary rows");
 _Static_assert(sizeof(kBinRows) / sizeof(kBinRows[0]) == VYRE_IR_BIN_COUNT, "binary rows");
 _Static_assert(sizeof(kAtomicRows) / sizeof(kAtomicRows[0]) == VYRE_IR_ATOMIC_COUNT, "atomic rows");
@@ -421,6 +428,15 @@ static uint32_t expr(vstate *s, uint32_t idx, uint32_t depth) {
     if (n->axis > 2)
       return fail(s, "builtin '%.80s' axis %u is out of range 0..2. Fix: use axis 0, 1 or 2.",
                   vyre_ir_builtin_name(n->op), n->axis);
+    if (n->op == VYRE_IR_BUILTIN_LANE) {
+      // IR-SUBGROUP-3: one axis; needs the program's subgroup_size.
+      if (n->axis != 0)
+        return fail(s, "builtin 'lane' has axis %u; the lane is one number. Fix: use axis 0.",
+                    n->axis);
+      if (!p->subgroup_size)
+        return fail(s, "builtin 'lane' in a program without \"subgroup_size\". Fix: declare "
+                       "\"subgroup_size\": 8, 16 or 32 in the program.");
+    }
     n->type = VYRE_IR_TYPE_U32;
     return VYRE_STATUS_OK;
   case VYRE_IR_K_LOAD:
@@ -611,6 +627,57 @@ static uint32_t stmt_atomic(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t d
   return VYRE_STATUS_OK;
 }
 
+// IR-SUBGROUP-2..5: a subgroup op in a program with a subgroup_size, on an
+// operand type its row takes, a u32 lane where it takes one.
+static uint32_t stmt_subgroup(vstate *s, uint32_t idx, vyre_ir_node *n, uint32_t depth) {
+  uint32_t st;
+  uint8_t ta, tb;
+  if (n->op >= VYRE_IR_SUBGROUP_COUNT)
+    return fail(s, "unknown subgroup op %u. Fix: use %s.", n->op,
+                NAMES(VYRE__IR_NAMES_SUBGROUP, " or "));
+  const char *op = vyre_ir_subgroup_name(n->op);
+  const sg_row *row = &kSgRows[n->op];
+  if (!s->p->subgroup_size)
+    return fail(s,
+                "subgroup '%.80s' in a program without \"subgroup_size\". Fix: declare "
+                "\"subgroup_size\": 8, 16 or 32 in the program.",
+                op);
+  if ((st = child(s, "value", n->a, depth + 1, &ta))) return st;
+  if (!(row->mask & TB(ta))) {
+    push(s, "value", NONE);
+    return fail(s, "subgroup '%.80s' takes %s values, got %s. Fix: %s.", op,
+                row->mask == VYRE_IR_TM_B    ? "bool"
+                : row->mask == VYRE_IR_TM_UI ? "u32 or i32"
+                                             : "u32, i32 or f32",
+                tname(ta),
+                row->mask == VYRE_IR_TM_B ? "compare the value, e.g. with ne 0"
+                                          : "cast the value with {\"k\":\"cast\",...}");
+  }
+  const char *bkey = row->b_rule == VYRE_IR_SG_B_XOR ? "mask" : "lane";
+  if (row->b_rule == VYRE_IR_SG_B_NONE) {
+    if (n->b != NONE) return fail(s, "subgroup '%.80s' takes no lane. Fix: remove \"lane\".", op);
+  } else {
+    if (n->b == NONE)
+      return fail(s, "subgroup '%.80s' needs \"%s\" (a u32 expression). Fix: add it.", op, bkey);
+    if ((st = child(s, bkey, n->b, depth + 1, &tb))) return st;
+    if (tb != VYRE_IR_TYPE_U32) {
+      push(s, bkey, NONE);
+      return fail(s,
+                  "subgroup '%.80s' %s must be u32, got %s. Fix: cast it with "
+                  "{\"k\":\"cast\",\"to\":\"u32\",...}.",
+                  op, bkey, tname(tb));
+    }
+  }
+  if (n->c != NONE)
+    return fail(s,
+                "subgroup '%.80s' has a third operand. Fix: re-encode the program from its "
+                "JSON form.",
+                op);
+  s->flags |= VYRE_IR_FLAG_HAS_SUBGROUP;
+  uint8_t rt = row->cls == VYRE_IR_SG_BALLOT ? VYRE_IR_TYPE_U32 : ta;
+  return declare(s, "subgroup result", n->ref, idx, rt, 0, 0);
+}
+
 static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
   uint32_t st = take(s, idx, depth, 1);
   if (st) return st;
@@ -696,6 +763,8 @@ static uint32_t stmt(vstate *s, uint32_t idx, uint32_t depth) {
     return VYRE_STATUS_OK;
   case VYRE_IR_K_ATOMIC:
     return stmt_atomic(s, idx, n, depth);
+  case VYRE_IR_K_SUBGROUP:
+    return stmt_subgroup(s, idx, n, depth);
   case VYRE_IR_K_BARRIER:
     s->flags |= VYRE_IR_FLAG_HAS_BARRIER;
     return VYRE_STATUS_OK;
@@ -773,6 +842,20 @@ static uint32_t check_workgroup_size(vstate *s) {
                 "workgroup size [%u,%u,%u] has %llu invocations, over the limit of 1024. Fix: "
                 "use a smaller workgroup and a larger grid.",
                 w[0], w[1], w[2], (unsigned long long)prod);
+  }
+  // IR-SUBGROUP-1: 8, 16 or 32, and a whole number of subgroups per workgroup.
+  const uint32_t sg = s->p->subgroup_size;
+  if (sg && sg != 8 && sg != 16 && sg != 32) {
+    push(s, "subgroup_size", NONE);
+    return fail(s, "subgroup_size %u is not 8, 16 or 32. Fix: use 8, 16 or 32.", sg);
+  }
+  if (sg && prod % sg) {
+    push(s, "subgroup_size", NONE);
+    return fail(s,
+                "workgroup size [%u,%u,%u] has %llu invocations, not a multiple of the "
+                "subgroup_size %u (an IR subgroup is %u consecutive invocations of the linear "
+                "local index). Fix: use a workgroup whose x*y*z is a multiple of %u.",
+                w[0], w[1], w[2], (unsigned long long)prod, sg, sg, sg);
   }
   return VYRE_STATUS_OK;
 }
@@ -966,6 +1049,7 @@ static uint32_t program_features(const vyre_ir_program *p) {
     else if (n->kind == VYRE_IR_K_GRID_BARRIER)
       f |= VYRE_IR_FEATURE_GRID_BARRIER;
   }
+  if (p->subgroup_size) f |= VYRE_IR_FEATURE_SUBGROUP; // IR-SUBGROUP-1
   return f;
 }
 

@@ -540,6 +540,37 @@ static uint32_t stmt_atomic(rd *r, json_t *v, uint32_t idx, uint32_t depth) {
   return VYRE_STATUS_OK;
 }
 
+// docs/ir.md IR-SUBGROUP-2: {"k":"subgroup","op":"reduce_add","name":"s","value":<expr>}
+// with "lane" (shuffle, broadcast) or "mask" (shuffle_xor).
+static uint32_t stmt_subgroup(rd *r, json_t *v, uint32_t idx, uint32_t depth) {
+  static const char *const kSubgroup[] = {"k", "op", "name", "value", "lane", "mask", NULL};
+  uint32_t st, a = NONE, b = NONE, res = NONE;
+  uint8_t op = 0;
+  const char *s;
+  if ((st = check_keys(r, v, "subgroup", kSubgroup, NULL)) ||
+      (st = get_op(r, v, "subgroup", vyre_ir_subgroup_name, VYRE_IR_SUBGROUP_COUNT,
+                   VYRE__IR_NAMES_SUBGROUP, &op)) ||
+      (st = get_str(r, v, "name", "subgroup", &s)) ||
+      (st = child(r, v, "value", "subgroup", depth + 1, &a)))
+    return st;
+  const char *bkey = op == VYRE_IR_SUBGROUP_SHUFFLE_XOR ? "mask" : "lane";
+  const char *other = op == VYRE_IR_SUBGROUP_SHUFFLE_XOR ? "lane" : "mask";
+  if (json_object_get(v, other)) {
+    push(r, other, NONE);
+    return fail(r, "subgroup '%s' takes no \"%s\"%s. Fix: remove \"%s\".",
+                vyre_ir_subgroup_name(op), other,
+                op == VYRE_IR_SUBGROUP_SHUFFLE_XOR ? " (its operand is \"mask\")" : "", other);
+  }
+  if (json_object_get(v, bkey) && (st = child(r, v, bkey, "subgroup", depth + 1, &b))) return st;
+  if ((st = declare(r, s, idx, 0, 0, &res))) return st;
+  vyre_ir_node *n = &r->ir->nodes[idx];
+  n->op = op;
+  n->ref = res;
+  n->a = a;
+  n->b = b;
+  return VYRE_STATUS_OK;
+}
+
 static uint32_t stmt_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_t depth) {
   static const char *const kLet[] = {"k", "name", "value", NULL};
   static const char *const kStore[] = {"k", "buffer", "index", "value", NULL};
@@ -622,6 +653,8 @@ static uint32_t stmt_kind(rd *r, json_t *v, uint32_t kind, uint32_t idx, uint32_
     return check_keys(r, v, vyre_ir_kind_name(kind), kBare, NULL);
   case VYRE_IR_K_ATOMIC:
     return stmt_atomic(r, v, idx, depth);
+  case VYRE_IR_K_SUBGROUP:
+    return stmt_subgroup(r, v, idx, depth);
   case VYRE_IR_K_TRAP:
     if ((st = check_keys(r, v, "trap", kTrap, NULL))) return st;
     json_t *sv = need(r, v, "site", "trap");
@@ -709,8 +742,8 @@ static uint32_t buffer(rd *r, json_t *v) {
 }
 
 static uint32_t program(rd *r, json_t *root, const char *const *extra) {
-  static const char *const kProgram[] = {"vyre",        "name", "workgroup_size", "buffers", "body",
-                                         "description", NULL};
+  static const char *const kProgram[] = {"vyre", "name",        "workgroup_size", "buffers",
+                                         "body", "description", "subgroup_size",  NULL};
   uint32_t st;
   json_int_t version, w;
   const char *name;
@@ -759,6 +792,15 @@ static uint32_t program(rd *r, json_t *root, const char *const *extra) {
       return fail(r, "%lld is out of range. Fix: use 1..1024 (z: 1..64).", (long long)w);
     r->ir->view.workgroup_size[i] = (uint32_t)w;
     pop(r);
+  }
+  // IR-SUBGROUP-1: optional; the validator checks 8, 16 or 32.
+  json_t *sgv = json_object_get(root, "subgroup_size");
+  if (sgv) {
+    json_int_t sg;
+    if ((st = get_int(r, root, "subgroup_size", "a program", 0, 4294967295LL, "use 8, 16 or 32",
+                      &sg)))
+      return st;
+    r->ir->view.subgroup_size = (uint32_t)sg;
   }
   json_t *bufs = need(r, root, "buffers", "a program");
   if (!bufs) return BAD;

@@ -247,6 +247,16 @@ static void stmt(wr *w, uint32_t idx, uint32_t level) {
       name(w, w->v->locals[n->ref2].name);
     }
     break;
+  case VYRE_IR_K_SUBGROUP: {
+    // docs/ir.md IR-SUBGROUP-2: {"k":"subgroup","op":...,"name":...,"value":...,"lane"|"mask":...}
+    putf(w, ", \"op\": \"%s\"", vyre_ir_subgroup_name(n->op));
+    key(w, "name");
+    name(w, w->v->locals[n->ref].name);
+    field(w, "value", n->a);
+    if (n->b != VYRE_IR_NONE)
+      field(w, n->op == VYRE_IR_SUBGROUP_SHUFFLE_XOR ? "mask" : "lane", n->b);
+    break;
+  }
   case VYRE_IR_K_TRAP:
     putf(w, ", \"site\": %u", n->axis);
     if (n->a != VYRE_IR_NONE) field(w, "value", n->a);
@@ -278,8 +288,10 @@ uint32_t vyre_ir_to_json(const vyre_ir *ir, char **out_text, size_t *out_len, vy
   const vyre_ir_program *v = w.v;
   puts_(&w, "{\n  \"vyre\": 1,\n  \"name\": ");
   name(&w, v->name);
-  putf(&w, ",\n  \"workgroup_size\": [%u, %u, %u],\n  \"buffers\": [", v->workgroup_size[0],
-       v->workgroup_size[1], v->workgroup_size[2]);
+  putf(&w, ",\n  \"workgroup_size\": [%u, %u, %u],\n", v->workgroup_size[0], v->workgroup_size[1],
+       v->workgroup_size[2]);
+  if (v->subgroup_size) putf(&w, "  \"subgroup_size\": %u,\n", v->subgroup_size);
+  puts_(&w, "  \"buffers\": [");
   for (uint32_t i = 0; i < v->buffer_count; i++) {
     puts_(&w, i ? ",\n" : "\n");
     buffer(&w, &v->buffers[i]);

@@ -34,12 +34,13 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 __all__ = [
     "Node",
     "lit_u", "lit_i", "lit_f", "lit_f_bits", "lit_b",
-    "var", "builtin", "gid", "lid", "wgid", "nwg", "wgsize",
+    "var", "builtin", "gid", "lid", "wgid", "nwg", "wgsize", "lane",
     "load", "len_", "un", "bin_",
     "add", "sub", "mul", "div", "rem", "shl", "shr", "and_", "or_", "xor", "min_", "max_",
     "eq", "ne", "lt", "le", "gt", "ge", "land", "lor", "neg", "not_", "lnot",
     "select", "cast", "bitcast", "fma",
     "let", "assign", "store", "if_", "for_", "block", "ret", "barrier", "grid_barrier", "trap", "atomic",
+    "subgroup",
     "buf", "wbuf", "guard_gid", "program",
 ]
 
@@ -131,6 +132,12 @@ def nwg(axis: int = 0) -> Node:
 def wgsize(axis: int = 0) -> Node:
     """Workgroup size (the effective one, after any override)."""
     return builtin("wgsize", axis)
+
+
+def lane() -> Node:
+    """The invocation's lane in its IR subgroup: the linear local index mod the
+    program's subgroup_size (IR 1.1, feature subgroup; docs/ir.md IR-SUBGROUP-3)."""
+    return {"k": "builtin", "b": "lane", "axis": 0}
 
 
 def load(buf: str, index: Node) -> Node:
@@ -347,6 +354,26 @@ def atomic(
     return s
 
 
+_SUBGROUP_LANE_KEY = {"shuffle": "lane", "broadcast": "lane", "shuffle_xor": "mask"}
+
+
+def subgroup(op: str, name: str, value: Node, lane: Optional[Node] = None) -> Node:
+    """A subgroup op (IR 1.1, feature subgroup; docs/ir.md IR-SUBGROUP-*) whose result
+    is the new local |name|: reduce_add/min/max/and/or/xor, scan_add/... (inclusive),
+    shuffle and broadcast (|lane|, taken mod subgroup_size), shuffle_xor (|lane| is
+    the xor mask), ballot (a bool value, a u32 mask). The program needs a
+    ``subgroup_size`` (:func:`program`), and the op workgroup-uniform control flow."""
+    s: Node = {"k": "subgroup", "op": op, "name": name, "value": value}
+    key = _SUBGROUP_LANE_KEY.get(op)
+    if key is not None:
+        if lane is None:
+            raise ValueError("subgroup %r needs a lane" % op)
+        s[key] = lane
+    elif lane is not None:
+        raise ValueError("subgroup %r takes no lane" % op)
+    return s
+
+
 # ---------------------------------------------------------------------------
 # Buffers and programs
 # ---------------------------------------------------------------------------
@@ -380,12 +407,16 @@ def program(
     body: Iterable[Node],
     workgroup_size: Sequence[int] = (64, 1, 1),
     description: Optional[str] = None,
+    subgroup_size: Optional[int] = None,
 ) -> Node:
-    """A whole program (docs/ir-json.md), for :meth:`vyre.Program.from_json`."""
+    """A whole program (docs/ir-json.md), for :meth:`vyre.Program.from_json`.
+    |subgroup_size| 8, 16 or 32 enables subgroup ops (docs/ir.md IR-SUBGROUP-1)."""
     p: Node = {"vyre": 1, "name": name}
     if description is not None:
         p["description"] = description
     p["workgroup_size"] = list(workgroup_size)
+    if subgroup_size is not None:
+        p["subgroup_size"] = subgroup_size
     p["buffers"] = list(buffers)
     p["body"] = list(body)
     return p

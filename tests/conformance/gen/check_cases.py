@@ -55,6 +55,7 @@ FIELDS = {
     "return": (set(), set()), "barrier": (set(), set()), "grid_barrier": (set(), set()),
     "atomic": ({"op", "buffer", "index", "value"}, {"expected", "result"}),
     "trap": ({"site"}, {"value"}),
+    "subgroup": ({"op", "name", "value"}, {"lane", "mask"}),
 }
 EXPR_KINDS = {k[0] for k in G.KINDS if not k[2]}
 assert set(FIELDS) == {k[0] for k in G.KINDS}, "FIELDS must spell every kind of vyre_gen.KINDS"
@@ -108,6 +109,10 @@ class Checker:
         if len(wg) != 3 or min(wg) < 1 or wg[0] > 1024 or wg[1] > 1024 or wg[2] > 64 or \
                 wg[0] * wg[1] * wg[2] > 1024:
             self.fail("workgroup_size", "bad size %s" % wg)
+        # docs/ir.md IR-SUBGROUP-1
+        self.sg = p.get("subgroup_size", 0)
+        if self.sg not in (0, 8, 16, 32) or (self.sg and (wg[0] * wg[1] * wg[2]) % self.sg):
+            self.fail("subgroup_size", "bad subgroup_size %s" % self.sg)
         bindings = set()
         wgbytes = 0
         for i, b in enumerate(p["buffers"]):
@@ -225,6 +230,34 @@ class Checker:
                 self.fail(path, "trap site")
             if "value" in s and self.expr(s["value"], path + ".value", scope) != "u32":
                 self.fail(path, "trap value type")
+        elif k == "subgroup":  # docs/ir.md IR-SUBGROUP-2, -4
+            op = s["op"]
+            kind = op.split("_")[0]
+            t = self.expr(s["value"], path + ".value", scope)
+            if not self.sg:
+                self.fail(path, "subgroup op without subgroup_size")
+            if op == "ballot":
+                ok = t == "bool"
+            elif op in ("shuffle", "shuffle_xor", "broadcast") or op.split("_")[1] in (
+                    "add", "min", "max"):
+                ok = t in ("u32", "i32", "f32")
+            else:
+                ok = t in ("u32", "i32")
+            if not ok or kind not in ("reduce", "scan", "shuffle", "broadcast", "ballot"):
+                self.fail(path, "subgroup %s on %s" % (op, t))
+            key = "mask" if op == "shuffle_xor" else "lane"
+            takes = op in ("shuffle", "shuffle_xor", "broadcast")
+            if takes != (key in s) or ("mask" in s and key != "mask"):
+                self.fail(path, "subgroup lane/mask")
+            if takes and self.expr(s[key], path + "." + key, scope) != "u32":
+                self.fail(path, "subgroup lane type")
+            if not uniform:
+                self.fail(path, "subgroup op under non-uniform control flow")
+            if op == "broadcast" and not self.uni(s["lane"], scope):
+                self.fail(path, "broadcast lane not uniform")
+            self.has_barrier = True  # the return rule of barriers applies
+            self.declare(s["name"], path)
+            scope[s["name"]] = ("u32" if op == "ballot" else t, False, False)
         elif k == "atomic":
             b = self.buffer(s["buffer"], path)
             if b["access"] in ("read", "uniform") or b["type"] != "u32":
@@ -288,6 +321,8 @@ class Checker:
         if k == "builtin":
             if e["b"] not in BUILTINS or e["axis"] not in (0, 1, 2):
                 self.fail(path, "builtin")
+            if e["b"] == "lane" and (e["axis"] != 0 or not self.sg):  # IR-SUBGROUP-3
+                self.fail(path, "lane builtin")
             return "u32"
         if k == "load":
             b = self.buffer(e["buffer"], path)
@@ -491,29 +526,74 @@ class Machine:
             for lz in range(wg[2]):
                 for ly in range(wg[1]):
                     for lx in range(wg[0]):
+                        lin = lx + wg[0] * (ly + wg[1] * lz)  # IR-SUBGROUP-1
                         inv = {"lid": (lx, ly, lz), "wgid": w, "nwg": tuple(grid),
+                               "lane": (lin % self.p.get("subgroup_size", 1), 0, 0),
                                "wgsize": tuple(wg),
                                "gid": tuple(w[a] * wg[a] + (lx, ly, lz)[a] for a in range(3))}
                         invs.append((inv, self.invocation(inv, shared)))
             live = invs
             while live:
-                nxt = []
+                nxt, reqs, ended = [], [], 0
                 for inv, gen in live:
                     try:
-                        next(gen)
+                        reqs.append(next(gen))
                         nxt.append((inv, gen))
                     except StopIteration:
-                        pass
+                        ended += 1
                     except Trap as t:
                         g = inv["gid"]
                         lin = (g[2] * grid[1] * wg[1] + g[1]) * grid[0] * wg[0] + g[0]
                         if trap_lin is None or lin < trap_lin:
                             trap_lin, trap_val = lin, t.value
                         trap_sites |= 1 << t.site
-                if nxt and len(nxt) != len(live):
+                # A trap may end an invocation before a barrier or subgroup op
+                # (outputs are then unspecified, IR-TRAP-1); a plain end may not.
+                if nxt and ended:
                     raise Invalid("some invocations ended while others wait at a barrier")
+                if reqs and reqs[0] is not None:
+                    if len(reqs) == len(invs):
+                        self.subgroup(reqs)
+                    else:  # a trap ended an invocation first: unspecified (IR-SUBGROUP-8)
+                        for r in reqs:
+                            r["r"] = 0
                 live = nxt
         return trap_lin, trap_sites, trap_val
+
+    def subgroup(self, reqs):
+        """docs/ir.md IR-SUBGROUP-5..7 over the workgroup, in linear local index order."""
+        S = self.p["subgroup_size"]
+        op, t = reqs[0]["op"], reqs[0]["t"]
+        kind, _, bop = op.partition("_")
+
+        def comb(a, b):
+            if t == "f32":
+                return G.f_bin(bop, a, b)
+            return G.int_bin(bop, a, b, t == "i32")
+
+        for base in range(0, len(reqs), S):
+            g = reqs[base:base + S]
+            v = [r["v"] for r in g]
+            if kind == "reduce":
+                d = 1
+                while d < S:
+                    v = [comb(v[k], v[k ^ d]) for k in range(S)]
+                    d *= 2
+            elif kind == "scan":
+                d = 1
+                while d < S:
+                    v = [comb(v[k - d], v[k]) if k >= d else v[k] for k in range(S)]
+                    d *= 2
+            elif op == "shuffle_xor":
+                v = [v[k ^ (g[k]["l"] % S)] for k in range(S)]
+            elif op in ("shuffle", "broadcast"):
+                v = [v[g[k]["l"] % S] for k in range(S)]
+            else:  # ballot
+                m = sum(1 << k for k in range(S) if v[k])
+                v = [m] * S
+            for k in range(S):
+                g[k]["r"] = v[k]
+
 
     def invocation(self, inv, shared):
         env = {}
@@ -558,6 +638,13 @@ class Machine:
             raise Return()
         elif k == "barrier":
             yield
+        elif k == "subgroup":
+            key = "mask" if s["op"] == "shuffle_xor" else "lane"
+            req = {"op": s["op"], "t": s["value"]["_t"],
+                   "v": self.ev(s["value"], inv, shared, env),
+                   "l": self.ev(s[key], inv, shared, env) if key in s else 0}
+            yield req
+            env[s["name"]] = req["r"]
         elif k == "trap":
             raise Trap(s["site"], self.ev(s["value"], inv, shared, env) if "value" in s else 0)
         elif k == "atomic":

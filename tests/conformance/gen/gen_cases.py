@@ -23,7 +23,7 @@ import vyre_gen as G  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.normpath(os.path.join(HERE, "..", "cases"))
 AREAS = ["dispatch", "oob", "integers", "casts", "f32", "control", "workgroup", "atomics",
-         "traps", "validation", "storage", "gridbar"]
+         "traps", "validation", "storage", "gridbar", "subgroup"]
 
 W = G.Writer(CASES)
 
@@ -158,6 +158,7 @@ from cases_zeros import gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 from cases_gridbar import gen_gridbar  # noqa: E402
 from cases_lower import gen_lower  # noqa: E402
+from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override  # noqa: E402
 
 
 def main():
@@ -184,6 +185,10 @@ def main():
     gen_storage(ctx)
     gen_gridbar(ctx)
     gen_lower(ctx)
+    gen_subgroup(ctx)
+    gen_subgroup_refusals(ctx)
+    gen_subgroup_trap(ctx)
+    gen_subgroup_override(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 

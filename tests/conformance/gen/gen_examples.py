@@ -334,6 +334,53 @@ def global_scan():
         expect={"scan": scan, "block_sums": sums}))
 
 
+def subgroup_rows():
+    """IR 1.1 subgroups (docs/ir.md IR-SUBGROUP-*): per row of 32 f32, the max, the
+    shifted values x - max (the first step of a softmax), their sum and their running
+    sum, with the fixed butterfly and scan orders, so every backend gives the same bits."""
+    from cases_subgroup import sg_ref
+    rows, S = 64, 32
+    rng = G.SplitMix64(17)
+    x = []
+    for _ in range(rows * S):
+        v = rand_f32_signed(rng)
+        # mixed magnitudes: sums depend on the order of the additions
+        x.append(G.f_bin("mul", v, 0x4b000000) if rng.u32() % 4 == 0 else v)
+    mx = sg_ref("reduce_max", "f32", x, None, S)
+    sh = [G.f_bin("sub", x[i], mx[i]) for i in range(len(x))]
+    tot = sg_ref("reduce_add", "f32", sh, None, S)
+    run = sg_ref("scan_add", "f32", sh, None, S)
+    i = add(lid(0), bin_("mul", gid(1), lit_u(S)))  # row gid.y, column lid.x
+    body = [let("i", i),
+            let("x", load("x", var("i"))),
+            {"k": "subgroup", "op": "reduce_max", "name": "m", "value": var("x")},
+            let("d", bin_("sub", var("x"), var("m"))),
+            {"k": "subgroup", "op": "reduce_add", "name": "s", "value": var("d")},
+            {"k": "subgroup", "op": "scan_add", "name": "r", "value": var("d")},
+            store("running", var("i"), var("r")),
+            if_(eq(builtin("lane", 0), lit_u(0)), [
+                store("row_max", gid(1), var("m")),
+                store("row_sum", gid(1), var("s"))])]
+    c = case(
+        "subgroup_rows", "per row of 32 f32 (one IR subgroup of 32 each; workgroups of "
+        "[32,4,1]): the row max by subgroup reduce_max, x - max, its sum by reduce_add (a "
+        "butterfly over xor distances 1..16) and its running sum by scan_add (Hillis-Steele); "
+        "the expected values follow those orders exactly (docs/ir.md IR-SUBGROUP-6, -7)",
+        [buf("x", 0, "read", "f32"), buf("row_max", 1, "write", "f32", rows),
+         buf("row_sum", 2, "write", "f32", rows), buf("running", 3, "write", "f32", rows * S)],
+        body, wg=(S, 4, 1), grid=[1, rows // 4, 1],
+        inputs={"x": ["0x%08x" % v for v in x]},
+        expect={"row_max": ["0x%08x" % mx[r * S] for r in range(rows)],
+                "row_sum": ["0x%08x" % tot[r * S] for r in range(rows)],
+                "running": ["0x%08x" % v for v in run]})
+    c2 = {}
+    for k, v in c.items():
+        c2[k] = v
+        if k == "workgroup_size":
+            c2["subgroup_size"] = S
+    W.add("subgroup_rows.json", c2)
+
+
 def main():
     vadd()
     saxpy()
@@ -345,6 +392,7 @@ def main():
     transpose()
     byte_histogram()
     f16_matvec()
+    subgroup_rows()
     return W.main(sys.argv[1:], None, "examples")
 
 

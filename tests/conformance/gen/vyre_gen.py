@@ -39,7 +39,8 @@ F_NEG_INF = 0xFF800000
 # IR features: name -> (bit, IR minor version that introduced it).
 FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1), "storage_8_16": (2, 1),
             "storage_half": (3, 1), "grid_barrier": (4, 1),
-            "large_workgroup_memory": (5, 1), "many_bindings": (6, 1)}
+            "large_workgroup_memory": (5, 1), "many_bindings": (6, 1),
+            "subgroup": (8, 1)}
 
 # Types in code order: (name, storage bytes, value type, storage type, feature).
 TYPES = [
@@ -74,9 +75,10 @@ KINDS = [
     ("let", 16, True), ("assign", 17, True), ("store", 18, True), ("if", 19, True),
     ("for", 20, True), ("block", 21, True), ("return", 22, True), ("atomic", 23, True),
     ("barrier", 24, True), ("trap", 25, True), ("grid_barrier", 26, True),
+    ("subgroup", 27, True),
 ]
 
-BUILTINS = ["gid", "lid", "wgid", "nwg", "wgsize"]
+BUILTINS = ["gid", "lid", "wgid", "nwg", "wgsize", "lane"]
 
 _U, _UI, _UIF = ("u32",), ("u32", "i32"), ("u32", "i32", "f32")
 _F, _B = ("f32",), ("bool",)
@@ -1020,7 +1022,7 @@ def _named(d, ind):
 
 def dump_case(c):
     """Formats a case dict (program + case fields) in a stable layout."""
-    order = ["vyre", "name", "description", "workgroup_size", "buffers", "body", "grid",
+    order = ["vyre", "name", "description", "workgroup_size", "subgroup_size", "buffers", "body", "grid",
              "workgroup_override", "inputs", "expect"]
     for k in c:
         assert k in order, "unknown case field %s" % k
