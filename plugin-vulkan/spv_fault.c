@@ -28,11 +28,10 @@ uint32_t *vyre_spv_fault_module(uint32_t kind, size_t *out_words) {
   uint32_t t_fn = vyre_spv_global(m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(t_void));
   uint32_t t_u32 = vyre_spv_global(m, SpvOpTypeInt, 0, VYRE_SPV_ARGS(32, 0));
   uint32_t t_u64 = vyre_spv_global(m, SpvOpTypeInt, 0, VYRE_SPV_ARGS(64, 0));
-  uint32_t t_bool = vyre_spv_global(m, SpvOpTypeBool, 0, NULL, 0);
   uint32_t t_ptr = vyre_spv_global(m, SpvOpTypePointer, 0,
                                    VYRE_SPV_ARGS(SpvStorageClassPhysicalStorageBuffer, t_u32));
-  uint64_t a =
-      kind == VYRE_FAULT_ILLEGAL_ADDRESS ? VYRE_SPV_FAULT_NEAR_ADDRESS : VYRE_SPV_FAULT_FAR_ADDRESS;
+  uint64_t a = kind == VYRE_FAULT_ILLEGAL_ADDRESS ? VYRE_SPV_FAULT_NEAR_ADDRESS
+                                                  : VYRE_SPV_FAULT_TRAP_ADDRESS;
   uint32_t c_addr =
       vyre_spv_global(m, SpvOpConstant, 1, VYRE_SPV_ARGS(t_u64, (uint32_t)a, (uint32_t)(a >> 32)));
   uint32_t c_val = vyre_spv_global(m, SpvOpConstant, 1, VYRE_SPV_ARGS(t_u32, 0xDEADBEEFu));
@@ -48,21 +47,8 @@ uint32_t *vyre_spv_fault_module(uint32_t kind, size_t *out_words) {
   // alignment): the access is not removed or merged.
   const uint32_t access = SpvMemoryAccessVolatileMask | SpvMemoryAccessAlignedMask;
   uint32_t p = VYRE_SPV_OP(m, SpvOpConvertUToPtr, t_ptr, c_addr);
-  if (kind == VYRE_FAULT_ILLEGAL_ADDRESS) {
-    VYRE_SPV_DO(m, SpvOpStore, p, c_val, access, 4);
-    vyre_spv_emit(m, m->fsec, SpvOpReturn, NULL, 0);
-  } else {
-    uint32_t v = VYRE_SPV_OP(m, SpvOpLoad, t_u32, p, access, 4);
-    uint32_t c = VYRE_SPV_OP(m, SpvOpIEqual, t_bool, v, c_val);
-    uint32_t l_then = vyre_spv_id(m), l_merge = vyre_spv_id(m);
-    VYRE_SPV_DO(m, SpvOpSelectionMerge, l_merge, SpvSelectionControlMaskNone);
-    VYRE_SPV_DO(m, SpvOpBranchConditional, c, l_then, l_merge);
-    VYRE_SPV_DO(m, SpvOpLabel, l_then);
-    VYRE_SPV_DO(m, SpvOpStore, p, v, access, 4);
-    VYRE_SPV_DO(m, SpvOpBranch, l_merge);
-    VYRE_SPV_DO(m, SpvOpLabel, l_merge);
-    vyre_spv_emit(m, m->fsec, SpvOpReturn, NULL, 0);
-  }
+  VYRE_SPV_DO(m, SpvOpStore, p, c_val, access, 4);
+  vyre_spv_emit(m, m->fsec, SpvOpReturn, NULL, 0);
   vyre_spv_emit(m, m->fsec, SpvOpFunctionEnd, NULL, 0);
   uint32_t *w = vyre_spv_module_finish(m, out_words);
   vyre_spv_module_free(m);

@@ -19,10 +19,12 @@
 // first page, never mapped; the CUDA plugin's isolated fault uses the same).
 #define VYRE_SPV_FAULT_NEAR_ADDRESS 0x10ull
 // VYRE_FAULT_DEVICE_TRAP: SPIR-V compute has no trap instruction, so the
-// "trap" is the other fault path: a volatile load far beyond any allocation
-// (2^56 - 4 KiB, above every GPU's allocations), whose value decides a store
-// back to it (so the load cannot be dropped).
-#define VYRE_SPV_FAULT_FAR_ADDRESS 0x00FFFFFFFFFFF000ull
+// "trap" is a volatile store to another address of the unmapped first page.
+// (A load far beyond any allocation, 2^56 - 4 KiB, was tried first: on the
+// H200 with NVIDIA's driver 580 it hung the queue for over 10 s without a
+// VK_ERROR_DEVICE_LOST, which left the device unusable for the process;
+// docs/abi.md ABI-VKFAULT-5.)
+#define VYRE_SPV_FAULT_TRAP_ADDRESS 0x40ull
 
 // The module for |kind| (VYRE_FAULT_ILLEGAL_ADDRESS or VYRE_FAULT_DEVICE_TRAP):
 // SPIR-V 1.3, capabilities Shader, Int64, PhysicalStorageBufferAddresses

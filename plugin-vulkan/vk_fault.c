@@ -4,7 +4,7 @@
 // (vk_fault.h; docs/abi.md ABI-VKFAULT-*).
 //
 // inject_fault runs one of the shaders of spv_fault.h (a store to address 16,
-// or a load far beyond any allocation, through a PhysicalStorageBuffer64
+// or to address 0x40 for the "trap" kind, through a PhysicalStorageBuffer64
 // pointer) and waits for it with a deadline. On a GPU the store is a fault
 // of the GPU's MMU, which NVIDIA's driver reports as VK_ERROR_DEVICE_LOST; on
 // a CPU implementation (lavapipe) the "device" is this process and the store
@@ -71,9 +71,9 @@ static const char *kind_what(uint32_t kind, char *buf, size_t size) {
              (unsigned long long)VYRE_SPV_FAULT_NEAR_ADDRESS);
   else
     snprintf(buf, size,
-             "a load from address %#llx, beyond any allocation (the Vulkan form of a trap: "
-             "SPIR-V compute has no trap instruction)",
-             (unsigned long long)VYRE_SPV_FAULT_FAR_ADDRESS);
+             "a store to address %#llx (the Vulkan form of a trap: SPIR-V compute has no trap "
+             "instruction)",
+             (unsigned long long)VYRE_SPV_FAULT_TRAP_ADDRESS);
   return buf;
 }
 

@@ -79,8 +79,8 @@ static void test_fault_shaders_pass_spirv_val(void **state) {
   free(ill);
   uint32_t *trap = vyre_spv_fault_module(VYRE_FAULT_DEVICE_TRAP, &n);
   assert_non_null(trap);
-  assert_int_equal(spirv_val(trap, n, "trap (far load)"), 0);
-  assert_true(has_u64(trap, n, VYRE_SPV_FAULT_FAR_ADDRESS));
+  assert_int_equal(spirv_val(trap, n, "trap (store to 0x40)"), 0);
+  assert_true(has_u64(trap, n, VYRE_SPV_FAULT_TRAP_ADDRESS));
   assert_false(has_u64(trap, n, VYRE_SPV_FAULT_NEAR_ADDRESS));
   free(trap);
   // Only the two real kinds have a shader.

@@ -3,8 +3,8 @@
 // test_vk_real_faults.c — does in-process recover work on Vulkan after a
 // REAL device loss (docs/abi.md ABI-VKFAULT-5)? In one process, N cycles
 // (200 by default; argv[1] or VYRE_VK_FAULT_CYCLES) of: a real fault through
-// inject_fault (alternately VYRE_FAULT_DEVICE_TRAP, a load far beyond any
-// allocation, and VYRE_FAULT_ILLEGAL_ADDRESS, a store to address 16; only one
+// inject_fault (alternately VYRE_FAULT_DEVICE_TRAP, a store to address 0x40,
+// and VYRE_FAULT_ILLEGAL_ADDRESS, a store to address 16; only one
 // with VYRE_VK_FAULT_KIND=trap or =illegal) → the
 // device lost (status, and a dispatch refused with the cause) → recover → a
 // dispatch of 512 Ki elements, every one checked. It prints the exact
@@ -221,7 +221,8 @@ static uint32_t dispatch_inc(vyre_backend *be, uint32_t *in, uint32_t *out, uint
 }
 
 static const char *kind_name(uint32_t kind) {
-  return kind == VYRE_FAULT_DEVICE_TRAP ? "trap (far load)" : "illegal address (store to 0x10)";
+  return kind == VYRE_FAULT_DEVICE_TRAP ? "trap (store to 0x40)"
+                                        : "illegal address (store to 0x10)";
 }
 
 //===----------------------------------------------------------------------===//
