@@ -298,18 +298,25 @@ static const char cu_f16_matvec_src[] =
 
 // Figure 16's floor: the byte sum of bench_floor.h as CUDA C, the same walk
 // (16 unrolled steps of the grid, consecutive bytes per step), the same u32
-// acc, tree in shared memory and u32 pair with a carry.
+// acc, tree in shared memory and u32 pair with a carry. As the IR program
+// has its sizes as literals, the floor gets them as VB_STRIDE and VB_STEPS
+// (cu_u8_sum defines them; without them the parameters serve) and clamps
+// the thread index below the stride as the IR program does.
 static const char cu_u8_sum_src[] =
+    "#ifndef VB_STRIDE\n"
+    "#define VB_STRIDE stride\n"
+    "#define VB_STEPS steps\n"
+    "#endif\n"
     "extern \"C\" __global__ void vyre_bench_u8_sum(const unsigned char *__restrict__ data,\n"
     "                                               unsigned *__restrict__ out, unsigned steps,\n"
     "                                               unsigned stride) {\n"
     "  __shared__ unsigned part[256];\n"
-    "  const unsigned l = threadIdx.x, g = blockIdx.x * 256u + l;\n"
+    "  const unsigned l = threadIdx.x, g = min(blockIdx.x * 256u + l, VB_STRIDE - 1u);\n"
     "  unsigned acc = 0u;\n"
-    "  for (unsigned j = 0; j < steps; j++) {\n"
-    "    const unsigned base = j * (16u * stride) + g;\n"
+    "  for (unsigned j = 0; j < VB_STEPS; j++) {\n"
+    "    const unsigned base = j * (16u * VB_STRIDE) + g;\n"
     "#pragma unroll\n"
-    "    for (unsigned u = 0; u < 16u; u++) acc += data[base + u * stride];\n"
+    "    for (unsigned u = 0; u < 16u; u++) acc += data[base + u * VB_STRIDE];\n"
     "  }\n"
     "  part[l] = acc;\n"
     "  __syncthreads();\n"
@@ -1287,8 +1294,11 @@ static void cu_u8_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
            (unsigned long long)n, groups, VYRE_BENCH_U8SUM_UNROLL);
   narrow_job j = {.groups = groups, .b = groups * 256u};
   j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_U8SUM_UNROLL));
+  char src[sizeof cu_u8_sum_src + 96];
+  snprintf(src, sizeof src, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j.b, j.a,
+           cu_u8_sum_src);
   CUmodule m = NULL;
-  if (floor_module(f, cu_u8_sum_src, "vyre_bench_u8_sum.cu", "vyre_bench_u8_sum", &m, &j.fn, out) !=
+  if (floor_module(f, src, "vyre_bench_u8_sum.cu", "vyre_bench_u8_sum", &m, &j.fn, out) !=
       VYRE_BENCH_RAN)
     return;
   uint8_t *data = malloc(n);
