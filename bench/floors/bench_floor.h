@@ -20,7 +20,7 @@
 
 #include "vyre/vyre.h"
 
-#define VYRE_BENCH_FIGURES 15u
+#define VYRE_BENCH_FIGURES 16u
 #define VYRE_BENCH_BATCH   64u
 
 // Outcome of one measurement (vyre side or floor side).
@@ -129,6 +129,22 @@ uint8_t vyre_bench_u8_value(uint64_t i);
 // Bytes 0..n-1 of the input into |dst| (one hash per 8 bytes), adding each
 // byte's count to |counts| (256 entries, not cleared).
 void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts);
+// Figure 16 (u8 byte sum, bandwidth-bound): the sum of the |n| bytes of
+// figure 14's input as a u32 pair (low word, high word: the exact 64-bit sum).
+// Workgroups of VYRE_BENCH_U8_WG, |groups| of them, stride = groups * 256;
+// invocation g (global id) adds into a u32 acc the bytes at
+// (j * VYRE_BENCH_U8SUM_UNROLL + u) * stride + g for j in
+// [0, n / (stride * VYRE_BENCH_U8SUM_UNROLL)) and u in [0, VYRE_BENCH_U8SUM_UNROLL)
+// (a grid-stride walk: at every step the 32 lanes of a warp read one 32-byte
+// segment; the literal inner loop is unrolled, so each invocation has that
+// many loads in flight). Then the workgroup adds its 256 accs as a tree in
+// workgroup memory (part[l] += part[l + s], s = 128 .. 1) and invocation 0
+// adds part[0] to out[0] with a device atomic; when that add wraps (the old
+// value + part[0] < the old value) it adds 1 to out[1]. n is a multiple of
+// stride * VYRE_BENCH_U8SUM_UNROLL and a workgroup's sum is below 2^32.
+#define VYRE_BENCH_U8SUM_UNROLL 16u
+// The sum of the bytes whose counts (256 entries) vyre_bench_u8_fill wrote.
+uint64_t vyre_bench_u8_total(const uint32_t *counts);
 // Figure 15 (f16 matvec, IR 1.1 f16 storage): y = A x for an m x k row-major
 // f16 matrix A and an f16 vector x, y in f32. One workgroup of
 // VYRE_BENCH_MATVEC_WG invocations per row; invocation l sums
@@ -192,6 +208,11 @@ typedef struct vyre_bench_floor_ops {
                   vyre_bench_side *out);
   void (*f16_matvec)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t m, uint32_t k,
                      vyre_bench_side *out);
+  // Figure 16 (NULL: no floor of that kind on this backend): the byte sum of
+  // |n| bytes in |groups| workgroups (GB/s of the bytes read); the CUDA floor
+  // is the same algorithm, the CPU floor a plain C loop.
+  void (*u8_sum)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                 vyre_bench_side *out);
 } vyre_bench_floor_ops;
 
 // The floor table for a backend name (cpu, cuda, vulkan), or NULL. A floor
@@ -199,9 +220,9 @@ typedef struct vyre_bench_floor_ops {
 // says so (NA with a Fix).
 const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend);
 
-// The hand-written CUDA C of the sgemm_rb, stencil, u8_hist and f16_matvec
-// floors (figures 11, 13, 14, 15), as NVRTC compiles it: |which| "sgemm_rb",
-// "stencil", "u8_hist" or "f16_matvec"; NULL for
+// The hand-written CUDA C of the sgemm_rb, stencil, u8_hist, f16_matvec and
+// u8_sum floors (figures 11, 13, 14, 15, 16), as NVRTC compiles it: |which|
+// "sgemm_rb", "stencil", "u8_hist", "f16_matvec" or "u8_sum"; NULL for
 // another name or a build without the CUDA toolkit headers.
 const char *vyre_bench_cuda_floor_source(const char *which);
 // Compiles every floor source with the NVRTC library at |nvrtc_path| (NULL:

@@ -205,6 +205,13 @@ void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts) {
   }
 }
 
+uint64_t vyre_bench_u8_total(const uint32_t *counts) {
+  uint64_t t = 0;
+  for (uint32_t v = 0; v < 256; v++)
+    t += (uint64_t)v * counts[v];
+  return t;
+}
+
 float vyre_bench_f16_to_f32(uint16_t h) {
   // Integer steps (as host/ir/vyre_half.h): the figure-15 checks convert
   // 2^28 elements on a GPU run, so no ldexpf.

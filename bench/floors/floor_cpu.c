@@ -371,6 +371,41 @@ static void cpu_f16_matvec(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_
   free(xf);
 }
 
+// Figure 16 on the CPU: the byte sum as a plain C loop (one thread, a u64
+// sum, which the compiler vectorizes); GB/s of the bytes read.
+static void cpu_u8_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                       vyre_bench_side *out) {
+  (void)f;
+  (void)groups;
+  snprintf(out->what, sizeof out->what, "plain C loop summing %llu u8 bytes, one thread",
+           (unsigned long long)n);
+  uint8_t *data = malloc(n);
+  uint32_t counts[256] = {0};
+  vyre_bench_series s = {0};
+  if (!data) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    vyre_bench_u8_fill(data, n, counts);
+    uint64_t want = vyre_bench_u8_total(counts);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 2 && out->status == VYRE_BENCH_RAN; k++) {
+      uint64_t t0 = vyre_bench_now_ns(), sum = 0;
+      for (uint64_t i = 0; i < n; i++)
+        sum += data[i];
+      uint64_t t1 = vyre_bench_now_ns();
+      if (sum != want)
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "the C byte sum is %llu, the input's counts give %llu. Fix: report "
+                            "this bug.",
+                            (unsigned long long)sum, (unsigned long long)want);
+      else if (k >= 2 && t1 > t0)
+        vyre_bench_series_add(&s, (double)n / (double)(t1 - t0));
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(data);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .name = "cpu",
     .open = cpu_open,
@@ -387,5 +422,6 @@ const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .sgemm_cublas = NULL,
     .stencil = cpu_stencil,
     .u8_hist = cpu_u8_hist,
+    .u8_sum = cpu_u8_sum,
     .f16_matvec = cpu_f16_matvec,
 };

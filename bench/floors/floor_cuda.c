@@ -296,8 +296,43 @@ static const char cu_f16_matvec_src[] =
     "  if (l == 0u) y[blockIdx.x] = part[0];\n"
     "}\n";
 
+// Figure 16's floor: the byte sum of bench_floor.h as CUDA C, the same walk
+// (16 unrolled steps of the grid, consecutive bytes per step), the same u32
+// acc, tree in shared memory and u32 pair with a carry. As the IR program
+// has its sizes as literals, the floor gets them as VB_STRIDE and VB_STEPS
+// (cu_u8_sum defines them; without them the parameters serve) and clamps
+// the thread index below the stride as the IR program does.
+static const char cu_u8_sum_src[] =
+    "#ifndef VB_STRIDE\n"
+    "#define VB_STRIDE stride\n"
+    "#define VB_STEPS steps\n"
+    "#endif\n"
+    "extern \"C\" __global__ void vyre_bench_u8_sum(const unsigned char *__restrict__ data,\n"
+    "                                               unsigned *__restrict__ out, unsigned steps,\n"
+    "                                               unsigned stride) {\n"
+    "  __shared__ unsigned part[256];\n"
+    "  const unsigned l = threadIdx.x, g = min(blockIdx.x * 256u + l, VB_STRIDE - 1u);\n"
+    "  unsigned acc = 0u;\n"
+    "  for (unsigned j = 0; j < VB_STEPS; j++) {\n"
+    "    const unsigned base = j * (16u * VB_STRIDE) + g;\n"
+    "#pragma unroll\n"
+    "    for (unsigned u = 0; u < 16u; u++) acc += data[base + u * VB_STRIDE];\n"
+    "  }\n"
+    "  part[l] = acc;\n"
+    "  __syncthreads();\n"
+    "  for (unsigned s = 128u; s > 0u; s >>= 1) {\n"
+    "    if (l < s) part[l] = part[l] + part[l + s];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (l == 0u) {\n"
+    "    const unsigned p = part[0], old = atomicAdd(&out[0], p);\n"
+    "    if (old + p < old) atomicAdd(&out[1], 1u);\n"
+    "  }\n"
+    "}\n";
+
 const char *vyre_bench_cuda_floor_source(const char *which) {
   if (!which) return NULL;
+  if (strcmp(which, "u8_sum") == 0) return cu_u8_sum_src;
   if (strcmp(which, "u8_hist") == 0) return cu_u8_hist_src;
   if (strcmp(which, "f16_matvec") == 0) return cu_f16_matvec_src;
   if (strcmp(which, "sgemm_rb") == 0) return cu_sgemm_rb_src;
@@ -434,10 +469,12 @@ uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *a
              nvrtc_path ? nvrtc_path : "libnvrtc.so", lib ? " (entry points missing)" : "");
     return VYRE_BENCH_NA;
   }
-  const char *names[4] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu",
-                          "vyre_bench_u8_hist.cu", "vyre_bench_f16_matvec.cu"};
-  const char *srcs[4] = {cu_sgemm_rb_src, cu_stencil_src, cu_u8_hist_src, cu_f16_matvec_src};
-  for (int i = 0; i < 4; i++) {
+  const char *names[5] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu",
+                          "vyre_bench_u8_hist.cu", "vyre_bench_f16_matvec.cu",
+                          "vyre_bench_u8_sum.cu"};
+  const char *srcs[5] = {cu_sgemm_rb_src, cu_stencil_src, cu_u8_hist_src, cu_f16_matvec_src,
+                         cu_u8_sum_src};
+  for (int i = 0; i < 5; i++) {
     char *cubin = NULL;
     size_t size = 0;
     uint32_t st = nvrtc_floor_cubin(&nv, srcs[i], names[i], arch, &cubin, &size, why, cap);
@@ -1191,6 +1228,15 @@ static CUresult launch_u8_hist(vyre_bench_floor *f, void *user) {
   return r;
 }
 
+// The sum's output is zeroed before every launch too (IR-BUF-10).
+static CUresult launch_u8_sum(vyre_bench_floor *f, void *user) {
+  narrow_job *j = user;
+  void *params[] = {&j->in, &j->out, &j->a, &j->b};
+  CUresult r = f->cu.cuMemsetD32Async(j->out, 0, 2, NULL);
+  if (!r) r = f->cu.cuLaunchKernel(j->fn, j->groups, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+  return r;
+}
+
 static CUresult launch_f16_matvec(vyre_bench_floor *f, void *user) {
   narrow_job *j = user;
   void *params[] = {&j->in, &j->x, &j->out, &j->b};
@@ -1231,6 +1277,48 @@ static void cu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
                           "CUDA floor byte histogram: bin %u = %u, the input holds %u bytes of "
                           "value %u. Fix: check the driver.",
                           v, got[v], want[v], v);
+  vyre_bench_side_done(out, &s);
+  if (j.in) f->cu.cuMemFree(j.in);
+  if (j.out) f->cu.cuMemFree(j.out);
+  if (m) f->cu.cuModuleUnload(m);
+  free(data);
+}
+
+// Figure 16: the byte sum as CUDA C through NVRTC, GB/s of the bytes read,
+// the u32 pair checked against the input's exact sum.
+static void cu_u8_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                      vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same byte sum as CUDA C (NVRTC), %llu bytes, %u blocks of 256, %u unrolled grid "
+           "steps, u32 acc, shared tree, one global atomic per block, CUDA events",
+           (unsigned long long)n, groups, VYRE_BENCH_U8SUM_UNROLL);
+  narrow_job j = {.groups = groups, .b = groups * 256u};
+  j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_U8SUM_UNROLL));
+  char src[sizeof cu_u8_sum_src + 96];
+  snprintf(src, sizeof src, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j.b, j.a,
+           cu_u8_sum_src);
+  CUmodule m = NULL;
+  if (floor_module(f, src, "vyre_bench_u8_sum.cu", "vyre_bench_u8_sum", &m, &j.fn, out) !=
+      VYRE_BENCH_RAN)
+    return;
+  uint8_t *data = malloc(n);
+  uint32_t counts[256] = {0}, got[2] = {0, 0};
+  vyre_bench_series s = {0};
+  CUresult r = data ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!r) vyre_bench_u8_fill(data, n, counts);
+  if (!r) r = f->cu.cuMemAlloc(&j.in, n);
+  if (!r) r = f->cu.cuMemAlloc(&j.out, 8);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the byte sum", r);
+  if (out->status == VYRE_BENCH_RAN) time_events(f, c, launch_u8_sum, &j, (double)n * 1e3, &s, out);
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(got, j.out, 8)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading the sum back", r);
+  uint64_t want = vyre_bench_u8_total(counts), sum = (uint64_t)got[1] << 32 | got[0];
+  if (out->status == VYRE_BENCH_RAN && sum != want)
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                        "CUDA floor byte sum of %llu bytes: %llu, the input sums to %llu. Fix: "
+                        "check the driver.",
+                        (unsigned long long)n, (unsigned long long)sum, (unsigned long long)want);
   vyre_bench_side_done(out, &s);
   if (j.in) f->cu.cuMemFree(j.in);
   if (j.out) f->cu.cuMemFree(j.out);
@@ -1308,6 +1396,7 @@ const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .stencil = cu_stencil,
     .u8_hist = cu_u8_hist,
     .f16_matvec = cu_f16_matvec,
+    .u8_sum = cu_u8_sum,
 };
 
 #endif // VYRE_BENCH_HAVE_CUDA

@@ -56,7 +56,8 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
 void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 // Vulkan's second comparison for figure |fig| (11: sgemm_rb of n, 13:
 // stencil of n, 14: u8 histogram of n bytes in k groups, 15: f16 matvec of
-// n x k): the same program on vyre's CUDA backend on the same GPU.
+// n x k, 16: u8 sum of n bytes in k groups): the same program on vyre's CUDA
+// backend on the same GPU.
 void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
                             vyre_bench_side *out);
 // Figures 14 and 15 (cmd_bench_narrow.c, IR 1.1 narrow storage): the byte
@@ -64,9 +65,13 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_
 // bytes read; the f16 matvec of an m x k matrix, GB/s of the matrix read.
 void vyre_bench_fig_u8_hist(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out);
 void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_bench_side *out);
+// Figure 16 (cmd_bench_narrow.c): the byte sum of figure 14's |n| bytes in
+// |groups| workgroups (bench_floor.h), GB/s of the bytes read.
+void vyre_bench_fig_u8_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out);
 // Their programs, built with the C builder API (vyre/builder.h).
 uint32_t vyre_bench_prog_u8_hist(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
 uint32_t vyre_bench_prog_f16_matvec(uint32_t m, uint32_t k, vyre_program **out, vyre_error *err);
+uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
 // Helpers of cmd_bench_figures.c the figures of other files share: compile
 // (a NULL |p| reports |perr|), a failed call into |out|, a dispatch timed by
 // the device when it can (ns of kernel time), a resident buffer filled from

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cmd_bench_narrow.c — the vyre side of the IR 1.1 narrow-storage figures of
-// `vyre bench` (docs/bench.md): 14, a byte histogram streaming u8 data, and
-// 15, an f16 matrix-vector product accumulating in f32. Their programs are
+// `vyre bench` (docs/bench.md): 14, a byte histogram streaming u8 data, 15,
+// an f16 matrix-vector product accumulating in f32, and 16, a byte sum
+// streaming u8 data at memory bandwidth. Their programs are
 // built here with the C builder API (vyre/builder.h); the algorithms and
 // inputs are bench_floor.h's, which the floors (bench/floors) implement by
 // hand, so a figure that ran on both sides is bit-identical on both. Each
@@ -74,6 +75,76 @@ uint32_t vyre_bench_prog_u8_hist(uint64_t n, uint32_t groups, vyre_program **out
   return st;
 }
 
+// Adds part[l + s] to part[l] for s = 128, 64, ..., 1 (l < s), a barrier
+// after each level: the workgroup's 256 values end up summed in part[0].
+static void tree_sum(vyre_builder *b, vyre_buf part, vyre_var l) {
+  vyre_var t = vyre_for_begin(b, "t", vyre_lit_u32(b, 0), vyre_lit_u32(b, 8));
+  vyre_var s = vyre_let(b, "s", vyre_shr(b, vyre_lit_u32(b, 128), vyre_get(b, t)));
+  vyre_if_begin(b, vyre_lt(b, vyre_get(b, l), vyre_get(b, s)));
+  vyre_store(b, part, vyre_get(b, l),
+             vyre_add(b, vyre_load(b, part, vyre_get(b, l)),
+                      vyre_load(b, part, vyre_add(b, vyre_get(b, l), vyre_get(b, s)))));
+  vyre_if_end(b);
+  vyre_barrier(b);
+  vyre_for_end(b);
+}
+
+uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err) {
+  *out = NULL;
+  const uint32_t unroll = VYRE_BENCH_U8SUM_UNROLL, wg = VYRE_BENCH_U8_WG;
+  uint64_t stride = (uint64_t)groups * wg, chunk = stride * unroll;
+  // An invocation adds n / stride bytes into a u32, a workgroup n / groups:
+  // both sums stay below 2^32 when n / groups <= (2^32 - 1) / 255.
+  if (groups == 0 || n == 0 || n > 0xffffffffull || n % chunk != 0 ||
+      n / groups > 0xffffffffull / 255u) {
+    char m[240];
+    snprintf(m, sizeof m,
+             "u8 sum: %llu bytes are not a multiple of %u workgroups x %u x %u below 2^32 with "
+             "at most %llu bytes per workgroup. Fix: pick n = k x groups x %u.",
+             (unsigned long long)n, groups, wg, unroll, 0xffffffffull / 255u, wg * unroll);
+    return bad_shape(err, m);
+  }
+  vyre_builder *b = vyre_builder_create("bench_u8_sum", wg, 1, 1);
+  if (!b) return VYRE_STATUS_OUT_OF_MEMORY;
+  vyre_buf data = vyre_builder_buffer(b, "data", 0, VYRE_ACCESS_READ, VYRE_TYPE_U8, (uint32_t)n);
+  vyre_buf sum = vyre_builder_buffer(b, "sum", 1, VYRE_ACCESS_WRITE, VYRE_TYPE_U32, 2);
+  vyre_buf part = vyre_builder_workgroup(b, "part", VYRE_TYPE_U32, wg);
+  vyre_var l = vyre_let(b, "l", vyre_lid(b, 0));
+  // g < stride for the grid the figure dispatches; the min (once, outside
+  // the loops) gives the plan the bound that proves every data index below
+  // count = n, so the loads run without a bounds check (LOWER-RANGE-6, -7).
+  vyre_var g =
+      vyre_let(b, "g", vyre_min(b, vyre_gid(b, 0), vyre_lit_u32(b, (uint32_t)(stride - 1))));
+  vyre_var acc = vyre_let(b, "acc", vyre_lit_u32(b, 0));
+  // Grid-stride walk, |unroll| steps of the grid per iteration: step
+  // j * unroll + u reads stride consecutive bytes, one per invocation.
+  vyre_var j = vyre_for_begin(b, "j", vyre_lit_u32(b, 0), vyre_lit_u32(b, (uint32_t)(n / chunk)));
+  vyre_var base = vyre_let(
+      b, "base",
+      vyre_add(b, vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, (uint32_t)chunk)), vyre_get(b, g)));
+  vyre_var u = vyre_for_begin(b, "u", vyre_lit_u32(b, 0), vyre_lit_u32(b, unroll));
+  vyre_expr at = vyre_add(b, vyre_get(b, base),
+                          vyre_mul(b, vyre_get(b, u), vyre_lit_u32(b, (uint32_t)stride)));
+  vyre_assign(b, acc, vyre_add(b, vyre_get(b, acc), vyre_load(b, data, at)));
+  vyre_for_end(b);
+  vyre_for_end(b);
+  vyre_store(b, part, vyre_get(b, l), vyre_get(b, acc));
+  vyre_barrier(b);
+  tree_sum(b, part, l);
+  // One device atomic per workgroup; a wrap of the low word carries into
+  // the high word, so sum holds the exact 64-bit total.
+  vyre_if_begin(b, vyre_eq(b, vyre_get(b, l), vyre_lit_u32(b, 0)));
+  vyre_var p = vyre_let(b, "p", vyre_load(b, part, vyre_lit_u32(b, 0)));
+  vyre_var old = vyre_atomic(b, VYRE_ATOMIC_ADD, sum, vyre_lit_u32(b, 0), vyre_get(b, p), "old");
+  vyre_if_begin(b, vyre_lt(b, vyre_add(b, vyre_get(b, old), vyre_get(b, p)), vyre_get(b, old)));
+  vyre_atomic(b, VYRE_ATOMIC_ADD, sum, vyre_lit_u32(b, 1), vyre_lit_u32(b, 1), NULL);
+  vyre_if_end(b);
+  vyre_if_end(b);
+  uint32_t st = vyre_builder_finish(b, out, err);
+  vyre_builder_destroy(b);
+  return st;
+}
+
 uint32_t vyre_bench_prog_f16_matvec(uint32_t m, uint32_t k, vyre_program **out, vyre_error *err) {
   *out = NULL;
   if (m == 0 || k == 0 || k % VYRE_BENCH_MATVEC_WG != 0 || (uint64_t)m * k > 0xffffffffull) {
@@ -104,16 +175,7 @@ uint32_t vyre_bench_prog_f16_matvec(uint32_t m, uint32_t k, vyre_program **out, 
   vyre_for_end(b);
   vyre_store(b, part, vyre_get(b, l), vyre_get(b, acc));
   vyre_barrier(b);
-  // The tree: s = 128 >> t for t in [0, 8), a barrier after each level.
-  vyre_var t = vyre_for_begin(b, "t", vyre_lit_u32(b, 0), vyre_lit_u32(b, 8));
-  vyre_var s = vyre_let(b, "s", vyre_shr(b, vyre_lit_u32(b, wg / 2), vyre_get(b, t)));
-  vyre_if_begin(b, vyre_lt(b, vyre_get(b, l), vyre_get(b, s)));
-  vyre_store(b, part, vyre_get(b, l),
-             vyre_add(b, vyre_load(b, part, vyre_get(b, l)),
-                      vyre_load(b, part, vyre_add(b, vyre_get(b, l), vyre_get(b, s)))));
-  vyre_if_end(b);
-  vyre_barrier(b);
-  vyre_for_end(b);
+  tree_sum(b, part, l); // s = 128 >> t for t in [0, 8)
   vyre_if_begin(b, vyre_eq(b, vyre_get(b, l), vyre_lit_u32(b, 0)));
   vyre_store(b, y, vyre_wgid(b, 0), vyre_load(b, part, vyre_lit_u32(b, 0)));
   vyre_if_end(b);
@@ -152,6 +214,73 @@ static int over_limit(vyre_bench_ctx *c, uint64_t bytes, vyre_bench_side *out) {
   return 1;
 }
 
+// What figures 14 and 16 share: program |p| (built by |build|, which
+// failed when |st| is set) runs on figure 14's n input bytes in |groups|
+// workgroups on resident buffers, n / kernel time in GB/s into |out|; the
+// input's byte counts go to |counts| (256) and the last dispatch's output
+// (|out_bytes|, a write buffer) to |got|. Returns 1 when |got| is valid.
+static int run_u8(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_program *p, uint32_t st,
+                  const vyre_error *perr, const char *name, uint32_t out_bytes, uint32_t *counts,
+                  void *got, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_kernel *k = NULL;
+  vyre_resident *rd = NULL, *ro = NULL;
+  vyre_bench_series s = {0};
+  uint8_t *data = NULL;
+  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  int ok = 0;
+  char what[96];
+  if (st) {
+    snprintf(what, sizeof what, "building the %s program", name);
+    vyre_bench_fail_st(out, what, st, perr);
+    goto done;
+  }
+  if (!(data = malloc(n))) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                        "out of host memory for %llu bytes. Fix: free memory or use --quick.",
+                        (unsigned long long)n);
+    goto done;
+  }
+  vyre_bench_u8_fill(data, n, counts);
+  if (compile_narrow(c, p, VYRE_IR_FEATURE_STORAGE_8_16, "storage_8_16", "u8", &k, out) !=
+      VYRE_BENCH_RAN)
+    goto done;
+  if ((st = vyre_bench_alloc_write(c, &rd, n, data, &err)) != 0 ||
+      (st = vyre_bench_alloc_write(c, &ro, out_bytes, NULL, &err)) != 0) {
+    vyre_bench_fail_st(out, "allocating and filling the resident buffers", st, &err);
+    goto done;
+  }
+  vyre_arg args[2] = {{.resident = rd}, {.resident = ro}};
+  uint32_t grid[3] = {groups, 1, 1};
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < warm + reps; i++) {
+    uint64_t ns = 0;
+    if ((st = vyre_bench_timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
+      snprintf(what, sizeof what, "vyre_dispatch (%s)", name);
+      vyre_bench_fail_st(out, what, st, &err);
+      goto done;
+    }
+    if (i >= warm && ns) vyre_bench_series_add(&s, (double)n / (double)ns);
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  // The output is a write buffer: zero at the start of every dispatch
+  // (IR-BUF-10), so it holds the last dispatch's result.
+  vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = out_bytes, .dst = got};
+  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
+    snprintf(what, sizeof what, "reading the %s output back", name);
+    vyre_bench_fail_st(out, what, st, &err);
+    goto done;
+  }
+  ok = 1;
+done:
+  vyre_bench_side_done(out, &s);
+  if (rd) vyre_resident_free(rd, NULL);
+  if (ro) vyre_resident_free(ro, NULL);
+  free(data);
+  vyre_kernel_release(k);
+  return ok;
+}
+
 // Figure 14: the byte histogram (bench_floor.h) of n bytes on resident
 // buffers, n / kernel time in GB/s; all 256 bins checked against the counts
 // of the input (which the floor matches too).
@@ -164,64 +293,42 @@ void vyre_bench_fig_u8_hist(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = NULL;
   uint32_t st = vyre_bench_prog_u8_hist(n, groups, &p, &err);
-  vyre_kernel *k = NULL;
-  vyre_resident *rd = NULL, *rh = NULL;
-  vyre_bench_series s = {0};
-  uint8_t *data = malloc(n);
   uint32_t want[256] = {0}, got[256];
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
-  if (st) {
-    vyre_bench_fail_st(out, "building the u8 histogram program", st, &err);
-    goto done;
-  }
-  if (!data) {
-    vyre_bench_side_set(out, VYRE_BENCH_FAILED,
-                        "out of host memory for %llu bytes. Fix: free memory or use --quick.",
-                        (unsigned long long)n);
-    goto done;
-  }
-  vyre_bench_u8_fill(data, n, want);
-  if (compile_narrow(c, p, VYRE_IR_FEATURE_STORAGE_8_16, "storage_8_16", "u8", &k, out) !=
-      VYRE_BENCH_RAN)
-    goto done;
-  if ((st = vyre_bench_alloc_write(c, &rd, n, data, &err)) != 0 ||
-      (st = vyre_bench_alloc_write(c, &rh, 1024, NULL, &err)) != 0) {
-    vyre_bench_fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[2] = {{.resident = rd}, {.resident = rh}};
-  uint32_t grid[3] = {groups, 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      vyre_bench_fail_st(out, "vyre_dispatch (u8 histogram)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)n / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  // hist is a write buffer: zero at the start of every dispatch (IR-BUF-10),
-  // so it holds the last dispatch's counts.
-  vyre_resident_range rg = {.buffer = rh, .offset = 0, .size = 1024, .dst = got};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    vyre_bench_fail_st(out, "reading hist back", st, &err);
-    goto done;
-  }
-  for (uint32_t v = 0; v < 256; v++)
-    if (got[v] != want[v]) {
+  if (run_u8(c, n, groups, p, st, &err, "u8 histogram", sizeof got, want, got, out))
+    for (uint32_t v = 0; v < 256; v++)
+      if (got[v] != want[v]) {
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "u8 histogram of %llu bytes: bin %u = %u, the input holds %u bytes "
+                            "of value %u (and the floor counts the same). " FIX_CONFORM,
+                            (unsigned long long)n, v, got[v], want[v], v, c->backend);
+        break;
+      }
+  vyre_program_free(p);
+}
+
+// Figure 16: the byte sum (bench_floor.h) of figure 14's n bytes on resident
+// buffers, n / kernel time in GB/s; the u32 pair checked against the input's
+// exact sum (which the floor matches too).
+void vyre_bench_fig_u8_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "IR sum of %llu u8 bytes, %u groups of %u, %u-step unrolled grid walk, tree, 1 "
+           "atomic per group, resident, bytes / kernel time (%s)",
+           (unsigned long long)n, groups, VYRE_BENCH_U8_WG, VYRE_BENCH_U8SUM_UNROLL,
+           vyre_bench_time_source(c));
+  if (!vyre_bench_has_resident(c, out) || over_limit(c, n, out)) return;
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_program *p = NULL;
+  uint32_t st = vyre_bench_prog_u8_sum(n, groups, &p, &err);
+  uint32_t counts[256] = {0}, got[2];
+  if (run_u8(c, n, groups, p, st, &err, "u8 sum", sizeof got, counts, got, out)) {
+    uint64_t want = vyre_bench_u8_total(counts), sum = (uint64_t)got[1] << 32 | got[0];
+    if (sum != want)
       vyre_bench_side_set(out, VYRE_BENCH_FAILED,
-                          "u8 histogram of %llu bytes: bin %u = %u, the input holds %u bytes of "
-                          "value %u (and the floor counts the same). " FIX_CONFORM,
-                          (unsigned long long)n, v, got[v], want[v], v, c->backend);
-      break;
-    }
-done:
-  vyre_bench_side_done(out, &s);
-  if (rd) vyre_resident_free(rd, NULL);
-  if (rh) vyre_resident_free(rh, NULL);
-  free(data);
-  vyre_kernel_release(k);
+                          "u8 sum of %llu bytes: %llu (low word %u, high word %u), the input "
+                          "sums to %llu (and the floor gives the same). " FIX_CONFORM,
+                          (unsigned long long)n, (unsigned long long)sum, got[0], got[1],
+                          (unsigned long long)want, c->backend);
+  }
   vyre_program_free(p);
 }
 

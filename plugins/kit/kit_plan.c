@@ -502,12 +502,15 @@ static void cond_facts(rstate *rs, uint32_t cond, int negated, uint32_t start, u
   push_fact(rs, &f);
 }
 
-// Whether index |x| is provably < len(|buffer|) here (LOWER-RANGE-1..4).
+// Whether index |x| is provably < len(|buffer|) here (LOWER-RANGE-1..4, 7).
 static int in_range(const rstate *rs, uint32_t buffer, uint32_t x) {
   const vyre_ir_program *p = rs->p;
   const vyre_ir_buffer *b = &p->buffers[buffer];
   int wg = b->access == VYRE_IR_ACCESS_WORKGROUP;
   if (wg && umax(rs, x) < b->count) return 1; // LOWER-RANGE-1, LOWER-RANGE-6
+  // A host buffer's count is a minimum of its len, checked before every
+  // dispatch (IR-BUF-8): LOWER-RANGE-7.
+  if (!wg && b->has_count && umax(rs, x) < b->count) return 1;
   rfact s;
   if (!shape_of(p, x, &s)) return 0;
   for (uint32_t i = 0; i < rs->n; i++) {

@@ -2,7 +2,7 @@
 //
 // test_bench.c — `vyre bench` on the CPU reference at CI size: the JSON it
 // writes parses, names the backend, device, driver, date and commit, and has
-// all fifteen figures, each with a vyre side that ran (n, median, p10, p90,
+// all sixteen figures, each with a vyre side that ran (n, median, p10, p90,
 // min, max, all finite numbers) and a floor that ran or says why not; the
 // options are checked (--help, --filter, bad --reps and --filter values).
 // The binary is run as a child process (system()); nothing here asserts a
@@ -26,11 +26,11 @@
 #error "VYRE_CLI_PATH must name the vyre binary"
 #endif
 
-#define FIGS 15
-static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",   "cold_compile",
-                                       "cached_load", "host_overhead", "stream",    "matmul",
-                                       "stream_item", "stream_rate",   "sgemm_rb",  "sgemm_cublas",
-                                       "stencil",     "u8_stream",     "f16_matvec"};
+#define FIGS 16
+static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",    "cold_compile",
+                                       "cached_load", "host_overhead", "stream",     "matmul",
+                                       "stream_item", "stream_rate",   "sgemm_rb",   "sgemm_cublas",
+                                       "stencil",     "u8_stream",     "f16_matvec", "u8_sum"};
 
 // Runs `vyre bench <args>`, output in |log|; returns the exit code.
 static int run_bench(const char *args, const char *log) {
@@ -120,7 +120,7 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   // sgemm_rb and stencil: the C loops, checked bit for bit like vyre's side.
   const char *floor_ran[] = {"round_trip", "resident",    "batch64",     "stream",
                              "matmul",     "stream_item", "stream_rate", "sgemm_rb",
-                             "stencil",    "u8_stream",   "f16_matvec"};
+                             "stencil",    "u8_stream",   "f16_matvec",  "u8_sum"};
   for (size_t k = 0; k < sizeof floor_ran / sizeof floor_ran[0]; k++)
     for (size_t i = 0; i < FIGS; i++)
       if (strcmp(keys[i], floor_ran[k]) == 0) {
@@ -156,7 +156,8 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   assert_non_null(strstr(text, "5-point f32 stencil"));
   assert_non_null(strstr(text, "u8 stream: byte histogram"));
   assert_non_null(strstr(text, "f16 matvec, f32 accumulation"));
-  assert_non_null(strstr(text, "[15/15]"));
+  assert_non_null(strstr(text, "u8 byte sum (bandwidth)"));
+  assert_non_null(strstr(text, "[16/16]"));
 }
 
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
@@ -171,8 +172,8 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
-  const char *fl = strstr(text, "[7/15] vector add f32 bandwidth: floor ...");
-  const char *vy = strstr(text, "[7/15] vector add f32 bandwidth: vyre ...");
+  const char *fl = strstr(text, "[7/16] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/16] vector add f32 bandwidth: vyre ...");
   assert_non_null(fl);
   assert_non_null(vy);
   assert_true(fl < vy);
@@ -218,16 +219,18 @@ static void test_bench_filter_new_f32_figures(void **state) {
   json_decref(root);
 }
 
-// Figures 14-15 (IR 1.1 narrow storage) alone on the CPU reference: both
-// sides ran and agreed with the inputs' counts and the matvec reference
-// (else the run exits 1), in GB/s at the CPU sizes; figure 14 carries the f32
-// vector add bandwidth it is compared with (measured for it: figure 7 is not
-// selected) and the note of the fraction; no target off a GPU.
+// Figures 14-16 (IR 1.1 narrow storage) alone on the CPU reference: both
+// sides ran and agreed with the inputs' counts, the matvec reference and the
+// inputs' exact byte sum (else the run exits 1), in GB/s at the CPU sizes;
+// figures 14 and 16 carry the f32 vector add bandwidth they are compared
+// with (measured once for both: figure 7 is not selected) and the note of
+// the fraction; no target off a GPU.
 static void test_bench_narrow_storage_figures(void **state) {
   (void)state;
   const char *json = VYRE_BENCH_OUT "/bench-narrow.json", *log = VYRE_BENCH_OUT "/bench-narrow.log";
   char args[1024];
-  snprintf(args, sizeof args, "--backend cpu --quick --filter u8_stream,15 --json '%s'", json);
+  snprintf(args, sizeof args, "--backend cpu --quick --filter u8_stream,15,u8_sum --json '%s'",
+           json);
   int rc = run_bench(args, log);
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   json_t *root = json_load_file(json, 0, NULL);
@@ -236,9 +239,10 @@ static void test_bench_narrow_storage_figures(void **state) {
   assert_int_equal(json_integer_value(json_object_get(root, "u8_groups")), 16);
   assert_int_equal(json_integer_value(json_object_get(root, "matvec_m")), 64);
   assert_int_equal(json_integer_value(json_object_get(root, "matvec_k")), 512);
+  assert_int_equal(json_integer_value(json_object_get(root, "u8_sum_unroll")), 16);
   const json_t *figs = json_object_get(root, "figures");
-  assert_int_equal(json_array_size(figs), 2);
-  for (size_t i = 0; i < 2; i++) {
+  assert_int_equal(json_array_size(figs), 3);
+  for (size_t i = 0; i < 3; i++) {
     const json_t *f = json_array_get(figs, i);
     assert_int_equal(json_integer_value(json_object_get(f, "id")), 14 + i);
     assert_string_equal(json_string_value(json_object_get(f, "key")), keys[13 + i]);
@@ -256,13 +260,23 @@ static void test_bench_narrow_storage_figures(void **state) {
   assert_non_null(strstr(json_string_value(json_object_get(u8, "note")),
                          "of the f32 vector add bandwidth of this run"));
   assert_null(json_object_get(json_array_get(figs, 1), "vadd_gbps"));
+  // Figure 16: the same reference, the note of its fraction, and the floor
+  // is the C loop.
+  const json_t *sum = json_array_get(figs, 2);
+  assert_true(json_number_value(json_object_get(sum, "vadd_gbps")) == json_number_value(vadd));
+  assert_true(json_number_value(json_object_get(sum, "vadd_fraction")) > 0);
+  assert_non_null(strstr(json_string_value(json_object_get(sum, "note")), "u8 byte sum runs at"));
+  assert_non_null(
+      strstr(json_string_value(json_object_get(json_object_get(sum, "floor"), "what")), "C loop"));
   assert_true(json_is_true(json_object_get(root, "ok")));
   json_decref(root);
   const char *text = slurp(log);
-  assert_non_null(strstr(text, "the f32 vector add of figure 7 for the ratio"));
+  const char *ref = strstr(text, "the f32 vector add of figure 7 for the ratio");
+  assert_non_null(ref);
+  assert_null(strstr(ref + 1, "the f32 vector add of figure 7 for the ratio")); // measured once
 }
 
-// Figures 14-15 on Vulkan (lavapipe here, the GPU on the GPU machine): the
+// Figures 14-16 on Vulkan (lavapipe here, the GPU on the GPU machine): the
 // vyre sides ran and matched; there is no hand-written Vulkan floor of them
 // (n/a with a Fix), and they carry the vyre CUDA comparison (n/a with the
 // reason where CUDA does not open).
@@ -274,7 +288,7 @@ static void test_bench_vulkan_narrow_storage_figures(void **state) {
   const char *json = VYRE_BENCH_OUT "/bench-vk-narrow.json",
              *log = VYRE_BENCH_OUT "/bench-vk-narrow.log";
   char args[1024];
-  snprintf(args, sizeof args, "--backend vulkan --quick --filter 7,14,15 --json '%s'", json);
+  snprintf(args, sizeof args, "--backend vulkan --quick --filter 7,14,15,16 --json '%s'", json);
   int rc = run_bench(args, log);
   if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
     fprintf(stderr, "skipped: no Vulkan device\n");
@@ -284,8 +298,8 @@ static void test_bench_vulkan_narrow_storage_figures(void **state) {
   json_t *root = json_load_file(json, 0, NULL);
   assert_non_null(root);
   const json_t *figs = json_object_get(root, "figures");
-  assert_int_equal(json_array_size(figs), 3);
-  for (size_t i = 1; i < 3; i++) {
+  assert_int_equal(json_array_size(figs), 4);
+  for (size_t i = 1; i < 4; i++) {
     const json_t *f = json_array_get(figs, i);
     assert_string_equal(json_string_value(json_object_get(f, "key")), keys[12 + i]);
     assert_side(json_object_get(f, "vyre"), 1);
@@ -296,10 +310,11 @@ static void test_bench_vulkan_narrow_storage_figures(void **state) {
     assert_non_null(cu);
     assert_side(cu, 0);
   }
-  // Figure 14's reference is figure 7's vyre side of the same run.
+  // The reference of figures 14 and 16 is figure 7's vyre side of the same run.
   double v7 = json_number_value(
       json_object_get(json_object_get(json_array_get(figs, 0), "vyre"), "median"));
   assert_true(json_number_value(json_object_get(json_array_get(figs, 1), "vadd_gbps")) == v7);
+  assert_true(json_number_value(json_object_get(json_array_get(figs, 3), "vadd_gbps")) == v7);
   assert_true(json_is_true(json_object_get(root, "ok")));
   json_decref(root);
 #endif

@@ -162,7 +162,7 @@ static void test_cuda_floor_f32_figures_cublas_na_and_fmad_false(void **state) {
   o->stencil(f, &c, 128, &s);
   assert_int_equal(s.status, VYRE_BENCH_FAILED);
   assert_non_null(strstr(s.why, "vyre_bench_stencil.cu"));
-  // Figures 14-15: their CUDA C takes the same --fmad=false path.
+  // Figures 14-16: their CUDA C takes the same --fmad=false path.
   assert_non_null(o->u8_hist);
   assert_non_null(o->f16_matvec);
   memset(&s, 0, sizeof s);
@@ -174,6 +174,13 @@ static void test_cuda_floor_f32_figures_cublas_na_and_fmad_false(void **state) {
   o->f16_matvec(f, &c, 64, 512, &s);
   assert_int_equal(s.status, VYRE_BENCH_FAILED);
   assert_non_null(strstr(s.why, "vyre_bench_f16_matvec.cu"));
+  // Figure 16 as well.
+  assert_non_null(o->u8_sum);
+  memset(&s, 0, sizeof s);
+  o->u8_sum(f, &c, 1u << 16, 4, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_u8_sum.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
   o->close(f);
 }
 

@@ -36,6 +36,7 @@ static void test_floor_sources_are_the_issue_kernels(void **state) {
   assert_null(vyre_bench_cuda_floor_source("matmul"));
   assert_non_null(vyre_bench_cuda_floor_source("u8_hist"));
   assert_non_null(vyre_bench_cuda_floor_source("f16_matvec"));
+  assert_non_null(vyre_bench_cuda_floor_source("u8_sum"));
   // The same arithmetic as the IR programs: explicit fmaf in k order, a
   // 128x128 tile of 256 threads with 8x8 blocks; the stencil's 0.2f * s.
   assert_non_null(strstr(sg, "fmaf(av[r], bv[q], acc[r][q])"));
@@ -136,6 +137,19 @@ static void test_floor_ptx_of_the_narrow_figures(void **state) {
   free(h);
   free(mv);
 }
+
+// Figure 16: the byte sum's 16 unrolled grid steps are 16 byte loads through
+// the read-only path (__restrict__), one device atomic per block and its
+// carry, no shared atomics.
+static void test_floor_ptx_of_the_byte_sum(void **state) {
+  (void)state;
+  char *s = floor_ptx("u8_sum");
+  assert_non_null(s);
+  assert_true(count(s, "ld.global.nc.u8") >= 16);
+  assert_int_equal(count(s, ".global.add.u32") + count(s, ".global.add.s32"), 2);
+  assert_int_equal(count(s, ".shared.add."), 0);
+  free(s);
+}
 #endif
 
 int main(void) {
@@ -161,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_bad_arch_fails_with_a_fix),
       cmocka_unit_test(test_floor_ptx_has_the_ir_roundings),
       cmocka_unit_test(test_floor_ptx_of_the_narrow_figures),
+      cmocka_unit_test(test_floor_ptx_of_the_byte_sum),
   };
   return cmocka_run_group_tests_name("bench_floor_nvrtc", tests, NULL, NULL);
 #endif

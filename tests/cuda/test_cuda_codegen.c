@@ -362,6 +362,46 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   free(t);
 }
 
+// LOWER-RANGE-7 in the source: the grid-stride byte walk of `vyre bench`
+// figure 16 (index min(gid, 255) + i * 256 for i in 0..4 into a u8 buffer of
+// count 1024) loads without the bounds check; the same walk into a buffer
+// without a count keeps it.
+static void test_codegen_drops_checks_below_a_host_buffer_count(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 1024);
+  uint32_t E = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
+  uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 1);
+  uint32_t g, acc;
+  uint32_t s0 = let(t, &g, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, 255)));
+  uint32_t s1 = let(t, &acc, lit(t, T_U, 0));
+  uint32_t i = tb_local(t, T_U, 0);
+  uint32_t at =
+      bin(t, VYRE_IR_BIN_ADD, var(t, g), bin(t, VYRE_IR_BIN_MUL, var(t, i), lit(t, T_U, 256)));
+  uint32_t at2 =
+      bin(t, VYRE_IR_BIN_ADD, var(t, g), bin(t, VYRE_IR_BIN_MUL, var(t, i), lit(t, T_U, 256)));
+  uint32_t body = assign(t, acc,
+                         bin(t, VYRE_IR_BIN_ADD, var(t, acc),
+                             bin(t, VYRE_IR_BIN_ADD, load(t, D, at), load(t, E, at2))));
+  uint32_t f = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, body));
+  uint32_t s2 = store(t, O, lit(t, T_U, 0), var(t, acc));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f, s2));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  const char *k = strstr(src, "extern \"C\"");
+  assert_non_null(k);
+  assert_non_null(strstr(k, "vldu(p0, n0, "));
+  assert_null(strstr(k, "vld(p0, n0, "));
+  assert_non_null(strstr(k, "vld(p1, n1, "));
+  assert_non_null(strstr(k, "vstu(p2, n2, 0x00000000u, "));
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "host buffer count"), VYRE_STATUS_OK);
+  free(t);
+}
+
 // The lowering plan's proofs in the source (docs/lowering.md): a store and a
 // load guarded by their buffer's len lose the bounds check, an unguarded one
 // keeps it; arithmetic flushes only (vz) and the NaN test (vc) runs at the
@@ -988,6 +1028,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_large_workgroup_memory_is_dynamic_shared_memory),
       cmocka_unit_test(test_codegen_trap_values_compile),
       cmocka_unit_test(test_codegen_follows_the_lowering_proofs),
+      cmocka_unit_test(test_codegen_drops_checks_below_a_host_buffer_count),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_f16_uses_the_native_conversions),

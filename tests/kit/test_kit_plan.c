@@ -316,6 +316,45 @@ static void test_narrow_loads_bound_an_index(void **state) {
   free(t);
 }
 
+// LOWER-RANGE-7: a host buffer's declared count is a minimum of its len
+// (IR-BUF-8), so an index whose largest value is below it is in range: the
+// clamped grid-stride walk of `vyre bench` figure 16. One past it, or a
+// buffer without a count, keeps the check.
+static void test_host_buffer_count_bounds_an_index(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t R = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 256);
+  uint32_t R0 = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 8);
+  uint32_t i = tb_local(t, T_U, 0);
+  uint32_t s0 = store(t, C, lit(t, T_U, 7), lit(t, T_U, 1));
+  uint32_t s1 = store(t, C, lit(t, T_U, 8), lit(t, T_U, 1));
+  // for i in 0..4: C[0] = R[min(gid, 63) + i * 64] + R[min(gid, 64) + i * 64] + R0[min(gid, 63)]
+  uint32_t l0 = load(t, R,
+                     bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, 63)),
+                         bin(t, VYRE_IR_BIN_MUL, var(t, i), lit(t, T_U, 64))));
+  uint32_t l1 = load(t, R,
+                     bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, 64)),
+                         bin(t, VYRE_IR_BIN_MUL, var(t, i), lit(t, T_U, 64))));
+  uint32_t l2 = load(t, R0, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, 63)));
+  uint32_t body =
+      store(t, C, lit(t, T_U, 0), bin(t, VYRE_IR_BIN_ADD, l0, bin(t, VYRE_IR_BIN_ADD, l1, l2)));
+  uint32_t f = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, body));
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(t, LIST(t, s0, s1, f));
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_true(in_range(&plan, s0));
+  assert_false(in_range(&plan, s1));
+  assert_true(in_range(&plan, l0));
+  assert_false(in_range(&plan, l1));
+  assert_false(in_range(&plan, l2));
+  assert_true(in_range(&plan, body));
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 static void test_canonical_values_and_observation_points(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -380,6 +419,7 @@ int main(void) {
       cmocka_unit_test(test_grid_barrier_is_refused_as_host_only),
       cmocka_unit_test(test_malformed_views_are_refused),
       cmocka_unit_test(test_guarded_index_is_in_range_only_for_the_guarding_buffer),
+      cmocka_unit_test(test_host_buffer_count_bounds_an_index),
       cmocka_unit_test(test_range_facts_of_loops_workgroup_memory_and_early_returns),
       cmocka_unit_test(test_narrow_loads_bound_an_index),
       cmocka_unit_test(test_canonical_values_and_observation_points),
