@@ -34,7 +34,8 @@
 // 9: dynamic shared memory above 48 KiB (dyn_shared) and the indirect-grid
 //    parameters vind, vgm0..vgm2 (both had been built as 8 alongside narrow
 //    storage; 9 keeps either one's cached cubins from being reused).
-#define VYRE_CUDA_GENERATOR_VERSION 11u
+// 12: the cr_math functions (kit micro-programs as __device__ functions).
+#define VYRE_CUDA_GENERATOR_VERSION 12u
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"
 #define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
 

@@ -70,7 +70,8 @@
 // types (features storage_8_16 and storage_half), native or emulated. 8:
 // bindings 0..63 (many_bindings), trap record at binding 64 and the indirect
 // variant (binding 65); both of the above had been built as 7.
-#define VYRE_VK_GENERATOR_VERSION 11u
+// 12: the cr_math functions (kit micro-programs as OpFunctions, Float64).
+#define VYRE_VK_GENERATOR_VERSION 12u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -106,6 +107,10 @@ typedef struct vyre_spv_options {
   // the canonicalization), the others take the software helpers. 0: every
   // op as before (software div/sqrt/fma, checked mul).
   uint32_t f32_native;
+
+  // The device offers shaderFloat64 (with has_int64: the cr_math functions,
+  // docs/math.md IR-MATH-3).
+  uint32_t has_f64;
 } vyre_spv_options;
 
 #define VYRE_VK_IND_BINDING (VYRE_IR_MAX_BINDINGS + 1u) // after the trap record's
