@@ -23,7 +23,7 @@ import vyre_gen as G  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.normpath(os.path.join(HERE, "..", "cases"))
 AREAS = ["dispatch", "oob", "integers", "casts", "f32", "control", "workgroup", "atomics",
-         "traps", "validation", "storage", "gridbar"]
+         "traps", "validation", "storage", "gridbar", "math"]
 
 W = G.Writer(CASES)
 
@@ -158,6 +158,7 @@ from cases_zeros import gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 from cases_gridbar import gen_gridbar  # noqa: E402
 from cases_lower import gen_lower  # noqa: E402
+from cases_math import gen_math  # noqa: E402
 
 
 def main():
@@ -184,6 +185,7 @@ def main():
     gen_storage(ctx)
     gen_gridbar(ctx)
     gen_lower(ctx)
+    gen_math(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 
