@@ -378,7 +378,8 @@ static const char kLowerMain[] =
     "  for (u32 t = 0; t < 64u; t++) {\n"
     "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
     "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u, nullptr, 0u, 0u, 0u);\n"
+    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u, nullptr, 0u, "
+    "0u, 0u);\n"
     "  }\n"
     "  for (u32 i = 0; i < 3u; i++) {\n"
     "    if (o1[i] != w1[i] || o2[i] != w2[i] || o3[i] != w3[i]) {\n"
@@ -451,7 +452,8 @@ static const char kLanesMain[] =
     "      for (u32 t = 0; t < WG / 4u; t++) {\n"
     "        blockIdx.x = w; blockIdx.y = blockIdx.z = 0u;\n"
     "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u, nullptr, 0u,"
+    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u, "
+    "nullptr, 0u,"
     " 0u, 0u);\n"
     "      }\n"
     "    for (u32 i = 0; i < G * WG; i++) {\n"
@@ -632,12 +634,12 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
   size_t cap = 1u << 20, len = 0;
   char *m = malloc(cap);
   assert_non_null(m);
-  len += (size_t)snprintf(m + len, cap - len,
-                          "#include <cstdio>\nstatic const u32 rows[][3] = {\n");
+  len +=
+      (size_t)snprintf(m + len, cap - len, "#include <cstdio>\nstatic const u32 rows[][3] = {\n");
   uint32_t r = 0x2545F491u, rows = 0;
-  static const uint32_t special[] = {0, 0x80000000u, 1, 0x807FFFFFu, 0x3F800000u, 0x7F800000u,
-                                     0xFF800000u, 0x7FC00000u, 0x7F800001u, 0xBCF3A937u,
-                                     0x3C413D3Au, 0x6F31A8ECu, 0x7F7FFFFFu, 0x00800000u};
+  static const uint32_t special[] = {
+      0,           0x80000000u, 1,           0x807FFFFFu, 0x3F800000u, 0x7F800000u, 0xFF800000u,
+      0x7FC00000u, 0x7F800001u, 0xBCF3A937u, 0x3C413D3Au, 0x6F31A8ECu, 0x7F7FFFFFu, 0x00800000u};
   for (unsigned k = 0; k < sizeof(ops); k++) {
     const vyre_kit_mfn *f = vyre_kit_math_fn(vyre_kit_math_of_un(ops[k]));
     for (uint32_t i = 0; i < 2000; i++) {
