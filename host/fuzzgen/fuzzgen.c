@@ -435,7 +435,7 @@ static uint32_t fg_type_of(fg *g, uint32_t mask) {
 // cr_math rows without an implementation yet (docs/math.md IR-MATH-8):
 // every backend refuses them, so programs never use them.
 static int fg_not_yet(const fg_op *o) {
-  return !strcmp(o->name, "sin") || !strcmp(o->name, "cos") || !strcmp(o->name, "tanh");
+  return !strcmp(o->name, "sin") || !strcmp(o->name, "cos");
 }
 
 // An un or bin row whose result is |t|: the operand type in *operand.

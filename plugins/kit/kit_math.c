@@ -184,11 +184,8 @@ static const mexc kRsqrtExc[] = {{0, 0}};
 // exp: k = round(x 64/ln2), r = x - k ln2/64 (|r| <= ln2/128), exp(r) by
 // Taylor to degree 6, exp(x) = 2^(k/64) exp(r). x is clamped to [-120, 100]
 // first: below, the result flushes to +0; above, it overflows to inf.
-static void build_exp(mb *b, R *approx, R *res) {
-  R x = 0;
-  R xd = f32_to_f64(b, x);
-  xd = SEL(FLT(xd, KD(-120.0)), KD(-120.0), xd);
-  xd = SEL(FLT(KD(100.0), xd), KD(100.0), xd);
+// e^xd as a double, for xd in [-120, 100] (or NaN).
+static R exp_core(mb *b, R xd) {
   R kd, k;
   round_int(b, FMUL(xd, K(VYRE_KMC_INVLN2_64)), &kd, &k);
   // k HI is exact (HI has 37 bits, |k| < 2^14) and so is x - k HI.
@@ -196,7 +193,15 @@ static void build_exp(mb *b, R *approx, R *res) {
   static const uint64_t c[] = {0x3FF0000000000000ull, VYRE_KMC_EXP_C2, VYRE_KMC_EXP_C3,
                                VYRE_KMC_EXP_C4,       VYRE_KMC_EXP_C5, VYRE_KMC_EXP_C6};
   R p = FADD(KD(1.0), FMUL(r, horner(b, r, c, 6)));
-  R y = scale64(b, k, p);
+  return scale64(b, k, p);
+}
+
+static void build_exp(mb *b, R *approx, R *res) {
+  R x = 0;
+  R xd = f32_to_f64(b, x);
+  xd = SEL(FLT(xd, KD(-120.0)), KD(-120.0), xd);
+  xd = SEL(FLT(KD(100.0), xd), KD(100.0), xd);
+  R y = exp_core(b, xd);
   *approx = y;
   R out = f64_to_f32(b, y);
   out = exceptions(b, x, out, EXC(kExpExc));
@@ -295,6 +300,42 @@ static void build_rsqrt(mb *b, R *approx, R *res) {
   *res = SEL(is_nan32(b, x), K(F32_NAN), out);
 }
 
+// 1/d for a normal positive double d, without division: a first guess
+// from the bits (2^-e-1 (2 - f) for d = 2^e (1 + f): within 12.5%), then
+// five Newton steps y = y (2 - d y), each squaring the relative error.
+static R recip(mb *b, R d) {
+  R y = SUB(K(0x7FE0000000000000ull), d);
+  for (int i = 0; i < 5; i++)
+    y = FMUL(y, FSUB(KD(2.0), FMUL(d, y)));
+  return y;
+}
+
+static const mexc kTanhExc[] = {{0, 0}};
+
+// tanh: on |x|; below 2^-4 the odd Taylor series to x^15 (x^2 < 2^-8);
+// above, 1 - 2/(e^(2|x|) + 1), with 2|x| clamped to 40 (there 2e^-40 is
+// below 2^-56, so the double stays within its bound of the exact value, and
+// inf gives 1); the sign is put back on the f32 bits.
+static void build_tanh(mb *b, R *approx, R *res) {
+  R x = 0;
+  R ax = AND(x, K(0x7FFFFFFFu));
+  R xd = f32_to_f64(b, ax);
+  R x2 = FMUL(xd, xd);
+  static const uint64_t c[] = {VYRE_KMC_TANH_C3, VYRE_KMC_TANH_C5,  VYRE_KMC_TANH_C7,
+                               VYRE_KMC_TANH_C9, VYRE_KMC_TANH_C11, VYRE_KMC_TANH_C13,
+                               VYRE_KMC_TANH_C15};
+  R small = FADD(xd, FMUL(xd, FMUL(x2, horner(b, x2, c, 7))));
+  R z = FMUL(xd, KD(2.0));
+  z = SEL(FLT(KD(40.0), z), KD(40.0), z);
+  R d = FADD(exp_core(b, z), KD(1.0));
+  R large = FSUB(KD(1.0), FMUL(KD(2.0), recip(b, d)));
+  R y = SEL(FLT(xd, KD(0.0625)), small, large);
+  *approx = OR(y, SHLI(AND(x, K(0x80000000u)), 32));
+  R out = OR(f64_to_f32(b, y), AND(x, K(0x80000000u)));
+  out = exceptions(b, x, out, EXC(kTanhExc));
+  *res = SEL(is_nan32(b, x), K(F32_NAN), out);
+}
+
 //===----------------------------------------------------------------------===//
 // The registry
 //===----------------------------------------------------------------------===//
@@ -310,6 +351,7 @@ static const struct {
     [VYRE_KIT_MATH_LOG] = {"log", 1, build_log},
     [VYRE_KIT_MATH_LOG2] = {"log2", 1, build_log2},
     [VYRE_KIT_MATH_RSQRT] = {"rsqrt", 1, build_rsqrt},
+    [VYRE_KIT_MATH_TANH] = {"tanh", 1, build_tanh},
 };
 
 static vyre_kit_mfn g_fns[VYRE_KIT_MATH_COUNT];
@@ -350,6 +392,8 @@ uint32_t vyre_kit_math_of_un(uint32_t un_op) {
     return VYRE_KIT_MATH_LOG2;
   case VYRE_IR_UN_RSQRT:
     return VYRE_KIT_MATH_RSQRT;
+  case VYRE_IR_UN_TANH:
+    return VYRE_KIT_MATH_TANH;
   default:
     return VYRE_KIT_MATH_NONE;
   }

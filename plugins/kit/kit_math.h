@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // kit_math.h — the correctly rounded f32 functions of IR 1.1 (feature
-// cr_math: un exp, exp2, log, log2, rsqrt; docs/math.md), each written ONCE
+// cr_math: un exp, exp2, log, log2, rsqrt, tanh; docs/math.md), each written ONCE
 // as a math micro-program that every backend lowers the same way.
 //
 // A micro-program is a straight-line list of instructions in SSA form over
@@ -37,7 +37,8 @@ extern "C" {
   X(EXP2, "exp2", 1)                                                                               \
   X(LOG, "log", 1)                                                                                 \
   X(LOG2, "log2", 1)                                                                               \
-  X(RSQRT, "rsqrt", 1)
+  X(RSQRT, "rsqrt", 1)                                                                             \
+  X(TANH, "tanh", 1)
 
 enum {
 #define VYRE__KIT_MATH_ENUM(NAME, STR, ARGS) VYRE_KIT_MATH_##NAME,

@@ -383,5 +383,12 @@ static const uint64_t vyre_kit_m_tab_rsqrt_c2[256] = {
 #define VYRE_KMC_RSQRT_C5 0xbfcf800000000000u // -0x1.f8p-3
 #define VYRE_KMC_RSQRT_C6 0x3fcce00000000000u // 0x1.cep-3
 #define VYRE_KMC_RSQRT_C7 0xbfcad00000000000u // -0x1.adp-3
+#define VYRE_KMC_TANH_C3 0xbfd5555555555555u // -0x1.5555555555555p-2
+#define VYRE_KMC_TANH_C5 0x3fc1111111111111u // 0x1.1111111111111p-3
+#define VYRE_KMC_TANH_C7 0xbfaba1ba1ba1ba1cu // -0x1.ba1ba1ba1ba1cp-5
+#define VYRE_KMC_TANH_C9 0x3f9664f4882c10fau // 0x1.664f4882c10fap-6
+#define VYRE_KMC_TANH_C11 0xbf8226e355e6c23du // -0x1.226e355e6c23dp-7
+#define VYRE_KMC_TANH_C13 0x3f6d6d3d0e157de0u // 0x1.d6d3d0e157dep-9
+#define VYRE_KMC_TANH_C15 0xbf57da36452b75e3u // -0x1.7da36452b75e3p-10
 
 #endif // VYRE_KIT_MATH_TABLES_H

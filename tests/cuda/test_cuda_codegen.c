@@ -288,7 +288,7 @@ static void test_codegen_every_list_row_on_every_operand_type_compiles(void **st
     uint32_t code = is_bin ? op - VYRE_IR_UN_COUNT : op;
     uint32_t mask = is_bin ? kBinRows[code].mask : kUnRows[code].mask;
     uint32_t res = is_bin ? kBinRows[code].res : kUnRows[code].res;
-    // cr_math rows without a kit micro-program yet (sin, cos, tanh) are
+    // cr_math rows without a kit micro-program yet (sin, cos) are
     // refused by the plan (docs/math.md IR-MATH-8).
     if (!is_bin && vyre_kit_un_feature(code) == VYRE_IR_FEATURE_CR_MATH &&
         !vyre_kit_math_fn(vyre_kit_math_of_un(code))) {

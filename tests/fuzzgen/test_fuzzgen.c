@@ -146,7 +146,7 @@ static void test_generator_covers_every_row(void **state) {
   // cr_math rows without an implementation yet are never generated
   // (docs/math.md IR-MATH-8); they must not appear either.
   for (int i = 0; i < NU; i++) {
-    int not_yet = !strcmp(un[i], "sin") || !strcmp(un[i], "cos") || !strcmp(un[i], "tanh");
+    int not_yet = !strcmp(un[i], "sin") || !strcmp(un[i], "cos");
     if (not_yet && seen_un[i]) missing += fprintf(stderr, "generated: un %s\n", un[i]) > 0;
     if (!not_yet && !seen_un[i]) missing += fprintf(stderr, "never generated: un %s\n", un[i]) > 0;
   }

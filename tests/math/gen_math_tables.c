@@ -158,6 +158,29 @@ int main(void) {
       konst(nm, a);
     }
   }
+  // tanh near 0: the odd Taylor coefficients a_3 .. a_15 from t' = 1 - t^2:
+  // (n+1) a_{n+1} = -sum_{i+j=n} a_i a_j (a_1 = 1).
+  {
+    mpfr_t c[17];
+    for (int i = 0; i < 17; i++)
+      mpfr_init2(c[i], P), mpfr_set_ui(c[i], 0, MPFR_RNDN);
+    mpfr_set_ui(c[1], 1, MPFR_RNDN);
+    for (int n = 1; n < 16; n++) {
+      mpfr_set_ui(a, 0, MPFR_RNDN);
+      for (int i = 0; i <= n; i++) {
+        mpfr_mul(b, c[i], c[n - i], MPFR_RNDN);
+        mpfr_sub(a, a, b, MPFR_RNDN);
+      }
+      mpfr_div_ui(c[n + 1], a, n + 1, MPFR_RNDN);
+    }
+    for (int n = 3; n <= 15; n += 2) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "TANH_C%d", n);
+      konst(nm, c[n]);
+    }
+    for (int i = 0; i < 17; i++)
+      mpfr_clear(c[i]);
+  }
   printf("\n#endif // VYRE_KIT_MATH_TABLES_H\n");
   mpfr_clears(a, b, ln2, (mpfr_ptr)0);
   mpfr_free_cache();

@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!backend || !fn_name) {
-    fprintf(stderr, "usage: vyre-mathcheck --backend NAME --fn exp|exp2|log|log2|rsqrt|all "
+    fprintf(stderr, "usage: vyre-mathcheck --backend NAME --fn exp|exp2|log|log2|rsqrt|tanh|all "
                     "[--threads N] [--chunks K] [--chunk-log L] [--every S]\nvyre-mathcheck: "
                     "--backend and --fn are "
                     "required. Fix: name both.\n");

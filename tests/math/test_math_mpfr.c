@@ -74,9 +74,12 @@ static int m_log2(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
 static int m_rsqrt(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
   return mpfr_rec_sqrt(y, x, r);
 }
+static int m_tanh(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
+  return mpfr_tanh(y, x, r);
+}
 static const mpfr_fn kRef[VYRE_KIT_MATH_COUNT] = {
-    [VYRE_KIT_MATH_EXP] = m_exp,   [VYRE_KIT_MATH_EXP2] = m_exp2,   [VYRE_KIT_MATH_LOG] = m_log,
-    [VYRE_KIT_MATH_LOG2] = m_log2, [VYRE_KIT_MATH_RSQRT] = m_rsqrt,
+    [VYRE_KIT_MATH_TANH] = m_tanh, [VYRE_KIT_MATH_EXP] = m_exp,   [VYRE_KIT_MATH_EXP2] = m_exp2,
+    [VYRE_KIT_MATH_LOG] = m_log,   [VYRE_KIT_MATH_LOG2] = m_log2, [VYRE_KIT_MATH_RSQRT] = m_rsqrt,
 };
 
 // The correctly rounded result under vyre's f32 rules.
@@ -220,7 +223,9 @@ static int screen(const char *name, int threads) {
   for (uint32_t i = 0; i < VYRE_KIT_MATH_COUNT; i++)
     if (!strcmp(vyre_kit_math_fn(i)->name, name)) fn = i;
   if (fn == VYRE_KIT_MATH_COUNT) {
-    fprintf(stderr, "test_math_mpfr: no function '%s'. Fix: name exp, exp2, log, log2 or rsqrt.\n",
+    fprintf(stderr,
+            "test_math_mpfr: no function '%s'. Fix: name exp, exp2, log, log2, rsqrt or "
+            "tanh.\n",
             name);
     return 2;
   }

@@ -171,7 +171,7 @@ static void test_spirv_every_operator_validates(void **state) {
     }
   }
   for (uint8_t op = 0; op < VYRE_IR_UN_COUNT; op++) {
-    // cr_math rows without a kit micro-program yet (sin, cos, tanh) are
+    // cr_math rows without a kit micro-program yet (sin, cos) are
     // refused by the plan (docs/math.md IR-MATH-8).
     if (vyre_kit_un_feature(op) == VYRE_IR_FEATURE_CR_MATH &&
         !vyre_kit_math_fn(vyre_kit_math_of_un(op)))
