@@ -438,8 +438,7 @@ static uint32_t un_math(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t 
   { un_is_inf, 0 }
 #define SPV_UN_IS_FINITE                                                                           \
   { un_is_finite, 0 }
-// cr_math (docs/math.md): the kit's micro-programs (spv_math.c); sin and
-// cos have none yet, and the plan refuses them before this.
+// cr_math (docs/math.md): the kit's micro-programs (spv_math.c).
 #define SPV_UN_EXP                                                                                 \
   { un_math, VYRE_KIT_MATH_EXP }
 #define SPV_UN_EXP2                                                                                \
@@ -449,9 +448,9 @@ static uint32_t un_math(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t 
 #define SPV_UN_LOG2                                                                                \
   { un_math, VYRE_KIT_MATH_LOG2 }
 #define SPV_UN_SIN                                                                                 \
-  { un_math, VYRE_KIT_MATH_NONE }
+  { un_math, VYRE_KIT_MATH_SIN }
 #define SPV_UN_COS                                                                                 \
-  { un_math, VYRE_KIT_MATH_NONE }
+  { un_math, VYRE_KIT_MATH_COS }
 #define SPV_UN_TANH                                                                                \
   { un_math, VYRE_KIT_MATH_TANH }
 #define SPV_UN_RSQRT                                                                               \

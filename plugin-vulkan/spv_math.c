@@ -129,6 +129,12 @@ static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
     case VYRE_KIT_MO_SARI:
       v = OP(SpvOpShiftRightArithmetic, L, a, s);
       break;
+    case VYRE_KIT_MO_SHLV:
+      v = OP(SpvOpShiftLeftLogical, L, a, OP(SpvOpBitwiseAnd, L, reg[I->b], lk(c, 63)));
+      break;
+    case VYRE_KIT_MO_SHRV:
+      v = OP(SpvOpShiftRightLogical, L, a, OP(SpvOpBitwiseAnd, L, reg[I->b], lk(c, 63)));
+      break;
     case VYRE_KIT_MO_ULT:
       v = b2l(c, OP(SpvOpULessThan, B, a, reg[I->b]));
       break;

@@ -432,12 +432,6 @@ static uint32_t fg_type_of(fg *g, uint32_t mask) {
   return n ? c[fg_pick(&g->r, n)] : T_U32;
 }
 
-// cr_math rows without an implementation yet (docs/math.md IR-MATH-8):
-// every backend refuses them, so programs never use them.
-static int fg_not_yet(const fg_op *o) {
-  return !strcmp(o->name, "sin") || !strcmp(o->name, "cos");
-}
-
 // An un or bin row whose result is |t|: the operand type in *operand.
 static const fg_op *fg_pick_op(fg *g, const fg_op *ops, uint32_t count, uint32_t t,
                                uint32_t *operand) {
@@ -445,7 +439,7 @@ static const fg_op *fg_pick_op(fg *g, const fg_op *ops, uint32_t count, uint32_t
   uint32_t n = 0;
   for (uint32_t i = 0; i < count && n < 64; i++) {
     const fg_op *o = &ops[i];
-    if ((o->feature & ~g->opt.features) || fg_not_yet(o)) continue;
+    if (o->feature & ~g->opt.features) continue;
     int ok = o->res == VYRE_IR_RES_SAME   ? (o->mask >> t) & 1
              : o->res == VYRE_IR_RES_BOOL ? t == T_BOOL
              : o->res == VYRE_IR_RES_U32  ? t == T_U32

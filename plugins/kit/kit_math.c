@@ -19,12 +19,13 @@
 // Tables
 //===----------------------------------------------------------------------===//
 
-enum { T_EXP2_64, T_LOG_C, T_LOG_L, T_LOG2_L, T_RSQRT_C, T_RSQRT_C2, T_COUNT };
+enum { T_EXP2_64, T_LOG_C, T_LOG_L, T_LOG2_L, T_RSQRT_C, T_RSQRT_C2, T_TWO_OVER_PI, T_COUNT };
 #define TAB(NAME)                                                                                  \
   { #NAME, vyre_kit_m_tab_##NAME, sizeof(vyre_kit_m_tab_##NAME) / 8 }
 static const vyre_kit_mtab kTabs[T_COUNT] = {
-    [T_EXP2_64] = TAB(exp2_64), [T_LOG_C] = TAB(log_c),     [T_LOG_L] = TAB(log_l),
-    [T_LOG2_L] = TAB(log2_l),   [T_RSQRT_C] = TAB(rsqrt_c), [T_RSQRT_C2] = TAB(rsqrt_c2),
+    [T_EXP2_64] = TAB(exp2_64),         [T_LOG_C] = TAB(log_c),     [T_LOG_L] = TAB(log_l),
+    [T_LOG2_L] = TAB(log2_l),           [T_RSQRT_C] = TAB(rsqrt_c), [T_RSQRT_C2] = TAB(rsqrt_c2),
+    [T_TWO_OVER_PI] = TAB(two_over_pi),
 };
 #undef TAB
 
@@ -74,9 +75,13 @@ static uint64_t dbits(double d) {
 #define SUB(x, y)    put(b, VYRE_KIT_MO_SUB, x, y, 0, 0)
 #define AND(x, y)    put(b, VYRE_KIT_MO_AND, x, y, 0, 0)
 #define OR(x, y)     put(b, VYRE_KIT_MO_OR, x, y, 0, 0)
+#define XOR(x, y)    put(b, VYRE_KIT_MO_XOR, x, y, 0, 0)
 #define SHLI(x, i)   put(b, VYRE_KIT_MO_SHLI, x, 0, 0, i)
 #define SHRI(x, i)   put(b, VYRE_KIT_MO_SHRI, x, 0, 0, i)
 #define SARI(x, i)   put(b, VYRE_KIT_MO_SARI, x, 0, 0, i)
+#define SHLV(x, y)   put(b, VYRE_KIT_MO_SHLV, x, y, 0, 0)
+#define SHRV(x, y)   put(b, VYRE_KIT_MO_SHRV, x, y, 0, 0)
+#define MUL(x, y)    put(b, VYRE_KIT_MO_MUL, x, y, 0, 0)
 #define ULT(x, y)    put(b, VYRE_KIT_MO_ULT, x, y, 0, 0)
 #define EQ(x, y)     put(b, VYRE_KIT_MO_EQ, x, y, 0, 0)
 #define SEL(c, x, y) put(b, VYRE_KIT_MO_SEL, c, x, y, 0)
@@ -336,6 +341,89 @@ static void build_tanh(mb *b, R *approx, R *res) {
   *res = SEL(is_nan32(b, x), K(F32_NAN), out);
 }
 
+// A u32 (in a register) as a double: 2^52 + v - 2^52, exact.
+static R u32_to_f64(mb *b, R v) {
+  return FSUB(ADD(K(0x4330000000000000ull), v), K(0x4330000000000000ull));
+}
+
+static const mexc kSinExc[] = {{0, 0}};
+static const mexc kCosExc[] = {{0, 0}};
+
+// sin, cos (is_cos): on |x|. Below 0.78 (< pi/4) r = |x|, q = 0; otherwise
+// Payne-Hanek: |x| = m 2^e (m the 24-bit significand), a 128-bit window of
+// 2/pi from the bit of weight 2^-(e-1) on (earlier bits only add multiples
+// of 4 to x 2/pi), P = m * window (32-bit limbs), q = the two bits above
+// the point, f = the 126 bits below it (to 2^-94, as three exact doubles),
+// rounded to the nearest quadrant (f >= 1/2: f - 1, q + 1), r = f pi/2.
+// Then sin r (Taylor to r^15) or cos r (to r^16) by q mod 4, and the sign.
+static void build_sincos(mb *b, int is_cos, R *approx, R *res) {
+  R x = 0;
+  R ax = AND(x, K(0x7FFFFFFFu));
+  R xd = f32_to_f64(b, ax);
+  R ef = SHRI(ax, 23);
+  R m = OR(AND(ax, K(0x7FFFFFu)), K(0x800000u));
+  // the table bit of the window's first bit: t0 = (ef - 150) - 1 + 159 = ef + 8
+  R t0 = ADD(ef, K(8));
+  R j = SHRI(t0, 5), sh = AND(t0, K(31)), rsh = SUB(K(32), sh);
+  R w[5], lim[4];
+  for (int i = 0; i < 5; i++)
+    w[i] = tab(b, T_TWO_OVER_PI, ADD(j, K((uint64_t)i)));
+  for (int i = 0; i < 4; i++)
+    lim[i] = AND(OR(SHLV(w[i], sh), SHRV(w[i + 1], rsh)), K(0xFFFFFFFFu));
+  R p3 = MUL(m, lim[3]), p2 = MUL(m, lim[2]), p1 = MUL(m, lim[1]), p0 = MUL(m, lim[0]);
+  R t = ADD(p2, SHRI(p3, 32));
+  R l1 = AND(t, K(0xFFFFFFFFu));
+  t = ADD(p1, SHRI(t, 32));
+  R l2 = AND(t, K(0xFFFFFFFFu));
+  t = ADD(p0, SHRI(t, 32));
+  R l3 = AND(t, K(0xFFFFFFFFu));
+  R q = AND(SHRI(l3, 30), K(3));
+  // The fraction as a 94-bit integer N = (l3 mod 2^30) 2^64 + l2 2^32 + l1.
+  // At or above 1/2 (its top bit) x is nearer the next quadrant: q + 1 and
+  // the fraction 2^94 - N, negative; negated in integers, so the double
+  // keeps its absolute precision of 2^-94 near the quadrant boundary.
+  R half = AND(SHRI(l3, 29), K(1));
+  R na = OR(SHLI(AND(l3, K(0x3FFFFFFFu)), 32), l2);
+  R borrow = SEL(EQ(l1, K(0)), K(0), K(1));
+  R nl = AND(SUB(K(0x100000000ull), l1), K(0xFFFFFFFFu));
+  R nn = AND(SUB(SUB(K(1ull << 62), na), borrow), K((1ull << 62) - 1));
+  R a2 = SEL(half, nn, na), lo = SEL(half, nl, l1);
+  q = ADD(q, half);
+  // |f| = (a2 >> 32 + ((a2 mod 2^32) + lo 2^-32) 2^-32) 2^-30, each part exact.
+  R f = FADD(u32_to_f64(b, AND(a2, K(0xFFFFFFFFu))), FMUL(u32_to_f64(b, lo), KD(0x1p-32)));
+  f = FMUL(FADD(u32_to_f64(b, SHRI(a2, 32)), FMUL(f, KD(0x1p-32))), KD(0x1p-30));
+  R r = XOR(FMUL(f, K(VYRE_KMC_PI_2)), SHLI(half, 63));
+  R tiny = FLT(xd, KD(0.78));
+  r = SEL(tiny, xd, r);
+  q = AND(SEL(tiny, K(0), q), K(3));
+  if (is_cos) q = AND(ADD(q, K(1)), K(3));
+  R r2 = FMUL(r, r);
+  static const uint64_t sc[] = {VYRE_KMC_SIN_C3, VYRE_KMC_SIN_C5,  VYRE_KMC_SIN_C7,
+                                VYRE_KMC_SIN_C9, VYRE_KMC_SIN_C11, VYRE_KMC_SIN_C13,
+                                VYRE_KMC_SIN_C15};
+  static const uint64_t cc[] = {VYRE_KMC_COS_C2,  VYRE_KMC_COS_C4,  VYRE_KMC_COS_C6,
+                                VYRE_KMC_COS_C8,  VYRE_KMC_COS_C10, VYRE_KMC_COS_C12,
+                                VYRE_KMC_COS_C14, VYRE_KMC_COS_C16};
+  R sn = FADD(r, FMUL(r, FMUL(r2, horner(b, r2, sc, 7))));
+  R cs = FADD(KD(1.0), FMUL(r2, horner(b, r2, cc, 8)));
+  R y = SEL(AND(q, K(1)), cs, sn);
+  // negative for q = 2, 3; sin is odd: the operand's sign too.
+  R neg = SHRI(q, 1);
+  if (!is_cos) neg = XOR(neg, SHRI(x, 31));
+  y = XOR(y, SHLI(neg, 63));
+  *approx = y;
+  R out = f64_to_f32(b, y);
+  out = is_cos ? exceptions(b, x, out, EXC(kCosExc)) : exceptions(b, x, out, EXC(kSinExc));
+  *res = SEL(ULT(ax, K(F32_INF)), out, K(F32_NAN)); // inf and NaN give NaN
+}
+
+static void build_sin(mb *b, R *approx, R *res) {
+  build_sincos(b, 0, approx, res);
+}
+static void build_cos(mb *b, R *approx, R *res) {
+  build_sincos(b, 1, approx, res);
+}
+
 //===----------------------------------------------------------------------===//
 // The registry
 //===----------------------------------------------------------------------===//
@@ -352,6 +440,8 @@ static const struct {
     [VYRE_KIT_MATH_LOG2] = {"log2", 1, build_log2},
     [VYRE_KIT_MATH_RSQRT] = {"rsqrt", 1, build_rsqrt},
     [VYRE_KIT_MATH_TANH] = {"tanh", 1, build_tanh},
+    [VYRE_KIT_MATH_SIN] = {"sin", 1, build_sin},
+    [VYRE_KIT_MATH_COS] = {"cos", 1, build_cos},
 };
 
 static vyre_kit_mfn g_fns[VYRE_KIT_MATH_COUNT];
@@ -394,6 +484,10 @@ uint32_t vyre_kit_math_of_un(uint32_t un_op) {
     return VYRE_KIT_MATH_RSQRT;
   case VYRE_IR_UN_TANH:
     return VYRE_KIT_MATH_TANH;
+  case VYRE_IR_UN_SIN:
+    return VYRE_KIT_MATH_SIN;
+  case VYRE_IR_UN_COS:
+    return VYRE_KIT_MATH_COS;
   default:
     return VYRE_KIT_MATH_NONE;
   }
@@ -453,6 +547,12 @@ uint32_t vyre_kit_math_eval(const vyre_kit_mfn *f, uint32_t x, uint32_t y, uint6
       v = s ? (A >> s) | ((0ull - (A >> 63)) << (63 - s) << 1) : A;
       break;
     }
+    case VYRE_KIT_MO_SHLV:
+      v = A << (r[I->b] & 63);
+      break;
+    case VYRE_KIT_MO_SHRV:
+      v = A >> (r[I->b] & 63);
+      break;
     case VYRE_KIT_MO_ULT:
       v = A < r[I->b];
       break;
@@ -583,6 +683,12 @@ int vyre_kit_math_emit_fn(const vyre_kit_mfn *f, const char *prefix, int approx,
         snprintf(p, cap, "(r%u >> %u) | ((0ull - (r%u >> 63)) << %u << 1);\n", a, s, a, 63 - s);
       else
         snprintf(p, cap, "r%u;\n", a);
+      break;
+    case VYRE_KIT_MO_SHLV:
+      snprintf(p, cap, "r%u << (r%u & 63u);\n", a, b);
+      break;
+    case VYRE_KIT_MO_SHRV:
+      snprintf(p, cap, "r%u >> (r%u & 63u);\n", a, b);
       break;
     case VYRE_KIT_MO_ULT:
       snprintf(p, cap, "(u64)(r%u < r%u);\n", a, b);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // kit_math.h — the correctly rounded f32 functions of IR 1.1 (feature
-// cr_math: un exp, exp2, log, log2, rsqrt, tanh; docs/math.md), each written ONCE
+// cr_math: un exp, exp2, log, log2, sin, cos, tanh, rsqrt; docs/math.md), each written ONCE
 // as a math micro-program that every backend lowers the same way.
 //
 // A micro-program is a straight-line list of instructions in SSA form over
-// 64-bit registers: integer arithmetic and shifts, comparisons giving 0/1,
+// 64-bit registers: integer arithmetic and shifts (by a constant or by a
+// register < 64), comparisons giving 0/1,
 // selects, constant-table lookups, and IEEE double add, sub and mul on the
 // registers' bits (round to nearest, never contracted into an fma). No
 // division, square root, conversion or fma: those are the operations whose
@@ -38,7 +39,9 @@ extern "C" {
   X(LOG, "log", 1)                                                                                 \
   X(LOG2, "log2", 1)                                                                               \
   X(RSQRT, "rsqrt", 1)                                                                             \
-  X(TANH, "tanh", 1)
+  X(TANH, "tanh", 1)                                                                               \
+  X(SIN, "sin", 1)                                                                                 \
+  X(COS, "cos", 1)
 
 enum {
 #define VYRE__KIT_MATH_ENUM(NAME, STR, ARGS) VYRE_KIT_MATH_##NAME,
@@ -60,6 +63,8 @@ typedef enum vyre_kit_mop {
   VYRE_KIT_MO_SHLI, // a << imm (imm 0..63)
   VYRE_KIT_MO_SHRI, // a >> imm, logical
   VYRE_KIT_MO_SARI, // a >> imm, arithmetic
+  VYRE_KIT_MO_SHLV, // a << b (b 0..63)
+  VYRE_KIT_MO_SHRV, // a >> b, logical (b 0..63)
   VYRE_KIT_MO_ULT,  // a < b unsigned: 1 or 0
   VYRE_KIT_MO_SLT,  // a < b signed: 1 or 0
   VYRE_KIT_MO_EQ,   // a == b: 1 or 0

@@ -20,8 +20,6 @@
 #include <cmocka.h>
 
 #include "cuda_compile.h"
-#include "kit_math.h"
-#include "kit_plan.h"
 #include "cuda_resident.h"
 #include "../common/ir_prog.h"
 #ifdef VYRE_CUDA_HAVE_JSON
@@ -288,13 +286,6 @@ static void test_codegen_every_list_row_on_every_operand_type_compiles(void **st
     uint32_t code = is_bin ? op - VYRE_IR_UN_COUNT : op;
     uint32_t mask = is_bin ? kBinRows[code].mask : kUnRows[code].mask;
     uint32_t res = is_bin ? kBinRows[code].res : kUnRows[code].res;
-    // cr_math rows without a kit micro-program yet (sin, cos) are
-    // refused by the plan (docs/math.md IR-MATH-8).
-    if (!is_bin && vyre_kit_un_feature(code) == VYRE_IR_FEATURE_CR_MATH &&
-        !vyre_kit_math_fn(vyre_kit_math_of_un(code))) {
-      forms++;
-      continue;
-    }
     for (unsigned ti = 0; ti < 4; ti++) {
       if (!(mask & (1u << types[ti]))) continue;
       uint32_t a = load(t, in[ti], var(t, x));

@@ -608,13 +608,13 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
     fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
     skip();
   }
-  static const uint8_t ops[] = {VYRE_IR_UN_EXP,  VYRE_IR_UN_EXP2,  VYRE_IR_UN_LOG,
-                                VYRE_IR_UN_LOG2, VYRE_IR_UN_RSQRT, VYRE_IR_UN_TANH};
+  static const uint8_t ops[] = {VYRE_IR_UN_EXP,   VYRE_IR_UN_EXP2, VYRE_IR_UN_LOG, VYRE_IR_UN_LOG2,
+                                VYRE_IR_UN_RSQRT, VYRE_IR_UN_TANH, VYRE_IR_UN_SIN, VYRE_IR_UN_COS};
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 1, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-  uint32_t body[8], n = 0;
+  uint32_t body[16], n = 0;
   for (unsigned k = 0; k < sizeof(ops); k++)
     body[n++] = store(t, O, lit(t, T_U, k), un(t, ops[k], load(t, A, lit(t, T_U, k))));
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, body), n);
@@ -656,7 +656,8 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
            "    switch (rows[i][0]) {\n"
            "    case 0: y = vm_exp(x); break;\n    case 1: y = vm_exp2(x); break;\n"
            "    case 2: y = vm_log(x); break;\n    case 3: y = vm_log2(x); break;\n"
-           "    case 4: y = vm_rsqrt(x); break;\n    default: y = vm_tanh(x); break;\n    }\n"
+           "    case 4: y = vm_rsqrt(x); break;\n    case 5: y = vm_tanh(x); break;\n"
+           "    case 6: y = vm_sin(x); break;\n    default: y = vm_cos(x); break;\n    }\n"
            "    if (__float_as_uint(y) != rows[i][2] && bad++ < 5)\n"
            "      printf(\"FAIL fn %%u x 0x%%08x: 0x%%08x, the kit 0x%%08x\\n\", rows[i][0], "
            "rows[i][1], __float_as_uint(y), rows[i][2]);\n"

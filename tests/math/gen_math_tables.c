@@ -9,6 +9,7 @@
 //   plugins/kit/kit_math_tables.h
 // tests/math/test_math_tables.c regenerates the file and compares.
 
+#include <gmp.h>
 #include <inttypes.h>
 #include <mpfr.h>
 #include <stdio.h>
@@ -180,6 +181,55 @@ int main(void) {
     }
     for (int i = 0; i < 17; i++)
       mpfr_clear(c[i]);
+  }
+  // sin, cos: the bits of 2/pi for Payne-Hanek reduction, 16 words of 32
+  // bits: table bit t (t = 0 is the top bit of word 0) is the bit of weight
+  // 2^-(t - 159) of 2/pi, so bits 0..159 are zero (2/pi < 1).
+  {
+    mpfr_t tp;
+    mpfr_init2(tp, 1024);
+    mpfr_const_pi(tp, MPFR_RNDN);
+    mpfr_ui_div(tp, 2, tp, MPFR_RNDN);
+    mpfr_mul_2ui(tp, tp, 16 * 32 - 160, MPFR_RNDN); // bits k = 1 .. 352 above the point
+    mpz_t z;
+    mpz_init(z);
+    mpfr_get_z(z, tp, MPFR_RNDZ);
+    double w[16];
+    uint64_t wb[16];
+    for (int i = 0; i < 16; i++) {
+      // word i holds table bits 32i .. 32i+31 = bits of z from the top (z has 352 bits
+      // at table positions 160 .. 511).
+      uint64_t v = 0;
+      for (int bit = 0; bit < 32; bit++) {
+        int t = 32 * i + bit;
+        int set = t >= 160 ? mpz_tstbit(z, (mp_bitcnt_t)(511 - t)) : 0;
+        v = (v << 1) | (uint64_t)set;
+      }
+      wb[i] = v;
+      memcpy(&w[i], &wb[i], 8);
+    }
+    table("two_over_pi", w, 16);
+    mpz_clear(z);
+    mpfr_clear(tp);
+    mpfr_const_pi(a, MPFR_RNDN);
+    mpfr_div_ui(a, a, 2, MPFR_RNDN);
+    konst("PI_2", a);
+    for (int n = 3; n <= 15; n += 2) {
+      char nm[32];
+      mpfr_set_si(a, ((n - 1) / 2) % 2 ? -1 : 1, MPFR_RNDN);
+      for (int i = 2; i <= n; i++)
+        mpfr_div_ui(a, a, i, MPFR_RNDN);
+      snprintf(nm, sizeof nm, "SIN_C%d", n);
+      konst(nm, a);
+    }
+    for (int n = 2; n <= 16; n += 2) {
+      char nm[32];
+      mpfr_set_si(a, (n / 2) % 2 ? -1 : 1, MPFR_RNDN);
+      for (int i = 2; i <= n; i++)
+        mpfr_div_ui(a, a, i, MPFR_RNDN);
+      snprintf(nm, sizeof nm, "COS_C%d", n);
+      konst(nm, a);
+    }
   }
   printf("\n#endif // VYRE_KIT_MATH_TABLES_H\n");
   mpfr_clears(a, b, ln2, (mpfr_ptr)0);

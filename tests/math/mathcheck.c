@@ -172,10 +172,11 @@ int main(int argc, char **argv) {
     }
   }
   if (!backend || !fn_name) {
-    fprintf(stderr, "usage: vyre-mathcheck --backend NAME --fn exp|exp2|log|log2|rsqrt|tanh|all "
-                    "[--threads N] [--chunks K] [--chunk-log L] [--every S]\nvyre-mathcheck: "
-                    "--backend and --fn are "
-                    "required. Fix: name both.\n");
+    fprintf(stderr,
+            "usage: vyre-mathcheck --backend NAME --fn exp|exp2|log|log2|sin|cos|tanh|rsqrt|all "
+            "[--threads N] [--chunks K] [--chunk-log L] [--every S]\nvyre-mathcheck: "
+            "--backend and --fn are "
+            "required. Fix: name both.\n");
     return 2;
   }
   if (CHUNK_LOG < 12 || CHUNK_LOG > 30) {
@@ -201,8 +202,8 @@ int main(int argc, char **argv) {
   }
   if (!found) {
     fprintf(stderr,
-            "vyre-mathcheck: no function '%s'. Fix: name exp, exp2, log, log2, rsqrt or "
-            "all.\n",
+            "vyre-mathcheck: no function '%s'. Fix: name exp, exp2, log, log2, sin, cos, "
+            "tanh, rsqrt or all.\n",
             fn_name);
     rc = 2;
   }

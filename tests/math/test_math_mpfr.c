@@ -77,9 +77,16 @@ static int m_rsqrt(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
 static int m_tanh(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
   return mpfr_tanh(y, x, r);
 }
+static int m_sin(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
+  return mpfr_sin(y, x, r);
+}
+static int m_cos(mpfr_ptr y, mpfr_srcptr x, mpfr_rnd_t r) {
+  return mpfr_cos(y, x, r);
+}
 static const mpfr_fn kRef[VYRE_KIT_MATH_COUNT] = {
-    [VYRE_KIT_MATH_TANH] = m_tanh, [VYRE_KIT_MATH_EXP] = m_exp,   [VYRE_KIT_MATH_EXP2] = m_exp2,
-    [VYRE_KIT_MATH_LOG] = m_log,   [VYRE_KIT_MATH_LOG2] = m_log2, [VYRE_KIT_MATH_RSQRT] = m_rsqrt,
+    [VYRE_KIT_MATH_TANH] = m_tanh, [VYRE_KIT_MATH_SIN] = m_sin,     [VYRE_KIT_MATH_COS] = m_cos,
+    [VYRE_KIT_MATH_EXP] = m_exp,   [VYRE_KIT_MATH_EXP2] = m_exp2,   [VYRE_KIT_MATH_LOG] = m_log,
+    [VYRE_KIT_MATH_LOG2] = m_log2, [VYRE_KIT_MATH_RSQRT] = m_rsqrt,
 };
 
 // The correctly rounded result under vyre's f32 rules.
@@ -149,6 +156,7 @@ static const uint32_t kSpecial[] = {
 static int check_fn(uint32_t fn, long n, double *max_err) {
   const vyre_kit_mfn *m = vyre_kit_math_fn(fn);
   long bad = 0, bad_interp = 0;
+  uint32_t worst = 0;
   *max_err = 0;
   size_t ns = sizeof(kSpecial) / sizeof(kSpecial[0]);
   for (long i = 0; i < n + (long)ns; i++) {
@@ -168,13 +176,14 @@ static int check_fn(uint32_t fn, long n, double *max_err) {
       // the result is a normal number (not clamped to 0 or inf).
       if (a && a < 0x7F800000u && wa && wa < 0x7F800000u) {
         double e = rel_err(fn, x, vyre_cpu_math_approx(fn, x, 0));
-        if (e > *max_err) *max_err = e;
+        if (e > *max_err) *max_err = e, worst = x;
       }
     }
   }
   printf("%-6s %ld inputs: %ld wrong, interpreter mismatches %ld, max relative error of the "
-         "double %.3g (2^%.1f)\n",
-         m->name, n + (long)ns, bad, bad_interp, *max_err, *max_err > 0 ? log2(*max_err) : -999.0);
+         "double %.3g (2^%.1f, at 0x%08x)\n",
+         m->name, n + (long)ns, bad, bad_interp, *max_err, *max_err > 0 ? log2(*max_err) : -999.0,
+         worst);
   return bad == 0 && bad_interp == 0 && *max_err < 0x1p-44;
 }
 
@@ -224,8 +233,8 @@ static int screen(const char *name, int threads) {
     if (!strcmp(vyre_kit_math_fn(i)->name, name)) fn = i;
   if (fn == VYRE_KIT_MATH_COUNT) {
     fprintf(stderr,
-            "test_math_mpfr: no function '%s'. Fix: name exp, exp2, log, log2, rsqrt or "
-            "tanh.\n",
+            "test_math_mpfr: no function '%s'. Fix: name exp, exp2, log, log2, sin, cos, "
+            "tanh or rsqrt.\n",
             name);
     return 2;
   }

@@ -19,8 +19,6 @@
 
 #include <cmocka.h>
 
-#include "kit_math.h"
-#include "kit_plan.h"
 #include "spv_codegen.h"
 #include "../common/ir_prog.h"
 #include "../common/json_walk.h"
@@ -171,11 +169,6 @@ static void test_spirv_every_operator_validates(void **state) {
     }
   }
   for (uint8_t op = 0; op < VYRE_IR_UN_COUNT; op++) {
-    // cr_math rows without a kit micro-program yet (sin, cos) are
-    // refused by the plan (docs/math.md IR-MATH-8).
-    if (vyre_kit_un_feature(op) == VYRE_IR_FEATURE_CR_MATH &&
-        !vyre_kit_math_fn(vyre_kit_math_of_un(op)))
-      continue;
     uint32_t src = (op == VYRE_IR_UN_NEG || op == VYRE_IR_UN_ABS || op >= VYRE_IR_UN_FLOOR) ? F
                    : op == VYRE_IR_UN_LNOT                                                  ? O
                                                                                             : A;

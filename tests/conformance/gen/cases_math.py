@@ -8,9 +8,7 @@ rational rounding of a 150-digit decimal value; exact cases exactly)."""
 from vyre_gen import *  # noqa: F401,F403
 import vyre_gen as G
 
-# The functions with an implementation on every backend (IR-MATH-8: sin and
-# cos are refused until they have one).
-MATH_DONE = ("exp", "exp2", "log", "log2", "rsqrt", "tanh")
+MATH_DONE = ("exp", "exp2", "log", "log2", "rsqrt", "tanh", "sin", "cos")
 
 SPECIAL = [0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000,
            0xFFC00001, 0x7F800001, 0x3F800000, 0xBF800000, 0x00800000, 0x80800000, 0x7F7FFFFF,
@@ -23,6 +21,11 @@ EXACT = {
     "log": [0x40000000, 0x402DF854, 0x3C413D3A, 0x41178FEB, 0x4C5D65A5, 0x65D890D3, 0x6F31A8EC],
     "log2": [0x40000000, 0x40800000, 0x3F000000, 0x4B000000, 0x00800000, 0x7F000000, 0x40400000],
     "rsqrt": [0x40800000, 0x3E800000, 0x40000000, 0x41100000, 0x7E800000, 0x00800000, 0x01000000],
+    # near multiples of pi/2 (reduction), huge arguments (Payne-Hanek)
+    "sin": [0x40490FDB, 0x3FC90FDB, 0x40C90FDB, 0x3F490FDB, 0x3F48F5C3, 0x47C90FDB, 0x4B7FFFFF,
+            0x5A8F8A40, 0x6D79AA8B, 0x7F000000, 0x54CF3A1A, 0xD6D3A865, 0x3A000000],
+    "cos": [0x40490FDB, 0x3FC90FDB, 0x40C90FDB, 0x3F490FDB, 0x3F48F5C3, 0x47C90FDB, 0x4B7FFFFF,
+            0x5A8F8A40, 0x6D79AA8B, 0x7F000000, 0x54CF3A1A, 0xD6D3A865, 0x3A000000],
     "tanh": [0x3D800000, 0x3D7FFFFF, 0xBD800000, 0x41100000, 0x41200000, 0xC1200000, 0x39800000,
              0x3F000000, 0x40000000, 0x41000000],
 }
