@@ -346,7 +346,10 @@ static R u32_to_f64(mb *b, R v) {
   return FSUB(ADD(K(0x4330000000000000ull), v), K(0x4330000000000000ull));
 }
 
-static const mexc kSinExc[] = {{0, 0}};
+static const mexc kSinExc[] = {
+    {0xC6199998u, 0x3EB1FA5Du}, // -0x1.33333p+13
+    {0x46199998u, 0xBEB1FA5Du}, // 0x1.33333p+13
+    {0, 0}};
 static const mexc kCosExc[] = {{0, 0}};
 
 // sin, cos (is_cos): on |x|. Below 0.78 (< pi/4) r = |x|, q = 0; otherwise
