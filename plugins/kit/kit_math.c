@@ -346,11 +346,16 @@ static R u32_to_f64(mb *b, R v) {
   return FSUB(ADD(K(0x4330000000000000ull), v), K(0x4330000000000000ull));
 }
 
-static const mexc kSinExc[] = {
-    {0xC6199998u, 0x3EB1FA5Du}, // -0x1.33333p+13
-    {0x46199998u, 0xBEB1FA5Du}, // 0x1.33333p+13
-    {0, 0}};
-static const mexc kCosExc[] = {{0, 0}};
+static const mexc kSinExc[] = {{0xC6199998u, 0x3EB1FA5Du}, // -0x1.33333p+13
+                               {0x46199998u, 0xBEB1FA5Du}, // 0x1.33333p+13
+                               {0, 0}};
+static const mexc kCosExc[] = {{0xD922AA80u, 0x3F08AEBFu}, // -0x1.4555p+51
+                               {0x5922AA80u, 0x3F08AEBFu}, // 0x1.4555p+51
+                               {0xDF18B878u, 0x3F7F14BBu}, // -0x1.3170fp+63
+                               {0x5F18B878u, 0x3F7F14BBu}, // 0x1.3170fp+63
+                               {0xE115CB11u, 0x3F78142Fu}, // -0x1.2b9622p+67
+                               {0x6115CB11u, 0x3F78142Fu}, // 0x1.2b9622p+67
+                               {0, 0}};
 
 // sin, cos (is_cos): on |x|. Below 0.78 (< pi/4) r = |x|, q = 0; otherwise
 // Payne-Hanek: |x| = m 2^e (m the 24-bit significand), a 128-bit window of

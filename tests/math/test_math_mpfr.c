@@ -152,7 +152,8 @@ static const uint32_t kSpecial[] = {
     0x3E5F46D8u, 0x5D3FA5EEu, 0x7C1B23A8u, 0x2B3A7C65u,
     // the exceptions of kit_math.c (found by --screen)
     0xBCF3A937u, 0x3B429D37u, 0x3C413D3Au, 0x41178FEBu, 0x4C5D65A5u, 0x65D890D3u, 0x6F31A8ECu,
-    0xC6199998u, 0x46199998u};
+    0xC6199998u, 0x46199998u, 0xD922AA80u, 0x5922AA80u, 0xDF18B878u, 0x5F18B878u, 0xE115CB11u,
+    0x6115CB11u};
 
 static int check_fn(uint32_t fn, long n, double *max_err) {
   const vyre_kit_mfn *m = vyre_kit_math_fn(fn);
