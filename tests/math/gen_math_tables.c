@@ -7,7 +7,7 @@
 // when an algorithm changes:
 //   cc -O2 tests/math/gen_math_tables.c -lmpfr -lgmp -o /tmp/gen && /tmp/gen >
 //   plugins/kit/kit_math_tables.h
-// tests/math/test_math_tables.c regenerates the file and compares.
+// ctest test_math_tables_current regenerates the file and compares.
 
 #include <gmp.h>
 #include <inttypes.h>
