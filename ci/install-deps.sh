@@ -10,7 +10,7 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake ninja-build pkg-config git python3
-  libjansson-dev libxxhash-dev libcmocka-dev
+  libjansson-dev libxxhash-dev libcmocka-dev libmpfr-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
   spirv-headers spirv-tools
   clang clang-format valgrind

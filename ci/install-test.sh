@@ -95,7 +95,8 @@ libdir=${libdir:-lib}
 plugindir="$prefix/$libdir/vyre"
 expect=(
   include/vyre/vyre_backend.h include/vyre/vyre.h include/vyre/case.h
-  include/vyre/kit/vyre_kit.h include/vyre/kit/kit_plan.h "$libdir/libvyre_plugin_kit.a"
+  include/vyre/kit/vyre_kit.h include/vyre/kit/kit_plan.h include/vyre/kit/kit_math.h
+  "$libdir/libvyre_plugin_kit.a"
   "$libdir/cmake/vyre/VyrePlugin.cmake" "$libdir/cmake/vyre/vyre-plugin.map"
   "$libdir/libvyre.so"
   "$libdir/vyre/libvyre-backend-cpu.so"
@@ -131,7 +132,7 @@ for h in vyre/vyre_backend.h vyre/vyre.h vyre/case.h; do
 done
 
 # The plugin kit's headers, C11 only (they use <stdatomic.h>).
-for h in vyre_kit.h kit_plan.h; do
+for h in vyre_kit.h kit_plan.h kit_math.h; do
   printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$work/hdr.c"
   cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" -I"$prefix/include/vyre/kit" "$work/hdr.c" ||
     fail "installed vyre/kit/$h does not compile as C11 on its own. Fix: make it self-contained."

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cuda_cg.h"
+#include "kit_math.h"
 #include "vyre_kit.h"
 
 static const char kPrelude[] =
@@ -672,12 +673,51 @@ static void emit_lanes(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   }
 }
 
+static int put_math(void *ctx, const char *text) {
+  vyre_cuda_cg *g = ctx;
+  vyre_cuda_cg_put(g, "%s", text);
+  return g->oom ? -1 : 0;
+}
+
+// The cr_math functions the program uses (docs/math.md IR-MATH-2): the
+// kit's micro-programs as __device__ functions (the same C text the CPU
+// reference compiles, with the _rn double intrinsics), their tables, and a
+// float wrapper vm_<name> per function, which the operator rows spell.
+static void emit_math(vyre_cuda_cg *g) {
+  const vyre_ir_program *p = g->p;
+  uint32_t fns = 0, tables = 0;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    if (n->kind != VYRE_IR_K_UN) continue;
+    uint32_t f = vyre_kit_math_of_un(n->op);
+    if (f != VYRE_KIT_MATH_NONE) fns |= 1u << f;
+  }
+  if (!fns) return;
+  vyre_cuda_cg_put(g, "%s", vyre_kit_math_c_prelude(VYRE_KIT_MATH_CUDA));
+  for (uint32_t f = 0; f < VYRE_KIT_MATH_COUNT; f++)
+    if ((fns >> f) & 1u) tables |= vyre_kit_math_fn(f)->tables; // the plan checked it exists
+  for (uint32_t t = 0; t < vyre_kit_math_table_count(); t++)
+    if ((tables >> t) & 1u) vyre_kit_math_emit_table(t, put_math, g);
+  for (uint32_t f = 0; f < VYRE_KIT_MATH_COUNT; f++) {
+    if (!((fns >> f) & 1u)) continue;
+    const vyre_kit_mfn *m = vyre_kit_math_fn(f);
+    vyre_kit_math_emit_fn(m, "vyre_m_", 0, put_math, g);
+    vyre_cuda_cg_put(
+        g,
+        "VD float vm_%s(float a) { return __uint_as_float(vyre_m_%s(__float_as_uint(a))); "
+        "}\n",
+        m->name, m->name);
+  }
+}
+
 static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t threads = g->wg[0] * g->wg[1] * g->wg[2];
   if (plan->lanes) threads /= plan->lanes;
-  vyre_cuda_cg_put(g, "%s\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", kPrelude,
-                   threads, VYRE_CUDA_KERNEL_NAME);
+  vyre_cuda_cg_put(g, "%s", kPrelude);
+  emit_math(g);
+  vyre_cuda_cg_put(g, "\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", threads,
+                   VYRE_CUDA_KERNEL_NAME);
   for (uint32_t s = 0; s < plan->slot_count; s++) {
     int ro = plan->access_of_slot[s] == VYRE_IR_ACCESS_READ ||
              plan->access_of_slot[s] == VYRE_IR_ACCESS_UNIFORM;

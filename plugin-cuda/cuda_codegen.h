@@ -38,7 +38,8 @@
 //     vf2hn) instead of the integer conversions.
 // 13: vz as add.ftz, signed min/max through unsigned, -0.0 from constant memory.
 // 15: subgroup operations (docs/ir.md IR-SUBGROUP-*).
-#define VYRE_CUDA_GENERATOR_VERSION 15u
+// 16: the cr_math functions (kit micro-programs as __device__ functions).
+#define VYRE_CUDA_GENERATOR_VERSION 16u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME       "vyre_main"

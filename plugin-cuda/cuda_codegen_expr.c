@@ -73,6 +73,16 @@ typedef struct vyre_cuda_op_row {
 #define VYRE_CUDA_UN_IS_NAN    VYRE_CUDA_SPELL(NULL, NULL, "vnan", NULL)
 #define VYRE_CUDA_UN_IS_INF    VYRE_CUDA_SPELL(NULL, NULL, "vinf", NULL)
 #define VYRE_CUDA_UN_IS_FINITE VYRE_CUDA_SPELL(NULL, NULL, "vfin", NULL)
+// cr_math (docs/math.md): wrappers of the kit's micro-programs, emitted by
+// cuda_codegen.c (vyre_cuda_cg_math) for the functions the program uses.
+#define VYRE_CUDA_UN_EXP   VYRE_CUDA_SPELL(NULL, NULL, "vm_exp", NULL)
+#define VYRE_CUDA_UN_EXP2  VYRE_CUDA_SPELL(NULL, NULL, "vm_exp2", NULL)
+#define VYRE_CUDA_UN_LOG   VYRE_CUDA_SPELL(NULL, NULL, "vm_log", NULL)
+#define VYRE_CUDA_UN_LOG2  VYRE_CUDA_SPELL(NULL, NULL, "vm_log2", NULL)
+#define VYRE_CUDA_UN_SIN   VYRE_CUDA_SPELL(NULL, NULL, "vm_sin", NULL)
+#define VYRE_CUDA_UN_COS   VYRE_CUDA_SPELL(NULL, NULL, "vm_cos", NULL)
+#define VYRE_CUDA_UN_TANH  VYRE_CUDA_SPELL(NULL, NULL, "vm_tanh", NULL)
+#define VYRE_CUDA_UN_RSQRT VYRE_CUDA_SPELL(NULL, NULL, "vm_rsqrt", NULL)
 
 // Binary operators. u32 add/sub/mul and the comparisons are C's own (C's
 // unsigned arithmetic wraps as the IR says); every other form is a prelude

@@ -45,6 +45,8 @@ typedef struct vyre_spv_cg {
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
+  // cr_math (spv_math.c): per kit math function and per table, 0 = not yet
+  uint32_t fn_math[16], math_tab[16];
   // lane mode (spv_codegen.c): the IR body is a function of the lane k,
   // called 4 times from main
   int lanes;                    // generating in lane mode (plan->lanes.ok)
@@ -111,5 +113,9 @@ uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
 uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a);
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
 uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
+
+// cr_math (spv_math.c): f32 bits of kit math function |fn| (VYRE_KIT_MATH_*)
+// of the f32 bits |x|; canonical.
+uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x);
 
 #endif // VYRE_SPV_CG_H

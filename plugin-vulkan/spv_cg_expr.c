@@ -7,6 +7,7 @@
 
 #include <spirv/unified1/GLSL.std.450.h>
 
+#include "kit_math.h"
 #include "spv_cg.h"
 
 uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v) {
@@ -426,6 +427,11 @@ static uint32_t un_is_finite(vyre_spv_cg *c, const un_row *row, uint32_t x, uint
   return OP(SpvOpULessThan, B, band(c, x, 0x7FFFFFFFu), vyre_spv_u(c, 0x7F800000u));
 }
 
+static uint32_t un_math(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
+  (void)t;
+  return vyre_spv_math(c, row->op, x);
+}
+
 #define SPV_UN_NEG                                                                                 \
   { un_neg, 0 }
 #define SPV_UN_NOT                                                                                 \
@@ -458,6 +464,23 @@ static uint32_t un_is_finite(vyre_spv_cg *c, const un_row *row, uint32_t x, uint
   { un_is_inf, 0 }
 #define SPV_UN_IS_FINITE                                                                           \
   { un_is_finite, 0 }
+// cr_math (docs/math.md): the kit's micro-programs (spv_math.c).
+#define SPV_UN_EXP                                                                                 \
+  { un_math, VYRE_KIT_MATH_EXP }
+#define SPV_UN_EXP2                                                                                \
+  { un_math, VYRE_KIT_MATH_EXP2 }
+#define SPV_UN_LOG                                                                                 \
+  { un_math, VYRE_KIT_MATH_LOG }
+#define SPV_UN_LOG2                                                                                \
+  { un_math, VYRE_KIT_MATH_LOG2 }
+#define SPV_UN_SIN                                                                                 \
+  { un_math, VYRE_KIT_MATH_SIN }
+#define SPV_UN_COS                                                                                 \
+  { un_math, VYRE_KIT_MATH_COS }
+#define SPV_UN_TANH                                                                                \
+  { un_math, VYRE_KIT_MATH_TANH }
+#define SPV_UN_RSQRT                                                                               \
+  { un_math, VYRE_KIT_MATH_RSQRT }
 #define SPV_UN_ROW(NAME, ...) [VYRE_IR_UN_##NAME] = SPV_UN_##NAME,
 static const un_row kUn[] = {VYRE_IR_UN_LIST(SPV_UN_ROW)};
 _Static_assert(sizeof(kUn) / sizeof(kUn[0]) == VYRE_IR_UN_COUNT,

@@ -72,7 +72,8 @@
 // variant (binding 65); both of the above had been built as 7. 12: native
 // f16 conversions (opt.f16_native, docs/lowering.md LOWER-F16-2).
 // 13: subgroup operations (docs/ir.md IR-SUBGROUP-*).
-#define VYRE_VK_GENERATOR_VERSION 13u
+// 14: the cr_math functions (kit micro-programs as OpFunctions, Float64).
+#define VYRE_VK_GENERATOR_VERSION 14u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -113,6 +114,10 @@ typedef struct vyre_spv_options {
   // with OpFConvert under the RoundingModeRTE 16 execution mode (capability
   // Float16, SPV_KHR_float_controls) and the NaN fixup; 0: integer steps.
   uint32_t f16_native;
+
+  // The device offers shaderFloat64 (with has_int64: the cr_math functions,
+  // docs/math.md IR-MATH-3).
+  uint32_t has_f64;
 } vyre_spv_options;
 
 #define VYRE_SPV_F16_NATIVE 1u // OpFConvert both ways (the device passed the self-test)

@@ -761,7 +761,8 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   // Every IR feature of the header it was built against: the SPIR-V
   // generator lowers every row of the lists (a forgotten row does not build);
   // trap values only with 64-bit atomics (vyre_spv_ir_features).
-  vyre_spv_options fo = {.has_int64 = be->has_int64, .int64_atomics = be->int64_atomics};
+  vyre_spv_options fo = {
+      .has_int64 = be->has_int64, .int64_atomics = be->int64_atomics, .has_f64 = be->has_f64};
   out->ir_features = vyre_spv_ir_features(&fo);
   out->subgroup_size = 32;
   VkPhysicalDeviceSubgroupProperties sg = {

@@ -387,6 +387,7 @@ retry:
     if (vyre_kit_cache_enabled(be->disk))
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
     vyre_spv_options opt = {.has_int64 = be->has_int64,
+                            .has_f64 = be->has_f64,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,
@@ -421,6 +422,7 @@ retry:
     // (ABI-INDIRECT-4); without it indirect dispatches of this program are
     // refused.
     vyre_spv_options io = {.has_int64 = be->has_int64,
+                           .has_f64 = be->has_f64,
                            .soft_mul = be->soft_mul,
                            .int64_atomics = be->int64_atomics,
                            .loop_guard = be->loop_guard,

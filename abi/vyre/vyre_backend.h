@@ -198,6 +198,8 @@ typedef struct vyre_ext_header {
     "workgroup buffers over 16384 bytes in total, up to the device's max_shared_memory_bytes")     \
   X(MANY_BINDINGS, 6, "many_bindings", 1,                                                          \
     "binding numbers 32..63 (and so more than 32 host buffers, up to the device's max_bindings)")  \
+  X(CR_MATH, 7, "cr_math", 1,                                                                      \
+    "correctly rounded f32 un exp, exp2, log, log2, sin, cos, tanh and rsqrt")                     \
   X(SUBGROUP, 8, "subgroup", 1,                                                                    \
     "subgroup_size, subgroup reduce/scan/shuffle/broadcast/ballot and the lane builtin")
 
@@ -349,6 +351,8 @@ enum {
 
 // Unary operators (docs/ir.md "Operators").
 // Rows: X(NAME, code, "json", operand mask, result rule, feature).
+//   EXP .. RSQRT (feature CR_MATH): the exact value rounded once to nearest
+//   even, then the f32 rules (docs/math.md IR-MATH-1..7).
 #define VYRE_IR_UN_LIST(X)                                                                         \
   X(NEG, 0, "neg", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, 0)                                            \
   X(NOT, 1, "not", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, 0)                                             \
@@ -365,7 +369,15 @@ enum {
   X(SQRT, 12, "sqrt", VYRE_IR_TM_F, VYRE_IR_RES_SAME, 0)                                           \
   X(IS_NAN, 13, "is_nan", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)                                       \
   X(IS_INF, 14, "is_inf", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)                                       \
-  X(IS_FINITE, 15, "is_finite", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)
+  X(IS_FINITE, 15, "is_finite", VYRE_IR_TM_F, VYRE_IR_RES_BOOL, 0)                                 \
+  X(EXP, 16, "exp", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                       \
+  X(EXP2, 17, "exp2", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                     \
+  X(LOG, 18, "log", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                       \
+  X(LOG2, 19, "log2", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                     \
+  X(SIN, 20, "sin", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                       \
+  X(COS, 21, "cos", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                       \
+  X(TANH, 22, "tanh", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)                     \
+  X(RSQRT, 23, "rsqrt", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_FEATURE_CR_MATH)
 
 // Binary operators (docs/ir.md "Operators").
 // Rows: X(NAME, code, "json", operand mask, result rule, b rule, feature).

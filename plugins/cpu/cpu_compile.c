@@ -23,6 +23,7 @@
 
 #include "cpu_compile.h"
 #include "cpu_name.h"
+#include "kit_math.h"
 #include "kit_plan.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_ir.h"
@@ -146,6 +147,15 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx);
 #define CPU_UN_IS_NAN    {NA,               NA,               CPU_OP_FISNAN,     NA}
 #define CPU_UN_IS_INF    {NA,               NA,               CPU_OP_FISINF,     NA}
 #define CPU_UN_IS_FINITE {NA,               NA,               CPU_OP_FISFINITE,  NA}
+// cr_math (docs/math.md): the kit's micro-program (sub = VYRE_KIT_MATH_*).
+#define CPU_UN_EXP       {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_EXP2      {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_LOG       {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_LOG2      {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_SIN       {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_COS       {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_TANH      {NA,               NA,               CPU_OP_FMATH,      NA}
+#define CPU_UN_RSQRT     {NA,               NA,               CPU_OP_FMATH,      NA}
 
 //                        u32               i32               f32                bool         swap
 #define CPU_BIN_ADD      {CPU_OP_ADD,       CPU_OP_ADD,       CPU_OP_FADD,       NA},          0
@@ -296,7 +306,8 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx) {
     uint32_t ra = cc_expr(cc, n->a);
     cc->tmp_top = base;
     r = cc_temp(cc);
-    cc_emit(cc, op, 0, r, ra, 0, 0, 0);
+    uint16_t sub = op == CPU_OP_FMATH ? (uint16_t)vyre_kit_math_of_un(n->op) : 0;
+    cc_emit(cc, op, sub, r, ra, 0, 0, 0);
     break;
   }
   case VYRE_IR_K_BIN: {

@@ -21,6 +21,7 @@
 
 #include "cpu_compile.h"
 #include "cpu_exec.h"
+#include "cpu_math.h"
 #include "cpu_pool.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_half.h"
@@ -537,6 +538,9 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     case CPU_OP_FISFINITE:
       r[I->dst] = (A & 0x7F800000u) != 0x7F800000u;
+      break;
+    case CPU_OP_FMATH:
+      r[I->dst] = vyre_cpu_math(I->sub, A, 0);
       break;
     case CPU_OP_FMA:
       r[I->dst] = f_bits(fmaf(f_of(A), f_of(B), f_of(r[I->c])));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kit_math.h"
 #include "kit_plan.h"
 
 #define NONE VYRE_IR_NONE
@@ -68,6 +69,7 @@ typedef struct pstate {
   uint32_t status;    // first failure
   uint32_t newer;     // UNSUPPORTED: something newer than this build was met
   uint32_t host_only; // UNSUPPORTED: a kind the host consumes (grid_barrier) was met
+  uint32_t no_math;   // UNSUPPORTED: a cr_math op without a micro-program (IR-MATH-8)
   char what[160];     // description of the first failure
   uint32_t bad_node;
 } pstate;
@@ -128,6 +130,10 @@ static int check_type(pstate *s, uint32_t idx, uint32_t type) {
   return 1;
 }
 
+#define PLAN_UN_JSON(NAME, CODE, JSON, ...) [CODE] = JSON,
+static const char *const kUnJson[] = {VYRE_IR_UN_LIST(PLAN_UN_JSON)};
+#undef PLAN_UN_JSON
+
 static int check_op(pstate *s, uint32_t idx, const char *family, uint32_t feature, uint32_t op) {
   if (feature == VYRE_KIT_FEATURE_UNKNOWN) {
     s->newer = 1;
@@ -180,6 +186,16 @@ static int walk_expr(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
     break;
   case VYRE_IR_K_UN:
     if (!check_op(s, idx, "unary", vyre_kit_un_feature(n->op), n->op)) return 0;
+    // cr_math (docs/math.md IR-MATH-8): every backend lowers the kit's
+    // micro-program of the op; an op of the feature without one is refused.
+    if (vyre_kit_un_feature(n->op) == VYRE_IR_FEATURE_CR_MATH &&
+        !vyre_kit_math_fn(vyre_kit_math_of_un(n->op))) {
+      s->no_math = 1;
+      return bad(s, VYRE_STATUS_UNSUPPORTED, idx,
+                 "un '%s' (feature cr_math) has no correctly rounded implementation in this "
+                 "plugin kit yet",
+                 kUnJson[n->op]);
+    }
     kids = 1;
     break;
   case VYRE_IR_K_BIN:
@@ -667,8 +683,9 @@ static int canon_expr(vyre_kit_plan *plan, uint32_t idx, const uint8_t *local_ok
   case VYRE_IR_K_CAST: // from an integer or bool: never NaN nor subnormal
     ok = p->nodes[e->a].type != VYRE_IR_TYPE_F32 || ka;
     break;
-  case VYRE_IR_K_UN: // abs clears the sign bit of a canonical value: still canonical
-    ok = e->op == VYRE_IR_UN_ABS && ka;
+  case VYRE_IR_K_UN: // abs clears the sign bit of a canonical value: still canonical;
+    // the cr_math functions build their result bits canonical (IR-MATH-1)
+    ok = (e->op == VYRE_IR_UN_ABS && ka) || vyre_kit_math_of_un(e->op) != VYRE_KIT_MATH_NONE;
     break;
   case VYRE_IR_K_BIN: // min, max give an operand (or its sign-merged equal)
     ok = (e->op == VYRE_IR_BIN_MIN || e->op == VYRE_IR_BIN_MAX) && ka && kb;
@@ -869,6 +886,12 @@ uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint
                            "(vyre_kernel_compile), or split the program with vyre_ir_phase and "
                            "compile each phase.",
                            s.bad_node);
+    if (s.no_math)
+      return vyre_kit_fail(err, s.status, 0, backend,
+                           "node %u: %s (docs/math.md IR-MATH-8). Fix: compute the function "
+                           "in the program for now, or use a vyre whose docs/math.md lists it "
+                           "as implemented.",
+                           s.bad_node, s.what);
     if (s.newer)
       return vyre_kit_fail(err, s.status, 0, backend,
                            "node %u: %s (the program uses IR newer than this plugin). Fix: run "

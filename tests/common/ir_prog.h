@@ -116,7 +116,7 @@ static inline uint32_t bin(tb *t, uint8_t op, uint32_t a, uint32_t b) {
 }
 static inline uint32_t un(tb *t, uint8_t op, uint32_t a) {
   uint8_t ty = t->nodes[a].type;
-  if (op >= VYRE_IR_UN_IS_NAN) ty = T_B;
+  if (op >= VYRE_IR_UN_IS_NAN && op <= VYRE_IR_UN_IS_FINITE) ty = T_B;
   return tb_n(t, VYRE_IR_K_UN, op, ty, 0, a, N_, N_);
 }
 static inline uint32_t fma3(tb *t, uint32_t a, uint32_t b, uint32_t c) {

@@ -70,6 +70,28 @@ static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
 static inline int __clz(int x) {
   return x ? __builtin_clz((unsigned)x) : 32;
 }
+// Doubles of the cr_math micro-programs (docs/math.md): IEEE round to
+// nearest even, never contracted (-ffp-contract=off).
+#define __noinline__
+static inline double __longlong_as_double(long long b) {
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
+}
+static inline long long __double_as_longlong(double d) {
+  long long b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+static inline double __dadd_rn(double a, double b) {
+  return a + b;
+}
+static inline double __dsub_rn(double a, double b) {
+  return a - b;
+}
+static inline double __dmul_rn(double a, double b) {
+  return a * b;
+}
 static inline int __ffs(int x) {
   return __builtin_ffs(x);
 }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "cuda_codegen.h"
+#include "kit_math.h"
 #include "../common/ir_prog.h"
 
 static const char kChecks[] =
@@ -614,9 +615,80 @@ static void test_split_launches_see_the_whole_grid_on_the_host(void **state) {
   free(t);
 }
 
+// cr_math (docs/math.md IR-MATH-2): the CUDA text of the kit's
+// micro-programs, as a kernel that uses every implemented function emits
+// it, compiled on the host and compared bit for bit with the kit's
+// interpreter on specials, exceptions and a pseudo-random sweep.
+static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state) {
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  static const uint8_t ops[] = {VYRE_IR_UN_EXP,   VYRE_IR_UN_EXP2, VYRE_IR_UN_LOG, VYRE_IR_UN_LOG2,
+                                VYRE_IR_UN_RSQRT, VYRE_IR_UN_TANH, VYRE_IR_UN_SIN, VYRE_IR_UN_COS};
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t body[16], n = 0;
+  for (unsigned k = 0; k < sizeof(ops); k++)
+    body[n++] = store(t, O, lit(t, T_U, k), un(t, ops[k], load(t, A, lit(t, T_U, k))));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, body), n);
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {1, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  char *kernel = strstr(src, "\nextern \"C\"");
+  assert_non_null(kernel);
+  kernel[1] = 0; // the prelude and the math functions
+  for (unsigned k = 0; k < sizeof(ops); k++) {
+    char name[32];
+    snprintf(name, sizeof(name), "vm_%s", vyre_kit_math_fn(vyre_kit_math_of_un(ops[k]))->name);
+    assert_non_null(strstr(src, name));
+  }
+  // main: {fn, x, want} rows from the interpreter.
+  size_t cap = 1u << 20, len = 0;
+  char *m = malloc(cap);
+  assert_non_null(m);
+  len +=
+      (size_t)snprintf(m + len, cap - len, "#include <cstdio>\nstatic const u32 rows[][3] = {\n");
+  uint32_t r = 0x2545F491u, rows = 0;
+  static const uint32_t special[] = {
+      0,           0x80000000u, 1,           0x807FFFFFu, 0x3F800000u, 0x7F800000u, 0xFF800000u,
+      0x7FC00000u, 0x7F800001u, 0xBCF3A937u, 0x3C413D3Au, 0x6F31A8ECu, 0x7F7FFFFFu, 0x00800000u};
+  for (unsigned k = 0; k < sizeof(ops); k++) {
+    const vyre_kit_mfn *f = vyre_kit_math_fn(vyre_kit_math_of_un(ops[k]));
+    for (uint32_t i = 0; i < 2000; i++) {
+      uint32_t x = i < sizeof(special) / 4 ? special[i] : (r ^= r << 13, r ^= r >> 17, r ^= r << 5);
+      len += (size_t)snprintf(m + len, cap - len, "{%uu,0x%08xu,0x%08xu},\n", k, x,
+                              vyre_kit_math_eval(f, x, 0, NULL));
+      rows++;
+    }
+  }
+  snprintf(m + len, cap - len,
+           "};\nint main() {\n  int bad = 0;\n"
+           "  for (u32 i = 0; i < %uu; i++) {\n"
+           "    float x = __uint_as_float(rows[i][1]), y;\n"
+           "    switch (rows[i][0]) {\n"
+           "    case 0: y = vm_exp(x); break;\n    case 1: y = vm_exp2(x); break;\n"
+           "    case 2: y = vm_log(x); break;\n    case 3: y = vm_log2(x); break;\n"
+           "    case 4: y = vm_rsqrt(x); break;\n    case 5: y = vm_tanh(x); break;\n"
+           "    case 6: y = vm_sin(x); break;\n    default: y = vm_cos(x); break;\n    }\n"
+           "    if (__float_as_uint(y) != rows[i][2] && bad++ < 5)\n"
+           "      printf(\"FAIL fn %%u x 0x%%08x: 0x%%08x, the kit 0x%%08x\\n\", rows[i][0], "
+           "rows[i][1], __float_as_uint(y), rows[i][2]);\n"
+           "  }\n  if (!bad) printf(\"ok\\n\");\n  return bad != 0;\n}\n",
+           rows);
+  run_on_host("crmath", src, m);
+  free(m);
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
+      cmocka_unit_test(test_cr_math_device_functions_match_the_kit_on_the_host),
       cmocka_unit_test(test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host),
       cmocka_unit_test(test_trap_values_keep_the_lowest_invocation_s_value_on_the_host),
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),

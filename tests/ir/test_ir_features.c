@@ -336,7 +336,7 @@ static void test_hints_name_every_row_of_their_list(void **state) {
   snprintf(body, sizeof body, "{\"k\": \"let\", \"name\": \"x\", \"value\": %s}",
            binj("pow", litu(1), litu(1)));
   expect_hint_lists(body, vyre_ir_bin_name, VYRE_IR_BIN_COUNT);
-  expect_hint_lists("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"un\", \"op\": \"exp\", "
+  expect_hint_lists("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"un\", \"op\": \"erf\", "
                     "\"a\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}}}",
                     vyre_ir_un_name, VYRE_IR_UN_COUNT);
   expect_hint_lists("{\"k\": \"atomic\", \"op\": \"nand\", \"buffer\": \"out\", \"index\": "

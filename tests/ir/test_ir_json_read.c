@@ -272,9 +272,9 @@ static void test_reader_refuses_unknown_kinds_ops_and_types(void **state) {
   reject_body("{\"k\": \"mov\"}", "body[0].k: unknown statement kind 'mov'", "Fix: use one of let");
   reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"call\"}}",
               "body[0].value.k: unknown expression kind 'call'", NULL);
-  reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"un\", \"op\": \"exp\", "
+  reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"un\", \"op\": \"erf\", "
               "\"a\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}}}",
-              "body[0].value.op: unknown un op 'exp'", "neg, not, lnot");
+              "body[0].value.op: unknown un op 'erf'", "neg, not, lnot");
   reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"bin\", \"op\": \"pow\", "
               "\"a\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}, \"b\": {\"k\": \"lit\", \"t\": "
               "\"u32\", \"v\": 1}}}",

@@ -337,7 +337,15 @@ vyre_expr vyre_fma(vyre_builder *b, vyre_expr a, vyre_expr y, vyre_expr c);
   X(SQRT, vyre_sqrt)                                                                               \
   X(IS_NAN, vyre_is_nan)                                                                           \
   X(IS_INF, vyre_is_inf)                                                                           \
-  X(IS_FINITE, vyre_is_finite)
+  X(IS_FINITE, vyre_is_finite)                                                                     \
+  X(EXP, vyre_exp)                                                                                 \
+  X(EXP2, vyre_exp2)                                                                               \
+  X(LOG, vyre_log)                                                                                 \
+  X(LOG2, vyre_log2)                                                                               \
+  X(SIN, vyre_sin)                                                                                 \
+  X(COS, vyre_cos)                                                                                 \
+  X(TANH, vyre_tanh)                                                                               \
+  X(RSQRT, vyre_rsqrt)
 
 #define VYRE__B_ROW(...) +1
 // Every IR op has a row (and each row names a real op: VYRE_OP_<NAME> must exist).

@@ -153,7 +153,8 @@ def len_(buf: str) -> Node:
 def un(op: str, a: Node) -> Node:
     """A unary operator by name (docs/ir.md "Operators"): neg, not, lnot,
     abs, clz, ctz, popcount, bitrev, floor, ceil, trunc, round, sqrt,
-    is_nan, is_inf, is_finite."""
+    is_nan, is_inf, is_finite; IR 1.1 (feature cr_math, docs/math.md): the
+    correctly rounded exp, exp2, log, log2, sin, cos, tanh, rsqrt."""
     return {"k": "un", "op": op, "a": a}
 
 

@@ -23,7 +23,7 @@ import vyre_gen as G  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.normpath(os.path.join(HERE, "..", "cases"))
 AREAS = ["dispatch", "oob", "integers", "casts", "f32", "control", "workgroup", "atomics",
-         "traps", "validation", "storage", "gridbar", "subgroup"]
+         "traps", "validation", "storage", "gridbar", "subgroup", "math"]
 
 W = G.Writer(CASES)
 
@@ -159,6 +159,7 @@ from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda
 from cases_gridbar import gen_gridbar  # noqa: E402
 from cases_lower import gen_lower  # noqa: E402
 from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override  # noqa: E402
+from cases_math import gen_math  # noqa: E402
 
 
 def main():
@@ -189,6 +190,7 @@ def main():
     gen_subgroup_refusals(ctx)
     gen_subgroup_trap(ctx)
     gen_subgroup_override(ctx)
+    gen_math(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 

@@ -379,9 +379,53 @@ def subgroup_rows():
         if k == "workgroup_size":
             c2["subgroup_size"] = S
     W.add("subgroup_rows.json", c2)
+def softmax():
+    """Row softmax with the correctly rounded exp (feature cr_math, docs/math.md):
+    one invocation per row; max, then the sum of exp(x - max), then each
+    exp(x - max) / sum, every f32 operation rounded once in this order."""
+    rows, cols = 16, 64
+    rng = G.SplitMix64(17)
+    x = [G.f_mul(rand_f32_signed(rng), G.f32_bits_of(8.0)) for _ in range(rows * cols)]
+    def at(k):
+        return add(mul(var("r"), lit_u(cols)), var(k))
+
+    def shifted(k):
+        return sub(load("x", at(k)), var("m"))
+
+    body = [
+        let("r", gid()),
+        if_(lt(var("r"), lit_u(rows)), [
+            let("m", lit_f(0xFF800000)),
+            for_("k0", lit_u(0), lit_u(cols),
+                 [assign("m", bin_("max", var("m"), load("x", at("k0"))))]),
+            let("s", lit_f(0)),
+            for_("k1", lit_u(0), lit_u(cols),
+                 [assign("s", add(var("s"), un("exp", shifted("k1"))))]),
+            for_("k2", lit_u(0), lit_u(cols),
+                 [store("y", at("k2"), bin_("div", un("exp", shifted("k2")), var("s")))]),
+        ]),
+    ]
+    y = []
+    for r in range(rows):
+        row = x[r * cols:(r + 1) * cols]
+        m = 0xFF800000
+        for v in row:
+            m = G.f_bin("max", m, v)
+        s = 0
+        for v in row:
+            s = G.f_add(s, G.f_un("exp", G.f_sub(v, m)))
+        y += [G.f_div(G.f_un("exp", G.f_sub(v, m)), s) for v in row]
+    W.add("softmax.json", case(
+        "softmax", "softmax over 16 rows of 64 f32 (one invocation per row): max, sum of "
+        "exp(x - max), exp(x - max) / sum; exp is correctly rounded (IR 1.1 feature cr_math, "
+        "docs/math.md), so every backend gives the same bits",
+        [buf("x", 0, "read", "f32"), buf("y", 1, "write", "f32", rows * cols)], body,
+        wg=(16, 1, 1), grid=(1, 1, 1),
+        inputs={"x": enc_list("f32", x)}, expect={"y": enc_list("f32", y)}))
 
 
 def main():
+    softmax()
     vadd()
     saxpy()
     reduce_()

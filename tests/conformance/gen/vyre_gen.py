@@ -17,6 +17,7 @@ Four parts, all Python 3 standard library:
   wrapped.
 """
 
+import decimal
 import json
 import math
 import os
@@ -40,7 +41,7 @@ F_NEG_INF = 0xFF800000
 FEATURES = {"int_sat": (0, 1), "trap_value": (1, 1), "storage_8_16": (2, 1),
             "storage_half": (3, 1), "grid_barrier": (4, 1),
             "large_workgroup_memory": (5, 1), "many_bindings": (6, 1),
-            "subgroup": (8, 1)}
+            "cr_math": (7, 1), "subgroup": (8, 1)}
 
 # Types in code order: (name, storage bytes, value type, storage type, feature).
 TYPES = [
@@ -93,6 +94,10 @@ UN_OPS = [
     ("round", _F, "same", None), ("sqrt", _F, "same", None),
     ("is_nan", _F, "bool", None), ("is_inf", _F, "bool", None),
     ("is_finite", _F, "bool", None),
+    ("exp", _F, "same", "cr_math"), ("exp2", _F, "same", "cr_math"),
+    ("log", _F, "same", "cr_math"), ("log2", _F, "same", "cr_math"),
+    ("sin", _F, "same", "cr_math"), ("cos", _F, "same", "cr_math"),
+    ("tanh", _F, "same", "cr_math"), ("rsqrt", _F, "same", "cr_math"),
 ]
 
 # Binary operators in code order: (name, operand types, result rule, b rule,
@@ -824,6 +829,133 @@ def _f_integral(a, how):
     return f_from_exact(Fraction(n))
 
 
+# ---------------------------------------------------------------------------
+# cr_math (docs/math.md IR-MATH-1, IR-MATH-7): the exact value rounded once
+# (f_round), from Python's decimal at 150 digits; the cases whose exact value
+# is a float (or could sit on a rounding boundary) are done exactly.
+# ---------------------------------------------------------------------------
+
+_CR_MATH = ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "rsqrt")
+_DC = decimal.Context(prec=150, Emax=10 ** 6, Emin=-(10 ** 6))
+
+
+def _pi_fraction(digits=400):
+    """pi to |digits| decimal digits (Machin's formula in integers), as a Fraction."""
+    scale = 10 ** (digits + 10)
+
+    def arctan_inv(n):
+        total, term, k, sign = 0, scale // n, 1, 1
+        n2 = n * n
+        while term:
+            total += sign * (term // k)
+            term //= n2
+            k += 2
+            sign = -sign
+        return total
+    return Fraction(4 * (4 * arctan_inv(5) - arctan_inv(239)), scale)
+
+
+_PI = _pi_fraction()
+
+
+def _dec(q):
+    return _DC.divide(decimal.Decimal(q.numerator), decimal.Decimal(q.denominator))
+
+
+def _sin_cos_dec(r):
+    """(sin r, cos r) for |r| <= 1 as Decimals, by Taylor series."""
+    x = _dec(r)
+    x2 = _DC.multiply(x, x)
+    s, c, ts, tc, n = x, decimal.Decimal(1), x, decimal.Decimal(1), 1
+    while True:
+        ts = _DC.divide(_DC.multiply(-ts, x2), (2 * n) * (2 * n + 1))
+        tc = _DC.divide(_DC.multiply(-tc, x2), (2 * n - 1) * (2 * n))
+        if ts == 0 and tc == 0 or n > 200:
+            break
+        s, c = _DC.add(s, ts), _DC.add(c, tc)
+        n += 1
+    return s, c
+
+
+def _from_dec(d):
+    """Rounds the Decimal |d| to f32 (one rounding of a value within 10^-140 of the exact one)."""
+    if d == 0:
+        return 0
+    q = Fraction(d)
+    return f_round(1 if q < 0 else 0, abs(q))
+
+
+def f_cr_math(op, a):
+    k, s, q = f_decode(a)
+    if k == "nan":
+        return CANON_NAN
+    x = None if k == "inf" else (Fraction(0) if k == "zero" else (-q if s else q))
+    if op in ("exp", "exp2"):
+        if k == "inf":
+            return f_zero(0) if s else F_POS_INF
+        if x == 0:
+            return 0x3F800000
+        if x > 200:
+            return F_POS_INF
+        if x < -200:
+            return f_zero(0)
+        if op == "exp2" and x.denominator == 1:
+            return f_round(0, Fraction(2) ** int(x))
+        t = _dec(x) if op == "exp" else _DC.multiply(_dec(x), _DC.ln(decimal.Decimal(2)))
+        return _from_dec(_DC.exp(t))
+    if op in ("log", "log2"):
+        if k == "zero":
+            return f_inf(1)
+        if s:
+            return CANON_NAN
+        if k == "inf":
+            return F_POS_INF
+        if x == 1:
+            return 0
+        if op == "log2" and x.numerator & (x.numerator - 1) == 0 and \
+                x.denominator & (x.denominator - 1) == 0:
+            e = x.numerator.bit_length() - x.denominator.bit_length()
+            return f_round(1 if e < 0 else 0, Fraction(abs(e)))
+        ln = _DC.ln(_dec(x))
+        return _from_dec(ln if op == "log" else _DC.divide(ln, _DC.ln(decimal.Decimal(2))))
+    if op == "rsqrt":
+        if k == "zero":
+            return f_inf(s)
+        if s:
+            return CANON_NAN
+        if k == "inf":
+            return f_zero(0)
+        n, d = x.numerator, x.denominator
+        if n & (n - 1) == 0 and d & (d - 1) == 0:
+            e = n.bit_length() - d.bit_length()
+            if e % 2 == 0:
+                return f_round(0, Fraction(2) ** (-e // 2))
+        return _from_dec(_DC.divide(1, _DC.sqrt(_dec(x))))
+    if op == "tanh":
+        if k == "inf":
+            return 0xBF800000 if s else 0x3F800000
+        if x == 0:
+            return f_zero(s)
+        if abs(x) > 20:
+            return f_round(s, Fraction(1) - Fraction(1, 10 ** 30))  # rounds to 1 (never a tie)
+        e2 = _DC.exp(_DC.multiply(2, _dec(abs(x))))
+        t = _DC.divide(_DC.subtract(e2, 1), _DC.add(e2, 1))
+        return f_round(s, Fraction(t))
+    # sin, cos: x - k pi/2 with pi to 400 digits, then Taylor.
+    if k == "inf":
+        return CANON_NAN
+    if x == 0:
+        return f_zero(s) if op == "sin" else 0x3F800000
+    kk = round(x / (_PI / 2))
+    r = x - kk * (_PI / 2)
+    sn, cs = _sin_cos_dec(r)
+    quadrant = kk % 4
+    if op == "cos":
+        quadrant = (quadrant + 1) % 4
+    v = [sn, cs, -sn, -cs][quadrant]
+    return _from_dec(v)
+
+
 def f_un(op, a):
     """f32 -> f32 unary ops, or f32 -> bool for the class tests."""
     if op == "neg":
@@ -835,6 +967,8 @@ def f_un(op, a):
         return _f_integral(a, op)
     if op == "sqrt":
         return f_sqrt(a)
+    if op in _CR_MATH:
+        return f_cr_math(op, a)
     k = f_decode(a)[0]
     if op == "is_nan":
         return k == "nan"

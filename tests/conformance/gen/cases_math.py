@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cr_math (docs/math.md): the correctly rounded f32 functions on the f32
+witness set, their special operands (IR-MATH-7), exact cases, the inputs the
+kit's micro-programs handle as exceptions (IR-MATH-5), and random bit
+patterns. Called by gen_cases.py. Expected values: vyre_gen.f_cr_math (exact
+rational rounding of a 150-digit decimal value; exact cases exactly)."""
+
+from vyre_gen import *  # noqa: F401,F403
+import vyre_gen as G
+
+MATH_DONE = ("exp", "exp2", "log", "log2", "rsqrt", "tanh", "sin", "cos")
+
+SPECIAL = [0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000,
+           0xFFC00001, 0x7F800001, 0x3F800000, 0xBF800000, 0x00800000, 0x80800000, 0x7F7FFFFF,
+           0xFF7FFFFF, 0x3F7FFFFF, 0x3F800001]
+EXACT = {
+    "exp": [0x42B17217, 0x42B17218, 0x42B20000, 0xC2AEAC4F, 0xC2AEAC50, 0xC2CFF1B4, 0xC2CFF1B5,
+            0xC2D00000, 0x33800000, 0xB3800000],
+    "exp2": [0x43000000, 0x42FE0000, 0xC2FC0000, 0xC2FE0000, 0xC3150000, 0xC3160000, 0x3F000000,
+             0x40400000, 0xC0400000, 0xBCF3A937, 0x3B429D37],
+    "log": [0x40000000, 0x402DF854, 0x3C413D3A, 0x41178FEB, 0x4C5D65A5, 0x65D890D3, 0x6F31A8EC],
+    "log2": [0x40000000, 0x40800000, 0x3F000000, 0x4B000000, 0x00800000, 0x7F000000, 0x40400000],
+    "rsqrt": [0x40800000, 0x3E800000, 0x40000000, 0x41100000, 0x7E800000, 0x00800000, 0x01000000],
+    # near multiples of pi/2 (reduction), huge arguments (Payne-Hanek)
+    "sin": [0x40490FDB, 0x3FC90FDB, 0x40C90FDB, 0x3F490FDB, 0x3F48F5C3, 0x47C90FDB, 0x4B7FFFFF,
+            0x5A8F8A40, 0x6D79AA8B, 0x7F000000, 0x54CF3A1A, 0xD6D3A865, 0x3A000000, 0xC6199998,
+            0x46199998],
+    "cos": [0x40490FDB, 0x3FC90FDB, 0x40C90FDB, 0x3F490FDB, 0x3F48F5C3, 0x47C90FDB, 0x4B7FFFFF,
+            0x5A8F8A40, 0x6D79AA8B, 0x7F000000, 0x54CF3A1A, 0xD6D3A865, 0x3A000000, 0xD922AA80,
+            0x5922AA80, 0xDF18B878, 0x5F18B878, 0xE115CB11, 0x6115CB11],
+    "tanh": [0x3D800000, 0x3D7FFFFF, 0xBD800000, 0x41100000, 0x41200000, 0xC1200000, 0x39800000,
+             0x3F000000, 0x40000000, 0x41000000],
+}
+
+
+def gen_math(ctx):
+    rng = G.SplitMix64(0xC0DE17)
+    for op in MATH_DONE:
+        xs = list(dict.fromkeys(SPECIAL + EXACT[op] + list(ctx.F) + [rng.u32() for _ in range(64)]))
+        ctx.map_case("math/%s.json" % op, op,
+                     "IR 1.1 cr_math %s: the exact value rounded once to nearest even, then the "
+                     "f32 rules; specials (IR-MATH-7), exact results, the kit's exceptions and "
+                     "random bit patterns (docs/math.md)" % op,
+                     [("a", "f32", xs)], [("r", "f32", ctx.u_op(op), lambda x, o=op: G.f_un(o, x))])
