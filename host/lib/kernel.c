@@ -309,6 +309,22 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
     what = "override";
   }
   st = check_workgroup(dev, k->workgroup, what, ctx, err);
+  // docs/ir.md IR-SUBGROUP-1: the invocations of a workgroup split into
+  // whole IR subgroups, also with an override (a property of the call, so
+  // checked here for every backend, before features).
+  const uint32_t sg =
+      program->view->struct_size >= offsetof(vyre_ir_program, subgroup_size) + sizeof(uint32_t)
+          ? program->view->subgroup_size
+          : 0u;
+  if (st == VYRE_STATUS_OK && sg &&
+      ((uint64_t)k->workgroup[0] * k->workgroup[1] * k->workgroup[2]) % sg != 0)
+    st = vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
+                        "%s: the %s workgroup size [%u, %u, %u] has %llu invocations, not a "
+                        "multiple of the program's subgroup_size %u (docs/ir.md IR-SUBGROUP-1). "
+                        "Fix: use a workgroup size whose invocation count is a multiple of %u.",
+                        ctx, what, k->workgroup[0], k->workgroup[1], k->workgroup[2],
+                        (unsigned long long)k->workgroup[0] * k->workgroup[1] * k->workgroup[2], sg,
+                        sg);
   if (st == VYRE_STATUS_OK && (k->flags & VYRE_COMPILE_REVERSE_ORDER) &&
       !(dev->caps.flags & VYRE_CAP_REVERSE_ORDER))
     st = vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
