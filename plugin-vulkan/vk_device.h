@@ -124,7 +124,7 @@ struct vyre_backend {
   uint32_t has_budget;        // VK_EXT_memory_budget enabled (heap usage metrics)
   _Atomic uint32_t real_loss; // the loss is real: a fault, or VK_ERROR_DEVICE_LOST from the driver
   uint32_t hung;              // a fault shader neither finished nor lost the device
-  char loss_cause[256];       // what lost the device, for DEVICE_LOST messages ("": unknown)
+  char loss_cause[512];       // what lost the device, for DEVICE_LOST messages ("": unknown)
   VkInstance own_instance;    // a private instance recover made (NULL: the process's)
   _Atomic uint64_t n_real_faults;    // faults inject_fault provoked that lost the device
   _Atomic uint64_t n_fresh_instance; // recovers that needed a new VkInstance
