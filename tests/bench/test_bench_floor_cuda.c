@@ -181,6 +181,24 @@ static void test_cuda_floor_f32_figures_cublas_na_and_fmad_false(void **state) {
   assert_int_equal(s.status, VYRE_BENCH_FAILED);
   assert_non_null(strstr(s.why, "vyre_bench_u8_sum.cu"));
   assert_non_null(strstr(s.why, "Fix:"));
+  // Figures 17-19 too.
+  assert_non_null(o->cr_math);
+  assert_non_null(o->softmax);
+  assert_non_null(o->sg_sum);
+  memset(&s, 0, sizeof s);
+  o->cr_math(f, &c, 1u << 12, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_cr_math.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
+  memset(&s, 0, sizeof s);
+  o->softmax(f, &c, 16, 512, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_softmax.cu"));
+  memset(&s, 0, sizeof s);
+  o->sg_sum(f, &c, 1u << 16, 4, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_sg_sum.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
   o->close(f);
 }
 
