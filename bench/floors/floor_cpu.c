@@ -483,7 +483,9 @@ static void cpu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t r
                         vyre_bench_side *out) {
   (void)f;
   snprintf(out->what, sizeof out->what,
-           "plain C row softmax %ux%u (max, sum of expf, divide; sequential order), libm expf, one thread", rows, cols);
+           "plain C row softmax %ux%u (max, sum of expf, divide; sequential order), libm expf, one "
+           "thread",
+           rows, cols);
   size_t nn = (size_t)rows * cols;
   float *x = malloc(nn * 4), *y = malloc(nn * 4);
   vyre_bench_series s = {0};

@@ -1632,9 +1632,9 @@ static void cu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
   if (!r) r = f->cu.cuMemAlloc(&j.out, (size_t)groups * 4);
   if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n * 4);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the f32 sum", r);
-  if (out->status == VYRE_BENCH_RAN)
-    time_events(f, c, launch_sg_sum, &j, (double)n * 4e3, &s, out);
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(got, j.out, (size_t)groups * 4)) != 0)
+  if (out->status == VYRE_BENCH_RAN) time_events(f, c, launch_sg_sum, &j, (double)n * 4e3, &s, out);
+  if (out->status == VYRE_BENCH_RAN &&
+      (r = f->cu.cuMemcpyDtoH(got, j.out, (size_t)groups * 4)) != 0)
     out->status = cu_fail(f, out->why, sizeof out->why, "reading the partials back", r);
   if (out->status == VYRE_BENCH_RAN) {
     vyre_bench_sgsum_ref(data, n, groups, want);

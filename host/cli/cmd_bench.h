@@ -79,15 +79,12 @@ uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out,
 // subgroup sum of |n| inputs in |groups| workgroups (GB/s of the bytes read).
 void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out, char *note,
                             size_t note_cap);
-void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
-                            vyre_bench_side *out);
+void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyre_bench_side *out);
 void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out);
 // Their programs (bench_floor.h describes the algorithms); |fn| 0 exp, 1 log, 2 sin.
 uint32_t vyre_bench_prog_cr_math(uint32_t fn, uint64_t n, vyre_program **out, vyre_error *err);
-uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **out,
-                                 vyre_error *err);
-uint32_t vyre_bench_prog_sg_sum(uint64_t n, uint32_t groups, vyre_program **out,
-                                vyre_error *err);
+uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **out, vyre_error *err);
+uint32_t vyre_bench_prog_sg_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
 // Helpers of cmd_bench_figures.c the figures of other files share: compile
 // (a NULL |p| reports |perr|), a failed call into |out|, a dispatch timed by
 // the device when it can (ns of kernel time), a resident buffer filled from

@@ -32,8 +32,7 @@ static const uint32_t crmath_ops[VYRE_BENCH_CRMATH_FNS] = {VYRE_OP_EXP, VYRE_OP_
 
 uint32_t vyre_bench_prog_cr_math(uint32_t fn, uint64_t n, vyre_program **out, vyre_error *err) {
   *out = NULL;
-  if (fn >= VYRE_BENCH_CRMATH_FNS || n == 0 || n > 0xffffffffull ||
-      n % VYRE_BENCH_CRMATH_WG != 0) {
+  if (fn >= VYRE_BENCH_CRMATH_FNS || n == 0 || n > 0xffffffffull || n % VYRE_BENCH_CRMATH_WG != 0) {
     char m[200];
     snprintf(m, sizeof m,
              "cr_math: function %u of %u elements: not a function below %u with a multiple of "
@@ -76,12 +75,12 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
   // Subgroup s of workgroup w owns row w * 8 + s; lane k its elements
   // j * 32 + k. The min keeps the row inside the matrix for the plan's
   // bounds (the grid is exactly rows / 8 workgroups).
-  vyre_var row = vyre_let(
-      b, "row",
-      vyre_min(b,
-               vyre_add(b, vyre_mul(b, vyre_wgid(b, 0), vyre_lit_u32(b, per_wg)),
-                        vyre_shr(b, vyre_lid(b, 0), vyre_lit_u32(b, 5))),
-               vyre_lit_u32(b, rows - 1)));
+  vyre_var row =
+      vyre_let(b, "row",
+               vyre_min(b,
+                        vyre_add(b, vyre_mul(b, vyre_wgid(b, 0), vyre_lit_u32(b, per_wg)),
+                                 vyre_shr(b, vyre_lid(b, 0), vyre_lit_u32(b, 5))),
+                        vyre_lit_u32(b, rows - 1)));
   vyre_var base = vyre_let(b, "base",
                            vyre_add(b, vyre_mul(b, vyre_get(b, row), vyre_lit_u32(b, cols)),
                                     vyre_builtin(b, VYRE_BUILTIN_LANE, 0)));
@@ -113,8 +112,7 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
   return st;
 }
 
-uint32_t vyre_bench_prog_sg_sum(uint64_t n, uint32_t groups, vyre_program **out,
-                                vyre_error *err) {
+uint32_t vyre_bench_prog_sg_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err) {
   *out = NULL;
   const uint32_t wg = VYRE_BENCH_SGSUM_WG, unroll = VYRE_BENCH_SGSUM_UNROLL;
   uint64_t stride = (uint64_t)groups * wg, chunk = stride * unroll;
@@ -313,8 +311,7 @@ done:
 // 8 rows x cols bytes (read + write) / kernel time in GB/s; sampled rows
 // (every row up to 128, else 4096 spread ones and the last) checked bit
 // for bit against vyre_bench_softmax_ref (the correctly rounded exp).
-void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
-                            vyre_bench_side *out) {
+void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "IR softmax %ux%u f32, a row per subgroup of 32, reduce_max/reduce_add, cr exp, "
            "resident, (read + write bytes) / kernel time (%s)",
@@ -376,8 +373,7 @@ void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
         vyre_bench_side_set(out, VYRE_BENCH_FAILED,
                             "softmax %ux%u: y[%u][%u] = %.9g (0x%08x), the CPU reference (same "
                             "order, correctly rounded exp) gives %.9g (0x%08x). " FIX_CONFORM,
-                            rows, cols, row, e, (double)g[e], gb, (double)want[e], wb,
-                            c->backend);
+                            rows, cols, row, e, (double)g[e], gb, (double)want[e], wb, c->backend);
         goto done;
       }
   }
