@@ -73,8 +73,10 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
   vyre_buf x = vyre_builder_buffer(b, "x", 0, VYRE_ACCESS_READ, VYRE_TYPE_F32, nn);
   vyre_buf y = vyre_builder_buffer(b, "y", 1, VYRE_ACCESS_WRITE, VYRE_TYPE_F32, nn);
   // Subgroup s of workgroup w owns row w * 8 + s; lane k its elements
-  // j * 32 + k. The min keeps the row inside the matrix for the plan's
-  // bounds (the grid is exactly rows / 8 workgroups).
+  // j * 32 + k. The min keeps the row inside the matrix and the lane is
+  // written lid & 31 (the lane of a [256, 1, 1] workgroup, IR-SUBGROUP-1),
+  // so the plan bounds every index below rows x cols and drops the checks
+  // (the grid is exactly rows / 8 workgroups).
   vyre_var row =
       vyre_let(b, "row",
                vyre_min(b,
@@ -83,7 +85,7 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
                         vyre_lit_u32(b, rows - 1)));
   vyre_var base = vyre_let(b, "base",
                            vyre_add(b, vyre_mul(b, vyre_get(b, row), vyre_lit_u32(b, cols)),
-                                    vyre_builtin(b, VYRE_BUILTIN_LANE, 0)));
+                                    vyre_and(b, vyre_lid(b, 0), vyre_lit_u32(b, 31))));
   vyre_var m = vyre_let(b, "m", vyre_lit_f32_bits(b, 0xff800000u));
   vyre_var j = vyre_for_begin(b, "j", vyre_lit_u32(b, 0), vyre_lit_u32(b, steps));
   vyre_expr at = vyre_add(b, vyre_get(b, base), vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, 32)));
