@@ -74,6 +74,8 @@ typedef struct fig_result {
   // vyre side, else measured once for them), the reference of
   // TARGET_REF_MIN; ref <= 0: none.
   double ref;
+  // Figure 17: vyre's median rate of exp, log and sin (Gelem/s); 0: none.
+  double per_fn[3];
 } fig_result;
 
 typedef struct bench_args {
@@ -369,7 +371,7 @@ static void run_vyre_side(uint32_t f, vyre_bench_ctx *c, fig_result *r, int *com
     vyre_bench_fig_u8_sum(c, u8_bytes(c), u8_groups(c), &r->vyre);
     break;
   case 16:
-    vyre_bench_fig_cr_math(c, crmath_n(c), &r->vyre, r->note, sizeof r->note);
+    vyre_bench_fig_cr_math(c, crmath_n(c), &r->vyre, r->note, sizeof r->note, r->per_fn);
     break;
   case 17:
     vyre_bench_fig_softmax(c, softmax_rows(c), softmax_cols(c), &r->vyre);
@@ -695,6 +697,13 @@ static int write_json(const char *path, const vyre_bench_ctx *c, const char *nam
       json_object_set_new(o, "vadd_fraction",
                           x->vyre.status == VYRE_BENCH_RAN ? json_real(x->vyre.stat.median / x->ref)
                                                            : json_null());
+    }
+    if (x->per_fn[0] > 0) {
+      json_t *pf = json_object();
+      json_object_set_new(pf, "exp", json_real(x->per_fn[0]));
+      json_object_set_new(pf, "log", json_real(x->per_fn[1]));
+      json_object_set_new(pf, "sin", json_real(x->per_fn[2]));
+      json_object_set_new(o, "vyre_per_function", pf);
     }
     if (x->has_cuda) {
       json_object_set_new(o, "vyre_cuda", side_json(&x->cuda));

@@ -74,11 +74,12 @@ uint32_t vyre_bench_prog_u8_hist(uint64_t n, uint32_t groups, vyre_program **out
 uint32_t vyre_bench_prog_f16_matvec(uint32_t m, uint32_t k, vyre_program **out, vyre_error *err);
 uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
 // Figures 17-19 (cmd_bench_math.c, IR 1.1 cr_math and subgroup): exp, log
-// and sin over |n| inputs each (Gelem/s, per-function medians into |note|);
+// and sin over |n| inputs each (Gelem/s, per-function medians into |note|
+// and |per_fn|, 3 doubles, may be NULL);
 // the row softmax of a rows x cols matrix (GB/s of read + write); the f32
 // subgroup sum of |n| inputs in |groups| workgroups (GB/s of the bytes read).
 void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out, char *note,
-                            size_t note_cap);
+                            size_t note_cap, double *per_fn);
 void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyre_bench_side *out);
 void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out);
 // Their programs (bench_floor.h describes the algorithms); |fn| 0 exp, 1 log, 2 sin.

@@ -857,7 +857,7 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_
   } else if (fig == 16) {
     vyre_bench_fig_u8_sum(&cc, n, k, out);
   } else if (fig == 17) {
-    vyre_bench_fig_cr_math(&cc, n, out, NULL, 0);
+    vyre_bench_fig_cr_math(&cc, n, out, NULL, 0, NULL);
   } else if (fig == 18) {
     vyre_bench_fig_softmax(&cc, (uint32_t)n, k, out);
   } else if (fig == 19) {

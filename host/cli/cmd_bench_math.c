@@ -196,11 +196,11 @@ static void bits_of(float v, uint32_t *b) {
 
 // Figure 17: exp, log and sin over n inputs each on resident buffers; a
 // sample is 3n / (t_exp + t_log + t_sin) in elements/ns (Gelem/s), the
-// per-function medians go to |note|. The first 65536 outputs and 4096
+// per-function medians go to |note| and |per_fn| (3, may be NULL). The first 65536 outputs and 4096
 // spread ones of each function are checked bit for bit against the CPU
 // reference (the correctly rounded result) before the time counts.
 void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out, char *note,
-                            size_t note_cap) {
+                            size_t note_cap, double *per_fn) {
   snprintf(out->what, sizeof out->what,
            "IR un exp, log, sin (correctly rounded) over %llu f32 each, resident buffers, 3n / "
            "summed kernel time (%s)",
@@ -290,6 +290,11 @@ void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out,
     vyre_bench_series_stat(&per[0], &e);
     vyre_bench_series_stat(&per[1], &l);
     vyre_bench_series_stat(&per[2], &si);
+    if (per_fn) {
+      per_fn[0] = e.median;
+      per_fn[1] = l.median;
+      per_fn[2] = si.median;
+    }
     snprintf(note, note_cap,
              "vyre per function (Gelem/s): exp %.3g, log %.3g, sin %.3g; all checked bit for bit "
              "against the CPU reference; the floor's functions are not correctly rounded, so its "

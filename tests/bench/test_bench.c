@@ -320,6 +320,11 @@ static void test_bench_math_subgroup_figures(void **state) {
   assert_non_null(
       strstr(json_string_value(json_object_get(json_object_get(cr, "floor"), "what")), "libm"));
   assert_null(json_object_get(cr, "vadd_gbps"));
+  const json_t *pf = json_object_get(cr, "vyre_per_function");
+  assert_non_null(pf);
+  assert_true(json_number_value(json_object_get(pf, "exp")) > 0);
+  assert_true(json_number_value(json_object_get(pf, "log")) > 0);
+  assert_true(json_number_value(json_object_get(pf, "sin")) > 0);
   const json_t *sm = json_array_get(figs, 1), *sg = json_array_get(figs, 2);
   double vadd = json_number_value(json_object_get(sm, "vadd_gbps"));
   assert_true(vadd > 0);
