@@ -20,7 +20,7 @@
 
 #include "vyre/vyre.h"
 
-#define VYRE_BENCH_FIGURES 16u
+#define VYRE_BENCH_FIGURES 19u
 #define VYRE_BENCH_BATCH   64u
 
 // Outcome of one measurement (vyre side or floor side).
@@ -161,6 +161,54 @@ float vyre_bench_f16_to_f32(uint16_t h);
 // y[row] of figure 15's algorithm for the f16 matrix |A| (m x k) and |x|.
 float vyre_bench_matvec_ref(const uint16_t *A, const uint16_t *x, uint32_t k, uint32_t row);
 
+// Figure 17 (cr_math throughput, IR 1.1 feature cr_math, docs/math.md):
+// out[i] = fn(in[i]) for the correctly rounded un ops exp, log and sin
+// (|fn| 0, 1, 2), one invocation per element, workgroups of 256. Inputs
+// spread over each function's useful range: exp x in [-87, 88] (normal
+// results), log the positive normal floats with uniformly spread exponents,
+// sin x in [-1024, 1024] (many periods, the reduction of moderate arguments).
+#define VYRE_BENCH_CRMATH_FNS 3u
+#define VYRE_BENCH_CRMATH_WG  256u
+const char *vyre_bench_crmath_name(uint32_t fn); // "exp", "log", "sin"
+float vyre_bench_crmath_input(uint32_t fn, uint64_t i);
+// The correctly rounded result (the CPU reference's C, generated from the
+// kit's micro-programs: plugins/cpu/cpu_math.h), as f32 bits.
+uint32_t vyre_bench_crmath_ref(uint32_t fn, float x);
+// Figure 18 (softmax over rows, IR 1.1 subgroup + cr_math): y = softmax of
+// each row of a rows x cols row-major f32 matrix (cols a multiple of 32,
+// rows of 8). Workgroups of VYRE_BENCH_SOFTMAX_WG = 8 IR subgroups of 32;
+// subgroup s of workgroup w owns row w * 8 + s, lane k its elements
+// j * 32 + k for j in [0, cols / 32). Lane k: m = max of its elements in j
+// order (from -inf), M = subgroup reduce_max(m); s = sum of exp(x - M) in j
+// order (from 0, each add rounded), S = subgroup reduce_add(s) (the
+// butterfly of docs/ir.md IR-SUBGROUP-6); then y = exp(x - M) / S.
+// Inputs in [-8, 8), 20 fraction bits: nothing subnormal anywhere.
+#define VYRE_BENCH_SOFTMAX_WG 256u
+float vyre_bench_softmax_value(uint64_t i);
+// Row |row| of figure 18's algorithm with the correctly rounded exp into
+// |y| (cols values): what vyre gives bit for bit on every backend.
+void vyre_bench_softmax_ref(const float *x, uint32_t cols, uint32_t row, float *y);
+// Figure 19 (subgroup reduction, bandwidth-bound): the f32 sum of n inputs
+// in a fixed order. Workgroups of VYRE_BENCH_SGSUM_WG, |groups| of them,
+// stride = groups * 256; invocation g adds into an f32 acc (from 0) the
+// inputs at (j * VYRE_BENCH_SGSUM_UNROLL + u) * stride + g for j in
+// [0, n / (stride * UNROLL)), u in [0, UNROLL) in that order; subgroup
+// reduce_add (subgroup_size 32, the butterfly of IR-SUBGROUP-6) of the
+// accs; lane 0 of subgroup s puts its sum in part[s]; then the tree
+// part[l] = part[l] + part[l + h] for h = 4, 2, 1; invocation 0 writes
+// part[0] to out[workgroup]. The IR has u32 atomics only (docs/ir.md,
+// "atomic"), so an f32 atomic add would neither exist nor have a fixed
+// order: each workgroup writes its partial (one store per workgroup) and
+// the total is the sum of the partials in workgroup order. Inputs in
+// [0, 1) with 16 bits: nothing subnormal.
+#define VYRE_BENCH_SGSUM_WG     256u
+#define VYRE_BENCH_SGSUM_UNROLL 8u
+float vyre_bench_sgsum_value(uint64_t i);
+// Every workgroup's partial of figure 19's order into |part| (groups).
+void vyre_bench_sgsum_ref(const float *data, uint64_t n, uint32_t groups, float *part);
+// The total: the partials added in workgroup order from 0.
+float vyre_bench_sgsum_total(const float *part, uint32_t groups);
+
 // The elements the sgemm and stencil figures check on both sides: every
 // element up to 128 x 128, else 4096 spread samples and the last element.
 // Returns the |k|-th index (k < vyre_bench_sample_count(count)).
@@ -213,6 +261,18 @@ typedef struct vyre_bench_floor_ops {
   // is the same algorithm, the CPU floor a plain C loop.
   void (*u8_sum)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
                  vyre_bench_side *out);
+  // Figures 17-19 (NULL: no floor of that kind on this backend). 17: expf,
+  // logf and sinf over n inputs each (CUDA's non-fast-math functions, libm
+  // on the CPU: not correctly rounded, so not compared bit for bit), the
+  // combined elements/ns 3n / (t_exp + t_log + t_sin) (Gelem/s). 18: the
+  // softmax of a rows x cols matrix with expf (GB/s of read + write). 19:
+  // the f32 sum of n inputs in |groups| workgroups, figure 19's order, bit
+  // for bit (GB/s of the bytes read).
+  void (*cr_math)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out);
+  void (*softmax)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
+                  vyre_bench_side *out);
+  void (*sg_sum)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                 vyre_bench_side *out);
 } vyre_bench_floor_ops;
 
 // The floor table for a backend name (cpu, cuda, vulkan), or NULL. A floor
@@ -220,9 +280,9 @@ typedef struct vyre_bench_floor_ops {
 // says so (NA with a Fix).
 const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend);
 
-// The hand-written CUDA C of the sgemm_rb, stencil, u8_hist, f16_matvec and
-// u8_sum floors (figures 11, 13, 14, 15, 16), as NVRTC compiles it: |which|
-// "sgemm_rb", "stencil", "u8_hist", "f16_matvec" or "u8_sum"; NULL for
+// The hand-written CUDA C of the sgemm_rb, stencil, u8_hist, f16_matvec,
+// u8_sum, cr_math, softmax and sg_sum floors (figures 11, 13-19), as NVRTC
+// compiles it: |which| one of those names; NULL for
 // another name or a build without the CUDA toolkit headers.
 const char *vyre_bench_cuda_floor_source(const char *which);
 // Compiles every floor source with the NVRTC library at |nvrtc_path| (NULL:

@@ -18,6 +18,8 @@
 #include <time.h>
 
 #include "bench_floor.h"
+#include "cpu_math.h"
+#include "kit_math.h"
 
 uint64_t vyre_bench_now_ns(void) {
   struct timespec ts;
@@ -249,4 +251,114 @@ float vyre_bench_matvec_ref(const uint16_t *A, const uint16_t *x, uint32_t k, ui
     for (uint32_t l = 0; l < s; l++)
       part[l] = part[l] + part[l + s];
   return part[0];
+}
+
+// Figure 17: the inputs of exp, log and sin over their useful ranges.
+const char *vyre_bench_crmath_name(uint32_t fn) {
+  return fn == 0 ? "exp" : fn == 1 ? "log" : "sin";
+}
+
+float vyre_bench_crmath_input(uint32_t fn, uint64_t i) {
+  uint64_t z = mix64(31u + fn, i);
+  double u = (double)(z >> 40) * 0x1p-24; // [0, 1), 24 bits
+  if (fn == 0) return (float)(-87.0 + 175.0 * u);
+  if (fn == 1) { // a positive normal: biased exponent 1..254, any mantissa
+    uint32_t bits = (uint32_t)(1u + (z >> 8) % 254u) << 23 | (uint32_t)(z & 0x7fffffu);
+    float x;
+    memcpy(&x, &bits, 4);
+    return x;
+  }
+  return (float)(-1024.0 + 2048.0 * u);
+}
+
+uint32_t vyre_bench_crmath_ref(uint32_t fn, float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, 4);
+  uint32_t k = fn == 0 ? VYRE_KIT_MATH_EXP : fn == 1 ? VYRE_KIT_MATH_LOG : VYRE_KIT_MATH_SIN;
+  return vyre_cpu_math(k, bits, 0);
+}
+
+static float cr_exp(float x) {
+  uint32_t b = vyre_bench_crmath_ref(0, x);
+  float y;
+  memcpy(&y, &b, 4);
+  return y;
+}
+
+float vyre_bench_softmax_value(uint64_t i) {
+  int32_t v = (int32_t)(mix64(41, i) & 0xffffffu) - 0x800000;
+  return (float)v * 0x1p-20f;
+}
+
+// The butterfly of docs/ir.md IR-SUBGROUP-6 over 32 lanes (lane 0's
+// result; every lane gets the same bits).
+static float butterfly_add32(float *v) {
+  float w[32];
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    for (uint32_t k = 0; k < 32; k++)
+      w[k] = v[k] + v[k ^ d];
+    memcpy(v, w, sizeof w);
+  }
+  return v[0];
+}
+
+void vyre_bench_softmax_ref(const float *x, uint32_t cols, uint32_t row, float *y) {
+  const float *r = x + (size_t)row * cols;
+  float m[32], s[32];
+  for (uint32_t k = 0; k < 32; k++) {
+    m[k] = -INFINITY;
+    for (uint32_t j = 0; j < cols / 32; j++) {
+      float v = r[j * 32 + k];
+      m[k] = v > m[k] ? v : m[k];
+    }
+  }
+  float M = m[0];
+  for (uint32_t k = 1; k < 32; k++)
+    M = m[k] > M ? m[k] : M;
+  for (uint32_t k = 0; k < 32; k++) {
+    s[k] = 0.0f;
+    for (uint32_t j = 0; j < cols / 32; j++)
+      s[k] = s[k] + cr_exp(r[j * 32 + k] - M);
+  }
+  float S = butterfly_add32(s);
+  for (uint32_t i = 0; i < cols; i++)
+    y[i] = cr_exp(r[i] - M) / S;
+}
+
+float vyre_bench_sgsum_value(uint64_t i) {
+  return (float)(mix64(51, i >> 2) >> ((i & 3u) * 16u) & 0xffffu) * 0x1p-16f;
+}
+
+void vyre_bench_sgsum_ref(const float *data, uint64_t n, uint32_t groups, float *part) {
+  const uint64_t stride = (uint64_t)groups * VYRE_BENCH_SGSUM_WG;
+  float *acc = calloc(stride, sizeof *acc);
+  if (!acc) {
+    for (uint32_t w = 0; w < groups; w++)
+      part[w] = NAN;
+    return;
+  }
+  // Chunk c = j * UNROLL + u holds the inputs c * stride + g: walking the
+  // chunks in order adds each acc's inputs in the program's order.
+  for (uint64_t c = 0; c < n / stride; c++)
+    for (uint64_t g = 0; g < stride; g++)
+      acc[g] = acc[g] + data[c * stride + g];
+  for (uint32_t w = 0; w < groups; w++) {
+    float p[8], v[32];
+    for (uint32_t s = 0; s < 8; s++) {
+      memcpy(v, acc + (uint64_t)w * VYRE_BENCH_SGSUM_WG + s * 32u, sizeof v);
+      p[s] = butterfly_add32(v);
+    }
+    for (uint32_t h = 4; h > 0; h >>= 1)
+      for (uint32_t l = 0; l < h; l++)
+        p[l] = p[l] + p[l + h];
+    part[w] = p[0];
+  }
+  free(acc);
+}
+
+float vyre_bench_sgsum_total(const float *part, uint32_t groups) {
+  float t = 0.0f;
+  for (uint32_t w = 0; w < groups; w++)
+    t = t + part[w];
+  return t;
 }

@@ -406,6 +406,159 @@ static void cpu_u8_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   free(data);
 }
 
+// Figure 17 on the CPU: libm's expf, logf and sinf (not correctly rounded:
+// their results are not compared bit for bit) over figure 17's inputs, one
+// thread; a sample is 3n / (t_exp + t_log + t_sin) in elements/ns.
+static void cpu_cr_math(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                        vyre_bench_side *out) {
+  (void)f;
+  uint64_t per[3] = {0, 0, 0};
+  float *in[3] = {malloc(n * 4), malloc(n * 4), malloc(n * 4)}, *o = malloc(n * 4);
+  vyre_bench_series s = {0};
+  if (!in[0] || !in[1] || !in[2] || !o) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (uint32_t fn = 0; fn < 3; fn++)
+      for (uint64_t i = 0; i < n; i++)
+        in[fn][i] = vyre_bench_crmath_input(fn, i);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    volatile float sink = 0;
+    for (uint32_t k = 0; k < reps + 2; k++) {
+      uint64_t t[4];
+      t[0] = vyre_bench_now_ns();
+      for (uint64_t i = 0; i < n; i++)
+        o[i] = expf(in[0][i]);
+      sink += o[n - 1];
+      t[1] = vyre_bench_now_ns();
+      for (uint64_t i = 0; i < n; i++)
+        o[i] = logf(in[1][i]);
+      sink += o[n - 1];
+      t[2] = vyre_bench_now_ns();
+      for (uint64_t i = 0; i < n; i++)
+        o[i] = sinf(in[2][i]);
+      sink += o[n - 1];
+      t[3] = vyre_bench_now_ns();
+      if (k >= 2 && t[3] > t[0]) {
+        vyre_bench_series_add(&s, 3.0 * (double)n / (double)(t[3] - t[0]));
+        for (uint32_t fn = 0; fn < 3; fn++)
+          per[fn] += t[fn + 1] - t[fn];
+      }
+    }
+    (void)sink;
+    // The functions' own accuracy: within 4 ulp of the correctly rounded
+    // result on a sample (glibc documents 1 ulp), so the floor did the work.
+    for (uint32_t fn = 0; fn < 3 && out->status == VYRE_BENCH_RAN; fn++)
+      for (uint64_t q = 0; q < vyre_bench_sample_count(n); q++) {
+        uint64_t i = vyre_bench_sample(n, q);
+        float x = in[fn][i], got = fn == 0 ? expf(x) : fn == 1 ? logf(x) : sinf(x);
+        uint32_t gb, wb = vyre_bench_crmath_ref(fn, x);
+        memcpy(&gb, &got, 4);
+        int64_t d = (int64_t)gb - (int64_t)wb;
+        if (d > 4 || d < -4) {
+          vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                              "libm %sf(%.9g) = 0x%08x is %lld ulp from the correctly rounded "
+                              "0x%08x. Fix: check the C library's math functions.",
+                              vyre_bench_crmath_name(fn), (double)x, gb, (long long)d, wb);
+          break;
+        }
+      }
+  }
+  double runs = s.n ? (double)s.n : 1.0;
+  snprintf(out->what, sizeof out->what,
+           "libm expf, logf, sinf over %llu f32 each, one thread; per function %.3g, %.3g, "
+           "%.3g Gelem/s",
+           (unsigned long long)n, per[0] ? (double)n * runs / (double)per[0] : 0.0,
+           per[1] ? (double)n * runs / (double)per[1] : 0.0,
+           per[2] ? (double)n * runs / (double)per[2] : 0.0);
+  vyre_bench_side_done(out, &s);
+  for (uint32_t fn = 0; fn < 3; fn++)
+    free(in[fn]);
+  free(o);
+}
+
+// Figure 18 on the CPU: the same row softmax algorithm in plain C with
+// libm's expf (so not bit-identical to vyre's; each row's sum is checked to
+// be 1 within 1e-3), one thread; GB/s of read + write.
+static void cpu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
+                        vyre_bench_side *out) {
+  (void)f;
+  snprintf(out->what, sizeof out->what,
+           "plain C row softmax %ux%u (max, sum of expf, divide; sequential order), libm expf, one "
+           "thread",
+           rows, cols);
+  size_t nn = (size_t)rows * cols;
+  float *x = malloc(nn * 4), *y = malloc(nn * 4);
+  vyre_bench_series s = {0};
+  if (!x || !y) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (size_t i = 0; i < nn; i++)
+      x[i] = vyre_bench_softmax_value(i);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 2 && out->status == VYRE_BENCH_RAN; k++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      for (uint32_t r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * cols;
+        float *yr = y + (size_t)r * cols, m = -INFINITY, sum = 0.0f;
+        for (uint32_t e = 0; e < cols; e++)
+          m = xr[e] > m ? xr[e] : m;
+        for (uint32_t e = 0; e < cols; e++)
+          sum += expf(xr[e] - m);
+        for (uint32_t e = 0; e < cols; e++)
+          yr[e] = expf(xr[e] - m) / sum;
+      }
+      uint64_t t1 = vyre_bench_now_ns();
+      double total = 0;
+      for (uint32_t e = 0; e < cols; e++)
+        total += y[(size_t)(rows - 1) * cols + e];
+      if (total < 0.999 || total > 1.001)
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "the C softmax's last row sums to %.9g, not 1. Fix: report this bug.",
+                            total);
+      else if (k >= 2 && t1 > t0)
+        vyre_bench_series_add(&s, (double)(nn * 8) / (double)(t1 - t0));
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(x);
+  free(y);
+}
+
+// Figure 19 on the CPU: the fixed order of bench_floor.h in plain C
+// (vyre_bench_sgsum_ref, one thread), bit for bit the IR program's partials;
+// GB/s of the bytes read.
+static void cpu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                       vyre_bench_side *out) {
+  (void)f;
+  snprintf(out->what, sizeof out->what,
+           "plain C f32 sum of %llu in the IR program's fixed order, one thread",
+           (unsigned long long)n);
+  float *data = malloc(n * 4), *part = malloc((size_t)groups * 4);
+  vyre_bench_series s = {0};
+  if (!data || !part) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (uint64_t i = 0; i < n; i++)
+      data[i] = vyre_bench_sgsum_value(i);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 2; k++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      vyre_bench_sgsum_ref(data, n, groups, part);
+      uint64_t t1 = vyre_bench_now_ns();
+      if (k >= 2 && t1 > t0) vyre_bench_series_add(&s, (double)(n * 4) / (double)(t1 - t0));
+    }
+    float t = vyre_bench_sgsum_total(part, groups);
+    if (!(t > 0.0f))
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "the C sum of %llu inputs in [0, 1) is %.9g. Fix: free memory (the "
+                          "reference could not allocate its accumulators).",
+                          (unsigned long long)n, (double)t);
+  }
+  vyre_bench_side_done(out, &s);
+  free(data);
+  free(part);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .name = "cpu",
     .open = cpu_open,
@@ -424,4 +577,7 @@ const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .u8_hist = cpu_u8_hist,
     .u8_sum = cpu_u8_sum,
     .f16_matvec = cpu_f16_matvec,
+    .cr_math = cpu_cr_math,
+    .softmax = cpu_softmax,
+    .sg_sum = cpu_sg_sum,
 };

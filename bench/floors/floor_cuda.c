@@ -330,8 +330,80 @@ static const char cu_u8_sum_src[] =
     "  }\n"
     "}\n";
 
+// Figure 17's floor: CUDA's non-fast-math expf, logf or sinf (VB_FN, which
+// cu_cr_math defines; expf without it) over n inputs, one thread per
+// element, the index clamped as the IR program clamps it. These functions
+// are not correctly rounded (CUDA documents 2, 1 and 2 ulp), so the floor's
+// results differ from vyre's and are only checked to be within 4 ulp.
+static const char cu_cr_math_src[] =
+    "#ifndef VB_FN\n"
+    "#define VB_FN expf\n"
+    "#endif\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "vyre_bench_cr_math(const float *__restrict__ in, float *__restrict__ out, unsigned n) {\n"
+    "  const unsigned i = min(blockIdx.x * 256u + threadIdx.x, n - 1u);\n"
+    "  out[i] = VB_FN(in[i]);\n"
+    "}\n";
+
+// Figure 18's floor: the same row softmax (a row per warp of 32, lane k its
+// elements j * 32 + k; max, then the sum of expf(x - max), both reduced by
+// the __shfl_xor_sync butterfly of IR-SUBGROUP-6; then expf(x - max) /
+// sum) with CUDA's expf, which is not correctly rounded: not compared bit
+// for bit.
+static const char cu_softmax_src[] =
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "vyre_bench_softmax(const float *__restrict__ x, float *__restrict__ y, unsigned rows,\n"
+    "                   unsigned cols) {\n"
+    "  const unsigned lane = threadIdx.x & 31u;\n"
+    "  const unsigned row = min(blockIdx.x * 8u + (threadIdx.x >> 5), rows - 1u);\n"
+    "  const float *xr = x + (unsigned long long)row * cols + lane;\n"
+    "  float *yr = y + (unsigned long long)row * cols + lane;\n"
+    "  float m = __int_as_float(0xff800000);\n"
+    "  for (unsigned j = 0; j < cols; j += 32u) m = fmaxf(m, xr[j]);\n"
+    "  for (unsigned d = 1u; d < 32u; d <<= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));\n"
+    "  float s = 0.0f;\n"
+    "  for (unsigned j = 0; j < cols; j += 32u) s = s + expf(xr[j] - m);\n"
+    "  for (unsigned d = 1u; d < 32u; d <<= 1) s = s + __shfl_xor_sync(0xffffffffu, s, d);\n"
+    "  for (unsigned j = 0; j < cols; j += 32u) yr[j] = expf(xr[j] - m) / s;\n"
+    "}\n";
+
+// Figure 19's floor: the f32 sum in the fixed order of bench_floor.h, the
+// same grid walk (8 unrolled steps), the __shfl_xor_sync butterfly for
+// d = 1 .. 16 (each lane's own value on the left, IR-SUBGROUP-6), the tree
+// over the 8 warp sums in shared memory, one store per block: bit for bit
+// the IR program's partials. Sizes as literals (VB_STRIDE, VB_STEPS) as in
+// the IR program.
+static const char cu_sg_sum_src[] =
+    "#ifndef VB_STRIDE\n"
+    "#define VB_STRIDE stride\n"
+    "#define VB_STEPS steps\n"
+    "#endif\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "vyre_bench_sg_sum(const float *__restrict__ data, float *__restrict__ out, unsigned steps,\n"
+    "                  unsigned stride) {\n"
+    "  __shared__ float part[8];\n"
+    "  const unsigned l = threadIdx.x, g = min(blockIdx.x * 256u + l, VB_STRIDE - 1u);\n"
+    "  float acc = 0.0f;\n"
+    "  for (unsigned j = 0; j < VB_STEPS; j++) {\n"
+    "    const unsigned base = j * (8u * VB_STRIDE) + g;\n"
+    "#pragma unroll\n"
+    "    for (unsigned u = 0; u < 8u; u++) acc = acc + data[base + u * VB_STRIDE];\n"
+    "  }\n"
+    "  for (unsigned d = 1u; d < 32u; d <<= 1) acc = acc + __shfl_xor_sync(0xffffffffu, acc, d);\n"
+    "  if ((l & 31u) == 0u) part[l >> 5] = acc;\n"
+    "  __syncthreads();\n"
+    "  for (unsigned h = 4u; h > 0u; h >>= 1) {\n"
+    "    if (l < h) part[l] = part[l] + part[l + h];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (l == 0u) out[blockIdx.x] = part[0];\n"
+    "}\n";
+
 const char *vyre_bench_cuda_floor_source(const char *which) {
   if (!which) return NULL;
+  if (strcmp(which, "cr_math") == 0) return cu_cr_math_src;
+  if (strcmp(which, "softmax") == 0) return cu_softmax_src;
+  if (strcmp(which, "sg_sum") == 0) return cu_sg_sum_src;
   if (strcmp(which, "u8_sum") == 0) return cu_u8_sum_src;
   if (strcmp(which, "u8_hist") == 0) return cu_u8_hist_src;
   if (strcmp(which, "f16_matvec") == 0) return cu_f16_matvec_src;
@@ -469,12 +541,13 @@ uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *a
              nvrtc_path ? nvrtc_path : "libnvrtc.so", lib ? " (entry points missing)" : "");
     return VYRE_BENCH_NA;
   }
-  const char *names[5] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu",
-                          "vyre_bench_u8_hist.cu", "vyre_bench_f16_matvec.cu",
-                          "vyre_bench_u8_sum.cu"};
-  const char *srcs[5] = {cu_sgemm_rb_src, cu_stencil_src, cu_u8_hist_src, cu_f16_matvec_src,
-                         cu_u8_sum_src};
-  for (int i = 0; i < 5; i++) {
+  const char *names[8] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu",
+                          "vyre_bench_u8_hist.cu",  "vyre_bench_f16_matvec.cu",
+                          "vyre_bench_u8_sum.cu",   "vyre_bench_cr_math.cu",
+                          "vyre_bench_softmax.cu",  "vyre_bench_sg_sum.cu"};
+  const char *srcs[8] = {cu_sgemm_rb_src, cu_stencil_src, cu_u8_hist_src, cu_f16_matvec_src,
+                         cu_u8_sum_src,   cu_cr_math_src, cu_softmax_src, cu_sg_sum_src};
+  for (int i = 0; i < 8; i++) {
     char *cubin = NULL;
     size_t size = 0;
     uint32_t st = nvrtc_floor_cubin(&nv, srcs[i], names[i], arch, &cubin, &size, why, cap);
@@ -1237,6 +1310,13 @@ static CUresult launch_u8_sum(vyre_bench_floor *f, void *user) {
   return r;
 }
 
+// The f32 sum writes every partial: no zeroing needed.
+static CUresult launch_sg_sum(vyre_bench_floor *f, void *user) {
+  narrow_job *j = user;
+  void *params[] = {&j->in, &j->out, &j->a, &j->b};
+  return f->cu.cuLaunchKernel(j->fn, j->groups, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
 static CUresult launch_f16_matvec(vyre_bench_floor *f, void *user) {
   narrow_job *j = user;
   void *params[] = {&j->in, &j->x, &j->out, &j->b};
@@ -1377,6 +1457,206 @@ static void cu_f16_matvec(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t
   free(y);
 }
 
+typedef struct math_job {
+  CUfunction fn;
+  CUdeviceptr in, out;
+  uint32_t n, rows, grid;
+} math_job;
+
+static CUresult launch_cr_math(vyre_bench_floor *f, void *user) {
+  math_job *j = user;
+  void *params[] = {&j->in, &j->out, &j->n};
+  return f->cu.cuLaunchKernel(j->fn, j->grid, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
+static CUresult launch_softmax(vyre_bench_floor *f, void *user) {
+  math_job *j = user;
+  void *params[] = {&j->in, &j->out, &j->rows, &j->n};
+  return f->cu.cuLaunchKernel(j->fn, j->grid, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
+// |a| - |b| in ulp along the ordered f32 line (0 for equal bits).
+static int64_t ulp_diff(uint32_t a, uint32_t b) {
+  int64_t x = a >> 31 ? -(int64_t)(a & 0x7fffffffu) : (int64_t)a;
+  int64_t y = b >> 31 ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
+  return x - y;
+}
+
+// Figure 17: expf, logf and sinf as CUDA C through NVRTC (non-fast-math),
+// one kernel each timed with CUDA events; a sample is 3n / (t_exp + t_log +
+// t_sin) in elements/ns (Gelem/s), the per-function medians in |what|.
+// Not correctly rounded, so not compared bit for bit: a sample of each is
+// checked within 4 ulp of the correctly rounded result (the work was done).
+static void cu_cr_math(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                       vyre_bench_side *out) {
+  static const char *const fns[3] = {"expf", "logf", "sinf"};
+  snprintf(out->what, sizeof out->what,
+           "CUDA C expf, logf, sinf (NVRTC, not fast-math, not correctly rounded), %llu f32 each, "
+           "CUDA events",
+           (unsigned long long)n);
+  math_job j = {.n = (uint32_t)n, .grid = (uint32_t)(n / 256u)};
+  CUmodule m[3] = {NULL, NULL, NULL};
+  vyre_bench_series per[3] = {{0}, {0}, {0}}, s = {0};
+  float *in = malloc(n * 4), *o = malloc(n * 4);
+  CUresult r = in && o ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!r) r = f->cu.cuMemAlloc(&j.in, n * 4);
+  if (!r) r = f->cu.cuMemAlloc(&j.out, n * 4);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up cr_math", r);
+  for (uint32_t fn = 0; fn < 3 && out->status == VYRE_BENCH_RAN; fn++) {
+    char src[sizeof cu_cr_math_src + 32];
+    snprintf(src, sizeof src, "#define VB_FN %s\n%s", fns[fn], cu_cr_math_src);
+    if (floor_module(f, src, "vyre_bench_cr_math.cu", "vyre_bench_cr_math", &m[fn], &j.fn, out) !=
+        VYRE_BENCH_RAN)
+      break;
+    for (uint64_t i = 0; i < n; i++)
+      in[i] = vyre_bench_crmath_input(fn, i);
+    if ((r = f->cu.cuMemcpyHtoD(j.in, in, n * 4)) != 0) {
+      out->status = cu_fail(f, out->why, sizeof out->why, "uploading the inputs", r);
+      break;
+    }
+    time_events(f, c, launch_cr_math, &j, (double)n * 1e3, &per[fn], out);
+    if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(o, j.out, n * 4)) != 0)
+      out->status = cu_fail(f, out->why, sizeof out->why, "reading out back", r);
+    for (uint64_t q = 0; q < vyre_bench_sample_count(n) && out->status == VYRE_BENCH_RAN; q++) {
+      uint64_t i = vyre_bench_sample(n, q);
+      uint32_t gb, wb = vyre_bench_crmath_ref(fn, in[i]);
+      memcpy(&gb, &o[i], 4);
+      int64_t d = ulp_diff(gb, wb);
+      if (d > 4 || d < -4)
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "CUDA floor %s(%.9g) = 0x%08x is %lld ulp from the correctly rounded "
+                            "0x%08x (CUDA documents at most 2). Fix: check the CUDA toolkit.",
+                            fns[fn], (double)in[i], gb, (long long)d, wb);
+    }
+  }
+  vyre_bench_stat st[3];
+  memset(st, 0, sizeof st);
+  if (out->status == VYRE_BENCH_RAN) {
+    for (uint32_t i = 0; i < per[0].n && i < per[1].n && i < per[2].n; i++)
+      vyre_bench_series_add(&s, 3.0 / (1.0 / per[0].v[i] + 1.0 / per[1].v[i] + 1.0 / per[2].v[i]));
+    for (uint32_t fn = 0; fn < 3; fn++)
+      vyre_bench_series_stat(&per[fn], &st[fn]);
+    snprintf(out->what, sizeof out->what,
+             "CUDA C expf, logf, sinf (NVRTC, not fast-math, not CR), %llu f32 each, CUDA events; "
+             "%.3g, %.3g, %.3g Gelem/s",
+             (unsigned long long)n, st[0].median, st[1].median, st[2].median);
+  }
+  vyre_bench_side_done(out, &s);
+  for (uint32_t fn = 0; fn < 3; fn++) {
+    vyre_bench_series_free(&per[fn]);
+    if (m[fn]) f->cu.cuModuleUnload(m[fn]);
+  }
+  if (j.in) f->cu.cuMemFree(j.in);
+  if (j.out) f->cu.cuMemFree(j.out);
+  free(in);
+  free(o);
+}
+
+// Figure 18: the row softmax as CUDA C through NVRTC with expf, GB/s of
+// read + write; sampled rows checked within 1e-4 relative of the correctly
+// rounded reference (expf is not correctly rounded: not bit for bit).
+static void cu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
+                       vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same row softmax as CUDA C (NVRTC), a row per warp, __shfl_xor_sync, expf (not "
+           "CR), %ux%u, CUDA events",
+           rows, cols);
+  math_job j = {.n = cols, .rows = rows, .grid = rows / 8u};
+  CUmodule m = NULL;
+  if (floor_module(f, cu_softmax_src, "vyre_bench_softmax.cu", "vyre_bench_softmax", &m, &j.fn,
+                   out) != VYRE_BENCH_RAN)
+    return;
+  size_t nn = (size_t)rows * cols;
+  float *x = malloc(nn * 4), *y = malloc(nn * 4), *want = malloc((size_t)cols * 4);
+  vyre_bench_series s = {0};
+  CUresult r = x && y && want ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++)
+    x[i] = vyre_bench_softmax_value(i);
+  if (!r) r = f->cu.cuMemAlloc(&j.in, nn * 4);
+  if (!r) r = f->cu.cuMemAlloc(&j.out, nn * 4);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.in, x, nn * 4);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the softmax", r);
+  if (out->status == VYRE_BENCH_RAN)
+    time_events(f, c, launch_softmax, &j, (double)nn * 8e3, &s, out);
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(y, j.out, nn * 4)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading y back", r);
+  for (uint64_t q = 0; q < vyre_bench_sample_count(rows) && out->status == VYRE_BENCH_RAN; q++) {
+    uint32_t row = (uint32_t)vyre_bench_sample(rows, q);
+    vyre_bench_softmax_ref(x, cols, row, want);
+    for (uint32_t e = 0; e < cols; e++) {
+      double g = y[(size_t)row * cols + e], w = want[e];
+      if (!(fabs(g - w) <= 1e-4 * w)) {
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "CUDA floor softmax: y[%u][%u] = %.9g, the correctly rounded "
+                            "reference gives %.9g (more than 1e-4 apart). Fix: check the CUDA "
+                            "toolkit.",
+                            row, e, g, w);
+        break;
+      }
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  if (j.in) f->cu.cuMemFree(j.in);
+  if (j.out) f->cu.cuMemFree(j.out);
+  if (m) f->cu.cuModuleUnload(m);
+  free(x);
+  free(y);
+  free(want);
+}
+
+// Figure 19: the f32 subgroup sum as CUDA C through NVRTC, GB/s of the
+// bytes read; every block's partial checked bit for bit against the fixed
+// order (vyre_bench_sgsum_ref).
+static void cu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
+                      vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same f32 sum as CUDA C (NVRTC), %llu f32, %u blocks of 256, %u unrolled steps, "
+           "__shfl_xor_sync butterfly, shared tree, CUDA events",
+           (unsigned long long)n, groups, VYRE_BENCH_SGSUM_UNROLL);
+  narrow_job j = {.groups = groups, .b = groups * 256u};
+  j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_SGSUM_UNROLL));
+  char src[sizeof cu_sg_sum_src + 96];
+  snprintf(src, sizeof src, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j.b, j.a,
+           cu_sg_sum_src);
+  CUmodule m = NULL;
+  if (floor_module(f, src, "vyre_bench_sg_sum.cu", "vyre_bench_sg_sum", &m, &j.fn, out) !=
+      VYRE_BENCH_RAN)
+    return;
+  float *data = malloc(n * 4), *got = malloc((size_t)groups * 4),
+        *want = malloc((size_t)groups * 4);
+  vyre_bench_series s = {0};
+  CUresult r = data && got && want ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (uint64_t i = 0; i < n && !r; i++)
+    data[i] = vyre_bench_sgsum_value(i);
+  if (!r) r = f->cu.cuMemAlloc(&j.in, n * 4);
+  if (!r) r = f->cu.cuMemAlloc(&j.out, (size_t)groups * 4);
+  if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n * 4);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the f32 sum", r);
+  if (out->status == VYRE_BENCH_RAN) time_events(f, c, launch_sg_sum, &j, (double)n * 4e3, &s, out);
+  if (out->status == VYRE_BENCH_RAN &&
+      (r = f->cu.cuMemcpyDtoH(got, j.out, (size_t)groups * 4)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, "reading the partials back", r);
+  if (out->status == VYRE_BENCH_RAN) {
+    vyre_bench_sgsum_ref(data, n, groups, want);
+    for (uint32_t w = 0; w < groups; w++)
+      if (memcmp(&got[w], &want[w], 4) != 0) {
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "CUDA floor f32 sum: block %u's partial is %.9g, the fixed order "
+                            "gives %.9g: not bit-identical. Fix: check that NVRTC honours "
+                            "--fmad=false and no --ftz.",
+                            w, (double)got[w], (double)want[w]);
+        break;
+      }
+  }
+  vyre_bench_side_done(out, &s);
+  if (j.in) f->cu.cuMemFree(j.in);
+  if (j.out) f->cu.cuMemFree(j.out);
+  if (m) f->cu.cuModuleUnload(m);
+  free(data);
+  free(got);
+  free(want);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .name = "cuda",
     .fresh_what = "cuModuleLoadData + cuModuleGetFunction of an NVRTC cubin "
@@ -1397,6 +1677,9 @@ const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .u8_hist = cu_u8_hist,
     .f16_matvec = cu_f16_matvec,
     .u8_sum = cu_u8_sum,
+    .cr_math = cu_cr_math,
+    .softmax = cu_softmax,
+    .sg_sum = cu_sg_sum,
 };
 
 #endif // VYRE_BENCH_HAVE_CUDA

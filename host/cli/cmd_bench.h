@@ -56,8 +56,9 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
 void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out);
 // Vulkan's second comparison for figure |fig| (11: sgemm_rb of n, 13:
 // stencil of n, 14: u8 histogram of n bytes in k groups, 15: f16 matvec of
-// n x k, 16: u8 sum of n bytes in k groups): the same program on vyre's CUDA
-// backend on the same GPU.
+// n x k, 16: u8 sum of n bytes in k groups, 17: cr_math of n, 18: softmax
+// of n x k, 19: subgroup sum of n in k groups): the same program on vyre's
+// CUDA backend on the same GPU.
 void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
                             vyre_bench_side *out);
 // Figures 14 and 15 (cmd_bench_narrow.c, IR 1.1 narrow storage): the byte
@@ -72,6 +73,19 @@ void vyre_bench_fig_u8_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_
 uint32_t vyre_bench_prog_u8_hist(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
 uint32_t vyre_bench_prog_f16_matvec(uint32_t m, uint32_t k, vyre_program **out, vyre_error *err);
 uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
+// Figures 17-19 (cmd_bench_math.c, IR 1.1 cr_math and subgroup): exp, log
+// and sin over |n| inputs each (Gelem/s, per-function medians into |note|
+// and |per_fn|, 3 doubles, may be NULL);
+// the row softmax of a rows x cols matrix (GB/s of read + write); the f32
+// subgroup sum of |n| inputs in |groups| workgroups (GB/s of the bytes read).
+void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out, char *note,
+                            size_t note_cap, double *per_fn);
+void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyre_bench_side *out);
+void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out);
+// Their programs (bench_floor.h describes the algorithms); |fn| 0 exp, 1 log, 2 sin.
+uint32_t vyre_bench_prog_cr_math(uint32_t fn, uint64_t n, vyre_program **out, vyre_error *err);
+uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **out, vyre_error *err);
+uint32_t vyre_bench_prog_sg_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
 // Helpers of cmd_bench_figures.c the figures of other files share: compile
 // (a NULL |p| reports |perr|), a failed call into |out|, a dispatch timed by
 // the device when it can (ns of kernel time), a resident buffer filled from

@@ -2,7 +2,7 @@
 //
 // test_bench.c — `vyre bench` on the CPU reference at CI size: the JSON it
 // writes parses, names the backend, device, driver, date and commit, and has
-// all sixteen figures, each with a vyre side that ran (n, median, p10, p90,
+// all nineteen figures, each with a vyre side that ran (n, median, p10, p90,
 // min, max, all finite numbers) and a floor that ran or says why not; the
 // options are checked (--help, --filter, bad --reps and --filter values).
 // The binary is run as a child process (system()); nothing here asserts a
@@ -26,11 +26,12 @@
 #error "VYRE_CLI_PATH must name the vyre binary"
 #endif
 
-#define FIGS 16
+#define FIGS 19
 static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",    "cold_compile",
                                        "cached_load", "host_overhead", "stream",     "matmul",
                                        "stream_item", "stream_rate",   "sgemm_rb",   "sgemm_cublas",
-                                       "stencil",     "u8_stream",     "f16_matvec", "u8_sum"};
+                                       "stencil",     "u8_stream",     "f16_matvec", "u8_sum",
+                                       "cr_math",     "softmax",       "sg_sum"};
 
 // Runs `vyre bench <args>`, output in |log|; returns the exit code.
 static int run_bench(const char *args, const char *log) {
@@ -118,9 +119,9 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   // The CPU floors that exist: plain C for everything but compiles and loads.
   // The stream figures' floors: the raw round trip and the one-shot rate.
   // sgemm_rb and stencil: the C loops, checked bit for bit like vyre's side.
-  const char *floor_ran[] = {"round_trip", "resident",    "batch64",     "stream",
-                             "matmul",     "stream_item", "stream_rate", "sgemm_rb",
-                             "stencil",    "u8_stream",   "f16_matvec",  "u8_sum"};
+  const char *floor_ran[] = {"round_trip",  "resident",    "batch64",  "stream",  "matmul",
+                             "stream_item", "stream_rate", "sgemm_rb", "stencil", "u8_stream",
+                             "f16_matvec",  "u8_sum",      "cr_math",  "softmax", "sg_sum"};
   for (size_t k = 0; k < sizeof floor_ran / sizeof floor_ran[0]; k++)
     for (size_t i = 0; i < FIGS; i++)
       if (strcmp(keys[i], floor_ran[k]) == 0) {
@@ -157,7 +158,10 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   assert_non_null(strstr(text, "u8 stream: byte histogram"));
   assert_non_null(strstr(text, "f16 matvec, f32 accumulation"));
   assert_non_null(strstr(text, "u8 byte sum (bandwidth)"));
-  assert_non_null(strstr(text, "[16/16]"));
+  assert_non_null(strstr(text, "cr_math throughput (exp, log, sin)"));
+  assert_non_null(strstr(text, "row softmax, subgroups + cr exp"));
+  assert_non_null(strstr(text, "f32 subgroup sum (bandwidth)"));
+  assert_non_null(strstr(text, "[19/19]"));
 }
 
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
@@ -172,8 +176,8 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
-  const char *fl = strstr(text, "[7/16] vector add f32 bandwidth: floor ...");
-  const char *vy = strstr(text, "[7/16] vector add f32 bandwidth: vyre ...");
+  const char *fl = strstr(text, "[7/19] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/19] vector add f32 bandwidth: vyre ...");
   assert_non_null(fl);
   assert_non_null(vy);
   assert_true(fl < vy);
@@ -274,6 +278,103 @@ static void test_bench_narrow_storage_figures(void **state) {
   const char *ref = strstr(text, "the f32 vector add of figure 7 for the ratio");
   assert_non_null(ref);
   assert_null(strstr(ref + 1, "the f32 vector add of figure 7 for the ratio")); // measured once
+}
+
+// Figures 17-19 (IR 1.1 cr_math and subgroups) alone on the CPU reference:
+// both sides ran (vyre's checked bit for bit against the CPU reference's
+// order and correctly rounded functions, the floors libm and the fixed-order
+// C sum), the CPU sizes, the units, the per-function rates of figure 17 and
+// the vector add fraction of figures 18 and 19 with the PyTorch remark.
+static void test_bench_math_subgroup_figures(void **state) {
+  (void)state;
+  const char *json = VYRE_BENCH_OUT "/bench-math.json", *log = VYRE_BENCH_OUT "/bench-math.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend cpu --quick --filter cr_math,18,sg_sum --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  assert_int_equal(json_integer_value(json_object_get(root, "cr_math_n")), 1 << 14);
+  assert_int_equal(json_integer_value(json_object_get(root, "softmax_rows")), 16);
+  assert_int_equal(json_integer_value(json_object_get(root, "softmax_cols")), 512);
+  assert_int_equal(json_integer_value(json_object_get(root, "sg_sum_n")), 1 << 20);
+  assert_int_equal(json_integer_value(json_object_get(root, "sg_sum_groups")), 16);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 3);
+  static const char *const units[3] = {"Gelem/s", "GB/s", "GB/s"};
+  for (size_t i = 0; i < 3; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_int_equal(json_integer_value(json_object_get(f, "id")), 17 + i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[16 + i]);
+    assert_string_equal(json_string_value(json_object_get(f, "unit")), units[i]);
+    assert_side(json_object_get(f, "vyre"), 1);
+    assert_side(json_object_get(f, "floor"), 1);
+    assert_true(json_is_number(json_object_get(f, "ratio")));
+    assert_true(json_is_null(json_object_get(f, "target"))); // no target off a GPU
+  }
+  const json_t *cr = json_array_get(figs, 0);
+  const char *note = json_string_value(json_object_get(cr, "note"));
+  assert_non_null(note);
+  assert_non_null(strstr(note, "exp "));
+  assert_non_null(strstr(note, "not compared bit for bit"));
+  assert_non_null(
+      strstr(json_string_value(json_object_get(json_object_get(cr, "floor"), "what")), "libm"));
+  assert_null(json_object_get(cr, "vadd_gbps"));
+  const json_t *pf = json_object_get(cr, "vyre_per_function");
+  assert_non_null(pf);
+  assert_true(json_number_value(json_object_get(pf, "exp")) > 0);
+  assert_true(json_number_value(json_object_get(pf, "log")) > 0);
+  assert_true(json_number_value(json_object_get(pf, "sin")) > 0);
+  const json_t *sm = json_array_get(figs, 1), *sg = json_array_get(figs, 2);
+  double vadd = json_number_value(json_object_get(sm, "vadd_gbps"));
+  assert_true(vadd > 0);
+  assert_true(json_number_value(json_object_get(sg, "vadd_gbps")) == vadd); // measured once
+  assert_true(json_number_value(json_object_get(sg, "vadd_fraction")) > 0);
+  assert_non_null(strstr(json_string_value(json_object_get(sm, "note")), "PyTorch"));
+  assert_non_null(strstr(json_string_value(json_object_get(sg, "note")), "subgroup sum runs at"));
+  assert_non_null(strstr(json_string_value(json_object_get(json_object_get(sg, "floor"), "what")),
+                         "fixed order"));
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+}
+
+// Figures 17-19 on Vulkan (lavapipe here, the GPU on the GPU machine): the
+// vyre sides ran and matched the CPU reference bit for bit; no Vulkan floor
+// (n/a with a Fix), and the vyre CUDA comparison is there (n/a with the
+// reason where CUDA does not open).
+static void test_bench_vulkan_math_subgroup_figures(void **state) {
+  (void)state;
+#ifndef VYRE_BENCH_TEST_VULKAN
+  skip();
+#else
+  const char *json = VYRE_BENCH_OUT "/bench-vk-math.json",
+             *log = VYRE_BENCH_OUT "/bench-vk-math.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend vulkan --quick --filter 17,18,19 --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
+    fprintf(stderr, "skipped: no Vulkan device\n");
+    skip();
+  }
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 3);
+  for (size_t i = 0; i < 3; i++) {
+    const json_t *f = json_array_get(figs, i);
+    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[16 + i]);
+    assert_side(json_object_get(f, "vyre"), 1);
+    const json_t *fl = json_object_get(f, "floor");
+    assert_string_equal(json_string_value(json_object_get(fl, "status")), "n/a");
+    assert_non_null(strstr(json_string_value(json_object_get(fl, "reason")), "Fix:"));
+    const json_t *cu = json_object_get(f, "vyre_cuda");
+    assert_non_null(cu);
+    assert_side(cu, 0);
+  }
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+#endif
 }
 
 // Figures 14-16 on Vulkan (lavapipe here, the GPU on the GPU machine): the
@@ -420,6 +521,8 @@ int main(void) {
       cmocka_unit_test(test_bench_vulkan_f32_figures),
       cmocka_unit_test(test_bench_narrow_storage_figures),
       cmocka_unit_test(test_bench_vulkan_narrow_storage_figures),
+      cmocka_unit_test(test_bench_math_subgroup_figures),
+      cmocka_unit_test(test_bench_vulkan_math_subgroup_figures),
       cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),

@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlfcn.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -181,6 +182,24 @@ static void test_cuda_floor_f32_figures_cublas_na_and_fmad_false(void **state) {
   assert_int_equal(s.status, VYRE_BENCH_FAILED);
   assert_non_null(strstr(s.why, "vyre_bench_u8_sum.cu"));
   assert_non_null(strstr(s.why, "Fix:"));
+  // Figures 17-19 too.
+  assert_non_null(o->cr_math);
+  assert_non_null(o->softmax);
+  assert_non_null(o->sg_sum);
+  memset(&s, 0, sizeof s);
+  o->cr_math(f, &c, 1u << 12, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_cr_math.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
+  memset(&s, 0, sizeof s);
+  o->softmax(f, &c, 16, 512, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_softmax.cu"));
+  memset(&s, 0, sizeof s);
+  o->sg_sum(f, &c, 1u << 16, 4, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_sg_sum.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
   o->close(f);
 }
 
@@ -251,8 +270,82 @@ static void test_warm_up_lasts_a_time_on_gpus_only(void **state) {
   assert_int_equal(vyre_bench_warm_more(&c, 1, 2, vyre_bench_now_ns()), 3);
 }
 
+// The references of figures 17-19 (bench_stats.c), against independent
+// arithmetic: the correctly rounded values of known points; the inputs in
+// their ranges; the sum's fixed order written out as a pairwise recursion
+// (the butterfly of IR-SUBGROUP-6 leaves lane 0 the pairwise sum of its
+// halves) and the explicit tree over 8; the softmax against a double
+// computation. Not CUDA-specific: runs whatever was built.
+static float pairwise(const float *v, uint32_t n) {
+  return n == 1 ? v[0] : pairwise(v, n / 2) + pairwise(v + n / 2, n / 2);
+}
+
+static void test_math_figure_references(void **state) {
+  (void)state;
+  assert_int_equal(vyre_bench_crmath_ref(0, 0.0f), 0x3f800000u);
+  assert_int_equal(vyre_bench_crmath_ref(0, 1.0f), 0x402df854u); // e
+  assert_int_equal(vyre_bench_crmath_ref(1, 1.0f), 0u);
+  assert_int_equal(vyre_bench_crmath_ref(2, 0.0f), 0u);
+  assert_int_equal(vyre_bench_crmath_ref(1, 2.0f), 0x3f317218u); // ln 2
+  assert_string_equal(vyre_bench_crmath_name(2), "sin");
+  for (uint64_t i = 0; i < 100000; i++) {
+    float e = vyre_bench_crmath_input(0, i), l = vyre_bench_crmath_input(1, i),
+          si = vyre_bench_crmath_input(2, i), x = vyre_bench_softmax_value(i),
+          g = vyre_bench_sgsum_value(i);
+    assert_true(e >= -87.0f && e <= 88.0f);
+    assert_true(isnormal(l) && l > 0);
+    assert_true(si >= -1024.0f && si <= 1024.0f);
+    assert_true(x >= -8.0f && x < 8.0f);
+    assert_true(g >= 0.0f && g < 1.0f);
+  }
+  // Figure 19 on 4 workgroups, 2 steps of 8: the partials in the order of
+  // bench_floor.h.
+  const uint32_t groups = 4, stride = groups * VYRE_BENCH_SGSUM_WG;
+  const uint64_t n = (uint64_t)stride * VYRE_BENCH_SGSUM_UNROLL * 2;
+  float *data = malloc(n * 4), part[4], acc[256];
+  assert_non_null(data);
+  for (uint64_t i = 0; i < n; i++)
+    data[i] = vyre_bench_sgsum_value(i);
+  vyre_bench_sgsum_ref(data, n, groups, part);
+  float total = 0.0f;
+  for (uint32_t w = 0; w < groups; w++) {
+    for (uint32_t l = 0; l < 256; l++) {
+      acc[l] = 0.0f;
+      for (uint32_t j = 0; j < 2; j++)
+        for (uint32_t u = 0; u < VYRE_BENCH_SGSUM_UNROLL; u++)
+          acc[l] =
+              acc[l] + data[(uint64_t)(j * VYRE_BENCH_SGSUM_UNROLL + u) * stride + w * 256u + l];
+    }
+    float p[8];
+    for (uint32_t s = 0; s < 8; s++)
+      p[s] = pairwise(acc + s * 32, 32);
+    float want = ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]));
+    assert_memory_equal(&part[w], &want, 4);
+    total = total + want;
+  }
+  float t = vyre_bench_sgsum_total(part, groups);
+  assert_memory_equal(&t, &total, 4);
+  free(data);
+  // Figure 18: one row of 256 against doubles (the exp is correctly
+  // rounded, the sum of 256 terms rounds: within 1e-5 relative).
+  float x[512], y[256];
+  for (uint32_t i = 0; i < 512; i++)
+    x[i] = vyre_bench_softmax_value(i);
+  vyre_bench_softmax_ref(x, 256, 1, y);
+  double m = -INFINITY, sum = 0;
+  for (uint32_t i = 0; i < 256; i++)
+    m = x[256 + i] > m ? x[256 + i] : m;
+  for (uint32_t i = 0; i < 256; i++)
+    sum += exp((double)x[256 + i] - m);
+  for (uint32_t i = 0; i < 256; i++) {
+    double want = exp((double)x[256 + i] - m) / sum;
+    assert_true(fabs(y[i] - want) <= 1e-5 * want);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_math_figure_references),
       cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_mock_driver),
       cmocka_unit_test(test_cuda_floor_f32_figures_cublas_na_and_fmad_false),
       cmocka_unit_test(test_cuda_floor_reports_a_wrong_result_with_a_fix),

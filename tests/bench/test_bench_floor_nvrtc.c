@@ -37,6 +37,9 @@ static void test_floor_sources_are_the_issue_kernels(void **state) {
   assert_non_null(vyre_bench_cuda_floor_source("u8_hist"));
   assert_non_null(vyre_bench_cuda_floor_source("f16_matvec"));
   assert_non_null(vyre_bench_cuda_floor_source("u8_sum"));
+  assert_non_null(vyre_bench_cuda_floor_source("cr_math"));
+  assert_non_null(vyre_bench_cuda_floor_source("softmax"));
+  assert_non_null(vyre_bench_cuda_floor_source("sg_sum"));
   // The same arithmetic as the IR programs: explicit fmaf in k order, a
   // 128x128 tile of 256 threads with 8x8 blocks; the stencil's 0.2f * s.
   assert_non_null(strstr(sg, "fmaf(av[r], bv[q], acc[r][q])"));
@@ -150,6 +153,31 @@ static void test_floor_ptx_of_the_byte_sum(void **state) {
   assert_int_equal(count(s, ".shared.add."), 0);
   free(s);
 }
+
+// Figures 17-19: the cr_math floor is CUDA's non-fast-math expf (no
+// ex2.approx.ftz on the input alone: the accurate path), the softmax a warp
+// butterfly (5 shuffles for the max, 5 for the sum) and an IEEE division,
+// the f32 sum 8 unrolled loads, the 5-step butterfly, no atomics and no fma
+// (the fixed order of bench_floor.h).
+static void test_floor_ptx_of_the_math_figures(void **state) {
+  (void)state;
+  char *e = floor_ptx("cr_math"), *sm = floor_ptx("softmax"), *ss = floor_ptx("sg_sum");
+  assert_non_null(e);
+  assert_non_null(sm);
+  assert_non_null(ss);
+  assert_true(count(e, "ex2.approx") >= 1);
+  assert_true(count(e, "ld.global.nc.f32") >= 1);
+  assert_true(count(sm, "shfl.sync.bfly.b32") >= 10);
+  assert_true(count(sm, "div.rn.f32") >= 1);
+  assert_true(count(ss, "shfl.sync.bfly.b32") >= 5);
+  assert_true(count(ss, "ld.global.nc.f32") >= 8);
+  assert_int_equal(count(ss, "atom."), 0);
+  assert_int_equal(count(ss, "fma."), 0);
+  assert_true(count(ss, "add.rn.f32") >= 8);
+  free(e);
+  free(sm);
+  free(ss);
+}
 #endif
 
 int main(void) {
@@ -176,6 +204,7 @@ int main(void) {
       cmocka_unit_test(test_floor_ptx_has_the_ir_roundings),
       cmocka_unit_test(test_floor_ptx_of_the_narrow_figures),
       cmocka_unit_test(test_floor_ptx_of_the_byte_sum),
+      cmocka_unit_test(test_floor_ptx_of_the_math_figures),
   };
   return cmocka_run_group_tests_name("bench_floor_nvrtc", tests, NULL, NULL);
 #endif
