@@ -60,6 +60,10 @@ IR_FEATURES = {
     2: "storage_8_16",
     3: "storage_half",
     4: "grid_barrier",
+    5: "large_workgroup_memory",
+    6: "many_bindings",
+    7: "cr_math",
+    8: "subgroup",
 }
 
 #: The NumPy dtype of each storage type. ``bool32`` is a 4-byte word (a load

@@ -57,6 +57,7 @@ typedef struct vyre_ir_program {
   const uint8_t *canonical;
   uint64_t canonical_size;
   uint8_t hash[16];
+  uint32_t subgroup_size;
 } vyre_ir_program;
 
 typedef struct vyre_caps {
