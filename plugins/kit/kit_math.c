@@ -537,12 +537,16 @@ static void build_pow(mb *b, R *approx, R *res) {
   R ep = ADD(SUB(ex, K(127)), ge);
   R ed = FSUB(ADD(K(SHIFT_BITS), ep), K(SHIFT_BITS));
   R r = FSUB(FMUL(md, tab(b, T_LOG_C, j)), KD(1.0));
-  static const uint64_t lc[] = {VYRE_KMC_LOG_C4,  VYRE_KMC_LOG_C5, VYRE_KMC_LOG_C6,
-                                VYRE_KMC_LOG_C7,  VYRE_KMC_LOG_C8, VYRE_KMC_LOG_C9,
-                                VYRE_KMC_LOG_C10, VYRE_KMC_LOG_C11};
-  R q = horner(b, r, lc, 8);
+  // log1p(r) = r (1 + r (-1/2 + r (1/3 + r (-1/4 + r Q)))), Q = C5 + ... + C13 r^8
+  // in double; the rest in double-double (relative error below 2^-84).
+  static const uint64_t lc[] = {VYRE_KMC_LOG_C5,  VYRE_KMC_LOG_C6,  VYRE_KMC_LOG_C7,
+                                VYRE_KMC_LOG_C8,  VYRE_KMC_LOG_C9,  VYRE_KMC_LOG_C10,
+                                VYRE_KMC_LOG_C11, VYRE_KMC_LOG_C12, VYRE_KMC_LOG_C13};
+  R q = horner(b, r, lc, 9);
   R ah, al, th, tl;
-  dd_add(b, K(VYRE_KMC_THIRD_HI), K(VYRE_KMC_THIRD_LO), FMUL(r, q), KD(0.0), &ah, &al);
+  dd_add(b, KD(-0.25), KD(0.0), FMUL(r, q), KD(0.0), &ah, &al);
+  dd_mul_d(b, ah, al, r, &th, &tl);
+  dd_add(b, K(VYRE_KMC_THIRD_HI), K(VYRE_KMC_THIRD_LO), th, tl, &ah, &al);
   dd_mul_d(b, ah, al, r, &th, &tl);
   dd_add(b, KD(-0.5), KD(0.0), th, tl, &ah, &al);
   dd_mul_d(b, ah, al, r, &th, &tl);
@@ -571,14 +575,19 @@ static void build_pow(mb *b, R *approx, R *res) {
   two_prod(b, u, K(VYRE_KMC_LN2_D_HI), &v0, &v1);
   v1 = FADD(v1, FADD(FMUL(u, K(VYRE_KMC_LN2_D_LO)), FMUL(ttl, K(VYRE_KMC_LN2_D_HI))));
   fast_two_sum(b, v0, v1, &vh, &vl);
-  static const uint64_t ec[] = {0x3FE0000000000000ull, VYRE_KMC_EXP_C3, VYRE_KMC_EXP_C4,
-                                VYRE_KMC_EXP_C5,       VYRE_KMC_EXP_C6, VYRE_KMC_EXP_C7};
-  R em = FADD(vl, FMUL(FMUL(vh, vh), horner(b, vh, ec, 6))); // e^v - 1 - vh
+  // e^v - 1 = v (1 + v (1/2 + vh P)), P = 1/6 + ... + vh^5/8! in double, the
+  // rest in double-double; then 2^(j/64) (1 + (e^v - 1)) in double-double.
+  static const uint64_t ec[] = {VYRE_KMC_EXP_C3, VYRE_KMC_EXP_C4, VYRE_KMC_EXP_C5,
+                                VYRE_KMC_EXP_C6, VYRE_KMC_EXP_C7, VYRE_KMC_EXP_C8};
+  R ph, pl, qh, ql;
+  dd_add(b, KD(0.5), KD(0.0), FMUL(vh, horner(b, vh, ec, 6)), KD(0.0), &ph, &pl);
+  dd_mul(b, ph, pl, vh, vl, &qh, &ql);
+  dd_add(b, KD(1.0), KD(0.0), qh, ql, &ph, &pl);
+  dd_mul(b, ph, pl, vh, vl, &qh, &ql); // e^v - 1
   R tjh = tab(b, T_EXP2_64, AND(k, K(63))), tjl = tab(b, T_EXP2_64_LO, AND(k, K(63)));
-  R ph, pl, zh, zl, z, e;
-  two_prod(b, tjh, vh, &ph, &pl);
-  fast_two_sum(b, tjh, ph, &zh, &zl);
-  zl = FADD(zl, FADD(pl, FADD(FMUL(tjh, em), FADD(tjl, FMUL(tjl, vh)))));
+  R zh, zl, z, e;
+  dd_mul(b, tjh, tjl, qh, ql, &ph, &pl);
+  dd_add(b, tjh, tjl, ph, pl, &zh, &zl);
   fast_two_sum(b, zh, zl, &z, &e);
 
   // Exact midpoints: M the midpoint of z's binary32 cell (25-bit odd m);

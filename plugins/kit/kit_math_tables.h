@@ -492,6 +492,9 @@ static const uint64_t vyre_kit_m_tab_exp2_64_lo[64] = {
 #define VYRE_KMC_LOG_C9 0x3fbc71c71c71c71cu // 0x1.c71c71c71c71cp-4
 #define VYRE_KMC_LOG_C10 0xbfb999999999999au // -0x1.999999999999ap-4
 #define VYRE_KMC_LOG_C11 0x3fb745d1745d1746u // 0x1.745d1745d1746p-4
+#define VYRE_KMC_LOG_C12 0xbfb5555555555555u // -0x1.5555555555555p-4
+#define VYRE_KMC_LOG_C13 0x3fb3b13b13b13b14u // 0x1.3b13b13b13b14p-4
 #define VYRE_KMC_EXP_C7 0x3f2a01a01a01a01au // 0x1.a01a01a01a01ap-13
+#define VYRE_KMC_EXP_C8 0x3efa01a01a01a01au // 0x1.a01a01a01a01ap-16
 
 #endif // VYRE_KIT_MATH_TABLES_H

@@ -270,7 +270,7 @@ int main(void) {
     konst("THIRD_HI", b);
     mpfr_sub(a, a, b, MPFR_RNDN);
     konst("THIRD_LO", a);
-    for (int n = 9; n <= 11; n++) {
+    for (int n = 9; n <= 13; n++) {
       char nm[32];
       mpfr_set_si(a, (n & 1) ? 1 : -1, MPFR_RNDN);
       mpfr_div_ui(a, a, n, MPFR_RNDN);
@@ -281,6 +281,8 @@ int main(void) {
     for (int i = 2; i <= 7; i++)
       mpfr_div_ui(a, a, i, MPFR_RNDN);
     konst("EXP_C7", a);
+    mpfr_div_ui(a, a, 8, MPFR_RNDN);
+    konst("EXP_C8", a);
   }
   printf("\n#endif // VYRE_KIT_MATH_TABLES_H\n");
   mpfr_clears(a, b, ln2, (mpfr_ptr)0);

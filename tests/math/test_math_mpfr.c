@@ -345,9 +345,9 @@ static int check_pow(long n, double *max_err) {
   printf("pow    %ld inputs: %ld wrong, interpreter mismatches %ld, max relative error of the "
          "double %.3g (2^%.1f, at 0x%08x, 0x%08x)\n",
          total, bad, bad_interp, *max_err, *max_err > 0 ? log2(*max_err) : -999.0, wx, wy);
-  // z + e must stay within the bound the rounding relies on (docs/math.md
-  // IR-MATH-9: 2^-60 relative; the exact-midpoint test needs 2^-56).
-  return bad == 0 && bad_interp == 0 && *max_err < 0x1p-60;
+  // z + e must stay within its bound (docs/math.md IR-MATH-9: measured
+  // 2^-76.9; the exact-midpoint test needs 2^-56, the rounding 2^-72 here).
+  return bad == 0 && bad_interp == 0 && *max_err < 0x1p-72;
 }
 
 //===----------------------------------------------------------------------===//
