@@ -504,13 +504,13 @@ static R g_lo; // the approx_lo register of the function being built (NONE)
 // |x|^y with the sign of x when y is an odd integer (negative x with a
 // non-integer y is NaN).
 //   log2|x| = e' - log2 c_j + log1p(r)/ln2 in double-double (the log cells
-//   of build_log_any, r exact, |r| <= 2^-7; log1p by its series to r^11,
-//   the terms r .. r^3 in double-double);
+//   of build_log_any, r exact, |r| <= 2^-7; log1p by its series to r^13,
+//   the terms r .. r^4 in double-double);
 //   t = y log2|x| (double-double), clamped to [-170, 130];
 //   2^t = 2^(k/64) 2^u with k = round(64 t_hi), u = t - k/64 (|u| <= 2^-7):
-//   2^(j/64) from a double-double table, e^(u ln2) by Taylor to degree 7
-//   with its first term in double-double; the result z + e (double-double,
-//   relative error below 2^-62, docs/math.md IR-MATH-9).
+//   2^(j/64) from a double-double table, e^(u ln2) by Taylor to degree 8
+//   with its first terms in double-double; the result z + e (double-double,
+//   relative error 2^-76.7 measured, docs/math.md IR-MATH-9).
 // Rounding: z's rounding to binary32 is that of z + e unless z is a
 // rounding boundary itself (its low 28 bits zero), where z moves by one
 // double ulp towards e. Exact midpoints (x^y a 25-bit odd integer times
