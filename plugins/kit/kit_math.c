@@ -504,13 +504,13 @@ static R g_lo; // the approx_lo register of the function being built (NONE)
 // |x|^y with the sign of x when y is an odd integer (negative x with a
 // non-integer y is NaN).
 //   log2|x| = e' - log2 c_j + log1p(r)/ln2 in double-double (the log cells
-//   of build_log_any, r exact, |r| <= 2^-7; log1p by its series to r^13,
-//   the terms r .. r^4 in double-double);
+//   of build_log_any, r exact, |r| <= 2^-7; log1p by its series to r^15,
+//   the terms r .. r^7 in double-double);
 //   t = y log2|x| (double-double), clamped to [-170, 130];
 //   2^t = 2^(k/64) 2^u with k = round(64 t_hi), u = t - k/64 (|u| <= 2^-7):
-//   2^(j/64) from a double-double table, e^(u ln2) by Taylor to degree 8
-//   with its first terms in double-double; the result z + e (double-double,
-//   relative error 2^-76.7 measured, docs/math.md IR-MATH-9).
+//   2^(j/64) from a double-double table, e^(u ln2) by Taylor to degree 10
+//   with the terms to v^4 in double-double; the result z + e (double-double,
+//   relative error 2^-96.4 measured, docs/math.md IR-MATH-9).
 // Rounding: z's rounding to binary32 is that of z + e unless z is a
 // rounding boundary itself (its low 28 bits zero), where z moves by one
 // double ulp towards e. Exact midpoints (x^y a 25-bit odd integer times
@@ -537,18 +537,35 @@ static void build_pow(mb *b, R *approx, R *res) {
   R ep = ADD(SUB(ex, K(127)), ge);
   R ed = FSUB(ADD(K(SHIFT_BITS), ep), K(SHIFT_BITS));
   R r = FSUB(FMUL(md, tab(b, T_LOG_C, j)), KD(1.0));
-  // log1p(r) = r (1 + r (-1/2 + r (1/3 + r (-1/4 + r Q)))), Q = C5 + ... + C13 r^8
-  // in double; the rest in double-double (relative error below 2^-84).
-  static const uint64_t lc[] = {VYRE_KMC_LOG_C5,  VYRE_KMC_LOG_C6,  VYRE_KMC_LOG_C7,
-                                VYRE_KMC_LOG_C8,  VYRE_KMC_LOG_C9,  VYRE_KMC_LOG_C10,
-                                VYRE_KMC_LOG_C11, VYRE_KMC_LOG_C12, VYRE_KMC_LOG_C13};
-  R q = horner(b, r, lc, 9);
+  // log1p(r) = r (1 + r (c2 + r (c3 + ... r (c7 + r Q)))), c_n = (-1)^(n+1)/n
+  // as double pairs, Q = c8 + ... + c15 r^7 in double (relative error of
+  // log1p below 2^-95).
+  static const uint64_t lc[] = {VYRE_KMC_POW_LC8_HI,  VYRE_KMC_POW_LC9_HI,  VYRE_KMC_POW_LC10_HI,
+                                VYRE_KMC_POW_LC11_HI, VYRE_KMC_POW_LC12_HI, VYRE_KMC_POW_LC13_HI,
+                                VYRE_KMC_POW_LC14_HI, VYRE_KMC_POW_LC15_HI};
+  static const uint64_t lch[] = {0,
+                                 0,
+                                 VYRE_KMC_POW_LC2_HI,
+                                 VYRE_KMC_POW_LC3_HI,
+                                 VYRE_KMC_POW_LC4_HI,
+                                 VYRE_KMC_POW_LC5_HI,
+                                 VYRE_KMC_POW_LC6_HI,
+                                 VYRE_KMC_POW_LC7_HI};
+  static const uint64_t lcl[] = {0,
+                                 0,
+                                 VYRE_KMC_POW_LC2_LO,
+                                 VYRE_KMC_POW_LC3_LO,
+                                 VYRE_KMC_POW_LC4_LO,
+                                 VYRE_KMC_POW_LC5_LO,
+                                 VYRE_KMC_POW_LC6_LO,
+                                 VYRE_KMC_POW_LC7_LO};
+  R q = horner(b, r, lc, 8);
   R ah, al, th, tl;
-  dd_add(b, KD(-0.25), KD(0.0), FMUL(r, q), KD(0.0), &ah, &al);
-  dd_mul_d(b, ah, al, r, &th, &tl);
-  dd_add(b, K(VYRE_KMC_THIRD_HI), K(VYRE_KMC_THIRD_LO), th, tl, &ah, &al);
-  dd_mul_d(b, ah, al, r, &th, &tl);
-  dd_add(b, KD(-0.5), KD(0.0), th, tl, &ah, &al);
+  dd_add(b, K(lch[7]), K(lcl[7]), FMUL(r, q), KD(0.0), &ah, &al);
+  for (int n = 6; n >= 2; n--) {
+    dd_mul_d(b, ah, al, r, &th, &tl);
+    dd_add(b, K(lch[n]), K(lcl[n]), th, tl, &ah, &al);
+  }
   dd_mul_d(b, ah, al, r, &th, &tl);
   dd_add(b, KD(1.0), KD(0.0), th, tl, &ah, &al);
   dd_mul_d(b, ah, al, r, &th, &tl); // log1p(r)
@@ -575,12 +592,20 @@ static void build_pow(mb *b, R *approx, R *res) {
   two_prod(b, u, K(VYRE_KMC_LN2_D_HI), &v0, &v1);
   v1 = FADD(v1, FADD(FMUL(u, K(VYRE_KMC_LN2_D_LO)), FMUL(ttl, K(VYRE_KMC_LN2_D_HI))));
   fast_two_sum(b, v0, v1, &vh, &vl);
-  // e^v - 1 = v (1 + v (1/2 + vh P)), P = 1/6 + ... + vh^5/8! in double, the
-  // rest in double-double; then 2^(j/64) (1 + (e^v - 1)) in double-double.
-  static const uint64_t ec[] = {VYRE_KMC_EXP_C3, VYRE_KMC_EXP_C4, VYRE_KMC_EXP_C5,
-                                VYRE_KMC_EXP_C6, VYRE_KMC_EXP_C7, VYRE_KMC_EXP_C8};
+  // e^v - 1 = v (1 + v (e2 + v (e3 + v (e4 + vh P)))), e_n = 1/n! as double
+  // pairs, P = e5 + ... + e10 vh^5 in double (relative error below 2^-95).
+  static const uint64_t ec[] = {VYRE_KMC_POW_EC5_HI, VYRE_KMC_POW_EC6_HI, VYRE_KMC_POW_EC7_HI,
+                                VYRE_KMC_POW_EC8_HI, VYRE_KMC_POW_EC9_HI, VYRE_KMC_POW_EC10_HI};
+  static const uint64_t ech[] = {0, 0, VYRE_KMC_POW_EC2_HI, VYRE_KMC_POW_EC3_HI,
+                                 VYRE_KMC_POW_EC4_HI};
+  static const uint64_t ecl[] = {0, 0, VYRE_KMC_POW_EC2_LO, VYRE_KMC_POW_EC3_LO,
+                                 VYRE_KMC_POW_EC4_LO};
   R ph, pl, qh, ql;
-  dd_add(b, KD(0.5), KD(0.0), FMUL(vh, horner(b, vh, ec, 6)), KD(0.0), &ph, &pl);
+  dd_add(b, K(ech[4]), K(ecl[4]), FMUL(vh, horner(b, vh, ec, 6)), KD(0.0), &ph, &pl);
+  for (int n = 3; n >= 2; n--) {
+    dd_mul(b, ph, pl, vh, vl, &qh, &ql);
+    dd_add(b, K(ech[n]), K(ecl[n]), qh, ql, &ph, &pl);
+  }
   dd_mul(b, ph, pl, vh, vl, &qh, &ql);
   dd_add(b, KD(1.0), KD(0.0), qh, ql, &ph, &pl);
   dd_mul(b, ph, pl, vh, vl, &qh, &ql); // e^v - 1

@@ -263,26 +263,21 @@ int main(void) {
     konst("LN2_D_HI", b);
     mpfr_sub(a, ln2, b, MPFR_RNDN);
     konst("LN2_D_LO", a);
-    mpfr_set_ui(a, 1, MPFR_RNDN);
-    mpfr_div_ui(a, a, 3, MPFR_RNDN);
-    double th = mpfr_get_d(a, MPFR_RNDN);
-    mpfr_set_d(b, th, MPFR_RNDN);
-    konst("THIRD_HI", b);
-    mpfr_sub(a, a, b, MPFR_RNDN);
-    konst("THIRD_LO", a);
-    for (int n = 9; n <= 13; n++) {
+    // pow's series as double pairs (hi, lo): log1p's (-1)^(n+1)/n for
+    // n = 2..15 and e^v's 1/n! for n = 2..10.
+    for (int n = 2; n <= 25; n++) {
+      int ln = n <= 15, k = ln ? n : n - 14;
       char nm[32];
-      mpfr_set_si(a, (n & 1) ? 1 : -1, MPFR_RNDN);
-      mpfr_div_ui(a, a, n, MPFR_RNDN);
-      snprintf(nm, sizeof nm, "LOG_C%d", n);
+      mpfr_set_si(a, ln && !(n & 1) ? -1 : 1, MPFR_RNDN);
+      for (int i = ln ? n : 2; i <= k; i++)
+        mpfr_div_ui(a, a, i, MPFR_RNDN);
+      mpfr_set_d(b, mpfr_get_d(a, MPFR_RNDN), MPFR_RNDN);
+      snprintf(nm, sizeof nm, "POW_%sC%d_HI", ln ? "L" : "E", k);
+      konst(nm, b);
+      mpfr_sub(a, a, b, MPFR_RNDN);
+      snprintf(nm, sizeof nm, "POW_%sC%d_LO", ln ? "L" : "E", k);
       konst(nm, a);
     }
-    mpfr_set_ui(a, 1, MPFR_RNDN);
-    for (int i = 2; i <= 7; i++)
-      mpfr_div_ui(a, a, i, MPFR_RNDN);
-    konst("EXP_C7", a);
-    mpfr_div_ui(a, a, 8, MPFR_RNDN);
-    konst("EXP_C8", a);
   }
   printf("\n#endif // VYRE_KIT_MATH_TABLES_H\n");
   mpfr_clears(a, b, ln2, (mpfr_ptr)0);
