@@ -510,7 +510,7 @@ static R g_lo; // the approx_lo register of the function being built (NONE)
 //   2^t = 2^(k/64) 2^u with k = round(64 t_hi), u = t - k/64 (|u| <= 2^-7):
 //   2^(j/64) from a double-double table, e^(u ln2) by Taylor to degree 10
 //   with the terms to v^4 in double-double; the result z + e (double-double,
-//   relative error 2^-96.4 measured, docs/math.md IR-MATH-9).
+//   relative error 2^-96.3 measured, docs/math.md IR-MATH-9).
 // Rounding: z's rounding to binary32 is that of z + e unless z is a
 // rounding boundary itself (its low 28 bits zero), where z moves by one
 // double ulp towards e. Exact midpoints (x^y a 25-bit odd integer times

@@ -346,7 +346,7 @@ static int check_pow(long n, double *max_err) {
          "double %.3g (2^%.1f, at 0x%08x, 0x%08x)\n",
          total, bad, bad_interp, *max_err, *max_err > 0 ? log2(*max_err) : -999.0, wx, wy);
   // z + e must stay within its bound (docs/math.md IR-MATH-9: measured
-  // 2^-96.4; the exact-midpoint test needs 2^-56, the rounding 2^-90 here).
+  // 2^-96.3; the exact-midpoint test needs 2^-56, the rounding 2^-90 here).
   return bad == 0 && bad_interp == 0 && *max_err < 0x1p-90;
 }
 
