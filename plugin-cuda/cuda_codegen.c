@@ -688,8 +688,9 @@ static void emit_math(vyre_cuda_cg *g) {
   uint32_t fns = 0, tables = 0;
   for (uint32_t i = 0; i < p->node_count; i++) {
     const vyre_ir_node *n = &p->nodes[i];
-    if (n->kind != VYRE_IR_K_UN) continue;
-    uint32_t f = vyre_kit_math_of_un(n->op);
+    uint32_t f = n->kind == VYRE_IR_K_UN    ? vyre_kit_math_of_un(n->op)
+                 : n->kind == VYRE_IR_K_BIN ? vyre_kit_math_of_bin(n->op)
+                                            : VYRE_KIT_MATH_NONE;
     if (f != VYRE_KIT_MATH_NONE) fns |= 1u << f;
   }
   if (!fns) return;
@@ -702,11 +703,17 @@ static void emit_math(vyre_cuda_cg *g) {
     if (!((fns >> f) & 1u)) continue;
     const vyre_kit_mfn *m = vyre_kit_math_fn(f);
     vyre_kit_math_emit_fn(m, "vyre_m_", 0, put_math, g);
-    vyre_cuda_cg_put(
-        g,
-        "VD float vm_%s(float a) { return __uint_as_float(vyre_m_%s(__float_as_uint(a))); "
-        "}\n",
-        m->name, m->name);
+    if (m->nargs > 1)
+      vyre_cuda_cg_put(g,
+                       "VD float vm_%s(float a, float b) { return "
+                       "__uint_as_float(vyre_m_%s(__float_as_uint(a), __float_as_uint(b))); }\n",
+                       m->name, m->name);
+    else
+      vyre_cuda_cg_put(
+          g,
+          "VD float vm_%s(float a) { return __uint_as_float(vyre_m_%s(__float_as_uint(a))); "
+          "}\n",
+          m->name, m->name);
   }
 }
 

@@ -39,11 +39,12 @@
 // 13: vz as add.ftz, signed min/max through unsigned, -0.0 from constant memory.
 // 15: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 16: the cr_math functions (kit micro-programs as __device__ functions).
-#define VYRE_CUDA_GENERATOR_VERSION 16u
+// 17: cr_math bin pow (vm_pow).
+#define VYRE_CUDA_GENERATOR_VERSION 17u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
-#define VYRE_CUDA_KERNEL_NAME       "vyre_main"
-#define VYRE_CUDA_MAX_SLOTS         VYRE_KIT_MAX_SLOTS
+#define VYRE_CUDA_KERNEL_NAME "vyre_main"
+#define VYRE_CUDA_MAX_SLOTS   VYRE_KIT_MAX_SLOTS
 
 // The binding plan: how the host's bindings map to kernel parameters. The
 // backend-neutral part (slot order, what the program uses) comes from the

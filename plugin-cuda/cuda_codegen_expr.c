@@ -113,6 +113,8 @@ typedef struct vyre_cuda_op_row {
 #define VYRE_CUDA_BIN_ABS_DIFF VYRE_CUDA_SPELL("vuabsd", "viabsd", NULL, NULL)
 #define VYRE_CUDA_BIN_ADD_SAT  VYRE_CUDA_SPELL("vuadds", "viadds", NULL, NULL)
 #define VYRE_CUDA_BIN_SUB_SAT  VYRE_CUDA_SPELL("vusubs", "visubs", NULL, NULL)
+// cr_math pow (docs/math.md IR-MATH-9): the kit micro-program's wrapper.
+#define VYRE_CUDA_BIN_POW VYRE_CUDA_SPELL(NULL, NULL, "vm_pow", NULL)
 
 // The tables, expanded from the lists: a row the lists gain that this
 // generator does not spell (no VYRE_CUDA_UN_<NAME> / VYRE_CUDA_BIN_<NAME>)

@@ -117,5 +117,7 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
 // cr_math (spv_math.c): f32 bits of kit math function |fn| (VYRE_KIT_MATH_*)
 // of the f32 bits |x|; canonical.
 uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x);
+// The same for a binary function (pow): f32 bits of |x| and |y|.
+uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y);
 
 #endif // VYRE_SPV_CG_H

@@ -715,6 +715,11 @@ static uint32_t bin_add_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x)
 //   u32: a - b below 0 exactly when a < b; then 0.
 //   i32: overflow exactly when a and b differ in sign and r's sign is not
 //        a's, i.e. ((a ^ b) & (a ^ r)) < 0; then the bound of a's sign.
+static uint32_t bin_pow(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
+  (void)row;
+  return vyre_spv_math2(c, VYRE_KIT_MATH_POW, x->a, x->b);
+}
+
 static uint32_t bin_sub_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
   (void)row;
   uint32_t a = x->a, b = x->b;
@@ -780,6 +785,9 @@ static uint32_t bin_sub_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x)
   { bin_add_sat, 0, 0, 0 }
 #define SPV_BIN_SUB_SAT                                                                            \
   { bin_sub_sat, 0, 0, 0 }
+// cr_math pow (docs/math.md IR-MATH-9): the kit's micro-program (spv_math.c).
+#define SPV_BIN_POW                                                                                \
+  { bin_pow, 0, 0, 0 }
 #define SPV_BIN_ROW(NAME, ...) [VYRE_IR_BIN_##NAME] = SPV_BIN_##NAME,
 static const bin_row kBin[] = {VYRE_IR_BIN_LIST(SPV_BIN_ROW)};
 _Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,

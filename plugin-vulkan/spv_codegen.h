@@ -73,7 +73,8 @@
 // f16 conversions (opt.f16_native, docs/lowering.md LOWER-F16-2).
 // 13: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 14: the cr_math functions (kit micro-programs as OpFunctions, Float64).
-#define VYRE_VK_GENERATOR_VERSION 14u
+// 15: cr_math bin pow (a two-argument OpFunction).
+#define VYRE_VK_GENERATOR_VERSION 15u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

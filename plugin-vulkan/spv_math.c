@@ -191,3 +191,13 @@ uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x) {
   if (!c->fn_math[fn]) c->fn_math[fn] = emit_fn(c, f);
   return OP(SpvOpFunctionCall, U, c->fn_math[fn], x);
 }
+
+uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y) {
+  const vyre_kit_mfn *f = vyre_kit_math_fn(fn); // the plan checked that it exists
+  if (!f || f->nargs != 2) {
+    c->m->oom = 1; // unreachable after the plan; fail the module rather than emit garbage
+    return x;
+  }
+  if (!c->fn_math[fn]) c->fn_math[fn] = emit_fn(c, f);
+  return OP(SpvOpFunctionCall, U, c->fn_math[fn], x, y);
+}

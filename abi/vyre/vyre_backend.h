@@ -199,7 +199,7 @@ typedef struct vyre_ext_header {
   X(MANY_BINDINGS, 6, "many_bindings", 1,                                                          \
     "binding numbers 32..63 (and so more than 32 host buffers, up to the device's max_bindings)")  \
   X(CR_MATH, 7, "cr_math", 1,                                                                      \
-    "correctly rounded f32 un exp, exp2, log, log2, sin, cos, tanh and rsqrt")                     \
+    "correctly rounded f32 un exp, exp2, log, log2, sin, cos, tanh, rsqrt and bin pow")            \
   X(SUBGROUP, 8, "subgroup", 1,                                                                    \
     "subgroup_size, subgroup reduce/scan/shuffle/broadcast/ballot and the lane builtin")
 
@@ -383,6 +383,8 @@ enum {
 // Rows: X(NAME, code, "json", operand mask, result rule, b rule, feature).
 //   ABS_DIFF: |a - b| exactly, as u32 (i32 operands too).
 //   ADD_SAT, SUB_SAT: the exact result clamped to the operand type's range.
+//   POW (feature CR_MATH): x^y rounded once to nearest even, then the f32
+//   rules (docs/math.md IR-MATH-9).
 #define VYRE_IR_BIN_LIST(X)                                                                        \
   X(ADD, 0, "add", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
   X(SUB, 1, "sub", VYRE_IR_TM_UIF, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, 0)                            \
@@ -412,7 +414,8 @@ enum {
   X(ADD_SAT, 24, "add_sat", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME,                       \
     VYRE_IR_FEATURE_INT_SAT)                                                                       \
   X(SUB_SAT, 25, "sub_sat", VYRE_IR_TM_UI, VYRE_IR_RES_SAME, VYRE_IR_B_SAME,                       \
-    VYRE_IR_FEATURE_INT_SAT)
+    VYRE_IR_FEATURE_INT_SAT)                                                                       \
+  X(POW, 26, "pow", VYRE_IR_TM_F, VYRE_IR_RES_SAME, VYRE_IR_B_SAME, VYRE_IR_FEATURE_CR_MATH)
 
 // Atomic operators (u32 elements only; docs/ir.md "Atomics").
 // Rows: X(NAME, code, "json", takes an expected value, feature). MIN and MAX

@@ -184,6 +184,7 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx);
 #define CPU_BIN_ABS_DIFF {CPU_OP_ABSDIFFU,  CPU_OP_ABSDIFFI,  NA,                NA},          0
 #define CPU_BIN_ADD_SAT  {CPU_OP_ADDSATU,   CPU_OP_ADDSATI,   NA,                NA},          0
 #define CPU_BIN_SUB_SAT  {CPU_OP_SUBSATU,   CPU_OP_SUBSATI,   NA,                NA},          0
+#define CPU_BIN_POW      {NA,               NA,               CPU_OP_FMATH,      NA},          0
 // clang-format on
 
 typedef struct cpu_op_row {
@@ -318,7 +319,8 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx) {
     uint32_t rb = cc_expr(cc, n->b);
     cc->tmp_top = base;
     r = cc_temp(cc);
-    cc_emit(cc, op, 0, r, row->swap ? rb : ra, row->swap ? ra : rb, 0, 0);
+    uint16_t sub = op == CPU_OP_FMATH ? (uint16_t)vyre_kit_math_of_bin(n->op) : 0;
+    cc_emit(cc, op, sub, r, row->swap ? rb : ra, row->swap ? ra : rb, 0, 0);
     break;
   }
   case VYRE_IR_K_SELECT:

@@ -113,7 +113,8 @@ typedef enum vyre_cpu_opcode {
   CPU_OP_FISNAN,
   CPU_OP_FISINF,
   CPU_OP_FISFINITE,
-  CPU_OP_FMATH,  // dst = f32 math function sub (VYRE_KIT_MATH_*) of r[a] (docs/math.md)
+  CPU_OP_FMATH,  // dst = f32 math function sub (VYRE_KIT_MATH_*) of r[a] (and r[b]: pow)
+                 // (docs/math.md)
   CPU_OP_FMA,    // dst = fma(r[a], r[b], r[c])
   CPU_OP_SELECT, // dst = r[a] ? r[b] : r[c]
   // conversions: dst = conv(r[a])

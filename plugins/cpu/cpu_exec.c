@@ -540,7 +540,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = (A & 0x7F800000u) != 0x7F800000u;
       break;
     case CPU_OP_FMATH:
-      r[I->dst] = vyre_cpu_math(I->sub, A, 0);
+      r[I->dst] = vyre_cpu_math(I->sub, A, B); // B: pow's exponent (unused by unary ones)
       break;
     case CPU_OP_FMA:
       r[I->dst] = f_bits(fmaf(f_of(A), f_of(B), f_of(r[I->c])));

@@ -19,13 +19,30 @@
 // Tables
 //===----------------------------------------------------------------------===//
 
-enum { T_EXP2_64, T_LOG_C, T_LOG_L, T_LOG2_L, T_RSQRT_C, T_RSQRT_C2, T_TWO_OVER_PI, T_COUNT };
+enum {
+  T_EXP2_64,
+  T_LOG_C,
+  T_LOG_L,
+  T_LOG2_L,
+  T_RSQRT_C,
+  T_RSQRT_C2,
+  T_TWO_OVER_PI,
+  T_LOG2_LL,
+  T_EXP2_64_LO,
+  T_COUNT
+};
 #define TAB(NAME)                                                                                  \
   { #NAME, vyre_kit_m_tab_##NAME, sizeof(vyre_kit_m_tab_##NAME) / 8 }
 static const vyre_kit_mtab kTabs[T_COUNT] = {
-    [T_EXP2_64] = TAB(exp2_64),         [T_LOG_C] = TAB(log_c),     [T_LOG_L] = TAB(log_l),
-    [T_LOG2_L] = TAB(log2_l),           [T_RSQRT_C] = TAB(rsqrt_c), [T_RSQRT_C2] = TAB(rsqrt_c2),
+    [T_EXP2_64] = TAB(exp2_64),
+    [T_LOG_C] = TAB(log_c),
+    [T_LOG_L] = TAB(log_l),
+    [T_LOG2_L] = TAB(log2_l),
+    [T_RSQRT_C] = TAB(rsqrt_c),
+    [T_RSQRT_C2] = TAB(rsqrt_c2),
     [T_TWO_OVER_PI] = TAB(two_over_pi),
+    [T_LOG2_LL] = TAB(log2_ll),
+    [T_EXP2_64_LO] = TAB(exp2_64_lo),
 };
 #undef TAB
 
@@ -433,6 +450,224 @@ static void build_cos(mb *b, R *approx, R *res) {
 }
 
 //===----------------------------------------------------------------------===//
+// pow (docs/math.md IR-MATH-9): double-double arithmetic from add, sub and
+// mul only (Dekker / Veltkamp: no fma, so every target gets the same bits)
+//===----------------------------------------------------------------------===//
+
+// s + e = x + y exactly (Knuth).
+static void two_sum(mb *b, R x, R y, R *s, R *e) {
+  *s = FADD(x, y);
+  R bb = FSUB(*s, x);
+  *e = FADD(FSUB(x, FSUB(*s, bb)), FSUB(y, bb));
+}
+// s + e = x + y exactly when |x| >= |y| (or x = 0).
+static void fast_two_sum(mb *b, R x, R y, R *s, R *e) {
+  *s = FADD(x, y);
+  *e = FSUB(y, FSUB(*s, x));
+}
+// x = hi + lo, both with at most 26 significant bits (Veltkamp, 2^27 + 1).
+static void split(mb *b, R x, R *hi, R *lo) {
+  R t = FMUL(x, KD(134217729.0));
+  *hi = FSUB(t, FSUB(t, x));
+  *lo = FSUB(x, *hi);
+}
+// p + e = x * y exactly (Dekker).
+static void two_prod(mb *b, R x, R y, R *p, R *e) {
+  R xh, xl, yh, yl;
+  *p = FMUL(x, y);
+  split(b, x, &xh, &xl);
+  split(b, y, &yh, &yl);
+  *e = FADD(FADD(FADD(FSUB(FMUL(xh, yh), *p), FMUL(xh, yl)), FMUL(xl, yh)), FMUL(xl, yl));
+}
+// (xh + xl) * y, renormalized.
+static void dd_mul_d(mb *b, R xh, R xl, R y, R *h, R *l) {
+  R p, e;
+  two_prod(b, xh, y, &p, &e);
+  fast_two_sum(b, p, FADD(e, FMUL(xl, y)), h, l);
+}
+// (xh + xl) * (yh + yl), renormalized.
+static void dd_mul(mb *b, R xh, R xl, R yh, R yl, R *h, R *l) {
+  R p, e;
+  two_prod(b, xh, yh, &p, &e);
+  fast_two_sum(b, p, FADD(e, FADD(FMUL(xh, yl), FMUL(xl, yh))), h, l);
+}
+// (xh + xl) + (yh + yl), renormalized.
+static void dd_add(mb *b, R xh, R xl, R yh, R yl, R *h, R *l) {
+  R s, e;
+  two_sum(b, xh, yh, &s, &e);
+  fast_two_sum(b, s, FADD(e, FADD(xl, yl)), h, l);
+}
+
+static R g_lo; // the approx_lo register of the function being built (NONE)
+
+// pow(x, y): the specials first by the IEEE 754-2019 / C powf table; else
+// |x|^y with the sign of x when y is an odd integer (negative x with a
+// non-integer y is NaN).
+//   log2|x| = e' - log2 c_j + log1p(r)/ln2 in double-double (the log cells
+//   of build_log_any, r exact, |r| <= 2^-7; log1p by its series to r^15,
+//   the terms r .. r^7 in double-double);
+//   t = y log2|x| (double-double), clamped to [-170, 130];
+//   2^t = 2^(k/64) 2^u with k = round(64 t_hi), u = t - k/64 (|u| <= 2^-7):
+//   2^(j/64) from a double-double table, e^(u ln2) by Taylor to degree 10
+//   with the terms to v^4 in double-double; the result z + e (double-double,
+//   relative error 2^-96.3 measured, docs/math.md IR-MATH-9).
+// Rounding: z's rounding to binary32 is that of z + e unless z is a
+// rounding boundary itself (its low 28 bits zero), where z moves by one
+// double ulp towards e. Exact midpoints (x^y a 25-bit odd integer times
+// 2^k: y = p/4 with 0 < p < 128) are detected exactly and rounded to even.
+static void build_pow(mb *b, R *approx, R *res) {
+  R x = 0, y = 1;
+  R ax = AND(x, K(0x7FFFFFFFu)), ay = AND(y, K(0x7FFFFFFFu));
+  R ex = SHRI(ax, 23), ey = SHRI(ay, 23);
+  R xneg = SHRI(x, 31), yneg = SHRI(y, 31);
+  // y integer / odd integer (subnormal y is zero, handled below).
+  R my = OR(AND(ay, K(0x7FFFFFu)), K(0x800000u));
+  R sh = SUB(K(150), ey);
+  R shc = SEL(ULT(sh, K(24)), sh, K(0));
+  R big = ULT(K(150), ey);   // |y| >= 2^24 (and inf, NaN): even integer
+  R small = ULT(ey, K(127)); // |y| < 1
+  R yint = SEL(big, K(1), SEL(small, K(0), EQ(AND(my, SUB(SHLV(K(1), shc), K(1))), K(0))));
+  R yodd = SEL(OR(big, small), K(0), AND(yint, AND(SHRV(my, shc), K(1))));
+  R rneg = AND(xneg, yodd);
+
+  // log2|x| (x normal) as G = gh + gl.
+  R j = AND(SHRI(ax, 16), K(127));
+  R ge = SHRI(j, 6);
+  R md = OR(SHLI(SUB(K(1023), ge), 52), SHLI(AND(ax, K(0x7FFFFFu)), 29));
+  R ep = ADD(SUB(ex, K(127)), ge);
+  R ed = FSUB(ADD(K(SHIFT_BITS), ep), K(SHIFT_BITS));
+  R r = FSUB(FMUL(md, tab(b, T_LOG_C, j)), KD(1.0));
+  // log1p(r) = r (1 + r (c2 + r (c3 + ... r (c7 + r Q)))), c_n = (-1)^(n+1)/n
+  // as double pairs, Q = c8 + ... + c15 r^7 in double (relative error of
+  // log1p below 2^-95).
+  static const uint64_t lc[] = {VYRE_KMC_POW_LC8_HI,  VYRE_KMC_POW_LC9_HI,  VYRE_KMC_POW_LC10_HI,
+                                VYRE_KMC_POW_LC11_HI, VYRE_KMC_POW_LC12_HI, VYRE_KMC_POW_LC13_HI,
+                                VYRE_KMC_POW_LC14_HI, VYRE_KMC_POW_LC15_HI};
+  static const uint64_t lch[] = {0,
+                                 0,
+                                 VYRE_KMC_POW_LC2_HI,
+                                 VYRE_KMC_POW_LC3_HI,
+                                 VYRE_KMC_POW_LC4_HI,
+                                 VYRE_KMC_POW_LC5_HI,
+                                 VYRE_KMC_POW_LC6_HI,
+                                 VYRE_KMC_POW_LC7_HI};
+  static const uint64_t lcl[] = {0,
+                                 0,
+                                 VYRE_KMC_POW_LC2_LO,
+                                 VYRE_KMC_POW_LC3_LO,
+                                 VYRE_KMC_POW_LC4_LO,
+                                 VYRE_KMC_POW_LC5_LO,
+                                 VYRE_KMC_POW_LC6_LO,
+                                 VYRE_KMC_POW_LC7_LO};
+  R q = horner(b, r, lc, 8);
+  R ah, al, th, tl;
+  dd_add(b, K(lch[7]), K(lcl[7]), FMUL(r, q), KD(0.0), &ah, &al);
+  for (int n = 6; n >= 2; n--) {
+    dd_mul_d(b, ah, al, r, &th, &tl);
+    dd_add(b, K(lch[n]), K(lcl[n]), th, tl, &ah, &al);
+  }
+  dd_mul_d(b, ah, al, r, &th, &tl);
+  dd_add(b, KD(1.0), KD(0.0), th, tl, &ah, &al);
+  dd_mul_d(b, ah, al, r, &th, &tl); // log1p(r)
+  R lh, ll;
+  dd_mul(b, th, tl, K(VYRE_KMC_INVLN2_HI), K(VYRE_KMC_INVLN2_LO), &lh, &ll);
+  R s1, e1, gh, gl;
+  two_sum(b, ed, tab(b, T_LOG2_L, j), &s1, &e1);
+  dd_add(b, s1, FADD(e1, tab(b, T_LOG2_LL, j)), lh, ll, &gh, &gl);
+
+  // t = y log2|x|, clamped (inf and NaN y give 0 here; the specials decide).
+  R yd = f32_to_f64(b, y);
+  yd = SEL(ULT(ay, K(F32_INF)), yd, KD(0.0));
+  R tth, ttl;
+  dd_mul_d(b, gh, gl, yd, &tth, &ttl);
+  R lo = FLT(tth, KD(-170.0)), hi = FLT(KD(130.0), tth);
+  ttl = SEL(OR(lo, hi), KD(0.0), ttl);
+  tth = SEL(lo, KD(-170.0), SEL(hi, KD(130.0), tth));
+
+  // 2^t.
+  R kd, k;
+  round_int(b, FMUL(tth, KD(64.0)), &kd, &k);
+  R u = FMUL(FSUB(FMUL(tth, KD(64.0)), kd), KD(0.015625)); // exact
+  R vh, vl, v0, v1;
+  two_prod(b, u, K(VYRE_KMC_LN2_D_HI), &v0, &v1);
+  v1 = FADD(v1, FADD(FMUL(u, K(VYRE_KMC_LN2_D_LO)), FMUL(ttl, K(VYRE_KMC_LN2_D_HI))));
+  fast_two_sum(b, v0, v1, &vh, &vl);
+  // e^v - 1 = v (1 + v (e2 + v (e3 + v (e4 + vh P)))), e_n = 1/n! as double
+  // pairs, P = e5 + ... + e10 vh^5 in double (relative error below 2^-95).
+  static const uint64_t ec[] = {VYRE_KMC_POW_EC5_HI, VYRE_KMC_POW_EC6_HI, VYRE_KMC_POW_EC7_HI,
+                                VYRE_KMC_POW_EC8_HI, VYRE_KMC_POW_EC9_HI, VYRE_KMC_POW_EC10_HI};
+  static const uint64_t ech[] = {0, 0, VYRE_KMC_POW_EC2_HI, VYRE_KMC_POW_EC3_HI,
+                                 VYRE_KMC_POW_EC4_HI};
+  static const uint64_t ecl[] = {0, 0, VYRE_KMC_POW_EC2_LO, VYRE_KMC_POW_EC3_LO,
+                                 VYRE_KMC_POW_EC4_LO};
+  R ph, pl, qh, ql;
+  dd_add(b, K(ech[4]), K(ecl[4]), FMUL(vh, horner(b, vh, ec, 6)), KD(0.0), &ph, &pl);
+  for (int n = 3; n >= 2; n--) {
+    dd_mul(b, ph, pl, vh, vl, &qh, &ql);
+    dd_add(b, K(ech[n]), K(ecl[n]), qh, ql, &ph, &pl);
+  }
+  dd_mul(b, ph, pl, vh, vl, &qh, &ql);
+  dd_add(b, KD(1.0), KD(0.0), qh, ql, &ph, &pl);
+  dd_mul(b, ph, pl, vh, vl, &qh, &ql); // e^v - 1
+  R tjh = tab(b, T_EXP2_64, AND(k, K(63))), tjl = tab(b, T_EXP2_64_LO, AND(k, K(63)));
+  R zh, zl, z, e;
+  dd_mul(b, tjh, tjl, qh, ql, &ph, &pl);
+  dd_add(b, tjh, tjl, ph, pl, &zh, &zl);
+  fast_two_sum(b, zh, zl, &z, &e);
+
+  // Exact midpoints: M the midpoint of z's binary32 cell (25-bit odd m);
+  // x^y = M iff |z + e - M| is tiny, y = p/4 (0 < p < 128), the odd parts
+  // agree (mx^p = m^4, checked mod 2^64: with the closeness the integers
+  // differ by less than 2^64) and so do the powers of two.
+  R M0 = OR(AND(z, K(~0x1FFFFFFFull)), K(0x10000000u));
+  R d0 = AND(FADD(FSUB(z, M0), e), K(0x7FFFFFFFFFFFFFFFull));
+  R near = FLT(d0, KD(0x1p-56));
+  R m25 = SHRI(OR(AND(M0, K(0xFFFFFFFFFFFFFull)), K(1ull << 52)), 28);
+  R sc = SARI(k, 6);
+  R kM = ADD(SUB(SHRI(M0, 52), K(1023 + 24)), sc);
+  R y4 = FMUL(yd, KD(4.0));
+  y4 = SEL(FLT(KD(256.0), y4), KD(256.0), SEL(FLT(y4, KD(-256.0)), KD(-256.0), y4));
+  R p4d, p4;
+  round_int(b, y4, &p4d, &p4);
+  R valid = AND(EQ(p4d, y4), ULT(SUB(p4, K(1)), K(127)));
+  R mx = OR(AND(ax, K(0x7FFFFFu)), K(0x800000u));
+  R low = AND(mx, SUB(K(0), mx));
+  R tz = SUB(SHRI(u32_to_f64(b, low), 52), K(1023));
+  R mxo = SHRV(mx, tz);
+  R exo = ADD(SUB(ex, K(150)), tz);
+  R pa = K(1), pb = mxo;
+  for (int i = 0; i < 7; i++) {
+    pa = SEL(AND(SHRI(p4, (uint64_t)i), K(1)), MUL(pa, pb), pa);
+    pb = MUL(pb, pb);
+  }
+  R m2 = MUL(m25, m25);
+  R exact = AND(AND(near, valid), AND(EQ(pa, MUL(m2, m2)), EQ(MUL(exo, p4), SHLI(kM, 2))));
+
+  // Scale, move off a boundary towards e, or take the exact midpoint.
+  R zs = ADD(z, SHLI(sc, 52));
+  R bound = EQ(AND(zs, K(0x0FFFFFFFu)), K(0));
+  R enz = EQ(AND(e, K(0x7FFFFFFFFFFFFFFFull)), K(0));
+  R zn = SEL(AND(bound, XOR(enz, K(1))), ADD(zs, SEL(SHRI(e, 63), K(~0ull), K(1))), zs);
+  R fin = SEL(exact, ADD(M0, SHLI(sc, 52)), zn);
+  // approx: z + e scaled (the exact midpoint when exact), with the sign.
+  *approx = OR(SEL(exact, ADD(M0, SHLI(sc, 52)), zs), SHLI(rneg, 63));
+  g_lo = XOR(SEL(exact, KD(0.0), ADD(e, SEL(enz, K(0), SHLI(sc, 52)))), SHLI(rneg, 63));
+  R out = OR(f64_to_f32(b, fin), SHLI(rneg, 31));
+
+  // Specials, the later ones first in priority.
+  out = SEL(AND(xneg, XOR(yint, K(1))), K(F32_NAN), out); // negative x, non-integer y
+  R sgn = SHLI(rneg, 31);
+  out = SEL(EQ(ex, K(0)), OR(SEL(yneg, K(F32_INF), K(0)), sgn), out);       // x = +-0
+  out = SEL(EQ(ax, K(F32_INF)), OR(SEL(yneg, K(0), K(F32_INF)), sgn), out); // x = +-inf
+  R yinf = SEL(EQ(ax, K(0x3F800000u)), K(0x3F800000u),
+               SEL(XOR(ULT(ax, K(0x3F800000u)), yneg), K(0), K(F32_INF)));
+  out = SEL(EQ(ay, K(F32_INF)), yinf, out); // y = +-inf
+  out = SEL(OR(is_nan32(b, x), is_nan32(b, y)), K(F32_NAN), out);
+  // pow(x, +-0) = 1 even for NaN x; pow(+1, y) = 1 even for NaN y.
+  *res = SEL(OR(EQ(ey, K(0)), EQ(x, K(0x3F800000u))), K(0x3F800000u), out);
+}
+
+//===----------------------------------------------------------------------===//
 // The registry
 //===----------------------------------------------------------------------===//
 
@@ -450,6 +685,7 @@ static const struct {
     [VYRE_KIT_MATH_TANH] = {"tanh", 1, build_tanh},
     [VYRE_KIT_MATH_SIN] = {"sin", 1, build_sin},
     [VYRE_KIT_MATH_COS] = {"cos", 1, build_cos},
+    [VYRE_KIT_MATH_POW] = {"pow", 2, build_pow},
 };
 
 static vyre_kit_mfn g_fns[VYRE_KIT_MATH_COUNT];
@@ -461,13 +697,14 @@ static void build_all(void) {
   for (uint32_t i = 0; i < VYRE_KIT_MATH_COUNT; i++) {
     mb b = {.nargs = kDefs[i].nargs};
     R approx = VYRE_KIT_MATH_NONE, res = 0;
+    g_lo = VYRE_KIT_MATH_NONE;
     kDefs[i].build(&b, &approx, &res);
     if (b.oom) {
       free(b.code);
       ok = 0;
       continue;
     }
-    g_fns[i] = (vyre_kit_mfn){kDefs[i].name, b.nargs, b.n, b.code, res, approx, b.tables};
+    g_fns[i] = (vyre_kit_mfn){kDefs[i].name, b.nargs, b.n, b.code, res, approx, g_lo, b.tables};
   }
   g_ok = ok;
 }
@@ -501,6 +738,10 @@ uint32_t vyre_kit_math_of_un(uint32_t un_op) {
   }
 }
 
+uint32_t vyre_kit_math_of_bin(uint32_t bin_op) {
+  return bin_op == VYRE_IR_BIN_POW ? VYRE_KIT_MATH_POW : VYRE_KIT_MATH_NONE;
+}
+
 //===----------------------------------------------------------------------===//
 // Interpreter
 //===----------------------------------------------------------------------===//
@@ -512,6 +753,11 @@ static double dof(uint64_t u) {
 }
 
 uint32_t vyre_kit_math_eval(const vyre_kit_mfn *f, uint32_t x, uint32_t y, uint64_t *approx) {
+  return vyre_kit_math_eval_dd(f, x, y, approx, NULL);
+}
+
+uint32_t vyre_kit_math_eval_dd(const vyre_kit_mfn *f, uint32_t x, uint32_t y, uint64_t *approx,
+                               uint64_t *approx_lo) {
   uint64_t stack[1024], *r = stack;
   if (f->nargs + f->count > 1024) {
     r = malloc((f->nargs + f->count) * sizeof(uint64_t));
@@ -595,6 +841,7 @@ uint32_t vyre_kit_math_eval(const vyre_kit_mfn *f, uint32_t x, uint32_t y, uint6
   }
   uint32_t out = (uint32_t)r[f->result];
   if (approx) *approx = f->approx != VYRE_KIT_MATH_NONE ? r[f->approx] : 0;
+  if (approx_lo) *approx_lo = f->approx_lo != VYRE_KIT_MATH_NONE ? r[f->approx_lo] : 0;
   if (r != stack) free(r);
   return out;
 }

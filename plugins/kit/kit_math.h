@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // kit_math.h — the correctly rounded f32 functions of IR 1.1 (feature
-// cr_math: un exp, exp2, log, log2, sin, cos, tanh, rsqrt; docs/math.md), each written ONCE
-// as a math micro-program that every backend lowers the same way.
+// cr_math: un exp, exp2, log, log2, sin, cos, tanh, rsqrt, bin pow; docs/math.md), each written
+// ONCE as a math micro-program that every backend lowers the same way.
 //
 // A micro-program is a straight-line list of instructions in SSA form over
 // 64-bit registers: integer arithmetic and shifts (by a constant or by a
@@ -41,7 +41,8 @@ extern "C" {
   X(RSQRT, "rsqrt", 1)                                                                             \
   X(TANH, "tanh", 1)                                                                               \
   X(SIN, "sin", 1)                                                                                 \
-  X(COS, "cos", 1)
+  X(COS, "cos", 1)                                                                                 \
+  X(POW, "pow", 2)
 
 enum {
 #define VYRE__KIT_MATH_ENUM(NAME, STR, ARGS) VYRE_KIT_MATH_##NAME,
@@ -94,9 +95,10 @@ typedef struct vyre_kit_mfn {
   uint32_t nargs;   // 1 (unary) or 2
   uint32_t count;   // instructions
   const vyre_kit_minst *code;
-  uint32_t result; // register: the f32 result bits (low 32 bits)
-  uint32_t approx; // register: the double before the final rounding (screening)
-  uint32_t tables; // bit t: uses table t
+  uint32_t result;    // register: the f32 result bits (low 32 bits)
+  uint32_t approx;    // register: the double before the final rounding (screening)
+  uint32_t approx_lo; // register: the low part of a double-double approx (pow), or NONE
+  uint32_t tables;    // bit t: uses table t
 } vyre_kit_mfn;
 
 #define VYRE_KIT_MATH_NONE 0xFFFFFFFFu
@@ -109,10 +111,16 @@ const vyre_kit_mtab *vyre_kit_math_table(uint32_t t);
 uint32_t vyre_kit_math_table_count(void);
 // The function of unary IR operator |un_op| (VYRE_IR_UN_*), or NONE.
 uint32_t vyre_kit_math_of_un(uint32_t un_op);
+// The function of binary IR operator |bin_op| (VYRE_IR_BIN_POW), or NONE.
+uint32_t vyre_kit_math_of_bin(uint32_t bin_op);
 
 // Interprets |f| on the arguments (f32 bits); *approx (optional) receives
 // the approx register. Returns the f32 result bits.
 uint32_t vyre_kit_math_eval(const vyre_kit_mfn *f, uint32_t x, uint32_t y, uint64_t *approx);
+// The same, and *approx_lo (optional) the approx_lo register (0 without
+// one): approx + approx_lo is the double-double before rounding (tests).
+uint32_t vyre_kit_math_eval_dd(const vyre_kit_mfn *f, uint32_t x, uint32_t y, uint64_t *approx,
+                               uint64_t *approx_lo);
 
 // Text emission for C-like targets. The text uses the macros VM_FN (function
 // qualifiers), VM_TAB (table qualifiers), u64 and u32 (types), and

@@ -414,5 +414,126 @@ static const uint64_t vyre_kit_m_tab_two_over_pi[16] = {
 #define VYRE_KMC_COS_C12 0x3e21eed8eff8d898u // 0x1.1eed8eff8d898p-29
 #define VYRE_KMC_COS_C14 0xbda93974a8c07c9du // -0x1.93974a8c07c9dp-37
 #define VYRE_KMC_COS_C16 0x3d2ae7f3e733b81fu // 0x1.ae7f3e733b81fp-45
+static const uint64_t vyre_kit_m_tab_log2_ll[128] = {
+    0x0000000000000000u,    0xbc1f9af6f22469e5u,    0xbc2503cd773df889u,
+    0x3c47064984539c8fu,    0xbc31ea449ea48d0eu,    0xbc380ca5f620827cu,
+    0xbc451820ee7a4b77u,    0x3c54ef20ab4610c2u,    0xbc57a485895e06b6u,
+    0x3c387cafa7e25f42u,    0x3c54c76357449205u,    0xbc39476863d87a59u,
+    0xbc697d1b66646481u,    0x3c41ba13a33fe50au,    0xbc6757aac70ae2f4u,
+    0x3c3477cbdd6f0672u,    0x3c5c21e4377c9b9eu,    0xbc4103e23bf4ce8du,
+    0xbc5f8650756606f7u,    0xbc645bddc8fd56e2u,    0x3c3369aecfcac5d2u,
+    0x3c4692e197caa6d3u,    0xbc11ce90c5bb4146u,    0x3c5e5fc9efa197eau,
+    0x3c7ad0869df3855cu,    0xbc7d1b4e1b85f444u,    0xbc5bc3f17ceeb8bbu,
+    0xbc7acb6b75ad64bcu,    0xbc654d2108d90664u,    0x3c7d0bbcaac07f8fu,
+    0xbc7d5b04716e0151u,    0xbc7b2bd1b01f6c80u,    0xbc711e73d569be77u,
+    0x3c7a7f88848e98adu,    0x3c71c6a1e011a9d3u,    0x3c708415cf9257d2u,
+    0x3c2fee47d00d919bu,    0xbc74c06dd77b651au,    0xbc77bd1709c19214u,
+    0xbc4a5fa02ece4074u,    0xbc782262f9ecb422u,    0x3c5a6e961dd1effdu,
+    0xbc75f8c8621ab322u,    0x3c70c992007f4276u,    0xbc580b9dac0b1ad6u,
+    0x3c74522f1f64874au,    0x3c716af25f86c453u,    0x3c65b066df5efbcbu,
+    0x3c60b5ca054f7308u,    0xbc7ff8763394d260u,    0xbc6e28a35a4e8b11u,
+    0x3c6c0ffb940b9a3cu,    0x3c4c0c129ebae8a3u,    0xbc73f2826fbdcdadu,
+    0x3c759f534a21e9f4u,    0x3c544f266b30986bu,    0xbc49a46244a0d16eu,
+    0x3c8d40dea4481281u,    0xbc7e60700a15428cu,    0xbc8fe62d674fdc55u,
+    0x3c67b7d8d689e186u,    0xbc83d3e5f28b8526u,    0xbc6ba25a22c3ef7du,
+    0x3c834662a4034d46u,    0xbc7ad7d373076c39u,    0xbc7ebc5ba54b5b9eu,
+    0xbc6cc95a79483304u,    0x3c749d88fc29675bu,    0x3c7ba55a02a446e7u,
+    0x3c7281984f81fab2u,    0xbc7d1cdf2981b313u,    0xbc780b73d10b03a8u,
+    0x3c79a77943a07ce9u,    0xbc755f7da02f3d88u,    0xbc743b2b0389a9eau,
+    0xbc773a9d5233d0f9u,    0xbc795f82010f8f17u,    0xbc7c9f0c661427d2u,
+    0xbc768d8d52043d9fu,    0xbc5d9f9e25167096u,    0x3c75d8a65d48603bu,
+    0x3c7efabe130cc626u,    0x3c5c538edf3b0233u,    0xbc72ea79c2d8d167u,
+    0xbc787f0cb1a4a2fcu,    0x3c66c025bbc793b9u,    0x3c73363c7cdb7a9eu,
+    0x3c6b54eb2273c6e4u,    0x3c565239836bfa85u,    0x3c65cb15fc6a6ea4u,
+    0x3c6145f658f3f4c6u,    0x3c632b952c9480c4u,    0xbc6a03e6a7c2b804u,
+    0x3c62f81f1a7594b2u,    0x3c505dffb4f4ab6eu,    0x3c63176c79b1575fu,
+    0x3c44c8d4e8606914u,    0x3c60ce43b71d74acu,    0x3c60b3eabe9b0c5bu,
+    0x3c6f5e51d48f62acu,    0x3c5cfa3794492f92u,    0x3c51c52209762a19u,
+    0x3c5fc22041612bacu,    0x3c5da4abb6457b70u,    0x3c5d90aa684dea39u,
+    0x3c57291ab1fe6d58u,    0x3c5f29361c9ef739u,    0x3c5e779fed0f9660u,
+    0xbc5041dbc242b31fu,    0xbc3505d1c91c2829u,    0xbc5029d8a409d10du,
+    0x3c48b1d007087382u,    0xbc5466ab28e98137u,    0x3c5fb6a2bb7bbd85u,
+    0x3c574b97202ee6e0u,    0x3c5b3fac0d9a308au,    0xbc4ca0d2ef8bcdd6u,
+    0x3c3dbf280a575d1fu,    0xbc4c4bd92ed9a078u,    0x3c483b7326fdf480u,
+    0x3c4d3f5af72cdb95u,    0x3bfc8a6d181b422fu,    0x3c38db8223016fb8u,
+    0x3c2257b4f87990ddu,    0x3c32aef7057c9265u,    0xbc109f526dffbf6fu,
+    0xbc2a9315a248d075u,    0x0000000000000000u,
+};
+static const uint64_t vyre_kit_m_tab_exp2_64_lo[64] = {
+    0x0000000000000000u,    0xbc719083535b085du,    0x3c8d73e2a475b465u,
+    0x3c6186be4bb284ffu,    0x3c98a62e4adc610bu,    0x3c403a1727c57b53u,
+    0xbc96c51039449b3au,    0xbc932fbf9af1369eu,    0xbc819041b9d78a76u,
+    0x3c8e5b4c7b4968e4u,    0x3c9e016e00a2643cu,    0x3c8dc775814a8495u,
+    0x3c99b07eb6c70573u,    0x3c82bd339940e9d9u,    0x3c8612e8afad1255u,
+    0x3c90024754db41d5u,    0x3c86f46ad23182e4u,    0x3c932721843659a6u,
+    0xbc963aeabf42eae2u,    0xbc75e436d661f5e3u,    0x3c8ada0911f09ebcu,
+    0xbc5ef3691c309278u,    0x3c489b7a04ef80d0u,    0x3c73c1a3b69062f0u,
+    0x3c7d4397afec42e2u,    0xbc94b309d25957e3u,    0xbc807abe1db13cadu,
+    0x3c99bb2c011d93adu,    0x3c96324c054647adu,    0x3c9ba6f93080e65eu,
+    0xbc9383c17e40b497u,    0xbc9bb60987591c34u,    0xbc9bdd3413b26456u,
+    0xbc6bbe3a683c88abu,    0xbc816e4786887a99u,    0xbc90245957316dd3u,
+    0xbc841577ee04992fu,    0x3c705d02ba15797eu,    0xbc9d4c1dd41532d8u,
+    0xbc9fc6f89bd4f6bau,    0x3c96e9f156864b27u,    0x3c85cc13a2e3976cu,
+    0xbc675fc781b57ebcu,    0xbc9d185b7c1b85d1u,    0x3c7c7c46b071f2beu,
+    0xbc9359495d1cd533u,    0xbc9d2f6edb8d41e1u,    0x3c90fac90ef7fd31u,
+    0x3c97a1cd345dcc81u,    0xbc62805e3084d708u,    0xbc75584f7e54ac3bu,
+    0x3c823dd07a2d9e84u,    0x3c811065895048ddu,    0x3c92884dff483cadu,
+    0x3c7503cbd1e949dbu,    0xbc9cbc3743797a9cu,    0x3c82ed02d75b3707u,
+    0x3c9c2300696db532u,    0xbc91a5cd4f184b5cu,    0x3c839e8980a9cc8fu,
+    0xbc9e9c23179c2893u,    0x3c9dc7f486a4b6b0u,    0x3c99d3e12dd8a18bu,
+    0x3c874853f3a5931eu,
+};
+#define VYRE_KMC_INVLN2_HI 0x3ff71547652b82feu // 0x1.71547652b82fep+0
+#define VYRE_KMC_INVLN2_LO 0x3c7777d0ffda0d24u // 0x1.777d0ffda0d24p-56
+#define VYRE_KMC_LN2_D_HI 0x3fe62e42fefa39efu // 0x1.62e42fefa39efp-1
+#define VYRE_KMC_LN2_D_LO 0x3c7abc9e3b39803fu // 0x1.abc9e3b39803fp-56
+#define VYRE_KMC_POW_LC2_HI 0xbfe0000000000000u // -0x1p-1
+#define VYRE_KMC_POW_LC2_LO 0x0000000000000000u // 0x0p+0
+#define VYRE_KMC_POW_LC3_HI 0x3fd5555555555555u // 0x1.5555555555555p-2
+#define VYRE_KMC_POW_LC3_LO 0x3c75555555555555u // 0x1.5555555555555p-56
+#define VYRE_KMC_POW_LC4_HI 0xbfd0000000000000u // -0x1p-2
+#define VYRE_KMC_POW_LC4_LO 0x0000000000000000u // 0x0p+0
+#define VYRE_KMC_POW_LC5_HI 0x3fc999999999999au // 0x1.999999999999ap-3
+#define VYRE_KMC_POW_LC5_LO 0xbc6999999999999au // -0x1.999999999999ap-57
+#define VYRE_KMC_POW_LC6_HI 0xbfc5555555555555u // -0x1.5555555555555p-3
+#define VYRE_KMC_POW_LC6_LO 0xbc65555555555555u // -0x1.5555555555555p-57
+#define VYRE_KMC_POW_LC7_HI 0x3fc2492492492492u // 0x1.2492492492492p-3
+#define VYRE_KMC_POW_LC7_LO 0x3c62492492492492u // 0x1.2492492492492p-57
+#define VYRE_KMC_POW_LC8_HI 0xbfc0000000000000u // -0x1p-3
+#define VYRE_KMC_POW_LC8_LO 0x0000000000000000u // 0x0p+0
+#define VYRE_KMC_POW_LC9_HI 0x3fbc71c71c71c71cu // 0x1.c71c71c71c71cp-4
+#define VYRE_KMC_POW_LC9_LO 0x3c5c71c71c71c71cu // 0x1.c71c71c71c71cp-58
+#define VYRE_KMC_POW_LC10_HI 0xbfb999999999999au // -0x1.999999999999ap-4
+#define VYRE_KMC_POW_LC10_LO 0x3c5999999999999au // 0x1.999999999999ap-58
+#define VYRE_KMC_POW_LC11_HI 0x3fb745d1745d1746u // 0x1.745d1745d1746p-4
+#define VYRE_KMC_POW_LC11_LO 0xbc4745d1745d1746u // -0x1.745d1745d1746p-59
+#define VYRE_KMC_POW_LC12_HI 0xbfb5555555555555u // -0x1.5555555555555p-4
+#define VYRE_KMC_POW_LC12_LO 0xbc55555555555555u // -0x1.5555555555555p-58
+#define VYRE_KMC_POW_LC13_HI 0x3fb3b13b13b13b14u // 0x1.3b13b13b13b14p-4
+#define VYRE_KMC_POW_LC13_LO 0xbc53b13b13b13b14u // -0x1.3b13b13b13b14p-58
+#define VYRE_KMC_POW_LC14_HI 0xbfb2492492492492u // -0x1.2492492492492p-4
+#define VYRE_KMC_POW_LC14_LO 0xbc52492492492492u // -0x1.2492492492492p-58
+#define VYRE_KMC_POW_LC15_HI 0x3fb1111111111111u // 0x1.1111111111111p-4
+#define VYRE_KMC_POW_LC15_LO 0x3c31111111111111u // 0x1.1111111111111p-60
+#define VYRE_KMC_POW_EC2_HI 0x3fe0000000000000u // 0x1p-1
+#define VYRE_KMC_POW_EC2_LO 0x0000000000000000u // 0x0p+0
+#define VYRE_KMC_POW_EC3_HI 0x3fc5555555555555u // 0x1.5555555555555p-3
+#define VYRE_KMC_POW_EC3_LO 0x3c65555555555555u // 0x1.5555555555555p-57
+#define VYRE_KMC_POW_EC4_HI 0x3fa5555555555555u // 0x1.5555555555555p-5
+#define VYRE_KMC_POW_EC4_LO 0x3c45555555555555u // 0x1.5555555555555p-59
+#define VYRE_KMC_POW_EC5_HI 0x3f81111111111111u // 0x1.1111111111111p-7
+#define VYRE_KMC_POW_EC5_LO 0x3c01111111111111u // 0x1.1111111111111p-63
+#define VYRE_KMC_POW_EC6_HI 0x3f56c16c16c16c17u // 0x1.6c16c16c16c17p-10
+#define VYRE_KMC_POW_EC6_LO 0xbbef49f49f49f49fu // -0x1.f49f49f49f49fp-65
+#define VYRE_KMC_POW_EC7_HI 0x3f2a01a01a01a01au // 0x1.a01a01a01a01ap-13
+#define VYRE_KMC_POW_EC7_LO 0x3b6a01a01a01a01au // 0x1.a01a01a01a01ap-73
+#define VYRE_KMC_POW_EC8_HI 0x3efa01a01a01a01au // 0x1.a01a01a01a01ap-16
+#define VYRE_KMC_POW_EC8_LO 0x3b3a01a01a01a01au // 0x1.a01a01a01a01ap-76
+#define VYRE_KMC_POW_EC9_HI 0x3ec71de3a556c734u // 0x1.71de3a556c734p-19
+#define VYRE_KMC_POW_EC9_LO 0xbb6c154f8ddc6c00u // -0x1.c154f8ddc6cp-73
+#define VYRE_KMC_POW_EC10_HI 0x3e927e4fb7789f5cu // 0x1.27e4fb7789f5cp-22
+#define VYRE_KMC_POW_EC10_LO 0x3b3cbbc05b4fa99au // 0x1.cbbc05b4fa99ap-76
+#define VYRE_KMC_POW_EC11_HI 0x3e5ae64567f544e4u // 0x1.ae64567f544e4p-26
+#define VYRE_KMC_POW_EC11_LO 0xbafc062e06d1f209u // -0x1.c062e06d1f209p-80
 
 #endif // VYRE_KIT_MATH_TABLES_H

@@ -133,6 +133,9 @@ static int check_type(pstate *s, uint32_t idx, uint32_t type) {
 #define PLAN_UN_JSON(NAME, CODE, JSON, ...) [CODE] = JSON,
 static const char *const kUnJson[] = {VYRE_IR_UN_LIST(PLAN_UN_JSON)};
 #undef PLAN_UN_JSON
+#define PLAN_BIN_JSON(NAME, CODE, JSON, ...) [CODE] = JSON,
+static const char *const kBinJson[] = {VYRE_IR_BIN_LIST(PLAN_BIN_JSON)};
+#undef PLAN_BIN_JSON
 
 static int check_op(pstate *s, uint32_t idx, const char *family, uint32_t feature, uint32_t op) {
   if (feature == VYRE_KIT_FEATURE_UNKNOWN) {
@@ -200,6 +203,15 @@ static int walk_expr(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
     break;
   case VYRE_IR_K_BIN:
     if (!check_op(s, idx, "binary", vyre_kit_bin_feature(n->op), n->op)) return 0;
+    // cr_math pow (docs/math.md IR-MATH-8, IR-MATH-9): as for the unary ops.
+    if (vyre_kit_bin_feature(n->op) == VYRE_IR_FEATURE_CR_MATH &&
+        !vyre_kit_math_fn(vyre_kit_math_of_bin(n->op))) {
+      s->no_math = 1;
+      return bad(s, VYRE_STATUS_UNSUPPORTED, idx,
+                 "bin '%s' (feature cr_math) has no correctly rounded implementation in this "
+                 "plugin kit yet",
+                 kBinJson[n->op]);
+    }
     kids = 2;
     break;
   case VYRE_IR_K_CAST:
@@ -687,8 +699,10 @@ static int canon_expr(vyre_kit_plan *plan, uint32_t idx, const uint8_t *local_ok
     // the cr_math functions build their result bits canonical (IR-MATH-1)
     ok = (e->op == VYRE_IR_UN_ABS && ka) || vyre_kit_math_of_un(e->op) != VYRE_KIT_MATH_NONE;
     break;
-  case VYRE_IR_K_BIN: // min, max give an operand (or its sign-merged equal)
-    ok = (e->op == VYRE_IR_BIN_MIN || e->op == VYRE_IR_BIN_MAX) && ka && kb;
+  case VYRE_IR_K_BIN: // min, max give an operand (or its sign-merged equal); pow is
+    // built canonical (IR-MATH-1)
+    ok = ((e->op == VYRE_IR_BIN_MIN || e->op == VYRE_IR_BIN_MAX) && ka && kb) ||
+         vyre_kit_math_of_bin(e->op) != VYRE_KIT_MATH_NONE;
     break;
   case VYRE_IR_K_SELECT:
     ok = kb && kc;

@@ -633,6 +633,10 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
   uint32_t body[16], n = 0;
   for (unsigned k = 0; k < sizeof(ops); k++)
     body[n++] = store(t, O, lit(t, T_U, k), un(t, ops[k], load(t, A, lit(t, T_U, k))));
+  // bin pow (IR-MATH-9): the two-argument micro-program.
+  body[n++] =
+      store(t, O, lit(t, T_U, 8),
+            bin(t, VYRE_IR_BIN_POW, load(t, A, lit(t, T_U, 8)), load(t, A, lit(t, T_U, 9))));
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, body), n);
   char *src = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
@@ -646,12 +650,13 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
     snprintf(name, sizeof(name), "vm_%s", vyre_kit_math_fn(vyre_kit_math_of_un(ops[k]))->name);
     assert_non_null(strstr(src, name));
   }
-  // main: {fn, x, want} rows from the interpreter.
-  size_t cap = 1u << 20, len = 0;
+  assert_non_null(strstr(src, "vm_pow(float a, float b)"));
+  // main: {fn, x, y, want} rows from the interpreter.
+  size_t cap = 1u << 21, len = 0;
   char *m = malloc(cap);
   assert_non_null(m);
   len +=
-      (size_t)snprintf(m + len, cap - len, "#include <cstdio>\nstatic const u32 rows[][3] = {\n");
+      (size_t)snprintf(m + len, cap - len, "#include <cstdio>\nstatic const u32 rows[][4] = {\n");
   uint32_t r = 0x2545F491u, rows = 0;
   static const uint32_t special[] = {
       0,           0x80000000u, 1,           0x807FFFFFu, 0x3F800000u, 0x7F800000u, 0xFF800000u,
@@ -660,10 +665,32 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
     const vyre_kit_mfn *f = vyre_kit_math_fn(vyre_kit_math_of_un(ops[k]));
     for (uint32_t i = 0; i < 2000; i++) {
       uint32_t x = i < sizeof(special) / 4 ? special[i] : (r ^= r << 13, r ^= r >> 17, r ^= r << 5);
-      len += (size_t)snprintf(m + len, cap - len, "{%uu,0x%08xu,0x%08xu},\n", k, x,
+      len += (size_t)snprintf(m + len, cap - len, "{%uu,0x%08xu,0u,0x%08xu},\n", k, x,
                               vyre_kit_math_eval(f, x, 0, NULL));
       rows++;
     }
+  }
+  // pow: specials crossed, exact midpoints (4097^2, 66049^1.5, 841^2.5), random pairs with
+  // results in range (x in [0.5, 2), y up to 2^7) and random bits.
+  const vyre_kit_mfn *fp = vyre_kit_math_fn(VYRE_KIT_MATH_POW);
+  static const uint32_t pw[][2] = {{0x45800800u, 0x40000000u},
+                                   {0x47810100u, 0x3FC00000u},
+                                   {0x44524000u, 0x40200000u},
+                                   {0xC3808000u, 0x40400000u}};
+  for (uint32_t i = 0; i < 3000; i++) {
+    uint32_t x, y;
+    if (i < 196) {
+      x = special[i / 14], y = special[i % 14];
+    } else if (i < 200) {
+      x = pw[i - 196][0], y = pw[i - 196][1];
+    } else {
+      x = (r ^= r << 13, r ^= r >> 17, r ^= r << 5);
+      y = (r ^= r << 13, r ^= r >> 17, r ^= r << 5);
+      if (i & 1) x = (x & 0x807FFFFFu) | 0x3F000000u, y = (y & 0x807FFFFFu) | 0x3C000000u;
+    }
+    len += (size_t)snprintf(m + len, cap - len, "{8u,0x%08xu,0x%08xu,0x%08xu},\n", x, y,
+                            vyre_kit_math_eval(fp, x, y, NULL));
+    rows++;
   }
   snprintf(m + len, cap - len,
            "};\nint main() {\n  int bad = 0;\n"
@@ -673,10 +700,11 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
            "    case 0: y = vm_exp(x); break;\n    case 1: y = vm_exp2(x); break;\n"
            "    case 2: y = vm_log(x); break;\n    case 3: y = vm_log2(x); break;\n"
            "    case 4: y = vm_rsqrt(x); break;\n    case 5: y = vm_tanh(x); break;\n"
-           "    case 6: y = vm_sin(x); break;\n    default: y = vm_cos(x); break;\n    }\n"
-           "    if (__float_as_uint(y) != rows[i][2] && bad++ < 5)\n"
-           "      printf(\"FAIL fn %%u x 0x%%08x: 0x%%08x, the kit 0x%%08x\\n\", rows[i][0], "
-           "rows[i][1], __float_as_uint(y), rows[i][2]);\n"
+           "    case 6: y = vm_sin(x); break;\n    case 7: y = vm_cos(x); break;\n"
+           "    default: y = vm_pow(x, __uint_as_float(rows[i][2])); break;\n    }\n"
+           "    if (__float_as_uint(y) != rows[i][3] && bad++ < 5)\n"
+           "      printf(\"FAIL fn %%u x 0x%%08x y 0x%%08x: 0x%%08x, the kit 0x%%08x\\n\", "
+           "rows[i][0], rows[i][1], rows[i][2], __float_as_uint(y), rows[i][3]);\n"
            "  }\n  if (!bad) printf(\"ok\\n\");\n  return bad != 0;\n}\n",
            rows);
   run_on_host("crmath", src, m);

@@ -334,7 +334,7 @@ static void test_hints_name_every_row_of_their_list(void **state) {
   (void)state;
   char body[512];
   snprintf(body, sizeof body, "{\"k\": \"let\", \"name\": \"x\", \"value\": %s}",
-           binj("pow", litu(1), litu(1)));
+           binj("atan2", litu(1), litu(1)));
   expect_hint_lists(body, vyre_ir_bin_name, VYRE_IR_BIN_COUNT);
   expect_hint_lists("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"un\", \"op\": \"erf\", "
                     "\"a\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}}}",

@@ -275,10 +275,10 @@ static void test_reader_refuses_unknown_kinds_ops_and_types(void **state) {
   reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"un\", \"op\": \"erf\", "
               "\"a\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}}}",
               "body[0].value.op: unknown un op 'erf'", "neg, not, lnot");
-  reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"bin\", \"op\": \"pow\", "
+  reject_body("{\"k\": \"let\", \"name\": \"x\", \"value\": {\"k\": \"bin\", \"op\": \"atan2\", "
               "\"a\": {\"k\": \"lit\", \"t\": \"u32\", \"v\": 1}, \"b\": {\"k\": \"lit\", \"t\": "
               "\"u32\", \"v\": 1}}}",
-              "body[0].value.op: unknown bin op 'pow'", "mulhi");
+              "body[0].value.op: unknown bin op 'atan2'", "mulhi");
   reject_body("{\"k\": \"atomic\", \"op\": \"nand\", \"buffer\": \"out\", \"index\": {\"k\": "
               "\"lit\", \"t\": \"u32\", \"v\": 0}, \"value\": {\"k\": \"lit\", \"t\": \"u32\", "
               "\"v\": 1}}",

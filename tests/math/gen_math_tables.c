@@ -231,6 +231,54 @@ int main(void) {
       konst(nm, a);
     }
   }
+  // pow (docs/math.md IR-MATH-9): log2 x in double-double needs the low
+  // parts of -log2 c_j and of 1/ln2; 2^t in double-double the low parts of
+  // 2^(j/64) and ln2 as a double pair; the series' extra coefficients.
+  {
+    double l2lo[128], e2lo[64];
+    for (int j = 0; j < 128; j++) {
+      mpfr_set_d(a, lc[j], MPFR_RNDN);
+      mpfr_log2(b, a, MPFR_RNDN);
+      mpfr_neg(b, b, MPFR_RNDN);
+      mpfr_sub_d(b, b, ll2[j], MPFR_RNDN);
+      l2lo[j] = mpfr_get_d(b, MPFR_RNDN);
+    }
+    table("log2_ll", l2lo, 128);
+    for (int j = 0; j < 64; j++) {
+      mpfr_set_ui(a, j, MPFR_RNDN);
+      mpfr_div_ui(a, a, 64, MPFR_RNDN);
+      mpfr_exp2(a, a, MPFR_RNDN);
+      mpfr_sub_d(a, a, t64[j], MPFR_RNDN);
+      e2lo[j] = mpfr_get_d(a, MPFR_RNDN);
+    }
+    table("exp2_64_lo", e2lo, 64);
+    mpfr_ui_div(a, 1, ln2, MPFR_RNDN);
+    double ih = mpfr_get_d(a, MPFR_RNDN);
+    mpfr_set_d(b, ih, MPFR_RNDN);
+    konst("INVLN2_HI", b);
+    mpfr_sub(a, a, b, MPFR_RNDN);
+    konst("INVLN2_LO", a);
+    double lh = mpfr_get_d(ln2, MPFR_RNDN);
+    mpfr_set_d(b, lh, MPFR_RNDN);
+    konst("LN2_D_HI", b);
+    mpfr_sub(a, ln2, b, MPFR_RNDN);
+    konst("LN2_D_LO", a);
+    // pow's series as double pairs (hi, lo): log1p's (-1)^(n+1)/n for
+    // n = 2..15 and e^v's 1/n! for n = 2..10.
+    for (int n = 2; n <= 25; n++) {
+      int ln = n <= 15, k = ln ? n : n - 14;
+      char nm[32];
+      mpfr_set_si(a, ln && !(n & 1) ? -1 : 1, MPFR_RNDN);
+      for (int i = ln ? n : 2; i <= k; i++)
+        mpfr_div_ui(a, a, i, MPFR_RNDN);
+      mpfr_set_d(b, mpfr_get_d(a, MPFR_RNDN), MPFR_RNDN);
+      snprintf(nm, sizeof nm, "POW_%sC%d_HI", ln ? "L" : "E", k);
+      konst(nm, b);
+      mpfr_sub(a, a, b, MPFR_RNDN);
+      snprintf(nm, sizeof nm, "POW_%sC%d_LO", ln ? "L" : "E", k);
+      konst(nm, a);
+    }
+  }
   printf("\n#endif // VYRE_KIT_MATH_TABLES_H\n");
   mpfr_clears(a, b, ln2, (mpfr_ptr)0);
   mpfr_free_cache();

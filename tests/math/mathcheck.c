@@ -10,6 +10,10 @@
 //
 //   vyre-mathcheck --backend cuda --fn exp [--threads N] [--chunks K] [--chunk-log L]
 //
+// pow (two operands): x runs over the chunk's inputs as above, y is one
+// pseudo-random value per chunk (|y| in [2^-4, 2^8), either sign, so that
+// many results are in range), the same for the device and the reference.
+//
 // --fn all checks every implemented function; --chunk-log L dispatches 2^L
 // inputs at a time (default 26: 256 MiB of results; 24 fits lavapipe's 128
 // MiB buffers); --chunks K stops after K chunks (default: all 2^32 inputs);
@@ -38,24 +42,24 @@ static double now(void) {
 }
 
 typedef struct ref_job {
-  uint32_t fn, base, lo, hi;
+  uint32_t fn, base, y, lo, hi;
   uint32_t *out;
 } ref_job;
 
 static void *ref_run(void *arg) {
   ref_job *j = arg;
   for (uint32_t i = j->lo; i < j->hi; i++)
-    j->out[i] = vyre_cpu_math(j->fn, j->base + i, 0);
+    j->out[i] = vyre_cpu_math(j->fn, j->base + i, j->y);
   return NULL;
 }
 
-static void reference(uint32_t fn, uint32_t base, uint32_t *out, int threads) {
+static void reference(uint32_t fn, uint32_t base, uint32_t y, uint32_t *out, int threads) {
   pthread_t th[256];
   ref_job jobs[256];
   uint32_t step = CHUNK / (uint32_t)threads;
   for (int t = 0; t < threads; t++) {
-    jobs[t] = (ref_job){fn, base, step * (uint32_t)t,
-                        t == threads - 1 ? CHUNK : step * (uint32_t)(t + 1), out};
+    jobs[t] = (ref_job){
+        fn, base, y, step * (uint32_t)t, t == threads - 1 ? CHUNK : step * (uint32_t)(t + 1), out};
     pthread_create(&th[t], NULL, ref_run, &jobs[t]);
   }
   for (int t = 0; t < threads; t++)
@@ -67,7 +71,16 @@ static uint32_t g_every = 1; // --every S: every S-th chunk (a spread sample)
 static int check_fn(vyre_device *dev, const char *backend, uint32_t fn, int threads,
                     uint32_t chunks) {
   const char *name = vyre_kit_math_fn(fn)->name;
-  char json[2048];
+  int two = vyre_kit_math_fn(fn)->nargs > 1;
+  // The operator: un NAME(x), or bin NAME(x, f32 bits p[1]).
+  char op[512];
+  snprintf(op, sizeof(op),
+           two ? "\"k\": \"bin\", \"op\": \"%s\", \"b\": {\"k\": \"bitcast\", \"to\": "
+                 "\"f32\", \"a\": {\"k\": \"load\", \"buffer\": \"p\", \"index\": {\"k\": "
+                 "\"lit\", \"t\": \"u32\", \"v\": 1}}}"
+               : "\"k\": \"un\", \"op\": \"%s\"",
+           name);
+  char json[2560];
   // g = gid.y * (nwg.x * wgsize.x) + gid.x; out[g] = bits(fn(f32 bits(p[0] + g))).
   snprintf(json, sizeof(json),
            "{\"vyre\": 1, \"name\": \"mathcheck_%s\", \"workgroup_size\": [256, 1, 1],"
@@ -80,11 +93,11 @@ static int check_fn(vyre_device *dev, const char *backend, uint32_t fn, int thre
            "\"builtin\", \"b\": \"nwg\", \"axis\": 0}, \"b\": {\"k\": \"builtin\", \"b\": "
            "\"wgsize\", \"axis\": 0}}}, \"b\": {\"k\": \"builtin\", \"b\": \"gid\", \"axis\": 0}}},"
            " {\"k\": \"store\", \"buffer\": \"out\", \"index\": {\"k\": \"var\", \"name\": \"g\"},"
-           " \"value\": {\"k\": \"bitcast\", \"to\": \"u32\", \"a\": {\"k\": \"un\", \"op\": "
-           "\"%s\", \"a\": {\"k\": \"bitcast\", \"to\": \"f32\", \"a\": {\"k\": \"bin\", \"op\": "
+           " \"value\": {\"k\": \"bitcast\", \"to\": \"u32\", \"a\": {%s,"
+           " \"a\": {\"k\": \"bitcast\", \"to\": \"f32\", \"a\": {\"k\": \"bin\", \"op\": "
            "\"add\", \"a\": {\"k\": \"load\", \"buffer\": \"p\", \"index\": {\"k\": \"lit\", "
            "\"t\": \"u32\", \"v\": 0}}, \"b\": {\"k\": \"var\", \"name\": \"g\"}}}}}}]}",
-           name, CHUNK, name);
+           name, CHUNK, op);
   vyre_error err = {.struct_size = sizeof(err)};
   vyre_program *prog = NULL;
   vyre_kernel *k = NULL;
@@ -111,8 +124,12 @@ static int check_fn(vyre_device *dev, const char *backend, uint32_t fn, int thre
   int rc = 0;
   for (uint64_t c = 0, n = 0; n < chunks && c < (1ull << (32 - CHUNK_LOG)); c += g_every, n++) {
     uint32_t base = (uint32_t)(c << CHUNK_LOG);
-    vyre_arg args[2] = {{.data = &base, .bytes = 4},
-                        {.out = got, .out_bytes = (uint64_t)CHUNK * 4}};
+    // pow's y for this chunk: a hash of c, |y| in [2^-4, 2^8), either sign.
+    uint32_t h = (uint32_t)(c * 0x9E3779B97F4A7C15ull >> 32) ^ 0x5bd1e995u;
+    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
+    uint32_t y = (h & 0x807FFFFFu) | ((123u + (h >> 23) % 12u) << 23);
+    uint32_t pv[2] = {base, y};
+    vyre_arg args[2] = {{.data = pv, .bytes = 8}, {.out = got, .out_bytes = (uint64_t)CHUNK * 4}};
     vyre_dispatch_options opt;
     vyre_dispatch_options_init(&opt);
     opt.has_grid = 1;
@@ -127,13 +144,13 @@ static int check_fn(vyre_device *dev, const char *backend, uint32_t fn, int thre
       break;
     }
     double b = now();
-    reference(fn, base, want, threads);
+    reference(fn, base, y, want, threads);
     t_ref += now() - b;
     t_dev += b - a;
     for (uint32_t i = 0; i < CHUNK; i++)
       if (got[i] != want[i] && bad++ < 10)
-        printf("MISMATCH %s(0x%08x): %s 0x%08x, CPU reference 0x%08x\n", name, base + i, backend,
-               got[i], want[i]);
+        printf("MISMATCH %s(0x%08x%s): %s 0x%08x, CPU reference 0x%08x\n", name, base + i,
+               two ? ", y" : "", backend, got[i], want[i]);
     checked += CHUNK;
   }
   printf("%s on %s: %" PRIu64 " inputs, %" PRIu64 " mismatches; %.1f s (device incl. transfer "
@@ -172,11 +189,12 @@ int main(int argc, char **argv) {
     }
   }
   if (!backend || !fn_name) {
-    fprintf(stderr,
-            "usage: vyre-mathcheck --backend NAME --fn exp|exp2|log|log2|sin|cos|tanh|rsqrt|all "
-            "[--threads N] [--chunks K] [--chunk-log L] [--every S]\nvyre-mathcheck: "
-            "--backend and --fn are "
-            "required. Fix: name both.\n");
+    fprintf(
+        stderr,
+        "usage: vyre-mathcheck --backend NAME --fn exp|exp2|log|log2|sin|cos|tanh|rsqrt|pow|all "
+        "[--threads N] [--chunks K] [--chunk-log L] [--every S]\nvyre-mathcheck: "
+        "--backend and --fn are "
+        "required. Fix: name both.\n");
     return 2;
   }
   if (CHUNK_LOG < 12 || CHUNK_LOG > 30) {
@@ -203,7 +221,7 @@ int main(int argc, char **argv) {
   if (!found) {
     fprintf(stderr,
             "vyre-mathcheck: no function '%s'. Fix: name exp, exp2, log, log2, sin, cos, "
-            "tanh, rsqrt or all.\n",
+            "tanh, rsqrt, pow or all.\n",
             fn_name);
     rc = 2;
   }

@@ -133,7 +133,7 @@ enum {
 };
 
 // Ops (vyre_bin, vyre_un): VYRE_OP_<NAME> for every row of VYRE_IR_BIN_LIST
-// (VYRE_OP_ADD, ..., VYRE_OP_ABS_DIFF, VYRE_OP_ADD_SAT, VYRE_OP_SUB_SAT) and
+// (VYRE_OP_ADD, ..., VYRE_OP_ADD_SAT, VYRE_OP_SUB_SAT, VYRE_OP_POW) and
 // of VYRE_IR_UN_LIST (VYRE_OP_NEG, ..., VYRE_OP_IS_FINITE). A binary op is
 // VYRE_OP_BIN_BASE + its VYRE_IR_BIN_* code, a unary op VYRE_OP_UN_BASE + its
 // VYRE_IR_UN_* code; VYRE_OP_BIN(code) and VYRE_OP_UN(code) convert an IR
@@ -265,7 +265,7 @@ vyre_expr vyre_len(vyre_builder *b, vyre_buf buf);
 // A unary op (VYRE_OP_NEG ... VYRE_OP_IS_FINITE). Recorded error: |op| not
 // a unary VYRE_OP_* (a binary op says to use vyre_bin).
 vyre_expr vyre_un(vyre_builder *b, uint32_t op, vyre_expr a);
-// A binary op (VYRE_OP_ADD ... VYRE_OP_SUB_SAT). Recorded error: |op| not a
+// A binary op (VYRE_OP_ADD ... VYRE_OP_POW). Recorded error: |op| not a
 // binary VYRE_OP_* (a unary op says to use vyre_un).
 vyre_expr vyre_bin(vyre_builder *b, uint32_t op, vyre_expr a, vyre_expr y);
 // |cond| (bool) ? |t| : |f|; both arms are evaluated.
@@ -286,7 +286,7 @@ vyre_expr vyre_fma(vyre_builder *b, vyre_expr a, vyre_expr y, vyre_expr c);
 //   vyre_add, vyre_sub, vyre_mul, vyre_div, vyre_rem, vyre_shl, vyre_shr,
 //   vyre_rotl, vyre_rotr, vyre_and, vyre_or, vyre_xor, vyre_min, vyre_max,
 //   vyre_mulhi, vyre_eq, vyre_ne, vyre_lt, vyre_le, vyre_gt, vyre_ge,
-//   vyre_land, vyre_lor, vyre_abs_diff, vyre_add_sat, vyre_sub_sat;
+//   vyre_land, vyre_lor, vyre_abs_diff, vyre_add_sat, vyre_sub_sat, vyre_pow;
 //   vyre_neg, vyre_not, vyre_lnot, vyre_abs, vyre_clz, vyre_ctz,
 //   vyre_popcount, vyre_bitrev, vyre_floor, vyre_ceil, vyre_trunc,
 //   vyre_round, vyre_sqrt, vyre_is_nan, vyre_is_inf, vyre_is_finite.
@@ -320,7 +320,8 @@ vyre_expr vyre_fma(vyre_builder *b, vyre_expr a, vyre_expr y, vyre_expr c);
   X(LOR, vyre_lor)                                                                                 \
   X(ABS_DIFF, vyre_abs_diff)                                                                       \
   X(ADD_SAT, vyre_add_sat)                                                                         \
-  X(SUB_SAT, vyre_sub_sat)
+  X(SUB_SAT, vyre_sub_sat)                                                                         \
+  X(POW, vyre_pow)
 #define VYRE_BUILDER_UN_NAMES(X)                                                                   \
   X(NEG, vyre_neg)                                                                                 \
   X(NOT, vyre_not)                                                                                 \

@@ -161,7 +161,8 @@ def un(op: str, a: Node) -> Node:
 def bin_(op: str, a: Node, b: Node) -> Node:
     """A binary operator by name (docs/ir.md "Operators"): add, sub, mul,
     div, rem, shl, shr, rotl, rotr, and, or, xor, min, max, mulhi, eq, ne,
-    lt, le, gt, ge, land, lor, abs_diff, add_sat, sub_sat."""
+    lt, le, gt, ge, land, lor, abs_diff, add_sat, sub_sat; IR 1.1 (feature
+    cr_math, docs/math.md): the correctly rounded f32 pow (a^b)."""
     return {"k": "bin", "op": op, "a": a, "b": b}
 
 

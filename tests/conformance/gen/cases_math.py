@@ -5,6 +5,8 @@ kit's micro-programs handle as exceptions (IR-MATH-5), and random bit
 patterns. Called by gen_cases.py. Expected values: vyre_gen.f_cr_math (exact
 rational rounding of a 150-digit decimal value; exact cases exactly)."""
 
+import struct
+
 from vyre_gen import *  # noqa: F401,F403
 import vyre_gen as G
 
@@ -33,6 +35,55 @@ EXACT = {
 }
 
 
+# pow (IR-MATH-9): special operands crossed, exact results and exact
+# midpoints (x^y a 25-bit odd integer times a power of two: ties to even),
+# results at the ends of the range, and random pairs with results in range.
+POW_X = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x7F800000, 0xFF800000, 0x7FC00000,
+         0x3F800000, 0xBF800000, 0x3F000000, 0xC0000000, 0x40000000, 0x3F7FFFFF, 0x3F800001,
+         0x00800000, 0x7F7FFFFF, 0xC0400000]
+POW_Y = [0x00000000, 0x80000000, 0x00000001, 0x7F800000, 0xFF800000, 0x7FC00000, 0x3F800000,
+         0xBF800000, 0x40000000, 0xC0000000, 0x40400000, 0xC0400000, 0x3F000000, 0xBF000000,
+         0x4B800001, 0x4F000000, 0x7F7FFFFF, 0xFF7FFFFF]
+POW_PAIRS = [
+    # exact midpoints: 4097^2, 4095^2 (exact), 66049^1.5 = 257^3, 841^2.5 = 29^5,
+    # 121^3.5 = 14641^1.75 = 11^7, (-257)^3, (1 + 2^-12)^2
+    (0x45800800, 0x40000000), (0x457FF000, 0x40000000), (0x47810100, 0x3FC00000),
+    (0x44524000, 0x40200000), (0x42F20000, 0x40600000), (0x4664C400, 0x3FE00000),
+    (0xC3808000, 0x40400000), (0x3F800800, 0x40000000), (0x45800800, 0xC0000000),
+    # 2^128 overflows, 2^-126 is the smallest normal, 2^-127 flushes
+    (0x40000000, 0x43000000), (0x40000000, 0xC2FC0000), (0x40000000, 0xC2FE0000),
+    (0x3F000000, 0x42FE0000), (0x41200000, 0x41200000), (0x41200000, 0xC1200000),
+    (0x40400000, 0x41700000), (0xC0400000, 0x41700000), (0xC0400000, 0x41600000),
+    (0x41100000, 0x3F000000), (0x3E800000, 0x3F000000), (0x3F800001, 0x4F000000),
+    (0x3F7FFFFF, 0xCF000000), (0x7F7FFFFF, 0x3F800000), (0x00800000, 0x3F000000),
+]
+
+
+def gen_pow(ctx):
+    rng = G.SplitMix64(0x90717)
+    pairs = [(x, y) for x in POW_X for y in POW_Y] + POW_PAIRS
+    for _ in range(96):
+        x = rng.u32() & 0x7FFFFFFF
+        e = ((x >> 23) & 0xFF) - 127
+        if e == -127 or e == 128:
+            continue
+        t = (rng.u32() / 2.0 ** 32) * 300.0 - 160.0
+        lx = e + ((x & 0x7FFFFF) / 2.0 ** 23)  # roughly log2 x
+        if abs(lx) < 1e-3:
+            continue
+        y = struct.unpack("<I", struct.pack("<f", t / lx))[0] ^ (rng.u32() & 7)
+        pairs.append((x, y))
+    for _ in range(32):
+        pairs.append((rng.u32(), rng.u32()))
+    pairs = list(dict.fromkeys(pairs))
+    ctx.map_case("math/pow.json", "pow",
+                 "IR 1.1 cr_math bin pow: x^y rounded once to nearest even, then the f32 rules; "
+                 "the specials of IEEE 754-2019 pow crossed, exact results and exact midpoints, "
+                 "the ends of the range and random pairs (docs/math.md IR-MATH-9)",
+                 [("a", "f32", [p[0] for p in pairs]), ("b", "f32", [p[1] for p in pairs])],
+                 [("r", "f32", ctx.b_op("pow"), lambda x, y: G.f_bin("pow", x, y))])
+
+
 def gen_math(ctx):
     rng = G.SplitMix64(0xC0DE17)
     for op in MATH_DONE:
@@ -42,3 +93,4 @@ def gen_math(ctx):
                      "f32 rules; specials (IR-MATH-7), exact results, the kit's exceptions and "
                      "random bit patterns (docs/math.md)" % op,
                      [("a", "f32", xs)], [("r", "f32", ctx.u_op(op), lambda x, o=op: G.f_un(o, x))])
+    gen_pow(ctx)

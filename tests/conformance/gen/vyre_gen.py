@@ -118,6 +118,7 @@ BIN_OPS = [
     ("abs_diff", _UI, "u32", "same", "int_sat"),
     ("add_sat", _UI, "same", "same", "int_sat"),
     ("sub_sat", _UI, "same", "same", "int_sat"),
+    ("pow", _F, "same", "same", "cr_math"),
 ]
 
 # Atomic operators in code order: (name, takes an expected value, feature).
@@ -956,6 +957,58 @@ def f_cr_math(op, a):
     return _from_dec(v)
 
 
+def _iroot(n, k):
+    """The integer 2^k-th root of n >= 0 when n is a perfect 2^k-th power, else None."""
+    for _ in range(k):
+        r = math.isqrt(n)
+        if r * r != n:
+            return None
+        n = r
+    return n
+
+
+def f_pow(a, b):
+    """pow (docs/math.md IR-MATH-9): the specials of IEEE 754-2019 pow / C's
+    powf; then |x|^y, exactly when it is rational (y = n/2^q: x^n a perfect
+    2^q-th power), else exp(y ln|x|) at 150 digits, rounded once."""
+    kx, sx, qx = f_decode(a)
+    ky, sy, qy = f_decode(b)
+    if ky == "zero" or f_canon(a) == 0x3F800000:
+        return 0x3F800000
+    if kx == "nan" or ky == "nan":
+        return CANON_NAN
+    if ky == "inf":
+        if kx == "fin" and qx == 1:
+            return 0x3F800000  # pow(-1, +-inf) = 1
+        small = kx == "zero" or (kx == "fin" and qx < 1)
+        return F_POS_INF if small == bool(sy) else f_zero(0)
+    y = -qy if sy else qy
+    yint = y.denominator == 1
+    yodd = yint and y.numerator % 2 == 1
+    sign = 1 if (sx and yodd) else 0
+    if kx == "zero":
+        return f_inf(sign) if y < 0 else f_zero(sign)
+    if kx == "inf":
+        if sx:
+            return f_zero(sign) if y < 0 else f_inf(sign)
+        return f_zero(0) if y < 0 else F_POS_INF
+    if sx and not yint:
+        return CANON_NAN
+    x = qx
+    lg = math.log2(x.numerator) - math.log2(x.denominator)
+    if abs(float(y) * lg) > 300:
+        return f_inf(sign) if (y > 0) == (lg > 0) else f_zero(sign)
+    n, d = y.numerator, y.denominator
+    q = d.bit_length() - 1  # d = 2^q
+    if q <= 4 and abs(n) <= 4096:
+        p = x ** n
+        rn, rd = _iroot(p.numerator, q), _iroot(p.denominator, q)
+        if rn is not None and rd is not None:
+            return f_round(sign, Fraction(rn, rd))
+    v = _DC.exp(_DC.multiply(_dec(y), _DC.ln(_dec(x))))
+    return f_round(sign, Fraction(v))
+
+
 def f_un(op, a):
     """f32 -> f32 unary ops, or f32 -> bool for the class tests."""
     if op == "neg":
@@ -994,6 +1047,8 @@ def f_bin(op, a, b):
         return f_max(a, b)
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         return f_cmp(op, a, b)
+    if op == "pow":
+        return f_pow(a, b)
     raise ValueError(op)
 
 
