@@ -188,16 +188,11 @@ int vyre_cuda_iso_wanted(const vyre_create_args *args) {
     if (e->type == VYRE_EXT_ISOLATE && e->size >= sizeof(vyre_ext_isolate))
       return ((const vyre_ext_isolate *)(const void *)e)->mode == VYRE_ISOLATE_ON;
   // Read strictly, as libvyre reads its booleans (host/lib/host_services.c).
-  static const char *const yes[] = {"1", "true", "yes", "on"};
-  static const char *const no[] = {"0", "false", "no", "off", ""};
+  int flag = vyre_kit_env_flag("VYRE_CUDA_ISOLATE");
+  if (flag >= 0) return flag;
   const char *v = vyre_kit_getenv("VYRE_CUDA_ISOLATE");
-  if (!v) return 0;
-  for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-    if (strcasecmp(v, no[i]) == 0) return 0;
-  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-    if (strcasecmp(v, yes[i]) == 0) return 1;
   static atomic_int warned;
-  if (!atomic_exchange(&warned, 1))
+  if (v && !atomic_exchange(&warned, 1))
     vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME,
                  "VYRE_CUDA_ISOLATE='%.40s' is not 1/true/yes/on or 0/false/no/off; the CUDA "
                  "backend runs in-process. Fix: set VYRE_CUDA_ISOLATE=1 or VYRE_CUDA_ISOLATE=0, "

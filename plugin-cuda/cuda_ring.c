@@ -115,16 +115,11 @@ static void nap_ns(uint64_t ns) {
 // 0/false/no/off or unset or empty leave it off; anything else is warned
 // about (once) and leaves it off.
 static int env_on(const char *name) {
+  int flag = vyre_kit_env_flag(name);
+  if (flag >= 0) return flag;
   const char *v = vyre_kit_getenv(name);
-  if (!v || !*v) return 0;
-  static const char *const no[] = {"0", "false", "no", "off"};
-  static const char *const yes[] = {"1", "true", "yes", "on"};
-  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-    if (strcasecmp(v, yes[i]) == 0) return 1;
-  for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-    if (strcasecmp(v, no[i]) == 0) return 0;
   static atomic_int warned;
-  if (!atomic_exchange(&warned, 1))
+  if (v && !atomic_exchange(&warned, 1))
     vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME,
                  "%s='%.40s' is not 1/true/yes/on or 0/false/no/off; the stream ring slots stay "
                  "off. Fix: set %s=1 or %s=0, or unset it.",

@@ -245,16 +245,11 @@ static void sweep_temporaries(vyre_kit_cache *c) {
 // true, yes, on disable; 0, false, no, off and empty do not; anything else
 // is warned about once per process and does not disable.
 static int cache_disabled(const vyre_kit_cache *c) {
-  static const char *const yes[] = {"1", "true", "yes", "on"};
-  static const char *const no[] = {"0", "false", "no", "off", ""};
   static atomic_flag warned = ATOMIC_FLAG_INIT;
+  int flag = vyre_kit_env_flag("VYRE_CACHE_DISABLE");
+  if (flag >= 0) return flag;
   const char *v = vyre_kit_getenv("VYRE_CACHE_DISABLE");
-  if (!v) return 0;
-  for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-    if (strcasecmp(v, no[i]) == 0) return 0;
-  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-    if (strcasecmp(v, yes[i]) == 0) return 1;
-  if (!atomic_flag_test_and_set(&warned)) {
+  if (v && !atomic_flag_test_and_set(&warned)) {
     char shown[80];
     size_t n = 0;
     for (const char *p = v; *p && n + 1 < sizeof(shown); p++)

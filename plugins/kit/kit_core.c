@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "vyre_kit.h"
@@ -51,6 +52,18 @@ void vyre_kit_log(uint32_t level, const char *backend, const char *fmt, ...) {
 const char *vyre_kit_getenv(const char *name) {
   if (g_services && g_services->getenv) return g_services->getenv(g_services->ctx, name);
   return secure_getenv(name);
+}
+
+int vyre_kit_env_flag(const char *name) {
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  static const char *const no[] = {"0", "false", "no", "off", ""};
+  const char *v = vyre_kit_getenv(name);
+  if (!v) return 0;
+  for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+    if (strcasecmp(v, no[i]) == 0) return 0;
+  for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+    if (strcasecmp(v, yes[i]) == 0) return 1;
+  return -1;
 }
 
 uint64_t vyre_kit_now_ns(void) {

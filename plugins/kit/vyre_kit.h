@@ -45,6 +45,11 @@ uint32_t vyre_kit_fail(vyre_error *err, uint32_t code, int64_t native, const cha
 void vyre_kit_set_services(const vyre_host_services *services);
 void vyre_kit_log(uint32_t level, const char *backend, const char *fmt, ...) VYRE_KIT_PRINTF(3, 4);
 const char *vyre_kit_getenv(const char *name);
+// A strict boolean variable, read as libvyre reads its own
+// (host/lib/host_services.c): 1 for 1/true/yes/on, 0 for 0/false/no/off,
+// empty or unset, -1 for anything else (the caller warns and picks its
+// default). Case-insensitive.
+int vyre_kit_env_flag(const char *name);
 uint64_t vyre_kit_now_ns(void);
 // The host's cache root, or NULL (disabled or unknown).
 const char *vyre_kit_cache_root(void);
