@@ -22,21 +22,30 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
                             "#define gridDim vrg\n";
 
 // Block 0's lead thread waits for the doorbell (acquire, system scope), the
-// stop flag or the idle time, and publishes the command word vctl[0]: 2 *
-// seq + 2 runs seq, 2 * seq + 3 exits before it. Every block's lead waits
-// for vctl[0] >= 2 * seq + 2 (it only grows), so no block misses an item.
-// Each block runs the virtual workgroups blockIdx.x, + gridDim.x, ... of the
-// item, one at a time with the whole block (barriers and workgroup memory
-// stay per workgroup). Only the blocks that ran a workgroup of the item
-// (the first min(workgroups, blocks); block 0 for an empty grid) fence their
-// writes at system scope and count themselves in the item's slot counter
-// vctl[2 + seq % capacity]; the last one resets the counter and publishes
-// the completion word with a release store at system scope. Per-slot
-// counters, because blocks run ahead: a block without work for item s
-// goes on to s + 1 at once, so one counter over all items cannot tell when
-// s is done (on the H200 an item never completed: test_cuda_resident_gpu).
-// The reset cannot race: the slot's next item (s + capacity) starts only
-// after the host has reaped s.
+// stop flag or the idle time; then block 0 stages the item's slot from the
+// ring (mapped host memory) into its mirror in device memory (vctl +
+// VYRE_CUDA_RING_MIRROR_OFFSET: one parallel burst of uncached 16-byte
+// loads over the slot's first min(slot, 16 x threads) bytes, then the rest
+// of the item's data, up to the end vrend computes from the descriptor), so
+// the item's loads and stores, its trap record and the counters never cross
+// the bus one by one (ABI-CUDARING-6). Then block 0's lead publishes the
+// command word vctl[0]: 2 * seq + 2 runs seq, 2 * seq + 3 exits before it.
+// Every other block's lead waits for vctl[0] >= 2 * seq + 2 (it only grows)
+// with a growing nap, so a thousand waiting blocks do not crowd the word
+// block 0 writes. Each block runs the virtual workgroups blockIdx.x, +
+// gridDim.x, ... of the item, one at a time with the whole block (barriers
+// and workgroup memory stay per workgroup). Only the blocks that ran a
+// workgroup of the item (the first min(workgroups, blocks); block 0 for an
+// empty grid) fence their writes and count themselves in the item's slot
+// counter vctl[2 + seq % capacity]; the last one resets the counter, copies
+// the trap record and the item's data back to the ring with the whole block
+// (L2 loads: other blocks wrote them), fences at system scope and publishes
+// the device time and the completion word (release, system scope). Per-slot
+// counters, because blocks run ahead: a block without work for item s goes
+// on to s + 1 at once, so one counter over all items cannot tell when s is
+// done (on the H200 an item never completed: test_cuda_resident_gpu). The
+// reset cannot race: the slot's next item (s + capacity) starts only after
+// the host has reaped s, nor can the mirror be restaged early.
 static const char kLoopHead[] =
     "#undef blockIdx\n"
     "#undef gridDim\n"
@@ -56,31 +65,58 @@ static const char kLoopHead[] =
     "(u64 *vh, unsigned char *vslots, u64 vslot_bytes, u32 vcap, u64 vfirst, u64 vidle_ns, "
     "u64 *vctl) {\n"
     "  __shared__ u64 vcmd;\n"
+    "  __shared__ u32 vlast;\n"
+    "  unsigned char *const vdm = (unsigned char *)vctl + (((2ull + vcap) * 8ull + 255ull) & "
+    "~255ull);\n"
     "  const bool vlead = (threadIdx.x | threadIdx.y | threadIdx.z) == 0u;\n"
+    "  const u32 vtid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+    "  const u32 vnt = blockDim.x * blockDim.y * blockDim.z;\n"
     "  for (u64 vseq = vfirst;; vseq++) {\n"
-    "    if (vlead) {\n"
-    "      u64 vc;\n"
-    "      if (blockIdx.x == 0u) {\n"
+    "    u64 vc;\n"
+    "    if (blockIdx.x == 0u) {\n"
+    "      if (vlead) {\n"
     "        const u64 vt0 = vrclk();\n"
     "        for (;;) {\n"
     "          if (vracq_sys(vh + %uu) >= vseq) { vc = 2u * vseq + 2u; break; }\n"
     "          if (*(volatile u64 *)(vh + %uu) || vrclk() - vt0 > vidle_ns) {\n"
     "            vc = 2u * vseq + 3u; break; }\n"
-    "          __nanosleep(64);\n"
+    "          __nanosleep(32);\n"
     "        }\n"
-    "        if (vc & 1u) vh[%uu] = vseq + 1u; else ((u64 *)(vslots + (vseq %% vcap) * "
+    "        vcmd = vc;\n"
+    "      }\n"
+    "      __syncthreads();\n"
+    "      vc = vcmd;\n"
+    "      if (!(vc & 1u)) {\n"
+    "        const uint4 *vs = (const uint4 *)(vslots + (vseq %% vcap) * vslot_bytes);\n"
+    "        uint4 *vm = (uint4 *)(vdm + (vseq %% vcap) * vslot_bytes);\n"
+    "        const u64 vn1 = (vslot_bytes < 16u * (u64)vnt ? vslot_bytes : 16u * (u64)vnt) / 16u;\n"
+    "        for (u64 i = vtid; i < vn1; i += vnt) vm[i] = __ldcv(vs + i);\n"
+    "        __syncthreads();\n"
+    "        const u64 vn2 = vrend((const u64 *)vm, vslot_bytes) / 16u;\n"
+    "        for (u64 i = vn1 + vtid; i < vn2; i += vnt) vm[i] = __ldcv(vs + i);\n"
+    "        __threadfence();\n"
+    "      }\n"
+    "      __syncthreads();\n"
+    "      if (vlead) {\n"
+    "        if (vc & 1u) vh[%uu] = vseq + 1u; else ((u64 *)(vdm + (vseq %% vcap) * "
     "vslot_bytes))[%uu] = vrclk();\n"
     "        vrrel_gpu(vctl, vc);\n"
-    "      } else {\n"
-    "        while ((vc = vracq_gpu(vctl)) < 2u * vseq + 2u) __nanosleep(32);\n"
     "      }\n"
-    "      vcmd = vc;\n"
+    "    } else {\n"
+    "      if (vlead) {\n"
+    "        u32 vnap = 32u;\n"
+    "        while ((vc = vracq_gpu(vctl)) < 2u * vseq + 2u) {\n"
+    "          __nanosleep(vnap);\n"
+    "          if (vnap < 1024u) vnap *= 2u;\n"
+    "        }\n"
+    "        vcmd = vc;\n"
+    "      }\n"
+    "      __syncthreads();\n"
+    "      vc = vcmd;\n"
     "    }\n"
     "    __syncthreads();\n"
-    "    const u64 vc = vcmd;\n"
-    "    __syncthreads();\n"
     "    if (vc == 2u * vseq + 3u) return;\n"
-    "    u64 *vd = (u64 *)(vslots + (vseq %% vcap) * vslot_bytes);\n"
+    "    u64 *vd = (u64 *)(vdm + (vseq %% vcap) * vslot_bytes);\n"
     "    const u32 vgx0 = (u32)vd[1], vgx1 = (u32)(vd[1] >> 32), vgx2 = (u32)vd[2];\n"
     "    const u32 vfl = (u32)(vd[2] >> 32); (void)vfl;\n"
     "    const u32 vvx = %s;\n"
@@ -94,22 +130,40 @@ static const char kLoopHead[] =
     "      __syncthreads();\n"
     "      vyre_item(";
 
+// After the item: the last block of it copies the trap record (words
+// [trap, trap + VYRE_CUDA_RING_TRAP_WORDS)) and the data (from the
+// descriptor's end to vrend) back to the ring, then publishes.
 static const char kLoopTail[] =
     "vd + %uu, %s0u, 0u, 0u, vgx0, vgx1, vgx2, (const u32 *)0, 0u, 0u, 0u);\n"
     "      __syncthreads();\n"
     "    }\n"
     "    const u64 vw = vtot == 0u ? 1u : vtot < gridDim.x ? vtot : (u64)gridDim.x;\n"
-    "    if (blockIdx.x < vw) __threadfence_system();\n"
+    "    if (blockIdx.x < vw) __threadfence();\n"
     "    __syncthreads();\n"
-    "    if (vlead && blockIdx.x < vw) {\n"
-    "      u64 *vcnt = vctl + 2u + vseq %% vcap;\n"
-    "      if (atomicAdd(vcnt, 1ull) + 1u == vw) {\n"
-    "        *vcnt = 0u;\n"
-    "        __threadfence_system();\n"
-    "        vd[%uu] = vrclk() - *(volatile u64 *)(vd + %uu);\n"
-    "        vrrel_sys(vd + %uu, vseq);\n"
+    "    if (vlead) {\n"
+    "      u32 vl = 0u;\n"
+    "      if (blockIdx.x < vw) {\n"
+    "        u64 *vcnt = vctl + 2u + vseq %% vcap;\n"
+    "        if (atomicAdd(vcnt, 1ull) + 1u == vw) { *vcnt = 0u; __threadfence(); vl = 1u; }\n"
+    "      }\n"
+    "      vlast = vl;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (vlast) {\n"
+    "      u64 *vhd = (u64 *)(vslots + (vseq %% vcap) * vslot_bytes);\n"
+    "      if (vtid < %uu) vhd[%uu + vtid] = __ldcg(vd + %uu + vtid);\n"
+    "      const u64 vn2 = vrend(vd, vslot_bytes) / 16u;\n"
+    "      for (u64 i = %uu + vtid; i < vn2; i += vnt) ((uint4 *)vhd)[i] = __ldcg((const uint4 "
+    "*)vd "
+    "+ i);\n"
+    "      __threadfence_system();\n"
+    "      __syncthreads();\n"
+    "      if (vlead) {\n"
+    "        vhd[%uu] = vrclk() - __ldcg(vd + %uu);\n"
+    "        vrrel_sys(vhd + %uu, vseq);\n"
     "      }\n"
     "    }\n"
+    "    __syncthreads();\n"
     "  }\n"
     "}\n";
 
@@ -143,7 +197,7 @@ uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg
   // Sizes: the one-shot text, the head, the loop (with room for the numbers)
   // and one argument per slot.
   size_t cap =
-      strlen(one) + sizeof(kHead) + sizeof(kLoopHead) + sizeof(kLoopTail) + 512 + (size_t)S * 96u;
+      strlen(one) + sizeof(kHead) + sizeof(kLoopHead) + sizeof(kLoopTail) + 768 + (size_t)S * 176u;
   char *src = malloc(cap);
   if (!src) {
     free(one);
@@ -154,6 +208,18 @@ uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg
   n += (size_t)snprintf(src + n, cap - n, "%s%.*s", kHead, (int)(h - one), one);
   n += (size_t)snprintf(src + n, cap - n, "static __device__ __forceinline__ void vyre_item(%s",
                         name + strlen(VYRE_CUDA_KERNEL_NAME "("));
+  // vrend: the end of the item's data in its slot (the descriptor's end, or
+  // past the last buffer's elements), 16-aligned, at most the slot.
+  const uint64_t desc = vyre_cuda_ring_desc_bytes(S);
+  n += (size_t)snprintf(src + n, cap - n,
+                        "VD u64 vrend(const u64 *vd, u64 vsb) {\n  u64 e = %lluu, t;\n",
+                        (unsigned long long)desc);
+  for (uint32_t s = 0; s < S; s++)
+    n += (size_t)snprintf(src + n, cap - n, "  t = vd[%uu] + vd[%uu] * %uu; if (t > e) e = t;\n",
+                          3u + s, 3u + S + s,
+                          vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type));
+  n += (size_t)snprintf(src + n, cap - n,
+                        "  e = (e + 15u) & ~(u64)15u;\n  return e < vsb ? e : vsb;\n}\n");
   n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, VYRE_CUDA_RING_H_DOORBELL,
                         VYRE_CUDA_RING_H_STOP, VYRE_CUDA_RING_H_EXITED, D + 1u, vxs);
   for (uint32_t s = 0; s < S; s++) {
@@ -163,11 +229,12 @@ uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg
   }
   for (uint32_t s = 0; s < S; s++)
     n += (size_t)snprintf(src + n, cap - n, "(u32)vd[%uu], ", 3u + S + s);
-  n += (size_t)snprintf(src + n, cap - n, kLoopTail, vyre_cuda_ring_trap_word(S),
+  const uint32_t T = vyre_cuda_ring_trap_word(S);
+  n += (size_t)snprintf(src + n, cap - n, kLoopTail, T,
                         plan.coarsen > 1 ? "vgx0, "
                         : plan.lanes     ? "vfl, "
                                          : "",
-                        D + 1u, D + 1u, D);
+                        VYRE_CUDA_RING_TRAP_WORDS, T, T, (unsigned)(desc / 16u), D + 1u, D + 1u, D);
   free(one);
   if (n >= cap) {
     free(src);

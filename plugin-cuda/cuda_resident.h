@@ -28,7 +28,11 @@
 // VYRE_CUDA_RING_CTL_BYTES(vcap) of device memory that the launch zeroes:
 // [0] the command word block 0 publishes (2 seq + 2 runs seq, 2 seq + 3
 // exits before it), [1] unused, [2 + k] the count of blocks done with the
-// item in slot k (reset by the last one).
+// item in slot k (reset by the last one); then, at
+// VYRE_CUDA_RING_MIRROR_OFFSET(vcap), the slots' mirror: capacity x
+// slot_bytes of device memory into which block 0 stages an item's slot
+// before it runs, and from which the item's last block copies the trap
+// record and the data back (ABI-CUDARING-6).
 
 #ifndef VYRE_CUDA_RESIDENT_H
 #define VYRE_CUDA_RESIDENT_H
@@ -37,11 +41,15 @@
 
 #define VYRE_CUDA_RESIDENT_KERNEL_NAME "vyre_resident"
 #define VYRE_CUDA_RING_CTL_BYTES(cap)  ((2ull + (unsigned long long)(cap)) * 8ull)
-#define VYRE_CUDA_RING_H_DOORBELL      0u
-#define VYRE_CUDA_RING_H_STOP          1u
-#define VYRE_CUDA_RING_H_DONE          2u
-#define VYRE_CUDA_RING_H_EXITED        3u
-#define VYRE_CUDA_RING_HEADER_WORDS    8u
+// Where the mirror starts in vctl, and vctl's whole size.
+#define VYRE_CUDA_RING_MIRROR_OFFSET(cap) ((VYRE_CUDA_RING_CTL_BYTES(cap) + 255ull) & ~255ull)
+#define VYRE_CUDA_RING_DEVICE_BYTES(cap, slot_bytes)                                               \
+  (VYRE_CUDA_RING_MIRROR_OFFSET(cap) + (unsigned long long)(cap) * (slot_bytes))
+#define VYRE_CUDA_RING_H_DOORBELL   0u
+#define VYRE_CUDA_RING_H_STOP       1u
+#define VYRE_CUDA_RING_H_DONE       2u
+#define VYRE_CUDA_RING_H_EXITED     3u
+#define VYRE_CUDA_RING_HEADER_WORDS 8u
 // The trap record of one item: 4 u64 (README.md "Trap record") + 2 u64 of
 // the indirect-grid words that follow it (unused by items, kept in place).
 #define VYRE_CUDA_RING_TRAP_WORDS 6u

@@ -226,7 +226,7 @@ int main(void) {
   memset(ring, 0, l.ring_bytes);
   CUdeviceptr dring, vctl;
   CK(p_cuMemHostGetDevicePointer(&dring, ring, 0));
-  CK(p_cuMemAlloc(&vctl, (size_t)VYRE_CUDA_RING_CTL_BYTES(l.capacity)));
+  CK(p_cuMemAlloc(&vctl, (size_t)VYRE_CUDA_RING_DEVICE_BYTES(l.capacity, l.slot_bytes)));
   CUstream st;
   CK(p_cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
 
