@@ -40,7 +40,7 @@
 // 15: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 16: the cr_math functions (kit micro-programs as __device__ functions).
 // 17: cr_math bin pow (vm_pow).
-#define VYRE_CUDA_GENERATOR_VERSION 17u
+#define VYRE_CUDA_GENERATOR_VERSION 18u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
