@@ -103,6 +103,34 @@ uint32_t vyre_bench_alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t b
 int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out);
 const char *vyre_bench_time_source(const vyre_bench_ctx *c);
 uint32_t vyre_bench_warmups(const vyre_bench_ctx *c, uint32_t normal);
+// The timed loop of the kernel figures (cmd_bench_time.c; figures 7, 8, 11
+// and 13-19): vyre_bench_warmups(c, 2) warm-up repetitions (more while
+// vyre_bench_warm_more says a GPU is still warming up), then
+// vyre_bench_reps(c, 20, 3) measured ones. A repetition dispatches each of
+// |count| launches (1 to VYRE_BENCH_LAUNCHES_MAX) once through
+// vyre_bench_timed_dispatch (kernel time from the device when it has it).
+// A measured repetition whose launches all took a nonzero time adds to |s|
+// one sample in |unit|, the summed work over the summed time
+// (vyre_bench_rate), and to each launch's own |series| (when set) its work
+// over its time. A failed dispatch fails |out| with "vyre_dispatch (|name|)
+// failed with ..." and its status is returned; 0 when all ran.
+#define VYRE_BENCH_LAUNCHES_MAX 8u
+typedef struct vyre_bench_launch {
+  vyre_kernel *kernel;
+  const vyre_arg *args;
+  uint32_t arg_count;
+  const uint32_t *grid;      // NULL: the program's own grid
+  double work;               // bytes, flops or elements of one dispatch (unit)
+  vyre_bench_series *series; // NULL, or this launch's samples alone
+} vyre_bench_launch;
+uint32_t vyre_bench_time_launches(vyre_bench_ctx *c, const vyre_bench_launch *launches,
+                                  uint32_t count, vyre_bench_unit unit, const char *name,
+                                  vyre_bench_series *s, vyre_bench_side *out);
+// The same for one kernel: |work| per dispatch in |unit|.
+uint32_t vyre_bench_time_kernel(vyre_bench_ctx *c, vyre_kernel *k, const vyre_arg *args,
+                                uint32_t arg_count, const uint32_t *grid, double work,
+                                vyre_bench_unit unit, const char *name, vyre_bench_series *s,
+                                vyre_bench_side *out);
 // The floor of the stream rate figure: the one-shot vyre_dispatch rate.
 void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 // Fresh-process load: |out_extra| receives "disk hits N, compiles N" and

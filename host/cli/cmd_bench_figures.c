@@ -354,7 +354,7 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
   vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
   vyre_bench_series s = {0};
   float *a = malloc(n * 4), *b = malloc(n * 4), *res = malloc(n * 4);
-  uint32_t st, warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  uint32_t st;
   if (!a || !b || !res) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED,
                         "out of host memory for 3 x %llu bytes. Fix: free memory or use --quick.",
@@ -373,16 +373,9 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
     goto done;
   }
   vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 3, NULL, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (vector add)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
+  if (vyre_bench_time_kernel(c, k, args, 3, NULL, (double)(n * 12), VYRE_BENCH_GIGA_PER_S,
+                             "vector add", &s, out))
+    goto done;
   vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = n * 4, .dst = res};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
     fail_st(out, "reading c back", st, &err);
@@ -420,7 +413,7 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
   vyre_bench_series s = {0};
   size_t nn = (size_t)n * n;
   float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
-  uint32_t st, warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
+  uint32_t st;
   if (!A || !B || !C) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
     goto done;
@@ -438,16 +431,9 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
   }
   vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
   uint32_t grid[3] = {n / 16, n / 16, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (matmul)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
+  if (vyre_bench_time_kernel(c, k, args, 3, grid, 2.0 * n * n * (double)n, VYRE_BENCH_GIGA_PER_S,
+                             "matmul", &s, out))
+    goto done;
   vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
     fail_st(out, "reading C back", st, &err);
@@ -679,7 +665,6 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
   vyre_bench_series s = {0};
   size_t nn = (size_t)n * n;
   float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
-  uint32_t warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (st) {
     fail_st(out, "building the sgemm_rb program", st, &err);
     goto done;
@@ -701,16 +686,9 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
   }
   vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
   uint32_t grid[3] = {n / 128, n / 128, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (sgemm_rb)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns / 1e3);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
+  if (vyre_bench_time_kernel(c, k, args, 3, grid, 2.0 * n * n * (double)n, VYRE_BENCH_TERA_PER_S,
+                             "sgemm_rb", &s, out))
+    goto done;
   vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
     fail_st(out, "reading C back", st, &err);
@@ -760,7 +738,6 @@ void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out)
   vyre_bench_series s = {0};
   size_t nn = (size_t)n * n;
   float *in = malloc(nn * 4), *o = malloc(nn * 4);
-  uint32_t warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (st) {
     fail_st(out, "building the stencil5 program", st, &err);
     goto done;
@@ -779,16 +756,7 @@ void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out)
   }
   vyre_arg args[2] = {{.resident = ri}, {.resident = ro}};
   uint32_t grid[3] = {n / 16, n / 16, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (stencil)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)ns / 1e6);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
+  if (vyre_bench_time_kernel(c, k, args, 2, grid, 0, VYRE_BENCH_MS, "stencil", &s, out)) goto done;
   vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = nn * 4, .dst = o};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
     fail_st(out, "reading out back", st, &err);

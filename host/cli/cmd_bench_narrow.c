@@ -227,7 +227,6 @@ static int run_u8(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_program *
   vyre_resident *rd = NULL, *ro = NULL;
   vyre_bench_series s = {0};
   uint8_t *data = NULL;
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   int ok = 0;
   char what[96];
   if (st) {
@@ -252,17 +251,8 @@ static int run_u8(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_program *
   }
   vyre_arg args[2] = {{.resident = rd}, {.resident = ro}};
   uint32_t grid[3] = {groups, 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      snprintf(what, sizeof what, "vyre_dispatch (%s)", name);
-      vyre_bench_fail_st(out, what, st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)n / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
+  if (vyre_bench_time_kernel(c, k, args, 2, grid, (double)n, VYRE_BENCH_GIGA_PER_S, name, &s, out))
+    goto done;
   // The output is a write buffer: zero at the start of every dispatch
   // (IR-BUF-10), so it holds the last dispatch's result.
   vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = out_bytes, .dst = got};
@@ -350,7 +340,6 @@ void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_b
   vyre_bench_series s = {0};
   uint16_t *A = malloc(mk * 2), *x = malloc((size_t)k * 2);
   float *y = malloc((size_t)m * 4);
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (st) {
     vyre_bench_fail_st(out, "building the f16 matvec program", st, &err);
     goto done;
@@ -374,16 +363,9 @@ void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_b
   }
   vyre_arg args[3] = {{.resident = ra}, {.resident = rx}, {.resident = ry}};
   uint32_t grid[3] = {m, 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, kern, args, 3, grid, &ns, &err)) != 0) {
-      vyre_bench_fail_st(out, "vyre_dispatch (f16 matvec)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(mk * 2) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
+  if (vyre_bench_time_kernel(c, kern, args, 3, grid, (double)(mk * 2), VYRE_BENCH_GIGA_PER_S,
+                             "f16 matvec", &s, out))
+    goto done;
   vyre_resident_range rg = {.buffer = ry, .offset = 0, .size = (uint64_t)m * 4, .dst = y};
   if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
     vyre_bench_fail_st(out, "reading y back", st, &err);
