@@ -5,7 +5,8 @@
 // cmd_bench.c parses the options, runs the figures in order and prints the
 // table and the JSON; cmd_bench_figures.c measures each figure through
 // libvyre; cmd_bench_child.c runs the fresh-process figure in child
-// processes; cmd_bench_programs.c writes the benchmark programs as IR JSON.
+// processes; cmd_bench_time.c is the timed loop of the kernel figures;
+// cmd_bench_programs.c writes the benchmark programs as IR JSON.
 // The measurement types, the clock and statistics, and the raw floors (the
 // same work written by hand against the driver API, in the same process, on
 // the same device) come from bench/floors through bench_floor.h, the only
