@@ -644,53 +644,104 @@ static VkResult upload(vyre_bench_floor *f, vk_buf *dst, const void *src, VkDevi
   return r;
 }
 
-// What a kernel floor (figures 7, 8, 11, 13) sets up: the SPIR-V |spv|
-// (|spv_bytes|) with |n| as specialization constant 0 (none when NULL) on
-// the three-binding layout; |ndev| device-local buffers of |bytes|, dev[i]
-// uploaded from src[i] when set; binding i on dev[i] (dev[0] past |ndev|),
-// range |bytes|; a host-visible buffer of |host_bytes| to read back through.
-typedef struct vk_kern {
+// A kernel floor's fixed parts (figures 7, 8, 11, 13): its SPIR-V, on the
+// three-binding layout; |ndev| device-local buffers, the first |nin| of
+// them inputs, input i written on the host as value(i, element) and
+// uploaded; n as specialization constant 0 when |spec_n|.
+typedef struct vk_kern_def {
   const uint32_t *spv;
   size_t spv_bytes;
-  const uint32_t *n;
-  uint32_t ndev;
-  VkDeviceSize bytes, host_bytes;
-  const void *src[3];
-  vk_buf dev[3], host; // made by kern_setup
+  uint32_t ndev, nin, spec_n;
+  float (*value)(uint32_t which, uint64_t i);
+} vk_kern_def;
+
+static float stencil_value(uint32_t which, uint64_t i) {
+  (void)which;
+  return vyre_bench_stencil_value(i);
+}
+
+static const vk_kern_def kern_vadd = {
+    vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, 3, 0, 0, NULL};
+static const vk_kern_def kern_matmul = {
+    vyre_bench_spv_matmul, sizeof vyre_bench_spv_matmul, 3, 2, 1, vyre_bench_matmul_value};
+static const vk_kern_def kern_sgemm_rb = {
+    vyre_bench_spv_sgemm_rb, sizeof vyre_bench_spv_sgemm_rb, 3, 2, 1, vyre_bench_sgemm_value};
+static const vk_kern_def kern_stencil = {
+    vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, 2, 1, 1, stencil_value};
+
+// A kernel floor set up: the host inputs, the device buffers (binding i on
+// dev[i], dev[0] past ndev: the stencil's unused third binding), a
+// host-visible buffer to read back through, the pipeline and its set.
+typedef struct vk_kern {
+  const vk_kern_def *def;
+  uint32_t n;
+  VkDeviceSize bytes;
+  float *in[3];
+  vk_buf dev[3], host;
   VkPipeline pipe;
   VkDescriptorSet set;
 } vk_kern;
 
-// Makes |k|'s buffers, uploads, pipeline and set, in that order; stops at
-// the first failure (k->set stays VK_NULL_HANDLE, and is so when the set
-// alone could not be allocated).
-static VkResult kern_setup(vyre_bench_floor *f, vk_kern *k) {
+// Sets up |k| for |def| at n (|bytes| per buffer, |host_bytes| of host
+// buffer): inputs, buffers, uploads, pipeline, set, in that order, up to the
+// first failure, which fails |out| as "|what| failed" (VkResult 0 when only
+// the set could not be allocated). Returns out->status.
+static uint32_t kern_setup(vyre_bench_floor *f, vk_kern *k, const vk_kern_def *def, uint32_t n,
+                           VkDeviceSize bytes, VkDeviceSize host_bytes, const char *what,
+                           vyre_bench_side *out) {
+  memset(k, 0, sizeof *k);
+  k->def = def;
+  k->n = n;
+  k->bytes = bytes;
   VkResult r = VK_SUCCESS;
-  for (uint32_t i = 0; i < k->ndev && !r; i++)
-    r = buf_make(f, k->bytes, 0, &k->dev[i]);
-  if (!r) r = buf_make(f, k->host_bytes, 1, &k->host);
-  for (uint32_t i = 0; i < k->ndev && !r; i++)
-    if (k->src[i]) r = upload(f, &k->dev[i], k->src[i], k->bytes);
+  for (uint32_t i = 0; i < def->nin; i++)
+    if (!(k->in[i] = malloc(bytes))) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+  for (uint32_t i = 0; i < def->nin && !r; i++)
+    for (size_t e = 0; e < bytes / 4; e++)
+      k->in[i][e] = def->value(i, e);
+  for (uint32_t i = 0; i < def->ndev && !r; i++)
+    r = buf_make(f, bytes, 0, &k->dev[i]);
+  if (!r) r = buf_make(f, host_bytes, 1, &k->host);
+  for (uint32_t i = 0; i < def->nin && !r; i++)
+    r = upload(f, &k->dev[i], k->in[i], bytes);
   VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
   VkSpecializationInfo spec = {
-      .mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = k->n};
-  if (!r) r = pipeline_make_spec(f, k->spv, k->spv_bytes, f->plo3, k->n ? &spec : NULL, &k->pipe);
+      .mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &k->n};
+  if (!r)
+    r = pipeline_make_spec(f, def->spv, def->spv_bytes, f->plo3, def->spec_n ? &spec : NULL,
+                           &k->pipe);
   const vk_buf *bl[3];
-  VkDeviceSize ranges[3] = {k->bytes, k->bytes, k->bytes};
+  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
   for (uint32_t i = 0; i < 3; i++)
-    bl[i] = &k->dev[i < k->ndev ? i : 0];
+    bl[i] = &k->dev[i < def->ndev ? i : 0];
   if (!r) k->set = set_make(f, f->layout3, bl, NULL, ranges, 3);
-  return r;
+  if (r || !k->set) out->status = FAIL(f, out->why, sizeof out->why, what, r);
+  return out->status;
 }
 
-// Waits for the device, returns the set to the pool, frees the rest.
-static void kern_free(vyre_bench_floor *f, vk_kern *k) {
+// Copies dev[|which|] into the host buffer when |out| still runs; a
+// failure fails it as "|what| failed".
+static void kern_read(vyre_bench_floor *f, vk_kern *k, uint32_t which, const char *what,
+                      vyre_bench_side *out) {
+  VkResult r;
+  if (out->status == VYRE_BENCH_RAN &&
+      (r = copy_back(f, &k->dev[which], 0, &k->host, k->bytes)) != VK_SUCCESS)
+    out->status = FAIL(f, out->why, sizeof out->why, what, r);
+}
+
+// Records |series| into |out| (vyre_bench_side_done), then waits for the
+// device, returns the set to the pool and frees the rest.
+static void kern_done(vyre_bench_floor *f, vk_kern *k, vyre_bench_series *series,
+                      vyre_bench_side *out) {
+  vyre_bench_side_done(out, series);
   f->vkDeviceWaitIdle(f->device);
   f->vkResetDescriptorPool(f->device, f->dpool, 0);
   if (k->pipe) f->vkDestroyPipeline(f->device, k->pipe, NULL);
-  for (uint32_t i = 0; i < k->ndev; i++)
+  for (uint32_t i = 0; i < 3; i++)
     buf_free(f, &k->dev[i]);
   buf_free(f, &k->host);
+  for (uint32_t i = 0; i < 3; i++)
+    free(k->in[i]);
 }
 
 // The timed loop of the kernel floors: 2 warm-up dispatches of |groups| x
@@ -743,25 +794,22 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   }
   vyre_bench_series s = {0};
   VkDeviceSize bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
-  vk_kern k = {.spv = vyre_bench_spv_vadd,
-               .spv_bytes = sizeof vyre_bench_spv_vadd,
-               .ndev = 3,
-               .bytes = bytes,
-               .host_bytes = chunk};
-  VkResult r = kern_setup(f, &k);
+  vk_kern k;
   float fa = 1.5f, fb = 2.25f;
   uint32_t wa, wb;
   memcpy(&wa, &fa, 4);
   memcpy(&wb, &fb, 4);
-  if (!r && k.set) {
+  VkResult r = VK_SUCCESS;
+  if (kern_setup(f, &k, &kern_vadd, (uint32_t)n, bytes, chunk, "setting up the vector add", out) ==
+      VYRE_BENCH_RAN) {
     cmd_begin(f);
     f->vkCmdFillBuffer(f->cmd, k.dev[0].buf, 0, VK_WHOLE_SIZE, wa);
     f->vkCmdFillBuffer(f->cmd, k.dev[1].buf, 0, VK_WHOLE_SIZE, wb);
     barrier(f, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-    r = cmd_submit_wait(f);
+    if ((r = cmd_submit_wait(f)) != VK_SUCCESS)
+      out->status = FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
   }
-  if (r || !k.set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
   time_runs(f, c, &k, (uint32_t)groups, 1, (double)(n * 12), VYRE_BENCH_GIGA_PER_S,
             "the vector add dispatch", &s, out);
   for (VkDeviceSize off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
@@ -780,8 +828,7 @@ static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
         break;
       }
   }
-  vyre_bench_side_done(out, &s);
-  kern_free(f, &k);
+  kern_done(f, &k, &s, out);
 }
 
 static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
@@ -791,28 +838,13 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
            "loop), %ux%u, %s",
            n, n, f->query ? "timestamp queries" : "host clock");
   size_t nn = (size_t)n * n;
-  VkDeviceSize bytes = nn * 4;
-  float *A = malloc(bytes), *B = malloc(bytes);
   vyre_bench_series s = {0};
-  VkResult r = A && B ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++) {
-    A[i] = vyre_bench_matmul_value(0, i);
-    B[i] = vyre_bench_matmul_value(1, i);
-  }
-  vk_kern k = {.spv = vyre_bench_spv_matmul,
-               .spv_bytes = sizeof vyre_bench_spv_matmul,
-               .n = &n,
-               .ndev = 3,
-               .bytes = bytes,
-               .host_bytes = bytes,
-               .src = {A, B}};
-  if (!r) r = kern_setup(f, &k);
-  if (r || !k.set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the matmul", r);
+  vk_kern k;
+  kern_setup(f, &k, &kern_matmul, n, nn * 4, nn * 4, "setting up the matmul", out);
   time_runs(f, c, &k, n / 16, n / 16, 2.0 * n * n * (double)n, VYRE_BENCH_GIGA_PER_S,
             "the matmul dispatch", &s, out);
-  if (out->status == VYRE_BENCH_RAN &&
-      (r = copy_back(f, &k.dev[2], 0, &k.host, bytes)) != VK_SUCCESS)
-    out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);
+  kern_read(f, &k, 2, "reading C back", out);
+  const float *A = k.in[0], *B = k.in[1];
   size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
   for (size_t i = 0; i < nn && out->status == VYRE_BENCH_RAN; i += step) {
     size_t e = i + step >= nn ? nn - 1 : i;
@@ -824,10 +856,7 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                           "Vulkan driver.",
                           e / n, e % n, (double)got, (double)want);
   }
-  vyre_bench_side_done(out, &s);
-  kern_free(f, &k);
-  free(A);
-  free(B);
+  kern_done(f, &k, &s, out);
 }
 
 // Figure 11: the register-blocked sgemm as hand-written SPIR-V
@@ -845,29 +874,14 @@ static void vk_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n
            "order), %ux%u, %s, TFLOP/s",
            n, n, f->query ? "timestamp queries" : "host clock");
   size_t nn = (size_t)n * n;
-  VkDeviceSize bytes = nn * 4;
-  if (too_big(f, bytes, out)) return;
-  float *A = malloc(bytes), *B = malloc(bytes);
+  if (too_big(f, nn * 4, out)) return;
   vyre_bench_series s = {0};
-  VkResult r = A && B ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++) {
-    A[i] = vyre_bench_sgemm_value(0, i);
-    B[i] = vyre_bench_sgemm_value(1, i);
-  }
-  vk_kern k = {.spv = vyre_bench_spv_sgemm_rb,
-               .spv_bytes = sizeof vyre_bench_spv_sgemm_rb,
-               .n = &n,
-               .ndev = 3,
-               .bytes = bytes,
-               .host_bytes = bytes,
-               .src = {A, B}};
-  if (!r) r = kern_setup(f, &k);
-  if (r || !k.set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the sgemm", r);
+  vk_kern k;
+  kern_setup(f, &k, &kern_sgemm_rb, n, nn * 4, nn * 4, "setting up the sgemm", out);
   time_runs(f, c, &k, n / 128, n / 128, 2.0 * n * n * (double)n, VYRE_BENCH_TERA_PER_S,
             "the sgemm dispatch", &s, out);
-  if (out->status == VYRE_BENCH_RAN &&
-      (r = copy_back(f, &k.dev[2], 0, &k.host, bytes)) != VK_SUCCESS)
-    out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);
+  kern_read(f, &k, 2, "reading C back", out);
+  const float *A = k.in[0], *B = k.in[1];
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
     uint64_t e = vyre_bench_sample(nn, q);
     float got = ((const float *)k.host.map)[e];
@@ -894,10 +908,7 @@ static void vk_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n
                           (unsigned long long)(e / n), (unsigned long long)(e % n), (double)got,
                           (double)want);
   }
-  vyre_bench_side_done(out, &s);
-  kern_free(f, &k);
-  free(A);
-  free(B);
+  kern_done(f, &k, &s, out);
 }
 
 // Figure 13: the 5-point stencil as hand-written SPIR-V (floor_spirv.h,
@@ -911,28 +922,15 @@ static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
            "%s, ms",
            n, n, f->query ? "timestamp queries" : "host clock");
   size_t nn = (size_t)n * n;
-  VkDeviceSize bytes = nn * 4;
-  if (too_big(f, bytes, out)) return;
-  float *in = malloc(bytes);
+  if (too_big(f, nn * 4, out)) return;
   vyre_bench_series s = {0};
-  VkResult r = in ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++)
-    in[i] = vyre_bench_stencil_value(i);
   // The layout has three bindings; the kernel reads 0 and writes 1 (2 is
   // bound to the input again and unused).
-  vk_kern k = {.spv = vyre_bench_spv_stencil,
-               .spv_bytes = sizeof vyre_bench_spv_stencil,
-               .n = &n,
-               .ndev = 2,
-               .bytes = bytes,
-               .host_bytes = bytes,
-               .src = {in}};
-  if (!r) r = kern_setup(f, &k);
-  if (r || !k.set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the stencil", r);
+  vk_kern k;
+  kern_setup(f, &k, &kern_stencil, n, nn * 4, nn * 4, "setting up the stencil", out);
   time_runs(f, c, &k, n / 16, n / 16, 0, VYRE_BENCH_MS, "the stencil dispatch", &s, out);
-  if (out->status == VYRE_BENCH_RAN &&
-      (r = copy_back(f, &k.dev[1], 0, &k.host, bytes)) != VK_SUCCESS)
-    out->status = FAIL(f, out->why, sizeof out->why, "reading out back", r);
+  kern_read(f, &k, 1, "reading out back", out);
+  const float *in = k.in[0];
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
     uint64_t e = vyre_bench_sample(nn, q);
     float got = ((const float *)k.host.map)[e];
@@ -943,9 +941,7 @@ static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                           "bit-identical. Fix: check the Vulkan driver's float controls.",
                           (unsigned long long)e, (double)got, (double)want);
   }
-  vyre_bench_side_done(out, &s);
-  kern_free(f, &k);
-  free(in);
+  kern_done(f, &k, &s, out);
 }
 
 const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
