@@ -132,6 +132,21 @@ uint32_t vyre_bench_time_kernel(vyre_bench_ctx *c, vyre_kernel *k, const vyre_ar
                                 uint32_t arg_count, const uint32_t *grid, double work,
                                 vyre_bench_unit unit, const char *name, vyre_bench_series *s,
                                 vyre_bench_side *out);
+// The resident buffers of a kernel figure (cmd_bench_figures.c): buffer i
+// of bytes[i], filled from src[i] (NULL: left as allocated), bound as
+// args[i]. make fails |out| with "allocating and filling the resident
+// buffers failed with ..." and returns the status; read copies |bytes| of
+// buffer |i| into |dst| or fails |out| with "|what| failed with ...".
+#define VYRE_BENCH_BUFS_MAX 3u
+typedef struct vyre_bench_bufs {
+  vyre_resident *r[VYRE_BENCH_BUFS_MAX];
+  vyre_arg args[VYRE_BENCH_BUFS_MAX];
+} vyre_bench_bufs;
+uint32_t vyre_bench_bufs_make(vyre_bench_ctx *c, vyre_bench_bufs *b, uint32_t count,
+                              const uint64_t *bytes, const void *const *src, vyre_bench_side *out);
+uint32_t vyre_bench_bufs_read(vyre_bench_ctx *c, const vyre_bench_bufs *b, uint32_t i,
+                              uint64_t bytes, void *dst, const char *what, vyre_bench_side *out);
+void vyre_bench_bufs_free(vyre_bench_bufs *b);
 // The floor of the stream rate figure: the one-shot vyre_dispatch rate.
 void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 // Fresh-process load: |out_extra| receives "disk hits N, compiles N" and
