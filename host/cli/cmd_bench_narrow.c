@@ -222,7 +222,6 @@ static int over_limit(vyre_bench_ctx *c, uint64_t bytes, vyre_bench_side *out) {
 static int run_u8(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_program *p, uint32_t st,
                   const vyre_error *perr, const char *name, uint32_t out_bytes, uint32_t *counts,
                   void *got, vyre_bench_side *out) {
-  vyre_error err = {.struct_size = sizeof err};
   vyre_kernel *k = NULL;
   vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
