@@ -1290,6 +1290,26 @@ typedef struct narrow_job {
   uint32_t groups;
 } narrow_job;
 
+// The grid-walk sums (figures 16, 19) have their sizes as literals, as the
+// IR programs do: |body| compiled with VB_STRIDE (|groups| x 256 threads)
+// and VB_STEPS (n / (stride x |unroll|)) defined before it, into |j|
+// (a: steps, b: stride) and *m. cu_u8_sum still writes this out itself
+// (another change edits it); it can call this once both are merged.
+static uint32_t walk_module(vyre_bench_floor *f, narrow_job *j, uint64_t n, uint32_t groups,
+                            uint32_t unroll, const char *body, const char *file,
+                            const char *fn_name, CUmodule *m, vyre_bench_side *out) {
+  *j = (narrow_job){.groups = groups, .b = groups * 256u};
+  j->a = (uint32_t)(n / ((uint64_t)j->b * unroll));
+  size_t cap = strlen(body) + 96;
+  char *src = malloc(cap);
+  if (!src)
+    return vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  snprintf(src, cap, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j->b, j->a, body);
+  uint32_t st = floor_module(f, src, file, fn_name, m, &j->fn, out);
+  free(src);
+  return st;
+}
+
 // The histogram's output is zeroed before every launch, inside the timing,
 // as vyre zero-fills its write buffer before every dispatch (IR-BUF-10).
 static CUresult launch_u8_hist(vyre_bench_floor *f, void *user) {
@@ -1593,14 +1613,10 @@ static void cu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
            "the same f32 sum as CUDA C (NVRTC), %llu f32, %u blocks of 256, %u unrolled steps, "
            "__shfl_xor_sync butterfly, shared tree, CUDA events",
            (unsigned long long)n, groups, VYRE_BENCH_SGSUM_UNROLL);
-  narrow_job j = {.groups = groups, .b = groups * 256u};
-  j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_SGSUM_UNROLL));
-  char src[sizeof cu_sg_sum_src + 96];
-  snprintf(src, sizeof src, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j.b, j.a,
-           cu_sg_sum_src);
+  narrow_job j;
   CUmodule m = NULL;
-  if (floor_module(f, src, "vyre_bench_sg_sum.cu", "vyre_bench_sg_sum", &m, &j.fn, out) !=
-      VYRE_BENCH_RAN)
+  if (walk_module(f, &j, n, groups, VYRE_BENCH_SGSUM_UNROLL, cu_sg_sum_src, "vyre_bench_sg_sum.cu",
+                  "vyre_bench_sg_sum", &m, out) != VYRE_BENCH_RAN)
     return;
   float *data = malloc(n * 4), *got = malloc((size_t)groups * 4),
         *want = malloc((size_t)groups * 4);
