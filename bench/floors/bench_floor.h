@@ -81,6 +81,16 @@ uint32_t vyre_bench_reps(const vyre_bench_ctx *c, uint32_t normal, uint32_t quic
 #define VYRE_BENCH_WARM_NS 500000000ull
 uint32_t vyre_bench_warm_more(const vyre_bench_ctx *c, uint32_t i, uint32_t warm, uint64_t t0);
 
+// The unit of a kernel figure's samples (figures 7, 8 and 11-19, both sides):
+// from the work one run does (bytes, flops or elements) and its time.
+typedef enum vyre_bench_unit {
+  VYRE_BENCH_GIGA_PER_S = 0, // work / ns: GB/s, GFLOP/s, Gelem/s
+  VYRE_BENCH_TERA_PER_S = 1, // work / ns / 1e3: TFLOP/s
+  VYRE_BENCH_MS = 2,         // ns / 1e6, the work unused: ms per run
+} vyre_bench_unit;
+// One sample in |unit| of a run that did |work| in |ns| (> 0) nanoseconds.
+double vyre_bench_rate(vyre_bench_unit unit, double work, uint64_t ns);
+
 // Records |series| into |side| as RAN (or FAILED when it is empty).
 void vyre_bench_side_done(vyre_bench_side *side, vyre_bench_series *series);
 // printf-style setters; they return |status|.

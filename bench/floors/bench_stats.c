@@ -101,6 +101,12 @@ uint32_t vyre_bench_warm_more(const vyre_bench_ctx *c, uint32_t i, uint32_t warm
   return vyre_bench_now_ns() - t0 < budget ? warm + 1 : warm;
 }
 
+double vyre_bench_rate(vyre_bench_unit unit, double work, uint64_t ns) {
+  if (unit == VYRE_BENCH_MS) return (double)ns / 1e6;
+  double per_ns = work / (double)ns;
+  return unit == VYRE_BENCH_TERA_PER_S ? per_ns / 1e3 : per_ns;
+}
+
 float vyre_bench_vadd_a(uint64_t i) {
   return (float)(i & 0xFFFFu);
 }

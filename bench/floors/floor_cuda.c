@@ -878,138 +878,6 @@ static uint32_t cu_fresh_load(vyre_bench_floor *f, const char *arg, uint64_t *ou
   return st;
 }
 
-static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
-                      vyre_bench_side *out) {
-  snprintf(out->what, sizeof out->what,
-           "hand-written PTX vector add, one element per thread, %llu f32, "
-           "CUDA events",
-           (unsigned long long)n);
-  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
-  CUdeviceptr a = 0, b = 0, cc = 0;
-  CUevent e0 = NULL, e1 = NULL;
-  vyre_bench_series s = {0};
-  size_t bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
-  float *host = malloc(chunk);
-  float fa = 1.5f, fb = 2.25f;
-  uint32_t wa, wb, n32 = (uint32_t)n;
-  memcpy(&wa, &fa, 4);
-  memcpy(&wb, &fb, 4);
-  CUresult r = host ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-  if (!r) r = f->cu.cuMemAlloc(&a, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&b, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&cc, bytes);
-  if (!r) r = f->cu.cuMemsetD32(a, wa, n);
-  if (!r) r = f->cu.cuMemsetD32(b, wb, n);
-  if (!r) r = f->cu.cuEventCreate(&e0, 0);
-  if (!r) r = f->cu.cuEventCreate(&e1, 0);
-  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the vector add", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3);
-  unsigned groups = (unsigned)((n + 255) / 256);
-  uint32_t warm = 2;
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
-    void *params[] = {&a, &b, &cc, &n32};
-    float ms = 0;
-    r = f->cu.cuEventRecord(e0, NULL);
-    if (!r) r = f->cu.cuLaunchKernel(f->vadd, groups, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
-    if (!r) r = f->cu.cuEventRecord(e1, NULL);
-    if (!r) r = f->cu.cuEventSynchronize(e1);
-    if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
-    if (r)
-      out->status = cu_fail(f, out->why, sizeof out->why, "the vector add launch", r);
-    else if (i >= warm && ms > 0)
-      vyre_bench_series_add(&s, (double)(n * 12) / ((double)ms * 1e6));
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  for (size_t off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
-    size_t len = bytes - off < chunk ? bytes - off : chunk;
-    if ((r = f->cu.cuMemcpyDtoH(host, cc + off, len)) != 0) {
-      out->status = cu_fail(f, out->why, sizeof out->why, "reading c back", r);
-      break;
-    }
-    for (size_t i = 0; i < len / 4; i++)
-      if (host[i] != 3.75f) {
-        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
-                            "CUDA floor vector add: c[%zu] = %g, expected 3.75. Fix: check the "
-                            "driver.",
-                            off / 4 + i, (double)host[i]);
-        break;
-      }
-  }
-  vyre_bench_side_done(out, &s);
-  if (e0) f->cu.cuEventDestroy(e0);
-  if (e1) f->cu.cuEventDestroy(e1);
-  if (a) f->cu.cuMemFree(a);
-  if (b) f->cu.cuMemFree(b);
-  if (cc) f->cu.cuMemFree(cc);
-  free(host);
-}
-
-static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
-                      vyre_bench_side *out) {
-  snprintf(out->what, sizeof out->what,
-           "hand-written PTX naive matmul (one thread per element, k loop), "
-           "%ux%u, CUDA events",
-           n, n);
-  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
-  size_t nn = (size_t)n * n, bytes = nn * 4;
-  float *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);
-  CUdeviceptr a = 0, b = 0, cc = 0;
-  CUevent e0 = NULL, e1 = NULL;
-  vyre_bench_series s = {0};
-  CUresult r = A && B && C ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++) {
-    A[i] = vyre_bench_matmul_value(0, i);
-    B[i] = vyre_bench_matmul_value(1, i);
-  }
-  if (!r) r = f->cu.cuMemAlloc(&a, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&b, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&cc, bytes);
-  if (!r) r = f->cu.cuMemcpyHtoD(a, A, bytes);
-  if (!r) r = f->cu.cuMemcpyHtoD(b, B, bytes);
-  if (!r) r = f->cu.cuEventCreate(&e0, 0);
-  if (!r) r = f->cu.cuEventCreate(&e1, 0);
-  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the matmul", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3), warm = 2;
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
-    void *params[] = {&a, &b, &cc, &n};
-    float ms = 0;
-    r = f->cu.cuEventRecord(e0, NULL);
-    if (!r)
-      r = f->cu.cuLaunchKernel(f->matmul, n / 16, n / 16, 1, 16, 16, 1, 0, NULL, params, NULL);
-    if (!r) r = f->cu.cuEventRecord(e1, NULL);
-    if (!r) r = f->cu.cuEventSynchronize(e1);
-    if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
-    if (r)
-      out->status = cu_fail(f, out->why, sizeof out->why, "the matmul launch", r);
-    else if (i >= warm && ms > 0)
-      vyre_bench_series_add(&s, 2.0 * n * n * (double)n / ((double)ms * 1e6));
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(C, cc, bytes)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading C back", r);
-  size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
-  for (size_t i = 0; i < nn && out->status == VYRE_BENCH_RAN; i += step) {
-    size_t e = i + step >= nn ? nn - 1 : i;
-    float want = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
-    if (C[e] != want)
-      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
-                          "CUDA floor matmul: C[%zu][%zu] = %g, expected %g. Fix: check the "
-                          "driver.",
-                          e / n, e % n, (double)C[e], (double)want);
-  }
-  vyre_bench_side_done(out, &s);
-  if (e0) f->cu.cuEventDestroy(e0);
-  if (e1) f->cu.cuEventDestroy(e1);
-  if (a) f->cu.cuMemFree(a);
-  if (b) f->cu.cuMemFree(b);
-  if (cc) f->cu.cuMemFree(cc);
-  free(A);
-  free(B);
-  free(C);
-}
-
 // Loads an NVRTC-compiled floor kernel (compiled once, outside any timing).
 static uint32_t floor_module(vyre_bench_floor *f, const char *src, const char *file,
                              const char *fn_name, CUmodule *m, CUfunction *fn,
@@ -1031,15 +899,26 @@ static uint32_t floor_module(vyre_bench_floor *f, const char *src, const char *f
 }
 
 // Times |launch| (a kernel or a cuBLAS call) with CUDA events on the legacy
-// default stream: warm-up, then the samples; each sample is |flop| / time
-// in TFLOP/s when |flop| > 0, else the time in ms.
+// default stream, when |out| still runs: 2 warm-up launches (more while
+// vyre_bench_warm_more says the GPU is still warming up), then
+// vyre_bench_reps(c, 20, 3) samples; each sample is |flop| / time in
+// TFLOP/s when |flop| > 0, else the time in ms. A failure fails |out|: with
+// |name|, "setting up the |name|" (the events) or "the |name| launch";
+// without, "cuEventCreate" or "the timed launch".
 typedef CUresult (*floor_launch_fn)(vyre_bench_floor *f, void *user);
-static void time_events(vyre_bench_floor *f, const vyre_bench_ctx *c, floor_launch_fn launch,
-                        void *user, double flop, vyre_bench_series *s, vyre_bench_side *out) {
+static void time_events_named(vyre_bench_floor *f, const vyre_bench_ctx *c, floor_launch_fn launch,
+                              void *user, double flop, const char *name, vyre_bench_series *s,
+                              vyre_bench_side *out) {
+  if (out->status != VYRE_BENCH_RAN) return;
+  char setup[96] = "cuEventCreate", launch_what[96] = "the timed launch";
+  if (name) {
+    snprintf(setup, sizeof setup, "setting up the %s", name);
+    snprintf(launch_what, sizeof launch_what, "the %s launch", name);
+  }
   CUevent e0 = NULL, e1 = NULL;
   CUresult r = f->cu.cuEventCreate(&e0, 0);
   if (!r) r = f->cu.cuEventCreate(&e1, 0);
-  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "cuEventCreate", r);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, setup, r);
   uint32_t reps = vyre_bench_reps(c, 20, 3), warm = 2;
   uint64_t t_warm = vyre_bench_now_ns();
   for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
@@ -1050,13 +929,42 @@ static void time_events(vyre_bench_floor *f, const vyre_bench_ctx *c, floor_laun
     if (!r) r = f->cu.cuEventSynchronize(e1);
     if (!r) r = f->cu.cuEventElapsedTime(&ms, e0, e1);
     if (r)
-      out->status = cu_fail(f, out->why, sizeof out->why, "the timed launch", r);
+      out->status = cu_fail(f, out->why, sizeof out->why, launch_what, r);
     else if (i >= warm && ms > 0)
       vyre_bench_series_add(s, flop > 0 ? flop / ((double)ms * 1e9) : (double)ms);
     warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
   if (e0) f->cu.cuEventDestroy(e0);
   if (e1) f->cu.cuEventDestroy(e1);
+}
+
+static void time_events(vyre_bench_floor *f, const vyre_bench_ctx *c, floor_launch_fn launch,
+                        void *user, double flop, vyre_bench_series *s, vyre_bench_side *out) {
+  time_events_named(f, c, launch, user, flop, NULL, s, out);
+}
+
+// cuMemAlloc of |bytes| into *d, then |src| copied in when set.
+static CUresult alloc_copy(vyre_bench_floor *f, CUdeviceptr *d, const void *src, size_t bytes) {
+  CUresult r = f->cu.cuMemAlloc(d, bytes);
+  if (!r && src) r = f->cu.cuMemcpyHtoD(*d, src, bytes);
+  return r;
+}
+
+// Copies |bytes| of |from| into |to| when |out| still runs; a failure fails
+// it as "|what| failed".
+static void read_back(vyre_bench_floor *f, void *to, CUdeviceptr from, size_t bytes,
+                      const char *what, vyre_bench_side *out) {
+  CUresult r;
+  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(to, from, bytes)) != 0)
+    out->status = cu_fail(f, out->why, sizeof out->why, what, r);
+}
+
+// Frees the device buffers that were allocated (up to 3) and unloads |m|.
+static void free_job(vyre_bench_floor *f, CUmodule m, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) {
+  CUdeviceptr d[3] = {a, b, c};
+  for (int i = 0; i < 3; i++)
+    if (d[i]) f->cu.cuMemFree(d[i]);
+  if (m) f->cu.cuModuleUnload(m);
 }
 
 typedef struct sgemm_job {
@@ -1076,6 +984,108 @@ static CUresult launch_stencil(vyre_bench_floor *f, void *user) {
   sgemm_job *j = user; // a: in, c: out
   void *params[] = {&j->a, &j->c, &j->n};
   return f->cu.cuLaunchKernel(j->fn, j->n / 16, j->n / 16, 1, 16, 16, 1, 0, NULL, params, NULL);
+}
+
+// The PTX vector add (c = a + b), one thread per element in blocks of 256.
+static CUresult launch_vadd(vyre_bench_floor *f, void *user) {
+  sgemm_job *j = user;
+  void *params[] = {&j->a, &j->b, &j->c, &j->n};
+  unsigned groups = (unsigned)(((uint64_t)j->n + 255) / 256);
+  return f->cu.cuLaunchKernel(f->vadd, groups, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
+// The PTX naive matmul, one thread per element in 16 x 16 blocks.
+static CUresult launch_matmul(vyre_bench_floor *f, void *user) {
+  sgemm_job *j = user;
+  void *params[] = {&j->a, &j->b, &j->c, &j->n};
+  return f->cu.cuLaunchKernel(f->matmul, j->n / 16, j->n / 16, 1, 16, 16, 1, 0, NULL, params, NULL);
+}
+
+// Figure 7: the PTX vector add of n f32 (a = 1.5, b = 2.25 filled on the
+// device), 12 bytes per element / event time in GB/s; all of c checked.
+static void cu_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                      vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written PTX vector add, one element per thread, %llu f32, "
+           "CUDA events",
+           (unsigned long long)n);
+  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
+  sgemm_job j = {.n = (uint32_t)n};
+  vyre_bench_series s = {0};
+  size_t bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
+  float *host = malloc(chunk);
+  float fa = 1.5f, fb = 2.25f;
+  uint32_t wa, wb;
+  memcpy(&wa, &fa, 4);
+  memcpy(&wb, &fb, 4);
+  CUresult r = host ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!r) r = f->cu.cuMemAlloc(&j.a, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&j.b, bytes);
+  if (!r) r = f->cu.cuMemAlloc(&j.c, bytes);
+  if (!r) r = f->cu.cuMemsetD32(j.a, wa, n);
+  if (!r) r = f->cu.cuMemsetD32(j.b, wb, n);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the vector add", r);
+  time_events_named(f, c, launch_vadd, &j, (double)(n * 12) * 1e3, "vector add", &s, out);
+  for (size_t off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
+    size_t len = bytes - off < chunk ? bytes - off : chunk;
+    if ((r = f->cu.cuMemcpyDtoH(host, j.c + off, len)) != 0) {
+      out->status = cu_fail(f, out->why, sizeof out->why, "reading c back", r);
+      break;
+    }
+    for (size_t i = 0; i < len / 4; i++)
+      if (host[i] != 3.75f) {
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "CUDA floor vector add: c[%zu] = %g, expected 3.75. Fix: check the "
+                            "driver.",
+                            off / 4 + i, (double)host[i]);
+        break;
+      }
+  }
+  vyre_bench_side_done(out, &s);
+  free_job(f, NULL, j.a, j.b, j.c);
+  free(host);
+}
+
+// Figure 8: the PTX naive matmul of n x n f32, 2n^3 flops / event time in
+// GFLOP/s; every element up to 128 x 128, else 4096 spread ones and the
+// last, checked exactly.
+static void cu_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
+                      vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written PTX naive matmul (one thread per element, k loop), "
+           "%ux%u, CUDA events",
+           n, n);
+  if (ensure_ptx(f, out) != VYRE_BENCH_RAN) return;
+  size_t nn = (size_t)n * n, bytes = nn * 4;
+  float *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);
+  sgemm_job j = {.n = n};
+  vyre_bench_series s = {0};
+  CUresult r = A && B && C ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < nn && !r; i++) {
+    A[i] = vyre_bench_matmul_value(0, i);
+    B[i] = vyre_bench_matmul_value(1, i);
+  }
+  if (!r) r = alloc_copy(f, &j.a, A, bytes);
+  if (!r) r = alloc_copy(f, &j.b, B, bytes);
+  if (!r) r = alloc_copy(f, &j.c, NULL, bytes);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the matmul", r);
+  time_events_named(f, c, launch_matmul, &j, 2.0 * n * n * (double)n * 1e3, "matmul", &s, out);
+  read_back(f, C, j.c, bytes, "reading C back", out);
+  size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
+  for (size_t i = 0; i < nn && out->status == VYRE_BENCH_RAN; i += step) {
+    size_t e = i + step >= nn ? nn - 1 : i;
+    float want = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
+    if (C[e] != want)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor matmul: C[%zu][%zu] = %g, expected %g. Fix: check the "
+                          "driver.",
+                          e / n, e % n, (double)C[e], (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  free_job(f, NULL, j.a, j.b, j.c);
+  free(A);
+  free(B);
+  free(C);
 }
 
 // cuBLAS, dlopen'ed like the driver: the four entry points the floor calls,
@@ -1180,11 +1190,9 @@ static void cu_sgemm(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, i
     A[i] = vyre_bench_sgemm_value(0, i);
     B[i] = vyre_bench_sgemm_value(1, i);
   }
-  if (!r) r = f->cu.cuMemAlloc(&j.a, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&j.b, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&j.c, bytes);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.a, A, bytes);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.b, B, bytes);
+  if (!r) r = alloc_copy(f, &j.a, A, bytes);
+  if (!r) r = alloc_copy(f, &j.b, B, bytes);
+  if (!r) r = alloc_copy(f, &j.c, NULL, bytes);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the sgemm", r);
   if (out->status == VYRE_BENCH_RAN && blas) {
     int bst = cublas.create(&j.blas);
@@ -1195,10 +1203,8 @@ static void cu_sgemm(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, i
                           "cublasStatus %d. Fix: check that cuBLAS matches the driver.",
                           bst);
   }
-  if (out->status == VYRE_BENCH_RAN)
-    time_events(f, c, blas ? launch_cublas : launch_sgemm_rb, &j, 2.0 * n * n * (double)n, &s, out);
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(C, j.c, bytes)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading C back", r);
+  time_events(f, c, blas ? launch_cublas : launch_sgemm_rb, &j, 2.0 * n * n * (double)n, &s, out);
+  read_back(f, C, j.c, bytes, "reading C back", out);
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
     uint64_t e = vyre_bench_sample(nn, q);
     uint32_t row = (uint32_t)(e / n), col = (uint32_t)(e % n);
@@ -1222,10 +1228,7 @@ static void cu_sgemm(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n, i
   }
   vyre_bench_side_done(out, &s);
   if (j.blas) cublas.destroy(j.blas);
-  if (j.a) f->cu.cuMemFree(j.a);
-  if (j.b) f->cu.cuMemFree(j.b);
-  if (j.c) f->cu.cuMemFree(j.c);
-  if (m) f->cu.cuModuleUnload(m);
+  free_job(f, m, j.a, j.b, j.c);
   free(A);
   free(B);
   free(C);
@@ -1260,13 +1263,11 @@ static void cu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   CUresult r = in && o ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   for (size_t i = 0; i < nn && !r; i++)
     in[i] = vyre_bench_stencil_value(i);
-  if (!r) r = f->cu.cuMemAlloc(&j.a, bytes);
-  if (!r) r = f->cu.cuMemAlloc(&j.c, bytes);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.a, in, bytes);
+  if (!r) r = alloc_copy(f, &j.a, in, bytes);
+  if (!r) r = alloc_copy(f, &j.c, NULL, bytes);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the stencil", r);
-  if (out->status == VYRE_BENCH_RAN) time_events(f, c, launch_stencil, &j, 0, &s, out);
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(o, j.c, bytes)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading out back", r);
+  time_events(f, c, launch_stencil, &j, 0, &s, out);
+  read_back(f, o, j.c, bytes, "reading out back", out);
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
     uint64_t e = vyre_bench_sample(nn, q);
     float want = vyre_bench_stencil_ref(in, n, e);
@@ -1277,9 +1278,7 @@ static void cu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                           (unsigned long long)e, (double)o[e], (double)want);
   }
   vyre_bench_side_done(out, &s);
-  if (j.a) f->cu.cuMemFree(j.a);
-  if (j.c) f->cu.cuMemFree(j.c);
-  if (m) f->cu.cuModuleUnload(m);
+  free_job(f, m, j.a, j.c, 0);
   free(in);
   free(o);
 }
@@ -1290,6 +1289,26 @@ typedef struct narrow_job {
   uint32_t a, b; // u8: steps, stride; f16: m, k
   uint32_t groups;
 } narrow_job;
+
+// The grid-walk sums (figures 16, 19) have their sizes as literals, as the
+// IR programs do: |body| compiled with VB_STRIDE (|groups| x 256 threads)
+// and VB_STEPS (n / (stride x |unroll|)) defined before it, into |j|
+// (a: steps, b: stride) and *m. cu_u8_sum still writes this out itself
+// (another change edits it); it can call this once both are merged.
+static uint32_t walk_module(vyre_bench_floor *f, narrow_job *j, uint64_t n, uint32_t groups,
+                            uint32_t unroll, const char *body, const char *file,
+                            const char *fn_name, CUmodule *m, vyre_bench_side *out) {
+  *j = (narrow_job){.groups = groups, .b = groups * 256u};
+  j->a = (uint32_t)(n / ((uint64_t)j->b * unroll));
+  size_t cap = strlen(body) + 96;
+  char *src = malloc(cap);
+  if (!src)
+    return vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  snprintf(src, cap, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j->b, j->a, body);
+  uint32_t st = floor_module(f, src, file, fn_name, m, &j->fn, out);
+  free(src);
+  return st;
+}
 
 // The histogram's output is zeroed before every launch, inside the timing,
 // as vyre zero-fills its write buffer before every dispatch (IR-BUF-10).
@@ -1343,14 +1362,11 @@ static void cu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
   vyre_bench_series s = {0};
   CUresult r = data ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   if (!r) vyre_bench_u8_fill(data, n, want);
-  if (!r) r = f->cu.cuMemAlloc(&j.in, n);
-  if (!r) r = f->cu.cuMemAlloc(&j.out, 1024);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n);
+  if (!r) r = alloc_copy(f, &j.in, data, n);
+  if (!r) r = alloc_copy(f, &j.out, NULL, 1024);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the histogram", r);
-  if (out->status == VYRE_BENCH_RAN)
-    time_events(f, c, launch_u8_hist, &j, (double)n * 1e3, &s, out);
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(got, j.out, 1024)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading hist back", r);
+  time_events(f, c, launch_u8_hist, &j, (double)n * 1e3, &s, out);
+  read_back(f, got, j.out, 1024, "reading hist back", out);
   for (uint32_t v = 0; v < 256 && out->status == VYRE_BENCH_RAN; v++)
     if (got[v] != want[v])
       vyre_bench_side_set(out, VYRE_BENCH_FAILED,
@@ -1358,9 +1374,7 @@ static void cu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
                           "value %u. Fix: check the driver.",
                           v, got[v], want[v], v);
   vyre_bench_side_done(out, &s);
-  if (j.in) f->cu.cuMemFree(j.in);
-  if (j.out) f->cu.cuMemFree(j.out);
-  if (m) f->cu.cuModuleUnload(m);
+  free_job(f, m, j.in, j.out, 0);
   free(data);
 }
 
@@ -1428,16 +1442,12 @@ static void cu_f16_matvec(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t
     A[i] = vyre_bench_f16_value(0, i);
   for (uint32_t i = 0; i < k && !r; i++)
     x[i] = vyre_bench_f16_value(1, i);
-  if (!r) r = f->cu.cuMemAlloc(&j.in, mk * 2);
-  if (!r) r = f->cu.cuMemAlloc(&j.x, (size_t)k * 2);
-  if (!r) r = f->cu.cuMemAlloc(&j.out, (size_t)mr * 4);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.in, A, mk * 2);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.x, x, (size_t)k * 2);
+  if (!r) r = alloc_copy(f, &j.in, A, mk * 2);
+  if (!r) r = alloc_copy(f, &j.x, x, (size_t)k * 2);
+  if (!r) r = alloc_copy(f, &j.out, NULL, (size_t)mr * 4);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the f16 matvec", r);
-  if (out->status == VYRE_BENCH_RAN)
-    time_events(f, c, launch_f16_matvec, &j, (double)mk * 2e3, &s, out);
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(y, j.out, (size_t)mr * 4)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading y back", r);
+  time_events(f, c, launch_f16_matvec, &j, (double)mk * 2e3, &s, out);
+  read_back(f, y, j.out, (size_t)mr * 4, "reading y back", out);
   for (uint64_t q = 0; q < vyre_bench_sample_count(mr) && out->status == VYRE_BENCH_RAN; q++) {
     uint32_t row = (uint32_t)vyre_bench_sample(mr, q);
     float want = vyre_bench_matvec_ref(A, x, k, row);
@@ -1448,10 +1458,7 @@ static void cu_f16_matvec(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t
                           row, (double)y[row], (double)want);
   }
   vyre_bench_side_done(out, &s);
-  if (j.in) f->cu.cuMemFree(j.in);
-  if (j.x) f->cu.cuMemFree(j.x);
-  if (j.out) f->cu.cuMemFree(j.out);
-  if (m) f->cu.cuModuleUnload(m);
+  free_job(f, m, j.in, j.x, j.out);
   free(A);
   free(x);
   free(y);
@@ -1515,8 +1522,7 @@ static void cu_cr_math(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
       break;
     }
     time_events(f, c, launch_cr_math, &j, (double)n * 1e3, &per[fn], out);
-    if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(o, j.out, n * 4)) != 0)
-      out->status = cu_fail(f, out->why, sizeof out->why, "reading out back", r);
+    read_back(f, o, j.out, n * 4, "reading out back", out);
     for (uint64_t q = 0; q < vyre_bench_sample_count(n) && out->status == VYRE_BENCH_RAN; q++) {
       uint64_t i = vyre_bench_sample(n, q);
       uint32_t gb, wb = vyre_bench_crmath_ref(fn, in[i]);
@@ -1546,8 +1552,7 @@ static void cu_cr_math(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
     vyre_bench_series_free(&per[fn]);
     if (m[fn]) f->cu.cuModuleUnload(m[fn]);
   }
-  if (j.in) f->cu.cuMemFree(j.in);
-  if (j.out) f->cu.cuMemFree(j.out);
+  free_job(f, NULL, j.in, j.out, 0);
   free(in);
   free(o);
 }
@@ -1572,14 +1577,11 @@ static void cu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t ro
   CUresult r = x && y && want ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   for (size_t i = 0; i < nn && !r; i++)
     x[i] = vyre_bench_softmax_value(i);
-  if (!r) r = f->cu.cuMemAlloc(&j.in, nn * 4);
-  if (!r) r = f->cu.cuMemAlloc(&j.out, nn * 4);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.in, x, nn * 4);
+  if (!r) r = alloc_copy(f, &j.in, x, nn * 4);
+  if (!r) r = alloc_copy(f, &j.out, NULL, nn * 4);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the softmax", r);
-  if (out->status == VYRE_BENCH_RAN)
-    time_events(f, c, launch_softmax, &j, (double)nn * 8e3, &s, out);
-  if (out->status == VYRE_BENCH_RAN && (r = f->cu.cuMemcpyDtoH(y, j.out, nn * 4)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading y back", r);
+  time_events(f, c, launch_softmax, &j, (double)nn * 8e3, &s, out);
+  read_back(f, y, j.out, nn * 4, "reading y back", out);
   for (uint64_t q = 0; q < vyre_bench_sample_count(rows) && out->status == VYRE_BENCH_RAN; q++) {
     uint32_t row = (uint32_t)vyre_bench_sample(rows, q);
     vyre_bench_softmax_ref(x, cols, row, want);
@@ -1596,9 +1598,7 @@ static void cu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t ro
     }
   }
   vyre_bench_side_done(out, &s);
-  if (j.in) f->cu.cuMemFree(j.in);
-  if (j.out) f->cu.cuMemFree(j.out);
-  if (m) f->cu.cuModuleUnload(m);
+  free_job(f, m, j.in, j.out, 0);
   free(x);
   free(y);
   free(want);
@@ -1613,14 +1613,10 @@ static void cu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
            "the same f32 sum as CUDA C (NVRTC), %llu f32, %u blocks of 256, %u unrolled steps, "
            "__shfl_xor_sync butterfly, shared tree, CUDA events",
            (unsigned long long)n, groups, VYRE_BENCH_SGSUM_UNROLL);
-  narrow_job j = {.groups = groups, .b = groups * 256u};
-  j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_SGSUM_UNROLL));
-  char src[sizeof cu_sg_sum_src + 96];
-  snprintf(src, sizeof src, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j.b, j.a,
-           cu_sg_sum_src);
+  narrow_job j;
   CUmodule m = NULL;
-  if (floor_module(f, src, "vyre_bench_sg_sum.cu", "vyre_bench_sg_sum", &m, &j.fn, out) !=
-      VYRE_BENCH_RAN)
+  if (walk_module(f, &j, n, groups, VYRE_BENCH_SGSUM_UNROLL, cu_sg_sum_src, "vyre_bench_sg_sum.cu",
+                  "vyre_bench_sg_sum", &m, out) != VYRE_BENCH_RAN)
     return;
   float *data = malloc(n * 4), *got = malloc((size_t)groups * 4),
         *want = malloc((size_t)groups * 4);
@@ -1628,14 +1624,11 @@ static void cu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
   CUresult r = data && got && want ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   for (uint64_t i = 0; i < n && !r; i++)
     data[i] = vyre_bench_sgsum_value(i);
-  if (!r) r = f->cu.cuMemAlloc(&j.in, n * 4);
-  if (!r) r = f->cu.cuMemAlloc(&j.out, (size_t)groups * 4);
-  if (!r) r = f->cu.cuMemcpyHtoD(j.in, data, n * 4);
+  if (!r) r = alloc_copy(f, &j.in, data, n * 4);
+  if (!r) r = alloc_copy(f, &j.out, NULL, (size_t)groups * 4);
   if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the f32 sum", r);
-  if (out->status == VYRE_BENCH_RAN) time_events(f, c, launch_sg_sum, &j, (double)n * 4e3, &s, out);
-  if (out->status == VYRE_BENCH_RAN &&
-      (r = f->cu.cuMemcpyDtoH(got, j.out, (size_t)groups * 4)) != 0)
-    out->status = cu_fail(f, out->why, sizeof out->why, "reading the partials back", r);
+  time_events(f, c, launch_sg_sum, &j, (double)n * 4e3, &s, out);
+  read_back(f, got, j.out, (size_t)groups * 4, "reading the partials back", out);
   if (out->status == VYRE_BENCH_RAN) {
     vyre_bench_sgsum_ref(data, n, groups, want);
     for (uint32_t w = 0; w < groups; w++)
@@ -1649,9 +1642,7 @@ static void cu_sg_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
       }
   }
   vyre_bench_side_done(out, &s);
-  if (j.in) f->cu.cuMemFree(j.in);
-  if (j.out) f->cu.cuMemFree(j.out);
-  if (m) f->cu.cuModuleUnload(m);
+  free_job(f, m, j.in, j.out, 0);
   free(data);
   free(got);
   free(want);

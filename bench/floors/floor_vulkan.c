@@ -627,85 +627,6 @@ static VkResult timed_run(vyre_bench_floor *f, VkPipeline pipe, VkDescriptorSet 
   return VK_SUCCESS;
 }
 
-static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
-                      vyre_bench_side *out) {
-  snprintf(out->what, sizeof out->what,
-           "hand-written SPIR-V vector add, one element per invocation, %llu "
-           "f32, %s",
-           (unsigned long long)n, f->query ? "timestamp queries" : "host clock");
-  uint64_t groups = n / 256;
-  if (n % 256 || groups > f->props.limits.maxComputeWorkGroupCount[0]) {
-    vyre_bench_side_set(out, VYRE_BENCH_NA, "%llu workgroups exceed the device limit %u",
-                        (unsigned long long)groups, f->props.limits.maxComputeWorkGroupCount[0]);
-    return;
-  }
-  if (n * 4 > f->props.limits.maxStorageBufferRange) {
-    vyre_bench_side_set(out, VYRE_BENCH_NA, "%llu-byte buffers exceed maxStorageBufferRange %u",
-                        (unsigned long long)(n * 4), f->props.limits.maxStorageBufferRange);
-    return;
-  }
-  vk_buf a = {0}, b = {0}, cc = {0}, host = {0};
-  VkPipeline pipe = VK_NULL_HANDLE;
-  vyre_bench_series s = {0};
-  VkDeviceSize bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
-  VkResult r = buf_make(f, bytes, 0, &a);
-  if (!r) r = buf_make(f, bytes, 0, &b);
-  if (!r) r = buf_make(f, bytes, 0, &cc);
-  if (!r) r = buf_make(f, chunk, 1, &host);
-  if (!r) r = pipeline_make(f, vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, f->plo3, &pipe);
-  const vk_buf *bl[3] = {&a, &b, &cc};
-  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
-  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
-  float fa = 1.5f, fb = 2.25f;
-  uint32_t wa, wb;
-  memcpy(&wa, &fa, 4);
-  memcpy(&wb, &fb, 4);
-  if (!r && set) {
-    cmd_begin(f);
-    f->vkCmdFillBuffer(f->cmd, a.buf, 0, VK_WHOLE_SIZE, wa);
-    f->vkCmdFillBuffer(f->cmd, b.buf, 0, VK_WHOLE_SIZE, wb);
-    barrier(f, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-    r = cmd_submit_wait(f);
-  }
-  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3);
-  uint32_t warm = 2;
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
-    uint64_t ns = 0;
-    if ((r = timed_run(f, pipe, set, (uint32_t)groups, 1, &ns)) != VK_SUCCESS)
-      out->status = FAIL(f, out->why, sizeof out->why, "the vector add dispatch", r);
-    else if (i >= warm && ns)
-      vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  for (VkDeviceSize off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
-    VkDeviceSize len = bytes - off < chunk ? bytes - off : chunk;
-    if ((r = copy_back(f, &cc, off, &host, len)) != VK_SUCCESS) {
-      out->status = FAIL(f, out->why, sizeof out->why, "reading c back", r);
-      break;
-    }
-    const float *v = host.map;
-    for (VkDeviceSize i = 0; i < len / 4; i++)
-      if (v[i] != 3.75f) {
-        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
-                            "Vulkan floor vector add: c[%llu] = %g, expected 3.75. Fix: check "
-                            "the Vulkan driver.",
-                            (unsigned long long)(off / 4 + i), (double)v[i]);
-        break;
-      }
-  }
-  vyre_bench_side_done(out, &s);
-  f->vkDeviceWaitIdle(f->device);
-  f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
-  buf_free(f, &a);
-  buf_free(f, &b);
-  buf_free(f, &cc);
-  buf_free(f, &host);
-}
-
 // Writes |bytes| of |src| into device buffer |dst| through a staging buffer.
 static VkResult upload(vyre_bench_floor *f, vk_buf *dst, const void *src, VkDeviceSize bytes) {
   vk_buf st;
@@ -723,6 +644,193 @@ static VkResult upload(vyre_bench_floor *f, vk_buf *dst, const void *src, VkDevi
   return r;
 }
 
+// A kernel floor's fixed parts (figures 7, 8, 11, 13): its SPIR-V, on the
+// three-binding layout; |ndev| device-local buffers, the first |nin| of
+// them inputs, input i written on the host as value(i, element) and
+// uploaded; n as specialization constant 0 when |spec_n|.
+typedef struct vk_kern_def {
+  const uint32_t *spv;
+  size_t spv_bytes;
+  uint32_t ndev, nin, spec_n;
+  float (*value)(uint32_t which, uint64_t i);
+} vk_kern_def;
+
+static float stencil_value(uint32_t which, uint64_t i) {
+  (void)which;
+  return vyre_bench_stencil_value(i);
+}
+
+static const vk_kern_def kern_vadd = {
+    vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, 3, 0, 0, NULL};
+static const vk_kern_def kern_matmul = {
+    vyre_bench_spv_matmul, sizeof vyre_bench_spv_matmul, 3, 2, 1, vyre_bench_matmul_value};
+static const vk_kern_def kern_sgemm_rb = {
+    vyre_bench_spv_sgemm_rb, sizeof vyre_bench_spv_sgemm_rb, 3, 2, 1, vyre_bench_sgemm_value};
+static const vk_kern_def kern_stencil = {
+    vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, 2, 1, 1, stencil_value};
+
+// A kernel floor set up: the host inputs, the device buffers (binding i on
+// dev[i], dev[0] past ndev: the stencil's unused third binding), a
+// host-visible buffer to read back through, the pipeline and its set.
+typedef struct vk_kern {
+  const vk_kern_def *def;
+  uint32_t n;
+  VkDeviceSize bytes;
+  float *in[3];
+  vk_buf dev[3], host;
+  VkPipeline pipe;
+  VkDescriptorSet set;
+} vk_kern;
+
+// Sets up |k| for |def| at n (|bytes| per buffer, |host_bytes| of host
+// buffer): inputs, buffers, uploads, pipeline, set, in that order, up to the
+// first failure, which fails |out| as "|what| failed" (VkResult 0 when only
+// the set could not be allocated). Returns out->status.
+static uint32_t kern_setup(vyre_bench_floor *f, vk_kern *k, const vk_kern_def *def, uint32_t n,
+                           VkDeviceSize bytes, VkDeviceSize host_bytes, const char *what,
+                           vyre_bench_side *out) {
+  memset(k, 0, sizeof *k);
+  k->def = def;
+  k->n = n;
+  k->bytes = bytes;
+  VkResult r = VK_SUCCESS;
+  for (uint32_t i = 0; i < def->nin; i++)
+    if (!(k->in[i] = malloc(bytes))) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+  for (uint32_t i = 0; i < def->nin && !r; i++)
+    for (size_t e = 0; e < bytes / 4; e++)
+      k->in[i][e] = def->value(i, e);
+  for (uint32_t i = 0; i < def->ndev && !r; i++)
+    r = buf_make(f, bytes, 0, &k->dev[i]);
+  if (!r) r = buf_make(f, host_bytes, 1, &k->host);
+  for (uint32_t i = 0; i < def->nin && !r; i++)
+    r = upload(f, &k->dev[i], k->in[i], bytes);
+  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
+  VkSpecializationInfo spec = {
+      .mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &k->n};
+  if (!r)
+    r = pipeline_make_spec(f, def->spv, def->spv_bytes, f->plo3, def->spec_n ? &spec : NULL,
+                           &k->pipe);
+  const vk_buf *bl[3];
+  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
+  for (uint32_t i = 0; i < 3; i++)
+    bl[i] = &k->dev[i < def->ndev ? i : 0];
+  if (!r) k->set = set_make(f, f->layout3, bl, NULL, ranges, 3);
+  if (r || !k->set) out->status = FAIL(f, out->why, sizeof out->why, what, r);
+  return out->status;
+}
+
+// Copies dev[|which|] into the host buffer when |out| still runs; a
+// failure fails it as "|what| failed".
+static void kern_read(vyre_bench_floor *f, vk_kern *k, uint32_t which, const char *what,
+                      vyre_bench_side *out) {
+  VkResult r;
+  if (out->status == VYRE_BENCH_RAN &&
+      (r = copy_back(f, &k->dev[which], 0, &k->host, k->bytes)) != VK_SUCCESS)
+    out->status = FAIL(f, out->why, sizeof out->why, what, r);
+}
+
+// Records |series| into |out| (vyre_bench_side_done), then waits for the
+// device, returns the set to the pool and frees the rest.
+static void kern_done(vyre_bench_floor *f, vk_kern *k, vyre_bench_series *series,
+                      vyre_bench_side *out) {
+  vyre_bench_side_done(out, series);
+  f->vkDeviceWaitIdle(f->device);
+  f->vkResetDescriptorPool(f->device, f->dpool, 0);
+  if (k->pipe) f->vkDestroyPipeline(f->device, k->pipe, NULL);
+  for (uint32_t i = 0; i < 3; i++)
+    buf_free(f, &k->dev[i]);
+  buf_free(f, &k->host);
+  for (uint32_t i = 0; i < 3; i++)
+    free(k->in[i]);
+}
+
+// The timed loop of the kernel floors: 2 warm-up dispatches of |groups| x
+// |groups_y| workgroups (more while vyre_bench_warm_more says the GPU is
+// still warming up), then vyre_bench_reps(c, 20, 3) samples of |work| per
+// dispatch in |unit| (vyre_bench_rate); stops when |out| is not RAN, a
+// failed dispatch failing it as "|what| failed".
+static void time_runs(vyre_bench_floor *f, const vyre_bench_ctx *c, const vk_kern *k,
+                      uint32_t groups, uint32_t groups_y, double work, vyre_bench_unit unit,
+                      const char *what, vyre_bench_series *s, vyre_bench_side *out) {
+  uint32_t reps = vyre_bench_reps(c, 20, 3), warm = 2;
+  uint64_t t_warm = vyre_bench_now_ns();
+  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
+    uint64_t ns = 0;
+    VkResult r = timed_run(f, k->pipe, k->set, groups, groups_y, &ns);
+    if (r != VK_SUCCESS)
+      out->status = FAIL(f, out->why, sizeof out->why, what, r);
+    else if (i >= warm && ns)
+      vyre_bench_series_add(s, vyre_bench_rate(unit, work, ns));
+    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+}
+
+// The sgemm and stencil floors' buffers must fit one storage binding.
+static int too_big(const vyre_bench_floor *f, VkDeviceSize bytes, vyre_bench_side *out) {
+  if (bytes <= f->props.limits.maxStorageBufferRange) return 0;
+  vyre_bench_side_set(out, VYRE_BENCH_NA,
+                      "%llu-byte buffers exceed maxStorageBufferRange %u. Fix: run with "
+                      "--quick for a smaller size.",
+                      (unsigned long long)bytes, f->props.limits.maxStorageBufferRange);
+  return 1;
+}
+
+static void vk_stream(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                      vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written SPIR-V vector add, one element per invocation, %llu "
+           "f32, %s",
+           (unsigned long long)n, f->query ? "timestamp queries" : "host clock");
+  uint64_t groups = n / 256;
+  if (n % 256 || groups > f->props.limits.maxComputeWorkGroupCount[0]) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA, "%llu workgroups exceed the device limit %u",
+                        (unsigned long long)groups, f->props.limits.maxComputeWorkGroupCount[0]);
+    return;
+  }
+  if (n * 4 > f->props.limits.maxStorageBufferRange) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA, "%llu-byte buffers exceed maxStorageBufferRange %u",
+                        (unsigned long long)(n * 4), f->props.limits.maxStorageBufferRange);
+    return;
+  }
+  vyre_bench_series s = {0};
+  VkDeviceSize bytes = n * 4, chunk = bytes < (64u << 20) ? bytes : (64u << 20);
+  vk_kern k;
+  float fa = 1.5f, fb = 2.25f;
+  uint32_t wa, wb;
+  memcpy(&wa, &fa, 4);
+  memcpy(&wb, &fb, 4);
+  VkResult r = VK_SUCCESS;
+  if (kern_setup(f, &k, &kern_vadd, (uint32_t)n, bytes, chunk, "setting up the vector add", out) ==
+      VYRE_BENCH_RAN) {
+    cmd_begin(f);
+    f->vkCmdFillBuffer(f->cmd, k.dev[0].buf, 0, VK_WHOLE_SIZE, wa);
+    f->vkCmdFillBuffer(f->cmd, k.dev[1].buf, 0, VK_WHOLE_SIZE, wb);
+    barrier(f, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    if ((r = cmd_submit_wait(f)) != VK_SUCCESS)
+      out->status = FAIL(f, out->why, sizeof out->why, "setting up the vector add", r);
+  }
+  time_runs(f, c, &k, (uint32_t)groups, 1, (double)(n * 12), VYRE_BENCH_GIGA_PER_S,
+            "the vector add dispatch", &s, out);
+  for (VkDeviceSize off = 0; off < bytes && out->status == VYRE_BENCH_RAN; off += chunk) {
+    VkDeviceSize len = bytes - off < chunk ? bytes - off : chunk;
+    if ((r = copy_back(f, &k.dev[2], off, &k.host, len)) != VK_SUCCESS) {
+      out->status = FAIL(f, out->why, sizeof out->why, "reading c back", r);
+      break;
+    }
+    const float *v = k.host.map;
+    for (VkDeviceSize i = 0; i < len / 4; i++)
+      if (v[i] != 3.75f) {
+        vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                            "Vulkan floor vector add: c[%llu] = %g, expected 3.75. Fix: check "
+                            "the Vulkan driver.",
+                            (unsigned long long)(off / 4 + i), (double)v[i]);
+        break;
+      }
+  }
+  kern_done(f, &k, &s, out);
+}
+
 static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                       vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
@@ -730,48 +838,17 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
            "loop), %ux%u, %s",
            n, n, f->query ? "timestamp queries" : "host clock");
   size_t nn = (size_t)n * n;
-  VkDeviceSize bytes = nn * 4;
-  float *A = malloc(bytes), *B = malloc(bytes);
-  vk_buf a = {0}, b = {0}, cc = {0}, host = {0};
-  VkPipeline pipe = VK_NULL_HANDLE;
   vyre_bench_series s = {0};
-  VkResult r = A && B ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++) {
-    A[i] = vyre_bench_matmul_value(0, i);
-    B[i] = vyre_bench_matmul_value(1, i);
-  }
-  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
-  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
-  if (!r) r = buf_make(f, bytes, 0, &a);
-  if (!r) r = buf_make(f, bytes, 0, &b);
-  if (!r) r = buf_make(f, bytes, 0, &cc);
-  if (!r) r = buf_make(f, bytes, 1, &host);
-  if (!r) r = upload(f, &a, A, bytes);
-  if (!r) r = upload(f, &b, B, bytes);
-  if (!r)
-    r = pipeline_make_spec(f, vyre_bench_spv_matmul, sizeof vyre_bench_spv_matmul, f->plo3, &spec,
-                           &pipe);
-  const vk_buf *bl[3] = {&a, &b, &cc};
-  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
-  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
-  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the matmul", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3);
-  uint32_t warm = 2;
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
-    uint64_t ns = 0;
-    if ((r = timed_run(f, pipe, set, n / 16, n / 16, &ns)) != VK_SUCCESS)
-      out->status = FAIL(f, out->why, sizeof out->why, "the matmul dispatch", r);
-    else if (i >= warm && ns)
-      vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &cc, 0, &host, bytes)) != VK_SUCCESS)
-    out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);
+  vk_kern k;
+  kern_setup(f, &k, &kern_matmul, n, nn * 4, nn * 4, "setting up the matmul", out);
+  time_runs(f, c, &k, n / 16, n / 16, 2.0 * n * n * (double)n, VYRE_BENCH_GIGA_PER_S,
+            "the matmul dispatch", &s, out);
+  kern_read(f, &k, 2, "reading C back", out);
+  const float *A = k.in[0], *B = k.in[1];
   size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
   for (size_t i = 0; i < nn && out->status == VYRE_BENCH_RAN; i += step) {
     size_t e = i + step >= nn ? nn - 1 : i;
-    float got = ((const float *)host.map)[e];
+    float got = ((const float *)k.host.map)[e];
     float want = vyre_bench_matmul_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
     if (got != want)
       vyre_bench_side_set(out, VYRE_BENCH_FAILED,
@@ -779,16 +856,7 @@ static void vk_matmul(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                           "Vulkan driver.",
                           e / n, e % n, (double)got, (double)want);
   }
-  vyre_bench_side_done(out, &s);
-  f->vkDeviceWaitIdle(f->device);
-  f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
-  buf_free(f, &a);
-  buf_free(f, &b);
-  buf_free(f, &cc);
-  buf_free(f, &host);
-  free(A);
-  free(B);
+  kern_done(f, &k, &s, out);
 }
 
 // Figure 11: the register-blocked sgemm as hand-written SPIR-V
@@ -806,54 +874,17 @@ static void vk_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n
            "order), %ux%u, %s, TFLOP/s",
            n, n, f->query ? "timestamp queries" : "host clock");
   size_t nn = (size_t)n * n;
-  VkDeviceSize bytes = nn * 4;
-  if (bytes > f->props.limits.maxStorageBufferRange) {
-    vyre_bench_side_set(out, VYRE_BENCH_NA,
-                        "%llu-byte buffers exceed maxStorageBufferRange %u. Fix: run with "
-                        "--quick for a smaller size.",
-                        (unsigned long long)bytes, f->props.limits.maxStorageBufferRange);
-    return;
-  }
-  float *A = malloc(bytes), *B = malloc(bytes);
-  vk_buf a = {0}, b = {0}, cc = {0}, host = {0};
-  VkPipeline pipe = VK_NULL_HANDLE;
+  if (too_big(f, nn * 4, out)) return;
   vyre_bench_series s = {0};
-  VkResult r = A && B ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++) {
-    A[i] = vyre_bench_sgemm_value(0, i);
-    B[i] = vyre_bench_sgemm_value(1, i);
-  }
-  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
-  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
-  if (!r) r = buf_make(f, bytes, 0, &a);
-  if (!r) r = buf_make(f, bytes, 0, &b);
-  if (!r) r = buf_make(f, bytes, 0, &cc);
-  if (!r) r = buf_make(f, bytes, 1, &host);
-  if (!r) r = upload(f, &a, A, bytes);
-  if (!r) r = upload(f, &b, B, bytes);
-  if (!r)
-    r = pipeline_make_spec(f, vyre_bench_spv_sgemm_rb, sizeof vyre_bench_spv_sgemm_rb, f->plo3,
-                           &spec, &pipe);
-  const vk_buf *bl[3] = {&a, &b, &cc};
-  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
-  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
-  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the sgemm", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3);
-  uint32_t warm = 2;
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
-    uint64_t ns = 0;
-    if ((r = timed_run(f, pipe, set, n / 128, n / 128, &ns)) != VK_SUCCESS)
-      out->status = FAIL(f, out->why, sizeof out->why, "the sgemm dispatch", r);
-    else if (i >= warm && ns)
-      vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns / 1e3);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &cc, 0, &host, bytes)) != VK_SUCCESS)
-    out->status = FAIL(f, out->why, sizeof out->why, "reading C back", r);
+  vk_kern k;
+  kern_setup(f, &k, &kern_sgemm_rb, n, nn * 4, nn * 4, "setting up the sgemm", out);
+  time_runs(f, c, &k, n / 128, n / 128, 2.0 * n * n * (double)n, VYRE_BENCH_TERA_PER_S,
+            "the sgemm dispatch", &s, out);
+  kern_read(f, &k, 2, "reading C back", out);
+  const float *A = k.in[0], *B = k.in[1];
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
     uint64_t e = vyre_bench_sample(nn, q);
-    float got = ((const float *)host.map)[e];
+    float got = ((const float *)k.host.map)[e];
     float want = vyre_bench_sgemm_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
     // A device whose Fma is a multiply and an add (lavapipe) computes the
     // mul + add chain exactly: it has no native single-rounding fma, so no
@@ -877,16 +908,7 @@ static void vk_sgemm_rb(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n
                           (unsigned long long)(e / n), (unsigned long long)(e % n), (double)got,
                           (double)want);
   }
-  vyre_bench_side_done(out, &s);
-  f->vkDeviceWaitIdle(f->device);
-  f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
-  buf_free(f, &a);
-  buf_free(f, &b);
-  buf_free(f, &cc);
-  buf_free(f, &host);
-  free(A);
-  free(B);
+  kern_done(f, &k, &s, out);
 }
 
 // Figure 13: the 5-point stencil as hand-written SPIR-V (floor_spirv.h,
@@ -900,52 +922,18 @@ static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
            "%s, ms",
            n, n, f->query ? "timestamp queries" : "host clock");
   size_t nn = (size_t)n * n;
-  VkDeviceSize bytes = nn * 4;
-  if (bytes > f->props.limits.maxStorageBufferRange) {
-    vyre_bench_side_set(out, VYRE_BENCH_NA,
-                        "%llu-byte buffers exceed maxStorageBufferRange %u. Fix: run with "
-                        "--quick for a smaller size.",
-                        (unsigned long long)bytes, f->props.limits.maxStorageBufferRange);
-    return;
-  }
-  float *in = malloc(bytes);
-  vk_buf a = {0}, o = {0}, host = {0};
-  VkPipeline pipe = VK_NULL_HANDLE;
+  if (too_big(f, nn * 4, out)) return;
   vyre_bench_series s = {0};
-  VkResult r = in ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  for (size_t i = 0; i < nn && !r; i++)
-    in[i] = vyre_bench_stencil_value(i);
-  VkSpecializationMapEntry me = {.constantID = 0, .offset = 0, .size = 4};
-  VkSpecializationInfo spec = {.mapEntryCount = 1, .pMapEntries = &me, .dataSize = 4, .pData = &n};
-  if (!r) r = buf_make(f, bytes, 0, &a);
-  if (!r) r = buf_make(f, bytes, 0, &o);
-  if (!r) r = buf_make(f, bytes, 1, &host);
-  if (!r) r = upload(f, &a, in, bytes);
-  if (!r)
-    r = pipeline_make_spec(f, vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, f->plo3, &spec,
-                           &pipe);
   // The layout has three bindings; the kernel reads 0 and writes 1 (2 is
   // bound to the input again and unused).
-  const vk_buf *bl[3] = {&a, &o, &a};
-  VkDeviceSize ranges[3] = {bytes, bytes, bytes};
-  VkDescriptorSet set = r ? VK_NULL_HANDLE : set_make(f, f->layout3, bl, NULL, ranges, 3);
-  if (r || !set) out->status = FAIL(f, out->why, sizeof out->why, "setting up the stencil", r);
-  uint32_t reps = vyre_bench_reps(c, 20, 3);
-  uint32_t warm = 2;
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < reps + warm && out->status == VYRE_BENCH_RAN; i++) {
-    uint64_t ns = 0;
-    if ((r = timed_run(f, pipe, set, n / 16, n / 16, &ns)) != VK_SUCCESS)
-      out->status = FAIL(f, out->why, sizeof out->why, "the stencil dispatch", r);
-    else if (i >= warm && ns)
-      vyre_bench_series_add(&s, (double)ns / 1e6);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  if (out->status == VYRE_BENCH_RAN && (r = copy_back(f, &o, 0, &host, bytes)) != VK_SUCCESS)
-    out->status = FAIL(f, out->why, sizeof out->why, "reading out back", r);
+  vk_kern k;
+  kern_setup(f, &k, &kern_stencil, n, nn * 4, nn * 4, "setting up the stencil", out);
+  time_runs(f, c, &k, n / 16, n / 16, 0, VYRE_BENCH_MS, "the stencil dispatch", &s, out);
+  kern_read(f, &k, 1, "reading out back", out);
+  const float *in = k.in[0];
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn) && out->status == VYRE_BENCH_RAN; q++) {
     uint64_t e = vyre_bench_sample(nn, q);
-    float got = ((const float *)host.map)[e];
+    float got = ((const float *)k.host.map)[e];
     float want = vyre_bench_stencil_ref(in, n, e);
     if (memcmp(&got, &want, 4) != 0)
       vyre_bench_side_set(out, VYRE_BENCH_FAILED,
@@ -953,14 +941,7 @@ static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                           "bit-identical. Fix: check the Vulkan driver's float controls.",
                           (unsigned long long)e, (double)got, (double)want);
   }
-  vyre_bench_side_done(out, &s);
-  f->vkDeviceWaitIdle(f->device);
-  f->vkResetDescriptorPool(f->device, f->dpool, 0);
-  if (pipe) f->vkDestroyPipeline(f->device, pipe, NULL);
-  buf_free(f, &a);
-  buf_free(f, &o);
-  buf_free(f, &host);
-  free(in);
+  kern_done(f, &k, &s, out);
 }
 
 const vyre_bench_floor_ops vyre_bench_floor_vulkan = {

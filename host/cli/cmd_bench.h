@@ -5,7 +5,8 @@
 // cmd_bench.c parses the options, runs the figures in order and prints the
 // table and the JSON; cmd_bench_figures.c measures each figure through
 // libvyre; cmd_bench_child.c runs the fresh-process figure in child
-// processes; cmd_bench_programs.c writes the benchmark programs as IR JSON.
+// processes; cmd_bench_time.c is the timed loop of the kernel figures;
+// cmd_bench_programs.c writes the benchmark programs as IR JSON.
 // The measurement types, the clock and statistics, and the raw floors (the
 // same work written by hand against the driver API, in the same process, on
 // the same device) come from bench/floors through bench_floor.h, the only
@@ -103,6 +104,49 @@ uint32_t vyre_bench_alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t b
 int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out);
 const char *vyre_bench_time_source(const vyre_bench_ctx *c);
 uint32_t vyre_bench_warmups(const vyre_bench_ctx *c, uint32_t normal);
+// The timed loop of the kernel figures (cmd_bench_time.c; figures 7, 8, 11
+// and 13-19): vyre_bench_warmups(c, 2) warm-up repetitions (more while
+// vyre_bench_warm_more says a GPU is still warming up), then
+// vyre_bench_reps(c, 20, 3) measured ones. A repetition dispatches each of
+// |count| launches (1 to VYRE_BENCH_LAUNCHES_MAX) once through
+// vyre_bench_timed_dispatch (kernel time from the device when it has it).
+// A measured repetition whose launches all took a nonzero time adds to |s|
+// one sample in |unit|, the summed work over the summed time
+// (vyre_bench_rate), and to each launch's own |series| (when set) its work
+// over its time. A failed dispatch fails |out| with "vyre_dispatch (|name|)
+// failed with ..." and its status is returned; 0 when all ran.
+#define VYRE_BENCH_LAUNCHES_MAX 8u
+typedef struct vyre_bench_launch {
+  vyre_kernel *kernel;
+  const vyre_arg *args;
+  uint32_t arg_count;
+  const uint32_t *grid;      // NULL: the program's own grid
+  double work;               // bytes, flops or elements of one dispatch (unit)
+  vyre_bench_series *series; // NULL, or this launch's samples alone
+} vyre_bench_launch;
+uint32_t vyre_bench_time_launches(vyre_bench_ctx *c, const vyre_bench_launch *launches,
+                                  uint32_t count, vyre_bench_unit unit, const char *name,
+                                  vyre_bench_series *s, vyre_bench_side *out);
+// The same for one kernel: |work| per dispatch in |unit|.
+uint32_t vyre_bench_time_kernel(vyre_bench_ctx *c, vyre_kernel *k, const vyre_arg *args,
+                                uint32_t arg_count, const uint32_t *grid, double work,
+                                vyre_bench_unit unit, const char *name, vyre_bench_series *s,
+                                vyre_bench_side *out);
+// The resident buffers of a kernel figure (cmd_bench_figures.c): buffer i
+// of bytes[i], filled from src[i] (NULL: left as allocated), bound as
+// args[i]. make fails |out| with "allocating and filling the resident
+// buffers failed with ..." and returns the status; read copies |bytes| of
+// buffer |i| into |dst| or fails |out| with "|what| failed with ...".
+#define VYRE_BENCH_BUFS_MAX 3u
+typedef struct vyre_bench_bufs {
+  vyre_resident *r[VYRE_BENCH_BUFS_MAX];
+  vyre_arg args[VYRE_BENCH_BUFS_MAX];
+} vyre_bench_bufs;
+uint32_t vyre_bench_bufs_make(vyre_bench_ctx *c, vyre_bench_bufs *b, uint32_t count,
+                              const uint64_t *bytes, const void *const *src, vyre_bench_side *out);
+uint32_t vyre_bench_bufs_read(vyre_bench_ctx *c, const vyre_bench_bufs *b, uint32_t i,
+                              uint64_t bytes, void *dst, const char *what, vyre_bench_side *out);
+void vyre_bench_bufs_free(vyre_bench_bufs *b);
 // The floor of the stream rate figure: the one-shot vyre_dispatch rate.
 void vyre_bench_fig_oneshot_rate(vyre_bench_ctx *c, vyre_bench_side *out);
 // Fresh-process load: |out_extra| receives "disk hits N, compiles N" and

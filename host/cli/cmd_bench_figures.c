@@ -351,10 +351,9 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = vyre_bench_prog_vadd(n, &err);
   vyre_kernel *k = NULL;
-  vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   float *a = malloc(n * 4), *b = malloc(n * 4), *res = malloc(n * 4);
-  uint32_t st, warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (!a || !b || !res) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED,
                         "out of host memory for 3 x %llu bytes. Fix: free memory or use --quick.",
@@ -366,28 +365,12 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
     b[i] = vyre_bench_vadd_b(i);
   }
   if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  if ((st = alloc_write(c, &ra, n * 4, a, &err)) != 0 ||
-      (st = alloc_write(c, &rb, n * 4, b, &err)) != 0 ||
-      (st = alloc_write(c, &rc, n * 4, NULL, &err)) != 0) {
-    fail_st(out, "allocating and filling the resident buffers", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 3, (uint64_t[]){n * 4, n * 4, n * 4},
+                           (const void *[]){a, b, NULL}, out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 3, NULL, (double)(n * 12), VYRE_BENCH_GIGA_PER_S,
+                             "vector add", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 2, n * 4, res, "reading c back", out))
     goto done;
-  }
-  vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 3, NULL, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (vector add)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(n * 12) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = n * 4, .dst = res};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    fail_st(out, "reading c back", st, &err);
-    goto done;
-  }
   for (uint64_t i = 0; i < n; i++)
     if (res[i] != a[i] + b[i]) {
       vyre_bench_side_set(out, VYRE_BENCH_FAILED,
@@ -398,9 +381,7 @@ void vyre_bench_fig_stream(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out) 
     }
 done:
   vyre_bench_side_done(out, &s);
-  if (ra) vyre_resident_free(ra, NULL);
-  if (rb) vyre_resident_free(rb, NULL);
-  if (rc) vyre_resident_free(rc, NULL);
+  vyre_bench_bufs_free(&rb);
   free(a);
   free(b);
   free(res);
@@ -416,11 +397,10 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = vyre_bench_prog_matmul(n, &err);
   vyre_kernel *k = NULL;
-  vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   size_t nn = (size_t)n * n;
   float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
-  uint32_t st, warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (!A || !B || !C) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
     goto done;
@@ -430,29 +410,13 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
     B[i] = vyre_bench_matmul_value(1, i);
   }
   if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  if ((st = alloc_write(c, &ra, nn * 4, A, &err)) != 0 ||
-      (st = alloc_write(c, &rb, nn * 4, B, &err)) != 0 ||
-      (st = alloc_write(c, &rc, nn * 4, NULL, &err)) != 0) {
-    fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
   uint32_t grid[3] = {n / 16, n / 16, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (matmul)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    fail_st(out, "reading C back", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 3, (uint64_t[]){nn * 4, nn * 4, nn * 4},
+                           (const void *[]){A, B, NULL}, out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 3, grid, 2.0 * n * n * (double)n, VYRE_BENCH_GIGA_PER_S,
+                             "matmul", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 2, nn * 4, C, "reading C back", out))
     goto done;
-  }
   // Every element up to 128x128; else 4096 spread samples and the last one.
   size_t step = nn <= 128 * 128 ? 1 : nn / 4096;
   for (size_t i = 0; i < nn; i += step) {
@@ -467,9 +431,7 @@ void vyre_bench_fig_matmul(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out) 
   }
 done:
   vyre_bench_side_done(out, &s);
-  if (ra) vyre_resident_free(ra, NULL);
-  if (rb) vyre_resident_free(rb, NULL);
-  if (rc) vyre_resident_free(rc, NULL);
+  vyre_bench_bufs_free(&rb);
   free(A);
   free(B);
   free(C);
@@ -675,11 +637,10 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
   vyre_program *p = NULL;
   uint32_t st = sgemm_rb_build(n, &p, &err);
   vyre_kernel *k = NULL;
-  vyre_resident *ra = NULL, *rb = NULL, *rc = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   size_t nn = (size_t)n * n;
   float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
-  uint32_t warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (st) {
     fail_st(out, "building the sgemm_rb program", st, &err);
     goto done;
@@ -693,29 +654,13 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
     B[i] = vyre_bench_sgemm_value(1, i);
   }
   if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  if ((st = alloc_write(c, &ra, nn * 4, A, &err)) != 0 ||
-      (st = alloc_write(c, &rb, nn * 4, B, &err)) != 0 ||
-      (st = alloc_write(c, &rc, nn * 4, NULL, &err)) != 0) {
-    fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[3] = {{.resident = ra}, {.resident = rb}, {.resident = rc}};
   uint32_t grid[3] = {n / 128, n / 128, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 3, grid, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (sgemm_rb)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, 2.0 * n * n * (double)n / (double)ns / 1e3);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = rc, .offset = 0, .size = nn * 4, .dst = C};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    fail_st(out, "reading C back", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 3, (uint64_t[]){nn * 4, nn * 4, nn * 4},
+                           (const void *[]){A, B, NULL}, out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 3, grid, 2.0 * n * n * (double)n, VYRE_BENCH_TERA_PER_S,
+                             "sgemm_rb", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 2, nn * 4, C, "reading C back", out))
     goto done;
-  }
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn); q++) {
     uint64_t e = vyre_bench_sample(nn, q);
     float want = vyre_bench_sgemm_ref(A, B, n, (uint32_t)(e / n), (uint32_t)(e % n));
@@ -733,9 +678,7 @@ void vyre_bench_fig_sgemm_rb(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out
   }
 done:
   vyre_bench_side_done(out, &s);
-  if (ra) vyre_resident_free(ra, NULL);
-  if (rb) vyre_resident_free(rb, NULL);
-  if (rc) vyre_resident_free(rc, NULL);
+  vyre_bench_bufs_free(&rb);
   free(A);
   free(B);
   free(C);
@@ -756,11 +699,10 @@ void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out)
   vyre_program *p = NULL;
   uint32_t st = stencil5_build(n, &p, &err);
   vyre_kernel *k = NULL;
-  vyre_resident *ri = NULL, *ro = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   size_t nn = (size_t)n * n;
   float *in = malloc(nn * 4), *o = malloc(nn * 4);
-  uint32_t warm = warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (st) {
     fail_st(out, "building the stencil5 program", st, &err);
     goto done;
@@ -772,28 +714,12 @@ void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out)
   for (size_t i = 0; i < nn; i++)
     in[i] = vyre_bench_stencil_value(i);
   if (compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  if ((st = alloc_write(c, &ri, nn * 4, in, &err)) != 0 ||
-      (st = alloc_write(c, &ro, nn * 4, NULL, &err)) != 0) {
-    fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[2] = {{.resident = ri}, {.resident = ro}};
   uint32_t grid[3] = {n / 16, n / 16, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      fail_st(out, "vyre_dispatch (stencil)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)ns / 1e6);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = nn * 4, .dst = o};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    fail_st(out, "reading out back", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 2, (uint64_t[]){nn * 4, nn * 4}, (const void *[]){in, NULL},
+                           out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 2, grid, 0, VYRE_BENCH_MS, "stencil", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 1, nn * 4, o, "reading out back", out))
     goto done;
-  }
   for (uint64_t q = 0; q < vyre_bench_sample_count(nn); q++) {
     uint64_t e = vyre_bench_sample(nn, q);
     float want = vyre_bench_stencil_ref(in, n, e);
@@ -811,8 +737,7 @@ void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out)
   }
 done:
   vyre_bench_side_done(out, &s);
-  if (ri) vyre_resident_free(ri, NULL);
-  if (ro) vyre_resident_free(ro, NULL);
+  vyre_bench_bufs_free(&rb);
   free(in);
   free(o);
   vyre_kernel_release(k);
@@ -893,6 +818,34 @@ uint32_t vyre_bench_timed_dispatch(vyre_bench_ctx *c, vyre_kernel *k, const vyre
 uint32_t vyre_bench_alloc_write(vyre_bench_ctx *c, vyre_resident **r, uint64_t bytes,
                                 const void *src, vyre_error *err) {
   return alloc_write(c, r, bytes, src, err);
+}
+
+uint32_t vyre_bench_bufs_make(vyre_bench_ctx *c, vyre_bench_bufs *b, uint32_t count,
+                              const uint64_t *bytes, const void *const *src, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  for (uint32_t i = 0; i < count && i < VYRE_BENCH_BUFS_MAX; i++) {
+    uint32_t st = alloc_write(c, &b->r[i], bytes[i], src[i], &err);
+    if (st) {
+      fail_st(out, "allocating and filling the resident buffers", st, &err);
+      return st;
+    }
+    b->args[i] = (vyre_arg){.resident = b->r[i]};
+  }
+  return 0;
+}
+
+uint32_t vyre_bench_bufs_read(vyre_bench_ctx *c, const vyre_bench_bufs *b, uint32_t i,
+                              uint64_t bytes, void *dst, const char *what, vyre_bench_side *out) {
+  vyre_error err = {.struct_size = sizeof err};
+  vyre_resident_range rg = {.buffer = b->r[i], .offset = 0, .size = bytes, .dst = dst};
+  uint32_t st = vyre_resident_read(c->dev, &rg, 1, &err);
+  if (st) fail_st(out, what, st, &err);
+  return st;
+}
+
+void vyre_bench_bufs_free(vyre_bench_bufs *b) {
+  for (uint32_t i = 0; i < VYRE_BENCH_BUFS_MAX; i++)
+    if (b->r[i]) vyre_resident_free(b->r[i], NULL);
 }
 
 int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out) {

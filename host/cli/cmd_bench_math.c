@@ -214,7 +214,7 @@ void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out,
   vyre_resident *ri[3] = {NULL, NULL, NULL}, *ro = NULL;
   vyre_bench_series s = {0}, per[3] = {{0}, {0}, {0}};
   float *in = malloc(n * 4), *got = malloc(n * 4);
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3), st = 0;
+  uint32_t st = 0;
   if (!in || !got) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
     goto done;
@@ -268,23 +268,15 @@ void vyre_bench_fig_cr_math(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out,
       }
     }
   }
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns[3] = {0, 0, 0};
-    for (uint32_t fn = 0; fn < 3; fn++) {
-      vyre_arg args[2] = {{.resident = ri[fn]}, {.resident = ro}};
-      if ((st = vyre_bench_timed_dispatch(c, k[fn], args, 2, grid, &ns[fn], &err)) != 0) {
-        vyre_bench_fail_st(out, "vyre_dispatch (cr_math)", st, &err);
-        goto done;
-      }
-    }
-    if (i >= warm && ns[0] && ns[1] && ns[2]) {
-      vyre_bench_series_add(&s, 3.0 * (double)n / (double)(ns[0] + ns[1] + ns[2]));
-      for (uint32_t fn = 0; fn < 3; fn++)
-        vyre_bench_series_add(&per[fn], (double)n / (double)ns[fn]);
-    }
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  // A sample: 3n / the summed time of the three (and n / its time per function).
+  vyre_arg args[3][2];
+  vyre_bench_launch launch[3];
+  for (uint32_t fn = 0; fn < 3; fn++) {
+    args[fn][0] = (vyre_arg){.resident = ri[fn]};
+    args[fn][1] = (vyre_arg){.resident = ro};
+    launch[fn] = (vyre_bench_launch){k[fn], args[fn], 2, grid, (double)n, &per[fn]};
   }
+  if (vyre_bench_time_launches(c, launch, 3, VYRE_BENCH_GIGA_PER_S, "cr_math", &s, out)) goto done;
   if (note && s.n) {
     vyre_bench_stat e, l, si;
     vyre_bench_series_stat(&per[0], &e);
@@ -330,10 +322,9 @@ void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyr
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = NULL;
   vyre_kernel *k = NULL;
-  vyre_resident *rx = NULL, *ry = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   float *x = malloc(nn * 4), *y = malloc(nn * 4), *want = malloc((size_t)cols * 4);
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   uint32_t st = vyre_bench_prog_softmax(rows, cols, &p, &err);
   if (st) {
     vyre_bench_fail_st(out, "building the softmax program", st, &err);
@@ -346,28 +337,13 @@ void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyr
   for (uint64_t i = 0; i < nn; i++)
     x[i] = vyre_bench_softmax_value(i);
   if (vyre_bench_compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  if ((st = vyre_bench_alloc_write(c, &rx, nn * 4, x, &err)) != 0 ||
-      (st = vyre_bench_alloc_write(c, &ry, nn * 4, NULL, &err)) != 0) {
-    vyre_bench_fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[2] = {{.resident = rx}, {.resident = ry}};
   uint32_t grid[3] = {rows / (VYRE_BENCH_SOFTMAX_WG / 32u), 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      vyre_bench_fail_st(out, "vyre_dispatch (softmax)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(nn * 8) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = ry, .offset = 0, .size = nn * 4, .dst = y};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    vyre_bench_fail_st(out, "reading y back", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 2, (uint64_t[]){nn * 4, nn * 4}, (const void *[]){x, NULL},
+                           out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 2, grid, (double)(nn * 8), VYRE_BENCH_GIGA_PER_S,
+                             "softmax", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 1, nn * 4, y, "reading y back", out))
     goto done;
-  }
   for (uint64_t q = 0; q < vyre_bench_sample_count(rows); q++) {
     uint32_t row = (uint32_t)vyre_bench_sample(rows, q);
     vyre_bench_softmax_ref(x, cols, row, want);
@@ -386,8 +362,7 @@ void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyr
   }
 done:
   vyre_bench_side_done(out, &s);
-  if (rx) vyre_resident_free(rx, NULL);
-  if (ry) vyre_resident_free(ry, NULL);
+  vyre_bench_bufs_free(&rb);
   free(x);
   free(y);
   free(want);
@@ -410,11 +385,10 @@ void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = NULL;
   vyre_kernel *k = NULL;
-  vyre_resident *rd = NULL, *ro = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   float *data = malloc(n * 4), *got = malloc((size_t)groups * 4),
         *want = malloc((size_t)groups * 4);
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   uint32_t st = vyre_bench_prog_sg_sum(n, groups, &p, &err);
   if (st) {
     vyre_bench_fail_st(out, "building the subgroup sum program", st, &err);
@@ -427,28 +401,13 @@ void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_
   for (uint64_t i = 0; i < n; i++)
     data[i] = vyre_bench_sgsum_value(i);
   if (vyre_bench_compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  if ((st = vyre_bench_alloc_write(c, &rd, n * 4, data, &err)) != 0 ||
-      (st = vyre_bench_alloc_write(c, &ro, (uint64_t)groups * 4, NULL, &err)) != 0) {
-    vyre_bench_fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[2] = {{.resident = rd}, {.resident = ro}};
   uint32_t grid[3] = {groups, 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      vyre_bench_fail_st(out, "vyre_dispatch (subgroup sum)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(n * 4) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = (uint64_t)groups * 4, .dst = got};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    vyre_bench_fail_st(out, "reading the partials back", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 2, (uint64_t[]){n * 4, (uint64_t)groups * 4},
+                           (const void *[]){data, NULL}, out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 2, grid, (double)(n * 4), VYRE_BENCH_GIGA_PER_S,
+                             "subgroup sum", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 1, (uint64_t)groups * 4, got, "reading the partials back", out))
     goto done;
-  }
   vyre_bench_sgsum_ref(data, n, groups, want);
   for (uint32_t w = 0; w < groups; w++)
     if (memcmp(&got[w], &want[w], 4) != 0) {
@@ -466,8 +425,7 @@ void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_
     }
 done:
   vyre_bench_side_done(out, &s);
-  if (rd) vyre_resident_free(rd, NULL);
-  if (ro) vyre_resident_free(ro, NULL);
+  vyre_bench_bufs_free(&rb);
   free(data);
   free(got);
   free(want);

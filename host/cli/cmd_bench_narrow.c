@@ -222,12 +222,10 @@ static int over_limit(vyre_bench_ctx *c, uint64_t bytes, vyre_bench_side *out) {
 static int run_u8(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_program *p, uint32_t st,
                   const vyre_error *perr, const char *name, uint32_t out_bytes, uint32_t *counts,
                   void *got, vyre_bench_side *out) {
-  vyre_error err = {.struct_size = sizeof err};
   vyre_kernel *k = NULL;
-  vyre_resident *rd = NULL, *ro = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   uint8_t *data = NULL;
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   int ok = 0;
   char what[96];
   if (st) {
@@ -245,37 +243,20 @@ static int run_u8(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_program *
   if (compile_narrow(c, p, VYRE_IR_FEATURE_STORAGE_8_16, "storage_8_16", "u8", &k, out) !=
       VYRE_BENCH_RAN)
     goto done;
-  if ((st = vyre_bench_alloc_write(c, &rd, n, data, &err)) != 0 ||
-      (st = vyre_bench_alloc_write(c, &ro, out_bytes, NULL, &err)) != 0) {
-    vyre_bench_fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[2] = {{.resident = rd}, {.resident = ro}};
   uint32_t grid[3] = {groups, 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, k, args, 2, grid, &ns, &err)) != 0) {
-      snprintf(what, sizeof what, "vyre_dispatch (%s)", name);
-      vyre_bench_fail_st(out, what, st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)n / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
   // The output is a write buffer: zero at the start of every dispatch
   // (IR-BUF-10), so it holds the last dispatch's result.
-  vyre_resident_range rg = {.buffer = ro, .offset = 0, .size = out_bytes, .dst = got};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    snprintf(what, sizeof what, "reading the %s output back", name);
-    vyre_bench_fail_st(out, what, st, &err);
+  snprintf(what, sizeof what, "reading the %s output back", name);
+  if (vyre_bench_bufs_make(c, &rb, 2, (uint64_t[]){n, out_bytes}, (const void *[]){data, NULL},
+                           out) ||
+      vyre_bench_time_kernel(c, k, rb.args, 2, grid, (double)n, VYRE_BENCH_GIGA_PER_S, name, &s,
+                             out) ||
+      vyre_bench_bufs_read(c, &rb, 1, out_bytes, got, what, out))
     goto done;
-  }
   ok = 1;
 done:
   vyre_bench_side_done(out, &s);
-  if (rd) vyre_resident_free(rd, NULL);
-  if (ro) vyre_resident_free(ro, NULL);
+  vyre_bench_bufs_free(&rb);
   free(data);
   vyre_kernel_release(k);
   return ok;
@@ -346,11 +327,10 @@ void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_b
   vyre_program *p = NULL;
   uint32_t st = vyre_bench_prog_f16_matvec(m, k, &p, &err);
   vyre_kernel *kern = NULL;
-  vyre_resident *ra = NULL, *rx = NULL, *ry = NULL;
+  vyre_bench_bufs rb = {0};
   vyre_bench_series s = {0};
   uint16_t *A = malloc(mk * 2), *x = malloc((size_t)k * 2);
   float *y = malloc((size_t)m * 4);
-  uint32_t warm = vyre_bench_warmups(c, 2), reps = vyre_bench_reps(c, 20, 3);
   if (st) {
     vyre_bench_fail_st(out, "building the f16 matvec program", st, &err);
     goto done;
@@ -366,29 +346,13 @@ void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_b
   if (compile_narrow(c, p, VYRE_IR_FEATURE_STORAGE_HALF, "storage_half", "f16", &kern, out) !=
       VYRE_BENCH_RAN)
     goto done;
-  if ((st = vyre_bench_alloc_write(c, &ra, mk * 2, A, &err)) != 0 ||
-      (st = vyre_bench_alloc_write(c, &rx, (uint64_t)k * 2, x, &err)) != 0 ||
-      (st = vyre_bench_alloc_write(c, &ry, (uint64_t)m * 4, NULL, &err)) != 0) {
-    vyre_bench_fail_st(out, "allocating and filling the resident buffers", st, &err);
-    goto done;
-  }
-  vyre_arg args[3] = {{.resident = ra}, {.resident = rx}, {.resident = ry}};
   uint32_t grid[3] = {m, 1, 1};
-  uint64_t t_warm = vyre_bench_now_ns();
-  for (uint32_t i = 0; i < warm + reps; i++) {
-    uint64_t ns = 0;
-    if ((st = vyre_bench_timed_dispatch(c, kern, args, 3, grid, &ns, &err)) != 0) {
-      vyre_bench_fail_st(out, "vyre_dispatch (f16 matvec)", st, &err);
-      goto done;
-    }
-    if (i >= warm && ns) vyre_bench_series_add(&s, (double)(mk * 2) / (double)ns);
-    warm = vyre_bench_warm_more(c, i, warm, t_warm);
-  }
-  vyre_resident_range rg = {.buffer = ry, .offset = 0, .size = (uint64_t)m * 4, .dst = y};
-  if ((st = vyre_resident_read(c->dev, &rg, 1, &err)) != 0) {
-    vyre_bench_fail_st(out, "reading y back", st, &err);
+  if (vyre_bench_bufs_make(c, &rb, 3, (uint64_t[]){mk * 2, (uint64_t)k * 2, (uint64_t)m * 4},
+                           (const void *[]){A, x, NULL}, out) ||
+      vyre_bench_time_kernel(c, kern, rb.args, 3, grid, (double)(mk * 2), VYRE_BENCH_GIGA_PER_S,
+                             "f16 matvec", &s, out) ||
+      vyre_bench_bufs_read(c, &rb, 2, (uint64_t)m * 4, y, "reading y back", out))
     goto done;
-  }
   for (uint64_t q = 0; q < vyre_bench_sample_count(m); q++) {
     uint32_t row = (uint32_t)vyre_bench_sample(m, q);
     float want = vyre_bench_matvec_ref(A, x, k, row);
@@ -405,9 +369,7 @@ void vyre_bench_fig_f16_matvec(vyre_bench_ctx *c, uint32_t m, uint32_t k, vyre_b
   }
 done:
   vyre_bench_side_done(out, &s);
-  if (ra) vyre_resident_free(ra, NULL);
-  if (rx) vyre_resident_free(rx, NULL);
-  if (ry) vyre_resident_free(ry, NULL);
+  vyre_bench_bufs_free(&rb);
   free(A);
   free(x);
   free(y);

@@ -270,6 +270,23 @@ static void test_warm_up_lasts_a_time_on_gpus_only(void **state) {
   assert_int_equal(vyre_bench_warm_more(&c, 1, 2, vyre_bench_now_ns()), 3);
 }
 
+// The sample of a kernel figure in each unit (bench_stats.c): 12 MB in 1 ms
+// is 12 GB/s, 2e12 flops in 1 s is 2 TFLOP/s, 3e6 ns is 3 ms (the work is
+// ignored); the same expressions the figures computed before they shared
+// vyre_bench_rate, bit for bit. Not CUDA-specific: runs whatever was built.
+static void test_rate_units(void **state) {
+  (void)state;
+  assert_true(vyre_bench_rate(VYRE_BENCH_GIGA_PER_S, 12e6, 1000000) == 12.0);
+  assert_true(vyre_bench_rate(VYRE_BENCH_TERA_PER_S, 2e12, 1000000000) == 2.0);
+  assert_true(vyre_bench_rate(VYRE_BENCH_MS, 5.0, 3000000) == 3.0);
+  uint32_t n = 4096;
+  uint64_t ns = 123456789;
+  assert_true(vyre_bench_rate(VYRE_BENCH_TERA_PER_S, 2.0 * n * n * (double)n, ns) ==
+              2.0 * n * n * (double)n / (double)ns / 1e3);
+  assert_true(vyre_bench_rate(VYRE_BENCH_GIGA_PER_S, (double)((uint64_t)n * 12), ns) ==
+              (double)((uint64_t)n * 12) / (double)ns);
+}
+
 // The references of figures 17-19 (bench_stats.c), against independent
 // arithmetic: the correctly rounded values of known points; the inputs in
 // their ranges; the sum's fixed order written out as a pairwise recursion
@@ -346,6 +363,7 @@ static void test_math_figure_references(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_math_figure_references),
+      cmocka_unit_test(test_rate_units),
       cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_mock_driver),
       cmocka_unit_test(test_cuda_floor_f32_figures_cublas_na_and_fmad_false),
       cmocka_unit_test(test_cuda_floor_reports_a_wrong_result_with_a_fix),
