@@ -323,6 +323,60 @@ static void test_cache_evicts_least_recently_used_over_the_cap(void **state) {
   vyre_kit_cache_close(c);
 }
 
+// Bytes of the regular files in |c|'s folder.
+static uint64_t folder_bytes(const vyre_kit_cache *c) {
+  DIR *d = opendir(vyre_kit_cache_dir(c));
+  assert_non_null(d);
+  uint64_t total = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", vyre_kit_cache_dir(c), e->d_name);
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) total += (uint64_t)st.st_size;
+  }
+  closedir(d);
+  return total;
+}
+
+// docs/caches.md ABI-CACHE-4: an instance does not scan the folder on every
+// put, but entries another process wrote are counted within 64 puts: the
+// folder, filled to its cap behind instance A's back, is back under the cap
+// by A's 64th put, and A never scanned more than that allows.
+static void test_cache_counts_other_writers_within_64_puts(void **state) {
+  const uint64_t cap = 40000;
+  vyre_kit_cache *a = vyre_kit_cache_open(g_root, "shared-v1", cap, "test");
+  vyre_kit_cache *b = vyre_kit_cache_open(g_root, "shared-v1", cap, "test");
+  char big[1000] = {0}, small[10] = {0};
+  char name[32];
+  vyre_kit_key k;
+  make_key(&k, "a-first");
+  assert_int_equal(vyre_kit_cache_put(a, &k, small, sizeof(small)), 0); // A's first scan
+  vyre_kit_key_free(&k);
+  for (int i = 0; i < 38; i++) { // B fills the folder to just under the cap
+    snprintf(name, sizeof(name), "b%d", i);
+    make_key(&k, name);
+    assert_int_equal(vyre_kit_cache_put(b, &k, big, sizeof(big)), 0);
+    vyre_kit_key_free(&k);
+  }
+  assert_true(folder_bytes(a) <= cap);
+  uint64_t most = 0;
+  for (int i = 0; i < 64; i++) { // A's small puts cross the cap it does not see
+    snprintf(name, sizeof(name), "a%d", i);
+    make_key(&k, name);
+    assert_int_equal(vyre_kit_cache_put(a, &k, big, sizeof(big)), 0);
+    vyre_kit_key_free(&k);
+    uint64_t now = folder_bytes(a);
+    if (now > most) most = now;
+  }
+  assert_true(folder_bytes(a) <= cap);
+  // Over the cap by at most what A wrote between two scans.
+  assert_true(most <= cap + 64u * (sizeof(big) + 200u));
+  vyre_kit_cache_close(a);
+  vyre_kit_cache_close(b);
+}
+
 static void test_cache_open_sweeps_stale_temporaries(void **state) {
   vyre_kit_cache *c = vyre_kit_cache_open(g_root, "sweep-v1", 0, "test");
   char stale[512], fresh[512];
@@ -528,6 +582,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cache_eight_processes_writing_one_key_all_succeed, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_evicts_least_recently_used_over_the_cap, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cache_counts_other_writers_within_64_puts, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cache_open_sweeps_stale_temporaries, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_folder_is_created_private, setup, teardown),
