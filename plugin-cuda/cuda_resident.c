@@ -21,31 +21,32 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
                             "#define blockIdx vrb\n"
                             "#define gridDim vrg\n";
 
-// Block 0's lead thread waits for the doorbell (acquire, system scope), the
-// stop flag or the idle time; then block 0 stages the item's slot from the
-// ring (mapped host memory) into its mirror in device memory (vctl +
-// VYRE_CUDA_RING_MIRROR_OFFSET: one parallel burst of uncached 16-byte
-// loads over the slot's first min(slot, 16 x threads) bytes, then the rest
-// of the item's data, up to the end vrend computes from the descriptor), so
-// the item's loads and stores, its trap record and the counters never cross
-// the bus one by one (ABI-CUDARING-6). Then block 0's lead publishes the
-// command word vctl[0]: 2 * seq + 2 runs seq, 2 * seq + 3 exits before it.
-// Every other block's lead waits for vctl[0] >= 2 * seq + 2 (it only grows)
-// with a growing nap, so a thousand waiting blocks do not crowd the word
-// block 0 writes. Each block runs the virtual workgroups blockIdx.x, +
-// gridDim.x, ... of the item, one at a time with the whole block (barriers
-// and workgroup memory stay per workgroup). Only the blocks that ran a
-// workgroup of the item (the first min(workgroups, blocks); block 0 for an
-// empty grid) fence their writes and count themselves in the item's slot
-// counter vctl[2 + seq % capacity]; the last one resets the counter, copies
-// the trap record and the item's data back to the ring with the whole block
-// (L2 loads: other blocks wrote them), fences at system scope and publishes
-// the device time and the completion word (release, system scope). Per-slot
-// counters, because blocks run ahead: a block without work for item s goes
-// on to s + 1 at once, so one counter over all items cannot tell when s is
-// done (on the H200 an item never completed: test_cuda_resident_gpu). The
-// reset cannot race: the slot's next item (s + capacity) starts only after
-// the host has reaped s, nor can the mirror be restaged early.
+// Block 0 stages; every block runs. Block 0's lead waits for the doorbell
+// (acquire, system scope), the stop flag or the idle time. When the
+// doorbell shows items vseq..db, block 0 stages all of them at once (at
+// most a capacity) from the ring (mapped host memory) into their slots'
+// mirror in device memory (vctl + VYRE_CUDA_RING_MIRROR_OFFSET): one
+// parallel burst of uncached 16-byte loads over every item's first
+// min(slot, 16 x threads) bytes, then whatever of an item's data lies
+// beyond (vrend, from its descriptor), so an item's loads, stores, trap
+// record and counters never cross the bus one by one (ABI-CUDARING-6). For
+// each staged item the lead writes the slot's info entry (seq tag, grid
+// words) as a seqlock, then publishes the command word vctl[0] = 2 * db + 2
+// (release, gpu scope: items up to db run); 2 * seq + 3 exits before seq.
+// The other blocks' leads wait for vctl[0] >= 2 * seq + 2 (it only grows)
+// with a nap that doubles up to 1 us. Every block reads item seq's grid
+// from the info entry and checks the tag before and after (a block that
+// finds another tag was not needed by seq, which completed and whose slot
+// was reused; it skips it). Item seq's virtual workgroups go round the
+// blocks starting at block seq % gridDim.x, so consecutive small items run
+// on different blocks at once. The blocks that ran a workgroup of the item
+// (the first min(workgroups, blocks) in that order; one for an empty grid)
+// fence their writes and count themselves in the slot's counter vctl[2 + k];
+// the last one resets it, copies the trap record and the item's data back
+// to the ring with the whole block (L2 loads: other blocks wrote them),
+// fences at system scope and publishes the device time and the completion
+// word (release, system scope). The reset and the mirror cannot race: the
+// slot's next item (seq + capacity) is staged only after the host reaped seq.
 static const char kLoopHead[] =
     "#undef blockIdx\n"
     "#undef gridDim\n"
@@ -64,43 +65,77 @@ static const char kLoopHead[] =
     "extern \"C\" __global__ void __launch_bounds__(%u) " VYRE_CUDA_RESIDENT_KERNEL_NAME
     "(u64 *vh, unsigned char *vslots, u64 vslot_bytes, u32 vcap, u64 vfirst, u64 vidle_ns, "
     "u64 *vctl) {\n"
-    "  __shared__ u64 vcmd;\n"
-    "  __shared__ u32 vlast;\n"
-    "  unsigned char *const vdm = (unsigned char *)vctl + (((2ull + vcap) * 8ull + 255ull) & "
+    "  __shared__ u64 vcmd, vsto, vig01, vig2;\n"
+    "  __shared__ u32 vlast, vskip;\n"
+    "  u64 *const vinfo = vctl + 2u + vcap;\n"
+    "  unsigned char *const vdm = (unsigned char *)vctl + (((2ull + 5ull * vcap) * 8ull + 255ull) "
+    "& "
     "~255ull);\n"
     "  const bool vlead = (threadIdx.x | threadIdx.y | threadIdx.z) == 0u;\n"
     "  const u32 vtid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
     "  const u32 vnt = blockDim.x * blockDim.y * blockDim.z;\n"
+    "  // The first burst covers the descriptor (vrend reads it) whatever the\n"
+    "  // block size.\n"
+    "  const u64 vb1 = vslot_bytes < 16u * (u64)vnt ? vslot_bytes : 16u * (u64)vnt;\n"
+    "  const u64 vn1 = (vb1 > %lluu ? vb1 : %lluu) / 16u;\n"
+    "  u64 vstaged = vfirst - 1u;\n"
     "  for (u64 vseq = vfirst;; vseq++) {\n"
     "    u64 vc;\n"
     "    if (blockIdx.x == 0u) {\n"
-    "      if (vlead) {\n"
-    "        const u64 vt0 = vrclk();\n"
-    "        for (;;) {\n"
-    "          if (vracq_sys(vh + %uu) >= vseq) { vc = 2u * vseq + 2u; break; }\n"
-    "          if (*(volatile u64 *)(vh + %uu) || vrclk() - vt0 > vidle_ns) {\n"
-    "            vc = 2u * vseq + 3u; break; }\n"
-    "          __nanosleep(32);\n"
+    "      if (vseq > vstaged) {\n"
+    "        if (vlead) {\n"
+    "          const u64 vt0 = vrclk();\n"
+    "          u64 vdb;\n"
+    "          for (;;) {\n"
+    "            if ((vdb = vracq_sys(vh + %uu)) >= vseq) { vc = 2u * vseq + 2u; break; }\n"
+    "            if (*(volatile u64 *)(vh + %uu) || vrclk() - vt0 > vidle_ns) {\n"
+    "              vc = 2u * vseq + 3u; break; }\n"
+    "            __nanosleep(32);\n"
+    "          }\n"
+    "          vcmd = vc;\n"
+    "          vsto = vdb - vseq < (u64)vcap ? vdb : vseq + vcap - 1u;\n"
     "        }\n"
-    "        vcmd = vc;\n"
-    "      }\n"
-    "      __syncthreads();\n"
-    "      vc = vcmd;\n"
-    "      if (!(vc & 1u)) {\n"
-    "        const uint4 *vs = (const uint4 *)(vslots + (vseq %% vcap) * vslot_bytes);\n"
-    "        uint4 *vm = (uint4 *)(vdm + (vseq %% vcap) * vslot_bytes);\n"
-    "        const u64 vn1 = (vslot_bytes < 16u * (u64)vnt ? vslot_bytes : 16u * (u64)vnt) / 16u;\n"
-    "        for (u64 i = vtid; i < vn1; i += vnt) vm[i] = __ldcv(vs + i);\n"
     "        __syncthreads();\n"
-    "        const u64 vn2 = vrend((const u64 *)vm, vslot_bytes) / 16u;\n"
-    "        for (u64 i = vn1 + vtid; i < vn2; i += vnt) vm[i] = __ldcv(vs + i);\n"
-    "        __threadfence();\n"
-    "      }\n"
-    "      __syncthreads();\n"
-    "      if (vlead) {\n"
-    "        if (vc & 1u) vh[%uu] = vseq + 1u; else ((u64 *)(vdm + (vseq %% vcap) * "
-    "vslot_bytes))[%uu] = vrclk();\n"
-    "        vrrel_gpu(vctl, vc);\n"
+    "        vc = vcmd;\n"
+    "        const u64 vto = vsto;\n"
+    "        if (!(vc & 1u)) {\n"
+    "          const u64 vni = vto - vseq + 1u;\n"
+    "          for (u64 x = vtid; x < vni * vn1; x += vnt) {\n"
+    "            const u64 vk = (vseq + x / vn1) %% vcap, i = x %% vn1;\n"
+    "            ((uint4 *)(vdm + vk * vslot_bytes))[i] = __ldcv((const uint4 *)(vslots + vk * "
+    "vslot_bytes) + i);\n"
+    "          }\n"
+    "          __syncthreads();\n"
+    "          for (u64 t = vseq; t <= vto; t++) {\n"
+    "            const u64 vk = t %% vcap;\n"
+    "            uint4 *vm = (uint4 *)(vdm + vk * vslot_bytes);\n"
+    "            const u64 vn2 = vrend((const u64 *)vm, vslot_bytes) / 16u;\n"
+    "            for (u64 i = vn1 + vtid; i < vn2; i += vnt)\n"
+    "              vm[i] = __ldcv((const uint4 *)(vslots + vk * vslot_bytes) + i);\n"
+    "          }\n"
+    "          __threadfence();\n"
+    "          __syncthreads();\n"
+    "          if (vlead) {\n"
+    "            for (u64 t = vseq; t <= vto; t++) {\n"
+    "              const u64 vk = t %% vcap;\n"
+    "              const u64 *vm = (const u64 *)(vdm + vk * vslot_bytes);\n"
+    "              u64 *vi = vinfo + 4u * vk;\n"
+    "              ((u64 *)vm)[%uu] = vrclk();\n"
+    "              *(volatile u64 *)vi = 0u;\n"
+    "              __threadfence();\n"
+    "              ((volatile u64 *)vi)[1] = vm[1];\n"
+    "              ((volatile u64 *)vi)[2] = vm[2];\n"
+    "              vrrel_gpu(vi, t);\n"
+    "            }\n"
+    "            vrrel_gpu(vctl, 2u * vto + 2u);\n"
+    "          }\n"
+    "          vstaged = vto;\n"
+    "        } else if (vlead) {\n"
+    "          vh[%uu] = vseq + 1u;\n"
+    "          vrrel_gpu(vctl, vc);\n"
+    "        }\n"
+    "      } else {\n"
+    "        vc = 2u * vseq + 2u;\n"
     "      }\n"
     "    } else {\n"
     "      if (vlead) {\n"
@@ -114,14 +149,28 @@ static const char kLoopHead[] =
     "      __syncthreads();\n"
     "      vc = vcmd;\n"
     "    }\n"
-    "    __syncthreads();\n"
     "    if (vc == 2u * vseq + 3u) return;\n"
-    "    u64 *vd = (u64 *)(vdm + (vseq %% vcap) * vslot_bytes);\n"
-    "    const u32 vgx0 = (u32)vd[1], vgx1 = (u32)(vd[1] >> 32), vgx2 = (u32)vd[2];\n"
-    "    const u32 vfl = (u32)(vd[2] >> 32); (void)vfl;\n"
+    "    const u64 vk = vseq %% vcap;\n"
+    "    if (vlead) {\n"
+    "      const u64 *vi = vinfo + 4u * vk;\n"
+    "      u32 sk = vracq_gpu(vi) != vseq;\n"
+    "      vig01 = ((volatile const u64 *)vi)[1];\n"
+    "      vig2 = ((volatile const u64 *)vi)[2];\n"
+    "      __threadfence();\n"
+    "      sk |= *(volatile const u64 *)vi != vseq;\n"
+    "      vskip = sk;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    const u32 vsk = vskip;\n"
+    "    const u32 vgx0 = (u32)vig01, vgx1 = (u32)(vig01 >> 32), vgx2 = (u32)vig2;\n"
+    "    const u32 vfl = (u32)(vig2 >> 32); (void)vfl;\n"
+    "    __syncthreads();\n"
+    "    if (vsk) continue;\n"
+    "    u64 *vd = (u64 *)(vdm + vk * vslot_bytes);\n"
     "    const u32 vvx = %s;\n"
     "    const u64 vtot = (u64)vvx * vgx1 * vgx2;\n"
-    "    for (u64 v = blockIdx.x; v < vtot; v += gridDim.x) {\n"
+    "    const u32 vme = (u32)((blockIdx.x + gridDim.x - (u32)(vseq %% gridDim.x)) %% gridDim.x);\n"
+    "    for (u64 v = vme; v < vtot; v += gridDim.x) {\n"
     "      if (vlead) {\n"
     "        vrb = make_uint3((u32)(v %% vvx), (u32)((v / vvx) %% vgx1), (u32)(v / ((u64)vvx * "
     "vgx1)));\n"
@@ -138,19 +187,19 @@ static const char kLoopTail[] =
     "      __syncthreads();\n"
     "    }\n"
     "    const u64 vw = vtot == 0u ? 1u : vtot < gridDim.x ? vtot : (u64)gridDim.x;\n"
-    "    if (blockIdx.x < vw) __threadfence();\n"
+    "    if (vme < vw) __threadfence();\n"
     "    __syncthreads();\n"
     "    if (vlead) {\n"
     "      u32 vl = 0u;\n"
-    "      if (blockIdx.x < vw) {\n"
-    "        u64 *vcnt = vctl + 2u + vseq %% vcap;\n"
+    "      if (vme < vw) {\n"
+    "        u64 *vcnt = vctl + 2u + vk;\n"
     "        if (atomicAdd(vcnt, 1ull) + 1u == vw) { *vcnt = 0u; __threadfence(); vl = 1u; }\n"
     "      }\n"
     "      vlast = vl;\n"
     "    }\n"
     "    __syncthreads();\n"
     "    if (vlast) {\n"
-    "      u64 *vhd = (u64 *)(vslots + (vseq %% vcap) * vslot_bytes);\n"
+    "      u64 *vhd = (u64 *)(vslots + vk * vslot_bytes);\n"
     "      if (vtid < %uu) vhd[%uu + vtid] = __ldcg(vd + %uu + vtid);\n"
     "      const u64 vn2 = vrend(vd, vslot_bytes) / 16u;\n"
     "      for (u64 i = %uu + vtid; i < vn2; i += vnt) ((uint4 *)vhd)[i] = __ldcg((const uint4 "
@@ -220,8 +269,9 @@ uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg
                           vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type));
   n += (size_t)snprintf(src + n, cap - n,
                         "  e = (e + 15u) & ~(u64)15u;\n  return e < vsb ? e : vsb;\n}\n");
-  n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, VYRE_CUDA_RING_H_DOORBELL,
-                        VYRE_CUDA_RING_H_STOP, VYRE_CUDA_RING_H_EXITED, D + 1u, vxs);
+  n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, (unsigned long long)desc,
+                        (unsigned long long)desc, VYRE_CUDA_RING_H_DOORBELL, VYRE_CUDA_RING_H_STOP,
+                        D + 1u, VYRE_CUDA_RING_H_EXITED, vxs);
   for (uint32_t s = 0; s < S; s++) {
     uint32_t eb = vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type);
     const char *et = eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "u32";

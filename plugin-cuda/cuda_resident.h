@@ -28,7 +28,9 @@
 // VYRE_CUDA_RING_CTL_BYTES(vcap) of device memory that the launch zeroes:
 // [0] the command word block 0 publishes (2 seq + 2 runs seq, 2 seq + 3
 // exits before it), [1] unused, [2 + k] the count of blocks done with the
-// item in slot k (reset by the last one); then, at
+// item in slot k (reset by the last one), [2 + capacity + 4 k] slot k's info
+// entry (a seqlock: the seq tag, 0 while block 0 rewrites it, then the
+// grid words [1] and [2] of the item's descriptor); then, at
 // VYRE_CUDA_RING_MIRROR_OFFSET(vcap), the slots' mirror: capacity x
 // slot_bytes of device memory into which block 0 stages an item's slot
 // before it runs, and from which the item's last block copies the trap
@@ -40,7 +42,7 @@
 #include "cuda_codegen.h"
 
 #define VYRE_CUDA_RESIDENT_KERNEL_NAME "vyre_resident"
-#define VYRE_CUDA_RING_CTL_BYTES(cap)  ((2ull + (unsigned long long)(cap)) * 8ull)
+#define VYRE_CUDA_RING_CTL_BYTES(cap)  ((2ull + 5ull * (unsigned long long)(cap)) * 8ull)
 // Where the mirror starts in vctl, and vctl's whole size.
 #define VYRE_CUDA_RING_MIRROR_OFFSET(cap) ((VYRE_CUDA_RING_CTL_BYTES(cap) + 255ull) & ~255ull)
 #define VYRE_CUDA_RING_DEVICE_BYTES(cap, slot_bytes)                                               \
