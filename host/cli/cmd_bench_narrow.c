@@ -330,10 +330,10 @@ void vyre_bench_fig_u8_hist(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre
 // exact sum (which the floor matches too).
 void vyre_bench_fig_u8_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
-           "IR sum of %llu u8 bytes, %u groups of %u, %u-step unrolled grid walk of %u-byte "
-           "pieces, tree, 1 atomic per group, resident, bytes / kernel time (%s)",
-           (unsigned long long)n, groups, VYRE_BENCH_U8_WG, VYRE_BENCH_U8SUM_UNROLL,
-           VYRE_BENCH_U8SUM_VEC, vyre_bench_time_source(c));
+           "IR sum of %llu u8 bytes as %u-byte pieces, %u groups of %u, %u unrolled steps, tree, "
+           "1 atomic/group, resident, bytes/kernel time (%s)",
+           (unsigned long long)n, VYRE_BENCH_U8SUM_VEC, groups, VYRE_BENCH_U8_WG,
+           VYRE_BENCH_U8SUM_UNROLL, vyre_bench_time_source(c));
   if (!vyre_bench_has_resident(c, out) || over_limit(c, n, out)) return;
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = NULL;
