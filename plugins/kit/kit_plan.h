@@ -17,7 +17,8 @@
 //     lowering analyses of docs/lowering.md as more facts: accesses whose
 //     index is proven in range (LOWER-RANGE-*), f32 values proven canonical
 //     and the points that observe f32 bits (LOWER-F32-*), constant trip
-//     counts (LOWER-LOOP-1), so every generator uses the same proofs;
+//     counts (LOWER-LOOP-1), runs of loads of consecutive elements from an
+//     aligned start (LOWER-WIDE-*), so every generator uses the same proofs;
 //   - one checked walk: vyre_kit_plan_make() checks every index, range, kind
 //     and op code of the view once, so generators that run after it index the
 //     view without re-checking and never meet a malformed node.
