@@ -236,13 +236,16 @@ def gen_lower_wide(ctx):
                expect={"o61": d61 + [0] * 19, "o64": d64 + [0] * 16, "oc": c64}))
 
     # LOWER-WIDE-5: the elements of a wide load widen as single loads do:
-    # i8 (8 per group) sign-extends, f16 (4 per 8 bytes) and bf16 (8 per 16
-    # bytes) widen exactly to canonical f32 (NaN, inf, subnormal, -0), u16 (2
-    # per 4 bytes) and u32 (4 per 16 bytes) as they are; every length cuts a
-    # group.
-    i8 = [G.enc_narrow("i8", rng.u32()) for _ in range(21)] + []
+    # i8 (16 per group) and i16 (4 per 8 bytes) sign-extend, f16 (8 per 16
+    # bytes) and bf16 (8) widen exactly to canonical f32 (NaN, inf,
+    # subnormal, -0), u16 (2 per 4 bytes) and u32 (4 per 16 bytes) as they
+    # are; every length cuts a group.
+    i8 = [G.enc_narrow("i8", rng.u32()) for _ in range(37)]
     i8[:4] = [-128, 127, -1, 0]
-    f16 = [0x3C00, 0x7E01, 0xFC00, 0x0001, 0x8000, 0x7BFF, 0x83FF, 0xC000, 0x3555, 0x0400]
+    i16 = [G.enc_narrow("i16", rng.u32()) for _ in range(7)]
+    i16[:3] = [-32768, 32767, -1]
+    f16 = [0x3C00, 0x7E01, 0xFC00, 0x0001, 0x8000, 0x7BFF, 0x83FF, 0xC000, 0x3555, 0x0400,
+           0x7C00, 0xFE00, 0x0200]
     bf = [0x3F80, 0x7FC1, 0xFF80, 0x0001, 0x8000, 0x7F7F, 0x8080, 0xC000, 0x3EAB, 0x0080,
           0x4049, 0xBF80, 0x0100]
     u16 = [rng.u32() & 0xFFFF for _ in range(7)]
@@ -250,27 +253,30 @@ def gen_lower_wide(ctx):
     to_u = lambda x: cast("u32", x)  # noqa: E731
     to_bits = lambda x: bitcast("u32", x)  # noqa: E731
     body = [let("g", gid(0))]
-    for name, w, bname, out, conv in (("i", 8, "i8", "oi8", to_u), ("h", 4, "f16", "of16", to_bits),
-                                      ("f", 8, "bf16", "obf", to_bits), ("s", 2, "u16", "ou16", None),
-                                      ("w", 4, "u32", "ou32", None)):
+    for name, w, bname, out, conv in (("i", 16, "i8", "oi8", to_u), ("j", 4, "i16", "oi16", to_u),
+                                      ("h", 8, "f16", "of16", to_bits),
+                                      ("f", 8, "bf16", "obf", to_bits),
+                                      ("s", 2, "u16", "ou16", None), ("w", 4, "u32", "ou32", None)):
         body.append(let(name + "b", mul(var("g"), lit_u(w))))
         body += _wide_lets(name, name + "b", bname, w)
         body += _wide_copy(name, name + "b", out, w, conv)
     W.add("storage/lower_wide_widen.json",
           case("lower_wide_widen", "wide load groups widen each element as its own load: i8 "
-               "sign extension (8 per group), f16 and bf16 to canonical f32 (NaN, inf, "
-               "subnormal, -0; 4 and 8 per group), u16 (2) and u32 (4) as they are; each input "
-               "ends inside a group (docs/lowering.md LOWER-WIDE-5, LOWER-WIDE-3)", [
-                   buf("i8", 0, "read", "i8"), buf("f16", 1, "read", "f16"),
-                   buf("bf16", 2, "read", "bf16"), buf("u16", 3, "read", "u16"),
-                   buf("u32", 4, "read", "u32"), buf("oi8", 5, "write", "u32", 32),
-                   buf("of16", 6, "write", "u32", 16), buf("obf", 7, "write", "u32", 16),
-                   buf("ou16", 8, "write", "u32", 8), buf("ou32", 9, "write", "u32", 16)],
+               "(16 per group) and i16 (4) sign extension, f16 and bf16 (8 per group) to "
+               "canonical f32 (NaN, inf, subnormal, -0), u16 (2) and u32 (4) as they are; each "
+               "input ends inside a group (docs/lowering.md LOWER-WIDE-5, LOWER-WIDE-3)", [
+                   buf("i8", 0, "read", "i8"), buf("i16", 1, "read", "i16"),
+                   buf("f16", 2, "read", "f16"), buf("bf16", 3, "read", "bf16"),
+                   buf("u16", 4, "read", "u16"), buf("u32", 5, "read", "u32"),
+                   buf("oi8", 6, "write", "u32", 64), buf("oi16", 7, "write", "u32", 16),
+                   buf("of16", 8, "write", "u32", 32), buf("obf", 9, "write", "u32", 16),
+                   buf("ou16", 10, "write", "u32", 8), buf("ou32", 11, "write", "u32", 16)],
                body, wg=(4, 1, 1), grid=[1, 1, 1],
-               inputs={"i8": i8, "f16": ["0x%04x" % h for h in f16],
+               inputs={"i8": i8, "i16": i16, "f16": ["0x%04x" % h for h in f16],
                        "bf16": ["0x%04x" % h for h in bf], "u16": u16, "u32": u32},
-               expect={"oi8": [x & 0xFFFFFFFF for x in i8] + [0] * 11,
-                       "of16": [enc_f32(G.f16_to_f32(h)) for h in f16] + [0] * 6,
+               expect={"oi8": [x & 0xFFFFFFFF for x in i8] + [0] * 27,
+                       "oi16": [x & 0xFFFFFFFF for x in i16] + [0] * 9,
+                       "of16": [enc_f32(G.f16_to_f32(h)) for h in f16] + [0] * 19,
                        "obf": [enc_f32(G.bf16_to_f32(h)) for h in bf] + [0] * 3,
                        "ou16": u16 + [0], "ou32": u32 + [0] * 2}))
 
