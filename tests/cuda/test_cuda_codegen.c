@@ -9,6 +9,7 @@
 // NVRTC tests skip with the reason when NVRTC cannot be loaded.
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1093,6 +1094,102 @@ static void test_codegen_wide_load_groups_are_one_load(void **state) {
   free(t);
 }
 
+// The PTX of |src| for compute_90 with the plugin's NVRTC options, through
+// the NVRTC the plugin loaded (NULL when it is not loaded by that name).
+static char *ptx_of(const char *src) {
+  void *lib = dlopen("libnvrtc.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libnvrtc.so", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) return NULL;
+  void *sym[5] = {dlsym(lib, "nvrtcCreateProgram"), dlsym(lib, "nvrtcCompileProgram"),
+                  dlsym(lib, "nvrtcGetPTXSize"), dlsym(lib, "nvrtcGetPTX"),
+                  dlsym(lib, "nvrtcDestroyProgram")};
+  char *ptx = NULL;
+  for (int i = 0; i < 5; i++)
+    if (!sym[i]) goto out;
+  nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                        const char *const *);
+  nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*size)(nvrtcProgram, size_t *);
+  nvrtcResult (*get)(nvrtcProgram, char *);
+  nvrtcResult (*destroy)(nvrtcProgram *);
+  memcpy(&create, &sym[0], sizeof sym[0]);
+  memcpy(&compile, &sym[1], sizeof sym[1]);
+  memcpy(&size, &sym[2], sizeof sym[2]);
+  memcpy(&get, &sym[3], sizeof sym[3]);
+  memcpy(&destroy, &sym[4], sizeof sym[4]);
+  const char *opts[16];
+  unsigned no = 0;
+  for (unsigned i = 0; i < vyre_cuda_nvrtc_option_count && no < 15; i++)
+    opts[no++] = vyre_cuda_nvrtc_options[i];
+  opts[no++] = "--gpu-architecture=compute_90";
+  nvrtcProgram prog = NULL;
+  size_t n = 0;
+  if (!create(&prog, src, "k.cu", 0, NULL, NULL) && !compile(prog, (int)no, opts) &&
+      !size(prog, &n) && (ptx = malloc(n + 1)) != NULL && get(prog, ptx)) {
+    free(ptx);
+    ptx = NULL;
+  }
+  if (prog) destroy(&prog);
+out:
+  dlclose(lib);
+  return ptx;
+}
+
+// `vyre bench` figure 16's walk (bench_floor.h): 4 unrolled grid steps, each
+// 16 u8 lets from base = piece * 16 summed into acc: the PTX of the aligned
+// copy reads each step with one ld.global.v4.u32, the per-element copy
+// with 16 byte loads per step (docs/lowering.md LOWER-WIDE-*).
+static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 256, 1, 1);
+  const uint32_t S = 4096, U = 4, J = 64;
+  uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, J * U * S * 16);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 1);
+  uint32_t g, acc, base, j = tb_local(t, T_U, 0), u = tb_local(t, T_U, 0);
+  uint32_t s0 = let(t, &g, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, S - 1)));
+  uint32_t s1 = let(t, &acc, lit(t, T_U, 0));
+  uint32_t piece =
+      bin(t, VYRE_IR_BIN_ADD,
+          bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, j), lit(t, T_U, S * U)),
+              bin(t, VYRE_IR_BIN_MUL, var(t, u), lit(t, T_U, S))),
+          var(t, g));
+  uint32_t st[24], n = 0, sum;
+  st[n++] = let(t, &base, bin(t, VYRE_IR_BIN_MUL, piece, lit(t, T_U, 16)));
+  n = wide_lets(t, st, n, D, base, 16, &sum);
+  st[n++] = assign(t, acc, bin(t, VYRE_IR_BIN_ADD, var(t, acc), sum));
+  uint32_t inner = for_(t, u, lit(t, T_U, 0), lit(t, T_U, U), tb_list(t, n, st), n);
+  uint32_t outer = for_(t, j, lit(t, T_U, 0), lit(t, T_U, J), LIST(t, inner));
+  uint32_t s2 = atomic(t, VYRE_IR_ATOMIC_ADD, O, lit(t, T_U, 0), var(t, acc), NULL);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, outer, s2));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {256, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  const char *k = strstr(src, "extern \"C\"");
+  assert_non_null(k);
+  assert_int_equal(count_of(k, "const uint4 vwq"), 1);
+  assert_int_equal(count_of(k, "if ((u64)vwb"), 0); // proven in range (LOWER-RANGE-7)
+  if (!nvrtc_ready()) {
+    free(src);
+    free(t);
+    skip();
+  }
+  char *ptx = ptx_of(src);
+  if (!ptx) {
+    fprintf(stderr, "skipped: NVRTC is not loaded as libnvrtc.so.13 or libnvrtc.so\n");
+  } else {
+    // NVRTC may unroll the outer loop too: every step is one vector load in
+    // the aligned copy and 16 byte loads in the other.
+    unsigned v4 = count_of(ptx, "ld.global.v4.u32");
+    assert_true(v4 >= U);
+    assert_int_equal(count_of(ptx, "ld.global.u8"), 16 * v4);
+    free(ptx);
+  }
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
@@ -1117,6 +1214,7 @@ int main(void) {
 #endif
       cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
       cmocka_unit_test(test_codegen_wide_load_groups_are_one_load),
+      cmocka_unit_test(test_codegen_byte_sum_walk_has_vector_loads_in_ptx),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),
 #endif
