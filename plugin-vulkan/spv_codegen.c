@@ -934,11 +934,19 @@ static uint32_t generate(vyre_spv_cg *c) {
                     0);
   vyre_spv_emit(m, VYRE_SPV_SEC_MEMMODEL, SpvOpMemoryModel,
                 VYRE_SPV_ARGS(SpvAddressingModelLogical, SpvMemoryModelGLSL450));
-  // 16-byte wide load groups (docs/lowering.md LOWER-WIDE-*), outside lane mode.
+  // 16-byte wide load groups (docs/lowering.md LOWER-WIDE-*), outside lane
+  // mode, of buffers the program never stores to: the uvec4 view is another
+  // variable, which the driver may assume does not alias the buffer's own
+  // (no `Aliased` decoration), so a store through one could be reordered
+  // past a load through the other.
   for (uint32_t i = 0; i < p->node_count && !c->lanes; i++)
     if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&
         vyre_kit_plan_wide_bytes(c->plan, i) == 16u)
       c->wide16[p->nodes[p->nodes[i].a].ref] = 1;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&
+        (p->nodes[i].kind == VYRE_IR_K_STORE || p->nodes[i].kind == VYRE_IR_K_ATOMIC))
+      c->wide16[p->nodes[i].ref] = 0;
   declare_types(c);
   declare_buffers(c);
   if (c->lanes) declare_lane_state(c);

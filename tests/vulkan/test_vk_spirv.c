@@ -446,8 +446,9 @@ static void test_spirv_every_case_file_validates(void **state) {
 // Wide load groups (docs/lowering.md LOWER-WIDE-*): a run of 16 u8 lets
 // and one of 8 f16 lets from multiples of their lengths are one uvec4 load
 // each (OpLoad of a 4-vector of u32) through the binding's uvec4 view, with
-// 8-bit storage or on words; a run of 8 i8 lets (8 bytes) stays per element.
-// Every variant passes spirv-val.
+// 8-bit storage or on words; a run of 8 i8 lets (8 bytes) stays per element,
+// as does a run from a buffer the program stores to. Every variant passes
+// spirv-val.
 static void test_spirv_wide_load_groups_are_one_vector_load(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -499,6 +500,37 @@ static void test_spirv_wide_load_groups_are_one_vector_load(void **state) {
     if (have_spirv_val())
       assert_int_equal(spirv_val(p, native ? 8u : 0u, native ? "wide, 8-bit" : "wide, words"), 0);
   }
+  free(t);
+  // A buffer the program also stores to keeps its per-element loads (the
+  // uvec4 view would be a second, non-Aliased variable): no uvec4 at all.
+  t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t R = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_U8, 0);
+  uint32_t base, x;
+  n = 0;
+  sum = N_;
+  st[n++] = let(t, &base, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 16)));
+  for (uint32_t e = 0; e < 16; e++) {
+    uint32_t idx = e ? bin(t, VYRE_IR_BIN_ADD, var(t, base), lit(t, T_U, e)) : var(t, base);
+    st[n++] = let(t, &x, load(t, R, idx));
+    sum = sum == N_ ? var(t, x) : bin(t, VYRE_IR_BIN_ADD, sum, var(t, x));
+  }
+  st[n++] = store(t, R, var(t, base), sum);
+  p = tb_finish(t, tb_list(t, n, st), n);
+  vyre_spv_options opt = {0};
+  memcpy(opt.workgroup_size, p->workgroup_size, 12);
+  uint32_t *words = NULL;
+  size_t nw = 0;
+  vyre_spv_info info;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_spv_generate(p, &opt, &words, &nw, &info, &err), VYRE_STATUS_OK);
+  for (size_t i = 5; i < nw;) {
+    uint32_t len = words[i] >> 16;
+    if (!len) break;
+    assert_false((words[i] & 0xFFFFu) == 23u && len == 4 && words[i + 3] == 4u);
+    i += len;
+  }
+  free(words);
   free(t);
 }
 
