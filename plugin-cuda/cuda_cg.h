@@ -28,6 +28,7 @@ typedef struct vyre_cuda_cg {
   int returned;     // a `goto vnext` was emitted
   uint32_t lanes;   // plan.lanes: builtins use lane vl, vload/vstore go through registers
   uint64_t vload, vstore;
+  int wide; // emitting the copy of the body where wide load groups are aligned (LOWER-WIDE-4)
 } vyre_cuda_cg;
 
 void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -41,6 +42,11 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n);
 void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n);
 // The C type of a value type: "u32", "i32", "float", "bool".
 const char *vyre_cuda_cg_ctype(uint32_t type);
+// What a load from |buffer| wraps around the element's storage bits (a u32,
+// zero-extended): "(" ")" for u32, the sign extension of i8, the f16
+// widening... (IR-STORE-4).
+void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, const char **open,
+                            const char **close);
 // Writes the pointer ("p3", "w1") and length ("n3", "16u") of |buffer|.
 void vyre_cuda_cg_buffer(const vyre_cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap,
                          char *len, size_t len_cap);

@@ -617,9 +617,115 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
   }
 }
 
+// The wide load group headed by statement |i| of the list (docs/lowering.md
+// LOWER-WIDE-*), in the copy of the body that runs when every buffer with a
+// group is aligned to its group's bytes (emit_body): one 4/8/16-byte load
+// whose words hold the w elements (little-endian, element k at byte k *
+// element bytes), widened as any load; a group the plan did not prove in
+// range tests B + w <= len once and otherwise runs each let as usual
+// (per-element bounds, IR-OOB-1). B is evaluated once: a pure expression,
+// the same value in every let of the run. Returns the statements it emitted
+// (0: not a group).
+static uint32_t emit_wide(vyre_cuda_cg *g, uint32_t start, uint32_t count, uint32_t i, int ind) {
+  const vyre_kit_plan *kp = g->kp;
+  const vyre_ir_program *p = g->p;
+  uint32_t n = vyre_kit_plan_stmt(kp, start, i);
+  uint32_t bytes = g->wide ? vyre_kit_plan_wide_bytes(kp, n) : 0u;
+  const vyre_kit_node_facts *f = &kp->facts[n];
+  if (!bytes || f->wide > count - i) return 0;
+  uint32_t w = f->wide, buf = p->nodes[p->nodes[n].a].ref, eb = bytes / w;
+  int in = (f->flags & VYRE_KIT_FACT_WIDE_IN_RANGE) != 0;
+  char ptr[16], len[24];
+  vyre_cuda_cg_buffer(g, buf, ptr, sizeof(ptr), len, sizeof(len));
+  const char *open, *close;
+  vyre_cuda_cg_load_wrap(g, buf, &open, &close);
+  static const char *const kVec[] = {"", "u32", "uint2", "", "uint4"};
+  static const char *const kWord[] = {".x", ".y", ".z", ".w"};
+  uint32_t words = bytes / 4u;
+  int in_ind = in ? ind : ind + 4;
+  vyre_cuda_cg_put(g, "%*sconst u32 vwb%u = ", ind, "", n);
+  vyre_cuda_cg_expr(g, f->wide_base);
+  vyre_cuda_cg_put(g, ";\n");
+  if (!in) {
+    for (uint32_t k = 0; k < w; k++) {
+      const vyre_ir_node *s = &p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
+      vyre_cuda_cg_put(g, "%*s%s v%u;\n", ind, "", vyre_cuda_cg_ctype(p->locals[s->ref].type),
+                       s->ref);
+    }
+    vyre_cuda_cg_put(g, "%*sif ((u64)vwb%u + %uu <= (u64)%s) {\n", ind, "", n, w, len);
+  }
+  vyre_cuda_cg_put(g, "%*sconst %s vwq%u = *(const %s *)(%s + vwb%u);\n", in_ind, "", kVec[words],
+                   n, kVec[words], ptr, n);
+  for (uint32_t k = 0; k < w; k++) {
+    const vyre_ir_node *s = &p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
+    uint32_t word = k * eb / 4u, shift = (k * eb % 4u) * 8u;
+    char raw[64];
+    const char *wn = words == 1 ? "" : kWord[word];
+    if (eb == 4)
+      snprintf(raw, sizeof(raw), "vwq%u%s", n, wn);
+    else
+      snprintf(raw, sizeof(raw), "((vwq%u%s >> %uu) & %s)", n, wn, shift,
+               eb == 1 ? "0xffu" : "0xffffu");
+    if (in)
+      vyre_cuda_cg_put(g, "%*s%s v%u = %s%s%s;\n", ind, "",
+                       vyre_cuda_cg_ctype(p->locals[s->ref].type), s->ref, open, raw, close);
+    else
+      vyre_cuda_cg_put(g, "%*sv%u = %s%s%s;\n", in_ind, "", s->ref, open, raw, close);
+  }
+  if (in) return w;
+  vyre_cuda_cg_put(g, "%*s} else {\n", ind, "");
+  for (uint32_t k = 0; k < w; k++) {
+    const vyre_ir_node *s = &p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
+    vyre_cuda_cg_put(g, "%*sv%u = ", in_ind, "", s->ref);
+    vyre_cuda_cg_expr(g, s->a);
+    vyre_cuda_cg_put(g, ";\n");
+  }
+  vyre_cuda_cg_put(g, "%*s}\n", ind, "");
+  return w;
+}
+
 static void emit_list(vyre_cuda_cg *g, uint32_t start, uint32_t count, int indent) {
-  for (uint32_t i = 0; i < count && !g->bad && !g->oom; i++)
+  for (uint32_t i = 0; i < count && !g->bad && !g->oom; i++) {
+    uint32_t w = emit_wide(g, start, count, i, indent);
+    if (w) {
+      i += w - 1u;
+      continue;
+    }
     emit_stmt(g, vyre_kit_plan_stmt(g->kp, start, i), indent);
+  }
+}
+
+// The kernel body. A program with wide load groups (LOWER-WIDE-4) gets it
+// twice: the copy with one load per group runs when the address of every
+// buffer with a group is a multiple of its group's bytes (a binding may
+// start at any byte of a resident buffer, docs/abi.md), the per-element
+// copy otherwise. The test is the same for every invocation of the launch,
+// so a barrier inside either copy is reached by the whole workgroup.
+static void emit_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan, int ind) {
+  const vyre_ir_program *p = g->p;
+  uint32_t need[VYRE_KIT_MAX_SLOTS] = {0}, any = 0;
+  for (uint32_t i = 0; i < p->node_count && !g->lanes; i++) {
+    uint32_t bytes =
+        (g->kp->facts[i].flags & VYRE_KIT_FACT_REACHED) ? vyre_kit_plan_wide_bytes(g->kp, i) : 0u;
+    if (!bytes) continue;
+    uint32_t slot = g->kp->slot_of_buffer[p->nodes[p->nodes[i].a].ref];
+    if (slot < plan->slot_count && bytes > need[slot]) need[slot] = bytes, any = 1;
+  }
+  g->wide = 0;
+  if (!any) {
+    emit_list(g, p->body, p->body_count, ind);
+    return;
+  }
+  vyre_cuda_cg_put(g, "%*sif (true", ind, "");
+  for (uint32_t s = 0; s < plan->slot_count; s++)
+    if (need[s]) vyre_cuda_cg_put(g, " && ((u64)p%u & %uu) == 0u", s, need[s] - 1u);
+  vyre_cuda_cg_put(g, ") {\n");
+  g->wide = 1;
+  emit_list(g, p->body, p->body_count, ind + 2);
+  g->wide = 0;
+  vyre_cuda_cg_put(g, "%*s} else {\n", ind, "");
+  emit_list(g, p->body, p->body_count, ind + 2);
+  vyre_cuda_cg_put(g, "%*s}\n", ind, "");
 }
 
 // Lane mode: thread t of block w runs local ids 4t..4t+3 (lane vl) one after
@@ -820,10 +926,10 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
                      "    const u32 vwx = (u32)vw64;\n"
                      "    {\n",
                      plan->coarsen);
-    emit_list(g, p->body, p->body_count, 6);
+    emit_body(g, plan, 6);
     vyre_cuda_cg_put(g, "    }\n%s  }\n", g->returned ? "  vnext:;\n" : "");
   } else {
-    emit_list(g, p->body, p->body_count, 2);
+    emit_body(g, plan, 2);
   }
   vyre_cuda_cg_put(g, "}\n");
 }

@@ -40,7 +40,9 @@
 // 15: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 16: the cr_math functions (kit micro-programs as __device__ functions).
 // 17: cr_math bin pow (vm_pow).
-#define VYRE_CUDA_GENERATOR_VERSION 18u
+// 18: the resident variant stages items into a device mirror (ABI-CUDARING-6).
+// 19: wide load groups: one 4/8/16-byte load per group (docs/lowering.md LOWER-WIDE-*).
+#define VYRE_CUDA_GENERATOR_VERSION 19u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

@@ -224,15 +224,14 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   }
 }
 
-static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
-  char ptr[16], len[24];
-  vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
-  uint32_t et = g->p->buffers[e->ref].type;
+void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, const char **open_,
+                            const char **close_) {
+  uint32_t et = g->p->buffers[buffer].type;
   const char *open = "(", *close = ")";
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
   if (et == VYRE_IR_TYPE_F32) open = "vc(__uint_as_float(", close = "))";
   // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
-  if (et == VYRE_IR_TYPE_F32 && g->p->buffers[e->ref].access == VYRE_IR_ACCESS_WORKGROUP)
+  if (et == VYRE_IR_TYPE_F32 && g->p->buffers[buffer].access == VYRE_IR_ACCESS_WORKGROUP)
     open = "(__uint_as_float(";
   if (et == VYRE_IR_TYPE_BOOL32) open = "(0u != ", close = ")";
   // IR 1.1 narrow storage: widen (IR-STORE-4).
@@ -241,6 +240,15 @@ static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   // f16: the native widening (vh2fn; cuda_codegen.c says why it is exact).
   if (et == VYRE_IR_TYPE_F16) open = "vc(vh2fn(", close = "))";
   if (et == VYRE_IR_TYPE_BF16) open = "vc(__uint_as_float(vbf2f(", close = ")))";
+  *open_ = open;
+  *close_ = close;
+}
+
+static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
+  char ptr[16], len[24];
+  vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
+  const char *open, *close;
+  vyre_cuda_cg_load_wrap(g, e->ref, &open, &close);
   if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
     // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.
     vyre_cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->kp->slot_of_buffer[e->ref],

@@ -69,6 +69,9 @@ typedef struct vyre_spv_cg {
   // so); f32_guard: the op being emitted has such an operand.
   uint8_t *const_node;
   int f32_guard;
+  // Wide load groups (docs/lowering.md LOWER-WIDE-*): per buffer, 1 when a
+  // 16-byte group reads it through its uvec4 view (buf_var4); none in lane mode.
+  uint8_t *wide16;
   // Subgroup emulation (docs/ir.md IR-SUBGROUP-*): a Workgroup array of one
   // u32 per invocation, the exchange buffer of every subgroup op (0: none).
   uint32_t sg_var;
@@ -105,6 +108,11 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // |checked| 0: the plan proved the index in range (docs/lowering.md LOWER-RANGE-*).
 void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val,
                            int checked);
+// The value a load of |buffer| gives for the element whose bits are |raw|
+// (zero-extended; sign-extended already for i8 / i16): f16 and bf16 widened
+// to canonical f32, f32 canonical, bool32 a bool (IR-STORE-4; a wide load
+// group's elements, docs/lowering.md LOWER-WIDE-5).
+uint32_t vyre_spv_widen(vyre_spv_cg *c, uint32_t buffer, uint32_t raw);
 // Whether the load, store or atomic |n| needs its bounds check (kit_plan.h).
 int vyre_spv_checked(const vyre_spv_cg *c, const vyre_ir_node *n);
 

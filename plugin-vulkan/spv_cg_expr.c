@@ -338,6 +338,16 @@ void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t va
   vyre_spv_label(c, merge);
 }
 
+uint32_t vyre_spv_widen(vyre_spv_cg *c, uint32_t buffer, uint32_t raw) {
+  uint32_t t = c->p->buffers[buffer].type;
+  if (t == VYRE_IR_TYPE_F16) return f16_to_f32(c, raw);
+  if (t == VYRE_IR_TYPE_BF16) return vyre_spv_canon(c, IOP(SpvOpShiftLeftLogical, raw, ku(c, 16)));
+  if (t == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, raw, vyre_spv_u(c, 0));
+  if (t == VYRE_IR_TYPE_F32 && c->p->buffers[buffer].access != VYRE_IR_ACCESS_WORKGROUP)
+    return vyre_spv_canon(c, raw);
+  return raw;
+}
+
 static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4) return load_narrow(c, n);
   uint32_t w = vyre_spv_lane_vload(c, n->ref) ? lane_load_word(c, n) : load_word(c, n);

@@ -398,10 +398,70 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   }
 }
 
+// The 16-byte wide load group headed by statement |i| of the list
+// (docs/lowering.md LOWER-WIDE-*): one uvec4 load through the buffer's
+// uvec4 view (the binding's bytes 16q .. 16q + 15 for q = B / w: B is a
+// multiple of w, so they are the group's elements), each element extracted
+// and widened into its let's local; a group the plan did not prove in range
+// tests B + w <= len once and otherwise runs its lets as before (per-element
+// bounds, IR-OOB-1). Returns the statements it emitted (0: not such a group).
+static uint32_t cg_wide(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
+  const vyre_kit_plan *plan = c->plan;
+  const vyre_ir_program *p = c->p;
+  uint32_t n = vyre_kit_plan_stmt(plan, first, i);
+  const vyre_kit_node_facts *f = &plan->facts[n];
+  if (vyre_kit_plan_wide_bytes(plan, n) != 16u || f->wide > count - i) return 0;
+  uint32_t w = f->wide, buf = p->nodes[p->nodes[n].a].ref, eb = 16u / w;
+  if (!c->wide16[buf]) return 0;
+  uint32_t t = p->buffers[buf].type;
+  int sgn = t == VYRE_IR_TYPE_I8 || t == VYRE_IR_TYPE_I16;
+  uint32_t base = vyre_spv_expr(c, f->wide_base);
+  uint32_t then = vyre_spv_id(c->m), els = 0, merge = vyre_spv_id(c->m);
+  if (f->flags & VYRE_KIT_FACT_WIDE_IN_RANGE) {
+    DO(SpvOpBranch, then);
+  } else {
+    // len >= w && B <= len - w: B + w <= len without a wrap.
+    uint32_t len = vyre_spv_len(c, buf);
+    uint32_t ok = OP(SpvOpLogicalAnd, B, OP(SpvOpUGreaterThanEqual, B, len, vyre_spv_u(c, w)),
+                     OP(SpvOpULessThanEqual, B, base, OP(SpvOpISub, U, len, vyre_spv_u(c, w))));
+    els = vyre_spv_id(c->m);
+    DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    DO(SpvOpBranchConditional, ok, then, els);
+  }
+  vyre_spv_label(c, then);
+  uint32_t shift = w == 16 ? 4u : w == 8 ? 3u : 2u;
+  uint32_t q = OP(SpvOpShiftRightLogical, U, base, vyre_spv_u(c, shift));
+  uint32_t v = OP(SpvOpLoad, c->t_v4,
+                  OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[buf], vyre_spv_u(c, 0), q));
+  for (uint32_t k = 0; k < w; k++) {
+    const vyre_ir_node *s = &p->nodes[vyre_kit_plan_stmt(plan, first, i + k)];
+    uint32_t word = OP(SpvOpCompositeExtract, U, v, k * eb / 4u);
+    uint32_t raw = eb == 4 ? word
+                           : OP(sgn ? SpvOpBitFieldSExtract : SpvOpBitFieldUExtract, U, word,
+                                vyre_spv_u(c, (k * eb % 4u) * 8u), vyre_spv_u(c, 8u * eb));
+    DO(SpvOpStore, c->local_var[s->ref], vyre_spv_widen(c, buf, raw));
+  }
+  DO(SpvOpBranch, merge);
+  if (els) {
+    vyre_spv_label(c, els);
+    for (uint32_t k = 0; k < w; k++)
+      cg_stmt(c, vyre_kit_plan_stmt(plan, first, i + k));
+    DO(SpvOpBranch, merge);
+  }
+  vyre_spv_label(c, merge);
+  return w;
+}
+
 static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count) {
   // Statements after a return or trap in the same list are unreachable.
-  for (uint32_t i = 0; i < count && !c->terminated; i++)
+  for (uint32_t i = 0; i < count && !c->terminated; i++) {
+    uint32_t w = cg_wide(c, first, count, i);
+    if (w) {
+      i += w - 1u;
+      continue;
+    }
     cg_stmt(c, vyre_kit_plan_stmt(c->plan, first, i));
+  }
 }
 
 // Each invocation zeroes a strided share of every workgroup buffer, then all wait.
@@ -578,6 +638,14 @@ static void declare_types(vyre_spv_cg *c) {
     vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_float_controls", NULL,
                       0);
   }
+  int wide = 0;
+  for (uint32_t b = 0; b < c->p->buffer_count; b++)
+    wide |= c->wide16[b];
+  if (wide && !c->lanes) {
+    c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
+    c->t_ptr_sb_v4 = vyre_spv_global(m, SpvOpTypePointer, 0,
+                                     VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, c->t_v4));
+  }
   if (c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
     c->t_ptr_pv_uint =
@@ -619,6 +687,35 @@ static void declare_lane_state(vyre_spv_cg *c) {
   }
   uint32_t pb = vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, B));
   c->v_fast = global_var(c, pb, SpvStorageClassPrivate);
+}
+
+// Wide load groups: the uvec4 view of every buffer a 16-byte group reads (a
+// second variable at the same binding, as lane mode's; docs/lowering.md
+// LOWER-WIDE-4: its element q is the binding's bytes 16q .. 16q + 15).
+static void declare_wide_views(vyre_spv_cg *c) {
+  vyre_spv_module *m = c->m;
+  uint32_t pst = 0;
+  for (uint32_t b = 0; b < c->p->buffer_count; b++) {
+    if (!c->wide16[b]) continue;
+    if (!pst) {
+      uint32_t rta = vyre_spv_global(m, SpvOpTypeRuntimeArray, 0, VYRE_SPV_ARGS(c->t_v4));
+      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                    VYRE_SPV_ARGS(rta, SpvDecorationArrayStride, 16));
+      uint32_t st = vyre_spv_global(m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(rta));
+      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate, VYRE_SPV_ARGS(st, SpvDecorationBlock));
+      vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpMemberDecorate,
+                    VYRE_SPV_ARGS(st, 0, SpvDecorationOffset, 0));
+      pst =
+          vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, st));
+    }
+    c->buf_var4[b] = global_var(c, pst, SpvStorageClassStorageBuffer);
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var4[b], SpvDecorationDescriptorSet, 0));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var4[b], SpvDecorationBinding, c->p->buffers[b].binding));
+    vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
+                  VYRE_SPV_ARGS(c->buf_var4[b], SpvDecorationNonWritable));
+  }
 }
 
 static void declare_buffers(vyre_spv_cg *c) {
@@ -837,9 +934,23 @@ static uint32_t generate(vyre_spv_cg *c) {
                     0);
   vyre_spv_emit(m, VYRE_SPV_SEC_MEMMODEL, SpvOpMemoryModel,
                 VYRE_SPV_ARGS(SpvAddressingModelLogical, SpvMemoryModelGLSL450));
+  // 16-byte wide load groups (docs/lowering.md LOWER-WIDE-*), outside lane
+  // mode, of buffers the program never stores to: the uvec4 view is another
+  // variable, which the driver may assume does not alias the buffer's own
+  // (no `Aliased` decoration), so a store through one could be reordered
+  // past a load through the other.
+  for (uint32_t i = 0; i < p->node_count && !c->lanes; i++)
+    if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&
+        vyre_kit_plan_wide_bytes(c->plan, i) == 16u)
+      c->wide16[p->nodes[p->nodes[i].a].ref] = 1;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&
+        (p->nodes[i].kind == VYRE_IR_K_STORE || p->nodes[i].kind == VYRE_IR_K_ATOMIC))
+      c->wide16[p->nodes[i].ref] = 0;
   declare_types(c);
   declare_buffers(c);
   if (c->lanes) declare_lane_state(c);
+  declare_wide_views(c);
   c->v_hw_gid = builtin_var(c, SpvBuiltInGlobalInvocationId);
   c->v_lid = builtin_var(c, SpvBuiltInLocalInvocationId);
   c->v_hw_wgid = builtin_var(c, SpvBuiltInWorkgroupId);
@@ -929,10 +1040,12 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.lane_vec = calloc(nb, sizeof(uint32_t));
   c.lane_mask = calloc(nb, sizeof(uint32_t));
   c.narrow_bits = calloc(nb, 1);
+  c.wide16 = calloc(nb, 1);
   c.const_node = opt->f32_native ? vyre_spv_const_nodes(p) : NULL; // NULL: guard every op
   c.f32_guard = 1;
   st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits)
+  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits &&
+      c.wide16)
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
@@ -944,6 +1057,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.lane_vec);
   free(c.lane_mask);
   free(c.narrow_bits);
+  free(c.wide16);
   free(c.const_node);
   vyre_spv_module_free(&m);
   vyre_kit_plan_free(&plan);

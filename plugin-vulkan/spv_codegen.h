@@ -74,7 +74,8 @@
 // 13: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 14: the cr_math functions (kit micro-programs as OpFunctions, Float64).
 // 15: cr_math bin pow (a two-argument OpFunction).
-#define VYRE_VK_GENERATOR_VERSION 15u
+// 16: 16-byte wide load groups through a uvec4 view (docs/lowering.md LOWER-WIDE-*).
+#define VYRE_VK_GENERATOR_VERSION 16u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

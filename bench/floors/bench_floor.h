@@ -142,17 +142,21 @@ void vyre_bench_u8_fill(uint8_t *dst, uint64_t n, uint32_t *counts);
 // Figure 16 (u8 byte sum, bandwidth-bound): the sum of the |n| bytes of
 // figure 14's input as a u32 pair (low word, high word: the exact 64-bit sum).
 // Workgroups of VYRE_BENCH_U8_WG, |groups| of them, stride = groups * 256;
-// invocation g (global id) adds into a u32 acc the bytes at
-// (j * VYRE_BENCH_U8SUM_UNROLL + u) * stride + g for j in
-// [0, n / (stride * VYRE_BENCH_U8SUM_UNROLL)) and u in [0, VYRE_BENCH_U8SUM_UNROLL)
-// (a grid-stride walk: at every step the 32 lanes of a warp read one 32-byte
-// segment; the literal inner loop is unrolled, so each invocation has that
-// many loads in flight). Then the workgroup adds its 256 accs as a tree in
+// the input is read in pieces of VYRE_BENCH_U8SUM_VEC (16) consecutive
+// bytes: invocation g (global id) adds into a u32 acc the 16 bytes of piece
+// (j * VYRE_BENCH_U8SUM_UNROLL + u) * stride + g (bytes piece * 16 .. piece *
+// 16 + 15) for j in [0, n / (stride * 16 * VYRE_BENCH_U8SUM_UNROLL)) and u in
+// [0, VYRE_BENCH_U8SUM_UNROLL) (a grid-stride walk: at every step the 32
+// lanes of a warp read 512 contiguous bytes, one 16-byte load each; the
+// literal inner loop is unrolled, so each invocation has that many loads in
+// flight), the 16 bytes summed as a pairwise tree ((x0 + x1) + (x2 + x3)) +
+// ... before acc += it. Then the workgroup adds its 256 accs as a tree in
 // workgroup memory (part[l] += part[l + s], s = 128 .. 1) and invocation 0
 // adds part[0] to out[0] with a device atomic; when that add wraps (the old
 // value + part[0] < the old value) it adds 1 to out[1]. n is a multiple of
-// stride * VYRE_BENCH_U8SUM_UNROLL and a workgroup's sum is below 2^32.
-#define VYRE_BENCH_U8SUM_UNROLL 16u
+// stride * 16 * VYRE_BENCH_U8SUM_UNROLL and a workgroup's sum is below 2^32.
+#define VYRE_BENCH_U8SUM_UNROLL 4u
+#define VYRE_BENCH_U8SUM_VEC    16u
 // The sum of the bytes whose counts (256 entries) vyre_bench_u8_fill wrote.
 uint64_t vyre_bench_u8_total(const uint32_t *counts);
 // Figure 15 (f16 matvec, IR 1.1 f16 storage): y = A x for an m x k row-major

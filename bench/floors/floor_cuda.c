@@ -296,27 +296,36 @@ static const char cu_f16_matvec_src[] =
     "  if (l == 0u) y[blockIdx.x] = part[0];\n"
     "}\n";
 
-// Figure 16's floor: the byte sum of bench_floor.h as CUDA C, the same walk
-// (16 unrolled steps of the grid, consecutive bytes per step), the same u32
-// acc, tree in shared memory and u32 pair with a carry. As the IR program
-// has its sizes as literals, the floor gets them as VB_STRIDE and VB_STEPS
-// (cu_u8_sum defines them; without them the parameters serve) and clamps
-// the thread index below the stride as the IR program does.
+// Figure 16's floor: the byte sum of bench_floor.h as CUDA C the way one
+// would write it by hand: the input as uint4 pieces, the same walk
+// (VB_UNROLL unrolled steps of the grid, one 16-byte load per step), the
+// same pairwise tree of each piece's 16 bytes, u32 acc, tree in shared
+// memory and u32 pair with a carry. As the IR program has its sizes as
+// literals, the floor gets them as VB_STRIDE, VB_STEPS and VB_UNROLL
+// (cu_u8_sum defines them; without them the parameters and 4 serve) and
+// clamps the thread index below the stride as the IR program does.
 static const char cu_u8_sum_src[] =
     "#ifndef VB_STRIDE\n"
     "#define VB_STRIDE stride\n"
     "#define VB_STEPS steps\n"
+    "#define VB_UNROLL 4u\n"
     "#endif\n"
+    "static __device__ __forceinline__ unsigned vb_sum4(unsigned w) {\n"
+    "  return ((w & 255u) + ((w >> 8) & 255u)) + (((w >> 16) & 255u) + (w >> 24));\n"
+    "}\n"
     "extern \"C\" __global__ void vyre_bench_u8_sum(const unsigned char *__restrict__ data,\n"
     "                                               unsigned *__restrict__ out, unsigned steps,\n"
     "                                               unsigned stride) {\n"
     "  __shared__ unsigned part[256];\n"
+    "  const uint4 *__restrict__ d4 = (const uint4 *)data;\n"
     "  const unsigned l = threadIdx.x, g = min(blockIdx.x * 256u + l, VB_STRIDE - 1u);\n"
     "  unsigned acc = 0u;\n"
     "  for (unsigned j = 0; j < VB_STEPS; j++) {\n"
-    "    const unsigned base = j * (16u * VB_STRIDE) + g;\n"
     "#pragma unroll\n"
-    "    for (unsigned u = 0; u < 16u; u++) acc += data[base + u * VB_STRIDE];\n"
+    "    for (unsigned u = 0; u < VB_UNROLL; u++) {\n"
+    "      const uint4 q = d4[j * (VB_UNROLL * VB_STRIDE) + u * VB_STRIDE + g];\n"
+    "      acc += (vb_sum4(q.x) + vb_sum4(q.y)) + (vb_sum4(q.z) + vb_sum4(q.w));\n"
+    "    }\n"
     "  }\n"
     "  part[l] = acc;\n"
     "  __syncthreads();\n"
@@ -1384,13 +1393,14 @@ static void cu_u8_sum(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, 
                       vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "the same byte sum as CUDA C (NVRTC), %llu bytes, %u blocks of 256, %u unrolled grid "
-           "steps, u32 acc, shared tree, one global atomic per block, CUDA events",
+           "steps of uint4 loads, u32 acc, shared tree, one global atomic per block, CUDA events",
            (unsigned long long)n, groups, VYRE_BENCH_U8SUM_UNROLL);
   narrow_job j = {.groups = groups, .b = groups * 256u};
-  j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_U8SUM_UNROLL));
-  char src[sizeof cu_u8_sum_src + 96];
-  snprintf(src, sizeof src, "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n%s", j.b, j.a,
-           cu_u8_sum_src);
+  j.a = (uint32_t)(n / ((uint64_t)j.b * VYRE_BENCH_U8SUM_VEC * VYRE_BENCH_U8SUM_UNROLL));
+  char src[sizeof cu_u8_sum_src + 128];
+  snprintf(src, sizeof src,
+           "#define VB_STRIDE %uu\n#define VB_STEPS %uu\n#define VB_UNROLL %uu\n%s", j.b, j.a,
+           VYRE_BENCH_U8SUM_UNROLL, cu_u8_sum_src);
   CUmodule m = NULL;
   if (floor_module(f, src, "vyre_bench_u8_sum.cu", "vyre_bench_u8_sum", &m, &j.fn, out) !=
       VYRE_BENCH_RAN)

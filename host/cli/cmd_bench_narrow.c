@@ -92,16 +92,18 @@ static void tree_sum(vyre_builder *b, vyre_buf part, vyre_var l) {
 uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err) {
   *out = NULL;
   const uint32_t unroll = VYRE_BENCH_U8SUM_UNROLL, wg = VYRE_BENCH_U8_WG;
-  uint64_t stride = (uint64_t)groups * wg, chunk = stride * unroll;
+  const uint32_t vec = VYRE_BENCH_U8SUM_VEC;
+  uint64_t stride = (uint64_t)groups * wg, chunk = stride * vec * unroll;
   // An invocation adds n / stride bytes into a u32, a workgroup n / groups:
   // both sums stay below 2^32 when n / groups <= (2^32 - 1) / 255.
   if (groups == 0 || n == 0 || n > 0xffffffffull || n % chunk != 0 ||
       n / groups > 0xffffffffull / 255u) {
     char m[240];
     snprintf(m, sizeof m,
-             "u8 sum: %llu bytes are not a multiple of %u workgroups x %u x %u below 2^32 with "
-             "at most %llu bytes per workgroup. Fix: pick n = k x groups x %u.",
-             (unsigned long long)n, groups, wg, unroll, 0xffffffffull / 255u, wg * unroll);
+             "u8 sum: %llu bytes are not a multiple of %u workgroups x %u x %u x %u below 2^32 "
+             "with at most %llu bytes per workgroup. Fix: pick n = k x groups x %u.",
+             (unsigned long long)n, groups, wg, vec, unroll, 0xffffffffull / 255u,
+             wg * vec * unroll);
     return bad_shape(err, m);
   }
   vyre_builder *b = vyre_builder_create("bench_u8_sum", wg, 1, 1);
@@ -116,16 +118,33 @@ uint32_t vyre_bench_prog_u8_sum(uint64_t n, uint32_t groups, vyre_program **out,
   vyre_var g =
       vyre_let(b, "g", vyre_min(b, vyre_gid(b, 0), vyre_lit_u32(b, (uint32_t)(stride - 1))));
   vyre_var acc = vyre_let(b, "acc", vyre_lit_u32(b, 0));
-  // Grid-stride walk, |unroll| steps of the grid per iteration: step
-  // j * unroll + u reads stride consecutive bytes, one per invocation.
+  // Grid-stride walk over 16-byte pieces, |unroll| steps of the grid per
+  // iteration: step j * unroll + u reads piece (j * unroll + u) * stride + g,
+  // bytes base .. base + 15 as 16 lets of consecutive bytes from a multiple
+  // of 16: one wide load group (docs/lowering.md LOWER-WIDE-*).
   vyre_var j = vyre_for_begin(b, "j", vyre_lit_u32(b, 0), vyre_lit_u32(b, (uint32_t)(n / chunk)));
-  vyre_var base = vyre_let(
-      b, "base",
-      vyre_add(b, vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, (uint32_t)chunk)), vyre_get(b, g)));
   vyre_var u = vyre_for_begin(b, "u", vyre_lit_u32(b, 0), vyre_lit_u32(b, unroll));
-  vyre_expr at = vyre_add(b, vyre_get(b, base),
-                          vyre_mul(b, vyre_get(b, u), vyre_lit_u32(b, (uint32_t)stride)));
-  vyre_assign(b, acc, vyre_add(b, vyre_get(b, acc), vyre_load(b, data, at)));
+  vyre_expr piece = vyre_add(
+      b,
+      vyre_add(b, vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, (uint32_t)(stride * unroll))),
+               vyre_mul(b, vyre_get(b, u), vyre_lit_u32(b, (uint32_t)stride))),
+      vyre_get(b, g));
+  vyre_var base = vyre_let(b, "base", vyre_mul(b, piece, vyre_lit_u32(b, vec)));
+  vyre_var x[VYRE_BENCH_U8SUM_VEC];
+  for (uint32_t k = 0; k < vec; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "x%u", k);
+    vyre_expr at = k ? vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k)) : vyre_get(b, base);
+    x[k] = vyre_let(b, name, vyre_load(b, data, at));
+  }
+  // acc += ((x0 + x1) + (x2 + x3)) + ... : a pairwise tree of the 16 bytes.
+  vyre_expr t[VYRE_BENCH_U8SUM_VEC];
+  for (uint32_t k = 0; k < vec; k++)
+    t[k] = vyre_get(b, x[k]);
+  for (uint32_t w = vec; w > 1; w /= 2)
+    for (uint32_t k = 0; k < w / 2; k++)
+      t[k] = vyre_add(b, t[2 * k], t[2 * k + 1]);
+  vyre_assign(b, acc, vyre_add(b, vyre_get(b, acc), t[0]));
   vyre_for_end(b);
   vyre_for_end(b);
   vyre_store(b, part, vyre_get(b, l), vyre_get(b, acc));
@@ -292,10 +311,10 @@ void vyre_bench_fig_u8_hist(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre
 // exact sum (which the floor matches too).
 void vyre_bench_fig_u8_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
-           "IR sum of %llu u8 bytes, %u groups of %u, %u-step unrolled grid walk, tree, 1 "
-           "atomic per group, resident, bytes / kernel time (%s)",
-           (unsigned long long)n, groups, VYRE_BENCH_U8_WG, VYRE_BENCH_U8SUM_UNROLL,
-           vyre_bench_time_source(c));
+           "IR sum of %llu u8 bytes as %u-byte pieces, %u groups of %u, %u unrolled steps, tree, "
+           "1 atomic/group, resident, bytes/kernel time (%s)",
+           (unsigned long long)n, VYRE_BENCH_U8SUM_VEC, groups, VYRE_BENCH_U8_WG,
+           VYRE_BENCH_U8SUM_UNROLL, vyre_bench_time_source(c));
   if (!vyre_bench_has_resident(c, out) || over_limit(c, n, out)) return;
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = NULL;

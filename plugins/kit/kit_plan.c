@@ -723,6 +723,193 @@ static void mark_observed(vyre_kit_plan *plan, uint32_t idx) {
     plan->facts[idx].flags |= VYRE_KIT_FACT_OBSERVED;
 }
 
+//===----------------------------------------------------------------------===//
+// Wide load groups (docs/lowering.md LOWER-WIDE-*)
+//===----------------------------------------------------------------------===//
+
+#define WIDE_ALIGN_MAX  0x80000000u
+#define WIDE_MAX_DEPTH  64u
+#define WIDE_MAX_LENGTH 16u
+
+static uint32_t amin(uint32_t a, uint32_t b) {
+  return a < b ? a : b;
+}
+
+// The largest power of two that provably divides the u32 value of |x| (1:
+// nothing known), LOWER-WIDE-2. Every rule holds modulo 2^32 (the u32
+// arithmetic wraps; a power of two up to 2^31 divides 2^32): a literal's
+// lowest set bit, add sub or min max select of multiples, mul (the product
+// of the powers), shl (by a literal k: times 2^k; by anything: at least the
+// operand's), and (either operand's), a local set once by `let` (its value).
+static uint32_t align_of(const vyre_kit_plan *plan, const uint32_t *let_of, uint32_t x,
+                         uint32_t depth) {
+  const vyre_ir_program *p = plan->p;
+  const vyre_ir_node *e = &p->nodes[x];
+  if (e->type != VYRE_IR_TYPE_U32 || depth > WIDE_MAX_DEPTH) return 1;
+  switch (e->kind) {
+  case VYRE_IR_K_LIT:
+    return e->ref ? (e->ref & (0u - e->ref)) : WIDE_ALIGN_MAX;
+  case VYRE_IR_K_VAR:
+    return let_of[e->ref] != NONE ? align_of(plan, let_of, p->nodes[let_of[e->ref]].a, depth + 1)
+                                  : 1u;
+  case VYRE_IR_K_SELECT:
+    return amin(align_of(plan, let_of, e->b, depth + 1), align_of(plan, let_of, e->c, depth + 1));
+  case VYRE_IR_K_BIN: {
+    if (p->nodes[e->a].type != VYRE_IR_TYPE_U32 || p->nodes[e->b].type != VYRE_IR_TYPE_U32)
+      return 1;
+    uint32_t a = align_of(plan, let_of, e->a, depth + 1);
+    uint32_t b = align_of(plan, let_of, e->b, depth + 1);
+    uint64_t m;
+    switch (e->op) {
+    case VYRE_IR_BIN_ADD:
+    case VYRE_IR_BIN_SUB:
+    case VYRE_IR_BIN_MIN:
+    case VYRE_IR_BIN_MAX:
+    case VYRE_IR_BIN_OR:
+    case VYRE_IR_BIN_XOR:
+      return amin(a, b);
+    case VYRE_IR_BIN_AND:
+      return a > b ? a : b;
+    case VYRE_IR_BIN_MUL:
+      m = (uint64_t)a * b;
+      return m > WIDE_ALIGN_MAX ? WIDE_ALIGN_MAX : (uint32_t)m;
+    case VYRE_IR_BIN_SHL:
+      if (!is_u32_lit(&p->nodes[e->b])) return a;
+      m = (uint64_t)a << (p->nodes[e->b].ref & 31u);
+      return m > WIDE_ALIGN_MAX ? WIDE_ALIGN_MAX : (uint32_t)m;
+    default:
+      return 1;
+    }
+  }
+  default:
+    return 1;
+  }
+}
+
+// Whether expressions |x| and |y| are the same tree of literals, locals,
+// builtins, lens and operators (no loads): within a run of `let`s they have
+// the same value (nothing is assigned between them).
+static int same_expr(const vyre_ir_program *p, uint32_t x, uint32_t y, uint32_t depth) {
+  if (x == y) return 1;
+  const vyre_ir_node *a = &p->nodes[x], *b = &p->nodes[y];
+  if (depth > WIDE_MAX_DEPTH || a->kind != b->kind || a->op != b->op || a->type != b->type ||
+      a->axis != b->axis || a->ref != b->ref)
+    return 0;
+  switch (a->kind) {
+  case VYRE_IR_K_LIT:
+  case VYRE_IR_K_VAR:
+  case VYRE_IR_K_BUILTIN:
+  case VYRE_IR_K_LEN:
+    return 1;
+  case VYRE_IR_K_UN:
+  case VYRE_IR_K_CAST:
+  case VYRE_IR_K_BITCAST:
+    return same_expr(p, a->a, b->a, depth + 1);
+  case VYRE_IR_K_BIN:
+    return same_expr(p, a->a, b->a, depth + 1) && same_expr(p, a->b, b->b, depth + 1);
+  case VYRE_IR_K_SELECT:
+  case VYRE_IR_K_FMA:
+    return same_expr(p, a->a, b->a, depth + 1) && same_expr(p, a->b, b->b, depth + 1) &&
+           same_expr(p, a->c, b->c, depth + 1);
+  default:
+    return 0;
+  }
+}
+
+// Index |x| as base + offset: `y + k` or `k + y` (k a u32 literal) gives
+// (y, k), anything else (x, 0).
+static uint32_t split_index(const vyre_ir_program *p, uint32_t x, uint32_t *off) {
+  const vyre_ir_node *e = &p->nodes[x];
+  *off = 0;
+  if (e->kind == VYRE_IR_K_BIN && e->op == VYRE_IR_BIN_ADD && e->type == VYRE_IR_TYPE_U32) {
+    if (is_u32_lit(&p->nodes[e->b]) && p->nodes[e->a].type == VYRE_IR_TYPE_U32) {
+      *off = p->nodes[e->b].ref;
+      return e->a;
+    }
+    if (is_u32_lit(&p->nodes[e->a]) && p->nodes[e->b].type == VYRE_IR_TYPE_U32) {
+      *off = p->nodes[e->a].ref;
+      return e->b;
+    }
+  }
+  return x;
+}
+
+// The load of host buffer element `let x = load(b, i)` statement |s|, or NONE.
+static uint32_t let_load(const vyre_ir_program *p, uint32_t s) {
+  const vyre_ir_node *n = &p->nodes[s];
+  if (n->kind != VYRE_IR_K_LET || p->nodes[n->a].kind != VYRE_IR_K_LOAD) return NONE;
+  if (p->buffers[p->nodes[n->a].ref].access == VYRE_IR_ACCESS_WORKGROUP) return NONE;
+  return n->a;
+}
+
+// The group headed by statement |i| of list |start|+|count| (LOWER-WIDE-1):
+// its length W (16, 8 or 4 bytes of elements, at least 2 of them, widest
+// first), 0 when there is none; |base| gets B.
+static uint32_t wide_group(const vyre_kit_plan *plan, const uint32_t *let_of, uint32_t start,
+                           uint32_t count, uint32_t i, uint32_t *base) {
+  const vyre_ir_program *p = plan->p;
+  uint32_t l0 = let_load(p, p->stmts[start + i]), off;
+  if (l0 == NONE) return 0;
+  uint32_t buf = p->nodes[l0].ref, eb = vyre_kit_type_bytes(p->buffers[buf].type);
+  uint32_t b0 = split_index(p, p->nodes[l0].a, &off);
+  if (off != 0 || !eb || p->nodes[b0].type != VYRE_IR_TYPE_U32) return 0;
+  uint32_t al = align_of(plan, let_of, b0, 0);
+  for (uint32_t bytes = 16; bytes >= 4; bytes /= 2) {
+    uint32_t w = bytes / eb, k = 1;
+    if (w < 2 || w > WIDE_MAX_LENGTH || al < w || w > count - i) continue;
+    for (; k < w; k++) {
+      uint32_t lk = let_load(p, p->stmts[start + i + k]);
+      if (lk == NONE || p->nodes[lk].ref != buf) break;
+      uint32_t bk = split_index(p, p->nodes[lk].a, &off);
+      if (off != k || !same_expr(p, b0, bk, 0)) break;
+    }
+    if (k == w) {
+      *base = b0;
+      return w;
+    }
+  }
+  return 0;
+}
+
+static void wide_list(vyre_kit_plan *plan, const uint32_t *let_of, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = plan->p;
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t idx = p->stmts[start + i], base = NONE;
+    const vyre_ir_node *s = &p->nodes[idx];
+    if (s->kind == VYRE_IR_K_IF) wide_list(plan, let_of, s->alt, s->alt_count);
+    if (s->kind == VYRE_IR_K_IF || s->kind == VYRE_IR_K_FOR || s->kind == VYRE_IR_K_BLOCK)
+      wide_list(plan, let_of, s->list, s->list_count);
+    uint32_t w = wide_group(plan, let_of, start, count, i, &base);
+    if (!w) continue;
+    vyre_kit_node_facts *f = &plan->facts[idx];
+    f->flags |= VYRE_KIT_FACT_WIDE;
+    f->wide = w;
+    f->wide_base = base;
+    // B is a multiple of w, so B + w - 1 does not wrap and bounds every
+    // element (LOWER-WIDE-3).
+    uint32_t last = p->nodes[p->stmts[start + i + w - 1]].a;
+    if (plan->facts[last].flags & VYRE_KIT_FACT_IN_RANGE) f->flags |= VYRE_KIT_FACT_WIDE_IN_RANGE;
+    i += w - 1;
+  }
+}
+
+static int plan_wide(vyre_kit_plan *plan) {
+  const vyre_ir_program *p = plan->p;
+  uint32_t *let_of = malloc(((size_t)p->local_count + 1u) * sizeof(uint32_t));
+  if (!let_of) return 0;
+  for (uint32_t l = 0; l < p->local_count; l++)
+    let_of[l] = NONE;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_LET && (plan->facts[i].flags & VYRE_KIT_FACT_REACHED))
+      let_of[p->nodes[i].ref] = i;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_ASSIGN && (plan->facts[i].flags & VYRE_KIT_FACT_REACHED))
+      let_of[p->nodes[i].ref] = NONE;
+  wide_list(plan, let_of, p->body, p->body_count);
+  free(let_of);
+  return 1;
+}
+
 static int plan_analyses(vyre_kit_plan *plan) {
   const vyre_ir_program *p = plan->p;
   rstate *rs = calloc(1, sizeof(*rs));
@@ -748,6 +935,10 @@ static int plan_analyses(vyre_kit_plan *plan) {
   range_list(rs, p->body, p->body_count);
   free(rs->lmax);
   free(rs);
+  if (!plan_wide(plan)) { // after the range facts it reads
+    free(local_ok);
+    return 0;
+  }
   // Observation points (LOWER-F32-2).
   for (uint32_t i = 0; i < p->node_count; i++) {
     const vyre_ir_node *n = &p->nodes[i];

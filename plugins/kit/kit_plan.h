@@ -17,7 +17,8 @@
 //     lowering analyses of docs/lowering.md as more facts: accesses whose
 //     index is proven in range (LOWER-RANGE-*), f32 values proven canonical
 //     and the points that observe f32 bits (LOWER-F32-*), constant trip
-//     counts (LOWER-LOOP-1), so every generator uses the same proofs;
+//     counts (LOWER-LOOP-1), runs of loads of consecutive elements from an
+//     aligned start (LOWER-WIDE-*), so every generator uses the same proofs;
 //   - one checked walk: vyre_kit_plan_make() checks every index, range, kind
 //     and op code of the view once, so generators that run after it index the
 //     view without re-checking and never meet a malformed node.
@@ -71,12 +72,23 @@ extern "C" {
 #define VYRE_KIT_FACT_OBSERVED 0x40u
 // a `for` whose bounds are both u32 literals; trip holds the trip count (LOWER-LOOP-1).
 #define VYRE_KIT_FACT_CONST_TRIP 0x80u
+// a `let` that heads a wide load group (LOWER-WIDE-1..4): it and the next
+// wide - 1 statements of its list are `let x_k = load(b, B + k)`, k = 0 ..
+// wide - 1, B (node wide_base, the index of the first load) provably a
+// multiple of wide; the generator may read the wide * element bytes (4, 8 or
+// 16) with one load where the buffer's base is aligned to them.
+#define VYRE_KIT_FACT_WIDE 0x100u
+// a WIDE head whose last element B + wide - 1 is proven in range
+// (LOWER-RANGE-*), so every element of the group is: no bounds test.
+#define VYRE_KIT_FACT_WIDE_IN_RANGE 0x200u
 
 typedef struct vyre_kit_node_facts {
-  uint32_t flags;  // VYRE_KIT_FACT_*
-  uint32_t parent; // the node whose child or list entry this is; VYRE_IR_NONE for top level
-  uint32_t depth;  // nesting depth from the body (top-level statements: 1)
-  uint32_t trip;   // VYRE_KIT_FACT_CONST_TRIP: the loop's trip count, else 0
+  uint32_t flags;     // VYRE_KIT_FACT_*
+  uint32_t parent;    // the node whose child or list entry this is; VYRE_IR_NONE for top level
+  uint32_t depth;     // nesting depth from the body (top-level statements: 1)
+  uint32_t trip;      // VYRE_KIT_FACT_CONST_TRIP: the loop's trip count, else 0
+  uint32_t wide;      // VYRE_KIT_FACT_WIDE: the group's element count (2..16), else 0
+  uint32_t wide_base; // VYRE_KIT_FACT_WIDE: the node of B (index of the first load)
 } vyre_kit_node_facts;
 
 typedef struct vyre_kit_plan {
@@ -133,6 +145,14 @@ static inline int vyre_kit_plan_canon_at(const vyre_kit_plan *plan, uint32_t nod
 // Whether the load, store or atomic |node| needs its bounds check (LOWER-RANGE-*).
 static inline int vyre_kit_plan_checked(const vyre_kit_plan *plan, uint32_t node) {
   return !(plan->facts[node].flags & VYRE_KIT_FACT_IN_RANGE);
+}
+
+// The bytes one wide load of the group headed by |node| reads (0: no group).
+static inline uint32_t vyre_kit_plan_wide_bytes(const vyre_kit_plan *plan, uint32_t node) {
+  const vyre_kit_node_facts *f = &plan->facts[node];
+  if (!(f->flags & VYRE_KIT_FACT_WIDE)) return 0;
+  const vyre_ir_node *load = &plan->p->nodes[plan->p->nodes[node].a];
+  return f->wide * vyre_kit_type_bytes(plan->p->buffers[load->ref].type);
 }
 
 // Statement |i| of the list starting at |start| (checked by make).

@@ -243,7 +243,7 @@ static void test_bench_narrow_storage_figures(void **state) {
   assert_int_equal(json_integer_value(json_object_get(root, "u8_groups")), 16);
   assert_int_equal(json_integer_value(json_object_get(root, "matvec_m")), 64);
   assert_int_equal(json_integer_value(json_object_get(root, "matvec_k")), 512);
-  assert_int_equal(json_integer_value(json_object_get(root, "u8_sum_unroll")), 16);
+  assert_int_equal(json_integer_value(json_object_get(root, "u8_sum_unroll")), 4);
   const json_t *figs = json_object_get(root, "figures");
   assert_int_equal(json_array_size(figs), 3);
   for (size_t i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@
 // NVRTC tests skip with the reason when NVRTC cannot be loaded.
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1017,6 +1018,178 @@ static void test_codegen_empty_else_with_an_out_of_range_start_compiles(void **s
 }
 #endif
 
+static unsigned count_of(const char *s, const char *what) {
+  unsigned n = 0;
+  for (const char *q = s; (q = strstr(q, what)) != NULL; q += strlen(what))
+    n++;
+  return n;
+}
+
+// Appends `let x_k = load(buf, base + k)` for k in [0, n) to |st| and the
+// sum of the lets (as |ty|) to |*sum|; returns the next free entry.
+static uint32_t wide_lets(tb *t, uint32_t *st, uint32_t at, uint32_t buf, uint32_t base, uint32_t n,
+                          uint32_t *sum) {
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t x;
+    uint32_t idx = k ? bin(t, VYRE_IR_BIN_ADD, var(t, base), lit(t, T_U, k)) : var(t, base);
+    st[at++] = let(t, &x, load(t, buf, idx));
+    *sum = k ? bin(t, VYRE_IR_BIN_ADD, *sum, var(t, x)) : var(t, x);
+  }
+  return at;
+}
+
+// Wide load groups (docs/lowering.md LOWER-WIDE-*): 16 u8 lets in range are
+// one uint4 load without a test; 8 i8 and 4 f16 lets one uint2 load each and
+// 2 u16 lets one u32 load, each behind one range test; all in the copy of
+// the body that runs when the four buffers are aligned, the per-element
+// copy (the u8 loads unchecked) otherwise. Compiles for sm_90.
+static void test_codegen_wide_load_groups_are_one_load(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 1024);
+  uint32_t I = tb_buf(t, 1, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_I8, 0);
+  uint32_t H = tb_buf(t, 2, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F16, 0);
+  uint32_t S = tb_buf(t, 3, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U16, 0);
+  uint32_t O = tb_buf(t, 4, VYRE_IR_ACCESS_WRITE, T_U, 256);
+  uint32_t st[96], n = 0, b, c, h, q, su, si, sf, ss;
+  st[n++] = let(t, &b,
+                bin(t, VYRE_IR_BIN_MUL, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, 63)),
+                    lit(t, T_U, 16)));
+  n = wide_lets(t, st, n, D, b, 16, &su);
+  st[n++] = let(t, &c, bin(t, VYRE_IR_BIN_SHL, gid(t, 0), lit(t, T_U, 3)));
+  n = wide_lets(t, st, n, I, c, 8, &si);
+  st[n++] = let(t, &h, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 4)));
+  n = wide_lets(t, st, n, H, h, 4, &sf);
+  st[n++] = let(t, &q, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 2)));
+  n = wide_lets(t, st, n, S, q, 2, &ss);
+  uint32_t x = bin(t, VYRE_IR_BIN_ADD, su, bin(t, VYRE_IR_BIN_ADD, cast(t, T_U, si), ss));
+  x = bin(t, VYRE_IR_BIN_ADD, x, tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, sf, N_, N_));
+  st[n++] = store(t, O, gid(t, 0), x);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  const char *k = strstr(src, "extern \"C\"");
+  assert_non_null(k);
+  assert_non_null(strstr(k, "if (true && ((u64)p0 & 15u) == 0u && ((u64)p1 & 7u) == 0u && "
+                            "((u64)p2 & 7u) == 0u && ((u64)p3 & 3u) == 0u) {"));
+  assert_int_equal(count_of(k, "const uint4 vwq"), 1);
+  assert_int_equal(count_of(k, "const uint2 vwq"), 2);
+  assert_int_equal(count_of(k, "const u32 vwq"), 1);
+  assert_int_equal(count_of(k, "*(const uint4 *)(p0 + vwb"), 1);
+  // the three groups without a proof test their range once; the u8 one does not
+  assert_int_equal(count_of(k, "if ((u64)vwb"), 3);
+  assert_int_equal(count_of(k, " + 8u <= (u64)n1) {"), 1);
+  // i8 sign-extends, f16 widens, u16 masks 16 bits
+  assert_non_null(strstr(k, "((i32)(signed char)((vwq"));
+  assert_non_null(strstr(k, "vc(vh2fn(((vwq"));
+  assert_non_null(strstr(k, " >> 16u) & 0xffffu)"));
+  // the per-element copy and the fallbacks keep every load
+  assert_int_equal(count_of(k, "vldu(p0, n0, "), 16);
+  assert_int_equal(count_of(k, "vld(p1, n1, "), 16);
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "wide load groups"), VYRE_STATUS_OK);
+  free(t);
+}
+
+// The PTX of |src| for compute_90 with the plugin's NVRTC options, through
+// the NVRTC the plugin loaded (NULL when it is not loaded by that name).
+static char *ptx_of(const char *src) {
+  void *lib = dlopen("libnvrtc.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libnvrtc.so", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) return NULL;
+  void *sym[5] = {dlsym(lib, "nvrtcCreateProgram"), dlsym(lib, "nvrtcCompileProgram"),
+                  dlsym(lib, "nvrtcGetPTXSize"), dlsym(lib, "nvrtcGetPTX"),
+                  dlsym(lib, "nvrtcDestroyProgram")};
+  char *ptx = NULL;
+  for (int i = 0; i < 5; i++)
+    if (!sym[i]) goto out;
+  nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                        const char *const *);
+  nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
+  nvrtcResult (*size)(nvrtcProgram, size_t *);
+  nvrtcResult (*get)(nvrtcProgram, char *);
+  nvrtcResult (*destroy)(nvrtcProgram *);
+  memcpy(&create, &sym[0], sizeof sym[0]);
+  memcpy(&compile, &sym[1], sizeof sym[1]);
+  memcpy(&size, &sym[2], sizeof sym[2]);
+  memcpy(&get, &sym[3], sizeof sym[3]);
+  memcpy(&destroy, &sym[4], sizeof sym[4]);
+  const char *opts[16];
+  unsigned no = 0;
+  for (unsigned i = 0; i < vyre_cuda_nvrtc_option_count && no < 15; i++)
+    opts[no++] = vyre_cuda_nvrtc_options[i];
+  opts[no++] = "--gpu-architecture=compute_90";
+  nvrtcProgram prog = NULL;
+  size_t n = 0;
+  if (!create(&prog, src, "k.cu", 0, NULL, NULL) && !compile(prog, (int)no, opts) &&
+      !size(prog, &n) && (ptx = malloc(n + 1)) != NULL && get(prog, ptx)) {
+    free(ptx);
+    ptx = NULL;
+  }
+  if (prog) destroy(&prog);
+out:
+  dlclose(lib);
+  return ptx;
+}
+
+// `vyre bench` figure 16's walk (bench_floor.h): 4 unrolled grid steps, each
+// 16 u8 lets from base = piece * 16 summed into acc: the PTX of the aligned
+// copy reads each step with one ld.global.v4.u32, the per-element copy
+// with 16 byte loads per step (docs/lowering.md LOWER-WIDE-*).
+static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 256, 1, 1);
+  const uint32_t S = 4096, U = 4, J = 64;
+  uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, J * U * S * 16);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 1);
+  uint32_t g, acc, base, j = tb_local(t, T_U, 0), u = tb_local(t, T_U, 0);
+  uint32_t s0 = let(t, &g, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, S - 1)));
+  uint32_t s1 = let(t, &acc, lit(t, T_U, 0));
+  uint32_t piece =
+      bin(t, VYRE_IR_BIN_ADD,
+          bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, j), lit(t, T_U, S * U)),
+              bin(t, VYRE_IR_BIN_MUL, var(t, u), lit(t, T_U, S))),
+          var(t, g));
+  uint32_t st[24], n = 0, sum;
+  st[n++] = let(t, &base, bin(t, VYRE_IR_BIN_MUL, piece, lit(t, T_U, 16)));
+  n = wide_lets(t, st, n, D, base, 16, &sum);
+  st[n++] = assign(t, acc, bin(t, VYRE_IR_BIN_ADD, var(t, acc), sum));
+  uint32_t inner = for_(t, u, lit(t, T_U, 0), lit(t, T_U, U), tb_list(t, n, st), n);
+  uint32_t outer = for_(t, j, lit(t, T_U, 0), lit(t, T_U, J), LIST(t, inner));
+  uint32_t s2 = atomic(t, VYRE_IR_ATOMIC_ADD, O, lit(t, T_U, 0), var(t, acc), NULL);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, outer, s2));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {256, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  const char *k = strstr(src, "extern \"C\"");
+  assert_non_null(k);
+  assert_int_equal(count_of(k, "const uint4 vwq"), 1);
+  assert_int_equal(count_of(k, "if ((u64)vwb"), 0); // proven in range (LOWER-RANGE-7)
+  if (!nvrtc_ready()) {
+    free(src);
+    free(t);
+    skip();
+  }
+  char *ptx = ptx_of(src);
+  if (!ptx) {
+    fprintf(stderr, "skipped: NVRTC is not loaded as libnvrtc.so.13 or libnvrtc.so\n");
+  } else {
+    // NVRTC may unroll the outer loop too: every step is one vector load in
+    // the aligned copy and 16 byte loads in the other.
+    unsigned v4 = count_of(ptx, "ld.global.v4.u32");
+    assert_true(v4 >= U);
+    assert_int_equal(count_of(ptx, "ld.global.u8"), 16 * v4);
+    free(ptx);
+  }
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
@@ -1040,6 +1213,8 @@ int main(void) {
       cmocka_unit_test(test_codegen_subgroup_ops_are_width_limited_shuffles),
 #endif
       cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
+      cmocka_unit_test(test_codegen_wide_load_groups_are_one_load),
+      cmocka_unit_test(test_codegen_byte_sum_walk_has_vector_loads_in_ptx),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),
 #endif

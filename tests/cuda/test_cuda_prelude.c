@@ -713,6 +713,121 @@ static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state
   free(t);
 }
 
+// Wide load groups (docs/lowering.md LOWER-WIDE-*) on the host: invocation
+// g of 16 copies the 16 u8 elements from 16g, the 8 i8 from 8g and the 4 f16
+// from 4g, each run of lets one group, to u32 outputs (widened: zero, sign,
+// f16 to f32 bits). Run with the inputs at an aligned address (one load per
+// group, the body copy of LOWER-WIDE-4) and one element further (the
+// per-element copy), with lengths that end a group exactly, cut one in the
+// middle (the elements past the end read 0, IR-OOB-1) and leave whole groups
+// outside. Every output equals the element's widened value or 0.
+static const char kWideMain[] =
+    "#include <cstdio>\n"
+    "#include \"" VYRE_SOURCE_DIR "/host/ir/vyre_half.h\"\n"
+    "int main() {\n"
+    "  alignas(16) static u8 db[256 + 16], ib[128 + 16];\n"
+    "  alignas(16) static u16 hb[64 + 8];\n"
+    "  static u8 dv[256], iv[128];\n"
+    "  static u16 hv[64];\n"
+    "  static u32 ou[256], oi[128], oh[64];\n"
+    "  static const u16 hs[8] = {0x3c00u, 0x7e01u, 0xfc00u, 0x0001u, 0x8000u, 0x7bffu, 0x83ffu, "
+    "0xc000u};\n"
+    "  for (u32 j = 0; j < 256u; j++) dv[j] = (u8)(j * 37u + 11u);\n"
+    "  for (u32 j = 0; j < 128u; j++) iv[j] = (u8)(j * 53u + 200u);\n"
+    "  for (u32 j = 0; j < 64u; j++) hv[j] = j < 8u ? hs[j] : (u16)(j * 977u + 3u);\n"
+    "  static const u32 lens[4][3] = {{256u, 128u, 64u}, {251u, 127u, 62u}, {249u, 121u, 61u},\n"
+    "                                 {17u, 9u, 5u}};\n"
+    "  int bad = 0, wide = 0;\n"
+    "  for (u32 shift = 0; shift < 2u; shift++)\n"
+    "    for (u32 c = 0; c < 4u; c++) {\n"
+    "      const u32 nd = lens[c][0], ni = lens[c][1], nh = lens[c][2];\n"
+    "      u8 *pd = db + shift, *pi = ib + shift;\n"
+    "      u16 *ph = hb + shift;\n"
+    "      for (u32 j = 0; j < 256u + 16u - shift; j++) pd[j] = j < nd ? dv[j] : 0xeeu;\n"
+    "      for (u32 j = 0; j < 128u + 16u - shift; j++) pi[j] = j < ni ? iv[j] : 0xeeu;\n"
+    "      for (u32 j = 0; j < 64u + 8u - shift; j++) ph[j] = j < nh ? hv[j] : 0x3c00u;\n"
+    "      for (u32 j = 0; j < 256u; j++) ou[j] = 0xdeadbeefu;\n"
+    "      for (u32 j = 0; j < 128u; j++) oi[j] = 0xdeadbeefu;\n"
+    "      for (u32 j = 0; j < 64u; j++) oh[j] = 0xdeadbeefu;\n"
+    "      u64 rec[2] = {~0ull, 0ull};\n"
+    "      gridDim.x = 4u; gridDim.y = gridDim.z = 1u;\n"
+    "      blockDim.x = 4u; blockDim.y = blockDim.z = 1u;\n"
+    "      for (u32 b = 0; b < 4u; b++)\n"
+    "        for (u32 t = 0; t < 4u; t++) {\n"
+    "          blockIdx.x = b; blockIdx.y = blockIdx.z = 0u;\n"
+    "          threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
+    "          vyre_main(pd, pi, ph, ou, oi, oh, nd, ni, nh, 256u, 128u, 64u, rec, 4u, 0u, 0u, "
+    "0u, 4u, 1u, 1u, nullptr, 0u, 0u, 0u);\n"
+    "        }\n"
+    "      wide += shift == 0u;\n"
+    "      for (u32 j = 0; j < 256u; j++) {\n"
+    "        u32 want = j < nd ? dv[j] : 0u;\n"
+    "        if (ou[j] != want && bad++ < 8)\n"
+    "          printf(\"FAIL u8 shift %u len %u: out[%u] = 0x%x, want 0x%x\\n\", shift, nd, j, "
+    "ou[j],"
+    " want);\n"
+    "      }\n"
+    "      for (u32 j = 0; j < 128u; j++) {\n"
+    "        u32 want = j < ni ? (u32)(i32)(signed char)iv[j] : 0u;\n"
+    "        if (oi[j] != want && bad++ < 8)\n"
+    "          printf(\"FAIL i8 shift %u len %u: out[%u] = 0x%x, want 0x%x\\n\", shift, ni, j, "
+    "oi[j],"
+    " want);\n"
+    "      }\n"
+    "      for (u32 j = 0; j < 64u; j++) {\n"
+    "        u32 want = j < nh ? vyre_f16_to_f32(hv[j]) : 0u;\n"
+    "        if (oh[j] != want && bad++ < 8)\n"
+    "          printf(\"FAIL f16 shift %u len %u: out[%u] = 0x%x, want 0x%x\\n\", shift, nh, j, "
+    "oh[j],"
+    " want);\n"
+    "      }\n"
+    "    }\n"
+    "  if (!bad && wide == 4) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_wide_load_groups_keep_the_ir_on_the_host(void **state) {
+  (void)state;
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 4, 1, 1);
+  const uint8_t ty[3] = {VYRE_IR_TYPE_U8, VYRE_IR_TYPE_I8, VYRE_IR_TYPE_F16};
+  const uint32_t w[3] = {16, 8, 4};
+  uint32_t in[3], out[3], st[128], n = 0;
+  for (uint32_t k = 0; k < 3; k++)
+    in[k] = tb_buf(t, k, VYRE_IR_ACCESS_READ, ty[k], 0);
+  for (uint32_t k = 0; k < 3; k++)
+    out[k] = tb_buf(t, 3 + k, VYRE_IR_ACCESS_WRITE, T_U, 256 >> (k == 0 ? 0 : k == 1 ? 1 : 2));
+  for (uint32_t k = 0; k < 3; k++) {
+    uint32_t base, x[16];
+    st[n++] = let(t, &base, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, w[k])));
+    for (uint32_t e = 0; e < w[k]; e++) {
+      uint32_t idx = e ? bin(t, VYRE_IR_BIN_ADD, var(t, base), lit(t, T_U, e)) : var(t, base);
+      st[n++] = let(t, &x[e], load(t, in[k], idx));
+    }
+    for (uint32_t e = 0; e < w[k]; e++) {
+      uint32_t v = var(t, x[e]);
+      v = k == 1 ? cast(t, T_U, v) : k == 2 ? tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, v, N_, N_) : v;
+      st[n++] = store(t, out[k], bin(t, VYRE_IR_BIN_ADD, var(t, base), lit(t, T_U, e)), v);
+    }
+  }
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_plan plan;
+  uint32_t wg[3] = {4, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
+  assert_non_null(strstr(src, "const uint4 vwq"));
+  assert_non_null(strstr(src, "const uint2 vwq"));
+  run_on_host("wide", src, kWideMain);
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prelude_helpers_follow_ir_edge_cases_on_the_host),
@@ -722,6 +837,7 @@ int main(void) {
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
       cmocka_unit_test(test_split_launches_see_the_whole_grid_on_the_host),
       cmocka_unit_test(test_lowering_proofs_keep_the_ir_on_the_host),
+      cmocka_unit_test(test_wide_load_groups_keep_the_ir_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
 }

@@ -410,6 +410,97 @@ static void test_canonical_values_and_observation_points(void **state) {
   free(t);
 }
 
+// Appends `let x_k = load(buf, base + first + k)` for k in [0, n) to |st|
+// (offset 0 as the bare base); returns the next free entry.
+static uint32_t wide_lets(tb *t, uint32_t *st, uint32_t at, uint32_t buf, uint32_t base_local,
+                          uint32_t first, uint32_t n) {
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t x, o = first + k;
+    uint32_t idx =
+        o ? bin(t, VYRE_IR_BIN_ADD, var(t, base_local), lit(t, T_U, o)) : var(t, base_local);
+    st[at++] = let(t, &x, load(t, buf, idx));
+  }
+  return at;
+}
+
+static uint32_t wide_of(const vyre_kit_plan *plan, uint32_t stmt) {
+  return (plan->facts[stmt].flags & VYRE_KIT_FACT_WIDE) ? plan->facts[stmt].wide : 0;
+}
+
+// LOWER-WIDE-1..3: runs of `let x_k = load(b, B + k)` with B a provable
+// multiple of the run's length group into one wide load (16 bytes first):
+// B = min(gid, 3) * 16 over a u8 buffer of count 64 is a 16-byte group in
+// range; gid << 2 over u16 a 4-element (8-byte) group with a bounds test;
+// gid * 8 over u8 an 8-byte group. Not grouped: a base that is not a
+// multiple (gid * 4 + 1), an assigned base local, a store inside the run,
+// offsets out of order, a run shorter than 4 bytes.
+static void test_wide_load_groups(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 64);
+  uint32_t H = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U16, 0);
+  uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 4);
+  uint32_t st[128], n = 0, b16, c4, b8, d1, a16, e4, f4, s2;
+  st[n++] = let(
+      t, &b16,
+      bin(t, VYRE_IR_BIN_MUL, bin(t, VYRE_IR_BIN_MIN, gid(t, 0), lit(t, T_U, 3)), lit(t, T_U, 16)));
+  uint32_t g16 = n;
+  n = wide_lets(t, st, n, D, b16, 0, 16);
+  st[n++] = let(t, &c4, bin(t, VYRE_IR_BIN_SHL, gid(t, 0), lit(t, T_U, 2)));
+  uint32_t g4 = n;
+  n = wide_lets(t, st, n, H, c4, 0, 4);
+  st[n++] = let(t, &b8, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 8)));
+  uint32_t g8 = n;
+  n = wide_lets(t, st, n, D, b8, 0, 8);
+  st[n++] = let(
+      t, &d1,
+      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 4)), lit(t, T_U, 1)));
+  uint32_t gd = n;
+  n = wide_lets(t, st, n, D, d1, 0, 4);
+  st[n++] = let(t, &a16, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 16)));
+  st[n++] = assign(t, a16, bin(t, VYRE_IR_BIN_ADD, var(t, a16), lit(t, T_U, 1)));
+  uint32_t ga = n;
+  n = wide_lets(t, st, n, D, a16, 0, 4);
+  st[n++] = let(t, &e4, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 4)));
+  uint32_t ge = n;
+  n = wide_lets(t, st, n, D, e4, 0, 2);
+  st[n++] = store(t, O, lit(t, T_U, 0), lit(t, T_U, 1));
+  n = wide_lets(t, st, n, D, e4, 2, 2);
+  st[n++] = let(t, &f4, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 4)));
+  uint32_t gf = n;
+  n = wide_lets(t, st, n, D, f4, 1, 1);
+  n = wide_lets(t, st, n, D, f4, 0, 1);
+  n = wide_lets(t, st, n, D, f4, 2, 2);
+  st[n++] = let(t, &s2, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 2)));
+  uint32_t gs = n;
+  n = wide_lets(t, st, n, D, s2, 0, 2);
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(t, tb_list(t, n, st), n);
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_int_equal(wide_of(&plan, st[g16]), 16);
+  assert_true(plan.facts[st[g16]].flags & VYRE_KIT_FACT_WIDE_IN_RANGE);
+  assert_int_equal(vyre_kit_plan_wide_bytes(&plan, st[g16]), 16);
+  for (uint32_t k = 1; k < 16; k++)
+    assert_int_equal(wide_of(&plan, st[g16 + k]), 0);
+  assert_int_equal(wide_of(&plan, st[g4]), 4);
+  assert_int_equal(vyre_kit_plan_wide_bytes(&plan, st[g4]), 8);
+  assert_false(plan.facts[st[g4]].flags & VYRE_KIT_FACT_WIDE_IN_RANGE);
+  assert_int_equal(wide_of(&plan, st[g8]), 8);
+  assert_false(plan.facts[st[g8]].flags & VYRE_KIT_FACT_WIDE_IN_RANGE);
+  for (uint32_t k = 0; k < 4; k++) {
+    assert_int_equal(wide_of(&plan, st[gd + k]), 0);
+    assert_int_equal(wide_of(&plan, st[ga + k]), 0);
+    assert_int_equal(wide_of(&plan, st[gf + k]), 0);
+  }
+  for (uint32_t k = 0; k < 5; k++)
+    assert_int_equal(wide_of(&plan, st[ge + k]), 0);
+  assert_int_equal(wide_of(&plan, st[gs]), 0);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -423,6 +514,7 @@ int main(void) {
       cmocka_unit_test(test_range_facts_of_loops_workgroup_memory_and_early_returns),
       cmocka_unit_test(test_narrow_loads_bound_an_index),
       cmocka_unit_test(test_canonical_values_and_observation_points),
+      cmocka_unit_test(test_wide_load_groups),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

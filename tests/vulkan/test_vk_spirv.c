@@ -443,11 +443,103 @@ static void test_spirv_every_case_file_validates(void **state) {
 }
 #endif
 
+// Wide load groups (docs/lowering.md LOWER-WIDE-*): a run of 16 u8 lets
+// and one of 8 f16 lets from multiples of their lengths are one uvec4 load
+// each (OpLoad of a 4-vector of u32) through the binding's uvec4 view, with
+// 8-bit storage or on words; a run of 8 i8 lets (8 bytes) stays per element,
+// as does a run from a buffer the program stores to. Every variant passes
+// spirv-val.
+static void test_spirv_wide_load_groups_are_one_vector_load(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
+  uint32_t H = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F16, 0);
+  uint32_t I = tb_buf(t, 2, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_I8, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  const uint32_t bufs[3] = {D, H, I}, w[3] = {16, 8, 8};
+  uint32_t st[64], n = 0, sum = N_;
+  for (uint32_t k = 0; k < 3; k++) {
+    uint32_t base, x;
+    st[n++] = let(t, &base, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, w[k])));
+    for (uint32_t e = 0; e < w[k]; e++) {
+      uint32_t idx = e ? bin(t, VYRE_IR_BIN_ADD, var(t, base), lit(t, T_U, e)) : var(t, base);
+      st[n++] = let(t, &x, load(t, bufs[k], idx));
+      uint32_t v = k == 1   ? tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, var(t, x), N_, N_)
+                   : k == 2 ? cast(t, T_U, var(t, x))
+                            : var(t, x);
+      sum = sum == N_ ? v : bin(t, VYRE_IR_BIN_ADD, sum, v);
+    }
+  }
+  st[n++] = store(t, O, gid(t, 0), sum);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
+  for (int native = 0; native < 2; native++) {
+    vyre_spv_options opt = {.storage8 = native, .storage16 = native};
+    memcpy(opt.workgroup_size, p->workgroup_size, 12);
+    uint32_t *words = NULL;
+    size_t nw = 0;
+    vyre_spv_info info;
+    vyre_error err = {.struct_size = sizeof(err)};
+    assert_int_equal(vyre_spv_generate(p, &opt, &words, &nw, &info, &err), VYRE_STATUS_OK);
+    uint32_t v4 = 0, loads = 0;
+    for (size_t i = 5; i < nw;) { // the uvec4 type: OpTypeVector %uint 4
+      uint32_t len = words[i] >> 16;
+      if (!len) break;
+      if ((words[i] & 0xFFFFu) == 23u && len == 4 && words[i + 3] == 4u) v4 = words[i + 1];
+      i += len;
+    }
+    assert_true(v4 != 0);
+    for (size_t i = 5; i < nw;) { // OpLoad %uvec4
+      uint32_t len = words[i] >> 16;
+      if (!len) break;
+      if ((words[i] & 0xFFFFu) == 61u && words[i + 1] == v4) loads++;
+      i += len;
+    }
+    assert_int_equal(loads, 2);
+    free(words);
+    if (have_spirv_val())
+      assert_int_equal(spirv_val(p, native ? 8u : 0u, native ? "wide, 8-bit" : "wide, words"), 0);
+  }
+  free(t);
+  // A buffer the program also stores to keeps its per-element loads (the
+  // uvec4 view would be a second, non-Aliased variable): no uvec4 at all.
+  t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t R = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_U8, 0);
+  uint32_t base, x;
+  n = 0;
+  sum = N_;
+  st[n++] = let(t, &base, bin(t, VYRE_IR_BIN_MUL, gid(t, 0), lit(t, T_U, 16)));
+  for (uint32_t e = 0; e < 16; e++) {
+    uint32_t idx = e ? bin(t, VYRE_IR_BIN_ADD, var(t, base), lit(t, T_U, e)) : var(t, base);
+    st[n++] = let(t, &x, load(t, R, idx));
+    sum = sum == N_ ? var(t, x) : bin(t, VYRE_IR_BIN_ADD, sum, var(t, x));
+  }
+  st[n++] = store(t, R, var(t, base), sum);
+  p = tb_finish(t, tb_list(t, n, st), n);
+  vyre_spv_options opt = {0};
+  memcpy(opt.workgroup_size, p->workgroup_size, 12);
+  uint32_t *words = NULL;
+  size_t nw = 0;
+  vyre_spv_info info;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_spv_generate(p, &opt, &words, &nw, &info, &err), VYRE_STATUS_OK);
+  for (size_t i = 5; i < nw;) {
+    uint32_t len = words[i] >> 16;
+    if (!len) break;
+    assert_false((words[i] & 0xFFFFu) == 23u && len == 4 && words[i + 3] == 4u);
+    i += len;
+  }
+  free(words);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_spirv_every_operator_validates),
       cmocka_unit_test(test_spirv_control_flow_atomics_and_traps_validate),
       cmocka_unit_test(test_spirv_malformed_views_are_refused),
+      cmocka_unit_test(test_spirv_wide_load_groups_are_one_vector_load),
 #ifdef VYRE_VK_HAVE_JSON
       cmocka_unit_test(test_spirv_every_case_file_validates),
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),

@@ -188,3 +188,128 @@ def gen_lower(ctx):
                body, wg=(64, 1, 1), grid=[1, 1, 1], inputs={"a": [enc_f32(x) for x in a]},
                expect={"out": [enc_f32(G.f_neg(x)) for x in ca],
                        "out2": [enc_f32(G.f_sub(x, x)) for x in ca]}))
+
+
+def _wide_lets(name, base, b, w, first=0):
+    """let <name>k = load(b, base + k) for k in [first, first + w): one wide
+    load group when base is a multiple of w (docs/lowering.md LOWER-WIDE-1)."""
+    return [let("%s%d" % (name, k), load(b, var(base) if k == 0 else add(var(base), lit_u(k))))
+            for k in range(first, first + w)]
+
+
+def _wide_copy(name, base, out, w, conv=None):
+    """out[base + k] = <name>k (through |conv|) for k in [0, w)."""
+    return [store(out, add(var(base), lit_u(k)),
+                  conv(var("%s%d" % (name, k))) if conv else var("%s%d" % (name, k)))
+            for k in range(w)]
+
+
+def gen_lower_wide(ctx):
+    W = ctx.W
+    rng = G.SplitMix64(0x5EED0116)
+
+    # LOWER-WIDE-1..3 on u8: invocation g copies bytes 16g .. 16g + 15 of
+    # each input, read as one 16-byte group: a 61-byte input (a group cut 3
+    # bytes before its end, whole groups past it), a 64-byte one (the last
+    # group ends at the last byte) and one of declared count 64 indexed by
+    # min(g, 3) * 16 (the group proven in range, no test). 8 invocations:
+    # the outputs of 80 bytes take 5 groups, the stores of the rest drop.
+    d61 = [rng.u32() & 0xFF for _ in range(61)]
+    d64 = [rng.u32() & 0xFF for _ in range(64)]
+    c64 = [rng.u32() & 0xFF for _ in range(64)]
+    body = [let("g", gid(0)), let("b", mul(var("g"), lit_u(16))),
+            let("c", mul(bin_("min", var("g"), lit_u(3)), lit_u(16)))]
+    body += _wide_lets("x", "b", "d61", 16) + _wide_copy("x", "b", "o61", 16)
+    body += _wide_lets("y", "b", "d64", 16) + _wide_copy("y", "b", "o64", 16)
+    body += _wide_lets("z", "c", "c64", 16) + _wide_copy("z", "c", "oc", 16)
+    W.add("storage/lower_wide_u8_edges.json",
+          case("lower_wide_u8_edges", "runs of 16 u8 loads from a multiple of 16 (one wide "
+               "load each on CUDA): a 61-byte input whose fourth group is cut (bytes past the "
+               "end read 0) and whose fifth lies outside, a 64-byte input whose last group ends "
+               "at its last byte, a count-64 input indexed by min(gid, 3) * 16 (proven in "
+               "range) (docs/lowering.md LOWER-WIDE-1, LOWER-WIDE-3)", [
+                   buf("d61", 0, "read", "u8"), buf("d64", 1, "read", "u8"),
+                   buf("c64", 2, "read", "u8", 64), buf("o61", 3, "write", "u32", 80),
+                   buf("o64", 4, "write", "u32", 80), buf("oc", 5, "write", "u32", 64)],
+               body, wg=(8, 1, 1), grid=[1, 1, 1],
+               inputs={"d61": d61, "d64": d64, "c64": c64},
+               expect={"o61": d61 + [0] * 19, "o64": d64 + [0] * 16, "oc": c64}))
+
+    # LOWER-WIDE-5: the elements of a wide load widen as single loads do:
+    # i8 (16 per group) and i16 (4 per 8 bytes) sign-extend, f16 (8 per 16
+    # bytes) and bf16 (8) widen exactly to canonical f32 (NaN, inf,
+    # subnormal, -0), u16 (2 per 4 bytes) and u32 (4 per 16 bytes) as they
+    # are; every length cuts a group.
+    i8 = [G.enc_narrow("i8", rng.u32()) for _ in range(37)]
+    i8[:4] = [-128, 127, -1, 0]
+    i16 = [G.enc_narrow("i16", rng.u32()) for _ in range(7)]
+    i16[:3] = [-32768, 32767, -1]
+    f16 = [0x3C00, 0x7E01, 0xFC00, 0x0001, 0x8000, 0x7BFF, 0x83FF, 0xC000, 0x3555, 0x0400,
+           0x7C00, 0xFE00, 0x0200]
+    bf = [0x3F80, 0x7FC1, 0xFF80, 0x0001, 0x8000, 0x7F7F, 0x8080, 0xC000, 0x3EAB, 0x0080,
+          0x4049, 0xBF80, 0x0100]
+    u16 = [rng.u32() & 0xFFFF for _ in range(7)]
+    u32 = [rng.u32() for _ in range(14)]
+    to_u = lambda x: cast("u32", x)  # noqa: E731
+    to_bits = lambda x: bitcast("u32", x)  # noqa: E731
+    body = [let("g", gid(0))]
+    for name, w, bname, out, conv in (("i", 16, "i8", "oi8", to_u), ("j", 4, "i16", "oi16", to_u),
+                                      ("h", 8, "f16", "of16", to_bits),
+                                      ("f", 8, "bf16", "obf", to_bits),
+                                      ("s", 2, "u16", "ou16", None), ("w", 4, "u32", "ou32", None)):
+        body.append(let(name + "b", mul(var("g"), lit_u(w))))
+        body += _wide_lets(name, name + "b", bname, w)
+        body += _wide_copy(name, name + "b", out, w, conv)
+    W.add("storage/lower_wide_widen.json",
+          case("lower_wide_widen", "wide load groups widen each element as its own load: i8 "
+               "(16 per group) and i16 (4) sign extension, f16 and bf16 (8 per group) to "
+               "canonical f32 (NaN, inf, subnormal, -0), u16 (2) and u32 (4) as they are; each "
+               "input ends inside a group (docs/lowering.md LOWER-WIDE-5, LOWER-WIDE-3)", [
+                   buf("i8", 0, "read", "i8"), buf("i16", 1, "read", "i16"),
+                   buf("f16", 2, "read", "f16"), buf("bf16", 3, "read", "bf16"),
+                   buf("u16", 4, "read", "u16"), buf("u32", 5, "read", "u32"),
+                   buf("oi8", 6, "write", "u32", 64), buf("oi16", 7, "write", "u32", 16),
+                   buf("of16", 8, "write", "u32", 32), buf("obf", 9, "write", "u32", 16),
+                   buf("ou16", 10, "write", "u32", 8), buf("ou32", 11, "write", "u32", 16)],
+               body, wg=(4, 1, 1), grid=[1, 1, 1],
+               inputs={"i8": i8, "i16": i16, "f16": ["0x%04x" % h for h in f16],
+                       "bf16": ["0x%04x" % h for h in bf], "u16": u16, "u32": u32},
+               expect={"oi8": [x & 0xFFFFFFFF for x in i8] + [0] * 27,
+                       "oi16": [x & 0xFFFFFFFF for x in i16] + [0] * 9,
+                       "of16": [enc_f32(G.f16_to_f32(h)) for h in f16] + [0] * 19,
+                       "obf": [enc_f32(G.bf16_to_f32(h)) for h in bf] + [0] * 3,
+                       "ou16": u16 + [0], "ou32": u32 + [0] * 2}))
+
+    # LOWER-WIDE-1: a store between would-be group loads ends the run: bytes
+    # 4g, 4g + 1 are read, byte 4g + 2 is stored (their sum), then 4g + 2,
+    # 4g + 3 are read (the stored byte). Offsets out of order and a base that
+    # is not a multiple (4g + 1) stay per element too.
+    n = 32
+    d = [rng.u32() & 0xFF for _ in range(n)]
+    e = [rng.u32() & 0xFF for _ in range(n + 1)]
+    body = [let("g", gid(0)), let("b", mul(var("g"), lit_u(4))),
+            let("q", add(mul(var("g"), lit_u(4)), lit_u(1)))]
+    body += _wide_lets("x", "b", "d", 2)
+    body.append(store("d", add(var("b"), lit_u(2)), add(var("x0"), var("x1"))))
+    body += _wide_lets("x", "b", "d", 2, first=2)
+    body += _wide_copy("x", "b", "o", 4)
+    body += [let("y1", load("e", add(var("b"), lit_u(1)))), let("y0", load("e", var("b"))),
+             let("y2", load("e", add(var("b"), lit_u(2)))),
+             let("y3", load("e", add(var("b"), lit_u(3))))]
+    body += _wide_copy("y", "b", "oy", 4)
+    body += _wide_lets("z", "q", "e", 4)
+    body += _wide_copy("z", "q", "oz", 4)
+    want = list(d)
+    for g in range(n // 4):
+        want[4 * g + 2] = (d[4 * g] + d[4 * g + 1]) & 0xFF
+    W.add("storage/lower_wide_not_grouped.json",
+          case("lower_wide_not_grouped", "runs that are not wide load groups keep their order "
+               "and values: a store to the same buffer between the loads (the later loads see "
+               "the stored byte), offsets out of order, a base 4g + 1 that is not a multiple of "
+               "4 (docs/lowering.md LOWER-WIDE-1, LOWER-WIDE-2)", [
+                   buf("d", 0, "read_write", "u8"), buf("e", 1, "read", "u8"),
+                   buf("o", 2, "write", "u32", n), buf("oy", 3, "write", "u32", n),
+                   buf("oz", 4, "write", "u32", n + 4)],
+               body, wg=(8, 1, 1), grid=[1, 1, 1], inputs={"d": d, "e": e},
+               expect={"o": want, "oy": e[:n], "oz": [0] + e[1:] + [0] * 3,
+                       "d": want}))
