@@ -28,6 +28,7 @@ typedef struct vyre_cuda_cg {
   int returned;     // a `goto vnext` was emitted
   uint32_t lanes;   // plan.lanes: builtins use lane vl, vload/vstore go through registers
   uint64_t vload, vstore;
+  uint32_t f32_native; // VYRE_CUDA_GEN_F32_* of the options: one .ftz instruction per op
 } vyre_cuda_cg;
 
 void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
