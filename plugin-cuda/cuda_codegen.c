@@ -53,7 +53,10 @@ static const char kPrelude[] =
     // +0), and .ftz flushes a subnormal x to zero of its sign first. The
     // operation's own result was rounded without .ftz (gradual underflow),
     // so "flush after rounding" holds at the smallest-normal boundary,
-    // where a fused fma.ftz would differ (f32/random_arith).
+    // where an fma.ftz that flushes before rounding would differ
+    // (f32/random_arith). The one-instruction .ftz ops (emit_f32_ops) are
+    // used only where the device's self-test proved they do not
+    // (README.md CUDA-F32-1, CUDA-F32-2).
     // The host build of the prelude (tests) keeps the bit test.
     "#ifdef __CUDA_ARCH__\n"
     "VD float vz(float x) {\n"

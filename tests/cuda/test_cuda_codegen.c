@@ -45,11 +45,14 @@ static int nvrtc_ready(void) {
     if (!nvrtc_ready()) skip();                                                                    \
   } while (0)
 
+// The generator options compile_sm90 uses (VYRE_CUDA_GEN_*; 0: exact f32).
+static uint32_t g_gen_opts;
+
 // Generates and compiles |p| for sm_90; prints the source and log on failure.
 static uint32_t compile_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
   char *src = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t st = vyre_cuda_generate(p, wg, &src, NULL, NULL, &err);
+  uint32_t st = vyre_cuda_generate_opt(p, wg, g_gen_opts, &src, NULL, NULL, &err);
   if (st) {
     fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
     return st;
@@ -255,6 +258,12 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
   assert_int_equal(compile_sm90(p, wg, "every operator"), VYRE_STATUS_OK);
   uint32_t wg3[3] = {8, 4, 2};
   assert_int_equal(compile_sm90(p, wg3, "every operator, 3-D workgroup"), VYRE_STATUS_OK);
+  // The native f32 paths (plugin-cuda/README.md CUDA-F32-1): the same
+  // program with add, sub, mul and fma as one .ftz instruction each.
+  g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
+  uint32_t native_st = compile_sm90(p, wg, "every operator, native f32");
+  g_gen_opts = 0;
+  assert_int_equal(native_st, VYRE_STATUS_OK);
   free(t);
 }
 
