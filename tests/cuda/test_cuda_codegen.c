@@ -880,7 +880,32 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
 }
 
 #ifdef VYRE_CUDA_HAVE_JSON
-static unsigned g_cases, g_failed, g_resident;
+static unsigned g_cases, g_failed, g_resident, g_native;
+
+// The native f32 paths (plugin-cuda/README.md CUDA-F32-1): when |p| uses an
+// f32 add, sub, mul or fma (its native source differs from the exact one),
+// that source is compiled too. Returns 1 on a failure.
+static int compile_native_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
+  char *exact = NULL, *native = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  int differs =
+      !vyre_cuda_generate_opt(p, wg, 0, &exact, NULL, NULL, &err) &&
+      !vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_F32_NATIVE, &native, NULL, NULL, &err) &&
+      strcmp(exact, native) != 0 && strstr(native, "vfadd(") != NULL;
+  // The prelude always differs; the kernel's text must use one of the ops.
+  const char *body = native ? strstr(native, "extern \"C\" __global__") : NULL;
+  differs = differs && body &&
+            (strstr(body, "vfadd(") || strstr(body, "vfsub(") || strstr(body, "vfmul(") ||
+             strstr(body, "vfma("));
+  free(exact);
+  free(native);
+  if (!differs) return 0;
+  g_native++;
+  g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
+  uint32_t st = compile_sm90(p, wg, what);
+  g_gen_opts = 0;
+  return st != VYRE_STATUS_OK;
+}
 
 static void compile_case(const char *path, void *ctx) {
   (void)ctx;
@@ -909,6 +934,7 @@ static void compile_case(const char *path, void *ctx) {
     memcpy(wg, cs->has_workgroup_override ? cs->workgroup_override : p->workgroup_size, 12);
     g_cases++;
     if (compile_sm90(p, wg, path)) g_failed++;
+    if (compile_native_sm90(p, wg, path)) g_failed++;
     // Every case streams (the conformance stream path); a program with grid
     // barriers streams as its phases on libvyre's batch engine
     // (ABI-STREAM-8), so only single-phase programs get the resident kernel.
@@ -926,8 +952,9 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", compile_case, NULL);
   vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", compile_case, NULL);
   fprintf(stderr,
-          "nvrtc: %u case programs and %u resident variants compiled for sm_90, %u failed\n",
-          g_cases, g_resident, g_failed);
+          "nvrtc: %u case programs, %u native f32 variants and %u resident variants compiled "
+          "for sm_90, %u failed\n",
+          g_cases, g_native, g_resident, g_failed);
   if (g_cases == 0) {
     fprintf(stderr, "skipped: no loadable case files yet\n");
     skip();
