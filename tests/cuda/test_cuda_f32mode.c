@@ -26,6 +26,9 @@
 #include "cuda_compile.h"
 #include "cuda_f32mode.h"
 #include "cuda_symbols.h"
+#ifdef VYRE_CUDA_HAVE_JSON
+#include "vyre_ir.h"
+#endif
 
 // The IR's answers for every case (what a device that passes returns).
 static uint32_t *expected_out(const uint32_t (*cases)[7], uint32_t n) {
@@ -313,6 +316,97 @@ static void test_f32_cache_key_separates_the_modes(void **state) {
   free(t);
 }
 
+#ifdef VYRE_CUDA_HAVE_JSON
+// The SASS of |src| (sm_90, through NVRTC and the disassembler |tool|):
+// counts of FFMA, FADD and FMUL instructions (any modifiers), and of those
+// with .FTZ. Returns 0 when it could not disassemble.
+static int sass_counts(const char *tool, const char *src, unsigned c[6]) {
+  void *cubin = NULL;
+  size_t size = 0;
+  vyre_error err = {.struct_size = sizeof(err)};
+  if (vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err)) fail_msg("%s", err.message);
+  char path[] = "/tmp/vyre-f32-sass-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, cubin, size), (ssize_t)size);
+  close(fd);
+  free(cubin);
+  char cmd[1200];
+  snprintf(cmd, sizeof(cmd), "'%s' %s '%s'", tool, strstr(tool, "cuobjdump") ? "-sass" : "", path);
+  FILE *f = popen(cmd, "r");
+  assert_non_null(f);
+  char line[512];
+  static const char *const kOp[3] = {"FFMA", "FADD", "FMUL"};
+  memset(c, 0, 6 * sizeof(unsigned));
+  unsigned lines = 0;
+  while (fgets(line, sizeof(line), f)) {
+    lines++;
+    for (int i = 0; i < 3; i++) {
+      const char *at = strstr(line, kOp[i]);
+      if (!at || (at[4] != ' ' && at[4] != '.')) continue;
+      c[i]++;
+      if (!strncmp(at + 4, ".FTZ", 4)) c[3 + i]++;
+    }
+  }
+  int rc = pclose(f);
+  unlink(path);
+  return rc == 0 && lines > 10;
+}
+
+// Figure 11's sgemm (examples/builder/sgemm_rb_128.json: the bench's
+// register-blocked sgemm at n = 128): the exact form pays an FADD.FTZ (vz)
+// per FFMA; with native fma every step is one FFMA.FTZ and no FADD is left.
+// Needs a disassembler: VYRE_TEST_NVDISASM (nvdisasm or cuobjdump), else
+// cuobjdump or nvdisasm on PATH; skipped without one.
+static void test_f32_sgemm_sass_is_one_ffma_per_step_in_native_mode(void **state) {
+  (void)state;
+  vyre_error err = {.struct_size = sizeof(err)};
+  if (vyre_cuda_nvrtc_load(&err)) {
+    fprintf(stderr, "skipped: %s\n", err.message);
+    skip();
+  }
+  const char *tool = getenv("VYRE_TEST_NVDISASM");
+  char found[512] = "";
+  if (!tool || !*tool) {
+    FILE *w = popen("command -v cuobjdump || command -v nvdisasm", "r");
+    if (w && fgets(found, sizeof(found), w)) found[strcspn(found, "\n")] = '\0';
+    if (w) pclose(w);
+    tool = found;
+  }
+  if (!*tool) {
+    fprintf(stderr, "skipped: no cuobjdump or nvdisasm (set VYRE_TEST_NVDISASM)\n");
+    skip();
+  }
+  vyre_ir *ir = NULL;
+  if (vyre_ir_from_json_file(VYRE_SOURCE_DIR "/examples/builder/sgemm_rb_128.json", NULL, &ir,
+                             &err))
+    fail_msg("%s", err.message);
+  const vyre_ir_program *p = vyre_ir_view(ir);
+  unsigned c[2][6];
+  for (int native = 0; native < 2; native++) {
+    char *src = NULL;
+    assert_int_equal(vyre_cuda_generate_opt(p, p->workgroup_size,
+                                            native ? VYRE_CUDA_GEN_F32_NATIVE : 0, &src, NULL, NULL,
+                                            &err),
+                     VYRE_STATUS_OK);
+    if (!sass_counts(tool, src, c[native])) fail_msg("%s could not disassemble the cubin", tool);
+    free(src);
+    fprintf(stderr, "sgemm_rb_128 %s: FFMA %u (.FTZ %u), FADD %u (.FTZ %u), FMUL %u (.FTZ %u)\n",
+            native ? "native" : "exact", c[native][0], c[native][3], c[native][1], c[native][4],
+            c[native][2], c[native][5]);
+  }
+  // Exact: every fma step is FFMA (no .FTZ) then vz's FADD.FTZ.
+  assert_true(c[0][0] >= 64);
+  assert_int_equal(c[0][3], 0);
+  assert_int_equal(c[0][4], c[0][0]);
+  // Native: the same FFMAs, each .FTZ, and no FADD at all.
+  assert_int_equal(c[1][0], c[0][0]);
+  assert_int_equal(c[1][3], c[1][0]);
+  assert_int_equal(c[1][1], 0);
+  vyre_ir_free(ir);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_mode_parse),
@@ -322,6 +416,9 @@ int main(void) {
       cmocka_unit_test(test_f32_describe),
       cmocka_unit_test(test_f32_native_source_is_one_ftz_instruction_per_op),
       cmocka_unit_test(test_f32_cache_key_separates_the_modes),
+#ifdef VYRE_CUDA_HAVE_JSON
+      cmocka_unit_test(test_f32_sgemm_sass_is_one_ffma_per_step_in_native_mode),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
