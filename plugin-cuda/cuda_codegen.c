@@ -53,7 +53,10 @@ static const char kPrelude[] =
     // +0), and .ftz flushes a subnormal x to zero of its sign first. The
     // operation's own result was rounded without .ftz (gradual underflow),
     // so "flush after rounding" holds at the smallest-normal boundary,
-    // where a fused fma.ftz would differ (f32/random_arith).
+    // where an fma.ftz that flushes before rounding would differ
+    // (f32/random_arith). The one-instruction .ftz ops (emit_f32_ops) are
+    // used only where the device's self-test proved they do not
+    // (README.md CUDA-F32-1, CUDA-F32-2).
     // The host build of the prelude (tests) keeps the bit test.
     "#ifdef __CUDA_ARCH__\n"
     "VD float vz(float x) {\n"
@@ -70,14 +73,14 @@ static const char kPrelude[] =
     "#endif\n"
     "VD bool vnan(float x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }\n"
     "VD bool vinf(float x) { return (__float_as_uint(x) & 0x7fffffffu) == 0x7f800000u; }\n"
-    "VD bool vfin(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }\n"
-    "VD float vfadd(float a, float b) { return vz(__fadd_rn(a, b)); }\n"
-    "VD float vfsub(float a, float b) { return vz(__fsub_rn(a, b)); }\n"
-    "VD float vfmul(float a, float b) { return vz(__fmul_rn(a, b)); }\n"
+    "VD bool vfin(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }\n";
+
+// vfadd, vfsub, vfmul and vfma (emit_f32_ops) come between kPrelude and
+// kPreludeRest: the exact forms above, or one .ftz instruction each.
+static const char kPreludeRest[] =
     "VD float vfdiv(float a, float b) { return vz(__fdiv_rn(a, b)); }\n"
     // sqrt of a non-subnormal is never subnormal (LOWER-F32-1).
     "VD float vsqrt(float a) { return __fsqrt_rn(a); }\n"
-    "VD float vfma(float a, float b, float c) { return vz(__fmaf_rn(a, b, c)); }\n"
     "VD float vfmin(float a, float b) {\n"
     "  if (vnan(a)) return b;\n"
     "  if (vnan(b)) return a;\n"
@@ -823,11 +826,52 @@ static void emit_math(vyre_cuda_cg *g) {
   }
 }
 
+// The f32 add, sub, mul and fma of the prelude. Exact (docs/lowering.md
+// LOWER-F32-1): the round-to-nearest operation with gradual underflow, then
+// vz. Native (the bits of |opts| the device's self-test proved,
+// cuda_f32mode.c, README.md CUDA-F32-1): one `add|sub|mul|fma.rn.ftz.f32`,
+// whose flush equals the IR's flush after rounding on such a device (inputs
+// are never subnormal, LOWER-F32-1). Inline asm keeps the instruction exactly
+// the one the self-test ran, and with .rn nothing is contracted into an fma
+// (every op stays separately rounded). The host build of the prelude (tests)
+// keeps the exact forms.
+static void emit_f32_ops(vyre_cuda_cg *g, uint32_t opts) {
+  static const struct {
+    uint32_t bit;
+    const char *name, *params, *args, *ptx, *exact;
+  } kOps[4] = {
+      {VYRE_CUDA_GEN_F32_ADD, "vfadd", "float a, float b", "\"f\"(a), \"f\"(b)",
+       "add.rn.ftz.f32 %0, %1, %2;", "vz(__fadd_rn(a, b))"},
+      {VYRE_CUDA_GEN_F32_ADD, "vfsub", "float a, float b", "\"f\"(a), \"f\"(b)",
+       "sub.rn.ftz.f32 %0, %1, %2;", "vz(__fsub_rn(a, b))"},
+      {VYRE_CUDA_GEN_F32_MUL, "vfmul", "float a, float b", "\"f\"(a), \"f\"(b)",
+       "mul.rn.ftz.f32 %0, %1, %2;", "vz(__fmul_rn(a, b))"},
+      {VYRE_CUDA_GEN_F32_FMA, "vfma", "float a, float b, float c", "\"f\"(a), \"f\"(b), \"f\"(c)",
+       "fma.rn.ftz.f32 %0, %1, %2, %3;", "vz(__fmaf_rn(a, b, c))"},
+  };
+  for (int i = 0; i < 4; i++) {
+    if (opts & kOps[i].bit)
+      vyre_cuda_cg_put(g,
+                       "#ifdef __CUDA_ARCH__\n"
+                       "VD float %s(%s) { float r; asm(\"%s\" : \"=f\"(r) : %s); return r; }\n"
+                       "#else\n"
+                       "VD float %s(%s) { return %s; }\n"
+                       "#endif\n",
+                       kOps[i].name, kOps[i].params, kOps[i].ptx, kOps[i].args, kOps[i].name,
+                       kOps[i].params, kOps[i].exact);
+    else
+      vyre_cuda_cg_put(g, "VD float %s(%s) { return %s; }\n", kOps[i].name, kOps[i].params,
+                       kOps[i].exact);
+  }
+}
+
 static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t threads = g->wg[0] * g->wg[1] * g->wg[2];
   if (plan->lanes) threads /= plan->lanes;
   vyre_cuda_cg_put(g, "%s", kPrelude);
+  emit_f32_ops(g, g->f32_native);
+  vyre_cuda_cg_put(g, "%s", kPreludeRest);
   emit_math(g);
   vyre_cuda_cg_put(g, "\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", threads,
                    VYRE_CUDA_KERNEL_NAME);
@@ -936,6 +980,12 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
 
 uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                             size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err) {
+  return vyre_cuda_generate_opt(p, wg, 0, out_src, out_len, out_plan, err);
+}
+
+uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], uint32_t opts,
+                                char **out_src, size_t *out_len, vyre_cuda_plan *out_plan,
+                                vyre_error *err) {
   *out_src = NULL;
   if (out_len) *out_len = 0;
   if (!wg[0] || !wg[1] || !wg[2] || (uint64_t)wg[0] * wg[1] * wg[2] > 1024)
@@ -957,6 +1007,7 @@ uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char
   g->lanes = plan.lanes;
   g->vload = plan.vload;
   g->vstore = plan.vstore;
+  g->f32_native = opts & VYRE_CUDA_GEN_F32_NATIVE;
   memcpy(g->wg, wg, sizeof(g->wg));
   g->cap = 16384;
   g->buf = malloc(g->cap);

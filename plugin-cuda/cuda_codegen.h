@@ -42,7 +42,9 @@
 // 17: cr_math bin pow (vm_pow).
 // 18: the resident variant stages items into a device mirror (ABI-CUDARING-6).
 // 19: wide load groups: one 4/8/16-byte load per group (docs/lowering.md LOWER-WIDE-*).
-#define VYRE_CUDA_GENERATOR_VERSION 19u
+// 20: the native f32 options (VYRE_CUDA_GEN_F32_*: add, sub, mul, fma as one
+//     .ftz instruction each; README.md CUDA-F32-1).
+#define VYRE_CUDA_GENERATOR_VERSION 20u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
@@ -98,6 +100,17 @@ typedef struct vyre_cuda_plan {
 uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
                              vyre_error *err);
 
+// Generator options. They travel as bits of the compile flags word above the
+// ABI's VYRE_COMPILE_* bits: the compile slot adds the device's f32 verdict
+// (cuda_f32mode.c) to the caller's flags, so the options are part of every
+// cache key (in memory and on disk, vyre_cuda_cache_key) and of the disk
+// payload's head, and a module made in one mode is never reused in another.
+// The compile slot refuses them from a caller. README.md CUDA-F32-1.
+#define VYRE_CUDA_GEN_F32_ADD    0x01000000u // f32 add and sub: add/sub.rn.ftz.f32
+#define VYRE_CUDA_GEN_F32_MUL    0x02000000u // f32 mul: mul.rn.ftz.f32
+#define VYRE_CUDA_GEN_F32_FMA    0x04000000u // fma: fma.rn.ftz.f32
+#define VYRE_CUDA_GEN_F32_NATIVE 0x07000000u // all three
+
 // Generates the CUDA C source for |p| run with workgroup size |wg|.
 // *out_src is malloc'd and NUL-terminated (caller frees). Errors: those of
 // vyre_cuda_plan_make; INVALID_PROGRAM for an operand type an operator or
@@ -105,5 +118,10 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyr
 // for a workgroup size that is not 1..1024 invocations; OUT_OF_MEMORY.
 uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                             size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err);
+// The same with generator options |opts| (VYRE_CUDA_GEN_*; other bits are
+// ignored). vyre_cuda_generate is this with 0: every f32 op exact in software.
+uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], uint32_t opts,
+                                char **out_src, size_t *out_len, vyre_cuda_plan *out_plan,
+                                vyre_error *err);
 
 #endif // VYRE_CUDA_CODEGEN_H

@@ -181,8 +181,9 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
   if (metrics && vyre_kit_cache_enabled(disk))
     vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_MISSES, 1);
   char *src = NULL;
-  st = resident ? vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, err)
-                : vyre_cuda_generate(p, wg, &src, NULL, NULL, err);
+  // The generator options ride in |flags| (VYRE_CUDA_GEN_*), hence in the key.
+  st = resident ? vyre_cuda_generate_resident_opt(p, wg, flags, &src, NULL, NULL, err)
+                : vyre_cuda_generate_opt(p, wg, flags, &src, NULL, NULL, err);
   if (!st) st = vyre_cuda_nvrtc_compile(src, cc_major, cc_minor, &out->data, &out->size, err);
   free(src);
   if (st) {

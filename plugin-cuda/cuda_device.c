@@ -21,6 +21,7 @@
 #include "cuda_buffer.h"
 #include "cuda_compile.h"
 #include "cuda_device.h"
+#include "cuda_f32mode.h"
 #include "cuda_job.h"
 #include "cuda_module.h"
 #include "cuda_ring.h"
@@ -259,6 +260,17 @@ uint32_t vyre_cuda_create(const vyre_create_args *args, vyre_backend **out, vyre
   st = open_context(be, err);
   if (st) goto fail;
   be->disk = vyre_kit_cache_open(vyre_kit_cache_root(), VYRE_CUDA_CACHE_SUBDIR, 0, VYRE_CUDA_NAME);
+  // The f32 paths (README.md CUDA-F32-*): may run the self-test, which needs
+  // the backend complete. A device lost on the way fails the create.
+  vyre_cuda_f32_choose(be);
+  if (atomic_load(&be->lost)) {
+    st = vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
+                       "device %u (%s) was lost while running the f32 self-test at create. Fix: "
+                       "check nvidia-smi; set VYRE_CUDA_F32=software to skip the self-test.",
+                       be->device_index, be->name);
+    vyre_cuda_destroy(be);
+    return st;
+  }
   *out = be;
   return VYRE_STATUS_OK;
 fail:
@@ -365,9 +377,10 @@ uint32_t vyre_cuda_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   out->generation = be->generation;
   memcpy(out->device_uuid, be->uuid, 16);
   snprintf(out->device_name, sizeof(out->device_name), "%s", be->name);
-  snprintf(out->driver, sizeof(out->driver), "CUDA driver API %d.%d, sm_%d%d, NVRTC %s",
+  // The f32 paths last (README.md CUDA-F32-4): "f32 sw", "f32 hw", "f32 hw:am"...
+  snprintf(out->driver, sizeof(out->driver), "CUDA driver API %d.%d, sm_%d%d, NVRTC %s, %s",
            be->driver_version / 1000, be->driver_version % 1000 / 10, be->cc_major, be->cc_minor,
-           VYRE_CUDA_NVRTC_BUILD_VERSION);
+           VYRE_CUDA_NVRTC_BUILD_VERSION, be->f32_desc[0] ? be->f32_desc : "f32 sw");
   return VYRE_STATUS_OK;
 }
 

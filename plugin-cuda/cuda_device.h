@@ -58,6 +58,12 @@ struct vyre_backend {
   CUfunction fault_fn;
   struct vyre_cuda_iso *iso; // isolated mode: the proxy's state (cuda_isolate.h); NULL in-process
   vyre_ring *rings;          // stream rings (cuda_ring.h): open ones, and closed ones still held
+  // f32 paths (cuda_f32mode.h, README.md CUDA-F32-*): the VYRE_CUDA_GEN_F32_*
+  // bits of the ops that are one .ftz instruction, chosen at create from
+  // VYRE_CUDA_F32 and the self-test; every compile adds them to its flags.
+  uint32_t f32_native;
+  uint32_t f32_selftest_ran; // 1: this open ran the self-test (not a cached verdict)
+  char f32_desc[16];         // "f32 sw", "f32 hw", "f32 hw:am"...: the caps' driver line
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

@@ -519,6 +519,9 @@ static uint32_t serve(vyre_iso_ctl *c) {
     }
     c->a[VYRE_KIT_M_COUNT + 1] = free_b;
     c->a[VYRE_KIT_M_COUNT + 2] = total_b;
+    // The executor's own f32 verdict (its create chose it: README.md CUDA-F32-5).
+    c->a[VYRE_KIT_M_COUNT + 3] = g_be->f32_native;
+    c->a[VYRE_KIT_M_COUNT + 4] = g_be->f32_selftest_ran;
     return VYRE_STATUS_OK;
   }
   case VYRE_ISO_OP_INJECT_FAULT:

@@ -116,7 +116,7 @@ struct vyre_cuda_iso {
   uint32_t has_uuid;
   uint8_t uuid[16];
   vyre_caps caps;
-  uint64_t restarts, losses, last_recover_ns, remote_metrics[VYRE_KIT_M_COUNT + 3];
+  uint64_t restarts, losses, last_recover_ns, remote_metrics[VYRE_KIT_M_COUNT + 5];
   iso_module *modules;
   iso_buffer *buffers;
   iso_pending *pendings;
@@ -803,8 +803,9 @@ uint32_t vyre_cuda_iso_flush(vyre_backend *be, vyre_error *err) {
 // The child's standard counters, module_cache_entries, and the isolation's
 // own: isolate_executor_pid, isolate_restarts, isolate_losses,
 // isolate_last_recover_ns, and the device's free and total memory as the
-// child's cuMemGetInfo sees it (0 when the driver has none).
-#define ISO_EXTRA_METRICS 7u
+// child's cuMemGetInfo sees it (0 when the driver has none), then the
+// child's f32 paths (README.md CUDA-F32-4, CUDA-F32-5).
+#define ISO_EXTRA_METRICS 11u
 uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                                uint32_t *out_count) {
   struct vyre_cuda_iso *iso = be->iso;
@@ -814,19 +815,26 @@ uint32_t vyre_cuda_iso_metrics(vyre_backend *be, vyre_metric *out, uint32_t capa
   vyre_kit_metrics m;
   for (uint32_t i = 0; i < VYRE_KIT_M_COUNT; i++)
     atomic_store(&m.value[i], iso->remote_metrics[i]);
-  uint64_t extra[ISO_EXTRA_METRICS] = {iso->remote_metrics[VYRE_KIT_M_COUNT],
-                                       (uint64_t)(iso->pid > 0 ? iso->pid : 0),
-                                       iso->restarts,
-                                       iso->losses,
-                                       iso->last_recover_ns,
-                                       iso->remote_metrics[VYRE_KIT_M_COUNT + 1],
-                                       iso->remote_metrics[VYRE_KIT_M_COUNT + 2]};
+  uint64_t extra[ISO_EXTRA_METRICS] = {
+      iso->remote_metrics[VYRE_KIT_M_COUNT],
+      (uint64_t)(iso->pid > 0 ? iso->pid : 0),
+      iso->restarts,
+      iso->losses,
+      iso->last_recover_ns,
+      iso->remote_metrics[VYRE_KIT_M_COUNT + 1],
+      iso->remote_metrics[VYRE_KIT_M_COUNT + 2],
+      (iso->remote_metrics[VYRE_KIT_M_COUNT + 3] & VYRE_CUDA_GEN_F32_ADD) != 0,
+      (iso->remote_metrics[VYRE_KIT_M_COUNT + 3] & VYRE_CUDA_GEN_F32_MUL) != 0,
+      (iso->remote_metrics[VYRE_KIT_M_COUNT + 3] & VYRE_CUDA_GEN_F32_FMA) != 0,
+      iso->remote_metrics[VYRE_KIT_M_COUNT + 4]};
   chan_unlock(iso);
   static const char *const names[ISO_EXTRA_METRICS] = {
-      "module_cache_entries",      "isolate_executor_pid",
-      "isolate_restarts",          "isolate_losses",
-      "isolate_last_recover_ns",   "isolate_device_free_bytes",
-      "isolate_device_total_bytes"};
+      "module_cache_entries",       "isolate_executor_pid",
+      "isolate_restarts",           "isolate_losses",
+      "isolate_last_recover_ns",    "isolate_device_free_bytes",
+      "isolate_device_total_bytes", "cuda_f32_native_add",
+      "cuda_f32_native_mul",        "cuda_f32_native_fma",
+      "cuda_f32_selftest_ran"};
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&m, out, capacity, &n);
   if (st) return st;

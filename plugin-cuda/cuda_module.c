@@ -206,6 +206,12 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: reversed invocation order is offered by the CPU reference "
                          "only. Fix: run race checks on the cpu backend.");
+  if (a->flags & VYRE_CUDA_GEN_F32_NATIVE)
+    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+                         "compile: flags 0x%x carry bits 0x%x the plugin reserves for its own f32 "
+                         "verdict. Fix: pass VYRE_COMPILE_* flags only; set VYRE_CUDA_F32 to "
+                         "choose the f32 paths (README.md CUDA-F32-3).",
+                         a->flags, a->flags & VYRE_CUDA_GEN_F32_NATIVE);
   if (a->program->workgroup_bytes > be->max_shared)
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
@@ -239,11 +245,14 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   uint32_t st = vyre_cuda_check_alive(be, err);
   if (st || (st = check_args(be, a, err))) return st;
   const vyre_ir_program *p = a->program;
+  // The device's f32 verdict rides in the flags (cuda_codegen.h
+  // VYRE_CUDA_GEN_F32_*): every cache key and the generator see it.
+  const uint32_t flags = a->flags | (be->f32_native & VYRE_CUDA_GEN_F32_NATIVE);
   const char *label = a->label                                  ? a->label
                       : p->strings && p->name < p->strings_size ? p->strings + p->name
                                                                 : "?";
   vyre_kit_key key;
-  vyre_cuda_cache_key(&key, p, a->workgroup_size, a->flags, be->cc_major, be->cc_minor);
+  vyre_cuda_cache_key(&key, p, a->workgroup_size, flags, be->cc_major, be->cc_minor);
   int cacheable = !key.failed && p->canonical_size > 0;
   pthread_mutex_lock(&be->lock);
   vyre_cuda_kernel *hit = cacheable ? find_kernel(be, &key) : NULL;
@@ -256,7 +265,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
 
   vyre_cuda_cubin cubin;
-  st = vyre_cuda_cubin_get(be->disk, &be->metrics, p, a->workgroup_size, a->flags, be->cc_major,
+  st = vyre_cuda_cubin_get(be->disk, &be->metrics, p, a->workgroup_size, flags, be->cc_major,
                            be->cc_minor, &cubin, err);
   if (st) {
     vyre_error_prefix(err, "compile '%s'", label);
@@ -277,7 +286,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
                  vyre_cuda_result_name(r));
     vyre_kit_cache_remove(be->disk, &cubin.key);
     vyre_cuda_cubin_free(&cubin);
-    st = vyre_cuda_cubin_get(NULL, &be->metrics, p, a->workgroup_size, a->flags, be->cc_major,
+    st = vyre_cuda_cubin_get(NULL, &be->metrics, p, a->workgroup_size, flags, be->cc_major,
                              be->cc_minor, &cubin, err);
     if (st) {
       vyre_cuda_leave(be);
@@ -285,7 +294,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
     }
     r = load(c, &cubin);
     if (r == CUDA_SUCCESS)
-      vyre_cuda_cubin_put(be->disk, p, a->workgroup_size, a->flags, be->cc_major, be->cc_minor,
+      vyre_cuda_cubin_put(be->disk, p, a->workgroup_size, flags, be->cc_major, be->cc_minor,
                           &cubin);
   }
   vyre_cuda_leave(be);
@@ -297,7 +306,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   }
   c->plan = cubin.plan;
   memcpy(c->wg, a->workgroup_size, sizeof(c->wg));
-  c->flags = a->flags;
+  c->flags = flags;
   c->prog = program_copy(p); // NULL (out of memory): ring_open answers UNSUPPORTED
   c->key = cubin.key.bytes;
   c->key_size = cubin.key.size;

@@ -27,18 +27,28 @@
 #include "vyre_kit.h"
 
 // The kit's standard metrics, then module_cache_entries (docs/caches.md
-// ABI-CACHE-10).
+// ABI-CACHE-10) and the f32 paths.
 static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t capacity,
                                   uint32_t *out_count) {
   if (!be) return VYRE_STATUS_INVALID_ARGUMENT;
   uint32_t n = 0;
   uint32_t st = vyre_kit_metrics_export(&be->metrics, out, capacity, &n);
   if (st) return st;
-  if (out && n < capacity) {
-    out[n].name = "module_cache_entries";
-    out[n].value = vyre_cuda_kernels_count(be);
-  }
-  if (out_count) *out_count = n + 1;
+  // Then the f32 paths (README.md CUDA-F32-4): 1 per native op, and whether
+  // this open ran the self-test (0: a cached verdict or none needed).
+  const uint64_t extra[5] = {vyre_cuda_kernels_count(be),
+                             (be->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0,
+                             (be->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0,
+                             (be->f32_native & VYRE_CUDA_GEN_F32_FMA) != 0, be->f32_selftest_ran};
+  static const char *const names[5] = {"module_cache_entries", "cuda_f32_native_add",
+                                       "cuda_f32_native_mul", "cuda_f32_native_fma",
+                                       "cuda_f32_selftest_ran"};
+  for (uint32_t i = 0; i < 5; i++)
+    if (out && n + i < capacity) {
+      out[n + i].name = names[i];
+      out[n + i].value = extra[i];
+    }
+  if (out_count) *out_count = n + 5;
   return VYRE_STATUS_OK;
 }
 

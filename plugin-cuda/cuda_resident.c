@@ -220,11 +220,17 @@ static const char kHeader[] = "extern \"C\" __global__ void __launch_bounds__(";
 
 uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                                      size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err) {
+  return vyre_cuda_generate_resident_opt(p, wg, 0, out_src, out_len, out_plan, err);
+}
+
+uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_t wg[3],
+                                         uint32_t opts, char **out_src, size_t *out_len,
+                                         vyre_cuda_plan *out_plan, vyre_error *err) {
   *out_src = NULL;
   if (out_len) *out_len = 0;
   char *one = NULL;
   vyre_cuda_plan plan;
-  uint32_t st = vyre_cuda_generate(p, wg, &one, NULL, &plan, err);
+  uint32_t st = vyre_cuda_generate_opt(p, wg, opts, &one, NULL, &plan, err);
   if (st) return st;
   // The one-shot kernel's header "extern "C" __global__ void
   // __launch_bounds__(N) vyre_main(" becomes the device function's.

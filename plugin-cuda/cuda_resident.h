@@ -74,5 +74,9 @@ static inline uint64_t vyre_cuda_ring_desc_bytes(uint32_t slots) {
 // stream on libvyre's batch engine, ABI-STREAM-8) or indirect-grid use.
 uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                                      size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err);
+// The same with generator options (VYRE_CUDA_GEN_*, cuda_codegen.h).
+uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_t wg[3],
+                                         uint32_t opts, char **out_src, size_t *out_len,
+                                         vyre_cuda_plan *out_plan, vyre_error *err);
 
 #endif // VYRE_CUDA_RESIDENT_H

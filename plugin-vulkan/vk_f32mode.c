@@ -29,7 +29,7 @@
 #include "vk_device.h"
 #include "vk_dispatch.h"
 #include "vk_pipeline.h"
-#include "vk_selftest_data.h"
+#include "vyre_f32_selftest_data.h"
 #include "vyre_ir.h"
 #include "vyre_kit.h"
 

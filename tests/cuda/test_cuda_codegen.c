@@ -46,11 +46,14 @@ static int nvrtc_ready(void) {
     if (!nvrtc_ready()) skip();                                                                    \
   } while (0)
 
+// The generator options compile_sm90 uses (VYRE_CUDA_GEN_*; 0: exact f32).
+static uint32_t g_gen_opts;
+
 // Generates and compiles |p| for sm_90; prints the source and log on failure.
 static uint32_t compile_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
   char *src = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t st = vyre_cuda_generate(p, wg, &src, NULL, NULL, &err);
+  uint32_t st = vyre_cuda_generate_opt(p, wg, g_gen_opts, &src, NULL, NULL, &err);
   if (st) {
     fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
     return st;
@@ -256,6 +259,12 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
   assert_int_equal(compile_sm90(p, wg, "every operator"), VYRE_STATUS_OK);
   uint32_t wg3[3] = {8, 4, 2};
   assert_int_equal(compile_sm90(p, wg3, "every operator, 3-D workgroup"), VYRE_STATUS_OK);
+  // The native f32 paths (plugin-cuda/README.md CUDA-F32-1): the same
+  // program with add, sub, mul and fma as one .ftz instruction each.
+  g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
+  uint32_t native_st = compile_sm90(p, wg, "every operator, native f32");
+  g_gen_opts = 0;
+  assert_int_equal(native_st, VYRE_STATUS_OK);
   free(t);
 }
 
@@ -872,7 +881,32 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
 }
 
 #ifdef VYRE_CUDA_HAVE_JSON
-static unsigned g_cases, g_failed, g_resident;
+static unsigned g_cases, g_failed, g_resident, g_native;
+
+// The native f32 paths (plugin-cuda/README.md CUDA-F32-1): when |p| uses an
+// f32 add, sub, mul or fma (its native source differs from the exact one),
+// that source is compiled too. Returns 1 on a failure.
+static int compile_native_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
+  char *exact = NULL, *native = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  int differs =
+      !vyre_cuda_generate_opt(p, wg, 0, &exact, NULL, NULL, &err) &&
+      !vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_F32_NATIVE, &native, NULL, NULL, &err) &&
+      strcmp(exact, native) != 0 && strstr(native, "vfadd(") != NULL;
+  // The prelude always differs; the kernel's text must use one of the ops.
+  const char *body = native ? strstr(native, "extern \"C\" __global__") : NULL;
+  differs = differs && body &&
+            (strstr(body, "vfadd(") || strstr(body, "vfsub(") || strstr(body, "vfmul(") ||
+             strstr(body, "vfma("));
+  free(exact);
+  free(native);
+  if (!differs) return 0;
+  g_native++;
+  g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
+  uint32_t st = compile_sm90(p, wg, what);
+  g_gen_opts = 0;
+  return st != VYRE_STATUS_OK;
+}
 
 static void compile_case(const char *path, void *ctx) {
   (void)ctx;
@@ -901,6 +935,7 @@ static void compile_case(const char *path, void *ctx) {
     memcpy(wg, cs->has_workgroup_override ? cs->workgroup_override : p->workgroup_size, 12);
     g_cases++;
     if (compile_sm90(p, wg, path)) g_failed++;
+    if (compile_native_sm90(p, wg, path)) g_failed++;
     // Every case streams (the conformance stream path); a program with grid
     // barriers streams as its phases on libvyre's batch engine
     // (ABI-STREAM-8), so only single-phase programs get the resident kernel.
@@ -918,8 +953,9 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", compile_case, NULL);
   vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", compile_case, NULL);
   fprintf(stderr,
-          "nvrtc: %u case programs and %u resident variants compiled for sm_90, %u failed\n",
-          g_cases, g_resident, g_failed);
+          "nvrtc: %u case programs, %u native f32 variants and %u resident variants compiled "
+          "for sm_90, %u failed\n",
+          g_cases, g_native, g_resident, g_failed);
   if (g_cases == 0) {
     fprintf(stderr, "skipped: no loadable case files yet\n");
     skip();

@@ -16,6 +16,7 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
@@ -1466,6 +1467,137 @@ static void test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc(vo
   assert_int_equal(system(cmd), 0);
 }
 
+// The f32 self-test's program on the mock (plugin-cuda/README.md CUDA-F32-2):
+// slots a, b, c, out; out[4i..4i+3] = a+b, a-b, a*b, fma(a, b, c) under the
+// IR's rules (host float arithmetic, then the flush after rounding), or,
+// with g_f32_flush_before, as a device that flushes mul and fma results
+// before rounding (an exact value below 2^-126 gives a zero of its sign).
+static int g_f32_flush_before;
+static float f32_in(uint32_t u) {
+  if ((u & 0x7F800000u) == 0) u &= 0x80000000u; // loads canonicalize
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static uint32_t f32_out(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC00000u;
+  if ((u & 0x7F800000u) == 0) return u & 0x80000000u;
+  return u;
+}
+static void emu_f32(void **params, const unsigned grid[3], const unsigned block[3]) {
+  (void)grid, (void)block;
+  uint32_t *a = PARAM_PTR(params, 0), *b = PARAM_PTR(params, 1), *c = PARAM_PTR(params, 2);
+  uint32_t *out = PARAM_PTR(params, 3), n = PARAM_U32(params, 4);
+  for (uint32_t i = 0; i < n && 4 * i + 3 < PARAM_U32(params, 7); i++) {
+    float x = f32_in(a[i]), y = f32_in(b[i]), z = f32_in(c[i]);
+    out[4 * i] = f32_out(x + y);
+    out[4 * i + 1] = f32_out(x - y);
+    out[4 * i + 2] = f32_out(x * y);
+    out[4 * i + 3] = f32_out(fmaf(x, y, z));
+    double p = (double)x * (double)y, r = fma((double)x, (double)y, (double)z);
+    if (g_f32_flush_before && p != 0 && fabs(p) < 0x1p-126)
+      out[4 * i + 2] = p < 0 ? 0x80000000u : 0;
+    if (g_f32_flush_before && r != 0 && fabs(r) < 0x1p-126)
+      out[4 * i + 3] = r < 0 ? 0x80000000u : 0;
+  }
+}
+
+static void f32_driver_line(vyre_backend *be, char *out, size_t cap) {
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->get_caps(be, &caps, &err), VYRE_STATUS_OK);
+  const char *f = strstr(caps.driver, ", f32 ");
+  assert_non_null(f);
+  snprintf(out, cap, "%s", f + 2);
+}
+
+// Opens a backend with VYRE_CUDA_F32=|mode| and checks what it chose.
+static void f32_open_expect(const char *mode, uint64_t ran, uint64_t add, uint64_t mul,
+                            uint64_t fma_, const char *desc) {
+  setenv("VYRE_CUDA_F32", mode, 1);
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  char line[64];
+  f32_driver_line(be, line, sizeof(line));
+  if (metric(be, "cuda_f32_selftest_ran") != ran || metric(be, "cuda_f32_native_add") != add ||
+      metric(be, "cuda_f32_native_mul") != mul || metric(be, "cuda_f32_native_fma") != fma_ ||
+      strcmp(line, desc) != 0)
+    fail_msg("VYRE_CUDA_F32=%s: ran %llu add %llu mul %llu fma %llu '%s', want %llu %llu %llu "
+             "%llu '%s'",
+             mode, (unsigned long long)metric(be, "cuda_f32_selftest_ran"),
+             (unsigned long long)metric(be, "cuda_f32_native_add"),
+             (unsigned long long)metric(be, "cuda_f32_native_mul"),
+             (unsigned long long)metric(be, "cuda_f32_native_fma"), line, (unsigned long long)ran,
+             (unsigned long long)add, (unsigned long long)mul, (unsigned long long)fma_, desc);
+  // The self-test leaves nothing behind: no kernel, no counted compile.
+  assert_int_equal(metric(be, "module_cache_entries"), 0);
+  assert_int_equal(metric(be, "compiles"), 0);
+  cu_ops()->destroy(be);
+}
+
+// The native f32 paths (plugin-cuda/README.md CUDA-F32-*). On the mock, the
+// self-test runs through the compile and dispatch slots against emu_f32: a
+// device that follows the IR gets every op native, one that flushes before
+// rounding keeps mul and fma in software; software and native force a path
+// without the self-test; a caller's flags cannot carry the plugin's bits;
+// the verdict is cached (the second open does not run it). On a GPU: the
+// cached verdict agrees with the first open's, whatever the device says.
+static void test_plugin_f32_paths_come_from_the_self_test(void **state) {
+  NEED_GPU();
+  const char *had = getenv("VYRE_CUDA_F32");
+  char *saved = had ? strdup(had) : NULL;
+  int mock = mock_live() >= 0;
+  if (mock) {
+    mock_kernel(emu_f32);
+    setenv("VYRE_CACHE_DISABLE", "1", 1); // every auto open runs the self-test
+    g_f32_flush_before = 0;
+    f32_open_expect("auto", 1, 1, 1, 1, "f32 hw");
+    g_f32_flush_before = 1;
+    f32_open_expect("auto", 1, 1, 0, 0, "f32 hw:a");
+    g_f32_flush_before = 0;
+    f32_open_expect("", 1, 1, 1, 1, "f32 hw");
+    f32_open_expect("software", 0, 0, 0, 0, "f32 sw");
+    f32_open_expect("native", 0, 1, 1, 1, "f32 hw");
+    unsetenv("VYRE_CACHE_DISABLE");
+  }
+  // A caller's flags never carry the verdict's bits.
+  setenv("VYRE_CUDA_F32", "software", 1);
+  vyre_backend *be = cu_open();
+  assert_non_null(be);
+  tb *t = calloc(1, sizeof(tb));
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = vadd(t), .flags = 0x02000000u};
+  memcpy(ca.workgroup_size, ca.program->workgroup_size, 12);
+  vyre_module *m = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->compile(be, &ca, &m, &err), VYRE_STATUS_INVALID_ARGUMENT);
+  assert_null(m);
+  assert_non_null(strstr(err.message, "0x2000000"));
+  assert_non_null(strstr(err.message, "Fix:"));
+  cu_ops()->destroy(be);
+  free(t);
+  // The verdict is cached: the second auto open does not run the self-test.
+  setenv("VYRE_CUDA_F32", "auto", 1);
+  char first[64], second[64];
+  be = cu_open();
+  assert_non_null(be);
+  f32_driver_line(be, first, sizeof(first));
+  cu_ops()->destroy(be);
+  be = cu_open();
+  assert_non_null(be);
+  f32_driver_line(be, second, sizeof(second));
+  assert_int_equal(metric(be, "cuda_f32_selftest_ran"), 0);
+  assert_string_equal(first, second);
+  cu_ops()->destroy(be);
+  if (saved)
+    setenv("VYRE_CUDA_F32", saved, 1);
+  else
+    unsetenv("VYRE_CUDA_F32");
+  free(saved);
+  if (mock) mock_kernel(NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--cache-child") == 0) return cache_child(argv[2]);
   const struct CMUnitTest tests[] = {
@@ -1487,6 +1619,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_plugin_driver_calls_per_dispatch_are_pinned),
       cmocka_unit_test(test_plugin_passes_the_launch_geometry_to_the_kernel),
       cmocka_unit_test(test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc),
+      cmocka_unit_test(test_plugin_f32_paths_come_from_the_self_test),
       // Last: on real drivers a sticky fault cannot be cleared inside the process.
       cmocka_unit_test(test_plugin_real_fault_loses_the_device_and_recover_refuses_stale_handles),
   };

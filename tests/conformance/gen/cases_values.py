@@ -315,6 +315,45 @@ def gen_f32(ctx):
                   ("sqrt", "f32", lambda x, y, z: un("sqrt", x), lambda x, y, z: f_sqrt(x)),
                   ("fma", "f32", lambda x, y, z: fma(x, y, z), f_fma)])
 
+    # The boundaries of the CUDA native f32 paths (plugin-cuda/README.md
+    # CUDA-F32-2; the rows plugins/kit/tools/f32_selftest_gen.c adds to the
+    # CUDA self-test): sums and differences that are subnormal (they flush),
+    # and products and fmas whose exact value lies just below 2^-126 and
+    # rounds up to it (an .ftz that flushes before rounding gives 0) or stays
+    # subnormal, both signs, ties there, fma(a, b, -0), and fmas with
+    # c = -2^-125 that cancel to just below 2^-126.
+    rows = [(0x01000000, 0x80C00000, 0x00000000), (0x81000000, 0x00C00000, 0x00000000), (0x00800001, 0x00800000, 0x00000000),
+            (0x80800001, 0x80800000, 0x00000000), (0x00800000, 0x80000000, 0x00000000), (0x80000000, 0x80000000, 0x00000000),
+            (0x3F800000, 0x3F800000, 0x00000000), (0x7F7FFFFF, 0x7F7FFFFF, 0x00000000), (0x3F800000, 0x33800000, 0x00000000),
+            (0x3F800001, 0x33800000, 0x00000000), (0x7F800000, 0x7F800000, 0x00000000), (0x01000001, 0x00800003, 0x00000000),
+            (0x00FFFFFF, 0x00800000, 0x00000000), (0x3EFFFFFF, 0x01000000, 0x00000000), (0xBEFFFFFF, 0x01000000, 0x80000000),
+            (0x3EFFFFFF, 0x81000000, 0x00000000), (0x3F45AAFE, 0x00A5C5E0, 0x00000000), (0x3F45AAFE, 0x00A5C5E0, 0x80000000),
+            (0x3F45AAFF, 0x00A5C5E0, 0x00000000), (0x3F45AAFF, 0x00A5C5E0, 0x80000000), (0xBF396EBF, 0x00B0B60A, 0x00000000),
+            (0xBF396EBF, 0x00B0B60A, 0x80000000), (0xBF396EC0, 0x00B0B60A, 0x00000000), (0xBF396EC0, 0x00B0B60A, 0x80000000),
+            (0x3F40D13C, 0x00A9F177, 0x00000000), (0x3F40D13C, 0x00A9F177, 0x80000000), (0x3F40D13D, 0x00A9F177, 0x00000000),
+            (0x3F40D13D, 0x00A9F177, 0x80000000), (0xBF24C497, 0x00C6DFA7, 0x00000000), (0xBF24C497, 0x00C6DFA7, 0x80000000),
+            (0xBF10583B, 0x00E30320, 0x00000000), (0xBF10583B, 0x00E30320, 0x80000000), (0x3F410E3B, 0x00A9BBC6, 0x00000000),
+            (0x3F410E3B, 0x00A9BBC6, 0x80000000), (0x3F1442ED, 0x00DD03D6, 0x00000000), (0x3F1442ED, 0x00DD03D6, 0x80000000),
+            (0xBF107706, 0x00E2D2BD, 0x00000000), (0xBF107706, 0x00E2D2BD, 0x80000000), (0x3F073C46, 0x00F24DA7, 0x00000000),
+            (0x3F073C46, 0x00F24DA7, 0x80000000), (0xBF7FD7CB, 0x0080141D, 0x00000000), (0xBF7FD7CB, 0x0080141D, 0x80000000),
+            (0xBF7FD7CC, 0x0080141D, 0x00000000), (0xBF7FD7CC, 0x0080141D, 0x80000000), (0x3F69BD9A, 0x015248CC, 0x81000000),
+            (0x3F99A3B7, 0x011FF577, 0x81000000), (0xBF9D40A1, 0x011C48A2, 0x01000000), (0xBF72F849, 0x014A4BF4, 0x01000000),
+            (0x3F5C2A75, 0x015F3FF8, 0x81000000), (0x3F82B193, 0x013C0AF5, 0x81000000), (0xBF50E796, 0x016B48CE, 0x01000000),
+            (0x3F9FD57A, 0x0119C277, 0x81000000), (0xBFB140BA, 0x010AA63F, 0x01000000), (0xBF695263, 0x0152A96D, 0x01000000),
+            (0x3F456055, 0x017906E0, 0x81000000), (0x3F662EA7, 0x01558900, 0x81000000), (0xBF82D75C, 0x013BD4A7, 0x01000000),
+            (0xBF4082F9, 0x017F51D5, 0x01000000)]
+    a = [r[0] for r in rows]
+    b = [r[1] for r in rows]
+    c = [r[2] for r in rows]
+    ctx.map_case("f32/ftz_boundaries.json", "ftz_boundaries",
+                 "the edges of a one-instruction .ftz add, sub, mul and fma: sums that are "
+                 "subnormal flush, products and fmas just below 2^-126 that round up to it "
+                 "(a flush before rounding gives 0) or stay subnormal, both signs, ties there",
+                 [("a", "f32", a), ("b", "f32", b), ("c", "f32", c)],
+                 [(op, "f32", lambda x, y, z, op=op: bin_(op, x, y),
+                   lambda x, y, z, op=op: f_bin(op, x, y)) for op in ("add", "sub", "mul")] +
+                 [("fma", "f32", lambda x, y, z: fma(x, y, z), f_fma)])
+
 
 def _rand_mix(rng):
     """A random f32 around 1 (so that fma cancellations happen) or anywhere."""

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// cuda_f32mode.c — the device-free half of the f32 mode choice (cuda_f32mode.h,
+// README.md CUDA-F32-*): VYRE_CUDA_F32 parsing, the self-test's data, the
+// verdict on a result table, the verdict's cache key and payload, and the
+// short description `vyre list` shows.
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_codegen.h"
+#include "cuda_compile.h"
+#include "cuda_f32mode.h"
+#include "vyre_f32_selftest_data.h"
+
+uint32_t vyre_cuda_f32_mode_parse(const char *v, char *why, size_t why_cap) {
+  if (why && why_cap) why[0] = '\0';
+  if (!v || !*v || strcmp(v, "auto") == 0) return VYRE_CUDA_F32_AUTO;
+  if (strcmp(v, "software") == 0) return VYRE_CUDA_F32_SOFTWARE;
+  if (strcmp(v, "native") == 0) return VYRE_CUDA_F32_NATIVE;
+  if (why && why_cap)
+    snprintf(why, why_cap,
+             "VYRE_CUDA_F32=%.64s is not a mode; using auto (the self-test decides). Fix: set it "
+             "to auto, software or native.",
+             v);
+  return VYRE_CUDA_F32_AUTO;
+}
+
+const uint8_t *vyre_cuda_f32_program(size_t *size) {
+  *size = sizeof(kF32OpsIr);
+  return kF32OpsIr;
+}
+
+const uint32_t (*vyre_cuda_f32_cases(uint32_t *count))[7] {
+  *count = F32_OPS_N;
+  return kF32Ops;
+}
+
+uint32_t vyre_cuda_f32_verdict(const uint32_t *out, const uint32_t (*cases)[7], uint32_t count,
+                               uint32_t tested, char *why, size_t why_cap) {
+  static const uint32_t kBit[4] = {VYRE_CUDA_GEN_F32_ADD, VYRE_CUDA_GEN_F32_ADD,
+                                   VYRE_CUDA_GEN_F32_MUL, VYRE_CUDA_GEN_F32_FMA};
+  static const char *const kName[4] = {"add", "sub", "mul", "fma"};
+  uint32_t pass = tested & VYRE_CUDA_GEN_F32_NATIVE;
+  if (why && why_cap) why[0] = '\0';
+  for (uint32_t i = 0; i < count; i++)
+    for (int op = 0; op < 4; op++) {
+      if (out[4 * i + op] == cases[i][3 + op] || !(pass & kBit[op])) continue;
+      pass &= ~kBit[op];
+      if (!why || !why_cap) continue;
+      size_t used = strlen(why);
+      if (used + 1 >= why_cap) continue;
+      if (op == 3)
+        snprintf(why + used, why_cap - used,
+                 "%sfma.rn.ftz.f32(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x (case %u)",
+                 used ? "; " : "", cases[i][0], cases[i][1], cases[i][2], out[4 * i + op],
+                 cases[i][3 + op], i);
+      else
+        snprintf(why + used, why_cap - used,
+                 "%s%s.rn.ftz.f32(0x%08x, 0x%08x) = 0x%08x, want 0x%08x (case %u)",
+                 used ? "; " : "", kName[op], cases[i][0], cases[i][1], out[4 * i + op],
+                 cases[i][3 + op], i);
+    }
+  return pass;
+}
+
+void vyre_cuda_f32_key(vyre_kit_key *k, const char *device_name, int cc_major, int cc_minor,
+                       int driver_version) {
+  vyre_kit_key_init(k);
+  vyre_kit_key_add_str(k, "cuda-f32-selftest");
+  vyre_kit_key_add_str(k, VYRE_CUDA_BUILD_ID);
+  vyre_kit_key_add_u32(k, VYRE_CUDA_GENERATOR_VERSION);
+  vyre_kit_key_add_str(k, VYRE_CUDA_NVRTC_BUILD_VERSION);
+  vyre_kit_key_add_str(k, device_name ? device_name : "");
+  vyre_kit_key_add_u32(k, (uint32_t)cc_major);
+  vyre_kit_key_add_u32(k, (uint32_t)cc_minor);
+  vyre_kit_key_add_u32(k, (uint32_t)driver_version);
+  vyre_kit_key_add(k, kF32OpsIr, sizeof(kF32OpsIr));
+  vyre_kit_key_add(k, kF32Ops, sizeof(kF32Ops));
+}
+
+#define F32_PAYLOAD_MAGIC 0x33465543u // "CUF3"
+size_t vyre_cuda_f32_payload(uint32_t native, const char *why, uint8_t *buf, size_t cap) {
+  size_t len = why ? strlen(why) : 0;
+  if (cap < 12) return 0;
+  if (len > cap - 12) len = cap - 12;
+  uint32_t head[3] = {F32_PAYLOAD_MAGIC, native, (uint32_t)len};
+  memcpy(buf, head, sizeof(head));
+  if (len) memcpy(buf + 12, why, len);
+  return 12 + len;
+}
+
+int vyre_cuda_f32_payload_read(const void *payload, size_t size, uint32_t *native, char *why,
+                               size_t why_cap) {
+  uint32_t head[3];
+  if (!payload || size < sizeof(head)) return 0;
+  memcpy(head, payload, sizeof(head));
+  if (head[0] != F32_PAYLOAD_MAGIC || (head[1] & ~VYRE_CUDA_GEN_F32_NATIVE) != 0 ||
+      (size_t)head[2] != size - sizeof(head))
+    return 0;
+  *native = head[1];
+  if (why && why_cap) {
+    size_t n = head[2] < why_cap - 1 ? head[2] : why_cap - 1;
+    memcpy(why, (const uint8_t *)payload + sizeof(head), n);
+    why[n] = '\0';
+  }
+  return 1;
+}
+
+void vyre_cuda_f32_describe(uint32_t native, char *out, size_t cap) {
+  native &= VYRE_CUDA_GEN_F32_NATIVE;
+  if (!native)
+    snprintf(out, cap, "f32 sw");
+  else if (native == VYRE_CUDA_GEN_F32_NATIVE)
+    snprintf(out, cap, "f32 hw");
+  else
+    snprintf(out, cap, "f32 hw:%s%s%s", native & VYRE_CUDA_GEN_F32_ADD ? "a" : "",
+             native & VYRE_CUDA_GEN_F32_MUL ? "m" : "", native & VYRE_CUDA_GEN_F32_FMA ? "f" : "");
+}
