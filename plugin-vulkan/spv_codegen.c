@@ -94,6 +94,9 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
            val = vyre_spv_expr(c, n->b);
   uint32_t vt = c->p->nodes[n->b].type;
   if (vt == VYRE_IR_TYPE_BOOL) val = vyre_spv_sel(c, U, val, vyre_spv_u(c, 1), vyre_spv_u(c, 0));
+  // An f32 store observes the bits (docs/lowering.md LOWER-F32-2); f16 and
+  // bf16 stores make any NaN their own canonical NaN in the conversion.
+  if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) == 4) val = vyre_spv_observe(c, n->b, val);
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
     vyre_spv_store_narrow(c, n->ref, idx, val,
                           vyre_spv_checked(c, n)); // never a lane buffer (kit_lanes.c)
@@ -201,7 +204,8 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
         vyre_spv_u(c, SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsUniformMemoryMask);
     uint32_t acq =
         vyre_spv_u(c, SpvMemorySemanticsAcquireMask | SpvMemorySemanticsUniformMemoryMask);
-    uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_expr(c, n->a) : vyre_spv_u(c, 0);
+    uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_observe(c, n->a, vyre_spv_expr(c, n->a))
+                                        : vyre_spv_u(c, 0); // LOWER-F32-2
     uint32_t old = OP(SpvOpAtomicUMin, L, pid, dev, ar, id);
     cg_if f = if_begin(c, OP(SpvOpUGreaterThan, B, old, id));
     uint32_t t = OP(SpvOpAtomicIIncrement, U,

@@ -74,7 +74,10 @@
 // 13: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 14: the cr_math functions (kit micro-programs as OpFunctions, Float64).
 // 15: cr_math bin pow (a two-argument OpFunction).
-#define VYRE_VK_GENERATOR_VERSION 15u
+// 16: f32 results flushed per op, NaNs canonicalized only where observed
+// (docs/lowering.md LOWER-F32-1..3); the native guard only when a maybe-constant
+// operand is special (README.md VK-F32-6); f32 float-control modes (VK-F32-7).
+#define VYRE_VK_GENERATOR_VERSION 16u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

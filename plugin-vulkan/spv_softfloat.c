@@ -370,7 +370,11 @@ static uint32_t fn_fma(vyre_spv_cg *c) {
   return c->fn_fma = fn;
 }
 
-static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32_t *x, int n) {
+// One hardware instruction, NoContraction. Its result is flushed
+// (LOWER-F32-1) unless |flush| is 0: square root (never subnormal from a
+// normal operand) and the checked product (its caller redoes tiny results).
+static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32_t *x, int n,
+                   int flush) {
   uint32_t f[3];
   for (int i = 0; i < n; i++)
     f[i] = OP(SpvOpBitcast, c->t_float, x[i]);
@@ -383,7 +387,8 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
     r = OP(op, c->t_float, f[0], f[1]);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                 VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
-  return vyre_spv_canon(c, OP(SpvOpBitcast, c->t_uint, r));
+  r = OP(SpvOpBitcast, c->t_uint, r);
+  return flush ? vyre_spv_flush(c, r) : r;
 }
 
 // Native results, guarded: where an operand is zero, infinite or NaN the
@@ -437,8 +442,10 @@ static uint32_t guard_fma(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, ui
 uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (c->opt->soft_mul) return call(c, fn_mul(c), 2, a, b, 0);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_MUL)
-    return guard_mul(c, hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2), a, b, 0);
-  uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
+    return guard_mul(c, hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2, 1), a, b, 0);
+  // Not flushed: a tiny result (a subnormal one included) takes the helper,
+  // and any other is normal, infinite or NaN.
+  uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2, 0);
   uint32_t exact = fn_mul(c);
   // Results with a biased exponent <= 2 (|r| < 2^-124, zero included) may
   // have been flushed or rounded by the hardware before flushing: redo them.
@@ -455,16 +462,16 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
 }
 
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
-  if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
+  if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2, 1);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_DIV)
-    return guard_mul(c, hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2), a, b, 1);
+    return guard_mul(c, hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2, 1), a, b, 1);
   return call(c, fn_div(c), 2, a, b, 0);
 }
 
 uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a) {
-  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
+  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1, 0);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_SQRT)
-    return guard_sqrt(c, hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1), a);
+    return guard_sqrt(c, hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1, 0), a);
   return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
@@ -500,14 +507,14 @@ static uint32_t ffma64(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
                    OP(SpvOpFOrdLessThan, B, s, zero));
   uint32_t odd = sel(c, L, up, add(c, L, sb, l(c, 1)), sub(c, L, sb, l(c, 1)));
   uint32_t r = OP(SpvOpFConvert, c->t_float, OP(SpvOpBitcast, D, sel(c, L, adj, odd, sb)));
-  return vyre_spv_canon(c, OP(SpvOpBitcast, U, r));
+  return vyre_spv_flush(c, OP(SpvOpBitcast, U, r)); // LOWER-F32-1
 }
 
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
   if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
     return guard_fma(c, ffma64(c, a, b, d), a, b, d);
-  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
+  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA)
-    return guard_fma(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3), a, b, d);
+    return guard_fma(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1), a, b, d);
   return call(c, fn_fma(c), 3, a, b, d);
 }

@@ -33,12 +33,15 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // op native (plugin-vulkan/README.md VK-F32-2); | 64: the same with fma
   // through 64-bit floats (VYRE_SPV_F32_NATIVE_FMA64); | 128: native f16
   // conversions with DenormPreserve 16 (docs/lowering.md LOWER-F16-2); | 256:
-  // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions).
+  // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions);
+  // | 512: hardware fma native, mul, div and sqrt software (the H200's
+  // self-test verdict "f32 hw:f").
   vyre_spv_options opt = {.f16_native =
                               (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
                           .has_f64 = (int64 >> 8) & 1,
                           .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
-                                        ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0),
+                                        ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
+                                        ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0),
                           .has_int64 = (int64 & 3) != 0,
                           .int64_atomics = (int64 & 3) == 2,
                           .loop_guard = (int64 >> 2) & 1,
@@ -359,7 +362,7 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
-        spirv_val(&copy, 2 | 256, path) != 0)
+        spirv_val(&copy, 2 | 256, path) != 0 || spirv_val(&copy, 2 | 256 | 512, path) != 0)
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
     int f16 = 0;
