@@ -67,9 +67,10 @@ typedef struct vyre_spv_cg {
   uint32_t t_f16, t_v2f16;
   // Native f32 paths (README.md VK-F32-2): per node, 1 when its value may be
   // a compile-time constant to the driver (spv_float_const.c; NULL: assume
-  // so); f32_guard: the op being emitted has such an operand.
+  // so); f32_guard: bit i set when operand i (a, b, c) of the op being
+  // emitted may be such a constant (0: none; 7: assume all).
   uint8_t *const_node;
-  int f32_guard;
+  uint32_t f32_guard;
   // Subgroup emulation (docs/ir.md IR-SUBGROUP-*): a Workgroup array of one
   // u32 per invocation, the exchange buffer of every subgroup op (0: none).
   uint32_t sg_var;

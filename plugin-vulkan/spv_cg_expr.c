@@ -822,7 +822,7 @@ _Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,
 
 uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a, uint32_t b) {
   bin_in x = {a, b, type, type == VYRE_IR_TYPE_F32, type == VYRE_IR_TYPE_I32, vyre_spv_u(c, 0)};
-  c->f32_guard = 1; // operands from workgroup memory: guard every native f32 path
+  c->f32_guard = 7u; // operands from workgroup memory: guard every native f32 path
   return kBin[op].emit(c, &kBin[op], &x);
 }
 
