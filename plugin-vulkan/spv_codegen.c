@@ -23,6 +23,46 @@
 
 static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count);
 
+// The float-control execution modes of the entry point |fn|, each capability
+// once, and SPV_KHR_float_controls (SPIR-V 1.3) when there is any:
+//   f16 conversions (docs/lowering.md LOWER-F16-2): RoundingModeRTE 16, and
+//   DenormPreserve 16 with VYRE_SPV_F16_DENORM;
+//   f32 (README.md VK-F32-7): DenormPreserve 32 (a native product, quotient
+//   or fma rounds a tiny result to its subnormal, which the generator then
+//   flushes: LOWER-F32-1), SignedZeroInfNanPreserve 32, RoundingModeRTE 32,
+//   as opt.f32_modes says; with VYRE_SPV_F32_MODE_DENORM_ALL also
+//   DenormPreserve 16 and 64 (the device's widths are not independent).
+static void float_controls(vyre_spv_cg *c, uint32_t fn) {
+  vyre_spv_module *m = c->m;
+  uint32_t modes = c->opt->f32_modes;
+  int denorm[3] = {c->t_f16 && (c->opt->f16_native & VYRE_SPV_F16_DENORM), 0, 0}; // 16, 32, 64
+  int rte[2] = {c->t_f16 != 0, (modes & VYRE_SPV_F32_MODE_RTE) != 0};             // 16, 32
+  int szinp = (modes & VYRE_SPV_F32_MODE_SZINP) != 0;
+  if (modes & VYRE_SPV_F32_MODE_DENORM) {
+    denorm[1] = 1;
+    if (modes & VYRE_SPV_F32_MODE_DENORM_ALL) denorm[0] = denorm[2] = 1;
+  }
+  int any = denorm[0] || denorm[1] || denorm[2] || rte[0] || rte[1] || szinp;
+  if (!any) return;
+  vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_float_controls", NULL,
+                    0);
+  if (denorm[0] || denorm[1] || denorm[2]) vyre_spv_capability(m, SpvCapabilityDenormPreserve);
+  if (rte[0] || rte[1]) vyre_spv_capability(m, SpvCapabilityRoundingModeRTE);
+  if (szinp) vyre_spv_capability(m, SpvCapabilitySignedZeroInfNanPreserve);
+  static const uint32_t kWidth[3] = {16, 32, 64};
+  for (int i = 0; i < 3; i++)
+    if (denorm[i])
+      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                    VYRE_SPV_ARGS(fn, SpvExecutionModeDenormPreserve, kWidth[i]));
+  for (int i = 0; i < 2; i++)
+    if (rte[i])
+      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                    VYRE_SPV_ARGS(fn, SpvExecutionModeRoundingModeRTE, kWidth[i]));
+  if (szinp)
+    vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                  VYRE_SPV_ARGS(fn, SpvExecutionModeSignedZeroInfNanPreserve, 32));
+}
+
 // The module binds the trap record: for a trap statement, or for the
 // loop-cut flag (opt.loop_guard and a loop).
 static int uses_record(const vyre_spv_cg *c) {
@@ -575,12 +615,7 @@ static void declare_types(vyre_spv_cg *c) {
   if (want_f16 && (c->opt->f16_native & VYRE_SPV_F16_NATIVE)) {
     c->t_f16 = vyre_spv_global(m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(16));
     c->t_v2f16 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_f16, 2));
-    vyre_spv_capability(m, SpvCapabilityFloat16);
-    vyre_spv_capability(m, SpvCapabilityRoundingModeRTE);
-    if (c->opt->f16_native & VYRE_SPV_F16_DENORM)
-      vyre_spv_capability(m, SpvCapabilityDenormPreserve);
-    vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_float_controls", NULL,
-                      0);
+    vyre_spv_capability(m, SpvCapabilityFloat16); // float controls: float_controls()
   }
   if (c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
@@ -860,13 +895,7 @@ static uint32_t generate(vyre_spv_cg *c) {
   vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
                 VYRE_SPV_ARGS(main_fn, SpvExecutionModeLocalSize,
                               c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0], wg[1], wg[2]));
-  if (c->t_f16) {
-    vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
-                  VYRE_SPV_ARGS(main_fn, SpvExecutionModeRoundingModeRTE, 16));
-    if (c->opt->f16_native & VYRE_SPV_F16_DENORM)
-      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
-                    VYRE_SPV_ARGS(main_fn, SpvExecutionModeDenormPreserve, 16));
-  }
+  float_controls(c, main_fn);
 
   m->fsec = VYRE_SPV_SEC_FUNCS;
   vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunction,

@@ -122,7 +122,17 @@ typedef struct vyre_spv_options {
   // The device offers shaderFloat64 (with has_int64: the cr_math functions,
   // docs/math.md IR-MATH-3).
   uint32_t has_f64;
+  // f32 float-control execution modes to declare (VYRE_SPV_F32_MODE_* bits,
+  // README.md VK-F32-7; capability and SPV_KHR_float_controls with them).
+  uint32_t f32_modes;
 } vyre_spv_options;
+
+#define VYRE_SPV_F32_MODE_DENORM 1u // DenormPreserve 32
+#define VYRE_SPV_F32_MODE_SZINP  2u // SignedZeroInfNanPreserve 32
+#define VYRE_SPV_F32_MODE_RTE    4u // RoundingModeRTE 32
+// with DENORM: DenormPreserve 16 and 64 too (the device does not set the
+// widths' denormal behaviour independently)
+#define VYRE_SPV_F32_MODE_DENORM_ALL 8u
 
 #define VYRE_SPV_F16_NATIVE 1u // OpFConvert both ways (the device passed the self-test)
 #define VYRE_SPV_F16_DENORM 2u // also the DenormPreserve 16 execution mode

@@ -35,19 +35,24 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // conversions with DenormPreserve 16 (docs/lowering.md LOWER-F16-2); | 256:
   // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions);
   // | 512: hardware fma native, mul, div and sqrt software (the H200's
-  // self-test verdict "f32 hw:f").
-  vyre_spv_options opt = {.f16_native =
-                              (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
-                          .has_f64 = (int64 >> 8) & 1,
-                          .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
-                                        ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
-                                        ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0),
-                          .has_int64 = (int64 & 3) != 0,
-                          .int64_atomics = (int64 & 3) == 2,
-                          .loop_guard = (int64 >> 2) & 1,
-                          .storage8 = (int64 >> 3) & 1,
-                          .storage16 = (int64 >> 3) & 1,
-                          .indirect = (int64 >> 4) & 1};
+  // self-test verdict "f32 hw:f"); | 1024: every f32 float-control mode
+  // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64.
+  vyre_spv_options opt = {
+      .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
+      .has_f64 = (int64 >> 8) & 1,
+      .f32_modes = ((int64 & 1024)
+                        ? VYRE_SPV_F32_MODE_DENORM | VYRE_SPV_F32_MODE_SZINP | VYRE_SPV_F32_MODE_RTE
+                        : 0) |
+                   ((int64 & 2048) ? VYRE_SPV_F32_MODE_DENORM_ALL : 0),
+      .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
+                    ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
+                    ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0),
+      .has_int64 = (int64 & 3) != 0,
+      .int64_atomics = (int64 & 3) == 2,
+      .loop_guard = (int64 >> 2) & 1,
+      .storage8 = (int64 >> 3) & 1,
+      .storage16 = (int64 >> 3) & 1,
+      .indirect = (int64 >> 4) & 1};
   memcpy(opt.workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
   size_t n = 0;
@@ -362,13 +367,15 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
-        spirv_val(&copy, 2 | 256, path) != 0 || spirv_val(&copy, 2 | 256 | 512, path) != 0)
+        spirv_val(&copy, 2 | 256, path) != 0 || spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
+        spirv_val(&copy, 0 | 1024 | 2048, path) != 0)
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
     int f16 = 0;
     for (uint32_t b = 0; b < copy.buffer_count; b++)
       f16 |= copy.buffers[b].type == VYRE_IR_TYPE_F16;
     if (f16 && (spirv_val(&copy, 0 | 128, path) != 0 || spirv_val(&copy, 2 | 8 | 128, path) != 0 ||
+                spirv_val(&copy, 2 | 128 | 256 | 1024 | 2048, path) != 0 ||
                 spirv_val(&copy, 0 | 8 | 16 | 128, path) != 0))
       g_failed++;
     vyre_ir_free(ph);
