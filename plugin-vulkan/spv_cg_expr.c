@@ -568,7 +568,8 @@ static uint32_t int_op(const bin_row *row, const bin_in *x) {
 // when a and nb are both -0 (docs/ir.md IR-F32-1): its sign is
 // signbit(a) & signbit(nb). Every other sum is not zero exactly (a nonzero
 // sum of floats is a multiple of the smallest subnormal), so the hardware
-// result, canonicalized (a subnormal one flushes to its signed zero), stands.
+// result, flushed (a subnormal sum is exact, docs/lowering.md LOWER-F32-5,
+// and flushes to its signed zero), stands.
 // NaN and inf operands have magnitudes >= 0x7F800000 and never select.
 static uint32_t fadd_sub(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   uint32_t r = fop2(c, op, a, b);
