@@ -571,8 +571,12 @@ static uint32_t int_op(const bin_row *row, const bin_in *x) {
 // result, flushed (a subnormal sum is exact, docs/lowering.md LOWER-F32-5,
 // and flushes to its signed zero), stands.
 // NaN and inf operands have magnitudes >= 0x7F800000 and never select.
+// Such folds need an operand the driver sees as a constant, as the native
+// guard's do (README.md VK-F32-6): with neither operand maybe constant
+// (c->f32_guard, spv_float_const.c) the hardware's IEEE sum stands as it is.
 static uint32_t fadd_sub(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   uint32_t r = fop2(c, op, a, b);
+  if (!(c->f32_guard & 3u)) return r;
   uint32_t nb = op == SpvOpFSub ? OP(SpvOpBitwiseXor, U, b, vyre_spv_u(c, 0x80000000u)) : b;
   uint32_t both_zero =
       OP(SpvOpIEqual, B, band(c, OP(SpvOpBitwiseOr, U, a, nb), 0x7FFFFFFFu), vyre_spv_u(c, 0));

@@ -962,7 +962,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.lane_vec = calloc(nb, sizeof(uint32_t));
   c.lane_mask = calloc(nb, sizeof(uint32_t));
   c.narrow_bits = calloc(nb, 1);
-  c.const_node = opt->f32_native ? vyre_spv_const_nodes(p) : NULL; // NULL: guard every op
+  c.const_node = vyre_spv_const_nodes(p); // NULL (out of memory): guard every op
   c.f32_guard = 7u;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits)

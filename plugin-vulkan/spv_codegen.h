@@ -125,6 +125,11 @@ typedef struct vyre_spv_options {
   // f32 float-control execution modes to declare (VYRE_SPV_F32_MODE_* bits,
   // README.md VK-F32-7; capability and SPV_KHR_float_controls with them).
   uint32_t f32_modes;
+  // The native guard (README.md VK-F32-6) as selects on every guarded op
+  // instead of a branch around them: for CPU devices (lavapipe), whose
+  // masked execution runs both sides of a branch anyway and whose compile
+  // time grows with every branch (figure 11's sgemm: 11 s -> 240 s).
+  uint32_t guard_inline;
 } vyre_spv_options;
 
 #define VYRE_SPV_F32_MODE_DENORM 1u // DenormPreserve 32

@@ -415,8 +415,13 @@ typedef struct guard_at {
 } guard_at;
 
 // Opens the branch taken when an operand of |x| (bits of c->f32_guard) is
-// special; 0 when no operand may be constant (no guard at all).
+// special; 0 when no operand may be constant (no guard at all). With
+// opt.guard_inline there is no branch (g->slow = 0): the selects run on
+// every value, as they pick the hardware result when nothing is special.
 static int guard_begin(vyre_spv_cg *c, const uint32_t *x, int n, guard_at *g) {
+  if (!(c->f32_guard & ((1u << n) - 1u))) return 0;
+  g->slow = 0;
+  if (c->opt->guard_inline) return 1;
   uint32_t cond = 0;
   for (int i = 0; i < n; i++)
     if (c->f32_guard & (1u << i)) cond = cond ? lor(c, cond, special(c, x[i])) : special(c, x[i]);
@@ -431,6 +436,7 @@ static int guard_begin(vyre_spv_cg *c, const uint32_t *x, int n, guard_at *g) {
 }
 
 static uint32_t guard_end(vyre_spv_cg *c, const guard_at *g, uint32_t fixed, uint32_t r) {
+  if (!g->slow) return fixed;
   uint32_t at = c->cur_label;
   VYRE_SPV_DO(c->m, SpvOpBranch, g->merge);
   vyre_spv_label(c, g->merge);

@@ -247,6 +247,12 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
     if (dp.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) llvmpipe = 1;
   }
   be->loop_limit = llvmpipe ? VYRE_VK_LLVMPIPE_LOOP_LIMIT : 0;
+  // A CPU device runs both sides of a branch under a mask: the native f32
+  // guard is cheaper as selects there (README.md VK-F32-6).
+  // VYRE_VULKAN_GUARD_INLINE=0 / 1 overrides (tests: the GPU form on lavapipe).
+  be->guard_inline = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || llvmpipe;
+  const char *gi = vyre_kit_getenv("VYRE_VULKAN_GUARD_INLINE");
+  if (gi && (gi[0] == '0' || gi[0] == '1') && !gi[1]) be->guard_inline = gi[0] == '1';
   be->loop_guard = llvmpipe ? 1u : 0u;
   const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
   if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';

@@ -143,6 +143,9 @@ struct vyre_backend {
   // VkPhysicalDeviceFloatControlsProperties at open; 0 with
   // VYRE_VULKAN_FLOAT_CONTROLS=off.
   uint32_t f32_modes;
+  // The native f32 guard as inline selects (vyre_spv_options.guard_inline):
+  // a CPU device (lavapipe).
+  uint32_t guard_inline;
   uint32_t f16_native;
   uint32_t f16_selftest_ran; // 1: this open ran the f16 self-test
 };

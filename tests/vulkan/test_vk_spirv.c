@@ -36,7 +36,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions);
   // | 512: hardware fma native, mul, div and sqrt software (the H200's
   // self-test verdict "f32 hw:f"); | 1024: every f32 float-control mode
-  // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64.
+  // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64; | 4096: the
+  // native guard as inline selects (a CPU device, VK-F32-6).
   vyre_spv_options opt = {
       .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
       .has_f64 = (int64 >> 8) & 1,
@@ -44,6 +45,7 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
                         ? VYRE_SPV_F32_MODE_DENORM | VYRE_SPV_F32_MODE_SZINP | VYRE_SPV_F32_MODE_RTE
                         : 0) |
                    ((int64 & 2048) ? VYRE_SPV_F32_MODE_DENORM_ALL : 0),
+      .guard_inline = (int64 >> 12) & 1,
       .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
                     ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
                     ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0),
@@ -207,6 +209,7 @@ static void test_spirv_every_operator_validates(void **state) {
   assert_int_equal(spirv_val(p, 0, "every operator"), 0);
   assert_int_equal(spirv_val(p, 2 | 32, "every operator, native f32"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64, "every operator, native f32, fma via f64"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32 | 64 | 4096, "every operator, native f32, inline guard"), 0);
   assert_int_equal(spirv_val(p, 1 | 256, "every operator, f64 (cr_math)"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256, "every operator, native f32, f64"), 0);
   free(t);
@@ -367,7 +370,8 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
-        spirv_val(&copy, 2 | 256, path) != 0 || spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
+        spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 || spirv_val(&copy, 2 | 256, path) != 0 ||
+        spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
         spirv_val(&copy, 0 | 1024 | 2048, path) != 0)
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
