@@ -6,8 +6,9 @@
 // outside the code generator.
 //
 // Value representation: u32, i32 and f32 values are all SPIR-V 32-bit
-// unsigned integers holding the bits (f32 values are always canonical:
-// no subnormals, NaN is 0x7FC00000); bool is OpTypeBool. Float arithmetic
+// unsigned integers holding the bits (f32 values are never subnormal; a NaN
+// may carry the device's payload and sign until an observation point makes
+// it 0x7FC00000, docs/lowering.md LOWER-F32-1..3); bool is OpTypeBool. Float arithmetic
 // bitcasts to OpTypeFloat around the one instruction that needs it.
 
 #ifndef VYRE_SPV_CG_H
@@ -66,9 +67,10 @@ typedef struct vyre_spv_cg {
   uint32_t t_f16, t_v2f16;
   // Native f32 paths (README.md VK-F32-2): per node, 1 when its value may be
   // a compile-time constant to the driver (spv_float_const.c; NULL: assume
-  // so); f32_guard: the op being emitted has such an operand.
+  // so); f32_guard: bit i set when operand i (a, b, c) of the op being
+  // emitted may be such a constant (0: none; 7: assume all).
   uint8_t *const_node;
-  int f32_guard;
+  uint32_t f32_guard;
   // Wide load groups (docs/lowering.md LOWER-WIDE-*): per buffer, 1 when a
   // 16-byte group reads it through its uvec4 view (buf_var4); none in lane mode.
   uint8_t *wide16;
@@ -87,7 +89,16 @@ void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n);
 uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v);
 uint32_t vyre_spv_bool(vyre_spv_cg *c, int v);
 uint32_t vyre_spv_sel(vyre_spv_cg *c, uint32_t type, uint32_t cond, uint32_t t, uint32_t f);
+// f32 canonical form (docs/lowering.md LOWER-F32-*): the flush of a
+// subnormal result (every add, sub, mul, div, fma), the NaN canonicalization
+// (observation points only), and both (bits entering as f32: loads, bitcasts).
+uint32_t vyre_spv_flush(vyre_spv_cg *c, uint32_t bits);
+uint32_t vyre_spv_canon_nan(vyre_spv_cg *c, uint32_t bits);
 uint32_t vyre_spv_canon(vyre_spv_cg *c, uint32_t bits);
+// |bits|, the value of expression |node|, as an observation point sees it:
+// NaN-canonicalized when |node| is f32 and the plan says so
+// (vyre_kit_plan_canon_at), else unchanged.
+uint32_t vyre_spv_observe(vyre_spv_cg *c, uint32_t node, uint32_t bits);
 uint32_t vyre_spv_is_nan(vyre_spv_cg *c, uint32_t bits);
 uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer);
 uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);

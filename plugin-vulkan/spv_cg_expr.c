@@ -44,10 +44,32 @@ static uint32_t is_inf(vyre_spv_cg *c, uint32_t bits) {
   return OP(SpvOpIEqual, B, band(c, bits, 0x7FFFFFFFu), vyre_spv_u(c, 0x7F800000u));
 }
 
-uint32_t vyre_spv_canon(vyre_spv_cg *c, uint32_t x) {
+// The flush of a subnormal to the zero of its sign (docs/lowering.md
+// LOWER-F32-1): after every add, sub, mul, div and fma, right after its
+// rounding. One test of the exponent bits and one select; a NaN or an
+// infinity (exponent 255) passes unchanged.
+uint32_t vyre_spv_flush(vyre_spv_cg *c, uint32_t x) {
   uint32_t sub = OP(SpvOpIEqual, B, band(c, x, 0x7F800000u), vyre_spv_u(c, 0));
-  uint32_t r = vyre_spv_sel(c, U, sub, band(c, x, 0x80000000u), x);
-  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), vyre_spv_u(c, 0x7FC00000u), r);
+  return vyre_spv_sel(c, U, sub, band(c, x, 0x80000000u), x);
+}
+
+// Any NaN to 0x7FC00000 (LOWER-F32-2): only where f32 bits are observed (a
+// stored value, a bitcast or trap operand) and the plan did not prove the
+// value canonical (vyre_kit_plan_canon_at, LOWER-F32-3).
+uint32_t vyre_spv_canon_nan(vyre_spv_cg *c, uint32_t x) {
+  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), vyre_spv_u(c, 0x7FC00000u), x);
+}
+
+// Both (IR-F32-1), for bits that enter as f32 from outside: loads of f32,
+// f16 and bf16 and bitcasts to f32.
+uint32_t vyre_spv_canon(vyre_spv_cg *c, uint32_t x) {
+  return vyre_spv_canon_nan(c, vyre_spv_flush(c, x));
+}
+
+uint32_t vyre_spv_observe(vyre_spv_cg *c, uint32_t node, uint32_t x) {
+  if (c->p->nodes[node].type != VYRE_IR_TYPE_F32 || !vyre_kit_plan_canon_at(c->plan, node))
+    return x;
+  return vyre_spv_canon_nan(c, x);
 }
 
 static uint32_t to_f(vyre_spv_cg *c, uint32_t x) {
@@ -58,12 +80,13 @@ static uint32_t to_u(vyre_spv_cg *c, uint32_t f) {
   return OP(SpvOpBitcast, U, f);
 }
 
-// One float instruction, NoContraction, back to canonical bits.
+// One float instruction, NoContraction, its result flushed (LOWER-F32-1;
+// a NaN keeps the device's payload until it is observed, LOWER-F32-2).
 static uint32_t fop2(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   uint32_t r = OP(op, c->t_float, to_f(c, a), to_f(c, b));
   vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                 VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
-  return vyre_spv_canon(c, to_u(c, r));
+  return vyre_spv_flush(c, to_u(c, r));
 }
 
 static uint32_t glsl1(vyre_spv_cg *c, uint32_t type, uint32_t inst, uint32_t x) {
@@ -372,11 +395,11 @@ typedef struct un_row {
   uint32_t op; // opcode or GLSL.std.450 instruction (emitters that take one)
 } un_row;
 
+// f32 neg flips the sign bit, of a NaN too: only a NaN's sign differs from
+// IR-F32-1's, and an observation point canonicalizes it (LOWER-F32-2/3).
 static uint32_t un_neg(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
   (void)row;
-  if (t == VYRE_IR_TYPE_F32)
-    return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), x,
-                        OP(SpvOpBitwiseXor, U, x, vyre_spv_u(c, 0x80000000u)));
+  if (t == VYRE_IR_TYPE_F32) return OP(SpvOpBitwiseXor, U, x, vyre_spv_u(c, 0x80000000u));
   return OP(SpvOpSNegate, U, x);
 }
 
@@ -390,10 +413,12 @@ static uint32_t un_logic(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t
   return OP(row->op, B, x);
 }
 
+// f32 abs clears the sign bit: 0x7FC00000 stays itself, so abs of a
+// canonical value is canonical (LOWER-F32-3); another NaN stays a NaN.
 static uint32_t un_fabs(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
   (void)row;
   (void)t;
-  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, x), x, band(c, x, 0x7FFFFFFFu));
+  return band(c, x, 0x7FFFFFFFu);
 }
 
 static uint32_t un_clz(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
@@ -407,10 +432,12 @@ static uint32_t un_ctz(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t
                       glsl1(c, U, row->op, x));
 }
 
-// floor, ceil, trunc, round: the GLSL.std.450 instruction, canonical bits.
+// floor, ceil, trunc, round: the GLSL.std.450 instruction. No flush: the
+// result is an integer, a signed zero or the operand, never a subnormal
+// (LOWER-F32-1); a NaN's payload is the device's until observed (LOWER-F32-2).
 static uint32_t un_fround(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
   (void)t;
-  return vyre_spv_canon(c, to_u(c, glsl1(c, c->t_float, row->op, to_f(c, x))));
+  return to_u(c, glsl1(c, c->t_float, row->op, to_f(c, x)));
 }
 
 static uint32_t un_sqrt(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
@@ -551,10 +578,15 @@ static uint32_t int_op(const bin_row *row, const bin_in *x) {
 // when a and nb are both -0 (docs/ir.md IR-F32-1): its sign is
 // signbit(a) & signbit(nb). Every other sum is not zero exactly (a nonzero
 // sum of floats is a multiple of the smallest subnormal), so the hardware
-// result, canonicalized (a subnormal one flushes to its signed zero), stands.
+// result, flushed (a subnormal sum is exact, docs/lowering.md LOWER-F32-5,
+// and flushes to its signed zero), stands.
 // NaN and inf operands have magnitudes >= 0x7F800000 and never select.
+// Such folds need an operand the driver sees as a constant, as the native
+// guard's do (README.md VK-F32-6): with neither operand maybe constant
+// (c->f32_guard, spv_float_const.c) the hardware's IEEE sum stands as it is.
 static uint32_t fadd_sub(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   uint32_t r = fop2(c, op, a, b);
+  if (!(c->f32_guard & 3u)) return r;
   uint32_t nb = op == SpvOpFSub ? OP(SpvOpBitwiseXor, U, b, vyre_spv_u(c, 0x80000000u)) : b;
   uint32_t both_zero =
       OP(SpvOpIEqual, B, band(c, OP(SpvOpBitwiseOr, U, a, nb), 0x7FFFFFFFu), vyre_spv_u(c, 0));
@@ -805,7 +837,7 @@ _Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,
 
 uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a, uint32_t b) {
   bin_in x = {a, b, type, type == VYRE_IR_TYPE_F32, type == VYRE_IR_TYPE_I32, vyre_spv_u(c, 0)};
-  c->f32_guard = 1; // operands from workgroup memory: guard every native f32 path
+  c->f32_guard = 7u; // operands from workgroup memory: guard every native f32 path
   return kBin[op].emit(c, &kBin[op], &x);
 }
 
@@ -919,8 +951,8 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   }
   case VYRE_IR_K_CAST:
     return cast_expr(c, n);
-  case VYRE_IR_K_BITCAST: {
-    uint32_t x = vyre_spv_expr(c, n->a);
+  case VYRE_IR_K_BITCAST: { // from f32: an observation point (LOWER-F32-2)
+    uint32_t x = vyre_spv_observe(c, n->a, vyre_spv_expr(c, n->a));
     return n->type == VYRE_IR_TYPE_F32 ? vyre_spv_canon(c, x) : x;
   }
   case VYRE_IR_K_FMA: {

@@ -23,6 +23,46 @@
 
 static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count);
 
+// The float-control execution modes of the entry point |fn|, each capability
+// once, and SPV_KHR_float_controls (SPIR-V 1.3) when there is any:
+//   f16 conversions (docs/lowering.md LOWER-F16-2): RoundingModeRTE 16, and
+//   DenormPreserve 16 with VYRE_SPV_F16_DENORM;
+//   f32 (README.md VK-F32-7): DenormPreserve 32 (a native product, quotient
+//   or fma rounds a tiny result to its subnormal, which the generator then
+//   flushes: LOWER-F32-1), SignedZeroInfNanPreserve 32, RoundingModeRTE 32,
+//   as opt.f32_modes says; with VYRE_SPV_F32_MODE_DENORM_ALL also
+//   DenormPreserve 16 and 64 (the device's widths are not independent).
+static void float_controls(vyre_spv_cg *c, uint32_t fn) {
+  vyre_spv_module *m = c->m;
+  uint32_t modes = c->opt->f32_modes;
+  int denorm[3] = {c->t_f16 && (c->opt->f16_native & VYRE_SPV_F16_DENORM), 0, 0}; // 16, 32, 64
+  int rte[2] = {c->t_f16 != 0, (modes & VYRE_SPV_F32_MODE_RTE) != 0};             // 16, 32
+  int szinp = (modes & VYRE_SPV_F32_MODE_SZINP) != 0;
+  if (modes & VYRE_SPV_F32_MODE_DENORM) {
+    denorm[1] = 1;
+    if (modes & VYRE_SPV_F32_MODE_DENORM_ALL) denorm[0] = denorm[2] = 1;
+  }
+  int any = denorm[0] || denorm[1] || denorm[2] || rte[0] || rte[1] || szinp;
+  if (!any) return;
+  vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_float_controls", NULL,
+                    0);
+  if (denorm[0] || denorm[1] || denorm[2]) vyre_spv_capability(m, SpvCapabilityDenormPreserve);
+  if (rte[0] || rte[1]) vyre_spv_capability(m, SpvCapabilityRoundingModeRTE);
+  if (szinp) vyre_spv_capability(m, SpvCapabilitySignedZeroInfNanPreserve);
+  static const uint32_t kWidth[3] = {16, 32, 64};
+  for (int i = 0; i < 3; i++)
+    if (denorm[i])
+      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                    VYRE_SPV_ARGS(fn, SpvExecutionModeDenormPreserve, kWidth[i]));
+  for (int i = 0; i < 2; i++)
+    if (rte[i])
+      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                    VYRE_SPV_ARGS(fn, SpvExecutionModeRoundingModeRTE, kWidth[i]));
+  if (szinp)
+    vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
+                  VYRE_SPV_ARGS(fn, SpvExecutionModeSignedZeroInfNanPreserve, 32));
+}
+
 // The module binds the trap record: for a trap statement, or for the
 // loop-cut flag (opt.loop_guard and a loop).
 static int uses_record(const vyre_spv_cg *c) {
@@ -94,6 +134,9 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
            val = vyre_spv_expr(c, n->b);
   uint32_t vt = c->p->nodes[n->b].type;
   if (vt == VYRE_IR_TYPE_BOOL) val = vyre_spv_sel(c, U, val, vyre_spv_u(c, 1), vyre_spv_u(c, 0));
+  // An f32 store observes the bits (docs/lowering.md LOWER-F32-2); f16 and
+  // bf16 stores make any NaN their own canonical NaN in the conversion.
+  if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) == 4) val = vyre_spv_observe(c, n->b, val);
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
     vyre_spv_store_narrow(c, n->ref, idx, val,
                           vyre_spv_checked(c, n)); // never a lane buffer (kit_lanes.c)
@@ -201,7 +244,8 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
         vyre_spv_u(c, SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsUniformMemoryMask);
     uint32_t acq =
         vyre_spv_u(c, SpvMemorySemanticsAcquireMask | SpvMemorySemanticsUniformMemoryMask);
-    uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_expr(c, n->a) : vyre_spv_u(c, 0);
+    uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_observe(c, n->a, vyre_spv_expr(c, n->a))
+                                        : vyre_spv_u(c, 0); // LOWER-F32-2
     uint32_t old = OP(SpvOpAtomicUMin, L, pid, dev, ar, id);
     cg_if f = if_begin(c, OP(SpvOpUGreaterThan, B, old, id));
     uint32_t t = OP(SpvOpAtomicIIncrement, U,
@@ -631,12 +675,7 @@ static void declare_types(vyre_spv_cg *c) {
   if (want_f16 && (c->opt->f16_native & VYRE_SPV_F16_NATIVE)) {
     c->t_f16 = vyre_spv_global(m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(16));
     c->t_v2f16 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_f16, 2));
-    vyre_spv_capability(m, SpvCapabilityFloat16);
-    vyre_spv_capability(m, SpvCapabilityRoundingModeRTE);
-    if (c->opt->f16_native & VYRE_SPV_F16_DENORM)
-      vyre_spv_capability(m, SpvCapabilityDenormPreserve);
-    vyre_spv_emit_str(m, VYRE_SPV_SEC_EXTS, SpvOpExtension, NULL, 0, "SPV_KHR_float_controls", NULL,
-                      0);
+    vyre_spv_capability(m, SpvCapabilityFloat16); // float controls: float_controls()
   }
   int wide = 0;
   for (uint32_t b = 0; b < c->p->buffer_count; b++)
@@ -967,13 +1006,7 @@ static uint32_t generate(vyre_spv_cg *c) {
   vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
                 VYRE_SPV_ARGS(main_fn, SpvExecutionModeLocalSize,
                               c->lanes ? wg[0] / VYRE_KIT_LANES : wg[0], wg[1], wg[2]));
-  if (c->t_f16) {
-    vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
-                  VYRE_SPV_ARGS(main_fn, SpvExecutionModeRoundingModeRTE, 16));
-    if (c->opt->f16_native & VYRE_SPV_F16_DENORM)
-      vyre_spv_emit(m, VYRE_SPV_SEC_MODES, SpvOpExecutionMode,
-                    VYRE_SPV_ARGS(main_fn, SpvExecutionModeDenormPreserve, 16));
-  }
+  float_controls(c, main_fn);
 
   m->fsec = VYRE_SPV_SEC_FUNCS;
   vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunction,
@@ -1041,8 +1074,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.lane_mask = calloc(nb, sizeof(uint32_t));
   c.narrow_bits = calloc(nb, 1);
   c.wide16 = calloc(nb, 1);
-  c.const_node = opt->f32_native ? vyre_spv_const_nodes(p) : NULL; // NULL: guard every op
-  c.f32_guard = 1;
+  c.const_node = vyre_spv_const_nodes(p); // NULL (out of memory): guard every op
+  c.f32_guard = 7u;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits &&
       c.wide16)

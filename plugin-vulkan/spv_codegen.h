@@ -75,7 +75,10 @@
 // 14: the cr_math functions (kit micro-programs as OpFunctions, Float64).
 // 15: cr_math bin pow (a two-argument OpFunction).
 // 16: 16-byte wide load groups through a uvec4 view (docs/lowering.md LOWER-WIDE-*).
-#define VYRE_VK_GENERATOR_VERSION 16u
+// 17: f32 results flushed per op, NaNs canonicalized only where observed
+// (docs/lowering.md LOWER-F32-1..3); the native guard only when a maybe-constant
+// operand is special (README.md VK-F32-6); f32 float-control modes (VK-F32-7).
+#define VYRE_VK_GENERATOR_VERSION 17u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -120,7 +123,22 @@ typedef struct vyre_spv_options {
   // The device offers shaderFloat64 (with has_int64: the cr_math functions,
   // docs/math.md IR-MATH-3).
   uint32_t has_f64;
+  // f32 float-control execution modes to declare (VYRE_SPV_F32_MODE_* bits,
+  // README.md VK-F32-7; capability and SPV_KHR_float_controls with them).
+  uint32_t f32_modes;
+  // The native guard (README.md VK-F32-6) as selects on every guarded op
+  // instead of a branch around them: for CPU devices (lavapipe), whose
+  // masked execution runs both sides of a branch anyway and whose compile
+  // time grows with every branch (figure 11's sgemm: 11 s -> 240 s).
+  uint32_t guard_inline;
 } vyre_spv_options;
+
+#define VYRE_SPV_F32_MODE_DENORM 1u // DenormPreserve 32
+#define VYRE_SPV_F32_MODE_SZINP  2u // SignedZeroInfNanPreserve 32
+#define VYRE_SPV_F32_MODE_RTE    4u // RoundingModeRTE 32
+// with DENORM: DenormPreserve 16 and 64 too (the device does not set the
+// widths' denormal behaviour independently)
+#define VYRE_SPV_F32_MODE_DENORM_ALL 8u
 
 #define VYRE_SPV_F16_NATIVE 1u // OpFConvert both ways (the device passed the self-test)
 #define VYRE_SPV_F16_DENORM 2u // also the DenormPreserve 16 execution mode

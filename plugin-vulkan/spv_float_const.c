@@ -79,5 +79,14 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
 }
 
 void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n) {
-  c->f32_guard = !c->const_node || n >= c->p->node_count || c->const_node[n];
+  if (!c->const_node || n >= c->p->node_count) {
+    c->f32_guard = 7u;
+    return;
+  }
+  const vyre_ir_node *x = &c->p->nodes[n];
+  const uint32_t kid[3] = {x->a, x->b, x->c};
+  c->f32_guard = 0;
+  for (uint32_t i = 0; i < 3; i++)
+    if (kid[i] != VYRE_IR_NONE && (kid[i] >= c->p->node_count || c->const_node[kid[i]]))
+      c->f32_guard |= 1u << i;
 }

@@ -370,7 +370,11 @@ static uint32_t fn_fma(vyre_spv_cg *c) {
   return c->fn_fma = fn;
 }
 
-static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32_t *x, int n) {
+// One hardware instruction, NoContraction. Its result is flushed
+// (LOWER-F32-1) unless |flush| is 0: square root (never subnormal from a
+// normal operand) and the checked product (its caller redoes tiny results).
+static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32_t *x, int n,
+                   int flush) {
   uint32_t f[3];
   for (int i = 0; i < n; i++)
     f[i] = OP(SpvOpBitcast, c->t_float, x[i]);
@@ -383,7 +387,8 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
     r = OP(op, c->t_float, f[0], f[1]);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                 VYRE_SPV_ARGS(r, SpvDecorationNoContraction));
-  return vyre_spv_canon(c, OP(SpvOpBitcast, c->t_uint, r));
+  r = OP(SpvOpBitcast, c->t_uint, r);
+  return flush ? vyre_spv_flush(c, r) : r;
 }
 
 // Native results, guarded: where an operand is zero, infinite or NaN the
@@ -392,35 +397,83 @@ static uint32_t hw(vyre_spv_cg *c, uint32_t op, uint32_t glsl_inst, const uint32
 // the module asks for exact results (lavapipe makes NaN * 0.0 zero when the
 // zero is a literal; README.md "Generated code" has the same for x + 0), and
 // such folds happen only with those operands; everything else is the one
-// hardware instruction the self-test proved (README.md VK-F32-2). Only ops
-// with an operand that may be a compile-time constant get the guard
-// (c->f32_guard, spv_float_const.c).
+// hardware instruction the self-test proved (README.md VK-F32-2).
+// Only the operands that may be compile-time constants to the driver
+// (c->f32_guard, spv_float_const.c) are tested, and the selects run only
+// when one of them is zero, infinite or NaN (README.md VK-F32-6): a fold
+// with a finite nonzero constant is an identity that holds in IEEE
+// arithmetic (x * 1, x * 2^k, fma(x, 1, d)), so the hardware's result
+// stands there. The test is 3 integer instructions per such operand and one
+// branch; the selects sit in the branch.
+static uint32_t special(vyre_spv_cg *c, uint32_t x) { // exponent 0 or 255
+  uint32_t e = and_(c, U, x, u(c, 0x7F800000u));
+  return OP(SpvOpUGreaterThanEqual, B, sub(c, U, e, u(c, 0x00800000u)), u(c, 0x7F000000u));
+}
+
+typedef struct guard_at {
+  uint32_t from, slow, merge;
+} guard_at;
+
+// Opens the branch taken when an operand of |x| (bits of c->f32_guard) is
+// special; 0 when no operand may be constant (no guard at all). With
+// opt.guard_inline there is no branch (g->slow = 0): the selects run on
+// every value, as they pick the hardware result when nothing is special.
+static int guard_begin(vyre_spv_cg *c, const uint32_t *x, int n, guard_at *g) {
+  if (!(c->f32_guard & ((1u << n) - 1u))) return 0;
+  g->slow = 0;
+  if (c->opt->guard_inline) return 1;
+  uint32_t cond = 0;
+  for (int i = 0; i < n; i++)
+    if (c->f32_guard & (1u << i)) cond = cond ? lor(c, cond, special(c, x[i])) : special(c, x[i]);
+  if (!cond) return 0;
+  g->from = c->cur_label;
+  g->slow = vyre_spv_id(c->m);
+  g->merge = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, g->merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, cond, g->slow, g->merge);
+  vyre_spv_label(c, g->slow);
+  return 1;
+}
+
+static uint32_t guard_end(vyre_spv_cg *c, const guard_at *g, uint32_t fixed, uint32_t r) {
+  if (!g->slow) return fixed;
+  uint32_t at = c->cur_label;
+  VYRE_SPV_DO(c->m, SpvOpBranch, g->merge);
+  vyre_spv_label(c, g->merge);
+  return OP(SpvOpPhi, U, fixed, at, r, g->from);
+}
+
 static uint32_t guard_mul(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, int div) {
-  if (!c->f32_guard) return r; // no operand may be constant (spv_float_const.c)
+  guard_at g;
+  if (!guard_begin(c, (uint32_t[]){a, b}, 2, &g)) return r;
   fview x = view(c, a), y = view(c, b);
-  uint32_t sign = OP(SpvOpBitwiseXor, U, x.sign, y.sign);
+  uint32_t sign = OP(SpvOpBitwiseXor, U, x.sign, y.sign), f;
   if (!div) {
     uint32_t nan =
         lor(c, lor(c, x.nan, y.nan), lor(c, land(c, x.inf, y.zero), land(c, y.inf, x.zero)));
-    return finish(c, r, sign, lor(c, x.zero, y.zero), lor(c, x.inf, y.inf), nan);
+    f = finish(c, r, sign, lor(c, x.zero, y.zero), lor(c, x.inf, y.inf), nan);
+  } else {
+    uint32_t nan =
+        lor(c, lor(c, x.nan, y.nan), lor(c, land(c, x.inf, y.inf), land(c, x.zero, y.zero)));
+    uint32_t inf = lor(c, land(c, x.inf, lnot(c, y.inf)), land(c, y.zero, lnot(c, x.zero)));
+    uint32_t zero = lor(c, land(c, x.zero, lnot(c, y.zero)), land(c, y.inf, lnot(c, x.inf)));
+    f = finish(c, r, sign, zero, inf, nan);
   }
-  uint32_t nan =
-      lor(c, lor(c, x.nan, y.nan), lor(c, land(c, x.inf, y.inf), land(c, x.zero, y.zero)));
-  uint32_t inf = lor(c, land(c, x.inf, lnot(c, y.inf)), land(c, y.zero, lnot(c, x.zero)));
-  uint32_t zero = lor(c, land(c, x.zero, lnot(c, y.zero)), land(c, y.inf, lnot(c, x.inf)));
-  return finish(c, r, sign, zero, inf, nan);
+  return guard_end(c, &g, f, r);
 }
 
 static uint32_t guard_sqrt(vyre_spv_cg *c, uint32_t r, uint32_t a) {
-  if (!c->f32_guard) return r;
+  guard_at g;
+  if (!guard_begin(c, &a, 1, &g)) return r;
   fview x = view(c, a);
   uint32_t nan = lor(c, x.nan, land(c, eq(c, x.sign, u(c, 1)), lnot(c, x.zero)));
-  r = sel(c, U, lor(c, x.zero, x.inf), a, r);
-  return sel(c, U, nan, u(c, 0x7FC00000u), r);
+  uint32_t f = sel(c, U, lor(c, x.zero, x.inf), a, r);
+  return guard_end(c, &g, sel(c, U, nan, u(c, 0x7FC00000u), f), r);
 }
 
 static uint32_t guard_fma(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, uint32_t d) {
-  if (!c->f32_guard) return r;
+  guard_at g;
+  if (!guard_begin(c, (uint32_t[]){a, b, d}, 3, &g)) return r;
   fview x = view(c, a), y = view(c, b), z = view(c, d);
   uint32_t sp = OP(SpvOpBitwiseXor, U, x.sign, y.sign);
   uint32_t prod_nan = lor(c, land(c, x.inf, y.zero), land(c, y.inf, x.zero));
@@ -428,17 +481,19 @@ static uint32_t guard_fma(vyre_spv_cg *c, uint32_t r, uint32_t a, uint32_t b, ui
   uint32_t nan = lor(c, lor(c, lor(c, x.nan, y.nan), z.nan),
                      lor(c, prod_nan, land(c, land(c, prod_inf, z.inf), ne(c, sp, z.sign))));
   uint32_t zr = sel(c, U, z.zero, shl(c, U, and_(c, U, sp, z.sign), u(c, 31)), d);
-  r = sel(c, U, prod_zero, zr, r);
-  r = sel(c, U, z.inf, d, r);
-  r = sel(c, U, prod_inf, or_(c, U, shl(c, U, sp, u(c, 31)), u(c, 0x7F800000u)), r);
-  return sel(c, U, nan, u(c, 0x7FC00000u), r);
+  uint32_t f = sel(c, U, prod_zero, zr, r);
+  f = sel(c, U, z.inf, d, f);
+  f = sel(c, U, prod_inf, or_(c, U, shl(c, U, sp, u(c, 31)), u(c, 0x7F800000u)), f);
+  return guard_end(c, &g, sel(c, U, nan, u(c, 0x7FC00000u), f), r);
 }
 
 uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
   if (c->opt->soft_mul) return call(c, fn_mul(c), 2, a, b, 0);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_MUL)
-    return guard_mul(c, hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2), a, b, 0);
-  uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2);
+    return guard_mul(c, hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2, 1), a, b, 0);
+  // Not flushed: a tiny result (a subnormal one included) takes the helper,
+  // and any other is normal, infinite or NaN.
+  uint32_t fast = hw(c, SpvOpFMul, 0, (uint32_t[]){a, b}, 2, 0);
   uint32_t exact = fn_mul(c);
   // Results with a biased exponent <= 2 (|r| < 2^-124, zero included) may
   // have been flushed or rounded by the hardware before flushing: redo them.
@@ -455,16 +510,16 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b) {
 }
 
 uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b) {
-  if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2);
+  if (!c->opt->has_int64) return hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2, 1);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_DIV)
-    return guard_mul(c, hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2), a, b, 1);
+    return guard_mul(c, hw(c, SpvOpFDiv, 0, (uint32_t[]){a, b}, 2, 1), a, b, 1);
   return call(c, fn_div(c), 2, a, b, 0);
 }
 
 uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a) {
-  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1);
+  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1, 0);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_SQRT)
-    return guard_sqrt(c, hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1), a);
+    return guard_sqrt(c, hw(c, 0, GLSLstd450Sqrt, (uint32_t[]){a}, 1, 0), a);
   return call(c, fn_sqrt(c), 1, a, 0, 0);
 }
 
@@ -500,14 +555,14 @@ static uint32_t ffma64(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
                    OP(SpvOpFOrdLessThan, B, s, zero));
   uint32_t odd = sel(c, L, up, add(c, L, sb, l(c, 1)), sub(c, L, sb, l(c, 1)));
   uint32_t r = OP(SpvOpFConvert, c->t_float, OP(SpvOpBitcast, D, sel(c, L, adj, odd, sb)));
-  return vyre_spv_canon(c, OP(SpvOpBitcast, U, r));
+  return vyre_spv_flush(c, OP(SpvOpBitcast, U, r)); // LOWER-F32-1
 }
 
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
   if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
     return guard_fma(c, ffma64(c, a, b, d), a, b, d);
-  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3);
+  if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1);
   if (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA)
-    return guard_fma(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3), a, b, d);
+    return guard_fma(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1), a, b, d);
   return call(c, fn_fma(c), 3, a, b, d);
 }

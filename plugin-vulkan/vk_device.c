@@ -247,6 +247,12 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
     if (dp.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) llvmpipe = 1;
   }
   be->loop_limit = llvmpipe ? VYRE_VK_LLVMPIPE_LOOP_LIMIT : 0;
+  // A CPU device runs both sides of a branch under a mask: the native f32
+  // guard is cheaper as selects there (README.md VK-F32-6).
+  // VYRE_VULKAN_GUARD_INLINE=0 / 1 overrides (tests: the GPU form on lavapipe).
+  be->guard_inline = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || llvmpipe;
+  const char *gi = vyre_kit_getenv("VYRE_VULKAN_GUARD_INLINE");
+  if (gi && (gi[0] == '0' || gi[0] == '1') && !gi[1]) be->guard_inline = gi[0] == '1';
   be->loop_guard = llvmpipe ? 1u : 0u;
   const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
   if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
@@ -274,6 +280,15 @@ void vyre_vk_read_props(vyre_backend *be) {
 static int stream_rings_wanted(void) {
   const char *v = vyre_kit_getenv("VYRE_VULKAN_STREAM");
   return v && strcmp(v, "1") == 0;
+}
+
+// VYRE_VULKAN_FLOAT_CONTROLS=off: no f32 float-control execution modes
+// (README.md VK-F32-7), to compare a device's default behaviour; any other
+// value, or none, declares the modes the device offers. The self-test and
+// the pipeline cache keys include the modes.
+static int vyre_vk_float_controls_off(void) {
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_FLOAT_CONTROLS");
+  return v && strcmp(v, "off") == 0;
 }
 
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
@@ -333,7 +348,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
   be->max_push = 0;
-  be->f16_device = be->f16_denorm = 0;
+  be->f16_device = be->f16_denorm = be->f32_modes = 0;
   int push_ext = 0, driver_props = 0;
   uint32_t ne = 0;
   if (vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
@@ -401,22 +416,43 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
         has_f16 |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) == 0;
         has_fc |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME) == 0;
       }
+      VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
+          .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
+      if (has_fc) {
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &fc};
+        vkGetPhysicalDeviceProperties2(be->phys, &p2);
+      }
       if (has_f16 && has_fc && !(f16env && strcmp(f16env, "software") == 0)) {
         VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                         .pNext = &f16i8};
         vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-        VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
-        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                          .pNext = &fc};
-        vkGetPhysicalDeviceProperties2(be->phys, &p2);
         if (f16i8.shaderFloat16 && fc.shaderRoundingModeRTEFloat16) {
           exts[next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
-          exts[next++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
           be->f16_device = 1;
           be->f16_denorm = fc.shaderDenormPreserveFloat16 ? 1u : 0u;
         }
       }
+      // f32 float controls (README.md VK-F32-7): the execution modes the
+      // device offers for 32-bit floats, declared in every module so that a
+      // native OpFMul / OpFDiv / Fma rounds a tiny result to the correct
+      // subnormal (then flushed by the generator, docs/lowering.md
+      // LOWER-F32-1) instead of flushing it before rounding. DenormPreserve 32
+      // needs the 16- and 64-bit modes to match unless the device sets the
+      // widths independently; then all three are declared (where offered).
+      // VYRE_VULKAN_FLOAT_CONTROLS=off declares none.
+      if (has_fc && !vyre_vk_float_controls_off()) {
+        int indep = fc.denormBehaviorIndependence == VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL;
+        if (fc.shaderDenormPreserveFloat32 &&
+            (indep || (fc.shaderDenormPreserveFloat16 && fc.shaderDenormPreserveFloat64)))
+          be->f32_modes |= VYRE_SPV_F32_MODE_DENORM | (indep ? 0u : VYRE_SPV_F32_MODE_DENORM_ALL);
+        if (fc.shaderSignedZeroInfNanPreserveFloat32) be->f32_modes |= VYRE_SPV_F32_MODE_SZINP;
+        if (fc.shaderRoundingModeRTEFloat32 &&
+            fc.roundingModeIndependence == VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL)
+          be->f32_modes |= VYRE_SPV_F32_MODE_RTE;
+      }
+      if (be->f16_device || be->f32_modes)
+        exts[next++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
       for (uint32_t i = 0; i < ne; i++)
         if (strcmp(ep[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) == 0 &&
             stream_rings_wanted()) {

@@ -138,6 +138,14 @@ struct vyre_backend {
   // (VYRE_SPV_F16_* bits) is what VYRE_VULKAN_F16 and the self-test chose
   // at create (vk_f16mode.c).
   uint32_t f16_device, f16_denorm;
+  // f32 float-control execution modes the modules declare
+  // (VYRE_SPV_F32_MODE_* bits, README.md VK-F32-7), from the device's
+  // VkPhysicalDeviceFloatControlsProperties at open; 0 with
+  // VYRE_VULKAN_FLOAT_CONTROLS=off.
+  uint32_t f32_modes;
+  // The native f32 guard as inline selects (vyre_spv_options.guard_inline):
+  // a CPU device (lavapipe).
+  uint32_t guard_inline;
   uint32_t f16_native;
   uint32_t f16_selftest_ran; // 1: this open ran the f16 self-test
 };

@@ -88,6 +88,7 @@ static void selftest_key(vyre_backend *be, uint32_t mode, vyre_kit_key *k) {
   vyre_kit_key_add_str(k, VYRE_VK_BUILD_ID);
   vyre_kit_key_add_u32(k, VYRE_VK_GENERATOR_VERSION);
   vyre_kit_key_add_u32(k, mode);
+  vyre_kit_key_add_u32(k, be->f32_modes); // DenormPreserve 16 with DENORM_ALL (VK-F32-7)
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);

@@ -66,6 +66,7 @@ static void selftest_key(vyre_backend *be, vyre_kit_key *k) {
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
   vyre_kit_key_add_u32(k, be->has_int64);
+  vyre_kit_key_add_u32(k, be->f32_modes); // the modes the native code runs under (VK-F32-7)
   vyre_kit_key_add(k, be->props.pipelineCacheUUID, VK_UUID_SIZE);
   vyre_kit_key_add(k, kSelftest, sizeof(kSelftest));
 }

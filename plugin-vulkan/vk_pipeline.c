@@ -39,6 +39,8 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->soft_mul);
   vyre_kit_key_add_u32(k, be->f32_native);
   vyre_kit_key_add_u32(k, be->f16_native);
+  vyre_kit_key_add_u32(k, be->f32_modes);
+  vyre_kit_key_add_u32(k, be->guard_inline);
   vyre_kit_key_add_u32(k, be->int64_atomics);
   vyre_kit_key_add_u32(k, be->storage8);
   vyre_kit_key_add_u32(k, be->storage16);
@@ -394,7 +396,9 @@ retry:
                             .storage8 = be->storage8,
                             .storage16 = be->storage16,
                             .f32_native = be->f32_native,
-                            .f16_native = be->f16_native};
+                            .f16_native = be->f16_native,
+                            .f32_modes = be->f32_modes,
+                            .guard_inline = be->guard_inline};
     memcpy(opt.workgroup_size, a->workgroup_size, sizeof(opt.workgroup_size));
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;

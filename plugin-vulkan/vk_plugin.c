@@ -123,7 +123,11 @@ static const char *const kExtraMetrics[] = {
     "vk_heap_usage_bytes", "vk_heap_budget_bytes",
     // 1 when f16 loads and stores use OpFConvert (docs/lowering.md LOWER-F16-2),
     // and when this open ran the f16 self-test (0: none or a cached verdict)
-    "vk_f16_native", "vk_f16_selftest_ran"};
+    "vk_f16_native", "vk_f16_selftest_ran",
+    // the f32 float-control modes the modules declare (README.md VK-F32-7):
+    // 1 DenormPreserve 32, 2 SignedZeroInfNanPreserve 32, 4 RoundingModeRTE 32,
+    // 8 also DenormPreserve 16 and 64
+    "vk_f32_float_controls"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -160,7 +164,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          heap_used,
                          heap_budget,
                          be->f16_native ? 1u : 0u,
-                         be->f16_selftest_ran};
+                         be->f16_selftest_ran,
+                         be->f32_modes};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

@@ -33,18 +33,28 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // op native (plugin-vulkan/README.md VK-F32-2); | 64: the same with fma
   // through 64-bit floats (VYRE_SPV_F32_NATIVE_FMA64); | 128: native f16
   // conversions with DenormPreserve 16 (docs/lowering.md LOWER-F16-2); | 256:
-  // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions).
-  vyre_spv_options opt = {.f16_native =
-                              (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
-                          .has_f64 = (int64 >> 8) & 1,
-                          .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
-                                        ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0),
-                          .has_int64 = (int64 & 3) != 0,
-                          .int64_atomics = (int64 & 3) == 2,
-                          .loop_guard = (int64 >> 2) & 1,
-                          .storage8 = (int64 >> 3) & 1,
-                          .storage16 = (int64 >> 3) & 1,
-                          .indirect = (int64 >> 4) & 1};
+  // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions);
+  // | 512: hardware fma native, mul, div and sqrt software (the H200's
+  // self-test verdict "f32 hw:f"); | 1024: every f32 float-control mode
+  // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64; | 4096: the
+  // native guard as inline selects (a CPU device, VK-F32-6).
+  vyre_spv_options opt = {
+      .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
+      .has_f64 = (int64 >> 8) & 1,
+      .f32_modes = ((int64 & 1024)
+                        ? VYRE_SPV_F32_MODE_DENORM | VYRE_SPV_F32_MODE_SZINP | VYRE_SPV_F32_MODE_RTE
+                        : 0) |
+                   ((int64 & 2048) ? VYRE_SPV_F32_MODE_DENORM_ALL : 0),
+      .guard_inline = (int64 >> 12) & 1,
+      .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
+                    ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
+                    ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0),
+      .has_int64 = (int64 & 3) != 0,
+      .int64_atomics = (int64 & 3) == 2,
+      .loop_guard = (int64 >> 2) & 1,
+      .storage8 = (int64 >> 3) & 1,
+      .storage16 = (int64 >> 3) & 1,
+      .indirect = (int64 >> 4) & 1};
   memcpy(opt.workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
   size_t n = 0;
@@ -199,6 +209,7 @@ static void test_spirv_every_operator_validates(void **state) {
   assert_int_equal(spirv_val(p, 0, "every operator"), 0);
   assert_int_equal(spirv_val(p, 2 | 32, "every operator, native f32"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64, "every operator, native f32, fma via f64"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32 | 64 | 4096, "every operator, native f32, inline guard"), 0);
   assert_int_equal(spirv_val(p, 1 | 256, "every operator, f64 (cr_math)"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256, "every operator, native f32, f64"), 0);
   free(t);
@@ -359,13 +370,16 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
-        spirv_val(&copy, 2 | 256, path) != 0)
+        spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 || spirv_val(&copy, 2 | 256, path) != 0 ||
+        spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
+        spirv_val(&copy, 0 | 1024 | 2048, path) != 0)
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
     int f16 = 0;
     for (uint32_t b = 0; b < copy.buffer_count; b++)
       f16 |= copy.buffers[b].type == VYRE_IR_TYPE_F16;
     if (f16 && (spirv_val(&copy, 0 | 128, path) != 0 || spirv_val(&copy, 2 | 8 | 128, path) != 0 ||
+                spirv_val(&copy, 2 | 128 | 256 | 1024 | 2048, path) != 0 ||
                 spirv_val(&copy, 0 | 8 | 16 | 128, path) != 0))
       g_failed++;
     vyre_ir_free(ph);
@@ -431,6 +445,70 @@ static void test_spirv_follows_the_lowering_proofs(void **state) {
     assert_int_equal(counts[g][0], 1); // the 4-trip loop only
     assert_int_equal(counts[g][1], 2);
     assert_int_equal(counts[g][2], 3);
+  }
+}
+
+// The f32 canonical form where the plan puts it (docs/lowering.md
+// LOWER-F32-1..3, plugin-vulkan/README.md VK-F32-6), counted in the module of
+//   x = gid.x; if x < len(a) && x < len(o) { v = a[x]; acc = v (or +0);
+//   acc = fma(v, v, acc) 8 times; o[x] = acc }
+// with the H200's verdict (hardware fma native, 64-bit integers and floats):
+// the load canonicalizes (2 selects, 1 NaN test), each fma only flushes (1
+// select), the store tests NaN once (1 select): 11 selects, 2 NaN tests
+// (before the split: 18 and 9). With acc from the literal +0 (maybe
+// constant to the driver) each fma adds one special-operand test on acc
+// only (3 instructions, one OpUGreaterThanEqual) and a branch to the
+// special-value selects; with acc from the load there is none.
+#define OP_SELECT 169u // SPIR-V OpSelect
+#define OP_UGT    172u // SPIR-V OpUGreaterThan
+#define OP_UGE    174u // SPIR-V OpUGreaterThanEqual
+#define OP_AND    199u // SPIR-V OpBitwiseAnd
+#define OP_EXT    12u  // SPIR-V OpExtInst
+#define OP_BRC    250u // SPIR-V OpBranchConditional
+static void test_spirv_f32_canon_where_observed(void **state) {
+  (void)state;
+  for (int from_lit = 0; from_lit < 2; from_lit++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 1, 1, 1); // one invocation per workgroup: no lane mode
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x, v, acc;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t body[11];
+    body[0] = let(t, &v, load(t, A, var(t, x)));
+    body[1] = let(t, &acc, from_lit ? lit(t, T_F, 0) : var(t, v));
+    for (int k = 0; k < 8; k++)
+      body[2 + k] = assign(t, acc, fma3(t, var(t, v), var(t, v), var(t, acc)));
+    body[10] = store(t, O, var(t, x), var(t, acc));
+    uint32_t first = tb_list(t, 11, body);
+    uint32_t guard = bin(t, VYRE_IR_BIN_LAND, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, A)),
+                         bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)));
+    uint32_t s1 = if_(t, guard, first, 11, 0, 0);
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    vyre_spv_options opt = {.has_int64 = 1, .has_f64 = 1, .f32_native = VYRE_SPV_F32_NATIVE_FMA};
+    memcpy(opt.workgroup_size, p->workgroup_size, 12);
+    uint32_t *words = NULL;
+    size_t n = 0;
+    vyre_spv_info info;
+    vyre_error err = {.struct_size = sizeof(err)};
+    assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
+    uint32_t sel = count_ops(words, n, OP_SELECT, -1), ugt = count_ops(words, n, OP_UGT, -1);
+    uint32_t uge = count_ops(words, n, OP_UGE, -1), ext = count_ops(words, n, OP_EXT, -1);
+    uint32_t brc = count_ops(words, n, OP_BRC, -1), and_ = count_ops(words, n, OP_AND, -1);
+    free(words);
+    assert_int_equal(ext, 8); // 8 hardware Fma
+    // NaN tests: the load's and the store's (+ the 3 operands' in each guard branch)
+    assert_int_equal(ugt, from_lit ? 2u + 8u * 3u : 2u);
+    assert_int_equal(uge, from_lit ? 8u : 0u);
+    if (!from_lit) {
+      assert_int_equal(sel, 11);
+      assert_int_equal(and_, 20); // load 3, each flush 2, store 1
+      assert_int_equal(brc, 1);   // the if
+    } else {
+      assert_int_equal(brc, 9); // the if and one guard branch per fma
+    }
+    assert_int_equal(spirv_val(p, 2 | 256 | 512, from_lit ? "f32 canon, +0" : "f32 canon"), 0);
+    free(t);
   }
 }
 
@@ -543,6 +621,7 @@ int main(void) {
 #ifdef VYRE_VK_HAVE_JSON
       cmocka_unit_test(test_spirv_every_case_file_validates),
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
+      cmocka_unit_test(test_spirv_f32_canon_where_observed),
 #endif
   };
   return cmocka_run_group_tests_name("vulkan/spirv", tests, NULL, NULL);

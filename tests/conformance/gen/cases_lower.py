@@ -86,6 +86,72 @@ def gen_lower(ctx):
                        "c": [enc_f32(t[2]) for t in trip]},
                expect={k: [enc_f32(x) for x in v] for k, v in exp.items()}))
 
+    # LOWER-F32-1..3 on the boundaries of the split (flush per op, NaN
+    # canonicalization only where observed): NaNs made by arithmetic (inf * 0,
+    # inf / inf, inf - inf, fma) and loaded NaNs with payloads reach a store
+    # directly, through select, min and max, through neg (which flips a NaN's
+    # sign) and through a bitcast, all as 0x7FC00000; products, quotients, sums
+    # and fma results that round up to 2^-126 stay, those just below flush to
+    # the zero of their sign; an fma whose addend is a local set from the
+    # literal +0 (a maybe-constant operand, README.md VK-F32-6) keeps
+    # fma(-1, 0, +0) = +0.
+    P = 0x7F800000
+    rows = [(P, 0x00000000, 0x3F800000),  # inf * 0 = NaN; fma NaN
+            (P, P, 0xFF800000),  # inf / inf = NaN; fma(inf, inf, -inf) = NaN
+            (P, 0xFF800000, 0x3F800000),  # inf + -inf = NaN
+            (0x7F800001, 0x3F800000, 0x3F800000),  # loaded NaN payloads
+            (0xFFC00001, 0xBF800000, 0x00000000),
+            (0x1FFFFFFF, 0x20000000, 0x00000000),  # product (1-2^-24) 2^-126: ties up to 2^-126
+            (0x1FFFFFFE, 0x20000000, 0x80000000),  # product 2^-126 - 2^-149: flushed
+            (0x9FFFFFFF, 0x20000000, 0x80000000),  # -2^-126
+            (0x9FFFFFFE, 0x20000000, 0x00000000),  # -0
+            (0x00FFFFFF, 0x40000000, 0x80800000),  # quotient ties up to 2^-126
+            (0x00FFFFFE, 0xC0000000, 0x00800000),  # quotient -(2^-126 - 2^-149): -0
+            (0x80C00000, 0x00800000, 0x00000000),  # sum -2^-127: -0
+            (0x00C00000, 0x80800000, 0x80000000),  # sum 2^-127: +0
+            (0x01000000, 0x80800000, 0x00000000),  # sum 2^-126, exact
+            (0x3F000000, 0x00FFFFFF, 0x00000000),  # fma (1-2^-24) 2^-126 + 0: up to 2^-126
+            (0x3F800000, 0x00FFFFFF, 0x80800000),  # fma (1-2^-23) 2^-126: +0
+            (0xBF000000, 0x00FFFFFE, 0x00000000),  # fma -(2^-126 - 2^-149) + 0: -0
+            (0xBF800000, 0x00000000, 0x00000000),  # fma(-1, 0, +0) = +0
+            (0x3FC00000, 0x40200000, 0xC0400000)]  # 1.5, 2.5, -3
+    n = len(rows)
+    x, y, z = var("x"), var("y"), var("z")
+    body = guard_gid([
+        let("x", load("a", var("g"))), let("y", load("b", var("g"))), let("z", load("c", var("g"))),
+        let("acc", lit_f(0)),
+        store("m", var("g"), mul(x, y)), store("d", var("g"), bin_("div", x, y)),
+        store("s", var("g"), add(x, y)), store("f", var("g"), fma(x, y, z)),
+        store("sel", var("g"), select(lt(z, lit_f(0)), add(x, y), mul(x, y))),
+        store("mn", var("g"), bin_("min", mul(x, y), bin_("div", x, y))),
+        store("mx", var("g"), bin_("max", add(x, y), fma(x, y, z))),
+        store("ng", var("g"), _neg(mul(x, y))), store("nl", var("g"), _neg(x)),
+        store("bc", var("g"), bitcast("u32", sub(x, y))),
+        store("fz", var("g"), fma(x, y, var("acc")))], out="m")
+    ca = [tuple(G.f_canon(v) for v in r) for r in rows]
+    exp = {
+        "m": [G.f_mul(a, b) for a, b, c in ca], "d": [G.f_div(a, b) for a, b, c in ca],
+        "s": [G.f_add(a, b) for a, b, c in ca], "f": [G.f_fma(a, b, c) for a, b, c in ca],
+        "sel": [G.f_add(a, b) if G.f_cmp("lt", c, 0) else G.f_mul(a, b) for a, b, c in ca],
+        "mn": [G.f_min(G.f_mul(a, b), G.f_div(a, b)) for a, b, c in ca],
+        "mx": [G.f_max(G.f_add(a, b), G.f_fma(a, b, c)) for a, b, c in ca],
+        "ng": [G.f_neg(G.f_mul(a, b)) for a, b, c in ca], "nl": [G.f_neg(a) for a, b, c in ca],
+        "bc": [G.f_sub(a, b) for a, b, c in ca], "fz": [G.f_fma(a, b, 0) for a, b, c in ca],
+    }
+    outs = ["m", "d", "s", "f", "sel", "mn", "mx", "ng", "nl", "bc", "fz"]
+    W.add("f32/lower_canon_split.json",
+          case("lower_canon_split", "NaNs made by arithmetic or loaded with payloads reach "
+               "stores directly and through select, min, max, neg and bitcast as 0x7FC00000; "
+               "products, quotients, sums and fma results that round up to 2^-126 stay, those "
+               "just below flush to their signed zero; fma with a +0 addend from a literal "
+               "(docs/lowering.md LOWER-F32-1..3)",
+               [buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"), buf("c", 2, "read", "f32")]
+               + [buf(o, 3 + i, "write", "u32" if o == "bc" else "f32", n)
+                  for i, o in enumerate(outs)], body, grid=[1, 1, 1],
+               inputs={"a": [enc_f32(r[0]) for r in rows], "b": [enc_f32(r[1]) for r in rows],
+                       "c": [enc_f32(r[2]) for r in rows]},
+               expect={k: [enc_f32(v) for v in vals] for k, vals in exp.items()}))
+
     # LOWER-RANGE-2..4: gid guarded by the stored buffer (proven), by another
     # buffer (not proven: out is shorter), by an early return, and unguarded.
     m = 100
