@@ -9,7 +9,8 @@
 //            (NoContraction, then the usual canonicalization) — exact only on
 //            a device that rounds them as docs/ir.md IR-F32-2 says; a test
 //            switch, for devices the conformance suite proved;
-//   auto (the default): a self-test of hard cases (vk_selftest_gen.c: results at and
+//   auto (the default): a self-test of hard cases (plugins/kit/tools/f32_selftest_gen.c: results at
+//   and
 //            next to 2^-126 that round up or flush, signed zeros, fma cases
 //            where two roundings differ from one, division by huge numbers,
 //            square roots next to exact squares, random operands) runs the
