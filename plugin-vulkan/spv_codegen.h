@@ -74,7 +74,8 @@
 // 13: subgroup operations (docs/ir.md IR-SUBGROUP-*).
 // 14: the cr_math functions (kit micro-programs as OpFunctions, Float64).
 // 15: cr_math bin pow (a two-argument OpFunction).
-#define VYRE_VK_GENERATOR_VERSION 15u
+// 17: cr_math on u32 pairs (opt.math_soft64, spv_soft64.c; README.md VK-MATH-*).
+#define VYRE_VK_GENERATOR_VERSION 17u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -119,6 +120,11 @@ typedef struct vyre_spv_options {
   // The device offers shaderFloat64 (with has_int64: the cr_math functions,
   // docs/math.md IR-MATH-3).
   uint32_t has_f64;
+  // cr_math on 32-bit integers only (docs/math.md IR-MATH-10, README.md
+  // VK-MATH-1): every 64-bit register a pair of u32, the double operations
+  // exact software routines (spv_soft64.c); needs neither shaderInt64 nor
+  // shaderFloat64, computes the same bits. Chosen by vk_math64.c.
+  uint32_t math_soft64;
 } vyre_spv_options;
 
 #define VYRE_SPV_F16_NATIVE 1u // OpFConvert both ways (the device passed the self-test)

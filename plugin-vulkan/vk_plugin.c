@@ -123,7 +123,9 @@ static const char *const kExtraMetrics[] = {
     "vk_heap_usage_bytes", "vk_heap_budget_bytes",
     // 1 when f16 loads and stores use OpFConvert (docs/lowering.md LOWER-F16-2),
     // and when this open ran the f16 self-test (0: none or a cached verdict)
-    "vk_f16_native", "vk_f16_selftest_ran"};
+    "vk_f16_native", "vk_f16_selftest_ran",
+    // 1 when cr_math runs on u32 pairs with software doubles (README.md VK-MATH-3)
+    "vk_math_soft64"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -160,7 +162,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          heap_used,
                          heap_budget,
                          be->f16_native ? 1u : 0u,
-                         be->f16_selftest_ran};
+                         be->f16_selftest_ran,
+                         be->math_soft64};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

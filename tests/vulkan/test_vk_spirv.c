@@ -33,8 +33,10 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // op native (plugin-vulkan/README.md VK-F32-2); | 64: the same with fma
   // through 64-bit floats (VYRE_SPV_F32_NATIVE_FMA64); | 128: native f16
   // conversions with DenormPreserve 16 (docs/lowering.md LOWER-F16-2); | 256:
-  // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions).
-  vyre_spv_options opt = {.f16_native =
+  // 64-bit floats (shaderFloat64: with 64-bit integers, the cr_math functions);
+  // | 512: cr_math on u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10).
+  vyre_spv_options opt = {.math_soft64 = (int64 >> 9) & 1,
+                          .f16_native =
                               (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
                           .has_f64 = (int64 >> 8) & 1,
                           .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
@@ -61,14 +63,14 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
     free(words);
     return -1;
   }
-  // cr_math needs 64-bit integers and floats (docs/math.md IR-MATH-3).
+  // cr_math needs 64-bit integers and floats (docs/math.md IR-MATH-3), or
+  // the u32-pair path (IR-MATH-10), which needs neither.
   // (The test programs leave p->features 0: the plan finds the feature.)
-  if (!(opt.has_int64 && opt.has_f64) && st == VYRE_STATUS_UNSUPPORTED &&
-      strstr(err.message, "'cr_math'"))
-    return 0;
-  if ((opt.has_int64 && opt.has_f64) && st == VYRE_STATUS_UNSUPPORTED &&
-      strstr(err.message, "'cr_math'")) {
-    fprintf(stderr, "%s: cr_math refused with Int64 and Float64: %s\n", what, err.message);
+  int cr = (opt.has_int64 && opt.has_f64) || opt.math_soft64;
+  if (!cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) return 0;
+  if (cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) {
+    fprintf(stderr, "%s: cr_math refused with Int64 and Float64 or soft f64: %s\n", what,
+            err.message);
     return -1;
   }
   if (st) {
@@ -201,6 +203,9 @@ static void test_spirv_every_operator_validates(void **state) {
   assert_int_equal(spirv_val(p, 2 | 32 | 64, "every operator, native f32, fma via f64"), 0);
   assert_int_equal(spirv_val(p, 1 | 256, "every operator, f64 (cr_math)"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256, "every operator, native f32, f64"), 0);
+  // Soft f64 without Int64 and Float64: the module declares neither.
+  assert_int_equal(spirv_val(p, 0 | 512, "every operator, soft f64 (cr_math)"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256 | 512, "every operator, f64, soft f64"), 0);
   free(t);
 }
 
@@ -360,6 +365,10 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
         spirv_val(&copy, 2 | 256, path) != 0)
+      g_failed++;
+    // cr_math programs also on u32 pairs, without and with 64-bit types (IR-MATH-10).
+    else if ((copy.features & VYRE_IR_FEATURE_CR_MATH) &&
+             (spirv_val(&copy, 0 | 512, path) != 0 || spirv_val(&copy, 2 | 4 | 512, path) != 0))
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
     int f16 = 0;
