@@ -48,4 +48,4 @@ VYRE_VULKAN_MATH64=bogus "$vyre" list >"$work/list-bogus" 2>&1
 grep -q 'VYRE_VULKAN_MATH64=bogus is not a mode; using auto. Fix: ' "$work/list-bogus" || {
   cat "$work/list-bogus" >&2; echo "math64_mode: an unknown mode gives no warning" >&2; exit 1; }
 echo "math64_mode: soft 1, auto $a; mathcheck sample in soft mode:"
-VYRE_VULKAN_MATH64=soft "$mathcheck" --backend vulkan --fn all --chunk-log 18 --every 4096
+VYRE_VULKAN_MATH64=soft "$mathcheck" --backend vulkan --fn all --chunk-log 18 --every 1531
