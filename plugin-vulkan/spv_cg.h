@@ -48,6 +48,8 @@ typedef struct vyre_spv_cg {
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
   // cr_math (spv_math.c): per kit math function and per table, 0 = not yet
   uint32_t fn_math[16], math_tab[16];
+  // soft-f64 cr_math (spv_soft64.c): dadd, dsub, dmul on u32 pairs, 0 = not yet
+  uint32_t fn_soft64[3];
   // lane mode (spv_codegen.c): the IR body is a function of the lane k,
   // called 4 times from main
   int lanes;                    // generating in lane mode (plan->lanes.ok)

@@ -1039,8 +1039,10 @@ uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
   uint32_t f = VYRE_IR_FEATURES_KNOWN;
   // Trap values need the 64-bit record (README.md "Trap record").
   if (!(opt->has_int64 && opt->int64_atomics)) f &= ~(uint32_t)VYRE_IR_FEATURE_TRAP_VALUE;
-  // cr_math runs the kit's micro-programs on 64-bit integers and doubles.
-  if (!(opt->has_int64 && opt->has_f64)) f &= ~(uint32_t)VYRE_IR_FEATURE_CR_MATH;
+  // cr_math runs the kit's micro-programs on 64-bit integers and doubles,
+  // or on u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10).
+  if (!(opt->has_int64 && opt->has_f64) && !opt->math_soft64)
+    f &= ~(uint32_t)VYRE_IR_FEATURE_CR_MATH;
   return f;
 }
 

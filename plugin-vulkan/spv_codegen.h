@@ -78,7 +78,8 @@
 // 17: f32 results flushed per op, NaNs canonicalized only where observed
 // (docs/lowering.md LOWER-F32-1..3); the native guard only when a maybe-constant
 // operand is special (README.md VK-F32-6); f32 float-control modes (VK-F32-7).
-#define VYRE_VK_GENERATOR_VERSION 17u
+// 18: cr_math on u32 pairs (opt.math_soft64, spv_soft64.c; README.md VK-MATH-*).
+#define VYRE_VK_GENERATOR_VERSION 18u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -131,6 +132,11 @@ typedef struct vyre_spv_options {
   // masked execution runs both sides of a branch anyway and whose compile
   // time grows with every branch (figure 11's sgemm: 11 s -> 240 s).
   uint32_t guard_inline;
+  // cr_math on 32-bit integers only (docs/math.md IR-MATH-10, README.md
+  // VK-MATH-1): every 64-bit register a pair of u32, the double operations
+  // exact software routines (spv_soft64.c); needs neither shaderInt64 nor
+  // shaderFloat64, computes the same bits. Chosen by vk_math64.c.
+  uint32_t math_soft64;
 } vyre_spv_options;
 
 #define VYRE_SPV_F32_MODE_DENORM 1u // DenormPreserve 32

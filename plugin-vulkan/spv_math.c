@@ -7,14 +7,15 @@
 // bitcast to a 64-bit float around one OpFAdd / OpFSub / OpFMul decorated
 // NoContraction (correctly rounded in Vulkan for every width; the
 // micro-programs keep their doubles normal), tables are Private arrays with
-// constant initializers. Needs shaderInt64 and shaderFloat64
-// (vyre_spv_ir_features drops cr_math without them). Called from
-// spv_cg_expr.c.
+// constant initializers. Needs shaderInt64 and shaderFloat64; with
+// opt.math_soft64 the same instructions on u32 pairs instead (spv_soft64.c,
+// docs/math.md IR-MATH-10). Called from spv_cg_expr.c.
 
 #include <stdlib.h>
 
 #include "kit_math.h"
 #include "spv_cg.h"
+#include "spv_soft64.h"
 
 #define U                 (c->t_uint)
 #define L                 (c->t_ulong)
@@ -68,6 +69,7 @@ static uint32_t fop(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
 
 // Emits the function of micro-program |f| (u32 bits -> u32 bits).
 static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
+  if (c->opt->math_soft64) return vyre_spv_soft64_fn(c, f);
   vyre_spv_capability(c->m, SpvCapabilityInt64);
   vyre_spv_capability(c->m, SpvCapabilityFloat64);
   for (uint32_t t = 0; t < vyre_kit_math_table_count(); t++)

@@ -703,6 +703,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   if (st) goto fail;
   vyre_vk_f32_choose(be);
   vyre_vk_f16_choose(be);
+  vyre_vk_math64_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);
   *out = be;
@@ -797,8 +798,10 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   // Every IR feature of the header it was built against: the SPIR-V
   // generator lowers every row of the lists (a forgotten row does not build);
   // trap values only with 64-bit atomics (vyre_spv_ir_features).
-  vyre_spv_options fo = {
-      .has_int64 = be->has_int64, .int64_atomics = be->int64_atomics, .has_f64 = be->has_f64};
+  vyre_spv_options fo = {.has_int64 = be->has_int64,
+                         .int64_atomics = be->int64_atomics,
+                         .has_f64 = be->has_f64,
+                         .math_soft64 = be->math_soft64};
   out->ir_features = vyre_spv_ir_features(&fo);
   out->subgroup_size = 32;
   VkPhysicalDeviceSubgroupProperties sg = {
@@ -822,11 +825,15 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   // The driver's loop limit, for `vyre list` (the caps have no field for it).
   if (be->loop_limit && n > 0 && (size_t)n < sizeof(out->driver))
     snprintf(out->driver + n, sizeof(out->driver) - (size_t)n,
-             "; loops: %u iterations per invocation at most (%s)", be->loop_limit,
+             "; loops: %u iterations per invocation (%s)", be->loop_limit,
              be->loop_guard ? "more is refused" : "NOT checked");
   // The f32 paths (README.md VK-F32-4), e.g. "f32: native div sqrt fma".
   size_t used = strlen(out->driver);
   if (be->f32_desc[0] && used + 2 < sizeof(out->driver))
     snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->f32_desc);
+  // cr_math's doubles in software (README.md VK-MATH-3).
+  used = strlen(out->driver);
+  if (be->math_soft64 && used + 2 < sizeof(out->driver))
+    snprintf(out->driver + used, sizeof(out->driver) - used, "; f64 sw");
   return VYRE_STATUS_OK;
 }

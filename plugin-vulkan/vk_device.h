@@ -148,6 +148,9 @@ struct vyre_backend {
   uint32_t guard_inline;
   uint32_t f16_native;
   uint32_t f16_selftest_ran; // 1: this open ran the f16 self-test
+  // cr_math on u32 pairs (spv_soft64.c, docs/math.md IR-MATH-10): chosen at
+  // create by VYRE_VULKAN_MATH64 and the device (vk_math64.c).
+  uint32_t math_soft64;
 };
 
 void vyre_vk_probe(vyre_probe_result *out);
@@ -177,6 +180,10 @@ VkPhysicalDevice vyre_vk_find_uuid(VkInstance inst, const uint8_t uuid[16]);
 // the metrics vk_f16_native and vk_f16_selftest_ran say what it chose.
 // Called at create, after vyre_vk_f32_choose.
 void vyre_vk_f16_choose(vyre_backend *be);
+// Chooses be->math_soft64 from VYRE_VULKAN_MATH64=auto|soft|native and the
+// device's shaderInt64 / shaderFloat64 (vk_math64.c, README.md VK-MATH-2).
+// Called at create, after open.
+void vyre_vk_math64_choose(vyre_backend *be);
 // The counters the metrics show, saved before a self-test's compile and
 // dispatch and put back after it (create runs alone; vk_f32mode.c).
 typedef struct vyre_vk_counters {

@@ -45,6 +45,8 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->storage8);
   vyre_kit_key_add_u32(k, be->storage16);
   vyre_kit_key_add_u32(k, be->loop_guard);
+  vyre_kit_key_add_u32(k, be->has_f64);
+  vyre_kit_key_add_u32(k, be->math_soft64);
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
@@ -390,6 +392,7 @@ retry:
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
     vyre_spv_options opt = {.has_int64 = be->has_int64,
                             .has_f64 = be->has_f64,
+                            .math_soft64 = be->math_soft64,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,
@@ -427,6 +430,7 @@ retry:
     // refused.
     vyre_spv_options io = {.has_int64 = be->has_int64,
                            .has_f64 = be->has_f64,
+                           .math_soft64 = be->math_soft64,
                            .soft_mul = be->soft_mul,
                            .int64_atomics = be->int64_atomics,
                            .loop_guard = be->loop_guard,

@@ -127,7 +127,9 @@ static const char *const kExtraMetrics[] = {
     // the f32 float-control modes the modules declare (README.md VK-F32-7):
     // 1 DenormPreserve 32, 2 SignedZeroInfNanPreserve 32, 4 RoundingModeRTE 32,
     // 8 also DenormPreserve 16 and 64
-    "vk_f32_float_controls"};
+    "vk_f32_float_controls",
+    // 1 when cr_math runs on u32 pairs with software doubles (README.md VK-MATH-3)
+    "vk_math_soft64"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -165,7 +167,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          heap_budget,
                          be->f16_native ? 1u : 0u,
                          be->f16_selftest_ran,
-                         be->f32_modes};
+                         be->f32_modes,
+                         be->math_soft64};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

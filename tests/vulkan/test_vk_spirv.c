@@ -37,8 +37,10 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // | 512: hardware fma native, mul, div and sqrt software (the H200's
   // self-test verdict "f32 hw:f"); | 1024: every f32 float-control mode
   // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64; | 4096: the
-  // native guard as inline selects (a CPU device, VK-F32-6).
+  // native guard as inline selects (a CPU device, VK-F32-6); | 8192: cr_math on
+  // u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10).
   vyre_spv_options opt = {
+      .math_soft64 = (int64 >> 13) & 1,
       .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
       .has_f64 = (int64 >> 8) & 1,
       .f32_modes = ((int64 & 1024)
@@ -71,14 +73,14 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
     free(words);
     return -1;
   }
-  // cr_math needs 64-bit integers and floats (docs/math.md IR-MATH-3).
+  // cr_math needs 64-bit integers and floats (docs/math.md IR-MATH-3), or
+  // the u32-pair path (IR-MATH-10), which needs neither.
   // (The test programs leave p->features 0: the plan finds the feature.)
-  if (!(opt.has_int64 && opt.has_f64) && st == VYRE_STATUS_UNSUPPORTED &&
-      strstr(err.message, "'cr_math'"))
-    return 0;
-  if ((opt.has_int64 && opt.has_f64) && st == VYRE_STATUS_UNSUPPORTED &&
-      strstr(err.message, "'cr_math'")) {
-    fprintf(stderr, "%s: cr_math refused with Int64 and Float64: %s\n", what, err.message);
+  int cr = (opt.has_int64 && opt.has_f64) || opt.math_soft64;
+  if (!cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) return 0;
+  if (cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) {
+    fprintf(stderr, "%s: cr_math refused with Int64 and Float64 or soft f64: %s\n", what,
+            err.message);
     return -1;
   }
   if (st) {
@@ -212,6 +214,9 @@ static void test_spirv_every_operator_validates(void **state) {
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 4096, "every operator, native f32, inline guard"), 0);
   assert_int_equal(spirv_val(p, 1 | 256, "every operator, f64 (cr_math)"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256, "every operator, native f32, f64"), 0);
+  // Soft f64 without Int64 and Float64: the module declares neither.
+  assert_int_equal(spirv_val(p, 0 | 8192, "every operator, soft f64 (cr_math)"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256 | 8192, "every operator, f64, soft f64"), 0);
   free(t);
 }
 
@@ -373,6 +378,10 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 || spirv_val(&copy, 2 | 256, path) != 0 ||
         spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
         spirv_val(&copy, 0 | 1024 | 2048, path) != 0)
+      g_failed++;
+    // cr_math programs also on u32 pairs, without and with 64-bit types (IR-MATH-10).
+    else if ((copy.features & VYRE_IR_FEATURE_CR_MATH) &&
+             (spirv_val(&copy, 0 | 8192, path) != 0 || spirv_val(&copy, 2 | 4 | 8192, path) != 0))
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
     int f16 = 0;

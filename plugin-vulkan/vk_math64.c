@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// vk_math64.c — how this device runs the cr_math functions (docs/math.md
+// IR-MATH-3, IR-MATH-10; README.md VK-MATH-1..3). Chosen once at create
+// from VYRE_VULKAN_MATH64 and the device's features:
+//   auto (the default): the 64-bit integer and double instructions
+//         (spv_math.c) when the device offers shaderInt64 and shaderFloat64;
+//         otherwise — either one missing — every register on u32 pairs and
+//         the double add, sub and mul in exact software (spv_soft64.c), so a
+//         device without one of them still offers cr_math, with the same
+//         bits;
+//   soft: the u32-pair path on any device (testing it on one that has both);
+//   native: the 64-bit instructions only; a device without them does not
+//         offer cr_math (the behaviour before the soft path).
+// be->math_soft64 is part of every pipeline's cache key (vk_pipeline.c), so a
+// module made in one mode is never reused in the other; the caps' driver
+// line ends in "; f64 sw" in soft mode and the metric vk_math_soft64 is 1.
+
+#include <string.h>
+
+#include "spv_codegen.h"
+#include "vk_device.h"
+#include "vyre_kit.h"
+
+void vyre_vk_math64_choose(vyre_backend *be) {
+  const char *m = vyre_kit_getenv("VYRE_VULKAN_MATH64");
+  if (m && *m && strcmp(m, "auto") != 0 && strcmp(m, "soft") != 0 && strcmp(m, "native") != 0) {
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_MATH64=%s is not a mode; using auto. Fix: set it to auto, soft or "
+                 "native.",
+                 m);
+    m = NULL;
+  }
+  int both = be->has_int64 && be->has_f64;
+  if (m && strcmp(m, "native") == 0)
+    be->math_soft64 = 0;
+  else if (m && strcmp(m, "soft") == 0)
+    be->math_soft64 = 1;
+  else
+    be->math_soft64 = both ? 0u : 1u;
+  if (be->math_soft64 && !both)
+    vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME,
+                 "device %s has no %s: cr_math runs on 32-bit integers (exact soft f64, the "
+                 "same bits; docs/math.md IR-MATH-10)",
+                 be->props.deviceName,
+                 !be->has_int64 && !be->has_f64 ? "shaderInt64 and shaderFloat64"
+                 : !be->has_int64               ? "shaderInt64"
+                                                : "shaderFloat64");
+}
