@@ -140,5 +140,9 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
 uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x);
 // The same for a binary function (pow): f32 bits of |x| and |y|.
 uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y);
+// The Private array of kit math table |t| with elements of |elem_type| made
+// by |elem| (spv_math.c; cached in c->math_tab).
+uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
+                             uint32_t (*elem)(vyre_spv_cg *c, uint64_t v));
 
 #endif // VYRE_SPV_CG_H

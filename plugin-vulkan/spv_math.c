@@ -31,12 +31,15 @@ static uint32_t t_double(vyre_spv_cg *c) {
   return vyre_spv_global(c->m, SpvOpTypeFloat, 0, VYRE_SPV_ARGS(64));
 }
 
-// The Private array variable of table |t|, with its constant initializer.
-static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
+// The Private array variable of table |t| (elements of |elem_type|, each
+// made by |elem| from the table's 64-bit value), with its constant
+// initializer; kept in c->math_tab. spv_soft64.c uses it for its uvec2 tables.
+uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
+                             uint32_t (*elem)(vyre_spv_cg *c, uint64_t v)) {
   if (c->math_tab[t]) return c->math_tab[t];
   const vyre_kit_mtab *tab = vyre_kit_math_table(t);
   uint32_t arr =
-      vyre_spv_global(c->m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(L, vyre_spv_u(c, tab->size)));
+      vyre_spv_global(c->m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(elem_type, vyre_spv_u(c, tab->size)));
   uint32_t *w = malloc((tab->size + 1u) * sizeof(uint32_t));
   if (!w) {
     c->m->oom = 1;
@@ -44,7 +47,7 @@ static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
   }
   w[0] = arr;
   for (uint32_t i = 0; i < tab->size; i++)
-    w[i + 1] = lk(c, tab->v[i]);
+    w[i + 1] = elem(c, tab->v[i]);
   uint32_t init = vyre_spv_global(c->m, SpvOpConstantComposite, 1, w, tab->size + 1u);
   free(w);
   uint32_t ptr =
@@ -53,6 +56,10 @@ static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
   vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable,
                 VYRE_SPV_ARGS(ptr, v, SpvStorageClassPrivate, init));
   return c->math_tab[t] = v;
+}
+
+static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
+  return vyre_spv_math_table(c, t, L, lk);
 }
 
 static uint32_t b2l(vyre_spv_cg *c, uint32_t b) {

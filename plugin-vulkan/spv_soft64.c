@@ -526,32 +526,19 @@ static V lower(S *s, const vyre_kit_mfn *f, P *reg) {
 
 // ---- SPIR-V -----------------------------------------------------------------
 
+// A table entry as a uvec2 constant {lo, hi}.
+static uint32_t entry_v2(vyre_spv_cg *c, uint64_t v) {
+  uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 2));
+  return vyre_spv_global(
+      c->m, SpvOpConstantComposite, 1,
+      VYRE_SPV_ARGS(v2, vyre_spv_u(c, (uint32_t)v), vyre_spv_u(c, (uint32_t)(v >> 32))));
+}
+
 // The Private uvec2 array of table |t| (lo, hi per entry), with its constant
-// initializer.
+// initializer (spv_math.c's table maker).
 static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
-  if (c->math_tab[t]) return c->math_tab[t];
-  const vyre_kit_mtab *tab = vyre_kit_math_table(t);
-  uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(U, 2));
-  uint32_t arr =
-      vyre_spv_global(c->m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(v2, vyre_spv_u(c, tab->size)));
-  uint32_t *w = malloc((tab->size + 1u) * sizeof(uint32_t));
-  if (!w) {
-    c->m->oom = 1;
-    return 0;
-  }
-  w[0] = arr;
-  for (uint32_t i = 0; i < tab->size; i++)
-    w[i + 1] = vyre_spv_global(c->m, SpvOpConstantComposite, 1,
-                               VYRE_SPV_ARGS(v2, vyre_spv_u(c, (uint32_t)tab->v[i]),
-                                             vyre_spv_u(c, (uint32_t)(tab->v[i] >> 32))));
-  uint32_t init = vyre_spv_global(c->m, SpvOpConstantComposite, 1, w, tab->size + 1u);
-  free(w);
-  uint32_t ptr =
-      vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, arr));
-  uint32_t v = vyre_spv_id(c->m);
-  vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable,
-                VYRE_SPV_ARGS(ptr, v, SpvStorageClassPrivate, init));
-  return c->math_tab[t] = v;
+  uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 2));
+  return vyre_spv_math_table(c, t, v2, entry_v2);
 }
 
 // The soft double routine |which| as a function (uint alo, ahi, blo, bhi)
