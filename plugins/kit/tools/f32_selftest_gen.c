@@ -19,34 +19,38 @@
 
 #include "vyre_ir.h"
 
+// Both self-test programs: buffers a, b, c (read) and out, then the lets
+// i = gid.x, x = a[i], y = b[i], z = c[i], o = 4 i.
+#define PROLOGUE                                                                                   \
+  "\"buffers\":[{\"name\":\"a\",\"binding\":0,\"access\":\"read\",\"type\":\"f32\"},"              \
+  "{\"name\":\"b\",\"binding\":1,\"access\":\"read\",\"type\":\"f32\"},"                           \
+  "{\"name\":\"c\",\"binding\":2,\"access\":\"read\",\"type\":\"f32\"},"                           \
+  "{\"name\":\"out\",\"binding\":3,\"access\":\"read_write\",\"type\":\"f32\"}],"                  \
+  "\"body\":["                                                                                     \
+  "{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\",\"axis\":0}},"         \
+  "{\"k\":\"let\",\"name\":\"x\",\"value\":{\"k\":\"load\",\"buffer\":\"a\",\"index\":{\"k\":"     \
+  "\"var\",\"name\":\"i\"}}},"                                                                     \
+  "{\"k\":\"let\",\"name\":\"y\",\"value\":{\"k\":\"load\",\"buffer\":\"b\",\"index\":{\"k\":"     \
+  "\"var\",\"name\":\"i\"}}},"                                                                     \
+  "{\"k\":\"let\",\"name\":\"z\",\"value\":{\"k\":\"load\",\"buffer\":\"c\",\"index\":{\"k\":"     \
+  "\"var\",\"name\":\"i\"}}},"                                                                     \
+  "{\"k\":\"let\",\"name\":\"o\",\"value\":{\"k\":\"bin\",\"op\":\"mul\",\"a\":{\"k\":\"var\","    \
+  "\"name\":\"i\"},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":4}}},"
+
 // out[4i+0] = a*b, out[4i+1] = a/b, out[4i+2] = sqrt(a), out[4i+3] = fma(a, b, c).
 static const char kProgram[] =
-    "{\"vyre\":1,\"name\":\"vk_f32_selftest\",\"workgroup_size\":[64,1,1],"
-    "\"buffers\":[{\"name\":\"a\",\"binding\":0,\"access\":\"read\",\"type\":\"f32\"},"
-    "{\"name\":\"b\",\"binding\":1,\"access\":\"read\",\"type\":\"f32\"},"
-    "{\"name\":\"c\",\"binding\":2,\"access\":\"read\",\"type\":\"f32\"},"
-    "{\"name\":\"out\",\"binding\":3,\"access\":\"read_write\",\"type\":\"f32\"}],"
-    "\"body\":["
-    "{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\",\"axis\":0}},"
-    "{\"k\":\"let\",\"name\":\"x\",\"value\":{\"k\":\"load\",\"buffer\":\"a\",\"index\":{\"k\":"
-    "\"var\",\"name\":\"i\"}}},"
-    "{\"k\":\"let\",\"name\":\"y\",\"value\":{\"k\":\"load\",\"buffer\":\"b\",\"index\":{\"k\":"
-    "\"var\",\"name\":\"i\"}}},"
-    "{\"k\":\"let\",\"name\":\"z\",\"value\":{\"k\":\"load\",\"buffer\":\"c\",\"index\":{\"k\":"
-    "\"var\",\"name\":\"i\"}}},"
-    "{\"k\":\"let\",\"name\":\"o\",\"value\":{\"k\":\"bin\",\"op\":\"mul\",\"a\":{\"k\":\"var\","
-    "\"name\":\"i\"},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":4}}},"
+    "{\"vyre\":1,\"name\":\"vk_f32_selftest\",\"workgroup_size\":[64,1,1]," PROLOGUE
 #define STORE(K, E)                                                                                \
   "{\"k\":\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"bin\",\"op\":\"add\",\"a\":{\"k\":"      \
   "\"var\",\"name\":\"o\"},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":" K "}},\"value\":" E "}"
 #define X "{\"k\":\"var\",\"name\":\"x\"}"
 #define Y "{\"k\":\"var\",\"name\":\"y\"}"
 #define Z "{\"k\":\"var\",\"name\":\"z\"}"
-    STORE("0", "{\"k\":\"bin\",\"op\":\"mul\",\"a\":" X ",\"b\":" Y "}") "," STORE(
-        "1", "{\"k\":\"bin\",\"op\":\"div\",\"a\":" X ",\"b\":" Y
-             "}") "," STORE("2", "{\"k\":\"un\",\"op\":\"sqrt\",\"a\":" X
-                                 "}") "," STORE("3", "{\"k\":\"fma\",\"a\":" X ",\"b\":" Y
-                                                     ",\"c\":" Z "}") "]}";
+        STORE("0", "{\"k\":\"bin\",\"op\":\"mul\",\"a\":" X ",\"b\":" Y "}") "," STORE(
+            "1", "{\"k\":\"bin\",\"op\":\"div\",\"a\":" X ",\"b\":" Y
+                 "}") "," STORE("2", "{\"k\":\"un\",\"op\":\"sqrt\",\"a\":" X
+                                     "}") "," STORE("3", "{\"k\":\"fma\",\"a\":" X ",\"b\":" Y
+                                                         ",\"c\":" Z "}") "]}";
 
 // The CUDA self-test (plugin-cuda/cuda_f32mode.c, README.md CUDA-F32-2):
 // out[4i+0] = a+b, out[4i+1] = a-b, out[4i+2] = a*b, out[4i+3] = fma(a, b, c).
