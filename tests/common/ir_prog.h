@@ -10,6 +10,8 @@
 #define VYRE_TEST_IR_PROG_H
 
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vyre/vyre_backend.h"
@@ -21,7 +23,7 @@ typedef struct tb {
   uint32_t ns;
   vyre_ir_buffer bufs[16];
   uint32_t nb;
-  vyre_ir_local locals[32];
+  vyre_ir_local locals[64];
   uint32_t nl;
   char strings[512];
   uint32_t strings_used;
@@ -138,6 +140,11 @@ static inline uint32_t tb_name(tb *t, const char *s) {
 
 // Locals and statements.
 static inline uint32_t tb_local(tb *t, uint8_t type, uint32_t decl) {
+  if (t->nl >= sizeof(t->locals) / sizeof(t->locals[0])) {
+    fprintf(stderr, "ir_prog.h: more than %zu locals; raise tb.locals\n",
+            sizeof(t->locals) / sizeof(t->locals[0]));
+    abort();
+  }
   t->locals[t->nl].type = type;
   t->locals[t->nl].decl = decl;
   return t->nl++;

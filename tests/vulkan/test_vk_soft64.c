@@ -78,6 +78,13 @@ static unsigned g_bad;
 static void check(uint32_t op, uint64_t a, uint64_t b) {
   uint64_t want = host(op, a, b), got = vyre_soft64_dop(op, a, b);
   int ok = want == got;
+  // Two NaN operands: x86-64 gives the first operand's NaN (quieted), and a
+  // compiler may swap the operands of a commutative add or mul (the
+  // sanitizer build does), so the host's answer is either one; the soft
+  // routine must give one of the two.
+  const uint64_t q = 0x0008000000000000ull;
+  if (op != VYRE_KIT_MO_FLT && is_nan(a) && is_nan(b) && is_nan(got))
+    ok |= got == (a | q) || got == (b | q);
 #if !(defined(__x86_64__) || defined(_M_X64))
   // NaN payloads are the x86-64 SSE rules; elsewhere a NaN for a NaN.
   if (op != VYRE_KIT_MO_FLT && is_nan(want) && is_nan(got)) ok = 1;
@@ -107,9 +114,8 @@ static const uint64_t kEdge[] = {
     0x7FF8000000000000ull, 0xFFF8000000000000ull, // quiet NaNs
     0x7FF0000000000001ull, 0xFFF4000000000123ull, // signalling NaNs
     0x400921FB54442D18ull, 0xC00921FB54442D18ull, // pi
-    0x3FD5555555555555ull, 0x4005BF0A8B145769ull, 0x1FF0000000000000ull,
-    0x2000000000000000ull, 0x5FF0000000000000ull, 0x6000000000000000ull,
-    0x1FFFFFFFFFFFFFFFull, 0x3000000000000000ull};
+    0x3FD5555555555555ull, 0x4005BF0A8B145769ull, 0x1FF0000000000000ull, 0x2000000000000000ull,
+    0x5FF0000000000000ull, 0x6000000000000000ull, 0x1FFFFFFFFFFFFFFFull, 0x3000000000000000ull};
 #define N_EDGE (sizeof(kEdge) / sizeof(kEdge[0]))
 
 // A random double: uniform bits, or near another operand (cancellation,
