@@ -385,6 +385,11 @@ static void stmt_subgroup(vyre_spv_cg *c, const vyre_ir_node *n) {
                       : OP(SpvOpBitwiseOr, U, OP(SpvOpISub, U, l, lane), k);
     v = sg_get(c, at);
   }
+  // f32 results are canonical (the plan counts subgroup results as canonical
+  // locals, docs/lowering.md LOWER-F32-3), but the value or a combine may
+  // carry the device's NaN payload (LOWER-F32-2): canonicalize here, as the
+  // CUDA generator does (case subgroup/nan_payload_*).
+  if (t == VYRE_IR_TYPE_F32) v = vyre_spv_canon_nan(c, v);
   DO(SpvOpStore, c->local_var[n->ref], v);
 }
 

@@ -79,7 +79,8 @@
 // (docs/lowering.md LOWER-F32-1..3); the native guard only when a maybe-constant
 // operand is special (README.md VK-F32-6); f32 float-control modes (VK-F32-7).
 // 18: cr_math on u32 pairs (opt.math_soft64, spv_soft64.c; README.md VK-MATH-*).
-#define VYRE_VK_GENERATOR_VERSION 18u
+// 19: subgroup f32 results NaN-canonicalized (case subgroup/nan_payload_*).
+#define VYRE_VK_GENERATOR_VERSION 19u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

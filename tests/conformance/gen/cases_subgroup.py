@@ -161,6 +161,36 @@ def gen_subgroup_trap(ctx):
         W.add("subgroup/trap_before_subgroup_%d.json" % S, c2)
 
 
+def gen_subgroup_nan(ctx):
+    """docs/lowering.md LOWER-F32-2/3: a subgroup op's f32 result is canonical (the plan
+    counts it so), so a NaN that arithmetic made with the device's payload comes out of
+    broadcast, shuffle, shuffle_xor, reduce_add and scan_add as 0x7FC00000. Minimized
+    from H200 fuzz seed 47400781 (Vulkan stored 0x7FFFFFFF)."""
+    W = ctx.W
+    ops = (("broadcast", lit_u(7)), ("shuffle", lit_u(3)), ("shuffle_xor", lit_u(5)),
+           ("reduce_add", None), ("scan_add", None))
+    for S in (8, 16, 32):
+        body = [let("g", gid(0)),
+                let("x", add(lit_f(0x3f800000), un("sqrt", load("fl", lit_u(0)))))]
+        for k, (op, lane) in enumerate(ops):
+            body.append(_sg(op, "r%d" % k, var("x"), lane))
+            body.append(store("of", add(var("g"), lit_u(32 * k)), var("r%d" % k)))
+        name = "nan_payload_%d" % S
+        c = case(name, "subgroup_size %d, wg [32,1,1]: 1 + sqrt(a negative) is a NaN with the "
+                 "device's payload; broadcast, shuffle, shuffle_xor, reduce_add and scan_add of "
+                 "it store 0x7FC00000 (docs/lowering.md LOWER-F32-2/3; H200 fuzz seed "
+                 "47400781 on Vulkan stored 0x7FFFFFFF)" % S,
+                 [buf("fl", 0, "read", "f32"), buf("of", 1, "write", "f32", 160)], body,
+                 wg=(32, 1, 1), grid=[1, 1, 1], inputs={"fl": ["0xcf000001"]},
+                 expect={"of": ["0x7fc00000"] * 160})
+        c2 = {}
+        for k, v in c.items():
+            c2[k] = v
+            if k == "workgroup_size":
+                c2["subgroup_size"] = S
+        W.add("subgroup/%s.json" % name, c2)
+
+
 def gen_subgroup_override(ctx):
     """IR-SUBGROUP-1: an effective workgroup size (a case's workgroup_override) that is
     not a whole number of subgroups is refused at compile with INVALID_ARGUMENT; one that

@@ -158,7 +158,7 @@ from cases_zeros import gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 from cases_gridbar import gen_gridbar  # noqa: E402
 from cases_lower import gen_lower, gen_lower_wide  # noqa: E402
-from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override  # noqa: E402
+from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override, gen_subgroup_nan  # noqa: E402
 from cases_math import gen_math  # noqa: E402
 
 
@@ -191,6 +191,7 @@ def main():
     gen_subgroup_refusals(ctx)
     gen_subgroup_trap(ctx)
     gen_subgroup_override(ctx)
+    gen_subgroup_nan(ctx)
     gen_math(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
