@@ -44,7 +44,8 @@
 // 19: wide load groups: one 4/8/16-byte load per group (docs/lowering.md LOWER-WIDE-*).
 // 20: the native f32 options (VYRE_CUDA_GEN_F32_*: add, sub, mul, fma as one
 //     .ftz instruction each; README.md CUDA-F32-1).
-#define VYRE_CUDA_GENERATOR_VERSION 20u
+// 21: the resident variant stages with 8 loads in flight per thread (vrstage).
+#define VYRE_CUDA_GENERATOR_VERSION 21u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
