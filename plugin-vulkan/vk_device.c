@@ -877,13 +877,14 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   size_t used = strlen(out->driver);
   if (be->f32_desc[0] && used + 2 < sizeof(out->driver))
     snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->f32_desc);
-  // Native or emulated subgroups (README.md VK-SG-5).
-  used = strlen(out->driver);
-  if (be->sg_desc[0] && used + 2 < sizeof(out->driver))
-    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->sg_desc);
   // cr_math's doubles in software (README.md VK-MATH-3).
   used = strlen(out->driver);
   if (be->math_soft64 && used + 2 < sizeof(out->driver))
     snprintf(out->driver + used, sizeof(out->driver) - used, "; f64 sw");
+  // Native or emulated subgroups (README.md VK-SG-5), last and only whole
+  // (lavapipe's loop limit and f64 sw fill the line; the metric always says it).
+  used = strlen(out->driver);
+  if (be->sg_desc[0] && used + 2 + strlen(be->sg_desc) < sizeof(out->driver))
+    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->sg_desc);
   return VYRE_STATUS_OK;
 }
