@@ -203,11 +203,6 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
   h->buffer_count = a->program->buffer_count;
 }
 
-// True when |info| is the binding plan the generator makes for |a| on |be|:
-// the host buffers in ascending binding order, push constants of one word
-// per slot (plus the lane flag), the trap record exactly when the program
-// has a trap, lane mode only where it is allowed. Nothing in it is trusted
-// before this check: it sizes push constants and indexes buffers.
 // vyre_spv_options.subgroup_native for |a| on |be| (README.md VK-SG-4): the
 // device's native subgroup size for a subgroup program that fits it, else 0.
 static uint32_t sg_option(const vyre_backend *be, const vyre_compile_args *a) {
@@ -216,6 +211,11 @@ static uint32_t sg_option(const vyre_backend *be, const vyre_compile_args *a) {
   return vyre_vk_sg_for(&be->sg, be->sg_native, p->subgroup_size, a->workgroup_size);
 }
 
+// True when |info| is the binding plan the generator makes for |a| on |be|:
+// the host buffers in ascending binding order, push constants of one word
+// per slot (plus the lane flag), the trap record exactly when the program
+// has a trap, lane mode only where it is allowed. Nothing in it is trusted
+// before this check: it sizes push constants and indexes buffers.
 static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const vyre_spv_info *in) {
   const vyre_ir_program *p = a->program;
   uint32_t n = 0, last = 0;
