@@ -79,6 +79,9 @@ typedef struct vyre_spv_cg {
   // Subgroup emulation (docs/ir.md IR-SUBGROUP-*): a Workgroup array of one
   // u32 per invocation, the exchange buffer of every subgroup op (0: none).
   uint32_t sg_var;
+  // Native subgroup ops (opt.subgroup_native equals the program's
+  // subgroup_size; README.md VK-SG-*): no sg_var, shuffles instead.
+  int sg_native;
 } vyre_spv_cg;
 
 // Per node of |p|: 1 when the value may be a compile-time constant (malloc'd;

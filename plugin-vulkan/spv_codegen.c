@@ -348,6 +348,20 @@ static uint32_t sg_get(vyre_spv_cg *c, uint32_t at) {
   return OP(SpvOpLoad, U, OP(SpvOpAccessChain, c->t_ptr_wg_uint, c->sg_var, at));
 }
 
+// The value |v| of the invocation whose IR lane is |at| (an index into the
+// workgroup, as the emulation reads sg[at]; lane = at mod S): natively the
+// subgroup shuffle from lane at & (S-1) — the device proved that its
+// subgroup invocation id is the linear local index mod S and its subgroups
+// the IR's (README.md VK-SG-3) — else through the exchange array.
+static uint32_t sg_read(vyre_spv_cg *c, uint32_t l, uint32_t v, uint32_t at, uint32_t S) {
+  if (!c->sg_native) {
+    sg_put(c, l, v);
+    return sg_get(c, at);
+  }
+  return OP(SpvOpGroupNonUniformShuffle, U, vyre_spv_u(c, SpvScopeSubgroup), v,
+            OP(SpvOpBitwiseAnd, U, at, vyre_spv_u(c, S - 1u)));
+}
+
 static void stmt_subgroup(vyre_spv_cg *c, const vyre_ir_node *n) {
   const uint32_t S = c->plan->subgroup_size;
   const uint32_t cls = kSpvSg[n->op].cls;
@@ -365,25 +379,24 @@ static void stmt_subgroup(vyre_spv_cg *c, const vyre_ir_node *n) {
   }
   if (cls == VYRE_IR_SG_REDUCE || cls == VYRE_IR_SG_BALLOT) {
     for (uint32_t d = 1; d < S; d <<= 1) { // IR-SUBGROUP-6
-      sg_put(c, l, v);
-      uint32_t o = sg_get(c, OP(SpvOpBitwiseXor, U, l, vyre_spv_u(c, d)));
+      uint32_t o = c->sg_native ? OP(SpvOpGroupNonUniformShuffleXor, U,
+                                     vyre_spv_u(c, SpvScopeSubgroup), v, vyre_spv_u(c, d))
+                                : sg_read(c, l, v, OP(SpvOpBitwiseXor, U, l, vyre_spv_u(c, d)), S);
       v = vyre_spv_combine(c, bin, t, v, o);
     }
   } else if (cls == VYRE_IR_SG_SCAN) {
     for (uint32_t d = 1; d < S; d <<= 1) { // IR-SUBGROUP-7
-      sg_put(c, l, v);
       uint32_t has = OP(SpvOpUGreaterThanEqual, B, lane, vyre_spv_u(c, d));
       uint32_t at = vyre_spv_sel(c, U, has, OP(SpvOpISub, U, l, vyre_spv_u(c, d)), l);
-      uint32_t o = sg_get(c, at);
+      uint32_t o = sg_read(c, l, v, at, S);
       v = vyre_spv_sel(c, U, has, vyre_spv_combine(c, bin, t, o, v), v);
     }
   } else { // shuffle, shuffle_xor, broadcast: the lane (or mask) mod S (IR-SUBGROUP-5)
-    sg_put(c, l, v);
     uint32_t k = OP(SpvOpBitwiseAnd, U, lb, vyre_spv_u(c, S - 1u));
     uint32_t at = n->op == VYRE_IR_SUBGROUP_SHUFFLE_XOR
                       ? OP(SpvOpBitwiseXor, U, l, k)
                       : OP(SpvOpBitwiseOr, U, OP(SpvOpISub, U, l, lane), k);
-    v = sg_get(c, at);
+    v = sg_read(c, l, v, at, S);
   }
   // f32 results are canonical (the plan counts subgroup results as canonical
   // locals, docs/lowering.md LOWER-F32-3), but the value or a combine may
@@ -846,7 +859,7 @@ static void declare_buffers(vyre_spv_cg *c) {
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
   }
-  if (c->plan->uses & VYRE_KIT_USES_SUBGROUP) { // the exchange array of stmt_subgroup
+  if ((c->plan->uses & VYRE_KIT_USES_SUBGROUP) && !c->sg_native) { // stmt_subgroup's exchange
     const uint32_t *wg = c->opt->workgroup_size;
     uint32_t count = wg[0] * wg[1] * wg[2];
     uint32_t arr = vyre_spv_global(m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(U, vyre_spv_u(c, count)));
@@ -973,6 +986,15 @@ static uint32_t generate(vyre_spv_cg *c) {
     vyre_spv_capability(m, SpvCapabilityFloat64);
   if (c->opt->has_int64 && c->opt->int64_atomics && uses_record(c))
     vyre_spv_capability(m, SpvCapabilityInt64Atomics);
+  // Native subgroup ops (README.md VK-SG-*): the device's proven subgroup
+  // size is the program's; SPIR-V 1.3 has the non-uniform groups in core.
+  c->sg_native = (c->plan->uses & VYRE_KIT_USES_SUBGROUP) && c->opt->subgroup_native &&
+                 c->opt->subgroup_native == c->plan->subgroup_size;
+  if (c->sg_native) {
+    c->info->subgroup_native = c->plan->subgroup_size;
+    vyre_spv_capability(m, SpvCapabilityGroupNonUniform);
+    vyre_spv_capability(m, SpvCapabilityGroupNonUniformShuffle);
+  }
   c->glsl = vyre_spv_id(m);
   vyre_spv_emit_str(m, VYRE_SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL,
                     0);

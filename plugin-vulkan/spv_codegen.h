@@ -80,7 +80,8 @@
 // operand is special (README.md VK-F32-6); f32 float-control modes (VK-F32-7).
 // 18: cr_math on u32 pairs (opt.math_soft64, spv_soft64.c; README.md VK-MATH-*).
 // 19: subgroup f32 results NaN-canonicalized (case subgroup/nan_payload_*).
-#define VYRE_VK_GENERATOR_VERSION 19u
+// 20: native subgroup operations (opt.subgroup_native, README.md VK-SG-*).
+#define VYRE_VK_GENERATOR_VERSION 20u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -138,6 +139,14 @@ typedef struct vyre_spv_options {
   // exact software routines (spv_soft64.c); needs neither shaderInt64 nor
   // shaderFloat64, computes the same bits. Chosen by vk_math64.c.
   uint32_t math_soft64;
+  // Native subgroup operations (README.md VK-SG-*): the device's subgroup
+  // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
+  // 0. A program whose subgroup_size equals it computes every subgroup op
+  // with OpGroupNonUniformShuffle / ShuffleXor over the same networks as the
+  // emulation (docs/ir.md IR-SUBGROUP-5..7), no workgroup memory, no
+  // barriers, and sets info.subgroup_native (the pipeline then requires that
+  // subgroup size and full subgroups). Any other program takes the emulation.
+  uint32_t subgroup_native;
 } vyre_spv_options;
 
 #define VYRE_SPV_F32_MODE_DENORM 1u // DenormPreserve 32
@@ -178,6 +187,10 @@ typedef struct vyre_spv_info {
   // Bytes of one element per slot (1, 2 or 4): the push-constant count of a
   // slot is its bound bytes / this (docs/ir.md IR-STORE-2).
   uint8_t elem_bytes[VYRE_IR_MAX_BINDINGS];
+  // The module's subgroup ops are native (opt.subgroup_native): its pipeline
+  // needs requiredSubgroupSize = this (the program's subgroup_size) and
+  // full subgroups (README.md VK-SG-2); 0 for every other module.
+  uint32_t subgroup_native;
 } vyre_spv_info;
 
 // The IR features the generator implements with |opt|: every feature of the

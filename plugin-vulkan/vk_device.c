@@ -291,6 +291,28 @@ static int vyre_vk_float_controls_off(void) {
   return v && strcmp(v, "off") == 0;
 }
 
+// The device's subgroup facts (README.md VK-SG-2) into be->sg; size_control
+// and full were set by the extension check.
+static void sg_read(vyre_backend *be) {
+  VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sp = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT};
+  VkPhysicalDeviceSubgroupProperties sg = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+      .pNext = be->sg.size_control ? &sp : NULL};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                    .pNext = &sg};
+  vkGetPhysicalDeviceProperties2(be->phys, &p2);
+  be->sg.size = sg.subgroupSize;
+  be->sg.compute = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+  be->sg.shuffle = (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+  if (be->sg.size_control) {
+    be->sg.min_size = sp.minSubgroupSize;
+    be->sg.max_size = sp.maxSubgroupSize;
+    be->sg.max_subgroups = sp.maxComputeWorkgroupSubgroups;
+    be->sg.required_compute = (sp.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+  }
+}
+
 uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(be->phys, &nq, NULL);
@@ -344,6 +366,9 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   be->bda = be->has_budget = 0;
   VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16i8 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR};
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sgc = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+  memset(&be->sg, 0, sizeof(be->sg));
   const char *narrow = vyre_kit_getenv("VYRE_VULKAN_NARROW");
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
@@ -474,9 +499,22 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
             be->int64_atomics = 1;
           }
         }
+      // Native subgroups (README.md VK-SG-2): the size control extension
+      // with both of its features, enabled only when offered whole.
+      for (uint32_t i = 0; i < ne; i++)
+        if (strcmp(ep[i].extensionName, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) == 0) {
+          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &sgc};
+          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+          if (sgc.subgroupSizeControl && sgc.computeFullSubgroups) {
+            exts[next++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
+            be->sg.size_control = be->sg.full = 1;
+          }
+        }
     }
     free(ep);
   }
+  sg_read(be);
   detect_loop_limit(be, driver_props);
   a64.pNext = NULL;
   a64.shaderSharedInt64Atomics = VK_FALSE;
@@ -511,6 +549,13 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     bda.bufferDeviceAddress = VK_TRUE;
     bda.pNext = chain;
     chain = &bda;
+  }
+  if (be->sg.size_control) {
+    memset(&sgc, 0, sizeof(sgc));
+    sgc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT;
+    sgc.subgroupSizeControl = sgc.computeFullSubgroups = VK_TRUE;
+    sgc.pNext = chain;
+    chain = &sgc;
   }
   if (be->f16_device) {
     memset(&f16i8, 0, sizeof(f16i8));
@@ -704,6 +749,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_f32_choose(be);
   vyre_vk_f16_choose(be);
   vyre_vk_math64_choose(be);
+  vyre_vk_sg_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);
   *out = be;
@@ -835,5 +881,10 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
   used = strlen(out->driver);
   if (be->math_soft64 && used + 2 < sizeof(out->driver))
     snprintf(out->driver + used, sizeof(out->driver) - used, "; f64 sw");
+  // Native or emulated subgroups (README.md VK-SG-5), last and only whole
+  // (lavapipe's loop limit and f64 sw fill the line; the metric always says it).
+  used = strlen(out->driver);
+  if (be->sg_desc[0] && used + 2 + strlen(be->sg_desc) < sizeof(out->driver))
+    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->sg_desc);
   return VYRE_STATUS_OK;
 }

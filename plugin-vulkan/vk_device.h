@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "vk_pool.h"
+#include "vk_subgroup.h"
 #include "vk_symbols.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
@@ -151,6 +152,15 @@ struct vyre_backend {
   // cr_math on u32 pairs (spv_soft64.c, docs/math.md IR-MATH-10): chosen at
   // create by VYRE_VULKAN_MATH64 and the device (vk_math64.c).
   uint32_t math_soft64;
+  // Native subgroup operations (README.md VK-SG-*): the device's subgroup
+  // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
+  // subgroupSizeControl and computeFullSubgroups), and the subgroup size
+  // whose programs run natively (0: every program emulates), chosen at
+  // create by VYRE_VULKAN_SUBGROUP and the lane-map self-test (vk_sgmode.c).
+  vyre_vk_sg_dev sg;
+  uint32_t sg_native;
+  uint32_t sg_selftest_ran; // 1: this open ran the lane-map self-test
+  char sg_desc[24];         // "sg hw 32" / "sg emu", for `vyre list`
 };
 
 void vyre_vk_probe(vyre_probe_result *out);
@@ -184,6 +194,9 @@ void vyre_vk_f16_choose(vyre_backend *be);
 // device's shaderInt64 / shaderFloat64 (vk_math64.c, README.md VK-MATH-2).
 // Called at create, after open.
 void vyre_vk_math64_choose(vyre_backend *be);
+// Chooses be->sg_native and be->sg_desc from VYRE_VULKAN_SUBGROUP and the
+// device (vk_sgmode.c, README.md VK-SG-*). Called at create, after the others.
+void vyre_vk_sg_choose(vyre_backend *be);
 // The counters the metrics show, saved before a self-test's compile and
 // dispatch and put back after it (create runs alone; vk_f32mode.c).
 typedef struct vyre_vk_counters {

@@ -47,6 +47,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
+  vyre_kit_key_add_u32(k, be->sg_native); // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
@@ -166,6 +167,15 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
                 .module = pp->shader,
                 .pName = "main"},
       .layout = pp->layout};
+  // Native subgroup ops (README.md VK-SG-2): the program's subgroup size,
+  // full subgroups (the workgroup's x is a multiple of it, IR-SUBGROUP-1).
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT rss = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT,
+      .requiredSubgroupSize = pp->info.subgroup_native};
+  if (pp->info.subgroup_native && be->sg.size_control && be->sg.full) {
+    cp.stage.pNext = &rss;
+    cp.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
+  }
   r = vkCreateComputePipelines(be->device, be->pipeline_cache, 1, &cp, NULL, &pp->pipeline);
   if (r != VK_SUCCESS) {
     pp->pipeline = VK_NULL_HANDLE;
@@ -191,6 +201,14 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
   h->storage8 = be->storage8;
   h->storage16 = be->storage16;
   h->buffer_count = a->program->buffer_count;
+}
+
+// vyre_spv_options.subgroup_native for |a| on |be| (README.md VK-SG-4): the
+// device's native subgroup size for a subgroup program that fits it, else 0.
+static uint32_t sg_option(const vyre_backend *be, const vyre_compile_args *a) {
+  const vyre_ir_program *p = a->program;
+  if (!(p->flags & VYRE_IR_FLAG_HAS_SUBGROUP)) return 0;
+  return vyre_vk_sg_for(&be->sg, be->sg_native, p->subgroup_size, a->workgroup_size);
 }
 
 // True when |info| is the binding plan the generator makes for |a| on |be|:
@@ -231,6 +249,7 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   uint32_t record = trap || (be->loop_guard && (p->flags & VYRE_IR_FLAG_HAS_LOOP)) ? 1u : 0u;
   if (in->uses_trap != record || (in->lanes && trap)) return 0;
   if (in->trap64 != (record && be->has_int64 && be->int64_atomics ? 1u : 0u)) return 0;
+  if (in->subgroup_native != sg_option(be, a)) return 0;
   return 1;
 }
 
@@ -401,7 +420,8 @@ retry:
                             .f32_native = be->f32_native,
                             .f16_native = be->f16_native,
                             .f32_modes = be->f32_modes,
-                            .guard_inline = be->guard_inline};
+                            .guard_inline = be->guard_inline,
+                            .subgroup_native = sg_option(be, a)};
     memcpy(opt.workgroup_size, a->workgroup_size, sizeof(opt.workgroup_size));
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;
@@ -437,6 +457,7 @@ retry:
                            .storage8 = be->storage8,
                            .storage16 = be->storage16,
                            .f16_native = be->f16_native,
+                           .subgroup_native = sg_option(be, a),
                            .indirect = 1};
     memcpy(io.workgroup_size, a->workgroup_size, sizeof(io.workgroup_size));
     vyre_error ie = {.struct_size = sizeof(ie)};

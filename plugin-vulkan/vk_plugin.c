@@ -129,7 +129,10 @@ static const char *const kExtraMetrics[] = {
     // 8 also DenormPreserve 16 and 64
     "vk_f32_float_controls",
     // 1 when cr_math runs on u32 pairs with software doubles (README.md VK-MATH-3)
-    "vk_math_soft64"};
+    "vk_math_soft64",
+    // the subgroup size whose programs run native subgroup ops (0: all
+    // emulated), and 1 when this open ran the lane-map self-test (README.md VK-SG-5)
+    "vk_subgroup_native", "vk_subgroup_selftest_ran"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -168,7 +171,9 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->f16_native ? 1u : 0u,
                          be->f16_selftest_ran,
                          be->f32_modes,
-                         be->math_soft64};
+                         be->math_soft64,
+                         be->sg_native,
+                         be->sg_selftest_ran};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

@@ -38,8 +38,11 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // self-test verdict "f32 hw:f"); | 1024: every f32 float-control mode
   // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64; | 4096: the
   // native guard as inline selects (a CPU device, VK-F32-6); | 8192: cr_math on
-  // u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10).
+  // u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10); | 16384: native
+  // subgroup ops (opt.subgroup_native = the program's subgroup_size,
+  // plugin-vulkan/README.md VK-SG-1).
   vyre_spv_options opt = {
+      .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
       .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
       .has_f64 = (int64 >> 8) & 1,
@@ -85,6 +88,16 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   }
   if (st) {
     fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
+    return -1;
+  }
+  // Native subgroups: a subgroup program's module says so (its pipeline then
+  // requires the subgroup size); every other module does not.
+  uint32_t want_sg =
+      opt.subgroup_native && (p->flags & VYRE_IR_FLAG_HAS_SUBGROUP) ? p->subgroup_size : 0;
+  if (info.subgroup_native != want_sg) {
+    fprintf(stderr, "%s (int64=%u): info.subgroup_native %u, want %u\n", what, int64,
+            info.subgroup_native, want_sg);
+    free(words);
     return -1;
   }
   // VYRE_TEST_SPV_DUMP=<dir>: also keep every module there, named after the
@@ -382,6 +395,10 @@ static void val_case(const char *path, void *ctx) {
     // cr_math programs also on u32 pairs, without and with 64-bit types (IR-MATH-10).
     else if ((copy.features & VYRE_IR_FEATURE_CR_MATH) &&
              (spirv_val(&copy, 0 | 8192, path) != 0 || spirv_val(&copy, 2 | 4 | 8192, path) != 0))
+      g_failed++;
+    // Subgroup programs also with native subgroup ops (README.md VK-SG-1).
+    else if (copy.subgroup_size &&
+             (spirv_val(&copy, 0 | 16384, path) != 0 || spirv_val(&copy, 2 | 4 | 16384, path) != 0))
       g_failed++;
     // f16 programs also with the native conversions, on words and on 16-bit arrays.
     int f16 = 0;
