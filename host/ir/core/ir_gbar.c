@@ -14,8 +14,8 @@
 // nodes and locals renumbered in the order a JSON reader would number them.
 // A `write` buffer is `read_write` in every phase after the first: it starts
 // zeroed once, at the first phase (IR-BUF-10), and later phases read what
-// the earlier ones wrote (IR-GBAR-6). Inputs are validated programs, so
-// indices are trusted and the recursion is bounded by the nesting limit.
+// the earlier ones wrote (IR-GBAR-6). Inputs are validated programs; the
+// rule's walk still keeps its own stack and marks each node once.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,65 +31,84 @@
 
 typedef struct gstate {
   const vyre_ir_program *p;
-  uint32_t *top;        // per node: the top-level statement (body index) it belongs to
-  uint32_t *phase_of;   // per body index: its phase
+  uint32_t *top;      // per node: the top-level statement (body index) it belongs to; NONE: not yet
+  uint32_t *phase_of; // per body index: its phase
   uint32_t *barrier_at; // per phase boundary b (0-based): the body index of grid barrier b
+  uint32_t *work;       // the marking stack (node_count entries: a node is pushed once)
   vyre_error *err;
 } gstate;
 
-static void mark(gstate *g, uint32_t idx, uint32_t t);
-
-static void mark_list(gstate *g, uint32_t start, uint32_t count, uint32_t t) {
-  for (uint32_t i = 0; i < count; i++)
-    mark(g, g->p->stmts[start + i], t);
+// Pushes node |idx| for statement |t| unless it is none, out of range or
+// already marked (so a node that a malformed program reaches twice, or
+// through a cycle, is marked once and the walk ends).
+static void push_node(gstate *g, uint32_t *sp, uint32_t idx, uint32_t t) {
+  if (idx == NONE || idx >= g->p->node_count || g->top[idx] != NONE) return;
+  g->top[idx] = t;
+  g->work[(*sp)++] = idx;
 }
 
+static void push_list(gstate *g, uint32_t *sp, uint32_t start, uint32_t count, uint32_t t) {
+  for (uint32_t i = 0; i < count; i++)
+    if ((uint64_t)start + i < g->p->stmt_count) push_node(g, sp, g->p->stmts[start + i], t);
+}
+
+// Marks statement |idx| and everything below it as belonging to body index
+// |t|: an explicit stack, not recursion, so no program shape can exhaust
+// the thread's stack (a validation fuzzer found one that did), and only the
+// fields each kind uses (a trap's unused b and c are not followed).
 static void mark(gstate *g, uint32_t idx, uint32_t t) {
-  if (idx == NONE || idx >= g->p->node_count) return;
-  const vyre_ir_node *n = &g->p->nodes[idx];
-  g->top[idx] = t;
-  switch (n->kind) {
-  case VYRE_IR_K_LIT:
-  case VYRE_IR_K_VAR:
-  case VYRE_IR_K_BUILTIN:
-  case VYRE_IR_K_LEN:
-  case VYRE_IR_K_RETURN:
-  case VYRE_IR_K_BARRIER:
-  case VYRE_IR_K_GRID_BARRIER:
-    return;
-  case VYRE_IR_K_IF:
-    mark(g, n->a, t);
-    mark_list(g, n->list, n->list_count, t);
-    mark_list(g, n->alt, n->alt_count, t);
-    return;
-  case VYRE_IR_K_FOR:
-    mark(g, n->a, t);
-    mark(g, n->b, t);
-    mark_list(g, n->list, n->list_count, t);
-    return;
-  case VYRE_IR_K_BLOCK:
-    mark_list(g, n->list, n->list_count, t);
-    return;
-  default: // expressions and statements whose children are a, b, c
-    mark(g, n->a, t);
-    mark(g, n->b, t);
-    mark(g, n->c, t);
-    return;
+  uint32_t sp = 0;
+  push_node(g, &sp, idx, t);
+  while (sp) {
+    const vyre_ir_node *n = &g->p->nodes[g->work[--sp]];
+    switch (n->kind) {
+    case VYRE_IR_K_LIT:
+    case VYRE_IR_K_VAR:
+    case VYRE_IR_K_BUILTIN:
+    case VYRE_IR_K_LEN:
+    case VYRE_IR_K_RETURN:
+    case VYRE_IR_K_BARRIER:
+    case VYRE_IR_K_GRID_BARRIER:
+      break;
+    case VYRE_IR_K_TRAP:
+      push_node(g, &sp, n->a, t);
+      break;
+    case VYRE_IR_K_IF:
+      push_node(g, &sp, n->a, t);
+      push_list(g, &sp, n->list, n->list_count, t);
+      push_list(g, &sp, n->alt, n->alt_count, t);
+      break;
+    case VYRE_IR_K_FOR:
+      push_node(g, &sp, n->a, t);
+      push_node(g, &sp, n->b, t);
+      push_list(g, &sp, n->list, n->list_count, t);
+      break;
+    case VYRE_IR_K_BLOCK:
+      push_list(g, &sp, n->list, n->list_count, t);
+      break;
+    default: // expressions and statements whose children are a, b, c
+      push_node(g, &sp, n->a, t);
+      push_node(g, &sp, n->b, t);
+      push_node(g, &sp, n->c, t);
+      break;
+    }
   }
 }
 
 uint32_t vyre__ir_check_grid_barriers(const vyre_ir_program *p, vyre_error *err) {
   gstate g = {.p = p, .err = err};
   g.top = malloc(((size_t)p->node_count + 1u) * sizeof(uint32_t));
+  g.work = malloc(((size_t)p->node_count + 1u) * sizeof(uint32_t));
   g.phase_of = malloc(((size_t)p->body_count + 1u) * sizeof(uint32_t));
   g.barrier_at = malloc(((size_t)p->body_count + 1u) * sizeof(uint32_t));
   uint32_t st = VYRE_STATUS_OK;
-  if (!g.top || !g.phase_of || !g.barrier_at) {
+  if (!g.top || !g.work || !g.phase_of || !g.barrier_at) {
     st = vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                         "grid barriers: out of memory for %u nodes. Fix: free memory.",
                         p->node_count);
     goto done;
   }
+  memset(g.top, 0xff, ((size_t)p->node_count + 1u) * sizeof(uint32_t)); // NONE
   uint32_t ph = 0;
   for (uint32_t i = 0; i < p->body_count; i++) {
     uint32_t idx = p->stmts[p->body + i];
@@ -103,7 +122,9 @@ uint32_t vyre__ir_check_grid_barriers(const vyre_ir_program *p, vyre_error *err)
   for (uint32_t idx = 0; idx < p->node_count; idx++) {
     const vyre_ir_node *n = &p->nodes[idx];
     if (n->kind != VYRE_IR_K_VAR && n->kind != VYRE_IR_K_ASSIGN) continue;
+    if (n->ref >= p->local_count || p->locals[n->ref].decl >= p->node_count) continue;
     uint32_t i = g.top[idx], d = g.top[p->locals[n->ref].decl];
+    if (i == NONE || d == NONE) continue;
     if (g.phase_of[d] != g.phase_of[i] && (bad == NONE || i < g.top[bad])) bad = idx;
   }
   if (bad != NONE) {
@@ -123,6 +144,7 @@ uint32_t vyre__ir_check_grid_barriers(const vyre_ir_program *p, vyre_error *err)
   }
 done:
   free(g.top);
+  free(g.work);
   free(g.phase_of);
   free(g.barrier_at);
   return st;
