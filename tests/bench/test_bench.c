@@ -338,6 +338,40 @@ static void test_bench_math_subgroup_figures(void **state) {
   json_decref(root);
 }
 
+#ifdef VYRE_BENCH_TEST_VULKAN
+// Runs `vyre bench --backend vulkan --quick --filter FILTER --json` into
+// bench-vk-NAME.json and returns its root, or skips without a Vulkan device.
+static json_t *run_vulkan_figures(const char *name, const char *filter) {
+  char json[512], log[512], args[1024];
+  snprintf(json, sizeof json, "%s/bench-vk-%s.json", VYRE_BENCH_OUT, name);
+  snprintf(log, sizeof log, "%s/bench-vk-%s.log", VYRE_BENCH_OUT, name);
+  snprintf(args, sizeof args, "--backend vulkan --quick --filter %s --json '%s'", filter, json);
+  int rc = run_bench(args, log);
+  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
+    fprintf(stderr, "skipped: no Vulkan device\n");
+    skip();
+  }
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  return root;
+}
+
+// Figure |f| (key |key|) ran its vyre side and matched; it has no Vulkan
+// floor (n/a with a Fix) and carries the vyre CUDA comparison (n/a with the
+// reason where CUDA does not open).
+static void assert_vulkan_only_figure(const json_t *f, const char *key) {
+  assert_string_equal(json_string_value(json_object_get(f, "key")), key);
+  assert_side(json_object_get(f, "vyre"), 1);
+  const json_t *fl = json_object_get(f, "floor");
+  assert_string_equal(json_string_value(json_object_get(fl, "status")), "n/a");
+  assert_non_null(strstr(json_string_value(json_object_get(fl, "reason")), "Fix:"));
+  const json_t *cu = json_object_get(f, "vyre_cuda");
+  assert_non_null(cu);
+  assert_side(cu, 0);
+}
+#endif
+
 // Figures 17-19 on Vulkan (lavapipe here, the GPU on the GPU machine): the
 // vyre sides ran and matched the CPU reference bit for bit; no Vulkan floor
 // (n/a with a Fix), and the vyre CUDA comparison is there (n/a with the
@@ -347,31 +381,11 @@ static void test_bench_vulkan_math_subgroup_figures(void **state) {
 #ifndef VYRE_BENCH_TEST_VULKAN
   skip();
 #else
-  const char *json = VYRE_BENCH_OUT "/bench-vk-math.json",
-             *log = VYRE_BENCH_OUT "/bench-vk-math.log";
-  char args[1024];
-  snprintf(args, sizeof args, "--backend vulkan --quick --filter 17,18,19 --json '%s'", json);
-  int rc = run_bench(args, log);
-  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
-    fprintf(stderr, "skipped: no Vulkan device\n");
-    skip();
-  }
-  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
-  json_t *root = json_load_file(json, 0, NULL);
-  assert_non_null(root);
+  json_t *root = run_vulkan_figures("math", "17,18,19");
   const json_t *figs = json_object_get(root, "figures");
   assert_int_equal(json_array_size(figs), 3);
-  for (size_t i = 0; i < 3; i++) {
-    const json_t *f = json_array_get(figs, i);
-    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[16 + i]);
-    assert_side(json_object_get(f, "vyre"), 1);
-    const json_t *fl = json_object_get(f, "floor");
-    assert_string_equal(json_string_value(json_object_get(fl, "status")), "n/a");
-    assert_non_null(strstr(json_string_value(json_object_get(fl, "reason")), "Fix:"));
-    const json_t *cu = json_object_get(f, "vyre_cuda");
-    assert_non_null(cu);
-    assert_side(cu, 0);
-  }
+  for (size_t i = 0; i < 3; i++)
+    assert_vulkan_only_figure(json_array_get(figs, i), keys[16 + i]);
   assert_true(json_is_true(json_object_get(root, "ok")));
   json_decref(root);
 #endif
@@ -386,31 +400,11 @@ static void test_bench_vulkan_narrow_storage_figures(void **state) {
 #ifndef VYRE_BENCH_TEST_VULKAN
   skip();
 #else
-  const char *json = VYRE_BENCH_OUT "/bench-vk-narrow.json",
-             *log = VYRE_BENCH_OUT "/bench-vk-narrow.log";
-  char args[1024];
-  snprintf(args, sizeof args, "--backend vulkan --quick --filter 7,14,15,16 --json '%s'", json);
-  int rc = run_bench(args, log);
-  if (rc == 2 && strstr(slurp(log), "cannot open backend")) {
-    fprintf(stderr, "skipped: no Vulkan device\n");
-    skip();
-  }
-  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
-  json_t *root = json_load_file(json, 0, NULL);
-  assert_non_null(root);
+  json_t *root = run_vulkan_figures("narrow", "7,14,15,16");
   const json_t *figs = json_object_get(root, "figures");
   assert_int_equal(json_array_size(figs), 4);
-  for (size_t i = 1; i < 4; i++) {
-    const json_t *f = json_array_get(figs, i);
-    assert_string_equal(json_string_value(json_object_get(f, "key")), keys[12 + i]);
-    assert_side(json_object_get(f, "vyre"), 1);
-    const json_t *fl = json_object_get(f, "floor");
-    assert_string_equal(json_string_value(json_object_get(fl, "status")), "n/a");
-    assert_non_null(strstr(json_string_value(json_object_get(fl, "reason")), "Fix:"));
-    const json_t *cu = json_object_get(f, "vyre_cuda");
-    assert_non_null(cu);
-    assert_side(cu, 0);
-  }
+  for (size_t i = 1; i < 4; i++)
+    assert_vulkan_only_figure(json_array_get(figs, i), keys[12 + i]);
   // The reference of figures 14 and 16 is figure 7's vyre side of the same run.
   double v7 = json_number_value(
       json_object_get(json_object_get(json_array_get(figs, 0), "vyre"), "median"));
