@@ -45,7 +45,9 @@
 // 20: the native f32 options (VYRE_CUDA_GEN_F32_*: add, sub, mul, fma as one
 //     .ftz instruction each; README.md CUDA-F32-1).
 // 21: the resident variant stages with 8 loads in flight per thread (vrstage).
-#define VYRE_CUDA_GENERATOR_VERSION 21u
+// 22: no resident variant for a program that traps and uses subgroup ops or
+//     barriers (docs/abi.md ABI-CUDARING-7); cached ones must not load.
+#define VYRE_CUDA_GENERATOR_VERSION 22u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

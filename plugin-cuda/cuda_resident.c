@@ -250,6 +250,24 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   vyre_cuda_plan plan;
   uint32_t st = vyre_cuda_generate_opt(p, wg, opts, &one, NULL, &plan, err);
   if (st) return st;
+  // A trap ends its invocation (IR-TRAP-1) by leaving vyre_item, but the
+  // thread stays in the resident loop: the rest of its warp would wait in a
+  // subgroup shuffle, or the rest of its block at a workgroup barrier, for a
+  // thread that never comes (in the one-shot kernel the thread exits, and
+  // exited threads do not hold up either). Such a program streams on
+  // libvyre's batch engine (docs/abi.md ABI-CUDARING-7).
+  if ((plan.uses & VYRE_KIT_USES_TRAP) &&
+      (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP))) {
+    free(one);
+    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, "cuda",
+                         "resident variant: the program can trap and also uses %s; a trapped "
+                         "thread would leave the rest of its %s waiting in the resident kernel. "
+                         "Fix: none needed, libvyre streams this program on its batch engine "
+                         "(docs/abi.md ABI-CUDARING-7).",
+                         (plan.uses & VYRE_KIT_USES_SUBGROUP) ? "subgroup operations"
+                                                              : "workgroup barriers",
+                         (plan.uses & VYRE_KIT_USES_SUBGROUP) ? "subgroup" : "workgroup");
+  }
   // The one-shot kernel's header "extern "C" __global__ void
   // __launch_bounds__(N) vyre_main(" becomes the device function's.
   char *h = strstr(one, kHeader);

@@ -18,6 +18,9 @@
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,7 +170,14 @@ static void vyre_fuzz_on_alarm(int sig) {
 // A crash (in a plugin, or vyre) names the seed, then dies as it would have.
 static void vyre_fuzz_on_crash(int sig) {
   vyre_fuzz_say_seed(" crashed the process (a fatal signal). Fix: reproduce with 'vyre fuzz "
-                     "--count 1 --seed <that seed>' under a debugger and report it.\n");
+                     "--count 1 --seed <that seed>' under a debugger and report it with the "
+                     "stack below.\n");
+#if defined(__GLIBC__)
+  // The stack as "object(+offset)" lines: addr2line -e <object> <offset>
+  // names the function, also on a machine the report came from.
+  void *frames[48];
+  backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+#endif
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -438,6 +448,14 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
     signal(fatal[i], vyre_fuzz_on_crash);
+#if defined(__GLIBC__)
+  {
+    // backtrace() loads libgcc on its first call: do it now, not in the
+    // signal handler.
+    void *frame[2];
+    (void)backtrace(frame, 2);
+  }
+#endif
   // The watchdog: every path's dispatch may take the deadline, plus compiles.
   unsigned watchdog = (unsigned)((uint64_t)timeout_ms * 6 / 1000) + 120;
 

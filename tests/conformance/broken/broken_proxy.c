@@ -11,6 +11,9 @@
 //   VYRE_BROKEN_NO_ADD     refuses at compile, with VYRE_STATUS_UNSUPPORTED,
 //                          every program that uses BIN_ADD (a backend that
 //                          lacks a construct; not a bug: the runner skips)
+//   VYRE_BROKEN_CRASH      aborts the process (SIGABRT) at the compile of
+//                          every program that uses BIN_XOR: a plugin crash,
+//                          for vyre fuzz's crash report
 // The proxy dlopens the real CPU reference plugin (VYRE_CPU_PLUGIN_PATH) and
 // forwards every other slot unchanged. Built outside ${CMAKE_BINARY_DIR}/lib
 // so that no normal run ever loads it. Used only by
@@ -74,6 +77,17 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
       }
       return VYRE_STATUS_UNSUPPORTED;
     }
+  return vyre_broken_real->compile(be, args, out, err);
+}
+#endif
+
+#ifdef VYRE_BROKEN_CRASH
+static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *args,
+                                    vyre_module **out, vyre_error *err) {
+  const vyre_ir_program *p = args->program;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_BIN && p->nodes[i].op == VYRE_IR_BIN_XOR)
+      abort(); // the deliberate bug
   return vyre_broken_real->compile(be, args, out, err);
 }
 #endif
