@@ -865,13 +865,183 @@ static void emit_f32_ops(vyre_cuda_cg *g, uint32_t opts) {
   }
 }
 
+// The whole prelude: kPrelude, the f32 ops of |opts|, kPreludeRest.
+static void emit_prelude(vyre_cuda_cg *g, uint32_t opts) {
+  vyre_cuda_cg_put(g, "%s", kPrelude);
+  emit_f32_ops(g, opts);
+  vyre_cuda_cg_put(g, "%s", kPreludeRest);
+}
+
+char *vyre_cuda_prelude(uint32_t opts) {
+  vyre_cuda_cg g = {0};
+  g.cap = 16384;
+  g.buf = malloc(g.cap);
+  if (!g.buf) return NULL;
+  emit_prelude(&g, opts & VYRE_CUDA_GEN_F32_NATIVE);
+  if (g.oom) {
+    free(g.buf);
+    return NULL;
+  }
+  return g.buf;
+}
+
+// The used part of the prelude. The prelude's text splits into units: an
+// `#ifdef` ... `#endif` block, or a run of lines up to balanced braces (one
+// VD helper, a typedef, the VD macro). A unit defines the names of its VD
+// functions (the identifier before the first '(') and of its variables (the
+// one before " = ", vnegz); a unit that defines none (typedefs, VD) is always
+// kept. A unit is kept when one of its names occurs as a whole identifier in
+// the kernel text or in a kept unit (to a fixed point); kept units keep
+// their text and order, so only unused definitions disappear.
+#define VYRE_CUDA_PRELUDE_UNITS 160
+#define VYRE_CUDA_UNIT_NAMES    4
+
+typedef struct {
+  const char *at;
+  size_t len;
+  uint32_t names;
+  const char *name[VYRE_CUDA_UNIT_NAMES];
+  size_t name_len[VYRE_CUDA_UNIT_NAMES];
+  int keep, scanned;
+} prelude_unit;
+
+static int ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// The identifier ending just before |end| (after trailing spaces) in [line, end).
+static void unit_name(prelude_unit *u, const char *line, const char *end) {
+  while (end > line && end[-1] == ' ')
+    end--;
+  const char *b = end;
+  while (b > line && ident_char(b[-1]))
+    b--;
+  if (b == end || u->names >= VYRE_CUDA_UNIT_NAMES) return;
+  u->name[u->names] = b;
+  u->name_len[u->names++] = (size_t)(end - b);
+}
+
+// Splits |pre| into units; returns their count (0: more than the table holds).
+static uint32_t prelude_split(const char *pre, size_t len, prelude_unit *units) {
+  uint32_t n = 0;
+  const char *s = pre, *e = pre + len;
+  while (s < e) {
+    if (n == VYRE_CUDA_PRELUDE_UNITS) return 0;
+    prelude_unit *u = &units[n++];
+    memset(u, 0, sizeof(*u));
+    u->at = s;
+    int block = strncmp(s, "#ifdef", 6) == 0, depth = 0;
+    for (;;) {
+      const char *nl = memchr(s, '\n', (size_t)(e - s));
+      const char *le = nl ? nl + 1 : e;
+      if (strncmp(s, "VD ", 3) == 0) {
+        const char *par = memchr(s, '(', (size_t)(le - s));
+        if (par) unit_name(u, s, par);
+      } else if (strncmp(s, "__constant__ ", 13) == 0 || strncmp(s, "static const ", 13) == 0) {
+        for (const char *q = s; q + 3 <= le; q++)
+          if (memcmp(q, " = ", 3) == 0) {
+            unit_name(u, s, q);
+            break;
+          }
+      }
+      for (const char *q = s; q < le; q++)
+        depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
+      int endif = strncmp(s, "#endif", 6) == 0;
+      s = le;
+      if (s >= e || (block ? endif : depth <= 0)) break;
+    }
+    u->len = (size_t)(s - u->at);
+    if (!u->names) u->keep = 1;
+  }
+  return n;
+}
+
+// Marks the units one of whose names occurs as an identifier in [t, t + len).
+static void prelude_mark(prelude_unit *units, uint32_t n, const char *t, size_t len) {
+  const char *e = t + len;
+  while (t < e) {
+    if (!ident_char(*t)) {
+      t++;
+      continue;
+    }
+    const char *b = t;
+    while (t < e && ident_char(*t))
+      t++;
+    size_t il = (size_t)(t - b);
+    if (*b < 'a' || *b > 'z') continue; // numbers, u32, __syncthreads...
+    for (uint32_t i = 0; i < n; i++) {
+      if (units[i].keep) continue;
+      for (uint32_t k = 0; k < units[i].names; k++)
+        if (units[i].name_len[k] == il && memcmp(units[i].name[k], b, il) == 0) {
+          units[i].keep = 1;
+          break;
+        }
+    }
+  }
+}
+
+static void emit_kernel_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan);
+
 static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
+  vyre_cuda_cg pre = {0};
+  pre.cap = 16384;
+  pre.buf = malloc(pre.cap);
+  if (!pre.buf) {
+    g->oom = 1;
+    return;
+  }
+  emit_prelude(&pre, g->f32_native);
+  // The kernel (with the math functions) first, into g's empty buffer.
+  emit_kernel_body(g, plan);
+  prelude_unit *units = calloc(VYRE_CUDA_PRELUDE_UNITS, sizeof(*units));
+  uint32_t n = pre.oom || !units ? 0 : prelude_split(pre.buf, pre.len, units);
+  if (!n || g->oom) {
+    g->oom = 1;
+    free(units);
+    free(pre.buf);
+    return;
+  }
+  prelude_mark(units, n, g->buf, g->len);
+  for (int more = 1; more;) {
+    more = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (units[i].keep && !units[i].scanned) {
+        units[i].scanned = 1;
+        prelude_mark(units, n, units[i].at, units[i].len);
+        more = 1;
+      }
+  }
+  size_t used = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (units[i].keep) used += units[i].len;
+  char *out = malloc(used + g->len + 1);
+  if (!out) {
+    g->oom = 1;
+    free(units);
+    free(pre.buf);
+    return;
+  }
+  size_t at = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (units[i].keep) {
+      memcpy(out + at, units[i].at, units[i].len);
+      at += units[i].len;
+    }
+  memcpy(out + at, g->buf, g->len);
+  at += g->len;
+  out[at] = 0;
+  free(g->buf);
+  g->buf = out;
+  g->len = at;
+  g->cap = at + 1;
+  free(units);
+  free(pre.buf);
+}
+
+static void emit_kernel_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   const vyre_ir_program *p = g->p;
   uint32_t threads = g->wg[0] * g->wg[1] * g->wg[2];
   if (plan->lanes) threads /= plan->lanes;
-  vyre_cuda_cg_put(g, "%s", kPrelude);
-  emit_f32_ops(g, g->f32_native);
-  vyre_cuda_cg_put(g, "%s", kPreludeRest);
   emit_math(g);
   vyre_cuda_cg_put(g, "\nextern \"C\" __global__ void __launch_bounds__(%u) %s(", threads,
                    VYRE_CUDA_KERNEL_NAME);

@@ -47,7 +47,8 @@
 // 21: the resident variant stages with 8 loads in flight per thread (vrstage).
 // 22: no resident variant for a program that traps and uses subgroup ops or
 //     barriers (docs/abi.md ABI-CUDARING-7); cached ones must not load.
-#define VYRE_CUDA_GENERATOR_VERSION 22u
+// 23: the prelude holds only the helpers the kernel (transitively) calls.
+#define VYRE_CUDA_GENERATOR_VERSION 23u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
@@ -126,5 +127,11 @@ uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char
 uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], uint32_t opts,
                                 char **out_src, size_t *out_len, vyre_cuda_plan *out_plan,
                                 vyre_error *err);
+
+// The whole prelude (every helper, with the f32 ops of |opts|), which a
+// generated kernel carries only the used part of: for the host test of the
+// helpers (tests/cuda/test_cuda_prelude.c). malloc'd (caller frees); NULL
+// when out of memory.
+char *vyre_cuda_prelude(uint32_t opts);
 
 #endif // VYRE_CUDA_CODEGEN_H

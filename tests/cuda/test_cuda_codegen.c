@@ -495,7 +495,12 @@ static void test_codegen_follows_the_lowering_proofs(void **state) {
   assert_true(after4 == NULL || after4 > l17);
   // vz in the arithmetic helpers, vc nowhere else in them.
   assert_non_null(strstr(src, "VD float vfadd(float a, float b) { return vz(__fadd_rn(a, b)); }"));
-  assert_non_null(strstr(src, "VD float vfneg(float a) { return __uint_as_float("));
+  // vfneg is not called here, so only the whole prelude has it.
+  assert_null(strstr(src, "vfneg"));
+  char *all = vyre_cuda_prelude(0);
+  assert_non_null(all);
+  assert_non_null(strstr(all, "VD float vfneg(float a) { return __uint_as_float("));
+  free(all);
   free(src);
   if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "lowering proofs"), VYRE_STATUS_OK);
   free(t);
@@ -919,6 +924,58 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
   free(t);
 }
 
+// The prelude carries only the helpers the kernel calls, and those they call
+// (generator version 23): x[0] += 7 needs vld / vst / vsw and no division,
+// float or trap helper; a u32 division brings vudiv and nothing signed.
+static void test_codegen_emits_only_the_prelude_helpers_it_uses(void **state) {
+  (void)state;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {1, 1, 1};
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t X = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t s0 = store(t, X, lit(t, T_U, 0),
+                      bin(t, VYRE_IR_BIN_ADD, load(t, X, lit(t, T_U, 0)), lit(t, T_U, 7)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0));
+  char *src = NULL;
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_non_null(strstr(src, "VD u32 vld(const u32 *p, u32 n, u32 i)"));
+  assert_non_null(strstr(src, "VD void vst(u32 *p, u32 n, u32 i, u32 v)"));
+  assert_non_null(strstr(src, "typedef unsigned long long u64;"));
+  static const char *const kUnused[] = {"vudiv", "vidiv",  "vfmin", "vfadd", "vc(",  "vz(",
+                                        "vtrap", "vneg32", "vnegz", "vf2h",  "vclz", "vimax"};
+  for (unsigned i = 0; i < sizeof(kUnused) / sizeof(kUnused[0]); i++) {
+    if (strstr(src, kUnused[i])) fprintf(stderr, "unused %s in:\n%s\n", kUnused[i], src);
+    assert_null(strstr(src, kUnused[i]));
+  }
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "x[0] += 7"), VYRE_STATUS_OK);
+  free(t);
+
+  t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  X = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  s0 = store(t, X, lit(t, T_U, 0),
+             bin(t, VYRE_IR_BIN_DIV, load(t, X, lit(t, T_U, 0)), load(t, X, lit(t, T_U, 1))));
+  p = tb_finish(t, LIST(t, s0));
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_non_null(strstr(src, "VD u32 vudiv(u32 a, u32 b) { return b ? a / b : 0xffffffffu; }"));
+  assert_null(strstr(src, "vidiv"));
+  assert_null(strstr(src, "vurem"));
+  free(src);
+  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "udiv"), VYRE_STATUS_OK);
+  free(t);
+
+  // The whole prelude still has every helper (the host test compiles it).
+  char *all = vyre_cuda_prelude(0);
+  assert_non_null(all);
+  assert_non_null(strstr(all, "VD u32 vudiv(u32 a, u32 b)"));
+  assert_non_null(strstr(all, "VD void vtrapv(u64 *vt"));
+  assert_non_null(strstr(all, "__constant__ u32 vnegz"));
+  assert_null(strstr(all, "extern \"C\""));
+  free(all);
+}
+
 #ifdef VYRE_CUDA_HAVE_JSON
 static unsigned g_cases, g_failed, g_resident, g_native;
 
@@ -1300,6 +1357,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_subgroup_ops_are_width_limited_shuffles),
 #endif
       cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
+      cmocka_unit_test(test_codegen_emits_only_the_prelude_helpers_it_uses),
       cmocka_unit_test(test_codegen_wide_load_groups_are_one_load),
       cmocka_unit_test(test_codegen_byte_sum_walk_has_vector_loads_in_ptx),
 #ifdef VYRE_CUDA_HAVE_JSON
