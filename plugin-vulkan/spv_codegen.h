@@ -81,7 +81,8 @@
 // 18: cr_math on u32 pairs (opt.math_soft64, spv_soft64.c; README.md VK-MATH-*).
 // 19: subgroup f32 results NaN-canonicalized (case subgroup/nan_payload_*).
 // 20: native subgroup operations (opt.subgroup_native, README.md VK-SG-*).
-#define VYRE_VK_GENERATOR_VERSION 20u
+// 21: hardware fma with the zero recheck (VYRE_SPV_F32_NATIVE_FMAZ, VK-F32-2).
+#define VYRE_VK_GENERATOR_VERSION 21u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -173,6 +174,13 @@ typedef struct vyre_spv_options {
 // conversion to f32 (53 >= 2*24 + 2 bits, so it rounds once). Needs
 // shaderFloat64 and shaderInt64; takes the place of FMA (README.md VK-F32-2).
 #define VYRE_SPV_F32_NATIVE_FMA64 16u
+// hardware fma with the zero recheck: GLSL Fma (NoContraction, flushed),
+// recomputed exactly where its result is +-0 (a fused fma that flushes tiny
+// results before rounding differs from the IR only there). The recompute is
+// the fma through 64-bit floats when FMA64 is also set, else the software
+// helper. Needs shaderInt64; takes the place of FMA and FMA64 (README.md
+// VK-F32-2).
+#define VYRE_SPV_F32_NATIVE_FMAZ 32u
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

@@ -558,7 +558,34 @@ static uint32_t ffma64(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
   return vyre_spv_flush(c, OP(SpvOpBitcast, U, r)); // LOWER-F32-1
 }
 
+// Hardware fma with the zero recheck (VYRE_SPV_F32_NATIVE_FMAZ): a fused
+// fma that flushes tiny results before rounding differs from the IR only
+// where it returns a zero (an exact result in (0, 2^-126) may round up to
+// +-2^-126 under the IR; every result of at least 2^-126 rounds the same,
+// and subnormal operands are zeros under both). So where the flushed result
+// is +-0 it is recomputed with the exact path: the fma through 64-bit floats
+// when the device proved it (FMA64 also set), else the software helper. A
+// real branch, as the checked product's (vyre_spv_fmul), and taken rarely;
+// the native guard (VK-F32-6) then runs over the merged result.
+static uint32_t ffma_zrecheck(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  int via64 = (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64) != 0;
+  uint32_t exact = via64 ? 0 : fn_fma(c); // the helper's body before the branch
+  uint32_t fast = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1);
+  uint32_t zero = eq(c, and_(c, U, fast, u(c, 0x7FFFFFFFu)), u(c, 0));
+  uint32_t from = c->cur_label, slow = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, zero, slow, merge);
+  vyre_spv_label(c, slow);
+  uint32_t r = via64 ? ffma64(c, a, b, d) : call(c, exact, 3, a, b, d);
+  uint32_t at = c->cur_label;
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, merge);
+  return OP(SpvOpPhi, U, r, at, fast, from);
+}
+
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMAZ))
+    return guard_fma(c, ffma_zrecheck(c, a, b, d), a, b, d);
   if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
     return guard_fma(c, ffma64(c, a, b, d), a, b, d);
   if (!c->opt->has_int64) return hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1);

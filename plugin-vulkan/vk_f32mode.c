@@ -37,22 +37,23 @@
 // The short form for the caps' driver line (`vyre list`; 128 bytes shared
 // with the driver identity and the loop limit): "f32 sw" (every op as
 // software or checked), "f32 hw" (all four native), else "f32 hw:" and the
-// native ops' letters (m mul, d div, s sqrt, f fma, hardware or through
-// 64-bit floats). The metrics vk_f32_native_{mul,div,sqrt,fma} say the same
-// per op (fma: 1 hardware Fma, 2 through 64-bit floats).
+// native ops' letters (m mul, d div, s sqrt, f fma: hardware, through
+// 64-bit floats or hardware with the zero recheck). The metrics
+// vk_f32_native_{mul,div,sqrt,fma} say the same per op (fma: 1 hardware Fma,
+// 2 through 64-bit floats, 3 hardware Fma with the zero recheck).
 static void describe(vyre_backend *be, const char *how) {
   uint32_t n = be->f32_native;
+  const uint32_t any_fma =
+      VYRE_SPV_F32_NATIVE_FMA | VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ;
   (void)how;
   if (!n)
     snprintf(be->f32_desc, sizeof(be->f32_desc), "f32 sw");
-  else if ((n | VYRE_SPV_F32_NATIVE_FMA) == (VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64) ||
-           n == VYRE_SPV_F32_NATIVE_ALL)
+  else if ((n & ~any_fma) == (VYRE_SPV_F32_NATIVE_ALL & ~VYRE_SPV_F32_NATIVE_FMA) && (n & any_fma))
     snprintf(be->f32_desc, sizeof(be->f32_desc), "f32 hw");
   else
     snprintf(be->f32_desc, sizeof(be->f32_desc), "f32 hw:%s%s%s%s",
              n & VYRE_SPV_F32_NATIVE_MUL ? "m" : "", n & VYRE_SPV_F32_NATIVE_DIV ? "d" : "",
-             n & VYRE_SPV_F32_NATIVE_SQRT ? "s" : "",
-             n & (VYRE_SPV_F32_NATIVE_FMA | VYRE_SPV_F32_NATIVE_FMA64) ? "f" : "");
+             n & VYRE_SPV_F32_NATIVE_SQRT ? "s" : "", n & any_fma ? "f" : "");
 }
 
 // The verdict's cache key: what the result depends on (device, driver and
@@ -119,7 +120,8 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
                                      VYRE_SPV_F32_NATIVE_SQRT, VYRE_SPV_F32_NATIVE_FMA};
     static const char *const kName[4] = {"mul", "div", "sqrt", "fma"};
     pass = native;
-    if (native & VYRE_SPV_F32_NATIVE_FMA64) pass |= VYRE_SPV_F32_NATIVE_FMA;
+    if (native & (VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ))
+      pass |= VYRE_SPV_F32_NATIVE_FMA;
     why[0] = 0;
     for (uint32_t i = 0; i < SELFTEST_N; i++)
       for (int op = 0; op < 4; op++)
@@ -139,7 +141,7 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
   vyre_ir_free(ir);
   free(out);
   be->f32_native = 0;
-  if (native & VYRE_SPV_F32_NATIVE_FMA64) // FMA stood for it
+  if (native & (VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ)) // FMA stood for them
     pass = (pass & VYRE_SPV_F32_NATIVE_FMA) ? (pass & ~VYRE_SPV_F32_NATIVE_FMA) : 0;
   return st ? 0 : pass;
 }
@@ -171,7 +173,8 @@ static void choose_auto(vyre_backend *be) {
   uint32_t v[2];
   if (vyre_kit_cache_get(be->disk, &k, &payload, &size) && size == sizeof(v) &&
       memcpy(v, payload, sizeof(v)) && v[0] == SELFTEST_MAGIC &&
-      (v[1] & ~(VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64)) == 0) {
+      (v[1] & ~(VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ)) ==
+          0) {
     free(payload);
     vyre_kit_key_free(&k);
     be->f32_native = v[1];
@@ -185,18 +188,35 @@ static void choose_auto(vyre_backend *be) {
   uint32_t pass = selftest_run(be, VYRE_SPV_F32_NATIVE_ALL, why, sizeof(why));
   be->f32_selftest_ran = 1;
   // Hardware fma that does not round once: the fma through doubles, tested
-  // the same way (only its fma result counts).
-  if (!(pass & VYRE_SPV_F32_NATIVE_FMA) && !strstr(why, "did not run") && be->has_f64 &&
-      be->has_int64) {
-    char why64[512];
-    uint32_t p64 = selftest_run(be, VYRE_SPV_F32_NATIVE_FMA64, why64, sizeof(why64));
-    if (p64 & VYRE_SPV_F32_NATIVE_FMA64) {
-      pass |= VYRE_SPV_F32_NATIVE_FMA64;
+  // the same way (only its fma result counts); then the hardware fma with the
+  // zero recheck (FMAZ), whose recompute is the fma through doubles where
+  // that passed, else the software helper. FMAZ is preferred when it passes:
+  // one hardware fma per op and a branch taken only for zero results.
+  if (!(pass & VYRE_SPV_F32_NATIVE_FMA) && !strstr(why, "did not run") && be->has_int64) {
+    uint32_t fallback = 0;
+    if (be->has_f64) {
+      char why64[512];
+      uint32_t p64 = selftest_run(be, VYRE_SPV_F32_NATIVE_FMA64, why64, sizeof(why64));
       size_t used = strlen(why);
-      snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats passes");
+      if (p64 & VYRE_SPV_F32_NATIVE_FMA64) {
+        fallback = VYRE_SPV_F32_NATIVE_FMA64;
+        snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats passes");
+      } else {
+        snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats: %s", why64);
+      }
+    }
+    char whyz[512];
+    uint32_t z = VYRE_SPV_F32_NATIVE_FMAZ | fallback;
+    uint32_t pz = selftest_run(be, z, whyz, sizeof(whyz));
+    size_t used = strlen(why);
+    if ((pz & z) == z) {
+      pass |= z;
+      snprintf(why + used, sizeof(why) - used,
+               "; hardware fma with the zero recheck passes (recompute %s)",
+               fallback ? "through 64-bit floats" : "in software");
     } else {
-      size_t used = strlen(why);
-      snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats: %s", why64);
+      pass |= fallback;
+      snprintf(why + used, sizeof(why) - used, "; hardware fma with the zero recheck: %s", whyz);
     }
   }
   vyre_vk_counters_io(be, &saved, 1);
@@ -212,6 +232,29 @@ static void choose_auto(vyre_backend *be) {
   }
   vyre_kit_key_free(&k);
   be->f32_native = pass;
+}
+
+// VYRE_VULKAN_FMA (a test switch, README.md): `zrecheck` makes every fma the
+// hardware fma with the zero recheck and the software recompute,
+// `zrecheck64` the same with the recompute through 64-bit floats (needs
+// shaderFloat64), whatever the self-test said; mul, div and sqrt keep the
+// chosen paths. Unset or empty: the chosen fma path.
+static void force_fma(vyre_backend *be) {
+  const char *f = vyre_kit_getenv("VYRE_VULKAN_FMA");
+  if (!f || !*f) return;
+  uint32_t z;
+  if (strcmp(f, "zrecheck") == 0)
+    z = VYRE_SPV_F32_NATIVE_FMAZ;
+  else if (strcmp(f, "zrecheck64") == 0 && be->has_f64)
+    z = VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA64;
+  else {
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_FMA=%s is not a form this device can take; ignored. Fix: set it to "
+                 "zrecheck, or zrecheck64 on a device with shaderFloat64.",
+                 f);
+    return;
+  }
+  be->f32_native = (be->f32_native & ~(VYRE_SPV_F32_NATIVE_FMA | VYRE_SPV_F32_NATIVE_FMA64)) | z;
 }
 
 void vyre_vk_f32_choose(vyre_backend *be) {
@@ -236,10 +279,7 @@ void vyre_vk_f32_choose(vyre_backend *be) {
     describe(be, "no shaderInt64: div, sqrt, fma NOT proven exact");
     return;
   }
-  if (!m || !*m || strcmp(m, "auto") == 0) {
-    choose_auto(be);
-    describe(be, "auto");
-    return;
-  }
-  describe(be, "software");
+  if (!m || !*m || strcmp(m, "auto") == 0) choose_auto(be);
+  force_fma(be);
+  describe(be, m && strcmp(m, "software") == 0 ? "software" : "auto");
 }

@@ -158,9 +158,10 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          (be->f32_native & VYRE_SPV_F32_NATIVE_MUL) ? 1u : 0u,
                          (be->f32_native & VYRE_SPV_F32_NATIVE_DIV) ? 1u : 0u,
                          (be->f32_native & VYRE_SPV_F32_NATIVE_SQRT) ? 1u : 0u,
-                         (be->f32_native & VYRE_SPV_F32_NATIVE_FMA64) ? 2u
-                         : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA) ? 1u
-                                                                      : 0u,
+                         (be->f32_native & VYRE_SPV_F32_NATIVE_FMAZ)    ? 3u
+                         : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA64) ? 2u
+                         : (be->f32_native & VYRE_SPV_F32_NATIVE_FMA)   ? 1u
+                                                                        : 0u,
                          be->f32_selftest_ran,
                          be->n_real_faults,
                          (uint64_t)be->last_fault_result,

@@ -233,6 +233,74 @@ static void test_f32_fma_witness_is_fused(void **state) {
   assert_int_equal(o[2], 0);
 }
 
+// EVIDENCE-OF: IR-F32-2: the hardware fma with the zero recheck
+// (VYRE_SPV_F32_NATIVE_FMAZ, plugin-vulkan/README.md VK-F32-2), forced with
+// VYRE_VULKAN_FMA=zrecheck (software recompute) and zrecheck64 (recompute
+// through 64-bit floats): where the hardware result is +-0 the exact path
+// gives the IR's result. (1-2^-24) * 2^-126 + 0 rounds up to 2^-126, which
+// the IR keeps; 2^-126 - 2^-126 is +0; 2 * 3 + 1 = 7 is the hardware's (the
+// same fused or not, as lavapipe's Fma is a mul then an add). lavapipe rounds
+// the first two right itself (its subnormals round to nearest); the last row
+// is its unfused Fma's zero: (1+2^-23)^2 - (1+2^-22) is 2^-46, and only the
+// recheck gives it there.
+static void fma_zrecheck(const char *form) {
+  static const uint32_t in[][4] = {{0x3F7FFFFFu, 0x00800000u, 0x00000000u, 0x00800000u},
+                                   {0x3F800000u, 0x00800000u, 0x80800000u, 0x00000000u},
+                                   {0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
+                                   {0xBF7FFFFFu, 0x00800000u, 0x80000000u, 0x80800000u},
+                                   {0x3F800001u, 0x3F800001u, 0xBF800002u, 0x28800000u}};
+  enum { N = sizeof(in) / sizeof(in[0]) };
+  setenv("VYRE_VULKAN_FMA", form, 1);
+  vyre_backend *keep = g_be;
+  g_be = vk_open();
+  unsetenv("VYRE_VULKAN_FMA");
+  assert_non_null(g_be);
+  assert_int_equal(vk_metric("vk_f32_native_fma"), 3);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_F, N);
+  uint32_t i;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t v = fma3(t, load(t, A, var(t, i)), load(t, B, var(t, i)), load(t, C, var(t, i)));
+  uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, O)),
+                    LIST(t, store(t, O, var(t, i), v)), 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  uint32_t a[N], b[N], c[N], o[N];
+  for (uint32_t k = 0; k < N; k++) {
+    a[k] = in[k][0];
+    b[k] = in[k][1];
+    c[k] = in[k][2];
+    o[k] = 0xDEADBEEFu;
+  }
+  void *data[] = {a, b, c, o};
+  uint64_t bytes[] = {sizeof(a), sizeof(b), sizeof(c), sizeof(o)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  free(t);
+  for (uint32_t k = 0; k < N; k++) {
+    if (o[k] != in[k][3])
+      fprintf(stderr, "%s: fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", form, a[k], b[k],
+              c[k], o[k], in[k][3]);
+    assert_int_equal(o[k], in[k][3]);
+  }
+  vk_ops()->destroy(g_be);
+  g_be = keep;
+}
+
+static void test_f32_fma_zero_recheck_software(void **state) {
+  if (!g_be) skip();
+  fma_zrecheck("zrecheck");
+}
+
+static void test_f32_fma_zero_recheck_f64(void **state) {
+  if (!g_be) skip();
+  fma_zrecheck("zrecheck64");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_add_is_exact),
@@ -243,6 +311,8 @@ int main(void) {
       cmocka_unit_test(test_f32_fma_rounds_once),
       cmocka_unit_test(test_f32_software_mul_matches_the_reference_everywhere),
       cmocka_unit_test(test_f32_fma_witness_is_fused),
+      cmocka_unit_test(test_f32_fma_zero_recheck_software),
+      cmocka_unit_test(test_f32_fma_zero_recheck_f64),
   };
   return cmocka_run_group_tests_name("vulkan/f32", tests, vk_setup, vk_teardown);
 }

@@ -40,7 +40,9 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // native guard as inline selects (a CPU device, VK-F32-6); | 8192: cr_math on
   // u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10); | 16384: native
   // subgroup ops (opt.subgroup_native = the program's subgroup_size,
-  // plugin-vulkan/README.md VK-SG-1).
+  // plugin-vulkan/README.md VK-SG-1); | 32768: hardware fma with the zero
+  // recheck (VYRE_SPV_F32_NATIVE_FMAZ; with 64, the recompute through 64-bit
+  // floats, else the software helper).
   vyre_spv_options opt = {
       .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
@@ -53,7 +55,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
       .guard_inline = (int64 >> 12) & 1,
       .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
                     ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
-                    ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0),
+                    ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0) |
+                    ((int64 & 32768) ? VYRE_SPV_F32_NATIVE_FMAZ : 0),
       .has_int64 = (int64 & 3) != 0,
       .int64_atomics = (int64 & 3) == 2,
       .loop_guard = (int64 >> 2) & 1,
@@ -225,6 +228,11 @@ static void test_spirv_every_operator_validates(void **state) {
   assert_int_equal(spirv_val(p, 2 | 32, "every operator, native f32"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64, "every operator, native f32, fma via f64"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 4096, "every operator, native f32, inline guard"), 0);
+  assert_int_equal(spirv_val(p, 2 | 32768, "every operator, fma zero recheck, software"), 0);
+  assert_int_equal(spirv_val(p, 2 | 64 | 256 | 32768, "every operator, fma zero recheck, f64"), 0);
+  assert_int_equal(
+      spirv_val(p, 2 | 32 | 64 | 4096 | 32768, "every operator, fma zero recheck, inline guard"),
+      0);
   assert_int_equal(spirv_val(p, 1 | 256, "every operator, f64 (cr_math)"), 0);
   assert_int_equal(spirv_val(p, 2 | 32 | 64 | 256, "every operator, native f32, f64"), 0);
   // Soft f64 without Int64 and Float64: the module declares neither.
@@ -390,6 +398,8 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
         spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 || spirv_val(&copy, 2 | 256, path) != 0 ||
         spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
+        spirv_val(&copy, 2 | 64 | 256 | 32768, path) != 0 ||
+        spirv_val(&copy, 2 | 32 | 4096 | 32768, path) != 0 ||
         spirv_val(&copy, 0 | 1024 | 2048, path) != 0)
       g_failed++;
     // cr_math programs also on u32 pairs, without and with 64-bit types (IR-MATH-10).
