@@ -271,6 +271,25 @@ def gen_workgroup(ctx):
                 buf("out", 1, "write", "u32", n)], body, grid=[2, 1, 1], inputs={"a": a},
                expect={"out": exp}))
 
+    # IR-TRAP-1 before a workgroup barrier: the rest of the workgroup reaches
+    # the barrier and the dispatch reports the trap (outputs unspecified). On
+    # CUDA's ring the resident kernel must not wait for the trapped thread
+    # (docs/abi.md ABI-CUDARING-7).
+    body = [let("g", gid(0)), let("l", lid(0)),
+            if_(eq(var("g"), lit_u(37)), [trap(3)]),
+            store("w", var("l"), var("g")), barrier(),
+            store("out", var("g"), load("w", bin_("xor", var("l"), lit_u(1))))]
+    W.add("workgroup/trap_before_barrier.json",
+          case("trap_before_barrier",
+               "wg [64,1,1], grid [2,1,1]: gid 37 traps (site 3) before a workgroup barrier "
+               "that the rest of its workgroup reaches, then each invocation reads its "
+               "neighbour's workgroup-memory word; the dispatch reports the trap, the outputs "
+               "are unspecified (docs/ir.md IR-TRAP-1). On the CUDA ring the resident kernel "
+               "must not wait for the trapped invocation (ABI-CUDARING-7)",
+               [wbuf("w", "u32", 64), buf("out", 0, "write", "u32", 128)], body,
+               wg=(64, 1, 1), grid=[2, 1, 1],
+               expect={"trap": {"invocation": 37, "sites": [3]}}))
+
 
 def gen_atomics(ctx):
     W = ctx.W
