@@ -833,21 +833,24 @@ static void emit_math(vyre_cuda_cg *g) {
 // whose flush equals the IR's flush after rounding on such a device (inputs
 // are never subnormal, LOWER-F32-1). Inline asm keeps the instruction exactly
 // the one the self-test ran, and with .rn nothing is contracted into an fma
-// (every op stays separately rounded). The host build of the prelude (tests)
-// keeps the exact forms.
+// (every op stays separately rounded). Recheck (VYRE_CUDA_GEN_F32_MULZ,
+// _FMAZ; README.md CUDA-F32-6; only where the native bit of the op is not
+// set): the same one instruction, then, on the rarely taken path where it
+// gave a zero, the exact form (a flush before rounding differs from the IR
+// only there). The host build of the prelude (tests) keeps the exact forms.
 static void emit_f32_ops(vyre_cuda_cg *g, uint32_t opts) {
   static const struct {
-    uint32_t bit;
+    uint32_t bit, zbit;
     const char *name, *params, *args, *ptx, *exact;
   } kOps[4] = {
-      {VYRE_CUDA_GEN_F32_ADD, "vfadd", "float a, float b", "\"f\"(a), \"f\"(b)",
+      {VYRE_CUDA_GEN_F32_ADD, 0, "vfadd", "float a, float b", "\"f\"(a), \"f\"(b)",
        "add.rn.ftz.f32 %0, %1, %2;", "vz(__fadd_rn(a, b))"},
-      {VYRE_CUDA_GEN_F32_ADD, "vfsub", "float a, float b", "\"f\"(a), \"f\"(b)",
+      {VYRE_CUDA_GEN_F32_ADD, 0, "vfsub", "float a, float b", "\"f\"(a), \"f\"(b)",
        "sub.rn.ftz.f32 %0, %1, %2;", "vz(__fsub_rn(a, b))"},
-      {VYRE_CUDA_GEN_F32_MUL, "vfmul", "float a, float b", "\"f\"(a), \"f\"(b)",
-       "mul.rn.ftz.f32 %0, %1, %2;", "vz(__fmul_rn(a, b))"},
-      {VYRE_CUDA_GEN_F32_FMA, "vfma", "float a, float b, float c", "\"f\"(a), \"f\"(b), \"f\"(c)",
-       "fma.rn.ftz.f32 %0, %1, %2, %3;", "vz(__fmaf_rn(a, b, c))"},
+      {VYRE_CUDA_GEN_F32_MUL, VYRE_CUDA_GEN_F32_MULZ, "vfmul", "float a, float b",
+       "\"f\"(a), \"f\"(b)", "mul.rn.ftz.f32 %0, %1, %2;", "vz(__fmul_rn(a, b))"},
+      {VYRE_CUDA_GEN_F32_FMA, VYRE_CUDA_GEN_F32_FMAZ, "vfma", "float a, float b, float c",
+       "\"f\"(a), \"f\"(b), \"f\"(c)", "fma.rn.ftz.f32 %0, %1, %2, %3;", "vz(__fmaf_rn(a, b, c))"},
   };
   for (int i = 0; i < 4; i++) {
     if (opts & kOps[i].bit)
@@ -859,6 +862,20 @@ static void emit_f32_ops(vyre_cuda_cg *g, uint32_t opts) {
                        "#endif\n",
                        kOps[i].name, kOps[i].params, kOps[i].ptx, kOps[i].args, kOps[i].name,
                        kOps[i].params, kOps[i].exact);
+    else if (opts & kOps[i].zbit)
+      vyre_cuda_cg_put(g,
+                       "#ifdef __CUDA_ARCH__\n"
+                       "VD float %s(%s) {\n"
+                       "  float r;\n"
+                       "  asm(\"%s\" : \"=f\"(r) : %s);\n"
+                       "  if (__builtin_expect(r == 0.0f, 0)) r = %s;\n"
+                       "  return r;\n"
+                       "}\n"
+                       "#else\n"
+                       "VD float %s(%s) { return %s; }\n"
+                       "#endif\n",
+                       kOps[i].name, kOps[i].params, kOps[i].ptx, kOps[i].args, kOps[i].exact,
+                       kOps[i].name, kOps[i].params, kOps[i].exact);
     else
       vyre_cuda_cg_put(g, "VD float %s(%s) { return %s; }\n", kOps[i].name, kOps[i].params,
                        kOps[i].exact);
@@ -877,7 +894,7 @@ char *vyre_cuda_prelude(uint32_t opts) {
   g.cap = 16384;
   g.buf = malloc(g.cap);
   if (!g.buf) return NULL;
-  emit_prelude(&g, opts & VYRE_CUDA_GEN_F32_NATIVE);
+  emit_prelude(&g, opts & VYRE_CUDA_GEN_F32_ALL);
   if (g.oom) {
     free(g.buf);
     return NULL;
@@ -1177,7 +1194,7 @@ uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], 
   g->lanes = plan.lanes;
   g->vload = plan.vload;
   g->vstore = plan.vstore;
-  g->f32_native = opts & VYRE_CUDA_GEN_F32_NATIVE;
+  g->f32_native = opts & VYRE_CUDA_GEN_F32_ALL;
   memcpy(g->wg, wg, sizeof(g->wg));
   g->cap = 16384;
   g->buf = malloc(g->cap);

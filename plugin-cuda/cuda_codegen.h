@@ -48,7 +48,10 @@
 // 22: no resident variant for a program that traps and uses subgroup ops or
 //     barriers (docs/abi.md ABI-CUDARING-7); cached ones must not load.
 // 23: the prelude holds only the helpers the kernel (transitively) calls.
-#define VYRE_CUDA_GENERATOR_VERSION 23u
+// 24: the recheck f32 options (VYRE_CUDA_GEN_F32_MULZ, _FMAZ: mul and fma as
+//     one .ftz instruction, the exact form again when it gives a zero;
+//     README.md CUDA-F32-6).
+#define VYRE_CUDA_GENERATOR_VERSION 24u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
@@ -114,6 +117,15 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyr
 #define VYRE_CUDA_GEN_F32_MUL    0x02000000u // f32 mul: mul.rn.ftz.f32
 #define VYRE_CUDA_GEN_F32_FMA    0x04000000u // fma: fma.rn.ftz.f32
 #define VYRE_CUDA_GEN_F32_NATIVE 0x07000000u // all three
+// The recheck forms (README.md CUDA-F32-6): mul.rn.ftz.f32 / fma.rn.ftz.f32,
+// and when that gives a zero (+0 or -0) the exact form instead. A flush of a
+// correctly rounded normal result differs from the IR's flush after rounding
+// only where the result is a zero, so these are exact on a device whose
+// normal results are correctly rounded even when it flushes before rounding.
+// The native option of the same op takes priority when both are set.
+#define VYRE_CUDA_GEN_F32_MULZ 0x08000000u // f32 mul: mul.rn.ftz.f32, exact when zero
+#define VYRE_CUDA_GEN_F32_FMAZ 0x10000000u // fma: fma.rn.ftz.f32, exact when zero
+#define VYRE_CUDA_GEN_F32_ALL  0x1F000000u // every generator f32 option
 
 // Generates the CUDA C source for |p| run with workgroup size |wg|.
 // *out_src is malloc'd and NUL-terminated (caller frees). Errors: those of

@@ -63,7 +63,7 @@ struct vyre_backend {
   // VYRE_CUDA_F32 and the self-test; every compile adds them to its flags.
   uint32_t f32_native;
   uint32_t f32_selftest_ran; // 1: this open ran the self-test (not a cached verdict)
-  char f32_desc[16];         // "f32 sw", "f32 hw", "f32 hw:am"...: the caps' driver line
+  char f32_desc[24];         // "f32 sw", "f32 hw", "f32 hw:a, mz fz"...: the caps' driver line
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

@@ -21,6 +21,10 @@
 //             verdict (and the first failing cases) is cached in the disk
 //             cache per device name, compute capability, driver version,
 //             NVRTC, plugin build, generator version and the cases.
+// With VYRE_CUDA_F32_RECHECK=1 (opt-in), auto runs the self-test a second
+// time when mul or fma failed natively, with their recheck forms
+// (VYRE_CUDA_GEN_F32_MULZ, _FMAZ: the .ftz op, the exact form where it gave
+// a zero), and keeps each whose every case matches (README.md CUDA-F32-6).
 // The verdict rides in the compile flags (VYRE_CUDA_GEN_F32_*, cuda_codegen.h),
 // so it is part of every cache key. The isolated executor runs the same
 // choice in its own vyre_cuda_create (same environment, same disk cache).
@@ -53,14 +57,22 @@ const uint32_t (*vyre_cuda_f32_cases(uint32_t *count))[7];
 
 // Judges the self-test's output |out| (4 words per case: a+b, a-b, a*b, fma)
 // against |cases|: returns the VYRE_CUDA_GEN_F32_* bits of |tested| whose
-// every case matched bit for bit (add and sub count together). |why| gets the
-// first mismatch of each failing op ("" when none).
+// every case matched bit for bit (add and sub count together). A recheck bit
+// (_MULZ, _FMAZ) is judged like the native one of its op; where |tested| has
+// both, the native one ran and the recheck bit is dropped. |why| gets the
+// first mismatch of each failing op ("" when none; a recheck form's
+// instruction is written "mul.rn.ftz.f32+recheck").
 uint32_t vyre_cuda_f32_verdict(const uint32_t *out, const uint32_t (*cases)[7], uint32_t count,
                                uint32_t tested, char *why, size_t why_cap);
+// The recheck bits the second self-test run tries after a native run that
+// passed |pass|: _MULZ when mul failed, _FMAZ when fma failed
+// (README.md CUDA-F32-6).
+uint32_t vyre_cuda_f32_recheck_bits(uint32_t pass);
 
-// The verdict's disk-cache key for a device.
+// The verdict's disk-cache key for a device; |recheck| (VYRE_CUDA_F32_RECHECK)
+// keeps a verdict that did not try the recheck forms from an open that would.
 void vyre_cuda_f32_key(vyre_kit_key *k, const char *device_name, int cc_major, int cc_minor,
-                       int driver_version);
+                       int driver_version, int recheck);
 // The cached verdict: |native| bits and the failing cases' text. put returns
 // the payload's bytes in |buf| (cap >= 16 + why_cap); get returns 1 and fills
 // both when |payload| is a well-formed verdict, else 0.
@@ -70,7 +82,8 @@ int vyre_cuda_f32_payload_read(const void *payload, size_t size, uint32_t *nativ
 
 // The short form for the caps' driver line (`vyre list`): "f32 sw" (every op
 // exact in software), "f32 hw" (add, sub, mul and fma native), else "f32 hw:"
-// and the native ops' letters (a add and sub, m mul, f fma).
+// and the native ops' letters (a add and sub, m mul, f fma); then ", mz",
+// ", fz" or ", mz fz" for the recheck forms of mul and fma in use.
 void vyre_cuda_f32_describe(uint32_t native, char *out, size_t cap);
 
 // Sets be->f32_native, be->f32_selftest_ran and be->f32_desc (cuda_f32run.c).

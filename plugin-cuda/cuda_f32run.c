@@ -21,10 +21,12 @@
 #include "vyre_ir.h"
 #include "vyre_kit.h"
 
-// Runs the self-test with every op native. Returns 1 when it ran (*pass: the
-// VYRE_CUDA_GEN_F32_* bits whose every case matched, |why| the failures),
-// 0 when it could not run (|why| says why).
-static int selftest_run(vyre_backend *be, uint32_t *pass, char *why, size_t why_cap) {
+// Runs the self-test compiled with the generator options |tested| (every op
+// native, or the recheck forms). Returns 1 when it ran (*pass: the
+// VYRE_CUDA_GEN_F32_* bits of |tested| whose every case matched, |why| the
+// failures), 0 when it could not run (|why| says why).
+static int selftest_run(vyre_backend *be, uint32_t tested, uint32_t *pass, char *why,
+                        size_t why_cap) {
   size_t bin_size = 0;
   const uint8_t *bin = vyre_cuda_f32_program(&bin_size);
   uint32_t n = 0;
@@ -41,7 +43,7 @@ static int selftest_run(vyre_backend *be, uint32_t *pass, char *why, size_t why_
     saved[i] = atomic_load(&be->metrics.value[i]);
   vyre_kit_cache *disk = be->disk;
   be->disk = NULL;
-  be->f32_native = VYRE_CUDA_GEN_F32_NATIVE;
+  be->f32_native = tested;
   if (!st) {
     vyre_compile_args ca = {.struct_size = sizeof(ca),
                             .program = vyre_ir_view(ir),
@@ -71,7 +73,7 @@ static int selftest_run(vyre_backend *be, uint32_t *pass, char *why, size_t why_
     st = vyre_cuda_dispatch(be, &da, &dr, &err);
   }
   if (!st)
-    *pass = vyre_cuda_f32_verdict(out, cases, n, VYRE_CUDA_GEN_F32_NATIVE, why, why_cap);
+    *pass = vyre_cuda_f32_verdict(out, cases, n, tested, why, why_cap);
   else
     snprintf(why, why_cap, "the self-test did not run: %s", err.message);
   if (mod) vyre_cuda_module_release(be, mod);
@@ -90,10 +92,14 @@ static int selftest_run(vyre_backend *be, uint32_t *pass, char *why, size_t why_
 }
 
 // VYRE_CUDA_F32=auto: the cached verdict, else the self-test (then cached
-// when it ran). Returns how the verdict was reached.
-static const char *choose_auto(vyre_backend *be, char *why, size_t why_cap) {
+// when it ran). With |recheck| (VYRE_CUDA_F32_RECHECK=1), mul or fma failing
+// natively runs the self-test again with the passing native ops and their
+// recheck forms (the code modules would get), and keeps each recheck form
+// whose every case matched (README.md CUDA-F32-6). Returns how the verdict
+// was reached.
+static const char *choose_auto(vyre_backend *be, int recheck, char *why, size_t why_cap) {
   vyre_kit_key k;
-  vyre_cuda_f32_key(&k, be->name, be->cc_major, be->cc_minor, be->driver_version);
+  vyre_cuda_f32_key(&k, be->name, be->cc_major, be->cc_minor, be->driver_version, recheck);
   void *payload = NULL;
   size_t size = 0;
   uint32_t native = 0;
@@ -106,9 +112,26 @@ static const char *choose_auto(vyre_backend *be, char *why, size_t why_cap) {
   }
   free(payload);
   uint32_t pass = 0;
-  int ran = selftest_run(be, &pass, why, why_cap);
+  int ran = selftest_run(be, VYRE_CUDA_GEN_F32_NATIVE, &pass, why, why_cap);
+  const uint32_t z = vyre_cuda_f32_recheck_bits(pass);
+  int cache = ran;
+  if (ran && recheck && z) {
+    // The native failures stay in |why|; the second run's follow them.
+    size_t used = strlen(why);
+    char *rest = why + used;
+    if (used && used + 3 < why_cap) {
+      memcpy(rest, "; ", 3);
+      rest += 2;
+    }
+    uint32_t zpass = 0;
+    if (selftest_run(be, pass | z, &zpass, rest, why_cap - (size_t)(rest - why)))
+      pass = zpass;
+    else
+      cache = 0; // the native verdict for this open; the next open tries again
+    if (!rest[0]) why[used] = '\0';
+  }
   be->f32_selftest_ran = 1;
-  if (ran && !k.failed && !atomic_load(&be->lost)) {
+  if (cache && !k.failed && !atomic_load(&be->lost)) {
     uint8_t buf[12 + 512];
     size_t len = vyre_cuda_f32_payload(pass, why, buf, sizeof(buf));
     if (len) vyre_kit_cache_put(be->disk, &k, buf, len);
@@ -122,6 +145,14 @@ void vyre_cuda_f32_choose(vyre_backend *be) {
   char why[512] = "";
   uint32_t mode = vyre_cuda_f32_mode_parse(vyre_kit_getenv("VYRE_CUDA_F32"), why, sizeof(why));
   if (why[0]) vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME, "%s", why);
+  int recheck = vyre_kit_env_flag("VYRE_CUDA_F32_RECHECK");
+  if (recheck < 0) {
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME,
+                 "VYRE_CUDA_F32_RECHECK=%.64s is not a boolean; using 0 (no recheck forms). Fix: "
+                 "set it to 1 or 0.",
+                 vyre_kit_getenv("VYRE_CUDA_F32_RECHECK"));
+    recheck = 0;
+  }
   why[0] = '\0';
   be->f32_native = 0;
   be->f32_selftest_ran = 0;
@@ -130,7 +161,7 @@ void vyre_cuda_f32_choose(vyre_backend *be) {
     be->f32_native = VYRE_CUDA_GEN_F32_NATIVE;
     how = "VYRE_CUDA_F32=native, not self-tested";
   } else if (mode == VYRE_CUDA_F32_AUTO) {
-    how = choose_auto(be, why, sizeof(why));
+    how = choose_auto(be, recheck, why, sizeof(why));
   }
   vyre_cuda_f32_describe(be->f32_native, be->f32_desc, sizeof(be->f32_desc));
   const uint32_t v = be->f32_native;
@@ -139,7 +170,11 @@ void vyre_cuda_f32_choose(vyre_backend *be) {
                "CUDA-F32-2)%s%s",
                be->device_index, be->name, be->driver_version,
                v & VYRE_CUDA_GEN_F32_ADD ? "native" : "exact software",
-               v & VYRE_CUDA_GEN_F32_MUL ? "native" : "exact software",
-               v & VYRE_CUDA_GEN_F32_FMA ? "native" : "exact software", how, why[0] ? ": " : "",
-               why);
+               v & VYRE_CUDA_GEN_F32_MUL    ? "native"
+               : v & VYRE_CUDA_GEN_F32_MULZ ? "native with the zero recheck"
+                                            : "exact software",
+               v & VYRE_CUDA_GEN_F32_FMA    ? "native"
+               : v & VYRE_CUDA_GEN_F32_FMAZ ? "native with the zero recheck"
+                                            : "exact software",
+               how, why[0] ? ": " : "", why);
 }

@@ -206,12 +206,12 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: reversed invocation order is offered by the CPU reference "
                          "only. Fix: run race checks on the cpu backend.");
-  if (a->flags & VYRE_CUDA_GEN_F32_NATIVE)
+  if (a->flags & VYRE_CUDA_GEN_F32_ALL)
     return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
                          "compile: flags 0x%x carry bits 0x%x the plugin reserves for its own f32 "
                          "verdict. Fix: pass VYRE_COMPILE_* flags only; set VYRE_CUDA_F32 to "
                          "choose the f32 paths (README.md CUDA-F32-3).",
-                         a->flags, a->flags & VYRE_CUDA_GEN_F32_NATIVE);
+                         a->flags, a->flags & VYRE_CUDA_GEN_F32_ALL);
   if (a->program->workgroup_bytes > be->max_shared)
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
@@ -247,7 +247,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   const vyre_ir_program *p = a->program;
   // The device's f32 verdict rides in the flags (cuda_codegen.h
   // VYRE_CUDA_GEN_F32_*): every cache key and the generator see it.
-  const uint32_t flags = a->flags | (be->f32_native & VYRE_CUDA_GEN_F32_NATIVE);
+  const uint32_t flags = a->flags | (be->f32_native & VYRE_CUDA_GEN_F32_ALL);
   const char *label = a->label                                  ? a->label
                       : p->strings && p->name < p->strings_size ? p->strings + p->name
                                                                 : "?";

@@ -302,8 +302,12 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
   // program with add, sub, mul and fma as one .ftz instruction each.
   g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
   uint32_t native_st = compile_sm90(p, wg, "every operator, native f32");
+  // The recheck forms of mul and fma (README.md CUDA-F32-6), add native.
+  g_gen_opts = VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ;
+  uint32_t recheck_st = compile_sm90(p, wg, "every operator, f32 recheck");
   g_gen_opts = 0;
   assert_int_equal(native_st, VYRE_STATUS_OK);
+  assert_int_equal(recheck_st, VYRE_STATUS_OK);
   free(t);
 }
 
@@ -977,11 +981,13 @@ static void test_codegen_emits_only_the_prelude_helpers_it_uses(void **state) {
 }
 
 #ifdef VYRE_CUDA_HAVE_JSON
-static unsigned g_cases, g_failed, g_resident, g_native;
+static unsigned g_cases, g_failed, g_resident, g_native, g_recheck;
 
 // The native f32 paths (plugin-cuda/README.md CUDA-F32-1): when |p| uses an
 // f32 add, sub, mul or fma (its native source differs from the exact one),
-// that source is compiled too. Returns 1 on a failure.
+// that source is compiled too; when it uses mul or fma, the source with the
+// recheck forms (CUDA-F32-6: add native, mul and fma .ftz with the zero
+// recheck) as well. Returns 1 on a failure.
 static int compile_native_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
   char *exact = NULL, *native = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
@@ -994,12 +1000,19 @@ static int compile_native_sm90(const vyre_ir_program *p, const uint32_t wg[3], c
   differs = differs && body &&
             (strstr(body, "vfadd(") || strstr(body, "vfsub(") || strstr(body, "vfmul(") ||
              strstr(body, "vfma("));
+  const int mul_or_fma = differs && (strstr(body, "vfmul(") || strstr(body, "vfma("));
   free(exact);
   free(native);
   if (!differs) return 0;
   g_native++;
   g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
   uint32_t st = compile_sm90(p, wg, what);
+  if (mul_or_fma) {
+    g_recheck++;
+    g_gen_opts = VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ;
+    uint32_t zst = compile_sm90(p, wg, what);
+    if (zst) st = zst;
+  }
   g_gen_opts = 0;
   return st != VYRE_STATUS_OK;
 }
@@ -1053,9 +1066,10 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", compile_case, NULL);
   vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", compile_case, NULL);
   fprintf(stderr,
-          "nvrtc: %u case programs, %u native f32 variants and %u resident variants generated "
-          "and compiled for sm_90 (%u refused as ABI-CUDARING-7 requires)%s, %u failed\n",
-          g_cases, g_native, g_resident - g_resident_refused, g_resident_refused,
+          "nvrtc: %u case programs, %u native f32 variants, %u f32 recheck variants and %u "
+          "resident variants generated and compiled for sm_90 (%u refused as ABI-CUDARING-7 "
+          "requires)%s, %u failed\n",
+          g_cases, g_native, g_recheck, g_resident - g_resident_refused, g_resident_refused,
 #ifdef VYRE_TEST_SANITIZED
           " (sanitizer build: every fourth case through NVRTC)",
 #else
@@ -1067,6 +1081,7 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
     skip();
   }
   assert_int_equal(g_failed, 0);
+  assert_true(g_recheck > 0);
   // subgroup/trap_before_subgroup_{8,32} and workgroup/trap_before_barrier.
   assert_true(g_resident_refused >= 3);
 }

@@ -108,15 +108,12 @@ static float flt(uint32_t u) {
 
 // A device that flushes before rounding: a result whose exact value is below
 // 2^-126 in magnitude is a zero of its sign, even where it would round up to
-// 2^-126. The self-test must catch it for mul and fma, and keep add (exact
-// when subnormal: no difference) native.
-static void test_f32_cases_catch_a_flush_before_rounding(void **state) {
-  (void)state;
-  uint32_t n = 0;
-  const uint32_t(*cases)[7] = vyre_cuda_f32_cases(&n);
+// 2^-126. Its answers to the cases; |mul_up|, |fma_up| count the cases (per
+// sign) that the IR rounds up to 2^-126 and it flushes.
+static uint32_t *flush_before_rounding_out(const uint32_t (*cases)[7], uint32_t n,
+                                           unsigned mul_up[2], unsigned fma_up[2]) {
   uint32_t *out = expected_out(cases, n);
   const double t126 = ldexp(1.0, -126);
-  unsigned mul_up[2] = {0, 0}, fma_up[2] = {0, 0};
   for (uint32_t i = 0; i < n; i++) {
     uint32_t a = cases[i][0], b = cases[i][1], c = cases[i][2];
     if ((a & 0x7F800000u) == 0 || (b & 0x7F800000u) == 0 || (a & 0x7F800000u) == 0x7F800000u ||
@@ -134,6 +131,17 @@ static void test_f32_cases_catch_a_flush_before_rounding(void **state) {
       if ((cases[i][6] & 0x7FFFFFFFu) == 0x00800000u) fma_up[r < 0]++;
     }
   }
+  return out;
+}
+
+// The self-test must catch it for mul and fma, and keep add (exact when
+// subnormal: no difference) native.
+static void test_f32_cases_catch_a_flush_before_rounding(void **state) {
+  (void)state;
+  uint32_t n = 0;
+  const uint32_t(*cases)[7] = vyre_cuda_f32_cases(&n);
+  unsigned mul_up[2] = {0, 0}, fma_up[2] = {0, 0};
+  uint32_t *out = flush_before_rounding_out(cases, n, mul_up, fma_up);
   // Cases that round up to 2^-126, both signs, for both ops.
   assert_true(mul_up[0] >= 3 && mul_up[1] >= 3);
   assert_true(fma_up[0] >= 3 && fma_up[1] >= 3);
@@ -145,15 +153,73 @@ static void test_f32_cases_catch_a_flush_before_rounding(void **state) {
   free(out);
 }
 
+// The recheck forms (README.md CUDA-F32-6) on that device: the .ftz op, and
+// where it gave a zero (+0 or -0) the exact form, so the IR's answer. The
+// second self-test run tries them for the ops that failed natively and
+// passes them; a wrong nonzero result still fails them.
+static void test_f32_recheck_passes_a_flush_before_rounding(void **state) {
+  (void)state;
+  uint32_t n = 0;
+  const uint32_t(*cases)[7] = vyre_cuda_f32_cases(&n);
+  unsigned mul_up[2] = {0, 0}, fma_up[2] = {0, 0};
+  uint32_t *hw = flush_before_rounding_out(cases, n, mul_up, fma_up);
+  char why[512];
+  const uint32_t pass =
+      vyre_cuda_f32_verdict(hw, cases, n, VYRE_CUDA_GEN_F32_NATIVE, why, sizeof(why));
+  assert_int_equal(pass, VYRE_CUDA_GEN_F32_ADD);
+  // Which recheck forms the second run tries: those of the failing ops.
+  const uint32_t z = vyre_cuda_f32_recheck_bits(pass);
+  assert_int_equal(z, VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ);
+  assert_int_equal(vyre_cuda_f32_recheck_bits(VYRE_CUDA_GEN_F32_NATIVE), 0);
+  assert_int_equal(vyre_cuda_f32_recheck_bits(VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MUL),
+                   VYRE_CUDA_GEN_F32_FMAZ);
+  // What the recheck forms return there: the hardware's result unless it is
+  // a zero, then the exact form's (the IR's answer).
+  uint32_t *rz = calloc((size_t)4 * n, 4);
+  assert_non_null(rz);
+  unsigned rechecked = 0;
+  for (uint32_t i = 0; i < n; i++)
+    for (int op = 0; op < 4; op++) {
+      uint32_t r = hw[4 * i + op];
+      if (op >= 2 && (r & 0x7FFFFFFFu) == 0) {
+        rechecked += r != cases[i][3 + op];
+        r = cases[i][3 + op];
+      }
+      rz[4 * i + op] = r;
+    }
+  assert_true(rechecked >= 12); // the tiny-band rows that round up, both ops
+  assert_int_equal(vyre_cuda_f32_verdict(rz, cases, n, pass | z, why, sizeof(why)),
+                   VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ);
+  assert_string_equal(why, "");
+  // The native form takes priority: with both bits, the native one ran and
+  // only it is judged (here it fails; the recheck bit is not kept).
+  assert_int_equal(vyre_cuda_f32_verdict(hw, cases, n,
+                                         VYRE_CUDA_GEN_F32_MUL | VYRE_CUDA_GEN_F32_MULZ, why,
+                                         sizeof(why)),
+                   0);
+  assert_int_equal(vyre_cuda_f32_verdict(rz, cases, n,
+                                         VYRE_CUDA_GEN_F32_MUL | VYRE_CUDA_GEN_F32_MULZ, why,
+                                         sizeof(why)),
+                   VYRE_CUDA_GEN_F32_MUL);
+  // A wrong nonzero product is no flush: the recheck form of mul fails, and
+  // the message says which form.
+  rz[4 * 7 + 2] ^= 1u;
+  assert_int_equal(vyre_cuda_f32_verdict(rz, cases, n, pass | z, why, sizeof(why)),
+                   VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_FMAZ);
+  assert_non_null(strstr(why, "mul.rn.ftz.f32+recheck(0x"));
+  free(rz);
+  free(hw);
+}
+
 static void test_f32_verdict_cache_round_trip(void **state) {
   (void)state;
   char dir[64];
   snprintf(dir, sizeof(dir), "/tmp/vyre-cuda-f32-XXXXXX");
   assert_non_null(mkdtemp(dir));
   vyre_kit_key k, k2, k3;
-  vyre_cuda_f32_key(&k, "NVIDIA H200", 9, 0, 13000);
-  vyre_cuda_f32_key(&k2, "NVIDIA H200", 9, 0, 13010); // another driver
-  vyre_cuda_f32_key(&k3, "NVIDIA H100", 9, 0, 13000); // another device
+  vyre_cuda_f32_key(&k, "NVIDIA H200", 9, 0, 13000, 0);
+  vyre_cuda_f32_key(&k2, "NVIDIA H200", 9, 0, 13010, 0); // another driver
+  vyre_cuda_f32_key(&k3, "NVIDIA H100", 9, 0, 13000, 0); // another device
   assert_false(k.failed);
   assert_true(k.size != k2.size || memcmp(k.bytes, k2.bytes, k.size) != 0);
   assert_true(k.size != k3.size || memcmp(k.bytes, k3.bytes, k.size) != 0);
@@ -197,6 +263,37 @@ static void test_f32_verdict_cache_round_trip(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+// The recheck bits ride in the cached verdict, and a verdict reached without
+// VYRE_CUDA_F32_RECHECK is never the answer for an open with it (nor back).
+static void test_f32_verdict_cache_carries_the_recheck_bits(void **state) {
+  (void)state;
+  vyre_kit_key k0, k1;
+  vyre_cuda_f32_key(&k0, "NVIDIA H200", 9, 0, 13000, 0);
+  vyre_cuda_f32_key(&k1, "NVIDIA H200", 9, 0, 13000, 1);
+  assert_false(k1.failed);
+  assert_true(k0.size != k1.size || memcmp(k0.bytes, k1.bytes, k0.size) != 0);
+  vyre_kit_key_free(&k0);
+  vyre_kit_key_free(&k1);
+  uint8_t buf[12 + 512];
+  const uint32_t v = VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ;
+  const char *why = "mul.rn.ftz.f32(0x3f7fffff, 0x00800000) = 0x00000000, want 0x00800000";
+  size_t len = vyre_cuda_f32_payload(v, why, buf, sizeof(buf));
+  assert_int_equal(len, 12 + strlen(why));
+  uint32_t native = 0;
+  char got[512];
+  assert_true(vyre_cuda_f32_payload_read(buf, len, &native, got, sizeof(got)));
+  assert_int_equal(native, v);
+  assert_string_equal(got, why);
+  // The payload's magic moved with the recheck bits: "CUF4".
+  uint32_t magic;
+  memcpy(&magic, buf, 4);
+  assert_int_equal(magic, 0x34465543u);
+  // A bit above the generator's f32 options is no verdict.
+  uint32_t bad = v | 0x20000000u;
+  memcpy(buf + 4, &bad, 4);
+  assert_false(vyre_cuda_f32_payload_read(buf, len, &native, got, sizeof(got)));
+}
+
 static void test_f32_describe(void **state) {
   (void)state;
   char d[16];
@@ -208,6 +305,19 @@ static void test_f32_describe(void **state) {
   assert_string_equal(d, "f32 hw:af");
   vyre_cuda_f32_describe(VYRE_CUDA_GEN_F32_MUL | 0x1u, d, sizeof(d));
   assert_string_equal(d, "f32 hw:m");
+  // The recheck forms (README.md CUDA-F32-6): ", mz" / ", fz" after the rest.
+  char dz[24];
+  vyre_cuda_f32_describe(VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ,
+                         dz, sizeof(dz));
+  assert_string_equal(dz, "f32 hw:a, mz fz");
+  vyre_cuda_f32_describe(VYRE_CUDA_GEN_F32_MULZ, dz, sizeof(dz));
+  assert_string_equal(dz, "f32 sw, mz");
+  vyre_cuda_f32_describe(VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MUL | VYRE_CUDA_GEN_F32_FMAZ, dz,
+                         sizeof(dz));
+  assert_string_equal(dz, "f32 hw:am, fz");
+  // A native op's recheck bit is not shown (the native form is what runs).
+  vyre_cuda_f32_describe(VYRE_CUDA_GEN_F32_NATIVE | VYRE_CUDA_GEN_F32_MULZ, dz, sizeof(dz));
+  assert_string_equal(dz, "f32 hw");
 }
 
 static unsigned count(const char *s, const char *what) {
@@ -302,6 +412,73 @@ static void test_f32_native_source_is_one_ftz_instruction_per_op(void **state) {
   free(t);
 }
 
+// The recheck forms (VYRE_CUDA_GEN_F32_MULZ, _FMAZ; README.md CUDA-F32-6):
+// mul and fma are the one .ftz instruction, then the exact form where it gave
+// a zero; add keeps its own option; the native option of an op wins; the
+// kernel text does not change; NVRTC compiles it for sm_90 where it loads.
+static void test_f32_recheck_source_is_the_ftz_op_and_a_zero_recheck(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = f32_prog(t);
+  const uint32_t wg[3] = {64, 1, 1};
+  char *exact = NULL, *z = NULL, *both = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  const uint32_t zopts = VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ;
+  assert_int_equal(vyre_cuda_generate_opt(p, wg, 0, &exact, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_generate_opt(p, wg, zopts, &z, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_F32_MUL | VYRE_CUDA_GEN_F32_MULZ,
+                                          &both, NULL, NULL, &err),
+                   VYRE_STATUS_OK);
+  assert_non_null(strstr(z,
+                         "VD float vfmul(float a, float b) {\n"
+                         "  float r;\n"
+                         "  asm(\"mul.rn.ftz.f32 %0, %1, %2;\" : \"=f\"(r) : \"f\"(a), \"f\"(b));\n"
+                         "  if (__builtin_expect(r == 0.0f, 0)) r = vz(__fmul_rn(a, b));\n"
+                         "  return r;\n"
+                         "}\n"));
+  assert_non_null(strstr(z, "VD float vfma(float a, float b, float c) {\n"
+                            "  float r;\n"
+                            "  asm(\"fma.rn.ftz.f32 %0, %1, %2, %3;\" : \"=f\"(r) : \"f\"(a), "
+                            "\"f\"(b), \"f\"(c));\n"
+                            "  if (__builtin_expect(r == 0.0f, 0)) r = vz(__fmaf_rn(a, b, c));\n"
+                            "  return r;\n"
+                            "}\n"));
+  // The host build (#else) keeps the exact forms; add is native by its bit.
+  assert_non_null(
+      strstr(z, "#else\nVD float vfmul(float a, float b) { return vz(__fmul_rn(a, b)); }"));
+  assert_non_null(strstr(z, "asm(\"add.rn.ftz.f32 %0, %1, %2;\""));
+  // The recheck's exact form needs vz: the used prelude keeps it.
+  assert_non_null(strstr(z, "VD float vz("));
+  // The native option wins over the recheck one.
+  assert_non_null(strstr(both, "{ float r; asm(\"mul.rn.ftz.f32 %0, %1, %2;\""));
+  assert_null(strstr(both, "__builtin_expect"));
+  // The whole prelude with the recheck options has both forms.
+  char *all = vyre_cuda_prelude(VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ);
+  assert_non_null(all);
+  assert_int_equal(count(all, "__builtin_expect(r == 0.0f, 0)"), 2);
+  free(all);
+  // Only the prelude differs.
+  const char *kx = strstr(exact, "extern \"C\" __global__"),
+             *kz = strstr(z, "extern \"C\" __global__");
+  assert_non_null(kx);
+  assert_non_null(kz);
+  assert_string_equal(kx, kz);
+  vyre_error nerr = {.struct_size = sizeof(nerr)};
+  if (vyre_cuda_nvrtc_load(&nerr) == VYRE_STATUS_OK) {
+    void *cubin = NULL;
+    size_t size = 0;
+    if (vyre_cuda_nvrtc_compile(z, 9, 0, &cubin, &size, &err)) fail_msg("recheck: %s", err.message);
+    assert_true(size > 16);
+    free(cubin);
+  } else {
+    fprintf(stderr, "NVRTC not loaded (%s): the source was not compiled\n", nerr.message);
+  }
+  free(exact);
+  free(z);
+  free(both);
+  free(t);
+}
+
 // The modes never share a cubin: the options are part of the flags word of
 // the cache key and of the payload head.
 static void test_f32_cache_key_separates_the_modes(void **state) {
@@ -315,9 +492,14 @@ static void test_f32_cache_key_separates_the_modes(void **state) {
   vyre_cuda_cache_key(&k2, p, wg, VYRE_CUDA_GEN_F32_MUL, 9, 0);
   assert_true(k0.size == k1.size && memcmp(k0.bytes, k1.bytes, k0.size) != 0);
   assert_true(memcmp(k1.bytes, k2.bytes, k1.size) != 0);
+  vyre_kit_key k3;
+  vyre_cuda_cache_key(&k3, p, wg, VYRE_CUDA_GEN_F32_MULZ, 9, 0);
+  assert_true(memcmp(k2.bytes, k3.bytes, k2.size) != 0);
+  assert_true(memcmp(k0.bytes, k3.bytes, k0.size) != 0);
   vyre_kit_key_free(&k0);
   vyre_kit_key_free(&k1);
   vyre_kit_key_free(&k2);
+  vyre_kit_key_free(&k3);
   free(t);
 }
 
@@ -417,8 +599,11 @@ int main(void) {
       cmocka_unit_test(test_f32_mode_parse),
       cmocka_unit_test(test_f32_verdict_all_match_is_native_one_mismatch_is_that_op),
       cmocka_unit_test(test_f32_cases_catch_a_flush_before_rounding),
+      cmocka_unit_test(test_f32_recheck_passes_a_flush_before_rounding),
       cmocka_unit_test(test_f32_verdict_cache_round_trip),
+      cmocka_unit_test(test_f32_verdict_cache_carries_the_recheck_bits),
       cmocka_unit_test(test_f32_describe),
+      cmocka_unit_test(test_f32_recheck_source_is_the_ftz_op_and_a_zero_recheck),
       cmocka_unit_test(test_f32_native_source_is_one_ftz_instruction_per_op),
       cmocka_unit_test(test_f32_cache_key_separates_the_modes),
 #ifdef VYRE_CUDA_HAVE_JSON

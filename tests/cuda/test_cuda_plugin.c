@@ -1473,6 +1473,10 @@ static void test_plugin_fresh_process_loads_the_cubin_from_disk_without_nvrtc(vo
 // with g_f32_flush_before, as a device that flushes mul and fma results
 // before rounding (an exact value below 2^-126 gives a zero of its sign).
 static int g_f32_flush_before;
+// Launches of emu_f32 since the test reset it; with g_f32_recheck_ok, every
+// launch after the first (the self-test's recheck run, README.md CUDA-F32-6)
+// answers as the recheck forms do there: the IR's results.
+static int g_f32_calls, g_f32_recheck_ok;
 static float f32_in(uint32_t u) {
   if ((u & 0x7F800000u) == 0) u &= 0x80000000u; // loads canonicalize
   float f;
@@ -1490,6 +1494,8 @@ static void emu_f32(void **params, const unsigned grid[3], const unsigned block[
   (void)grid, (void)block;
   uint32_t *a = PARAM_PTR(params, 0), *b = PARAM_PTR(params, 1), *c = PARAM_PTR(params, 2);
   uint32_t *out = PARAM_PTR(params, 3), n = PARAM_U32(params, 4);
+  const int later = g_f32_calls++ > 0;
+  const int flush = g_f32_flush_before && !(later && g_f32_recheck_ok);
   for (uint32_t i = 0; i < n && 4 * i + 3 < PARAM_U32(params, 7); i++) {
     float x = f32_in(a[i]), y = f32_in(b[i]), z = f32_in(c[i]);
     out[4 * i] = f32_out(x + y);
@@ -1497,10 +1503,8 @@ static void emu_f32(void **params, const unsigned grid[3], const unsigned block[
     out[4 * i + 2] = f32_out(x * y);
     out[4 * i + 3] = f32_out(fmaf(x, y, z));
     double p = (double)x * (double)y, r = fma((double)x, (double)y, (double)z);
-    if (g_f32_flush_before && p != 0 && fabs(p) < 0x1p-126)
-      out[4 * i + 2] = p < 0 ? 0x80000000u : 0;
-    if (g_f32_flush_before && r != 0 && fabs(r) < 0x1p-126)
-      out[4 * i + 3] = r < 0 ? 0x80000000u : 0;
+    if (flush && p != 0 && fabs(p) < 0x1p-126) out[4 * i + 2] = p < 0 ? 0x80000000u : 0;
+    if (flush && r != 0 && fabs(r) < 0x1p-126) out[4 * i + 3] = r < 0 ? 0x80000000u : 0;
   }
 }
 
@@ -1560,6 +1564,32 @@ static void test_plugin_f32_paths_come_from_the_self_test(void **state) {
     f32_open_expect("", 1, 1, 1, 1, "f32 hw");
     f32_open_expect("software", 0, 0, 0, 0, "f32 sw");
     f32_open_expect("native", 0, 1, 1, 1, "f32 hw");
+    // VYRE_CUDA_F32_RECHECK=1 (CUDA-F32-6): mul and fma failing natively run
+    // again in their recheck forms and are kept where every case matches; a
+    // device that passes natively runs once; a bad value warns and is 0.
+    setenv("VYRE_CUDA_F32_RECHECK", "1", 1);
+    g_f32_flush_before = 1;
+    g_f32_recheck_ok = 1;
+    g_f32_calls = 0;
+    f32_open_expect("auto", 1, 1, 0, 0, "f32 hw:a, mz fz");
+    assert_int_equal(g_f32_calls, 2);
+    g_f32_recheck_ok = 0; // the recheck run flushes as well: nothing kept
+    g_f32_calls = 0;
+    f32_open_expect("auto", 1, 1, 0, 0, "f32 hw:a");
+    assert_int_equal(g_f32_calls, 2);
+    g_f32_flush_before = 0;
+    g_f32_calls = 0;
+    f32_open_expect("auto", 1, 1, 1, 1, "f32 hw");
+    assert_int_equal(g_f32_calls, 1);
+    g_f32_flush_before = 1;
+    g_f32_recheck_ok = 1;
+    setenv("VYRE_CUDA_F32_RECHECK", "maybe", 1);
+    g_f32_calls = 0;
+    f32_open_expect("auto", 1, 1, 0, 0, "f32 hw:a");
+    assert_int_equal(g_f32_calls, 1);
+    g_f32_flush_before = 0;
+    g_f32_recheck_ok = 0;
+    unsetenv("VYRE_CUDA_F32_RECHECK");
     unsetenv("VYRE_CACHE_DISABLE");
   }
   // A caller's flags never carry the verdict's bits.
