@@ -82,7 +82,9 @@
 // 19: subgroup f32 results NaN-canonicalized (case subgroup/nan_payload_*).
 // 20: native subgroup operations (opt.subgroup_native, README.md VK-SG-*).
 // 21: hardware fma with the zero recheck (VYRE_SPV_F32_NATIVE_FMAZ, VK-F32-2).
-#define VYRE_VK_GENERATOR_VERSION 21u
+// 22: auto no longer chooses the zero recheck (VK-F32-9); cached verdicts
+//     that hold it must not load.
+#define VYRE_VK_GENERATOR_VERSION 22u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
