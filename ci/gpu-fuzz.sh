@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Long differential-fuzz runs (docs/cli.md `vyre fuzz`), for the GPU machine:
+# JOBS parallel `vyre fuzz` loops against BACKEND for SECONDS each. A loop
+# whose process dies (a crash in a plugin or a driver, a hang) records the
+# seed `vyre fuzz` named and goes on from the next seed, so one crashing
+# program no longer ends that job's share of the run. At the end it prints
+# one line per job and the totals (programs, differences, crashes and hangs
+# with their seeds) and writes OUT/summary.json.
+#   ci/gpu-fuzz.sh BACKEND SECONDS JOBS SEEDBASE [OUT]
+# Job j starts at seed SEEDBASE + j * 10000000. VYRE names the vyre tool
+# (default: build-gpu/bin/vyre, else build/bin/vyre). Exit status: 0 when no
+# difference, crash or hang was found, 1 otherwise, 2 on usage errors.
+set -uo pipefail
+
+usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'; }
+if [ $# -lt 4 ]; then
+  echo "ci/gpu-fuzz.sh: expected BACKEND SECONDS JOBS SEEDBASE [OUT], got $# arguments." >&2
+  usage >&2
+  exit 2
+fi
+backend=$1 secs=$2 jobs=$3 base=$4 out=${5:-gpu-fuzz}
+for v in "$secs" "$jobs" "$base"; do
+  case "$v" in
+    '' | *[!0-9]*)
+      echo "ci/gpu-fuzz.sh: SECONDS, JOBS and SEEDBASE must be whole numbers, got '$v'." >&2
+      exit 2
+      ;;
+  esac
+done
+vyre=${VYRE:-}
+if [ -z "$vyre" ]; then
+  for c in build-gpu/bin/vyre build/bin/vyre; do [ -x "$c" ] && vyre=$c && break; done
+fi
+if [ -z "$vyre" ] || [ ! -x "$vyre" ]; then
+  echo "ci/gpu-fuzz.sh: no vyre tool (set VYRE or build into build-gpu/ or build/)." >&2
+  exit 2
+fi
+mkdir -p "$out"
+end=$(($(date +%s) + secs))
+
+# One job: vyre fuzz until the time is up, from the seed after each death.
+job() {
+  local j=$1 seed=$((base + j * 10000000)) programs=0 diffs=0 crashes="" hangs="" seg=0
+  while :; do
+    local left=$((end - $(date +%s)))
+    [ "$left" -le 0 ] && break
+    seg=$((seg + 1))
+    local log="$out/job$j.$seg"
+    "$vyre" fuzz --backend "$backend" --seed "$seed" --count 100000000 --time "$left" \
+      --shrink-time 15 --out "$out/diffs" >"$log.out" 2>"$log.err"
+    local n d dead
+    d=$(grep -c '^DIFF ' "$log.out")
+    diffs=$((diffs + d))
+    n=$(cat "$log.out" "$log.err" | sed -n 's/^vyre fuzz: \([0-9]*\) programs in .*/\1/p' | tail -1)
+    if [ -n "$n" ]; then
+      programs=$((programs + n))
+      break
+    fi
+    dead=$(sed -n 's/^vyre fuzz: seed \([0-9]*\) \(crashed\|hung\).*/\1 \2/p' "$log.err" | tail -1)
+    if [ -z "$dead" ]; then
+      echo "job $j: vyre fuzz ended without a summary or a seed; see $log.err" >&2
+      hangs="$hangs,unknown"
+      break
+    fi
+    local s=${dead% *} what=${dead#* }
+    programs=$((programs + s - seed + 1))
+    if [ "$what" = crashed ]; then crashes="$crashes,$s"; else hangs="$hangs,$s"; fi
+    seed=$((s + 1))
+  done
+  crashes=${crashes#,} hangs=${hangs#,}
+  echo "$j $programs $diffs ${crashes:--} ${hangs:--}" >"$out/job$j.result"
+}
+
+pids=()
+for ((j = 0; j < jobs; j++)); do
+  job "$j" &
+  pids+=($!)
+done
+wait "${pids[@]}"
+
+# At most 10 seeds of a comma list, then how many more.
+brief() {
+  local n
+  n=$(echo "$1" | tr ',' '\n' | grep -c .)
+  if [ "$n" -le 10 ]; then echo "$1"; else echo "$(echo "$1" | cut -d, -f1-10),... ($n)"; fi
+}
+total=0 tdiffs=0 allc="" allh=""
+for ((j = 0; j < jobs; j++)); do
+  read -r _ p d c h <"$out/job$j.result" || continue
+  echo "job $j: $p programs, $d differences, crashes: $(brief "$c"), hangs: $(brief "$h")"
+  total=$((total + p)) tdiffs=$((tdiffs + d))
+  [ "$c" != "-" ] && allc="$allc ${c//,/ }"
+  [ "$h" != "-" ] && allh="$allh ${h//,/ }"
+done
+nc=$(echo $allc | wc -w) nh=$(echo $allh | wc -w)
+echo "ci/gpu-fuzz.sh: backend $backend, $jobs jobs x ${secs}s from seed $base: $total programs," \
+  "$tdiffs differences, $nc crashes, $nh hangs (seeds in $out/summary.json)"
+json_list() { local s="" x; for x in "$@"; do s="$s${s:+, }\"$x\""; done; echo "[$s]"; }
+cat >"$out/summary.json" <<EOF
+{"backend": "$backend", "jobs": $jobs, "seconds": $secs, "seed_base": $base,
+ "programs": $total, "differences": $tdiffs,
+ "crashes": $(json_list $allc), "hangs": $(json_list $allh)}
+EOF
+[ "$tdiffs" -eq 0 ] && [ "$nc" -eq 0 ] && [ "$nh" -eq 0 ]

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: Apache-2.0
+# ci/gpu-fuzz.sh against tests/conformance/broken's crash proxy (ctest
+# fuzz_gpu_script_keeps_going): the proxy kills the process at every program
+# with `xor`, and the script must go on from the next seed each time, count
+# the programs of every segment, list the crash seeds and exit 1.
+# -DVYRE=<vyre tool> -DPLUGIN=<crash .so> -DSCRIPT=<ci/gpu-fuzz.sh> -DOUT=<folder>
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env VYRE=${VYRE} bash ${SCRIPT} ${PLUGIN} 3 1 7 ${OUT}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "ci/gpu-fuzz.sh exited ${rc}, expected 1 (crashes found)\n${err}")
+endif()
+if(NOT out MATCHES "1 jobs x 3s from seed 7: ([0-9]+) programs, 0 differences, ([0-9]+) crashes")
+  message(FATAL_ERROR "no totals line with programs and crashes")
+endif()
+set(programs ${CMAKE_MATCH_1})
+set(crashes ${CMAKE_MATCH_2})
+if(crashes LESS 2 OR NOT programs GREATER crashes)
+  message(FATAL_ERROR "want at least 2 crashes and more programs than crashes (the run went "
+                      "on after each): ${programs} programs, ${crashes} crashes")
+endif()
+file(READ ${OUT}/summary.json json)
+if(NOT json MATCHES "\"crashes\": \\[\"[0-9]+\"")
+  message(FATAL_ERROR "summary.json lists no crash seed:\n${json}")
+endif()
