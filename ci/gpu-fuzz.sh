@@ -11,7 +11,8 @@
 #   ci/gpu-fuzz.sh BACKEND SECONDS JOBS SEEDBASE [OUT]
 # Job j starts at seed SEEDBASE + j * 10000000. VYRE names the vyre tool
 # (default: build-gpu/bin/vyre, else build/bin/vyre). Exit status: 0 when no
-# difference, crash or hang was found, 1 otherwise, 2 on usage errors.
+# difference, crash or hang was found, 1 otherwise, 2 on usage errors or
+# when vyre fuzz could not start (e.g. the backend cannot be opened).
 set -uo pipefail
 
 usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -50,7 +51,12 @@ job() {
     local log="$out/job$j.$seg"
     "$vyre" fuzz --backend "$backend" --seed "$seed" --count 100000000 --time "$left" \
       --shrink-time 15 --out "$out/diffs" >"$log.out" 2>"$log.err"
-    local n d dead
+    local rc=$? n d dead
+    if [ "$rc" -eq 2 ]; then # usage or setup: the backend cannot be opened, say
+      echo "job $j: vyre fuzz could not start: $(tail -1 "$log.err")" >&2
+      echo "$j setup" >"$out/job$j.result"
+      return
+    fi
     d=$(grep -c '^DIFF ' "$log.out")
     diffs=$((diffs + d))
     n=$(cat "$log.out" "$log.err" | sed -n 's/^vyre fuzz: \([0-9]*\) programs in .*/\1/p' | tail -1)
@@ -86,9 +92,13 @@ brief() {
   n=$(echo "$1" | tr ',' '\n' | grep -c .)
   if [ "$n" -le 10 ]; then echo "$1"; else echo "$(echo "$1" | cut -d, -f1-10),... ($n)"; fi
 }
-total=0 tdiffs=0 allc="" allh=""
+total=0 tdiffs=0 allc="" allh="" setup=0
 for ((j = 0; j < jobs; j++)); do
   read -r _ p d c h <"$out/job$j.result" || continue
+  if [ "$p" = setup ]; then
+    setup=$((setup + 1))
+    continue
+  fi
   echo "job $j: $p programs, $d differences, crashes: $(brief "$c"), hangs: $(brief "$h")"
   total=$((total + p)) tdiffs=$((tdiffs + d))
   [ "$c" != "-" ] && allc="$allc ${c//,/ }"
@@ -103,4 +113,8 @@ cat >"$out/summary.json" <<EOF
  "programs": $total, "differences": $tdiffs,
  "crashes": $(json_list $allc), "hangs": $(json_list $allh)}
 EOF
+if [ "$setup" -gt 0 ]; then
+  echo "ci/gpu-fuzz.sh: $setup of $jobs jobs could not start vyre fuzz (above)." >&2
+  exit 2
+fi
 [ "$tdiffs" -eq 0 ] && [ "$nc" -eq 0 ] && [ "$nh" -eq 0 ]

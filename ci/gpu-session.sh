@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# One device call's worth of checks on the GPU machine (../shared/gpu/README.md),
+# within the device tool's 600 s per command: build, `vyre list` with the
+# self-tests' reasons, the chosen bench figures on both GPU plugins, then side
+# by side the conformance suite on cuda and vulkan (every path), the cuda
+# stream path on the resident kernel (VYRE_CUDA_STREAM=1), and ci/gpu-fuzz.sh
+# on both backends for the rest of the time. Every part prints its result as
+# it ends (nothing is lost when the call hits its limit) to $OUT/summary.txt.
+#   bash .gpu/run.sh 'bash ci/gpu-session.sh'
+# Environment: BENCH (figures for `vyre bench --filter`, default
+# "sgemm_rb,stencil,sg_sum,stream_item,stream_rate"; empty: no bench),
+# FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5),
+# SEED (fuzz seed base, default from the clock).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+t0=$(date +%s)
+say() { echo "[$(($(date +%s) - t0))s] $*"; }
+out=${OUT:-$PWD/gpu-out}
+keep=${KEEP:-$PWD/build-gpu/session}
+mkdir -p "$out" "$keep"
+export VYRE_COMMIT="${VYRE_COMMIT:-$(cat .gpu/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+export VYRE_CACHE_DIR="$PWD/build-gpu/cache"
+exec > >(tee "$out/summary.txt") 2>&1
+say "commit $VYRE_COMMIT, $(nproc) cores"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVYRE_BUILD_CUDA=ON \
+  >"$keep/configure.log" 2>&1 || { tail -20 "$keep/configure.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" >"$keep/build.log" 2>&1 ||
+  { grep -E "error" "$keep/build.log" | head -20; exit 1; }
+say built
+export VYRE_PLUGIN_PATH="$PWD/build-gpu/lib"
+vyre=./build-gpu/bin/vyre
+VYRE_LOG=info "$vyre" list 2>&1 | grep -E "self-test|driver:|available" | head -12
+
+bench=${BENCH-sgemm_rb,stencil,sg_sum,stream_item,stream_rate}
+if [ -n "$bench" ]; then
+  for be in cuda vulkan; do
+    "$vyre" bench --backend "$be" --filter "$bench" --json "$out/bench-$be.json" \
+      >"$keep/bench-$be.txt" 2>&1
+    grep -E "^ *[0-9]+ " "$keep/bench-$be.txt" | sed "s/^/$be /"
+  done
+fi
+
+# A part in the background: its result line when it ends.
+part() {
+  local name=$1 limit=$2
+  shift 2
+  timeout "$limit" "$@" >"$keep/$name.log" 2>&1
+  local rc=$?
+  say "$name (exit $rc): $(grep -E "FAIL|XPASS" "$keep/$name.log" | head -3 | tr '\n' ' ')$(tail -1 "$keep/$name.log")"
+  cp "$keep/$name.log" "$out/" 2>/dev/null
+}
+pids=()
+part conform-cuda 300 "$vyre" conform --backend cuda --require-device --quiet &
+pids+=($!)
+part conform-vulkan 300 "$vyre" conform --backend vulkan --require-device --quiet &
+pids+=($!)
+part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
+  --require-device --quiet --paths stream --no-runtime &
+pids+=($!)
+secs=${FUZZ_SECS:-200} jobs=${FUZZ_JOBS:-5} seed=${SEED:-$(($(date +%s) % 100000 * 10000))}
+if [ "$secs" -gt 0 ]; then
+  for be in cuda vulkan; do
+    part "fuzz-$be" $((secs + 60)) env VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$jobs" \
+      "$seed" "$keep/fuzz-$be" &
+    pids+=($!)
+    seed=$((seed + 500000000))
+  done
+fi
+wait "${pids[@]}" # only the parts: a bare wait would also wait for tee
+for be in cuda vulkan; do
+  [ -f "$keep/fuzz-$be/summary.json" ] && cp "$keep/fuzz-$be/summary.json" "$out/fuzz-$be.json"
+done
+say done
