@@ -164,6 +164,7 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
                           int resident, vyre_cuda_cubin *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
   uint32_t st = vyre_cuda_plan_make(p, wg, &out->plan, err);
+  if (!st && resident) st = vyre_cuda_resident_check(&out->plan, err); // before any cached cubin
   if (st) return st;
   vyre_cuda_cache_key(&out->key, p, wg, flags, cc_major, cc_minor);
   if (resident) vyre_kit_key_add_str(&out->key, "resident");

@@ -236,6 +236,25 @@ static const char kLoopTail[] =
 
 static const char kHeader[] = "extern \"C\" __global__ void __launch_bounds__(";
 
+// A trap ends its invocation (IR-TRAP-1) by leaving vyre_item, but the
+// thread stays in the resident loop: the rest of its warp would wait in a
+// subgroup shuffle, or the rest of its block at a workgroup barrier, for a
+// thread that never comes (in the one-shot kernel the thread exits, and
+// exited threads do not hold up either). Such a program streams on
+// libvyre's batch engine (docs/abi.md ABI-CUDARING-7).
+uint32_t vyre_cuda_resident_check(const vyre_cuda_plan *plan, vyre_error *err) {
+  const uint32_t sync = plan->uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP);
+  if (!(plan->uses & VYRE_KIT_USES_TRAP) || !sync) return VYRE_STATUS_OK;
+  const int sg = (sync & VYRE_KIT_USES_SUBGROUP) != 0;
+  return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, "cuda",
+                       "resident variant: the program can trap and also uses %s; a trapped "
+                       "thread would leave the rest of its %s waiting in the resident kernel. "
+                       "Fix: none needed, libvyre streams this program on its batch engine "
+                       "(docs/abi.md ABI-CUDARING-7).",
+                       sg ? "subgroup operations" : "workgroup barriers",
+                       sg ? "subgroup" : "workgroup");
+}
+
 uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                                      size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err) {
   return vyre_cuda_generate_resident_opt(p, wg, 0, out_src, out_len, out_plan, err);
@@ -250,23 +269,9 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   vyre_cuda_plan plan;
   uint32_t st = vyre_cuda_generate_opt(p, wg, opts, &one, NULL, &plan, err);
   if (st) return st;
-  // A trap ends its invocation (IR-TRAP-1) by leaving vyre_item, but the
-  // thread stays in the resident loop: the rest of its warp would wait in a
-  // subgroup shuffle, or the rest of its block at a workgroup barrier, for a
-  // thread that never comes (in the one-shot kernel the thread exits, and
-  // exited threads do not hold up either). Such a program streams on
-  // libvyre's batch engine (docs/abi.md ABI-CUDARING-7).
-  if ((plan.uses & VYRE_KIT_USES_TRAP) &&
-      (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP))) {
+  if ((st = vyre_cuda_resident_check(&plan, err))) {
     free(one);
-    return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, "cuda",
-                         "resident variant: the program can trap and also uses %s; a trapped "
-                         "thread would leave the rest of its %s waiting in the resident kernel. "
-                         "Fix: none needed, libvyre streams this program on its batch engine "
-                         "(docs/abi.md ABI-CUDARING-7).",
-                         (plan.uses & VYRE_KIT_USES_SUBGROUP) ? "subgroup operations"
-                                                              : "workgroup barriers",
-                         (plan.uses & VYRE_KIT_USES_SUBGROUP) ? "subgroup" : "workgroup");
+    return st;
   }
   // The one-shot kernel's header "extern "C" __global__ void
   // __launch_bounds__(N) vyre_main(" becomes the device function's.

@@ -69,9 +69,17 @@ static inline uint64_t vyre_cuda_ring_desc_bytes(uint32_t slots) {
   return ((uint64_t)(vyre_cuda_ring_done_word(slots) + 2u) * 8u + 127u) & ~(uint64_t)127u;
 }
 
+// Whether the program of |plan| may run in the resident kernel (docs/abi.md
+// ABI-CUDARING-7): OK, or UNSUPPORTED, saying why, for a program that can
+// trap and uses subgroup operations or workgroup barriers (a trapped thread
+// stays in the kernel and the rest of its warp or block would wait for it).
+// The resident generator and the resident cubin lookup both ask it.
+uint32_t vyre_cuda_resident_check(const vyre_cuda_plan *plan, vyre_error *err);
+
 // Generates the resident variant of |p| at workgroup size |wg|. Errors: those
-// of vyre_cuda_generate; UNSUPPORTED for a program with grid barriers (they
-// stream on libvyre's batch engine, ABI-STREAM-8) or indirect-grid use.
+// of vyre_cuda_generate and vyre_cuda_resident_check; UNSUPPORTED for a
+// program with grid barriers (they stream on libvyre's batch engine,
+// ABI-STREAM-8) or indirect-grid use.
 uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                                      size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err);
 // The same with generator options (VYRE_CUDA_GEN_*, cuda_codegen.h).

@@ -6,7 +6,9 @@
 // again and rewritten; the key separates workgroup sizes and architectures;
 // eight processes compiling one program at once all succeed; forged entries
 // (checksum recomputed: another program's payload under this key, or a bad
-// head field) are misses that compile again (docs/caches.md ABI-CACHE-11).
+// head field) are misses that compile again (docs/caches.md ABI-CACHE-11); a
+// resident cubin on disk for a program that must not run resident is never
+// loaded (docs/abi.md ABI-CUDARING-7).
 // Skipped with the reason when NVRTC cannot be loaded.
 
 #define _GNU_SOURCE
@@ -25,6 +27,7 @@
 #include <cmocka.h>
 
 #include "cuda_compile.h"
+#include "cuda_resident.h"
 #include "../common/ir_prog.h"
 #include "cuda_symbols.h"
 
@@ -332,6 +335,40 @@ static void test_cache_disabled_cache_compiles_every_time(void **state) {
   assert_int_equal(m.value[VYRE_KIT_M_COMPILES], 2);
 }
 
+// A program that traps before a workgroup barrier has no resident variant
+// (ABI-CUDARING-7), even when the cache holds a resident entry for it (an
+// older build's, or a planted one): the lookup refuses before it reads the
+// cache. The planted entry is the one-shot cubin stored under the resident key.
+static void test_cache_resident_entry_of_a_refused_program_is_not_loaded(void **state) {
+  if (!nvrtc_ready()) skip();
+  fixture *f = *state;
+  tb *t = calloc(1, sizeof(*t));
+  assert_non_null(t);
+  tb_init(t, 64, 1, 1);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 64);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 128);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 =
+      if_(t, bin(t, VYRE_IR_BIN_EQ, var(t, x), lit(t, T_U, 37)), LIST(t, trap(t, 3)), 0, 0);
+  uint32_t s2 = store(t, W, builtin(t, VYRE_IR_BUILTIN_LID, 0), var(t, x));
+  uint32_t s3 = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t s4 = store(t, O, var(t, x), load(t, W, builtin(t, VYRE_IR_BUILTIN_LID, 0)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4));
+  vyre_kit_cache *c = vyre_kit_cache_open(f->dir, VYRE_CUDA_CACHE_SUBDIR, 0, "cuda");
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_cubin a, r;
+  assert_int_equal(vyre_cuda_cubin_get(c, NULL, p, kWg, 0, 9, 0, &a, &err), VYRE_STATUS_OK);
+  vyre_kit_key_add_str(&a.key, "resident");
+  vyre_cuda_cubin_put(c, p, kWg, 0, 9, 0, &a);
+  vyre_cuda_cubin_free(&a);
+  assert_int_equal(vyre_cuda_resident_cubin_get(c, NULL, p, kWg, 0, 9, 0, &r, &err),
+                   VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "ABI-CUDARING-7"));
+  vyre_kit_cache_close(c);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cache_second_lookup_in_a_fresh_cache_makes_no_nvrtc_call,
@@ -341,6 +378,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cache_corrupt_entry_is_recompiled, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_truncated_entry_is_recompiled, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_forged_entries_are_misses, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cache_resident_entry_of_a_refused_program_is_not_loaded,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_eight_processes_compiling_one_program_all_succeed,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_disabled_cache_compiles_every_time, setup,

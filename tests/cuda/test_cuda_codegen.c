@@ -90,19 +90,15 @@ static uint32_t compile_resident_sm90(const vyre_ir_program *p, const uint32_t w
                                       const char *what) {
   char *src = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  vyre_cuda_plan plan;
-  uint32_t st = vyre_cuda_generate_resident(p, wg, &src, NULL, &plan, &err);
+  uint32_t st = vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, &err);
   // A program that can trap before a subgroup op or a workgroup barrier has
   // no resident variant (docs/abi.md ABI-CUDARING-7): exactly those, and
   // every other program has one.
-  vyre_cuda_plan one;
-  char *one_src = NULL;
-  uint32_t need_refusal = 0;
-  if (!vyre_cuda_generate(p, wg, &one_src, NULL, &one, &err)) {
-    need_refusal = (one.uses & VYRE_KIT_USES_TRAP) &&
-                   (one.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
-    free(one_src);
-  }
+  vyre_cuda_plan plan;
+  vyre_error perr = {.struct_size = sizeof(perr)};
+  const int need_refusal = !vyre_cuda_plan_make(p, wg, &plan, &perr) &&
+                           (plan.uses & VYRE_KIT_USES_TRAP) &&
+                           (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
   if (need_refusal) {
     if (st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "ABI-CUDARING-7")) {
       g_resident_refused++;
