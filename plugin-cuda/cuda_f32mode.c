@@ -123,8 +123,7 @@ int vyre_cuda_f32_payload_read(const void *payload, size_t size, uint32_t *nativ
 
 void vyre_cuda_f32_describe(uint32_t native, char *out, size_t cap) {
   // A recheck form counts where the op is not native (the native one wins).
-  const uint32_t z = native & vyre_cuda_f32_recheck_bits(native) &
-                     (VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ);
+  const uint32_t z = native & vyre_cuda_f32_recheck_bits(native);
   native &= VYRE_CUDA_GEN_F32_NATIVE;
   const char *zs = z == (VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ) ? ", mz fz"
                    : z == VYRE_CUDA_GEN_F32_MULZ                          ? ", mz"

@@ -120,8 +120,7 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
                                      VYRE_SPV_F32_NATIVE_SQRT, VYRE_SPV_F32_NATIVE_FMA};
     static const char *const kName[4] = {"mul", "div", "sqrt", "fma"};
     pass = native;
-    if (native & (VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ))
-      pass |= VYRE_SPV_F32_NATIVE_FMA;
+    if (native & VYRE_SPV_F32_NATIVE_FMA64) pass |= VYRE_SPV_F32_NATIVE_FMA;
     why[0] = 0;
     for (uint32_t i = 0; i < SELFTEST_N; i++)
       for (int op = 0; op < 4; op++)
@@ -141,7 +140,7 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
   vyre_ir_free(ir);
   free(out);
   be->f32_native = 0;
-  if (native & (VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ)) // FMA stood for them
+  if (native & VYRE_SPV_F32_NATIVE_FMA64) // FMA stood for it
     pass = (pass & VYRE_SPV_F32_NATIVE_FMA) ? (pass & ~VYRE_SPV_F32_NATIVE_FMA) : 0;
   return st ? 0 : pass;
 }
@@ -173,8 +172,7 @@ static void choose_auto(vyre_backend *be) {
   uint32_t v[2];
   if (vyre_kit_cache_get(be->disk, &k, &payload, &size) && size == sizeof(v) &&
       memcpy(v, payload, sizeof(v)) && v[0] == SELFTEST_MAGIC &&
-      (v[1] & ~(VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ)) ==
-          0) {
+      (v[1] & ~(VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64)) == 0) {
     free(payload);
     vyre_kit_key_free(&k);
     be->f32_native = v[1];
