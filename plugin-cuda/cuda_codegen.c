@@ -1003,54 +1003,48 @@ static void emit_kernel(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   vyre_cuda_cg pre = {0};
   pre.cap = 16384;
   pre.buf = malloc(pre.cap);
-  if (!pre.buf) {
-    g->oom = 1;
-    return;
-  }
-  emit_prelude(&pre, g->f32_native);
-  // The kernel (with the math functions) first, into g's empty buffer.
-  emit_kernel_body(g, plan);
   prelude_unit *units = calloc(VYRE_CUDA_PRELUDE_UNITS, sizeof(*units));
-  uint32_t n = pre.oom || !units ? 0 : prelude_split(pre.buf, pre.len, units);
-  if (!n || g->oom) {
-    g->oom = 1;
-    free(units);
-    free(pre.buf);
-    return;
+  char *out = NULL;
+  uint32_t n = 0;
+  if (pre.buf && units) {
+    emit_prelude(&pre, g->f32_native);
+    // The kernel (with the math functions) first, into g's empty buffer.
+    emit_kernel_body(g, plan);
+    if (!pre.oom && !g->oom) n = prelude_split(pre.buf, pre.len, units);
   }
-  prelude_mark(units, n, g->buf, g->len);
-  for (int more = 1; more;) {
-    more = 0;
-    for (uint32_t i = 0; i < n; i++)
-      if (units[i].keep && !units[i].scanned) {
-        units[i].scanned = 1;
-        prelude_mark(units, n, units[i].at, units[i].len);
-        more = 1;
-      }
-  }
-  size_t used = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (units[i].keep) used += units[i].len;
-  char *out = malloc(used + g->len + 1);
-  if (!out) {
-    g->oom = 1;
-    free(units);
-    free(pre.buf);
-    return;
-  }
-  size_t at = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (units[i].keep) {
-      memcpy(out + at, units[i].at, units[i].len);
-      at += units[i].len;
+  if (n) {
+    prelude_mark(units, n, g->buf, g->len);
+    for (int more = 1; more;) {
+      more = 0;
+      for (uint32_t i = 0; i < n; i++)
+        if (units[i].keep && !units[i].scanned) {
+          units[i].scanned = 1;
+          prelude_mark(units, n, units[i].at, units[i].len);
+          more = 1;
+        }
     }
-  memcpy(out + at, g->buf, g->len);
-  at += g->len;
-  out[at] = 0;
-  free(g->buf);
-  g->buf = out;
-  g->len = at;
-  g->cap = at + 1;
+    size_t used = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (units[i].keep) used += units[i].len;
+    out = malloc(used + g->len + 1);
+  }
+  if (out) {
+    size_t at = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (units[i].keep) {
+        memcpy(out + at, units[i].at, units[i].len);
+        at += units[i].len;
+      }
+    memcpy(out + at, g->buf, g->len);
+    at += g->len;
+    out[at] = 0;
+    free(g->buf);
+    g->buf = out;
+    g->len = at;
+    g->cap = at + 1;
+  } else {
+    g->oom = 1; // out of memory, or a prelude larger than the unit table
+  }
   free(units);
   free(pre.buf);
 }
