@@ -63,23 +63,23 @@ static const char kLoopHead[] =
     "VD void vrrel_gpu(u64 *p, u64 v) { asm volatile(\"st.release.gpu.global.u64 [%%0], %%1;\" :: "
     "\"l\"(p), \"l\"(v) : \"memory\"); }\n"
     // vrstage: units [u0, u1) (16 bytes each) of the slots of items vseq ..
-    // vseq + vni - 1, ring -> mirror, over the block's threads with 8 loads
+    // vseq + vni - 1, ring -> mirror, over the block's threads with VRK loads
     // in flight per thread: the ring is across the bus, so a thread that
     // waited for each load before the next would pay a round trip per unit.
     "VD void vrstage(unsigned char *vdm, const unsigned char *vslots, u64 vsb, u32 vcap, u64 vseq, "
     "u64 vni, u64 u0, u64 u1, u32 vtid, u32 vnt) {\n"
     "  const u64 w = u1 - u0, n = vni * w;\n"
-    "  for (u64 x0 = vtid; x0 < n; x0 += 8u * (u64)vnt) {\n"
-    "    uint4 r[8];\n"
+    "  for (u64 x0 = vtid; x0 < n; x0 += VRK * (u64)vnt) {\n"
+    "    uint4 r[VRK];\n"
     "#pragma unroll\n"
-    "    for (u32 j = 0; j < 8u; j++) {\n"
+    "    for (u32 j = 0; j < VRK; j++) {\n"
     "      const u64 x = x0 + (u64)j * vnt;\n"
     "      if (x < n) r[j] = __ldcv((const uint4 *)(vslots + ((vseq + x / w) %% vcap) * vsb) + u0 "
     "+ "
     "x %% w);\n"
     "    }\n"
     "#pragma unroll\n"
-    "    for (u32 j = 0; j < 8u; j++) {\n"
+    "    for (u32 j = 0; j < VRK; j++) {\n"
     "      const u64 x = x0 + (u64)j * vnt;\n"
     "      if (x < n) ((uint4 *)(vdm + ((vseq + x / w) %% vcap) * vsb))[u0 + x %% w] = r[j];\n"
     "    }\n"
@@ -97,9 +97,9 @@ static const char kLoopHead[] =
     "  const bool vlead = (threadIdx.x | threadIdx.y | threadIdx.z) == 0u;\n"
     "  const u32 vtid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
     "  const u32 vnt = blockDim.x * blockDim.y * blockDim.z;\n"
-    "  // The first burst covers the descriptor (vrend reads it) whatever the\n"
-    "  // block size.\n"
-    "  const u64 vb1 = vslot_bytes < 16u * (u64)vnt ? vslot_bytes : 16u * (u64)vnt;\n"
+    "  // The first burst (one pass of vrstage) covers the descriptor (vrend\n"
+    "  // reads it) whatever the block size, and a small item's data with it.\n"
+    "  const u64 vb1 = vslot_bytes < 16u * VRK * (u64)vnt ? vslot_bytes : 16u * VRK * (u64)vnt;\n"
     "  const u64 vn1 = (vb1 > %lluu ? vb1 : %lluu) / 16u;\n"
     "  u64 vstaged = vfirst - 1u;\n"
     "  for (u64 vseq = vfirst;; vseq++) {\n"
@@ -218,7 +218,7 @@ static const char kLoopTail[] =
     "    __syncthreads();\n"
     "    if (vlast) {\n"
     "      u64 *vhd = (u64 *)(vslots + vk * vslot_bytes);\n"
-    "      if (vtid < %uu) vhd[%uu + vtid] = __ldcg(vd + %uu + vtid);\n"
+    "      for (u32 i = vtid; i < %uu; i += vnt) vhd[%uu + i] = __ldcg(vd + %uu + i);\n"
     "      const u64 vn2 = vrend(vd, vslot_bytes) / 16u;\n"
     "      for (u64 i = %uu + vtid; i < vn2; i += vnt) ((uint4 *)vhd)[i] = __ldcg((const uint4 "
     "*)vd "
@@ -316,6 +316,10 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
                           vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type));
   n += (size_t)snprintf(src + n, cap - n,
                         "  e = (e + 15u) & ~(u64)15u;\n  return e < vsb ? e : vsb;\n}\n");
+  // Loads in flight per thread while staging: more for small blocks, whose
+  // few threads would otherwise need several round trips over the bus for
+  // one descriptor and its data (a block of 1 thread stages 256 bytes at once).
+  n += (size_t)snprintf(src + n, cap - n, "#define VRK %uu\n", threads >= 32u ? 8u : 16u);
   n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, (unsigned long long)desc,
                         (unsigned long long)desc, VYRE_CUDA_RING_H_DOORBELL, VYRE_CUDA_RING_H_STOP,
                         D + 1u, VYRE_CUDA_RING_H_EXITED, vxs);
