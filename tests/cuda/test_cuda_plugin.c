@@ -1362,8 +1362,10 @@ static void test_plugin_large_workgroup_memory_uses_the_opt_in(void **state) {
 }
 
 // out[gid] = nwg.x (one write slot, no barrier: coarsened): parameters p0,
-// n0, vt, vgx, vo0..2, vn0..2, vind, vm0..2. The emulation follows the
-// kernel's indirect preamble (cuda_codegen.c) and notes what it was given.
+// n0, vt, vgx, vo0..2, vn0..2, then the indirect variant's vind, vm0..2 (the
+// plain kernel has none; the plugin passes them as NULL and the grid, which
+// a real driver does not read). The emulation follows the indirect
+// variant's preamble (cuda_codegen.c) and notes what it was given.
 static uint32_t g_ind_seen, g_ind_vm0;
 static void emu_indirect(void **params, const unsigned grid[3], const unsigned block[3]) {
   uint32_t *out = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
