@@ -30,6 +30,7 @@ typedef struct vyre_cuda_cg {
   uint64_t vload, vstore;
   int wide; // emitting the copy of the body where wide load groups are aligned (LOWER-WIDE-4)
   uint32_t f32_native; // VYRE_CUDA_GEN_F32_* of the options: one .ftz instruction per op
+  int indirect;        // VYRE_CUDA_GEN_INDIRECT: the indirect-grid variant
 } vyre_cuda_cg;
 
 void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

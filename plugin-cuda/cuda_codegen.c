@@ -1070,36 +1070,39 @@ static void emit_kernel_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
     vyre_cuda_cg_put(g, "u32 n%u, ", s);
   // Then the launch geometry (docs/abi.md ABI-GRID-2): base workgroup vo*
   // and whole grid vn*.
-  // Last, the indirect grid (docs/abi.md ABI-INDIRECT-4): vind (NULL: none)
-  // and its bound vgm*. The launch is the bound's grid; at entry every block
-  // reads the grid, and all of them exit when it has a 0 (nothing runs) or
-  // exceeds the bound (block 0 writes {1, x, y, z} after the trap record),
-  // and blocks outside it exit; the rest see nwg = the grid read. The exits
-  // are uniform per block, before any barrier.
+  // The indirect variant (VYRE_CUDA_GEN_INDIRECT; docs/abi.md ABI-INDIRECT-4)
+  // takes last the indirect grid vind and its bound vgm*; the plain variant
+  // neither. The launch is the bound's grid; at entry every block reads the
+  // grid, and all of them exit when it has a 0 (nothing runs) or exceeds the
+  // bound (block 0 writes {1, x, y, z} after the trap record), and blocks
+  // outside it exit; the rest see nwg = the grid read. The exits are uniform
+  // per block, before any barrier.
   vyre_cuda_cg_put(g,
-                   "u64 *vt%s, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, u32 vn2, "
-                   "const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {\n"
+                   "u64 *vt%s, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, u32 vn2%s) {\n"
                    "  (void)vt; (void)vo0; (void)vo1; (void)vo2; (void)vn0; (void)vn1; "
-                   "(void)vn2;\n"
-                   "  if (vind) {\n"
-                   "    const u32 vgx0 = vind[0], vgx1 = vind[1], vgx2 = vind[2];\n"
-                   "    if (vgx0 == 0u || vgx1 == 0u || vgx2 == 0u) return;\n"
-                   "    if (vgx0 > vgm0 || vgx1 > vgm1 || vgx2 > vgm2) {\n"
-                   "      if ((blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | "
-                   "threadIdx.z) == 0u) {\n"
-                   "        u32 *vge = (u32 *)(vt + 4);\n"
-                   "        vge[1] = vgx0; vge[2] = vgx1; vge[3] = vgx2; vge[0] = 1u;\n"
-                   "      }\n"
-                   "      return;\n"
-                   "    }\n"
-                   "    if (%sblockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;\n"
-                   "    vn0 = vgx0; vn1 = vgx1; vn2 = vgx2;%s\n"
-                   "  }\n",
+                   "(void)vn2;\n",
                    plan->coarsen > 1 ? ", u32 vgx"
                    : plan->lanes     ? ", u32 vfast"
                                      : "",
-                   plan->coarsen > 1 ? "" : "blockIdx.x >= vgx0 || ",
-                   plan->coarsen > 1 ? " vgx = vgx0;" : "");
+                   g->indirect ? ", const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2" : "");
+  if (g->indirect)
+    vyre_cuda_cg_put(
+        g,
+        "  if (vind) {\n"
+        "    const u32 vgx0 = vind[0], vgx1 = vind[1], vgx2 = vind[2];\n"
+        "    if (vgx0 == 0u || vgx1 == 0u || vgx2 == 0u) return;\n"
+        "    if (vgx0 > vgm0 || vgx1 > vgm1 || vgx2 > vgm2) {\n"
+        "      if ((blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | "
+        "threadIdx.z) == 0u) {\n"
+        "        u32 *vge = (u32 *)(vt + 4);\n"
+        "        vge[1] = vgx0; vge[2] = vgx1; vge[3] = vgx2; vge[0] = 1u;\n"
+        "      }\n"
+        "      return;\n"
+        "    }\n"
+        "    if (%sblockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;\n"
+        "    vn0 = vgx0; vn1 = vgx1; vn2 = vgx2;%s\n"
+        "  }\n",
+        plan->coarsen > 1 ? "" : "blockIdx.x >= vgx0 || ", plan->coarsen > 1 ? " vgx = vgx0;" : "");
   // Workgroup memory: zero at workgroup start, then one barrier.
   if (plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) {
     // Above 48 KiB: one dynamic block carved into the buffers (dyn_shared).
@@ -1189,6 +1192,7 @@ uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], 
   g->vload = plan.vload;
   g->vstore = plan.vstore;
   g->f32_native = opts & VYRE_CUDA_GEN_F32_ALL;
+  g->indirect = (opts & VYRE_CUDA_GEN_INDIRECT) != 0;
   memcpy(g->wg, wg, sizeof(g->wg));
   g->cap = 16384;
   g->buf = malloc(g->cap);

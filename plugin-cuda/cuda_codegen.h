@@ -13,7 +13,10 @@
 // both starting at 0; README.md "Trap record"), then `u32 vgx` or
 // `u32 vfast` when the plan says so (below), then the launch geometry of
 // docs/abi.md ABI-GRID-2: `u32 vo0, vo1, vo2` (the launch's base workgroup)
-// and `u32 vn0, vn1, vn2` (the whole grid; nwg). Every identifier is
+// and `u32 vn0, vn1, vn2` (the whole grid; nwg), then, in the indirect
+// variant only (VYRE_CUDA_GEN_INDIRECT), the indirect grid of docs/abi.md
+// ABI-INDIRECT-4: `const u32 *vind` and its bound `u32 vgm0, vgm1, vgm2`.
+// Every identifier is
 // made by the generator (v<local>, p<slot>, w<buffer>, ...); no IR name ever
 // reaches the source text, so a program cannot inject code.
 
@@ -51,7 +54,10 @@
 // 24: the recheck f32 options (VYRE_CUDA_GEN_F32_MULZ, _FMAZ: mul and fma as
 //     one .ftz instruction, the exact form again when it gives a zero;
 //     README.md CUDA-F32-6).
-#define VYRE_CUDA_GENERATOR_VERSION 24u
+// 25: the indirect grid (vind, vgm0..vgm2 and the preamble reading it) only in
+//     the indirect variant (VYRE_CUDA_GEN_INDIRECT), built when a dispatch
+//     first needs it; the resident item no longer takes those parameters.
+#define VYRE_CUDA_GENERATOR_VERSION 25u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
@@ -126,6 +132,16 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyr
 #define VYRE_CUDA_GEN_F32_MULZ 0x08000000u // f32 mul: mul.rn.ftz.f32, exact when zero
 #define VYRE_CUDA_GEN_F32_FMAZ 0x10000000u // fma: fma.rn.ftz.f32, exact when zero
 #define VYRE_CUDA_GEN_F32_ALL  0x1F000000u // every generator f32 option
+// The indirect variant (docs/abi.md ABI-INDIRECT-4): the kernel takes the
+// indirect grid and its bound last and reads the grid at entry. The plain
+// kernel has neither, which keeps the grid's preamble out of every NVRTC
+// compile of a program never dispatched indirectly (a third of a tiny
+// kernel's compile time). The compile slot sets this bit only for the
+// variant a kernel builds at its first indirect dispatch (cuda_module.h
+// vyre_cuda_kernel_indirect), so the variant has its own cache keys.
+#define VYRE_CUDA_GEN_INDIRECT 0x20000000u
+// Every bit above the ABI's that the plugin keeps for itself.
+#define VYRE_CUDA_GEN_RESERVED (VYRE_CUDA_GEN_F32_ALL | VYRE_CUDA_GEN_INDIRECT)
 
 // Generates the CUDA C source for |p| run with workgroup size |wg|.
 // *out_src is malloc'd and NUL-terminated (caller frees). Errors: those of

@@ -51,7 +51,10 @@ typedef struct vyre_cuda_payload_head {
   uint64_t cubin_size; // bytes of cubin after the head
 } vyre_cuda_payload_head;
 
-// The NVRTC options every compile uses (besides --gpu-architecture).
+// The NVRTC options every compile uses (besides --gpu-architecture), all of them part of the
+// cache key. VYRE_CUDA_NVRTC_MINIMAL is left out when the NVRTC loaded is older than 12.4 (it
+// changes what the front end declares, never the cubin).
+#define VYRE_CUDA_NVRTC_MINIMAL "--minimal"
 extern const char *const vyre_cuda_nvrtc_options[];
 extern const unsigned vyre_cuda_nvrtc_option_count;
 

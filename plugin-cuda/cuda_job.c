@@ -229,10 +229,13 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
                              "Fix: pass the bound as the grid.",
                              a->grid[0], a->grid[1], a->grid[2], ind->max_grid[0], ind->max_grid[1],
                              ind->max_grid[2]);
+    // The kernel that reads the grid is built at the first indirect dispatch.
+    if ((st = vyre_cuda_kernel_indirect(be, k, err))) return st;
     j->ind_buf = ind->buffer;
     j->ind_ptr = ind->buffer->ptr + ind->offset;
     memcpy(j->ind_max, ind->max_grid, sizeof(j->ind_max));
   }
+  j->fn = ind ? k->ifn : k->fn;
   j->zero_writes = (uint32_t)vyre_kit_launch_zeroes_writes(a);
   j->k = k;
   atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
@@ -373,7 +376,9 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   if (j->k->plan.coarsen > 1 || j->k->plan.lanes) ngeom++;
   for (uint32_t i = 0; i < 6; i++)
     params[ngeom + i] = &j->geom[i];
-  // Then the indirect grid and its bound (ABI-INDIRECT-4): vind, vm0..vm2.
+  // The indirect variant then takes the grid and its bound (ABI-INDIRECT-4):
+  // vind, vgm0..vgm2. The plain kernel has no such parameters, and the
+  // driver reads only as many entries as the kernel has.
   CUdeviceptr vind = j->ind_ptr;
   params[ngeom + 6] = &vind;
   for (uint32_t i = 0; i < 3; i++)
@@ -405,7 +410,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
                            "Fix: raise the timeout or use fewer repeats.",
                            rep, j->repeat);
     }
-    r = vyre_cuda_cu.cuLaunchKernel(j->k->fn, g[0], g[1], g[2], w[0], w[1], w[2],
+    r = vyre_cuda_cu.cuLaunchKernel(j->fn, g[0], g[1], g[2], w[0], w[1], w[2],
                                     j->k->plan.dyn_shared, s, params, NULL);
     if (r != CUDA_SUCCESS)
       return vyre_cuda_be_fail(be, err, r, "check the grid and workgroup size against get_caps",

@@ -71,6 +71,7 @@ struct vyre_cuda_job {
   size_t dev_cap;
   // The dispatch now using it.
   struct vyre_cuda_kernel *k;
+  CUfunction fn; // what it launches: k->fn, or k->ifn for an indirect dispatch
   uint32_t n;
   vyre_cuda_io io[VYRE_CUDA_MAX_SLOTS];
   uint64_t stage_end, upload_end, down_end;
@@ -81,8 +82,9 @@ struct vyre_cuda_job {
   uint32_t repeat;
   uint64_t deadline_ns; // from the args' timeout_ns at prepare; 0: none
   uint32_t busy_marked; // resident buffers' busy counts were raised
-  // Indirect grid (docs/abi.md ABI-INDIRECT-4): the kernel reads {x, y, z}
-  // at ind_ptr when it runs (kernel parameter vind; 0: none) against the
+  // Indirect grid (docs/abi.md ABI-INDIRECT-4): the kernel's indirect
+  // variant (k->ifn) reads {x, y, z} at ind_ptr when it runs (kernel
+  // parameter vind; 0: none, the plain kernel k->fn runs) against the
   // bound ind_max (vm0..vm2); the launch is the bound's grid and blocks
   // outside the grid read exit at entry. A grid over the bound is reported
   // in the 4 words after the trap record ({1, x, y, z}; VYRE_CUDA_IND_ERR).

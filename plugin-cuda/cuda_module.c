@@ -44,6 +44,7 @@ static vyre_cuda_kernel *find_kernel(vyre_backend *be, const vyre_kit_key *k) {
 static void kernel_free(vyre_cuda_kernel *c, int unload) {
   if (unload && c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
   if (unload && c->rmod) vyre_cuda_cu.cuModuleUnload(c->rmod);
+  if (unload && c->imod) vyre_cuda_cu.cuModuleUnload(c->imod);
   free(c->prog);
   free(c->key);
   free(c);
@@ -91,24 +92,37 @@ static vyre_ir_program *program_copy(const vyre_ir_program *p) {
   return q;
 }
 
-uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
+// Loads a variant of |k| unless loaded: the resident kernel (k->rmod,
+// k->rfn) or the indirect one (k->imod, k->ifn), from the disk cache or NVRTC.
+static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int resident,
+                               vyre_error *err) {
+  const char *what = resident ? "ring_open: loading the resident kernel"
+                              : "dispatch: loading the indirect-grid kernel";
+  CUmodule *at_mod = resident ? &k->rmod : &k->imod;
+  CUfunction *at_fn = resident ? &k->rfn : &k->ifn;
   pthread_mutex_lock(&be->lock);
-  int have = k->rfn != NULL;
+  int have = *at_fn != NULL;
   pthread_mutex_unlock(&be->lock);
   if (have) return VYRE_STATUS_OK;
   if (!k->prog)
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
-                         "ring_open: the module keeps no copy of its program. Fix: compile the "
-                         "kernel again (libvyre streams this one on its batch engine).");
+                         "%s: the module keeps no copy of its program. Fix: compile the "
+                         "kernel again%s.",
+                         what, resident ? " (libvyre streams this one on its batch engine)" : "");
   vyre_cuda_cubin cubin;
-  uint32_t st = vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, k->flags,
-                                             be->cc_major, be->cc_minor, &cubin, err);
+  uint32_t st = resident
+                    ? vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, k->flags,
+                                                   be->cc_major, be->cc_minor, &cubin, err)
+                    : vyre_cuda_cubin_get(be->disk, &be->metrics, k->prog, k->wg,
+                                          k->flags | VYRE_CUDA_GEN_INDIRECT, be->cc_major,
+                                          be->cc_minor, &cubin, err);
   if (st) return st;
   CUmodule mod = NULL;
   CUfunction fn = NULL;
   CUresult r = vyre_cuda_cu.cuModuleLoadData(&mod, cubin.data);
   if (r == CUDA_SUCCESS)
-    r = vyre_cuda_cu.cuModuleGetFunction(&fn, mod, VYRE_CUDA_RESIDENT_KERNEL_NAME);
+    r = vyre_cuda_cu.cuModuleGetFunction(
+        &fn, mod, resident ? VYRE_CUDA_RESIDENT_KERNEL_NAME : VYRE_CUDA_KERNEL_NAME);
   if (r == CUDA_SUCCESS && cubin.plan.dyn_shared)
     r = vyre_cuda_cu.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                         (int)cubin.plan.dyn_shared);
@@ -116,21 +130,29 @@ uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_e
     if (mod) vyre_cuda_cu.cuModuleUnload(mod);
     if (cubin.from_disk) vyre_kit_cache_remove(be->disk, &cubin.key);
     st = vyre_cuda_be_fail(be, err, r, "report this as a plugin bug with the program",
-                           "ring_open: loading the resident kernel (a %zu-byte cubin for sm_%d%d)",
-                           cubin.size, be->cc_major, be->cc_minor);
+                           "%s (a %zu-byte cubin for sm_%d%d)", what, cubin.size, be->cc_major,
+                           be->cc_minor);
     vyre_cuda_cubin_free(&cubin);
     return st;
   }
   vyre_cuda_cubin_free(&cubin);
   pthread_mutex_lock(&be->lock);
-  if (!k->rfn) { // another ring_open may have loaded it meanwhile
-    k->rmod = mod;
-    k->rfn = fn;
+  if (!*at_fn) { // another caller may have loaded it meanwhile
+    *at_mod = mod;
+    *at_fn = fn;
     mod = NULL;
   }
   pthread_mutex_unlock(&be->lock);
   if (mod) vyre_cuda_cu.cuModuleUnload(mod);
   return VYRE_STATUS_OK;
+}
+
+uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
+  return kernel_variant(be, k, 1, err);
+}
+
+uint32_t vyre_cuda_kernel_indirect(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
+  return kernel_variant(be, k, 0, err);
 }
 
 uint32_t vyre_cuda_kernels_count(vyre_backend *be) {
@@ -206,12 +228,13 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: reversed invocation order is offered by the CPU reference "
                          "only. Fix: run race checks on the cpu backend.");
-  if (a->flags & VYRE_CUDA_GEN_F32_ALL)
-    return vyre_kit_fail(err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
-                         "compile: flags 0x%x carry bits 0x%x the plugin reserves for its own f32 "
-                         "verdict. Fix: pass VYRE_COMPILE_* flags only; set VYRE_CUDA_F32 to "
-                         "choose the f32 paths (README.md CUDA-F32-3).",
-                         a->flags, a->flags & VYRE_CUDA_GEN_F32_ALL);
+  if (a->flags & VYRE_CUDA_GEN_RESERVED)
+    return vyre_kit_fail(
+        err, VYRE_STATUS_INVALID_ARGUMENT, 0, VYRE_CUDA_NAME,
+        "compile: flags 0x%x carry bits 0x%x the plugin reserves for its own f32 "
+        "verdict and kernel variants. Fix: pass VYRE_COMPILE_* flags only; set VYRE_CUDA_F32 to "
+        "choose the f32 paths (README.md CUDA-F32-3).",
+        a->flags, a->flags & VYRE_CUDA_GEN_RESERVED);
   if (a->program->workgroup_bytes > be->max_shared)
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_CUDA_NAME,
                          "compile: %u bytes of workgroup memory exceed this device's %u. Fix: "
@@ -307,7 +330,8 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   c->plan = cubin.plan;
   memcpy(c->wg, a->workgroup_size, sizeof(c->wg));
   c->flags = flags;
-  c->prog = program_copy(p); // NULL (out of memory): ring_open answers UNSUPPORTED
+  // NULL (out of memory): ring_open and indirect dispatches answer UNSUPPORTED.
+  c->prog = program_copy(p);
   c->key = cubin.key.bytes;
   c->key_size = cubin.key.size;
   cubin.key.bytes = NULL;

@@ -42,12 +42,18 @@ struct vyre_cuda_kernel {
   uint32_t wg[3];
   uint32_t flags; // the compile flags (the resident variant's cache key)
   // A deep copy of the program (one allocation): ring_open generates the
-  // resident variant from it (cuda_ring.c; docs/abi.md ABI-STREAM-9).
+  // resident variant from it (cuda_ring.c; docs/abi.md ABI-STREAM-9), the
+  // first indirect dispatch the indirect variant (ABI-INDIRECT-4).
   vyre_ir_program *prog;
   // The resident variant, loaded by the first ring_open on this kernel
   // (guarded by the backend lock; unloaded with the kernel).
   CUmodule rmod;
   CUfunction rfn;
+  // The indirect variant (VYRE_CUDA_GEN_INDIRECT: the kernel that reads an
+  // indirect grid), loaded by the first indirect dispatch of this kernel
+  // (guarded by the backend lock; unloaded with the kernel).
+  CUmodule imod;
+  CUfunction ifn;
 };
 
 struct vyre_module {
@@ -66,6 +72,12 @@ void vyre_cuda_kernels_free(vyre_backend *be);
 // context, without the backend lock. Errors: UNSUPPORTED (a program the
 // resident kernel cannot run), COMPILE_FAILED, DEVICE_LOST.
 uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err);
+// Loads the indirect variant of |k| (k->imod, k->ifn) unless loaded: the
+// disk cache or NVRTC (vyre_cuda_cubin_get with k->flags |
+// VYRE_CUDA_GEN_INDIRECT, so its own cache key). Call inside the context,
+// without the backend lock. Errors: UNSUPPORTED (no copy of the program was
+// kept), COMPILE_FAILED, DEVICE_LOST.
+uint32_t vyre_cuda_kernel_indirect(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err);
 // Kernels in the in-memory cache (the module_cache_entries metric).
 uint32_t vyre_cuda_kernels_count(vyre_backend *be);
 

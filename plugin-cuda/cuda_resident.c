@@ -201,7 +201,7 @@ static const char kLoopHead[] =
 // [trap, trap + VYRE_CUDA_RING_TRAP_WORDS)) and the data (from the
 // descriptor's end to vrend) back to the ring, then publishes.
 static const char kLoopTail[] =
-    "vd + %uu, %s0u, 0u, 0u, vgx0, vgx1, vgx2, (const u32 *)0, 0u, 0u, 0u);\n"
+    "vd + %uu, %s0u, 0u, 0u, vgx0, vgx1, vgx2);\n"
     "      __syncthreads();\n"
     "    }\n"
     "    const u64 vw = vtot == 0u ? 1u : vtot < gridDim.x ? vtot : (u64)gridDim.x;\n"
@@ -267,7 +267,9 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   if (out_len) *out_len = 0;
   char *one = NULL;
   vyre_cuda_plan plan;
-  uint32_t st = vyre_cuda_generate_opt(p, wg, opts, &one, NULL, &plan, err);
+  // Ring items never take an indirect grid: the plain kernel, whatever |opts| say.
+  uint32_t st =
+      vyre_cuda_generate_opt(p, wg, opts & ~VYRE_CUDA_GEN_INDIRECT, &one, NULL, &plan, err);
   if (st) return st;
   if ((st = vyre_cuda_resident_check(&plan, err))) {
     free(one);

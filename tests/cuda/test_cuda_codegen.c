@@ -165,12 +165,20 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
     vyre_cuda_plan plan;
     vyre_error err = {.struct_size = sizeof(err)};
     uint32_t wg[3] = {64, 1, 1};
-    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
-    // Every kernel ends its parameters with the indirect grid (ABI-INDIRECT-4);
-    // this one (not coarsened) exits blocks outside the grid read on x too.
-    assert_non_null(strstr(src, "const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {"));
+    // The plain kernel has no indirect grid; the indirect variant ends its
+    // parameters with it (ABI-INDIRECT-4) and, not coarsened, exits blocks
+    // outside the grid read on x too.
+    assert_int_equal(vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_INDIRECT, &src, NULL, &plan, &err),
+                     VYRE_STATUS_OK);
+    assert_non_null(strstr(src, "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {"));
     assert_non_null(
         strstr(src, "if (blockIdx.x >= vgx0 || blockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;"));
+    free(src);
+    src = NULL;
+    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+    assert_non_null(strstr(src, "u32 vn1, u32 vn2) {"));
+    assert_null(strstr(src, "vind"));
+    assert_null(strstr(src, "vgm0"));
     if (c == 0) {
       assert_int_equal(plan.dyn_shared, 60000);
       assert_non_null(strstr(src, "extern __shared__ __align__(16) u32 vdyn[];"));
@@ -187,7 +195,12 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
       assert_null(strstr(src, "vdyn"));
     }
     free(src);
-    if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "dynamic shared"), VYRE_STATUS_OK);
+    if (nvrtc_ready()) {
+      assert_int_equal(compile_sm90(p, wg, "dynamic shared"), VYRE_STATUS_OK);
+      g_gen_opts = VYRE_CUDA_GEN_INDIRECT;
+      assert_int_equal(compile_sm90(p, wg, "dynamic shared, indirect"), VYRE_STATUS_OK);
+      g_gen_opts = 0;
+    }
     free(t);
   }
 }
@@ -571,8 +584,16 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
     if (extra == 0) {
       assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
       assert_non_null(strstr(src, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
+                                  "u32 vn2) {"));
+      assert_null(strstr(src, "vgx = vgx0"));
+      char *ind = NULL;
+      assert_int_equal(
+          vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_INDIRECT, &ind, NULL, NULL, &err),
+          VYRE_STATUS_OK);
+      assert_non_null(strstr(ind, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
                                   "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2)"));
-      assert_non_null(strstr(src, " vgx = vgx0;")); // an indirect grid bounds the virtual grid
+      assert_non_null(strstr(ind, " vgx = vgx0;")); // an indirect grid bounds the virtual grid
+      free(ind);
       assert_non_null(strstr(src, "goto vnext;"));
       assert_non_null(strstr(src, "vnext:;"));
       assert_non_null(strstr(src, "((u32)((vwx + vo0) * 64u + threadIdx.x))"));
@@ -584,10 +605,15 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
       assert_null(strstr(src, "vnext"));
     }
     free(src);
-    assert_int_equal(compile_sm90(p, wg, kWhat[extra]), VYRE_STATUS_OK);
-    // A 2-D workgroup: only x is coarsened.
-    uint32_t wg2[3] = {8, 8, 1};
-    assert_int_equal(compile_sm90(p, wg2, kWhat[extra]), VYRE_STATUS_OK);
+    // Both variants: the plain kernel and the indirect one (ABI-INDIRECT-4).
+    for (int v = 0; v < 2; v++) {
+      g_gen_opts = v ? VYRE_CUDA_GEN_INDIRECT : 0;
+      assert_int_equal(compile_sm90(p, wg, kWhat[extra]), VYRE_STATUS_OK);
+      // A 2-D workgroup: only x is coarsened.
+      uint32_t wg2[3] = {8, 8, 1};
+      assert_int_equal(compile_sm90(p, wg2, kWhat[extra]), VYRE_STATUS_OK);
+    }
+    g_gen_opts = 0;
     free(t);
   }
 }
@@ -977,7 +1003,7 @@ static void test_codegen_emits_only_the_prelude_helpers_it_uses(void **state) {
 }
 
 #ifdef VYRE_CUDA_HAVE_JSON
-static unsigned g_cases, g_failed, g_resident, g_native, g_recheck;
+static unsigned g_cases, g_failed, g_resident, g_native, g_recheck, g_indirect;
 
 // The native f32 paths (plugin-cuda/README.md CUDA-F32-1): when |p| uses an
 // f32 add, sub, mul or fma (its native source differs from the exact one),
@@ -1044,6 +1070,14 @@ static void compile_case(const char *path, void *ctx) {
 #endif
     if (compile_sm90(p, wg, path)) g_failed++;
     if (compile_native_sm90(p, wg, path)) g_failed++;
+    // The indirect variant (ABI-INDIRECT-4) of every fourth case: the
+    // preamble is the same text for all, so a sample covers its joins.
+    if (g_cases % 4u == 1u) {
+      g_indirect++;
+      g_gen_opts = VYRE_CUDA_GEN_INDIRECT;
+      if (compile_sm90(p, wg, path)) g_failed++;
+      g_gen_opts = 0;
+    }
     // Every case streams (the conformance stream path); a program with grid
     // barriers streams as its phases on libvyre's batch engine
     // (ABI-STREAM-8), so only single-phase programs get the resident kernel.
@@ -1062,10 +1096,11 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   vyre_test_walk_json(VYRE_SOURCE_DIR "/tests/conformance/cases", compile_case, NULL);
   vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", compile_case, NULL);
   fprintf(stderr,
-          "nvrtc: %u case programs, %u native f32 variants, %u f32 recheck variants and %u "
-          "resident variants generated and compiled for sm_90 (%u refused as ABI-CUDARING-7 "
-          "requires)%s, %u failed\n",
-          g_cases, g_native, g_recheck, g_resident - g_resident_refused, g_resident_refused,
+          "nvrtc: %u case programs, %u native f32 variants, %u f32 recheck variants, %u "
+          "indirect variants and %u resident variants generated and compiled for sm_90 (%u "
+          "refused as ABI-CUDARING-7 requires)%s, %u failed\n",
+          g_cases, g_native, g_recheck, g_indirect, g_resident - g_resident_refused,
+          g_resident_refused,
 #ifdef VYRE_TEST_SANITIZED
           " (sanitizer build: every fourth case through NVRTC)",
 #else

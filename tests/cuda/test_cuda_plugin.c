@@ -1362,8 +1362,10 @@ static void test_plugin_large_workgroup_memory_uses_the_opt_in(void **state) {
 }
 
 // out[gid] = nwg.x (one write slot, no barrier: coarsened): parameters p0,
-// n0, vt, vgx, vo0..2, vn0..2, vind, vm0..2. The emulation follows the
-// kernel's indirect preamble (cuda_codegen.c) and notes what it was given.
+// n0, vt, vgx, vo0..2, vn0..2, then the indirect variant's vind, vm0..2 (the
+// plain kernel has none; the plugin passes them as NULL and the grid, which
+// a real driver does not read). The emulation follows the indirect
+// variant's preamble (cuda_codegen.c) and notes what it was given.
 static uint32_t g_ind_seen, g_ind_vm0;
 static void emu_indirect(void **params, const unsigned grid[3], const unsigned block[3]) {
   uint32_t *out = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
@@ -1405,6 +1407,11 @@ static void test_plugin_indirect_grid_reaches_the_kernel(void **state) {
   vyre_module *m = cu_compile(be, tb_finish(t, LIST(t, s0)), &err);
   assert_non_null(m);
   mock_kernel(emu_indirect);
+  // The compile built the plain kernel only; the first indirect dispatch
+  // builds the indirect variant (VYRE_CUDA_GEN_INDIRECT; NVRTC or the disk
+  // cache), once.
+#define BUILT() (metric(be, "compiles") + metric(be, "compile_cache_disk_hits"))
+  const uint64_t built = BUILT();
   vyre_buffer *g = NULL;
   assert_int_equal(cu_ops()->buffer_alloc(be, 16, &g, &err), VYRE_STATUS_OK);
   uint32_t out[256];
@@ -1423,6 +1430,7 @@ static void test_plugin_indirect_grid_reaches_the_kernel(void **state) {
   vyre_dispatch_result res = {.struct_size = sizeof(res)};
   static const uint32_t grids[3][3] = {{2, 1, 1}, {0, 1, 1}, {5, 1, 1}};
   for (int c = 0; c < 3; c++) {
+    if (c == 1) assert_int_equal(BUILT(), built + 1);
     vyre_buffer_range w = {.buffer = g, .offset = 4, .size = 12, .src = grids[c]};
     assert_int_equal(cu_ops()->buffer_write(be, &w, 1, &err), VYRE_STATUS_OK);
     memset(out, 0xCC, sizeof(out));
@@ -1439,6 +1447,13 @@ static void test_plugin_indirect_grid_reaches_the_kernel(void **state) {
     for (uint32_t i = 0; i < 256; i++)
       assert_int_equal(out[i], i < grids[c][0] * 64 ? grids[c][0] : 0);
   }
+  assert_int_equal(BUILT(), built + 1);
+#undef BUILT
+  // Without the extension the plain kernel runs: no grid reaches it.
+  da.next = NULL;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_false(g_ind_seen);
+  da.next = &ext.header;
   // The launch must be the bound.
   da.grid[0] = 3;
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_INVALID_ARGUMENT);

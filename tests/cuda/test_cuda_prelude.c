@@ -226,7 +226,7 @@ static const char kTrapMain[] =
     "        u32 gx = i % SX, gy = i / SX;\n"
     "        blockIdx.x = gx / WX; threadIdx.x = gx % WX;\n"
     "        blockIdx.y = gy / WY; threadIdx.y = gy % WY; blockIdx.z = threadIdx.z = 0u;\n"
-    "        vyre_main(in, N, rec, 0u, 0u, 0u, NX, NY, 1u, nullptr, 0u, 0u, 0u);\n"
+    "        vyre_main(in, N, rec, 0u, 0u, 0u, NX, NY, 1u);\n"
     "      }\n"
     "      u32 want = in[lo] == 1u ? 0u : in[lo] * 3u;\n"
     "      if (rec[0] != lo || (u32)rec[3] != want) {\n"
@@ -276,8 +276,15 @@ static void test_trap_values_keep_the_lowest_invocation_s_value_on_the_host(void
 // block and thread in turn: with any hardware grid from ceil(vgx / coarsen)
 // to vgx, every virtual invocation runs exactly once and sees its own gid,
 // wgid and nwg; IR `return` inside a loop ends only that virtual invocation.
+// Run with the plain kernel, then with the indirect variant (VYRE_IND
+// defined; VIND_NONE: its arguments for a dispatch without a grid).
 static const char kCoarseMain[] =
     "#include <cstdio>\n"
+    "#ifdef VYRE_IND\n"
+    "#define VIND_NONE , nullptr, 0u, 0u, 0u\n"
+    "#else\n"
+    "#define VIND_NONE\n"
+    "#endif\n"
     "int main() {\n"
     "  const u32 VGX = 37u, WG = 64u, N = VGX * WG - 5u;\n"
     "  static u32 out[VGX * WG];\n"
@@ -292,7 +299,7 @@ static const char kCoarseMain[] =
     "      for (u32 t = 0; t < WG; t++) {\n"
     "        blockIdx.x = b; blockIdx.y = blockIdx.z = 0u;\n"
     "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "        vyre_main(out, N, rec, VGX, 0u, 0u, 0u, VGX, 1u, 1u, nullptr, 0u, 0u, 0u);\n"
+    "        vyre_main(out, N, rec, VGX, 0u, 0u, 0u, VGX, 1u, 1u VIND_NONE);\n"
     "      }\n"
     "    for (u32 i = 0; i < VGX * WG; i++) {\n"
     "      u32 want = i < 3u || i >= N ? 0xdeadbeefu : (i / WG) * 2u + VGX + (i % WG);\n"
@@ -304,6 +311,7 @@ static const char kCoarseMain[] =
     "  }\n"
     // Indirect grids (docs/abi.md ABI-INDIRECT-4): the launch is the bound
     // VGX; the grid read (20, 0 or VGX + 1 on x) decides what runs and nwg.
+    "#ifdef VYRE_IND\n"
     "  const u32 reads[3] = {20u, 0u, VGX + 1u};\n"
     "  for (u32 r : reads) {\n"
     "    const u32 ind[3] = {r, 1u, 1u};\n"
@@ -329,6 +337,7 @@ static const char kCoarseMain[] =
     "      if (err[k] != we[k] && bad++ < 5)\n"
     "        printf(\"FAIL indirect %u: error word %d = %u, want %u\\n\", r, k, err[k], we[k]);\n"
     "  }\n"
+    "#endif\n"
     "  if (!bad) printf(\"ok\\n\");\n"
     "  return bad != 0;\n"
     "}\n";
@@ -360,7 +369,18 @@ static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host
   assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
   assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
   assert_int_equal(VYRE_CUDA_COARSEN, 4);
+  assert_null(strstr(src, "vind"));
   run_on_host("coarse", src, kCoarseMain);
+  free(src);
+  src = NULL;
+  assert_int_equal(vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_INDIRECT, &src, NULL, NULL, &err),
+                   VYRE_STATUS_OK);
+  size_t len = strlen(src);
+  char *ind = malloc(len + 32);
+  assert_non_null(ind);
+  snprintf(ind, len + 32, "#define VYRE_IND 1\n%s", src);
+  run_on_host("coarse-ind", ind, kCoarseMain);
+  free(ind);
   free(src);
   free(t);
 }
@@ -385,8 +405,7 @@ static const char kLowerMain[] =
     "  for (u32 t = 0; t < 64u; t++) {\n"
     "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
     "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u, nullptr, 0u, "
-    "0u, 0u);\n"
+    "    vyre_main(a, o1, o2, o3, 3u, 3u, 3u, 3u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u);\n"
     "  }\n"
     "  for (u32 i = 0; i < 3u; i++) {\n"
     "    if (o1[i] != w1[i] || o2[i] != w2[i] || o3[i] != w3[i]) {\n"
@@ -459,9 +478,7 @@ static const char kLanesMain[] =
     "      for (u32 t = 0; t < WG / 4u; t++) {\n"
     "        blockIdx.x = w; blockIdx.y = blockIdx.z = 0u;\n"
     "        threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
-    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u, "
-    "nullptr, 0u,"
-    " 0u, 0u);\n"
+    "        vyre_main(a, b, c, out, NA, NB, G * WG, NO, rec, fast, 0u, 0u, 0u, G, 1u, 1u);\n"
     "      }\n"
     "    for (u32 i = 0; i < G * WG; i++) {\n"
     "      u32 av = i < NA ? a[i] : 0u;\n"
@@ -542,7 +559,7 @@ static const char kSplitMain[] =
     "        for (u32 ty = 0; ty < WY; ty++) for (u32 tx = 0; tx < WX; tx++) {\n"
     "          blockIdx.x = wx; blockIdx.y = wy; blockIdx.z = 0u;\n"
     "          threadIdx.x = tx; threadIdx.y = ty; threadIdx.z = 0u;\n"
-    "          vyre_main(out, N, rec, bx, by, 0u, GX, GY, 1u, nullptr, 0u, 0u, 0u);\n"
+    "          vyre_main(out, N, rec, bx, by, 0u, GX, GY, 1u);\n"
     "        }\n"
     "    }\n"
     "  if (launches != 6) { printf(\"FAIL launches %d\\n\", launches); bad++; }\n"
@@ -748,7 +765,7 @@ static const char kWideMain[] =
     "          blockIdx.x = b; blockIdx.y = blockIdx.z = 0u;\n"
     "          threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
     "          vyre_main(pd, pi, ph, ou, oi, oh, nd, ni, nh, 256u, 128u, 64u, rec, 4u, 0u, 0u, "
-    "0u, 4u, 1u, 1u, nullptr, 0u, 0u, 0u);\n"
+    "0u, 4u, 1u, 1u);\n"
     "        }\n"
     "      wide += shift == 0u;\n"
     "      for (u32 j = 0; j < 256u; j++) {\n"
