@@ -56,11 +56,18 @@ static void vyre_fuzz_usage(FILE *f) {
              "                       seed that differs is skipped, not failed\n"
              "  --out DIR            where difference cases go (default: vyre-fuzz)\n"
              "  --timeout MS         deadline of each dispatch (default: 10000)\n"
-             "  --shrink-time SECONDS  time to shrink one difference (default: 60; 0: no shrink)\n"
+             "  --shrink-time SECONDS  time to shrink one difference or crash (default: 60;\n"
+             "                       0: no shrink)\n"
+             "  --isolate            run the programs in a forked worker process; when it dies\n"
+             "                       (a crash in a plugin or a driver), report 'CRASH seed N:\n"
+             "                       SIGNAL', shrink the program in fresh processes while they\n"
+             "                       die of the same signal (each killed at --timeout), write\n"
+             "                       DIR/crash-<seed>.json, and go on from the next seed\n"
              "  --json               print a JSON summary instead of lines\n"
              "  --help               show this text\n\n"
-             "exit codes: 0 no difference, 1 a difference (or a bad generated case),\n"
-             "2 usage or setup error (a backend that cannot be opened included)\n");
+             "exit codes: 0 no difference, 1 a difference (or, with --isolate, a crash or\n"
+             "a hang; or a bad generated case), 2 usage or setup error (a backend that\n"
+             "cannot be opened included)\n");
 }
 
 //===----------------------------------------------------------------------===//
