@@ -441,7 +441,18 @@ int vyre__fuzz_isolate(const vyre_fuzz_isolate_options *opt, vyre_fuzz_worker *o
     }
     if (!w.info) {
       // The worker could not open the backends (it said why): no seed ran.
+      // The first one ends the run as a setup error; a later one (a driver
+      // that does not come back after a crash, say) ends it with the summary.
       rc = WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : VYRE_EXIT_FAIL;
+      if (next != opt->seed0) {
+        fprintf(stderr,
+                "vyre fuzz: a new worker could not open the backends (above); the run stops "
+                "before seed %llu. Fix: check the device ('vyre list'), then go on with --seed "
+                "%llu.\n",
+                (unsigned long long)next, (unsigned long long)next);
+        st.failed_extra++;
+        rc = -1;
+      }
       if (WIFSIGNALED(status)) {
         char sb[32];
         fprintf(stderr,
@@ -454,13 +465,18 @@ int vyre__fuzz_isolate(const vyre_fuzz_isolate_options *opt, vyre_fuzz_worker *o
     if (!w.running) {
       // It died between seeds (closing a device, say): go on after the last.
       char sb[32];
-      uint64_t after = w.any ? w.last_end : next - 1;
-      fprintf(stderr, "vyre fuzz: the worker ended between seeds (%s) after seed %llu.\n",
+      fprintf(stderr,
+              "vyre fuzz: the worker ended between seeds (%s)%s. Fix: run the seeds around it "
+              "without --isolate to see where it dies.\n",
               WIFSIGNALED(status) ? vyre_iso_signal_name(WTERMSIG(status), sb, sizeof sb)
-                                  : "no summary",
-              (unsigned long long)after);
+                                  : "without a summary",
+              w.any ? "" : " before its first seed; the run stops");
       st.failed_extra++;
-      next = after + 1;
+      if (!w.any) {
+        rc = -1;
+        break;
+      }
+      next = w.last_end + 1;
       continue;
     }
     if (w.killed) {
