@@ -624,6 +624,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
         free(d);
       }
       if (fz.diffs) json_array_clear(fz.diffs);
+      fflush(stdout); // what this seed printed is not lost if a later one crashes
       vyre__fuzz_worker_say(worker.fd, "F %llu %s", (unsigned long long)seed, what);
     }
     // A lost or stuck device is opened afresh; so is any device every 256
