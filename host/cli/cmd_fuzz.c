@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_fuzz.h"
 #include "fuzzgen.h"
 #include "fuzzrun.h"
 #include "vyre_conform.h"
@@ -55,11 +56,18 @@ static void vyre_fuzz_usage(FILE *f) {
              "                       seed that differs is skipped, not failed\n"
              "  --out DIR            where difference cases go (default: vyre-fuzz)\n"
              "  --timeout MS         deadline of each dispatch (default: 10000)\n"
-             "  --shrink-time SECONDS  time to shrink one difference (default: 60; 0: no shrink)\n"
+             "  --shrink-time SECONDS  time to shrink one difference or crash (default: 60;\n"
+             "                       0: no shrink)\n"
+             "  --isolate            run the programs in a forked worker process; when it dies\n"
+             "                       (a crash in a plugin or a driver), report 'CRASH seed N:\n"
+             "                       SIGNAL', shrink the program in fresh processes while they\n"
+             "                       die of the same signal (each killed at --timeout), write\n"
+             "                       DIR/crash-<seed>.json, and go on from the next seed\n"
              "  --json               print a JSON summary instead of lines\n"
              "  --help               show this text\n\n"
-             "exit codes: 0 no difference, 1 a difference (or a bad generated case),\n"
-             "2 usage or setup error (a backend that cannot be opened included)\n");
+             "exit codes: 0 no difference, 1 a difference (or, with --isolate, a crash or\n"
+             "a hang; or a bad generated case), 2 usage or setup error (a backend that\n"
+             "cannot be opened included)\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -127,8 +135,8 @@ static const char *vyre_fuzz_known_find(const vyre_fuzz_known *k, uint32_t n, ui
 //===----------------------------------------------------------------------===//
 
 typedef struct vyre_fuzz {
-  const char *backend, *device, *reference, *out_dir;
-  uint32_t json, reverse;
+  const char *backend, *device, *reference, *out_dir, *paths_s;
+  uint32_t json, reverse, want_paths;
   uint64_t timeout_ns, shrink_ns;
   vyre_fuzzrun run;
   vyre_fuzzgen_options gen;
@@ -324,6 +332,66 @@ static void vyre_fuzz_report(vyre_fuzz *fz, uint64_t seed, const char *text, siz
   free(shrunk);
 }
 
+// Opens the backend under test and the reference, and cuts the paths, the
+// compile flags and the generator's features to what they offer. 0 on
+// success, else -1 after printing why (the caller closes what was opened).
+static int vyre_fuzz_setup(vyre_fuzz *fz) {
+  vyre_error err = {.struct_size = sizeof err};
+  if (vyre_fuzz_open(fz->backend, fz->device, &fz->run.dev)) return -1;
+  if (vyre_fuzz_open(fz->reference, NULL, &fz->run.ref)) return -1;
+  vyre_caps caps = {.struct_size = sizeof caps}, rcaps = {.struct_size = sizeof rcaps};
+  if (vyre_device_caps(fz->run.dev, &caps, &err) || vyre_device_caps(fz->run.ref, &rcaps, &err)) {
+    fprintf(stderr, "vyre fuzz: cannot read the backend's capabilities: %s\n", err.message);
+    return -1;
+  }
+  uint32_t offered = VYRE_CONFORM_PATH_ONESHOT;
+  if (caps.flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
+  if (caps.flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
+  if (caps.flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
+  offered |= VYRE_CONFORM_PATH_STREAM; // libvyre runs streams on every backend
+  fz->run.paths = fz->want_paths & offered;
+  if (!fz->run.paths) {
+    fprintf(stderr,
+            "vyre fuzz: backend '%s' offers none of the paths asked for (--paths %s). "
+            "Fix: include oneshot, which every backend offers.\n",
+            vyre_device_backend_name(fz->run.dev), fz->paths_s);
+    return -1;
+  }
+  if (fz->reverse) {
+    if (!(caps.flags & VYRE_CAP_REVERSE_ORDER)) {
+      fprintf(stderr,
+              "vyre fuzz: --reverse: backend '%s' cannot run invocations in reverse order "
+              "(only the CPU reference can). Fix: use --backend cpu with --reverse.\n",
+              vyre_device_backend_name(fz->run.dev));
+      return -1;
+    }
+    fz->run.compile_flags = VYRE_COMPILE_REVERSE_ORDER;
+  }
+  fz->run.timeout_ns = fz->timeout_ns;
+  // Programs use only the IR features both sides implement; others would
+  // only be refused. Host features (grid_barrier) libvyre implements for
+  // every backend (docs/abi.md ABI-IR-6).
+  vyre_fuzzgen_options_default(&fz->gen);
+  fz->gen.features &=
+      (caps.ir_features | VYRE_IR_FEATURES_HOST) & (rcaps.ir_features | VYRE_IR_FEATURES_HOST);
+  return 0;
+}
+
+// --isolate: runs one case in a fresh child of the supervisor, as the worker
+// would (every path it offers). A crash ends the child; anything else
+// returns.
+static void vyre_fuzz_run_case(void *user, const char *json, size_t len) {
+  vyre_fuzz *fz = user;
+  if (vyre_fuzz_setup(fz) == 0) {
+    vyre_fuzzrun_result res;
+    vyre_fuzzrun_case(&fz->run, json, len, &res);
+    vyre_fuzzrun_result_free(&res);
+  }
+  if (fz->run.dev) vyre_device_close(fz->run.dev);
+  if (fz->run.ref) vyre_device_close(fz->run.ref);
+  fz->run.dev = fz->run.ref = NULL;
+}
+
 int vyre_cmd_fuzz(int argc, char **argv) {
   vyre_fuzz fz;
   memset(&fz, 0, sizeof fz);
@@ -331,6 +399,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   fz.out_dir = "vyre-fuzz";
   const char *seed_s = NULL, *count_s = NULL, *time_s = NULL, *paths_s = NULL, *known_s = NULL,
              *timeout_s = NULL, *shrink_s = NULL;
+  uint32_t isolate = 0;
   for (int i = 1; i < argc; i++) {
     int m;
     if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
@@ -341,6 +410,8 @@ int vyre_cmd_fuzz(int argc, char **argv) {
       fz.json = 1;
     else if (vyre_cli_flag(argv[i], "--reverse"))
       fz.reverse = 1;
+    else if (vyre_cli_flag(argv[i], "--isolate"))
+      isolate = 1;
     else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &fz.backend, "fuzz")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--device", &fz.device, "fuzz")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--reference", &fz.reference, "fuzz")) != 0 ||
@@ -397,6 +468,8 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     fprintf(stderr, "vyre fuzz: %s\n", err.message);
     return VYRE_EXIT_USAGE;
   }
+  fz.want_paths = want_paths;
+  fz.paths_s = paths_s;
   vyre_fuzz_known *known = NULL;
   uint32_t known_n = 0;
   if (known_s && vyre_fuzz_known_load(known_s, &known, &known_n)) return VYRE_EXIT_USAGE;
@@ -404,45 +477,31 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   setenv("VYRE_CACHE_DISABLE", "1", 0);
 
   int rc = VYRE_EXIT_USAGE;
-  if (vyre_fuzz_open(fz.backend, fz.device, &fz.run.dev)) goto out;
-  if (vyre_fuzz_open(fz.reference, NULL, &fz.run.ref)) goto out;
-  vyre_caps caps = {.struct_size = sizeof caps}, rcaps = {.struct_size = sizeof rcaps};
-  if (vyre_device_caps(fz.run.dev, &caps, &err) || vyre_device_caps(fz.run.ref, &rcaps, &err)) {
-    fprintf(stderr, "vyre fuzz: cannot read the backend's capabilities: %s\n", err.message);
-    goto out;
+  // The watchdog: every path's dispatch may take the deadline, plus compiles.
+  unsigned watchdog = (unsigned)((uint64_t)timeout_ms * 6 / 1000) + 120;
+  vyre_fuzz_worker worker = {.fd = -1, .first = 1};
+  if (isolate) {
+    vyre_fuzz_isolate_options io = {.seed0 = seed0,
+                                    .count = count,
+                                    .seconds = seconds,
+                                    .timeout_ms = timeout_ms,
+                                    .watchdog_s = watchdog,
+                                    .shrink_s = shrink_s_v,
+                                    .json = fz.json,
+                                    .reverse = fz.reverse,
+                                    .out_dir = fz.out_dir,
+                                    .run_case = vyre_fuzz_run_case,
+                                    .user = &fz};
+    rc = vyre__fuzz_isolate(&io, &worker);
+    if (rc >= 0) goto out;
+    rc = VYRE_EXIT_USAGE; // a worker from here on
+    seed0 = worker.seed0;
+    count = worker.count;
+    seconds = worker.seconds;
   }
+  if (vyre_fuzz_setup(&fz)) goto out;
   char dev_name[64];
   snprintf(dev_name, sizeof dev_name, "%s", vyre_device_backend_name(fz.run.dev));
-  uint32_t offered = VYRE_CONFORM_PATH_ONESHOT;
-  if (caps.flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
-  if (caps.flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
-  if (caps.flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
-  offered |= VYRE_CONFORM_PATH_STREAM; // libvyre runs streams on every backend
-  fz.run.paths = want_paths & offered;
-  if (!fz.run.paths) {
-    fprintf(stderr,
-            "vyre fuzz: backend '%s' offers none of the paths asked for (--paths %s). "
-            "Fix: include oneshot, which every backend offers.\n",
-            vyre_device_backend_name(fz.run.dev), paths_s);
-    goto out;
-  }
-  if (fz.reverse) {
-    if (!(caps.flags & VYRE_CAP_REVERSE_ORDER)) {
-      fprintf(stderr,
-              "vyre fuzz: --reverse: backend '%s' cannot run invocations in reverse order "
-              "(only the CPU reference can). Fix: use --backend cpu with --reverse.\n",
-              vyre_device_backend_name(fz.run.dev));
-      goto out;
-    }
-    fz.run.compile_flags = VYRE_COMPILE_REVERSE_ORDER;
-  }
-  fz.run.timeout_ns = fz.timeout_ns;
-  // Programs use only the IR features both sides implement; others would
-  // only be refused. Host features (grid_barrier) libvyre implements for
-  // every backend (docs/abi.md ABI-IR-6).
-  vyre_fuzzgen_options_default(&fz.gen);
-  fz.gen.features &=
-      (caps.ir_features | VYRE_IR_FEATURES_HOST) & (rcaps.ir_features | VYRE_IR_FEATURES_HOST);
   if (fz.json) fz.diffs = json_array();
   signal(SIGALRM, vyre_fuzz_on_alarm);
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
@@ -456,9 +515,6 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     (void)backtrace(frame, 2);
   }
 #endif
-  // The watchdog: every path's dispatch may take the deadline, plus compiles.
-  unsigned watchdog = (unsigned)((uint64_t)timeout_ms * 6 / 1000) + 120;
-
   char paths_txt[64] = "";
   for (uint32_t bit = 1; bit <= VYRE_CONFORM_PATH_ALL; bit <<= 1)
     if (fz.run.paths & bit) {
@@ -466,7 +522,9 @@ int vyre_cmd_fuzz(int argc, char **argv) {
       snprintf(paths_txt + n, sizeof paths_txt - n, "%s%s", n ? "," : "",
                vyre_conform_path_name(bit));
     }
-  if (!fz.json) {
+  vyre__fuzz_worker_say(worker.fd, "I %u\t%s\t%s\t%s", fz.gen.features, dev_name,
+                        vyre_device_backend_name(fz.run.ref), paths_txt);
+  if (!fz.json && worker.first) {
     printf("vyre fuzz: backend %s%s vs reference %s, paths %s, seeds from %llu",
            vyre_device_backend_name(fz.run.dev), fz.reverse ? " (reversed order)" : "",
            vyre_device_backend_name(fz.run.ref), paths_txt, (unsigned long long)seed0);
@@ -492,6 +550,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     uint64_t seed = seed0 + i;
     vyre_fuzz_watch_seed_lo = (sig_atomic_t)(uint32_t)seed;
     vyre_fuzz_watch_seed_hi = (sig_atomic_t)(uint32_t)(seed >> 32);
+    vyre__fuzz_worker_say(worker.fd, "S %llu", (unsigned long long)seed);
     alarm(watchdog);
     size_t len = 0;
     char *text = vyre_fuzzgen_case(seed, &fz.gen, &len);
@@ -546,6 +605,28 @@ int vyre_cmd_fuzz(int argc, char **argv) {
       failed++;
       vyre_fuzz_report(&fz, seed, text, len, &res);
     }
+    if (worker.fd >= 0) {
+      const char *what = v == VYRE_FUZZRUN_PASS          ? "pass"
+                         : v == VYRE_FUZZRUN_UNSUPPORTED ? "unsupported"
+                         : reason                        ? "known"
+                         : v == VYRE_FUZZRUN_BAD_CASE    ? "bad"
+                                                         : "diff";
+      if (v == VYRE_FUZZRUN_UNSUPPORTED && unsupported == 1) {
+        char one[sizeof first_unsupported];
+        snprintf(one, sizeof one, "%s", first_unsupported);
+        for (char *c = one; *c; c++)
+          if (*c == '\n' || *c == '\r') *c = ' ';
+        vyre__fuzz_worker_say(worker.fd, "U %s", one);
+      }
+      for (size_t k = 0; fz.diffs && k < json_array_size(fz.diffs); k++) {
+        char *d = json_dumps(json_array_get(fz.diffs, k), JSON_COMPACT);
+        if (d) vyre__fuzz_worker_say(worker.fd, "D %s", d);
+        free(d);
+      }
+      if (fz.diffs) json_array_clear(fz.diffs);
+      fflush(stdout); // what this seed printed is not lost if a later one crashes
+      vyre__fuzz_worker_say(worker.fd, "F %llu %s", (unsigned long long)seed, what);
+    }
     // A lost or stuck device is opened afresh; so is any device every 256
     // programs (the in-memory pipeline caches only grow).
     if (res.dev_status == VYRE_STATUS_DEVICE_LOST || res.dev_status == VYRE_STATUS_TIMEOUT ||
@@ -565,7 +646,12 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   alarm(0);
   double secs = vyre_fuzz_now() - t0;
   uint32_t skipped = unsupported + known_hits;
-  if (fz.json) {
+  if (worker.fd >= 0) {
+    // The supervisor prints the summary; failures not tied to a seed:
+    vyre__fuzz_worker_say(worker.fd, "E %u",
+                          failed - (programs - passed - unsupported - known_hits));
+    close(worker.fd);
+  } else if (fz.json) {
     json_t *o = json_object();
     json_object_set_new(o, "backend", json_string(dev_name));
     json_object_set_new(o, "reference", json_string(vyre_device_backend_name(fz.run.ref)));
