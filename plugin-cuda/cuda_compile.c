@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_compile.h"
+#include "cuda_nvrtc_memo.h"
 #include "cuda_resident.h"
 #include "cuda_symbols.h"
 
@@ -57,6 +58,9 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
   *out_size = 0;
   uint32_t st = vyre_cuda_nvrtc_load(err);
   if (st) return st;
+  vyre_cuda_nvrtc_count_compile();
+  if (vyre_cuda_nvrtc_memo_take(src, cc_major, cc_minor, out_cubin, out_size))
+    return VYRE_STATUS_OK;
   nvrtcProgram prog = NULL;
   nvrtcResult r = vyre_cuda_nvrtc.nvrtcCreateProgram(&prog, src, "vyre_kernel.cu", 0, NULL, NULL);
   if (r != NVRTC_SUCCESS) return nvrtc_fail(err, r, "nvrtcCreateProgram", "free host memory");
@@ -72,7 +76,6 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
   for (unsigned i = 0; i < vyre_cuda_nvrtc_option_count && n < 16; i++)
     if (minimal_ok || strcmp(vyre_cuda_nvrtc_options[i], VYRE_CUDA_NVRTC_MINIMAL) != 0)
       opts[n++] = vyre_cuda_nvrtc_options[i];
-  vyre_cuda_nvrtc_count_compile();
   r = vyre_cuda_nvrtc.nvrtcCompileProgram(prog, (int)n, opts);
   if (r != NVRTC_SUCCESS) {
     size_t log_size = 0;
@@ -111,6 +114,7 @@ uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, vo
     free(cubin);
     return nvrtc_fail(err, r, "nvrtcGetCUBIN", "report this as a plugin bug");
   }
+  vyre_cuda_nvrtc_memo_put(src, cc_major, cc_minor, cubin, size);
   *out_cubin = cubin;
   *out_size = size;
   return VYRE_STATUS_OK;

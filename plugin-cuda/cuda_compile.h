@@ -72,7 +72,8 @@ void vyre_cuda_cache_key(vyre_kit_key *k, const vyre_ir_program *p, const uint32
                          uint32_t flags, int cc_major, int cc_minor);
 
 // Compiles CUDA C source |src| to a cubin for sm_<cc_major><cc_minor> with
-// NVRTC (loading it if needed). *out_cubin is malloc'd. Errors: UNAVAILABLE
+// NVRTC (loading it if needed), or a copy of the cubin NVRTC made for the
+// same source lately (cuda_nvrtc_memo.h). *out_cubin is malloc'd. Errors: UNAVAILABLE
 // (no NVRTC), COMPILE_FAILED (with the head of the NVRTC log), OUT_OF_MEMORY.
 uint32_t vyre_cuda_nvrtc_compile(const char *src, int cc_major, int cc_minor, void **out_cubin,
                                  size_t *out_size, vyre_error *err);

@@ -51,7 +51,8 @@ uint32_t vyre_cuda_driver_load(vyre_error *err);
 uint32_t vyre_cuda_nvrtc_load(vyre_error *err);
 // 1 when NVRTC was loaded in this process (tests check that a disk hit did not load it).
 int vyre_cuda_nvrtc_loaded(void);
-// NVRTC calls made in this process (nvrtcCompileProgram); tests count them.
+// Compile requests to vyre_cuda_nvrtc_compile in this process (an NVRTC run
+// or a hit in the memo, cuda_nvrtc_memo.h); tests count them.
 uint64_t vyre_cuda_nvrtc_compile_calls(void);
 void vyre_cuda_nvrtc_count_compile(void);
 

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "cuda_compile.h"
+#include "cuda_nvrtc_memo.h"
 #include "cuda_resident.h"
 #include "../common/ir_prog.h"
 #include "cuda_symbols.h"
@@ -369,6 +370,90 @@ static void test_cache_resident_entry_of_a_refused_program_is_not_loaded(void **
   free(t);
 }
 
+// out[gid] = a[gid] + 2 with |out| declared |access| (write or read_write).
+static const vyre_ir_program *add2_program(tb *t, uint32_t access) {
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, access, T_U, 8);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 =
+      store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), lit(t, T_U, 2)));
+  return tb_finish(t, LIST(t, s0, s1));
+}
+
+// Phase 0 of a grid-barrier program is compiled twice, once with its write
+// buffers read_write (IR-GBAR-3); the CUDA source is the same, so the second
+// cubin comes from the memo (cuda_nvrtc_memo.h), byte for byte, with no NVRTC run.
+static void test_memo_same_source_of_two_programs_runs_nvrtc_once(void **state) {
+  if (!nvrtc_ready()) skip();
+  (void)state;
+  vyre_cuda_nvrtc_memo_clear();
+  tb *t = calloc(2, sizeof(*t));
+  assert_non_null(t);
+  const vyre_ir_program *w = add2_program(&t[0], VYRE_IR_ACCESS_WRITE);
+  const vyre_ir_program *rw = add2_program(&t[1], VYRE_IR_ACCESS_READ_WRITE);
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_cuda_cubin a, b;
+  uint64_t hits = vyre_cuda_nvrtc_memo_hits();
+  assert_int_equal(vyre_cuda_cubin_get(NULL, NULL, w, kWg, 0, 9, 0, &a, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_nvrtc_memo_hits(), hits);
+  assert_int_equal(vyre_cuda_cubin_get(NULL, NULL, rw, kWg, 0, 9, 0, &b, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_nvrtc_memo_hits(), hits + 1);
+  assert_int_equal(a.size, b.size);
+  assert_memory_equal(a.data, b.data, a.size);
+  vyre_cuda_cubin_free(&b);
+  // Another target is another entry.
+  assert_int_equal(vyre_cuda_cubin_get(NULL, NULL, rw, kWg, 0, 8, 0, &b, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_nvrtc_memo_hits(), hits + 1);
+  vyre_cuda_cubin_free(&a);
+  vyre_cuda_cubin_free(&b);
+  vyre_cuda_nvrtc_memo_clear();
+  free(t);
+}
+
+// The memo holds VYRE_CUDA_NVRTC_MEMO_ENTRIES sources: one more pushes out
+// the least recently used, and another source never gets a stored cubin.
+static void test_memo_is_bounded_and_keyed_by_the_whole_source(void **state) {
+  if (!nvrtc_ready()) skip();
+  (void)state;
+  vyre_cuda_nvrtc_memo_clear();
+  vyre_error err = {.struct_size = sizeof(err)};
+  char src[256];
+  void *bin[VYRE_CUDA_NVRTC_MEMO_ENTRIES + 1];
+  size_t size[VYRE_CUDA_NVRTC_MEMO_ENTRIES + 1];
+  for (uint32_t i = 0; i <= VYRE_CUDA_NVRTC_MEMO_ENTRIES; i++) {
+    snprintf(src, sizeof(src), "extern \"C\" __global__ void k(unsigned *x) { x[0] += %uu; }\n",
+             1000u + i);
+    assert_int_equal(vyre_cuda_nvrtc_compile(src, 9, 0, &bin[i], &size[i], &err), VYRE_STATUS_OK);
+  }
+  uint64_t hits = vyre_cuda_nvrtc_memo_hits();
+  void *again;
+  size_t again_size;
+  // The newest is there; the oldest (1000) was pushed out.
+  snprintf(src, sizeof(src), "extern \"C\" __global__ void k(unsigned *x) { x[0] += %uu; }\n",
+           1000u + VYRE_CUDA_NVRTC_MEMO_ENTRIES);
+  assert_int_equal(vyre_cuda_nvrtc_compile(src, 9, 0, &again, &again_size, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_nvrtc_memo_hits(), hits + 1);
+  assert_int_equal(again_size, size[VYRE_CUDA_NVRTC_MEMO_ENTRIES]);
+  assert_memory_equal(again, bin[VYRE_CUDA_NVRTC_MEMO_ENTRIES], again_size);
+  free(again);
+  snprintf(src, sizeof(src), "extern \"C\" __global__ void k(unsigned *x) { x[0] += %uu; }\n",
+           1000u);
+  assert_int_equal(vyre_cuda_nvrtc_compile(src, 9, 0, &again, &again_size, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_nvrtc_memo_hits(), hits + 1);
+  free(again);
+  // A source that is a prefix of a stored one is not a hit.
+  snprintf(src, sizeof(src), "extern \"C\" __global__ void k(unsigned *x) { x[0] += %uu; }",
+           1000u + VYRE_CUDA_NVRTC_MEMO_ENTRIES);
+  assert_int_equal(vyre_cuda_nvrtc_compile(src, 9, 0, &again, &again_size, &err), VYRE_STATUS_OK);
+  assert_int_equal(vyre_cuda_nvrtc_memo_hits(), hits + 1);
+  free(again);
+  for (uint32_t i = 0; i <= VYRE_CUDA_NVRTC_MEMO_ENTRIES; i++)
+    free(bin[i]);
+  vyre_cuda_nvrtc_memo_clear();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cache_second_lookup_in_a_fresh_cache_makes_no_nvrtc_call,
@@ -384,6 +469,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_cache_disabled_cache_compiles_every_time, setup,
                                       teardown),
+      cmocka_unit_test(test_memo_same_source_of_two_programs_runs_nvrtc_once),
+      cmocka_unit_test(test_memo_is_bounded_and_keyed_by_the_whole_source),
   };
   return cmocka_run_group_tests_name("cuda/cache", tests, NULL, NULL);
 }
