@@ -145,6 +145,11 @@ uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x);
 uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y);
 // The Private array of kit math table |t| with elements of |elem_type| made
 // by |elem| (spv_math.c; cached in c->math_tab).
+struct vyre_kit_mfn;
+// The function control of the OpFunction of micro-program |f|: DontInline
+// for pow (two arguments), None otherwise (VK-MATH-5: NVIDIA's compiler,
+// driver 580.159.04, crashes inlining pow into some programs).
+uint32_t vyre_spv_math_fn_control(const struct vyre_kit_mfn *f);
 uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
                              uint32_t (*elem)(vyre_spv_cg *c, uint64_t v));
 

@@ -112,8 +112,9 @@ static inline uint32_t len(tb *t, uint32_t buf) {
   return tb_n(t, VYRE_IR_K_LEN, 0, T_U, buf, N_, N_, N_);
 }
 static inline uint32_t bin(tb *t, uint8_t op, uint32_t a, uint32_t b) {
-  uint8_t ty = t->nodes[a].type;
-  if (op >= VYRE_IR_BIN_EQ) ty = T_B;
+  uint8_t ty = t->nodes[a].type; // the result types of abi/vyre/vyre_backend.h's table
+  if (op >= VYRE_IR_BIN_EQ && op <= VYRE_IR_BIN_LOR) ty = T_B;
+  if (op == VYRE_IR_BIN_ABS_DIFF) ty = T_U;
   return tb_n(t, VYRE_IR_K_BIN, op, ty, 0, a, b, N_);
 }
 static inline uint32_t un(tb *t, uint8_t op, uint32_t a) {

@@ -648,6 +648,43 @@ static void test_spirv_wide_load_groups_are_one_vector_load(void **state) {
   free(t);
 }
 
+// VK-MATH-5: the OpFunction of pow is DontInline (NVIDIA's compiler, driver
+// 580.159.04, crashes inlining it into some programs:
+// tests/fuzzgen/crashes/vulkan-nvidia-580-seed-932000572.json); exp, a
+// unary function, keeps no control. Both cr_math paths, both spirv-val clean.
+static void test_spirv_pow_is_never_inlined(void **state) {
+  (void)state;
+  for (int soft = 0; soft < 2; soft++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 1, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 =
+        store(t, O, var(t, x),
+              bin(t, VYRE_IR_BIN_ADD,
+                  bin(t, VYRE_IR_BIN_POW, load(t, A, var(t, x)), lit(t, T_F, 0xbf400000u)),
+                  un(t, VYRE_IR_UN_EXP, load(t, A, var(t, x)))));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    vyre_spv_options opt = {.has_int64 = !soft, .has_f64 = !soft, .math_soft64 = soft};
+    memcpy(opt.workgroup_size, p->workgroup_size, 12);
+    uint32_t *words = NULL;
+    size_t n = 0;
+    vyre_spv_info info;
+    vyre_error err = {.struct_size = sizeof(err)};
+    assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
+    const uint32_t op_function = 54, dont_inline = 2;
+    uint32_t fns = count_ops(words, n, op_function, -1);
+    uint32_t kept = count_ops(words, n, op_function, dont_inline);
+    free(words);
+    assert_int_equal(kept, 1); // pow
+    assert_true(fns >= 3);     // main, pow, exp (and soft f64's helpers)
+    assert_int_equal(spirv_val(p, soft ? 8192 : 2 | 256, soft ? "pow, soft f64" : "pow"), 0);
+    free(t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_spirv_every_operator_validates),
@@ -658,6 +695,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_every_case_file_validates),
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
       cmocka_unit_test(test_spirv_f32_canon_where_observed),
+      cmocka_unit_test(test_spirv_pow_is_never_inlined),
 #endif
   };
   return cmocka_run_group_tests_name("vulkan/spirv", tests, NULL, NULL);
