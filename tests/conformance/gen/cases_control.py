@@ -506,6 +506,19 @@ def gen_trap_values(ctx):
                [buf("a", 1, "read", "u32", 256), buf("out", 0, "write", "u32", 1)], body,
                grid=[4, 1, 1], inputs={"a": vals},
                expect={"trap": {"invocation": 35, "sites": [7], "value": 0xCAFEF00D}}))
+    # Workgroups of one invocation (the CUDA ring's resident blocks of one
+    # thread): the whole record must come back, not its first word only.
+    body = [let("g", gid(0)),
+            if_(eq(g, lit_u(5)), [trap(3, add(mul(g, 7), 9))]),
+            if_(eq(g, lit_u(2)), [trap(1, add(mul(g, 7), 9))]),
+            store("out", g, add(g, 100))]
+    W.add("traps/value_one_thread_groups.json",
+          case("value_one_thread_groups", "wg [1,1,1], grid [8,1,1]: invocations 5 (site 3) "
+               "and 2 (site 1) trap with the value 7 * gid + 9: the record has 2, sites 1 and "
+               "3 and the value 23, all of it, also where a workgroup has fewer threads than "
+               "the record has words (the CUDA ring's copy-back, ABI-STREAM-9)",
+               [buf("out", 0, "write", "u32", 8)], body, wg=(1, 1, 1), grid=[8, 1, 1],
+               expect={"trap": {"invocation": 2, "sites": [1, 3], "value": 23}}))
     body = [let("g", gid(0)),
             if_(eq(g, lit_u(50)), [trap(0)]),
             if_(eq(g, lit_u(60)), [trap(1, lit_u(99))])]

@@ -84,6 +84,31 @@ def gen_pow(ctx):
                  [("r", "f32", ctx.b_op("pow"), lambda x, y: G.f_bin("pow", x, y))])
 
 
+def gen_pow_driver_crash(ctx):
+    """vyre fuzz seed 932000572 on vulkan, shrunk (tests/fuzzgen/crashes/): NVIDIA's
+    Vulkan compiler (driver 580.159.04) crashed inlining pow into this program;
+    pow is never inlined since (plugin-vulkan/README.md VK-MATH-5)."""
+    base, t, f = 0xBF400000, 0x00000000, 0x3F800000
+    p = G.f_bin("pow", base, 0)  # wf[0]: workgroup memory starts zeroed
+    want = t if (p & 0x7FFFFFFF) != 0 else f  # cast f32 -> bool: nonzero is true
+    body = [let("id", gid(0)),
+            store("of", var("id"), lit_f(0)),
+            store("of", var("id"), select(cast("bool", bin_("pow", lit_f(base),
+                                                                load("wf", lit_u(0)))),
+                                          lit_f(t), lit_f(f))),
+            atomic("add", "ou", lit_u(0), lit_u(1))]
+    ctx.W.add("math/pow_driver_inline_crash.json",
+              case("pow_driver_inline_crash",
+                   "vyre fuzz seed 932000572 (vulkan), shrunk: pow(-0.75, wf[0]) of zeroed "
+                   "workgroup memory, cast to bool, selects the stored value, next to a store "
+                   "and an atomic; NVIDIA's Vulkan compiler (driver 580.159.04) crashed "
+                   "inlining pow here, so pow is never inlined (plugin-vulkan/README.md "
+                   "VK-MATH-5)",
+                   [buf("ou", 4, "write", "u32", 1), buf("of", 0, "write", "f32", 1),
+                    wbuf("wf", "f32", 128)], body, wg=(1, 1, 1), grid=[1, 1, 1],
+                   expect={"ou": [1], "of": [want]}))
+
+
 def gen_math(ctx):
     rng = G.SplitMix64(0xC0DE17)
     for op in MATH_DONE:
@@ -94,3 +119,4 @@ def gen_math(ctx):
                      "random bit patterns (docs/math.md)" % op,
                      [("a", "f32", xs)], [("r", "f32", ctx.u_op(op), lambda x, o=op: G.f_un(o, x))])
     gen_pow(ctx)
+    gen_pow_driver_crash(ctx)
