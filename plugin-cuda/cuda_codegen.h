@@ -57,7 +57,7 @@
 // 25: the indirect grid (vind, vgm0..vgm2 and the preamble reading it) only in
 //     the indirect variant (VYRE_CUDA_GEN_INDIRECT), built when a dispatch
 //     first needs it; the resident item no longer takes those parameters.
-#define VYRE_CUDA_GENERATOR_VERSION 25u
+#define VYRE_CUDA_GENERATOR_VERSION 26u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

@@ -35,14 +35,18 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
 // (release, gpu scope: items up to db run); 2 * seq + 3 exits before seq.
 // The other blocks' leads wait for vctl[0] >= 2 * seq + 2 (it only grows)
 // with a nap that doubles up to 1 us. Every block reads item seq's grid
-// from the info entry and checks the tag before and after (a block that
-// finds another tag was not needed by seq, which completed and whose slot
-// was reused; it skips it). Item seq's virtual workgroups go round the
-// blocks starting at block seq % gridDim.x, so consecutive small items run
-// on different blocks at once. The blocks that ran a workgroup of the item
-// (the first min(workgroups, blocks) in that order; one for an empty grid)
-// fence their writes and count themselves in the slot's counter vctl[2 + k];
-// the last one resets it, copies the trap record and the item's data back
+// and first block from the info entry and checks the tag before and after
+// (a block that finds another tag was not needed by seq, which completed and
+// whose slot was reused; it skips it). Item seq's virtual workgroups go round
+// the blocks starting at its first block: seq % gridDim.x when block 0
+// staged several items at once, so consecutive small items run on different
+// blocks at once; block 0 itself when it staged seq alone (one item in
+// flight: no hand-off to another block). Block 0's lead reads the stop flag
+// and the clock only every 64th poll of the doorbell: each read of the
+// ring crosses the bus. The blocks that ran a workgroup of the item (the
+// first min(workgroups, blocks) in that order; one for an empty grid) fence
+// their writes and, when there are several, count themselves in the slot's
+// counter vctl[2 + k]; the last one resets it, copies the trap record and the item's data back
 // to the ring with the whole block (L2 loads: other blocks wrote them),
 // fences at system scope and publishes the device time and the completion
 // word (release, system scope). The reset and the mirror cannot race: the
@@ -88,7 +92,7 @@ static const char kLoopHead[] =
     "extern \"C\" __global__ void __launch_bounds__(%u) " VYRE_CUDA_RESIDENT_KERNEL_NAME
     "(u64 *vh, unsigned char *vslots, u64 vslot_bytes, u32 vcap, u64 vfirst, u64 vidle_ns, "
     "u64 *vctl) {\n"
-    "  __shared__ u64 vcmd, vsto, vig01, vig2;\n"
+    "  __shared__ u64 vcmd, vsto, vig01, vig2, vig3;\n"
     "  __shared__ u32 vlast, vskip;\n"
     "  u64 *const vinfo = vctl + 2u + vcap;\n"
     "  unsigned char *const vdm = (unsigned char *)vctl + (((2ull + 5ull * vcap) * 8ull + 255ull) "
@@ -109,9 +113,10 @@ static const char kLoopHead[] =
     "        if (vlead) {\n"
     "          const u64 vt0 = vrclk();\n"
     "          u64 vdb;\n"
-    "          for (;;) {\n"
+    "          for (u32 vpoll = 1u;; vpoll++) {\n"
     "            if ((vdb = vracq_sys(vh + %uu)) >= vseq) { vc = 2u * vseq + 2u; break; }\n"
-    "            if (*(volatile u64 *)(vh + %uu) || vrclk() - vt0 > vidle_ns) {\n"
+    "            if (!(vpoll & 63u) && (*(volatile u64 *)(vh + %uu) || vrclk() - vt0 > vidle_ns)) "
+    "{\n"
     "              vc = 2u * vseq + 3u; break; }\n"
     "            __nanosleep(32);\n"
     "          }\n"
@@ -143,6 +148,7 @@ static const char kLoopHead[] =
     "              __threadfence();\n"
     "              ((volatile u64 *)vi)[1] = vm[1];\n"
     "              ((volatile u64 *)vi)[2] = vm[2];\n"
+    "              ((volatile u64 *)vi)[3] = vto == vseq ? 0u : t %% gridDim.x;\n"
     "              vrrel_gpu(vi, t);\n"
     "            }\n"
     "            vrrel_gpu(vctl, 2u * vto + 2u);\n"
@@ -174,6 +180,7 @@ static const char kLoopHead[] =
     "      u32 sk = vracq_gpu(vi) != vseq;\n"
     "      vig01 = ((volatile const u64 *)vi)[1];\n"
     "      vig2 = ((volatile const u64 *)vi)[2];\n"
+    "      vig3 = ((volatile const u64 *)vi)[3];\n"
     "      __threadfence();\n"
     "      sk |= *(volatile const u64 *)vi != vseq;\n"
     "      vskip = sk;\n"
@@ -181,13 +188,13 @@ static const char kLoopHead[] =
     "    __syncthreads();\n"
     "    const u32 vsk = vskip;\n"
     "    const u32 vgx0 = (u32)vig01, vgx1 = (u32)(vig01 >> 32), vgx2 = (u32)vig2;\n"
-    "    const u32 vfl = (u32)(vig2 >> 32); (void)vfl;\n"
+    "    const u32 vfl = (u32)(vig2 >> 32), vfirst_blk = (u32)vig3; (void)vfl;\n"
     "    __syncthreads();\n"
     "    if (vsk) continue;\n"
     "    u64 *vd = (u64 *)(vdm + vk * vslot_bytes);\n"
     "    const u32 vvx = %s;\n"
     "    const u64 vtot = (u64)vvx * vgx1 * vgx2;\n"
-    "    const u32 vme = (u32)((blockIdx.x + gridDim.x - (u32)(vseq %% gridDim.x)) %% gridDim.x);\n"
+    "    const u32 vme = (u32)((blockIdx.x + gridDim.x - vfirst_blk) %% gridDim.x);\n"
     "    for (u64 v = vme; v < vtot; v += gridDim.x) {\n"
     "      if (vlead) {\n"
     "        vrb = make_uint3((u32)(v %% vvx), (u32)((v / vvx) %% vgx1), (u32)(v / ((u64)vvx * "
@@ -209,7 +216,9 @@ static const char kLoopTail[] =
     "    __syncthreads();\n"
     "    if (vlead) {\n"
     "      u32 vl = 0u;\n"
-    "      if (vme < vw) {\n"
+    "      if (vme < vw && vw == 1u) {\n"
+    "        vl = 1u;\n"
+    "      } else if (vme < vw) {\n"
     "        u64 *vcnt = vctl + 2u + vk;\n"
     "        if (atomicAdd(vcnt, 1ull) + 1u == vw) { *vcnt = 0u; __threadfence(); vl = 1u; }\n"
     "      }\n"
