@@ -87,6 +87,9 @@ typedef struct vyre_spv_cg {
 // Per node of |p|: 1 when the value may be a compile-time constant (malloc'd;
 // NULL when out of memory).
 uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p);
+// 1 when node |n| is an f32 literal (emitted opaque when a let or assign
+// stores it: spv_codegen.c, README.md VK-F32-10).
+int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n);
 // Sets c->f32_guard for the f32 op node |n| (its operands are evaluated).
 void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n);
 

@@ -411,9 +411,22 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {
   case VYRE_IR_K_LET:
-  case VYRE_IR_K_ASSIGN:
-    DO(SpvOpStore, c->local_var[n->ref], vyre_spv_expr(c, n->a));
+  case VYRE_IR_K_ASSIGN: {
+    uint32_t v = vyre_spv_expr(c, n->a);
+    // An f32 literal into a local: its bits or'ed with a zero the driver
+    // cannot see (nwg.x == 0, false wherever an invocation runs), so no
+    // driver folds the local's first use as a constant (x + 0 -> x loses
+    // -0) and its adds, subs, muls and fmas need no guard
+    // (spv_float_const.c; README.md VK-F32-10).
+    if (vyre_spv_f32_lit(c->p, n->a)) {
+      uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
+      uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)),
+                                   vyre_spv_u(c, 1), vyre_spv_u(c, 0));
+      v = OP(SpvOpBitwiseOr, U, v, zero);
+    }
+    DO(SpvOpStore, c->local_var[n->ref], v);
     break;
+  }
   case VYRE_IR_K_STORE:
     stmt_store(c, n);
     break;

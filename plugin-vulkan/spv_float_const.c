@@ -12,7 +12,10 @@
 // Conservative: a value may be constant when it is a literal, the workgroup
 // size, a loop variable, a local any of whose assignments may be constant,
 // or an operation with any operand that may be (integer and float folds can
-// turn x * 0 or x & 0 into constants whatever x is).
+// turn x * 0 or x & 0 into constants whatever x is). An f32 literal assigned
+// to a local (`let acc = 0.0`, the start of every sum) does not count: the
+// generator hides it from the driver (vyre_spv_opaque_f32, README.md
+// VK-F32-10), so an accumulator's adds and fmas need no guard.
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,11 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
   return r;
 }
 
+int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n) {
+  return n < p->node_count && p->nodes[n].kind == VYRE_IR_K_LIT &&
+         p->nodes[n].type == VYRE_IR_TYPE_F32;
+}
+
 uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
   uint32_t nn = p->node_count ? p->node_count : 1, nl = p->local_count ? p->local_count : 1;
   uint8_t *memo = calloc(nn, 1), *local = calloc(nl, 1);
@@ -64,7 +72,7 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
     for (uint32_t i = 0; i < p->node_count; i++) {
       const vyre_ir_node *x = &p->nodes[i];
       if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
-          !local[x->ref] && node_const(p, local, memo, x->a)) {
+          !local[x->ref] && !vyre_spv_f32_lit(p, x->a) && node_const(p, local, memo, x->a)) {
         local[x->ref] = 1;
         changed = 1;
       }
