@@ -362,8 +362,12 @@ step "building and running examples/app against the prefix"
 cmake -S examples/app -B "$work/app" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$work/app-configure.log" ||
   fail "configuring the example app failed (see $work/app-configure.log)."
 cmake --build "$work/app" >"$work/app-build.log" 2>&1 || fail "building the example app failed (see $work/app-build.log)."
-ldd "$work/app/vyre-app" | grep -q "libvyre.so.0 => $prefix/$libdir/libvyre.so.0" ||
-  fail "vyre-app does not link the installed libvyre: $(ldd "$work/app/vyre-app" | grep vyre)"
+# ldd's output first, then grep without a pipe: `ldd | grep -q` under
+# pipefail fails at random when grep exits on its match while ldd still
+# writes (SIGPIPE; seen once in CI).
+app_ldd=$(ldd "$work/app/vyre-app")
+grep -q "libvyre.so.0 => $prefix/$libdir/libvyre.so.0" <<<"$app_ldd" ||
+  fail "vyre-app does not link the installed libvyre: $(grep vyre <<<"$app_ldd")"
 "$work/app/vyre-app" >"$work/app.txt" 2>&1 || fail "vyre-app failed: $(cat "$work/app.txt")"
 app_backend=$(sed -n "s/^vyre-app: backend '\([^']*\)'.*/\1/p" "$work/app.txt")
 VYRE_BACKEND=cpu "$work/app/vyre-app" "$src/examples/app/accumulate.json" 10 >"$work/app-cpu.txt" 2>&1 ||
