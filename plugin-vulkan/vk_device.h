@@ -26,8 +26,8 @@
 #include "vyre_kit.h"
 
 // Jobs per submission of a batch unless VYRE_VULKAN_BATCH_CHUNK says
-// otherwise (README.md VK-BATCH-1).
-#define VYRE_VK_BATCH_CHUNK_DEFAULT 16u
+// otherwise; 0: the whole batch in one submission (README.md VK-BATCH-1).
+#define VYRE_VK_BATCH_CHUNK_DEFAULT 0u
 
 struct vyre_vk_pipe; // vk_pipeline.h
 struct vyre_vk_job;  // vk_job.h

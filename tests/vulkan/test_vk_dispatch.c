@@ -293,15 +293,10 @@ static void costly(uint64_t out[N_COST]) {
 // device memory, descriptor pool, fence or command buffer; a warm resident dispatch creates
 // nothing either (one command buffer, one submit).
 // Submissions of a batch of |n| jobs: one per VYRE_VULKAN_BATCH_CHUNK jobs
-// (when unset: 16 on a GPU, one for the batch on a CPU device such as
-// lavapipe; 0: one for the batch), plugin-vulkan/README.md VK-BATCH-1.
+// (unset or 0: one for the batch), plugin-vulkan/README.md VK-BATCH-1.
 static uint64_t batch_chunks(uint32_t n) {
   const char *v = getenv("VYRE_VULKAN_BATCH_CHUNK");
-  vyre_caps caps = {.struct_size = sizeof(caps)};
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t cpu = vk_ops()->get_caps(g_be, &caps, &err) == VYRE_STATUS_OK &&
-                 caps.device_kind == VYRE_DEVICE_KIND_SOFTWARE; // lavapipe
-  uint32_t chunk = v && *v ? (uint32_t)strtoul(v, NULL, 10) : cpu ? 0u : 16u;
+  uint32_t chunk = v && *v ? (uint32_t)strtoul(v, NULL, 10) : 0u;
   return chunk ? (n + chunk - 1) / chunk : 1;
 }
 
