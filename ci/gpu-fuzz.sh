@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 #
 # Long differential-fuzz runs (docs/cli.md `vyre fuzz`), for the GPU machine:
-# JOBS parallel `vyre fuzz` loops against BACKEND for SECONDS each. A loop
-# whose process dies (a crash in a plugin or a driver, a hang) records the
-# seed `vyre fuzz` named and goes on from the next seed, so one crashing
-# program no longer ends that job's share of the run. At the end it prints
-# one line per job and the totals (programs, differences, crashes and hangs
-# with their seeds) and writes OUT/summary.json.
+# JOBS parallel `vyre fuzz --isolate` runs against BACKEND for SECONDS each.
+# A program that kills its worker (a crash in a plugin or a driver) is
+# reported, shrunk for FUZZ_SHRINK seconds (default 30) into
+# OUT/diffs/crash-<seed>.json and the run goes on from the next seed; should
+# `vyre fuzz` itself die, the job starts it again after the seed it named.
+# At the end it prints one line per job and the totals (programs,
+# differences, crashes and hangs with their seeds) and writes
+# OUT/summary.json.
 #   ci/gpu-fuzz.sh BACKEND SECONDS JOBS SEEDBASE [OUT]
 # Job j starts at seed SEEDBASE + j * 10000000. VYRE names the vyre tool
 # (default: build-gpu/bin/vyre, else build/bin/vyre). Exit status: 0 when no
@@ -15,7 +17,7 @@
 # when vyre fuzz could not start (e.g. the backend cannot be opened).
 set -uo pipefail
 
-usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//'; }
 if [ $# -lt 4 ]; then
   echo "ci/gpu-fuzz.sh: expected BACKEND SECONDS JOBS SEEDBASE [OUT], got $# arguments." >&2
   usage >&2
@@ -38,6 +40,13 @@ if [ -z "$vyre" ] || [ ! -x "$vyre" ]; then
   echo "ci/gpu-fuzz.sh: no vyre tool (set VYRE or build into build-gpu/ or build/)." >&2
   exit 2
 fi
+shrink=${FUZZ_SHRINK:-30}
+case "$shrink" in
+  '' | *[!0-9]*)
+    echo "ci/gpu-fuzz.sh: FUZZ_SHRINK must be a whole number of seconds, got '$shrink'." >&2
+    exit 2
+    ;;
+esac
 mkdir -p "$out"
 end=$(($(date +%s) + secs))
 
@@ -49,9 +58,9 @@ job() {
     [ "$left" -le 0 ] && break
     seg=$((seg + 1))
     local log="$out/job$j.$seg"
-    "$vyre" fuzz --backend "$backend" --seed "$seed" --count 100000000 --time "$left" \
-      --shrink-time 15 --out "$out/diffs" >"$log.out" 2>"$log.err"
-    local rc=$? n d dead
+    "$vyre" fuzz --backend "$backend" --isolate --seed "$seed" --count 100000000 \
+      --time "$left" --shrink-time "$shrink" --out "$out/diffs" >"$log.out" 2>"$log.err"
+    local rc=$? n d dead s
     if [ "$rc" -eq 2 ]; then # usage or setup: the backend cannot be opened, say
       echo "job $j: vyre fuzz could not start: $(tail -1 "$log.err")" >&2
       echo "$j setup" >"$out/job$j.result"
@@ -59,6 +68,9 @@ job() {
     fi
     d=$(grep -c '^DIFF ' "$log.out")
     diffs=$((diffs + d))
+    # The workers' deaths the supervisor lived through (docs/cli.md, --isolate).
+    for s in $(sed -n 's/^CRASH seed \([0-9]*\):.*/\1/p' "$log.out"); do crashes="$crashes,$s"; done
+    for s in $(sed -n 's/^HANG  seed \([0-9]*\):.*/\1/p' "$log.out"); do hangs="$hangs,$s"; done
     n=$(cat "$log.out" "$log.err" | sed -n 's/^vyre fuzz: \([0-9]*\) programs in .*/\1/p' | tail -1)
     if [ -n "$n" ]; then
       programs=$((programs + n))
@@ -70,7 +82,8 @@ job() {
       hangs="$hangs,unknown"
       break
     fi
-    local s=${dead% *} what=${dead#* }
+    s=${dead% *}
+    local what=${dead#* }
     programs=$((programs + s - seed + 1))
     if [ "$what" = crashed ]; then crashes="$crashes,$s"; else hangs="$hangs,$s"; fi
     seed=$((s + 1))
@@ -108,10 +121,12 @@ nc=$(echo $allc | wc -w) nh=$(echo $allh | wc -w)
 echo "ci/gpu-fuzz.sh: backend $backend, $jobs jobs x ${secs}s from seed $base: $total programs," \
   "$tdiffs differences, $nc crashes, $nh hangs (seeds in $out/summary.json)"
 json_list() { local s="" x; for x in "$@"; do s="$s${s:+, }\"$x\""; done; echo "[$s]"; }
+cases=$(cd "$out/diffs" 2>/dev/null && ls crash-*.json 2>/dev/null | grep -v -- '-full\.json$')
 cat >"$out/summary.json" <<EOF
 {"backend": "$backend", "jobs": $jobs, "seconds": $secs, "seed_base": $base,
  "programs": $total, "differences": $tdiffs,
- "crashes": $(json_list $allc), "hangs": $(json_list $allh)}
+ "crashes": $(json_list $allc), "hangs": $(json_list $allh),
+ "crash_cases": $(json_list $cases)}
 EOF
 if [ "$setup" -gt 0 ]; then
   echo "ci/gpu-fuzz.sh: $setup of $jobs jobs could not start vyre fuzz (above)." >&2

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 # ci/gpu-fuzz.sh against tests/conformance/broken's crash proxy (ctest
 # fuzz_gpu_script_keeps_going): the proxy kills the process at every program
-# with `xor`, and the script must go on from the next seed each time, count
-# the programs of every segment, list the crash seeds and exit 1.
+# with `xor`; the script's `vyre fuzz --isolate` must go on from the next seed
+# each time, the script count the programs, list the crash seeds and the
+# shrunk crash cases, and exit 1.
 # -DVYRE=<vyre tool> -DPLUGIN=<crash .so> -DSCRIPT=<ci/gpu-fuzz.sh> -DOUT=<folder>
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${CMAKE_COMMAND} -E env VYRE=${VYRE} bash ${SCRIPT} ${PLUGIN} 3 1 7 ${OUT}
+execute_process(COMMAND ${CMAKE_COMMAND} -E env VYRE=${VYRE} FUZZ_SHRINK=1 bash ${SCRIPT} ${PLUGIN} 4 1 7 ${OUT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "ci/gpu-fuzz.sh exited ${rc}, expected 1 (crashes found)\n${err}")
 endif()
-if(NOT out MATCHES "1 jobs x 3s from seed 7: ([0-9]+) programs, 0 differences, ([0-9]+) crashes")
+if(NOT out MATCHES "1 jobs x 4s from seed 7: ([0-9]+) programs, 0 differences, ([0-9]+) crashes")
   message(FATAL_ERROR "no totals line with programs and crashes")
 endif()
 set(programs ${CMAKE_MATCH_1})
@@ -21,6 +22,13 @@ if(crashes LESS 2 OR NOT programs GREATER crashes)
                       "on after each): ${programs} programs, ${crashes} crashes")
 endif()
 file(READ ${OUT}/summary.json json)
-if(NOT json MATCHES "\"crashes\": \\[\"[0-9]+\"")
+if(NOT json MATCHES "\"crashes\": \\[\"([0-9]+)\"")
   message(FATAL_ERROR "summary.json lists no crash seed:\n${json}")
+endif()
+set(first ${CMAKE_MATCH_1})
+if(NOT json MATCHES "\"crash_cases\": \\[[^]]*\"crash-${first}\\.json\"")
+  message(FATAL_ERROR "summary.json lists no crash case for seed ${first}:\n${json}")
+endif()
+if(NOT EXISTS ${OUT}/diffs/crash-${first}.json)
+  message(FATAL_ERROR "no ${OUT}/diffs/crash-${first}.json")
 endif()
