@@ -443,6 +443,17 @@ static uint32_t count_ops(const uint32_t *w, size_t n, uint32_t op, int64_t oper
   return k;
 }
 
+// The module of |p| with |opt| (its workgroup size set from |p|), which
+// must generate; *n receives its word count. The caller frees it.
+static uint32_t *generate_ok(const vyre_ir_program *p, vyre_spv_options *opt, size_t *n) {
+  memcpy(opt->workgroup_size, p->workgroup_size, 12);
+  uint32_t *words = NULL;
+  vyre_spv_info info;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_spv_generate(p, opt, &words, n, &info, &err), VYRE_STATUS_OK);
+  return words;
+}
+
 static void test_spirv_follows_the_lowering_proofs(void **state) {
   (void)state;
   uint32_t counts[2][3];
@@ -463,12 +474,8 @@ static void test_spirv_follows_the_lowering_proofs(void **state) {
                           : if_(t, bin(t, VYRE_IR_BIN_NE, var(t, x), len(t, O)), LIST(t, st), 0, 0);
     const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f4, f17, s2));
     vyre_spv_options opt = {0};
-    memcpy(opt.workgroup_size, p->workgroup_size, 12);
-    uint32_t *words = NULL;
     size_t n = 0;
-    vyre_spv_info info;
-    vyre_error err = {.struct_size = sizeof(err)};
-    assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
+    uint32_t *words = generate_ok(p, &opt, &n);
     counts[guarded][0] = count_ops(words, n, OP_LOOP_MERGE, LOOP_UNROLL);
     counts[guarded][1] = count_ops(words, n, OP_LOOP_MERGE, -1);
     counts[guarded][2] = count_ops(words, n, OP_ULESS, -1);
@@ -522,12 +529,8 @@ static void test_spirv_f32_canon_where_observed(void **state) {
     uint32_t s1 = if_(t, guard, first, 11, 0, 0);
     const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
     vyre_spv_options opt = {.has_int64 = 1, .has_f64 = 1, .f32_native = VYRE_SPV_F32_NATIVE_FMA};
-    memcpy(opt.workgroup_size, p->workgroup_size, 12);
-    uint32_t *words = NULL;
     size_t n = 0;
-    vyre_spv_info info;
-    vyre_error err = {.struct_size = sizeof(err)};
-    assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
+    uint32_t *words = generate_ok(p, &opt, &n);
     uint32_t sel = count_ops(words, n, OP_SELECT, -1), ugt = count_ops(words, n, OP_UGT, -1);
     uint32_t uge = count_ops(words, n, OP_UGE, -1), ext = count_ops(words, n, OP_EXT, -1);
     uint32_t brc = count_ops(words, n, OP_BRC, -1), and_ = count_ops(words, n, OP_AND, -1);
@@ -666,12 +669,8 @@ static void test_spirv_pow_is_never_inlined(void **state) {
                   un(t, VYRE_IR_UN_EXP, load(t, A, var(t, x)))));
     const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
     vyre_spv_options opt = {.has_int64 = !soft, .has_f64 = !soft, .math_soft64 = soft};
-    memcpy(opt.workgroup_size, p->workgroup_size, 12);
-    uint32_t *words = NULL;
     size_t n = 0;
-    vyre_spv_info info;
-    vyre_error err = {.struct_size = sizeof(err)};
-    assert_int_equal(vyre_spv_generate(p, &opt, &words, &n, &info, &err), VYRE_STATUS_OK);
+    uint32_t *words = generate_ok(p, &opt, &n);
     const uint32_t op_function = 54, dont_inline = 2;
     uint32_t fns = count_ops(words, n, op_function, -1);
     uint32_t kept = count_ops(words, n, op_function, dont_inline);
