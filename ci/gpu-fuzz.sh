@@ -9,7 +9,8 @@
 # `vyre fuzz` itself die, the job starts it again after the seed it named.
 # At the end it prints one line per job and the totals (programs,
 # differences, crashes and hangs with their seeds) and writes
-# OUT/summary.json.
+# OUT/summary.json (also the seeds of the differences and the shrunk cases
+# of differences and crashes under OUT/diffs).
 #   ci/gpu-fuzz.sh BACKEND SECONDS JOBS SEEDBASE [OUT]
 # Job j starts at seed SEEDBASE + j * 10000000. VYRE names the vyre tool
 # (default: build-gpu/bin/vyre, else build/bin/vyre). Exit status: 0 when no
@@ -17,7 +18,7 @@
 # when vyre fuzz could not start (e.g. the backend cannot be opened).
 set -uo pipefail
 
-usage() { sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'; }
 if [ $# -lt 4 ]; then
   echo "ci/gpu-fuzz.sh: expected BACKEND SECONDS JOBS SEEDBASE [OUT], got $# arguments." >&2
   usage >&2
@@ -52,7 +53,7 @@ end=$(($(date +%s) + secs))
 
 # One job: vyre fuzz until the time is up, from the seed after each death.
 job() {
-  local j=$1 seed=$((base + j * 10000000)) programs=0 diffs=0 crashes="" hangs="" seg=0
+  local j=$1 seed=$((base + j * 10000000)) programs=0 diffs=0 dseeds="" crashes="" hangs="" seg=0
   while :; do
     local left=$((end - $(date +%s)))
     [ "$left" -le 0 ] && break
@@ -68,6 +69,7 @@ job() {
     fi
     d=$(grep -c '^DIFF ' "$log.out")
     diffs=$((diffs + d))
+    for s in $(sed -n 's/^DIFF  *seed \([0-9]*\):.*/\1/p' "$log.out"); do dseeds="$dseeds,$s"; done
     # The workers' deaths the supervisor lived through (docs/cli.md, --isolate).
     for s in $(sed -n 's/^CRASH seed \([0-9]*\):.*/\1/p' "$log.out"); do crashes="$crashes,$s"; done
     for s in $(sed -n 's/^HANG  seed \([0-9]*\):.*/\1/p' "$log.out"); do hangs="$hangs,$s"; done
@@ -88,8 +90,8 @@ job() {
     if [ "$what" = crashed ]; then crashes="$crashes,$s"; else hangs="$hangs,$s"; fi
     seed=$((s + 1))
   done
-  crashes=${crashes#,} hangs=${hangs#,}
-  echo "$j $programs $diffs ${crashes:--} ${hangs:--}" >"$out/job$j.result"
+  crashes=${crashes#,} hangs=${hangs#,} dseeds=${dseeds#,}
+  echo "$j $programs $diffs ${crashes:--} ${hangs:--} ${dseeds:--}" >"$out/job$j.result"
 }
 
 pids=()
@@ -105,9 +107,9 @@ brief() {
   n=$(echo "$1" | tr ',' '\n' | grep -c .)
   if [ "$n" -le 10 ]; then echo "$1"; else echo "$(echo "$1" | cut -d, -f1-10),... ($n)"; fi
 }
-total=0 tdiffs=0 allc="" allh="" setup=0
+total=0 tdiffs=0 allc="" allh="" alld="" setup=0
 for ((j = 0; j < jobs; j++)); do
-  read -r _ p d c h <"$out/job$j.result" || continue
+  read -r _ p d c h ds <"$out/job$j.result" || continue
   if [ "$p" = setup ]; then
     setup=$((setup + 1))
     continue
@@ -116,17 +118,19 @@ for ((j = 0; j < jobs; j++)); do
   total=$((total + p)) tdiffs=$((tdiffs + d))
   [ "$c" != "-" ] && allc="$allc ${c//,/ }"
   [ "$h" != "-" ] && allh="$allh ${h//,/ }"
+  [ -n "$ds" ] && [ "$ds" != "-" ] && alld="$alld ${ds//,/ }"
 done
 nc=$(echo $allc | wc -w) nh=$(echo $allh | wc -w)
 echo "ci/gpu-fuzz.sh: backend $backend, $jobs jobs x ${secs}s from seed $base: $total programs," \
   "$tdiffs differences, $nc crashes, $nh hangs (seeds in $out/summary.json)"
 json_list() { local s="" x; for x in "$@"; do s="$s${s:+, }\"$x\""; done; echo "[$s]"; }
 cases=$(cd "$out/diffs" 2>/dev/null && ls crash-*.json 2>/dev/null | grep -v -- '-full\.json$')
+dcases=$(cd "$out/diffs" 2>/dev/null && ls diff-*.json 2>/dev/null | grep -v -- '-full\.json$')
 cat >"$out/summary.json" <<EOF
 {"backend": "$backend", "jobs": $jobs, "seconds": $secs, "seed_base": $base,
- "programs": $total, "differences": $tdiffs,
+ "programs": $total, "differences": $tdiffs, "difference_seeds": $(json_list $alld),
  "crashes": $(json_list $allc), "hangs": $(json_list $allh),
- "crash_cases": $(json_list $cases)}
+ "difference_cases": $(json_list $dcases), "crash_cases": $(json_list $cases)}
 EOF
 if [ "$setup" -gt 0 ]; then
   echo "ci/gpu-fuzz.sh: $setup of $jobs jobs could not start vyre fuzz (above)." >&2

@@ -71,11 +71,12 @@ fi
 wait "${pids[@]}" # only the parts: a bare wait would also wait for tee
 for be in cuda vulkan; do
   [ -f "$keep/fuzz-$be/summary.json" ] && cp "$keep/fuzz-$be/summary.json" "$out/fuzz-$be.json"
-  # The shrunk crash cases (ci/gpu-fuzz.sh runs vyre fuzz --isolate) in the
-  # printed output too: the device tool brings back only a few files.
-  for f in "$keep/fuzz-$be"/diffs/crash-*.json; do
+  # The shrunk difference and crash cases (ci/gpu-fuzz.sh runs vyre fuzz
+  # --isolate) in the printed output too: the device tool brings back only
+  # a few files.
+  for f in "$keep/fuzz-$be"/diffs/crash-*.json "$keep/fuzz-$be"/diffs/diff-*.json; do
     case "$f" in *-full.json | *'*'*) continue ;; esac
-    say "fuzz-$be crash case $(basename "$f"):"
+    say "fuzz-$be case $(basename "$f"):"
     head -c 4000 "$f"
     echo
   done
