@@ -275,8 +275,11 @@ static void test_bad_items_and_options_are_refused_before_taking_a_slot(void **s
   vyre_error e = new_err();
   assert_int_equal(vyre_stream_submit(s, args, 3, NULL, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
   ASSERT_HAS(e.message, "Fix:");
+  // The message names the stream and the backend (formatted only on error).
+  ASSERT_HAS(e.message, "stream submit 'vadd' on ");
   e = new_err();
   assert_int_equal(vyre_stream_submit(s, args, 2, NULL, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "stream submit 'vadd' on ");
   vyre_stream_stats st;
   memset(&st, 0, sizeof(st));
   st.struct_size = sizeof(st);
