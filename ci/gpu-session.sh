@@ -73,11 +73,14 @@ for be in cuda vulkan; do
   [ -f "$keep/fuzz-$be/summary.json" ] && cp "$keep/fuzz-$be/summary.json" "$out/fuzz-$be.json"
   # The shrunk difference and crash cases (ci/gpu-fuzz.sh runs vyre fuzz
   # --isolate) in the printed output too: the device tool brings back only
-  # a few files.
+  # a few files. At most 3 per backend (the output's tail is 12,000 bytes).
+  shown=0
   for f in "$keep/fuzz-$be"/diffs/crash-*.json "$keep/fuzz-$be"/diffs/diff-*.json; do
     case "$f" in *-full.json | *'*'*) continue ;; esac
+    [ "$shown" -ge 3 ] && { say "fuzz-$be: more cases in $keep/fuzz-$be/diffs"; break; }
+    shown=$((shown + 1))
     say "fuzz-$be case $(basename "$f"):"
-    head -c 4000 "$f"
+    head -c 3000 "$f"
     echo
   done
 done
