@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cuda_nvrtc_memo.h — the last few cubins NVRTC made in this process, keyed
-// by their source text and target (cuda_nvrtc_memo.c). Two programs that
+// by their source text and target (cuda_nvrtc_memo.c; docs/caches.md
+// ABI-CACHE-12). Two programs that
 // differ only where the CUDA generator does not look (the phases of a
 // grid-barrier program whose write buffers become read_write, IR-GBAR-3;
 // buffer names) generate the same source; the second gets the first's
