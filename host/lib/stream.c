@@ -735,9 +735,18 @@ static uint32_t stream_resolve(const vyre_stream *handle, const char *what, vyre
 }
 
 // Copies the item into |sl| (inputs into the slot's memory, outputs as the
-// caller's pointers). Lock held.
+// The context of vyre_stream_submit's errors, formatted into |ctx| (at
+// least SUBMIT_CTX bytes) on first use only: a formatted string per item was
+// a measurable share of a tiny item's host time. |ctx| starts empty.
+#define SUBMIT_CTX 192
+static const char *submit_ctx(const vyre_stream *s, char *ctx) {
+  if (!ctx[0]) snprintf(ctx, SUBMIT_CTX, "stream submit '%s' on %s", s->k.label, s->dev->name);
+  return ctx;
+}
+
+// caller's pointers). Lock held. |ctx|: as for submit_ctx.
 static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32_t arg_count,
-                          const uint32_t grid[3], const char *ctx, vyre_error *err) {
+                          const uint32_t grid[3], char *ctx, vyre_error *err) {
   const vyre_program *prog = s->k.program;
   uint64_t total = 0;
   for (uint32_t i = 0; i < arg_count; i++) {
@@ -749,8 +758,8 @@ static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32
     uint8_t *m = realloc(sl->mem, total);
     if (!m)
       return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
-                            "%s: out of memory for a %llu-byte item. Fix: free memory.", ctx,
-                            (unsigned long long)total);
+                            "%s: out of memory for a %llu-byte item. Fix: free memory.",
+                            submit_ctx(s, ctx), (unsigned long long)total);
     sl->mem = m;
     sl->mem_cap = total;
   }
@@ -779,25 +788,20 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   vyre_stream *s;
   uint32_t st = stream_resolve(handle, "vyre_stream_submit", &s, err);
   if (st != VYRE_STATUS_OK) return st;
-  // The error context is formatted only for an error (a formatted string
-  // per item was a measurable share of a tiny item's host time).
-  char ctx[192];
+  char ctx[SUBMIT_CTX];
+  ctx[0] = '\0'; // formatted by submit_ctx on an error only
   for (uint32_t i = 0; args && i < arg_count; i++)
-    if (args[i].resident) {
-      snprintf(ctx, sizeof(ctx), "stream submit '%s' on %s", s->k.label, s->dev->name);
+    if (args[i].resident)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "%s: arg %u is a resident buffer; stream items bind host memory "
                             "only. Fix: pass host data, or use vyre_sequence_run.",
-                            ctx, i);
-    }
+                            submit_ctx(s, ctx), i);
   vyre_dispatch_options o = s->opts;
   o.has_grid = grid != NULL;
   if (grid) memcpy(o.grid, grid, sizeof(o.grid));
   st = vyre__plan_check(&s->k, args, arg_count, &o, "stream submit", NULL, NULL);
-  if (st != VYRE_STATUS_OK) { // again, for the message with the whole context
-    snprintf(ctx, sizeof(ctx), "stream submit '%s' on %s", s->k.label, s->dev->name);
-    return vyre__plan_check(&s->k, args, arg_count, &o, ctx, NULL, err);
-  }
+  if (st != VYRE_STATUS_OK) // again, for the message with the whole context
+    return vyre__plan_check(&s->k, args, arg_count, &o, submit_ctx(s, ctx), NULL, err);
   struct timespec dl;
   int has_dl = timeout_ns && timeout_ns != UINT64_MAX;
   if (has_dl) deadline_of(timeout_ns, &dl);
@@ -811,7 +815,7 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
                             "%s: the ring is full: %llu of %u slots hold items not yet %s "
                             "(waited %llu ns). Fix: submit again after vyre_stream_wait, pass a "
                             "timeout_ns to block, or open the stream with a larger capacity.",
-                            ctx, (unsigned long long)held, s->cap,
+                            submit_ctx(s, ctx), (unsigned long long)held, s->cap,
                             s->on_done ? "delivered" : "collected by vyre_stream_wait",
                             (unsigned long long)timeout_ns);
     }
@@ -820,11 +824,11 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
     st = s->stop ? vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                                   "%s: the stream is being closed. Fix: do not submit while "
                                   "another thread closes the stream.",
-                                  ctx)
+                                  submit_ctx(s, ctx))
                  : vyre_error_set(err, s->fatal,
                                   "%s: the stream stopped after a failed recovery (%s). Fix: "
                                   "close it, recover the device and open a new stream.",
-                                  ctx, s->fatal_err.message);
+                                  submit_ctx(s, ctx), s->fatal_err.message);
     pthread_mutex_unlock(&s->lock);
     return st;
   }
@@ -842,7 +846,7 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
       if (sl->planned) vyre__plan_free(&sl->plan);
       sl->planned = 0;
       if (err) *err = e;
-      vyre_error_prefix(err, "%s", ctx);
+      vyre_error_prefix(err, "%s", submit_ctx(s, ctx));
     }
   }
   if (st != VYRE_STATUS_OK) {

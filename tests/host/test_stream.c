@@ -238,6 +238,7 @@ static void test_a_full_ring_answers_busy_and_a_bounded_submit_waits(void **stat
   vyre_error e = new_err();
   uint64_t seq = 99;
   assert_int_equal(vyre_stream_submit(s, args, 3, NULL, 0, &seq, &e), VYRE_STATUS_BUSY);
+  ASSERT_HAS(e.message, "stream submit 'vadd' on "); // the context, formatted on the error
   ASSERT_HAS(e.message, "2 of 2 slots");
   ASSERT_HAS(e.message, "Fix:");
   assert_int_equal(seq, 99); // nothing was queued
