@@ -266,23 +266,6 @@ void vyre_vk_read_props(vyre_backend *be) {
   be->props = p2.properties;
   memcpy(be->uuid, id.deviceUUID, 16);
   vkGetPhysicalDeviceMemoryProperties(be->phys, &be->mem);
-  // VYRE_VULKAN_BATCH_CHUNK=N: a batch goes to the device N jobs per
-  // submission, so the device can run the first while the host records the
-  // rest (README.md VK-BATCH-1); 0 (the default, measured faster on the H200
-  // and on lavapipe): the whole batch in one submission.
-  be->batch_chunk = VYRE_VK_BATCH_CHUNK_DEFAULT;
-  const char *chunk = vyre_kit_getenv("VYRE_VULKAN_BATCH_CHUNK");
-  if (chunk && *chunk) {
-    char *end = NULL;
-    unsigned long v = strtoul(chunk, &end, 10);
-    if (end && !*end && v <= 65536u)
-      be->batch_chunk = (uint32_t)v;
-    else
-      vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-                   "VYRE_VULKAN_BATCH_CHUNK='%.40s' is not a whole number up to 65536; using %u. "
-                   "Fix: set a number of jobs per submission (0: one submission per batch).",
-                   chunk, be->batch_chunk);
-  }
   const char *cap = vyre_kit_getenv("VYRE_VULKAN_MAX_SHARED_MEMORY");
   if (cap && *cap) {
     char *end = NULL;

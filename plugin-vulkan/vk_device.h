@@ -25,10 +25,6 @@
 #include "vyre/vyre_backend.h"
 #include "vyre_kit.h"
 
-// Jobs per submission of a batch unless VYRE_VULKAN_BATCH_CHUNK says
-// otherwise; 0: the whole batch in one submission (README.md VK-BATCH-1).
-#define VYRE_VK_BATCH_CHUNK_DEFAULT 0u
-
 struct vyre_vk_pipe; // vk_pipeline.h
 struct vyre_vk_job;  // vk_job.h
 
@@ -99,7 +95,6 @@ struct vyre_backend {
   // a resident buffer's hazard marks count only while they carry the
   // current epoch.
   uint64_t hz_epoch;
-  uint32_t batch_chunk; // jobs per submission of a batch (VYRE_VULKAN_BATCH_CHUNK; 0: one)
   VkCommandBuffer free_cbs[VYRE_VK_MAX_FREE]; // reset by their next vkBeginCommandBuffer
   uint32_t free_cb_count;
   vyre_vk_block *free_blocks;

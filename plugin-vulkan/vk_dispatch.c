@@ -417,13 +417,8 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
                          "batches.",
                          n);
   // Every job's resources first (pooled; the descriptor sets from one pool
-  // per VYRE_VK_BATCH_SETS jobs), then the jobs recorded in phases
-  // (vyre_vk_jobs_record) into one command buffer per be->batch_chunk
-  // prepared jobs, each submitted as soon as it is recorded, so the device
-  // runs the first jobs while the host records the next (README.md
-  // VK-BATCH-1). Only the last submission has a fence: it signals after
-  // everything submitted before it. Each chunk's recording starts with a
-  // barrier after the earlier submissions, so the order is one batch's.
+  // per VYRE_VK_BATCH_SETS jobs), then all of them recorded into one command
+  // buffer in phases (vyre_vk_jobs_record): one submit, one fence for the batch.
   uint32_t ncb = 0;
   for (uint32_t i = 0; i < n; i++) {
     vyre_error local = {.struct_size = sizeof(local)};
@@ -432,46 +427,26 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     if (jobs[i].status) continue;
     ncb++;
   }
+  VkCommandBuffer cb = VK_NULL_HANDLE;
   if (ncb) st = vyre_vk_jobs_make_sets(be, js, n, err);
-  VkFence fence = VK_NULL_HANDLE;
-  const uint32_t chunk = be->batch_chunk ? be->batch_chunk : ncb;
-  uint32_t from = 0, left = ncb, submitted = 0;
-  while (!st && left) {
-    uint32_t to = from, take = 0;
-    for (; to < n && take < chunk; to++)
-      take += js[to] != NULL;
-    left -= take;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (ncb && !st) {
     pthread_mutex_lock(&be->lock);
     st = vyre_vk_cb_begin(be, &cb, err);
     if (!st) {
-      vyre_vk_jobs_record(be, cb, js + from, to - from);
+      vyre_vk_jobs_record(be, cb, js, n);
       VkResult r = vkEndCommandBuffer(cb);
       if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
     }
     pthread_mutex_unlock(&be->lock);
-    // The chunk's first prepared job owns its command buffer (freed with it).
-    for (uint32_t i = from; i < to && cb; i++)
+    // The first prepared job owns the command buffer (freed with it).
+    for (uint32_t i = 0; i < n && cb; i++)
       if (js[i]) {
         js[i]->cb = cb;
         break;
       }
-    if (!st) st = vyre_vk_submit(be, &cb, 1, left ? NULL : &fence, err);
-    if (!st) submitted++;
-    from = to;
   }
-  if (st && submitted && !fence) {
-    // A later chunk failed: the earlier ones may still run. A fence after
-    // them (or, failing that, an idle queue) before their jobs are freed.
-    vyre_error e2 = {.struct_size = sizeof(e2)};
-    if (vyre_vk_submit(be, NULL, 0, &fence, &e2) == VYRE_STATUS_OK)
-      (void)vyre_vk_fence_wait(be, fence, UINT64_MAX, &e2);
-    else {
-      pthread_mutex_lock(&be->lock);
-      vkDeviceWaitIdle(be->device);
-      pthread_mutex_unlock(&be->lock);
-    }
-  }
+  VkFence fence = VK_NULL_HANDLE;
+  if (!st && ncb) st = vyre_vk_submit(be, &cb, 1, &fence, err);
   uint64_t t1 = vyre_kit_now_ns();
   if (!st && ncb) st = batch_wait(be, fence, jobs, js, n, t0, err);
   uint64_t t2 = vyre_kit_now_ns();

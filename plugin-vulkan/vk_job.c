@@ -58,21 +58,19 @@ uint32_t vyre_vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *er
 
 uint32_t vyre_vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n,
                         VkFence *out_fence, vyre_error *err) {
-  VkFence fence = VK_NULL_HANDLE;
-  uint32_t st = out_fence ? vyre_vk_fence_get(be, &fence, err) : VYRE_STATUS_OK;
+  uint32_t st = vyre_vk_fence_get(be, out_fence, err);
   if (st) return st;
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = n, .pCommandBuffers = cbs};
   pthread_mutex_lock(&be->lock);
   be->n_submit++;
-  VkResult r = vkQueueSubmit(be->queue, n ? 1u : 0u, &si, fence);
+  VkResult r = vkQueueSubmit(be->queue, 1, &si, *out_fence);
   pthread_mutex_unlock(&be->lock);
   if (r != VK_SUCCESS) {
-    vyre_vk_fence_put(be, fence);
-    if (out_fence) *out_fence = VK_NULL_HANDLE;
+    vyre_vk_fence_put(be, *out_fence);
+    *out_fence = VK_NULL_HANDLE;
     return vyre_vk_fail(be, err, r, "vkQueueSubmit", "retry with less work");
   }
-  if (out_fence) *out_fence = fence;
   return VYRE_STATUS_OK;
 }
 
@@ -174,7 +172,9 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
                  needs_zero_tail(&j->bind[i]);
   }
   // Resident-only and trap-free: nothing to stage, no block at all.
-  if (!any_host && !j->pipe->info.uses_trap && !zero_tail && !j->ind_buf) return VYRE_STATUS_OK;
+  if (!any_host && !j->pipe->info.uses_trap && !zero_tail &&
+      !j->ind_buf)
+    return VYRE_STATUS_OK;
   for (uint32_t i = 0; i < j->nb; i++) {
     j->st_off[i] = total;
     if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST)

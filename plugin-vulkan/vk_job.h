@@ -113,9 +113,7 @@ void vyre_vk_job_free(vyre_vk_job *j);
 // and keep holding it while recording into the buffer and ending it: the
 // command pool is shared (Vulkan requires external synchronisation).
 uint32_t vyre_vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
-// Submits |n| command buffers with one new fence (takes the lock); with
-// |out_fence| NULL, without a fence (a later fence covers them: Vulkan's
-// fence signal waits for everything submitted earlier to the queue).
+// Submits |n| command buffers with one new fence (takes the lock).
 uint32_t vyre_vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n,
                         VkFence *out_fence, vyre_error *err);
 // Waits for |fence|; returns OK, TIMEOUT or a failure.

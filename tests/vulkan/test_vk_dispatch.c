@@ -292,15 +292,7 @@ static void costly(uint64_t out[N_COST]) {
 // memory) are one command buffer, one submit and one fence, and create no
 // device memory, descriptor pool, fence or command buffer; a warm resident dispatch creates
 // nothing either (one command buffer, one submit).
-// Submissions of a batch of |n| jobs: one per VYRE_VULKAN_BATCH_CHUNK jobs
-// (unset or 0: one for the batch), plugin-vulkan/README.md VK-BATCH-1.
-static uint64_t batch_chunks(uint32_t n) {
-  const char *v = getenv("VYRE_VULKAN_BATCH_CHUNK");
-  uint32_t chunk = v && *v ? (uint32_t)strtoul(v, NULL, 10) : 0u;
-  return chunk ? (n + chunk - 1) / chunk : 1;
-}
-
-static void test_runtime_warm_batch_creates_nothing_and_submits_per_chunk(void **state) {
+static void test_runtime_warm_batch_creates_nothing_and_submits_once(void **state) {
   NEED_DEVICE();
   const vyre_backend_ops *ops = vk_ops();
   tb *t = calloc(1, sizeof(tb));
@@ -338,13 +330,12 @@ static void test_runtime_warm_batch_creates_nothing_and_submits_per_chunk(void *
     assert_int_equal(after[0] - before[0], 0); // no vkAllocateMemory
     assert_int_equal(after[1] - before[1], 0); // no vkCreateDescriptorPool
     assert_int_equal(after[2] - before[2], 0); // no vkCreateFence
-    // one vkQueueSubmit and one command buffer per chunk of jobs (VK-BATCH-1)
-    assert_int_equal(after[3] - before[3], batch_chunks(N));
+    assert_int_equal(after[3] - before[3], 1); // one vkQueueSubmit
     assert_int_equal(after[4] - before[4], 0); // no vkAllocateCommandBuffers (recycled)
-    assert_int_equal(after[5] - before[5], batch_chunks(N));
+    assert_int_equal(after[5] - before[5], 1); // one command buffer recorded
   }
-  // 40 jobs on one buffer: each waits for the one before, across the chunks'
-  // submissions too (rb[0] holds 3 from the rounds above, then 43).
+  // 40 jobs on one buffer: each waits for the one before (rb[0] holds 3
+  // from the rounds above, then 43).
   for (int i = 0; i < 40; i++)
     jobs[i] = (vyre_batch_job){.args = &args[0]};
   assert_int_equal(ops->dispatch_batch(g_be, jobs, 40, &err), VYRE_STATUS_OK);
@@ -397,8 +388,8 @@ static void test_runtime_warm_batch_creates_nothing_and_submits_per_chunk(void *
     if (round == 0) continue;
     assert_int_equal(after[0] - before[0], 0);
     assert_int_equal(after[1] - before[1], 0);
-    assert_int_equal(after[3] - before[3], batch_chunks(N));
-    assert_int_equal(after[5] - before[5], batch_chunks(N));
+    assert_int_equal(after[3] - before[3], 1);
+    assert_int_equal(after[5] - before[5], 1);
   }
   for (int i = 0; i < N; i++)
     for (int k = 0; k < 8; k++)
@@ -786,7 +777,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_integer_and_cast_edge_cases),
       cmocka_unit_test(test_runtime_resident_async_batch_and_sequence),
       cmocka_unit_test(test_runtime_narrow_bindings_are_byte_exact),
-      cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_per_chunk),
+      cmocka_unit_test(test_runtime_warm_batch_creates_nothing_and_submits_once),
       cmocka_unit_test(test_runtime_push_descriptors_when_offered),
       cmocka_unit_test(test_runtime_host_time_metrics_grow),
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
