@@ -46,10 +46,11 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
 // ring crosses the bus. The blocks that ran a workgroup of the item (the
 // first min(workgroups, blocks) in that order; one for an empty grid) fence
 // their writes and, when there are several, count themselves in the slot's
-// counter vctl[2 + k]; the last one resets it, copies the trap record and the item's data back
-// to the ring with the whole block (L2 loads: other blocks wrote them),
-// fences at system scope and publishes the device time and the completion
-// word (release, system scope). The reset and the mirror cannot race: the
+// counter vctl[2 + k], and the last one resets it. That one (or the only
+// one) copies the trap record and the item's data back to the ring with the
+// whole block (L2 loads: other blocks wrote them), fences at system scope
+// and publishes the device time and the completion word (release, system
+// scope). The reset and the mirror cannot race: the
 // slot's next item (seq + capacity) is staged only after the host reaped seq.
 static const char kLoopHead[] =
     "#undef blockIdx\n"

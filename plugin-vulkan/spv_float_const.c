@@ -14,7 +14,7 @@
 // or an operation with any operand that may be (integer and float folds can
 // turn x * 0 or x & 0 into constants whatever x is). An f32 literal assigned
 // to a local (`let acc = 0.0`, the start of every sum) does not count: the
-// generator hides it from the driver (vyre_spv_opaque_f32, README.md
+// generator hides it from the driver (spv_codegen.c, cg_stmt; README.md
 // VK-F32-10), so an accumulator's adds and fmas need no guard.
 
 #include <stdlib.h>

@@ -734,7 +734,6 @@ static uint32_t stream_resolve(const vyre_stream *handle, const char *what, vyre
   return st;
 }
 
-// Copies the item into |sl| (inputs into the slot's memory, outputs as the
 // The context of vyre_stream_submit's errors, formatted into |ctx| (at
 // least SUBMIT_CTX bytes) on first use only: a formatted string per item was
 // a measurable share of a tiny item's host time. |ctx| starts empty.
@@ -744,6 +743,7 @@ static const char *submit_ctx(const vyre_stream *s, char *ctx) {
   return ctx;
 }
 
+// Copies the item into |sl| (inputs into the slot's memory, outputs as the
 // caller's pointers). Lock held. |ctx|: as for submit_ctx.
 static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32_t arg_count,
                           const uint32_t grid[3], char *ctx, vyre_error *err) {
