@@ -160,7 +160,8 @@ struct vyre_backend {
   vyre_vk_sg_dev sg;
   uint32_t sg_native;
   uint32_t sg_selftest_ran; // 1: this open ran the lane-map self-test
-  char sg_desc[24];         // "sg hw 32" / "sg emu", for `vyre list`
+  uint32_t sg_pow_guard;    // 1: a program with pow gets emulated subgroups (VK-SG-7)
+  char sg_desc[48];         // "sg hw 32" / "sg emu" (and the pow guard), for `vyre list`
 };
 
 void vyre_vk_probe(vyre_probe_result *out);

@@ -47,7 +47,8 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
-  vyre_kit_key_add_u32(k, be->sg_native); // README.md VK-SG-4
+  vyre_kit_key_add_u32(k, be->sg_native);    // README.md VK-SG-4
+  vyre_kit_key_add_u32(k, be->sg_pow_guard); // VK-SG-7
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
@@ -203,11 +204,20 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
   h->buffer_count = a->program->buffer_count;
 }
 
+// Whether |p| calls pow (a DontInline function, README.md VK-MATH-5).
+static int calls_pow(const vyre_ir_program *p) {
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_BIN && p->nodes[i].op == VYRE_IR_BIN_POW) return 1;
+  return 0;
+}
+
 // vyre_spv_options.subgroup_native for |a| on |be| (README.md VK-SG-4): the
-// device's native subgroup size for a subgroup program that fits it, else 0.
+// device's native subgroup size for a subgroup program that fits it, else 0;
+// 0 also for a program that calls pow where the pow guard is on (VK-SG-7).
 static uint32_t sg_option(const vyre_backend *be, const vyre_compile_args *a) {
   const vyre_ir_program *p = a->program;
   if (!(p->flags & VYRE_IR_FLAG_HAS_SUBGROUP)) return 0;
+  if (be->sg_pow_guard && be->sg_native && calls_pow(p)) return 0;
   return vyre_vk_sg_for(&be->sg, be->sg_native, p->subgroup_size, a->workgroup_size);
 }
 

@@ -150,7 +150,8 @@ static int selftest_run(vyre_backend *be, uint32_t s, char *why, size_t cap) {
 
 static void describe(vyre_backend *be) {
   if (be->sg_native)
-    snprintf(be->sg_desc, sizeof(be->sg_desc), "sg hw %u", be->sg_native);
+    snprintf(be->sg_desc, sizeof(be->sg_desc), "sg hw %u%s", be->sg_native,
+             be->sg_pow_guard ? " (emu beside pow)" : "");
   else
     snprintf(be->sg_desc, sizeof(be->sg_desc), "sg emu");
 }
@@ -160,6 +161,15 @@ void vyre_vk_sg_choose(vyre_backend *be) {
   uint32_t mode = vyre_vk_sg_mode(env);
   be->sg_native = 0;
   be->sg_selftest_ran = 0;
+  const char *pg = vyre_kit_getenv("VYRE_VULKAN_POW_SUBGROUP");
+  be->sg_pow_guard = vyre_vk_sg_pow_guard(pg, be->props.vendorID);
+  if (be->sg_pow_guard == 0xFFFFFFFFu) {
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_POW_SUBGROUP=%s is not a mode; using auto. Fix: set it to auto, "
+                 "emulate or native.",
+                 pg);
+    be->sg_pow_guard = vyre_vk_sg_pow_guard(NULL, be->props.vendorID);
+  }
   if (mode == 0xFFFFFFFFu) {
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "VYRE_VULKAN_SUBGROUP=%s is not a mode; using auto. Fix: set it to auto, emulate "

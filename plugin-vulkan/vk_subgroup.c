@@ -54,6 +54,13 @@ uint32_t vyre_vk_sg_for(const vyre_vk_sg_dev *d, uint32_t native, uint32_t progr
   return native;
 }
 
+uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id) {
+  if (!env || !*env || strcmp(env, "auto") == 0) return vendor_id == 0x10DEu ? 1u : 0u;
+  if (strcmp(env, "emulate") == 0) return 1;
+  if (strcmp(env, "native") == 0) return 0;
+  return 0xFFFFFFFFu;
+}
+
 uint32_t vyre_vk_sg_mode(const char *env) {
   if (!env || !*env || strcmp(env, "auto") == 0) return VYRE_VK_SG_AUTO;
   if (strcmp(env, "emulate") == 0) return VYRE_VK_SG_EMULATE;

@@ -54,6 +54,14 @@ uint32_t vyre_vk_sg_verdict(const vyre_vk_sg_dev *d, uint32_t mode, uint32_t cap
 uint32_t vyre_vk_sg_for(const vyre_vk_sg_dev *d, uint32_t native, uint32_t program_s,
                         const uint32_t wg[3]);
 
+// Whether a program that calls pow gets emulated subgroups on a device of
+// |vendor_id| (README.md VK-SG-7): |env| is VYRE_VULKAN_POW_SUBGROUP,
+// "emulate" (1) or "native" (0); NULL, "" or "auto": 1 on NVIDIA's driver
+// (vendor 0x10DE), whose compiler crashed on native subgroup operations
+// beside pow's DontInline function, else 0. 0xFFFFFFFF for a value that is
+// no mode (the caller warns and uses auto).
+uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id);
+
 // Parses VYRE_VULKAN_SUBGROUP (NULL or "": auto); 0xFFFFFFFF for a value
 // that is no mode (the caller warns and uses auto).
 uint32_t vyre_vk_sg_mode(const char *env);

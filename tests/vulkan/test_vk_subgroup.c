@@ -84,6 +84,15 @@ static void test_verdict(void **state) {
   assert_int_equal(vyre_vk_sg_mode("emulate"), VYRE_VK_SG_EMULATE);
   assert_int_equal(vyre_vk_sg_mode("native"), VYRE_VK_SG_NATIVE);
   assert_int_equal(vyre_vk_sg_mode("Native"), 0xFFFFFFFFu);
+  // VK-SG-7: the pow guard, on by default on NVIDIA's driver only.
+  assert_int_equal(vyre_vk_sg_pow_guard(NULL, 0x10DE), 1);
+  assert_int_equal(vyre_vk_sg_pow_guard("", 0x10DE), 1);
+  assert_int_equal(vyre_vk_sg_pow_guard("auto", 0x10DE), 1);
+  assert_int_equal(vyre_vk_sg_pow_guard(NULL, 0x10005), 0); // Mesa (lavapipe)
+  assert_int_equal(vyre_vk_sg_pow_guard("auto", 0x1002), 0);
+  assert_int_equal(vyre_vk_sg_pow_guard("emulate", 0x10005), 1);
+  assert_int_equal(vyre_vk_sg_pow_guard("native", 0x10DE), 0);
+  assert_int_equal(vyre_vk_sg_pow_guard("on", 0x10DE), 0xFFFFFFFFu);
 }
 
 static void test_for_program(void **state) {

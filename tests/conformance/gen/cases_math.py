@@ -109,6 +109,64 @@ def gen_pow_driver_crash(ctx):
                    expect={"ou": [1], "of": [want]}))
 
 
+def sg_stmt(op, name, value):
+    return {"k": "subgroup", "op": op, "name": name, "value": value}
+
+
+def gen_pow_subgroup_driver_crash(ctx):
+    """vyre fuzz seed 736860106 on vulkan, shrunk (tests/fuzzgen/crashes/): NVIDIA's
+    Vulkan compiler (driver 580.159.04) crashed on native subgroup operations
+    beside pow's DontInline function; there a program that calls pow gets
+    emulated subgroups (plugin-vulkan/README.md VK-SG-7). The shrunk program
+    (its loop run once, so pow's result is stored), and a variant whose
+    outputs show the scan and pow."""
+    z = G.f_max(0, G.f_un("log", G.f_bin("pow", 0x3F800000, 0)))
+    body = [let("id", gid(0)),
+            store("oh", var("id"), lit_f(0)),
+            store("o8", lit_u(0xFFFFFFFF), lit_u(0)),
+            if_(lit_b(True), [sg_stmt("scan_min", "v8", lit_u(0))]),
+            for_("v11", lit_u(0), lit_u(1),
+                 [store("oh", lit_u(0), bin_("max", lit_f(0),
+                                             un("log", bin_("pow", lit_f(0x3F800000),
+                                                            lit_f(0)))))]),
+            let("v16", lit_b(True))]
+    c = case("pow_subgroup_driver_crash",
+             "vyre fuzz seed 736860106 (vulkan), shrunk, its loop run once: a subgroup "
+             "scan_min in an if, then max(0, log(pow(1, 0))) stored in a loop, next to a store "
+             "at gid and one out of range (dropped); NVIDIA's Vulkan compiler (driver "
+             "580.159.04) crashed on native subgroups beside pow's DontInline function, so a "
+             "program that calls pow gets emulated subgroups there (plugin-vulkan/README.md "
+             "VK-SG-7)",
+             [buf("ob", 8, "write", "bool32", 1), buf("o8", 13, "write", "u8", 1),
+              buf("oh", 16, "write", "bf16", 1)], body, wg=(32, 1, 1), grid=[1, 1, 1],
+             expect={"ob": [False], "o8": [0], "oh": ["0x%04x" % G.f32_to_bf16(z)]})
+    c["subgroup_size"] = 32
+    ctx.W.add("math/pow_subgroup_driver_crash.json", c)
+    # The variant: each lane's scan of 31 - id (the same for every subgroup
+    # size) and 2^id through pow and log; of subgroup size 8 (native on
+    # lavapipe, where the guard can be forced on) and 32 (native on NVIDIA).
+    body = [let("id", gid(0)),
+            store("of", var("id"), lit_f(0)),
+            if_(lit_b(True), [sg_stmt("scan_min", "v", sub(lit_u(31), var("id"))),
+                              store("ou", var("id"), var("v"))]),
+            for_("k", lit_u(0), lit_u(1),
+                 [store("of", var("id"), bin_("max", lit_f(0),
+                                              un("log", bin_("pow", lit_f(0x40000000),
+                                                             cast("f32", var("id"))))))])]
+    want = [G.f_max(0, G.f_un("log", G.f_bin("pow", 0x40000000, G.f_from_int(i))))
+            for i in range(32)]
+    for S in (8, 32):
+        c = case("pow_subgroup_values_s%d" % S,
+                 "subgroup_size %d: scan_min(31 - id) in an if, then max(0, log(pow(2, id))) in "
+                 "a loop, the shape of pow_subgroup_driver_crash with outputs that show both "
+                 "(plugin-vulkan/README.md VK-SG-7)" % S,
+                 [buf("ou", 0, "write", "u32", 32), buf("of", 1, "write", "f32", 32)], body,
+                 wg=(32, 1, 1), grid=[1, 1, 1],
+                 expect={"ou": [31 - i for i in range(32)], "of": ["0x%08x" % w for w in want]})
+        c["subgroup_size"] = S
+        ctx.W.add("math/pow_subgroup_values_s%d.json" % S, c)
+
+
 def gen_math(ctx):
     rng = G.SplitMix64(0xC0DE17)
     for op in MATH_DONE:
@@ -120,3 +178,4 @@ def gen_math(ctx):
                      [("a", "f32", xs)], [("r", "f32", ctx.u_op(op), lambda x, o=op: G.f_un(o, x))])
     gen_pow(ctx)
     gen_pow_driver_crash(ctx)
+    gen_pow_subgroup_driver_crash(ctx)
