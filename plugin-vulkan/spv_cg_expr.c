@@ -689,8 +689,17 @@ static uint32_t bin_max(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
   return minmax(c, x, 1);
 }
 
+// mulhi (u32): the high word of the 64-bit product, as a 64-bit multiply
+// where the device has Int64 (README.md VK-INT-1: NVIDIA's compiler, driver
+// 580.159.04, got OpUMulExtended wrong in vyre fuzz seed 852571295), else
+// OpUMulExtended.
 static uint32_t bin_mulhi(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
   (void)row;
+  if (c->t_ulong) {
+    const uint32_t L = c->t_ulong;
+    uint32_t p = OP(SpvOpIMul, L, OP(SpvOpUConvert, L, x->a), OP(SpvOpUConvert, L, x->b));
+    return OP(SpvOpUConvert, U, OP(SpvOpShiftRightLogical, L, p, vyre_spv_u(c, 32)));
+  }
   uint32_t st = vyre_spv_global(c->m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(U, U));
   uint32_t r = OP(SpvOpUMulExtended, st, x->a, x->b);
   return OP(SpvOpCompositeExtract, U, r, 1);
@@ -753,15 +762,15 @@ static uint32_t bin_add_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x)
   return vyre_spv_sel(c, U, ov, bound, r);
 }
 
-// sub_sat: the exact difference clamped to the operand type's range.
-//   u32: a - b below 0 exactly when a < b; then 0.
-//   i32: overflow exactly when a and b differ in sign and r's sign is not
-//        a's, i.e. ((a ^ b) & (a ^ r)) < 0; then the bound of a's sign.
 static uint32_t bin_pow(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
   (void)row;
   return vyre_spv_math2(c, VYRE_KIT_MATH_POW, x->a, x->b);
 }
 
+// sub_sat: the exact difference clamped to the operand type's range.
+//   u32: a - b below 0 exactly when a < b; then 0.
+//   i32: overflow exactly when a and b differ in sign and r's sign is not
+//        a's, i.e. ((a ^ b) & (a ^ r)) < 0; then the bound of a's sign.
 static uint32_t bin_sub_sat(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
   (void)row;
   uint32_t a = x->a, b = x->b;

@@ -84,7 +84,8 @@
 // 21: hardware fma with the zero recheck (VYRE_SPV_F32_NATIVE_FMAZ, VK-F32-2).
 // 22: auto no longer chooses the zero recheck (VK-F32-9); cached verdicts
 //     that hold it must not load.
-#define VYRE_VK_GENERATOR_VERSION 24u
+// 25: mulhi as a 64-bit multiply where the device has Int64 (VK-INT-1).
+#define VYRE_VK_GENERATOR_VERSION 25u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

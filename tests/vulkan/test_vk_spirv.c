@@ -682,6 +682,35 @@ static void test_spirv_pow_is_never_inlined(void **state) {
   }
 }
 
+// VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
+// compiler, driver 580.159.04, got OpUMulExtended wrong: vyre fuzz seed
+// 852571295), OpUMulExtended without it; spirv-val clean both ways.
+static void test_spirv_mulhi_is_a_64bit_multiply(void **state) {
+  (void)state;
+  for (int int64 = 0; int64 < 2; int64++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 = store(t, O, var(t, x),
+                        bin(t, VYRE_IR_BIN_MULHI, load(t, A, var(t, x)), lit(t, T_U, 0x86866851u)));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    vyre_spv_options opt = {.has_int64 = (uint32_t)int64};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    const uint32_t op_umul_extended = 151, op_imul = 132;
+    uint32_t ext = count_ops(words, n, op_umul_extended, -1);
+    uint32_t mul = count_ops(words, n, op_imul, -1);
+    free(words);
+    assert_int_equal(ext, int64 ? 0u : 1u);
+    if (int64) assert_true(mul >= 1);
+    assert_int_equal(spirv_val(p, int64 ? 1 : 0, int64 ? "mulhi, Int64" : "mulhi"), 0);
+    free(t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_spirv_every_operator_validates),
@@ -694,6 +723,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_f32_canon_where_observed),
       cmocka_unit_test(test_spirv_pow_is_never_inlined),
 #endif
+      cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };
   return cmocka_run_group_tests_name("vulkan/spirv", tests, NULL, NULL);
 }

@@ -39,6 +39,7 @@ def gen_integers(ctx):
          [(op, "i32", b_op(op), ib(op, True)) for op in ("shl", "shr")])
     pair("integers/mulhi_u32.json", "mulhi_u32", "u32 mulhi: high 32 bits of the 64-bit product",
          "u32", "u32", U, U, [("hi", "u32", b_op("mulhi"), ib("mulhi"))])
+    gen_mulhi_driver(ctx)
     pair("integers/min_max_u32.json", "min_max_u32", "u32 min/max are unsigned", "u32", "u32",
          U, U, [(op, "u32", b_op(op), ib(op)) for op in ("min", "max")])
     pair("integers/min_max_i32.json", "min_max_i32",
@@ -99,6 +100,30 @@ def gen_integers(ctx):
           ("eq", "bool32", b_op("eq"), lambda x, y: x == y),
           ("ne", "bool32", b_op("ne"), lambda x, y: x != y),
           ("lnot", "bool32", lambda x, y: un("lnot", x), lambda x, y: not x)])
+
+
+def gen_mulhi_driver(ctx):
+    """vyre fuzz seed 852571295 on vulkan, shrunk: NVIDIA's compiler (driver
+    580.159.04) got OpUMulExtended wrong in this program; mulhi is a 64-bit
+    multiply where the device has Int64 (plugin-vulkan/README.md VK-INT-1)."""
+    c = 0x86866851
+    cn = 0
+    for g in range(4):  # grid [2,1,1] of [2,1,1]: lid = g % 2
+        cn = (cn + int_bin("sub_sat", int_bin("mulhi", g, c), g % 2)) & 0xFFFFFFFF
+    body = [atomic("add", "cn", lit_u(0),
+                   bin_("sub_sat", bin_("mulhi", gid(0), lit_u(c)), lid(0))),
+            store("of", lit_u(0), bin_("div", lit_f(0x3F800000), load("oh", lit_u(0))))]
+    ctx.W.add("integers/mulhi_atomic_driver.json",
+              case("mulhi_atomic_driver",
+                   "vyre fuzz seed 852571295 (vulkan), shrunk: an atomic add of sub_sat(mulhi(gid, "
+                   "0x86866851), lid), and 1.0 / a zeroed bf16 element stored; NVIDIA's Vulkan "
+                   "compiler (driver 580.159.04) added 0 here through OpUMulExtended, so mulhi is "
+                   "a 64-bit multiply where the device has Int64 (plugin-vulkan/README.md VK-INT-1)",
+                   [buf("of", 3, "write", "f32", 1), buf("cn", 9, "read_write", "u32"),
+                    buf("oh", 16, "write", "bf16", 1)], body, wg=(2, 1, 1), grid=[2, 1, 1],
+                   inputs={"cn": ["0x00000000"]},
+                   expect={"of": ["0x%08x" % f_div(0x3F800000, 0)], "cn": [cn],
+                           "oh": ["0x0000"]}))
 
 
 def gen_casts(ctx):
