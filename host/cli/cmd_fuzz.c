@@ -58,6 +58,10 @@ static void vyre_fuzz_usage(FILE *f) {
              "  --timeout MS         deadline of each dispatch (default: 10000)\n"
              "  --shrink-time SECONDS  time to shrink one difference or crash (default: 60;\n"
              "                       0: no shrink)\n"
+             "  --math-share PERCENT the share of seeds whose programs may use the cr_math\n"
+             "                       ops, 1..100 (default: 25; a seed that may gives the\n"
+             "                       same program at 100: GPU backends compile each cr_math\n"
+             "                       function with every program that calls it)\n"
              "  --isolate            run the programs in a forked worker process; when it dies\n"
              "                       (a crash in a plugin or a driver), report 'CRASH seed N:\n"
              "                       SIGNAL', shrink the program in fresh processes while they\n"
@@ -137,6 +141,7 @@ static const char *vyre_fuzz_known_find(const vyre_fuzz_known *k, uint32_t n, ui
 typedef struct vyre_fuzz {
   const char *backend, *device, *reference, *out_dir, *paths_s;
   uint32_t json, reverse, want_paths;
+  uint32_t math_percent; // --math-share (vyre_fuzzgen_options.math_percent)
   uint64_t timeout_ns, shrink_ns;
   vyre_fuzzrun run;
   vyre_fuzzgen_options gen;
@@ -372,6 +377,7 @@ static int vyre_fuzz_setup(vyre_fuzz *fz) {
   // only be refused. Host features (grid_barrier) libvyre implements for
   // every backend (docs/abi.md ABI-IR-6).
   vyre_fuzzgen_options_default(&fz->gen);
+  if (fz->math_percent) fz->gen.math_percent = fz->math_percent;
   fz->gen.features &=
       (caps.ir_features | VYRE_IR_FEATURES_HOST) & (rcaps.ir_features | VYRE_IR_FEATURES_HOST);
   return 0;
@@ -398,7 +404,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   fz.reference = "cpu";
   fz.out_dir = "vyre-fuzz";
   const char *seed_s = NULL, *count_s = NULL, *time_s = NULL, *paths_s = NULL, *known_s = NULL,
-             *timeout_s = NULL, *shrink_s = NULL;
+             *timeout_s = NULL, *shrink_s = NULL, *math_s = NULL;
   uint32_t isolate = 0;
   for (int i = 1; i < argc; i++) {
     int m;
@@ -422,7 +428,8 @@ int vyre_cmd_fuzz(int argc, char **argv) {
              (m = vyre_cli_opt(argc, argv, &i, "--known", &known_s, "fuzz")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--out", &fz.out_dir, "fuzz")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--timeout", &timeout_s, "fuzz")) != 0 ||
-             (m = vyre_cli_opt(argc, argv, &i, "--shrink-time", &shrink_s, "fuzz")) != 0) {
+             (m = vyre_cli_opt(argc, argv, &i, "--shrink-time", &shrink_s, "fuzz")) != 0 ||
+             (m = vyre_cli_opt(argc, argv, &i, "--math-share", &math_s, "fuzz")) != 0) {
       if (m < 0) return VYRE_EXIT_USAGE;
     } else {
       return vyre_cli_unknown("fuzz", argv[i]);
@@ -441,14 +448,16 @@ int vyre_cmd_fuzz(int argc, char **argv) {
       return VYRE_EXIT_USAGE;
     }
   }
-  uint32_t count = time_s ? UINT32_MAX : 1000, seconds = 0, timeout_ms = 10000, shrink_s_v = 60;
+  uint32_t count = time_s ? UINT32_MAX : 1000, seconds = 0, timeout_ms = 10000, shrink_s_v = 60,
+           math_pct = 25;
   struct {
     const char *text, *name;
     uint32_t *out;
   } nums[] = {{count_s, "--count", &count},
               {time_s, "--time", &seconds},
               {timeout_s, "--timeout", &timeout_ms},
-              {shrink_s, "--shrink-time", &shrink_s_v}};
+              {shrink_s, "--shrink-time", &shrink_s_v},
+              {math_s, "--math-share", &math_pct}};
   for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
     if (nums[i].text && vyre_cli_u32(nums[i].text, nums[i].out)) {
       fprintf(stderr, "vyre fuzz: %s '%s' is not a number 0..4294967295. Fix: write e.g. %s 100.\n",
@@ -460,6 +469,14 @@ int vyre_cmd_fuzz(int argc, char **argv) {
                     "in milliseconds, e.g. --timeout 10000.\n");
     return VYRE_EXIT_USAGE;
   }
+  if (math_pct < 1 || math_pct > 100) {
+    fprintf(stderr,
+            "vyre fuzz: --math-share %u is outside 1..100 (percent of the seeds whose programs "
+            "may use cr_math). Fix: write e.g. --math-share 25, or 100 for every seed.\n",
+            math_pct);
+    return VYRE_EXIT_USAGE;
+  }
+  fz.math_percent = math_pct;
   fz.timeout_ns = (uint64_t)timeout_ms * 1000000ull;
   fz.shrink_ns = (uint64_t)shrink_s_v * 1000000000ull;
   vyre_error err = {.struct_size = sizeof err};
@@ -487,6 +504,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
                                     .timeout_ms = timeout_ms,
                                     .watchdog_s = watchdog,
                                     .shrink_s = shrink_s_v,
+                                    .math_percent = math_pct,
                                     .json = fz.json,
                                     .reverse = fz.reverse,
                                     .out_dir = fz.out_dir,

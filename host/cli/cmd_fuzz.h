@@ -26,15 +26,16 @@
 #include <stdint.h>
 
 typedef struct vyre_fuzz_isolate_options {
-  uint64_t seed0;      // first seed
-  uint32_t count;      // programs (UINT32_MAX: until |seconds|)
-  uint32_t seconds;    // --time; 0: none
-  uint32_t timeout_ms; // --timeout: also each shrink child's deadline
-  uint32_t watchdog_s; // the worker's own watchdog per program
-  uint32_t shrink_s;   // --shrink-time; 0: crashes are not shrunk
-  uint32_t json;       // --json summary
-  uint32_t reverse;    // --reverse (for the summary only)
-  const char *out_dir; // --out
+  uint64_t seed0;        // first seed
+  uint32_t count;        // programs (UINT32_MAX: until |seconds|)
+  uint32_t seconds;      // --time; 0: none
+  uint32_t timeout_ms;   // --timeout: also each shrink child's deadline
+  uint32_t watchdog_s;   // the worker's own watchdog per program
+  uint32_t shrink_s;     // --shrink-time; 0: crashes are not shrunk
+  uint32_t math_percent; // --math-share: the generator's math_percent
+  uint32_t json;         // --json summary
+  uint32_t reverse;      // --reverse (for the summary only)
+  const char *out_dir;   // --out
   // Runs |json| (a case file) in the calling process, a fresh child: opens
   // the backends and runs it as the worker would. Returns when it did not
   // crash; the child then exits 0.

@@ -164,6 +164,7 @@ static void vyre_iso_crash(vyre_iso *st, uint64_t seed, int sig) {
   vyre_fuzzgen_options gen;
   vyre_fuzzgen_options_default(&gen);
   gen.features = st->features;
+  if (opt->math_percent) gen.math_percent = opt->math_percent;
   size_t len = 0;
   char *text = vyre_fuzzgen_case(seed, &gen, &len);
   if (!text) return;

@@ -224,6 +224,8 @@ typedef struct fg {
   // before subgroups existed.
   uint32_t sg;
   fg_rng sr;
+  // The program may use cr_math ops (vyre_fuzzgen_options.math_percent).
+  int math_ok;
 } fg;
 
 typedef struct fg_ctx {
@@ -449,6 +451,7 @@ static const fg_op *fg_pick_op(fg *g, const fg_op *ops, uint32_t count, uint32_t
   for (uint32_t i = 0; i < count && n < 64; i++) {
     const fg_op *o = &ops[i];
     if (o->feature & ~g->opt.features) continue;
+    if ((o->feature & VYRE_IR_FEATURE_CR_MATH) && !g->math_ok) continue;
     int ok = o->res == VYRE_IR_RES_SAME   ? (o->mask >> t) & 1
              : o->res == VYRE_IR_RES_BOOL ? t == T_BOOL
              : o->res == VYRE_IR_RES_U32  ? t == T_U32
@@ -1030,6 +1033,7 @@ void vyre_fuzzgen_options_default(vyre_fuzzgen_options *out) {
   out->features = VYRE_IR_FEATURES_KNOWN;
   out->max_invocations = 256;
   out->max_nodes = 400;
+  out->math_percent = 25;
 }
 
 static void fg_init(fg *g, const vyre_fuzzgen_options *opt) {
@@ -1040,6 +1044,7 @@ static void fg_init(fg *g, const vyre_fuzzgen_options *opt) {
     vyre_fuzzgen_options_default(&g->opt);
   if (!g->opt.max_invocations) g->opt.max_invocations = 256;
   if (!g->opt.max_nodes) g->opt.max_nodes = 400;
+  if (g->opt.math_percent > 100) g->opt.math_percent = 100;
 }
 
 char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *out_len) {
@@ -1048,6 +1053,9 @@ char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *
   fg_init(g, opt);
   g->r.state = seed;
   g->sr.state = seed ^ 0x5355424752505553ull; // the subgroup choices' own stream
+  uint64_t m = seed ^ 0x4352204D41544821ull;  // cr_math or not: its own draw
+  uint32_t pct = g->opt.math_percent ? g->opt.math_percent : 25u;
+  g->math_ok = (uint32_t)(fg_splitmix(&m) % 100u) < pct;
   char *text = fg_generate(g, out_len);
   free(g);
   return text;
@@ -1065,6 +1073,7 @@ char *vyre_fuzzgen_case_from_bytes(const uint8_t *data, size_t size,
     h = (h ^ data[i]) * 0x100000001B3ull;
   g->r.state = h;
   g->sr.state = h ^ 0x5355424752505553ull; // the subgroup choices' own stream
+  g->math_ok = 1;                          // libFuzzer chooses its own inputs
   char *text = fg_generate(g, out_len);
   free(g);
   return text;

@@ -44,9 +44,19 @@ typedef struct vyre_fuzzgen_options {
   uint32_t max_invocations; // grid * workgroup size cap; 0: 256
   uint32_t max_nodes;       // rough program size cap; 0: 400
   uint32_t no_traps;        // 1: never generate trap
+  // vyre_fuzzgen_case only: the share of seeds, in percent (1..100; 0: the
+  // default 25), whose programs may use the cr_math ops (when |features|
+  // has cr_math). The choice is a hash of the seed apart from the
+  // program's own choices, so a seed whose program may use them gives the
+  // program it gives at 100. Each cr_math function is a long straight-line
+  // routine that a GPU backend compiles with every program that calls it:
+  // on CUDA a fuzz program with one takes 3-9x the NVRTC time of one
+  // without, so fewer of them let a run cover more programs.
+  uint32_t math_percent;
 } vyre_fuzzgen_options;
 
-// Every known feature, 256 invocations, 400 nodes, traps on.
+// Every known feature, 256 invocations, 400 nodes, traps on, cr_math in 25%
+// of the seeds' programs.
 void vyre_fuzzgen_options_default(vyre_fuzzgen_options *out);
 
 // One case file as JSON text (NUL-terminated; length in *out_len when

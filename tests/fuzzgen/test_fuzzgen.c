@@ -64,6 +64,54 @@ static void test_generator_is_deterministic(void **state) {
   free(y);
 }
 
+// 1 when |text| has a cr_math op (un exp ... rsqrt, bin pow).
+static int has_cr_math(const char *text) {
+  static const char *const ops[] = {"\"exp\"", "\"exp2\"", "\"log\"",   "\"log2\"", "\"sin\"",
+                                    "\"cos\"", "\"tanh\"", "\"rsqrt\"", "\"pow\""};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+    char key[32];
+    snprintf(key, sizeof key, "\"op\":%s", ops[i]);
+    if (strstr(text, key)) return 1;
+  }
+  return 0;
+}
+
+// math_percent: about that share of the seeds' programs use cr_math ops, and
+// a seed whose program may gives the program it gives at 100.
+static void test_math_share(void **state) {
+  (void)state;
+  vyre_fuzzgen_options all, quarter;
+  vyre_fuzzgen_options_default(&all);
+  vyre_fuzzgen_options_default(&quarter);
+  assert_int_equal(quarter.math_percent, 25);
+  all.math_percent = 100;
+  uint32_t n = 400, with_all = 0, with_quarter = 0, same = 0;
+  for (uint64_t seed = 5000; seed < 5000 + n; seed++) {
+    char *a = vyre_fuzzgen_case(seed, &all, NULL), *q = vyre_fuzzgen_case(seed, &quarter, NULL);
+    assert_non_null(a);
+    assert_non_null(q);
+    with_all += (uint32_t)has_cr_math(a);
+    if (has_cr_math(q)) {
+      with_quarter++;
+      assert_string_equal(q, a); // a seed that may use cr_math: the same program
+    }
+    same += strcmp(q, a) == 0;
+    free(a);
+    free(q);
+  }
+  assert_true(with_all > n * 65 / 100);     // most programs call one at 100
+  assert_true(with_quarter > n * 15 / 100); // about a quarter at 25
+  assert_true(with_quarter < n * 35 / 100);
+  assert_true(same >= with_quarter && same < n / 2);
+  // 0 is the default, above 100 is 100.
+  quarter.math_percent = 0;
+  all.math_percent = 1000;
+  char *d = vyre_fuzzgen_case(5003, &quarter, NULL), *e = vyre_fuzzgen_case(5003, NULL, NULL);
+  assert_string_equal(d, e);
+  free(d);
+  free(e);
+}
+
 // Every row of the IR lists appears in 1000 programs (with every feature on),
 // so a new row is fuzzed without touching the generator.
 static void test_generator_covers_every_row(void **state) {
@@ -417,6 +465,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_generator_is_deterministic),
       cmocka_unit_test(test_generator_covers_every_row),
+      cmocka_unit_test(test_math_share),
       cmocka_unit_test(test_1000_seeds_validate_and_run_the_same_reversed),
       cmocka_unit_test(test_shrinker_keeps_the_differing_op_and_ends_small),
       cmocka_unit_test(test_compare_classes),
