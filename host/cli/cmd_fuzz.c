@@ -267,11 +267,24 @@ static void vyre_fuzz_report(vyre_fuzz *fz, uint64_t seed, const char *text, siz
             strerror(errno), fz->out_dir);
   free(case_full);
 
+  // A dispatch that ran into its deadline may still run on the device
+  // (lavapipe finishes it; the runs after it queue behind it), so every run
+  // until the device is idle would time out too: the difference is written
+  // as generated, not shrunk, and the device is flushed (waited idle) before
+  // the next program (docs/cli.md, vyre fuzz).
+  const int timed_out =
+      res->diff_class == VYRE_FUZZRUN_DIFF_STATUS && res->dev_status == VYRE_STATUS_TIMEOUT;
+  if (timed_out) {
+    vyre_error ferr = {.struct_size = sizeof ferr};
+    if (vyre_device_flush(fz->run.dev, &ferr))
+      fprintf(stderr, "vyre fuzz: after the timeout of seed %llu, flushing %s failed: %s\n",
+              (unsigned long long)seed, vyre_device_backend_name(fz->run.dev), ferr.message);
+  }
   vyre_fuzzshrink_stats st;
   memset(&st, 0, sizeof st);
   char *shrunk = NULL;
   double t0 = vyre_fuzz_now();
-  if (fz->shrink_ns) {
+  if (fz->shrink_ns && !timed_out) {
     vyre_fuzz_pred pred = {
         .run = fz->run, .diff_class = res->diff_class, .dev_status = res->dev_status};
     pred.run.paths = res->path;
@@ -298,11 +311,19 @@ static void vyre_fuzz_report(vyre_fuzz *fz, uint64_t seed, const char *text, siz
   }
   const char *final_text = shrunk ? shrunk : text;
   vyre_fuzzrun_result fin;
+  memset(&fin, 0, sizeof fin);
   vyre_fuzz_pred again = {.run = fz->run};
   again.run.paths = res->path;
-  vyre_fuzzrun_case(&again.run, final_text, strlen(final_text), &fin);
+  if (!timed_out) vyre_fuzzrun_case(&again.run, final_text, strlen(final_text), &fin);
   char *case_small = NULL;
-  if (fin.have_ref) {
+  if (timed_out) {
+    snprintf(desc, sizeof desc,
+             "vyre fuzz seed %llu (not shrunk: a timeout), backend %s vs %s, "
+             "path %s: %s",
+             (unsigned long long)seed, vyre_device_backend_name(fz->run.dev),
+             vyre_device_backend_name(fz->run.ref), path_name, res->message);
+    case_small = vyre_fuzzrun_case_with_expect(text, len, &res->ref, desc);
+  } else if (fin.have_ref) {
     snprintf(desc, sizeof desc, "vyre fuzz seed %llu (shrunk), backend %s vs %s, path %s: %s",
              (unsigned long long)seed, vyre_device_backend_name(fz->run.dev),
              vyre_device_backend_name(fz->run.ref), path_name,
@@ -314,7 +335,9 @@ static void vyre_fuzz_report(vyre_fuzz *fz, uint64_t seed, const char *text, siz
             strerror(errno), fz->out_dir);
   if (!fz->json) {
     printf("DIFF  seed %llu: %s\n", (unsigned long long)seed, res->message);
-    if (fz->shrink_ns)
+    if (timed_out)
+      printf("      not shrunk (a timeout: the runs after it would wait behind it): %s\n", small);
+    else if (fz->shrink_ns)
       printf("      shrunk from %u to %u nodes in %.1f s (%u runs%s): %s (as generated: %s)\n",
              st.nodes_before, vyre_fuzzgen_count_nodes(final_text, strlen(final_text)),
              vyre_fuzz_now() - t0, st.tries, st.budget_hit ? ", budget reached" : "", small, full);

@@ -14,6 +14,11 @@
 //   VYRE_BROKEN_CRASH      aborts the process (SIGABRT) at the compile of
 //                          every program that uses BIN_XOR: a plugin crash,
 //                          for vyre fuzz's crash report
+//   VYRE_BROKEN_STUCK      a one-shot dispatch of a program that uses BIN_XOR
+//                          returns TIMEOUT and leaves the "device" busy: every
+//                          one-shot dispatch in the next 3 s returns TIMEOUT
+//                          too (a driver still running a timed-out dispatch,
+//                          as lavapipe does), for vyre fuzz's timeout report
 // The proxy dlopens the real CPU reference plugin (VYRE_CPU_PLUGIN_PATH) and
 // forwards every other slot unchanged. Built outside ${CMAKE_BINARY_DIR}/lib
 // so that no normal run ever loads it. Used only by
@@ -92,8 +97,37 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
 }
 #endif
 
-#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE)
+#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE) || defined(VYRE_BROKEN_STUCK)
 #define VYRE_BROKEN_TRACK 1
+#endif
+
+#ifdef VYRE_BROKEN_STUCK
+#include <stdio.h>
+#include <time.h>
+
+static uint64_t vyre_broken_busy_until; // CLOCK_MONOTONIC ns; under vyre_broken_lock
+
+static uint64_t vyre_broken_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static pthread_mutex_t vyre_broken_lock;
+
+// flush waits until the "device" is idle (ABI-FLUSH-1).
+static uint32_t vyre_broken_flush(vyre_backend *be, vyre_error *err) {
+  for (;;) {
+    pthread_mutex_lock(&vyre_broken_lock);
+    const uint64_t until = vyre_broken_busy_until, now = vyre_broken_now();
+    pthread_mutex_unlock(&vyre_broken_lock);
+    if (now >= until) break;
+    const uint64_t left = until - now;
+    struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
+    nanosleep(&ts, NULL);
+  }
+  return vyre_broken_real->flush ? vyre_broken_real->flush(be, err) : VYRE_STATUS_OK;
+}
 #endif
 
 #ifdef VYRE_BROKEN_TRACK
@@ -112,12 +146,20 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
   uint64_t mask = 0;
   for (uint32_t i = 0; i < args->program->buffer_count && i < 64; i++) {
     uint8_t acc = args->program->buffers[i].access;
-#ifdef VYRE_BROKEN_OVERRUN
+#if defined(VYRE_BROKEN_STUCK)
+    (void)acc;
+#elif defined(VYRE_BROKEN_OVERRUN)
     if (acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE) mask |= 1ull << i;
 #else
     if (acc == VYRE_IR_ACCESS_READ || acc == VYRE_IR_ACCESS_UNIFORM) mask |= 1ull << i;
 #endif
   }
+#ifdef VYRE_BROKEN_STUCK
+  for (uint32_t i = 0; i < args->program->node_count; i++)
+    if (args->program->nodes[i].kind == VYRE_IR_K_BIN &&
+        args->program->nodes[i].op == VYRE_IR_BIN_XOR)
+      mask = 1; // a module whose dispatch times out
+#endif
   pthread_mutex_lock(&vyre_broken_lock);
   for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
     if (!vyre_broken_modules[i].module) {
@@ -139,6 +181,28 @@ static void vyre_broken_module_release(vyre_backend *be, vyre_module *m) {
 
 static uint32_t vyre_broken_dispatch(vyre_backend *be, const vyre_dispatch_args *args,
                                      vyre_dispatch_result *out, vyre_error *err) {
+#ifdef VYRE_BROKEN_STUCK
+  pthread_mutex_lock(&vyre_broken_lock);
+  int xor_module = 0;
+  for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
+    if (vyre_broken_modules[i].module == args->module) xor_module = vyre_broken_modules[i].returned;
+  const uint64_t now = vyre_broken_now();
+  const int busy = now < vyre_broken_busy_until;
+  if (xor_module) vyre_broken_busy_until = now + 3000000000ull; // the deliberate bug
+  pthread_mutex_unlock(&vyre_broken_lock);
+  if (xor_module || busy) {
+    if (err) {
+      err->code = VYRE_STATUS_TIMEOUT;
+      err->native_code = 0;
+      snprintf(err->message, sizeof err->message,
+               "broken-stuck: the dispatch did not finish within its deadline (%s). Fix: none, "
+               "a test plugin.",
+               xor_module ? "a program with xor" : "the device still runs an earlier dispatch");
+    }
+    return VYRE_STATUS_TIMEOUT;
+  }
+  return vyre_broken_real->dispatch(be, args, out, err);
+#else
   uint32_t st = vyre_broken_real->dispatch(be, args, out, err);
   if (st) return st;
   uint64_t mask = 0;
@@ -159,6 +223,7 @@ static uint32_t vyre_broken_dispatch(vyre_backend *be, const vyre_dispatch_args 
 #endif
   }
   return st;
+#endif
 }
 #endif
 
@@ -180,6 +245,9 @@ vyre_backend_query(uint32_t host_major, uint32_t host_minor, const vyre_host_ser
 #ifdef VYRE_BROKEN_TRACK
     vyre_broken_ops.module_release = vyre_broken_module_release;
     vyre_broken_ops.dispatch = vyre_broken_dispatch;
+#endif
+#ifdef VYRE_BROKEN_STUCK
+    vyre_broken_ops.flush = vyre_broken_flush;
 #endif
     vyre_broken_real = real;
   }
