@@ -570,7 +570,7 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     vyre_cuda_cg_expr(g, s->b);
     vyre_cuda_cg_put(g, ";\n");
     // Small constant trip counts unroll (LOWER-LOOP-1).
-    if ((g->kp->facts[n].flags & VYRE_KIT_FACT_CONST_TRIP) && g->kp->facts[n].trip <= 16u)
+    if (g->kp->facts[n].flags & VYRE_KIT_FACT_UNROLL)
       vyre_cuda_cg_put(g, "%*s  #pragma unroll\n", ind, "");
     vyre_cuda_cg_put(g, "%*s  for (u32 v%u = lf%u; v%u < lt%u; ++v%u) {\n", ind, "", s->ref, n,
                      s->ref, n, s->ref);

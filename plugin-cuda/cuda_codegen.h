@@ -57,7 +57,9 @@
 // 25: the indirect grid (vind, vgm0..vgm2 and the preamble reading it) only in
 //     the indirect variant (VYRE_CUDA_GEN_INDIRECT), built when a dispatch
 //     first needs it; the resident item no longer takes those parameters.
-#define VYRE_CUDA_GENERATOR_VERSION 26u
+// 27: `#pragma unroll` only on loops the plan marks VYRE_KIT_FACT_UNROLL (the
+//     unrolled body within VYRE_KIT_UNROLL_BUDGET: docs/lowering.md LOWER-LOOP-1).
+#define VYRE_CUDA_GENERATOR_VERSION 27u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

@@ -311,8 +311,7 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t more = OP(SpvOpULessThan, B, i, to);
   // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   uint32_t node = (uint32_t)(n - c->p->nodes);
-  int unroll =
-      (c->plan->facts[node].flags & VYRE_KIT_FACT_CONST_TRIP) && c->plan->facts[node].trip <= 16u;
+  int unroll = (c->plan->facts[node].flags & VYRE_KIT_FACT_UNROLL) != 0;
   DO(SpvOpLoopMerge, merge, cont, unroll ? SpvLoopControlUnrollMask : SpvLoopControlMaskNone);
   DO(SpvOpBranchConditional, more, body, merge);
   vyre_spv_label(c, body);

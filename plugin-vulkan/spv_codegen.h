@@ -85,7 +85,9 @@
 // 22: auto no longer chooses the zero recheck (VK-F32-9); cached verdicts
 //     that hold it must not load.
 // 25: mulhi as a 64-bit multiply where the device has Int64 (VK-INT-1).
-#define VYRE_VK_GENERATOR_VERSION 25u
+// 26: loop control Unroll only on loops the plan marks VYRE_KIT_FACT_UNROLL
+//     (docs/lowering.md LOWER-LOOP-1).
+#define VYRE_VK_GENERATOR_VERSION 26u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

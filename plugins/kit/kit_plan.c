@@ -910,6 +910,50 @@ static int plan_wide(vyre_kit_plan *plan) {
   return 1;
 }
 
+// LOWER-LOOP-1: the size of node |n| in IR nodes once the loops inside it
+// that unroll are unrolled, a subgroup statement counted as
+// UNROLL_SUBGROUP_COST (where it is emulated it becomes a network of
+// workgroup-memory steps and barriers). Marks each `for` that unrolls: a
+// nest of constant loops unrolled as a whole multiplies its body (lavapipe
+// took 120 s to compile 13 x 13 trips around emulated subgroup ops: vyre fuzz
+// seed 1202001473), so only the inner loops whose product fits the budget
+// unroll. Post-order, each node once.
+#define UNROLL_SUBGROUP_COST 32u
+#define UNROLL_COST_CAP      (1ull << 40)
+
+static uint64_t unroll_cost(vyre_kit_plan *plan, uint32_t n, uint32_t depth);
+
+static uint64_t unroll_list(vyre_kit_plan *plan, uint32_t start, uint32_t count, uint32_t depth) {
+  uint64_t c = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    c += unroll_cost(plan, plan->p->stmts[start + i], depth);
+    if (c > UNROLL_COST_CAP) c = UNROLL_COST_CAP;
+  }
+  return c;
+}
+
+static uint64_t unroll_cost(vyre_kit_plan *plan, uint32_t n, uint32_t depth) {
+  const vyre_ir_program *p = plan->p;
+  if (n == NONE || n >= p->node_count || depth > 4096u) return 0;
+  const vyre_ir_node *x = &p->nodes[n];
+  uint64_t c = x->kind == VYRE_IR_K_SUBGROUP ? UNROLL_SUBGROUP_COST : 1u;
+  c += unroll_cost(plan, x->a, depth + 1) + unroll_cost(plan, x->b, depth + 1) +
+       unroll_cost(plan, x->c, depth + 1);
+  uint64_t body = unroll_list(plan, x->list, x->list_count, depth + 1);
+  if (x->kind == VYRE_IR_K_FOR) {
+    vyre_kit_node_facts *f = &plan->facts[n];
+    if ((f->flags & VYRE_KIT_FACT_CONST_TRIP) && f->trip <= VYRE_KIT_UNROLL_MAX_TRIP &&
+        (uint64_t)f->trip * body <= VYRE_KIT_UNROLL_BUDGET) {
+      f->flags |= VYRE_KIT_FACT_UNROLL;
+      body *= f->trip;
+    }
+  } else {
+    body += unroll_list(plan, x->alt, x->alt_count, depth + 1);
+  }
+  c += body;
+  return c > UNROLL_COST_CAP ? UNROLL_COST_CAP : c;
+}
+
 static int plan_analyses(vyre_kit_plan *plan) {
   const vyre_ir_program *p = plan->p;
   rstate *rs = calloc(1, sizeof(*rs));
@@ -935,7 +979,8 @@ static int plan_analyses(vyre_kit_plan *plan) {
   range_list(rs, p->body, p->body_count);
   free(rs->lmax);
   free(rs);
-  if (!plan_wide(plan)) { // after the range facts it reads
+  (void)unroll_list(plan, p->body, p->body_count, 0); // after CONST_TRIP (LOWER-LOOP-1)
+  if (!plan_wide(plan)) {                             // after the range facts it reads
     free(local_ok);
     return 0;
   }

@@ -72,6 +72,12 @@ extern "C" {
 #define VYRE_KIT_FACT_OBSERVED 0x40u
 // a `for` whose bounds are both u32 literals; trip holds the trip count (LOWER-LOOP-1).
 #define VYRE_KIT_FACT_CONST_TRIP 0x80u
+// a CONST_TRIP `for` of at most VYRE_KIT_UNROLL_MAX_TRIP trips whose unrolled
+// body stays within VYRE_KIT_UNROLL_BUDGET nodes (LOWER-LOOP-1): the
+// generators give it their unroll hint.
+#define VYRE_KIT_FACT_UNROLL     0x400u
+#define VYRE_KIT_UNROLL_MAX_TRIP 16u
+#define VYRE_KIT_UNROLL_BUDGET   4096u
 // a `let` that heads a wide load group (LOWER-WIDE-1..4): it and the next
 // wide - 1 statements of its list are `let x_k = load(b, B + k)`, k = 0 ..
 // wide - 1, B (node wide_base, the index of the first load) provably a

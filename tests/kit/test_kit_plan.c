@@ -501,6 +501,55 @@ static void test_wide_load_groups(void **state) {
   free(t);
 }
 
+// An add chain of |k| u32 literals on |x|: 2k + 1 nodes.
+static uint32_t chain(tb *t, uint32_t x, uint32_t k) {
+  for (uint32_t i = 0; i < k; i++)
+    x = bin(t, VYRE_IR_BIN_ADD, x, lit(t, T_U, i + 1));
+  return x;
+}
+
+// LOWER-LOOP-1: a constant loop of at most 16 trips unrolls when its
+// unrolled body (inner unrolled loops counted unrolled) fits the budget; in a
+// 13 x 13 nest only the inner loop does (vyre fuzz seed 1202001473: lavapipe
+// took 120 s to compile such a nest unrolled as a whole).
+static void test_unroll_budget(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  // small: for i in 0..4 { O[i] = i }
+  uint32_t i = tb_local(t, T_U, 0);
+  uint32_t s_small = store(t, O, var(t, i), var(t, i));
+  uint32_t small = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, s_small));
+  // nest: for a in 0..13 { for b in 0..13 { O[b] = b + 1 + ... + 30 } }
+  uint32_t a = tb_local(t, T_U, 0), b = tb_local(t, T_U, 0);
+  uint32_t s_in = store(t, O, var(t, b), chain(t, var(t, b), 30));
+  uint32_t inner = for_(t, b, lit(t, T_U, 0), lit(t, T_U, 13), LIST(t, s_in));
+  uint32_t outer = for_(t, a, lit(t, T_U, 0), lit(t, T_U, 13), LIST(t, inner));
+  // 17 trips: constant, never unrolled.
+  uint32_t c = tb_local(t, T_U, 0);
+  uint32_t s17 = store(t, O, var(t, c), var(t, c));
+  uint32_t l17 = for_(t, c, lit(t, T_U, 0), lit(t, T_U, 17), LIST(t, s17));
+  // 8 trips of a body of 603 nodes: 4824 > VYRE_KIT_UNROLL_BUDGET.
+  uint32_t d = tb_local(t, T_U, 0);
+  uint32_t s_big = store(t, O, var(t, d), chain(t, var(t, d), 300));
+  uint32_t big = for_(t, d, lit(t, T_U, 0), lit(t, T_U, 8), LIST(t, s_big));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, small, outer, l17, big));
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_true(plan.facts[small].flags & VYRE_KIT_FACT_UNROLL);
+  assert_true(plan.facts[inner].flags & VYRE_KIT_FACT_UNROLL);
+  assert_true(plan.facts[outer].flags & VYRE_KIT_FACT_CONST_TRIP);
+  assert_false(plan.facts[outer].flags & VYRE_KIT_FACT_UNROLL);
+  assert_true(plan.facts[l17].flags & VYRE_KIT_FACT_CONST_TRIP);
+  assert_false(plan.facts[l17].flags & VYRE_KIT_FACT_UNROLL);
+  assert_true(plan.facts[big].flags & VYRE_KIT_FACT_CONST_TRIP);
+  assert_false(plan.facts[big].flags & VYRE_KIT_FACT_UNROLL);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -515,6 +564,7 @@ int main(void) {
       cmocka_unit_test(test_narrow_loads_bound_an_index),
       cmocka_unit_test(test_canonical_values_and_observation_points),
       cmocka_unit_test(test_wide_load_groups),
+      cmocka_unit_test(test_unroll_budget),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
