@@ -59,7 +59,9 @@
 //     first needs it; the resident item no longer takes those parameters.
 // 27: `#pragma unroll` only on loops the plan marks VYRE_KIT_FACT_UNROLL (the
 //     unrolled body within VYRE_KIT_UNROLL_BUDGET: docs/lowering.md LOWER-LOOP-1).
-#define VYRE_CUDA_GENERATOR_VERSION 27u
+// 28: the resident kernel stamps when it saw an item's doorbell and when it
+//     published it (trap record words 4 and 5; ABI-CUDARING-8).
+#define VYRE_CUDA_GENERATOR_VERSION 28u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

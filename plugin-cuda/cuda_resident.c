@@ -106,7 +106,7 @@ static const char kLoopHead[] =
     "  // reads it) whatever the block size, and a small item's data with it.\n"
     "  const u64 vb1 = vslot_bytes < 16u * VRK * (u64)vnt ? vslot_bytes : 16u * VRK * (u64)vnt;\n"
     "  const u64 vn1 = (vb1 > %lluu ? vb1 : %lluu) / 16u;\n"
-    "  u64 vstaged = vfirst - 1u;\n"
+    "  u64 vstaged = vfirst - 1u, vseen = 0u;\n"
     "  for (u64 vseq = vfirst;; vseq++) {\n"
     "    u64 vc;\n"
     "    if (blockIdx.x == 0u) {\n"
@@ -121,6 +121,7 @@ static const char kLoopHead[] =
     "              vc = 2u * vseq + 3u; break; }\n"
     "            __nanosleep(32);\n"
     "          }\n"
+    "          vseen = vrclk();\n"
     "          vcmd = vc;\n"
     "          vsto = vdb - vseq < (u64)vcap ? vdb : vseq + vcap - 1u;\n"
     "        }\n"
@@ -145,6 +146,7 @@ static const char kLoopHead[] =
     "              const u64 *vm = (const u64 *)(vdm + vk * vslot_bytes);\n"
     "              u64 *vi = vinfo + 4u * vk;\n"
     "              ((u64 *)vm)[%uu] = vrclk();\n"
+    "              ((u64 *)vm)[%uu] = vseen;\n"
     "              *(volatile u64 *)vi = 0u;\n"
     "              __threadfence();\n"
     "              ((volatile u64 *)vi)[1] = vm[1];\n"
@@ -236,7 +238,9 @@ static const char kLoopTail[] =
     "      __threadfence_system();\n"
     "      __syncthreads();\n"
     "      if (vlead) {\n"
-    "        vhd[%uu] = vrclk() - __ldcg(vd + %uu);\n"
+    "        const u64 vpub = vrclk();\n"
+    "        vhd[%uu] = vpub;\n"
+    "        vhd[%uu] = vpub - __ldcg(vd + %uu);\n"
     "        vrrel_sys(vhd + %uu, vseq);\n"
     "      }\n"
     "    }\n"
@@ -332,9 +336,10 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   // few threads would otherwise need several round trips over the bus for
   // one descriptor and its data (a block of 1 thread stages 256 bytes at once).
   n += (size_t)snprintf(src + n, cap - n, "#define VRK %uu\n", threads >= 32u ? 8u : 16u);
+  const uint32_t T = vyre_cuda_ring_trap_word(S);
   n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, (unsigned long long)desc,
                         (unsigned long long)desc, VYRE_CUDA_RING_H_DOORBELL, VYRE_CUDA_RING_H_STOP,
-                        D + 1u, VYRE_CUDA_RING_H_EXITED, vxs);
+                        D + 1u, T + VYRE_CUDA_RING_SEEN_WORD, VYRE_CUDA_RING_H_EXITED, vxs);
   for (uint32_t s = 0; s < S; s++) {
     uint32_t eb = vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type);
     const char *et = eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "u32";
@@ -342,12 +347,12 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   }
   for (uint32_t s = 0; s < S; s++)
     n += (size_t)snprintf(src + n, cap - n, "(u32)vd[%uu], ", 3u + S + s);
-  const uint32_t T = vyre_cuda_ring_trap_word(S);
   n += (size_t)snprintf(src + n, cap - n, kLoopTail, T,
                         plan.coarsen > 1 ? "vgx0, "
                         : plan.lanes     ? "vfl, "
                                          : "",
-                        VYRE_CUDA_RING_TRAP_WORDS, T, T, (unsigned)(desc / 16u), D + 1u, D + 1u, D);
+                        VYRE_CUDA_RING_TRAP_WORDS, T, T, (unsigned)(desc / 16u),
+                        T + VYRE_CUDA_RING_PUBLISH_WORD, D + 1u, D + 1u, D);
   free(one);
   if (n >= cap) {
     free(src);

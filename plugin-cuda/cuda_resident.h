@@ -55,6 +55,12 @@
 // The trap record of one item: 4 u64 (README.md "Trap record") + 2 u64 of
 // the indirect-grid words that follow it (unused by items, kept in place).
 #define VYRE_CUDA_RING_TRAP_WORDS 6u
+// Those two words in the ring's items (copied back with the trap record;
+// ABI-CUDARING-8): the device clock (%globaltimer, ns) when block 0's lead saw
+// the doorbell that covered the item, and when the item's completion was
+// published; the host turns them into the cuda_ring_* metrics.
+#define VYRE_CUDA_RING_SEEN_WORD    4u
+#define VYRE_CUDA_RING_PUBLISH_WORD 5u
 
 // Word index of the trap record / completion in a slot of a plan with
 // |slots| host buffers.

@@ -64,6 +64,7 @@
 typedef struct ring_item {
   uint64_t seq;                        // the host's seq
   uint64_t deadline;                   // watchdog: absolute ns (vyre_kit_now_ns)
+  uint64_t doorbell_ns;                // when its doorbell was written (now_ns)
   uint32_t n;                          // bindings
   vyre_binding b[VYRE_CUDA_MAX_SLOTS]; // the caller's (outputs go to their data)
   // An item whose data exceed the slot (ABI-CUDARING-5): its slot holds an
@@ -526,6 +527,7 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   pthread_mutex_lock(&r->lock);
   vyre_cuda_ring_doorbell(r->host, iseq);
   const uint64_t now = now_ns();
+  it->doorbell_ns = now;
   it->deadline = now + (item->timeout_ns && item->timeout_ns != UINT64_MAX
                             ? item->timeout_ns
                             : VYRE_CUDA_RING_DEFAULT_WATCHDOG_NS);
@@ -572,13 +574,24 @@ static uint32_t big_run(vyre_ring *r, ring_item *it, vyre_ring_completion *c, vy
 
 // Reports ring item |iseq| (completed) into |c|. Ring lock held.
 // DEVICE_LOST: a big item's dispatch found the device lost (|c| unset).
-static uint32_t report(vyre_ring *r, uint64_t iseq, uint64_t device_ns, vyre_ring_completion *c,
-                       vyre_error *err) {
+static uint32_t report(vyre_ring *r, uint64_t iseq, uint64_t device_ns, uint64_t seen_ns,
+                       vyre_ring_completion *c, vyre_error *err) {
   ring_item *it = &r->items[iseq % r->l.capacity];
   if (it->big) return big_run(r, it, c, err);
   vyre_dispatch_args a = {.struct_size = sizeof(a), .binding_count = it->n, .bindings = it->b};
   uint64_t rec[VYRE_CUDA_RING_TRAP_WORDS];
   vyre_cuda_ring_collect(&r->l, r->host, iseq, &a, rec);
+  // ABI-CUDARING-8: where the item's time went. The two device stamps come
+  // back with the trap record; a kernel that did not write them (the tests'
+  // emulated device) leaves the reset values, and only the host side counts.
+  vyre_backend *be = r->be;
+  atomic_fetch_add(&be->ring_items, 1);
+  if (seen_ns > it->doorbell_ns) atomic_fetch_add(&be->ring_host_ns, seen_ns - it->doorbell_ns);
+  const uint64_t seen = rec[VYRE_CUDA_RING_SEEN_WORD], pub = rec[VYRE_CUDA_RING_PUBLISH_WORD];
+  if (seen && seen != UINT64_MAX && pub != UINT64_MAX && pub > seen && pub - seen < (1ull << 40)) {
+    atomic_fetch_add(&be->ring_span_ns, pub - seen);
+    if (pub - seen > device_ns) atomic_fetch_add(&be->ring_stage_ns, pub - seen - device_ns);
+  }
   memset(c, 0, sizeof(*c));
   c->seq = it->seq;
   c->result.struct_size = sizeof(c->result);
@@ -611,7 +624,7 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
     uint64_t dns = 0;
     while (n < capacity && r->head < r->tail &&
            vyre_cuda_ring_done(&r->l, r->host, r->head, &dns)) {
-      if ((st = report(r, r->head, dns, &out[n], err)) != VYRE_STATUS_OK) {
+      if ((st = report(r, r->head, dns, now_ns(), &out[n], err)) != VYRE_STATUS_OK) {
         // A big item's dispatch found the device lost: the items before it
         // are reported, it and the rest are lost (ABI-STREAM-4).
         pthread_mutex_unlock(&r->lock);
@@ -696,7 +709,7 @@ void vyre_cuda_ring_close(vyre_backend *be, vyre_ring *r, uint32_t cancel) {
       uint64_t dns = 0;
       if (vyre_cuda_ring_done(&r->l, r->host, r->head, &dns)) {
         vyre_ring_completion c;
-        if (report(r, r->head, dns, &c, NULL)) break;
+        if (report(r, r->head, dns, now_ns(), &c, NULL)) break;
         r->head++;
         continue;
       }

@@ -576,11 +576,17 @@ static void *resident_main(void *arg) {
       struct timespec ts = {0, 2000};
       nanosleep(&ts, NULL);
     }
+    const unsigned long long seen = mono_ns();
     unsigned long long *d = (unsigned long long *)(L->vslots + (seq % L->cap) * L->slot_bytes);
     const unsigned long long start = mono_ns();
     const unsigned S = run_item(L, d);
     unsigned long long *c = d + 3 + 2 * S + 6;
-    c[1] = mono_ns() - start + 1u;
+    // The stamps of ABI-CUDARING-8 (trap record words 4 and 5): seen, and
+    // published a microsecond after the item's own time at the least.
+    const unsigned long long pub = mono_ns() + 1000u;
+    d[3 + 2 * S + 4] = seen;
+    d[3 + 2 * S + 5] = pub;
+    c[1] = pub - start - 1000u + 1u;
     atomic_store_explicit((_Atomic unsigned long long *)c, seq, memory_order_release);
   }
 out:

@@ -280,6 +280,16 @@ static void test_caps_report_the_stream_slots(void **state) {
 // their outputs; one traps and reports its record as dispatch would; a full
 // ring answers BUSY; close with cancel 0 finishes the rest into the
 // callers' memory.
+// The value of metric |name| of |be| (UINT64_MAX: none).
+static uint64_t metric_of(vyre_backend *be, const char *name) {
+  vyre_metric ms[64];
+  uint32_t n = 0;
+  if (cu_ops()->metrics(be, ms, 64, &n) != VYRE_STATUS_OK) return UINT64_MAX;
+  for (uint32_t i = 0; i < n && i < 64; i++)
+    if (strcmp(ms[i].name, name) == 0) return ms[i].value;
+  return UINT64_MAX;
+}
+
 static void test_items_in_order_busy_trap_and_close_finishes(void **state) {
   fx *f = *state;
   NEED(f);
@@ -316,6 +326,14 @@ static void test_items_in_order_busy_trap_and_close_finishes(void **state) {
   // Device time per item (%globaltimer ticks may be coarse on a GPU: at
   // least one of the four shows some).
   assert_true(timed >= 1);
+  // ABI-CUDARING-8: the four items' time, host and device side. The mock
+  // publishes each 1 us after its run: seen to publish is at least that, and
+  // at least the staging part (seen to publish minus the device time) too.
+  assert_int_equal(metric_of(f->be, "cuda_ring_items"), 4);
+  assert_true(metric_of(f->be, "cuda_ring_host_ns") > 0);
+  assert_true(metric_of(f->be, "cuda_ring_span_ns") >= 4000u);
+  assert_true(metric_of(f->be, "cuda_ring_stage_ns") >= 3000u);
+  assert_true(metric_of(f->be, "cuda_ring_span_ns") >= metric_of(f->be, "cuda_ring_stage_ns"));
   // A freed slot takes the next item; nothing else is reported meanwhile.
   vyre_ring_completion c;
   uint32_t n = 7;
