@@ -87,7 +87,9 @@
 // 25: mulhi as a 64-bit multiply where the device has Int64 (VK-INT-1).
 // 26: loop control Unroll only on loops the plan marks VYRE_KIT_FACT_UNROLL
 //     (docs/lowering.md LOWER-LOOP-1).
-#define VYRE_VK_GENERATOR_VERSION 26u
+// 27: a workgroup buffer's len, and a load from one at a maybe-constant index,
+//     count as maybe-constant for the native f32 guard (VK-F32-6).
+#define VYRE_VK_GENERATOR_VERSION 27u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -11,8 +11,9 @@
 //
 // Conservative: a value may be constant when it is a literal, the workgroup
 // size, a loop variable, a local any of whose assignments may be constant,
-// or an operation with any operand that may be (integer and float folds can
-// turn x * 0 or x & 0 into constants whatever x is). An f32 literal assigned
+// the length of a workgroup buffer, a load from one at an index that may be
+// constant, or an operation with any operand that may be (integer and float
+// folds can turn x * 0 or x & 0 into constants whatever x is). An f32 literal assigned
 // to a local (`let acc = 0.0`, the start of every sum) does not count: the
 // generator hides it from the driver (spv_codegen.c, cg_stmt; README.md
 // VK-F32-10), so an accumulator's adds and fmas need no guard.
@@ -39,9 +40,17 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
     r = x->op == VYRE_IR_BUILTIN_WGSIZE;
     break;
   case VYRE_IR_K_LOAD:
-  case VYRE_IR_K_LEN:
-    r = 0;
+  case VYRE_IR_K_LEN: {
+    // A workgroup buffer's length is a constant, so its len is, and so is a
+    // load at an index that may be one: out of range it is the constant 0
+    // (the bounds test folds), which a driver then folds into the f32 op
+    // (lavapipe: 0 / x = 0 for x = 0; vyre fuzz seed 1203001270). A host
+    // buffer's length is a push constant.
+    const int wg =
+        x->ref < p->buffer_count && p->buffers[x->ref].access == VYRE_IR_ACCESS_WORKGROUP;
+    r = wg && (x->kind == VYRE_IR_K_LEN || node_const(p, local, memo, x->a));
     break;
+  }
   default:
     r = node_const(p, local, memo, x->a) | node_const(p, local, memo, x->b) |
         node_const(p, local, memo, x->c);

@@ -389,6 +389,29 @@ def _rand_mix(rng):
     return ((rng.u32() & 1) << 31) | (e << 23) | (rng.u32() & 0x7FFFFF)
 
 
+def gen_f32_folded_zero(ctx):
+    """vyre fuzz seed 1203001270 on vulkan (lavapipe), shrunk: a load from a
+    workgroup buffer at a constant index out of range is the constant 0 once
+    the bounds test folds, and lavapipe then folded 0 / x to 0 for x = 0; such
+    a load counts as maybe-constant, so the native op keeps its guard
+    (plugin-vulkan/spv_float_const.c, README.md VK-F32-6)."""
+    nan_div = f_div(0, 0)
+    nan_mul = f_mul(0, f_div(0x3F800000, 0))
+    body = [store("of", lit_u(0), bin_("div", load("wf", lit_u(1)), load("hb", lit_u(0)))),
+            store("of", lit_u(1), bin_("mul", load("wf", lit_u(1)),
+                                       bin_("div", lit_f(0x3F800000), load("hb", lit_u(0)))))]
+    ctx.W.add("f32/div_workgroup_oob_zero.json",
+              case("div_workgroup_oob_zero",
+                   "vyre fuzz seed 1203001270 (vulkan), shrunk: wf[1] of a 1-element workgroup "
+                   "buffer is 0 (out of range), hb[0] of an empty f16 buffer is 0: 0 / 0 and "
+                   "0 * (1 / 0) are NaN; lavapipe folded the division to 0 when the load "
+                   "became the constant 0 (plugin-vulkan/README.md VK-F32-6)",
+                   [buf("of", 0, "write", "f32", 2), wbuf("wf", "f32", 1),
+                    buf("hb", 1, "read", "f16")], body, wg=(1, 1, 1), grid=[1, 1, 1],
+                   inputs={"hb": []},
+                   expect={"of": ["0x%08x" % nan_div, "0x%08x" % nan_mul]}))
+
+
 def gen_f32_random(ctx):
     """Dense random f32 checks: what a software division or square root, or a
     flush done before rounding, gets wrong shows up here."""
