@@ -463,10 +463,18 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
   }
   uint32_t warm = warmups(c, 20), reps = vyre_bench_reps(c, 200, 20);
   uint64_t t_warm = vyre_bench_now_ns();
+  // The CUDA resident kernel's breakdown (docs/abi.md ABI-CUDARING-8): the
+  // metrics' sums over the measured items.
+  static const char *const ring_m[4] = {"cuda_ring_items", "cuda_ring_host_ns", "cuda_ring_span_ns",
+                                        "cuda_ring_stage_ns"};
+  uint64_t ring0[4] = {0};
   for (uint32_t i = 0; i < warm + reps; i++) {
     uint32_t in = i * 5u + 1u, res = 0;
     vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
     uint64_t seq = 0;
+    if (i == warm)
+      for (int m = 0; m < 4; m++)
+        ring0[m] = vyre_bench_metric(c->dev, ring_m[m]);
     uint64_t t0 = vyre_bench_now_ns();
     st = vyre_stream_submit(s, &a, 1, NULL, UINT64_MAX, &seq, &err);
     if (!st) st = vyre_stream_wait(s, seq, UINT64_MAX, NULL, &err);
@@ -482,7 +490,21 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
       break;
     }
     if (i >= warm) vyre_bench_series_add(&ser, (double)(t1 - t0) / 1e3);
+    // Only before the first measured item: the snapshot below sees the final warm.
     warm = vyre_bench_warm_more(c, i, warm, t_warm);
+  }
+  if (out->status == VYRE_BENCH_RAN && ring0[0] != UINT64_MAX) {
+    uint64_t d[4];
+    for (int m = 0; m < 4; m++) {
+      uint64_t now = vyre_bench_metric(c->dev, ring_m[m]);
+      d[m] = now == UINT64_MAX || ring0[m] == UINT64_MAX || now < ring0[m] ? 0 : now - ring0[m];
+    }
+    if (d[0])
+      snprintf(out->what, sizeof out->what,
+               "vyre_stream_submit + wait, 1 in flight, 4 B up/down, plugin ring; per item: "
+               "host %.2f us, device span %.2f us (staging %.2f us)",
+               (double)d[1] / (double)d[0] / 1e3, (double)d[2] / (double)d[0] / 1e3,
+               (double)d[3] / (double)d[0] / 1e3);
   }
 done:
   vyre_bench_side_done(out, &ser);
