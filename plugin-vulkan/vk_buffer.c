@@ -48,7 +48,10 @@ uint32_t vyre_vk_buffer_make(vyre_backend *be, uint64_t bytes, VkBufferUsageFlag
   VkMemoryPropertyFlags want =
       host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
            : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  int type = find_memory(be, req.memoryTypeBits, want);
+  int type = -1;
+  if (host && be->host_cached) // VYRE_VULKAN_HOST_CACHED: cached staging where there is one
+    type = find_memory(be, req.memoryTypeBits, want | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  if (type < 0) type = find_memory(be, req.memoryTypeBits, want);
   if (type < 0 && !host) type = find_memory(be, req.memoryTypeBits, 0);
   if (type < 0) {
     vkDestroyBuffer(be->device, *out_buf, NULL);

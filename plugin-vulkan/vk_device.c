@@ -256,6 +256,7 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
   be->loop_guard = llvmpipe ? 1u : 0u;
   const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
   if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
+  be->host_cached = vyre_kit_env_flag("VYRE_VULKAN_HOST_CACHED") == 1;
 }
 
 void vyre_vk_read_props(vyre_backend *be) {

@@ -54,6 +54,11 @@ struct vyre_backend {
   // code checks every loop ran to its bound (spv_codegen.h opt.loop_guard).
   // VYRE_VULKAN_LOOP_GUARD=0 / =1 turns the check off / on for any driver.
   uint32_t loop_guard;
+  // Staging blocks from a HOST_CACHED memory type when the device has one
+  // (VYRE_VULKAN_HOST_CACHED=1; README.md "Environment"): a CPU reads the
+  // downloads from cached memory, not write-combined. Off by default until
+  // measured on a GPU.
+  uint32_t host_cached;
   uint32_t loop_limit; // the driver's limit when known (llvmpipe), else 0
   uint32_t timestamp_bits;
   VkDevice device;
