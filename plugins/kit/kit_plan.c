@@ -917,41 +917,69 @@ static int plan_wide(vyre_kit_plan *plan) {
 // nest of constant loops unrolled as a whole multiplies its body (lavapipe
 // took 120 s to compile 13 x 13 trips around emulated subgroup ops: vyre fuzz
 // seed 1202001473), so only the inner loops whose product fits the budget
-// unroll. Post-order, each node once.
+// unroll. Each node is costed once (memo): a view whose nodes are shared, or
+// that loops back on itself (the checked walk lets a malformed view through
+// only as far as it is safe to read), costs linear time, a cycle counting 0.
 #define UNROLL_SUBGROUP_COST 32u
 #define UNROLL_COST_CAP      (1ull << 40)
 
-static uint64_t unroll_cost(vyre_kit_plan *plan, uint32_t n, uint32_t depth);
+typedef struct ucost {
+  vyre_kit_plan *plan;
+  uint64_t *memo;
+  uint8_t *state; // 0 not yet, 1 in progress, 2 done
+} ucost;
 
-static uint64_t unroll_list(vyre_kit_plan *plan, uint32_t start, uint32_t count, uint32_t depth) {
+static uint64_t unroll_cost(ucost *u, uint32_t n);
+
+static uint64_t unroll_list(ucost *u, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = u->plan->p;
   uint64_t c = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    c += unroll_cost(plan, plan->p->stmts[start + i], depth);
+  for (uint32_t i = 0; i < count && start + i < p->stmt_count; i++) {
+    c += unroll_cost(u, p->stmts[start + i]);
     if (c > UNROLL_COST_CAP) c = UNROLL_COST_CAP;
   }
   return c;
 }
 
-static uint64_t unroll_cost(vyre_kit_plan *plan, uint32_t n, uint32_t depth) {
-  const vyre_ir_program *p = plan->p;
-  if (n == NONE || n >= p->node_count || depth > 4096u) return 0;
+static uint64_t unroll_cost(ucost *u, uint32_t n) {
+  const vyre_ir_program *p = u->plan->p;
+  if (n == NONE || n >= p->node_count || u->state[n] == 1) return 0;
+  if (u->state[n] == 2) return u->memo[n];
+  u->state[n] = 1;
   const vyre_ir_node *x = &p->nodes[n];
   uint64_t c = x->kind == VYRE_IR_K_SUBGROUP ? UNROLL_SUBGROUP_COST : 1u;
-  c += unroll_cost(plan, x->a, depth + 1) + unroll_cost(plan, x->b, depth + 1) +
-       unroll_cost(plan, x->c, depth + 1);
-  uint64_t body = unroll_list(plan, x->list, x->list_count, depth + 1);
+  c += unroll_cost(u, x->a) + unroll_cost(u, x->b) + unroll_cost(u, x->c);
+  uint64_t body = unroll_list(u, x->list, x->list_count);
   if (x->kind == VYRE_IR_K_FOR) {
-    vyre_kit_node_facts *f = &plan->facts[n];
+    vyre_kit_node_facts *f = &u->plan->facts[n];
     if ((f->flags & VYRE_KIT_FACT_CONST_TRIP) && f->trip <= VYRE_KIT_UNROLL_MAX_TRIP &&
         (uint64_t)f->trip * body <= VYRE_KIT_UNROLL_BUDGET) {
       f->flags |= VYRE_KIT_FACT_UNROLL;
       body *= f->trip;
     }
   } else {
-    body += unroll_list(plan, x->alt, x->alt_count, depth + 1);
+    body += unroll_list(u, x->alt, x->alt_count);
   }
   c += body;
-  return c > UNROLL_COST_CAP ? UNROLL_COST_CAP : c;
+  if (c > UNROLL_COST_CAP) c = UNROLL_COST_CAP;
+  u->state[n] = 2;
+  u->memo[n] = c;
+  return c;
+}
+
+// Marks the loops that unroll (LOWER-LOOP-1). 0 when out of memory.
+static int plan_unroll(vyre_kit_plan *plan) {
+  const size_t nn = (size_t)plan->p->node_count + 1u;
+  ucost u = {.plan = plan, .memo = malloc(nn * sizeof(uint64_t)), .state = calloc(nn, 1)};
+  if (!u.memo || !u.state) {
+    free(u.memo);
+    free(u.state);
+    return 0;
+  }
+  (void)unroll_list(&u, plan->p->body, plan->p->body_count);
+  free(u.memo);
+  free(u.state);
+  return 1;
 }
 
 static int plan_analyses(vyre_kit_plan *plan) {
@@ -979,8 +1007,11 @@ static int plan_analyses(vyre_kit_plan *plan) {
   range_list(rs, p->body, p->body_count);
   free(rs->lmax);
   free(rs);
-  (void)unroll_list(plan, p->body, p->body_count, 0); // after CONST_TRIP (LOWER-LOOP-1)
-  if (!plan_wide(plan)) {                             // after the range facts it reads
+  if (!plan_unroll(plan)) { // after CONST_TRIP (LOWER-LOOP-1)
+    free(local_ok);
+    return 0;
+  }
+  if (!plan_wide(plan)) { // after the range facts it reads
     free(local_ok);
     return 0;
   }
