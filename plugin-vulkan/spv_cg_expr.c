@@ -928,6 +928,32 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
 }
 
 // Expression |idx| (the plan checked its kind, type, op and references).
+// README.md VK-F32-11: a select between the literal bits of 1.0 and -0.0
+// (or -1.0 and +0.0) is what Mesa's NIR rewrites as b2f(cond) (or
+// -b2f(cond)) after comparing the constants as floats, where -0.0 == 0.0:
+// lavapipe gave +0 for an f32 select(false, 1.0, -0.0) (vyre fuzz seed
+// 1204004828). The SPIR-V of a u32 select of the same bits is the same
+// word select, so it is treated alike. 1 or 2: the operand (t or f) holding
+// the zero, which the caller hides.
+static int select_b2f_hazard(const vyre_ir_program *p, uint32_t t, uint32_t f) {
+  if (t >= p->node_count || f >= p->node_count || p->nodes[t].kind != VYRE_IR_K_LIT ||
+      p->nodes[f].kind != VYRE_IR_K_LIT)
+    return 0;
+  const uint32_t a = p->nodes[t].ref, b = p->nodes[f].ref;
+  if ((a == 0x3F800000u && b == 0x80000000u) || (a == 0xBF800000u && b == 0x00000000u)) return 2;
+  if ((b == 0x3F800000u && a == 0x80000000u) || (b == 0xBF800000u && a == 0x00000000u)) return 1;
+  return 0;
+}
+
+// |v| or'ed with a zero the driver cannot see (nwg.x == 0 is false wherever
+// an invocation runs), so no driver folds it as a constant (as VK-F32-10).
+static uint32_t hide_from_driver(vyre_spv_cg *c, uint32_t v) {
+  uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
+  uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)), vyre_spv_u(c, 1),
+                               vyre_spv_u(c, 0));
+  return OP(SpvOpBitwiseOr, U, v, zero);
+}
+
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {
@@ -956,6 +982,11 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
     return bin_expr(c, n);
   case VYRE_IR_K_SELECT: {
     uint32_t cond = vyre_spv_expr(c, n->a), t = vyre_spv_expr(c, n->b), f = vyre_spv_expr(c, n->c);
+    if (n->type != VYRE_IR_TYPE_BOOL) {
+      const int hz = select_b2f_hazard(c->p, n->b, n->c);
+      if (hz == 1) t = hide_from_driver(c, t);
+      if (hz == 2) f = hide_from_driver(c, f);
+    }
     return vyre_spv_sel(c, n->type == VYRE_IR_TYPE_BOOL ? B : U, cond, t, f);
   }
   case VYRE_IR_K_CAST:

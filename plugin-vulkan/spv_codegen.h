@@ -89,7 +89,9 @@
 //     (docs/lowering.md LOWER-LOOP-1).
 // 27: a workgroup buffer's len, and a load from one at a maybe-constant index,
 //     count as maybe-constant for the native f32 guard (VK-F32-6).
-#define VYRE_VK_GENERATOR_VERSION 27u
+// 28: the zero operand of a select between 1.0 and -0.0 (or -1.0 and +0.0)
+//     hidden from the driver (VK-F32-11).
+#define VYRE_VK_GENERATOR_VERSION 28u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -412,6 +412,34 @@ def gen_f32_folded_zero(ctx):
                    expect={"of": ["0x%08x" % nan_div, "0x%08x" % nan_mul]}))
 
 
+def gen_select_b2f(ctx):
+    """vyre fuzz seed 1204004828 on vulkan (lavapipe), shrunk: select(c, 1.0,
+    -0.0) with c false stored +0. Mesa's NIR rewrites a select between the
+    bits of 1.0 and 0.0 as b2f(c), comparing the constants as floats, where
+    -0.0 == 0.0 (and -1.0 / +0.0 as -b2f(c)); the generator hides the zero
+    operand of those four pairs from the driver (plugin-vulkan/README.md
+    VK-F32-11). Both branches, as f32 and as the same bits in u32 (on lavapipe
+    only the f32 selects went wrong)."""
+    pairs = [(0x3F800000, 0x80000000), (0x80000000, 0x3F800000), (0xBF800000, 0x00000000),
+             (0x00000000, 0xBF800000)]
+    body = [let("g", gid(0)), let("c", bin_("ne", load("cnd", var("g")), lit_u(0)))]
+    for k, (t, f) in enumerate(pairs):
+        at = add(mul(var("g"), lit_u(4)), lit_u(k))
+        body.append(store("of", at, select(var("c"), lit_f(t), lit_f(f))))
+        body.append(store("ou", at, select(var("c"), lit_u(t), lit_u(f))))
+    want = [f for _, f in pairs] + [t for t, _ in pairs]  # g = 0: c false; g = 1: true
+    ctx.W.add("f32/select_signed_zero_b2f.json",
+              case("select_signed_zero_b2f",
+                   "vyre fuzz seed 1204004828 (vulkan): select(c, 1.0, -0.0), (-0.0, 1.0), "
+                   "(-1.0, +0.0), (+0.0, -1.0) as f32 and as u32 bits, c false then true; "
+                   "lavapipe folded the f32 select to b2f(c), losing the zero's sign "
+                   "(plugin-vulkan/README.md VK-F32-11)",
+                   [buf("cnd", 0, "read", "u32"), buf("of", 1, "write", "f32", 8),
+                    buf("ou", 2, "write", "u32", 8)], body, wg=(2, 1, 1), grid=[1, 1, 1],
+                   inputs={"cnd": [0, 1]},
+                   expect={"of": ["0x%08x" % v for v in want], "ou": want}))
+
+
 def gen_f32_random(ctx):
     """Dense random f32 checks: what a software division or square root, or a
     flush done before rounding, gets wrong shows up here."""
