@@ -65,8 +65,8 @@ struct vyre_backend {
   uint32_t f32_selftest_ran; // 1: this open ran the self-test (not a cached verdict)
   char f32_desc[24];         // "f32 sw", "f32 hw", "f32 hw:a, mz fz"...: the caps' driver line
   // Where the resident kernel's stream items spend their time (ABI-CUDARING-8),
-  // sums over the items reaped: host doorbell to the host seeing the
-  // completion; the device clock from seeing the doorbell to staging the
+  // sums over the items reaped: host doorbell to the reap that found the
+  // item complete; the device clock from seeing the doorbell to staging the
   // item, and to publishing its completion.
   _Atomic uint64_t ring_items, ring_host_ns, ring_stage_ns, ring_span_ns;
 };
