@@ -935,11 +935,18 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
 // 1204004828). The SPIR-V of a u32 select of the same bits is the same
 // word select, so it is treated alike. 1 or 2: the operand (t or f) holding
 // the zero, which the caller hides.
+// The bits a literal has in the module: an f32 subnormal is its signed zero
+// (IR-F32-1), so -2^-149 is -0.0 there (vyre fuzz seed 1206000121).
+static uint32_t lit_bits(const vyre_ir_node *x) {
+  const uint32_t v = x->ref;
+  return x->type == VYRE_IR_TYPE_F32 && !(v & 0x7F800000u) ? v & 0x80000000u : v;
+}
+
 static int select_b2f_hazard(const vyre_ir_program *p, uint32_t t, uint32_t f) {
   if (t >= p->node_count || f >= p->node_count || p->nodes[t].kind != VYRE_IR_K_LIT ||
       p->nodes[f].kind != VYRE_IR_K_LIT)
     return 0;
-  const uint32_t a = p->nodes[t].ref, b = p->nodes[f].ref;
+  const uint32_t a = lit_bits(&p->nodes[t]), b = lit_bits(&p->nodes[f]);
   if ((a == 0x3F800000u && b == 0x80000000u) || (a == 0xBF800000u && b == 0x00000000u)) return 2;
   if ((b == 0x3F800000u && a == 0x80000000u) || (b == 0xBF800000u && a == 0x00000000u)) return 1;
   return 0;

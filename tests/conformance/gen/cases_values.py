@@ -422,22 +422,32 @@ def gen_select_b2f(ctx):
     only the f32 selects went wrong)."""
     pairs = [(0x3F800000, 0x80000000), (0x80000000, 0x3F800000), (0xBF800000, 0x00000000),
              (0x00000000, 0xBF800000)]
+    # f32 subnormal literals are their signed zeros (IR-F32-1; seed 1206000121).
+    sub = [(0x3F800000, 0x80000001), (0x807FFFFF, 0x3F800000), (0xBF800000, 0x00000001),
+           (0x007FFFFF, 0xBF800000)]
     body = [let("g", gid(0)), let("c", bin_("ne", load("cnd", var("g")), lit_u(0)))]
     for k, (t, f) in enumerate(pairs):
         at = add(mul(var("g"), lit_u(4)), lit_u(k))
         body.append(store("of", at, select(var("c"), lit_f(t), lit_f(f))))
         body.append(store("ou", at, select(var("c"), lit_u(t), lit_u(f))))
+    for k, (t, f) in enumerate(sub):
+        body.append(store("os", add(mul(var("g"), lit_u(4)), lit_u(k)),
+                          select(var("c"), lit_f(t), lit_f(f))))
     want = [f for _, f in pairs] + [t for t, _ in pairs]  # g = 0: c false; g = 1: true
+    flush = lambda v: v & 0x80000000 if not (v & 0x7F800000) else v  # noqa: E731
+    want_sub = [flush(f) for _, f in sub] + [flush(t) for t, _ in sub]
     ctx.W.add("f32/select_signed_zero_b2f.json",
               case("select_signed_zero_b2f",
-                   "vyre fuzz seed 1204004828 (vulkan): select(c, 1.0, -0.0), (-0.0, 1.0), "
-                   "(-1.0, +0.0), (+0.0, -1.0) as f32 and as u32 bits, c false then true; "
+                   "vyre fuzz seeds 1204004828, 1206000121 (vulkan): select(c, 1.0, -0.0), "
+                   "(-0.0, 1.0), (-1.0, +0.0), (+0.0, -1.0) as f32 and as u32 bits, and with "
+                   "subnormal literals for the zeros (f32: their signed zeros), c false then true; "
                    "lavapipe folded the f32 select to b2f(c), losing the zero's sign "
                    "(plugin-vulkan/README.md VK-F32-11)",
                    [buf("cnd", 0, "read", "u32"), buf("of", 1, "write", "f32", 8),
-                    buf("ou", 2, "write", "u32", 8)], body, wg=(2, 1, 1), grid=[1, 1, 1],
-                   inputs={"cnd": [0, 1]},
-                   expect={"of": ["0x%08x" % v for v in want], "ou": want}))
+                    buf("ou", 2, "write", "u32", 8), buf("os", 3, "write", "f32", 8)], body,
+                   wg=(2, 1, 1), grid=[1, 1, 1], inputs={"cnd": [0, 1]},
+                   expect={"of": ["0x%08x" % v for v in want], "ou": want,
+                           "os": ["0x%08x" % v for v in want_sub]}))
 
 
 def gen_f32_random(ctx):
