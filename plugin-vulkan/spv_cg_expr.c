@@ -860,6 +860,39 @@ uint32_t vyre_spv_linear_lid(vyre_spv_cg *c) {
                OP(SpvOpIAdd, U, ly, OP(SpvOpIMul, U, vyre_spv_u(c, wg[1]), lz))));
 }
 
+// README.md VK-F32-11: a select between the literal bits of 1.0 and -0.0
+// (or -1.0 and +0.0) is what Mesa's NIR rewrites as b2f(cond) (or
+// -b2f(cond)) after comparing the constants as floats, where -0.0 == 0.0:
+// lavapipe gave +0 for an f32 select(false, 1.0, -0.0) (vyre fuzz seed
+// 1204004828). The SPIR-V of a u32 select of the same bits is the same
+// word select, so it is treated alike. 1 or 2: the operand (t or f) holding
+// the zero, which the caller hides.
+// The bits a literal has in the module: an f32 subnormal is its signed zero
+// (IR-F32-1), so -2^-149 is -0.0 there (vyre fuzz seed 1206000121).
+static uint32_t lit_bits(const vyre_ir_node *x) {
+  const uint32_t v = x->ref;
+  return x->type == VYRE_IR_TYPE_F32 && !(v & 0x7F800000u) ? v & 0x80000000u : v;
+}
+
+static int select_b2f_hazard(const vyre_ir_program *p, uint32_t t, uint32_t f) {
+  if (t >= p->node_count || f >= p->node_count || p->nodes[t].kind != VYRE_IR_K_LIT ||
+      p->nodes[f].kind != VYRE_IR_K_LIT)
+    return 0;
+  const uint32_t a = lit_bits(&p->nodes[t]), b = lit_bits(&p->nodes[f]);
+  if ((a == 0x3F800000u && b == 0x80000000u) || (a == 0xBF800000u && b == 0x00000000u)) return 2;
+  if ((b == 0x3F800000u && a == 0x80000000u) || (b == 0xBF800000u && a == 0x00000000u)) return 1;
+  return 0;
+}
+
+// |v| or'ed with a zero the driver cannot see (nwg.x == 0 is false wherever
+// an invocation runs), so no driver folds it as a constant (as VK-F32-10).
+static uint32_t hide_from_driver(vyre_spv_cg *c, uint32_t v) {
+  uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
+  uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)), vyre_spv_u(c, 1),
+                               vyre_spv_u(c, 0));
+  return OP(SpvOpBitwiseOr, U, v, zero);
+}
+
 static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   bin_in x;
   x.a = vyre_spv_expr(c, n->a);
@@ -868,6 +901,13 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   x.is_f = x.t == VYRE_IR_TYPE_F32;
   x.is_s = x.t == VYRE_IR_TYPE_I32;
   x.zero = vyre_spv_u(c, 0);
+  if (n->op == VYRE_IR_BIN_MIN || n->op == VYRE_IR_BIN_MAX) {
+    // min and max are selects between their operands (VK-F32-11): max(-1.0,
+    // +0.0) gave -0.0 on lavapipe (vyre fuzz seed 1207006633).
+    const int hz = select_b2f_hazard(c->p, n->a, n->b);
+    if (hz == 1) x.a = hide_from_driver(c, x.a);
+    if (hz == 2) x.b = hide_from_driver(c, x.b);
+  }
   const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
   vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
   return row->emit(c, row, &x);
@@ -928,39 +968,6 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
 }
 
 // Expression |idx| (the plan checked its kind, type, op and references).
-// README.md VK-F32-11: a select between the literal bits of 1.0 and -0.0
-// (or -1.0 and +0.0) is what Mesa's NIR rewrites as b2f(cond) (or
-// -b2f(cond)) after comparing the constants as floats, where -0.0 == 0.0:
-// lavapipe gave +0 for an f32 select(false, 1.0, -0.0) (vyre fuzz seed
-// 1204004828). The SPIR-V of a u32 select of the same bits is the same
-// word select, so it is treated alike. 1 or 2: the operand (t or f) holding
-// the zero, which the caller hides.
-// The bits a literal has in the module: an f32 subnormal is its signed zero
-// (IR-F32-1), so -2^-149 is -0.0 there (vyre fuzz seed 1206000121).
-static uint32_t lit_bits(const vyre_ir_node *x) {
-  const uint32_t v = x->ref;
-  return x->type == VYRE_IR_TYPE_F32 && !(v & 0x7F800000u) ? v & 0x80000000u : v;
-}
-
-static int select_b2f_hazard(const vyre_ir_program *p, uint32_t t, uint32_t f) {
-  if (t >= p->node_count || f >= p->node_count || p->nodes[t].kind != VYRE_IR_K_LIT ||
-      p->nodes[f].kind != VYRE_IR_K_LIT)
-    return 0;
-  const uint32_t a = lit_bits(&p->nodes[t]), b = lit_bits(&p->nodes[f]);
-  if ((a == 0x3F800000u && b == 0x80000000u) || (a == 0xBF800000u && b == 0x00000000u)) return 2;
-  if ((b == 0x3F800000u && a == 0x80000000u) || (b == 0xBF800000u && a == 0x00000000u)) return 1;
-  return 0;
-}
-
-// |v| or'ed with a zero the driver cannot see (nwg.x == 0 is false wherever
-// an invocation runs), so no driver folds it as a constant (as VK-F32-10).
-static uint32_t hide_from_driver(vyre_spv_cg *c, uint32_t v) {
-  uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
-  uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)), vyre_spv_u(c, 1),
-                               vyre_spv_u(c, 0));
-  return OP(SpvOpBitwiseOr, U, v, zero);
-}
-
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {

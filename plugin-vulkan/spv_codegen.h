@@ -92,7 +92,8 @@
 // 28: the zero operand of a select between 1.0 and -0.0 (or -1.0 and +0.0)
 //     hidden from the driver (VK-F32-11).
 // 29: ... also when the zero is an f32 subnormal literal (its signed zero).
-#define VYRE_VK_GENERATOR_VERSION 29u
+// 30: ... and in min and max of two such literals.
+#define VYRE_VK_GENERATOR_VERSION 30u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

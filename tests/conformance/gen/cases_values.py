@@ -433,6 +433,13 @@ def gen_select_b2f(ctx):
     for k, (t, f) in enumerate(sub):
         body.append(store("os", add(mul(var("g"), lit_u(4)), lit_u(k)),
                           select(var("c"), lit_f(t), lit_f(f))))
+    # min and max select between their operands (seed 1207006633: max(-1.0, +0.0)).
+    mm = [("max", 0xBF800000, 0x00000000), ("max", 0x00000000, 0xBF800000),
+          ("min", 0x3F800000, 0x80000000), ("min", 0x80000000, 0x3F800000)]
+    for k, (op, a, b) in enumerate(mm):
+        body.append(store("om", add(mul(var("g"), lit_u(4)), lit_u(k)),
+                          bin_(op, lit_f(a), lit_f(b))))
+    want_mm = [(f_max if op == "max" else f_min)(a, b) for op, a, b in mm] * 2
     want = [f for _, f in pairs] + [t for t, _ in pairs]  # g = 0: c false; g = 1: true
     flush = lambda v: v & 0x80000000 if not (v & 0x7F800000) else v  # noqa: E731
     want_sub = [flush(f) for _, f in sub] + [flush(t) for t, _ in sub]
@@ -441,13 +448,16 @@ def gen_select_b2f(ctx):
                    "vyre fuzz seeds 1204004828, 1206000121 (vulkan): select(c, 1.0, -0.0), "
                    "(-0.0, 1.0), (-1.0, +0.0), (+0.0, -1.0) as f32 and as u32 bits, and with "
                    "subnormal literals for the zeros (f32: their signed zeros), c false then true; "
+                   "max(-1.0, +0.0) and min(1.0, -0.0) both ways (seed 1207006633); "
                    "lavapipe folded the f32 select to b2f(c), losing the zero's sign "
                    "(plugin-vulkan/README.md VK-F32-11)",
                    [buf("cnd", 0, "read", "u32"), buf("of", 1, "write", "f32", 8),
-                    buf("ou", 2, "write", "u32", 8), buf("os", 3, "write", "f32", 8)], body,
+                    buf("ou", 2, "write", "u32", 8), buf("os", 3, "write", "f32", 8),
+                    buf("om", 4, "write", "f32", 8)], body,
                    wg=(2, 1, 1), grid=[1, 1, 1], inputs={"cnd": [0, 1]},
                    expect={"of": ["0x%08x" % v for v in want], "ou": want,
-                           "os": ["0x%08x" % v for v in want_sub]}))
+                           "os": ["0x%08x" % v for v in want_sub],
+                           "om": ["0x%08x" % v for v in want_mm]}))
 
 
 def gen_f32_random(ctx):
