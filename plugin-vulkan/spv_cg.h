@@ -120,6 +120,10 @@ uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a
 int vyre_spv_lane_vload(const vyre_spv_cg *c, uint32_t b);
 int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);
 void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
+// |v| or'ed with a zero the driver cannot see (nwg.x == 0 is false wherever
+// an invocation runs), so no driver folds it as a constant (README.md
+// VK-F32-10, VK-F32-11).
+uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v);
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of

@@ -884,9 +884,7 @@ static int select_b2f_hazard(const vyre_ir_program *p, uint32_t t, uint32_t f) {
   return 0;
 }
 
-// |v| or'ed with a zero the driver cannot see (nwg.x == 0 is false wherever
-// an invocation runs), so no driver folds it as a constant (as VK-F32-10).
-static uint32_t hide_from_driver(vyre_spv_cg *c, uint32_t v) {
+uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
   uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
   uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)), vyre_spv_u(c, 1),
                                vyre_spv_u(c, 0));
@@ -905,8 +903,8 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
     // min and max are selects between their operands (VK-F32-11): max(-1.0,
     // +0.0) gave -0.0 on lavapipe (vyre fuzz seed 1207006633).
     const int hz = select_b2f_hazard(c->p, n->a, n->b);
-    if (hz == 1) x.a = hide_from_driver(c, x.a);
-    if (hz == 2) x.b = hide_from_driver(c, x.b);
+    if (hz == 1) x.a = vyre_spv_hide(c, x.a);
+    if (hz == 2) x.b = vyre_spv_hide(c, x.b);
   }
   const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
   vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
@@ -998,8 +996,8 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
     uint32_t cond = vyre_spv_expr(c, n->a), t = vyre_spv_expr(c, n->b), f = vyre_spv_expr(c, n->c);
     if (n->type != VYRE_IR_TYPE_BOOL) {
       const int hz = select_b2f_hazard(c->p, n->b, n->c);
-      if (hz == 1) t = hide_from_driver(c, t);
-      if (hz == 2) f = hide_from_driver(c, f);
+      if (hz == 1) t = vyre_spv_hide(c, t);
+      if (hz == 2) f = vyre_spv_hide(c, f);
     }
     return vyre_spv_sel(c, n->type == VYRE_IR_TYPE_BOOL ? B : U, cond, t, f);
   }

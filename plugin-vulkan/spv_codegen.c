@@ -417,12 +417,7 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     // driver folds the local's first use as a constant (x + 0 -> x loses
     // -0) and its adds, subs, muls and fmas need no guard
     // (spv_float_const.c; README.md VK-F32-10).
-    if (vyre_spv_f32_lit(c->p, n->a)) {
-      uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
-      uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)),
-                                   vyre_spv_u(c, 1), vyre_spv_u(c, 0));
-      v = OP(SpvOpBitwiseOr, U, v, zero);
-    }
+    if (vyre_spv_f32_lit(c->p, n->a)) v = vyre_spv_hide(c, v);
     DO(SpvOpStore, c->local_var[n->ref], v);
     break;
   }
