@@ -189,15 +189,20 @@ float vyre_bench_crmath_input(uint32_t fn, uint64_t i);
 // kit's micro-programs: plugins/cpu/cpu_math.h), as f32 bits.
 uint32_t vyre_bench_crmath_ref(uint32_t fn, float x);
 // Figure 18 (softmax over rows, IR 1.1 subgroup + cr_math): y = softmax of
-// each row of a rows x cols row-major f32 matrix (cols a multiple of 32,
-// rows of 8). Workgroups of VYRE_BENCH_SOFTMAX_WG = 8 IR subgroups of 32;
-// subgroup s of workgroup w owns row w * 8 + s, lane k its elements
-// j * 32 + k for j in [0, cols / 32). Lane k: m = max of its elements in j
-// order (from -inf), M = subgroup reduce_max(m); s = sum of exp(x - M) in j
-// order (from 0, each add rounded), S = subgroup reduce_add(s) (the
-// butterfly of docs/ir.md IR-SUBGROUP-6); then y = exp(x - M) / S.
+// each row of a rows x cols row-major f32 matrix, the algorithm of a fast
+// hand-written kernel (and of PyTorch's softmax for long rows): a
+// workgroup of VYRE_BENCH_SOFTMAX_WG = 8 subgroups of 32 per row (cols a
+// multiple of 256, at most 256 x VYRE_BENCH_SOFTMAX_MAX_PER), the row read
+// once and held, P = cols / 256 values per invocation: invocation l (lane
+// l & 31 of subgroup l >> 5) holds x[k * 256 + l] for k in [0, P).
+// m = max of its values in k order; pm[s] = subgroup reduce_max of m;
+// M = max of pm[0..7] in order. e_k = exp(x - M) (one per element);
+// s = e_0 + e_1 + ... in k order (each add rounded), ps[s] = subgroup
+// reduce_add (the butterfly of docs/ir.md IR-SUBGROUP-6), S = ps[0] +
+// ps[1] + ... + ps[7] in order; y = e_k / S.
 // Inputs in [-8, 8), 20 fraction bits: nothing subnormal anywhere.
-#define VYRE_BENCH_SOFTMAX_WG 256u
+#define VYRE_BENCH_SOFTMAX_WG      256u
+#define VYRE_BENCH_SOFTMAX_MAX_PER 32u
 float vyre_bench_softmax_value(uint64_t i);
 // Row |row| of figure 18's algorithm with the correctly rounded exp into
 // |y| (cols values): what vyre gives bit for bit on every backend.

@@ -310,25 +310,40 @@ static float butterfly_add32(float *v) {
 
 void vyre_bench_softmax_ref(const float *x, uint32_t cols, uint32_t row, float *y) {
   const float *r = x + (size_t)row * cols;
-  float m[32], s[32];
-  for (uint32_t k = 0; k < 32; k++) {
-    m[k] = -INFINITY;
-    for (uint32_t j = 0; j < cols / 32; j++) {
-      float v = r[j * 32 + k];
-      m[k] = v > m[k] ? v : m[k];
+  const uint32_t wg = VYRE_BENCH_SOFTMAX_WG, per = cols / wg;
+  float pm[VYRE_BENCH_SOFTMAX_WG / 32], ps[VYRE_BENCH_SOFTMAX_WG / 32], lane[32];
+  for (uint32_t g = 0; g < wg / 32; g++) {
+    for (uint32_t k = 0; k < 32; k++) {
+      float m = r[g * 32 + k];
+      for (uint32_t p = 1; p < per; p++) {
+        float v = r[p * wg + g * 32 + k];
+        m = v > m ? v : m;
+      }
+      lane[k] = m;
     }
+    pm[g] = lane[0];
+    for (uint32_t k = 1; k < 32; k++)
+      pm[g] = lane[k] > pm[g] ? lane[k] : pm[g];
   }
-  float M = m[0];
-  for (uint32_t k = 1; k < 32; k++)
-    M = m[k] > M ? m[k] : M;
-  for (uint32_t k = 0; k < 32; k++) {
-    s[k] = 0.0f;
-    for (uint32_t j = 0; j < cols / 32; j++)
-      s[k] = s[k] + cr_exp(r[j * 32 + k] - M);
-  }
-  float S = butterfly_add32(s);
+  float M = pm[0];
+  for (uint32_t g = 1; g < wg / 32; g++)
+    M = pm[g] > M ? pm[g] : M;
   for (uint32_t i = 0; i < cols; i++)
-    y[i] = cr_exp(r[i] - M) / S;
+    y[i] = cr_exp(r[i] - M);
+  for (uint32_t g = 0; g < wg / 32; g++) {
+    for (uint32_t k = 0; k < 32; k++) {
+      float s = y[g * 32 + k];
+      for (uint32_t p = 1; p < per; p++)
+        s = s + y[p * wg + g * 32 + k];
+      lane[k] = s;
+    }
+    ps[g] = butterfly_add32(lane);
+  }
+  float S = ps[0];
+  for (uint32_t g = 1; g < wg / 32; g++)
+    S = S + ps[g];
+  for (uint32_t i = 0; i < cols; i++)
+    y[i] = y[i] / S;
 }
 
 float vyre_bench_sgsum_value(uint64_t i) {

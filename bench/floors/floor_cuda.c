@@ -354,26 +354,46 @@ static const char cu_cr_math_src[] =
     "  out[i] = VB_FN(in[i]);\n"
     "}\n";
 
-// Figure 18's floor: the same row softmax (a row per warp of 32, lane k its
-// elements j * 32 + k; max, then the sum of expf(x - max), both reduced by
-// the __shfl_xor_sync butterfly of IR-SUBGROUP-6; then expf(x - max) /
-// sum) with CUDA's expf, which is not correctly rounded: not compared bit
-// for bit.
+// Figure 18's floor: the same row softmax (bench_floor.h: a block of 256
+// per row, the row read once into VB_P registers per thread, max and sum
+// each by the __shfl_xor_sync butterfly of IR-SUBGROUP-6 and the 8 warp
+// results in shared memory in order, one expf per element, then
+// e / sum) with CUDA's expf, which is not correctly rounded: not compared
+// bit for bit. VB_P (cols / 256) is defined before the source.
 static const char cu_softmax_src[] =
+    "#ifndef VB_P\n"
+    "#define VB_P 16\n"
+    "#endif\n"
     "extern \"C\" __global__ void __launch_bounds__(256)\n"
     "vyre_bench_softmax(const float *__restrict__ x, float *__restrict__ y, unsigned rows,\n"
     "                   unsigned cols) {\n"
-    "  const unsigned lane = threadIdx.x & 31u;\n"
-    "  const unsigned row = min(blockIdx.x * 8u + (threadIdx.x >> 5), rows - 1u);\n"
-    "  const float *xr = x + (unsigned long long)row * cols + lane;\n"
-    "  float *yr = y + (unsigned long long)row * cols + lane;\n"
-    "  float m = __int_as_float(0xff800000);\n"
-    "  for (unsigned j = 0; j < cols; j += 32u) m = fmaxf(m, xr[j]);\n"
+    "  __shared__ float pm[8], ps[8];\n"
+    "  const unsigned l = threadIdx.x, row = min(blockIdx.x, rows - 1u);\n"
+    "  const float *xr = x + (unsigned long long)row * cols + l;\n"
+    "  float *yr = y + (unsigned long long)row * cols + l;\n"
+    "  float v[VB_P];\n"
+    "#pragma unroll\n"
+    "  for (unsigned k = 0; k < VB_P; k++) v[k] = xr[k * 256u];\n"
+    "  float m = v[0];\n"
+    "#pragma unroll\n"
+    "  for (unsigned k = 1; k < VB_P; k++) m = fmaxf(m, v[k]);\n"
     "  for (unsigned d = 1u; d < 32u; d <<= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));\n"
-    "  float s = 0.0f;\n"
-    "  for (unsigned j = 0; j < cols; j += 32u) s = s + expf(xr[j] - m);\n"
+    "  if ((l & 31u) == 0u) pm[l >> 5] = m;\n"
+    "  __syncthreads();\n"
+    "  float M = pm[0];\n"
+    "  for (unsigned q = 1; q < 8u; q++) M = fmaxf(M, pm[q]);\n"
+    "#pragma unroll\n"
+    "  for (unsigned k = 0; k < VB_P; k++) v[k] = expf(v[k] - M);\n"
+    "  float s = v[0];\n"
+    "#pragma unroll\n"
+    "  for (unsigned k = 1; k < VB_P; k++) s = s + v[k];\n"
     "  for (unsigned d = 1u; d < 32u; d <<= 1) s = s + __shfl_xor_sync(0xffffffffu, s, d);\n"
-    "  for (unsigned j = 0; j < cols; j += 32u) yr[j] = expf(xr[j] - m) / s;\n"
+    "  if ((l & 31u) == 0u) ps[l >> 5] = s;\n"
+    "  __syncthreads();\n"
+    "  float S = ps[0];\n"
+    "  for (unsigned q = 1; q < 8u; q++) S = S + ps[q];\n"
+    "#pragma unroll\n"
+    "  for (unsigned k = 0; k < VB_P; k++) yr[k * 256u] = v[k] / S;\n"
     "}\n";
 
 // Figure 19's floor: the f32 sum in the fixed order of bench_floor.h, the
@@ -1573,13 +1593,23 @@ static void cu_cr_math(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
 static void cu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t rows, uint32_t cols,
                        vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
-           "the same row softmax as CUDA C (NVRTC), a row per warp, __shfl_xor_sync, expf (not "
-           "CR), %ux%u, CUDA events",
+           "the same row softmax as CUDA C (NVRTC), a block of 256 per row, the row in "
+           "registers, __shfl_xor_sync, one expf per element (not CR), %ux%u, CUDA events",
            rows, cols);
-  math_job j = {.n = cols, .rows = rows, .grid = rows / 8u};
+  math_job j = {.n = cols, .rows = rows, .grid = rows};
   CUmodule m = NULL;
-  if (floor_module(f, cu_softmax_src, "vyre_bench_softmax.cu", "vyre_bench_softmax", &m, &j.fn,
-                   out) != VYRE_BENCH_RAN)
+  char src[sizeof cu_softmax_src + 32];
+  snprintf(src, sizeof src, "#define VB_P %u\n%s", cols / VYRE_BENCH_SOFTMAX_WG, cu_softmax_src);
+  if (cols % VYRE_BENCH_SOFTMAX_WG != 0 || cols / VYRE_BENCH_SOFTMAX_WG > VYRE_BENCH_SOFTMAX_MAX_PER) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                        "CUDA floor softmax: %u columns are not a multiple of %u up to %u. Fix: "
+                        "pick e.g. 4096.",
+                        cols, VYRE_BENCH_SOFTMAX_WG,
+                        VYRE_BENCH_SOFTMAX_WG * VYRE_BENCH_SOFTMAX_MAX_PER);
+    return;
+  }
+  if (floor_module(f, src, "vyre_bench_softmax.cu", "vyre_bench_softmax", &m, &j.fn, out) !=
+      VYRE_BENCH_RAN)
     return;
   size_t nn = (size_t)rows * cols;
   float *x = malloc(nn * 4), *y = malloc(nn * 4), *want = malloc((size_t)cols * 4);

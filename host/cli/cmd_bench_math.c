@@ -56,59 +56,73 @@ uint32_t vyre_bench_prog_cr_math(uint32_t fn, uint64_t n, vyre_program **out, vy
 uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **out,
                                  vyre_error *err) {
   *out = NULL;
-  const uint32_t per_wg = VYRE_BENCH_SOFTMAX_WG / 32u;
-  if (rows == 0 || cols == 0 || rows % per_wg != 0 || cols % 32u != 0 ||
+  const uint32_t wg = VYRE_BENCH_SOFTMAX_WG, sgs = VYRE_BENCH_SOFTMAX_WG / 32u;
+  if (rows == 0 || cols == 0 || cols % wg != 0 || cols / wg > VYRE_BENCH_SOFTMAX_MAX_PER ||
       (uint64_t)rows * cols > 0xffffffffull) {
-    char m[200];
+    char m[240];
     snprintf(m, sizeof m,
-             "softmax: %u x %u is not rows a multiple of %u and cols a multiple of 32 with rows x "
-             "cols below 2^32. Fix: pick e.g. 4096 x 4096.",
-             rows, cols, per_wg);
+             "softmax: %u x %u is not cols a multiple of %u up to %u with rows x cols below 2^32 "
+             "(a workgroup per row, each invocation holding cols / %u values). Fix: pick e.g. "
+             "4096 x 4096.",
+             rows, cols, wg, wg * VYRE_BENCH_SOFTMAX_MAX_PER, wg);
     return bad_shape(err, m);
   }
-  vyre_builder *b = vyre_builder_create("bench_softmax", VYRE_BENCH_SOFTMAX_WG, 1, 1);
+  vyre_builder *b = vyre_builder_create("bench_softmax", wg, 1, 1);
   if (!b) return VYRE_STATUS_OUT_OF_MEMORY;
   vyre_builder_subgroup_size(b, 32);
-  uint32_t nn = rows * cols, steps = cols / 32u;
+  const uint32_t nn = rows * cols, per = cols / wg;
   vyre_buf x = vyre_builder_buffer(b, "x", 0, VYRE_ACCESS_READ, VYRE_TYPE_F32, nn);
   vyre_buf y = vyre_builder_buffer(b, "y", 1, VYRE_ACCESS_WRITE, VYRE_TYPE_F32, nn);
-  // Subgroup s of workgroup w owns row w * 8 + s; lane k its elements
-  // j * 32 + k. The min keeps the row inside the matrix and the lane is
-  // written lid & 31 (the lane of a [256, 1, 1] workgroup, IR-SUBGROUP-1),
-  // so the plan bounds every index below rows x cols and drops the checks
-  // (the grid is exactly rows / 8 workgroups).
-  vyre_var row =
-      vyre_let(b, "row",
-               vyre_min(b,
-                        vyre_add(b, vyre_mul(b, vyre_wgid(b, 0), vyre_lit_u32(b, per_wg)),
-                                 vyre_shr(b, vyre_lid(b, 0), vyre_lit_u32(b, 5))),
-                        vyre_lit_u32(b, rows - 1)));
-  vyre_var base = vyre_let(b, "base",
-                           vyre_add(b, vyre_mul(b, vyre_get(b, row), vyre_lit_u32(b, cols)),
-                                    vyre_and(b, vyre_lid(b, 0), vyre_lit_u32(b, 31))));
-  vyre_var m = vyre_let(b, "m", vyre_lit_f32_bits(b, 0xff800000u));
-  vyre_var j = vyre_for_begin(b, "j", vyre_lit_u32(b, 0), vyre_lit_u32(b, steps));
-  vyre_expr at = vyre_add(b, vyre_get(b, base), vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, 32)));
-  vyre_assign(b, m, vyre_max(b, vyre_get(b, m), vyre_load(b, x, at)));
-  vyre_for_end(b);
-  vyre_var M = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_MAX, vyre_get(b, m), (vyre_expr){0, 0}, "M");
-  vyre_var s = vyre_let(b, "s", vyre_lit_f32_bits(b, 0));
-  j = vyre_for_begin(b, "j2", vyre_lit_u32(b, 0), vyre_lit_u32(b, steps));
-  at = vyre_add(b, vyre_get(b, base), vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, 32)));
-  vyre_assign(b, s,
-              vyre_add(b, vyre_get(b, s),
-                       vyre_un(b, VYRE_OP_EXP, vyre_sub(b, vyre_load(b, x, at), vyre_get(b, M)))));
-  vyre_for_end(b);
-  vyre_var S = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_ADD, vyre_get(b, s), (vyre_expr){0, 0}, "S");
-  j = vyre_for_begin(b, "j3", vyre_lit_u32(b, 0), vyre_lit_u32(b, steps));
-  vyre_var q = vyre_let(
-      b, "q", vyre_add(b, vyre_get(b, base), vyre_mul(b, vyre_get(b, j), vyre_lit_u32(b, 32))));
-  vyre_store(b, y, vyre_get(b, q),
-             vyre_div(b,
-                      vyre_un(b, VYRE_OP_EXP,
-                              vyre_sub(b, vyre_load(b, x, vyre_get(b, q)), vyre_get(b, M))),
-                      vyre_get(b, S)));
-  vyre_for_end(b);
+  vyre_buf pm = vyre_builder_workgroup(b, "pm", VYRE_TYPE_F32, sgs);
+  vyre_buf ps = vyre_builder_workgroup(b, "ps", VYRE_TYPE_F32, sgs);
+  // Workgroup w owns row w (the min keeps it inside the matrix: the grid is
+  // exactly rows workgroups), invocation l its elements k * 256 + l: every
+  // load and store is coalesced, and the plan bounds each index below
+  // rows x cols, so no bounds check remains (LOWER-RANGE-*).
+  vyre_var l = vyre_let(b, "l", vyre_lid(b, 0));
+  vyre_var base =
+      vyre_let(b, "base",
+               vyre_add(b,
+                        vyre_mul(b, vyre_min(b, vyre_wgid(b, 0), vyre_lit_u32(b, rows - 1)),
+                                 vyre_lit_u32(b, cols)),
+                        vyre_get(b, l)));
+  vyre_var v[VYRE_BENCH_SOFTMAX_MAX_PER];
+  char name[16];
+  // The row is read once and held: per values per invocation.
+  for (uint32_t k = 0; k < per; k++) {
+    snprintf(name, sizeof name, "v%u", k);
+    v[k] = vyre_let(b, name,
+                    vyre_load(b, x, vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k * wg))));
+  }
+  vyre_var m = vyre_let(b, "m", vyre_get(b, v[0]));
+  for (uint32_t k = 1; k < per; k++)
+    vyre_assign(b, m, vyre_max(b, vyre_get(b, m), vyre_get(b, v[k])));
+  vyre_var m32 = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_MAX, vyre_get(b, m), (vyre_expr){0, 0}, "m32");
+  vyre_expr lane0 = vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0));
+  vyre_if_begin(b, lane0);
+  vyre_store(b, pm, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, m32));
+  vyre_if_end(b);
+  vyre_barrier(b);
+  vyre_var M = vyre_let(b, "M", vyre_load(b, pm, vyre_lit_u32(b, 0)));
+  for (uint32_t q = 1; q < sgs; q++)
+    vyre_assign(b, M, vyre_max(b, vyre_get(b, M), vyre_load(b, pm, vyre_lit_u32(b, q))));
+  // One exp per element, kept for the store.
+  for (uint32_t k = 0; k < per; k++)
+    vyre_assign(b, v[k], vyre_un(b, VYRE_OP_EXP, vyre_sub(b, vyre_get(b, v[k]), vyre_get(b, M))));
+  vyre_var s = vyre_let(b, "s", vyre_get(b, v[0]));
+  for (uint32_t k = 1; k < per; k++)
+    vyre_assign(b, s, vyre_add(b, vyre_get(b, s), vyre_get(b, v[k])));
+  vyre_var s32 = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_ADD, vyre_get(b, s), (vyre_expr){0, 0}, "s32");
+  vyre_if_begin(b, vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0)));
+  vyre_store(b, ps, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, s32));
+  vyre_if_end(b);
+  vyre_barrier(b);
+  vyre_var S = vyre_let(b, "S", vyre_load(b, ps, vyre_lit_u32(b, 0)));
+  for (uint32_t q = 1; q < sgs; q++)
+    vyre_assign(b, S, vyre_add(b, vyre_get(b, S), vyre_load(b, ps, vyre_lit_u32(b, q))));
+  for (uint32_t k = 0; k < per; k++)
+    vyre_store(b, y, vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k * wg)),
+               vyre_div(b, vyre_get(b, v[k]), vyre_get(b, S)));
   uint32_t st = vyre_builder_finish(b, out, err);
   vyre_builder_destroy(b);
   return st;
@@ -312,7 +326,8 @@ done:
 // for bit against vyre_bench_softmax_ref (the correctly rounded exp).
 void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
-           "IR softmax %ux%u f32, a row per subgroup of 32, reduce_max/reduce_add, cr exp, "
+           "IR softmax %ux%u f32, a row per workgroup of 256 held in registers, reduce_max/"
+           "reduce_add, one cr exp per element, "
            "resident, (read + write bytes) / kernel time (%s)",
            rows, cols, vyre_bench_time_source(c));
   uint64_t nn = (uint64_t)rows * cols;
@@ -337,7 +352,7 @@ void vyre_bench_fig_softmax(vyre_bench_ctx *c, uint32_t rows, uint32_t cols, vyr
   for (uint64_t i = 0; i < nn; i++)
     x[i] = vyre_bench_softmax_value(i);
   if (vyre_bench_compile(c, p, &k, out, &err) != VYRE_BENCH_RAN) goto done;
-  uint32_t grid[3] = {rows / (VYRE_BENCH_SOFTMAX_WG / 32u), 1, 1};
+  uint32_t grid[3] = {rows, 1, 1};
   if (vyre_bench_bufs_make(c, &rb, 2, (uint64_t[]){nn * 4, nn * 4}, (const void *[]){x, NULL},
                            out) ||
       vyre_bench_time_kernel(c, k, rb.args, 2, grid, (double)(nn * 8), VYRE_BENCH_GIGA_PER_S,
