@@ -805,12 +805,12 @@ static void emit_math(vyre_cuda_cg *g) {
   if (!fns) return;
   vyre_cuda_cg_put(g, "%s", vyre_kit_math_c_prelude(VYRE_KIT_MATH_CUDA));
   for (uint32_t f = 0; f < VYRE_KIT_MATH_COUNT; f++)
-    if ((fns >> f) & 1u) tables |= vyre_kit_math_fn(f)->tables; // the plan checked it exists
+    if ((fns >> f) & 1u) tables |= vyre_kit_math_fn_conv(f)->tables; // the plan checked it exists
   for (uint32_t t = 0; t < vyre_kit_math_table_count(); t++)
     if ((tables >> t) & 1u) vyre_kit_math_emit_table(t, put_math, g);
   for (uint32_t f = 0; f < VYRE_KIT_MATH_COUNT; f++) {
     if (!((fns >> f) & 1u)) continue;
-    const vyre_kit_mfn *m = vyre_kit_math_fn(f);
+    const vyre_kit_mfn *m = vyre_kit_math_fn_conv(f);
     vyre_kit_math_emit_fn(m, "vyre_m_", 0, put_math, g);
     if (m->nargs > 1)
       vyre_cuda_cg_put(g,

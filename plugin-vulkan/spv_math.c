@@ -181,6 +181,8 @@ static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
       v = OP(SpvOpLoad, L, OP(SpvOpAccessChain, ptr_l, c->math_tab[I->imm], idx));
       break;
     }
+    case VYRE_KIT_MO_W32: // only in the _conv forms, which SPIR-V does not take
+    case VYRE_KIT_MO_N32:
     case VYRE_KIT_MO_COUNT:
       break;
     }

@@ -516,6 +516,8 @@ static V lower(S *s, const vyre_kit_mfn *f, P *reg) {
       v = tab_load(s, (uint32_t)I->imm,
                    AND(a.lo, K(vyre_kit_math_table((uint32_t)I->imm)->size - 1u)));
       break;
+    case VYRE_KIT_MO_W32: // only in the _conv forms, which SPIR-V does not take
+    case VYRE_KIT_MO_N32:
     case VYRE_KIT_MO_COUNT:
       break;
     }

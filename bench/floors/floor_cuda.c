@@ -1600,7 +1600,8 @@ static void cu_softmax(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t ro
   CUmodule m = NULL;
   char src[sizeof cu_softmax_src + 32];
   snprintf(src, sizeof src, "#define VB_P %u\n%s", cols / VYRE_BENCH_SOFTMAX_WG, cu_softmax_src);
-  if (cols % VYRE_BENCH_SOFTMAX_WG != 0 || cols / VYRE_BENCH_SOFTMAX_WG > VYRE_BENCH_SOFTMAX_MAX_PER) {
+  if (cols % VYRE_BENCH_SOFTMAX_WG != 0 ||
+      cols / VYRE_BENCH_SOFTMAX_WG > VYRE_BENCH_SOFTMAX_MAX_PER) {
     vyre_bench_side_set(out, VYRE_BENCH_FAILED,
                         "CUDA floor softmax: %u columns are not a multiple of %u up to %u. Fix: "
                         "pick e.g. 4096.",

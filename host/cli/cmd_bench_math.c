@@ -91,14 +91,16 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
   // The row is read once and held: per values per invocation.
   for (uint32_t k = 0; k < per; k++) {
     snprintf(name, sizeof name, "v%u", k);
-    v[k] = vyre_let(b, name,
-                    vyre_load(b, x, vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k * wg))));
+    v[k] =
+        vyre_let(b, name, vyre_load(b, x, vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k * wg))));
   }
   vyre_var m = vyre_let(b, "m", vyre_get(b, v[0]));
   for (uint32_t k = 1; k < per; k++)
     vyre_assign(b, m, vyre_max(b, vyre_get(b, m), vyre_get(b, v[k])));
-  vyre_var m32 = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_MAX, vyre_get(b, m), (vyre_expr){0, 0}, "m32");
-  vyre_expr lane0 = vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0));
+  vyre_var m32 =
+      vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_MAX, vyre_get(b, m), (vyre_expr){0, 0}, "m32");
+  vyre_expr lane0 =
+      vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0));
   vyre_if_begin(b, lane0);
   vyre_store(b, pm, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, m32));
   vyre_if_end(b);
@@ -112,8 +114,10 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
   vyre_var s = vyre_let(b, "s", vyre_get(b, v[0]));
   for (uint32_t k = 1; k < per; k++)
     vyre_assign(b, s, vyre_add(b, vyre_get(b, s), vyre_get(b, v[k])));
-  vyre_var s32 = vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_ADD, vyre_get(b, s), (vyre_expr){0, 0}, "s32");
-  vyre_if_begin(b, vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0)));
+  vyre_var s32 =
+      vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_ADD, vyre_get(b, s), (vyre_expr){0, 0}, "s32");
+  vyre_if_begin(b,
+                vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0)));
   vyre_store(b, ps, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, s32));
   vyre_if_end(b);
   vyre_barrier(b);

@@ -61,6 +61,7 @@ typedef struct mb {
   vyre_kit_minst *code;
   uint32_t n, cap, nargs, tables;
   int oom;
+  int conv; // the _conv form: f32_to_f64 and f64_to_f32 as one instruction each
 } mb;
 
 typedef uint32_t R; // a register
@@ -119,6 +120,7 @@ static R tab(mb *b, uint32_t t, R idx) {
 // f32 bits -> the double of the same value; a subnormal flushes to a zero
 // of its sign first (IR-F32-1), inf and NaN stay inf and NaN.
 static R f32_to_f64(mb *b, R x) {
+  if (b->conv) return put(b, VYRE_KIT_MO_W32, x, 0, 0, 0);
   R s = SHLI(AND(x, K(0x80000000u)), 32);
   R a = AND(x, K(0x7FFFFFFFu));
   R e = SHRI(a, 23);
@@ -131,6 +133,7 @@ static R f32_to_f64(mb *b, R x) {
 // binary32 with subnormals, then a subnormal result flushes to a zero of its
 // sign (docs/math.md IR-MATH-1). Integer operations only.
 static R f64_to_f32(mb *b, R y) {
+  if (b->conv) return put(b, VYRE_KIT_MO_N32, y, 0, 0, 0);
   R s = AND(SHRI(y, 32), K(0x80000000u));
   R a = AND(y, K(0x7FFFFFFFFFFFFFFFull));
   // Normal range: drop 29 bits with round to nearest even; a carry moves
@@ -688,31 +691,39 @@ static const struct {
     [VYRE_KIT_MATH_POW] = {"pow", 2, build_pow},
 };
 
-static vyre_kit_mfn g_fns[VYRE_KIT_MATH_COUNT];
+static vyre_kit_mfn g_fns[2][VYRE_KIT_MATH_COUNT]; // [0] integer form, [1] _conv form
 static int g_ok;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void build_all(void) {
   int ok = 1;
-  for (uint32_t i = 0; i < VYRE_KIT_MATH_COUNT; i++) {
-    mb b = {.nargs = kDefs[i].nargs};
-    R approx = VYRE_KIT_MATH_NONE, res = 0;
-    g_lo = VYRE_KIT_MATH_NONE;
-    kDefs[i].build(&b, &approx, &res);
-    if (b.oom) {
-      free(b.code);
-      ok = 0;
-      continue;
+  for (int conv = 0; conv < 2; conv++)
+    for (uint32_t i = 0; i < VYRE_KIT_MATH_COUNT; i++) {
+      mb b = {.nargs = kDefs[i].nargs, .conv = conv};
+      R approx = VYRE_KIT_MATH_NONE, res = 0;
+      g_lo = VYRE_KIT_MATH_NONE;
+      kDefs[i].build(&b, &approx, &res);
+      if (b.oom) {
+        free(b.code);
+        ok = 0;
+        continue;
+      }
+      g_fns[conv][i] =
+          (vyre_kit_mfn){kDefs[i].name, b.nargs, b.n, b.code, res, approx, g_lo, b.tables};
     }
-    g_fns[i] = (vyre_kit_mfn){kDefs[i].name, b.nargs, b.n, b.code, res, approx, g_lo, b.tables};
-  }
   g_ok = ok;
 }
 
 const vyre_kit_mfn *vyre_kit_math_fn(uint32_t id) {
   if (id >= VYRE_KIT_MATH_COUNT) return NULL;
   pthread_once(&g_once, build_all);
-  return g_fns[id].code ? &g_fns[id] : NULL;
+  return g_fns[0][id].code ? &g_fns[0][id] : NULL;
+}
+
+const vyre_kit_mfn *vyre_kit_math_fn_conv(uint32_t id) {
+  if (id >= VYRE_KIT_MATH_COUNT) return NULL;
+  pthread_once(&g_once, build_all);
+  return g_fns[1][id].code ? &g_fns[1][id] : NULL;
 }
 
 uint32_t vyre_kit_math_of_un(uint32_t un_op) {
@@ -834,6 +845,21 @@ uint32_t vyre_kit_math_eval_dd(const vyre_kit_mfn *f, uint32_t x, uint32_t y, ui
     case VYRE_KIT_MO_TAB:
       v = kTabs[I->imm].v[A & (kTabs[I->imm].size - 1)];
       break;
+    case VYRE_KIT_MO_W32: {
+      uint32_t u = (uint32_t)A;
+      float h;
+      if (!(u & 0x7F800000u)) u &= 0x80000000u;
+      memcpy(&h, &u, 4);
+      v = dbits((double)h);
+      break;
+    }
+    case VYRE_KIT_MO_N32: {
+      float h = (float)dof(A);
+      uint32_t u;
+      memcpy(&u, &h, 4);
+      v = (u & 0x7F800000u) ? u : (u & 0x80000000u);
+      break;
+    }
     case VYRE_KIT_MO_COUNT:
       break;
     }
@@ -862,18 +888,65 @@ static const char kCPrelude[] =
     "#define VM_FSUB(a, b) vm_b(vm_d(a) - vm_d(b))\n"
     "#define VM_FMUL(a, b) vm_b(vm_d(a) * vm_d(b))\n"
     "#define VM_FLT(a, b) ((u64)(vm_d(a) < vm_d(b)))\n"
+    "static inline u64 vm_w32(u64 a) {\n"
+    "  u32 u = (u32)a; float h;\n"
+    "  if (!(u & 0x7F800000u)) u &= 0x80000000u;\n"
+    "  memcpy(&h, &u, 4); return vm_b((double)h);\n"
+    "}\n"
+    "static inline u64 vm_n32(u64 a) {\n"
+    "  float h = (float)vm_d(a); u32 u; memcpy(&u, &h, 4);\n"
+    "  return (u & 0x7F800000u) ? u : (u & 0x80000000u);\n"
+    "}\n"
+    "#define VM_W32(a) vm_w32(a)\n"
+    "#define VM_N32(a) vm_n32(a)\n"
     "#define VM_FN static\n"
+    "#define VM_FI static\n"
     "#define VM_TAB static const\n";
 
 // The _rn intrinsics are never contracted into an fma, whatever --fmad says.
-static const char kCudaPrelude[] = "#define VM_D(b) __longlong_as_double((long long)(b))\n"
-                                   "#define VM_B(d) ((u64)__double_as_longlong(d))\n"
-                                   "#define VM_FADD(a, b) VM_B(__dadd_rn(VM_D(a), VM_D(b)))\n"
-                                   "#define VM_FSUB(a, b) VM_B(__dsub_rn(VM_D(a), VM_D(b)))\n"
-                                   "#define VM_FMUL(a, b) VM_B(__dmul_rn(VM_D(a), VM_D(b)))\n"
-                                   "#define VM_FLT(a, b) ((u64)(VM_D(a) < VM_D(b)))\n"
-                                   "#define VM_FN static __device__ __noinline__\n"
-                                   "#define VM_TAB static __device__ const\n";
+static const char kCudaPrelude[] =
+    "#define VM_D(b) __longlong_as_double((long long)(b))\n"
+    "#define VM_B(d) ((u64)__double_as_longlong(d))\n"
+    "#define VM_FADD(a, b) VM_B(__dadd_rn(VM_D(a), VM_D(b)))\n"
+    "#define VM_FSUB(a, b) VM_B(__dsub_rn(VM_D(a), VM_D(b)))\n"
+    "#define VM_FMUL(a, b) VM_B(__dmul_rn(VM_D(a), VM_D(b)))\n"
+    "#define VM_FLT(a, b) ((u64)(VM_D(a) < VM_D(b)))\n"
+    // W32: the flush of a subnormal operand is an
+    // add.rn.ftz of -0 (a zero of its sign; every
+    // other value unchanged), then the exact widening.
+    // N32: cvt.rn.f32.f64 rounds once with subnormals,
+    // then the add.rn.ftz of -0 flushes a subnormal
+    // result (docs/math.md IR-MATH-11).
+    "#ifdef __CUDA_ARCH__\n"
+    "static __device__ __forceinline__ u64 vm_w32(u64 a) {\n"
+    "  float h = __uint_as_float((u32)a), z;\n"
+    "  asm(\"add.rn.ftz.f32 %0, %1, 0f80000000;\" : \"=f\"(z) : \"f\"(h));\n"
+    "  double d;\n"
+    "  asm(\"cvt.f64.f32 %0, %1;\" : \"=d\"(d) : \"f\"(z));\n"
+    "  return VM_B(d);\n"
+    "}\n"
+    "static __device__ __forceinline__ u64 vm_n32(u64 a) {\n"
+    "  float h, z;\n"
+    "  asm(\"cvt.rn.f32.f64 %0, %1;\" : \"=f\"(h) : \"d\"(VM_D(a)));\n"
+    "  asm(\"add.rn.ftz.f32 %0, %1, 0f80000000;\" : \"=f\"(z) : \"f\"(h));\n"
+    "  return (u64)__float_as_uint(z);\n"
+    "}\n"
+    "#else\n" // the host build of the prelude (tests)
+    "static u64 vm_w32(u64 a) {\n"
+    "  u32 u = (u32)a;\n"
+    "  if (!(u & 0x7F800000u)) u &= 0x80000000u;\n"
+    "  return VM_B((double)__uint_as_float(u));\n"
+    "}\n"
+    "static u64 vm_n32(u64 a) {\n"
+    "  u32 u = __float_as_uint((float)VM_D(a));\n"
+    "  return (u & 0x7F800000u) ? u : (u & 0x80000000u);\n"
+    "}\n"
+    "#endif\n"
+    "#define VM_W32(a) vm_w32(a)\n"
+    "#define VM_N32(a) vm_n32(a)\n"
+    "#define VM_FN static __device__ __noinline__\n"
+    "#define VM_FI static __device__ __forceinline__\n"
+    "#define VM_TAB static __device__ const\n";
 
 const char *vyre_kit_math_c_prelude(int dialect) {
   return dialect == VYRE_KIT_MATH_CUDA ? kCudaPrelude : kCPrelude;
@@ -895,8 +968,9 @@ int vyre_kit_math_emit_table(uint32_t t, vyre_kit_put_fn put_, void *ctx) {
 int vyre_kit_math_emit_fn(const vyre_kit_mfn *f, const char *prefix, int approx,
                           vyre_kit_put_fn put_, void *ctx) {
   char line[256];
-  snprintf(line, sizeof(line), "VM_FN %s %s%s(u32 x0%s) {\n  const u64 r0 = x0;\n",
-           approx ? "u64" : "u32", prefix, f->name, f->nargs > 1 ? ", u32 x1" : "");
+  snprintf(line, sizeof(line), "%s %s %s%s(u32 x0%s) {\n  const u64 r0 = x0;\n",
+           f->count <= VYRE_KIT_MATH_INLINE_MAX ? "VM_FI" : "VM_FN", approx ? "u64" : "u32", prefix,
+           f->name, f->nargs > 1 ? ", u32 x1" : "");
   if (put_(ctx, line)) return -1;
   if (f->nargs > 1 && put_(ctx, "  const u64 r1 = x1;\n")) return -1;
   for (uint32_t i = 0; i < f->count; i++) {
@@ -957,6 +1031,12 @@ int vyre_kit_math_emit_fn(const vyre_kit_mfn *f, const char *prefix, int approx,
       break;
     case VYRE_KIT_MO_SEL:
       snprintf(p, cap, "r%u ? r%u : r%u;\n", a, b, c);
+      break;
+    case VYRE_KIT_MO_W32:
+      snprintf(p, cap, "VM_W32(r%u);\n", a);
+      break;
+    case VYRE_KIT_MO_N32:
+      snprintf(p, cap, "VM_N32(r%u);\n", a);
       break;
     case VYRE_KIT_MO_FADD:
       snprintf(p, cap, "VM_FADD(r%u, r%u);\n", a, b);

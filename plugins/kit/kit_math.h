@@ -75,6 +75,13 @@ typedef enum vyre_kit_mop {
   VYRE_KIT_MO_FMUL, // double a * b
   VYRE_KIT_MO_FLT,  // double a < b (ordered): 1 or 0
   VYRE_KIT_MO_TAB,  // table imm, entry a & (size - 1)
+  // Conversions, only in the forms of vyre_kit_math_fn_conv (targets with
+  // exact hardware conversions); vyre_kit_math_fn spells each as the
+  // integer instructions above, which define it.
+  VYRE_KIT_MO_W32, // f32 bits (low 32 bits of a) -> the double of the same value; a
+                   // subnormal is a zero of its sign first; NaN gives some NaN
+  VYRE_KIT_MO_N32, // double a (not NaN) -> f32 bits, rounded once to nearest even
+                   // with subnormals, then a subnormal result is a zero of its sign
   VYRE_KIT_MO_COUNT
 } vyre_kit_mop;
 
@@ -106,6 +113,14 @@ typedef struct vyre_kit_mfn {
 // The micro-program of function |id| (VYRE_KIT_MATH_*), or NULL when out of
 // range or when building failed (out of memory).
 const vyre_kit_mfn *vyre_kit_math_fn(uint32_t id);
+// The same function with its operand's widening and its result's rounding
+// as one VYRE_KIT_MO_W32 and one VYRE_KIT_MO_N32 instruction (the only
+// difference): for targets whose conversions are exact and round to
+// nearest even with subnormals (C on the host, CUDA's cvt.f64.f32 and
+// cvt.rn.f32.f64), where they are a few instructions instead of about 30
+// integer ones. Every input gives the bits of vyre_kit_math_fn's form
+// (docs/math.md IR-MATH-11).
+const vyre_kit_mfn *vyre_kit_math_fn_conv(uint32_t id);
 // Table |t| (bit t of vyre_kit_mfn.tables), or NULL.
 const vyre_kit_mtab *vyre_kit_math_table(uint32_t t);
 uint32_t vyre_kit_math_table_count(void);
@@ -123,18 +138,24 @@ uint32_t vyre_kit_math_eval_dd(const vyre_kit_mfn *f, uint32_t x, uint32_t y, ui
                                uint64_t *approx_lo);
 
 // Text emission for C-like targets. The text uses the macros VM_FN (function
-// qualifiers), VM_TAB (table qualifiers), u64 and u32 (types), and
-// VM_FADD/VM_FSUB/VM_FMUL/VM_FLT (double operations on u64 bits), which the
-// target defines before it (vyre_kit_math_c_prelude gives the C and CUDA
-// definitions). |put| receives the text in pieces; returns 0 or -1 when |put|
+// qualifiers), VM_FI (the same for a function of at most
+// VYRE_KIT_MATH_INLINE_MAX instructions, which CUDA inlines: a call of a
+// short function costs more than its body where many values live across
+// it, as in a softmax holding its row in registers), VM_TAB (table qualifiers), u64 and u32
+// (types), and VM_FADD/VM_FSUB/VM_FMUL/VM_FLT (double operations on u64 bits) and VM_W32/VM_N32
+// (the conversions of the _conv forms), which the target defines before it (vyre_kit_math_c_prelude
+// gives the C and CUDA definitions). |put| receives the text in pieces; returns 0 or -1 when |put|
 // does.
 typedef int (*vyre_kit_put_fn)(void *ctx, const char *text);
-#define VYRE_KIT_MATH_C    0 // host C (C11)
-#define VYRE_KIT_MATH_CUDA 1 // CUDA C++ device code
+// exp, exp2, log, log2, rsqrt and tanh are this short; sin, cos and pow not.
+#define VYRE_KIT_MATH_INLINE_MAX 200u
+#define VYRE_KIT_MATH_C          0 // host C (C11)
+#define VYRE_KIT_MATH_CUDA       1 // CUDA C++ device code
 const char *vyre_kit_math_c_prelude(int dialect);
 // Table t as `VM_TAB u64 vyre_m_tab_<name>[size] = {...};`.
 int vyre_kit_math_emit_table(uint32_t t, vyre_kit_put_fn put, void *ctx);
-// Function as `VM_FN u32 <prefix><name>(u32 x0[, u32 x1])`; with |approx|,
+// Function as `VM_FN u32 <prefix><name>(u32 x0[, u32 x1])` (VM_FI when short);
+// with |approx|,
 // the function returns the approx register as u64 instead (screening).
 int vyre_kit_math_emit_fn(const vyre_kit_mfn *f, const char *prefix, int approx,
                           vyre_kit_put_fn put, void *ctx);
