@@ -789,9 +789,11 @@ static int put_math(void *ctx, const char *text) {
 }
 
 // The cr_math functions the program uses (docs/math.md IR-MATH-2): the
-// kit's micro-programs as __device__ functions (the same C text the CPU
-// reference compiles, with the _rn double intrinsics), their tables, and a
-// float wrapper vm_<name> per function, which the operator rows spell.
+// kit's micro-programs as __device__ functions (the C text the CPU
+// reference compiles, with the _rn double intrinsics, from the conversion
+// forms: the operand's widening and the result's rounding as cvt
+// instructions, IR-MATH-12), their tables, and a float wrapper vm_<name>
+// per function, which the operator rows spell.
 static void emit_math(vyre_cuda_cg *g) {
   const vyre_ir_program *p = g->p;
   uint32_t fns = 0, tables = 0;

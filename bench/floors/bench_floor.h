@@ -190,8 +190,9 @@ float vyre_bench_crmath_input(uint32_t fn, uint64_t i);
 uint32_t vyre_bench_crmath_ref(uint32_t fn, float x);
 // Figure 18 (softmax over rows, IR 1.1 subgroup + cr_math): y = softmax of
 // each row of a rows x cols row-major f32 matrix, the algorithm of a fast
-// hand-written kernel (and of PyTorch's softmax for long rows): a
-// workgroup of VYRE_BENCH_SOFTMAX_WG = 8 subgroups of 32 per row (cols a
+// hand-written kernel (the block-per-row shape of PyTorch's softmax kernel
+// for long rows): a workgroup of VYRE_BENCH_SOFTMAX_WG = 8 subgroups of 32
+// per row (cols a
 // multiple of 256, at most 256 x VYRE_BENCH_SOFTMAX_MAX_PER), the row read
 // once and held, P = cols / 256 values per invocation: invocation l (lane
 // l & 31 of subgroup l >> 5) holds x[k * 256 + l] for k in [0, P).

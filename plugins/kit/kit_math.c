@@ -916,7 +916,7 @@ static const char kCudaPrelude[] =
     // other value unchanged), then the exact widening.
     // N32: cvt.rn.f32.f64 rounds once with subnormals,
     // then the add.rn.ftz of -0 flushes a subnormal
-    // result (docs/math.md IR-MATH-11).
+    // result (docs/math.md IR-MATH-12).
     "#ifdef __CUDA_ARCH__\n"
     "static __device__ __forceinline__ u64 vm_w32(u64 a) {\n"
     "  float h = __uint_as_float((u32)a), z;\n"

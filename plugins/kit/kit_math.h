@@ -119,7 +119,7 @@ const vyre_kit_mfn *vyre_kit_math_fn(uint32_t id);
 // nearest even with subnormals (C on the host, CUDA's cvt.f64.f32 and
 // cvt.rn.f32.f64), where they are a few instructions instead of about 30
 // integer ones. Every input gives the bits of vyre_kit_math_fn's form
-// (docs/math.md IR-MATH-11).
+// (docs/math.md IR-MATH-12).
 const vyre_kit_mfn *vyre_kit_math_fn_conv(uint32_t id);
 // Table |t| (bit t of vyre_kit_mfn.tables), or NULL.
 const vyre_kit_mtab *vyre_kit_math_table(uint32_t t);

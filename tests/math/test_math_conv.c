@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // test_math_conv.c — "math/conv": the kit's two forms of every cr_math
-// function (docs/math.md IR-MATH-11) give the same bits. vyre_kit_math_fn
+// function (docs/math.md IR-MATH-12) give the same bits. vyre_kit_math_fn
 // spells the operand's widening and the result's rounding in integer
 // instructions (the CPU reference and SPIR-V lower that form);
 // vyre_kit_math_fn_conv has them as one W32 and one N32 instruction each
