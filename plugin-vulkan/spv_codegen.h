@@ -151,11 +151,6 @@ typedef struct vyre_spv_options {
   // exact software routines (spv_soft64.c); needs neither shaderInt64 nor
   // shaderFloat64, computes the same bits. Chosen by vk_math64.c.
   uint32_t math_soft64;
-  // cr_math from the conversion forms of the micro-programs (docs/math.md
-  // IR-MATH-12): the operand's widening and the result's rounding as
-  // OpFConvert (needs RoundingModeRTE 32 and DenormPreserve 32 in f32_modes;
-  // ignored with math_soft64). Chosen by vk_math64.c.
-  uint32_t math_conv;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

@@ -74,13 +74,6 @@ static uint32_t fop(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   return OP(SpvOpBitcast, L, r);
 }
 
-// f32 bits with a subnormal as the zero of its sign.
-static uint32_t flush32(vyre_spv_cg *c, uint32_t u) {
-  uint32_t e = OP(SpvOpBitwiseAnd, U, u, vyre_spv_u(c, 0x7F800000u));
-  return OP(SpvOpSelect, U, OP(SpvOpIEqual, B, e, vyre_spv_u(c, 0)),
-            OP(SpvOpBitwiseAnd, U, u, vyre_spv_u(c, 0x80000000u)), u);
-}
-
 uint32_t vyre_spv_math_fn_control(const vyre_kit_mfn *f) {
   return f->nargs == 2 ? (uint32_t)SpvFunctionControlDontInlineMask
                        : (uint32_t)SpvFunctionControlMaskNone;
@@ -188,23 +181,8 @@ static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
       v = OP(SpvOpLoad, L, OP(SpvOpAccessChain, ptr_l, c->math_tab[I->imm], idx));
       break;
     }
-    case VYRE_KIT_MO_W32: {
-      // A subnormal operand is a zero of its sign (integer select), then
-      // the widening, which is exact (IR-MATH-12).
-      uint32_t d = t_double(c), fl = c->t_float;
-      uint32_t u = flush32(c, OP(SpvOpUConvert, U, a));
-      v = OP(SpvOpBitcast, L, OP(SpvOpFConvert, d, OP(SpvOpBitcast, fl, u)));
-      break;
-    }
-    case VYRE_KIT_MO_N32: {
-      // Rounded once to nearest even with subnormals (RoundingModeRTE 32 and
-      // DenormPreserve 32 are declared: math_conv requires both), then a
-      // subnormal result is a zero of its sign.
-      uint32_t d = t_double(c), fl = c->t_float;
-      uint32_t h = OP(SpvOpFConvert, fl, OP(SpvOpBitcast, d, a));
-      v = OP(SpvOpUConvert, L, flush32(c, OP(SpvOpBitcast, U, h)));
-      break;
-    }
+    case VYRE_KIT_MO_W32: // only in the _conv forms, which SPIR-V does not take
+    case VYRE_KIT_MO_N32:
     case VYRE_KIT_MO_COUNT:
       break;
     }
@@ -220,15 +198,8 @@ static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
   return fn;
 }
 
-// The form of function |fn| this module lowers: the conversion form with
-// opt.math_conv (64-bit path only), else the integer form.
-static const vyre_kit_mfn *form(vyre_spv_cg *c, uint32_t fn) {
-  return c->opt->math_conv && !c->opt->math_soft64 ? vyre_kit_math_fn_conv(fn)
-                                                   : vyre_kit_math_fn(fn);
-}
-
 uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x) {
-  const vyre_kit_mfn *f = form(c, fn); // the plan checked that it exists
+  const vyre_kit_mfn *f = vyre_kit_math_fn(fn); // the plan checked that it exists
   if (!f || f->nargs != 1) {
     c->m->oom = 1; // unreachable after the plan; fail the module rather than emit garbage
     return x;
@@ -238,7 +209,7 @@ uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x) {
 }
 
 uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y) {
-  const vyre_kit_mfn *f = form(c, fn); // the plan checked that it exists
+  const vyre_kit_mfn *f = vyre_kit_math_fn(fn); // the plan checked that it exists
   if (!f || f->nargs != 2) {
     c->m->oom = 1; // unreachable after the plan; fail the module rather than emit garbage
     return x;

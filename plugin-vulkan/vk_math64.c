@@ -47,24 +47,3 @@ void vyre_vk_math64_choose(vyre_backend *be) {
                  : !be->has_int64               ? "shaderInt64"
                                                 : "shaderFloat64");
 }
-
-// VK-MATH-5: the conversion forms (docs/math.md IR-MATH-12) need the
-// 64-bit path and RoundingModeRTE 32 with DenormPreserve 32 declared (then
-// OpFConvert to f32 rounds once to nearest even with subnormals, which the
-// generator flushes after). VYRE_VULKAN_MATH_CONV: integer (the default for
-// now) keeps the integer forms; conv uses the conversion forms where the
-// device declares both modes.
-void vyre_vk_math_conv_choose(vyre_backend *be) {
-  const char *m = vyre_kit_getenv("VYRE_VULKAN_MATH_CONV");
-  be->math_conv = 0;
-  if (m && *m && strcmp(m, "integer") != 0 && strcmp(m, "conv") != 0) {
-    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-                 "VYRE_VULKAN_MATH_CONV=%s is not a mode; using integer. Fix: set it to integer "
-                 "or conv.",
-                 m);
-    m = NULL;
-  }
-  uint32_t need = VYRE_SPV_F32_MODE_RTE | VYRE_SPV_F32_MODE_DENORM;
-  if (be->math_soft64 || (be->f32_modes & need) != need) return;
-  if (m && strcmp(m, "conv") == 0) be->math_conv = 1;
-}

@@ -47,7 +47,6 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
-  vyre_kit_key_add_u32(k, be->math_conv);    // VK-MATH-5
   vyre_kit_key_add_u32(k, be->sg_native);    // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard); // VK-SG-7
   vyre_kit_key_add_u32(k, be->props.vendorID);
@@ -423,7 +422,6 @@ retry:
     vyre_spv_options opt = {.has_int64 = be->has_int64,
                             .has_f64 = be->has_f64,
                             .math_soft64 = be->math_soft64,
-                            .math_conv = be->math_conv,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,
@@ -463,7 +461,6 @@ retry:
     vyre_spv_options io = {.has_int64 = be->has_int64,
                            .has_f64 = be->has_f64,
                            .math_soft64 = be->math_soft64,
-                           .math_conv = be->math_conv,
                            .soft_mul = be->soft_mul,
                            .int64_atomics = be->int64_atomics,
                            .loop_guard = be->loop_guard,
