@@ -48,6 +48,10 @@ typedef struct vyre_spv_cg {
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
   // cr_math (spv_math.c): per kit math function and per table, 0 = not yet
   uint32_t fn_math[16], math_tab[16];
+  // The tables live in Workgroup variables, filled at the start of main
+  // (vyre_spv_math_tables_fill, README.md VK-MATH-6), instead of Private
+  // arrays with constant initializers.
+  int math_tab_wg;
   // soft-f64 cr_math (spv_soft64.c): dadd, dsub, dmul on u32 pairs, 0 = not yet
   uint32_t fn_soft64[3];
   // lane mode (spv_codegen.c): the IR body is a function of the lane k,
@@ -150,8 +154,9 @@ uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
 uint32_t vyre_spv_math(vyre_spv_cg *c, uint32_t fn, uint32_t x);
 // The same for a binary function (pow): f32 bits of |x| and |y|.
 uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y);
-// The Private array of kit math table |t| with elements of |elem_type| made
-// by |elem| (spv_math.c; cached in c->math_tab).
+// The array variable of kit math table |t| with elements of |elem_type| made
+// by |elem| (spv_math.c; cached in c->math_tab): Private with a constant
+// initializer, or Workgroup without one when c->math_tab_wg.
 struct vyre_kit_mfn;
 // The function control of the OpFunction of micro-program |f|: DontInline
 // for pow (two arguments), None otherwise (VK-MATH-5: NVIDIA's compiler,
@@ -159,5 +164,16 @@ struct vyre_kit_mfn;
 uint32_t vyre_spv_math_fn_control(const struct vyre_kit_mfn *f);
 uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
                              uint32_t (*elem)(vyre_spv_cg *c, uint64_t v));
+// The storage class of the tables' variables (Private or Workgroup).
+uint32_t vyre_spv_math_table_class(const vyre_spv_cg *c);
+// The tables the program's cr_math functions use (bit t: table t), in the
+// form this module lowers (64-bit or soft64 path).
+uint32_t vyre_spv_math_tables_used(const vyre_spv_cg *c);
+// Their bytes as this module declares them.
+uint32_t vyre_spv_math_tables_bytes(const vyre_spv_cg *c, uint32_t mask);
+// With c->math_tab_wg set: declares the Workgroup variable of every table in
+// |mask| and emits the stores of all their entries into the current block
+// (the caller runs them in one invocation, then a barrier).
+void vyre_spv_math_tables_fill(vyre_spv_cg *c, uint32_t mask);
 
 #endif // VYRE_SPV_CG_H

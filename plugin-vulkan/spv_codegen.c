@@ -567,6 +567,37 @@ static void zero_workgroup_memory(vyre_spv_cg *c) {
   barrier(c);
 }
 
+// README.md VK-MATH-6: the cr_math tables in Workgroup variables, stored by
+// invocation 0 at the start of main, then a barrier, instead of Private
+// arrays with constant initializers (which NVIDIA's compiler, driver
+// 580.159.04, appears to materialize per invocation: the functions ran at
+// a speed that fell with their tables' size). Not in lane mode (main runs
+// the body per lane), not with opt.math_tables_private, and only while the
+// program's workgroup memory and the tables fit in 16 KiB (the least
+// maxComputeSharedMemorySize Vulkan allows).
+static void math_tables_to_workgroup(vyre_spv_cg *c) {
+  uint32_t mask = vyre_spv_math_tables_used(c);
+  if (!mask || c->opt->math_tables_private) return;
+  uint64_t used = vyre_spv_math_tables_bytes(c, mask);
+  const uint32_t *wg = c->opt->workgroup_size;
+  for (uint32_t b = 0; b < c->p->buffer_count; b++)
+    if (c->p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP)
+      used += vyre_kit_workgroup_buffer_bytes(&c->p->buffers[b]);
+  if ((c->plan->uses & VYRE_KIT_USES_SUBGROUP) && !c->sg_native)
+    used += 4ull * wg[0] * wg[1] * wg[2];
+  if (used > 16384u) return;
+  c->math_tab_wg = 1;
+  uint32_t zero = vyre_spv_u(c, 0);
+  uint32_t first = OP(
+      SpvOpLogicalAnd, B, OP(SpvOpIEqual, B, vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 0), zero),
+      OP(SpvOpLogicalAnd, B, OP(SpvOpIEqual, B, vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 1), zero),
+         OP(SpvOpIEqual, B, vyre_spv_builtin(c, VYRE_IR_BUILTIN_LID, 2), zero)));
+  cg_if f = if_begin(c, first);
+  vyre_spv_math_tables_fill(c, mask);
+  if_end(c, f);
+  barrier(c);
+}
+
 static uint32_t builtin_var(vyre_spv_cg *c, uint32_t builtin) {
   uint32_t v = vyre_spv_id(c->m);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable,
@@ -1062,6 +1093,7 @@ static uint32_t generate(vyre_spv_cg *c) {
   }
   declare_locals(c);
   if (!c->lanes) init_grid_builtins(c); // after the Function variables
+  if (!c->lanes) math_tables_to_workgroup(c);
   if (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) zero_workgroup_memory(c);
   cg_stmts(c, p->body, p->body_count);
   if (!c->terminated) vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);

@@ -93,7 +93,9 @@
 //     hidden from the driver (VK-F32-11).
 // 29: ... also when the zero is an f32 subnormal literal (its signed zero).
 // 30: ... and in min and max of two such literals.
-#define VYRE_VK_GENERATOR_VERSION 30u
+// 31: the cr_math tables in Workgroup variables filled at the start of main
+//     (VK-MATH-6).
+#define VYRE_VK_GENERATOR_VERSION 31u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -151,6 +153,10 @@ typedef struct vyre_spv_options {
   // exact software routines (spv_soft64.c); needs neither shaderInt64 nor
   // shaderFloat64, computes the same bits. Chosen by vk_math64.c.
   uint32_t math_soft64;
+  // cr_math tables as Private arrays with constant initializers everywhere
+  // (README.md VK-MATH-6; VYRE_VULKAN_MATH_TABLES=private), instead of
+  // Workgroup variables filled at the start of main.
+  uint32_t math_tables_private;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

@@ -45,6 +45,15 @@ uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
     c->m->oom = 1;
     return 0;
   }
+  if (c->math_tab_wg) {
+    free(w);
+    uint32_t ptr =
+        vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
+    uint32_t v = vyre_spv_id(c->m);
+    vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable,
+                  VYRE_SPV_ARGS(ptr, v, SpvStorageClassWorkgroup));
+    return c->math_tab[t] = v;
+  }
   w[0] = arr;
   for (uint32_t i = 0; i < tab->size; i++)
     w[i + 1] = elem(c, tab->v[i]);
@@ -56,6 +65,56 @@ uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
   vyre_spv_emit(c->m, VYRE_SPV_SEC_TYPES, SpvOpVariable,
                 VYRE_SPV_ARGS(ptr, v, SpvStorageClassPrivate, init));
   return c->math_tab[t] = v;
+}
+
+uint32_t vyre_spv_math_table_class(const vyre_spv_cg *c) {
+  return c->math_tab_wg ? (uint32_t)SpvStorageClassWorkgroup : (uint32_t)SpvStorageClassPrivate;
+}
+
+uint32_t vyre_spv_math_tables_used(const vyre_spv_cg *c) {
+  uint32_t mask = 0;
+  for (uint32_t i = 0; i < c->p->node_count; i++) {
+    const vyre_ir_node *n = &c->p->nodes[i];
+    uint32_t f = n->kind == VYRE_IR_K_UN    ? vyre_kit_math_of_un(n->op)
+                 : n->kind == VYRE_IR_K_BIN ? vyre_kit_math_of_bin(n->op)
+                                            : VYRE_KIT_MATH_NONE;
+    const vyre_kit_mfn *m = f != VYRE_KIT_MATH_NONE ? vyre_kit_math_fn(f) : NULL;
+    if (m) mask |= m->tables;
+  }
+  return mask;
+}
+
+uint32_t vyre_spv_math_tables_bytes(const vyre_spv_cg *c, uint32_t mask) {
+  (void)c; // 8 bytes per entry on both paths (a ulong, or a uvec2 on soft64)
+  uint32_t bytes = 0;
+  for (uint32_t t = 0; t < vyre_kit_math_table_count(); t++)
+    if ((mask >> t) & 1u) bytes += vyre_kit_math_table(t)->size * 8u;
+  return bytes;
+}
+
+static uint32_t entry_v2(vyre_spv_cg *c, uint64_t v) {
+  uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(U, 2));
+  return vyre_spv_global(
+      c->m, SpvOpConstantComposite, 1,
+      VYRE_SPV_ARGS(v2, vyre_spv_u(c, (uint32_t)v), vyre_spv_u(c, (uint32_t)(v >> 32))));
+}
+
+void vyre_spv_math_tables_fill(vyre_spv_cg *c, uint32_t mask) {
+  int soft = c->opt->math_soft64 != 0;
+  if (!soft) vyre_spv_capability(c->m, SpvCapabilityInt64);
+  uint32_t et = soft ? vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(U, 2)) : L;
+  uint32_t (*elem)(vyre_spv_cg *, uint64_t) = soft ? entry_v2 : lk;
+  uint32_t ptr =
+      vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, et));
+  for (uint32_t t = 0; t < vyre_kit_math_table_count(); t++) {
+    if (!((mask >> t) & 1u)) continue;
+    const vyre_kit_mtab *tab = vyre_kit_math_table(t);
+    uint32_t var = vyre_spv_math_table(c, t, et, elem);
+    for (uint32_t i = 0; i < tab->size; i++)
+      vyre_spv_emit(
+          c->m, VYRE_SPV_SEC_FUNCS, SpvOpStore,
+          VYRE_SPV_ARGS(OP(SpvOpAccessChain, ptr, var, vyre_spv_u(c, i)), elem(c, tab->v[i])));
+  }
 }
 
 static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
@@ -107,7 +166,7 @@ static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
   for (uint32_t i = 0; i < f->nargs; i++)
     reg[i] = OP(SpvOpUConvert, L, params[i]);
   uint32_t ptr_l =
-      vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, L));
+      vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(vyre_spv_math_table_class(c), L));
   for (uint32_t i = 0; i < f->count; i++) {
     const vyre_kit_minst *I = &f->code[i];
     uint32_t a = I->op == VYRE_KIT_MO_CONST ? 0 : reg[I->a], v = 0;

@@ -436,7 +436,7 @@ static P tab_load(S *s, uint32_t t, V idx) {
   vyre_spv_cg *c = s->c;
   uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(U, 2));
   uint32_t ptr =
-      vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, v2));
+      vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(vyre_spv_math_table_class(c), v2));
   uint32_t e = VYRE_SPV_OP(c->m, SpvOpLoad, v2,
                            VYRE_SPV_OP(c->m, SpvOpAccessChain, ptr, c->math_tab[t], idx));
   return (P){VYRE_SPV_OP(c->m, SpvOpCompositeExtract, U, e, 0),

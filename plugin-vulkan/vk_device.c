@@ -750,6 +750,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_f32_choose(be);
   vyre_vk_f16_choose(be);
   vyre_vk_math64_choose(be);
+  vyre_vk_math_tables_choose(be);
   vyre_vk_sg_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);

@@ -157,6 +157,9 @@ struct vyre_backend {
   // cr_math on u32 pairs (spv_soft64.c, docs/math.md IR-MATH-10): chosen at
   // create by VYRE_VULKAN_MATH64 and the device (vk_math64.c).
   uint32_t math_soft64;
+  // cr_math tables as Private arrays (README.md VK-MATH-6): chosen at create
+  // by VYRE_VULKAN_MATH_TABLES=workgroup|private (vk_math64.c).
+  uint32_t math_tables_private;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
   // subgroupSizeControl and computeFullSubgroups), and the subgroup size
@@ -200,6 +203,8 @@ void vyre_vk_f16_choose(vyre_backend *be);
 // device's shaderInt64 / shaderFloat64 (vk_math64.c, README.md VK-MATH-2).
 // Called at create, after open.
 void vyre_vk_math64_choose(vyre_backend *be);
+// Chooses be->math_tables_private from VYRE_VULKAN_MATH_TABLES (VK-MATH-6).
+void vyre_vk_math_tables_choose(vyre_backend *be);
 // Chooses be->sg_native and be->sg_desc from VYRE_VULKAN_SUBGROUP and the
 // device (vk_sgmode.c, README.md VK-SG-*). Called at create, after the others.
 void vyre_vk_sg_choose(vyre_backend *be);

@@ -172,9 +172,7 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
                  needs_zero_tail(&j->bind[i]);
   }
   // Resident-only and trap-free: nothing to stage, no block at all.
-  if (!any_host && !j->pipe->info.uses_trap && !zero_tail &&
-      !j->ind_buf)
-    return VYRE_STATUS_OK;
+  if (!any_host && !j->pipe->info.uses_trap && !zero_tail && !j->ind_buf) return VYRE_STATUS_OK;
   for (uint32_t i = 0; i < j->nb; i++) {
     j->st_off[i] = total;
     if (need_staging && j->bind[i].kind == VYRE_BINDING_HOST)

@@ -47,3 +47,26 @@ void vyre_vk_math64_choose(vyre_backend *be) {
                  : !be->has_int64               ? "shaderInt64"
                                                 : "shaderFloat64");
 }
+
+// VK-MATH-6: where the cr_math tables live. auto (the default; unset or
+// empty too): Workgroup variables filled at the start of main (where they
+// fit) on GPUs, Private arrays with constant initializers on CPU devices
+// (lavapipe, where the fill only adds compile time); workgroup or private
+// force one layout (private: the layout before, for measuring).
+void vyre_vk_math_tables_choose(vyre_backend *be) {
+  const char *m = vyre_kit_getenv("VYRE_VULKAN_MATH_TABLES");
+  if (m && *m && strcmp(m, "auto") != 0 && strcmp(m, "workgroup") != 0 &&
+      strcmp(m, "private") != 0) {
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_MATH_TABLES=%s is not a layout; using auto. Fix: set it to auto, "
+                 "workgroup or private.",
+                 m);
+    m = NULL;
+  }
+  if (m && strcmp(m, "private") == 0)
+    be->math_tables_private = 1;
+  else if (m && strcmp(m, "workgroup") == 0)
+    be->math_tables_private = 0;
+  else
+    be->math_tables_private = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+}

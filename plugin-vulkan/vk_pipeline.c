@@ -47,8 +47,9 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
-  vyre_kit_key_add_u32(k, be->sg_native);    // README.md VK-SG-4
-  vyre_kit_key_add_u32(k, be->sg_pow_guard); // VK-SG-7
+  vyre_kit_key_add_u32(k, be->math_tables_private); // VK-MATH-6
+  vyre_kit_key_add_u32(k, be->sg_native);           // README.md VK-SG-4
+  vyre_kit_key_add_u32(k, be->sg_pow_guard);        // VK-SG-7
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
@@ -422,6 +423,7 @@ retry:
     vyre_spv_options opt = {.has_int64 = be->has_int64,
                             .has_f64 = be->has_f64,
                             .math_soft64 = be->math_soft64,
+                            .math_tables_private = be->math_tables_private,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,
@@ -461,6 +463,7 @@ retry:
     vyre_spv_options io = {.has_int64 = be->has_int64,
                            .has_f64 = be->has_f64,
                            .math_soft64 = be->math_soft64,
+                           .math_tables_private = be->math_tables_private,
                            .soft_mul = be->soft_mul,
                            .int64_atomics = be->int64_atomics,
                            .loop_guard = be->loop_guard,
