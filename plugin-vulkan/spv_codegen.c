@@ -301,6 +301,13 @@ static void loop_cut_check(vyre_spv_cg *c, uint32_t var, uint32_t from, uint32_t
 
 static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t from = vyre_spv_expr(c, n->a), to = vyre_spv_expr(c, n->b);
+  // opt.hide_loop_bounds (README.md VK-LOOP-1): a bound that is not a
+  // literal reaches the driver through vyre_spv_hide, so its loop analysis
+  // sees an unknown value instead of an expression to reason about.
+  if (c->opt->hide_loop_bounds && c->p->nodes[n->a].kind != VYRE_IR_K_LIT)
+    from = vyre_spv_hide(c, from);
+  if (c->opt->hide_loop_bounds && c->p->nodes[n->b].kind != VYRE_IR_K_LIT)
+    to = vyre_spv_hide(c, to);
   uint32_t var = c->local_var[n->ref];
   DO(SpvOpStore, var, from);
   uint32_t head = vyre_spv_id(c->m), body = vyre_spv_id(c->m), cont = vyre_spv_id(c->m),

@@ -95,7 +95,8 @@
 // 30: ... and in min and max of two such literals.
 // 31: the cr_math tables in Workgroup variables filled at the start of main
 //     (VK-MATH-6).
-#define VYRE_VK_GENERATOR_VERSION 31u
+// 32: non-literal loop bounds hidden from CPU devices (VK-LOOP-1).
+#define VYRE_VK_GENERATOR_VERSION 32u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -157,6 +158,10 @@ typedef struct vyre_spv_options {
   // (README.md VK-MATH-6; VYRE_VULKAN_MATH_TABLES=private), instead of
   // Workgroup variables filled at the start of main.
   uint32_t math_tables_private;
+  // Loop bounds that are not literals pass through vyre_spv_hide (README.md
+  // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
+  // bounds of some loops.
+  uint32_t hide_loop_bounds;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

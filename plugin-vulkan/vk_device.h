@@ -160,6 +160,9 @@ struct vyre_backend {
   // cr_math tables as Private arrays (README.md VK-MATH-6): chosen at create
   // by VYRE_VULKAN_MATH_TABLES=workgroup|private (vk_math64.c).
   uint32_t math_tables_private;
+  // Non-literal loop bounds hidden from the driver (README.md VK-LOOP-1):
+  // CPU devices, set at open.
+  uint32_t hide_loop_bounds;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
   // subgroupSizeControl and computeFullSubgroups), and the subgroup size
