@@ -424,8 +424,88 @@ def softmax():
         inputs={"x": enc_list("f32", x)}, expect={"y": enc_list("f32", y)}))
 
 
+def softmax_rows():
+    """The fast shape of a row softmax (the algorithm of `vyre bench` figure 18,
+    docs/bench.md): a workgroup of 256 per row, the row read once and held (2
+    values per invocation here), the max and the sum each by a subgroup reduction
+    and the 8 subgroup results through workgroup memory in order, one exp per
+    element."""
+    from cases_subgroup import sg_ref
+    rows, cols, WG, S = 8, 512, 256, 32
+    per, sgs = cols // WG, WG // S
+    rng = G.SplitMix64(19)
+    x = [G.f_mul(rand_f32_signed(rng), G.f32_bits_of(8.0)) for _ in range(rows * cols)]
+    lane0 = eq(bin_("and", var("l"), lit_u(S - 1)), lit_u(0))
+    sgid = bin_("shr", var("l"), lit_u(5))
+    at = [add(var("base"), lit_u(k * WG)) for k in range(per)]
+    body = [let("l", lid(0)),
+            # the grid is exactly one workgroup per row; the min keeps every
+            # index inside the matrix, so no bounds check is needed
+            let("base", add(mul(bin_("min", builtin("wgid", 0), lit_u(rows - 1)), lit_u(cols)),
+                            var("l")))]
+    body += [let("v%d" % k, load("x", at[k])) for k in range(per)]
+    body += [let("m", var("v0"))]
+    body += [assign("m", bin_("max", var("m"), var("v%d" % k))) for k in range(1, per)]
+    body += [{"k": "subgroup", "op": "reduce_max", "name": "m32", "value": var("m")},
+             if_(lane0, [store("pm", sgid, var("m32"))]),
+             barrier(),
+             let("M", load("pm", lit_u(0)))]
+    body += [assign("M", bin_("max", var("M"), load("pm", lit_u(q)))) for q in range(1, sgs)]
+    body += [assign("v%d" % k, un("exp", sub(var("v%d" % k), var("M")))) for k in range(per)]
+    body += [let("s", var("v0"))]
+    body += [assign("s", add(var("s"), var("v%d" % k))) for k in range(1, per)]
+    body += [{"k": "subgroup", "op": "reduce_add", "name": "s32", "value": var("s")},
+             if_(lane0, [store("ps", sgid, var("s32"))]),
+             barrier(),
+             let("T", load("ps", lit_u(0)))]
+    body += [assign("T", add(var("T"), load("ps", lit_u(q)))) for q in range(1, sgs)]
+    body += [store("y", at[k], bin_("div", var("v%d" % k), var("T"))) for k in range(per)]
+    y = []
+    for r in range(rows):
+        row = x[r * cols:(r + 1) * cols]
+        m = []
+        for t in range(WG):
+            v = row[t]
+            for k in range(1, per):
+                v = G.f_bin("max", v, row[k * WG + t])
+            m.append(v)
+        pm = [sg_ref("reduce_max", "f32", m[g * S:(g + 1) * S], None, S)[0] for g in range(sgs)]
+        M = pm[0]
+        for q in range(1, sgs):
+            M = G.f_bin("max", M, pm[q])
+        e = [G.f_un("exp", G.f_sub(v, M)) for v in row]
+        s = []
+        for t in range(WG):
+            v = e[t]
+            for k in range(1, per):
+                v = G.f_add(v, e[k * WG + t])
+            s.append(v)
+        ps = [sg_ref("reduce_add", "f32", s[g * S:(g + 1) * S], None, S)[0] for g in range(sgs)]
+        T = ps[0]
+        for q in range(1, sgs):
+            T = G.f_add(T, ps[q])
+        y += [G.f_div(v, T) for v in e]
+    c = case(
+        "softmax_rows", "softmax over 8 rows of 512 f32 in the fast shape (the algorithm of "
+        "vyre bench figure 18): a workgroup of 256 per row, each invocation holding 2 values "
+        "of its row; max and sum each by a subgroup reduction (subgroup_size 32, the butterfly "
+        "of docs/ir.md IR-SUBGROUP-6) and the 8 subgroup results through workgroup memory in "
+        "order; one correctly rounded exp per element; then e / sum",
+        [buf("x", 0, "read", "f32"), buf("y", 1, "write", "f32", rows * cols),
+         wbuf("pm", "f32", sgs), wbuf("ps", "f32", sgs)], body,
+        wg=(WG, 1, 1), grid=(rows, 1, 1),
+        inputs={"x": enc_list("f32", x)}, expect={"y": enc_list("f32", y)})
+    c2 = {}
+    for k, v in c.items():
+        c2[k] = v
+        if k == "workgroup_size":
+            c2["subgroup_size"] = S
+    W.add("softmax_rows.json", c2)
+
+
 def main():
     softmax()
+    softmax_rows()
     vadd()
     saxpy()
     reduce_()
