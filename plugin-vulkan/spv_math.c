@@ -92,18 +92,11 @@ uint32_t vyre_spv_math_tables_bytes(const vyre_spv_cg *c, uint32_t mask) {
   return bytes;
 }
 
-static uint32_t entry_v2(vyre_spv_cg *c, uint64_t v) {
-  uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(U, 2));
-  return vyre_spv_global(
-      c->m, SpvOpConstantComposite, 1,
-      VYRE_SPV_ARGS(v2, vyre_spv_u(c, (uint32_t)v), vyre_spv_u(c, (uint32_t)(v >> 32))));
-}
-
 void vyre_spv_math_tables_fill(vyre_spv_cg *c, uint32_t mask) {
   int soft = c->opt->math_soft64 != 0;
   if (!soft) vyre_spv_capability(c->m, SpvCapabilityInt64);
   uint32_t et = soft ? vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(U, 2)) : L;
-  uint32_t (*elem)(vyre_spv_cg *, uint64_t) = soft ? entry_v2 : lk;
+  uint32_t (*elem)(vyre_spv_cg *, uint64_t) = soft ? vyre_spv_soft64_table_entry : lk;
   uint32_t ptr =
       vyre_spv_global(c->m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, et));
   for (uint32_t t = 0; t < vyre_kit_math_table_count(); t++) {

@@ -528,8 +528,7 @@ static V lower(S *s, const vyre_kit_mfn *f, P *reg) {
 
 // ---- SPIR-V -----------------------------------------------------------------
 
-// A table entry as a uvec2 constant {lo, hi}.
-static uint32_t entry_v2(vyre_spv_cg *c, uint64_t v) {
+uint32_t vyre_spv_soft64_table_entry(vyre_spv_cg *c, uint64_t v) {
   uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 2));
   return vyre_spv_global(
       c->m, SpvOpConstantComposite, 1,
@@ -540,7 +539,7 @@ static uint32_t entry_v2(vyre_spv_cg *c, uint64_t v) {
 // initializer (spv_math.c's table maker).
 static uint32_t table_var(vyre_spv_cg *c, uint32_t t) {
   uint32_t v2 = vyre_spv_global(c->m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 2));
-  return vyre_spv_math_table(c, t, v2, entry_v2);
+  return vyre_spv_math_table(c, t, v2, vyre_spv_soft64_table_entry);
 }
 
 // The soft double routine |which| as a function (uint alo, ahi, blo, bhi)

@@ -22,6 +22,9 @@ struct vyre_spv_cg;
 // The OpFunction (u32 bits -> u32 bits) of micro-program |f| on u32 pairs;
 // emits the soft double routines it calls first. 0 when out of memory.
 uint32_t vyre_spv_soft64_fn(struct vyre_spv_cg *c, const vyre_kit_mfn *f);
+// A table entry as the uvec2 constant {lo, hi} of its 64-bit value (the
+// element of the soft path's tables, spv_math.c's table maker).
+uint32_t vyre_spv_soft64_table_entry(struct vyre_spv_cg *c, uint64_t v);
 
 // Host evaluation of the same lowering (tests): the f32 result bits of |f|
 // at |x| (and |y| for pow), computed with the 32-bit operations the SPIR-V
