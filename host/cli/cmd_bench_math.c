@@ -53,6 +53,35 @@ uint32_t vyre_bench_prog_cr_math(uint32_t fn, uint64_t n, vyre_program **out, vy
   return st;
 }
 
+// Figure 18's reduction of a row held in v[0..per) across the workgroup:
+// the invocation's values in order (max, or add with |add|), the subgroup
+// reduction (the butterfly of IR-SUBGROUP-6), lane 0 of each subgroup
+// stores its result to the workgroup buffer |part| (one word per subgroup),
+// a barrier, then every invocation folds part[0], part[1], ... in order.
+// The names are the three variables' (each unique in the program).
+static vyre_var row_reduce(vyre_builder *b, const vyre_var *v, uint32_t per, int add, vyre_var l,
+                           vyre_buf part, const char *own, const char *sg, const char *all) {
+  const uint32_t sgs = VYRE_BENCH_SOFTMAX_WG / 32u;
+  vyre_var o = vyre_let(b, own, vyre_get(b, v[0]));
+  for (uint32_t k = 1; k < per; k++)
+    vyre_assign(b, o,
+                add ? vyre_add(b, vyre_get(b, o), vyre_get(b, v[k]))
+                    : vyre_max(b, vyre_get(b, o), vyre_get(b, v[k])));
+  vyre_var r = vyre_subgroup(b, add ? VYRE_SUBGROUP_REDUCE_ADD : VYRE_SUBGROUP_REDUCE_MAX,
+                             vyre_get(b, o), (vyre_expr){0, 0}, sg);
+  vyre_if_begin(b,
+                vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0)));
+  vyre_store(b, part, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, r));
+  vyre_if_end(b);
+  vyre_barrier(b);
+  vyre_var t = vyre_let(b, all, vyre_load(b, part, vyre_lit_u32(b, 0)));
+  for (uint32_t q = 1; q < sgs; q++) {
+    vyre_expr p = vyre_load(b, part, vyre_lit_u32(b, q));
+    vyre_assign(b, t, add ? vyre_add(b, vyre_get(b, t), p) : vyre_max(b, vyre_get(b, t), p));
+  }
+  return t;
+}
+
 uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **out,
                                  vyre_error *err) {
   *out = NULL;
@@ -87,6 +116,7 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
                                  vyre_lit_u32(b, cols)),
                         vyre_get(b, l)));
   vyre_var v[VYRE_BENCH_SOFTMAX_MAX_PER];
+  memset(v, 0, sizeof v);
   char name[16];
   // The row is read once and held: per values per invocation.
   for (uint32_t k = 0; k < per; k++) {
@@ -94,36 +124,11 @@ uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **ou
     v[k] =
         vyre_let(b, name, vyre_load(b, x, vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k * wg))));
   }
-  vyre_var m = vyre_let(b, "m", vyre_get(b, v[0]));
-  for (uint32_t k = 1; k < per; k++)
-    vyre_assign(b, m, vyre_max(b, vyre_get(b, m), vyre_get(b, v[k])));
-  vyre_var m32 =
-      vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_MAX, vyre_get(b, m), (vyre_expr){0, 0}, "m32");
-  vyre_expr lane0 =
-      vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0));
-  vyre_if_begin(b, lane0);
-  vyre_store(b, pm, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, m32));
-  vyre_if_end(b);
-  vyre_barrier(b);
-  vyre_var M = vyre_let(b, "M", vyre_load(b, pm, vyre_lit_u32(b, 0)));
-  for (uint32_t q = 1; q < sgs; q++)
-    vyre_assign(b, M, vyre_max(b, vyre_get(b, M), vyre_load(b, pm, vyre_lit_u32(b, q))));
+  vyre_var M = row_reduce(b, v, per, 0, l, pm, "m", "m32", "M");
   // One exp per element, kept for the store.
   for (uint32_t k = 0; k < per; k++)
     vyre_assign(b, v[k], vyre_un(b, VYRE_OP_EXP, vyre_sub(b, vyre_get(b, v[k]), vyre_get(b, M))));
-  vyre_var s = vyre_let(b, "s", vyre_get(b, v[0]));
-  for (uint32_t k = 1; k < per; k++)
-    vyre_assign(b, s, vyre_add(b, vyre_get(b, s), vyre_get(b, v[k])));
-  vyre_var s32 =
-      vyre_subgroup(b, VYRE_SUBGROUP_REDUCE_ADD, vyre_get(b, s), (vyre_expr){0, 0}, "s32");
-  vyre_if_begin(b,
-                vyre_eq(b, vyre_and(b, vyre_get(b, l), vyre_lit_u32(b, 31)), vyre_lit_u32(b, 0)));
-  vyre_store(b, ps, vyre_shr(b, vyre_get(b, l), vyre_lit_u32(b, 5)), vyre_get(b, s32));
-  vyre_if_end(b);
-  vyre_barrier(b);
-  vyre_var S = vyre_let(b, "S", vyre_load(b, ps, vyre_lit_u32(b, 0)));
-  for (uint32_t q = 1; q < sgs; q++)
-    vyre_assign(b, S, vyre_add(b, vyre_get(b, S), vyre_load(b, ps, vyre_lit_u32(b, q))));
+  vyre_var S = row_reduce(b, v, per, 1, l, ps, "s", "s32", "S");
   for (uint32_t k = 0; k < per; k++)
     vyre_store(b, y, vyre_add(b, vyre_get(b, base), vyre_lit_u32(b, k * wg)),
                vyre_div(b, vyre_get(b, v[k]), vyre_get(b, S)));

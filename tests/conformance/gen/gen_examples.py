@@ -31,6 +31,16 @@ def rand_f32_signed(rng):
     return v | ((w & 1) << 31) if v else v
 
 
+def with_subgroup_size(c, S):
+    """Case |c| with "subgroup_size": S right after its workgroup_size."""
+    out = {}
+    for k, v in c.items():
+        out[k] = v
+        if k == "workgroup_size":
+            out["subgroup_size"] = S
+    return out
+
+
 def vadd():
     n = 1000
     rng = G.SplitMix64(1)
@@ -373,11 +383,7 @@ def subgroup_rows():
         expect={"row_max": ["0x%08x" % mx[r * S] for r in range(rows)],
                 "row_sum": ["0x%08x" % tot[r * S] for r in range(rows)],
                 "running": ["0x%08x" % v for v in run]})
-    c2 = {}
-    for k, v in c.items():
-        c2[k] = v
-        if k == "workgroup_size":
-            c2["subgroup_size"] = S
+    c2 = with_subgroup_size(c, S)
     W.add("subgroup_rows.json", c2)
 def softmax():
     """Row softmax with the correctly rounded exp (feature cr_math, docs/math.md):
@@ -495,11 +501,7 @@ def softmax_rows():
          wbuf("pm", "f32", sgs), wbuf("ps", "f32", sgs)], body,
         wg=(WG, 1, 1), grid=(rows, 1, 1),
         inputs={"x": enc_list("f32", x)}, expect={"y": enc_list("f32", y)})
-    c2 = {}
-    for k, v in c.items():
-        c2[k] = v
-        if k == "workgroup_size":
-            c2["subgroup_size"] = S
+    c2 = with_subgroup_size(c, S)
     W.add("softmax_rows.json", c2)
 
 
