@@ -61,9 +61,10 @@
 //     unrolled body within VYRE_KIT_UNROLL_BUDGET: docs/lowering.md LOWER-LOOP-1).
 // 28: the resident kernel stamps when it saw an item's doorbell and when it
 //     published it (trap record words 4 and 5; ABI-CUDARING-8).
-// 29: the cr_math functions of at most VYRE_KIT_MATH_INLINE_MAX micro-program
-//     instructions (exp, exp2, log, log2, rsqrt, tanh) are __forceinline__,
-//     the rest stay __noinline__.
+// 29: the cr_math functions from the kit's conversion forms (cvt for the
+//     operand's widening and the result's rounding, docs/math.md IR-MATH-12);
+//     those of at most VYRE_KIT_MATH_INLINE_MAX instructions (all but cos and
+//     pow) __forceinline__, the rest __noinline__.
 #define VYRE_CUDA_GENERATOR_VERSION 29u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
