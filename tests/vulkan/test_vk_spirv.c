@@ -42,7 +42,9 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // subgroup ops (opt.subgroup_native = the program's subgroup_size,
   // plugin-vulkan/README.md VK-SG-1); | 32768: hardware fma with the zero
   // recheck (VYRE_SPV_F32_NATIVE_FMAZ; with 64, the recompute through 64-bit
-  // floats, else the software helper).
+  // floats, else the software helper); | 65536: non-literal loop bounds
+  // hidden (opt.hide_loop_bounds, VK-LOOP-1); | 131072: the cr_math tables as
+  // Private arrays (opt.math_tables_private, VK-MATH-6; else Workgroup).
   vyre_spv_options opt = {
       .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
@@ -53,6 +55,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
                         : 0) |
                    ((int64 & 2048) ? VYRE_SPV_F32_MODE_DENORM_ALL : 0),
       .guard_inline = (int64 >> 12) & 1,
+      .hide_loop_bounds = (int64 >> 16) & 1,
+      .math_tables_private = (int64 >> 17) & 1,
       .f32_native = ((int64 & 32) ? VYRE_SPV_F32_NATIVE_ALL : 0) |
                     ((int64 & 64) ? VYRE_SPV_F32_NATIVE_FMA64 : 0) |
                     ((int64 & 512) ? VYRE_SPV_F32_NATIVE_FMA : 0) |
@@ -682,6 +686,100 @@ static void test_spirv_pow_is_never_inlined(void **state) {
   }
 }
 
+// VK-MATH-6: the cr_math tables in Workgroup variables (the default on
+// GPUs): exp's 64-entry table is one Workgroup array, stored entry by entry
+// (64 OpStores before the program's own) and followed by a barrier; with
+// opt.math_tables_private it is a Private array with an initializer and no
+// barrier; a program whose workgroup memory leaves no room (16 KiB) keeps
+// Private arrays too. Both cr_math paths; every variant spirv-val clean.
+static uint32_t count_vars(const uint32_t *w, size_t n, uint32_t storage_class) {
+  uint32_t k = 0;
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, code = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (code == 59 /* OpVariable */ && len >= 4 && w[i + 3] == storage_class) k++;
+    i += len;
+  }
+  return k;
+}
+
+static void test_spirv_math_tables_in_workgroup_memory(void **state) {
+  (void)state;
+  for (int soft = 0; soft < 2; soft++)
+    for (int variant = 0; variant < 3; variant++) {
+      // variant 0: workgroup tables; 1: math_tables_private; 2: a program
+      // with 16 KiB of its own workgroup memory.
+      tb *t = calloc(1, sizeof(tb));
+      tb_init(t, 64, 1, 1);
+      uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+      uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+      if (variant == 2) tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 4096);
+      uint32_t x;
+      uint32_t s0 = let(t, &x, gid(t, 0));
+      uint32_t s1 = store(t, O, var(t, x), un(t, VYRE_IR_UN_EXP, load(t, A, var(t, x))));
+      const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+      vyre_spv_options opt = {.has_int64 = !soft,
+                              .has_f64 = !soft,
+                              .math_soft64 = soft,
+                              .math_tables_private = variant == 1};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      const uint32_t workgroup = 4, private_ = 6, op_barrier = 224, op_store = 62;
+      uint32_t wg_vars = count_vars(words, n, workgroup), pv = count_vars(words, n, private_);
+      uint32_t barriers = count_ops(words, n, op_barrier, -1),
+               stores = count_ops(words, n, op_store, -1);
+      free(words);
+      if (variant == 0) {
+        assert_int_equal(wg_vars, 1); // the table
+        assert_int_equal(barriers, 1);
+        assert_true(stores >= 64 + 1);
+      } else {
+        assert_int_equal(wg_vars, variant == 2 ? 1u : 0u);  // the program's own buffer only
+        assert_int_equal(barriers, variant == 2 ? 1u : 0u); // the zeroing of its buffer
+        assert_true(stores < 64);
+        assert_true(pv >= 4); // gid, wgid, nwg and the table
+      }
+      char what[64];
+      snprintf(what, sizeof what, "exp tables, %s, variant %d", soft ? "soft f64" : "64-bit",
+               variant);
+      opt.workgroup_size[0] = 0; // spirv_val sets its own options: check the default layout
+      if (variant == 0) assert_int_equal(spirv_val(p, soft ? 8192 : 2 | 256, what), 0);
+      free(t);
+    }
+}
+
+// VK-LOOP-1: with opt.hide_loop_bounds (CPU devices) a non-literal bound
+// reaches the loop through vyre_spv_hide (an OpBitwiseOr with a select on the
+// workgroup count), a literal bound does not; spirv-val clean.
+static void test_spirv_hidden_loop_bounds(void **state) {
+  (void)state;
+  uint32_t ors[2][2];
+  for (int hide = 0; hide < 2; hide++)
+    for (int literal = 0; literal < 2; literal++) {
+      tb *t = calloc(1, sizeof(tb));
+      tb_init(t, 64, 1, 1);
+      uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+      uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+      uint32_t x;
+      uint32_t s0 = let(t, &x, gid(t, 0));
+      uint32_t i = tb_local(t, T_U, 0);
+      uint32_t body = store(t, O, var(t, x), var(t, i));
+      uint32_t to = literal ? lit(t, T_U, 8) : load(t, A, var(t, x));
+      uint32_t f = for_(t, i, lit(t, T_U, 0), to, LIST(t, body));
+      const vyre_ir_program *p = tb_finish(t, LIST(t, s0, f));
+      vyre_spv_options opt = {.has_int64 = 1, .hide_loop_bounds = (uint32_t)hide};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      const uint32_t op_or = 197;
+      ors[hide][literal] = count_ops(words, n, op_or, -1);
+      free(words);
+      assert_int_equal(spirv_val(p, 2 | (hide ? 65536 : 0), "loop bounds"), 0);
+      free(t);
+    }
+  assert_int_equal(ors[1][0], ors[0][0] + 1); // the one non-literal bound
+  assert_int_equal(ors[1][1], ors[0][1]);     // literals stay visible
+}
+
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
 // compiler, driver 580.159.04, got OpUMulExtended wrong: vyre fuzz seed
 // 852571295), OpUMulExtended without it; spirv-val clean both ways.
@@ -722,6 +820,8 @@ int main(void) {
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
       cmocka_unit_test(test_spirv_f32_canon_where_observed),
       cmocka_unit_test(test_spirv_pow_is_never_inlined),
+      cmocka_unit_test(test_spirv_math_tables_in_workgroup_memory),
+      cmocka_unit_test(test_spirv_hidden_loop_bounds),
 #endif
       cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };
