@@ -874,14 +874,20 @@ static uint32_t lit_bits(const vyre_ir_node *x) {
   return x->type == VYRE_IR_TYPE_F32 && !(v & 0x7F800000u) ? v & 0x80000000u : v;
 }
 
-static int select_b2f_hazard(const vyre_ir_program *p, uint32_t t, uint32_t f) {
-  if (t >= p->node_count || f >= p->node_count || p->nodes[t].kind != VYRE_IR_K_LIT ||
-      p->nodes[f].kind != VYRE_IR_K_LIT)
-    return 0;
+// With opt.hide_select_operands (CPU devices, VK-F32-11) one operand of
+// every select, min and max is hidden, whatever the two are: the driver
+// folds expressions to constants first (pow(1, 1) to 1.0, mul(-0.0, 1.0) to
+// -0.0: vyre fuzz seed 1302000972, twice) and then matches the pair. The
+// zero of a literal pair, else the one literal, else the first operand.
+static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
+  const vyre_ir_program *p = c->p;
+  if (t >= p->node_count || f >= p->node_count) return 0;
+  const int tl = p->nodes[t].kind == VYRE_IR_K_LIT, fl = p->nodes[f].kind == VYRE_IR_K_LIT;
+  if (!tl || !fl) return c->opt->hide_select_operands ? (fl && !tl ? 2 : 1) : 0;
   const uint32_t a = lit_bits(&p->nodes[t]), b = lit_bits(&p->nodes[f]);
   if ((a == 0x3F800000u && b == 0x80000000u) || (a == 0xBF800000u && b == 0x00000000u)) return 2;
   if ((b == 0x3F800000u && a == 0x80000000u) || (b == 0xBF800000u && a == 0x00000000u)) return 1;
-  return 0;
+  return c->opt->hide_select_operands ? 1 : 0;
 }
 
 uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
@@ -902,7 +908,7 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (n->op == VYRE_IR_BIN_MIN || n->op == VYRE_IR_BIN_MAX) {
     // min and max are selects between their operands (VK-F32-11): max(-1.0,
     // +0.0) gave -0.0 on lavapipe (vyre fuzz seed 1207006633).
-    const int hz = select_b2f_hazard(c->p, n->a, n->b);
+    const int hz = select_b2f_hazard(c, n->a, n->b);
     if (hz == 1) x.a = vyre_spv_hide(c, x.a);
     if (hz == 2) x.b = vyre_spv_hide(c, x.b);
   }
@@ -995,7 +1001,7 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   case VYRE_IR_K_SELECT: {
     uint32_t cond = vyre_spv_expr(c, n->a), t = vyre_spv_expr(c, n->b), f = vyre_spv_expr(c, n->c);
     if (n->type != VYRE_IR_TYPE_BOOL) {
-      const int hz = select_b2f_hazard(c->p, n->b, n->c);
+      const int hz = select_b2f_hazard(c, n->b, n->c);
       if (hz == 1) t = vyre_spv_hide(c, t);
       if (hz == 2) f = vyre_spv_hide(c, f);
     }

@@ -96,7 +96,9 @@
 // 31: the cr_math tables in Workgroup variables filled at the start of main
 //     (VK-MATH-6).
 // 32: non-literal loop bounds hidden from CPU devices (VK-LOOP-1).
-#define VYRE_VK_GENERATOR_VERSION 32u
+// 33: on CPU devices one operand of every select, min and max is hidden
+//     (VK-F32-11, seed 1302000972).
+#define VYRE_VK_GENERATOR_VERSION 33u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -162,6 +164,9 @@ typedef struct vyre_spv_options {
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
   uint32_t hide_loop_bounds;
+  // One operand of every select, min and max passes through vyre_spv_hide
+  // (README.md VK-F32-11): CPU devices.
+  uint32_t hide_select_operands;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

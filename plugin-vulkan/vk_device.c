@@ -754,6 +754,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-LOOP-1: a CPU device's compiler gets non-literal loop
   // bounds hidden.
   be->hide_loop_bounds = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  // README.md VK-F32-11: and an operand of every select, min and max.
+  be->hide_select_operands = be->hide_loop_bounds;
   vyre_vk_sg_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);

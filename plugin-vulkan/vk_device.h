@@ -163,6 +163,9 @@ struct vyre_backend {
   // Non-literal loop bounds hidden from the driver (README.md VK-LOOP-1):
   // CPU devices, set at open.
   uint32_t hide_loop_bounds;
+  // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):
+  // CPU devices, set at open.
+  uint32_t hide_select_operands;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
   // subgroupSizeControl and computeFullSubgroups), and the subgroup size

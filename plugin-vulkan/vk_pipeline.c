@@ -47,10 +47,11 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
-  vyre_kit_key_add_u32(k, be->math_tables_private); // VK-MATH-6
-  vyre_kit_key_add_u32(k, be->hide_loop_bounds);    // VK-LOOP-1
-  vyre_kit_key_add_u32(k, be->sg_native);           // README.md VK-SG-4
-  vyre_kit_key_add_u32(k, be->sg_pow_guard);        // VK-SG-7
+  vyre_kit_key_add_u32(k, be->math_tables_private);  // VK-MATH-6
+  vyre_kit_key_add_u32(k, be->hide_loop_bounds);     // VK-LOOP-1
+  vyre_kit_key_add_u32(k, be->hide_select_operands); // VK-F32-11
+  vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
+  vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);
@@ -426,6 +427,7 @@ retry:
                             .math_soft64 = be->math_soft64,
                             .math_tables_private = be->math_tables_private,
                             .hide_loop_bounds = be->hide_loop_bounds,
+                            .hide_select_operands = be->hide_select_operands,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,
@@ -467,6 +469,7 @@ retry:
                            .math_soft64 = be->math_soft64,
                            .math_tables_private = be->math_tables_private,
                            .hide_loop_bounds = be->hide_loop_bounds,
+                           .hide_select_operands = be->hide_select_operands,
                            .soft_mul = be->soft_mul,
                            .int64_atomics = be->int64_atomics,
                            .loop_guard = be->loop_guard,
