@@ -795,15 +795,7 @@ static int put_math(void *ctx, const char *text) {
 // instructions, IR-MATH-12), their tables, and a float wrapper vm_<name>
 // per function, which the operator rows spell.
 static void emit_math(vyre_cuda_cg *g) {
-  const vyre_ir_program *p = g->p;
-  uint32_t fns = 0, tables = 0;
-  for (uint32_t i = 0; i < p->node_count; i++) {
-    const vyre_ir_node *n = &p->nodes[i];
-    uint32_t f = n->kind == VYRE_IR_K_UN    ? vyre_kit_math_of_un(n->op)
-                 : n->kind == VYRE_IR_K_BIN ? vyre_kit_math_of_bin(n->op)
-                                            : VYRE_KIT_MATH_NONE;
-    if (f != VYRE_KIT_MATH_NONE) fns |= 1u << f;
-  }
+  uint32_t fns = vyre_kit_math_fns_used(g->p), tables = 0;
   if (!fns) return;
   vyre_cuda_cg_put(g, "%s", vyre_kit_math_c_prelude(VYRE_KIT_MATH_CUDA));
   for (uint32_t f = 0; f < VYRE_KIT_MATH_COUNT; f++)

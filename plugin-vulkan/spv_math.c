@@ -72,13 +72,9 @@ uint32_t vyre_spv_math_table_class(const vyre_spv_cg *c) {
 }
 
 uint32_t vyre_spv_math_tables_used(const vyre_spv_cg *c) {
-  uint32_t mask = 0;
-  for (uint32_t i = 0; i < c->p->node_count; i++) {
-    const vyre_ir_node *n = &c->p->nodes[i];
-    uint32_t f = n->kind == VYRE_IR_K_UN    ? vyre_kit_math_of_un(n->op)
-                 : n->kind == VYRE_IR_K_BIN ? vyre_kit_math_of_bin(n->op)
-                                            : VYRE_KIT_MATH_NONE;
-    const vyre_kit_mfn *m = f != VYRE_KIT_MATH_NONE ? vyre_kit_math_fn(f) : NULL;
+  uint32_t fns = vyre_kit_math_fns_used(c->p), mask = 0;
+  for (uint32_t f = 0; f < VYRE_KIT_MATH_COUNT; f++) {
+    const vyre_kit_mfn *m = (fns >> f) & 1u ? vyre_kit_math_fn(f) : NULL;
     if (m) mask |= m->tables;
   }
   return mask;

@@ -749,6 +749,18 @@ uint32_t vyre_kit_math_of_un(uint32_t un_op) {
   }
 }
 
+uint32_t vyre_kit_math_fns_used(const vyre_ir_program *p) {
+  uint32_t fns = 0;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    uint32_t f = n->kind == VYRE_IR_K_UN    ? vyre_kit_math_of_un(n->op)
+                 : n->kind == VYRE_IR_K_BIN ? vyre_kit_math_of_bin(n->op)
+                                            : VYRE_KIT_MATH_NONE;
+    if (f != VYRE_KIT_MATH_NONE) fns |= 1u << f;
+  }
+  return fns;
+}
+
 uint32_t vyre_kit_math_of_bin(uint32_t bin_op) {
   return bin_op == VYRE_IR_BIN_POW ? VYRE_KIT_MATH_POW : VYRE_KIT_MATH_NONE;
 }

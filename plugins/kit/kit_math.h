@@ -121,6 +121,11 @@ const vyre_kit_mfn *vyre_kit_math_fn(uint32_t id);
 // integer ones. Every input gives the bits of vyre_kit_math_fn's form
 // (docs/math.md IR-MATH-12).
 const vyre_kit_mfn *vyre_kit_math_fn_conv(uint32_t id);
+
+struct vyre_ir_program;
+// The cr_math functions program |p| calls anywhere in its nodes: bit f for
+// function f (VYRE_KIT_MATH_*).
+uint32_t vyre_kit_math_fns_used(const struct vyre_ir_program *p);
 // Table |t| (bit t of vyre_kit_mfn.tables), or NULL.
 const vyre_kit_mtab *vyre_kit_math_table(uint32_t t);
 uint32_t vyre_kit_math_table_count(void);
