@@ -6,7 +6,8 @@
 # runs the micro-programs on u32 pairs (metric vk_math_soft64 1, "f64 sw" on
 # the driver line, cr_math offered) and examples/softmax.json meets its
 # "expect"; native/auto on a device with shaderInt64 and shaderFloat64 do not
-# (metric 0); a value that is no mode warns with a Fix; then a small
+# (metric 0); a value that is no mode warns with a Fix, and so does one of
+# VYRE_VULKAN_MATH_TABLES (README.md VK-MATH-6); then a small
 # vyre-mathcheck sample of every function in soft mode, bit for bit against
 # the CPU reference. Skipped without a Vulkan device.
 #   tests/vulkan/math64_mode.sh VYRE_BIN MATHCHECK_BIN SOURCE_DIR WORKDIR
@@ -47,5 +48,12 @@ fi
 VYRE_VULKAN_MATH64=bogus "$vyre" list >"$work/list-bogus" 2>&1
 grep -q 'VYRE_VULKAN_MATH64=bogus is not a mode; using auto. Fix: ' "$work/list-bogus" || {
   cat "$work/list-bogus" >&2; echo "math64_mode: an unknown mode gives no warning" >&2; exit 1; }
+VYRE_VULKAN_MATH_TABLES=bogus "$vyre" list >"$work/list-tables-bogus" 2>&1
+grep -q 'VYRE_VULKAN_MATH_TABLES=bogus is not a layout; using auto. Fix: set it to auto, workgroup or private.' \
+  "$work/list-tables-bogus" || {
+  cat "$work/list-tables-bogus" >&2
+  echo "math64_mode: an unknown VYRE_VULKAN_MATH_TABLES gives no warning" >&2
+  exit 1
+}
 echo "math64_mode: soft 1, auto $a; mathcheck sample in soft mode:"
 VYRE_VULKAN_MATH64=soft "$mathcheck" --backend vulkan --fn all --chunk-log 18 --every 1531
