@@ -1380,9 +1380,50 @@ static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
   free(t);
 }
 
+// docs/math.md IR-MATH-12: the cr_math functions come from the kit's
+// conversion forms (the operand's widening and the result's rounding as
+// VM_W32 / VM_N32, which the CUDA prelude spells as cvt instructions), and
+// a function of at most VYRE_KIT_MATH_INLINE_MAX instructions (exp) is
+// VM_FI (__forceinline__) where a longer one (cos) stays VM_FN (__noinline__).
+static void test_codegen_cr_math_through_cvt(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = store(t, O, var(t, x),
+                      bin(t, VYRE_IR_BIN_ADD, un(t, VYRE_IR_UN_EXP, load(t, A, var(t, x))),
+                          un(t, VYRE_IR_UN_COS, load(t, A, var(t, x)))));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
+  assert_non_null(strstr(src, "asm(\"cvt.rn.f32.f64 %0, %1;\""));
+  assert_non_null(strstr(src, "asm(\"cvt.f64.f32 %0, %1;\""));
+  assert_non_null(strstr(src, "VM_FI u32 vyre_m_exp(u32 x0) {"));
+  assert_non_null(strstr(src, "VM_FN u32 vyre_m_cos(u32 x0) {"));
+  const char *e = strstr(src, "VM_FI u32 vyre_m_exp(");
+  const char *end = strstr(e, "\n}\n");
+  assert_non_null(end);
+  // The exp function: one widening, one rounding.
+  uint32_t w = 0, r = 0;
+  for (const char *q = e; (q = strstr(q, "VM_W32(")) && q < end; q++)
+    w++;
+  for (const char *q = e; (q = strstr(q, "VM_N32(")) && q < end; q++)
+    r++;
+  assert_int_equal(w, 1);
+  assert_int_equal(r, 1);
+  free(src);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_every_operator_and_conversion_compiles_for_sm90),
+      cmocka_unit_test(test_codegen_cr_math_through_cvt),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_empty_else_with_an_out_of_range_start_compiles),
 #endif
