@@ -95,7 +95,10 @@ static const char kPreludeRest[] =
     "}\n"
     // Sign changes and roundings to an integer keep a non-subnormal
     // non-subnormal (LOWER-F32-1); their NaNs are canonicalized where observed.
-    "VD float vfneg(float a) { return __uint_as_float(__float_as_uint(a) ^ 0x80000000u); }\n"
+    // neg flips the sign with vnegz too: NVVM folded neg(b ? 1.0 : 0.0) into
+    // a select of -1.0 and -0.0 immediates, which ptxas rewrote as above
+    // (case f32/cuda_b2f_neg_zero, vyre fuzz seed 552432874 on the H200).
+    "VD float vfneg(float a) { return __uint_as_float(__float_as_uint(a) ^ vnegz); }\n"
     "VD float vfabs(float a) { return __uint_as_float(__float_as_uint(a) & 0x7fffffffu); }\n"
     "VD float vfloor(float a) { return floorf(a); }\n"
     "VD float vceil(float a) { return ceilf(a); }\n"
