@@ -33,6 +33,7 @@ typedef struct vyre_spv_cg {
   uint32_t glsl; // GLSL.std.450 import
   // variables
   uint32_t *local_var; // per local
+  uint32_t *loop_k;    // per local: a `for` variable's trip counter (opt.loop_counted), else 0
   uint32_t *buf_var;   // per buffer
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
   uint32_t ind_var; // the indirect variant's grid words (VYRE_VK_IND_BINDING)

@@ -308,14 +308,20 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
     from = vyre_spv_hide(c, from);
   if (c->opt->hide_loop_bounds && c->p->nodes[n->b].kind != VYRE_IR_K_LIT)
     to = vyre_spv_hide(c, to);
-  uint32_t var = c->local_var[n->ref];
+  uint32_t var = c->local_var[n->ref], kv = c->loop_k[n->ref], trips = 0;
   DO(SpvOpStore, var, from);
+  if (kv) {
+    // README.md VK-LOOP-3: k counts 0 .. trips, var = from + k.
+    trips = vyre_spv_sel(c, U, OP(SpvOpULessThan, B, from, to), OP(SpvOpISub, U, to, from),
+                         vyre_spv_u(c, 0));
+    DO(SpvOpStore, kv, vyre_spv_u(c, 0));
+  }
   uint32_t head = vyre_spv_id(c->m), body = vyre_spv_id(c->m), cont = vyre_spv_id(c->m),
            merge = vyre_spv_id(c->m);
   DO(SpvOpBranch, head);
   vyre_spv_label(c, head);
-  uint32_t i = OP(SpvOpLoad, U, var);
-  uint32_t more = OP(SpvOpULessThan, B, i, to);
+  uint32_t more = kv ? OP(SpvOpULessThan, B, OP(SpvOpLoad, U, kv), trips)
+                     : OP(SpvOpULessThan, B, OP(SpvOpLoad, U, var), to);
   // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   uint32_t node = (uint32_t)(n - c->p->nodes);
   int unroll = (c->plan->facts[node].flags & VYRE_KIT_FACT_UNROLL) != 0;
@@ -326,8 +332,14 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (!c->terminated) DO(SpvOpBranch, cont);
   c->terminated = 0;
   vyre_spv_label(c, cont);
-  uint32_t j = OP(SpvOpLoad, U, var);
-  DO(SpvOpStore, var, OP(SpvOpIAdd, U, j, vyre_spv_u(c, 1)));
+  if (kv) {
+    uint32_t k1 = OP(SpvOpIAdd, U, OP(SpvOpLoad, U, kv), vyre_spv_u(c, 1));
+    DO(SpvOpStore, kv, k1);
+    DO(SpvOpStore, var, OP(SpvOpIAdd, U, from, k1));
+  } else {
+    uint32_t j = OP(SpvOpLoad, U, var);
+    DO(SpvOpStore, var, OP(SpvOpIAdd, U, j, vyre_spv_u(c, 1)));
+  }
   DO(SpvOpBranch, head);
   vyre_spv_label(c, merge);
   if (c->opt->loop_guard) loop_cut_check(c, var, from, to);
@@ -957,7 +969,14 @@ static void declare_locals(vyre_spv_cg *c) {
   for (uint32_t i = 0; i < c->p->local_count; i++) {
     uint32_t pt = c->p->locals[i].type == VYRE_IR_TYPE_BOOL ? c->t_ptr_fn_bool : c->t_ptr_fn_uint;
     c->local_var[i] = OP(SpvOpVariable, pt, SpvStorageClassFunction);
+    c->loop_k[i] = 0;
   }
+  if (c->opt->loop_counted) // README.md VK-LOOP-3: one trip counter per loop variable
+    for (uint32_t i = 0; i < c->p->node_count; i++) {
+      const vyre_ir_node *n = &c->p->nodes[i];
+      if (n->kind == VYRE_IR_K_FOR && n->ref < c->p->local_count && !c->loop_k[n->ref])
+        c->loop_k[n->ref] = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+    }
   c->tmp_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
 }
 
@@ -1143,6 +1162,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.info = info;
   size_t nl = p->local_count ? p->local_count : 1, nb = p->buffer_count ? p->buffer_count : 1;
   c.local_var = calloc(nl, sizeof(uint32_t));
+  c.loop_k = calloc(nl, sizeof(uint32_t));
   c.buf_var = calloc(nb, sizeof(uint32_t));
   c.buf_var4 = calloc(nb, sizeof(uint32_t));
   c.lane_vec = calloc(nb, sizeof(uint32_t));
@@ -1152,7 +1172,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.const_node = vyre_spv_const_nodes(p); // NULL (out of memory): guard every op
   c.f32_guard = 7u;
   st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits &&
+  if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits &&
       c.wide16)
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
@@ -1160,6 +1180,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
     if (!*out_words) st = VYRE_STATUS_OUT_OF_MEMORY;
   }
   free(c.local_var);
+  free(c.loop_k);
   free(c.buf_var);
   free(c.buf_var4);
   free(c.lane_vec);

@@ -98,7 +98,9 @@
 // 32: non-literal loop bounds hidden from CPU devices (VK-LOOP-1).
 // 33: on CPU devices one operand of every select, min and max is hidden
 //     (VK-F32-11, seed 1302000972).
-#define VYRE_VK_GENERATOR_VERSION 33u
+// 34: every `for` counts its trips from 0 to a trip count computed before the
+//     loop (VK-LOOP-3, NVIDIA seed 779581197).
+#define VYRE_VK_GENERATOR_VERSION 34u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -164,6 +166,11 @@ typedef struct vyre_spv_options {
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
   uint32_t hide_loop_bounds;
+  // Every `for` runs a hidden counter k from 0 while k < n, n = to - from
+  // when from < to, else 0, computed before the loop; the loop variable is
+  // from + k (README.md VK-LOOP-3): NVIDIA's compiler dropped the last trip
+  // of a loop whose variable crossed 2^31.
+  uint32_t loop_counted;
   // One operand of every select, min and max passes through vyre_spv_hide
   // (README.md VK-F32-11): CPU devices.
   uint32_t hide_select_operands;

@@ -163,6 +163,9 @@ struct vyre_backend {
   // Non-literal loop bounds hidden from the driver (README.md VK-LOOP-1):
   // CPU devices, set at open.
   uint32_t hide_loop_bounds;
+  // Loops count their trips from 0 (README.md VK-LOOP-3): every device,
+  // VYRE_VULKAN_LOOP_COUNTED=0 turns it off.
+  uint32_t loop_counted;
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):
   // CPU devices, set at open.
   uint32_t hide_select_operands;
