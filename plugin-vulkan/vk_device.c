@@ -754,14 +754,15 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-LOOP-1: a CPU device's compiler gets non-literal loop
   // bounds hidden.
   be->hide_loop_bounds = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides (tests; README.md VK-LOOP-1).
-  const char *hb = vyre_kit_getenv("VYRE_VULKAN_HIDE_LOOP_BOUNDS");
-  if (hb && (hb[0] == '0' || hb[0] == '1') && !hb[1]) be->hide_loop_bounds = hb[0] == '1';
   // README.md VK-LOOP-3: counted loops everywhere unless VYRE_VULKAN_LOOP_COUNTED=0.
   const char *lc = vyre_kit_getenv("VYRE_VULKAN_LOOP_COUNTED");
   be->loop_counted = !(lc && lc[0] == '0' && !lc[1]);
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
+  // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
+  // (tests; README.md VK-LOOP-1).
+  const char *hb = vyre_kit_getenv("VYRE_VULKAN_HIDE_LOOP_BOUNDS");
+  if (hb && (hb[0] == '0' || hb[0] == '1') && !hb[1]) be->hide_loop_bounds = hb[0] == '1';
   vyre_vk_sg_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);
