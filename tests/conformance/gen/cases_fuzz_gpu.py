@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Programs the differential fuzzer found wrong on the H200 (docs/cli.md `vyre fuzz`),
+shrunk, as conformance cases for every backend. Called by gen_cases.py; expected
+values come from the reference in vyre_gen.py.
+
+- f32/cuda_b2f_neg_zero_max and _min (CUDA, seed 552432874): NVVM folded
+  neg(b ? 1.0 : 0.0) into a select of the immediates -1.0 and -0.0, and ptxas -O3
+  rewrote that select as I2F(SEL(-1, 0)), which gives +0 for -0. The subgroup scan
+  and the store to oi only steer ptxas into the rewrite. plugin-cuda generator 30
+  negates with vnegz from constant memory.
+- control/loop_sign_boundary (Vulkan, seed 779581197) and
+  control/loop_select_start_no_trips (Vulkan, seed 759580512): NVIDIA's Vulkan
+  compiler (driver 580.159.04) dropped the last trip of a loop whose variable crossed
+  2^31, and failed to compile a loop of no trips with a select in its start, until
+  loops counted their trips from 0 (plugin-vulkan/README.md VK-LOOP-3)."""
+
+from vyre_gen import *  # noqa: F401,F403
+
+
+def _b2f_neg_zero(ctx, name, op, fl, description):
+    # id = gid.x, l = lid.x; oi[0] = bitcast i32(cast f32(false)); a subgroup
+    # scan_min of 1.0; oh[id] = op(fl[l], neg(cast f32(ob[id]))) with ob a
+    # zeroed write buffer.
+    body = [let("id", gid(0)),
+            let("l", lid(0)),
+            store("oi", lit_u(0), bitcast("i32", cast("f32", lit_b(False)))),
+            {"k": "subgroup", "op": "scan_min", "name": "v3", "value": lit_f(0x3F800000)},
+            store("oh", var("id"),
+                  bin_(op, load("fl", var("l")),
+                       un("neg", cast("f32", load("ob", var("id"))))))]
+    negz = f_neg(0)
+    want = [f32_to_bf16(f_max(x, negz) if op == "max" else f_min(x, negz)) for x in fl]
+    c = case(name, description,
+             [buf("fl", 0, "read", "f32"), buf("oi", 1, "write", "i32", 1),
+              buf("ob", 2, "write", "bool32", 8), buf("oh", 3, "write", "bf16", 8)],
+             body, wg=(8, 1, 1), grid=[1, 1, 1],
+             inputs={"fl": ["0x%08x" % x for x in fl]},
+             expect={"oi": [0], "ob": [False] * 8, "oh": ["0x%04x" % w for w in want]})
+    c["subgroup_size"] = 8
+    ctx.W.add("f32/%s.json" % name, c)
+
+
+def gen_fuzz_gpu(ctx):
+    _b2f_neg_zero(ctx, "cuda_b2f_neg_zero_max", "max", [0] * 7 + [0x80000000],
+                  "max(x, neg(cast f32(bool))) with x = -0 and the bool false is "
+                  "max(-0, -0) = -0 at index 7. On the H200 NVVM folded neg(b ? 1.0 : 0.0) "
+                  "into a select of -1.0 and -0.0 and ptxas rewrote it as I2F(SEL(-1, 0)), "
+                  "giving +0 on every path (vyre fuzz seed 552432874, shrunk); plugin-cuda "
+                  "generator 30 negates with vnegz")
+    _b2f_neg_zero(ctx, "cuda_b2f_neg_zero_min", "min", [0] * 7 + [0x80000000],
+                  "min(x, neg(cast f32(bool))) with x = +0 and the bool false is "
+                  "min(+0, -0) = -0 at indexes 0..6; the H200 gave +0 there before plugin-cuda "
+                  "generator 30, through the same ptxas rewrite as cuda_b2f_neg_zero_max")
+    # Outer loop across 2^31 (9 trips) around an inner loop of 16: o8 gets the
+    # low byte of the last variable, 0x80000000. The if's condition is false
+    # (fma of zeros is 0, not infinite), so its stores never run.
+    zero = lit_f(0)
+    cond = un("is_inf", fma(zero, fma(zero, load("fl", bin_("rem", lit_u(0), lit_u(0))), zero),
+                            zero))
+    inner = [store("o8", lit_u(0), var("v3")),
+             if_(cond, [store("oh", add(lit_u(0), lit_u(0)), load("wf", lit_u(0))),
+                        store("of", lit_u(0), zero),
+                        store("o8", lit_u(0), lit_u(0)),
+                        let("v5", lit_b(False))])]
+    body = [for_("v3", lit_u(0x7FFFFFF8), lit_u(0x80000001), [for_("v4", lit_u(0), lit_u(16), inner)])]
+    ctx.W.add("control/loop_sign_boundary.json",
+              case("loop_sign_boundary",
+                   "a for loop whose variable crosses 2^31 (0x7FFFFFF8 .. 0x80000001, 9 trips) "
+                   "around an inner loop of 16; the u8 store of the last variable is 0x00. "
+                   "NVIDIA's Vulkan compiler (580.159.04, H200) dropped the last trip and stored "
+                   "0xFF until loops counted their trips from 0 (plugin-vulkan/README.md "
+                   "VK-LOOP-3; vyre fuzz seed 779581197, shrunk)",
+                   [buf("fl", 5, "read", "f32"), buf("of", 8, "write", "f32", 1),
+                    wbuf("wf", "f32", 128), buf("o8", 13, "write", "u8", 1),
+                    buf("oh", 16, "write", "bf16", 1)],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"fl": []},
+                   expect={"of": [0], "o8": [0x80000000 & 0xFF], "oh": ["0x0000"]}))
+    # A loop of no trips (start >= 0xFFFFFFF0 = end) whose start selects on
+    # wgid <= 0xFFFFFFFF / wgid, then sqrt of an empty buffer's element 0 (0).
+    wg0 = builtin("wgid", 0)
+    start = bin_("or", select(var("v4"), lid(0), lit_u(0)), lit_u(0xFFFFFFF0))
+    body = [let("v4", bin_("le", wg0, bin_("div", lit_u(0xFFFFFFFF), wg0))),
+            for_("v6", start, lit_u(0xFFFFFFF0), []),
+            store("oh", lit_u(0), un("sqrt", load("fl", lit_u(0))))]
+    ctx.W.add("control/loop_select_start_no_trips.json",
+              case("loop_select_start_no_trips",
+                   "a loop of no trips whose start is select(wgid <= 0xFFFFFFFF / wgid, lid, 0) | "
+                   "0xFFFFFFF0 and whose end is 0xFFFFFFF0, then sqrt of an empty buffer's "
+                   "element 0 stored as bf16. NVIDIA's Vulkan compiler (580.159.04, H200) failed "
+                   "vkCreateComputePipelines with VK_ERROR_UNKNOWN until loops counted their "
+                   "trips from 0 (plugin-vulkan/README.md VK-LOOP-3; vyre fuzz seed 759580512, "
+                   "shrunk)",
+                   [buf("fl", 6, "read", "f32"), buf("oh", 16, "write", "bf16", 1)],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"fl": []},
+                   expect={"oh": ["0x%04x" % f32_to_bf16(f_sqrt(0))]}))
