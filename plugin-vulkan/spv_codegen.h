@@ -100,7 +100,8 @@
 //     (VK-F32-11, seed 1302000972).
 // 34: every `for` counts its trips from 0 to a trip count computed before the
 //     loop (VK-LOOP-3, NVIDIA seed 779581197).
-#define VYRE_VK_GENERATOR_VERSION 34u
+// 35: cast f32 -> bool tests the exponent field (seed 704432106).
+#define VYRE_VK_GENERATOR_VERSION 35u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -12,7 +12,12 @@ values come from the reference in vyre_gen.py.
   control/loop_select_start_no_trips (Vulkan, seed 759580512): NVIDIA's Vulkan
   compiler (driver 580.159.04) dropped the last trip of a loop whose variable crossed
   2^31, and failed to compile a loop of no trips with a select in its start, until
-  loops counted their trips from 0 (plugin-vulkan/README.md VK-LOOP-3)."""
+  loops counted their trips from 0 (plugin-vulkan/README.md VK-LOOP-3).
+- f32/div_subnormal_cast_bool and _loaded (Vulkan, seed 704432106): 2^-126 / -2.25
+  is a subnormal, flushed to -0, so cast to bool it is false and the else branch's
+  atomic max stores 1. NVIDIA's Vulkan driver took the then branch with the native
+  division (with VYRE_VULKAN_F32=software it passed); plugin-vulkan generator 35
+  casts on the exponent field (not yet run on the H200 when written)."""
 
 from vyre_gen import *  # noqa: F401,F403
 
@@ -93,3 +98,28 @@ def gen_fuzz_gpu(ctx):
                    [buf("fl", 6, "read", "f32"), buf("oh", 16, "write", "bf16", 1)],
                    body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"fl": []},
                    expect={"oh": ["0x%04x" % f32_to_bf16(f_sqrt(0))]}))
+
+
+def gen_fuzz_gpu_div_bool(ctx):
+    for name, a, b, inputs in [
+            ("div_subnormal_cast_bool", lit_f(0x00800000), lit_f(0xC0100000), None),
+            ("div_subnormal_cast_bool_loaded", load("fa", lit_u(0)), load("fa", lit_u(1)),
+             ["0x00800000", "0xc0100000"])]:
+        q = f_div(0x00800000, 0xC0100000)
+        body = [if_(cast("bool", bin_("div", a, b)), [],
+                    [atomic("max", "rw", lit_u(0), lit_u(1))])]
+        bufs = [buf("rw", 8, "read_write", "u32")]
+        ins = {"rw": ["0x00000000"]}
+        if inputs:
+            bufs.append(buf("fa", 1, "read", "f32"))
+            ins["fa"] = inputs
+        ctx.W.add("f32/%s.json" % name,
+                  case(name,
+                       "cast bool of 2^-126 / -2.25, a subnormal quotient flushed to -0 "
+                       "(0x%08x), is false, so the else branch stores 1 (%s operands). "
+                       "NVIDIA's Vulkan driver (580.159.04, H200) took the then branch with "
+                       "its native division (vyre fuzz seed 704432106, shrunk); plugin-vulkan "
+                       "generator 35 casts on the exponent field" %
+                       (q, "loaded" if inputs else "literal"),
+                       bufs, body, wg=(1, 1, 1), grid=[1, 1, 1], inputs=ins,
+                       expect={"rw": [0 if f_to_bool(q) else 1]}))
