@@ -1172,8 +1172,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.const_node = vyre_spv_const_nodes(p); // NULL (out of memory): guard every op
   c.f32_guard = 7u;
   st = VYRE_STATUS_OUT_OF_MEMORY;
-  if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask && c.narrow_bits &&
-      c.wide16)
+  if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
+      c.narrow_bits && c.wide16)
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);

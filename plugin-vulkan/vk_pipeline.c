@@ -428,7 +428,7 @@ retry:
                             .math_soft64 = be->math_soft64,
                             .math_tables_private = be->math_tables_private,
                             .hide_loop_bounds = be->hide_loop_bounds,
-                           .loop_counted = be->loop_counted,
+                            .loop_counted = be->loop_counted,
                             .hide_select_operands = be->hide_select_operands,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,

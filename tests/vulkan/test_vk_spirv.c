@@ -44,8 +44,10 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // recheck (VYRE_SPV_F32_NATIVE_FMAZ; with 64, the recompute through 64-bit
   // floats, else the software helper); | 65536: non-literal loop bounds
   // hidden (opt.hide_loop_bounds, VK-LOOP-1); | 131072: the cr_math tables as
-  // Private arrays (opt.math_tables_private, VK-MATH-6; else Workgroup).
+  // Private arrays (opt.math_tables_private, VK-MATH-6; else Workgroup);
+  // | 262144: loops count their trips from 0 (opt.loop_counted, VK-LOOP-3).
   vyre_spv_options opt = {
+      .loop_counted = (int64 >> 18) & 1,
       .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
       .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
@@ -286,6 +288,9 @@ static void test_spirv_control_flow_atomics_and_traps_validate(void **state) {
   assert_int_equal(spirv_val(p, 0, "control flow"), 0);
   assert_int_equal(spirv_val(p, 2 | 4, "control flow, loop guard"), 0);
   assert_int_equal(spirv_val(p, 0 | 4, "control flow, loop guard"), 0);
+  assert_int_equal(spirv_val(p, 2 | 262144, "control flow, counted loops"), 0);
+  assert_int_equal(spirv_val(p, 2 | 4 | 262144, "control flow, counted loops, loop guard"), 0);
+  assert_int_equal(spirv_val(p, 0 | 4 | 65536 | 262144, "control flow, counted, hidden, guard"), 0);
   free(t);
 }
 
@@ -770,6 +775,43 @@ static void test_spirv_hidden_loop_bounds(void **state) {
   assert_int_equal(ors[1][1], ors[0][1]);     // literals stay visible
 }
 
+// VK-LOOP-3: with opt.loop_counted each loop computes its trip count (one
+// OpISub, to - from) before the loop and exits on a counter compared with it
+// (one OpULessThan more: from < to, then k < trips in place of var < to), and
+// declares one more Function variable (the counter); spirv-val clean, literal
+// bounds or not.
+static void test_spirv_counted_loops(void **state) {
+  (void)state;
+  for (int literal = 0; literal < 2; literal++) {
+    uint32_t subs[2], lts[2], vars[2];
+    for (int counted = 0; counted < 2; counted++) {
+      tb *t = calloc(1, sizeof(tb));
+      tb_init(t, 64, 1, 1);
+      uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+      uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+      uint32_t x;
+      uint32_t s0 = let(t, &x, gid(t, 0));
+      uint32_t i = tb_local(t, T_U, 0);
+      uint32_t body = store(t, O, var(t, x), var(t, i));
+      uint32_t to = literal ? lit(t, T_U, 0x80000001u) : load(t, A, var(t, x));
+      uint32_t f = for_(t, i, lit(t, T_U, 0x7FFFFFF8u), to, LIST(t, body));
+      const vyre_ir_program *p = tb_finish(t, LIST(t, s0, f));
+      vyre_spv_options opt = {.has_int64 = 1, .loop_counted = (uint32_t)counted};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      subs[counted] = count_ops(words, n, 130 /* OpISub */, -1);
+      lts[counted] = count_ops(words, n, 176 /* OpULessThan */, -1);
+      vars[counted] = count_ops(words, n, 59 /* OpVariable */, -1);
+      free(words);
+      assert_int_equal(spirv_val(p, 2 | (counted ? 262144 : 0), "counted loop"), 0);
+      free(t);
+    }
+    assert_int_equal(subs[1], subs[0] + 1);
+    assert_int_equal(lts[1], lts[0] + 1);
+    assert_int_equal(vars[1], vars[0] + 1);
+  }
+}
+
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
 // compiler, driver 580.159.04, got OpUMulExtended wrong: vyre fuzz seed
 // 852571295), OpUMulExtended without it; spirv-val clean both ways.
@@ -812,6 +854,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_pow_is_never_inlined),
       cmocka_unit_test(test_spirv_math_tables_in_workgroup_memory),
       cmocka_unit_test(test_spirv_hidden_loop_bounds),
+      cmocka_unit_test(test_spirv_counted_loops),
 #endif
       cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };
