@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Replays the fuzz findings a GPU driver still gets wrong (tests/fuzzgen/open)
+# and the programs that crash its compiler (tests/fuzzgen/crashes), each in
+# its own process (a crash costs only its own line) under each switch of
+# SWITCHES, and prints one line per case: NAME: default=ok|FAIL|rcN SWITCH=...
+# (rc 139: SIGSEGV, 124: the 60 s limit). For the GPU machine
+# (../shared/gpu/README.md), where a few seconds tell whether a driver or a
+# generator change fixed one.
+#   ci/gpu-findings.sh [BACKEND]      (default vulkan)
+# VYRE names the vyre tool (default: build-gpu/bin/vyre, else build/bin/vyre);
+# SWITCHES is a space-separated list of VAR=VALUE (default: a few
+# VYRE_VULKAN_* modes). Exit status: 0 when every case passes by default, 1
+# otherwise, 2 on usage errors.
+set -uo pipefail
+be=${1:-vulkan}
+here=$(cd "$(dirname "$0")/.." && pwd)
+vyre=${VYRE:-}
+if [ -z "$vyre" ]; then
+  for c in "$here/build-gpu/bin/vyre" "$here/build/bin/vyre"; do [ -x "$c" ] && vyre=$c && break; done
+fi
+if [ -z "$vyre" ] || [ ! -x "$vyre" ]; then
+  echo "ci/gpu-findings.sh: no vyre tool found. Fix: build first, or set VYRE=path/to/vyre." >&2
+  exit 2
+fi
+switches=${SWITCHES-VYRE_VULKAN_F32=software VYRE_VULKAN_FLOAT_CONTROLS=0 VYRE_VULKAN_HIDE_LOOP_BOUNDS=1 VYRE_VULKAN_LOOP_COUNTED=0}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0
+for f in "$here"/tests/fuzzgen/open/*.json "$here"/tests/fuzzgen/crashes/*.json; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .json)
+  mkdir -p "$tmp/$n" && cp "$f" "$tmp/$n/"
+  line="$n:"
+  for sw in default $switches; do
+    if [ "$sw" = default ]; then envs=(); else envs=("$sw"); fi
+    env "${envs[@]}" timeout 60 "$vyre" conform --backend "$be" --cases "$tmp/$n" \
+      --paths oneshot --no-runtime --quiet >"$tmp/$n.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then s=ok; elif [ $rc -eq 1 ]; then s=FAIL; else s="rc$rc"; fi
+    [ "$sw" = default ] && [ "$s" != ok ] && bad=1
+    line="$line ${sw#VYRE_VULKAN_}=$s"
+  done
+  echo "$line"
+done
+exit $bad
