@@ -67,6 +67,10 @@ static void vyre_fuzz_usage(FILE *f) {
              "                       SIGNAL', shrink the program in fresh processes while they\n"
              "                       die of the same signal (each killed at --timeout), write\n"
              "                       DIR/crash-<seed>.json, and go on from the next seed\n"
+             "  --emit               run nothing: write the case of each seed, as generated\n"
+             "                       for the backend and the reference (their features),\n"
+             "                       as DIR/seed-<seed>.json (--out; --count seeds from\n"
+             "                       --seed, default 1), to run or inspect elsewhere\n"
              "  --json               print a JSON summary instead of lines\n"
              "  --help               show this text\n\n"
              "exit codes: 0 no difference, 1 a difference (or, with --isolate, a crash or\n"
@@ -421,6 +425,45 @@ static void vyre_fuzz_run_case(void *user, const char *json, size_t len) {
   fz->run.dev = fz->run.ref = NULL;
 }
 
+// --emit: the case of each seed as DIR/seed-<seed>.json, with a description
+// naming the seed and the backends whose features shaped it. 0 when every
+// file was written.
+static int vyre_fuzz_emit(vyre_fuzz *fz, uint64_t seed0, uint32_t count) {
+  mkdir(fz->out_dir, 0777);
+  for (uint32_t i = 0; i < count; i++) {
+    const uint64_t seed = seed0 + i;
+    size_t len = 0;
+    char *text = vyre_fuzzgen_case(seed, &fz->gen, &len);
+    json_t *c = text ? json_loadb(text, len, 0, NULL) : NULL;
+    free(text);
+    char desc[300], path[1200];
+    snprintf(desc, sizeof desc,
+             "vyre fuzz seed %llu as generated for backend %s and reference %s (their IR "
+             "features), not run",
+             (unsigned long long)seed, vyre_device_backend_name(fz->run.dev),
+             vyre_device_backend_name(fz->run.ref));
+    snprintf(path, sizeof path, "%s/seed-%llu.json", fz->out_dir, (unsigned long long)seed);
+    char *out = NULL;
+    if (c && json_object_set_new(c, "description", json_string(desc)) == 0)
+      out = json_dumps(c, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(c);
+    if (!out) {
+      fprintf(stderr, "vyre fuzz: out of memory generating seed %llu. Fix: free memory.\n",
+              (unsigned long long)seed);
+      return VYRE_EXIT_FAIL;
+    }
+    int bad = vyre_fuzz_write(path, out);
+    free(out);
+    if (bad) {
+      fprintf(stderr, "vyre fuzz: cannot write %s: %s. Fix: give --out a folder you can write.\n",
+              path, strerror(errno));
+      return VYRE_EXIT_FAIL;
+    }
+    printf("%s\n", path);
+  }
+  return VYRE_EXIT_OK;
+}
+
 int vyre_cmd_fuzz(int argc, char **argv) {
   vyre_fuzz fz;
   memset(&fz, 0, sizeof fz);
@@ -428,7 +471,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   fz.out_dir = "vyre-fuzz";
   const char *seed_s = NULL, *count_s = NULL, *time_s = NULL, *paths_s = NULL, *known_s = NULL,
              *timeout_s = NULL, *shrink_s = NULL, *math_s = NULL;
-  uint32_t isolate = 0;
+  uint32_t isolate = 0, emit = 0;
   for (int i = 1; i < argc; i++) {
     int m;
     if (vyre_cli_flag(argv[i], "--help") || vyre_cli_flag(argv[i], "-h")) {
@@ -441,6 +484,8 @@ int vyre_cmd_fuzz(int argc, char **argv) {
       fz.reverse = 1;
     else if (vyre_cli_flag(argv[i], "--isolate"))
       isolate = 1;
+    else if (vyre_cli_flag(argv[i], "--emit"))
+      emit = 1;
     else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &fz.backend, "fuzz")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--device", &fz.device, "fuzz")) != 0 ||
              (m = vyre_cli_opt(argc, argv, &i, "--reference", &fz.reference, "fuzz")) != 0 ||
@@ -471,8 +516,10 @@ int vyre_cmd_fuzz(int argc, char **argv) {
       return VYRE_EXIT_USAGE;
     }
   }
-  uint32_t count = time_s ? UINT32_MAX : 1000, seconds = 0, timeout_ms = 10000, shrink_s_v = 60,
-           math_pct = 25;
+  uint32_t count = time_s ? UINT32_MAX
+                   : emit ? 1
+                          : 1000,
+           seconds = 0, timeout_ms = 10000, shrink_s_v = 60, math_pct = 25;
   struct {
     const char *text, *name;
     uint32_t *out;
@@ -497,6 +544,15 @@ int vyre_cmd_fuzz(int argc, char **argv) {
             "vyre fuzz: --math-share %u is outside 1..100 (percent of the seeds whose programs "
             "may use cr_math). Fix: write e.g. --math-share 25, or 100 for every seed.\n",
             math_pct);
+    return VYRE_EXIT_USAGE;
+  }
+  if (emit && (isolate || time_s || fz.reverse)) {
+    fprintf(stderr,
+            "vyre fuzz: --emit runs no program, so %s has nothing to do. Fix: drop "
+            "it, or drop --emit.\n",
+            isolate  ? "--isolate"
+            : time_s ? "--time"
+                     : "--reverse");
     return VYRE_EXIT_USAGE;
   }
   fz.math_percent = math_pct;
@@ -541,6 +597,10 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     seconds = worker.seconds;
   }
   if (vyre_fuzz_setup(&fz)) goto out;
+  if (emit) {
+    rc = vyre_fuzz_emit(&fz, seed0, count);
+    goto out;
+  }
   char dev_name[64];
   snprintf(dev_name, sizeof dev_name, "%s", vyre_device_backend_name(fz.run.dev));
   if (fz.json) fz.diffs = json_array();

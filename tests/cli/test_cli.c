@@ -247,6 +247,53 @@ static void test_cli_run_judges_expected_errors_and_traps(void **state) {
   free(r.out);
 }
 
+// `vyre fuzz --emit` (docs/cli.md): the cases of --count seeds from --seed,
+// written and not run; the same seed gives the same bytes; each file runs.
+static char *slurp_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = calloc(1, 1 << 20);
+  if (buf) fread(buf, 1, (1 << 20) - 1, f);
+  fclose(f);
+  return buf;
+}
+
+static void test_cli_fuzz_emit_writes_cases_that_run(void **state) {
+  (void)state;
+  char dir[] = "/tmp/vyre-cli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char cmd[2048], path[700], again[700];
+  snprintf(cmd, sizeof cmd, "fuzz --backend cpu --seed 7 --count 2 --emit --out %s/a", dir);
+  result r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  snprintf(path, sizeof path, "%s/a/seed-8.json", dir);
+  assert_contains(&r, path);
+  free(r.out);
+  snprintf(cmd, sizeof cmd, "fuzz --backend cpu --seed 8 --emit --out %s/b", dir);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  free(r.out);
+  snprintf(again, sizeof again, "%s/b/seed-8.json", dir);
+  char *x = slurp_file(path), *y = slurp_file(again);
+  assert_non_null(x);
+  assert_non_null(y);
+  assert_true(strstr(x, "vyre fuzz seed 8 as generated for backend cpu") != NULL);
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+  snprintf(cmd, sizeof cmd, "run %s --backend cpu", path);
+  r = vyre(cmd);
+  assert_int_equal(r.code, 0);
+  assert_contains(&r, "program 'fuzz' on cpu");
+  free(r.out);
+  r = vyre("fuzz --backend cpu --emit --time 5");
+  assert_int_equal(r.code, 2);
+  assert_contains(&r, "--emit runs no program, so --time has nothing to do");
+  free(r.out);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
   (void)state;
   char dir[] = "/tmp/vyre-cli-XXXXXX";
@@ -889,6 +936,7 @@ int main(void) {
       cmocka_unit_test(test_cli_conform_counts_and_refuses_missing_paths),
 #ifdef VYRE_CLI_NOSRC_PATH
       cmocka_unit_test(test_cli_conform_falls_back_to_the_installed_cases),
+      cmocka_unit_test(test_cli_fuzz_emit_writes_cases_that_run),
 #endif
   };
   return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
