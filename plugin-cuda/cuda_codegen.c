@@ -97,7 +97,7 @@ static const char kPreludeRest[] =
     // non-subnormal (LOWER-F32-1); their NaNs are canonicalized where observed.
     // neg flips the sign with vnegz too: NVVM folded neg(b ? 1.0 : 0.0) into
     // a select of -1.0 and -0.0 immediates, which ptxas rewrote as above
-    // (case f32/cuda_b2f_neg_zero, vyre fuzz seed 552432874 on the H200).
+    // (cases f32/cuda_b2f_neg_zero_max and _min, vyre fuzz seed 552432874).
     "VD float vfneg(float a) { return __uint_as_float(__float_as_uint(a) ^ vnegz); }\n"
     "VD float vfabs(float a) { return __uint_as_float(__float_as_uint(a) & 0x7fffffffu); }\n"
     "VD float vfloor(float a) { return floorf(a); }\n"

@@ -65,8 +65,9 @@
 //     operand's widening and the result's rounding, docs/math.md IR-MATH-12);
 //     those of at most VYRE_KIT_MATH_INLINE_MAX instructions (all but cos and
 //     pow) __forceinline__, the rest __noinline__.
-// 30: bool -> f32 and f32 selects of two literals through vselb, a selp.b32
-//     in inline PTX (README.md CUDA-F32-12; vyre fuzz seed 552432874).
+// 30: f32 neg XORs with vnegz (constant memory), not an immediate, so no
+//     compiler folds it into a select of -0.0 (README.md "Exactness"; vyre
+//     fuzz seed 552432874).
 #define VYRE_CUDA_GENERATOR_VERSION 30u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
