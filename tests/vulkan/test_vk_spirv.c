@@ -743,6 +743,21 @@ static void test_spirv_math_tables_in_workgroup_memory(void **state) {
     }
 }
 
+// The loop tests' program: o[gid.x] = i for i in from .. to, the end the
+// literal |to| or, when !literal, a[gid.x] (a bound no compiler can see).
+static const vyre_ir_program *loop_program(tb *t, uint32_t from, int literal, uint32_t to) {
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t i = tb_local(t, T_U, 0);
+  uint32_t body = store(t, O, var(t, x), var(t, i));
+  uint32_t end = literal ? lit(t, T_U, to) : load(t, A, var(t, x));
+  uint32_t f = for_(t, i, lit(t, T_U, from), end, LIST(t, body));
+  return tb_finish(t, LIST(t, s0, f));
+}
+
 // VK-LOOP-1: with opt.hide_loop_bounds (CPU devices) a non-literal bound
 // reaches the loop through vyre_spv_hide (an OpBitwiseOr with a select on the
 // workgroup count), a literal bound does not; spirv-val clean.
@@ -752,16 +767,7 @@ static void test_spirv_hidden_loop_bounds(void **state) {
   for (int hide = 0; hide < 2; hide++)
     for (int literal = 0; literal < 2; literal++) {
       tb *t = calloc(1, sizeof(tb));
-      tb_init(t, 64, 1, 1);
-      uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
-      uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
-      uint32_t x;
-      uint32_t s0 = let(t, &x, gid(t, 0));
-      uint32_t i = tb_local(t, T_U, 0);
-      uint32_t body = store(t, O, var(t, x), var(t, i));
-      uint32_t to = literal ? lit(t, T_U, 8) : load(t, A, var(t, x));
-      uint32_t f = for_(t, i, lit(t, T_U, 0), to, LIST(t, body));
-      const vyre_ir_program *p = tb_finish(t, LIST(t, s0, f));
+      const vyre_ir_program *p = loop_program(t, 0, literal, 8);
       vyre_spv_options opt = {.has_int64 = 1, .hide_loop_bounds = (uint32_t)hide};
       size_t n = 0;
       uint32_t *words = generate_ok(p, &opt, &n);
@@ -786,16 +792,7 @@ static void test_spirv_counted_loops(void **state) {
     uint32_t subs[2], lts[2], vars[2];
     for (int counted = 0; counted < 2; counted++) {
       tb *t = calloc(1, sizeof(tb));
-      tb_init(t, 64, 1, 1);
-      uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
-      uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
-      uint32_t x;
-      uint32_t s0 = let(t, &x, gid(t, 0));
-      uint32_t i = tb_local(t, T_U, 0);
-      uint32_t body = store(t, O, var(t, x), var(t, i));
-      uint32_t to = literal ? lit(t, T_U, 0x80000001u) : load(t, A, var(t, x));
-      uint32_t f = for_(t, i, lit(t, T_U, 0x7FFFFFF8u), to, LIST(t, body));
-      const vyre_ir_program *p = tb_finish(t, LIST(t, s0, f));
+      const vyre_ir_program *p = loop_program(t, 0x7FFFFFF8u, literal, 0x80000001u);
       vyre_spv_options opt = {.has_int64 = 1, .loop_counted = (uint32_t)counted};
       size_t n = 0;
       uint32_t *words = generate_ok(p, &opt, &n);
