@@ -290,6 +290,10 @@ static void test_cli_fuzz_emit_writes_cases_that_run(void **state) {
   assert_int_equal(r.code, 2);
   assert_contains(&r, "--emit runs no program, so --time has nothing to do");
   free(r.out);
+  r = vyre("fuzz --backend cpu --seed 3 --emit --out /proc/vyre-no-such-dir");
+  assert_int_equal(r.code, 1);
+  assert_contains(&r, "cannot write /proc/vyre-no-such-dir/seed-3.json");
+  free(r.out);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   assert_int_equal(system(cmd), 0);
 }
