@@ -24,7 +24,7 @@ if [ -z "$vyre" ] || [ ! -x "$vyre" ]; then
   echo "ci/gpu-findings.sh: no vyre tool found. Fix: build first, or set VYRE=path/to/vyre." >&2
   exit 2
 fi
-switches=${SWITCHES-VYRE_VULKAN_F32=software VYRE_VULKAN_FLOAT_CONTROLS=0 VYRE_VULKAN_HIDE_LOOP_BOUNDS=1 VYRE_VULKAN_LOOP_COUNTED=0}
+switches=${SWITCHES-VYRE_VULKAN_F32=software VYRE_VULKAN_FLOAT_CONTROLS=0 VYRE_VULKAN_HIDE_LOOP_BOUNDS=1 VYRE_VULKAN_LOOP_COUNTED=0 VYRE_VULKAN_STRUCTURED_EXIT=0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0

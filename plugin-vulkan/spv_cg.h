@@ -42,8 +42,15 @@ typedef struct vyre_spv_cg {
   // the whole grid (the launch's base workgroup and the whole grid are
   // push constants: info.grid_offset; docs/abi.md ABI-GRID-2).
   uint32_t v_hw_gid, v_hw_wgid, t_ptr_pv_v3;
-  uint32_t tmp_var;   // a scratch uint Function variable
-  int terminated;     // the current block already ended (return/trap)
+  uint32_t tmp_var; // a scratch uint Function variable
+  int terminated;   // the current block already ended (return/trap)
+  // opt.structured_exit (README.md VK-EXIT-1): the Function bool `exited`
+  // (0: the program has no return or trap, or the option is off); per node
+  // whether the statement may exit (0 not yet known, 1 no, 2 yes); set
+  // while the rest of the current statement list is unreachable.
+  uint32_t exit_var;
+  uint8_t *may_exit;
+  int skip_rest;
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;

@@ -98,6 +98,42 @@ static void if_end(vyre_spv_cg *c, cg_if f) {
   vyre_spv_label(c, f.merge);
 }
 
+// Ends the invocation at a `return` or `trap` (lane mode: the lane). With
+// opt.structured_exit (README.md VK-EXIT-1) it sets `exited` and the rest of
+// the statement list is not emitted (unreachable); the enclosing lists and
+// loops test the flag. Else an OpReturn, which ends the block.
+static void exit_invocation(vyre_spv_cg *c) {
+  if (c->exit_var) {
+    DO(SpvOpStore, c->exit_var, vyre_spv_bool(c, 1));
+    c->skip_rest = 1;
+    return;
+  }
+  vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
+  c->terminated = 1;
+}
+
+// Whether statement |idx| is, or holds, a `return` or `trap` (memoized in
+// c->may_exit; only with c->exit_var).
+static int stmt_may_exit(vyre_spv_cg *c, uint32_t idx) {
+  if (c->may_exit[idx]) return c->may_exit[idx] == 2;
+  const vyre_ir_node *n = &c->p->nodes[idx];
+  int r = n->kind == VYRE_IR_K_RETURN || n->kind == VYRE_IR_K_TRAP;
+  if (n->kind == VYRE_IR_K_IF || n->kind == VYRE_IR_K_FOR || n->kind == VYRE_IR_K_BLOCK) {
+    for (uint32_t i = 0; i < n->list_count && !r; i++)
+      r = stmt_may_exit(c, vyre_kit_plan_stmt(c->plan, n->list, i));
+    if (n->kind == VYRE_IR_K_IF)
+      for (uint32_t i = 0; i < n->alt_count && !r; i++)
+        r = stmt_may_exit(c, vyre_kit_plan_stmt(c->plan, n->alt, i));
+  }
+  c->may_exit[idx] = r ? 2 : 1;
+  return r;
+}
+
+// `!exited` (only with c->exit_var).
+static uint32_t not_exited(vyre_spv_cg *c) {
+  return OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->exit_var));
+}
+
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
   if (!vyre_spv_checked(c, n)) { // proven in range (docs/lowering.md LOWER-RANGE-*)
     DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
@@ -231,8 +267,7 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
     uint32_t pid = OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 2));
     if (!(c->plan->features & VYRE_IR_FEATURE_TRAP_VALUE)) {
       OP(SpvOpAtomicUMin, L, pid, dev, sem, id);
-      vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
-      c->terminated = 1;
+      exit_invocation(c);
       return;
     }
     // IR-TRAP-3, the value record (README.md "Trap record"): an invocation
@@ -257,8 +292,7 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
     OP(SpvOpAtomicUMax, L, OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 5)), dev, ar, key);
     if_end(c, g);
     if_end(c, f);
-    vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
-    c->terminated = 1;
+    exit_invocation(c);
     return;
   }
   // Lowest id: exact whenever the ids that trap share one high word (always
@@ -268,8 +302,7 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   cg_if f = if_begin(c, OP(SpvOpIEqual, B, cur, hi));
   OP(SpvOpAtomicUMin, U, w2, dev, sem, lo);
   if_end(c, f);
-  vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
-  c->terminated = 1;
+  exit_invocation(c);
 }
 
 // The record word that holds the loop-cut flag (VYRE_VK_LOOP_CUT_WORD).
@@ -290,8 +323,10 @@ static uint32_t loop_cut_word(vyre_spv_cg *c) {
 // the loop left through its header test (var < to is false), so a check
 // written as that same test could be folded away before the driver adds its
 // limiter; `var != to` does not follow from it.
-static void loop_cut_check(vyre_spv_cg *c, uint32_t var, uint32_t from, uint32_t to) {
+// A loop left through the exit flag (|exits|, README.md VK-EXIT-1) is not cut.
+static void loop_cut_check(vyre_spv_cg *c, uint32_t var, uint32_t from, uint32_t to, int exits) {
   uint32_t ran = OP(SpvOpULessThan, B, from, to);
+  if (exits) ran = OP(SpvOpLogicalAnd, B, ran, not_exited(c));
   uint32_t short_of = OP(SpvOpLogicalAnd, B, ran, OP(SpvOpINotEqual, B, OP(SpvOpLoad, U, var), to));
   cg_if f = if_begin(c, short_of);
   OP(SpvOpAtomicOr, U, loop_cut_word(c), vyre_spv_u(c, SCOPE_DEVICE), vyre_spv_u(c, 0),
@@ -322,8 +357,11 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   vyre_spv_label(c, head);
   uint32_t more = kv ? OP(SpvOpULessThan, B, OP(SpvOpLoad, U, kv), trips)
                      : OP(SpvOpULessThan, B, OP(SpvOpLoad, U, var), to);
-  // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   uint32_t node = (uint32_t)(n - c->p->nodes);
+  // README.md VK-EXIT-1: a body that may exit also leaves on the flag.
+  int exits = c->exit_var && stmt_may_exit(c, node);
+  if (exits) more = OP(SpvOpLogicalAnd, B, more, not_exited(c));
+  // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   int unroll = (c->plan->facts[node].flags & VYRE_KIT_FACT_UNROLL) != 0;
   DO(SpvOpLoopMerge, merge, cont, unroll ? SpvLoopControlUnrollMask : SpvLoopControlMaskNone);
   DO(SpvOpBranchConditional, more, body, merge);
@@ -342,7 +380,7 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   }
   DO(SpvOpBranch, head);
   vyre_spv_label(c, merge);
-  if (c->opt->loop_guard) loop_cut_check(c, var, from, to);
+  if (c->opt->loop_guard) loop_cut_check(c, var, from, to, exits);
 }
 
 // docs/ir.md IR-SUBGROUP-*, emulated through the Workgroup exchange array
@@ -466,8 +504,7 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     cg_stmts(c, n->list, n->list_count);
     break;
   case VYRE_IR_K_RETURN:
-    vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
-    c->terminated = 1;
+    exit_invocation(c);
     break;
   case VYRE_IR_K_ATOMIC:
     stmt_atomic(c, n);
@@ -540,16 +577,32 @@ static uint32_t cg_wide(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t
   return w;
 }
 
-static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count) {
-  // Statements after a return or trap in the same list are unreachable.
-  for (uint32_t i = 0; i < count && !c->terminated; i++) {
+// Statements i .. count - 1 of the list. Statements after a return or trap
+// in the same list are unreachable. With the exit flag (README.md
+// VK-EXIT-1), those after a statement that may exit run under
+// `if (!exited)`.
+static void cg_stmts_from(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
+  for (; i < count && !c->terminated && !c->skip_rest; i++) {
     uint32_t w = cg_wide(c, first, count, i);
     if (w) {
       i += w - 1u;
       continue;
     }
-    cg_stmt(c, vyre_kit_plan_stmt(c->plan, first, i));
+    uint32_t s = vyre_kit_plan_stmt(c->plan, first, i);
+    cg_stmt(c, s);
+    if (c->exit_var && !c->skip_rest && i + 1u < count && stmt_may_exit(c, s)) {
+      cg_if g = if_begin(c, not_exited(c));
+      cg_stmts_from(c, first, count, i + 1u);
+      c->skip_rest = 0;
+      if_end(c, g);
+      return;
+    }
   }
+}
+
+static void cg_stmts(vyre_spv_cg *c, uint32_t first, uint32_t count) {
+  cg_stmts_from(c, first, count, 0);
+  c->skip_rest = 0; // an exit ends the rest of its own list only
 }
 
 // Each invocation zeroes a strided share of every workgroup buffer, then all wait.
@@ -978,6 +1031,11 @@ static void declare_locals(vyre_spv_cg *c) {
         c->loop_k[n->ref] = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
     }
   c->tmp_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+  c->exit_var = 0;
+  if (c->may_exit) { // README.md VK-EXIT-1
+    c->exit_var = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
+    DO(SpvOpStore, c->exit_var, vyre_spv_bool(c, 0));
+  }
 }
 
 // Lane mode, main's body: base = gid.x of lane 0; fast = host flag && base
@@ -1169,11 +1227,14 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.lane_mask = calloc(nb, sizeof(uint32_t));
   c.narrow_bits = calloc(nb, 1);
   c.wide16 = calloc(nb, 1);
+  // README.md VK-EXIT-1: the exit flag, for programs that return or trap.
+  int exits = opt->structured_exit && (plan.uses & (VYRE_KIT_USES_RETURN | VYRE_KIT_USES_TRAP));
+  c.may_exit = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
   c.const_node = vyre_spv_const_nodes(p); // NULL (out of memory): guard every op
   c.f32_guard = 7u;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
-      c.narrow_bits && c.wide16)
+      c.narrow_bits && c.wide16 && (c.may_exit || !exits))
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
@@ -1187,6 +1248,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.lane_mask);
   free(c.narrow_bits);
   free(c.wide16);
+  free(c.may_exit);
   free(c.const_node);
   vyre_spv_module_free(&m);
   vyre_kit_plan_free(&plan);

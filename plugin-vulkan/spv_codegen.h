@@ -101,7 +101,9 @@
 // 34: every `for` counts its trips from 0 to a trip count computed before the
 //     loop (VK-LOOP-3, NVIDIA seed 779581197).
 // 35: cast f32 -> bool tests the exponent field (seed 704432106).
-#define VYRE_VK_GENERATOR_VERSION 35u
+// 36: return and trap set an exit flag instead of OpReturn; what follows an
+//     exit is guarded by it (VK-EXIT-1, NVIDIA seeds 799580439, 684430081).
+#define VYRE_VK_GENERATOR_VERSION 36u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -172,6 +174,13 @@ typedef struct vyre_spv_options {
   // from + k (README.md VK-LOOP-3): NVIDIA's compiler dropped the last trip
   // of a loop whose variable crossed 2^31.
   uint32_t loop_counted;
+  // `return` and `trap` end the invocation through a Function bool instead
+  // of OpReturn (README.md VK-EXIT-1): they set it, the statements after a
+  // statement that may exit run under `if (!exited)`, and a loop whose body
+  // may exit also leaves when it is set. Every `OpReturn` is then the last
+  // instruction of the function (except the indirect variant's exits at
+  // entry). NVIDIA's compiler miscompiled and crashed on early returns.
+  uint32_t structured_exit;
   // One operand of every select, min and max passes through vyre_spv_hide
   // (README.md VK-F32-11): CPU devices.
   uint32_t hide_select_operands;

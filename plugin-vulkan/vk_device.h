@@ -166,6 +166,7 @@ struct vyre_backend {
   // Loops count their trips from 0 (README.md VK-LOOP-3): every device,
   // VYRE_VULKAN_LOOP_COUNTED=0 turns it off.
   uint32_t loop_counted;
+  uint32_t structured_exit; // README.md VK-EXIT-1
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):
   // CPU devices, set at open.
   uint32_t hide_select_operands;

@@ -50,6 +50,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->math_tables_private);  // VK-MATH-6
   vyre_kit_key_add_u32(k, be->hide_loop_bounds);     // VK-LOOP-1
   vyre_kit_key_add_u32(k, be->loop_counted);         // VK-LOOP-3
+  vyre_kit_key_add_u32(k, be->structured_exit);      // VK-EXIT-1
   vyre_kit_key_add_u32(k, be->hide_select_operands); // VK-F32-11
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
@@ -429,6 +430,7 @@ retry:
                             .math_tables_private = be->math_tables_private,
                             .hide_loop_bounds = be->hide_loop_bounds,
                             .loop_counted = be->loop_counted,
+                            .structured_exit = be->structured_exit,
                             .hide_select_operands = be->hide_select_operands,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,

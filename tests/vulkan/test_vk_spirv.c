@@ -45,8 +45,10 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // floats, else the software helper); | 65536: non-literal loop bounds
   // hidden (opt.hide_loop_bounds, VK-LOOP-1); | 131072: the cr_math tables as
   // Private arrays (opt.math_tables_private, VK-MATH-6; else Workgroup);
-  // | 262144: loops count their trips from 0 (opt.loop_counted, VK-LOOP-3).
+  // | 262144: loops count their trips from 0 (opt.loop_counted, VK-LOOP-3);
+  // | 524288: return and trap set the exit flag (opt.structured_exit, VK-EXIT-1).
   vyre_spv_options opt = {
+      .structured_exit = (int64 >> 19) & 1,
       .loop_counted = (int64 >> 18) & 1,
       .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
@@ -809,6 +811,47 @@ static void test_spirv_counted_loops(void **state) {
   }
 }
 
+// VK-EXIT-1: with opt.structured_exit a program whose loop body may trap or
+// return, and whose loop is followed by a store, has one OpReturn (the end
+// of main) instead of three (the trap, the return, the end); spirv-val clean
+// with and without the loop-cut check, and without the option.
+static void test_spirv_structured_exit(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t returns[2];
+  for (int flag = 0; flag < 2; flag++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t i = tb_local(t, T_U, 0);
+    uint32_t t3 = trap(t, 3);
+    uint32_t r = stmt0(t, VYRE_IR_K_RETURN);
+    uint32_t if_trap =
+        if_(t, bin(t, VYRE_IR_BIN_EQ, load(t, A, var(t, i)), lit(t, T_U, 0)), LIST(t, t3), 0, 0);
+    uint32_t if_ret =
+        if_(t, bin(t, VYRE_IR_BIN_EQ, load(t, A, var(t, i)), lit(t, T_U, 1)), LIST(t, r), 0, 0);
+    uint32_t st = store(t, O, var(t, i), var(t, x));
+    uint32_t f = for_(t, i, lit(t, T_U, 0), load(t, A, var(t, x)), LIST(t, if_trap, if_ret, st));
+    uint32_t after = store(t, O, var(t, x), lit(t, T_U, 7));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, f, after));
+    vyre_spv_options opt = {.has_int64 = 1, .int64_atomics = 1, .structured_exit = (uint32_t)flag};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    returns[flag] = count_ops(words, n, 253 /* OpReturn */, -1);
+    free(words);
+    uint32_t bits = 2u | (flag ? 524288u : 0u);
+    assert_int_equal(spirv_val(p, bits, "structured exit"), 0);
+    assert_int_equal(spirv_val(p, bits | 4u, "structured exit, loop-cut check"), 0);
+    assert_int_equal(spirv_val(p, bits | 262144u, "structured exit, counted loop"), 0);
+    free(t);
+  }
+  assert_int_equal(returns[0], 3);
+  assert_int_equal(returns[1], 1);
+}
+
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
 // compiler, driver 580.159.04, got OpUMulExtended wrong: vyre fuzz seed
 // 852571295), OpUMulExtended without it; spirv-val clean both ways.
@@ -852,6 +895,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_math_tables_in_workgroup_memory),
       cmocka_unit_test(test_spirv_hidden_loop_bounds),
       cmocka_unit_test(test_spirv_counted_loops),
+      cmocka_unit_test(test_spirv_structured_exit),
 #endif
       cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };

@@ -17,7 +17,12 @@ values come from the reference in vyre_gen.py.
   is a subnormal, flushed to -0, so cast to bool it is false and the else branch's
   atomic max stores 1. NVIDIA's Vulkan driver took the then branch with the native
   division (with VYRE_VULKAN_F32=software it passed); plugin-vulkan generator 35
-  casts on the exponent field (not yet run on the H200 when written)."""
+  casts on the exponent field (not yet run on the H200 when written).
+- control/exit_trap_not_taken (Vulkan, seed 799580439) and
+  control/exit_return_before_workgroup_store (Vulkan, seed 684430081): NVIDIA's
+  Vulkan compiler reported a trap that did not run, and crashed, on programs whose
+  return or trap was an OpReturn nested in control flow; plugin-vulkan generator 36
+  ends the invocation through an exit flag (VK-EXIT-1)."""
 
 from vyre_gen import *  # noqa: F401,F403
 
@@ -123,3 +128,41 @@ def gen_fuzz_gpu_div_bool(ctx):
                        (q, "loaded" if inputs else "literal"),
                        bufs, body, wg=(1, 1, 1), grid=[1, 1, 1], inputs=ins,
                        expect={"rw": [0 if f_to_bool(q) else 1]}))
+
+
+def gen_fuzz_gpu_exit(ctx):
+    # Seed 799580439: a loop of no trips (0 .. wgid.x) storing to an empty rw,
+    # then if ib[0] { trap 5 } else { a loop 0 .. len(rw) of no trips }, with ib
+    # empty (an out-of-range load is false): no trap, status OK.
+    body = [for_("v2", lit_u(0), builtin("wgid", 0), [store("rw", lit_u(0), lit_u(0))]),
+            if_(load("ib", lit_u(0)), [trap(5)], [for_("v5", lit_u(0), len_("rw"), [])])]
+    ctx.W.add("control/exit_trap_not_taken.json",
+              case("exit_trap_not_taken",
+                   "a loop of no trips, then `if ib[0] { trap 5 } else { loop of no trips }` "
+                   "with ib empty (an out-of-range load is false), in a workgroup of 2: status "
+                   "OK. NVIDIA's Vulkan driver (580.159.04, H200) reported TRAPPED until "
+                   "return and trap set an exit flag instead of OpReturn (plugin-vulkan/"
+                   "README.md VK-EXIT-1; vyre fuzz seed 799580439, shrunk)",
+                   [buf("ib", 6, "read", "bool32"), buf("rw", 1, "read_write", "u32")],
+                   body, wg=(2, 1, 1), grid=[1, 1, 1], inputs={"ib": [], "rw": []},
+                   expect={"rw": []}))
+    # Seed 684430081: of[0] = 0.0; if false {} else { if 0.0 > 1.0 {} else
+    # { return } }, then a workgroup u8 store of select(false, rw[0], 0) after
+    # the return: of = [0].
+    zero = lit_f(0)
+    body = [store("of", lit_u(0), zero),
+            let("v2", zero),
+            if_(lit_b(False), [],
+                [if_(bin_("gt", var("v2"), lit_f(0x3F800000)), [], [ret()])]),
+            store("w8", lit_u(0), select(lit_b(False), load("rw", lit_u(0)), lit_u(0)))]
+    ctx.W.add("control/exit_return_before_workgroup_store.json",
+              case("exit_return_before_workgroup_store",
+                   "of[0] = 0.0, then a return nested in two else branches, then a store to a "
+                   "workgroup u8 array that the return skips: of = [0]. NVIDIA's Vulkan "
+                   "compiler (580.159.04, H200) crashed (SIGSEGV) creating the pipeline "
+                   "until return and trap set an exit flag instead of OpReturn "
+                   "(plugin-vulkan/README.md VK-EXIT-1; vyre fuzz seed 684430081, shrunk)",
+                   [buf("of", 0, "write", "f32", 1), buf("rw", 6, "read_write", "u32"),
+                    wbuf("w8", "u8", 4)],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"rw": []},
+                   expect={"of": ["0x00000000"], "rw": []}))
