@@ -8,13 +8,16 @@
 # (rc 139: SIGSEGV, 124: the 60 s limit). For the GPU machine
 # (../shared/gpu/README.md), where a few seconds tell whether a driver or a
 # generator change fixed one.
-#   ci/gpu-findings.sh [BACKEND]      (default vulkan)
+#   ci/gpu-findings.sh [BACKEND [CASE.json | DIR]...]      (default vulkan)
+# Case files or folders given after BACKEND are replayed instead of the two
+# folders (a folder: every .json in it).
 # VYRE names the vyre tool (default: build-gpu/bin/vyre, else build/bin/vyre);
 # SWITCHES is a space-separated list of VAR=VALUE (default: a few
 # VYRE_VULKAN_* modes). Exit status: 0 when every case passes by default, 1
 # otherwise, 2 on usage errors.
 set -uo pipefail
 be=${1:-vulkan}
+[ $# -gt 0 ] && shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 vyre=${VYRE:-}
 if [ -z "$vyre" ]; then
@@ -24,12 +27,23 @@ if [ -z "$vyre" ] || [ ! -x "$vyre" ]; then
   echo "ci/gpu-findings.sh: no vyre tool found. Fix: build first, or set VYRE=path/to/vyre." >&2
   exit 2
 fi
-switches=${SWITCHES-VYRE_VULKAN_F32=software VYRE_VULKAN_FLOAT_CONTROLS=0 VYRE_VULKAN_HIDE_LOOP_BOUNDS=1 VYRE_VULKAN_LOOP_COUNTED=0 VYRE_VULKAN_STRUCTURED_EXIT=0}
+switches=${SWITCHES-VYRE_VULKAN_F32=software VYRE_VULKAN_FLOAT_CONTROLS=0 VYRE_VULKAN_HIDE_LOOP_BOUNDS=1 VYRE_VULKAN_LOOP_COUNTED=0 VYRE_VULKAN_STRUCTURED_EXIT=0 VYRE_VULKAN_HIDE_F32_CONSTS=0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
-for f in "$here"/tests/fuzzgen/open/*.json "$here"/tests/fuzzgen/crashes/*.json; do
-  [ -f "$f" ] || continue
+files=()
+if [ $# -eq 0 ]; then set -- "$here/tests/fuzzgen/open" "$here/tests/fuzzgen/crashes"; fi
+for a in "$@"; do
+  if [ -d "$a" ]; then
+    for f in "$a"/*.json; do [ -f "$f" ] && files+=("$f"); done
+  elif [ -f "$a" ]; then
+    files+=("$a")
+  else
+    echo "ci/gpu-findings.sh: '$a' is neither a case file nor a folder. Fix: pass existing paths." >&2
+    exit 2
+  fi
+done
+for f in "${files[@]}"; do
   n=$(basename "$f" .json)
   mkdir -p "$tmp/$n" && cp "$f" "$tmp/$n/"
   line="$n:"

@@ -897,6 +897,19 @@ uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
   return OP(SpvOpBitwiseOr, U, v, zero);
 }
 
+// README.md VK-F32-13 (opt.hide_f32_consts): the f32 bits |v| of a value
+// that may be a compile-time constant (|maybe|) pass through vyre_spv_hide,
+// so no f32 instruction has a constant operand the driver could fold.
+static uint32_t hide_f32(vyre_spv_cg *c, uint32_t v, int maybe) {
+  return maybe && c->opt->hide_f32_consts ? vyre_spv_hide(c, v) : v;
+}
+
+// Whether expression |n| may be a constant to the driver (spv_float_const.c;
+// without the analysis, yes).
+static int may_be_const(const vyre_spv_cg *c, uint32_t n) {
+  return !c->const_node || n >= c->p->node_count || c->const_node[n];
+}
+
 static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   bin_in x;
   x.a = vyre_spv_expr(c, n->a);
@@ -956,7 +969,10 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (from == to) return x;
   if (from == VYRE_IR_TYPE_BOOL) {
     uint32_t one = to == VYRE_IR_TYPE_F32 ? 0x3F800000u : 1u;
-    return vyre_spv_sel(c, U, x, vyre_spv_u(c, one), vyre_spv_u(c, 0));
+    uint32_t r = vyre_spv_sel(c, U, x, vyre_spv_u(c, one), vyre_spv_u(c, 0));
+    // VK-F32-13: a select of two f32 constants, which a driver may fold
+    // through (op(select(c, a, b)) = select(c, op(a), op(b))).
+    return to == VYRE_IR_TYPE_F32 ? hide_f32(c, r, 1) : r;
   }
   if (to == VYRE_IR_TYPE_BOOL) {
     // A canonical f32 is zero exactly when its exponent field is: the test
@@ -969,7 +985,8 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   }
   if (to == VYRE_IR_TYPE_F32) {
     uint32_t f = OP(from == VYRE_IR_TYPE_I32 ? SpvOpConvertSToF : SpvOpConvertUToF, c->t_float, x);
-    return to_u(c, f); // integers convert to normal floats or zero
+    // Integers convert to normal floats or zero; VK-F32-13.
+    return hide_f32(c, to_u(c, f), may_be_const(c, n->a));
   }
   if (from == VYRE_IR_TYPE_F32) return f_to_int(c, x, to == VYRE_IR_TYPE_I32);
   return x; // u32 <-> i32: same bits
@@ -987,6 +1004,7 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
         v = 0x7FC00000u;
       else if ((v & 0x7F800000u) == 0)
         v &= 0x80000000u;
+      return hide_f32(c, vyre_spv_u(c, v), 1); // VK-F32-13
     }
     return vyre_spv_u(c, v);
   }
@@ -1015,7 +1033,8 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
     return cast_expr(c, n);
   case VYRE_IR_K_BITCAST: { // from f32: an observation point (LOWER-F32-2)
     uint32_t x = vyre_spv_observe(c, n->a, vyre_spv_expr(c, n->a));
-    return n->type == VYRE_IR_TYPE_F32 ? vyre_spv_canon(c, x) : x;
+    if (n->type != VYRE_IR_TYPE_F32) return x;
+    return hide_f32(c, vyre_spv_canon(c, x), may_be_const(c, n->a)); // VK-F32-13
   }
   case VYRE_IR_K_FMA: {
     uint32_t a = vyre_spv_expr(c, n->a), b = vyre_spv_expr(c, n->b), d = vyre_spv_expr(c, n->c);

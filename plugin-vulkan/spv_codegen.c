@@ -474,7 +474,7 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     // driver folds the local's first use as a constant (x + 0 -> x loses
     // -0) and its adds, subs, muls and fmas need no guard
     // (spv_float_const.c; README.md VK-F32-10).
-    if (vyre_spv_f32_lit(c->p, n->a)) v = vyre_spv_hide(c, v);
+    if (vyre_spv_f32_lit(c->p, n->a) && !c->opt->hide_f32_consts) v = vyre_spv_hide(c, v);
     DO(SpvOpStore, c->local_var[n->ref], v);
     break;
   }

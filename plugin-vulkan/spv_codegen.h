@@ -103,7 +103,9 @@
 // 35: cast f32 -> bool tests the exponent field (seed 704432106).
 // 36: return and trap set an exit flag instead of OpReturn; what follows an
 //     exit is guarded by it (VK-EXIT-1, NVIDIA seeds 799580439, 684430081).
-#define VYRE_VK_GENERATOR_VERSION 36u
+// 37: f32 constants hidden from the driver's folder (VK-F32-13, NVIDIA seeds
+//     813781873, 763782423, 763782244).
+#define VYRE_VK_GENERATOR_VERSION 37u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -181,6 +183,12 @@ typedef struct vyre_spv_options {
   // instruction of the function (except the indirect variant's exits at
   // entry). NVIDIA's compiler miscompiled and crashed on early returns.
   uint32_t structured_exit;
+  // No f32 constant reaches the driver (README.md VK-F32-13): every f32
+  // literal, and every cast or bitcast to f32 whose operand may be constant
+  // (or is a bool), passes through vyre_spv_hide. NVIDIA's compiler folded
+  // f32 arithmetic on constants with the wrong rounding (1 + -23449428 gave
+  // -23449426) and lost the sign of a rounded -0.
+  uint32_t hide_f32_consts;
   // One operand of every select, min and max passes through vyre_spv_hide
   // (README.md VK-F32-11): CPU devices.
   uint32_t hide_select_operands;

@@ -760,6 +760,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-EXIT-1: structured exits everywhere unless VYRE_VULKAN_STRUCTURED_EXIT=0.
   const char *se = vyre_kit_getenv("VYRE_VULKAN_STRUCTURED_EXIT");
   be->structured_exit = !(se && se[0] == '0' && !se[1]);
+  // README.md VK-F32-13: f32 constants hidden everywhere unless VYRE_VULKAN_HIDE_F32_CONSTS=0.
+  const char *hf = vyre_kit_getenv("VYRE_VULKAN_HIDE_F32_CONSTS");
+  be->hide_f32_consts = !(hf && hf[0] == '0' && !hf[1]);
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only

@@ -167,6 +167,7 @@ struct vyre_backend {
   // VYRE_VULKAN_LOOP_COUNTED=0 turns it off.
   uint32_t loop_counted;
   uint32_t structured_exit; // README.md VK-EXIT-1
+  uint32_t hide_f32_consts; // README.md VK-F32-13
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):
   // CPU devices, set at open.
   uint32_t hide_select_operands;
