@@ -49,6 +49,9 @@ typedef struct vyre_spv_cg {
   // whether the statement may exit (0 not yet known, 1 no, 2 yes); set
   // while the rest of the current statement list is unreachable.
   uint32_t exit_var;
+  // opt.trap_at_end (README.md VK-EXIT-2): the trapped site bit and value
+  // (Function uints), written to the record at the body's end; 0 when off.
+  uint32_t trap_site_var, trap_val_var;
   uint8_t *may_exit;
   int skip_rest;
   uint32_t cur_label; // label of the block being emitted (for OpPhi)

@@ -975,12 +975,12 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
     return to == VYRE_IR_TYPE_F32 ? hide_f32(c, r, 1) : r;
   }
   if (to == VYRE_IR_TYPE_BOOL) {
-    // A canonical f32 is zero exactly when its exponent field is: the test
-    // reads the exponent, so a subnormal that reached here unflushed still
-    // casts to false, as its flushed zero does (vyre fuzz seed 704432106 on
-    // NVIDIA's driver: a native div result near 2^-126 cast to true).
+    // README.md VK-F32-12: emitted as the IR's own x != 0.0 (NaN, or not
+    // equal to zero as a float). NVIDIA's driver branched on a native
+    // quotient's bit test as if it were nonzero where the stored bits and
+    // this comparison gave zero (vyre fuzz seed 704432106).
     if (from == VYRE_IR_TYPE_F32)
-      return OP(SpvOpINotEqual, B, band(c, x, 0x7F800000u), vyre_spv_u(c, 0));
+      return OP(SpvOpLogicalNot, B, fcmp(c, SpvOpFOrdEqual, x, vyre_spv_u(c, 0)));
     return OP(SpvOpINotEqual, B, x, vyre_spv_u(c, 0));
   }
   if (to == VYRE_IR_TYPE_F32) {

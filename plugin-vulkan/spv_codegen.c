@@ -220,8 +220,10 @@ static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
   if_end(c, f);
 }
 
-// Records the trap in the runtime-owned record, then ends the invocation.
-static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
+// Writes a trap into the runtime-owned record: |sites| the site bit (1 <<
+// site), |val| the trap value (with VYRE_IR_FEATURE_TRAP_VALUE). The caller
+// ends the invocation.
+static void record_trap(vyre_spv_cg *c, uint32_t sites, uint32_t val) {
   uint32_t dev = vyre_spv_u(c, SCOPE_DEVICE), sem = vyre_spv_u(c, 0);
   int t64 = c->info->trap64;
   uint32_t w0 =
@@ -233,7 +235,7 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t w2 =
       t64 ? 0
           : OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->trap_var, vyre_spv_u(c, 0), vyre_spv_u(c, 2));
-  OP(SpvOpAtomicOr, U, w0, dev, sem, vyre_spv_u(c, 1u << n->axis)); // axis <= 31: the plan
+  OP(SpvOpAtomicOr, U, w0, dev, sem, sites);
   // linear id = (gid.z * (nwg.y*wg.y) + gid.y) * (nwg.x*wg.x) + gid.x
   uint32_t gx = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 0),
            gy = vyre_spv_builtin(c, VYRE_IR_BUILTIN_GID, 1);
@@ -267,7 +269,6 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
     uint32_t pid = OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 2));
     if (!(c->plan->features & VYRE_IR_FEATURE_TRAP_VALUE)) {
       OP(SpvOpAtomicUMin, L, pid, dev, sem, id);
-      exit_invocation(c);
       return;
     }
     // IR-TRAP-3, the value record (README.md "Trap record"): an invocation
@@ -279,8 +280,6 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
         vyre_spv_u(c, SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsUniformMemoryMask);
     uint32_t acq =
         vyre_spv_u(c, SpvMemorySemanticsAcquireMask | SpvMemorySemanticsUniformMemoryMask);
-    uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_observe(c, n->a, vyre_spv_expr(c, n->a))
-                                        : vyre_spv_u(c, 0); // LOWER-F32-2
     uint32_t old = OP(SpvOpAtomicUMin, L, pid, dev, ar, id);
     cg_if f = if_begin(c, OP(SpvOpUGreaterThan, B, old, id));
     uint32_t t = OP(SpvOpAtomicIIncrement, U,
@@ -292,7 +291,6 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
     OP(SpvOpAtomicUMax, L, OP(SpvOpAccessChain, pl, c->trap_var, vyre_spv_u(c, 5)), dev, ar, key);
     if_end(c, g);
     if_end(c, f);
-    exit_invocation(c);
     return;
   }
   // Lowest id: exact whenever the ids that trap share one high word (always
@@ -302,7 +300,32 @@ static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
   cg_if f = if_begin(c, OP(SpvOpIEqual, B, cur, hi));
   OP(SpvOpAtomicUMin, U, w2, dev, sem, lo);
   if_end(c, f);
+}
+
+// trap(site[, value]) (README.md "Trap record"). With opt.trap_at_end
+// (VK-EXIT-2, needs the exit flag) it stores the site bit and the value in
+// Function variables and exits; the body's end writes the record once
+// (trap_epilogue). Else it writes the record where it stands.
+static void stmt_trap(vyre_spv_cg *c, const vyre_ir_node *n) {
+  uint32_t sites = vyre_spv_u(c, 1u << n->axis); // axis <= 31: the plan
+  uint32_t val = n->a != VYRE_IR_NONE ? vyre_spv_observe(c, n->a, vyre_spv_expr(c, n->a))
+                                      : vyre_spv_u(c, 0); // LOWER-F32-2
+  if (c->trap_site_var) {
+    DO(SpvOpStore, c->trap_site_var, sites);
+    DO(SpvOpStore, c->trap_val_var, val);
+  } else {
+    record_trap(c, sites, val);
+  }
   exit_invocation(c);
+}
+
+// VK-EXIT-2: at the end of the body, an invocation that trapped writes the record.
+static void trap_epilogue(vyre_spv_cg *c) {
+  if (!c->trap_site_var) return;
+  uint32_t sites = OP(SpvOpLoad, U, c->trap_site_var);
+  cg_if f = if_begin(c, OP(SpvOpINotEqual, B, sites, vyre_spv_u(c, 0)));
+  record_trap(c, sites, OP(SpvOpLoad, U, c->trap_val_var));
+  if_end(c, f);
 }
 
 // The record word that holds the loop-cut flag (VYRE_VK_LOOP_CUT_WORD).
@@ -1034,6 +1057,13 @@ static void declare_locals(vyre_spv_cg *c) {
   c->exit_var = 0;
   if (c->may_exit) { // README.md VK-EXIT-1
     c->exit_var = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
+    c->trap_site_var = c->trap_val_var = 0;
+    if (c->opt->trap_at_end && (c->plan->uses & VYRE_KIT_USES_TRAP)) { // VK-EXIT-2
+      c->trap_site_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+      c->trap_val_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+      DO(SpvOpStore, c->trap_site_var, vyre_spv_u(c, 0));
+      DO(SpvOpStore, c->trap_val_var, vyre_spv_u(c, 0));
+    }
     DO(SpvOpStore, c->exit_var, vyre_spv_bool(c, 0));
   }
 }
@@ -1180,6 +1210,7 @@ static uint32_t generate(vyre_spv_cg *c) {
   if (!c->lanes) math_tables_to_workgroup(c);
   if (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) zero_workgroup_memory(c);
   cg_stmts(c, p->body, p->body_count);
+  if (!c->terminated) trap_epilogue(c);
   if (!c->terminated) vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpReturn, NULL, 0);
   vyre_spv_emit(m, VYRE_SPV_SEC_FUNCS, SpvOpFunctionEnd, NULL, 0);
   return VYRE_STATUS_OK;

@@ -105,7 +105,10 @@
 //     exit is guarded by it (VK-EXIT-1, NVIDIA seeds 799580439, 684430081).
 // 37: f32 constants hidden from the driver's folder (VK-F32-13, NVIDIA seeds
 //     813781873, 763782423, 763782244).
-#define VYRE_VK_GENERATOR_VERSION 37u
+// 38: with the exit flag a trap writes its record at the end of the body
+//     (VK-EXIT-2, NVIDIA seed 799580439); cast f32 -> bool is the IR's
+//     x != 0.0 comparison (VK-F32-12, seed 704432106).
+#define VYRE_VK_GENERATOR_VERSION 38u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -189,6 +192,11 @@ typedef struct vyre_spv_options {
   // f32 arithmetic on constants with the wrong rounding (1 + -23449428 gave
   // -23449426) and lost the sign of a rounded -0.
   uint32_t hide_f32_consts;
+  // With structured_exit: a trap stores its site and value in Function
+  // variables and exits; the record is written once, at the end of the body
+  // (README.md VK-EXIT-2). NVIDIA's compiler reported a trap under a false
+  // `if` (seed 799580439) with the record written where the trap stands.
+  uint32_t trap_at_end;
   // One operand of every select, min and max passes through vyre_spv_hide
   // (README.md VK-F32-11): CPU devices.
   uint32_t hide_select_operands;

@@ -763,6 +763,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-F32-13: f32 constants hidden everywhere unless VYRE_VULKAN_HIDE_F32_CONSTS=0.
   const char *hf = vyre_kit_getenv("VYRE_VULKAN_HIDE_F32_CONSTS");
   be->hide_f32_consts = !(hf && hf[0] == '0' && !hf[1]);
+  // README.md VK-EXIT-2: trap records at the body's end unless VYRE_VULKAN_TRAP_AT_END=0.
+  const char *te = vyre_kit_getenv("VYRE_VULKAN_TRAP_AT_END");
+  be->trap_at_end = !(te && te[0] == '0' && !te[1]);
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only

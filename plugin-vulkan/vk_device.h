@@ -168,6 +168,7 @@ struct vyre_backend {
   uint32_t loop_counted;
   uint32_t structured_exit; // README.md VK-EXIT-1
   uint32_t hide_f32_consts; // README.md VK-F32-13
+  uint32_t trap_at_end;     // README.md VK-EXIT-2
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):
   // CPU devices, set at open.
   uint32_t hide_select_operands;

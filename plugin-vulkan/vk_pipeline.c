@@ -52,6 +52,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_counted);         // VK-LOOP-3
   vyre_kit_key_add_u32(k, be->structured_exit);      // VK-EXIT-1
   vyre_kit_key_add_u32(k, be->hide_f32_consts);      // VK-F32-13
+  vyre_kit_key_add_u32(k, be->trap_at_end);          // VK-EXIT-2
   vyre_kit_key_add_u32(k, be->hide_select_operands); // VK-F32-11
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
@@ -433,6 +434,7 @@ retry:
                             .loop_counted = be->loop_counted,
                             .structured_exit = be->structured_exit,
                             .hide_f32_consts = be->hide_f32_consts,
+                            .trap_at_end = be->trap_at_end,
                             .hide_select_operands = be->hide_select_operands,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,

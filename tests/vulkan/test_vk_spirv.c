@@ -46,9 +46,13 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // hidden (opt.hide_loop_bounds, VK-LOOP-1); | 131072: the cr_math tables as
   // Private arrays (opt.math_tables_private, VK-MATH-6; else Workgroup);
   // | 262144: loops count their trips from 0 (opt.loop_counted, VK-LOOP-3);
-  // | 524288: return and trap set the exit flag (opt.structured_exit, VK-EXIT-1).
+  // | 524288: return and trap set the exit flag (opt.structured_exit, VK-EXIT-1);
+  // | 1048576: f32 constants hidden (opt.hide_f32_consts, VK-F32-13); | 2097152:
+  // trap records at the body's end (opt.trap_at_end, VK-EXIT-2).
   vyre_spv_options opt = {
       .structured_exit = (int64 >> 19) & 1,
+      .hide_f32_consts = (int64 >> 20) & 1,
+      .trap_at_end = (int64 >> 21) & 1,
       .loop_counted = (int64 >> 18) & 1,
       .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
@@ -846,10 +850,39 @@ static void test_spirv_structured_exit(void **state) {
     assert_int_equal(spirv_val(p, bits, "structured exit"), 0);
     assert_int_equal(spirv_val(p, bits | 4u, "structured exit, loop-cut check"), 0);
     assert_int_equal(spirv_val(p, bits | 262144u, "structured exit, counted loop"), 0);
+    assert_int_equal(spirv_val(p, bits | 2097152u, "structured exit, trap at end"), 0);
     free(t);
   }
   assert_int_equal(returns[0], 3);
   assert_int_equal(returns[1], 1);
+}
+
+// VK-F32-13: with opt.hide_f32_consts each f32 literal operand of an add,
+// and a cast to f32 of a literal, pass through vyre_spv_hide (one
+// OpBitwiseOr each: three more); spirv-val clean both ways.
+static void test_spirv_hidden_f32_constants(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t ors[2];
+  for (int hide = 0; hide < 2; hide++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t sum = bin(t, VYRE_IR_BIN_ADD, lit(t, T_F, 0x3F800000u), lit(t, T_F, 0xCBB2E7AAu));
+    uint32_t s1 =
+        store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, sum, cast(t, T_F, lit(t, T_U, 3))));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = (uint32_t)hide};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    ors[hide] = count_ops(words, n, 197 /* OpBitwiseOr */, -1);
+    free(words);
+    assert_int_equal(spirv_val(p, 2u | (hide ? 1048576u : 0u), "hidden f32 constants"), 0);
+    free(t);
+  }
+  assert_int_equal(ors[1], ors[0] + 3);
 }
 
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
@@ -896,6 +929,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_loop_bounds),
       cmocka_unit_test(test_spirv_counted_loops),
       cmocka_unit_test(test_spirv_structured_exit),
+      cmocka_unit_test(test_spirv_hidden_f32_constants),
 #endif
       cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };
