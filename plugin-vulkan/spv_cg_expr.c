@@ -149,6 +149,8 @@ int vyre_spv_checked(const vyre_spv_cg *c, const vyre_ir_node *n) {
   return vyre_kit_plan_checked(c->plan, (uint32_t)(n - c->p->nodes));
 }
 
+static uint32_t hide_f32(vyre_spv_cg *c, uint32_t v, int maybe); // VK-F32-13, below
+
 static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t idx = vyre_spv_expr(c, n->a);
   // A proven index loads directly (docs/lowering.md LOWER-RANGE-*).
@@ -157,7 +159,13 @@ static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   // Index 0 always exists in the bound memory (buffers are at least 4 bytes).
   uint32_t safe = vyre_spv_sel(c, U, in, idx, vyre_spv_u(c, 0));
   uint32_t w = OP(SpvOpLoad, U, vyre_spv_elem_ptr(c, n->ref, safe));
-  return vyre_spv_sel(c, U, in, w, vyre_spv_u(c, 0));
+  // README.md VK-F32-13: an f32 workgroup load's zero is hidden, so a load
+  // at a constant index out of range is no constant (spv_float_const.c).
+  const vyre_ir_buffer *b = &c->p->buffers[n->ref];
+  uint32_t zero = vyre_spv_u(c, 0);
+  if (b->type == VYRE_IR_TYPE_F32 && b->access == VYRE_IR_ACCESS_WORKGROUP)
+    zero = hide_f32(c, zero, 1);
+  return vyre_spv_sel(c, U, in, w, zero);
 }
 
 // Lane mode, a vload buffer (its index is gid.x): on the 128-bit path the

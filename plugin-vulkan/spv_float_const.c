@@ -23,8 +23,8 @@
 
 #include "spv_cg.h"
 
-static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_t *memo,
-                          uint32_t n) {
+static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_t *memo, uint32_t n,
+                          int hidden_wg_f32) {
   if (n == VYRE_IR_NONE || n >= p->node_count) return 0;
   if (memo[n]) return memo[n] - 1;
   const vyre_ir_node *x = &p->nodes[n];
@@ -46,14 +46,20 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
     // (the bounds test folds), which a driver then folds into the f32 op
     // (lavapipe: 0 / x = 0 for x = 0; vyre fuzz seed 1203001270). A host
     // buffer's length is a push constant.
+    // With opt.hide_f32_consts (README.md VK-F32-13) an f32 load's zero is
+    // hidden, so the load is never a constant, as before generator 27.
     const int wg =
         x->ref < p->buffer_count && p->buffers[x->ref].access == VYRE_IR_ACCESS_WORKGROUP;
-    r = wg && (x->kind == VYRE_IR_K_LEN || node_const(p, local, memo, x->a));
+    const int hidden =
+        hidden_wg_f32 && x->kind == VYRE_IR_K_LOAD && p->buffers[x->ref].type == VYRE_IR_TYPE_F32;
+    r = wg && !hidden &&
+        (x->kind == VYRE_IR_K_LEN || node_const(p, local, memo, x->a, hidden_wg_f32));
     break;
   }
   default:
-    r = node_const(p, local, memo, x->a) | node_const(p, local, memo, x->b) |
-        node_const(p, local, memo, x->c);
+    r = node_const(p, local, memo, x->a, hidden_wg_f32) |
+        node_const(p, local, memo, x->b, hidden_wg_f32) |
+        node_const(p, local, memo, x->c, hidden_wg_f32);
     break;
   }
   memo[n] = (uint8_t)(r + 1);
@@ -65,7 +71,7 @@ int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n) {
          p->nodes[n].type == VYRE_IR_TYPE_F32;
 }
 
-uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
+uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32) {
   uint32_t nn = p->node_count ? p->node_count : 1, nl = p->local_count ? p->local_count : 1;
   uint8_t *memo = calloc(nn, 1), *local = calloc(nl, 1);
   if (!memo || !local) {
@@ -81,7 +87,8 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
     for (uint32_t i = 0; i < p->node_count; i++) {
       const vyre_ir_node *x = &p->nodes[i];
       if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
-          !local[x->ref] && !vyre_spv_f32_lit(p, x->a) && node_const(p, local, memo, x->a)) {
+          !local[x->ref] && !vyre_spv_f32_lit(p, x->a) &&
+          node_const(p, local, memo, x->a, hidden_wg_f32)) {
         local[x->ref] = 1;
         changed = 1;
       }
@@ -89,7 +96,7 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p) {
   }
   uint8_t *out = calloc(nn, 1);
   for (uint32_t i = 0; out && i < p->node_count; i++)
-    out[i] = node_const(p, local, memo, i);
+    out[i] = node_const(p, local, memo, i, hidden_wg_f32);
   free(local);
   free(memo);
   return out;
