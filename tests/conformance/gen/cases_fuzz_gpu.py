@@ -16,13 +16,18 @@ values come from the reference in vyre_gen.py.
 - f32/div_subnormal_cast_bool and _loaded (Vulkan, seed 704432106): 2^-126 / -2.25
   is a subnormal, flushed to -0, so cast to bool it is false and the else branch's
   atomic max stores 1. NVIDIA's Vulkan driver took the then branch with the native
-  division (with VYRE_VULKAN_F32=software it passed); plugin-vulkan generator 35
-  casts on the exponent field (not yet run on the H200 when written).
+  division (with VYRE_VULKAN_F32=software it passed). Generator 35's exponent-field
+  test did not help on the H200; generator 38 emits the cast as the IR's x != 0.0,
+  which passes there (at e0d7a4b).
 - control/exit_trap_not_taken (Vulkan, seed 799580439) and
   control/exit_return_before_workgroup_store (Vulkan, seed 684430081): NVIDIA's
-  Vulkan compiler reported a trap that did not run, and crashed, on programs whose
-  return or trap was an OpReturn nested in control flow; plugin-vulkan generator 36
-  ends the invocation through an exit flag (VK-EXIT-1)."""
+  Vulkan compiler crashed on a nested OpReturn (fixed by the exit flag of generator
+  36, VK-EXIT-1) and reported a trap under a false if (fixed by writing the trap
+  record at the body's end, generator 38, VK-EXIT-2).
+- f32/fold_* (Vulkan, seeds 813781873, 763782423, 763782244, 690020097): NVIDIA's
+  Vulkan compiler folded f32 arithmetic on constants with the wrong rounding or
+  sign, and failed one pipeline; generator 37 hides every f32 constant
+  (VK-F32-13). The four programs passed on the H200 at e0d7a4b as fuzz findings."""
 
 from vyre_gen import *  # noqa: F401,F403
 
@@ -123,8 +128,8 @@ def gen_fuzz_gpu_div_bool(ctx):
                        "cast bool of 2^-126 / -2.25, a subnormal quotient flushed to -0 "
                        "(0x%08x), is false, so the else branch stores 1 (%s operands). "
                        "NVIDIA's Vulkan driver (580.159.04, H200) took the then branch with "
-                       "its native division (vyre fuzz seed 704432106, shrunk); plugin-vulkan "
-                       "generator 35 casts on the exponent field" %
+                       "its native division (vyre fuzz seed 704432106, shrunk) until plugin-vulkan "
+                       "generator 38 emitted the cast as the IR's x != 0.0" %
                        (q, "loaded" if inputs else "literal"),
                        bufs, body, wg=(1, 1, 1), grid=[1, 1, 1], inputs=ins,
                        expect={"rw": [0 if f_to_bool(q) else 1]}))
@@ -141,8 +146,8 @@ def gen_fuzz_gpu_exit(ctx):
                    "a loop of no trips, then `if ib[0] { trap 5 } else { loop of no trips }` "
                    "with ib empty (an out-of-range load is false), in a workgroup of 2: status "
                    "OK. NVIDIA's Vulkan driver (580.159.04, H200) reported TRAPPED until "
-                   "return and trap set an exit flag instead of OpReturn (plugin-vulkan/"
-                   "README.md VK-EXIT-1; vyre fuzz seed 799580439, shrunk)",
+                   "the trap record was written at the body's end (plugin-vulkan/README.md "
+                   "VK-EXIT-2; vyre fuzz seed 799580439, shrunk)",
                    [buf("ib", 6, "read", "bool32"), buf("rw", 1, "read_write", "u32")],
                    body, wg=(2, 1, 1), grid=[1, 1, 1], inputs={"ib": [], "rw": []},
                    expect={"rw": []}))
@@ -166,3 +171,61 @@ def gen_fuzz_gpu_exit(ctx):
                     wbuf("w8", "u8", 4)],
                    body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"rw": []},
                    expect={"of": ["0x00000000"], "rw": []}))
+
+
+def gen_fuzz_gpu_folds(ctx):
+    # NVIDIA's Vulkan compiler (580.159.04, H200) folded f32 arithmetic on
+    # constant operands with the wrong rounding, lost the sign of a rounded -0,
+    # and failed to compile a constant sqrt compare; plugin-vulkan generator 37
+    # hides every f32 constant (VK-F32-13).
+    one, big = 0x3F800000, 0xCBB2E7AA
+    ctx.W.add("f32/fold_add_tie.json",
+              case("fold_add_tie",
+                   "1.0 + -23449428.0 of two literals is a tie between -23449428 and -23449426 and "
+                   "rounds to even, 0x%08x. NVIDIA's Vulkan compiler folded it to 0xcbb2e7a9 until "
+                   "f32 constants were hidden (plugin-vulkan/README.md VK-F32-13; vyre fuzz seed "
+                   "813781873, shrunk)" % f_add(one, big),
+                   [buf("of", 5, "write", "f32", 1)],
+                   [store("of", lit_u(0), add(lit_f(one), lit_f(big)))],
+                   wg=(1, 1, 1), grid=[1, 1, 1],
+                   expect={"of": ["0x%08x" % f_add(one, big)]}))
+    a, b, m, s = 0xC29A0000, 0xCEFFFFFF, 0x41B80000, 0xDB57C61D
+    want = f_sub(s, f_mul(f_add(a, b), m))
+    ctx.W.add("f32/fold_sub_mul_add.json",
+              case("fold_sub_mul_add",
+                   "x - (a + b) * m of four literals, through a let: 0x%08x. NVIDIA's Vulkan "
+                   "compiler folded it one ulp toward zero until f32 constants were hidden "
+                   "(VK-F32-13; vyre fuzz seed 763782423, shrunk)" % want,
+                   [buf("of", 5, "write", "f32", 1)],
+                   [let("v", sub(lit_f(s), mul(add(lit_f(a), lit_f(b)), lit_f(m)))),
+                    store("of", lit_u(0), var("v"))],
+                   wg=(1, 1, 1), grid=[1, 1, 1], expect={"of": ["0x%08x" % want]}))
+    neg_sub = bitcast("f32", {"k": "lit", "t": "i32", "v": -2147483647})
+    sel = select(lt(lit_u(0), lid(0)), cast("f32", {"k": "lit", "t": "i32", "v": -1}), neg_sub)
+    want = f_un("round", f_canon(0x80000001))
+    ctx.W.add("f32/fold_round_select_neg_zero.json",
+              case("fold_round_select_neg_zero",
+                   "round(select(0 < lid, -1.0, bitcast f32(0x80000001))) in invocation 0: the "
+                   "subnormal flushes to -0 and rounds to -0 (0x%08x). NVIDIA's Vulkan compiler "
+                   "gave +0 until f32 constants were hidden (VK-F32-13; vyre fuzz seed 763782244, "
+                   "shrunk)" % want,
+                   [buf("of", 4, "write", "f32", 1)],
+                   [let("id", gid(0)), store("of", var("id"), un("round", sel))],
+                   wg=(2, 1, 1), grid=[1, 1, 1], expect={"of": ["0x%08x" % want]}))
+    # Seed 690020097: VK_ERROR_UNKNOWN at pipeline creation. rw is empty, so
+    # neither store lands; what is checked is that the program compiles and runs.
+    l0 = lid(0)
+    cond = lt(bin_("div", un("neg", cast("u32", lit_f(one))), l0), var("l"))
+    body = [let("l", l0),
+            store("rw", lit_u(0), select(eq(un("sqrt", lit_f(one)), lit_f(0)), lit_u(1), lit_u(0))),
+            if_(cond, [store("wu", lit_u(0), lit_u(0))])]
+    c = case("fold_sqrt_compare_compiles",
+             "sqrt(1.0) == 0 selecting a store, and (-u32(1.0)) / lid < lid guarding a store to "
+             "workgroup memory, with subgroup_size 8: the program compiles and runs (rw is empty, "
+             "so nothing lands). NVIDIA's Vulkan driver failed vkCreateComputePipelines with "
+             "VK_ERROR_UNKNOWN until f32 constants were hidden (VK-F32-13; vyre fuzz seed "
+             "690020097, shrunk)",
+             [buf("rw", 2, "read_write", "u32"), wbuf("wu", "u32", 64)],
+             body, wg=(8, 1, 1), grid=[1, 1, 1], inputs={"rw": []}, expect={"rw": []})
+    c["subgroup_size"] = 8
+    ctx.W.add("f32/fold_sqrt_compare_compiles.json", c)
