@@ -76,7 +76,8 @@ static void ring_run_next(vyre_ring *r) {
   uint32_t st = vyre_cpu_dispatch_exec(r->be, &it->args, &res, &e, &r->cancel);
   if (st == VYRE_STATUS_OK || st == VYRE_STATUS_TRAPPED)
     for (uint32_t i = 0; i < it->args.binding_count; i++)
-      if (it->caller[i]) memcpy(it->caller[i], it->bindings[i].data, it->bindings[i].bytes);
+      if (it->caller[i] && it->bindings[i].bytes) // an empty buffer may have no memory
+        memcpy(it->caller[i], it->bindings[i].data, it->bindings[i].bytes);
   pthread_mutex_lock(&r->lock);
   it->status = st;
   it->result = res;
