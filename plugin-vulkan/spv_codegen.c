@@ -652,7 +652,12 @@ static void zero_workgroup_memory(vyre_spv_cg *c) {
     DO(SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
     DO(SpvOpBranchConditional, more, body, merge);
     vyre_spv_label(c, body);
-    DO(SpvOpStore, vyre_spv_elem_ptr(c, b, i), vyre_spv_u(c, 0));
+    // README.md VK-F32-13: an f32 buffer's zero is hidden, so no driver can
+    // forward it to a load as a constant (spv_float_const.c).
+    uint32_t zero = vyre_spv_u(c, 0);
+    if (c->p->buffers[b].type == VYRE_IR_TYPE_F32 && c->opt->hide_f32_consts)
+      zero = vyre_spv_hide(c, zero);
+    DO(SpvOpStore, vyre_spv_elem_ptr(c, b, i), zero);
     DO(SpvOpBranch, cont);
     vyre_spv_label(c, cont);
     DO(SpvOpStore, c->tmp_var, OP(SpvOpIAdd, U, i, vyre_spv_u(c, total)));

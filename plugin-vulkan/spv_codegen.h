@@ -108,9 +108,10 @@
 // 38: with the exit flag a trap writes its record at the end of the body
 //     (VK-EXIT-2, NVIDIA seed 799580439); cast f32 -> bool is the IR's
 //     x != 0.0 comparison (VK-F32-12, seed 704432106).
-// 39: an out-of-range f32 workgroup load gives a hidden zero, so f32
-//     workgroup loads are no constants and their native ops lose the guard
-//     again (VK-F32-13; generator 27 had given sgemm_rb its fmas guards).
+// 39: an out-of-range f32 workgroup load gives a hidden zero, and f32
+//     workgroup memory starts as hidden zeros, so f32 workgroup loads are no
+//     constants and their native ops lose the guard again (VK-F32-13;
+//     generator 27 had given sgemm_rb's fmas their guards).
 #define VYRE_VK_GENERATOR_VERSION 39u
 
 typedef struct vyre_spv_options {
