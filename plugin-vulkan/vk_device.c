@@ -671,6 +671,12 @@ static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPh
   return VYRE_STATUS_OK;
 }
 
+// A code-generator switch that is on unless the variable |name| is "0".
+static uint32_t default_on(const char *name) {
+  const char *v = vyre_kit_getenv(name);
+  return !(v && v[0] == '0' && !v[1]);
+}
+
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
   *out = NULL;
   vyre_backend *be = calloc(1, sizeof(*be));
@@ -754,18 +760,13 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-LOOP-1: a CPU device's compiler gets non-literal loop
   // bounds hidden.
   be->hide_loop_bounds = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  // README.md VK-LOOP-3: counted loops everywhere unless VYRE_VULKAN_LOOP_COUNTED=0.
-  const char *lc = vyre_kit_getenv("VYRE_VULKAN_LOOP_COUNTED");
-  be->loop_counted = !(lc && lc[0] == '0' && !lc[1]);
-  // README.md VK-EXIT-1: structured exits everywhere unless VYRE_VULKAN_STRUCTURED_EXIT=0.
-  const char *se = vyre_kit_getenv("VYRE_VULKAN_STRUCTURED_EXIT");
-  be->structured_exit = !(se && se[0] == '0' && !se[1]);
-  // README.md VK-F32-13: f32 constants hidden everywhere unless VYRE_VULKAN_HIDE_F32_CONSTS=0.
-  const char *hf = vyre_kit_getenv("VYRE_VULKAN_HIDE_F32_CONSTS");
-  be->hide_f32_consts = !(hf && hf[0] == '0' && !hf[1]);
-  // README.md VK-EXIT-2: trap records at the body's end unless VYRE_VULKAN_TRAP_AT_END=0.
-  const char *te = vyre_kit_getenv("VYRE_VULKAN_TRAP_AT_END");
-  be->trap_at_end = !(te && te[0] == '0' && !te[1]);
+  // Code-generator forms on by default on every device; NAME=0 gives the
+  // old form (tests and driver comparisons): README.md VK-LOOP-3, VK-EXIT-1,
+  // VK-F32-13, VK-EXIT-2.
+  be->loop_counted = default_on("VYRE_VULKAN_LOOP_COUNTED");
+  be->structured_exit = default_on("VYRE_VULKAN_STRUCTURED_EXIT");
+  be->hide_f32_consts = default_on("VYRE_VULKAN_HIDE_F32_CONSTS");
+  be->trap_at_end = default_on("VYRE_VULKAN_TRAP_AT_END");
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
