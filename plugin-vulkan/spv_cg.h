@@ -137,9 +137,11 @@ uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a
 int vyre_spv_lane_vload(const vyre_spv_cg *c, uint32_t b);
 int vyre_spv_lane_vstore(const vyre_spv_cg *c, uint32_t b);
 void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
-// |v| or'ed with a zero the driver cannot see (nwg.x == 0 is false wherever
-// an invocation runs), so no driver folds it as a constant (README.md
-// VK-F32-10, VK-F32-11).
+// |v| xor'ed with a zero the driver cannot see (nwg.x == 0 ? mask : 0, and
+// nwg.x == 0 is false wherever an invocation runs), so no driver folds it as
+// a constant (README.md VK-F32-10, VK-F32-11, VK-F32-13). vyre_spv_hide
+// flips bit 23, the lowest exponent bit of an f32, if nwg.x were 0.
+uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask);
 uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v);
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);

@@ -159,12 +159,11 @@ static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
   // Index 0 always exists in the bound memory (buffers are at least 4 bytes).
   uint32_t safe = vyre_spv_sel(c, U, in, idx, vyre_spv_u(c, 0));
   uint32_t w = OP(SpvOpLoad, U, vyre_spv_elem_ptr(c, n->ref, safe));
-  // README.md VK-F32-13: an f32 workgroup load's zero is hidden, so a load
-  // at a constant index out of range is no constant (spv_float_const.c).
-  const vyre_ir_buffer *b = &c->p->buffers[n->ref];
+  // README.md VK-F32-13: an f32 load's zero is hidden, so a load whose
+  // bounds test folds (a constant index past a workgroup buffer, or
+  // x[len(x)]) is no constant (spv_float_const.c).
   uint32_t zero = vyre_spv_u(c, 0);
-  if (b->type == VYRE_IR_TYPE_F32 && b->access == VYRE_IR_ACCESS_WORKGROUP)
-    zero = hide_f32(c, zero, 1);
+  if (c->p->buffers[n->ref].type == VYRE_IR_TYPE_F32) zero = hide_f32(c, zero, 1);
   return vyre_spv_sel(c, U, in, w, zero);
 }
 
@@ -328,7 +327,13 @@ static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
     x = OP(is_signed_narrow(t) ? SpvOpBitFieldSExtract : SpvOpBitFieldUExtract, U, w, bit,
            ku(c, 8 * eb));
   }
-  if (checked) x = vyre_spv_sel(c, U, in, x, ku(c, 0)); // IR-OOB-1: zero of the element type
+  if (checked) { // IR-OOB-1: zero of the element type; of a float type hidden (VK-F32-13)
+    // The flipped bit is the 16-bit format's lowest exponent bit.
+    uint32_t zero = ku(c, 0);
+    if ((t == VYRE_IR_TYPE_F16 || t == VYRE_IR_TYPE_BF16) && c->opt->hide_f32_consts)
+      zero = vyre_spv_hide_bits(c, zero, t == VYRE_IR_TYPE_F16 ? 0x0400u : 0x0080u);
+    x = vyre_spv_sel(c, U, in, x, zero);
+  }
   if (t == VYRE_IR_TYPE_F16) return f16_to_f32(c, x);
   if (t == VYRE_IR_TYPE_BF16) return vyre_spv_canon(c, IOP(SpvOpShiftLeftLogical, x, ku(c, 16)));
   return x;
@@ -898,11 +903,21 @@ static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
   return c->opt->hide_select_operands ? 1 : 0;
 }
 
-uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
+// v ^ (nwg.x == 0 ? 0x00800000 : 0): v wherever an invocation runs. An
+// exclusive or (generator 40), so the other value the compiler must allow
+// always differs from v (v | 1 was v itself for an odd v), and the flipped
+// bit is the exponent's lowest, so a hidden 0.0 could be 2^-126 to the
+// compiler, not a subnormal that a flushing compiler reads as zero again
+// (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
+uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
   uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
-  uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)), vyre_spv_u(c, 1),
-                               vyre_spv_u(c, 0));
-  return OP(SpvOpBitwiseOr, U, v, zero);
+  uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)),
+                               vyre_spv_u(c, mask), vyre_spv_u(c, 0));
+  return OP(SpvOpBitwiseXor, U, v, zero);
+}
+
+uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
+  return vyre_spv_hide_bits(c, v, 0x00800000u);
 }
 
 // README.md VK-F32-13 (opt.hide_f32_consts): the f32 bits |v| of a value

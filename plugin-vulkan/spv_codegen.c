@@ -492,8 +492,9 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   case VYRE_IR_K_LET:
   case VYRE_IR_K_ASSIGN: {
     uint32_t v = vyre_spv_expr(c, n->a);
-    // An f32 literal into a local: its bits or'ed with a zero the driver
-    // cannot see (nwg.x == 0, false wherever an invocation runs), so no
+    // An f32 literal into a local: its bits through vyre_spv_hide, which the
+    // driver cannot see through (nwg.x == 0 is false wherever an invocation
+    // runs; with opt.hide_f32_consts the literal came hidden already), so no
     // driver folds the local's first use as a constant (x + 0 -> x loses
     // -0) and its adds, subs, muls and fmas need no guard
     // (spv_float_const.c; README.md VK-F32-10).

@@ -112,7 +112,11 @@
 //     workgroup memory starts as hidden zeros, so f32 workgroup loads are no
 //     constants and their native ops lose the guard again (VK-F32-13;
 //     generator 27 had given sgemm_rb's fmas their guards).
-#define VYRE_VK_GENERATOR_VERSION 39u
+// 40: vyre_spv_hide flips bit 23 with an exclusive or (v | 1 left an odd v
+//     visible; a hidden 0 was a subnormal to a flushing compiler); the zero
+//     of every out-of-range f32, f16 and bf16 load is hidden (lavapipe seed
+//     905001217: y / f32[len] folded to 0).
+#define VYRE_VK_GENERATOR_VERSION 40u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

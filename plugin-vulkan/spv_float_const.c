@@ -46,8 +46,11 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
     // (the bounds test folds), which a driver then folds into the f32 op
     // (lavapipe: 0 / x = 0 for x = 0; vyre fuzz seed 1203001270). A host
     // buffer's length is a push constant.
-    // With opt.hide_f32_consts (README.md VK-F32-13) an f32 load's zero is
-    // hidden, so the load is never a constant, as before generator 27.
+    // With opt.hide_f32_consts (README.md VK-F32-13) the zero of an f32,
+    // f16 or bf16 load is hidden, so an f32 workgroup load is never a
+    // constant, as before generator 27. A host buffer's load is not either:
+    // even where its bounds test folds (x[len(x)]: vyre fuzz seed
+    // 905001217 on lavapipe) the zero it then gives is hidden.
     const int wg =
         x->ref < p->buffer_count && p->buffers[x->ref].access == VYRE_IR_ACCESS_WORKGROUP;
     const int hidden =

@@ -765,7 +765,7 @@ static const vyre_ir_program *loop_program(tb *t, uint32_t from, int literal, ui
 }
 
 // VK-LOOP-1: with opt.hide_loop_bounds (CPU devices) a non-literal bound
-// reaches the loop through vyre_spv_hide (an OpBitwiseOr with a select on the
+// reaches the loop through vyre_spv_hide (an OpBitwiseXor with a select on the
 // workgroup count), a literal bound does not; spirv-val clean.
 static void test_spirv_hidden_loop_bounds(void **state) {
   (void)state;
@@ -777,8 +777,8 @@ static void test_spirv_hidden_loop_bounds(void **state) {
       vyre_spv_options opt = {.has_int64 = 1, .hide_loop_bounds = (uint32_t)hide};
       size_t n = 0;
       uint32_t *words = generate_ok(p, &opt, &n);
-      const uint32_t op_or = 197;
-      ors[hide][literal] = count_ops(words, n, op_or, -1);
+      const uint32_t op_xor = 198; // vyre_spv_hide
+      ors[hide][literal] = count_ops(words, n, op_xor, -1);
       free(words);
       assert_int_equal(spirv_val(p, 2 | (hide ? 65536 : 0), "loop bounds"), 0);
       free(t);
@@ -859,7 +859,7 @@ static void test_spirv_structured_exit(void **state) {
 
 // VK-F32-13: with opt.hide_f32_consts each f32 literal operand of an add,
 // and a cast to f32 of a literal, pass through vyre_spv_hide (one
-// OpBitwiseOr each: three more); spirv-val clean both ways.
+// OpBitwiseXor each: three more); spirv-val clean both ways.
 static void test_spirv_hidden_f32_constants(void **state) {
   (void)state;
   NEED_SPIRV_VAL();
@@ -877,7 +877,7 @@ static void test_spirv_hidden_f32_constants(void **state) {
     vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = (uint32_t)hide};
     size_t n = 0;
     uint32_t *words = generate_ok(p, &opt, &n);
-    ors[hide] = count_ops(words, n, 197 /* OpBitwiseOr */, -1);
+    ors[hide] = count_ops(words, n, 198 /* OpBitwiseXor: vyre_spv_hide */, -1);
     free(words);
     assert_int_equal(spirv_val(p, 2u | (hide ? 1048576u : 0u), "hidden f32 constants"), 0);
     free(t);
