@@ -102,8 +102,9 @@ typedef struct vyre_spv_cg {
 // Per node of |p|: 1 when the value may be a compile-time constant (malloc'd;
 // NULL when out of memory). |hidden_wg_f32|: the generator hides the zero of
 // an out-of-range f32 workgroup load (opt.hide_f32_consts), so such loads
-// are not constants.
-uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32);
+// are not constants. |wg|: the workgroup size (lid along an axis of size 1
+// is the constant 0).
+uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const uint32_t *wg);
 // 1 when node |n| is an f32 literal (emitted opaque when a let or assign
 // stores it: spv_codegen.c, README.md VK-F32-10).
 int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n);

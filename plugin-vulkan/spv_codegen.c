@@ -1268,7 +1268,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   int exits = opt->structured_exit && (plan.uses & (VYRE_KIT_USES_RETURN | VYRE_KIT_USES_TRAP));
   c.may_exit = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
   // NULL (out of memory): guard every op.
-  c.const_node = vyre_spv_const_nodes(p, opt->hide_f32_consts != 0);
+  c.const_node = vyre_spv_const_nodes(p, opt->hide_f32_consts != 0, opt->workgroup_size);
   c.f32_guard = 7u;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&

@@ -116,7 +116,9 @@
 //     visible; a hidden 0 was a subnormal to a flushing compiler); the zero
 //     of every out-of-range f32, f16 and bf16 load is hidden (lavapipe seed
 //     905001217: y / f32[len] folded to 0).
-#define VYRE_VK_GENERATOR_VERSION 40u
+// 41: lid along an axis of workgroup size 1 may be a constant (lavapipe
+//     seed 906000650: cast f32(lid.y) / x folded to 0).
+#define VYRE_VK_GENERATOR_VERSION 41u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

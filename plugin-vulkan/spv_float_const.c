@@ -24,7 +24,7 @@
 #include "spv_cg.h"
 
 static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_t *memo, uint32_t n,
-                          int hidden_wg_f32) {
+                          int hidden_wg_f32, const uint32_t *wg) {
   if (n == VYRE_IR_NONE || n >= p->node_count) return 0;
   if (memo[n]) return memo[n] - 1;
   const vyre_ir_node *x = &p->nodes[n];
@@ -37,7 +37,11 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
     r = x->ref < p->local_count ? local[x->ref] : 1;
     break;
   case VYRE_IR_K_BUILTIN:
-    r = x->op == VYRE_IR_BUILTIN_WGSIZE;
+    // The workgroup size, and lid along an axis of size 1 (always 0: lavapipe
+    // folded cast f32(lid.y) / x to 0 in a workgroup of 1 x 1 x 1, vyre fuzz
+    // seed 906000650).
+    r = x->op == VYRE_IR_BUILTIN_WGSIZE ||
+        (x->op == VYRE_IR_BUILTIN_LID && x->axis < 3 && wg[x->axis] == 1);
     break;
   case VYRE_IR_K_LOAD:
   case VYRE_IR_K_LEN: {
@@ -51,18 +55,18 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
     // constant, as before generator 27. A host buffer's load is not either:
     // even where its bounds test folds (x[len(x)]: vyre fuzz seed
     // 905001217 on lavapipe) the zero it then gives is hidden.
-    const int wg =
+    const int in_wg =
         x->ref < p->buffer_count && p->buffers[x->ref].access == VYRE_IR_ACCESS_WORKGROUP;
     const int hidden =
         hidden_wg_f32 && x->kind == VYRE_IR_K_LOAD && p->buffers[x->ref].type == VYRE_IR_TYPE_F32;
-    r = wg && !hidden &&
-        (x->kind == VYRE_IR_K_LEN || node_const(p, local, memo, x->a, hidden_wg_f32));
+    r = in_wg && !hidden &&
+        (x->kind == VYRE_IR_K_LEN || node_const(p, local, memo, x->a, hidden_wg_f32, wg));
     break;
   }
   default:
-    r = node_const(p, local, memo, x->a, hidden_wg_f32) |
-        node_const(p, local, memo, x->b, hidden_wg_f32) |
-        node_const(p, local, memo, x->c, hidden_wg_f32);
+    r = node_const(p, local, memo, x->a, hidden_wg_f32, wg) |
+        node_const(p, local, memo, x->b, hidden_wg_f32, wg) |
+        node_const(p, local, memo, x->c, hidden_wg_f32, wg);
     break;
   }
   memo[n] = (uint8_t)(r + 1);
@@ -74,7 +78,7 @@ int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n) {
          p->nodes[n].type == VYRE_IR_TYPE_F32;
 }
 
-uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32) {
+uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const uint32_t *wg) {
   uint32_t nn = p->node_count ? p->node_count : 1, nl = p->local_count ? p->local_count : 1;
   uint8_t *memo = calloc(nn, 1), *local = calloc(nl, 1);
   if (!memo || !local) {
@@ -91,7 +95,7 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32) {
       const vyre_ir_node *x = &p->nodes[i];
       if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
           !local[x->ref] && !vyre_spv_f32_lit(p, x->a) &&
-          node_const(p, local, memo, x->a, hidden_wg_f32)) {
+          node_const(p, local, memo, x->a, hidden_wg_f32, wg)) {
         local[x->ref] = 1;
         changed = 1;
       }
@@ -99,7 +103,7 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32) {
   }
   uint8_t *out = calloc(nn, 1);
   for (uint32_t i = 0; out && i < p->node_count; i++)
-    out[i] = node_const(p, local, memo, i, hidden_wg_f32);
+    out[i] = node_const(p, local, memo, i, hidden_wg_f32, wg);
   free(local);
   free(memo);
   return out;
