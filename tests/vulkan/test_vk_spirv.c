@@ -769,7 +769,7 @@ static const vyre_ir_program *loop_program(tb *t, uint32_t from, int literal, ui
 // workgroup count), a literal bound does not; spirv-val clean.
 static void test_spirv_hidden_loop_bounds(void **state) {
   (void)state;
-  uint32_t ors[2][2];
+  uint32_t xors[2][2];
   for (int hide = 0; hide < 2; hide++)
     for (int literal = 0; literal < 2; literal++) {
       tb *t = calloc(1, sizeof(tb));
@@ -778,13 +778,13 @@ static void test_spirv_hidden_loop_bounds(void **state) {
       size_t n = 0;
       uint32_t *words = generate_ok(p, &opt, &n);
       const uint32_t op_xor = 198; // vyre_spv_hide
-      ors[hide][literal] = count_ops(words, n, op_xor, -1);
+      xors[hide][literal] = count_ops(words, n, op_xor, -1);
       free(words);
       assert_int_equal(spirv_val(p, 2 | (hide ? 65536 : 0), "loop bounds"), 0);
       free(t);
     }
-  assert_int_equal(ors[1][0], ors[0][0] + 1); // the one non-literal bound
-  assert_int_equal(ors[1][1], ors[0][1]);     // literals stay visible
+  assert_int_equal(xors[1][0], xors[0][0] + 1); // the one non-literal bound
+  assert_int_equal(xors[1][1], xors[0][1]);     // literals stay visible
 }
 
 // VK-LOOP-3: with opt.loop_counted each loop computes its trip count (one
@@ -863,7 +863,7 @@ static void test_spirv_structured_exit(void **state) {
 static void test_spirv_hidden_f32_constants(void **state) {
   (void)state;
   NEED_SPIRV_VAL();
-  uint32_t ors[2];
+  uint32_t xors[2];
   for (int hide = 0; hide < 2; hide++) {
     tb *t = calloc(1, sizeof(tb));
     tb_init(t, 64, 1, 1);
@@ -877,12 +877,12 @@ static void test_spirv_hidden_f32_constants(void **state) {
     vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = (uint32_t)hide};
     size_t n = 0;
     uint32_t *words = generate_ok(p, &opt, &n);
-    ors[hide] = count_ops(words, n, 198 /* OpBitwiseXor: vyre_spv_hide */, -1);
+    xors[hide] = count_ops(words, n, 198 /* OpBitwiseXor: vyre_spv_hide */, -1);
     free(words);
     assert_int_equal(spirv_val(p, 2u | (hide ? 1048576u : 0u), "hidden f32 constants"), 0);
     free(t);
   }
-  assert_int_equal(ors[1], ors[0] + 3);
+  assert_int_equal(xors[1], xors[0] + 3);
 }
 
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
