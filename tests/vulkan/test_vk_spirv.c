@@ -465,7 +465,9 @@ static uint32_t *generate_ok(const vyre_ir_program *p, vyre_spv_options *opt, si
   uint32_t *words = NULL;
   vyre_spv_info info;
   vyre_error err = {.struct_size = sizeof(err)};
-  assert_int_equal(vyre_spv_generate(p, opt, &words, n, &info, &err), VYRE_STATUS_OK);
+  uint32_t st = vyre_spv_generate(p, opt, &words, n, &info, &err);
+  if (st) print_message("generate: %s\n", err.message);
+  assert_int_equal(st, VYRE_STATUS_OK);
   return words;
 }
 
@@ -885,6 +887,79 @@ static void test_spirv_hidden_f32_constants(void **state) {
   assert_int_equal(xors[1], xors[0] + 3);
 }
 
+// VK-EXIT-2: with opt.trap_at_end a program of two traps writes the trap
+// record once, at the body's end (one OpAtomicOr of the site bits and one
+// OpAtomicUMin of the invocation id), instead of once per trap; spirv-val
+// clean both ways.
+static void test_spirv_trap_record_at_end(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t ors[2], mins[2];
+  for (int at_end = 0; at_end < 2; at_end++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t t1 = trap(t, 1), t2 = trap(t, 2);
+    uint32_t if1 =
+        if_(t, bin(t, VYRE_IR_BIN_EQ, load(t, A, var(t, x)), lit(t, T_U, 0)), LIST(t, t1), 0, 0);
+    uint32_t if2 =
+        if_(t, bin(t, VYRE_IR_BIN_EQ, load(t, A, var(t, x)), lit(t, T_U, 1)), LIST(t, t2), 0, 0);
+    uint32_t st = store(t, O, var(t, x), var(t, x));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, if1, if2, st));
+    vyre_spv_options opt = {
+        .has_int64 = 1, .int64_atomics = 1, .structured_exit = 1, .trap_at_end = (uint32_t)at_end};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    ors[at_end] = count_ops(words, n, 241 /* OpAtomicOr */, -1);
+    mins[at_end] = count_ops(words, n, 237 /* OpAtomicUMin */, -1);
+    free(words);
+    uint32_t bits = 2u | 524288u | (at_end ? 2097152u : 0u);
+    assert_int_equal(spirv_val(p, bits, "trap record at end"), 0);
+    free(t);
+  }
+  assert_int_equal(ors[0], 2);
+  assert_int_equal(mins[0], 2);
+  assert_int_equal(ors[1], 1);
+  assert_int_equal(mins[1], 1);
+}
+
+// VK-F32-13, generator 39: with opt.hide_f32_consts an f32 workgroup load at
+// a loop variable's index is no constant (spv_float_const.c), so the native
+// fma of an accumulator over such loads has no operand guard: fewer
+// conditional branches than without the option; spirv-val clean both ways.
+static void test_spirv_workgroup_loads_unguarded(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t branches[2];
+  for (int hide = 0; hide < 2; hide++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
+    uint32_t x, acc;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 = let(t, &acc, lit(t, T_F, 0));
+    uint32_t i = tb_local(t, T_U, 0);
+    uint32_t body =
+        assign(t, acc, fma3(t, load(t, W, var(t, i)), load(t, W, var(t, i)), var(t, acc)));
+    uint32_t f = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 8), LIST(t, body));
+    uint32_t st = store(t, O, var(t, x), var(t, acc));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f, st));
+    vyre_spv_options opt = {
+        .has_int64 = 1, .f32_native = VYRE_SPV_F32_NATIVE_ALL, .hide_f32_consts = (uint32_t)hide};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    branches[hide] = count_ops(words, n, 250 /* OpBranchConditional */, -1);
+    free(words);
+    assert_int_equal(spirv_val(p, 2u | 32u | (hide ? 1048576u : 0u), "workgroup fma"), 0);
+    free(t);
+  }
+  assert_true(branches[1] < branches[0]);
+}
+
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
 // compiler, driver 580.159.04, got OpUMulExtended wrong: vyre fuzz seed
 // 852571295), OpUMulExtended without it; spirv-val clean both ways.
@@ -930,6 +1005,8 @@ int main(void) {
       cmocka_unit_test(test_spirv_counted_loops),
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
+      cmocka_unit_test(test_spirv_trap_record_at_end),
+      cmocka_unit_test(test_spirv_workgroup_loads_unguarded),
 #endif
       cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };
