@@ -13,6 +13,7 @@
 
 #define _GNU_SOURCE
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,197 +59,153 @@ static result vyre_cmd(const char *cmd) {
   return r;
 }
 
-// Runs `<env> vyre <args>` through the shell and captures everything it prints.
-static result vyre_env(const char *env, const char *args) {
+// The exit code given to a check of the output alone.
+#define ANY_CODE INT_MIN
+
+// In a list of needles, those after AND_NOT must not appear in the output.
+static const char and_not_marker[] = "";
+#define AND_NOT and_not_marker
+
+// Runs `<env> '<tool>' <args>` through the shell, capturing everything it
+// prints, and checks that it exits with |code| (unless ANY_CODE) and that its
+// output holds each needle of the NULL-terminated list that follows, and none
+// of those after AND_NOT. A failure is reported at |file|:|line| with the
+// command, what was expected, and the whole output. The caller frees r.out.
+static result run_checked_at(const char *file, int line, const char *env, const char *tool,
+                             const char *args, int code, ...) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", env, VYRE_CLI_PATH, args);
-  return vyre_cmd(cmd);
-}
-
-static result vyre(const char *args) {
-  return vyre_env("", args);
-}
-
-static void assert_contains(const result *r, const char *needle) {
-  if (!strstr(r->out, needle)) {
-    print_error("expected to find:\n  %s\nin the output:\n%s\n", needle, r->out);
-    fail();
+  snprintf(cmd, sizeof cmd, "%s'%s' %s 2>&1", env, tool, args);
+  result r = vyre_cmd(cmd);
+  if (code != ANY_CODE && r.code != code) {
+    print_error("command: %s\nexited with %d, expected %d; the output:\n%s\n", cmd, r.code, code,
+                r.out);
+    _fail(file, line);
   }
+  va_list ap;
+  va_start(ap, code);
+  int want = 1;
+  for (const char *needle; (needle = va_arg(ap, const char *)) != NULL;) {
+    if (needle == AND_NOT) {
+      want = 0;
+    } else if ((strstr(r.out, needle) != NULL) != want) {
+      print_error("command: %s\nexpected %s:\n  %s\nin the output:\n%s\n", cmd,
+                  want ? "to find" : "not to find", needle, r.out);
+      va_end(ap);
+      _fail(file, line);
+    }
+  }
+  va_end(ap);
+  return r;
 }
+
+// run_checked(env, tool, args, code, needles...): run_checked_at here, with
+// the NULL that ends the needles.
+#define run_checked(env, tool, args, ...)                                                          \
+  run_checked_at(__FILE__, __LINE__, env, tool, args, __VA_ARGS__, (const char *)NULL)
+// expect_vyre_env(env, args, code, needles...): `<env> vyre <args>` checked,
+// then freed; expect_vyre(args, code, needles...): the same without env.
+#define expect_vyre_env(env, args, ...) free(run_checked(env, VYRE_CLI_PATH, args, __VA_ARGS__).out)
+#define expect_vyre(args, ...)          expect_vyre_env("", args, __VA_ARGS__)
 
 static void test_cli_prints_help_and_version(void **state) {
   (void)state;
-  result r = vyre("--help");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "usage: vyre");
-  assert_contains(&r, "conform");
-  free(r.out);
-  r = vyre("--version");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "vyre 0.1.0 (plugin ABI 1.");
-  free(r.out);
-  r = vyre("run --help");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "--input NAME=FILE");
-  free(r.out);
+  expect_vyre("--help", 0, "usage: vyre", "conform");
+  expect_vyre("--version", 0, "vyre 0.1.0 (plugin ABI 1.");
+  expect_vyre("run --help", 0, "--input NAME=FILE");
 }
 
 static void test_cli_refuses_unknown_command_and_option_with_exit_2(void **state) {
   (void)state;
-  result r = vyre("frobnicate");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "vyre: unknown command 'frobnicate'. Fix:");
-  free(r.out);
-  r = vyre("validate --frob x.json");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "vyre validate: unknown option '--frob'. Fix: see 'vyre validate --help'");
-  free(r.out);
-  r = vyre("");
-  assert_int_equal(r.code, 2);
-  free(r.out);
-  r = vyre("run " DATA "vadd.json --repeat 0");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "--repeat '0' is not a count >= 1");
-  free(r.out);
+  expect_vyre("frobnicate", 2, "vyre: unknown command 'frobnicate'. Fix:");
+  expect_vyre("validate --frob x.json", 2,
+              "vyre validate: unknown option '--frob'. Fix: see 'vyre validate --help'");
+  expect_vyre("", 2);
+  expect_vyre("run " DATA "vadd.json --repeat 0", 2, "--repeat '0' is not a count >= 1");
 }
 
 static void test_cli_validate_reports_ok_and_fail_lines(void **state) {
   (void)state;
-  result r = vyre("validate " DATA "vadd.json " DATA "expect_error.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "ok    " DATA "vadd.json (program 'vadd', hash ");
-  assert_contains(&r, "ok    " DATA "expect_error.json (expected error INVALID_PROGRAM: ");
-  free(r.out);
-  r = vyre("validate " DATA "vadd.json " DATA "bad_type.json");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "FAIL  " DATA "bad_type.json: ");
-  assert_contains(&r, "Fix:");
-  free(r.out);
+  expect_vyre("validate " DATA "vadd.json " DATA "expect_error.json", 0,
+              "ok    " DATA "vadd.json (program 'vadd', hash ",
+              "ok    " DATA "expect_error.json (expected error INVALID_PROGRAM: ");
+  expect_vyre("validate " DATA "vadd.json " DATA "bad_type.json", 1,
+              "FAIL  " DATA "bad_type.json: ", "Fix:");
 }
 
 static void test_cli_validate_json_lists_every_file(void **state) {
   (void)state;
-  result r = vyre("validate --json " DATA "program.json " DATA "bad_type.json");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "\"file\": \"" DATA "program.json\"");
-  assert_contains(&r, "\"ok\": true");
-  assert_contains(&r, "\"ok\": false");
-  assert_contains(&r, "\"status\": \"INVALID_PROGRAM\"");
-  assert_contains(&r, "\"hash\": null");
-  free(r.out);
+  expect_vyre("validate --json " DATA "program.json " DATA "bad_type.json", 1,
+              "\"file\": \"" DATA "program.json\"", "\"ok\": true", "\"ok\": false",
+              "\"status\": \"INVALID_PROGRAM\"", "\"hash\": null");
 }
 
 static void test_cli_run_prints_outputs_and_checks_expect(void **state) {
   (void)state;
-  result r = vyre("run --backend cpu " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "program 'vadd' on cpu");
-  assert_contains(&r, "grid [2, 1, 1]");
-  assert_contains(&r, "out (u32): 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, "
-                      "..., 192, 194, 196, 198 (100 elements)");
-  assert_contains(&r, "expect: ok");
-  free(r.out);
-  r = vyre("run --backend cpu " DATA "types.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "x (f32): 1.5 (0x3fc00000), nan (0x7fc00000), -0 (0x80000000) (3 elements)");
-  assert_contains(&r, "s (i32): -5, 7 (2 elements)");
-  free(r.out);
+  expect_vyre("run --backend cpu " DATA "vadd.json", 0, "program 'vadd' on cpu", "grid [2, 1, 1]",
+              "out (u32): 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, "
+              "..., 192, 194, 196, 198 (100 elements)",
+              "expect: ok");
+  expect_vyre("run --backend cpu " DATA "types.json", 0,
+              "x (f32): 1.5 (0x3fc00000), nan (0x7fc00000), -0 (0x80000000) (3 elements)",
+              "s (i32): -5, 7 (2 elements)");
 }
 
 static void test_cli_run_metrics_prints_the_device_metrics(void **state) {
   (void)state;
   // The disk cache is off, so the counts do not depend on earlier runs.
-  result r = vyre_env("VYRE_CACHE_DISABLE=1 ", "run --backend cpu --metrics " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "expect: ok\nmetrics (cpu):\n  compile_cache_memory_hits = 0\n");
-  assert_contains(&r, "\n  compile_cache_disk_hits = 0\n");
-  assert_contains(&r, "\n  compiles = 1\n  launches = 1\n");
-  free(r.out);
-  r = vyre_env("VYRE_CACHE_DISABLE=1 ", "run --backend cpu --metrics --json " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "\"metrics\": {\n");
-  assert_contains(&r, "\"compile_cache_disk_hits\": 0,");
-  assert_contains(&r, "\"compiles\": 1,");
-  assert_contains(&r, "\"launches\": 1,");
-  free(r.out);
+  expect_vyre_env("VYRE_CACHE_DISABLE=1 ", "run --backend cpu --metrics " DATA "vadd.json", 0,
+                  "expect: ok\nmetrics (cpu):\n  compile_cache_memory_hits = 0\n",
+                  "\n  compile_cache_disk_hits = 0\n", "\n  compiles = 1\n  launches = 1\n");
+  expect_vyre_env("VYRE_CACHE_DISABLE=1 ", "run --backend cpu --metrics --json " DATA "vadd.json",
+                  0, "\"metrics\": {\n", "\"compile_cache_disk_hits\": 0,", "\"compiles\": 1,",
+                  "\"launches\": 1,");
   // Without the option, no metrics.
-  r = vyre("run --backend cpu --json " DATA "vadd.json");
-  assert_null(strstr(r.out, "\"metrics\""));
-  free(r.out);
+  expect_vyre("run --backend cpu --json " DATA "vadd.json", ANY_CODE, AND_NOT, "\"metrics\"");
 }
 
 static void test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch(void **state) {
   (void)state;
-  result r = vyre("run --backend cpu " DATA "vadd_wrong_expect.json");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "MISMATCH: expect: buffer 'out' differs at index 7: expected 99 "
-                      "(0x00000063), actual 14 (0x0000000e); 2 of 100 elements differ");
-  free(r.out);
-  r = vyre("run --backend cpu --json " DATA "vadd_wrong_expect.json");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "\"expect_ok\": false");
-  assert_contains(&r, "\"status\": \"OK\"");
-  free(r.out);
+  expect_vyre("run --backend cpu " DATA "vadd_wrong_expect.json", 1,
+              "MISMATCH: expect: buffer 'out' differs at index 7: expected 99 "
+              "(0x00000063), actual 14 (0x0000000e); 2 of 100 elements differ");
+  expect_vyre("run --backend cpu --json " DATA "vadd_wrong_expect.json", 1, "\"expect_ok\": false",
+              "\"status\": \"OK\"");
 }
 
 static void test_cli_run_grid_override_and_bad_device(void **state) {
   (void)state;
   // One workgroup of 64 covers only part of the 100 elements.
-  result r = vyre("run --backend cpu --grid 1 " DATA "vadd.json");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "grid [1, 1, 1]");
-  assert_contains(&r, "differs at index 64: expected 128 (0x00000080), actual 0 (0x00000000); 36 "
-                      "of 100 elements differ");
-  free(r.out);
-  r = vyre("run --backend cpu --grid 0,1 " DATA "vadd.json");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "--grid '0,1' is not X[,Y[,Z]] with counts >= 1. Fix:");
-  free(r.out);
-  r = vyre("run --backend cpu --device 7 " DATA "vadd.json");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ");
-  assert_contains(&r, "Fix:");
-  free(r.out);
+  expect_vyre("run --backend cpu --grid 1 " DATA "vadd.json", 1, "grid [1, 1, 1]",
+              "differs at index 64: expected 128 (0x00000080), actual 0 (0x00000000); 36 "
+              "of 100 elements differ");
+  expect_vyre("run --backend cpu --grid 0,1 " DATA "vadd.json", 2,
+              "--grid '0,1' is not X[,Y[,Z]] with counts >= 1. Fix:");
+  expect_vyre("run --backend cpu --device 7 " DATA "vadd.json", 2,
+              "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ", "Fix:");
   // A choice made by VYRE_BACKEND is named as such, not as "(automatic)".
-  r = vyre_env("VYRE_BACKEND=nonesuch ", "run " DATA "vadd.json");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "vyre run: cannot open backend 'nonesuch' (VYRE_BACKEND=nonesuch): ");
-  assert_contains(&r, "Fix:");
-  free(r.out);
-  r = vyre_env("VYRE_BACKEND=nonesuch ", "run --backend cpu --device 7 " DATA "vadd.json");
-  assert_contains(&r, "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ");
-  free(r.out);
-  r = vyre("run --backend cpu " DATA "vadd.json --input nothere=/dev/null");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "--input 'nothere': the program has no input buffer of that name");
-  assert_contains(&r, "Fix: use one of: a b.");
-  free(r.out);
+  expect_vyre_env("VYRE_BACKEND=nonesuch ", "run " DATA "vadd.json", 2,
+                  "vyre run: cannot open backend 'nonesuch' (VYRE_BACKEND=nonesuch): ", "Fix:");
+  expect_vyre_env("VYRE_BACKEND=nonesuch ", "run --backend cpu --device 7 " DATA "vadd.json",
+                  ANY_CODE, "vyre run: cannot open backend 'cpu': INVALID_ARGUMENT: ");
+  expect_vyre("run --backend cpu " DATA "vadd.json --input nothere=/dev/null", 2,
+              "--input 'nothere': the program has no input buffer of that name",
+              "Fix: use one of: a b.");
 }
 
 static void test_cli_run_judges_expected_errors_and_traps(void **state) {
   (void)state;
-  result r = vyre("run --backend cpu " DATA "expect_error.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "program refused with INVALID_PROGRAM: ");
-  assert_contains(&r, "expect: ok (this error was expected)");
-  free(r.out);
-  r = vyre("run --backend cpu " DATA "bad_type.json");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "program refused with INVALID_PROGRAM: body[1]");
-  free(r.out);
-  r = vyre("run --backend cpu " DATA "trap.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "trapped: invocation 5, sites 3\n");
-  assert_contains(&r, "expect: ok");
-  free(r.out);
-  r = vyre("run --backend cpu --json " DATA "trap.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "\"status\": \"TRAPPED\"");
-  free(r.out);
+  expect_vyre("run --backend cpu " DATA "expect_error.json", 0,
+              "program refused with INVALID_PROGRAM: ", "expect: ok (this error was expected)");
+  expect_vyre("run --backend cpu " DATA "bad_type.json", 1,
+              "program refused with INVALID_PROGRAM: body[1]");
+  expect_vyre("run --backend cpu " DATA "trap.json", 0, "trapped: invocation 5, sites 3\n",
+              "expect: ok");
+  expect_vyre("run --backend cpu --json " DATA "trap.json", 0, "\"status\": \"TRAPPED\"");
 }
 
-// `vyre fuzz --emit` (docs/cli.md): the cases of --count seeds from --seed,
-// written and not run; the same seed gives the same bytes; each file runs.
+// `vyre fuzz` is built with the conformance runner, as the tool without
+// its source tree is (VYRE_CLI_NOSRC_PATH).
+#ifdef VYRE_CLI_NOSRC_PATH
 static char *slurp_file(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -258,21 +215,18 @@ static char *slurp_file(const char *path) {
   return buf;
 }
 
+// `vyre fuzz --emit` (docs/cli.md): the cases of --count seeds from --seed,
+// written and not run; the same seed gives the same bytes; each file runs.
 static void test_cli_fuzz_emit_writes_cases_that_run(void **state) {
   (void)state;
   char dir[] = "/tmp/vyre-cli-XXXXXX";
   assert_non_null(mkdtemp(dir));
   char cmd[2048], path[700], again[700];
   snprintf(cmd, sizeof cmd, "fuzz --backend cpu --seed 7 --count 2 --emit --out %s/a", dir);
-  result r = vyre(cmd);
-  assert_int_equal(r.code, 0);
   snprintf(path, sizeof path, "%s/a/seed-8.json", dir);
-  assert_contains(&r, path);
-  free(r.out);
+  expect_vyre(cmd, 0, path);
   snprintf(cmd, sizeof cmd, "fuzz --backend cpu --seed 8 --emit --out %s/b", dir);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  free(r.out);
+  expect_vyre(cmd, 0);
   snprintf(again, sizeof again, "%s/b/seed-8.json", dir);
   char *x = slurp_file(path), *y = slurp_file(again);
   assert_non_null(x);
@@ -282,21 +236,15 @@ static void test_cli_fuzz_emit_writes_cases_that_run(void **state) {
   free(x);
   free(y);
   snprintf(cmd, sizeof cmd, "run %s --backend cpu", path);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "program 'fuzz' on cpu");
-  free(r.out);
-  r = vyre("fuzz --backend cpu --emit --time 5");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "--emit runs no program, so --time has nothing to do");
-  free(r.out);
-  r = vyre("fuzz --backend cpu --seed 3 --emit --out /proc/vyre-no-such-dir");
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "cannot write /proc/vyre-no-such-dir/seed-3.json");
-  free(r.out);
+  expect_vyre(cmd, 0, "program 'fuzz' on cpu");
+  expect_vyre("fuzz --backend cpu --emit --time 5", 2,
+              "--emit runs no program, so --time has nothing to do");
+  expect_vyre("fuzz --backend cpu --seed 3 --emit --out /proc/vyre-no-such-dir", 1,
+              "cannot write /proc/vyre-no-such-dir/seed-3.json");
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   assert_int_equal(system(cmd), 0);
 }
+#endif
 
 static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
   (void)state;
@@ -313,17 +261,11 @@ static void test_cli_run_bare_program_with_inputs_and_out_dir(void **state) {
   fwrite(vb, 4, 8, f);
   fclose(f);
   snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "program.json --input a=%s", a);
-  result r = vyre(cmd);
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "no data for input buffer 'b' (read u32). Fix: pass --input b=FILE");
-  free(r.out);
+  expect_vyre(cmd, 2, "no data for input buffer 'b' (read u32). Fix: pass --input b=FILE");
   snprintf(cmd, sizeof cmd,
            "run --backend cpu " DATA "program.json --input a=%s --input b=%s --out %s/out", a, b,
            dir);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "out (u32): 11, 22, 33, 44, 55, 66, 77, 88 (8 elements)");
-  free(r.out);
+  expect_vyre(cmd, 0, "out (u32): 11, 22, 33, 44, 55, 66, 77, 88 (8 elements)");
   char outp[700];
   snprintf(outp, sizeof outp, "%s/out/out.bin", dir);
   uint32_t got[9] = {0};
@@ -355,21 +297,15 @@ static void test_cli_run_narrow_inputs_and_outputs(void **state) {
   fwrite(vt, 1, 7, f); // 7 bytes: 7 u8 elements (byte-exact, IR-STORE-2)
   fclose(f);
   snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "narrow.json --input t=%s", t);
-  result r = vyre(cmd);
-  assert_int_equal(r.code, 0);
   // Element 7 is past the 7-byte input: it loads as 0 (IR-STORE-9).
-  assert_contains(&r, "h (f16): 0, 1, 2, 3, 200, 255, 7, 0 (8 elements)");
-  free(r.out);
+  expect_vyre(cmd, 0, "h (f16): 0, 1, 2, 3, 200, 255, 7, 0 (8 elements)");
   f = fopen(t, "wb");
   fwrite(vt, 1, 8, f);
   fclose(f);
   snprintf(cmd, sizeof cmd, "run --backend cpu " DATA "narrow.json --input t=%s --out %s/out", t,
            dir);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "h (f16): 0, 1, 2, 3, 200, 255, 7, 8 (8 elements)");
-  assert_contains(&r, "s (i16): 0, -1, -2, -3, -200, -255, -7, -8 (8 elements)");
-  free(r.out);
+  expect_vyre(cmd, 0, "h (f16): 0, 1, 2, 3, 200, 255, 7, 8 (8 elements)",
+              "s (i16): 0, -1, -2, -3, -200, -255, -7, -8 (8 elements)");
   uint16_t got[9] = {0};
   snprintf(outp, sizeof outp, "%s/out/h.bin", dir);
   f = fopen(outp, "rb");
@@ -401,12 +337,10 @@ static void test_cli_run_narrow_inputs_and_outputs(void **state) {
   f = fopen(t, "wb");
   fwrite(vt, 1, 3, f);
   fclose(f);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "the file has 3 bytes, not a whole number of i16 elements (2 bytes each; 1 "
-                      "byte left over)");
-  assert_contains(&r, "Fix: give raw little-endian elements, 2 bytes each.");
-  free(r.out);
+  expect_vyre(cmd, 2,
+              "the file has 3 bytes, not a whole number of i16 elements (2 bytes each; 1 "
+              "byte left over)",
+              "Fix: give raw little-endian elements, 2 bytes each.");
   unlink(prog);
   unlink(t);
   rmdir(dir);
@@ -444,27 +378,16 @@ static void test_cli_run_out_refuses_buffer_names_that_leave_the_folder(void **s
   write_named_case(dir, "trav.json", "../vyre-escaped");
   char cmd[2048], path[700];
   snprintf(cmd, sizeof cmd, "run --backend cpu %s/trav.json --out %s/out", dir, dir);
-  result r = vyre(cmd);
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "buffer name '../vyre-escaped'");
-  assert_contains(&r, "cannot be a file name");
-  assert_contains(&r, "Fix:");
-  free(r.out);
+  expect_vyre(cmd, 2, "buffer name '../vyre-escaped'", "cannot be a file name", "Fix:");
   snprintf(path, sizeof path, "%s/vyre-escaped.bin", dir);
   assert_int_not_equal(access(path, F_OK), 0); // nothing written outside out/
   write_named_case(dir, "ctl.json", "o\\u001b[31m");
   snprintf(cmd, sizeof cmd, "run --backend cpu %s/ctl.json --out %s/out", dir, dir);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "buffer name 'o\\x1b[31m'");
-  assert_null(strchr(r.out, '\x1b'));
-  free(r.out);
+  expect_vyre(cmd, 2, "buffer name 'o\\x1b[31m'", AND_NOT, "\x1b");
   // A plain name still lands in DIR.
   write_named_case(dir, "ok.json", "plain");
   snprintf(cmd, sizeof cmd, "run --backend cpu %s/ok.json --out %s/out", dir, dir);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  free(r.out);
+  expect_vyre(cmd, 0);
   snprintf(path, sizeof path, "%s/out/plain.bin", dir);
   assert_int_equal(access(path, F_OK), 0);
   unlink(path);
@@ -487,20 +410,10 @@ static void test_cli_run_escapes_control_bytes_from_the_case_file(void **state) 
   write_named_case(dir, "esc.json", "o\\u001b[31m");
   char cmd[2048], path[700];
   snprintf(cmd, sizeof cmd, "run --backend cpu %s/esc.json", dir);
-  result r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  assert_null(strchr(r.out, '\x1b'));
-  assert_null(strchr(r.out, '\a'));
-  assert_contains(&r, "program 'n\\x1b[2J'");
-  assert_contains(&r, "  d\\x1b]0;title\\x07x");
-  assert_contains(&r, "o\\x1b[31m (u32): 7, 7, 7, 7");
-  free(r.out);
+  expect_vyre(cmd, 0, "program 'n\\x1b[2J'", "  d\\x1b]0;title\\x07x",
+              "o\\x1b[31m (u32): 7, 7, 7, 7", AND_NOT, "\x1b", "\a");
   snprintf(cmd, sizeof cmd, "validate %s/esc.json", dir);
-  r = vyre(cmd);
-  assert_int_equal(r.code, 0);
-  assert_null(strchr(r.out, '\x1b'));
-  assert_contains(&r, "(program 'n\\x1b[2J'");
-  free(r.out);
+  expect_vyre(cmd, 0, "(program 'n\\x1b[2J'", AND_NOT, "\x1b");
   snprintf(path, sizeof path, "%s/esc.json", dir);
   unlink(path);
   rmdir(dir);
@@ -527,32 +440,17 @@ static void test_cli_case_memory_budget_is_checked_before_allocating(void **stat
       "\"c\":{\"random\":100,\"seed\":3}}}");
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "validate %s/big.json", dir);
-  result r = vyre_env("VYRE_CASE_MAX_BYTES=1000 ", cmd);
-  assert_int_equal(r.code, 1);
   // Write buffers first (400), then inputs in order: 'b' would make 1200.
-  assert_contains(&r, "inputs.b: input 'b' needs 400 bytes");
-  assert_contains(&r, "800 bytes so far");
-  assert_contains(&r, "budget of 1000 bytes (VYRE_CASE_MAX_BYTES)");
-  assert_contains(&r, "Fix:");
-  free(r.out);
+  expect_vyre_env("VYRE_CASE_MAX_BYTES=1000 ", cmd, 1, "inputs.b: input 'b' needs 400 bytes",
+                  "800 bytes so far", "budget of 1000 bytes (VYRE_CASE_MAX_BYTES)", "Fix:");
   // The write buffer alone is over a smaller budget, named as such.
-  r = vyre_env("VYRE_CASE_MAX_BYTES=300 ", cmd);
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "write buffer 'out'");
-  assert_contains(&r, "budget of 300 bytes");
-  free(r.out);
+  expect_vyre_env("VYRE_CASE_MAX_BYTES=300 ", cmd, 1, "write buffer 'out'", "budget of 300 bytes");
   // Enough budget (a suffix is accepted): valid.
-  r = vyre_env("VYRE_CASE_MAX_BYTES=2K ", cmd);
-  assert_int_equal(r.code, 0);
-  free(r.out);
-  r = vyre(cmd); // the default (4 GiB)
-  assert_int_equal(r.code, 0);
-  free(r.out);
+  expect_vyre_env("VYRE_CASE_MAX_BYTES=2K ", cmd, 0);
+  expect_vyre(cmd, 0); // the default (4 GiB)
   // A value that is not a byte count is an error, not a silent default.
-  r = vyre_env("VYRE_CASE_MAX_BYTES=lots ", cmd);
-  assert_int_equal(r.code, 1);
-  assert_contains(&r, "VYRE_CASE_MAX_BYTES='lots' is not a byte count");
-  free(r.out);
+  expect_vyre_env("VYRE_CASE_MAX_BYTES=lots ", cmd, 1,
+                  "VYRE_CASE_MAX_BYTES='lots' is not a byte count");
   char path[700];
   snprintf(path, sizeof path, "%s/big.json", dir);
   unlink(path);
@@ -564,18 +462,23 @@ static void test_cli_case_memory_budget_is_checked_before_allocating(void **stat
 // name), so leak detection is off for the child when a Vulkan plugin is built.
 #ifdef VYRE_CLI_HAVE_VULKAN
 #define LIST_ENV "ASAN_OPTIONS=detect_leaks=0 "
+
+// The Vulkan line, a needle only this build has, checked after run_checked.
+static void assert_contains(const result *r, const char *needle) {
+  if (!strstr(r->out, needle)) {
+    print_error("expected to find:\n  %s\nin the output:\n%s\n", needle, r->out);
+    fail();
+  }
+}
 #else
 #define LIST_ENV ""
 #endif
 
 static void test_cli_list_shows_cpu_available_and_gpu_status(void **state) {
   (void)state;
-  result r = vyre_env(LIST_ENV, "list");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "cpu      available");
-  assert_contains(&r, "device 0: ");
-  assert_contains(&r, "workgroup <= [");
-  assert_contains(&r, "\n      IR features: "); // "int_sat" or "none (IR 1.0 only)"
+  result r = run_checked(LIST_ENV, VYRE_CLI_PATH, "list", 0, "cpu      available",
+                         "device 0: ", "workgroup <= [",
+                         "\n      IR features: "); // "int_sat" or "none (IR 1.0 only)"
 #ifdef VYRE_CLI_HAVE_CUDA
   // Available on a GPU machine; elsewhere the line after it says exactly why not.
   const char *cuda = strstr(r.out, "\ncuda     ");
@@ -594,67 +497,38 @@ static void test_cli_list_shows_cpu_available_and_gpu_status(void **state) {
   assert_contains(&r, "vulkan   ");
 #endif
   free(r.out);
-  r = vyre_env(LIST_ENV, "list --json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "\"name\": \"cpu\"");
-  assert_contains(&r, "\"available\": true");
-  assert_contains(&r, "\"max_workgroup_invocations\": ");
-  assert_contains(&r, "\"ir_features\": [");
-  free(r.out);
+  expect_vyre_env(LIST_ENV, "list --json", 0, "\"name\": \"cpu\"", "\"available\": true",
+                  "\"max_workgroup_invocations\": ", "\"ir_features\": [");
 }
 
 static void test_cli_conform_runs_a_folder(void **state) {
   (void)state;
-  result r = vyre("conform --backend cpu --cases " DATA " --filter 'vadd*' --no-runtime");
-  assert_int_equal(r.code, 1); // vadd_wrong_expect fails
-  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident,stream)");
-  assert_contains(&r, "FAIL  vadd_wrong_expect (");
-  assert_contains(&r, "\n1 passed, 1 failed, 0 skipped\n");
-  free(r.out);
-  r = vyre("conform --backend cpu --cases " DATA " --filter trap --json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "\"backend\": \"cpu\"");
-  assert_contains(&r, "\"name\": \"trap\"");
-  assert_contains(&r, "\"result\": \"pass\"");
-  assert_contains(&r, "\"oneshot\": \"pass\"");
-  free(r.out);
-  r = vyre("conform --backend cpu --plugin ./x.so");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "both --backend cpu and --plugin ./x.so given. Fix: choose one.");
-  free(r.out);
-  r = vyre("conform --backend cpu --paths oneshot,bogus");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "unknown path 'bogus'");
-  free(r.out);
+  // Exit 1: vadd_wrong_expect fails.
+  expect_vyre("conform --backend cpu --cases " DATA " --filter 'vadd*' --no-runtime", 1,
+              "pass  vadd (oneshot,async,batch,resident,stream)", "FAIL  vadd_wrong_expect (",
+              "\n1 passed, 1 failed, 0 skipped\n");
+  expect_vyre("conform --backend cpu --cases " DATA " --filter trap --json", 0,
+              "\"backend\": \"cpu\"", "\"name\": \"trap\"", "\"result\": \"pass\"",
+              "\"oneshot\": \"pass\"");
+  expect_vyre("conform --backend cpu --plugin ./x.so", 2,
+              "both --backend cpu and --plugin ./x.so given. Fix: choose one.");
+  expect_vyre("conform --backend cpu --paths oneshot,bogus", 2, "unknown path 'bogus'");
   // A misspelt backend is an error naming it and the known ones, never a
   // run with every case skipped.
-  r = vyre("conform --backend vulkn --cases " DATA " --filter 'vadd*' --no-runtime");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "unknown backend 'vulkn'");
-  assert_contains(&r, "known backends: ");
-  assert_contains(&r, "cpu");
-  assert_contains(&r, "Fix:");
-  assert_null(strstr(r.out, "skipped"));
-  free(r.out);
-  r = vyre_env("VYRE_BACKEND=vulkn ", "conform --cases " DATA " --filter 'vadd*' --no-runtime");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "unknown backend 'vulkn' (VYRE_BACKEND)");
-  free(r.out);
+  expect_vyre("conform --backend vulkn --cases " DATA " --filter 'vadd*' --no-runtime", 2,
+              "unknown backend 'vulkn'", "known backends: ", "cpu", "Fix:", AND_NOT, "skipped");
+  expect_vyre_env("VYRE_BACKEND=vulkn ", "conform --cases " DATA " --filter 'vadd*' --no-runtime",
+                  2, "unknown backend 'vulkn' (VYRE_BACKEND)");
 }
 
 // VYRE_CACHE_DISABLE with a value that is not a boolean is warned about (the
 // cache stays on); "false" is quiet.
 static void test_cli_cache_disable_value_is_parsed_strictly(void **state) {
   (void)state;
-  result r = vyre_env("VYRE_CACHE_DISABLE=maybe ", "run --backend cpu " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "VYRE_CACHE_DISABLE='maybe'");
-  assert_contains(&r, "Fix:");
-  free(r.out);
-  r = vyre_env("VYRE_CACHE_DISABLE=false ", "run --backend cpu " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  assert_null(strstr(r.out, "VYRE_CACHE_DISABLE"));
-  free(r.out);
+  expect_vyre_env("VYRE_CACHE_DISABLE=maybe ", "run --backend cpu " DATA "vadd.json", 0,
+                  "VYRE_CACHE_DISABLE='maybe'", "Fix:");
+  expect_vyre_env("VYRE_CACHE_DISABLE=false ", "run --backend cpu " DATA "vadd.json", 0, AND_NOT,
+                  "VYRE_CACHE_DISABLE");
 }
 
 #ifdef VYRE_CLI_NOSRC_PATH
@@ -667,15 +541,13 @@ static void test_cli_conform_falls_back_to_the_installed_cases(void **state) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "rm -rf '%s/share'", VYRE_CLI_NOSRC_ROOT);
   assert_int_equal(system(cmd), 0);
-  snprintf(cmd, sizeof cmd, "'%s' conform --backend cpu 2>&1", VYRE_CLI_NOSRC_PATH);
-  result r = vyre_cmd(cmd);
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "vyre conform: no conformance cases found: tried "
-                      "/nonexistent/vyre-source/tests/conformance/cases (the source tree vyre "
-                      "was built from) and " VYRE_CLI_NOSRC_ROOT
-                      "/bin/../share/vyre/conformance/cases (the installed cases). Fix: pass "
-                      "--cases DIR");
-  free(r.out);
+  free(run_checked("", VYRE_CLI_NOSRC_PATH, "conform --backend cpu", 2,
+                   "vyre conform: no conformance cases found: tried "
+                   "/nonexistent/vyre-source/tests/conformance/cases (the source tree vyre "
+                   "was built from) and " VYRE_CLI_NOSRC_ROOT
+                   "/bin/../share/vyre/conformance/cases (the installed cases). Fix: pass "
+                   "--cases DIR")
+           .out);
   snprintf(cmd, sizeof cmd,
            "mkdir -p '%s/share/vyre/conformance/cases' '%s/share/vyre/conformance/known' && "
            "cp '%s' '%s/share/vyre/conformance/cases/' && "
@@ -684,15 +556,13 @@ static void test_cli_conform_falls_back_to_the_installed_cases(void **state) {
            VYRE_CLI_NOSRC_ROOT, VYRE_CLI_NOSRC_ROOT, DATA "vadd.json", VYRE_CLI_NOSRC_ROOT,
            VYRE_CLI_NOSRC_ROOT);
   assert_int_equal(system(cmd), 0);
-  snprintf(cmd, sizeof cmd, "'%s' conform --backend cpu 2>&1", VYRE_CLI_NOSRC_PATH);
-  r = vyre_cmd(cmd);
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, " 1 cases from " VYRE_CLI_NOSRC_ROOT "/share/vyre/conformance/cases, ");
-  assert_contains(&r, "known failures: " VYRE_CLI_NOSRC_ROOT
-                      "/share/vyre/conformance/known/cpu.txt (1 entries)");
-  assert_contains(&r, "pass  vadd (oneshot,async,batch,resident,stream)");
-  assert_contains(&r, "skip  runtime/batch_empty: unsupported: the installed list says so");
-  free(r.out);
+  free(run_checked("", VYRE_CLI_NOSRC_PATH, "conform --backend cpu", 0,
+                   " 1 cases from " VYRE_CLI_NOSRC_ROOT "/share/vyre/conformance/cases, ",
+                   "known failures: " VYRE_CLI_NOSRC_ROOT
+                   "/share/vyre/conformance/known/cpu.txt (1 entries)",
+                   "pass  vadd (oneshot,async,batch,resident,stream)",
+                   "skip  runtime/batch_empty: unsupported: the installed list says so")
+           .out);
 }
 #endif
 
@@ -745,7 +615,7 @@ static void test_cli_cache_path_list_verify_clear(void **state) {
   (void)state;
   char root[] = "/tmp/vyre-cli-cache-XXXXXX";
   assert_non_null(mkdtemp(root));
-  char dir[256], env[512], cmd[1024], good[40], bad[40], victim[300];
+  char dir[256], env[512], cmd[1024], good[40], bad[40], victim[300], want[128];
   snprintf(dir, sizeof dir, "%s/cuda-v1", root);
   assert_int_equal(mkdir(dir, 0700), 0);
   write_entry(dir, "vyre-cuda-cubin", "cubin bytes", good);
@@ -770,47 +640,25 @@ static void test_cli_cache_path_list_verify_clear(void **state) {
   fclose(f);
   snprintf(env, sizeof env, "VYRE_CACHE_DIR=%s ", root);
 
-  result r = vyre_env(env, "cache path");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, root);
-  assert_contains(&r, "from VYRE_CACHE_DIR");
-  free(r.out);
-  r = vyre_env("VYRE_CACHE_DIR=rel/dir ", "cache path");
-  assert_contains(&r, "(disabled)");
-  assert_contains(&r, "VYRE_CACHE_DIR='rel/dir' is not an absolute path");
-  free(r.out);
-  r = vyre_env("VYRE_CACHE_DISABLE=on ", "cache path");
-  assert_contains(&r, "disabled by VYRE_CACHE_DISABLE=on");
-  free(r.out);
-  r = vyre_env("env -u VYRE_CACHE_DIR -u VYRE_CACHE_DISABLE XDG_CACHE_HOME=/x/y ", "cache path");
-  assert_contains(&r, "/x/y/vyre\n");
-  assert_contains(&r, "from XDG_CACHE_HOME");
-  free(r.out);
+  expect_vyre_env(env, "cache path", 0, root, "from VYRE_CACHE_DIR");
+  expect_vyre_env("VYRE_CACHE_DIR=rel/dir ", "cache path", ANY_CODE, "(disabled)",
+                  "VYRE_CACHE_DIR='rel/dir' is not an absolute path");
+  expect_vyre_env("VYRE_CACHE_DISABLE=on ", "cache path", ANY_CODE,
+                  "disabled by VYRE_CACHE_DISABLE=on");
+  expect_vyre_env("env -u VYRE_CACHE_DIR -u VYRE_CACHE_DISABLE XDG_CACHE_HOME=/x/y ", "cache path",
+                  ANY_CODE, "/x/y/vyre\n", "from XDG_CACHE_HOME");
 
-  r = vyre_env(env, "cache list");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "cuda-v1:\n");
-  snprintf(cmd, sizeof cmd, "  %s ", good);
-  assert_contains(&r, cmd);
-  assert_contains(&r, "vyre-cuda-cubin");
-  assert_contains(&r, "BAD: checksum mismatch");
-  assert_contains(&r, "3 entries");
-  assert_contains(&r, "1 other file left alone");
-  free(r.out);
+  snprintf(want, sizeof want, "  %s ", good);
+  expect_vyre_env(env, "cache list", 0, "cuda-v1:\n", want, "vyre-cuda-cubin",
+                  "BAD: checksum mismatch", "3 entries", "1 other file left alone");
 
-  r = vyre_env(env, "cache verify");
-  assert_int_equal(r.code, 1);
-  snprintf(cmd, sizeof cmd, "BAD   cuda-v1/%s: checksum mismatch", bad);
-  assert_contains(&r, cmd);
-  assert_contains(&r, "BAD   cuda-v1/0123456789abcdef0123456789abcdef.bin: a symbolic link");
-  assert_contains(&r, "3 entries checked, 2 bad. Fix: run 'vyre cache verify --fix'");
-  free(r.out);
+  snprintf(want, sizeof want, "BAD   cuda-v1/%s: checksum mismatch", bad);
+  expect_vyre_env(env, "cache verify", 1, want,
+                  "BAD   cuda-v1/0123456789abcdef0123456789abcdef.bin: a symbolic link",
+                  "3 entries checked, 2 bad. Fix: run 'vyre cache verify --fix'");
   assert_true(exists(dir, bad));
 
-  r = vyre_env(env, "cache verify --fix");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "(removed)");
-  free(r.out);
+  expect_vyre_env(env, "cache verify --fix", 0, "(removed)");
   assert_false(exists(dir, bad));
   assert_false(exists(dir, "0123456789abcdef0123456789abcdef.bin"));
   assert_true(exists(dir, good));
@@ -820,19 +668,13 @@ static void test_cli_cache_path_list_verify_clear(void **state) {
   // only), the good entry goes, other files stay.
   snprintf(cmd, sizeof cmd, "%s/fedcba9876543210fedcba9876543210.bin", dir);
   assert_int_equal(symlink(victim, cmd), 0);
-  r = vyre_env(env, "cache clear cuda");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "cuda-v1: removed 1 entry");
-  free(r.out);
+  expect_vyre_env(env, "cache clear cuda", 0, "cuda-v1: removed 1 entry");
   assert_false(exists(dir, good));
   assert_true(exists(dir, "notes.txt"));
   assert_true(exists(dir, "fedcba9876543210fedcba9876543210.bin"));
   assert_true(exists(root, "victim.txt"));
 
-  r = vyre_env(env, "cache bogus");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "unknown action 'bogus'");
-  free(r.out);
+  expect_vyre_env(env, "cache bogus", 2, "unknown action 'bogus'");
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   assert_int_equal(system(cmd), 0);
 }
@@ -843,75 +685,50 @@ static void test_cli_cache_path_list_verify_clear(void **state) {
 
 static void test_cli_list_verbose_traces_the_search(void **state) {
   (void)state;
-  result r = vyre_env("VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ", "list --verbose");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "plugin search: folder 1: /nonexistent-vyre-dir (VYRE_PLUGIN_PATH)");
-  assert_contains(&r, "folder /nonexistent-vyre-dir skipped: no such folder");
-  assert_contains(&r, "libvyre-backend-cpu.so: considering");
-  assert_contains(&r, "libvyre-backend-cpu.so: loaded (backend 'cpu'");
-  free(r.out);
+  expect_vyre_env("VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ", "list --verbose", 0,
+                  "plugin search: folder 1: /nonexistent-vyre-dir (VYRE_PLUGIN_PATH)",
+                  "folder /nonexistent-vyre-dir skipped: no such folder",
+                  "libvyre-backend-cpu.so: considering",
+                  "libvyre-backend-cpu.so: loaded (backend 'cpu'");
   // VYRE_LOG=debug gives the same trace for any command.
-  r = vyre_env("VYRE_LOG=debug VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ",
-               "run --backend cpu " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "vyre host: debug: plugin search: folder 1: /nonexistent-vyre-dir");
-  free(r.out);
+  expect_vyre_env("VYRE_LOG=debug VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ",
+                  "run --backend cpu " DATA "vadd.json", 0,
+                  "vyre host: debug: plugin search: folder 1: /nonexistent-vyre-dir");
   // Without either, no trace.
-  r = vyre_env("VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ", "list");
-  assert_null(strstr(r.out, "plugin search:"));
-  free(r.out);
+  expect_vyre_env("VYRE_PLUGIN_PATH=/nonexistent-vyre-dir ", "list", ANY_CODE, AND_NOT,
+                  "plugin search:");
 }
 
 static void test_cli_refuses_an_invalid_vyre_log(void **state) {
   (void)state;
-  result r = vyre_env("VYRE_LOG=verbose ", "list");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "vyre: VYRE_LOG='verbose' is not a log level. Fix: set VYRE_LOG to one of "
-                      "error, warn, info, debug, or unset it.");
-  free(r.out);
-  r = vyre_env("VYRE_LOG=INFO ", "validate " DATA "vadd.json");
-  assert_int_equal(r.code, 0);
-  free(r.out);
+  expect_vyre_env("VYRE_LOG=verbose ", "list", 2,
+                  "vyre: VYRE_LOG='verbose' is not a log level. Fix: set VYRE_LOG to one of "
+                  "error, warn, info, debug, or unset it.");
+  expect_vyre_env("VYRE_LOG=INFO ", "validate " DATA "vadd.json", 0);
 }
 
 // EVIDENCE-OF: docs/cli.md "Exit codes": an honest refusal is not a wrong
 // result.
 static void test_cli_run_reports_unsupported_as_a_refusal_with_exit_3(void **state) {
   (void)state;
-  result r = vyre("run --backend " VYRE_CLI_NO_ADD_PLUGIN " " DATA "vadd.json");
-  assert_int_equal(r.code, 3);
-  assert_contains(&r, "REFUSED: the backend 'broken-no-add' does not support this program "
-                      "(UNSUPPORTED), so nothing was compared: ");
-  assert_contains(&r, "uses 'add'");
-  assert_null(strstr(r.out, "MISMATCH"));
-  free(r.out);
-  r = vyre("run --json --backend " VYRE_CLI_NO_ADD_PLUGIN " " DATA "vadd.json");
-  assert_int_equal(r.code, 3);
-  assert_contains(&r, "\"refused\": true");
-  assert_contains(&r, "\"status\": \"UNSUPPORTED\"");
-  free(r.out);
-  r = vyre("run --help");
-  assert_contains(&r, "3 the backend");
-  free(r.out);
+  expect_vyre("run --backend " VYRE_CLI_NO_ADD_PLUGIN " " DATA "vadd.json", 3,
+              "REFUSED: the backend 'broken-no-add' does not support this program "
+              "(UNSUPPORTED), so nothing was compared: ",
+              "uses 'add'", AND_NOT, "MISMATCH");
+  expect_vyre("run --json --backend " VYRE_CLI_NO_ADD_PLUGIN " " DATA "vadd.json", 3,
+              "\"refused\": true", "\"status\": \"UNSUPPORTED\"");
+  expect_vyre("run --help", ANY_CODE, "3 the backend");
 }
 
 static void test_cli_conform_counts_and_refuses_missing_paths(void **state) {
   (void)state;
-  result r = vyre("conform --backend cpu --cases " DATA " --filter vadd --no-runtime");
-  assert_int_equal(r.code, 0);
-  assert_contains(&r, "of the 1 passed: 1 ran on the plugin, 0 host-only checks");
-  assert_contains(&r, "\n1 passed, 0 failed, 0 skipped\n");
-  free(r.out);
-  r = vyre("conform --plugin /nonexistent/libvyre-backend-x.so --cases " DATA " --no-runtime");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "the plugin /nonexistent/libvyre-backend-x.so");
-  assert_contains(&r, "does not exist");
-  assert_null(strstr(r.out, "skipped"));
-  free(r.out);
-  r = vyre("conform --backend cpu --known /nonexistent/known --cases " DATA " --no-runtime");
-  assert_int_equal(r.code, 2);
-  assert_contains(&r, "the known-failure folder '/nonexistent/known' does not exist");
-  free(r.out);
+  expect_vyre("conform --backend cpu --cases " DATA " --filter vadd --no-runtime", 0,
+              "of the 1 passed: 1 ran on the plugin, 0 host-only checks",
+              "\n1 passed, 0 failed, 0 skipped\n");
+  expect_vyre("conform --plugin /nonexistent/libvyre-backend-x.so --cases " DATA " --no-runtime", 2,
+              "the plugin /nonexistent/libvyre-backend-x.so", "does not exist", AND_NOT, "skipped");
+  expect_vyre("conform --backend cpu --known /nonexistent/known --cases " DATA " --no-runtime", 2,
+              "the known-failure folder '/nonexistent/known' does not exist");
 }
 
 int main(void) {
