@@ -46,8 +46,33 @@ static int nvrtc_ready(void) {
     if (!nvrtc_ready()) skip();                                                                    \
   } while (0)
 
-// The generator options compile_sm90 uses (VYRE_CUDA_GEN_*; 0: exact f32).
-static uint32_t g_gen_opts;
+// The recheck forms of the f32 ops (plugin-cuda/README.md CUDA-F32-6): add
+// native, mul and fma .ftz with the zero recheck.
+#define GEN_F32_RECHECK (VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ)
+
+// print_error of |text| in pieces: cmocka cuts one message at 1 KiB, and a
+// generated source is far longer.
+static void print_long(const char *text) {
+  for (size_t n = strlen(text), i = 0; i < n; i += 1000)
+    print_error("%.*s", (int)(n - i < 1000 ? n - i : 1000), text + i);
+  print_error("\n");
+}
+
+// strstr(hay, needle), where |needle| must stand in |hay| (want 1) or must
+// not (want 0); otherwise prints the needle and the whole of |hay| and fails
+// at file:line (the caller's, through ASSERT_HAS / ASSERT_LACKS).
+static const char *find_at(const char *hay, const char *needle, int want, const char *file,
+                           int line) {
+  const char *at = hay ? strstr(hay, needle) : NULL;
+  if (!hay || (at != NULL) != want) {
+    print_error("expected %s:\n  %s\nin:\n", want ? "to find" : "not to find", needle);
+    print_long(hay ? hay : "(null)");
+    _fail(file, line);
+  }
+  return at;
+}
+#define ASSERT_HAS(hay, needle)   find_at(hay, needle, 1, __FILE__, __LINE__)
+#define ASSERT_LACKS(hay, needle) find_at(hay, needle, 0, __FILE__, __LINE__)
 
 // 1 while the every-case walk generates a case's sources without compiling
 // them: the sanitizer build (VYRE_TEST_SANITIZED) generates every case under
@@ -56,76 +81,105 @@ static uint32_t g_gen_opts;
 // budget (this test took 316 s there, against 136 s in the plain build).
 static int g_generate_only;
 
-// Programs whose resident variant was refused as ABI-CUDARING-7 requires.
-static unsigned g_resident_refused;
-
-// Generates and compiles |p| for sm_90; prints the source and log on failure.
-static uint32_t compile_sm90(const vyre_ir_program *p, const uint32_t wg[3], const char *what) {
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t st = vyre_cuda_generate_opt(p, wg, g_gen_opts, &src, NULL, NULL, &err);
-  if (st) {
-    fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
-    return st;
-  }
+// Compiles the generated |src| (freed here) for sm_90, unless
+// g_generate_only; prints |what|, |variant|, the log and the source on
+// failure.
+static uint32_t nvrtc_sm90(char *src, const char *what, const char *variant) {
   if (g_generate_only) {
     free(src);
     return VYRE_STATUS_OK;
   }
   void *cubin = NULL;
   size_t size = 0;
-  st = vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err);
-  if (st)
-    fprintf(stderr, "%s: %s\n--- source ---\n%s\n", what, err.message, src);
-  else if (size < 16)
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err);
+  if (st) {
+    fprintf(stderr, "%s: %s%s\n--- source ---\n%s\n", what, variant, err.message, src);
+  } else if (size < 16) {
+    fprintf(stderr, "%s: %sa cubin of only %zu bytes\n", what, variant, size);
     st = VYRE_STATUS_INTERNAL;
+  }
   free(cubin);
   free(src);
   return st;
 }
 
-// The resident variant of |p| (plugin-cuda/cuda_resident.h, docs/abi.md
-// ABI-STREAM-9), compiled for sm_90; prints the source and log on failure.
-static uint32_t compile_resident_sm90(const vyre_ir_program *p, const uint32_t wg[3],
-                                      const char *what) {
+// Generates |p| with the generator options |opts| (VYRE_CUDA_GEN_*; 0: exact
+// f32) and compiles it for sm_90; prints the source and log on failure.
+static uint32_t compile_sm90(const vyre_ir_program *p, const uint32_t wg[3], uint32_t opts,
+                             const char *what) {
+  char variant[32] = "";
+  if (opts) snprintf(variant, sizeof(variant), "options 0x%08x: ", opts);
   char *src = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t st = vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, &err);
-  // A program that can trap before a subgroup op or a workgroup barrier has
-  // no resident variant (docs/abi.md ABI-CUDARING-7): exactly those, and
-  // every other program has one.
-  vyre_cuda_plan plan;
-  vyre_error perr = {.struct_size = sizeof(perr)};
-  const int need_refusal = !vyre_cuda_plan_make(p, wg, &plan, &perr) &&
-                           (plan.uses & VYRE_KIT_USES_TRAP) &&
-                           (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
-  if (need_refusal) {
-    if (st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "ABI-CUDARING-7")) {
-      g_resident_refused++;
-      return VYRE_STATUS_OK;
-    }
-    fprintf(stderr, "%s: resident variant: want UNSUPPORTED (ABI-CUDARING-7), got %u\n", what, st);
-    free(src);
-    return st ? st : VYRE_STATUS_INTERNAL;
-  }
+  uint32_t st = vyre_cuda_generate_opt(p, wg, opts, &src, NULL, NULL, &err);
   if (st) {
-    fprintf(stderr, "%s: resident variant: generate failed: %s\n", what, err.message);
+    fprintf(stderr, "%s: %sgenerate failed: %s\n", what, variant, err.message);
     return st;
   }
-  if (g_generate_only) {
-    free(src);
-    return VYRE_STATUS_OK;
+  return nvrtc_sm90(src, what, variant);
+}
+
+// compile_sm90 that must succeed: fails at file:line (the caller's, through
+// COMPILE_OK) with |what|, the options and the workgroup size.
+static void compile_ok_at(const vyre_ir_program *p, const uint32_t wg[3], uint32_t opts,
+                          const char *what, const char *file, int line) {
+  uint32_t st = compile_sm90(p, wg, opts, what);
+  if (st != VYRE_STATUS_OK) {
+    print_error("%s: options 0x%08x, workgroup [%u,%u,%u]: not compiled for sm_90: status %u "
+                "(the source and log are above)\n",
+                what, opts, wg[0], wg[1], wg[2], st);
+    _fail(file, line);
   }
-  void *cubin = NULL;
-  size_t size = 0;
-  st = vyre_cuda_nvrtc_compile(src, 9, 0, &cubin, &size, &err);
-  if (st)
-    fprintf(stderr, "%s: resident variant: %s\n--- source ---\n%s\n", what, err.message, src);
-  else if (size < 16)
-    st = VYRE_STATUS_INTERNAL;
-  free(cubin);
-  free(src);
-  return st;
+}
+#define COMPILE_OK(p, wg, opts, what) compile_ok_at(p, wg, opts, what, __FILE__, __LINE__)
+
+// The source the generator makes of |p| for |wg| (malloc'd; the caller frees
+// it) through vyre_cuda_generate itself when |opts| is 0, else
+// vyre_cuda_generate_opt, with the plan in |plan| when not NULL. A refusal
+// fails at file:line (the caller's, through GENERATE) with |what| and the
+// generator's message.
+static char *generate_at(const vyre_ir_program *p, const uint32_t wg[3], uint32_t opts,
+                         vyre_cuda_plan *plan, const char *what, const char *file, int line) {
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = opts ? vyre_cuda_generate_opt(p, wg, opts, &src, NULL, plan, &err)
+                     : vyre_cuda_generate(p, wg, &src, NULL, plan, &err);
+  if (st != VYRE_STATUS_OK || !src) {
+    print_error("%s: options 0x%08x, workgroup [%u,%u,%u]: the CUDA generator refused it: "
+                "status %u%s: %s\n",
+                what, opts, wg[0], wg[1], wg[2], st, src ? "" : ", no source", err.message);
+    free(src);
+    _fail(file, line);
+  }
+  return src;
+}
+#define GENERATE(p, wg, opts, plan, what) generate_at(p, wg, opts, plan, what, __FILE__, __LINE__)
+
+// vyre_cuda_generate must refuse |p| with |status|, no source and a message
+// with |msg| and a fix; otherwise fails at file:line (the caller's, through
+// REFUSED) with |what|, the status and the message it gave.
+static void refused_at(const vyre_ir_program *p, const uint32_t wg[3], uint32_t status,
+                       const char *msg, const char *what, const char *file, int line) {
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_cuda_generate(p, wg, &src, NULL, NULL, &err);
+  if (st != status || src || !strstr(err.message, msg) || !strstr(err.message, "Fix:")) {
+    print_error("%s: want status %u, no source and a message with \"%s\" and \"Fix:\"; got "
+                "status %u%s, message: %s\n",
+                what, status, msg, st, src ? " and a source" : "", err.message);
+    free(src);
+    _fail(file, line);
+  }
+}
+#define REFUSED(p, wg, status, msg, what) refused_at(p, wg, status, msg, what, __FILE__, __LINE__)
+
+// A fresh program builder with workgroup size [wx, wy, wz] (the caller frees).
+static tb *new_tb(uint32_t wx, uint32_t wy, uint32_t wz) {
+  tb *t = calloc(1, sizeof(tb));
+  assert_non_null(t);
+  tb_init(t, wx, wy, wz);
+  return t;
 }
 
 // Converts any value node to a u32 for storing.
@@ -147,8 +201,7 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
   uint32_t counts[3][2] = {{10000, 5000}, {8192, 4096}, {30001, 10000}};
   uint8_t types[3][2] = {{T_U, T_U}, {T_U, T_U}, {VYRE_IR_TYPE_U8, VYRE_IR_TYPE_U16}};
   for (int c = 0; c < 3; c++) {
-    tb *t = calloc(1, sizeof(tb));
-    tb_init(t, 64, 1, 1);
+    tb *t = new_tb(64, 1, 1);
     uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
     uint32_t W1 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, types[c][0], counts[c][0]);
     uint32_t W2 = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, types[c][1], counts[c][1]);
@@ -161,45 +214,38 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
 #undef LID
 #undef LAST
     const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
-    char *src = NULL;
     vyre_cuda_plan plan;
-    vyre_error err = {.struct_size = sizeof(err)};
     uint32_t wg[3] = {64, 1, 1};
     // The plain kernel has no indirect grid; the indirect variant ends its
     // parameters with it (ABI-INDIRECT-4) and, not coarsened, exits blocks
     // outside the grid read on x too.
-    assert_int_equal(vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_INDIRECT, &src, NULL, &plan, &err),
-                     VYRE_STATUS_OK);
-    assert_non_null(strstr(src, "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {"));
-    assert_non_null(
-        strstr(src, "if (blockIdx.x >= vgx0 || blockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;"));
+    char *src = GENERATE(p, wg, VYRE_CUDA_GEN_INDIRECT, &plan, "dynamic shared, indirect");
+    ASSERT_HAS(src, "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2) {");
+    ASSERT_HAS(src, "if (blockIdx.x >= vgx0 || blockIdx.y >= vgx1 || blockIdx.z >= vgx2) return;");
     free(src);
-    src = NULL;
-    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
-    assert_non_null(strstr(src, "u32 vn1, u32 vn2) {"));
-    assert_null(strstr(src, "vind"));
-    assert_null(strstr(src, "vgm0"));
+    src = GENERATE(p, wg, 0, &plan, "dynamic shared");
+    ASSERT_HAS(src, "u32 vn1, u32 vn2) {");
+    ASSERT_LACKS(src, "vind");
+    ASSERT_LACKS(src, "vgm0");
     if (c == 0) {
       assert_int_equal(plan.dyn_shared, 60000);
-      assert_non_null(strstr(src, "extern __shared__ __align__(16) u32 vdyn[];"));
-      assert_non_null(strstr(src, "u32 *const w1 = (u32 *)((u8 *)vdyn + 0u);"));
-      assert_non_null(strstr(src, "u32 *const w2 = (u32 *)((u8 *)vdyn + 40000u);"));
-      assert_null(strstr(src, "__shared__ u32 w1["));
+      ASSERT_HAS(src, "extern __shared__ __align__(16) u32 vdyn[];");
+      ASSERT_HAS(src, "u32 *const w1 = (u32 *)((u8 *)vdyn + 0u);");
+      ASSERT_HAS(src, "u32 *const w2 = (u32 *)((u8 *)vdyn + 40000u);");
+      ASSERT_LACKS(src, "__shared__ u32 w1[");
     } else if (c == 2) {
       assert_int_equal(plan.dyn_shared, 50004);
-      assert_non_null(strstr(src, "u8 *const w1 = (u8 *)((u8 *)vdyn + 0u);"));
-      assert_non_null(strstr(src, "u16 *const w2 = (u16 *)((u8 *)vdyn + 30004u);"));
+      ASSERT_HAS(src, "u8 *const w1 = (u8 *)((u8 *)vdyn + 0u);");
+      ASSERT_HAS(src, "u16 *const w2 = (u16 *)((u8 *)vdyn + 30004u);");
     } else {
       assert_int_equal(plan.dyn_shared, 0);
-      assert_non_null(strstr(src, "__shared__ u32 w1[8192];"));
-      assert_null(strstr(src, "vdyn"));
+      ASSERT_HAS(src, "__shared__ u32 w1[8192];");
+      ASSERT_LACKS(src, "vdyn");
     }
     free(src);
     if (nvrtc_ready()) {
-      assert_int_equal(compile_sm90(p, wg, "dynamic shared"), VYRE_STATUS_OK);
-      g_gen_opts = VYRE_CUDA_GEN_INDIRECT;
-      assert_int_equal(compile_sm90(p, wg, "dynamic shared, indirect"), VYRE_STATUS_OK);
-      g_gen_opts = 0;
+      COMPILE_OK(p, wg, 0, "dynamic shared");
+      COMPILE_OK(p, wg, VYRE_CUDA_GEN_INDIRECT, "dynamic shared, indirect");
     }
     free(t);
   }
@@ -207,8 +253,7 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
 
 static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **state) {
   NEED_NVRTC();
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   // Declared out of binding order on purpose.
   uint32_t A = tb_buf(t, 3, VYRE_IR_ACCESS_READ, T_U, 0);
   uint32_t I = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_I, 0);
@@ -304,19 +349,14 @@ static void test_codegen_every_operator_and_conversion_compiles_for_sm90(void **
   }
   const vyre_ir_program *p = tb_finish(t, tb_list(t, nb, body), nb);
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(compile_sm90(p, wg, "every operator"), VYRE_STATUS_OK);
+  COMPILE_OK(p, wg, 0, "every operator");
   uint32_t wg3[3] = {8, 4, 2};
-  assert_int_equal(compile_sm90(p, wg3, "every operator, 3-D workgroup"), VYRE_STATUS_OK);
+  COMPILE_OK(p, wg3, 0, "every operator, 3-D workgroup");
   // The native f32 paths (plugin-cuda/README.md CUDA-F32-1): the same
   // program with add, sub, mul and fma as one .ftz instruction each.
-  g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
-  uint32_t native_st = compile_sm90(p, wg, "every operator, native f32");
+  COMPILE_OK(p, wg, VYRE_CUDA_GEN_F32_NATIVE, "every operator, native f32");
   // The recheck forms of mul and fma (README.md CUDA-F32-6), add native.
-  g_gen_opts = VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ;
-  uint32_t recheck_st = compile_sm90(p, wg, "every operator, f32 recheck");
-  g_gen_opts = 0;
-  assert_int_equal(native_st, VYRE_STATUS_OK);
-  assert_int_equal(recheck_st, VYRE_STATUS_OK);
+  COMPILE_OK(p, wg, GEN_F32_RECHECK, "every operator, f32 recheck");
   free(t);
 }
 
@@ -331,8 +371,7 @@ static const struct {
 
 static void test_codegen_every_list_row_on_every_operand_type_compiles(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   const uint8_t types[4] = {T_U, T_I, T_F, T_B};
   uint32_t in[4];
   in[0] = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
@@ -367,21 +406,16 @@ static void test_codegen_every_list_row_on_every_operand_type_compiles(void **st
   assert_true(nb <= sizeof(body) / sizeof(body[0]));
   assert_true(forms >= VYRE_IR_UN_COUNT + VYRE_IR_BIN_COUNT);
   const vyre_ir_program *p = tb_finish(t, tb_list(t, nb, body), nb);
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  if (vyre_cuda_generate(p, wg, &src, NULL, NULL, &err)) fprintf(stderr, "%s\n", err.message);
-  assert_non_null(src);
-  free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "every list row"), VYRE_STATUS_OK);
+  free(GENERATE(p, wg, 0, NULL, "every list row"));
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "every list row");
   free(t);
 }
 
 // Control flow, workgroup memory, barriers, loops, traps and return.
 static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **state) {
   NEED_NVRTC();
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 32, 1, 1);
+  tb *t = new_tb(32, 1, 1);
   uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
   uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
   uint32_t lid = builtin(t, VYRE_IR_BUILTIN_LID, 0);
@@ -404,23 +438,21 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   uint32_t s7 = if_(t, cond, LIST(t, tr), LIST(t, blk));
   uint32_t s8 = stmt0(t, VYRE_IR_K_RETURN);
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4, s5, s6, s7, s8));
-  char *src = NULL;
   vyre_cuda_plan plan;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {32, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  char *src = GENERATE(p, wg, 0, &plan, "control flow");
   // Workgroup memory is zeroed at workgroup start, then a barrier.
-  assert_non_null(strstr(src, "__shared__ u32 w1[32];"));
-  assert_non_null(strstr(src, "w1[zi] = 0u;"));
-  assert_non_null(strstr(src, "__syncthreads();"));
+  ASSERT_HAS(src, "__shared__ u32 w1[32];");
+  ASSERT_HAS(src, "w1[zi] = 0u;");
+  ASSERT_HAS(src, "__syncthreads();");
   // A trap records and returns; it is never the PTX trap instruction.
-  assert_non_null(strstr(src, "vtrap(vt, 7u, vo0, vo1, vo2, vn0, vn1);"));
-  assert_null(strstr(src, "trap;"));
-  assert_null(strstr(src, "asm(\"trap"));
+  ASSERT_HAS(src, "vtrap(vt, 7u, vo0, vo1, vo2, vn0, vn1);");
+  ASSERT_LACKS(src, "trap;");
+  ASSERT_LACKS(src, "asm(\"trap");
   assert_int_equal(plan.slot_count, 1);
   assert_int_equal(plan.uses_trap, 1);
   free(src);
-  assert_int_equal(compile_sm90(p, wg, "control flow"), VYRE_STATUS_OK);
+  COMPILE_OK(p, wg, 0, "control flow");
   free(t);
 }
 
@@ -430,8 +462,7 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
 // without a count keeps it.
 static void test_codegen_drops_checks_below_a_host_buffer_count(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 1024);
   uint32_t E = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
   uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 1);
@@ -449,18 +480,15 @@ static void test_codegen_drops_checks_below_a_host_buffer_count(void **state) {
   uint32_t f = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, body));
   uint32_t s2 = store(t, O, lit(t, T_U, 0), var(t, acc));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f, s2));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  const char *k = strstr(src, "extern \"C\"");
-  assert_non_null(k);
-  assert_non_null(strstr(k, "vldu(p0, n0, "));
-  assert_null(strstr(k, "vld(p0, n0, "));
-  assert_non_null(strstr(k, "vld(p1, n1, "));
-  assert_non_null(strstr(k, "vstu(p2, n2, 0x00000000u, "));
+  char *src = GENERATE(p, wg, 0, NULL, "host buffer count");
+  const char *k = ASSERT_HAS(src, "extern \"C\"");
+  ASSERT_HAS(k, "vldu(p0, n0, ");
+  ASSERT_LACKS(k, "vld(p0, n0, ");
+  ASSERT_HAS(k, "vld(p1, n1, ");
+  ASSERT_HAS(k, "vstu(p2, n2, 0x00000000u, ");
   free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "host buffer count"), VYRE_STATUS_OK);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "host buffer count");
   free(t);
 }
 
@@ -471,8 +499,7 @@ static void test_codegen_drops_checks_below_a_host_buffer_count(void **state) {
 // constant loop of 4 trips unrolls, one of 17 does not.
 static void test_codegen_follows_the_lowering_proofs(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 64);
   uint32_t x, s;
@@ -488,34 +515,27 @@ static void test_codegen_follows_the_lowering_proofs(void **state) {
   uint32_t s2 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)), LIST(t, guarded), 0, 0);
   uint32_t s3 = store(t, O, bin(t, VYRE_IR_BIN_ADD, var(t, x), lit(t, T_U, 1)), var(t, s));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, f4, f17, s2, s3));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  const char *k = strstr(src, "extern \"C\"");
-  assert_non_null(k);
-  assert_non_null(
-      strstr(k, "vstu(p1, n1, v0, vsw(vc(__uint_as_float(vld(p0, n0, 0x00000000u)))))"));
-  assert_non_null(strstr(k, "vst(p1, n1, (v0 + 0x00000001u), vsw(vc(v1)))"));
-  assert_non_null(strstr(k, "vfadd(v1, __uint_as_float(0x3f800000u))"));
+  char *src = GENERATE(p, wg, 0, NULL, "lowering proofs");
+  const char *k = ASSERT_HAS(src, "extern \"C\"");
+  ASSERT_HAS(k, "vstu(p1, n1, v0, vsw(vc(__uint_as_float(vld(p0, n0, 0x00000000u)))))");
+  ASSERT_HAS(k, "vst(p1, n1, (v0 + 0x00000001u), vsw(vc(v1)))");
+  ASSERT_HAS(k, "vfadd(v1, __uint_as_float(0x3f800000u))");
   // The line before each loop of the program (v2: 4 trips, v3: 17 trips).
-  const char *l4 = strstr(k, "for (u32 v2 = "), *l17 = strstr(k, "for (u32 v3 = ");
-  assert_non_null(l4);
-  assert_non_null(l17);
-  assert_non_null(strstr(l4 - 32, "#pragma unroll"));
-  assert_true(strstr(l4 - 32, "#pragma unroll") < l4);
+  const char *l4 = ASSERT_HAS(k, "for (u32 v2 = "), *l17 = ASSERT_HAS(k, "for (u32 v3 = ");
+  assert_true(ASSERT_HAS(l4 - 32, "#pragma unroll") < l4);
   const char *after4 = strstr(l4, "#pragma unroll");
   assert_true(after4 == NULL || after4 > l17);
   // vz in the arithmetic helpers, vc nowhere else in them.
-  assert_non_null(strstr(src, "VD float vfadd(float a, float b) { return vz(__fadd_rn(a, b)); }"));
+  ASSERT_HAS(src, "VD float vfadd(float a, float b) { return vz(__fadd_rn(a, b)); }");
   // vfneg is not called here, so only the whole prelude has it.
-  assert_null(strstr(src, "vfneg"));
+  ASSERT_LACKS(src, "vfneg");
   char *all = vyre_cuda_prelude(0);
   assert_non_null(all);
-  assert_non_null(strstr(all, "VD float vfneg(float a) { return __uint_as_float("));
+  ASSERT_HAS(all, "VD float vfneg(float a) { return __uint_as_float(");
   free(all);
   free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "lowering proofs"), VYRE_STATUS_OK);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "lowering proofs");
   free(t);
 }
 
@@ -523,8 +543,7 @@ static void test_codegen_follows_the_lowering_proofs(void **state) {
 // vtrapv (a trap without a value passes 0), and the kernel compiles.
 static void test_codegen_trap_values_compile(void **state) {
   NEED_NVRTC();
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t I = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
   uint32_t x;
   uint32_t s0 = let(t, &x, gid(t, 0));
@@ -532,19 +551,17 @@ static void test_codegen_trap_values_compile(void **state) {
   uint32_t s1 =
       if_(t, bin(t, VYRE_IR_BIN_GT, var(t, x), lit(t, T_U, 5)), LIST(t, t0), LIST(t, trap(t, 2)));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-  char *src = NULL;
   vyre_cuda_plan plan;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
-  assert_non_null(strstr(src, "vtrapv(vt, 9u, "));
-  assert_null(strstr(src, "vtrapv(vt, 9u, 0u"));
-  assert_non_null(strstr(src, "vtrapv(vt, 2u, 0u, vo0, vo1, vo2, vn0, vn1);"));
-  assert_null(strstr(src, "  vtrap(vt,"));
+  char *src = GENERATE(p, wg, 0, &plan, "trap values");
+  ASSERT_HAS(src, "vtrapv(vt, 9u, ");
+  ASSERT_LACKS(src, "vtrapv(vt, 9u, 0u");
+  ASSERT_HAS(src, "vtrapv(vt, 2u, 0u, vo0, vo1, vo2, vn0, vn1);");
+  ASSERT_LACKS(src, "  vtrap(vt,");
   assert_int_equal(plan.uses_trap, 1);
   assert_int_equal(plan.coarsen, 1);
   free(src);
-  assert_int_equal(compile_sm90(p, wg, "trap values"), VYRE_STATUS_OK);
+  COMPILE_OK(p, wg, 0, "trap values");
   free(t);
 }
 
@@ -576,52 +593,45 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
   for (int extra = 0; extra < 4; extra++) {
     tb *t = calloc(1, sizeof(tb));
     const vyre_ir_program *p = coarse_prog(t, extra);
-    char *src = NULL;
     vyre_cuda_plan plan;
-    vyre_error err = {.struct_size = sizeof(err)};
     uint32_t wg[3] = {64, 1, 1};
-    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+    char *src = GENERATE(p, wg, 0, &plan, kWhat[extra]);
     if (extra == 0) {
       assert_int_equal(plan.coarsen, VYRE_CUDA_COARSEN);
-      assert_non_null(strstr(src, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
-                                  "u32 vn2) {"));
-      assert_null(strstr(src, "vgx = vgx0"));
-      char *ind = NULL;
-      assert_int_equal(
-          vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_INDIRECT, &ind, NULL, NULL, &err),
-          VYRE_STATUS_OK);
-      assert_non_null(strstr(ind, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
-                                  "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2)"));
-      assert_non_null(strstr(ind, " vgx = vgx0;")); // an indirect grid bounds the virtual grid
+      ASSERT_HAS(src, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
+                      "u32 vn2) {");
+      ASSERT_LACKS(src, "vgx = vgx0");
+      char *ind = GENERATE(p, wg, VYRE_CUDA_GEN_INDIRECT, NULL, kWhat[extra]);
+      ASSERT_HAS(ind, "u64 *vt, u32 vgx, u32 vo0, u32 vo1, u32 vo2, u32 vn0, u32 vn1, "
+                      "u32 vn2, const u32 *vind, u32 vgm0, u32 vgm1, u32 vgm2)");
+      ASSERT_HAS(ind, " vgx = vgx0;"); // an indirect grid bounds the virtual grid
       free(ind);
-      assert_non_null(strstr(src, "goto vnext;"));
-      assert_non_null(strstr(src, "vnext:;"));
-      assert_non_null(strstr(src, "((u32)((vwx + vo0) * 64u + threadIdx.x))"));
-      assert_null(strstr(src, "return;\n  }\n}")); // no IR return left as a C return
+      ASSERT_HAS(src, "goto vnext;");
+      ASSERT_HAS(src, "vnext:;");
+      ASSERT_HAS(src, "((u32)((vwx + vo0) * 64u + threadIdx.x))");
+      ASSERT_LACKS(src, "return;\n  }\n}"); // no IR return left as a C return
     } else {
       assert_int_equal(plan.coarsen, 1);
-      assert_null(strstr(src, "u32 vgx,"));
-      assert_null(strstr(src, "vgx = vgx0"));
-      assert_null(strstr(src, "vnext"));
+      ASSERT_LACKS(src, "u32 vgx,");
+      ASSERT_LACKS(src, "vgx = vgx0");
+      ASSERT_LACKS(src, "vnext");
     }
     free(src);
     // Both variants: the plain kernel and the indirect one (ABI-INDIRECT-4).
     for (int v = 0; v < 2; v++) {
-      g_gen_opts = v ? VYRE_CUDA_GEN_INDIRECT : 0;
-      assert_int_equal(compile_sm90(p, wg, kWhat[extra]), VYRE_STATUS_OK);
+      const uint32_t opts = v ? VYRE_CUDA_GEN_INDIRECT : 0;
+      COMPILE_OK(p, wg, opts, kWhat[extra]);
       // A 2-D workgroup: only x is coarsened.
       uint32_t wg2[3] = {8, 8, 1};
-      assert_int_equal(compile_sm90(p, wg2, kWhat[extra]), VYRE_STATUS_OK);
+      COMPILE_OK(p, wg2, opts, kWhat[extra]);
     }
-    g_gen_opts = 0;
     free(t);
   }
 }
 
 // EVIDENCE-OF: generated code never contains an IR name.
 static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 8);
   t->bufs[A].name = tb_name(t, "x;}//");
@@ -632,20 +642,16 @@ static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
   t->locals[x].name = tb_name(t, "__global__ void pwn(){}");
   uint32_t s1 = store(t, O, var(t, x), load(t, A, var(t, x)));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  assert_null(strstr(src, "x;}"));
-  assert_null(strstr(src, "asm(\"trap")); // the prelude's own asm is cvt (f16)
-  assert_null(strstr(src, "evil"));
-  assert_null(strstr(src, "passwd"));
-  assert_null(strstr(src, "pwn"));
-  assert_non_null(strstr(src, "vst(p1, n1, v0, vsw((vld(p0, n0, v0))));"));
+  char *src = GENERATE(p, wg, 0, NULL, "names");
+  ASSERT_LACKS(src, "x;}");
+  ASSERT_LACKS(src, "asm(\"trap"); // the prelude's own asm is cvt (f16)
+  ASSERT_LACKS(src, "evil");
+  ASSERT_LACKS(src, "passwd");
+  ASSERT_LACKS(src, "pwn");
+  ASSERT_HAS(src, "vst(p1, n1, v0, vsw((vld(p0, n0, v0))));");
   free(src);
-  if (nvrtc_ready()) {
-    assert_int_equal(compile_sm90(p, wg, "names"), VYRE_STATUS_OK);
-  }
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "names");
   free(t);
 }
 
@@ -653,36 +659,29 @@ static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
 // cvt.rn.f16.f32 with the NaN fixup; docs/lowering.md LOWER-F16-1), not
 // the integer steps, and compile for sm_90.
 static void test_codegen_f16_uses_the_native_conversions(void **state) {
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F16, 0);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_F16, 64);
   uint32_t x;
   uint32_t s0 = let(t, &x, gid(t, 0));
   uint32_t s1 = store(t, O, var(t, x), load(t, A, var(t, x)));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  const char *body = strstr(src, "vyre_main");
-  assert_non_null(body);
-  assert_non_null(strstr(body, "vf2hn("));
-  assert_non_null(strstr(body, "vc(vh2fn("));
-  assert_null(strstr(body, "vf2h("));
-  assert_null(strstr(body, "vh2f("));
-  assert_non_null(strstr(src, "cvt.f32.f16"));
-  assert_non_null(strstr(src, "cvt.rn.f16.f32"));
+  char *src = GENERATE(p, wg, 0, NULL, "f16 native");
+  const char *body = ASSERT_HAS(src, "vyre_main");
+  ASSERT_HAS(body, "vf2hn(");
+  ASSERT_HAS(body, "vc(vh2fn(");
+  ASSERT_LACKS(body, "vf2h(");
+  ASSERT_LACKS(body, "vh2f(");
+  ASSERT_HAS(src, "cvt.f32.f16");
+  ASSERT_HAS(src, "cvt.rn.f16.f32");
   free(src);
-  if (nvrtc_ready()) {
-    assert_int_equal(compile_sm90(p, wg, "f16 native"), VYRE_STATUS_OK);
-  }
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "f16 native");
   free(t);
 }
 
 static void test_codegen_plan_follows_ascending_binding_order(void **state) {
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 1, 1, 1);
+  tb *t = new_tb(1, 1, 1);
   tb_buf(t, 7, VYRE_IR_ACCESS_WRITE, T_U, 4);
   tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 4);
   tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
@@ -699,8 +698,8 @@ static void test_codegen_plan_follows_ascending_binding_order(void **state) {
   // A duplicate binding is refused with the binding named.
   t->bufs[3].binding = 2;
   assert_int_equal(vyre_cuda_plan_make(p, NULL, &plan, &err), VYRE_STATUS_INVALID_PROGRAM);
-  assert_non_null(strstr(err.message, "binding 2"));
-  assert_non_null(strstr(err.message, "Fix:"));
+  ASSERT_HAS(err.message, "binding 2");
+  ASSERT_HAS(err.message, "Fix:");
   free(t);
 }
 
@@ -812,16 +811,7 @@ static void test_codegen_refuses_a_malformed_view_with_the_node(void **state) {
       p->body_count = 3;
       break; // the trap is left out
     }
-    char *src = NULL;
-    vyre_error err = {.struct_size = sizeof(err)};
-    uint32_t st = vyre_cuda_generate(p, wg, &src, NULL, NULL, &err);
-    if (st != kCases[c].status || !strstr(err.message, kCases[c].msg) ||
-        !strstr(err.message, "Fix:"))
-      fprintf(stderr, "%s: status %u, message: %s\n", kCases[c].what, st, err.message);
-    assert_int_equal(st, kCases[c].status);
-    assert_null(src);
-    assert_non_null(strstr(err.message, kCases[c].msg));
-    assert_non_null(strstr(err.message, "Fix:"));
+    REFUSED(p, wg, kCases[c].status, kCases[c].msg, kCases[c].what);
     // The binding plan the compile path makes first refuses it the same way.
     vyre_cuda_plan plan;
     vyre_error err2 = {.struct_size = sizeof(err2)};
@@ -837,10 +827,10 @@ static void test_codegen_refuses_a_malformed_view_with_the_node(void **state) {
   uint32_t wg0[3] = {0, 1, 1};
   assert_int_equal(vyre_cuda_generate(p, wg0, &src, NULL, NULL, &err),
                    VYRE_STATUS_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "[0,1,1]"));
+  ASSERT_HAS(err.message, "[0,1,1]");
   // The intact program generates, with the trap record in use.
   vyre_cuda_plan plan;
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  src = GENERATE(p, wg, 0, &plan, "the intact program");
   assert_int_equal(plan.uses_trap, 1);
   assert_true(plan.uses & VYRE_KIT_USES_ATOMIC);
   free(src);
@@ -854,26 +844,18 @@ static void test_codegen_refuses_a_malformed_view_with_the_node(void **state) {
 static void test_codegen_refuses_an_operand_type_the_op_does_not_take(void **state) {
   (void)state;
   for (int c = 0; c < 3; c++) {
-    tb *t = calloc(1, sizeof(tb));
-    tb_init(t, 1, 1, 1);
+    tb *t = new_tb(1, 1, 1);
     uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 4);
     uint32_t v = c == 0   ? bin(t, VYRE_IR_BIN_ROTL, lit(t, T_F, 0x3f800000u), lit(t, T_U, 1))
                  : c == 1 ? bin(t, VYRE_IR_BIN_ADD_SAT, lit(t, T_F, 0), lit(t, T_F, 0))
                           : tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, lit(t, T_B, 1), N_, N_);
     t->nodes[v].type = T_U;
     const vyre_ir_program *p = tb_finish(t, LIST(t, store(t, O, lit(t, T_U, 0), v)));
-    char *src = NULL;
-    vyre_error err = {.struct_size = sizeof(err)};
     uint32_t wg[3] = {1, 1, 1};
-    assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err),
-                     VYRE_STATUS_INVALID_PROGRAM);
-    assert_null(src);
     const char *want = c == 0   ? "binary rotl on f32 operands"
                        : c == 1 ? "binary add_sat on f32 operands"
                                 : "bitcast from bool to u32";
-    if (!strstr(err.message, want)) fprintf(stderr, "got: %s\n", err.message);
-    assert_non_null(strstr(err.message, want));
-    assert_non_null(strstr(err.message, "Fix:"));
+    REFUSED(p, wg, VYRE_STATUS_INVALID_PROGRAM, want, want);
     free(t);
   }
 }
@@ -882,8 +864,7 @@ static void test_codegen_refuses_an_operand_type_the_op_does_not_take(void **sta
 // (abs_diff gives u32 for i32 operands too), compiled for sm_90.
 static void test_codegen_int_sat_ops_use_their_helpers_and_compile(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
   uint32_t I = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_I, 0);
   uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 0);
@@ -901,11 +882,9 @@ static void test_codegen_int_sat_ops_use_their_helpers_and_compile(void **state)
     body[nb++] = store(t, ops[i] == VYRE_IR_BIN_ABS_DIFF ? O : OI, var(t, x), oi);
   }
   const vyre_ir_program *p = tb_finish(t, tb_list(t, nb, body), nb);
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   vyre_cuda_plan plan;
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, &plan, &err), VYRE_STATUS_OK);
+  char *src = GENERATE(p, wg, 0, &plan, "int_sat");
   static const char *const kCalls[] = {
       "vuabsd((vld(p0, n0, v0)), (vld(p0, n0, 0x00000000u)))",
       "viabsd(((i32)vld(p1, n1, v0)), ((i32)vld(p1, n1, 0x00000000u)))",
@@ -914,38 +893,33 @@ static void test_codegen_int_sat_ops_use_their_helpers_and_compile(void **state)
       "vusubs((vld(p0, n0, v0)), (vld(p0, n0, 0x00000000u)))",
       "visubs(((i32)vld(p1, n1, v0)), ((i32)vld(p1, n1, 0x00000000u)))",
   };
-  for (unsigned i = 0; i < 6; i++) {
-    if (!strstr(src, kCalls[i])) fprintf(stderr, "missing %s in:\n%s\n", kCalls[i], src);
-    assert_non_null(strstr(src, kCalls[i]));
-  }
+  for (unsigned i = 0; i < 6; i++)
+    ASSERT_HAS(src, kCalls[i]);
   // The helpers are defined once, in the prelude.
-  assert_non_null(strstr(src, "VD u32 viabsd(i32 a, i32 b)"));
-  assert_non_null(strstr(src, "VD i32 visubs(i32 a, i32 b)"));
+  ASSERT_HAS(src, "VD u32 viabsd(i32 a, i32 b)");
+  ASSERT_HAS(src, "VD i32 visubs(i32 a, i32 b)");
   free(src);
   if (nvrtc_ready()) {
-    assert_int_equal(compile_sm90(p, wg, "int_sat"), VYRE_STATUS_OK);
+    COMPILE_OK(p, wg, 0, "int_sat");
     uint32_t wg128[3] = {128, 1, 1}; // lane mode
-    assert_int_equal(compile_sm90(p, wg128, "int_sat, lanes"), VYRE_STATUS_OK);
+    COMPILE_OK(p, wg128, 0, "int_sat, lanes");
   }
   free(t);
 }
 
 static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 1, 1, 1);
+  tb *t = new_tb(1, 1, 1);
   uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_F, 4);
   uint32_t s0 = store(t, O, lit(t, T_U, 0), lit(t, T_F, 0xffc00001u)); // a NaN
   uint32_t s1 = store(t, O, lit(t, T_U, 1), lit(t, T_F, 0x80000001u)); // -subnormal
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {1, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  assert_non_null(strstr(src, "__uint_as_float(0x7fc00000u)"));
+  char *src = GENERATE(p, wg, 0, NULL, "f32 literals");
+  ASSERT_HAS(src, "__uint_as_float(0x7fc00000u)");
   // -0.0 comes from constant memory (vnegz: the ptxas select rewrite).
-  assert_non_null(strstr(src, "__uint_as_float(vnegz)"));
-  assert_null(strstr(src, "0xffc00001u"));
-  assert_null(strstr(src, "0x80000001u"));
+  ASSERT_HAS(src, "__uint_as_float(vnegz)");
+  ASSERT_LACKS(src, "0xffc00001u");
+  ASSERT_LACKS(src, "0x80000001u");
   free(src);
   free(t);
 }
@@ -955,54 +929,82 @@ static void test_codegen_folds_f32_literals_to_canonical_bits(void **state) {
 // float or trap helper; a u32 division brings vudiv and nothing signed.
 static void test_codegen_emits_only_the_prelude_helpers_it_uses(void **state) {
   (void)state;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {1, 1, 1};
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 1, 1, 1);
+  tb *t = new_tb(1, 1, 1);
   uint32_t X = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
   uint32_t s0 = store(t, X, lit(t, T_U, 0),
                       bin(t, VYRE_IR_BIN_ADD, load(t, X, lit(t, T_U, 0)), lit(t, T_U, 7)));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0));
-  char *src = NULL;
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  assert_non_null(strstr(src, "VD u32 vld(const u32 *p, u32 n, u32 i)"));
-  assert_non_null(strstr(src, "VD void vst(u32 *p, u32 n, u32 i, u32 v)"));
-  assert_non_null(strstr(src, "typedef unsigned long long u64;"));
+  char *src = GENERATE(p, wg, 0, NULL, "x[0] += 7");
+  ASSERT_HAS(src, "VD u32 vld(const u32 *p, u32 n, u32 i)");
+  ASSERT_HAS(src, "VD void vst(u32 *p, u32 n, u32 i, u32 v)");
+  ASSERT_HAS(src, "typedef unsigned long long u64;");
   static const char *const kUnused[] = {"vudiv", "vidiv",  "vfmin", "vfadd", "vc(",  "vz(",
                                         "vtrap", "vneg32", "vnegz", "vf2h",  "vclz", "vimax"};
-  for (unsigned i = 0; i < sizeof(kUnused) / sizeof(kUnused[0]); i++) {
-    if (strstr(src, kUnused[i])) fprintf(stderr, "unused %s in:\n%s\n", kUnused[i], src);
-    assert_null(strstr(src, kUnused[i]));
-  }
+  for (unsigned i = 0; i < sizeof(kUnused) / sizeof(kUnused[0]); i++)
+    ASSERT_LACKS(src, kUnused[i]);
   free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "x[0] += 7"), VYRE_STATUS_OK);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "x[0] += 7");
   free(t);
 
-  t = calloc(1, sizeof(tb));
-  tb_init(t, 1, 1, 1);
+  t = new_tb(1, 1, 1);
   X = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
   s0 = store(t, X, lit(t, T_U, 0),
              bin(t, VYRE_IR_BIN_DIV, load(t, X, lit(t, T_U, 0)), load(t, X, lit(t, T_U, 1))));
   p = tb_finish(t, LIST(t, s0));
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  assert_non_null(strstr(src, "VD u32 vudiv(u32 a, u32 b) { return b ? a / b : 0xffffffffu; }"));
-  assert_null(strstr(src, "vidiv"));
-  assert_null(strstr(src, "vurem"));
+  src = GENERATE(p, wg, 0, NULL, "udiv");
+  ASSERT_HAS(src, "VD u32 vudiv(u32 a, u32 b) { return b ? a / b : 0xffffffffu; }");
+  ASSERT_LACKS(src, "vidiv");
+  ASSERT_LACKS(src, "vurem");
   free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "udiv"), VYRE_STATUS_OK);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "udiv");
   free(t);
 
   // The whole prelude still has every helper (the host test compiles it).
   char *all = vyre_cuda_prelude(0);
   assert_non_null(all);
-  assert_non_null(strstr(all, "VD u32 vudiv(u32 a, u32 b)"));
-  assert_non_null(strstr(all, "VD void vtrapv(u64 *vt"));
-  assert_non_null(strstr(all, "__constant__ u32 vnegz"));
-  assert_null(strstr(all, "extern \"C\""));
+  ASSERT_HAS(all, "VD u32 vudiv(u32 a, u32 b)");
+  ASSERT_HAS(all, "VD void vtrapv(u64 *vt");
+  ASSERT_HAS(all, "__constant__ u32 vnegz");
+  ASSERT_LACKS(all, "extern \"C\"");
   free(all);
 }
 
 #ifdef VYRE_CUDA_HAVE_JSON
+// Programs whose resident variant was refused as ABI-CUDARING-7 requires.
+static unsigned g_resident_refused;
+
+// The resident variant of |p| (plugin-cuda/cuda_resident.h, docs/abi.md
+// ABI-STREAM-9), compiled for sm_90; prints the source and log on failure.
+static uint32_t compile_resident_sm90(const vyre_ir_program *p, const uint32_t wg[3],
+                                      const char *what) {
+  char *src = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, &err);
+  // A program that can trap before a subgroup op or a workgroup barrier has
+  // no resident variant (docs/abi.md ABI-CUDARING-7): exactly those, and
+  // every other program has one.
+  vyre_cuda_plan plan;
+  vyre_error perr = {.struct_size = sizeof(perr)};
+  const int need_refusal = !vyre_cuda_plan_make(p, wg, &plan, &perr) &&
+                           (plan.uses & VYRE_KIT_USES_TRAP) &&
+                           (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
+  if (need_refusal) {
+    if (st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "ABI-CUDARING-7")) {
+      g_resident_refused++;
+      return VYRE_STATUS_OK;
+    }
+    fprintf(stderr, "%s: resident variant: want UNSUPPORTED (ABI-CUDARING-7), got %u\n", what, st);
+    free(src);
+    return st ? st : VYRE_STATUS_INTERNAL;
+  }
+  if (st) {
+    fprintf(stderr, "%s: resident variant: generate failed: %s\n", what, err.message);
+    return st;
+  }
+  return nvrtc_sm90(src, what, "resident variant: ");
+}
+
 static unsigned g_cases, g_failed, g_resident, g_native, g_recheck, g_indirect;
 
 // The native f32 paths (plugin-cuda/README.md CUDA-F32-1): when |p| uses an
@@ -1027,15 +1029,12 @@ static int compile_native_sm90(const vyre_ir_program *p, const uint32_t wg[3], c
   free(native);
   if (!differs) return 0;
   g_native++;
-  g_gen_opts = VYRE_CUDA_GEN_F32_NATIVE;
-  uint32_t st = compile_sm90(p, wg, what);
+  uint32_t st = compile_sm90(p, wg, VYRE_CUDA_GEN_F32_NATIVE, what);
   if (mul_or_fma) {
     g_recheck++;
-    g_gen_opts = VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ | VYRE_CUDA_GEN_F32_FMAZ;
-    uint32_t zst = compile_sm90(p, wg, what);
+    uint32_t zst = compile_sm90(p, wg, GEN_F32_RECHECK, what);
     if (zst) st = zst;
   }
-  g_gen_opts = 0;
   return st != VYRE_STATUS_OK;
 }
 
@@ -1068,15 +1067,13 @@ static void compile_case(const char *path, void *ctx) {
 #ifdef VYRE_TEST_SANITIZED
     g_generate_only = g_cases % 4u != 0u;
 #endif
-    if (compile_sm90(p, wg, path)) g_failed++;
+    if (compile_sm90(p, wg, 0, path)) g_failed++;
     if (compile_native_sm90(p, wg, path)) g_failed++;
     // The indirect variant (ABI-INDIRECT-4) of every fourth case: the
     // preamble is the same text for all, so a sample covers its joins.
     if (g_cases % 4u == 1u) {
       g_indirect++;
-      g_gen_opts = VYRE_CUDA_GEN_INDIRECT;
-      if (compile_sm90(p, wg, path)) g_failed++;
-      g_gen_opts = 0;
+      if (compile_sm90(p, wg, VYRE_CUDA_GEN_INDIRECT, path)) g_failed++;
     }
     // Every case streams (the conformance stream path); a program with grid
     // barriers streams as its phases on libvyre's batch engine
@@ -1116,9 +1113,7 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   // subgroup/trap_before_subgroup_{8,32} and workgroup/trap_before_barrier.
   assert_true(g_resident_refused >= 3);
 }
-#endif
 
-#ifdef VYRE_CUDA_HAVE_JSON
 // docs/ir.md IR-SUBGROUP-*: every subgroup op at every subgroup size is a
 // width-S warp shuffle network (reduce: xor distances 1, 2, 4, ...; scan:
 // shfl_up by 1, 2, 4, ...) and compiles; a workgroup of 40 (a partial last
@@ -1157,13 +1152,14 @@ static void test_codegen_subgroup_ops_are_width_limited_shuffles(void **state) {
                         "\"name\": \"x\"}}"
                       : "{\"k\": \"var\", \"name\": \"x\"}",
                lane ? lane : "", lane ? "{\"k\": \"lit\", \"t\": \"u32\", \"v\": 37}" : "");
+      char what[64];
+      snprintf(what, sizeof(what), "%s/%u", op, kSizes[si]);
       vyre_ir *ir = NULL;
       vyre_error err = {.struct_size = sizeof(err)};
       if (vyre_ir_from_json(json, strlen(json), NULL, &ir, &err))
-        fail_msg("%s/%u: %s", op, kSizes[si], err.message);
+        fail_msg("%s: %s", what, err.message);
       const vyre_ir_program *p = vyre_ir_view(ir);
-      char *src = NULL;
-      assert_int_equal(vyre_cuda_generate(p, p->workgroup_size, &src, NULL, NULL, &err), 0);
+      char *src = GENERATE(p, p->workgroup_size, 0, NULL, what);
       char want[128];
       if (!strncmp(op, "reduce", 6))
         snprintf(want, sizeof(want), "__shfl_xor_sync(vsgm, sv, %uu, %u)", kSizes[si] / 2u,
@@ -1175,17 +1171,15 @@ static void test_codegen_subgroup_ops_are_width_limited_shuffles(void **state) {
         snprintf(want, sizeof(want), "__ballot_sync(vsgm, sv)");
       else
         snprintf(want, sizeof(want), "(vsgm, sv, sl, %u)", kSizes[si]);
-      if (!strstr(src, want)) fail_msg("%s/%u: no %s in\n%s", op, kSizes[si], want, src);
-      assert_non_null(strstr(src, "(vsgl & "));
+      ASSERT_HAS(src, want);
+      ASSERT_HAS(src, "(vsgl & ");
       free(src);
-      if (nvrtc_ready()) assert_int_equal(compile_sm90(p, p->workgroup_size, op), 0);
+      if (nvrtc_ready()) COMPILE_OK(p, p->workgroup_size, 0, what);
       vyre_ir_free(ir);
     }
   }
 }
-#endif
 
-#ifdef VYRE_CUDA_HAVE_JSON
 // Regression: an empty else whose start index is out of range (alt = 5000,
 // alt_count = 0) passes validation in the binary form; the CUDA generator
 // accepts it and NVRTC compiles the result.
@@ -1197,22 +1191,23 @@ static void test_codegen_empty_else_with_an_out_of_range_start_compiles(void **s
   if (!bin) fail_msg("%s", why);
   const vyre_ir_program *p = vyre_ir_view(ir);
   assert_true(empty_else_has_alt(p));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
-  if (vyre_cuda_generate(p, p->workgroup_size, &src, NULL, NULL, &err))
-    fail_msg("the CUDA generator refused it: %s", err.message);
-  free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, p->workgroup_size, "empty else"), 0);
+  free(GENERATE(p, p->workgroup_size, 0, NULL, "empty else"));
+  if (nvrtc_ready()) COMPILE_OK(p, p->workgroup_size, 0, "empty else");
   vyre_ir_free(ir);
   free(bin);
 }
 #endif
 
-static unsigned count_of(const char *s, const char *what) {
+// How many times |what| stands in |s| before |end| (NULL: in the whole of |s|).
+static unsigned count_before(const char *s, const char *end, const char *what) {
   unsigned n = 0;
-  for (const char *q = s; (q = strstr(q, what)) != NULL; q += strlen(what))
+  for (const char *q = s; (q = strstr(q, what)) != NULL && (!end || q < end); q += strlen(what))
     n++;
   return n;
+}
+
+static unsigned count_of(const char *s, const char *what) {
+  return count_before(s, NULL, what);
 }
 
 // Appends `let x_k = load(buf, base + k)` for k in [0, n) to |st| and the
@@ -1235,8 +1230,7 @@ static uint32_t wide_lets(tb *t, uint32_t *st, uint32_t at, uint32_t buf, uint32
 // copy (the u8 loads unchecked) otherwise. Compiles for sm_90.
 static void test_codegen_wide_load_groups_are_one_load(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 1024);
   uint32_t I = tb_buf(t, 1, VYRE_IR_ACCESS_READ_WRITE, VYRE_IR_TYPE_I8, 0);
   uint32_t H = tb_buf(t, 2, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F16, 0);
@@ -1257,14 +1251,11 @@ static void test_codegen_wide_load_groups_are_one_load(void **state) {
   x = bin(t, VYRE_IR_BIN_ADD, x, tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, sf, N_, N_));
   st[n++] = store(t, O, gid(t, 0), x);
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  const char *k = strstr(src, "extern \"C\"");
-  assert_non_null(k);
-  assert_non_null(strstr(k, "if (true && ((u64)p0 & 15u) == 0u && ((u64)p1 & 7u) == 0u && "
-                            "((u64)p2 & 7u) == 0u && ((u64)p3 & 3u) == 0u) {"));
+  char *src = GENERATE(p, wg, 0, NULL, "wide load groups");
+  const char *k = ASSERT_HAS(src, "extern \"C\"");
+  ASSERT_HAS(k, "if (true && ((u64)p0 & 15u) == 0u && ((u64)p1 & 7u) == 0u && "
+                "((u64)p2 & 7u) == 0u && ((u64)p3 & 3u) == 0u) {");
   assert_int_equal(count_of(k, "const uint4 vwq"), 1);
   assert_int_equal(count_of(k, "const uint2 vwq"), 2);
   assert_int_equal(count_of(k, "const u32 vwq"), 1);
@@ -1273,14 +1264,14 @@ static void test_codegen_wide_load_groups_are_one_load(void **state) {
   assert_int_equal(count_of(k, "if ((u64)vwb"), 3);
   assert_int_equal(count_of(k, " + 8u <= (u64)n1) {"), 1);
   // i8 sign-extends, f16 widens, u16 masks 16 bits
-  assert_non_null(strstr(k, "((i32)(signed char)((vwq"));
-  assert_non_null(strstr(k, "vc(vh2fn(((vwq"));
-  assert_non_null(strstr(k, " >> 16u) & 0xffffu)"));
+  ASSERT_HAS(k, "((i32)(signed char)((vwq");
+  ASSERT_HAS(k, "vc(vh2fn(((vwq");
+  ASSERT_HAS(k, " >> 16u) & 0xffffu)");
   // the per-element copy and the fallbacks keep every load
   assert_int_equal(count_of(k, "vldu(p0, n0, "), 16);
   assert_int_equal(count_of(k, "vld(p1, n1, "), 16);
   free(src);
-  if (nvrtc_ready()) assert_int_equal(compile_sm90(p, wg, "wide load groups"), VYRE_STATUS_OK);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, 0, "wide load groups");
   free(t);
 }
 
@@ -1331,8 +1322,7 @@ out:
 // with 16 byte loads per step (docs/lowering.md LOWER-WIDE-*).
 static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 256, 1, 1);
+  tb *t = new_tb(256, 1, 1);
   const uint32_t S = 4096, U = 4, J = 64;
   uint32_t D = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, J * U * S * 16);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 1);
@@ -1352,12 +1342,9 @@ static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
   uint32_t outer = for_(t, j, lit(t, T_U, 0), lit(t, T_U, J), LIST(t, inner));
   uint32_t s2 = atomic(t, VYRE_IR_ATOMIC_ADD, O, lit(t, T_U, 0), var(t, acc), NULL);
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, outer, s2));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {256, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  const char *k = strstr(src, "extern \"C\"");
-  assert_non_null(k);
+  char *src = GENERATE(p, wg, 0, NULL, "byte sum walk");
+  const char *k = ASSERT_HAS(src, "extern \"C\"");
   assert_int_equal(count_of(k, "const uint4 vwq"), 1);
   assert_int_equal(count_of(k, "if ((u64)vwb"), 0); // proven in range (LOWER-RANGE-7)
   if (!nvrtc_ready()) {
@@ -1387,8 +1374,7 @@ static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
 // VM_FI (__forceinline__) where a longer one (cos) stays VM_FN (__noinline__).
 static void test_codegen_cr_math_through_cvt(void **state) {
   (void)state;
-  tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
+  tb *t = new_tb(64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
   uint32_t x;
@@ -1397,25 +1383,17 @@ static void test_codegen_cr_math_through_cvt(void **state) {
                       bin(t, VYRE_IR_BIN_ADD, un(t, VYRE_IR_UN_EXP, load(t, A, var(t, x))),
                           un(t, VYRE_IR_UN_COS, load(t, A, var(t, x)))));
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-  char *src = NULL;
-  vyre_error err = {.struct_size = sizeof(err)};
   uint32_t wg[3] = {64, 1, 1};
-  assert_int_equal(vyre_cuda_generate(p, wg, &src, NULL, NULL, &err), VYRE_STATUS_OK);
-  assert_non_null(strstr(src, "asm(\"cvt.rn.f32.f64 %0, %1;\""));
-  assert_non_null(strstr(src, "asm(\"cvt.f64.f32 %0, %1;\""));
-  assert_non_null(strstr(src, "VM_FI u32 vyre_m_exp(u32 x0) {"));
-  assert_non_null(strstr(src, "VM_FN u32 vyre_m_cos(u32 x0) {"));
-  const char *e = strstr(src, "VM_FI u32 vyre_m_exp(");
-  const char *end = strstr(e, "\n}\n");
-  assert_non_null(end);
+  char *src = GENERATE(p, wg, 0, NULL, "cr_math");
+  ASSERT_HAS(src, "asm(\"cvt.rn.f32.f64 %0, %1;\"");
+  ASSERT_HAS(src, "asm(\"cvt.f64.f32 %0, %1;\"");
+  ASSERT_HAS(src, "VM_FI u32 vyre_m_exp(u32 x0) {");
+  ASSERT_HAS(src, "VM_FN u32 vyre_m_cos(u32 x0) {");
+  const char *e = ASSERT_HAS(src, "VM_FI u32 vyre_m_exp(");
+  const char *end = ASSERT_HAS(e, "\n}\n");
   // The exp function: one widening, one rounding.
-  uint32_t w = 0, r = 0;
-  for (const char *q = e; (q = strstr(q, "VM_W32(")) && q < end; q++)
-    w++;
-  for (const char *q = e; (q = strstr(q, "VM_N32(")) && q < end; q++)
-    r++;
-  assert_int_equal(w, 1);
-  assert_int_equal(r, 1);
+  assert_int_equal(count_before(e, end, "VM_W32("), 1);
+  assert_int_equal(count_before(e, end, "VM_N32("), 1);
   free(src);
   free(t);
 }
