@@ -177,7 +177,7 @@ struct vyre_kit_mfn;
 // The function control of the OpFunction of micro-program |f|: DontInline
 // for pow (two arguments), None otherwise (VK-MATH-5: NVIDIA's compiler,
 // driver 580.159.04, crashes inlining pow into some programs).
-uint32_t vyre_spv_math_fn_control(const struct vyre_kit_mfn *f);
+uint32_t vyre_spv_math_fn_control(const vyre_spv_options *o, const struct vyre_kit_mfn *f);
 uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
                              uint32_t (*elem)(vyre_spv_cg *c, uint64_t v));
 // The storage class of the tables' variables (Private or Workgroup).

@@ -180,6 +180,9 @@ typedef struct vyre_spv_options {
   // (README.md VK-MATH-6; VYRE_VULKAN_MATH_TABLES=private), instead of
   // Workgroup variables filled at the start of main.
   uint32_t math_tables_private;
+  // The function control of pow's function (README.md VK-MATH-5;
+  // VYRE_VULKAN_POW_CONTROL): 0 DontInline (the default), 1 none, 2 Inline.
+  uint32_t pow_control;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.

@@ -122,9 +122,10 @@ static uint32_t fop(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   return OP(SpvOpBitcast, L, r);
 }
 
-uint32_t vyre_spv_math_fn_control(const vyre_kit_mfn *f) {
-  return f->nargs == 2 ? (uint32_t)SpvFunctionControlDontInlineMask
-                       : (uint32_t)SpvFunctionControlMaskNone;
+uint32_t vyre_spv_math_fn_control(const vyre_spv_options *o, const vyre_kit_mfn *f) {
+  if (f->nargs != 2 || o->pow_control == 1) return SpvFunctionControlMaskNone;
+  return o->pow_control == 2 ? (uint32_t)SpvFunctionControlInlineMask
+                             : (uint32_t)SpvFunctionControlDontInlineMask;
 }
 
 // Emits the function of micro-program |f| (u32 bits -> u32 bits).
@@ -147,7 +148,7 @@ static uint32_t emit_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
                               : vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U));
   uint32_t fn = vyre_spv_id(c->m);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction,
-                VYRE_SPV_ARGS(U, fn, vyre_spv_math_fn_control(f), ft));
+                VYRE_SPV_ARGS(U, fn, vyre_spv_math_fn_control(c->opt, f), ft));
   uint32_t params[2];
   for (uint32_t i = 0; i < f->nargs; i++)
     params[i] = vyre_spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);

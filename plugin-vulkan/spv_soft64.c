@@ -587,7 +587,7 @@ uint32_t vyre_spv_soft64_fn(vyre_spv_cg *c, const vyre_kit_mfn *f) {
                               : vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U));
   uint32_t fn = vyre_spv_id(c->m);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction,
-                VYRE_SPV_ARGS(U, fn, vyre_spv_math_fn_control(f), ft));
+                VYRE_SPV_ARGS(U, fn, vyre_spv_math_fn_control(c->opt, f), ft));
   for (uint32_t i = 0; i < f->nargs; i++)
     reg[i] = (P){vyre_spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0), K(0)};
   vyre_spv_label(c, vyre_spv_id(c->m));

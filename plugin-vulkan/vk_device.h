@@ -160,6 +160,9 @@ struct vyre_backend {
   // cr_math tables as Private arrays (README.md VK-MATH-6): chosen at create
   // by VYRE_VULKAN_MATH_TABLES=workgroup|private (vk_math64.c).
   uint32_t math_tables_private;
+  // pow's function control (README.md VK-MATH-5, VYRE_VULKAN_POW_CONTROL):
+  // 0 DontInline, 1 none, 2 Inline; chosen at create (vk_math64.c).
+  uint32_t pow_control;
   // Non-literal loop bounds hidden from the driver (README.md VK-LOOP-1):
   // CPU devices, set at open.
   uint32_t hide_loop_bounds;

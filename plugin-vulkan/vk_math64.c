@@ -69,4 +69,17 @@ void vyre_vk_math_tables_choose(vyre_backend *be) {
     be->math_tables_private = 0;
   else
     be->math_tables_private = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  // pow's function control (README.md VK-MATH-5): a switch for comparing
+  // driver compilers; DontInline unless set.
+  const char *pc = vyre_kit_getenv("VYRE_VULKAN_POW_CONTROL");
+  be->pow_control = 0;
+  if (pc && strcmp(pc, "none") == 0)
+    be->pow_control = 1;
+  else if (pc && strcmp(pc, "inline") == 0)
+    be->pow_control = 2;
+  else if (pc && *pc && strcmp(pc, "dontinline") != 0)
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_POW_CONTROL=%s is not a function control; using dontinline. Fix: "
+                 "set it to dontinline, none or inline.",
+                 pc);
 }

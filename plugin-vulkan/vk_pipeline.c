@@ -48,6 +48,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
   vyre_kit_key_add_u32(k, be->math_tables_private);  // VK-MATH-6
+  vyre_kit_key_add_u32(k, be->pow_control);          // VK-MATH-5
   vyre_kit_key_add_u32(k, be->hide_loop_bounds);     // VK-LOOP-1
   vyre_kit_key_add_u32(k, be->loop_counted);         // VK-LOOP-3
   vyre_kit_key_add_u32(k, be->structured_exit);      // VK-EXIT-1
@@ -430,6 +431,7 @@ retry:
                             .has_f64 = be->has_f64,
                             .math_soft64 = be->math_soft64,
                             .math_tables_private = be->math_tables_private,
+                            .pow_control = be->pow_control,
                             .hide_loop_bounds = be->hide_loop_bounds,
                             .loop_counted = be->loop_counted,
                             .structured_exit = be->structured_exit,
@@ -476,6 +478,7 @@ retry:
                            .has_f64 = be->has_f64,
                            .math_soft64 = be->math_soft64,
                            .math_tables_private = be->math_tables_private,
+                           .pow_control = be->pow_control,
                            .hide_loop_bounds = be->hide_loop_bounds,
                            .loop_counted = be->loop_counted,
                            .hide_select_operands = be->hide_select_operands,
