@@ -669,10 +669,14 @@ static void test_spirv_wide_load_groups_are_one_vector_load(void **state) {
 // VK-MATH-5: the OpFunction of pow is DontInline (NVIDIA's compiler, driver
 // 580.159.04, crashes inlining it into some programs:
 // tests/fuzzgen/crashes/vulkan-nvidia-580-seed-932000572.json); exp, a
-// unary function, keeps no control. Both cr_math paths, both spirv-val clean.
+// unary function, keeps no control. opt.pow_control 1 leaves pow without a
+// control too, 2 makes it Inline (VYRE_VULKAN_POW_CONTROL). Both cr_math
+// paths, every variant spirv-val clean.
 static void test_spirv_pow_is_never_inlined(void **state) {
   (void)state;
-  for (int soft = 0; soft < 2; soft++) {
+  for (int variant = 0; variant < 6; variant++) {
+    const int soft = variant & 1;
+    const uint32_t control = (uint32_t)variant >> 1;
     tb *t = calloc(1, sizeof(tb));
     tb_init(t, 1, 1, 1);
     uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
@@ -685,15 +689,18 @@ static void test_spirv_pow_is_never_inlined(void **state) {
                   bin(t, VYRE_IR_BIN_POW, load(t, A, var(t, x)), lit(t, T_F, 0xbf400000u)),
                   un(t, VYRE_IR_UN_EXP, load(t, A, var(t, x)))));
     const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-    vyre_spv_options opt = {.has_int64 = !soft, .has_f64 = !soft, .math_soft64 = soft};
+    vyre_spv_options opt = {
+        .has_int64 = !soft, .has_f64 = !soft, .math_soft64 = soft, .pow_control = control};
     size_t n = 0;
     uint32_t *words = generate_ok(p, &opt, &n);
-    const uint32_t op_function = 54, dont_inline = 2;
+    const uint32_t op_function = 54, inline_ = 1, dont_inline = 2;
     uint32_t fns = count_ops(words, n, op_function, -1);
     uint32_t kept = count_ops(words, n, op_function, dont_inline);
+    uint32_t inlined = count_ops(words, n, op_function, inline_);
     free(words);
-    assert_int_equal(kept, 1); // pow
-    assert_true(fns >= 3);     // main, pow, exp (and soft f64's helpers)
+    assert_int_equal(kept, control == 0 ? 1 : 0); // pow
+    assert_int_equal(inlined, control == 2 ? 1 : 0);
+    assert_true(fns >= 3); // main, pow, exp (and soft f64's helpers)
     assert_int_equal(spirv_val(p, soft ? 8192 : 2 | 256, soft ? "pow, soft f64" : "pow"), 0);
     free(t);
   }
