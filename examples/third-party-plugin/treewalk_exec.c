@@ -41,25 +41,59 @@
 #define TW_BIN_LIST(X)    VYRE_IR_BIN_LIST(X)
 #define TW_ATOMIC_LIST(X) VYRE_IR_ATOMIC_LIST(X)
 #else
-#define TW_UN_LIST(X)                                                                              \
-  X(NEG, 0)                                                                                        \
-  X(NOT, 1)                                                                                        \
-  X(LNOT, 2)                                                                                       \
-  X(ABS, 3)                                                                                        \
-  X(CLZ, 4)                                                                                        \
-  X(CTZ, 5) X(POPCOUNT, 6) X(BITREV, 7) X(FLOOR, 8) X(CEIL, 9) X(TRUNC, 10) X(ROUND, 11)           \
-      X(SQRT, 12) X(IS_NAN, 13) X(IS_INF, 14) X(IS_FINITE, 15)
-#define TW_BIN_LIST(X)                                                                             \
-  X(ADD, 0)                                                                                        \
-  X(SUB, 1)                                                                                        \
-  X(MUL, 2)                                                                                        \
-  X(DIV, 3)                                                                                        \
-  X(REM, 4)                                                                                        \
-  X(SHL, 5) X(SHR, 6) X(ROTL, 7) X(ROTR, 8) X(AND, 9) X(OR, 10) X(XOR, 11) X(MIN, 12) X(MAX, 13)   \
-      X(MULHI, 14) X(EQ, 15) X(NE, 16) X(LT, 17) X(LE, 18) X(GT, 19) X(GE, 20) X(LAND, 21)         \
-          X(LOR, 22)
-#define TW_ATOMIC_LIST(X)                                                                          \
-  X(ADD, 0) X(SUB, 1) X(AND, 2) X(OR, 3) X(XOR, 4) X(MIN, 5) X(MAX, 6) X(EXCHANGE, 7) X(CAS, 8)
+// clang-format off
+#define TW_UN_LIST(X) \
+  X(NEG, 0) \
+  X(NOT, 1) \
+  X(LNOT, 2) \
+  X(ABS, 3) \
+  X(CLZ, 4) \
+  X(CTZ, 5) \
+  X(POPCOUNT, 6) \
+  X(BITREV, 7) \
+  X(FLOOR, 8) \
+  X(CEIL, 9) \
+  X(TRUNC, 10) \
+  X(ROUND, 11) \
+  X(SQRT, 12) \
+  X(IS_NAN, 13) \
+  X(IS_INF, 14) \
+  X(IS_FINITE, 15)
+#define TW_BIN_LIST(X) \
+  X(ADD, 0) \
+  X(SUB, 1) \
+  X(MUL, 2) \
+  X(DIV, 3) \
+  X(REM, 4) \
+  X(SHL, 5) \
+  X(SHR, 6) \
+  X(ROTL, 7) \
+  X(ROTR, 8) \
+  X(AND, 9) \
+  X(OR, 10) \
+  X(XOR, 11) \
+  X(MIN, 12) \
+  X(MAX, 13) \
+  X(MULHI, 14) \
+  X(EQ, 15) \
+  X(NE, 16) \
+  X(LT, 17) \
+  X(LE, 18) \
+  X(GT, 19) \
+  X(GE, 20) \
+  X(LAND, 21) \
+  X(LOR, 22)
+#define TW_ATOMIC_LIST(X) \
+  X(ADD, 0) \
+  X(SUB, 1) \
+  X(AND, 2) \
+  X(OR, 3) \
+  X(XOR, 4) \
+  X(MIN, 5) \
+  X(MAX, 6) \
+  X(EXCHANGE, 7) \
+  X(CAS, 8)
+// clang-format on
 #endif
 
 // Every code of each list has its case, and no case is left over.

@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 
+// The generator lays the tables out.
+// clang-format off
+
 #define VYRE_KMC_INVLN2_64 0x40571547652b82feu // 0x1.71547652b82fep+6
 #define VYRE_KMC_LN2_64_HI 0x3f862e42fefa0000u // 0x1.62e42fefap-7
 #define VYRE_KMC_LN2_64_LO 0x3d1cf79abc9e3b3au // 0x1.cf79abc9e3b3ap-46
@@ -535,5 +538,7 @@ static const uint64_t vyre_kit_m_tab_exp2_64_lo[64] = {
 #define VYRE_KMC_POW_EC10_LO 0x3b3cbbc05b4fa99au // 0x1.cbbc05b4fa99ap-76
 #define VYRE_KMC_POW_EC11_HI 0x3e5ae64567f544e4u // 0x1.ae64567f544e4p-26
 #define VYRE_KMC_POW_EC11_LO 0xbafc062e06d1f209u // -0x1.c062e06d1f209p-80
+
+// clang-format on
 
 #endif // VYRE_KIT_MATH_TABLES_H

@@ -55,6 +55,7 @@ int main(void) {
   printf("// docs/math.md). Every value is an IEEE double given by its bits.\n\n");
   printf(
       "#ifndef VYRE_KIT_MATH_TABLES_H\n#define VYRE_KIT_MATH_TABLES_H\n\n#include <stdint.h>\n\n");
+  printf("// The generator lays the tables out.\n// clang-format off\n\n");
 
   // exp: k = round(x * 64/ln2), r = x - k*ln2/64 (HI has 39 bits: k*HI exact
   // for |k| < 2^14), exp(r) by Taylor to degree 6, times 2^(j/64), j = k & 63.
@@ -279,7 +280,7 @@ int main(void) {
       konst(nm, a);
     }
   }
-  printf("\n#endif // VYRE_KIT_MATH_TABLES_H\n");
+  printf("\n// clang-format on\n\n#endif // VYRE_KIT_MATH_TABLES_H\n");
   mpfr_clears(a, b, ln2, (mpfr_ptr)0);
   mpfr_free_cache();
   return 0;

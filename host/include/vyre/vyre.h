@@ -607,7 +607,8 @@ uint32_t vyre_queue_drain(vyre_queue *q, vyre_error *err);
 // created: each payload run counts its repeat count times the launches of
 // its grid (more than one when the grid is split, docs/ir.md IR-GRID-5)
 // times its phases (a program with grid barriers, IR-GBAR-3), and a payload
-// run again after a recovery counts again (the seed's kernel_launches). 0 for NULL or a dead handle. Never fails.
+// run again after a recovery counts again (the seed's kernel_launches). 0 for NULL or a dead
+// handle. Never fails.
 uint64_t vyre_queue_kernel_launches(vyre_queue *q);
 // The queue's length: payloads pushed and not yet delivered (a payload
 // leaves the queue just before its callback runs). 0 for NULL or a dead
