@@ -23,8 +23,97 @@
 #include "../common/ir_prog.h"
 #include "../common/json_walk.h"
 
-// Writes the module to a temporary file and runs spirv-val on it; returns
-// its exit status (0 = valid) and prints its output on failure.
+// Generates |p| with |options| (its workgroup size set from |p|) and runs
+// spirv-val on the module; 0 when it is valid. Programs a configuration must
+// refuse (trap values without 64-bit atomics, cr_math without 64-bit types
+// or the u32-pair path) pass when refused with the feature named. |tag| only
+// labels the messages and VYRE_TEST_SPV_DUMP's file names.
+static int spirv_val_opt(const vyre_ir_program *p, const vyre_spv_options *options,
+                         const char *what, uint32_t tag) {
+  vyre_spv_options opt = *options;
+  memcpy(opt.workgroup_size, p->workgroup_size, 12);
+  uint32_t *words = NULL;
+  size_t n = 0;
+  vyre_spv_info info;
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t st = vyre_spv_generate(p, &opt, &words, &n, &info, &err);
+  // Trap values need 64-bit storage atomics (README.md "Generated code"):
+  // without them the program is refused, naming the feature.
+  int t64 = opt.has_int64 && opt.int64_atomics;
+  if (!t64 && (p->features & VYRE_IR_FEATURE_TRAP_VALUE)) {
+    if (st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'trap_value'")) return 0;
+    fprintf(stderr, "%s: trap_value without 64-bit atomics: status %u, want UNSUPPORTED (%s)\n",
+            what, st, err.message);
+    free(words);
+    return -1;
+  }
+  // cr_math needs 64-bit integers and floats (docs/math.md IR-MATH-3), or
+  // the u32-pair path (IR-MATH-10), which needs neither.
+  // (The test programs leave p->features 0: the plan finds the feature.)
+  int cr = (opt.has_int64 && opt.has_f64) || opt.math_soft64;
+  if (!cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) return 0;
+  if (cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) {
+    fprintf(stderr, "%s: cr_math refused with Int64 and Float64 or soft f64: %s\n", what,
+            err.message);
+    return -1;
+  }
+  if (st) {
+    fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
+    return -1;
+  }
+  // Native subgroups: a subgroup program's module says so (its pipeline then
+  // requires the subgroup size); every other module does not.
+  uint32_t want_sg =
+      opt.subgroup_native && (p->flags & VYRE_IR_FLAG_HAS_SUBGROUP) ? p->subgroup_size : 0;
+  if (info.subgroup_native != want_sg) {
+    fprintf(stderr, "%s (tag %u): info.subgroup_native %u, want %u\n", what, tag,
+            info.subgroup_native, want_sg);
+    free(words);
+    return -1;
+  }
+  // VYRE_TEST_SPV_DUMP=<dir>: also keep every module there, named after the
+  // program, to compare the generator's output across changes.
+  const char *dump = getenv("VYRE_TEST_SPV_DUMP");
+  if (dump) {
+    char name[512];
+    int k = snprintf(name, sizeof(name), "%s/", dump);
+    for (const char *s = what; *s && k < (int)sizeof(name) - 16; s++)
+      name[k++] = (*s == '/' || *s == ' ') ? '_' : *s;
+    snprintf(name + k, sizeof(name) - (size_t)k, "-%u.spv", tag);
+    FILE *df = fopen(name, "wb");
+    if (df) {
+      fwrite(words, 4, n, df);
+      fclose(df);
+    }
+  }
+  char path[] = "/tmp/vyre-spv-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    free(words);
+    return -1;
+  }
+  ssize_t w = write(fd, words, n * 4);
+  close(fd);
+  free(words);
+  if (w != (ssize_t)(n * 4)) return -1;
+  char cmd[512];
+  snprintf(cmd, sizeof(cmd), "spirv-val --target-env vulkan1.1 %s 2>&1", path);
+  FILE *f = popen(cmd, "r");
+  char out[4096] = "";
+  size_t got = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+  out[got] = 0;
+  int rc = f ? pclose(f) : -1;
+  if (rc != 0) {
+    fprintf(stderr, "%s (tag %u): spirv-val failed (%s):\n%s\n", what, tag, path, out);
+  } else {
+    unlink(path);
+  }
+  return rc;
+}
+
+// spirv_val_opt with the options the bit mask |int64| names (below), which
+// also tags the messages; returns spirv-val's exit status (0 = valid) and
+// prints its output on failure.
 static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what) {
   // int64 == 2: 64-bit integers and 64-bit storage atomics; | 4: with the
   // loop-cut check of llvmpipe (opt.loop_guard); | 8: native 8- and 16-bit
@@ -75,84 +164,7 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
       .storage8 = (int64 >> 3) & 1,
       .storage16 = (int64 >> 3) & 1,
       .indirect = (int64 >> 4) & 1};
-  memcpy(opt.workgroup_size, p->workgroup_size, 12);
-  uint32_t *words = NULL;
-  size_t n = 0;
-  vyre_spv_info info;
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t st = vyre_spv_generate(p, &opt, &words, &n, &info, &err);
-  // Trap values need 64-bit storage atomics (README.md "Generated code"):
-  // without them the program is refused, naming the feature.
-  int t64 = opt.has_int64 && opt.int64_atomics;
-  if (!t64 && (p->features & VYRE_IR_FEATURE_TRAP_VALUE)) {
-    if (st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'trap_value'")) return 0;
-    fprintf(stderr, "%s: trap_value without 64-bit atomics: status %u, want UNSUPPORTED (%s)\n",
-            what, st, err.message);
-    free(words);
-    return -1;
-  }
-  // cr_math needs 64-bit integers and floats (docs/math.md IR-MATH-3), or
-  // the u32-pair path (IR-MATH-10), which needs neither.
-  // (The test programs leave p->features 0: the plan finds the feature.)
-  int cr = (opt.has_int64 && opt.has_f64) || opt.math_soft64;
-  if (!cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) return 0;
-  if (cr && st == VYRE_STATUS_UNSUPPORTED && strstr(err.message, "'cr_math'")) {
-    fprintf(stderr, "%s: cr_math refused with Int64 and Float64 or soft f64: %s\n", what,
-            err.message);
-    return -1;
-  }
-  if (st) {
-    fprintf(stderr, "%s: generate failed: %s\n", what, err.message);
-    return -1;
-  }
-  // Native subgroups: a subgroup program's module says so (its pipeline then
-  // requires the subgroup size); every other module does not.
-  uint32_t want_sg =
-      opt.subgroup_native && (p->flags & VYRE_IR_FLAG_HAS_SUBGROUP) ? p->subgroup_size : 0;
-  if (info.subgroup_native != want_sg) {
-    fprintf(stderr, "%s (int64=%u): info.subgroup_native %u, want %u\n", what, int64,
-            info.subgroup_native, want_sg);
-    free(words);
-    return -1;
-  }
-  // VYRE_TEST_SPV_DUMP=<dir>: also keep every module there, named after the
-  // program, to compare the generator's output across changes.
-  const char *dump = getenv("VYRE_TEST_SPV_DUMP");
-  if (dump) {
-    char name[512];
-    int k = snprintf(name, sizeof(name), "%s/", dump);
-    for (const char *s = what; *s && k < (int)sizeof(name) - 16; s++)
-      name[k++] = (*s == '/' || *s == ' ') ? '_' : *s;
-    snprintf(name + k, sizeof(name) - (size_t)k, "-%u.spv", int64);
-    FILE *df = fopen(name, "wb");
-    if (df) {
-      fwrite(words, 4, n, df);
-      fclose(df);
-    }
-  }
-  char path[] = "/tmp/vyre-spv-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) {
-    free(words);
-    return -1;
-  }
-  ssize_t w = write(fd, words, n * 4);
-  close(fd);
-  free(words);
-  if (w != (ssize_t)(n * 4)) return -1;
-  char cmd[512];
-  snprintf(cmd, sizeof(cmd), "spirv-val --target-env vulkan1.1 %s 2>&1", path);
-  FILE *f = popen(cmd, "r");
-  char out[4096] = "";
-  size_t got = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
-  out[got] = 0;
-  int rc = f ? pclose(f) : -1;
-  if (rc != 0) {
-    fprintf(stderr, "%s (int64=%u): spirv-val failed (%s):\n%s\n", what, int64, path, out);
-  } else {
-    unlink(path);
-  }
-  return rc;
+  return spirv_val_opt(p, &opt, what, int64);
 }
 
 static int have_spirv_val(void) {
@@ -701,7 +713,7 @@ static void test_spirv_pow_is_never_inlined(void **state) {
     assert_int_equal(kept, control == 0 ? 1 : 0); // pow
     assert_int_equal(inlined, control == 2 ? 1 : 0);
     assert_true(fns >= 3); // main, pow, exp (and soft f64's helpers)
-    assert_int_equal(spirv_val(p, soft ? 8192 : 2 | 256, soft ? "pow, soft f64" : "pow"), 0);
+    assert_int_equal(spirv_val_opt(p, &opt, soft ? "pow, soft f64" : "pow", control), 0);
     free(t);
   }
 }
@@ -888,7 +900,7 @@ static void test_spirv_hidden_f32_constants(void **state) {
     uint32_t *words = generate_ok(p, &opt, &n);
     xors[hide] = count_ops(words, n, 198 /* OpBitwiseXor: vyre_spv_hide */, -1);
     free(words);
-    assert_int_equal(spirv_val(p, 2u | (hide ? 1048576u : 0u), "hidden f32 constants"), 0);
+    assert_int_equal(spirv_val_opt(p, &opt, "hidden f32 constants", (uint32_t)hide), 0);
     free(t);
   }
   assert_int_equal(xors[1], xors[0] + 3);
@@ -923,8 +935,7 @@ static void test_spirv_trap_record_at_end(void **state) {
     ors[at_end] = count_ops(words, n, 241 /* OpAtomicOr */, -1);
     mins[at_end] = count_ops(words, n, 237 /* OpAtomicUMin */, -1);
     free(words);
-    uint32_t bits = 2u | 524288u | (at_end ? 2097152u : 0u);
-    assert_int_equal(spirv_val(p, bits, "trap record at end"), 0);
+    assert_int_equal(spirv_val_opt(p, &opt, "trap record at end", (uint32_t)at_end), 0);
     free(t);
   }
   assert_int_equal(ors[0], 2);
@@ -961,7 +972,7 @@ static void test_spirv_workgroup_loads_unguarded(void **state) {
     uint32_t *words = generate_ok(p, &opt, &n);
     branches[hide] = count_ops(words, n, 250 /* OpBranchConditional */, -1);
     free(words);
-    assert_int_equal(spirv_val(p, 2u | 32u | (hide ? 1048576u : 0u), "workgroup fma"), 0);
+    assert_int_equal(spirv_val_opt(p, &opt, "workgroup fma", (uint32_t)hide), 0);
     free(t);
   }
   assert_true(branches[1] < branches[0]);
