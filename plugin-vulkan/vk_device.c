@@ -757,6 +757,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_f16_choose(be);
   vyre_vk_math64_choose(be);
   vyre_vk_math_tables_choose(be);
+  vyre_vk_pow_control_choose(be);
   // README.md VK-LOOP-1: a CPU device's compiler gets non-literal loop
   // bounds hidden.
   be->hide_loop_bounds = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;

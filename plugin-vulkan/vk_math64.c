@@ -69,8 +69,11 @@ void vyre_vk_math_tables_choose(vyre_backend *be) {
     be->math_tables_private = 0;
   else
     be->math_tables_private = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  // pow's function control (README.md VK-MATH-5): a switch for comparing
-  // driver compilers; DontInline unless set.
+}
+
+// pow's function control (README.md VK-MATH-5): a switch for comparing
+// driver compilers; DontInline unless set.
+void vyre_vk_pow_control_choose(vyre_backend *be) {
   const char *pc = vyre_kit_getenv("VYRE_VULKAN_POW_CONTROL");
   be->pow_control = 0;
   if (pc && strcmp(pc, "none") == 0)
