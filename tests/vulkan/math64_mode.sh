@@ -7,7 +7,8 @@
 # the driver line, cr_math offered) and examples/softmax.json meets its
 # "expect"; native/auto on a device with shaderInt64 and shaderFloat64 do not
 # (metric 0); a value that is no mode warns with a Fix, and so does one of
-# VYRE_VULKAN_MATH_TABLES (README.md VK-MATH-6); then a small
+# VYRE_VULKAN_MATH_TABLES (README.md VK-MATH-6) and of
+# VYRE_VULKAN_POW_CONTROL (VK-MATH-5); then a small
 # vyre-mathcheck sample of every function in soft mode, bit for bit against
 # the CPU reference. Skipped without a Vulkan device.
 #   tests/vulkan/math64_mode.sh VYRE_BIN MATHCHECK_BIN SOURCE_DIR WORKDIR
@@ -53,6 +54,13 @@ grep -q 'VYRE_VULKAN_MATH_TABLES=bogus is not a layout; using auto. Fix: set it 
   "$work/list-tables-bogus" || {
   cat "$work/list-tables-bogus" >&2
   echo "math64_mode: an unknown VYRE_VULKAN_MATH_TABLES gives no warning" >&2
+  exit 1
+}
+VYRE_VULKAN_POW_CONTROL=sideways "$vyre" list >"$work/list-pow-bogus" 2>&1
+grep -q 'VYRE_VULKAN_POW_CONTROL=sideways is not a function control; using dontinline. Fix: set it to dontinline, none or inline.' \
+  "$work/list-pow-bogus" || {
+  cat "$work/list-pow-bogus" >&2
+  echo "math64_mode: an unknown VYRE_VULKAN_POW_CONTROL gives no warning" >&2
   exit 1
 }
 echo "math64_mode: soft 1, auto $a; mathcheck sample in soft mode:"
