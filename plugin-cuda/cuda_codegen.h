@@ -68,7 +68,10 @@
 // 30: f32 neg XORs with vnegz (constant memory), not an immediate, so no
 //     compiler folds it into a select of -0.0 (README.md "Exactness"; vyre
 //     fuzz seed 552432874).
-#define VYRE_CUDA_GENERATOR_VERSION 30u
+// 31: the resident kernel of a block below 32 threads (no barrier, workgroup
+//     memory or subgroup operation) launches with a whole warp, the added
+//     threads staging and skipping the item (ABI-CUDARING-9).
+#define VYRE_CUDA_GENERATOR_VERSION 31u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

@@ -20,6 +20,9 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
                             "static __shared__ uint3 vrg;\n"
                             "#define blockIdx vrb\n"
                             "#define gridDim vrg\n";
+// A block widened for staging (vyre_cuda_resident_block): the item sees the
+// workgroup's block.
+static const char kHeadWide[] = "#define blockDim make_uint3(%uu, %uu, %uu)\n";
 
 // Block 0 stages; every block runs. Block 0's lead waits for the doorbell
 // (acquire, system scope), the stop flag or the idle time. When the
@@ -55,6 +58,7 @@ static const char kHead[] = "static __shared__ uint3 vrb;\n"
 static const char kLoopHead[] =
     "#undef blockIdx\n"
     "#undef gridDim\n"
+    "#undef blockDim\n"
     "VD u64 vrclk() { u64 t; asm volatile(\"mov.u64 %%0, %%%%globaltimer;\" : \"=l\"(t)); return "
     "t; }\n"
     "VD u64 vracq_sys(const u64 *p) { u64 v; asm volatile(\"ld.acquire.sys.global.u64 %%0, "
@@ -205,7 +209,7 @@ static const char kLoopHead[] =
     "        vrg = make_uint3(vvx, vgx1, vgx2);\n"
     "      }\n"
     "      __syncthreads();\n"
-    "      vyre_item(";
+    "      %svyre_item(";
 
 // After the item: the last block of it copies the trap record (words
 // [trap, trap + VYRE_CUDA_RING_TRAP_WORDS)) and the data (from the
@@ -269,6 +273,17 @@ uint32_t vyre_cuda_resident_check(const vyre_cuda_plan *plan, vyre_error *err) {
                        sg ? "subgroup" : "workgroup");
 }
 
+void vyre_cuda_resident_block(const vyre_cuda_plan *plan, const uint32_t wg[3], uint32_t block[3]) {
+  block[0] = wg[0] / (plan->lanes ? plan->lanes : 1u);
+  block[1] = wg[1];
+  block[2] = wg[2];
+  const uint32_t threads = block[0] * block[1] * block[2];
+  const uint32_t sync =
+      VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_WORKGROUP_MEMORY | VYRE_KIT_USES_SUBGROUP;
+  if (threads && threads < VYRE_CUDA_RESIDENT_MIN_THREADS && !(plan->uses & sync))
+    block[2] *= (VYRE_CUDA_RESIDENT_MIN_THREADS + threads - 1u) / threads;
+}
+
 uint32_t vyre_cuda_generate_resident(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
                                      size_t *out_len, vyre_cuda_plan *out_plan, vyre_error *err) {
   return vyre_cuda_generate_resident_opt(p, wg, 0, out_src, out_len, out_plan, err);
@@ -301,7 +316,12 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
                          VYRE_CUDA_KERNEL_NAME);
   }
   const uint32_t S = plan.slot_count;
-  const uint32_t threads = wg[0] * wg[1] * wg[2] / (plan.lanes ? plan.lanes : 1u);
+  uint32_t block[3];
+  vyre_cuda_resident_block(&plan, wg, block);
+  const uint32_t threads = block[0] * block[1] * block[2];
+  const int wide = block[2] != wg[2];
+  char guard[48] = "";
+  if (wide) snprintf(guard, sizeof(guard), "if (threadIdx.z < %uu) ", wg[2]);
   const uint32_t D = vyre_cuda_ring_done_word(S);
   const char *vx = plan.coarsen > 1 ? "(vgx0 + %uu - 1u) / %uu" : "vgx0";
   char vxs[64];
@@ -309,7 +329,7 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   // Sizes: the one-shot text, the head, the loop (with room for the numbers)
   // and one argument per slot.
   size_t cap =
-      strlen(one) + sizeof(kHead) + sizeof(kLoopHead) + sizeof(kLoopTail) + 768 + (size_t)S * 176u;
+      strlen(one) + sizeof(kHead) + sizeof(kHeadWide) + sizeof(guard) + sizeof(kLoopHead) + sizeof(kLoopTail) + 768 + (size_t)S * 176u;
   char *src = malloc(cap);
   if (!src) {
     free(one);
@@ -317,7 +337,10 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
                          "resident variant: %zu bytes of host memory. Fix: free memory.", cap);
   }
   size_t n = 0;
-  n += (size_t)snprintf(src + n, cap - n, "%s%.*s", kHead, (int)(h - one), one);
+  n += (size_t)snprintf(src + n, cap - n, "%s", kHead);
+  if (wide)
+    n += (size_t)snprintf(src + n, cap - n, kHeadWide, block[0], block[1], wg[2]);
+  n += (size_t)snprintf(src + n, cap - n, "%.*s", (int)(h - one), one);
   n += (size_t)snprintf(src + n, cap - n, "static __device__ __forceinline__ void vyre_item(%s",
                         name + strlen(VYRE_CUDA_KERNEL_NAME "("));
   // vrend: the end of the item's data in its slot (the descriptor's end, or
@@ -339,7 +362,7 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   const uint32_t T = vyre_cuda_ring_trap_word(S);
   n += (size_t)snprintf(src + n, cap - n, kLoopHead, threads, (unsigned long long)desc,
                         (unsigned long long)desc, VYRE_CUDA_RING_H_DOORBELL, VYRE_CUDA_RING_H_STOP,
-                        D + 1u, T + VYRE_CUDA_RING_SEEN_WORD, VYRE_CUDA_RING_H_EXITED, vxs);
+                        D + 1u, T + VYRE_CUDA_RING_SEEN_WORD, VYRE_CUDA_RING_H_EXITED, vxs, guard);
   for (uint32_t s = 0; s < S; s++) {
     uint32_t eb = vyre_kit_type_bytes(p->buffers[plan.buffer_of_slot[s]].type);
     const char *et = eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "u32";

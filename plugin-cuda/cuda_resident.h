@@ -75,6 +75,17 @@ static inline uint64_t vyre_cuda_ring_desc_bytes(uint32_t slots) {
   return ((uint64_t)(vyre_cuda_ring_done_word(slots) + 2u) * 8u + 127u) & ~(uint64_t)127u;
 }
 
+// The thread block the resident kernel of |plan| (workgroup |wg|) launches
+// with (docs/abi.md ABI-CUDARING-9): the one-shot kernel's block (x divided
+// by plan.lanes), widened along z to VYRE_CUDA_RESIDENT_MIN_THREADS threads
+// when it has fewer and the program has no workgroup barrier, workgroup
+// memory or subgroup operation. Block 0 stages items with all its threads,
+// and one thread's uncached loads over the bus run one after another (on
+// the H200, 256 bytes: 12.4 us with 1 thread, 6.9 us with 16 or 32). The
+// added threads (threadIdx.z >= the workgroup's z) skip the item.
+#define VYRE_CUDA_RESIDENT_MIN_THREADS 32u
+void vyre_cuda_resident_block(const vyre_cuda_plan *plan, const uint32_t wg[3], uint32_t block[3]);
+
 // Whether the program of |plan| may run in the resident kernel (docs/abi.md
 // ABI-CUDARING-7): OK, or UNSUPPORTED, saying why, for a program that can
 // trap and uses subgroup operations or workgroup barriers (a trapped thread

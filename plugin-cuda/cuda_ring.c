@@ -337,9 +337,7 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   }
   if (st) goto fail;
   r->dyn_shared = k->plan.dyn_shared;
-  r->block[0] = k->wg[0] / (k->plan.lanes ? k->plan.lanes : 1u);
-  r->block[1] = k->wg[1];
-  r->block[2] = k->wg[2];
+  vyre_cuda_resident_block(&k->plan, k->wg, r->block);
   int per_sm = 0, sms = 0;
   CUresult res = vyre_cuda_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, k->rfn, (int)(r->block[0] * r->block[1] * r->block[2]), r->dyn_shared);

@@ -629,6 +629,60 @@ static void test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap(
   }
 }
 
+// docs/abi.md ABI-CUDARING-9: the resident kernel of a block below a warp
+// launches with a whole warp (z widened) when the program has no barrier,
+// workgroup memory or subgroup operation; the added threads skip the item,
+// which still sees its workgroup's blockDim (the trap id uses it).
+static void test_resident_block_widens_small_blocks_without_barriers(void **state) {
+  (void)state;
+  static const char *const kWhat[] = {"plain", "barrier", "workgroup memory", "trap"};
+  static const uint32_t kWg[][3] = {{1, 1, 1}, {2, 3, 1}, {4, 2, 3}, {32, 1, 1}, {64, 1, 1}};
+  for (int extra = 0; extra < 4; extra++)
+    for (unsigned w = 0; w < sizeof(kWg) / sizeof(kWg[0]); w++) {
+      tb *t = calloc(1, sizeof(tb));
+      const vyre_ir_program *p = coarse_prog(t, extra);
+      const uint32_t *wg = kWg[w];
+      vyre_cuda_plan plan;
+      char *one = GENERATE(p, wg, 0, &plan, kWhat[extra]);
+      free(one);
+      uint32_t block[3];
+      vyre_cuda_resident_block(&plan, wg, block);
+      const uint32_t threads = wg[0] * wg[1] * wg[2];
+      const int widen = threads < 32u && (extra == 0 || extra == 3);
+      assert_int_equal(block[0], wg[0]);
+      assert_int_equal(block[1], wg[1]);
+      if (widen) {
+        assert_int_equal(block[2] % wg[2], 0);
+        assert_true(block[0] * block[1] * block[2] >= 32u);
+        assert_true(block[0] * block[1] * (block[2] - wg[2]) < 32u); // the fewest layers
+      } else {
+        assert_int_equal(block[2], wg[2]);
+      }
+      char *src = NULL;
+      vyre_error err = {.struct_size = sizeof(err)};
+      assert_int_equal(vyre_cuda_generate_resident(p, wg, &src, NULL, NULL, &err), 0);
+      char want[96];
+      snprintf(want, sizeof(want), "__launch_bounds__(%u) vyre_resident(",
+               block[0] * block[1] * block[2]);
+      ASSERT_HAS(src, want);
+      char dim[64], guard[48];
+      snprintf(dim, sizeof(dim), "#define blockDim make_uint3(%uu, %uu, %uu)\n", wg[0], wg[1],
+               wg[2]);
+      snprintf(guard, sizeof(guard), "if (threadIdx.z < %uu) vyre_item(", wg[2]);
+      if (widen) {
+        ASSERT_HAS(src, dim);
+        ASSERT_HAS(src, guard);
+        ASSERT_HAS(src, "#undef blockDim\n");
+      } else {
+        ASSERT_LACKS(src, "#define blockDim");
+        ASSERT_LACKS(src, "if (threadIdx.z <");
+      }
+      if (nvrtc_ready()) assert_int_equal(nvrtc_sm90(src, kWhat[extra], "resident: "), 0);
+      else free(src);
+      free(t);
+    }
+}
+
 // EVIDENCE-OF: generated code never contains an IR name.
 static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
   tb *t = new_tb(64, 1, 1);
@@ -1412,6 +1466,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_follows_the_lowering_proofs),
       cmocka_unit_test(test_codegen_drops_checks_below_a_host_buffer_count),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
+      cmocka_unit_test(test_resident_block_widens_small_blocks_without_barriers),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_f16_uses_the_native_conversions),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),
