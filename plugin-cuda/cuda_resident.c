@@ -328,8 +328,8 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   snprintf(vxs, sizeof(vxs), vx, plan.coarsen, plan.coarsen);
   // Sizes: the one-shot text, the head, the loop (with room for the numbers)
   // and one argument per slot.
-  size_t cap =
-      strlen(one) + sizeof(kHead) + sizeof(kHeadWide) + sizeof(guard) + sizeof(kLoopHead) + sizeof(kLoopTail) + 768 + (size_t)S * 176u;
+  size_t cap = strlen(one) + sizeof(kHead) + sizeof(kHeadWide) + sizeof(guard) + sizeof(kLoopHead) +
+               sizeof(kLoopTail) + 768 + (size_t)S * 176u;
   char *src = malloc(cap);
   if (!src) {
     free(one);
@@ -338,8 +338,7 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   }
   size_t n = 0;
   n += (size_t)snprintf(src + n, cap - n, "%s", kHead);
-  if (wide)
-    n += (size_t)snprintf(src + n, cap - n, kHeadWide, block[0], block[1], wg[2]);
+  if (wide) n += (size_t)snprintf(src + n, cap - n, kHeadWide, block[0], block[1], wg[2]);
   n += (size_t)snprintf(src + n, cap - n, "%.*s", (int)(h - one), one);
   n += (size_t)snprintf(src + n, cap - n, "static __device__ __forceinline__ void vyre_item(%s",
                         name + strlen(VYRE_CUDA_KERNEL_NAME "("));

@@ -174,9 +174,10 @@ uint32_t vyre_spv_math2(vyre_spv_cg *c, uint32_t fn, uint32_t x, uint32_t y);
 // by |elem| (spv_math.c; cached in c->math_tab): Private with a constant
 // initializer, or Workgroup without one when c->math_tab_wg.
 struct vyre_kit_mfn;
-// The function control of the OpFunction of micro-program |f|: DontInline
-// for pow (two arguments), None otherwise (VK-MATH-5: NVIDIA's compiler,
-// driver 580.159.04, crashes inlining pow into some programs).
+// The function control of the OpFunction of micro-program |f|: for pow (two
+// arguments) the one o->pow_control names (DontInline, none, Inline), None
+// for the others (VK-MATH-5: NVIDIA's compiler, driver 580.159.04, crashes
+// inlining pow into some programs, and on DontInline in others).
 uint32_t vyre_spv_math_fn_control(const vyre_spv_options *o, const struct vyre_kit_mfn *f);
 uint32_t vyre_spv_math_table(vyre_spv_cg *c, uint32_t t, uint32_t elem_type,
                              uint32_t (*elem)(vyre_spv_cg *c, uint64_t v));

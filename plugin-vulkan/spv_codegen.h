@@ -118,7 +118,10 @@
 //     905001217: y / f32[len] folded to 0).
 // 41: lid along an axis of workgroup size 1 may be a constant (lavapipe
 //     seed 906000650: cast f32(lid.y) / x folded to 0).
-#define VYRE_VK_GENERATOR_VERSION 41u
+// 42: pow's function has no function control in a program with a `for`
+//     holding a pow and a barrier or subgroup op (VYRE_VULKAN_POW_CONTROL
+//     auto; NVIDIA seed 772150435), DontInline elsewhere (README.md VK-MATH-5).
+#define VYRE_VK_GENERATOR_VERSION 42u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -181,7 +184,8 @@ typedef struct vyre_spv_options {
   // Workgroup variables filled at the start of main.
   uint32_t math_tables_private;
   // The function control of pow's function (README.md VK-MATH-5;
-  // VYRE_VULKAN_POW_CONTROL): 0 DontInline (the default), 1 none, 2 Inline.
+  // VYRE_VULKAN_POW_CONTROL; vk_pipeline.c chooses it per program): 0
+  // DontInline, 1 none, 2 Inline.
   uint32_t pow_control;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
@@ -273,6 +277,12 @@ typedef struct vyre_spv_info {
   // full subgroups (README.md VK-SG-2); 0 for every other module.
   uint32_t subgroup_native;
 } vyre_spv_info;
+
+// The pow_control that VYRE_VULKAN_POW_CONTROL=auto gives |p| (README.md
+// VK-MATH-5; spv_math.c): 1 (no function control) when a `for` of |p| holds
+// both a pow and a workgroup barrier or subgroup operation, else 0
+// (DontInline). Pure; a malformed view counts as neither.
+uint32_t vyre_spv_pow_control_auto(const vyre_ir_program *p);
 
 // The IR features the generator implements with |opt|: every feature of the
 // lists, less trap_value without 64-bit storage-buffer atomics. The device

@@ -219,6 +219,17 @@ static int calls_pow(const vyre_ir_program *p) {
   return 0;
 }
 
+// vyre_spv_options.pow_control for |p| on |be| (README.md VK-MATH-5): the
+// switch when set; auto gives DontInline, except no control at all for a
+// program with a `for` that holds both a pow and a barrier or subgroup
+// operation, which NVIDIA's 580 compiler crashes on with DontInline (fuzz
+// seed 772150435), while a pow outside loops crashes it without DontInline
+// (seed 932000572).
+static uint32_t pow_option(const vyre_backend *be, const vyre_ir_program *p) {
+  if (be->pow_control != VYRE_VK_POW_AUTO) return be->pow_control;
+  return vyre_spv_pow_control_auto(p);
+}
+
 // vyre_spv_options.subgroup_native for |a| on |be| (README.md VK-SG-4): the
 // device's native subgroup size for a subgroup program that fits it, else 0;
 // 0 also for a program that calls pow where the pow guard is on (VK-SG-7).
@@ -431,7 +442,7 @@ retry:
                             .has_f64 = be->has_f64,
                             .math_soft64 = be->math_soft64,
                             .math_tables_private = be->math_tables_private,
-                            .pow_control = be->pow_control,
+                            .pow_control = pow_option(be, p),
                             .hide_loop_bounds = be->hide_loop_bounds,
                             .loop_counted = be->loop_counted,
                             .structured_exit = be->structured_exit,
@@ -478,7 +489,7 @@ retry:
                            .has_f64 = be->has_f64,
                            .math_soft64 = be->math_soft64,
                            .math_tables_private = be->math_tables_private,
-                           .pow_control = be->pow_control,
+                           .pow_control = pow_option(be, p),
                            .hide_loop_bounds = be->hide_loop_bounds,
                            .loop_counted = be->loop_counted,
                            .hide_select_operands = be->hide_select_operands,

@@ -677,8 +677,10 @@ static void test_resident_block_widens_small_blocks_without_barriers(void **stat
         ASSERT_LACKS(src, "#define blockDim");
         ASSERT_LACKS(src, "if (threadIdx.z <");
       }
-      if (nvrtc_ready()) assert_int_equal(nvrtc_sm90(src, kWhat[extra], "resident: "), 0);
-      else free(src);
+      if (nvrtc_ready())
+        assert_int_equal(nvrtc_sm90(src, kWhat[extra], "resident: "), 0);
+      else
+        free(src);
       free(t);
     }
 }

@@ -57,7 +57,7 @@ grep -q 'VYRE_VULKAN_MATH_TABLES=bogus is not a layout; using auto. Fix: set it 
   exit 1
 }
 VYRE_VULKAN_POW_CONTROL=sideways "$vyre" list >"$work/list-pow-bogus" 2>&1
-grep -q 'VYRE_VULKAN_POW_CONTROL=sideways is not a function control; using dontinline. Fix: set it to dontinline, none or inline.' \
+grep -q 'VYRE_VULKAN_POW_CONTROL=sideways is not a function control; using auto. Fix: set it to auto, dontinline, none or inline.' \
   "$work/list-pow-bogus" || {
   cat "$work/list-pow-bogus" >&2
   echo "math64_mode: an unknown VYRE_VULKAN_POW_CONTROL gives no warning" >&2
