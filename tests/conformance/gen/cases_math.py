@@ -167,6 +167,33 @@ def gen_pow_subgroup_driver_crash(ctx):
         ctx.W.add("math/pow_subgroup_values_s%d.json" % S, c)
 
 
+def gen_pow_loop_subgroup_driver_crash(ctx):
+    """vyre fuzz seed 772150435 on vulkan, shrunk by hand (tests/fuzzgen/crashes/):
+    NVIDIA's Vulkan compiler (driver 580.159.04) crashed on a subgroup scan_max in a
+    9-trip loop beside a dead if holding 0 - pow(0, wf[l]) while pow's function was
+    DontInline; such a program gets pow without a function control
+    (plugin-vulkan/README.md VK-MATH-5). Every lane's scan of the uniform f32(l) is
+    l, so each output holds the last trip's 8."""
+    body = [let("id", gid(0)),
+            for_("l", lit_u(0), lit_u(9),
+                 [sg_stmt("scan_max", "v9", cast("f32", var("l"))),
+                  if_(lit_b(False),
+                      [let("v13", sub(lit_f(0), bin_("pow", lit_f(0), load("wf", var("l"))))),
+                       store("of", var("id"), var("v13"))]),
+                  store("of", var("id"), var("v9"))])]
+    c = case("pow_loop_subgroup_driver_crash",
+             "vyre fuzz seed 772150435 (vulkan), shrunk by hand: a subgroup scan_max in a "
+             "9-trip loop beside a dead if holding 0 - pow(0, wf[l]); NVIDIA's Vulkan compiler "
+             "(driver 580.159.04) crashed on it with pow's function DontInline (under every "
+             "switch), so pow's function has no function control in a program with a for "
+             "holding a pow and a barrier or subgroup operation (plugin-vulkan/README.md "
+             "VK-MATH-5)",
+             [buf("of", 0, "write", "f32", 64), wbuf("wf", "f32", 64)], body, wg=(64, 1, 1),
+             grid=[1, 1, 1], expect={"of": ["0x%08x" % G.f_from_int(8)] * 64})
+    c["subgroup_size"] = 32
+    ctx.W.add("math/pow_loop_subgroup_driver_crash.json", c)
+
+
 def gen_math(ctx):
     rng = G.SplitMix64(0xC0DE17)
     for op in MATH_DONE:
@@ -179,3 +206,4 @@ def gen_math(ctx):
     gen_pow(ctx)
     gen_pow_driver_crash(ctx)
     gen_pow_subgroup_driver_crash(ctx)
+    gen_pow_loop_subgroup_driver_crash(ctx)
