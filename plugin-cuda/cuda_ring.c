@@ -143,11 +143,11 @@ static uint64_t env_u64(const char *name) {
   return (uint64_t)x;
 }
 
-// Opt-in (VYRE_CUDA_STREAM=1): on the H200 the resident kernel's round
-// trip (119 us with occupancy x SMs blocks, 18 us with one block per SM)
-// was slower than libvyre's batch engine (16 us) and one-shot dispatch
-// (14 us), so streams stay on the batch engine unless asked (docs/abi.md
-// ABI-CUDARING-1).
+// Opt-in (VYRE_CUDA_STREAM=1; docs/abi.md ABI-CUDARING-1): while a resident
+// kernel runs, cuMemAlloc and cuMemFree anywhere in the process wait for it
+// to leave, so streams stay on libvyre's batch engine unless asked (on the
+// H200 the resident kernel is now the faster of the two: 13.9 against
+// 16.7 us a round trip).
 int vyre_cuda_stream_enabled(vyre_backend *be) {
   if (!be || be->iso || !env_on("VYRE_CUDA_STREAM")) return 0;
   int map = 0;
