@@ -71,7 +71,9 @@
 // 31: the resident kernel of a block below 32 threads (no barrier, workgroup
 //     memory or subgroup operation) launches with a whole warp, the added
 //     threads staging and skipping the item (ABI-CUDARING-9).
-#define VYRE_CUDA_GENERATOR_VERSION 31u
+// 32: the resident kernel takes the first staging burst's size (vburst, 0:
+//     one pass over the block; VYRE_CUDA_STREAM_FIRST_BYTES, ABI-CUDARING-6).
+#define VYRE_CUDA_GENERATOR_VERSION 32u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

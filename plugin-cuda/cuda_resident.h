@@ -24,7 +24,9 @@
 //   (release, system scope), [c + 1] device time in ns.
 //
 // Parameters of vyre_resident: (u64 *vh, u8 *vslots, u64 vslot_bytes, u32
-// vcap, u64 vfirst, u64 vidle_ns, u64 *vctl). vctl is
+// vcap, u64 vfirst, u64 vidle_ns, u64 *vctl, u64 vburst). vburst: the bytes
+// of an item's first staging burst (0: 16 x VRK x the block's threads), at
+// least the descriptor and at most the slot (ABI-CUDARING-6). vctl is
 // VYRE_CUDA_RING_CTL_BYTES(vcap) of device memory that the launch zeroes:
 // [0] the command word block 0 publishes (2 seq + 2 runs seq, 2 seq + 3
 // exits before it), [1] unused, [2 + k] the count of blocks done with the

@@ -89,7 +89,8 @@ struct vyre_ring {
   vyre_cuda_ring_layout l;
   uint32_t flags;
   uint64_t idle_ns;
-  void *host; // the ring (mapped pinned)
+  uint64_t burst; // the first staging burst's bytes (0: the kernel's default; ABI-CUDARING-6)
+  void *host;     // the ring (mapped pinned)
   CUdeviceptr dev, ctl;
   CUstream stream;
   unsigned blocks, block[3], dyn_shared;
@@ -168,9 +169,9 @@ static uint32_t launch(vyre_ring *r, uint64_t first, vyre_error *err) {
   CUresult res = vyre_cuda_cu.cuMemsetD32Async(
       r->ctl, 0, (size_t)(VYRE_CUDA_RING_CTL_BYTES(r->l.capacity) / 4u), r->stream);
   CUdeviceptr vslots = r->dev + VYRE_CUDA_RING_HEADER_WORDS * 8u;
-  uint64_t slot_bytes = r->l.slot_bytes, idle = r->idle_ns;
+  uint64_t slot_bytes = r->l.slot_bytes, idle = r->idle_ns, burst = r->burst;
   uint32_t cap = r->l.capacity;
-  void *params[] = {&r->dev, &vslots, &slot_bytes, &cap, &first, &idle, &r->ctl};
+  void *params[] = {&r->dev, &vslots, &slot_bytes, &cap, &first, &idle, &r->ctl, &burst};
   if (res == CUDA_SUCCESS)
     res = vyre_cuda_cu.cuLaunchKernel(r->k->rfn, r->blocks, 1, 1, r->block[0], r->block[1],
                                       r->block[2], r->dyn_shared, r->stream, params, NULL);
@@ -319,6 +320,9 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   r->l = l;
   r->flags = args->flags;
   r->idle_ns = args->idle_ns ? args->idle_ns : VYRE_CUDA_RING_DEFAULT_IDLE_NS;
+  // VYRE_CUDA_STREAM_FIRST_BYTES: the first staging burst, in 16-byte units
+  // (the kernel reads at least the descriptor and at most the slot).
+  r->burst = (env_u64("VYRE_CUDA_STREAM_FIRST_BYTES") + 15u) & ~(uint64_t)15u;
   r->head = r->tail = 1;
   r->generation = be->generation;
   atomic_fetch_add(&k->refs, 1);

@@ -595,9 +595,23 @@ out:
   return NULL;
 }
 
+// The block and the first staging burst (parameter 7, vburst) of the last
+// resident launch (the tests read them by dlsym: docs/abi.md ABI-CUDARING-6, -9).
+static unsigned g_res_block[3];
+static unsigned long long g_res_burst;
+__attribute__((visibility("default"))) void mock_cuda_last_resident(unsigned block[3],
+                                                                    unsigned long long *burst);
+__attribute__((visibility("default"))) void mock_cuda_last_resident(unsigned block[3],
+                                                                    unsigned long long *burst) {
+  memcpy(block, g_res_block, sizeof(g_res_block));
+  *burst = g_res_burst;
+}
+
 static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, unsigned bz,
                                       CUstream s) {
   mock_stream *ms = (mock_stream *)s;
+  g_res_block[0] = bx, g_res_block[1] = by, g_res_block[2] = bz;
+  g_res_burst = *(unsigned long long *)params[7];
   if (!ms) return CUDA_ERROR_INVALID_HANDLE; // a resident kernel needs its own stream
   stream_join(ms);                           // stream order: after the previous launch
   resident_launch *L = calloc(1, sizeof(*L));

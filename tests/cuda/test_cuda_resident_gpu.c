@@ -209,7 +209,9 @@ int main(void) {
   CUfunction fn;
   CK(p_cuModuleLoadData(&mod, cubin));
   CK(p_cuModuleGetFunction(&fn, mod, VYRE_CUDA_RESIDENT_KERNEL_NAME));
-  const uint32_t threads = 64u / (plan.lanes ? plan.lanes : 1u);
+  uint32_t block[3];
+  vyre_cuda_resident_block(&plan, wg, block); // 64 threads: not widened
+  const uint32_t threads = block[0] * block[1] * block[2];
   int per_sm = 0;
   CK(p_cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)threads, 0));
   const unsigned blocks = (unsigned)(per_sm * sms);
@@ -235,9 +237,9 @@ int main(void) {
   CK(p_cuMemsetD32(vctl, 0, (size_t)(VYRE_CUDA_RING_CTL_BYTES(l.capacity) / 4u)));
   vyre_cuda_ring_arm(ring);
   CUdeviceptr vslots = dring + VYRE_CUDA_RING_HEADER_WORDS * 8u;
-  uint64_t slot_bytes = l.slot_bytes, first = 1, idle = UINT64_MAX;
+  uint64_t slot_bytes = l.slot_bytes, first = 1, idle = UINT64_MAX, burst = 0;
   uint32_t cap = l.capacity;
-  void *params[] = {&dring, &vslots, &slot_bytes, &cap, &first, &idle, &vctl};
+  void *params[] = {&dring, &vslots, &slot_bytes, &cap, &first, &idle, &vctl, &burst};
   CK(p_cuLaunchKernel(fn, blocks, 1, 1, threads, 1, 1, 0, st, params, NULL));
   static item its[4];
   uint64_t reaped = 1;

@@ -648,6 +648,62 @@ static void test_the_stream_can_be_turned_off(void **state) {
   assert_true(c.flags & VYRE_CAP_STREAM);
 }
 
+// ABI-CUDARING-9: the resident kernel of a one-thread workgroup (no
+// barrier, workgroup memory or subgroup op) launches with a whole warp along
+// z; ABI-CUDARING-6: VYRE_CUDA_STREAM_FIRST_BYTES reaches the kernel as its
+// first burst, rounded up to 16 (0, the kernel's default, when unset). On
+// the mock, which records the launch.
+static void test_small_blocks_are_widened_and_the_first_burst_is_passed(void **state) {
+  fx *f = *state;
+  NEED(f);
+  if (!is_mock()) skip();
+  void (*last)(unsigned[3], unsigned long long *) =
+      (void (*)(unsigned[3], unsigned long long *))mock_sym("mock_cuda_last_resident");
+  assert_non_null(last);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 1, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t s0 = store(t, O, lit(t, T_U, 0),
+                      bin(t, VYRE_IR_BIN_ADD, load(t, O, lit(t, T_U, 0)), lit(t, T_U, 1)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0));
+  vyre_compile_args ca = {.struct_size = sizeof(ca), .program = p, .workgroup_size = {1, 1, 1}};
+  vyre_module *m = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(cu_ops()->compile(f->be, &ca, &m, &err), VYRE_STATUS_OK);
+  static const struct {
+    const char *env;
+    unsigned long long want;
+  } kBurst[] = {{NULL, 0}, {"100", 112}, {"4096", 4096}};
+  for (unsigned i = 0; i < sizeof(kBurst) / sizeof(kBurst[0]); i++) {
+    if (kBurst[i].env)
+      setenv("VYRE_CUDA_STREAM_FIRST_BYTES", kBurst[i].env, 1);
+    else
+      unsetenv("VYRE_CUDA_STREAM_FIRST_BYTES");
+    vyre_ring_args ra = {.struct_size = sizeof(ra), .capacity = 2, .module = m, .label = "w"};
+    vyre_ring *r = NULL;
+    assert_int_equal(cu_ops()->ring_open(f->be, &ra, &r, &err), VYRE_STATUS_OK);
+    unsigned block[3] = {0, 0, 0};
+    unsigned long long burst = 99;
+    last(block, &burst);
+    assert_int_equal(block[0], 1);
+    assert_int_equal(block[1], 1);
+    assert_int_equal(block[2], 32);
+    assert_int_equal(burst, kBurst[i].want);
+    cu_ops()->ring_close(f->be, r, 1);
+  }
+  unsetenv("VYRE_CUDA_STREAM_FIRST_BYTES");
+  // The fixture's 64-thread workgroup keeps its block.
+  vyre_ring *r = ring_open(f, 2, 0);
+  unsigned block[3];
+  unsigned long long burst;
+  last(block, &burst);
+  assert_int_equal(block[0], 64);
+  assert_int_equal(block[2], 1);
+  cu_ops()->ring_close(f->be, r, 1);
+  cu_ops()->module_release(f->be, m);
+  free(t);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void) {
@@ -664,6 +720,7 @@ int main(void) {
       T(test_the_watchdog_turns_a_hang_into_a_loss),
       T(test_destroy_closes_open_rings),
       T(test_the_stream_can_be_turned_off),
+      T(test_small_blocks_are_widened_and_the_first_burst_is_passed),
   };
   return cmocka_run_group_tests_name("cuda/stream", tests, NULL, NULL);
 }
