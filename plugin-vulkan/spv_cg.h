@@ -144,6 +144,11 @@ void vyre_spv_label(vyre_spv_cg *c, uint32_t id);
 // flips bit 23, the lowest exponent bit of an f32, if nwg.x were 0.
 uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask);
 uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v);
+// The hide of a select, min or max operand (VK-F32-11): bit 24 instead, so
+// that an operand vyre_spv_hide already hid (an f32 literal, VK-F32-13) is
+// not xor'ed twice with the same word, which a driver folds back to the
+// literal (lavapipe, vyre fuzz seed 1005005819).
+uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v);
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of

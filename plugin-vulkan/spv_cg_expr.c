@@ -920,6 +920,10 @@ uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
   return vyre_spv_hide_bits(c, v, 0x00800000u);
 }
 
+uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v) {
+  return vyre_spv_hide_bits(c, v, 0x01000000u);
+}
+
 // README.md VK-F32-13 (opt.hide_f32_consts): the f32 bits |v| of a value
 // that may be a compile-time constant (|maybe|) pass through vyre_spv_hide,
 // so no f32 instruction has a constant operand the driver could fold.
@@ -945,8 +949,8 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
     // min and max are selects between their operands (VK-F32-11): max(-1.0,
     // +0.0) gave -0.0 on lavapipe (vyre fuzz seed 1207006633).
     const int hz = select_b2f_hazard(c, n->a, n->b);
-    if (hz == 1) x.a = vyre_spv_hide(c, x.a);
-    if (hz == 2) x.b = vyre_spv_hide(c, x.b);
+    if (hz == 1) x.a = vyre_spv_hide_operand(c, x.a);
+    if (hz == 2) x.b = vyre_spv_hide_operand(c, x.b);
   }
   const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
   vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
@@ -1047,8 +1051,8 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
     uint32_t cond = vyre_spv_expr(c, n->a), t = vyre_spv_expr(c, n->b), f = vyre_spv_expr(c, n->c);
     if (n->type != VYRE_IR_TYPE_BOOL) {
       const int hz = select_b2f_hazard(c, n->b, n->c);
-      if (hz == 1) t = vyre_spv_hide(c, t);
-      if (hz == 2) f = vyre_spv_hide(c, f);
+      if (hz == 1) t = vyre_spv_hide_operand(c, t);
+      if (hz == 2) f = vyre_spv_hide_operand(c, f);
     }
     return vyre_spv_sel(c, n->type == VYRE_IR_TYPE_BOOL ? B : U, cond, t, f);
   }

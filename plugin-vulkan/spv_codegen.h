@@ -121,7 +121,11 @@
 // 42: pow's function has no function control in a program with a `for`
 //     holding a pow and a barrier or subgroup op (VYRE_VULKAN_POW_CONTROL
 //     auto; NVIDIA seed 772150435), DontInline elsewhere (README.md VK-MATH-5).
-#define VYRE_VK_GENERATOR_VERSION 42u
+// 43: a select, min or max operand is hidden with bit 24 (vyre_spv_hide_operand),
+//     so a literal VK-F32-13 already hid is not xor'ed twice with one word
+//     (lavapipe seed 1005005819: the xors cancelled, select(c, -1.0, 0) became
+//     -b2f(c)).
+#define VYRE_VK_GENERATOR_VERSION 43u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -128,8 +128,10 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // (README.md VK-F32-7), | 2048: also DenormPreserve 16 and 64; | 4096: the
   // native guard as inline selects (a CPU device, VK-F32-6); | 8192: cr_math on
   // u32 pairs (opt.math_soft64, docs/math.md IR-MATH-10); | 16384: native
-  // subgroup ops (opt.subgroup_native = the program's subgroup_size,
-  // plugin-vulkan/README.md VK-SG-1); | 32768: hardware fma with the zero
+  // subgroup ops (opt.subgroup_native = the program's subgroup_size for a
+  // program with subgroup statements, as vk_pipeline.c's sg_option gives it:
+  // a program that only reads `lane` gets emulated lanes, plugin-vulkan/README.md
+  // VK-SG-1); | 32768: hardware fma with the zero
   // recheck (VYRE_SPV_F32_NATIVE_FMAZ; with 64, the recompute through 64-bit
   // floats, else the software helper); | 65536: non-literal loop bounds
   // hidden (opt.hide_loop_bounds, VK-LOOP-1); | 131072: the cr_math tables as
@@ -143,7 +145,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
       .hide_f32_consts = (int64 >> 20) & 1,
       .trap_at_end = (int64 >> 21) & 1,
       .loop_counted = (int64 >> 18) & 1,
-      .subgroup_native = (int64 & 16384) ? p->subgroup_size : 0,
+      .subgroup_native =
+          (int64 & 16384) && (p->flags & VYRE_IR_FLAG_HAS_SUBGROUP) ? p->subgroup_size : 0,
       .math_soft64 = (int64 >> 13) & 1,
       .f16_native = (int64 & 128) ? VYRE_SPV_F16_NATIVE | VYRE_SPV_F16_DENORM : 0,
       .has_f64 = (int64 >> 8) & 1,

@@ -2,6 +2,8 @@
 """Integers, casts and f32: the value rules of docs/ir.md §5. Called by gen_cases.py.
 Every expected value comes from the reference in vyre_gen.py."""
 
+import copy
+
 from vyre_gen import *  # noqa: F401,F403
 import vyre_gen as G
 
@@ -458,6 +460,51 @@ def gen_select_b2f(ctx):
                    expect={"of": ["0x%08x" % v for v in want], "ou": want,
                            "os": ["0x%08x" % v for v in want_sub],
                            "om": ["0x%08x" % v for v in want_mm]}))
+
+
+def gen_select_derived_zero_b2f(ctx):
+    """vyre fuzz seed 1005005819 on vulkan (lavapipe), shrunk: select(c, -1.0,
+    bitcast f32(lane)) stored -0 for c false. The lane's bits are a subnormal,
+    so the operand is a signed zero the driver can derive; the literal was
+    hidden twice with the same word (VK-F32-13, then as a select operand,
+    VK-F32-11), the xors cancelled, and NIR rewrote the select of -1.0 and
+    0.0 as -b2f(c). Since generator 43 a select operand is hidden with
+    another bit. The four pairs of VK-F32-11 with the zero derived from the
+    lane (its sign from an or), c false then true, and min/max the same way."""
+    lane = builtin("lane")
+    pos = bitcast("f32", lane)                                   # +0 once flushed
+    neg = bitcast("f32", bin_("or", lane, lit_u(0x80000000)))    # -0 once flushed
+    pairs = [(lit_f(0x3F800000), neg, 0x3F800000, 0x80000000),
+             (neg, lit_f(0x3F800000), 0x80000000, 0x3F800000),
+             (lit_f(0xBF800000), pos, 0xBF800000, 0x00000000),
+             (pos, lit_f(0xBF800000), 0x00000000, 0xBF800000)]
+    body = [let("g", gid(0)), let("c", bin_("ne", load("cnd", var("g")), lit_u(0)))]
+    for k, (t, f, _, _) in enumerate(pairs):
+        body.append(if_(bin_("eq", var("g"), lit_u(0)),
+                        [store("of", lit_u(k), select(var("c"), copy.deepcopy(t),
+                                                      copy.deepcopy(f)))]))
+        body.append(if_(bin_("eq", var("g"), lit_u(1)),
+                        [store("of", lit_u(4 + k), select(var("c"), copy.deepcopy(t),
+                                                          copy.deepcopy(f)))]))
+    mm = [("max", lit_f(0xBF800000), pos, 0x00000000), ("max", pos, lit_f(0xBF800000), 0x00000000),
+          ("min", lit_f(0x3F800000), neg, 0x80000000), ("min", neg, lit_f(0x3F800000), 0x80000000)]
+    for k, (op, a, b, _) in enumerate(mm):
+        body.append(if_(bin_("eq", var("g"), lit_u(0)),
+                        [store("om", lit_u(k), bin_(op, copy.deepcopy(a), copy.deepcopy(b)))]))
+    want = [f for _, _, _, f in pairs] + [t for _, _, t, _ in pairs]  # g = 0: c false; g = 1: true
+    c = case("select_derived_zero_b2f",
+             "vyre fuzz seed 1005005819 (vulkan): select(c, -1.0, bitcast f32(lane)) gave -0 on "
+             "lavapipe: the lane's subnormal bits are a zero the driver derives, the literal "
+             "hidden twice with one word was visible again, and the select became -b2f(c); the "
+             "four pairs of select_signed_zero_b2f with the zero from the lane, and min/max "
+             "(plugin-vulkan/README.md VK-F32-11)",
+             [buf("cnd", 0, "read", "u32"), buf("of", 1, "write", "f32", 8),
+              buf("om", 2, "write", "f32", 4)], body,
+             wg=(16, 1, 1), grid=[1, 1, 1], inputs={"cnd": [0, 1] + [0] * 14},
+             expect={"of": ["0x%08x" % v for v in want],
+                     "om": ["0x%08x" % v for _, _, _, v in mm]})
+    c["subgroup_size"] = 16
+    ctx.W.add("f32/select_derived_zero_b2f.json", c)
 
 
 def gen_f32_random(ctx):
