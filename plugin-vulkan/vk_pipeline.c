@@ -430,6 +430,8 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   const uint32_t *words = NULL;
   size_t nw = 0;
   int from_disk = 0;
+  // The generated module and its indirect variant get the same control.
+  const uint32_t pow_control = pow_option(be, p);
 retry:
   if (cacheable && !from_disk && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
       payload_parse(be, a, payload, payload_size, &pp->info, &words, &nw)) {
@@ -442,7 +444,7 @@ retry:
                             .has_f64 = be->has_f64,
                             .math_soft64 = be->math_soft64,
                             .math_tables_private = be->math_tables_private,
-                            .pow_control = pow_option(be, p),
+                            .pow_control = pow_control,
                             .hide_loop_bounds = be->hide_loop_bounds,
                             .loop_counted = be->loop_counted,
                             .structured_exit = be->structured_exit,
@@ -489,7 +491,7 @@ retry:
                            .has_f64 = be->has_f64,
                            .math_soft64 = be->math_soft64,
                            .math_tables_private = be->math_tables_private,
-                           .pow_control = pow_option(be, p),
+                           .pow_control = pow_control,
                            .hide_loop_bounds = be->hide_loop_bounds,
                            .loop_counted = be->loop_counted,
                            .hide_select_operands = be->hide_select_operands,
