@@ -321,8 +321,11 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   r->flags = args->flags;
   r->idle_ns = args->idle_ns ? args->idle_ns : VYRE_CUDA_RING_DEFAULT_IDLE_NS;
   // VYRE_CUDA_STREAM_FIRST_BYTES: the first staging burst, in 16-byte units
-  // (the kernel reads at least the descriptor and at most the slot).
-  r->burst = (env_u64("VYRE_CUDA_STREAM_FIRST_BYTES") + 15u) & ~(uint64_t)15u;
+  // (the kernel reads at least the descriptor and at most the slot); unset
+  // or 0, VYRE_CUDA_RING_DEFAULT_FIRST_BYTES.
+  r->burst = env_u64("VYRE_CUDA_STREAM_FIRST_BYTES");
+  if (!r->burst) r->burst = VYRE_CUDA_RING_DEFAULT_FIRST_BYTES;
+  r->burst = (r->burst + 15u) & ~(uint64_t)15u;
   r->head = r->tail = 1;
   r->generation = be->generation;
   atomic_fetch_add(&k->refs, 1);

@@ -26,6 +26,12 @@
 // The resident kernel stops after this long without items when the ring's
 // idle_ns is 0 (ABI-STREAM-2).
 #define VYRE_CUDA_RING_DEFAULT_IDLE_NS 10000000ull
+// The first staging burst's bytes when VYRE_CUDA_STREAM_FIRST_BYTES is unset
+// (ABI-CUDARING-6): the descriptor and a small item's data, one 16-byte load
+// for 16 threads. On the H200 (docs/perf/README.md 2026-12-03d) it gave the
+// shortest round trip and the highest rate of 64, 256, 1024 and one pass over
+// the block (4 KiB for a warp).
+#define VYRE_CUDA_RING_DEFAULT_FIRST_BYTES 256ull
 // The watchdog of an item without a timeout_ns (ABI-STREAM-11).
 #define VYRE_CUDA_RING_DEFAULT_WATCHDOG_NS 10000000000ull
 // How long ring_close, recover and destroy wait for a resident kernel to

@@ -651,8 +651,8 @@ static void test_the_stream_can_be_turned_off(void **state) {
 // ABI-CUDARING-9: the resident kernel of a one-thread workgroup (no
 // barrier, workgroup memory or subgroup op) launches with a whole warp along
 // z; ABI-CUDARING-6: VYRE_CUDA_STREAM_FIRST_BYTES reaches the kernel as its
-// first burst, rounded up to 16 (0, the kernel's default, when unset). On
-// the mock, which records the launch.
+// first burst, rounded up to 16 (VYRE_CUDA_RING_DEFAULT_FIRST_BYTES, 256,
+// when unset or 0). On the mock, which records the launch.
 static void test_small_blocks_are_widened_and_the_first_burst_is_passed(void **state) {
   fx *f = *state;
   NEED(f);
@@ -673,7 +673,7 @@ static void test_small_blocks_are_widened_and_the_first_burst_is_passed(void **s
   static const struct {
     const char *env;
     unsigned long long want;
-  } kBurst[] = {{NULL, 0}, {"100", 112}, {"4096", 4096}};
+  } kBurst[] = {{NULL, 256}, {"0", 256}, {"100", 112}, {"4096", 4096}};
   for (unsigned i = 0; i < sizeof(kBurst) / sizeof(kBurst[0]); i++) {
     if (kBurst[i].env)
       setenv("VYRE_CUDA_STREAM_FIRST_BYTES", kBurst[i].env, 1);
