@@ -396,6 +396,40 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
   return VYRE_STATUS_OK;
 }
 
+// The generator's options for |a|'s program on |be|: the module and its
+// indirect variant (|indirect|, ABI-INDIRECT-4) get the same ones, so an
+// indirect dispatch runs the code the direct one does (every driver
+// workaround, the float controls and the native f32 paths the device
+// proved). The variant once took a hand-written subset that lacked
+// structured_exit, hide_f32_consts, trap_at_end, f32_native, f32_modes and
+// guard_inline.
+static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint32_t pow_control,
+                        uint32_t indirect, vyre_spv_options *opt) {
+  *opt = (vyre_spv_options){.has_int64 = be->has_int64,
+                            .has_f64 = be->has_f64,
+                            .math_soft64 = be->math_soft64,
+                            .math_tables_private = be->math_tables_private,
+                            .pow_control = pow_control,
+                            .hide_loop_bounds = be->hide_loop_bounds,
+                            .loop_counted = be->loop_counted,
+                            .structured_exit = be->structured_exit,
+                            .hide_f32_consts = be->hide_f32_consts,
+                            .trap_at_end = be->trap_at_end,
+                            .hide_select_operands = be->hide_select_operands,
+                            .soft_mul = be->soft_mul,
+                            .int64_atomics = be->int64_atomics,
+                            .loop_guard = be->loop_guard,
+                            .storage8 = be->storage8,
+                            .storage16 = be->storage16,
+                            .f32_native = be->f32_native,
+                            .f16_native = be->f16_native,
+                            .f32_modes = be->f32_modes,
+                            .guard_inline = be->guard_inline,
+                            .subgroup_native = sg_option(be, a),
+                            .indirect = indirect};
+  memcpy(opt->workgroup_size, a->workgroup_size, sizeof(opt->workgroup_size));
+}
+
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,
                          vyre_error *err) {
   *out = NULL;
@@ -440,28 +474,8 @@ retry:
   } else {
     if (vyre_kit_cache_enabled(be->disk))
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
-    vyre_spv_options opt = {.has_int64 = be->has_int64,
-                            .has_f64 = be->has_f64,
-                            .math_soft64 = be->math_soft64,
-                            .math_tables_private = be->math_tables_private,
-                            .pow_control = pow_control,
-                            .hide_loop_bounds = be->hide_loop_bounds,
-                            .loop_counted = be->loop_counted,
-                            .structured_exit = be->structured_exit,
-                            .hide_f32_consts = be->hide_f32_consts,
-                            .trap_at_end = be->trap_at_end,
-                            .hide_select_operands = be->hide_select_operands,
-                            .soft_mul = be->soft_mul,
-                            .int64_atomics = be->int64_atomics,
-                            .loop_guard = be->loop_guard,
-                            .storage8 = be->storage8,
-                            .storage16 = be->storage16,
-                            .f32_native = be->f32_native,
-                            .f16_native = be->f16_native,
-                            .f32_modes = be->f32_modes,
-                            .guard_inline = be->guard_inline,
-                            .subgroup_native = sg_option(be, a)};
-    memcpy(opt.workgroup_size, a->workgroup_size, sizeof(opt.workgroup_size));
+    vyre_spv_options opt;
+    spv_options(be, a, pow_control, 0, &opt);
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;
     words = gen;
@@ -487,23 +501,8 @@ retry:
     // The indirect variant's SPIR-V, for a pipe made on first use
     // (ABI-INDIRECT-4); without it indirect dispatches of this program are
     // refused.
-    vyre_spv_options io = {.has_int64 = be->has_int64,
-                           .has_f64 = be->has_f64,
-                           .math_soft64 = be->math_soft64,
-                           .math_tables_private = be->math_tables_private,
-                           .pow_control = pow_control,
-                           .hide_loop_bounds = be->hide_loop_bounds,
-                           .loop_counted = be->loop_counted,
-                           .hide_select_operands = be->hide_select_operands,
-                           .soft_mul = be->soft_mul,
-                           .int64_atomics = be->int64_atomics,
-                           .loop_guard = be->loop_guard,
-                           .storage8 = be->storage8,
-                           .storage16 = be->storage16,
-                           .f16_native = be->f16_native,
-                           .subgroup_native = sg_option(be, a),
-                           .indirect = 1};
-    memcpy(io.workgroup_size, a->workgroup_size, sizeof(io.workgroup_size));
+    vyre_spv_options io;
+    spv_options(be, a, pow_control, 1, &io);
     vyre_error ie = {.struct_size = sizeof(ie)};
     if (vyre_spv_generate(p, &io, &pp->ind_words, &pp->ind_nw, &pp->ind_info, &ie))
       pp->ind_words = NULL;
