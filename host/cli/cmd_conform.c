@@ -78,7 +78,7 @@ static void vyre_conform_usage(FILE *f) {
           "                       <prefix>/share/vyre/conformance/known,\n"
           "                       else %s/tests/conformance/known)\n"
           "  --filter GLOB        only cases whose name matches, e.g. 'integers/*'\n"
-          "  --paths LIST         subset of oneshot,async,batch,resident,stream\n"
+          "  --paths LIST         subset of oneshot,async,batch,resident,stream,indirect\n"
           "                       (default: all)\n"
           "  --junit FILE         also write a JUnit XML report\n"
           "  --json               print one JSON document instead of lines\n"

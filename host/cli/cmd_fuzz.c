@@ -48,8 +48,8 @@ static void vyre_fuzz_usage(FILE *f) {
              "                       of the run uses seed S+i\n"
              "  --count N            programs to run (default: 1000, or no limit with --time)\n"
              "  --time SECONDS       stop starting programs after this long\n"
-             "  --paths LIST         subset of oneshot,async,batch,resident,stream (default:\n"
-             "                       all the backend offers)\n"
+             "  --paths LIST         subset of oneshot,async,batch,resident,stream,indirect\n"
+             "                       (default: all the backend offers)\n"
              "  --reverse            compile for the backend with VYRE_COMPILE_REVERSE_ORDER\n"
              "                       (CPU reference only): a difference is a race\n"
              "  --known FILE         known differences: lines 'xfail <seed> <reason>'; a listed\n"
@@ -376,12 +376,7 @@ static int vyre_fuzz_setup(vyre_fuzz *fz) {
     fprintf(stderr, "vyre fuzz: cannot read the backend's capabilities: %s\n", err.message);
     return -1;
   }
-  uint32_t offered = VYRE_CONFORM_PATH_ONESHOT;
-  if (caps.flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
-  if (caps.flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
-  if (caps.flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
-  offered |= VYRE_CONFORM_PATH_STREAM; // libvyre runs streams on every backend
-  fz->run.paths = fz->want_paths & offered;
+  fz->run.paths = fz->want_paths & vyre_conform_paths_offered(&caps);
   if (!fz->run.paths) {
     fprintf(stderr,
             "vyre fuzz: backend '%s' offers none of the paths asked for (--paths %s). "

@@ -188,6 +188,7 @@ void vyre__case_start(vyre__run *run, vyre__case_state *cs, const char *path) {
   if (run->paths & VYRE_CONFORM_PATH_ASYNC) vyre__run_one(run, cs, VYRE_CONFORM_PATH_ASYNC);
   if (run->paths & VYRE_CONFORM_PATH_RESIDENT) vyre__run_one(run, cs, VYRE_CONFORM_PATH_RESIDENT);
   if (run->paths & VYRE_CONFORM_PATH_STREAM) vyre__run_one(run, cs, VYRE_CONFORM_PATH_STREAM);
+  if (run->paths & VYRE_CONFORM_PATH_INDIRECT) vyre__run_one(run, cs, VYRE_CONFORM_PATH_INDIRECT);
   if (run->opt->reverse) vyre__run_reverse(run, cs);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // conform_exec.c — runs one case on one device through one dispatch path
-// (one-shot, async, a batch of one, resident buffers, or two stream items)
+// (one-shot, async, a batch of one, resident buffers, two stream items, or
+// a one-shot dispatch with its grid read on the device)
 // and collects what came back. Called by `vyre run` and by the runner for the reference run;
 // the runner's multi-case batches live in conform_runner.c.
 
@@ -121,6 +122,26 @@ static uint32_t vyre__run_stream(vyre_device *dev, const vyre_case *c, const vyr
   return st;
 }
 
+// The indirect path's options: |dopt| with the grid read on the device from
+// a fresh resident buffer holding |grid| (docs/abi.md ABI-INDIRECT-6),
+// bounded by the grid itself (each axis at least 1). The caller frees *buf.
+static uint32_t vyre__indirect_options(vyre_device *dev, const uint32_t grid[3],
+                                       const vyre_dispatch_options *dopt,
+                                       vyre_dispatch_options *out, vyre_resident **buf,
+                                       vyre_error *err) {
+  uint32_t st = vyre_resident_alloc(dev, 12, buf, err);
+  if (st) return st;
+  vyre_resident_range w = {.buffer = *buf, .offset = 0, .size = 12, .src = grid};
+  if ((st = vyre_resident_write(dev, &w, 1, err))) return st;
+  *out = *dopt;
+  out->has_grid = 0;
+  out->indirect_grid = *buf;
+  out->indirect_offset = 0;
+  for (int i = 0; i < 3; i++)
+    out->indirect_max_grid[i] = grid[i] ? grid[i] : 1u;
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre__execute_prepared(vyre_device *dev, const vyre_case *c, const vyre__prepared *p,
                                 const vyre_conform_exec_options *opt, vyre_conform_outcome *o) {
   memset(o, 0, sizeof *o);
@@ -144,9 +165,19 @@ uint32_t vyre__execute_prepared(vyre_device *dev, const vyre_case *c, const vyre
     vyre__args_free(&a);
     return o->status;
   }
-  o->status = vyre__run_path(dev, opt, p->kernel, &a, &dopt, o);
+  // The indirect path without a planned grid (the plan's error is the
+  // one-shot dispatch's too) runs as a one-shot dispatch.
+  vyre_resident *ig = NULL;
+  vyre_dispatch_options idopt;
+  const vyre_dispatch_options *use = &dopt;
+  if (opt->path == VYRE_CONFORM_PATH_INDIRECT && o->has_grid) {
+    o->status = vyre__indirect_options(dev, o->grid, &dopt, &idopt, &ig, &o->error);
+    use = &idopt;
+  }
+  if (!o->status) o->status = vyre__run_path(dev, opt, p->kernel, &a, use, o);
   o->wall_ns = vyre__now_ns() - t0;
   if (o->status == VYRE_STATUS_OK) vyre__args_collect(&a, resident ? dev : NULL, o);
+  if (ig) vyre_resident_free(ig, NULL);
   vyre__args_free(&a);
   return o->status;
 }

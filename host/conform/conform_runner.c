@@ -276,12 +276,7 @@ static uint32_t vyre__open(vyre__run *run, vyre_error *err) {
   run->caps.struct_size = sizeof run->caps;
   st = vyre_device_caps(run->dev, &run->caps, err);
   if (st) return st;
-  uint32_t offered = VYRE_CONFORM_PATH_ONESHOT;
-  if (run->caps.flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
-  if (run->caps.flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
-  if (run->caps.flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
-  offered |= VYRE_CONFORM_PATH_STREAM; // libvyre runs streams on every backend
-  run->offered = offered;
+  run->offered = vyre_conform_paths_offered(&run->caps);
   const char *ref = run->opt->reference ? run->opt->reference : "cpu";
   run->is_reference = strcmp(run->backend, ref) == 0;
   if (run->opt->reverse) {

@@ -74,13 +74,22 @@ void vyre__result_fail(vyre__result *r, const char *fmt, ...) {
   r->result = VYRE__RESULT_FAIL;
 }
 
-static const char *const vyre__path_names[VYRE_CONFORM_PATH_COUNT] = {"oneshot", "async", "batch",
-                                                                      "resident", "stream"};
+static const char *const vyre__path_names[VYRE_CONFORM_PATH_COUNT] = {
+    "oneshot", "async", "batch", "resident", "stream", "indirect"};
 
 const char *vyre_conform_path_name(uint32_t path) {
   for (uint32_t i = 0; i < VYRE_CONFORM_PATH_COUNT; i++)
     if (path == (1u << i)) return vyre__path_names[i];
   return "?";
+}
+
+uint32_t vyre_conform_paths_offered(const vyre_caps *caps) {
+  uint32_t offered = VYRE_CONFORM_PATH_ONESHOT | VYRE_CONFORM_PATH_STREAM;
+  if (caps->flags & VYRE_CAP_ASYNC) offered |= VYRE_CONFORM_PATH_ASYNC;
+  if (caps->flags & VYRE_CAP_BATCH) offered |= VYRE_CONFORM_PATH_BATCH;
+  if (caps->flags & VYRE_CAP_RESIDENT) offered |= VYRE_CONFORM_PATH_RESIDENT;
+  if (caps->flags & VYRE_CAP_INDIRECT_GRID) offered |= VYRE_CONFORM_PATH_INDIRECT;
+  return offered;
 }
 
 uint32_t vyre_conform_paths_parse(const char *text, uint32_t *out_mask, vyre_error *err) {
@@ -95,7 +104,7 @@ uint32_t vyre_conform_paths_parse(const char *text, uint32_t *out_mask, vyre_err
     if (!bit)
       return vyre_error_set(err, VYRE_STATUS_INVALID_ARGUMENT,
                             "--paths: unknown path '%.*s' in '%s'. Fix: use a comma-separated "
-                            "subset of oneshot,async,batch,resident,stream.",
+                            "subset of oneshot,async,batch,resident,stream,indirect.",
                             (int)n, p, text);
     mask |= bit;
     p += n;

@@ -43,12 +43,21 @@ extern "C" {
 // compared with the reference. Offered by every backend (libvyre runs
 // streams over batches where the plugin has no stream slots).
 #define VYRE_CONFORM_PATH_STREAM 0x10u
-#define VYRE_CONFORM_PATH_ALL    0x1Fu
-#define VYRE_CONFORM_PATH_COUNT  5u
+// A one-shot dispatch whose grid is read on the device (docs/abi.md
+// ABI-INDIRECT-6): the planned grid written to a resident buffer, bounded by
+// itself. Offered by backends with VYRE_CAP_INDIRECT_GRID; a case without a
+// plannable grid runs it as a one-shot dispatch.
+#define VYRE_CONFORM_PATH_INDIRECT 0x20u
+#define VYRE_CONFORM_PATH_ALL      0x3Fu
+#define VYRE_CONFORM_PATH_COUNT    6u
 
-// "oneshot", "async", "batch", "resident", "stream" for one path bit.
+// "oneshot", "async", "batch", "resident", "stream", "indirect" for one path bit.
 const char *vyre_conform_path_name(uint32_t path);
-// Parses "oneshot,async,batch,resident,stream" (any subset, any order) into a mask.
+// The paths a backend with |caps| offers: oneshot and stream always (libvyre
+// runs streams on every backend), async, batch, resident and indirect by
+// their capability flags.
+uint32_t vyre_conform_paths_offered(const vyre_caps *caps);
+// Parses "oneshot,async,batch,resident,stream,indirect" (any subset, any order) into a mask.
 // Returns VYRE_STATUS_INVALID_ARGUMENT naming the unknown word.
 uint32_t vyre_conform_paths_parse(const char *text, uint32_t *out_mask, vyre_error *err);
 

@@ -505,8 +505,8 @@ static void test_cli_conform_runs_a_folder(void **state) {
   (void)state;
   // Exit 1: vadd_wrong_expect fails.
   expect_vyre("conform --backend cpu --cases " DATA " --filter 'vadd*' --no-runtime", 1,
-              "pass  vadd (oneshot,async,batch,resident,stream)", "FAIL  vadd_wrong_expect (",
-              "\n1 passed, 1 failed, 0 skipped\n");
+              "pass  vadd (oneshot,async,batch,resident,stream,indirect)",
+              "FAIL  vadd_wrong_expect (", "\n1 passed, 1 failed, 0 skipped\n");
   expect_vyre("conform --backend cpu --cases " DATA " --filter trap --json", 0,
               "\"backend\": \"cpu\"", "\"name\": \"trap\"", "\"result\": \"pass\"",
               "\"oneshot\": \"pass\"");
@@ -560,7 +560,7 @@ static void test_cli_conform_falls_back_to_the_installed_cases(void **state) {
                    " 1 cases from " VYRE_CLI_NOSRC_ROOT "/share/vyre/conformance/cases, ",
                    "known failures: " VYRE_CLI_NOSRC_ROOT
                    "/share/vyre/conformance/known/cpu.txt (1 entries)",
-                   "pass  vadd (oneshot,async,batch,resident,stream)",
+                   "pass  vadd (oneshot,async,batch,resident,stream,indirect)",
                    "skip  runtime/batch_empty: unsupported: the installed list says so")
            .out);
 }

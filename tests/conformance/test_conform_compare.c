@@ -81,6 +81,24 @@ static void test_paths_parse_accepts_subsets_and_names_unknown_words(void **stat
                    VYRE_STATUS_INVALID_ARGUMENT);
   assert_non_null(strstr(err.message, "unknown path '' in 'oneshot,,sync'"));
   assert_string_equal(vyre_conform_path_name(VYRE_CONFORM_PATH_BATCH), "batch");
+  assert_int_equal(vyre_conform_paths_parse("indirect,stream", &mask, &err), VYRE_STATUS_OK);
+  assert_int_equal(mask, VYRE_CONFORM_PATH_INDIRECT | VYRE_CONFORM_PATH_STREAM);
+  assert_string_equal(vyre_conform_path_name(VYRE_CONFORM_PATH_INDIRECT), "indirect");
+}
+
+// oneshot and stream always; the others by their capability flags
+// (VYRE_CAP_INDIRECT_GRID for the indirect path).
+static void test_paths_offered_follow_the_caps(void **state) {
+  (void)state;
+  vyre_caps caps = {.struct_size = sizeof caps};
+  assert_int_equal(vyre_conform_paths_offered(&caps),
+                   VYRE_CONFORM_PATH_ONESHOT | VYRE_CONFORM_PATH_STREAM);
+  caps.flags = VYRE_CAP_INDIRECT_GRID | VYRE_CAP_BATCH;
+  assert_int_equal(vyre_conform_paths_offered(&caps),
+                   VYRE_CONFORM_PATH_ONESHOT | VYRE_CONFORM_PATH_STREAM |
+                       VYRE_CONFORM_PATH_INDIRECT | VYRE_CONFORM_PATH_BATCH);
+  caps.flags = VYRE_CAP_ASYNC | VYRE_CAP_BATCH | VYRE_CAP_RESIDENT | VYRE_CAP_INDIRECT_GRID;
+  assert_int_equal(vyre_conform_paths_offered(&caps), VYRE_CONFORM_PATH_ALL);
 }
 
 int main(void) {
@@ -90,6 +108,7 @@ int main(void) {
       cmocka_unit_test(test_compare_reports_size_mismatch),
       cmocka_unit_test(test_format_element_by_type),
       cmocka_unit_test(test_paths_parse_accepts_subsets_and_names_unknown_words),
+      cmocka_unit_test(test_paths_offered_follow_the_caps),
   };
   return cmocka_run_group_tests_name("conformance/compare", tests, NULL, NULL);
 }

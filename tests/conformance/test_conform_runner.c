@@ -82,7 +82,7 @@ static void test_conform_cpu_passes_the_fixture_cases(void **state) {
   assert_int_equal(c.status, VYRE_STATUS_OK);
   assert_int_equal(c.t.failed, 0);
   assert_true(c.t.passed >= 3);
-  assert_contains(c.text, "pass  vadd (oneshot,async,batch,resident,stream)");
+  assert_contains(c.text, "pass  vadd (oneshot,async,batch,resident,stream,indirect)");
   assert_contains(c.text, "pass  runtime/resident_roundtrip");
   char summary[96];
   snprintf(summary, sizeof summary, "\n%u passed, 0 failed, %u skipped\n", c.t.passed, c.t.skipped);
@@ -180,7 +180,7 @@ static void test_conform_compile_unsupported_is_a_skip_not_a_failure(void **stat
   assert_contains(c.text, "which this test plugin does not implement. Fix: run it on another "
                           "backend.\n");
   assert_contains(c.text, "skip  vadd_noexpect: unsupported: compile 'vadd_noexpect' on ");
-  assert_contains(c.text, "pass  vxor (oneshot,async,batch,resident,stream)\n");
+  assert_contains(c.text, "pass  vxor (oneshot,async,batch,resident,stream,indirect)\n");
   // rt_inc uses add, rt_double does not.
   assert_contains(c.text, "skip  runtime/async_independent: unsupported: compile 'rt_inc' on "
                           "broken-no-add: broken-no-add: program 'rt_inc' uses 'add'");
