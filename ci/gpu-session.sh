@@ -11,8 +11,11 @@
 #   bash .gpu/run.sh 'bash ci/gpu-session.sh'
 # Environment: BENCH (figures for `vyre bench --filter`, default
 # "sgemm_rb,stencil,sg_sum,stream_item,stream_rate"; empty: no bench),
-# FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5),
-# SEED (fuzz seed base, default from the clock).
+# FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
+# FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
+# SEED (fuzz seed base, default from the clock). Before the conformance it
+# replays the fuzz findings and the compiler-crash cases on Vulkan
+# (ci/gpu-findings.sh, default switches only).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -51,6 +54,11 @@ part() {
   say "$name (exit $rc): $(grep -E "FAIL|XPASS" "$keep/$name.log" | head -3 | tr '\n' ' ')$(tail -1 "$keep/$name.log")"
   cp "$keep/$name.log" "$out/" 2>/dev/null
 }
+# The findings and crash cases, each in its own process (a crash costs its
+# line only): one line per case that is not ok by default.
+SWITCHES="" timeout 150 bash ci/gpu-findings.sh vulkan >"$keep/findings.log" 2>&1
+say "findings (exit $?): $(grep -c 'default=ok' "$keep/findings.log") ok by default"
+grep -v 'default=ok' "$keep/findings.log" | head -8
 pids=()
 part conform-cuda 300 "$vyre" conform --backend cuda --require-device --quiet &
 pids+=($!)
@@ -62,9 +70,14 @@ pids+=($!)
 secs=${FUZZ_SECS:-200} jobs=${FUZZ_JOBS:-5} seed=${SEED:-$(($(date +%s) % 100000 * 10000))}
 if [ "$secs" -gt 0 ]; then
   for be in cuda vulkan; do
-    part "fuzz-$be" $((secs + 60)) env VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$jobs" \
-      "$seed" "$keep/fuzz-$be" &
-    pids+=($!)
+    bj=$jobs
+    [ "$be" = cuda ] && bj=${FUZZ_JOBS_CUDA:-$jobs}
+    [ "$be" = vulkan ] && bj=${FUZZ_JOBS_VULKAN:-$jobs}
+    if [ "$bj" -gt 0 ]; then
+      part "fuzz-$be" $((secs + 60)) env VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$bj" \
+        "$seed" "$keep/fuzz-$be" &
+      pids+=($!)
+    fi
     seed=$((seed + 500000000))
   done
 fi

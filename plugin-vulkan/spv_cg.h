@@ -37,6 +37,11 @@ typedef struct vyre_spv_cg {
   uint32_t *buf_var;   // per buffer
   uint32_t pc_var, trap_var, v_gid, v_lid, v_wgid, v_nwg;
   uint32_t ind_var; // the indirect variant's grid words (VYRE_VK_IND_BINDING)
+  // The indirect variant's hide word (a Private uint, else 0): word 7 of
+  // ind_var, 0 at run time, loaded at entry before the exits; vyre_spv_hide
+  // keys on it there instead of nwg.x == 0, which the exit on a grid of 0
+  // lets the compiler prove false (README.md VK-F32-14).
+  uint32_t v_hide_ind;
   // The hardware GlobalInvocationId and WorkgroupId (Input). v_gid, v_wgid
   // and v_nwg are Private uvec3s that main fills at entry with the values of
   // the whole grid (the launch's base workgroup and the whole grid are

@@ -360,12 +360,14 @@ static void loop_cut_check(vyre_spv_cg *c, uint32_t var, uint32_t from, uint32_t
 static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t from = vyre_spv_expr(c, n->a), to = vyre_spv_expr(c, n->b);
   // opt.hide_loop_bounds (README.md VK-LOOP-1): a bound that is not a
-  // literal reaches the driver through vyre_spv_hide, so its loop analysis
-  // sees an unknown value instead of an expression to reason about.
+  // literal reaches the driver through a hide, so its loop analysis sees an
+  // unknown value instead of an expression to reason about. Bit 25: a bound
+  // such as bitcast u32(1.0), whose literal vyre_spv_hide already xor'ed
+  // with bit 23 (VK-F32-13), would be xor'ed back to the constant.
   if (c->opt->hide_loop_bounds && c->p->nodes[n->a].kind != VYRE_IR_K_LIT)
-    from = vyre_spv_hide(c, from);
+    from = vyre_spv_hide_bits(c, from, 0x02000000u);
   if (c->opt->hide_loop_bounds && c->p->nodes[n->b].kind != VYRE_IR_K_LIT)
-    to = vyre_spv_hide(c, to);
+    to = vyre_spv_hide_bits(c, to, 0x02000000u);
   uint32_t var = c->local_var[n->ref], kv = c->loop_k[n->ref], trips = 0;
   DO(SpvOpStore, var, from);
   if (kv) {
@@ -506,6 +508,31 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     stmt_store(c, n);
     break;
   case VYRE_IR_K_IF: {
+    // README.md VK-IF-1: an `if` on a bool literal is its live list, as a
+    // block; an `if` with one empty list is a one-armed selection, its
+    // condition negated when the `then` list is the empty one; both empty,
+    // nothing (an expression has no effect). NVIDIA's compiler crashed on
+    // empty `then` blocks beside loops (seeds 1310000669, 1650000190).
+    const vyre_ir_node *cn = &c->p->nodes[n->a];
+    if (cn->kind == VYRE_IR_K_LIT && cn->type == VYRE_IR_TYPE_BOOL) {
+      if (cn->ref)
+        cg_stmts(c, n->list, n->list_count);
+      else
+        cg_stmts(c, n->alt, n->alt_count);
+      break;
+    }
+    if (!n->list_count && !n->alt_count) break;
+    if (!n->list_count || !n->alt_count) {
+      uint32_t cond = vyre_spv_expr(c, n->a);
+      if (!n->list_count) cond = OP(SpvOpLogicalNot, B, cond);
+      cg_if f = if_begin(c, cond);
+      if (n->list_count)
+        cg_stmts(c, n->list, n->list_count);
+      else
+        cg_stmts(c, n->alt, n->alt_count);
+      if_end(c, f);
+      break;
+    }
     uint32_t cond = vyre_spv_expr(c, n->a);
     uint32_t then = vyre_spv_id(c->m), els = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
     DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
@@ -737,7 +764,11 @@ static void init_grid_builtins(vyre_spv_cg *c) {
   DO(SpvOpStore, c->v_nwg, total);
   if (!c->opt->indirect) return;
   // The indirect variant (spv_codegen.h, vyre_spv_options.indirect): exits
-  // are per workgroup, before any barrier.
+  // are per workgroup, before any barrier. First the hide word (README.md
+  // VK-F32-14), which no exit condition mentions.
+  DO(SpvOpStore, c->v_hide_ind,
+     OP(SpvOpLoad, U,
+        OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->ind_var, vyre_spv_u(c, 0), vyre_spv_u(c, 7))));
   uint32_t g[3], zero = 0, over = 0, out = 0;
   uint32_t wgid = OP(SpvOpLoad, c->t_v3, c->v_hw_wgid), lid = OP(SpvOpLoad, c->t_v3, c->v_lid);
   uint32_t first = 0;
@@ -1013,6 +1044,9 @@ static void declare_buffers(vyre_spv_cg *c) {
                   VYRE_SPV_ARGS(c->ind_var, SpvDecorationDescriptorSet, 0));
     vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                   VYRE_SPV_ARGS(c->ind_var, SpvDecorationBinding, VYRE_VK_IND_BINDING));
+    uint32_t ppu =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_uint));
+    c->v_hide_ind = global_var(c, ppu, SpvStorageClassPrivate);
   }
   if (uses_record(c)) {
     c->info->uses_trap = 1;

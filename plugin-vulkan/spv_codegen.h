@@ -125,7 +125,12 @@
 //     so a literal VK-F32-13 already hid is not xor'ed twice with one word
 //     (lavapipe seed 1005005819: the xors cancelled, select(c, -1.0, 0) became
 //     -b2f(c)).
-#define VYRE_VK_GENERATOR_VERSION 43u
+// 44: an `if` on a literal is its live list, an `if` with one empty list a
+//     one-armed selection (negated for an empty `then`), both empty nothing
+//     (README.md VK-IF-1; NVIDIA seeds 1310000669, 1650000190); the indirect
+//     variant's hides key on word 7 of its binding (VK-F32-14); hidden loop
+//     bounds (CPU devices, VK-LOOP-1) xor bit 25, not vyre_spv_hide's 23.
+#define VYRE_VK_GENERATOR_VERSION 44u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -242,7 +247,8 @@ typedef struct vyre_spv_options {
 #define VYRE_SPV_F16_DENORM 2u // also the DenormPreserve 16 execution mode
 
 #define VYRE_VK_IND_BINDING (VYRE_IR_MAX_BINDINGS + 1u) // after the trap record's
-#define VYRE_VK_IND_BYTES   32u                         // grid[3], error flag, grid read[3], pad
+// grid[3], error flag, grid read[3], the hide word (0; README.md VK-F32-14)
+#define VYRE_VK_IND_BYTES 32u
 
 // Bits of vyre_spv_options.f32_native (README.md VK-F32-2).
 #define VYRE_SPV_F32_NATIVE_MUL  1u // OpFMul without the tiny-result recheck

@@ -882,6 +882,9 @@ static void test_spirv_hidden_loop_bounds(void **state) {
       uint32_t *words = generate_ok(p, &opt, &n);
       const uint32_t op_xor = 198; // vyre_spv_hide
       xors[hide][literal] = count_ops(words, n, op_xor, -1);
+      // A hidden bound xors bit 25 (generator 44), not vyre_spv_hide's bit
+      // 23, which a bound holding a hidden f32 literal would cancel.
+      assert_int_equal(count_ops(words, n, 43 /* OpConstant */, 0x02000000), hide && !literal);
       free(words);
       assert_int_equal(spirv_val(p, 2 | (hide ? 65536 : 0), "loop bounds"), 0);
       free(t);
@@ -986,6 +989,79 @@ static void test_spirv_hidden_f32_constants(void **state) {
     free(t);
   }
   assert_int_equal(xors[1], xors[0] + 3);
+}
+
+// VK-F32-14: in the indirect variant every hide keys on the hide word (one
+// OpINotEqual each: three more than the direct module, which keys on
+// nwg.x == 0, a value the variant's exit on a grid of 0 lets the compiler
+// prove); the same xors; spirv-val clean.
+static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t sum = bin(t, VYRE_IR_BIN_ADD, lit(t, T_F, 0x3F800000u), lit(t, T_F, 0xCBB2E7AAu));
+  uint32_t s1 = store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, sum, cast(t, T_F, lit(t, T_U, 3))));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  uint32_t xors[2], nes[2];
+  for (int ind = 0; ind < 2; ind++) {
+    vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = 1, .indirect = (uint32_t)ind};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    xors[ind] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+    nes[ind] = count_ops(words, n, 171 /* OpINotEqual */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "indirect hide word", (uint32_t)ind), 0);
+  }
+  assert_true(xors[0] >= 3); // the three hides, and the canonicalization's own
+  assert_int_equal(xors[1], xors[0]);
+  assert_int_equal(nes[1], nes[0] + 3);
+  free(t);
+}
+
+// VK-IF-1: `if (false) {} else {A}` is A alone, `if (c) {} else {B}` one
+// selection on !c, `if (c) {C}` one selection, `if (c) {} else {}` nothing:
+// two selections (and one OpLogicalNot) more than the same stores without
+// the ifs, where each `if` had been a selection of its own; spirv-val clean.
+static void test_spirv_if_shapes(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t merges[2], nots[2];
+  for (int ifs = 0; ifs < 2; ifs++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t a = store(t, O, var(t, x), lit(t, T_U, 1));
+    uint32_t b = store(t, O, var(t, x), lit(t, T_U, 2));
+    uint32_t c = store(t, O, var(t, x), lit(t, T_U, 3));
+    const vyre_ir_program *p;
+    if (ifs) {
+      uint32_t none = t->ns;
+      uint32_t i1 = if_(t, lit(t, T_B, 0), none, 0, LIST(t, a));
+      uint32_t i2 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), lit(t, T_U, 3)), none, 0, LIST(t, b));
+      uint32_t c3 = bin(t, VYRE_IR_BIN_LT, var(t, x), lit(t, T_U, 5));
+      uint32_t i3 = if_(t, c3, LIST(t, c), none, 0);
+      uint32_t i4 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, x), lit(t, T_U, 7)), none, 0, none, 0);
+      p = tb_finish(t, LIST(t, s0, i1, i2, i3, i4));
+    } else {
+      p = tb_finish(t, LIST(t, s0, a, b, c));
+    }
+    vyre_spv_options opt = {.has_int64 = 1};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    merges[ifs] = count_ops(words, n, 247 /* OpSelectionMerge */, -1);
+    nots[ifs] = count_ops(words, n, 168 /* OpLogicalNot */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "if shapes", (uint32_t)ifs), 0);
+    free(t);
+  }
+  assert_int_equal(merges[1], merges[0] + 2);
+  assert_int_equal(nots[1], nots[0] + 1);
 }
 
 // VK-EXIT-2: with opt.trap_at_end a program of two traps writes the trap
@@ -1106,6 +1182,8 @@ int main(void) {
       cmocka_unit_test(test_spirv_counted_loops),
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
+      cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
+      cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),
 #endif

@@ -229,3 +229,45 @@ def gen_fuzz_gpu_folds(ctx):
              body, wg=(8, 1, 1), grid=[1, 1, 1], inputs={"rw": []}, expect={"rw": []})
     c["subgroup_size"] = 8
     ctx.W.add("f32/fold_sqrt_compare_compiles.json", c)
+
+
+def gen_fuzz_gpu_empty_then(ctx):
+    # NVIDIA's Vulkan compiler (580.159.04, H200) at generator 43: an `if` with an
+    # empty then-list beside loops crashed it (SIGSEGV) or failed the pipeline
+    # (VK_ERROR_UNKNOWN). Generator 44 emits such an `if` as a one-armed selection
+    # of the negated condition and an `if` on a literal as its live list
+    # (plugin-vulkan/README.md VK-IF-1). Every input is empty, as the shrinker left
+    # them: what is checked is that the programs compile and run.
+    v5_body = [if_(lit_b(False), [],
+                   [atomic("min", "cn", lit_u(0), lit_u(0), result="v10")]),
+               if_(load("ib", lit_u(0)), [for_("v12", lit_u(0), len_("u16b"), [])])]
+    body = [if_(bin_("le", bin_("min", lit_i(0), load("ii", lit_u(0))), lit_i(0)), [],
+                [for_("v5", lit_u(0), len_("wf"), v5_body)])]
+    ctx.W.add("control/if_empty_then_loops_driver_crash.json",
+              case("if_empty_then_loops_driver_crash",
+                   "in the dead else of min(0, ii[0]) <= 0: a loop holding if (false) {} else "
+                   "{ atomic_min } and an if on ib[0] holding an empty loop to len(u16b); cn is "
+                   "empty and stays so. NVIDIA's Vulkan compiler crashed (SIGSEGV) creating "
+                   "the pipeline at generator 43 (plugin-vulkan/README.md VK-IF-1; vyre fuzz "
+                   "seed 1310000669, shrunk)",
+                   [buf("ii", 6, "read", "i32"), buf("ib", 8, "read", "bool32"),
+                    buf("cn", 1, "read_write", "u32"), wbuf("wf", "f32", 6),
+                    buf("u16b", 12, "read", "u16")],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1],
+                   inputs={"ii": [], "ib": [], "cn": [], "u16b": []}, expect={"cn": []}))
+    nan = bitcast("u32", bin_("div", lit_f(0), lit_f(0)))
+    inner = [if_(bin_("ge", bin_("div", lit_u(0xFFFFFFFF), len_("cn")), var("v7")), [],
+                 [store("o8", lit_u(0), lit_u(0))])]
+    body = [for_("v6", lit_u(0), bin_("min", nan, lit_u(1)),
+                 [for_("v7", lit_u(0), len_("of"), inner)])]
+    ctx.W.add("control/if_empty_then_narrow_store_compiles.json",
+              case("if_empty_then_narrow_store_compiles",
+                   "a loop of min(bitcast u32(0.0 / 0.0), 1) = 1 trip around a loop to len(of) "
+                   "= 1 holding if (0xffffffff / len(cn) >= v7) {} else { o8[0] = 0 }: nothing "
+                   "changes. NVIDIA's Vulkan driver failed vkCreateComputePipelines with "
+                   "VK_ERROR_UNKNOWN at generator 43 (plugin-vulkan/README.md VK-IF-1; vyre "
+                   "fuzz seed 1650000190, shrunk)",
+                   [buf("of", 0, "write", "f32", 1), buf("cn", 5, "read_write", "u32"),
+                    buf("o8", 13, "write", "u8", 1)],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"cn": []},
+                   expect={"of": ["0x00000000"], "cn": [], "o8": [0]}))
