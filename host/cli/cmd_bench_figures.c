@@ -439,6 +439,32 @@ done:
   vyre_program_free(p);
 }
 
+// The CUDA resident kernel's breakdown (docs/abi.md ABI-CUDARING-8): the
+// metrics' sums, snapshot before the measured items and described after.
+static const char *const ring_m[4] = {"cuda_ring_items", "cuda_ring_host_ns", "cuda_ring_span_ns",
+                                      "cuda_ring_stage_ns"};
+
+static void ring_snapshot(vyre_bench_ctx *c, uint64_t v[4]) {
+  for (int m = 0; m < 4; m++)
+    v[m] = vyre_bench_metric(c->dev, ring_m[m]);
+}
+
+// Writes |head| and the per-item means since |v0| into |what|; leaves it as
+// it is when the plugin has no such metrics or reaped no item.
+static void ring_describe(vyre_bench_ctx *c, const uint64_t v0[4], const char *head, char *what,
+                          size_t size) {
+  if (v0[0] == UINT64_MAX) return;
+  uint64_t d[4];
+  for (int m = 0; m < 4; m++) {
+    uint64_t now = vyre_bench_metric(c->dev, ring_m[m]);
+    d[m] = now == UINT64_MAX || v0[m] == UINT64_MAX || now < v0[m] ? 0 : now - v0[m];
+  }
+  if (!d[0]) return;
+  snprintf(what, size, "%s; per item: host %.2f us, device span %.2f us (staging %.2f us)", head,
+           (double)d[1] / (double)d[0] / 1e3, (double)d[2] / (double)d[0] / 1e3,
+           (double)d[3] / (double)d[0] / 1e3);
+}
+
 // Figure 9: one stream item in flight: submit (4 bytes in, x[0] += 1, 4
 // bytes out), wait, check; the time of submit + wait. The stream runs on the
 // plugin's ring slots when it has them, else on libvyre's batches.
@@ -463,18 +489,12 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
   }
   uint32_t warm = warmups(c, 20), reps = vyre_bench_reps(c, 200, 20);
   uint64_t t_warm = vyre_bench_now_ns();
-  // The CUDA resident kernel's breakdown (docs/abi.md ABI-CUDARING-8): the
-  // metrics' sums over the measured items.
-  static const char *const ring_m[4] = {"cuda_ring_items", "cuda_ring_host_ns", "cuda_ring_span_ns",
-                                        "cuda_ring_stage_ns"};
-  uint64_t ring0[4] = {0};
+  uint64_t ring0[4] = {UINT64_MAX};
   for (uint32_t i = 0; i < warm + reps; i++) {
     uint32_t in = i * 5u + 1u, res = 0;
     vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
     uint64_t seq = 0;
-    if (i == warm)
-      for (int m = 0; m < 4; m++)
-        ring0[m] = vyre_bench_metric(c->dev, ring_m[m]);
+    if (i == warm) ring_snapshot(c, ring0);
     uint64_t t0 = vyre_bench_now_ns();
     st = vyre_stream_submit(s, &a, 1, NULL, UINT64_MAX, &seq, &err);
     if (!st) st = vyre_stream_wait(s, seq, UINT64_MAX, NULL, &err);
@@ -493,19 +513,9 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
     // Only before the first measured item: the snapshot below sees the final warm.
     warm = vyre_bench_warm_more(c, i, warm, t_warm);
   }
-  if (out->status == VYRE_BENCH_RAN && ring0[0] != UINT64_MAX) {
-    uint64_t d[4];
-    for (int m = 0; m < 4; m++) {
-      uint64_t now = vyre_bench_metric(c->dev, ring_m[m]);
-      d[m] = now == UINT64_MAX || ring0[m] == UINT64_MAX || now < ring0[m] ? 0 : now - ring0[m];
-    }
-    if (d[0])
-      snprintf(out->what, sizeof out->what,
-               "vyre_stream_submit + wait, 1 in flight, 4 B up/down, plugin ring; per item: "
-               "host %.2f us, device span %.2f us (staging %.2f us)",
-               (double)d[1] / (double)d[0] / 1e3, (double)d[2] / (double)d[0] / 1e3,
-               (double)d[3] / (double)d[0] / 1e3);
-  }
+  if (out->status == VYRE_BENCH_RAN)
+    ring_describe(c, ring0, "vyre_stream_submit + wait, 1 in flight, 4 B up/down, plugin ring",
+                  out->what, sizeof out->what);
 done:
   vyre_bench_side_done(out, &ser);
   if (s) vyre_stream_close(s, VYRE_STREAM_CANCEL, NULL);
@@ -562,9 +572,10 @@ void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out) {
     goto done;
   }
   uint32_t warm = warmups(c, 3), reps = vyre_bench_reps(c, 50, 5);
-  uint64_t t_warm = vyre_bench_now_ns(), seq = 0;
+  uint64_t t_warm = vyre_bench_now_ns(), seq = 0, ring0[4] = {UINT64_MAX};
   for (uint32_t r = 0; r < warm + reps; r++) {
     rc.base = r * 1000u;
+    if (r == warm) ring_snapshot(c, ring0);
     uint64_t t0 = vyre_bench_now_ns();
     for (uint32_t i = 0; i < RATE_ITEMS && !st; i++) {
       uint32_t in = rc.base + i;
@@ -588,6 +599,10 @@ void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out) {
     if (r >= warm) vyre_bench_series_add(&ser, (double)RATE_ITEMS * 1e9 / (double)(t1 - t0));
     warm = vyre_bench_warm_more(c, r, warm, t_warm);
   }
+  // Under load host and span include the time an item waits behind others.
+  if (out->status == VYRE_BENCH_RAN)
+    ring_describe(c, ring0, "tiny stream items, 64 slots, plugin ring", out->what,
+                  sizeof out->what);
 done:
   vyre_bench_side_done(out, &ser);
   if (s) vyre_stream_close(s, VYRE_STREAM_CANCEL, NULL);
