@@ -963,6 +963,18 @@ static void test_spirv_structured_exit(void **state) {
   assert_int_equal(returns[1], 1);
 }
 
+// O[gid] = (1.0 + -23449428.0) + f32(3u): two f32 literals and a constant
+// cast to f32, the three values VK-F32-13 hides.
+static const vyre_ir_program *f32_const_program(tb *t) {
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t sum = bin(t, VYRE_IR_BIN_ADD, lit(t, T_F, 0x3F800000u), lit(t, T_F, 0xCBB2E7AAu));
+  uint32_t s1 = store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, sum, cast(t, T_F, lit(t, T_U, 3))));
+  return tb_finish(t, LIST(t, s0, s1));
+}
+
 // VK-F32-13: with opt.hide_f32_consts each f32 literal operand of an add,
 // and a cast to f32 of a literal, pass through vyre_spv_hide (one
 // OpBitwiseXor each: three more); spirv-val clean both ways.
@@ -972,14 +984,7 @@ static void test_spirv_hidden_f32_constants(void **state) {
   uint32_t xors[2];
   for (int hide = 0; hide < 2; hide++) {
     tb *t = calloc(1, sizeof(tb));
-    tb_init(t, 64, 1, 1);
-    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-    uint32_t x;
-    uint32_t s0 = let(t, &x, gid(t, 0));
-    uint32_t sum = bin(t, VYRE_IR_BIN_ADD, lit(t, T_F, 0x3F800000u), lit(t, T_F, 0xCBB2E7AAu));
-    uint32_t s1 =
-        store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, sum, cast(t, T_F, lit(t, T_U, 3))));
-    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    const vyre_ir_program *p = f32_const_program(t);
     vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = (uint32_t)hide};
     size_t n = 0;
     uint32_t *words = generate_ok(p, &opt, &n);
@@ -999,13 +1004,7 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   (void)state;
   NEED_SPIRV_VAL();
   tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
-  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-  uint32_t x;
-  uint32_t s0 = let(t, &x, gid(t, 0));
-  uint32_t sum = bin(t, VYRE_IR_BIN_ADD, lit(t, T_F, 0x3F800000u), lit(t, T_F, 0xCBB2E7AAu));
-  uint32_t s1 = store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, sum, cast(t, T_F, lit(t, T_U, 3))));
-  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  const vyre_ir_program *p = f32_const_program(t);
   uint32_t xors[2], nes[2];
   for (int ind = 0; ind < 2; ind++) {
     vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = 1, .indirect = (uint32_t)ind};
