@@ -430,6 +430,31 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
   memcpy(opt->workgroup_size, a->workgroup_size, sizeof(opt->workgroup_size));
 }
 
+// VYRE_VULKAN_DUMP_SPIRV=DIR (README.md, a debugging switch): every module
+// generated (not one read from the disk cache) is also written as
+// DIR/<label>.spv, its indirect variant as DIR/<label>-indirect.spv, to
+// inspect with spirv-dis or replay on another driver. Characters other than
+// letters, digits, '-' and '_' in the label become '_'. A failed write is
+// logged and changes nothing else.
+static void dump_spirv(const char *label, const char *suffix, const uint32_t *words, size_t n) {
+  const char *dir = vyre_kit_getenv("VYRE_VULKAN_DUMP_SPIRV");
+  if (!dir || !dir[0] || !words) return;
+  char path[1024];
+  int k = snprintf(path, sizeof(path), "%s/", dir);
+  for (const char *c = label; *c && k > 0 && k < (int)sizeof(path) - 32; c++, k++) {
+    int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '-' || *c == '_';
+    path[k] = ok ? *c : '_';
+  }
+  if (k <= 0 || k >= (int)sizeof(path) - 32) return;
+  snprintf(path + k, sizeof(path) - (size_t)k, "%s.spv", suffix);
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(words, 4, n, f) == n;
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok)
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME, "VYRE_VULKAN_DUMP_SPIRV: could not write '%s'", path);
+}
+
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,
                          vyre_error *err) {
   *out = NULL;
@@ -479,6 +504,7 @@ retry:
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;
     words = gen;
+    dump_spirv(label, "", words, nw);
     vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_COMPILES, 1);
     if (cacheable) payload_put(be, a, &k, &pp->info, words, nw);
   }
@@ -506,6 +532,8 @@ retry:
     vyre_error ie = {.struct_size = sizeof(ie)};
     if (vyre_spv_generate(p, &io, &pp->ind_words, &pp->ind_nw, &pp->ind_info, &ie))
       pp->ind_words = NULL;
+    else
+      dump_spirv(label, "-indirect", pp->ind_words, pp->ind_nw);
   }
   if (st && from_disk == 1 && st != VYRE_STATUS_DEVICE_LOST) {
     // A disk entry the driver refuses (stale or damaged beyond what the
