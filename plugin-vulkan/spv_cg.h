@@ -154,6 +154,10 @@ uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v);
 // not xor'ed twice with the same word, which a driver folds back to the
 // literal (lavapipe, vyre fuzz seed 1005005819).
 uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v);
+// The bit an f32 operator's second operand is hidden with when both operands
+// are one tree (README.md VK-F32-15); vyre_spv_hide uses bit 23, the select
+// operands bit 24 and loop bounds bit 25, so no two hides of one value cancel.
+#define VYRE_SPV_HIDE_TWIN 0x04000000u
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of

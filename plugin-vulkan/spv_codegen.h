@@ -130,7 +130,9 @@
 //     (README.md VK-IF-1; NVIDIA seeds 1310000669, 1650000190); the indirect
 //     variant's hides key on word 7 of its binding (VK-F32-14); hidden loop
 //     bounds (CPU devices, VK-LOOP-1) xor bit 25, not vyre_spv_hide's 23.
-#define VYRE_VK_GENERATOR_VERSION 44u
+// 45: an f32 operator whose operands are one tree hides the second with bit
+//     26 (README.md VK-F32-15; NVIDIA seeds 2370001285, 2390001094, 1650000190).
+#define VYRE_VK_GENERATOR_VERSION 45u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -1021,6 +1021,40 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
+// VK-F32-15: O[gid] = (1.0 / 1.0) + (f - f) with f = f32(gid) hides the
+// second operand of the division and of the subtraction (two OpBitwiseXor
+// more than O[gid] = (1.0 / 2.0) + (f - g) with g = f32(gid) too, with the
+// literal hides off so only the twin hides count); the sum of two different
+// trees gets none.
+// spirv-val clean.
+static void test_spirv_twin_operands_hidden(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t xors[2];
+  for (int twin = 0; twin < 2; twin++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x, f, g;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 = let(t, &f, cast(t, T_F, var(t, x)));
+    uint32_t s2 = let(t, &g, cast(t, T_F, var(t, x)));
+    uint32_t q = bin(t, VYRE_IR_BIN_DIV, lit(t, T_F, 0x3F800000u),
+                     lit(t, T_F, twin ? 0x3F800000u : 0x40000000u));
+    uint32_t d = bin(t, VYRE_IR_BIN_SUB, var(t, f), var(t, twin ? f : g));
+    uint32_t s3 = store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, q, d));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+    vyre_spv_options opt = {.has_int64 = 1};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    xors[twin] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "twin operands", (uint32_t)twin), 0);
+    free(t);
+  }
+  assert_int_equal(xors[1], xors[0] + 2);
+}
+
 // VK-IF-1: `if (false) {} else {A}` is A alone, `if (c) {} else {B}` one
 // selection on !c, `if (c) {C}` one selection, `if (c) {} else {}` nothing:
 // two selections (and one OpLogicalNot) more than the same stores without
@@ -1182,6 +1216,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
+      cmocka_unit_test(test_spirv_twin_operands_hidden),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),
