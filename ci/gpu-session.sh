@@ -13,9 +13,10 @@
 # "sgemm_rb,stencil,sg_sum,stream_item,stream_rate"; empty: no bench),
 # FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
-# SEED (fuzz seed base, default from the clock). Before the conformance it
-# replays the fuzz findings and the compiler-crash cases on Vulkan
-# (ci/gpu-findings.sh, default switches only).
+# SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
+# conformance on the resident kernel). Before the conformance it replays the
+# fuzz findings and the compiler-crash cases on Vulkan (ci/gpu-findings.sh;
+# FINDINGS_SWITCHES and FINDINGS_PATHS below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -39,8 +40,10 @@ VYRE_LOG=info "$vyre" list 2>&1 | grep -E "self-test|driver:|available" | head -
 bench=${BENCH-sgemm_rb,stencil,sg_sum,stream_item,stream_rate}
 if [ -n "$bench" ]; then
   for be in cuda vulkan; do
-    "$vyre" bench --backend "$be" --filter "$bench" --json "$out/bench-$be.json" \
-      >"$keep/bench-$be.txt" 2>&1
+    # CUDA's stream figures on the resident kernel (VYRE_CUDA_STREAM=1,
+    # docs/abi.md ABI-CUDARING-*): without it they measure libvyre's batches.
+    VYRE_CUDA_STREAM=1 "$vyre" bench --backend "$be" --filter "$bench" \
+      --json "$out/bench-$be.json" >"$keep/bench-$be.txt" 2>&1
     grep -E "^ *[0-9]+ " "$keep/bench-$be.txt" | sed "s/^/$be /"
   done
 fi
@@ -56,17 +59,25 @@ part() {
 }
 # The findings and crash cases, each in its own process (a crash costs its
 # line only): one line per case that is not ok by default.
-SWITCHES="" timeout 150 bash ci/gpu-findings.sh vulkan >"$keep/findings.log" 2>&1
+# FINDINGS_SWITCHES: switches to try on each too (ci/gpu-findings.sh
+# SWITCHES; default none); FINDINGS_PATHS: the case files and folders to
+# replay instead of tests/fuzzgen/open and tests/fuzzgen/crashes.
+# shellcheck disable=SC2086 # FINDINGS_PATHS is a list of paths
+SWITCHES="${FINDINGS_SWITCHES-}" timeout 150 bash ci/gpu-findings.sh vulkan ${FINDINGS_PATHS-} \
+  >"$keep/findings.log" 2>&1
 say "findings (exit $?): $(grep -c 'default=ok' "$keep/findings.log") ok by default"
-grep -v 'default=ok' "$keep/findings.log" | head -8
+if [ -n "${FINDINGS_SWITCHES-}" ]; then head -30 "$keep/findings.log"; else
+  grep -v 'default=ok' "$keep/findings.log" | head -8; fi
 pids=()
 part conform-cuda 300 "$vyre" conform --backend cuda --require-device --quiet &
 pids+=($!)
 part conform-vulkan 300 "$vyre" conform --backend vulkan --require-device --quiet &
 pids+=($!)
-part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
-  --require-device --quiet --paths stream --no-runtime &
-pids+=($!)
+if [ "${RING:-1}" != 0 ]; then
+  part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
+    --require-device --quiet --paths stream --no-runtime &
+  pids+=($!)
+fi
 secs=${FUZZ_SECS:-200} jobs=${FUZZ_JOBS:-5} seed=${SEED:-$(($(date +%s) % 100000 * 10000))}
 if [ "$secs" -gt 0 ]; then
   for be in cuda vulkan; do
