@@ -910,26 +910,28 @@ static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
 // compiler, not a subnormal that a flushing compiler reads as zero again
 // (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
 uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
+  uint32_t key;
   if (c->v_hide_ind) {
-    // The indirect variant (README.md VK-F32-14): v ^ (hide word != 0 ? mask
-    // : 0), the word 0 at run time; nwg.x == 0 is provably false there.
-    uint32_t w = OP(SpvOpLoad, U, c->v_hide_ind);
-    uint32_t z = vyre_spv_sel(c, U, OP(SpvOpINotEqual, B, w, vyre_spv_u(c, 0)), vyre_spv_u(c, mask),
-                              vyre_spv_u(c, 0));
-    return OP(SpvOpBitwiseXor, U, v, z);
+    // The indirect variant (README.md VK-F32-14): the hide word != 0, the
+    // word 0 at run time; nwg.x == 0 is provably false there.
+    key = OP(SpvOpINotEqual, B, OP(SpvOpLoad, U, c->v_hide_ind), vyre_spv_u(c, 0));
+  } else {
+    uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
+    key = OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0));
   }
-  uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);
-  uint32_t zero = vyre_spv_sel(c, U, OP(SpvOpIEqual, B, nwg_x, vyre_spv_u(c, 0)),
-                               vyre_spv_u(c, mask), vyre_spv_u(c, 0));
-  return OP(SpvOpBitwiseXor, U, v, zero);
+  // One statement per id, so the module does not depend on the C compiler's
+  // order of evaluating arguments.
+  const uint32_t on = vyre_spv_u(c, mask);
+  const uint32_t off = vyre_spv_u(c, 0);
+  return OP(SpvOpBitwiseXor, U, v, vyre_spv_sel(c, U, key, on, off));
 }
 
 uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v) {
-  return vyre_spv_hide_bits(c, v, 0x00800000u);
+  return vyre_spv_hide_bits(c, v, VYRE_SPV_HIDE_CONST);
 }
 
 uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v) {
-  return vyre_spv_hide_bits(c, v, 0x01000000u);
+  return vyre_spv_hide_bits(c, v, VYRE_SPV_HIDE_OPERAND);
 }
 
 // README.md VK-F32-13 (opt.hide_f32_consts): the f32 bits |v| of a value

@@ -365,9 +365,9 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   // such as bitcast u32(1.0), whose literal vyre_spv_hide already xor'ed
   // with bit 23 (VK-F32-13), would be xor'ed back to the constant.
   if (c->opt->hide_loop_bounds && c->p->nodes[n->a].kind != VYRE_IR_K_LIT)
-    from = vyre_spv_hide_bits(c, from, 0x02000000u);
+    from = vyre_spv_hide_bits(c, from, VYRE_SPV_HIDE_BOUND);
   if (c->opt->hide_loop_bounds && c->p->nodes[n->b].kind != VYRE_IR_K_LIT)
-    to = vyre_spv_hide_bits(c, to, 0x02000000u);
+    to = vyre_spv_hide_bits(c, to, VYRE_SPV_HIDE_BOUND);
   uint32_t var = c->local_var[n->ref], kv = c->loop_k[n->ref], trips = 0;
   DO(SpvOpStore, var, from);
   if (kv) {
