@@ -14,7 +14,7 @@
 # FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
 # SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
-# conformance on the resident kernel). Before the conformance it replays the
+# conformance on the resident kernel), CTEST_RE (ctests to run too). Before the conformance it replays the
 # fuzz findings and the compiler-crash cases on Vulkan (ci/gpu-findings.sh;
 # FINDINGS_SWITCHES and FINDINGS_PATHS below).
 set -uo pipefail
@@ -76,6 +76,12 @@ pids+=($!)
 if [ "${RING:-1}" != 0 ]; then
   part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
     --require-device --quiet --paths stream --no-runtime &
+  pids+=($!)
+fi
+# CTEST_RE: also the GPU build's ctests matching it (e.g. the stream and
+# resident tests after a change to the resident kernel).
+if [ -n "${CTEST_RE-}" ]; then
+  part ctest 300 ctest --test-dir build-gpu -R "$CTEST_RE" --output-on-failure &
   pids+=($!)
 fi
 secs=${FUZZ_SECS:-200} jobs=${FUZZ_JOBS:-5} seed=${SEED:-$(($(date +%s) % 100000 * 10000))}

@@ -33,9 +33,14 @@ static const char kHeadWide[] = "#define blockDim make_uint3(%uu, %uu, %uu)\n";
 // min(slot, 16 x threads) bytes, then whatever of an item's data lies
 // beyond (vrend, from its descriptor), so an item's loads, stores, trap
 // record and counters never cross the bus one by one (ABI-CUDARING-6). For
-// each staged item the lead writes the slot's info entry (seq tag, grid
-// words) as a seqlock, then publishes the command word vctl[0] = 2 * db + 2
-// (release, gpu scope: items up to db run); 2 * seq + 3 exits before seq.
+// each staged item one thread of block 0 (item vseq + k on thread k) writes
+// the slot's info entry (seq tag, grid words) as a seqlock, all items at once
+// (generator 33: the lead wrote them one after another, a fence each, and on
+// the H200 an item then spent 28.88 us staging with 64 in flight against
+// 2.64 us alone, docs/perf/README.md 2026-12-03e); after a fence by each
+// writer and a block barrier the lead publishes the command word vctl[0] =
+// 2 * db + 2 (release, gpu scope: items up to db run); 2 * seq + 3 exits
+// before seq.
 // The other blocks' leads wait for vctl[0] >= 2 * seq + 2 (it only grows)
 // with a nap that doubles up to 1 us. Every block reads item seq's grid
 // and first block from the info entry and checks the tag before and after
@@ -97,7 +102,7 @@ static const char kLoopHead[] =
     "extern \"C\" __global__ void __launch_bounds__(%u) " VYRE_CUDA_RESIDENT_KERNEL_NAME
     "(u64 *vh, unsigned char *vslots, u64 vslot_bytes, u32 vcap, u64 vfirst, u64 vidle_ns, "
     "u64 *vctl, u64 vburst) {\n"
-    "  __shared__ u64 vcmd, vsto, vig01, vig2, vig3;\n"
+    "  __shared__ u64 vcmd, vsto, vig01, vig2, vig3, vseen;\n"
     "  __shared__ u32 vlast, vskip;\n"
     "  u64 *const vinfo = vctl + 2u + vcap;\n"
     "  unsigned char *const vdm = (unsigned char *)vctl + (((2ull + 5ull * vcap) * 8ull + 255ull) "
@@ -112,7 +117,7 @@ static const char kLoopHead[] =
     "  const u64 vbb = vburst ? vburst : 16u * VRK * (u64)vnt;\n"
     "  const u64 vb1 = vslot_bytes < vbb ? vslot_bytes : vbb;\n"
     "  const u64 vn1 = (vb1 > %lluu ? vb1 : %lluu) / 16u;\n"
-    "  u64 vstaged = vfirst - 1u, vseen = 0u;\n"
+    "  u64 vstaged = vfirst - 1u;\n"
     "  for (u64 vseq = vfirst;; vseq++) {\n"
     "    u64 vc;\n"
     "    if (blockIdx.x == 0u) {\n"
@@ -146,22 +151,22 @@ static const char kLoopHead[] =
     "          }\n"
     "          __threadfence();\n"
     "          __syncthreads();\n"
-    "          if (vlead) {\n"
-    "            for (u64 t = vseq; t <= vto; t++) {\n"
-    "              const u64 vk = t %% vcap;\n"
-    "              const u64 *vm = (const u64 *)(vdm + vk * vslot_bytes);\n"
-    "              u64 *vi = vinfo + 4u * vk;\n"
-    "              ((u64 *)vm)[%uu] = vrclk();\n"
-    "              ((u64 *)vm)[%uu] = vseen;\n"
-    "              *(volatile u64 *)vi = 0u;\n"
-    "              __threadfence();\n"
-    "              ((volatile u64 *)vi)[1] = vm[1];\n"
-    "              ((volatile u64 *)vi)[2] = vm[2];\n"
-    "              ((volatile u64 *)vi)[3] = vto == vseq ? 0u : t %% gridDim.x;\n"
-    "              vrrel_gpu(vi, t);\n"
-    "            }\n"
-    "            vrrel_gpu(vctl, 2u * vto + 2u);\n"
+    "          for (u64 t = vseq + vtid; t <= vto; t += vnt) {\n"
+    "            const u64 vk = t %% vcap;\n"
+    "            const u64 *vm = (const u64 *)(vdm + vk * vslot_bytes);\n"
+    "            u64 *vi = vinfo + 4u * vk;\n"
+    "            ((u64 *)vm)[%uu] = vrclk();\n"
+    "            ((u64 *)vm)[%uu] = vseen;\n"
+    "            *(volatile u64 *)vi = 0u;\n"
+    "            __threadfence();\n"
+    "            ((volatile u64 *)vi)[1] = vm[1];\n"
+    "            ((volatile u64 *)vi)[2] = vm[2];\n"
+    "            ((volatile u64 *)vi)[3] = vto == vseq ? 0u : t %% gridDim.x;\n"
+    "            vrrel_gpu(vi, t);\n"
     "          }\n"
+    "          if (vseq + vtid <= vto) __threadfence();\n"
+    "          __syncthreads();\n"
+    "          if (vlead) vrrel_gpu(vctl, 2u * vto + 2u);\n"
     "          vstaged = vto;\n"
     "        } else if (vlead) {\n"
     "          vh[%uu] = vseq + 1u;\n"
