@@ -156,13 +156,11 @@ uint32_t vyre_spv_hide(vyre_spv_cg *c, uint32_t v);
 uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v);
 // The bit each kind of hide flips (vyre_spv_hide_bits), one per kind so no
 // two hides of one value cancel: f32 constants (VK-F32-13; the exponent's
-// lowest bit), select/min/max operands (VK-F32-11), loop bounds (VK-LOOP-1),
-// and the second operand of an f32 operator whose operands are one tree
-// (VK-F32-15).
+// lowest bit), select/min/max operands (VK-F32-11) and loop bounds
+// (VK-LOOP-1).
 #define VYRE_SPV_HIDE_CONST   0x00800000u
 #define VYRE_SPV_HIDE_OPERAND 0x01000000u
 #define VYRE_SPV_HIDE_BOUND   0x02000000u
-#define VYRE_SPV_HIDE_TWIN    0x04000000u
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of

@@ -962,14 +962,6 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
     if (hz == 1) x.a = vyre_spv_hide_operand(c, x.a);
     if (hz == 2) x.b = vyre_spv_hide_operand(c, x.b);
   }
-  // README.md VK-F32-15: an f32 operator whose operands are one tree (x / x,
-  // x - x, x < x) gets its second operand hidden on bit 26, so the driver
-  // never sees one value on both sides. On the H200 at generator 44, 1.0 /
-  // 1.0 in a loop bound ran the loop no times (vyre fuzz seed 2370001285),
-  // 0.0 / 0.0 there failed NVVM (seed 1650000190) and 1.0 - 1.0 in an if
-  // condition ran the other branch's store (seed 2390001094).
-  if (x.is_f && vyre_kit_same_value_tree(c->p, n->a, n->b))
-    x.b = vyre_spv_hide_bits(c, x.b, VYRE_SPV_HIDE_TWIN);
   const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
   vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
   return row->emit(c, row, &x);

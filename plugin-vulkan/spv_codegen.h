@@ -130,8 +130,10 @@
 //     (README.md VK-IF-1; NVIDIA seeds 1310000669, 1650000190); the indirect
 //     variant's hides key on word 7 of its binding (VK-F32-14); hidden loop
 //     bounds (CPU devices, VK-LOOP-1) xor bit 25, not vyre_spv_hide's 23.
-// 45: an f32 operator whose operands are one tree hides the second with bit
-//     26 (README.md VK-F32-15; NVIDIA seeds 2370001285, 2390001094, 1650000190).
+// 45: pow's function is DontInline in every program (VYRE_VULKAN_POW_CONTROL
+//     auto; NVIDIA seed 2310000073 crashed with no control), f32 division in
+//     software on NVIDIA's driver (README.md VK-F32-15; seeds 2370001285,
+//     1650000190), one statement per id in vyre_spv_hide_bits.
 #define VYRE_VK_GENERATOR_VERSION 45u
 
 typedef struct vyre_spv_options {
@@ -289,12 +291,6 @@ typedef struct vyre_spv_info {
   // full subgroups (README.md VK-SG-2); 0 for every other module.
   uint32_t subgroup_native;
 } vyre_spv_info;
-
-// The pow_control that VYRE_VULKAN_POW_CONTROL=auto gives |p| (README.md
-// VK-MATH-5; spv_math.c): 1 (no function control) when a `for` of |p| holds
-// both a pow and a workgroup barrier or subgroup operation, else 0
-// (DontInline). Pure; a malformed view counts as neither.
-uint32_t vyre_spv_pow_control_auto(const vyre_ir_program *p);
 
 // The IR features the generator implements with |opt|: every feature of the
 // lists, less trap_value without 64-bit storage-buffer atomics. The device

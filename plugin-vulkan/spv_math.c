@@ -122,47 +122,6 @@ static uint32_t fop(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   return OP(SpvOpBitcast, L, r);
 }
 
-// What a subtree holds (pow_walk), and whether a loop held both.
-#define POW_SEEN  1u
-#define SYNC_SEEN 2u
-#define POW_LOOP  4u
-
-static uint32_t pow_walk_list(const vyre_ir_program *p, uint32_t at, uint32_t n, uint32_t depth);
-
-// The POW_* / SYNC_* bits of the subtree at |node|: a pow, a workgroup
-// barrier or subgroup operation (emulated subgroups are barriers too), and
-// POW_LOOP when a `for` holds both. Indices out of range and nesting past
-// 256 count as nothing (the plan walk refuses such programs anyway).
-static uint32_t pow_walk(const vyre_ir_program *p, uint32_t node, uint32_t depth) {
-  if (node >= p->node_count || depth > 256) return 0;
-  const vyre_ir_node *x = &p->nodes[node];
-  uint32_t m = 0;
-  if (x->kind == VYRE_IR_K_BIN && x->op == VYRE_IR_BIN_POW) m |= POW_SEEN;
-  if (x->kind == VYRE_IR_K_BARRIER || x->kind == VYRE_IR_K_SUBGROUP) m |= SYNC_SEEN;
-  const uint32_t kids[3] = {x->a, x->b, x->c};
-  for (int i = 0; i < 3; i++)
-    if (kids[i] != VYRE_IR_NONE) m |= pow_walk(p, kids[i], depth + 1);
-  if (x->kind >= VYRE_IR_K_LET) { // statements: their lists
-    m |= pow_walk_list(p, x->list, x->list_count, depth + 1);
-    if (x->kind == VYRE_IR_K_IF) m |= pow_walk_list(p, x->alt, x->alt_count, depth + 1);
-  }
-  if (x->kind == VYRE_IR_K_FOR && (m & (POW_SEEN | SYNC_SEEN)) == (POW_SEEN | SYNC_SEEN))
-    m |= POW_LOOP;
-  return m;
-}
-
-static uint32_t pow_walk_list(const vyre_ir_program *p, uint32_t at, uint32_t n, uint32_t depth) {
-  uint32_t m = 0;
-  if (!n || at >= p->stmt_count || n > p->stmt_count - at) return 0;
-  for (uint32_t i = 0; i < n; i++)
-    m |= pow_walk(p, p->stmts[at + i], depth);
-  return m;
-}
-
-uint32_t vyre_spv_pow_control_auto(const vyre_ir_program *p) {
-  return (pow_walk_list(p, p->body, p->body_count, 0) & POW_LOOP) ? 1u : 0u;
-}
-
 uint32_t vyre_spv_math_fn_control(const vyre_spv_options *o, const vyre_kit_mfn *f) {
   if (f->nargs != 2 || o->pow_control == 1) return SpvFunctionControlMaskNone;
   return o->pow_control == 2 ? (uint32_t)SpvFunctionControlInlineMask

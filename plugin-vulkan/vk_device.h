@@ -221,9 +221,7 @@ void vyre_vk_math64_choose(vyre_backend *be);
 // Chooses be->math_tables_private from VYRE_VULKAN_MATH_TABLES (VK-MATH-6).
 void vyre_vk_math_tables_choose(vyre_backend *be);
 // Chooses be->pow_control from VYRE_VULKAN_POW_CONTROL (VK-MATH-5): 0
-// DontInline, 1 none, 2 Inline for every program, or VYRE_VK_POW_AUTO (the
-// default: vk_pipeline.c picks per program).
-#define VYRE_VK_POW_AUTO 3u
+// DontInline (auto, the default), 1 none, 2 Inline, for every program.
 void vyre_vk_pow_control_choose(vyre_backend *be);
 // Chooses be->sg_native and be->sg_desc from VYRE_VULKAN_SUBGROUP and the
 // device (vk_sgmode.c, README.md VK-SG-*). Called at create, after the others.

@@ -264,7 +264,19 @@ void vyre_vk_f32_choose(vyre_backend *be) {
     describe(be, "no shaderInt64: div, sqrt, fma NOT proven exact");
     return;
   }
-  if (!m || !*m || strcmp(m, "auto") == 0) choose_auto(be);
+  if (!m || !*m || strcmp(m, "auto") == 0) {
+    choose_auto(be);
+    // README.md VK-F32-15: on NVIDIA's driver a native quotient that steers
+    // control flow was miscompiled three times (a branch taken on a zero,
+    // a loop run no times, a pipeline NVVM could not compile) where the
+    // self-test's stored quotients were right; division stays in software.
+    if (be->props.vendorID == 0x10DEu && (be->f32_native & VYRE_SPV_F32_NATIVE_DIV)) {
+      be->f32_native &= ~VYRE_SPV_F32_NATIVE_DIV;
+      vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME,
+                   "f32 division in exact software on NVIDIA's driver although the self-test "
+                   "passed it (README.md VK-F32-15)");
+    }
+  }
   force_fma(be);
   describe(be, m && strcmp(m, "software") == 0 ? "software" : "auto");
 }

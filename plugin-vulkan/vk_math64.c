@@ -71,18 +71,16 @@ void vyre_vk_math_tables_choose(vyre_backend *be) {
     be->math_tables_private = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
-// pow's function control (README.md VK-MATH-5): auto unless
-// VYRE_VULKAN_POW_CONTROL names one for every program.
+// pow's function control (README.md VK-MATH-5): DontInline (auto) unless
+// VYRE_VULKAN_POW_CONTROL names another for every program.
 void vyre_vk_pow_control_choose(vyre_backend *be) {
   const char *pc = vyre_kit_getenv("VYRE_VULKAN_POW_CONTROL");
-  be->pow_control = VYRE_VK_POW_AUTO;
-  if (pc && strcmp(pc, "dontinline") == 0)
-    be->pow_control = 0;
-  else if (pc && strcmp(pc, "none") == 0)
+  be->pow_control = 0;
+  if (pc && strcmp(pc, "none") == 0)
     be->pow_control = 1;
   else if (pc && strcmp(pc, "inline") == 0)
     be->pow_control = 2;
-  else if (pc && *pc && strcmp(pc, "auto") != 0)
+  else if (pc && *pc && strcmp(pc, "auto") != 0 && strcmp(pc, "dontinline") != 0)
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "VYRE_VULKAN_POW_CONTROL=%s is not a function control; using auto. Fix: set it "
                  "to auto, dontinline, none or inline.",

@@ -219,17 +219,6 @@ static int calls_pow(const vyre_ir_program *p) {
   return 0;
 }
 
-// vyre_spv_options.pow_control for |p| on |be| (README.md VK-MATH-5): the
-// switch when set; auto gives DontInline, except no control at all for a
-// program with a `for` that holds both a pow and a barrier or subgroup
-// operation, which NVIDIA's 580 compiler crashes on with DontInline (fuzz
-// seed 772150435), while a pow outside loops crashes it without DontInline
-// (seed 932000572).
-static uint32_t pow_option(const vyre_backend *be, const vyre_ir_program *p) {
-  if (be->pow_control != VYRE_VK_POW_AUTO) return be->pow_control;
-  return vyre_spv_pow_control_auto(p);
-}
-
 // vyre_spv_options.subgroup_native for |a| on |be| (README.md VK-SG-4): the
 // device's native subgroup size for a subgroup program that fits it, else 0;
 // 0 also for a program that calls pow where the pow guard is on (VK-SG-7).
@@ -490,7 +479,7 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   size_t nw = 0;
   int from_disk = 0;
   // The generated module and its indirect variant get the same control.
-  const uint32_t pow_control = pow_option(be, p);
+  const uint32_t pow_control = be->pow_control;
 retry:
   if (cacheable && !from_disk && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
       payload_parse(be, a, payload, payload_size, &pp->info, &words, &nw)) {

@@ -787,10 +787,9 @@ static uint32_t align_of(const vyre_kit_plan *plan, const uint32_t *let_of, uint
 }
 
 // Whether expressions |x| and |y| are the same tree of literals, locals,
-// builtins, lens and operators, and with |loads| also of loads (same buffer,
-// same index tree): within a run of `let`s they have the same value (nothing
-// is assigned between them).
-static int same_tree(const vyre_ir_program *p, uint32_t x, uint32_t y, int loads, uint32_t depth) {
+// builtins, lens and operators (no loads): within a run of `let`s they have
+// the same value (nothing is assigned between them).
+static int same_expr(const vyre_ir_program *p, uint32_t x, uint32_t y, uint32_t depth) {
   if (x == y) return 1;
   const vyre_ir_node *a = &p->nodes[x], *b = &p->nodes[y];
   if (depth > WIDE_MAX_DEPTH || a->kind != b->kind || a->op != b->op || a->type != b->type ||
@@ -802,30 +801,19 @@ static int same_tree(const vyre_ir_program *p, uint32_t x, uint32_t y, int loads
   case VYRE_IR_K_BUILTIN:
   case VYRE_IR_K_LEN:
     return 1;
-  case VYRE_IR_K_LOAD:
-    return loads && same_tree(p, a->a, b->a, loads, depth + 1);
   case VYRE_IR_K_UN:
   case VYRE_IR_K_CAST:
   case VYRE_IR_K_BITCAST:
-    return same_tree(p, a->a, b->a, loads, depth + 1);
+    return same_expr(p, a->a, b->a, depth + 1);
   case VYRE_IR_K_BIN:
-    return same_tree(p, a->a, b->a, loads, depth + 1) && same_tree(p, a->b, b->b, loads, depth + 1);
+    return same_expr(p, a->a, b->a, depth + 1) && same_expr(p, a->b, b->b, depth + 1);
   case VYRE_IR_K_SELECT:
   case VYRE_IR_K_FMA:
-    return same_tree(p, a->a, b->a, loads, depth + 1) &&
-           same_tree(p, a->b, b->b, loads, depth + 1) && same_tree(p, a->c, b->c, loads, depth + 1);
+    return same_expr(p, a->a, b->a, depth + 1) && same_expr(p, a->b, b->b, depth + 1) &&
+           same_expr(p, a->c, b->c, depth + 1);
   default:
     return 0;
   }
-}
-
-static int same_expr(const vyre_ir_program *p, uint32_t x, uint32_t y, uint32_t depth) {
-  return same_tree(p, x, y, 0, depth);
-}
-
-int vyre_kit_same_value_tree(const vyre_ir_program *p, uint32_t x, uint32_t y) {
-  if (x >= p->node_count || y >= p->node_count) return 0;
-  return same_tree(p, x, y, 1, 0);
 }
 
 // Index |x| as base + offset: `y + k` or `k + y` (k a u32 literal) gives

@@ -136,12 +136,6 @@ uint32_t vyre_kit_type_bytes(uint32_t type);
 // whole 4-byte words (docs/ir.md IR-STORE-3).
 uint32_t vyre_kit_workgroup_buffer_bytes(const vyre_ir_buffer *b);
 
-// Whether expressions |x| and |y| of |p| are the same tree (literals,
-// locals, builtins, lens, loads of the same buffer at the same index tree,
-// operators), so that a compiler that sees them in one expression may take
-// them for one value. 0 for an index out of range. Pure; thread-safe.
-int vyre_kit_same_value_tree(const vyre_ir_program *p, uint32_t x, uint32_t y);
-
 // Calls |fn| for every node reached from the body, in program order: a
 // statement, then its expressions (a before b before c), then its lists
 // (then before else). Stops and returns the first nonzero |fn| result.

@@ -721,85 +721,6 @@ static void test_spirv_pow_is_never_inlined(void **state) {
   }
 }
 
-// VK-MATH-5, VYRE_VULKAN_POW_CONTROL=auto: pow's function gets no control (1)
-// exactly when a `for` holds both a pow (at any depth) and a workgroup
-// barrier or subgroup operation (NVIDIA seed 772150435), else DontInline
-// (0; seed 932000572 has its pow outside any loop). Each shape is also
-// generated with the control auto gives it and validated.
-static void test_spirv_pow_control_auto_follows_loops_with_barriers(void **state) {
-  (void)state;
-  static const struct {
-    const char *what;
-    uint32_t want;
-  } kShapes[] = {
-      {"for { barrier; store pow }", 1},         {"for { if { store pow }; barrier }", 1},
-      {"for { for { store pow }; barrier }", 1}, {"for { store pow }; barrier", 0},
-      {"barrier; store pow (no loop)", 0},       {"for { barrier }; for { store pow }", 0},
-      {"for { store pow } (no barrier)", 0},
-  };
-  for (unsigned k = 0; k < sizeof(kShapes) / sizeof(kShapes[0]); k++) {
-    tb *t = calloc(1, sizeof(tb));
-    tb_init(t, 4, 1, 1);
-    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
-    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-    uint32_t x, j = tb_local(t, T_U, 0), i = tb_local(t, T_U, 0);
-    uint32_t s0 = let(t, &x, gid(t, 0));
-    uint32_t sp = store(t, O, var(t, x),
-                        bin(t, VYRE_IR_BIN_POW, load(t, A, var(t, x)), lit(t, T_F, 0x3f000000u)));
-    const vyre_ir_program *p = NULL;
-    switch (k) {
-    case 0:
-      p = tb_finish(t, LIST(t, s0,
-                            for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3),
-                                 LIST(t, stmt0(t, VYRE_IR_K_BARRIER), sp))));
-      break;
-    case 1: {
-      uint32_t cond = bin(t, VYRE_IR_BIN_LT, var(t, x), lit(t, T_U, 2));
-      uint32_t body = if_(t, cond, LIST(t, sp), 0, 0);
-      p = tb_finish(t, LIST(t, s0,
-                            for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3),
-                                 LIST(t, body, stmt0(t, VYRE_IR_K_BARRIER)))));
-      break;
-    }
-    case 2: {
-      uint32_t inner = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, sp));
-      p = tb_finish(t, LIST(t, s0,
-                            for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3),
-                                 LIST(t, inner, stmt0(t, VYRE_IR_K_BARRIER)))));
-      break;
-    }
-    case 3:
-      p = tb_finish(t, LIST(t, s0, for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, sp)),
-                            stmt0(t, VYRE_IR_K_BARRIER)));
-      break;
-    case 4:
-      p = tb_finish(t, LIST(t, s0, stmt0(t, VYRE_IR_K_BARRIER), sp));
-      break;
-    case 5: {
-      uint32_t l1 =
-          for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, stmt0(t, VYRE_IR_K_BARRIER)));
-      uint32_t l2 = for_(t, i, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, sp));
-      p = tb_finish(t, LIST(t, s0, l1, l2));
-      break;
-    }
-    default:
-      p = tb_finish(t, LIST(t, s0, for_(t, j, lit(t, T_U, 0), lit(t, T_U, 3), LIST(t, sp))));
-      break;
-    }
-    const uint32_t got = vyre_spv_pow_control_auto(p);
-    if (got != kShapes[k].want)
-      fail_msg("%s: auto pow control %u, want %u", kShapes[k].what, got, kShapes[k].want);
-    vyre_spv_options opt = {.has_int64 = 1, .has_f64 = 1, .pow_control = got};
-    size_t n = 0;
-    uint32_t *words = generate_ok(p, &opt, &n);
-    const uint32_t op_function = 54, dont_inline = 2;
-    assert_int_equal(count_ops(words, n, op_function, dont_inline), got == 0 ? 1 : 0);
-    free(words);
-    assert_int_equal(spirv_val_opt(p, &opt, kShapes[k].what, 0), 0);
-    free(t);
-  }
-}
-
 // VK-MATH-6: the cr_math tables in Workgroup variables (the default on
 // GPUs): exp's 64-entry table is one Workgroup array, stored entry by entry
 // (64 OpStores before the program's own) and followed by a barrier; with
@@ -1021,40 +942,6 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
-// VK-F32-15: O[gid] = (1.0 / 1.0) + (f - f) with f = f32(gid) hides the
-// second operand of the division and of the subtraction (two OpBitwiseXor
-// more than O[gid] = (1.0 / 2.0) + (f - g) with g = f32(gid) too, with the
-// literal hides off so only the twin hides count); the sum of two different
-// trees gets none.
-// spirv-val clean.
-static void test_spirv_twin_operands_hidden(void **state) {
-  (void)state;
-  NEED_SPIRV_VAL();
-  uint32_t xors[2];
-  for (int twin = 0; twin < 2; twin++) {
-    tb *t = calloc(1, sizeof(tb));
-    tb_init(t, 64, 1, 1);
-    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-    uint32_t x, f, g;
-    uint32_t s0 = let(t, &x, gid(t, 0));
-    uint32_t s1 = let(t, &f, cast(t, T_F, var(t, x)));
-    uint32_t s2 = let(t, &g, cast(t, T_F, var(t, x)));
-    uint32_t q = bin(t, VYRE_IR_BIN_DIV, lit(t, T_F, 0x3F800000u),
-                     lit(t, T_F, twin ? 0x3F800000u : 0x40000000u));
-    uint32_t d = bin(t, VYRE_IR_BIN_SUB, var(t, f), var(t, twin ? f : g));
-    uint32_t s3 = store(t, O, var(t, x), bin(t, VYRE_IR_BIN_ADD, q, d));
-    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
-    vyre_spv_options opt = {.has_int64 = 1};
-    size_t n = 0;
-    uint32_t *words = generate_ok(p, &opt, &n);
-    xors[twin] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
-    free(words);
-    assert_int_equal(spirv_val_opt(p, &opt, "twin operands", (uint32_t)twin), 0);
-    free(t);
-  }
-  assert_int_equal(xors[1], xors[0] + 2);
-}
-
 // VK-IF-1: `if (false) {} else {A}` is A alone, `if (c) {} else {B}` one
 // selection on !c, `if (c) {C}` one selection, `if (c) {} else {}` nothing:
 // two selections (and one OpLogicalNot) more than the same stores without
@@ -1209,14 +1096,12 @@ int main(void) {
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
       cmocka_unit_test(test_spirv_f32_canon_where_observed),
       cmocka_unit_test(test_spirv_pow_is_never_inlined),
-      cmocka_unit_test(test_spirv_pow_control_auto_follows_loops_with_barriers),
       cmocka_unit_test(test_spirv_math_tables_in_workgroup_memory),
       cmocka_unit_test(test_spirv_hidden_loop_bounds),
       cmocka_unit_test(test_spirv_counted_loops),
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
-      cmocka_unit_test(test_spirv_twin_operands_hidden),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),

@@ -266,22 +266,21 @@ def gen_fuzz_gpu_empty_then(ctx):
                    "= 1 holding if (0xffffffff / len(cn) >= v7) {} else { o8[0] = 0 }: nothing "
                    "changes. NVIDIA's Vulkan driver failed vkCreateComputePipelines with "
                    "VK_ERROR_UNKNOWN (NVVM compilation failed) at generators 43 and 44 "
-                   "(plugin-vulkan/README.md VK-F32-15: the division of one value by itself; "
-                   "vyre fuzz seed 1650000190, shrunk)",
+                   "with the native division (plugin-vulkan/README.md VK-F32-15; vyre fuzz "
+                   "seed 1650000190, shrunk)",
                    [buf("of", 0, "write", "f32", 1), buf("cn", 5, "read_write", "u32"),
                     buf("o8", 13, "write", "u8", 1)],
                    body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"cn": []},
                    expect={"of": ["0x00000000"], "cn": [], "o8": [0]}))
 
 
-def gen_fuzz_gpu_twin_operands(ctx):
-    # NVIDIA's Vulkan driver (580.159.04, H200) at generator 44: an f32 operator
-    # with one value on both sides (the two hidden literals merged by its compiler)
-    # gave wrong results; generator 45 hides the second operand of such an operator
-    # with a bit of its own (plugin-vulkan/README.md VK-F32-15).
-    # twin_div_loop_bound: v4 = select(!bool(1.0 / 1.0), 0, 1) = 1, a loop from
-    # 0xfffffff0 to v4 | 0xfffffff0 (one trip) sets v6 = min(min(-gid, oi[0]), 0),
-    # and o16[gid] = v6. oi is a write buffer the program never stores to: zero.
+def gen_fuzz_gpu_div_loop_bound(ctx):
+    # NVIDIA's Vulkan driver (580.159.04, H200) at generator 44 ran this loop no
+    # times with the native division; generator 45 keeps f32 division in software
+    # on NVIDIA's driver (plugin-vulkan/README.md VK-F32-15).
+    # v4 = select(!bool(1.0 / 1.0), 0, 1) = 1, a loop from 0xfffffff0 to
+    # v4 | 0xfffffff0 (one trip) sets v6 = min(min(-gid, oi[0]), 0), and
+    # o16[gid] = v6. oi is a write buffer the program never stores to: zero.
     big = 0xFFFFFFF0
     one = lit_f(0x3F800000)
     v4 = select(un("lnot", cast("bool", bin_("div", one, one))), lit_u(0), lit_u(1))
@@ -291,32 +290,13 @@ def gen_fuzz_gpu_twin_operands(ctx):
             for_("v8", lit_u(big), bin_("or", var("v4"), lit_u(big)), [assign("v6", step)]),
             store("o16", var("id"), var("v6"))]
     o16 = ["0x%04x" % (min(-g, 0) & 0xFFFF) for g in range(2)]  # one trip
-    ctx.W.add("f32/twin_div_loop_bound.json",
-              case("twin_div_loop_bound",
+    ctx.W.add("f32/div_one_loop_bound.json",
+              case("div_one_loop_bound",
                    "a loop from 0xfffffff0 to (select(!bool(1.0 / 1.0), 0, 1) | 0xfffffff0), "
                    "one trip, sets v6 = min(min(-gid, oi[0]), 0), stored to o16[gid]: 0 and "
-                   "-1. NVIDIA's Vulkan driver ran the loop no times at generator 44 "
-                   "(plugin-vulkan/README.md VK-F32-15; vyre fuzz seed 2370001285, shrunk)",
+                   "-1. NVIDIA's Vulkan driver ran the loop no times with the native division "
+                   "at generator 44 (plugin-vulkan/README.md VK-F32-15; vyre fuzz seed "
+                   "2370001285, shrunk)",
                    [buf("oi", 4, "write", "i32", 1), buf("o16", 14, "write", "i16", 2)],
                    body, wg=(2, 1, 1), grid=[1, 1, 1],
                    expect={"oi": ["0x00000000"], "o16": o16}))
-    # twin_sub_if_condition: v8 = 0.0 < (1.0 - 1.0) is false, so under
-    # if (is_finite(1.0)) the else runs (an empty loop from gid | 0xfffffff0 to
-    # ~0) and the then's store of 0 to rw[0] does not: rw keeps its input.
-    sub11 = bin_("sub", one, one)
-    rw = ["0x00000001", "0x00000000", "0x00000000", "0x00000000", "0x00000000"]
-    body = [let("id", gid(0)), let("v8", lit_b(False)),
-            assign("v8", bin_("lt", lit_f(0), sub11)),
-            if_(un("is_finite", one),
-                [if_(var("v8"), [store("rw", lit_u(0), lit_u(0))],
-                     [for_("v16", bin_("or", var("id"), lit_u(big)), un("not", lit_u(0)), [])])],
-                [])]
-    c = case("twin_sub_if_condition",
-             "v8 = 0.0 < (1.0 - 1.0) is false; under if (is_finite(1.0)), if (v8) stores 0 "
-             "to rw[0], else runs an empty loop from gid | 0xfffffff0 to ~0: rw keeps its "
-             "input. NVIDIA's Vulkan driver stored the 0 at generator 44 "
-             "(plugin-vulkan/README.md VK-F32-15; vyre fuzz seed 2390001094, shrunk)",
-             [buf("rw", 10, "read_write", "u32"), wbuf("wf", "f32", 32)],
-             body, wg=(16, 1, 1), grid=[1, 1, 1], inputs={"rw": rw}, expect={"rw": rw})
-    c["subgroup_size"] = 16
-    ctx.W.add("f32/twin_sub_if_condition.json", c)

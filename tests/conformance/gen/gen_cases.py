@@ -161,7 +161,7 @@ from cases_lower import gen_lower, gen_lower_wide  # noqa: E402
 from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override, gen_subgroup_nan  # noqa: E402
 from cases_math import gen_math  # noqa: E402
 from cases_fuzz_gpu import (gen_fuzz_gpu, gen_fuzz_gpu_div_bool, gen_fuzz_gpu_empty_then,  # noqa: E402
-                            gen_fuzz_gpu_exit, gen_fuzz_gpu_folds, gen_fuzz_gpu_twin_operands)
+                            gen_fuzz_gpu_exit, gen_fuzz_gpu_folds, gen_fuzz_gpu_div_loop_bound)
 
 
 def main():
@@ -203,7 +203,7 @@ def main():
     gen_fuzz_gpu_exit(ctx)
     gen_fuzz_gpu_folds(ctx)
     gen_fuzz_gpu_empty_then(ctx)
-    gen_fuzz_gpu_twin_operands(ctx)
+    gen_fuzz_gpu_div_loop_bound(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 
