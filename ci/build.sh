@@ -9,7 +9,8 @@
 # -DVYRE_WERROR=ON (so they can override it), e.g.
 #   ci/build.sh build-asan -DVYRE_SANITIZE=ON
 # VYRE_WERROR=ON is passed on every configure, also of an existing build
-# folder, so CI never builds without it.
+# folder, so CI never builds without it. VYRE_BUILD_TARGETS (space-separated)
+# builds only those targets (and what they need), not everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-build}"
@@ -21,4 +22,9 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
 else
   cmake -S . -B "$dir" -DVYRE_WERROR=ON "$@" >/dev/null
 fi
-cmake --build "$dir" -j "$(nproc)"
+targets=()
+if [ -n "${VYRE_BUILD_TARGETS-}" ]; then
+  # shellcheck disable=SC2206 # a space-separated list of target names
+  targets=(--target ${VYRE_BUILD_TARGETS})
+fi
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}"

@@ -1135,9 +1135,16 @@ static void compile_case(const char *path, void *ctx) {
     // Every case streams (the conformance stream path); a program with grid
     // barriers streams as its phases on libvyre's batch engine
     // (ABI-STREAM-8), so only single-phase programs get the resident kernel.
+    // The resident wrapper is one text around every item, so the plain
+    // build hands NVRTC the resident variant of every odd case (the
+    // sanitizer build's every eighth case is even) and generates the rest:
+    // about 100 compiles less in CI's longest test.
     if (phases == 1) {
+      const int only = g_generate_only;
       g_resident++;
+      if (g_cases % 2u == 0u) g_generate_only = 1;
       if (compile_resident_sm90(p, wg, path)) g_failed++;
+      g_generate_only = only;
     }
     vyre_ir_free(ph);
   }
@@ -1152,7 +1159,8 @@ static void test_codegen_every_case_file_compiles_for_sm90(void **state) {
   fprintf(stderr,
           "nvrtc: %u case programs, %u native f32 variants, %u f32 recheck variants, %u "
           "indirect variants and %u resident variants generated and compiled for sm_90 (%u "
-          "refused as ABI-CUDARING-7 requires)%s, %u failed\n",
+          "refused as ABI-CUDARING-7 requires; the resident ones of odd cases through "
+          "NVRTC)%s, %u failed\n",
           g_cases, g_native, g_recheck, g_indirect, g_resident - g_resident_refused,
           g_resident_refused,
 #ifdef VYRE_TEST_SANITIZED
