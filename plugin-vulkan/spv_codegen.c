@@ -1256,6 +1256,10 @@ static uint32_t generate(vyre_spv_cg *c) {
   return VYRE_STATUS_OK;
 }
 
+uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven) {
+  return vendor_id == 0x10DEu ? proven & ~VYRE_SPV_F32_NATIVE_DIV : proven;
+}
+
 uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
   uint32_t f = VYRE_IR_FEATURES_KNOWN;
   // Trap values need the 64-bit record (README.md "Trap record").

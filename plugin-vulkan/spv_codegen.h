@@ -273,6 +273,13 @@ typedef struct vyre_spv_options {
 // VK-F32-2).
 #define VYRE_SPV_F32_NATIVE_FMAZ 32u
 
+// The f32 paths (VYRE_SPV_F32_NATIVE_* bits) a device of |vendor_id| may
+// take of the |proven| ones its self-test passed: NVIDIA's driver (0x10DE)
+// keeps division in software (README.md VK-F32-15: a native quotient that
+// steers control flow was miscompiled there, where the stored quotients
+// were right). Pure.
+uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven);
+
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)
   uint32_t buffer_of_slot[VYRE_IR_MAX_BINDINGS]; // ascending binding order -> buffer index

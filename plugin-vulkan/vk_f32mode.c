@@ -270,8 +270,9 @@ void vyre_vk_f32_choose(vyre_backend *be) {
     // control flow was miscompiled three times (a branch taken on a zero,
     // a loop run no times, a pipeline NVVM could not compile) where the
     // self-test's stored quotients were right; division stays in software.
-    if (be->props.vendorID == 0x10DEu && (be->f32_native & VYRE_SPV_F32_NATIVE_DIV)) {
-      be->f32_native &= ~VYRE_SPV_F32_NATIVE_DIV;
+    const uint32_t kept = vyre_spv_f32_native_for_vendor(be->props.vendorID, be->f32_native);
+    if (kept != be->f32_native) {
+      be->f32_native = kept;
       vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME,
                    "f32 division in exact software on NVIDIA's driver although the self-test "
                    "passed it (README.md VK-F32-15)");

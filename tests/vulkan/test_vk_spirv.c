@@ -942,6 +942,18 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
+// VK-F32-15: NVIDIA's driver (vendor 0x10DE) never gets native division,
+// whatever the self-test proved; other vendors keep every proven path.
+static void test_f32_native_division_not_on_nvidia(void **state) {
+  (void)state;
+  const uint32_t all = VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64;
+  assert_int_equal(vyre_spv_f32_native_for_vendor(0x10DEu, all), all & ~VYRE_SPV_F32_NATIVE_DIV);
+  assert_int_equal(vyre_spv_f32_native_for_vendor(0x10DEu, VYRE_SPV_F32_NATIVE_MUL),
+                   VYRE_SPV_F32_NATIVE_MUL);
+  assert_int_equal(vyre_spv_f32_native_for_vendor(0x1002u, all), all);  // AMD
+  assert_int_equal(vyre_spv_f32_native_for_vendor(0x10005u, all), all); // Mesa (lavapipe)
+}
+
 // VK-IF-1: `if (false) {} else {A}` is A alone, `if (c) {} else {B}` one
 // selection on !c, `if (c) {C}` one selection, `if (c) {} else {}` nothing:
 // two selections (and one OpLogicalNot) more than the same stores without
@@ -1102,6 +1114,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
+      cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),
