@@ -134,7 +134,9 @@
 //     auto; NVIDIA seed 2310000073 crashed with no control), f32 division in
 //     software on NVIDIA's driver (README.md VK-F32-15; seeds 2370001285,
 //     1650000190), one statement per id in vyre_spv_hide_bits.
-#define VYRE_VK_GENERATOR_VERSION 45u
+// 46: the loop-cut check on NVIDIA's driver too (README.md VK-LOOP-4; seed
+//     2390001094 ran a store beside a loop with an empty body).
+#define VYRE_VK_GENERATOR_VERSION 46u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -279,6 +281,16 @@ typedef struct vyre_spv_options {
 // steers control flow was miscompiled there, where the stored quotients
 // were right). Pure.
 uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven);
+
+#define VYRE_SPV_VENDOR_NVIDIA 0x10DEu // VkPhysicalDeviceProperties.vendorID
+
+// Whether a device gets the loop-cut check (opt.loop_guard) by default:
+// Mesa's llvmpipe (|llvmpipe|), whose loop limiter ends loops early
+// (README.md "Generated code"), and NVIDIA's driver (|vendor_id| 0x10DE),
+// where the check keeps every loop alive: the driver's removal of a loop
+// whose body does nothing once ran the other branch's store (README.md
+// VK-LOOP-4). Pure.
+uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id);
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

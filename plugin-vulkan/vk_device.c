@@ -253,7 +253,7 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
   be->guard_inline = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || llvmpipe;
   const char *gi = vyre_kit_getenv("VYRE_VULKAN_GUARD_INLINE");
   if (gi && (gi[0] == '0' || gi[0] == '1') && !gi[1]) be->guard_inline = gi[0] == '1';
-  be->loop_guard = llvmpipe ? 1u : 0u;
+  be->loop_guard = vyre_spv_loop_guard_for_driver(llvmpipe, be->props.vendorID);
   const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
   if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
   be->host_cached = vyre_kit_env_flag("VYRE_VULKAN_HOST_CACHED") == 1;

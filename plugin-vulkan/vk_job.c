@@ -705,8 +705,18 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
     memcpy(w, j->map + j->trap_off, sizeof(w));
     if (w[VYRE_VK_LOOP_CUT_WORD(j->pipe->info.trap64)]) {
       // A loop ended before its bound (spv_codegen.h opt.loop_guard): the
-      // outputs are wrong, whatever else the record says.
-      st = vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
+      // outputs are wrong, whatever else the record says. A driver with no
+      // known limit (NVIDIA's, README.md VK-LOOP-4) compiled the loop wrong.
+      if (!j->be->loop_limit)
+        st = vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
+                           "a loop of the program stopped before its bound on '%s', whose "
+                           "Vulkan driver has no loop limit: the driver compiled the loop wrong "
+                           "and the outputs are wrong (plugin-vulkan/README.md VK-LOOP-4). Fix: "
+                           "run the program on the cuda or cpu backend, and report it with the "
+                           "program (vyre fuzz shrinks such programs).",
+                           j->be->props.deviceName);
+      else
+        st = vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
                          "a loop of the program stopped before its bound: the Vulkan driver of "
                          "'%s' ends loops after %u iterations per invocation (all loops "
                          "together; Mesa llvmpipe's loop limiter) and the outputs are wrong. "

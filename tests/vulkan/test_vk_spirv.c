@@ -954,6 +954,16 @@ static void test_f32_native_division_not_on_nvidia(void **state) {
   assert_int_equal(vyre_spv_f32_native_for_vendor(0x10005u, all), all); // Mesa (lavapipe)
 }
 
+// VK-LOOP-4: the loop-cut check is on by default for llvmpipe and for
+// NVIDIA's driver, and off for other GPUs.
+static void test_loop_guard_for_driver(void **state) {
+  (void)state;
+  assert_int_equal(vyre_spv_loop_guard_for_driver(1, 0x10005u), 1); // lavapipe
+  assert_int_equal(vyre_spv_loop_guard_for_driver(0, VYRE_SPV_VENDOR_NVIDIA), 1);
+  assert_int_equal(vyre_spv_loop_guard_for_driver(0, 0x1002u), 0); // AMD
+  assert_int_equal(vyre_spv_loop_guard_for_driver(0, 0x8086u), 0); // Intel
+}
+
 // VK-IF-1: `if (false) {} else {A}` is A alone, `if (c) {} else {B}` one
 // selection on !c, `if (c) {C}` one selection, `if (c) {} else {}` nothing:
 // two selections (and one OpLogicalNot) more than the same stores without
@@ -1115,6 +1125,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
+      cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),

@@ -300,3 +300,33 @@ def gen_fuzz_gpu_div_loop_bound(ctx):
                    [buf("oi", 4, "write", "i32", 1), buf("o16", 14, "write", "i16", 2)],
                    body, wg=(2, 1, 1), grid=[1, 1, 1],
                    expect={"oi": ["0x00000000"], "o16": o16}))
+
+
+def gen_fuzz_gpu_dead_loop_else(ctx):
+    # NVIDIA's Vulkan driver (580.159.04, H200) at generators 44 and 45 ran the
+    # store of `if (v8)` with v8 false when the else held a loop with an empty
+    # body; the loop-cut check keeps every loop alive on NVIDIA's driver
+    # (plugin-vulkan/README.md VK-LOOP-4, generator 46).
+    # v8 = 0.0 < (1.0 - 1.0) is false; if is_finite(1.0) { if v8 { rw[0] = 0 }
+    # else { for v16 in gid | 0xfffffff0 .. ~0 {} } }: rw[0] stays 1.
+    one = lit_f(0x3F800000)
+    body = [let("id", gid(0)),
+            let("v8", lit_b(False)),
+            assign("v8", lt(lit_f(0), sub(one, one))),
+            if_(un("is_finite", one),
+                [if_(var("v8"), [store("rw", lit_u(0), lit_u(0))],
+                     [for_("v16", bin_("or", var("id"), lit_u(0xFFFFFFF0)),
+                           un("not", lit_u(0)), [])])])]
+    c = case("dead_loop_else_store",
+             "v8 = 0.0 < (1.0 - 1.0) is false; under if is_finite(1.0), `if v8 { rw[0] = 0 } "
+             "else { a loop from gid | 0xfffffff0 to ~0 with an empty body }`: rw[0] stays 1. "
+             "NVIDIA's Vulkan driver (580.159.04, H200) ran the store at generators 44 and 45 "
+             "(plugin-vulkan/README.md VK-LOOP-4; vyre fuzz seed 2390001094, shrunk)",
+             [buf("rw", 10, "read_write", "u32"), wbuf("wf", "f32", 32)],
+             body, wg=(16, 1, 1), grid=[1, 1, 1],
+             inputs={"rw": ["0x00000001", "0x00000000", "0x00000000", "0x00000000",
+                            "0x00000000"]},
+             expect={"rw": ["0x00000001", "0x00000000", "0x00000000", "0x00000000",
+                            "0x00000000"]})
+    c["subgroup_size"] = 16
+    ctx.W.add("control/dead_loop_else_store.json", c)

@@ -161,7 +161,8 @@ from cases_lower import gen_lower, gen_lower_wide  # noqa: E402
 from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override, gen_subgroup_nan  # noqa: E402
 from cases_math import gen_math  # noqa: E402
 from cases_fuzz_gpu import (gen_fuzz_gpu, gen_fuzz_gpu_div_bool, gen_fuzz_gpu_empty_then,  # noqa: E402
-                            gen_fuzz_gpu_exit, gen_fuzz_gpu_folds, gen_fuzz_gpu_div_loop_bound)
+                            gen_fuzz_gpu_exit, gen_fuzz_gpu_folds, gen_fuzz_gpu_div_loop_bound,
+                            gen_fuzz_gpu_dead_loop_else)
 
 
 def main():
@@ -204,6 +205,7 @@ def main():
     gen_fuzz_gpu_folds(ctx)
     gen_fuzz_gpu_empty_then(ctx)
     gen_fuzz_gpu_div_loop_bound(ctx)
+    gen_fuzz_gpu_dead_loop_else(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 
