@@ -717,13 +717,13 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
                            j->be->props.deviceName);
       else
         st = vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, VYRE_VK_NAME,
-                         "a loop of the program stopped before its bound: the Vulkan driver of "
-                         "'%s' ends loops after %u iterations per invocation (all loops "
-                         "together; Mesa llvmpipe's loop limiter) and the outputs are wrong. "
-                         "Fix: run with fewer loop iterations per invocation, on another Vulkan "
-                         "driver (a GPU), or on the cpu backend (--backend cpu).",
-                         j->be->props.deviceName,
-                         j->be->loop_limit ? j->be->loop_limit : VYRE_VK_LLVMPIPE_LOOP_LIMIT);
+                           "a loop of the program stopped before its bound: the Vulkan driver of "
+                           "'%s' ends loops after %u iterations per invocation (all loops "
+                           "together; Mesa llvmpipe's loop limiter) and the outputs are wrong. "
+                           "Fix: run with fewer loop iterations per invocation, on another Vulkan "
+                           "driver (a GPU), or on the cpu backend (--backend cpu).",
+                           j->be->props.deviceName,
+                           j->be->loop_limit ? j->be->loop_limit : VYRE_VK_LLVMPIPE_LOOP_LIMIT);
     } else if (w[0]) {
       res.trapped = 1;
       res.trap_sites = w[0];
