@@ -493,6 +493,9 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   switch (n->kind) {
   case VYRE_IR_K_LET:
   case VYRE_IR_K_ASSIGN: {
+    // README.md VK-DEAD-1: a local nothing reads is left out (its value is
+    // an expression, which has no effect; plan fact LOWER-DEAD-1).
+    if (c->opt->drop_unread && (c->plan->facts[idx].flags & VYRE_KIT_FACT_UNREAD)) break;
     uint32_t v = vyre_spv_expr(c, n->a);
     // An f32 literal into a local: its bits through vyre_spv_hide, which the
     // driver cannot see through (nwg.x == 0 is false wherever an invocation

@@ -136,7 +136,9 @@
 //     1650000190), one statement per id in vyre_spv_hide_bits.
 // 46: the loop-cut check on NVIDIA's driver too (README.md VK-LOOP-4; seed
 //     2390001094 ran a store beside a loop with an empty body).
-#define VYRE_VK_GENERATOR_VERSION 46u
+// 47: a let or assign whose local nothing reads is left out (README.md
+//     VK-DEAD-1; NVIDIA seed 3240000790).
+#define VYRE_VK_GENERATOR_VERSION 47u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -199,9 +201,13 @@ typedef struct vyre_spv_options {
   // Workgroup variables filled at the start of main.
   uint32_t math_tables_private;
   // The function control of pow's function (README.md VK-MATH-5;
-  // VYRE_VULKAN_POW_CONTROL; vk_pipeline.c chooses it per program): 0
+  // VYRE_VULKAN_POW_CONTROL, chosen at create for every program): 0
   // DontInline, 1 none, 2 Inline.
   uint32_t pow_control;
+  // Every helper function (the cr_math functions, pow's included, and the
+  // software f32 helpers) DontInline: a test switch for driver comparisons
+  // (VYRE_VULKAN_DONTINLINE_ALL=1, README.md "Environment").
+  uint32_t dontinline_all;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
@@ -218,6 +224,10 @@ typedef struct vyre_spv_options {
   // instruction of the function (except the indirect variant's exits at
   // entry). NVIDIA's compiler miscompiled and crashed on early returns.
   uint32_t structured_exit;
+  // A `let` or `assign` whose local nothing reads (the plan's
+  // VYRE_KIT_FACT_UNREAD) is not emitted (README.md VK-DEAD-1): NVIDIA's
+  // compiler, removing such a dead quotient itself, changed a store before it.
+  uint32_t drop_unread;
   // No f32 constant reaches the driver (README.md VK-F32-13): every f32
   // literal, and every cast or bitcast to f32 whose operand may be constant
   // (or is a bool), passes through vyre_spv_hide. NVIDIA's compiler folded

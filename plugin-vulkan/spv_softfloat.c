@@ -118,7 +118,10 @@ static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params,
                     : vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U, U));
   uint32_t fn = vyre_spv_id(c->m);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction,
-                VYRE_SPV_ARGS(U, fn, SpvFunctionControlMaskNone, ft));
+                VYRE_SPV_ARGS(U, fn,
+                              c->opt->dontinline_all ? SpvFunctionControlDontInlineMask
+                                                     : SpvFunctionControlMaskNone,
+                              ft));
   for (uint32_t i = 0; i < nparams; i++)
     params[i] = vyre_spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);
   vyre_spv_label(c, vyre_spv_id(c->m));

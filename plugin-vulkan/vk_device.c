@@ -763,11 +763,13 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->hide_loop_bounds = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   // Code-generator forms on by default on every device; NAME=0 gives the
   // old form (tests and driver comparisons): README.md VK-LOOP-3, VK-EXIT-1,
-  // VK-F32-13, VK-EXIT-2.
+  // VK-F32-13, VK-EXIT-2, VK-DEAD-1.
   be->loop_counted = default_on("VYRE_VULKAN_LOOP_COUNTED");
   be->structured_exit = default_on("VYRE_VULKAN_STRUCTURED_EXIT");
   be->hide_f32_consts = default_on("VYRE_VULKAN_HIDE_F32_CONSTS");
   be->trap_at_end = default_on("VYRE_VULKAN_TRAP_AT_END");
+  be->drop_unread = default_on("VYRE_VULKAN_DROP_UNREAD");
+  be->dontinline_all = vyre_kit_env_flag("VYRE_VULKAN_DONTINLINE_ALL") == 1;
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only

@@ -163,6 +163,7 @@ struct vyre_backend {
   // pow's function control (README.md VK-MATH-5, VYRE_VULKAN_POW_CONTROL):
   // 0 DontInline, 1 none, 2 Inline; chosen at create (vk_math64.c).
   uint32_t pow_control;
+  uint32_t dontinline_all; // VYRE_VULKAN_DONTINLINE_ALL=1 (a test switch)
   // Non-literal loop bounds hidden from the driver (README.md VK-LOOP-1):
   // CPU devices, set at open.
   uint32_t hide_loop_bounds;
@@ -170,6 +171,7 @@ struct vyre_backend {
   // VYRE_VULKAN_LOOP_COUNTED=0 turns it off.
   uint32_t loop_counted;
   uint32_t structured_exit; // README.md VK-EXIT-1
+  uint32_t drop_unread;     // README.md VK-DEAD-1
   uint32_t hide_f32_consts; // README.md VK-F32-13
   uint32_t trap_at_end;     // README.md VK-EXIT-2
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):

@@ -47,13 +47,15 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->loop_guard);
   vyre_kit_key_add_u32(k, be->has_f64);
   vyre_kit_key_add_u32(k, be->math_soft64);
-  vyre_kit_key_add_u32(k, be->math_tables_private);  // VK-MATH-6
-  vyre_kit_key_add_u32(k, be->pow_control);          // VK-MATH-5
-  vyre_kit_key_add_u32(k, be->hide_loop_bounds);     // VK-LOOP-1
-  vyre_kit_key_add_u32(k, be->loop_counted);         // VK-LOOP-3
-  vyre_kit_key_add_u32(k, be->structured_exit);      // VK-EXIT-1
-  vyre_kit_key_add_u32(k, be->hide_f32_consts);      // VK-F32-13
-  vyre_kit_key_add_u32(k, be->trap_at_end);          // VK-EXIT-2
+  vyre_kit_key_add_u32(k, be->math_tables_private); // VK-MATH-6
+  vyre_kit_key_add_u32(k, be->pow_control);         // VK-MATH-5
+  vyre_kit_key_add_u32(k, be->hide_loop_bounds);    // VK-LOOP-1
+  vyre_kit_key_add_u32(k, be->loop_counted);        // VK-LOOP-3
+  vyre_kit_key_add_u32(k, be->structured_exit);     // VK-EXIT-1
+  vyre_kit_key_add_u32(k, be->hide_f32_consts);     // VK-F32-13
+  vyre_kit_key_add_u32(k, be->trap_at_end);         // VK-EXIT-2
+  vyre_kit_key_add_u32(k, be->drop_unread);         // VK-DEAD-1
+  vyre_kit_key_add_u32(k, be->dontinline_all);
   vyre_kit_key_add_u32(k, be->hide_select_operands); // VK-F32-11
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
@@ -392,18 +394,20 @@ static uint32_t check_args(vyre_backend *be, const vyre_compile_args *a, vyre_er
 // proved). The variant once took a hand-written subset that lacked
 // structured_exit, hide_f32_consts, trap_at_end, f32_native, f32_modes and
 // guard_inline.
-static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint32_t pow_control,
-                        uint32_t indirect, vyre_spv_options *opt) {
+static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint32_t indirect,
+                        vyre_spv_options *opt) {
   *opt = (vyre_spv_options){.has_int64 = be->has_int64,
                             .has_f64 = be->has_f64,
                             .math_soft64 = be->math_soft64,
                             .math_tables_private = be->math_tables_private,
-                            .pow_control = pow_control,
+                            .pow_control = be->pow_control,
                             .hide_loop_bounds = be->hide_loop_bounds,
                             .loop_counted = be->loop_counted,
                             .structured_exit = be->structured_exit,
                             .hide_f32_consts = be->hide_f32_consts,
                             .trap_at_end = be->trap_at_end,
+                            .drop_unread = be->drop_unread,
+                            .dontinline_all = be->dontinline_all,
                             .hide_select_operands = be->hide_select_operands,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
@@ -478,8 +482,6 @@ uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_modu
   const uint32_t *words = NULL;
   size_t nw = 0;
   int from_disk = 0;
-  // The generated module and its indirect variant get the same control.
-  const uint32_t pow_control = be->pow_control;
 retry:
   if (cacheable && !from_disk && vyre_kit_cache_get(be->disk, &k, &payload, &payload_size) &&
       payload_parse(be, a, payload, payload_size, &pp->info, &words, &nw)) {
@@ -489,7 +491,7 @@ retry:
     if (vyre_kit_cache_enabled(be->disk))
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
     vyre_spv_options opt;
-    spv_options(be, a, pow_control, 0, &opt);
+    spv_options(be, a, 0, &opt);
     st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;
     words = gen;
@@ -517,7 +519,7 @@ retry:
     // (ABI-INDIRECT-4); without it indirect dispatches of this program are
     // refused.
     vyre_spv_options io;
-    spv_options(be, a, pow_control, 1, &io);
+    spv_options(be, a, 1, &io);
     vyre_error ie = {.struct_size = sizeof(ie)};
     if (vyre_spv_generate(p, &io, &pp->ind_words, &pp->ind_nw, &pp->ind_info, &ie))
       pp->ind_words = NULL;

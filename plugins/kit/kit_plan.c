@@ -1015,6 +1015,18 @@ static int plan_analyses(vyre_kit_plan *plan) {
     free(local_ok);
     return 0;
   }
+  // Unread locals (LOWER-DEAD-1): a let or assign whose local no var reads.
+  // local_ok marks the locals some var reads here, before its use below.
+  memset(local_ok, 0, (size_t)p->local_count + 1u);
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_VAR && (plan->facts[i].flags & VYRE_KIT_FACT_REACHED))
+      local_ok[p->nodes[i].ref] = 1;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    if ((n->kind == VYRE_IR_K_LET || n->kind == VYRE_IR_K_ASSIGN) &&
+        (plan->facts[i].flags & VYRE_KIT_FACT_REACHED) && !local_ok[n->ref])
+      plan->facts[i].flags |= VYRE_KIT_FACT_UNREAD;
+  }
   // Observation points (LOWER-F32-2).
   for (uint32_t i = 0; i < p->node_count; i++) {
     const vyre_ir_node *n = &p->nodes[i];

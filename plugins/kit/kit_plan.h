@@ -18,7 +18,8 @@
 //     index is proven in range (LOWER-RANGE-*), f32 values proven canonical
 //     and the points that observe f32 bits (LOWER-F32-*), constant trip
 //     counts (LOWER-LOOP-1), runs of loads of consecutive elements from an
-//     aligned start (LOWER-WIDE-*), so every generator uses the same proofs;
+//     aligned start (LOWER-WIDE-*), lets and assigns nothing reads
+//     (LOWER-DEAD-1), so every generator uses the same proofs;
 //   - one checked walk: vyre_kit_plan_make() checks every index, range, kind
 //     and op code of the view once, so generators that run after it index the
 //     view without re-checking and never meet a malformed node.
@@ -87,6 +88,10 @@ extern "C" {
 // a WIDE head whose last element B + wide - 1 is proven in range
 // (LOWER-RANGE-*), so every element of the group is: no bounds test.
 #define VYRE_KIT_FACT_WIDE_IN_RANGE 0x200u
+// a `let` or `assign` whose local no expression of the program reads
+// (LOWER-DEAD-1): its value, an expression, has no effect, so the generator
+// may leave the statement out.
+#define VYRE_KIT_FACT_UNREAD 0x800u
 
 typedef struct vyre_kit_node_facts {
   uint32_t flags;     // VYRE_KIT_FACT_*

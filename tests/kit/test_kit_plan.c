@@ -550,6 +550,39 @@ static void test_unroll_budget(void **state) {
   free(t);
 }
 
+// LOWER-DEAD-1: a let or assign is UNREAD when no var reads its local (the
+// local of `d`, assigned once, never read); a local read anywhere, even only
+// by its own assign (`r = r + 1`) or inside a loop's body (`k`), is not.
+static void test_unread_locals(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t x, d, r, k;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = let(t, &d, bin(t, VYRE_IR_BIN_DIV, lit(t, T_U, 7), var(t, x)));
+  uint32_t s2 = assign(t, d, lit(t, T_U, 3));
+  uint32_t s3 = let(t, &r, lit(t, T_U, 0));
+  uint32_t s4 = assign(t, r, bin(t, VYRE_IR_BIN_ADD, var(t, r), lit(t, T_U, 1)));
+  uint32_t s5 = let(t, &k, lit(t, T_U, 2));
+  uint32_t j = tb_local(t, T_U, 0);
+  uint32_t inner = store(t, O, var(t, j), var(t, k));
+  uint32_t s6 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, inner));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4, s5, s6));
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_true(plan.facts[s1].flags & VYRE_KIT_FACT_UNREAD);
+  assert_true(plan.facts[s2].flags & VYRE_KIT_FACT_UNREAD);
+  assert_false(plan.facts[s0].flags & VYRE_KIT_FACT_UNREAD);
+  assert_false(plan.facts[s3].flags & VYRE_KIT_FACT_UNREAD);
+  assert_false(plan.facts[s4].flags & VYRE_KIT_FACT_UNREAD);
+  assert_false(plan.facts[s5].flags & VYRE_KIT_FACT_UNREAD);
+  assert_false(plan.facts[s6].flags & VYRE_KIT_FACT_UNREAD);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -565,6 +598,7 @@ int main(void) {
       cmocka_unit_test(test_canonical_values_and_observation_points),
       cmocka_unit_test(test_wide_load_groups),
       cmocka_unit_test(test_unroll_budget),
+      cmocka_unit_test(test_unread_locals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

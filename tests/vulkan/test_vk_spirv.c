@@ -1006,6 +1006,38 @@ static void test_spirv_if_shapes(void **state) {
   assert_int_equal(nots[1], nots[0] + 1);
 }
 
+// VK-DEAD-1: with opt.drop_unread a let nothing reads (a native quotient)
+// is not emitted: no OpFDiv, where without it there is one; spirv-val clean
+// both ways.
+static void test_spirv_unread_let_dropped(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t divs[2];
+  for (int drop = 0; drop < 2; drop++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F32, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+    uint32_t x, q;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 =
+        let(t, &q,
+            bin(t, VYRE_IR_BIN_DIV, lit(t, VYRE_IR_TYPE_F32, 0x3F800000u), load(t, A, var(t, x))));
+    uint32_t s2 = store(t, O, var(t, x), var(t, x));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2));
+    vyre_spv_options opt = {
+        .has_int64 = 1, .f32_native = VYRE_SPV_F32_NATIVE_DIV, .drop_unread = (uint32_t)drop};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    divs[drop] = count_ops(words, n, 136 /* OpFDiv */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "unread let", (uint32_t)drop), 0);
+    free(t);
+  }
+  assert_true(divs[0] >= 1);
+  assert_int_equal(divs[1], 0);
+}
+
 // VK-EXIT-2: with opt.trap_at_end a program of two traps writes the trap
 // record once, at the body's end (one OpAtomicOr of the site bits and one
 // OpAtomicUMin of the invocation id), instead of once per trap; spirv-val
@@ -1126,6 +1158,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_loop_guard_for_driver),
+      cmocka_unit_test(test_spirv_unread_let_dropped),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),

@@ -330,3 +330,28 @@ def gen_fuzz_gpu_dead_loop_else(ctx):
                             "0x00000000"]})
     c["subgroup_size"] = 16
     ctx.W.add("control/dead_loop_else_store.json", c)
+
+
+def gen_fuzz_gpu_unread_quotient(ctx):
+    # NVIDIA's Vulkan driver (580.159.04, H200) at generator 46 stored 2 at
+    # gid 2: o16[id] = max(i8b[0], max(-gid, i32(1.0))) is 1 for every id (i8b
+    # is empty: a load out of range is 0), and the unread let after it, v11 =
+    # 1.0 * (1.0 / wf[0]), changed it. Generator 47 leaves unread lets out
+    # (plugin-vulkan/README.md VK-DEAD-1).
+    one = lit_f(0x3F800000)
+    body = [let("id", gid(0)),
+            store("o16", var("id"),
+                  bin_("max", load("i8b", lit_u(0)),
+                       bin_("max", un("neg", bitcast("i32", gid(0))), cast("i32", one)))),
+            let("v11", bin_("mul", one, bin_("div", one, load("wf", lit_u(0)))))]
+    ctx.W.add("integers/unread_quotient_after_max.json",
+              case("unread_quotient_after_max",
+                   "o16[gid] = max(i8b[0], max(-gid, i32(1.0))) with i8b empty (0): 1 at "
+                   "gid 0, 1 and 2 (invocations 3..15 store out of range), then an unread "
+                   "let v11 = 1.0 * (1.0 / wf[0]). NVIDIA's Vulkan driver (580.159.04, H200) "
+                   "stored 2 at gid 2 at generator 46 (plugin-vulkan/README.md VK-DEAD-1; vyre "
+                   "fuzz seed 3240000790, shrunk)",
+                   [wbuf("wf", "f32", 16), buf("i8b", 11, "read", "i8"),
+                    buf("o16", 14, "write", "i16", 3)],
+                   body, wg=(16, 1, 1), grid=[1, 1, 1], inputs={"i8b": []},
+                   expect={"o16": ["0x0001", "0x0001", "0x0001"]}))
