@@ -204,10 +204,10 @@ typedef struct vyre_spv_options {
   // VYRE_VULKAN_POW_CONTROL, chosen at create for every program): 0
   // DontInline, 1 none, 2 Inline.
   uint32_t pow_control;
-  // Every helper function (the cr_math functions, pow's included, and the
-  // software f32 helpers) DontInline: a test switch for driver comparisons
-  // (VYRE_VULKAN_DONTINLINE_ALL=1, README.md "Environment").
-  uint32_t dontinline_all;
+  // Which helper functions are DontInline besides pow's (pow_control):
+  // VYRE_SPV_DONTINLINE_MATH every cr_math function, VYRE_SPV_DONTINLINE_SOFT
+  // the software f32 helpers (VYRE_VULKAN_DONTINLINE, README.md "Environment").
+  uint32_t dontinline;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
@@ -292,7 +292,11 @@ typedef struct vyre_spv_options {
 // were right). Pure.
 uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven);
 
-#define VYRE_SPV_VENDOR_NVIDIA 0x10DEu // VkPhysicalDeviceProperties.vendorID
+#define VYRE_SPV_VENDOR_NVIDIA 0x10DEu
+
+#define VYRE_SPV_DONTINLINE_MATH 1u // opt.dontinline: every cr_math function
+#define VYRE_SPV_DONTINLINE_SOFT                                                                   \
+  2u // opt.dontinline: the software f32 helpers // VkPhysicalDeviceProperties.vendorID
 
 // Whether a device gets the loop-cut check (opt.loop_guard) by default:
 // Mesa's llvmpipe (|llvmpipe|), whose loop limiter ends loops early

@@ -123,7 +123,7 @@ static uint32_t fop(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
 }
 
 uint32_t vyre_spv_math_fn_control(const vyre_spv_options *o, const vyre_kit_mfn *f) {
-  if (o->dontinline_all) return SpvFunctionControlDontInlineMask;
+  if (o->dontinline & VYRE_SPV_DONTINLINE_MATH) return SpvFunctionControlDontInlineMask;
   if (f->nargs != 2 || o->pow_control == 1) return SpvFunctionControlMaskNone;
   return o->pow_control == 2 ? (uint32_t)SpvFunctionControlInlineMask
                              : (uint32_t)SpvFunctionControlDontInlineMask;

@@ -119,8 +119,9 @@ static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params,
   uint32_t fn = vyre_spv_id(c->m);
   vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction,
                 VYRE_SPV_ARGS(U, fn,
-                              c->opt->dontinline_all ? SpvFunctionControlDontInlineMask
-                                                     : SpvFunctionControlMaskNone,
+                              (c->opt->dontinline & VYRE_SPV_DONTINLINE_SOFT)
+                                  ? SpvFunctionControlDontInlineMask
+                                  : SpvFunctionControlMaskNone,
                               ft));
   for (uint32_t i = 0; i < nparams; i++)
     params[i] = vyre_spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);

@@ -769,7 +769,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->hide_f32_consts = default_on("VYRE_VULKAN_HIDE_F32_CONSTS");
   be->trap_at_end = default_on("VYRE_VULKAN_TRAP_AT_END");
   be->drop_unread = default_on("VYRE_VULKAN_DROP_UNREAD");
-  be->dontinline_all = vyre_kit_env_flag("VYRE_VULKAN_DONTINLINE_ALL") == 1;
+  vyre_vk_dontinline_choose(be);
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only

@@ -163,7 +163,7 @@ struct vyre_backend {
   // pow's function control (README.md VK-MATH-5, VYRE_VULKAN_POW_CONTROL):
   // 0 DontInline, 1 none, 2 Inline; chosen at create (vk_math64.c).
   uint32_t pow_control;
-  uint32_t dontinline_all; // VYRE_VULKAN_DONTINLINE_ALL=1 (a test switch)
+  uint32_t dontinline; // VYRE_SPV_DONTINLINE_* (VYRE_VULKAN_DONTINLINE)
   // Non-literal loop bounds hidden from the driver (README.md VK-LOOP-1):
   // CPU devices, set at open.
   uint32_t hide_loop_bounds;
@@ -225,6 +225,9 @@ void vyre_vk_math_tables_choose(vyre_backend *be);
 // Chooses be->pow_control from VYRE_VULKAN_POW_CONTROL (VK-MATH-5): 0
 // DontInline (auto, the default), 1 none, 2 Inline, for every program.
 void vyre_vk_pow_control_choose(vyre_backend *be);
+// Chooses be->dontinline (VYRE_SPV_DONTINLINE_*) from VYRE_VULKAN_DONTINLINE:
+// pow (the default: pow's function only, by pow_control), math, soft or all.
+void vyre_vk_dontinline_choose(vyre_backend *be);
 // Chooses be->sg_native and be->sg_desc from VYRE_VULKAN_SUBGROUP and the
 // device (vk_sgmode.c, README.md VK-SG-*). Called at create, after the others.
 void vyre_vk_sg_choose(vyre_backend *be);

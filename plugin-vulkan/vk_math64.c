@@ -86,3 +86,20 @@ void vyre_vk_pow_control_choose(vyre_backend *be) {
                  "to auto, dontinline, none or inline.",
                  pc);
 }
+
+void vyre_vk_dontinline_choose(vyre_backend *be) {
+  const char *d = vyre_kit_getenv("VYRE_VULKAN_DONTINLINE");
+  be->dontinline = 0;
+  if (!d || !*d || strcmp(d, "pow") == 0) return;
+  if (strcmp(d, "math") == 0)
+    be->dontinline = VYRE_SPV_DONTINLINE_MATH;
+  else if (strcmp(d, "soft") == 0)
+    be->dontinline = VYRE_SPV_DONTINLINE_SOFT;
+  else if (strcmp(d, "all") == 0)
+    be->dontinline = VYRE_SPV_DONTINLINE_MATH | VYRE_SPV_DONTINLINE_SOFT;
+  else
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_DONTINLINE=%s is not a set of helper functions; using pow. Fix: "
+                 "set it to pow, math, soft or all.",
+                 d);
+}

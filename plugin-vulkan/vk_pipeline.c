@@ -55,7 +55,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->hide_f32_consts);     // VK-F32-13
   vyre_kit_key_add_u32(k, be->trap_at_end);         // VK-EXIT-2
   vyre_kit_key_add_u32(k, be->drop_unread);         // VK-DEAD-1
-  vyre_kit_key_add_u32(k, be->dontinline_all);
+  vyre_kit_key_add_u32(k, be->dontinline);
   vyre_kit_key_add_u32(k, be->hide_select_operands); // VK-F32-11
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
@@ -407,7 +407,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .hide_f32_consts = be->hide_f32_consts,
                             .trap_at_end = be->trap_at_end,
                             .drop_unread = be->drop_unread,
-                            .dontinline_all = be->dontinline_all,
+                            .dontinline = be->dontinline,
                             .hide_select_operands = be->hide_select_operands,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
