@@ -1263,6 +1263,10 @@ uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven) {
   return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? proven & ~VYRE_SPV_F32_NATIVE_DIV : proven;
 }
 
+uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id) {
+  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? VYRE_SPV_DONTINLINE_MATH : 0u;
+}
+
 uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id) {
   return llvmpipe || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }

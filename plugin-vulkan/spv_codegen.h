@@ -138,7 +138,9 @@
 //     2390001094 ran a store beside a loop with an empty body).
 // 47: a let or assign whose local nothing reads is left out (README.md
 //     VK-DEAD-1; NVIDIA seed 3240000790).
-#define VYRE_VK_GENERATOR_VERSION 47u
+// 48: every cr_math function DontInline on NVIDIA's driver (README.md
+//     VK-MATH-7; seed 3170000799 died of SIGILL in its compiler).
+#define VYRE_VK_GENERATOR_VERSION 48u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -292,11 +294,18 @@ typedef struct vyre_spv_options {
 // were right). Pure.
 uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven);
 
+// NVIDIA's VkPhysicalDeviceProperties.vendorID.
 #define VYRE_SPV_VENDOR_NVIDIA 0x10DEu
 
-#define VYRE_SPV_DONTINLINE_MATH 1u // opt.dontinline: every cr_math function
-#define VYRE_SPV_DONTINLINE_SOFT                                                                   \
-  2u // opt.dontinline: the software f32 helpers // VkPhysicalDeviceProperties.vendorID
+// opt.dontinline: every cr_math function; the software f32 helpers.
+#define VYRE_SPV_DONTINLINE_MATH 1u
+#define VYRE_SPV_DONTINLINE_SOFT 2u
+
+// The helper functions (VYRE_SPV_DONTINLINE_*) a device of |vendor_id| gets
+// DontInline by default: every cr_math function on NVIDIA's driver (0x10DE;
+// README.md VK-MATH-7: its compiler died of SIGILL on an inlined log2 beside
+// an fma and a software division), none elsewhere (pow's aside). Pure.
+uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id);
 
 // Whether a device gets the loop-cut check (opt.loop_guard) by default:
 // Mesa's llvmpipe (|llvmpipe|), whose loop limiter ends loops early

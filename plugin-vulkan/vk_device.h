@@ -226,7 +226,8 @@ void vyre_vk_math_tables_choose(vyre_backend *be);
 // DontInline (auto, the default), 1 none, 2 Inline, for every program.
 void vyre_vk_pow_control_choose(vyre_backend *be);
 // Chooses be->dontinline (VYRE_SPV_DONTINLINE_*) from VYRE_VULKAN_DONTINLINE:
-// pow (the default: pow's function only, by pow_control), math, soft or all.
+// auto (the default: vyre_spv_dontinline_for_vendor, README.md VK-MATH-7),
+// pow (pow's function only, by pow_control), math, soft or all.
 void vyre_vk_dontinline_choose(vyre_backend *be);
 // Chooses be->sg_native and be->sg_desc from VYRE_VULKAN_SUBGROUP and the
 // device (vk_sgmode.c, README.md VK-SG-*). Called at create, after the others.

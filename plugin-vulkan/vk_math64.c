@@ -89,9 +89,11 @@ void vyre_vk_pow_control_choose(vyre_backend *be) {
 
 void vyre_vk_dontinline_choose(vyre_backend *be) {
   const char *d = vyre_kit_getenv("VYRE_VULKAN_DONTINLINE");
-  be->dontinline = 0;
-  if (!d || !*d || strcmp(d, "pow") == 0) return;
-  if (strcmp(d, "math") == 0)
+  be->dontinline = vyre_spv_dontinline_for_vendor(be->props.vendorID);
+  if (!d || !*d || strcmp(d, "auto") == 0) return;
+  if (strcmp(d, "pow") == 0)
+    be->dontinline = 0;
+  else if (strcmp(d, "math") == 0)
     be->dontinline = VYRE_SPV_DONTINLINE_MATH;
   else if (strcmp(d, "soft") == 0)
     be->dontinline = VYRE_SPV_DONTINLINE_SOFT;
@@ -99,7 +101,7 @@ void vyre_vk_dontinline_choose(vyre_backend *be) {
     be->dontinline = VYRE_SPV_DONTINLINE_MATH | VYRE_SPV_DONTINLINE_SOFT;
   else
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-                 "VYRE_VULKAN_DONTINLINE=%s is not a set of helper functions; using pow. Fix: "
-                 "set it to pow, math, soft or all.",
+                 "VYRE_VULKAN_DONTINLINE=%s is not a set of helper functions; using auto. Fix: "
+                 "set it to auto, pow, math, soft or all.",
                  d);
 }

@@ -954,6 +954,16 @@ static void test_f32_native_division_not_on_nvidia(void **state) {
   assert_int_equal(vyre_spv_f32_native_for_vendor(0x10005u, all), all); // Mesa (lavapipe)
 }
 
+// VK-MATH-7: every cr_math function is DontInline on NVIDIA's driver by
+// default; other vendors keep pow's control only.
+static void test_dontinline_for_vendor(void **state) {
+  (void)state;
+  assert_int_equal(vyre_spv_dontinline_for_vendor(VYRE_SPV_VENDOR_NVIDIA),
+                   VYRE_SPV_DONTINLINE_MATH);
+  assert_int_equal(vyre_spv_dontinline_for_vendor(0x10005u), 0); // Mesa (lavapipe)
+  assert_int_equal(vyre_spv_dontinline_for_vendor(0x1002u), 0);  // AMD
+}
+
 // VK-LOOP-4: the loop-cut check is on by default for llvmpipe and for
 // NVIDIA's driver, and off for other GPUs.
 static void test_loop_guard_for_driver(void **state) {
@@ -1158,6 +1168,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_loop_guard_for_driver),
+      cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_spirv_unread_let_dropped),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
