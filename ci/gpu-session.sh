@@ -14,8 +14,10 @@
 # FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
 # SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
-# conformance on the resident kernel), CTEST_RE (ctests to run too). Before the conformance it replays the
-# fuzz findings and the compiler-crash cases on Vulkan (ci/gpu-findings.sh;
+# conformance on the resident kernel), CTEST_RE (ctests to run too).
+# Before the conformance it replays the open differences and the
+# compiler-crash cases on Vulkan, each in its own process
+# (tests/fuzzgen/open and tests/fuzzgen/crashes, ci/gpu-findings.sh;
 # FINDINGS_SWITCHES and FINDINGS_PATHS below).
 set -uo pipefail
 cd "$(dirname "$0")/.."

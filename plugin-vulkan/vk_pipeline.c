@@ -8,6 +8,7 @@
 // loaded only when vendor, device, driver version and pipeline-cache UUID
 // match. Called from vk_plugin.c (compile, module_release, flush).
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,9 +444,13 @@ static void dump_spirv(const char *label, const char *suffix, const uint32_t *wo
   snprintf(path + k, sizeof(path) - (size_t)k, "%s.spv", suffix);
   FILE *f = fopen(path, "wb");
   int ok = f && fwrite(words, 4, n, f) == n;
-  if (f && fclose(f) != 0) ok = 0;
+  int e = errno;
+  if (f && fclose(f) != 0) ok = 0, e = errno;
   if (!ok)
-    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME, "VYRE_VULKAN_DUMP_SPIRV: could not write '%s'", path);
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_DUMP_SPIRV: could not write '%s' (%s); the module is not dumped, "
+                 "nothing else changes. Fix: set it to an existing folder you can write.",
+                 path, strerror(e));
 }
 
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# debug_switches.sh — the Vulkan plugin's switches for driver comparisons
+# (plugin-vulkan/README.md "Environment") on the default device:
+#   - VYRE_VULKAN_DUMP_SPIRV=DIR writes every generated module as
+#     DIR/<label>.spv (and -indirect.spv), each valid for spirv-val; a folder
+#     that cannot be written is a warning naming the path, and the run still
+#     gives its results;
+#   - VYRE_VULKAN_DONTINLINE (VK-MATH-7) and VYRE_VULKAN_DROP_UNREAD=0
+#     (VK-DEAD-1) keep results: a case with cr_math and one with an unread
+#     let meet their "expect" under each; a value of DONTINLINE that is no
+#     mode warns with a Fix.
+# Exit 77 (skipped) without a Vulkan device.
+#   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
+set -euo pipefail
+vyre="$1" src="$2" work="$3"
+rm -rf "$work" && mkdir -p "$work/dump"
+export VYRE_CACHE_DISABLE=1 # a module read from the cache is not generated, so not dumped
+if ! "$vyre" list 2>/dev/null | grep -qE '^vulkan +available'; then
+  echo "debug_switches: skipped: no Vulkan device here"
+  exit 77
+fi
+fail() { echo "debug_switches: $*" >&2; exit 1; }
+# run CASE [VAR=VALUE...]: vyre run on vulkan; the case must meet its expect.
+run() {
+  local c=$1
+  shift
+  env "$@" "$vyre" run "$c" --backend vulkan >"$work/out" 2>&1 ||
+    { cat "$work/out" >&2; fail "$c ($*): vyre run failed"; }
+  grep -q '^expect: ok' "$work/out" || { cat "$work/out" >&2; fail "$c ($*): expect not met"; }
+}
+dead="$src/tests/conformance/cases/control/dead_loop_else_store.json"
+unread="$src/tests/conformance/cases/integers/unread_quotient_after_max.json"
+softmax="$src/examples/softmax.json"
+
+run "$dead" VYRE_VULKAN_DUMP_SPIRV="$work/dump"
+[ -s "$work/dump/dead_loop_else_store.spv" ] ||
+  fail "VYRE_VULKAN_DUMP_SPIRV wrote no dead_loop_else_store.spv: $(ls "$work/dump")"
+n=0
+for f in "$work/dump"/*.spv; do
+  spirv-val --target-env vulkan1.1 "$f" >"$work/val" 2>&1 ||
+    { cat "$work/val" >&2; fail "spirv-val rejects the dumped $f"; }
+  n=$((n + 1))
+done
+echo "debug_switches: VYRE_VULKAN_DUMP_SPIRV wrote $n valid modules"
+
+run "$dead" VYRE_VULKAN_DUMP_SPIRV="$work/no/such/folder"
+grep -q "VYRE_VULKAN_DUMP_SPIRV: could not write '$work/no/such/folder/dead_loop_else_store.spv'" \
+  "$work/out" || { cat "$work/out" >&2; fail "no warning for a folder that cannot be written"; }
+grep -q "Fix:" "$work/out" || { cat "$work/out" >&2; fail "the dump warning has no Fix"; }
+
+for m in auto pow math soft all; do
+  run "$softmax" VYRE_VULKAN_DONTINLINE=$m
+done
+run "$softmax" VYRE_VULKAN_DONTINLINE=bogus
+grep -q "VYRE_VULKAN_DONTINLINE=bogus is not a set of helper functions; using auto. Fix:" \
+  "$work/out" || { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_DONTINLINE=bogus"; }
+run "$unread"
+run "$unread" VYRE_VULKAN_DROP_UNREAD=0
+echo "debug_switches: ok"
