@@ -35,8 +35,6 @@
 #include "vk_status.h"
 #include "vyre_kit.h"
 
-#define NVIDIA_VENDOR_ID 0x10DEu
-
 static uint64_t timeout_ns(uint32_t dflt_ms) {
   const char *v = vyre_kit_getenv("VYRE_VULKAN_FAULT_TIMEOUT_MS");
   if (v && *v) {
@@ -61,7 +59,7 @@ static int forced(void) {
 
 int vyre_vk_real_faults_possible(const vyre_backend *be) {
   if (be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) return 0;
-  return be->props.vendorID == NVIDIA_VENDOR_ID || forced();
+  return be->props.vendorID == VYRE_SPV_VENDOR_NVIDIA || forced();
 }
 
 // What the fault shader of |kind| does, into |buf|; returns |buf|.

@@ -722,8 +722,7 @@ uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_erro
                            "together; Mesa llvmpipe's loop limiter) and the outputs are wrong. "
                            "Fix: run with fewer loop iterations per invocation, on another Vulkan "
                            "driver (a GPU), or on the cpu backend (--backend cpu).",
-                           j->be->props.deviceName,
-                           j->be->loop_limit ? j->be->loop_limit : VYRE_VK_LLVMPIPE_LOOP_LIMIT);
+                           j->be->props.deviceName, j->be->loop_limit);
     } else if (w[0]) {
       res.trapped = 1;
       res.trap_sites = w[0];

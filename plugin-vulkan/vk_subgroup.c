@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "spv_codegen.h"
+
 uint32_t vyre_vk_sg_capable(const vyre_vk_sg_dev *d, char *why, size_t cap) {
   const uint32_t s = d->size;
   if (s != 8 && s != 16 && s != 32)
@@ -55,7 +57,8 @@ uint32_t vyre_vk_sg_for(const vyre_vk_sg_dev *d, uint32_t native, uint32_t progr
 }
 
 uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id) {
-  if (!env || !*env || strcmp(env, "auto") == 0) return vendor_id == 0x10DEu ? 1u : 0u;
+  if (!env || !*env || strcmp(env, "auto") == 0)
+    return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
   if (strcmp(env, "emulate") == 0) return 1;
   if (strcmp(env, "native") == 0) return 0;
   return 0xFFFFFFFFu;
