@@ -206,9 +206,10 @@ typedef struct vyre_spv_options {
   // VYRE_VULKAN_POW_CONTROL, chosen at create for every program): 0
   // DontInline, 1 none, 2 Inline.
   uint32_t pow_control;
-  // Which helper functions are DontInline besides pow's (pow_control):
-  // VYRE_SPV_DONTINLINE_MATH every cr_math function, VYRE_SPV_DONTINLINE_SOFT
-  // the software f32 helpers (VYRE_VULKAN_DONTINLINE, README.md "Environment").
+  // Which helper functions are DontInline besides pow's (pow_control
+  // decides pow's alone): VYRE_SPV_DONTINLINE_MATH every other cr_math
+  // function, VYRE_SPV_DONTINLINE_SOFT the software f32 helpers
+  // (VYRE_VULKAN_DONTINLINE, README.md "Environment").
   uint32_t dontinline;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
@@ -297,7 +298,7 @@ uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven);
 // NVIDIA's VkPhysicalDeviceProperties.vendorID.
 #define VYRE_SPV_VENDOR_NVIDIA 0x10DEu
 
-// opt.dontinline: every cr_math function; the software f32 helpers.
+// opt.dontinline: every cr_math function but pow; the software f32 helpers.
 #define VYRE_SPV_DONTINLINE_MATH 1u
 #define VYRE_SPV_DONTINLINE_SOFT 2u
 

@@ -123,8 +123,12 @@ static uint32_t fop(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
 }
 
 uint32_t vyre_spv_math_fn_control(const vyre_spv_options *o, const vyre_kit_mfn *f) {
-  if (o->dontinline & VYRE_SPV_DONTINLINE_MATH) return SpvFunctionControlDontInlineMask;
-  if (f->nargs != 2 || o->pow_control == 1) return SpvFunctionControlMaskNone;
+  // The unary functions: opt.dontinline (README.md VK-MATH-7); pow (two
+  // arguments): opt.pow_control (VK-MATH-5) whatever opt.dontinline says.
+  if (f->nargs != 2)
+    return (o->dontinline & VYRE_SPV_DONTINLINE_MATH) ? (uint32_t)SpvFunctionControlDontInlineMask
+                                                      : (uint32_t)SpvFunctionControlMaskNone;
+  if (o->pow_control == 1) return SpvFunctionControlMaskNone;
   return o->pow_control == 2 ? (uint32_t)SpvFunctionControlInlineMask
                              : (uint32_t)SpvFunctionControlDontInlineMask;
 }

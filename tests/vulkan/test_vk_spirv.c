@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "kit_math.h"
+#include "spv_cg.h"
 #include "spv_codegen.h"
 #include "../common/ir_prog.h"
 #include "../common/json_walk.h"
@@ -964,6 +966,28 @@ static void test_dontinline_for_vendor(void **state) {
   assert_int_equal(vyre_spv_dontinline_for_vendor(0x1002u), 0);  // AMD
 }
 
+// VK-MATH-7 and VK-MATH-5: opt.dontinline's math bit makes the unary
+// cr_math functions DontInline; pow's control is opt.pow_control's alone
+// (0 DontInline, 1 none, 2 Inline), with or without that bit.
+static void test_math_fn_control(void **state) {
+  (void)state;
+  const vyre_kit_mfn unary = {.name = "exp", .nargs = 1}, pow2 = {.name = "pow", .nargs = 2};
+  const uint32_t none = SpvFunctionControlMaskNone, dont = SpvFunctionControlDontInlineMask,
+                 in = SpvFunctionControlInlineMask;
+  for (uint32_t math = 0; math < 2; math++) {
+    vyre_spv_options o = {.dontinline = math ? VYRE_SPV_DONTINLINE_MATH : 0u};
+    assert_int_equal(vyre_spv_math_fn_control(&o, &unary), math ? dont : none);
+    o.pow_control = 0;
+    assert_int_equal(vyre_spv_math_fn_control(&o, &pow2), dont);
+    o.pow_control = 1;
+    assert_int_equal(vyre_spv_math_fn_control(&o, &pow2), none);
+    o.pow_control = 2;
+    assert_int_equal(vyre_spv_math_fn_control(&o, &pow2), in);
+  }
+  vyre_spv_options soft = {.dontinline = VYRE_SPV_DONTINLINE_SOFT};
+  assert_int_equal(vyre_spv_math_fn_control(&soft, &unary), none);
+}
+
 // VK-LOOP-4: the loop-cut check is on by default for llvmpipe and for
 // NVIDIA's driver, and off for other GPUs.
 static void test_loop_guard_for_driver(void **state) {
@@ -1169,6 +1193,7 @@ int main(void) {
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_dontinline_for_vendor),
+      cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
