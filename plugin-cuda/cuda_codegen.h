@@ -76,7 +76,7 @@
 // 33: the resident kernel's block 0 writes the staged items' info entries
 //     with one thread per item, not one after another on its lead
 //     (cuda_resident.c; docs/perf/README.md 2026-12-03e).
-#define VYRE_CUDA_GENERATOR_VERSION 33u
+#define VYRE_CUDA_GENERATOR_VERSION 34u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

@@ -37,6 +37,7 @@
 //   VYRE_MOCK_CUDA_KERNEL=inc runs inc (S 2) and =stream runs, by S, the
 //   programs of tests/host/test_stream.c: vadd (S 3: out = a + b) and
 //   trap13 (S 1: x[0] += 1, or trap site 2 value 7 when x[0] is 13);
+//   =add1 runs x[0] += 1 (S 1: vyre bench's stream figures 9 and 10),
 //   =x3p1 runs x[i] = x[i] * 3 + 1 (S 1), in one-shot launches too (the
 //   second part of test_cuda_resident_gpu checked on the mock).
 //   The launch's stream is busy
@@ -54,6 +55,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -547,6 +549,9 @@ static unsigned run_item(const resident_launch *L, unsigned long long *d) {
     unsigned *out = DEV(unsigned, params[2]);
     for (unsigned long long i = 0; i < threads && i < counts[2]; i++)
       out[i] = (i < counts[0] ? a[i] : 0) + (i < counts[1] ? b[i] : 0);
+  } else if (k && strcmp(k, "add1") == 0 && S == 1 && counts[0] >= 1) {
+    unsigned *x = DEV(unsigned, params[0]);
+    x[0] += 1u;
   } else if (k && strcmp(k, "stream") == 0 && S == 1 && counts[0] >= 1) {
     unsigned *x = DEV(unsigned, params[0]);
     unsigned long long *rec = (unsigned long long *)(uintptr_t)trap;
@@ -572,6 +577,12 @@ static void *resident_main(void *arg) {
       if (atomic_load_explicit(&vh[1], memory_order_acquire) || mono_ns() - t0 > L->idle_ns) {
         atomic_store_explicit(&vh[3], seq + 1, memory_order_release);
         goto out;
+      }
+      // A short spin first, as the real kernel polls: a tiny item's round
+      // trip then measures the host's side, not a timer's slack.
+      if (mono_ns() - t0 < 200000u) {
+        sched_yield();
+        continue;
       }
       struct timespec ts = {0, 2000};
       nanosleep(&ts, NULL);
