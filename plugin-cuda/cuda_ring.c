@@ -655,7 +655,7 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
       }
     }
     const int lost = !n && (r->lost || atomic_load(&be->lost));
-    const uint64_t pending = r->tail - r->head;
+    const uint64_t pending = r->tail - r->head, oldest = r->head;
     pthread_mutex_unlock(&r->lock);
     if (hung) {
       if (!atomic_exchange(&be->lost, 1))
@@ -682,11 +682,21 @@ uint32_t vyre_cuda_ring_reap(vyre_backend *be, vyre_ring *r, uint64_t timeout_ns
                            be->device_index, be->name, (unsigned long long)pending, r->label);
     }
     if (n || !timeout_ns || !pending || now_ns() >= end) break;
-    // Spin first (a tiny item completes in microseconds), then nap.
-    if (++spins < 4096)
-      sched_yield();
-    else
-      nap_ns(spins < 16384 ? 2000 : 50000);
+    // Wait for the oldest item's completion word without the lock, which
+    // ring_submit takes to ring each doorbell: a reaper that took it on every
+    // poll made submitters queue for it. The locked pass above runs again
+    // once the item completes, when the kernel has left (the relaunch rule),
+    // at the deadline, and every 64th step for the watchdog. Spin first (a tiny item completes in
+    // microseconds), then nap.
+    for (uint32_t w = 0; w < 64u; w++) {
+      if (++spins < 4096)
+        sched_yield();
+      else
+        nap_ns(spins < 16384 ? 2000 : 50000);
+      if (vyre_cuda_ring_done(&r->l, r->host, oldest, NULL) || vyre_cuda_ring_exited(r->host) ||
+          now_ns() >= end)
+        break;
+    }
   }
   *out_count = n;
   return VYRE_STATUS_OK;

@@ -494,9 +494,11 @@ uint32_t vyre__plan_make(const vyre_kernel *k, const vyre__kmod *mod, const vyre
         return st;
       }
       bd->resident = r->buf;
+      bd->data = NULL;
       continue;
     }
     bd->kind = VYRE_BINDING_HOST;
+    bd->resident = NULL;
     size_t len = (size_t)bd->bytes;
     const vyre_output_range *rg = range_of(o, i);
     if (rg && native_ranges) {

@@ -4,8 +4,8 @@
 // program and the device, the grid, and the plugin's bindings (plan.c). Not
 // installed.
 //
-// Ownership: a vyre__plan is a caller-owned value (zeroed before
-// vyre__plan_make) that owns its scratch memory until vyre__plan_free; its
+// Ownership: a vyre__plan is a caller-owned value (zeroed, or freed after
+// an earlier make, before vyre__plan_make) that owns its scratch memory until vyre__plan_free; its
 // bindings point into the caller's args and the plan's scratch, so the args
 // must outlive the dispatch. Thread safety: the functions keep no state;
 // one plan is used by one thread at a time.
@@ -76,7 +76,10 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
                           uint32_t out_grid[3], vyre_error *err);
 // vyre__plan_check, then the bindings and scratch. |mod| is the module set
 // to dispatch (from vyre__kernel_acquire; borrowed by the plan, the caller
-// keeps its reference while it uses the plan). |plan| must be zeroed.
+// keeps its reference while it uses the plan). |plan| must be zeroed, or
+// have been made by an earlier vyre__plan_make of the same kernel and freed
+// by vyre__plan_free since (every field it reads is then reset: a stream
+// slot plans each item anew without zeroing its 6 KB again).
 uint32_t vyre__plan_make(const vyre_kernel *k, const struct vyre__kmod *mod, const vyre_arg *args,
                          uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err);

@@ -197,6 +197,39 @@ static void deliver_one(vyre_stream *s, uint64_t seq) {
   pthread_cond_broadcast(&s->cv);
 }
 
+// Delivers the |n| items from s->delivered on (completed, each's status and
+// result in its slot) with the lock held, as deliver_one would one by one,
+// but with the lock released once around all their callbacks and one
+// broadcast: a reap that found a run of items complete hands the submitters
+// their slots in one wake-up, not one per item.
+static void deliver_run(vyre_stream *s, uint32_t n) {
+  if (!n) return;
+  const uint64_t first = s->delivered;
+  for (uint64_t q = first; q < first + n; q++) {
+    slot *sl = slot_of(s, q);
+    item_message(s, sl);
+    s->stats.items++;
+    s->stats.device_time_ns += sl->result.device_time_ns;
+    if (sl->planned) {
+      vyre__plan_free(&sl->plan);
+      sl->planned = 0;
+    }
+  }
+  if (s->on_done && !s->cancel) {
+    pthread_mutex_unlock(&s->lock);
+    for (uint64_t q = first; q < first + n; q++) {
+      slot *sl = slot_of(s, q);
+      s->on_done(s->user, q, sl->status, &sl->result, &sl->error);
+    }
+    pthread_mutex_lock(&s->lock);
+  }
+  for (uint64_t q = first; q < first + n; q++)
+    slot_of(s, q)->state = s->on_done || s->cancel ? SLOT_EMPTY : SLOT_DONE;
+  s->delivered = first + n;
+  advance_head(s);
+  pthread_cond_broadcast(&s->cv);
+}
+
 // Delivers every undelivered item with |st| and |e| (recovery failed).
 static void deliver_failed(vyre_stream *s, uint32_t st, const vyre_error *e) {
   s->fatal = st;
@@ -424,8 +457,7 @@ static uint32_t ring_open(vyre_stream *s, vyre_ring **out, vyre_error *err) {
 // Hands item |seq| (its slot filled) to the plugin's ring. Lock held.
 static uint32_t ring_submit(vyre_stream *s, uint64_t seq, vyre_error *err) {
   slot *sl = slot_of(s, seq);
-  if (sl->planned) vyre__plan_free(&sl->plan);
-  memset(&sl->plan, 0, sizeof(sl->plan));
+  if (sl->planned) vyre__plan_free(&sl->plan); // made anew below (plan.h: no zeroing)
   sl->planned = 0;
   vyre_dispatch_options o = item_opts(s, sl);
   uint32_t st = vyre__plan_make(&s->k, s->k.mod, sl->args, sl->arg_count, &o, &sl->plan, err);
@@ -490,13 +522,14 @@ static void ring_step(vyre_stream *s, uint64_t timeout_ns) {
   reset_error(&e);
   uint32_t st = vyre__call_ring_reap(s->dev, ring, timeout_ns, s->comps, s->cap, &got, &e);
   pthread_mutex_lock(&s->lock);
-  for (uint32_t i = 0; i < got; i++) {
-    const vyre_ring_completion *c = &s->comps[i];
-    if (c->seq != s->delivered) {
+  uint32_t ok = 0;
+  for (; ok < got; ok++) {
+    const vyre_ring_completion *c = &s->comps[ok];
+    if (c->seq != s->delivered + ok) {
       vyre__log(VYRE_LOG_ERROR, s->dev->name,
                 "stream '%s': ring_reap reported item %llu while item %llu was next; "
                 "treating the ring as lost",
-                s->k.label, (unsigned long long)c->seq, (unsigned long long)s->delivered);
+                s->k.label, (unsigned long long)c->seq, (unsigned long long)(s->delivered + ok));
       st = VYRE_STATUS_DEVICE_LOST;
       break;
     }
@@ -504,9 +537,9 @@ static void ring_step(vyre_stream *s, uint64_t timeout_ns) {
     sl->status = c->status;
     sl->result = c->result;
     reset_error(&sl->error);
-    deliver_one(s, c->seq);
-    s->losses = 0;
   }
+  deliver_run(s, ok);
+  if (ok) s->losses = 0;
   if (st != VYRE_STATUS_OK) {
     vyre__log(VYRE_LOG_INFO, s->dev->name,
               "stream '%s': %s with %llu items undelivered; recovering and replaying", s->k.label,
