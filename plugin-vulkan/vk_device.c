@@ -247,6 +247,21 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
     if (dp.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) llvmpipe = 1;
   }
   be->loop_limit = llvmpipe ? VYRE_VK_LLVMPIPE_LOOP_LIMIT : 0;
+  // VYRE_VULKAN_LOOP_LIMIT=<n> sets the limit vyre assumes, 0 none: for a
+  // driver with a limiter vyre does not know (its loops cut short are then
+  // refused naming n), and for the tests of a driver without one on lavapipe.
+  const char *ll = vyre_kit_getenv("VYRE_VULKAN_LOOP_LIMIT");
+  if (ll && *ll) {
+    char *end = NULL;
+    unsigned long long v = strtoull(ll, &end, 10);
+    if (end && !*end && ll[0] != '-' && v <= UINT32_MAX)
+      be->loop_limit = (uint32_t)v;
+    else
+      vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                   "VYRE_VULKAN_LOOP_LIMIT='%.40s' is not a count of loop iterations; assuming "
+                   "%u. Fix: set a decimal count up to 4294967295, or 0 for none, or unset it.",
+                   ll, be->loop_limit);
+  }
   // A CPU device runs both sides of a branch under a mask: the native f32
   // guard is cheaper as selects there (README.md VK-F32-6).
   // VYRE_VULKAN_GUARD_INLINE=0 / 1 overrides (tests: the GPU form on lavapipe).

@@ -14,7 +14,10 @@
 //   - with the check off (VYRE_VULKAN_LOOP_GUARD=0) the same programs show
 //     whether the driver really cut them: a refusal only ever comes where the
 //     unchecked run is wrong;
-//   - `vyre list`'s driver line (caps.driver) names the limit on llvmpipe.
+//   - `vyre list`'s driver line (caps.driver) names the limit on llvmpipe;
+//   - with VYRE_VULKAN_LOOP_LIMIT=0 (a driver without a known limit, as
+//     NVIDIA's) the refusal says the driver compiled the loop wrong, and
+//     with =70000 it names 70000.
 // Skips when no Vulkan device is present.
 
 #define _GNU_SOURCE
@@ -215,6 +218,55 @@ static void test_caps_name_the_limit_on_llvmpipe(void **state) {
     assert_null(strstr(caps.driver, "loops:"));
 }
 
+// A backend whose assumed loop limit is |limit| (VYRE_VULKAN_LOOP_LIMIT,
+// read when the device opens), and one_loop(100000) run on it.
+static uint32_t run_with_limit(const char *limit, vyre_caps *caps, vyre_error *err) {
+  setenv("VYRE_VULKAN_LOOP_LIMIT", limit, 1);
+  vyre_backend *be = vk_open();
+  unsetenv("VYRE_VULKAN_LOOP_LIMIT");
+  assert_non_null(be);
+  assert_int_equal(vk_ops()->get_caps(be, caps, err), VYRE_STATUS_OK);
+  tb *t = calloc(1, sizeof(tb));
+  uint32_t out[2] = {0xA5A5A5A5u, 0xA5A5A5A5u};
+  void *data[] = {out};
+  uint64_t bytes[] = {8};
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t st = vk_run(be, one_loop(t, 100000), grid, data, bytes, NULL, err);
+  free(t);
+  vk_ops()->destroy(be);
+  return st;
+}
+
+// A loop cut short on a driver with no known limit (NVIDIA's, README.md
+// VK-LOOP-4: there the check catches a miscompiled loop) is refused with
+// its own message, and one whose limit the user set names that limit. On
+// llvmpipe, whose limiter does cut the loop, VYRE_VULKAN_LOOP_LIMIT plays
+// either driver.
+static void test_the_refusal_names_the_assumed_limit(void **state) {
+  (void)state;
+  NEED_DEVICE();
+  if (!is_llvmpipe(g_be)) skip(); // elsewhere the loop is not cut
+  vyre_caps caps = {.struct_size = sizeof(caps)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(run_with_limit("0", &caps, &err), VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "stopped before its bound"));
+  assert_non_null(strstr(err.message, "has no loop limit"));
+  assert_non_null(strstr(err.message, "VK-LOOP-4"));
+  assert_non_null(strstr(err.message, "Fix: run the program on the cuda or cpu backend"));
+  assert_null(strstr(err.message, "iterations per invocation"));
+  assert_null(strstr(caps.driver, "loops:"));
+  memset(&err, 0, sizeof(err));
+  err.struct_size = sizeof(err);
+  assert_int_equal(run_with_limit("70000", &caps, &err), VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "ends loops after 70000 iterations per invocation"));
+  assert_non_null(strstr(caps.driver, "loops: 70000 iterations per invocation"));
+  // Not a count: a warning, and the driver's own limit stays.
+  memset(&err, 0, sizeof(err));
+  err.struct_size = sizeof(err);
+  assert_int_equal(run_with_limit("lots", &caps, &err), VYRE_STATUS_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "65535 iterations"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_loops_up_to_the_limit_run),
@@ -222,6 +274,7 @@ int main(void) {
       cmocka_unit_test(test_split_loops_in_one_vector_plain),
       cmocka_unit_test(test_split_loops_in_one_vector_lanes),
       cmocka_unit_test(test_caps_name_the_limit_on_llvmpipe),
+      cmocka_unit_test(test_the_refusal_names_the_assumed_limit),
   };
   return cmocka_run_group_tests_name("vulkan/loop_limit", tests, vk_setup, vk_teardown);
 }
