@@ -175,33 +175,11 @@ static void item_message(vyre_stream *s, slot *sl) {
              s->k.label, (unsigned long long)sl->seq, s->dev->name, vyre_status_name(sl->status));
 }
 
-// Delivers item |seq| (completed, its status and result in its slot) with
-// the lock held; the callback runs with it released.
-static void deliver_one(vyre_stream *s, uint64_t seq) {
-  slot *sl = slot_of(s, seq);
-  item_message(s, sl);
-  s->stats.items++;
-  s->stats.device_time_ns += sl->result.device_time_ns;
-  if (sl->planned) {
-    vyre__plan_free(&sl->plan);
-    sl->planned = 0;
-  }
-  if (s->on_done && !s->cancel) {
-    pthread_mutex_unlock(&s->lock);
-    s->on_done(s->user, seq, sl->status, &sl->result, &sl->error);
-    pthread_mutex_lock(&s->lock);
-  }
-  sl->state = s->on_done || s->cancel ? SLOT_EMPTY : SLOT_DONE;
-  s->delivered = seq + 1;
-  advance_head(s);
-  pthread_cond_broadcast(&s->cv);
-}
-
 // Delivers the |n| items from s->delivered on (completed, each's status and
-// result in its slot) with the lock held, as deliver_one would one by one,
-// but with the lock released once around all their callbacks and one
-// broadcast: a reap that found a run of items complete hands the submitters
-// their slots in one wake-up, not one per item.
+// result in its slot), in order, with the lock held; their callbacks run in
+// order with it released once around them all, then one broadcast: a reap
+// or a batch that completed a run of items hands the submitters their slots
+// in one wake-up, not one per item.
 static void deliver_run(vyre_stream *s, uint32_t n) {
   if (!n) return;
   const uint64_t first = s->delivered;
@@ -234,13 +212,13 @@ static void deliver_run(vyre_stream *s, uint32_t n) {
 static void deliver_failed(vyre_stream *s, uint32_t st, const vyre_error *e) {
   s->fatal = st;
   s->fatal_err = *e;
-  while (s->delivered < s->next_seq) {
-    slot *sl = slot_of(s, s->delivered);
+  for (uint64_t q = s->delivered; q < s->next_seq; q++) {
+    slot *sl = slot_of(s, q);
     sl->status = st;
     sl->error = *e;
     sl->error.code = st;
-    deliver_one(s, s->delivered);
   }
+  deliver_run(s, (uint32_t)(s->next_seq - s->delivered));
 }
 
 // Compiles the module again when the device generation moved on (after a
@@ -415,8 +393,7 @@ static void batch_step(vyre_stream *s) {
   s->stats.submissions += rc.submissions;
   s->stats.recoveries += rc.recoveries;
   s->stats.replays += rc.replays;
-  for (uint64_t q = from; q < to; q++) // still active: deliveries stay in order
-    deliver_one(s, q);
+  deliver_run(s, (uint32_t)(to - from)); // still active: deliveries stay in order
   s->active = 0;
   pthread_cond_broadcast(&s->cv);
 }
@@ -1028,7 +1005,9 @@ static uint32_t stop_and_destroy(vyre_stream *s, uint32_t mode, vyre_error *err)
       pthread_cond_wait(&s->cv, &s->lock);
     pthread_mutex_unlock(&s->lock);
   }
-  uint32_t st = s->fatal;
+  // vyre.h: FINISH answers the failure that stopped the stream; CANCEL,
+  // which asked for nothing to be delivered, answers OK.
+  uint32_t st = mode == VYRE_STREAM_FINISH ? s->fatal : VYRE_STATUS_OK;
   if (st && err) *err = s->fatal_err;
   if (s->ring) {
     vyre__call_ring_close(s->dev, s->ring, mode == VYRE_STREAM_CANCEL);

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -365,6 +366,94 @@ static void test_a_loss_replays_every_undelivered_item(void **state) {
   assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
 }
 
+// What status_done saw: one call per item, in order.
+typedef struct status_log {
+  pthread_mutex_t lock;
+  uint64_t next;
+  uint32_t bad_order, ok, failed, said_why;
+} status_log;
+
+static void status_done(void *user, uint64_t seq, uint32_t status, const vyre_dispatch_result *r,
+                        const vyre_error *e) {
+  status_log *l = user;
+  (void)r;
+  pthread_mutex_lock(&l->lock);
+  if (seq != l->next) l->bad_order++;
+  l->next = seq + 1;
+  if (status == VYRE_STATUS_OK) {
+    l->ok++;
+  } else {
+    l->failed++;
+    if (e && strstr(e->message, "recovery failed") && strstr(e->message, "Fix:")) l->said_why++;
+  }
+  pthread_mutex_unlock(&l->lock);
+}
+
+static uint64_t status_next(status_log *l) {
+  pthread_mutex_lock(&l->lock);
+  uint64_t n = l->next;
+  pthread_mutex_unlock(&l->lock);
+  return n;
+}
+
+// A loss whose recovery fails (the test plugin's VYRE_T_RECOVER_FAIL): every
+// item submitted is delivered once, in order, failed with a message that
+// says why; later submits answer DEVICE_LOST; close and recover still work.
+static void test_a_failed_recovery_fails_every_undelivered_item(void **state) {
+  fixture *f = *state;
+  if (strcmp(backend_name(), "t-basic") != 0) skip(); // the knob is the test plugin's
+  enum { ITEMS = 12 };
+  static uint32_t outs[ITEMS][N];
+  status_log log = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0};
+  vyre_stream *s = open_stream(f, 16, status_done, &log);
+  vyre_error e = new_err();
+  setenv("VYRE_T_RECOVER_FAIL", "1", 1);
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  uint64_t accepted = 0;
+  uint32_t st = VYRE_STATUS_OK;
+  for (uint32_t i = 0; i < ITEMS && st == VYRE_STATUS_OK; i++) {
+    submit_item(s, i, outs[i], UINT64_MAX, &st);
+    if (st == VYRE_STATUS_OK)
+      accepted++; // the failure may stop the stream before the last
+    else
+      assert_int_equal(st, VYRE_STATUS_DEVICE_LOST);
+  }
+  assert_true(accepted >= 1);
+  for (int waited = 0; waited < 5000 && status_next(&log) < accepted; waited++)
+    usleep(1000);
+  unsetenv("VYRE_T_RECOVER_FAIL");
+  pthread_mutex_lock(&log.lock);
+  assert_int_equal(log.next, accepted);
+  assert_int_equal(log.bad_order, 0);
+  assert_int_equal(log.ok, 0);
+  assert_int_equal(log.failed, accepted);
+  assert_int_equal(log.said_why, accepted);
+  pthread_mutex_unlock(&log.lock);
+  submit_item(s, 99, outs[0], 0, &st);
+  assert_int_equal(st, VYRE_STATUS_DEVICE_LOST);
+  // vyre.h: FINISH answers the failure, with its message.
+  e = new_err();
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_DEVICE_LOST);
+  ASSERT_HAS(e.message, "VYRE_T_RECOVER_FAIL");
+  // CANCEL answers OK, the failure notwithstanding.
+  e = new_err();
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+  status_log log2 = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0};
+  s = open_stream(f, 4, status_done, &log2);
+  setenv("VYRE_T_RECOVER_FAIL", "1", 1);
+  assert_int_equal(vyre_device_inject_fault(f->dev, VYRE_FAULT_SIMULATED_LOSS, &e), VYRE_STATUS_OK);
+  submit_item(s, 0, outs[0], UINT64_MAX, &st);
+  assert_int_equal(st, VYRE_STATUS_OK);
+  for (int waited = 0; waited < 5000 && status_next(&log2) < 1; waited++)
+    usleep(1000);
+  unsetenv("VYRE_T_RECOVER_FAIL");
+  assert_int_equal(status_next(&log2), 1);
+  assert_int_equal(log2.failed, 1);
+  e = new_err();
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_CANCEL, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_device_recover(f->dev, &e), VYRE_STATUS_OK);
+}
+
 static void test_cancel_drops_unstarted_items_and_device_close_frees_streams(void **state) {
   fixture *f = *state;
   enum { ITEMS = 64 };
@@ -537,6 +626,7 @@ int main(void) {
       BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
       BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
       BOTH(test_an_unsupported_ring_streams_on_the_batch_engine),
+      BOTH(test_a_failed_recovery_fails_every_undelivered_item),
   };
   return cmocka_run_group_tests_name("host/stream", tests, NULL, NULL);
 }

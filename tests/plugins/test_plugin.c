@@ -300,6 +300,12 @@ static void t_status(vyre_backend *b, vyre_health *out) {
 
 static uint32_t t_recover(vyre_backend *b, vyre_error *err) {
   tbe *be = (tbe *)b;
+  // VYRE_T_RECOVER_FAIL=1: recover fails and the device stays lost (the
+  // host's paths for a failed recovery, tests/host/test_stream.c).
+  const char *fail = getenv("VYRE_T_RECOVER_FAIL");
+  if (fail && strcmp(fail, "1") == 0)
+    return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, T_NAME,
+                         "recover failed (VYRE_T_RECOVER_FAIL=1). Fix: unset it.");
   be->lost = 0;
   be->generation++;
   return VYRE_STATUS_OK;
