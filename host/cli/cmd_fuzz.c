@@ -568,8 +568,12 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   setenv("VYRE_CACHE_DISABLE", "1", 0);
 
   int rc = VYRE_EXIT_USAGE;
-  // The watchdog: every path's dispatch may take the deadline, plus compiles.
-  unsigned watchdog = (unsigned)((uint64_t)timeout_ms * 6 / 1000) + 120;
+  // The watchdog: every path's dispatch may take the deadline, the paths run
+  // again after a TIMEOUT theirs times VYRE_FUZZRUN_RETRY_FACTOR, plus compiles.
+  unsigned watchdog =
+      (unsigned)((uint64_t)timeout_ms *
+                 (6u + VYRE_FUZZRUN_MAX_RETRIES * VYRE_FUZZRUN_RETRY_FACTOR) / 1000) +
+      120;
   vyre_fuzz_worker worker = {.fd = -1, .first = 1};
   if (isolate) {
     vyre_fuzz_isolate_options io = {.seed0 = seed0,
@@ -630,7 +634,8 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     fflush(stdout);
   }
 
-  uint32_t programs = 0, passed = 0, failed = 0, unsupported = 0, known_hits = 0, bad = 0;
+  uint32_t programs = 0, passed = 0, failed = 0, unsupported = 0, known_hits = 0, bad = 0,
+           retried = 0;
   double t0 = vyre_fuzz_now(), last = t0;
   char first_unsupported[2048] = "";
   for (uint32_t i = 0; i < count; i++) {
@@ -659,6 +664,16 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     vyre_fuzzrun_result res;
     uint32_t v = vyre_fuzzrun_case(&fz.run, text, len, &res);
     alarm(0);
+    if (res.retries) {
+      retried++;
+      if (worker.fd >= 0) vyre__fuzz_worker_say(worker.fd, "R %u", res.retries);
+      if (!fz.json)
+        printf("note: seed %llu: %u path(s) timed out and ran again with %ux the deadline (a "
+               "driver that compiles at the first dispatch, as lavapipe does, spends the compile "
+               "in it); %s.\n",
+               (unsigned long long)seed, res.retries, VYRE_FUZZRUN_RETRY_FACTOR,
+               v == VYRE_FUZZRUN_DIFF ? "a difference remained" : "no difference remained");
+    }
     const char *reason = v == VYRE_FUZZRUN_DIFF ? vyre_fuzz_known_find(known, known_n, seed) : NULL;
     if (v == VYRE_FUZZRUN_PASS) {
       passed++;
@@ -761,6 +776,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     json_object_set_new(o, "unsupported", json_integer(unsupported));
     json_object_set_new(o, "known", json_integer(known_hits));
     json_object_set_new(o, "bad_cases", json_integer(bad));
+    json_object_set_new(o, "retried", json_integer(retried));
     json_object_set_new(o, "seconds", json_real(secs));
     json_object_set_new(o, "differences", fz.diffs);
     fz.diffs = NULL;

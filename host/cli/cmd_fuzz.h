@@ -10,6 +10,8 @@
 // line per event over a pipe (vyre__fuzz_worker_say):
 //   I <features>\t<backend>\t<reference>\t<paths>   once, after opening both
 //   S <seed>                                       before running a seed
+//   R <paths>                                      a path of it ran again after a
+//                                                  TIMEOUT (fuzzrun.h VYRE_FUZZRUN_RETRY_FACTOR)
 //   F <seed> <pass|diff|unsupported|known|bad>     after it
 //   D <compact JSON>                               (--json) a "differences" entry
 //   U <text>                                       the first unsupported program

@@ -74,6 +74,7 @@ typedef struct vyre_iso {
   uint32_t have_info, features;
   char backend[64], reference[64], paths[64];
   uint32_t programs, passed, diffs, unsupported, known, bad, failed_extra, crashes, hangs;
+  uint32_t retried; // programs with a path run again after a TIMEOUT ('R' records)
   char first_unsupported[2048];
   json_t *differences, *crash_list, *hang_list; // --json
 } vyre_iso;
@@ -286,6 +287,8 @@ static void vyre_iso_record(vyre_iso *st, vyre_iso_seen *w, char *line) {
       st->bad++;
     else
       st->diffs++;
+  } else if (kind == 'R') {
+    st->retried++;
   } else if (kind == 'D' && st->differences) {
     json_t *d = json_loads(arg, 0, NULL);
     if (d) json_array_append_new(st->differences, d);
@@ -360,6 +363,7 @@ static void vyre_iso_summary(vyre_iso *st, uint64_t seed0, double secs) {
     json_object_set_new(o, "unsupported", json_integer(st->unsupported));
     json_object_set_new(o, "known", json_integer(st->known));
     json_object_set_new(o, "bad_cases", json_integer(st->bad));
+    json_object_set_new(o, "retried", json_integer(st->retried));
     json_object_set_new(o, "seconds", json_real(secs));
     json_object_set_new(o, "differences", json_incref(st->differences));
     json_object_set_new(o, "crashes", json_incref(st->crash_list));

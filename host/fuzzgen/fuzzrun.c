@@ -97,6 +97,17 @@ uint32_t vyre_fuzzrun_case(const vyre_fuzzrun *r, const char *json, size_t len,
         .path = bit, .compile_flags = r->compile_flags, .timeout_ns = r->timeout_ns};
     vyre_conform_outcome o;
     vyre_conform_execute(r->dev, c, &po, &o);
+    if (o.status == VYRE_STATUS_TIMEOUT && r->timeout_ns &&
+        out->retries < VYRE_FUZZRUN_MAX_RETRIES) {
+      // fuzzrun.h VYRE_FUZZRUN_RETRY_FACTOR: the compile may have been in it.
+      vyre_conform_outcome_free(&o);
+      vyre_device_flush(r->dev, NULL);
+      po.timeout_ns = r->timeout_ns > UINT64_MAX / VYRE_FUZZRUN_RETRY_FACTOR
+                          ? UINT64_MAX
+                          : r->timeout_ns * VYRE_FUZZRUN_RETRY_FACTOR;
+      out->retries++;
+      vyre_conform_execute(r->dev, c, &po, &o);
+    }
     if (o.status == VYRE_STATUS_UNSUPPORTED && out->ref.status != VYRE_STATUS_UNSUPPORTED) {
       // A refusal is never a difference (docs/conformance.md): the backend
       // lacks what the program (or this path) needs.

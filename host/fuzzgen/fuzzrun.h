@@ -55,8 +55,18 @@ typedef struct vyre_fuzzrun_result {
   char message[2048];       // what differed, or why unsupported / bad
   vyre_conform_outcome ref; // the reference outcome (valid unless BAD_CASE before it ran)
   uint32_t have_ref;
-  vyre_case *c_; // internal: the loaded case (ref's buffer names point into it)
+  uint32_t retries; // paths that timed out and were run again (VYRE_FUZZRUN_RETRY_FACTOR)
+  vyre_case *c_;    // internal: the loaded case (ref's buffer names point into it)
 } vyre_fuzzrun_result;
+
+// A path whose dispatch answers TIMEOUT is run once more, after the device
+// is idle (vyre_device_flush), with this many times the deadline: a driver
+// that compiles a pipeline at its first dispatch (lavapipe JITs it then)
+// spends the compile inside the deadline. Only a second TIMEOUT is a
+// difference. At most VYRE_FUZZRUN_MAX_RETRIES paths of a program are run
+// again (the indirect path has a pipeline of its own).
+#define VYRE_FUZZRUN_RETRY_FACTOR 6u
+#define VYRE_FUZZRUN_MAX_RETRIES  2u
 
 // Runs |json| (a case file) on r->ref (one-shot) and on r->dev through each
 // path of r->paths, stopping at the first difference. Fills |out| (free it

@@ -19,6 +19,12 @@
 //                          one-shot dispatch in the next 3 s returns TIMEOUT
 //                          too (a driver still running a timed-out dispatch,
 //                          as lavapipe does), for vyre fuzz's timeout report
+//   VYRE_BROKEN_SLOW_FIRST the first one-shot dispatch of each module "compiles"
+//                          it, which takes 1 s of its deadline: one with a
+//                          deadline below 1 s returns TIMEOUT (the module stays
+//                          uncompiled); lavapipe JITs a pipeline at its first
+//                          dispatch so, for vyre fuzz's retry of a TIMEOUT
+//                          (host/fuzzgen/fuzzrun.h VYRE_FUZZRUN_RETRY_FACTOR)
 // The proxy dlopens the real CPU reference plugin (VYRE_CPU_PLUGIN_PATH) and
 // forwards every other slot unchanged. Built outside ${CMAKE_BINARY_DIR}/lib
 // so that no normal run ever loads it. Used only by
@@ -97,8 +103,10 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
 }
 #endif
 
-#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE) || defined(VYRE_BROKEN_STUCK)
+#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE) || defined(VYRE_BROKEN_STUCK) ||  \
+    defined(VYRE_BROKEN_SLOW_FIRST)
 #define VYRE_BROKEN_TRACK 1
+#include <stdio.h>
 #endif
 
 #ifdef VYRE_BROKEN_STUCK
@@ -148,6 +156,9 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
     uint8_t acc = args->program->buffers[i].access;
 #if defined(VYRE_BROKEN_STUCK)
     (void)acc;
+#elif defined(VYRE_BROKEN_SLOW_FIRST)
+    (void)acc;
+    mask = 1; // not yet "compiled"
 #elif defined(VYRE_BROKEN_OVERRUN)
     if (acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE) mask |= 1ull << i;
 #else
@@ -198,6 +209,30 @@ static uint32_t vyre_broken_dispatch(vyre_backend *be, const vyre_dispatch_args 
                "broken-stuck: the dispatch did not finish within its deadline (%s). Fix: none, "
                "a test plugin.",
                xor_module ? "a program with xor" : "the device still runs an earlier dispatch");
+    }
+    return VYRE_STATUS_TIMEOUT;
+  }
+  return vyre_broken_real->dispatch(be, args, out, err);
+#elif defined(VYRE_BROKEN_SLOW_FIRST)
+  int compiled = 1;
+  pthread_mutex_lock(&vyre_broken_lock);
+  for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
+    if (vyre_broken_modules[i].module == args->module) {
+      if (vyre_broken_modules[i].returned && args->timeout_ns &&
+          args->timeout_ns < 1000000000ull)
+        compiled = 0; // the deliberate slowness: the compile needs 1 s of the deadline
+      else
+        vyre_broken_modules[i].returned = 0;
+    }
+  pthread_mutex_unlock(&vyre_broken_lock);
+  if (!compiled) {
+    if (err) {
+      err->code = VYRE_STATUS_TIMEOUT;
+      err->native_code = 0;
+      snprintf(err->message, sizeof err->message,
+               "broken-slow-first: the first dispatch compiles for 1 s, beyond its deadline of "
+               "%llu ns. Fix: none, a test plugin.",
+               (unsigned long long)args->timeout_ns);
     }
     return VYRE_STATUS_TIMEOUT;
   }
