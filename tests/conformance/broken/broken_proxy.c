@@ -103,7 +103,7 @@ static uint32_t vyre_broken_compile(vyre_backend *be, const vyre_compile_args *a
 }
 #endif
 
-#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE) || defined(VYRE_BROKEN_STUCK) ||  \
+#if defined(VYRE_BROKEN_OVERRUN) || defined(VYRE_BROKEN_SCRIBBLE) || defined(VYRE_BROKEN_STUCK) || \
     defined(VYRE_BROKEN_SLOW_FIRST)
 #define VYRE_BROKEN_TRACK 1
 #include <stdio.h>
@@ -218,8 +218,7 @@ static uint32_t vyre_broken_dispatch(vyre_backend *be, const vyre_dispatch_args 
   pthread_mutex_lock(&vyre_broken_lock);
   for (int i = 0; i < VYRE_BROKEN_MAX_MODULES; i++)
     if (vyre_broken_modules[i].module == args->module) {
-      if (vyre_broken_modules[i].returned && args->timeout_ns &&
-          args->timeout_ns < 1000000000ull)
+      if (vyre_broken_modules[i].returned && args->timeout_ns && args->timeout_ns < 1000000000ull)
         compiled = 0; // the deliberate slowness: the compile needs 1 s of the deadline
       else
         vyre_broken_modules[i].returned = 0;
