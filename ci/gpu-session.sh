@@ -14,7 +14,11 @@
 # FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
 # SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
-# conformance on the resident kernel), CTEST_RE (ctests to run too).
+# conformance on the resident kernel), CTEST_RE (ctests to run too),
+# TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
+# vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
+# FINDINGS=0 (no replay of the findings) and CONFORM=0 (no conformance):
+# a later call on a warm machine that only fuzzes.
 # Before the conformance it replays the open differences and the
 # compiler-crash cases on Vulkan, each in its own process
 # (tests/fuzzgen/open and tests/fuzzgen/crashes, ci/gpu-findings.sh;
@@ -32,7 +36,8 @@ exec > >(tee "$out/summary.txt") 2>&1
 say "commit $VYRE_COMMIT, $(nproc) cores"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVYRE_BUILD_CUDA=ON \
   >"$keep/configure.log" 2>&1 || { tail -20 "$keep/configure.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" >"$keep/build.log" 2>&1 ||
+# shellcheck disable=SC2086 # TARGETS is a list of target names
+cmake --build build-gpu -j "$(nproc)" ${TARGETS:+--target $TARGETS} >"$keep/build.log" 2>&1 ||
   { grep -E "error" "$keep/build.log" | head -20; exit 1; }
 say built
 export VYRE_PLUGIN_PATH="$PWD/build-gpu/lib"
@@ -64,17 +69,21 @@ part() {
 # FINDINGS_SWITCHES: switches to try on each too (ci/gpu-findings.sh
 # SWITCHES; default none); FINDINGS_PATHS: the case files and folders to
 # replay instead of tests/fuzzgen/open and tests/fuzzgen/crashes.
-# shellcheck disable=SC2086 # FINDINGS_PATHS is a list of paths
-SWITCHES="${FINDINGS_SWITCHES-}" timeout 150 bash ci/gpu-findings.sh vulkan ${FINDINGS_PATHS-} \
-  >"$keep/findings.log" 2>&1
-say "findings (exit $?): $(grep -c 'default=ok' "$keep/findings.log") ok by default"
-if [ -n "${FINDINGS_SWITCHES-}" ]; then head -30 "$keep/findings.log"; else
-  grep -v 'default=ok' "$keep/findings.log" | head -8; fi
+if [ "${FINDINGS:-1}" != 0 ]; then
+  # shellcheck disable=SC2086 # FINDINGS_PATHS is a list of paths
+  SWITCHES="${FINDINGS_SWITCHES-}" timeout 150 bash ci/gpu-findings.sh vulkan ${FINDINGS_PATHS-} \
+    >"$keep/findings.log" 2>&1
+  say "findings (exit $?): $(grep -c 'default=ok' "$keep/findings.log") ok by default"
+  if [ -n "${FINDINGS_SWITCHES-}" ]; then head -30 "$keep/findings.log"; else
+    grep -v 'default=ok' "$keep/findings.log" | head -8; fi
+fi
 pids=()
-part conform-cuda 300 "$vyre" conform --backend cuda --require-device --quiet &
-pids+=($!)
-part conform-vulkan 300 "$vyre" conform --backend vulkan --require-device --quiet &
-pids+=($!)
+if [ "${CONFORM:-1}" != 0 ]; then
+  part conform-cuda 300 "$vyre" conform --backend cuda --require-device --quiet &
+  pids+=($!)
+  part conform-vulkan 300 "$vyre" conform --backend vulkan --require-device --quiet &
+  pids+=($!)
+fi
 if [ "${RING:-1}" != 0 ]; then
   part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
     --require-device --quiet --paths stream --no-runtime &
