@@ -413,6 +413,7 @@ typedef struct un_row {
 static uint32_t un_neg(vyre_spv_cg *c, const un_row *row, uint32_t x, uint32_t t) {
   (void)row;
   if (t == VYRE_IR_TYPE_F32) return OP(SpvOpBitwiseXor, U, x, vyre_spv_u(c, 0x80000000u));
+  if (c->opt->int_neg_sub) return OP(SpvOpISub, U, vyre_spv_u(c, 0), x);
   return OP(SpvOpSNegate, U, x);
 }
 
@@ -688,6 +689,11 @@ static uint32_t bin_bits(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
 
 static uint32_t minmax(vyre_spv_cg *c, const bin_in *x, int mx) {
   if (x->is_f) return fminmax(c, mx, x->a, x->b);
+  if (c->opt->int_minmax_ext) {
+    const uint32_t op = x->is_s ? (mx ? GLSLstd450SMax : GLSLstd450SMin)
+                                : (mx ? GLSLstd450UMax : GLSLstd450UMin);
+    return OP(SpvOpExtInst, U, c->glsl, op, x->a, x->b);
+  }
   uint32_t lt = OP(x->is_s ? SpvOpSLessThan : SpvOpULessThan, B, x->a, x->b);
   return mx ? vyre_spv_sel(c, U, lt, x->b, x->a) : vyre_spv_sel(c, U, lt, x->a, x->b);
 }

@@ -245,6 +245,11 @@ typedef struct vyre_spv_options {
   // One operand of every select, min and max passes through vyre_spv_hide
   // (README.md VK-F32-11): CPU devices.
   uint32_t hide_select_operands;
+  // Integer min and max as GLSL.std.450 SMin/SMax/UMin/UMax instead of a
+  // compare and a select (README.md VK-INT-2).
+  uint32_t int_minmax_ext;
+  // Integer neg as OpISub from 0 instead of OpSNegate (README.md VK-INT-2).
+  uint32_t int_neg_sub;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

@@ -692,6 +692,12 @@ static uint32_t default_on(const char *name) {
   return !(v && v[0] == '0' && !v[1]);
 }
 
+// A code-generator switch that is off unless the variable |name| is "1".
+static uint32_t switch_on(const char *name) {
+  const char *v = vyre_kit_getenv(name);
+  return v && v[0] == '1' && !v[1];
+}
+
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
   *out = NULL;
   vyre_backend *be = calloc(1, sizeof(*be));
@@ -787,6 +793,11 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_dontinline_choose(be);
   // README.md VK-F32-11: and an operand of every select, min and max.
   be->hide_select_operands = be->hide_loop_bounds;
+  const char *hs = vyre_kit_getenv("VYRE_VULKAN_HIDE_SELECT_OPERANDS");
+  if (hs && (hs[0] == '0' || hs[0] == '1') && !hs[1]) be->hide_select_operands = hs[0] == '1';
+  // README.md VK-INT-2 (experiment switches, off by default).
+  be->int_minmax_ext = switch_on("VYRE_VULKAN_INT_MINMAX_EXT");
+  be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   const char *hb = vyre_kit_getenv("VYRE_VULKAN_HIDE_LOOP_BOUNDS");
