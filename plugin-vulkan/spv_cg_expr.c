@@ -690,8 +690,8 @@ static uint32_t bin_bits(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
 static uint32_t minmax(vyre_spv_cg *c, const bin_in *x, int mx) {
   if (x->is_f) return fminmax(c, mx, x->a, x->b);
   if (c->opt->int_minmax_ext) {
-    const uint32_t op = x->is_s ? (mx ? GLSLstd450SMax : GLSLstd450SMin)
-                                : (mx ? GLSLstd450UMax : GLSLstd450UMin);
+    const uint32_t op =
+        x->is_s ? (mx ? GLSLstd450SMax : GLSLstd450SMin) : (mx ? GLSLstd450UMax : GLSLstd450UMin);
     return OP(SpvOpExtInst, U, c->glsl, op, x->a, x->b);
   }
   uint32_t lt = OP(x->is_s ? SpvOpSLessThan : SpvOpULessThan, B, x->a, x->b);
