@@ -893,11 +893,13 @@ static uint32_t lit_bits(const vyre_ir_node *x) {
   return x->type == VYRE_IR_TYPE_F32 && !(v & 0x7F800000u) ? v & 0x80000000u : v;
 }
 
-// With opt.hide_select_operands (CPU devices, VK-F32-11) one operand of
-// every select, min and max is hidden, whatever the two are: the driver
-// folds expressions to constants first (pow(1, 1) to 1.0, mul(-0.0, 1.0) to
-// -0.0: vyre fuzz seed 1302000972, twice) and then matches the pair. The
-// zero of a literal pair, else the one literal, else the first operand.
+// With opt.hide_select_operands (CPU devices, VK-F32-11; NVIDIA's driver,
+// VK-INT-2) one operand of every select, min and max is hidden, whatever
+// the two are: Mesa folds expressions to constants first (pow(1, 1) to 1.0,
+// mul(-0.0, 1.0) to -0.0: vyre fuzz seed 1302000972, twice) and then
+// matches the pair; NVIDIA's driver lost the negation of a select under
+// two nested integer max (seed 4080001441). The zero of a literal pair,
+// else the one literal, else the first operand.
 static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
   const vyre_ir_program *p = c->p;
   if (t >= p->node_count || f >= p->node_count) return 0;

@@ -1271,6 +1271,10 @@ uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id) {
   return llvmpipe || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
+uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id) {
+  return cpu || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
+}
+
 uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
   uint32_t f = VYRE_IR_FEATURES_KNOWN;
   // Trap values need the 64-bit record (README.md "Trap record").

@@ -140,7 +140,10 @@
 //     VK-DEAD-1; NVIDIA seed 3240000790).
 // 48: every cr_math function DontInline on NVIDIA's driver (README.md
 //     VK-MATH-7; seed 3170000799 died of SIGILL in its compiler).
-#define VYRE_VK_GENERATOR_VERSION 48u
+// 49: one operand of every select, min and max hidden on NVIDIA's driver
+//     too (README.md VK-INT-2; seed 4080001441 lost a negation under two
+//     nested integer max).
+#define VYRE_VK_GENERATOR_VERSION 49u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -320,6 +323,13 @@ uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id);
 // whose body does nothing once ran the other branch's store (README.md
 // VK-LOOP-4). Pure.
 uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id);
+
+// Whether a device gets one operand of every select, min and max hidden
+// (opt.hide_select_operands) by default: CPU devices (|cpu|; Mesa's NIR
+// folds a select between folded constants into b2f: README.md VK-F32-11)
+// and NVIDIA's driver (|vendor_id| 0x10DE; two nested integer max of a
+// negated select lost the negation: README.md VK-INT-2). Pure.
+uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id);
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

@@ -791,8 +791,10 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->trap_at_end = default_on("VYRE_VULKAN_TRAP_AT_END");
   be->drop_unread = default_on("VYRE_VULKAN_DROP_UNREAD");
   vyre_vk_dontinline_choose(be);
-  // README.md VK-F32-11: and an operand of every select, min and max.
-  be->hide_select_operands = be->hide_loop_bounds;
+  // README.md VK-F32-11 and VK-INT-2: and an operand of every select, min
+  // and max, on CPU devices and NVIDIA's driver.
+  be->hide_select_operands =
+      vyre_spv_hide_select_for_driver(be->hide_loop_bounds, be->props.vendorID);
   const char *hs = vyre_kit_getenv("VYRE_VULKAN_HIDE_SELECT_OPERANDS");
   if (hs && (hs[0] == '0' || hs[0] == '1') && !hs[1]) be->hide_select_operands = hs[0] == '1';
   // README.md VK-INT-2 (experiment switches, off by default).

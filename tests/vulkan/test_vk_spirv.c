@@ -998,6 +998,16 @@ static void test_loop_guard_for_driver(void **state) {
   assert_int_equal(vyre_spv_loop_guard_for_driver(0, 0x8086u), 0); // Intel
 }
 
+// VK-F32-11 and VK-INT-2: CPU devices and NVIDIA's driver get one operand
+// of every select, min and max hidden; other GPUs keep the literal-pair rule.
+static void test_hide_select_for_driver(void **state) {
+  (void)state;
+  assert_int_equal(vyre_spv_hide_select_for_driver(1, 0x10005u), 1); // lavapipe
+  assert_int_equal(vyre_spv_hide_select_for_driver(0, VYRE_SPV_VENDOR_NVIDIA), 1);
+  assert_int_equal(vyre_spv_hide_select_for_driver(0, 0x1002u), 0); // AMD
+  assert_int_equal(vyre_spv_hide_select_for_driver(0, 0x8086u), 0); // Intel
+}
+
 // VK-IF-1: `if (false) {} else {A}` is A alone, `if (c) {} else {B}` one
 // selection on !c, `if (c) {C}` one selection, `if (c) {} else {}` nothing:
 // two selections (and one OpLogicalNot) more than the same stores without
@@ -1192,6 +1202,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_loop_guard_for_driver),
+      cmocka_unit_test(test_hide_select_for_driver),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
