@@ -76,7 +76,13 @@
 // 33: the resident kernel's block 0 writes the staged items' info entries
 //     with one thread per item, not one after another on its lead
 //     (cuda_resident.c; docs/perf/README.md 2026-12-03e).
-#define VYRE_CUDA_GENERATOR_VERSION 34u
+// 34: every block of the resident kernel reads a released run's info
+//     entries in one parallel pass and runs only its own items.
+// 35: the resident kernel's batches of several items run on blocks 1 ..
+//     n - 1 (block 0 only stages and skips the walk), and block 0 reads the
+//     staged descriptors for data beyond the first burst one item per
+//     thread, walking them in turn only when some item has such data.
+#define VYRE_CUDA_GENERATOR_VERSION 35u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

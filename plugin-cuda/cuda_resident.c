@@ -31,7 +31,10 @@ static const char kHeadWide[] = "#define blockDim make_uint3(%uu, %uu, %uu)\n";
 // mirror in device memory (vctl + VYRE_CUDA_RING_MIRROR_OFFSET): one
 // parallel burst of uncached 16-byte loads over every item's first
 // min(slot, 16 x threads) bytes, then whatever of an item's data lies
-// beyond (vrend, from its descriptor), so an item's loads, stores, trap
+// beyond (vrend, from its descriptor: one thread per item checks which items
+// have such data, and only when one does does the block go over the items
+// one after another; generator 34 and before did that walk for every
+// batch, a dependent read of each item's descriptor), so an item's loads, stores, trap
 // record and counters never cross the bus one by one (ABI-CUDARING-6). For
 // each staged item one thread of block 0 (item vseq + k on thread k) writes
 // the slot's info entry (seq tag, grid words) as a seqlock, all items at once
@@ -53,13 +56,20 @@ static const char kHeadWide[] = "#define blockDim make_uint3(%uu, %uu, %uu)\n";
 // every block paid for every item: on the H200 figure 10 measured 503,712
 // items/s with 31.68 us per item on the device, against 574,080 and 11.02 us
 // with the parallel walk, docs/perf/README.md 2026-12-04.) Item seq's
-// virtual workgroups go round the blocks starting at its first block: seq %
-// gridDim.x when block 0 staged several items at once, so consecutive small
-// items run on different blocks at once; block 0 itself when it staged seq
-// alone (one item in flight: no hand-off to another block). Block 0's lead reads the stop flag
+// virtual workgroups go round the blocks starting at its first block. When
+// block 0 staged several items at once (and there are several blocks) they
+// go round blocks 1 .. gridDim.x - 1 only, starting at 1 + seq %
+// (gridDim.x - 1), so consecutive small items run on different blocks at
+// once, and block 0 skips the walk and goes straight back to the doorbell:
+// it only stages (generator 35; before, the first block was seq %
+// gridDim.x, and block 0 ran its share of items between batches). Info word
+// 3 holds the first block in its low half and the first block of the round
+// (0 or 1) in its high half. When block 0 staged seq alone (one item in
+// flight: no hand-off to another block), or there is one block, the round
+// is every block and starts at block 0. Block 0's lead reads the stop flag
 // and the clock only every 64th poll of the doorbell: each read of the
 // ring crosses the bus. The blocks that ran a workgroup of the item (the
-// first min(workgroups, blocks) in that order; one for an empty grid) fence
+// first min(workgroups, blocks of the round) in that order; one for an empty grid) fence
 // their writes and, when there are several, count themselves in the slot's
 // counter vctl[2 + k], and the last one resets it. That one (or the only
 // one) copies the trap record and the item's data back to the ring with the
@@ -111,7 +121,7 @@ static const char kLoopHead[] =
     "u64 *vctl, u64 vburst) {\n"
     "  __shared__ u64 vcmd, vsto, vseen, vmask;\n"
     "  __shared__ u64 vgi[3u * 64u];\n"
-    "  __shared__ u32 vlast;\n"
+    "  __shared__ u32 vlast, vext;\n"
     "  u64 *const vinfo = vctl + 2u + vcap;\n"
     "  unsigned char *const vdm = (unsigned char *)vctl + (((2ull + 5ull * vcap) * 8ull + 255ull) "
     "& ~255ull);\n"
@@ -138,6 +148,7 @@ static const char kLoopHead[] =
     "        }\n"
     "        vseen = vrclk();\n"
     "        vcmd = vc;\n"
+    "        vext = 0u;\n"
     "        vsto = vdb - vnext < (u64)vcap ? vdb : vnext + vcap - 1u;\n"
     "      }\n"
     "      __syncthreads();\n"
@@ -151,12 +162,22 @@ static const char kLoopHead[] =
     "        return;\n"
     "      }\n"
     "      const u64 vni = vto - vnext + 1u;\n"
+    "      // Several items: block 0 only stages; they run on blocks 1 .. gridDim.x - 1.\n"
+    "      const bool vsplit = vto != vnext && gridDim.x > 1u;\n"
     "      vrstage(vdm, vslots, vslot_bytes, vcap, vnext, vni, 0u, vn1, vtid, vnt);\n"
     "      __syncthreads();\n"
-    "      for (u64 t = vnext; t <= vto; t++) {\n"
-    "        const u64 vn2 = vrend((const u64 *)(vdm + (t %% vcap) * vslot_bytes), "
+    "      // A thread per item: does its data end beyond the first burst?\n"
+    "      for (u64 t = vnext + vtid; t <= vto; t += vnt)\n"
+    "        if (vrend((const u64 *)(vdm + (t %% vcap) * vslot_bytes), vslot_bytes) / 16u > vn1)\n"
+    "          atomicOr(&vext, 1u);\n"
+    "      __syncthreads();\n"
+    "      if (vext) {\n"
+    "        for (u64 t = vnext; t <= vto; t++) {\n"
+    "          const u64 vn2 = vrend((const u64 *)(vdm + (t %% vcap) * vslot_bytes), "
     "vslot_bytes) / 16u;\n"
-    "        if (vn2 > vn1) vrstage(vdm, vslots, vslot_bytes, vcap, t, 1u, vn1, vn2, vtid, vnt);\n"
+    "          if (vn2 > vn1) vrstage(vdm, vslots, vslot_bytes, vcap, t, 1u, vn1, vn2, vtid, "
+    "vnt);\n"
+    "        }\n"
     "      }\n"
     "      __threadfence();\n"
     "      __syncthreads();\n"
@@ -170,12 +191,16 @@ static const char kLoopHead[] =
     "        __threadfence();\n"
     "        ((volatile u64 *)vi)[1] = vm[1];\n"
     "        ((volatile u64 *)vi)[2] = vm[2];\n"
-    "        ((volatile u64 *)vi)[3] = vto == vnext ? 0u : t %% gridDim.x;\n"
+    "        ((volatile u64 *)vi)[3] = vsplit ? (1ull << 32) | (1u + t %% (gridDim.x - 1u)) : 0u;\n"
     "        vrrel_gpu(vi, t);\n"
     "      }\n"
     "      if (vnext + vtid <= vto) __threadfence();\n"
     "      __syncthreads();\n"
     "      if (vlead) vrrel_gpu(vctl, 2u * vto + 2u);\n"
+    "      if (vsplit) {\n"
+    "        vnext = vto + 1u;\n"
+    "        continue;\n"
+    "      }\n"
     "    } else {\n"
     "      if (vlead) {\n"
     "        u32 vnap = 32u;\n"
@@ -206,8 +231,9 @@ static const char kLoopHead[] =
     "        if (*(volatile const u64 *)vi != t) continue;\n"
     "        const u32 vgx0 = (u32)g01, vgx1 = (u32)(g01 >> 32), vgx2 = (u32)g2;\n"
     "        const u64 vtot = (u64)(%s) * vgx1 * vgx2;\n"
-    "        const u64 vw = vtot == 0u ? 1u : vtot < gridDim.x ? vtot : (u64)gridDim.x;\n"
-    "        if ((blockIdx.x + gridDim.x - (u32)g3) %% gridDim.x < vw) {\n"
+    "        const u32 vb = (u32)(g3 >> 32), vn = gridDim.x - vb;\n"
+    "        const u64 vw = vtot == 0u ? 1u : vtot < vn ? vtot : (u64)vn;\n"
+    "        if (blockIdx.x >= vb && (blockIdx.x + vn - (u32)g3) %% vn < vw) {\n"
     "          vgi[3u * j] = g01;\n"
     "          vgi[3u * j + 1u] = g2;\n"
     "          vgi[3u * j + 2u] = g3;\n"
@@ -228,8 +254,9 @@ static const char kLoopHead[] =
     "        u64 *vd = (u64 *)(vdm + vk * vslot_bytes);\n"
     "        const u32 vvx = %s;\n"
     "        const u64 vtot = (u64)vvx * vgx1 * vgx2;\n"
-    "        const u32 vme = (u32)((blockIdx.x + gridDim.x - vfirst_blk) %% gridDim.x);\n"
-    "        for (u64 v = vme; v < vtot; v += gridDim.x) {\n"
+    "        const u32 vnb = gridDim.x - (u32)(vgi[3u * j + 2u] >> 32);\n"
+    "        const u32 vme = (u32)((blockIdx.x + vnb - vfirst_blk) %% vnb);\n"
+    "        for (u64 v = vme; v < vtot; v += vnb) {\n"
     "          if (vlead) {\n"
     "            vrb = make_uint3((u32)(v %% vvx), (u32)((v / vvx) %% vgx1), (u32)(v / ((u64)vvx * "
     "vgx1)));\n"
@@ -245,7 +272,7 @@ static const char kLoopTail[] =
     "vd + %uu, %s0u, 0u, 0u, vgx0, vgx1, vgx2);\n"
     "          __syncthreads();\n"
     "        }\n"
-    "        const u64 vw = vtot == 0u ? 1u : vtot < gridDim.x ? vtot : (u64)gridDim.x;\n"
+    "        const u64 vw = vtot == 0u ? 1u : vtot < vnb ? vtot : (u64)vnb;\n"
     "        __threadfence();\n"
     "        __syncthreads();\n"
     "        if (vlead) {\n"
