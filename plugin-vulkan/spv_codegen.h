@@ -143,7 +143,12 @@
 // 49: one operand of every select, min and max hidden on NVIDIA's driver
 //     too (README.md VK-INT-2; seed 4080001441 lost a negation under two
 //     nested integer max).
-#define VYRE_VK_GENERATOR_VERSION 49u
+// 50: the subgroup guard (README.md VK-SG-7) emulates the subgroups of a
+//     program that calls any DontInline function (every cr_math function on
+//     NVIDIA's driver since 48), not only pow (seeds 4190000777 and
+//     4470000178 crashed NVIDIA's compiler: log2 or rsqrt beside a native
+//     subgroup op and a workgroup atomic).
+#define VYRE_VK_GENERATOR_VERSION 50u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

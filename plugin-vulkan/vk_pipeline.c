@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kit_math.h"
 #include "kit_plan.h"
 #include "spv_codegen.h"
 #include "vk_device.h"
@@ -217,20 +218,16 @@ static void payload_head_expect(vyre_backend *be, const vyre_compile_args *a,
   h->buffer_count = a->program->buffer_count;
 }
 
-// Whether |p| calls pow (a DontInline function, README.md VK-MATH-5).
-static int calls_pow(const vyre_ir_program *p) {
-  for (uint32_t i = 0; i < p->node_count; i++)
-    if (p->nodes[i].kind == VYRE_IR_K_BIN && p->nodes[i].op == VYRE_IR_BIN_POW) return 1;
-  return 0;
-}
-
 // vyre_spv_options.subgroup_native for |a| on |be| (README.md VK-SG-4): the
 // device's native subgroup size for a subgroup program that fits it, else 0;
-// 0 also for a program that calls pow where the pow guard is on (VK-SG-7).
+// 0 also for a program that calls a DontInline function where the guard is
+// on (VK-SG-7).
 static uint32_t sg_option(const vyre_backend *be, const vyre_compile_args *a) {
   const vyre_ir_program *p = a->program;
   if (!(p->flags & VYRE_IR_FLAG_HAS_SUBGROUP)) return 0;
-  if (be->sg_pow_guard && be->sg_native && calls_pow(p)) return 0;
+  if (be->sg_pow_guard && be->sg_native &&
+      vyre_vk_sg_guarded(vyre_kit_math_fns_used(p), be->dontinline))
+    return 0;
   return vyre_vk_sg_for(&be->sg, be->sg_native, p->subgroup_size, a->workgroup_size);
 }
 

@@ -151,7 +151,7 @@ static int selftest_run(vyre_backend *be, uint32_t s, char *why, size_t cap) {
 static void describe(vyre_backend *be) {
   if (be->sg_native)
     snprintf(be->sg_desc, sizeof(be->sg_desc), "sg hw %u%s", be->sg_native,
-             be->sg_pow_guard ? " (emu beside pow)" : "");
+             be->sg_pow_guard ? " (emu beside DontInline)" : "");
   else
     snprintf(be->sg_desc, sizeof(be->sg_desc), "sg emu");
 }

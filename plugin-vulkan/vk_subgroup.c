@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kit_math.h"
 #include "spv_codegen.h"
 
 uint32_t vyre_vk_sg_capable(const vyre_vk_sg_dev *d, char *why, size_t cap) {
@@ -62,6 +63,13 @@ uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id) {
   if (strcmp(env, "emulate") == 0) return 1;
   if (strcmp(env, "native") == 0) return 0;
   return 0xFFFFFFFFu;
+}
+
+uint32_t vyre_vk_sg_guarded(uint32_t math_fns, uint32_t dontinline) {
+  const uint32_t pow = 1u << VYRE_KIT_MATH_POW;
+  if (dontinline & VYRE_SPV_DONTINLINE_SOFT) return 1;
+  if (math_fns & pow) return 1;
+  return (dontinline & VYRE_SPV_DONTINLINE_MATH) && (math_fns & ~pow) ? 1u : 0u;
 }
 
 uint32_t vyre_vk_sg_mode(const char *env) {

@@ -62,6 +62,15 @@ uint32_t vyre_vk_sg_for(const vyre_vk_sg_dev *d, uint32_t native, uint32_t progr
 // no mode (the caller warns and uses auto).
 uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id);
 
+// Whether a program calling the cr_math functions |math_fns| (bit f for
+// VYRE_KIT_MATH_* f, vyre_kit_math_fns_used) calls a DontInline helper
+// function under |dontinline| (VYRE_SPV_DONTINLINE_*), so that the guard
+// (README.md VK-SG-7, generator 50) emulates its subgroups: pow always
+// (VK-MATH-5, whatever its control, as before), any other cr_math function
+// under the math bit (VK-MATH-7), every program under the soft bit (a
+// software f32 helper may serve any f32 operation). Pure.
+uint32_t vyre_vk_sg_guarded(uint32_t math_fns, uint32_t dontinline);
+
 // Parses VYRE_VULKAN_SUBGROUP (NULL or "": auto); 0xFFFFFFFF for a value
 // that is no mode (the caller warns and uses auto).
 uint32_t vyre_vk_sg_mode(const char *env);

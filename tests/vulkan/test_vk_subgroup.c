@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <spirv/unified1/spirv.h>
 
+#include "kit_math.h"
 #include "spv_codegen.h"
 #include "vk_subgroup.h"
 #include "vyre_ir.h"
@@ -93,6 +94,17 @@ static void test_verdict(void **state) {
   assert_int_equal(vyre_vk_sg_pow_guard("emulate", 0x10005), 1);
   assert_int_equal(vyre_vk_sg_pow_guard("native", 0x10DE), 0);
   assert_int_equal(vyre_vk_sg_pow_guard("on", 0x10DE), 0xFFFFFFFFu);
+  // VK-SG-7 since generator 50: the guard covers every DontInline call.
+  const uint32_t pow = 1u << VYRE_KIT_MATH_POW, log2 = 1u << VYRE_KIT_MATH_LOG2;
+  assert_int_equal(vyre_vk_sg_guarded(0, 0), 0);
+  assert_int_equal(vyre_vk_sg_guarded(pow, 0), 1);
+  assert_int_equal(vyre_vk_sg_guarded(log2, 0), 0); // inlined: no guard
+  assert_int_equal(vyre_vk_sg_guarded(log2, VYRE_SPV_DONTINLINE_MATH), 1);
+  assert_int_equal(vyre_vk_sg_guarded(0, VYRE_SPV_DONTINLINE_MATH), 0);
+  assert_int_equal(vyre_vk_sg_guarded(0, VYRE_SPV_DONTINLINE_SOFT), 1);
+  // The default on NVIDIA's driver (VK-MATH-7) guards a log2 program.
+  assert_int_equal(vyre_vk_sg_guarded(log2, vyre_spv_dontinline_for_vendor(0x10DE)), 1);
+  assert_int_equal(vyre_vk_sg_guarded(log2, vyre_spv_dontinline_for_vendor(0x10005)), 0);
 }
 
 static void test_for_program(void **state) {

@@ -355,3 +355,61 @@ def gen_fuzz_gpu_unread_quotient(ctx):
                     buf("o16", 14, "write", "i16", 3)],
                    body, wg=(16, 1, 1), grid=[1, 1, 1], inputs={"i8b": []},
                    expect={"o16": ["0x0001", "0x0001", "0x0001"]}))
+
+
+def gen_fuzz_gpu_nested_max(ctx):
+    # NVIDIA's Vulkan driver (580.159.04, H200) at generator 48 stored 33:
+    # v3 = 1 << u32(1.0) = 2, v8 = -(select(1.0 >= sqrt(1.0), i32(1.0), v3) |
+    # bitcast i32(ctz(0u))) = -(1 | 32) = -33, and max(max(oi[0], v8), v3) is
+    # 2 with oi a zeroed write buffer; the negation was lost. Generator 49
+    # hides one operand of every select, min and max there
+    # (plugin-vulkan/README.md VK-INT-2).
+    one = lit_f(0x3F800000)
+    sel = select(var("v7"), cast("i32", one), var("v3"))
+    body = [let("v3", lit_i(0)),
+            let("v4", cast("u32", one)),
+            assign("v3", bin_("shl", lit_i(1), var("v4"))),
+            let("v7", bin_("ge", one, un("sqrt", one))),
+            let("v8", un("neg", bin_("or", sel, bitcast("i32", un("ctz", lit_u(0)))))),
+            store("ou", lit_u(0),
+                  cast("u32", bin_("max", bin_("max", load("oi", lit_u(0)), var("v8")),
+                                   var("v3"))))]
+    ctx.W.add("integers/nested_max_negated_select.json",
+              case("nested_max_negated_select",
+                   "v3 = 1 << u32(1.0) = 2; v8 = -(select(1.0 >= sqrt(1.0), i32(1.0), v3) | "
+                   "bitcast<i32>(ctz(0u))) = -33; ou[0] = u32(max(max(oi[0], v8), v3)) = 2 "
+                   "with oi[0] = 0 (a write buffer, zeroed). NVIDIA's Vulkan driver "
+                   "(580.159.04, H200) stored 33 at generator 48: the negation was lost "
+                   "(plugin-vulkan/README.md VK-INT-2; vyre fuzz seed 4080001441, shrunk)",
+                   [buf("ou", 6, "write", "u32", 1), buf("oi", 5, "write", "i32", 1)],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1],
+                   expect={"ou": ["0x00000002"], "oi": ["0x00000000"]}))
+
+
+def gen_fuzz_gpu_dontinline_subgroup(ctx):
+    # NVIDIA's Vulkan compiler (580.159.04, H200) died of SIGSEGV at generator
+    # 49 on a cr_math call (DontInline there since generator 48) beside a
+    # native subgroup op and a workgroup atomic: of[len(of)] = select(false,
+    # 0.0 / 0.0, log2(0.0)) (out of range: dropped). Generator 50 emulates
+    # the subgroups of a program that calls a DontInline function there
+    # (plugin-vulkan/README.md VK-SG-7). The variant stores log2 in range.
+    zero = lit_f(0)
+    v = select(lit_b(False), bin_("div", zero, zero), un("log2", zero))
+    for name, idx, want, note in (
+            ("log2_subgroup_atomic_driver_crash", len_("of"), "0x00000000",
+             "of[len(of)] = select(false, 0.0 / 0.0, log2(0.0)) (out of range: dropped)"),
+            ("log2_subgroup_atomic_values", lit_u(0), "0xff800000",
+             "of[0] = select(false, 0.0 / 0.0, log2(0.0)) = -inf")):
+        body = [store("of", idx, v),
+                atomic("min", "wa", lit_u(0), lit_u(0), result="v4"),
+                {"k": "subgroup", "op": "reduce_xor", "value": lit_u(0), "name": "v5"}]
+        c = case(name,
+                 note + ", beside a workgroup atomic_min and a subgroup reduce_xor. "
+                 "NVIDIA's Vulkan compiler (driver 580.159.04, H200) died of SIGSEGV on the "
+                 "first at generator 49 (vyre fuzz seed 4190000777, shrunk); a program that "
+                 "calls a DontInline function (every cr_math function there) gets emulated "
+                 "subgroups since generator 50 (plugin-vulkan/README.md VK-SG-7)",
+                 [buf("of", 9, "write", "f32", 1), wbuf("wa", "u32", 4)], body,
+                 wg=(32, 1, 1), grid=[1, 1, 1], expect={"of": [want]})
+        c["subgroup_size"] = 32
+        ctx.W.add("math/%s.json" % name, c)
