@@ -22,4 +22,13 @@ bash "$root/ci/gpu-findings.sh" vulkan "$tmp/missing.json" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || { echo "findings_paths: a missing path gave exit $rc, not 2" >&2; exit 1; }
 grep -q "missing.json" "$tmp/err" || { echo "findings_paths: the error does not name the path" >&2; exit 1; }
+# DISPATCH_PATHS reaches `vyre conform --paths`: the indirect path runs,
+# and a path that is no path is vyre's usage error (rc2) on the case's line.
+out=$(SWITCHES= DISPATCH_PATHS=oneshot,indirect bash "$root/ci/gpu-findings.sh" vulkan \
+  "$tmp/fold_add_tie.json")
+echo "$out" | grep -q '^fold_add_tie: default=ok$' ||
+  { echo "findings_paths: DISPATCH_PATHS=oneshot,indirect gave: $out" >&2; exit 1; }
+out=$(SWITCHES= DISPATCH_PATHS=sideways bash "$root/ci/gpu-findings.sh" vulkan "$tmp/fold_add_tie.json")
+echo "$out" | grep -q '^fold_add_tie: default=rc2$' ||
+  { echo "findings_paths: DISPATCH_PATHS=sideways gave: $out (expected rc2)" >&2; exit 1; }
 echo "findings_paths: ok"
