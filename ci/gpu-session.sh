@@ -18,7 +18,9 @@
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
 # FINDINGS=0 (no replay of the findings) and CONFORM=0 (no conformance):
-# a later call on a warm machine that only fuzzes.
+# a later call on a warm machine that only fuzzes. At the end every file of
+# $OUT but summary.txt (bench JSON, part logs, fuzz summaries, the shrunk
+# cases) is packed into $OUT/session.tgz.
 # Before the conformance it replays the open differences and the
 # compiler-crash cases on Vulkan, each in its own process
 # (tests/fuzzgen/open and tests/fuzzgen/crashes, ci/gpu-findings.sh;
@@ -125,4 +127,12 @@ for be in cuda vulkan; do
     echo
   done
 done
+# The device tool brings back at most 8 files from $OUT: everything but
+# summary.txt goes into one archive, with the shrunk fuzz cases.
+mkdir -p "$out/cases"
+for be in cuda vulkan; do
+  for f in "$keep/fuzz-$be"/diffs/*.json; do [ -f "$f" ] && cp "$f" "$out/cases/"; done
+done
+(cd "$out" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name session.tgz -printf '%P\n' |
+  tar czf session.tgz --remove-files -T -) && say "files: $out/session.tgz, $out/summary.txt"
 say done
