@@ -258,6 +258,11 @@ typedef struct vyre_spv_options {
   uint32_t int_minmax_ext;
   // Integer neg as OpISub from 0 instead of OpSNegate (README.md VK-INT-2).
   uint32_t int_neg_sub;
+  // The indirect variant hides v as v ^ (word * mask), the hide word (0 at
+  // run time) as an opaque factor, instead of v ^ (word != 0 ? mask : 0),
+  // whose two possible values the compiler can see (README.md VK-F32-16;
+  // an experiment, off by default).
+  uint32_t hide_word;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

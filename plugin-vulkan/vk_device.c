@@ -800,6 +800,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-INT-2 (experiment switches, off by default).
   be->int_minmax_ext = switch_on("VYRE_VULKAN_INT_MINMAX_EXT");
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
+  // README.md VK-F32-16 (an experiment switch, off by default).
+  be->hide_word = switch_on("VYRE_VULKAN_HIDE_WORD");
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   const char *hb = vyre_kit_getenv("VYRE_VULKAN_HIDE_LOOP_BOUNDS");

@@ -179,6 +179,7 @@ struct vyre_backend {
   uint32_t hide_select_operands;
   uint32_t int_minmax_ext; // README.md VK-INT-2
   uint32_t int_neg_sub;    // README.md VK-INT-2
+  uint32_t hide_word;      // README.md VK-F32-16
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
   // subgroupSizeControl and computeFullSubgroups), and the subgroup size

@@ -944,6 +944,32 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
+// VK-F32-16 (opt.hide_word, an experiment): the indirect variant hides by
+// v ^ (word * mask): each of the three hides is one OpIMul by its mask
+// instead of an OpINotEqual and a select; the same xors; spirv-val clean.
+static void test_spirv_indirect_hide_word_as_factor(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = f32_const_program(t);
+  uint32_t xors[2], nes[2], muls[2];
+  for (int hw = 0; hw < 2; hw++) {
+    vyre_spv_options opt = {
+        .has_int64 = 1, .hide_f32_consts = 1, .indirect = 1, .hide_word = (uint32_t)hw};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    xors[hw] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+    nes[hw] = count_ops(words, n, 171 /* OpINotEqual */, -1);
+    muls[hw] = count_ops(words, n, 132 /* OpIMul */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "indirect hide word as a factor", (uint32_t)hw), 0);
+  }
+  assert_int_equal(xors[1], xors[0]);
+  assert_int_equal(nes[1] + 3, nes[0]);
+  assert_int_equal(muls[1], muls[0] + 3);
+  free(t);
+}
+
 // VK-F32-15: NVIDIA's driver (vendor 0x10DE) never gets native division,
 // whatever the self-test proved; other vendors keep every proven path.
 static void test_f32_native_division_not_on_nvidia(void **state) {
@@ -1203,6 +1229,7 @@ int main(void) {
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_hide_select_for_driver),
+      cmocka_unit_test(test_spirv_indirect_hide_word_as_factor),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
