@@ -919,8 +919,9 @@ static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
 // (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
 uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
   uint32_t key;
-  if (c->v_hide_ind && c->opt->hide_word) {
-    // README.md VK-F32-16: v ^ (word * mask), the word 0 at run time; the
+  if (c->opt->hide_word) {
+    // README.md VK-F32-16: v ^ (word * mask), the word 0 at run time (the
+    // push constant after the grid, or the indirect binding's word 7); the
     // compiler knows only that the bits from the mask's up may flip. Each
     // kind of hide keeps its own mask, so two never cancel.
     const uint32_t w = OP(SpvOpLoad, U, c->v_hide_ind);

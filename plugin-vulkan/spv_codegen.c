@@ -765,7 +765,15 @@ static void init_grid_builtins(vyre_spv_cg *c) {
   DO(SpvOpStore, c->v_wgid, OP(SpvOpIAdd, c->t_v3, hw_wgid, base));
   DO(SpvOpStore, c->v_gid, OP(SpvOpIAdd, c->t_v3, hw_gid, OP(SpvOpIMul, c->t_v3, base, size)));
   DO(SpvOpStore, c->v_nwg, total);
-  if (!c->opt->indirect) return;
+  if (!c->opt->indirect) {
+    // README.md VK-F32-16: the push-constant word after the grid, 0.
+    if (c->opt->hide_word)
+      DO(SpvOpStore, c->v_hide_ind,
+         OP(SpvOpLoad, U,
+            OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var,
+               vyre_spv_u(c, c->info->grid_offset / 4 + 6))));
+    return;
+  }
   // The indirect variant (spv_codegen.h, vyre_spv_options.indirect): exits
   // are per workgroup, before any barrier. First the hide word (README.md
   // VK-F32-14), which no exit condition mentions.
@@ -999,9 +1007,12 @@ static void declare_buffers(vyre_spv_cg *c) {
   // Lane mode: one more word, the host's flag (1: no resident buffer is
   // bound to two slots, the 128-bit path may be taken). Then the 6 grid
   // words: base workgroup and whole grid.
-  uint32_t words_n = n + (c->lanes ? 1u : 0u) + 6u;
+  // With opt.hide_word one more: the hide word (README.md VK-F32-16).
+  const uint32_t hide_word = c->opt->hide_word ? 1u : 0u;
+  uint32_t words_n = n + (c->lanes ? 1u : 0u) + 6u + hide_word;
   c->info->push_bytes = 4 * words_n;
-  c->info->grid_offset = 4 * (words_n - 6u);
+  c->info->grid_offset = 4 * (words_n - 6u - hide_word);
+  c->info->hide_word = hide_word;
   if (c->lanes) {
     c->info->lanes = 1;
     c->info->lanes_offset = 4 * n;
@@ -1009,7 +1020,7 @@ static void declare_buffers(vyre_spv_cg *c) {
   {
     // A fresh id (not deduplicated): its member decorations are its own.
     uint32_t pcs = vyre_spv_id(m);
-    uint32_t words[VYRE_IR_MAX_BINDINGS + 8];
+    uint32_t words[VYRE_IR_MAX_BINDINGS + 9];
     words[0] = pcs;
     for (uint32_t i = 0; i < words_n; i++)
       words[1 + i] = U;
@@ -1047,6 +1058,10 @@ static void declare_buffers(vyre_spv_cg *c) {
                   VYRE_SPV_ARGS(c->ind_var, SpvDecorationDescriptorSet, 0));
     vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                   VYRE_SPV_ARGS(c->ind_var, SpvDecorationBinding, VYRE_VK_IND_BINDING));
+  }
+  if (c->opt->indirect || c->opt->hide_word) {
+    // The hide word's Private variable (README.md VK-F32-14, VK-F32-16),
+    // stored at main's entry (init_grid_builtins).
     uint32_t ppu =
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_uint));
     c->v_hide_ind = global_var(c, ppu, SpvStorageClassPrivate);

@@ -30,7 +30,9 @@
 //     (x, y, z) and the whole grid (x, y, z) (vyre_ext_grid_offset; without
 //     one the host writes {0, 0, 0} and the launch's grid). wgid = WorkgroupId
 //     + base, gid = GlobalInvocationId + base * LocalSize, nwg = the whole
-//     grid (docs/abi.md ABI-GRID-2).
+//     grid (docs/abi.md ABI-GRID-2). With opt.hide_word one more word
+//     after them (info.hide_word), which the host sets to 0 (README.md
+//     VK-F32-16).
 // Lane mode (docs/backends.md "Lane mode"; the plan's lanes): LocalSize
 // is [x/4,1,1] and each invocation runs the IR invocations 4t..4t+3 of its
 // workgroup; buffers loaded or stored only at gid.x are also declared a
@@ -258,10 +260,11 @@ typedef struct vyre_spv_options {
   uint32_t int_minmax_ext;
   // Integer neg as OpISub from 0 instead of OpSNegate (README.md VK-INT-2).
   uint32_t int_neg_sub;
-  // The indirect variant hides v as v ^ (word * mask), the hide word (0 at
-  // run time) as an opaque factor, instead of v ^ (word != 0 ? mask : 0),
-  // whose two possible values the compiler can see (README.md VK-F32-16;
-  // an experiment, off by default).
+  // Hide v as v ^ (word * mask), a hide word (0 at run time) as an opaque
+  // factor, instead of v ^ (key ? mask : 0), whose two possible values the
+  // compiler can see: in the direct variant the word is one more push
+  // constant (info.hide_word), in the indirect one word 7 of its binding
+  // (README.md VK-F32-16; an experiment, off by default).
   uint32_t hide_word;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
@@ -350,7 +353,10 @@ typedef struct vyre_spv_info {
   uint32_t lanes;        // lane mode: 4 IR invocations per invocation, LocalSize x/4
   uint32_t lanes_offset; // lane mode: byte offset of the push-constant flag word
   uint32_t grid_offset;  // byte offset of the 6 grid words (base[3], total[3])
-  uint32_t indirect;     // the indirect variant: binds VYRE_VK_IND_BINDING
+  // opt.hide_word (README.md VK-F32-16): one more push-constant word after
+  // the grid words, which the host sets to 0: the direct variant's hide word.
+  uint32_t hide_word;
+  uint32_t indirect; // the indirect variant: binds VYRE_VK_IND_BINDING
   // Bytes of one element per slot (1, 2 or 4): the push-constant count of a
   // slot is its bound bytes / this (docs/ir.md IR-STORE-2).
   uint8_t elem_bytes[VYRE_IR_MAX_BINDINGS];

@@ -576,9 +576,13 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
     vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
   }
   // The launch's base workgroup and the whole grid (every job: they differ
-  // between the launches of a split grid).
+  // between the launches of a split grid), and with info.hide_word the hide
+  // word, 0 (README.md VK-F32-16).
+  uint32_t words[7];
+  memcpy(words, j->grid_words, sizeof(j->grid_words));
+  words[6] = 0;
   vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, j->pipe->info.grid_offset,
-                     sizeof(j->grid_words), j->grid_words);
+                     (uint32_t)(sizeof(j->grid_words) + 4 * j->pipe->info.hide_word), words);
 }
 
 void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *j) {

@@ -257,8 +257,9 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   }
   if (in->host_buffer_count != n || in->lanes > 1 || in->uses_trap > 1 || in->trap64 > 1) return 0;
   // Push constants: one count per slot, the lane flag, then the 6 grid words.
-  if (in->push_bytes != 4 * (n + in->lanes + 6u) || in->lanes_offset != (in->lanes ? 4 * n : 0) ||
-      in->grid_offset != 4 * (n + in->lanes))
+  if (in->hide_word != (be->hide_word ? 1u : 0u)) return 0;
+  if (in->push_bytes != 4 * (n + in->lanes + 6u + in->hide_word) ||
+      in->lanes_offset != (in->lanes ? 4 * n : 0) || in->grid_offset != 4 * (n + in->lanes))
     return 0;
   if (in->push_bytes > be->props.limits.maxPushConstantsSize) return 0;
   if (in->lanes && (a->workgroup_size[0] % VYRE_KIT_LANES || a->workgroup_size[1] != 1 ||

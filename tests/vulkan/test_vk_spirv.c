@@ -476,16 +476,23 @@ static uint32_t count_ops(const uint32_t *w, size_t n, uint32_t op, int64_t oper
 }
 
 // The module of |p| with |opt| (its workgroup size set from |p|), which
-// must generate; *n receives its word count. The caller frees it.
-static uint32_t *generate_ok(const vyre_ir_program *p, vyre_spv_options *opt, size_t *n) {
+// must generate; *n receives its word count, *info its binding plan. The
+// caller frees it.
+static uint32_t *generate_info_ok(const vyre_ir_program *p, vyre_spv_options *opt, size_t *n,
+                                  vyre_spv_info *info) {
   memcpy(opt->workgroup_size, p->workgroup_size, 12);
   uint32_t *words = NULL;
-  vyre_spv_info info;
   vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t st = vyre_spv_generate(p, opt, &words, n, &info, &err);
+  uint32_t st = vyre_spv_generate(p, opt, &words, n, info, &err);
   if (st) print_message("generate: %s\n", err.message);
   assert_int_equal(st, VYRE_STATUS_OK);
   return words;
+}
+
+// generate_ok without the binding plan.
+static uint32_t *generate_ok(const vyre_ir_program *p, vyre_spv_options *opt, size_t *n) {
+  vyre_spv_info info;
+  return generate_info_ok(p, opt, n, &info);
 }
 
 static void test_spirv_follows_the_lowering_proofs(void **state) {
@@ -944,29 +951,39 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
-// VK-F32-16 (opt.hide_word, an experiment): the indirect variant hides by
-// v ^ (word * mask): each of the three hides is one OpIMul by its mask
-// instead of an OpINotEqual and a select; the same xors; spirv-val clean.
-static void test_spirv_indirect_hide_word_as_factor(void **state) {
+// VK-F32-16 (opt.hide_word, an experiment): both variants hide by v ^ (word
+// * mask): each of the three hides is one OpIMul by its mask instead of a
+// compare and a select; the same xors. The direct variant's word is one
+// more push constant after the grid (info.hide_word; push_bytes 4 more),
+// the indirect variant keeps its binding's word 7. spirv-val clean.
+static void test_spirv_hide_word_as_factor(void **state) {
   (void)state;
   NEED_SPIRV_VAL();
   tb *t = calloc(1, sizeof(tb));
   const vyre_ir_program *p = f32_const_program(t);
-  uint32_t xors[2], nes[2], muls[2];
-  for (int hw = 0; hw < 2; hw++) {
-    vyre_spv_options opt = {
-        .has_int64 = 1, .hide_f32_consts = 1, .indirect = 1, .hide_word = (uint32_t)hw};
-    size_t n = 0;
-    uint32_t *words = generate_ok(p, &opt, &n);
-    xors[hw] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
-    nes[hw] = count_ops(words, n, 171 /* OpINotEqual */, -1);
-    muls[hw] = count_ops(words, n, 132 /* OpIMul */, -1);
-    free(words);
-    assert_int_equal(spirv_val_opt(p, &opt, "indirect hide word as a factor", (uint32_t)hw), 0);
+  for (uint32_t ind = 0; ind < 2; ind++) {
+    uint32_t xors[2], cmps[2], muls[2], push[2], hw_info[2];
+    for (uint32_t hw = 0; hw < 2; hw++) {
+      vyre_spv_options opt = {
+          .has_int64 = 1, .hide_f32_consts = 1, .indirect = ind, .hide_word = hw};
+      size_t n = 0;
+      vyre_spv_info info;
+      uint32_t *words = generate_info_ok(p, &opt, &n, &info);
+      xors[hw] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+      cmps[hw] = count_ops(words, n, ind ? 171 /* OpINotEqual */ : 170 /* OpIEqual */, -1);
+      muls[hw] = count_ops(words, n, 132 /* OpIMul */, -1);
+      push[hw] = info.push_bytes;
+      hw_info[hw] = info.hide_word;
+      free(words);
+      assert_int_equal(spirv_val_opt(p, &opt, "hide word as a factor", ind * 2 + hw), 0);
+    }
+    assert_int_equal(xors[1], xors[0]);
+    assert_int_equal(cmps[1] + 3, cmps[0]);
+    assert_int_equal(muls[1], muls[0] + 3);
+    assert_int_equal(hw_info[0], 0);
+    assert_int_equal(hw_info[1], 1);
+    assert_int_equal(push[1], push[0] + 4);
   }
-  assert_int_equal(xors[1], xors[0]);
-  assert_int_equal(nes[1] + 3, nes[0]);
-  assert_int_equal(muls[1], muls[0] + 3);
   free(t);
 }
 
@@ -1229,7 +1246,7 @@ int main(void) {
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_hide_select_for_driver),
-      cmocka_unit_test(test_spirv_indirect_hide_word_as_factor),
+      cmocka_unit_test(test_spirv_hide_word_as_factor),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
