@@ -14,8 +14,8 @@
 # VYRE names the vyre tool (default: build-gpu/bin/vyre, else build/bin/vyre);
 # SWITCHES is a space-separated list of VAR=VALUE (default: a few
 # VYRE_VULKAN_* modes); DISPATCH_PATHS the dispatch paths each case runs
-# (`vyre conform --paths`, default oneshot; e.g. oneshot,indirect for a
-# finding of the indirect path). Exit status: 0 when every case passes by default, 1
+# (`vyre conform --paths`, default oneshot,indirect: two findings fail on
+# the indirect path alone, whose module is its own). Exit status: 0 when every case passes by default, 1
 # otherwise, 2 on usage errors.
 set -uo pipefail
 be=${1:-vulkan}
@@ -52,7 +52,7 @@ for f in "${files[@]}"; do
   for sw in default $switches; do
     if [ "$sw" = default ]; then envs=(); else envs=("$sw"); fi
     env "${envs[@]}" timeout 60 "$vyre" conform --backend "$be" --cases "$tmp/$n" \
-      --paths "${DISPATCH_PATHS:-oneshot}" --no-runtime --quiet >"$tmp/$n.log" 2>&1
+      --paths "${DISPATCH_PATHS:-oneshot,indirect}" --no-runtime --quiet >"$tmp/$n.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then s=ok; elif [ $rc -eq 1 ]; then s=FAIL; else s="rc$rc"; fi
     [ "$sw" = default ] && [ "$s" != ok ] && bad=1
