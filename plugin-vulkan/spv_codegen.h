@@ -253,7 +253,8 @@ typedef struct vyre_spv_options {
   // `if` (seed 799580439) with the record written where the trap stands.
   uint32_t trap_at_end;
   // One operand of every select, min and max passes through vyre_spv_hide
-  // (README.md VK-F32-11): CPU devices.
+  // (README.md VK-F32-11, VK-INT-2): CPU devices and NVIDIA's driver
+  // (vyre_spv_hide_select_for_driver).
   uint32_t hide_select_operands;
   // Integer min and max as GLSL.std.450 SMin/SMax/UMin/UMax instead of a
   // compare and a select (README.md VK-INT-2).

@@ -174,8 +174,8 @@ struct vyre_backend {
   uint32_t drop_unread;     // README.md VK-DEAD-1
   uint32_t hide_f32_consts; // README.md VK-F32-13
   uint32_t trap_at_end;     // README.md VK-EXIT-2
-  // An operand of every select, min and max hidden from the driver (README.md VK-F32-11):
-  // CPU devices, set at open.
+  // An operand of every select, min and max hidden from the driver (README.md VK-F32-11,
+  // VK-INT-2): CPU devices and NVIDIA's driver, set at open.
   uint32_t hide_select_operands;
   uint32_t int_minmax_ext; // README.md VK-INT-2
   uint32_t int_neg_sub;    // README.md VK-INT-2
@@ -188,8 +188,9 @@ struct vyre_backend {
   vyre_vk_sg_dev sg;
   uint32_t sg_native;
   uint32_t sg_selftest_ran; // 1: this open ran the lane-map self-test
-  uint32_t sg_pow_guard;    // 1: a program with pow gets emulated subgroups (VK-SG-7)
-  char sg_desc[48];         // "sg hw 32" / "sg emu" (and the pow guard), for `vyre list`
+  uint32_t
+      sg_pow_guard; // 1: a program calling a DontInline function gets emulated subgroups (VK-SG-7)
+  char sg_desc[48]; // "sg hw 32" / "sg emu" (and the DontInline guard), for `vyre list`
 };
 
 void vyre_vk_probe(vyre_probe_result *out);

@@ -54,12 +54,14 @@ uint32_t vyre_vk_sg_verdict(const vyre_vk_sg_dev *d, uint32_t mode, uint32_t cap
 uint32_t vyre_vk_sg_for(const vyre_vk_sg_dev *d, uint32_t native, uint32_t program_s,
                         const uint32_t wg[3]);
 
-// Whether a program that calls pow gets emulated subgroups on a device of
-// |vendor_id| (README.md VK-SG-7): |env| is VYRE_VULKAN_POW_SUBGROUP,
-// "emulate" (1) or "native" (0); NULL, "" or "auto": 1 on NVIDIA's driver
-// (vendor 0x10DE), whose compiler crashed on native subgroup operations
-// beside pow's DontInline function, else 0. 0xFFFFFFFF for a value that is
-// no mode (the caller warns and uses auto).
+// Whether the subgroup guard is on for a device of |vendor_id| (README.md
+// VK-SG-7): a program that calls a DontInline function (vyre_vk_sg_guarded;
+// pow alone before generator 50, hence the variable's name) gets emulated
+// subgroups. |env| is VYRE_VULKAN_POW_SUBGROUP, "emulate" (1) or "native"
+// (0); NULL, "" or "auto": 1 on NVIDIA's driver (vendor 0x10DE), whose
+// compiler crashed on native subgroup operations beside DontInline
+// functions, else 0. 0xFFFFFFFF for a value that is no mode (the caller
+// warns and uses auto).
 uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id);
 
 // Whether a program calling the cr_math functions |math_fns| (bit f for
