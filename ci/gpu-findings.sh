@@ -15,8 +15,8 @@
 # SWITCHES is a space-separated list of VAR=VALUE (default: a few
 # VYRE_VULKAN_* modes); DISPATCH_PATHS the dispatch paths each case runs
 # (`vyre conform --paths`, default oneshot,indirect: two findings fail on
-# the indirect path alone, whose module is its own). Exit status: 0 when every case passes by default, 1
-# otherwise, 2 on usage errors.
+# the indirect path alone, whose module is its own). Exit status: 0 when
+# every case passes by default, 1 otherwise, 2 on usage errors.
 set -uo pipefail
 be=${1:-vulkan}
 [ $# -gt 0 ] && shift

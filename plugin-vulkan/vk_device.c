@@ -698,6 +698,13 @@ static uint32_t switch_on(const char *name) {
   return v && v[0] == '1' && !v[1];
 }
 
+// |chosen|, unless the variable |name| is "0" or "1" (tests and driver
+// comparisons override a per-device choice).
+static uint32_t override_01(const char *name, uint32_t chosen) {
+  const char *v = vyre_kit_getenv(name);
+  return v && (v[0] == '0' || v[0] == '1') && !v[1] ? (uint32_t)(v[0] == '1') : chosen;
+}
+
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
   *out = NULL;
   vyre_backend *be = calloc(1, sizeof(*be));
@@ -781,7 +788,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_pow_control_choose(be);
   // README.md VK-LOOP-1: a CPU device's compiler gets non-literal loop
   // bounds hidden.
-  be->hide_loop_bounds = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const int cpu = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  be->hide_loop_bounds = (uint32_t)cpu;
   // Code-generator forms on by default on every device; NAME=0 gives the
   // old form (tests and driver comparisons): README.md VK-LOOP-3, VK-EXIT-1,
   // VK-F32-13, VK-EXIT-2, VK-DEAD-1.
@@ -793,10 +801,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_dontinline_choose(be);
   // README.md VK-F32-11 and VK-INT-2: and an operand of every select, min
   // and max, on CPU devices and NVIDIA's driver.
-  be->hide_select_operands =
-      vyre_spv_hide_select_for_driver(be->hide_loop_bounds, be->props.vendorID);
-  const char *hs = vyre_kit_getenv("VYRE_VULKAN_HIDE_SELECT_OPERANDS");
-  if (hs && (hs[0] == '0' || hs[0] == '1') && !hs[1]) be->hide_select_operands = hs[0] == '1';
+  be->hide_select_operands = override_01("VYRE_VULKAN_HIDE_SELECT_OPERANDS",
+                                         vyre_spv_hide_select_for_driver(cpu, be->props.vendorID));
   // README.md VK-INT-2 (experiment switches, off by default).
   be->int_minmax_ext = switch_on("VYRE_VULKAN_INT_MINMAX_EXT");
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
@@ -804,8 +810,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->hide_word = switch_on("VYRE_VULKAN_HIDE_WORD");
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
-  const char *hb = vyre_kit_getenv("VYRE_VULKAN_HIDE_LOOP_BOUNDS");
-  if (hb && (hb[0] == '0' || hb[0] == '1') && !hb[1]) be->hide_loop_bounds = hb[0] == '1';
+  be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);
   vyre_vk_sg_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);

@@ -30,6 +30,7 @@ values come from the reference in vyre_gen.py.
   (VK-F32-13). The four programs passed on the H200 at e0d7a4b as fuzz findings."""
 
 from vyre_gen import *  # noqa: F401,F403
+from cases_math import sg_stmt
 
 
 def _b2f_neg_zero(ctx, name, op, fl, description):
@@ -402,7 +403,7 @@ def gen_fuzz_gpu_dontinline_subgroup(ctx):
              "of[0] = select(false, 0.0 / 0.0, log2(0.0)) = -inf")):
         body = [store("of", idx, v),
                 atomic("min", "wa", lit_u(0), lit_u(0), result="v4"),
-                {"k": "subgroup", "op": "reduce_xor", "value": lit_u(0), "name": "v5"}]
+                sg_stmt("reduce_xor", "v5", lit_u(0))]
         c = case(name,
                  note + ", beside a workgroup atomic_min and a subgroup reduce_xor. "
                  "NVIDIA's Vulkan compiler (driver 580.159.04, H200) died of SIGSEGV on the "
