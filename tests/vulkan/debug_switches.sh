@@ -10,7 +10,12 @@
 #   - VYRE_VULKAN_DONTINLINE (VK-MATH-7) and VYRE_VULKAN_DROP_UNREAD=0
 #     (VK-DEAD-1) keep results: a case with cr_math and one with an unread
 #     let meet their "expect" under each; a value of DONTINLINE that is no
-#     mode warns with a Fix.
+#     mode warns with a Fix;
+#   - the per-device overrides VYRE_VULKAN_HIDE_SELECT_OPERANDS=0 and
+#     VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 (lavapipe hides both by default) and the
+#     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1
+#     and VYRE_VULKAN_HIDE_WORD=1 (VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16)
+#     each change the generated module and keep the case's results.
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -58,4 +63,24 @@ grep -q "VYRE_VULKAN_DONTINLINE=bogus is not a set of helper functions; using au
   "$work/out" || { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_DONTINLINE=bogus"; }
 run "$unread"
 run "$unread" VYRE_VULKAN_DROP_UNREAD=0
+
+# differs CASE LABEL VAR=VALUE: the case meets its expect with the switch,
+# and the module it dumps differs from the default one.
+differs() {
+  local c=$1 label=$2 sw=$3
+  rm -rf "$work/d0" "$work/d1" && mkdir -p "$work/d0" "$work/d1"
+  run "$c" VYRE_VULKAN_DUMP_SPIRV="$work/d0"
+  run "$c" VYRE_VULKAN_DUMP_SPIRV="$work/d1" "$sw"
+  [ -s "$work/d0/$label.spv" ] && [ -s "$work/d1/$label.spv" ] ||
+    fail "$sw: no $label.spv dumped: $(ls "$work/d0" "$work/d1")"
+  if cmp -s "$work/d0/$label.spv" "$work/d1/$label.spv"; then
+    fail "$sw did not change the module of $label"
+  fi
+}
+nested="$src/tests/conformance/cases/integers/nested_max_negated_select.json"
+differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_SELECT_OPERANDS=0
+differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_MINMAX_EXT=1
+differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_NEG_SUB=1
+differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_WORD=1
+differs "$dead" dead_loop_else_store VYRE_VULKAN_HIDE_LOOP_BOUNDS=0
 echo "debug_switches: ok"
