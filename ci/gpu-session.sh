@@ -17,6 +17,9 @@
 # conformance on the resident kernel), CTEST_RE (ctests to run too),
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
+# CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
+# each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
+# set for the Vulkan fuzz only, e.g. an experiment switch),
 # FINDINGS=0 (no replay of the findings) and CONFORM=0 (no conformance):
 # a later call on a warm machine that only fuzzes. At the end every file of
 # $OUT but summary.txt (bench JSON, part logs, fuzz summaries, the shrunk
@@ -85,6 +88,11 @@ if [ "${CONFORM:-1}" != 0 ]; then
   pids+=($!)
   part conform-vulkan 300 "$vyre" conform --backend vulkan --require-device --quiet &
   pids+=($!)
+  for sw in ${CONFORM_SWITCHES-}; do
+    part "conform-vulkan-${sw%%=*}" 300 env "$sw" "$vyre" conform --backend vulkan \
+      --require-device --quiet &
+    pids+=($!)
+  done
 fi
 if [ "${RING:-1}" != 0 ]; then
   part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
@@ -103,8 +111,11 @@ if [ "$secs" -gt 0 ]; then
     bj=$jobs
     [ "$be" = cuda ] && bj=${FUZZ_JOBS_CUDA:-$jobs}
     [ "$be" = vulkan ] && bj=${FUZZ_JOBS_VULKAN:-$jobs}
+    fenv=()
+    # shellcheck disable=SC2206 # FUZZ_ENV_VULKAN is a list of VAR=VALUE
+    [ "$be" = vulkan ] && fenv=(${FUZZ_ENV_VULKAN-})
     if [ "$bj" -gt 0 ]; then
-      part "fuzz-$be" $((secs + 60)) env VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$bj" \
+      part "fuzz-$be" $((secs + 60)) env "${fenv[@]}" VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$bj" \
         "$seed" "$keep/fuzz-$be" &
       pids+=($!)
     fi
