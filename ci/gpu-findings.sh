@@ -12,7 +12,8 @@
 # Case files or folders given after BACKEND are replayed instead of the two
 # folders (a folder: every .json in it).
 # VYRE names the vyre tool (default: build-gpu/bin/vyre, else build/bin/vyre);
-# SWITCHES is a space-separated list of VAR=VALUE (default: a few
+# SWITCHES is a space-separated list of VAR=VALUE, or of several joined by
+# "+" (VAR=VALUE+VAR2=VALUE2: both at once) (default: a few
 # VYRE_VULKAN_* modes); DISPATCH_PATHS the dispatch paths each case runs
 # (`vyre conform --paths`, default oneshot,indirect: two findings fail on
 # the indirect path alone, whose module is its own). Exit status: 0 when
@@ -50,13 +51,14 @@ for f in "${files[@]}"; do
   mkdir -p "$tmp/$n" && cp "$f" "$tmp/$n/"
   line="$n:"
   for sw in default $switches; do
-    if [ "$sw" = default ]; then envs=(); else envs=("$sw"); fi
+    # A switch may join several with "+": A=1+B=2 sets both.
+    if [ "$sw" = default ]; then envs=(); else IFS=+ read -ra envs <<<"$sw"; fi
     env "${envs[@]}" timeout 60 "$vyre" conform --backend "$be" --cases "$tmp/$n" \
       --paths "${DISPATCH_PATHS:-oneshot,indirect}" --no-runtime --quiet >"$tmp/$n.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then s=ok; elif [ $rc -eq 1 ]; then s=FAIL; else s="rc$rc"; fi
     [ "$sw" = default ] && [ "$s" != ok ] && bad=1
-    line="$line ${sw#VYRE_VULKAN_}=$s"
+    line="$line ${sw//VYRE_VULKAN_/}=$s"
   done
   echo "$line"
 done

@@ -69,6 +69,9 @@ struct vyre_backend {
   // item complete; the device clock from seeing the doorbell to staging the
   // item, and to publishing its completion.
   _Atomic uint64_t ring_items, ring_host_ns, ring_stage_ns, ring_span_ns;
+  // The batches block 0 staged (distinct doorbell stamps among the items
+  // reaped) and the device time between consecutive ones (ABI-CUDARING-8).
+  _Atomic uint64_t ring_batches, ring_cycle_ns;
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

@@ -39,25 +39,27 @@ static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t c
   // this open ran the self-test (0: a cached verdict or none needed).
   // Then the resident kernel's stream items (ABI-CUDARING-8): sums over the
   // items reaped.
-  const uint64_t extra[9] = {vyre_cuda_kernels_count(be),
-                             (be->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0,
-                             (be->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0,
-                             (be->f32_native & VYRE_CUDA_GEN_F32_FMA) != 0,
-                             be->f32_selftest_ran,
-                             atomic_load(&be->ring_items),
-                             atomic_load(&be->ring_host_ns),
-                             atomic_load(&be->ring_stage_ns),
-                             atomic_load(&be->ring_span_ns)};
-  static const char *const names[9] = {
-      "module_cache_entries", "cuda_f32_native_add",   "cuda_f32_native_mul",
-      "cuda_f32_native_fma",  "cuda_f32_selftest_ran", "cuda_ring_items",
-      "cuda_ring_host_ns",    "cuda_ring_stage_ns",    "cuda_ring_span_ns"};
-  for (uint32_t i = 0; i < 9; i++)
+  const uint64_t extra[11] = {vyre_cuda_kernels_count(be),
+                              (be->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0,
+                              (be->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0,
+                              (be->f32_native & VYRE_CUDA_GEN_F32_FMA) != 0,
+                              be->f32_selftest_ran,
+                              atomic_load(&be->ring_items),
+                              atomic_load(&be->ring_host_ns),
+                              atomic_load(&be->ring_stage_ns),
+                              atomic_load(&be->ring_span_ns),
+                              atomic_load(&be->ring_batches),
+                              atomic_load(&be->ring_cycle_ns)};
+  static const char *const names[11] = {
+      "module_cache_entries",  "cuda_f32_native_add", "cuda_f32_native_mul", "cuda_f32_native_fma",
+      "cuda_f32_selftest_ran", "cuda_ring_items",     "cuda_ring_host_ns",   "cuda_ring_stage_ns",
+      "cuda_ring_span_ns",     "cuda_ring_batches",   "cuda_ring_cycle_ns"};
+  for (uint32_t i = 0; i < 11; i++)
     if (out && n + i < capacity) {
       out[n + i].name = names[i];
       out[n + i].value = extra[i];
     }
-  if (out_count) *out_count = n + 9;
+  if (out_count) *out_count = n + 11;
   return VYRE_STATUS_OK;
 }
 

@@ -99,9 +99,10 @@ struct vyre_ring {
   uint64_t head, tail; // ring seqs: the next to reap, the next to submit (from 1)
   int launched;        // a launch whose exit word was not yet seen
   uint64_t launches;
-  int lost;     // the watchdog fired, or a launch failed: every call answers DEVICE_LOST
-  int closed;   // ring_close ran; listed only until recover or destroy frees it
-  int released; // its driver objects are gone (recover, destroy)
+  uint64_t last_seen; // the last reaped item's doorbell stamp (report)
+  int lost;           // the watchdog fired, or a launch failed: every call answers DEVICE_LOST
+  int closed;         // ring_close ran; listed only until recover or destroy frees it
+  int released;       // its driver objects are gone (recover, destroy)
 };
 
 static uint64_t now_ns(void) {
@@ -596,6 +597,15 @@ static uint32_t report(vyre_ring *r, uint64_t iseq, uint64_t device_ns, uint64_t
   if (seen && seen != UINT64_MAX && pub != UINT64_MAX && pub > seen && pub - seen < (1ull << 40)) {
     atomic_fetch_add(&be->ring_span_ns, pub - seen);
     if (pub - seen > device_ns) atomic_fetch_add(&be->ring_stage_ns, pub - seen - device_ns);
+    // The items of one batch share block 0's doorbell stamp: a new stamp is
+    // a new batch, and the gap to the last one block 0's cycle (or its idle
+    // time; gaps of a millisecond or more are idle and not summed).
+    if (seen != r->last_seen) {
+      atomic_fetch_add(&be->ring_batches, 1);
+      if (r->last_seen && seen > r->last_seen && seen - r->last_seen < 1000000u)
+        atomic_fetch_add(&be->ring_cycle_ns, seen - r->last_seen);
+      r->last_seen = seen;
+    }
   }
   memset(c, 0, sizeof(*c));
   c->seq = it->seq;

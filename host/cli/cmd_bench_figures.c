@@ -441,28 +441,34 @@ done:
 
 // The CUDA resident kernel's breakdown (docs/abi.md ABI-CUDARING-8): the
 // metrics' sums, snapshot before the measured items and described after.
-static const char *const ring_m[4] = {"cuda_ring_items", "cuda_ring_host_ns", "cuda_ring_span_ns",
-                                      "cuda_ring_stage_ns"};
+// The last two (batches, cycle) say how many items block 0 staged at once.
+#define RING_M 6
+static const char *const ring_m[RING_M] = {"cuda_ring_items",   "cuda_ring_host_ns",
+                                           "cuda_ring_span_ns", "cuda_ring_stage_ns",
+                                           "cuda_ring_batches", "cuda_ring_cycle_ns"};
 
-static void ring_snapshot(vyre_bench_ctx *c, uint64_t v[4]) {
-  for (int m = 0; m < 4; m++)
+static void ring_snapshot(vyre_bench_ctx *c, uint64_t v[RING_M]) {
+  for (int m = 0; m < RING_M; m++)
     v[m] = vyre_bench_metric(c->dev, ring_m[m]);
 }
 
 // Writes |head| and the per-item means since |v0| into |what|; leaves it as
 // it is when the plugin has no such metrics or reaped no item.
-static void ring_describe(vyre_bench_ctx *c, const uint64_t v0[4], const char *head, char *what,
-                          size_t size) {
+static void ring_describe(vyre_bench_ctx *c, const uint64_t v0[RING_M], const char *head,
+                          char *what, size_t size) {
   if (v0[0] == UINT64_MAX) return;
-  uint64_t d[4];
-  for (int m = 0; m < 4; m++) {
+  uint64_t d[RING_M];
+  for (int m = 0; m < RING_M; m++) {
     uint64_t now = vyre_bench_metric(c->dev, ring_m[m]);
     d[m] = now == UINT64_MAX || v0[m] == UINT64_MAX || now < v0[m] ? 0 : now - v0[m];
   }
   if (!d[0]) return;
-  snprintf(what, size, "%s; per item: host %.2f us, device span %.2f us (staging %.2f us)", head,
-           (double)d[1] / (double)d[0] / 1e3, (double)d[2] / (double)d[0] / 1e3,
-           (double)d[3] / (double)d[0] / 1e3);
+  int w = snprintf(what, size, "%s; per item: host %.2f us, device span %.2f us (staging %.2f us)",
+                   head, (double)d[1] / (double)d[0] / 1e3, (double)d[2] / (double)d[0] / 1e3,
+                   (double)d[3] / (double)d[0] / 1e3);
+  if (d[4] && w > 0 && (size_t)w < size)
+    snprintf(what + w, size - (size_t)w, "; %.1f items per staged batch, batches %.2f us apart",
+             (double)d[0] / (double)d[4], d[4] > 1 ? (double)d[5] / (double)(d[4] - 1) / 1e3 : 0.0);
 }
 
 // Figure 9: one stream item in flight: submit (4 bytes in, x[0] += 1, 4
@@ -489,7 +495,7 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
   }
   uint32_t warm = warmups(c, 20), reps = vyre_bench_reps(c, 200, 20);
   uint64_t t_warm = vyre_bench_now_ns();
-  uint64_t ring0[4] = {UINT64_MAX};
+  uint64_t ring0[RING_M] = {UINT64_MAX};
   for (uint32_t i = 0; i < warm + reps; i++) {
     uint32_t in = i * 5u + 1u, res = 0;
     vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
@@ -572,7 +578,7 @@ void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out) {
     goto done;
   }
   uint32_t warm = warmups(c, 3), reps = vyre_bench_reps(c, 50, 5);
-  uint64_t t_warm = vyre_bench_now_ns(), seq = 0, ring0[4] = {UINT64_MAX};
+  uint64_t t_warm = vyre_bench_now_ns(), seq = 0, ring0[RING_M] = {UINT64_MAX};
   for (uint32_t r = 0; r < warm + reps; r++) {
     rc.base = r * 1000u;
     if (r == warm) ring_snapshot(c, ring0);

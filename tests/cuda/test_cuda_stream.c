@@ -334,6 +334,10 @@ static void test_items_in_order_busy_trap_and_close_finishes(void **state) {
   assert_true(metric_of(f->be, "cuda_ring_span_ns") >= 4000u);
   assert_true(metric_of(f->be, "cuda_ring_stage_ns") >= 3000u);
   assert_true(metric_of(f->be, "cuda_ring_span_ns") >= metric_of(f->be, "cuda_ring_stage_ns"));
+  // The mock's kernel thread sees one item per doorbell read: four batches,
+  // apart by each item's run at least.
+  assert_int_equal(metric_of(f->be, "cuda_ring_batches"), 4);
+  assert_true(metric_of(f->be, "cuda_ring_cycle_ns") > 0);
   // A freed slot takes the next item; nothing else is reported meanwhile.
   vyre_ring_completion c;
   uint32_t n = 7;
