@@ -227,7 +227,8 @@ typedef struct vyre_fuzz_pred {
 
 // The shrinker's predicate: the same kind of difference on the same path,
 // by a program that is still race-free (the reference gives the same result
-// forward and in reverse order).
+// forward and in reverse order, and the reversed run's race check, docs/ir.md
+// IR-RACE-3, finds none).
 static int vyre_fuzz_still_differs(void *user, const char *json, size_t len) {
   vyre_fuzz_pred *p = user;
   vyre_fuzzrun_result res;

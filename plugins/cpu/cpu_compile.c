@@ -555,6 +555,9 @@ uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, 
     vyre_cpu_buf_info *b = &out->buffers[i];
     b->access = p->buffers[i].access;
     b->type = p->buffers[i].type;
+    const uint32_t at = p->buffers[i].name;
+    snprintf(b->name, sizeof(b->name), "%s",
+             p->strings && at < p->strings_size ? p->strings + at : "?");
     if (b->access == VYRE_IR_ACCESS_WORKGROUP) {
       b->wg_offset = words;
       b->wg_count = p->buffers[i].count;

@@ -170,6 +170,7 @@ typedef struct vyre_cpu_buf_info {
   uint16_t reserved0;
   uint32_t wg_offset; // workgroup buffers: first 4-byte word in the workgroup scratch
   uint32_t wg_count;  // workgroup buffers: element count
+  char name[32];      // for messages (the race check's)
 } vyre_cpu_buf_info;
 
 // A compiled program: owned by its module, immutable, shared by all threads.

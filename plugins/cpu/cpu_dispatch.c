@@ -312,6 +312,9 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
                        "dispatch '%s' ran past its deadline of %llu ns. Fix: raise the timeout "
                        "or shrink the work.",
                        label, (unsigned long long)args->timeout_ns);
+  } else if (st == VYRE_STATUS_INVALID_PROGRAM) {
+    // The reversed mode's race check (cpu_race.h); outputs are not read back.
+    st = vyre_kit_fail(err, st, 0, CPU_NAME, "dispatch '%s' (reversed order): %s", label, L.race);
   } else if (st == VYRE_STATUS_INTERNAL) {
     st = vyre_kit_fail(err, VYRE_STATUS_DISPATCH_FAILED, 0, CPU_NAME,
                        "dispatch '%s' was cancelled before it finished. Fix: wait for a "

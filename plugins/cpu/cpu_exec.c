@@ -23,6 +23,7 @@
 #include "cpu_exec.h"
 #include "cpu_math.h"
 #include "cpu_pool.h"
+#include "cpu_race.h"
 #include "vyre/vyre_backend.h"
 #include "vyre_half.h"
 #include "vyre_kit.h"
@@ -50,6 +51,12 @@ typedef struct vyre_cpu_worker {
   uint32_t trap_site;
   uint32_t trap_value; // IR-TRAP-3 (0 for a trap without a value)
   uint32_t backedges;
+  // Reversed mode's race check (cpu_race.h): on when |racing|.
+  int racing;
+  vyre_cpu_race race;
+  uint32_t epoch;    // barriers the current workgroup has passed
+  uint64_t wg_index; // the current workgroup, in the launch's order
+  uint32_t local;    // the current invocation's linear local index
 } vyre_cpu_worker;
 
 //===----------------------------------------------------------------------===//
@@ -233,6 +240,29 @@ static int cpu_should_stop(vyre_cpu_launch *L) {
 #define A (r[I->a])
 #define B (r[I->b])
 
+// The race check of one access (reversed mode): 1 when it found a race,
+// which stops the launch with INVALID_PROGRAM.
+// A plain store's element value is |value|, |old| the element's before.
+static int cpu_race_hit(vyre_cpu_worker *w, uint32_t buf, uint64_t i, int kind, uint32_t value,
+                        uint32_t old) {
+  vyre_cpu_launch *L = w->L;
+  const uint32_t inv = (uint32_t)(w->wg_index * L->code->wg_invocations + w->local);
+  if (!vyre_cpu_race_note(&w->race, L->code, buf, i, kind, inv, w->epoch, value, value != old,
+                          L->race, sizeof(L->race)))
+    return 0;
+  uint32_t zero = 0;
+  atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_INVALID_PROGRAM);
+  return 1;
+}
+// In an access's case: B is the element index (in range when it runs);
+// a store's new and old element values (evaluated only when checking).
+#define RACE_ST(kind, value, old)                                                                  \
+  if (w->racing && B < views[I->a].n && cpu_race_hit(w, I->a, B, kind, value, old)) {              \
+    *pcp = pc;                                                                                     \
+    return CPU_STOP_ABORT;                                                                         \
+  }
+#define RACE(kind) RACE_ST(kind, 0u, 0u)
+
 static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
   const vyre_cpu_code *code = w->L->code;
   const vyre_cpu_insn *insns = code->insns;
@@ -272,16 +302,19 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_LOAD_W: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? v->p[B] : 0;
       break;
     }
     case CPU_OP_LOAD_F: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? f_canon(v->p[B]) : 0;
       break;
     }
     case CPU_OP_LOAD_B: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? v->p[B] != 0 : 0;
       break;
@@ -292,56 +325,67 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_LOAD_U8: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? ((const uint8_t *)v->p)[B] : 0;
       break;
     }
     case CPU_OP_LOAD_I8: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? (uint32_t)(int32_t)((const int8_t *)v->p)[B] : 0;
       break;
     }
     case CPU_OP_LOAD_U16: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? ld16(v->p, B) : 0;
       break;
     }
     case CPU_OP_LOAD_I16: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? (uint32_t)(int32_t)(int16_t)ld16(v->p, B) : 0;
       break;
     }
     case CPU_OP_LOAD_F16: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? vyre_f16_to_f32(ld16(v->p, B)) : 0;
       break;
     }
     case CPU_OP_LOAD_BF16: {
+      RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
       r[I->dst] = B < v->n ? vyre_bf16_to_f32(ld16(v->p, B)) : 0;
       break;
     }
     case CPU_OP_STORE_8: {
+      RACE_ST(VYRE_CPU_RACE_WRITE, (uint8_t)r[I->c], ((const uint8_t *)views[I->a].p)[B]);
       const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) ((uint8_t *)v->p)[B] = (uint8_t)r[I->c];
       break;
     }
     case CPU_OP_STORE_16: {
+      RACE_ST(VYRE_CPU_RACE_WRITE, r[I->c] & 0xFFFFu, ld16(views[I->a].p, B));
       const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) st16(v->p, B, r[I->c]);
       break;
     }
     case CPU_OP_STORE_F16: {
+      RACE_ST(VYRE_CPU_RACE_WRITE, vyre_f32_to_f16(f_canon(r[I->c])), ld16(views[I->a].p, B));
       const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) st16(v->p, B, vyre_f32_to_f16(f_canon(r[I->c])));
       break;
     }
     case CPU_OP_STORE_BF16: {
+      RACE_ST(VYRE_CPU_RACE_WRITE, vyre_f32_to_bf16(f_canon(r[I->c])), ld16(views[I->a].p, B));
       const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) st16(v->p, B, vyre_f32_to_bf16(f_canon(r[I->c])));
       break;
     }
     case CPU_OP_STORE: {
+      RACE_ST(VYRE_CPU_RACE_WRITE, r[I->c], views[I->a].p[B]);
       const vyre_cpu_view *v = &views[I->a];
       if (B < v->n) v->p[B] = r[I->c];
       break;
@@ -605,6 +649,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       *pcp = pc;
       return CPU_STOP_SUBGROUP;
     case CPU_OP_ATOMIC: {
+      RACE(VYRE_CPU_RACE_ATOMIC);
       const vyre_cpu_view *v = &views[I->a];
       uint32_t old =
           B < v->n ? u_atomic(&v->p[B], (vyre_cpu_atomic_op)I->sub, r[I->c], r[I->d]) : 0;
@@ -620,6 +665,8 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
 
 #undef A
 #undef B
+#undef RACE
+#undef RACE_ST
 
 //===----------------------------------------------------------------------===//
 // Workgroups
@@ -630,6 +677,7 @@ static inline void cpu_lid_of(vyre_cpu_worker *w, uint32_t i) {
   w->lid[0] = l[0];
   w->lid[1] = l[1];
   w->lid[2] = l[2];
+  w->local = i;
 }
 
 static void cpu_record_trap(vyre_cpu_worker *w) {
@@ -756,6 +804,9 @@ static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
   w->wgid[1] = L->base[1] + (uint32_t)((wg / L->grid[0]) % L->grid[1]);
   w->wgid[2] = L->base[2] + (uint32_t)(wg / ((uint64_t)L->grid[0] * L->grid[1]));
   if (c->wg_words) memset(w->wgmem, 0, (size_t)c->wg_words * 4);
+  w->wg_index = wg;
+  w->epoch = 0;
+  if (w->racing) vyre_cpu_race_new_workgroup(&w->race, c);
   uint32_t n = c->wg_invocations;
   if (!c->has_barrier) {
     for (uint32_t k = 0; k < n; k++) {
@@ -772,14 +823,17 @@ static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
   memset(w->live, 1, n);
   uint32_t live = n;
   while (live) {
-    int subgroup = 0;
+    int subgroup = 0, barrier = 0;
     for (uint32_t k = 0; k < n; k++) {
       uint32_t i = c->reverse ? n - 1 - k : k;
       if (!w->live[i]) continue;
       cpu_lid_of(w, i);
       int s = cpu_interp(w, w->regs + (size_t)i * c->reg_count, &w->pcs[i]);
       if (s == CPU_STOP_ABORT) return 1;
-      if (s == CPU_STOP_BARRIER) continue;
+      if (s == CPU_STOP_BARRIER) {
+        barrier = 1;
+        continue;
+      }
       if (s == CPU_STOP_SUBGROUP) {
         subgroup = 1;
         continue;
@@ -789,6 +843,7 @@ static int cpu_workgroup(vyre_cpu_worker *w, uint64_t wg) {
       live--;
     }
     if (subgroup) cpu_subgroup(w);
+    w->epoch += barrier; // the race check's order: accesses before it come first
   }
   return 0;
 }
@@ -835,6 +890,7 @@ static int cpu_worker_init(vyre_cpu_worker *w, vyre_cpu_launch *L) {
 }
 
 static void cpu_worker_fini(vyre_cpu_worker *w) {
+  if (w->racing) vyre_cpu_race_fini(&w->race);
   free(w->views);
   free(w->regs);
   free(w->wgmem);
@@ -889,6 +945,7 @@ uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L) {
   atomic_store(&L->trap_invocation, UINT64_MAX);
   atomic_store(&L->trap_value, 0);
   atomic_flag_clear(&L->trap_lock);
+  L->race[0] = '\0';
   uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
   if (c->reverse) {
     vyre_cpu_worker w;
@@ -896,6 +953,9 @@ uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L) {
       cpu_worker_fini(&w);
       return VYRE_STATUS_OUT_OF_MEMORY;
     }
+    // The race check (cpu_race.h) names invocations with 32-bit ids; a
+    // launch with more, or without memory for the cells, runs unchecked.
+    w.racing = total * c->wg_invocations < UINT32_MAX && vyre_cpu_race_init(&w.race, c, L->views);
     fenv_t saved;
     int have = fegetenv(&saved) == 0;
     fesetenv(FE_DFL_ENV);

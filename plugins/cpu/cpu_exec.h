@@ -40,11 +40,15 @@ typedef struct vyre_cpu_launch {
   _Atomic uint64_t trap_invocation;
   _Atomic uint32_t trap_value; // the value of trap_invocation's trap (IR-TRAP-3)
   atomic_flag trap_lock;       // guards the (trap_invocation, trap_value) pair
+  // Reversed mode (VYRE_COMPILE_REVERSE_ORDER): the race the check found
+  // (cpu_race.h); stop is then INVALID_PROGRAM.
+  char race[640];
 } vyre_cpu_launch;
 
 // Runs every workgroup of |L|. |pool| may be NULL (single-threaded). Returns
-// OK, or the reason the run stopped (TIMEOUT, OUT_OF_MEMORY, or INTERNAL when
-// cancelled); traps are left in |L| (trap_sites != 0).
+// OK, or the reason the run stopped (TIMEOUT, OUT_OF_MEMORY, INTERNAL when
+// cancelled, or INVALID_PROGRAM when the reversed mode's race check found a
+// race, described in L->race); traps are left in |L| (trap_sites != 0).
 uint32_t vyre_cpu_launch_run(vyre_cpu_pool *pool, vyre_cpu_launch *L);
 
 #endif // VYRE_CPU_EXEC_H

@@ -345,8 +345,23 @@ static void test_trap_reports_lowest_invocation_and_both_sites(void **state) {
   tu_free(p);
 }
 
-// EVIDENCE-OF: IR-RACE-2 the reference offers a reversed order to expose races.
-static void test_reversed_order_exposes_a_race(void **state) {
+// A reversed run that must stop on a race: INVALID_PROGRAM, with a message
+// that names |needle| (the buffer and element) and the rule.
+static void run_racy(tu_prog *p, const uint32_t grid[3], uint32_t **data, const uint32_t *words,
+                     const char *needle) {
+  vyre_module *m = tu_compile(g_be, p, VYRE_COMPILE_REVERSE_ORDER);
+  vyre_error e = tu_err();
+  uint32_t st = tu_run(g_be, m, p, grid, data, words, NULL, &e);
+  tu_ops()->module_release(g_be, m);
+  assert_int_equal(st, VYRE_STATUS_INVALID_PROGRAM);
+  if (!strstr(e.message, needle)) fail_msg("'%s' not in: %s", needle, e.message);
+  assert_non_null(strstr(e.message, "IR-RACE-1"));
+  assert_non_null(strstr(e.message, "Fix:"));
+}
+
+// EVIDENCE-OF: IR-RACE-2 the reference offers a reversed order to expose
+// races; IR-RACE-3 its race check stops a racy program with INVALID_PROGRAM.
+static void test_reversed_order_reports_a_race(void **state) {
   tu_prog *p = tu_new("race", 64, 1, 1);
   uint32_t out = tu_buf(p, "out", 0, WR, U, 1);
   tu_body(p, tu_list(p, 1, tu_store(p, out, tu_u(p, 0), tu_gid(p))));
@@ -356,9 +371,76 @@ static void test_reversed_order_exposes_a_race(void **state) {
   uint32_t grid[3] = {1, 1, 1};
   run_ok(p, 0, grid, data, words);
   assert_int_equal(res[0], 63); // last writer in forward order
-  run_ok(p, VYRE_COMPILE_REVERSE_ORDER, grid, data, words);
-  assert_int_equal(res[0], 0); // last writer in reversed order
+  // Invocation 62 stores 62 where 63 stored 63 (reversed: first 63, then 62).
+  run_racy(p, grid, data, words, "element 0 of buffer 'out' is written by invocation 63");
   tu_free(p);
+}
+
+// EVIDENCE-OF: IR-RACE-3 what the race check lets pass: one value stored by
+// every invocation, and atomics on a shared counter whose values nobody reads.
+static void test_race_check_passes_one_value_stores_and_counters(void **state) {
+  tu_prog *p = tu_new("benign", 64, 1, 1);
+  uint32_t out = tu_buf(p, "out", 0, WR, U, 1);
+  uint32_t c = tu_buf(p, "c", 1, RW, U, 0);
+  tu_body(p, tu_list(p, 3, tu_store(p, out, tu_u(p, 0), tu_u(p, 7)),
+                     tu_atomic(p, VYRE_IR_ATOMIC_ADD, c, tu_u(p, 0), tu_u(p, 1), NONE, NONE),
+                     tu_atomic(p, VYRE_IR_ATOMIC_MAX, c, tu_u(p, 1), tu_gid(p), NONE, NONE)));
+  uint32_t res[1] = {0}, cv[2] = {0, 0};
+  uint32_t *data[] = {res, cv};
+  uint32_t words[] = {1, 2};
+  uint32_t grid[3] = {4, 1, 1};
+  run_ok(p, VYRE_COMPILE_REVERSE_ORDER, grid, data, words);
+  assert_int_equal(res[0], 7);
+  assert_int_equal(cv[0], 256);
+  assert_int_equal(cv[1], 255);
+  tu_free(p);
+}
+
+// EVIDENCE-OF: IR-RACE-3 a plain load of an element other invocations change
+// atomically races (its value depends on the order), across workgroups too.
+static void test_race_check_stops_a_plain_load_of_a_counter(void **state) {
+  tu_prog *p = tu_new("counter_read", 8, 1, 1);
+  uint32_t c = tu_buf(p, "c", 0, RW, U, 0);
+  uint32_t out = tu_buf(p, "out", 1, WR, U, 16);
+  tu_body(p, tu_list(p, 2, tu_atomic(p, VYRE_IR_ATOMIC_ADD, c, tu_u(p, 0), tu_u(p, 1), NONE, NONE),
+                     tu_store(p, out, tu_gid(p), tu_load(p, c, tu_u(p, 0)))));
+  uint32_t cv[1] = {0}, res[16];
+  uint32_t *data[] = {cv, res};
+  uint32_t words[] = {1, 16};
+  uint32_t grid[3] = {2, 1, 1};
+  run_racy(p, grid, data, words,
+           "element 0 of buffer 'c' is read by invocation 7 of workgroup 1 and changed atomically");
+  tu_free(p);
+}
+
+// EVIDENCE-OF: IR-RACE-3 a workgroup barrier orders accesses of one
+// workgroup: a neighbour's slot read after the barrier passes, before it races.
+static void test_race_check_respects_barriers(void **state) {
+  for (int with_barrier = 0; with_barrier <= 1; with_barrier++) {
+    tu_prog *p = tu_new("neighbour", 16, 1, 1);
+    uint32_t wg = tu_buf(p, "w", 0, WG, U, 16);
+    uint32_t out = tu_buf(p, "out", 1, WR, U, 32);
+    uint32_t lid = tu_builtin(p, VYRE_IR_BUILTIN_LID, 0);
+    uint32_t put = tu_store(p, wg, lid, tu_bin(p, VYRE_IR_BIN_ADD, tu_gid(p), tu_u(p, 1)));
+    uint32_t nb = tu_bin(p, VYRE_IR_BIN_XOR, tu_builtin(p, VYRE_IR_BUILTIN_LID, 0), tu_u(p, 1));
+    uint32_t get = tu_store(p, out, tu_gid(p), tu_load(p, wg, nb));
+    if (with_barrier)
+      tu_body(p, tu_list(p, 3, put, tu_barrier(p), get));
+    else
+      tu_body(p, tu_list(p, 2, put, get));
+    uint32_t res[32];
+    uint32_t *data[] = {NULL, res};
+    uint32_t words[] = {0, 32};
+    uint32_t grid[3] = {2, 1, 1};
+    if (with_barrier) {
+      run_ok(p, VYRE_COMPILE_REVERSE_ORDER, grid, data, words);
+      for (uint32_t i = 0; i < 32; i++)
+        assert_int_equal(res[i], (i ^ 1u) + 1u);
+    } else {
+      run_racy(p, grid, data, words, "of buffer 'w' is");
+    }
+    tu_free(p);
+  }
 }
 
 // A dispatch past its deadline returns TIMEOUT; the backend stays usable.
@@ -521,7 +603,10 @@ int main(void) {
       cmocka_unit_test(test_for_loops_bounds_and_wraparound),
       cmocka_unit_test(test_divergent_return_and_bool32_storage),
       cmocka_unit_test(test_trap_reports_lowest_invocation_and_both_sites),
-      cmocka_unit_test(test_reversed_order_exposes_a_race),
+      cmocka_unit_test(test_reversed_order_reports_a_race),
+      cmocka_unit_test(test_race_check_passes_one_value_stores_and_counters),
+      cmocka_unit_test(test_race_check_stops_a_plain_load_of_a_counter),
+      cmocka_unit_test(test_race_check_respects_barriers),
       cmocka_unit_test(test_deadline_stops_a_long_loop),
       cmocka_unit_test(test_workgroup_override_changes_wgsize),
       cmocka_unit_test(test_compile_refuses_a_malformed_view),

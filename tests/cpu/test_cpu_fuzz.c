@@ -148,11 +148,14 @@ static void test_mutated_views_never_crash(void **state) {
                             .repeat = 1,
                             .timeout_ns = 2000000ull};
     // A mutated access can turn a host buffer into a workgroup one: then the
-    // binding list no longer fits and the dispatch is refused, which is fine.
+    // binding list no longer fits and the dispatch is refused, which is fine;
+    // so is INVALID_PROGRAM from the reversed mode's race check (a mutated
+    // index can make invocations share an element, cpu_race.h).
     vyre_dispatch_result r = {.struct_size = sizeof(r)};
     st = tu_ops()->dispatch(be, &d, &r, &e);
     if (st != VYRE_STATUS_OK && st != VYRE_STATUS_TRAPPED && st != VYRE_STATUS_TIMEOUT &&
-        st != VYRE_STATUS_INVALID_ARGUMENT)
+        st != VYRE_STATUS_INVALID_ARGUMENT &&
+        !(st == VYRE_STATUS_INVALID_PROGRAM && strstr(e.message, "races")))
       fail_msg("iteration %d: dispatch gave %u: %s", iter, st, e.message);
     tu_ops()->module_release(be, m);
   }

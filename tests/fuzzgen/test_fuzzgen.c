@@ -219,6 +219,55 @@ static void test_generator_covers_every_row(void **state) {
   assert_int_equal(missing, 0);
 }
 
+// What keeps the shrinker from a racy program (cmd_fuzz.c's predicate runs
+// the reference reversed): the shrunk form of H200 seed 5620000315, where
+// every invocation subtracts 1 from ou[0] atomically, reads it and stores 0
+// there. Reversed, each invocation still runs alone to the end and the
+// result is the forward one, so only the race check (docs/ir.md IR-RACE-3)
+// tells; with each invocation on its own element the program passes.
+static void test_a_racy_shrink_candidate_fails_reversed(void **state) {
+  (void)state;
+  static const char racy[] =
+      "{\"vyre\":1,\"name\":\"racy\",\"workgroup_size\":[8,1,1],\"buffers\":["
+      "{\"name\":\"ou\",\"binding\":5,\"access\":\"write\",\"type\":\"u32\",\"count\":8},"
+      "{\"name\":\"rw\",\"binding\":6,\"access\":\"read_write\",\"type\":\"u32\"}],"
+      "\"body\":[{\"k\":\"let\",\"name\":\"i\",\"value\":%s},"
+      "{\"k\":\"atomic\",\"op\":\"sub\",\"buffer\":\"ou\",\"index\":{\"k\":\"var\",\"name\":\"i\"},"
+      "\"value\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":1},\"result\":\"v4\"},"
+      "{\"k\":\"atomic\",\"op\":\"exchange\",\"buffer\":\"rw\",\"index\":{\"k\":\"var\",\"name\":"
+      "\"i\"},"
+      "\"value\":{\"k\":\"load\",\"buffer\":\"ou\",\"index\":{\"k\":\"var\",\"name\":\"i\"}}},"
+      "{\"k\":\"store\",\"buffer\":\"ou\",\"index\":{\"k\":\"var\",\"name\":\"i\"},"
+      "\"value\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}}],"
+      "\"grid\":[1,1,1],\"inputs\":{\"rw\":[0,0,0,0,0,0,0,0]}}";
+  vyre_device *ref = open_cpu(), *rev = open_cpu();
+  vyre_fuzzrun run = {.dev = rev,
+                      .ref = ref,
+                      .paths = VYRE_CONFORM_PATH_ONESHOT,
+                      .compile_flags = VYRE_COMPILE_REVERSE_ORDER,
+                      .timeout_ns = 20000000000ull};
+  const char *index[2] = {"{\"k\":\"lit\",\"t\":\"u32\",\"v\":0}",
+                          "{\"k\":\"builtin\",\"b\":\"gid\",\"axis\":0}"};
+  for (int own = 0; own <= 1; own++) {
+    char text[2048];
+    int len = snprintf(text, sizeof text, racy, index[own]);
+    assert_true(len > 0 && (size_t)len < sizeof text);
+    vyre_fuzzrun_result res;
+    uint32_t v = vyre_fuzzrun_case(&run, text, (size_t)len, &res);
+    if (own) {
+      if (v != VYRE_FUZZRUN_PASS) fail_msg("own elements: verdict %u: %s", v, res.message);
+    } else {
+      assert_int_equal(v, VYRE_FUZZRUN_DIFF);
+      assert_int_equal(res.diff_class, VYRE_FUZZRUN_DIFF_STATUS);
+      assert_int_equal(res.dev_status, VYRE_STATUS_INVALID_PROGRAM);
+      if (!strstr(res.message, "element 0 of buffer 'ou'")) fail_msg("message: %s", res.message);
+    }
+    vyre_fuzzrun_result_free(&res);
+  }
+  vyre_device_close(rev);
+  vyre_device_close(ref);
+}
+
 // The generator's promise: valid and race-free. 1000 seeds, forward on the
 // reference, reversed on a second CPU instance, identical.
 static void test_1000_seeds_validate_and_run_the_same_reversed(void **state) {
@@ -467,6 +516,7 @@ int main(void) {
       cmocka_unit_test(test_generator_covers_every_row),
       cmocka_unit_test(test_math_share),
       cmocka_unit_test(test_1000_seeds_validate_and_run_the_same_reversed),
+      cmocka_unit_test(test_a_racy_shrink_candidate_fails_reversed),
       cmocka_unit_test(test_shrinker_keeps_the_differing_op_and_ends_small),
       cmocka_unit_test(test_compare_classes),
       cmocka_unit_test(test_case_with_expect_loads_and_checks),
