@@ -85,7 +85,6 @@ struct vyre_stream {
   vyre_stream_done_fn on_done;
   void *user;
   uint32_t cap;
-  uint32_t refill;   // free slots a submitter blocked on a full ring waits for
   uint32_t use_ring; // 1: the plugin's ring engine
   uint64_t idle_ns;
   slot *slots;
@@ -604,24 +603,6 @@ static void destroy(vyre_stream *s) {
   free(s);
 }
 
-// VYRE_STREAM_REFILL=<n> (an experiment, docs/abi.md ABI-STREAM-12): a
-// submitter that found the ring full resumes once n slots are free (1 to
-// the capacity; default 1), so it hands items over in runs, not one by one.
-static uint32_t refill_of(uint32_t cap) {
-  const char *v = vyre__getenv("VYRE_STREAM_REFILL");
-  if (!v || !*v) return 1;
-  char *end = NULL;
-  unsigned long n = strtoul(v, &end, 10);
-  if (*end || !n) {
-    vyre__log(VYRE_LOG_WARN, NULL,
-              "VYRE_STREAM_REFILL='%.40s' is not a positive number; using 1. Fix: set a slot "
-              "count such as 16, or unset it.",
-              v);
-    return 1;
-  }
-  return n > cap ? cap : (uint32_t)n;
-}
-
 uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *options,
                           vyre_stream **out, vyre_error *err) {
   vyre_kernel *kernel;
@@ -683,7 +664,6 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
   s->on_done = o.on_done;
   s->user = o.user;
   s->cap = o.capacity;
-  s->refill = refill_of(s->cap);
   s->idle_ns = o.idle_ns;
   // A program with grid barriers runs as its phases, several launches per
   // item (docs/ir.md IR-GBAR-3), which the plugin's ring (one launch per
@@ -836,11 +816,7 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   int has_dl = timeout_ns && timeout_ns != UINT64_MAX;
   if (has_dl) deadline_of(timeout_ns, &dl);
   pthread_mutex_lock(&s->lock);
-  // Once it had to wait, a submitter waits for s->refill free slots; at its
-  // deadline one free slot will do.
-  for (uint64_t free_need = 1;
-       !s->stop && !s->fatal && s->cap - (s->next_seq - s->head) < free_need;
-       free_need = s->refill) {
+  while (!s->stop && !s->fatal && s->next_seq - s->head >= s->cap) {
     if (!timeout_ns || wait_until(s, has_dl ? &dl : NULL) == ETIMEDOUT) {
       if (s->next_seq - s->head < s->cap) break;
       uint64_t held = s->next_seq - s->head;
