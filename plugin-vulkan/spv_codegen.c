@@ -1278,6 +1278,11 @@ uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven) {
   return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? proven & ~VYRE_SPV_F32_NATIVE_DIV : proven;
 }
 
+uint32_t vyre_spv_f32_fma_pick(int zrecheck64_ok, int f64_ok) {
+  if (zrecheck64_ok) return VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA64;
+  return f64_ok ? VYRE_SPV_F32_NATIVE_FMA64 : 0u;
+}
+
 uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id) {
   return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? VYRE_SPV_DONTINLINE_MATH : 0u;
 }

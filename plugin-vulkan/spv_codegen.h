@@ -150,7 +150,11 @@
 //     NVIDIA's driver since 48), not only pow (seeds 4190000777 and
 //     4470000178 crashed NVIDIA's compiler: log2 or rsqrt beside a native
 //     subgroup op and a workgroup atomic).
-#define VYRE_VK_GENERATOR_VERSION 50u
+// 51: the self-test's fma choice prefers the hardware Fma with the zero
+//     recheck (through 64-bit floats) over the fma through 64-bit floats
+//     when both pass (vyre_spv_f32_fma_pick; README.md VK-F32-9): on the
+//     H200 the register-blocked sgemm ran 1.299 against 0.913 TFLOP/s.
+#define VYRE_VK_GENERATOR_VERSION 51u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -316,6 +320,14 @@ typedef struct vyre_spv_options {
 // steers control flow was miscompiled there, where the stored quotients
 // were right). Pure.
 uint32_t vyre_spv_f32_native_for_vendor(uint32_t vendor_id, uint32_t proven);
+
+// The fma path of a device whose hardware Fma failed the self-test, from
+// which of the two exact forms passed it: the hardware Fma with the zero
+// recheck through 64-bit floats (|zrecheck64_ok|; FMAZ | FMA64), else the
+// fma through 64-bit floats (|f64_ok|; FMA64), else 0 (software). The
+// recheck runs one hardware Fma per op and recomputes only zero results
+// (README.md VK-F32-9). Pure.
+uint32_t vyre_spv_f32_fma_pick(int zrecheck64_ok, int f64_ok);
 
 // NVIDIA's VkPhysicalDeviceProperties.vendorID.
 #define VYRE_SPV_VENDOR_NVIDIA 0x10DEu

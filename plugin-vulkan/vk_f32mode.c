@@ -172,7 +172,8 @@ static void choose_auto(vyre_backend *be) {
   uint32_t v[2];
   if (vyre_kit_cache_get(be->disk, &k, &payload, &size) && size == sizeof(v) &&
       memcpy(v, payload, sizeof(v)) && v[0] == SELFTEST_MAGIC &&
-      (v[1] & ~(VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64)) == 0) {
+      (v[1] & ~(VYRE_SPV_F32_NATIVE_ALL | VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ)) ==
+          0) {
     free(payload);
     vyre_kit_key_free(&k);
     be->f32_native = v[1];
@@ -185,24 +186,30 @@ static void choose_auto(vyre_backend *be) {
   vyre_vk_counters_io(be, &saved, 0);
   uint32_t pass = selftest_run(be, VYRE_SPV_F32_NATIVE_ALL, why, sizeof(why));
   be->f32_selftest_ran = 1;
-  // Hardware fma that does not round once: the fma through doubles, tested
-  // the same way (only its fma result counts). The hardware fma with the
-  // zero recheck (FMAZ) is not chosen here: on the H200 it passes the
-  // self-test but made the register-blocked sgemm slower than the fma
-  // through doubles (0.650 against 0.763 TFLOP/s; a branch after every fma
-  // splits the unrolled block), so it stays a switch (VYRE_VULKAN_FMA,
-  // README.md VK-F32-9) until a device shows it faster.
+  // Hardware fma that does not round once: the two exact forms, each tested
+  // the same way (only its fma result counts), and the pick
+  // (vyre_spv_f32_fma_pick, README.md VK-F32-9): the hardware Fma with the
+  // zero recheck through doubles where it passes (a fused Fma that flushes
+  // tiny results, as the H200's), else the fma through doubles.
   if (!(pass & VYRE_SPV_F32_NATIVE_FMA) && !strstr(why, "did not run") && be->has_f64 &&
       be->has_int64) {
-    char why64[512];
-    uint32_t p64 = selftest_run(be, VYRE_SPV_F32_NATIVE_FMA64, why64, sizeof(why64));
+    const uint32_t zform = VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA64;
+    char whyz[512], why64[512];
+    uint32_t pz = selftest_run(be, zform, whyz, sizeof(whyz));
+    const int z_ok = (pz & zform) == zform;
+    uint32_t p64 = z_ok ? 0 : selftest_run(be, VYRE_SPV_F32_NATIVE_FMA64, why64, sizeof(why64));
+    const uint32_t pick = vyre_spv_f32_fma_pick(z_ok, (p64 & VYRE_SPV_F32_NATIVE_FMA64) != 0);
+    pass |= pick;
     size_t used = strlen(why);
-    if (p64 & VYRE_SPV_F32_NATIVE_FMA64) {
-      pass |= VYRE_SPV_F32_NATIVE_FMA64;
-      snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats passes");
-    } else {
-      snprintf(why + used, sizeof(why) - used, "; fma through 64-bit floats: %s", why64);
-    }
+    if (pick & VYRE_SPV_F32_NATIVE_FMAZ)
+      snprintf(why + used, sizeof(why) - used,
+               "; hardware fma with the zero recheck (through 64-bit floats) passes");
+    else if (pick)
+      snprintf(why + used, sizeof(why) - used,
+               "; fma with the zero recheck: %s; fma through 64-bit floats passes", whyz);
+    else
+      snprintf(why + used, sizeof(why) - used,
+               "; fma with the zero recheck: %s; fma through 64-bit floats: %s", whyz, why64);
   }
   vyre_vk_counters_io(be, &saved, 1);
   if (pass != VYRE_SPV_F32_NATIVE_ALL)
@@ -222,8 +229,9 @@ static void choose_auto(vyre_backend *be) {
 // VYRE_VULKAN_FMA (a test switch, README.md): `zrecheck` makes every fma the
 // hardware fma with the zero recheck and the software recompute,
 // `zrecheck64` the same with the recompute through 64-bit floats (needs
-// shaderFloat64), whatever the self-test said; mul, div and sqrt keep the
-// chosen paths. Unset or empty: the chosen fma path.
+// shaderFloat64), `f64` the fma through 64-bit floats (needs shaderFloat64;
+// generator 50's choice on the H200), whatever the self-test said; mul, div
+// and sqrt keep the chosen paths. Unset or empty: the chosen fma path.
 static void force_fma(vyre_backend *be) {
   const char *f = vyre_kit_getenv("VYRE_VULKAN_FMA");
   if (!f || !*f) return;
@@ -232,14 +240,18 @@ static void force_fma(vyre_backend *be) {
     z = VYRE_SPV_F32_NATIVE_FMAZ;
   else if (strcmp(f, "zrecheck64") == 0 && be->has_f64)
     z = VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA64;
+  else if (strcmp(f, "f64") == 0 && be->has_f64)
+    z = VYRE_SPV_F32_NATIVE_FMA64;
   else {
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "VYRE_VULKAN_FMA=%s is not a form this device can take; ignored. Fix: set it to "
-                 "zrecheck, or zrecheck64 on a device with shaderFloat64.",
+                 "zrecheck, or zrecheck64 or f64 on a device with shaderFloat64.",
                  f);
     return;
   }
-  be->f32_native = (be->f32_native & ~(VYRE_SPV_F32_NATIVE_FMA | VYRE_SPV_F32_NATIVE_FMA64)) | z;
+  be->f32_native = (be->f32_native & ~(VYRE_SPV_F32_NATIVE_FMA | VYRE_SPV_F32_NATIVE_FMA64 |
+                                       VYRE_SPV_F32_NATIVE_FMAZ)) |
+                   z;
 }
 
 void vyre_vk_f32_choose(vyre_backend *be) {

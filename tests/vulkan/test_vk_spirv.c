@@ -999,6 +999,18 @@ static void test_f32_native_division_not_on_nvidia(void **state) {
   assert_int_equal(vyre_spv_f32_native_for_vendor(0x10005u, all), all); // Mesa (lavapipe)
 }
 
+// VK-F32-9 (generator 51): where hardware Fma failed the self-test, the
+// zero recheck through doubles is preferred when it passes, then the fma
+// through doubles, then software.
+static void test_f32_fma_pick_prefers_the_zero_recheck(void **state) {
+  (void)state;
+  const uint32_t z = VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA64;
+  assert_int_equal(vyre_spv_f32_fma_pick(1, 1), z);
+  assert_int_equal(vyre_spv_f32_fma_pick(1, 0), z);
+  assert_int_equal(vyre_spv_f32_fma_pick(0, 1), VYRE_SPV_F32_NATIVE_FMA64);
+  assert_int_equal(vyre_spv_f32_fma_pick(0, 0), 0u);
+}
+
 // VK-MATH-7: every cr_math function is DontInline on NVIDIA's driver by
 // default; other vendors keep pow's control only.
 static void test_dontinline_for_vendor(void **state) {
@@ -1244,6 +1256,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
+      cmocka_unit_test(test_f32_fma_pick_prefers_the_zero_recheck),
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_hide_select_for_driver),
       cmocka_unit_test(test_spirv_hide_word_as_factor),
