@@ -29,6 +29,8 @@ values come from the reference in vyre_gen.py.
   sign, and failed one pipeline; generator 37 hides every f32 constant
   (VK-F32-13). The four programs passed on the H200 at e0d7a4b as fuzz findings."""
 
+import json
+
 from vyre_gen import *  # noqa: F401,F403
 from cases_math import sg_stmt
 
@@ -414,3 +416,80 @@ def gen_fuzz_gpu_dontinline_subgroup(ctx):
                  wg=(32, 1, 1), grid=[1, 1, 1], expect={"of": [want]})
         c["subgroup_size"] = 32
         ctx.W.add("math/%s.json" % name, c)
+
+
+def gen_fuzz_gpu_fma_zrecheck(ctx):
+    # Two programs NVIDIA's Vulkan driver (580.159.04, H200) got wrong with
+    # the fma through 64-bit floats (generators 48 to 50), as the fuzzer
+    # shrank them; both pass there with the hardware fma and the zero
+    # recheck, which the self-test picks since generator 51 (README.md
+    # VK-F32-9). Kept whole: every variant without one of their stores or
+    # with a literal for either max passed (tests/fuzzgen/open/README.md).
+    for name, description, text in _FMA_ZRECHECK:
+        d = json.loads("".join(text))
+        ctx.W.add(name + ".json",
+                  case(name.split("/")[1], description, d["buffers"], d["body"],
+                       wg=d["workgroup_size"], grid=d["grid"], inputs=d["inputs"],
+                       expect=d["expect"]))
+
+
+_FMA_ZRECHECK = [    ("f32/fma_zrecheck_loop_narrow_stores",
+     'of[0] = max(1.0, 0.0) / max(0.0, 2.25) = 4/9, after a loop of 11 trips storing m'
+     'ax(ii[huge], ii[1]) to an i16 output and f32(o16[id]) - fma(f32(ib[id]), 1.0, 1.'
+     "0 + 0.0) to a bf16 one. NVIDIA's Vulkan driver (580.159.04, H200) stored +inf at"
+     ' generators 49 and 50 with the fma through 64-bit floats (vyre fuzz seed 4470001'
+     '488, shrunk; path oneshot); it passes with the hardware fma and the zero recheck'
+     ', the pick there since generator 51 (plugin-vulkan/README.md VK-F32-9)',
+     ['{"workgroup_size":[64,1,1],"buffers":[{"name":"ii","binding":3,"access":"read","'
+      'type":"i32"},{"name":"ib","binding":4,"access":"read","type":"bool32"},{"name":"'
+      'of","binding":7,"access":"write","type":"f32","count":1},{"name":"o16","binding"'
+      ':14,"access":"write","type":"i16","count":1},{"name":"oh","binding":16,"access":'
+      '"write","type":"bf16","count":1}],"body":[{"k":"let","name":"id","value":{"k":"b'
+      'uiltin","b":"gid","axis":0}},{"k":"for","var":"v3","from":{"k":"lit","t":"u32","'
+      'v":0},"to":{"k":"lit","t":"u32","v":11},"body":[{"k":"store","buffer":"o16","ind'
+      'ex":{"k":"var","name":"id"},"value":{"k":"bin","op":"max","a":{"k":"load","buffe'
+      'r":"ii","index":{"k":"lit","t":"u32","v":3534926182}},"b":{"k":"load","buffer":"'
+      'ii","index":{"k":"lit","t":"u32","v":1}}}},{"k":"store","buffer":"oh","index":{"'
+      'k":"lit","t":"u32","v":0},"value":{"k":"bin","op":"sub","a":{"k":"cast","to":"f3'
+      '2","a":{"k":"load","buffer":"o16","index":{"k":"var","name":"id"}}},"b":{"k":"fm'
+      'a","a":{"k":"cast","to":"f32","a":{"k":"load","buffer":"ib","index":{"k":"var","'
+      'name":"id"}}},"b":{"k":"lit","t":"f32","bits":"0x3f800000"},"c":{"k":"bin","op":'
+      '"add","a":{"k":"lit","t":"f32","bits":"0x3f800000"},"b":{"k":"lit","t":"f32","bi'
+      'ts":"0x00000000"}}}}}]},{"k":"store","buffer":"of","index":{"k":"var","name":"id'
+      '"},"value":{"k":"bin","op":"div","a":{"k":"bin","op":"max","a":{"k":"lit","t":"f'
+      '32","bits":"0x3f800000"},"b":{"k":"lit","t":"f32","bits":"0x00000000"}},"b":{"k"'
+      ':"bin","op":"max","a":{"k":"lit","t":"f32","bits":"0x00000000"},"b":{"k":"lit","'
+      't":"f32","bits":"0x40100000"}}}}],"grid":[1,1,1],"inputs":{"ii":[],"ib":[]},"exp'
+      'ect":{"of":["0x3ee38e39"],"o16":["0x0000"],"oh":["0xbf80"]}}']),
+    ("f32/fma_zrecheck_bf16_quotient",
+     'oh[0] = bf16((1.0 + 1.0) / fma(wf[0], sqrt(fl[0]), 1.0) * (0.0 / fl[0])) = 0 wit'
+     "h wf zeroed workgroup memory and fl[0] = 3.875. NVIDIA's Vulkan driver (580.159."
+     '04, H200) stored +inf on the indirect path at generators 48 to 50 with the fma t'
+     'hrough 64-bit floats (vyre fuzz seed 4150001309, shrunk); it passes with the har'
+     'dware fma and the zero recheck, the pick there since generator 51 (plugin-vulkan'
+     '/README.md VK-F32-9)',
+     ['{"workgroup_size":[33,1,1],"buffers":[{"name":"fl","binding":8,"access":"read","'
+      'type":"f32"},{"name":"oi","binding":5,"access":"write","type":"i32","count":1},{'
+      '"name":"ob","binding":9,"access":"write","type":"bool32","count":1},{"name":"wu"'
+      ',"access":"workgroup","type":"u32","count":33},{"name":"wf","access":"workgroup"'
+      ',"type":"f32","count":33},{"name":"oh","binding":16,"access":"write","type":"bf1'
+      '6","count":1}],"body":[{"k":"let","name":"id","value":{"k":"builtin","b":"gid","'
+      'axis":0}},{"k":"let","name":"l","value":{"k":"builtin","b":"lid","axis":0}},{"k"'
+      ':"store","buffer":"oh","index":{"k":"lit","t":"u32","v":0},"value":{"k":"bin","o'
+      'p":"mul","a":{"k":"bin","op":"div","a":{"k":"bin","op":"add","a":{"k":"lit","t":'
+      '"f32","bits":"0x3f800000"},"b":{"k":"lit","t":"f32","bits":"0x3f800000"}},"b":{"'
+      'k":"fma","a":{"k":"load","buffer":"wf","index":{"k":"lit","t":"u32","v":0}},"b":'
+      '{"k":"un","op":"sqrt","a":{"k":"load","buffer":"fl","index":{"k":"lit","t":"u32"'
+      ',"v":0}}},"c":{"k":"lit","t":"f32","bits":"0x3f800000"}}},"b":{"k":"bin","op":"d'
+      'iv","a":{"k":"lit","t":"f32","bits":"0x00000000"},"b":{"k":"load","buffer":"fl",'
+      '"index":{"k":"lit","t":"u32","v":0}}}}},{"k":"if","cond":{"k":"bin","op":"ge","a'
+      '":{"k":"lit","t":"f32","bits":"0x3f800000"},"b":{"k":"cast","to":"f32","a":{"k":'
+      '"builtin","b":"wgid","axis":0}}},"then":[],"else":[{"k":"store","buffer":"ob","i'
+      'ndex":{"k":"lit","t":"u32","v":0},"value":{"k":"lit","t":"bool","v":false}}]},{"'
+      'k":"for","var":"v12","from":{"k":"lit","t":"u32","v":0},"to":{"k":"builtin","b":'
+      '"nwg","axis":0},"body":[{"k":"store","buffer":"wu","index":{"k":"var","name":"l"'
+      '},"value":{"k":"lit","t":"u32","v":0}},{"k":"store","buffer":"oi","index":{"k":"'
+      'var","name":"id"},"value":{"k":"lit","t":"i32","v":0}}]}],"grid":[1,1,1],"inputs'
+      '":{"fl":["0x40780000"]},"expect":{"oi":["0x00000000"],"ob":["0x00000000"],"oh":['
+      '"0x0000"]}}']),
+]

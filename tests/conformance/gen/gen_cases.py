@@ -163,7 +163,8 @@ from cases_math import gen_math  # noqa: E402
 from cases_fuzz_gpu import (gen_fuzz_gpu, gen_fuzz_gpu_div_bool, gen_fuzz_gpu_empty_then,  # noqa: E402
                             gen_fuzz_gpu_exit, gen_fuzz_gpu_folds, gen_fuzz_gpu_div_loop_bound,
                             gen_fuzz_gpu_dead_loop_else, gen_fuzz_gpu_unread_quotient,
-                            gen_fuzz_gpu_nested_max, gen_fuzz_gpu_dontinline_subgroup)
+                            gen_fuzz_gpu_nested_max, gen_fuzz_gpu_dontinline_subgroup,
+                            gen_fuzz_gpu_fma_zrecheck)
 
 
 def main():
@@ -210,6 +211,7 @@ def main():
     gen_fuzz_gpu_unread_quotient(ctx)
     gen_fuzz_gpu_nested_max(ctx)
     gen_fuzz_gpu_dontinline_subgroup(ctx)
+    gen_fuzz_gpu_fma_zrecheck(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 
