@@ -72,6 +72,9 @@ static inline uint32_t vyre_cuda_ring_trap_word(uint32_t slots) {
 static inline uint32_t vyre_cuda_ring_done_word(uint32_t slots) {
   return 3u + 2u * slots + VYRE_CUDA_RING_TRAP_WORDS;
 }
+// The most bytes of that, for a plan of VYRE_CUDA_MAX_SLOTS host buffers.
+#define VYRE_CUDA_RING_DESC_MAX_BYTES                                                              \
+  ((((3u + 2u * VYRE_CUDA_MAX_SLOTS + VYRE_CUDA_RING_TRAP_WORDS + 2u) * 8u) + 127u) & ~127u)
 // Bytes of a slot's descriptor + trap + completion, rounded to 128.
 static inline uint64_t vyre_cuda_ring_desc_bytes(uint32_t slots) {
   return ((uint64_t)(vyre_cuda_ring_done_word(slots) + 2u) * 8u + 127u) & ~(uint64_t)127u;

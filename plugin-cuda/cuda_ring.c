@@ -303,6 +303,9 @@ uint32_t vyre_cuda_ring_open(vyre_backend *be, const vyre_ring_args *args, vyre_
   st = vyre_cuda_ring_layout_make(k->prog, &k->plan, args->capacity,
                                   env_u64("VYRE_CUDA_STREAM_SLOT_BYTES"), &l, err);
   if (st) return st;
+  // VYRE_CUDA_STREAM_NT=1 (an experiment, README.md): the fill's stores
+  // bypass the CPU's cache (cuda_ring_proto.h).
+  l.nt = (uint8_t)env_on("VYRE_CUDA_STREAM_NT");
   vyre_ring *r = calloc(1, sizeof(*r));
   ring_item *items = r ? calloc(args->capacity, sizeof(*items)) : NULL;
   if (!r || !items) {

@@ -8,6 +8,10 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "vyre_kit.h"
 
 #define ALIGN16(x) (((x) + 15u) & ~(uint64_t)15u)
@@ -56,6 +60,62 @@ static int slot_of_binding(const vyre_cuda_ring_layout *l, uint32_t buffer) {
   return -1;
 }
 
+// 16-byte stores that bypass the cache (x86: MOVNTDQ), so that the fill
+// neither reads the slot's lines for ownership nor leaves them modified in
+// the CPU's cache for the device's PCIe reads to snoop; the doorbell's fence
+// orders them before the doorbell. |dst| is 16-aligned; |src| NULL: zeros.
+static void nt_store(uint8_t *dst, const uint8_t *src, uint64_t n) {
+  uint64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 16u <= n; i += 16u)
+    _mm_stream_si128((__m128i *)(void *)(dst + i),
+                     src ? _mm_loadu_si128((const __m128i *)(const void *)(src + i)) : zero);
+  if (i < n) { // the tail, zero-padded to 16 bytes
+    uint8_t t[16] = {0};
+    if (src) memcpy(t, src + i, n - i);
+    _mm_stream_si128((__m128i *)(void *)(dst + i), _mm_loadu_si128((const __m128i *)(void *)t));
+  }
+#else
+  if (src)
+    memcpy(dst, src, n);
+  else
+    memset(dst, 0, n);
+  if (n % 16u) memset(dst + n, 0, 16u - n % 16u);
+  (void)i;
+#endif
+}
+
+// vyre_cuda_ring_fill with l->nt: the descriptor, trap record and
+// completion words built in |img| and stored at once, then each buffer.
+// The bindings were checked.
+static uint32_t fill_nt(const vyre_cuda_ring_layout *l, void *ring, uint64_t seq,
+                        const vyre_dispatch_args *item, uint32_t vfast) {
+  uint64_t img[VYRE_CUDA_RING_DESC_MAX_BYTES / 8u];
+  const uint32_t S = l->slots;
+  memset(img, 0, (size_t)l->desc_bytes);
+  for (uint32_t s = 0; s < S; s++)
+    img[3 + s] = l->desc_bytes;
+  uint8_t *base = (uint8_t *)vyre_cuda_ring_slot(l, ring, seq);
+  uint64_t at = l->desc_bytes;
+  for (uint32_t i = 0; i < item->binding_count; i++) {
+    const vyre_binding *b = &item->bindings[i];
+    uint32_t s = (uint32_t)slot_of_binding(l, b->buffer_index);
+    img[3 + s] = at;
+    img[3 + S + s] = b->bytes / l->elem_bytes[s];
+    const int zero = l->access[s] == VYRE_IR_ACCESS_WRITE || !b->data;
+    nt_store(base + at, zero ? NULL : (const uint8_t *)b->data, b->bytes);
+    at += ALIGN16(b->bytes);
+  }
+  img[0] = seq;
+  img[1] = (uint64_t)item->grid[0] | ((uint64_t)item->grid[1] << 32);
+  img[2] = (uint64_t)item->grid[2] | ((uint64_t)(vfast ? 1u : 0u) << 32);
+  img[vyre_cuda_ring_trap_word(S)] = ~0ull;
+  img[vyre_cuda_ring_done_word(S)] = ~0ull;
+  nt_store(base, (const uint8_t *)img, l->desc_bytes);
+  return VYRE_STATUS_OK;
+}
+
 uint32_t vyre_cuda_ring_fill(const vyre_cuda_ring_layout *l, void *ring, uint64_t seq,
                              const vyre_dispatch_args *item, uint32_t vfast, vyre_error *err) {
   // Check everything before writing anything.
@@ -77,6 +137,7 @@ uint32_t vyre_cuda_ring_fill(const vyre_cuda_ring_layout *l, void *ring, uint64_
                          "%llu before opening the stream, or use vyre_dispatch for large items.",
                          (unsigned long long)seq, (unsigned long long)need,
                          (unsigned long long)l->payload_bytes, (unsigned long long)need);
+  if (l->nt) return fill_nt(l, ring, seq, item, vfast);
   uint64_t *d = vyre_cuda_ring_slot(l, ring, seq);
   uint8_t *base = (uint8_t *)d;
   const uint32_t S = l->slots;

@@ -149,14 +149,15 @@ static void item_make(item *it, uint64_t seq) {
 
 // Twelve items through a 4-slot ring with back-pressure: each comes back in
 // order with its outputs, the trapping one with its record, inputs intact.
-static void test_items_come_back_in_order_with_outputs_and_trap_records(void **state) {
-  (void)state;
+// Both fills: plain stores, and non-temporal ones (VYRE_CUDA_STREAM_NT).
+static void items_in_order(uint8_t nt) {
   vyre_ir_program p;
   vyre_cuda_plan plan;
   program(&p, &plan);
   vyre_cuda_ring_layout l;
   vyre_error err = {.struct_size = sizeof(err)};
   assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 4, 0, &l, &err), VYRE_STATUS_OK);
+  l.nt = nt;
   assert_int_equal(l.payload_bytes, VYRE_CUDA_RING_DEFAULT_PAYLOAD); // the read buffer is unsized
   assert_int_equal(l.slot_bytes % 128u, 0);
   void *ring =
@@ -206,6 +207,66 @@ static void test_items_come_back_in_order_with_outputs_and_trap_records(void **s
   assert_int_equal(d.ran, 12);
   assert_int_equal(vyre_cuda_ring_exited(ring), 14); // exited waiting for 13
   free(ring);
+}
+
+static void test_items_come_back_in_order_with_outputs_and_trap_records(void **state) {
+  (void)state;
+  items_in_order(0);
+  items_in_order(1);
+}
+
+// The non-temporal fill writes what the plain one writes: the descriptor,
+// trap record and completion words, and each buffer's bytes (inputs copied,
+// write buffers zeroed), here with sizes that are not multiples of 16 into
+// a slot full of stale bytes; past a buffer's end up to 16 it writes zeros.
+static void test_the_non_temporal_fill_writes_the_same_slot(void **state) {
+  (void)state;
+  vyre_ir_program p;
+  vyre_cuda_plan plan;
+  program(&p, &plan);
+  vyre_cuda_ring_layout l;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 2, 4096, &l, &err), VYRE_STATUS_OK);
+  const size_t bytes = (l.ring_bytes + 127u) & ~(size_t)127u;
+  uint8_t *plain = aligned_alloc(128, bytes), *nt = aligned_alloc(128, bytes);
+  assert_non_null(plain);
+  assert_non_null(nt);
+  memset(plain, 0x5a, bytes);
+  memset(nt, 0x5a, bytes);
+  uint32_t in[5] = {1, 2, 3, 4, 0xdeadbeefu}, out[3] = {7, 8, 9};
+  vyre_binding b[2] = {
+      {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = sizeof(in), .data = in},
+      {.buffer_index = 1, .kind = VYRE_BINDING_HOST, .bytes = sizeof(out), .data = out}};
+  vyre_dispatch_args a = {
+      .struct_size = sizeof(a), .binding_count = 2, .bindings = b, .grid = {3, 2, 1}, .repeat = 1};
+  for (uint64_t seq = 5; seq <= 6; seq++) { // both slots
+    l.nt = 0;
+    assert_int_equal(vyre_cuda_ring_fill(&l, plain, seq, &a, 1, &err), VYRE_STATUS_OK);
+    l.nt = 1;
+    assert_int_equal(vyre_cuda_ring_fill(&l, nt, seq, &a, 1, &err), VYRE_STATUS_OK);
+    const uint64_t *dp = vyre_cuda_ring_slot(&l, plain, seq),
+                   *dn = vyre_cuda_ring_slot(&l, nt, seq);
+    // Every word the kernel reads: descriptor, trap record, completion.
+    for (uint32_t w = 0; w < vyre_cuda_ring_done_word(l.slots) + 2u; w++)
+      if (dp[w] != dn[w])
+        fail_msg("slot %llu word %u: plain 0x%llx, non-temporal 0x%llx", (unsigned long long)seq, w,
+                 (unsigned long long)dp[w], (unsigned long long)dn[w]);
+    for (uint32_t s = 0; s < l.slots; s++) {
+      const uint8_t *bp = (const uint8_t *)dp + dp[3 + s], *bn = (const uint8_t *)dn + dn[3 + s];
+      const uint64_t n = dp[3 + l.slots + s] * l.elem_bytes[s];
+      assert_memory_equal(bp, bn, n);
+      for (uint64_t k = n; k < ((n + 15u) & ~(uint64_t)15u); k++)
+        assert_int_equal(bn[k], 0);
+    }
+    const uint64_t *dpo = dp + 3 + 1, *dno = dn + 3 + 1; // buffer 1: the write buffer, zeroed
+    assert_int_equal(*dpo, *dno);
+    const uint32_t *wo = (const uint32_t *)((const uint8_t *)dn + *dno);
+    assert_int_equal(wo[0] | wo[1] | wo[2], 0);
+    const uint32_t *ri = (const uint32_t *)((const uint8_t *)dn + dn[3]);
+    assert_int_equal(ri[4], 0xdeadbeefu);
+  }
+  free(plain);
+  free(nt);
 }
 
 // Idle longer than idle_ns: the consumer exits on its own (the exit word
@@ -325,6 +386,7 @@ static void test_slot_sizes_and_limits(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_items_come_back_in_order_with_outputs_and_trap_records),
+      cmocka_unit_test(test_the_non_temporal_fill_writes_the_same_slot),
       cmocka_unit_test(test_an_idle_consumer_exits_and_the_next_submit_relaunches_it),
       cmocka_unit_test(test_stop_drops_items_without_a_doorbell),
       cmocka_unit_test(test_slot_sizes_and_limits),
