@@ -32,7 +32,7 @@
 #include "cpu_compile.h"
 #include "cpu_exec.h"
 
-#define VYRE_CPU_RACE_MAX_CELLS (1u << 22) // per buffer
+#define VYRE_CPU_RACE_MAX_CELLS (1u << 20) // per buffer (44 bytes a cell)
 
 #define VYRE_CPU_RACE_READ   0
 #define VYRE_CPU_RACE_WRITE  1
