@@ -40,6 +40,9 @@ static void vyre_run_usage(FILE *f) {
              "  --time             print host wall time and device time\n"
              "  --metrics          print the device's metrics after the run (name = value;\n"
              "                     e.g. compiles, compile_cache_disk_hits)\n"
+             "  --check-races      run on the CPU reference in reversed order with its race\n"
+             "                     check (docs/ir.md IR-RACE-3): a race fails the run,\n"
+             "                     naming the buffer, element and invocations\n"
              "  --json             print a JSON result instead of text\n"
              "  --help             show this text\n\n"
              "exit codes: 0 ran and matched expect (if any), 1 dispatch failed, trapped\n"
@@ -51,7 +54,7 @@ static void vyre_run_usage(FILE *f) {
 typedef struct vyre_run_args {
   const char *file, *backend, *device, *grid, *out_dir;
   const char *inputs[VYRE_RUN_MAX_INPUTS];
-  int input_count, json, time, metrics;
+  int input_count, json, time, metrics, races;
   uint32_t repeat;
 } vyre_run_args;
 
@@ -71,6 +74,8 @@ static int vyre_run_parse(int argc, char **argv, vyre_run_args *a) {
       a->time = 1;
     } else if (vyre_cli_flag(argv[i], "--metrics")) {
       a->metrics = 1;
+    } else if (vyre_cli_flag(argv[i], "--check-races")) {
+      a->races = 1;
     } else if ((m = vyre_cli_opt(argc, argv, &i, "--backend", &a->backend, "run")) != 0 ||
                (m = vyre_cli_opt(argc, argv, &i, "--device", &a->device, "run")) != 0 ||
                (m = vyre_cli_opt(argc, argv, &i, "--grid", &a->grid, "run")) != 0 ||
@@ -111,6 +116,18 @@ static int vyre_run_parse(int argc, char **argv, vyre_run_args *a) {
     fprintf(stderr, "vyre run: no case file given. Fix: 'vyre run CASE.json' (see 'vyre run "
                     "--help').\n");
     return VYRE_EXIT_USAGE;
+  }
+  if (a->races) {
+    // The race check is the CPU reference's (its reversed order).
+    if (a->backend && strcmp(a->backend, "cpu") != 0) {
+      char shown[256];
+      fprintf(stderr,
+              "vyre run: --check-races runs the program on the CPU reference (reversed order, "
+              "docs/ir.md IR-RACE-3), not on '%s'. Fix: drop --backend or pass --backend cpu.\n",
+              vyre_cli_safe(a->backend, shown, sizeof shown));
+      return VYRE_EXIT_USAGE;
+    }
+    a->backend = "cpu";
   }
   return 0;
 }
@@ -498,8 +515,10 @@ int vyre_cmd_run(int argc, char **argv) {
     rc = VYRE_EXIT_USAGE;
     goto done;
   }
-  vyre_conform_exec_options eo = {
-      .path = VYRE_CONFORM_PATH_ONESHOT, .repeat = a.repeat, .timing = (uint32_t)a.time};
+  vyre_conform_exec_options eo = {.path = VYRE_CONFORM_PATH_ONESHOT,
+                                  .repeat = a.repeat,
+                                  .timing = (uint32_t)a.time,
+                                  .compile_flags = a.races ? VYRE_COMPILE_REVERSE_ORDER : 0u};
   vyre_conform_execute(dev, &run, &eo, &o);
   char msg[2048] = "";
   int has_expect = c->expect_kind != VYRE_CASE_EXPECT_NONE;

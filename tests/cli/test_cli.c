@@ -163,6 +163,23 @@ static void test_cli_run_metrics_prints_the_device_metrics(void **state) {
   expect_vyre("run --backend cpu --json " DATA "vadd.json", ANY_CODE, AND_NOT, "\"metrics\"");
 }
 
+// --check-races (docs/ir.md IR-RACE-3): the classic racy sum passes a plain
+// CPU run (invocations one after another give 64) and fails with the race
+// named; a race-free case passes; another backend is a usage error.
+static void test_cli_run_check_races(void **state) {
+  (void)state;
+  expect_vyre("run --backend cpu " DATA "racy_sum.json", 0, "total (u32): 64 (1 element)");
+  expect_vyre("run --check-races " DATA "racy_sum.json", 1, "status: INVALID_PROGRAM",
+              "element 0 of buffer 'total' is written by invocation 63 of workgroup 0 and read by "
+              "invocation 62",
+              "IR-RACE-1", "Fix:");
+  expect_vyre("run --check-races --json " DATA "racy_sum.json", 1,
+              "\"status\": \"INVALID_PROGRAM\"", "races");
+  expect_vyre("run --check-races " DATA "vadd.json", 0, "expect: ok");
+  expect_vyre("run --check-races --backend vulkan " DATA "vadd.json", 2,
+              "--check-races runs the program on the CPU reference", "Fix:");
+}
+
 static void test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch(void **state) {
   (void)state;
   expect_vyre("run --backend cpu " DATA "vadd_wrong_expect.json", 1,
@@ -739,6 +756,7 @@ int main(void) {
       cmocka_unit_test(test_cli_validate_json_lists_every_file),
       cmocka_unit_test(test_cli_run_prints_outputs_and_checks_expect),
       cmocka_unit_test(test_cli_run_metrics_prints_the_device_metrics),
+      cmocka_unit_test(test_cli_run_check_races),
       cmocka_unit_test(test_cli_run_with_wrong_expect_exits_1_naming_the_mismatch),
       cmocka_unit_test(test_cli_run_grid_override_and_bad_device),
       cmocka_unit_test(test_cli_run_judges_expected_errors_and_traps),
