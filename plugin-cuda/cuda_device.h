@@ -72,6 +72,8 @@ struct vyre_backend {
   // The batches block 0 staged (distinct doorbell stamps among the items
   // reaped) and the device time between consecutive ones (ABI-CUDARING-8).
   _Atomic uint64_t ring_batches, ring_cycle_ns;
+  // The ring's submits and where their time went (the same section).
+  _Atomic uint64_t ring_submits, ring_submit_ns, ring_fill_ns, ring_lock_ns, ring_doorbell_ns;
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

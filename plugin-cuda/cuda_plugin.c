@@ -38,28 +38,39 @@ static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t c
   // Then the f32 paths (README.md CUDA-F32-4): 1 per native op, and whether
   // this open ran the self-test (0: a cached verdict or none needed).
   // Then the resident kernel's stream items (ABI-CUDARING-8): sums over the
-  // items reaped.
-  const uint64_t extra[11] = {vyre_cuda_kernels_count(be),
-                              (be->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0,
-                              (be->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0,
-                              (be->f32_native & VYRE_CUDA_GEN_F32_FMA) != 0,
-                              be->f32_selftest_ran,
-                              atomic_load(&be->ring_items),
-                              atomic_load(&be->ring_host_ns),
-                              atomic_load(&be->ring_stage_ns),
-                              atomic_load(&be->ring_span_ns),
-                              atomic_load(&be->ring_batches),
-                              atomic_load(&be->ring_cycle_ns)};
-  static const char *const names[11] = {
-      "module_cache_entries",  "cuda_f32_native_add", "cuda_f32_native_mul", "cuda_f32_native_fma",
-      "cuda_f32_selftest_ran", "cuda_ring_items",     "cuda_ring_host_ns",   "cuda_ring_stage_ns",
-      "cuda_ring_span_ns",     "cuda_ring_batches",   "cuda_ring_cycle_ns"};
-  for (uint32_t i = 0; i < 11; i++)
+  // items reaped, and over the ring's submits.
+  const uint64_t extra[] = {vyre_cuda_kernels_count(be),
+                            (be->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0,
+                            (be->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0,
+                            (be->f32_native & VYRE_CUDA_GEN_F32_FMA) != 0,
+                            be->f32_selftest_ran,
+                            atomic_load(&be->ring_items),
+                            atomic_load(&be->ring_host_ns),
+                            atomic_load(&be->ring_stage_ns),
+                            atomic_load(&be->ring_span_ns),
+                            atomic_load(&be->ring_batches),
+                            atomic_load(&be->ring_cycle_ns),
+                            atomic_load(&be->ring_submits),
+                            atomic_load(&be->ring_submit_ns),
+                            atomic_load(&be->ring_fill_ns),
+                            atomic_load(&be->ring_lock_ns),
+                            atomic_load(&be->ring_doorbell_ns)};
+  static const char *const names[] = {
+      "module_cache_entries", "cuda_f32_native_add",   "cuda_f32_native_mul",
+      "cuda_f32_native_fma",  "cuda_f32_selftest_ran", "cuda_ring_items",
+      "cuda_ring_host_ns",    "cuda_ring_stage_ns",    "cuda_ring_span_ns",
+      "cuda_ring_batches",    "cuda_ring_cycle_ns",    "cuda_ring_submits",
+      "cuda_ring_submit_ns",  "cuda_ring_fill_ns",     "cuda_ring_lock_ns",
+      "cuda_ring_doorbell_ns"};
+  _Static_assert(sizeof(extra) / sizeof(extra[0]) == sizeof(names) / sizeof(names[0]),
+                 "one name per metric");
+  const uint32_t extras = (uint32_t)(sizeof(names) / sizeof(names[0]));
+  for (uint32_t i = 0; i < extras; i++)
     if (out && n + i < capacity) {
       out[n + i].name = names[i];
       out[n + i].value = extra[i];
     }
-  if (out_count) *out_count = n + 11;
+  if (out_count) *out_count = n + extras;
   return VYRE_STATUS_OK;
 }
 

@@ -479,6 +479,7 @@ static uint32_t big_take(vyre_ring *r, ring_item *it, const vyre_dispatch_args *
 
 uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispatch_args *item,
                                uint64_t seq, vyre_error *err) {
+  const uint64_t t_in = now_ns(); // ABI-CUDARING-8's submit metrics
   uint32_t st = vyre_cuda_check_alive(be, err);
   if (st || (st = ring_check(be, r, "ring_submit", err))) return st;
   if (!item || item->struct_size < sizeof(vyre_dispatch_args) || item->module != r->module ||
@@ -492,7 +493,9 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
                          (unsigned long long)seq, VYRE_CUDA_MAX_SLOTS,
                          item && item->module == r->module ? "the ring's" : "another",
                          item ? item->repeat : 0u, item && item->next ? "chained" : "none");
+  const uint64_t t_lock0 = now_ns();
   pthread_mutex_lock(&r->lock);
+  uint64_t lock_ns = now_ns() - t_lock0;
   if (r->lost) {
     pthread_mutex_unlock(&r->lock);
     return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
@@ -513,6 +516,7 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   // ring's payload offsets are 16-aligned and distinct, so lane mode's
   // 128-bit accesses are valid (vfast 1).
   ring_item *it = &r->items[iseq % r->l.capacity];
+  const uint64_t t_fill0 = now_ns();
   uint64_t need = 0;
   for (uint32_t i = 0; i < item->binding_count; i++)
     need += (item->bindings[i].bytes + 15u) & ~(uint64_t)15u;
@@ -533,7 +537,10 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   memcpy(it->b, item->bindings, (size_t)item->binding_count * sizeof(vyre_binding));
   memcpy(it->grid, item->grid, sizeof(it->grid));
   it->timeout_ns = item->timeout_ns;
+  const uint64_t t_fill1 = now_ns();
   pthread_mutex_lock(&r->lock);
+  const uint64_t t_bell = now_ns();
+  lock_ns += t_bell - t_fill1;
   vyre_cuda_ring_doorbell(r->host, iseq);
   const uint64_t now = now_ns();
   it->doorbell_ns = now;
@@ -543,6 +550,13 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   r->tail = iseq + 1;
   st = ensure_running(r, err);
   pthread_mutex_unlock(&r->lock);
+  // Where a submit's time goes (ABI-CUDARING-8): all of it, the slot's fill,
+  // the two waits for the ring's lock, and the doorbell with its fence.
+  atomic_fetch_add(&be->ring_submits, 1);
+  atomic_fetch_add(&be->ring_submit_ns, now_ns() - t_in);
+  atomic_fetch_add(&be->ring_fill_ns, t_fill1 - t_fill0);
+  atomic_fetch_add(&be->ring_lock_ns, lock_ns);
+  atomic_fetch_add(&be->ring_doorbell_ns, now - t_bell);
   return st;
 }
 

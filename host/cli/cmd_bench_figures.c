@@ -441,11 +441,13 @@ done:
 
 // The CUDA resident kernel's breakdown (docs/abi.md ABI-CUDARING-8): the
 // metrics' sums, snapshot before the measured items and described after.
-// The last two (batches, cycle) say how many items block 0 staged at once.
-#define RING_M 6
-static const char *const ring_m[RING_M] = {"cuda_ring_items",   "cuda_ring_host_ns",
-                                           "cuda_ring_span_ns", "cuda_ring_stage_ns",
-                                           "cuda_ring_batches", "cuda_ring_cycle_ns"};
+// Then batches and cycle (how many items block 0 staged at once), then the
+// submits and where their time went in the plugin.
+#define RING_M 11
+static const char *const ring_m[RING_M] = {
+    "cuda_ring_items",   "cuda_ring_host_ns",  "cuda_ring_span_ns",    "cuda_ring_stage_ns",
+    "cuda_ring_batches", "cuda_ring_cycle_ns", "cuda_ring_submits",    "cuda_ring_submit_ns",
+    "cuda_ring_fill_ns", "cuda_ring_lock_ns",  "cuda_ring_doorbell_ns"};
 
 static void ring_snapshot(vyre_bench_ctx *c, uint64_t v[RING_M]) {
   for (int m = 0; m < RING_M; m++)
@@ -467,8 +469,15 @@ static void ring_describe(vyre_bench_ctx *c, const uint64_t v0[RING_M], const ch
                    head, (double)d[1] / (double)d[0] / 1e3, (double)d[2] / (double)d[0] / 1e3,
                    (double)d[3] / (double)d[0] / 1e3);
   if (d[4] && w > 0 && (size_t)w < size)
-    snprintf(what + w, size - (size_t)w, "; %.1f items per staged batch, batches %.2f us apart",
-             (double)d[0] / (double)d[4], d[4] > 1 ? (double)d[5] / (double)(d[4] - 1) / 1e3 : 0.0);
+    w += snprintf(
+        what + w, size - (size_t)w, "; %.1f items per staged batch, batches %.2f us apart",
+        (double)d[0] / (double)d[4], d[4] > 1 ? (double)d[5] / (double)(d[4] - 1) / 1e3 : 0.0);
+  if (d[6] && w > 0 && (size_t)w < size) {
+    const double n = (double)d[6] * 1e3;
+    snprintf(what + w, size - (size_t)w,
+             "; plugin submit %.2f us (fill %.2f, lock %.2f, bell %.2f)", (double)d[7] / n,
+             (double)d[8] / n, (double)d[9] / n, (double)d[10] / n);
+  }
 }
 
 // Figure 9: one stream item in flight: submit (4 bytes in, x[0] += 1, 4

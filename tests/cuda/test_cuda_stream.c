@@ -338,6 +338,12 @@ static void test_items_in_order_busy_trap_and_close_finishes(void **state) {
   // apart by each item's run at least.
   assert_int_equal(metric_of(f->be, "cuda_ring_batches"), 4);
   assert_true(metric_of(f->be, "cuda_ring_cycle_ns") > 0);
+  // The four submits (the BUSY one is not counted) and their parts.
+  assert_int_equal(metric_of(f->be, "cuda_ring_submits"), 4);
+  assert_true(metric_of(f->be, "cuda_ring_fill_ns") > 0);
+  assert_true(metric_of(f->be, "cuda_ring_submit_ns") >=
+              metric_of(f->be, "cuda_ring_fill_ns") + metric_of(f->be, "cuda_ring_lock_ns") +
+                  metric_of(f->be, "cuda_ring_doorbell_ns"));
   // A freed slot takes the next item; nothing else is reported meanwhile.
   vyre_ring_completion c;
   uint32_t n = 7;
