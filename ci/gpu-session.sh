@@ -17,6 +17,7 @@
 # conformance on the resident kernel), CTEST_RE (ctests to run too),
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
+# BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below),
 # CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
 # each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
 # set for the Vulkan fuzz only, e.g. an experiment switch),
@@ -51,12 +52,26 @@ VYRE_LOG=info "$vyre" list 2>&1 | grep -E "self-test|driver:|available" | head -
 
 bench=${BENCH-sgemm_rb,stencil,sg_sum,stream_item,stream_rate}
 if [ -n "$bench" ]; then
-  for be in cuda vulkan; do
-    # CUDA's stream figures on the resident kernel (VYRE_CUDA_STREAM=1,
-    # docs/abi.md ABI-CUDARING-*): without it they measure libvyre's batches.
-    VYRE_CUDA_STREAM=1 "$vyre" bench --backend "$be" --filter "$bench" \
-      --json "$out/bench-$be.json" >"$keep/bench-$be.txt" 2>&1
-    grep -E "^ *[0-9]+ " "$keep/bench-$be.txt" | sed "s/^/$be /"
+  # BENCH_SWITCHES (VAR=VALUE ..., several joined with "+"): an A/B, each
+  # backend's figures run BENCH_ROUNDS times (default 2) by default and under
+  # each switch in turn, one process each: bench-BACKEND-NAME-ROUND.json,
+  # NAME "default" or the switch. Unset: one run each, bench-BACKEND.json.
+  rounds=1
+  [ -n "${BENCH_SWITCHES-}" ] && rounds=${BENCH_ROUNDS:-2}
+  for r in $(seq 1 "$rounds"); do
+    for be in cuda vulkan; do
+      for sw in default ${BENCH_SWITCHES-}; do
+        envs=()
+        [ "$sw" != default ] && IFS=+ read -ra envs <<<"$sw"
+        name=bench-$be
+        [ -n "${BENCH_SWITCHES-}" ] && name=bench-$be-$(echo "$sw" | tr -c 'A-Za-z0-9\n' '_')-$r
+        # CUDA's stream figures on the resident kernel (VYRE_CUDA_STREAM=1,
+        # docs/abi.md ABI-CUDARING-*): without it they measure libvyre's batches.
+        env VYRE_CUDA_STREAM=1 "${envs[@]}" "$vyre" bench --backend "$be" --filter "$bench" \
+          --json "$out/$name.json" >"$keep/$name.txt" 2>&1
+        grep -E "^ *[0-9]+ " "$keep/$name.txt" | sed "s/^/${name#bench-} /"
+      done
+    done
   done
 fi
 
