@@ -147,22 +147,32 @@ static void item_make(item *it, uint64_t seq) {
                                .repeat = 1};
 }
 
+// A ring of |capacity| slots (payload |hint| bytes, 0: the default) for the
+// test program: its layout in |l|, and its memory with every byte |fill|
+// (128-aligned, the size rounded up to 128 as C11's aligned_alloc wants).
+static void *ring_new(vyre_cuda_ring_layout *l, uint32_t capacity, uint64_t hint, int fill) {
+  vyre_ir_program p;
+  vyre_cuda_plan plan;
+  program(&p, &plan);
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, capacity, hint, l, &err), VYRE_STATUS_OK);
+  const size_t bytes = (l->ring_bytes + 127u) & ~(size_t)127u;
+  void *ring = aligned_alloc(128, bytes);
+  assert_non_null(ring);
+  memset(ring, fill, bytes);
+  return ring;
+}
+
 // Twelve items through a 4-slot ring with back-pressure: each comes back in
 // order with its outputs, the trapping one with its record, inputs intact.
 // Both fills: plain stores, and non-temporal ones (VYRE_CUDA_STREAM_NT).
 static void items_in_order(uint8_t nt) {
-  vyre_ir_program p;
-  vyre_cuda_plan plan;
-  program(&p, &plan);
   vyre_cuda_ring_layout l;
   vyre_error err = {.struct_size = sizeof(err)};
-  assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 4, 0, &l, &err), VYRE_STATUS_OK);
+  void *ring = ring_new(&l, 4, 0, 0);
   l.nt = nt;
   assert_int_equal(l.payload_bytes, VYRE_CUDA_RING_DEFAULT_PAYLOAD); // the read buffer is unsized
   assert_int_equal(l.slot_bytes % 128u, 0);
-  void *ring =
-      aligned_alloc(128, (l.ring_bytes + 127u) & ~(size_t)127u); // C11: size a multiple of 128
-  memset(ring, 0, l.ring_bytes);
   dev d;
   dev_start(&d, &l, ring, 1, UINT64_MAX);
   item its[13];
@@ -221,18 +231,9 @@ static void test_items_come_back_in_order_with_outputs_and_trap_records(void **s
 // a slot full of stale bytes; past a buffer's end up to 16 it writes zeros.
 static void test_the_non_temporal_fill_writes_the_same_slot(void **state) {
   (void)state;
-  vyre_ir_program p;
-  vyre_cuda_plan plan;
-  program(&p, &plan);
   vyre_cuda_ring_layout l;
   vyre_error err = {.struct_size = sizeof(err)};
-  assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 2, 4096, &l, &err), VYRE_STATUS_OK);
-  const size_t bytes = (l.ring_bytes + 127u) & ~(size_t)127u;
-  uint8_t *plain = aligned_alloc(128, bytes), *nt = aligned_alloc(128, bytes);
-  assert_non_null(plain);
-  assert_non_null(nt);
-  memset(plain, 0x5a, bytes);
-  memset(nt, 0x5a, bytes);
+  uint8_t *plain = ring_new(&l, 2, 4096, 0x5a), *nt = ring_new(&l, 2, 4096, 0x5a);
   uint32_t in[5] = {1, 2, 3, 4, 0xdeadbeefu}, out[3] = {7, 8, 9};
   vyre_binding b[2] = {
       {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = sizeof(in), .data = in},
@@ -273,16 +274,10 @@ static void test_the_non_temporal_fill_writes_the_same_slot(void **state) {
 // names the seq it waited for); the next submit relaunches it there.
 static void test_an_idle_consumer_exits_and_the_next_submit_relaunches_it(void **state) {
   (void)state;
-  vyre_ir_program p;
-  vyre_cuda_plan plan;
-  program(&p, &plan);
   vyre_cuda_ring_layout l;
   vyre_error err = {.struct_size = sizeof(err)};
-  assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 2, 4096, &l, &err), VYRE_STATUS_OK);
+  void *ring = ring_new(&l, 2, 4096, 0);
   assert_int_equal(l.payload_bytes, 4096);
-  void *ring =
-      aligned_alloc(128, (l.ring_bytes + 127u) & ~(size_t)127u); // C11: size a multiple of 128
-  memset(ring, 0, l.ring_bytes);
   dev d;
   dev_start(&d, &l, ring, 1, 2000000ull); // 2 ms idle
   item it;
@@ -313,15 +308,9 @@ static void test_an_idle_consumer_exits_and_the_next_submit_relaunches_it(void *
 // flag ends the consumer without it ever running.
 static void test_stop_drops_items_without_a_doorbell(void **state) {
   (void)state;
-  vyre_ir_program p;
-  vyre_cuda_plan plan;
-  program(&p, &plan);
   vyre_cuda_ring_layout l;
   vyre_error err = {.struct_size = sizeof(err)};
-  assert_int_equal(vyre_cuda_ring_layout_make(&p, &plan, 2, 0, &l, &err), VYRE_STATUS_OK);
-  void *ring =
-      aligned_alloc(128, (l.ring_bytes + 127u) & ~(size_t)127u); // C11: size a multiple of 128
-  memset(ring, 0, l.ring_bytes);
+  void *ring = ring_new(&l, 2, 0, 0);
   dev d;
   dev_start(&d, &l, ring, 1, UINT64_MAX);
   item it;
