@@ -60,60 +60,33 @@ static int slot_of_binding(const vyre_cuda_ring_layout *l, uint32_t buffer) {
   return -1;
 }
 
-// 16-byte stores that bypass the cache (x86: MOVNTDQ), so that the fill
-// neither reads the slot's lines for ownership nor leaves them modified in
-// the CPU's cache for the device's PCIe reads to snoop; the doorbell's fence
-// orders them before the doorbell. |dst| is 16-aligned; |src| NULL: zeros.
-static void nt_store(uint8_t *dst, const uint8_t *src, uint64_t n) {
-  uint64_t i = 0;
+// Writes |n| bytes of |src| (NULL: zeros) at |dst|, 16-aligned. With |nt|
+// (VYRE_CUDA_STREAM_NT) as 16-byte stores that bypass the cache (x86:
+// MOVNTDQ), the last one zero-padded to 16 bytes, so that the fill neither
+// reads the slot's lines for ownership nor leaves them modified in the CPU's
+// cache for the device's PCIe reads to snoop; else plain stores. The
+// doorbell's fence orders either before the doorbell.
+static void slot_put(int nt, uint8_t *dst, const uint8_t *src, uint64_t n) {
 #if defined(__SSE2__)
-  const __m128i zero = _mm_setzero_si128();
-  for (; i + 16u <= n; i += 16u)
-    _mm_stream_si128((__m128i *)(void *)(dst + i),
-                     src ? _mm_loadu_si128((const __m128i *)(const void *)(src + i)) : zero);
-  if (i < n) { // the tail, zero-padded to 16 bytes
-    uint8_t t[16] = {0};
-    if (src) memcpy(t, src + i, n - i);
-    _mm_stream_si128((__m128i *)(void *)(dst + i), _mm_loadu_si128((const __m128i *)(void *)t));
+  if (nt) {
+    uint64_t i = 0;
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 16u <= n; i += 16u)
+      _mm_stream_si128((__m128i *)(void *)(dst + i),
+                       src ? _mm_loadu_si128((const __m128i *)(const void *)(src + i)) : zero);
+    if (i < n) { // the tail
+      uint8_t t[16] = {0};
+      if (src) memcpy(t, src + i, n - i);
+      _mm_stream_si128((__m128i *)(void *)(dst + i), _mm_loadu_si128((const __m128i *)(void *)t));
+    }
+    return;
   }
-#else
+#endif
   if (src)
     memcpy(dst, src, n);
   else
     memset(dst, 0, n);
-  if (n % 16u) memset(dst + n, 0, 16u - n % 16u);
-  (void)i;
-#endif
-}
-
-// vyre_cuda_ring_fill with l->nt: the descriptor, trap record and
-// completion words built in |img| and stored at once, then each buffer.
-// The bindings were checked.
-static uint32_t fill_nt(const vyre_cuda_ring_layout *l, void *ring, uint64_t seq,
-                        const vyre_dispatch_args *item, uint32_t vfast) {
-  uint64_t img[VYRE_CUDA_RING_DESC_MAX_BYTES / 8u];
-  const uint32_t S = l->slots;
-  memset(img, 0, (size_t)l->desc_bytes);
-  for (uint32_t s = 0; s < S; s++)
-    img[3 + s] = l->desc_bytes;
-  uint8_t *base = (uint8_t *)vyre_cuda_ring_slot(l, ring, seq);
-  uint64_t at = l->desc_bytes;
-  for (uint32_t i = 0; i < item->binding_count; i++) {
-    const vyre_binding *b = &item->bindings[i];
-    uint32_t s = (uint32_t)slot_of_binding(l, b->buffer_index);
-    img[3 + s] = at;
-    img[3 + S + s] = b->bytes / l->elem_bytes[s];
-    const int zero = l->access[s] == VYRE_IR_ACCESS_WRITE || !b->data;
-    nt_store(base + at, zero ? NULL : (const uint8_t *)b->data, b->bytes);
-    at += ALIGN16(b->bytes);
-  }
-  img[0] = seq;
-  img[1] = (uint64_t)item->grid[0] | ((uint64_t)item->grid[1] << 32);
-  img[2] = (uint64_t)item->grid[2] | ((uint64_t)(vfast ? 1u : 0u) << 32);
-  img[vyre_cuda_ring_trap_word(S)] = ~0ull;
-  img[vyre_cuda_ring_done_word(S)] = ~0ull;
-  nt_store(base, (const uint8_t *)img, l->desc_bytes);
-  return VYRE_STATUS_OK;
+  if (nt && n % 16u) memset(dst + n, 0, 16u - n % 16u); // the same padding without SSE2
 }
 
 uint32_t vyre_cuda_ring_fill(const vyre_cuda_ring_layout *l, void *ring, uint64_t seq,
@@ -137,38 +110,33 @@ uint32_t vyre_cuda_ring_fill(const vyre_cuda_ring_layout *l, void *ring, uint64_
                          "%llu before opening the stream, or use vyre_dispatch for large items.",
                          (unsigned long long)seq, (unsigned long long)need,
                          (unsigned long long)l->payload_bytes, (unsigned long long)need);
-  if (l->nt) return fill_nt(l, ring, seq, item, vfast);
-  uint64_t *d = vyre_cuda_ring_slot(l, ring, seq);
-  uint8_t *base = (uint8_t *)d;
   const uint32_t S = l->slots;
+  // The descriptor, trap record and completion words, built here and stored
+  // at once after the buffers (the kernel reads nothing of the slot before
+  // the doorbell, whose fence orders every store of the fill before it).
+  uint64_t img[VYRE_CUDA_RING_DESC_MAX_BYTES / 8u];
+  memset(img, 0, (size_t)l->desc_bytes);
   // Unbound slots: offset of the payload, 0 elements (every access is bounds-checked).
-  for (uint32_t s = 0; s < S; s++) {
-    d[3 + s] = l->desc_bytes;
-    d[3 + S + s] = 0;
-  }
+  for (uint32_t s = 0; s < S; s++)
+    img[3 + s] = l->desc_bytes;
+  uint8_t *base = (uint8_t *)vyre_cuda_ring_slot(l, ring, seq);
   uint64_t at = l->desc_bytes;
   for (uint32_t i = 0; i < item->binding_count; i++) {
     const vyre_binding *b = &item->bindings[i];
     uint32_t s = (uint32_t)slot_of_binding(l, b->buffer_index);
-    d[3 + s] = at;
-    d[3 + S + s] = b->bytes / l->elem_bytes[s];
+    img[3 + s] = at;
+    img[3 + S + s] = b->bytes / l->elem_bytes[s];
     // Write buffers start zeroed (docs/ir.md IR-BUF-10); the others carry their input.
-    if (l->access[s] == VYRE_IR_ACCESS_WRITE || !b->data)
-      memset(base + at, 0, b->bytes);
-    else
-      memcpy(base + at, b->data, b->bytes);
+    const int zero = l->access[s] == VYRE_IR_ACCESS_WRITE || !b->data;
+    slot_put(l->nt, base + at, zero ? NULL : (const uint8_t *)b->data, b->bytes);
     at += ALIGN16(b->bytes);
   }
-  d[0] = seq;
-  d[1] = (uint64_t)item->grid[0] | ((uint64_t)item->grid[1] << 32);
-  d[2] = (uint64_t)item->grid[2] | ((uint64_t)(vfast ? 1u : 0u) << 32);
-  uint64_t *t = d + vyre_cuda_ring_trap_word(S);
-  t[0] = ~0ull;
-  for (uint32_t k = 1; k < VYRE_CUDA_RING_TRAP_WORDS; k++)
-    t[k] = 0;
-  uint64_t *c = d + vyre_cuda_ring_done_word(S);
-  atomic_store_explicit((_Atomic uint64_t *)c, ~0ull, memory_order_relaxed);
-  c[1] = 0;
+  img[0] = seq;
+  img[1] = (uint64_t)item->grid[0] | ((uint64_t)item->grid[1] << 32);
+  img[2] = (uint64_t)item->grid[2] | ((uint64_t)(vfast ? 1u : 0u) << 32);
+  img[vyre_cuda_ring_trap_word(S)] = ~0ull; // no trap; the other record words 0
+  img[vyre_cuda_ring_done_word(S)] = ~0ull; // not complete; its device time 0
+  slot_put(l->nt, base, (const uint8_t *)img, l->desc_bytes);
   return VYRE_STATUS_OK;
 }
 

@@ -35,9 +35,9 @@ typedef struct vyre_cuda_ring_layout {
   uint8_t access[VYRE_CUDA_MAX_SLOTS]; // VYRE_IR_ACCESS_* per plan slot
   uint32_t buffer_of_slot[VYRE_CUDA_MAX_SLOTS];
   // The fill writes the slot with non-temporal 16-byte stores (x86 SSE2;
-  // elsewhere plain stores), the descriptor as one image and every buffer
-  // padded with zeros to 16 bytes: an experiment (VYRE_CUDA_STREAM_NT=1,
-  // README.md), off by default. Set by the caller after layout_make.
+  // elsewhere plain stores), every buffer padded with zeros to 16 bytes: an
+  // experiment (VYRE_CUDA_STREAM_NT=1, README.md), off by default. Set by
+  // the caller after layout_make.
   uint8_t nt;
 } vyre_cuda_ring_layout;
 
