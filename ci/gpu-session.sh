@@ -17,7 +17,9 @@
 # conformance on the resident kernel), CTEST_RE (ctests to run too),
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
-# BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below),
+# BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below;
+# BENCH_ROUNDS alone repeats the default run), TORCH=1 (PyTorch's softmax,
+# ci/torch-softmax.py, the reference of figure 18's target),
 # CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
 # each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
 # set for the Vulkan fuzz only, e.g. an experiment switch),
@@ -56,7 +58,7 @@ if [ -n "$bench" ]; then
   # backend's figures run BENCH_ROUNDS times (default 2) by default and under
   # each switch in turn, one process each: bench-BACKEND-NAME-ROUND.json,
   # NAME "default" or the switch. Unset: one run each, bench-BACKEND.json.
-  rounds=1
+  rounds=${BENCH_ROUNDS:-1}
   [ -n "${BENCH_SWITCHES-}" ] && rounds=${BENCH_ROUNDS:-2}
   for r in $(seq 1 "$rounds"); do
     for be in cuda vulkan; do
@@ -65,6 +67,7 @@ if [ -n "$bench" ]; then
         [ "$sw" != default ] && IFS=+ read -ra envs <<<"$sw"
         name=bench-$be
         [ -n "${BENCH_SWITCHES-}" ] && name=bench-$be-$(echo "$sw" | tr -c 'A-Za-z0-9\n' '_')-$r
+        [ -z "${BENCH_SWITCHES-}" ] && [ "$rounds" -gt 1 ] && name=bench-$be-$r
         # CUDA's stream figures on the resident kernel (VYRE_CUDA_STREAM=1,
         # docs/abi.md ABI-CUDARING-*): without it they measure libvyre's batches.
         env VYRE_CUDA_STREAM=1 "${envs[@]}" "$vyre" bench --backend "$be" --filter "$bench" \
@@ -73,6 +76,15 @@ if [ -n "$bench" ]; then
       done
     done
   done
+fi
+
+# TORCH=1: PyTorch's row softmax, the reference of figure 18's target
+# (ci/torch-softmax.py, with the python3 that has PyTorch there).
+if [ "${TORCH:-0}" != 0 ]; then
+  py=/opt/torch/.venv/bin/python3
+  [ -x "$py" ] || py=python3
+  "$py" ci/torch-softmax.py --json >"$out/torch-softmax.json" 2>"$keep/torch-softmax.err"
+  say "torch softmax (exit $?): $(cat "$out/torch-softmax.json" "$keep/torch-softmax.err")"
 fi
 
 # A part in the background: its result line when it ends.

@@ -72,7 +72,10 @@ struct vyre_backend {
   // The batches block 0 staged (distinct doorbell stamps among the items
   // reaped) and the device time between consecutive ones (ABI-CUDARING-8).
   _Atomic uint64_t ring_batches, ring_cycle_ns;
-  // The ring's submits and where their time went (the same section).
+  // The ring's submits and where their time went (the same section). The
+  // submitting thread adds these while the reaper adds those above: 64
+  // bytes apart, so the two do not share a cache line.
+  char ring_submit_pad_[64];
   _Atomic uint64_t ring_submits, ring_submit_ns, ring_fill_ns, ring_lock_ns, ring_doorbell_ns;
 };
 

@@ -95,12 +95,17 @@ struct vyre_ring {
   CUstream stream;
   unsigned blocks, block[3], dyn_shared;
   ring_item *items;
+  // The reaper's lock: ring_reap, ring_close and the relaunch rule take it.
+  // ring_submit does not, unless the kernel has to be launched again: the
+  // host submits from one thread and reaps from another (docs/abi.md
+  // ABI-STREAM-3), so |tail| has one writer (the submitter) and |head| one
+  // (the reaper), and a submit only reads the other's (ABI-CUDARING-10).
   pthread_mutex_t lock;
-  uint64_t head, tail; // ring seqs: the next to reap, the next to submit (from 1)
-  int launched;        // a launch whose exit word was not yet seen
+  _Atomic uint64_t head, tail; // ring seqs: the next to reap, the next to submit (from 1)
+  atomic_int launched;         // a launch whose exit word was not yet seen
   uint64_t launches;
   uint64_t last_seen; // the last reaped item's doorbell stamp (report)
-  int lost;           // the watchdog fired, or a launch failed: every call answers DEVICE_LOST
+  atomic_int lost;    // the watchdog fired, or a launch failed: every call answers DEVICE_LOST
   int closed;         // ring_close ran; listed only until recover or destroy frees it
   int released;       // its driver objects are gone (recover, destroy)
 };
@@ -493,25 +498,19 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
                          (unsigned long long)seq, VYRE_CUDA_MAX_SLOTS,
                          item && item->module == r->module ? "the ring's" : "another",
                          item ? item->repeat : 0u, item && item->next ? "chained" : "none");
-  const uint64_t t_lock0 = now_ns();
-  pthread_mutex_lock(&r->lock);
-  uint64_t lock_ns = now_ns() - t_lock0;
-  if (r->lost) {
-    pthread_mutex_unlock(&r->lock);
+  if (atomic_load(&r->lost))
     return vyre_kit_fail(err, VYRE_STATUS_DEVICE_LOST, 0, VYRE_CUDA_NAME,
                          "ring_submit: item %llu: the ring's resident kernel was lost. Fix: "
                          "recover and open a new ring.",
                          (unsigned long long)seq);
-  }
-  if (r->tail - r->head >= r->l.capacity) {
-    pthread_mutex_unlock(&r->lock);
+  // Only this thread writes the tail; the head is the reaper's (acquire: it
+  // has finished with the slot it frees).
+  const uint64_t iseq = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  if (iseq - atomic_load_explicit(&r->head, memory_order_acquire) >= r->l.capacity)
     return vyre_kit_fail(err, VYRE_STATUS_BUSY, 0, VYRE_CUDA_NAME,
                          "ring_submit: item %llu: all %u slots hold items not yet reaped. Fix: "
                          "reap completed items first.",
                          (unsigned long long)seq, r->l.capacity);
-  }
-  const uint64_t iseq = r->tail;
-  pthread_mutex_unlock(&r->lock);
   // Slot |iseq| is neither run nor reaped: only this thread touches it. The
   // ring's payload offsets are 16-aligned and distinct, so lane mode's
   // 128-bit accesses are valid (vfast 1).
@@ -538,25 +537,33 @@ uint32_t vyre_cuda_ring_submit(vyre_backend *be, vyre_ring *r, const vyre_dispat
   memcpy(it->grid, item->grid, sizeof(it->grid));
   it->timeout_ns = item->timeout_ns;
   const uint64_t t_fill1 = now_ns();
-  pthread_mutex_lock(&r->lock);
-  const uint64_t t_bell = now_ns();
-  lock_ns += t_bell - t_fill1;
+  it->doorbell_ns = t_fill1;
+  it->deadline = t_fill1 + (item->timeout_ns && item->timeout_ns != UINT64_MAX
+                                ? item->timeout_ns
+                                : VYRE_CUDA_RING_DEFAULT_WATCHDOG_NS);
   vyre_cuda_ring_doorbell(r->host, iseq);
   const uint64_t now = now_ns();
-  it->doorbell_ns = now;
-  it->deadline = now + (item->timeout_ns && item->timeout_ns != UINT64_MAX
-                            ? item->timeout_ns
-                            : VYRE_CUDA_RING_DEFAULT_WATCHDOG_NS);
-  r->tail = iseq + 1;
-  st = ensure_running(r, err);
-  pthread_mutex_unlock(&r->lock);
+  // The reaper sees the item (and its fields above) from here on.
+  atomic_store_explicit(&r->tail, iseq + 1, memory_order_release);
+  // The relaunch rule, under the reaper's lock, only when the kernel is
+  // down or has left: a running kernel takes the item from the doorbell.
+  // A kernel that leaves just after this check is relaunched by ring_reap.
+  uint64_t lock_ns = 0;
+  if (!atomic_load(&r->launched) || vyre_cuda_ring_exited(r->host)) {
+    const uint64_t t_lock0 = now_ns();
+    pthread_mutex_lock(&r->lock);
+    lock_ns = now_ns() - t_lock0;
+    st = ensure_running(r, err);
+    pthread_mutex_unlock(&r->lock);
+  }
   // Where a submit's time goes (ABI-CUDARING-8): all of it, the slot's fill,
-  // the two waits for the ring's lock, and the doorbell with its fence.
+  // the wait for the reaper's lock (a relaunch only), and the doorbell with
+  // its fence.
   atomic_fetch_add(&be->ring_submits, 1);
   atomic_fetch_add(&be->ring_submit_ns, now_ns() - t_in);
   atomic_fetch_add(&be->ring_fill_ns, t_fill1 - t_fill0);
   atomic_fetch_add(&be->ring_lock_ns, lock_ns);
-  atomic_fetch_add(&be->ring_doorbell_ns, now - t_bell);
+  atomic_fetch_add(&be->ring_doorbell_ns, now - t_fill1);
   return st;
 }
 

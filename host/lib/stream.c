@@ -29,11 +29,23 @@
 // Delivery is in order on the pump: the callback (with the stream lock
 // released), or the slot is marked done for vyre_stream_wait to collect.
 // Slots free in order (head advances over delivered-and-free slots).
+//
+// Wake-ups cost a system call and, in a virtual machine, an interrupt to
+// another CPU, several microseconds on a tiny item's path (docs/abi.md
+// ABI-STREAM-12). So the application's threads and the pump sleep on
+// conditions of their own, and a thread is woken only when one sleeps there
+// and the change concerns it: a submit wakes the pump only when the pump
+// has work from it (a callback to run, or the batch engine's batch); on the
+// ring engine without a callback, the threads that wait or poll reap
+// themselves and the pump sleeps until close or a loss. With a callback,
+// the pump that caught up spins a little (PUMP_SPIN_NS) before it sleeps,
+// so a steady submitter does not have to wake it item after item.
 
-#define _POSIX_C_SOURCE 200809L // clock_gettime, pthread_cond_timedwait
+#define _GNU_SOURCE // PTHREAD_MUTEX_ADAPTIVE_NP (glibc); clock_gettime, pthread_cond_timedwait
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +66,7 @@
 #define MAX_RECOVERIES      2
 #define DEFAULT_CAPACITY    64u
 #define REAP_STEP_NS        1000000ull // the pump's ring_reap wait: short, so recover is not held off
+#define PUMP_SPIN_NS        50000ull   // a callback stream's pump, caught up: spin before sleeping
 #define SLOT_EMPTY          0u
 #define SLOT_QUEUED         1u // submitted, not yet delivered
 #define SLOT_DONE           2u // delivered, waiting for vyre_stream_wait to collect it
@@ -92,7 +105,11 @@ struct vyre_stream {
   vyre_ring_completion *comps; // ring engine scratch, cap entries
   vyre_ring *ring;             // ring engine: the plugin's ring (NULL while replaced)
   pthread_mutex_t lock;
-  pthread_cond_t cv; // every state change (broadcast)
+  pthread_cond_t cv;         // the application's threads wait here (wake_waiters)
+  pthread_cond_t pump_cv;    // the pump waits here (wake_pump)
+  int sleepers;              // threads asleep on |cv|
+  int pump_sleeping;         // the pump is asleep on |pump_cv|
+  _Atomic uint64_t next_pub; // |next_seq|, read by the spinning pump without the lock
   pthread_t pump;
   int pump_started;
   uint64_t head;      // oldest seq holding a slot
@@ -141,8 +158,62 @@ static uint64_t ns_until(const struct timespec *deadline) {
 // Waits on the stream's condition until |deadline| (NULL: forever). Returns
 // 0 when woken, ETIMEDOUT when the deadline passed.
 static int wait_until(vyre_stream *s, const struct timespec *deadline) {
-  if (!deadline) return pthread_cond_wait(&s->cv, &s->lock);
-  return pthread_cond_timedwait(&s->cv, &s->lock, deadline);
+  s->sleepers++;
+  int rc = deadline ? pthread_cond_timedwait(&s->cv, &s->lock, deadline)
+                    : pthread_cond_wait(&s->cv, &s->lock);
+  s->sleepers--;
+  return rc;
+}
+
+// Wakes the application's threads asleep on the stream, if any. Lock held.
+static void wake_waiters(vyre_stream *s) {
+  if (s->sleepers) pthread_cond_broadcast(&s->cv);
+}
+
+// 1 when the pump has work that no application thread does: a callback
+// stream's items, the batch engine's batches (a poll does not run them), a
+// loss to recover from, a failure to deliver, or a close. Lock held.
+static int pump_needed(const vyre_stream *s) {
+  return s->on_done || !s->use_ring || s->stop || s->ring_lost || s->fatal;
+}
+
+// Wakes the pump if it sleeps. Lock held.
+static void wake_pump(vyre_stream *s) {
+  if (s->pump_sleeping) pthread_cond_signal(&s->pump_cv);
+}
+
+static void wake_all(vyre_stream *s) {
+  wake_waiters(s);
+  wake_pump(s);
+}
+
+// The pump sleeps until woken. Lock held.
+static void pump_wait(vyre_stream *s) {
+  s->pump_sleeping = 1;
+  pthread_cond_wait(&s->pump_cv, &s->lock);
+  s->pump_sleeping = 0;
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// The pump has caught up with the submitters: with a callback, it watches
+// for the next item for PUMP_SPIN_NS with the lock released before it
+// sleeps, so a steady submitter need not wake it (a wake-up is a system
+// call on the submitter's path). Lock held.
+static void pump_idle(vyre_stream *s) {
+  if (s->on_done && !s->stop) {
+    const uint64_t seen = s->next_seq, end = vyre__now_ns() + PUMP_SPIN_NS;
+    pthread_mutex_unlock(&s->lock);
+    while (atomic_load_explicit(&s->next_pub, memory_order_relaxed) == seen && vyre__now_ns() < end)
+      cpu_relax();
+    pthread_mutex_lock(&s->lock);
+    if (s->next_seq != seen || s->stop || s->ring_lost || s->fatal) return;
+  }
+  pump_wait(s);
 }
 
 static void advance_head(vyre_stream *s) {
@@ -205,7 +276,7 @@ static void deliver_run(vyre_stream *s, uint32_t n) {
     slot_of(s, q)->state = s->on_done || s->cancel ? SLOT_EMPTY : SLOT_DONE;
   s->delivered = first + n;
   advance_head(s);
-  pthread_cond_broadcast(&s->cv);
+  wake_waiters(s);
 }
 
 // Delivers every undelivered item with |st| and |e| (recovery failed).
@@ -395,7 +466,7 @@ static void batch_step(vyre_stream *s) {
   s->stats.replays += rc.replays;
   deliver_run(s, (uint32_t)(to - from)); // still active: deliveries stay in order
   s->active = 0;
-  pthread_cond_broadcast(&s->cv);
+  wake_all(s);
 }
 
 static void batch_pump(vyre_stream *s) {
@@ -407,8 +478,12 @@ static void batch_pump(vyre_stream *s) {
         continue;
       }
       if (s->stop) break;
+      if (s->next_run == s->next_seq) {
+        pump_idle(s);
+        continue;
+      }
     }
-    pthread_cond_wait(&s->cv, &s->lock);
+    pump_wait(s);
   }
   pthread_mutex_unlock(&s->lock);
 }
@@ -525,20 +600,21 @@ static void ring_step(vyre_stream *s, uint64_t timeout_ns) {
     s->ring_lost = 1;
   }
   s->active = 0;
-  pthread_cond_broadcast(&s->cv);
+  wake_waiters(s);
+  if (pump_needed(s)) wake_pump(s);
 }
 
 static void ring_pump(vyre_stream *s) {
   pthread_mutex_lock(&s->lock);
   for (;;) {
     if (s->active) { // a waiter is reaping
-      pthread_cond_wait(&s->cv, &s->lock);
+      pump_wait(s);
       continue;
     }
     if (s->fatal) {
       if (s->delivered < s->next_seq) deliver_failed(s, s->fatal, &s->fatal_err);
       if (s->stop) break;
-      pthread_cond_wait(&s->cv, &s->lock);
+      pump_wait(s);
       continue;
     }
     if (s->stop && (s->cancel || s->delivered == s->next_seq)) break;
@@ -555,11 +631,16 @@ static void ring_pump(vyre_stream *s) {
       s->active = 1;
       ring_replay(s);
       s->active = 0;
-      pthread_cond_broadcast(&s->cv);
+      wake_waiters(s);
       continue;
     }
     if (s->delivered == s->next_seq) {
-      pthread_cond_wait(&s->cv, &s->lock);
+      pump_idle(s);
+      continue;
+    }
+    if (!s->on_done && !s->stop) {
+      // The waiting and polling threads reap (vyre_stream_wait, _poll).
+      pump_wait(s);
       continue;
     }
     ring_step(s, REAP_STEP_NS);
@@ -579,6 +660,22 @@ static void *pump_main(void *arg) {
 //===----------------------------------------------------------------------===//
 // The API
 //===----------------------------------------------------------------------===//
+
+// The stream lock is held for a few hundred nanoseconds at a time by the
+// submitter and the pump: where glibc has them, an adaptive mutex spins a
+// little before it sleeps, instead of a system call on every collision.
+static void stream_lock_init(pthread_mutex_t *m) {
+#if defined(__GLIBC__)
+  pthread_mutexattr_t a;
+  if (pthread_mutexattr_init(&a) == 0) {
+    int ok = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP) == 0 &&
+             pthread_mutex_init(m, &a) == 0;
+    pthread_mutexattr_destroy(&a);
+    if (ok) return;
+  }
+#endif
+  pthread_mutex_init(m, NULL);
+}
 
 void vyre_stream_options_init(vyre_stream_options *opt) {
   if (!opt) return;
@@ -600,6 +697,7 @@ static void destroy(vyre_stream *s) {
   vyre__program_drop(s->k.program);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cv);
+  pthread_cond_destroy(&s->pump_cv);
   free(s);
 }
 
@@ -653,8 +751,9 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
   if (!s)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY, "%s: out of memory. Fix: free memory.",
                           ctx);
-  pthread_mutex_init(&s->lock, NULL);
+  stream_lock_init(&s->lock);
   pthread_cond_init(&s->cv, NULL);
+  pthread_cond_init(&s->pump_cv, NULL);
   s->dev = kernel->dev;
   s->k = *kernel;
   s->k.mod = NULL;                    // its own module and lock (vyre__kernel_init_module below)
@@ -867,8 +966,9 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   sl->state = SLOT_QUEUED;
   sl->status = VYRE_STATUS_INTERNAL;
   s->next_seq = seq + 1;
+  atomic_store_explicit(&s->next_pub, seq + 1, memory_order_relaxed);
   s->stats.submitted++;
-  pthread_cond_broadcast(&s->cv);
+  if (pump_needed(s)) wake_pump(s);
   pthread_mutex_unlock(&s->lock);
   if (out_seq) *out_seq = seq;
   return VYRE_STATUS_OK;
@@ -883,6 +983,11 @@ uint32_t vyre_stream_poll(vyre_stream *handle, uint64_t seq, uint32_t *out_done,
                           "vyre_stream_poll '%s': out_done is NULL. Fix: pass a uint32_t *.",
                           s->k.label);
   pthread_mutex_lock(&s->lock);
+  // On the ring engine without a callback the pump does not reap: a poll of
+  // an item not yet delivered reaps once, without waiting.
+  if (s->use_ring && !s->on_done && !s->active && !s->stop && !s->fatal && s->ring &&
+      !s->ring_lost && seq >= s->delivered && seq < s->next_seq)
+    ring_step(s, 0);
   uint64_t next = s->next_seq, delivered = s->delivered;
   pthread_mutex_unlock(&s->lock);
   if (seq >= next)
@@ -966,7 +1071,7 @@ uint32_t vyre_stream_wait(vyre_stream *handle, uint64_t seq, uint64_t timeout_ns
   }
   sl->state = SLOT_EMPTY;
   advance_head(s);
-  pthread_cond_broadcast(&s->cv);
+  wake_waiters(s); // a submitter waiting for a free slot
   pthread_mutex_unlock(&s->lock);
   return st;
 }
@@ -997,12 +1102,12 @@ static uint32_t stop_and_destroy(vyre_stream *s, uint32_t mode, vyre_error *err)
     pthread_mutex_lock(&s->lock);
     s->stop = 1;
     s->cancel = mode == VYRE_STREAM_CANCEL;
-    pthread_cond_broadcast(&s->cv);
+    wake_all(s);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->pump, NULL);
     pthread_mutex_lock(&s->lock);
     while (s->active) // a waiter still running a step (closing then is the caller's bug)
-      pthread_cond_wait(&s->cv, &s->lock);
+      wait_until(s, NULL);
     pthread_mutex_unlock(&s->lock);
   }
   // vyre.h: FINISH answers the failure that stopped the stream; CANCEL,

@@ -335,9 +335,15 @@ static void test_items_in_order_busy_trap_and_close_finishes(void **state) {
   assert_true(metric_of(f->be, "cuda_ring_stage_ns") >= 3000u);
   assert_true(metric_of(f->be, "cuda_ring_span_ns") >= metric_of(f->be, "cuda_ring_stage_ns"));
   // The mock's kernel thread sees one item per doorbell read: four batches,
-  // apart by each item's run at least.
-  assert_int_equal(metric_of(f->be, "cuda_ring_batches"), 4);
-  assert_true(metric_of(f->be, "cuda_ring_cycle_ns") > 0);
+  // apart by each item's run at least. A GPU's block 0 may find several of
+  // the four at once (the H200 found them in two batches): one to four, and
+  // a cycle between batches only when there are several.
+  const uint64_t batches = metric_of(f->be, "cuda_ring_batches");
+  if (is_mock())
+    assert_int_equal(batches, 4);
+  else
+    assert_in_range(batches, 1, 4);
+  if (batches > 1) assert_true(metric_of(f->be, "cuda_ring_cycle_ns") > 0);
   // The four submits (the BUSY one is not counted) and their parts.
   assert_int_equal(metric_of(f->be, "cuda_ring_submits"), 4);
   assert_true(metric_of(f->be, "cuda_ring_fill_ns") > 0);
