@@ -19,7 +19,8 @@
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
 # BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below;
 # BENCH_ROUNDS alone repeats the default run), TORCH=1 (PyTorch's softmax,
-# ci/torch-softmax.py, the reference of figure 18's target),
+# ci/torch-softmax.py, the reference of figure 18's target), NCU
+# (FIGURE:FLOOR_KERNEL ...: Nsight Compute on both kernels, ci/gpu-ncu.sh),
 # CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
 # each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
 # set for the Vulkan fuzz only, e.g. an experiment switch),
@@ -86,6 +87,13 @@ if [ "${TORCH:-0}" != 0 ]; then
   "$py" ci/torch-softmax.py --json >"$out/torch-softmax.json" 2>"$keep/torch-softmax.err"
   say "torch softmax (exit $?): $(cat "$out/torch-softmax.json" "$keep/torch-softmax.err")"
 fi
+
+# NCU="FIGURE:FLOOR_KERNEL ...": Nsight Compute on each figure's vyre kernel
+# and floor kernel (ci/gpu-ncu.sh), alone on the GPU, into $OUT.
+for f in ${NCU-}; do
+  VYRE="$vyre" bash ci/gpu-ncu.sh "${f%%:*}" "${f#*:}" "$out/ncu-${f%%:*}.txt"
+  say "ncu ${f%%:*} (exit $?): $(grep -cE '^ +[A-Z]' "$out/ncu-${f%%:*}.txt") lines of metrics"
+done
 
 # A part in the background: its result line when it ends.
 part() {
