@@ -39,7 +39,9 @@
 // ring engine without a callback, the threads that wait or poll reap
 // themselves and the pump sleeps until close or a loss. With a callback,
 // the pump that caught up spins a little (PUMP_SPIN_NS) before it sleeps,
-// so a steady submitter does not have to wake it item after item.
+// so a steady submitter does not have to wake it item after item; only on
+// a GPU: a CPU or software device (the CPU reference, lavapipe) runs the
+// items on this machine's CPUs, whose time a spin would take from them.
 
 #define _GNU_SOURCE // PTHREAD_MUTEX_ADAPTIVE_NP (glibc); clock_gettime, pthread_cond_timedwait
 
@@ -110,6 +112,7 @@ struct vyre_stream {
   int sleepers;              // threads asleep on |cv|
   int pump_sleeping;         // the pump is asleep on |pump_cv|
   _Atomic uint64_t next_pub; // |next_seq|, read by the spinning pump without the lock
+  uint64_t spin_ns;          // the pump's spin before it sleeps (0 on a CPU device)
   pthread_t pump;
   int pump_started;
   uint64_t head;      // oldest seq holding a slot
@@ -205,8 +208,8 @@ static void cpu_relax(void) {
 // sleeps, so a steady submitter need not wake it (a wake-up is a system
 // call on the submitter's path). Lock held.
 static void pump_idle(vyre_stream *s) {
-  if (s->on_done && !s->stop) {
-    const uint64_t seen = s->next_seq, end = vyre__now_ns() + PUMP_SPIN_NS;
+  if (s->on_done && !s->stop && s->spin_ns) {
+    const uint64_t seen = s->next_seq, end = vyre__now_ns() + s->spin_ns;
     pthread_mutex_unlock(&s->lock);
     while (atomic_load_explicit(&s->next_pub, memory_order_relaxed) == seen && vyre__now_ns() < end)
       cpu_relax();
@@ -764,6 +767,11 @@ uint32_t vyre_stream_open(vyre_kernel *handle, const vyre_stream_options *option
   s->user = o.user;
   s->cap = o.capacity;
   s->idle_ns = o.idle_ns;
+  const uint32_t kind = s->dev->caps.device_kind;
+  s->spin_ns = kind == VYRE_DEVICE_KIND_GPU_DISCRETE || kind == VYRE_DEVICE_KIND_GPU_INTEGRATED ||
+                       kind == VYRE_DEVICE_KIND_GPU_VIRTUAL
+                   ? PUMP_SPIN_NS
+                   : 0;
   // A program with grid barriers runs as its phases, several launches per
   // item (docs/ir.md IR-GBAR-3), which the plugin's ring (one launch per
   // item) cannot do: such a stream always uses the batch engine

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -594,6 +595,46 @@ static void test_an_unsupported_ring_streams_on_the_batch_engine(void **state) {
   assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
 }
 
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+// Polling alone delivers (ABI-STREAM-12): without a callback, on the
+// plugin's ring, the pump no longer reaps for the application; a thread that
+// only polls must see its items done all the same, each with its results.
+// Before polls reaped, this loop would spin to its bound.
+static void test_polling_alone_delivers_every_item(void **state) {
+  fixture *f = *state;
+  enum { ITEMS = 12 };
+  vyre_stream *s = open_stream(f, ITEMS, NULL, NULL);
+  static uint32_t outs[ITEMS][N];
+  uint64_t last = 0;
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    uint32_t st;
+    last = submit_item(s, i, outs[i], 0, &st);
+    assert_int_equal(st, VYRE_STATUS_OK);
+  }
+  vyre_error e = new_err();
+  uint32_t done = 0, polls = 0;
+  const uint64_t end = now_ns() + 20000000000ull; // a bound, not a timing: 20 s
+  while (!done && now_ns() < end) {
+    assert_int_equal(vyre_stream_poll(s, last, &done, &e), VYRE_STATUS_OK);
+    polls++;
+    if (!done) usleep(100);
+  }
+  if (!done) fail_msg("item %llu not done after %u polls in 20 s", (unsigned long long)last, polls);
+  // Done by poll: every earlier item too (in order), so each wait returns at once.
+  for (uint32_t i = 0; i < ITEMS; i++) {
+    assert_int_equal(vyre_stream_poll(s, i, &done, &e), VYRE_STATUS_OK);
+    assert_int_equal(done, 1);
+    assert_int_equal(vyre_stream_wait(s, i, 0, NULL, &e), VYRE_STATUS_OK);
+    check_item(i, outs[i]);
+  }
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
 #define BOTH(t)                                                                                    \
   cmocka_unit_test_setup_teardown(t, setup_plugin, teardown),                                      \
       cmocka_unit_test_setup_teardown(t, setup_host, teardown)
@@ -614,6 +655,7 @@ int main(void) {
         PLUGIN(test_a_loss_replays_every_undelivered_item),
         PLUGIN(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
         PLUGIN(test_a_trapping_item_fails_alone_and_timing_is_summed),
+        PLUGIN(test_polling_alone_delivers_every_item),
     };
     return cmocka_run_group_tests_name("host/stream/plugin-ring", ring, NULL, NULL);
   }
@@ -627,6 +669,7 @@ int main(void) {
       BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
       BOTH(test_an_unsupported_ring_streams_on_the_batch_engine),
       BOTH(test_a_failed_recovery_fails_every_undelivered_item),
+      BOTH(test_polling_alone_delivers_every_item),
   };
   return cmocka_run_group_tests_name("host/stream", tests, NULL, NULL);
 }
