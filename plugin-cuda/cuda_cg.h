@@ -29,6 +29,10 @@ typedef struct vyre_cuda_cg {
   uint32_t lanes;   // plan.lanes: builtins use lane vl, vload/vstore go through registers
   uint64_t vload, vstore;
   int wide; // emitting the copy of the body where wide load groups are aligned (LOWER-WIDE-4)
+  // The node vyre_cuda_cg_observed is emitting (UINT32_MAX: none): an f32
+  // load there canonicalizes in full, where elsewhere it only flushes
+  // (docs/lowering.md LOWER-F32-8).
+  uint32_t observe_node;
   uint32_t f32_native; // VYRE_CUDA_GEN_F32_* of the options: one .ftz instruction per op
   int indirect;        // VYRE_CUDA_GEN_INDIRECT: the indirect-grid variant
 } vyre_cuda_cg;
@@ -46,8 +50,9 @@ void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n);
 const char *vyre_cuda_cg_ctype(uint32_t type);
 // What a load from |buffer| wraps around the element's storage bits (a u32,
 // zero-extended): "(" ")" for u32, the sign extension of i8, the f16
-// widening... (IR-STORE-4).
-void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, const char **open,
+// widening... (IR-STORE-4). An f32 host buffer's load flushes only ("vz(")
+// unless |canon| (LOWER-F32-8: the plan's flush_loads).
+void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, int canon, const char **open,
                             const char **close);
 // Writes the pointer ("p3", "w1") and length ("n3", "16u") of |buffer|.
 void vyre_cuda_cg_buffer(const vyre_cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap,

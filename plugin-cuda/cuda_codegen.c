@@ -644,7 +644,7 @@ static uint32_t emit_wide(vyre_cuda_cg *g, uint32_t start, uint32_t count, uint3
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, buf, ptr, sizeof(ptr), len, sizeof(len));
   const char *open, *close;
-  vyre_cuda_cg_load_wrap(g, buf, &open, &close);
+  vyre_cuda_cg_load_wrap(g, buf, 0, &open, &close);
   static const char *const kVec[] = {"", "u32", "uint2", "", "uint4"};
   static const char *const kWord[] = {".x", ".y", ".z", ".w"};
   uint32_t words = bytes / 4u;
@@ -1178,12 +1178,18 @@ uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], 
   vyre_kit_plan kp;
   uint32_t st = vyre_kit_plan_make(p, wg, VYRE_CUDA_IR_FEATURES, "cuda", &kp, err);
   if (st) return st;
+  // f32 loads flush only; observation points canonicalize (LOWER-F32-8).
+  if ((st = vyre_kit_plan_flush_loads(&kp, err)) != VYRE_STATUS_OK) {
+    vyre_kit_plan_free(&kp);
+    return st;
+  }
   vyre_cuda_plan plan;
   plan_from_kit(&kp, &plan);
   vyre_cuda_cg *g = calloc(1, sizeof(*g));
   if (!g) goto oom;
   g->p = p;
   g->kp = &kp;
+  g->observe_node = UINT32_MAX;
   g->coarsen = plan.coarsen;
   g->lanes = plan.lanes;
   g->vload = plan.vload;

@@ -82,7 +82,10 @@
 //     n - 1 (block 0 only stages and skips the walk), and block 0 reads the
 //     staged descriptors for data beyond the first burst one item per
 //     thread, walking them in turn only when some item has such data.
-#define VYRE_CUDA_GENERATOR_VERSION 35u
+// 36: an f32 load from a host buffer flushes only (vz, one add.rn.ftz of
+//     -0, instead of vc's seven instructions); the stores, bitcasts and traps
+//     of such values canonicalize (docs/lowering.md LOWER-F32-8).
+#define VYRE_CUDA_GENERATOR_VERSION 36u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

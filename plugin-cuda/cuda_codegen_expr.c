@@ -224,12 +224,16 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   }
 }
 
-void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, const char **open_,
+void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, int canon, const char **open_,
                             const char **close_) {
   uint32_t et = g->p->buffers[buffer].type;
   const char *open = "(", *close = ")";
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
-  if (et == VYRE_IR_TYPE_F32) open = "vc(__uint_as_float(", close = "))";
+  // LOWER-F32-8: a flush (one add of -0 with .ftz) where the value is not
+  // observed here; the plan then canonicalizes at its observation points.
+  if (et == VYRE_IR_TYPE_F32)
+    open = canon || !g->kp->flush_loads ? "vc(__uint_as_float(" : "vz(__uint_as_float(",
+    close = "))";
   // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
   if (et == VYRE_IR_TYPE_F32 && g->p->buffers[buffer].access == VYRE_IR_ACCESS_WORKGROUP)
     open = "(__uint_as_float(";
@@ -244,11 +248,33 @@ void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, const char *
   *close_ = close;
 }
 
+// 1 when load |n| is an operand of an f32 add, sub, mul or fma that the
+// device runs as one .ftz instruction (the self-test's native bits, not the
+// recheck forms, whose exact path would see the operand unflushed): PTX's
+// .ftz flushes a subnormal operand to the zero of its sign, which is what
+// the load's own flush would give, so the load needs none (LOWER-F32-8).
+static int operand_of_ftz_op(const vyre_cuda_cg *g, uint32_t n) {
+  const uint32_t par = g->kp->facts[n].parent;
+  if (par >= g->p->node_count) return 0;
+  const vyre_ir_node *u = &g->p->nodes[par];
+  if (u->type != VYRE_IR_TYPE_F32) return 0;
+  if (u->kind == VYRE_IR_K_FMA) return (g->f32_native & VYRE_CUDA_GEN_F32_FMA) != 0;
+  if (u->kind != VYRE_IR_K_BIN) return 0;
+  if (u->op == VYRE_IR_BIN_ADD || u->op == VYRE_IR_BIN_SUB)
+    return (g->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0;
+  if (u->op == VYRE_IR_BIN_MUL) return (g->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0;
+  return 0;
+}
+
 static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
   const char *open, *close;
-  vyre_cuda_cg_load_wrap(g, e->ref, &open, &close);
+  vyre_cuda_cg_load_wrap(g, e->ref, n == g->observe_node, &open, &close);
+  if (g->kp->flush_loads && n != g->observe_node &&
+      g->p->buffers[e->ref].type == VYRE_IR_TYPE_F32 &&
+      g->p->buffers[e->ref].access != VYRE_IR_ACCESS_WORKGROUP && operand_of_ftz_op(g, n))
+    open = "(__uint_as_float(";
   if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
     // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.
     vyre_cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->kp->slot_of_buffer[e->ref],
@@ -401,6 +427,13 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n) {
 void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n) {
   if (!vyre_kit_plan_canon_at(g->kp, n)) {
     vyre_cuda_cg_expr(g, n);
+    return;
+  }
+  if (g->p->nodes[n].kind == VYRE_IR_K_LOAD) { // canonicalized by the load itself
+    const uint32_t saved = g->observe_node;
+    g->observe_node = n;
+    vyre_cuda_cg_expr(g, n);
+    g->observe_node = saved;
     return;
   }
   vyre_cuda_cg_put(g, "vc(");

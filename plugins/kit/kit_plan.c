@@ -685,9 +685,13 @@ static int canon_expr(vyre_kit_plan *plan, uint32_t idx, const uint8_t *local_ok
   if (e->type != VYRE_IR_TYPE_F32) return 0;
   switch (e->kind) {
   case VYRE_IR_K_LIT:     // canonicalized when emitted
-  case VYRE_IR_K_LOAD:    // canonicalized on the way in
   case VYRE_IR_K_BITCAST: // canonicalized on the way in
     ok = 1;
+    break;
+  case VYRE_IR_K_LOAD: // canonicalized on the way in; only flushed there under
+    // flush_loads when the buffer holds f32 outside workgroup memory (LOWER-F32-8)
+    ok = !plan->flush_loads || p->buffers[e->ref].type != VYRE_IR_TYPE_F32 ||
+         p->buffers[e->ref].access == VYRE_IR_ACCESS_WORKGROUP;
     break;
   case VYRE_IR_K_VAR:
     ok = local_ok[e->ref];
@@ -982,6 +986,48 @@ static int plan_unroll(vyre_kit_plan *plan) {
   return 1;
 }
 
+// The canonical f32 facts (LOWER-F32-3): every f32 expression's, and the
+// canonical locals as the greatest fixed point (every local canonical until
+// one of its definitions is not; each round clears at least one local).
+// Returns 0 when out of memory.
+static int plan_canon(vyre_kit_plan *plan) {
+  const vyre_ir_program *p = plan->p;
+  uint8_t *local_ok = calloc((size_t)p->local_count + 1u, 1);
+  if (!local_ok) return 0;
+  for (uint32_t l = 0; l < p->local_count; l++)
+    local_ok[l] = p->locals[l].type == VYRE_IR_TYPE_F32;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (uint32_t i = 0; i < p->node_count; i++) {
+      if (!(plan->facts[i].flags & VYRE_KIT_FACT_STMT)) continue;
+      const vyre_ir_node *n = &p->nodes[i];
+      const uint32_t kid[3] = {n->a, n->b, n->c};
+      for (uint32_t k = 0; k < 3; k++) {
+        if (kid[k] >= p->node_count || plan->facts[kid[k]].parent != i ||
+            (plan->facts[kid[k]].flags & VYRE_KIT_FACT_STMT))
+          continue;
+        int ok = canon_expr(plan, kid[k], local_ok);
+        if (k == 0 && (n->kind == VYRE_IR_K_LET || n->kind == VYRE_IR_K_ASSIGN) &&
+            local_ok[n->ref] && !ok) {
+          local_ok[n->ref] = 0;
+          changed = 1;
+        }
+      }
+    }
+  }
+  free(local_ok);
+  return 1;
+}
+
+uint32_t vyre_kit_plan_flush_loads(vyre_kit_plan *plan, vyre_error *err) {
+  plan->flush_loads = 1;
+  if (plan_canon(plan)) return VYRE_STATUS_OK;
+  return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, "kit",
+                       "analysing a program of %u nodes ran out of host memory. Fix: free "
+                       "memory.",
+                       plan->p->node_count);
+}
+
 static int plan_analyses(vyre_kit_plan *plan) {
   const vyre_ir_program *p = plan->p;
   rstate *rs = calloc(1, sizeof(*rs));
@@ -993,7 +1039,7 @@ static int plan_analyses(vyre_kit_plan *plan) {
   }
   rs->plan = plan;
   rs->p = p;
-  rs->assigned = local_ok; // reused below for canonical locals
+  rs->assigned = local_ok; // reused below for the unread locals
   rs->lmax = malloc(((size_t)p->local_count + 1u) * sizeof(uint64_t));
   if (!rs->lmax) {
     free(rs);
@@ -1034,31 +1080,8 @@ static int plan_analyses(vyre_kit_plan *plan) {
     if (n->kind == VYRE_IR_K_BITCAST) mark_observed(plan, n->a);
     if (n->kind == VYRE_IR_K_TRAP) mark_observed(plan, n->a);
   }
-  // Canonical locals: the greatest fixed point (every local canonical until
-  // one of its definitions is not); each round clears at least one local.
-  for (uint32_t l = 0; l < p->local_count; l++)
-    local_ok[l] = p->locals[l].type == VYRE_IR_TYPE_F32;
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (uint32_t i = 0; i < p->node_count; i++) {
-      if (!(plan->facts[i].flags & VYRE_KIT_FACT_STMT)) continue;
-      const vyre_ir_node *n = &p->nodes[i];
-      const uint32_t kid[3] = {n->a, n->b, n->c};
-      for (uint32_t k = 0; k < 3; k++) {
-        if (kid[k] >= p->node_count || plan->facts[kid[k]].parent != i ||
-            (plan->facts[kid[k]].flags & VYRE_KIT_FACT_STMT))
-          continue;
-        int ok = canon_expr(plan, kid[k], local_ok);
-        if (k == 0 && (n->kind == VYRE_IR_K_LET || n->kind == VYRE_IR_K_ASSIGN) &&
-            local_ok[n->ref] && !ok) {
-          local_ok[n->ref] = 0;
-          changed = 1;
-        }
-      }
-    }
-  }
   free(local_ok);
-  return 1;
+  return plan_canon(plan);
 }
 
 //===----------------------------------------------------------------------===//

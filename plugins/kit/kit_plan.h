@@ -115,6 +115,10 @@ typedef struct vyre_kit_plan {
   uint32_t subgroup_size;     // IR-SUBGROUP-1: 8, 16 or 32; 0 when the program declares none
   vyre_kit_lanes lanes;       // lane plan (ok = 0 when made without wg)
   vyre_kit_node_facts *facts; // node_count entries
+  // 1 after vyre_kit_plan_flush_loads: f32 loads from host buffers are
+  // flushed on the way in but keep a NaN's payload, so they are not
+  // canonical and their observation points canonicalize (LOWER-F32-8).
+  uint32_t flush_loads;
 } vyre_kit_plan;
 
 // Makes the plan of |p| at workgroup size |wg| (NULL: no lane plan) for a
@@ -124,6 +128,16 @@ typedef struct vyre_kit_plan {
 uint32_t vyre_kit_plan_make(const vyre_ir_program *p, const uint32_t wg[3], uint32_t known_features,
                             const char *backend, vyre_kit_plan *out, vyre_error *err);
 void vyre_kit_plan_free(vyre_kit_plan *plan);
+
+// LOWER-F32-8: for a generator whose f32 load from a host buffer flushes a
+// subnormal but leaves a NaN's payload (CUDA: one add of -0 with .ftz,
+// where the full canonicalization is seven instructions). Sets
+// |flush_loads| and makes the canonical facts again: such a load is no
+// longer canonical (LOWER-F32-3), so every observation point of its value
+// (store, bitcast, trap) canonicalizes. Loads of workgroup memory and of
+// f16 / bf16 buffers stay canonical. OUT_OF_MEMORY leaves the plan as it was
+// but for the flag; free it.
+uint32_t vyre_kit_plan_flush_loads(vyre_kit_plan *plan, vyre_error *err);
 
 // The feature bit an op or type belongs to (0: IR 1.0), from the lists.
 // Codes beyond this build's lists give VYRE_KIT_FEATURE_UNKNOWN.

@@ -540,6 +540,45 @@ static void test_codegen_follows_the_lowering_proofs(void **state) {
   free(t);
 }
 
+// LOWER-F32-8 (generator 36): an f32 load flushes only (vz), or not at all
+// as the operand of a native .ftz add (the device's verdict in the options);
+// a load stored directly canonicalizes itself (vc), and a local set from a
+// load is canonicalized where it is stored.
+static void test_codegen_flushes_loads_and_canonicalizes_where_observed(void **state) {
+  (void)state;
+  tb *t = new_tb(64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t x, y;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = let(t, &y, load(t, B, var(t, x)));
+  uint32_t sum = bin(t, VYRE_IR_BIN_ADD, load(t, A, var(t, x)), load(t, B, var(t, x)));
+  uint32_t neg =
+      bin(t, VYRE_IR_BIN_LT, load(t, A, var(t, x)), lit(t, T_F, 0)); // a compare: flushed
+  uint32_t s2 = store(t, O, var(t, x), sum);
+  uint32_t s3 = if_(t, neg, LIST(t, store(t, O, var(t, x), load(t, A, var(t, x)))), 0, 0);
+  uint32_t s4 = store(t, O, var(t, x), var(t, y));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4));
+  uint32_t wg[3] = {64, 1, 1};
+  for (int native = 0; native < 2; native++) {
+    uint32_t opts = native ? VYRE_CUDA_GEN_F32_ADD : 0u;
+    char *src = GENERATE(p, wg, opts, NULL, "load flush");
+    const char *k = ASSERT_HAS(src, "extern \"C\"");
+    ASSERT_HAS(k, "v1 = vz(__uint_as_float(vld(p1, n1, v0)))");
+    ASSERT_HAS(k, native ? "vfadd((__uint_as_float(vld(p0, n0, v0))), (__uint_as_float(vld(p1, n1, "
+                           "v0))))"
+                         : "vfadd(vz(__uint_as_float(vld(p0, n0, v0))), vz(__uint_as_float(vld(p1, "
+                           "n1, v0))))");
+    ASSERT_HAS(k, "(vz(__uint_as_float(vld(p0, n0, v0))) < ");
+    ASSERT_HAS(k, "vsw(vc(__uint_as_float(vld(p0, n0, v0))))");
+    ASSERT_HAS(k, "vsw(vc(v1))");
+    free(src);
+    if (nvrtc_ready()) COMPILE_OK(p, wg, opts, "load flush");
+  }
+  free(t);
+}
+
 // Traps with values (IR-TRAP-3): every trap of such a program goes through
 // vtrapv (a trap without a value passes 0), and the kernel compiles.
 static void test_codegen_trap_values_compile(void **state) {
@@ -1475,6 +1514,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_large_workgroup_memory_is_dynamic_shared_memory),
       cmocka_unit_test(test_codegen_trap_values_compile),
       cmocka_unit_test(test_codegen_follows_the_lowering_proofs),
+      cmocka_unit_test(test_codegen_flushes_loads_and_canonicalizes_where_observed),
       cmocka_unit_test(test_codegen_drops_checks_below_a_host_buffer_count),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_resident_block_widens_small_blocks_without_barriers),

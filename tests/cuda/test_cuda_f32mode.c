@@ -343,6 +343,29 @@ static const vyre_ir_program *f32_prog(tb *t) {
   return tb_finish(t, LIST(t, s0, s1));
 }
 
+// |a| and |b| equal once every "vz(" is read as "(": the kernel bodies of
+// two f32 modes differ only in which loads flush (LOWER-F32-8).
+static void assert_same_but_load_flush(const char *a, const char *b) {
+  char *x = strdup(a), *y = strdup(b);
+  assert_non_null(x);
+  assert_non_null(y);
+  char *bufs[2] = {x, y};
+  for (int k = 0; k < 2; k++) {
+    char *w = bufs[k];
+    for (const char *r = bufs[k]; *r;) {
+      if (r[0] == 'v' && r[1] == 'z' && r[2] == '(') {
+        r += 2;
+        continue;
+      }
+      *w++ = *r++;
+    }
+    *w = '\0';
+  }
+  assert_string_equal(x, y);
+  free(x);
+  free(y);
+}
+
 static void test_f32_native_source_is_one_ftz_instruction_per_op(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -385,12 +408,17 @@ static void test_f32_native_source_is_one_ftz_instruction_per_op(void **state) {
   assert_non_null(strstr(mul_only, "asm(\"mul.rn.ftz.f32"));
   assert_null(strstr(mul_only, "asm(\"add.rn.ftz.f32 %0, %1, %2;\""));
   assert_null(strstr(mul_only, "fma.rn.ftz.f32"));
-  // The kernel body is the same text: only the prelude differs.
+  // The kernel body is the same text but for the loads' flush: a load that
+  // is an operand of a native op goes without its vz (LOWER-F32-8).
   const char *kx = strstr(exact, "extern \"C\" __global__"),
              *kn = strstr(native, "extern \"C\" __global__");
   assert_non_null(kx);
   assert_non_null(kn);
-  assert_string_equal(kx, kn);
+  assert_non_null(strstr(kx, "vfmul(vz(__uint_as_float(vld(p0, n0, v0))), "
+                             "vz(__uint_as_float(vld(p1, n1, v0))))"));
+  assert_non_null(strstr(kn, "vfmul((__uint_as_float(vld(p0, n0, v0))), "
+                             "(__uint_as_float(vld(p1, n1, v0))))"));
+  assert_same_but_load_flush(kx, kn);
   // Both compile (sm_90) where NVRTC loads.
   vyre_error nerr = {.struct_size = sizeof(nerr)};
   if (vyre_cuda_nvrtc_load(&nerr) == VYRE_STATUS_OK) {
@@ -415,7 +443,8 @@ static void test_f32_native_source_is_one_ftz_instruction_per_op(void **state) {
 // The recheck forms (VYRE_CUDA_GEN_F32_MULZ, _FMAZ; README.md CUDA-F32-6):
 // mul and fma are the one .ftz instruction, then the exact form where it gave
 // a zero; add keeps its own option; the native option of an op wins; the
-// kernel text does not change; NVRTC compiles it for sm_90 where it loads.
+// kernel text changes only in the flush of the native add's loaded operands
+// (LOWER-F32-8); NVRTC compiles it for sm_90 where it loads.
 static void test_f32_recheck_source_is_the_ftz_op_and_a_zero_recheck(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -457,12 +486,20 @@ static void test_f32_recheck_source_is_the_ftz_op_and_a_zero_recheck(void **stat
   assert_non_null(all);
   assert_int_equal(count(all, "__builtin_expect(r == 0.0f, 0)"), 2);
   free(all);
-  // Only the prelude differs.
+  // Only the prelude differs, and the flush of the loads that are operands
+  // of the native add (the recheck forms still see their operands: a load
+  // under vfmul or vfma keeps its vz).
   const char *kx = strstr(exact, "extern \"C\" __global__"),
              *kz = strstr(z, "extern \"C\" __global__");
   assert_non_null(kx);
   assert_non_null(kz);
-  assert_string_equal(kx, kz);
+  assert_non_null(strstr(kz, "vfmul(vz(__uint_as_float(vld(p0, n0, v0))), "
+                             "vz(__uint_as_float(vld(p1, n1, v0))))"));
+  assert_non_null(strstr(kz, ")), (__uint_as_float(vld(p0, n0, v0)))), "
+                             "(__uint_as_float(vld(p1, n1, v0)))), "
+                             "vz(__uint_as_float(vld(p1, n1, v0))), "
+                             "vz(__uint_as_float(vld(p0, n0, v0))))"));
+  assert_same_but_load_flush(kx, kz);
   vyre_error nerr = {.struct_size = sizeof(nerr)};
   if (vyre_cuda_nvrtc_load(&nerr) == VYRE_STATUS_OK) {
     void *cubin = NULL;

@@ -410,6 +410,47 @@ static void test_canonical_values_and_observation_points(void **state) {
   free(t);
 }
 
+// LOWER-F32-8: after vyre_kit_plan_flush_loads an f32 load from a host
+// buffer keeps a NaN's payload, so a store of it (directly or through a local
+// or a select) canonicalizes; a workgroup f32 load and an f16 load stay
+// canonical; the plan without the call is unchanged (the load stored raw).
+static void test_flush_loads_moves_the_canonicalization_to_the_observation(void **state) {
+  (void)state;
+  for (int flush = 0; flush < 2; flush++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t H = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_F16, 0);
+    uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_F, 8);
+    uint32_t W = tb_buf(t, 3, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
+    uint32_t x;
+    uint32_t direct = load(t, F, lit(t, T_U, 0));
+    uint32_t s0 = let(t, &x, load(t, F, lit(t, T_U, 1)));
+    uint32_t v_x = var(t, x);
+    uint32_t sel = tb_n(t, VYRE_IR_K_SELECT, 0, T_F, 0, lit(t, T_B, 1), load(t, F, lit(t, T_U, 2)),
+                        lit(t, T_F, 0));
+    uint32_t half = load(t, H, lit(t, T_U, 0));
+    uint32_t wg = load(t, W, lit(t, T_U, 0));
+    uint32_t sum = bin(t, VYRE_IR_BIN_ADD, load(t, F, lit(t, T_U, 3)), lit(t, T_F, 0));
+    vyre_ir_program *p = (vyre_ir_program *)tb_finish(
+        t, LIST(t, s0, store(t, O, lit(t, T_U, 0), direct), store(t, O, lit(t, T_U, 1), v_x),
+                store(t, O, lit(t, T_U, 2), sel), store(t, O, lit(t, T_U, 3), half),
+                store(t, O, lit(t, T_U, 4), wg), store(t, O, lit(t, T_U, 5), sum)));
+    vyre_kit_plan plan;
+    assert_int_equal(vyre_kit_plan_make(p, NULL, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+    if (flush) assert_int_equal(vyre_kit_plan_flush_loads(&plan, NULL), 0);
+    assert_int_equal(plan.flush_loads, (uint32_t)flush);
+    assert_int_equal(vyre_kit_plan_canon_at(&plan, direct), flush);
+    assert_int_equal(vyre_kit_plan_canon_at(&plan, v_x), flush);
+    assert_int_equal(vyre_kit_plan_canon_at(&plan, sel), flush);
+    assert_false(vyre_kit_plan_canon_at(&plan, half));
+    assert_false(vyre_kit_plan_canon_at(&plan, wg));
+    assert_true(vyre_kit_plan_canon_at(&plan, sum)); // arithmetic: either way
+    vyre_kit_plan_free(&plan);
+    free(t);
+  }
+}
+
 // Appends `let x_k = load(buf, base + first + k)` for k in [0, n) to |st|
 // (offset 0 as the bare base); returns the next free entry.
 static uint32_t wide_lets(tb *t, uint32_t *st, uint32_t at, uint32_t buf, uint32_t base_local,
@@ -596,6 +637,7 @@ int main(void) {
       cmocka_unit_test(test_range_facts_of_loops_workgroup_memory_and_early_returns),
       cmocka_unit_test(test_narrow_loads_bound_an_index),
       cmocka_unit_test(test_canonical_values_and_observation_points),
+      cmocka_unit_test(test_flush_loads_moves_the_canonicalization_to_the_observation),
       cmocka_unit_test(test_wide_load_groups),
       cmocka_unit_test(test_unroll_budget),
       cmocka_unit_test(test_unread_locals),

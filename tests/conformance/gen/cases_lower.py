@@ -86,6 +86,55 @@ def gen_lower(ctx):
                        "c": [enc_f32(t[2]) for t in trip]},
                expect={k: [enc_f32(x) for x in v] for k, v in exp.items()}))
 
+    # LOWER-F32-8: loads that are operands themselves, not lets: the CUDA
+    # generator flushes such a load only (or not at all under a native .ftz
+    # add, sub, mul or fma, which flushes its operands) and canonicalizes
+    # where the bits are observed. A loaded subnormal must act as the zero of
+    # its sign in add, sub, mul, fma, div and a compare (unflushed, each row
+    # below would give other bits), and a loaded NaN with a payload must reach
+    # a direct store, a local's store, a bitcast and arithmetic canonical.
+    rows = [(0x00000001, 0x00800000, 0x00000000),  # 2^-149 + 2^-126: 2^-126, not + 1 ulp
+            (0x807FFFFF, 0x4B000000, 0x3F800000),  # -sub * 2^23: -0; fma: 1
+            (0x007FFFFF, 0x4B000000, 0x80800000),  # sub * 2^23 + -2^-126: -2^-126
+            (0x00400000, 0x00000001, 0x00000000),  # sub / sub: 0 / 0 = NaN
+            (0x7F800001, 0x3F800000, 0x3F800000),  # NaN payloads
+            (0xFFC00001, 0x00000001, 0x7FC00001),
+            (0x80000001, 0x80800000, 0x00000000),  # -2^-149 - 2^-126, compare -sub < 0: false
+            (0x3F800000, 0x807FFFFF, 0x00400000),  # 1 - sub: 1; 1 / -sub: -inf
+            (0x3FC00000, 0x40200000, 0xC0400000)]  # 1.5, 2.5, -3
+    n = len(rows)
+    g = var("g")
+    la, lb, lc = load("a", g), load("b", g), load("c", g)
+    body = guard_gid([
+        let("y", load("a", g)),
+        store("s", g, add(la, lb)), store("d", g, sub(la, lb)), store("m", g, mul(la, lb)),
+        store("f", g, fma(la, lb, lc)), store("q", g, bin_("div", la, lb)),
+        store("raw", g, la), store("loc", g, var("y")), store("bits", g, bitcast("u32", la)),
+        store("lt", g, select(lt(la, lit_f(0)), lit_f(0x3F800000), lit_f(0x40000000))),
+        store("mn", g, bin_("min", la, lb))], out="s")
+    ca = [tuple(G.f_canon(v) for v in r) for r in rows]
+    exp = {
+        "s": [G.f_add(a, b) for a, b, c in ca], "d": [G.f_sub(a, b) for a, b, c in ca],
+        "m": [G.f_mul(a, b) for a, b, c in ca], "f": [G.f_fma(a, b, c) for a, b, c in ca],
+        "q": [G.f_div(a, b) for a, b, c in ca], "raw": [a for a, b, c in ca],
+        "loc": [a for a, b, c in ca], "bits": [a for a, b, c in ca],
+        "lt": [0x3F800000 if G.f_cmp("lt", a, 0) else 0x40000000 for a, b, c in ca],
+        "mn": [G.f_min(a, b) for a, b, c in ca],
+    }
+    names = ["s", "d", "m", "f", "q", "raw", "loc", "bits", "lt", "mn"]
+    W.add("f32/lower_load_flush.json",
+          case("lower_load_flush", "loads as direct operands: a loaded subnormal acts as the zero "
+               "of its sign in add, sub, mul, fma, div and a compare, and a loaded NaN's payload "
+               "reaches a direct store, a local's store, a bitcast and arithmetic canonical "
+               "(docs/lowering.md LOWER-F32-8)",
+               [buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                buf("c", 2, "read", "f32")] +
+               [buf(k, 3 + i, "write", "u32" if k == "bits" else "f32", n)
+                for i, k in enumerate(names)], body, grid=[1, 1, 1],
+               inputs={"a": [enc_f32(r[0]) for r in rows], "b": [enc_f32(r[1]) for r in rows],
+                       "c": [enc_f32(r[2]) for r in rows]},
+               expect={k: [enc_f32(x) for x in exp[k]] for k in names}))
+
     # LOWER-F32-1..3 on the boundaries of the split (flush per op, NaN
     # canonicalization only where observed): NaNs made by arithmetic (inf * 0,
     # inf / inf, inf - inf, fma) and loaded NaNs with payloads reach a store
