@@ -84,7 +84,8 @@
 //     thread, walking them in turn only when some item has such data.
 // 36: an f32 load from a host buffer flushes only (vz, one add.rn.ftz of
 //     -0, instead of vc's seven instructions); the stores, bitcasts and traps
-//     of such values canonicalize (docs/lowering.md LOWER-F32-8).
+//     of such values canonicalize (docs/lowering.md LOWER-F32-8), with the
+//     NaN test alone (vcn, LOWER-F32-9).
 #define VYRE_CUDA_GENERATOR_VERSION 36u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN

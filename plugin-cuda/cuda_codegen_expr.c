@@ -436,7 +436,8 @@ void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n) {
     g->observe_node = saved;
     return;
   }
-  vyre_cuda_cg_put(g, "vc(");
+  // Never subnormal here (LOWER-F32-1): the NaN test alone (LOWER-F32-9).
+  vyre_cuda_cg_put(g, "vcn(");
   vyre_cuda_cg_expr(g, n);
   vyre_cuda_cg_put(g, ")");
 }

@@ -520,7 +520,7 @@ static void test_codegen_follows_the_lowering_proofs(void **state) {
   char *src = GENERATE(p, wg, 0, NULL, "lowering proofs");
   const char *k = ASSERT_HAS(src, "extern \"C\"");
   ASSERT_HAS(k, "vstu(p1, n1, v0, vsw(vc(__uint_as_float(vld(p0, n0, 0x00000000u)))))");
-  ASSERT_HAS(k, "vst(p1, n1, (v0 + 0x00000001u), vsw(vc(v1)))");
+  ASSERT_HAS(k, "vst(p1, n1, (v0 + 0x00000001u), vsw(vcn(v1)))");
   ASSERT_HAS(k, "vfadd(v1, __uint_as_float(0x3f800000u))");
   // The line before each loop of the program (v2: 4 trips, v3: 17 trips).
   const char *l4 = ASSERT_HAS(k, "for (u32 v2 = "), *l17 = ASSERT_HAS(k, "for (u32 v3 = ");
@@ -572,7 +572,7 @@ static void test_codegen_flushes_loads_and_canonicalizes_where_observed(void **s
                            "n1, v0))))");
     ASSERT_HAS(k, "(vz(__uint_as_float(vld(p0, n0, v0))) < ");
     ASSERT_HAS(k, "vsw(vc(__uint_as_float(vld(p0, n0, v0))))");
-    ASSERT_HAS(k, "vsw(vc(v1))");
+    ASSERT_HAS(k, "vsw(vcn(v1))");
     free(src);
     if (nvrtc_ready()) COMPILE_OK(p, wg, opts, "load flush");
   }

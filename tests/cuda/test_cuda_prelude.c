@@ -55,6 +55,14 @@ static const char kChecks[] =
     "  CHECK(B(vc(F(0x00000001u))) == 0u); CHECK(B(vc(F(0x80000001u))) == 0x80000000u);\n"
     "  CHECK(B(vc(F(0xffc00001u))) == 0x7fc00000u); CHECK(B(vc(F(0x00800000u))) == "
     "0x00800000u);\n"
+    // vcn (LOWER-F32-9): a NaN of any payload becomes 0x7fc00000, every
+    // other value (never subnormal there) keeps its bits, signed zeros too.
+    "  CHECK(B(vcn(F(0xffc00001u))) == 0x7fc00000u); CHECK(B(vcn(F(0x7f800001u))) == "
+    "0x7fc00000u);\n"
+    "  CHECK(B(vcn(F(0x80000000u))) == 0x80000000u); CHECK(B(vcn(F(0xff800000u))) == "
+    "0xff800000u);\n"
+    "  CHECK(B(vcn(F(0x00800000u))) == 0x00800000u); CHECK(B(vcn(F(0xbf800001u))) == "
+    "0xbf800001u);\n"
     "  CHECK(B(vfmin(F(0x80000000u), 0.0f)) == 0x80000000u);\n"
     "  CHECK(B(vfmin(0.0f, F(0x80000000u))) == 0x80000000u);\n"
     "  CHECK(B(vfmax(F(0x80000000u), 0.0f)) == 0u); CHECK(B(vfmax(0.0f, F(0x80000000u))) == 0u);\n"
