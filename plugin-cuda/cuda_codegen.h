@@ -85,7 +85,8 @@
 // 36: an f32 load from a host buffer flushes only (vz, one add.rn.ftz of
 //     -0, instead of vc's seven instructions); the stores, bitcasts and traps
 //     of such values canonicalize (docs/lowering.md LOWER-F32-8), with the
-//     NaN test alone (vcn, LOWER-F32-9).
+//     NaN test alone (vcn, LOWER-F32-9); bounds checks the guard intervals
+//     prove redundant are dropped (LOWER-RANGE-8).
 #define VYRE_CUDA_GENERATOR_VERSION 36u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN

@@ -154,7 +154,9 @@
 //     recheck (through 64-bit floats) over the fma through 64-bit floats
 //     when both pass (vyre_spv_f32_fma_pick; README.md VK-F32-9): on the
 //     H200 the register-blocked sgemm ran 1.299 against 0.913 TFLOP/s.
-#define VYRE_VK_GENERATOR_VERSION 51u
+// 52: bounds checks the plan's guard intervals prove redundant are dropped
+//     (docs/lowering.md LOWER-RANGE-8: the stencil's five neighbours).
+#define VYRE_VK_GENERATOR_VERSION 52u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

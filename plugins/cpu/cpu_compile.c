@@ -31,7 +31,8 @@
 
 typedef struct vyre_cpu_cc {
   const vyre_ir_program *p;
-  uint32_t *lit_reg; // per node: the constant register of a LIT node
+  const vyre_kit_plan *plan; // its range proofs are audited (CPU_OP_PROVEN)
+  uint32_t *lit_reg;         // per node: the constant register of a LIT node
   vyre_cpu_insn *insns;
   uint32_t count, cap;
   uint32_t tmp_top; // next free register
@@ -292,6 +293,7 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx) {
                   : et == VYRE_IR_TYPE_F16    ? CPU_OP_LOAD_F16
                   : et == VYRE_IR_TYPE_BF16   ? CPU_OP_LOAD_BF16
                                               : CPU_OP_LOAD_W;
+    if (!vyre_kit_plan_checked(cc->plan, idx)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, n->ref, ri, idx, 0);
     cc->tmp_top = base;
     r = cc_temp(cc);
     cc_emit(cc, op, 0, r, n->ref, ri, 0, 0);
@@ -388,6 +390,7 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
                   : et == VYRE_IR_TYPE_F16                           ? CPU_OP_STORE_F16
                   : et == VYRE_IR_TYPE_BF16                          ? CPU_OP_STORE_BF16
                                                                      : CPU_OP_STORE;
+    if (!vyre_kit_plan_checked(cc->plan, idx)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, n->ref, ri, idx, 0);
     cc_emit(cc, op, 0, 0, n->ref, ri, rv, 0);
     break;
   }
@@ -447,6 +450,7 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
     uint32_t ri = cc_expr(cc, n->a);
     uint32_t rv = cc_expr(cc, n->b);
     uint32_t re = n->op == VYRE_IR_ATOMIC_CAS ? cc_expr(cc, n->c) : rv;
+    if (!vyre_kit_plan_checked(cc->plan, idx)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, n->ref, ri, idx, 0);
     cc_emit(cc, CPU_OP_ATOMIC, kCpuAtomic[n->op], n->ref2, n->ref, ri, rv, re);
     break;
   }
@@ -566,7 +570,7 @@ uint32_t vyre_cpu_code_build(const vyre_compile_args *args, vyre_cpu_code *out, 
   }
   out->wg_words = words;
 
-  vyre_cpu_cc cc = {.p = p, .err = err};
+  vyre_cpu_cc cc = {.p = p, .plan = &plan, .err = err};
   if (!cc_literals(&cc, out)) {
     free(cc.lit_reg);
     goto oom;

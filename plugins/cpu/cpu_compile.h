@@ -38,7 +38,12 @@ typedef enum vyre_cpu_opcode {
   CPU_OP_LOAD_F,  // f32: canonicalized
   CPU_OP_LOAD_B,  // bool32: word != 0
   CPU_OP_LEN,     // dst = len(buf a)
-  CPU_OP_STORE,   // buf a [r[b]] = r[c]
+  // The audit of a range proof (docs/lowering.md LOWER-RANGE-*): before an
+  // access the lowering plan proved in range (GPU backends drop its check),
+  // stop the launch with INTERNAL when r[b] >= len(buf a) all the same;
+  // c: the access's node, for the message.
+  CPU_OP_PROVEN,
+  CPU_OP_STORE, // buf a [r[b]] = r[c]
   // Narrow elements (IR 1.1, docs/ir.md IR-STORE-*): views of these buffers
   // are bytes; loads widen, stores narrow (vyre_half.h for f16 and bf16).
   CPU_OP_LOAD_U8,

@@ -305,7 +305,10 @@ uint32_t vyre_cpu_dispatch_exec(vyre_backend *be, const vyre_dispatch_args *args
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_SYNCS, 1);
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_BYTES_UP, up);
 
-  if (st == VYRE_STATUS_INVALID_ARGUMENT) {
+  if (atomic_load(&L.proof)) {
+    // The audit of a range proof (CPU_OP_PROVEN); outputs are not read back.
+    st = vyre_kit_fail(err, VYRE_STATUS_INTERNAL, 0, CPU_NAME, "dispatch '%s': %s", label, L.race);
+  } else if (st == VYRE_STATUS_INVALID_ARGUMENT) {
     // cpu_indirect_read's refusal; nothing ran and nothing is read back.
   } else if (st == VYRE_STATUS_TIMEOUT) {
     st = vyre_kit_fail(err, st, 0, CPU_NAME,

@@ -16,6 +16,7 @@
 #include <fenv.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,23 @@ static int cpu_race_hit(vyre_cpu_worker *w, uint32_t buf, uint64_t i, int kind, 
   atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_INVALID_PROGRAM);
   return 1;
 }
+// The audit of a range proof (CPU_OP_PROVEN) failed: index |i| of buffer
+// |buf| is past its end although the lowering plan proved the access of node
+// |node| in range. The first such finding stops the launch with INTERNAL.
+static void cpu_proof_failed(vyre_cpu_worker *w, uint32_t buf, uint32_t i, uint32_t node) {
+  vyre_cpu_launch *L = w->L;
+  uint32_t zero = 0;
+  if (!atomic_compare_exchange_strong(&L->proof, &zero, 1u)) return;
+  snprintf(L->race, sizeof(L->race),
+           "node %u: the lowering plan proved this access of buffer '%s' in range, but its "
+           "index is %u and the buffer has %llu elements (docs/lowering.md LOWER-RANGE-*); the "
+           "GPU backends drop that bounds check, so there it would read or write out of bounds. "
+           "Fix: report this program as a vyre bug",
+           node, L->code->buffers[buf].name, i, (unsigned long long)w->views[buf].n);
+  zero = 0;
+  atomic_compare_exchange_strong(&L->stop, &zero, VYRE_STATUS_INTERNAL);
+}
+
 // In an access's case: B is the element index (in range when it runs);
 // a store's new and old element values (evaluated only when checking).
 #define RACE_ST(kind, value, old)                                                                  \
@@ -319,6 +337,13 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = B < v->n ? v->p[B] != 0 : 0;
       break;
     }
+    case CPU_OP_PROVEN:
+      if (B >= views[I->a].n) {
+        cpu_proof_failed(w, I->a, B, I->c);
+        *pcp = pc;
+        return CPU_STOP_ABORT;
+      }
+      break;
     case CPU_OP_LEN: {
       uint64_t n = views[I->a].n;
       r[I->dst] = n > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n;

@@ -41,7 +41,9 @@ typedef struct vyre_cpu_launch {
   _Atomic uint32_t trap_value; // the value of trap_invocation's trap (IR-TRAP-3)
   atomic_flag trap_lock;       // guards the (trap_invocation, trap_value) pair
   // Reversed mode (VYRE_COMPILE_REVERSE_ORDER): the race the check found
-  // (cpu_race.h); stop is then INVALID_PROGRAM.
+  // (cpu_race.h); stop is then INVALID_PROGRAM. Or, with |proof| set, the
+  // range proof the audit found wrong (CPU_OP_PROVEN); stop is INTERNAL.
+  _Atomic uint32_t proof;
   char race[640];
 } vyre_cpu_launch;
 

@@ -386,6 +386,7 @@ typedef struct rfact {
   uint32_t op, axis, ref;
   uint32_t bound_buf; // x < len(bound_buf), or NONE
   uint32_t bound_c;   // x < bound_c when bound_buf is NONE
+  uint32_t lower;     // 1: the fact is "x > bound_c" instead (LOWER-RANGE-8)
 } rfact;
 #define RANGE_MAX_FACTS 64u
 
@@ -396,6 +397,7 @@ typedef struct rstate {
   uint32_t n;
   uint8_t *assigned; // per local: some `assign` changes it
   uint64_t *lmax;    // per local: the largest value it can hold (UINT64_MAX: unknown)
+  uint32_t *let_of;  // per local: its `let` when no `assign` changes it, else NONE
 } rstate;
 
 #define UNKNOWN UINT64_MAX
@@ -517,20 +519,94 @@ static void cond_facts(rstate *rs, uint32_t cond, int negated, uint32_t start, u
     return;
   }
   uint32_t x, b;
+  rfact f;
+  f.lower = 0;
   if (e->op == (negated ? VYRE_IR_BIN_GE : VYRE_IR_BIN_LT))
     x = e->a, b = e->b;
   else if (e->op == (negated ? VYRE_IR_BIN_LE : VYRE_IR_BIN_GT))
     x = e->b, b = e->a;
   else
-    return;
+    x = NONE, b = NONE;
+  // LOWER-RANGE-8: "x > L" (or "L < x") with a literal L, in a `then` list.
+  if (!negated && (e->op == VYRE_IR_BIN_GT || e->op == VYRE_IR_BIN_LT)) {
+    uint32_t lx = e->op == VYRE_IR_BIN_GT ? e->a : e->b, ll = e->op == VYRE_IR_BIN_GT ? e->b : e->a;
+    rfact lf;
+    if (p->nodes[e->a].type == VYRE_IR_TYPE_U32 && is_u32_lit(&p->nodes[ll]) &&
+        shape_of(p, lx, &lf) && !(lf.is_var && assigns(p, start, count, lf.ref))) {
+      lf.lower = 1;
+      lf.bound_buf = NONE;
+      lf.bound_c = p->nodes[ll].ref;
+      push_fact(rs, &lf);
+    }
+  }
+  if (x == NONE) return;
   if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return; // an unsigned comparison only
-  rfact f;
   if (!shape_of(p, x, &f) || !bound_of(p, b, &f)) return;
   if (f.is_var && assigns(p, start, count, f.ref)) return;
   push_fact(rs, &f);
 }
 
-// Whether index |x| is provably < len(|buffer|) here (LOWER-RANGE-1..4, 7).
+// The interval [lo, hi] of u32 expression |x| here (LOWER-RANGE-8): literals;
+// builtins and locals narrowed by the facts in force ("x < literal", "x >
+// literal"); a local that no `assign` changes through its `let` value (so
+// `i = y * n + x` knows the guards on x and y); add and mul that cannot wrap
+// on those bounds, and sub whose smallest left side is at least its largest
+// right side. Anything else: [0, umax] (LOWER-RANGE-6).
+typedef struct urng {
+  uint64_t lo, hi;
+} urng;
+
+static urng urange(const rstate *rs, uint32_t x, uint32_t depth) {
+  const vyre_ir_program *p = rs->p;
+  const vyre_ir_node *e = &p->nodes[x];
+  uint64_t top = umax(rs, x);
+  urng r = {0, top == UNKNOWN ? UINT32_MAX : top};
+  if (e->type != VYRE_IR_TYPE_U32 || depth > 16u) return r;
+  switch (e->kind) {
+  case VYRE_IR_K_LIT:
+    r.lo = r.hi = e->ref;
+    return r;
+  case VYRE_IR_K_VAR:
+    if (rs->let_of[e->ref] != NONE) {
+      urng v = urange(rs, p->nodes[rs->let_of[e->ref]].a, depth + 1u);
+      if (v.lo > r.lo) r.lo = v.lo;
+      if (v.hi < r.hi) r.hi = v.hi;
+    }
+    break;
+  case VYRE_IR_K_BUILTIN:
+    break;
+  case VYRE_IR_K_BIN: {
+    if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return r;
+    urng a = urange(rs, e->a, depth + 1u), b = urange(rs, e->b, depth + 1u);
+    urng v = r;
+    if (e->op == VYRE_IR_BIN_ADD && a.hi + b.hi <= UINT32_MAX)
+      v.lo = a.lo + b.lo, v.hi = a.hi + b.hi;
+    else if (e->op == VYRE_IR_BIN_SUB && a.lo >= b.hi)
+      v.lo = a.lo - b.hi, v.hi = a.hi - b.lo;
+    else if (e->op == VYRE_IR_BIN_MUL && (a.hi == 0 || b.hi <= UINT32_MAX / a.hi))
+      v.lo = a.lo * b.lo, v.hi = a.hi * b.hi;
+    if (v.lo > r.lo) r.lo = v.lo;
+    if (v.hi < r.hi) r.hi = v.hi;
+    return r;
+  }
+  default:
+    return r;
+  }
+  // A builtin, or a local that no `assign` changes: the facts on it.
+  rfact s;
+  if (!shape_of(p, x, &s) || (s.is_var && rs->assigned[s.ref])) return r;
+  for (uint32_t i = 0; i < rs->n; i++) {
+    const rfact *f = &rs->f[i];
+    if (f->is_var != s.is_var || f->op != s.op || f->axis != s.axis || f->ref != s.ref ||
+        f->bound_buf != NONE)
+      continue;
+    if (f->lower && (uint64_t)f->bound_c + 1u > r.lo) r.lo = (uint64_t)f->bound_c + 1u;
+    if (!f->lower && f->bound_c && (uint64_t)f->bound_c - 1u < r.hi) r.hi = f->bound_c - 1u;
+  }
+  return r;
+}
+
+// Whether index |x| is provably < len(|buffer|) here (LOWER-RANGE-1..4, 7, 8).
 static int in_range(const rstate *rs, uint32_t buffer, uint32_t x) {
   const vyre_ir_program *p = rs->p;
   const vyre_ir_buffer *b = &p->buffers[buffer];
@@ -539,10 +615,13 @@ static int in_range(const rstate *rs, uint32_t buffer, uint32_t x) {
   // A host buffer's count is a minimum of its len, checked before every
   // dispatch (IR-BUF-8): LOWER-RANGE-7.
   if (!wg && b->has_count && umax(rs, x) < b->count) return 1;
+  // LOWER-RANGE-8: the interval under the guards in force.
+  if ((wg || b->has_count) && urange(rs, x, 0).hi < b->count) return 1;
   rfact s;
   if (!shape_of(p, x, &s)) return 0;
   for (uint32_t i = 0; i < rs->n; i++) {
     const rfact *f = &rs->f[i];
+    if (f->lower) continue;
     if (f->is_var != s.is_var || f->op != s.op || f->axis != s.axis || f->ref != s.ref) continue;
     if (f->bound_buf != NONE ? f->bound_buf == buffer : wg && f->bound_c <= b->count) return 1;
   }
@@ -615,7 +694,7 @@ static void range_stmt(rstate *rs, uint32_t idx) {
   case VYRE_IR_K_FOR: {
     range_expr(rs, s->a);
     range_expr(rs, s->b);
-    rfact f = {.is_var = 1, .ref = s->ref};
+    rfact f = {.is_var = 1, .ref = s->ref, .lower = 0};
     // The variable is read-only (IR-STMT-4) and below `to` (IR-STMT-7).
     if (bound_of(p, s->b, &f)) {
       push_fact(rs, &f);
@@ -1046,11 +1125,23 @@ static int plan_analyses(vyre_kit_plan *plan) {
     free(local_ok);
     return 0;
   }
+  rs->let_of = malloc(((size_t)p->local_count + 1u) * sizeof(uint32_t));
+  if (!rs->let_of) {
+    free(rs->lmax);
+    free(rs);
+    free(local_ok);
+    return 0;
+  }
   for (uint32_t l = 0; l < p->local_count; l++)
-    rs->lmax[l] = UNKNOWN;
+    rs->lmax[l] = UNKNOWN, rs->let_of[l] = NONE;
   for (uint32_t i = 0; i < p->node_count; i++)
     if (p->nodes[i].kind == VYRE_IR_K_ASSIGN) local_ok[p->nodes[i].ref] = 1;
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_LET && !local_ok[p->nodes[i].ref] &&
+        (plan->facts[i].flags & VYRE_KIT_FACT_REACHED))
+      rs->let_of[p->nodes[i].ref] = i;
   range_list(rs, p->body, p->body_count);
+  free(rs->let_of);
   free(rs->lmax);
   free(rs);
   if (!plan_unroll(plan)) { // after CONST_TRIP (LOWER-LOOP-1)

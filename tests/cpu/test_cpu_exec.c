@@ -67,6 +67,36 @@ static void test_out_of_bounds_loads_are_zero_and_stores_dropped(void **state) {
   tu_free(p);
 }
 
+// The audit of the lowering plan's range proofs (CPU_OP_PROVEN, docs/
+// lowering.md LOWER-RANGE-*): a load the plan proves in range from the
+// buffer's declared count (LOWER-RANGE-7) but bound shorter than that count,
+// which libvyre refuses (IR-BUF-8) and only a direct plugin call can do,
+// stops the dispatch with INTERNAL naming the buffer and the index, where a
+// GPU backend would read past the end. The same program bound at its count
+// runs.
+static void test_a_wrong_range_proof_stops_the_dispatch(void **state) {
+  tu_prog *p = tu_new("proof", 1, 1, 1);
+  uint32_t a = tu_buf(p, "a", 0, RD, U, 8);
+  uint32_t out = tu_buf(p, "out", 1, WR, U, 1);
+  tu_body(p, tu_list(p, 1, tu_store(p, out, tu_u(p, 0), tu_load(p, a, tu_u(p, 5)))));
+  vyre_module *m = tu_compile(g_be, p, 0);
+  uint32_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, res[1] = {0};
+  uint32_t *data[] = {in, res};
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t words[] = {8, 1};
+  vyre_error e = tu_err();
+  assert_int_equal(tu_run(g_be, m, p, grid, data, words, NULL, &e), VYRE_STATUS_OK);
+  assert_int_equal(res[0], 6);
+  uint32_t short_words[] = {4, 1};
+  e = tu_err();
+  assert_int_equal(tu_run(g_be, m, p, grid, data, short_words, NULL, &e), VYRE_STATUS_INTERNAL);
+  assert_non_null(strstr(e.message, "proved this access of buffer 'a' in range"));
+  assert_non_null(strstr(e.message, "index is 5 and the buffer has 4 elements"));
+  assert_non_null(strstr(e.message, "Fix:"));
+  tu_ops()->module_release(g_be, m);
+  tu_free(p);
+}
+
 // EVIDENCE-OF: IR-OOB-4 out-of-range atomics do nothing and return 0.
 static void test_out_of_range_atomics_do_nothing_and_return_zero(void **state) {
   tu_prog *p = tu_new("oob_atomic", 4, 1, 1);
@@ -594,6 +624,7 @@ static void test_compile_refuses_unknown_features_and_wrong_operand_types(void *
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_out_of_bounds_loads_are_zero_and_stores_dropped),
+      cmocka_unit_test(test_a_wrong_range_proof_stops_the_dispatch),
       cmocka_unit_test(test_out_of_range_atomics_do_nothing_and_return_zero),
       cmocka_unit_test(test_builtins_in_three_dimensions),
       cmocka_unit_test(test_workgroup_memory_starts_zeroed_in_every_workgroup),

@@ -410,6 +410,65 @@ static void test_canonical_values_and_observation_points(void **state) {
   free(t);
 }
 
+// LOWER-RANGE-8: i = y * 16 + x under guards on x and y (a 16 x 16 grid of
+// a 256-element buffer). Tight guards prove the four neighbours; a guard
+// one past the edge leaves i + 1 (which reaches 256) checked but proves i;
+// no lower bound leaves i - 1 checked (it wraps); a local that an assign
+// changes takes no facts.
+static void test_guards_bound_a_2d_index(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 16, 16, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 256);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 256);
+  uint32_t x, y, i, j;
+  uint32_t s0 = let(t, &x, gid(t, 0)), s1 = let(t, &y, gid(t, 1));
+  uint32_t s2 =
+      let(t, &i,
+          bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, y), lit(t, T_U, 16)), var(t, x)));
+  uint32_t s3 = let(t, &j, var(t, i));
+  uint32_t s4 = assign(t, j, var(t, j));
+#define LAND(a, b) bin(t, VYRE_IR_BIN_LAND, a, b)
+#define GUARD(lo, hi)                                                                              \
+  LAND(LAND(bin(t, VYRE_IR_BIN_GT, var(t, x), lit(t, T_U, lo)),                                    \
+            bin(t, VYRE_IR_BIN_LT, var(t, x), lit(t, T_U, hi))),                                   \
+       LAND(bin(t, VYRE_IR_BIN_GT, var(t, y), lit(t, T_U, lo)),                                    \
+            bin(t, VYRE_IR_BIN_LT, var(t, y), lit(t, T_U, hi))))
+  uint32_t up = load(t, A, bin(t, VYRE_IR_BIN_SUB, var(t, i), lit(t, T_U, 16)));
+  uint32_t down = load(t, A, bin(t, VYRE_IR_BIN_ADD, var(t, i), lit(t, T_U, 16)));
+  uint32_t left = load(t, A, bin(t, VYRE_IR_BIN_SUB, var(t, i), lit(t, T_U, 1)));
+  uint32_t right = load(t, A, bin(t, VYRE_IR_BIN_ADD, var(t, i), lit(t, T_U, 1)));
+  uint32_t sum = bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_ADD, up, down),
+                     bin(t, VYRE_IR_BIN_ADD, left, right));
+  uint32_t g1 = if_(t, GUARD(0, 15), LIST(t, store(t, O, var(t, i), sum)), 0, 0);
+  uint32_t edge = load(t, A, bin(t, VYRE_IR_BIN_ADD, var(t, i), lit(t, T_U, 1)));
+  uint32_t centre = load(t, A, var(t, i));
+  uint32_t g2 = if_(t, GUARD(0, 16),
+                    LIST(t, store(t, O, var(t, i), bin(t, VYRE_IR_BIN_ADD, edge, centre))), 0, 0);
+  uint32_t wrap = load(t, A, bin(t, VYRE_IR_BIN_SUB, var(t, i), lit(t, T_U, 1)));
+  uint32_t g3 = if_(t,
+                    LAND(bin(t, VYRE_IR_BIN_LT, var(t, x), lit(t, T_U, 15)),
+                         bin(t, VYRE_IR_BIN_LT, var(t, y), lit(t, T_U, 15))),
+                    LIST(t, store(t, O, var(t, i), wrap)), 0, 0);
+  uint32_t viaj = load(t, A, bin(t, VYRE_IR_BIN_SUB, var(t, j), lit(t, T_U, 1)));
+  uint32_t g4 = if_(t, GUARD(0, 15), LIST(t, store(t, O, var(t, i), viaj)), 0, 0);
+#undef GUARD
+#undef LAND
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(t, LIST(t, s0, s1, s2, s3, s4, g1, g2, g3, g4));
+  vyre_kit_plan plan;
+  assert_int_equal(vyre_kit_plan_make(p, NULL, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  assert_false(vyre_kit_plan_checked(&plan, up));
+  assert_false(vyre_kit_plan_checked(&plan, down));
+  assert_false(vyre_kit_plan_checked(&plan, left));
+  assert_false(vyre_kit_plan_checked(&plan, right));
+  assert_true(vyre_kit_plan_checked(&plan, edge)); // up to 15 * 16 + 15 + 1 = 256
+  assert_false(vyre_kit_plan_checked(&plan, centre));
+  assert_true(vyre_kit_plan_checked(&plan, wrap)); // i = 0 wraps
+  assert_true(vyre_kit_plan_checked(&plan, viaj)); // j is assigned
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 // LOWER-F32-8: after vyre_kit_plan_flush_loads an f32 load from a host
 // buffer keeps a NaN's payload, so a store of it (directly or through a local
 // or a select) canonicalizes; a workgroup f32 load and an f16 load stay
@@ -638,6 +697,7 @@ int main(void) {
       cmocka_unit_test(test_narrow_loads_bound_an_index),
       cmocka_unit_test(test_canonical_values_and_observation_points),
       cmocka_unit_test(test_flush_loads_moves_the_canonicalization_to_the_observation),
+      cmocka_unit_test(test_guards_bound_a_2d_index),
       cmocka_unit_test(test_wide_load_groups),
       cmocka_unit_test(test_unroll_budget),
       cmocka_unit_test(test_unread_locals),

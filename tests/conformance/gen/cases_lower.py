@@ -223,6 +223,51 @@ def gen_lower(ctx):
                    buf("o4", 4, "write", "u32", 50)], body, grid=[grid, 1, 1],
                inputs={"a": a}, expect=exp))
 
+    # LOWER-RANGE-8: a 2-D index i = y * 8 + x under guards on x and y. Tight
+    # guards (0 < x < 7, 0 < y < 7) prove i - 8, i + 8, i - 1, i + 1 in range
+    # (read without a check); "0 < x" as lt(0, x) with y >= 1 (and x, y < 8)
+    # proves i - 9 down to exactly element 0; guards with no lower bound (x <
+    # 8, y < 8) prove the store at i but no load: i - 1 wraps at i = 0 and
+    # i + 8 passes the end, both read 0.
+    w = 8
+    a = [(i * 2246822519 + 3) & 0xFFFFFFFF for i in range(w * w)]
+    x, y, i = var("x"), var("y"), var("i")
+    def gt_(p_, q):
+        return bin_("gt", p_, q)
+    def land(p_, q):
+        return bin_("land", p_, q)
+    tight = land(land(gt_(x, lit_u(0)), lt(x, lit_u(w - 1))),
+                 land(gt_(y, lit_u(0)), lt(y, lit_u(w - 1))))
+    five = add(add(add(add(load("a", i), load("a", sub(i, lit_u(w)))),
+                       load("a", add(i, lit_u(w)))), load("a", sub(i, lit_u(1)))),
+               load("a", add(i, lit_u(1))))
+    body = [let("x", gid(0)), let("y", gid(1)), let("i", add(mul(y, lit_u(w)), x)),
+            if_(tight, [store("o1", i, five)], [store("o1", i, load("a", i))]),
+            if_(land(lt(x, lit_u(w)), lt(y, lit_u(w))),
+                [store("o2", i, add(load("a", sub(i, lit_u(1))), load("a", add(i, lit_u(w)))))]),
+            if_(land(land(lt(lit_u(0), x), lt(x, lit_u(w))), land(gt_(y, lit_u(0)), lt(y, lit_u(w)))),
+                [store("o3", i, load("a", sub(i, lit_u(w + 1))))])]
+    def at(k):
+        return a[k] if 0 <= k < w * w else 0
+    o1, o2, o3 = [], [], []
+    for k in range(w * w):
+        xx, yy = k % w, k // w
+        if 0 < xx < w - 1 and 0 < yy < w - 1:
+            o1.append((at(k) + at(k - w) + at(k + w) + at(k - 1) + at(k + 1)) & 0xFFFFFFFF)
+        else:
+            o1.append(at(k))
+        o2.append((at(k - 1) + at(k + w)) & 0xFFFFFFFF)
+        o3.append(at(k - w - 1) if xx > 0 and yy > 0 else 0)
+    W.add("oob/lower_guard_interval.json",
+          case("lower_guard_interval", "a 2-D index under guards on x and y: tight guards prove "
+               "the four neighbours in range, lt(0, x) proves the lowest index 0, guards with "
+               "no lower bound prove nothing and the wrapped and past-the-end reads give 0 "
+               "(docs/lowering.md LOWER-RANGE-8)", [
+                   buf("a", 0, "read", "u32", w * w), buf("o1", 1, "write", "u32", w * w),
+                   buf("o2", 2, "write", "u32", w * w), buf("o3", 3, "write", "u32", w * w)],
+               body, wg=(w, w, 1), grid=[1, 1, 1], inputs={"a": a},
+               expect={"o1": o1, "o2": o2, "o3": o3}))
+
     # LOWER-RANGE-2: loop indexes up to len-1 (proven) and to len (not proven:
     # the bound is len + 1, so the last trip reads 0 and its store is dropped).
     m = 37
