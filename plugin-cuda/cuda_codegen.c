@@ -841,18 +841,22 @@ static void emit_math(vyre_cuda_cg *g) {
 // gave a zero, the exact form (a flush before rounding differs from the IR
 // only there). The host build of the prelude (tests) keeps the exact forms.
 static void emit_f32_ops(vyre_cuda_cg *g, uint32_t opts) {
+  // |host|: the native op on the host build, as .ftz does it (a subnormal
+  // operand read as the zero of its sign, LOWER-F32-8, then the exact form).
   static const struct {
     uint32_t bit, zbit;
-    const char *name, *params, *args, *ptx, *exact;
+    const char *name, *params, *args, *ptx, *exact, *host;
   } kOps[4] = {
       {VYRE_CUDA_GEN_F32_ADD, 0, "vfadd", "float a, float b", "\"f\"(a), \"f\"(b)",
-       "add.rn.ftz.f32 %0, %1, %2;", "vz(__fadd_rn(a, b))"},
+       "add.rn.ftz.f32 %0, %1, %2;", "vz(__fadd_rn(a, b))", "vz(__fadd_rn(vz(a), vz(b)))"},
       {VYRE_CUDA_GEN_F32_ADD, 0, "vfsub", "float a, float b", "\"f\"(a), \"f\"(b)",
-       "sub.rn.ftz.f32 %0, %1, %2;", "vz(__fsub_rn(a, b))"},
+       "sub.rn.ftz.f32 %0, %1, %2;", "vz(__fsub_rn(a, b))", "vz(__fsub_rn(vz(a), vz(b)))"},
       {VYRE_CUDA_GEN_F32_MUL, VYRE_CUDA_GEN_F32_MULZ, "vfmul", "float a, float b",
-       "\"f\"(a), \"f\"(b)", "mul.rn.ftz.f32 %0, %1, %2;", "vz(__fmul_rn(a, b))"},
+       "\"f\"(a), \"f\"(b)", "mul.rn.ftz.f32 %0, %1, %2;", "vz(__fmul_rn(a, b))",
+       "vz(__fmul_rn(vz(a), vz(b)))"},
       {VYRE_CUDA_GEN_F32_FMA, VYRE_CUDA_GEN_F32_FMAZ, "vfma", "float a, float b, float c",
-       "\"f\"(a), \"f\"(b), \"f\"(c)", "fma.rn.ftz.f32 %0, %1, %2, %3;", "vz(__fmaf_rn(a, b, c))"},
+       "\"f\"(a), \"f\"(b), \"f\"(c)", "fma.rn.ftz.f32 %0, %1, %2, %3;", "vz(__fmaf_rn(a, b, c))",
+       "vz(__fmaf_rn(vz(a), vz(b), vz(c)))"},
   };
   for (int i = 0; i < 4; i++) {
     if (opts & kOps[i].bit)
@@ -863,7 +867,7 @@ static void emit_f32_ops(vyre_cuda_cg *g, uint32_t opts) {
                        "VD float %s(%s) { return %s; }\n"
                        "#endif\n",
                        kOps[i].name, kOps[i].params, kOps[i].ptx, kOps[i].args, kOps[i].name,
-                       kOps[i].params, kOps[i].exact);
+                       kOps[i].params, kOps[i].host);
     else if (opts & kOps[i].zbit)
       vyre_cuda_cg_put(g,
                        "#ifdef __CUDA_ARCH__\n"

@@ -204,6 +204,27 @@ static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) 
   assert_non_null(src);
   run_on_host("prelude", src, kChecks);
   free(src);
+  // The native ops' host build reads a subnormal operand as the zero of its
+  // sign, as .ftz does (LOWER-F32-8: a load feeding them is not flushed).
+  src = vyre_cuda_prelude(VYRE_CUDA_GEN_F32_NATIVE);
+  assert_non_null(src);
+  run_on_host("prelude-native", src,
+              "#include <cstdio>\n"
+              "static int bad;\n"
+              "#define CHECK(c) do { if (!(c)) { printf(\"FAIL line %d: %s\\n\", __LINE__, #c); "
+              "bad++; } } while (0)\n"
+              "static float F(unsigned u) { return __uint_as_float(u); }\n"
+              "static unsigned B(float f) { return __float_as_uint(f); }\n"
+              "int main() {\n"
+              "  CHECK(B(vfadd(F(0x00000001u), F(0x00800000u))) == 0x00800000u);\n"
+              "  CHECK(B(vfsub(F(0x00800000u), F(0x807fffffu))) == 0x00800000u);\n"
+              "  CHECK(B(vfmul(F(0x007fffffu), F(0x4b000000u))) == 0u);\n"
+              "  CHECK(B(vfma(F(0x807fffffu), F(0x4b000000u), F(0x3f800000u))) == 0x3f800000u);\n"
+              "  CHECK(B(vfadd(F(0x3f800000u), F(0x3f800000u))) == 0x40000000u);\n"
+              "  if (!bad) printf(\"ok\\n\");\n"
+              "  return bad != 0;\n"
+              "}\n");
+  free(src);
 }
 
 // A kernel with trap values (vtrapv, IR-TRAP-3) run on the host, one
