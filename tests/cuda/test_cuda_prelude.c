@@ -485,6 +485,119 @@ static void test_lowering_proofs_keep_the_ir_on_the_host(void **state) {
   free(t);
 }
 
+// LOWER-F32-8/9 on the host: the program of conformance case
+// f32/lower_load_flush (tests/conformance/gen/cases_lower.py; its inputs and
+// expected words below), loads as direct operands, generated for exact f32,
+// for the H200's verdict (native add), for every op native and for the
+// recheck forms: every output equals the IR's. The host build of a native
+// op reads a subnormal operand as .ftz does, so a load left unflushed under
+// it must still give the flushed result.
+static const char kLoadFlushMain[] =
+    "#include <cstdio>\n"
+    "int main() {\n"
+    "  static const u32 a[9] = {0x00000001, 0x807fffff, 0x007fffff, 0x00400000, 0x7f800001, "
+    "0xffc00001, 0x80000001, 0x3f800000, 0x3fc00000};\n"
+    "  static const u32 b[9] = {0x00800000, 0x4b000000, 0x4b000000, 0x00000001, 0x3f800000, "
+    "0x00000001, 0x80800000, 0x807fffff, 0x40200000};\n"
+    "  static const u32 c[9] = {0x00000000, 0x3f800000, 0x80800000, 0x00000000, 0x3f800000, "
+    "0x7fc00001, 0x00000000, 0x00400000, 0xc0400000};\n"
+    "  static const u32 w[10][9] = {\n"
+    "    {0x00800000, 0x4b000000, 0x4b000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x80800000, "
+    "0x3f800000, 0x40800000},\n"
+    "    {0x80800000, 0xcb000000, 0xcb000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x00800000, "
+    "0x3f800000, 0xbf800000},\n"
+    "    {0x00000000, 0x80000000, 0x00000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x00000000, "
+    "0x80000000, 0x40700000},\n"
+    "    {0x00000000, 0x3f800000, 0x80800000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x00000000, "
+    "0x00000000, 0x3f400000},\n"
+    "    {0x00000000, 0x80000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x7fc00000, 0x00000000, "
+    "0xff800000, 0x3f19999a},\n"
+    "    {0x00000000, 0x80000000, 0x00000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x80000000, "
+    "0x3f800000, 0x3fc00000},\n"
+    "    {0x00000000, 0x80000000, 0x00000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x80000000, "
+    "0x3f800000, 0x3fc00000},\n"
+    "    {0x00000000, 0x80000000, 0x00000000, 0x00000000, 0x7fc00000, 0x7fc00000, 0x80000000, "
+    "0x3f800000, 0x3fc00000},\n"
+    "    {0x40000000, 0x40000000, 0x40000000, 0x40000000, 0x40000000, 0x40000000, 0x40000000, "
+    "0x40000000, 0x40000000},\n"
+    "    {0x00000000, 0x80000000, 0x00000000, 0x00000000, 0x3f800000, 0x00000000, 0x80800000, "
+    "0x80000000, 0x3fc00000}};\n"
+    "  static u32 o[10][9];\n"
+    "  u64 rec[2] = {~0ull, 0ull};\n"
+    "  int bad = 0;\n"
+    "  gridDim.x = 1u; gridDim.y = gridDim.z = 1u;\n"
+    "  blockDim.x = 64u; blockDim.y = blockDim.z = 1u;\n"
+    "  for (u32 t = 0; t < 64u; t++) {\n"
+    "    blockIdx.x = blockIdx.y = blockIdx.z = 0u;\n"
+    "    threadIdx.x = t; threadIdx.y = threadIdx.z = 0u;\n"
+    "    vyre_main(a, b, c, o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], 9u, 9u, "
+    "9u, 9u, 9u, 9u, 9u, 9u, 9u, 9u, 9u, 9u, 9u, rec, 1u, 0u, 0u, 0u, 1u, 1u, 1u);\n"
+    "  }\n"
+    "  for (u32 k = 0; k < 10u; k++)\n"
+    "    for (u32 i = 0; i < 9u; i++)\n"
+    "      if (o[k][i] != w[k][i] && bad++ < 8)\n"
+    "        printf(\"FAIL output %u row %u: 0x%08x, want 0x%08x\\n\", k, i, o[k][i], w[k][i]);\n"
+    "  if (!bad) printf(\"ok\\n\");\n"
+    "  return bad != 0;\n"
+    "}\n";
+
+static void test_loads_flush_where_the_ir_says_on_the_host(void **state) {
+  (void)state;
+  if (system("c++ --version >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
+    skip();
+  }
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O[10];
+  for (uint32_t k = 0; k < 10; k++)
+    O[k] = tb_buf(t, 3 + k, VYRE_IR_ACCESS_WRITE, k == 7 ? T_U : T_F, 9);
+  uint32_t g, y;
+  uint32_t s0 = let(t, &g, gid(t, 0));
+#define LA load(t, A, var(t, g))
+#define LB load(t, B, var(t, g))
+  uint32_t s1 = let(t, &y, LA);
+  uint32_t sel = tb_n(t, VYRE_IR_K_SELECT, 0, T_F, 0, bin(t, VYRE_IR_BIN_LT, LA, lit(t, T_F, 0)),
+                      lit(t, T_F, 0x3f800000u), lit(t, T_F, 0x40000000u));
+  uint32_t vals[10] = {bin(t, VYRE_IR_BIN_ADD, LA, LB),
+                       bin(t, VYRE_IR_BIN_SUB, LA, LB),
+                       bin(t, VYRE_IR_BIN_MUL, LA, LB),
+                       fma3(t, LA, LB, load(t, C, var(t, g))),
+                       bin(t, VYRE_IR_BIN_DIV, LA, LB),
+                       LA,
+                       var(t, y),
+                       tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, LA, VYRE_IR_NONE, VYRE_IR_NONE),
+                       sel,
+                       bin(t, VYRE_IR_BIN_MIN, LA, LB)};
+#undef LA
+#undef LB
+  uint32_t st[12];
+  st[0] = s1;
+  for (uint32_t k = 0; k < 10; k++)
+    st[1 + k] = store(t, O[k], var(t, g), vals[k]);
+  uint32_t body = tb_list(t, 11, st);
+  uint32_t guard = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, g), len(t, O[0])), body, 11, 0, 0);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, guard));
+  const uint32_t wg[3] = {64, 1, 1};
+  static const uint32_t kOpts[4] = {0, VYRE_CUDA_GEN_F32_ADD, VYRE_CUDA_GEN_F32_NATIVE,
+                                    VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_MULZ |
+                                        VYRE_CUDA_GEN_F32_FMAZ};
+  for (int i = 0; i < 4; i++) {
+    char *src = NULL;
+    vyre_error err = {.struct_size = sizeof(err)};
+    assert_int_equal(vyre_cuda_generate_opt(p, wg, kOpts[i], &src, NULL, NULL, &err),
+                     VYRE_STATUS_OK);
+    if (kOpts[i] & VYRE_CUDA_GEN_F32_ADD) // the add's loaded operands go unflushed
+      assert_non_null(strstr(src, "vfadd((__uint_as_float(vld(p0, n0, v0))), "));
+    run_on_host("loadflush", src, kLoadFlushMain);
+    free(src);
+  }
+  free(t);
+}
+
 // A lane-mode kernel (plan.lanes, wg 128 -> 32 threads per block) run on the
 // host: with vfast 1 (128-bit accesses where the thread's 4 elements are in
 // range) and vfast 0 (32-bit accesses only) every invocation computes exactly
@@ -874,6 +987,7 @@ int main(void) {
       cmocka_unit_test(test_lane_kernel_matches_the_ir_on_the_host),
       cmocka_unit_test(test_split_launches_see_the_whole_grid_on_the_host),
       cmocka_unit_test(test_lowering_proofs_keep_the_ir_on_the_host),
+      cmocka_unit_test(test_loads_flush_where_the_ir_says_on_the_host),
       cmocka_unit_test(test_wide_load_groups_keep_the_ir_on_the_host),
   };
   return cmocka_run_group_tests_name("cuda/prelude", tests, NULL, NULL);
