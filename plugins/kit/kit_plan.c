@@ -559,37 +559,33 @@ typedef struct urng {
 static urng urange(const rstate *rs, uint32_t x, uint32_t depth) {
   const vyre_ir_program *p = rs->p;
   const vyre_ir_node *e = &p->nodes[x];
-  uint64_t top = umax(rs, x);
-  urng r = {0, top == UNKNOWN ? UINT32_MAX : top};
-  if (e->type != VYRE_IR_TYPE_U32 || depth > 16u) return r;
-  switch (e->kind) {
-  case VYRE_IR_K_LIT:
-    r.lo = r.hi = e->ref;
-    return r;
-  case VYRE_IR_K_VAR:
-    if (rs->let_of[e->ref] != NONE) {
-      urng v = urange(rs, p->nodes[rs->let_of[e->ref]].a, depth + 1u);
-      if (v.lo > r.lo) r.lo = v.lo;
-      if (v.hi < r.hi) r.hi = v.hi;
-    }
-    break;
-  case VYRE_IR_K_BUILTIN:
-    break;
-  case VYRE_IR_K_BIN: {
-    if (p->nodes[e->a].type != VYRE_IR_TYPE_U32) return r;
+  urng r = {0, UINT32_MAX};
+  if (e->type != VYRE_IR_TYPE_U32) return r;
+  // add, sub, mul from their operands' intervals: an operand's interval is
+  // within [0, umax], so this is within the umax of the node (when known).
+  if (depth <= 16u && e->kind == VYRE_IR_K_BIN && p->nodes[e->a].type == VYRE_IR_TYPE_U32 &&
+      (e->op == VYRE_IR_BIN_ADD || e->op == VYRE_IR_BIN_SUB || e->op == VYRE_IR_BIN_MUL)) {
     urng a = urange(rs, e->a, depth + 1u), b = urange(rs, e->b, depth + 1u);
-    urng v = r;
     if (e->op == VYRE_IR_BIN_ADD && a.hi + b.hi <= UINT32_MAX)
-      v.lo = a.lo + b.lo, v.hi = a.hi + b.hi;
+      r.lo = a.lo + b.lo, r.hi = a.hi + b.hi;
     else if (e->op == VYRE_IR_BIN_SUB && a.lo >= b.hi)
-      v.lo = a.lo - b.hi, v.hi = a.hi - b.lo;
+      r.lo = a.lo - b.hi, r.hi = a.hi - b.lo;
     else if (e->op == VYRE_IR_BIN_MUL && (a.hi == 0 || b.hi <= UINT32_MAX / a.hi))
-      v.lo = a.lo * b.lo, v.hi = a.hi * b.hi;
-    if (v.lo > r.lo) r.lo = v.lo;
-    if (v.hi < r.hi) r.hi = v.hi;
+      r.lo = a.lo * b.lo, r.hi = a.hi * b.hi;
     return r;
   }
-  default:
+  const uint64_t top = umax(rs, x);
+  if (top != UNKNOWN) r.hi = top;
+  if (depth > 16u) return r;
+  if (e->kind == VYRE_IR_K_LIT) {
+    r.lo = r.hi = e->ref;
+    return r;
+  }
+  if (e->kind == VYRE_IR_K_VAR && rs->let_of[e->ref] != NONE) {
+    urng v = urange(rs, p->nodes[rs->let_of[e->ref]].a, depth + 1u);
+    if (v.lo > r.lo) r.lo = v.lo;
+    if (v.hi < r.hi) r.hi = v.hi;
+  } else if (e->kind != VYRE_IR_K_VAR && e->kind != VYRE_IR_K_BUILTIN) {
     return r;
   }
   // A builtin, or a local that no `assign` changes: the facts on it.
@@ -611,11 +607,10 @@ static int in_range(const rstate *rs, uint32_t buffer, uint32_t x) {
   const vyre_ir_program *p = rs->p;
   const vyre_ir_buffer *b = &p->buffers[buffer];
   int wg = b->access == VYRE_IR_ACCESS_WORKGROUP;
-  if (wg && umax(rs, x) < b->count) return 1; // LOWER-RANGE-1, LOWER-RANGE-6
-  // A host buffer's count is a minimum of its len, checked before every
-  // dispatch (IR-BUF-8): LOWER-RANGE-7.
-  if (!wg && b->has_count && umax(rs, x) < b->count) return 1;
-  // LOWER-RANGE-8: the interval under the guards in force.
+  // A workgroup buffer's count is its length (LOWER-RANGE-1); a host
+  // buffer's is a minimum of its len, checked before every dispatch
+  // (IR-BUF-8, LOWER-RANGE-7). The interval is within [0, umax]
+  // (LOWER-RANGE-6) and narrowed by the guards in force (LOWER-RANGE-8).
   if ((wg || b->has_count) && urange(rs, x, 0).hi < b->count) return 1;
   rfact s;
   if (!shape_of(p, x, &s)) return 0;
