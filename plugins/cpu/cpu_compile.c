@@ -86,6 +86,13 @@ static uint32_t cc_emit(vyre_cpu_cc *cc, uint16_t op, uint16_t sub, uint32_t dst
   return cc->count++;
 }
 
+// Before access |node| (of buffer |buf| at the index in register |ri|) that
+// the plan proved in range, the audit of that proof (CPU_OP_PROVEN,
+// docs/lowering.md LOWER-RANGE-9).
+static void cc_audit(vyre_cpu_cc *cc, uint32_t node, uint32_t buf, uint32_t ri) {
+  if (!vyre_kit_plan_checked(cc->plan, node)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, buf, ri, node, 0);
+}
+
 static uint32_t cc_temp(vyre_cpu_cc *cc) {
   uint32_t r = cc->tmp_top++;
   if (cc->tmp_top > cc->reg_max) cc->reg_max = cc->tmp_top;
@@ -293,7 +300,7 @@ static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx) {
                   : et == VYRE_IR_TYPE_F16    ? CPU_OP_LOAD_F16
                   : et == VYRE_IR_TYPE_BF16   ? CPU_OP_LOAD_BF16
                                               : CPU_OP_LOAD_W;
-    if (!vyre_kit_plan_checked(cc->plan, idx)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, n->ref, ri, idx, 0);
+    cc_audit(cc, idx, n->ref, ri);
     cc->tmp_top = base;
     r = cc_temp(cc);
     cc_emit(cc, op, 0, r, n->ref, ri, 0, 0);
@@ -390,7 +397,7 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
                   : et == VYRE_IR_TYPE_F16                           ? CPU_OP_STORE_F16
                   : et == VYRE_IR_TYPE_BF16                          ? CPU_OP_STORE_BF16
                                                                      : CPU_OP_STORE;
-    if (!vyre_kit_plan_checked(cc->plan, idx)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, n->ref, ri, idx, 0);
+    cc_audit(cc, idx, n->ref, ri);
     cc_emit(cc, op, 0, 0, n->ref, ri, rv, 0);
     break;
   }
@@ -450,7 +457,7 @@ static void cc_stmt(vyre_cpu_cc *cc, uint32_t idx) {
     uint32_t ri = cc_expr(cc, n->a);
     uint32_t rv = cc_expr(cc, n->b);
     uint32_t re = n->op == VYRE_IR_ATOMIC_CAS ? cc_expr(cc, n->c) : rv;
-    if (!vyre_kit_plan_checked(cc->plan, idx)) cc_emit(cc, CPU_OP_PROVEN, 0, 0, n->ref, ri, idx, 0);
+    cc_audit(cc, idx, n->ref, ri);
     cc_emit(cc, CPU_OP_ATOMIC, kCpuAtomic[n->op], n->ref2, n->ref, ri, rv, re);
     break;
   }
