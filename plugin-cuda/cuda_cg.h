@@ -48,11 +48,16 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n);
 void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n);
 // The C type of a value type: "u32", "i32", "float", "bool".
 const char *vyre_cuda_cg_ctype(uint32_t type);
+// What an f32 load from a host buffer does to the value under the plan's
+// flush_loads (docs/lowering.md LOWER-F32-8); without flush_loads it is
+// always canonicalized.
+#define VYRE_CUDA_LOAD_FLUSH 0 // flush a subnormal (vz): the value is not observed here
+#define VYRE_CUDA_LOAD_CANON 1 // canonicalize (vc): the load is observed directly
+#define VYRE_CUDA_LOAD_RAW   2 // nothing: an operand of a .ftz op, which flushes it
 // What a load from |buffer| wraps around the element's storage bits (a u32,
 // zero-extended): "(" ")" for u32, the sign extension of i8, the f16
-// widening... (IR-STORE-4). An f32 host buffer's load flushes only ("vz(")
-// unless |canon| (LOWER-F32-8: the plan's flush_loads).
-void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, int canon, const char **open,
+// widening... (IR-STORE-4); an f32 host buffer's as |form| (VYRE_CUDA_LOAD_*).
+void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, int form, const char **open,
                             const char **close);
 // Writes the pointer ("p3", "w1") and length ("n3", "16u") of |buffer|.
 void vyre_cuda_cg_buffer(const vyre_cuda_cg *g, uint32_t buffer, char *ptr, size_t ptr_cap,

@@ -649,7 +649,7 @@ static uint32_t emit_wide(vyre_cuda_cg *g, uint32_t start, uint32_t count, uint3
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, buf, ptr, sizeof(ptr), len, sizeof(len));
   const char *open, *close;
-  vyre_cuda_cg_load_wrap(g, buf, 0, &open, &close);
+  vyre_cuda_cg_load_wrap(g, buf, VYRE_CUDA_LOAD_FLUSH, &open, &close);
   static const char *const kVec[] = {"", "u32", "uint2", "", "uint4"};
   static const char *const kWord[] = {".x", ".y", ".z", ".w"};
   uint32_t words = bytes / 4u;

@@ -224,15 +224,18 @@ static void emit_builtin(vyre_cuda_cg *g, const vyre_ir_node *e) {
   }
 }
 
-void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, int canon, const char **open_,
+void vyre_cuda_cg_load_wrap(const vyre_cuda_cg *g, uint32_t buffer, int form, const char **open_,
                             const char **close_) {
   uint32_t et = g->p->buffers[buffer].type;
   const char *open = "(", *close = ")";
   if (et == VYRE_IR_TYPE_I32) open = "((i32)", close = ")";
   // LOWER-F32-8: a flush (one add of -0 with .ftz) where the value is not
-  // observed here; the plan then canonicalizes at its observation points.
+  // observed here, or nothing under a .ftz op; the plan then canonicalizes
+  // at its observation points.
   if (et == VYRE_IR_TYPE_F32)
-    open = canon || !g->kp->flush_loads ? "vc(__uint_as_float(" : "vz(__uint_as_float(",
+    open = !g->kp->flush_loads || form == VYRE_CUDA_LOAD_CANON ? "vc(__uint_as_float("
+           : form == VYRE_CUDA_LOAD_RAW                        ? "(__uint_as_float("
+                                                               : "vz(__uint_as_float(",
     close = "))";
   // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
   if (et == VYRE_IR_TYPE_F32 && g->p->buffers[buffer].access == VYRE_IR_ACCESS_WORKGROUP)
@@ -270,11 +273,11 @@ static void emit_load(vyre_cuda_cg *g, uint32_t n, const vyre_ir_node *e) {
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, e->ref, ptr, sizeof(ptr), len, sizeof(len));
   const char *open, *close;
-  vyre_cuda_cg_load_wrap(g, e->ref, n == g->observe_node, &open, &close);
-  if (g->kp->flush_loads && n != g->observe_node &&
-      g->p->buffers[e->ref].type == VYRE_IR_TYPE_F32 &&
-      g->p->buffers[e->ref].access != VYRE_IR_ACCESS_WORKGROUP && operand_of_ftz_op(g, n))
-    open = "(__uint_as_float(";
+  vyre_cuda_cg_load_wrap(g, e->ref,
+                         n == g->observe_node      ? VYRE_CUDA_LOAD_CANON
+                         : operand_of_ftz_op(g, n) ? VYRE_CUDA_LOAD_RAW
+                                                   : VYRE_CUDA_LOAD_FLUSH,
+                         &open, &close);
   if (g->lanes && e->ref < 64 && ((g->vload >> e->ref) & 1u)) {
     // Lane mode: the index is gid.x (vb + vl), preloaded on the fast path.
     vyre_cuda_cg_put(g, "%s(vf ? vr%ua[vl] : vld(%s, %s, ", open, g->kp->slot_of_buffer[e->ref],
