@@ -167,6 +167,15 @@ static const char kChecks[] =
 
 // Compiles |src| (generated CUDA C) with the host shim and |main_text| as
 // C++ in a fresh folder, runs it and expects "ok" and exit status 0.
+// Skips the calling test where no host C++ compiler runs the prelude.
+#define NEED_HOST_CXX()                                                                            \
+  do {                                                                                             \
+    if (system("c++ --version >/dev/null 2>&1") != 0) {                                            \
+      fprintf(stderr, "skipped: no host C++ compiler (c++)\n");                                    \
+      skip();                                                                                      \
+    }                                                                                              \
+  } while (0)
+
 static void run_on_host(const char *name, const char *src, const char *main_text) {
   char dir[64];
   snprintf(dir, sizeof(dir), "/tmp/vyre-cuda-%s-XXXXXX", name);
@@ -195,10 +204,7 @@ static void run_on_host(const char *name, const char *src, const char *main_text
 }
 
 static void test_prelude_helpers_follow_ir_edge_cases_on_the_host(void **state) {
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   // The whole prelude: a kernel carries only the helpers it calls.
   char *src = vyre_cuda_prelude(0);
   assert_non_null(src);
@@ -268,10 +274,7 @@ static const char kTrapMain[] =
     "}\n";
 
 static void test_trap_values_keep_the_lowest_invocation_s_value_on_the_host(void **state) {
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   // i = gid.y * nwg.x * 4 + gid.x; v = in[i];
   // if (v == 1) trap(0); if (v != 0) trap(1, v * 3).
   tb *t = calloc(1, sizeof(tb));
@@ -372,10 +375,7 @@ static const char kCoarseMain[] =
     "}\n";
 
 static void test_coarsened_kernel_runs_every_virtual_invocation_once_on_the_host(void **state) {
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   // x = gid.x; for j in 0..3: if j == x: return; out[x] = wgid.x * 2 + nwg.x + lid.x.
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 64, 1, 1);
@@ -447,10 +447,7 @@ static const char kLowerMain[] =
 
 static void test_lowering_proofs_keep_the_ir_on_the_host(void **state) {
   (void)state;
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   // x = a[g] (g = gid.x);
   // if g < len(o1): o1[g] = (x + inf) - inf
   // o2[g] = x * 2^-64 + 2^-126;  o3[g] = bitcast<u32>(-x)
@@ -543,10 +540,7 @@ static const char kLoadFlushMain[] =
 
 static void test_loads_flush_where_the_ir_says_on_the_host(void **state) {
   (void)state;
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
@@ -636,10 +630,7 @@ static const char kLanesMain[] =
 
 static void test_lane_kernel_matches_the_ir_on_the_host(void **state) {
   (void)state;
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   // x = gid.x; if (x < len(out)) { if (x == 5) return;
   //   out[x] = a[x] + b[x] + c[x ^ 1] + lid.x * 1000 + wgid.x * 7 }
   tb *t = calloc(1, sizeof(tb));
@@ -724,10 +715,7 @@ static const char kSplitMain[] =
 
 static void test_split_launches_see_the_whole_grid_on_the_host(void **state) {
   (void)state;
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   // x = gid.x, y = gid.y; if (x == 9 && y == 0) trap 4; if (x == 1 && y == 1)
   // trap 6; out[y * nwg.x * 4 + x] = wgid.x + wgid.y * 100 + nwg.x * 10000 +
   // nwg.y * 1000000.
@@ -770,10 +758,7 @@ static void test_split_launches_see_the_whole_grid_on_the_host(void **state) {
 // it, compiled on the host and compared bit for bit with the kit's
 // interpreter on specials, exceptions and a pseudo-random sweep.
 static void test_cr_math_device_functions_match_the_kit_on_the_host(void **state) {
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   static const uint8_t ops[] = {VYRE_IR_UN_EXP,   VYRE_IR_UN_EXP2, VYRE_IR_UN_LOG, VYRE_IR_UN_LOG2,
                                 VYRE_IR_UN_RSQRT, VYRE_IR_UN_TANH, VYRE_IR_UN_SIN, VYRE_IR_UN_COS};
   tb *t = calloc(1, sizeof(tb));
@@ -938,10 +923,7 @@ static const char kWideMain[] =
 
 static void test_wide_load_groups_keep_the_ir_on_the_host(void **state) {
   (void)state;
-  if (system("c++ --version >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "skipped: no host C++ compiler (c++)\n");
-    skip();
-  }
+  NEED_HOST_CXX();
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 4, 1, 1);
   const uint8_t ty[3] = {VYRE_IR_TYPE_U8, VYRE_IR_TYPE_I8, VYRE_IR_TYPE_F16};
