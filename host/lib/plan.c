@@ -54,6 +54,11 @@ void vyre__plan_context(const vyre_kernel *k, const char *verb, char *out, size_
 
 uint32_t vyre__dispatch_options_read(const vyre_dispatch_options *in, const char *ctx,
                                      vyre_dispatch_options *out, vyre_error *err) {
+  if (in && in->struct_size >= sizeof(*out)) { // this libvyre's struct or a later one's
+    *out = *in;
+    out->struct_size = sizeof(*out);
+    return VYRE_STATUS_OK;
+  }
   vyre_dispatch_options_init(out);
   if (!in) return VYRE_STATUS_OK;
   if (in->struct_size < VYRE_DISPATCH_OPTIONS_MIN_SIZE)
@@ -324,16 +329,13 @@ static uint32_t check_indirect(const vyre_kernel *k, const vyre_dispatch_options
   return VYRE_STATUS_OK;
 }
 
-uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
-                          const vyre_dispatch_options *options, const char *ctx,
-                          uint32_t out_grid[3], vyre_error *err) {
+// vyre__plan_check of options |o| already read by vyre__dispatch_options_read.
+static uint32_t check_read(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
+                           const vyre_dispatch_options *o, const char *ctx, uint32_t out_grid[3],
+                           vyre_error *err) {
   const vyre_program *prog = k->program;
   const vyre_ir_program *v = prog->view;
-  vyre_dispatch_options opts;
-  uint32_t st = vyre__dispatch_options_read(options, ctx, &opts, err);
-  if (st != VYRE_STATUS_OK) return st;
-  const vyre_dispatch_options *o = &opts;
-  st = check_options(k, o, ctx, err);
+  uint32_t st = check_options(k, o, ctx, err);
   if (st != VYRE_STATUS_OK) return st;
   if (arg_count != prog->arg_count || (arg_count && !args)) {
     char names[400];
@@ -460,18 +462,44 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
   return VYRE_STATUS_OK;
 }
 
+uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t arg_count,
+                          const vyre_dispatch_options *options, const char *ctx,
+                          uint32_t out_grid[3], vyre_error *err) {
+  vyre_dispatch_options o;
+  uint32_t st = vyre__dispatch_options_read(options, ctx, &o, err);
+  if (st != VYRE_STATUS_OK) return st;
+  return check_read(k, args, arg_count, &o, ctx, out_grid, err);
+}
+
+// The bindings, scratch and dispatch args of a checked plan (plan->grid set).
+static uint32_t plan_bind(const vyre_kernel *k, const vyre__kmod *mod, const vyre_arg *args,
+                          const vyre_dispatch_options *o, vyre__plan *plan, vyre_error *err);
+
 uint32_t vyre__plan_make(const vyre_kernel *k, const vyre__kmod *mod, const vyre_arg *args,
                          uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err) {
+  return vyre__plan_make_checked(k, mod, args, arg_count, options, NULL, plan, err);
+}
+
+uint32_t vyre__plan_make_checked(const vyre_kernel *k, const vyre__kmod *mod, const vyre_arg *args,
+                                 uint32_t arg_count, const vyre_dispatch_options *options,
+                                 const uint32_t grid[3], vyre__plan *plan, vyre_error *err) {
+  if (!plan->context[0]) memcpy(plan->context, k->context, sizeof(plan->context));
+  vyre_dispatch_options o;
+  uint32_t st = vyre__dispatch_options_read(options, plan->context, &o, err);
+  if (st != VYRE_STATUS_OK) return st;
+  if (grid)
+    memcpy(plan->grid, grid, sizeof(plan->grid));
+  else if ((st = check_read(k, args, arg_count, &o, plan->context, plan->grid, err)))
+    return st;
+  return plan_bind(k, mod, args, &o, plan, err);
+}
+
+static uint32_t plan_bind(const vyre_kernel *k, const vyre__kmod *mod, const vyre_arg *args,
+                          const vyre_dispatch_options *o, vyre__plan *plan, vyre_error *err) {
   const vyre_program *prog = k->program;
   const vyre_ir_program *v = prog->view;
-  if (!plan->context[0]) memcpy(plan->context, k->context, sizeof(plan->context));
-  vyre_dispatch_options opts;
-  uint32_t st = vyre__dispatch_options_read(options, plan->context, &opts, err);
-  if (st != VYRE_STATUS_OK) return st;
-  const vyre_dispatch_options *o = &opts;
-  st = vyre__plan_check(k, args, arg_count, o, plan->context, plan->grid, err);
-  if (st != VYRE_STATUS_OK) return st;
+  uint32_t st;
   // A grid-barrier program always runs through split.c, as its phases.
   plan->split = (uint32_t)vyre__grid_over_caps(k->dev, plan->grid) || k->program->phase_count > 1;
   // ABI-RANGE-4: the plugin reads the ranges back itself only when it says

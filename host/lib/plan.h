@@ -83,6 +83,14 @@ uint32_t vyre__plan_check(const vyre_kernel *k, const vyre_arg *args, uint32_t a
 uint32_t vyre__plan_make(const vyre_kernel *k, const struct vyre__kmod *mod, const vyre_arg *args,
                          uint32_t arg_count, const vyre_dispatch_options *options, vyre__plan *plan,
                          vyre_error *err);
+// vyre__plan_make for a caller that has already run vyre__plan_check on these
+// |args| and |options| and got |grid| back: the check is not repeated (a
+// stream item is checked at submit, then planned at once or later from the
+// same bytes). NULL |grid| checks, as vyre__plan_make does.
+uint32_t vyre__plan_make_checked(const vyre_kernel *k, const struct vyre__kmod *mod,
+                                 const vyre_arg *args, uint32_t arg_count,
+                                 const vyre_dispatch_options *options, const uint32_t grid[3],
+                                 vyre__plan *plan, vyre_error *err);
 void vyre__plan_free(vyre__plan *plan);
 // After the plan's dispatch returned |status|: on OK, copies the ranges read
 // back into scratch to the callers' out memory (ABI-RANGE-4); then forgets

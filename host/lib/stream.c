@@ -79,8 +79,7 @@ typedef struct slot {
   uint32_t state;
   uint32_t status;
   uint32_t arg_count;
-  uint32_t has_grid;
-  uint32_t grid[3];
+  uint32_t grid[3]; // as vyre__plan_check computed it at submit
   uint32_t planned; // ring engine: |plan| holds the item submitted to the plugin
   vyre_arg args[VYRE__MAX_BINDINGS];
   uint8_t *mem; // the item's input copies
@@ -226,7 +225,7 @@ static void advance_head(vyre_stream *s) {
 
 static vyre_dispatch_options item_opts(const vyre_stream *s, const slot *sl) {
   vyre_dispatch_options o = s->opts;
-  o.has_grid = sl->has_grid;
+  o.has_grid = 1;
   memcpy(o.grid, sl->grid, sizeof(o.grid));
   return o;
 }
@@ -333,8 +332,8 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
     vyre__plan_free(&sl->plan);
     memset(&sl->plan, 0, sizeof(sl->plan));
     vyre_dispatch_options o = item_opts(s, sl);
-    sl->status =
-        vyre__plan_make(&s->k, s->k.mod, sl->args, sl->arg_count, &o, &sl->plan, &sl->error);
+    sl->status = vyre__plan_make_checked(&s->k, s->k.mod, sl->args, sl->arg_count, &o, sl->grid,
+                                         &sl->plan, &sl->error);
   }
   // Split items run on their own, between the batch calls of the items
   // before and after them (order is kept).
@@ -515,7 +514,8 @@ static uint32_t ring_submit(vyre_stream *s, uint64_t seq, vyre_error *err) {
   if (sl->planned) vyre__plan_free(&sl->plan); // made anew below (plan.h: no zeroing)
   sl->planned = 0;
   vyre_dispatch_options o = item_opts(s, sl);
-  uint32_t st = vyre__plan_make(&s->k, s->k.mod, sl->args, sl->arg_count, &o, &sl->plan, err);
+  uint32_t st = vyre__plan_make_checked(&s->k, s->k.mod, sl->args, sl->arg_count, &o, sl->grid,
+                                        &sl->plan, err);
   if (st == VYRE_STATUS_OK && sl->plan.split) {
     vyre__plan_free(&sl->plan);
     return vyre_error_set(err, VYRE_STATUS_UNSUPPORTED,
@@ -861,7 +861,8 @@ static const char *submit_ctx(const vyre_stream *s, char *ctx) {
 }
 
 // Copies the item into |sl| (inputs into the slot's memory, outputs as the
-// caller's pointers). Lock held. |ctx|: as for submit_ctx.
+// caller's pointers, |grid| as vyre__plan_check computed it). Lock held.
+// |ctx|: as for submit_ctx.
 static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32_t arg_count,
                           const uint32_t grid[3], char *ctx, vyre_error *err) {
   const vyre_program *prog = s->k.program;
@@ -891,11 +892,7 @@ static uint32_t fill_slot(vyre_stream *s, slot *sl, const vyre_arg *args, uint32
     }
   }
   sl->arg_count = arg_count;
-  sl->has_grid = grid != NULL;
-  if (grid)
-    memcpy(sl->grid, grid, sizeof(sl->grid));
-  else
-    memset(sl->grid, 0, sizeof(sl->grid));
+  memcpy(sl->grid, grid, sizeof(sl->grid));
   return VYRE_STATUS_OK;
 }
 
@@ -916,7 +913,8 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   vyre_dispatch_options o = s->opts;
   o.has_grid = grid != NULL;
   if (grid) memcpy(o.grid, grid, sizeof(o.grid));
-  st = vyre__plan_check(&s->k, args, arg_count, &o, "stream submit", NULL, NULL);
+  uint32_t g[3]; // the slot keeps it: the item is not checked again when planned
+  st = vyre__plan_check(&s->k, args, arg_count, &o, "stream submit", g, NULL);
   if (st != VYRE_STATUS_OK) // again, for the message with the whole context
     return vyre__plan_check(&s->k, args, arg_count, &o, submit_ctx(s, ctx), NULL, err);
   struct timespec dl;
@@ -951,7 +949,7 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   }
   uint64_t seq = s->next_seq;
   slot *sl = slot_of(s, seq);
-  st = fill_slot(s, sl, args, arg_count, grid, ctx, err);
+  st = fill_slot(s, sl, args, arg_count, g, ctx, err);
   if (st == VYRE_STATUS_OK && s->use_ring && s->ring && !s->ring_lost) {
     vyre_error e;
     reset_error(&e);
