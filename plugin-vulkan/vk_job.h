@@ -31,12 +31,9 @@ typedef struct vyre_vk_job {
   vyre_backend *be;
   struct vyre_vk_pipe *pipe;
   uint32_t nb;
-  vyre_binding bind[VYRE_IR_MAX_BINDINGS]; // copied from the args (data pointers stay the caller's)
-  vyre_vk_block *devb;                     // device memory of every host binding (pooled)
-  uint64_t dev_off[VYRE_IR_MAX_BINDINGS];  // offset of each host binding in devb
-  vyre_vk_block *stb;                      // host-visible staging and the trap record (pooled)
-  uint8_t *map;                            // stb's mapping
-  uint64_t st_off[VYRE_IR_MAX_BINDINGS];
+  vyre_vk_block *devb; // device memory of every host binding (pooled)
+  vyre_vk_block *stb;  // host-visible staging and the trap record (pooled)
+  uint8_t *map;        // stb's mapping
   uint64_t trap_off;
   VkDescriptorPool dpool; // owned (NULL when another job of the batch owns its pool)
   uint32_t dpool_sets;    // dpool's kind: 1 or VYRE_VK_BATCH_SETS sets
@@ -61,9 +58,6 @@ typedef struct vyre_vk_job {
   // of a resident write binding that ends inside a word of the resident
   // buffer's own data (narrow elements; vkCmdFillBuffer fills whole words).
   uint64_t zero_off;
-  // Partial readback (docs/abi.md ABI-RANGE-3): per binding, reserved0 = 1
-  // when only [offset, offset + size) goes back, to dst (vyre_kit_read_ranges).
-  vyre_read_range rng[VYRE_IR_MAX_BINDINGS];
   // Indirect grid (docs/abi.md ABI-INDIRECT-4): |pipe| is the program's
   // indirect variant; the 12 bytes at ind_src_off of ind_buf are copied on
   // the device to ind_off of the staging block (bound at VYRE_VK_IND_BINDING)
@@ -71,6 +65,14 @@ typedef struct vyre_vk_job {
   vyre_buffer *ind_buf; // leased like the resident bindings
   uint64_t ind_src_off;
   uint64_t ind_off;
+  // Per binding, entries [0, nb) only: vyre_vk_job_prepare zeroes the fields
+  // above and these entries, not the whole 6 KB (README.md, "Recording").
+  vyre_binding bind[VYRE_IR_MAX_BINDINGS]; // copied from the args (data pointers stay the caller's)
+  uint64_t dev_off[VYRE_IR_MAX_BINDINGS];  // offset of each host binding in devb
+  uint64_t st_off[VYRE_IR_MAX_BINDINGS];   // offset of each host binding in stb
+  // Partial readback (docs/abi.md ABI-RANGE-3): per binding, reserved0 = 1
+  // when only [offset, offset + size) goes back, to dst (vyre_kit_read_ranges).
+  vyre_read_range rng[VYRE_IR_MAX_BINDINGS];
 } vyre_vk_job;
 
 // Validates |args| and creates the job's resources except its descriptor

@@ -71,7 +71,7 @@ static void plan_item(batch_state *b, uint32_t i) {
   vyre_batch_item *it = &b->items[i];
   vyre__plan *p = &b->plans[i];
   vyre__plan_free(p);
-  memset(p, 0, sizeof(*p));
+  vyre__plan_init(p);
   vyre__kmod_put(b->mods[i]);
   b->mods[i] = NULL;
   b->valid[i] = 0;
@@ -93,7 +93,7 @@ static void plan_item(batch_state *b, uint32_t i) {
   if (st != VYRE_STATUS_OK &&
       st != VYRE_STATUS_OUT_OF_MEMORY) { // again, with the item in the message
     vyre__plan_free(p);
-    memset(p, 0, sizeof(*p));
+    vyre__plan_init(p);
     item_context(b, i);
     st =
         vyre__plan_make(b->kernels[i], module, it->args, it->arg_count, it->options, p, &it->error);
@@ -235,7 +235,9 @@ uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32
   if (!count) return VYRE_STATUS_OK;
   batch_state b = {dev, items, NULL, count, NULL, NULL, NULL};
   b.kernels = calloc(count, sizeof(*b.kernels));
-  b.plans = calloc(count, sizeof(*b.plans));
+  b.plans = malloc((size_t)count * sizeof(*b.plans)); // vyre__plan_init, not zeroed
+  for (uint32_t i = 0; b.plans && i < count; i++)
+    vyre__plan_init(&b.plans[i]);
   b.valid = calloc(count, 1);
   b.mods = calloc(count, sizeof(*b.mods));
   if (!b.kernels || !b.plans || !b.valid || !b.mods) {
@@ -249,9 +251,12 @@ uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32
     reset_error(&it->error);
     memset(&it->result, 0, sizeof(it->result));
     it->result.struct_size = sizeof(it->result);
-    char ctx[64];
-    snprintf(ctx, sizeof(ctx), "batch item %u", i);
-    uint32_t kst = vyre__kernel_resolve(it->kernel, dev, ctx, &b.kernels[i], &it->error);
+    uint32_t kst = vyre__kernel_resolve(it->kernel, dev, "batch item", &b.kernels[i], NULL);
+    if (kst != VYRE_STATUS_OK) { // again, for the message with the item's index
+      char ctx[64];
+      snprintf(ctx, sizeof(ctx), "batch item %u", i);
+      kst = vyre__kernel_resolve(it->kernel, dev, ctx, &b.kernels[i], &it->error);
+    }
     if (kst != VYRE_STATUS_OK) {
       item_fail(it, kst);
       continue;

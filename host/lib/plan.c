@@ -506,6 +506,10 @@ static uint32_t plan_bind(const vyre_kernel *k, const vyre__kmod *mod, const vyr
   // so and the dispatch is one launch; otherwise whole, into scratch.
   int native_ranges = (k->dev->caps.flags & VYRE_CAP_READ_RANGES) && !plan->split;
   uint32_t nranges = 0;
+  // scratch[0..binding_count) is what vyre__plan_free walks (an out of
+  // memory below frees what was taken so far).
+  plan->binding_count = prog->arg_count;
+  memset(plan->scratch, 0, prog->arg_count * sizeof(plan->scratch[0]));
   for (uint32_t j = 0; j < prog->arg_count; j++) {
     uint32_t i = prog->by_binding[j];
     const vyre_ir_buffer *b = &v->buffers[prog->arg_buffer[i]];
@@ -585,7 +589,6 @@ static uint32_t plan_bind(const vyre_kernel *k, const vyre__kmod *mod, const vyr
       break;
     }
   }
-  plan->binding_count = prog->arg_count;
   vyre_dispatch_args *d = &plan->args;
   memset(d, 0, sizeof(*d));
   d->struct_size = sizeof(*d);
@@ -640,7 +643,7 @@ void vyre__plan_free(vyre__plan *plan) {
   plan->copy_count = 0;
   if (!plan->scratch_count) return;
   plan->scratch_count = 0;
-  for (uint32_t i = 0; i < VYRE__MAX_BINDINGS; i++)
+  for (uint32_t i = 0; i < plan->binding_count; i++)
     if (plan->scratch[i]) {
       free(plan->scratch[i]);
       plan->scratch[i] = NULL;

@@ -262,7 +262,7 @@ static uint32_t run(vyre_queue *q, payload **list, uint32_t from, uint32_t n, ui
   }
   uint64_t launches = 0;
   for (uint32_t i = from; i < n; i++) {
-    memset(&plans[i], 0, sizeof(plans[i]));
+    vyre__plan_init(&plans[i]);
     vyre__plan_context(&q->k, "queue dispatch", plans[i].context, sizeof(plans[i].context));
     status[i] = vyre__plan_make(&q->k, mod, list[i]->args, q->k.program->arg_count, queue_opts(q),
                                 &plans[i], NULL);
@@ -329,7 +329,9 @@ uint32_t vyre_queue_drain(vyre_queue *handle, vyre_error *err) {
   q->count = q->cap = 0;
   pthread_mutex_unlock(&q->list_lock);
   uint32_t *status = calloc(n ? n : 1, sizeof(*status));
-  vyre__plan *plans = calloc(n ? n : 1, sizeof(*plans));
+  vyre__plan *plans = malloc((n ? n : 1) * sizeof(*plans));
+  for (uint32_t i = 0; plans && i < n; i++)
+    vyre__plan_init(&plans[i]);
   uint32_t from = 0;
   st = VYRE_STATUS_OK;
   if (!status || !plans) {

@@ -330,7 +330,7 @@ static void batch_run_once(vyre_stream *s, uint64_t from, uint64_t to, const uin
     memset(&sl->result, 0, sizeof(sl->result));
     sl->result.struct_size = sizeof(sl->result);
     vyre__plan_free(&sl->plan);
-    memset(&sl->plan, 0, sizeof(sl->plan));
+    vyre__plan_init(&sl->plan);
     vyre_dispatch_options o = item_opts(s, sl);
     sl->status = vyre__plan_make_checked(&s->k, s->k.mod, sl->args, sl->arg_count, &o, sl->grid,
                                          &sl->plan, &sl->error);
