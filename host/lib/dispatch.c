@@ -17,6 +17,7 @@
 // messages are prefixed with "dispatch '<label>' on <backend>: ".
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ struct vyre_job {
   uint32_t status;
   vyre_dispatch_result result;
   vyre_error error;
-  vyre__plan plan;
+  vyre__plan plan; // last: vyre_dispatch_async zeroes the fields before it only
 };
 
 static void prefix(vyre_error *err, uint32_t st, const char *context) {
@@ -65,7 +66,7 @@ uint32_t vyre_dispatch(vyre_kernel *handle, const vyre_arg *args, uint32_t arg_c
   st = vyre__kernel_acquire(kernel, kernel->context, &mod, err);
   if (st != VYRE_STATUS_OK) return st;
   vyre__plan plan;
-  memset(&plan, 0, sizeof(plan));
+  vyre__plan_init(&plan);
   st = vyre__plan_make(kernel, mod, args, arg_count, options, &plan, err);
   if (st != VYRE_STATUS_OK) {
     vyre__kmod_put(mod);
@@ -98,10 +99,12 @@ uint32_t vyre_dispatch_async(vyre_kernel *handle, const vyre_arg *args, uint32_t
                           "receive the job.",
                           kernel->label);
   *out = NULL;
-  vyre_job *j = calloc(1, sizeof(*j));
+  vyre_job *j = malloc(sizeof(*j));
   if (!j)
     return vyre_error_set(err, VYRE_STATUS_OUT_OF_MEMORY,
                           "dispatch '%s': out of memory. Fix: free memory.", kernel->label);
+  memset(j, 0, offsetof(vyre_job, plan)); // the plan last: its 6.7 KB need no zeroing
+  vyre__plan_init(&j->plan);
   j->dev = kernel->dev;
   st = vyre__kernel_acquire(kernel, kernel->context, &j->mod, err);
   if (st != VYRE_STATUS_OK) {
