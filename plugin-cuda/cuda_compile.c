@@ -177,6 +177,7 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
                           const uint32_t wg[3], uint32_t flags, int cc_major, int cc_minor,
                           int resident, vyre_cuda_cubin *out, vyre_error *err) {
   memset(out, 0, sizeof(*out));
+  const uint64_t t0 = vyre_kit_now_ns();
   uint32_t st = vyre_cuda_plan_make(p, wg, &out->plan, err);
   if (!st && resident) st = vyre_cuda_resident_check(&out->plan, err); // before any cached cubin
   if (st) return st;
@@ -186,6 +187,7 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
   if (cacheable && vyre_kit_cache_get(disk, &out->key, &out->data, &out->size)) {
     if (payload_take(p, wg, flags, cc_major, cc_minor, out)) {
       out->from_disk = 1;
+      out->lookup_ns = vyre_kit_now_ns() - t0;
       if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_HITS, 1);
       return VYRE_STATUS_OK;
     }
@@ -196,10 +198,13 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
   if (metrics && vyre_kit_cache_enabled(disk))
     vyre_kit_metric_add(metrics, VYRE_KIT_M_DISK_MISSES, 1);
   char *src = NULL;
+  const uint64_t t1 = vyre_kit_now_ns();
   // The generator options ride in |flags| (VYRE_CUDA_GEN_*), hence in the key.
   st = resident ? vyre_cuda_generate_resident_opt(p, wg, flags, &src, NULL, NULL, err)
                 : vyre_cuda_generate_opt(p, wg, flags, &src, NULL, NULL, err);
+  const uint64_t t2 = vyre_kit_now_ns();
   if (!st) st = vyre_cuda_nvrtc_compile(src, cc_major, cc_minor, &out->data, &out->size, err);
+  const uint64_t t3 = vyre_kit_now_ns();
   free(src);
   if (st) {
     vyre_cuda_cubin_free(out);
@@ -207,6 +212,10 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
   }
   if (metrics) vyre_kit_metric_add(metrics, VYRE_KIT_M_COMPILES, 1);
   if (cacheable) payload_put(disk, p, wg, flags, cc_major, cc_minor, out);
+  out->lookup_ns = t1 - t0;
+  out->codegen_ns = t2 - t1;
+  out->nvrtc_ns = t3 - t2;
+  out->store_ns = vyre_kit_now_ns() - t3;
   return VYRE_STATUS_OK;
 }
 

@@ -65,6 +65,9 @@ typedef struct vyre_cuda_cubin {
   vyre_cuda_plan plan;
   int from_disk;    // 1: read from the disk cache (no NVRTC call)
   vyre_kit_key key; // the cache key (owned; vyre_cuda_cubin_free frees it)
+  // Where the get's time went (README.md CUDA-COMPILE-1): the plan, key and
+  // disk lookup; the CUDA C generator; NVRTC; the disk store.
+  uint64_t lookup_ns, codegen_ns, nvrtc_ns, store_ns;
 } vyre_cuda_cubin;
 
 // Builds the cache key for |p| at |wg| for compute capability cc_major.cc_minor.

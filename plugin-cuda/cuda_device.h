@@ -77,6 +77,10 @@ struct vyre_backend {
   // bytes apart, so the two do not share a cache line.
   char ring_submit_pad_[64];
   _Atomic uint64_t ring_submits, ring_submit_ns, ring_fill_ns, ring_lock_ns, ring_doorbell_ns;
+  // Where the compile slot's time goes when the memory cache misses (README.md
+  // CUDA-COMPILE-1): sums over those compiles, all of it, then the parts.
+  _Atomic uint64_t compile_slot_misses, compile_ns, compile_lookup_ns, compile_codegen_ns,
+      compile_nvrtc_ns, compile_store_ns, compile_load_ns;
 };
 
 void vyre_cuda_probe(vyre_probe_result *out);

@@ -286,6 +286,7 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
     return module_new(be, hit, label, out, err);
   }
   vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_MEMORY_MISSES, 1);
+  const uint64_t t0 = vyre_kit_now_ns();
 
   vyre_cuda_cubin cubin;
   st = vyre_cuda_cubin_get(be->disk, &be->metrics, p, a->workgroup_size, flags, be->cc_major,
@@ -301,7 +302,9 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
                          "compile: out of host memory. Fix: free memory.");
   }
   if ((st = vyre_cuda_enter(be, err))) goto fail;
+  uint64_t load_ns = vyre_kit_now_ns();
   CUresult r = load(c, &cubin);
+  load_ns = vyre_kit_now_ns() - load_ns;
   if (r != CUDA_SUCCESS && cubin.from_disk && !vyre_cuda_is_sticky(r)) {
     // The driver refused a cached cubin: drop the entry and compile afresh.
     vyre_kit_log(VYRE_LOG_WARN, VYRE_CUDA_NAME,
@@ -327,6 +330,13 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
                            cubin.size, be->cc_major, be->cc_minor);
     goto fail;
   }
+  // CUDA-COMPILE-1 (after a refused cached cubin: the times of the second get).
+  atomic_fetch_add(&be->compile_slot_misses, 1);
+  atomic_fetch_add(&be->compile_lookup_ns, cubin.lookup_ns);
+  atomic_fetch_add(&be->compile_codegen_ns, cubin.codegen_ns);
+  atomic_fetch_add(&be->compile_nvrtc_ns, cubin.nvrtc_ns);
+  atomic_fetch_add(&be->compile_store_ns, cubin.store_ns);
+  atomic_fetch_add(&be->compile_load_ns, load_ns);
   c->plan = cubin.plan;
   memcpy(c->wg, a->workgroup_size, sizeof(c->wg));
   c->flags = flags;
@@ -343,7 +353,9 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   be->kernel_count++;
   pthread_mutex_unlock(&be->lock);
   kernels_trim(be);
-  return module_new(be, c, label, out, err);
+  st = module_new(be, c, label, out, err);
+  atomic_fetch_add(&be->compile_ns, vyre_kit_now_ns() - t0);
+  return st;
 fail:
   vyre_cuda_cubin_free(&cubin);
   free(c);

@@ -38,7 +38,8 @@ static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t c
   // Then the f32 paths (README.md CUDA-F32-4): 1 per native op, and whether
   // this open ran the self-test (0: a cached verdict or none needed).
   // Then the resident kernel's stream items (ABI-CUDARING-8): sums over the
-  // items reaped, and over the ring's submits.
+  // items reaped, and over the ring's submits. Then the compile slot's
+  // memory-cache misses and where their time went (README.md CUDA-COMPILE-1).
   const uint64_t extra[] = {vyre_cuda_kernels_count(be),
                             (be->f32_native & VYRE_CUDA_GEN_F32_ADD) != 0,
                             (be->f32_native & VYRE_CUDA_GEN_F32_MUL) != 0,
@@ -54,14 +55,23 @@ static uint32_t vyre_cuda_metrics(vyre_backend *be, vyre_metric *out, uint32_t c
                             atomic_load(&be->ring_submit_ns),
                             atomic_load(&be->ring_fill_ns),
                             atomic_load(&be->ring_lock_ns),
-                            atomic_load(&be->ring_doorbell_ns)};
+                            atomic_load(&be->ring_doorbell_ns),
+                            atomic_load(&be->compile_slot_misses),
+                            atomic_load(&be->compile_ns),
+                            atomic_load(&be->compile_lookup_ns),
+                            atomic_load(&be->compile_codegen_ns),
+                            atomic_load(&be->compile_nvrtc_ns),
+                            atomic_load(&be->compile_store_ns),
+                            atomic_load(&be->compile_load_ns)};
   static const char *const names[] = {
-      "module_cache_entries", "cuda_f32_native_add",   "cuda_f32_native_mul",
-      "cuda_f32_native_fma",  "cuda_f32_selftest_ran", "cuda_ring_items",
-      "cuda_ring_host_ns",    "cuda_ring_stage_ns",    "cuda_ring_span_ns",
-      "cuda_ring_batches",    "cuda_ring_cycle_ns",    "cuda_ring_submits",
-      "cuda_ring_submit_ns",  "cuda_ring_fill_ns",     "cuda_ring_lock_ns",
-      "cuda_ring_doorbell_ns"};
+      "module_cache_entries",   "cuda_f32_native_add",     "cuda_f32_native_mul",
+      "cuda_f32_native_fma",    "cuda_f32_selftest_ran",   "cuda_ring_items",
+      "cuda_ring_host_ns",      "cuda_ring_stage_ns",      "cuda_ring_span_ns",
+      "cuda_ring_batches",      "cuda_ring_cycle_ns",      "cuda_ring_submits",
+      "cuda_ring_submit_ns",    "cuda_ring_fill_ns",       "cuda_ring_lock_ns",
+      "cuda_ring_doorbell_ns",  "cuda_compile_misses",     "cuda_compile_ns",
+      "cuda_compile_lookup_ns", "cuda_compile_codegen_ns", "cuda_compile_nvrtc_ns",
+      "cuda_compile_store_ns",  "cuda_compile_load_ns"};
   _Static_assert(sizeof(extra) / sizeof(extra[0]) == sizeof(names) / sizeof(names[0]),
                  "one name per metric");
   const uint32_t extras = (uint32_t)(sizeof(names) / sizeof(names[0]));

@@ -215,10 +215,30 @@ static uint32_t fresh_literal(vyre_bench_ctx *c) {
   return v | 0x100u; // never 0 or 1 (the other programs use 1)
 }
 
+// The CUDA plugin's compile breakdown (plugin-cuda/README.md CUDA-COMPILE-1):
+// sums over the compile slot's memory-cache misses.
+#define COMPILE_M 7
+static const char *const compile_m[COMPILE_M] = {
+    "cuda_compile_misses",     "cuda_compile_ns",       "cuda_compile_lookup_ns",
+    "cuda_compile_codegen_ns", "cuda_compile_nvrtc_ns", "cuda_compile_store_ns",
+    "cuda_compile_load_ns"};
+
+// Adds the metrics' growth since |v0| to |sum|; 0 when the plugin has none.
+static int compile_add(vyre_bench_ctx *c, const uint64_t v0[COMPILE_M], uint64_t sum[COMPILE_M]) {
+  for (int m = 0; m < COMPILE_M; m++) {
+    uint64_t now = vyre_bench_metric(c->dev, compile_m[m]);
+    if (now == UINT64_MAX || v0[m] == UINT64_MAX || now < v0[m]) return 0;
+    sum[m] += now - v0[m];
+  }
+  return 1;
+}
+
 void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what,
            "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>)");
   vyre_bench_series s = {0};
+  uint64_t parts[COMPILE_M] = {0}, v0[COMPILE_M];
+  int have_parts = 1;
   uint32_t warm = warmups(c, 1), reps = vyre_bench_reps(c, 20, 3);
   for (uint32_t i = 0; i < warm + reps && out->status == VYRE_BENCH_RAN; i++) {
     vyre_error err = {.struct_size = sizeof err};
@@ -230,10 +250,13 @@ void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
       break;
     }
     uint64_t before = vyre_bench_metric(c->dev, "compiles");
+    for (int m = 0; m < COMPILE_M; m++)
+      v0[m] = vyre_bench_metric(c->dev, compile_m[m]);
     uint64_t t0 = vyre_bench_now_ns();
     uint32_t st = vyre_kernel_compile(c->dev, p, NULL, &k, &err);
     uint64_t t1 = vyre_bench_now_ns();
     uint64_t after = vyre_bench_metric(c->dev, "compiles");
+    if (i >= warm && have_parts) have_parts = compile_add(c, v0, parts);
     if (st) {
       fail_st(out, "vyre_kernel_compile", st, &err);
     } else if (before != UINT64_MAX && after == before) {
@@ -258,6 +281,15 @@ void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
     }
     vyre_kernel_release(k);
     vyre_program_free(p);
+  }
+  if (out->status == VYRE_BENCH_RAN && have_parts && parts[0]) {
+    const double n = (double)parts[0] * 1e6; // means in ms
+    snprintf(out->what, sizeof out->what,
+             "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>); per compile "
+             "in the plugin %.2f ms: lookup %.2f, codegen %.2f, NVRTC %.2f, disk store %.2f, "
+             "load %.2f",
+             (double)parts[1] / n, (double)parts[2] / n, (double)parts[3] / n, (double)parts[4] / n,
+             (double)parts[5] / n, (double)parts[6] / n);
   }
   vyre_bench_side_done(out, &s);
 }

@@ -152,10 +152,10 @@ static vyre_module *cu_compile(vyre_backend *be, const vyre_ir_program *p, vyre_
 }
 
 static uint64_t metric(vyre_backend *be, const char *name) {
-  vyre_metric m[32];
+  vyre_metric m[64];
   uint32_t n = 0;
-  cu_ops()->metrics(be, m, 32, &n);
-  for (uint32_t i = 0; i < n && i < 32; i++)
+  cu_ops()->metrics(be, m, 64, &n);
+  for (uint32_t i = 0; i < n && i < 64; i++)
     if (strcmp(m[i].name, name) == 0) return m[i].value;
   return UINT64_MAX;
 }
@@ -265,8 +265,28 @@ static void test_plugin_vector_add_runs_on_the_device(void **state) {
   assert_int_equal(caps.ir_features, VYRE_IR_FEATURES_KNOWN);
   assert_true(caps.ir_features & VYRE_IR_FEATURE_INT_SAT);
   tb *t = calloc(1, sizeof(tb));
+  static const char *const parts[] = {"cuda_compile_lookup_ns", "cuda_compile_codegen_ns",
+                                      "cuda_compile_nvrtc_ns", "cuda_compile_store_ns",
+                                      "cuda_compile_load_ns"};
+  uint64_t misses = metric(be, "cuda_compile_misses"), total = metric(be, "cuda_compile_ns");
+  uint64_t nvrtc = metric(be, "cuda_compile_nvrtc_ns"), compiles = metric(be, "compiles");
+  uint64_t sum0 = 0;
+  for (int i = 0; i < 5; i++)
+    sum0 += metric(be, parts[i]);
   vyre_module *m = cu_compile(be, vadd(t), &err);
   assert_non_null(m);
+  // README.md CUDA-COMPILE-1: a memory-cache miss counts once, its parts fit
+  // in its whole, and NVRTC's share grows exactly when NVRTC ran.
+  assert_int_equal(metric(be, "cuda_compile_misses"), misses + 1);
+  uint64_t sum = 0;
+  for (int i = 0; i < 5; i++)
+    sum += metric(be, parts[i]);
+  assert_true(sum - sum0 <= metric(be, "cuda_compile_ns") - total);
+  assert_true(metric(be, "cuda_compile_ns") > total);
+  if (metric(be, "compiles") > compiles)
+    assert_true(metric(be, "cuda_compile_nvrtc_ns") > nvrtc);
+  else
+    assert_int_equal(metric(be, "cuda_compile_nvrtc_ns"), nvrtc);
   mock_kernel(emu_vadd);
   vadd_io *io = calloc(1, sizeof(*io));
   vyre_dispatch_args da;
@@ -281,6 +301,7 @@ static void test_plugin_vector_add_runs_on_the_device(void **state) {
   vyre_module *m2 = cu_compile(be, &t->p, &err);
   assert_non_null(m2);
   assert_true(metric(be, "compile_cache_memory_hits") >= 1);
+  assert_int_equal(metric(be, "cuda_compile_misses"), misses + 1);
   cu_ops()->module_release(be, m2);
   cu_ops()->module_release(be, m);
   cu_ops()->destroy(be);
@@ -1276,8 +1297,28 @@ static void test_plugin_read_ranges_copy_only_the_range(void **state) {
   assert_true(caps.flags & VYRE_CAP_READ_RANGES);
   assert_int_equal(caps.max_bindings, VYRE_IR_MAX_BINDINGS);
   tb *t = calloc(1, sizeof(tb));
+  static const char *const parts[] = {"cuda_compile_lookup_ns", "cuda_compile_codegen_ns",
+                                      "cuda_compile_nvrtc_ns", "cuda_compile_store_ns",
+                                      "cuda_compile_load_ns"};
+  uint64_t misses = metric(be, "cuda_compile_misses"), total = metric(be, "cuda_compile_ns");
+  uint64_t nvrtc = metric(be, "cuda_compile_nvrtc_ns"), compiles = metric(be, "compiles");
+  uint64_t sum0 = 0;
+  for (int i = 0; i < 5; i++)
+    sum0 += metric(be, parts[i]);
   vyre_module *m = cu_compile(be, vadd(t), &err);
   assert_non_null(m);
+  // README.md CUDA-COMPILE-1: a memory-cache miss counts once, its parts fit
+  // in its whole, and NVRTC's share grows exactly when NVRTC ran.
+  assert_int_equal(metric(be, "cuda_compile_misses"), misses + 1);
+  uint64_t sum = 0;
+  for (int i = 0; i < 5; i++)
+    sum += metric(be, parts[i]);
+  assert_true(sum - sum0 <= metric(be, "cuda_compile_ns") - total);
+  assert_true(metric(be, "cuda_compile_ns") > total);
+  if (metric(be, "compiles") > compiles)
+    assert_true(metric(be, "cuda_compile_nvrtc_ns") > nvrtc);
+  else
+    assert_int_equal(metric(be, "cuda_compile_nvrtc_ns"), nvrtc);
   mock_kernel(emu_vadd);
   vadd_io *io = calloc(1, sizeof(*io));
   vyre_dispatch_args da;
