@@ -119,6 +119,89 @@ static inline float __int2float_rn(int a) {
 struct vyre_dim3 {
   unsigned x, y, z;
 };
+#define __constant__
+#ifdef VYRE_SHIM_THREADS
+// Host kernels (mock_libcuda.c, VYRE_MOCK_CUDA_HOST=1): a whole generated
+// kernel, built as a shared object, runs one host thread per CUDA thread of
+// a block, one block after another. The mock sets the dimensions of each
+// call and provides the barrier and the warp exchange; workgroup memory is
+// static storage, which the threads of the one running block share.
+static thread_local vyre_dim3 blockIdx, blockDim, threadIdx, gridDim;
+struct vyre_host_hooks_t {
+  void (*sync)(void); // __syncthreads
+  // A warp operation: kind 0 shuffle from lane |arg|, 1 xor |arg|, 2 up |arg|,
+  // 3 ballot (|v| the predicate); lanes in segments of |width|.
+  unsigned long long (*warp)(unsigned mask, unsigned long long v, int kind, int arg, int width);
+};
+extern "C" vyre_host_hooks_t vyre_host_hooks;
+#define __shared__ static
+static inline void __syncthreads() {
+  vyre_host_hooks.sync();
+}
+static inline void __threadfence() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+static inline void __threadfence_system() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+template <class T, class U> static inline T atomicAdd(T *p, U v) {
+  return __atomic_fetch_add(p, (T)v, __ATOMIC_SEQ_CST);
+}
+template <class T, class U> static inline T atomicSub(T *p, U v) {
+  return __atomic_fetch_sub(p, (T)v, __ATOMIC_SEQ_CST);
+}
+template <class T, class U> static inline T atomicAnd(T *p, U v) {
+  return __atomic_fetch_and(p, (T)v, __ATOMIC_SEQ_CST);
+}
+template <class T, class U> static inline T atomicOr(T *p, U v) {
+  return __atomic_fetch_or(p, (T)v, __ATOMIC_SEQ_CST);
+}
+template <class T, class U> static inline T atomicXor(T *p, U v) {
+  return __atomic_fetch_xor(p, (T)v, __ATOMIC_SEQ_CST);
+}
+template <class T, class U> static inline T atomicExch(T *p, U v) {
+  return __atomic_exchange_n(p, (T)v, __ATOMIC_SEQ_CST);
+}
+template <class T, class U, class V> static inline T atomicCAS(T *p, U cmp, V v) {
+  T e = (T)cmp;
+  __atomic_compare_exchange_n(p, &e, (T)v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return e;
+}
+template <class T, class U> static inline T atomicMin(T *p, U v) {
+  T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while ((T)v < o && !__atomic_compare_exchange_n(p, &o, (T)v, false, __ATOMIC_SEQ_CST,
+                                                  __ATOMIC_SEQ_CST)) {
+  }
+  return o;
+}
+template <class T, class U> static inline T atomicMax(T *p, U v) {
+  T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while ((T)v > o && !__atomic_compare_exchange_n(p, &o, (T)v, false, __ATOMIC_SEQ_CST,
+                                                  __ATOMIC_SEQ_CST)) {
+  }
+  return o;
+}
+template <class T> static inline T vyre_host_warp(unsigned m, T v, int kind, int arg, int w) {
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof(T));
+  b = vyre_host_hooks.warp(m, b, kind, arg, w);
+  T r;
+  memcpy(&r, &b, sizeof(T));
+  return r;
+}
+template <class T> static inline T __shfl_sync(unsigned m, T v, int src, int w = 32) {
+  return vyre_host_warp(m, v, 0, src, w);
+}
+template <class T> static inline T __shfl_xor_sync(unsigned m, T v, int x, int w = 32) {
+  return vyre_host_warp(m, v, 1, x, w);
+}
+template <class T> static inline T __shfl_up_sync(unsigned m, T v, unsigned d, int w = 32) {
+  return vyre_host_warp(m, v, 2, (int)d, w);
+}
+static inline unsigned __ballot_sync(unsigned m, int pred) {
+  return (unsigned)vyre_host_hooks.warp(m, pred != 0, 3, 0, 32);
+}
+#else
 static vyre_dim3 blockIdx, blockDim, threadIdx, gridDim;
 static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
   unsigned long long o = *p;
@@ -141,3 +224,4 @@ static inline unsigned long long atomicMax(unsigned long long *p, unsigned long 
   return o;
 }
 static inline void __threadfence() {}
+#endif

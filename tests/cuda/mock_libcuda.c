@@ -59,6 +59,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "mock_hostkernel.h"
+
 typedef void (*mock_kernel_fn)(void **params, const unsigned grid[3], const unsigned block[3]);
 
 static mock_kernel_fn g_kernel;
@@ -381,18 +383,21 @@ enum {
   FN_BENCH_VADD,
   FN_BENCH_MATMUL,
   FN_FAULT_ADDR,
-  FN_RESIDENT
+  FN_RESIDENT,
+  FN_HOST // a host kernel (mock_hostkernel.h)
 };
 
 typedef struct mock_function {
   int kind;
   unsigned lit; // FN_BENCH_INC: what it adds
+  void *host;   // FN_HOST: the module's host kernel
 } mock_function;
 
 typedef struct mock_module {
   int kind; // 0: a cubin (the plugin), 1: fault PTX, 2: bench PTX, 3: MOCKCUBIN, 4: address fault
-            // PTX
+            // PTX, 5: a host kernel
   unsigned lit;
+  void *host;           // kind 5 (mock_hostkernel.h)
   mock_function fns[3]; // what cuModuleGetFunction hands out, freed with the module
 } mock_module;
 
@@ -412,6 +417,13 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   } else if (strncmp(text, "MOCKCUBIN:", 10) == 0) {
     mm->kind = 3;
     mm->lit = (unsigned)strtoul(text + 10, NULL, 10);
+  } else if (strncmp(text, MOCK_HOST_MAGIC, strlen(MOCK_HOST_MAGIC)) == 0) {
+    mm->kind = 5;
+    mm->host = mock_host_load(text);
+    if (!mm->host) {
+      free(mm);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
   }
   *m = (CUmodule)mm;
   g_live_allocs++;
@@ -419,6 +431,7 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
 }
 CUresult cuModuleUnload(CUmodule m) {
   count(__func__);
+  if (m && ((mock_module *)m)->kind == 5) mock_host_unload(((mock_module *)m)->host);
   free(m);
   g_live_allocs--;
   return CUDA_SUCCESS;
@@ -434,6 +447,10 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   } else if (mm->kind == 0 && strcmp(name, "vyre_resident") == 0) {
     fn = &mm->fns[1];
     fn->kind = FN_RESIDENT;
+  } else if (mm->kind == 5 && strcmp(name, "vyre_main") == 0) {
+    fn = &mm->fns[0];
+    fn->kind = FN_HOST;
+    fn->host = mm->host;
   } else if (mm->kind == 4 && strcmp(name, "vyre_fault_addr") == 0) {
     fn = &mm->fns[0];
     fn->kind = FN_FAULT_ADDR;
@@ -675,6 +692,9 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     return CUDA_SUCCESS; // reported at the next synchronization, as on a GPU
   }
   if (fn->kind == FN_RESIDENT) return resident_launch_start(params, bx, by, bz, s);
+  if (fn->kind == FN_HOST)
+    return mock_host_launch(fn->host, grid, block, params) ? CUDA_ERROR_LAUNCH_FAILED
+                                                           : CUDA_SUCCESS;
   if (fn->kind != FN_EMULATED) return bench_kernel(fn, grid, block, params);
   const char *slow = getenv("VYRE_MOCK_CUDA_KERNEL_MS");
   if (slow && *slow) {
@@ -782,6 +802,10 @@ CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
 // device is compute capability 9.0). Not counted as driver calls.
 typedef struct mock_program {
   unsigned lit;
+  char *src;  // host kernels: the source, then the blob or the log
+  char *blob; // MOCK_HOST_MAGIC text
+  size_t blob_size;
+  char *log;
 } mock_program;
 
 nvrtcResult nvrtcVersion(int *major, int *minor) {
@@ -795,40 +819,68 @@ const char *nvrtcGetErrorString(nvrtcResult r) {
 nvrtcResult nvrtcCreateProgram(nvrtcProgram *p, const char *src, const char *name, int n_headers,
                                const char *const *headers, const char *const *include_names) {
   (void)name, (void)n_headers, (void)headers, (void)include_names;
-  const char *q = strstr(src, "x[0] + ");
-  if (!q) return NVRTC_ERROR_INVALID_INPUT;
   mock_program *mp = calloc(1, sizeof(*mp));
   if (!mp) return NVRTC_ERROR_OUT_OF_MEMORY;
+  if (mock_host_enabled()) { // any source: built by the host compiler at compile
+    mp->src = strdup(src);
+    if (!mp->src) {
+      free(mp);
+      return NVRTC_ERROR_OUT_OF_MEMORY;
+    }
+    *p = (nvrtcProgram)mp;
+    return NVRTC_SUCCESS;
+  }
+  const char *q = strstr(src, "x[0] + ");
+  if (!q) {
+    free(mp);
+    return NVRTC_ERROR_INVALID_INPUT;
+  }
   mp->lit = (unsigned)strtoul(q + 7, NULL, 10);
   *p = (nvrtcProgram)mp;
   return NVRTC_SUCCESS;
 }
 nvrtcResult nvrtcDestroyProgram(nvrtcProgram *p) {
-  free(*p);
+  mock_program *mp = (mock_program *)*p;
+  if (mp) {
+    free(mp->src);
+    free(mp->blob);
+    free(mp->log);
+  }
+  free(mp);
   *p = NULL;
   return NVRTC_SUCCESS;
 }
 nvrtcResult nvrtcCompileProgram(nvrtcProgram p, int n, const char *const *opts) {
-  (void)p;
+  mock_program *mp = (mock_program *)p;
+  if (mp->src) // host kernels: the options are the plugin's; the host build has its own
+    return mock_host_compile(mp->src, &mp->blob, &mp->blob_size, &mp->log) ? NVRTC_ERROR_COMPILATION
+                                                                           : NVRTC_SUCCESS;
   return n == 1 && strcmp(opts[0], "--gpu-architecture=sm_90") == 0 ? NVRTC_SUCCESS
                                                                     : NVRTC_ERROR_INVALID_OPTION;
 }
 nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram p, size_t *size) {
-  (void)p;
-  *size = 1;
+  mock_program *mp = (mock_program *)p;
+  *size = mp->log ? strlen(mp->log) + 1 : 1;
   return NVRTC_SUCCESS;
 }
 nvrtcResult nvrtcGetProgramLog(nvrtcProgram p, char *log) {
-  (void)p;
-  log[0] = 0;
+  mock_program *mp = (mock_program *)p;
+  if (mp->log)
+    memcpy(log, mp->log, strlen(mp->log) + 1);
+  else
+    log[0] = 0;
   return NVRTC_SUCCESS;
 }
 nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t *size) {
-  (void)p;
-  *size = 32;
+  mock_program *mp = (mock_program *)p;
+  *size = mp->blob ? mp->blob_size : 32;
   return NVRTC_SUCCESS;
 }
 nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char *cubin) {
-  snprintf(cubin, 32, "MOCKCUBIN:%u", ((mock_program *)p)->lit);
+  mock_program *mp = (mock_program *)p;
+  if (mp->blob)
+    memcpy(cubin, mp->blob, mp->blob_size);
+  else
+    snprintf(cubin, 32, "MOCKCUBIN:%u", mp->lit);
   return NVRTC_SUCCESS;
 }

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// mock_hostkernel.c — host kernels for the mock driver (mock_hostkernel.h).
+//
+// Build: the generated source, after `#define VYRE_SHIM_THREADS 1` and the
+// shim, plus an entry `vyre_host_entry(void **params, const unsigned d[12])`
+// that sets the thread's grid, block and indexes and calls vyre_main with
+// each parameter read from its kernelParams slot (the types are read off the
+// kernel's parameter list). Run: one host thread per CUDA thread; the block's
+// threads run each block, then meet, then the next block starts. A barrier
+// counts the threads still in the block (a thread that returned early does
+// not hold the others). A warp operation exchanges values through a per-warp
+// table between two waits of the lanes in its mask. A wait longer than 20 s
+// is a deadlock of the generated code: the mock says so and aborts.
+
+#define _GNU_SOURCE
+
+#include "mock_hostkernel.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef VYRE_SOURCE_DIR
+#error "VYRE_SOURCE_DIR names the source tree (tests/cuda/CMakeLists.txt)"
+#endif
+
+int mock_host_enabled(void) {
+  const char *e = getenv("VYRE_MOCK_CUDA_HOST");
+  return e && strcmp(e, "1") == 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Build
+//===----------------------------------------------------------------------===//
+
+static char g_dir[64];
+static pthread_once_t g_dir_once = PTHREAD_ONCE_INIT;
+static atomic_uint g_serial;
+
+static void dir_remove(void) {
+  if (!g_dir[0]) return;
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "mock host kernels: could not remove %s\n", g_dir);
+}
+
+static void dir_make(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/vyre-mock-host-XXXXXX");
+  if (!mkdtemp(g_dir)) {
+    g_dir[0] = 0;
+    return;
+  }
+  atexit(dir_remove);
+}
+
+static char *dup_text(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+// Appends "vyre_main(*(T0 *)a[0], *(T1 *)a[1], ...)" for the parameter list
+// of vyre_main in |src| to |f|; -1 when there is none.
+static int write_call(FILE *f, const char *src) {
+  const char *at = strstr(src, " vyre_main(");
+  if (!at) return -1;
+  const char *p = at + strlen(" vyre_main(");
+  const char *end = strchr(p, ')');
+  if (!end) return -1;
+  fprintf(f, "  vyre_main(");
+  unsigned i = 0;
+  while (p < end) {
+    const char *comma = memchr(p, ',', (size_t)(end - p));
+    const char *pe = comma ? comma : end;
+    const char *b = p, *e = pe;
+    while (b < e && (*b == ' ' || *b == '\n'))
+      b++;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\n'))
+      e--;
+    const char *name = e;
+    while (name > b &&
+           (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
+            (name[-1] >= 'A' && name[-1] <= 'Z') || (name[-1] >= '0' && name[-1] <= '9')))
+      name--;
+    if (name == b) return -1;
+    fprintf(f, "%s*(%.*s *)a[%u]", i ? ", " : "", (int)(name - b), b, i);
+    i++;
+    p = pe + (comma ? 1 : 0);
+  }
+  fprintf(f, ");\n");
+  return 0;
+}
+
+int mock_host_compile(const char *src, char **blob, size_t *size, char **log) {
+  *blob = NULL;
+  *size = 0;
+  *log = NULL;
+  pthread_once(&g_dir_once, dir_make);
+  if (!g_dir[0]) {
+    *log = dup_text("mock host kernels: no temporary folder under /tmp");
+    return -1;
+  }
+  unsigned n = atomic_fetch_add(&g_serial, 1);
+  char cpp[128], so[128];
+  snprintf(cpp, sizeof cpp, "%s/k%u.cpp", g_dir, n);
+  snprintf(so, sizeof so, "%s/k%u.so", g_dir, n);
+  FILE *f = fopen(cpp, "w");
+  if (!f) {
+    *log = dup_text("mock host kernels: cannot write the source");
+    return -1;
+  }
+  // Dynamic workgroup memory (above 48 KiB) becomes static storage of the
+  // device's most (232448 bytes, the mock's attribute).
+  static const char dyn[] = "extern __shared__ __align__(16) u32 vdyn[];";
+  const char *d = strstr(src, dyn);
+  fprintf(f, "#define VYRE_SHIM_THREADS 1\n#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n",
+          VYRE_SOURCE_DIR);
+  if (d)
+    fprintf(f, "%.*salignas(16) static u32 vdyn[232448 / 4];%s\n", (int)(d - src), src,
+            d + strlen(dyn));
+  else
+    fprintf(f, "%s\n", src);
+  fprintf(f, "extern \"C\" vyre_host_hooks_t vyre_host_hooks = {0, 0};\n"
+             "extern \"C\" void vyre_host_entry(void **a, const unsigned *d) {\n"
+             "  gridDim = {d[0], d[1], d[2]};\n"
+             "  blockDim = {d[3], d[4], d[5]};\n"
+             "  blockIdx = {d[6], d[7], d[8]};\n"
+             "  threadIdx = {d[9], d[10], d[11]};\n");
+  int ok = write_call(f, src) == 0;
+  fprintf(f, "}\n");
+  fclose(f);
+  if (!ok) {
+    *log = dup_text("mock host kernels: no vyre_main parameter list in the source");
+    return -1;
+  }
+  char cmd[512];
+  snprintf(cmd, sizeof cmd,
+           "c++ -std=c++17 -O1 -ffp-contract=off -fno-fast-math -w -shared -fPIC -o '%s' '%s' 2>&1",
+           so, cpp);
+  FILE *run = popen(cmd, "r");
+  if (!run) {
+    *log = dup_text("mock host kernels: cannot run c++");
+    return -1;
+  }
+  char out[4096];
+  size_t got = fread(out, 1, sizeof out - 1, run);
+  out[got] = 0;
+  if (pclose(run) != 0) {
+    char *l = malloc(got + 64);
+    if (l) snprintf(l, got + 64, "c++ failed on %s:\n%s", cpp, out);
+    *log = l;
+    return -1;
+  }
+  size_t len = strlen(MOCK_HOST_MAGIC) + strlen(so) + 1;
+  *blob = malloc(len);
+  if (!*blob) return -1;
+  snprintf(*blob, len, "%s%s", MOCK_HOST_MAGIC, so);
+  *size = len;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Run
+//===----------------------------------------------------------------------===//
+
+typedef void (*entry_fn)(void **params, const unsigned *d);
+
+typedef struct hooks {
+  void (*sync)(void);
+  unsigned long long (*warp)(unsigned, unsigned long long, int, int, int);
+} hooks;
+
+typedef struct host_module {
+  void *dl;
+  entry_fn entry;
+} host_module;
+
+// A barrier of |expected| threads; leave() takes a thread out of the count.
+typedef struct hbar {
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  unsigned expected, arrived;
+  unsigned long gen;
+  unsigned mask, exited; // a warp's: the round's lanes, and the lanes that have returned
+} hbar;
+
+typedef struct launch {
+  entry_fn entry;
+  void **params;
+  unsigned grid[3], block[3], threads;
+  hbar bb;        // __syncthreads
+  hbar warps[32]; // a warp's lanes (1024 threads at most)
+  unsigned long long xchg[1024];
+  pthread_barrier_t done; // between blocks
+} launch;
+
+static _Thread_local launch *t_launch;
+static _Thread_local unsigned t_tid;
+
+static void hbar_init(hbar *b, unsigned expected) {
+  pthread_mutex_init(&b->m, NULL);
+  pthread_cond_init(&b->c, NULL);
+  b->expected = expected;
+  b->arrived = 0;
+  b->gen = 0;
+}
+
+static void hbar_destroy(hbar *b) {
+  pthread_mutex_destroy(&b->m);
+  pthread_cond_destroy(&b->c);
+}
+
+static void release(hbar *b) {
+  b->arrived = 0;
+  b->gen++;
+  pthread_cond_broadcast(&b->c);
+}
+
+// |mask|: nonzero makes the count of a new round that of a warp's lanes in
+// the mask that have not returned (a lane that trapped or returned before a
+// warp operation is inactive, as on the device: docs/ir.md IR-SUBGROUP-8).
+static void hbar_wait(hbar *b, unsigned mask, const char *what) {
+  pthread_mutex_lock(&b->m);
+  if (mask && b->arrived == 0) {
+    b->mask = mask;
+    b->expected = (unsigned)__builtin_popcount(mask & ~b->exited);
+  }
+  unsigned long g = b->gen;
+  if (++b->arrived >= b->expected) {
+    release(b);
+  } else {
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 20;
+    while (g == b->gen)
+      if (pthread_cond_timedwait(&b->c, &b->m, &dl) == ETIMEDOUT) {
+        fprintf(stderr,
+                "mock host kernels: thread %u waited 20 s at %s (%u of %u arrived): the "
+                "generated kernel deadlocks on the host. Aborting.\n",
+                t_tid, what, b->arrived, b->expected);
+        abort();
+      }
+  }
+  pthread_mutex_unlock(&b->m);
+}
+
+static void hbar_leave(hbar *b) {
+  pthread_mutex_lock(&b->m);
+  b->expected--;
+  if (b->arrived && b->arrived >= b->expected) release(b);
+  pthread_mutex_unlock(&b->m);
+}
+
+// Lane |lane| of a warp returned: a round waiting for it goes on without it.
+static void warp_leave(hbar *b, unsigned lane) {
+  pthread_mutex_lock(&b->m);
+  b->exited |= 1u << lane;
+  if (b->arrived && (b->mask >> lane & 1u)) {
+    b->expected--;
+    if (b->arrived >= b->expected) release(b);
+  }
+  pthread_mutex_unlock(&b->m);
+}
+
+static void hook_sync(void) {
+  hbar_wait(&t_launch->bb, 0, "__syncthreads");
+}
+
+static unsigned long long hook_warp(unsigned mask, unsigned long long v, int kind, int arg,
+                                    int width) {
+  launch *L = t_launch;
+  const unsigned lane = t_tid & 31u, w = t_tid >> 5, row = w * 32u;
+  if (width < 1 || width > 32) width = 32;
+  const unsigned base = lane & ~((unsigned)width - 1u);
+  L->xchg[t_tid] = v;
+  hbar_wait(&L->warps[w], mask, "a warp operation");
+  unsigned long long r = v;
+  if (kind == 0) {
+    r = L->xchg[row + base + ((unsigned)arg & ((unsigned)width - 1u))];
+  } else if (kind == 1) {
+    unsigned src = lane ^ (unsigned)arg;
+    if ((src & ~((unsigned)width - 1u)) <= base && src < 32u) r = L->xchg[row + src];
+  } else if (kind == 2) {
+    if ((int)(lane - base) - arg >= 0) r = L->xchg[row + lane - (unsigned)arg];
+  } else {
+    r = 0;
+    for (unsigned l = 0; l < 32u; l++)
+      if ((mask >> l & 1u) && L->xchg[row + l]) r |= 1ull << l;
+  }
+  hbar_wait(&L->warps[w], mask, "a warp operation");
+  return r;
+}
+
+static void *thread_main(void *arg) {
+  launch *L = ((launch **)arg)[0];
+  t_launch = L;
+  t_tid = (unsigned)(uintptr_t)((void **)arg)[1];
+  free(arg);
+  const unsigned bx = L->block[0], by = L->block[1];
+  unsigned d[12] = {
+      L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1],       L->block[2],
+      0,          0,          0,          t_tid % bx,  (t_tid / bx) % by, t_tid / (bx * by)};
+  for (unsigned z = 0; z < L->grid[2]; z++)
+    for (unsigned y = 0; y < L->grid[1]; y++)
+      for (unsigned x = 0; x < L->grid[0]; x++) {
+        d[6] = x, d[7] = y, d[8] = z;
+        L->entry(L->params, d);
+        hbar_leave(&L->bb);
+        warp_leave(&L->warps[t_tid >> 5], t_tid & 31u);
+        pthread_barrier_wait(&L->done);
+        if (t_tid == 0) { // every thread waits below: none is in a barrier
+          L->bb.expected = L->threads;
+          L->bb.arrived = 0;
+          for (int w = 0; w < 32; w++)
+            L->warps[w].exited = 0;
+        }
+        pthread_barrier_wait(&L->done);
+      }
+  return NULL;
+}
+
+void *mock_host_load(const char *image) {
+  if (strncmp(image, MOCK_HOST_MAGIC, strlen(MOCK_HOST_MAGIC)) != 0) return NULL;
+  void *dl = dlopen(image + strlen(MOCK_HOST_MAGIC), RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    fprintf(stderr, "mock host kernels: %s\n", dlerror());
+    return NULL;
+  }
+  host_module *h = calloc(1, sizeof(*h));
+  hooks *hk = (hooks *)dlsym(dl, "vyre_host_hooks");
+  *(void **)&h->entry = dlsym(dl, "vyre_host_entry");
+  if (!h || !hk || !h->entry) {
+    free(h);
+    dlclose(dl);
+    return NULL;
+  }
+  hk->sync = hook_sync;
+  hk->warp = hook_warp;
+  h->dl = dl;
+  return h;
+}
+
+void mock_host_unload(void *p) {
+  host_module *h = p;
+  if (!h) return;
+  dlclose(h->dl);
+  free(h);
+}
+
+int mock_host_launch(void *p, const unsigned grid[3], const unsigned block[3], void **params) {
+  host_module *h = p;
+  const unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
+  if (!h || !threads || threads > 1024 || !grid[0] || !grid[1] || !grid[2]) return -1;
+  launch *L = calloc(1, sizeof(*L));
+  pthread_t *tids = calloc(threads, sizeof(*tids));
+  if (!L || !tids) {
+    free(L);
+    free(tids);
+    return -1;
+  }
+  L->entry = h->entry;
+  L->params = params;
+  memcpy(L->grid, grid, sizeof(L->grid));
+  memcpy(L->block, block, sizeof(L->block));
+  L->threads = (unsigned)threads;
+  hbar_init(&L->bb, L->threads);
+  for (int w = 0; w < 32; w++)
+    hbar_init(&L->warps[w], 32);
+  pthread_barrier_init(&L->done, NULL, L->threads);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1u << 20);
+  int rc = 0;
+  unsigned made = 0;
+  for (; made < L->threads; made++) {
+    void **a = malloc(2 * sizeof(void *));
+    if (!a) {
+      rc = -1;
+      break;
+    }
+    a[0] = L;
+    a[1] = (void *)(uintptr_t)made;
+    if (pthread_create(&tids[made], &attr, thread_main, a) != 0) {
+      free(a);
+      rc = -1;
+      break;
+    }
+  }
+  if (rc) { // the made ones wait at the first barrier for ever: a test failure anyway
+    fprintf(stderr, "mock host kernels: could not start %u threads\n", L->threads);
+    abort();
+  }
+  for (unsigned i = 0; i < made; i++)
+    pthread_join(tids[i], NULL);
+  pthread_attr_destroy(&attr);
+  pthread_barrier_destroy(&L->done);
+  hbar_destroy(&L->bb);
+  for (int w = 0; w < 32; w++)
+    hbar_destroy(&L->warps[w]);
+  free(tids);
+  free(L);
+  return rc;
+}
