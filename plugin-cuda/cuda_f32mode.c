@@ -13,15 +13,31 @@
 #include "cuda_f32mode.h"
 #include "vyre_f32_selftest_data.h"
 
+uint32_t vyre_cuda_f32_native_bits(const char *v) {
+  if (!v || strcmp(v, "native") == 0) return VYRE_CUDA_GEN_F32_NATIVE;
+  if (strncmp(v, "native:", 7) != 0 || !v[7]) return 0;
+  uint32_t bits = 0;
+  for (const char *c = v + 7; *c; c++) {
+    uint32_t b = *c == 'a'   ? VYRE_CUDA_GEN_F32_ADD
+                 : *c == 'm' ? VYRE_CUDA_GEN_F32_MUL
+                 : *c == 'f' ? VYRE_CUDA_GEN_F32_FMA
+                             : 0;
+    if (!b || (bits & b)) return 0; // another letter, or one twice
+    bits |= b;
+  }
+  return bits;
+}
+
 uint32_t vyre_cuda_f32_mode_parse(const char *v, char *why, size_t why_cap) {
   if (why && why_cap) why[0] = '\0';
   if (!v || !*v || strcmp(v, "auto") == 0) return VYRE_CUDA_F32_AUTO;
   if (strcmp(v, "software") == 0) return VYRE_CUDA_F32_SOFTWARE;
-  if (strcmp(v, "native") == 0) return VYRE_CUDA_F32_NATIVE;
+  if (vyre_cuda_f32_native_bits(v)) return VYRE_CUDA_F32_NATIVE;
   if (why && why_cap)
     snprintf(why, why_cap,
              "VYRE_CUDA_F32=%.64s is not a mode; using auto (the self-test decides). Fix: set it "
-             "to auto, software or native.",
+             "to auto, software, native, or native:OPS with OPS of a (add and sub), m (mul) and "
+             "f (fma), each once.",
              v);
   return VYRE_CUDA_F32_AUTO;
 }

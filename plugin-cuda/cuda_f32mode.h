@@ -49,6 +49,10 @@ enum { VYRE_CUDA_F32_AUTO = 0, VYRE_CUDA_F32_SOFTWARE = 1, VYRE_CUDA_F32_NATIVE 
 // VYRE_CUDA_F32's value (NULL or "" is auto). Returns the mode; for a value
 // that is not a mode, auto, and |why| (when not NULL) says so with a Fix.
 uint32_t vyre_cuda_f32_mode_parse(const char *v, char *why, size_t why_cap);
+// The VYRE_CUDA_GEN_F32_* bits of a native mode: every op for "native" (and
+// NULL), the letters' ops for "native:OPS" (a: add and sub, m: mul, f: fma;
+// each once: "native:a" is the H200's verdict); 0 for any other value.
+uint32_t vyre_cuda_f32_native_bits(const char *v);
 
 // The self-test: its program's canonical binary and its cases (a, b, c,
 // then the IR's a+b, a-b, a*b, fma(a, b, c)).

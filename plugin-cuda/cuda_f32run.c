@@ -158,7 +158,7 @@ void vyre_cuda_f32_choose(vyre_backend *be) {
   be->f32_selftest_ran = 0;
   const char *how = "VYRE_CUDA_F32=software";
   if (mode == VYRE_CUDA_F32_NATIVE) {
-    be->f32_native = VYRE_CUDA_GEN_F32_NATIVE;
+    be->f32_native = vyre_cuda_f32_native_bits(vyre_kit_getenv("VYRE_CUDA_F32"));
     how = "VYRE_CUDA_F32=native, not self-tested";
   } else if (mode == VYRE_CUDA_F32_AUTO) {
     how = choose_auto(be, recheck, why, sizeof(why));

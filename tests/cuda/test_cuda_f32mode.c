@@ -50,10 +50,24 @@ static void test_f32_mode_parse(void **state) {
   assert_int_equal(vyre_cuda_f32_mode_parse("software", why, sizeof(why)), VYRE_CUDA_F32_SOFTWARE);
   assert_int_equal(vyre_cuda_f32_mode_parse("native", why, sizeof(why)), VYRE_CUDA_F32_NATIVE);
   assert_string_equal(why, "");
+  assert_int_equal(vyre_cuda_f32_native_bits("native"), VYRE_CUDA_GEN_F32_NATIVE);
+  // A subset of native ops (README.md CUDA-F32-3): the H200's verdict is native:a.
+  assert_int_equal(vyre_cuda_f32_mode_parse("native:a", why, sizeof(why)), VYRE_CUDA_F32_NATIVE);
+  assert_string_equal(why, "");
+  assert_int_equal(vyre_cuda_f32_native_bits("native:a"), VYRE_CUDA_GEN_F32_ADD);
+  assert_int_equal(vyre_cuda_f32_native_bits("native:fm"),
+                   VYRE_CUDA_GEN_F32_FMA | VYRE_CUDA_GEN_F32_MUL);
+  assert_int_equal(vyre_cuda_f32_native_bits("native:amf"), VYRE_CUDA_GEN_F32_NATIVE);
+  static const char *const bad[] = {"native:", "native:aa", "native:x", "native:A", "nativea"};
+  for (int i = 0; i < 5; i++) {
+    assert_int_equal(vyre_cuda_f32_native_bits(bad[i]), 0);
+    assert_int_equal(vyre_cuda_f32_mode_parse(bad[i], why, sizeof(why)), VYRE_CUDA_F32_AUTO);
+    assert_non_null(strstr(why, "is not a mode"));
+  }
   // Not a mode: auto, and a message with the value and the fix.
   assert_int_equal(vyre_cuda_f32_mode_parse("fast", why, sizeof(why)), VYRE_CUDA_F32_AUTO);
   assert_non_null(strstr(why, "VYRE_CUDA_F32=fast is not a mode"));
-  assert_non_null(strstr(why, "Fix: set it to auto, software or native."));
+  assert_non_null(strstr(why, "Fix: set it to auto, software, native, or native:OPS"));
   assert_int_equal(vyre_cuda_f32_mode_parse("Native", why, sizeof(why)), VYRE_CUDA_F32_AUTO);
   assert_non_null(strstr(why, "Native"));
 }
