@@ -81,6 +81,7 @@ static const char kLoopHead[] =
     "#undef blockIdx\n"
     "#undef gridDim\n"
     "#undef blockDim\n"
+    "#ifdef __CUDA_ARCH__\n"
     "VD u64 vrclk() { u64 t; asm volatile(\"mov.u64 %%0, %%%%globaltimer;\" : \"=l\"(t)); return "
     "t; }\n"
     "VD u64 vracq_sys(const u64 *p) { u64 v; asm volatile(\"ld.acquire.sys.global.u64 %%0, "
@@ -93,6 +94,15 @@ static const char kLoopHead[] =
     "\"l\"(p), \"l\"(v) : \"memory\"); }\n"
     "VD void vrrel_gpu(u64 *p, u64 v) { asm volatile(\"st.release.gpu.global.u64 [%%0], %%1;\" :: "
     "\"l\"(p), \"l\"(v) : \"memory\"); }\n"
+    // The host kernels of the tests (tests/cuda/mock_hostkernel.h): the
+    // host's clock and its acquire and release.
+    "#else\n"
+    "VD u64 vrclk() { return vyre_host_clock_ns(); }\n"
+    "VD u64 vracq_sys(const u64 *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }\n"
+    "VD u64 vracq_gpu(const u64 *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }\n"
+    "VD void vrrel_sys(u64 *p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }\n"
+    "VD void vrrel_gpu(u64 *p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }\n"
+    "#endif\n"
     // vrstage: units [u0, u1) (16 bytes each) of the slots of items vseq ..
     // vseq + vni - 1, ring -> mirror, over the block's threads with VRK loads
     // in flight per thread: the ring is across the bus, so a thread that

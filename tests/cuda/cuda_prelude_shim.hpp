@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #define __device__
 #define __forceinline__ inline
 #define __global__
@@ -200,6 +201,39 @@ template <class T> static inline T __shfl_up_sync(unsigned m, T v, unsigned d, i
 }
 static inline unsigned __ballot_sync(unsigned m, int pred) {
   return (unsigned)vyre_host_hooks.warp(m, pred != 0, 3, 0, 32);
+}
+// The resident stream kernel's (plugin-cuda/cuda_resident.c): its block and
+// grid, uncached loads, naps, the clock.
+struct uint3 {
+  unsigned x, y, z;
+};
+static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) {
+  return uint3{x, y, z};
+}
+// (A plain copy after an acquire fence: the kernel reads what an acquire of
+// the doorbell or a seqlock tag has published; 16-byte atomics would need
+// libatomic.)
+template <class T> static inline T __ldcv(const T *p) {
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  T v;
+  memcpy(&v, (const void *)p, sizeof(T));
+  return v;
+}
+template <class T> static inline T __ldcg(const T *p) {
+  return __ldcv(p);
+}
+static inline int __ffsll(long long x) {
+  return __builtin_ffsll(x);
+}
+extern "C" int sched_yield(void);
+static inline void __nanosleep(unsigned ns) {
+  (void)ns;
+  sched_yield();
+}
+static inline unsigned long long vyre_host_clock_ns() {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 #else
 static vyre_dim3 blockIdx, blockDim, threadIdx, gridDim;

@@ -68,15 +68,27 @@ static char *dup_text(const char *s) {
   return d;
 }
 
-// Appends "vyre_main(*(T0 *)a[0], *(T1 *)a[1], ...)" for the parameter list
-// of vyre_main in |src| to |f|; -1 when there is none.
+// Appends the entry and the kernel's description to |f|: the call
+// "NAME(*(T0 *)a[0], *(T1 *)a[1], ...)" of the __global__ function of |src|,
+// then vyre_host_kernel (its name), vyre_host_param_count and
+// vyre_host_param_size (what an asynchronous launch copies); -1 when |src|
+// has no kernel.
 static int write_call(FILE *f, const char *src) {
-  const char *at = strstr(src, " vyre_main(");
-  if (!at) return -1;
-  const char *p = at + strlen(" vyre_main(");
+  const char *g = strstr(src, "__global__ void ");
+  if (!g) return -1;
+  const char *p = strchr(g, '(');
+  if (p && strncmp(p - strlen("__launch_bounds__"), "__launch_bounds__", 17) == 0)
+    p = strchr(strchr(p, ')'), '(');
+  if (!p) return -1;
+  const char *name0 = p;
+  while (name0 > g && name0[-1] != ' ')
+    name0--;
+  const int name_len = (int)(p - name0);
+  p++;
   const char *end = strchr(p, ')');
   if (!end) return -1;
-  fprintf(f, "  vyre_main(");
+  const char *list = p;
+  fprintf(f, "  %.*s(", name_len, name0);
   unsigned i = 0;
   while (p < end) {
     const char *comma = memchr(p, ',', (size_t)(end - p));
@@ -96,7 +108,26 @@ static int write_call(FILE *f, const char *src) {
     i++;
     p = pe + (comma ? 1 : 0);
   }
-  fprintf(f, ");\n");
+  fprintf(f, ");\n}\n");
+  fprintf(f, "extern \"C\" const char vyre_host_kernel[] = \"%.*s\";\n", name_len, name0);
+  fprintf(f, "extern \"C\" const unsigned vyre_host_param_count = %u;\n", i);
+  fprintf(f, "extern \"C\" const unsigned vyre_host_param_size[] = {");
+  for (unsigned k = 0; k < i; k++, list = strchr(list, ',') + 1) {
+    const char *pe = strchr(list, ',');
+    if (!pe || pe > end) pe = end;
+    const char *b = list, *e = pe;
+    while (b < e && (*b == ' ' || *b == '\n'))
+      b++;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\n'))
+      e--;
+    const char *name = e;
+    while (name > b &&
+           (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
+            (name[-1] >= 'A' && name[-1] <= 'Z') || (name[-1] >= '0' && name[-1] <= '9')))
+      name--;
+    fprintf(f, "%ssizeof(%.*s)", k ? ", " : "", (int)(name - b), b);
+  }
+  fprintf(f, "%s};\n", i ? "" : "0");
   return 0;
 }
 
@@ -124,11 +155,25 @@ int mock_host_compile(const char *src, char **blob, size_t *size, char **log) {
   const char *d = strstr(src, dyn);
   fprintf(f, "#define VYRE_SHIM_THREADS 1\n#include \"%s/tests/cuda/cuda_prelude_shim.hpp\"\n",
           VYRE_SOURCE_DIR);
-  if (d)
-    fprintf(f, "%.*salignas(16) static u32 vdyn[232448 / 4];%s\n", (int)(d - src), src,
-            d + strlen(dyn));
-  else
-    fprintf(f, "%s\n", src);
+  // `static __shared__` (the resident kernel's block and grid at file
+  // scope) is `__shared__` here, which the shim makes static.
+  for (const char *at = src; *at;) {
+    const char *st = strstr(at, "static __shared__ ");
+    const char *next = st && (!d || st < d) ? st : d;
+    if (!next) {
+      fputs(at, f);
+      break;
+    }
+    fwrite(at, 1, (size_t)(next - at), f);
+    if (next == d) {
+      fputs("alignas(16) static u32 vdyn[232448 / 4];", f);
+      at = d + strlen(dyn);
+      d = strstr(at, dyn);
+    } else {
+      at = st + strlen("static ");
+    }
+  }
+  fputs("\n", f);
   fprintf(f, "extern \"C\" vyre_host_hooks_t vyre_host_hooks = {0, 0};\n"
              "extern \"C\" void vyre_host_entry(void **a, const unsigned *d) {\n"
              "  gridDim = {d[0], d[1], d[2]};\n"
@@ -136,7 +181,6 @@ int mock_host_compile(const char *src, char **blob, size_t *size, char **log) {
              "  blockIdx = {d[6], d[7], d[8]};\n"
              "  threadIdx = {d[9], d[10], d[11]};\n");
   int ok = write_call(f, src) == 0;
-  fprintf(f, "}\n");
   fclose(f);
   if (!ok) {
     *log = dup_text("mock host kernels: no vyre_main parameter list in the source");
@@ -179,9 +223,15 @@ typedef struct hooks {
   unsigned long long (*warp)(unsigned, unsigned long long, int, int, int);
 } hooks;
 
+#define MOCK_HOST_COPIES 64 // blocks of one concurrent launch, at most
+
 typedef struct host_module {
   void *dl;
   entry_fn entry;
+  char path[128];
+  const char *kernel; // the __global__ function's name
+  unsigned nparams;
+  const unsigned *psize;
 } host_module;
 
 // A barrier of |expected| threads; leave() takes a thread out of the count.
@@ -197,8 +247,9 @@ typedef struct launch {
   entry_fn entry;
   void **params;
   unsigned grid[3], block[3], threads;
-  hbar bb;        // __syncthreads
-  hbar warps[32]; // a warp's lanes (1024 threads at most)
+  unsigned long long first, count; // the linear blocks this launch runs
+  hbar bb;                         // __syncthreads
+  hbar warps[32];                  // a warp's lanes (1024 threads at most)
   unsigned long long xchg[1024];
   pthread_barrier_t done; // between blocks
 } launch;
@@ -244,9 +295,9 @@ static void hbar_wait(hbar *b, unsigned mask, const char *what) {
     while (g == b->gen)
       if (pthread_cond_timedwait(&b->c, &b->m, &dl) == ETIMEDOUT) {
         fprintf(stderr,
-                "mock host kernels: thread %u waited 20 s at %s (%u of %u arrived): the "
-                "generated kernel deadlocks on the host. Aborting.\n",
-                t_tid, what, b->arrived, b->expected);
+                "mock host kernels: thread %u of block %llu waited 20 s at %s (%u of %u "
+                "arrived): the generated kernel deadlocks on the host. Aborting.\n",
+                t_tid, t_launch ? t_launch->first : 0ull, what, b->arrived, b->expected);
         abort();
       }
   }
@@ -309,36 +360,40 @@ static void *thread_main(void *arg) {
   unsigned d[12] = {
       L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1],       L->block[2],
       0,          0,          0,          t_tid % bx,  (t_tid / bx) % by, t_tid / (bx * by)};
-  for (unsigned z = 0; z < L->grid[2]; z++)
-    for (unsigned y = 0; y < L->grid[1]; y++)
-      for (unsigned x = 0; x < L->grid[0]; x++) {
-        d[6] = x, d[7] = y, d[8] = z;
-        L->entry(L->params, d);
-        hbar_leave(&L->bb);
-        warp_leave(&L->warps[t_tid >> 5], t_tid & 31u);
-        pthread_barrier_wait(&L->done);
-        if (t_tid == 0) { // every thread waits below: none is in a barrier
-          L->bb.expected = L->threads;
-          L->bb.arrived = 0;
-          for (int w = 0; w < 32; w++)
-            L->warps[w].exited = 0;
-        }
-        pthread_barrier_wait(&L->done);
-      }
+  for (unsigned long long bl = L->first; bl < L->first + L->count; bl++) {
+    d[6] = (unsigned)(bl % L->grid[0]);
+    d[7] = (unsigned)(bl / L->grid[0] % L->grid[1]);
+    d[8] = (unsigned)(bl / L->grid[0] / L->grid[1]);
+    L->entry(L->params, d);
+    hbar_leave(&L->bb);
+    warp_leave(&L->warps[t_tid >> 5], t_tid & 31u);
+    pthread_barrier_wait(&L->done);
+    if (t_tid == 0) { // every thread waits below: none is in a barrier
+      L->bb.expected = L->threads;
+      L->bb.arrived = 0;
+      for (int w = 0; w < 32; w++)
+        L->warps[w].exited = 0;
+    }
+    pthread_barrier_wait(&L->done);
+  }
   return NULL;
 }
 
-void *mock_host_load(const char *image) {
-  if (strncmp(image, MOCK_HOST_MAGIC, strlen(MOCK_HOST_MAGIC)) != 0) return NULL;
-  void *dl = dlopen(image + strlen(MOCK_HOST_MAGIC), RTLD_NOW | RTLD_LOCAL);
+static host_module *load_path(const char *path) {
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!dl) {
     fprintf(stderr, "mock host kernels: %s\n", dlerror());
     return NULL;
   }
   host_module *h = calloc(1, sizeof(*h));
   hooks *hk = (hooks *)dlsym(dl, "vyre_host_hooks");
-  *(void **)&h->entry = dlsym(dl, "vyre_host_entry");
-  if (!h || !hk || !h->entry) {
+  const unsigned *np = (const unsigned *)dlsym(dl, "vyre_host_param_count");
+  if (h) {
+    *(void **)&h->entry = dlsym(dl, "vyre_host_entry");
+    h->kernel = (const char *)dlsym(dl, "vyre_host_kernel");
+    h->psize = (const unsigned *)dlsym(dl, "vyre_host_param_size");
+  }
+  if (!h || !hk || !np || !h->entry || !h->kernel || !h->psize) {
     free(h);
     dlclose(dl);
     return NULL;
@@ -346,7 +401,18 @@ void *mock_host_load(const char *image) {
   hk->sync = hook_sync;
   hk->warp = hook_warp;
   h->dl = dl;
+  h->nparams = *np;
+  snprintf(h->path, sizeof h->path, "%s", path);
   return h;
+}
+
+void *mock_host_load(const char *image) {
+  if (strncmp(image, MOCK_HOST_MAGIC, strlen(MOCK_HOST_MAGIC)) != 0) return NULL;
+  return load_path(image + strlen(MOCK_HOST_MAGIC));
+}
+
+const char *mock_host_kernel(void *p) {
+  return p ? ((host_module *)p)->kernel : "";
 }
 
 void mock_host_unload(void *p) {
@@ -356,8 +422,9 @@ void mock_host_unload(void *p) {
   free(h);
 }
 
-int mock_host_launch(void *p, const unsigned grid[3], const unsigned block[3], void **params) {
-  host_module *h = p;
+// Runs blocks [first, first + count) of the grid one after another.
+static int run_blocks(host_module *h, const unsigned grid[3], const unsigned block[3],
+                      void **params, unsigned long long first, unsigned long long count) {
   const unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
   if (!h || !threads || threads > 1024 || !grid[0] || !grid[1] || !grid[2]) return -1;
   launch *L = calloc(1, sizeof(*L));
@@ -369,6 +436,8 @@ int mock_host_launch(void *p, const unsigned grid[3], const unsigned block[3], v
   }
   L->entry = h->entry;
   L->params = params;
+  L->first = first;
+  L->count = count;
   memcpy(L->grid, grid, sizeof(L->grid));
   memcpy(L->block, block, sizeof(L->block));
   L->threads = (unsigned)threads;
@@ -409,4 +478,85 @@ int mock_host_launch(void *p, const unsigned grid[3], const unsigned block[3], v
   free(tids);
   free(L);
   return rc;
+}
+
+int mock_host_launch(void *p, const unsigned grid[3], const unsigned block[3], void **params) {
+  return run_blocks(p, grid, block, params, 0, (unsigned long long)grid[0] * grid[1] * grid[2]);
+}
+
+// A copy of |h|'s object at |to|, loaded: its own static storage.
+static host_module *copy_to(const host_module *h, const char *to) {
+  FILE *in = fopen(h->path, "rb"), *out = fopen(to, "wb");
+  char buf[65536];
+  size_t n;
+  int ok = in && out;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+    ok = fwrite(buf, 1, n, out) == n;
+  if (in) fclose(in);
+  if (out && fclose(out) != 0) ok = 0;
+  return ok ? load_path(to) : NULL;
+}
+
+typedef struct block_job {
+  host_module *h;
+  const unsigned *grid, *block;
+  void **params;
+  unsigned b;
+  int rc;
+} block_job;
+
+static void *block_main(void *arg) {
+  block_job *j = arg;
+  j->rc = run_blocks(j->h, j->grid, j->block, j->params, j->b, 1);
+  return NULL;
+}
+
+int mock_host_launch_resident(void *p, const unsigned grid[3], const unsigned block[3],
+                              void **params) {
+  host_module *h = p;
+  const unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+  if (!h || !blocks || blocks > MOCK_HOST_COPIES) return -1;
+  // Every block of this launch in a copy of its own, made for this launch:
+  // two launches of one module (two streams of one kernel) share nothing.
+  block_job jobs[MOCK_HOST_COPIES];
+  pthread_t tids[MOCK_HOST_COPIES];
+  char paths[MOCK_HOST_COPIES][160];
+  int rc = 0;
+  const unsigned serial = atomic_fetch_add(&g_serial, 1);
+  for (unsigned b = 0; b < blocks; b++) {
+    snprintf(paths[b], sizeof paths[b], "%s.r%u.b%u", h->path, serial, b);
+    jobs[b] = (block_job){copy_to(h, paths[b]), grid, block, params, b, 0};
+    if (!jobs[b].h) {
+      fprintf(stderr, "mock host kernels: could not copy %s for block %u\n", h->path, b);
+      abort();
+    }
+  }
+  unsigned made = 0;
+  for (; made < blocks; made++)
+    if (pthread_create(&tids[made], NULL, block_main, &jobs[made]) != 0) break;
+  if (made < blocks) {
+    fprintf(stderr, "mock host kernels: could not start %llu concurrent blocks\n", blocks);
+    abort(); // the started ones wait for the others at the kernel's own barriers
+  }
+  for (unsigned b = 0; b < made; b++) {
+    pthread_join(tids[b], NULL);
+    rc |= jobs[b].rc;
+  }
+  for (unsigned b = 0; b < blocks; b++) {
+    mock_host_unload(jobs[b].h);
+    unlink(paths[b]);
+  }
+  return rc;
+}
+
+void **mock_host_params_copy(void *p, void **params) {
+  host_module *h = p;
+  void **out = calloc(h->nparams + 1, sizeof(void *) + 16);
+  if (!out) return NULL;
+  unsigned char *vals = (unsigned char *)(out + h->nparams + 1);
+  for (unsigned i = 0; i < h->nparams; i++) {
+    out[i] = vals + 16u * i;
+    memcpy(out[i], params[i], h->psize[i] <= 16 ? h->psize[i] : 16);
+  }
+  return out;
 }

@@ -33,8 +33,21 @@ int mock_host_compile(const char *src, char **blob, size_t *size, char **log);
 void *mock_host_load(const char *image);
 void mock_host_unload(void *h);
 
+// The name of the kernel (the __global__ function) the object holds.
+const char *mock_host_kernel(void *h);
+
 // Runs the kernel: grid[0..2] blocks one after another, block[0..2] host
 // threads each, |params| as cuLaunchKernel has them. 0 on success.
 int mock_host_launch(void *h, const unsigned grid[3], const unsigned block[3], void **params);
+
+// Runs every block at once (64 at most), each in its own copy of the object
+// (its own workgroup memory): the resident stream kernel, whose blocks wait
+// for each other. Returns when all have left.
+int mock_host_launch_resident(void *h, const unsigned grid[3], const unsigned block[3],
+                              void **params);
+
+// A malloc'd copy of the kernel's parameter values (what the driver keeps of
+// an asynchronous launch), laid out as |params|; free() it after the launch.
+void **mock_host_params_copy(void *h, void **params);
 
 #endif // VYRE_MOCK_HOSTKERNEL_H

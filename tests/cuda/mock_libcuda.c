@@ -242,6 +242,11 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
     *v = 64;
     break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    // Host kernels: the resident stream kernel runs a block per SM, each
+    // block's threads on host threads at once, so keep it to 2.
+    *v = mock_host_enabled() ? 2 : 1024;
+    break;
   default:
     *v = 1024;
   }
@@ -384,7 +389,8 @@ enum {
   FN_BENCH_MATMUL,
   FN_FAULT_ADDR,
   FN_RESIDENT,
-  FN_HOST // a host kernel (mock_hostkernel.h)
+  FN_HOST,         // a host kernel (mock_hostkernel.h)
+  FN_HOST_RESIDENT // the resident stream kernel as a host kernel: every block at once
 };
 
 typedef struct mock_function {
@@ -447,9 +453,9 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   } else if (mm->kind == 0 && strcmp(name, "vyre_resident") == 0) {
     fn = &mm->fns[1];
     fn->kind = FN_RESIDENT;
-  } else if (mm->kind == 5 && strcmp(name, "vyre_main") == 0) {
+  } else if (mm->kind == 5 && strcmp(name, mock_host_kernel(mm->host)) == 0) {
     fn = &mm->fns[0];
-    fn->kind = FN_HOST;
+    fn->kind = strcmp(name, "vyre_resident") == 0 ? FN_HOST_RESIDENT : FN_HOST;
     fn->host = mm->host;
   } else if (mm->kind == 4 && strcmp(name, "vyre_fault_addr") == 0) {
     fn = &mm->fns[0];
@@ -661,6 +667,49 @@ static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, u
   return CUDA_SUCCESS;
 }
 
+// The resident stream kernel as a host kernel: every block at once on host
+// threads (mock_host_launch_resident), with its parameters copied at the
+// launch; the stream is busy until its blocks leave (the stop flag, the idle
+// exit).
+typedef struct host_resident {
+  mock_stream *ms;
+  void *host;
+  void **params;
+  unsigned grid[3], block[3];
+} host_resident;
+
+static void *host_resident_main(void *arg) {
+  host_resident *L = arg;
+  mock_host_launch_resident(L->host, L->grid, L->block, L->params);
+  atomic_store(&L->ms->running, 0);
+  free(L->params);
+  free(L);
+  return NULL;
+}
+
+static CUresult host_resident_start(const mock_function *fn, const unsigned grid[3],
+                                    const unsigned block[3], void **params, CUstream s) {
+  mock_stream *ms = (mock_stream *)s;
+  if (!ms) return CUDA_ERROR_INVALID_HANDLE; // a resident kernel needs its own stream
+  stream_join(ms);
+  host_resident *L = calloc(1, sizeof(*L));
+  if (!L) return CUDA_ERROR_OUT_OF_MEMORY;
+  L->ms = ms;
+  L->host = fn->host;
+  L->params = mock_host_params_copy(fn->host, params);
+  memcpy(L->grid, grid, sizeof(L->grid));
+  memcpy(L->block, block, sizeof(L->block));
+  atomic_store(&ms->running, 1);
+  if (!L->params || pthread_create(&ms->thread, NULL, host_resident_main, L) != 0) {
+    atomic_store(&ms->running, 0);
+    free(L->params);
+    free(L);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ms->has_thread = 1;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block,
                                                      size_t shared) {
   count(__func__);
@@ -695,6 +744,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   if (fn->kind == FN_HOST)
     return mock_host_launch(fn->host, grid, block, params) ? CUDA_ERROR_LAUNCH_FAILED
                                                            : CUDA_SUCCESS;
+  if (fn->kind == FN_HOST_RESIDENT) return host_resident_start(fn, grid, block, params, s);
   if (fn->kind != FN_EMULATED) return bench_kernel(fn, grid, block, params);
   const char *slow = getenv("VYRE_MOCK_CUDA_KERNEL_MS");
   if (slow && *slow) {
