@@ -130,6 +130,7 @@ struct vyre_dim3 {
 static thread_local vyre_dim3 blockIdx, blockDim, threadIdx, gridDim;
 struct vyre_host_hooks_t {
   void (*sync)(void); // __syncthreads
+  void (*nap)(void);  // __nanosleep (a reset ends a resident kernel there)
   // A warp operation: kind 0 shuffle from lane |arg|, 1 xor |arg|, 2 up |arg|,
   // 3 ballot (|v| the predicate); lanes in segments of |width|.
   unsigned long long (*warp)(unsigned mask, unsigned long long v, int kind, int arg, int width);
@@ -225,10 +226,9 @@ template <class T> static inline T __ldcg(const T *p) {
 static inline int __ffsll(long long x) {
   return __builtin_ffsll(x);
 }
-extern "C" int sched_yield(void);
 static inline void __nanosleep(unsigned ns) {
   (void)ns;
-  sched_yield();
+  vyre_host_hooks.nap();
 }
 static inline unsigned long long vyre_host_clock_ns() {
   struct timespec t;

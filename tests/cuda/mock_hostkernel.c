@@ -26,7 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
+
+// mock_libcuda.c: 1 while cuDevicePrimaryCtxReset ends the resident kernels.
+int mock_cuda_resetting(void);
 
 #ifndef VYRE_SOURCE_DIR
 #error "VYRE_SOURCE_DIR names the source tree (tests/cuda/CMakeLists.txt)"
@@ -174,7 +178,7 @@ int mock_host_compile(const char *src, char **blob, size_t *size, char **log) {
     }
   }
   fputs("\n", f);
-  fprintf(f, "extern \"C\" vyre_host_hooks_t vyre_host_hooks = {0, 0};\n"
+  fprintf(f, "extern \"C\" vyre_host_hooks_t vyre_host_hooks = {0, 0, 0};\n"
              "extern \"C\" void vyre_host_entry(void **a, const unsigned *d) {\n"
              "  gridDim = {d[0], d[1], d[2]};\n"
              "  blockDim = {d[3], d[4], d[5]};\n"
@@ -220,6 +224,7 @@ typedef void (*entry_fn)(void **params, const unsigned *d);
 
 typedef struct hooks {
   void (*sync)(void);
+  void (*nap)(void);
   unsigned long long (*warp)(unsigned, unsigned long long, int, int, int);
 } hooks;
 
@@ -251,7 +256,7 @@ typedef struct launch {
   hbar bb;                         // __syncthreads
   hbar warps[32];                  // a warp's lanes (1024 threads at most)
   unsigned long long xchg[1024];
-  pthread_barrier_t done; // between blocks
+  hbar done; // between blocks
 } launch;
 
 static _Thread_local launch *t_launch;
@@ -289,17 +294,32 @@ static void hbar_wait(hbar *b, unsigned mask, const char *what) {
   if (++b->arrived >= b->expected) {
     release(b);
   } else {
-    struct timespec dl;
+    struct timespec dl, slice;
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += 20;
-    while (g == b->gen)
-      if (pthread_cond_timedwait(&b->c, &b->m, &dl) == ETIMEDOUT) {
+    while (g == b->gen) {
+      // In slices of 50 ms: a context reset ends the kernel (its threads
+      // leave wherever they wait, as on a device).
+      clock_gettime(CLOCK_REALTIME, &slice);
+      slice.tv_nsec += 50000000;
+      if (slice.tv_nsec >= 1000000000) {
+        slice.tv_sec++;
+        slice.tv_nsec -= 1000000000;
+      }
+      if (pthread_cond_timedwait(&b->c, &b->m, &slice) != ETIMEDOUT) continue;
+      if (mock_cuda_resetting()) {
+        pthread_mutex_unlock(&b->m);
+        pthread_exit(NULL);
+      }
+      clock_gettime(CLOCK_REALTIME, &slice);
+      if (slice.tv_sec > dl.tv_sec || (slice.tv_sec == dl.tv_sec && slice.tv_nsec >= dl.tv_nsec)) {
         fprintf(stderr,
                 "mock host kernels: thread %u of block %llu waited 20 s at %s (%u of %u "
                 "arrived): the generated kernel deadlocks on the host. Aborting.\n",
                 t_tid, t_launch ? t_launch->first : 0ull, what, b->arrived, b->expected);
         abort();
       }
+    }
   }
   pthread_mutex_unlock(&b->m);
 }
@@ -324,6 +344,11 @@ static void warp_leave(hbar *b, unsigned lane) {
 
 static void hook_sync(void) {
   hbar_wait(&t_launch->bb, 0, "__syncthreads");
+}
+
+static void hook_nap(void) {
+  if (mock_cuda_resetting()) pthread_exit(NULL);
+  sched_yield();
 }
 
 static unsigned long long hook_warp(unsigned mask, unsigned long long v, int kind, int arg,
@@ -367,14 +392,14 @@ static void *thread_main(void *arg) {
     L->entry(L->params, d);
     hbar_leave(&L->bb);
     warp_leave(&L->warps[t_tid >> 5], t_tid & 31u);
-    pthread_barrier_wait(&L->done);
+    hbar_wait(&L->done, 0, "the end of a block");
     if (t_tid == 0) { // every thread waits below: none is in a barrier
       L->bb.expected = L->threads;
       L->bb.arrived = 0;
       for (int w = 0; w < 32; w++)
         L->warps[w].exited = 0;
     }
-    pthread_barrier_wait(&L->done);
+    hbar_wait(&L->done, 0, "the end of a block");
   }
   return NULL;
 }
@@ -399,6 +424,7 @@ static host_module *load_path(const char *path) {
     return NULL;
   }
   hk->sync = hook_sync;
+  hk->nap = hook_nap;
   hk->warp = hook_warp;
   h->dl = dl;
   h->nparams = *np;
@@ -444,7 +470,7 @@ static int run_blocks(host_module *h, const unsigned grid[3], const unsigned blo
   hbar_init(&L->bb, L->threads);
   for (int w = 0; w < 32; w++)
     hbar_init(&L->warps[w], 32);
-  pthread_barrier_init(&L->done, NULL, L->threads);
+  hbar_init(&L->done, L->threads);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 1u << 20);
@@ -471,7 +497,7 @@ static int run_blocks(host_module *h, const unsigned grid[3], const unsigned blo
   for (unsigned i = 0; i < made; i++)
     pthread_join(tids[i], NULL);
   pthread_attr_destroy(&attr);
-  pthread_barrier_destroy(&L->done);
+  hbar_destroy(&L->done);
   hbar_destroy(&L->bb);
   for (int w = 0; w < 32; w++)
     hbar_destroy(&L->warps[w]);

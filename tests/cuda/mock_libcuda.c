@@ -269,6 +269,10 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice d) {
   (void)d;
   return CUDA_SUCCESS;
 }
+int mock_cuda_resetting(void) {
+  return atomic_load(&g_reset);
+}
+
 CUresult cuDevicePrimaryCtxReset(CUdevice d) {
   count(__func__);
   (void)d;
@@ -803,22 +807,22 @@ CUresult cuMemFreeHost(void *p) {
 }
 CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void *h, size_t n, CUstream s) {
   count(__func__);
-  (void)s;
   STICKY();
+  stream_join((mock_stream *)s); // stream order: after a resident kernel on it has left
   if (n) memcpy((void *)(uintptr_t)d, h, n);
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoHAsync(void *h, CUdeviceptr d, size_t n, CUstream s) {
   count(__func__);
-  (void)s;
   STICKY();
+  stream_join((mock_stream *)s); // stream order: after a resident kernel on it has left
   if (n) memcpy(h, (const void *)(uintptr_t)d, n);
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) {
   count(__func__);
-  (void)s;
   STICKY();
+  stream_join((mock_stream *)s); // stream order: after a resident kernel on it has left
   uint32_t *p = (uint32_t *)(uintptr_t)d;
   for (size_t i = 0; i < n; i++)
     p[i] = v;
