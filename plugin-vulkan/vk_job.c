@@ -556,12 +556,22 @@ static void hz_mark(const vyre_vk_job *j, uint64_t ep) {
 
 // Binds |j|'s pipeline (unless |*bound| is it), descriptors and push
 // constants (unless the same counts were pushed last).
-static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
-                     const vyre_vk_pipe **bound, uint32_t *pushed, uint32_t *npushed) {
-  if (j->pipe != *bound) {
+// What a run of jobs recorded into one command buffer last bound and pushed:
+// push constants keep their values across dispatches of pipelines with the
+// same layout, so a job pushes only the words that differ from the job
+// before it (a batch of one program and one grid pushes them once).
+typedef struct push_state {
+  const vyre_vk_pipe *bound; // NULL: nothing bound yet
+  uint32_t counts[VYRE_IR_MAX_BINDINGS], ncounts;
+  uint32_t lanes, has_lanes;
+  uint32_t words[7], has_words;
+} push_state;
+
+static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j, push_state *ps) {
+  if (j->pipe != ps->bound) {
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);
-    *bound = j->pipe;
-    *npushed = 0;
+    ps->bound = j->pipe;
+    ps->ncounts = ps->has_lanes = ps->has_words = 0; // another layout: push everything again
   }
   if (j->pipe->push) {
     VkDescriptorBufferInfo bi[VYRE_IR_MAX_BINDINGS + 2];
@@ -576,30 +586,41 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
     uint32_t counts[VYRE_IR_MAX_BINDINGS];
     for (uint32_t i = 0; i < j->nb; i++)
       counts[i] = (uint32_t)(j->bind[i].bytes / j->pipe->info.elem_bytes[i]); // IR-STORE-2
-    if (*npushed != j->nb || memcmp(pushed, counts, 4 * j->nb)) {
+    if (ps->ncounts != j->nb || memcmp(ps->counts, counts, 4 * j->nb)) {
       vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4 * j->nb, counts);
-      memcpy(pushed, counts, 4 * j->nb);
-      *npushed = j->nb;
+      memcpy(ps->counts, counts, 4 * j->nb);
+      ps->ncounts = j->nb;
     }
     // Lane mode: the flag depends on the bindings, not the counts.
-    vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
+    if (j->pipe->info.lanes) {
+      uint32_t flag = vyre_vk_lanes_flag(j->bind, j->nb);
+      if (!ps->has_lanes || ps->lanes != flag) {
+        vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
+        ps->lanes = flag;
+        ps->has_lanes = 1;
+      }
+    }
   }
-  // The launch's base workgroup and the whole grid (every job: they differ
-  // between the launches of a split grid), and with info.hide_word the hide
-  // word, 0 (README.md VK-F32-16).
+  // The launch's base workgroup and the whole grid (they differ between the
+  // launches of a split grid), and with info.hide_word the hide word, 0
+  // (README.md VK-F32-16).
   uint32_t words[7];
   memcpy(words, j->grid_words, sizeof(j->grid_words));
   words[6] = 0;
-  vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, j->pipe->info.grid_offset,
-                     (uint32_t)(sizeof(j->grid_words) + 4 * j->pipe->info.hide_word), words);
+  const uint32_t size = (uint32_t)(sizeof(j->grid_words) + 4 * j->pipe->info.hide_word);
+  if (!ps->has_words || memcmp(ps->words, words, size)) {
+    vkCmdPushConstants(cb, j->pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, j->pipe->info.grid_offset,
+                       size, words);
+    memcpy(ps->words, words, size);
+    ps->has_words = 1;
+  }
 }
 
 void vyre_vk_job_record_more(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *j) {
   // The earlier submissions' writes before these repeats.
   vyre_vk_barrier(cb);
-  const vyre_vk_pipe *bound = NULL;
-  uint32_t pushed[VYRE_IR_MAX_BINDINGS], npushed = 0;
-  bind_job(be, cb, j, &bound, pushed, &npushed);
+  push_state ps = {0};
+  bind_job(be, cb, j, &ps);
   uint32_t reps = j->rep_left < VYRE_VK_REPEAT_CHUNK ? j->rep_left : VYRE_VK_REPEAT_CHUNK;
   for (uint32_t r = 0; r < reps; r++) {
     if (r) vyre_vk_barrier(cb);
@@ -623,8 +644,7 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
   // Uploads (and earlier submissions) before any dispatch.
   vyre_vk_barrier(cb);
   uint64_t ep = ++be->hz_epoch;
-  const vyre_vk_pipe *bound = NULL; // pipeline bound, and the push constants last pushed for it
-  uint32_t pushed[VYRE_IR_MAX_BINDINGS], npushed = 0;
+  push_state ps = {0}; // the pipeline bound, and the push constants last pushed for it
   for (uint32_t k = 0; k < n; k++) {
     vyre_vk_job *j = js[k];
     if (!j) continue;
@@ -648,7 +668,7 @@ void vyre_vk_jobs_record(vyre_backend *be, VkCommandBuffer cb, vyre_vk_job *cons
       ep = ++be->hz_epoch;
     }
     if (j->timing) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, j->qpool, 0);
-    bind_job(be, cb, j, &bound, pushed, &npushed);
+    bind_job(be, cb, j, &ps);
     uint32_t reps = j->rep_left < VYRE_VK_REPEAT_CHUNK ? j->rep_left : VYRE_VK_REPEAT_CHUNK;
     for (uint32_t r = 0; r < reps; r++) {
       if (r) {
