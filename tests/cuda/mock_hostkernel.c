@@ -72,6 +72,27 @@ static char *dup_text(const char *s) {
   return d;
 }
 
+// The parameter of a kernel's list that starts at |p| and ends before |end|
+// or the next comma: its type is [*type, *type + *type_len); returns where
+// the next one starts (end when none), NULL when it has no name.
+static const char *param_next(const char *p, const char *end, const char **type, int *type_len) {
+  const char *comma = memchr(p, ',', (size_t)(end - p));
+  const char *pe = comma ? comma : end;
+  const char *b = p, *e = pe;
+  while (b < e && (*b == ' ' || *b == '\n'))
+    b++;
+  while (e > b && (e[-1] == ' ' || e[-1] == '\n'))
+    e--;
+  const char *name = e;
+  while (name > b && (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
+                      (name[-1] >= 'A' && name[-1] <= 'Z') || (name[-1] >= '0' && name[-1] <= '9')))
+    name--;
+  if (name == b) return NULL;
+  *type = b;
+  *type_len = (int)(name - b);
+  return comma ? comma + 1 : end;
+}
+
 // Appends the entry and the kernel's description to |f|: the call
 // "NAME(*(T0 *)a[0], *(T1 *)a[1], ...)" of the __global__ function of |src|,
 // then vyre_host_kernel (its name), vyre_host_param_count and
@@ -88,50 +109,25 @@ static int write_call(FILE *f, const char *src) {
   while (name0 > g && name0[-1] != ' ')
     name0--;
   const int name_len = (int)(p - name0);
-  p++;
-  const char *end = strchr(p, ')');
+  const char *list = p + 1, *end = strchr(list, ')');
   if (!end) return -1;
-  const char *list = p;
+  const char *type;
+  int type_len;
+  unsigned n = 0;
   fprintf(f, "  %.*s(", name_len, name0);
-  unsigned i = 0;
-  while (p < end) {
-    const char *comma = memchr(p, ',', (size_t)(end - p));
-    const char *pe = comma ? comma : end;
-    const char *b = p, *e = pe;
-    while (b < e && (*b == ' ' || *b == '\n'))
-      b++;
-    while (e > b && (e[-1] == ' ' || e[-1] == '\n'))
-      e--;
-    const char *name = e;
-    while (name > b &&
-           (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
-            (name[-1] >= 'A' && name[-1] <= 'Z') || (name[-1] >= '0' && name[-1] <= '9')))
-      name--;
-    if (name == b) return -1;
-    fprintf(f, "%s*(%.*s *)a[%u]", i ? ", " : "", (int)(name - b), b, i);
-    i++;
-    p = pe + (comma ? 1 : 0);
+  for (p = list; p < end; n++) {
+    if (!(p = param_next(p, end, &type, &type_len))) return -1;
+    fprintf(f, "%s*(%.*s *)a[%u]", n ? ", " : "", type_len, type, n);
   }
   fprintf(f, ");\n}\n");
   fprintf(f, "extern \"C\" const char vyre_host_kernel[] = \"%.*s\";\n", name_len, name0);
-  fprintf(f, "extern \"C\" const unsigned vyre_host_param_count = %u;\n", i);
-  fprintf(f, "extern \"C\" const unsigned vyre_host_param_size[] = {");
-  for (unsigned k = 0; k < i; k++, list = strchr(list, ',') + 1) {
-    const char *pe = strchr(list, ',');
-    if (!pe || pe > end) pe = end;
-    const char *b = list, *e = pe;
-    while (b < e && (*b == ' ' || *b == '\n'))
-      b++;
-    while (e > b && (e[-1] == ' ' || e[-1] == '\n'))
-      e--;
-    const char *name = e;
-    while (name > b &&
-           (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') ||
-            (name[-1] >= 'A' && name[-1] <= 'Z') || (name[-1] >= '0' && name[-1] <= '9')))
-      name--;
-    fprintf(f, "%ssizeof(%.*s)", k ? ", " : "", (int)(name - b), b);
+  fprintf(f, "extern \"C\" const unsigned vyre_host_param_count = %u;\n", n);
+  fprintf(f, "extern \"C\" const unsigned vyre_host_param_size[] = {%s", n ? "" : "0");
+  for (unsigned k = 0; k < n; k++) {
+    list = param_next(list, end, &type, &type_len);
+    fprintf(f, "%ssizeof(%.*s)", k ? ", " : "", type_len, type);
   }
-  fprintf(f, "%s};\n", i ? "" : "0");
+  fprintf(f, "};\n");
   return 0;
 }
 

@@ -1297,28 +1297,8 @@ static void test_plugin_read_ranges_copy_only_the_range(void **state) {
   assert_true(caps.flags & VYRE_CAP_READ_RANGES);
   assert_int_equal(caps.max_bindings, VYRE_IR_MAX_BINDINGS);
   tb *t = calloc(1, sizeof(tb));
-  static const char *const parts[] = {"cuda_compile_lookup_ns", "cuda_compile_codegen_ns",
-                                      "cuda_compile_nvrtc_ns", "cuda_compile_store_ns",
-                                      "cuda_compile_load_ns"};
-  uint64_t misses = metric(be, "cuda_compile_misses"), total = metric(be, "cuda_compile_ns");
-  uint64_t nvrtc = metric(be, "cuda_compile_nvrtc_ns"), compiles = metric(be, "compiles");
-  uint64_t sum0 = 0;
-  for (int i = 0; i < 5; i++)
-    sum0 += metric(be, parts[i]);
   vyre_module *m = cu_compile(be, vadd(t), &err);
   assert_non_null(m);
-  // README.md CUDA-COMPILE-1: a memory-cache miss counts once, its parts fit
-  // in its whole, and NVRTC's share grows exactly when NVRTC ran.
-  assert_int_equal(metric(be, "cuda_compile_misses"), misses + 1);
-  uint64_t sum = 0;
-  for (int i = 0; i < 5; i++)
-    sum += metric(be, parts[i]);
-  assert_true(sum - sum0 <= metric(be, "cuda_compile_ns") - total);
-  assert_true(metric(be, "cuda_compile_ns") > total);
-  if (metric(be, "compiles") > compiles)
-    assert_true(metric(be, "cuda_compile_nvrtc_ns") > nvrtc);
-  else
-    assert_int_equal(metric(be, "cuda_compile_nvrtc_ns"), nvrtc);
   mock_kernel(emu_vadd);
   vadd_io *io = calloc(1, sizeof(*io));
   vyre_dispatch_args da;
