@@ -73,9 +73,11 @@ static void vyre_fuzz_usage(FILE *f) {
              "                       --seed, default 1), to run or inspect elsewhere\n"
              "  --json               print a JSON summary instead of lines\n"
              "  --help               show this text\n\n"
+             "Ctrl-C (or SIGTERM) stops after the current program and prints the summary;\n"
+             "a second one ends the run at once.\n\n"
              "exit codes: 0 no difference, 1 a difference (or, with --isolate, a crash or\n"
              "a hang; or a bad generated case), 2 usage or setup error (a backend that\n"
-             "cannot be opened included)\n");
+             "cannot be opened included), 130 stopped by Ctrl-C with no difference\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -197,6 +199,24 @@ static void vyre_fuzz_on_crash(int sig) {
 #endif
   signal(sig, SIG_DFL);
   raise(sig);
+}
+
+// Ctrl-C (SIGINT) or SIGTERM: the run stops after the program it is on and
+// prints its summary (the differences found so far are already written); a
+// second one ends the process at once.
+static volatile sig_atomic_t vyre_fuzz_stop;
+
+static void vyre_fuzz_on_stop(int sig) {
+  if (vyre_fuzz_stop) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  vyre_fuzz_stop = sig;
+  static const char msg[] = "\nvyre fuzz: stopping after the current program (a second signal "
+                            "ends it at once)\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
 }
 
 static double vyre_fuzz_now(void) {
@@ -605,6 +625,10 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   snprintf(dev_name, sizeof dev_name, "%s", vyre_device_backend_name(fz.run.dev));
   if (fz.json) fz.diffs = json_array();
   signal(SIGALRM, vyre_fuzz_on_alarm);
+  if (worker.fd < 0) { // a worker of --isolate ends with its supervisor
+    signal(SIGINT, vyre_fuzz_on_stop);
+    signal(SIGTERM, vyre_fuzz_on_stop);
+  }
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
     signal(fatal[i], vyre_fuzz_on_crash);
@@ -642,6 +666,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   for (uint32_t i = 0; i < count; i++) {
     double now = vyre_fuzz_now();
     if (seconds && now - t0 >= seconds) break;
+    if (vyre_fuzz_stop) break;
     if (now - last >= 5.0) {
       last = now;
       fprintf(stderr,
@@ -779,6 +804,7 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     json_object_set_new(o, "bad_cases", json_integer(bad));
     json_object_set_new(o, "retried", json_integer(retried));
     json_object_set_new(o, "seconds", json_real(secs));
+    json_object_set_new(o, "interrupted", json_boolean(vyre_fuzz_stop != 0));
     json_object_set_new(o, "differences", fz.diffs);
     fz.diffs = NULL;
     char *text = json_dumps(o, JSON_INDENT(2));
@@ -789,14 +815,16 @@ int vyre_cmd_fuzz(int argc, char **argv) {
     if (first_unsupported[0])
       printf("unsupported: %u programs; the first: %s\n", unsupported, first_unsupported);
     printf("vyre fuzz: %u programs in %.1f s (%.1f/s), seeds %llu..%llu: %u differences, %u "
-           "unsupported, %u known differences%s%s\n",
+           "unsupported, %u known differences%s%s%s\n",
            programs, secs, secs > 0 ? programs / secs : 0.0, (unsigned long long)seed0,
            (unsigned long long)(seed0 + (programs ? programs - 1 : 0)), failed - bad, unsupported,
-           known_hits, bad ? ", bad generated cases: " : "", bad ? "see above" : "");
+           known_hits, bad ? ", bad generated cases: " : "", bad ? "see above" : "",
+           vyre_fuzz_stop ? "; interrupted (the next seed is the one after the last)" : "");
     printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
   }
   fflush(stdout);
-  rc = failed ? VYRE_EXIT_FAIL : VYRE_EXIT_OK;
+  // Interrupted without a difference: 130, as a shell reports Ctrl-C.
+  rc = failed ? VYRE_EXIT_FAIL : vyre_fuzz_stop ? 128 + SIGINT : VYRE_EXIT_OK;
 out:
   json_decref(fz.diffs);
   if (fz.run.dev) vyre_device_close(fz.run.dev);
