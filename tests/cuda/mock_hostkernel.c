@@ -4,14 +4,18 @@
 //
 // Build: the generated source, after `#define VYRE_SHIM_THREADS 1` and the
 // shim, plus an entry `vyre_host_entry(void **params, const unsigned d[12])`
-// that sets the thread's grid, block and indexes and calls vyre_main with
+// that sets the thread's grid, block and indexes and calls the kernel with
 // each parameter read from its kernelParams slot (the types are read off the
-// kernel's parameter list). Run: one host thread per CUDA thread; the block's
-// threads run each block, then meet, then the next block starts. A barrier
-// counts the threads still in the block (a thread that returned early does
-// not hold the others). A warp operation exchanges values through a per-warp
-// table between two waits of the lanes in its mask. A wait longer than 20 s
-// is a deadlock of the generated code: the mock says so and aborts.
+// kernel's parameter list), and the kernel's name and parameter sizes.
+// Run: one host thread per CUDA thread; the block's threads run each block,
+// then meet, then the next block starts. A barrier counts the threads still
+// in the block (a thread that returned early does not hold the others). A
+// warp operation exchanges values through a per-warp table between two
+// waits of the lanes in its mask that have not returned. The resident stream
+// kernel runs every block at once, each in a copy of the object made for the
+// launch (its own static storage: workgroup memory). A context reset ends a
+// kernel's threads where they wait or nap. A wait longer than 20 s is a
+// deadlock of the generated code: the mock says so and aborts.
 
 #define _GNU_SOURCE
 
@@ -25,8 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 // mock_libcuda.c: 1 while cuDevicePrimaryCtxReset ends the resident kernels.
