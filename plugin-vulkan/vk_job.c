@@ -554,8 +554,6 @@ static void hz_mark(const vyre_vk_job *j, uint64_t ep) {
   }
 }
 
-// Binds |j|'s pipeline (unless |*bound| is it), descriptors and push
-// constants (unless the same counts were pushed last).
 // What a run of jobs recorded into one command buffer last bound and pushed:
 // push constants keep their values across dispatches of pipelines with the
 // same layout, so a job pushes only the words that differ from the job
@@ -566,6 +564,9 @@ typedef struct push_state {
   uint32_t lanes, has_lanes;
   uint32_t words[7], has_words;
 } push_state;
+
+// Binds |j|'s pipeline (unless |ps| has it bound), descriptors and the push
+// constants that differ from |ps|'s.
 
 static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j, push_state *ps) {
   if (j->pipe != ps->bound) {
@@ -595,7 +596,7 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
     if (j->pipe->info.lanes) {
       uint32_t flag = vyre_vk_lanes_flag(j->bind, j->nb);
       if (!ps->has_lanes || ps->lanes != flag) {
-        vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, j->bind, j->nb);
+        vyre_vk_lanes_push(cb, j->pipe->layout, &j->pipe->info, flag);
         ps->lanes = flag;
         ps->has_lanes = 1;
       }

@@ -15,8 +15,7 @@ uint32_t vyre_vk_lanes_flag(const vyre_binding *bind, uint32_t n) {
 }
 
 void vyre_vk_lanes_push(VkCommandBuffer cb, VkPipelineLayout layout, const vyre_spv_info *info,
-                        const vyre_binding *bind, uint32_t n) {
+                        uint32_t flag) {
   if (!info->lanes) return;
-  uint32_t flag = vyre_vk_lanes_flag(bind, n);
   vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, info->lanes_offset, 4, &flag);
 }

@@ -19,11 +19,12 @@
 // then does every access 32 bits at a time, exactly as without lane mode.
 uint32_t vyre_vk_lanes_flag(const vyre_binding *bind, uint32_t n);
 
-// Records the flag word for a dispatch of a pipeline with |info| (a no-op
-// unless info->lanes): one vkCmdPushConstants of 4 bytes at
-// info->lanes_offset. Call it for every dispatch, after the element counts
-// are pushed: the flag depends on the bindings, not only on the counts.
+// Records |flag| (vyre_vk_lanes_flag of the dispatch's bindings) for a
+// pipeline with |info| (a no-op unless info->lanes): one vkCmdPushConstants
+// of 4 bytes at info->lanes_offset. The flag depends on the bindings, not
+// only on the element counts: push it for a dispatch whose flag differs from
+// the one last pushed for this layout (vk_job.c bind_job).
 void vyre_vk_lanes_push(VkCommandBuffer cb, VkPipelineLayout layout, const vyre_spv_info *info,
-                        const vyre_binding *bind, uint32_t n);
+                        uint32_t flag);
 
 #endif // VYRE_VK_LANES_H
