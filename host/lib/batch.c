@@ -235,9 +235,7 @@ uint32_t vyre_dispatch_batch(vyre_device *handle, vyre_batch_item *items, uint32
   if (!count) return VYRE_STATUS_OK;
   batch_state b = {dev, items, NULL, count, NULL, NULL, NULL};
   b.kernels = calloc(count, sizeof(*b.kernels));
-  b.plans = malloc((size_t)count * sizeof(*b.plans)); // vyre__plan_init, not zeroed
-  for (uint32_t i = 0; b.plans && i < count; i++)
-    vyre__plan_init(&b.plans[i]);
+  b.plans = vyre__plans_new(count);
   b.valid = calloc(count, 1);
   b.mods = calloc(count, sizeof(*b.mods));
   if (!b.kernels || !b.plans || !b.valid || !b.mods) {

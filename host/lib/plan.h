@@ -84,6 +84,9 @@ static inline void vyre__plan_init(vyre__plan *plan) {
   plan->scratch_count = 0;
   plan->copy_count = 0;
 }
+// |n| plans (at least one) from malloc, each passed to vyre__plan_init;
+// NULL when out of memory. free() them after vyre__plan_free of each.
+vyre__plan *vyre__plans_new(uint32_t n);
 // vyre__plan_check, then the bindings and scratch. |mod| is the module set
 // to dispatch (from vyre__kernel_acquire; borrowed by the plan, the caller
 // keeps its reference while it uses the plan). |plan| must be zeroed or

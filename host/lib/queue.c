@@ -329,9 +329,7 @@ uint32_t vyre_queue_drain(vyre_queue *handle, vyre_error *err) {
   q->count = q->cap = 0;
   pthread_mutex_unlock(&q->list_lock);
   uint32_t *status = calloc(n ? n : 1, sizeof(*status));
-  vyre__plan *plans = malloc((n ? n : 1) * sizeof(*plans));
-  for (uint32_t i = 0; plans && i < n; i++)
-    vyre__plan_init(&plans[i]);
+  vyre__plan *plans = vyre__plans_new(n);
   uint32_t from = 0;
   st = VYRE_STATUS_OK;
   if (!status || !plans) {

@@ -220,9 +220,7 @@ uint32_t vyre_sequence_run(vyre_device *handle, const vyre_sequence_step *steps,
                           "the arrays.",
                           dev->name, step_count && !steps ? "steps" : "reads",
                           step_count && !steps ? step_count : read_count);
-  vyre__plan *plans = malloc((step_count ? step_count : 1) * sizeof(*plans));
-  for (uint32_t s = 0; plans && s < step_count; s++)
-    vyre__plan_init(&plans[s]);
+  vyre__plan *plans = vyre__plans_new(step_count);
   vyre_dispatch_args *dargs = calloc(step_count ? step_count : 1, sizeof(*dargs));
   vyre_buffer_range *conv = calloc(read_count ? read_count : 1, sizeof(*conv));
   vyre__kmod **mods = calloc(step_count ? step_count : 1, sizeof(*mods)); // module references
