@@ -233,9 +233,11 @@ static int compile_add(vyre_bench_ctx *c, const uint64_t v0[COMPILE_M], uint64_t
   return 1;
 }
 
+static const char kColdWhat[] =
+    "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>)";
+
 void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
-  snprintf(out->what, sizeof out->what,
-           "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>)");
+  snprintf(out->what, sizeof out->what, "%s", kColdWhat);
   vyre_bench_series s = {0};
   uint64_t parts[COMPILE_M] = {0}, v0[COMPILE_M];
   int have_parts = 1;
@@ -285,11 +287,10 @@ void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
   if (out->status == VYRE_BENCH_RAN && have_parts && parts[0]) {
     const double n = (double)parts[0] * 1e6; // means in ms
     snprintf(out->what, sizeof out->what,
-             "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>); per compile "
-             "in the plugin %.2f ms: lookup %.2f, codegen %.2f, NVRTC %.2f, disk store %.2f, "
-             "load %.2f",
-             (double)parts[1] / n, (double)parts[2] / n, (double)parts[3] / n, (double)parts[4] / n,
-             (double)parts[5] / n, (double)parts[6] / n);
+             "%s; per compile in the plugin %.2f ms: lookup %.2f, codegen %.2f, NVRTC %.2f, disk "
+             "store %.2f, load %.2f",
+             kColdWhat, (double)parts[1] / n, (double)parts[2] / n, (double)parts[3] / n,
+             (double)parts[4] / n, (double)parts[5] / n, (double)parts[6] / n);
   }
   vyre_bench_side_done(out, &s);
 }
