@@ -645,6 +645,20 @@ __attribute__((visibility("default"))) void mock_cuda_last_resident(unsigned blo
   *burst = g_res_burst;
 }
 
+// Runs |main|(|arg|) on |ms|'s thread: the stream is busy (cuStreamQuery:
+// NOT_READY) until |main| clears ms->running, and cuStreamSynchronize, the
+// stream's async copies and a reset join the thread. |arg| is |main|'s; on a
+// failure to start, the caller frees it.
+static CUresult stream_thread_start(mock_stream *ms, void *(*main)(void *), void *arg) {
+  atomic_store(&ms->running, 1);
+  if (pthread_create(&ms->thread, NULL, main, arg) != 0) {
+    atomic_store(&ms->running, 0);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ms->has_thread = 1;
+  return CUDA_SUCCESS;
+}
+
 static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, unsigned bz,
                                       CUstream s) {
   mock_stream *ms = (mock_stream *)s;
@@ -661,14 +675,9 @@ static CUresult resident_launch_start(void **params, unsigned bx, unsigned by, u
   L->first = *(unsigned long long *)params[4];
   L->idle_ns = *(unsigned long long *)params[5];
   L->block[0] = bx, L->block[1] = by, L->block[2] = bz;
-  atomic_store(&ms->running, 1);
-  if (pthread_create(&ms->thread, NULL, resident_main, L) != 0) {
-    atomic_store(&ms->running, 0);
-    free(L);
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  ms->has_thread = 1;
-  return CUDA_SUCCESS;
+  CUresult r = stream_thread_start(ms, resident_main, L);
+  if (r != CUDA_SUCCESS) free(L);
+  return r;
 }
 
 // The resident stream kernel as a host kernel: every block at once on host
@@ -703,15 +712,13 @@ static CUresult host_resident_start(const mock_function *fn, const unsigned grid
   L->params = mock_host_params_copy(fn->host, params);
   memcpy(L->grid, grid, sizeof(L->grid));
   memcpy(L->block, block, sizeof(L->block));
-  atomic_store(&ms->running, 1);
-  if (!L->params || pthread_create(&ms->thread, NULL, host_resident_main, L) != 0) {
-    atomic_store(&ms->running, 0);
+  CUresult r =
+      L->params ? stream_thread_start(ms, host_resident_main, L) : CUDA_ERROR_OUT_OF_MEMORY;
+  if (r != CUDA_SUCCESS) {
     free(L->params);
     free(L);
-    return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  ms->has_thread = 1;
-  return CUDA_SUCCESS;
+  return r;
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block,
