@@ -116,6 +116,10 @@ int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n);
 // Sets c->f32_guard for the f32 op node |n| (its operands are evaluated).
 void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n);
 
+// Whether store |store| lies inside a `for` and its index is the same on every
+// trip of the innermost one (spv_loop_store.c, README.md VK-LOOP-5).
+int vyre_spv_store_same_each_trip(const vyre_spv_cg *c, uint32_t store);
+
 // Constants and small helpers (spv_cg_expr.c).
 uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v);
 uint32_t vyre_spv_bool(vyre_spv_cg *c, int v);
@@ -166,8 +170,9 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of
 // the element's value type) at element |idx| of narrow buffer |buffer|.
 // |checked| 0: the plan proved the index in range (docs/lowering.md LOWER-RANGE-*).
-void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val,
-                           int checked);
+// |vol|: a native narrow store is Volatile (README.md VK-LOOP-5).
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val, int checked,
+                           int vol);
 // The value a load of |buffer| gives for the element whose bits are |raw|
 // (zero-extended; sign-extended already for i8 / i16): f16 and bf16 widened
 // to canonical f32, f32 canonical, bool32 a bool (IR-STORE-4; a wide load

@@ -134,14 +134,29 @@ static uint32_t not_exited(vyre_spv_cg *c) {
   return OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->exit_var));
 }
 
+// Whether store |n| is Volatile (opt.loop_stores, README.md VK-LOOP-5).
+static int store_volatile(vyre_spv_cg *c, const vyre_ir_node *n) {
+  const uint32_t node = (uint32_t)(n - c->p->nodes);
+  if (c->opt->loop_stores == VYRE_SPV_LOOP_STORES_ALL)
+    return (c->plan->facts[node].flags & VYRE_KIT_FACT_IN_LOOP) != 0;
+  return c->opt->loop_stores ? vyre_spv_store_same_each_trip(c, node) : 0;
+}
+
+static void store_to(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t ptr, uint32_t val) {
+  if (store_volatile(c, n))
+    DO(SpvOpStore, ptr, val, SpvMemoryAccessVolatileMask);
+  else
+    DO(SpvOpStore, ptr, val);
+}
+
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
   if (!vyre_spv_checked(c, n)) { // proven in range (docs/lowering.md LOWER-RANGE-*)
-    DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
+    store_to(c, n, vyre_spv_elem_ptr(c, n->ref, idx), val);
     return;
   }
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
-  DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
+  store_to(c, n, vyre_spv_elem_ptr(c, n->ref, idx), val);
   if_end(c, f);
 }
 
@@ -174,8 +189,8 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
   // bf16 stores make any NaN their own canonical NaN in the conversion.
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) == 4) val = vyre_spv_observe(c, n->b, val);
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
-    vyre_spv_store_narrow(c, n->ref, idx, val,
-                          vyre_spv_checked(c, n)); // never a lane buffer (kit_lanes.c)
+    vyre_spv_store_narrow(c, n->ref, idx, val, vyre_spv_checked(c, n),
+                          store_volatile(c, n)); // never a lane buffer (kit_lanes.c)
   else if (vyre_spv_lane_vstore(c, n->ref))
     lane_store(c, n, val);
   else
@@ -1293,6 +1308,10 @@ uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id) {
 
 uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id) {
   return cpu || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
+}
+
+uint32_t vyre_spv_loop_stores_for_driver(uint32_t vendor_id) {
+  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? VYRE_SPV_LOOP_STORES_SAME : 0u;
 }
 
 uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {

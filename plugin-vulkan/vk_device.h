@@ -180,6 +180,7 @@ struct vyre_backend {
   uint32_t int_minmax_ext; // README.md VK-INT-2
   uint32_t int_neg_sub;    // README.md VK-INT-2
   uint32_t hide_word;      // README.md VK-F32-16
+  uint32_t loop_stores;    // README.md VK-LOOP-5: VYRE_SPV_LOOP_STORES_*
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
   // subgroupSizeControl and computeFullSubgroups), and the subgroup size
