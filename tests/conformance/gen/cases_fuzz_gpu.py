@@ -418,6 +418,66 @@ def gen_fuzz_gpu_dontinline_subgroup(ctx):
         ctx.W.add("math/%s.json" % name, c)
 
 
+def gen_fuzz_gpu_loop_store(ctx):
+    # NVIDIA's Vulkan driver (580.159.04, H200) at generator 52: a loop of
+    # (~len(rw)) & 15 = 10 trips storing v, then flipping it, stored the value
+    # of ten flips instead of nine (vyre fuzz seed 857290344, shrunk): the
+    # driver's promotion of a store whose index is the same on every trip.
+    # Generator 53 makes such stores Volatile there (plugin-vulkan/README.md
+    # VK-LOOP-5). The words of rw only set its length.
+    rw = ["0x%08x" % (i * 0x9E3779B9 & 0xFFFFFFFF) for i in range(53)]
+    trips = (~53) & 15
+    body = [let("v12", un("not", bin_("shl", lit_i(1), lit_u(31)))),
+            for_("v18", lit_u(0), bin_("and", un("not", len_("rw")), lit_u(15)),
+                 [store("oi", lit_u(0), var("v12")),
+                  assign("v12", un("not", var("v12")))])]
+    last = 0x7FFFFFFF ^ (0xFFFFFFFF if (trips - 1) % 2 else 0)
+    ctx.W.add("control/loop_store_same_index.json",
+              case("loop_store_same_index",
+                   "v = ~(1 << 31); a loop of (~len(rw)) & 15 = 10 trips stores v to oi[0], "
+                   "then flips it: the last store holds nine flips, 0x80000000. NVIDIA's "
+                   "Vulkan driver (580.159.04, H200) stored 0x7fffffff, ten flips, at "
+                   "generator 52 (plugin-vulkan/README.md VK-LOOP-5; vyre fuzz seed "
+                   "857290344, shrunk)",
+                   [buf("oi", 1, "write", "i32", 1), buf("rw", 5, "read_write", "u32")],
+                   body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"rw": rw},
+                   expect={"oi": ["0x%08x" % last], "rw": rw}))
+    # The same per invocation, with odd and even trip counts: each of 16
+    # invocations runs len(rw) - id trips (a let from before the loop as
+    # the index, the same on every trip), storing v to ou[id] and a narrow
+    # copy to o8[id], then flipping v; and a third store at the moving index
+    # id + 16 * i, which stays plain.
+    n = 21
+    body = [let("id", gid(0)),
+            let("v", bin_("xor", lit_u(0x5A5A5A5A), var("id"))),
+            for_("i", var("id"), len_("rw"),
+                 [store("ou", var("id"), var("v")),
+                  store("o8", var("id"), var("v")),
+                  store("om", bin_("add", var("id"), bin_("mul", lit_u(16), var("i"))),
+                        var("v")),
+                  assign("v", un("not", var("v")))])]
+    ou, o8, om = [], [], [0] * (16 * n)
+    for i in range(16):
+        v = 0x5A5A5A5A ^ i
+        for k in range(i, n):
+            ou_v = v
+            om[i + 16 * k] = v
+            v ^= 0xFFFFFFFF
+        ou.append(ou_v)
+        o8.append(ou_v & 0xFF)
+    ctx.W.add("control/loop_store_same_index_each.json",
+              case("loop_store_same_index_each",
+                   "16 invocations, each a loop from gid to len(rw) = 21 (21 - gid trips, "
+                   "odd and even) that stores v to ou[gid] and o8[gid], at an index the "
+                   "same on every trip, and to om[gid + 16 * i], then flips v: ou and o8 "
+                   "hold the value before the last flip (plugin-vulkan/README.md VK-LOOP-5)",
+                   [buf("rw", 0, "read", "u32"), buf("ou", 1, "write", "u32", 16),
+                    buf("o8", 2, "write", "u8", 16), buf("om", 3, "write", "u32", 16 * n)],
+                   body, wg=(16, 1, 1), grid=[1, 1, 1], inputs={"rw": [0] * n},
+                   expect={"ou": ["0x%08x" % x for x in ou], "o8": ["0x%02x" % x for x in o8],
+                           "om": ["0x%08x" % x for x in om]}))
+
+
 def gen_fuzz_gpu_fma_zrecheck(ctx):
     # Two programs NVIDIA's Vulkan driver (580.159.04, H200) got wrong with
     # the fma through 64-bit floats (generators 48 to 50), as the fuzzer
