@@ -343,6 +343,19 @@ void vyre_cuda_cg_bad(vyre_cuda_cg *g, uint32_t node, const char *fmt, ...) {
   va_end(ap);
 }
 
+// What keeps a program from running coarsened (VYRE_KIT_USES_*).
+#define SERIAL_USES                                                                                \
+  (VYRE_KIT_USES_TRAP | VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_WORKGROUP_MEMORY |                   \
+   VYRE_KIT_USES_SUBGROUP)
+
+int vyre_cuda_plan_coarsens(const vyre_cuda_plan *plan) {
+  return !(plan->uses & SERIAL_USES) && !plan->lanes && VYRE_CUDA_COARSEN > 1;
+}
+
+void vyre_cuda_plan_for_opts(vyre_cuda_plan *plan, uint32_t opts) {
+  if (opts & VYRE_CUDA_GEN_PLAIN) plan->coarsen = 1;
+}
+
 // The CUDA plan from the kit plan: slots and uses as planned; coarsening
 // and lane mode are this generator's choices.
 static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
@@ -357,9 +370,7 @@ static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
   // The runtime skips the trap record when this is 0; it comes from the
   // nodes, so a view with stale flags cannot lose a trap.
   out->uses_trap = (kp->uses & VYRE_KIT_USES_TRAP) != 0;
-  const uint32_t serial = VYRE_KIT_USES_TRAP | VYRE_KIT_USES_BARRIER |
-                          VYRE_KIT_USES_WORKGROUP_MEMORY | VYRE_KIT_USES_SUBGROUP;
-  out->coarsen = (kp->uses & serial) ? 1u : VYRE_CUDA_COARSEN;
+  out->coarsen = (kp->uses & SERIAL_USES) ? 1u : VYRE_CUDA_COARSEN;
   if (out->coarsen > 1 && kp->lanes.ok) {
     out->lanes = VYRE_KIT_LANES;
     out->coarsen = 1;
@@ -1194,6 +1205,7 @@ uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], 
   }
   vyre_cuda_plan plan;
   plan_from_kit(&kp, &plan);
+  vyre_cuda_plan_for_opts(&plan, opts);
   vyre_cuda_cg *g = calloc(1, sizeof(*g));
   if (!g) goto oom;
   g->p = p;

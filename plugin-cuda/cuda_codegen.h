@@ -87,7 +87,10 @@
 //     of such values canonicalize (docs/lowering.md LOWER-F32-8), with the
 //     NaN test alone (vcn, LOWER-F32-9); bounds checks the guard intervals
 //     prove redundant are dropped (LOWER-RANGE-8).
-#define VYRE_CUDA_GENERATOR_VERSION 36u
+// 37: the kernel every compile builds is not coarsened (VYRE_CUDA_GEN_PLAIN);
+//     a coarsened variant is built at the first dispatch of a large grid
+//     (README.md CUDA-COMPILE-2).
+#define VYRE_CUDA_GENERATOR_VERSION 37u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
@@ -142,6 +145,13 @@ typedef struct vyre_cuda_plan {
 // a feature or op this build does not know, OUT_OF_MEMORY.
 uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyre_cuda_plan *out,
                              vyre_error *err);
+// |plan| as the generator makes it with options |opts|: VYRE_CUDA_GEN_PLAIN
+// takes its coarsening away (coarsen 1).
+void vyre_cuda_plan_for_opts(vyre_cuda_plan *plan, uint32_t opts);
+// Whether the program of |plan| runs coarsened without VYRE_CUDA_GEN_PLAIN:
+// no barrier, workgroup memory, subgroup op or trap, and not lane mode.
+// |plan| may be a plain one (its uses and lanes are the program's).
+int vyre_cuda_plan_coarsens(const vyre_cuda_plan *plan);
 
 // Generator options. They travel as bits of the compile flags word above the
 // ABI's VYRE_COMPILE_* bits: the compile slot adds the device's f32 verdict
@@ -170,8 +180,17 @@ uint32_t vyre_cuda_plan_make(const vyre_ir_program *p, const uint32_t wg[3], vyr
 // variant a kernel builds at its first indirect dispatch (cuda_module.h
 // vyre_cuda_kernel_indirect), so the variant has its own cache keys.
 #define VYRE_CUDA_GEN_INDIRECT 0x20000000u
+// The plain kernel (README.md CUDA-COMPILE-2): no coarsening (plan.coarsen
+// 1) whatever the program. The compile slot sets it for the kernel every
+// compile builds (and so for its indirect variant); the coarsened variant,
+// built at the first dispatch of at least VYRE_CUDA_COARSEN_MIN_BLOCKS
+// workgroups along x (cuda_module.h vyre_cuda_kernel_coarse), and the
+// resident variant are made without it. The coarsening loop was about a
+// tenth of a tiny kernel's NVRTC time, paid by every compile.
+#define VYRE_CUDA_GEN_PLAIN 0x40000000u
 // Every bit above the ABI's that the plugin keeps for itself.
-#define VYRE_CUDA_GEN_RESERVED (VYRE_CUDA_GEN_F32_ALL | VYRE_CUDA_GEN_INDIRECT)
+#define VYRE_CUDA_GEN_RESERVED                                                                     \
+  (VYRE_CUDA_GEN_F32_ALL | VYRE_CUDA_GEN_INDIRECT | VYRE_CUDA_GEN_PLAIN)
 
 // Generates the CUDA C source for |p| run with workgroup size |wg|.
 // *out_src is malloc'd and NUL-terminated (caller frees). Errors: those of

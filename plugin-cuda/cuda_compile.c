@@ -181,6 +181,8 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
   uint32_t st = vyre_cuda_plan_make(p, wg, &out->plan, err);
   if (!st && resident) st = vyre_cuda_resident_check(&out->plan, err); // before any cached cubin
   if (st) return st;
+  if (resident) flags &= ~VYRE_CUDA_GEN_PLAIN; // the resident kernel coarsens (cuda_resident.c)
+  vyre_cuda_plan_for_opts(&out->plan, flags);
   vyre_cuda_cache_key(&out->key, p, wg, flags, cc_major, cc_minor);
   if (resident) vyre_kit_key_add_str(&out->key, "resident");
   int cacheable = !out->key.failed && p->canonical && p->canonical_size > 0;

@@ -236,6 +236,19 @@ uint32_t vyre_cuda_job_prepare(vyre_backend *be, vyre_cuda_job *j, const vyre_di
     memcpy(j->ind_max, ind->max_grid, sizeof(j->ind_max));
   }
   j->fn = ind ? k->ifn : k->fn;
+  j->coarsen = 1;
+  // README.md CUDA-COMPILE-2: a large grid of a program that coarsens runs
+  // the coarsened variant, built at the first such dispatch; without a copy
+  // of the program (out of memory at compile) the plain kernel serves.
+  if (!ind && a->grid[0] >= VYRE_CUDA_COARSEN_MIN_BLOCKS && vyre_cuda_plan_coarsens(&k->plan)) {
+    st = vyre_cuda_kernel_coarse(be, k, err);
+    if (st == VYRE_STATUS_OK) {
+      j->fn = k->cfn;
+      j->coarsen = k->ccoarsen;
+    } else if (st != VYRE_STATUS_UNSUPPORTED) {
+      return st;
+    }
+  }
   j->zero_writes = (uint32_t)vyre_kit_launch_zeroes_writes(a);
   j->k = k;
   atomic_fetch_add(&k->refs, 1); // dropped when the job returns to the pool
@@ -373,7 +386,7 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   uint32_t vgx = j->grid[0], hw[3] = {j->grid[0], j->grid[1], j->grid[2]};
   uint32_t wgl[3] = {j->k->wg[0], j->k->wg[1], j->k->wg[2]}, vfast = 1;
   uint32_t ngeom = 2 * j->n + 1; // the launch geometry follows the trap record, vgx or vfast
-  if (j->k->plan.coarsen > 1 || j->k->plan.lanes) ngeom++;
+  if (j->coarsen > 1 || j->k->plan.lanes) ngeom++;
   for (uint32_t i = 0; i < 6; i++)
     params[ngeom + i] = &j->geom[i];
   // The indirect variant then takes the grid and its bound (ABI-INDIRECT-4):
@@ -383,9 +396,9 @@ uint32_t vyre_cuda_job_enqueue(vyre_backend *be, vyre_cuda_job *j, CUstream s, i
   params[ngeom + 6] = &vind;
   for (uint32_t i = 0; i < 3; i++)
     params[ngeom + 7 + i] = &j->ind_max[i];
-  if (j->k->plan.coarsen > 1) {
+  if (j->coarsen > 1) {
     params[2 * j->n + 1] = &vgx;
-    if (vgx >= VYRE_CUDA_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->k->plan.coarsen + 1;
+    if (vgx >= VYRE_CUDA_COARSEN_MIN_BLOCKS) hw[0] = (vgx - 1) / j->coarsen + 1;
   } else if (j->k->plan.lanes) {
     // Lane mode: wg[0] / 4 threads per block; the 128-bit accesses are valid
     // only when no buffer is bound twice and every pointer is 16-byte aligned.

@@ -71,7 +71,10 @@ struct vyre_cuda_job {
   size_t dev_cap;
   // The dispatch now using it.
   struct vyre_cuda_kernel *k;
-  CUfunction fn; // what it launches: k->fn, or k->ifn for an indirect dispatch
+  CUfunction fn; // what it launches: k->fn, k->ifn (indirect) or k->cfn (a large grid)
+  // Virtual workgroups per block of |fn| (1: the plain or indirect kernel;
+  // k->ccoarsen for the coarsened variant, README.md CUDA-COMPILE-2).
+  uint32_t coarsen;
   uint32_t n;
   vyre_cuda_io io[VYRE_CUDA_MAX_SLOTS];
   uint64_t stage_end, upload_end, down_end;

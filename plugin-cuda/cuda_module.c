@@ -45,6 +45,7 @@ static void kernel_free(vyre_cuda_kernel *c, int unload) {
   if (unload && c->mod) vyre_cuda_cu.cuModuleUnload(c->mod);
   if (unload && c->rmod) vyre_cuda_cu.cuModuleUnload(c->rmod);
   if (unload && c->imod) vyre_cuda_cu.cuModuleUnload(c->imod);
+  if (unload && c->cmod) vyre_cuda_cu.cuModuleUnload(c->cmod);
   free(c->prog);
   free(c->key);
   free(c);
@@ -92,14 +93,20 @@ static vyre_ir_program *program_copy(const vyre_ir_program *p) {
   return q;
 }
 
+enum { VARIANT_RESIDENT, VARIANT_INDIRECT, VARIANT_COARSE };
+
 // Loads a variant of |k| unless loaded: the resident kernel (k->rmod,
-// k->rfn) or the indirect one (k->imod, k->ifn), from the disk cache or NVRTC.
-static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int resident,
+// k->rfn), the indirect one (k->imod, k->ifn) or the coarsened one (k->cmod,
+// k->cfn), from the disk cache or NVRTC.
+static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int variant,
                                vyre_error *err) {
-  const char *what = resident ? "ring_open: loading the resident kernel"
-                              : "dispatch: loading the indirect-grid kernel";
-  CUmodule *at_mod = resident ? &k->rmod : &k->imod;
-  CUfunction *at_fn = resident ? &k->rfn : &k->ifn;
+  static const char *const kWhat[] = {"ring_open: loading the resident kernel",
+                                      "dispatch: loading the indirect-grid kernel",
+                                      "dispatch: loading the coarsened kernel"};
+  const int resident = variant == VARIANT_RESIDENT;
+  const char *what = kWhat[variant];
+  CUmodule *at_mod = resident ? &k->rmod : variant == VARIANT_INDIRECT ? &k->imod : &k->cmod;
+  CUfunction *at_fn = resident ? &k->rfn : variant == VARIANT_INDIRECT ? &k->ifn : &k->cfn;
   pthread_mutex_lock(&be->lock);
   int have = *at_fn != NULL;
   pthread_mutex_unlock(&be->lock);
@@ -110,12 +117,13 @@ static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int reside
                          "kernel again%s.",
                          what, resident ? " (libvyre streams this one on its batch engine)" : "");
   vyre_cuda_cubin cubin;
+  const uint32_t flags = variant == VARIANT_INDIRECT ? k->flags | VYRE_CUDA_GEN_INDIRECT
+                                                     : k->flags & ~VYRE_CUDA_GEN_PLAIN;
   uint32_t st = resident
-                    ? vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, k->flags,
+                    ? vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, flags,
                                                    be->cc_major, be->cc_minor, &cubin, err)
-                    : vyre_cuda_cubin_get(be->disk, &be->metrics, k->prog, k->wg,
-                                          k->flags | VYRE_CUDA_GEN_INDIRECT, be->cc_major,
-                                          be->cc_minor, &cubin, err);
+                    : vyre_cuda_cubin_get(be->disk, &be->metrics, k->prog, k->wg, flags,
+                                          be->cc_major, be->cc_minor, &cubin, err);
   if (st) return st;
   CUmodule mod = NULL;
   CUfunction fn = NULL;
@@ -135,11 +143,13 @@ static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int reside
     vyre_cuda_cubin_free(&cubin);
     return st;
   }
+  const uint32_t coarsen = cubin.plan.coarsen;
   vyre_cuda_cubin_free(&cubin);
   pthread_mutex_lock(&be->lock);
   if (!*at_fn) { // another caller may have loaded it meanwhile
     *at_mod = mod;
     *at_fn = fn;
+    if (variant == VARIANT_COARSE) k->ccoarsen = coarsen;
     mod = NULL;
   }
   pthread_mutex_unlock(&be->lock);
@@ -148,11 +158,15 @@ static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int reside
 }
 
 uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
-  return kernel_variant(be, k, 1, err);
+  return kernel_variant(be, k, VARIANT_RESIDENT, err);
 }
 
 uint32_t vyre_cuda_kernel_indirect(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
-  return kernel_variant(be, k, 0, err);
+  return kernel_variant(be, k, VARIANT_INDIRECT, err);
+}
+
+uint32_t vyre_cuda_kernel_coarse(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err) {
+  return kernel_variant(be, k, VARIANT_COARSE, err);
 }
 
 uint32_t vyre_cuda_kernels_count(vyre_backend *be) {
@@ -270,7 +284,9 @@ uint32_t vyre_cuda_compile(vyre_backend *be, const vyre_compile_args *a, vyre_mo
   const vyre_ir_program *p = a->program;
   // The device's f32 verdict rides in the flags (cuda_codegen.h
   // VYRE_CUDA_GEN_F32_*): every cache key and the generator see it.
-  const uint32_t flags = a->flags | (be->f32_native & VYRE_CUDA_GEN_F32_ALL);
+  // The kernel every compile builds is the plain one (README.md
+  // CUDA-COMPILE-2); large grids load the coarsened variant.
+  const uint32_t flags = a->flags | (be->f32_native & VYRE_CUDA_GEN_F32_ALL) | VYRE_CUDA_GEN_PLAIN;
   const char *label = a->label                                  ? a->label
                       : p->strings && p->name < p->strings_size ? p->strings + p->name
                                                                 : "?";

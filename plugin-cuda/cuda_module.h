@@ -54,6 +54,14 @@ struct vyre_cuda_kernel {
   // (guarded by the backend lock; unloaded with the kernel).
   CUmodule imod;
   CUfunction ifn;
+  // The coarsened variant (README.md CUDA-COMPILE-2; the kernel above is made
+  // with VYRE_CUDA_GEN_PLAIN), loaded by the first dispatch of at least
+  // VYRE_CUDA_COARSEN_MIN_BLOCKS workgroups along x of a program that
+  // coarsens (vyre_cuda_plan_coarsens), with its coarsening factor
+  // (guarded by the backend lock; unloaded with the kernel).
+  CUmodule cmod;
+  CUfunction cfn;
+  uint32_t ccoarsen;
 };
 
 struct vyre_module {
@@ -78,6 +86,12 @@ uint32_t vyre_cuda_kernel_resident(vyre_backend *be, vyre_cuda_kernel *k, vyre_e
 // without the backend lock. Errors: UNSUPPORTED (no copy of the program was
 // kept), COMPILE_FAILED, DEVICE_LOST.
 uint32_t vyre_cuda_kernel_indirect(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err);
+// Loads the coarsened variant of |k| (k->cmod, k->cfn, k->ccoarsen) unless
+// loaded: the disk cache or NVRTC (vyre_cuda_cubin_get with k->flags without
+// VYRE_CUDA_GEN_PLAIN, so its own cache key). Call inside the context,
+// without the backend lock. Errors: UNSUPPORTED (no copy of the program was
+// kept: the plain kernel serves), COMPILE_FAILED, DEVICE_LOST.
+uint32_t vyre_cuda_kernel_coarse(vyre_backend *be, vyre_cuda_kernel *k, vyre_error *err);
 // Kernels in the in-memory cache (the module_cache_entries metric).
 uint32_t vyre_cuda_kernels_count(vyre_backend *be);
 

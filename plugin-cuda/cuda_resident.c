@@ -363,9 +363,10 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   if (out_len) *out_len = 0;
   char *one = NULL;
   vyre_cuda_plan plan;
-  // Ring items never take an indirect grid: the plain kernel, whatever |opts| say.
-  uint32_t st =
-      vyre_cuda_generate_opt(p, wg, opts & ~VYRE_CUDA_GEN_INDIRECT, &one, NULL, &plan, err);
+  // Ring items never take an indirect grid, and run coarsened where the
+  // program allows (the one-shot kernel's VYRE_CUDA_GEN_PLAIN is not theirs).
+  uint32_t st = vyre_cuda_generate_opt(
+      p, wg, opts & ~(VYRE_CUDA_GEN_INDIRECT | VYRE_CUDA_GEN_PLAIN), &one, NULL, &plan, err);
   if (st) return st;
   if ((st = vyre_cuda_resident_check(&plan, err))) {
     free(one);

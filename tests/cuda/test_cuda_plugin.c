@@ -981,8 +981,10 @@ static unsigned long long mock_calls(const char *name, int reset) {
 }
 
 // x[0] += 1 (one read_write buffer): the emulation adds 1 once per launch
-// and notes the hardware grid and the virtual grid (the program is coarsened:
-// its kernel takes vgx after the trap record).
+// and notes the hardware grid and parameter 3, the one after the trap
+// record: the virtual grid vgx in the coarsened variant, which large grids
+// launch, and vo0 (the base workgroup, 0) in the plain kernel (README.md
+// CUDA-COMPILE-2).
 static unsigned g_inc_grid, g_inc_vgx;
 static void emu_inc(void **params, const unsigned grid[3], const unsigned block[3]) {
   (void)block;
@@ -1111,17 +1113,26 @@ static void test_plugin_driver_calls_per_dispatch_are_pinned(void **state) {
   assert_int_equal(cu_ops()->buffer_read(be, &rr, 1, &err), VYRE_STATUS_OK);
   assert_int_equal(got, 2 + 32); // two single dispatches, four batches of 8
   assert_int_equal(g_inc_grid, 1);
-  assert_int_equal(g_inc_vgx, 1);
-  // A large grid of a coarsened program launches a quarter of the blocks
-  // (rounded up) and passes the real workgroup count; a small one all of them.
+  assert_int_equal(g_inc_vgx, 0); // the plain kernel: vo0
+  // A large grid of a program that coarsens loads the coarsened variant at
+  // its first dispatch (one module, compiled or from the disk cache),
+  // launches a quarter of the blocks (rounded up) and passes the real
+  // workgroup count; a small grid keeps the plain kernel and all its blocks.
+  mock_calls(NULL, 1);
   da.grid[0] = 20001;
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
   assert_int_equal(g_inc_grid, 5001);
   assert_int_equal(g_inc_vgx, 20001);
-  da.grid[0] = 1000;
+  assert_int_equal(mock_calls("cuModuleLoadData", 0), 1);
+  da.grid[0] = 16384; // VYRE_CUDA_COARSEN_MIN_BLOCKS: coarsened, loaded once
   assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
-  assert_int_equal(g_inc_grid, 1000);
-  assert_int_equal(g_inc_vgx, 1000);
+  assert_int_equal(g_inc_grid, 4096);
+  assert_int_equal(g_inc_vgx, 16384);
+  assert_int_equal(mock_calls("cuModuleLoadData", 0), 1);
+  da.grid[0] = 16383;
+  assert_int_equal(cu_ops()->dispatch(be, &da, &res, &err), VYRE_STATUS_OK);
+  assert_int_equal(g_inc_grid, 16383);
+  assert_int_equal(g_inc_vgx, 0);
   cu_ops()->module_release(be, m);
 
   // A program with a trap, resident: the record is reset (one upload) and
@@ -1221,15 +1232,15 @@ static int run_child(const char *dir, unsigned long long *hits, unsigned long lo
 
 // One launch of a split grid (mock driver only): the plugin passes the
 // vyre_ext_grid_offset of the args (base workgroup, whole grid) as the
-// kernel's last six parameters (after the trap record and vgx or vfast: 8
-// for vadd), a launch without the extension gets base 0 and its own grid,
-// and a launch that does not fit the whole grid is refused before any
+// kernel's last six parameters (after the trap record: 7 for vadd, whose
+// grids here all run the plain kernel; README.md CUDA-COMPILE-2), a launch without the extension
+// gets base 0 and its own grid, and a launch that does not fit the whole grid is refused before any
 // driver call.
 static uint32_t g_geom[6];
 static void emu_geom(void **params, const unsigned grid[3], const unsigned block[3]) {
   (void)grid, (void)block;
   for (int i = 0; i < 6; i++)
-    g_geom[i] = PARAM_U32(params, 8 + i);
+    g_geom[i] = PARAM_U32(params, 7 + i);
 }
 
 static void test_plugin_passes_the_launch_geometry_to_the_kernel(void **state) {
@@ -1382,8 +1393,9 @@ static void test_plugin_large_workgroup_memory_uses_the_opt_in(void **state) {
   free(t);
 }
 
-// out[gid] = nwg.x (one write slot, no barrier: coarsened): parameters p0,
-// n0, vt, vgx, vo0..2, vn0..2, then the indirect variant's vind, vm0..2 (the
+// out[gid] = nwg.x (one write slot, no barrier; the indirect variant is
+// made from the plain kernel, not coarsened): parameters p0, n0, vt,
+// vo0..2, vn0..2, then the indirect variant's vind, vm0..2 (the
 // plain kernel has none; the plugin passes them as NULL and the grid, which
 // a real driver does not read). The emulation follows the indirect
 // variant's preamble (cuda_codegen.c) and notes what it was given.
@@ -1391,8 +1403,8 @@ static uint32_t g_ind_seen, g_ind_vm0;
 static void emu_indirect(void **params, const unsigned grid[3], const unsigned block[3]) {
   uint32_t *out = PARAM_PTR(params, 0), n = PARAM_U32(params, 1);
   uint32_t *vt = PARAM_PTR(params, 2);
-  const uint32_t *vind = PARAM_PTR(params, 10);
-  uint32_t vm[3] = {PARAM_U32(params, 11), PARAM_U32(params, 12), PARAM_U32(params, 13)};
+  const uint32_t *vind = PARAM_PTR(params, 9);
+  uint32_t vm[3] = {PARAM_U32(params, 10), PARAM_U32(params, 11), PARAM_U32(params, 12)};
   g_ind_seen = vind != NULL;
   g_ind_vm0 = vm[0];
   if (!vind) return;
