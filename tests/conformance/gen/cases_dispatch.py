@@ -85,6 +85,35 @@ def gen_dispatch(ctx):
                [buf("out", 0, "write", "u32", n)],
                guard_gid([store("out", var("g"), builtin("wgid", 0))]), wg=(1, 1, 1),
                grid=[n, 1, 1], expect={"out": {"iota": n}}))
+    # Grids on both sides of the CUDA plugin's coarsening threshold (16384
+    # workgroups along x: plugin-cuda/README.md CUDA-COMPILE-2, the plain
+    # kernel below, the coarsened variant from there), in workgroups of 2.
+    # Every 7th invocation counts itself in out[3] and returns early; the
+    # others add wgid * 3 + nwg + lid to out[0], xor a hash of gid into
+    # out[1] and count themselves in out[2]: each invocation runs once.
+    for g in (16383, 16384, 16385):
+        n = 2 * g
+        body = [let("g", gid(0)),
+                if_(bin_("eq", bin_("rem", var("g"), lit_u(7)), lit_u(0)),
+                    [atomic("add", "out", lit_u(3), lit_u(1)), ret()]),
+                atomic("add", "out", lit_u(0),
+                       add(add(mul(builtin("wgid", 0), lit_u(3)), builtin("nwg", 0)), lid(0))),
+                atomic("xor", "out", lit_u(1), mul(var("g"), lit_u(0x9E3779B9))),
+                atomic("add", "out", lit_u(2), lit_u(1))]
+        ran = [i for i in range(n) if i % 7]
+        sums = sum((i // 2) * 3 + g + i % 2 for i in ran) & 0xFFFFFFFF
+        xors = 0
+        for i in ran:
+            xors ^= (i * 0x9E3779B9) & 0xFFFFFFFF
+        W.add("dispatch/coarsen_threshold_grid%d.json" % g,
+              case("coarsen_threshold_grid%d" % g,
+                   "workgroup [2,1,1] x grid [%d,1,1] (the CUDA plugin coarsens from 16384 "
+                   "workgroups along x): invocations with gid %% 7 == 0 count themselves in "
+                   "out[3] and return, the others add wgid * 3 + nwg + lid to out[0], xor "
+                   "gid * 0x9e3779b9 into out[1] and count themselves in out[2]" % g,
+                   [buf("out", 0, "read_write", "u32", 4)], body, wg=(2, 1, 1),
+                   grid=[g, 1, 1], inputs={"out": [0, 0, 0, 0]},
+                   expect={"out": [sums, xors, len(ran), n - len(ran)]}))
     W.add("dispatch/shape_wg1024_grid1.json",
           case("shape_wg1024_grid1", "workgroup [1024,1,1] x grid [1,1,1]: out[gid] = lid*3 + "
                "wgsize", [buf("out", 0, "write", "u32", 1024)],
