@@ -99,6 +99,9 @@ typedef struct vyre_spv_cg {
   // Subgroup emulation (docs/ir.md IR-SUBGROUP-*): a Workgroup array of one
   // u32 per invocation, the exchange buffer of every subgroup op (0: none).
   uint32_t sg_var;
+  // opt.hide_loop_inits (README.md VK-LOOP-5): per local, 1 when a loop
+  // assigns it (vyre_spv_loop_assigned); NULL when the option is off.
+  uint8_t *loop_assigned;
   // Native subgroup ops (opt.subgroup_native equals the program's
   // subgroup_size; README.md VK-SG-*): no sg_var, shuffles instead.
   int sg_native;
@@ -116,9 +119,9 @@ int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n);
 // Sets c->f32_guard for the f32 op node |n| (its operands are evaluated).
 void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n);
 
-// Whether store |store| lies inside a `for` and its index is the same on every
-// trip of the innermost one (spv_loop_store.c, README.md VK-LOOP-5).
-int vyre_spv_store_same_each_trip(const vyre_spv_cg *c, uint32_t store);
+// Per local of |plan|'s program: 1 when an `assign` inside a loop gives it a
+// value (spv_loop_init.c, README.md VK-LOOP-5); malloc'd, NULL when out of memory.
+uint8_t *vyre_spv_loop_assigned(const vyre_kit_plan *plan);
 
 // Constants and small helpers (spv_cg_expr.c).
 uint32_t vyre_spv_u(vyre_spv_cg *c, uint32_t v);
@@ -165,14 +168,14 @@ uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v);
 #define VYRE_SPV_HIDE_CONST   0x00800000u
 #define VYRE_SPV_HIDE_OPERAND 0x01000000u
 #define VYRE_SPV_HIDE_BOUND   0x02000000u
+#define VYRE_SPV_HIDE_INIT    0x04000000u // VK-LOOP-5: the start value of a loop-assigned local
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of
 // the element's value type) at element |idx| of narrow buffer |buffer|.
 // |checked| 0: the plan proved the index in range (docs/lowering.md LOWER-RANGE-*).
-// |vol|: a native narrow store is Volatile (README.md VK-LOOP-5).
-void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val, int checked,
-                           int vol);
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t buffer, uint32_t idx, uint32_t val,
+                           int checked);
 // The value a load of |buffer| gives for the element whose bits are |raw|
 // (zero-extended; sign-extended already for i8 / i16): f16 and bf16 widened
 // to canonical f32, f32 canonical, bool32 a bool (IR-STORE-4; a wide load

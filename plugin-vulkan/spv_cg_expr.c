@@ -339,8 +339,7 @@ static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
   return x;
 }
 
-void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t val, int checked,
-                           int vol) {
+void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t val, int checked) {
   uint32_t t = c->p->buffers[b].type, eb = vyre_kit_type_bytes(t);
   if (t == VYRE_IR_TYPE_F16) val = f32_to_f16(c, val);
   if (t == VYRE_IR_TYPE_BF16) val = f32_to_bf16(c, val);
@@ -357,11 +356,7 @@ void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t va
     uint32_t small = eb == 1 ? c->t_u8 : c->t_u16;
     uint32_t ptr = OP(SpvOpAccessChain, eb == 1 ? c->t_ptr_sb_u8 : c->t_ptr_sb_u16, c->buf_var[b],
                       ku(c, 0), idx);
-    uint32_t v = OP(SpvOpUConvert, small, val); // keeps the low bits
-    if (vol)                                    // README.md VK-LOOP-5
-      VYRE_SPV_DO(c->m, SpvOpStore, ptr, v, SpvMemoryAccessVolatileMask);
-    else
-      VYRE_SPV_DO(c->m, SpvOpStore, ptr, v);
+    VYRE_SPV_DO(c->m, SpvOpStore, ptr, OP(SpvOpUConvert, small, val)); // keeps the low bits
   } else {
     // Clear then set this element's bits with atomics on the containing word:
     // invocations storing the other elements of the word touch other bits

@@ -134,29 +134,18 @@ static uint32_t not_exited(vyre_spv_cg *c) {
   return OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->exit_var));
 }
 
-// Whether store |n| is Volatile (opt.loop_stores, README.md VK-LOOP-5).
-static int store_volatile(vyre_spv_cg *c, const vyre_ir_node *n) {
-  const uint32_t node = (uint32_t)(n - c->p->nodes);
-  if (c->opt->loop_stores == VYRE_SPV_LOOP_STORES_ALL)
-    return (c->plan->facts[node].flags & VYRE_KIT_FACT_IN_LOOP) != 0;
-  return c->opt->loop_stores ? vyre_spv_store_same_each_trip(c, node) : 0;
-}
-
-static void store_to(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t ptr, uint32_t val) {
-  if (store_volatile(c, n))
-    DO(SpvOpStore, ptr, val, SpvMemoryAccessVolatileMask);
-  else
-    DO(SpvOpStore, ptr, val);
+static void store_to(vyre_spv_cg *c, uint32_t ptr, uint32_t val) {
+  DO(SpvOpStore, ptr, val);
 }
 
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
   if (!vyre_spv_checked(c, n)) { // proven in range (docs/lowering.md LOWER-RANGE-*)
-    store_to(c, n, vyre_spv_elem_ptr(c, n->ref, idx), val);
+    store_to(c, vyre_spv_elem_ptr(c, n->ref, idx), val);
     return;
   }
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
-  store_to(c, n, vyre_spv_elem_ptr(c, n->ref, idx), val);
+  store_to(c, vyre_spv_elem_ptr(c, n->ref, idx), val);
   if_end(c, f);
 }
 
@@ -189,8 +178,8 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
   // bf16 stores make any NaN their own canonical NaN in the conversion.
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) == 4) val = vyre_spv_observe(c, n->b, val);
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
-    vyre_spv_store_narrow(c, n->ref, idx, val, vyre_spv_checked(c, n),
-                          store_volatile(c, n)); // never a lane buffer (kit_lanes.c)
+    vyre_spv_store_narrow(c, n->ref, idx, val,
+                          vyre_spv_checked(c, n)); // never a lane buffer (kit_lanes.c)
   else if (vyre_spv_lane_vstore(c, n->ref))
     lane_store(c, n, val);
   else
@@ -519,6 +508,12 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     // -0) and its adds, subs, muls and fmas need no guard
     // (spv_float_const.c; README.md VK-F32-10).
     if (vyre_spv_f32_lit(c->p, n->a) && !c->opt->hide_f32_consts) v = vyre_spv_hide(c, v);
+    // README.md VK-LOOP-5: outside loops, a value that may be a constant
+    // given to a local some loop assigns reaches it hidden.
+    else if (c->loop_assigned && c->loop_assigned[n->ref] &&
+             !(c->plan->facts[idx].flags & VYRE_KIT_FACT_IN_LOOP) &&
+             c->p->nodes[n->a].type != VYRE_IR_TYPE_BOOL && (!c->const_node || c->const_node[n->a]))
+      v = vyre_spv_hide_bits(c, v, VYRE_SPV_HIDE_INIT);
     DO(SpvOpStore, c->local_var[n->ref], v);
     break;
   }
@@ -1310,8 +1305,8 @@ uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id) {
   return cpu || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
-uint32_t vyre_spv_loop_stores_for_driver(uint32_t vendor_id) {
-  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? VYRE_SPV_LOOP_STORES_SAME : 0u;
+uint32_t vyre_spv_hide_loop_inits_for_driver(uint32_t vendor_id) {
+  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
 uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
@@ -1362,6 +1357,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   // NULL (out of memory): guard every op.
   c.const_node = vyre_spv_const_nodes(p, opt->hide_f32_consts != 0, opt->workgroup_size);
   c.f32_guard = 7u;
+  // README.md VK-LOOP-5 (NULL: out of memory, the plain form).
+  c.loop_assigned = opt->hide_loop_inits ? vyre_spv_loop_assigned(&plan) : NULL;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
       c.narrow_bits && c.wide16 && (c.may_exit || !exits))
@@ -1380,6 +1377,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.wide16);
   free(c.may_exit);
   free(c.const_node);
+  free(c.loop_assigned);
   vyre_spv_module_free(&m);
   vyre_kit_plan_free(&plan);
   if (st)

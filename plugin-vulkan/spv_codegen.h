@@ -156,8 +156,9 @@
 //     H200 the register-blocked sgemm ran 1.299 against 0.913 TFLOP/s.
 // 52: bounds checks the plan's guard intervals prove redundant are dropped
 //     (docs/lowering.md LOWER-RANGE-8: the stencil's five neighbours).
-// 53: on NVIDIA's driver a store inside a loop whose index is the same on
-//     every trip is Volatile (README.md VK-LOOP-5; vyre fuzz seed 857290344).
+// 53: on NVIDIA's driver the start value of a local a loop assigns, when it
+//     may be a constant, is hidden (README.md VK-LOOP-5; vyre fuzz seed
+//     857290344).
 #define VYRE_VK_GENERATOR_VERSION 53u
 
 typedef struct vyre_spv_options {
@@ -275,12 +276,12 @@ typedef struct vyre_spv_options {
   // constant (info.hide_word), in the indirect one word 7 of its binding
   // (README.md VK-F32-16; an experiment, off by default).
   uint32_t hide_word;
-  // A word store inside a `for` whose index is the same on every trip
-  // (vyre_spv_store_same_each_trip) carries the Volatile memory operand
-  // (README.md VK-LOOP-5): NVIDIA's compiler, promoting such a store out of
-  // the loop, stored the value of one trip too many. VYRE_SPV_LOOP_STORES_ALL
-  // (an experiment) makes every store inside a loop Volatile.
-  uint32_t loop_stores;
+  // A `let`, or an `assign` outside every loop, whose value may be a
+  // compile-time constant, to a local that an `assign` inside a loop changes,
+  // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md
+  // VK-LOOP-5): NVIDIA's compiler, seeing a local alternate between two
+  // constants in a loop, stored the value of one trip too many.
+  uint32_t hide_loop_inits;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op
@@ -367,12 +368,9 @@ uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id);
 // negated select lost the negation: README.md VK-INT-2). Pure.
 uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id);
 
-// opt.loop_stores values (README.md VK-LOOP-5).
-#define VYRE_SPV_LOOP_STORES_SAME 1u // stores whose index is the same on every trip
-#define VYRE_SPV_LOOP_STORES_ALL  2u // every store inside a loop
-// opt.loop_stores by default: VYRE_SPV_LOOP_STORES_SAME on NVIDIA's driver
-// (|vendor_id| 0x10DE; vyre fuzz seed 857290344), else 0. Pure.
-uint32_t vyre_spv_loop_stores_for_driver(uint32_t vendor_id);
+// opt.hide_loop_inits by default: on NVIDIA's driver (|vendor_id| 0x10DE;
+// vyre fuzz seed 857290344, README.md VK-LOOP-5). Pure.
+uint32_t vyre_spv_hide_loop_inits_for_driver(uint32_t vendor_id);
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

@@ -808,14 +808,10 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
   // README.md VK-F32-16 (an experiment switch, off by default).
   be->hide_word = switch_on("VYRE_VULKAN_HIDE_WORD");
-  // README.md VK-LOOP-5: stores at one address inside a loop are Volatile on
-  // NVIDIA's driver; VYRE_VULKAN_LOOP_STORES=0 / 1 / all overrides.
-  be->loop_stores = vyre_spv_loop_stores_for_driver(be->props.vendorID);
-  const char *ls = vyre_kit_getenv("VYRE_VULKAN_LOOP_STORES");
-  if (ls && !strcmp(ls, "all"))
-    be->loop_stores = VYRE_SPV_LOOP_STORES_ALL;
-  else
-    be->loop_stores = override_01("VYRE_VULKAN_LOOP_STORES", be->loop_stores);
+  // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
+  // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
+  be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",
+                                    vyre_spv_hide_loop_inits_for_driver(be->props.vendorID));
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);

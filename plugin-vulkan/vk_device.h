@@ -177,10 +177,10 @@ struct vyre_backend {
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11,
   // VK-INT-2): CPU devices and NVIDIA's driver, set at open.
   uint32_t hide_select_operands;
-  uint32_t int_minmax_ext; // README.md VK-INT-2
-  uint32_t int_neg_sub;    // README.md VK-INT-2
-  uint32_t hide_word;      // README.md VK-F32-16
-  uint32_t loop_stores;    // README.md VK-LOOP-5: VYRE_SPV_LOOP_STORES_*
+  uint32_t int_minmax_ext;  // README.md VK-INT-2
+  uint32_t int_neg_sub;     // README.md VK-INT-2
+  uint32_t hide_word;       // README.md VK-F32-16
+  uint32_t hide_loop_inits; // README.md VK-LOOP-5
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // facts read at open (VK_EXT_subgroup_size_control enabled when it offers
   // subgroupSizeControl and computeFullSubgroups), and the subgroup size

@@ -15,7 +15,8 @@
 #     VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 (lavapipe hides both by default) and the
 #     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1
 #     and VYRE_VULKAN_HIDE_WORD=1 (VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16)
-#     each change the generated module and keep the case's results.
+#     each change the generated module and keep the case's results, as does
+#     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default).
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -83,4 +84,10 @@ differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_MINMAX_EXT=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_NEG_SUB=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_WORD=1
 differs "$dead" dead_loop_else_store VYRE_VULKAN_HIDE_LOOP_BOUNDS=0
+# VK-LOOP-5 (NVIDIA's default, off on lavapipe): the loop-assigned locals'
+# start values hidden, both cases of the finding keep their results.
+flips="$src/tests/conformance/cases/control/loop_store_same_index.json"
+differs "$flips" loop_store_same_index VYRE_VULKAN_HIDE_LOOP_INITS=1
+run "$src/tests/conformance/cases/control/loop_store_same_index_each.json" \
+  VYRE_VULKAN_HIDE_LOOP_INITS=1
 echo "debug_switches: ok"
