@@ -134,18 +134,14 @@ static uint32_t not_exited(vyre_spv_cg *c) {
   return OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->exit_var));
 }
 
-static void store_to(vyre_spv_cg *c, uint32_t ptr, uint32_t val) {
-  DO(SpvOpStore, ptr, val);
-}
-
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
   if (!vyre_spv_checked(c, n)) { // proven in range (docs/lowering.md LOWER-RANGE-*)
-    store_to(c, vyre_spv_elem_ptr(c, n->ref, idx), val);
+    DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
     return;
   }
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
   cg_if f = if_begin(c, in);
-  store_to(c, vyre_spv_elem_ptr(c, n->ref, idx), val);
+  DO(SpvOpStore, vyre_spv_elem_ptr(c, n->ref, idx), val);
   if_end(c, f);
 }
 

@@ -567,7 +567,6 @@ typedef struct push_state {
 
 // Binds |j|'s pipeline (unless |ps| has it bound), descriptors and the push
 // constants that differ from |ps|'s.
-
 static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j, push_state *ps) {
   if (j->pipe != ps->bound) {
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, j->pipe->pipeline);

@@ -421,9 +421,9 @@ def gen_fuzz_gpu_dontinline_subgroup(ctx):
 def gen_fuzz_gpu_loop_store(ctx):
     # NVIDIA's Vulkan driver (580.159.04, H200) at generator 52: a loop of
     # (~len(rw)) & 15 = 10 trips storing v, then flipping it, stored the value
-    # of ten flips instead of nine (vyre fuzz seed 857290344, shrunk): the
-    # driver's promotion of a store whose index is the same on every trip.
-    # Generator 53 makes such stores Volatile there (plugin-vulkan/README.md
+    # of ten flips instead of nine (vyre fuzz seed 857290344, shrunk); with a
+    # start value of 7 or a literal trip count it did not. Generator 53 hides
+    # the start value of such a local there (plugin-vulkan/README.md
     # VK-LOOP-5). The words of rw only set its length.
     rw = ["0x%08x" % (i * 0x9E3779B9 & 0xFFFFFFFF) for i in range(53)]
     trips = (~53) & 15
@@ -443,10 +443,9 @@ def gen_fuzz_gpu_loop_store(ctx):
                    body, wg=(1, 1, 1), grid=[1, 1, 1], inputs={"rw": rw},
                    expect={"oi": ["0x%08x" % last], "rw": rw}))
     # The same per invocation, with odd and even trip counts: each of 16
-    # invocations runs len(rw) - id trips (a let from before the loop as
-    # the index, the same on every trip), storing v to ou[id] and a narrow
-    # copy to o8[id], then flipping v; and a third store at the moving index
-    # id + 16 * i, which stays plain.
+    # invocations runs len(rw) - id trips, storing v to ou[id] (an index the
+    # same on every trip) and a narrow copy to o8[id], and to the moving
+    # index id + 16 * i of om, then flipping v.
     n = 21
     body = [let("id", gid(0)),
             let("v", bin_("xor", lit_u(0x5A5A5A5A), var("id"))),
