@@ -7,9 +7,9 @@
 // them and once through libvyre's batches (VYRE_STREAM_HOST_RING). Covers:
 // results in order equal to one-shot dispatches, the callback, BUSY and the
 // bounded blocking submit, poll and wait by sequence number, errors, close
-// (finish and cancel), device close with a live stream, statistics, and the
-// replay of every undelivered item after an injected loss (ABI-STREAM-7).
-// Group "host/stream".
+// (finish and cancel), items of another shape checked again (ABI-STREAM-13), device close with a
+// live stream, statistics, and the replay of every undelivered item after an injected loss
+// (ABI-STREAM-7). Group "host/stream".
 
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -313,6 +313,71 @@ static void test_bad_items_and_options_are_refused_before_taking_a_slot(void **s
   e = new_err();
   assert_int_equal(vyre_stream_open(f->k, &o, &bad, &e), VYRE_STATUS_INVALID_ARGUMENT);
   assert_int_equal(vyre_stream_close(NULL, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+}
+
+// ABI-STREAM-13: after an item passed the check, an item of another shape
+// (input length, out capacity, a NULL pointer, the grid) is checked again:
+// the remembered shape never lets a bad item through, and a good one after
+// a bad one still runs.
+static void test_an_item_of_another_shape_is_checked_again(void **state) {
+  fixture *f = *state;
+  vyre_stream *s = open_stream(f, 4, NULL, NULL);
+  uint32_t a[2 * N] = {0}, b[2 * N] = {0}, out[N];
+  vyre_arg good[3] = {
+      {a, N * 4, NULL, 0, NULL}, {b, N * 4, NULL, 0, NULL}, {NULL, 0, out, N * 4, NULL}};
+  vyre_error e = new_err();
+  uint64_t seq = 0;
+  uint32_t one[3] = {1, 1, 1}, zero[3] = {0, 1, 1};
+  assert_int_equal(vyre_stream_submit(s, good, 3, NULL, 0, &seq, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_stream_wait(s, seq, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  // Longer inputs than the output's 8 elements: the grid cannot be inferred.
+  vyre_arg longer[3] = {good[0], good[1], good[2]};
+  longer[0].bytes = longer[1].bytes = 2 * N * 4;
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, longer, 3, NULL, 0, NULL, &e),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "cannot be inferred");
+  // The same lengths with a NULL input.
+  vyre_arg null_in[3] = {good[0], good[1], good[2]};
+  null_in[1].data = NULL;
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, null_in, 3, NULL, 0, NULL, &e),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "data is NULL");
+  // An out capacity below the output's length.
+  vyre_arg small_out[3] = {good[0], good[1], good[2]};
+  small_out[2].out_bytes = N * 4 - 4;
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, small_out, 3, NULL, 0, NULL, &e),
+                   VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "out_bytes");
+  // A grid given after the same item without one, then a grid of 0.
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, good, 3, one, 0, &seq, &e), VYRE_STATUS_OK);
+  assert_int_equal(vyre_stream_wait(s, seq, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+  e = new_err();
+  assert_int_equal(vyre_stream_submit(s, good, 3, zero, 0, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+  ASSERT_HAS(e.message, "grid [0, 1, 1]");
+  // Good items of either shape still run, and give the dispatch's results.
+  for (uint32_t i = 0; i < 6; i++) {
+    uint32_t ia[N], ib[N];
+    item_inputs(i, ia, ib);
+    vyre_arg args[3] = {{ia, sizeof(ia), NULL, 0, NULL},
+                        {ib, sizeof(ib), NULL, 0, NULL},
+                        {NULL, 0, out, N * 4, NULL}};
+    memset(out, 0, sizeof(out));
+    e = new_err();
+    assert_int_equal(vyre_stream_submit(s, args, 3, i % 2 ? one : NULL, 0, &seq, &e),
+                     VYRE_STATUS_OK);
+    assert_int_equal(vyre_stream_wait(s, seq, UINT64_MAX, NULL, &e), VYRE_STATUS_OK);
+    check_item(i, out);
+  }
+  vyre_stream_stats st;
+  memset(&st, 0, sizeof(st));
+  st.struct_size = sizeof(st);
+  assert_int_equal(vyre_stream_stats_get(s, &st, &e), VYRE_STATUS_OK);
+  assert_int_equal(st.submitted, 8);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
 }
 
 // ABI-STREAM-7: a loss replays every undelivered item after recover.
@@ -652,6 +717,7 @@ int main(void) {
         PLUGIN(test_the_callback_sees_every_item_once_in_order),
         PLUGIN(test_a_full_ring_answers_busy_and_a_bounded_submit_waits),
         PLUGIN(test_bad_items_and_options_are_refused_before_taking_a_slot),
+        PLUGIN(test_an_item_of_another_shape_is_checked_again),
         PLUGIN(test_a_loss_replays_every_undelivered_item),
         PLUGIN(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
         PLUGIN(test_a_trapping_item_fails_alone_and_timing_is_summed),
@@ -664,6 +730,7 @@ int main(void) {
       BOTH(test_the_callback_sees_every_item_once_in_order),
       BOTH(test_a_full_ring_answers_busy_and_a_bounded_submit_waits),
       BOTH(test_bad_items_and_options_are_refused_before_taking_a_slot),
+      BOTH(test_an_item_of_another_shape_is_checked_again),
       BOTH(test_a_loss_replays_every_undelivered_item),
       BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
       BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
