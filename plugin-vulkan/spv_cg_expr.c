@@ -374,13 +374,21 @@ void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t va
   vyre_spv_label(c, merge);
 }
 
+// The bits of an f32 loaded from a host buffer: flushed, and with the plan's
+// flush_loads (docs/lowering.md LOWER-F32-8) nothing more, since the plan
+// then counts the load as not canonical and its observation points
+// canonicalize a NaN; otherwise canonicalized whole here.
+static uint32_t load_canon(vyre_spv_cg *c, uint32_t raw) {
+  return c->plan->flush_loads ? vyre_spv_flush(c, raw) : vyre_spv_canon(c, raw);
+}
+
 uint32_t vyre_spv_widen(vyre_spv_cg *c, uint32_t buffer, uint32_t raw) {
   uint32_t t = c->p->buffers[buffer].type;
   if (t == VYRE_IR_TYPE_F16) return f16_to_f32(c, raw);
   if (t == VYRE_IR_TYPE_BF16) return vyre_spv_canon(c, IOP(SpvOpShiftLeftLogical, raw, ku(c, 16)));
   if (t == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, raw, vyre_spv_u(c, 0));
   if (t == VYRE_IR_TYPE_F32 && c->p->buffers[buffer].access != VYRE_IR_ACCESS_WORKGROUP)
-    return vyre_spv_canon(c, raw);
+    return load_canon(c, raw);
   return raw;
 }
 
@@ -391,7 +399,7 @@ static uint32_t load_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (et == VYRE_IR_TYPE_BOOL32) return OP(SpvOpINotEqual, B, w, vyre_spv_u(c, 0));
   // Workgroup memory holds only canonical f32 bits (docs/lowering.md LOWER-F32-4).
   if (et == VYRE_IR_TYPE_F32 && c->p->buffers[n->ref].access != VYRE_IR_ACCESS_WORKGROUP)
-    return vyre_spv_canon(c, w);
+    return load_canon(c, w);
   return w;
 }
 

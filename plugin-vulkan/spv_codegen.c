@@ -1328,6 +1328,12 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   uint32_t st = vyre_kit_plan_make(p, opt->workgroup_size, vyre_spv_ir_features(opt), VYRE_VK_NAME,
                                    &plan, err);
   if (st) return st;
+  // f32 loads flush only; observation points canonicalize (docs/lowering.md
+  // LOWER-F32-8), unless opt.canon_loads.
+  if (!opt->canon_loads && (st = vyre_kit_plan_flush_loads(&plan, err)) != VYRE_STATUS_OK) {
+    vyre_kit_plan_free(&plan);
+    return st;
+  }
   const char *name = p->strings && p->name < p->strings_size ? p->strings + p->name : "?";
   vyre_spv_module m;
   vyre_spv_module_init(&m);

@@ -159,7 +159,11 @@
 // 53: on NVIDIA's driver the start value of a local a loop assigns, when it
 //     may be a constant, is hidden (README.md VK-LOOP-5; vyre fuzz seed
 //     857290344).
-#define VYRE_VK_GENERATOR_VERSION 53u
+// 54: an f32 load from a host buffer is flushed only; its NaN payload is
+//     canonicalized where the bits are observed, as for an arithmetic result
+//     (docs/lowering.md LOWER-F32-8; VYRE_VULKAN_CANON_LOADS=1: the whole
+//     canonicalization on the way in, as before).
+#define VYRE_VK_GENERATOR_VERSION 54u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -282,6 +286,12 @@ typedef struct vyre_spv_options {
   // VK-LOOP-5): NVIDIA's compiler, seeing a local alternate between two
   // constants in a loop, stored the value of one trip too many.
   uint32_t hide_loop_inits;
+  // 1: an f32 load from a host buffer is canonicalized whole on the way in
+  // (flushed and any NaN made 0x7FC00000), generator 53's form. 0 (the
+  // default): only flushed; the plan counts it as not canonical, so a
+  // store, bitcast or trap of it canonicalizes its NaN there
+  // (docs/lowering.md LOWER-F32-8, VYRE_VULKAN_CANON_LOADS).
+  uint32_t canon_loads;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

@@ -812,6 +812,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
   be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",
                                     vyre_spv_hide_loop_inits_for_driver(be->props.vendorID));
+  // docs/lowering.md LOWER-F32-8: loads flush only, unless
+  // VYRE_VULKAN_CANON_LOADS=1 (generator 53's whole canonicalization).
+  be->canon_loads = switch_on("VYRE_VULKAN_CANON_LOADS");
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);

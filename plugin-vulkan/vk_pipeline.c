@@ -63,6 +63,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->int_neg_sub);          // VK-INT-2
   vyre_kit_key_add_u32(k, be->hide_word);            // VK-F32-16
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
+  vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
   vyre_kit_key_add_u32(k, be->props.vendorID);
@@ -416,6 +417,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .int_neg_sub = be->int_neg_sub,
                             .hide_word = be->hide_word,
                             .hide_loop_inits = be->hide_loop_inits,
+                            .canon_loads = be->canon_loads,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,

@@ -16,7 +16,9 @@
 #     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1
 #     and VYRE_VULKAN_HIDE_WORD=1 (VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16)
 #     each change the generated module and keep the case's results, as does
-#     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default).
+#     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
+#     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
+#     LOWER-F32-8).
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -90,4 +92,7 @@ flips="$src/tests/conformance/cases/control/loop_store_same_index.json"
 differs "$flips" loop_store_same_index VYRE_VULKAN_HIDE_LOOP_INITS=1
 run "$src/tests/conformance/cases/control/loop_store_same_index_each.json" \
   VYRE_VULKAN_HIDE_LOOP_INITS=1
+# LOWER-F32-8: loads canonicalized whole on the way in (generator 53's form).
+differs "$src/tests/conformance/cases/f32/lower_load_nan_routes.json" lower_load_nan_routes \
+  VYRE_VULKAN_CANON_LOADS=1
 echo "debug_switches: ok"

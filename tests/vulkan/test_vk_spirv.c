@@ -537,9 +537,11 @@ static void test_spirv_follows_the_lowering_proofs(void **state) {
 //   x = gid.x; if x < len(a) && x < len(o) { v = a[x]; acc = v (or +0);
 //   acc = fma(v, v, acc) 8 times; o[x] = acc }
 // with the H200's verdict (hardware fma native, 64-bit integers and floats):
-// the load canonicalizes (2 selects, 1 NaN test), each fma only flushes (1
-// select), the store tests NaN once (1 select): 11 selects, 2 NaN tests
-// (before the split: 18 and 9). With acc from the literal +0 (maybe
+// the load only flushes (1 select; LOWER-F32-8, generator 54), each fma
+// only flushes (1 select), the store tests NaN once (1 select): 10 selects,
+// 1 NaN test. With opt.canon_loads (generator 53's form) the load also
+// canonicalizes a NaN: 11 selects, 2 NaN tests (before the split of the
+// flush and the NaN test: 18 and 9). With acc from the literal +0 (maybe
 // constant to the driver) each fma adds one special-operand test on acc
 // only (3 instructions, one OpUGreaterThanEqual) and a branch to the
 // special-value selects; with acc from the load there is none.
@@ -551,7 +553,8 @@ static void test_spirv_follows_the_lowering_proofs(void **state) {
 #define OP_BRC    250u // SPIR-V OpBranchConditional
 static void test_spirv_f32_canon_where_observed(void **state) {
   (void)state;
-  for (int from_lit = 0; from_lit < 2; from_lit++) {
+  for (int variant = 0; variant < 4; variant++) {
+    const int from_lit = variant & 1, canon = variant >> 1;
     tb *t = calloc(1, sizeof(tb));
     tb_init(t, 1, 1, 1); // one invocation per workgroup: no lane mode
     uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
@@ -569,7 +572,10 @@ static void test_spirv_f32_canon_where_observed(void **state) {
                          bin(t, VYRE_IR_BIN_LT, var(t, x), len(t, O)));
     uint32_t s1 = if_(t, guard, first, 11, 0, 0);
     const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-    vyre_spv_options opt = {.has_int64 = 1, .has_f64 = 1, .f32_native = VYRE_SPV_F32_NATIVE_FMA};
+    vyre_spv_options opt = {.has_int64 = 1,
+                            .has_f64 = 1,
+                            .f32_native = VYRE_SPV_F32_NATIVE_FMA,
+                            .canon_loads = (uint32_t)canon};
     size_t n = 0;
     uint32_t *words = generate_ok(p, &opt, &n);
     uint32_t sel = count_ops(words, n, OP_SELECT, -1), ugt = count_ops(words, n, OP_UGT, -1);
@@ -577,14 +583,15 @@ static void test_spirv_f32_canon_where_observed(void **state) {
     uint32_t brc = count_ops(words, n, OP_BRC, -1), and_ = count_ops(words, n, OP_AND, -1);
     free(words);
     assert_int_equal(ext, 8); // 8 hardware Fma
-    // NaN tests: the load's and the store's. An accumulator that starts as
-    // a literal gets no guard either: the literal reaches it opaque to the
-    // driver (README.md VK-F32-10), at the cost of one select.
-    assert_int_equal(ugt, 2u);
+    // NaN tests: the store's (and the load's with canon_loads). An
+    // accumulator that starts as a literal gets no guard either: the literal
+    // reaches it opaque to the driver (README.md VK-F32-10), at the cost of
+    // one select.
+    assert_int_equal(ugt, 1u + (uint32_t)canon);
     assert_int_equal(uge, 0u);
-    assert_int_equal(sel, from_lit ? 12 : 11);
-    assert_int_equal(and_, 20); // load 3, each flush 2, store 1
-    assert_int_equal(brc, 1);   // the if
+    assert_int_equal(sel, 10 + from_lit + canon);
+    assert_int_equal(and_, 19 + canon); // load 2 (+1 NaN test), each flush 2, store 1
+    assert_int_equal(brc, 1);           // the if
     assert_int_equal(spirv_val(p, 2 | 256 | 512, from_lit ? "f32 canon, +0" : "f32 canon"), 0);
     free(t);
   }

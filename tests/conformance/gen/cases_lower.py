@@ -135,6 +135,71 @@ def gen_lower(ctx):
                        "c": [enc_f32(r[2]) for r in rows]},
                expect={k: [enc_f32(x) for x in exp[k]] for k in names}))
 
+    # LOWER-F32-8 in the Vulkan generator too (generator 54): a loaded NaN
+    # keeps the device's payload until an observation point, so every route
+    # by which a loaded value reaches bits must canonicalize it there or not
+    # depend on the payload: max, select, abs and neg of loads stored; a load
+    # stored to workgroup memory and loaded back; a local set from a load and
+    # assigned a max under an `if`; the casts to u32, i32 and bool, is_nan
+    # and eq of a load (payload-blind). Subnormal loads act as zeros of their
+    # sign on every route.
+    rows = [(0x7F800001, 0x3F800000, 0xBF800000), (0xFFC00001, 0x7F800003, 0x3F800000),
+            (0x7FFFFFFF, 0xFF800001, 0xBF800000), (0xFF800001, 0x00000001, 0x00000000),
+            (0x00000001, 0x7FC00001, 0xBF800000), (0x807FFFFF, 0x80000001, 0xBF800000),
+            (0x3F800000, 0x7FA00000, 0xBF800000), (0xBFC00000, 0xFFBFFFFF, 0x3F800000),
+            (0x7F800000, 0x7F800001, 0xBF800000), (0xFF800000, 0x00400000, 0x3F800000),
+            (0x00000000, 0x80000000, 0xBF800000), (0x80000000, 0x00000000, 0xBF800000),
+            (0x4F800000, 0x7FC00000, 0x3F800000), (0xCF000001, 0x7F800001, 0xBF800000),
+            (0x7FC00000, 0xFFFFFFFF, 0xBF800000), (0x00800000, 0x807FFFFF, 0x3F800000)]
+    n = len(rows)
+    g = var("g")
+    la, lb, lc = load("a", g), load("b", g), load("c", g)
+    one, zero = lit_u(1), lit_u(0)
+    body = [
+        let("g", gid(0)),
+        store("w", g, la), barrier(),
+        let("y", load("a", g)),
+        if_(lt(lc, lit_f(0)), [assign("y", bin_("max", var("y"), lb))]),
+        store("mx", g, bin_("max", la, lb)),
+        store("sl", g, select(lt(lc, lit_f(0)), la, lb)),
+        store("ab", g, un("abs", la)), store("ng", g, _neg(la)),
+        store("wg", g, load("w", g)), store("lo", g, var("y")),
+        store("cu", g, cast("u32", la)), store("ci", g, cast("i32", la)),
+        store("cb", g, select(cast("bool", la), one, zero)),
+        store("nn", g, select(un("is_nan", la), one, zero)),
+        store("eq", g, select(eq(la, la), one, zero))]
+    ca = [tuple(G.f_canon(v) for v in r) for r in rows]
+    fexp = {
+        "mx": [G.f_max(a, b) for a, b, c in ca],
+        "sl": [a if G.f_cmp("lt", c, 0) else b for a, b, c in ca],
+        "ab": [G.f_un("abs", a) for a, b, c in ca], "ng": [G.f_neg(a) for a, b, c in ca],
+        "wg": [a for a, b, c in ca],
+        "lo": [G.f_max(a, b) if G.f_cmp("lt", c, 0) else a for a, b, c in ca],
+    }
+    uexp = {
+        "cu": [G.f_to_u32(a) for a, b, c in ca], "ci": [G.f_to_i32(a) for a, b, c in ca],
+        "cb": [int(G.f_to_bool(a)) for a, b, c in ca],
+        "nn": [int(G.f_un("is_nan", a)) for a, b, c in ca],
+        "eq": [int(G.f_cmp("eq", a, a)) for a, b, c in ca],
+    }
+    fn, un_ = list(fexp), list(uexp)
+    W.add("f32/lower_load_nan_routes.json",
+          case("lower_load_nan_routes", "loads flushed on the way in, their NaN payloads left "
+               "to the observation points (docs/lowering.md LOWER-F32-8, Vulkan generator 54): "
+               "max, select, abs and neg of loads stored, a load through workgroup memory, a "
+               "local from a load assigned a max under an if, and the payload-blind casts to "
+               "u32, i32 and bool, is_nan and eq; loaded subnormals act as zeros of their sign",
+               [buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                buf("c", 2, "read", "f32"), wbuf("w", "f32", n)] +
+               [buf(k, 3 + i, "write", "f32", n) for i, k in enumerate(fn)] +
+               [buf(k, 3 + len(fn) + i, "write", "i32" if k == "ci" else "u32", n)
+                for i, k in enumerate(un_)], body, wg=(n, 1, 1), grid=[1, 1, 1],
+               inputs={"a": [enc_f32(r[0]) for r in rows], "b": [enc_f32(r[1]) for r in rows],
+                       "c": [enc_f32(r[2]) for r in rows]},
+               expect=dict({k: [enc_f32(x) for x in v] for k, v in fexp.items()},
+                           **{k: [G.enc_i32(x) if k == "ci" else G.enc_u32(x) for x in v]
+                              for k, v in uexp.items()})))
+
     # LOWER-F32-1..3 on the boundaries of the split (flush per op, NaN
     # canonicalization only where observed): NaNs made by arithmetic (inf * 0,
     # inf / inf, inf - inf, fma) and loaded NaNs with payloads reach a store
