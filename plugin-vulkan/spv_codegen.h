@@ -163,7 +163,9 @@
 //     canonicalized where the bits are observed, as for an arithmetic result
 //     (docs/lowering.md LOWER-F32-8; VYRE_VULKAN_CANON_LOADS=1: the whole
 //     canonicalization on the way in, as before).
-#define VYRE_VK_GENERATOR_VERSION 54u
+// 55: no special-value guard on a native op whose one maybe-constant operand
+//     is a hidden f32 literal of exponent 2..253 (README.md VK-F32-17).
+#define VYRE_VK_GENERATOR_VERSION 55u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

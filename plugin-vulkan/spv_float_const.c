@@ -109,6 +109,22 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const
   return out;
 }
 
+// README.md VK-F32-17: an f32 literal operand that reaches the op hidden
+// (opt.hide_f32_consts, VK-F32-13: its bits xor'ed with bit 23 under a key
+// the driver cannot decide) and whose exponent field is 2..253, so that
+// both values the driver must allow are finite normal numbers, neither zero
+// nor infinite nor NaN nor subnormal: no fold the guard protects against
+// (NaN * 0.0 -> 0, x + 0 -> x) has such an operand, and the guard's test of
+// it could never fire. With opt.hide_word the driver may allow any bits
+// from bit 23 up, so the literal keeps its guard. Applied only where it is
+// the op's one operand that may be constant (vyre_spv_f32_guard_for).
+static int hidden_normal_lit(const vyre_spv_cg *c, uint32_t n) {
+  if (!c->opt->hide_f32_consts || c->opt->hide_word || !vyre_spv_f32_lit(c->p, n)) return 0;
+  const vyre_ir_node *x = &c->p->nodes[n];
+  const uint32_t e = (x->ref >> 23) & 0xFFu; // a literal's bits are its ref
+  return e >= 2u && e <= 253u;
+}
+
 void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n) {
   if (!c->const_node || n >= c->p->node_count) {
     c->f32_guard = 7u;
@@ -116,8 +132,14 @@ void vyre_spv_f32_guard_for(vyre_spv_cg *c, uint32_t n) {
   }
   const vyre_ir_node *x = &c->p->nodes[n];
   const uint32_t kid[3] = {x->a, x->b, x->c};
-  c->f32_guard = 0;
+  uint32_t guard = 0, lits = 0;
   for (uint32_t i = 0; i < 3; i++)
-    if (kid[i] != VYRE_IR_NONE && (kid[i] >= c->p->node_count || c->const_node[kid[i]]))
-      c->f32_guard |= 1u << i;
+    if (kid[i] != VYRE_IR_NONE && (kid[i] >= c->p->node_count || c->const_node[kid[i]])) {
+      guard |= 1u << i;
+      if (hidden_normal_lit(c, kid[i])) lits |= 1u << i;
+    }
+  // One such literal beside operands that cannot be constant: no guard. Two
+  // or more constant operands keep it (a compiler that moves an op into the
+  // selects of two hides on one key folds it on constants).
+  c->f32_guard = guard == lits && (lits & (lits - 1u)) == 0 ? 0 : guard;
 }

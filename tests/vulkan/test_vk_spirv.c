@@ -933,6 +933,51 @@ static void test_spirv_hidden_f32_constants(void **state) {
   assert_int_equal(xors[1], xors[0] + 3);
 }
 
+// VK-F32-17: O[x] = L * a[x] with L a hidden literal: the native mul has no
+// special-value guard (no OpUGreaterThanEqual, the guard's operand test)
+// when L's exponent field is 2..253; L = 0, a literal of exponent 1 or 254,
+// no hiding, or the hide word (which lets the driver allow any exponent)
+// keep it, as does fma(a, L, L) (two operands that may be constant).
+static void test_spirv_hidden_normal_literal_needs_no_guard(void **state) {
+  (void)state;
+  static const struct {
+    uint32_t bits, hide, hide_word, two, guards;
+  } rows[] = {
+      {0x3E4CCCCDu, 1, 0, 0, 0}, {0x01000000u, 1, 0, 0, 0}, {0x7E800000u, 1, 0, 0, 0},
+      {0xBF800000u, 1, 0, 0, 0}, {0x00000000u, 1, 0, 0, 1}, {0x00C00000u, 1, 0, 0, 1},
+      {0x7F000000u, 1, 0, 0, 1}, {0x3E4CCCCDu, 0, 0, 0, 1}, {0x3E4CCCCDu, 1, 1, 0, 1},
+      {0x3E4CCCCDu, 1, 0, 1, 1},
+  };
+  for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t v = load(t, A, var(t, x));
+    uint32_t e = rows[r].two ? fma3(t, v, lit(t, T_F, rows[r].bits), lit(t, T_F, rows[r].bits))
+                             : bin(t, VYRE_IR_BIN_MUL, lit(t, T_F, rows[r].bits), v);
+    uint32_t s1 = store(t, O, var(t, x), e);
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    vyre_spv_options opt = {.has_int64 = 1,
+                            .has_f64 = 1,
+                            .f32_native = VYRE_SPV_F32_NATIVE_MUL | VYRE_SPV_F32_NATIVE_FMA,
+                            .hide_f32_consts = rows[r].hide,
+                            .hide_word = rows[r].hide_word};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    uint32_t uge = count_ops(words, n, OP_UGE, -1);
+    free(words);
+    if ((uge != 0) != (rows[r].guards != 0))
+      fail_msg("row %zu (literal 0x%08x, hide %u, hide_word %u, two %u): %u guard tests, "
+               "expected %s",
+               r, rows[r].bits, rows[r].hide, rows[r].hide_word, rows[r].two, uge,
+               rows[r].guards ? "some" : "none");
+    free(t);
+  }
+}
+
 // VK-F32-14: in the indirect variant every hide keys on the hide word (one
 // OpINotEqual each: three more than the direct module, which keys on
 // nwg.x == 0, a value the variant's exit on a grid of 0 lets the compiler
@@ -1296,6 +1341,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_counted_loops),
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
+      cmocka_unit_test(test_spirv_hidden_normal_literal_needs_no_guard),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_f32_fma_pick_prefers_the_zero_recheck),

@@ -3,8 +3,9 @@
 a literal +-0, +-0 through a `let` local and +-0 produced by arithmetic on literals. A driver
 that folds `x + 0 -> x` or `0 - x -> -x` returns -0 for -0 + +0 (IEEE: +0) and +0 - +0 gives
 the right +0 only by luck; these cases pin the sign for +-0, subnormal (a signed zero after
-canonicalization), NaN, inf and normal inputs. Called by gen_cases.py; every expected value
-comes from the reference in vyre_gen.py."""
+canonicalization), NaN, inf and normal inputs. Also nonzero f32 literals at the edges of the
+exponent range on either side of mul, add, sub, div and fma (plugin-vulkan/README.md VK-F32-17).
+Called by gen_cases.py; every expected value comes from the reference in vyre_gen.py."""
 
 from vyre_gen import *  # noqa: F401,F403
 
@@ -61,3 +62,42 @@ def gen_f32_zero_operands(ctx):
                extra=[("sub_x_x", lambda x: sub(x, x), lambda v: f_sub(v, v)),
                       ("add_x_negx", lambda x: add(x, un("neg", x)),
                        lambda v: f_add(v, f_neg(v)))])
+
+
+# plugin-vulkan/README.md VK-F32-17: a hidden f32 literal whose exponent field
+# is 2..253 is the one operand of a native op that may be constant, so the op
+# has no special-value guard. The literals at the edges of that range (exponent
+# 1, 2, 253, 254) and inside it, on either side of mul, add, sub, div and fma,
+# against X's zeros, subnormals, NaNs, infinities and extremes and against -L
+# and L (an exact zero sum), are the boundary: each result is the IR's.
+LITS = [0x00C00000, 0x01000000, 0x3E4CCCCD, 0xBE4CCCCD, 0x7E800000, 0x7F000000]
+
+
+def gen_f32_literal_operands(ctx):
+    xs = X + [0x3E4CCCCD, 0xBE4CCCCD, 0x01000000, 0x81000000]
+    n = len(xs)
+    forms = [("mul_x_l", lambda x, l: mul(x, l), lambda v, b: f_mul(v, b)),
+             ("mul_l_x", lambda x, l: mul(l, x), lambda v, b: f_mul(b, v)),
+             ("add_x_l", lambda x, l: add(x, l), lambda v, b: f_add(v, b)),
+             ("sub_l_x", lambda x, l: sub(l, x), lambda v, b: f_sub(b, v)),
+             ("div_x_l", lambda x, l: bin_("div", x, l), lambda v, b: f_div(v, b)),
+             ("div_l_x", lambda x, l: bin_("div", l, x), lambda v, b: f_div(b, v)),
+             ("fma_x_l_x", lambda x, l: fma(x, l, x), lambda v, b: f_fma(v, b, v)),
+             ("fma_x_x_l", lambda x, l: fma(x, x, l), lambda v, b: f_fma(v, v, b))]
+    stmts = [let("v", load("x", var("g")))]
+    for k, lb in enumerate(LITS):
+        at = add(var("g"), lit_u(k * n))
+        stmts += [store(f[0], at, f[1](var("v"), lit_f(lb))) for f in forms]
+    cx = [f_canon(v) for v in xs]
+    expect = {f[0]: enc_list("f32", [f[2](v, lb) for lb in LITS for v in cx]) for f in forms}
+    ctx.W.add("f32/literal_operand_exponent_edges.json",
+              case("literal_operand_exponent_edges",
+                   "an f32 literal with exponent field 1, 2, 253, 254 or inside on either side "
+                   "of mul, add, sub, div and fma against zeros, subnormals, NaNs, infinities, "
+                   "extremes and its own negation: each result is the IR's (a hidden literal "
+                   "of exponent 2..253 as an op's one maybe-constant operand has no "
+                   "special-value guard on Vulkan, plugin-vulkan/README.md VK-F32-17)",
+                   [buf("x", 0, "read", "f32")] +
+                   [buf(f[0], 1 + k, "write", "f32", n * len(LITS)) for k, f in enumerate(forms)],
+                   guard_gid(stmts, out="x"), wg=(32, 1, 1), grid=[1, 1, 1],
+                   inputs={"x": enc_list("f32", xs)}, expect=expect))

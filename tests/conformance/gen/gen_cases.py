@@ -154,7 +154,7 @@ from cases_values import gen_integers, gen_casts, gen_f32, gen_f32_folded_zero, 
 from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
 from cases_validation import gen_validation  # noqa: E402
 from cases_storage import gen_storage  # noqa: E402
-from cases_zeros import gen_f32_zero_operands  # noqa: E402
+from cases_zeros import gen_f32_literal_operands, gen_f32_zero_operands  # noqa: E402
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 from cases_gridbar import gen_gridbar  # noqa: E402
 from cases_lower import gen_lower, gen_lower_wide  # noqa: E402
@@ -186,6 +186,7 @@ def main():
     gen_select_derived_zero_b2f(ctx)
     gen_f32_random(ctx)
     gen_f32_zero_operands(ctx)
+    gen_f32_literal_operands(ctx)
     gen_control(ctx)
     gen_workgroup(ctx)
     gen_atomics(ctx)
