@@ -81,6 +81,10 @@ typedef struct slot {
   uint32_t arg_count;
   uint32_t grid[3]; // as vyre__plan_check computed it at submit
   uint32_t planned; // ring engine: |plan| holds the item submitted to the plugin
+  // Ring engine (ABI-STREAM-13): the shape memo's generation of this item
+  // (set at submit), and the generation whose items |plan| can serve by
+  // rebinding the pointers alone (0: none; set when the plan is made).
+  uint64_t shape_gen, reuse_gen;
   vyre_arg args[VYRE__MAX_BINDINGS];
   uint8_t *mem; // the item's input copies
   uint64_t mem_cap;
@@ -96,6 +100,7 @@ typedef struct slot {
 // 0 data != NULL, bit 1 out != NULL (resident args never reach the check).
 typedef struct shape_memo {
   uint32_t valid;
+  uint64_t gen; // counts the shapes remembered: an item's shape, as a number
   uint32_t arg_count;
   uint32_t has_grid;
   uint32_t grid_in[3]; // the caller's grid, when has_grid
@@ -526,11 +531,60 @@ static uint32_t ring_open(vyre_stream *s, vyre_ring **out, vyre_error *err) {
   return st;
 }
 
+// 1 when |plan| (just made for |sl|'s item) serves any item of the same
+// shape by pointing its bindings at that item's memory: host bindings
+// only, each an input (read, uniform), or a write or read_write buffer the
+// caller gives out memory for; no scratch, copies, ranges, indirect grid or
+// split.
+static int plan_rebindable(const vyre_stream *s, const slot *sl) {
+  const vyre__plan *pl = &sl->plan;
+  if (pl->scratch_count || pl->copy_count || pl->split || pl->args.next) return 0;
+  const vyre_program *prog = s->k.program;
+  for (uint32_t j = 0; j < pl->binding_count; j++) {
+    const uint32_t i = prog->by_binding[j];
+    const uint32_t acc = prog->view->buffers[prog->arg_buffer[i]].access;
+    if (pl->bindings[j].kind != VYRE_BINDING_HOST ||
+        ((acc == VYRE_IR_ACCESS_WRITE || acc == VYRE_IR_ACCESS_READ_WRITE) && !sl->args[i].out))
+      return 0;
+  }
+  return 1;
+}
+
+// Points the bindings of |sl|'s plan at its item's memory, as plan.c's
+// plan_bind would (plan_rebindable held for an item of this shape: every
+// length, the grid and the options are the same): an input's data, a write
+// buffer's out, and a read_write buffer's out after its input is copied
+// there (the plugin reads and writes it in place).
+static void plan_rebind(const vyre_stream *s, slot *sl) {
+  const vyre_program *prog = s->k.program;
+  for (uint32_t j = 0; j < sl->plan.binding_count; j++) {
+    const uint32_t i = prog->by_binding[j];
+    const uint32_t acc = prog->view->buffers[prog->arg_buffer[i]].access;
+    const vyre_arg *a = &sl->args[i];
+    vyre_binding *bd = &sl->plan.bindings[j];
+    if (acc == VYRE_IR_ACCESS_READ_WRITE) {
+      if (a->out != a->data && bd->bytes) memmove(a->out, a->data, (size_t)bd->bytes);
+      bd->data = a->out;
+    } else {
+      bd->data = acc == VYRE_IR_ACCESS_WRITE ? a->out : (void *)a->data;
+    }
+  }
+}
+
 // Hands item |seq| (its slot filled) to the plugin's ring. Lock held.
 static uint32_t ring_submit(vyre_stream *s, uint64_t seq, vyre_error *err) {
   slot *sl = slot_of(s, seq);
   if (sl->planned) vyre__plan_free(&sl->plan); // made anew below (plan.h: no zeroing)
   sl->planned = 0;
+  if (sl->reuse_gen && sl->reuse_gen == sl->shape_gen && sl->plan.mod == s->k.mod) {
+    // ABI-STREAM-13: the plan of this slot's last item, its pointers moved.
+    plan_rebind(s, sl);
+    sl->planned = 1;
+    uint32_t st = vyre__call_ring_submit(s->dev, s->ring, &sl->plan.args, seq, err);
+    s->stats.submissions++;
+    return st;
+  }
+  sl->reuse_gen = 0;
   vyre_dispatch_options o = item_opts(s, sl);
   uint32_t st = vyre__plan_make_checked(&s->k, s->k.mod, sl->args, sl->arg_count, &o, sl->grid,
                                         &sl->plan, err);
@@ -544,6 +598,7 @@ static uint32_t ring_submit(vyre_stream *s, uint64_t seq, vyre_error *err) {
   }
   if (st != VYRE_STATUS_OK) return st;
   sl->planned = 1;
+  if (plan_rebindable(s, sl)) sl->reuse_gen = sl->shape_gen;
   st = vyre__call_ring_submit(s->dev, s->ring, &sl->plan.args, seq, err);
   s->stats.submissions++;
   return st;
@@ -564,6 +619,8 @@ static void ring_replay(vyre_stream *s) {
   vyre_ring *fresh = NULL;
   if (st == VYRE_STATUS_OK) st = ring_open(s, &fresh, &e);
   pthread_mutex_lock(&s->lock);
+  for (uint32_t i = 0; i < s->cap; i++) // the plans name the lost module
+    s->slots[i].reuse_gen = 0;
   if (st == VYRE_STATUS_OK) {
     s->stats.recoveries++;
     s->ring = fresh;
@@ -937,6 +994,7 @@ static int memo_match(const vyre_stream *s, const vyre_arg *args, uint32_t arg_c
 static void memo_store(vyre_stream *s, const vyre_arg *args, uint32_t arg_count,
                        const uint32_t grid[3], const uint32_t g[3]) {
   shape_memo *m = &s->memo;
+  m->gen++;
   m->valid = arg_count <= VYRE__MAX_BINDINGS;
   if (!m->valid) return;
   m->arg_count = arg_count;
@@ -1009,6 +1067,7 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   uint64_t seq = s->next_seq;
   slot *sl = slot_of(s, seq);
   st = fill_slot(s, sl, args, arg_count, g, ctx, err);
+  sl->shape_gen = s->memo.gen;
   if (st == VYRE_STATUS_OK && s->use_ring && s->ring && !s->ring_lost) {
     vyre_error e;
     reset_error(&e);

@@ -380,6 +380,73 @@ static void test_an_item_of_another_shape_is_checked_again(void **state) {
   assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
 }
 
+// ABI-STREAM-13: a slot's plan serves its next item of the same shape with
+// its pointers moved, a read_write buffer's input copied to the new out
+// first. x[i] = x[i] * 3 + 1 on a read_write buffer, 96 items through 8
+// slots, items 40 to 47 discarding their results (out NULL: another shape,
+// planned in full; the items after them start a new shape again), each
+// result checked. Real program semantics: cpu and vulkan only.
+static const char kTriple[] =
+    "{\"vyre\":1,\"name\":\"triple\",\"workgroup_size\":[8,1,1],\"buffers\":["
+    "{\"name\":\"x\",\"binding\":0,\"access\":\"read_write\",\"type\":\"u32\"}],"
+    "\"body\":[{\"k\":\"let\",\"name\":\"i\",\"value\":{\"k\":\"builtin\",\"b\":\"gid\","
+    "\"axis\":0}},{\"k\":\"if\",\"cond\":{\"k\":\"bin\",\"op\":\"lt\",\"a\":{\"k\":\"var\","
+    "\"name\":\"i\"},\"b\":{\"k\":\"len\",\"buffer\":\"x\"}},\"then\":[{\"k\":\"store\","
+    "\"buffer\":\"x\",\"index\":{\"k\":\"var\",\"name\":\"i\"},\"value\":{\"k\":\"bin\","
+    "\"op\":\"add\",\"a\":{\"k\":\"bin\",\"op\":\"mul\",\"a\":{\"k\":\"load\",\"buffer\":"
+    "\"x\",\"index\":{\"k\":\"var\",\"name\":\"i\"}},\"b\":{\"k\":\"lit\",\"t\":\"u32\","
+    "\"v\":3}},\"b\":{\"k\":\"lit\",\"t\":\"u32\",\"v\":1}}}],\"else\":[]}]}";
+
+static void test_read_write_items_through_reused_plans(void **state) {
+  fixture *f = *state;
+  const char *b = backend_name();
+  if (strcmp(b, "cpu") != 0 && strcmp(b, "vulkan") != 0) skip();
+  enum { ITEMS = 96 };
+#define DISCARDS(i) ((i) >= 40u && (i) < 48u)
+  vyre_program *p = json_program(kTriple);
+  assert_non_null(p);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_stream_options o;
+  vyre_stream_options_init(&o);
+  o.capacity = 8;
+  o.flags = f->flags;
+  vyre_stream *s = NULL;
+  assert_int_equal(vyre_stream_open(k, &o, &s, &e), VYRE_STATUS_OK);
+  static uint32_t outs[ITEMS][N];
+  uint64_t seqs[ITEMS];
+  // Item i waits for item i - 8 (collected, its slot free for item i).
+  for (uint32_t i = 0; i < ITEMS + 8; i++) {
+    if (i >= 8) {
+      const uint32_t w = i - 8;
+      e = new_err();
+      if (vyre_stream_wait(s, seqs[w], UINT64_MAX, NULL, &e) != VYRE_STATUS_OK)
+        fail_msg("wait %u: %s", w, e.message);
+      for (uint32_t j = 0; j < N; j++) {
+        const uint32_t want = DISCARDS(w) ? 0xEEEEEEEEu : (w * 100u + j) * 3u + 1u;
+        if (outs[w][j] != want)
+          fail_msg("item %u element %u: 0x%08x, expected 0x%08x", w, j, outs[w][j], want);
+      }
+    }
+    if (i >= ITEMS) continue;
+    uint32_t x[N];
+    for (uint32_t j = 0; j < N; j++)
+      x[j] = i * 100u + j;
+    memset(outs[i], 0xEE, sizeof(outs[i]));
+    vyre_arg a = {x, sizeof(x), DISCARDS(i) ? NULL : outs[i], DISCARDS(i) ? 0 : sizeof(outs[i]),
+                  NULL};
+    e = new_err();
+    if (vyre_stream_submit(s, &a, 1, NULL, UINT64_MAX, &seqs[i], &e) != VYRE_STATUS_OK)
+      fail_msg("submit %u: %s", i, e.message);
+    memset(x, 0xAB, sizeof(x)); // copied at submit
+  }
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+#undef DISCARDS
+}
+
 // ABI-STREAM-7: a loss replays every undelivered item after recover.
 static void test_a_loss_replays_every_undelivered_item(void **state) {
   fixture *f = *state;
@@ -731,6 +798,7 @@ int main(void) {
       BOTH(test_a_full_ring_answers_busy_and_a_bounded_submit_waits),
       BOTH(test_bad_items_and_options_are_refused_before_taking_a_slot),
       BOTH(test_an_item_of_another_shape_is_checked_again),
+      BOTH(test_read_write_items_through_reused_plans),
       BOTH(test_a_loss_replays_every_undelivered_item),
       BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
       BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
