@@ -1038,6 +1038,9 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
     pthread_mutex_lock(&s->lock);
     memo_store(s, args, arg_count, grid, g);
   }
+  // The item's shape, as a number: taken now, since the wait for a slot
+  // below lets other submitters remember other shapes.
+  const uint64_t shape_gen = s->memo.gen;
   while (!s->stop && !s->fatal && s->next_seq - s->head >= s->cap) {
     if (!timeout_ns || wait_until(s, has_dl ? &dl : NULL) == ETIMEDOUT) {
       if (s->next_seq - s->head < s->cap) break;
@@ -1067,7 +1070,7 @@ uint32_t vyre_stream_submit(vyre_stream *handle, const vyre_arg *args, uint32_t 
   uint64_t seq = s->next_seq;
   slot *sl = slot_of(s, seq);
   st = fill_slot(s, sl, args, arg_count, g, ctx, err);
-  sl->shape_gen = s->memo.gen;
+  sl->shape_gen = shape_gen;
   if (st == VYRE_STATUS_OK && s->use_ring && s->ring && !s->ring_lost) {
     vyre_error e;
     reset_error(&e);

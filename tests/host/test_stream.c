@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -447,6 +448,92 @@ static void test_read_write_items_through_reused_plans(void **state) {
 #undef DISCARDS
 }
 
+// ABI-STREAM-13 with two submitting threads of different shapes (a of 4
+// and of 12 elements, out[0] = len(a)) on a ring of 2 slots: an item keeps
+// its own shape across the wait for a free slot, during which the other
+// thread remembers its shape, so no item runs on a plan made for the
+// other's (each result is its own length). Real program semantics: cpu and
+// vulkan only.
+static const char kLen[] =
+    "{\"vyre\":1,\"name\":\"lenof\",\"workgroup_size\":[1,1,1],\"buffers\":["
+    "{\"name\":\"a\",\"binding\":0,\"access\":\"read\",\"type\":\"u32\"},"
+    "{\"name\":\"out\",\"binding\":1,\"access\":\"write\",\"type\":\"u32\",\"count\":1}],"
+    "\"body\":[{\"k\":\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"lit\",\"t\":\"u32\","
+    "\"v\":0},\"value\":{\"k\":\"len\",\"buffer\":\"a\"}}]}";
+
+enum { LEN_ITEMS = 400 };
+
+// Counts delivered items (|user|: an atomic counter); results are checked
+// after close.
+static void count_done(void *user, uint64_t seq, uint32_t status, const vyre_dispatch_result *r,
+                       const vyre_error *e) {
+  (void)seq, (void)status, (void)r, (void)e;
+  atomic_fetch_add((_Atomic uint32_t *)user, 1u);
+}
+
+typedef struct len_thread {
+  vyre_stream *s;
+  uint32_t n; // elements of a
+  uint32_t res[LEN_ITEMS];
+  uint32_t failed;
+} len_thread;
+
+static void *len_submitter(void *arg) {
+  len_thread *t = arg;
+  uint32_t a[12] = {0};
+  const uint32_t grid[3] = {1, 1, 1};
+  for (uint32_t i = 0; i < LEN_ITEMS; i++) {
+    t->res[i] = 0xDEADu;
+    vyre_arg args[2] = {{a, t->n * 4u, NULL, 0, NULL}, {NULL, 0, &t->res[i], 4, NULL}};
+    vyre_error e = new_err();
+    if (vyre_stream_submit(t->s, args, 2, grid, UINT64_MAX, NULL, &e) != VYRE_STATUS_OK) {
+      t->failed = 1;
+      break;
+    }
+  }
+  return NULL;
+}
+
+static void test_two_submitters_keep_their_shapes(void **state) {
+  fixture *f = *state;
+  const char *b = backend_name();
+  if (strcmp(b, "cpu") != 0 && strcmp(b, "vulkan") != 0) skip();
+  vyre_program *p = json_program(kLen);
+  assert_non_null(p);
+  vyre_kernel *k = NULL;
+  vyre_error e = new_err();
+  assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+  vyre_stream_options o;
+  vyre_stream_options_init(&o);
+  o.capacity = 2;
+  o.flags = f->flags;
+  o.on_done = count_done; // delivered slots free at once
+  _Atomic uint32_t delivered = 0;
+  o.user = (void *)&delivered;
+  vyre_stream *s = NULL;
+  assert_int_equal(vyre_stream_open(k, &o, &s, &e), VYRE_STATUS_OK);
+  static len_thread t[2];
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) {
+    memset(&t[i], 0, sizeof(t[i]));
+    t[i].s = s;
+    t[i].n = i ? 12u : 4u;
+    assert_int_equal(pthread_create(&th[i], NULL, len_submitter, &t[i]), 0);
+  }
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  assert_int_equal(vyre_stream_close(s, VYRE_STREAM_FINISH, &e), VYRE_STATUS_OK);
+  assert_int_equal(atomic_load(&delivered), 2 * LEN_ITEMS);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(t[i].failed, 0);
+    for (uint32_t j = 0; j < LEN_ITEMS; j++)
+      if (t[i].res[j] != t[i].n)
+        fail_msg("thread %d item %u: len(a) = %u, expected %u", i, j, t[i].res[j], t[i].n);
+  }
+  vyre_kernel_release(k);
+  vyre_program_free(p);
+}
+
 // ABI-STREAM-7: a loss replays every undelivered item after recover.
 static void test_a_loss_replays_every_undelivered_item(void **state) {
   fixture *f = *state;
@@ -799,6 +886,7 @@ int main(void) {
       BOTH(test_bad_items_and_options_are_refused_before_taking_a_slot),
       BOTH(test_an_item_of_another_shape_is_checked_again),
       BOTH(test_read_write_items_through_reused_plans),
+      BOTH(test_two_submitters_keep_their_shapes),
       BOTH(test_a_loss_replays_every_undelivered_item),
       BOTH(test_cancel_drops_unstarted_items_and_device_close_frees_streams),
       BOTH(test_a_trapping_item_fails_alone_and_timing_is_summed),
