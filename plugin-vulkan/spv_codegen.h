@@ -282,6 +282,10 @@ typedef struct vyre_spv_options {
   // constant (info.hide_word), in the indirect one word 7 of its binding
   // (README.md VK-F32-16; an experiment, off by default).
   uint32_t hide_word;
+  // With indirect: the hides key on the launch's base workgroup x being
+  // 0xFFFFFFFF (a push constant no exit test reads) instead of word 7 of the
+  // indirect binding (README.md VK-F32-18; an experiment, off by default).
+  uint32_t ind_key_base;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md

@@ -808,6 +808,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
   // README.md VK-F32-16 (an experiment switch, off by default).
   be->hide_word = switch_on("VYRE_VULKAN_HIDE_WORD");
+  // README.md VK-F32-18 (an experiment switch, off by default).
+  be->ind_key_base = switch_on("VYRE_VULKAN_IND_KEY_BASE");
   // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
   be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",

@@ -62,6 +62,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->int_minmax_ext);       // VK-INT-2
   vyre_kit_key_add_u32(k, be->int_neg_sub);          // VK-INT-2
   vyre_kit_key_add_u32(k, be->hide_word);            // VK-F32-16
+  vyre_kit_key_add_u32(k, be->ind_key_base);         // VK-F32-18
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
@@ -416,6 +417,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .int_minmax_ext = be->int_minmax_ext,
                             .int_neg_sub = be->int_neg_sub,
                             .hide_word = be->hide_word,
+                            .ind_key_base = be->ind_key_base,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .soft_mul = be->soft_mul,

@@ -1003,6 +1003,41 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
+// VK-F32-18 (opt.ind_key_base, an experiment): the indirect variant's three
+// hides key on base.x == 0xFFFFFFFF (three OpIEqual more, three
+// OpINotEqual fewer than with word 7), the same xors; the direct module is
+// the same word for word; spirv-val clean.
+static void test_spirv_indirect_hides_key_on_the_base(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = f32_const_program(t);
+  uint32_t xors[2], nes[2], eqs[2];
+  for (uint32_t kb = 0; kb < 2; kb++) {
+    vyre_spv_options opt = {
+        .has_int64 = 1, .hide_f32_consts = 1, .indirect = 1, .ind_key_base = kb};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    xors[kb] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+    nes[kb] = count_ops(words, n, 171 /* OpINotEqual */, -1);
+    eqs[kb] = count_ops(words, n, 170 /* OpIEqual */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "indirect key on the base", kb), 0);
+  }
+  assert_int_equal(xors[1], xors[0]);
+  assert_int_equal(nes[1] + 3, nes[0]);
+  assert_int_equal(eqs[1], eqs[0] + 3);
+  size_t n0 = 0, n1 = 0;
+  vyre_spv_options d0 = {.has_int64 = 1, .hide_f32_consts = 1};
+  vyre_spv_options d1 = {.has_int64 = 1, .hide_f32_consts = 1, .ind_key_base = 1};
+  uint32_t *w0 = generate_ok(p, &d0, &n0), *w1 = generate_ok(p, &d1, &n1);
+  assert_int_equal(n0, n1);
+  assert_memory_equal(w0, w1, n0 * 4);
+  free(w0);
+  free(w1);
+  free(t);
+}
+
 // VK-F32-16 (opt.hide_word, an experiment): both variants hide by v ^ (word
 // * mask): each of the three hides is one OpIMul by its mask instead of a
 // compare and a select; the same xors. The direct variant's word is one
@@ -1348,6 +1383,7 @@ int main(void) {
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_hide_select_for_driver),
       cmocka_unit_test(test_spirv_hide_word_as_factor),
+      cmocka_unit_test(test_spirv_indirect_hides_key_on_the_base),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
