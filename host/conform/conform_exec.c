@@ -49,11 +49,14 @@ static uint32_t vyre__run_path(vyre_device *dev, const vyre_conform_exec_options
   }
 }
 
-// The stream path: the case as two items of one stream of capacity 2 (both
-// in flight at once), each with its own guarded outputs. The first item's
-// status, result and outputs are the path's outcome; the second must give
-// the same status and the same bytes, else the outcome is INTERNAL with
-// what differed. Collects the outputs itself (into |o|).
+// The stream path: the case as three items of one stream of capacity 2:
+// items 0 and 1 in flight at once, then item 2 in item 0's slot once item 0
+// is collected (on a plugin ring, a slot's second item of one shape runs on
+// its first item's plan with the pointers moved: docs/abi.md ABI-STREAM-13).
+// Each has its own guarded outputs. Item 0's status, result and outputs are
+// the path's outcome; items 1 and 2 must give the same status and the same
+// bytes, else the outcome is INTERNAL with what differed. Collects the
+// outputs itself (into |o|).
 static uint32_t vyre__run_stream(vyre_device *dev, const vyre_case *c, const vyre__prepared *p,
                                  const vyre_conform_exec_options *opt, vyre__args *a,
                                  const vyre_dispatch_options *dopt, vyre_conform_outcome *o) {
@@ -62,9 +65,15 @@ static uint32_t vyre__run_stream(vyre_device *dev, const vyre_case *c, const vyr
                           "stream: a stream item runs once, but repeat %u was asked for. Fix: "
                           "use another path to repeat a dispatch.",
                           dopt->repeat);
-  vyre__args a2;
-  uint32_t st = vyre__args_build(&a2, c, p->program, NULL, vyre__max_buffer_bytes(dev), &o->error);
+  vyre__args more[2]; // items 1 and 2
+  uint32_t st =
+      vyre__args_build(&more[0], c, p->program, NULL, vyre__max_buffer_bytes(dev), &o->error);
   if (st) return st;
+  st = vyre__args_build(&more[1], c, p->program, NULL, vyre__max_buffer_bytes(dev), &o->error);
+  if (st) {
+    vyre__args_free(&more[0]);
+    return st;
+  }
   vyre_stream_options so;
   vyre_stream_options_init(&so);
   so.capacity = 2;
@@ -74,18 +83,24 @@ static uint32_t vyre__run_stream(vyre_device *dev, const vyre_case *c, const vyr
   vyre_stream *s = NULL;
   st = vyre_stream_open(p->kernel, &so, &s, &o->error);
   if (st) {
-    vyre__args_free(&a2);
+    vyre__args_free(&more[0]);
+    vyre__args_free(&more[1]);
     return st;
   }
   const uint32_t *grid = dopt->has_grid ? dopt->grid : NULL;
   uint64_t wait_ns = opt->timeout_ns ? opt->timeout_ns : UINT64_MAX;
-  uint64_t seq0 = 0, seq1 = 0;
-  vyre_error e2 = {.struct_size = sizeof e2};
-  vyre_dispatch_result r2 = {.struct_size = sizeof r2};
+  uint64_t seq0 = 0, seq[2] = {0, 0};
+  vyre_error e[2] = {{.struct_size = sizeof e[0]}, {.struct_size = sizeof e[1]}};
+  vyre_dispatch_result r[2] = {{.struct_size = sizeof r[0]}, {.struct_size = sizeof r[1]}};
+  uint32_t sm[2];
   st = vyre_stream_submit(s, a->args, a->count, grid, 0, &seq0, &o->error);
-  uint32_t st2 = st ? st : vyre_stream_submit(s, a2.args, a2.count, grid, 0, &seq1, &e2);
+  sm[0] = st ? st : vyre_stream_submit(s, more[0].args, more[0].count, grid, 0, &seq[0], &e[0]);
   if (!st) st = vyre_stream_wait(s, seq0, wait_ns, &o->result, &o->error);
-  if (!st2) st2 = vyre_stream_wait(s, seq1, wait_ns, &r2, &e2);
+  // Item 0 collected: its slot takes item 2 (item 1 may still run).
+  sm[1] = sm[0] ? sm[0]
+                : vyre_stream_submit(s, more[1].args, more[1].count, grid, wait_ns, &seq[1], &e[1]);
+  for (int k = 0; k < 2; k++)
+    if (!sm[k]) sm[k] = vyre_stream_wait(s, seq[k], wait_ns, &r[k], &e[k]);
   vyre_error cerr = {.struct_size = sizeof cerr};
   uint32_t cst = vyre_stream_close(s, VYRE_STREAM_FINISH, &cerr);
   if (st == VYRE_STATUS_OK && cst) {
@@ -93,32 +108,36 @@ static uint32_t vyre__run_stream(vyre_device *dev, const vyre_case *c, const vyr
     o->error = cerr;
   }
   if (st == VYRE_STATUS_OK) st = o->status = vyre__args_collect(a, NULL, o);
-  if (st2 != st) {
-    vyre_error_set(&o->error, VYRE_STATUS_INTERNAL,
-                   "stream: item 0 gave %s but item 1 (the same case) gave %s: %s Fix: a "
-                   "stream item must give what a one-shot dispatch gives; report it.",
-                   vyre_status_name(st), vyre_status_name(st2), e2.message);
-    st = VYRE_STATUS_INTERNAL;
-  } else if (st == VYRE_STATUS_OK) {
-    vyre_conform_outcome o2;
-    memset(&o2, 0, sizeof o2);
-    o2.status = vyre__args_collect(&a2, NULL, &o2);
-    char msg[512] = "";
-    for (uint32_t i = 0; i < o->output_count && i < o2.output_count && !msg[0]; i++)
-      vyre_conform_compare_bytes("stream item 1 vs item 0", o->outputs[i].name, o->outputs[i].type,
-                                 o->outputs[i].bytes, o->outputs[i].size, o2.outputs[i].bytes,
-                                 o2.outputs[i].size, msg, sizeof msg);
-    if (!msg[0] && o2.guard[0]) snprintf(msg, sizeof msg, "item 1: %s", o2.guard);
-    if (msg[0]) {
+  for (int k = 0; k < 2 && st != VYRE_STATUS_INTERNAL; k++) {
+    if (sm[k] != st) {
       vyre_error_set(&o->error, VYRE_STATUS_INTERNAL,
-                     "stream: %s. Fix: items of a stream must give what a one-shot dispatch "
-                     "gives; report it.",
-                     msg);
+                     "stream: item 0 gave %s but item %d (the same case) gave %s: %s Fix: a "
+                     "stream item must give what a one-shot dispatch gives; report it.",
+                     vyre_status_name(st), k + 1, vyre_status_name(sm[k]), e[k].message);
       st = VYRE_STATUS_INTERNAL;
+    } else if (st == VYRE_STATUS_OK) {
+      vyre_conform_outcome o2;
+      memset(&o2, 0, sizeof o2);
+      o2.status = vyre__args_collect(&more[k], NULL, &o2);
+      char msg[512] = "", what[48];
+      snprintf(what, sizeof what, "stream item %d vs item 0", k + 1);
+      for (uint32_t i = 0; i < o->output_count && i < o2.output_count && !msg[0]; i++)
+        vyre_conform_compare_bytes(what, o->outputs[i].name, o->outputs[i].type,
+                                   o->outputs[i].bytes, o->outputs[i].size, o2.outputs[i].bytes,
+                                   o2.outputs[i].size, msg, sizeof msg);
+      if (!msg[0] && o2.guard[0]) snprintf(msg, sizeof msg, "item %d: %s", k + 1, o2.guard);
+      if (msg[0]) {
+        vyre_error_set(&o->error, VYRE_STATUS_INTERNAL,
+                       "stream: %s. Fix: items of a stream must give what a one-shot dispatch "
+                       "gives; report it.",
+                       msg);
+        st = VYRE_STATUS_INTERNAL;
+      }
+      vyre_conform_outcome_free(&o2);
     }
-    vyre_conform_outcome_free(&o2);
   }
-  vyre__args_free(&a2);
+  vyre__args_free(&more[0]);
+  vyre__args_free(&more[1]);
   return st;
 }
 
