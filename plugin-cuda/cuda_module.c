@@ -117,8 +117,12 @@ static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int varian
                          "kernel again%s.",
                          what, resident ? " (libvyre streams this one on its batch engine)" : "");
   vyre_cuda_cubin cubin;
-  const uint32_t flags = variant == VARIANT_INDIRECT ? k->flags | VYRE_CUDA_GEN_INDIRECT
-                                                     : k->flags & ~VYRE_CUDA_GEN_PLAIN;
+  uint32_t flags = variant == VARIANT_INDIRECT ? k->flags | VYRE_CUDA_GEN_INDIRECT
+                                               : k->flags & ~VYRE_CUDA_GEN_PLAIN;
+  // docs/abi.md ABI-CUDARING-11 (an experiment): one system fence per
+  // published item, in the lead's release store. Part of the cache key.
+  if (resident && vyre_kit_env_flag("VYRE_CUDA_STREAM_LEAD_FENCE") == 1)
+    flags |= VYRE_CUDA_GEN_LEAD_FENCE;
   uint32_t st = resident
                     ? vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, flags,
                                                    be->cc_major, be->cc_minor, &cubin, err)

@@ -302,7 +302,7 @@ static const char kLoopTail[] =
     "          const u64 vn2 = vrend(vd, vslot_bytes) / 16u;\n"
     "          for (u64 i = %uu + vtid; i < vn2; i += vnt) ((uint4 *)vhd)[i] = __ldcg((const uint4 "
     "*)vd + i);\n"
-    "          __threadfence_system();\n"
+    "%s"
     "          __syncthreads();\n"
     "          if (vlead) {\n"
     "            const u64 vpub = vrclk();\n"
@@ -366,7 +366,8 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   // Ring items never take an indirect grid, and run coarsened where the
   // program allows (the one-shot kernel's VYRE_CUDA_GEN_PLAIN is not theirs).
   uint32_t st = vyre_cuda_generate_opt(
-      p, wg, opts & ~(VYRE_CUDA_GEN_INDIRECT | VYRE_CUDA_GEN_PLAIN), &one, NULL, &plan, err);
+      p, wg, opts & ~(VYRE_CUDA_GEN_INDIRECT | VYRE_CUDA_GEN_PLAIN | VYRE_CUDA_GEN_LEAD_FENCE),
+      &one, NULL, &plan, err);
   if (st) return st;
   if ((st = vyre_cuda_resident_check(&plan, err))) {
     free(one);
@@ -438,12 +439,20 @@ uint32_t vyre_cuda_generate_resident_opt(const vyre_ir_program *p, const uint32_
   }
   for (uint32_t s = 0; s < S; s++)
     n += (size_t)snprintf(src + n, cap - n, "(u32)vd[%uu], ", 3u + S + s);
-  n += (size_t)snprintf(src + n, cap - n, kLoopTail, T,
-                        plan.coarsen > 1 ? "vgx0, "
-                        : plan.lanes     ? "vfl, "
-                                         : "",
-                        VYRE_CUDA_RING_TRAP_WORDS, T, T, (unsigned)(desc / 16u),
-                        T + VYRE_CUDA_RING_PUBLISH_WORD, D + 1u, D + 1u, D);
+  n +=
+      (size_t)snprintf(src + n, cap - n, kLoopTail, T,
+                       plan.coarsen > 1 ? "vgx0, "
+                       : plan.lanes     ? "vfl, "
+                                        : "",
+                       VYRE_CUDA_RING_TRAP_WORDS, T, T, (unsigned)(desc / 16u),
+                       // Every thread fences its copy-back at system scope
+                       // before the barrier; with VYRE_CUDA_GEN_LEAD_FENCE
+                       // the lead's release store after the barrier does,
+                       // for the block (a fence orders what the barrier
+                       // ordered before it, as cooperative groups' grid
+                       // sync relies on at gpu scope).
+                       opts & VYRE_CUDA_GEN_LEAD_FENCE ? "" : "          __threadfence_system();\n",
+                       T + VYRE_CUDA_RING_PUBLISH_WORD, D + 1u, D + 1u, D);
   free(one);
   if (n >= cap) {
     free(src);

@@ -725,6 +725,48 @@ static void test_resident_block_widens_small_blocks_without_barriers(void **stat
     }
 }
 
+// docs/abi.md ABI-CUDARING-11 (VYRE_CUDA_GEN_LEAD_FENCE, an experiment):
+// by default every thread of the publishing block fences its copy-back at
+// system scope before the barrier; with the flag no thread does, and the
+// lead's release store of the completion word (st.release.sys) is the one
+// fence. Both compile for sm_90; the one-shot source ignores the flag.
+static unsigned count_of(const char *s, const char *what); // below
+
+static void test_resident_lead_fence_publishes_with_one_fence(void **state) {
+  (void)state;
+  tb *t = new_tb(64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t s1 = store(t, O, var(t, x), load(t, A, var(t, x)));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+  const uint32_t wg[3] = {64, 1, 1};
+  for (uint32_t lead = 0; lead < 2; lead++) {
+    char *src = NULL;
+    vyre_error err = {.struct_size = sizeof(err)};
+    assert_int_equal(vyre_cuda_generate_resident_opt(p, wg, lead ? VYRE_CUDA_GEN_LEAD_FENCE : 0u,
+                                                     &src, NULL, NULL, &err),
+                     0);
+    assert_int_equal(count_of(src, "__threadfence_system();"), lead ? 0u : 1u);
+    assert_int_equal(count_of(src, "vrrel_sys(vhd + "), 1u);
+    if (nvrtc_ready())
+      assert_int_equal(nvrtc_sm90(src, lead ? "lead fence" : "every thread fences", "resident: "),
+                       0);
+    else
+      free(src);
+  }
+  char *one = NULL, *one_lead = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  assert_int_equal(vyre_cuda_generate_opt(p, wg, 0u, &one, NULL, NULL, &err), 0);
+  assert_int_equal(
+      vyre_cuda_generate_opt(p, wg, VYRE_CUDA_GEN_LEAD_FENCE, &one_lead, NULL, NULL, &err), 0);
+  assert_string_equal(one, one_lead);
+  free(one);
+  free(one_lead);
+  free(t);
+}
+
 // EVIDENCE-OF: generated code never contains an IR name.
 static void test_codegen_never_puts_ir_names_into_the_source(void **state) {
   tb *t = new_tb(64, 1, 1);
@@ -1518,6 +1560,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_drops_checks_below_a_host_buffer_count),
       cmocka_unit_test(test_codegen_coarsens_only_without_barrier_workgroup_memory_or_trap),
       cmocka_unit_test(test_resident_block_widens_small_blocks_without_barriers),
+      cmocka_unit_test(test_resident_lead_fence_publishes_with_one_fence),
       cmocka_unit_test(test_codegen_never_puts_ir_names_into_the_source),
       cmocka_unit_test(test_codegen_f16_uses_the_native_conversions),
       cmocka_unit_test(test_codegen_plan_follows_ascending_binding_order),
