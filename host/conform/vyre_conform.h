@@ -39,9 +39,10 @@ extern "C" {
 #define VYRE_CONFORM_PATH_ASYNC    0x2u
 #define VYRE_CONFORM_PATH_BATCH    0x4u
 #define VYRE_CONFORM_PATH_RESIDENT 0x8u
-// Stream items (vyre_stream_*): the case as two items of one stream, both
-// compared with the reference. Offered by every backend (libvyre runs
-// streams over batches where the plugin has no stream slots).
+// Stream items (vyre_stream_*): the case as three items of one stream of
+// two slots (the third in the first one's slot), each compared with the
+// reference. Offered by every backend (libvyre runs streams over batches
+// where the plugin has no stream slots).
 #define VYRE_CONFORM_PATH_STREAM 0x10u
 // A one-shot dispatch whose grid is read on the device (docs/abi.md
 // ABI-INDIRECT-6): the planned grid written to a resident buffer, bounded by

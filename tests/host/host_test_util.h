@@ -64,7 +64,6 @@ static inline vyre_program *json_program(const char *json) {
   return p;
 }
 
-// "x[i] = x[i] + 1" on a read_write buffer, guarded.
 // The value of metric |name| of |dev| (fails the test when it is missing).
 // Needs <cmocka.h> included before this header.
 static inline uint64_t device_metric(vyre_device *dev, const char *name) {
