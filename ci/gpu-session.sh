@@ -14,7 +14,8 @@
 # FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
 # SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
-# conformance on the resident kernel), CTEST_RE (ctests to run too),
+# conformance on the resident kernel), RING_SWITCHES (VAR=VALUE ...: that
+# conformance once more under each), CTEST_RE (ctests to run too),
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
 # BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below;
@@ -133,6 +134,14 @@ if [ "${RING:-1}" != 0 ]; then
   part conform-cuda-ring 300 env VYRE_CUDA_STREAM=1 "$vyre" conform --backend cuda \
     --require-device --quiet --paths stream --no-runtime &
   pids+=($!)
+  # RING_SWITCHES (VAR=VALUE ...): the stream path on the resident kernel once
+  # more under each, e.g. VYRE_CUDA_STREAM_LEAD_FENCE=1 (docs/abi.md
+  # ABI-CUDARING-11).
+  for sw in ${RING_SWITCHES-}; do
+    part "conform-cuda-ring-${sw%%=*}" 300 env VYRE_CUDA_STREAM=1 "$sw" "$vyre" conform \
+      --backend cuda --require-device --quiet --paths stream --no-runtime &
+    pids+=($!)
+  done
 fi
 # CTEST_RE: also the GPU build's ctests matching it (e.g. the stream and
 # resident tests after a change to the resident kernel).
