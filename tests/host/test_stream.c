@@ -73,7 +73,9 @@ static int teardown(void **state) {
   return 0;
 }
 
-static vyre_stream *open_stream(fixture *f, uint32_t capacity, vyre_stream_done_fn fn, void *user) {
+// A stream on kernel |k| with the fixture's variant flags.
+static vyre_stream *open_stream_on(fixture *f, vyre_kernel *k, uint32_t capacity,
+                                   vyre_stream_done_fn fn, void *user) {
   vyre_stream_options o;
   vyre_stream_options_init(&o);
   o.capacity = capacity;
@@ -82,9 +84,13 @@ static vyre_stream *open_stream(fixture *f, uint32_t capacity, vyre_stream_done_
   o.user = user;
   vyre_stream *s = NULL;
   vyre_error e = new_err();
-  uint32_t st = vyre_stream_open(f->k, &o, &s, &e);
+  uint32_t st = vyre_stream_open(k, &o, &s, &e);
   if (st != VYRE_STATUS_OK) fail_msg("vyre_stream_open: %s", e.message);
   return s;
+}
+
+static vyre_stream *open_stream(fixture *f, uint32_t capacity, vyre_stream_done_fn fn, void *user) {
+  return open_stream_on(f, f->k, capacity, fn, user);
 }
 
 // Item |i|: a[j] = i * 1000 + j, b[j] = 7 * j, so out[j] = i * 1000 + 8 * j.
@@ -420,12 +426,7 @@ static void test_read_write_items_through_reused_plans(void **state) {
   vyre_program *p = NULL;
   vyre_kernel *k = compile_real(f, kTriple, &p);
   vyre_error e = new_err();
-  vyre_stream_options o;
-  vyre_stream_options_init(&o);
-  o.capacity = 8;
-  o.flags = f->flags;
-  vyre_stream *s = NULL;
-  assert_int_equal(vyre_stream_open(k, &o, &s, &e), VYRE_STATUS_OK);
+  vyre_stream *s = open_stream_on(f, k, 8, NULL, NULL);
   static uint32_t outs[ITEMS][N];
   uint64_t seqs[ITEMS];
   // Item i waits for item i - 8 (collected, its slot free for item i).
@@ -510,15 +511,9 @@ static void test_two_submitters_keep_their_shapes(void **state) {
   vyre_program *p = NULL;
   vyre_kernel *k = compile_real(f, kLen, &p);
   vyre_error e = new_err();
-  vyre_stream_options o;
-  vyre_stream_options_init(&o);
-  o.capacity = 2;
-  o.flags = f->flags;
-  o.on_done = count_done; // delivered slots free at once
   _Atomic uint32_t delivered = 0;
-  o.user = (void *)&delivered;
-  vyre_stream *s = NULL;
-  assert_int_equal(vyre_stream_open(k, &o, &s, &e), VYRE_STATUS_OK);
+  // A callback: delivered slots free at once.
+  vyre_stream *s = open_stream_on(f, k, 2, count_done, (void *)&delivered);
   static len_thread t[2];
   pthread_t th[2];
   for (int i = 0; i < 2; i++) {
