@@ -135,7 +135,7 @@ if [ "${RING:-1}" != 0 ]; then
     --require-device --quiet --paths stream --no-runtime &
   pids+=($!)
   # RING_SWITCHES (VAR=VALUE ...): the stream path on the resident kernel once
-  # more under each, e.g. VYRE_CUDA_STREAM_LEAD_FENCE=1 (docs/abi.md
+  # more under each, e.g. VYRE_CUDA_STREAM_LEAD_FENCE=0 (docs/abi.md
   # ABI-CUDARING-11).
   for sw in ${RING_SWITCHES-}; do
     part "conform-cuda-ring-${sw%%=*}" 300 env VYRE_CUDA_STREAM=1 "$sw" "$vyre" conform \
@@ -159,7 +159,10 @@ if [ "$secs" -gt 0 ]; then
     # shellcheck disable=SC2206 # FUZZ_ENV_VULKAN is a list of VAR=VALUE
     [ "$be" = vulkan ] && fenv=(${FUZZ_ENV_VULKAN-})
     if [ "$bj" -gt 0 ]; then
-      part "fuzz-$be" $((secs + 60)) env "${fenv[@]}" VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$bj" \
+      # The limit leaves room for a difference found near the end: its
+      # shrink (FUZZ_SHRINK, ci/gpu-fuzz.sh) and a last compile on a slow
+      # driver. A fuzz part cut off by it reports nothing.
+      part "fuzz-$be" $((secs + 2 * ${FUZZ_SHRINK:-30} + 90)) env "${fenv[@]}" VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$bj" \
         "$seed" "$keep/fuzz-$be" &
       pids+=($!)
     fi

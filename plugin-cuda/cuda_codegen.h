@@ -188,10 +188,11 @@ int vyre_cuda_plan_coarsens(const vyre_cuda_plan *plan);
 // resident variant are made without it. The coarsening loop was about a
 // tenth of a tiny kernel's NVRTC time, paid by every compile.
 #define VYRE_CUDA_GEN_PLAIN 0x40000000u
-// The resident variant only (an experiment, VYRE_CUDA_STREAM_LEAD_FENCE=1;
-// docs/abi.md ABI-CUDARING-11): the block that publishes an item fences at
-// system scope once, in its lead's release store of the completion word,
-// after the block barrier, instead of in every thread before it.
+// The resident variant only (docs/abi.md ABI-CUDARING-11; the plugin sets it
+// unless VYRE_CUDA_STREAM_LEAD_FENCE=0): the block that publishes an item
+// fences at system scope once, in its lead's release store of the
+// completion word, after the block barrier, instead of in every thread
+// before it.
 #define VYRE_CUDA_GEN_LEAD_FENCE 0x80000000u
 // Every bit above the ABI's that the plugin keeps for itself.
 #define VYRE_CUDA_GEN_RESERVED                                                                     \

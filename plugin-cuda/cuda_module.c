@@ -98,6 +98,13 @@ enum { VARIANT_RESIDENT, VARIANT_INDIRECT, VARIANT_COARSE };
 // Loads a variant of |k| unless loaded: the resident kernel (k->rmod,
 // k->rfn), the indirect one (k->imod, k->ifn) or the coarsened one (k->cmod,
 // k->cfn), from the disk cache or NVRTC.
+// docs/abi.md ABI-CUDARING-11: on unless VYRE_CUDA_STREAM_LEAD_FENCE says no
+// (0, false, no, off); unset, empty or another value keeps the default.
+static int lead_fence_on(void) {
+  const char *v = vyre_kit_getenv("VYRE_CUDA_STREAM_LEAD_FENCE");
+  return !(v && *v && vyre_kit_env_flag("VYRE_CUDA_STREAM_LEAD_FENCE") == 0);
+}
+
 static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int variant,
                                vyre_error *err) {
   static const char *const kWhat[] = {"ring_open: loading the resident kernel",
@@ -119,10 +126,10 @@ static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int varian
   vyre_cuda_cubin cubin;
   uint32_t flags = variant == VARIANT_INDIRECT ? k->flags | VYRE_CUDA_GEN_INDIRECT
                                                : k->flags & ~VYRE_CUDA_GEN_PLAIN;
-  // docs/abi.md ABI-CUDARING-11 (an experiment): one system fence per
-  // published item, in the lead's release store. Part of the cache key.
-  if (resident && vyre_kit_env_flag("VYRE_CUDA_STREAM_LEAD_FENCE") == 1)
-    flags |= VYRE_CUDA_GEN_LEAD_FENCE;
+  // docs/abi.md ABI-CUDARING-11: one system fence per published item, in
+  // the lead's release store (the default; VYRE_CUDA_STREAM_LEAD_FENCE=0
+  // fences in every thread as before). Part of the cache key.
+  if (resident && lead_fence_on()) flags |= VYRE_CUDA_GEN_LEAD_FENCE;
   uint32_t st = resident
                     ? vyre_cuda_resident_cubin_get(be->disk, &be->metrics, k->prog, k->wg, flags,
                                                    be->cc_major, be->cc_minor, &cubin, err)

@@ -725,9 +725,10 @@ static void test_resident_block_widens_small_blocks_without_barriers(void **stat
     }
 }
 
-// docs/abi.md ABI-CUDARING-11 (VYRE_CUDA_GEN_LEAD_FENCE, an experiment):
-// by default every thread of the publishing block fences its copy-back at
-// system scope before the barrier; with the flag no thread does, and the
+// docs/abi.md ABI-CUDARING-11 (VYRE_CUDA_GEN_LEAD_FENCE, which the plugin
+// sets unless VYRE_CUDA_STREAM_LEAD_FENCE=0): without the flag every thread
+// of the publishing block fences its copy-back at system scope before the
+// barrier; with it no thread does, and the
 // lead's release store of the completion word (st.release.sys) is the one
 // fence. Both compile for sm_90; the one-shot source ignores the flag.
 static unsigned count_of(const char *s, const char *what); // below
