@@ -10,7 +10,9 @@
 # At the end it prints one line per job and the totals (programs,
 # differences, crashes and hangs with their seeds) and writes
 # OUT/summary.json (also the seeds of the differences and the shrunk cases
-# of differences and crashes under OUT/diffs).
+# of differences and crashes under OUT/diffs). A SIGTERM or SIGINT (to the
+# script or its whole process group, as `timeout` sends it) stops every job
+# after its current program; the totals so far are still printed and written.
 #   ci/gpu-fuzz.sh BACKEND SECONDS JOBS SEEDBASE [OUT]
 # Job j starts at seed SEEDBASE + j * 10000000. VYRE names the vyre tool
 # (default: build-gpu/bin/vyre, else build/bin/vyre). Exit status: 0 when no
@@ -49,14 +51,20 @@ case "$shrink" in
     ;;
 esac
 mkdir -p "$out"
+rm -f "$out/.stop"
 end=$(($(date +%s) + secs))
 
 # One job: vyre fuzz until the time is up, from the seed after each death.
 job() {
-  local j=$1 seed=$((base + j * 10000000)) programs=0 diffs=0 dseeds="" crashes="" hangs="" seg=0
+  local j=$1
+  local seed=$((base + j * 10000000)) programs=0 diffs=0 dseeds="" crashes="" hangs="" seg=0
+  # A signal to the process group reaches vyre fuzz too, which stops after
+  # its program and prints its summary; the job then counts it and ends.
+  trap 'touch "$out/.stop"' TERM INT
   while :; do
     local left=$((end - $(date +%s)))
     [ "$left" -le 0 ] && break
+    [ -e "$out/.stop" ] && break
     seg=$((seg + 1))
     local log="$out/job$j.$seg"
     "$vyre" fuzz --backend "$backend" --isolate --seed "$seed" --count 100000000 \
@@ -95,11 +103,22 @@ job() {
 }
 
 pids=()
+# A signal to this script alone: every job's vyre fuzz is told to stop.
+stopped=0
+stop_jobs() {
+  stopped=1
+  touch "$out/.stop"
+  for p in "${pids[@]}"; do pkill -TERM -P "$p" 2>/dev/null; done
+}
+trap stop_jobs TERM INT
 for ((j = 0; j < jobs; j++)); do
   job "$j" &
   pids+=($!)
 done
-wait "${pids[@]}"
+for p in "${pids[@]}"; do
+  while kill -0 "$p" 2>/dev/null; do wait "$p"; done # a trap ends a wait early
+done
+rm -f "$out/.stop"
 
 # At most 10 seeds of a comma list, then how many more.
 brief() {
@@ -121,13 +140,16 @@ for ((j = 0; j < jobs; j++)); do
   [ -n "$ds" ] && [ "$ds" != "-" ] && alld="$alld ${ds//,/ }"
 done
 nc=$(echo $allc | wc -w) nh=$(echo $allh | wc -w)
-echo "ci/gpu-fuzz.sh: backend $backend, $jobs jobs x ${secs}s from seed $base: $total programs," \
+early=""
+[ "$stopped" = 1 ] && early=" (stopped early by a signal)"
+echo "ci/gpu-fuzz.sh: backend $backend, $jobs jobs x ${secs}s from seed $base$early: $total programs," \
   "$tdiffs differences, $nc crashes, $nh hangs (seeds in $out/summary.json)"
 json_list() { local s="" x; for x in "$@"; do s="$s${s:+, }\"$x\""; done; echo "[$s]"; }
 cases=$(cd "$out/diffs" 2>/dev/null && ls crash-*.json 2>/dev/null | grep -v -- '-full\.json$')
 dcases=$(cd "$out/diffs" 2>/dev/null && ls diff-*.json 2>/dev/null | grep -v -- '-full\.json$')
 cat >"$out/summary.json" <<EOF
 {"backend": "$backend", "jobs": $jobs, "seconds": $secs, "seed_base": $base,
+ "stopped_early": $([ "$stopped" = 1 ] && echo true || echo false),
  "programs": $total, "differences": $tdiffs, "difference_seeds": $(json_list $alld),
  "crashes": $(json_list $allc), "hangs": $(json_list $allh),
  "difference_cases": $(json_list $dcases), "crash_cases": $(json_list $cases)}

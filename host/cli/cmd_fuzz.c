@@ -203,11 +203,13 @@ static void vyre_fuzz_on_crash(int sig) {
 
 // Ctrl-C (SIGINT) or SIGTERM: the run stops after the program it is on and
 // prints its summary (the differences found so far are already written); a
-// second one ends the process at once.
+// second one ends the process at once (with --isolate, its worker too).
 static volatile sig_atomic_t vyre_fuzz_stop;
+static volatile sig_atomic_t vyre_fuzz_worker_pid; // --isolate: the live worker
 
 static void vyre_fuzz_on_stop(int sig) {
   if (vyre_fuzz_stop) {
+    if (vyre_fuzz_worker_pid > 0) kill((pid_t)vyre_fuzz_worker_pid, SIGKILL);
     signal(sig, SIG_DFL);
     raise(sig);
     return;
@@ -217,6 +219,12 @@ static void vyre_fuzz_on_stop(int sig) {
                             "ends it at once)\n";
   ssize_t w = write(2, msg, sizeof msg - 1);
   (void)w;
+}
+
+// A worker of --isolate: a signal only asks it to stop after its program; its
+// supervisor (which got the same Ctrl-C, or forwards a SIGTERM) ends the run.
+static void vyre_fuzz_on_stop_worker(int sig) {
+  vyre_fuzz_stop = sig;
 }
 
 static double vyre_fuzz_now(void) {
@@ -608,9 +616,15 @@ int vyre_cmd_fuzz(int argc, char **argv) {
                                     .reverse = fz.reverse,
                                     .out_dir = fz.out_dir,
                                     .run_case = vyre_fuzz_run_case,
-                                    .user = &fz};
+                                    .user = &fz,
+                                    .stop = &vyre_fuzz_stop,
+                                    .worker_pid = &vyre_fuzz_worker_pid};
+    signal(SIGINT, vyre_fuzz_on_stop);
+    signal(SIGTERM, vyre_fuzz_on_stop);
     rc = vyre__fuzz_isolate(&io, &worker);
     if (rc >= 0) goto out;
+    signal(SIGINT, vyre_fuzz_on_stop_worker);
+    signal(SIGTERM, vyre_fuzz_on_stop_worker);
     rc = VYRE_EXIT_USAGE; // a worker from here on
     seed0 = worker.seed0;
     count = worker.count;
@@ -625,10 +639,9 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   snprintf(dev_name, sizeof dev_name, "%s", vyre_device_backend_name(fz.run.dev));
   if (fz.json) fz.diffs = json_array();
   signal(SIGALRM, vyre_fuzz_on_alarm);
-  if (worker.fd < 0) { // a worker of --isolate ends with its supervisor
-    signal(SIGINT, vyre_fuzz_on_stop);
-    signal(SIGTERM, vyre_fuzz_on_stop);
-  }
+  // A worker of --isolate stops when its supervisor says (cmd_fuzz.h).
+  signal(SIGINT, worker.fd < 0 ? vyre_fuzz_on_stop : vyre_fuzz_on_stop_worker);
+  signal(SIGTERM, worker.fd < 0 ? vyre_fuzz_on_stop : vyre_fuzz_on_stop_worker);
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
     signal(fatal[i], vyre_fuzz_on_crash);

@@ -24,6 +24,7 @@
 #ifndef VYRE_CMD_FUZZ_H
 #define VYRE_CMD_FUZZ_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,9 +44,18 @@ typedef struct vyre_fuzz_isolate_options {
   // crash; the child then exits 0.
   void (*run_case)(void *user, const char *json, size_t len);
   void *user;
+  // Set (to the signal) by the caller's SIGINT/SIGTERM handler: the
+  // supervisor asks its worker to stop after its current program (SIGTERM),
+  // starts no other, ends a crash's shrink and prints the summary. NULL:
+  // never.
+  volatile sig_atomic_t *stop;
+  // The supervisor keeps its live worker's pid here (0: none), so that the
+  // caller's handler can end the worker when a second signal ends the run.
+  volatile sig_atomic_t *worker_pid;
 } vyre_fuzz_isolate_options;
 
-// What a worker runs: seeds |seed0| on, |count| programs, for at most
+// What a worker runs (its SIGINT and SIGTERM only set the stop flag: the
+// supervisor decides when the run ends): seeds |seed0| on, |count| programs, for at most
 // |seconds| (0: no limit); |fd| takes the records above; |first| is 1 for the
 // first worker (it prints the header line).
 typedef struct vyre_fuzz_worker {

@@ -83,6 +83,11 @@ typedef struct vyre_iso {
 // One child with a deadline
 //===----------------------------------------------------------------------===//
 
+// Ctrl-C or SIGTERM reached the caller's handler (cmd_fuzz.h |stop|).
+static int vyre_iso_stopping(const vyre_fuzz_isolate_options *opt) {
+  return opt->stop && *opt->stop;
+}
+
 // Runs |json| in a fresh child (output to /dev/null) and waits at most the
 // --timeout. Returns the signal the child died of, 0 when it ended by
 // itself, -1 when it passed the deadline (killed: a hang is not a crash).
@@ -127,6 +132,7 @@ typedef struct vyre_iso_pred {
 // The shrinker's predicate: a fresh child still dies of the same signal.
 static int vyre_iso_still_crashes(void *user, const char *json, size_t len) {
   vyre_iso_pred *p = user;
+  if (vyre_iso_stopping(p->opt)) return 0; // Ctrl-C: keep what is shrunk so far
   return vyre_iso_child_dies_of(p->opt, json, len) == p->sig;
 }
 
@@ -308,7 +314,12 @@ static int vyre_iso_follow(vyre_iso *st, pid_t pid, int fd, vyre_iso_seen *w) {
   double deadline = vyre_iso_now() + grace;
   char buf[32768];
   size_t have = 0;
+  int told = 0;
   for (;;) {
+    if (!told && vyre_iso_stopping(opt)) {
+      kill(pid, SIGTERM); // the worker stops after its current program
+      told = 1;
+    }
     double left = deadline - vyre_iso_now();
     if (left <= 0) {
       kill(pid, SIGKILL);
@@ -365,6 +376,7 @@ static void vyre_iso_summary(vyre_iso *st, uint64_t seed0, double secs) {
     json_object_set_new(o, "bad_cases", json_integer(st->bad));
     json_object_set_new(o, "retried", json_integer(st->retried));
     json_object_set_new(o, "seconds", json_real(secs));
+    json_object_set_new(o, "interrupted", json_boolean(vyre_iso_stopping(opt)));
     json_object_set_new(o, "differences", json_incref(st->differences));
     json_object_set_new(o, "crashes", json_incref(st->crash_list));
     json_object_set_new(o, "hangs", json_incref(st->hang_list));
@@ -376,11 +388,12 @@ static void vyre_iso_summary(vyre_iso *st, uint64_t seed0, double secs) {
     if (st->first_unsupported[0])
       printf("unsupported: %u programs; the first: %s\n", st->unsupported, st->first_unsupported);
     printf("vyre fuzz: %u programs in %.1f s (%.1f/s), seeds %llu..%llu: %u differences, %u "
-           "unsupported, %u known differences, %u crashes, %u hangs%s\n",
+           "unsupported, %u known differences, %u crashes, %u hangs%s%s\n",
            st->programs, secs, secs > 0 ? st->programs / secs : 0.0, (unsigned long long)seed0,
            (unsigned long long)(seed0 + (st->programs ? st->programs - 1 : 0)), st->diffs,
            st->unsupported, st->known, st->crashes, st->hangs,
-           st->bad ? ", bad generated cases: see above" : "");
+           st->bad ? ", bad generated cases: see above" : "",
+           vyre_iso_stopping(opt) ? "; interrupted (the next seed is the one after the last)" : "");
     printf("%u passed, %u failed, %u skipped\n", st->passed, failed, skipped);
   }
   fflush(stdout);
@@ -401,6 +414,7 @@ int vyre__fuzz_isolate(const vyre_fuzz_isolate_options *opt, vyre_fuzz_worker *o
   uint64_t next = opt->seed0;
   int rc = -2, first = 1;
   while (rc == -2) {
+    if (vyre_iso_stopping(opt)) break;
     uint64_t done = next - opt->seed0;
     if (opt->count != UINT32_MAX && done >= opt->count) break;
     double elapsed = vyre_iso_now() - t0;
@@ -424,6 +438,7 @@ int vyre__fuzz_isolate(const vyre_fuzz_isolate_options *opt, vyre_fuzz_worker *o
       break;
     }
     if (pid == 0) {
+      if (opt->worker_pid) *opt->worker_pid = 0;
       close(fds[0]);
       json_decref(st.differences);
       json_decref(st.crash_list);
@@ -437,9 +452,11 @@ int vyre__fuzz_isolate(const vyre_fuzz_isolate_options *opt, vyre_fuzz_worker *o
     }
     close(fds[1]);
     first = 0;
+    if (opt->worker_pid) *opt->worker_pid = (sig_atomic_t)pid;
     vyre_iso_seen w;
     memset(&w, 0, sizeof w);
     int status = vyre_iso_follow(&st, pid, fds[0], &w);
+    if (opt->worker_pid) *opt->worker_pid = 0;
     if (w.ended) {
       rc = -1; // the loop ran to its end
       break;
@@ -514,7 +531,9 @@ int vyre__fuzz_isolate(const vyre_fuzz_isolate_options *opt, vyre_fuzz_worker *o
   if (rc < 0) {
     vyre_iso_summary(&st, opt->seed0, vyre_iso_now() - t0);
     uint32_t failed = st.diffs + st.bad + st.failed_extra + st.crashes + st.hangs;
-    rc = failed ? VYRE_EXIT_FAIL : VYRE_EXIT_OK;
+    // Stopped without a failure: 130, as a shell reports Ctrl-C (as without
+    // --isolate).
+    rc = failed ? VYRE_EXIT_FAIL : vyre_iso_stopping(opt) ? 128 + SIGINT : VYRE_EXIT_OK;
   }
   json_decref(st.differences);
   json_decref(st.crash_list);
