@@ -100,7 +100,7 @@ done
 part() {
   local name=$1 limit=$2
   shift 2
-  timeout "$limit" "$@" >"$keep/$name.log" 2>&1
+  timeout -k 60 "$limit" "$@" >"$keep/$name.log" 2>&1
   local rc=$?
   say "$name (exit $rc): $(grep -E "FAIL|XPASS" "$keep/$name.log" | head -3 | tr '\n' ' ')$(tail -1 "$keep/$name.log")"
   cp "$keep/$name.log" "$out/" 2>/dev/null
@@ -161,7 +161,8 @@ if [ "$secs" -gt 0 ]; then
     if [ "$bj" -gt 0 ]; then
       # The limit leaves room for a difference found near the end: its
       # shrink (FUZZ_SHRINK, ci/gpu-fuzz.sh) and a last compile on a slow
-      # driver. A fuzz part cut off by it reports nothing.
+      # driver. A fuzz part the limit cuts off still reports its totals so
+      # far (ci/gpu-fuzz.sh stops its jobs on the SIGTERM).
       part "fuzz-$be" $((secs + 2 * ${FUZZ_SHRINK:-30} + 90)) env "${fenv[@]}" VYRE="$vyre" bash ci/gpu-fuzz.sh "$be" "$secs" "$bj" \
         "$seed" "$keep/fuzz-$be" &
       pids+=($!)
