@@ -58,8 +58,9 @@ end=$(($(date +%s) + secs))
 job() {
   local j=$1
   local seed=$((base + j * 10000000)) programs=0 diffs=0 dseeds="" crashes="" hangs="" seg=0
-  # A signal to the process group reaches vyre fuzz too, which stops after
-  # its program and prints its summary; the job then counts it and ends.
+  # A signal to the process group reaches the job, not vyre fuzz (its own
+  # session, below): the script's trap tells vyre fuzz once, and the job
+  # counts what it printed and ends.
   trap 'touch "$out/.stop"' TERM INT
   while :; do
     local left=$((end - $(date +%s)))
@@ -67,9 +68,17 @@ job() {
     [ -e "$out/.stop" ] && break
     seg=$((seg + 1))
     local log="$out/job$j.$seg"
-    "$vyre" fuzz --backend "$backend" --isolate --seed "$seed" --count 100000000 \
-      --time "$left" --shrink-time "$shrink" --out "$out/diffs" >"$log.out" 2>"$log.err"
+    # In a session of its own, so that one signal reaches it, from stop_jobs
+    # (a second would end it at once, without its summary).
+    setsid "$vyre" fuzz --backend "$backend" --isolate --seed "$seed" --count 100000000 \
+      --time "$left" --shrink-time "$shrink" --out "$out/diffs" >"$log.out" 2>"$log.err" &
+    local vp=$!
+    echo "$vp" >"$out/job$j.pid"
+    [ -e "$out/.stop" ] && kill -TERM "$vp" 2>/dev/null # the signal came as it started
+    while kill -0 "$vp" 2>/dev/null; do wait "$vp"; done # a trap ends a wait early
+    wait "$vp"
     local rc=$? n d dead s
+    rm -f "$out/job$j.pid"
     if [ "$rc" -eq 2 ]; then # usage or setup: the backend cannot be opened, say
       echo "job $j: vyre fuzz could not start: $(tail -1 "$log.err")" >&2
       echo "$j setup" >"$out/job$j.result"
@@ -103,12 +112,15 @@ job() {
 }
 
 pids=()
-# A signal to this script alone: every job's vyre fuzz is told to stop.
+# A signal to this script (or its process group): every job's vyre fuzz is
+# told to stop, once.
 stopped=0
 stop_jobs() {
+  [ "$stopped" = 1 ] && return
   stopped=1
   touch "$out/.stop"
-  for p in "${pids[@]}"; do pkill -TERM -P "$p" 2>/dev/null; done
+  local f
+  for f in "$out"/job*.pid; do [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null; done
 }
 trap stop_jobs TERM INT
 for ((j = 0; j < jobs; j++)); do
