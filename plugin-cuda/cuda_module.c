@@ -95,9 +95,6 @@ static vyre_ir_program *program_copy(const vyre_ir_program *p) {
 
 enum { VARIANT_RESIDENT, VARIANT_INDIRECT, VARIANT_COARSE };
 
-// Loads a variant of |k| unless loaded: the resident kernel (k->rmod,
-// k->rfn), the indirect one (k->imod, k->ifn) or the coarsened one (k->cmod,
-// k->cfn), from the disk cache or NVRTC.
 // docs/abi.md ABI-CUDARING-11: on unless VYRE_CUDA_STREAM_LEAD_FENCE says no
 // (0, false, no, off); unset, empty or another value keeps the default.
 static int lead_fence_on(void) {
@@ -105,6 +102,9 @@ static int lead_fence_on(void) {
   return !(v && *v && vyre_kit_env_flag("VYRE_CUDA_STREAM_LEAD_FENCE") == 0);
 }
 
+// Loads a variant of |k| unless loaded: the resident kernel (k->rmod,
+// k->rfn), the indirect one (k->imod, k->ifn) or the coarsened one (k->cmod,
+// k->cfn), from the disk cache or NVRTC.
 static uint32_t kernel_variant(vyre_backend *be, vyre_cuda_kernel *k, int variant,
                                vyre_error *err) {
   static const char *const kWhat[] = {"ring_open: loading the resident kernel",

@@ -639,9 +639,10 @@ int vyre_cmd_fuzz(int argc, char **argv) {
   snprintf(dev_name, sizeof dev_name, "%s", vyre_device_backend_name(fz.run.dev));
   if (fz.json) fz.diffs = json_array();
   signal(SIGALRM, vyre_fuzz_on_alarm);
-  // A worker of --isolate stops when its supervisor says (cmd_fuzz.h).
-  signal(SIGINT, worker.fd < 0 ? vyre_fuzz_on_stop : vyre_fuzz_on_stop_worker);
-  signal(SIGTERM, worker.fd < 0 ? vyre_fuzz_on_stop : vyre_fuzz_on_stop_worker);
+  if (worker.fd < 0) { // a worker of --isolate has its own handlers (above)
+    signal(SIGINT, vyre_fuzz_on_stop);
+    signal(SIGTERM, vyre_fuzz_on_stop);
+  }
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
     signal(fatal[i], vyre_fuzz_on_crash);
