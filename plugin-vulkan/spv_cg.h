@@ -189,6 +189,16 @@ uint32_t vyre_spv_fdiv(vyre_spv_cg *c, uint32_t a, uint32_t b);
 uint32_t vyre_spv_fsqrt(vyre_spv_cg *c, uint32_t a);
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d);
 uint32_t vyre_spv_fmul(vyre_spv_cg *c, uint32_t a, uint32_t b);
+// Runs of independent fmas (docs/lowering.md LOWER-FMA-1): whether they
+// share one zero test here (README.md VK-F32-19): the device's fma is the
+// hardware one with the zero recheck and opt.fma_runs is on.
+int vyre_spv_ffma_runs(const vyre_spv_cg *c);
+// Where vyre_spv_ffma_runs: r[k] = fma(a[k], b[k], d[k]) for k < n
+// (2..VYRE_SPV_FMA_RUN_MAX), each guarded as its node's c->f32_guard,
+// guard[k], says.
+#define VYRE_SPV_FMA_RUN_MAX VYRE_KIT_FMA_RUN_MAX
+void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                       const uint32_t *d, const uint32_t *guard, uint32_t *r);
 
 // cr_math (spv_math.c): f32 bits of kit math function |fn| (VYRE_KIT_MATH_*)
 // of the f32 bits |x|; canonical.

@@ -487,6 +487,25 @@ static void stmt_subgroup(vyre_spv_cg *c, const vyre_ir_node *n) {
   DO(SpvOpStore, c->local_var[n->ref], v);
 }
 
+// The value |v| of `let` or `assign` |idx| as its local gets it.
+static uint32_t local_value(vyre_spv_cg *c, uint32_t idx, uint32_t v) {
+  const vyre_ir_node *n = &c->p->nodes[idx];
+  // An f32 literal into a local: its bits through vyre_spv_hide, which the
+  // driver cannot see through (nwg.x == 0 is false wherever an invocation
+  // runs; with opt.hide_f32_consts the literal came hidden already), so no
+  // driver folds the local's first use as a constant (x + 0 -> x loses
+  // -0) and its adds, subs, muls and fmas need no guard
+  // (spv_float_const.c; README.md VK-F32-10).
+  if (vyre_spv_f32_lit(c->p, n->a) && !c->opt->hide_f32_consts) return vyre_spv_hide(c, v);
+  // README.md VK-LOOP-5: outside loops, a value that may be a constant
+  // given to a local some loop assigns reaches it hidden.
+  if (c->loop_assigned && c->loop_assigned[n->ref] &&
+      !(c->plan->facts[idx].flags & VYRE_KIT_FACT_IN_LOOP) &&
+      c->p->nodes[n->a].type != VYRE_IR_TYPE_BOOL && (!c->const_node || c->const_node[n->a]))
+    return vyre_spv_hide_bits(c, v, VYRE_SPV_HIDE_INIT);
+  return v;
+}
+
 // Statement |idx| (the plan checked its kind, references and lists).
 static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
@@ -496,21 +515,7 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     // README.md VK-DEAD-1: a local nothing reads is left out (its value is
     // an expression, which has no effect; plan fact LOWER-DEAD-1).
     if (c->opt->drop_unread && (c->plan->facts[idx].flags & VYRE_KIT_FACT_UNREAD)) break;
-    uint32_t v = vyre_spv_expr(c, n->a);
-    // An f32 literal into a local: its bits through vyre_spv_hide, which the
-    // driver cannot see through (nwg.x == 0 is false wherever an invocation
-    // runs; with opt.hide_f32_consts the literal came hidden already), so no
-    // driver folds the local's first use as a constant (x + 0 -> x loses
-    // -0) and its adds, subs, muls and fmas need no guard
-    // (spv_float_const.c; README.md VK-F32-10).
-    if (vyre_spv_f32_lit(c->p, n->a) && !c->opt->hide_f32_consts) v = vyre_spv_hide(c, v);
-    // README.md VK-LOOP-5: outside loops, a value that may be a constant
-    // given to a local some loop assigns reaches it hidden.
-    else if (c->loop_assigned && c->loop_assigned[n->ref] &&
-             !(c->plan->facts[idx].flags & VYRE_KIT_FACT_IN_LOOP) &&
-             c->p->nodes[n->a].type != VYRE_IR_TYPE_BOOL && (!c->const_node || c->const_node[n->a]))
-      v = vyre_spv_hide_bits(c, v, VYRE_SPV_HIDE_INIT);
-    DO(SpvOpStore, c->local_var[n->ref], v);
+    DO(SpvOpStore, c->local_var[n->ref], local_value(c, idx, vyre_spv_expr(c, n->a)));
     break;
   }
   case VYRE_IR_K_STORE:
@@ -583,6 +588,36 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   }
 }
 
+// The run of independent fmas headed by statement |i| of the list
+// (docs/lowering.md LOWER-FMA-1; README.md VK-F32-19): every operand, then
+// every fma with one shared zero test (vyre_spv_ffma_run), then each local
+// stored. Returns the statements it emitted (0: no such run, or the
+// device's fma has no shared test: each statement then runs alone).
+static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
+  const vyre_kit_node_facts *f = &c->plan->facts[vyre_kit_plan_stmt(c->plan, first, i)];
+  if (!(f->flags & VYRE_KIT_FACT_FMA_RUN) || f->fma_run > count - i || f->fma_run < 2 ||
+      f->fma_run > VYRE_SPV_FMA_RUN_MAX || !vyre_spv_ffma_runs(c))
+    return 0;
+  uint32_t n = f->fma_run;
+  uint32_t a[VYRE_SPV_FMA_RUN_MAX] = {0}, b[VYRE_SPV_FMA_RUN_MAX] = {0};
+  uint32_t d[VYRE_SPV_FMA_RUN_MAX] = {0}, g[VYRE_SPV_FMA_RUN_MAX] = {0};
+  uint32_t r[VYRE_SPV_FMA_RUN_MAX] = {0};
+  for (uint32_t k = 0; k < n; k++) {
+    const vyre_ir_node *v = &c->p->nodes[c->p->nodes[vyre_kit_plan_stmt(c->plan, first, i + k)].a];
+    a[k] = vyre_spv_expr(c, v->a);
+    b[k] = vyre_spv_expr(c, v->b);
+    d[k] = vyre_spv_expr(c, v->c);
+    vyre_spv_f32_guard_for(c, (uint32_t)(v - c->p->nodes));
+    g[k] = c->f32_guard;
+  }
+  vyre_spv_ffma_run(c, n, a, b, d, g, r);
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t s = vyre_kit_plan_stmt(c->plan, first, i + k);
+    DO(SpvOpStore, c->local_var[c->p->nodes[s].ref], local_value(c, s, r[k]));
+  }
+  return n;
+}
+
 // The 16-byte wide load group headed by statement |i| of the list
 // (docs/lowering.md LOWER-WIDE-*): one uvec4 load through the buffer's
 // uvec4 view (the binding's bytes 16q .. 16q + 15 for q = B / w: B is a
@@ -644,6 +679,7 @@ static uint32_t cg_wide(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t
 static void cg_stmts_from(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
   for (; i < count && !c->terminated && !c->skip_rest; i++) {
     uint32_t w = cg_wide(c, first, count, i);
+    if (!w) w = cg_fma_run(c, first, count, i);
     if (w) {
       i += w - 1u;
       continue;

@@ -165,7 +165,10 @@
 //     canonicalization on the way in, as before).
 // 55: no special-value guard on a native op whose one maybe-constant operand
 //     is a hidden f32 literal of exponent 2..253 (README.md VK-F32-17).
-#define VYRE_VK_GENERATOR_VERSION 55u
+// 56: the hardware fma with the zero recheck tests the exponent field of the
+//     unflushed result (no flush select of its own), and a run of
+//     independent fmas shares one test (README.md VK-F32-19).
+#define VYRE_VK_GENERATOR_VERSION 56u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -298,6 +301,12 @@ typedef struct vyre_spv_options {
   // store, bitcast or trap of it canonicalizes its NaN there
   // (docs/lowering.md LOWER-F32-8, VYRE_VULKAN_CANON_LOADS).
   uint32_t canon_loads;
+  // 1 (the default): where the fma is the hardware one with the zero
+  // recheck (VYRE_SPV_F32_NATIVE_FMAZ), a run of independent fmas
+  // (docs/lowering.md LOWER-FMA-1) shares one test of its results and
+  // rechecks each only in the branch that test takes (README.md VK-F32-19).
+  // 0: each fma tests its own result (VYRE_VULKAN_FMA_RUNS=0).
+  uint32_t fma_runs;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

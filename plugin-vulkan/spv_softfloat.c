@@ -566,25 +566,78 @@ static uint32_t ffma64(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
 // fma that flushes tiny results before rounding differs from the IR only
 // where it returns a zero (an exact result in (0, 2^-126) may round up to
 // +-2^-126 under the IR; every result of at least 2^-126 rounds the same,
-// and subnormal operands are zeros under both). So where the flushed result
-// is +-0 it is recomputed with the exact path: the fma through 64-bit floats
-// when the device proved it (FMA64 also set), else the software helper. A
-// real branch, as the checked product's (vyre_spv_fmul), and taken rarely;
-// the native guard (VK-F32-6) then runs over the merged result.
-static uint32_t ffma_zrecheck(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+// and subnormal operands are zeros under both). So where the hardware
+// result's exponent field is 0 (a zero, or a subnormal a device that does
+// not flush gives) it is recomputed with the exact path, which flushes:
+// the fma through 64-bit floats when the device proved it (FMA64 also set),
+// else the software helper; every other result is normal, infinite or NaN
+// and needs no flush. A real branch, as the checked product's
+// (vyre_spv_fmul), and taken rarely; the native guard (VK-F32-6) then runs
+// over the merged result.
+static uint32_t exp_zero(vyre_spv_cg *c, uint32_t x) {
+  return eq(c, and_(c, U, x, u(c, 0x7F800000u)), u(c, 0));
+}
+
+// The recheck of |fast|, the unflushed hardware fma(a, b, d).
+static uint32_t fma_recheck(vyre_spv_cg *c, uint32_t fast, uint32_t a, uint32_t b, uint32_t d) {
   int via64 = (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64) != 0;
   uint32_t exact = via64 ? 0 : fn_fma(c); // the helper's body before the branch
-  uint32_t fast = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 1);
-  uint32_t zero = eq(c, and_(c, U, fast, u(c, 0x7FFFFFFFu)), u(c, 0));
+  uint32_t tiny = exp_zero(c, fast);
   uint32_t from = c->cur_label, slow = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
   VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
-  VYRE_SPV_DO(c->m, SpvOpBranchConditional, zero, slow, merge);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, tiny, slow, merge);
   vyre_spv_label(c, slow);
   uint32_t r = via64 ? ffma64(c, a, b, d) : call(c, exact, 3, a, b, d);
   uint32_t at = c->cur_label;
   VYRE_SPV_DO(c->m, SpvOpBranch, merge);
   vyre_spv_label(c, merge);
   return OP(SpvOpPhi, U, r, at, fast, from);
+}
+
+static uint32_t ffma_zrecheck(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
+  return fma_recheck(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 0), a, b, d);
+}
+
+// A run of independent fmas under the zero recheck (README.md VK-F32-19):
+// the n hardware results first, then the least magnitude among them
+// (GLSL.std.450 NMin of their FAbs, a balanced tree: a NaN result drops
+// out, as it needs no recheck) tested once; only when its exponent field is
+// 0 does a branch run each result's own recheck. One instruction per fma
+// where the form of one fma alone has three and a branch.
+int vyre_spv_ffma_runs(const vyre_spv_cg *c) {
+  return c->opt->fma_runs && c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMAZ);
+}
+
+void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                       const uint32_t *d, const uint32_t *guard, uint32_t *r) {
+  uint32_t m[VYRE_SPV_FMA_RUN_MAX];
+  for (uint32_t k = 0; k < n; k++) {
+    r[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
+    m[k] = OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs,
+              OP(SpvOpBitcast, c->t_float, r[k]));
+  }
+  for (uint32_t w = n; w > 1;) {
+    uint32_t h = w / 2;
+    for (uint32_t k = 0; k < h; k++) // reads 2k, 2k + 1 >= k: not yet overwritten
+      m[k] = OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450NMin, m[2 * k], m[2 * k + 1]);
+    if (w & 1u) m[h] = m[w - 1];
+    w = h + (w & 1u);
+  }
+  uint32_t tiny = exp_zero(c, OP(SpvOpBitcast, U, m[0]));
+  uint32_t from = c->cur_label, slow = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, tiny, slow, merge);
+  vyre_spv_label(c, slow);
+  for (uint32_t k = 0; k < n; k++)
+    m[k] = fma_recheck(c, r[k], a[k], b[k], d[k]);
+  uint32_t at = c->cur_label;
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, merge);
+  for (uint32_t k = 0; k < n; k++) {
+    r[k] = OP(SpvOpPhi, U, m[k], at, r[k], from);
+    c->f32_guard = guard[k];
+    r[k] = guard_fma(c, r[k], a[k], b[k], d[k]);
+  }
 }
 
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {

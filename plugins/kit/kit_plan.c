@@ -988,6 +988,87 @@ static int plan_wide(vyre_kit_plan *plan) {
   return 1;
 }
 
+// LOWER-FMA-1: whether expression |x| (a validated tree) reads a local that
+// |set| marks.
+static int reads_set(const vyre_ir_program *p, uint32_t x, const uint8_t *set) {
+  const vyre_ir_node *n = &p->nodes[x];
+  uint32_t kids = 0;
+  switch (n->kind) {
+  case VYRE_IR_K_VAR:
+    return set[n->ref];
+  case VYRE_IR_K_LOAD:
+  case VYRE_IR_K_UN:
+  case VYRE_IR_K_CAST:
+  case VYRE_IR_K_BITCAST:
+    kids = 1;
+    break;
+  case VYRE_IR_K_BIN:
+    kids = 2;
+    break;
+  case VYRE_IR_K_SELECT:
+  case VYRE_IR_K_FMA:
+    kids = 3;
+    break;
+  default:
+    break;
+  }
+  const uint32_t child[3] = {n->a, n->b, n->c};
+  for (uint32_t i = 0; i < kids; i++)
+    if (reads_set(p, child[i], set)) return 1;
+  return 0;
+}
+
+// A statement that may join a run of fmas (LOWER-FMA-1): a `let` or
+// `assign` whose value is an f32 fma and whose local something reads.
+static int fma_member(const vyre_kit_plan *plan, uint32_t s) {
+  const vyre_ir_node *n = &plan->p->nodes[s];
+  if (n->kind != VYRE_IR_K_LET && n->kind != VYRE_IR_K_ASSIGN) return 0;
+  if (plan->facts[s].flags & VYRE_KIT_FACT_UNREAD) return 0;
+  const vyre_ir_node *v = &plan->p->nodes[n->a];
+  return v->kind == VYRE_IR_K_FMA && v->type == VYRE_IR_TYPE_F32;
+}
+
+// The runs of list |start|+|count| and of the lists inside it; |set| (one
+// byte per local, all 0) marks the locals the open run sets.
+static void fma_list(vyre_kit_plan *plan, uint8_t *set, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = plan->p;
+  for (uint32_t i = 0; i < count; i++) {
+    const vyre_ir_node *s = &p->nodes[p->stmts[start + i]];
+    if (s->kind == VYRE_IR_K_IF) fma_list(plan, set, s->alt, s->alt_count);
+    if (s->kind == VYRE_IR_K_IF || s->kind == VYRE_IR_K_FOR || s->kind == VYRE_IR_K_BLOCK)
+      fma_list(plan, set, s->list, s->list_count);
+  }
+  for (uint32_t i = 0; i < count;) {
+    uint32_t k = i;
+    while (k < count && k - i < VYRE_KIT_FMA_RUN_MAX) {
+      uint32_t st = p->stmts[start + k];
+      const vyre_ir_node *n = &p->nodes[st];
+      if (!fma_member(plan, st) || set[n->ref] || reads_set(p, n->a, set)) break;
+      set[n->ref] = 1;
+      k++;
+    }
+    for (uint32_t j = i; j < k; j++)
+      set[p->nodes[p->stmts[start + j]].ref] = 0;
+    if (k - i >= 2) {
+      vyre_kit_node_facts *f = &plan->facts[p->stmts[start + i]];
+      f->flags |= VYRE_KIT_FACT_FMA_RUN;
+      f->fma_run = k - i;
+      i = k;
+    } else {
+      i++;
+    }
+  }
+}
+
+static int plan_fma_runs(vyre_kit_plan *plan) {
+  const vyre_ir_program *p = plan->p;
+  uint8_t *set = calloc((size_t)p->local_count + 1u, 1);
+  if (!set) return 0;
+  fma_list(plan, set, p->body, p->body_count);
+  free(set);
+  return 1;
+}
+
 // LOWER-LOOP-1: the size of node |n| in IR nodes once the loops inside it
 // that unroll are unrolled, a subgroup statement counted as
 // UNROLL_SUBGROUP_COST (where it is emulated it becomes a network of
@@ -1158,6 +1239,10 @@ static int plan_analyses(vyre_kit_plan *plan) {
     if ((n->kind == VYRE_IR_K_LET || n->kind == VYRE_IR_K_ASSIGN) &&
         (plan->facts[i].flags & VYRE_KIT_FACT_REACHED) && !local_ok[n->ref])
       plan->facts[i].flags |= VYRE_KIT_FACT_UNREAD;
+  }
+  if (!plan_fma_runs(plan)) { // after the unread facts it reads (LOWER-FMA-1)
+    free(local_ok);
+    return 0;
   }
   // Observation points (LOWER-F32-2).
   for (uint32_t i = 0; i < p->node_count; i++) {

@@ -92,6 +92,13 @@ extern "C" {
 // (LOWER-DEAD-1): its value, an expression, has no effect, so the generator
 // may leave the statement out.
 #define VYRE_KIT_FACT_UNREAD 0x800u
+// a `let` or `assign` that heads a run of independent fmas (LOWER-FMA-1): it
+// and the next fma_run - 1 statements of its list each give a local the
+// value of an f32 `fma`, no value reads a local an earlier statement of the
+// run sets, and no two set the same local, so the generator may compute
+// every value of the run before it stores any.
+#define VYRE_KIT_FACT_FMA_RUN 0x1000u
+#define VYRE_KIT_FMA_RUN_MAX  128u
 
 typedef struct vyre_kit_node_facts {
   uint32_t flags;     // VYRE_KIT_FACT_*
@@ -100,6 +107,7 @@ typedef struct vyre_kit_node_facts {
   uint32_t trip;      // VYRE_KIT_FACT_CONST_TRIP: the loop's trip count, else 0
   uint32_t wide;      // VYRE_KIT_FACT_WIDE: the group's element count (2..16), else 0
   uint32_t wide_base; // VYRE_KIT_FACT_WIDE: the node of B (index of the first load)
+  uint32_t fma_run;   // VYRE_KIT_FACT_FMA_RUN: the run's statement count (2..FMA_RUN_MAX), else 0
 } vyre_kit_node_facts;
 
 typedef struct vyre_kit_plan {
