@@ -613,8 +613,8 @@ void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint
   uint32_t m[VYRE_SPV_FMA_RUN_MAX];
   for (uint32_t k = 0; k < n; k++) {
     r[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
-    m[k] = OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs,
-              OP(SpvOpBitcast, c->t_float, r[k]));
+    m[k] =
+        OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs, OP(SpvOpBitcast, c->t_float, r[k]));
   }
   for (uint32_t w = n; w > 1;) {
     uint32_t h = w / 2;
