@@ -683,6 +683,65 @@ static void test_unread_locals(void **state) {
   free(t);
 }
 
+// LOWER-FMA-1: a run is 2 or more consecutive lets or assigns of f32 fmas
+// in one list, the head carrying its length. A value that reads a local an
+// earlier statement of the run sets (r2 reads r0), a local set twice (r3),
+// an unread local (u) and any other statement end a run; a statement that
+// ends one may head the next (r2); the list inside a loop has its own.
+static void test_fma_runs(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t a, b, c, r0, r1, r2, r3, u, q0, q1;
+  uint32_t s0 = let(t, &a, load(t, F, lit(t, T_U, 0)));
+  uint32_t s1 = let(t, &b, load(t, F, lit(t, T_U, 1)));
+  uint32_t s2 = let(t, &c, load(t, F, lit(t, T_U, 2)));
+  uint32_t s3 = let(t, &r0, fma3(t, var(t, a), var(t, b), var(t, c)));
+  uint32_t s4 = let(t, &r1, fma3(t, var(t, c), var(t, b), var(t, a)));
+  uint32_t s5 = let(t, &r2, fma3(t, var(t, a), var(t, r0), var(t, c)));
+  uint32_t s6 = let(t, &r3, fma3(t, var(t, a), var(t, b), var(t, r1)));
+  uint32_t s7 = assign(t, r3, fma3(t, var(t, b), var(t, b), var(t, r3)));
+  uint32_t s8 = let(t, &u, fma3(t, var(t, a), var(t, a), var(t, a)));
+  uint32_t s9 = let(t, &q0, fma3(t, var(t, b), var(t, c), var(t, a)));
+  uint32_t j = tb_local(t, T_U, 0);
+  uint32_t in0 = assign(t, q0, fma3(t, var(t, q0), var(t, b), var(t, c)));
+  uint32_t in1 = let(t, &q1, fma3(t, var(t, q0), var(t, b), var(t, c)));
+  uint32_t in2 = assign(t, r0, fma3(t, var(t, q1), var(t, b), var(t, r0)));
+  uint32_t in3 = assign(t, r1, fma3(t, var(t, a), var(t, b), var(t, r1)));
+  uint32_t s10 = for_(t, j, lit(t, T_U, 0), lit(t, T_U, 4), LIST(t, in0, in1, in2, in3));
+  uint32_t st[5];
+  const uint32_t loc[5] = {r0, r1, r2, r3, q0};
+  for (uint32_t k = 0; k < 5; k++)
+    st[k] = store(t, O, lit(t, T_U, k), var(t, loc[k]));
+  const vyre_ir_program *p = tb_finish(
+      t, LIST(t, s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, st[0], st[1], st[2], st[3], st[4]));
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  const uint32_t heads[] = {s3, s5, in0, in2}, lens[] = {2, 2, 1, 2};
+  for (uint32_t k = 0; k < 4; k++) {
+    if (lens[k] < 2) {
+      assert_false(plan.facts[heads[k]].flags & VYRE_KIT_FACT_FMA_RUN);
+      assert_int_equal(plan.facts[heads[k]].fma_run, 0);
+      continue;
+    }
+    assert_true(plan.facts[heads[k]].flags & VYRE_KIT_FACT_FMA_RUN);
+    assert_int_equal(plan.facts[heads[k]].fma_run, lens[k]);
+  }
+  // in1 reads q0, which in0 sets, and in2 reads q1, which in1 sets: in0
+  // and in1 stand alone; in3 reads nothing in2 sets, so they run together.
+  assert_false(plan.facts[in1].flags & VYRE_KIT_FACT_FMA_RUN);
+  assert_false(plan.facts[in3].flags & VYRE_KIT_FACT_FMA_RUN);
+  assert_true(plan.facts[s8].flags & VYRE_KIT_FACT_UNREAD);
+  const uint32_t none[] = {s0, s1, s2, s4, s6, s7, s8, s9, s10};
+  for (uint32_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
+    assert_false(plan.facts[none[k]].flags & VYRE_KIT_FACT_FMA_RUN);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -701,6 +760,7 @@ int main(void) {
       cmocka_unit_test(test_wide_load_groups),
       cmocka_unit_test(test_unroll_budget),
       cmocka_unit_test(test_unread_locals),
+      cmocka_unit_test(test_fma_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,6 +301,92 @@ static void test_f32_fma_zero_recheck_f64(void **state) {
   fma_zrecheck("zrecheck64");
 }
 
+// EVIDENCE-OF: IR-F32-2: a run of independent fmas (docs/lowering.md
+// LOWER-FMA-1) under the zero recheck shares one test of its results
+// (plugin-vulkan/README.md VK-F32-19): invocation 0's run has only normal
+// results, so the shared test lets the hardware's stand; invocation 1's
+// run has zero and tiny results among normal ones, so each is rechecked on
+// its own and only those change. 0.5 * 2^-126 is a subnormal lavapipe
+// keeps (it does not flush), which the exponent test sends to the exact
+// path to be flushed; the rows of fma_zrecheck above are the rest. With
+// VYRE_VULKAN_FMA_RUNS=0 (each fma alone) the results are the same.
+static void fma_run_recheck(const char *runs) {
+  static const uint32_t in[2][6][4] = {{{0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
+                                        {0x3F800000u, 0x3F800000u, 0x3F800000u, 0x40000000u},
+                                        {0xC0000000u, 0x3F000000u, 0x40400000u, 0x40000000u},
+                                        {0x3F800000u, 0x00800000u, 0x00000000u, 0x00800000u},
+                                        {0x7F800000u, 0x3F800000u, 0x3F800000u, 0x7F800000u},
+                                        {0x41200000u, 0x41200000u, 0xC2480000u, 0x42480000u}},
+                                       {{0x3F7FFFFFu, 0x00800000u, 0x00000000u, 0x00800000u},
+                                        {0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
+                                        {0x3F000000u, 0x00800000u, 0x00000000u, 0x00000000u},
+                                        {0xBF7FFFFFu, 0x00800000u, 0x80000000u, 0x80800000u},
+                                        {0x3F800001u, 0x3F800001u, 0xBF800002u, 0x28800000u},
+                                        {0x3F800000u, 0x40000000u, 0x40400000u, 0x40A00000u}}};
+  enum { R = 6 };
+  setenv("VYRE_VULKAN_FMA", "zrecheck64", 1);
+  setenv("VYRE_VULKAN_FMA_RUNS", runs, 1);
+  vyre_backend *keep = g_be;
+  g_be = vk_open();
+  unsetenv("VYRE_VULKAN_FMA");
+  unsetenv("VYRE_VULKAN_FMA_RUNS");
+  assert_non_null(g_be);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 2, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_F, 2 * R);
+  uint32_t i, x[R], y[R], z[R], r[R], st[4 * R + 1];
+  uint32_t n = 0;
+  st[n++] = let(t, &i, gid(t, 0));
+#define AT(k)                                                                                      \
+  bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, i), lit(t, T_U, R)), lit(t, T_U, k))
+  for (uint32_t k = 0; k < R; k++) {
+    st[n++] = let(t, &x[k], load(t, A, AT(k)));
+    st[n++] = let(t, &y[k], load(t, B, AT(k)));
+    st[n++] = let(t, &z[k], load(t, C, AT(k)));
+  }
+  for (uint32_t k = 0; k < R; k++) // the run: R lets of fmas over loaded locals
+    st[n++] = let(t, &r[k], fma3(t, var(t, x[k]), var(t, y[k]), var(t, z[k])));
+  uint32_t body[R];
+  for (uint32_t k = 0; k < R; k++)
+    body[k] = store(t, O, AT(k), var(t, r[k]));
+#undef AT
+  uint32_t all[4 * R + 1 + R];
+  memcpy(all, st, n * sizeof(uint32_t));
+  memcpy(all + n, body, sizeof(body));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n + R, all), n + R);
+  uint32_t a[2 * R], b[2 * R], c[2 * R], o[2 * R];
+  for (uint32_t k = 0; k < 2 * R; k++) {
+    a[k] = in[k / R][k % R][0];
+    b[k] = in[k / R][k % R][1];
+    c[k] = in[k / R][k % R][2];
+    o[k] = 0xDEADBEEFu;
+  }
+  void *data[] = {a, b, c, o};
+  uint64_t bytes[] = {sizeof(a), sizeof(b), sizeof(c), sizeof(o)};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  free(t);
+  for (uint32_t k = 0; k < 2 * R; k++) {
+    uint32_t want = in[k / R][k % R][3];
+    if (o[k] != want)
+      fprintf(stderr, "runs=%s: invocation %u fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n",
+              runs, k / R, a[k], b[k], c[k], o[k], want);
+    assert_int_equal(o[k], want);
+  }
+  vk_ops()->destroy(g_be);
+  g_be = keep;
+}
+
+static void test_f32_fma_run_shares_the_zero_recheck(void **state) {
+  if (!g_be) skip();
+  fma_run_recheck("1");
+  fma_run_recheck("0");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_add_is_exact),
@@ -313,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_f32_fma_witness_is_fused),
       cmocka_unit_test(test_f32_fma_zero_recheck_software),
       cmocka_unit_test(test_f32_fma_zero_recheck_f64),
+      cmocka_unit_test(test_f32_fma_run_shares_the_zero_recheck),
   };
   return cmocka_run_group_tests_name("vulkan/f32", tests, vk_setup, vk_teardown);
 }

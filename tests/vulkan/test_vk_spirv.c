@@ -978,6 +978,65 @@ static void test_spirv_hidden_normal_literal_needs_no_guard(void **state) {
   }
 }
 
+// README.md VK-F32-19 (docs/lowering.md LOWER-FMA-1): under the zero recheck
+// a run of 8 independent fmas has 8 hardware Fma, 7 NMin (the least
+// magnitude) and one shared test before the 8 rechecks; each fma alone
+// (opt.fma_runs 0), or the fma through 64-bit floats (no FMAZ), has no NMin.
+// A run of its own locals breaks where a value reads one: two runs of 4.
+// Every module passes spirv-val.
+#define GLSL_FMA  50u
+#define GLSL_NMIN 79u
+static uint32_t count_glsl(const uint32_t *w, size_t n, uint32_t inst) {
+  uint32_t k = 0;
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, code = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (code == 12u && len > 4 && w[i + 4] == inst) k++; // OpExtInst
+    i += len;
+  }
+  return k;
+}
+
+static void test_spirv_fma_run_shares_one_test(void **state) {
+  (void)state;
+  enum { R = 8 };
+  for (int chained = 0; chained < 2; chained++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x[R], r[R], st[3 * R];
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < R; k++)
+      st[m++] = let(t, &x[k], load(t, A, lit(t, T_U, k)));
+    // chained: r4 reads r0, so the run r0..r3 ends there and r4..r7 is the next.
+    for (uint32_t k = 0; k < R; k++)
+      st[m++] = let(t, &r[k],
+                    fma3(t, var(t, x[k]), var(t, x[(k + 1) % R]),
+                         var(t, chained && k >= R / 2 ? r[k - R / 2] : x[(k + 2) % R])));
+    for (uint32_t k = 0; k < R; k++)
+      st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+    const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+    for (int form = 0; form < 3; form++) { // runs; each alone; through doubles
+      vyre_spv_options opt = {.has_int64 = 1,
+                              .has_f64 = 1,
+                              .f32_native = VYRE_SPV_F32_NATIVE_FMA64 |
+                                            (form < 2 ? VYRE_SPV_F32_NATIVE_FMAZ : 0),
+                              .fma_runs = form == 0};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      uint32_t fma = count_glsl(words, n, GLSL_FMA), nmin = count_glsl(words, n, GLSL_NMIN);
+      uint32_t want_nmin = form ? 0 : chained ? 2 * (R / 2 - 1) : R - 1;
+      free(words);
+      if (fma != (form < 2 ? R : 0) || nmin != want_nmin)
+        fail_msg("chained %d form %d: %u Fma, %u NMin; want %u and %u", chained, form, fma, nmin,
+                 form < 2 ? R : 0, want_nmin);
+      if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "fma run", 0), 0);
+    }
+    free(t);
+  }
+}
+
 // VK-F32-14: in the indirect variant every hide keys on the hide word (one
 // OpINotEqual each: three more than the direct module, which keys on
 // nwg.x == 0, a value the variant's exit on a grid of 0 lets the compiler
@@ -1377,6 +1436,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_structured_exit),
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_hidden_normal_literal_needs_no_guard),
+      cmocka_unit_test(test_spirv_fma_run_shares_one_test),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_f32_fma_pick_prefers_the_zero_recheck),
