@@ -224,6 +224,9 @@ typedef struct fg {
   // before subgroups existed.
   uint32_t sg;
   fg_rng sr;
+  // A run of independent fmas (fg_fma_run), from a third generator: a seed
+  // whose draw gives none is the program it gave before runs existed.
+  fg_rng fr;
   // The program may use cr_math ops (vyre_fuzzgen_options.math_percent).
   int math_ok;
 } fg;
@@ -864,6 +867,103 @@ static json_t *fg_dim3(uint32_t x, uint32_t y, uint32_t z) {
   return a;
 }
 
+// Operand values at the edges of an fma's rounding and flushing: 2^-126
+// and the largest value below 1 (their product rounds up to 2^-126), 0.5
+// (a product of 2^-127, flushed), 1 + 2^-23 and -(1 + 2^-22) (whose fma is
+// 2^-46 where a multiply then an add gives 0), signed zeros and ones.
+static const uint32_t fg_fma_edges[] = {0x00800000, 0x80800000, 0x3F7FFFFF, 0xBF7FFFFF,
+                                        0x3F000000, 0x3F800001, 0xBF800002, 0x00000000,
+                                        0x80000000, 0x3F800000, 0xBF800000, 0x00400000};
+
+// An operand of a run's fma: an edge literal, a load of fl near the
+// invocation's own element, a readable f32 local, or (rarely) a local an
+// earlier statement of the run set, which ends the run there.
+static json_t *fg_fma_operand(fg *g, const fg_local *const *set, uint32_t nset) {
+  fg_rng *r = &g->fr;
+  uint32_t k = fg_pick(r, 16);
+  if (k < 4) {
+    uint32_t w = fg_chance(r, 1, 2) ? fg_fma_edges[fg_pick(r, FG_N(fg_fma_edges))]
+                                    : fg_f32_edges[fg_pick(r, FG_N(fg_f32_edges))];
+    return fg_lit(g, T_F32, w);
+  }
+  if (k == 4 && nset) return fg_var(g, set[fg_pick(r, nset)]->name);
+  if (k < 10) {
+    uint32_t cand[FG_MAX_LOCALS], n = 0;
+    for (uint32_t i = 0; i < g->nlocals; i++) {
+      const fg_local *l = &g->locals[i];
+      if (!l->visible || l->type != T_F32 || l->noread) continue;
+      int mine = 0;
+      for (uint32_t j = 0; j < nset; j++)
+        mine |= set[j] == l;
+      if (!mine) cand[n++] = i;
+    }
+    if (n) return fg_var(g, g->locals[cand[fg_pick(r, n)]].name);
+  }
+  json_t *at = fg_var(g, "id");
+  uint32_t off = fg_pick(r, 4);
+  if (off) at = fg_bin2(g, "add", at, fg_u32lit(g, off));
+  return fg_load_at(g, "fl", at);
+}
+
+// A run of 2 to 8 independent fmas (docs/lowering.md LOWER-FMA-1; the
+// Vulkan generator's shared zero test, plugin-vulkan/README.md VK-F32-19)
+// before the body's closing return, if any: lets of new f32 locals and
+// assigns of non-uniform ones, then ou[id] = the xor of every result's
+// bits, so each is read and observed. Race-free: each invocation writes
+// its own element. Its choices come from g->fr.
+static void fg_fma_run(fg *g, json_t *body) {
+  fg_rng *r = &g->fr;
+  uint32_t n = 2 + fg_pick(r, 7);
+  const fg_local *set[8];
+  uint32_t nset = 0;
+  size_t at = json_array_size(body);
+  json_t *last = at ? json_array_get(body, at - 1) : NULL;
+  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
+  if (k && !strcmp(k, "return")) at--;
+  json_t *x = NULL;
+  for (uint32_t i = 0; i < n && !g->oom; i++) {
+    fg_local *l = NULL;
+    int assign = 0;
+    if (fg_chance(r, 1, 3)) { // an assign of a writable, non-uniform f32 local
+      uint32_t cand[FG_MAX_LOCALS], nc = 0;
+      for (uint32_t j = 0; j < g->nlocals; j++) {
+        fg_local *c = &g->locals[j];
+        int mine = 0;
+        for (uint32_t q = 0; q < nset; q++)
+          mine |= set[q] == c;
+        if (c->visible && c->type == T_F32 && !c->ro && !c->uni && !c->noread && !mine)
+          cand[nc++] = j;
+      }
+      if (nc) {
+        l = &g->locals[cand[fg_pick(r, nc)]];
+        assign = 1;
+      }
+    }
+    json_t *v = fg_node(g, "fma");
+    fg_set(v, "a", fg_fma_operand(g, set, nset));
+    fg_set(v, "b", fg_fma_operand(g, set, nset));
+    fg_set(v, "c", fg_fma_operand(g, set, nset));
+    if (!l && !(l = fg_new_local(g, T_F32))) {
+      json_decref(v);
+      break;
+    }
+    json_t *st = fg_node(g, assign ? "assign" : "let");
+    fg_set(st, "name", json_string(l->name));
+    fg_set(st, "value", v);
+    json_array_insert_new(body, at++, st);
+    set[nset++] = l;
+    json_t *bits =
+        fg_set(fg_set(fg_node(g, "bitcast"), "to", json_string("u32")), "a", fg_var(g, l->name));
+    x = x ? fg_bin2(g, "xor", x, bits) : bits;
+  }
+  if (!x) return;
+  json_t *st = fg_node(g, "store");
+  fg_set(st, "buffer", json_string("ou"));
+  fg_set(st, "index", fg_var(g, "id"));
+  fg_set(st, "value", x);
+  json_array_insert_new(body, at, st);
+}
+
 // A second phase after a grid barrier (IR 1.1, docs/ir.md IR-GBAR-*): each
 // invocation reads what other invocations wrote in the first phase (ou at
 // another slot, the device counters cn, whose atomics are all done) and
@@ -1017,6 +1117,9 @@ static char *fg_generate(fg *g, size_t *out_len) {
   }
   if (g->nhalf) json_object_set_new(in, "hb", fg_narrow(g, 16, 1, fg_pick(r, 2 * T + 4)));
   json_object_set_new(root, "inputs", in);
+  // From its own generator, so a seed without it gives the program it gave
+  // before runs existed; before the grid phase, which reads ou.
+  if (fg_chance(&g->fr, 1, 4)) fg_fma_run(g, body);
   // Drawn after everything above, so a seed without it gives the program
   // it gave before grid barriers existed.
   if ((g->opt.features & VYRE_IR_FEATURE_GRID_BARRIER) && fg_chance(r, 1, 4))
@@ -1053,6 +1156,7 @@ char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *
   fg_init(g, opt);
   g->r.state = seed;
   g->sr.state = seed ^ 0x5355424752505553ull; // the subgroup choices' own stream
+  g->fr.state = seed ^ 0x464D4152554E5321ull; // the fma runs' own stream
   uint64_t m = seed ^ 0x4352204D41544821ull;  // cr_math or not: its own draw
   uint32_t pct = g->opt.math_percent ? g->opt.math_percent : 25u;
   g->math_ok = (uint32_t)(fg_splitmix(&m) % 100u) < pct;
@@ -1073,6 +1177,7 @@ char *vyre_fuzzgen_case_from_bytes(const uint8_t *data, size_t size,
     h = (h ^ data[i]) * 0x100000001B3ull;
   g->r.state = h;
   g->sr.state = h ^ 0x5355424752505553ull; // the subgroup choices' own stream
+  g->fr.state = h ^ 0x464D4152554E5321ull; // the fma runs' own stream
   g->math_ok = 1;                          // libFuzzer chooses its own inputs
   char *text = fg_generate(g, out_len);
   free(g);

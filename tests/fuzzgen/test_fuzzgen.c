@@ -112,6 +112,42 @@ static void test_math_share(void **state) {
   free(e);
 }
 
+// About a quarter of the seeds get a run of 2 to 8 fmas at the end of the
+// body (docs/lowering.md LOWER-FMA-1), lets and assigns whose results one
+// store to ou[id] observes; the rest are the programs of the seeds before
+// runs existed (their draw has its own generator).
+static int fma_run_length(const char *text) {
+  json_t *root = json_loads(text, 0, NULL);
+  assert_non_null(root);
+  json_t *body = json_object_get(root, "body");
+  int best = 0, cur = 0;
+  for (size_t i = 0; i < json_array_size(body); i++) {
+    json_t *st = json_array_get(body, i), *v = json_object_get(st, "value");
+    const char *k = json_string_value(json_object_get(st, "k"));
+    const char *vk = v ? json_string_value(json_object_get(v, "k")) : NULL;
+    int member = k && (!strcmp(k, "let") || !strcmp(k, "assign")) && vk && !strcmp(vk, "fma");
+    cur = member ? cur + 1 : 0;
+    if (cur > best) best = cur;
+  }
+  json_decref(root);
+  return best;
+}
+
+static void test_fma_runs_share(void **state) {
+  (void)state;
+  uint32_t n = 400, with = 0;
+  for (uint64_t seed = 9000; seed < 9000 + n; seed++) {
+    char *t = vyre_fuzzgen_case(seed, NULL, NULL);
+    assert_non_null(t);
+    int len = fma_run_length(t);
+    assert_true(len <= 8);
+    with += len >= 2;
+    free(t);
+  }
+  assert_true(with > n * 15 / 100);
+  assert_true(with < n * 35 / 100);
+}
+
 // Every row of the IR lists appears in 1000 programs (with every feature on),
 // so a new row is fuzzed without touching the generator.
 static void test_generator_covers_every_row(void **state) {
@@ -515,6 +551,7 @@ int main(void) {
       cmocka_unit_test(test_generator_is_deterministic),
       cmocka_unit_test(test_generator_covers_every_row),
       cmocka_unit_test(test_math_share),
+      cmocka_unit_test(test_fma_runs_share),
       cmocka_unit_test(test_1000_seeds_validate_and_run_the_same_reversed),
       cmocka_unit_test(test_a_racy_shrink_candidate_fails_reversed),
       cmocka_unit_test(test_shrinker_keeps_the_differing_op_and_ends_small),
