@@ -538,3 +538,124 @@ def gen_lower_wide(ctx):
                body, wg=(8, 1, 1), grid=[1, 1, 1], inputs={"d": d, "e": e},
                expect={"o": want, "oy": e[:n], "oz": [0] + e[1:] + [0] * 3,
                        "d": want}))
+
+
+# LOWER-FMA-1: runs of independent fmas (the Vulkan generator's shared zero
+# test, plugin-vulkan/README.md VK-F32-19). Triples by what the result is:
+_FMA_NORMAL = [(0x40000000, 0x40400000, 0x3F800000),  # 2*3+1 = 7
+               (0x3F800000, 0x3F800000, 0x3F800000),  # 2
+               (0xC0000000, 0x3F000000, 0x40400000),  # -1+3 = 2
+               (0x3F800000, 0x00800000, 0x00000000),  # 2^-126, the least normal
+               (0x41200000, 0x41200000, 0xC2480000),  # 100-50
+               (0x3FC00000, 0x3FC00000, 0x3E800000),  # 2.25+0.25
+               (0x40400000, 0xBF800000, 0x3F800000),  # -2
+               (0x7F7FFFFF, 0x40000000, 0xFF7FFFFF)]  # 2 max - max = max
+_FMA_TINY = [(0x3F7FFFFF, 0x00800000, 0x00000000),  # rounds up to 2^-126
+             (0x3F000000, 0x00800000, 0x00000000),  # 2^-127: flushed to +0
+             (0xBF7FFFFF, 0x00800000, 0x80000000),  # rounds up to -2^-126
+             (0x3F800001, 0x3F800001, 0xBF800002),  # 2^-46: 0 where unfused
+             (0x3F800000, 0x3F800000, 0xBF800000),  # exactly +0
+             (0x80000000, 0x3F800000, 0x80000000),  # -0 + -0 = -0
+             (0xBF000000, 0x00800000, 0x00000000),  # -2^-127: flushed to -0
+             (0x00400000, 0x7F000000, 0x00000000)]  # a subnormal operand is 0
+_FMA_SPECIAL = [(0x7FC00000, 0x3F800000, 0x3F800000),  # NaN
+                (0x7F800000, 0x00000000, 0x3F800000),  # inf * 0: NaN
+                (0x7F800000, 0x3F800000, 0x3F800000),  # inf
+                (0xFF800000, 0x3F800000, 0x7F800000),  # -inf + inf: NaN
+                (0x7FC00001, 0x3F800000, 0x00000000),  # NaN payload
+                (0x3F800000, 0xFF800000, 0x3F800000),  # -inf
+                (0x7F7FFFFF, 0x7F7FFFFF, 0x00000000),  # overflow: inf
+                (0xFF7FFFFF, 0x7F7FFFFF, 0x00000000)]  # -inf
+
+
+def gen_lower_fma_runs(ctx):
+    W = ctx.W
+    R = 8
+    # One row of 8 triples per invocation: all normal; one tiny result first,
+    # in the middle, last; tiny results among NaNs and infinities (which a
+    # minimum of magnitudes must not let hide them); every kind of tiny one;
+    # specials only; and mixed.
+    N, T, S = _FMA_NORMAL, _FMA_TINY, _FMA_SPECIAL
+    rows = [list(N),
+            [T[0]] + N[1:],
+            N[:3] + [T[1]] + N[4:],
+            N[:7] + [T[2]],
+            S[:3] + [T[3]] + S[4:],
+            list(T),
+            list(S),
+            [S[0], T[5], N[0], S[3], T[6], N[5], T[7], S[7]],
+            [S[1], S[2], S[4], S[5], S[6], S[7], T[4], S[0]]]
+    n = len(rows)
+    flat = [t for r in rows for t in r]
+    g8 = mul(var("g"), lit_u(R))
+
+    def at(k):
+        return add(g8, lit_u(k))
+
+    body = [let("x%d" % k, load("a", at(k))) for k in range(R)]
+    body += [let("y%d" % k, load("b", at(k))) for k in range(R)]
+    body += [let("z%d" % k, load("c", at(k))) for k in range(R)]
+    # The run: 8 lets, each read by a store below (LOWER-DEAD-1).
+    body += [let("r%d" % k, fma(var("x%d" % k), var("y%d" % k), var("z%d" % k)))
+             for k in range(R)]
+    # Two runs of 4: s4..s7 read s0..s3 as their addends.
+    body += [let("s%d" % k, fma(var("x%d" % k), var("y%d" % k),
+                                var("s%d" % (k - 4)) if k >= 4 else var("z%d" % k)))
+             for k in range(R)]
+    body += [store("out", at(k), var("r%d" % k)) for k in range(R)]
+    body += [store("bits", at(k), bitcast("u32", var("s%d" % k))) for k in range(R)]
+    body = guard_gid(body, out="out")
+    ca = [tuple(G.f_canon(v) for v in t) for t in flat]
+    out = [G.f_fma(x, y, z) for x, y, z in ca]
+    bits = []
+    for r in range(n):
+        s = [0] * R
+        for k in range(R):
+            x, y, z = ca[r * R + k]
+            s[k] = G.f_fma(x, y, s[k - 4] if k >= 4 else z)
+        bits += s
+    W.add("f32/lower_fma_run_boundaries.json",
+          case("lower_fma_run_boundaries", "per invocation a run of 8 independent fmas "
+               "(docs/lowering.md LOWER-FMA-1) with zero, tiny, subnormal-operand, NaN and "
+               "infinite results at each place among normal ones, and two runs of 4 where "
+               "the second reads the first; every result observed (the Vulkan generator's "
+               "shared zero test, plugin-vulkan/README.md VK-F32-19)", [
+                   buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                   buf("c", 2, "read", "f32"), buf("out", 3, "write", "f32", n * R),
+                   buf("bits", 4, "write", "u32", n * R)], body,
+               wg=(n, 1, 1), grid=[1, 1, 1],
+               inputs={"a": [enc_f32(t[0]) for t in flat], "b": [enc_f32(t[1]) for t in flat],
+                       "c": [enc_f32(t[2]) for t in flat]},
+               expect={"out": [enc_f32(v) for v in out], "bits": [enc_u32(v) for v in bits]}))
+
+    # Accumulators, as the register-blocked sgemm's block: a loop of 4 trips
+    # whose body loads 8 pairs and assigns acc_k = fma(x_k, y_k, acc_k), a run
+    # of 8 assigns, the sums passing through tiny values and back.
+    trips = [[(0x3F7FFFFF, 0x00800000)] * 4 + [(0x3F800000, 0x3F800000)] * 4,
+             [(0xBF7FFFFF, 0x00800000)] * 4 + [(0xBF800000, 0x3F800000)] * 4,
+             [(0x3F000000, 0x00800000), (0x3F800001, 0x3F800001), (0x40000000, 0x40000000),
+              (0x7F800000, 0x3F800000), (0x3F800000, 0x00800000), (0x80000000, 0x3F800000),
+              (0x3F7FFFFF, 0x00800000), (0x3F800000, 0x3F800000)],
+             [(0x3F800000, 0x00800000)] * 8]
+    tf = [p for t in trips for p in t]
+    lb = [let("p%d" % k, load("a", add(mul(var("t"), lit_u(R)), lit_u(k)))) for k in range(R)]
+    lb += [let("q%d" % k, load("b", add(mul(var("t"), lit_u(R)), lit_u(k)))) for k in range(R)]
+    lb += [assign("acc%d" % k, fma(var("p%d" % k), var("q%d" % k), var("acc%d" % k)))
+           for k in range(R)]
+    body = [let("acc%d" % k, lit_f(0x80000000 if k % 2 else 0)) for k in range(R)]
+    body += [for_("t", lit_u(0), lit_u(len(trips)), lb)]
+    body += [store("out", lit_u(k), var("acc%d" % k)) for k in range(R)]
+    acc = [0x80000000 if k % 2 else 0 for k in range(R)]
+    for t in trips:
+        for k in range(R):
+            x, y = (G.f_canon(v) for v in t[k])
+            acc[k] = G.f_fma(x, y, acc[k])
+    W.add("f32/lower_fma_run_accumulators.json",
+          case("lower_fma_run_accumulators", "8 accumulators updated by a run of 8 "
+               "independent fma assigns in a loop of 4 trips (docs/lowering.md LOWER-FMA-1), "
+               "as the register-blocked sgemm's block: sums that round up to +-2^-126, "
+               "flush to signed zeros, cancel to 2^-46 and to 0, and grow again",
+               [buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                buf("out", 2, "write", "f32", R)], body, wg=(1, 1, 1), grid=[1, 1, 1],
+               inputs={"a": [enc_f32(p[0]) for p in tf], "b": [enc_f32(p[1]) for p in tf]},
+               expect={"out": [enc_f32(v) for v in acc]}))
