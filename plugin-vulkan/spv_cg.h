@@ -61,7 +61,7 @@ typedef struct vyre_spv_cg {
   int skip_rest;
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
   // soft-float helper functions, created on first use (0 = not yet)
-  uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round;
+  uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round, fn_fma_recheck;
   // cr_math (spv_math.c): per kit math function and per table, 0 = not yet
   uint32_t fn_math[16], math_tab[16];
   // The tables live in Workgroup variables, filled at the start of main

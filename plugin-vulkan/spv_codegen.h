@@ -307,6 +307,10 @@ typedef struct vyre_spv_options {
   // rechecks each only in the branch that test takes (README.md VK-F32-19).
   // 0: each fma tests its own result (VYRE_VULKAN_FMA_RUNS=0).
   uint32_t fma_runs;
+  // 1: a run's slow path calls one out-of-line (DontInline) function per
+  // fma for its recheck, instead of each recheck's code in place
+  // (VYRE_VULKAN_FMA_RUN_CALL=1, an experiment: README.md VK-F32-19).
+  uint32_t fma_run_call;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

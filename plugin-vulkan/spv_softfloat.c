@@ -107,26 +107,33 @@ typedef struct helper_save {
   int terminated;
 } helper_save;
 
-static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s) {
+// A helper function of |nparams| (1..4) u32 parameters returning u32, with
+// function control |control|.
+static uint32_t helper_begin_ctl(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s,
+                                 uint32_t control) {
   s->fsec = c->m->fsec;
   s->label = c->cur_label;
   s->terminated = c->terminated;
   c->m->fsec = VYRE_SPV_SEC_HELPERS;
-  uint32_t ft = nparams == 1 ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U))
-                : nparams == 2
-                    ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U))
-                    : vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U, U));
+  uint32_t ft = nparams == 1   ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U))
+                : nparams == 2 ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U))
+                : nparams == 3
+                    ? vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U, U))
+                    : vyre_spv_global(c->m, SpvOpTypeFunction, 0, VYRE_SPV_ARGS(U, U, U, U, U));
   uint32_t fn = vyre_spv_id(c->m);
-  vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction,
-                VYRE_SPV_ARGS(U, fn,
-                              (c->opt->dontinline & VYRE_SPV_DONTINLINE_SOFT)
-                                  ? SpvFunctionControlDontInlineMask
-                                  : SpvFunctionControlMaskNone,
-                              ft));
+  vyre_spv_emit(c->m, VYRE_SPV_SEC_HELPERS, SpvOpFunction, VYRE_SPV_ARGS(U, fn, control, ft));
   for (uint32_t i = 0; i < nparams; i++)
     params[i] = vyre_spv_op(c->m, SpvOpFunctionParameter, U, NULL, 0);
   vyre_spv_label(c, vyre_spv_id(c->m));
   return fn;
+}
+
+// The soft helpers' form: DontInline as opt.dontinline says (README.md VK-MATH-7).
+static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s) {
+  return helper_begin_ctl(c, nparams, params, s,
+                          (c->opt->dontinline & VYRE_SPV_DONTINLINE_SOFT)
+                              ? SpvFunctionControlDontInlineMask
+                              : SpvFunctionControlMaskNone);
 }
 
 static void helper_end(vyre_spv_cg *c, uint32_t ret, const helper_save *s) {
@@ -594,6 +601,21 @@ static uint32_t fma_recheck(vyre_spv_cg *c, uint32_t fast, uint32_t a, uint32_t 
   return OP(SpvOpPhi, U, r, at, fast, from);
 }
 
+// fma_recheck as a function (fast, a, b, d) -> bits, out of line
+// (`DontInline`): opt.fma_run_call's slow path of a run (VK-F32-19), one
+// call per fma instead of each recheck's code in place.
+static uint32_t fn_fma_recheck(vyre_spv_cg *c) {
+  if (c->fn_fma_recheck) return c->fn_fma_recheck;
+  // The software helper it may call first: helpers are not nested.
+  if (!(c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64)) (void)fn_fma(c);
+  uint32_t p[4];
+  helper_save s;
+  uint32_t fn = helper_begin_ctl(c, 4, p, &s, SpvFunctionControlDontInlineMask);
+  uint32_t r = fma_recheck(c, p[0], p[1], p[2], p[3]);
+  helper_end(c, r, &s);
+  return c->fn_fma_recheck = fn;
+}
+
 static uint32_t ffma_zrecheck(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
   return fma_recheck(c, hw(c, 0, GLSLstd450Fma, (uint32_t[]){a, b, d}, 3, 0), a, b, d);
 }
@@ -629,7 +651,9 @@ void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint
   VYRE_SPV_DO(c->m, SpvOpBranchConditional, tiny, slow, merge);
   vyre_spv_label(c, slow);
   for (uint32_t k = 0; k < n; k++)
-    m[k] = fma_recheck(c, r[k], a[k], b[k], d[k]);
+    m[k] = c->opt->fma_run_call
+               ? OP(SpvOpFunctionCall, U, fn_fma_recheck(c), r[k], a[k], b[k], d[k])
+               : fma_recheck(c, r[k], a[k], b[k], d[k]);
   uint32_t at = c->cur_label;
   VYRE_SPV_DO(c->m, SpvOpBranch, merge);
   vyre_spv_label(c, merge);

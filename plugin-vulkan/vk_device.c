@@ -819,6 +819,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->canon_loads = switch_on("VYRE_VULKAN_CANON_LOADS");
   // README.md VK-F32-19: a run of fmas shares its zero test (=0: each alone).
   be->fma_runs = default_on("VYRE_VULKAN_FMA_RUNS");
+  be->fma_run_call = switch_on("VYRE_VULKAN_FMA_RUN_CALL"); // an experiment, off by default
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);

@@ -66,6 +66,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
+  vyre_kit_key_add_u32(k, be->fma_run_call);         // VK-F32-19
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
   vyre_kit_key_add_u32(k, be->props.vendorID);
@@ -422,6 +423,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,
+                            .fma_run_call = be->fma_run_call,
                             .soft_mul = be->soft_mul,
                             .int64_atomics = be->int64_atomics,
                             .loop_guard = be->loop_guard,

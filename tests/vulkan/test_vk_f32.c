@@ -309,8 +309,9 @@ static void test_f32_fma_zero_recheck_f64(void **state) {
 // its own and only those change. 0.5 * 2^-126 is a subnormal lavapipe
 // keeps (it does not flush), which the exponent test sends to the exact
 // path to be flushed; the rows of fma_zrecheck above are the rest. With
+// VYRE_VULKAN_FMA_RUN_CALL=1 (the rechecks out of line) and
 // VYRE_VULKAN_FMA_RUNS=0 (each fma alone) the results are the same.
-static void fma_run_recheck(const char *runs) {
+static void fma_run_recheck(const char *runs, const char *call) {
   static const uint32_t in[2][6][4] = {{{0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
                                         {0x3F800000u, 0x3F800000u, 0x3F800000u, 0x40000000u},
                                         {0xC0000000u, 0x3F000000u, 0x40400000u, 0x40000000u},
@@ -326,10 +327,12 @@ static void fma_run_recheck(const char *runs) {
   enum { R = 6 };
   setenv("VYRE_VULKAN_FMA", "zrecheck64", 1);
   setenv("VYRE_VULKAN_FMA_RUNS", runs, 1);
+  setenv("VYRE_VULKAN_FMA_RUN_CALL", call, 1);
   vyre_backend *keep = g_be;
   g_be = vk_open();
   unsetenv("VYRE_VULKAN_FMA");
   unsetenv("VYRE_VULKAN_FMA_RUNS");
+  unsetenv("VYRE_VULKAN_FMA_RUN_CALL");
   assert_non_null(g_be);
   tb *t = calloc(1, sizeof(tb));
   tb_init(t, 2, 1, 1);
@@ -373,8 +376,9 @@ static void fma_run_recheck(const char *runs) {
   for (uint32_t k = 0; k < 2 * R; k++) {
     uint32_t want = in[k / R][k % R][3];
     if (o[k] != want)
-      fprintf(stderr, "runs=%s: invocation %u fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n",
-              runs, k / R, a[k], b[k], c[k], o[k], want);
+      fprintf(stderr,
+              "runs=%s call=%s: invocation %u fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n",
+              runs, call, k / R, a[k], b[k], c[k], o[k], want);
     assert_int_equal(o[k], want);
   }
   vk_ops()->destroy(g_be);
@@ -383,8 +387,9 @@ static void fma_run_recheck(const char *runs) {
 
 static void test_f32_fma_run_shares_the_zero_recheck(void **state) {
   if (!g_be) skip();
-  fma_run_recheck("1");
-  fma_run_recheck("0");
+  fma_run_recheck("1", "0");
+  fma_run_recheck("1", "1"); // the slow path's rechecks as calls
+  fma_run_recheck("0", "0");
 }
 
 int main(void) {

@@ -984,8 +984,9 @@ static void test_spirv_hidden_normal_literal_needs_no_guard(void **state) {
 // (opt.fma_runs 0), or the fma through 64-bit floats (no FMAZ), has no NMin.
 // A run of its own locals breaks where a value reads one: two runs of 4.
 // Every module passes spirv-val.
-#define GLSL_FMA  50u
-#define GLSL_NMIN 79u
+#define GLSL_FMA         50u
+#define GLSL_NMIN        79u
+#define OP_FUNCTION_CALL 57u // SPIR-V OpFunctionCall
 static uint32_t count_glsl(const uint32_t *w, size_t n, uint32_t inst) {
   uint32_t k = 0;
   for (size_t i = 5; i < n;) {
@@ -1017,20 +1018,29 @@ static void test_spirv_fma_run_shares_one_test(void **state) {
     for (uint32_t k = 0; k < R; k++)
       st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
     const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
-    for (int form = 0; form < 3; form++) { // runs; each alone; through doubles
+    // Forms: runs; runs whose rechecks are calls (opt.fma_run_call, with
+    // the recompute through doubles and through the software helper); each
+    // fma alone; the fma through doubles.
+    for (int form = 0; form < 5; form++) {
+      int runs = form < 3, z = form < 4;
       vyre_spv_options opt = {.has_int64 = 1,
                               .has_f64 = 1,
-                              .f32_native = VYRE_SPV_F32_NATIVE_FMA64 |
-                                            (form < 2 ? VYRE_SPV_F32_NATIVE_FMAZ : 0),
-                              .fma_runs = form == 0};
+                              .f32_native = (form == 2 ? 0 : VYRE_SPV_F32_NATIVE_FMA64) |
+                                            (z ? VYRE_SPV_F32_NATIVE_FMAZ : 0),
+                              .fma_runs = (uint32_t)runs,
+                              .fma_run_call = form == 1 || form == 2};
       size_t n = 0;
       uint32_t *words = generate_ok(p, &opt, &n);
       uint32_t fma = count_glsl(words, n, GLSL_FMA), nmin = count_glsl(words, n, GLSL_NMIN);
-      uint32_t want_nmin = form ? 0 : chained ? 2 * (R / 2 - 1) : R - 1;
+      uint32_t calls = count_ops(words, n, OP_FUNCTION_CALL, -1);
+      uint32_t want_nmin = !runs ? 0 : chained ? 2 * (R / 2 - 1) : R - 1;
+      // A call per fma in the slow paths (and the software helper's own
+      // calls of its rounding, form 2); none in place of them otherwise.
+      int calls_ok = form == 1 ? calls == R : form == 2 ? calls >= R : calls == 0;
       free(words);
-      if (fma != (form < 2 ? R : 0) || nmin != want_nmin)
-        fail_msg("chained %d form %d: %u Fma, %u NMin; want %u and %u", chained, form, fma, nmin,
-                 form < 2 ? R : 0, want_nmin);
+      if (fma != (z ? R : 0) || nmin != want_nmin || !calls_ok)
+        fail_msg("chained %d form %d: %u Fma, %u NMin, %u calls; want %u and %u", chained, form,
+                 fma, nmin, calls, z ? R : 0, want_nmin);
       if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "fma run", 0), 0);
     }
     free(t);
