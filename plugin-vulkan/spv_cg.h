@@ -93,6 +93,8 @@ typedef struct vyre_spv_cg {
   // emitted may be such a constant (0: none; 7: assume all).
   uint8_t *const_node;
   uint32_t f32_guard;
+  // 1 while a run of fmas emits its guards: inline selects (VK-F32-19).
+  int guard_inline_now;
   // Wide load groups (docs/lowering.md LOWER-WIDE-*): per buffer, 1 when a
   // 16-byte group reads it through its uvec4 view (buf_var4); none in lane mode.
   uint8_t *wide16;

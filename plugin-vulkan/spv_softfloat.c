@@ -432,7 +432,7 @@ typedef struct guard_at {
 static int guard_begin(vyre_spv_cg *c, const uint32_t *x, int n, guard_at *g) {
   if (!(c->f32_guard & ((1u << n) - 1u))) return 0;
   g->slow = 0;
-  if (c->opt->guard_inline) return 1;
+  if (c->opt->guard_inline || c->guard_inline_now) return 1;
   uint32_t cond = 0;
   for (int i = 0; i < n; i++)
     if (c->f32_guard & (1u << i)) cond = cond ? lor(c, cond, special(c, x[i])) : special(c, x[i]);
@@ -657,11 +657,16 @@ void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint
   uint32_t at = c->cur_label;
   VYRE_SPV_DO(c->m, SpvOpBranch, merge);
   vyre_spv_label(c, merge);
+  // The guards of a run as inline selects, without branches: NVIDIA's
+  // compiler (580.159.04) crashed on a run whose merge a guard's branch
+  // followed (vyre fuzz seeds 1900000003 and others; VK-F32-19).
+  c->guard_inline_now = 1;
   for (uint32_t k = 0; k < n; k++) {
     r[k] = OP(SpvOpPhi, U, m[k], at, r[k], from);
     c->f32_guard = guard[k];
     r[k] = guard_fma(c, r[k], a[k], b[k], d[k]);
   }
+  c->guard_inline_now = 0;
 }
 
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
