@@ -657,12 +657,14 @@ void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint
   uint32_t at = c->cur_label;
   VYRE_SPV_DO(c->m, SpvOpBranch, merge);
   vyre_spv_label(c, merge);
-  // The guards of a run as inline selects, without branches: NVIDIA's
-  // compiler (580.159.04) crashed on a run whose merge a guard's branch
-  // followed (vyre fuzz seeds 1900000003 and others; VK-F32-19).
+  // Every phi first, at the top of the merge block; then the guards, as
+  // inline selects, so the run's results stay in that one block. (Phis
+  // emitted between the guards' branches were invalid SPIR-V, which crashed
+  // NVIDIA's compiler on vyre fuzz seed 1900000003 and others: VK-F32-19.)
+  for (uint32_t k = 0; k < n; k++)
+    r[k] = OP(SpvOpPhi, U, m[k], at, r[k], from);
   c->guard_inline_now = 1;
   for (uint32_t k = 0; k < n; k++) {
-    r[k] = OP(SpvOpPhi, U, m[k], at, r[k], from);
     c->f32_guard = guard[k];
     r[k] = guard_fma(c, r[k], a[k], b[k], d[k]);
   }

@@ -141,7 +141,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // | 262144: loops count their trips from 0 (opt.loop_counted, VK-LOOP-3);
   // | 524288: return and trap set the exit flag (opt.structured_exit, VK-EXIT-1);
   // | 1048576: f32 constants hidden (opt.hide_f32_consts, VK-F32-13); | 2097152:
-  // trap records at the body's end (opt.trap_at_end, VK-EXIT-2).
+  // trap records at the body's end (opt.trap_at_end, VK-EXIT-2); | 4194304:
+  // runs of fmas share their zero test (opt.fma_runs, VK-F32-19).
   vyre_spv_options opt = {
       .structured_exit = (int64 >> 19) & 1,
       .hide_f32_consts = (int64 >> 20) & 1,
@@ -168,7 +169,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
       .loop_guard = (int64 >> 2) & 1,
       .storage8 = (int64 >> 3) & 1,
       .storage16 = (int64 >> 3) & 1,
-      .indirect = (int64 >> 4) & 1};
+      .indirect = (int64 >> 4) & 1,
+      .fma_runs = (int64 >> 22) & 1};
   return spirv_val_opt(p, &opt, what, int64);
 }
 
@@ -393,6 +395,7 @@ static void test_spirv_malformed_views_are_refused(void **state) {
 }
 
 #ifdef VYRE_VK_HAVE_JSON
+#include "fuzzgen.h"
 #include "vyre_ir.h"
 
 static unsigned g_cases, g_failed;
@@ -431,6 +434,7 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 || spirv_val(&copy, 2 | 256, path) != 0 ||
         spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
         spirv_val(&copy, 2 | 64 | 256 | 32768, path) != 0 ||
+        spirv_val(&copy, 2 | 64 | 256 | 1024 | 32768 | 4194304, path) != 0 ||
         spirv_val(&copy, 2 | 32 | 4096 | 32768, path) != 0 ||
         spirv_val(&copy, 0 | 1024 | 2048, path) != 0)
       g_failed++;
@@ -603,6 +607,38 @@ static void test_spirv_every_case_file_validates(void **state) {
   vyre_test_walk_json(VYRE_SOURCE_DIR "/examples", val_case, NULL);
   fprintf(stderr, "spirv-val: %u case programs checked, %u failed\n", g_cases, g_failed);
   assert_int_equal(g_failed, 0);
+}
+
+// 400 programs of `vyre fuzz` (a quarter of them with a run of fmas,
+// LOWER-FMA-1) in the forms of the H200's fma (the hardware fma with the
+// zero recheck through doubles, runs sharing their test, the device's
+// float controls, and each fma alone) and of lavapipe's: each module passes
+// spirv-val. An invalid module crashed NVIDIA's compiler (a run's phis after
+// its guards' branches, VK-F32-19).
+static void test_spirv_fuzz_programs_validate(void **state) {
+  NEED_SPIRV_VAL();
+  unsigned failed = 0;
+  for (uint64_t seed = 1900000000u; seed < 1900000000u + 400u; seed++) {
+    size_t len = 0;
+    char *text = vyre_fuzzgen_case(seed, NULL, &len);
+    assert_non_null(text);
+    vyre_case *cs = NULL;
+    vyre_error err = {.struct_size = sizeof(err)};
+    uint32_t st = vyre_case_from_json(text, len, NULL, &cs, &err);
+    free(text);
+    if (st) fail_msg("seed %llu: %s", (unsigned long long)seed, err.message);
+    const vyre_ir_program *p = vyre_ir_view(cs->program);
+    char what[64];
+    snprintf(what, sizeof what, "fuzz seed %llu", (unsigned long long)seed);
+    if (vyre_ir_phase_count(cs->program) == 1 &&
+        (spirv_val(p, 2 | 64 | 256 | 1024 | 32768 | 4194304, what) != 0 ||
+         spirv_val(p, 2 | 64 | 256 | 1024 | 32768, what) != 0 ||
+         spirv_val(p, 2 | 16 | 64 | 256 | 1024 | 32768 | 4194304, what) != 0 ||
+         spirv_val(p, 2 | 4 | 64 | 256 | 4096, what) != 0))
+      failed++;
+    vyre_case_free(cs);
+  }
+  assert_int_equal(failed, 0);
 }
 #endif
 
@@ -1047,6 +1083,54 @@ static void test_spirv_fma_run_shares_one_test(void **state) {
   }
 }
 
+// VK-F32-19: a run whose fmas have f32 literal operands (maybe constant to
+// the driver, so each has the special-value guard of VK-F32-6) guards them
+// with inline selects: against each fma alone (opt.fma_runs 0, a guard
+// branch per fma), the run has the R guard branches fewer and its one
+// shared test more. NVIDIA's
+// compiler (580.159.04, H100) crashed on a run's merge followed by guard
+// branches (vyre fuzz seed 1900000003, now the conformance case
+// f32/fma_run_guard_compiles).
+static void test_spirv_fma_run_guards_inline(void **state) {
+  (void)state;
+  enum { R = 4 };
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t x[R], r[R], st[3 * R];
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < R; k++)
+    st[m++] = let(t, &x[k], load(t, A, lit(t, T_U, k)));
+  for (uint32_t k = 0; k < R; k++) // literal operands of exponent 0 and 255: guarded
+    st[m++] = let(t, &r[k],
+                  fma3(t, var(t, x[k]), lit(t, T_F, k & 1 ? 0x7F800000u : 0x00000000u),
+                       var(t, x[(k + 1) % R])));
+  for (uint32_t k = 0; k < R; k++)
+    st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+  uint32_t brc[2] = {0, 0};
+  for (int runs = 0; runs < 2; runs++) {
+    vyre_spv_options opt = {.has_int64 = 1,
+                            .has_f64 = 1,
+                            .hide_f32_consts = 1,
+                            .f32_native = VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ,
+                            .fma_runs = (uint32_t)runs};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    brc[runs] = count_ops(words, n, OP_BRC, -1);
+    uint32_t nmin = count_glsl(words, n, GLSL_NMIN);
+    free(words);
+    if (nmin != (runs ? R - 1u : 0u)) fail_msg("runs %d: %u NMin", runs, nmin);
+    if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "guarded fma run", 0), 0);
+  }
+  // The run trades the R guard branches for its one shared test (the
+  // rechecks and the loads' bounds tests are in both).
+  if (brc[1] != brc[0] - R + 1)
+    fail_msg("%u branches with the run, %u without; want %u", brc[1], brc[0], brc[0] - R + 1);
+  free(t);
+}
+
 // VK-F32-14: in the indirect variant every hide keys on the hide word (one
 // OpINotEqual each: three more than the direct module, which keys on
 // nwg.x == 0, a value the variant's exit on a grid of 0 lets the compiler
@@ -1437,6 +1521,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_wide_load_groups_are_one_vector_load),
 #ifdef VYRE_VK_HAVE_JSON
       cmocka_unit_test(test_spirv_every_case_file_validates),
+      cmocka_unit_test(test_spirv_fuzz_programs_validate),
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
       cmocka_unit_test(test_spirv_f32_canon_where_observed),
       cmocka_unit_test(test_spirv_pow_is_never_inlined),
@@ -1447,6 +1532,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_hidden_normal_literal_needs_no_guard),
       cmocka_unit_test(test_spirv_fma_run_shares_one_test),
+      cmocka_unit_test(test_spirv_fma_run_guards_inline),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
       cmocka_unit_test(test_f32_fma_pick_prefers_the_zero_recheck),
