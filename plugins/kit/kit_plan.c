@@ -231,6 +231,18 @@ static int walk_expr(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, u
   return 1;
 }
 
+// Child |i| (0..2: a, b, c) of node |idx| when it is an expression the
+// walk claimed under it, else NONE: the plan checked every reached child,
+// and NONE children (and a statement's lists) were never claimed.
+static uint32_t expr_child(const vyre_kit_plan *plan, uint32_t idx, uint32_t i) {
+  const vyre_ir_node *n = &plan->p->nodes[idx];
+  uint32_t c = i == 0 ? n->a : i == 1 ? n->b : n->c;
+  if (c >= plan->p->node_count || plan->facts[c].parent != idx ||
+      (plan->facts[c].flags & VYRE_KIT_FACT_STMT))
+    return NONE;
+  return c;
+}
+
 static int walk_stmt(pstate *s, uint32_t idx, uint32_t parent, uint32_t depth, uint32_t ctx) {
   if (!claim(s, idx, parent, depth, ctx, 2)) return 0;
   const vyre_ir_program *p = s->p;
@@ -988,33 +1000,15 @@ static int plan_wide(vyre_kit_plan *plan) {
   return 1;
 }
 
-// LOWER-FMA-1: whether expression |x| (a validated tree) reads a local that
+// LOWER-FMA-1: whether expression |x| (a reached tree) reads a local that
 // |set| marks.
-static int reads_set(const vyre_ir_program *p, uint32_t x, const uint8_t *set) {
-  const vyre_ir_node *n = &p->nodes[x];
-  uint32_t kids = 0;
-  switch (n->kind) {
-  case VYRE_IR_K_VAR:
-    return set[n->ref];
-  case VYRE_IR_K_LOAD:
-  case VYRE_IR_K_UN:
-  case VYRE_IR_K_CAST:
-  case VYRE_IR_K_BITCAST:
-    kids = 1;
-    break;
-  case VYRE_IR_K_BIN:
-    kids = 2;
-    break;
-  case VYRE_IR_K_SELECT:
-  case VYRE_IR_K_FMA:
-    kids = 3;
-    break;
-  default:
-    break;
+static int reads_set(const vyre_kit_plan *plan, uint32_t x, const uint8_t *set) {
+  const vyre_ir_node *n = &plan->p->nodes[x];
+  if (n->kind == VYRE_IR_K_VAR) return set[n->ref];
+  for (uint32_t i = 0; i < 3; i++) {
+    uint32_t c = expr_child(plan, x, i);
+    if (c != NONE && reads_set(plan, c, set)) return 1;
   }
-  const uint32_t child[3] = {n->a, n->b, n->c};
-  for (uint32_t i = 0; i < kids; i++)
-    if (reads_set(p, child[i], set)) return 1;
   return 0;
 }
 
@@ -1043,7 +1037,7 @@ static void fma_list(vyre_kit_plan *plan, uint8_t *set, uint32_t start, uint32_t
     while (k < count && k - i < VYRE_KIT_FMA_RUN_MAX) {
       uint32_t st = p->stmts[start + k];
       const vyre_ir_node *n = &p->nodes[st];
-      if (!fma_member(plan, st) || set[n->ref] || reads_set(p, n->a, set)) break;
+      if (!fma_member(plan, st) || set[n->ref] || reads_set(plan, n->a, set)) break;
       set[n->ref] = 1;
       k++;
     }
@@ -1422,12 +1416,10 @@ static int visit(const vyre_kit_plan *plan, uint32_t idx, vyre_kit_visit_fn fn, 
   const vyre_ir_node *n = &plan->p->nodes[idx];
   int r = fn(ctx, plan, idx);
   if (r) return r;
-  // The plan checked every reached child; NONE children were never claimed.
-  const uint32_t child[3] = {n->a, n->b, n->c};
-  for (uint32_t i = 0; i < 3; i++)
-    if (child[i] < plan->p->node_count && plan->facts[child[i]].parent == idx &&
-        !(plan->facts[child[i]].flags & VYRE_KIT_FACT_STMT))
-      if ((r = visit(plan, child[i], fn, ctx))) return r;
+  for (uint32_t i = 0; i < 3; i++) {
+    uint32_t c = expr_child(plan, idx, i);
+    if (c != NONE && (r = visit(plan, c, fn, ctx))) return r;
+  }
   switch (n->kind) {
   case VYRE_IR_K_IF:
     if ((r = visit_list(plan, n->list, n->list_count, fn, ctx))) return r;
