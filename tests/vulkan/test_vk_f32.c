@@ -233,6 +233,33 @@ static void test_f32_fma_witness_is_fused(void **state) {
   assert_int_equal(o[2], 0);
 }
 
+// Runs |p| on g_be, grid [1,1,1], with buffers a, b, c (read) and o (write)
+// holding the operands of |rows| (a, b, c, wanted fma(a, b, c)); each
+// output must be the row's wanted bits (|what| and the row named on a miss).
+static void run_fma_rows(const vyre_ir_program *p, const uint32_t (*rows)[4], uint32_t n,
+                         const char *what) {
+  enum { MAX_ROWS = 16 };
+  assert_true(n <= MAX_ROWS);
+  uint32_t a[MAX_ROWS], b[MAX_ROWS], c[MAX_ROWS], o[MAX_ROWS];
+  for (uint32_t k = 0; k < n; k++) {
+    a[k] = rows[k][0];
+    b[k] = rows[k][1];
+    c[k] = rows[k][2];
+    o[k] = 0xDEADBEEFu;
+  }
+  void *data[] = {a, b, c, o};
+  uint64_t bytes[] = {4u * n, 4u * n, 4u * n, 4u * n};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < n; k++) {
+    if (o[k] != rows[k][3])
+      fprintf(stderr, "%s: row %u: fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", what, k,
+              a[k], b[k], c[k], o[k], rows[k][3]);
+    assert_int_equal(o[k], rows[k][3]);
+  }
+}
+
 // EVIDENCE-OF: IR-F32-2: the hardware fma with the zero recheck
 // (VYRE_SPV_F32_NATIVE_FMAZ, plugin-vulkan/README.md VK-F32-2), forced with
 // VYRE_VULKAN_FMA=zrecheck (software recompute) and zrecheck64 (recompute
@@ -268,25 +295,8 @@ static void fma_zrecheck(const char *form) {
   uint32_t s1 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, O)),
                     LIST(t, store(t, O, var(t, i), v)), 0, 0);
   const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
-  uint32_t a[N], b[N], c[N], o[N];
-  for (uint32_t k = 0; k < N; k++) {
-    a[k] = in[k][0];
-    b[k] = in[k][1];
-    c[k] = in[k][2];
-    o[k] = 0xDEADBEEFu;
-  }
-  void *data[] = {a, b, c, o};
-  uint64_t bytes[] = {sizeof(a), sizeof(b), sizeof(c), sizeof(o)};
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t grid[3] = {1, 1, 1};
-  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  run_fma_rows(p, in, N, form);
   free(t);
-  for (uint32_t k = 0; k < N; k++) {
-    if (o[k] != in[k][3])
-      fprintf(stderr, "%s: fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", form, a[k], b[k],
-              c[k], o[k], in[k][3]);
-    assert_int_equal(o[k], in[k][3]);
-  }
   vk_ops()->destroy(g_be);
   g_be = keep;
 }
@@ -312,18 +322,19 @@ static void test_f32_fma_zero_recheck_f64(void **state) {
 // VYRE_VULKAN_FMA_RUN_CALL=1 (the rechecks out of line) and
 // VYRE_VULKAN_FMA_RUNS=0 (each fma alone) the results are the same.
 static void fma_run_recheck(const char *runs, const char *call) {
-  static const uint32_t in[2][6][4] = {{{0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
-                                        {0x3F800000u, 0x3F800000u, 0x3F800000u, 0x40000000u},
-                                        {0xC0000000u, 0x3F000000u, 0x40400000u, 0x40000000u},
-                                        {0x3F800000u, 0x00800000u, 0x00000000u, 0x00800000u},
-                                        {0x7F800000u, 0x3F800000u, 0x3F800000u, 0x7F800000u},
-                                        {0x41200000u, 0x41200000u, 0xC2480000u, 0x42480000u}},
-                                       {{0x3F7FFFFFu, 0x00800000u, 0x00000000u, 0x00800000u},
-                                        {0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
-                                        {0x3F000000u, 0x00800000u, 0x00000000u, 0x00000000u},
-                                        {0xBF7FFFFFu, 0x00800000u, 0x80000000u, 0x80800000u},
-                                        {0x3F800001u, 0x3F800001u, 0xBF800002u, 0x28800000u},
-                                        {0x3F800000u, 0x40000000u, 0x40400000u, 0x40A00000u}}};
+  // Rows 0-5 are invocation 0's run, rows 6-11 invocation 1's.
+  static const uint32_t in[12][4] = {{0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
+                                     {0x3F800000u, 0x3F800000u, 0x3F800000u, 0x40000000u},
+                                     {0xC0000000u, 0x3F000000u, 0x40400000u, 0x40000000u},
+                                     {0x3F800000u, 0x00800000u, 0x00000000u, 0x00800000u},
+                                     {0x7F800000u, 0x3F800000u, 0x3F800000u, 0x7F800000u},
+                                     {0x41200000u, 0x41200000u, 0xC2480000u, 0x42480000u},
+                                     {0x3F7FFFFFu, 0x00800000u, 0x00000000u, 0x00800000u},
+                                     {0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
+                                     {0x3F000000u, 0x00800000u, 0x00000000u, 0x00000000u},
+                                     {0xBF7FFFFFu, 0x00800000u, 0x80000000u, 0x80800000u},
+                                     {0x3F800001u, 0x3F800001u, 0xBF800002u, 0x28800000u},
+                                     {0x3F800000u, 0x40000000u, 0x40400000u, 0x40A00000u}};
   enum { R = 6 };
   setenv("VYRE_VULKAN_FMA", "zrecheck64", 1);
   setenv("VYRE_VULKAN_FMA_RUNS", runs, 1);
@@ -360,27 +371,10 @@ static void fma_run_recheck(const char *runs, const char *call) {
   memcpy(all, st, n * sizeof(uint32_t));
   memcpy(all + n, body, sizeof(body));
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n + R, all), n + R);
-  uint32_t a[2 * R], b[2 * R], c[2 * R], o[2 * R];
-  for (uint32_t k = 0; k < 2 * R; k++) {
-    a[k] = in[k / R][k % R][0];
-    b[k] = in[k / R][k % R][1];
-    c[k] = in[k / R][k % R][2];
-    o[k] = 0xDEADBEEFu;
-  }
-  void *data[] = {a, b, c, o};
-  uint64_t bytes[] = {sizeof(a), sizeof(b), sizeof(c), sizeof(o)};
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t grid[3] = {1, 1, 1};
-  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  char what[64];
+  snprintf(what, sizeof what, "runs=%s call=%s", runs, call);
+  run_fma_rows(p, in, 2 * R, what);
   free(t);
-  for (uint32_t k = 0; k < 2 * R; k++) {
-    uint32_t want = in[k / R][k % R][3];
-    if (o[k] != want)
-      fprintf(stderr,
-              "runs=%s call=%s: invocation %u fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n",
-              runs, call, k / R, a[k], b[k], c[k], o[k], want);
-    assert_int_equal(o[k], want);
-  }
   vk_ops()->destroy(g_be);
   g_be = keep;
 }
