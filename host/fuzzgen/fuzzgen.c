@@ -875,6 +875,13 @@ static const uint32_t fg_fma_edges[] = {0x00800000, 0x80800000, 0x3F7FFFFF, 0xBF
                                         0x3F000000, 0x3F800001, 0xBF800002, 0x00000000,
                                         0x80000000, 0x3F800000, 0xBF800000, 0x00400000};
 
+// Whether local |l| is one of the |nset| the run set so far.
+static int fg_in_run(const fg_local *const *set, uint32_t nset, const fg_local *l) {
+  for (uint32_t j = 0; j < nset; j++)
+    if (set[j] == l) return 1;
+  return 0;
+}
+
 // An operand of a run's fma: an edge literal, a load of fl near the
 // invocation's own element, a readable f32 local, or (rarely) a local an
 // earlier statement of the run set, which ends the run there.
@@ -892,10 +899,7 @@ static json_t *fg_fma_operand(fg *g, const fg_local *const *set, uint32_t nset) 
     for (uint32_t i = 0; i < g->nlocals; i++) {
       const fg_local *l = &g->locals[i];
       if (!l->visible || l->type != T_F32 || l->noread) continue;
-      int mine = 0;
-      for (uint32_t j = 0; j < nset; j++)
-        mine |= set[j] == l;
-      if (!mine) cand[n++] = i;
+      if (!fg_in_run(set, nset, l)) cand[n++] = i;
     }
     if (n) return fg_var(g, g->locals[cand[fg_pick(r, n)]].name);
   }
@@ -928,10 +932,8 @@ static void fg_fma_run(fg *g, json_t *body) {
       uint32_t cand[FG_MAX_LOCALS], nc = 0;
       for (uint32_t j = 0; j < g->nlocals; j++) {
         fg_local *c = &g->locals[j];
-        int mine = 0;
-        for (uint32_t q = 0; q < nset; q++)
-          mine |= set[q] == c;
-        if (c->visible && c->type == T_F32 && !c->ro && !c->uni && !c->noread && !mine)
+        if (c->visible && c->type == T_F32 && !c->ro && !c->uni && !c->noread &&
+            !fg_in_run(set, nset, c))
           cand[nc++] = j;
       }
       if (nc) {
