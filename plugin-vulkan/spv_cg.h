@@ -42,6 +42,10 @@ typedef struct vyre_spv_cg {
   // keys on it there instead of nwg.x == 0, which the exit on a grid of 0
   // lets the compiler prove false (README.md VK-F32-14).
   uint32_t v_hide_ind;
+  // opt.opaque_index (README.md VK-ADDR-1): a Private uint, 0 whenever an
+  // invocation runs, set at entry; every index that is not a literal is
+  // xor'ed with it (vyre_spv_index). 0 when the option is off.
+  uint32_t v_index_key;
   // The hardware GlobalInvocationId and WorkgroupId (Input). v_gid, v_wgid
   // and v_nwg are Private uvec3s that main fills at entry with the values of
   // the whole grid (the launch's base workgroup and the whole grid are
@@ -142,6 +146,10 @@ uint32_t vyre_spv_observe(vyre_spv_cg *c, uint32_t node, uint32_t bits);
 uint32_t vyre_spv_is_nan(vyre_spv_cg *c, uint32_t bits);
 uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer);
 uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index);
+// The index expression |expr| of a load, store or atomic, xor'ed with
+// v_index_key where opt.opaque_index asks for it and |expr| is not a literal
+// (README.md VK-ADDR-1).
+uint32_t vyre_spv_index(vyre_spv_cg *c, uint32_t expr);
 uint32_t vyre_spv_builtin(vyre_spv_cg *c, uint32_t which, uint32_t axis);
 // The linear local index lid.x + wgsize.x * (lid.y + wgsize.y * lid.z) (IR-SUBGROUP-1).
 uint32_t vyre_spv_linear_lid(vyre_spv_cg *c);

@@ -145,6 +145,14 @@ uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index) {
   return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->buf_var[buffer], vyre_spv_u(c, 0), index);
 }
 
+uint32_t vyre_spv_index(vyre_spv_cg *c, uint32_t expr) {
+  uint32_t idx = vyre_spv_expr(c, expr);
+  if (!c->v_index_key || c->p->nodes[expr].kind == VYRE_IR_K_LIT) return idx;
+  // The key first: Mesa's nir_src_is_always_uniform walks sources in order
+  // and stops at the first that is not uniform.
+  return OP(SpvOpBitwiseXor, c->t_uint, OP(SpvOpLoad, c->t_uint, c->v_index_key), idx);
+}
+
 int vyre_spv_checked(const vyre_spv_cg *c, const vyre_ir_node *n) {
   return vyre_kit_plan_checked(c->plan, (uint32_t)(n - c->p->nodes));
 }
@@ -152,7 +160,7 @@ int vyre_spv_checked(const vyre_spv_cg *c, const vyre_ir_node *n) {
 static uint32_t hide_f32(vyre_spv_cg *c, uint32_t v, int maybe); // VK-F32-13, below
 
 static uint32_t load_word(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t idx = vyre_spv_expr(c, n->a);
+  uint32_t idx = vyre_spv_index(c, n->a);
   // A proven index loads directly (docs/lowering.md LOWER-RANGE-*).
   if (!vyre_spv_checked(c, n)) return OP(SpvOpLoad, U, vyre_spv_elem_ptr(c, n->ref, idx));
   uint32_t in = OP(SpvOpULessThan, B, idx, vyre_spv_len(c, n->ref));
@@ -302,7 +310,7 @@ static int is_signed_narrow(uint32_t t) {
 
 static uint32_t load_narrow(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t b = n->ref, t = c->p->buffers[b].type, eb = vyre_kit_type_bytes(t);
-  uint32_t idx = vyre_spv_expr(c, n->a);
+  uint32_t idx = vyre_spv_index(c, n->a);
   int checked = vyre_spv_checked(c, n); // else proven in range (LOWER-RANGE-*)
   uint32_t in = checked ? OP(SpvOpULessThan, B, idx, vyre_spv_len(c, b)) : 0;
   // Element 0 always exists in the bound memory (bindings are at least 4 bytes).

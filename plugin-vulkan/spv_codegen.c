@@ -160,13 +160,13 @@ static void lane_store(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t val) {
   DO(SpvOpStore, mv, OP(SpvOpBitwiseOr, U, OP(SpvOpLoad, U, mv), bit));
   DO(SpvOpBranch, merge);
   vyre_spv_label(c, ls);
-  store_word(c, n, vyre_spv_expr(c, n->a), val);
+  store_word(c, n, vyre_spv_index(c, n->a), val);
   DO(SpvOpBranch, merge);
   vyre_spv_label(c, merge);
 }
 
 static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t idx = vyre_spv_lane_vstore(c, n->ref) ? 0 : vyre_spv_expr(c, n->a),
+  uint32_t idx = vyre_spv_lane_vstore(c, n->ref) ? 0 : vyre_spv_index(c, n->a),
            val = vyre_spv_expr(c, n->b);
   uint32_t vt = c->p->nodes[n->b].type;
   if (vt == VYRE_IR_TYPE_BOOL) val = vyre_spv_sel(c, U, val, vyre_spv_u(c, 1), vyre_spv_u(c, 0));
@@ -200,7 +200,7 @@ _Static_assert(sizeof(kAtomicOp) / sizeof(kAtomicOp[0]) == VYRE_IR_ATOMIC_COUNT,
                "every row of VYRE_IR_ATOMIC_LIST has a SPIR-V instruction");
 
 static void stmt_atomic(vyre_spv_cg *c, const vyre_ir_node *n) {
-  uint32_t idx = vyre_spv_expr(c, n->a), val = vyre_spv_expr(c, n->b);
+  uint32_t idx = vyre_spv_index(c, n->a), val = vyre_spv_expr(c, n->b);
   uint32_t exp = n->op == VYRE_IR_ATOMIC_CAS ? vyre_spv_expr(c, n->c) : 0;
   uint32_t res = n->ref2 != VYRE_IR_NONE ? c->local_var[n->ref2] : 0;
   if (res) DO(SpvOpStore, res, vyre_spv_u(c, 0));
@@ -635,7 +635,7 @@ static uint32_t cg_wide(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t
   if (!c->wide16[buf]) return 0;
   uint32_t t = p->buffers[buf].type;
   int sgn = t == VYRE_IR_TYPE_I8 || t == VYRE_IR_TYPE_I16;
-  uint32_t base = vyre_spv_expr(c, f->wide_base);
+  uint32_t base = vyre_spv_index(c, f->wide_base);
   uint32_t then = vyre_spv_id(c->m), els = 0, merge = vyre_spv_id(c->m);
   if (f->flags & VYRE_KIT_FACT_WIDE_IN_RANGE) {
     DO(SpvOpBranch, then);
@@ -807,6 +807,14 @@ static void init_grid_builtins(vyre_spv_cg *c) {
   DO(SpvOpStore, c->v_wgid, OP(SpvOpIAdd, c->t_v3, hw_wgid, base));
   DO(SpvOpStore, c->v_gid, OP(SpvOpIAdd, c->t_v3, hw_gid, OP(SpvOpIMul, c->t_v3, base, size)));
   DO(SpvOpStore, c->v_nwg, total);
+  if (c->v_index_key) {
+    // README.md VK-ADDR-1: nwg.x == 0 ? WorkgroupId.x : 0, which is 0 in
+    // every invocation that runs (it runs in a workgroup below nwg.x).
+    uint32_t none = OP(SpvOpIEqual, B, OP(SpvOpCompositeExtract, U, total, 0), vyre_spv_u(c, 0));
+    uint32_t key =
+        vyre_spv_sel(c, U, none, OP(SpvOpCompositeExtract, U, hw_wgid, 0), vyre_spv_u(c, 0));
+    DO(SpvOpStore, c->v_index_key, key);
+  }
   if (!c->opt->indirect) {
     // README.md VK-F32-16: the push-constant word after the grid, 0.
     if (c->opt->hide_word)
@@ -1100,6 +1108,12 @@ static void declare_buffers(vyre_spv_cg *c) {
                   VYRE_SPV_ARGS(c->ind_var, SpvDecorationDescriptorSet, 0));
     vyre_spv_emit(m, VYRE_SPV_SEC_ANNOT, SpvOpDecorate,
                   VYRE_SPV_ARGS(c->ind_var, SpvDecorationBinding, VYRE_VK_IND_BINDING));
+  }
+  if (c->opt->opaque_index) {
+    // README.md VK-ADDR-1, set at main's entry (init_grid_builtins).
+    uint32_t ppu =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_uint));
+    c->v_index_key = global_var(c, ppu, SpvStorageClassPrivate);
   }
   if (c->opt->indirect || c->opt->hide_word) {
     // The hide word's Private variable (README.md VK-F32-14, VK-F32-16),

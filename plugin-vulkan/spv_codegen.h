@@ -168,7 +168,11 @@
 // 56: the hardware fma with the zero recheck tests the exponent field of the
 //     unflushed result (no flush select of its own), and a run of
 //     independent fmas shares one test (README.md VK-F32-19).
-#define VYRE_VK_GENERATOR_VERSION 56u
+// 57: on Mesa's llvmpipe every buffer index that is not a literal is xor'ed
+//     with a word that is 0 at run time but not uniform to Mesa's analysis
+//     (README.md VK-ADDR-1; lavapipe seed 1800007706: a compile that did not
+//     end, Mesa's recursive uniformity test on the address).
+#define VYRE_VK_GENERATOR_VERSION 57u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -311,6 +315,14 @@ typedef struct vyre_spv_options {
   // fma for its recheck, instead of each recheck's code in place
   // (VYRE_VULKAN_FMA_RUN_CALL=1, an experiment: README.md VK-F32-19).
   uint32_t fma_run_call;
+  // Every load, store and atomic whose index is not a literal indexes with
+  // index ^ w, w a Private word set at entry to (nwg.x == 0 ? WorkgroupId.x
+  // : 0): 0 whenever an invocation runs, and not uniform to Mesa's
+  // nir_src_is_always_uniform, which llvmpipe calls on every address and
+  // which walks the whole expression DAG of a value built from constants and
+  // push constants without remembering shared parts (README.md VK-ADDR-1).
+  // Mesa's llvmpipe only (VYRE_VULKAN_OPAQUE_INDEX=0 / 1 overrides).
+  uint32_t opaque_index;
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup
   // size when it proved that its subgroups are the IR's (vk_subgroup.c), else
   // 0. A program whose subgroup_size equals it computes every subgroup op

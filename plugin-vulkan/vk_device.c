@@ -233,6 +233,13 @@ void vyre_vk_probe(vyre_probe_result *out) {
   free(devs);
 }
 
+// |chosen|, unless the variable |name| is "0" or "1" (tests and driver
+// comparisons override a per-device choice).
+static uint32_t override_01(const char *name, uint32_t chosen) {
+  const char *v = vyre_kit_getenv(name);
+  return v && (v[0] == '0' || v[0] == '1') && !v[1] ? (uint32_t)(v[0] == '1') : chosen;
+}
+
 // Mesa's llvmpipe (lavapipe): by driver id where the device reports it
 // (VK_KHR_driver_properties), else by its name, which always starts with
 // "llvmpipe". Its loop limiter ends loops without an error (VYRE_VK_LLVMPIPE_LOOP_LIMIT).
@@ -269,6 +276,9 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
   const char *gi = vyre_kit_getenv("VYRE_VULKAN_GUARD_INLINE");
   if (gi && (gi[0] == '0' || gi[0] == '1') && !gi[1]) be->guard_inline = gi[0] == '1';
   be->loop_guard = vyre_spv_loop_guard_for_driver(llvmpipe, be->props.vendorID);
+  // README.md VK-ADDR-1: llvmpipe's uniformity test on addresses stops at
+  // the first index term; VYRE_VULKAN_OPAQUE_INDEX=0 / 1 overrides.
+  be->opaque_index = override_01("VYRE_VULKAN_OPAQUE_INDEX", (uint32_t)llvmpipe);
   const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
   if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
   be->host_cached = vyre_kit_env_flag("VYRE_VULKAN_HOST_CACHED") == 1;
@@ -696,13 +706,6 @@ static uint32_t default_on(const char *name) {
 static uint32_t switch_on(const char *name) {
   const char *v = vyre_kit_getenv(name);
   return v && v[0] == '1' && !v[1];
-}
-
-// |chosen|, unless the variable |name| is "0" or "1" (tests and driver
-// comparisons override a per-device choice).
-static uint32_t override_01(const char *name, uint32_t chosen) {
-  const char *v = vyre_kit_getenv(name);
-  return v && (v[0] == '0' || v[0] == '1') && !v[1] ? (uint32_t)(v[0] == '1') : chosen;
 }
 
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {

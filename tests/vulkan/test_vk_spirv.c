@@ -142,7 +142,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // | 524288: return and trap set the exit flag (opt.structured_exit, VK-EXIT-1);
   // | 1048576: f32 constants hidden (opt.hide_f32_consts, VK-F32-13); | 2097152:
   // trap records at the body's end (opt.trap_at_end, VK-EXIT-2); | 4194304:
-  // runs of fmas share their zero test (opt.fma_runs, VK-F32-19).
+  // runs of fmas share their zero test (opt.fma_runs, VK-F32-19); | 8388608:
+  // indexes start with the key of README.md VK-ADDR-1 (opt.opaque_index).
   vyre_spv_options opt = {
       .structured_exit = (int64 >> 19) & 1,
       .hide_f32_consts = (int64 >> 20) & 1,
@@ -170,7 +171,8 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
       .storage8 = (int64 >> 3) & 1,
       .storage16 = (int64 >> 3) & 1,
       .indirect = (int64 >> 4) & 1,
-      .fma_runs = (int64 >> 22) & 1};
+      .fma_runs = (int64 >> 22) & 1,
+      .opaque_index = (int64 >> 23) & 1};
   return spirv_val_opt(p, &opt, what, int64);
 }
 
@@ -431,8 +433,10 @@ static void val_case(const char *path, void *ctx) {
         spirv_val(&copy, 0 | 4, path) != 0 || spirv_val(&copy, 2 | 8, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8, path) != 0 || spirv_val(&copy, 2 | 16, path) != 0 ||
         spirv_val(&copy, 0 | 4 | 8 | 16, path) != 0 || spirv_val(&copy, 2 | 32 | 64, path) != 0 ||
-        spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 || spirv_val(&copy, 2 | 256, path) != 0 ||
-        spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
+        spirv_val(&copy, 2 | 32 | 64 | 4096, path) != 0 ||
+        spirv_val(&copy, 2 | 4 | 64 | 4096 | 65536 | 8388608, path) != 0 ||
+        spirv_val(&copy, 2 | 16 | 64 | 4096 | 8388608, path) != 0 ||
+        spirv_val(&copy, 2 | 256, path) != 0 || spirv_val(&copy, 2 | 256 | 512 | 1024, path) != 0 ||
         spirv_val(&copy, 2 | 64 | 256 | 32768, path) != 0 ||
         spirv_val(&copy, 2 | 64 | 256 | 1024 | 32768 | 4194304, path) != 0 ||
         spirv_val(&copy, 2 | 32 | 4096 | 32768, path) != 0 ||
@@ -634,7 +638,7 @@ static void test_spirv_fuzz_programs_validate(void **state) {
         (spirv_val(p, 2 | 64 | 256 | 1024 | 32768 | 4194304, what) != 0 ||
          spirv_val(p, 2 | 64 | 256 | 1024 | 32768, what) != 0 ||
          spirv_val(p, 2 | 16 | 64 | 256 | 1024 | 32768 | 4194304, what) != 0 ||
-         spirv_val(p, 2 | 4 | 64 | 256 | 4096, what) != 0))
+         spirv_val(p, 2 | 4 | 64 | 256 | 4096 | 8388608, what) != 0))
       failed++;
     vyre_case_free(cs);
   }
@@ -1484,6 +1488,69 @@ static void test_spirv_workgroup_loads_unguarded(void **state) {
   assert_true(branches[1] < branches[0]);
 }
 
+// The xors whose first operand is the result of an OpLoad (VK-ADDR-1's
+// index key is loaded from its Private word right before each).
+static uint32_t count_xor_of_load(const uint32_t *w, size_t n) {
+  uint32_t k = 0;
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, code = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (code == 198 /* OpBitwiseXor */ && len == 5) {
+      for (size_t j = 5; j < i;) { // the definition of operand 1
+        uint32_t lj = w[j] >> 16;
+        if (!lj) break;
+        if ((w[j] & 0xFFFFu) == 61 /* OpLoad */ && lj >= 4 && w[j + 2] == w[i + 3]) k++;
+        j += lj;
+      }
+    }
+    i += len;
+  }
+  return k;
+}
+
+// VK-ADDR-1 (opt.opaque_index): each load, store and atomic whose index is
+// not a literal (a u32 load, a u8 load, a store and an atomic at gid.x)
+// indexes with key ^ index, the key a load of the Private word set once at
+// entry (one OpIEqual more: nwg.x == 0); the two with literal indexes keep
+// theirs. Direct and indirect variants, spirv-val clean.
+static void test_spirv_opaque_index_form(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t R = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t N = tb_buf(t, 1, VYRE_IR_ACCESS_READ, VYRE_IR_TYPE_U8, 0);
+  uint32_t O = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t A = tb_buf(t, 3, VYRE_IR_ACCESS_READ_WRITE, T_U, 0);
+  uint32_t x;
+  uint32_t s0 = let(t, &x, gid(t, 0));
+  uint32_t sum = bin(t, VYRE_IR_BIN_ADD,
+                     bin(t, VYRE_IR_BIN_ADD, load(t, R, var(t, x)), load(t, R, lit(t, T_U, 3))),
+                     load(t, N, var(t, x)));
+  uint32_t s1 = store(t, O, var(t, x), sum);
+  uint32_t s2 = store(t, O, lit(t, T_U, 0), lit(t, T_U, 9));
+  uint32_t s3 = atomic(t, VYRE_IR_ATOMIC_ADD, A, var(t, x), lit(t, T_U, 1), NULL);
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+  for (uint32_t ind = 0; ind < 2; ind++) {
+    uint32_t xors[2], keyed[2], eqs[2];
+    for (uint32_t on = 0; on < 2; on++) {
+      vyre_spv_options opt = {.has_int64 = 1, .opaque_index = on, .indirect = ind};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      xors[on] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+      keyed[on] = count_xor_of_load(words, n);
+      eqs[on] = count_ops(words, n, 170 /* OpIEqual */, -1);
+      free(words);
+      assert_int_equal(spirv_val_opt(p, &opt, "opaque index", on | ind << 1), 0);
+    }
+    assert_int_equal(keyed[0], 0);
+    assert_int_equal(keyed[1], 4);
+    assert_int_equal(xors[1], xors[0] + 4);
+    assert_int_equal(eqs[1], eqs[0] + 1);
+  }
+  free(t);
+}
+
 // VK-INT-1: mulhi is a 64-bit multiply where the module has Int64 (NVIDIA's
 // compiler, driver 580.159.04, got OpUMulExtended wrong: vyre fuzz seed
 // 852571295), OpUMulExtended without it; spirv-val clean both ways.
@@ -1547,6 +1614,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_loop_inits),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),
+      cmocka_unit_test(test_spirv_opaque_index_form),
 #endif
       cmocka_unit_test(test_spirv_mulhi_is_a_64bit_multiply),
   };

@@ -573,3 +573,60 @@ def gen_trap_values(ctx):
                "z: the record has 47 and 70500", [buf("out", 0, "write", "u32", 1)], body,
                wg=(4, 2, 2), grid=[2, 3, 2],
                expect={"trap": {"invocation": 47, "sites": [2, 4], "value": 70500}}))
+
+
+def gen_index_chains(ctx):
+    """control/index_uniform_chains: buffer indexes computed only from
+    literals and buffer lengths (push constants on Vulkan), through DAGs that
+    share their parts: a let chain that reads each local three times, an fma
+    nest on cast f32(len), and the f32 literal chain of vyre fuzz seed
+    1800007706. Mesa's llvmpipe tests every address for uniformity by a
+    recursive walk that does not remember shared parts, so before Vulkan
+    generator 57 (plugin-vulkan/README.md VK-ADDR-1) each of these kept
+    lavapipe's pipeline compile busy for minutes."""
+    W = ctx.W
+    words = [11, 22, 33, 44]
+    n = len(words)
+    # u32: v0 = len(iu); v(i+1) = v(i) * v(i) + (v(i) + 1), 40 times.
+    body = [let("v0", len_("iu"))]
+    v = n
+    for i in range(40):
+        x = var("v%d" % i)
+        body.append(let("v%d" % (i + 1), add(mul(x, x), add(x, lit_u(1)))))
+        v = (v * v + v + 1) & M32
+    k0 = v & 3
+    ui = bin_("and", var("v40"), lit_u(3))
+    body += [store("ou", lit_u(0), load("iu", ui)), store("iw", ui, lit_u(7))]
+    # f32: e = cast f32(len(iu)); 12 times e = fma(e, L, L).
+    fl = f_from_int(n)
+    e, ev = cast("f32", len_("iu")), fl
+    for _ in range(12):
+        e = fma(e, cast("f32", len_("iu")), cast("f32", len_("iu")))
+        ev = f_fma(ev, fl, fl)
+    body.append(store("ou", lit_u(1), load("iu", bin_("and", bitcast("u32", e), lit_u(3)))))
+    k1 = ev & 3
+    # The literal chain of seed 1800007706 (tests/fuzzgen/findings).
+    c1, c2, c3, c4, c5 = 0x5015C2B1, 0x4B7FFFFF, 0xBF800000, 0xC1F80000, 0x4B800000
+    inner = fma(un("round", lit_f(c1)), fma(lit_f(c2), lit_f(c3), lit_f(c4)),
+                cast("f32", lit_i(63)))
+    c9 = f_fma(f_fma(f_un("round", c1), f_fma(c2, c3, c4), f_from_int(63)), 0, c5)
+    body.append(let("c9", fma(inner, lit_f(0), lit_f(c5))))
+    q = bin_("div", lit_f(0x4B800000), fma(lit_f(0x42B00000), var("c9"), var("c9")))
+    qv = f_div(0x4B800000, f_fma(0x42B00000, c9, c9))
+    fi = bin_("and", bitcast("u32", un("floor", q)), lit_u(3))
+    body.append(store("ou", lit_u(2), load("iu", fi)))
+    k2 = f_un("floor", qv) & 3
+    iw = [0] * 4
+    iw[k0] = 7
+    W.add("control/index_uniform_chains.json",
+          case("index_uniform_chains",
+               "indexes built only from literals and len(iu) through expression DAGs that "
+               "share their parts (a let chain reading each local three times, an fma nest "
+               "on cast f32(len), the f32 literal chain of vyre fuzz seed 1800007706); "
+               "lavapipe's compile did not end on any of them before Vulkan generator 57 "
+               "(plugin-vulkan/README.md VK-ADDR-1)",
+               [buf("iu", 0, "read", "u32"), buf("ou", 1, "write", "u32", 3),
+                buf("iw", 2, "write", "u32", 4)],
+               body, wg=(4, 1, 1), grid=[1, 1, 1],
+               inputs={"iu": words},
+               expect={"ou": [words[k0], words[k1], words[k2]], "iw": iw}))

@@ -151,7 +151,7 @@ def u_op(op):
 
 from cases_dispatch import gen_dispatch, gen_dispatch_more, gen_limits, gen_dispatch_generators, gen_dispatch_numbers, gen_oob  # noqa: E402
 from cases_values import gen_integers, gen_casts, gen_f32, gen_f32_folded_zero, gen_select_b2f, gen_select_derived_zero_b2f, gen_f32_random  # noqa: E402
-from cases_control import gen_control, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
+from cases_control import gen_control, gen_index_chains, gen_workgroup, gen_atomics, gen_traps  # noqa: E402
 from cases_validation import gen_validation  # noqa: E402
 from cases_storage import gen_storage  # noqa: E402
 from cases_zeros import gen_f32_literal_operands, gen_f32_zero_operands  # noqa: E402
@@ -188,6 +188,7 @@ def main():
     gen_f32_zero_operands(ctx)
     gen_f32_literal_operands(ctx)
     gen_control(ctx)
+    gen_index_chains(ctx)
     gen_workgroup(ctx)
     gen_atomics(ctx)
     gen_traps(ctx)
