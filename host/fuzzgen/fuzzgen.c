@@ -227,6 +227,8 @@ typedef struct fg {
   // A run of independent fmas (fg_fma_run), from a third generator: a seed
   // whose draw gives none is the program it gave before runs existed.
   fg_rng fr;
+  // An index chain (fg_index_chain), from a fourth generator: likewise.
+  fg_rng ur;
   // The program may use cr_math ops (vyre_fuzzgen_options.math_percent).
   int math_ok;
 } fg;
@@ -966,6 +968,141 @@ static void fg_fma_run(fg *g, json_t *body) {
   json_array_insert_new(body, at, st);
 }
 
+// The chain's start: a buffer length, nwg.x or wgsize.x, or an edge
+// literal; as an f32, an edge literal or a cast of a length.
+static json_t *fg_chain_start(fg *g, uint32_t t) {
+  fg_rng *r = &g->ur;
+  if (t == T_F32) {
+    if (fg_chance(r, 1, 2)) return fg_lit(g, T_F32, fg_f32_edges[fg_pick(r, FG_N(fg_f32_edges))]);
+    json_t *c = fg_node(g, "cast");
+    fg_set(c, "to", json_string("f32"));
+    return fg_set(c, "a", fg_len(g, fg_all_buffers[fg_pick(r, FG_N(fg_all_buffers))]));
+  }
+  switch (fg_pick(r, 4)) {
+  case 0:
+    return fg_builtin(g, fg_chance(r, 1, 2) ? "nwg" : "wgsize", 0);
+  case 1:
+    return fg_u32lit(g, fg_int_edges[fg_pick(r, FG_N(fg_int_edges))]);
+  default:
+    return fg_len(g, fg_all_buffers[fg_pick(r, FG_N(fg_all_buffers))]);
+  }
+}
+
+// Chain local |i| (named x<i>, of type ty[i]) as a value of type |t|.
+static json_t *fg_chain_as(fg *g, const uint32_t *ty, uint32_t i, uint32_t t) {
+  char name[8];
+  snprintf(name, sizeof name, "x%u", i);
+  json_t *v = fg_var(g, name);
+  if (ty[i] == t) return v;
+  int bits = t == T_U32 && fg_chance(&g->ur, 1, 2);
+  json_t *c = fg_node(g, bits ? "bitcast" : "cast");
+  fg_set(c, "to", json_string(t == T_F32 ? "f32" : "u32"));
+  return fg_set(c, "a", v);
+}
+
+static json_t *fg_un1(fg *g, const char *op, json_t *a) {
+  json_t *n = fg_node(g, "un");
+  fg_set(n, "op", json_string(op));
+  return fg_set(n, "a", a);
+}
+
+static json_t *fg_fma3(fg *g, json_t *a, json_t *b, json_t *c) {
+  json_t *n = fg_node(g, "fma");
+  fg_set(n, "a", a);
+  fg_set(n, "b", b);
+  return fg_set(n, "c", c);
+}
+
+// An index chain (plugin-vulkan/README.md VK-ADDR-1): 8 to 40 lets x0, x1,
+// ... of u32 or f32 values computed from lengths, nwg, wgsize and literals
+// only, each reading the one before it twice or more (a DAG whose parts are
+// shared), then an atomic on a device counter whose index and value come
+// from the chain: cn[j | (x & 2^30)] (j an element and the op its class, or
+// past the end: no effect) with the value iu[x' % len(iu)]. Every value is
+// the same in every invocation, so it is race-free like any counter atomic.
+// Inserted before the body's closing return, if any. lavapipe's compiler
+// walked such an index for minutes. Its choices come from g->ur.
+static void fg_index_chain(fg *g, json_t *body) {
+  fg_rng *r = &g->ur;
+  uint32_t n = 8 + fg_pick(r, 33), ty[40];
+  size_t at = json_array_size(body);
+  json_t *last = at ? json_array_get(body, at - 1) : NULL;
+  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
+  if (k && !strcmp(k, "return")) at--;
+  for (uint32_t i = 0; i < n && !g->oom; i++) {
+    uint32_t t = ty[i] = fg_chance(r, 1, 2) ? T_F32 : T_U32;
+    json_t *v;
+    if (i == 0) {
+      v = fg_chain_start(g, t);
+    } else {
+      uint32_t y = fg_pick(r, i); // an earlier one; x is the one before
+      json_t *x1 = fg_chain_as(g, ty, i - 1, t), *x2 = fg_chain_as(g, ty, i - 1, t);
+      json_t *yv = fg_chain_as(g, ty, y, t);
+      if (t == T_F32) {
+        switch (fg_pick(r, 5)) {
+        case 0:
+          v = fg_fma3(g, x1, yv, x2);
+          break;
+        case 1:
+          v = fg_bin2(g, "div", x1, fg_fma3(g, yv, fg_chain_as(g, ty, y, t), x2));
+          break;
+        case 2:
+          v = fg_bin2(g, "min", fg_bin2(g, "mul", x1, x2), fg_un1(g, "neg", yv));
+          break;
+        case 3:
+          v = fg_bin2(g, "add", fg_bin2(g, "mul", x1, x2), yv);
+          break;
+        default:
+          v = fg_bin2(g, "sub", fg_un1(g, "sqrt", x1),
+                      fg_bin2(g, "mul", x2, fg_un1(g, "round", yv)));
+          break;
+        }
+      } else {
+        switch (fg_pick(r, 5)) {
+        case 0:
+          v = fg_bin2(g, "add", fg_bin2(g, "mul", x1, yv), x2);
+          break;
+        case 1:
+          v = fg_bin2(g, "xor", fg_bin2(g, "shl", x1, fg_u32lit(g, fg_int_edges[fg_pick(r, 12)])),
+                      fg_bin2(g, "add", x2, yv));
+          break;
+        case 2: {
+          json_t *sel = fg_node(g, "select");
+          fg_set(sel, "c", fg_bin2(g, "lt", x1, yv));
+          fg_set(sel, "t", fg_chain_as(g, ty, y, t));
+          v = fg_set(sel, "f", x2);
+          break;
+        }
+        case 3:
+          v = fg_bin2(g, "sub", x1, fg_bin2(g, "rem", yv, x2));
+          break;
+        default:
+          v = fg_bin2(g, "max", fg_bin2(g, "min", x1, yv), x2);
+          break;
+        }
+      }
+    }
+    char name[8];
+    snprintf(name, sizeof name, "x%u", i);
+    json_t *st = fg_node(g, "let");
+    fg_set(st, "name", json_string(name));
+    fg_set(st, "value", v);
+    json_array_insert_new(body, at++, st);
+  }
+  if (g->oom) return;
+  uint32_t j = fg_pick(r, FG_CN);
+  json_t *idx =
+      fg_bin2(g, "or", fg_u32lit(g, j),
+              fg_bin2(g, "and", fg_chain_as(g, ty, n - 1, T_U32), fg_u32lit(g, 1u << 30)));
+  json_t *from = fg_chain_as(g, ty, fg_pick(r, n), T_U32);
+  json_t *a = fg_node(g, "atomic");
+  fg_set(a, "op", json_string(g->cn_op[j]));
+  fg_set(a, "buffer", json_string("cn"));
+  fg_set(a, "index", idx);
+  fg_set(a, "value", fg_load_at(g, "iu", fg_bin2(g, "rem", from, fg_len(g, "iu"))));
+  json_array_insert_new(body, at, a);
+}
+
 // A second phase after a grid barrier (IR 1.1, docs/ir.md IR-GBAR-*): each
 // invocation reads what other invocations wrote in the first phase (ou at
 // another slot, the device counters cn, whose atomics are all done) and
@@ -1122,6 +1259,8 @@ static char *fg_generate(fg *g, size_t *out_len) {
   // From its own generator, so a seed without it gives the program it gave
   // before runs existed; before the grid phase, which reads ou.
   if (fg_chance(&g->fr, 1, 4)) fg_fma_run(g, body);
+  // Likewise from its own generator, after the run: one seed in eight.
+  if (!g->opt.no_index_chains && fg_chance(&g->ur, 1, 8)) fg_index_chain(g, body);
   // Drawn after everything above, so a seed without it gives the program
   // it gave before grid barriers existed.
   if ((g->opt.features & VYRE_IR_FEATURE_GRID_BARRIER) && fg_chance(r, 1, 4))
@@ -1159,6 +1298,7 @@ char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *
   g->r.state = seed;
   g->sr.state = seed ^ 0x5355424752505553ull; // the subgroup choices' own stream
   g->fr.state = seed ^ 0x464D4152554E5321ull; // the fma runs' own stream
+  g->ur.state = seed ^ 0x494E444558434841ull; // the index chains' own stream
   uint64_t m = seed ^ 0x4352204D41544821ull;  // cr_math or not: its own draw
   uint32_t pct = g->opt.math_percent ? g->opt.math_percent : 25u;
   g->math_ok = (uint32_t)(fg_splitmix(&m) % 100u) < pct;
@@ -1180,6 +1320,7 @@ char *vyre_fuzzgen_case_from_bytes(const uint8_t *data, size_t size,
   g->r.state = h;
   g->sr.state = h ^ 0x5355424752505553ull; // the subgroup choices' own stream
   g->fr.state = h ^ 0x464D4152554E5321ull; // the fma runs' own stream
+  g->ur.state = h ^ 0x494E444558434841ull; // the index chains' own stream
   g->math_ok = 1;                          // libFuzzer chooses its own inputs
   char *text = fg_generate(g, out_len);
   free(g);

@@ -53,6 +53,11 @@ typedef struct vyre_fuzzgen_options {
   // on CUDA a fuzz program with one takes 3-9x the NVRTC time of one
   // without, so fewer of them let a run cover more programs.
   uint32_t math_percent;
+  // 1: no index chain (an eighth of the seeds' programs end with one: lets
+  // of values from lengths and literals only, then a counter atomic indexed
+  // by them; their draw is the seed's own, so the rest of the program is
+  // the same either way).
+  uint32_t no_index_chains;
 } vyre_fuzzgen_options;
 
 // Every known feature, 256 invocations, 400 nodes, traps on, cr_math in 25%

@@ -148,6 +148,64 @@ static void test_fma_runs_share(void **state) {
   assert_true(with < n * 35 / 100);
 }
 
+// The body's statements with the index chain's (lets x0, x1, ... and the
+// counter atomic after them) left out; *chain receives the count of lets.
+static json_t *body_without_chain(const char *text, int *chain) {
+  json_t *root = json_loads(text, 0, NULL);
+  assert_non_null(root);
+  json_t *body = json_object_get(root, "body");
+  *chain = 0;
+  for (size_t i = 0; i < json_array_size(body);) {
+    json_t *st = json_array_get(body, i);
+    const char *name = json_string_value(json_object_get(st, "name"));
+    if (name && name[0] == 'x') {
+      json_array_remove(body, i);
+      ++*chain;
+      const char *k = json_string_value(json_object_get(json_array_get(body, i), "k"));
+      if (k && !strcmp(k, "atomic") && json_array_size(body) > i) {
+        json_t *nx = json_object_get(json_array_get(body, i), "index");
+        // The chain's atomic indexes cn with `j | (x & 2^30)`.
+        if (nx && json_object_get(nx, "op") &&
+            !strcmp(json_string_value(json_object_get(nx, "op")), "or"))
+          json_array_remove(body, i);
+      }
+      continue;
+    }
+    i++;
+  }
+  return root;
+}
+
+// An eighth of the seeds end with an index chain of 8 to 40 lets (README.md
+// VK-ADDR-1 of plugin-vulkan); with the chain left out the program is the
+// one the seed gives with vyre_fuzzgen_options.no_index_chains, so seeds
+// without one give the programs they gave before chains existed.
+static void test_index_chains_share(void **state) {
+  (void)state;
+  vyre_fuzzgen_options off;
+  vyre_fuzzgen_options_default(&off);
+  off.no_index_chains = 1;
+  uint32_t n = 400, with = 0;
+  for (uint64_t seed = 9000; seed < 9000 + n; seed++) {
+    char *t = vyre_fuzzgen_case(seed, NULL, NULL);
+    char *u = vyre_fuzzgen_case(seed, &off, NULL);
+    assert_non_null(t);
+    assert_non_null(u);
+    int chain = 0;
+    json_t *a = body_without_chain(t, &chain), *b = json_loads(u, 0, NULL);
+    assert_true(chain == 0 || (chain >= 8 && chain <= 40));
+    with += chain > 0;
+    if (!chain) assert_string_equal(t, u);
+    assert_true(json_equal(a, b));
+    json_decref(a);
+    json_decref(b);
+    free(t);
+    free(u);
+  }
+  assert_true(with > n * 6 / 100);
+  assert_true(with < n * 20 / 100);
+}
+
 // Every row of the IR lists appears in 1000 programs (with every feature on),
 // so a new row is fuzzed without touching the generator.
 static void test_generator_covers_every_row(void **state) {
@@ -552,6 +610,7 @@ int main(void) {
       cmocka_unit_test(test_generator_covers_every_row),
       cmocka_unit_test(test_math_share),
       cmocka_unit_test(test_fma_runs_share),
+      cmocka_unit_test(test_index_chains_share),
       cmocka_unit_test(test_1000_seeds_validate_and_run_the_same_reversed),
       cmocka_unit_test(test_a_racy_shrink_candidate_fails_reversed),
       cmocka_unit_test(test_shrinker_keeps_the_differing_op_and_ends_small),
