@@ -25,6 +25,9 @@
 # CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
 # each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
 # set for the Vulkan fuzz only, e.g. an experiment switch),
+# SHRINK (BACKEND:SEED ...: `vyre fuzz --isolate` on that one seed, its
+# difference shrunk for SHRINK_SECS, default 150, and the shrunk case
+# printed whole into summary.txt),
 # FINDINGS=0 (no replay of the findings) and CONFORM=0 (no conformance):
 # a later call on a warm machine that only fuzzes. At the end every file of
 # $OUT but summary.txt (bench JSON, part logs, fuzz summaries, the shrunk
@@ -143,6 +146,15 @@ if [ "${RING:-1}" != 0 ]; then
     pids+=($!)
   done
 fi
+# SHRINK="vulkan:1128910498 ...": one seed each, shrunk beside the rest;
+# the cases are printed whole after the parts end (summary.txt comes back
+# whole, unlike the command's output tail).
+for bs in ${SHRINK-}; do
+  part "shrink-${bs%%:*}-${bs#*:}" $((${SHRINK_SECS:-150} + 120)) "$vyre" fuzz --backend "${bs%%:*}" \
+    --isolate --seed "${bs#*:}" --count 1 --shrink-time "${SHRINK_SECS:-150}" \
+    --out "$keep/shrink-${bs%%:*}" &
+  pids+=($!)
+done
 # CTEST_RE: also the GPU build's ctests matching it (e.g. the stream and
 # resident tests after a change to the resident kernel).
 if [ -n "${CTEST_RE-}" ]; then
@@ -184,6 +196,16 @@ for be in cuda vulkan; do
     say "fuzz-$be case $(basename "$f"):"
     head -c 3000 "$f"
     echo
+  done
+done
+for bs in ${SHRINK-}; do
+  d="$keep/shrink-${bs%%:*}" sd="${bs#*:}"
+  for f in "$d/diff-$sd.json" "$d/crash-$sd.json"; do
+    [ -f "$f" ] || continue
+    say "shrunk $(basename "$f"):"
+    cat "$f"
+    echo
+    mkdir -p "$out/cases" && cp "$f" "$out/cases/"
   done
 done
 # The device tool brings back at most 8 files from $OUT: everything but
