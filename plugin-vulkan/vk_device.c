@@ -272,15 +272,13 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
   // A CPU device runs both sides of a branch under a mask: the native f32
   // guard is cheaper as selects there (README.md VK-F32-6).
   // VYRE_VULKAN_GUARD_INLINE=0 / 1 overrides (tests: the GPU form on lavapipe).
-  be->guard_inline = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || llvmpipe;
-  const char *gi = vyre_kit_getenv("VYRE_VULKAN_GUARD_INLINE");
-  if (gi && (gi[0] == '0' || gi[0] == '1') && !gi[1]) be->guard_inline = gi[0] == '1';
-  be->loop_guard = vyre_spv_loop_guard_for_driver(llvmpipe, be->props.vendorID);
+  be->guard_inline = override_01("VYRE_VULKAN_GUARD_INLINE",
+                                 be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || llvmpipe);
+  be->loop_guard = override_01("VYRE_VULKAN_LOOP_GUARD",
+                               vyre_spv_loop_guard_for_driver(llvmpipe, be->props.vendorID));
   // README.md VK-ADDR-1: llvmpipe's uniformity test on addresses stops at
   // the first index term; VYRE_VULKAN_OPAQUE_INDEX=0 / 1 overrides.
   be->opaque_index = override_01("VYRE_VULKAN_OPAQUE_INDEX", (uint32_t)llvmpipe);
-  const char *g = vyre_kit_getenv("VYRE_VULKAN_LOOP_GUARD");
-  if (g && (g[0] == '0' || g[0] == '1') && !g[1]) be->loop_guard = g[0] == '1';
   be->host_cached = vyre_kit_env_flag("VYRE_VULKAN_HOST_CACHED") == 1;
 }
 
