@@ -877,6 +877,22 @@ static const uint32_t fg_fma_edges[] = {0x00800000, 0x80800000, 0x3F7FFFFF, 0xBF
                                         0x3F000000, 0x3F800001, 0xBF800002, 0x00000000,
                                         0x80000000, 0x3F800000, 0xBF800000, 0x00400000};
 
+// An un node of |a|, and an fma node of |a|, |b| and |c|, built from
+// operands already made (fg_expr makes each node before its operands: the
+// node count it checks includes the node).
+static json_t *fg_un1(fg *g, const char *op, json_t *a) {
+  json_t *n = fg_node(g, "un");
+  fg_set(n, "op", json_string(op));
+  return fg_set(n, "a", a);
+}
+
+static json_t *fg_fma3(fg *g, json_t *a, json_t *b, json_t *c) {
+  json_t *n = fg_node(g, "fma");
+  fg_set(n, "a", a);
+  fg_set(n, "b", b);
+  return fg_set(n, "c", c);
+}
+
 // Whether local |l| is one of the |nset| the run set so far.
 static int fg_in_run(const fg_local *const *set, uint32_t nset, const fg_local *l) {
   for (uint32_t j = 0; j < nset; j++)
@@ -943,10 +959,9 @@ static void fg_fma_run(fg *g, json_t *body) {
         assign = 1;
       }
     }
-    json_t *v = fg_node(g, "fma");
-    fg_set(v, "a", fg_fma_operand(g, set, nset));
-    fg_set(v, "b", fg_fma_operand(g, set, nset));
-    fg_set(v, "c", fg_fma_operand(g, set, nset));
+    json_t *a = fg_fma_operand(g, set, nset);
+    json_t *b = fg_fma_operand(g, set, nset);
+    json_t *v = fg_fma3(g, a, b, fg_fma_operand(g, set, nset));
     if (!l && !(l = fg_new_local(g, T_F32))) {
       json_decref(v);
       break;
@@ -998,19 +1013,6 @@ static json_t *fg_chain_as(fg *g, const uint32_t *ty, uint32_t i, uint32_t t) {
   json_t *c = fg_node(g, bits ? "bitcast" : "cast");
   fg_set(c, "to", json_string(t == T_F32 ? "f32" : "u32"));
   return fg_set(c, "a", v);
-}
-
-static json_t *fg_un1(fg *g, const char *op, json_t *a) {
-  json_t *n = fg_node(g, "un");
-  fg_set(n, "op", json_string(op));
-  return fg_set(n, "a", a);
-}
-
-static json_t *fg_fma3(fg *g, json_t *a, json_t *b, json_t *c) {
-  json_t *n = fg_node(g, "fma");
-  fg_set(n, "a", a);
-  fg_set(n, "b", b);
-  return fg_set(n, "c", c);
 }
 
 // An index chain (plugin-vulkan/README.md VK-ADDR-1): 8 to 40 lets x0, x1,
