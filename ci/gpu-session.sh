@@ -198,6 +198,9 @@ for be in cuda vulkan; do
     echo
   done
 done
+# The device tool brings back at most 8 files from $OUT: everything but
+# summary.txt goes into one archive, with the shrunk fuzz cases.
+mkdir -p "$out/cases"
 for bs in ${SHRINK-}; do
   d="$keep/shrink-${bs%%:*}" sd="${bs#*:}"
   for f in "$d/diff-$sd.json" "$d/crash-$sd.json"; do
@@ -205,12 +208,9 @@ for bs in ${SHRINK-}; do
     say "shrunk $(basename "$f"):"
     cat "$f"
     echo
-    mkdir -p "$out/cases" && cp "$f" "$out/cases/"
+    cp "$f" "$out/cases/"
   done
 done
-# The device tool brings back at most 8 files from $OUT: everything but
-# summary.txt goes into one archive, with the shrunk fuzz cases.
-mkdir -p "$out/cases"
 for be in cuda vulkan; do
   for f in "$keep/fuzz-$be"/diffs/*.json; do [ -f "$f" ] && cp "$f" "$out/cases/"; done
 done
