@@ -387,8 +387,13 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   int exits = c->exit_var && stmt_may_exit(c, node);
   if (exits) more = OP(SpvOpLogicalAnd, B, more, not_exited(c));
   // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
+  // opt.no_unroll (VYRE_VULKAN_UNROLL=0, an experiment) asks the driver
+  // not to unroll them instead.
   int unroll = (c->plan->facts[node].flags & VYRE_KIT_FACT_UNROLL) != 0;
-  DO(SpvOpLoopMerge, merge, cont, unroll ? SpvLoopControlUnrollMask : SpvLoopControlMaskNone);
+  DO(SpvOpLoopMerge, merge, cont,
+     !unroll             ? SpvLoopControlMaskNone
+     : c->opt->no_unroll ? SpvLoopControlDontUnrollMask
+                         : SpvLoopControlUnrollMask);
   DO(SpvOpBranchConditional, more, body, merge);
   vyre_spv_label(c, body);
   cg_stmts(c, n->list, n->list_count);
@@ -591,31 +596,40 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
 // The run of independent fmas headed by statement |i| of the list
 // (docs/lowering.md LOWER-FMA-1; README.md VK-F32-19): every operand, then
 // every fma with one shared zero test (vyre_spv_ffma_run), then each local
-// stored. Returns the statements it emitted (0: no such run, or the
-// device's fma has no shared test: each statement then runs alone).
+// stored; with opt.fma_runs >= 2, in consecutive chunks of at most that
+// many (near-equal sizes), each its own test. A chunk evaluates before it
+// stores, and no value of the run reads a local an earlier statement of it
+// sets, so chunks give each statement the values it would see in order.
+// Returns the statements it emitted (0: no such run, or the device's fma
+// has no shared test: each statement then runs alone).
 static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
   const vyre_kit_node_facts *f = &c->plan->facts[vyre_kit_plan_stmt(c->plan, first, i)];
   if (!(f->flags & VYRE_KIT_FACT_FMA_RUN) || f->fma_run > count - i || f->fma_run < 2 ||
       f->fma_run > VYRE_SPV_FMA_RUN_MAX || !vyre_spv_ffma_runs(c))
     return 0;
-  uint32_t n = f->fma_run;
+  uint32_t total = f->fma_run, cap = c->opt->fma_runs >= 2 ? c->opt->fma_runs : total;
+  uint32_t chunks = (total + cap - 1u) / cap;
   uint32_t a[VYRE_SPV_FMA_RUN_MAX] = {0}, b[VYRE_SPV_FMA_RUN_MAX] = {0};
   uint32_t d[VYRE_SPV_FMA_RUN_MAX] = {0}, g[VYRE_SPV_FMA_RUN_MAX] = {0};
   uint32_t r[VYRE_SPV_FMA_RUN_MAX] = {0};
-  for (uint32_t k = 0; k < n; k++) {
-    const vyre_ir_node *v = &c->p->nodes[c->p->nodes[vyre_kit_plan_stmt(c->plan, first, i + k)].a];
-    a[k] = vyre_spv_expr(c, v->a);
-    b[k] = vyre_spv_expr(c, v->b);
-    d[k] = vyre_spv_expr(c, v->c);
-    vyre_spv_f32_guard_for(c, (uint32_t)(v - c->p->nodes));
-    g[k] = c->f32_guard;
+  for (uint32_t j = 0; j < chunks; j++) {
+    uint32_t at = i + total * j / chunks, n = i + total * (j + 1u) / chunks - at;
+    for (uint32_t k = 0; k < n; k++) {
+      const vyre_ir_node *v =
+          &c->p->nodes[c->p->nodes[vyre_kit_plan_stmt(c->plan, first, at + k)].a];
+      a[k] = vyre_spv_expr(c, v->a);
+      b[k] = vyre_spv_expr(c, v->b);
+      d[k] = vyre_spv_expr(c, v->c);
+      vyre_spv_f32_guard_for(c, (uint32_t)(v - c->p->nodes));
+      g[k] = c->f32_guard;
+    }
+    vyre_spv_ffma_run(c, n, a, b, d, g, r);
+    for (uint32_t k = 0; k < n; k++) {
+      uint32_t s = vyre_kit_plan_stmt(c->plan, first, at + k);
+      DO(SpvOpStore, c->local_var[c->p->nodes[s].ref], local_value(c, s, r[k]));
+    }
   }
-  vyre_spv_ffma_run(c, n, a, b, d, g, r);
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t s = vyre_kit_plan_stmt(c->plan, first, i + k);
-    DO(SpvOpStore, c->local_var[c->p->nodes[s].ref], local_value(c, s, r[k]));
-  }
-  return n;
+  return total;
 }
 
 // The 16-byte wide load group headed by statement |i| of the list

@@ -309,12 +309,18 @@ typedef struct vyre_spv_options {
   // recheck (VYRE_SPV_F32_NATIVE_FMAZ), a run of independent fmas
   // (docs/lowering.md LOWER-FMA-1) shares one test of its results and
   // rechecks each only in the branch that test takes (README.md VK-F32-19).
-  // 0: each fma tests its own result (VYRE_VULKAN_FMA_RUNS=0).
+  // 0: each fma tests its own result (VYRE_VULKAN_FMA_RUNS=0). 2..128: a
+  // run shares its test in chunks of at most that many fmas
+  // (VYRE_VULKAN_FMA_RUNS=N, an experiment: fewer results live at the test).
   uint32_t fma_runs;
   // 1: a run's slow path calls one out-of-line (DontInline) function per
   // fma for its recheck, instead of each recheck's code in place
   // (VYRE_VULKAN_FMA_RUN_CALL=1, an experiment: README.md VK-F32-19).
   uint32_t fma_run_call;
+  // 1: a loop the plan marks for unrolling (docs/lowering.md LOWER-LOOP-1)
+  // carries loop control DontUnroll instead of Unroll (VYRE_VULKAN_UNROLL=0,
+  // an experiment: README.md VK-F32-19).
+  uint32_t no_unroll;
   // Every load, store and atomic whose index is not a literal indexes with
   // index ^ w, w a Private word set at entry to (nwg.x == 0 ? WorkgroupId.x
   // : 0): 0 whenever an invocation runs, and not uniform to Mesa's

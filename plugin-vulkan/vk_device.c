@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kit_plan.h"
 #include "spv_codegen.h"
 #include "vk_buffer.h"
 #include "vk_device.h"
@@ -706,6 +707,23 @@ static uint32_t switch_on(const char *name) {
   return v && v[0] == '1' && !v[1];
 }
 
+// VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19): unset, empty or "1" 1 (a run
+// shares one test), "0" 0 (each fma alone), a decimal 2..128 that cap on a
+// run's chunk; another value warns and gives 1.
+static uint32_t fma_runs_choose(void) {
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_FMA_RUNS");
+  if (!v || !*v) return 1;
+  char *end = NULL;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (end && !*end && v[0] >= '0' && v[0] <= '9' && n <= VYRE_KIT_FMA_RUN_MAX) return (uint32_t)n;
+  vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+               "VYRE_VULKAN_FMA_RUNS='%.40s' is not 0, 1 or a run length; using 1 (a run of "
+               "fmas shares one test). Fix: set 0 (each fma its own test), 1, or 2..%u (runs "
+               "in chunks of at most that many), or unset it.",
+               v, VYRE_KIT_FMA_RUN_MAX);
+  return 1;
+}
+
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
   *out = NULL;
   vyre_backend *be = calloc(1, sizeof(*be));
@@ -818,9 +836,11 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // docs/lowering.md LOWER-F32-8: loads flush only, unless
   // VYRE_VULKAN_CANON_LOADS=1 (generator 53's whole canonicalization).
   be->canon_loads = switch_on("VYRE_VULKAN_CANON_LOADS");
-  // README.md VK-F32-19: a run of fmas shares its zero test (=0: each alone).
-  be->fma_runs = default_on("VYRE_VULKAN_FMA_RUNS");
+  // README.md VK-F32-19: a run of fmas shares its zero test (=0: each alone;
+  // =N, 2..128: in chunks of at most N).
+  be->fma_runs = fma_runs_choose();
   be->fma_run_call = switch_on("VYRE_VULKAN_FMA_RUN_CALL"); // an experiment, off by default
+  be->no_unroll = !default_on("VYRE_VULKAN_UNROLL");        // an experiment (VK-F32-19)
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);

@@ -320,7 +320,8 @@ static void test_f32_fma_zero_recheck_f64(void **state) {
 // keeps (it does not flush), which the exponent test sends to the exact
 // path to be flushed; the rows of fma_zrecheck above are the rest. With
 // VYRE_VULKAN_FMA_RUN_CALL=1 (the rechecks out of line) and
-// VYRE_VULKAN_FMA_RUNS=0 (each fma alone) the results are the same.
+// VYRE_VULKAN_FMA_RUNS=0 (each fma alone) and =N (chunks of at most N, each
+// its own test) the results are the same.
 static void fma_run_recheck(const char *runs, const char *call) {
   // Rows 0-5 are invocation 0's run, rows 6-11 invocation 1's.
   static const uint32_t in[12][4] = {{0x40000000u, 0x40400000u, 0x3F800000u, 0x40E00000u},
@@ -384,6 +385,9 @@ static void test_f32_fma_run_shares_the_zero_recheck(void **state) {
   fma_run_recheck("1", "0");
   fma_run_recheck("1", "1"); // the slow path's rechecks as calls
   fma_run_recheck("0", "0");
+  fma_run_recheck("4", "0"); // chunks of 3 and 3: the tiny results in both
+  fma_run_recheck("5", "0"); // chunks of 3 and 3 too (ceil(6 / 5) = 2)
+  fma_run_recheck("2", "1"); // chunks of 2, rechecks as calls
 }
 
 int main(void) {

@@ -468,9 +468,10 @@ static void val_case(const char *path, void *ctx) {
 // store guarded by its buffer's len has no bounds test, an unguarded one has
 // (LOWER-RANGE-3). Guarded: two loop headers and the guard's `<`, no store
 // test; unguarded (a `!=` guard): two loop headers and the store's test.
-#define OP_LOOP_MERGE 246u // SPIR-V OpLoopMerge
-#define OP_ULESS      176u // SPIR-V OpULessThan
-#define LOOP_UNROLL   1    // SPIR-V LoopControl Unroll
+#define OP_LOOP_MERGE    246u // SPIR-V OpLoopMerge
+#define OP_ULESS         176u // SPIR-V OpULessThan
+#define LOOP_UNROLL      1    // SPIR-V LoopControl Unroll
+#define LOOP_DONT_UNROLL 2    // SPIR-V LoopControl DontUnroll
 
 static uint32_t count_ops(const uint32_t *w, size_t n, uint32_t op, int64_t operand3) {
   uint32_t k = 0;
@@ -528,6 +529,13 @@ static void test_spirv_follows_the_lowering_proofs(void **state) {
     counts[guarded][0] = count_ops(words, n, OP_LOOP_MERGE, LOOP_UNROLL);
     counts[guarded][1] = count_ops(words, n, OP_LOOP_MERGE, -1);
     counts[guarded][2] = count_ops(words, n, OP_ULESS, -1);
+    free(words);
+    // opt.no_unroll (VYRE_VULKAN_UNROLL=0): the same loop asks DontUnroll.
+    vyre_spv_options no = {.no_unroll = 1};
+    words = generate_ok(p, &no, &n);
+    assert_int_equal(count_ops(words, n, OP_LOOP_MERGE, LOOP_UNROLL), 0);
+    assert_int_equal(count_ops(words, n, OP_LOOP_MERGE, LOOP_DONT_UNROLL), 1);
+    assert_int_equal(count_ops(words, n, OP_LOOP_MERGE, 0), 1);
     free(words);
     assert_int_equal(spirv_val(p, 0, guarded ? "lowering proofs, guarded" : "lowering, unguarded"),
                      0);
@@ -1082,6 +1090,25 @@ static void test_spirv_fma_run_shares_one_test(void **state) {
         fail_msg("chained %d form %d: %u Fma, %u NMin, %u calls; want %u and %u", chained, form,
                  fma, nmin, calls, z ? R : 0, want_nmin);
       if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "fma run", 0), 0);
+    }
+    // opt.fma_runs = cap (VYRE_VULKAN_FMA_RUNS=N): each run in
+    // ceil(len / cap) chunks of near-equal size, each with its own tree of
+    // len_chunk - 1 NMin and its own test; the Fma count stays R.
+    for (uint32_t cap = 2; cap <= R; cap++) {
+      vyre_spv_options opt = {.has_int64 = 1,
+                              .has_f64 = 1,
+                              .f32_native = VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ,
+                              .fma_runs = cap};
+      uint32_t len = chained ? R / 2 : R, runs = chained ? 2 : 1;
+      uint32_t want_nmin = runs * (len - (len + cap - 1) / cap);
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      uint32_t fma = count_glsl(words, n, GLSL_FMA), nmin = count_glsl(words, n, GLSL_NMIN);
+      free(words);
+      if (fma != R || nmin != want_nmin)
+        fail_msg("chained %d cap %u: %u Fma, %u NMin; want %u and %u", chained, cap, fma, nmin, R,
+                 want_nmin);
+      if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "fma run chunks", 0), 0);
     }
     free(t);
   }
