@@ -19,7 +19,8 @@
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
 # BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below;
-# BENCH_ROUNDS alone repeats the default run), TORCH=1 (PyTorch's softmax,
+# BENCH_ROUNDS alone repeats the default run), BENCH_BACKENDS (default
+# "cuda vulkan"; "vulkan" for an A/B of Vulkan switches only), TORCH=1 (PyTorch's softmax,
 # ci/torch-softmax.py, the reference of figure 18's target), NCU
 # (FIGURE:FLOOR_KERNEL ...: Nsight Compute on both kernels, ci/gpu-ncu.sh),
 # CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
@@ -66,7 +67,7 @@ if [ -n "$bench" ]; then
   rounds=${BENCH_ROUNDS:-1}
   [ -n "${BENCH_SWITCHES-}" ] && rounds=${BENCH_ROUNDS:-2}
   for r in $(seq 1 "$rounds"); do
-    for be in cuda vulkan; do
+    for be in ${BENCH_BACKENDS:-cuda vulkan}; do
       for sw in default ${BENCH_SWITCHES-}; do
         envs=()
         [ "$sw" != default ] && IFS=+ read -ra envs <<<"$sw"
