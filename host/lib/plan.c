@@ -20,8 +20,10 @@
 //     element count n and no read buffer is longer, or, with no outputs, all
 //     read buffers have one count n; the grid is then ceil(n / wx) (n = 0: 1
 //     workgroup). Anything else (a histogram's 1024 inputs into 16 bins, a
-//     reduction), or wy*wz > 1, needs an explicit grid; the refusal names the
-//     buffers and their counts. Uniform buffers (parameters) do not count.
+//     reduction), or wy*wz > 1, or a program that reads gid, wgid or nwg on
+//     y or z, needs an explicit grid; the refusal names the buffers and
+//     their counts (or the builtin). Uniform buffers (parameters) do not
+//     count.
 //   - geometry: each axis >= 1, x <= 2^31-1, y and z <= 65535,
 //     grid*wg <= 2^32 per axis. A grid above the device's max_grid is
 //     split into launches (split.c, docs/ir.md IR-GRID-5) when the plugin
@@ -416,6 +418,17 @@ static uint32_t check_read(const vyre_kernel *k, const vyre_arg *args, uint32_t 
                             "cannot be inferred (docs/ir.md IR-GRID-2). Fix: set options.has_grid "
                             "= 1 and options.grid.",
                             ctx, k->workgroup[0], k->workgroup[1], k->workgroup[2]);
+    // A program that reads gid, wgid or nwg on y or z walks a grid beyond
+    // x: the buffers' counts cannot say how it splits (IR-GRID-2).
+    if (prog->yz_axis)
+      return vyre_error_set(
+          err, VYRE_STATUS_INVALID_ARGUMENT,
+          "%s: the grid cannot be inferred, because the program reads %s.%c, so its grid may "
+          "extend along %c, which the buffers' element counts cannot tell, and an inferred grid "
+          "spans x only (docs/ir.md IR-GRID-2). Fix: pass a grid (options.has_grid = 1 and "
+          "options.grid, `--grid X,Y,Z` for `vyre run`, or \"grid\" in a case file).",
+          ctx, vyre_ir_builtin_name(prog->yz_builtin), "xyz"[prog->yz_axis % 3],
+          "xyz"[prog->yz_axis % 3]);
     uint64_t n = outs ? n_out : n_in;
     if (outs ? (ambiguous & 1) || max_in > n_out : (ambiguous & 2)) {
       // Formatted only here, on the failure path: planning runs for every job.

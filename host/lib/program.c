@@ -66,6 +66,15 @@ uint32_t vyre__program_wrap(vyre_ir *ir, vyre_program **out, vyre_error *err) {
     }
     p->by_binding[j] = a;
   }
+  for (uint32_t i = 0; i < v->node_count && !p->yz_axis; i++) {
+    const vyre_ir_node *n = &v->nodes[i];
+    if (n->kind == VYRE_IR_K_BUILTIN && n->axis > 0 &&
+        (n->op == VYRE_IR_BUILTIN_GID || n->op == VYRE_IR_BUILTIN_WGID ||
+         n->op == VYRE_IR_BUILTIN_NWG)) {
+      p->yz_builtin = n->op;
+      p->yz_axis = n->axis;
+    }
+  }
   p->phase_count = vyre_ir_phase_count(ir);
   if (p->phase_count > 1) {
     uint32_t st = make_phases(p, err);

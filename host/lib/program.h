@@ -41,6 +41,11 @@ struct vyre_program {
   uint32_t phase_count;
   vyre_ir **phases;
   vyre_ir *phase0_rw;
+  // The first builtin the program reads of gid, wgid or nwg on axis y or z
+  // (VYRE_IR_BUILTIN_*, axis 1 or 2), else yz_axis 0: such a program
+  // expects a grid beyond x, so the host does not infer one (docs/ir.md
+  // IR-GRID-2, plan.c).
+  uint8_t yz_builtin, yz_axis;
 };
 
 // Wraps the validated |ir| (taken over: freed on failure) as a program with

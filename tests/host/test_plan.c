@@ -129,6 +129,62 @@ static void test_a_two_dimensional_workgroup_needs_an_explicit_grid(void **state
   vyre_program_free(p);
 }
 
+// IR-GRID-2: a program that reads gid, wgid or nwg on y or z walks a grid
+// beyond x, which no buffer count tells; an inferred [ceil(n / x), 1, 1]
+// covered a 2-D stencil's first row only, and ran a tiled sgemm's one
+// workgroup 64 times over the same tile, with status OK. Reading the axis 0
+// of each, or lid on y (always 0 in a 1-D workgroup), still infers.
+static void test_a_program_reading_y_or_z_ids_needs_an_explicit_grid(void **state) {
+  fixture *f = *state;
+  static const struct {
+    const char *builtin, *axis;
+    int refused;
+    const char *named;
+  } rows[] = {{"gid", "1", 1, "gid.y"}, {"wgid", "2", 1, "wgid.z"}, {"nwg", "1", 1, "nwg.y"},
+              {"gid", "0", 0, NULL},    {"nwg", "0", 0, NULL},      {"lid", "1", 0, NULL},
+              {"wgsize", "1", 0, NULL}};
+  for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+    char json[600];
+    snprintf(json, sizeof json,
+             "{\"vyre\":1,\"name\":\"yz\",\"workgroup_size\":[64,1,1],\"buffers\":["
+             "{\"name\":\"out\",\"binding\":0,\"access\":\"write\",\"type\":\"u32\",\"count\":"
+             "100}],\"body\":[{\"k\":\"store\",\"buffer\":\"out\",\"index\":{\"k\":\"builtin\","
+             "\"b\":\"gid\",\"axis\":0},\"value\":{\"k\":\"builtin\",\"b\":\"%s\",\"axis\":%s}}]}",
+             rows[r].builtin, rows[r].axis);
+    vyre_program *p = json_program(json);
+    assert_non_null(p);
+    vyre_kernel *k = NULL;
+    vyre_error e = new_err();
+    assert_int_equal(vyre_kernel_compile(f->dev, p, NULL, &k, &e), VYRE_STATUS_OK);
+    static uint32_t out[100];
+    vyre_arg args[1] = {{NULL, 0, out, sizeof(out), NULL}};
+    uint32_t grid[3] = {0, 0, 0};
+    uint32_t st = vyre_kernel_plan_grid(k, args, 1, NULL, grid, &e);
+    if (rows[r].refused) {
+      assert_int_equal(st, VYRE_STATUS_INVALID_ARGUMENT);
+      ASSERT_HAS(e.message, "cannot be inferred");
+      ASSERT_HAS(e.message, rows[r].named);
+      ASSERT_HAS(e.message, "Fix: pass a grid");
+      assert_int_equal(vyre_dispatch(k, args, 1, NULL, NULL, &e), VYRE_STATUS_INVALID_ARGUMENT);
+      // Given, the grid is taken as it is.
+      vyre_dispatch_options o;
+      vyre_dispatch_options_init(&o);
+      o.has_grid = 1;
+      o.grid[0] = 2;
+      o.grid[1] = 3;
+      o.grid[2] = 1;
+      assert_int_equal(vyre_kernel_plan_grid(k, args, 1, &o, grid, &e), VYRE_STATUS_OK);
+      assert_int_equal(grid[1], 3);
+    } else {
+      assert_int_equal(st, VYRE_STATUS_OK);
+      assert_int_equal(grid[0], 2); // ceil(100 / 64)
+      assert_int_equal(grid[1], 1);
+    }
+    vyre_kernel_release(k);
+    vyre_program_free(p);
+  }
+}
+
 static void test_geometry_outside_the_limits_is_refused_before_device_work(void **state) {
   fixture *f = *state;
   static uint32_t a[4], b[4], out[1000];
@@ -382,6 +438,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_grid_of_a_program_without_outputs_comes_from_its_inputs,
                                       vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_a_two_dimensional_workgroup_needs_an_explicit_grid,
+                                      vadd_fixture_setup, vadd_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_a_program_reading_y_or_z_ids_needs_an_explicit_grid,
                                       vadd_fixture_setup, vadd_fixture_teardown),
       cmocka_unit_test_setup_teardown(
           test_geometry_outside_the_limits_is_refused_before_device_work, vadd_fixture_setup,
