@@ -19,8 +19,8 @@
 # TARGETS (build only these targets, e.g. "vyre-cli vyre-backend-cpu
 # vyre-backend-cuda vyre-backend-vulkan vyre-cuda-executor"; default all),
 # BENCH_SWITCHES and BENCH_ROUNDS (an A/B of the bench figures, below;
-# BENCH_ROUNDS alone repeats the default run), BENCH_BACKENDS (default
-# "cuda vulkan"; "vulkan" for an A/B of Vulkan switches only), TORCH=1 (PyTorch's softmax,
+# BENCH_ROUNDS alone repeats the default run; BENCH_SWITCH_FILTER the
+# figures of the switch runs), BENCH_BACKENDS (default "cuda vulkan"), TORCH=1 (PyTorch's softmax,
 # ci/torch-softmax.py, the reference of figure 18's target), NCU
 # (FIGURE:FLOOR_KERNEL ...: Nsight Compute on both kernels, ci/gpu-ncu.sh),
 # CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
@@ -64,6 +64,9 @@ if [ -n "$bench" ]; then
   # backend's figures run BENCH_ROUNDS times (default 2) by default and under
   # each switch in turn, one process each: bench-BACKEND-NAME-ROUND.json,
   # NAME "default" or the switch. Unset: one run each, bench-BACKEND.json.
+  # A switch that names only the other backend's variables (VYRE_VULKAN_*
+  # for cuda, VYRE_CUDA_* for vulkan) is not run there, and switch runs use
+  # the figures of BENCH_SWITCH_FILTER (default: BENCH's).
   rounds=${BENCH_ROUNDS:-1}
   [ -n "${BENCH_SWITCHES-}" ] && rounds=${BENCH_ROUNDS:-2}
   for r in $(seq 1 "$rounds"); do
@@ -71,12 +74,19 @@ if [ -n "$bench" ]; then
       for sw in default ${BENCH_SWITCHES-}; do
         envs=()
         [ "$sw" != default ] && IFS=+ read -ra envs <<<"$sw"
+        other=VYRE_CUDA_
+        [ "$be" = cuda ] && other=VYRE_VULKAN_
+        if [ "$sw" != default ] && ! printf '%s\n' "${envs[@]}" | grep -qv "^$other"; then
+          continue
+        fi
+        filter=$bench
+        [ "$sw" != default ] && filter=${BENCH_SWITCH_FILTER:-$bench}
         name=bench-$be
         [ -n "${BENCH_SWITCHES-}" ] && name=bench-$be-$(echo "$sw" | tr -c 'A-Za-z0-9\n' '_')-$r
         [ -z "${BENCH_SWITCHES-}" ] && [ "$rounds" -gt 1 ] && name=bench-$be-$r
         # CUDA's stream figures on the resident kernel (VYRE_CUDA_STREAM=1,
         # docs/abi.md ABI-CUDARING-*): without it they measure libvyre's batches.
-        env VYRE_CUDA_STREAM=1 "${envs[@]}" "$vyre" bench --backend "$be" --filter "$bench" \
+        env VYRE_CUDA_STREAM=1 "${envs[@]}" "$vyre" bench --backend "$be" --filter "$filter" \
           --json "$out/$name.json" >"$keep/$name.txt" 2>&1
         grep -E "^ *[0-9]+ " "$keep/$name.txt" | sed "s/^/${name#bench-} /"
       done
