@@ -628,6 +628,49 @@ def gen_lower_fma_runs(ctx):
                        "c": [enc_f32(t[2]) for t in flat]},
                expect={"out": [enc_f32(v) for v in out], "bits": [enc_u32(v) for v in bits]}))
 
+    # A run of 20: the Vulkan generator tests it in chunks (README.md
+    # VK-F32-19; default at most 8: [0, 6), [6, 13), [13, 20); 16: [0, 10),
+    # [10, 20)). Tiny results on each side of every boundary, alone in the
+    # last place, everywhere, and among specials in one chunk only.
+    R20 = 20
+    N20 = [N[k % len(N)] for k in range(R20)]
+
+    def with_tiny(places):
+        row = list(N20)
+        for j, k in enumerate(places):
+            row[k] = T[j % len(T)]
+        return row
+    rows20 = [list(N20), with_tiny([5, 6]), with_tiny([12, 13]), with_tiny([9, 10]),
+              with_tiny([19]), with_tiny(range(R20)),
+              [S[k % len(S)] for k in range(13)] + [T[6]] + [S[k % len(S)] for k in range(6)]]
+    n20 = len(rows20)
+    flat20 = [t for r in rows20 for t in r]
+    g20 = mul(var("g"), lit_u(R20))
+
+    def at20(k):
+        return add(g20, lit_u(k))
+    body = [let("x%d" % k, load("a", at20(k))) for k in range(R20)]
+    body += [let("y%d" % k, load("b", at20(k))) for k in range(R20)]
+    body += [let("z%d" % k, load("c", at20(k))) for k in range(R20)]
+    body += [let("r%d" % k, fma(var("x%d" % k), var("y%d" % k), var("z%d" % k)))
+             for k in range(R20)]
+    body += [store("out", at20(k), var("r%d" % k)) for k in range(R20)]
+    body = guard_gid(body, out="out")
+    ca20 = [tuple(G.f_canon(v) for v in t) for t in flat20]
+    W.add("f32/lower_fma_run_chunks.json",
+          case("lower_fma_run_chunks", "per invocation a run of 20 independent fmas "
+               "(docs/lowering.md LOWER-FMA-1), which the Vulkan generator tests in chunks "
+               "(plugin-vulkan/README.md VK-F32-19, at most 8 by default): results that round "
+               "up to +-2^-126, flush or cancel on each side of each chunk boundary, alone "
+               "in the last place, everywhere, and among NaNs and infinities", [
+                   buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                   buf("c", 2, "read", "f32"), buf("out", 3, "write", "f32", n20 * R20)],
+               body, wg=(n20, 1, 1), grid=[1, 1, 1],
+               inputs={"a": [enc_f32(t[0]) for t in flat20],
+                       "b": [enc_f32(t[1]) for t in flat20],
+                       "c": [enc_f32(t[2]) for t in flat20]},
+               expect={"out": [enc_f32(G.f_fma(x, y, z)) for x, y, z in ca20]}))
+
     # Accumulators, as the register-blocked sgemm's block: a loop of 4 trips
     # whose body loads 8 pairs and assigns acc_k = fma(x_k, y_k, acc_k), a run
     # of 8 assigns, the sums passing through tiny values and back.
