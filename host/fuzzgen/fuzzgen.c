@@ -927,7 +927,8 @@ static json_t *fg_fma_operand(fg *g, const fg_local *const *set, uint32_t nset) 
   return fg_load_at(g, "fl", at);
 }
 
-// A run of 2 to 8 independent fmas (docs/lowering.md LOWER-FMA-1; the
+// A run of 2 to 8 independent fmas, or (one run in four) 9 to 20, across
+// the Vulkan generator's chunks of 8 (docs/lowering.md LOWER-FMA-1; the
 // Vulkan generator's shared zero test, plugin-vulkan/README.md VK-F32-19)
 // before the body's closing return, if any: lets of new f32 locals and
 // assigns of non-uniform ones, then ou[id] = the xor of every result's
@@ -935,8 +936,8 @@ static json_t *fg_fma_operand(fg *g, const fg_local *const *set, uint32_t nset) 
 // its own element. Its choices come from g->fr.
 static void fg_fma_run(fg *g, json_t *body) {
   fg_rng *r = &g->fr;
-  uint32_t n = 2 + fg_pick(r, 7);
-  const fg_local *set[8];
+  uint32_t n = fg_chance(r, 1, 4) ? 9 + fg_pick(r, 12) : 2 + fg_pick(r, 7);
+  const fg_local *set[20];
   uint32_t nset = 0;
   size_t at = json_array_size(body);
   json_t *last = at ? json_array_get(body, at - 1) : NULL;
