@@ -11,6 +11,7 @@
 #include "cuda_compile.h"
 #include "cuda_nvrtc_memo.h"
 #include "cuda_resident.h"
+#include "cuda_status.h"
 #include "cuda_symbols.h"
 
 // Exact f32 (docs/ir.md IR-F32-1, IR-F32-2): no contraction, IEEE division and square root, no
@@ -173,6 +174,26 @@ void vyre_cuda_cubin_put(vyre_kit_cache *disk, const vyre_ir_program *p, const u
   payload_put(disk, p, wg, flags, cc_major, cc_minor, c);
 }
 
+// VYRE_CUDA_DUMP=DIR (README.md, a debugging switch): every kernel generated
+// (not one read from the disk cache) is also written as
+// DIR/<program>-<flags>.cu, and its cubin, when NVRTC made one, as
+// DIR/<program>-<flags>.cubin (flags: the generator options in hex, which
+// tell the plain, coarsened and indirect variants apart; "-resident" for the
+// resident kernel), for cuobjdump, nvdisasm or `nvcc -Xptxas -v`. A failed
+// write is logged and changes nothing else.
+static void dump_module(const vyre_ir_program *p, uint32_t flags, int resident, const char *src,
+                        const vyre_cuda_cubin *c) {
+  const char *dir = vyre_kit_getenv("VYRE_CUDA_DUMP");
+  if (!dir || !dir[0]) return;
+  char label[200];
+  snprintf(label, sizeof(label), "%s-%08x%s",
+           p->strings && p->name < p->strings_size ? p->strings + p->name : "program", flags,
+           resident ? "-resident" : "");
+  vyre_kit_dump("VYRE_CUDA_DUMP", VYRE_CUDA_NAME, label, ".cu", src, strlen(src));
+  if (c && c->data)
+    vyre_kit_dump("VYRE_CUDA_DUMP", VYRE_CUDA_NAME, label, ".cubin", c->data, c->size);
+}
+
 static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const vyre_ir_program *p,
                           const uint32_t wg[3], uint32_t flags, int cc_major, int cc_minor,
                           int resident, vyre_cuda_cubin *out, vyre_error *err) {
@@ -207,6 +228,7 @@ static uint32_t cubin_get(vyre_kit_cache *disk, vyre_kit_metrics *metrics, const
   const uint64_t t2 = vyre_kit_now_ns();
   if (!st) st = vyre_cuda_nvrtc_compile(src, cc_major, cc_minor, &out->data, &out->size, err);
   const uint64_t t3 = vyre_kit_now_ns();
+  if (src) dump_module(p, flags, resident, src, st ? NULL : out);
   free(src);
   if (st) {
     vyre_cuda_cubin_free(out);

@@ -449,26 +449,9 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
 // letters, digits, '-' and '_' in the label become '_'. A failed write is
 // logged and changes nothing else.
 static void dump_spirv(const char *label, const char *suffix, const uint32_t *words, size_t n) {
-  const char *dir = vyre_kit_getenv("VYRE_VULKAN_DUMP_SPIRV");
-  if (!dir || !dir[0] || !words) return;
-  char path[1024];
-  int k = snprintf(path, sizeof(path), "%s/", dir);
-  for (const char *c = label; *c && k > 0 && k < (int)sizeof(path) - 32; c++, k++) {
-    int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-             *c == '-' || *c == '_';
-    path[k] = ok ? *c : '_';
-  }
-  if (k <= 0 || k >= (int)sizeof(path) - 32) return;
-  snprintf(path + k, sizeof(path) - (size_t)k, "%s.spv", suffix);
-  FILE *f = fopen(path, "wb");
-  int ok = f && fwrite(words, 4, n, f) == n;
-  int e = errno;
-  if (f && fclose(f) != 0) ok = 0, e = errno;
-  if (!ok)
-    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-                 "VYRE_VULKAN_DUMP_SPIRV: could not write '%s' (%s); the module is not dumped, "
-                 "nothing else changes. Fix: set it to an existing folder you can write.",
-                 path, strerror(e));
+  char sfx[32];
+  snprintf(sfx, sizeof(sfx), "%s.spv", suffix);
+  vyre_kit_dump("VYRE_VULKAN_DUMP_SPIRV", VYRE_VK_NAME, label, sfx, words, n * 4);
 }
 
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *a, vyre_module **out,

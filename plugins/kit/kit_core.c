@@ -5,6 +5,7 @@
 // memory it does not free.
 
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,31 @@ int vyre_kit_env_flag(const char *name) {
   for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
     if (strcasecmp(v, yes[i]) == 0) return 1;
   return -1;
+}
+
+void vyre_kit_dump(const char *env, const char *backend, const char *label, const char *suffix,
+                   const void *bytes, size_t size) {
+  const char *dir = vyre_kit_getenv(env);
+  if (!dir || !dir[0] || !bytes) return;
+  char path[1024];
+  int k = snprintf(path, sizeof(path), "%s/", dir);
+  for (const char *c = label ? label : "module"; *c && k > 0 && k < (int)sizeof(path) - 64;
+       c++, k++) {
+    int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '-' || *c == '_';
+    path[k] = ok ? *c : '_';
+  }
+  if (k <= 0 || k >= (int)sizeof(path) - 64) return;
+  snprintf(path + k, sizeof(path) - (size_t)k, "%s", suffix ? suffix : "");
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(bytes, 1, size, f) == size;
+  int e = errno;
+  if (f && fclose(f) != 0) ok = 0, e = errno;
+  if (!ok)
+    vyre_kit_log(VYRE_LOG_WARN, backend,
+                 "%s: could not write '%s' (%s); it is not dumped, nothing else changes. Fix: "
+                 "set %s to an existing folder you can write.",
+                 env, path, strerror(e), env);
 }
 
 uint64_t vyre_kit_now_ns(void) {

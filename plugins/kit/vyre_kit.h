@@ -53,6 +53,14 @@ int vyre_kit_env_flag(const char *name);
 uint64_t vyre_kit_now_ns(void);
 // The host's cache root, or NULL (disabled or unknown).
 const char *vyre_kit_cache_root(void);
+// A debugging dump (VYRE_VULKAN_DUMP_SPIRV, VYRE_CUDA_DUMP): when the
+// variable |env| names a folder, writes the |size| bytes at |bytes| to
+// <folder>/<label><suffix>, every character of |label| other than a letter,
+// digit, '-' or '_' made '_'. A failed write is logged (naming |env|, the
+// path and the reason) and changes nothing else. Thread-safe; no effect
+// when |env| is unset or empty.
+void vyre_kit_dump(const char *env, const char *backend, const char *label, const char *suffix,
+                   const void *bytes, size_t size);
 
 //===----------------------------------------------------------------------===//
 // Handles

@@ -18,7 +18,7 @@
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
-#     LOWER-F32-8).
+#     LOWER-F32-8) and VYRE_VULKAN_UNROLL=0 (VK-F32-19).
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -95,4 +95,7 @@ run "$src/tests/conformance/cases/control/loop_store_same_index_each.json" \
 # LOWER-F32-8: loads canonicalized whole on the way in (generator 53's form).
 differs "$src/tests/conformance/cases/f32/lower_load_nan_routes.json" lower_load_nan_routes \
   VYRE_VULKAN_CANON_LOADS=1
+# VK-F32-19's experiment: loops marked for unrolling ask DontUnroll.
+differs "$src/tests/conformance/cases/f32/lower_fma_run_accumulators.json" \
+  lower_fma_run_accumulators VYRE_VULKAN_UNROLL=0
 echo "debug_switches: ok"
