@@ -707,23 +707,21 @@ static uint32_t switch_on(const char *name) {
   return v && v[0] == '1' && !v[1];
 }
 
-// VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19): unset, empty or "1"
-// VYRE_VK_FMA_RUN_CHUNK (a run shares its test in chunks of at most that
-// many fmas), "0" 0 (each fma alone), a decimal 2..128 that cap (128: whole
-// runs, generator 56's form); another value warns and gives the default.
+// VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19): unset, empty or "1" 1 (a whole
+// run shares one test), "0" 0 (each fma alone), a decimal 2..128 that cap
+// on a run's chunk (an experiment); another value warns and gives 1.
 static uint32_t fma_runs_choose(void) {
   const char *v = vyre_kit_getenv("VYRE_VULKAN_FMA_RUNS");
-  if (!v || !*v || (v[0] == '1' && !v[1])) return VYRE_VK_FMA_RUN_CHUNK;
+  if (!v || !*v) return 1;
   char *end = NULL;
   unsigned long long n = strtoull(v, &end, 10);
   if (end && !*end && v[0] >= '0' && v[0] <= '9' && n <= VYRE_KIT_FMA_RUN_MAX) return (uint32_t)n;
   vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-               "VYRE_VULKAN_FMA_RUNS='%.40s' is not a run length; using %u (a run of fmas shares "
-               "one test per %u). Fix: set 0 (each fma its own test) or 2..%u (chunks of at most "
-               "that many; %u: whole runs), or unset it.",
-               v, VYRE_VK_FMA_RUN_CHUNK, VYRE_VK_FMA_RUN_CHUNK, VYRE_KIT_FMA_RUN_MAX,
-               VYRE_KIT_FMA_RUN_MAX);
-  return VYRE_VK_FMA_RUN_CHUNK;
+               "VYRE_VULKAN_FMA_RUNS='%.40s' is not a run length; using 1 (a whole run of fmas "
+               "shares one test). Fix: set 0 (each fma its own test), 1, or 2..%u (chunks of at "
+               "most that many), or unset it.",
+               v, VYRE_KIT_FMA_RUN_MAX);
+  return 1;
 }
 
 uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_error *err) {
@@ -838,8 +836,8 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // docs/lowering.md LOWER-F32-8: loads flush only, unless
   // VYRE_VULKAN_CANON_LOADS=1 (generator 53's whole canonicalization).
   be->canon_loads = switch_on("VYRE_VULKAN_CANON_LOADS");
-  // README.md VK-F32-19: a run of fmas shares its zero test in chunks of
-  // at most 8 (=0: each alone; =N, 2..128: chunks of at most N).
+  // README.md VK-F32-19: a run of fmas shares its zero test (=0: each
+  // alone; =N, 2..128: in chunks of at most N, an experiment).
   be->fma_runs = fma_runs_choose();
   be->fma_run_call = switch_on("VYRE_VULKAN_FMA_RUN_CALL"); // an experiment, off by default
   be->no_unroll = !default_on("VYRE_VULKAN_UNROLL");        // an experiment (VK-F32-19)

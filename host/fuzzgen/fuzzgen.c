@@ -928,7 +928,7 @@ static json_t *fg_fma_operand(fg *g, const fg_local *const *set, uint32_t nset) 
 }
 
 // A run of 2 to 8 independent fmas, or (one run in four) 9 to 20, across
-// the Vulkan generator's chunks of 8 (docs/lowering.md LOWER-FMA-1; the
+// the chunks of VYRE_VULKAN_FMA_RUNS=8 (docs/lowering.md LOWER-FMA-1; the
 // Vulkan generator's shared zero test, plugin-vulkan/README.md VK-F32-19)
 // before the body's closing return, if any: lets of new f32 locals and
 // assigns of non-uniform ones, then ou[id] = the xor of every result's

@@ -113,8 +113,8 @@ static void test_math_share(void **state) {
 }
 
 // About a quarter of the seeds get a run of 2 to 8 fmas at the end of the
-// body, or (a quarter of those) 9 to 20, across the Vulkan generator's
-// chunks of 8 (docs/lowering.md LOWER-FMA-1), lets and assigns whose results
+// body, or (a quarter of those) 9 to 20, across the chunks of
+// VYRE_VULKAN_FMA_RUNS=8 (docs/lowering.md LOWER-FMA-1), lets and assigns whose results
 // one store to ou[id] observes; the rest are the programs of the seeds
 // before runs existed (their draw has its own generator).
 static int fma_run_length(const char *text) {

@@ -387,6 +387,7 @@ static void test_f32_fma_run_shares_the_zero_recheck(void **state) {
   fma_run_recheck("0", "0");
   fma_run_recheck("4", "0"); // chunks of 3 and 3: the tiny results in both
   fma_run_recheck("5", "0"); // chunks of 3 and 3 too (ceil(6 / 5) = 2)
+  fma_run_recheck("8", "0"); // one chunk of 6: the whole run
   fma_run_recheck("2", "1"); // chunks of 2, rechecks as calls
 }
 

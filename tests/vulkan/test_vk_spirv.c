@@ -142,8 +142,7 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
   // | 524288: return and trap set the exit flag (opt.structured_exit, VK-EXIT-1);
   // | 1048576: f32 constants hidden (opt.hide_f32_consts, VK-F32-13); | 2097152:
   // trap records at the body's end (opt.trap_at_end, VK-EXIT-2); | 4194304:
-  // runs of fmas share their zero test, in the devices' chunks of 8
-  // (opt.fma_runs, VK-F32-19); | 8388608:
+  // runs of fmas share their zero test (opt.fma_runs, VK-F32-19); | 8388608:
   // indexes start with the key of README.md VK-ADDR-1 (opt.opaque_index).
   vyre_spv_options opt = {
       .structured_exit = (int64 >> 19) & 1,
@@ -172,7 +171,7 @@ static int spirv_val(const vyre_ir_program *p, uint32_t int64, const char *what)
       .storage8 = (int64 >> 3) & 1,
       .storage16 = (int64 >> 3) & 1,
       .indirect = (int64 >> 4) & 1,
-      .fma_runs = ((int64 >> 22) & 1) ? VYRE_VK_FMA_RUN_CHUNK : 0,
+      .fma_runs = (int64 >> 22) & 1,
       .opaque_index = (int64 >> 23) & 1};
   return spirv_val_opt(p, &opt, what, int64);
 }

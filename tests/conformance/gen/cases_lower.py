@@ -628,9 +628,9 @@ def gen_lower_fma_runs(ctx):
                        "c": [enc_f32(t[2]) for t in flat]},
                expect={"out": [enc_f32(v) for v in out], "bits": [enc_u32(v) for v in bits]}))
 
-    # A run of 20: the Vulkan generator tests it in chunks (README.md
-    # VK-F32-19; default at most 8: [0, 6), [6, 13), [13, 20); 16: [0, 10),
-    # [10, 20)). Tiny results on each side of every boundary, alone in the
+    # A run of 20: the Vulkan generator tests it whole, or in chunks under
+    # VYRE_VULKAN_FMA_RUNS=N (README.md VK-F32-19; 8: [0, 6), [6, 13),
+    # [13, 20); 16: [0, 10), [10, 20)). Tiny results on each side of every boundary, alone in the
     # last place, everywhere, and among specials in one chunk only.
     R20 = 20
     N20 = [N[k % len(N)] for k in range(R20)]
@@ -659,8 +659,9 @@ def gen_lower_fma_runs(ctx):
     ca20 = [tuple(G.f_canon(v) for v in t) for t in flat20]
     W.add("f32/lower_fma_run_chunks.json",
           case("lower_fma_run_chunks", "per invocation a run of 20 independent fmas "
-               "(docs/lowering.md LOWER-FMA-1), which the Vulkan generator tests in chunks "
-               "(plugin-vulkan/README.md VK-F32-19, at most 8 by default): results that round "
+               "(docs/lowering.md LOWER-FMA-1), which the Vulkan generator tests whole or, "
+               "under VYRE_VULKAN_FMA_RUNS=N, in chunks (plugin-vulkan/README.md VK-F32-19): "
+               "results that round "
                "up to +-2^-126, flush or cancel on each side of each chunk boundary, alone "
                "in the last place, everywhere, and among NaNs and infinities", [
                    buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
