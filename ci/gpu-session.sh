@@ -89,6 +89,9 @@ if [ -n "$bench" ]; then
         env VYRE_CUDA_STREAM=1 "${envs[@]}" "$vyre" bench --backend "$be" --filter "$filter" \
           --json "$out/$name.json" >"$keep/$name.txt" 2>&1
         grep -E "^ *[0-9]+ " "$keep/$name.txt" | sed "s/^/${name#bench-} /"
+        # VYRE_VULKAN_PIPELINE_STATS=1 with VYRE_LOG=info: the driver's
+        # statistics of each pipeline (plugin-vulkan/vk_stats.c).
+        grep -E "executable '|PIPELINE_STATS" "$keep/$name.txt" | head -40 | sed "s/^/${name#bench-} /"
       done
     done
   done

@@ -393,6 +393,13 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR};
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sgc = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+  // VYRE_VULKAN_PIPELINE_STATS=1 (README.md, a debugging switch; vk_stats.c).
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pep = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  const int stats_wanted = vyre_kit_env_flag("VYRE_VULKAN_PIPELINE_STATS") == 1;
+  be->pipeline_stats = 0;
+  be->exec_props = NULL;
+  be->exec_stats = NULL;
   memset(&be->sg, 0, sizeof(be->sg));
   const char *narrow = vyre_kit_getenv("VYRE_VULKAN_NARROW");
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
@@ -536,6 +543,17 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
             be->sg.size_control = be->sg.full = 1;
           }
         }
+      for (uint32_t i = 0; i < ne && stats_wanted; i++)
+        if (strcmp(ep[i].extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) ==
+            0) {
+          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                          .pNext = &pep};
+          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+          if (pep.pipelineExecutableInfo) {
+            exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+            be->pipeline_stats = 1;
+          }
+        }
     }
     free(ep);
   }
@@ -582,6 +600,13 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     sgc.pNext = chain;
     chain = &sgc;
   }
+  if (be->pipeline_stats) {
+    memset(&pep, 0, sizeof(pep));
+    pep.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    pep.pipelineExecutableInfo = VK_TRUE;
+    pep.pNext = chain;
+    chain = &pep;
+  }
   if (be->f16_device) {
     memset(&f16i8, 0, sizeof(f16i8));
     f16i8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
@@ -617,6 +642,7 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
     }
     if (!be->sem_value || !be->sem_wait) be->sem_value = NULL, be->sem_wait = NULL;
   }
+  vyre_vk_stats_open(be, stats_wanted);
   if (push_ext) {
     PFN_vkGetDeviceProcAddr gdpa =
         (PFN_vkGetDeviceProcAddr)vkGetInstanceProcAddr(be->instance, "vkGetDeviceProcAddr");

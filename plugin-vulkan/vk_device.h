@@ -47,6 +47,11 @@ struct vyre_backend {
   // VK_KHR_push_descriptor enabled: pipelines with at most max_push
   // descriptors push them while recording instead of allocating sets.
   PFN_vkCmdPushDescriptorSetKHR cmd_push_descriptors; // NULL: not enabled
+  // VYRE_VULKAN_PIPELINE_STATS=1 and VK_KHR_pipeline_executable_properties
+  // enabled: each pipeline created logs the driver's statistics (vk_stats.c).
+  uint32_t pipeline_stats;
+  PFN_vkGetPipelineExecutablePropertiesKHR exec_props;
+  PFN_vkGetPipelineExecutableStatisticsKHR exec_stats;
   uint32_t max_push;
   uint32_t soft_mul; // VYRE_VULKAN_SOFT_MUL=1: every f32 product in software (tests)
   // The driver ends loops after a fixed number of iterations and still
@@ -250,5 +255,16 @@ typedef struct vyre_vk_counters {
   uint64_t vk[9];
 } vyre_vk_counters;
 void vyre_vk_counters_io(vyre_backend *be, vyre_vk_counters *c, int restore);
+
+// VYRE_VULKAN_PIPELINE_STATS=1 (README.md "Environment", vk_stats.c): after
+// vkCreateDevice, loads the two statistics entry points where the extension
+// was enabled, or, when |wanted| and it was not, warns once that the device
+// offers none. Keeps be->pipeline_stats only when both entry points load.
+void vyre_vk_stats_open(vyre_backend *be, int wanted);
+// Logs (VYRE_LOG=info) every executable's statistics of |pipe|, made with
+// VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR, as one line per executable
+// naming |label|: registers, instructions and whatever else the driver
+// reports. Nothing when be->pipeline_stats is 0; a failed query is skipped.
+void vyre_vk_stats_log(vyre_backend *be, VkPipeline pipe, const char *label);
 
 #endif // VYRE_VK_DEVICE_H

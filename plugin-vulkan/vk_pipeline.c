@@ -199,6 +199,7 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
     cp.stage.pNext = &rss;
     cp.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   }
+  if (be->pipeline_stats) cp.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   r = vkCreateComputePipelines(be->device, be->pipeline_cache, 1, &cp, NULL, &pp->pipeline);
   if (r != VK_SUCCESS) {
     pp->pipeline = VK_NULL_HANDLE;
@@ -206,6 +207,7 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
     snprintf(what, sizeof(what), "vkCreateComputePipelines for '%s'", label);
     return vyre_vk_fail(be, err, r, what, "report this as a plugin bug with the program");
   }
+  vyre_vk_stats_log(be, pp->pipeline, label);
   return VYRE_STATUS_OK;
 }
 

@@ -18,7 +18,9 @@
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
-#     LOWER-F32-8) and VYRE_VULKAN_UNROLL=0 (VK-F32-19).
+#     LOWER-F32-8) and VYRE_VULKAN_UNROLL=0 (VK-F32-19);
+#   - VYRE_VULKAN_PIPELINE_STATS=1 logs the driver's pipeline statistics, or
+#     says the device has none.
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -95,6 +97,12 @@ run "$src/tests/conformance/cases/control/loop_store_same_index_each.json" \
 # LOWER-F32-8: loads canonicalized whole on the way in (generator 53's form).
 differs "$src/tests/conformance/cases/f32/lower_load_nan_routes.json" lower_load_nan_routes \
   VYRE_VULKAN_CANON_LOADS=1
+# VYRE_VULKAN_PIPELINE_STATS=1: the driver's statistics of each pipeline
+# at info level, or (lavapipe offers no VK_KHR_pipeline_executable_properties)
+# one warning naming the device; the results are the same either way.
+run "$dead" VYRE_VULKAN_PIPELINE_STATS=1 VYRE_LOG=info
+grep -qE "VYRE_VULKAN_PIPELINE_STATS=1: device '.*' offers no|pipeline 'dead_loop_else_store', executable" \
+  "$work/out" || { cat "$work/out" >&2; fail "VYRE_VULKAN_PIPELINE_STATS=1 logged neither statistics nor why not"; }
 # VK-F32-19's experiment: loops marked for unrolling ask DontUnroll.
 differs "$src/tests/conformance/cases/f32/lower_fma_run_accumulators.json" \
   lower_fma_run_accumulators VYRE_VULKAN_UNROLL=0
