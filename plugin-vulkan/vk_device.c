@@ -300,6 +300,22 @@ void vyre_vk_read_props(vyre_backend *be) {
   }
 }
 
+// Whether the device's extension list |ep| (|ne| entries) offers |name|.
+static int ext_offered(const VkExtensionProperties *ep, uint32_t ne, const char *name) {
+  for (uint32_t i = 0; i < ne; i++)
+    if (strcmp(ep[i].extensionName, name) == 0) return 1;
+  return 0;
+}
+
+// Fills the feature struct |feat| (its sType set, its pNext NULL) through
+// vkGetPhysicalDeviceFeatures2; returns 1 so it can stand in a condition.
+static int features_read(vyre_backend *be, void *feat) {
+  VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                  .pNext = feat};
+  vkGetPhysicalDeviceFeatures2(be->phys, &f2);
+  return 1;
+}
+
 // VYRE_VULKAN_STREAM=1: enable timeline semaphores and report the stream
 // slots (vk_ring.c); otherwise libvyre streams over dispatch_batch.
 static int stream_rings_wanted(void) {
@@ -411,42 +427,34 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   if (vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, NULL) == VK_SUCCESS && ne) {
     VkExtensionProperties *ep = calloc(ne, sizeof(*ep));
     if (ep && vkEnumerateDeviceExtensionProperties(be->phys, NULL, &ne, ep) == VK_SUCCESS) {
-      for (uint32_t i = 0; i < ne; i++)
-        if (strcmp(ep[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0 &&
-            !vyre_kit_getenv("VYRE_VULKAN_NO_PUSH_DESCRIPTORS")) {
-          VkPhysicalDevicePushDescriptorPropertiesKHR pd = {
-              .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR};
-          VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                            .pNext = &pd};
-          vkGetPhysicalDeviceProperties2(be->phys, &p2);
-          if (pd.maxPushDescriptors) {
-            exts[next++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
-            be->max_push = pd.maxPushDescriptors;
-            push_ext = 1;
-          }
+      if (ext_offered(ep, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) &&
+          !vyre_kit_getenv("VYRE_VULKAN_NO_PUSH_DESCRIPTORS")) {
+        VkPhysicalDevicePushDescriptorPropertiesKHR pd = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &pd};
+        vkGetPhysicalDeviceProperties2(be->phys, &p2);
+        if (pd.maxPushDescriptors) {
+          exts[next++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+          be->max_push = pd.maxPushDescriptors;
+          push_ext = 1;
         }
-      for (uint32_t i = 0; i < ne; i++)
-        if (strcmp(ep[i].extensionName, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME) == 0)
-          driver_props = 1;
+      }
+      driver_props = ext_offered(ep, ne, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
       // Real device faults (vk_fault.c, docs/abi.md ABI-VKFAULT-2): the fault
       // shaders address memory through PhysicalStorageBuffer64 pointers, so
       // bufferDeviceAddress is enabled where inject_fault may run them.
-      for (uint32_t i = 0; i < ne && vyre_vk_real_faults_possible(be); i++)
-        if (strcmp(ep[i].extensionName, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME) == 0) {
-          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          .pNext = &bda};
-          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-          if (bda.bufferDeviceAddress) {
-            exts[next++] = VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME;
-            be->bda = 1;
-          }
-        }
+      if (vyre_vk_real_faults_possible(be) &&
+          ext_offered(ep, ne, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME) &&
+          features_read(be, &bda) && bda.bufferDeviceAddress) {
+        exts[next++] = VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME;
+        be->bda = 1;
+      }
       // The device-local heap usage for the metrics (vk_heap_usage_bytes).
-      for (uint32_t i = 0; i < ne; i++)
-        if (strcmp(ep[i].extensionName, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) == 0) {
-          exts[next++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
-          be->has_budget = 1;
-        }
+      if (ext_offered(ep, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME)) {
+        exts[next++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+        be->has_budget = 1;
+      }
       // IR 1.1 narrow storage: 16-bit storage is Vulkan 1.1 core, 8-bit
       // storage the extension (core in 1.2, still enabled by name here).
       if (!emulate) {
@@ -454,25 +462,19 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
                                         .pNext = &s16};
         vkGetPhysicalDeviceFeatures2(be->phys, &f2);
         be->storage16 = s16.storageBuffer16BitAccess ? 1u : 0u;
-        for (uint32_t i = 0; i < ne; i++)
-          if (strcmp(ep[i].extensionName, VK_KHR_8BIT_STORAGE_EXTENSION_NAME) == 0) {
-            f2.pNext = &s8;
-            vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-            if (s8.storageBuffer8BitAccess) {
-              exts[next++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
-              be->storage8 = 1;
-            }
-          }
+        if (ext_offered(ep, ne, VK_KHR_8BIT_STORAGE_EXTENSION_NAME) && features_read(be, &s8) &&
+            s8.storageBuffer8BitAccess) {
+          exts[next++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
+          be->storage8 = 1;
+        }
       }
       // Native f16 conversions (docs/lowering.md LOWER-F16-2): shaderFloat16
       // and the RTE rounding mode for 16-bit floats, both by extension (core
       // in Vulkan 1.2; vyre asks for 1.1). Not with VYRE_VULKAN_F16=software.
       const char *f16env = vyre_kit_getenv("VYRE_VULKAN_F16");
       int has_f16 = 0, has_fc = 0;
-      for (uint32_t i = 0; i < ne; i++) {
-        has_f16 |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) == 0;
-        has_fc |= strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME) == 0;
-      }
+      has_f16 = ext_offered(ep, ne, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+      has_fc = ext_offered(ep, ne, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME);
       VkPhysicalDeviceFloatControlsPropertiesKHR fc = {
           .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
       if (has_fc) {
@@ -510,50 +512,29 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
       }
       if (be->f16_device || be->f32_modes)
         exts[next++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
-      for (uint32_t i = 0; i < ne; i++)
-        if (strcmp(ep[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) == 0 &&
-            stream_rings_wanted()) {
-          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          .pNext = &tl};
-          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-          if (tl.timelineSemaphore) {
-            exts[next++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
-            timeline = 1;
-          }
-        }
-      for (uint32_t i = 0; i < ne && be->has_int64; i++)
-        if (strcmp(ep[i].extensionName, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) == 0) {
-          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          .pNext = &a64};
-          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-          if (a64.shaderBufferInt64Atomics) {
-            exts[next++] = VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME;
-            be->int64_atomics = 1;
-          }
-        }
+      if (ext_offered(ep, ne, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) && stream_rings_wanted() &&
+          features_read(be, &tl) && tl.timelineSemaphore) {
+        exts[next++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+        timeline = 1;
+      }
+      if (be->has_int64 && ext_offered(ep, ne, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME) &&
+          features_read(be, &a64) && a64.shaderBufferInt64Atomics) {
+        exts[next++] = VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME;
+        be->int64_atomics = 1;
+      }
       // Native subgroups (README.md VK-SG-2): the size control extension
       // with both of its features, enabled only when offered whole.
-      for (uint32_t i = 0; i < ne; i++)
-        if (strcmp(ep[i].extensionName, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) == 0) {
-          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          .pNext = &sgc};
-          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-          if (sgc.subgroupSizeControl && sgc.computeFullSubgroups) {
-            exts[next++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
-            be->sg.size_control = be->sg.full = 1;
-          }
-        }
-      for (uint32_t i = 0; i < ne && stats_wanted; i++)
-        if (strcmp(ep[i].extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) ==
-            0) {
-          VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                          .pNext = &pep};
-          vkGetPhysicalDeviceFeatures2(be->phys, &f2);
-          if (pep.pipelineExecutableInfo) {
-            exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
-            be->pipeline_stats = 1;
-          }
-        }
+      if (ext_offered(ep, ne, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) &&
+          features_read(be, &sgc) && sgc.subgroupSizeControl && sgc.computeFullSubgroups) {
+        exts[next++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
+        be->sg.size_control = be->sg.full = 1;
+      }
+      if (stats_wanted &&
+          ext_offered(ep, ne, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) &&
+          features_read(be, &pep) && pep.pipelineExecutableInfo) {
+        exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        be->pipeline_stats = 1;
+      }
     }
     free(ep);
   }
