@@ -20,7 +20,8 @@
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
 #     LOWER-F32-8) and VYRE_VULKAN_UNROLL=0 (VK-F32-19);
 #   - VYRE_VULKAN_PIPELINE_STATS=1 logs the driver's pipeline statistics, or
-#     says the device has none.
+#     says the device has none; a VYRE_VULKAN_FMA_RUNS that is no run length
+#     warns with a Fix.
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -103,6 +104,14 @@ differs "$src/tests/conformance/cases/f32/lower_load_nan_routes.json" lower_load
 run "$dead" VYRE_VULKAN_PIPELINE_STATS=1 VYRE_LOG=info
 grep -qE "VYRE_VULKAN_PIPELINE_STATS=1: device '.*' offers no|pipeline 'dead_loop_else_store', executable" \
   "$work/out" || { cat "$work/out" >&2; fail "VYRE_VULKAN_PIPELINE_STATS=1 logged neither statistics nor why not"; }
+# VYRE_VULKAN_FMA_RUNS takes 0, 1 or a run length up to 128; another value
+# warns with a Fix and keeps whole runs.
+run "$dead" VYRE_VULKAN_FMA_RUNS=bogus
+grep -q "VYRE_VULKAN_FMA_RUNS='bogus' is not a run length; using 1 .*Fix:" "$work/out" ||
+  { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_FMA_RUNS=bogus"; }
+run "$dead" VYRE_VULKAN_FMA_RUNS=129
+grep -q "VYRE_VULKAN_FMA_RUNS='129' is not a run length" "$work/out" ||
+  { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_FMA_RUNS=129"; }
 # VK-F32-19's experiment: loops marked for unrolling ask DontUnroll.
 differs "$src/tests/conformance/cases/f32/lower_fma_run_accumulators.json" \
   lower_fma_run_accumulators VYRE_VULKAN_UNROLL=0
