@@ -8,7 +8,6 @@
 // loaded only when vendor, device, driver version and pipeline-cache UUID
 // match. Called from vk_plugin.c (compile, module_release, flush).
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
