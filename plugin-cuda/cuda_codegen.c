@@ -84,6 +84,9 @@ static const char kPrelude[] =
 // kPreludeRest: the exact forms above, or one .ftz instruction each.
 static const char kPreludeRest[] =
     "VD float vfdiv(float a, float b) { return vz(__fdiv_rn(a, b)); }\n"
+    // A grain run's bare fma and its test with zeros passing (LOWER-FMA-2).
+    "VD float vfmab(float a, float b, float c) { return __fmaf_rn(a, b, c); }\n"
+    "VD float vgz(float x) { return x == 0.0f ? __uint_as_float(0x7f800000u) : fabsf(x); }\n"
     // sqrt of a non-subnormal is never subnormal (LOWER-F32-1).
     "VD float vsqrt(float a) { return __fsqrt_rn(a); }\n"
     "VD float vfmin(float a, float b) {\n"
@@ -706,9 +709,84 @@ static uint32_t emit_wide(vyre_cuda_cg *g, uint32_t start, uint32_t count, uint3
   return w;
 }
 
+// The least magnitude of the locals ops[lo .. hi - 1] as a balanced tree of
+// fminf (a NaN drops out); with |zero_passes|, a zero counts as +inf (vgz).
+static void emit_grain_min(vyre_cuda_cg *g, const uint32_t *ops, uint32_t lo, uint32_t hi,
+                           int zero_passes) {
+  if (hi - lo == 1) {
+    vyre_cuda_cg_put(g, "%s(", zero_passes ? "vgz" : "fabsf");
+    vyre_cuda_cg_expr(g, ops[lo]);
+    vyre_cuda_cg_put(g, ")");
+    return;
+  }
+  uint32_t mid = lo + (hi - lo) / 2u;
+  vyre_cuda_cg_put(g, "fminf(");
+  emit_grain_min(g, ops, lo, mid, zero_passes);
+  vyre_cuda_cg_put(g, ", ");
+  emit_grain_min(g, ops, mid, hi, zero_passes);
+  vyre_cuda_cg_put(g, ")");
+}
+
+// A grain run headed by statement |i| of the list (docs/lowering.md
+// LOWER-FMA-2), where the device's fma is not one .ftz instruction: when
+// every local its a and b operands read is zero, infinite, NaN or at least
+// 2^-40 in magnitude, no exact result of the run is subnormal, so each
+// statement is the bare fma (vfmab: one FFMA, no flush); otherwise each is
+// the exact vfma. The hot test is the least magnitude (a zero fails it);
+// only where it fails does the same test with zeros passing run. The run's
+// lets are declared before the test. Returns the statements it emitted (0:
+// no grain run here).
+static uint32_t emit_fma_grain(vyre_cuda_cg *g, uint32_t start, uint32_t count, uint32_t i,
+                               int ind) {
+  const vyre_kit_plan *kp = g->kp;
+  const vyre_kit_node_facts *f = &kp->facts[vyre_kit_plan_stmt(kp, start, i)];
+  if (!(f->flags & VYRE_KIT_FACT_FMA_GRAIN) || (g->f32_native & VYRE_CUDA_GEN_F32_FMA) ||
+      f->fma_run > count - i)
+    return 0;
+  uint32_t ops[2u * VYRE_KIT_FMA_RUN_MAX];
+  uint32_t n = vyre_kit_plan_fma_operands(kp, start, i, ops);
+  if (n == VYRE_KIT_FMA_NO_GRAIN) return 0;
+  for (uint32_t k = 0; k < f->fma_run; k++) {
+    const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
+    if (s->kind == VYRE_IR_K_LET) vyre_cuda_cg_put(g, "%*sfloat v%u;\n", ind, "", s->ref);
+  }
+  vyre_cuda_cg_put(g, "%*sif (", ind, "");
+  if (n) {
+    emit_grain_min(g, ops, 0, n, 0);
+    vyre_cuda_cg_put(g, " >= __uint_as_float(0x%08xu) || ", VYRE_KIT_FMA_GRAIN_MIN);
+    emit_grain_min(g, ops, 0, n, 1);
+    vyre_cuda_cg_put(g, " >= __uint_as_float(0x%08xu)", VYRE_KIT_FMA_GRAIN_MIN);
+  } else {
+    vyre_cuda_cg_put(g, "true");
+  }
+  vyre_cuda_cg_put(g, ") {\n");
+  for (int bare = 1; bare >= 0; bare--) {
+    for (uint32_t k = 0; k < f->fma_run; k++) {
+      const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
+      const vyre_ir_node *v = &g->p->nodes[s->a];
+      vyre_cuda_cg_put(g, "%*s  v%u = ", ind, "", s->ref);
+      if (bare) {
+        vyre_cuda_cg_put(g, "vfmab(");
+        vyre_cuda_cg_expr(g, v->a);
+        vyre_cuda_cg_put(g, ", ");
+        vyre_cuda_cg_expr(g, v->b);
+        vyre_cuda_cg_put(g, ", ");
+        vyre_cuda_cg_expr(g, v->c);
+        vyre_cuda_cg_put(g, ");\n");
+      } else {
+        vyre_cuda_cg_expr(g, s->a);
+        vyre_cuda_cg_put(g, ";\n");
+      }
+    }
+    vyre_cuda_cg_put(g, bare ? "%*s} else {\n" : "%*s}\n", ind, "");
+  }
+  return f->fma_run;
+}
+
 static void emit_list(vyre_cuda_cg *g, uint32_t start, uint32_t count, int indent) {
   for (uint32_t i = 0; i < count && !g->bad && !g->oom; i++) {
     uint32_t w = emit_wide(g, start, count, i, indent);
+    if (!w) w = emit_fma_grain(g, start, count, i, indent);
     if (w) {
       i += w - 1u;
       continue;

@@ -90,7 +90,10 @@
 // 37: the kernel every compile builds is not coarsened (VYRE_CUDA_GEN_PLAIN);
 //     a coarsened variant is built at the first dispatch of a large grid
 //     (README.md CUDA-COMPILE-2).
-#define VYRE_CUDA_GENERATOR_VERSION 37u
+// 38: a grain run of fmas (docs/lowering.md LOWER-FMA-2) tests the locals
+//     its a and b operands read once and runs bare FFMAs (vfmab) where they
+//     pass, the exact forms where they do not (README.md CUDA-F32-7).
+#define VYRE_CUDA_GENERATOR_VERSION 38u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

@@ -1012,6 +1012,36 @@ static int reads_set(const vyre_kit_plan *plan, uint32_t x, const uint8_t *set) 
   return 0;
 }
 
+// LOWER-FMA-2: whether an operand with the f32 bits |v| (a literal, used
+// canonicalized: a subnormal is a zero) may stand in a grain run without a
+// test: zero, at least VYRE_KIT_FMA_GRAIN_MIN in magnitude, infinite or NaN.
+static int grain_lit_ok(uint32_t v) {
+  return (v & 0x7F800000u) == 0u || (v & 0x7FFFFFFFu) >= VYRE_KIT_FMA_GRAIN_MIN;
+}
+
+uint32_t vyre_kit_plan_fma_operands(const vyre_kit_plan *plan, uint32_t start, uint32_t i,
+                                    uint32_t *out) {
+  const vyre_ir_program *p = plan->p;
+  uint32_t len = plan->facts[p->stmts[start + i]].fma_run, n = 0;
+  for (uint32_t k = 0; k < len; k++) {
+    const vyre_ir_node *v = &p->nodes[p->nodes[p->stmts[start + i + k]].a];
+    for (uint32_t j = 0; j < 2; j++) {
+      uint32_t x = j ? v->b : v->a;
+      const vyre_ir_node *o = &p->nodes[x];
+      if (o->kind == VYRE_IR_K_LIT && o->type == VYRE_IR_TYPE_F32) {
+        if (!grain_lit_ok(o->ref)) return VYRE_KIT_FMA_NO_GRAIN;
+        continue;
+      }
+      if (o->kind != VYRE_IR_K_VAR || o->type != VYRE_IR_TYPE_F32) return VYRE_KIT_FMA_NO_GRAIN;
+      uint32_t seen = 0;
+      for (uint32_t q = 0; q < n && !seen; q++)
+        seen = p->nodes[out[q]].ref == o->ref;
+      if (!seen) out[n++] = x;
+    }
+  }
+  return n;
+}
+
 // A statement that may join a run of fmas (LOWER-FMA-1): a `let` or
 // `assign` whose value is an f32 fma and whose local something reads.
 static int fma_member(const vyre_kit_plan *plan, uint32_t s) {
@@ -1047,6 +1077,9 @@ static void fma_list(vyre_kit_plan *plan, uint8_t *set, uint32_t start, uint32_t
       vyre_kit_node_facts *f = &plan->facts[p->stmts[start + i]];
       f->flags |= VYRE_KIT_FACT_FMA_RUN;
       f->fma_run = k - i;
+      uint32_t ops[2u * VYRE_KIT_FMA_RUN_MAX];
+      uint32_t n = vyre_kit_plan_fma_operands(plan, start, i, ops);
+      if (n != VYRE_KIT_FMA_NO_GRAIN && 2u * n <= k - i) f->flags |= VYRE_KIT_FACT_FMA_GRAIN;
       i = k;
     } else {
       i++;

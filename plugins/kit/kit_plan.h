@@ -99,6 +99,17 @@ extern "C" {
 // every value of the run before it stores any.
 #define VYRE_KIT_FACT_FMA_RUN 0x1000u
 #define VYRE_KIT_FMA_RUN_MAX  128u
+// an FMA_RUN head whose every a and b operand is an f32 `var` or an f32
+// literal that passes the grain test, with at most half as many distinct
+// locals among them as the run has statements (LOWER-FMA-2). When every
+// such local is zero, infinite, NaN or at least 2^-40 in magnitude
+// (VYRE_KIT_FMA_GRAIN_MIN, the bits of 2^-40), no fma of the run can have a
+// subnormal exact result, so the device's fma rounding once with gradual
+// underflow (or flushing before rounding) gives the IR's bits with no flush
+// and no zero test: the generator may test the locals
+// (vyre_kit_plan_fma_operands) once and run the bare fmas.
+#define VYRE_KIT_FACT_FMA_GRAIN 0x2000u
+#define VYRE_KIT_FMA_GRAIN_MIN  0x2B800000u
 
 typedef struct vyre_kit_node_facts {
   uint32_t flags;     // VYRE_KIT_FACT_*
@@ -187,6 +198,15 @@ static inline uint32_t vyre_kit_plan_wide_bytes(const vyre_kit_plan *plan, uint3
   const vyre_ir_node *load = &plan->p->nodes[plan->p->nodes[node].a];
   return f->wide * vyre_kit_type_bytes(plan->p->buffers[load->ref].type);
 }
+
+// LOWER-FMA-2: the distinct f32 locals that the a and b operands of the run
+// headed by statement |i| of the list at |start| read, as the first `var`
+// node of each, into |out| (room for 2 * VYRE_KIT_FMA_RUN_MAX); returns their
+// count, or VYRE_KIT_FMA_NO_GRAIN where an operand is neither such a `var`
+// nor an f32 literal that passes the test without a check.
+#define VYRE_KIT_FMA_NO_GRAIN 0xFFFFFFFFu
+uint32_t vyre_kit_plan_fma_operands(const vyre_kit_plan *plan, uint32_t start, uint32_t i,
+                                    uint32_t *out);
 
 // Statement |i| of the list starting at |start| (checked by make).
 static inline uint32_t vyre_kit_plan_stmt(const vyre_kit_plan *plan, uint32_t start, uint32_t i) {

@@ -742,6 +742,73 @@ static void test_fma_runs(void **state) {
   free(t);
 }
 
+// LOWER-FMA-2: which runs are grain runs, and the locals their test reads.
+static void test_fma_grain(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t body[64], nb = 0, av[4], bv[4], r[16], q[4];
+  for (uint32_t k = 0; k < 4; k++) {
+    body[nb++] = let(t, &av[k], load(t, F, lit(t, T_U, k)));
+    body[nb++] = let(t, &bv[k], load(t, F, lit(t, T_U, 4 + k)));
+  }
+  // A 4 x 4 outer product: 16 fmas reading 8 locals, a grain run.
+  uint32_t outer = nb;
+  for (uint32_t i = 0; i < 4; i++)
+    for (uint32_t j = 0; j < 4; j++)
+      body[nb++] = let(t, &r[4 * i + j], fma3(t, var(t, av[i]), var(t, bv[j]), lit(t, T_F, 0)));
+  // Four fmas reading a0 and the literals 1.0, -0.0, +inf and 2^-40: grain
+  // (one local); with 2^-40's predecessor in place of 1.0 the literal fails.
+  const uint32_t lits[4] = {0x3F800000u, 0x80000000u, 0x7F800000u, VYRE_KIT_FMA_GRAIN_MIN};
+  uint32_t withlit = nb;
+  for (uint32_t k = 0; k < 4; k++)
+    body[nb++] = assign(t, r[k], fma3(t, var(t, av[0]), lit(t, T_F, lits[k]), var(t, r[k])));
+  uint32_t badlit = nb;
+  for (uint32_t k = 0; k < 4; k++)
+    body[nb++] =
+        assign(t, r[k], fma3(t, lit(t, T_F, k ? lits[k] : VYRE_KIT_FMA_GRAIN_MIN - 1u),
+                             var(t, av[0]), var(t, r[k])));
+  // A load operand, and a run of four reading four locals (more than half).
+  uint32_t loadop = nb;
+  for (uint32_t k = 0; k < 4; k++)
+    body[nb++] = let(t, &q[k], fma3(t, load(t, F, lit(t, T_U, k)), var(t, av[0]), var(t, r[k])));
+  uint32_t many = nb;
+  for (uint32_t k = 0; k < 4; k++)
+    body[nb++] = assign(t, r[4 + k], fma3(t, var(t, av[k & 1]), var(t, bv[k >> 1]), var(t, q[k])));
+  for (uint32_t k = 0; k < 16; k++)
+    body[nb++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+  for (uint32_t k = 0; k < 4; k++)
+    body[nb++] = store(t, O, lit(t, T_U, 16 + k), var(t, q[k]));
+  uint32_t start = tb_list(t, nb, body);
+  const vyre_ir_program *p = tb_finish(t, start, nb);
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  const struct {
+    uint32_t at, len, grain, locals;
+  } want[] = {{outer, 16, 1, 8}, {withlit, 4, 1, 1}, {badlit, 4, 0, ~0u},
+              {loadop, 4, 0, ~0u}, {many, 4, 0, 4}};
+  uint32_t ops[2 * VYRE_KIT_FMA_RUN_MAX];
+  for (uint32_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+    const vyre_kit_node_facts *f = &plan.facts[body[want[k].at]];
+    assert_true(f->flags & VYRE_KIT_FACT_FMA_RUN);
+    assert_int_equal(f->fma_run, want[k].len);
+    assert_int_equal(!!(f->flags & VYRE_KIT_FACT_FMA_GRAIN), want[k].grain);
+    assert_int_equal(vyre_kit_plan_fma_operands(&plan, start, want[k].at, ops), want[k].locals);
+  }
+  // The outer product's locals: a0, b0 .. b3, a1, a2, a3 in first-read order.
+  const uint32_t order[8] = {av[0], bv[0], bv[1], bv[2], bv[3], av[1], av[2], av[3]};
+  assert_int_equal(vyre_kit_plan_fma_operands(&plan, start, outer, ops), 8);
+  for (uint32_t k = 0; k < 8; k++) {
+    assert_int_equal(p->nodes[ops[k]].kind, VYRE_IR_K_VAR);
+    assert_int_equal(p->nodes[ops[k]].ref, order[k]);
+  }
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -761,6 +828,7 @@ int main(void) {
       cmocka_unit_test(test_unroll_budget),
       cmocka_unit_test(test_unread_locals),
       cmocka_unit_test(test_fma_runs),
+      cmocka_unit_test(test_fma_grain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -703,3 +703,104 @@ def gen_lower_fma_runs(ctx):
                 buf("out", 2, "write", "f32", R)], body, wg=(1, 1, 1), grid=[1, 1, 1],
                inputs={"a": [enc_f32(p[0]) for p in tf], "b": [enc_f32(p[1]) for p in tf]},
                expect={"out": [enc_f32(v) for v in acc]}))
+
+
+def _fb(x):
+    """The f32 bits of a Python float that an f32 holds exactly."""
+    import struct
+    b = struct.unpack("<I", struct.pack("<f", x))[0]
+    assert struct.unpack("<f", struct.pack("<I", b))[0] == x or x != x, x
+    return b
+
+
+def gen_lower_fma_grain(ctx):
+    """LOWER-FMA-2: a 4 x 4 outer product per invocation (16 fmas reading 8
+    locals, a grain run) in a loop of 2 trips, with operands at and just
+    below 2^-40, zeros, specials and cancellations."""
+    W = ctx.W
+    NAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
+    TB = 0x2B800000                     # 2^-40, the grain test's bound
+    xT = _fb((2 ** 23 + 1) * 2.0 ** -63)  # just above 2^-40
+    cT = _fb(-(2 ** 22 + 1) * 2.0 ** -102)  # xT * xT + cT = 2^-126 exactly
+    xB = _fb((2 ** 23 + 1) * 2.0 ** -64)  # just above 2^-41: below the bound
+    cB = _fb(-(2 ** 22 + 1) * 2.0 ** -104)  # xB * xB + cB = 2^-128 exactly
+    p55 = _fb(2.0 ** -55)                 # p55 * p55 = 2^-110
+    one = 0x3F800000
+    nrm = [_fb(v) for v in (1.5, -0.75, 3.0, 1.25 * 2 ** -20, 1 + 2 ** -23, -2.5, 1024.0,
+                            0.1015625, 0.296875, 7.0, -0.0009765625, 2 ** -39, 6.5, -3.25,
+                            2 ** 20, 0.0625)]
+    nrm[7] |= 0x1F  # mantissas with low bits set
+    nrm[8] |= 0x3
+    # (a trip 0, b trip 0, a trip 1, b trip 1, c (16 accumulators, row-major))
+    rows = [
+        # All normal and at least 2^-40: the bare fmas.
+        (nrm[0:4], nrm[4:8], nrm[8:12], nrm[12:16], nrm),
+        # xT * xT + cT = 2^-126 exactly at the bound; then a zero keeps it.
+        ([xT, TB, nrm[2], nrm[3]], [xT, TB | 0x80000000, nrm[6], nrm[7]],
+         [0, nrm[9], nrm[10], nrm[11]], [one, nrm[13], nrm[14], nrm[15]],
+         [cT] + nrm[1:]),
+        # xB * xB + cB = 2^-128 exactly, which the IR flushes to +0 (and to -0
+        # with the signs turned), then 2^-110 added: just below the bound the
+        # bare fma would keep 2^-128 and end at 2^-110 +- 2^-128.
+        ([xB, xB | 0x80000000, nrm[2], nrm[3]], [xB, xB, nrm[6], nrm[7]],
+         [p55, p55, nrm[10], nrm[11]], [p55, p55, nrm[14], nrm[15]],
+         [cB, nrm[1], nrm[2], nrm[3], nrm[4], cB ^ 0x80000000] + nrm[6:]),
+        # Zeros among the operands (the test with zeros passing), signed zero
+        # accumulators.
+        ([0, 0x80000000, nrm[0], nrm[3]], [nrm[9], 0, nrm[11] | 0x80000000, nrm[14]],
+         [_fb(2.0), 0, 0, 0], [0x80000000, nrm[1], nrm[2], nrm[3]],
+         [0x80000000, 0, 0x80000000, 0] + nrm[4:]),
+        # NaN, infinities and an overflow.
+        ([NAN, INF, NINF, _fb(2.0 ** 127)], [one, 0, _fb(2.0), _fb(4.0)],
+         [one, one, one, one], [NINF, NAN, one, _fb(2.0 ** 127)],
+         [INF, NINF, NAN, 0] + nrm[4:]),
+        # The largest f32 below 2^-40, and 2^-126 (both fail the test).
+        ([TB - 1, nrm[1], nrm[2], nrm[3]], [nrm[4], 0x00800000, nrm[6], nrm[7]],
+         nrm[8:12], nrm[12:16], nrm),
+        # A subnormal input (the load flushes it to 0) and +-2^-40 alone.
+        ([0x00000001, TB, TB | 0x80000000, nrm[3]], [TB, TB, 0x80000001, TB],
+         [TB, TB, TB, TB], [TB | 0x80000000, TB, one, TB],
+         [0x00800001, 0x80800001] + nrm[2:]),
+    ]
+    n = len(rows)
+    g = var("g")
+    body = [let("acc%d%d" % (i, j), load("c", add(mul(g, lit_u(16)), lit_u(4 * i + j))))
+            for i in range(4) for j in range(4)]
+    row = mul(add(mul(g, lit_u(2)), var("t")), lit_u(4))
+    lb = [let("ga%d" % i, load("a", add(row, lit_u(i)))) for i in range(4)]
+    lb += [let("gb%d" % j, load("b", add(row, lit_u(j)))) for j in range(4)]
+    lb += [assign("acc%d%d" % (i, j), fma(var("ga%d" % i), var("gb%d" % j),
+                                           var("acc%d%d" % (i, j))))
+           for i in range(4) for j in range(4)]
+    body += [for_("t", lit_u(0), lit_u(2), lb)]
+    body += [store("out", add(mul(g, lit_u(16)), lit_u(4 * i + j)), var("acc%d%d" % (i, j)))
+             for i in range(4) for j in range(4)]
+    body = guard_gid(body, out="out")
+    a_in, b_in, c_in, out = [], [], [], []
+    for a0, b0, a1, b1, c in rows:
+        a_in += a0 + a1
+        b_in += b0 + b1
+        c_in += c
+        acc = [G.f_canon(v) for v in c]
+        for av, bv in ((a0, b0), (a1, b1)):
+            for i in range(4):
+                for j in range(4):
+                    acc[4 * i + j] = G.f_fma(G.f_canon(av[i]), G.f_canon(bv[j]), acc[4 * i + j])
+        out += acc
+    # The rows' point: 2^-126 kept at the bound, 2^-110 exactly below it.
+    assert out[16] == 0x00800000, hex(out[16])
+    assert out[32] == out[37] == _fb(2.0 ** -110), (hex(out[32]), hex(out[37]))
+    W.add("f32/fma_grain_outer.json",
+          case("fma_grain_outer", "per invocation a 4 x 4 outer product of fmas in a loop of "
+               "2 trips, one grain run of 16 reading 8 locals (docs/lowering.md LOWER-FMA-2): "
+               "operands at least 2^-40 (bare fmas), exactly 2^-40 and just above with a "
+               "cancellation to exactly 2^-126, just above 2^-41 with a cancellation to "
+               "+-2^-128 that the IR flushes (the test must fail there), zeros, NaN, "
+               "infinities, an overflow, the largest f32 below 2^-40, 2^-126 and a "
+               "subnormal input", [
+                   buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
+                   buf("c", 2, "read", "f32"), buf("out", 3, "write", "f32", 16 * n)],
+               body, wg=(n, 1, 1), grid=[1, 1, 1],
+               inputs={"a": [enc_f32(v) for v in a_in], "b": [enc_f32(v) for v in b_in],
+                       "c": [enc_f32(v) for v in c_in]},
+               expect={"out": [enc_f32(v) for v in out]}))
