@@ -767,8 +767,8 @@ static void test_fma_grain(void **state) {
     body[nb++] = assign(t, r[k], fma3(t, var(t, av[0]), lit(t, T_F, lits[k]), var(t, r[k])));
   uint32_t badlit = nb;
   for (uint32_t k = 0; k < 4; k++)
-    body[nb++] =
-        assign(t, r[k], fma3(t, lit(t, T_F, k ? lits[k] : VYRE_KIT_FMA_GRAIN_MIN - 1u),
+    body[nb++] = assign(t, r[k],
+                        fma3(t, lit(t, T_F, k ? lits[k] : VYRE_KIT_FMA_GRAIN_MIN - 1u),
                              var(t, av[0]), var(t, r[k])));
   // A load operand, and a run of four reading four locals (more than half).
   uint32_t loadop = nb;
@@ -788,8 +788,11 @@ static void test_fma_grain(void **state) {
   assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
   const struct {
     uint32_t at, len, grain, locals;
-  } want[] = {{outer, 16, 1, 8}, {withlit, 4, 1, 1}, {badlit, 4, 0, ~0u},
-              {loadop, 4, 0, ~0u}, {many, 4, 0, 4}};
+  } want[] = {{outer, 16, 1, 8},
+              {withlit, 4, 1, 1},
+              {badlit, 4, 0, ~0u},
+              {loadop, 4, 0, ~0u},
+              {many, 4, 0, 4}};
   uint32_t ops[2 * VYRE_KIT_FMA_RUN_MAX];
   for (uint32_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
     const vyre_kit_node_facts *f = &plan.facts[body[want[k].at]];
