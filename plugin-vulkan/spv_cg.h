@@ -209,6 +209,17 @@ int vyre_spv_ffma_runs(const vyre_spv_cg *c);
 #define VYRE_SPV_FMA_RUN_MAX VYRE_KIT_FMA_RUN_MAX
 void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
                        const uint32_t *d, const uint32_t *guard, uint32_t *r);
+// Grain runs (docs/lowering.md LOWER-FMA-2; README.md VK-F32-20): whether
+// they run bare fmas here: opt.fma_grain, 64-bit integers, and the device's
+// Fma proven to round once (with the zero recheck or alone).
+int vyre_spv_ffma_grains(const vyre_spv_cg *c);
+// Where vyre_spv_ffma_grains: r[k] = fma(a[k], b[k], d[k]) for k < n as
+// vyre_spv_ffma_run, but where every one of the nops values ops (the f32
+// bits of the locals the operands read) is zero, infinite, NaN or at least
+// VYRE_KIT_FMA_GRAIN_MIN in magnitude, as bare hardware fmas.
+void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                         const uint32_t *d, const uint32_t *guard, const uint32_t *ops,
+                         uint32_t nops, uint32_t *r);
 
 // cr_math (spv_math.c): f32 bits of kit math function |fn| (VYRE_KIT_MATH_*)
 // of the f32 bits |x|; canonical.

@@ -600,14 +600,23 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
 // many (near-equal sizes), each its own test. A chunk evaluates before it
 // stores, and no value of the run reads a local an earlier statement of it
 // sets, so chunks give each statement the values it would see in order.
+// A grain run (docs/lowering.md LOWER-FMA-2; README.md VK-F32-20) where the
+// device has its bare form is one chunk: its operands' locals tested once,
+// then the bare fmas or the run's usual form (vyre_spv_ffma_grain).
 // Returns the statements it emitted (0: no such run, or the device's fma
-// has no shared test: each statement then runs alone).
+// has no shared test and no bare form: each statement then runs alone).
 static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
   const vyre_kit_node_facts *f = &c->plan->facts[vyre_kit_plan_stmt(c->plan, first, i)];
+  int grain = (f->flags & VYRE_KIT_FACT_FMA_GRAIN) && vyre_spv_ffma_grains(c);
   if (!(f->flags & VYRE_KIT_FACT_FMA_RUN) || f->fma_run > count - i || f->fma_run < 2 ||
-      f->fma_run > VYRE_SPV_FMA_RUN_MAX || !vyre_spv_ffma_runs(c))
+      f->fma_run > VYRE_SPV_FMA_RUN_MAX || (!grain && !vyre_spv_ffma_runs(c)))
     return 0;
-  uint32_t total = f->fma_run, cap = c->opt->fma_runs >= 2 ? c->opt->fma_runs : total;
+  uint32_t ops[2u * VYRE_SPV_FMA_RUN_MAX], opv[2u * VYRE_SPV_FMA_RUN_MAX] = {0}, nops = 0;
+  if (grain) {
+    nops = vyre_kit_plan_fma_operands(c->plan, first, i, ops);
+    grain = nops != VYRE_KIT_FMA_NO_GRAIN;
+  }
+  uint32_t total = f->fma_run, cap = c->opt->fma_runs >= 2 && !grain ? c->opt->fma_runs : total;
   uint32_t chunks = (total + cap - 1u) / cap;
   uint32_t a[VYRE_SPV_FMA_RUN_MAX] = {0}, b[VYRE_SPV_FMA_RUN_MAX] = {0};
   uint32_t d[VYRE_SPV_FMA_RUN_MAX] = {0}, g[VYRE_SPV_FMA_RUN_MAX] = {0};
@@ -622,8 +631,13 @@ static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint3
       d[k] = vyre_spv_expr(c, v->c);
       vyre_spv_f32_guard_for(c, (uint32_t)(v - c->p->nodes));
       g[k] = c->f32_guard;
+      for (uint32_t q = 0; grain && q < nops; q++) // the locals' first reads
+        if (!opv[q] && (ops[q] == v->a || ops[q] == v->b)) opv[q] = ops[q] == v->a ? a[k] : b[k];
     }
-    vyre_spv_ffma_run(c, n, a, b, d, g, r);
+    if (grain)
+      vyre_spv_ffma_grain(c, n, a, b, d, g, opv, nops, r);
+    else
+      vyre_spv_ffma_run(c, n, a, b, d, g, r);
     for (uint32_t k = 0; k < n; k++) {
       uint32_t s = vyre_kit_plan_stmt(c->plan, first, at + k);
       DO(SpvOpStore, c->local_var[c->p->nodes[s].ref], local_value(c, s, r[k]));

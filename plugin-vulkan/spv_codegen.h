@@ -175,7 +175,10 @@
 // 58: VYRE_VULKAN_FMA_RUNS=N tests a run of fmas in chunks of at most N
 //     (README.md VK-F32-19). A run is still tested whole by default: chunks
 //     of 8 measured 19% slower on an H100, chunks of 16 1% faster.
-#define VYRE_VK_GENERATOR_VERSION 58u
+// 59: a grain run of fmas (docs/lowering.md LOWER-FMA-2) tests the locals
+//     its a and b operands read once and runs bare hardware fmas where they
+//     pass (README.md VK-F32-20).
+#define VYRE_VK_GENERATOR_VERSION 59u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -320,6 +323,12 @@ typedef struct vyre_spv_options {
   // fma for its recheck, instead of each recheck's code in place
   // (VYRE_VULKAN_FMA_RUN_CALL=1, an experiment: README.md VK-F32-19).
   uint32_t fma_run_call;
+  // 1 (the default): a grain run of fmas (docs/lowering.md LOWER-FMA-2)
+  // tests the locals its a and b operands read once and, where they pass,
+  // runs bare hardware fmas where the device's Fma is proven to round once
+  // (VYRE_SPV_F32_NATIVE_FMAZ or _FMA; README.md VK-F32-20). 0: such runs
+  // are as any other (VYRE_VULKAN_FMA_GRAIN=0, driver comparisons).
+  uint32_t fma_grain;
   // 1: a loop the plan marks for unrolling (docs/lowering.md LOWER-LOOP-1)
   // carries loop control DontUnroll instead of Unroll (VYRE_VULKAN_UNROLL=0,
   // an experiment: README.md VK-F32-19).

@@ -630,8 +630,11 @@ int vyre_spv_ffma_runs(const vyre_spv_cg *c) {
   return c->opt->fma_runs && c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMAZ);
 }
 
-void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
-                       const uint32_t *d, const uint32_t *guard, uint32_t *r) {
+// The run's results before the guards (VK-F32-6): the hardware fmas, the
+// shared test and the rechecks, then a phi of each at the top of the merge
+// block.
+static void ffma_run_raw(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                         const uint32_t *d, uint32_t *r) {
   uint32_t m[VYRE_SPV_FMA_RUN_MAX];
   for (uint32_t k = 0; k < n; k++) {
     r[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
@@ -663,12 +666,106 @@ void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint
   // NVIDIA's compiler on vyre fuzz seed 1900000003 and others: VK-F32-19.)
   for (uint32_t k = 0; k < n; k++)
     r[k] = OP(SpvOpPhi, U, m[k], at, r[k], from);
+}
+
+// The guards of a run's results, as inline selects, so the results stay in
+// one block.
+static void ffma_run_guards(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                            const uint32_t *d, const uint32_t *guard, uint32_t *r) {
   c->guard_inline_now = 1;
   for (uint32_t k = 0; k < n; k++) {
     c->f32_guard = guard[k];
     r[k] = guard_fma(c, r[k], a[k], b[k], d[k]);
   }
   c->guard_inline_now = 0;
+}
+
+void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                       const uint32_t *d, const uint32_t *guard, uint32_t *r) {
+  ffma_run_raw(c, n, a, b, d, r);
+  ffma_run_guards(c, n, a, b, d, guard, r);
+}
+
+int vyre_spv_ffma_grains(const vyre_spv_cg *c) {
+  return c->opt->fma_grain && c->opt->has_int64 &&
+         (c->opt->f32_native & (VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA));
+}
+
+// The least of the values m[0 .. w - 1] by |inst| (GLSL.std.450 NMin on
+// floats or UMin on words), a balanced tree; m is overwritten.
+static uint32_t min_tree(vyre_spv_cg *c, uint32_t type, uint32_t inst, uint32_t *m, uint32_t w) {
+  while (w > 1) {
+    uint32_t h = w / 2;
+    for (uint32_t k = 0; k < h; k++) // reads 2k, 2k + 1 >= k: not yet overwritten
+      m[k] = OP(SpvOpExtInst, type, c->glsl, inst, m[2 * k], m[2 * k + 1]);
+    if (w & 1u) m[h] = m[w - 1];
+    w = h + (w & 1u);
+  }
+  return m[0];
+}
+
+// A grain run (docs/lowering.md LOWER-FMA-2; README.md VK-F32-20). The hot
+// test: the least magnitude of the locals (NMin of FAbs: a NaN drops out, as
+// it passes), compared on its bits with the bound, so no f32 constant
+// reaches the driver. Where that fails, the same on the integer magnitudes
+// with a zero counted as +inf. Then the bare hardware fmas, or the run's
+// usual form (the shared zero test, VK-F32-19, or the flushed native Fma),
+// and the guards over whichever ran.
+void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                         const uint32_t *d, const uint32_t *guard, const uint32_t *ops,
+                         uint32_t nops, uint32_t *r) {
+  uint32_t m[2u * VYRE_SPV_FMA_RUN_MAX], fast[VYRE_SPV_FMA_RUN_MAX];
+  if (!nops) { // every operand a literal that passes: no test
+    for (uint32_t k = 0; k < n; k++)
+      r[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
+    ffma_run_guards(c, n, a, b, d, guard, r);
+    return;
+  }
+  uint32_t ok;
+  {
+    for (uint32_t k = 0; k < nops; k++)
+      m[k] = OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs,
+                OP(SpvOpBitcast, c->t_float, ops[k]));
+    uint32_t least = OP(SpvOpBitcast, U, min_tree(c, c->t_float, GLSLstd450NMin, m, nops));
+    uint32_t hot = OP(SpvOpUGreaterThanEqual, c->t_bool, least, u(c, VYRE_KIT_FMA_GRAIN_MIN));
+    uint32_t from = c->cur_label, cold = vyre_spv_id(c->m), tested = vyre_spv_id(c->m);
+    VYRE_SPV_DO(c->m, SpvOpSelectionMerge, tested, SpvSelectionControlMaskNone);
+    VYRE_SPV_DO(c->m, SpvOpBranchConditional, hot, tested, cold);
+    vyre_spv_label(c, cold);
+    for (uint32_t k = 0; k < nops; k++) {
+      uint32_t mag = and_(c, U, ops[k], u(c, 0x7FFFFFFFu));
+      m[k] = sel(c, U, eq(c, mag, u(c, 0)), u(c, 0x7F800000u), mag);
+    }
+    uint32_t zok = OP(SpvOpUGreaterThanEqual, c->t_bool, min_tree(c, U, GLSLstd450UMin, m, nops),
+                      u(c, VYRE_KIT_FMA_GRAIN_MIN));
+    uint32_t at = c->cur_label;
+    VYRE_SPV_DO(c->m, SpvOpBranch, tested);
+    vyre_spv_label(c, tested);
+    ok = OP(SpvOpPhi, c->t_bool, hot, from, zok, at);
+  }
+  uint32_t bare = vyre_spv_id(c->m), usual = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, ok, bare, usual);
+  vyre_spv_label(c, bare);
+  for (uint32_t k = 0; k < n; k++)
+    fast[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
+  uint32_t bare_at = c->cur_label;
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, usual);
+  if (vyre_spv_ffma_runs(c)) {
+    ffma_run_raw(c, n, a, b, d, r);
+  } else {
+    for (uint32_t k = 0; k < n; k++)
+      r[k] = (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMAZ)
+                 ? ffma_zrecheck(c, a[k], b[k], d[k])
+                 : hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 1);
+  }
+  uint32_t usual_at = c->cur_label;
+  VYRE_SPV_DO(c->m, SpvOpBranch, merge);
+  vyre_spv_label(c, merge);
+  for (uint32_t k = 0; k < n; k++)
+    r[k] = OP(SpvOpPhi, U, fast[k], bare_at, r[k], usual_at);
+  ffma_run_guards(c, n, a, b, d, guard, r);
 }
 
 uint32_t vyre_spv_ffma(vyre_spv_cg *c, uint32_t a, uint32_t b, uint32_t d) {
