@@ -229,6 +229,8 @@ typedef struct fg {
   fg_rng fr;
   // An index chain (fg_index_chain), from a fourth generator: likewise.
   fg_rng ur;
+  // A grain run (fg_grain_run), from a fifth generator: likewise.
+  fg_rng gr;
   // The program may use cr_math ops (vyre_fuzzgen_options.math_percent).
   int math_ok;
 } fg;
@@ -984,6 +986,106 @@ static void fg_fma_run(fg *g, json_t *body) {
   json_array_insert_new(body, at, st);
 }
 
+// Grain runs (docs/lowering.md LOWER-FMA-2): operand values at and near
+// the bound 2^-40 (just above it, (2^23 + 1) 2^-63; just above 2^-41,
+// (2^23 + 1) 2^-64; the largest f32 below 2^-40), 2^-55 (whose square,
+// 2^-110, shows a 2^-128 kept where the IR flushed it), signed zeros,
+// infinities, a NaN, 2^-126 and a subnormal; each with the addend that
+// cancels its square to 2^-126 (at the bound) or to 2^-128 (below it).
+static const uint32_t fg_grain_edges[] = {0x2B800000, 0x2B800001, 0x2B000001, 0x2B7FFFFF,
+                                          0x24000000, 0x00000000, 0x80000000, 0x7F800000,
+                                          0xFF800000, 0x7FC00000, 0x00800000, 0x00000001,
+                                          0x3F800000, 0xAB800000, 0xAB000001, 0x3FC00001};
+static const uint32_t fg_grain_cancel[][2] = {{0x2B800001, 0x97800002}, {0x2B000001, 0x96800002}};
+
+// A value for a grain run's operand local: a grain edge, an f32 edge, or
+// a load of fl near the invocation's own element.
+static json_t *fg_grain_value(fg *g) {
+  fg_rng *r = &g->gr;
+  uint32_t k = fg_pick(r, 8);
+  if (k < 4) return fg_lit(g, T_F32, fg_grain_edges[fg_pick(r, FG_N(fg_grain_edges))]);
+  if (k < 5) return fg_lit(g, T_F32, fg_f32_edges[fg_pick(r, FG_N(fg_f32_edges))]);
+  json_t *at = fg_var(g, "id");
+  uint32_t off = fg_pick(r, 4);
+  if (off) at = fg_bin2(g, "add", at, fg_u32lit(g, off));
+  return fg_load_at(g, "fl", at);
+}
+
+// |n| lets of new f32 locals holding grain values into |out|; 0 when the
+// locals ran out.
+static int fg_grain_lets(fg *g, json_t *body, size_t *at, fg_local **out, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(out[i] = fg_new_local(g, T_F32))) return 0;
+    json_t *st = fg_node(g, "let");
+    fg_set(st, "name", json_string(out[i]->name));
+    fg_set(st, "value", fg_grain_value(g));
+    json_array_insert_new(body, (*at)++, st);
+  }
+  return 1;
+}
+
+// A grain run (docs/lowering.md LOWER-FMA-2) before the body's closing
+// return, if any: an outer product of P x Q fmas (P, Q 4 or 5: P + Q locals,
+// at most half the run) over lets of grain values, each accumulator a new
+// local starting from an addend (a cancelling one for the first, one time
+// in two, with its operands set to the edge it cancels), then a second
+// outer product that adds to every accumulator (so a 2^-128 kept where the
+// IR flushed shows), and ou[id] = the xor of the accumulators' bits.
+// Race-free: each invocation writes its own element. Choices from g->gr.
+static void fg_grain_run(fg *g, json_t *body) {
+  fg_rng *r = &g->gr;
+  uint32_t P = 4 + fg_pick(r, 2), Q = 4 + fg_pick(r, 2);
+  if (g->nlocals + 2u * (P + Q) + P * Q > FG_MAX_LOCALS) return;
+  size_t at = json_array_size(body);
+  json_t *last = at ? json_array_get(body, at - 1) : NULL;
+  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
+  if (k && !strcmp(k, "return")) at--;
+  fg_local *a[5], *b[5], *acc[25];
+  if (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q)) return;
+  int cancel = fg_chance(r, 1, 2);
+  const uint32_t *cv = fg_grain_cancel[fg_pick(r, FG_N(fg_grain_cancel))];
+  if (cancel) { // a[0] = b[0] = the edge, acc[0] starts from its addend
+    json_object_set_new(json_array_get(body, at - P - Q), "value", fg_lit(g, T_F32, cv[0]));
+    json_object_set_new(json_array_get(body, at - Q), "value", fg_lit(g, T_F32, cv[0]));
+  }
+  for (int trip = 0; trip < 2 && !g->oom; trip++) {
+    if (trip && (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q)))
+      return;
+    for (uint32_t i = 0; i < P; i++)
+      for (uint32_t j = 0; j < Q; j++) {
+        uint32_t q = i * Q + j;
+        json_t *c;
+        if (trip) {
+          c = fg_var(g, acc[q]->name);
+        } else if (!q && cancel) {
+          c = fg_lit(g, T_F32, cv[1]);
+        } else {
+          c = fg_grain_value(g);
+        }
+        json_t *v = fg_fma3(g, fg_var(g, a[i]->name), fg_var(g, b[j]->name), c);
+        if (!trip && !(acc[q] = fg_new_local(g, T_F32))) {
+          json_decref(v);
+          return;
+        }
+        json_t *st = fg_node(g, trip ? "assign" : "let");
+        fg_set(st, "name", json_string(acc[q]->name));
+        fg_set(st, "value", v);
+        json_array_insert_new(body, at++, st);
+      }
+  }
+  json_t *x = NULL;
+  for (uint32_t q = 0; q < P * Q; q++) {
+    json_t *bits = fg_set(fg_set(fg_node(g, "bitcast"), "to", json_string("u32")), "a",
+                          fg_var(g, acc[q]->name));
+    x = x ? fg_bin2(g, "xor", x, bits) : bits;
+  }
+  json_t *st = fg_node(g, "store");
+  fg_set(st, "buffer", json_string("ou"));
+  fg_set(st, "index", fg_var(g, "id"));
+  fg_set(st, "value", x);
+  json_array_insert_new(body, at, st);
+}
+
 // The chain's start: a buffer length, nwg.x or wgsize.x, or an edge
 // literal; as an f32, an edge literal or a cast of a length.
 static json_t *fg_chain_start(fg *g, uint32_t t) {
@@ -1264,6 +1366,8 @@ static char *fg_generate(fg *g, size_t *out_len) {
   if (fg_chance(&g->fr, 1, 4)) fg_fma_run(g, body);
   // Likewise from its own generator, after the run: one seed in eight.
   if (!g->opt.no_index_chains && fg_chance(&g->ur, 1, 8)) fg_index_chain(g, body);
+  // Likewise from its own generator: one seed in six.
+  if (fg_chance(&g->gr, 1, 6)) fg_grain_run(g, body);
   // Drawn after everything above, so a seed without it gives the program
   // it gave before grid barriers existed.
   if ((g->opt.features & VYRE_IR_FEATURE_GRID_BARRIER) && fg_chance(r, 1, 4))
@@ -1302,6 +1406,7 @@ char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *
   g->sr.state = seed ^ 0x5355424752505553ull; // the subgroup choices' own stream
   g->fr.state = seed ^ 0x464D4152554E5321ull; // the fma runs' own stream
   g->ur.state = seed ^ 0x494E444558434841ull; // the index chains' own stream
+  g->gr.state = seed ^ 0x475241494E52554Eull; // the grain runs' own stream
   uint64_t m = seed ^ 0x4352204D41544821ull;  // cr_math or not: its own draw
   uint32_t pct = g->opt.math_percent ? g->opt.math_percent : 25u;
   g->math_ok = (uint32_t)(fg_splitmix(&m) % 100u) < pct;
@@ -1324,6 +1429,7 @@ char *vyre_fuzzgen_case_from_bytes(const uint8_t *data, size_t size,
   g->sr.state = h ^ 0x5355424752505553ull; // the subgroup choices' own stream
   g->fr.state = h ^ 0x464D4152554E5321ull; // the fma runs' own stream
   g->ur.state = h ^ 0x494E444558434841ull; // the index chains' own stream
+  g->gr.state = h ^ 0x475241494E52554Eull; // the grain runs' own stream
   g->math_ok = 1;                          // libFuzzer chooses its own inputs
   char *text = fg_generate(g, out_len);
   free(g);
