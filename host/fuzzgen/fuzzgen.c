@@ -992,10 +992,9 @@ static void fg_fma_run(fg *g, json_t *body) {
 // 2^-110, shows a 2^-128 kept where the IR flushed it), signed zeros,
 // infinities, a NaN, 2^-126 and a subnormal; each with the addend that
 // cancels its square to 2^-126 (at the bound) or to 2^-128 (below it).
-static const uint32_t fg_grain_edges[] = {0x2B800000, 0x2B800001, 0x2B000001, 0x2B7FFFFF,
-                                          0x24000000, 0x00000000, 0x80000000, 0x7F800000,
-                                          0xFF800000, 0x7FC00000, 0x00800000, 0x00000001,
-                                          0x3F800000, 0xAB800000, 0xAB000001, 0x3FC00001};
+static const uint32_t fg_grain_edges[] = {
+    0x2B800000, 0x2B800001, 0x2B000001, 0x2B7FFFFF, 0x24000000, 0x00000000, 0x80000000, 0x7F800000,
+    0xFF800000, 0x7FC00000, 0x00800000, 0x00000001, 0x3F800000, 0xAB800000, 0xAB000001, 0x3FC00001};
 static const uint32_t fg_grain_cancel[][2] = {{0x2B800001, 0x97800002}, {0x2B000001, 0x96800002}};
 
 // A value for a grain run's operand local: a grain edge, an f32 edge, or
@@ -1049,8 +1048,7 @@ static void fg_grain_run(fg *g, json_t *body) {
     json_object_set_new(json_array_get(body, at - Q), "value", fg_lit(g, T_F32, cv[0]));
   }
   for (int trip = 0; trip < 2 && !g->oom; trip++) {
-    if (trip && (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q)))
-      return;
+    if (trip && (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q))) return;
     for (uint32_t i = 0; i < P; i++)
       for (uint32_t j = 0; j < Q; j++) {
         uint32_t q = i * Q + j;

@@ -117,18 +117,49 @@ static void test_math_share(void **state) {
 // VYRE_VULKAN_FMA_RUNS=8 (docs/lowering.md LOWER-FMA-1), lets and assigns whose results
 // one store to ou[id] observes; the rest are the programs of the seeds
 // before runs existed (their draw has its own generator).
-static int fma_run_length(const char *text) {
+// Whether the run of |len| fma statements ending before body[end] is a
+// grain run (docs/lowering.md LOWER-FMA-2): every a and b a var, with at
+// most half as many distinct names as statements.
+static int run_is_grain(json_t *body, size_t end, int len) {
+  const char *names[64];
+  int n = 0;
+  for (size_t i = end - (size_t)len; i < end; i++) {
+    json_t *v = json_object_get(json_array_get(body, i), "value");
+    for (int j = 0; j < 2; j++) {
+      json_t *o = json_object_get(v, j ? "b" : "a");
+      if (strcmp(json_string_value(json_object_get(o, "k")), "var")) return 0;
+      const char *nm = json_string_value(json_object_get(o, "name"));
+      int seen = 0;
+      for (int q = 0; q < n && !seen; q++)
+        seen = !strcmp(names[q], nm);
+      if (!seen && n < 64) names[n++] = nm;
+    }
+  }
+  return 2 * n <= len;
+}
+
+// The longest run of consecutive fma lets and assigns that is not a grain
+// run (*grain: how many grain runs there are, each two outer products).
+static int fma_run_length(const char *text, int *grain) {
   json_t *root = json_loads(text, 0, NULL);
   assert_non_null(root);
   json_t *body = json_object_get(root, "body");
   int best = 0, cur = 0;
-  for (size_t i = 0; i < json_array_size(body); i++) {
-    json_t *st = json_array_get(body, i), *v = json_object_get(st, "value");
-    const char *k = json_string_value(json_object_get(st, "k"));
+  *grain = 0;
+  for (size_t i = 0; i <= json_array_size(body); i++) {
+    json_t *st = json_array_get(body, i), *v = st ? json_object_get(st, "value") : NULL;
+    const char *k = st ? json_string_value(json_object_get(st, "k")) : NULL;
     const char *vk = v ? json_string_value(json_object_get(v, "k")) : NULL;
     int member = k && (!strcmp(k, "let") || !strcmp(k, "assign")) && vk && !strcmp(vk, "fma");
-    cur = member ? cur + 1 : 0;
-    if (cur > best) best = cur;
+    if (member) {
+      cur++;
+      continue;
+    }
+    if (cur >= 16 && run_is_grain(body, i, cur))
+      ++*grain;
+    else if (cur > best)
+      best = cur;
+    cur = 0;
   }
   json_decref(root);
   return best;
@@ -136,19 +167,25 @@ static int fma_run_length(const char *text) {
 
 static void test_fma_runs_share(void **state) {
   (void)state;
-  uint32_t n = 400, with = 0, long_runs = 0;
+  uint32_t n = 400, with = 0, long_runs = 0, grains = 0;
   for (uint64_t seed = 9000; seed < 9000 + n; seed++) {
     char *t = vyre_fuzzgen_case(seed, NULL, NULL);
     assert_non_null(t);
-    int len = fma_run_length(t);
+    int grain = 0, len = fma_run_length(t, &grain);
     assert_true(len <= 20);
     with += len >= 2;
     long_runs += len > 8;
+    // A grain run is two outer products, the second reading the first.
+    assert_true(grain == 0 || grain == 2);
+    grains += grain != 0;
     free(t);
   }
   assert_true(with > n * 15 / 100);
   assert_true(with < n * 35 / 100);
   assert_true(long_runs > 0 && long_runs < with / 2);
+  // About one seed in six gets a grain run.
+  assert_true(grains > n * 10 / 100);
+  assert_true(grains < n * 25 / 100);
 }
 
 // The body's statements with the index chain's (lets x0, x1, ... and the
