@@ -1114,6 +1114,70 @@ static void test_spirv_fma_run_shares_one_test(void **state) {
   }
 }
 
+// VK-F32-20 (docs/lowering.md LOWER-FMA-2): a 4 x 4 outer product of fmas
+// over 8 locals is a grain run. Where the device's Fma rounds once (FMAZ,
+// FMA) it has the 16 bare Fma beside its usual form, the hot test's 7 NMin
+// (8 locals) and the cold test's 7 UMin; with the zero recheck the usual
+// form is the run's shared test (16 more Fma, 15 NMin). With opt.fma_grain
+// 0, or with the fma through 64-bit floats (no bare form), no test at all.
+// A run of 4 fmas over 8 locals (more than half) is no grain run. Every
+// module passes spirv-val.
+#define GLSL_UMIN 38u
+static void test_spirv_fma_grain(void **state) {
+  (void)state;
+  for (int narrow = 0; narrow < 2; narrow++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x[8], r[16], st[8 + 2 * 16], m = 0, R = narrow ? 4 : 16;
+    for (uint32_t k = 0; k < 8; k++)
+      st[m++] = let(t, &x[k], load(t, A, lit(t, T_U, k)));
+    for (uint32_t k = 0; k < R; k++) // narrow: x0*x4, x1*x5, x2*x6, x3*x7
+      st[m++] = let(t, &r[k],
+                    fma3(t, var(t, x[narrow ? k : k / 4]), var(t, x[narrow ? 4 + k : 4 + k % 4]),
+                         lit(t, T_F, 0x3F800000u)));
+    for (uint32_t k = 0; k < R; k++)
+      st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+    const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+    static const struct {
+      uint32_t native, grain, runs;
+      uint32_t fma, nmin, umin; // for the 4 x 4 run
+    } forms[] = {
+        {VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ, 1, 1, 32, 7 + 15, 7},
+        {VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ, 1, 0, 32, 7, 7},
+        {VYRE_SPV_F32_NATIVE_FMA, 1, 1, 32, 7, 7},
+        {VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ, 0, 1, 16, 15, 0},
+        {VYRE_SPV_F32_NATIVE_FMA64, 1, 1, 0, 0, 0},
+    };
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+      vyre_spv_options opt = {.has_int64 = 1,
+                              .has_f64 = 1,
+                              .f32_native = forms[f].native,
+                              .fma_runs = forms[f].runs,
+                              .fma_grain = forms[f].grain};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      uint32_t fma = count_glsl(words, n, GLSL_FMA), nmin = count_glsl(words, n, GLSL_NMIN);
+      uint32_t umin = count_glsl(words, n, GLSL_UMIN);
+      free(words);
+      // The narrow run: no grain test; 4 Fma where the device's is used,
+      // and the shared test's 3 NMin where runs share it.
+      int hwfma = (forms[f].native & (VYRE_SPV_F32_NATIVE_FMA | VYRE_SPV_F32_NATIVE_FMAZ)) != 0;
+      uint32_t want_fma = narrow ? (hwfma ? 4u : 0u) : forms[f].fma;
+      uint32_t want_nmin =
+          narrow ? (forms[f].runs && (forms[f].native & VYRE_SPV_F32_NATIVE_FMAZ) ? 3u : 0u)
+                 : forms[f].nmin;
+      uint32_t want_umin = narrow ? 0u : forms[f].umin;
+      if (fma != want_fma || nmin != want_nmin || umin != want_umin)
+        fail_msg("narrow %d form %zu: %u Fma, %u NMin, %u UMin; want %u, %u and %u", narrow, f, fma,
+                 nmin, umin, want_fma, want_nmin, want_umin);
+      if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "fma grain", 0), 0);
+    }
+    free(t);
+  }
+}
+
 // VK-F32-19: a run whose fmas have f32 literal operands (maybe constant to
 // the driver, so each has the special-value guard of VK-F32-6) guards them
 // with inline selects: against each fma alone (opt.fma_runs 0, a guard
@@ -1626,6 +1690,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_f32_constants),
       cmocka_unit_test(test_spirv_hidden_normal_literal_needs_no_guard),
       cmocka_unit_test(test_spirv_fma_run_shares_one_test),
+      cmocka_unit_test(test_spirv_fma_grain),
       cmocka_unit_test(test_spirv_fma_run_guards_inline),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
