@@ -391,6 +391,93 @@ static void test_f32_fma_run_shares_the_zero_recheck(void **state) {
   fma_run_recheck("2", "1"); // chunks of 2, rechecks as calls
 }
 
+// EVIDENCE-OF: IR-F32-2: a grain run (docs/lowering.md LOWER-FMA-2;
+// plugin-vulkan/README.md VK-F32-20) under the forced zero recheck: a 4 x 4
+// outer product, then a second onto its results, per invocation. Every
+// product is exact in an f32 (short significands), so lavapipe's unfused
+// Fma gives the fused results and the paths can be told apart by what they
+// keep: invocation 0's operands are at least 2^-40 (the bare fmas);
+// invocation 1's first operands are 3 * 2^-65, whose square 9 * 2^-130 the
+// IR flushes to 0, so the test must fail and the exact path give 2^-110 in
+// the second product, where a bare fma would keep 2^-110 + 9 * 2^-130;
+// invocation 2's zeros pass the second test; invocation 3 has infinities, a
+// NaN and 2^-40 itself. With VYRE_VULKAN_FMA_GRAIN=0 the same bits.
+static void fma_grain_paths(const char *grain) {
+  enum { NI = 4 };
+  static const float x[NI][8] = {{1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
+                                 {0x3p-65f, 1.0f, 2.0f, 0.5f, 0x3p-65f, 1.0f, -4.0f, 0.25f},
+                                 {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
+                                 {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f}};
+  static const float u[NI][8] = {{1.0f, 2.0f, 0.5f, -1.0f, 1.0f, 0.25f, 2.0f, 4.0f},
+                                 {0x1p-55f, 1.0f, 1.0f, 1.0f, 0x1p-55f, 1.0f, 1.0f, 1.0f},
+                                 {0.0f, 1.0f, -2.0f, 0.0f, 3.0f, 0.0f, 1.0f, 2.0f},
+                                 {1.0f, 1.0f, -INFINITY, 2.0f, 1.0f, 0.5f, 1.0f, 1.0f}};
+  uint32_t xa[NI * 8], ua[NI * 8], ca[NI * 16], o[NI * 16], want[NI * 16];
+  for (uint32_t i = 0; i < NI; i++) {
+    for (uint32_t k = 0; k < 8; k++) {
+      xa[i * 8 + k] = bits(x[i][k]);
+      ua[i * 8 + k] = bits(u[i][k]);
+    }
+    for (uint32_t q = 0; q < 16; q++) {
+      ca[i * 16 + q] = q == 0 ? 0u : bits((float)q * 0.25f - 1.0f);
+      uint32_t r = ref(OP_FMA, xa[i * 8 + q / 4], xa[i * 8 + 4 + q % 4], ca[i * 16 + q]);
+      want[i * 16 + q] = ref(OP_FMA, ua[i * 8 + q / 4], ua[i * 8 + 4 + q % 4], r);
+      o[i * 16 + q] = 0xDEADBEEFu;
+    }
+  }
+  assert_int_equal(want[16], bits(0x1p-110f)); // invocation 1: the flush kept out
+  setenv("VYRE_VULKAN_FMA", "zrecheck64", 1);
+  setenv("VYRE_VULKAN_FMA_GRAIN", grain, 1);
+  vyre_backend *keep = g_be;
+  g_be = vk_open();
+  unsetenv("VYRE_VULKAN_FMA");
+  unsetenv("VYRE_VULKAN_FMA_GRAIN");
+  assert_non_null(g_be);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, NI, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_F, NI * 16);
+  uint32_t i, xv[8], uv[8], r[16], st[1 + 16 + 32 + 16], n = 0;
+  st[n++] = let(t, &i, gid(t, 0));
+#define AT(m, k)                                                                                   \
+  bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, i), lit(t, T_U, m)), lit(t, T_U, k))
+  for (uint32_t k = 0; k < 8; k++)
+    st[n++] = let(t, &xv[k], load(t, A, AT(8, k)));
+  for (uint32_t q = 0; q < 16; q++) // the first grain run: 16 fmas over 8 locals
+    st[n++] =
+        let(t, &r[q], fma3(t, var(t, xv[q / 4]), var(t, xv[4 + q % 4]), load(t, C, AT(16, q))));
+  for (uint32_t k = 0; k < 8; k++)
+    st[n++] = let(t, &uv[k], load(t, B, AT(8, k)));
+  for (uint32_t q = 0; q < 16; q++) // the second, onto the first's results
+    st[n++] = assign(t, r[q], fma3(t, var(t, uv[q / 4]), var(t, uv[4 + q % 4]), var(t, r[q])));
+  for (uint32_t q = 0; q < 16; q++)
+    st[n++] = store(t, O, AT(16, q), var(t, r[q]));
+#undef AT
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
+  void *data[] = {xa, ua, ca, o};
+  uint64_t bytes[] = {sizeof xa, sizeof ua, sizeof ca, sizeof o};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {1, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < NI * 16; k++) {
+    if (o[k] != want[k])
+      fprintf(stderr, "grain=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", grain, k / 16,
+              k % 16, o[k], want[k]);
+    assert_int_equal(o[k], want[k]);
+  }
+  free(t);
+  vk_ops()->destroy(g_be);
+  g_be = keep;
+}
+
+static void test_f32_fma_grain_paths(void **state) {
+  if (!g_be) skip();
+  fma_grain_paths("1");
+  fma_grain_paths("0");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_add_is_exact),
@@ -404,6 +491,7 @@ int main(void) {
       cmocka_unit_test(test_f32_fma_zero_recheck_software),
       cmocka_unit_test(test_f32_fma_zero_recheck_f64),
       cmocka_unit_test(test_f32_fma_run_shares_the_zero_recheck),
+      cmocka_unit_test(test_f32_fma_grain_paths),
   };
   return cmocka_run_group_tests_name("vulkan/f32", tests, vk_setup, vk_teardown);
 }
