@@ -1467,6 +1467,47 @@ out:
 // 16 u8 lets from base = piece * 16 summed into acc: the PTX of the aligned
 // copy reads each step with one ld.global.v4.u32, the per-element copy
 // with 16 byte loads per step (docs/lowering.md LOWER-WIDE-*).
+// docs/lowering.md LOWER-FMA-2, README.md CUDA-F32-7: a 4 x 4 outer product
+// (16 fmas over 8 locals) is one test of the 8 locals (8 fabsf, 7 fminf;
+// the same with vgz where it fails), 16 bare vfmab and 16 exact vfma; its
+// lets are declared before the test. Where the device's fma is one .ftz
+// instruction (VYRE_CUDA_GEN_F32_FMA) there is no test. Compiles for sm_90.
+static void test_codegen_fma_grain_run_tests_its_locals_once(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t x[8], r[16], st[8 + 2 * 16], m = 0;
+  for (uint32_t k = 0; k < 8; k++)
+    st[m++] = let(t, &x[k], load(t, A, lit(t, T_U, k)));
+  for (uint32_t k = 0; k < 16; k++)
+    st[m++] = let(t, &r[k], fma3(t, var(t, x[k / 4]), var(t, x[4 + k % 4]), lit(t, T_F, 0)));
+  for (uint32_t k = 0; k < 16; k++)
+    st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+  const uint32_t wg[3] = {64, 1, 1};
+  char *src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD, NULL, "grain run");
+  const char *k = strstr(src, "vyre_main");
+  assert_non_null(k);
+  assert_int_equal(count_of(k, "vfmab("), 16);
+  assert_int_equal(count_of(k, " = vfma("), 16);
+  assert_int_equal(count_of(k, "fabsf("), 8);
+  assert_int_equal(count_of(k, "vgz("), 8);
+  assert_int_equal(count_of(k, "fminf("), 14);
+  assert_int_equal(count_of(k, ">= __uint_as_float(0x2b800000u)"), 2);
+  assert_int_equal(count_of(k, "float v"), 16 + 8); // the run's lets declared first
+  free(src);
+  src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_FMA, NULL, "grain, native fma");
+  k = strstr(src, "vyre_main");
+  assert_non_null(k);
+  assert_int_equal(count_of(k, "vfmab("), 0);
+  assert_int_equal(count_of(k, "vfma("), 16);
+  free(src);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, VYRE_CUDA_GEN_F32_ADD, "grain run");
+  free(t);
+}
+
 static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
   (void)state;
   tb *t = new_tb(256, 1, 1);
@@ -1574,6 +1615,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_folds_f32_literals_to_canonical_bits),
       cmocka_unit_test(test_codegen_emits_only_the_prelude_helpers_it_uses),
       cmocka_unit_test(test_codegen_wide_load_groups_are_one_load),
+      cmocka_unit_test(test_codegen_fma_grain_run_tests_its_locals_once),
       cmocka_unit_test(test_codegen_byte_sum_walk_has_vector_loads_in_ptx),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),
