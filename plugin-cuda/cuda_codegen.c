@@ -751,9 +751,10 @@ static uint32_t emit_fma_grain(vyre_cuda_cg *g, uint32_t start, uint32_t count, 
     if (s->kind == VYRE_IR_K_LET) vyre_cuda_cg_put(g, "%*sfloat v%u;\n", ind, "", s->ref);
   }
   vyre_cuda_cg_put(g, "%*sif (", ind, "");
-  if (n) {
+  if (n) { // the bare path is the likely one: laid out as the fall-through
+    vyre_cuda_cg_put(g, "__builtin_expect(");
     emit_grain_min(g, ops, 0, n, 0);
-    vyre_cuda_cg_put(g, " >= __uint_as_float(0x%08xu) || ", VYRE_KIT_FMA_GRAIN_MIN);
+    vyre_cuda_cg_put(g, " >= __uint_as_float(0x%08xu), 1) || ", VYRE_KIT_FMA_GRAIN_MIN);
     emit_grain_min(g, ops, 0, n, 1);
     vyre_cuda_cg_put(g, " >= __uint_as_float(0x%08xu)", VYRE_KIT_FMA_GRAIN_MIN);
   } else {
