@@ -178,7 +178,10 @@
 // 59: a grain run of fmas (docs/lowering.md LOWER-FMA-2) tests the locals
 //     its a and b operands read once and runs bare hardware fmas where they
 //     pass (README.md VK-F32-20).
-#define VYRE_VK_GENERATOR_VERSION 59u
+// 60: where a grain run's test fails, each fma runs alone (its own zero
+//     recheck), not under the run's shared test (registers: README.md
+//     VK-F32-20).
+#define VYRE_VK_GENERATOR_VERSION 60u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
