@@ -708,9 +708,9 @@ static uint32_t min_tree(vyre_spv_cg *c, uint32_t type, uint32_t inst, uint32_t 
 // test: the least magnitude of the locals (NMin of FAbs: a NaN drops out, as
 // it passes), compared on its bits with the bound, so no f32 constant
 // reaches the driver. Where that fails, the same on the integer magnitudes
-// with a zero counted as +inf. Then the bare hardware fmas, or the run's
-// usual form (the shared zero test, VK-F32-19, or the flushed native Fma),
-// and the guards over whichever ran.
+// with a zero counted as +inf. Then the bare hardware fmas, or each fma
+// alone (its own zero recheck, or the flushed native Fma), and the guards
+// over whichever ran.
 void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
                          const uint32_t *d, const uint32_t *guard, const uint32_t *ops,
                          uint32_t nops, uint32_t *r) {
@@ -721,28 +721,25 @@ void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const ui
     ffma_run_guards(c, n, a, b, d, guard, r);
     return;
   }
-  uint32_t ok;
-  {
-    for (uint32_t k = 0; k < nops; k++)
-      m[k] = OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs,
-                OP(SpvOpBitcast, c->t_float, ops[k]));
-    uint32_t least = OP(SpvOpBitcast, U, min_tree(c, c->t_float, GLSLstd450NMin, m, nops));
-    uint32_t hot = OP(SpvOpUGreaterThanEqual, c->t_bool, least, u(c, VYRE_KIT_FMA_GRAIN_MIN));
-    uint32_t from = c->cur_label, cold = vyre_spv_id(c->m), tested = vyre_spv_id(c->m);
-    VYRE_SPV_DO(c->m, SpvOpSelectionMerge, tested, SpvSelectionControlMaskNone);
-    VYRE_SPV_DO(c->m, SpvOpBranchConditional, hot, tested, cold);
-    vyre_spv_label(c, cold);
-    for (uint32_t k = 0; k < nops; k++) {
-      uint32_t mag = and_(c, U, ops[k], u(c, 0x7FFFFFFFu));
-      m[k] = sel(c, U, eq(c, mag, u(c, 0)), u(c, 0x7F800000u), mag);
-    }
-    uint32_t zok = OP(SpvOpUGreaterThanEqual, c->t_bool, min_tree(c, U, GLSLstd450UMin, m, nops),
-                      u(c, VYRE_KIT_FMA_GRAIN_MIN));
-    uint32_t at = c->cur_label;
-    VYRE_SPV_DO(c->m, SpvOpBranch, tested);
-    vyre_spv_label(c, tested);
-    ok = OP(SpvOpPhi, c->t_bool, hot, from, zok, at);
+  for (uint32_t k = 0; k < nops; k++)
+    m[k] =
+        OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs, OP(SpvOpBitcast, c->t_float, ops[k]));
+  uint32_t least = OP(SpvOpBitcast, U, min_tree(c, c->t_float, GLSLstd450NMin, m, nops));
+  uint32_t hot = OP(SpvOpUGreaterThanEqual, c->t_bool, least, u(c, VYRE_KIT_FMA_GRAIN_MIN));
+  uint32_t from = c->cur_label, cold = vyre_spv_id(c->m), tested = vyre_spv_id(c->m);
+  VYRE_SPV_DO(c->m, SpvOpSelectionMerge, tested, SpvSelectionControlMaskNone);
+  VYRE_SPV_DO(c->m, SpvOpBranchConditional, hot, tested, cold);
+  vyre_spv_label(c, cold);
+  for (uint32_t k = 0; k < nops; k++) {
+    uint32_t mag = and_(c, U, ops[k], u(c, 0x7FFFFFFFu));
+    m[k] = sel(c, U, eq(c, mag, u(c, 0)), u(c, 0x7F800000u), mag);
   }
+  uint32_t zok = OP(SpvOpUGreaterThanEqual, c->t_bool, min_tree(c, U, GLSLstd450UMin, m, nops),
+                    u(c, VYRE_KIT_FMA_GRAIN_MIN));
+  uint32_t at = c->cur_label;
+  VYRE_SPV_DO(c->m, SpvOpBranch, tested);
+  vyre_spv_label(c, tested);
+  uint32_t ok = OP(SpvOpPhi, c->t_bool, hot, from, zok, at);
   uint32_t bare = vyre_spv_id(c->m), usual = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
   VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
   VYRE_SPV_DO(c->m, SpvOpBranchConditional, ok, bare, usual);
