@@ -46,6 +46,9 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n);
 // Expression |n| at a point that observes its bits: canonicalized unless the
 // plan proved it canonical (docs/lowering.md LOWER-F32-2, LOWER-F32-3).
 void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n);
+// The fma node |n| as a call of the prelude function |fn| (vfma, or vfmab
+// in a grain run's bare path) on its three operands.
+void vyre_cuda_cg_fma(vyre_cuda_cg *g, const char *fn, uint32_t n);
 // The C type of a value type: "u32", "i32", "float", "bool".
 const char *vyre_cuda_cg_ctype(uint32_t type);
 // What an f32 load from a host buffer does to the value under the plan's

@@ -764,20 +764,9 @@ static uint32_t emit_fma_grain(vyre_cuda_cg *g, uint32_t start, uint32_t count, 
   for (int bare = 1; bare >= 0; bare--) {
     for (uint32_t k = 0; k < f->fma_run; k++) {
       const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
-      const vyre_ir_node *v = &g->p->nodes[s->a];
       vyre_cuda_cg_put(g, "%*s  v%u = ", ind, "", s->ref);
-      if (bare) {
-        vyre_cuda_cg_put(g, "vfmab(");
-        vyre_cuda_cg_expr(g, v->a);
-        vyre_cuda_cg_put(g, ", ");
-        vyre_cuda_cg_expr(g, v->b);
-        vyre_cuda_cg_put(g, ", ");
-        vyre_cuda_cg_expr(g, v->c);
-        vyre_cuda_cg_put(g, ");\n");
-      } else {
-        vyre_cuda_cg_expr(g, s->a);
-        vyre_cuda_cg_put(g, ";\n");
-      }
+      vyre_cuda_cg_fma(g, bare ? "vfmab" : "vfma", s->a);
+      vyre_cuda_cg_put(g, ";\n");
     }
     vyre_cuda_cg_put(g, bare ? "%*s} else {\n" : "%*s}\n", ind, "");
   }

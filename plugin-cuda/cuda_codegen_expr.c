@@ -414,17 +414,22 @@ void vyre_cuda_cg_expr(vyre_cuda_cg *g, uint32_t n) {
     break;
   }
   case VYRE_IR_K_FMA:
-    vyre_cuda_cg_put(g, "vfma(");
-    vyre_cuda_cg_expr(g, e->a);
-    vyre_cuda_cg_put(g, ", ");
-    vyre_cuda_cg_expr(g, e->b);
-    vyre_cuda_cg_put(g, ", ");
-    vyre_cuda_cg_expr(g, e->c);
-    vyre_cuda_cg_put(g, ")");
+    vyre_cuda_cg_fma(g, "vfma", n);
     break;
   default: // the plan admits expression kinds only here
     break;
   }
+}
+
+void vyre_cuda_cg_fma(vyre_cuda_cg *g, const char *fn, uint32_t n) {
+  const vyre_ir_node *e = &g->p->nodes[n];
+  vyre_cuda_cg_put(g, "%s(", fn);
+  vyre_cuda_cg_expr(g, e->a);
+  vyre_cuda_cg_put(g, ", ");
+  vyre_cuda_cg_expr(g, e->b);
+  vyre_cuda_cg_put(g, ", ");
+  vyre_cuda_cg_expr(g, e->c);
+  vyre_cuda_cg_put(g, ")");
 }
 
 void vyre_cuda_cg_observed(vyre_cuda_cg *g, uint32_t n) {

@@ -630,6 +630,19 @@ int vyre_spv_ffma_runs(const vyre_spv_cg *c) {
   return c->opt->fma_runs && c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMAZ);
 }
 
+// The least of the values m[0 .. w - 1] by |inst| (GLSL.std.450 NMin on
+// floats or UMin on words), a balanced tree; m is overwritten.
+static uint32_t min_tree(vyre_spv_cg *c, uint32_t type, uint32_t inst, uint32_t *m, uint32_t w) {
+  while (w > 1) {
+    uint32_t h = w / 2;
+    for (uint32_t k = 0; k < h; k++) // reads 2k, 2k + 1 >= k: not yet overwritten
+      m[k] = OP(SpvOpExtInst, type, c->glsl, inst, m[2 * k], m[2 * k + 1]);
+    if (w & 1u) m[h] = m[w - 1];
+    w = h + (w & 1u);
+  }
+  return m[0];
+}
+
 // The run's results before the guards (VK-F32-6): the hardware fmas, the
 // shared test and the rechecks, then a phi of each at the top of the merge
 // block.
@@ -641,14 +654,7 @@ static void ffma_run_raw(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const ui
     m[k] =
         OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450FAbs, OP(SpvOpBitcast, c->t_float, r[k]));
   }
-  for (uint32_t w = n; w > 1;) {
-    uint32_t h = w / 2;
-    for (uint32_t k = 0; k < h; k++) // reads 2k, 2k + 1 >= k: not yet overwritten
-      m[k] = OP(SpvOpExtInst, c->t_float, c->glsl, GLSLstd450NMin, m[2 * k], m[2 * k + 1]);
-    if (w & 1u) m[h] = m[w - 1];
-    w = h + (w & 1u);
-  }
-  uint32_t tiny = exp_zero(c, OP(SpvOpBitcast, U, m[0]));
+  uint32_t tiny = exp_zero(c, OP(SpvOpBitcast, U, min_tree(c, c->t_float, GLSLstd450NMin, m, n)));
   uint32_t from = c->cur_label, slow = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
   VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
   VYRE_SPV_DO(c->m, SpvOpBranchConditional, tiny, slow, merge);
@@ -689,19 +695,6 @@ void vyre_spv_ffma_run(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint
 int vyre_spv_ffma_grains(const vyre_spv_cg *c) {
   return c->opt->fma_grain && c->opt->has_int64 &&
          (c->opt->f32_native & (VYRE_SPV_F32_NATIVE_FMAZ | VYRE_SPV_F32_NATIVE_FMA));
-}
-
-// The least of the values m[0 .. w - 1] by |inst| (GLSL.std.450 NMin on
-// floats or UMin on words), a balanced tree; m is overwritten.
-static uint32_t min_tree(vyre_spv_cg *c, uint32_t type, uint32_t inst, uint32_t *m, uint32_t w) {
-  while (w > 1) {
-    uint32_t h = w / 2;
-    for (uint32_t k = 0; k < h; k++) // reads 2k, 2k + 1 >= k: not yet overwritten
-      m[k] = OP(SpvOpExtInst, type, c->glsl, inst, m[2 * k], m[2 * k + 1]);
-    if (w & 1u) m[h] = m[w - 1];
-    w = h + (w & 1u);
-  }
-  return m[0];
 }
 
 // A grain run (docs/lowering.md LOWER-FMA-2; README.md VK-F32-20). The hot

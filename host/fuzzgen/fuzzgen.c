@@ -902,6 +902,33 @@ static int fg_in_run(const fg_local *const *set, uint32_t nset, const fg_local *
   return 0;
 }
 
+// A load of fl at the invocation's own element or up to 3 after it, the
+// offset drawn from |r|.
+static json_t *fg_fl_near_id(fg *g, fg_rng *r) {
+  json_t *at = fg_var(g, "id");
+  uint32_t off = fg_pick(r, 4);
+  if (off) at = fg_bin2(g, "add", at, fg_u32lit(g, off));
+  return fg_load_at(g, "fl", at);
+}
+
+// Where a statement appended at the end of |body| goes: before its closing
+// return, if any.
+static size_t fg_body_end(json_t *body) {
+  size_t at = json_array_size(body);
+  json_t *last = at ? json_array_get(body, at - 1) : NULL;
+  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
+  return k && !strcmp(k, "return") ? at - 1 : at;
+}
+
+// ou[id] = |x| (the xor of a run's result bits), inserted at |at|.
+static void fg_store_ou(fg *g, json_t *body, size_t at, json_t *x) {
+  json_t *st = fg_node(g, "store");
+  fg_set(st, "buffer", json_string("ou"));
+  fg_set(st, "index", fg_var(g, "id"));
+  fg_set(st, "value", x);
+  json_array_insert_new(body, at, st);
+}
+
 // An operand of a run's fma: an edge literal, a load of fl near the
 // invocation's own element, a readable f32 local, or (rarely) a local an
 // earlier statement of the run set, which ends the run there.
@@ -923,10 +950,7 @@ static json_t *fg_fma_operand(fg *g, const fg_local *const *set, uint32_t nset) 
     }
     if (n) return fg_var(g, g->locals[cand[fg_pick(r, n)]].name);
   }
-  json_t *at = fg_var(g, "id");
-  uint32_t off = fg_pick(r, 4);
-  if (off) at = fg_bin2(g, "add", at, fg_u32lit(g, off));
-  return fg_load_at(g, "fl", at);
+  return fg_fl_near_id(g, r);
 }
 
 // A run of 2 to 8 independent fmas, or (one run in four) 9 to 20, across
@@ -941,10 +965,7 @@ static void fg_fma_run(fg *g, json_t *body) {
   uint32_t n = fg_chance(r, 1, 4) ? 9 + fg_pick(r, 12) : 2 + fg_pick(r, 7);
   const fg_local *set[20];
   uint32_t nset = 0;
-  size_t at = json_array_size(body);
-  json_t *last = at ? json_array_get(body, at - 1) : NULL;
-  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
-  if (k && !strcmp(k, "return")) at--;
+  size_t at = fg_body_end(body);
   json_t *x = NULL;
   for (uint32_t i = 0; i < n && !g->oom; i++) {
     fg_local *l = NULL;
@@ -978,12 +999,7 @@ static void fg_fma_run(fg *g, json_t *body) {
         fg_set(fg_set(fg_node(g, "bitcast"), "to", json_string("u32")), "a", fg_var(g, l->name));
     x = x ? fg_bin2(g, "xor", x, bits) : bits;
   }
-  if (!x) return;
-  json_t *st = fg_node(g, "store");
-  fg_set(st, "buffer", json_string("ou"));
-  fg_set(st, "index", fg_var(g, "id"));
-  fg_set(st, "value", x);
-  json_array_insert_new(body, at, st);
+  if (x) fg_store_ou(g, body, at, x);
 }
 
 // Grain runs (docs/lowering.md LOWER-FMA-2): operand values at and near
@@ -1004,10 +1020,7 @@ static json_t *fg_grain_value(fg *g) {
   uint32_t k = fg_pick(r, 8);
   if (k < 4) return fg_lit(g, T_F32, fg_grain_edges[fg_pick(r, FG_N(fg_grain_edges))]);
   if (k < 5) return fg_lit(g, T_F32, fg_f32_edges[fg_pick(r, FG_N(fg_f32_edges))]);
-  json_t *at = fg_var(g, "id");
-  uint32_t off = fg_pick(r, 4);
-  if (off) at = fg_bin2(g, "add", at, fg_u32lit(g, off));
-  return fg_load_at(g, "fl", at);
+  return fg_fl_near_id(g, r);
 }
 
 // |n| lets of new f32 locals holding grain values into |out|; 0 when the
@@ -1035,10 +1048,7 @@ static void fg_grain_run(fg *g, json_t *body) {
   fg_rng *r = &g->gr;
   uint32_t P = 4 + fg_pick(r, 2), Q = 4 + fg_pick(r, 2);
   if (g->nlocals + 2u * (P + Q) + P * Q > FG_MAX_LOCALS) return;
-  size_t at = json_array_size(body);
-  json_t *last = at ? json_array_get(body, at - 1) : NULL;
-  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
-  if (k && !strcmp(k, "return")) at--;
+  size_t at = fg_body_end(body);
   fg_local *a[5], *b[5], *acc[25];
   if (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q)) return;
   int cancel = fg_chance(r, 1, 2);
@@ -1077,11 +1087,7 @@ static void fg_grain_run(fg *g, json_t *body) {
                           fg_var(g, acc[q]->name));
     x = x ? fg_bin2(g, "xor", x, bits) : bits;
   }
-  json_t *st = fg_node(g, "store");
-  fg_set(st, "buffer", json_string("ou"));
-  fg_set(st, "index", fg_var(g, "id"));
-  fg_set(st, "value", x);
-  json_array_insert_new(body, at, st);
+  fg_store_ou(g, body, at, x);
 }
 
 // The chain's start: a buffer length, nwg.x or wgsize.x, or an edge
