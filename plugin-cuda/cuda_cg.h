@@ -35,6 +35,13 @@ typedef struct vyre_cuda_cg {
   uint32_t observe_node;
   uint32_t f32_native; // VYRE_CUDA_GEN_F32_* of the options: one .ftz instruction per op
   int indirect;        // VYRE_CUDA_GEN_INDIRECT: the indirect-grid variant
+  // LOWER-FMA-3: the kernel keeps the workgroup grain flag (vgk: this
+  // thread's stores to f32 workgroup buffers all passed; vga: every
+  // thread's had at the last barrier).
+  int wg_grain;
+  // Inside a WG_HOIST loop's copy: 1 the copy taken where vga && vgk (its
+  // FMA_WG runs are bare), 2 the other (they test their locals); 0 outside.
+  int hoist;
 } vyre_cuda_cg;
 
 void vyre_cuda_cg_put(vyre_cuda_cg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -87,6 +87,9 @@ static const char kPreludeRest[] =
     // A grain run's bare fma and its test with zeros passing (LOWER-FMA-2).
     "VD float vfmab(float a, float b, float c) { return __fmaf_rn(a, b, c); }\n"
     "VD float vgz(float x) { return x == 0.0f ? __uint_as_float(0x7f800000u) : fabsf(x); }\n"
+    // The grain test of a value stored to workgroup memory (LOWER-FMA-3):
+    // zero, infinite, NaN, or at least 2^-40 in magnitude (vyre_kit_grain_bits).
+    "VD bool vgb(u32 v) { return (v & 0x7fffffffu) - 1u >= 0x2b7fffffu; }\n"
     // sqrt of a non-subnormal is never subnormal (LOWER-F32-1).
     "VD float vsqrt(float a) { return __fsqrt_rn(a); }\n"
     "VD float vfmin(float a, float b) {\n"
@@ -559,6 +562,16 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
       vyre_cuda_cg_put(g, ", vsv);\n%*s  }\n%*s}\n", ind, "", ind, "");
       break;
     }
+    if (g->wg_grain && vyre_kit_plan_wg_f32(g->kp, s->ref)) {
+      // LOWER-FMA-3: the stored bits feed this thread's grain flag.
+      vyre_cuda_cg_put(g, "%*s{\n%*s  const u32 vgs = vsw(", ind, "", ind, "");
+      vyre_cuda_cg_observed(g, s->b);
+      vyre_cuda_cg_put(g, ");\n%*s  %s(%s, %s, ", ind, "",
+                       vyre_kit_plan_checked(g->kp, n) ? "vst" : "vstu", ptr, len);
+      vyre_cuda_cg_expr(g, s->a);
+      vyre_cuda_cg_put(g, ", vgs);\n%*s  vgk = vgk && vgb(vgs);\n%*s}\n", ind, "", ind, "");
+      break;
+    }
     {
       // f16 / bf16 elements: round the f32 bits (IR-STORE-5, IR-STORE-6);
       // narrow integers keep their low bits (vst's narrowing).
@@ -585,6 +598,19 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     vyre_cuda_cg_put(g, "%*s}\n", ind, "");
     break;
   case VYRE_IR_K_FOR:
+    if (g->wg_grain && !g->hoist && (g->kp->facts[n].flags & VYRE_KIT_FACT_WG_HOIST)) {
+      // LOWER-FMA-3: the grain flag cannot change inside this loop; the
+      // copy whose grain runs are bare is the likely one.
+      vyre_cuda_cg_put(g, "%*sif (__builtin_expect(vga && vgk, 1)) {\n", ind, "");
+      g->hoist = 1;
+      emit_stmt(g, n, ind + 2);
+      vyre_cuda_cg_put(g, "%*s} else {\n", ind, "");
+      g->hoist = 2;
+      emit_stmt(g, n, ind + 2);
+      g->hoist = 0;
+      vyre_cuda_cg_put(g, "%*s}\n", ind, "");
+      break;
+    }
     // Bounds evaluated once; v < to with to fixed never wraps around.
     vyre_cuda_cg_put(g, "%*s{\n%*s  const u32 lf%u = ", ind, "", ind, "", n);
     vyre_cuda_cg_expr(g, s->a);
@@ -620,7 +646,10 @@ static void emit_stmt(vyre_cuda_cg *g, uint32_t n, int ind) {
     emit_subgroup(g, s, ind);
     break;
   case VYRE_IR_K_BARRIER:
-    vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
+    if (g->wg_grain) // LOWER-FMA-3: every thread's grain flag, ANDed
+      vyre_cuda_cg_put(g, "%*svga = __syncthreads_and(vgk) != 0;\n", ind, "");
+    else
+      vyre_cuda_cg_put(g, "%*s__syncthreads();\n", ind, "");
     break;
   case VYRE_IR_K_TRAP: // site 0..31 (checked by the plan)
     if (g->kp->features & VYRE_IR_FEATURE_TRAP_VALUE) {
@@ -750,7 +779,19 @@ static uint32_t emit_fma_grain(vyre_cuda_cg *g, uint32_t start, uint32_t count, 
     const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
     if (s->kind == VYRE_IR_K_LET) vyre_cuda_cg_put(g, "%*sfloat v%u;\n", ind, "", s->ref);
   }
+  int wg = g->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG);
+  if (wg && g->hoist == 1) { // LOWER-FMA-3: the loop's copy where the flag holds
+    for (uint32_t k = 0; k < f->fma_run; k++) {
+      const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
+      vyre_cuda_cg_put(g, "%*sv%u = ", ind, "", s->ref);
+      vyre_cuda_cg_fma(g, "vfmab", s->a);
+      vyre_cuda_cg_put(g, ";\n");
+    }
+    return f->fma_run;
+  }
   vyre_cuda_cg_put(g, "%*sif (", ind, "");
+  // LOWER-FMA-3: the workgroup's grain flag first, the locals' test where it fails.
+  if (wg && !g->hoist) vyre_cuda_cg_put(g, "__builtin_expect(vga && vgk, 1) || ");
   if (n) { // the bare path is the likely one: laid out as the fall-through
     vyre_cuda_cg_put(g, "__builtin_expect(");
     emit_grain_min(g, ops, 0, n, 0);
@@ -1215,6 +1256,8 @@ static void emit_kernel_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
                        threads, b);
     }
     vyre_cuda_cg_put(g, "  }\n  __syncthreads();\n");
+    // LOWER-FMA-3: workgroup memory starts zero, which passes the grain test.
+    if (g->wg_grain) vyre_cuda_cg_put(g, "  bool vgk = true, vga = true;\n");
   }
   if (plan->uses & VYRE_KIT_USES_SUBGROUP) {
     // docs/ir.md IR-SUBGROUP-1: the linear local index and this warp's threads.
@@ -1245,6 +1288,11 @@ static void emit_kernel_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
     emit_body(g, plan, 2);
   }
   vyre_cuda_cg_put(g, "}\n");
+}
+
+int vyre_cuda_gen_fma_wg(void) {
+  const char *v = vyre_kit_getenv("VYRE_CUDA_FMA_WG");
+  return !(v && v[0] == '0' && !v[1]);
 }
 
 uint32_t vyre_cuda_generate(const vyre_ir_program *p, const uint32_t wg[3], char **out_src,
@@ -1285,6 +1333,10 @@ uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], 
   g->vstore = plan.vstore;
   g->f32_native = opts & VYRE_CUDA_GEN_F32_ALL;
   g->indirect = (opts & VYRE_CUDA_GEN_INDIRECT) != 0;
+  // LOWER-FMA-3, where grain runs exist (not with the one-instruction fma).
+  g->wg_grain = kp.wg_grain && !(g->f32_native & VYRE_CUDA_GEN_F32_FMA) &&
+                (plan.uses & VYRE_KIT_USES_WORKGROUP_MEMORY) && !plan.lanes &&
+                plan.coarsen <= 1 && vyre_cuda_gen_fma_wg();
   memcpy(g->wg, wg, sizeof(g->wg));
   g->cap = 16384;
   g->buf = malloc(g->cap);

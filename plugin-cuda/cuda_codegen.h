@@ -93,10 +93,20 @@
 // 38: a grain run of fmas (docs/lowering.md LOWER-FMA-2) tests the locals
 //     its a and b operands read once and runs bare FFMAs (vfmab) where they
 //     pass, the exact forms where they do not (README.md CUDA-F32-7).
-#define VYRE_CUDA_GENERATOR_VERSION 38u
+// 39: a grain run fed by workgroup memory (LOWER-FMA-3) reads the
+//     workgroup's grain flag instead of testing its locals: each store to an
+//     f32 workgroup buffer tests the stored bits (vgb) into vgk, each barrier
+//     is __syncthreads_and(vgk) into vga, and a loop the plan marks
+//     WG_HOIST is emitted twice, its bare copy taken where vga && vgk
+//     (README.md CUDA-F32-8). VYRE_CUDA_FMA_WG=0 turns it off.
+#define VYRE_CUDA_GENERATOR_VERSION 39u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"
+// Whether the generator keeps the workgroup grain flag where the plan allows
+// it (docs/lowering.md LOWER-FMA-3): on unless VYRE_CUDA_FMA_WG=0 (an A/B
+// switch for the bench; part of the cubin cache key).
+int vyre_cuda_gen_fma_wg(void);
 #define VYRE_CUDA_MAX_SLOTS   VYRE_KIT_MAX_SLOTS
 
 // The binding plan: how the host's bindings map to kernel parameters. The

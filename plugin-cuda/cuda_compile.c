@@ -37,6 +37,7 @@ void vyre_cuda_cache_key(vyre_kit_key *k, const vyre_ir_program *p, const uint32
   vyre_kit_key_add_u32(k, VYRE_ABI_MINOR);
   vyre_kit_key_add_str(k, VYRE_CUDA_BUILD_ID);
   vyre_kit_key_add_u32(k, VYRE_CUDA_GENERATOR_VERSION);
+  vyre_kit_key_add_u32(k, (uint32_t)vyre_cuda_gen_fma_wg()); // VYRE_CUDA_FMA_WG
   vyre_kit_key_add(k, p->canonical, (size_t)p->canonical_size);
   for (int i = 0; i < 3; i++)
     vyre_kit_key_add_u32(k, wg[i]);

@@ -111,6 +111,15 @@ typedef struct vyre_spv_cg {
   // Native subgroup ops (opt.subgroup_native equals the program's
   // subgroup_size; README.md VK-SG-*): no sg_var, shuffles instead.
   int sg_native;
+  // The workgroup's grain flag (docs/lowering.md LOWER-FMA-3; README.md
+  // VK-F32-21), where wg_grain: wg_bad, a Workgroup uint, nonzero once an
+  // invocation stored an f32 value that fails the grain test and reached a
+  // barrier; wg_gk, a Function bool, this invocation's stores all passed;
+  // wg_ga, a Function bool, wg_bad was 0 after the last barrier. hoist: 1
+  // inside the copy of a WG_HOIST loop taken where the flag holds, 2 inside
+  // the other, 0 elsewhere.
+  int wg_grain, hoist;
+  uint32_t wg_bad, wg_gk, wg_ga;
 } vyre_spv_cg;
 
 // Per node of |p|: 1 when the value may be a compile-time constant (malloc'd;
@@ -217,9 +226,15 @@ int vyre_spv_ffma_grains(const vyre_spv_cg *c);
 // vyre_spv_ffma_run, but where every one of the nops values ops (the f32
 // bits of the locals the operands read) is zero, infinite, NaN or at least
 // VYRE_KIT_FMA_GRAIN_MIN in magnitude, as bare hardware fmas.
+// |flag| (a bool; 0: none), where true, passes the run without its test
+// (the workgroup's grain flag, docs/lowering.md LOWER-FMA-3).
 void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
                          const uint32_t *d, const uint32_t *guard, const uint32_t *ops,
-                         uint32_t nops, uint32_t *r);
+                         uint32_t nops, uint32_t flag, uint32_t *r);
+// The bare form of a grain run whose operands are known to pass: the
+// hardware fmas and their guards (LOWER-FMA-3's copy of a WG_HOIST loop).
+void vyre_spv_ffma_bare(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                        const uint32_t *d, const uint32_t *guard, uint32_t *r);
 
 // cr_math (spv_math.c): f32 bits of kit math function |fn| (VYRE_KIT_MATH_*)
 // of the f32 bits |x|; canonical.

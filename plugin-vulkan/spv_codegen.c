@@ -77,6 +77,12 @@ static void barrier(vyre_spv_cg *c) {
      vyre_spv_u(c, sem));
 }
 
+// LOWER-FMA-3: the workgroup's grain flag here: every f32 value stored to
+// workgroup memory passed the grain test (wg_ga && wg_gk).
+static uint32_t wg_flag(vyre_spv_cg *c) {
+  return OP(SpvOpLogicalAnd, B, OP(SpvOpLoad, B, c->wg_ga), OP(SpvOpLoad, B, c->wg_gk));
+}
+
 // if (cond) { then(); } as a selection construct. Returns the then label;
 // the caller emits the then-part between if_begin and if_end.
 typedef struct cg_if {
@@ -173,6 +179,14 @@ static void stmt_store(vyre_spv_cg *c, const vyre_ir_node *n) {
   // An f32 store observes the bits (docs/lowering.md LOWER-F32-2); f16 and
   // bf16 stores make any NaN their own canonical NaN in the conversion.
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) == 4) val = vyre_spv_observe(c, n->b, val);
+  if (c->wg_grain && vyre_kit_plan_wg_f32(c->plan, n->ref)) {
+    // LOWER-FMA-3: the stored bits feed this invocation's grain flag (zero,
+    // or at least 2^-40 in magnitude, infinite or NaN: |v| - 1 unsigned).
+    uint32_t mag = OP(SpvOpBitwiseAnd, U, val, vyre_spv_u(c, 0x7FFFFFFFu));
+    uint32_t pass = OP(SpvOpUGreaterThanEqual, B, OP(SpvOpISub, U, mag, vyre_spv_u(c, 1)),
+                       vyre_spv_u(c, VYRE_KIT_FMA_GRAIN_MIN - 1u));
+    DO(SpvOpStore, c->wg_gk, OP(SpvOpLogicalAnd, B, OP(SpvOpLoad, B, c->wg_gk), pass));
+  }
   if (vyre_kit_type_bytes(c->p->buffers[n->ref].type) < 4)
     vyre_spv_store_narrow(c, n->ref, idx, val,
                           vyre_spv_checked(c, n)); // never a lane buffer (kit_lanes.c)
@@ -568,6 +582,24 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     break;
   }
   case VYRE_IR_K_FOR:
+    if (c->wg_grain && !c->hoist && (c->plan->facts[idx].flags & VYRE_KIT_FACT_WG_HOIST)) {
+      // LOWER-FMA-3: the grain flag cannot change inside this loop: one
+      // copy with bare grain runs where it holds, one testing them.
+      uint32_t flag = wg_flag(c);
+      uint32_t then = vyre_spv_id(c->m), els = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
+      DO(SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+      DO(SpvOpBranchConditional, flag, then, els);
+      for (int copy = 1; copy <= 2; copy++) {
+        vyre_spv_label(c, copy == 1 ? then : els);
+        c->hoist = copy;
+        stmt_for(c, n);
+        if (!c->terminated) DO(SpvOpBranch, merge);
+        c->terminated = 0;
+      }
+      c->hoist = 0;
+      vyre_spv_label(c, merge);
+      break;
+    }
     stmt_for(c, n);
     break;
   case VYRE_IR_K_BLOCK:
@@ -580,6 +612,17 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     stmt_atomic(c, n);
     break;
   case VYRE_IR_K_BARRIER:
+    if (c->wg_grain) { // LOWER-FMA-3: a failed flag into wg_bad, then read it
+      cg_if f = if_begin(c, OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->wg_gk)));
+      OP(SpvOpAtomicOr, U, c->wg_bad, vyre_spv_u(c, SCOPE_WORKGROUP), vyre_spv_u(c, 0),
+         vyre_spv_u(c, 1));
+      if_end(c, f);
+      barrier(c);
+      uint32_t bad = OP(SpvOpAtomicLoad, U, c->wg_bad, vyre_spv_u(c, SCOPE_WORKGROUP),
+                        vyre_spv_u(c, 0));
+      DO(SpvOpStore, c->wg_ga, OP(SpvOpIEqual, B, bad, vyre_spv_u(c, 0)));
+      break;
+    }
     barrier(c);
     break;
   case VYRE_IR_K_SUBGROUP:
@@ -608,6 +651,10 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
 static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
   const vyre_kit_node_facts *f = &c->plan->facts[vyre_kit_plan_stmt(c->plan, first, i)];
   int grain = (f->flags & VYRE_KIT_FACT_FMA_GRAIN) && vyre_spv_ffma_grains(c);
+  // LOWER-FMA-3: 1 bare (the flag holds here), 2 the flag first, 0 no flag.
+  int wg = grain && c->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG)
+               ? (c->hoist == 1 ? 1 : c->hoist == 2 ? 0 : 2)
+               : 0;
   if (!(f->flags & VYRE_KIT_FACT_FMA_RUN) || f->fma_run > count - i || f->fma_run < 2 ||
       f->fma_run > VYRE_SPV_FMA_RUN_MAX || (!grain && !vyre_spv_ffma_runs(c)))
     return 0;
@@ -634,8 +681,10 @@ static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint3
       for (uint32_t q = 0; grain && q < nops; q++) // the locals' first reads
         if (!opv[q] && (ops[q] == v->a || ops[q] == v->b)) opv[q] = ops[q] == v->a ? a[k] : b[k];
     }
-    if (grain)
-      vyre_spv_ffma_grain(c, n, a, b, d, g, opv, nops, r);
+    if (wg == 1)
+      vyre_spv_ffma_bare(c, n, a, b, d, g, r);
+    else if (grain)
+      vyre_spv_ffma_grain(c, n, a, b, d, g, opv, nops, wg == 2 ? wg_flag(c) : 0u, r);
     else
       vyre_spv_ffma_run(c, n, a, b, d, g, r);
     for (uint32_t k = 0; k < n; k++) {
@@ -764,6 +813,11 @@ static void zero_workgroup_memory(vyre_spv_cg *c) {
     DO(SpvOpStore, c->tmp_var, OP(SpvOpIAdd, U, i, vyre_spv_u(c, total)));
     DO(SpvOpBranch, head);
     vyre_spv_label(c, merge);
+  }
+  if (c->wg_grain) { // LOWER-FMA-3: the flag word starts 0 (zeros pass)
+    cg_if f = if_begin(c, OP(SpvOpIEqual, B, lin, vyre_spv_u(c, 0)));
+    DO(SpvOpStore, c->wg_bad, vyre_spv_u(c, 0));
+    if_end(c, f);
   }
   barrier(c);
 }
@@ -1121,6 +1175,10 @@ static void declare_buffers(vyre_spv_cg *c) {
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
   }
+  if (c->wg_grain) // LOWER-FMA-3: the workgroup's grain flag word
+    c->wg_bad = global_var(
+        c, vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, U)),
+        SpvStorageClassWorkgroup);
   if ((c->plan->uses & VYRE_KIT_USES_SUBGROUP) && !c->sg_native) { // stmt_subgroup's exchange
     const uint32_t *wg = c->opt->workgroup_size;
     uint32_t count = wg[0] * wg[1] * wg[2];
@@ -1196,6 +1254,10 @@ static void declare_locals(vyre_spv_cg *c) {
         c->loop_k[n->ref] = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
     }
   c->tmp_var = OP(SpvOpVariable, c->t_ptr_fn_uint, SpvStorageClassFunction);
+  if (c->wg_grain) { // LOWER-FMA-3; stored true below, after every variable
+    c->wg_gk = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
+    c->wg_ga = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
+  }
   c->exit_var = 0;
   if (c->may_exit) { // README.md VK-EXIT-1
     c->exit_var = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
@@ -1207,6 +1269,10 @@ static void declare_locals(vyre_spv_cg *c) {
       DO(SpvOpStore, c->trap_val_var, vyre_spv_u(c, 0));
     }
     DO(SpvOpStore, c->exit_var, vyre_spv_bool(c, 0));
+  }
+  if (c->wg_grain) {
+    DO(SpvOpStore, c->wg_gk, vyre_spv_bool(c, 1));
+    DO(SpvOpStore, c->wg_ga, vyre_spv_bool(c, 1));
   }
 }
 
@@ -1274,6 +1340,9 @@ static uint32_t generate(vyre_spv_cg *c) {
   vyre_spv_module *m = c->m;
   const vyre_ir_program *p = c->p;
   c->lanes = c->plan->lanes.ok != 0;
+  // LOWER-FMA-3: the workgroup's grain flag, where runs read it.
+  c->wg_grain = c->plan->wg_grain && c->opt->fma_wg && vyre_spv_ffma_grains(c) &&
+                (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) && !c->lanes;
   vyre_spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
   if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))

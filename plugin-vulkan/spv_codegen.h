@@ -181,7 +181,13 @@
 // 60: where a grain run's test fails, each fma runs alone (its own zero
 //     recheck), not under the run's shared test (registers: README.md
 //     VK-F32-20).
-#define VYRE_VK_GENERATOR_VERSION 60u
+// 61: a grain run fed by workgroup memory (docs/lowering.md LOWER-FMA-3)
+//     reads the workgroup's grain flag instead of testing its locals: each
+//     store to an f32 workgroup buffer tests the stored bits, each barrier
+//     ORs a failed flag into a Workgroup word, and a loop the plan marks
+//     WG_HOIST is emitted twice, its bare copy taken where the flag holds
+//     (README.md VK-F32-21).
+#define VYRE_VK_GENERATOR_VERSION 61u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -332,6 +338,10 @@ typedef struct vyre_spv_options {
   // (VYRE_SPV_F32_NATIVE_FMAZ or _FMA; README.md VK-F32-20). 0: such runs
   // are as any other (VYRE_VULKAN_FMA_GRAIN=0, driver comparisons).
   uint32_t fma_grain;
+  // 1 (the default, with fma_grain): a grain run fed by workgroup memory
+  // (docs/lowering.md LOWER-FMA-3) reads the workgroup's grain flag instead
+  // of testing its locals (README.md VK-F32-21). 0: VYRE_VULKAN_FMA_WG=0.
+  uint32_t fma_wg;
   // 1: a loop the plan marks for unrolling (docs/lowering.md LOWER-LOOP-1)
   // carries loop control DontUnroll instead of Unroll (VYRE_VULKAN_UNROLL=0,
   // an experiment: README.md VK-F32-19).

@@ -704,15 +704,31 @@ int vyre_spv_ffma_grains(const vyre_spv_cg *c) {
 // with a zero counted as +inf. Then the bare hardware fmas, or each fma
 // alone (its own zero recheck, or the flushed native Fma), and the guards
 // over whichever ran.
+void vyre_spv_ffma_bare(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
+                        const uint32_t *d, const uint32_t *guard, uint32_t *r) {
+  for (uint32_t k = 0; k < n; k++)
+    r[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
+  ffma_run_guards(c, n, a, b, d, guard, r);
+}
+
 void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const uint32_t *b,
                          const uint32_t *d, const uint32_t *guard, const uint32_t *ops,
-                         uint32_t nops, uint32_t *r) {
+                         uint32_t nops, uint32_t flag, uint32_t *r) {
   uint32_t m[2u * VYRE_SPV_FMA_RUN_MAX], fast[VYRE_SPV_FMA_RUN_MAX];
   if (!nops) { // every operand a literal that passes: no test
-    for (uint32_t k = 0; k < n; k++)
-      r[k] = hw(c, 0, GLSLstd450Fma, (uint32_t[]){a[k], b[k], d[k]}, 3, 0);
-    ffma_run_guards(c, n, a, b, d, guard, r);
+    vyre_spv_ffma_bare(c, n, a, b, d, guard, r);
     return;
+  }
+  // LOWER-FMA-3: where the workgroup's grain flag holds, no test; the
+  // locals' test in a selection of its own where it does not.
+  uint32_t flag_from = 0, flag_merge = 0;
+  if (flag) {
+    uint32_t test = vyre_spv_id(c->m);
+    flag_from = c->cur_label;
+    flag_merge = vyre_spv_id(c->m);
+    VYRE_SPV_DO(c->m, SpvOpSelectionMerge, flag_merge, SpvSelectionControlMaskNone);
+    VYRE_SPV_DO(c->m, SpvOpBranchConditional, flag, flag_merge, test);
+    vyre_spv_label(c, test);
   }
   for (uint32_t k = 0; k < nops; k++)
     m[k] =
@@ -733,6 +749,12 @@ void vyre_spv_ffma_grain(vyre_spv_cg *c, uint32_t n, const uint32_t *a, const ui
   VYRE_SPV_DO(c->m, SpvOpBranch, tested);
   vyre_spv_label(c, tested);
   uint32_t ok = OP(SpvOpPhi, c->t_bool, hot, from, zok, at);
+  if (flag) {
+    uint32_t ok_at = c->cur_label;
+    VYRE_SPV_DO(c->m, SpvOpBranch, flag_merge);
+    vyre_spv_label(c, flag_merge);
+    ok = OP(SpvOpPhi, c->t_bool, vyre_spv_bool(c, 1), flag_from, ok, ok_at);
+  }
   uint32_t bare = vyre_spv_id(c->m), usual = vyre_spv_id(c->m), merge = vyre_spv_id(c->m);
   VYRE_SPV_DO(c->m, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
   VYRE_SPV_DO(c->m, SpvOpBranchConditional, ok, bare, usual);

@@ -1012,13 +1012,6 @@ static int reads_set(const vyre_kit_plan *plan, uint32_t x, const uint8_t *set) 
   return 0;
 }
 
-// LOWER-FMA-2: whether an operand with the f32 bits |v| (a literal, used
-// canonicalized: a subnormal is a zero) may stand in a grain run without a
-// test: zero, at least VYRE_KIT_FMA_GRAIN_MIN in magnitude, infinite or NaN.
-static int grain_lit_ok(uint32_t v) {
-  return (v & 0x7F800000u) == 0u || (v & 0x7FFFFFFFu) >= VYRE_KIT_FMA_GRAIN_MIN;
-}
-
 uint32_t vyre_kit_plan_fma_operands(const vyre_kit_plan *plan, uint32_t start, uint32_t i,
                                     uint32_t *out) {
   const vyre_ir_program *p = plan->p;
@@ -1029,7 +1022,7 @@ uint32_t vyre_kit_plan_fma_operands(const vyre_kit_plan *plan, uint32_t start, u
       uint32_t x = j ? v->b : v->a;
       const vyre_ir_node *o = &p->nodes[x];
       if (o->kind == VYRE_IR_K_LIT && o->type == VYRE_IR_TYPE_F32) {
-        if (!grain_lit_ok(o->ref)) return VYRE_KIT_FMA_NO_GRAIN;
+                if (!vyre_kit_grain_bits(o->ref)) return VYRE_KIT_FMA_NO_GRAIN;
         continue;
       }
       if (o->kind != VYRE_IR_K_VAR || o->type != VYRE_IR_TYPE_F32) return VYRE_KIT_FMA_NO_GRAIN;
@@ -1053,14 +1046,17 @@ static int fma_member(const vyre_kit_plan *plan, uint32_t s) {
 }
 
 // The runs of list |start|+|count| and of the lists inside it; |set| (one
-// byte per local, all 0) marks the locals the open run sets.
-static void fma_list(vyre_kit_plan *plan, uint8_t *set, uint32_t start, uint32_t count) {
+// byte per local, all 0) marks the locals the open run sets; |fed| (one byte
+// per local) the locals given values only by loads of f32 workgroup buffers
+// (LOWER-FMA-3).
+static void fma_list(vyre_kit_plan *plan, uint8_t *set, const uint8_t *fed, uint32_t start,
+                     uint32_t count) {
   const vyre_ir_program *p = plan->p;
   for (uint32_t i = 0; i < count; i++) {
     const vyre_ir_node *s = &p->nodes[p->stmts[start + i]];
-    if (s->kind == VYRE_IR_K_IF) fma_list(plan, set, s->alt, s->alt_count);
+    if (s->kind == VYRE_IR_K_IF) fma_list(plan, set, fed, s->alt, s->alt_count);
     if (s->kind == VYRE_IR_K_IF || s->kind == VYRE_IR_K_FOR || s->kind == VYRE_IR_K_BLOCK)
-      fma_list(plan, set, s->list, s->list_count);
+      fma_list(plan, set, fed, s->list, s->list_count);
   }
   for (uint32_t i = 0; i < count;) {
     uint32_t k = i;
@@ -1079,7 +1075,16 @@ static void fma_list(vyre_kit_plan *plan, uint8_t *set, uint32_t start, uint32_t
       f->fma_run = k - i;
       uint32_t ops[2u * VYRE_KIT_FMA_RUN_MAX];
       uint32_t n = vyre_kit_plan_fma_operands(plan, start, i, ops);
-      if (n != VYRE_KIT_FMA_NO_GRAIN && 2u * n <= k - i) f->flags |= VYRE_KIT_FACT_FMA_GRAIN;
+      if (n != VYRE_KIT_FMA_NO_GRAIN && 2u * n <= k - i) {
+        f->flags |= VYRE_KIT_FACT_FMA_GRAIN;
+        uint32_t q = 0;
+        while (q < n && fed[p->nodes[ops[q]].ref])
+          q++;
+        if (q == n) {
+          f->flags |= VYRE_KIT_FACT_FMA_WG;
+          plan->wg_grain = 1;
+        }
+      }
       i = k;
     } else {
       i++;
@@ -1087,12 +1092,71 @@ static void fma_list(vyre_kit_plan *plan, uint8_t *set, uint32_t start, uint32_t
   }
 }
 
+// LOWER-FMA-3: fed[l] = 1 for each f32 local that only `let` and `assign`
+// statements whose value is a load of an f32 workgroup buffer give values
+// (no subgroup result, no other value).
+static void fma_fed(const vyre_kit_plan *plan, uint8_t *fed) {
+  const vyre_ir_program *p = plan->p;
+  for (uint32_t l = 0; l < p->local_count; l++)
+    fed[l] = p->locals[l].type == VYRE_IR_TYPE_F32 && !p->locals[l].is_loop_var &&
+             !p->locals[l].is_atomic_result;
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *n = &p->nodes[i];
+    if (!(plan->facts[i].flags & VYRE_KIT_FACT_REACHED)) continue;
+    if (n->kind == VYRE_IR_K_SUBGROUP && n->ref < p->local_count) fed[n->ref] = 0;
+    if (n->kind != VYRE_IR_K_LET && n->kind != VYRE_IR_K_ASSIGN) continue;
+    const vyre_ir_node *v = &p->nodes[n->a];
+    if (v->kind != VYRE_IR_K_LOAD || !vyre_kit_plan_wg_f32(plan, v->ref)) fed[n->ref] = 0;
+  }
+}
+
+// LOWER-FMA-3: what list |start|+|count| holds, the lists inside it
+// included: bit 1 an FMA_WG run; bit 2 a barrier, a subgroup statement or a
+// store to an f32 workgroup buffer (what may change the grain flag, or needs
+// the whole workgroup or subgroup on one path).
+static uint32_t wg_scan(const vyre_kit_plan *plan, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = plan->p;
+  uint32_t has = 0;
+  for (uint32_t i = 0; i < count && has != 3u; i++) {
+    uint32_t n = p->stmts[start + i];
+    const vyre_ir_node *s = &p->nodes[n];
+    if (plan->facts[n].flags & VYRE_KIT_FACT_FMA_WG) has |= 1u;
+    if (s->kind == VYRE_IR_K_BARRIER || s->kind == VYRE_IR_K_SUBGROUP ||
+        (s->kind == VYRE_IR_K_STORE && vyre_kit_plan_wg_f32(plan, s->ref)))
+      has |= 2u;
+    if (s->kind == VYRE_IR_K_IF) has |= wg_scan(plan, s->alt, s->alt_count);
+    if (s->kind == VYRE_IR_K_IF || s->kind == VYRE_IR_K_FOR || s->kind == VYRE_IR_K_BLOCK)
+      has |= wg_scan(plan, s->list, s->list_count);
+  }
+  return has;
+}
+
+// Marks VYRE_KIT_FACT_WG_HOIST the outermost loops of the list whose body
+// holds an FMA_WG run and nothing wg_scan's bit 2 names.
+static void wg_hoist(vyre_kit_plan *plan, uint32_t start, uint32_t count) {
+  const vyre_ir_program *p = plan->p;
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t n = p->stmts[start + i];
+    const vyre_ir_node *s = &p->nodes[n];
+    if (s->kind == VYRE_IR_K_FOR && wg_scan(plan, s->list, s->list_count) == 1u) {
+      plan->facts[n].flags |= VYRE_KIT_FACT_WG_HOIST;
+      continue;
+    }
+    if (s->kind == VYRE_IR_K_IF) wg_hoist(plan, s->alt, s->alt_count);
+    if (s->kind == VYRE_IR_K_IF || s->kind == VYRE_IR_K_FOR || s->kind == VYRE_IR_K_BLOCK)
+      wg_hoist(plan, s->list, s->list_count);
+  }
+}
+
 static int plan_fma_runs(vyre_kit_plan *plan) {
   const vyre_ir_program *p = plan->p;
-  uint8_t *set = calloc((size_t)p->local_count + 1u, 1);
+  uint8_t *set = calloc((size_t)p->local_count + 1u, 2);
   if (!set) return 0;
-  fma_list(plan, set, p->body, p->body_count);
+  uint8_t *fed = set + p->local_count + 1u;
+  fma_fed(plan, fed);
+  fma_list(plan, set, fed, p->body, p->body_count);
   free(set);
+  if (plan->wg_grain) wg_hoist(plan, p->body, p->body_count);
   return 1;
 }
 

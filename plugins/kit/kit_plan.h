@@ -110,6 +110,19 @@ extern "C" {
 // (vyre_kit_plan_fma_operands) once and run the bare fmas.
 #define VYRE_KIT_FACT_FMA_GRAIN 0x2000u
 #define VYRE_KIT_FMA_GRAIN_MIN  0x2B800000u
+// an FMA_GRAIN head whose every operand local is given values only by loads
+// of f32 workgroup buffers (LOWER-FMA-3): its locals pass the grain test
+// wherever every f32 value ever stored to workgroup memory passed it, which
+// the generator tracks at run time with the workgroup's grain flag (one
+// test per workgroup store, an AND at each barrier) instead of testing the
+// run's locals. The plan's wg_grain is then 1.
+#define VYRE_KIT_FACT_FMA_WG 0x4000u
+// a `for` (not inside another such) whose body holds an FMA_WG run but no
+// barrier, subgroup statement or store to an f32 workgroup buffer
+// (LOWER-FMA-3): the grain flag cannot change inside it, so the generator
+// may emit the loop twice, the copy whose runs are bare fmas taken where the
+// flag holds.
+#define VYRE_KIT_FACT_WG_HOIST 0x8000u
 
 typedef struct vyre_kit_node_facts {
   uint32_t flags;     // VYRE_KIT_FACT_*
@@ -138,6 +151,10 @@ typedef struct vyre_kit_plan {
   // flushed on the way in but keep a NaN's payload, so they are not
   // canonical and their observation points canonicalize (LOWER-F32-8).
   uint32_t flush_loads;
+  // 1 when some run is VYRE_KIT_FACT_FMA_WG (LOWER-FMA-3): the generator
+  // keeps the workgroup's grain flag (vyre_kit_grain_bits at each store to an
+  // f32 workgroup buffer, an AND over the workgroup at each barrier).
+  uint32_t wg_grain;
 } vyre_kit_plan;
 
 // Makes the plan of |p| at workgroup size |wg| (NULL: no lane plan) for a
@@ -207,6 +224,21 @@ static inline uint32_t vyre_kit_plan_wide_bytes(const vyre_kit_plan *plan, uint3
 #define VYRE_KIT_FMA_NO_GRAIN 0xFFFFFFFFu
 uint32_t vyre_kit_plan_fma_operands(const vyre_kit_plan *plan, uint32_t start, uint32_t i,
                                     uint32_t *out);
+
+// LOWER-FMA-2/3: whether f32 bits |v| pass the grain test: a zero,
+// infinite, NaN, or at least VYRE_KIT_FMA_GRAIN_MIN in magnitude (a
+// subnormal fails: the bare hardware fma may not read it as zero). The
+// generators emit the same test (an and, a subtraction and an unsigned
+// compare) on values stored to workgroup memory.
+static inline int vyre_kit_grain_bits(uint32_t v) {
+  return (v & 0x7FFFFFFFu) - 1u >= VYRE_KIT_FMA_GRAIN_MIN - 1u;
+}
+// Whether |buffer| of the program is an f32 workgroup buffer (its stores
+// feed the grain flag, LOWER-FMA-3).
+static inline int vyre_kit_plan_wg_f32(const vyre_kit_plan *plan, uint32_t buffer) {
+  const vyre_ir_buffer *b = &plan->p->buffers[buffer];
+  return b->access == VYRE_IR_ACCESS_WORKGROUP && b->type == VYRE_IR_TYPE_F32;
+}
 
 // Statement |i| of the list starting at |start| (checked by make).
 static inline uint32_t vyre_kit_plan_stmt(const vyre_kit_plan *plan, uint32_t start, uint32_t i) {

@@ -134,11 +134,15 @@ struct vyre_host_hooks_t {
   // A warp operation: kind 0 shuffle from lane |arg|, 1 xor |arg|, 2 up |arg|,
   // 3 ballot (|v| the predicate); lanes in segments of |width|.
   unsigned long long (*warp)(unsigned mask, unsigned long long v, int kind, int arg, int width);
+  int (*sync_and)(int); // __syncthreads_and
 };
 extern "C" vyre_host_hooks_t vyre_host_hooks;
 #define __shared__ static
 static inline void __syncthreads() {
   vyre_host_hooks.sync();
+}
+static inline int __syncthreads_and(int p) {
+  return vyre_host_hooks.sync_and(p);
 }
 static inline void __threadfence() {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);

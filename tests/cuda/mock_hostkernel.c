@@ -178,7 +178,7 @@ int mock_host_compile(const char *src, char **blob, size_t *size, char **log) {
     }
   }
   fputs("\n", f);
-  fprintf(f, "extern \"C\" vyre_host_hooks_t vyre_host_hooks = {0, 0, 0};\n"
+  fprintf(f, "extern \"C\" vyre_host_hooks_t vyre_host_hooks = {0, 0, 0, 0};\n"
              "extern \"C\" void vyre_host_entry(void **a, const unsigned *d) {\n"
              "  gridDim = {d[0], d[1], d[2]};\n"
              "  blockDim = {d[3], d[4], d[5]};\n"
@@ -226,6 +226,7 @@ typedef struct hooks {
   void (*sync)(void);
   void (*nap)(void);
   unsigned long long (*warp)(unsigned, unsigned long long, int, int, int);
+  int (*sync_and)(int);
 } hooks;
 
 #define MOCK_HOST_COPIES 64 // blocks of one concurrent launch, at most
@@ -246,6 +247,7 @@ typedef struct hbar {
   unsigned expected, arrived;
   unsigned long gen;
   unsigned mask, exited; // a warp's: the round's lanes, and the lanes that have returned
+  int all, result;       // __syncthreads_and: this round's AND so far, the last round's
 } hbar;
 
 typedef struct launch {
@@ -268,6 +270,7 @@ static void hbar_init(hbar *b, unsigned expected) {
   b->expected = expected;
   b->arrived = 0;
   b->gen = 0;
+  b->all = 1;
 }
 
 static void hbar_destroy(hbar *b) {
@@ -276,6 +279,8 @@ static void hbar_destroy(hbar *b) {
 }
 
 static void release(hbar *b) {
+  b->result = b->all;
+  b->all = 1;
   b->arrived = 0;
   b->gen++;
   pthread_cond_broadcast(&b->c);
@@ -284,8 +289,9 @@ static void release(hbar *b) {
 // |mask|: nonzero makes the count of a new round that of a warp's lanes in
 // the mask that have not returned (a lane that trapped or returned before a
 // warp operation is inactive, as on the device: docs/ir.md IR-SUBGROUP-8).
-static void hbar_wait(hbar *b, unsigned mask, const char *what) {
+static void hbar_wait_and(hbar *b, unsigned mask, const char *what, int pred) {
   pthread_mutex_lock(&b->m);
+  b->all = b->all && pred;
   if (mask && b->arrived == 0) {
     b->mask = mask;
     b->expected = (unsigned)__builtin_popcount(mask & ~b->exited);
@@ -324,6 +330,10 @@ static void hbar_wait(hbar *b, unsigned mask, const char *what) {
   pthread_mutex_unlock(&b->m);
 }
 
+static void hbar_wait(hbar *b, unsigned mask, const char *what) {
+  hbar_wait_and(b, mask, what, 1);
+}
+
 static void hbar_leave(hbar *b) {
   pthread_mutex_lock(&b->m);
   b->expected--;
@@ -344,6 +354,17 @@ static void warp_leave(hbar *b, unsigned lane) {
 
 static void hook_sync(void) {
   hbar_wait(&t_launch->bb, 0, "__syncthreads");
+}
+
+// __syncthreads_and: the AND of every arrived thread's predicate. The round's
+// result stays until this thread arrives again (no round completes without it).
+static int hook_sync_and(int pred) {
+  hbar *b = &t_launch->bb;
+  hbar_wait_and(b, 0, "__syncthreads_and", pred != 0);
+  pthread_mutex_lock(&b->m);
+  int r = b->result;
+  pthread_mutex_unlock(&b->m);
+  return r;
 }
 
 static void hook_nap(void) {
@@ -426,6 +447,7 @@ static host_module *load_path(const char *path) {
   hk->sync = hook_sync;
   hk->nap = hook_nap;
   hk->warp = hook_warp;
+  hk->sync_and = hook_sync_and;
   h->dl = dl;
   h->nparams = *np;
   snprintf(h->path, sizeof h->path, "%s", path);

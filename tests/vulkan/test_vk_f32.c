@@ -478,6 +478,119 @@ static void test_f32_fma_grain_paths(void **state) {
   fma_grain_paths("0");
 }
 
+// EVIDENCE-OF: IR-F32-2: a grain run fed by workgroup memory (docs/lowering.md
+// LOWER-FMA-3; plugin-vulkan/README.md VK-F32-21) under the forced zero
+// recheck, with fma_grain_paths' rows: two workgroups of 4 stage their
+// operands in workgroup buffers, wait at a barrier, and each invocation runs
+// both outer products (inside a loop the plan hoists) over the operands its
+// neighbour (l + 1) mod 4 staged. Workgroup 0 holds the row of 3 * 2^-65,
+// staged by invocation 1 and read by invocation 0: only the AND over the
+// workgroup at the barrier keeps invocation 0 off the bare copy (there a
+// bare fma keeps 9 * 2^-130, which the IR flushes). Workgroup 1 holds rows
+// that all pass: the bare copy. With VYRE_VULKAN_FMA_WG=0 the same bits.
+static void fma_grain_wg(const char *wg) {
+  enum { NI = 8 };
+  static const float x[NI][8] = {
+      {1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
+      {0x3p-65f, 1.0f, 2.0f, 0.5f, 0x3p-65f, 1.0f, -4.0f, 0.25f},
+      {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
+      {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f},
+      {1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
+      {0x1p-40f, 1.0f, 2.0f, 0.5f, 0x1p-40f, 1.0f, -4.0f, 0.25f},
+      {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
+      {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f}};
+  static const float u[NI][8] = {{1.0f, 2.0f, 0.5f, -1.0f, 1.0f, 0.25f, 2.0f, 4.0f},
+                                 {0x1p-55f, 1.0f, 1.0f, 1.0f, 0x1p-55f, 1.0f, 1.0f, 1.0f},
+                                 {0.0f, 1.0f, -2.0f, 0.0f, 3.0f, 0.0f, 1.0f, 2.0f},
+                                 {1.0f, 1.0f, -INFINITY, 2.0f, 1.0f, 0.5f, 1.0f, 1.0f},
+                                 {1.0f, 2.0f, 0.5f, -1.0f, 1.0f, 0.25f, 2.0f, 4.0f},
+                                 {0x1p-35f, 1.0f, 1.0f, 1.0f, 0x1p-35f, 1.0f, 1.0f, 1.0f},
+                                 {0.0f, 1.0f, -2.0f, 0.0f, 3.0f, 0.0f, 1.0f, 2.0f},
+                                 {1.0f, 1.0f, -INFINITY, 2.0f, 1.0f, 0.5f, 1.0f, 1.0f}};
+  uint32_t xa[NI * 8], ua[NI * 8], ca[NI * 16], o[NI * 16], want[NI * 16];
+  for (uint32_t i = 0; i < NI; i++)
+    for (uint32_t k = 0; k < 8; k++) {
+      xa[i * 8 + k] = bits(x[i][k]);
+      ua[i * 8 + k] = bits(u[i][k]);
+    }
+  for (uint32_t i = 0; i < NI; i++) {
+    uint32_t j = (i & ~3u) | ((i + 1u) & 3u); // the neighbour whose operands i reads
+    for (uint32_t q = 0; q < 16; q++) {
+      ca[i * 16 + q] = q == 0 ? 0u : bits((float)q * 0.25f - 1.0f);
+      uint32_t r = ref(OP_FMA, xa[j * 8 + q / 4], xa[j * 8 + 4 + q % 4], ca[i * 16 + q]);
+      want[i * 16 + q] = ref(OP_FMA, ua[j * 8 + q / 4], ua[j * 8 + 4 + q % 4], r);
+      o[i * 16 + q] = 0xDEADBEEFu;
+    }
+  }
+  assert_int_equal(want[0], bits(0x1p-110f)); // invocation 0 reads 1's row: the flush kept out
+  setenv("VYRE_VULKAN_FMA", "zrecheck64", 1);
+  setenv("VYRE_VULKAN_FMA_WG", wg, 1);
+  vyre_backend *keep = g_be;
+  g_be = vk_open();
+  unsetenv("VYRE_VULKAN_FMA");
+  unsetenv("VYRE_VULKAN_FMA_WG");
+  assert_non_null(g_be);
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 4, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t B = tb_buf(t, 1, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t C = tb_buf(t, 2, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_F, NI * 16);
+  uint32_t WX = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 32);
+  uint32_t WU = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 32);
+  uint32_t i, l, j, xv[8], uv[8], r[16], st[3 + 16 + 2], body[8 + 16 + 8 + 16 + 16];
+  uint32_t n = 0, m = 0;
+  st[n++] = let(t, &i, gid(t, 0));
+  st[n++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  // j = the neighbour's local id: (l + 1) & 3
+  st[n++] = let(t, &j,
+                bin(t, VYRE_IR_BIN_AND, bin(t, VYRE_IR_BIN_ADD, var(t, l), lit(t, T_U, 1)),
+                    lit(t, T_U, 3)));
+#define AT(v, m, k)                                                                                \
+  bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, v), lit(t, T_U, m)), lit(t, T_U, k))
+  for (uint32_t k = 0; k < 8; k++) { // stage this invocation's operands
+    st[n++] = store(t, WX, AT(l, 8, k), load(t, A, AT(i, 8, k)));
+    st[n++] = store(t, WU, AT(l, 8, k), load(t, B, AT(i, 8, k)));
+  }
+  st[n++] = stmt0(t, VYRE_IR_K_BARRIER);
+  for (uint32_t k = 0; k < 8; k++)
+    body[m++] = let(t, &xv[k], load(t, WX, AT(j, 8, k)));
+  for (uint32_t q = 0; q < 16; q++)
+    body[m++] =
+        let(t, &r[q], fma3(t, var(t, xv[q / 4]), var(t, xv[4 + q % 4]), load(t, C, AT(i, 16, q))));
+  for (uint32_t k = 0; k < 8; k++)
+    body[m++] = let(t, &uv[k], load(t, WU, AT(j, 8, k)));
+  for (uint32_t q = 0; q < 16; q++)
+    body[m++] = assign(t, r[q], fma3(t, var(t, uv[q / 4]), var(t, uv[4 + q % 4]), var(t, r[q])));
+  for (uint32_t q = 0; q < 16; q++)
+    body[m++] = store(t, O, AT(i, 16, q), var(t, r[q]));
+#undef AT
+  uint32_t lv = tb_local(t, T_U, 0);
+  uint32_t bs = tb_list(t, m, body);
+  st[n++] = for_(t, lv, lit(t, T_U, 0), lit(t, T_U, 1), bs, m);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
+  void *data[] = {xa, ua, ca, o};
+  uint64_t bytes[] = {sizeof xa, sizeof ua, sizeof ca, sizeof o};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {2, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < NI * 16; k++) {
+    if (o[k] != want[k])
+      fprintf(stderr, "wg=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", wg, k / 16,
+              k % 16, o[k], want[k]);
+    assert_int_equal(o[k], want[k]);
+  }
+  free(t);
+  vk_ops()->destroy(g_be);
+  g_be = keep;
+}
+
+static void test_f32_fma_grain_wg(void **state) {
+  if (!g_be) skip();
+  fma_grain_wg("1");
+  fma_grain_wg("0");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_add_is_exact),
@@ -492,6 +605,7 @@ int main(void) {
       cmocka_unit_test(test_f32_fma_zero_recheck_f64),
       cmocka_unit_test(test_f32_fma_run_shares_the_zero_recheck),
       cmocka_unit_test(test_f32_fma_grain_paths),
+      cmocka_unit_test(test_f32_fma_grain_wg),
   };
   return cmocka_run_group_tests_name("vulkan/f32", tests, vk_setup, vk_teardown);
 }
