@@ -1335,8 +1335,8 @@ uint32_t vyre_cuda_generate_opt(const vyre_ir_program *p, const uint32_t wg[3], 
   g->indirect = (opts & VYRE_CUDA_GEN_INDIRECT) != 0;
   // LOWER-FMA-3, where grain runs exist (not with the one-instruction fma).
   g->wg_grain = kp.wg_grain && !(g->f32_native & VYRE_CUDA_GEN_F32_FMA) &&
-                (plan.uses & VYRE_KIT_USES_WORKGROUP_MEMORY) && !plan.lanes &&
-                plan.coarsen <= 1 && vyre_cuda_gen_fma_wg();
+                (plan.uses & VYRE_KIT_USES_WORKGROUP_MEMORY) && !plan.lanes && plan.coarsen <= 1 &&
+                vyre_cuda_gen_fma_wg();
   memcpy(g->wg, wg, sizeof(g->wg));
   g->cap = 16384;
   g->buf = malloc(g->cap);

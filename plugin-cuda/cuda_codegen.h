@@ -107,7 +107,7 @@
 // it (docs/lowering.md LOWER-FMA-3): on unless VYRE_CUDA_FMA_WG=0 (an A/B
 // switch for the bench; part of the cubin cache key).
 int vyre_cuda_gen_fma_wg(void);
-#define VYRE_CUDA_MAX_SLOTS   VYRE_KIT_MAX_SLOTS
+#define VYRE_CUDA_MAX_SLOTS VYRE_KIT_MAX_SLOTS
 
 // The binding plan: how the host's bindings map to kernel parameters. The
 // backend-neutral part (slot order, what the program uses) comes from the

@@ -618,8 +618,8 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
          vyre_spv_u(c, 1));
       if_end(c, f);
       barrier(c);
-      uint32_t bad = OP(SpvOpAtomicLoad, U, c->wg_bad, vyre_spv_u(c, SCOPE_WORKGROUP),
-                        vyre_spv_u(c, 0));
+      uint32_t bad =
+          OP(SpvOpAtomicLoad, U, c->wg_bad, vyre_spv_u(c, SCOPE_WORKGROUP), vyre_spv_u(c, 0));
       DO(SpvOpStore, c->wg_ga, OP(SpvOpIEqual, B, bad, vyre_spv_u(c, 0)));
       break;
     }
@@ -652,9 +652,10 @@ static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint3
   const vyre_kit_node_facts *f = &c->plan->facts[vyre_kit_plan_stmt(c->plan, first, i)];
   int grain = (f->flags & VYRE_KIT_FACT_FMA_GRAIN) && vyre_spv_ffma_grains(c);
   // LOWER-FMA-3: 1 bare (the flag holds here), 2 the flag first, 0 no flag.
-  int wg = grain && c->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG)
-               ? (c->hoist == 1 ? 1 : c->hoist == 2 ? 0 : 2)
-               : 0;
+  int wg = grain && c->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG) ? (c->hoist == 1   ? 1
+                                                                        : c->hoist == 2 ? 0
+                                                                                        : 2)
+                                                                     : 0;
   if (!(f->flags & VYRE_KIT_FACT_FMA_RUN) || f->fma_run > count - i || f->fma_run < 2 ||
       f->fma_run > VYRE_SPV_FMA_RUN_MAX || (!grain && !vyre_spv_ffma_runs(c)))
     return 0;

@@ -1022,7 +1022,7 @@ uint32_t vyre_kit_plan_fma_operands(const vyre_kit_plan *plan, uint32_t start, u
       uint32_t x = j ? v->b : v->a;
       const vyre_ir_node *o = &p->nodes[x];
       if (o->kind == VYRE_IR_K_LIT && o->type == VYRE_IR_TYPE_F32) {
-                if (!vyre_kit_grain_bits(o->ref)) return VYRE_KIT_FMA_NO_GRAIN;
+        if (!vyre_kit_grain_bits(o->ref)) return VYRE_KIT_FMA_NO_GRAIN;
         continue;
       }
       if (o->kind != VYRE_IR_K_VAR || o->type != VYRE_IR_TYPE_F32) return VYRE_KIT_FMA_NO_GRAIN;

@@ -490,15 +490,14 @@ static void test_f32_fma_grain_paths(void **state) {
 // that all pass: the bare copy. With VYRE_VULKAN_FMA_WG=0 the same bits.
 static void fma_grain_wg(const char *wg) {
   enum { NI = 8 };
-  static const float x[NI][8] = {
-      {1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
-      {0x3p-65f, 1.0f, 2.0f, 0.5f, 0x3p-65f, 1.0f, -4.0f, 0.25f},
-      {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
-      {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f},
-      {1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
-      {0x1p-40f, 1.0f, 2.0f, 0.5f, 0x1p-40f, 1.0f, -4.0f, 0.25f},
-      {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
-      {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f}};
+  static const float x[NI][8] = {{1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
+                                 {0x3p-65f, 1.0f, 2.0f, 0.5f, 0x3p-65f, 1.0f, -4.0f, 0.25f},
+                                 {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
+                                 {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f},
+                                 {1.5f, -2.0f, 0.75f, 4.0f, 3.0f, 0.5f, -1.25f, 8.0f},
+                                 {0x1p-40f, 1.0f, 2.0f, 0.5f, 0x1p-40f, 1.0f, -4.0f, 0.25f},
+                                 {0.0f, -0.0f, 2.0f, 0.5f, 2.0f, 0.0f, -0.0f, 4.0f},
+                                 {INFINITY, NAN, 1.0f, 0x1p-40f, 0.0f, 1.0f, 0x1p-40f, -2.0f}};
   static const float u[NI][8] = {{1.0f, 2.0f, 0.5f, -1.0f, 1.0f, 0.25f, 2.0f, 4.0f},
                                  {0x1p-55f, 1.0f, 1.0f, 1.0f, 0x1p-55f, 1.0f, 1.0f, 1.0f},
                                  {0.0f, 1.0f, -2.0f, 0.0f, 3.0f, 0.0f, 1.0f, 2.0f},
@@ -543,9 +542,9 @@ static void fma_grain_wg(const char *wg) {
   st[n++] = let(t, &i, gid(t, 0));
   st[n++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
   // j = the neighbour's local id: (l + 1) & 3
-  st[n++] = let(t, &j,
-                bin(t, VYRE_IR_BIN_AND, bin(t, VYRE_IR_BIN_ADD, var(t, l), lit(t, T_U, 1)),
-                    lit(t, T_U, 3)));
+  st[n++] = let(
+      t, &j,
+      bin(t, VYRE_IR_BIN_AND, bin(t, VYRE_IR_BIN_ADD, var(t, l), lit(t, T_U, 1)), lit(t, T_U, 3)));
 #define AT(v, m, k)                                                                                \
   bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, v), lit(t, T_U, m)), lit(t, T_U, k))
   for (uint32_t k = 0; k < 8; k++) { // stage this invocation's operands
@@ -576,8 +575,8 @@ static void fma_grain_wg(const char *wg) {
   assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
   for (uint32_t k = 0; k < NI * 16; k++) {
     if (o[k] != want[k])
-      fprintf(stderr, "wg=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", wg, k / 16,
-              k % 16, o[k], want[k]);
+      fprintf(stderr, "wg=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", wg, k / 16, k % 16,
+              o[k], want[k]);
     assert_int_equal(o[k], want[k]);
   }
   free(t);
