@@ -1023,14 +1023,25 @@ static json_t *fg_grain_value(fg *g) {
   return fg_fl_near_id(g, r);
 }
 
-// |n| lets of new f32 locals holding grain values into |out|; 0 when the
+// A load of wf (LOWER-FMA-3's staging) at slot (l + off) mod W, or at l & ~1
+// (an even slot: the cancelling edge) when |even|.
+static json_t *fg_grain_wf(fg *g, int even) {
+  json_t *ix = even ? fg_bin2(g, "and", fg_var(g, "l"), fg_u32lit(g, 0xFFFFFFFEu))
+                    : fg_bin2(g, "rem",
+                              fg_bin2(g, "add", fg_var(g, "l"), fg_u32lit(g, fg_pick(&g->gr, g->W))),
+                              fg_u32lit(g, g->W));
+  return fg_load_at(g, "wf", ix);
+}
+
+// |n| lets of new f32 locals holding grain values into |out|; with |wg|,
+// loads of wf instead (the first at an even slot when |wg| is 2); 0 when the
 // locals ran out.
-static int fg_grain_lets(fg *g, json_t *body, size_t *at, fg_local **out, uint32_t n) {
+static int fg_grain_lets(fg *g, json_t *body, size_t *at, fg_local **out, uint32_t n, int wg) {
   for (uint32_t i = 0; i < n; i++) {
     if (!(out[i] = fg_new_local(g, T_F32))) return 0;
     json_t *st = fg_node(g, "let");
     fg_set(st, "name", json_string(out[i]->name));
-    fg_set(st, "value", fg_grain_value(g));
+    fg_set(st, "value", wg ? fg_grain_wf(g, wg == 2 && i == 0) : fg_grain_value(g));
     json_array_insert_new(body, (*at)++, st);
   }
   return 1;
@@ -1042,23 +1053,64 @@ static int fg_grain_lets(fg *g, json_t *body, size_t *at, fg_local **out, uint32
 // local starting from an addend (a cancelling one for the first, one time
 // in two, with its operands set to the edge it cancels), then a second
 // outer product that adds to every accumulator (so a 2^-128 kept where the
-// IR flushed shows), and ou[id] = the xor of the accumulators' bits.
-// Race-free: each invocation writes its own element. Choices from g->gr.
+// IR flushed shows), and ou[id] = the xor of the accumulators' bits. One
+// time in two where barriers may stand, the operands come from wf and the
+// run sits in a loop (LOWER-FMA-3; see the body). Race-free: each
+// invocation writes its own element (ou[id], wf[l] between barriers).
+// Choices from g->gr.
 static void fg_grain_run(fg *g, json_t *body) {
   fg_rng *r = &g->gr;
   uint32_t P = 4 + fg_pick(r, 2), Q = 4 + fg_pick(r, 2);
-  if (g->nlocals + 2u * (P + Q) + P * Q > FG_MAX_LOCALS) return;
+  if (g->nlocals + 2u * (P + Q) + P * Q + 1u > FG_MAX_LOCALS) return;
   size_t at = fg_body_end(body);
   fg_local *a[5], *b[5], *acc[25];
-  if (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q)) return;
   int cancel = fg_chance(r, 1, 2);
   const uint32_t *cv = fg_grain_cancel[fg_pick(r, FG_N(fg_grain_cancel))];
-  if (cancel) { // a[0] = b[0] = the edge, acc[0] starts from its addend
+  // LOWER-FMA-3, one time in two where barriers may stand: the operands
+  // staged through wf (wf[l] = the cancelling edge or a grain value on even
+  // slots, a grain value on odd ones, between two barriers), the run in a
+  // loop of 1 or 2 trips that reads wf only, so the generators hoist the
+  // workgroup's grain flag out of it.
+  int wg = g->barriers_ok && fg_chance(r, 1, 2);
+  json_t *outer = body, *loop = NULL;
+  fg_local *lv = NULL;
+  if (wg) {
+    json_array_insert_new(body, at++, fg_barrier(g));
+    json_t *sel = fg_node(g, "select");
+    fg_set(sel, "c",
+           fg_bin2(g, "eq", fg_bin2(g, "and", fg_var(g, "l"), fg_u32lit(g, 1)), fg_u32lit(g, 0)));
+    fg_set(sel, "t", cancel ? fg_lit(g, T_F32, cv[0]) : fg_grain_value(g));
+    fg_set(sel, "f", fg_grain_value(g));
+    json_t *st = fg_node(g, "store");
+    fg_set(st, "buffer", json_string("wf"));
+    fg_set(st, "index", fg_var(g, "l"));
+    fg_set(st, "value", sel);
+    json_array_insert_new(body, at++, st);
+    json_array_insert_new(body, at++, fg_barrier(g));
+    g->phase = PH_R;
+    if (!(lv = fg_new_local(g, T_U32))) return;
+    lv->ro = 1;
+    loop = fg_node(g, "for");
+    fg_set(loop, "var", json_string(lv->name));
+    fg_set(loop, "from", fg_u32lit(g, 0));
+    fg_set(loop, "to", fg_u32lit(g, 1 + fg_pick(r, 2)));
+    json_array_insert_new(outer, at, loop);
+    body = json_array();
+    fg_set(loop, "body", body);
+    at = 0;
+  }
+  uint32_t first = g->nlocals;
+  if (!fg_grain_lets(g, body, &at, a, P, wg ? 1 + cancel : 0) ||
+      !fg_grain_lets(g, body, &at, b, Q, wg ? 1 + cancel : 0))
+    return;
+  if (cancel && !wg) { // a[0] = b[0] = the edge, acc[0] starts from its addend
     json_object_set_new(json_array_get(body, at - P - Q), "value", fg_lit(g, T_F32, cv[0]));
     json_object_set_new(json_array_get(body, at - Q), "value", fg_lit(g, T_F32, cv[0]));
   }
   for (int trip = 0; trip < 2 && !g->oom; trip++) {
-    if (trip && (!fg_grain_lets(g, body, &at, a, P) || !fg_grain_lets(g, body, &at, b, Q))) return;
+    if (trip &&
+        (!fg_grain_lets(g, body, &at, a, P, wg) || !fg_grain_lets(g, body, &at, b, Q, wg)))
+      return;
     for (uint32_t i = 0; i < P; i++)
       for (uint32_t j = 0; j < Q; j++) {
         uint32_t q = i * Q + j;
@@ -1088,6 +1140,11 @@ static void fg_grain_run(fg *g, json_t *body) {
     x = x ? fg_bin2(g, "xor", x, bits) : bits;
   }
   fg_store_ou(g, body, at, x);
+  if (wg) { // the loop's locals end with it
+    lv->visible = 0;
+    for (uint32_t i = first; i < g->nlocals; i++)
+      g->locals[i].visible = 0;
+  }
 }
 
 // The chain's start: a buffer length, nwg.x or wgsize.x, or an edge

@@ -138,14 +138,12 @@ static int run_is_grain(json_t *body, size_t end, int len) {
   return 2 * n <= len;
 }
 
-// The longest run of consecutive fma lets and assigns that is not a grain
-// run (*grain: how many grain runs there are, each two outer products).
-static int fma_run_length(const char *text, int *grain) {
-  json_t *root = json_loads(text, 0, NULL);
-  assert_non_null(root);
-  json_t *body = json_object_get(root, "body");
-  int best = 0, cur = 0;
-  *grain = 0;
+// The longest run of consecutive fma lets and assigns of |body| that is not
+// a grain run, adding to *grain the grain runs (each two outer products)
+// and to *wg those inside a top-level `for` (docs/lowering.md LOWER-FMA-3:
+// fed by loads of wf) when |top|.
+static void scan_runs(json_t *body, int top, int *best, int *grain, int *wg) {
+  int cur = 0;
   for (size_t i = 0; i <= json_array_size(body); i++) {
     json_t *st = json_array_get(body, i), *v = st ? json_object_get(st, "value") : NULL;
     const char *k = st ? json_string_value(json_object_get(st, "k")) : NULL;
@@ -157,29 +155,51 @@ static int fma_run_length(const char *text, int *grain) {
     }
     if (cur >= 16 && run_is_grain(body, i, cur))
       ++*grain;
-    else if (cur > best)
-      best = cur;
+    else if (cur > *best)
+      *best = cur;
     cur = 0;
+    if (top && k && !strcmp(k, "for")) {
+      int in = 0, unused = 0;
+      scan_runs(json_object_get(st, "body"), 0, best, &in, &unused);
+      *grain += in;
+      *wg += in;
+    }
   }
+}
+
+static int fma_run_length(const char *text, int *grain, int *wg) {
+  json_t *root = json_loads(text, 0, NULL);
+  assert_non_null(root);
+  int best = 0;
+  *grain = *wg = 0;
+  scan_runs(json_object_get(root, "body"), 1, &best, grain, wg);
   json_decref(root);
   return best;
 }
 
 static void test_fma_runs_share(void **state) {
   (void)state;
-  uint32_t n = 400, with = 0, long_runs = 0, grains = 0;
+  uint32_t n = 400, with = 0, long_runs = 0, grains = 0, wgs = 0;
   for (uint64_t seed = 9000; seed < 9000 + n; seed++) {
     char *t = vyre_fuzzgen_case(seed, NULL, NULL);
     assert_non_null(t);
-    int grain = 0, len = fma_run_length(t, &grain);
+    int grain = 0, wg = 0, len = fma_run_length(t, &grain, &wg);
     assert_true(len <= 20);
     with += len >= 2;
     long_runs += len > 8;
     // A grain run is two outer products, the second reading the first.
     assert_true(grain == 0 || grain == 2);
     grains += grain != 0;
+    // LOWER-FMA-3: inside a loop, its operands loads of wf.
+    if (wg) {
+      assert_int_equal(wg, 2);
+      assert_non_null(strstr(t, "\"buffer\":\"wf\""));
+      wgs++;
+    }
     free(t);
   }
+  // A quarter of the grain runs or so: barriers allowed, then one in two.
+  assert_true(wgs > grains / 10 && wgs < grains / 2);
   assert_true(with > n * 15 / 100);
   assert_true(with < n * 35 / 100);
   assert_true(long_runs > 0 && long_runs < with / 2);
