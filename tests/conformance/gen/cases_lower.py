@@ -804,3 +804,104 @@ def gen_lower_fma_grain(ctx):
                inputs={"a": [enc_f32(v) for v in a_in], "b": [enc_f32(v) for v in b_in],
                        "c": [enc_f32(v) for v in c_in]},
                expect={"out": [enc_f32(v) for v in out]}))
+
+
+def gen_lower_fma_grain_wg(ctx):
+    """LOWER-FMA-3: gen_lower_fma_grain's rows staged through workgroup
+    memory. Workgroups of 4; invocation l stores its row's 16 operands in
+    wa, waits at a barrier, then runs both outer products (a loop of 2
+    trips, which the generators hoist out of the grain flag) over the row
+    its neighbour (l + 1) & 3 staged. Workgroup 0's rows all pass the grain
+    test (the bare copy); in workgroup 1 invocation 1 stages the row whose
+    cancellation to 2^-128 the IR flushes and invocation 0 reads it, while
+    its own stores pass: only the AND over the workgroup at the barrier
+    keeps the bare fmas away; workgroup 2 stages the largest f32 below
+    2^-40, 2^-126 and a subnormal input (flushed to 0 by its load)."""
+    W = ctx.W
+    NAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
+    TB = 0x2B800000
+    xT = _fb((2 ** 23 + 1) * 2.0 ** -63)
+    cT = _fb(-(2 ** 22 + 1) * 2.0 ** -102)
+    xB = _fb((2 ** 23 + 1) * 2.0 ** -64)
+    cB = _fb(-(2 ** 22 + 1) * 2.0 ** -104)
+    p55 = _fb(2.0 ** -55)
+    one = 0x3F800000
+    nrm = [_fb(v) for v in (1.5, -0.75, 3.0, 1.25 * 2 ** -20, 1 + 2 ** -23, -2.5, 1024.0,
+                            0.1015625, 0.296875, 7.0, -0.0009765625, 2 ** -39, 6.5, -3.25,
+                            2 ** 20, 0.0625)]
+    nrm[7] |= 0x1F
+    nrm[8] |= 0x3
+    # (a trip 0, b trip 0, a trip 1, b trip 1): the operands a row stages.
+    R = {
+        "normal": (nrm[0:4], nrm[4:8], nrm[8:12], nrm[12:16]),
+        "bound": ([xT, TB, nrm[2], nrm[3]], [xT, TB | 0x80000000, nrm[6], nrm[7]],
+                  [0, nrm[9], nrm[10], nrm[11]], [one, nrm[13], nrm[14], nrm[15]]),
+        "below": ([xB, xB | 0x80000000, nrm[2], nrm[3]], [xB, xB, nrm[6], nrm[7]],
+                  [p55, p55, nrm[10], nrm[11]], [p55, p55, nrm[14], nrm[15]]),
+        "zeros": ([0, 0x80000000, nrm[0], nrm[3]], [nrm[9], 0, nrm[11] | 0x80000000, nrm[14]],
+                  [_fb(2.0), 0, 0, 0], [0x80000000, nrm[1], nrm[2], nrm[3]]),
+        "special": ([NAN, INF, NINF, _fb(2.0 ** 127)], [one, 0, _fb(2.0), _fb(4.0)],
+                    [one, one, one, one], [NINF, NAN, one, _fb(2.0 ** 127)]),
+        "just_below": ([TB - 1, nrm[1], nrm[2], nrm[3]], [nrm[4], 0x00800000, nrm[6], nrm[7]],
+                       nrm[8:12], nrm[12:16]),
+        "subnormal": ([0x00000001, TB, TB | 0x80000000, nrm[3]], [TB, TB, 0x80000001, TB],
+                      [TB, TB, TB, TB], [TB | 0x80000000, TB, one, TB]),
+    }
+    # The addends of an invocation, by the row it reads.
+    C = {"normal": nrm, "bound": [cT] + nrm[1:],
+         "below": [cB, nrm[1], nrm[2], nrm[3], nrm[4], cB ^ 0x80000000] + nrm[6:],
+         "zeros": [0x80000000, 0, 0x80000000, 0] + nrm[4:],
+         "special": [INF, NINF, NAN, 0] + nrm[4:], "just_below": nrm,
+         "subnormal": [0x00800001, 0x80800001] + nrm[2:]}
+    groups = [["normal", "bound", "zeros", "special"],
+              ["normal", "below", "bound", "zeros"],
+              ["just_below", "normal", "subnormal", "special"]]
+    ng = len(groups)
+    l, g = var("l"), var("g")
+    body = [let("g", gid(0)), let("l", lid(0)),
+            let("nb", bin_("and", add(l, lit_u(1)), lit_u(3)))]
+    # Stage this invocation's row, [a0 | b0 | a1 | b1], at wa[16 l ..].
+    body += [store("wa", add(mul(l, lit_u(16)), lit_u(k)),
+                   load("a", add(mul(g, lit_u(16)), lit_u(k)))) for k in range(16)]
+    body += [barrier()]
+    body += [let("acc%d%d" % (i, j), load("c", add(mul(g, lit_u(16)), lit_u(4 * i + j))))
+             for i in range(4) for j in range(4)]
+    at = add(mul(var("nb"), lit_u(16)), mul(var("t"), lit_u(8)))
+    lb = [let("ga%d" % i, load("wa", add(at, lit_u(i)))) for i in range(4)]
+    lb += [let("gb%d" % j, load("wa", add(at, lit_u(4 + j)))) for j in range(4)]
+    lb += [assign("acc%d%d" % (i, j), fma(var("ga%d" % i), var("gb%d" % j),
+                                           var("acc%d%d" % (i, j))))
+           for i in range(4) for j in range(4)]
+    body += [for_("t", lit_u(0), lit_u(2), lb)]
+    body += [store("out", add(mul(g, lit_u(16)), lit_u(4 * i + j)), var("acc%d%d" % (i, j)))
+             for i in range(4) for j in range(4)]
+    a_in, c_in, out = [], [], []
+    for rows in groups:
+        for li, name in enumerate(rows):
+            a0, b0, a1, b1 = R[name]
+            a_in += a0 + b0 + a1 + b1
+            rd = rows[(li + 1) & 3]
+            ra0, rb0, ra1, rb1 = R[rd]
+            c_in += C[rd]
+            acc = [G.f_canon(v) for v in C[rd]]
+            for av, bv in ((ra0, rb0), (ra1, rb1)):
+                for i in range(4):
+                    for j in range(4):
+                        acc[4 * i + j] = G.f_fma(G.f_canon(av[i]), G.f_canon(bv[j]),
+                                                 acc[4 * i + j])
+            out += acc
+    # Invocation 4 (workgroup 1, l = 0) reads the row below the bound: 2^-110.
+    assert out[64] == out[69] == _fb(2.0 ** -110), (hex(out[64]), hex(out[69]))
+    W.add("f32/fma_grain_wg.json",
+          case("fma_grain_wg", "a grain run fed by workgroup memory (docs/lowering.md "
+               "LOWER-FMA-3): per invocation fma_grain_outer's rows staged in a workgroup "
+               "buffer, a barrier, then both 4 x 4 outer products in a loop of 2 trips over "
+               "the row the neighbour (l + 1) & 3 staged. Workgroup 0's rows all pass the "
+               "grain test; in workgroup 1 invocation 0 reads the row whose cancellation to "
+               "2^-128 the IR flushes, staged by invocation 1 (its own stores pass); "
+               "workgroup 2 stages the largest f32 below 2^-40, 2^-126 and a subnormal", [
+                   buf("a", 0, "read", "f32"), buf("c", 1, "read", "f32"),
+                   buf("out", 2, "write", "f32", 16 * 4 * ng), wbuf("wa", "f32", 64)],
+               body, wg=(4, 1, 1), grid=[ng, 1, 1],
+               inputs={"a": [enc_f32(v) for v in a_in], "c": [enc_f32(v) for v in c_in]},
+               expect={"out": [enc_f32(v) for v in out]}))
