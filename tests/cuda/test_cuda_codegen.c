@@ -1509,6 +1509,60 @@ static void test_codegen_fma_grain_run_tests_its_locals_once(void **state) {
   free(t);
 }
 
+// LOWER-FMA-3 (README.md CUDA-F32-8): a grain run whose locals are loads of
+// an f32 workgroup buffer reads the workgroup's grain flag: the store tests
+// its bits into vgk, the barrier ANDs it into vga, and the loop around the
+// run is emitted twice, its first copy's fmas bare.
+static void test_codegen_fma_grain_wg_reads_the_flag(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
+  uint32_t l, x[8], r[16], st[4 + 16 + 1 + 16], m = 0, lb[8 + 16], n = 0;
+  st[m++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  st[m++] = store(t, W, var(t, l), load(t, A, var(t, l)));
+  st[m++] = stmt0(t, VYRE_IR_K_BARRIER);
+  for (uint32_t k = 0; k < 16; k++)
+    st[m++] = let(t, &r[k], load(t, A, lit(t, T_U, 64 + k)));
+  for (uint32_t k = 0; k < 8; k++)
+    lb[n++] = let(t, &x[k], load(t, W, lit(t, T_U, k)));
+  for (uint32_t k = 0; k < 16; k++)
+    lb[n++] = assign(t, r[k], fma3(t, var(t, x[k / 4]), var(t, x[4 + k % 4]), var(t, r[k])));
+  uint32_t lv = tb_local(t, T_U, 0);
+  st[m++] = for_(t, lv, lit(t, T_U, 0), lit(t, T_U, 2), tb_list(t, n, lb), n);
+  for (uint32_t k = 0; k < 16; k++)
+    st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+  const uint32_t wg[3] = {64, 1, 1};
+  char *src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD, NULL, "grain run fed by workgroup memory");
+  const char *k = strstr(src, "vyre_main");
+  assert_non_null(k);
+  assert_int_equal(count_of(k, "bool vgk = true, vga = true;"), 1);
+  assert_int_equal(count_of(k, "vgk = vgk && vgb(vgs);"), 1);
+  assert_int_equal(count_of(k, "vga = __syncthreads_and(vgk) != 0;"), 1);
+  assert_int_equal(count_of(k, "__syncthreads();"), 1); // the zeroing's only
+  assert_int_equal(count_of(k, "if (__builtin_expect(vga && vgk, 1)) {"), 1);
+  assert_int_equal(count_of(k, "vfmab("), 32); // the bare copy, and the tested copy's bare path
+  assert_int_equal(count_of(k, " = vfma("), 16);
+  assert_int_equal(count_of(k, "fminf("), 14); // the tested copy alone tests its locals
+  free(src);
+  setenv("VYRE_CUDA_FMA_WG", "0", 1);
+  src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD, NULL, "VYRE_CUDA_FMA_WG=0");
+  unsetenv("VYRE_CUDA_FMA_WG");
+  k = strstr(src, "vyre_main");
+  assert_int_equal(count_of(k, "vgk"), 0);
+  assert_int_equal(count_of(k, "vfmab("), 16);
+  free(src);
+  src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD | VYRE_CUDA_GEN_F32_FMA, NULL, "native fma");
+  k = strstr(src, "vyre_main");
+  assert_int_equal(count_of(k, "vgk"), 0);
+  free(src);
+  if (nvrtc_ready()) COMPILE_OK(p, wg, VYRE_CUDA_GEN_F32_ADD, "grain run fed by workgroup memory");
+  free(t);
+}
+
 static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
   (void)state;
   tb *t = new_tb(256, 1, 1);
@@ -1617,6 +1671,7 @@ int main(void) {
       cmocka_unit_test(test_codegen_emits_only_the_prelude_helpers_it_uses),
       cmocka_unit_test(test_codegen_wide_load_groups_are_one_load),
       cmocka_unit_test(test_codegen_fma_grain_run_tests_its_locals_once),
+      cmocka_unit_test(test_codegen_fma_grain_wg_reads_the_flag),
       cmocka_unit_test(test_codegen_byte_sum_walk_has_vector_loads_in_ptx),
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),

@@ -812,6 +812,88 @@ static void test_fma_grain(void **state) {
   free(t);
 }
 
+// LOWER-FMA-3: a grain run whose operand locals are loaded from an f32
+// workgroup buffer is FMA_WG, and the loop around it WG_HOIST, unless the
+// loop holds a barrier or an f32 workgroup store; |variant| 0 the plain
+// program, 1 one operand from a host buffer, 2 a barrier in the loop, 3 a
+// workgroup store in the loop, 4 the operands from a u32 workgroup buffer
+// bitcast to f32 (not a load of an f32 buffer).
+static void fma_wg_variant(int variant) {
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
+  uint32_t WU = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 64);
+  uint32_t body[8], nb = 0, lb[64], nl = 0, av[4], bv[4], r[16], l;
+  body[nb++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  body[nb++] = store(t, W, var(t, l), load(t, F, var(t, l)));
+  body[nb++] = store(t, WU, var(t, l), lit(t, T_U, 0x3F800000u));
+  body[nb++] = stmt0(t, VYRE_IR_K_BARRIER);
+  uint32_t pre[16];
+  for (uint32_t k = 0; k < 16; k++)
+    pre[k] = let(t, &r[k], load(t, F, lit(t, T_U, k)));
+  for (uint32_t k = 0; k < 4; k++) {
+    uint32_t va = variant == 4
+                      ? tb_n(t, VYRE_IR_K_BITCAST, 0, T_F, 0, load(t, WU, lit(t, T_U, k)), N_, N_)
+                      : load(t, W, lit(t, T_U, k));
+    lb[nl++] = let(t, &av[k], va);
+    lb[nl++] = let(t, &bv[k],
+                   variant == 1 && k == 3 ? load(t, F, lit(t, T_U, 4 + k))
+                                          : load(t, W, lit(t, T_U, 4 + k)));
+  }
+  uint32_t head = nl;
+  for (uint32_t i = 0; i < 4; i++)
+    for (uint32_t j = 0; j < 4; j++)
+      lb[nl++] =
+          assign(t, r[4 * i + j], fma3(t, var(t, av[i]), var(t, bv[j]), var(t, r[4 * i + j])));
+  if (variant == 2) lb[nl++] = stmt0(t, VYRE_IR_K_BARRIER);
+  if (variant == 3) lb[nl++] = store(t, W, var(t, l), var(t, r[0]));
+  for (uint32_t k = 0; k < 16; k++)
+    lb[nl++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+  uint32_t lv = tb_local(t, T_U, 0);
+  uint32_t ls = tb_list(t, nl, lb);
+  uint32_t all[4 + 16 + 1], na = 0;
+  for (uint32_t k = 0; k < nb; k++)
+    all[na++] = body[k];
+  for (uint32_t k = 0; k < 16; k++)
+    all[na++] = pre[k];
+  uint32_t loop = all[na++] = for_(t, lv, lit(t, T_U, 0), lit(t, T_U, 2), ls, nl);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, na, all), na);
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  assert_int_equal(vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, NULL), 0);
+  const vyre_kit_node_facts *f = &plan.facts[lb[head]];
+  assert_true(f->flags & VYRE_KIT_FACT_FMA_GRAIN);
+  int fed = variant == 0 || variant == 2 || variant == 3;
+  assert_int_equal(!!(f->flags & VYRE_KIT_FACT_FMA_WG), fed);
+  assert_int_equal(plan.wg_grain, (uint32_t)fed);
+  assert_int_equal(!!(plan.facts[loop].flags & VYRE_KIT_FACT_WG_HOIST), variant == 0);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
+static void test_fma_wg(void **state) {
+  (void)state;
+  for (int v = 0; v <= 4; v++)
+    fma_wg_variant(v);
+  // The grain test of stored bits: zeros, specials and |x| >= 2^-40 pass;
+  // subnormals and the normals below 2^-40 fail.
+  const uint32_t pass[] = {0,
+                           0x80000000u,
+                           0x7F800000u,
+                           0xFF800000u,
+                           0x7FC00000u,
+                           VYRE_KIT_FMA_GRAIN_MIN,
+                           VYRE_KIT_FMA_GRAIN_MIN | 0x80000000u,
+                           0x3F800000u};
+  const uint32_t fail[] = {1, 0x807FFFFFu, 0x00800000u, VYRE_KIT_FMA_GRAIN_MIN - 1u, 0x80000001u};
+  for (size_t k = 0; k < sizeof(pass) / sizeof(pass[0]); k++)
+    assert_true(vyre_kit_grain_bits(pass[k]));
+  for (size_t k = 0; k < sizeof(fail) / sizeof(fail[0]); k++)
+    assert_false(vyre_kit_grain_bits(fail[k]));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_uses_and_facts),
@@ -832,6 +914,7 @@ int main(void) {
       cmocka_unit_test(test_unread_locals),
       cmocka_unit_test(test_fma_runs),
       cmocka_unit_test(test_fma_grain),
+      cmocka_unit_test(test_fma_wg),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

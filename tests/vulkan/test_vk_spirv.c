@@ -1178,6 +1178,61 @@ static void test_spirv_fma_grain(void **state) {
   }
 }
 
+// VK-F32-21 (docs/lowering.md LOWER-FMA-3): a grain run fed by an f32
+// workgroup buffer, in a loop: the barrier ORs a failed flag into the
+// Workgroup word (one OpAtomicOr) and reads it back (one OpAtomicLoad); the
+// loop is emitted twice (two more OpLoopMerge), its bare copy with 16 Fma
+// and no test, the other with the grain run's usual 32 Fma, 7 NMin and 7
+// UMin. With opt.fma_wg 0 one loop, no atomic. Both pass spirv-val.
+#define OP_ATOMIC_LOAD 227u // SPIR-V OpAtomicLoad
+#define OP_ATOMIC_OR   241u // SPIR-V OpAtomicOr
+static void test_spirv_fma_grain_wg(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
+  uint32_t l, x[8], r[16], st[4 + 16 + 1 + 16], m = 0, lb[8 + 16], n = 0;
+  st[m++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  st[m++] = store(t, W, var(t, l), load(t, A, var(t, l)));
+  st[m++] = stmt0(t, VYRE_IR_K_BARRIER);
+  for (uint32_t k = 0; k < 16; k++)
+    st[m++] = let(t, &r[k], load(t, A, lit(t, T_U, 64 + k)));
+  for (uint32_t k = 0; k < 8; k++)
+    lb[n++] = let(t, &x[k], load(t, W, lit(t, T_U, k)));
+  for (uint32_t k = 0; k < 16; k++)
+    lb[n++] = assign(t, r[k], fma3(t, var(t, x[k / 4]), var(t, x[4 + k % 4]), var(t, r[k])));
+  uint32_t lv = tb_local(t, T_U, 0);
+  st[m++] = for_(t, lv, lit(t, T_U, 0), lit(t, T_U, 2), tb_list(t, n, lb), n);
+  for (uint32_t k = 0; k < 16; k++)
+    st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+  for (uint32_t wg = 0; wg < 2; wg++) {
+    vyre_spv_options opt = {.has_int64 = 1,
+                            .has_f64 = 1,
+                            .f32_native = VYRE_SPV_F32_NATIVE_FMA64 | VYRE_SPV_F32_NATIVE_FMAZ,
+                            .fma_runs = 1,
+                            .fma_grain = 1,
+                            .fma_wg = wg};
+    size_t nw = 0;
+    uint32_t *words = generate_ok(p, &opt, &nw);
+    uint32_t fma = count_glsl(words, nw, GLSL_FMA), nmin = count_glsl(words, nw, GLSL_NMIN);
+    uint32_t umin = count_glsl(words, nw, GLSL_UMIN);
+    uint32_t ors = count_ops(words, nw, OP_ATOMIC_OR, -1);
+    uint32_t lds = count_ops(words, nw, OP_ATOMIC_LOAD, -1);
+    uint32_t loops = count_ops(words, nw, OP_LOOP_MERGE, -1);
+    free(words);
+    // The zeroing loop, then the program's loop once or twice.
+    if (fma != (wg ? 48u : 32u) || nmin != 7 || umin != 7 || ors != wg || lds != wg ||
+        loops != (wg ? 3u : 2u))
+      fail_msg("fma_wg %u: %u Fma, %u NMin, %u UMin, %u OpAtomicOr, %u OpAtomicLoad, %u loops", wg,
+               fma, nmin, umin, ors, lds, loops);
+    if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "fma grain wg", 0), 0);
+  }
+  free(t);
+}
+
 // VK-F32-19: a run whose fmas have f32 literal operands (maybe constant to
 // the driver, so each has the special-value guard of VK-F32-6) guards them
 // with inline selects: against each fma alone (opt.fma_runs 0, a guard
@@ -1691,6 +1746,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hidden_normal_literal_needs_no_guard),
       cmocka_unit_test(test_spirv_fma_run_shares_one_test),
       cmocka_unit_test(test_spirv_fma_grain),
+      cmocka_unit_test(test_spirv_fma_grain_wg),
       cmocka_unit_test(test_spirv_fma_run_guards_inline),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
