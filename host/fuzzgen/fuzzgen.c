@@ -1026,10 +1026,11 @@ static json_t *fg_grain_value(fg *g) {
 // A load of wf (LOWER-FMA-3's staging) at slot (l + off) mod W, or at l & ~1
 // (an even slot: the cancelling edge) when |even|.
 static json_t *fg_grain_wf(fg *g, int even) {
-  json_t *ix = even ? fg_bin2(g, "and", fg_var(g, "l"), fg_u32lit(g, 0xFFFFFFFEu))
-                    : fg_bin2(g, "rem",
-                              fg_bin2(g, "add", fg_var(g, "l"), fg_u32lit(g, fg_pick(&g->gr, g->W))),
-                              fg_u32lit(g, g->W));
+  json_t *ix = even
+                   ? fg_bin2(g, "and", fg_var(g, "l"), fg_u32lit(g, 0xFFFFFFFEu))
+                   : fg_bin2(g, "rem",
+                             fg_bin2(g, "add", fg_var(g, "l"), fg_u32lit(g, fg_pick(&g->gr, g->W))),
+                             fg_u32lit(g, g->W));
   return fg_load_at(g, "wf", ix);
 }
 
@@ -1108,8 +1109,7 @@ static void fg_grain_run(fg *g, json_t *body) {
     json_object_set_new(json_array_get(body, at - Q), "value", fg_lit(g, T_F32, cv[0]));
   }
   for (int trip = 0; trip < 2 && !g->oom; trip++) {
-    if (trip &&
-        (!fg_grain_lets(g, body, &at, a, P, wg) || !fg_grain_lets(g, body, &at, b, Q, wg)))
+    if (trip && (!fg_grain_lets(g, body, &at, a, P, wg) || !fg_grain_lets(g, body, &at, b, Q, wg)))
       return;
     for (uint32_t i = 0; i < P; i++)
       for (uint32_t j = 0; j < Q; j++) {
