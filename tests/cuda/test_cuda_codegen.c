@@ -23,6 +23,7 @@
 #include "cuda_compile.h"
 #include "cuda_resident.h"
 #include "../common/ir_prog.h"
+#include "../common/grain_wg.h"
 #ifdef VYRE_CUDA_HAVE_JSON
 #include "../common/empty_else.h"
 #endif
@@ -1516,25 +1517,7 @@ static void test_codegen_fma_grain_run_tests_its_locals_once(void **state) {
 static void test_codegen_fma_grain_wg_reads_the_flag(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
-  tb_init(t, 64, 1, 1);
-  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
-  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
-  uint32_t l, x[8], r[16], st[4 + 16 + 1 + 16], m = 0, lb[8 + 16], n = 0;
-  st[m++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
-  st[m++] = store(t, W, var(t, l), load(t, A, var(t, l)));
-  st[m++] = stmt0(t, VYRE_IR_K_BARRIER);
-  for (uint32_t k = 0; k < 16; k++)
-    st[m++] = let(t, &r[k], load(t, A, lit(t, T_U, 64 + k)));
-  for (uint32_t k = 0; k < 8; k++)
-    lb[n++] = let(t, &x[k], load(t, W, lit(t, T_U, k)));
-  for (uint32_t k = 0; k < 16; k++)
-    lb[n++] = assign(t, r[k], fma3(t, var(t, x[k / 4]), var(t, x[4 + k % 4]), var(t, r[k])));
-  uint32_t lv = tb_local(t, T_U, 0);
-  st[m++] = for_(t, lv, lit(t, T_U, 0), lit(t, T_U, 2), tb_list(t, n, lb), n);
-  for (uint32_t k = 0; k < 16; k++)
-    st[m++] = store(t, O, lit(t, T_U, k), var(t, r[k]));
-  const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+  const vyre_ir_program *p = grain_wg_program(t);
   const uint32_t wg[3] = {64, 1, 1};
   char *src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD, NULL, "grain run fed by workgroup memory");
   const char *k = strstr(src, "vyre_main");

@@ -713,24 +713,30 @@ def _fb(x):
     return b
 
 
+def _grain_values():
+    """The operands of the grain cases (docs/lowering.md LOWER-FMA-2/3): NaN,
+    +-inf; 2^-40 (the grain test's bound, TB); xT just above it, with cT
+    such that xT * xT + cT = 2^-126 exactly; xB just above 2^-41 (below the
+    bound), with cB such that xB * xB + cB = 2^-128 exactly, which the IR
+    flushes; p55 = 2^-55 (p55 * p55 = 2^-110); 1.0; and 16 normal values,
+    two with low mantissa bits set."""
+    nrm = [_fb(v) for v in (1.5, -0.75, 3.0, 1.25 * 2 ** -20, 1 + 2 ** -23, -2.5, 1024.0,
+                            0.1015625, 0.296875, 7.0, -0.0009765625, 2 ** -39, 6.5, -3.25,
+                            2 ** 20, 0.0625)]
+    nrm[7] |= 0x1F
+    nrm[8] |= 0x3
+    return (0x7FC00000, 0x7F800000, 0xFF800000, 0x2B800000,
+            _fb((2 ** 23 + 1) * 2.0 ** -63), _fb(-(2 ** 22 + 1) * 2.0 ** -102),
+            _fb((2 ** 23 + 1) * 2.0 ** -64), _fb(-(2 ** 22 + 1) * 2.0 ** -104),
+            _fb(2.0 ** -55), 0x3F800000, nrm)
+
+
 def gen_lower_fma_grain(ctx):
     """LOWER-FMA-2: a 4 x 4 outer product per invocation (16 fmas reading 8
     locals, a grain run) in a loop of 2 trips, with operands at and just
     below 2^-40, zeros, specials and cancellations."""
     W = ctx.W
-    NAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
-    TB = 0x2B800000                     # 2^-40, the grain test's bound
-    xT = _fb((2 ** 23 + 1) * 2.0 ** -63)  # just above 2^-40
-    cT = _fb(-(2 ** 22 + 1) * 2.0 ** -102)  # xT * xT + cT = 2^-126 exactly
-    xB = _fb((2 ** 23 + 1) * 2.0 ** -64)  # just above 2^-41: below the bound
-    cB = _fb(-(2 ** 22 + 1) * 2.0 ** -104)  # xB * xB + cB = 2^-128 exactly
-    p55 = _fb(2.0 ** -55)                 # p55 * p55 = 2^-110
-    one = 0x3F800000
-    nrm = [_fb(v) for v in (1.5, -0.75, 3.0, 1.25 * 2 ** -20, 1 + 2 ** -23, -2.5, 1024.0,
-                            0.1015625, 0.296875, 7.0, -0.0009765625, 2 ** -39, 6.5, -3.25,
-                            2 ** 20, 0.0625)]
-    nrm[7] |= 0x1F  # mantissas with low bits set
-    nrm[8] |= 0x3
+    NAN, INF, NINF, TB, xT, cT, xB, cB, p55, one, nrm = _grain_values()
     # (a trip 0, b trip 0, a trip 1, b trip 1, c (16 accumulators, row-major))
     rows = [
         # All normal and at least 2^-40: the bare fmas.
@@ -818,19 +824,7 @@ def gen_lower_fma_grain_wg(ctx):
     keeps the bare fmas away; workgroup 2 stages the largest f32 below
     2^-40, 2^-126 and a subnormal input (flushed to 0 by its load)."""
     W = ctx.W
-    NAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
-    TB = 0x2B800000
-    xT = _fb((2 ** 23 + 1) * 2.0 ** -63)
-    cT = _fb(-(2 ** 22 + 1) * 2.0 ** -102)
-    xB = _fb((2 ** 23 + 1) * 2.0 ** -64)
-    cB = _fb(-(2 ** 22 + 1) * 2.0 ** -104)
-    p55 = _fb(2.0 ** -55)
-    one = 0x3F800000
-    nrm = [_fb(v) for v in (1.5, -0.75, 3.0, 1.25 * 2 ** -20, 1 + 2 ** -23, -2.5, 1024.0,
-                            0.1015625, 0.296875, 7.0, -0.0009765625, 2 ** -39, 6.5, -3.25,
-                            2 ** 20, 0.0625)]
-    nrm[7] |= 0x1F
-    nrm[8] |= 0x3
+    NAN, INF, NINF, TB, xT, cT, xB, cB, p55, one, nrm = _grain_values()
     # (a trip 0, b trip 0, a trip 1, b trip 1): the operands a row stages.
     R = {
         "normal": (nrm[0:4], nrm[4:8], nrm[8:12], nrm[12:16]),
