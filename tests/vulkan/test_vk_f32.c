@@ -391,6 +391,25 @@ static void test_f32_fma_run_shares_the_zero_recheck(void **state) {
   fma_run_recheck("2", "1"); // chunks of 2, rechecks as calls
 }
 
+// Runs |p| on g_be over a grid of |gx| workgroups with the grain tests'
+// buffers (ni invocations: x and u 8 words each, c 16, the output o 16)
+// and checks o against |want|; |name| = |value| names the form in a failure.
+static void run_grain_rows(const vyre_ir_program *p, uint32_t gx, uint32_t ni, uint32_t *x,
+                           uint32_t *u, uint32_t *c, uint32_t *o, const uint32_t *want,
+                           const char *name, const char *value) {
+  void *data[] = {x, u, c, o};
+  uint64_t bytes[] = {ni * 32u, ni * 32u, ni * 64u, ni * 64u};
+  vyre_error err = {.struct_size = sizeof(err)};
+  uint32_t grid[3] = {gx, 1, 1};
+  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < ni * 16; k++) {
+    if (o[k] != want[k])
+      fprintf(stderr, "%s=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", name, value, k / 16,
+              k % 16, o[k], want[k]);
+    assert_int_equal(o[k], want[k]);
+  }
+}
+
 // EVIDENCE-OF: IR-F32-2: a grain run (docs/lowering.md LOWER-FMA-2;
 // plugin-vulkan/README.md VK-F32-20) under the forced zero recheck: a 4 x 4
 // outer product, then a second onto its results, per invocation. Every
@@ -456,17 +475,7 @@ static void fma_grain_paths(const char *grain) {
     st[n++] = store(t, O, AT(16, q), var(t, r[q]));
 #undef AT
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
-  void *data[] = {xa, ua, ca, o};
-  uint64_t bytes[] = {sizeof xa, sizeof ua, sizeof ca, sizeof o};
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t grid[3] = {1, 1, 1};
-  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
-  for (uint32_t k = 0; k < NI * 16; k++) {
-    if (o[k] != want[k])
-      fprintf(stderr, "grain=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", grain, k / 16,
-              k % 16, o[k], want[k]);
-    assert_int_equal(o[k], want[k]);
-  }
+  run_grain_rows(p, 1, NI, xa, ua, ca, o, want, "grain", grain);
   free(t);
   vk_ops()->destroy(g_be);
   g_be = keep;
@@ -568,17 +577,7 @@ static void fma_grain_wg(const char *wg) {
   uint32_t bs = tb_list(t, m, body);
   st[n++] = for_(t, lv, lit(t, T_U, 0), lit(t, T_U, 1), bs, m);
   const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
-  void *data[] = {xa, ua, ca, o};
-  uint64_t bytes[] = {sizeof xa, sizeof ua, sizeof ca, sizeof o};
-  vyre_error err = {.struct_size = sizeof(err)};
-  uint32_t grid[3] = {2, 1, 1};
-  assert_int_equal(vk_run(g_be, p, grid, data, bytes, NULL, &err), VYRE_STATUS_OK);
-  for (uint32_t k = 0; k < NI * 16; k++) {
-    if (o[k] != want[k])
-      fprintf(stderr, "wg=%s: invocation %u, result %u: 0x%08x, want 0x%08x\n", wg, k / 16, k % 16,
-              o[k], want[k]);
-    assert_int_equal(o[k], want[k]);
-  }
+  run_grain_rows(p, 2, NI, xa, ua, ca, o, want, "wg", wg);
   free(t);
   vk_ops()->destroy(g_be);
   g_be = keep;

@@ -713,6 +713,17 @@ def _fb(x):
     return b
 
 
+def _outer2(c, trips):
+    """The IR's 16 accumulators after 4 x 4 outer products of fmas, one per
+    (a, b) pair of |trips|, from the addends |c| (inputs canonicalized)."""
+    acc = [G.f_canon(v) for v in c]
+    for av, bv in trips:
+        for i in range(4):
+            for j in range(4):
+                acc[4 * i + j] = G.f_fma(G.f_canon(av[i]), G.f_canon(bv[j]), acc[4 * i + j])
+    return acc
+
+
 def _grain_values():
     """The operands of the grain cases (docs/lowering.md LOWER-FMA-2/3): NaN,
     +-inf; 2^-40 (the grain test's bound, TB); xT just above it, with cT
@@ -787,12 +798,7 @@ def gen_lower_fma_grain(ctx):
         a_in += a0 + a1
         b_in += b0 + b1
         c_in += c
-        acc = [G.f_canon(v) for v in c]
-        for av, bv in ((a0, b0), (a1, b1)):
-            for i in range(4):
-                for j in range(4):
-                    acc[4 * i + j] = G.f_fma(G.f_canon(av[i]), G.f_canon(bv[j]), acc[4 * i + j])
-        out += acc
+        out += _outer2(c, ((a0, b0), (a1, b1)))
     # The rows' point: 2^-126 kept at the bound, 2^-110 exactly below it.
     assert out[16] == 0x00800000, hex(out[16])
     assert out[32] == out[37] == _fb(2.0 ** -110), (hex(out[32]), hex(out[37]))
@@ -877,13 +883,7 @@ def gen_lower_fma_grain_wg(ctx):
             rd = rows[(li + 1) & 3]
             ra0, rb0, ra1, rb1 = R[rd]
             c_in += C[rd]
-            acc = [G.f_canon(v) for v in C[rd]]
-            for av, bv in ((ra0, rb0), (ra1, rb1)):
-                for i in range(4):
-                    for j in range(4):
-                        acc[4 * i + j] = G.f_fma(G.f_canon(av[i]), G.f_canon(bv[j]),
-                                                 acc[4 * i + j])
-            out += acc
+            out += _outer2(C[rd], ((ra0, rb0), (ra1, rb1)))
     # Invocation 4 (workgroup 1, l = 0) reads the row below the bound: 2^-110.
     assert out[64] == out[69] == _fb(2.0 ** -110), (hex(out[64]), hex(out[69]))
     W.add("f32/fma_grain_wg.json",
