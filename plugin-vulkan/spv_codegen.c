@@ -823,6 +823,19 @@ static void zero_workgroup_memory(vyre_spv_cg *c) {
   barrier(c);
 }
 
+// The Workgroup bytes of the program's buffers and, where subgroups are
+// emulated, of the exchange array.
+static uint64_t wg_bytes(const vyre_spv_cg *c) {
+  uint64_t used = 0;
+  const uint32_t *wg = c->opt->workgroup_size;
+  for (uint32_t b = 0; b < c->p->buffer_count; b++)
+    if (c->p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP)
+      used += vyre_kit_workgroup_buffer_bytes(&c->p->buffers[b]);
+  if ((c->plan->uses & VYRE_KIT_USES_SUBGROUP) && !c->sg_native)
+    used += 4ull * wg[0] * wg[1] * wg[2];
+  return used;
+}
+
 // README.md VK-MATH-6: the cr_math tables in Workgroup variables, stored by
 // invocation 0 at the start of main, then a barrier, instead of Private
 // arrays with constant initializers (which NVIDIA's compiler, driver
@@ -834,13 +847,8 @@ static void zero_workgroup_memory(vyre_spv_cg *c) {
 static void math_tables_to_workgroup(vyre_spv_cg *c) {
   uint32_t mask = vyre_spv_math_tables_used(c);
   if (!mask || c->opt->math_tables_private) return;
-  uint64_t used = vyre_spv_math_tables_bytes(c, mask);
-  const uint32_t *wg = c->opt->workgroup_size;
-  for (uint32_t b = 0; b < c->p->buffer_count; b++)
-    if (c->p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP)
-      used += vyre_kit_workgroup_buffer_bytes(&c->p->buffers[b]);
-  if ((c->plan->uses & VYRE_KIT_USES_SUBGROUP) && !c->sg_native)
-    used += 4ull * wg[0] * wg[1] * wg[2];
+  uint64_t used = vyre_spv_math_tables_bytes(c, mask) + wg_bytes(c);
+  if (c->wg_grain) used += 4u; // LOWER-FMA-3's flag word
   if (used > 16384u) return;
   c->math_tab_wg = 1;
   uint32_t zero = vyre_spv_u(c, 0);
@@ -1341,9 +1349,6 @@ static uint32_t generate(vyre_spv_cg *c) {
   vyre_spv_module *m = c->m;
   const vyre_ir_program *p = c->p;
   c->lanes = c->plan->lanes.ok != 0;
-  // LOWER-FMA-3: the workgroup's grain flag, where runs read it.
-  c->wg_grain = c->plan->wg_grain && c->opt->fma_wg && vyre_spv_ffma_grains(c) &&
-                (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) && !c->lanes;
   vyre_spv_capability(m, SpvCapabilityShader);
   if (c->opt->has_int64) vyre_spv_capability(m, SpvCapabilityInt64);
   if (c->opt->has_int64 && (c->opt->f32_native & VYRE_SPV_F32_NATIVE_FMA64))
@@ -1359,6 +1364,13 @@ static uint32_t generate(vyre_spv_cg *c) {
     vyre_spv_capability(m, SpvCapabilityGroupNonUniform);
     vyre_spv_capability(m, SpvCapabilityGroupNonUniformShuffle);
   }
+  // LOWER-FMA-3: the workgroup's grain flag, where runs read it and its
+  // word fits beside the program's workgroup memory and the subgroup
+  // exchange within 16 KiB (the least maxComputeSharedMemorySize Vulkan
+  // allows; the host checked only the program's bytes against the device).
+  c->wg_grain = c->plan->wg_grain && c->opt->fma_wg && vyre_spv_ffma_grains(c) &&
+                (c->plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) && !c->lanes &&
+                wg_bytes(c) + 4u <= 16384u;
   c->glsl = vyre_spv_id(m);
   vyre_spv_emit_str(m, VYRE_SPV_SEC_IMPORTS, SpvOpExtInstImport, &c->glsl, 1, "GLSL.std.450", NULL,
                     0);

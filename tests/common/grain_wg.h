@@ -13,12 +13,13 @@
 
 #include "ir_prog.h"
 
-// Builds the program into |t| (tb_init'ed here, workgroup 64 x 1 x 1).
-static inline const vyre_ir_program *grain_wg_program(tb *t) {
+// Builds the program into |t| (tb_init'ed here, workgroup 64 x 1 x 1), w
+// of |count| elements (at least 64).
+static inline const vyre_ir_program *grain_wg_program(tb *t, uint32_t count) {
   tb_init(t, 64, 1, 1);
   uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
   uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
-  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, 64);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_F, count);
   uint32_t l, x[8], r[16], st[4 + 16 + 1 + 16], m = 0, lb[8 + 16], n = 0;
   st[m++] = let(t, &l, builtin(t, VYRE_IR_BUILTIN_LID, 0));
   st[m++] = store(t, W, var(t, l), load(t, A, var(t, l)));

@@ -1517,7 +1517,7 @@ static void test_codegen_fma_grain_run_tests_its_locals_once(void **state) {
 static void test_codegen_fma_grain_wg_reads_the_flag(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
-  const vyre_ir_program *p = grain_wg_program(t);
+  const vyre_ir_program *p = grain_wg_program(t, 64);
   const uint32_t wg[3] = {64, 1, 1};
   char *src = GENERATE(p, wg, VYRE_CUDA_GEN_F32_ADD, NULL, "grain run fed by workgroup memory");
   const char *k = strstr(src, "vyre_main");
