@@ -1191,10 +1191,7 @@ static json_t *fg_chain_as(fg *g, const uint32_t *ty, uint32_t i, uint32_t t) {
 static void fg_index_chain(fg *g, json_t *body) {
   fg_rng *r = &g->ur;
   uint32_t n = 8 + fg_pick(r, 33), ty[40];
-  size_t at = json_array_size(body);
-  json_t *last = at ? json_array_get(body, at - 1) : NULL;
-  const char *k = last ? json_string_value(json_object_get(last, "k")) : NULL;
-  if (k && !strcmp(k, "return")) at--;
+  size_t at = fg_body_end(body);
   for (uint32_t i = 0; i < n && !g->oom; i++) {
     uint32_t t = ty[i] = fg_chance(r, 1, 2) ? T_F32 : T_U32;
     json_t *v;
