@@ -651,11 +651,8 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
 static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t i) {
   const vyre_kit_node_facts *f = &c->plan->facts[vyre_kit_plan_stmt(c->plan, first, i)];
   int grain = (f->flags & VYRE_KIT_FACT_FMA_GRAIN) && vyre_spv_ffma_grains(c);
-  // LOWER-FMA-3: 1 bare (the flag holds here), 2 the flag first, 0 no flag.
-  int wg = grain && c->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG) ? (c->hoist == 1   ? 1
-                                                                        : c->hoist == 2 ? 0
-                                                                                        : 2)
-                                                                     : 0;
+  // LOWER-FMA-3: a run the workgroup's grain flag covers.
+  int fed = grain && c->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG);
   if (!(f->flags & VYRE_KIT_FACT_FMA_RUN) || f->fma_run > count - i || f->fma_run < 2 ||
       f->fma_run > VYRE_SPV_FMA_RUN_MAX || (!grain && !vyre_spv_ffma_runs(c)))
     return 0;
@@ -682,10 +679,10 @@ static uint32_t cg_fma_run(vyre_spv_cg *c, uint32_t first, uint32_t count, uint3
       for (uint32_t q = 0; grain && q < nops; q++) // the locals' first reads
         if (!opv[q] && (ops[q] == v->a || ops[q] == v->b)) opv[q] = ops[q] == v->a ? a[k] : b[k];
     }
-    if (wg == 1)
+    if (fed && c->hoist == 1) // the loop's copy where the flag holds
       vyre_spv_ffma_bare(c, n, a, b, d, g, r);
-    else if (grain)
-      vyre_spv_ffma_grain(c, n, a, b, d, g, opv, nops, wg == 2 ? wg_flag(c) : 0u, r);
+    else if (grain) // outside such a loop, the flag before the locals' test
+      vyre_spv_ffma_grain(c, n, a, b, d, g, opv, nops, fed && !c->hoist ? wg_flag(c) : 0u, r);
     else
       vyre_spv_ffma_run(c, n, a, b, d, g, r);
     for (uint32_t k = 0; k < n; k++) {

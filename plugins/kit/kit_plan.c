@@ -1094,12 +1094,12 @@ static void fma_list(vyre_kit_plan *plan, uint8_t *set, const uint8_t *fed, uint
 
 // LOWER-FMA-3: fed[l] = 1 for each f32 local that only `let` and `assign`
 // statements whose value is a load of an f32 workgroup buffer give values
-// (no subgroup result, no other value).
+// (no subgroup result, no other value; loop variables and atomic results
+// are u32).
 static void fma_fed(const vyre_kit_plan *plan, uint8_t *fed) {
   const vyre_ir_program *p = plan->p;
   for (uint32_t l = 0; l < p->local_count; l++)
-    fed[l] = p->locals[l].type == VYRE_IR_TYPE_F32 && !p->locals[l].is_loop_var &&
-             !p->locals[l].is_atomic_result;
+    fed[l] = p->locals[l].type == VYRE_IR_TYPE_F32;
   for (uint32_t i = 0; i < p->node_count; i++) {
     const vyre_ir_node *n = &p->nodes[i];
     if (!(plan->facts[i].flags & VYRE_KIT_FACT_REACHED)) continue;
