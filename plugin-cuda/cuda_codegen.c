@@ -756,6 +756,18 @@ static void emit_grain_min(vyre_cuda_cg *g, const uint32_t *ops, uint32_t lo, ui
   vyre_cuda_cg_put(g, ")");
 }
 
+// The |run| statements of a run of fmas headed by statement |i| of the list,
+// each `v = fn(a, b, c)` with the prelude function |fn| (vfma or vfmab).
+static void emit_run_as(vyre_cuda_cg *g, uint32_t start, uint32_t i, uint32_t run, int ind,
+                        const char *fn) {
+  for (uint32_t k = 0; k < run; k++) {
+    const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(g->kp, start, i + k)];
+    vyre_cuda_cg_put(g, "%*sv%u = ", ind, "", s->ref);
+    vyre_cuda_cg_fma(g, fn, s->a);
+    vyre_cuda_cg_put(g, ";\n");
+  }
+}
+
 // A grain run headed by statement |i| of the list (docs/lowering.md
 // LOWER-FMA-2), where the device's fma is not one .ftz instruction: when
 // every local its a and b operands read is zero, infinite, NaN or at least
@@ -781,12 +793,7 @@ static uint32_t emit_fma_grain(vyre_cuda_cg *g, uint32_t start, uint32_t count, 
   }
   int wg = g->wg_grain && (f->flags & VYRE_KIT_FACT_FMA_WG);
   if (wg && g->hoist == 1) { // LOWER-FMA-3: the loop's copy where the flag holds
-    for (uint32_t k = 0; k < f->fma_run; k++) {
-      const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
-      vyre_cuda_cg_put(g, "%*sv%u = ", ind, "", s->ref);
-      vyre_cuda_cg_fma(g, "vfmab", s->a);
-      vyre_cuda_cg_put(g, ";\n");
-    }
+    emit_run_as(g, start, i, f->fma_run, ind, "vfmab");
     return f->fma_run;
   }
   vyre_cuda_cg_put(g, "%*sif (", ind, "");
@@ -802,15 +809,10 @@ static uint32_t emit_fma_grain(vyre_cuda_cg *g, uint32_t start, uint32_t count, 
     vyre_cuda_cg_put(g, "true");
   }
   vyre_cuda_cg_put(g, ") {\n");
-  for (int bare = 1; bare >= 0; bare--) {
-    for (uint32_t k = 0; k < f->fma_run; k++) {
-      const vyre_ir_node *s = &g->p->nodes[vyre_kit_plan_stmt(kp, start, i + k)];
-      vyre_cuda_cg_put(g, "%*s  v%u = ", ind, "", s->ref);
-      vyre_cuda_cg_fma(g, bare ? "vfmab" : "vfma", s->a);
-      vyre_cuda_cg_put(g, ";\n");
-    }
-    vyre_cuda_cg_put(g, bare ? "%*s} else {\n" : "%*s}\n", ind, "");
-  }
+  emit_run_as(g, start, i, f->fma_run, ind + 2, "vfmab");
+  vyre_cuda_cg_put(g, "%*s} else {\n", ind, "");
+  emit_run_as(g, start, i, f->fma_run, ind + 2, "vfma");
+  vyre_cuda_cg_put(g, "%*s}\n", ind, "");
   return f->fma_run;
 }
 
