@@ -713,6 +713,24 @@ def _fb(x):
     return b
 
 
+def _outer_loop(g, a_of, b_of):
+    """The grain cases' body: 16 accumulators acc_ij = c[16 g + 4 i + j],
+    then a loop of 2 trips (t) of lets ga_i = a_of(i), gb_j = b_of(j) and the
+    4 x 4 outer product acc_ij = fma(ga_i, gb_j, acc_ij), then the stores of
+    the accumulators to out[16 g + 4 i + j]."""
+    body = [let("acc%d%d" % (i, j), load("c", add(mul(g, lit_u(16)), lit_u(4 * i + j))))
+            for i in range(4) for j in range(4)]
+    lb = [let("ga%d" % i, a_of(i)) for i in range(4)]
+    lb += [let("gb%d" % j, b_of(j)) for j in range(4)]
+    lb += [assign("acc%d%d" % (i, j), fma(var("ga%d" % i), var("gb%d" % j),
+                                           var("acc%d%d" % (i, j))))
+           for i in range(4) for j in range(4)]
+    body += [for_("t", lit_u(0), lit_u(2), lb)]
+    body += [store("out", add(mul(g, lit_u(16)), lit_u(4 * i + j)), var("acc%d%d" % (i, j)))
+             for i in range(4) for j in range(4)]
+    return body
+
+
 def _outer2(c, trips):
     """The IR's 16 accumulators after 4 x 4 outer products of fmas, one per
     (a, b) pair of |trips|, from the addends |c| (inputs canonicalized)."""
@@ -781,17 +799,9 @@ def gen_lower_fma_grain(ctx):
     ]
     n = len(rows)
     g = var("g")
-    body = [let("acc%d%d" % (i, j), load("c", add(mul(g, lit_u(16)), lit_u(4 * i + j))))
-            for i in range(4) for j in range(4)]
     row = mul(add(mul(g, lit_u(2)), var("t")), lit_u(4))
-    lb = [let("ga%d" % i, load("a", add(row, lit_u(i)))) for i in range(4)]
-    lb += [let("gb%d" % j, load("b", add(row, lit_u(j)))) for j in range(4)]
-    lb += [assign("acc%d%d" % (i, j), fma(var("ga%d" % i), var("gb%d" % j),
-                                           var("acc%d%d" % (i, j))))
-           for i in range(4) for j in range(4)]
-    body += [for_("t", lit_u(0), lit_u(2), lb)]
-    body += [store("out", add(mul(g, lit_u(16)), lit_u(4 * i + j)), var("acc%d%d" % (i, j)))
-             for i in range(4) for j in range(4)]
+    body = _outer_loop(g, lambda i: load("a", add(row, lit_u(i))),
+                       lambda j: load("b", add(row, lit_u(j))))
     body = guard_gid(body, out="out")
     a_in, b_in, c_in, out = [], [], [], []
     for a0, b0, a1, b1, c in rows:
@@ -864,17 +874,9 @@ def gen_lower_fma_grain_wg(ctx):
     body += [store("wa", add(mul(l, lit_u(16)), lit_u(k)),
                    load("a", add(mul(g, lit_u(16)), lit_u(k)))) for k in range(16)]
     body += [barrier()]
-    body += [let("acc%d%d" % (i, j), load("c", add(mul(g, lit_u(16)), lit_u(4 * i + j))))
-             for i in range(4) for j in range(4)]
     at = add(mul(var("nb"), lit_u(16)), mul(var("t"), lit_u(8)))
-    lb = [let("ga%d" % i, load("wa", add(at, lit_u(i)))) for i in range(4)]
-    lb += [let("gb%d" % j, load("wa", add(at, lit_u(4 + j)))) for j in range(4)]
-    lb += [assign("acc%d%d" % (i, j), fma(var("ga%d" % i), var("gb%d" % j),
-                                           var("acc%d%d" % (i, j))))
-           for i in range(4) for j in range(4)]
-    body += [for_("t", lit_u(0), lit_u(2), lb)]
-    body += [store("out", add(mul(g, lit_u(16)), lit_u(4 * i + j)), var("acc%d%d" % (i, j)))
-             for i in range(4) for j in range(4)]
+    body += _outer_loop(g, lambda i: load("wa", add(at, lit_u(i))),
+                        lambda j: load("wa", add(at, lit_u(4 + j))))
     a_in, c_in, out = [], [], []
     for rows in groups:
         for li, name in enumerate(rows):
