@@ -362,6 +362,13 @@ void vyre_cuda_plan_for_opts(vyre_cuda_plan *plan, uint32_t opts) {
   if (opts & VYRE_CUDA_GEN_PLAIN) plan->coarsen = 1;
 }
 
+// The alignment in bytes of workgroup buffer |buf| in the kernel (16 for a
+// buffer of whole 16-byte quads, 4 for any other; CUDA-VEC-1).
+static uint32_t vyre_cuda_wg_align(const vyre_ir_buffer *buf) {
+  const uint64_t bytes = ((uint64_t)buf->count * vyre_kit_type_bytes(buf->type) + 3u) & ~3ull;
+  return bytes != 0 && bytes % 16u == 0 ? 16u : 4u;
+}
+
 // The CUDA plan from the kit plan: slots and uses as planned; coarsening
 // and lane mode are this generator's choices.
 static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
@@ -383,7 +390,20 @@ static void plan_from_kit(const vyre_kit_plan *kp, vyre_cuda_plan *out) {
     out->vload = kp->lanes.vload;
     out->vstore = kp->lanes.vstore;
   }
-  out->dyn_shared = kp->workgroup_bytes > VYRE_CUDA_STATIC_SHARED_MAX ? kp->workgroup_bytes : 0u;
+  // The 16-byte alignment of whole-quad buffers (CUDA-VEC-1) may put up to
+  // 12 bytes of padding after each other buffer of the static arrays: near
+  // the static limit, dynamic (where the quads come first, unpadded).
+  uint64_t pad = 0, quads = 0;
+  for (uint32_t b = 0; b < kp->p->buffer_count; b++)
+    if (kp->p->buffers[b].access == VYRE_IR_ACCESS_WORKGROUP) {
+      if (vyre_cuda_wg_align(&kp->p->buffers[b]) == 16u)
+        quads++;
+      else
+        pad += 12u;
+    }
+  if (!quads) pad = 0;
+  out->dyn_shared =
+      kp->workgroup_bytes + pad > VYRE_CUDA_STATIC_SHARED_MAX ? kp->workgroup_bytes : 0u;
 }
 
 _Static_assert(VYRE_CUDA_MAX_SLOTS == 64u, "kernel parameters and bindings 0..63");
@@ -684,10 +704,16 @@ static uint32_t emit_wide(vyre_cuda_cg *g, uint32_t start, uint32_t count, uint3
   const vyre_kit_plan *kp = g->kp;
   const vyre_ir_program *p = g->p;
   uint32_t n = vyre_kit_plan_stmt(kp, start, i);
-  uint32_t bytes = g->wide ? vyre_kit_plan_wide_bytes(kp, n) : 0u;
+  uint32_t bytes = g->lanes ? 0u : vyre_kit_plan_wide_bytes(kp, n);
   const vyre_kit_node_facts *f = &kp->facts[n];
   if (!bytes || f->wide > count - i) return 0;
   uint32_t w = f->wide, buf = p->nodes[p->nodes[n].a].ref, eb = bytes / w;
+  // A workgroup buffer's alignment is its declaration's (CUDA-VEC-1), the
+  // same in both copies of the body; a host buffer's is the binding's.
+  if (p->buffers[buf].access == VYRE_IR_ACCESS_WORKGROUP
+          ? bytes > vyre_cuda_wg_align(&p->buffers[buf])
+          : !g->wide)
+    return 0;
   int in = (f->flags & VYRE_KIT_FACT_WIDE_IN_RANGE) != 0;
   char ptr[16], len[24];
   vyre_cuda_cg_buffer(g, buf, ptr, sizeof(ptr), len, sizeof(len));
@@ -841,7 +867,9 @@ static void emit_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan, int ind) {
     uint32_t bytes =
         (g->kp->facts[i].flags & VYRE_KIT_FACT_REACHED) ? vyre_kit_plan_wide_bytes(g->kp, i) : 0u;
     if (!bytes) continue;
-    uint32_t slot = g->kp->slot_of_buffer[p->nodes[p->nodes[i].a].ref];
+    uint32_t buf = p->nodes[p->nodes[i].a].ref;
+    if (p->buffers[buf].access == VYRE_IR_ACCESS_WORKGROUP) continue; // aligned as declared
+    uint32_t slot = g->kp->slot_of_buffer[buf];
     if (slot < plan->slot_count && bytes > need[slot]) need[slot] = bytes, any = 1;
   }
   g->wide = 0;
@@ -1235,19 +1263,28 @@ static void emit_kernel_body(vyre_cuda_cg *g, const vyre_cuda_plan *plan) {
   if (plan->uses & VYRE_KIT_USES_WORKGROUP_MEMORY) {
     // Above 48 KiB: one dynamic block carved into the buffers (dyn_shared).
     if (plan->dyn_shared) vyre_cuda_cg_put(g, "  extern __shared__ __align__(16) u32 vdyn[];\n");
+    // CUDA-VEC-1: a buffer of whole 16-byte quads starts on a 16-byte
+    // boundary (declared first, __align__(16)), so NVRTC may merge loads of
+    // four neighbouring words whose first index it proves a multiple of 4
+    // into one 128-bit load (ld.shared.v4; the sgemm's operand reads). The
+    // others follow, on word boundaries as before; the total is unchanged.
     uint64_t at = 0;
-    for (uint32_t b = 0; b < p->buffer_count; b++) {
-      const vyre_ir_buffer *buf = &p->buffers[b];
-      if (buf->access != VYRE_IR_ACCESS_WORKGROUP) continue;
-      const uint32_t eb = vyre_kit_type_bytes(buf->type);
-      const char *et = eb == 1 ? "u8" : eb == 2 ? "u16" : "u32";
-      if (plan->dyn_shared)
-        vyre_cuda_cg_put(g, "  %s *const w%u = (%s *)((u8 *)vdyn + %lluu);\n", et, b, et,
-                         (unsigned long long)at);
-      else
-        vyre_cuda_cg_put(g, "  __shared__ %s w%u[%u];\n", et, b, buf->count ? buf->count : 1u);
-      at += ((uint64_t)buf->count * eb + 3u) & ~(uint64_t)3u; // whole words (IR-STORE-3)
-    }
+    for (int quads = 1; quads >= 0; quads--)
+      for (uint32_t b = 0; b < p->buffer_count; b++) {
+        const vyre_ir_buffer *buf = &p->buffers[b];
+        if (buf->access != VYRE_IR_ACCESS_WORKGROUP) continue;
+        const uint32_t eb = vyre_kit_type_bytes(buf->type);
+        const uint64_t bytes = ((uint64_t)buf->count * eb + 3u) & ~(uint64_t)3u; // IR-STORE-3
+        if ((vyre_cuda_wg_align(buf) == 16u) != (quads == 1)) continue;
+        const char *et = eb == 1 ? "u8" : eb == 2 ? "u16" : "u32";
+        if (plan->dyn_shared)
+          vyre_cuda_cg_put(g, "  %s *const w%u = (%s *)((u8 *)vdyn + %lluu);\n", et, b, et,
+                           (unsigned long long)at);
+        else
+          vyre_cuda_cg_put(g, "  __shared__ %s%s w%u[%u];\n", quads ? "__align__(16) " : "", et, b,
+                           buf->count ? buf->count : 1u);
+        at += bytes;
+      }
     vyre_cuda_cg_put(
         g, "  {\n    const u32 zt = threadIdx.x + %uu * (threadIdx.y + %uu * threadIdx.z);\n",
         g->wg[0], g->wg[1]);

@@ -99,7 +99,11 @@
 //     is __syncthreads_and(vgk) into vga, and a loop the plan marks
 //     WG_HOIST is emitted twice, its bare copy taken where vga && vgk
 //     (README.md CUDA-F32-8). VYRE_CUDA_FMA_WG=0 turns it off.
-#define VYRE_CUDA_GENERATOR_VERSION 39u
+// 40: workgroup buffers of whole 16-byte quads are declared first and
+//     __align__(16), so NVRTC merges four neighbouring word loads of them
+//     into one ld.shared.v4 where it proves the first index a multiple of 4
+//     (README.md CUDA-VEC-1).
+#define VYRE_CUDA_GENERATOR_VERSION 40u
 // The IR features the generator implements (vyre_caps.ir_features).
 #define VYRE_CUDA_IR_FEATURES VYRE_IR_FEATURES_KNOWN
 #define VYRE_CUDA_KERNEL_NAME "vyre_main"

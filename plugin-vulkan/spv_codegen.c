@@ -1378,9 +1378,12 @@ static uint32_t generate(vyre_spv_cg *c) {
   // variable, which the driver may assume does not alias the buffer's own
   // (no `Aliased` decoration), so a store through one could be reordered
   // past a load through the other.
+  // Workgroup buffers have no such view (a second Workgroup variable would
+  // be other memory): their groups stay per element (LOWER-WIDE-6).
   for (uint32_t i = 0; i < p->node_count && !c->lanes; i++)
     if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&
-        vyre_kit_plan_wide_bytes(c->plan, i) == 16u)
+        vyre_kit_plan_wide_bytes(c->plan, i) == 16u &&
+        p->buffers[p->nodes[p->nodes[i].a].ref].access != VYRE_IR_ACCESS_WORKGROUP)
       c->wide16[p->nodes[p->nodes[i].a].ref] = 1;
   for (uint32_t i = 0; i < p->node_count; i++)
     if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&

@@ -174,20 +174,23 @@ static const char cu_inc_fmt[] =
 
 // Figure 11's floor: examples/builder/sgemm_rb.c written as CUDA C, the same
 // algorithm and arithmetic: a 256-thread block computes a 128 x 128 tile of
-// C, thread (tx, ty) = (lid % 16, lid / 16) an 8 x 8 block of it (rows ty +
-// 16 r, columns tx + 16 c); k advances in slices of 8 staged in shared
-// memory (A transposed) between two barriers; each element is the fma chain
-// acc = fmaf(a[i][k], b[k][j], acc) in k order from 0. Compiled by NVRTC
-// with --fmad=false (no contraction: the fma are the explicit fmaf), so the
-// result is bit-identical to vyre's and to the C loop.
+// C, thread (tx, ty) = (lid % 16, lid / 16) an 8 x 8 block of it (rows 4 ty
+// + i and 64 + 4 ty + i, columns 4 tx + j and 64 + 4 tx + j); k advances in
+// slices of 8 staged in shared memory (A transposed, rows padded to 132)
+// between two barriers; a thread reads its operands of each k as four
+// float4; each element is the fma chain acc = fmaf(a[i][k], b[k][j], acc)
+// in k order from 0. Compiled by NVRTC with --fmad=false (no contraction:
+// the fma are the explicit fmaf), so the result is bit-identical to vyre's
+// and to the C loop.
 static const char cu_sgemm_rb_src[] =
     "#define TILE 128u\n"
     "#define KS 8u\n"
+    "#define APAD 132u\n"
     "extern \"C\" __global__ void __launch_bounds__(256)\n"
     "vyre_bench_sgemm_rb(const float *__restrict__ a, const float *__restrict__ b,\n"
     "                    float *__restrict__ c, unsigned n) {\n"
-    "  __shared__ float as[KS * TILE]; // [k][row]\n"
-    "  __shared__ float bs[KS * TILE]; // [k][col]\n"
+    "  __shared__ __align__(16) float as[KS * APAD]; // [k][row], rows padded\n"
+    "  __shared__ __align__(16) float bs[KS * TILE]; // [k][col]\n"
     "  const unsigned lid = threadIdx.x, tx = lid % 16u, ty = lid / 16u;\n"
     "  const unsigned row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;\n"
     "  const unsigned ar = lid / KS, ak = lid % KS, bk = lid / TILE, bc = lid % TILE;\n"
@@ -201,7 +204,7 @@ static const char cu_sgemm_rb_src[] =
     "#pragma unroll\n"
     "    for (unsigned q = 0; q < 4u; q++) {\n"
     "      const unsigned row = ar + 32u * q;\n"
-    "      as[ak * TILE + row] = a[(row0 + row) * n + k0 + ak];\n"
+    "      as[ak * APAD + row] = a[(row0 + row) * n + k0 + ak];\n"
     "    }\n"
     "#pragma unroll\n"
     "    for (unsigned q = 0; q < 4u; q++) {\n"
@@ -211,11 +214,12 @@ static const char cu_sgemm_rb_src[] =
     "    __syncthreads();\n"
     "#pragma unroll\n"
     "    for (unsigned kk = 0; kk < KS; kk++) {\n"
-    "      float av[8], bv[8];\n"
-    "#pragma unroll\n"
-    "      for (unsigned r = 0; r < 8u; r++) av[r] = as[kk * TILE + ty + 16u * r];\n"
-    "#pragma unroll\n"
-    "      for (unsigned q = 0; q < 8u; q++) bv[q] = bs[kk * TILE + tx + 16u * q];\n"
+    "      const float4 a0 = *(const float4 *)&as[kk * APAD + 4u * ty];\n"
+    "      const float4 a1 = *(const float4 *)&as[kk * APAD + 64u + 4u * ty];\n"
+    "      const float4 b0 = *(const float4 *)&bs[kk * TILE + 4u * tx];\n"
+    "      const float4 b1 = *(const float4 *)&bs[kk * TILE + 64u + 4u * tx];\n"
+    "      const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};\n"
+    "      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};\n"
     "#pragma unroll\n"
     "      for (unsigned r = 0; r < 8u; r++)\n"
     "#pragma unroll\n"
@@ -227,7 +231,8 @@ static const char cu_sgemm_rb_src[] =
     "  for (unsigned r = 0; r < 8u; r++)\n"
     "#pragma unroll\n"
     "    for (unsigned q = 0; q < 8u; q++)\n"
-    "      c[(row0 + ty + 16u * r) * n + col0 + tx + 16u * q] = acc[r][q];\n"
+    "      c[(row0 + 4u * ty + r % 4u + 64u * (r / 4u)) * n + col0 + 4u * tx + q % 4u +\n"
+    "        64u * (q / 4u)] = acc[r][q];\n"
     "}\n";
 
 // Figure 13's floor: examples/builder/stencil5.c as CUDA C, 16 x 16 blocks,

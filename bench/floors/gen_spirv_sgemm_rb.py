@@ -13,9 +13,12 @@ from in bench/floors/sgemm_rb.spvasm).
   python3 bench/floors/gen_spirv_sgemm_rb.py --check   # exit 1 when stale
 
 The kernel: workgroup 256, one 128 x 128 tile of C per workgroup; invocation
-(tx, ty) = (lid % 16, lid / 16) keeps the 8 x 8 block rows ty + 16 r,
-columns tx + 16 c in 64 accumulators; k advances in slices of 8 staged in
-workgroup memory (A transposed) between two barriers; each accumulator is
+(tx, ty) = (lid % 16, lid / 16) keeps the 8 x 8 block rows 4 ty + i and
+64 + 4 ty + i, columns 4 tx + j and 64 + 4 tx + j (i, j = 0..3) in 64
+accumulators; k advances in slices of 8 staged in workgroup memory (A
+transposed, its k rows padded to 132 words) between two barriers; each
+k step reads 8 words of each slice, one by one as GLSL's `shared float`
+arrays do; each accumulator is
 acc = Fma(a[i][k], b[k][j], acc) in k order from 0 (GLSL.std.450 Fma, which
 Vulkan does not promise to round once: the floor checks its output bit for
 bit and fails loudly on a device where it does not). n is specialization
@@ -30,6 +33,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASM = os.path.join(HERE, "sgemm_rb.spvasm")
 HDR = os.path.join(HERE, "floor_spirv_sgemm_rb.h")
+# Where local r (c) of a block sits: row (column) 4 ty + OFF[r] of the tile.
+OFF = [r % 4 + 64 * (r // 4) for r in range(8)]
 
 
 def assembly():
@@ -63,8 +68,11 @@ def assembly():
     e("%pBuf = OpTypePointer Uniform %Buf")
     e("%pF = OpTypePointer Uniform %float")
     e("%uint_1024 = OpConstant %uint 1024")
+    e("%uint_1056 = OpConstant %uint 1056")
     e("%arr = OpTypeArray %float %uint_1024")
+    e("%arrA = OpTypeArray %float %uint_1056")
     e("%pWgArr = OpTypePointer Workgroup %arr")
+    e("%pWgArrA = OpTypePointer Workgroup %arrA")
     e("%pWgF = OpTypePointer Workgroup %float")
     e("%pFnU = OpTypePointer Function %uint")
     e("%pFnF = OpTypePointer Function %float")
@@ -73,11 +81,11 @@ def assembly():
     e("%a = OpVariable %pBuf Uniform")
     e("%b = OpVariable %pBuf Uniform")
     e("%c = OpVariable %pBuf Uniform")
-    e("%as = OpVariable %pWgArr Workgroup")
+    e("%as = OpVariable %pWgArrA Workgroup")
     e("%bs = OpVariable %pWgArr Workgroup")
-    consts = sorted({0, 1, 2, 8, 16, 128, 264} | {16 * i for i in range(8)} |
+    consts = sorted({0, 1, 2, 4, 8, 16, 128, 132, 264} | {OFF[i] for i in range(8)} |
                     {32 * q for q in range(4)} | {2 * q for q in range(4)} |
-                    {128 * k for k in range(8)})
+                    {128 * k for k in range(8)} | {132 * k for k in range(8)})
     for v in consts:
         e("%%uint_%d = OpConstant %%uint %d" % (v, v))
     e("%f0 = OpConstant %float 0")
@@ -96,13 +104,15 @@ def assembly():
     e("%wgy = OpCompositeExtract %uint %wg3 1")
     e("%tx = OpUMod %uint %lid %uint_16")
     e("%ty = OpUDiv %uint %lid %uint_16")
+    e("%ry = OpIMul %uint %ty %uint_4")
+    e("%cx = OpIMul %uint %tx %uint_4")
     e("%row0 = OpIMul %uint %wgy %uint_128")
     e("%col0 = OpIMul %uint %wgx %uint_128")
     e("%ar = OpUDiv %uint %lid %uint_8")
     e("%ak = OpUMod %uint %lid %uint_8")
     e("%bk = OpUDiv %uint %lid %uint_128")
     e("%bc = OpUMod %uint %lid %uint_128")
-    e("%akT = OpIMul %uint %ak %uint_128")
+    e("%akT = OpIMul %uint %ak %uint_132")
     e("%col0bc = OpIAdd %uint %col0 %bc")
     for r in range(8):
         for q in range(8):
@@ -120,7 +130,7 @@ def assembly():
     e("%k0 = OpIMul %uint %tv %uint_8")
     e("%k0ak = OpIAdd %uint %k0 %ak")
     for q in range(4):
-        # as[ak * 128 + row] = a[(row0 + row) * n + k0 + ak], row = ar + 32 q
+        # as[ak * 132 + row] = a[(row0 + row) * n + k0 + ak], row = ar + 32 q
         e("%%arow%d = OpIAdd %%uint %%ar %%uint_%d" % (q, 32 * q))
         e("%%agr%d = OpIAdd %%uint %%row0 %%arow%d" % (q, q))
         e("%%agrn%d = OpIMul %%uint %%agr%d %%n" % (q, q))
@@ -149,14 +159,14 @@ def assembly():
             e("%%x0_%d_%d = OpLoad %%float %%acc%d_%d" % (r, q, r, q))
             cur[(r, q)] = "%%x0_%d_%d" % (r, q)
     for kk in range(8):
-        e("%%abase%d = OpIAdd %%uint %%ty %%uint_%d" % (kk, 128 * kk))
-        e("%%bbase%d = OpIAdd %%uint %%tx %%uint_%d" % (kk, 128 * kk))
+        e("%%abase%d = OpIAdd %%uint %%ry %%uint_%d" % (kk, 132 * kk))
+        e("%%bbase%d = OpIAdd %%uint %%cx %%uint_%d" % (kk, 128 * kk))
         for r in range(8):
-            e("%%ai%d_%d = OpIAdd %%uint %%abase%d %%uint_%d" % (kk, r, kk, 16 * r))
+            e("%%ai%d_%d = OpIAdd %%uint %%abase%d %%uint_%d" % (kk, r, kk, OFF[r]))
             e("%%pa%d_%d = OpAccessChain %%pWgF %%as %%ai%d_%d" % (kk, r, kk, r))
             e("%%va%d_%d = OpLoad %%float %%pa%d_%d" % (kk, r, kk, r))
         for q in range(8):
-            e("%%bi%d_%d = OpIAdd %%uint %%bbase%d %%uint_%d" % (kk, q, kk, 16 * q))
+            e("%%bi%d_%d = OpIAdd %%uint %%bbase%d %%uint_%d" % (kk, q, kk, OFF[q]))
             e("%%pb%d_%d = OpAccessChain %%pWgF %%bs %%bi%d_%d" % (kk, q, kk, q))
             e("%%vb%d_%d = OpLoad %%float %%pb%d_%d" % (kk, q, kk, q))
         for r in range(8):
@@ -175,13 +185,13 @@ def assembly():
     e("OpStore %t %t1")
     e("OpBranch %header")
     e("%merge = OpLabel")
-    e("%row0ty = OpIAdd %uint %row0 %ty")
-    e("%col0tx = OpIAdd %uint %col0 %tx")
+    e("%row0ty = OpIAdd %uint %row0 %ry")
+    e("%col0tx = OpIAdd %uint %col0 %cx")
     for r in range(8):
-        e("%%crow%d = OpIAdd %%uint %%row0ty %%uint_%d" % (r, 16 * r))
+        e("%%crow%d = OpIAdd %%uint %%row0ty %%uint_%d" % (r, OFF[r]))
         e("%%crown%d = OpIMul %%uint %%crow%d %%n" % (r, r))
         for q in range(8):
-            e("%%ccol%d_%d = OpIAdd %%uint %%col0tx %%uint_%d" % (r, q, 16 * q))
+            e("%%ccol%d_%d = OpIAdd %%uint %%col0tx %%uint_%d" % (r, q, OFF[q]))
             e("%%ci%d_%d = OpIAdd %%uint %%crown%d %%ccol%d_%d" % (r, q, r, r, q))
             e("%%pc%d_%d = OpAccessChain %%pF %%c %%uint_0 %%ci%d_%d" % (r, q, r, q))
             e("%%fin%d_%d = OpLoad %%float %%acc%d_%d" % (r, q, r, q))

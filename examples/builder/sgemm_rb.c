@@ -7,14 +7,16 @@
 //
 // The kernel: each workgroup of 256 invocations computes one 128 x 128 tile
 // of C; invocation (tx, ty) = (lid % 16, lid / 16) keeps an 8 x 8 block of
-// it in 64 locals, rows ty + 16 r and columns tx + 16 c (r, c = 0..7), so
-// neighbouring invocations touch neighbouring words (coalesced global
-// stores, no shared-memory bank conflicts). k advances in steps of 8: the
-// workgroup stages the 128 x 8 slice of A (transposed) and the 8 x 128
-// slice of B in workgroup memory (8 KiB), waits at a barrier, and every
-// invocation then reads 8 values of A and 8 of B per k and does 64 fma, in
-// k order; a second barrier protects the slices before they are
-// overwritten. Each element of C is therefore
+// it in 64 locals: rows 4 ty + i and 64 + 4 ty + i, columns 4 tx + j and
+// 64 + 4 tx + j (i, j = 0..3). k advances in steps of 8: the workgroup
+// stages the 128 x 8 slice of A (transposed, each k row padded to 132
+// words so that the staging stores hit 32 different banks) and the 8 x 128
+// slice of B in workgroup memory, waits at a barrier, and every invocation
+// then reads its 8 values of A and 8 of B per k as four runs of four
+// neighbouring words whose first index is a multiple of 4 (a backend may
+// read each run with one 128-bit load) and does 64 fma, in k order; a
+// second barrier protects the slices before they are overwritten. Each
+// element of C is therefore
 //   acc = 0; for k in 0..n-1: acc = fma(A[i][k], B[k][j], acc)
 // with one rounding per step, so the result is bit-exact against the plain
 // C loop below (fmaf), on every backend.
@@ -42,6 +44,8 @@
 #define SGEMM_K     8u                         // k slice staged per step
 #define SGEMM_WG    256u                       // invocations per workgroup: (TILE / BLOCK)^2
 #define SGEMM_LANES (SGEMM_TILE / SGEMM_BLOCK) // 16 invocations across a tile
+#define SGEMM_APAD  (SGEMM_TILE + 4u)          // words per k row of the A slice
+#define SGEMM_QUAD  4u                         // neighbouring words read together
 
 // n must be a multiple of the tile and keep n * n below 2^32 (u32 indices).
 static int sgemm_rb_n_ok(uint32_t n) {
@@ -77,7 +81,8 @@ uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
   vyre_buf A = vyre_builder_buffer(b, "a", 0, VYRE_ACCESS_READ, VYRE_TYPE_F32, nn);
   vyre_buf B = vyre_builder_buffer(b, "b", 1, VYRE_ACCESS_READ, VYRE_TYPE_F32, nn);
   vyre_buf C = vyre_builder_buffer(b, "c", 2, VYRE_ACCESS_WRITE, VYRE_TYPE_F32, nn);
-  vyre_buf As = vyre_builder_workgroup(b, "a_tile", VYRE_TYPE_F32, slice); // [k][row]
+  vyre_buf As = vyre_builder_workgroup(b, "a_tile", VYRE_TYPE_F32,
+                                       SGEMM_APAD * SGEMM_K);              // [k][row], rows padded
   vyre_buf Bs = vyre_builder_workgroup(b, "b_tile", VYRE_TYPE_F32, slice); // [k][col]
 
   vyre_var lid = vyre_let(b, "lid", vyre_lid(b, 0));
@@ -86,13 +91,18 @@ uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
   vyre_var row0 = vyre_let(b, "row0", vyre_mul(b, vyre_wgid(b, 1), u(b, SGEMM_TILE)));
   vyre_var col0 = vyre_let(b, "col0", vyre_mul(b, vyre_wgid(b, 0), u(b, SGEMM_TILE)));
   // Staging roles: element e = lid + 256 q of each slice (q = 0..3).
-  //   A slice, 128 rows x 8 k: row (lid / 8) + 32 q, k lid % 8.
+  //   A slice, 128 rows x 8 k: row (lid / 8) + 32 q, k lid % 8 (a warp
+  //   reads 4 rows of 8 neighbouring words).
   //   B slice, 8 k x 128 cols: k (lid / 128) + 2 q, col lid % 128.
   vyre_var ar = vyre_let(b, "a_row", vyre_div(b, v_(b, lid), u(b, SGEMM_K)));
   vyre_var ak = vyre_let(b, "a_k", vyre_rem(b, v_(b, lid), u(b, SGEMM_K)));
   vyre_var bk = vyre_let(b, "b_k", vyre_div(b, v_(b, lid), u(b, SGEMM_TILE)));
   vyre_var bc = vyre_let(b, "b_col", vyre_rem(b, v_(b, lid), u(b, SGEMM_TILE)));
+  // The first row and column of this invocation's block: 4 ty and 4 tx.
+  vyre_var ry = vyre_let(b, "ry", vyre_mul(b, v_(b, ty), u(b, SGEMM_QUAD)));
+  vyre_var cx = vyre_let(b, "cx", vyre_mul(b, v_(b, tx), u(b, SGEMM_QUAD)));
   const uint32_t per = slice / SGEMM_WG; // elements each invocation stages per slice
+  const uint32_t half = SGEMM_TILE / 2u; // the second run of 4 rows (columns) starts here
 
   vyre_var acc[SGEMM_BLOCK][SGEMM_BLOCK];
   char nm[32];
@@ -106,11 +116,11 @@ uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
   vyre_var t = vyre_for_begin(b, "t", u(b, 0), u(b, n / SGEMM_K));
   vyre_var k0 = vyre_let(b, "k0", vyre_mul(b, v_(b, t), u(b, SGEMM_K)));
   for (uint32_t q = 0; q < per; q++) {
-    // a_tile[a_k * 128 + row] = a[(row0 + row) * n + k0 + a_k], row = a_row + 32 q
+    // a_tile[a_k * 132 + row] = a[(row0 + row) * n + k0 + a_k], row = a_row + 32 q
     vyre_expr row = vyre_add(b, v_(b, ar), u(b, q * (SGEMM_WG / SGEMM_K)));
     vyre_expr src = vyre_add(b, vyre_mul(b, vyre_add(b, v_(b, row0), row), u(b, n)),
                              vyre_add(b, v_(b, k0), v_(b, ak)));
-    vyre_store(b, As, vyre_add(b, vyre_mul(b, v_(b, ak), u(b, SGEMM_TILE)), row),
+    vyre_store(b, As, vyre_add(b, vyre_mul(b, v_(b, ak), u(b, SGEMM_APAD)), row),
                vyre_load(b, A, src));
   }
   for (uint32_t q = 0; q < per; q++) {
@@ -123,18 +133,30 @@ uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
   }
   vyre_barrier(b);
   vyre_var kk = vyre_for_begin(b, "kk", u(b, 0), u(b, SGEMM_K));
-  vyre_var abase =
-      vyre_let(b, "a_base", vyre_add(b, vyre_mul(b, v_(b, kk), u(b, SGEMM_TILE)), v_(b, ty)));
-  vyre_var bbase =
-      vyre_let(b, "b_base", vyre_add(b, vyre_mul(b, v_(b, kk), u(b, SGEMM_TILE)), v_(b, tx)));
+  // Local r (c) holds row (column) 4 ty + r % 4 + 64 (r / 4) of the block:
+  // runs of four loads at base + 0 .. 3, each base a multiple of 4 (132 and
+  // 128 are, and 4 ty, 4 tx, 64), which docs/lowering.md LOWER-WIDE-1 reads
+  // as one 16-byte group where a backend can.
   vyre_var av[SGEMM_BLOCK], bv[SGEMM_BLOCK];
-  for (uint32_t r = 0; r < SGEMM_BLOCK; r++) {
-    snprintf(nm, sizeof(nm), "a%u", r);
-    av[r] = vyre_let(b, nm, vyre_load(b, As, vyre_add(b, v_(b, abase), u(b, SGEMM_LANES * r))));
+  for (uint32_t h = 0; h < SGEMM_BLOCK / SGEMM_QUAD; h++) {
+    snprintf(nm, sizeof(nm), "a_base%u", h);
+    vyre_var base = vyre_let(b, nm,
+                             vyre_add(b, vyre_mul(b, v_(b, kk), u(b, SGEMM_APAD)),
+                                      vyre_add(b, v_(b, ry), u(b, half * h))));
+    for (uint32_t i = 0; i < SGEMM_QUAD; i++) {
+      snprintf(nm, sizeof(nm), "a%u", h * SGEMM_QUAD + i);
+      av[h * SGEMM_QUAD + i] = vyre_let(b, nm, vyre_load(b, As, vyre_add(b, v_(b, base), u(b, i))));
+    }
   }
-  for (uint32_t c = 0; c < SGEMM_BLOCK; c++) {
-    snprintf(nm, sizeof(nm), "b%u", c);
-    bv[c] = vyre_let(b, nm, vyre_load(b, Bs, vyre_add(b, v_(b, bbase), u(b, SGEMM_LANES * c))));
+  for (uint32_t h = 0; h < SGEMM_BLOCK / SGEMM_QUAD; h++) {
+    snprintf(nm, sizeof(nm), "b_base%u", h);
+    vyre_var base = vyre_let(b, nm,
+                             vyre_add(b, vyre_mul(b, v_(b, kk), u(b, SGEMM_TILE)),
+                                      vyre_add(b, v_(b, cx), u(b, half * h))));
+    for (uint32_t i = 0; i < SGEMM_QUAD; i++) {
+      snprintf(nm, sizeof(nm), "b%u", h * SGEMM_QUAD + i);
+      bv[h * SGEMM_QUAD + i] = vyre_let(b, nm, vyre_load(b, Bs, vyre_add(b, v_(b, base), u(b, i))));
+    }
   }
   for (uint32_t r = 0; r < SGEMM_BLOCK; r++)
     for (uint32_t c = 0; c < SGEMM_BLOCK; c++)
@@ -143,15 +165,15 @@ uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
   vyre_barrier(b);
   vyre_for_end(b); // t
 
-  // c[(row0 + ty + 16 r) * n + col0 + tx + 16 c] = acc[r][c]
+  // c[(row0 + 4 ty + r % 4 + 64 (r / 4)) * n + col0 + 4 tx + c % 4 + 64 (c / 4)] = acc[r][c]
   for (uint32_t r = 0; r < SGEMM_BLOCK; r++) {
     snprintf(nm, sizeof(nm), "crow%u", r);
+    const uint32_t roff = r % SGEMM_QUAD + half * (r / SGEMM_QUAD);
     vyre_var crow = vyre_let(
-        b, nm,
-        vyre_mul(b, vyre_add(b, vyre_add(b, v_(b, row0), v_(b, ty)), u(b, SGEMM_LANES * r)),
-                 u(b, n)));
+        b, nm, vyre_mul(b, vyre_add(b, vyre_add(b, v_(b, row0), v_(b, ry)), u(b, roff)), u(b, n)));
     for (uint32_t c = 0; c < SGEMM_BLOCK; c++) {
-      vyre_expr col = vyre_add(b, vyre_add(b, v_(b, col0), v_(b, tx)), u(b, SGEMM_LANES * c));
+      const uint32_t coff = c % SGEMM_QUAD + half * (c / SGEMM_QUAD);
+      vyre_expr col = vyre_add(b, vyre_add(b, v_(b, col0), v_(b, cx)), u(b, coff));
       vyre_store(b, C, vyre_add(b, v_(b, crow), col), v_(b, acc[r][c]));
     }
   }

@@ -924,11 +924,12 @@ static uint32_t split_index(const vyre_ir_program *p, uint32_t x, uint32_t *off)
   return x;
 }
 
-// The load of host buffer element `let x = load(b, i)` statement |s|, or NONE.
+// The load of `let x = load(b, i)` statement |s|, or NONE. Host and
+// workgroup buffers alike (LOWER-WIDE-1); each generator says which of the
+// groups it reads wide (LOWER-WIDE-4, LOWER-WIDE-6).
 static uint32_t let_load(const vyre_ir_program *p, uint32_t s) {
   const vyre_ir_node *n = &p->nodes[s];
   if (n->kind != VYRE_IR_K_LET || p->nodes[n->a].kind != VYRE_IR_K_LOAD) return NONE;
-  if (p->buffers[p->nodes[n->a].ref].access == VYRE_IR_ACCESS_WORKGROUP) return NONE;
   return n->a;
 }
 

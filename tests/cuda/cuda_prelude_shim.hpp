@@ -138,6 +138,7 @@ struct vyre_host_hooks_t {
 };
 extern "C" vyre_host_hooks_t vyre_host_hooks;
 #define __shared__ static
+#define __align__(n) __attribute__((aligned(n))) // CUDA-VEC-1: after `static`
 static inline void __syncthreads() {
   vyre_host_hooks.sync();
 }

@@ -237,11 +237,12 @@ static void test_codegen_large_workgroup_memory_is_dynamic_shared_memory(void **
       ASSERT_LACKS(src, "__shared__ u32 w1[");
     } else if (c == 2) {
       assert_int_equal(plan.dyn_shared, 50004);
-      ASSERT_HAS(src, "u8 *const w1 = (u8 *)((u8 *)vdyn + 0u);");
-      ASSERT_HAS(src, "u16 *const w2 = (u16 *)((u8 *)vdyn + 30004u);");
+      // CUDA-VEC-1: the buffer of whole 16-byte quads (20000 bytes) first.
+      ASSERT_HAS(src, "u16 *const w2 = (u16 *)((u8 *)vdyn + 0u);");
+      ASSERT_HAS(src, "u8 *const w1 = (u8 *)((u8 *)vdyn + 20000u);");
     } else {
       assert_int_equal(plan.dyn_shared, 0);
-      ASSERT_HAS(src, "__shared__ u32 w1[8192];");
+      ASSERT_HAS(src, "__shared__ __align__(16) u32 w1[8192];"); // CUDA-VEC-1
       ASSERT_LACKS(src, "vdyn");
     }
     free(src);
@@ -444,7 +445,7 @@ static void test_codegen_control_flow_workgroup_memory_and_traps_compile(void **
   uint32_t wg[3] = {32, 1, 1};
   char *src = GENERATE(p, wg, 0, &plan, "control flow");
   // Workgroup memory is zeroed at workgroup start, then a barrier.
-  ASSERT_HAS(src, "__shared__ u32 w1[32];");
+  ASSERT_HAS(src, "__shared__ __align__(16) u32 w1[32];"); // CUDA-VEC-1
   ASSERT_HAS(src, "w1[zi] = 0u;");
   ASSERT_HAS(src, "__syncthreads();");
   // A trap records and returns; it is never the PTX trap instruction.
@@ -1593,6 +1594,95 @@ static void test_codegen_byte_sum_walk_has_vector_loads_in_ptx(void **state) {
   free(t);
 }
 
+// Wide load groups of workgroup memory (docs/lowering.md LOWER-WIDE-6,
+// README.md CUDA-VEC-1): a buffer of whole 16-byte quads is declared
+// __align__(16), so its group of 4 u32 lets is one uint4 load, in range
+// without a test and outside the host buffers' aligned copy (there is none
+// here); a buffer of 6 words (24 bytes, 4-byte aligned) keeps its 16-byte
+// group per element, and its group of 4 u8 (4 bytes) is one u32 load.
+// NVRTC then reads the quad group with one ld.shared.v4.
+static void test_codegen_workgroup_wide_groups_follow_the_declared_alignment(void **state) {
+  (void)state;
+  tb *t = new_tb(64, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t Q = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 256);
+  uint32_t S = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 6);
+  uint32_t N = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, VYRE_IR_TYPE_U8, 8);
+  uint32_t st[32], n = 0, bq, bs, bn, sq, ss, sn;
+  st[n++] = store(t, Q, builtin(t, VYRE_IR_BUILTIN_LID, 0), builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  st[n++] = store(t, S, lit(t, T_U, 5), lit(t, T_U, 7));
+  st[n++] = store(t, N, lit(t, T_U, 6), lit(t, T_U, 9));
+  st[n++] = stmt0(t, VYRE_IR_K_BARRIER);
+  // bq = (lid & 15) * 4: a multiple of 4 below 64; bs = 0; bn = 4.
+  st[n++] = let(t, &bq,
+                bin(t, VYRE_IR_BIN_MUL,
+                    bin(t, VYRE_IR_BIN_AND, builtin(t, VYRE_IR_BUILTIN_LID, 0), lit(t, T_U, 15)),
+                    lit(t, T_U, 4)));
+  st[n++] = let(t, &bs, lit(t, T_U, 0));
+  st[n++] = let(t, &bn, lit(t, T_U, 4));
+  n = wide_lets(t, st, n, Q, bq, 4, &sq);
+  n = wide_lets(t, st, n, S, bs, 4, &ss);
+  n = wide_lets(t, st, n, N, bn, 4, &sn);
+  st[n++] = store(t, O, builtin(t, VYRE_IR_BUILTIN_LID, 0),
+                  bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_ADD, sq, ss), sn));
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, n, st), n);
+  uint32_t wg[3] = {64, 1, 1};
+  vyre_cuda_plan plan;
+  char *src = GENERATE(p, wg, 0, &plan, "workgroup wide groups");
+  assert_int_equal(plan.dyn_shared, 0);
+  ASSERT_HAS(src, "__shared__ __align__(16) u32 w1[256];");
+  ASSERT_HAS(src, "__shared__ u32 w2[6];");
+  ASSERT_HAS(src, "__shared__ u8 w3[8];");
+  const char *k = ASSERT_HAS(src, "extern \"C\"");
+  assert_int_equal(count_of(k, "const uint4 vwq"), 1);
+  ASSERT_HAS(k, "*(const uint4 *)(w1 + vwb");
+  assert_int_equal(count_of(k, "const u32 vwq"), 1);
+  ASSERT_HAS(k, "*(const u32 *)(w3 + vwb");
+  assert_int_equal(count_of(k, "(w2 + vwb"), 0);
+  assert_int_equal(count_of(k, "if ((u64)vwb"), 0); // every group proven in range
+  assert_int_equal(count_of(k, "((u64)p0 &"), 0);   // no host group: one copy of the body
+  if (nvrtc_ready()) {
+    char *ptx = ptx_of(src);
+    if (ptx) {
+      assert_true(count_of(ptx, "ld.shared.v4.") >= 1);
+      free(ptx);
+    }
+  }
+  free(src);
+  free(t);
+}
+
+#ifdef VYRE_CUDA_HAVE_JSON
+// Figure 11's sgemm (examples/builder/sgemm_rb_128.json): each k step reads
+// its 8 + 8 operands as four groups of 4 words of the two tiles, one
+// ld.shared.v4 each in the PTX, and no scalar shared load is left.
+static void test_codegen_sgemm_operands_are_vector_shared_loads(void **state) {
+  (void)state;
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_ir *ir = NULL;
+  if (vyre_ir_from_json_file(VYRE_SOURCE_DIR "/examples/builder/sgemm_rb_128.json", NULL, &ir,
+                             &err))
+    fail_msg("%s", err.message);
+  const vyre_ir_program *p = vyre_ir_view(ir);
+  char *src = GENERATE(p, p->workgroup_size, 0, NULL, "sgemm_rb_128");
+  // The WG_HOIST loop's two copies (LOWER-FMA-3), four groups each.
+  assert_int_equal(count_of(src, "const uint4 vwq"), 8);
+  if (nvrtc_ready()) {
+    char *ptx = ptx_of(src);
+    if (ptx) {
+      // NVVM types the words by their use: .f32 here.
+      assert_true(count_of(ptx, "ld.shared.v4.") >= 8);
+      assert_int_equal(count_of(ptx, "ld.shared.u32") + count_of(ptx, "ld.shared.f32") +
+                           count_of(ptx, "ld.shared.b32"),
+                       0);
+      free(ptx);
+    }
+  }
+  free(src);
+  vyre_ir_free(ir);
+}
+#endif
+
 // docs/math.md IR-MATH-12: the cr_math functions come from the kit's
 // conversion forms (the operand's widening and the result's rounding as
 // VM_W32 / VM_N32, which the CUDA prelude spells as cvt instructions), and
@@ -1656,6 +1746,10 @@ int main(void) {
       cmocka_unit_test(test_codegen_fma_grain_run_tests_its_locals_once),
       cmocka_unit_test(test_codegen_fma_grain_wg_reads_the_flag),
       cmocka_unit_test(test_codegen_byte_sum_walk_has_vector_loads_in_ptx),
+      cmocka_unit_test(test_codegen_workgroup_wide_groups_follow_the_declared_alignment),
+#ifdef VYRE_CUDA_HAVE_JSON
+      cmocka_unit_test(test_codegen_sgemm_operands_are_vector_shared_loads),
+#endif
 #ifdef VYRE_CUDA_HAVE_JSON
       cmocka_unit_test(test_codegen_every_case_file_compiles_for_sm90),
 #endif

@@ -601,6 +601,52 @@ static void test_wide_load_groups(void **state) {
   free(t);
 }
 
+// LOWER-WIDE-6: groups of workgroup memory are planned as those of host
+// buffers: 4 u32 loads from (lid & 7) * 4 of a 32-word buffer are one group
+// proven in range; from lid * 4 (up to 252) one group with the range test;
+// a base of lid * 4 + 1 none.
+static void test_wide_load_groups_of_workgroup_memory(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t W = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
+  uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 4);
+  uint32_t st[32], n = 0, bin_, bout, bodd;
+  st[n++] =
+      store(t, W, bin(t, VYRE_IR_BIN_AND, builtin(t, VYRE_IR_BUILTIN_LID, 0), lit(t, T_U, 31)),
+            lit(t, T_U, 3));
+  st[n++] = stmt0(t, VYRE_IR_K_BARRIER);
+  st[n++] = let(t, &bin_,
+                bin(t, VYRE_IR_BIN_MUL,
+                    bin(t, VYRE_IR_BIN_AND, builtin(t, VYRE_IR_BUILTIN_LID, 0), lit(t, T_U, 7)),
+                    lit(t, T_U, 4)));
+  uint32_t gi = n;
+  n = wide_lets(t, st, n, W, bin_, 0, 4);
+  st[n++] =
+      let(t, &bout, bin(t, VYRE_IR_BIN_MUL, builtin(t, VYRE_IR_BUILTIN_LID, 0), lit(t, T_U, 4)));
+  uint32_t go = n;
+  n = wide_lets(t, st, n, W, bout, 0, 4);
+  st[n++] = let(t, &bodd, bin(t, VYRE_IR_BIN_ADD, var(t, bout), lit(t, T_U, 1)));
+  uint32_t gd = n;
+  n = wide_lets(t, st, n, W, bodd, 0, 4);
+  st[n++] = store(t, O, lit(t, T_U, 0), lit(t, T_U, 1));
+  vyre_ir_program *p = (vyre_ir_program *)tb_finish(t, tb_list(t, n, st), n);
+  vyre_kit_plan plan;
+  const uint32_t wg[3] = {64, 1, 1};
+  vyre_error e = {.struct_size = sizeof(e)};
+  if (vyre_kit_plan_make(p, wg, VYRE_IR_FEATURES_KNOWN, "test", &plan, &e))
+    fail_msg("%s", e.message);
+  assert_int_equal(wide_of(&plan, st[gi]), 4);
+  assert_int_equal(vyre_kit_plan_wide_bytes(&plan, st[gi]), 16);
+  assert_true(plan.facts[st[gi]].flags & VYRE_KIT_FACT_WIDE_IN_RANGE);
+  assert_int_equal(wide_of(&plan, st[go]), 4);
+  assert_false(plan.facts[st[go]].flags & VYRE_KIT_FACT_WIDE_IN_RANGE);
+  for (uint32_t k = 0; k < 4; k++)
+    assert_int_equal(wide_of(&plan, st[gd + k]), 0);
+  vyre_kit_plan_free(&plan);
+  free(t);
+}
+
 // An add chain of |k| u32 literals on |x|: 2k + 1 nodes.
 static uint32_t chain(tb *t, uint32_t x, uint32_t k) {
   for (uint32_t i = 0; i < k; i++)
@@ -910,6 +956,7 @@ int main(void) {
       cmocka_unit_test(test_flush_loads_moves_the_canonicalization_to_the_observation),
       cmocka_unit_test(test_guards_bound_a_2d_index),
       cmocka_unit_test(test_wide_load_groups),
+      cmocka_unit_test(test_wide_load_groups_of_workgroup_memory),
       cmocka_unit_test(test_unroll_budget),
       cmocka_unit_test(test_unread_locals),
       cmocka_unit_test(test_fma_runs),

@@ -540,6 +540,69 @@ def gen_lower_wide(ctx):
                        "d": want}))
 
 
+def gen_lower_wide_workgroup(ctx):
+    """LOWER-WIDE-6: wide load groups of workgroup memory. 8 invocations
+    fill four workgroup buffers from inputs (a barrier), then read groups of
+    4 consecutive elements: a 32-word u32 buffer at min(l, 7) * 4 (every
+    group in range, the last ending at its last word) and at 8 l (groups 4
+    to 7 past its end read 0); a 6-word u32 buffer (24 bytes: on CUDA
+    4-byte aligned, so per element) at 4 l (the group at 4 cut after 2
+    words); a 10-byte u8 buffer at 4 l (one 4-byte load per group on CUDA;
+    the group at 8 cut after 2 bytes); a 16-word f32 buffer at min(l, 3) * 4
+    holding NaNs with payloads, -0, a subnormal and infinities, canonical
+    once stored (LOWER-F32-4), read back through bitcasts."""
+    W = ctx.W
+    rng = G.SplitMix64(0x5EED0117)
+    q = [rng.u32() for _ in range(32)]
+    s6 = [rng.u32() for _ in range(6)]
+    b10 = [rng.u32() & 0xFF for _ in range(10)]
+    f16w = [0x7FC00001, 0xFFC00000, 0x80000000, 0x00000001, 0x7F800000, 0xFF800000,
+            0x3F800000, 0x80800000, 0x7F800001, 0x00800000, 0xBF800000, 0x807FFFFF,
+            0x40490FDB, 0x00000000, 0x7F7FFFFF, 0xFF7FFFFF]
+    l = var("l")
+    body = [let("l", lid(0))]
+    # Fill: invocation l stores element l + 8 j of each buffer, below its length.
+    for j in range(4):
+        body.append(store("wq", add(l, lit_u(8 * j)), load("q", add(l, lit_u(8 * j)))))
+    body.append(if_(lt(l, lit_u(6)), [store("ws", l, load("s6", l))]))
+    for j in range(2):
+        body.append(if_(lt(add(l, lit_u(8 * j)), lit_u(10)),
+                        [store("wb", add(l, lit_u(8 * j)), load("b10", add(l, lit_u(8 * j))))]))
+    for j in range(2):
+        body.append(store("wf", add(l, lit_u(8 * j)), load("f", add(l, lit_u(8 * j)))))
+    body.append(barrier())
+    body += [let("bq", mul(bin_("min", l, lit_u(7)), lit_u(4))), let("bu", mul(l, lit_u(8))),
+             let("b4", mul(l, lit_u(4))), let("bf", mul(bin_("min", l, lit_u(3)), lit_u(4)))]
+    body += _wide_lets("x", "bq", "wq", 4) + _wide_copy("x", "b4", "oq", 4)
+    body += _wide_lets("y", "bu", "wq", 4) + _wide_copy("y", "b4", "ou", 4)
+    body += _wide_lets("z", "b4", "ws", 4) + _wide_copy("z", "b4", "os", 4)
+    body += _wide_lets("v", "b4", "wb", 4) + _wide_copy("v", "b4", "ob", 4)
+    body += _wide_lets("h", "bf", "wf", 4)
+    body += _wide_copy("h", "b4", "of", 4, lambda x: bitcast("u32", x))
+    want_q = [q[min(g, 7) * 4 + k] for g in range(8) for k in range(4)]
+    want_u = [q[8 * g + k] if 8 * g + k < 32 else 0 for g in range(8) for k in range(4)]
+    want_s = [s6[4 * g + k] if 4 * g + k < 6 else 0 for g in range(8) for k in range(4)]
+    want_b = [b10[4 * g + k] if 4 * g + k < 10 else 0 for g in range(8) for k in range(4)]
+    cf = [G.f_canon(x) for x in f16w]
+    want_f = [cf[min(g, 3) * 4 + k] for g in range(8) for k in range(4)]
+    W.add("workgroup/lower_wide_workgroup.json",
+          case("lower_wide_workgroup", "runs of 4 loads of workgroup memory from a multiple of "
+               "4 (one wide load each where a backend aligns the buffer): every group in range "
+               "and the last ending at the buffer's last word; groups past the end reading 0; "
+               "a 24-byte buffer and a 10-byte u8 buffer whose groups are cut at their end; f32 "
+               "words stored canonical and read back raw (docs/lowering.md LOWER-WIDE-6)", [
+                   buf("q", 0, "read", "u32", 32), buf("s6", 1, "read", "u32", 6),
+                   buf("b10", 2, "read", "u8", 10), buf("f", 3, "read", "f32", 16),
+                   wbuf("wq", "u32", 32), wbuf("ws", "u32", 6), wbuf("wb", "u8", 10),
+                   wbuf("wf", "f32", 16),
+                   buf("oq", 4, "write", "u32", 32), buf("ou", 5, "write", "u32", 32),
+                   buf("os", 6, "write", "u32", 32), buf("ob", 7, "write", "u32", 32),
+                   buf("of", 8, "write", "u32", 32)],
+               body, wg=(8, 1, 1), grid=[1, 1, 1],
+               inputs={"q": q, "s6": s6, "b10": b10, "f": [enc_f32(x) for x in f16w]},
+               expect={"oq": want_q, "ou": want_u, "os": want_s, "ob": want_b,
+                       "of": want_f}))
+
 # LOWER-FMA-1: runs of independent fmas (the Vulkan generator's shared zero
 # test, plugin-vulkan/README.md VK-F32-19). Triples by what the result is:
 _FMA_NORMAL = [(0x40000000, 0x40400000, 0x3F800000),  # 2*3+1 = 7

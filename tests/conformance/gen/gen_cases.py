@@ -158,7 +158,8 @@ from cases_zeros import gen_f32_literal_operands, gen_f32_zero_operands  # noqa:
 from cases_cuda_neg import gen_neg_feeding_max, gen_atomic_sub_int_min, gen_cuda_ptxas_folds  # noqa: E402
 from cases_gridbar import gen_gridbar  # noqa: E402
 from cases_lower import (gen_lower, gen_lower_fma_grain, gen_lower_fma_grain_wg,  # noqa: E402
-                         gen_lower_fma_runs, gen_lower_wide)
+                         gen_lower_fma_runs, gen_lower_wide,
+                         gen_lower_wide_workgroup)
 from cases_subgroup import gen_subgroup, gen_subgroup_refusals, gen_subgroup_trap, gen_subgroup_override, gen_subgroup_nan  # noqa: E402
 from cases_math import gen_math  # noqa: E402
 from cases_fuzz_gpu import (gen_fuzz_gpu, gen_fuzz_gpu_div_bool, gen_fuzz_gpu_empty_then,  # noqa: E402
@@ -198,6 +199,7 @@ def main():
     gen_gridbar(ctx)
     gen_lower(ctx)
     gen_lower_wide(ctx)
+    gen_lower_wide_workgroup(ctx)
     gen_lower_fma_runs(ctx)
     gen_lower_fma_grain(ctx)
     gen_lower_fma_grain_wg(ctx)
