@@ -102,6 +102,11 @@ typedef struct vyre_spv_cg {
   // Wide load groups (docs/lowering.md LOWER-WIDE-*): per buffer, 1 when a
   // 16-byte group reads it through its uvec4 view (buf_var4); none in lane mode.
   uint8_t *wide16;
+  // Per workgroup buffer, 1 when it is declared as an array of uvec4 and its
+  // 16-byte groups are one uvec4 load (LOWER-WIDE-6, README.md VK-VEC-1);
+  // its single elements are components (i >> 2, i & 3).
+  uint8_t *wg_vec4;
+  uint32_t t_ptr_wg_v4;
   // Subgroup emulation (docs/ir.md IR-SUBGROUP-*): a Workgroup array of one
   // u32 per invocation, the exchange buffer of every subgroup op (0: none).
   uint32_t sg_var;

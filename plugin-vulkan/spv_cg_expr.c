@@ -140,6 +140,10 @@ uint32_t vyre_spv_len(vyre_spv_cg *c, uint32_t buffer) {
 }
 
 uint32_t vyre_spv_elem_ptr(vyre_spv_cg *c, uint32_t buffer, uint32_t index) {
+  if (c->wg_vec4[buffer]) // README.md VK-VEC-1: component i & 3 of uvec4 i >> 2
+    return OP(SpvOpAccessChain, c->t_ptr_wg_uint, c->buf_var[buffer],
+              OP(SpvOpShiftRightLogical, c->t_uint, index, vyre_spv_u(c, 2)),
+              OP(SpvOpBitwiseAnd, c->t_uint, index, vyre_spv_u(c, 3)));
   if (c->p->buffers[buffer].access == VYRE_IR_ACCESS_WORKGROUP)
     return OP(SpvOpAccessChain, c->t_ptr_wg_uint, c->buf_var[buffer], index);
   return OP(SpvOpAccessChain, c->t_ptr_sb_uint, c->buf_var[buffer], vyre_spv_u(c, 0), index);

@@ -707,7 +707,7 @@ static uint32_t cg_wide(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t
   const vyre_kit_node_facts *f = &plan->facts[n];
   if (vyre_kit_plan_wide_bytes(plan, n) != 16u || f->wide > count - i) return 0;
   uint32_t w = f->wide, buf = p->nodes[p->nodes[n].a].ref, eb = 16u / w;
-  if (!c->wide16[buf]) return 0;
+  if (!c->wide16[buf] && !c->wg_vec4[buf]) return 0;
   uint32_t t = p->buffers[buf].type;
   int sgn = t == VYRE_IR_TYPE_I8 || t == VYRE_IR_TYPE_I16;
   uint32_t base = vyre_spv_index(c, f->wide_base);
@@ -726,8 +726,11 @@ static uint32_t cg_wide(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32_t
   vyre_spv_label(c, then);
   uint32_t shift = w == 16 ? 4u : w == 8 ? 3u : 2u;
   uint32_t q = OP(SpvOpShiftRightLogical, U, base, vyre_spv_u(c, shift));
-  uint32_t v = OP(SpvOpLoad, c->t_v4,
-                  OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[buf], vyre_spv_u(c, 0), q));
+  uint32_t v =
+      OP(SpvOpLoad, c->t_v4,
+         c->wg_vec4[buf] // VK-VEC-1: element q of the uvec4 array
+             ? OP(SpvOpAccessChain, c->t_ptr_wg_v4, c->buf_var[buf], q)
+             : OP(SpvOpAccessChain, c->t_ptr_sb_v4, c->buf_var4[buf], vyre_spv_u(c, 0), q));
   for (uint32_t k = 0; k < w; k++) {
     const vyre_ir_node *s = &p->nodes[vyre_kit_plan_stmt(plan, first, i + k)];
     uint32_t word = OP(SpvOpCompositeExtract, U, v, k * eb / 4u);
@@ -1014,13 +1017,18 @@ static void declare_types(vyre_spv_cg *c) {
     c->t_v2f16 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_f16, 2));
     vyre_spv_capability(m, SpvCapabilityFloat16); // float controls: float_controls()
   }
-  int wide = 0;
+  int wide = 0, wg4 = 0;
   for (uint32_t b = 0; b < c->p->buffer_count; b++)
-    wide |= c->wide16[b];
+    wide |= c->wide16[b], wg4 |= c->wg_vec4[b];
   if (wide && !c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
     c->t_ptr_sb_v4 = vyre_spv_global(m, SpvOpTypePointer, 0,
                                      VYRE_SPV_ARGS(SpvStorageClassStorageBuffer, c->t_v4));
+  }
+  if (wg4 && !c->lanes) { // VK-VEC-1
+    c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
+    c->t_ptr_wg_v4 =
+        vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, c->t_v4));
   }
   if (c->lanes) {
     c->t_v4 = vyre_spv_global(m, SpvOpTypeVector, 0, VYRE_SPV_ARGS(c->t_uint, 4));
@@ -1176,7 +1184,11 @@ static void declare_buffers(vyre_spv_cg *c) {
     // Whole words: a narrow workgroup buffer is words, stored with atomics.
     uint32_t count = vyre_kit_workgroup_buffer_bytes(&p->buffers[b]) / 4u;
     if (!count) count = 1;
-    uint32_t arr = vyre_spv_global(m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(U, vyre_spv_u(c, count)));
+    uint32_t arr =
+        c->wg_vec4[b] // VK-VEC-1: count / 4 uvec4s
+            ? vyre_spv_global(m, SpvOpTypeArray, 0,
+                              VYRE_SPV_ARGS(c->t_v4, vyre_spv_u(c, count / 4u)))
+            : vyre_spv_global(m, SpvOpTypeArray, 0, VYRE_SPV_ARGS(U, vyre_spv_u(c, count)));
     uint32_t parr =
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassWorkgroup, arr));
     c->buf_var[b] = global_var(c, parr, SpvStorageClassWorkgroup);
@@ -1389,6 +1401,20 @@ static uint32_t generate(vyre_spv_cg *c) {
     if ((c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) &&
         (p->nodes[i].kind == VYRE_IR_K_STORE || p->nodes[i].kind == VYRE_IR_K_ATOMIC))
       c->wide16[p->nodes[i].ref] = 0;
+  // VK-VEC-1: a workgroup buffer of 4-byte elements and whole uvec4s with a
+  // 16-byte group becomes an array of uvec4, unless an atomic reads it (an
+  // atomic then stays on a plain word).
+  for (uint32_t i = 0; i < p->node_count && !c->lanes && !c->opt->wg_scalar; i++) {
+    if (!(c->plan->facts[i].flags & VYRE_KIT_FACT_REACHED) ||
+        vyre_kit_plan_wide_bytes(c->plan, i) != 16u)
+      continue;
+    const vyre_ir_buffer *buf = &p->buffers[p->nodes[p->nodes[i].a].ref];
+    if (buf->access == VYRE_IR_ACCESS_WORKGROUP && vyre_kit_type_bytes(buf->type) == 4u &&
+        buf->count % 4u == 0)
+      c->wg_vec4[p->nodes[p->nodes[i].a].ref] = 1;
+  }
+  for (uint32_t i = 0; i < p->node_count; i++)
+    if (p->nodes[i].kind == VYRE_IR_K_ATOMIC) c->wg_vec4[p->nodes[i].ref] = 0;
   declare_types(c);
   declare_buffers(c);
   if (c->lanes) declare_lane_state(c);
@@ -1513,6 +1539,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.lane_mask = calloc(nb, sizeof(uint32_t));
   c.narrow_bits = calloc(nb, 1);
   c.wide16 = calloc(nb, 1);
+  c.wg_vec4 = calloc(nb, 1);
   // README.md VK-EXIT-1: the exit flag, for programs that return or trap.
   int exits = opt->structured_exit && (plan.uses & (VYRE_KIT_USES_RETURN | VYRE_KIT_USES_TRAP));
   c.may_exit = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
@@ -1523,7 +1550,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.loop_assigned = opt->hide_loop_inits ? vyre_spv_loop_assigned(&plan) : NULL;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
-      c.narrow_bits && c.wide16 && (c.may_exit || !exits))
+      c.narrow_bits && c.wide16 && c.wg_vec4 && (c.may_exit || !exits))
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
@@ -1537,6 +1564,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.lane_mask);
   free(c.narrow_bits);
   free(c.wide16);
+  free(c.wg_vec4);
   free(c.may_exit);
   free(c.const_node);
   free(c.loop_assigned);

@@ -187,7 +187,10 @@
 //     ORs a failed flag into a Workgroup word, and a loop the plan marks
 //     WG_HOIST is emitted twice, its bare copy taken where the flag holds
 //     (README.md VK-F32-21).
-#define VYRE_VK_GENERATOR_VERSION 61u
+// 62: a workgroup buffer of whole uvec4s with a 16-byte wide load group
+//     (docs/lowering.md LOWER-WIDE-6) and no atomic is an array of uvec4,
+//     each group one uvec4 load (README.md VK-VEC-1).
+#define VYRE_VK_GENERATOR_VERSION 62u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -342,6 +345,10 @@ typedef struct vyre_spv_options {
   // (docs/lowering.md LOWER-FMA-3) reads the workgroup's grain flag instead
   // of testing its locals (README.md VK-F32-21). 0: VYRE_VULKAN_FMA_WG=0.
   uint32_t fma_wg;
+  // 1: workgroup buffers stay arrays of words, their wide load groups per
+  // element (VYRE_VULKAN_WG_VEC4=0; README.md VK-VEC-1). 0 (the default):
+  // the buffers VK-VEC-1 names are arrays of uvec4.
+  uint32_t wg_scalar;
   // 1: a loop the plan marks for unrolling (docs/lowering.md LOWER-LOOP-1)
   // carries loop control DontUnroll instead of Unroll (VYRE_VULKAN_UNROLL=0,
   // an experiment: README.md VK-F32-19).

@@ -850,6 +850,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->no_unroll = !default_on("VYRE_VULKAN_UNROLL");        // an experiment (VK-F32-19)
   be->fma_grain = default_on("VYRE_VULKAN_FMA_GRAIN");      // README.md VK-F32-20
   be->fma_wg = default_on("VYRE_VULKAN_FMA_WG");            // README.md VK-F32-21
+  be->wg_scalar = !default_on("VYRE_VULKAN_WG_VEC4");       // README.md VK-VEC-1
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);

@@ -192,6 +192,7 @@ struct vyre_backend {
   uint32_t fma_run_call;    // VYRE_VULKAN_FMA_RUN_CALL (README.md VK-F32-19)
   uint32_t fma_grain;       // VYRE_VULKAN_FMA_GRAIN (README.md VK-F32-20)
   uint32_t fma_wg;          // VYRE_VULKAN_FMA_WG (README.md VK-F32-21)
+  uint32_t wg_scalar;       // VYRE_VULKAN_WG_VEC4=0 (README.md VK-VEC-1)
   uint32_t no_unroll;       // VYRE_VULKAN_UNROLL=0 (README.md VK-F32-19)
   uint32_t opaque_index;    // vyre_spv_options.opaque_index (README.md VK-ADDR-1)
   // Native subgroup operations (README.md VK-SG-*): the device's subgroup

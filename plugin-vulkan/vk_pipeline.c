@@ -68,6 +68,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->fma_run_call);         // VK-F32-19
   vyre_kit_key_add_u32(k, be->fma_grain);            // VK-F32-20
   vyre_kit_key_add_u32(k, be->fma_wg);               // VK-F32-21
+  vyre_kit_key_add_u32(k, be->wg_scalar);            // VK-VEC-1
   vyre_kit_key_add_u32(k, be->no_unroll);            // VK-F32-19
   vyre_kit_key_add_u32(k, be->opaque_index);         // VK-ADDR-1
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
@@ -431,6 +432,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .fma_run_call = be->fma_run_call,
                             .fma_grain = be->fma_grain,
                             .fma_wg = be->fma_wg,
+                            .wg_scalar = be->wg_scalar,
                             .no_unroll = be->no_unroll,
                             .opaque_index = be->opaque_index,
                             .soft_mul = be->soft_mul,

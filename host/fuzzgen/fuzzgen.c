@@ -1035,14 +1035,25 @@ static json_t *fg_grain_wf(fg *g, int even) {
 }
 
 // |n| lets of new f32 locals holding grain values into |out|; with |wg|,
-// loads of wf instead (the first at an even slot when |wg| is 2); 0 when the
-// locals ran out.
+// loads of wf instead (the first at an even slot when |wg| is 2), one time
+// in two the first four as a wide load group (docs/lowering.md
+// LOWER-WIDE-6): wf[(l & ~3) + k], k = 0..3, the first at a multiple of 4
+// (even); 0 when the locals ran out.
 static int fg_grain_lets(fg *g, json_t *body, size_t *at, fg_local **out, uint32_t n, int wg) {
+  uint32_t group = wg && n >= 4 && fg_chance(&g->gr, 1, 2) ? 4u : 0u;
   for (uint32_t i = 0; i < n; i++) {
     if (!(out[i] = fg_new_local(g, T_F32))) return 0;
     json_t *st = fg_node(g, "let");
     fg_set(st, "name", json_string(out[i]->name));
-    fg_set(st, "value", wg ? fg_grain_wf(g, wg == 2 && i == 0) : fg_grain_value(g));
+    json_t *v =
+        !wg ? fg_grain_value(g)
+        : i < group
+            ? fg_load_at(g, "wf",
+                         fg_bin2(g, "add",
+                                 fg_bin2(g, "and", fg_var(g, "l"), fg_u32lit(g, 0xFFFFFFFCu)),
+                                 fg_u32lit(g, i)))
+            : fg_grain_wf(g, wg == 2 && i == 0);
+    fg_set(st, "value", v);
     json_array_insert_new(body, (*at)++, st);
   }
   return 1;

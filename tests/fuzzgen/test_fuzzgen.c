@@ -179,7 +179,7 @@ static int fma_run_length(const char *text, int *grain, int *wg) {
 
 static void test_fma_runs_share(void **state) {
   (void)state;
-  uint32_t n = 400, with = 0, long_runs = 0, grains = 0, wgs = 0;
+  uint32_t n = 400, with = 0, long_runs = 0, grains = 0, wgs = 0, groups = 0;
   for (uint64_t seed = 9000; seed < 9000 + n; seed++) {
     char *t = vyre_fuzzgen_case(seed, NULL, NULL);
     assert_non_null(t);
@@ -195,11 +195,15 @@ static void test_fma_runs_share(void **state) {
       assert_int_equal(wg, 2);
       assert_non_null(strstr(t, "\"buffer\":\"wf\""));
       wgs++;
+      // LOWER-WIDE-6, one operand side in two: wf[(l & ~3) + k].
+      groups += strstr(t, "4294967292") != NULL;
     }
     free(t);
   }
   // A quarter of the grain runs or so: barriers allowed, then one in two.
   assert_true(wgs > grains / 10 && wgs < grains / 2);
+  // Three wf runs in four or so have a group on one side or both.
+  assert_true(groups > wgs / 2);
   assert_true(with > n * 15 / 100);
   assert_true(with < n * 35 / 100);
   assert_true(long_runs > 0 && long_runs < with / 2);

@@ -1221,6 +1221,67 @@ static void test_spirv_fma_grain_wg(void **state) {
   }
 }
 
+// The uvec4 loads of a module: OpLoad whose result type is `OpTypeVector
+// %uint 4`.
+#define OP_TYPE_VECTOR 23u // SPIR-V OpTypeVector
+#define OP_LOAD        61u // SPIR-V OpLoad
+static uint32_t count_v4_loads(const uint32_t *w, size_t n) {
+  uint32_t v4 = 0, k = 0;
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, code = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (code == OP_TYPE_VECTOR && len == 4 && w[i + 3] == 4) v4 = w[i + 1];
+    if (code == OP_LOAD && v4 && w[i + 1] == v4) k++;
+    i += len;
+  }
+  return k;
+}
+
+// README.md VK-VEC-1 (docs/lowering.md LOWER-WIDE-6): a 32-word workgroup
+// buffer with two 16-byte groups (at B and at a second base B + 16) is an
+// array of uvec4 and each group one uvec4 load; a 32-word buffer with a
+// group and an atomic, a 6-word buffer (not whole uvec4s) and every buffer
+// under opt.wg_scalar keep their words and per-element loads. Every form
+// passes spirv-val.
+static void test_spirv_wg_vec4(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 32, 1, 1);
+  uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t Q = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 32);
+  uint32_t S = tb_buf(t, 0, VYRE_IR_ACCESS_WORKGROUP, T_U, 6);
+  uint32_t st[40], m = 0, x, lid, base[2], sum = 0;
+  st[m++] = let(t, &lid, builtin(t, VYRE_IR_BUILTIN_LID, 0));
+  st[m++] = store(t, Q, var(t, lid), var(t, lid));
+  st[m++] = atomic(t, VYRE_IR_ATOMIC_ADD, A, var(t, lid), lit(t, T_U, 1), NULL);
+  st[m++] = stmt0(t, VYRE_IR_K_BARRIER);
+  st[m++] = let(t, &base[0],
+                bin(t, VYRE_IR_BIN_MUL, bin(t, VYRE_IR_BIN_AND, var(t, lid), lit(t, T_U, 3)),
+                    lit(t, T_U, 4)));
+  st[m++] = let(t, &base[1], bin(t, VYRE_IR_BIN_ADD, var(t, base[0]), lit(t, T_U, 16)));
+  const uint32_t bufs[4] = {Q, Q, A, S}, bases[4] = {0, 1, 0, 0};
+  for (uint32_t g = 0; g < 4; g++)
+    for (uint32_t k = 0; k < 4; k++) {
+      uint32_t b = base[bases[g]];
+      uint32_t idx = k ? bin(t, VYRE_IR_BIN_ADD, var(t, b), lit(t, T_U, k)) : var(t, b);
+      st[m++] = let(t, &x, load(t, bufs[g], idx));
+      sum = sum ? bin(t, VYRE_IR_BIN_ADD, sum, var(t, x)) : var(t, x);
+    }
+  st[m++] = store(t, O, var(t, lid), sum);
+  const vyre_ir_program *p = tb_finish(t, tb_list(t, m, st), m);
+  for (uint32_t scalar = 0; scalar < 2; scalar++) {
+    vyre_spv_options opt = {.has_int64 = 1, .wg_scalar = scalar};
+    size_t nw = 0;
+    uint32_t *words = generate_ok(p, &opt, &nw);
+    uint32_t loads = count_v4_loads(words, nw);
+    free(words);
+    if (loads != (scalar ? 0u : 2u)) fail_msg("wg_scalar %u: %u uvec4 loads", scalar, loads);
+    if (have_spirv_val()) assert_int_equal(spirv_val_opt(p, &opt, "wg vec4", 0), 0);
+  }
+  free(t);
+}
+
 // VK-F32-19: a run whose fmas have f32 literal operands (maybe constant to
 // the driver, so each has the special-value guard of VK-F32-6) guards them
 // with inline selects: against each fma alone (opt.fma_runs 0, a guard
@@ -1735,6 +1796,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_fma_run_shares_one_test),
       cmocka_unit_test(test_spirv_fma_grain),
       cmocka_unit_test(test_spirv_fma_grain_wg),
+      cmocka_unit_test(test_spirv_wg_vec4),
       cmocka_unit_test(test_spirv_fma_run_guards_inline),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_hide_word),
       cmocka_unit_test(test_f32_native_division_not_on_nvidia),
