@@ -60,6 +60,27 @@ static vyre_expr v_(vyre_builder *b, vyre_var v) {
   return vyre_get(b, v);
 }
 
+// The 8 operand lets of one k step from |tile| (row length |stride|):
+// local r = tile[kk * stride + first + r % 4 + 64 (r / 4)], as two runs of
+// four loads at base + 0 .. 3 (let <name>_base<h>, a multiple of 4: the
+// stride, first = 4 ty or 4 tx, and 64 are), which docs/lowering.md
+// LOWER-WIDE-1 reads as one 16-byte group where a backend can.
+static void operand_lets(vyre_builder *b, vyre_buf tile, const char *name, vyre_var kk,
+                         uint32_t stride, vyre_var first, vyre_var *out) {
+  char nm[32];
+  for (uint32_t h = 0; h < SGEMM_BLOCK / SGEMM_QUAD; h++) {
+    snprintf(nm, sizeof(nm), "%s_base%u", name, h);
+    vyre_var base = vyre_let(b, nm,
+                             vyre_add(b, vyre_mul(b, v_(b, kk), u(b, stride)),
+                                      vyre_add(b, v_(b, first), u(b, SGEMM_TILE / 2u * h))));
+    for (uint32_t i = 0; i < SGEMM_QUAD; i++) {
+      snprintf(nm, sizeof(nm), "%s%u", name, h * SGEMM_QUAD + i);
+      out[h * SGEMM_QUAD + i] =
+          vyre_let(b, nm, vyre_load(b, tile, vyre_add(b, v_(b, base), u(b, i))));
+    }
+  }
+}
+
 // Builds the program for |n| into *out (the caller frees it with
 // vyre_program_free). Returns a VYRE_STATUS_* and fills |err| on failure.
 uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
@@ -133,31 +154,10 @@ uint32_t sgemm_rb_build(uint32_t n, vyre_program **out, vyre_error *err) {
   }
   vyre_barrier(b);
   vyre_var kk = vyre_for_begin(b, "kk", u(b, 0), u(b, SGEMM_K));
-  // Local r (c) holds row (column) 4 ty + r % 4 + 64 (r / 4) of the block:
-  // runs of four loads at base + 0 .. 3, each base a multiple of 4 (132 and
-  // 128 are, and 4 ty, 4 tx, 64), which docs/lowering.md LOWER-WIDE-1 reads
-  // as one 16-byte group where a backend can.
+  // Local r (c) holds row (column) 4 ty + r % 4 + 64 (r / 4) of the block.
   vyre_var av[SGEMM_BLOCK], bv[SGEMM_BLOCK];
-  for (uint32_t h = 0; h < SGEMM_BLOCK / SGEMM_QUAD; h++) {
-    snprintf(nm, sizeof(nm), "a_base%u", h);
-    vyre_var base = vyre_let(b, nm,
-                             vyre_add(b, vyre_mul(b, v_(b, kk), u(b, SGEMM_APAD)),
-                                      vyre_add(b, v_(b, ry), u(b, half * h))));
-    for (uint32_t i = 0; i < SGEMM_QUAD; i++) {
-      snprintf(nm, sizeof(nm), "a%u", h * SGEMM_QUAD + i);
-      av[h * SGEMM_QUAD + i] = vyre_let(b, nm, vyre_load(b, As, vyre_add(b, v_(b, base), u(b, i))));
-    }
-  }
-  for (uint32_t h = 0; h < SGEMM_BLOCK / SGEMM_QUAD; h++) {
-    snprintf(nm, sizeof(nm), "b_base%u", h);
-    vyre_var base = vyre_let(b, nm,
-                             vyre_add(b, vyre_mul(b, v_(b, kk), u(b, SGEMM_TILE)),
-                                      vyre_add(b, v_(b, cx), u(b, half * h))));
-    for (uint32_t i = 0; i < SGEMM_QUAD; i++) {
-      snprintf(nm, sizeof(nm), "b%u", h * SGEMM_QUAD + i);
-      bv[h * SGEMM_QUAD + i] = vyre_let(b, nm, vyre_load(b, Bs, vyre_add(b, v_(b, base), u(b, i))));
-    }
-  }
+  operand_lets(b, As, "a", kk, SGEMM_APAD, ry, av);
+  operand_lets(b, Bs, "b", kk, SGEMM_TILE, cx, bv);
   for (uint32_t r = 0; r < SGEMM_BLOCK; r++)
     for (uint32_t c = 0; c < SGEMM_BLOCK; c++)
       vyre_assign(b, acc[r][c], vyre_fma(b, v_(b, av[r]), v_(b, bv[c]), v_(b, acc[r][c])));
