@@ -20,7 +20,7 @@
 
 #include "vyre/vyre.h"
 
-#define VYRE_BENCH_FIGURES 19u
+#define VYRE_BENCH_FIGURES 20u
 #define VYRE_BENCH_BATCH   64u
 
 // Outcome of one measurement (vyre side or floor side).
@@ -81,7 +81,7 @@ uint32_t vyre_bench_reps(const vyre_bench_ctx *c, uint32_t normal, uint32_t quic
 #define VYRE_BENCH_WARM_NS 500000000ull
 uint32_t vyre_bench_warm_more(const vyre_bench_ctx *c, uint32_t i, uint32_t warm, uint64_t t0);
 
-// The unit of a kernel figure's samples (figures 7, 8 and 11-19, both sides):
+// The unit of a kernel figure's samples (figures 7, 8 and 11-20, both sides):
 // from the work one run does (bytes, flops or elements) and its time.
 typedef enum vyre_bench_unit {
   VYRE_BENCH_GIGA_PER_S = 0, // work / ns: GB/s, GFLOP/s, Gelem/s
@@ -121,6 +121,18 @@ float vyre_bench_stencil_value(uint64_t i);
 // out[i] of the 5-point stencil of examples/builder/stencil5.c on the n x n
 // grid |in|: 0.2f * ((((c + up) + down) + left) + right) inside, c on the border.
 float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i);
+// Figure 20 (int_hash, an integer workload): out[i] = the 64-round u32 hash
+// of in[i], all arithmetic wrapping modulo 2^32; for r in 0..63:
+//   x = x ^ (x >> 16); x = x * 0x7FEB352D; x = x ^ (x >> 15);
+//   x = rotl(x, 5) + r.
+// One invocation per word, workgroups of VYRE_BENCH_INTHASH_WG; n is a
+// multiple of that.
+#define VYRE_BENCH_INTHASH_WG     256u
+#define VYRE_BENCH_INTHASH_ROUNDS 64u
+// Input word |i|: SplitMix64 of i, its low 32 bits.
+uint32_t vyre_bench_int_hash_value(uint64_t i);
+// The hash of |x| (the C reference every side is checked against).
+uint32_t vyre_bench_int_hash_ref(uint32_t x);
 // Figure 14 (u8 stream, IR 1.1 u8 storage): a 256-bin byte histogram of
 // |n| bytes. Workgroups of VYRE_BENCH_U8_WG invocations, |groups| of them;
 // invocation g (global id), l (local id) counts each byte v at
@@ -229,11 +241,16 @@ void vyre_bench_sgsum_ref(const float *data, uint64_t n, uint32_t groups, float 
 // The total: the partials added in workgroup order from 0.
 float vyre_bench_sgsum_total(const float *part, uint32_t groups);
 
-// The elements the sgemm and stencil figures check on both sides: every
+// The elements the sgemm, stencil and int_hash figures check on both sides: every
 // element up to 128 x 128, else 4096 spread samples and the last element.
 // Returns the |k|-th index (k < vyre_bench_sample_count(count)).
 uint64_t vyre_bench_sample_count(uint64_t count);
 uint64_t vyre_bench_sample(uint64_t count, uint64_t k);
+// The words the int_hash figure (20) checks on every side: all of them up to
+// 65536 (the CPU sizes), else the first 65536 and vyre_bench_sample's spread
+// ones. Returns the |k|-th index (k < vyre_bench_int_hash_check_count(n)).
+uint64_t vyre_bench_int_hash_check_count(uint64_t n);
+uint64_t vyre_bench_int_hash_check(uint64_t n, uint64_t k);
 
 // The floors. A floor backend is opened once per run; each figure function
 // fills |out| (RAN, NA with the reason, or FAILED). The sizes match the
@@ -293,6 +310,10 @@ typedef struct vyre_bench_floor_ops {
                   vyre_bench_side *out);
   void (*sg_sum)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
                  vyre_bench_side *out);
+  // Figure 20 (NULL: no floor of that kind on this backend): the 64-round
+  // u32 hash of n words (vyre_bench_int_hash_ref), the same arithmetic
+  // hand-written (ms per pass).
+  void (*int_hash)(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out);
 } vyre_bench_floor_ops;
 
 // The floor table for a backend name (cpu, cuda, vulkan), or NULL. A floor
@@ -301,7 +322,7 @@ typedef struct vyre_bench_floor_ops {
 const vyre_bench_floor_ops *vyre_bench_floor_for(const char *backend);
 
 // The hand-written CUDA C of the sgemm_rb, stencil, u8_hist, f16_matvec,
-// u8_sum, cr_math, softmax and sg_sum floors (figures 11, 13-19), as NVRTC
+// u8_sum, cr_math, softmax, sg_sum and int_hash floors (figures 11, 13-20), as NVRTC
 // compiles it: |which| one of those names; NULL for
 // another name or a build without the CUDA toolkit headers.
 const char *vyre_bench_cuda_floor_source(const char *which);

@@ -174,6 +174,24 @@ float vyre_bench_stencil_ref(const float *in, uint32_t n, uint64_t i) {
   return 0.2f * s;
 }
 
+uint32_t vyre_bench_int_hash_value(uint64_t i) {
+  // SplitMix64's (i + 1)-th output from seed 0: every bit of the words varies.
+  uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (uint32_t)(z ^ (z >> 31));
+}
+
+uint32_t vyre_bench_int_hash_ref(uint32_t x) {
+  for (uint32_t r = 0; r < VYRE_BENCH_INTHASH_ROUNDS; r++) {
+    x = x ^ (x >> 16);
+    x = x * 0x7FEB352Du;
+    x = x ^ (x >> 15);
+    x = ((x << 5) | (x >> 27)) + r;
+  }
+  return x;
+}
+
 uint64_t vyre_bench_sample_count(uint64_t count) {
   return count <= 128u * 128u ? count : 4097u;
 }
@@ -181,6 +199,16 @@ uint64_t vyre_bench_sample_count(uint64_t count) {
 uint64_t vyre_bench_sample(uint64_t count, uint64_t k) {
   if (count <= 128u * 128u) return k;
   return k >= 4096u ? count - 1 : k * (count / 4096u);
+}
+
+uint64_t vyre_bench_int_hash_check_count(uint64_t n) {
+  uint64_t head = n < 65536u ? n : 65536u;
+  return head + (n > head ? vyre_bench_sample_count(n) : 0);
+}
+
+uint64_t vyre_bench_int_hash_check(uint64_t n, uint64_t k) {
+  uint64_t head = n < 65536u ? n : 65536u;
+  return k < head ? k : vyre_bench_sample(n, k - head);
 }
 
 // Figures 14 and 15 (bench_floor.h).

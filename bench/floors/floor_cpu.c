@@ -269,6 +269,54 @@ static void cpu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n
   free(o);
 }
 
+// Figure 20 on the CPU: the 64-round u32 hash as a plain C loop on one
+// thread; ms per pass. The C reference is a separate function, so the check
+// compares two compilations of the same arithmetic.
+static void cpu_int_hash(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                         vyre_bench_side *out) {
+  (void)f;
+  snprintf(out->what, sizeof out->what,
+           "plain C loop of the 64-round u32 hash, %llu words, one thread", (unsigned long long)n);
+  uint32_t *in = malloc(n * 4), *o = malloc(n * 4);
+  vyre_bench_series s = {0};
+  if (!in || !o) {
+    vyre_bench_side_set(out, VYRE_BENCH_FAILED, "out of host memory. Fix: free memory.");
+  } else {
+    for (uint64_t i = 0; i < n; i++)
+      in[i] = vyre_bench_int_hash_value(i);
+    uint32_t reps = vyre_bench_reps(c, 20, 3);
+    for (uint32_t k = 0; k < reps + 2 && out->status == VYRE_BENCH_RAN; k++) {
+      uint64_t t0 = vyre_bench_now_ns();
+      for (uint64_t i = 0; i < n; i++) {
+        uint32_t x = in[i];
+        for (uint32_t r = 0; r < 64u; r++) {
+          x = x ^ (x >> 16);
+          x = x * 0x7FEB352Du;
+          x = x ^ (x >> 15);
+          x = ((x << 5) | (x >> 27)) + r;
+        }
+        o[i] = x;
+      }
+      uint64_t t1 = vyre_bench_now_ns();
+      for (uint64_t q = 0; q < vyre_bench_int_hash_check_count(n); q++) {
+        uint64_t e = vyre_bench_int_hash_check(n, q);
+        uint32_t want = vyre_bench_int_hash_ref(in[e]);
+        if (o[e] != want) {
+          vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                              "the C hash's out[%llu] = 0x%08x differs from the reference "
+                              "0x%08x (in = 0x%08x). Fix: check the compiler's flags.",
+                              (unsigned long long)e, o[e], want, in[e]);
+          break;
+        }
+      }
+      if (k >= 2) vyre_bench_series_add(&s, (double)(t1 - t0) / 1e6);
+    }
+  }
+  vyre_bench_side_done(out, &s);
+  free(in);
+  free(o);
+}
+
 // Figure 14 on the CPU: the byte histogram as a plain C loop over the same
 // walk (workgroup bins, then added to the output); GB/s of the bytes read.
 static void cpu_u8_hist(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n, uint32_t groups,
@@ -580,4 +628,5 @@ const vyre_bench_floor_ops vyre_bench_floor_cpu = {
     .cr_math = cpu_cr_math,
     .softmax = cpu_softmax,
     .sg_sum = cpu_sg_sum,
+    .int_hash = cpu_int_hash,
 };

@@ -254,6 +254,27 @@ static const char cu_stencil_src[] =
     "  }\n"
     "}\n";
 
+// Figure 20's floor: the 64-round u32 hash of bench_floor.h as CUDA C, as a
+// person writes it: one thread per word in blocks of 256, the bounds test,
+// the rounds in a loop of literal bounds under #pragma unroll, rotl as two
+// shifts and an or (which NVRTC turns into one funnel shift).
+static const char cu_int_hash_src[] =
+    "extern \"C\" __global__ void vyre_bench_int_hash(const unsigned *__restrict__ in,\n"
+    "                                                  unsigned *__restrict__ out, unsigned n) {\n"
+    "  const unsigned i = blockIdx.x * 256u + threadIdx.x;\n"
+    "  if (i < n) {\n"
+    "    unsigned x = in[i];\n"
+    "#pragma unroll\n"
+    "    for (unsigned r = 0; r < 64u; r++) {\n"
+    "      x = x ^ (x >> 16);\n"
+    "      x = x * 0x7FEB352Du;\n"
+    "      x = x ^ (x >> 15);\n"
+    "      x = ((x << 5) | (x >> 27)) + r;\n"
+    "    }\n"
+    "    out[i] = x;\n"
+    "  }\n"
+    "}\n";
+
 // Figure 14's floor: the byte histogram of bench_floor.h as CUDA C, the same
 // walk (step j of the grid reads |stride| consecutive bytes, one per thread),
 // the same 16 interleaved copies of the bins in shared memory, the same
@@ -443,6 +464,7 @@ const char *vyre_bench_cuda_floor_source(const char *which) {
   if (strcmp(which, "f16_matvec") == 0) return cu_f16_matvec_src;
   if (strcmp(which, "sgemm_rb") == 0) return cu_sgemm_rb_src;
   if (strcmp(which, "stencil") == 0) return cu_stencil_src;
+  if (strcmp(which, "int_hash") == 0) return cu_int_hash_src;
   return NULL;
 }
 
@@ -575,13 +597,17 @@ uint32_t vyre_bench_cuda_floor_nvrtc_check(const char *nvrtc_path, const char *a
              nvrtc_path ? nvrtc_path : "libnvrtc.so", lib ? " (entry points missing)" : "");
     return VYRE_BENCH_NA;
   }
-  const char *names[8] = {"vyre_bench_sgemm_rb.cu", "vyre_bench_stencil.cu",
-                          "vyre_bench_u8_hist.cu",  "vyre_bench_f16_matvec.cu",
-                          "vyre_bench_u8_sum.cu",   "vyre_bench_cr_math.cu",
-                          "vyre_bench_softmax.cu",  "vyre_bench_sg_sum.cu"};
-  const char *srcs[8] = {cu_sgemm_rb_src, cu_stencil_src, cu_u8_hist_src, cu_f16_matvec_src,
-                         cu_u8_sum_src,   cu_cr_math_src, cu_softmax_src, cu_sg_sum_src};
-  for (int i = 0; i < 8; i++) {
+  const char *names[] = {
+      "vyre_bench_sgemm_rb.cu",   "vyre_bench_stencil.cu", "vyre_bench_u8_hist.cu",
+      "vyre_bench_f16_matvec.cu", "vyre_bench_u8_sum.cu",  "vyre_bench_cr_math.cu",
+      "vyre_bench_softmax.cu",    "vyre_bench_sg_sum.cu",  "vyre_bench_int_hash.cu"};
+  const char *srcs[] = {cu_sgemm_rb_src,   cu_stencil_src, cu_u8_hist_src,
+                        cu_f16_matvec_src, cu_u8_sum_src,  cu_cr_math_src,
+                        cu_softmax_src,    cu_sg_sum_src,  cu_int_hash_src};
+  // One list, so a source added to one array and not the other fails the build.
+  _Static_assert(sizeof names / sizeof names[0] == sizeof srcs / sizeof srcs[0],
+                 "every floor source has a file name");
+  for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
     char *cubin = NULL;
     size_t size = 0;
     uint32_t st = nvrtc_floor_cubin(&nv, srcs[i], names[i], arch, &cubin, &size, why, cap);
@@ -1020,6 +1046,12 @@ static CUresult launch_stencil(vyre_bench_floor *f, void *user) {
   return f->cu.cuLaunchKernel(j->fn, j->n / 16, j->n / 16, 1, 16, 16, 1, 0, NULL, params, NULL);
 }
 
+static CUresult launch_int_hash(vyre_bench_floor *f, void *user) {
+  sgemm_job *j = user; // a: in, c: out
+  void *params[] = {&j->a, &j->c, &j->n};
+  return f->cu.cuLaunchKernel(j->fn, j->n / 256, 1, 1, 256, 1, 1, 0, NULL, params, NULL);
+}
+
 // The PTX vector add (c = a + b), one thread per element in blocks of 256.
 static CUresult launch_vadd(vyre_bench_floor *f, void *user) {
   sgemm_job *j = user;
@@ -1310,6 +1342,46 @@ static void cu_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
                           "CUDA floor stencil: out[%llu] = %.9g, the reference gives %.9g: not "
                           "bit-identical. Fix: check that NVRTC honours --fmad=false.",
                           (unsigned long long)e, (double)o[e], (double)want);
+  }
+  vyre_bench_side_done(out, &s);
+  free_job(f, m, j.a, j.c, 0);
+  free(in);
+  free(o);
+}
+
+// Figure 20: the 64-round u32 hash as CUDA C through NVRTC, ms per pass,
+// the checked words (vyre_bench_int_hash_check) equal to the C reference.
+static void cu_int_hash(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                        vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "the same 64-round u32 hash as CUDA C (#pragma unroll), NVRTC, %llu words, blocks of "
+           "256, CUDA events, ms",
+           (unsigned long long)n);
+  sgemm_job j = {.n = (uint32_t)n};
+  CUmodule m = NULL;
+  if (floor_module(f, cu_int_hash_src, "vyre_bench_int_hash.cu", "vyre_bench_int_hash", &m, &j.fn,
+                   out) != VYRE_BENCH_RAN)
+    return;
+  size_t bytes = n * 4;
+  uint32_t *in = malloc(bytes), *o = malloc(bytes);
+  vyre_bench_series s = {0};
+  CUresult r = in && o ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (uint64_t i = 0; i < n && !r; i++)
+    in[i] = vyre_bench_int_hash_value(i);
+  if (!r) r = alloc_copy(f, &j.a, in, bytes);
+  if (!r) r = alloc_copy(f, &j.c, NULL, bytes);
+  if (r) out->status = cu_fail(f, out->why, sizeof out->why, "setting up the int_hash", r);
+  time_events(f, c, launch_int_hash, &j, 0, &s, out);
+  read_back(f, o, j.c, bytes, "reading out back", out);
+  for (uint64_t q = 0; q < vyre_bench_int_hash_check_count(n) && out->status == VYRE_BENCH_RAN;
+       q++) {
+    uint64_t e = vyre_bench_int_hash_check(n, q);
+    uint32_t want = vyre_bench_int_hash_ref(in[e]);
+    if (o[e] != want)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "CUDA floor int_hash: out[%llu] = 0x%08x for in = 0x%08x, the C "
+                          "reference gives 0x%08x. Fix: check the CUDA driver and NVRTC.",
+                          (unsigned long long)e, o[e], in[e], want);
   }
   vyre_bench_side_done(out, &s);
   free_job(f, m, j.a, j.c, 0);
@@ -1717,6 +1789,7 @@ const vyre_bench_floor_ops vyre_bench_floor_cuda = {
     .cr_math = cu_cr_math,
     .softmax = cu_softmax,
     .sg_sum = cu_sg_sum,
+    .int_hash = cu_int_hash,
 };
 
 #endif // VYRE_BENCH_HAVE_CUDA

@@ -5,7 +5,8 @@
 // process, on the device vyre opened (matched by name, or the --device
 // index), with the hand-written SPIR-V of floor_spirv.h (and, for the
 // register-blocked sgemm of figure 11, floor_spirv_sgemm_rb.h, written out by
-// gen_spirv_sgemm_rb.py). Every dispatch is
+// gen_spirv_sgemm_rb.py, and for the integer hash of figure 20,
+// floor_spirv_int_hash.h from gen_spirv_int_hash.py). Every dispatch is
 // recorded, submitted and waited on with a fence, as an application would;
 // kernel times come from timestamp queries when the queue has them. The
 // loader is opened at run time by the Vulkan plugin's symbol loading
@@ -44,6 +45,7 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {.name = "vulkan", .open = 
 #include "vk_symbols.h"
 
 #include "floor_spirv.h"
+#include "floor_spirv_int_hash.h"
 #include "floor_spirv_sgemm_rb.h"
 
 // A field per entry point of the plugin's list (named vyre_vkFoo through the
@@ -644,15 +646,18 @@ static VkResult upload(vyre_bench_floor *f, vk_buf *dst, const void *src, VkDevi
   return r;
 }
 
-// A kernel floor's fixed parts (figures 7, 8, 11, 13): its SPIR-V, on the
-// three-binding layout; |ndev| device-local buffers, the first |nin| of
-// them inputs, input i written on the host as value(i, element) and
-// uploaded; n as specialization constant 0 when |spec_n|.
+// A kernel floor's fixed parts (figures 7, 8, 11, 13, 20): its SPIR-V, on
+// the three-binding layout; |ndev| device-local buffers, the first |nin| of
+// them inputs, input i written on the host as value(i, element) (f32) or,
+// for a u32 kernel, bits(i, element) (the word stored as is: no round trip
+// through a float) and uploaded; n as specialization constant 0 when
+// |spec_n|.
 typedef struct vk_kern_def {
   const uint32_t *spv;
   size_t spv_bytes;
   uint32_t ndev, nin, spec_n;
   float (*value)(uint32_t which, uint64_t i);
+  uint32_t (*bits)(uint32_t which, uint64_t i); // set: used instead of value
 } vk_kern_def;
 
 static float stencil_value(uint32_t which, uint64_t i) {
@@ -660,18 +665,27 @@ static float stencil_value(uint32_t which, uint64_t i) {
   return vyre_bench_stencil_value(i);
 }
 
-static const vk_kern_def kern_vadd = {
-    vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, 3, 0, 0, NULL};
-static const vk_kern_def kern_matmul = {
-    vyre_bench_spv_matmul, sizeof vyre_bench_spv_matmul, 3, 2, 1, vyre_bench_matmul_value};
-static const vk_kern_def kern_sgemm_rb = {
-    vyre_bench_spv_sgemm_rb, sizeof vyre_bench_spv_sgemm_rb, 3, 2, 1, vyre_bench_sgemm_value};
-static const vk_kern_def kern_stencil = {
-    vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, 2, 1, 1, stencil_value};
+static uint32_t int_hash_value(uint32_t which, uint64_t i) {
+  (void)which;
+  return vyre_bench_int_hash_value(i);
+}
 
-// A kernel floor set up: the host inputs, the device buffers (binding i on
-// dev[i], dev[0] past ndev: the stencil's unused third binding), a
-// host-visible buffer to read back through, the pipeline and its set.
+static const vk_kern_def kern_vadd = {
+    vyre_bench_spv_vadd, sizeof vyre_bench_spv_vadd, 3, 0, 0, NULL, NULL};
+static const vk_kern_def kern_matmul = {
+    vyre_bench_spv_matmul, sizeof vyre_bench_spv_matmul, 3, 2, 1, vyre_bench_matmul_value, NULL};
+static const vk_kern_def kern_sgemm_rb = {
+    vyre_bench_spv_sgemm_rb, sizeof vyre_bench_spv_sgemm_rb, 3, 2, 1, vyre_bench_sgemm_value, NULL};
+static const vk_kern_def kern_stencil = {
+    vyre_bench_spv_stencil, sizeof vyre_bench_spv_stencil, 2, 1, 1, stencil_value, NULL};
+static const vk_kern_def kern_int_hash = {
+    vyre_bench_spv_int_hash, sizeof vyre_bench_spv_int_hash, 2, 1, 1, NULL, int_hash_value};
+
+// A kernel floor set up: the host inputs (u32 words when the def has bits:
+// read them through a uint32_t pointer), the device buffers (binding i on
+// dev[i], dev[0] past ndev: the stencil's and the hash's unused third
+// binding), a host-visible buffer to read back through, the pipeline and
+// its set.
 typedef struct vk_kern {
   const vk_kern_def *def;
   uint32_t n;
@@ -697,8 +711,14 @@ static uint32_t kern_setup(vyre_bench_floor *f, vk_kern *k, const vk_kern_def *d
   for (uint32_t i = 0; i < def->nin; i++)
     if (!(k->in[i] = malloc(bytes))) r = VK_ERROR_OUT_OF_HOST_MEMORY;
   for (uint32_t i = 0; i < def->nin && !r; i++)
-    for (size_t e = 0; e < bytes / 4; e++)
-      k->in[i][e] = def->value(i, e);
+    for (size_t e = 0; e < bytes / 4; e++) {
+      if (def->bits) {
+        uint32_t w = def->bits(i, e);
+        memcpy(&k->in[i][e], &w, 4);
+      } else {
+        k->in[i][e] = def->value(i, e);
+      }
+    }
   for (uint32_t i = 0; i < def->ndev && !r; i++)
     r = buf_make(f, bytes, 0, &k->dev[i]);
   if (!r) r = buf_make(f, host_bytes, 1, &k->host);
@@ -765,7 +785,7 @@ static void time_runs(vyre_bench_floor *f, const vyre_bench_ctx *c, const vk_ker
   }
 }
 
-// The sgemm and stencil floors' buffers must fit one storage binding.
+// The sgemm, stencil and int_hash floors' buffers must fit one storage binding.
 static int too_big(const vyre_bench_floor *f, VkDeviceSize bytes, vyre_bench_side *out) {
   if (bytes <= f->props.limits.maxStorageBufferRange) return 0;
   vyre_bench_side_set(out, VYRE_BENCH_NA,
@@ -944,6 +964,47 @@ static void vk_stencil(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t n,
   kern_done(f, &k, &s, out);
 }
 
+// Figure 20: the 64-round u32 hash as hand-written SPIR-V
+// (floor_spirv_int_hash.h, from gen_spirv_int_hash.py: the rounds unrolled,
+// rotl as two shifts and an or), n as specialization constant 0, n/256
+// workgroups of 256; ms per pass; the checked words
+// (vyre_bench_int_hash_check) equal to the C reference, as vyre's side is.
+static void vk_int_hash(vyre_bench_floor *f, const vyre_bench_ctx *c, uint64_t n,
+                        vyre_bench_side *out) {
+  snprintf(out->what, sizeof out->what,
+           "hand-written SPIR-V 64-round u32 hash (rounds unrolled), %llu words, workgroups of "
+           "256, %s, ms",
+           (unsigned long long)n, f->query ? "timestamp queries" : "host clock");
+  uint64_t groups = n / 256;
+  if (groups > f->props.limits.maxComputeWorkGroupCount[0]) {
+    vyre_bench_side_set(out, VYRE_BENCH_NA,
+                        "%llu workgroups exceed the device limit maxComputeWorkGroupCount[0] = "
+                        "%u. Fix: run with --quick for a smaller size.",
+                        (unsigned long long)groups, f->props.limits.maxComputeWorkGroupCount[0]);
+    return;
+  }
+  if (too_big(f, n * 4, out)) return;
+  vyre_bench_series s = {0};
+  // The layout has three bindings; the kernel reads 0 and writes 1 (2 is
+  // bound to the input again and unused).
+  vk_kern k;
+  kern_setup(f, &k, &kern_int_hash, (uint32_t)n, n * 4, n * 4, "setting up the int_hash", out);
+  time_runs(f, c, &k, (uint32_t)groups, 1, 0, VYRE_BENCH_MS, "the int_hash dispatch", &s, out);
+  kern_read(f, &k, 1, "reading out back", out);
+  const uint32_t *in = (const uint32_t *)k.in[0], *got = k.host.map;
+  for (uint64_t q = 0; q < vyre_bench_int_hash_check_count(n) && out->status == VYRE_BENCH_RAN;
+       q++) {
+    uint64_t e = vyre_bench_int_hash_check(n, q);
+    uint32_t want = vyre_bench_int_hash_ref(in[e]);
+    if (got[e] != want)
+      vyre_bench_side_set(out, VYRE_BENCH_FAILED,
+                          "Vulkan floor int_hash: out[%llu] = 0x%08x for in = 0x%08x, the C "
+                          "reference gives 0x%08x. Fix: check the Vulkan driver.",
+                          (unsigned long long)e, got[e], in[e], want);
+  }
+  kern_done(f, &k, &s, out);
+}
+
 const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
     .name = "vulkan",
     .fresh_what = "vkCreateShaderModule + vkCreateComputePipelines of the "
@@ -962,6 +1023,7 @@ const vyre_bench_floor_ops vyre_bench_floor_vulkan = {
     .sgemm_rb = vk_sgemm_rb,
     .sgemm_cublas = NULL,
     .stencil = vk_stencil,
+    .int_hash = vk_int_hash,
 };
 
 #endif // VYRE_BENCH_HAVE_VULKAN

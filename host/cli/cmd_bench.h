@@ -58,8 +58,8 @@ void vyre_bench_fig_stencil(vyre_bench_ctx *c, uint32_t n, vyre_bench_side *out)
 // Vulkan's second comparison for figure |fig| (11: sgemm_rb of n, 13:
 // stencil of n, 14: u8 histogram of n bytes in k groups, 15: f16 matvec of
 // n x k, 16: u8 sum of n bytes in k groups, 17: cr_math of n, 18: softmax
-// of n x k, 19: subgroup sum of n in k groups): the same program on vyre's
-// CUDA backend on the same GPU.
+// of n x k, 19: subgroup sum of n in k groups, 20: int_hash of n words):
+// the same program on vyre's CUDA backend on the same GPU.
 void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_t k,
                             vyre_bench_side *out);
 // Figures 14 and 15 (cmd_bench_narrow.c, IR 1.1 narrow storage): the byte
@@ -87,6 +87,11 @@ void vyre_bench_fig_sg_sum(vyre_bench_ctx *c, uint64_t n, uint32_t groups, vyre_
 uint32_t vyre_bench_prog_cr_math(uint32_t fn, uint64_t n, vyre_program **out, vyre_error *err);
 uint32_t vyre_bench_prog_softmax(uint32_t rows, uint32_t cols, vyre_program **out, vyre_error *err);
 uint32_t vyre_bench_prog_sg_sum(uint64_t n, uint32_t groups, vyre_program **out, vyre_error *err);
+// Figure 20 (cmd_bench_int.c): the 64-round u32 hash of |n| words
+// (bench_floor.h, vyre_bench_int_hash_ref), ms per pass; its program, built
+// with the C builder API (n a multiple of VYRE_BENCH_INTHASH_WG).
+void vyre_bench_fig_int_hash(vyre_bench_ctx *c, uint64_t n, vyre_bench_side *out);
+uint32_t vyre_bench_prog_int_hash(uint64_t n, vyre_program **out, vyre_error *err);
 // Helpers of cmd_bench_figures.c the figures of other files share: compile
 // (a NULL |p| reports |perr|), a failed call into |out|, a dispatch timed by
 // the device when it can (ns of kernel time), a resident buffer filled from
@@ -105,7 +110,7 @@ int vyre_bench_has_resident(vyre_bench_ctx *c, vyre_bench_side *out);
 const char *vyre_bench_time_source(const vyre_bench_ctx *c);
 uint32_t vyre_bench_warmups(const vyre_bench_ctx *c, uint32_t normal);
 // The timed loop of the kernel figures (cmd_bench_time.c; figures 7, 8, 11
-// and 13-19): vyre_bench_warmups(c, 2) warm-up repetitions (more while
+// and 13-20): vyre_bench_warmups(c, 2) warm-up repetitions (more while
 // vyre_bench_warm_more says a GPU is still warming up), then
 // vyre_bench_reps(c, 20, 3) measured ones. A repetition dispatches each of
 // |count| launches (1 to VYRE_BENCH_LAUNCHES_MAX) once through

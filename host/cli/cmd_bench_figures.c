@@ -837,7 +837,7 @@ done:
   vyre_program_free(p);
 }
 
-// The second comparison of figures 11 and 13-19 on Vulkan (issue 15: the
+// The second comparison of figures 11 and 13-20 on Vulkan (issue 15: the
 // Vulkan sgemm reaches >= 75% of vyre's CUDA sgemm on the same GPU): the
 // same program through vyre's CUDA backend, in the same process. n/a when
 // the CUDA backend does not open or its device is another one (by name).
@@ -880,6 +880,8 @@ void vyre_bench_fig_on_cuda(vyre_bench_ctx *c, uint32_t fig, uint64_t n, uint32_
     vyre_bench_fig_softmax(&cc, (uint32_t)n, k, out);
   } else if (fig == 19) {
     vyre_bench_fig_sg_sum(&cc, n, k, out);
+  } else if (fig == 20) {
+    vyre_bench_fig_int_hash(&cc, n, out);
   } else {
     vyre_bench_fig_f16_matvec(&cc, (uint32_t)n, k, out);
   }

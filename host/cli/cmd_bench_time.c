@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // cmd_bench_time.c — the timed loop the kernel figures of `vyre bench`
-// share (docs/bench.md; figures 7, 8, 11 and 13-19): warm-up, then the
+// share (docs/bench.md; figures 7, 8, 11 and 13-20): warm-up, then the
 // measured repetitions of one or more dispatches, each sample the work over
 // the kernel time in the figure's unit (cmd_bench.h describes the contract).
 

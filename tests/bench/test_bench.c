@@ -2,7 +2,7 @@
 //
 // test_bench.c — `vyre bench` on the CPU reference at CI size: the JSON it
 // writes parses, names the backend, device, driver, date and commit, and has
-// all nineteen figures, each with a vyre side that ran (n, median, p10, p90,
+// all twenty figures, each with a vyre side that ran (n, median, p10, p90,
 // min, max, all finite numbers) and a floor that ran or says why not; the
 // options are checked (--help, --filter, bad --reps and --filter values).
 // The binary is run as a child process (system()); nothing here asserts a
@@ -26,12 +26,12 @@
 #error "VYRE_CLI_PATH must name the vyre binary"
 #endif
 
-#define FIGS 19
+#define FIGS 20
 static const char *const keys[FIGS] = {"round_trip",  "resident",      "batch64",    "cold_compile",
                                        "cached_load", "host_overhead", "stream",     "matmul",
                                        "stream_item", "stream_rate",   "sgemm_rb",   "sgemm_cublas",
                                        "stencil",     "u8_stream",     "f16_matvec", "u8_sum",
-                                       "cr_math",     "softmax",       "sg_sum"};
+                                       "cr_math",     "softmax",       "sg_sum",     "int_hash"};
 
 // Runs `vyre bench <args>`, output in |log|; returns the exit code.
 static int run_bench(const char *args, const char *log) {
@@ -118,10 +118,11 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   }
   // The CPU floors that exist: plain C for everything but compiles and loads.
   // The stream figures' floors: the raw round trip and the one-shot rate.
-  // sgemm_rb and stencil: the C loops, checked bit for bit like vyre's side.
-  const char *floor_ran[] = {"round_trip",  "resident",    "batch64",  "stream",  "matmul",
-                             "stream_item", "stream_rate", "sgemm_rb", "stencil", "u8_stream",
-                             "f16_matvec",  "u8_sum",      "cr_math",  "softmax", "sg_sum"};
+  // sgemm_rb, stencil and int_hash: the C loops, checked like vyre's side.
+  const char *floor_ran[] = {"round_trip", "resident",    "batch64",     "stream",
+                             "matmul",     "stream_item", "stream_rate", "sgemm_rb",
+                             "stencil",    "u8_stream",   "f16_matvec",  "u8_sum",
+                             "cr_math",    "softmax",     "sg_sum",      "int_hash"};
   for (size_t k = 0; k < sizeof floor_ran / sizeof floor_ran[0]; k++)
     for (size_t i = 0; i < FIGS; i++)
       if (strcmp(keys[i], floor_ran[k]) == 0) {
@@ -161,7 +162,8 @@ static void test_bench_cpu_quick_json_has_every_figure_with_numbers(void **state
   assert_non_null(strstr(text, "cr_math throughput (exp, log, sin)"));
   assert_non_null(strstr(text, "row softmax, subgroups + cr exp"));
   assert_non_null(strstr(text, "f32 subgroup sum (bandwidth)"));
-  assert_non_null(strstr(text, "[19/19]"));
+  assert_non_null(strstr(text, "64-round u32 hash"));
+  assert_non_null(strstr(text, "[20/20]"));
 }
 
 static void test_bench_filter_runs_only_the_named_figures(void **state) {
@@ -176,8 +178,8 @@ static void test_bench_filter_runs_only_the_named_figures(void **state) {
   if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
   // --floor-first: figure 7's floor ran before its vyre side.
   const char *text = slurp(log);
-  const char *fl = strstr(text, "[7/19] vector add f32 bandwidth: floor ...");
-  const char *vy = strstr(text, "[7/19] vector add f32 bandwidth: vyre ...");
+  const char *fl = strstr(text, "[7/20] vector add f32 bandwidth: floor ...");
+  const char *vy = strstr(text, "[7/20] vector add f32 bandwidth: vyre ...");
   assert_non_null(fl);
   assert_non_null(vy);
   assert_true(fl < vy);
@@ -338,6 +340,39 @@ static void test_bench_math_subgroup_figures(void **state) {
   json_decref(root);
 }
 
+// Figure 20 (the integer hash) alone on the CPU reference, by name: both
+// sides ran and every word equals the C reference (else the run exits 1),
+// in ms at the CPU size, with a ratio to the C loop and no target off a GPU;
+// by number it is the same figure.
+static void test_bench_int_hash_figure(void **state) {
+  (void)state;
+  const char *json = VYRE_BENCH_OUT "/bench-int.json", *log = VYRE_BENCH_OUT "/bench-int.log";
+  char args[1024];
+  snprintf(args, sizeof args, "--backend cpu --quick --filter int_hash --json '%s'", json);
+  int rc = run_bench(args, log);
+  if (rc != 0) fail_msg("vyre bench exited %d:\n%s", rc, slurp(log));
+  json_t *root = json_load_file(json, 0, NULL);
+  assert_non_null(root);
+  assert_int_equal(json_integer_value(json_object_get(root, "int_hash_n")), 1 << 12);
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 1);
+  const json_t *f = json_array_get(figs, 0);
+  assert_int_equal(json_integer_value(json_object_get(f, "id")), 20);
+  assert_string_equal(json_string_value(json_object_get(f, "key")), "int_hash");
+  assert_string_equal(json_string_value(json_object_get(f, "unit")), "ms");
+  assert_true(json_is_false(json_object_get(f, "higher_is_better")));
+  assert_side(json_object_get(f, "vyre"), 1);
+  assert_side(json_object_get(f, "floor"), 1);
+  assert_non_null(
+      strstr(json_string_value(json_object_get(json_object_get(f, "floor"), "what")), "C loop"));
+  assert_true(json_is_number(json_object_get(f, "ratio")));
+  assert_true(json_is_null(json_object_get(f, "target")));
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+  assert_int_equal(run_bench("--backend cpu --quick --reps 3 --filter 20", log), 0);
+  assert_non_null(strstr(slurp(log), "[20/20] 64-round u32 hash: floor ..."));
+}
+
 #ifdef VYRE_BENCH_TEST_VULKAN
 // Runs `vyre bench --backend vulkan --quick --filter FILTER --json` into
 // bench-vk-NAME.json and returns its root, or skips without a Vulkan device.
@@ -466,6 +501,34 @@ static void test_bench_vulkan_f32_figures(void **state) {
 #endif
 }
 
+// Figure 20 on Vulkan (lavapipe here, the GPU on the GPU machine): the vyre
+// side ran and matched the C reference; the hand-written SPIR-V floor
+// (gen_spirv_int_hash.py) ran and matched too, so the ratio is there; the
+// vyre CUDA comparison is there (n/a with the reason where CUDA does not
+// open).
+static void test_bench_vulkan_int_hash_figure(void **state) {
+  (void)state;
+#ifndef VYRE_BENCH_TEST_VULKAN
+  skip();
+#else
+  json_t *root = run_vulkan_figures("int", "int_hash");
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 1);
+  const json_t *f = json_array_get(figs, 0);
+  assert_string_equal(json_string_value(json_object_get(f, "key")), "int_hash");
+  assert_side(json_object_get(f, "vyre"), 1);
+  assert_side(json_object_get(f, "floor"), 1);
+  assert_non_null(strstr(json_string_value(json_object_get(json_object_get(f, "floor"), "what")),
+                         "hand-written SPIR-V"));
+  assert_true(json_is_number(json_object_get(f, "ratio")));
+  const json_t *cu = json_object_get(f, "vyre_cuda");
+  assert_non_null(cu);
+  assert_side(cu, 0);
+  assert_true(json_is_true(json_object_get(root, "ok")));
+  json_decref(root);
+#endif
+}
+
 // Figure 5 needs the disk cache: without one (VYRE_CACHE_DISABLE, as libvyre
 // reads it through vyre_cache_root) it is n/a and says why, never a fake number.
 static void test_bench_fresh_load_without_a_disk_cache_says_why(void **state) {
@@ -517,6 +580,8 @@ int main(void) {
       cmocka_unit_test(test_bench_vulkan_narrow_storage_figures),
       cmocka_unit_test(test_bench_math_subgroup_figures),
       cmocka_unit_test(test_bench_vulkan_math_subgroup_figures),
+      cmocka_unit_test(test_bench_int_hash_figure),
+      cmocka_unit_test(test_bench_vulkan_int_hash_figure),
       cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),

@@ -200,6 +200,13 @@ static void test_cuda_floor_f32_figures_cublas_na_and_fmad_false(void **state) {
   assert_int_equal(s.status, VYRE_BENCH_FAILED);
   assert_non_null(strstr(s.why, "vyre_bench_sg_sum.cu"));
   assert_non_null(strstr(s.why, "Fix:"));
+  // And figure 20's integer hash.
+  assert_non_null(o->int_hash);
+  memset(&s, 0, sizeof s);
+  o->int_hash(f, &c, 1u << 12, &s);
+  assert_int_equal(s.status, VYRE_BENCH_FAILED);
+  assert_non_null(strstr(s.why, "vyre_bench_int_hash.cu"));
+  assert_non_null(strstr(s.why, "Fix:"));
   o->close(f);
 }
 
@@ -360,9 +367,29 @@ static void test_math_figure_references(void **state) {
   }
 }
 
+// Figure 20's inputs and reference (bench_stats.c) pinned to values
+// computed independently (Python, arbitrary precision masked to 32 and 64
+// bits): the first SplitMix64 outputs from seed 0, and the 64-round hash.
+// The words it checks: all of them at the CPU sizes, else the first 65536
+// and the spread samples.
+static void test_int_hash_reference(void **state) {
+  (void)state;
+  assert_int_equal(vyre_bench_int_hash_value(0), 0x7b1dcdafu);
+  assert_int_equal(vyre_bench_int_hash_value(1), 0xa1b965f4u);
+  assert_int_equal(vyre_bench_int_hash_ref(0), 0x20c4e909u);
+  assert_int_equal(vyre_bench_int_hash_ref(1), 0xad4dfed3u);
+  assert_int_equal(vyre_bench_int_hash_ref(0x7b1dcdafu), 0xa3444d0eu);
+  assert_int_equal(vyre_bench_int_hash_check_count(1u << 16), 1u << 16);
+  assert_int_equal(vyre_bench_int_hash_check(1u << 16, 65535), 65535);
+  assert_int_equal(vyre_bench_int_hash_check_count(1u << 22), 65536u + 4097u);
+  assert_int_equal(vyre_bench_int_hash_check(1u << 22, 65537), 1024);
+  assert_int_equal(vyre_bench_int_hash_check(1u << 22, 65536u + 4096u), (1u << 22) - 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_math_figure_references),
+      cmocka_unit_test(test_int_hash_reference),
       cmocka_unit_test(test_rate_units),
       cmocka_unit_test(test_cuda_floor_runs_every_figure_on_the_mock_driver),
       cmocka_unit_test(test_cuda_floor_f32_figures_cublas_na_and_fmad_false),

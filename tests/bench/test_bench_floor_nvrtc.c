@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// test_bench_floor_nvrtc.c — the hand-written CUDA C of the sgemm_rb and
-// stencil floors (bench/floors/floor_cuda.c, figures 11 and 13 of
-// docs/bench.md) compiles with the real NVRTC for sm_90 with --fmad=false,
+// test_bench_floor_nvrtc.c — the hand-written CUDA C of the floors
+// (bench/floors/floor_cuda.c: sgemm_rb and stencil, figures 11 and 13 of
+// docs/bench.md, the narrow, math and subgroup figures 14-19 and the integer
+// hash of figure 20) compiles with the real NVRTC for sm_90 with --fmad=false,
 // as the floor compiles it on the H200. NVRTC needs no GPU. Exit 77 (skip)
 // when this build has no CUDA toolkit headers or no NVRTC library.
 
@@ -40,6 +41,7 @@ static void test_floor_sources_are_the_issue_kernels(void **state) {
   assert_non_null(vyre_bench_cuda_floor_source("cr_math"));
   assert_non_null(vyre_bench_cuda_floor_source("softmax"));
   assert_non_null(vyre_bench_cuda_floor_source("sg_sum"));
+  assert_non_null(vyre_bench_cuda_floor_source("int_hash"));
   // The same arithmetic as the IR programs: explicit fmaf in k order, a
   // 128x128 tile of 256 threads with 8x8 blocks; the stencil's 0.2f * s.
   assert_non_null(strstr(sg, "fmaf(av[r], bv[q], acc[r][q])"));
@@ -179,6 +181,20 @@ static void test_floor_ptx_of_the_math_figures(void **state) {
   free(sm);
   free(ss);
 }
+
+// Figure 20: #pragma unroll makes the 64 rounds straight-line code (64
+// multiplies by 0x7FEB352D, no loop: the only branch is the bounds test),
+// one read-only load and one store per thread.
+static void test_floor_ptx_of_the_int_hash(void **state) {
+  (void)state;
+  char *h = floor_ptx("int_hash");
+  assert_non_null(h);
+  assert_int_equal(count(h, "mul.lo.s32") + count(h, "mul.lo.u32"), 64);
+  assert_int_equal(count(h, "bra"), 1);
+  assert_int_equal(count(h, "ld.global.nc.u32"), 1);
+  assert_int_equal(count(h, "st.global.u32"), 1);
+  free(h);
+}
 #endif
 
 int main(void) {
@@ -206,6 +222,7 @@ int main(void) {
       cmocka_unit_test(test_floor_ptx_of_the_narrow_figures),
       cmocka_unit_test(test_floor_ptx_of_the_byte_sum),
       cmocka_unit_test(test_floor_ptx_of_the_math_figures),
+      cmocka_unit_test(test_floor_ptx_of_the_int_hash),
   };
   return cmocka_run_group_tests_name("bench_floor_nvrtc", tests, NULL, NULL);
 #endif
