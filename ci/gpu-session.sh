@@ -10,7 +10,7 @@
 # it ends (nothing is lost when the call hits its limit) to $OUT/summary.txt.
 #   bash .gpu/run.sh 'bash ci/gpu-session.sh'
 # Environment: BENCH (figures for `vyre bench --filter`, default
-# "sgemm_rb,stencil,sg_sum,stream_item,stream_rate"; empty: no bench),
+# "sgemm_rb,stencil,int_hash,sg_sum,stream_item,stream_rate"; empty: no bench),
 # FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
 # SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
@@ -58,7 +58,7 @@ export VYRE_PLUGIN_PATH="$PWD/build-gpu/lib"
 vyre=./build-gpu/bin/vyre
 VYRE_LOG=info "$vyre" list 2>&1 | grep -E "self-test|driver:|available" | head -12
 
-bench=${BENCH-sgemm_rb,stencil,sg_sum,stream_item,stream_rate}
+bench=${BENCH-sgemm_rb,stencil,int_hash,sg_sum,stream_item,stream_rate}
 if [ -n "$bench" ]; then
   # BENCH_SWITCHES (VAR=VALUE ..., several joined with "+"): an A/B, each
   # backend's figures run BENCH_ROUNDS times (default 2) by default and under
