@@ -231,6 +231,8 @@ typedef struct fg {
   fg_rng ur;
   // A grain run (fg_grain_run), from a fifth generator: likewise.
   fg_rng gr;
+  // A run of wide load groups (fg_wide_run), from a sixth: likewise.
+  fg_rng wr;
   // The program may use cr_math ops (vyre_fuzzgen_options.math_percent).
   int math_ok;
 } fg;
@@ -1059,6 +1061,96 @@ static int fg_grain_lets(fg *g, json_t *body, size_t *at, fg_local **out, uint32
   return 1;
 }
 
+// Wide load groups (docs/lowering.md LOWER-WIDE-1..6) before the body's
+// closing return, if any: two runs of w lets `x_k = load(b, B + k)` (the
+// first at B itself or at B + 0) of one buffer, w elements filling 4, 8 or
+// 16 bytes, then ou[id] = the xor of their bits. The buffer: a host input
+// (u32, i32, f32, and i8, u16, f16 where the program has them), or, where
+// barriers may stand, wu or wf after a barrier (their slots are other
+// invocations' stores, so the phase becomes reads only). B: id w or l w (a
+// let; groups past the end read 0), min(id, 3) w (in range of a long
+// enough input), (id & ~(w - 1)) written out in every let (the same
+// expression, not a local), or id w + 1 (not a multiple: no group). The
+// second run reads B + w .. B + 2w - 1 through its own let. Choices from
+// g->wr.
+static void fg_wide_run(fg *g, json_t *body) {
+  static const struct {
+    const char *buf;
+    uint32_t type, bytes; // the loaded value's type, the element's bytes
+    int wg, narrow;       // workgroup memory; needs n816 (1) or nhalf (2)
+  } kBufs[] = {{"iu", T_U32, 4, 0, 0},   {"ii", T_I32, 4, 0, 0}, {"fl", T_F32, 4, 0, 0},
+               {"wu", T_U32, 4, 1, 0},   {"wf", T_F32, 4, 1, 0}, {"i8b", T_I32, 1, 0, 1},
+               {"u16b", T_U32, 2, 0, 1}, {"hb", T_F32, 2, 0, 2}};
+  fg_rng *r = &g->wr;
+  uint32_t k = fg_pick(r, FG_N(kBufs));
+  if ((kBufs[k].wg && !g->barriers_ok) || (kBufs[k].narrow == 1 && !g->n816) ||
+      (kBufs[k].narrow == 2 && !g->nhalf))
+    k = fg_pick(r, 3); // a 32-bit host input
+  const uint32_t bytes = 4u << fg_pick(r, 3), eb = kBufs[k].bytes;
+  uint32_t w = bytes / eb;
+  if (w < 2) w = 2;
+  if (g->nlocals + 2u * w + 2u > FG_MAX_LOCALS) return;
+  const char *buf = kBufs[k].buf, *self = kBufs[k].wg ? "l" : "id";
+  size_t at = fg_body_end(body);
+  if (kBufs[k].wg) {
+    json_array_insert_new(body, at++, fg_barrier(g));
+    g->phase = PH_R;
+  }
+  uint32_t form = fg_pick(r, 5);
+  json_t *base = NULL; // the expression of B, copied into every let
+  if (form == 3) {
+    base = fg_bin2(g, "and", fg_var(g, self), fg_u32lit(g, ~(w - 1u)));
+  } else {
+    fg_local *b = fg_new_local(g, T_U32);
+    if (!b) return;
+    b->ro = 1;
+    json_t *v = form == 1 ? fg_bin2(g, "mul", fg_bin2(g, "min", fg_var(g, self), fg_u32lit(g, 3)),
+                                    fg_u32lit(g, w))
+                          : fg_bin2(g, "mul", fg_var(g, self), fg_u32lit(g, w));
+    if (form == 4) v = fg_bin2(g, "add", v, fg_u32lit(g, 1));
+    json_t *st = fg_node(g, "let");
+    fg_set(st, "name", json_string(b->name));
+    fg_set(st, "value", v);
+    json_array_insert_new(body, at++, st);
+    base = fg_var(g, b->name);
+  }
+  json_t *x = NULL;
+  for (uint32_t run = 0; run < 2; run++) {
+    json_t *rb = json_deep_copy(base);
+    if (run) { // the second run's base: B + w, a let of its own
+      fg_local *b2 = fg_new_local(g, T_U32);
+      if (!b2) {
+        json_decref(rb);
+        break;
+      }
+      b2->ro = 1;
+      json_t *st = fg_node(g, "let");
+      fg_set(st, "name", json_string(b2->name));
+      fg_set(st, "value", fg_bin2(g, "add", rb, fg_u32lit(g, w)));
+      json_array_insert_new(body, at++, st);
+      rb = fg_var(g, b2->name);
+    }
+    for (uint32_t e = 0; e < w; e++) {
+      fg_local *l = fg_new_local(g, kBufs[k].type);
+      if (!l) break;
+      l->ro = 1;
+      json_t *ix = json_deep_copy(rb);
+      if (e || fg_chance(r, 1, 2)) ix = fg_bin2(g, "add", ix, fg_u32lit(g, e));
+      json_t *st = fg_node(g, "let");
+      fg_set(st, "name", json_string(l->name));
+      fg_set(st, "value", fg_load_at(g, buf, ix));
+      json_array_insert_new(body, at++, st);
+      json_t *bits = fg_var(g, l->name);
+      if (kBufs[k].type != T_U32)
+        bits = fg_set(fg_set(fg_node(g, "bitcast"), "to", json_string("u32")), "a", bits);
+      x = x ? fg_bin2(g, "xor", x, bits) : bits;
+    }
+    json_decref(rb);
+  }
+  json_decref(base);
+  if (x) fg_store_ou(g, body, at, x);
+}
+
 // A grain run (docs/lowering.md LOWER-FMA-2) before the body's closing
 // return, if any: an outer product of P x Q fmas (P, Q 4 or 5: P + Q locals,
 // at most half the run) over lets of grain values, each accumulator a new
@@ -1437,6 +1529,8 @@ static char *fg_generate(fg *g, size_t *out_len) {
   if (!g->opt.no_index_chains && fg_chance(&g->ur, 1, 8)) fg_index_chain(g, body);
   // Likewise from its own generator: one seed in six.
   if (fg_chance(&g->gr, 1, 6)) fg_grain_run(g, body);
+  // Likewise from its own generator: one seed in eight.
+  if (fg_chance(&g->wr, 1, 8)) fg_wide_run(g, body);
   // Drawn after everything above, so a seed without it gives the program
   // it gave before grid barriers existed.
   if ((g->opt.features & VYRE_IR_FEATURE_GRID_BARRIER) && fg_chance(r, 1, 4))
@@ -1476,6 +1570,7 @@ char *vyre_fuzzgen_case(uint64_t seed, const vyre_fuzzgen_options *opt, size_t *
   g->fr.state = seed ^ 0x464D4152554E5321ull; // the fma runs' own stream
   g->ur.state = seed ^ 0x494E444558434841ull; // the index chains' own stream
   g->gr.state = seed ^ 0x475241494E52554Eull; // the grain runs' own stream
+  g->wr.state = seed ^ 0x57494445524F5550ull; // the wide groups' own stream
   uint64_t m = seed ^ 0x4352204D41544821ull;  // cr_math or not: its own draw
   uint32_t pct = g->opt.math_percent ? g->opt.math_percent : 25u;
   g->math_ok = (uint32_t)(fg_splitmix(&m) % 100u) < pct;

@@ -270,6 +270,75 @@ static void test_index_chains_share(void **state) {
   assert_true(with < n * 20 / 100);
 }
 
+// The longest run in |body| (nested lists too) of lets loading one buffer
+// at `B + k` for k = 1, 2, ... after a first load at B or B + 0 (the same
+// B, as JSON): a wide load group's shape (docs/lowering.md LOWER-WIDE-1).
+// *wg is set when such a run of 2 or more reads wu or wf.
+static int longest_group(json_t *body, int *wg) {
+  int best = 0;
+  size_t n = json_array_size(body);
+  for (size_t i = 0; i < n; i++) {
+    json_t *st = json_array_get(body, i);
+    const char *kinds[] = {"body", "then", "else"};
+    for (int q = 0; q < 3; q++) {
+      json_t *sub = json_object_get(st, kinds[q]);
+      if (json_is_array(sub)) {
+        int b = longest_group(sub, wg);
+        best = b > best ? b : best;
+      }
+    }
+    json_t *base = NULL;
+    const char *buf = NULL;
+    int len = 0;
+    for (size_t j = i; j < n; j++, len++) {
+      json_t *s = json_array_get(body, j), *v = json_object_get(s, "value");
+      if (strcmp(json_string_value(json_object_get(s, "k")), "let") || !v ||
+          strcmp(json_string_value(json_object_get(v, "k")), "load"))
+        break;
+      const char *b = json_string_value(json_object_get(v, "buffer"));
+      json_t *ix = json_object_get(v, "index"), *at = ix;
+      json_int_t off = 0;
+      const char *ik = json_string_value(json_object_get(ix, "k"));
+      json_t *lit = json_object_get(ix, "b");
+      if (!strcmp(ik, "bin") && !strcmp(json_string_value(json_object_get(ix, "op")), "add") &&
+          !strcmp(json_string_value(json_object_get(lit, "k")), "lit")) {
+        at = json_object_get(ix, "a");
+        off = json_integer_value(json_object_get(lit, "v"));
+      }
+      if (len == 0) {
+        if (off != 0) break;
+        base = at, buf = b;
+      } else if (off != len || strcmp(b, buf) || !json_equal(at, base)) {
+        break;
+      }
+    }
+    if (len >= 2 && (!strcmp(buf, "wu") || !strcmp(buf, "wf"))) *wg = 1;
+    best = len > best ? len : best;
+  }
+  return best;
+}
+
+// LOWER-WIDE-*: about one seed in eight ends with two runs of group-shaped
+// lets (fg_wide_run), host inputs and workgroup buffers among them.
+static void test_wide_runs_share(void **state) {
+  (void)state;
+  uint32_t n = 400, with = 0, wg_runs = 0;
+  for (uint64_t seed = 9000; seed < 9000 + n; seed++) {
+    char *t = vyre_fuzzgen_case(seed, NULL, NULL);
+    assert_non_null(t);
+    json_t *root = json_loads(t, 0, NULL);
+    assert_non_null(root);
+    int wg = 0, len = longest_group(json_object_get(root, "body"), &wg);
+    with += len >= 2;
+    wg_runs += wg;
+    json_decref(root);
+    free(t);
+  }
+  assert_true(with > n * 8 / 100);
+  assert_true(with < n * 30 / 100);
+  assert_true(wg_runs > 0 && wg_runs < with);
+}
+
 // Every row of the IR lists appears in 1000 programs (with every feature on),
 // so a new row is fuzzed without touching the generator.
 static void test_generator_covers_every_row(void **state) {
@@ -675,6 +744,7 @@ int main(void) {
       cmocka_unit_test(test_math_share),
       cmocka_unit_test(test_fma_runs_share),
       cmocka_unit_test(test_index_chains_share),
+      cmocka_unit_test(test_wide_runs_share),
       cmocka_unit_test(test_1000_seeds_validate_and_run_the_same_reversed),
       cmocka_unit_test(test_a_racy_shrink_candidate_fails_reversed),
       cmocka_unit_test(test_shrinker_keeps_the_differing_op_and_ends_small),
