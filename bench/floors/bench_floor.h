@@ -251,6 +251,9 @@ uint64_t vyre_bench_sample(uint64_t count, uint64_t k);
 // ones. Returns the |k|-th index (k < vyre_bench_int_hash_check_count(n)).
 uint64_t vyre_bench_int_hash_check_count(uint64_t n);
 uint64_t vyre_bench_int_hash_check(uint64_t n, uint64_t k);
+// 1 when every checked word of |out| (n words) is vyre_bench_int_hash_ref of
+// the same word of |in|; else 0 with the first wrong index in *bad.
+int vyre_bench_int_hash_verify(uint64_t n, const uint32_t *in, const uint32_t *out, uint64_t *bad);
 
 // The floors. A floor backend is opened once per run; each figure function
 // fills |out| (RAN, NA with the reason, or FAILED). The sizes match the

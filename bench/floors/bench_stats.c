@@ -211,6 +211,17 @@ uint64_t vyre_bench_int_hash_check(uint64_t n, uint64_t k) {
   return k < head ? k : vyre_bench_sample(n, k - head);
 }
 
+int vyre_bench_int_hash_verify(uint64_t n, const uint32_t *in, const uint32_t *out, uint64_t *bad) {
+  for (uint64_t q = 0; q < vyre_bench_int_hash_check_count(n); q++) {
+    uint64_t e = vyre_bench_int_hash_check(n, q);
+    if (out[e] != vyre_bench_int_hash_ref(in[e])) {
+      *bad = e;
+      return 0;
+    }
+  }
+  return 1;
+}
+
 // Figures 14 and 15 (bench_floor.h).
 static uint64_t mix64(uint64_t seed, uint64_t i) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + i * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
