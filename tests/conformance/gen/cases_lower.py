@@ -550,7 +550,9 @@ def gen_lower_wide_workgroup(ctx):
     words); a 10-byte u8 buffer at 4 l (one 4-byte load per group on CUDA;
     the group at 8 cut after 2 bytes); a 16-word f32 buffer at min(l, 3) * 4
     holding NaNs with payloads, -0, a subnormal and infinities, canonical
-    once stored (LOWER-F32-4), read back through bitcasts."""
+    once stored (LOWER-F32-4), read back through bitcasts; an 8-word u32
+    buffer that atomics fill (wt[l] += l + 1, which keeps it words on
+    Vulkan, VK-VEC-1) read at (l & 1) * 4."""
     W = ctx.W
     rng = G.SplitMix64(0x5EED0117)
     q = [rng.u32() for _ in range(32)]
@@ -570,6 +572,7 @@ def gen_lower_wide_workgroup(ctx):
                         [store("wb", add(l, lit_u(8 * j)), load("b10", add(l, lit_u(8 * j))))]))
     for j in range(2):
         body.append(store("wf", add(l, lit_u(8 * j)), load("f", add(l, lit_u(8 * j)))))
+    body.append(atomic("add", "wt", l, add(l, lit_u(1))))
     body.append(barrier())
     body += [let("bq", mul(bin_("min", l, lit_u(7)), lit_u(4))), let("bu", mul(l, lit_u(8))),
              let("b4", mul(l, lit_u(4))), let("bf", mul(bin_("min", l, lit_u(3)), lit_u(4)))]
@@ -579,29 +582,33 @@ def gen_lower_wide_workgroup(ctx):
     body += _wide_lets("v", "b4", "wb", 4) + _wide_copy("v", "b4", "ob", 4)
     body += _wide_lets("h", "bf", "wf", 4)
     body += _wide_copy("h", "b4", "of", 4, lambda x: bitcast("u32", x))
+    body.append(let("bt", mul(bin_("and", l, lit_u(1)), lit_u(4))))
+    body += _wide_lets("t", "bt", "wt", 4) + _wide_copy("t", "b4", "ot", 4)
     want_q = [q[min(g, 7) * 4 + k] for g in range(8) for k in range(4)]
     want_u = [q[8 * g + k] if 8 * g + k < 32 else 0 for g in range(8) for k in range(4)]
     want_s = [s6[4 * g + k] if 4 * g + k < 6 else 0 for g in range(8) for k in range(4)]
     want_b = [b10[4 * g + k] if 4 * g + k < 10 else 0 for g in range(8) for k in range(4)]
     cf = [G.f_canon(x) for x in f16w]
     want_f = [cf[min(g, 3) * 4 + k] for g in range(8) for k in range(4)]
+    want_t = [(g & 1) * 4 + k + 1 for g in range(8) for k in range(4)]
     W.add("workgroup/lower_wide_workgroup.json",
           case("lower_wide_workgroup", "runs of 4 loads of workgroup memory from a multiple of "
                "4 (one wide load each where a backend aligns the buffer): every group in range "
                "and the last ending at the buffer's last word; groups past the end reading 0; "
                "a 24-byte buffer and a 10-byte u8 buffer whose groups are cut at their end; f32 "
-               "words stored canonical and read back raw (docs/lowering.md LOWER-WIDE-6)", [
+               "words stored canonical and read back raw; a buffer atomics fill "
+               "(docs/lowering.md LOWER-WIDE-6)", [
                    buf("q", 0, "read", "u32", 32), buf("s6", 1, "read", "u32", 6),
                    buf("b10", 2, "read", "u8", 10), buf("f", 3, "read", "f32", 16),
                    wbuf("wq", "u32", 32), wbuf("ws", "u32", 6), wbuf("wb", "u8", 10),
-                   wbuf("wf", "f32", 16),
+                   wbuf("wf", "f32", 16), wbuf("wt", "u32", 8),
                    buf("oq", 4, "write", "u32", 32), buf("ou", 5, "write", "u32", 32),
                    buf("os", 6, "write", "u32", 32), buf("ob", 7, "write", "u32", 32),
-                   buf("of", 8, "write", "u32", 32)],
+                   buf("of", 8, "write", "u32", 32), buf("ot", 9, "write", "u32", 32)],
                body, wg=(8, 1, 1), grid=[1, 1, 1],
                inputs={"q": q, "s6": s6, "b10": b10, "f": [enc_f32(x) for x in f16w]},
                expect={"oq": want_q, "ou": want_u, "os": want_s, "ob": want_b,
-                       "of": want_f}))
+                       "of": want_f, "ot": want_t}))
 
 # LOWER-FMA-1: runs of independent fmas (the Vulkan generator's shared zero
 # test, plugin-vulkan/README.md VK-F32-19). Triples by what the result is:
