@@ -866,6 +866,15 @@ def gen_lower_fma_grain(ctx):
         ([0x00000001, TB, TB | 0x80000000, nrm[3]], [TB, TB, 0x80000001, TB],
          [TB, TB, TB, TB], [TB | 0x80000000, TB, one, TB],
          [0x00800001, 0x80800001] + nrm[2:]),
+        # A signaling NaN beside 2^-126 in the test's first minimum (the
+        # operands in first use: a0, b0, b1, ...): the NaN drops out and
+        # 2^-126 fails the test, so 0.75 * 2^-126 is flushed to +0; trip 1
+        # (a zero, the test passing) adds nothing. A test that lost the
+        # 2^-126 with the NaN (glibc's fminf on host kernels, seed
+        # 3800000234) keeps 0x00600000.
+        ([0x00800000, nrm[1], nrm[2], nrm[3]], [0x7FBFFFFF, _fb(0.75), nrm[6], nrm[7]],
+         [0, nrm[9], nrm[10], nrm[11]], [nrm[12], one, nrm[14], nrm[15]],
+         [0, 0, 0, 0] + nrm[4:]),
     ]
     n = len(rows)
     g = var("g")
@@ -882,14 +891,16 @@ def gen_lower_fma_grain(ctx):
     # The rows' point: 2^-126 kept at the bound, 2^-110 exactly below it.
     assert out[16] == 0x00800000, hex(out[16])
     assert out[32] == out[37] == _fb(2.0 ** -110), (hex(out[32]), hex(out[37]))
+    assert out[16 * 7 + 1] == 0, hex(out[16 * 7 + 1])  # 0.75 * 2^-126 flushed
     W.add("f32/fma_grain_outer.json",
           case("fma_grain_outer", "per invocation a 4 x 4 outer product of fmas in a loop of "
                "2 trips, one grain run of 16 reading 8 locals (docs/lowering.md LOWER-FMA-2): "
                "operands at least 2^-40 (bare fmas), exactly 2^-40 and just above with a "
                "cancellation to exactly 2^-126, just above 2^-41 with a cancellation to "
                "+-2^-128 that the IR flushes (the test must fail there), zeros, NaN, "
-               "infinities, an overflow, the largest f32 below 2^-40, 2^-126 and a "
-               "subnormal input", [
+               "infinities, an overflow, the largest f32 below 2^-40, 2^-126, a "
+               "subnormal input, and a signaling NaN beside 2^-126 in the test's first "
+               "minimum", [
                    buf("a", 0, "read", "f32"), buf("b", 1, "read", "f32"),
                    buf("c", 2, "read", "f32"), buf("out", 3, "write", "f32", 16 * n)],
                body, wg=(n, 1, 1), grid=[1, 1, 1],
