@@ -949,7 +949,7 @@ uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
     const uint32_t flip = OP(SpvOpIMul, U, w, m);
     return OP(SpvOpBitwiseXor, U, v, flip);
   }
-  if (c->v_hide_ind && c->opt->ind_key_base) {
+  if (c->opt->indirect && c->opt->ind_key_base) {
     // README.md VK-F32-18 (an experiment): the indirect variant keys on the
     // launch's base workgroup, a push constant no exit reads, being
     // 0xFFFFFFFF (a base is below 2^31, IR-GRID-3).
@@ -959,7 +959,9 @@ uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
     key = OP(SpvOpIEqual, B, base_x, vyre_spv_u(c, 0xFFFFFFFFu));
   } else if (c->v_hide_ind) {
     // The indirect variant (README.md VK-F32-14): the hide word != 0, the
-    // word 0 at run time; nwg.x == 0 is provably false there.
+    // word 0 at run time; nwg.x == 0 is provably false there. The direct
+    // variant under opt.key_word likewise, its word a push constant
+    // (VK-F32-22).
     key = OP(SpvOpINotEqual, B, OP(SpvOpLoad, U, c->v_hide_ind), vyre_spv_u(c, 0));
   } else {
     uint32_t nwg_x = OP(SpvOpCompositeExtract, U, OP(SpvOpLoad, c->t_v3, c->v_nwg), 0);

@@ -907,8 +907,9 @@ static void init_grid_builtins(vyre_spv_cg *c) {
     DO(SpvOpStore, c->v_index_key, key);
   }
   if (!c->opt->indirect) {
-    // README.md VK-F32-16: the push-constant word after the grid, 0.
-    if (c->opt->hide_word)
+    // README.md VK-F32-16, VK-F32-22: the push-constant word after the
+    // grid, 0.
+    if (c->opt->hide_word || c->opt->key_word)
       DO(SpvOpStore, c->v_hide_ind,
          OP(SpvOpLoad, U,
             OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var,
@@ -1153,8 +1154,9 @@ static void declare_buffers(vyre_spv_cg *c) {
   // Lane mode: one more word, the host's flag (1: no resident buffer is
   // bound to two slots, the 128-bit path may be taken). Then the 6 grid
   // words: base workgroup and whole grid.
-  // With opt.hide_word one more: the hide word (README.md VK-F32-16).
-  const uint32_t hide_word = c->opt->hide_word ? 1u : 0u;
+  // With opt.hide_word or opt.key_word one more: the hide word (README.md
+  // VK-F32-16, VK-F32-22).
+  const uint32_t hide_word = c->opt->hide_word || c->opt->key_word ? 1u : 0u;
   uint32_t words_n = n + (c->lanes ? 1u : 0u) + 6u + hide_word;
   c->info->push_bytes = 4 * words_n;
   c->info->grid_offset = 4 * (words_n - 6u - hide_word);
@@ -1219,8 +1221,8 @@ static void declare_buffers(vyre_spv_cg *c) {
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_uint));
     c->v_index_key = global_var(c, ppu, SpvStorageClassPrivate);
   }
-  if (c->opt->indirect || c->opt->hide_word) {
-    // The hide word's Private variable (README.md VK-F32-14, VK-F32-16),
+  if (c->opt->indirect || c->opt->hide_word || c->opt->key_word) {
+    // The hide word's Private variable (README.md VK-F32-14, -16, -22),
     // stored at main's entry (init_grid_builtins).
     uint32_t ppu =
         vyre_spv_global(m, SpvOpTypePointer, 0, VYRE_SPV_ARGS(SpvStorageClassPrivate, c->t_uint));

@@ -311,6 +311,12 @@ typedef struct vyre_spv_options {
   // 0xFFFFFFFF (a push constant no exit test reads) instead of word 7 of the
   // indirect binding (README.md VK-F32-18; an experiment, off by default).
   uint32_t ind_key_base;
+  // The direct variant's hides key on a push-constant word of their own
+  // being nonzero (the hide word slot of opt.hide_word, which the host sets
+  // to 0 and no expression reads) instead of nwg.x == 0, which a program's
+  // own use of nwg can let the compiler decide (README.md VK-F32-22; an
+  // experiment, off by default). Without effect where hide_word is set.
+  uint32_t key_word;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md

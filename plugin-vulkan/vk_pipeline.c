@@ -62,6 +62,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->int_neg_sub);          // VK-INT-2
   vyre_kit_key_add_u32(k, be->hide_word);            // VK-F32-16
   vyre_kit_key_add_u32(k, be->ind_key_base);         // VK-F32-18
+  vyre_kit_key_add_u32(k, be->key_word);             // VK-F32-22
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -268,7 +269,7 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   }
   if (in->host_buffer_count != n || in->lanes > 1 || in->uses_trap > 1 || in->trap64 > 1) return 0;
   // Push constants: one count per slot, the lane flag, then the 6 grid words.
-  if (in->hide_word != (be->hide_word ? 1u : 0u)) return 0;
+  if (in->hide_word != (be->hide_word || be->key_word ? 1u : 0u)) return 0; // VK-F32-16, -22
   if (in->push_bytes != 4 * (n + in->lanes + 6u + in->hide_word) ||
       in->lanes_offset != (in->lanes ? 4 * n : 0) || in->grid_offset != 4 * (n + in->lanes))
     return 0;
@@ -426,6 +427,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .int_neg_sub = be->int_neg_sub,
                             .hide_word = be->hide_word,
                             .ind_key_base = be->ind_key_base,
+                            .key_word = be->key_word,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

@@ -1426,6 +1426,42 @@ static void test_spirv_hide_word_as_factor(void **state) {
   free(t);
 }
 
+// VK-F32-22 (opt.key_word, an experiment): the direct variant's three hides
+// key on a push-constant word of their own being nonzero (three
+// OpINotEqual in place of three OpIEqual on nwg.x), the same xors, one more
+// push word (info.hide_word, push_bytes 4 more); the indirect variant keeps
+// its binding's word 7 (the same key form and count). spirv-val clean.
+static void test_spirv_direct_hides_key_on_a_word(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = f32_const_program(t);
+  for (uint32_t ind = 0; ind < 2; ind++) {
+    uint32_t xors[2], nes[2], eqs[2], push[2], hw_info[2];
+    for (uint32_t kw = 0; kw < 2; kw++) {
+      vyre_spv_options opt = {
+          .has_int64 = 1, .hide_f32_consts = 1, .indirect = ind, .key_word = kw};
+      size_t n = 0;
+      vyre_spv_info info;
+      uint32_t *words = generate_info_ok(p, &opt, &n, &info);
+      xors[kw] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+      nes[kw] = count_ops(words, n, 171 /* OpINotEqual */, -1);
+      eqs[kw] = count_ops(words, n, 170 /* OpIEqual */, -1);
+      push[kw] = info.push_bytes;
+      hw_info[kw] = info.hide_word;
+      free(words);
+      assert_int_equal(spirv_val_opt(p, &opt, "direct key on a word", ind * 2 + kw), 0);
+    }
+    assert_int_equal(xors[1], xors[0]);
+    assert_int_equal(nes[1], nes[0] + (ind ? 0u : 3u));
+    assert_int_equal(eqs[1] + (ind ? 0u : 3u), eqs[0]);
+    assert_int_equal(hw_info[0], 0);
+    assert_int_equal(hw_info[1], 1);
+    assert_int_equal(push[1], push[0] + 4);
+  }
+  free(t);
+}
+
 // VK-F32-15: NVIDIA's driver (vendor 0x10DE) never gets native division,
 // whatever the self-test proved; other vendors keep every proven path.
 static void test_f32_native_division_not_on_nvidia(void **state) {
@@ -1805,6 +1841,7 @@ int main(void) {
       cmocka_unit_test(test_hide_select_for_driver),
       cmocka_unit_test(test_spirv_hide_word_as_factor),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_base),
+      cmocka_unit_test(test_spirv_direct_hides_key_on_a_word),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
