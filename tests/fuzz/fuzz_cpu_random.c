@@ -8,7 +8,7 @@
 // through libvyre's sources (compiled into the target), compiled twice —
 // normal and reversed invocation order (VYRE_COMPILE_REVERSE_ORDER) — and
 // dispatched on the fuzz build's own ASan + UBSan + coverage copy of the CPU
-// plugin (tests/fuzz/CMakeLists.txt) with a 2-second deadline. Fails (abort)
+// plugin (tests/fuzz/CMakeLists.txt) with a 4-second deadline. Fails (abort)
 // when a generated case is refused by the reader, the validator or the
 // compiler (a generator or validator bug: the message and the case are
 // printed), when a dispatch returns anything but OK or TRAPPED (TIMEOUT means
@@ -94,7 +94,7 @@ static void dispatch(const vyre_case *c, vyre_program *p, uint32_t flags, run *r
   }
   vyre_dispatch_options opt;
   vyre_dispatch_options_init(&opt);
-  opt.timeout_ns = 2000000000ull;
+  opt.timeout_ns = 4000000000ull;
   opt.has_grid = c->has_grid;
   memcpy(opt.grid, c->grid, sizeof opt.grid);
   memset(&r->res, 0, sizeof r->res);
