@@ -241,6 +241,27 @@ static uint32_t override_01(const char *name, uint32_t chosen) {
   return v && (v[0] == '0' || v[0] == '1') && !v[1] ? (uint32_t)(v[0] == '1') : chosen;
 }
 
+// README.md VK-FORMS-1: the driver whose code-generator forms the device
+// gets. VYRE_VULKAN_FORMS=nvidia gives any device (lavapipe in CI) the forms
+// NVIDIA's driver gets, so the paths only that driver takes run where no
+// NVIDIA GPU is; unset, empty or "auto" the device's own; another value warns.
+static void forms_choose(vyre_backend *be, int llvmpipe) {
+  be->forms_vendor = be->props.vendorID;
+  be->forms_cpu = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  be->forms_llvmpipe = llvmpipe;
+  const char *f = vyre_kit_getenv("VYRE_VULKAN_FORMS");
+  if (!f || !*f || strcmp(f, "auto") == 0) return;
+  if (strcmp(f, "nvidia") == 0) {
+    be->forms_vendor = VYRE_SPV_VENDOR_NVIDIA;
+    be->forms_cpu = be->forms_llvmpipe = 0;
+    return;
+  }
+  vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+               "VYRE_VULKAN_FORMS=%.40s is not a driver's forms; using the device's own. Fix: "
+               "set it to auto or nvidia, or unset it.",
+               f);
+}
+
 // Mesa's llvmpipe (lavapipe): by driver id where the device reports it
 // (VK_KHR_driver_properties), else by its name, which always starts with
 // "llvmpipe". Its loop limiter ends loops without an error (VYRE_VK_LLVMPIPE_LOOP_LIMIT).
@@ -255,6 +276,7 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
     if (dp.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) llvmpipe = 1;
   }
   be->loop_limit = llvmpipe ? VYRE_VK_LLVMPIPE_LOOP_LIMIT : 0;
+  forms_choose(be, llvmpipe);
   // VYRE_VULKAN_LOOP_LIMIT=<n> sets the limit vyre assumes, 0 none: for a
   // driver with a limiter vyre does not know (its loops cut short are then
   // refused naming n), and for the tests of a driver without one on lavapipe.
@@ -273,12 +295,16 @@ static void detect_loop_limit(vyre_backend *be, int driver_props) {
   // A CPU device runs both sides of a branch under a mask: the native f32
   // guard is cheaper as selects there (README.md VK-F32-6).
   // VYRE_VULKAN_GUARD_INLINE=0 / 1 overrides (tests: the GPU form on lavapipe).
-  be->guard_inline = override_01("VYRE_VULKAN_GUARD_INLINE",
-                                 be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || llvmpipe);
-  be->loop_guard = override_01("VYRE_VULKAN_LOOP_GUARD",
-                               vyre_spv_loop_guard_for_driver(llvmpipe, be->props.vendorID));
+  be->guard_inline =
+      override_01("VYRE_VULKAN_GUARD_INLINE", (uint32_t)(be->forms_cpu || be->forms_llvmpipe));
+  // The guard stays wherever the real driver has a limiter (forms aside).
+  be->loop_guard = override_01(
+      "VYRE_VULKAN_LOOP_GUARD",
+      vyre_spv_loop_guard_for_driver(be->forms_llvmpipe, be->forms_vendor) || be->loop_limit);
   // README.md VK-ADDR-1: llvmpipe's uniformity test on addresses stops at
-  // the first index term; VYRE_VULKAN_OPAQUE_INDEX=0 / 1 overrides.
+  // the first index term; VYRE_VULKAN_OPAQUE_INDEX=0 / 1 overrides. Keyed on
+  // the real driver, as the loop guard: without it llvmpipe's compile of
+  // some programs takes minutes, whatever forms the rest has.
   be->opaque_index = override_01("VYRE_VULKAN_OPAQUE_INDEX", (uint32_t)llvmpipe);
   be->host_cached = vyre_kit_env_flag("VYRE_VULKAN_HOST_CACHED") == 1;
 }
@@ -814,7 +840,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   vyre_vk_pow_control_choose(be);
   // README.md VK-LOOP-1: a CPU device's compiler gets non-literal loop
   // bounds hidden.
-  const int cpu = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const int cpu = be->forms_cpu;
   be->hide_loop_bounds = (uint32_t)cpu;
   // Code-generator forms on by default on every device; NAME=0 gives the
   // old form (tests and driver comparisons): README.md VK-LOOP-3, VK-EXIT-1,
@@ -828,7 +854,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-F32-11 and VK-INT-2: and an operand of every select, min
   // and max, on CPU devices and NVIDIA's driver.
   be->hide_select_operands = override_01("VYRE_VULKAN_HIDE_SELECT_OPERANDS",
-                                         vyre_spv_hide_select_for_driver(cpu, be->props.vendorID));
+                                         vyre_spv_hide_select_for_driver(cpu, be->forms_vendor));
   // README.md VK-INT-2 (experiment switches, off by default).
   be->int_minmax_ext = switch_on("VYRE_VULKAN_INT_MINMAX_EXT");
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
@@ -840,7 +866,7 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
   be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",
-                                    vyre_spv_hide_loop_inits_for_driver(be->props.vendorID));
+                                    vyre_spv_hide_loop_inits_for_driver(be->forms_vendor));
   // docs/lowering.md LOWER-F32-8: loads flush only, unless
   // VYRE_VULKAN_CANON_LOADS=1 (generator 53's whole canonicalization).
   be->canon_loads = switch_on("VYRE_VULKAN_CANON_LOADS");
@@ -979,18 +1005,19 @@ uint32_t vyre_vk_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) {
     snprintf(out->driver + n, sizeof(out->driver) - (size_t)n,
              "; loops: %u iterations per invocation (%s)", be->loop_limit,
              be->loop_guard ? "more is refused" : "NOT checked");
-  // The f32 paths (README.md VK-F32-4), e.g. "f32: native div sqrt fma".
-  size_t used = strlen(out->driver);
-  if (be->f32_desc[0] && used + 2 < sizeof(out->driver))
-    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->f32_desc);
-  // cr_math's doubles in software (README.md VK-MATH-3).
-  used = strlen(out->driver);
-  if (be->math_soft64 && used + 2 < sizeof(out->driver))
-    snprintf(out->driver + used, sizeof(out->driver) - used, "; f64 sw");
-  // Native or emulated subgroups (README.md VK-SG-5), last and only whole
-  // (lavapipe's loop limit and f64 sw fill the line; the metric always says it).
-  used = strlen(out->driver);
-  if (be->sg_desc[0] && used + 2 + strlen(be->sg_desc) < sizeof(out->driver))
-    snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", be->sg_desc);
+  // Then, each only whole (lavapipe's loop limit fills much of the line;
+  // the metrics always say them): the f32 paths (README.md VK-F32-4), e.g.
+  // "f32 hw:mf"; another driver's code-generator forms (VK-FORMS-1);
+  // cr_math's doubles in software (VK-MATH-3); native or emulated
+  // subgroups (VK-SG-5).
+  char forms[24];
+  snprintf(forms, sizeof(forms), "forms 0x%04x", be->forms_vendor);
+  const char *piece[4] = {be->f32_desc, be->forms_vendor != be->props.vendorID ? forms : "",
+                          be->math_soft64 ? "f64 sw" : "", be->sg_desc};
+  for (int i = 0; i < 4; i++) {
+    const size_t used = strlen(out->driver);
+    if (piece[i][0] && used + 2 + strlen(piece[i]) < sizeof(out->driver))
+      snprintf(out->driver + used, sizeof(out->driver) - used, "; %s", piece[i]);
+  }
   return VYRE_STATUS_OK;
 }

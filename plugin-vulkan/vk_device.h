@@ -65,6 +65,14 @@ struct vyre_backend {
   // measured on a GPU.
   uint32_t host_cached;
   uint32_t loop_limit; // the driver's limit when known (llvmpipe), else 0
+  // The driver whose code-generator forms this device gets (README.md
+  // VK-FORMS-1): the device's own vendor, CPU type and llvmpipe test, or,
+  // under VYRE_VULKAN_FORMS=nvidia (a test switch), those of NVIDIA's
+  // driver on a GPU. Every per-driver choice of the generator reads these,
+  // never props; what the real driver needs (its loop limit and guard, its
+  // faults, llvmpipe's opaque indexes) reads the real device.
+  uint32_t forms_vendor;
+  int forms_cpu, forms_llvmpipe;
   uint32_t timestamp_bits;
   VkDevice device;
   VkQueue queue;

@@ -9,6 +9,10 @@
 //            (NoContraction, then the usual canonicalization) — exact only on
 //            a device that rounds them as docs/ir.md IR-F32-2 says; a test
 //            switch, for devices the conformance suite proved;
+//   native:LETTERS: those ops native (m mul, d div, s sqrt, f fma), the
+//            others software, whatever the self-test says: a test switch
+//            that gives one device another's verdict (NVIDIA's is `mf`,
+//            README.md VK-FORMS-1);
 //   auto (the default): a self-test of hard cases (plugins/kit/tools/f32_selftest_gen.c: results at
 //   and
 //            next to 2^-126 that round up or flush, signed zeros, fma cases
@@ -254,9 +258,41 @@ static void force_fma(vyre_backend *be) {
                    z;
 }
 
+// VYRE_VULKAN_F32=native:LETTERS: the native ops named (m, d, s, f), or
+// 0xFFFFFFFF where a letter is not one of them or repeats.
+static uint32_t native_letters(const char *s) {
+  static const char kLetter[4] = {'m', 'd', 's', 'f'};
+  static const uint32_t kBit[4] = {VYRE_SPV_F32_NATIVE_MUL, VYRE_SPV_F32_NATIVE_DIV,
+                                   VYRE_SPV_F32_NATIVE_SQRT, VYRE_SPV_F32_NATIVE_FMA};
+  uint32_t set = 0;
+  for (; *s; s++) {
+    int i = 0;
+    while (i < 4 && kLetter[i] != *s)
+      i++;
+    if (i == 4 || (set & kBit[i])) return 0xFFFFFFFFu;
+    set |= kBit[i];
+  }
+  return set;
+}
+
 void vyre_vk_f32_choose(vyre_backend *be) {
   const char *m = vyre_kit_getenv("VYRE_VULKAN_F32");
   be->f32_native = 0;
+  if (m && strncmp(m, "native:", 7) == 0) {
+    const uint32_t set = native_letters(m + 7);
+    if (set != 0xFFFFFFFFu) {
+      // The software helpers need shaderInt64; without it every op stays native.
+      be->f32_native = be->has_int64 ? set : VYRE_SPV_F32_NATIVE_ALL;
+      force_fma(be);
+      describe(be, m);
+      return;
+    }
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "VYRE_VULKAN_F32=%.40s names an op that is not m (mul), d (div), s (sqrt) or "
+                 "f (fma), or one twice; using auto. Fix: e.g. VYRE_VULKAN_F32=native:mf.",
+                 m);
+    m = NULL;
+  }
   if (m && strcmp(m, "native") == 0) {
     // Native division, square root and fma need nothing of the device; the
     // software helpers need shaderInt64, so without it they are native anyway.
@@ -266,8 +302,8 @@ void vyre_vk_f32_choose(vyre_backend *be) {
   }
   if (m && *m && strcmp(m, "software") != 0 && strcmp(m, "auto") != 0) {
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
-                 "VYRE_VULKAN_F32=%s is not a mode; using auto. Fix: set it to auto, software "
-                 "or native.",
+                 "VYRE_VULKAN_F32=%s is not a mode; using auto. Fix: set it to auto, software, "
+                 "native or native:LETTERS (m, d, s, f).",
                  m);
     m = NULL;
   }
@@ -282,7 +318,7 @@ void vyre_vk_f32_choose(vyre_backend *be) {
     // control flow was miscompiled three times (a branch taken on a zero,
     // a loop run no times, a pipeline NVVM could not compile) where the
     // self-test's stored quotients were right; division stays in software.
-    const uint32_t kept = vyre_spv_f32_native_for_vendor(be->props.vendorID, be->f32_native);
+    const uint32_t kept = vyre_spv_f32_native_for_vendor(be->forms_vendor, be->f32_native);
     if (kept != be->f32_native) {
       be->f32_native = kept;
       vyre_kit_log(VYRE_LOG_INFO, VYRE_VK_NAME,

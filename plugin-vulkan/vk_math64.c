@@ -68,7 +68,7 @@ void vyre_vk_math_tables_choose(vyre_backend *be) {
   else if (m && strcmp(m, "workgroup") == 0)
     be->math_tables_private = 0;
   else
-    be->math_tables_private = be->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    be->math_tables_private = (uint32_t)be->forms_cpu;
 }
 
 // pow's function control (README.md VK-MATH-5): DontInline (auto) unless
@@ -89,7 +89,7 @@ void vyre_vk_pow_control_choose(vyre_backend *be) {
 
 void vyre_vk_dontinline_choose(vyre_backend *be) {
   const char *d = vyre_kit_getenv("VYRE_VULKAN_DONTINLINE");
-  be->dontinline = vyre_spv_dontinline_for_vendor(be->props.vendorID);
+  be->dontinline = vyre_spv_dontinline_for_vendor(be->forms_vendor);
   if (!d || !*d || strcmp(d, "auto") == 0) return;
   if (strcmp(d, "pow") == 0)
     be->dontinline = 0;

@@ -74,6 +74,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->opaque_index);         // VK-ADDR-1
   vyre_kit_key_add_u32(k, be->sg_native);            // README.md VK-SG-4
   vyre_kit_key_add_u32(k, be->sg_pow_guard);         // VK-SG-7
+  vyre_kit_key_add_u32(k, be->forms_vendor);         // VK-FORMS-1
   vyre_kit_key_add_u32(k, be->props.vendorID);
   vyre_kit_key_add_u32(k, be->props.deviceID);
   vyre_kit_key_add_u32(k, be->props.driverVersion);

@@ -132,7 +132,10 @@ static const char *const kExtraMetrics[] = {
     "vk_math_soft64",
     // the subgroup size whose programs run native subgroup ops (0: all
     // emulated), and 1 when this open ran the lane-map self-test (README.md VK-SG-5)
-    "vk_subgroup_native", "vk_subgroup_selftest_ran"};
+    "vk_subgroup_native", "vk_subgroup_selftest_ran",
+    // the vendor id whose code-generator forms the device gets: its own, or
+    // NVIDIA's (0x10de) under VYRE_VULKAN_FORMS=nvidia (README.md VK-FORMS-1)
+    "vk_forms_vendor"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -174,7 +177,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->f32_modes,
                          be->math_soft64,
                          be->sg_native,
-                         be->sg_selftest_ran};
+                         be->sg_selftest_ran,
+                         be->forms_vendor};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

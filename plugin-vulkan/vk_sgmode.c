@@ -162,13 +162,13 @@ void vyre_vk_sg_choose(vyre_backend *be) {
   be->sg_native = 0;
   be->sg_selftest_ran = 0;
   const char *pg = vyre_kit_getenv("VYRE_VULKAN_POW_SUBGROUP");
-  be->sg_pow_guard = vyre_vk_sg_pow_guard(pg, be->props.vendorID);
+  be->sg_pow_guard = vyre_vk_sg_pow_guard(pg, be->forms_vendor);
   if (be->sg_pow_guard == 0xFFFFFFFFu) {
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "VYRE_VULKAN_POW_SUBGROUP=%s is not a mode; using auto. Fix: set it to auto, "
                  "emulate or native.",
                  pg);
-    be->sg_pow_guard = vyre_vk_sg_pow_guard(NULL, be->props.vendorID);
+    be->sg_pow_guard = vyre_vk_sg_pow_guard(NULL, be->forms_vendor);
   }
   if (mode == 0xFFFFFFFFu) {
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
