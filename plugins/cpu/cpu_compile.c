@@ -26,6 +26,7 @@
 #include "kit_math.h"
 #include "kit_plan.h"
 #include "vyre/vyre_backend.h"
+#include "vyre_half.h"
 #include "vyre_ir.h"
 #include "vyre_kit.h"
 
@@ -108,14 +109,6 @@ static int cc_writable_ok(vyre_cpu_cc *cc, uint32_t buf, uint32_t node) {
     return 1;
   cc_fail(cc, VYRE_STATUS_INVALID_PROGRAM, "store or atomic to a read or uniform buffer", node);
   return 0;
-}
-
-// f32 canonical form (IR-F32-1): subnormal -> signed zero, NaN -> 0x7FC00000.
-static uint32_t cc_canon(uint32_t x) {
-  uint32_t e = x & 0x7F800000u;
-  if (e == 0) return x & 0x80000000u;
-  if (e == 0x7F800000u && (x & 0x007FFFFFu)) return 0x7FC00000u;
-  return x;
 }
 
 static uint32_t cc_expr(vyre_cpu_cc *cc, uint32_t idx);
@@ -474,7 +467,7 @@ static void cc_list(vyre_cpu_cc *cc, uint32_t start, uint32_t count) {
 }
 
 static uint32_t cc_lit_value(const vyre_ir_node *n) {
-  if (n->type == VYRE_IR_TYPE_F32) return cc_canon(n->ref);
+  if (n->type == VYRE_IR_TYPE_F32) return vyre_f32_canon(n->ref); // IR-F32-1
   if (n->type == VYRE_IR_TYPE_BOOL) return n->ref != 0;
   return n->ref;
 }

@@ -65,10 +65,7 @@ typedef struct vyre_cpu_worker {
 //===----------------------------------------------------------------------===//
 
 static inline uint32_t f_canon(uint32_t x) {
-  uint32_t e = x & 0x7F800000u;
-  if (e == 0) return x & 0x80000000u;
-  if (e == 0x7F800000u && (x & 0x007FFFFFu)) return 0x7FC00000u;
-  return x;
+  return vyre_f32_canon(x);
 }
 
 // 16-bit element |i| of a byte view (host data may be only 4-byte aligned).
