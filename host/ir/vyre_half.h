@@ -13,13 +13,13 @@
 // Stores round f32 to nearest, ties to even: to f16 with f16 subnormals kept,
 // overflow to +-inf and NaN to 0x7E00; to bf16 with a bf16-subnormal result
 // flushed to a zero of its sign, overflow to +-inf and NaN to 0x7FC0.
-// vyre_f32_canon is the canonical form itself, the one definition the CPU
-// reference's compiler and interpreter share.
 
 #ifndef VYRE_HALF_H
 #define VYRE_HALF_H
 
 #include <stdint.h>
+
+#include "vyre_f32.h" // vyre_f32_canon
 
 // f16 bits (low 16 bits of |h|) -> canonical f32 bits.
 static inline uint32_t vyre_f16_to_f32(uint32_t h) {
@@ -31,15 +31,6 @@ static inline uint32_t vyre_f16_to_f32(uint32_t h) {
   while (!((m >> p) & 1u))
     p--;
   return s | ((p + 103u) << 23) | ((m << (23u - p)) & 0x7FFFFFu);
-}
-
-// f32 bits -> their canonical form (docs/ir.md IR-F32-1): a subnormal is the
-// zero of its sign, every NaN is 0x7FC00000, other values are unchanged.
-static inline uint32_t vyre_f32_canon(uint32_t x) {
-  uint32_t e = x & 0x7F800000u;
-  if (e == 0) return x & 0x80000000u;
-  if (e == 0x7F800000u && (x & 0x007FFFFFu)) return 0x7FC00000u;
-  return x;
 }
 
 // bf16 bits (low 16 bits of |h|) -> canonical f32 bits.

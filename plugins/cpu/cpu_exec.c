@@ -61,12 +61,9 @@ typedef struct vyre_cpu_worker {
 } vyre_cpu_worker;
 
 //===----------------------------------------------------------------------===//
-// f32 helpers (docs/ir.md IR-F32-*). Registers hold canonical bits.
+// f32 helpers (docs/ir.md IR-F32-*, host/ir/vyre_f32.h, shared with the
+// kit's constant folder). Registers hold canonical bits.
 //===----------------------------------------------------------------------===//
-
-static inline uint32_t f_canon(uint32_t x) {
-  return vyre_f32_canon(x);
-}
 
 // 16-bit element |i| of a byte view (host data may be only 4-byte aligned).
 static inline uint32_t ld16(const uint32_t *p, uint64_t i) {
@@ -77,55 +74,6 @@ static inline uint32_t ld16(const uint32_t *p, uint64_t i) {
 static inline void st16(uint32_t *p, uint64_t i, uint32_t v) {
   uint16_t h = (uint16_t)v;
   memcpy((uint8_t *)p + 2 * i, &h, 2);
-}
-
-static inline float f_of(uint32_t x) {
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
-}
-
-static inline uint32_t f_bits(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  return f_canon(x);
-}
-
-static inline int f_isnan(uint32_t x) {
-  return (x & 0x7F800000u) == 0x7F800000u && (x & 0x007FFFFFu);
-}
-
-static uint32_t f_min(uint32_t a, uint32_t b) {
-  if (f_isnan(a)) return b;
-  if (f_isnan(b)) return a;
-  float fa = f_of(a), fb = f_of(b);
-  if (fa == fb) return a | b; // -0 wins for min; equal non-zero values have equal bits
-  return fa < fb ? a : b;
-}
-
-static uint32_t f_max(uint32_t a, uint32_t b) {
-  if (f_isnan(a)) return b;
-  if (f_isnan(b)) return a;
-  float fa = f_of(a), fb = f_of(b);
-  if (fa == fb) return a & b; // +0 wins for max
-  return fa > fb ? a : b;
-}
-
-static uint32_t f_to_u32(uint32_t x) {
-  if (f_isnan(x)) return 0;
-  float f = f_of(x);
-  if (f <= -1.0f) return 0;
-  if (f >= 4294967296.0f) return 0xFFFFFFFFu;
-  if (f < 0.0f) return 0; // (-1, 0) truncates to 0
-  return (uint32_t)f;
-}
-
-static uint32_t f_to_i32(uint32_t x) {
-  if (f_isnan(x)) return 0;
-  float f = f_of(x);
-  if (f >= 2147483648.0f) return 0x7FFFFFFFu;
-  if (f < -2147483648.0f) return 0x80000000u;
-  return (uint32_t)(int32_t)f;
 }
 
 static uint32_t u_bitrev(uint32_t x) {
@@ -325,7 +273,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
     case CPU_OP_LOAD_F: {
       RACE(VYRE_CPU_RACE_READ);
       const vyre_cpu_view *v = &views[I->a];
-      r[I->dst] = B < v->n ? f_canon(v->p[B]) : 0;
+      r[I->dst] = B < v->n ? vyre_f32_canon(v->p[B]) : 0;
       break;
     }
     case CPU_OP_LOAD_B: {
@@ -395,15 +343,17 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       break;
     }
     case CPU_OP_STORE_F16: {
-      RACE_ST(VYRE_CPU_RACE_WRITE, vyre_f32_to_f16(f_canon(r[I->c])), ld16(views[I->a].p, B));
+      RACE_ST(VYRE_CPU_RACE_WRITE, vyre_f32_to_f16(vyre_f32_canon(r[I->c])),
+              ld16(views[I->a].p, B));
       const vyre_cpu_view *v = &views[I->a];
-      if (B < v->n) st16(v->p, B, vyre_f32_to_f16(f_canon(r[I->c])));
+      if (B < v->n) st16(v->p, B, vyre_f32_to_f16(vyre_f32_canon(r[I->c])));
       break;
     }
     case CPU_OP_STORE_BF16: {
-      RACE_ST(VYRE_CPU_RACE_WRITE, vyre_f32_to_bf16(f_canon(r[I->c])), ld16(views[I->a].p, B));
+      RACE_ST(VYRE_CPU_RACE_WRITE, vyre_f32_to_bf16(vyre_f32_canon(r[I->c])),
+              ld16(views[I->a].p, B));
       const vyre_cpu_view *v = &views[I->a];
-      if (B < v->n) st16(v->p, B, vyre_f32_to_bf16(f_canon(r[I->c])));
+      if (B < v->n) st16(v->p, B, vyre_f32_to_bf16(vyre_f32_canon(r[I->c])));
       break;
     }
     case CPU_OP_STORE: {
@@ -546,58 +496,58 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = u_bitrev(A);
       break;
     case CPU_OP_FADD:
-      r[I->dst] = f_bits(f_of(A) + f_of(B));
+      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) + vyre_f32_of(B));
       break;
     case CPU_OP_FSUB:
-      r[I->dst] = f_bits(f_of(A) - f_of(B));
+      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) - vyre_f32_of(B));
       break;
     case CPU_OP_FMUL:
-      r[I->dst] = f_bits(f_of(A) * f_of(B));
+      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) * vyre_f32_of(B));
       break;
     case CPU_OP_FDIV:
-      r[I->dst] = f_bits(f_of(A) / f_of(B));
+      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) / vyre_f32_of(B));
       break;
     case CPU_OP_FMIN:
-      r[I->dst] = f_min(A, B);
+      r[I->dst] = vyre_f32_min(A, B);
       break;
     case CPU_OP_FMAX:
-      r[I->dst] = f_max(A, B);
+      r[I->dst] = vyre_f32_max(A, B);
       break;
     case CPU_OP_FEQ:
-      r[I->dst] = f_of(A) == f_of(B);
+      r[I->dst] = vyre_f32_of(A) == vyre_f32_of(B);
       break;
     case CPU_OP_FNE:
-      r[I->dst] = f_of(A) != f_of(B);
+      r[I->dst] = vyre_f32_of(A) != vyre_f32_of(B);
       break;
     case CPU_OP_FLT:
-      r[I->dst] = f_of(A) < f_of(B);
+      r[I->dst] = vyre_f32_of(A) < vyre_f32_of(B);
       break;
     case CPU_OP_FLE:
-      r[I->dst] = f_of(A) <= f_of(B);
+      r[I->dst] = vyre_f32_of(A) <= vyre_f32_of(B);
       break;
     case CPU_OP_FNEG:
-      r[I->dst] = f_canon(A ^ 0x80000000u);
+      r[I->dst] = vyre_f32_canon(A ^ 0x80000000u);
       break;
     case CPU_OP_FABS:
       r[I->dst] = A & 0x7FFFFFFFu;
       break;
     case CPU_OP_FFLOOR:
-      r[I->dst] = f_bits(floorf(f_of(A)));
+      r[I->dst] = vyre_f32_bits(floorf(vyre_f32_of(A)));
       break;
     case CPU_OP_FCEIL:
-      r[I->dst] = f_bits(ceilf(f_of(A)));
+      r[I->dst] = vyre_f32_bits(ceilf(vyre_f32_of(A)));
       break;
     case CPU_OP_FTRUNC:
-      r[I->dst] = f_bits(truncf(f_of(A)));
+      r[I->dst] = vyre_f32_bits(truncf(vyre_f32_of(A)));
       break;
     case CPU_OP_FROUND:
-      r[I->dst] = f_bits(nearbyintf(f_of(A)));
+      r[I->dst] = vyre_f32_bits(nearbyintf(vyre_f32_of(A)));
       break;
     case CPU_OP_FSQRT:
-      r[I->dst] = f_bits(sqrtf(f_of(A)));
+      r[I->dst] = vyre_f32_bits(sqrtf(vyre_f32_of(A)));
       break;
     case CPU_OP_FISNAN:
-      r[I->dst] = (uint32_t)f_isnan(A);
+      r[I->dst] = (uint32_t)vyre_f32_isnan(A);
       break;
     case CPU_OP_FISINF:
       r[I->dst] = (A & 0x7FFFFFFFu) == 0x7F800000u;
@@ -609,22 +559,22 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = vyre_cpu_math(I->sub, A, B); // B: pow's exponent (unused by unary ones)
       break;
     case CPU_OP_FMA:
-      r[I->dst] = f_bits(fmaf(f_of(A), f_of(B), f_of(r[I->c])));
+      r[I->dst] = vyre_f32_bits(fmaf(vyre_f32_of(A), vyre_f32_of(B), vyre_f32_of(r[I->c])));
       break;
     case CPU_OP_SELECT:
       r[I->dst] = A ? B : r[I->c];
       break;
     case CPU_OP_F2U:
-      r[I->dst] = f_to_u32(A);
+      r[I->dst] = vyre_f32_to_u32(A);
       break;
     case CPU_OP_F2I:
-      r[I->dst] = f_to_i32(A);
+      r[I->dst] = vyre_f32_to_i32(A);
       break;
     case CPU_OP_U2F:
-      r[I->dst] = f_bits((float)A);
+      r[I->dst] = vyre_f32_bits((float)A);
       break;
     case CPU_OP_I2F:
-      r[I->dst] = f_bits((float)(int32_t)A);
+      r[I->dst] = vyre_f32_bits((float)(int32_t)A);
       break;
     case CPU_OP_B2F:
       r[I->dst] = A ? 0x3F800000u : 0;
@@ -636,7 +586,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = A != 0;
       break;
     case CPU_OP_CANON:
-      r[I->dst] = f_canon(A);
+      r[I->dst] = vyre_f32_canon(A);
       break;
     case CPU_OP_JMP:
       pc = I->a;
@@ -744,13 +694,13 @@ _Static_assert(sizeof(kCpuSg) / sizeof(kCpuSg[0]) == VYRE_IR_SUBGROUP_COUNT,
 static uint32_t cpu_sg_combine(uint32_t bin, uint32_t type, uint32_t x, uint32_t y) {
   switch (bin) {
   case VYRE_IR_BIN_ADD:
-    return type == VYRE_IR_TYPE_F32 ? f_bits(f_of(x) + f_of(y)) : x + y;
+    return type == VYRE_IR_TYPE_F32 ? vyre_f32_bits(vyre_f32_of(x) + vyre_f32_of(y)) : x + y;
   case VYRE_IR_BIN_MIN:
-    if (type == VYRE_IR_TYPE_F32) return f_min(x, y);
+    if (type == VYRE_IR_TYPE_F32) return vyre_f32_min(x, y);
     if (type == VYRE_IR_TYPE_I32) return (int32_t)x < (int32_t)y ? x : y;
     return x < y ? x : y;
   case VYRE_IR_BIN_MAX:
-    if (type == VYRE_IR_TYPE_F32) return f_max(x, y);
+    if (type == VYRE_IR_TYPE_F32) return vyre_f32_max(x, y);
     if (type == VYRE_IR_TYPE_I32) return (int32_t)x > (int32_t)y ? x : y;
     return x > y ? x : y;
   case VYRE_IR_BIN_AND:
