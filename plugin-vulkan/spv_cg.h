@@ -14,6 +14,7 @@
 #ifndef VYRE_SPV_CG_H
 #define VYRE_SPV_CG_H
 
+#include "kit_fold.h"
 #include "kit_plan.h"
 #include "spv_codegen.h"
 #include "spv_emit.h"
@@ -97,6 +98,9 @@ typedef struct vyre_spv_cg {
   // emitted may be such a constant (0: none; 7: assume all).
   uint8_t *const_node;
   uint32_t f32_guard;
+  // opt.fold (README.md VK-F32-23): the program's constant expressions and
+  // their values (state NULL: the option is off, or out of memory).
+  vyre_kit_fold fold;
   // 1 while a run of fmas emits its guards: inline selects (VK-F32-19).
   int guard_inline_now;
   // Wide load groups (docs/lowering.md LOWER-WIDE-*): per buffer, 1 when a

@@ -1080,6 +1080,14 @@ static uint32_t cast_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
 // Expression |idx| (the plan checked its kind, type, op and references).
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
+  uint32_t folded;
+  if (n->kind != VYRE_IR_K_LIT && vyre_kit_fold_value(&c->fold, idx, &folded)) {
+    // README.md VK-F32-23: a constant expression is its value, emitted as a
+    // literal of its type is (an f32 one hidden, VK-F32-13).
+    if (n->type == VYRE_IR_TYPE_BOOL) return vyre_spv_bool(c, folded != 0);
+    if (n->type == VYRE_IR_TYPE_F32) return hide_f32(c, vyre_spv_u(c, folded), 1);
+    return vyre_spv_u(c, folded);
+  }
   switch (n->kind) {
   case VYRE_IR_K_LIT: {
     if (n->type == VYRE_IR_TYPE_BOOL) return vyre_spv_bool(c, n->ref != 0);

@@ -1548,6 +1548,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   // NULL (out of memory): guard every op.
   c.const_node = vyre_spv_const_nodes(p, opt->hide_f32_consts != 0, opt->workgroup_size);
   c.f32_guard = 7u;
+  // README.md VK-F32-23 (out of memory: no folding).
+  if (opt->fold) (void)vyre_kit_fold_make(p, &c.fold);
   // README.md VK-LOOP-5 (NULL: out of memory, the plain form).
   c.loop_assigned = opt->hide_loop_inits ? vyre_spv_loop_assigned(&plan) : NULL;
   st = VYRE_STATUS_OUT_OF_MEMORY;
@@ -1569,6 +1571,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.wg_vec4);
   free(c.may_exit);
   free(c.const_node);
+  vyre_kit_fold_free(&c.fold);
   free(c.loop_assigned);
   vyre_spv_module_free(&m);
   vyre_kit_plan_free(&plan);

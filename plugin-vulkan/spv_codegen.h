@@ -317,6 +317,11 @@ typedef struct vyre_spv_options {
   // own use of nwg can let the compiler decide (README.md VK-F32-22; an
   // experiment, off by default). Without effect where hide_word is set.
   uint32_t key_word;
+  // Every expression that is an f32 constant (kit_fold.h, docs/lowering.md
+  // LOWER-FOLD-1) is emitted as its value, computed with the CPU reference's
+  // rules, not as arithmetic on constants (README.md VK-F32-23; an
+  // experiment, off by default).
+  uint32_t fold;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md

@@ -195,6 +195,7 @@ struct vyre_backend {
   uint32_t hide_word;       // README.md VK-F32-16
   uint32_t ind_key_base;    // README.md VK-F32-18
   uint32_t key_word;        // VYRE_VULKAN_KEY_WORD (README.md VK-F32-22)
+  uint32_t fold;            // VYRE_VULKAN_FOLD (README.md VK-F32-23)
   uint32_t hide_loop_inits; // README.md VK-LOOP-5
   uint32_t canon_loads;     // VYRE_VULKAN_CANON_LOADS (docs/lowering.md LOWER-F32-8)
   uint32_t fma_runs;        // VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19)

@@ -63,6 +63,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->hide_word);            // VK-F32-16
   vyre_kit_key_add_u32(k, be->ind_key_base);         // VK-F32-18
   vyre_kit_key_add_u32(k, be->key_word);             // VK-F32-22
+  vyre_kit_key_add_u32(k, be->fold);                 // VK-F32-23
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -429,6 +430,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .hide_word = be->hide_word,
                             .ind_key_base = be->ind_key_base,
                             .key_word = be->key_word,
+                            .fold = be->fold,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

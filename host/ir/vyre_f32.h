@@ -12,6 +12,7 @@
 #ifndef VYRE_F32_H
 #define VYRE_F32_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -38,6 +39,51 @@ static inline uint32_t vyre_f32_bits(float f) {
 
 static inline int vyre_f32_isnan(uint32_t x) {
   return (x & 0x7F800000u) == 0x7F800000u && (x & 0x007FFFFFu);
+}
+
+// The arithmetic rows of docs/ir.md "Operators" on canonical operands.
+static inline uint32_t vyre_f32_add(uint32_t a, uint32_t b) {
+  return vyre_f32_bits(vyre_f32_of(a) + vyre_f32_of(b));
+}
+static inline uint32_t vyre_f32_sub(uint32_t a, uint32_t b) {
+  return vyre_f32_bits(vyre_f32_of(a) - vyre_f32_of(b));
+}
+static inline uint32_t vyre_f32_mul(uint32_t a, uint32_t b) {
+  return vyre_f32_bits(vyre_f32_of(a) * vyre_f32_of(b));
+}
+static inline uint32_t vyre_f32_div(uint32_t a, uint32_t b) {
+  return vyre_f32_bits(vyre_f32_of(a) / vyre_f32_of(b));
+}
+static inline uint32_t vyre_f32_fma(uint32_t a, uint32_t b, uint32_t c) {
+  return vyre_f32_bits(fmaf(vyre_f32_of(a), vyre_f32_of(b), vyre_f32_of(c)));
+}
+static inline uint32_t vyre_f32_neg(uint32_t a) {
+  return vyre_f32_canon(a ^ 0x80000000u);
+}
+static inline uint32_t vyre_f32_abs(uint32_t a) {
+  return a & 0x7FFFFFFFu;
+}
+static inline uint32_t vyre_f32_sqrt(uint32_t a) {
+  return vyre_f32_bits(sqrtf(vyre_f32_of(a)));
+}
+static inline uint32_t vyre_f32_floor(uint32_t a) {
+  return vyre_f32_bits(floorf(vyre_f32_of(a)));
+}
+static inline uint32_t vyre_f32_ceil(uint32_t a) {
+  return vyre_f32_bits(ceilf(vyre_f32_of(a)));
+}
+static inline uint32_t vyre_f32_trunc(uint32_t a) {
+  return vyre_f32_bits(truncf(vyre_f32_of(a)));
+}
+// To nearest, ties to even (the default rounding mode).
+static inline uint32_t vyre_f32_round(uint32_t a) {
+  return vyre_f32_bits(nearbyintf(vyre_f32_of(a)));
+}
+static inline uint32_t vyre_f32_from_u32(uint32_t a) {
+  return vyre_f32_bits((float)a);
+}
+static inline uint32_t vyre_f32_from_i32(uint32_t a) {
+  return vyre_f32_bits((float)(int32_t)a);
 }
 
 // min and max: a NaN operand gives the other one; -0 is below +0.

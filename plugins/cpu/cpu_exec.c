@@ -496,16 +496,16 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = u_bitrev(A);
       break;
     case CPU_OP_FADD:
-      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) + vyre_f32_of(B));
+      r[I->dst] = vyre_f32_add(A, B);
       break;
     case CPU_OP_FSUB:
-      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) - vyre_f32_of(B));
+      r[I->dst] = vyre_f32_sub(A, B);
       break;
     case CPU_OP_FMUL:
-      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) * vyre_f32_of(B));
+      r[I->dst] = vyre_f32_mul(A, B);
       break;
     case CPU_OP_FDIV:
-      r[I->dst] = vyre_f32_bits(vyre_f32_of(A) / vyre_f32_of(B));
+      r[I->dst] = vyre_f32_div(A, B);
       break;
     case CPU_OP_FMIN:
       r[I->dst] = vyre_f32_min(A, B);
@@ -526,25 +526,25 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = vyre_f32_of(A) <= vyre_f32_of(B);
       break;
     case CPU_OP_FNEG:
-      r[I->dst] = vyre_f32_canon(A ^ 0x80000000u);
+      r[I->dst] = vyre_f32_neg(A);
       break;
     case CPU_OP_FABS:
-      r[I->dst] = A & 0x7FFFFFFFu;
+      r[I->dst] = vyre_f32_abs(A);
       break;
     case CPU_OP_FFLOOR:
-      r[I->dst] = vyre_f32_bits(floorf(vyre_f32_of(A)));
+      r[I->dst] = vyre_f32_floor(A);
       break;
     case CPU_OP_FCEIL:
-      r[I->dst] = vyre_f32_bits(ceilf(vyre_f32_of(A)));
+      r[I->dst] = vyre_f32_ceil(A);
       break;
     case CPU_OP_FTRUNC:
-      r[I->dst] = vyre_f32_bits(truncf(vyre_f32_of(A)));
+      r[I->dst] = vyre_f32_trunc(A);
       break;
     case CPU_OP_FROUND:
-      r[I->dst] = vyre_f32_bits(nearbyintf(vyre_f32_of(A)));
+      r[I->dst] = vyre_f32_round(A);
       break;
     case CPU_OP_FSQRT:
-      r[I->dst] = vyre_f32_bits(sqrtf(vyre_f32_of(A)));
+      r[I->dst] = vyre_f32_sqrt(A);
       break;
     case CPU_OP_FISNAN:
       r[I->dst] = (uint32_t)vyre_f32_isnan(A);
@@ -559,7 +559,7 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = vyre_cpu_math(I->sub, A, B); // B: pow's exponent (unused by unary ones)
       break;
     case CPU_OP_FMA:
-      r[I->dst] = vyre_f32_bits(fmaf(vyre_f32_of(A), vyre_f32_of(B), vyre_f32_of(r[I->c])));
+      r[I->dst] = vyre_f32_fma(A, B, r[I->c]);
       break;
     case CPU_OP_SELECT:
       r[I->dst] = A ? B : r[I->c];
@@ -571,10 +571,10 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = vyre_f32_to_i32(A);
       break;
     case CPU_OP_U2F:
-      r[I->dst] = vyre_f32_bits((float)A);
+      r[I->dst] = vyre_f32_from_u32(A);
       break;
     case CPU_OP_I2F:
-      r[I->dst] = vyre_f32_bits((float)(int32_t)A);
+      r[I->dst] = vyre_f32_from_i32(A);
       break;
     case CPU_OP_B2F:
       r[I->dst] = A ? 0x3F800000u : 0;

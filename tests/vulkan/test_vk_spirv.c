@@ -1462,6 +1462,46 @@ static void test_spirv_direct_hides_key_on_a_word(void **state) {
   free(t);
 }
 
+// VK-F32-23 (opt.fold, an experiment): open finding 974140423's stored
+// value i32(1.0 / min(0.0, -3.79e-30)), its operands through two lets, is
+// one i32 constant (INT_MIN: the quotient -2.6e29 saturates), while the
+// square root of a local an `assign` changes stays: fewer calls of the
+// software helpers (OpFunctionCall), the square root's still there, and no
+// OpConvertFToS of the folded cast; spirv-val clean both ways.
+static void test_spirv_folds_constant_f32(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  uint32_t calls[2], cvt[2];
+  for (uint32_t fold = 0; fold < 2; fold++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t O = tb_buf(t, 0, VYRE_IR_ACCESS_WRITE, T_I, 0);
+    uint32_t F = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    uint32_t x, a, b, c;
+    uint32_t s0 = let(t, &x, gid(t, 0));
+    uint32_t s1 = let(t, &a, lit(t, T_F, 0x3F800000u));
+    uint32_t s2 = let(t, &b, bin(t, VYRE_IR_BIN_MIN, lit(t, T_F, 0), lit(t, T_F, 0x8E99DA5Du)));
+    uint32_t q = bin(t, VYRE_IR_BIN_DIV, var(t, a), var(t, b));
+    uint32_t s3 = store(t, O, var(t, x), cast(t, T_I, q));
+    uint32_t s4 = let(t, &c, lit(t, T_F, 0x40800000u));
+    uint32_t s5 = assign(t, c, cast(t, T_F, var(t, x)));
+    uint32_t s6 = store(t, F, var(t, x), un(t, VYRE_IR_UN_SQRT, var(t, c)));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3, s4, s5, s6));
+    vyre_spv_options opt = {.has_int64 = 1, .hide_f32_consts = 1, .fold = fold};
+    size_t n = 0;
+    uint32_t *words = generate_ok(p, &opt, &n);
+    calls[fold] = count_ops(words, n, 57 /* OpFunctionCall */, -1);
+    cvt[fold] = count_ops(words, n, 110 /* OpConvertFToS */, -1);
+    free(words);
+    assert_int_equal(spirv_val_opt(p, &opt, "fold constant f32", fold), 0);
+    free(t);
+  }
+  assert_true(calls[1] < calls[0]); // the division's calls are gone
+  assert_true(calls[1] >= 1);       // the square root's stays
+  assert_true(cvt[0] >= 1);
+  assert_int_equal(cvt[1], 0);
+}
+
 // VK-F32-15: NVIDIA's driver (vendor 0x10DE) never gets native division,
 // whatever the self-test proved; other vendors keep every proven path.
 static void test_f32_native_division_not_on_nvidia(void **state) {
@@ -1842,6 +1882,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_hide_word_as_factor),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_base),
       cmocka_unit_test(test_spirv_direct_hides_key_on_a_word),
+      cmocka_unit_test(test_spirv_folds_constant_f32),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
