@@ -1083,7 +1083,7 @@ uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t idx) {
   uint32_t folded;
   if (n->kind != VYRE_IR_K_LIT && vyre_kit_fold_value(&c->fold, idx, &folded)) {
     // README.md VK-F32-23: a constant expression is its value, emitted as a
-    // literal of its type is (an f32 one hidden, VK-F32-13).
+    // literal of its type would be (an f32 one hidden, VK-F32-13).
     if (n->type == VYRE_IR_TYPE_BOOL) return vyre_spv_bool(c, folded != 0);
     if (n->type == VYRE_IR_TYPE_F32) return hide_f32(c, vyre_spv_u(c, folded), 1);
     return vyre_spv_u(c, folded);

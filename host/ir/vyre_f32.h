@@ -86,6 +86,21 @@ static inline uint32_t vyre_f32_from_i32(uint32_t a) {
   return vyre_f32_bits((float)(int32_t)a);
 }
 
+static inline uint32_t vyre_f32_isinf(uint32_t a) {
+  return (a & 0x7FFFFFFFu) == 0x7F800000u;
+}
+static inline uint32_t vyre_f32_isfinite(uint32_t a) {
+  return (a & 0x7F800000u) != 0x7F800000u;
+}
+
+// bool <-> f32: true is 1.0; an f32 is true unless it is a zero (a NaN is true).
+static inline uint32_t vyre_f32_from_bool(uint32_t b) {
+  return b ? 0x3F800000u : 0;
+}
+static inline uint32_t vyre_f32_to_bool(uint32_t a) {
+  return (a & 0x7FFFFFFFu) != 0;
+}
+
 // min and max: a NaN operand gives the other one; -0 is below +0.
 static inline uint32_t vyre_f32_min(uint32_t a, uint32_t b) {
   if (vyre_f32_isnan(a)) return b;

@@ -550,10 +550,10 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = (uint32_t)vyre_f32_isnan(A);
       break;
     case CPU_OP_FISINF:
-      r[I->dst] = (A & 0x7FFFFFFFu) == 0x7F800000u;
+      r[I->dst] = vyre_f32_isinf(A);
       break;
     case CPU_OP_FISFINITE:
-      r[I->dst] = (A & 0x7F800000u) != 0x7F800000u;
+      r[I->dst] = vyre_f32_isfinite(A);
       break;
     case CPU_OP_FMATH:
       r[I->dst] = vyre_cpu_math(I->sub, A, B); // B: pow's exponent (unused by unary ones)
@@ -577,10 +577,10 @@ static int cpu_interp(vyre_cpu_worker *w, uint32_t *r, uint32_t *pcp) {
       r[I->dst] = vyre_f32_from_i32(A);
       break;
     case CPU_OP_B2F:
-      r[I->dst] = A ? 0x3F800000u : 0;
+      r[I->dst] = vyre_f32_from_bool(A);
       break;
     case CPU_OP_F2B:
-      r[I->dst] = (A & 0x7FFFFFFFu) != 0;
+      r[I->dst] = vyre_f32_to_bool(A);
       break;
     case CPU_OP_X2B:
       r[I->dst] = A != 0;

@@ -82,10 +82,10 @@ static int fold_un(const vyre_ir_node *n, uint32_t from, uint32_t a, uint32_t *r
     *r = (uint32_t)vyre_f32_isnan(a);
     return 1;
   case VYRE_IR_UN_IS_INF:
-    *r = (a & 0x7FFFFFFFu) == 0x7F800000u;
+    *r = vyre_f32_isinf(a);
     return 1;
   case VYRE_IR_UN_IS_FINITE:
-    *r = (a & 0x7F800000u) != 0x7F800000u;
+    *r = vyre_f32_isfinite(a);
     return 1;
   default:
     return 0; // the cr_math rows and the integer ones
@@ -157,10 +157,10 @@ static int fold_cast(uint32_t from, uint32_t to, uint32_t a, uint32_t *r) {
     else if (from == VYRE_IR_TYPE_I32)
       *r = vyre_f32_from_i32(a);
     else
-      *r = a ? 0x3F800000u : 0;
+      *r = vyre_f32_from_bool(a);
     return 1;
   case VYRE_IR_TYPE_BOOL:
-    *r = from == VYRE_IR_TYPE_F32 ? (a & 0x7FFFFFFFu) != 0 : a != 0;
+    *r = from == VYRE_IR_TYPE_F32 ? vyre_f32_to_bool(a) : a != 0;
     return 1;
   default:
     return 0;
