@@ -190,7 +190,10 @@
 // 62: a workgroup buffer of whole uvec4s with a 16-byte wide load group
 //     (docs/lowering.md LOWER-WIDE-6) and no atomic is an array of uvec4,
 //     each group one uvec4 load (README.md VK-VEC-1).
-#define VYRE_VK_GENERATOR_VERSION 62u
+// 63: every constant f32 expression the kit folds (docs/lowering.md
+//     LOWER-FOLD-1) is emitted as its value, on every device (README.md
+//     VK-F32-23; VYRE_VULKAN_FOLD=0 gives 62's form).
+#define VYRE_VK_GENERATOR_VERSION 63u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -319,8 +322,8 @@ typedef struct vyre_spv_options {
   uint32_t key_word;
   // Every expression that is an f32 constant (kit_fold.h, docs/lowering.md
   // LOWER-FOLD-1) is emitted as its value, computed with the CPU reference's
-  // rules, not as arithmetic on constants (README.md VK-F32-23; an
-  // experiment, off by default).
+  // rules, not as arithmetic on constants (README.md VK-F32-23; the
+  // plugin sets it on every device unless VYRE_VULKAN_FOLD=0).
   uint32_t fold;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,

@@ -863,7 +863,10 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-F32-18 (an experiment switch, off by default).
   be->ind_key_base = switch_on("VYRE_VULKAN_IND_KEY_BASE");
   be->key_word = switch_on("VYRE_VULKAN_KEY_WORD"); // an experiment (VK-F32-22)
-  be->fold = switch_on("VYRE_VULKAN_FOLD");         // an experiment (VK-F32-23)
+  // README.md VK-F32-23 (generator 63): constant f32 expressions emitted as
+  // their values; VYRE_VULKAN_FOLD=0 gives generator 62's arithmetic on
+  // hidden constants (driver comparisons).
+  be->fold = default_on("VYRE_VULKAN_FOLD");
   // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
   be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",

@@ -167,6 +167,7 @@ from cases_fuzz_gpu import (gen_fuzz_gpu, gen_fuzz_gpu_div_bool, gen_fuzz_gpu_em
                             gen_fuzz_gpu_dead_loop_else, gen_fuzz_gpu_unread_quotient,
                             gen_fuzz_gpu_nested_max, gen_fuzz_gpu_dontinline_subgroup,
                             gen_fuzz_gpu_fma_zrecheck, gen_fuzz_gpu_loop_store)
+from cases_fuzz_found import gen_fuzz_found  # noqa: E402
 
 
 def main():
@@ -221,6 +222,7 @@ def main():
     gen_fuzz_gpu_dontinline_subgroup(ctx)
     gen_fuzz_gpu_fma_zrecheck(ctx)
     gen_fuzz_gpu_loop_store(ctx)
+    gen_fuzz_found(ctx)
     W.add_text("README.md", readme())
     return W.main(sys.argv[1:], AREAS, "case files")
 

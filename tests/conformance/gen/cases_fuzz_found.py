@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Programs the differential fuzzer found wrong on NVIDIA's Vulkan driver
+(580.159.04) at plugin-vulkan generators 49 to 62, kept as the fuzzer wrote
+them (fuzz_found/vulkan-seed-SEED.json: the program, its inputs and the CPU
+reference's result), as conformance cases for every backend. Called by
+gen_cases.py.
+
+Their `expect` is the CPU reference's, not the generator's own arithmetic;
+check_cases.py re-checks each with its independent interpreter, as every
+case. Each program had f32 arithmetic on constants that reached the driver
+hidden (plugin-vulkan/README.md VK-F32-13), and each passed with no hides;
+generator 63 emits such arithmetic as its value (VK-F32-23, docs/lowering.md
+LOWER-FOLD-1), under which all of them pass on an H100 with that driver
+(b42b733, docs/perf/fuzz.md session 24), where each failed by default.
+tests/fuzzgen/open/README.md has their history and the switches tried."""
+
+import json
+import os
+
+from vyre_gen import case
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+_ON = ("NVIDIA's Vulkan driver (580.159.04) got it wrong at generators %s "
+       "and passed it with no hidden f32 constants; it passes with the fold of "
+       "generator 63 (plugin-vulkan/README.md VK-F32-23). vyre fuzz seed %s, "
+       "path %s, as the fuzzer wrote it")
+
+FOUND = [
+    ("985450929", "atomics/fold_index_chain_counter_or",
+     "An index chain of lets (x0 = 2^-126, x1 = x0 / fma(0, 0, x0) = 1.0, ..., "
+     "x11 = sqrt(0) - 0) picks the counter atomic or's index cn[1 | (bits(x11) & "
+     "2^30)] and value iu[u32(x1) % len(iu)], among the program's other counter "
+     "ors. The driver or'ed another iu element into cn[1] (0x0eae16bf for "
+     "0x0eae16b7). " + _ON % ("62", "985450929", "oneshot; shrunk there")),
+    ("893550499", "atomics/fold_index_chain_counter_indirect",
+     "An index chain of 14 lets (x0 = f32(len(wa)), products, casts and bitcasts "
+     "of it) gives the counter atomic's index and value, then a grain run of 27 "
+     "fmas over lets of fl loads and literals; grid 4 x 2 of 16. The driver left "
+     "cn[0] at 5 where the IR gives 37. " + _ON % ("61 and 62", "893550499",
+                                                   "indirect; shrunk there")),
+    ("974140423", "control/fold_saturating_quotient_after_top_loops",
+     "Workgroup 64, subgroup size 8: for v2 in 0xFFFFFFF0 .. not(0) (15 trips) "
+     "holding a subgroup scan_min of +0.0, an inner for v7 in 0xFFFFFFF0 .. v2 "
+     "assigning an fma to the scan's local, and the store oi[0] = i32(1.0 / "
+     "min(0.0, -3.79e-30)), which saturates to INT_MIN. The driver left oi[0] at "
+     "0. " + _ON % ("62", "974140423", "oneshot; shrunk there")),
+    ("705220490", "f32/fold_fma_chain_bf16_store_loop",
+     "Every invocation of a [33, 2, 1] workgroup stores oh[0] (bf16) = fma(1.0, "
+     "select(ob[0], 0.0, 0.0), fma(min(-0.0, 1.0) / (0.0 + 1.0), oh[id], (0.0 + "
+     "1.0) * 0.0)) in a loop of 15 trips, then wf[l] = f32(max(wgid.x, id)); the "
+     "driver stored 0x7fc0 (NaN) where the IR gives +0. "
+     + _ON % ("58 to 62", "705220490", "oneshot; shrunk there")),
+    ("1128910498", "control/fold_cast_u32_loop_bound",
+     "A loop over v6 from 0xFFFFFFF0 | (id & 7) to ((v3 mulhi lid.x) & gid.x & "
+     "15) | 0xFFFFFFF0 runs no trip under the IR, v3 being cast<u32> of an f32 "
+     "expression of constants and workgroup loads that is +0; the driver ran 56 "
+     "invocations' trips (as if v3 were 0xFFFFFFFF), storing ~len(oi) to ou. "
+     + _ON % ("55 to 62", "1128910498", "oneshot; the program as generated")),
+    ("1128910498-shrunk", "control/fold_cast_u32_loop_bound_shrunk",
+     "control/fold_cast_u32_loop_bound as vyre fuzz --isolate shrank it on an "
+     "H100 (its shrink ended on a device loss, so it is a lead, not the minimal "
+     "form): v3 = cast<u32>(0.0 + 2^-126 / max(0.0, 2147483520.0)), an "
+     "out-of-range store of bool(fma(f32(i8b[0]), v2 * fl[0], 0.0) * 0.0), a "
+     "barrier and the loop over v6. "
+     + _ON % ("58 to 62", "1128910498", "oneshot")),
+    ("4650000874", "casts/fold_compare_cast_low_byte",
+     "o8[0] = bitcast<u32>(f32(i32(1.0 >= 1.0))), the low byte of 0x3f800000, is "
+     "0; the driver stored 1. " + _ON % ("49 to 62", "4650000874",
+                                          "indirect; shrunk there")),
+    ("5820000029", "f32/fold_sqrt_ceil_bf16_store_loop",
+     "Inside a loop of 11 trips, a bf16 store of of[id] * max(sqrt(fl[id]), 0.0) "
+     "- ceil(0.0 / hb[0]) is 0 (of is a write buffer the program never stores, so "
+     "its loads give 0); the driver stored -inf. "
+     + _ON % ("50 to 62", "5820000029", "indirect; shrunk there")),
+]
+
+
+def gen_fuzz_found(ctx):
+    for seed, rel, description in FOUND:
+        path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+        c = case(rel.split("/")[1], description, d["buffers"], d["body"],
+                 wg=d["workgroup_size"], grid=d["grid"], inputs=d["inputs"],
+                 expect=d["expect"])
+        if "subgroup_size" in d:
+            c["subgroup_size"] = d["subgroup_size"]
+        ctx.W.add(rel + ".json", c)
