@@ -19,6 +19,7 @@
 #include "vk_device.h"
 #include "vk_dispatch.h"
 #include "vk_fault.h"
+#include "vk_job.h"
 #include "vk_pipeline.h"
 #include "vk_pool.h"
 #include "vk_ring.h"
@@ -681,6 +682,7 @@ void vyre_vk_device_close(vyre_backend *be) {
   vyre_vk_pipes_free(be);
   vyre_vk_buffers_orphan(be);
   vyre_vk_pools_free(be);
+  vyre_vk_jobs_cache_free(be);
   if (be->pipeline_cache) vkDestroyPipelineCache(be->device, be->pipeline_cache, NULL);
   be->pipeline_cache = VK_NULL_HANDLE;
   vkDestroyCommandPool(be->device, be->pool, NULL);
@@ -935,6 +937,7 @@ void vyre_vk_destroy(vyre_backend *be) {
     vyre_kit_object_kill(&b->h);
     free(b);
   }
+  vyre_vk_jobs_cache_free(be); // jobs freed after the device closed
   pthread_mutex_destroy(&be->lock);
   pthread_rwlock_destroy(&be->life);
   free(be);

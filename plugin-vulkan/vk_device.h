@@ -118,6 +118,11 @@ struct vyre_backend {
   vyre_vk_block *free_blocks;
   uint32_t free_block_count;
   uint64_t free_block_bytes;
+  // Job records kept for reuse (vk_job.c, linked through their |group|;
+  // at most VYRE_VK_MAX_FREE_JOBS), under |lock|: a job is 6 KB, whose
+  // malloc and free cost a batch more host time per job than its recording.
+  struct vyre_vk_job *free_jobs;
+  uint32_t free_job_count;
   // Costly object creations, counted for the metrics (vk_* names) so tests
   // can pin that warm dispatches create nothing.
   _Atomic uint64_t n_alloc_memory; // vkAllocateMemory
@@ -126,6 +131,7 @@ struct vyre_backend {
   _Atomic uint64_t n_submit;       // vkQueueSubmit
   _Atomic uint64_t n_cb_alloc;     // vkAllocateCommandBuffers
   _Atomic uint64_t n_cb_begin;     // command buffers recorded (recycled or new)
+  _Atomic uint64_t n_job_alloc;    // job records malloc'd (not reused, vk_job.c)
   // Host time of dispatches and batches, split where it goes (ns): preparing
   // and recording up to the submit, the submit and the fence wait, and
   // reading results back and releasing the jobs after it.

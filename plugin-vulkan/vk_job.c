@@ -31,6 +31,51 @@
 // then costs what a hand-written one does (docs/backends.md, "Memory").
 #define VYRE_VK_DIRECT_MAX (64u << 10)
 
+// Job records come from the backend's free list (vk_device.h free_jobs),
+// else malloc; neither is zeroed (vyre_vk_job_prepare zeroes what it uses).
+// Under AddressSanitizer every record is malloc'd and freed, so a use after
+// vyre_vk_job_free is still reported.
+#if defined(__SANITIZE_ADDRESS__)
+#define VYRE_VK_JOB_REUSE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VYRE_VK_JOB_REUSE 0
+#endif
+#endif
+#ifndef VYRE_VK_JOB_REUSE
+#define VYRE_VK_JOB_REUSE 1
+#endif
+
+static vyre_vk_job *job_get(vyre_backend *be) {
+  vyre_vk_job *j = NULL;
+  if (VYRE_VK_JOB_REUSE) {
+    pthread_mutex_lock(&be->lock);
+    j = be->free_jobs;
+    if (j) {
+      be->free_jobs = j->group;
+      be->free_job_count--;
+    }
+    pthread_mutex_unlock(&be->lock);
+  }
+  if (j) return j;
+  be->n_job_alloc++;
+  return malloc(sizeof(*j));
+}
+
+static void job_put(vyre_backend *be, vyre_vk_job *j) {
+  if (VYRE_VK_JOB_REUSE) {
+    pthread_mutex_lock(&be->lock);
+    if (be->free_job_count < VYRE_VK_MAX_FREE_JOBS) {
+      j->group = be->free_jobs;
+      be->free_jobs = j;
+      be->free_job_count++;
+      j = NULL;
+    }
+    pthread_mutex_unlock(&be->lock);
+  }
+  free(j);
+}
+
 static uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
@@ -376,7 +421,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
                          "dispatch: repeat is 0. Fix: use repeat >= 1.");
   uint32_t grid_words[6];
   if ((st = vyre_kit_grid_span(a, VYRE_VK_NAME, grid_words, grid_words + 3, err))) return st;
-  vyre_vk_job *j = malloc(sizeof(*j));
+  vyre_vk_job *j = job_get(be);
   if (!j)
     return vyre_kit_fail(err, VYRE_STATUS_OUT_OF_MEMORY, 0, VYRE_VK_NAME,
                          "dispatch: out of host memory. Fix: free memory.");
@@ -390,7 +435,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
   memset(j->rng, 0, nb * sizeof(j->rng[0]));
   int has_rng = 0;
   if ((st = vyre_kit_read_ranges(a, VYRE_VK_NAME, j->rng, &has_rng, err))) {
-    free(j);
+    job_put(be, j);
     return st;
   }
   const vyre_ext_indirect_grid *ind = NULL;
@@ -399,7 +444,7 @@ uint32_t vyre_vk_job_prepare(vyre_backend *be, const vyre_dispatch_args *a, int 
     st = indirect_check(be, a, ind, err);
   if (!st && ind) st = vyre_vk_pipe_indirect(be, pp, &run, err);
   if (st) {
-    free(j);
+    job_put(be, j);
     return st;
   }
   if (ind) {
@@ -792,5 +837,14 @@ void vyre_vk_job_free(vyre_vk_job *j) {
   vyre_vk_cb_put(be, j->cb);
   vyre_vk_fence_put(be, j->fence);
   vyre_vk_pipe_unref(j->pipe);
-  free(j);
+  job_put(be, j);
+}
+
+void vyre_vk_jobs_cache_free(vyre_backend *be) {
+  while (be->free_jobs) {
+    vyre_vk_job *j = be->free_jobs;
+    be->free_jobs = j->group;
+    free(j);
+  }
+  be->free_job_count = 0;
 }

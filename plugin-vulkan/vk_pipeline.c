@@ -17,6 +17,7 @@
 #include "kit_plan.h"
 #include "spv_codegen.h"
 #include "vk_device.h"
+#include "vk_dispatch.h"
 #include "vk_pipeline.h"
 #include "vk_status.h"
 #include "vk_symbols.h"
@@ -96,6 +97,10 @@ static void pipe_destroy(vyre_backend *be, vyre_vk_pipe *pp) {
 }
 
 void vyre_vk_pipes_free(vyre_backend *be) {
+  // A dispatch that timed out left its job, which holds its pipe, on the
+  // zombie list until the device is done with it: wait for those first (a
+  // self-test's dispatch can time out on a slow host, under valgrind).
+  vyre_vk_zombies_reap(be, 1);
   while (be->pipes) {
     vyre_vk_pipe *pp = be->pipes;
     be->pipes = pp->next;

@@ -90,6 +90,8 @@ typedef struct vyre_vk_payload_head {
 uint32_t vyre_vk_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                          vyre_error *err);
 void vyre_vk_module_release(vyre_backend *be, vyre_module *m);
+// Destroys every cached pipe, after waiting for the zombie jobs (timed-out
+// dispatches) that hold one; call without the backend lock.
 void vyre_vk_pipes_free(vyre_backend *be);
 // Drops a reference taken by a module or job (the pipe stays cached).
 void vyre_vk_pipe_unref(vyre_vk_pipe *pp);

@@ -135,7 +135,10 @@ static const char *const kExtraMetrics[] = {
     "vk_subgroup_native", "vk_subgroup_selftest_ran",
     // the vendor id whose code-generator forms the device gets: its own, or
     // NVIDIA's (0x10de) under VYRE_VULKAN_FORMS=nvidia (README.md VK-FORMS-1)
-    "vk_forms_vendor"};
+    "vk_forms_vendor",
+    // job records allocated: a warm dispatch reuses one (none under
+    // AddressSanitizer, which then sees every use after free)
+    "vk_job_records"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -178,7 +181,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->math_soft64,
                          be->sg_native,
                          be->sg_selftest_ran,
-                         be->forms_vendor};
+                         be->forms_vendor,
+                         be->n_job_alloc};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

@@ -23,6 +23,8 @@
 // per this many jobs), and how many such pools stay for reuse.
 #define VYRE_VK_BATCH_SETS           64u
 #define VYRE_VK_MAX_FREE_BATCH_POOLS 64u
+// Job records (vk_job.h, about 6 KB each) kept for reuse: two batches of 64.
+#define VYRE_VK_MAX_FREE_JOBS 128u
 // Bytes of free device/host blocks kept for reuse (beyond it they are freed).
 #define VYRE_VK_FREE_BLOCK_BYTES (256ull << 20)
 
