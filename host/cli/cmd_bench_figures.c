@@ -140,9 +140,37 @@ done:
   vyre_program_free(p);
 }
 
+// Where a batch job's host time goes in the Vulkan plugin (plugin-vulkan/
+// README.md: running totals in ns): preparing, recording and submitting;
+// the fence wait; results and release. Summed over the measured batches.
+#define BATCH_M 3
+static const char *const batch_m[BATCH_M] = {"vk_host_record_ns", "vk_host_wait_ns",
+                                             "vk_host_finish_ns"};
+
+static void batch_snapshot(vyre_bench_ctx *c, uint64_t v[BATCH_M]) {
+  for (int m = 0; m < BATCH_M; m++)
+    v[m] = vyre_bench_metric(c->dev, batch_m[m]);
+}
+
+// Adds the growth since |v0| to |sum|; 0 when the plugin has no such metrics.
+static int batch_add(vyre_bench_ctx *c, const uint64_t v0[BATCH_M], uint64_t sum[BATCH_M]) {
+  uint64_t v[BATCH_M];
+  batch_snapshot(c, v);
+  for (int m = 0; m < BATCH_M; m++) {
+    if (v[m] == UINT64_MAX || v0[m] == UINT64_MAX || v[m] < v0[m]) return 0;
+    sum[m] += v[m] - v0[m];
+  }
+  return 1;
+}
+
+static const char kBatchWhat[] =
+    "vyre_dispatch_batch of 64 jobs (x[0] += 1, one resident buffer each), per job";
+
 void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
-  snprintf(out->what, sizeof out->what,
-           "vyre_dispatch_batch of 64 jobs (x[0] += 1, one resident buffer each), per job");
+  snprintf(out->what, sizeof out->what, "%s", kBatchWhat);
+  uint64_t parts[BATCH_M] = {0}, v0[BATCH_M], measured_ns = 0;
+  uint32_t batches = 0;
+  int have_parts = 1;
   if (!has_resident(c, out)) return;
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = vyre_bench_prog_inc(1, &err);
@@ -170,12 +198,17 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
       items[j].args = &args[j];
       items[j].arg_count = 1;
     }
+    if (i >= warm && have_parts) batch_snapshot(c, v0);
     uint64_t t0 = vyre_bench_now_ns();
     st = vyre_dispatch_batch(c->dev, items, VYRE_BENCH_BATCH, &err);
     uint64_t t1 = vyre_bench_now_ns();
     if (st) {
       fail_st(out, "vyre_dispatch_batch", st, &err);
       goto done;
+    }
+    if (i >= warm && have_parts && (have_parts = batch_add(c, v0, parts)) != 0) {
+      measured_ns += t1 - t0;
+      batches++;
     }
     for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++)
       if (items[j].status) {
@@ -198,6 +231,17 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
                           j, warm + reps, v, warm + reps, c->backend);
       break;
     }
+  }
+  // The plugin's share of each job's time, and the rest (libvyre's checks
+  // and planning, the calls between them): means over the measured batches.
+  if (out->status == VYRE_BENCH_RAN && have_parts && batches) {
+    const double n = (double)batches * VYRE_BENCH_BATCH * 1e3; // means in us
+    const double plugin = (double)(parts[0] + parts[1] + parts[2]) / n;
+    snprintf(out->what, sizeof out->what,
+             "%s; per job in the plugin: prepare, record and submit %.3f us, fence wait %.3f us, "
+             "finish %.3f us; outside the plugin %.3f us",
+             kBatchWhat, (double)parts[0] / n, (double)parts[1] / n, (double)parts[2] / n,
+             (double)measured_ns / n - plugin);
   }
 done:
   vyre_bench_side_done(out, &s);

@@ -529,6 +529,43 @@ static void test_bench_vulkan_int_hash_figure(void **state) {
 #endif
 }
 
+// Figure 3 on Vulkan says where a batch job's time went: the plugin's
+// prepare/record/submit, fence wait and finish (its vk_host_*_ns metrics),
+// and the rest outside the plugin; the parts are numbers, none negative.
+// The CPU reference has no such
+// metrics, so its line is the plain one.
+static void test_bench_vulkan_batch_breakdown(void **state) {
+  (void)state;
+#ifndef VYRE_BENCH_TEST_VULKAN
+  skip();
+#else
+  json_t *root = run_vulkan_figures("batch", "batch64");
+  const json_t *figs = json_object_get(root, "figures");
+  assert_int_equal(json_array_size(figs), 1);
+  const json_t *f = json_array_get(figs, 0);
+  assert_string_equal(json_string_value(json_object_get(f, "key")), "batch64");
+  const json_t *v = json_object_get(f, "vyre");
+  assert_side(v, 1);
+  const char *what = json_string_value(json_object_get(v, "what"));
+  const char *p = strstr(what, "per job in the plugin: prepare, record and submit ");
+  assert_non_null(p);
+  double rec = -1, wait = -1, fin = -1, rest = 0;
+  assert_int_equal(sscanf(p,
+                          "per job in the plugin: prepare, record and submit %lf us, fence wait "
+                          "%lf us, finish %lf us; outside the plugin %lf us",
+                          &rec, &wait, &fin, &rest),
+                   4);
+  // The plugin's parts lie inside the timed vyre_dispatch_batch call, so
+  // what is left outside the plugin is not negative (to the printed digit).
+  assert_true(rec > 0 && wait >= 0 && fin >= 0 && rest >= -0.001);
+  json_decref(root);
+  char log[512];
+  snprintf(log, sizeof log, "%s/bench-cpu-batch.log", VYRE_BENCH_OUT);
+  assert_int_equal(run_bench("--backend cpu --quick --reps 3 --filter batch64", log), 0);
+  assert_null(strstr(slurp(log), "per job in the plugin"));
+#endif
+}
+
 // Figure 5 needs the disk cache: without one (VYRE_CACHE_DISABLE, as libvyre
 // reads it through vyre_cache_root) it is n/a and says why, never a fake number.
 static void test_bench_fresh_load_without_a_disk_cache_says_why(void **state) {
@@ -582,6 +619,7 @@ int main(void) {
       cmocka_unit_test(test_bench_vulkan_math_subgroup_figures),
       cmocka_unit_test(test_bench_int_hash_figure),
       cmocka_unit_test(test_bench_vulkan_int_hash_figure),
+      cmocka_unit_test(test_bench_vulkan_batch_breakdown),
       cmocka_unit_test(test_bench_fresh_load_without_a_disk_cache_says_why),
       cmocka_unit_test(test_bench_help_lists_the_options),
       cmocka_unit_test(test_bench_refuses_bad_options_with_a_fix),
