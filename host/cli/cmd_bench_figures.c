@@ -140,28 +140,31 @@ done:
   vyre_program_free(p);
 }
 
+// The plugin's running totals |names[0..n)| into |v| (UINT64_MAX for one
+// it does not export).
+static void metrics_snapshot(vyre_bench_ctx *c, const char *const *names, int n, uint64_t *v) {
+  for (int m = 0; m < n; m++)
+    v[m] = vyre_bench_metric(c->dev, names[m]);
+}
+
+// Adds each total's growth since |v0| to |sum|; 0 when the plugin does not
+// export one of them.
+static int metrics_add(vyre_bench_ctx *c, const char *const *names, int n, const uint64_t *v0,
+                       uint64_t *sum) {
+  for (int m = 0; m < n; m++) {
+    uint64_t now = vyre_bench_metric(c->dev, names[m]);
+    if (now == UINT64_MAX || v0[m] == UINT64_MAX || now < v0[m]) return 0;
+    sum[m] += now - v0[m];
+  }
+  return 1;
+}
+
 // Where a batch job's host time goes in the Vulkan plugin (plugin-vulkan/
 // README.md: running totals in ns): preparing, recording and submitting;
 // the fence wait; results and release. Summed over the measured batches.
 #define BATCH_M 3
 static const char *const batch_m[BATCH_M] = {"vk_host_record_ns", "vk_host_wait_ns",
                                              "vk_host_finish_ns"};
-
-static void batch_snapshot(vyre_bench_ctx *c, uint64_t v[BATCH_M]) {
-  for (int m = 0; m < BATCH_M; m++)
-    v[m] = vyre_bench_metric(c->dev, batch_m[m]);
-}
-
-// Adds the growth since |v0| to |sum|; 0 when the plugin has no such metrics.
-static int batch_add(vyre_bench_ctx *c, const uint64_t v0[BATCH_M], uint64_t sum[BATCH_M]) {
-  uint64_t v[BATCH_M];
-  batch_snapshot(c, v);
-  for (int m = 0; m < BATCH_M; m++) {
-    if (v[m] == UINT64_MAX || v0[m] == UINT64_MAX || v[m] < v0[m]) return 0;
-    sum[m] += v[m] - v0[m];
-  }
-  return 1;
-}
 
 static const char kBatchWhat[] =
     "vyre_dispatch_batch of 64 jobs (x[0] += 1, one resident buffer each), per job";
@@ -198,7 +201,7 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
       items[j].args = &args[j];
       items[j].arg_count = 1;
     }
-    if (i >= warm && have_parts) batch_snapshot(c, v0);
+    if (i >= warm && have_parts) metrics_snapshot(c, batch_m, BATCH_M, v0);
     uint64_t t0 = vyre_bench_now_ns();
     st = vyre_dispatch_batch(c->dev, items, VYRE_BENCH_BATCH, &err);
     uint64_t t1 = vyre_bench_now_ns();
@@ -206,7 +209,8 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
       fail_st(out, "vyre_dispatch_batch", st, &err);
       goto done;
     }
-    if (i >= warm && have_parts && (have_parts = batch_add(c, v0, parts)) != 0) {
+    if (i >= warm && have_parts &&
+        (have_parts = metrics_add(c, batch_m, BATCH_M, v0, parts)) != 0) {
       measured_ns += t1 - t0;
       batches++;
     }
@@ -267,16 +271,6 @@ static const char *const compile_m[COMPILE_M] = {
     "cuda_compile_codegen_ns", "cuda_compile_nvrtc_ns", "cuda_compile_store_ns",
     "cuda_compile_load_ns"};
 
-// Adds the metrics' growth since |v0| to |sum|; 0 when the plugin has none.
-static int compile_add(vyre_bench_ctx *c, const uint64_t v0[COMPILE_M], uint64_t sum[COMPILE_M]) {
-  for (int m = 0; m < COMPILE_M; m++) {
-    uint64_t now = vyre_bench_metric(c->dev, compile_m[m]);
-    if (now == UINT64_MAX || v0[m] == UINT64_MAX || now < v0[m]) return 0;
-    sum[m] += now - v0[m];
-  }
-  return 1;
-}
-
 static const char kColdWhat[] =
     "vyre_kernel_compile of a never-seen program (x[0] += <fresh literal>)";
 
@@ -296,13 +290,12 @@ void vyre_bench_fig_cold_compile(vyre_bench_ctx *c, vyre_bench_side *out) {
       break;
     }
     uint64_t before = vyre_bench_metric(c->dev, "compiles");
-    for (int m = 0; m < COMPILE_M; m++)
-      v0[m] = vyre_bench_metric(c->dev, compile_m[m]);
+    metrics_snapshot(c, compile_m, COMPILE_M, v0);
     uint64_t t0 = vyre_bench_now_ns();
     uint32_t st = vyre_kernel_compile(c->dev, p, NULL, &k, &err);
     uint64_t t1 = vyre_bench_now_ns();
     uint64_t after = vyre_bench_metric(c->dev, "compiles");
-    if (i >= warm && have_parts) have_parts = compile_add(c, v0, parts);
+    if (i >= warm && have_parts) have_parts = metrics_add(c, compile_m, COMPILE_M, v0, parts);
     if (st) {
       fail_st(out, "vyre_kernel_compile", st, &err);
     } else if (before != UINT64_MAX && after == before) {
@@ -526,11 +519,6 @@ static const char *const ring_m[RING_M] = {
     "cuda_ring_batches", "cuda_ring_cycle_ns", "cuda_ring_submits",    "cuda_ring_submit_ns",
     "cuda_ring_fill_ns", "cuda_ring_lock_ns",  "cuda_ring_doorbell_ns"};
 
-static void ring_snapshot(vyre_bench_ctx *c, uint64_t v[RING_M]) {
-  for (int m = 0; m < RING_M; m++)
-    v[m] = vyre_bench_metric(c->dev, ring_m[m]);
-}
-
 // Writes |head| and the per-item means since |v0| into |what|; leaves it as
 // it is when the plugin has no such metrics or reaped no item.
 static void ring_describe(vyre_bench_ctx *c, const uint64_t v0[RING_M], const char *head,
@@ -586,7 +574,7 @@ void vyre_bench_fig_stream_item(vyre_bench_ctx *c, vyre_bench_side *out) {
     uint32_t in = i * 5u + 1u, res = 0;
     vyre_arg a = {.data = &in, .bytes = 4, .out = &res, .out_bytes = 4};
     uint64_t seq = 0;
-    if (i == warm) ring_snapshot(c, ring0);
+    if (i == warm) metrics_snapshot(c, ring_m, RING_M, ring0);
     uint64_t t0 = vyre_bench_now_ns();
     st = vyre_stream_submit(s, &a, 1, NULL, UINT64_MAX, &seq, &err);
     if (!st) st = vyre_stream_wait(s, seq, UINT64_MAX, NULL, &err);
@@ -668,7 +656,7 @@ void vyre_bench_fig_stream_rate(vyre_bench_ctx *c, vyre_bench_side *out) {
   uint64_t submit_ns = 0, submit_items = 0; // the submitting loops' time, blocking included
   for (uint32_t r = 0; r < warm + reps; r++) {
     rc.base = r * 1000u;
-    if (r == warm) ring_snapshot(c, ring0);
+    if (r == warm) metrics_snapshot(c, ring_m, RING_M, ring0);
     uint64_t t0 = vyre_bench_now_ns();
     for (uint32_t i = 0; i < RATE_ITEMS && !st; i++) {
       uint32_t in = rc.base + i;
