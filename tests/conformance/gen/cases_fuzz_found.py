@@ -17,7 +17,7 @@ tests/fuzzgen/open/README.md has their history and the switches tried."""
 import json
 import os
 
-from vyre_gen import case
+from vyre_gen import case_of
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -80,10 +80,4 @@ def gen_fuzz_found(ctx):
     for seed, rel, description in FOUND:
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
-            d = json.load(f)
-        c = case(rel.split("/")[1], description, d["buffers"], d["body"],
-                 wg=d["workgroup_size"], grid=d["grid"], inputs=d["inputs"],
-                 expect=d["expect"])
-        if "subgroup_size" in d:
-            c["subgroup_size"] = d["subgroup_size"]
-        ctx.W.add(rel + ".json", c)
+            ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))

@@ -489,11 +489,7 @@ def gen_fuzz_gpu_fma_zrecheck(ctx):
     # phis after its guards' branches; README.md VK-F32-19), kept as the
     # fuzzer generated it.
     for name, description, text in _FMA_ZRECHECK + _FMA_RUN:
-        d = json.loads("".join(text))
-        ctx.W.add(name + ".json",
-                  case(name.split("/")[1], description, d["buffers"], d["body"],
-                       wg=d["workgroup_size"], grid=d["grid"], inputs=d["inputs"],
-                       expect=d["expect"]))
+        ctx.W.add(name + ".json", case_of(name, description, json.loads("".join(text))))
 
 
 _FMA_ZRECHECK = [    ("f32/fma_zrecheck_loop_narrow_stores",

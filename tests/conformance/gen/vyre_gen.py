@@ -1252,6 +1252,18 @@ def case(name, description, buffers, body, wg=(64, 1, 1), grid=None, inputs=None
     return c
 
 
+def case_of(rel, description, d):
+    """The case file of a program as `vyre fuzz` wrote it (|d|, the parsed
+    file: buffers, body, workgroup, grid, inputs, the reference's expect, and
+    a subgroup size where it had one), named after |rel| (AREA/NAME)."""
+    c = case(rel.split("/")[1], description, d["buffers"], d["body"],
+             wg=d["workgroup_size"], grid=d["grid"], inputs=d["inputs"],
+             expect=d["expect"])
+    if "subgroup_size" in d:
+        c["subgroup_size"] = d["subgroup_size"]
+    return c
+
+
 class Writer:
     """Collects files below a root and writes them; removes stale generated
     files (every *.json below the given areas that was not produced)."""
