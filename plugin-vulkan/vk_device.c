@@ -682,7 +682,6 @@ void vyre_vk_device_close(vyre_backend *be) {
   vyre_vk_pipes_free(be);
   vyre_vk_buffers_orphan(be);
   vyre_vk_pools_free(be);
-  vyre_vk_jobs_cache_free(be);
   if (be->pipeline_cache) vkDestroyPipelineCache(be->device, be->pipeline_cache, NULL);
   be->pipeline_cache = VK_NULL_HANDLE;
   vkDestroyCommandPool(be->device, be->pool, NULL);
@@ -937,7 +936,7 @@ void vyre_vk_destroy(vyre_backend *be) {
     vyre_kit_object_kill(&b->h);
     free(b);
   }
-  vyre_vk_jobs_cache_free(be); // jobs freed after the device closed
+  vyre_vk_jobs_cache_free(be); // host memory: kept across recovers
   pthread_mutex_destroy(&be->lock);
   pthread_rwlock_destroy(&be->life);
   free(be);

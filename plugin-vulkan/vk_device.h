@@ -119,7 +119,7 @@ struct vyre_backend {
   uint32_t free_block_count;
   uint64_t free_block_bytes;
   // Job records kept for reuse (vk_job.c, linked through their |group|;
-  // at most VYRE_VK_MAX_FREE_JOBS), under |lock|: a job is 6 KB, whose
+  // at most VYRE_VK_MAX_FREE_JOBS; freed with the backend), under |lock|: a job is 6 KB, whose
   // malloc and free cost a batch more host time per job than its recording.
   struct vyre_vk_job *free_jobs;
   uint32_t free_job_count;

@@ -111,8 +111,7 @@ int vyre_vk_job_refill(vyre_vk_job *j, const vyre_dispatch_args *a);
 // After the fence: copies outputs back, reads the trap record and timing.
 uint32_t vyre_vk_job_finish(vyre_vk_job *j, vyre_dispatch_result *out, vyre_error *err);
 void vyre_vk_job_free(vyre_vk_job *j);
-// The job records kept for reuse, freed (device close and backend destroy:
-// no other user).
+// The job records kept for reuse, freed (backend destroy: no other user).
 void vyre_vk_jobs_cache_free(vyre_backend *be);
 // Allocates and begins a primary command buffer. Call with be->lock held,
 // and keep holding it while recording into the buffer and ending it: the
