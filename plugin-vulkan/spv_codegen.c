@@ -525,6 +525,35 @@ static uint32_t local_value(vyre_spv_cg *c, uint32_t idx, uint32_t v) {
   return v;
 }
 
+// README.md VK-DEAD-2 (opt.drop_inert): whether statement |idx| has no
+// effect: a `let` or `assign` that drop_unread leaves out (VK-DEAD-1), or a
+// `for`, `if` or `block` whose lists hold only such statements. Expressions
+// have no effects and loops run a finite count of trips (docs/ir.md
+// IR-STMT-1), and a `for` variable is visible only in its body (IR-STMT-3),
+// so leaving the statement out changes no result.
+static int stmts_inert(const vyre_spv_cg *c, uint32_t first, uint32_t count);
+static int stmt_inert(const vyre_spv_cg *c, uint32_t idx) {
+  const vyre_ir_node *n = &c->p->nodes[idx];
+  switch (n->kind) {
+  case VYRE_IR_K_LET:
+  case VYRE_IR_K_ASSIGN:
+    return c->opt->drop_unread && (c->plan->facts[idx].flags & VYRE_KIT_FACT_UNREAD);
+  case VYRE_IR_K_IF:
+    return stmts_inert(c, n->list, n->list_count) && stmts_inert(c, n->alt, n->alt_count);
+  case VYRE_IR_K_FOR:
+  case VYRE_IR_K_BLOCK:
+    return stmts_inert(c, n->list, n->list_count);
+  default:
+    return 0;
+  }
+}
+
+static int stmts_inert(const vyre_spv_cg *c, uint32_t first, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++)
+    if (!stmt_inert(c, vyre_kit_plan_stmt(c->plan, first, i))) return 0;
+  return 1;
+}
+
 // Statement |idx| (the plan checked its kind, references and lists).
 static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
@@ -554,12 +583,16 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
         cg_stmts(c, n->alt, n->alt_count);
       break;
     }
-    if (!n->list_count && !n->alt_count) break;
-    if (!n->list_count || !n->alt_count) {
+    // VK-DEAD-2: with opt.drop_inert a list without effect counts as empty.
+    uint32_t then_count = n->list_count, else_count = n->alt_count;
+    if (c->opt->drop_inert && then_count && stmts_inert(c, n->list, then_count)) then_count = 0;
+    if (c->opt->drop_inert && else_count && stmts_inert(c, n->alt, else_count)) else_count = 0;
+    if (!then_count && !else_count) break;
+    if (!then_count || !else_count) {
       uint32_t cond = vyre_spv_expr(c, n->a);
-      if (!n->list_count) cond = OP(SpvOpLogicalNot, B, cond);
+      if (!then_count) cond = OP(SpvOpLogicalNot, B, cond);
       cg_if f = if_begin(c, cond);
-      if (n->list_count)
+      if (then_count)
         cg_stmts(c, n->list, n->list_count);
       else
         cg_stmts(c, n->alt, n->alt_count);
@@ -582,6 +615,7 @@ static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
     break;
   }
   case VYRE_IR_K_FOR:
+    if (c->opt->drop_inert && stmts_inert(c, n->list, n->list_count)) break; // VK-DEAD-2
     if (c->wg_grain && !c->hoist && (c->plan->facts[idx].flags & VYRE_KIT_FACT_WG_HOIST)) {
       // LOWER-FMA-3: the grain flag cannot change inside this loop: one
       // copy with bare grain runs where it holds, one testing them.

@@ -325,6 +325,12 @@ typedef struct vyre_spv_options {
   // rules, not as arithmetic on constants (README.md VK-F32-23; the
   // plugin sets it on every device unless VYRE_VULKAN_FOLD=0).
   uint32_t fold;
+  // A `for` whose body has no effect, and an `if` whose lists have none,
+  // are not emitted; an `if` with one such list is one-armed (README.md
+  // VK-DEAD-2; an experiment, VYRE_VULKAN_DROP_INERT=1, off by default).
+  // A statement has no effect when it is a `let` or `assign` left out by
+  // drop_unread, or a `for`, `if` or `block` of such statements only.
+  uint32_t drop_inert;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md

@@ -741,6 +741,33 @@ static uint32_t switch_on(const char *name) {
   return v && v[0] == '1' && !v[1];
 }
 
+// VYRE_VULKAN_BATCH_SPLIT (README.md VK-BATCH-2), and its test hook
+// VYRE_VULKAN_BATCH_SPLIT_FAIL when |hook|: unset, empty or "0" 0 (a batch
+// is one command buffer, one submission); a decimal 1..VYRE_VK_BATCH_SPLIT_MAX
+// that many jobs per chunk (the hook: that chunk fails); another value warns
+// and gives 0.
+#define VYRE_VK_BATCH_SPLIT_MAX 65536u
+static uint32_t batch_split_choose(const char *name, int hook) {
+  const char *v = vyre_kit_getenv(name);
+  if (!v || !*v) return 0;
+  char *end = NULL;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (end && !*end && v[0] >= '0' && v[0] <= '9' && n <= VYRE_VK_BATCH_SPLIT_MAX)
+    return (uint32_t)n;
+  if (hook)
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "%s='%.40s' is not a chunk number; no chunk fails. Fix: set 1..%u (the chunk of "
+                 "a split batch that fails, from 1; a test hook) or unset it.",
+                 name, v, VYRE_VK_BATCH_SPLIT_MAX);
+  else
+    vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                 "%s='%.40s' is not a number of jobs; a batch stays one command buffer and one "
+                 "submission. Fix: set 0 (one submission per batch, the default), 1..%u (chunks "
+                 "of at most that many jobs, each submitted once recorded), or unset it.",
+                 name, v, VYRE_VK_BATCH_SPLIT_MAX);
+  return 0;
+}
+
 // VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19): unset, empty or "1" 1 (a whole
 // run shares one test), "0" 0 (each fma alone), a decimal 2..128 that cap
 // on a run's chunk (an experiment); another value warns and gives 1.
@@ -868,6 +895,17 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // their values; VYRE_VULKAN_FOLD=0 gives generator 62's arithmetic on
   // hidden constants (driver comparisons).
   be->fold = default_on("VYRE_VULKAN_FOLD");
+  be->drop_inert = switch_on("VYRE_VULKAN_DROP_INERT"); // an experiment (VK-DEAD-2)
+  // README.md VK-PIPE-1: a module the driver refuses is compiled once more
+  // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
+  // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt
+  // fails, 2: every attempt does; nothing reaches the driver then).
+  be->unoptimized_retry = default_on("VYRE_VULKAN_UNOPTIMIZED_RETRY");
+  {
+    const char *fo = vyre_kit_getenv("VYRE_VULKAN_FAIL_OPTIMIZED");
+    be->fail_optimized =
+        fo && (fo[0] == '1' || fo[0] == '2') && !fo[1] ? (uint32_t)(fo[0] - '0') : 0;
+  }
   // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
   be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",
@@ -886,6 +924,10 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 / 1 overrides the loop bounds' choice only
   // (tests; README.md VK-LOOP-1).
   be->hide_loop_bounds = override_01("VYRE_VULKAN_HIDE_LOOP_BOUNDS", be->hide_loop_bounds);
+  // README.md VK-BATCH-2: a batch in chunks, each submitted once recorded
+  // (off by default until timed on a GPU).
+  be->batch_split = batch_split_choose("VYRE_VULKAN_BATCH_SPLIT", 0);
+  be->batch_split_fail = batch_split_choose("VYRE_VULKAN_BATCH_SPLIT_FAIL", 1);
   vyre_vk_sg_choose(be);
   be->open_caps.struct_size = sizeof(be->open_caps);
   vyre_vk_get_caps(be, &be->open_caps, NULL);

@@ -3,7 +3,9 @@
 // vk_dispatch.c — the dispatch slots: one-shot, async (a fence per pending),
 // batch (every job in one vkQueueSubmit with one fence and one wait, a status
 // per job, each job's own timeout, every job recorded into one command
-// buffer, barriers only where jobs share resident buffers), and the zombie list that keeps
+// buffer, barriers only where jobs share resident buffers; under
+// VYRE_VULKAN_BATCH_SPLIT one command buffer and submission per chunk of
+// jobs, README.md VK-BATCH-2), and the zombie list that keeps
 // timed-out or released work's resources alive until the device is done with them. Sequences are in
 // vk_sequence.c. Called from the ops table in vk_plugin.c.
 
@@ -396,6 +398,54 @@ static vyre_error *job_error(vyre_error *given, vyre_error *scratch) {
   return scratch;
 }
 
+// Submits |cb| (VK_NULL_HANDLE: no command buffer, an empty submission)
+// with |fence| (VK_NULL_HANDLE: none). Takes the lock (the queue).
+static uint32_t queue_submit(vyre_backend *be, VkCommandBuffer cb, VkFence fence, vyre_error *err) {
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+  pthread_mutex_lock(&be->lock);
+  be->n_submit++;
+  VkResult r = vkQueueSubmit(be->queue, cb ? 1u : 0u, cb ? &si : NULL, fence);
+  pthread_mutex_unlock(&be->lock);
+  return r == VK_SUCCESS ? VYRE_STATUS_OK
+                         : vyre_vk_fail(be, err, r, "vkQueueSubmit", "retry with less work");
+}
+
+// Makes the descriptor sets of the |n| jobs of |js| (NULL entries: jobs
+// that failed their checks; at least one is not), records them into a
+// command buffer of their own and submits it: with a new fence in
+// |*out_fence| when |out_fence| is given (the batch's last chunk), else
+// none. The chunk's first prepared job owns the command buffer, recorded or
+// not (freed with it). |nc|: the chunk's number from 1, for the
+// VYRE_VULKAN_BATCH_SPLIT_FAIL test hook.
+static uint32_t chunk_submit(vyre_backend *be, vyre_vk_job **js, uint32_t n, uint32_t nc,
+                             VkFence *out_fence, vyre_error *err) {
+  if (be->batch_split_fail == nc)
+    return vyre_kit_fail(err, VYRE_STATUS_INTERNAL, 0, VYRE_VK_NAME,
+                         "dispatch_batch: chunk %u failed (VYRE_VULKAN_BATCH_SPLIT_FAIL=%u, a test "
+                         "hook). Fix: unset VYRE_VULKAN_BATCH_SPLIT_FAIL.",
+                         nc, nc);
+  uint32_t st = vyre_vk_jobs_make_sets(be, js, n, err);
+  if (st) return st;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  pthread_mutex_lock(&be->lock);
+  st = vyre_vk_cb_begin(be, &cb, err);
+  if (!st) {
+    vyre_vk_jobs_record(be, cb, js, n);
+    VkResult r = vkEndCommandBuffer(cb);
+    if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
+  }
+  pthread_mutex_unlock(&be->lock);
+  for (uint32_t i = 0; i < n && cb; i++)
+    if (js[i]) {
+      js[i]->cb = cb;
+      break;
+    }
+  if (st) return st;
+  if (out_fence) return vyre_vk_submit(be, &cb, 1, out_fence, err);
+  return queue_submit(be, cb, VK_NULL_HANDLE, err);
+}
+
 uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
                                 vyre_error *err) {
   uint64_t t0 = vyre_kit_now_ns();
@@ -428,45 +478,81 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
                          "dispatch_batch: out of host memory for %u jobs. Fix: use smaller "
                          "batches.",
                          n);
-  // Every job's resources first (pooled; the descriptor sets from one pool
-  // per VYRE_VK_BATCH_SETS jobs), then all of them recorded into one command
-  // buffer in phases (vyre_vk_jobs_record): one submit, one fence for the batch.
-  uint32_t ncb = 0;
-  vyre_error scratch;
-  for (uint32_t i = 0; i < n; i++) {
-    vyre_error *e = job_error(jobs[i].error, &scratch);
-    jobs[i].status = vyre_vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
-    if (jobs[i].status) continue;
-    ncb++;
-  }
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  if (ncb) st = vyre_vk_jobs_make_sets(be, js, n, err);
-  if (ncb && !st) {
-    pthread_mutex_lock(&be->lock);
-    st = vyre_vk_cb_begin(be, &cb, err);
-    if (!st) {
-      vyre_vk_jobs_record(be, cb, js, n);
-      VkResult r = vkEndCommandBuffer(cb);
-      if (r != VK_SUCCESS) st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
-    }
-    pthread_mutex_unlock(&be->lock);
-    // The first prepared job owns the command buffer (freed with it).
-    for (uint32_t i = 0; i < n && cb; i++)
-      if (js[i]) {
-        js[i]->cb = cb;
-        break;
-      }
-  }
+  // Chunk by chunk (one chunk of every job unless VYRE_VULKAN_BATCH_SPLIT,
+  // README.md VK-BATCH-2): the chunk's jobs' resources (pooled; the
+  // descriptor sets from one pool per VYRE_VK_BATCH_SETS jobs), then the
+  // chunk recorded into a command buffer of its own in phases
+  // (vyre_vk_jobs_record, which starts with a barrier after everything
+  // submitted earlier and ends with one to the host), submitted at once so
+  // the device runs it while the host prepares the next. Only the last
+  // submission has a fence: a fence signal operation's first
+  // synchronization scope holds every batch of its vkQueueSubmit and, for
+  // vkQueueSubmit, "all commands that occur earlier in submission order"
+  // (Vulkan spec, "Fence Signaling"), so one wait covers every chunk.
+  const uint32_t chunk = be->batch_split && be->batch_split < n ? be->batch_split : n;
+  uint32_t ran = 0;              // jobs [0, ran) are in submitted chunks
+  uint32_t nsub = 0;             // chunks submitted
+  uint32_t reached = 0;          // jobs [0, reached) were prepared (or failed their own checks)
+  uint32_t cst = VYRE_STATUS_OK; // a chunk's failure (in |err|): every job from |ran| on gets it
   VkFence fence = VK_NULL_HANDLE;
-  if (!st && ncb) st = vyre_vk_submit(be, &cb, 1, &fence, err);
+  vyre_error scratch;
+  for (uint32_t c0 = 0, nc = 1; c0 < n && !cst; c0 += chunk, nc++) {
+    const uint32_t cn = n - c0 < chunk ? n - c0 : chunk;
+    uint32_t np = 0;
+    for (uint32_t i = c0; i < c0 + cn; i++) {
+      vyre_error *e = job_error(jobs[i].error, &scratch);
+      jobs[i].status = vyre_vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
+      if (jobs[i].status) continue;
+      np++;
+    }
+    reached = c0 + cn;
+    if (np) cst = chunk_submit(be, js + c0, cn, nc, c0 + cn == n ? &fence : NULL, err);
+    if (cst) break;
+    ran = c0 + cn;
+    nsub += np != 0;
+  }
+  if (nsub && !fence) {
+    // Chunks run, and none of the rest was submitted (a later chunk failed,
+    // or its jobs all failed their own checks): their resources stay until
+    // a fence after them signals (an empty submission's fence: its first
+    // scope is every earlier command of the queue, "Fence Signaling").
+    vyre_error e2 = {.struct_size = sizeof(e2)};
+    if (vyre_vk_fence_get(be, &fence, &e2) == VYRE_STATUS_OK &&
+        queue_submit(be, VK_NULL_HANDLE, fence, &e2) != VYRE_STATUS_OK) {
+      vyre_vk_fence_put(be, fence);
+      fence = VK_NULL_HANDLE;
+    }
+    if (!fence) {
+      // No fence to wait on: the idle device instead (after a device loss it
+      // returns at once; the submitted chunks then report the loss).
+      pthread_mutex_lock(&be->lock);
+      VkResult r = vkDeviceWaitIdle(be->device);
+      pthread_mutex_unlock(&be->lock);
+      if (r != VK_SUCCESS) st = vyre_vk_fail(be, &e2, r, "vkDeviceWaitIdle", "retry");
+      if (st && !cst) {
+        copy_error(err, &e2);
+        cst = st;
+      }
+    }
+  }
+  if (cst)
+    // The jobs not run get the chunk's failure, as every prepared job does
+    // when the single command buffer of an unsplit batch fails; those of
+    // later chunks were never prepared.
+    for (uint32_t i = ran; i < n; i++)
+      if (i >= reached || (js[i] && jobs[i].status == VYRE_STATUS_OK)) {
+        jobs[i].status = cst;
+        if (jobs[i].error) copy_error(jobs[i].error, err);
+      }
   uint64_t t1 = vyre_kit_now_ns();
-  if (!st && ncb) st = batch_wait(be, fence, jobs, js, n, t0, err);
+  if (!st && fence) st = batch_wait(be, fence, jobs, js, n, t0, err);
   uint64_t t2 = vyre_kit_now_ns();
   be->ns_record += t1 - t0;
   be->ns_wait += t2 - t1;
   if (st == VYRE_STATUS_TIMEOUT) {
     // Every job's resources stay leased until the device is done: they go
-    // to the zombie list as one group that owns the shared fence.
+    // to the zombie list as one group that owns the shared fence. Each
+    // chunk's command buffer is owned by its first prepared job, a member.
     vyre_vk_job *head = NULL;
     for (uint32_t i = 0; i < n; i++) {
       if (!js[i]) continue;
@@ -475,7 +561,7 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
         if (jobs[i].error) copy_error(jobs[i].error, err);
       }
       if (!head) {
-        head = js[i]; // the first prepared job: it owns the command buffer
+        head = js[i]; // the first prepared job
         head->fence = fence;
       } else {
         js[i]->group = head->group;
@@ -502,7 +588,8 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   vyre_vk_fence_put(be, fence);
   free(js);
   be->ns_finish += vyre_kit_now_ns() - t2;
-  return st == VYRE_STATUS_DEVICE_LOST ? st : VYRE_STATUS_OK;
+  return st == VYRE_STATUS_DEVICE_LOST || cst == VYRE_STATUS_DEVICE_LOST ? VYRE_STATUS_DEVICE_LOST
+                                                                         : VYRE_STATUS_OK;
 }
 
 void vyre_vk_pendings_drop(vyre_backend *be) {

@@ -65,6 +65,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->ind_key_base);         // VK-F32-18
   vyre_kit_key_add_u32(k, be->key_word);             // VK-F32-22
   vyre_kit_key_add_u32(k, be->fold);                 // VK-F32-23
+  vyre_kit_key_add_u32(k, be->drop_inert);           // VK-DEAD-2
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -149,6 +150,22 @@ static void pipes_destroy_list(vyre_backend *be, vyre_vk_pipe *dead) {
   }
 }
 
+// vkCreateComputePipelines, through the test hook VYRE_VULKAN_FAIL_OPTIMIZED
+// (README.md VK-PIPE-1): 1 the optimized attempt fails as VK_ERROR_UNKNOWN
+// without reaching the driver, 2 every attempt does.
+static VkResult create_pipeline(vyre_backend *be, const VkComputePipelineCreateInfo *cp,
+                                VkPipeline *out) {
+  int unoptimized = (cp->flags & VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT) != 0;
+  if (be->fail_optimized >= 2 || (be->fail_optimized == 1 && !unoptimized)) return VK_ERROR_UNKNOWN;
+  return vkCreateComputePipelines(be->device, be->pipeline_cache, 1, cp, NULL, out);
+}
+
+// README.md VK-PIPE-1: the VkResults with which a driver refuses a module it
+// could not compile (not memory or a lost device).
+static int compile_refused(VkResult r) {
+  return r == VK_ERROR_UNKNOWN || r == VK_ERROR_INITIALIZATION_FAILED;
+}
+
 static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t *words, size_t n,
                               const char *label, vyre_error *err) {
   VkShaderModuleCreateInfo smci = {
@@ -210,11 +227,36 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
     cp.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   }
   if (be->pipeline_stats) cp.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  r = vkCreateComputePipelines(be->device, be->pipeline_cache, 1, &cp, NULL, &pp->pipeline);
+  r = create_pipeline(be, &cp, &pp->pipeline);
+  VkResult unoptimized = VK_SUCCESS;
+  if (compile_refused(r) && be->unoptimized_retry) {
+    // README.md VK-PIPE-1: the module is valid SPIR-V (every generated
+    // module passes spirv-val in the tests), so a refusal is the driver's
+    // compiler failing; once more without its optimizations, where the
+    // faults the fuzzer found live, rather than no result at all.
+    pp->pipeline = VK_NULL_HANDLE;
+    cp.flags |= VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT;
+    unoptimized = create_pipeline(be, &cp, &pp->pipeline);
+    if (unoptimized == VK_SUCCESS) {
+      be->n_unoptimized++;
+      vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                   "the driver could not compile '%s' (%s); it runs compiled without the "
+                   "driver's optimizations (VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT), "
+                   "possibly slower. Fix: none needed; report the program to vyre so the "
+                   "code generator can avoid the driver's fault.",
+                   label, vyre_vk_result_name(r));
+      r = VK_SUCCESS;
+    }
+  }
   if (r != VK_SUCCESS) {
     pp->pipeline = VK_NULL_HANDLE;
-    char what[128];
-    snprintf(what, sizeof(what), "vkCreateComputePipelines for '%s'", label);
+    char what[192];
+    if (unoptimized != VK_SUCCESS)
+      snprintf(what, sizeof(what),
+               "vkCreateComputePipelines for '%s' (and again without optimizations: %s)", label,
+               vyre_vk_result_name(unoptimized));
+    else
+      snprintf(what, sizeof(what), "vkCreateComputePipelines for '%s'", label);
     return vyre_vk_fail(be, err, r, what, "report this as a plugin bug with the program");
   }
   vyre_vk_stats_log(be, pp->pipeline, label);
@@ -436,6 +478,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .ind_key_base = be->ind_key_base,
                             .key_word = be->key_word,
                             .fold = be->fold,
+                            .drop_inert = be->drop_inert,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

@@ -138,7 +138,10 @@ static const char *const kExtraMetrics[] = {
     "vk_forms_vendor",
     // job records allocated: a warm dispatch reuses one (none under
     // AddressSanitizer, which then sees every use after free)
-    "vk_job_records"};
+    "vk_job_records",
+    // pipelines the driver refused and compiled without its optimizations
+    // (README.md VK-PIPE-1)
+    "vk_pipelines_unoptimized"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -182,7 +185,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->sg_native,
                          be->sg_selftest_ran,
                          be->forms_vendor,
-                         be->n_job_alloc};
+                         be->n_job_alloc,
+                         be->n_unoptimized};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

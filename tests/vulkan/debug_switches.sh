@@ -7,8 +7,8 @@
 #     DIR/<label>.spv (and -indirect.spv), each valid for spirv-val; a folder
 #     that cannot be written is a warning naming the path, and the run still
 #     gives its results;
-#   - VYRE_VULKAN_DONTINLINE (VK-MATH-7) and VYRE_VULKAN_DROP_UNREAD=0
-#     (VK-DEAD-1) keep results: a case with cr_math and one with an unread
+#   - VYRE_VULKAN_DONTINLINE (VK-MATH-7), VYRE_VULKAN_DROP_UNREAD=0
+#     (VK-DEAD-1) and VYRE_VULKAN_DROP_INERT=1 (VK-DEAD-2) keep results: a case with cr_math and one with an unread
 #     let meet their "expect" under each; a value of DONTINLINE that is no
 #     mode warns with a Fix;
 #   - the per-device overrides VYRE_VULKAN_HIDE_SELECT_OPERANDS=0 and
@@ -69,6 +69,8 @@ grep -q "VYRE_VULKAN_DONTINLINE=bogus is not a set of helper functions; using au
   "$work/out" || { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_DONTINLINE=bogus"; }
 run "$unread"
 run "$unread" VYRE_VULKAN_DROP_UNREAD=0
+run "$dead" VYRE_VULKAN_DROP_INERT=1
+run "$unread" VYRE_VULKAN_DROP_INERT=1
 
 # differs CASE LABEL VAR=VALUE: the case meets its expect with the switch,
 # and the module it dumps differs from the default one.

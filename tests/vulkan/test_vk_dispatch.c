@@ -6,6 +6,8 @@
 // reduction in workgroup memory, atomics, the trap record, integer edge
 // cases. Skips when no Vulkan device is present.
 
+#define _POSIX_C_SOURCE 200809L // setenv
+
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -780,6 +782,320 @@ static void test_runtime_concurrent_compiles_and_dispatches(void **state) {
   free(t);
 }
 
+// A metric of |be| by name (the split tests open backends of their own).
+static uint64_t metric_of(vyre_backend *be, const char *name) {
+  vyre_metric mt[64];
+  uint32_t nm = 0;
+  assert_int_equal(vk_ops()->metrics(be, mt, 64, &nm), VYRE_STATUS_OK);
+  for (uint32_t k = 0; k < nm && k < 64; k++)
+    if (strcmp(mt[k].name, name) == 0) return mt[k].value;
+  fail_msg("no metric %s", name);
+  return 0;
+}
+
+// A backend opened with the variable |name| set to |value| (NULL: a second
+// variable not set) for the open only; NULL when there is no device.
+static vyre_backend *open_with(const char *name, const char *value, const char *name2,
+                               const char *value2) {
+  setenv(name, value, 1);
+  if (name2) setenv(name2, value2, 1);
+  vyre_backend *be = vk_open();
+  unsetenv(name);
+  if (name2) unsetenv(name2);
+  return be;
+}
+
+// The split batch (README.md VK-BATCH-2): 10 inc jobs on |be|, in chunks
+// of 4 under VYRE_VULKAN_BATCH_SPLIT=4: host jobs 0, 4, 9 (their own
+// arrays); resident rb[0] incremented by jobs 1, 5 and 8 (chunks 1, 2, 3:
+// each reads what the chunk before wrote), rb[1] by jobs 2, 3 (one chunk)
+// and 6, rb[2] by job 7. Job |bad| (< 10) gets no binding
+// (INVALID_ARGUMENT). Fills the jobs' statuses and errors, the resident
+// buffers' words and the host arrays after the batch, and the number of
+// vkQueueSubmit calls it made.
+enum { SPLIT_N = 10, SPLIT_W = 8 };
+typedef struct split_out {
+  uint32_t status[SPLIT_N];
+  vyre_error err[SPLIT_N];
+  uint32_t res[3][SPLIT_W];
+  uint32_t host[SPLIT_N][SPLIT_W];
+  uint64_t submits;
+} split_out;
+
+static void split_batch_run(vyre_backend *be, uint32_t bad, split_out *o) {
+  const vyre_backend_ops *ops = vk_ops();
+  tb *t = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *m = vk_compile(be, inc_program(t), &err);
+  assert_non_null(m);
+  vyre_buffer *rb[3];
+  for (int r = 0; r < 3; r++)
+    assert_int_equal(ops->buffer_alloc(be, 4 * SPLIT_W, &rb[r], &err), VYRE_STATUS_OK);
+  static const int kRes[SPLIT_N] = {-1, 0, 1, 1, -1, 0, 1, 2, 0, -1};
+  vyre_binding bind[SPLIT_N];
+  vyre_dispatch_args args[SPLIT_N];
+  vyre_batch_job jobs[SPLIT_N];
+  for (uint32_t i = 0; i < SPLIT_N; i++) {
+    for (uint32_t k = 0; k < SPLIT_W; k++)
+      o->host[i][k] = i * 10 + k;
+    if (kRes[i] < 0)
+      bind[i] = (vyre_binding){.buffer_index = 0,
+                               .kind = VYRE_BINDING_HOST,
+                               .bytes = sizeof(o->host[i]),
+                               .data = o->host[i]};
+    else
+      bind[i] = (vyre_binding){.buffer_index = 0,
+                               .kind = VYRE_BINDING_RESIDENT,
+                               .bytes = 4 * SPLIT_W,
+                               .resident = rb[kRes[i]]};
+    args[i] = (vyre_dispatch_args){.struct_size = sizeof(args[i]),
+                                   .binding_count = i == bad ? 0 : 1,
+                                   .module = m,
+                                   .bindings = &bind[i],
+                                   .grid = {1, 1, 1},
+                                   .repeat = 1};
+    o->err[i] = (vyre_error){.struct_size = sizeof(vyre_error)};
+    jobs[i] = (vyre_batch_job){.args = &args[i], .error = &o->err[i]};
+  }
+  uint64_t before = metric_of(be, "vk_queue_submits");
+  assert_int_equal(ops->dispatch_batch(be, jobs, SPLIT_N, &err), VYRE_STATUS_OK);
+  o->submits = metric_of(be, "vk_queue_submits") - before;
+  for (uint32_t i = 0; i < SPLIT_N; i++)
+    o->status[i] = jobs[i].status;
+  for (int r = 0; r < 3; r++) {
+    vyre_buffer_range rd = {.buffer = rb[r], .offset = 0, .size = 4 * SPLIT_W, .dst = o->res[r]};
+    assert_int_equal(ops->buffer_read(be, &rd, 1, &err), VYRE_STATUS_OK);
+    assert_int_equal(ops->buffer_free(be, rb[r], &err), VYRE_STATUS_OK);
+  }
+  ops->module_release(be, m);
+  free(t);
+}
+
+// What the batch gives as the CPU reference's semantics (jobs in order,
+// each adding 1 to every word of its buffer), job |bad| not run, nor any
+// job from |stop| on.
+static void split_expect(uint32_t bad, uint32_t stop, split_out *want) {
+  static const int kRes[SPLIT_N] = {-1, 0, 1, 1, -1, 0, 1, 2, 0, -1};
+  memset(want->res, 0, sizeof(want->res));
+  for (uint32_t i = 0; i < SPLIT_N; i++)
+    for (uint32_t k = 0; k < SPLIT_W; k++) {
+      uint32_t ran = i != bad && i < stop;
+      want->host[i][k] = i * 10 + k + (kRes[i] < 0 ? ran : 0);
+      if (kRes[i] >= 0) want->res[kRes[i]][k] += ran;
+    }
+}
+
+// README.md VK-BATCH-2: under VYRE_VULKAN_BATCH_SPLIT=4 a batch of 10 jobs
+// is 3 submissions (1 without the switch) with the same results as one
+// submission and as the jobs run in order, across chunks too (a resident
+// buffer written in chunk 1 and read in chunks 2 and 3); a job with an
+// invalid argument in the middle of chunk 2 fails alone. A malformed value
+// leaves a batch one submission; a chunk size above the batch's too.
+static void test_runtime_batch_split_submits_per_chunk_with_same_results(void **state) {
+  NEED_DEVICE();
+  vyre_backend *be = open_with("VYRE_VULKAN_BATCH_SPLIT", "4", NULL, NULL);
+  assert_non_null(be);
+  split_out *one = calloc(1, sizeof(split_out)), *split = calloc(1, sizeof(split_out)),
+            *want = calloc(1, sizeof(split_out));
+  for (uint32_t bad = 5; bad <= SPLIT_N; bad += SPLIT_N - 5) { // job 5 invalid, then none
+    split_batch_run(g_be, bad, one);
+    split_batch_run(be, bad, split);
+    split_expect(bad, SPLIT_N, want);
+    assert_int_equal(one->submits, 1);
+    assert_int_equal(split->submits, 3);
+    for (uint32_t i = 0; i < SPLIT_N; i++) {
+      uint32_t st = i == bad ? VYRE_STATUS_INVALID_ARGUMENT : VYRE_STATUS_OK;
+      assert_int_equal(one->status[i], st);
+      assert_int_equal(split->status[i], st);
+    }
+    if (bad < SPLIT_N) assert_non_null(strstr(split->err[bad].message, "0 bindings given"));
+    assert_memory_equal(split->res, want->res, sizeof(want->res));
+    assert_memory_equal(split->host, want->host, sizeof(want->host));
+    assert_memory_equal(one->res, want->res, sizeof(want->res));
+    assert_memory_equal(one->host, want->host, sizeof(want->host));
+  }
+  assert_int_equal(metric_of(be, "validation_errors"), 0);
+  vk_ops()->destroy(be);
+  // Not a number: warned about, and a batch stays one submission. Above
+  // the batch's size: one chunk.
+  static const char *const kOne[2] = {"4x", "64"};
+  for (int v = 0; v < 2; v++) {
+    be = open_with("VYRE_VULKAN_BATCH_SPLIT", kOne[v], NULL, NULL);
+    assert_non_null(be);
+    split_batch_run(be, SPLIT_N, split);
+    assert_int_equal(split->submits, 1);
+    assert_memory_equal(split->res, want->res, sizeof(want->res));
+    vk_ops()->destroy(be);
+  }
+  free(one);
+  free(split);
+  free(want);
+}
+
+// README.md VK-BATCH-2: a chunk that fails after earlier chunks were
+// submitted (VYRE_VULKAN_BATCH_SPLIT_FAIL=2, the test hook: chunk 2 fails as
+// if its command buffer could not be begun). Chunk 1's jobs deliver their
+// results after an empty submission's fence (2 submissions in all); every
+// job from chunk 2 on gets the failure and changes nothing; the backend
+// stays usable. Chunk 1 failing submits nothing.
+static void test_runtime_batch_split_failed_chunk_waits_for_earlier_ones(void **state) {
+  NEED_DEVICE();
+  split_out *o = calloc(1, sizeof(split_out)), *want = calloc(1, sizeof(split_out));
+  for (uint32_t failing = 2; failing >= 1; failing--) {
+    char fv[4];
+    snprintf(fv, sizeof(fv), "%u", failing);
+    vyre_backend *be =
+        open_with("VYRE_VULKAN_BATCH_SPLIT", "4", "VYRE_VULKAN_BATCH_SPLIT_FAIL", fv);
+    assert_non_null(be);
+    uint32_t stop = 4 * (failing - 1); // the first job not run
+    split_batch_run(be, SPLIT_N, o);
+    split_expect(SPLIT_N, stop, want);
+    assert_int_equal(o->submits, failing == 2 ? 2 : 0);
+    for (uint32_t i = 0; i < SPLIT_N; i++) {
+      if (i < stop) {
+        assert_int_equal(o->status[i], VYRE_STATUS_OK);
+        continue;
+      }
+      assert_int_equal(o->status[i], VYRE_STATUS_INTERNAL);
+      char msg[64];
+      snprintf(msg, sizeof(msg), "chunk %u failed", failing);
+      if (!strstr(o->err[i].message, msg)) fail_msg("job %u: %s", i, o->err[i].message);
+    }
+    assert_memory_equal(o->res, want->res, sizeof(want->res));
+    assert_memory_equal(o->host, want->host, sizeof(want->host));
+    // A batch of one chunk that the hook leaves alone still runs.
+    if (failing == 2) {
+      tb *t = calloc(1, sizeof(tb));
+      uint32_t host[100] = {0};
+      assert_int_equal(vk_run(be, inc_program(t), (uint32_t[3]){2, 1, 1}, (void *[]){host},
+                              (uint64_t[]){400}, NULL, &o->err[0]),
+                       VYRE_STATUS_OK);
+      assert_int_equal(host[99], 1);
+      free(t);
+    }
+    assert_int_equal(metric_of(be, "validation_errors"), 0);
+    vk_ops()->destroy(be);
+  }
+  free(o);
+  free(want);
+}
+
+// x = gid; for j < n[0]: x = x * 1664525 + j; out[gid] = x (guarded): busy
+// for a while on lavapipe (test_vk_batch.c's spin program).
+static const vyre_ir_program *split_spin_program(tb *t) {
+  tb_init(t, 64, 1, 1);
+  uint32_t n = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t out = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t i, x;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t s1 = let(t, &x, var(t, i));
+  uint32_t j = tb_local(t, T_U, 0);
+  uint32_t body = assign(
+      t, x,
+      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_U, 1664525)), var(t, j)));
+  uint32_t s2 = for_(t, j, lit(t, T_U, 0), load(t, n, lit(t, T_U, 0)), LIST(t, body));
+  uint32_t st = store(t, out, var(t, i), var(t, x));
+  uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, out)), LIST(t, st), 0, 0);
+  return tb_finish(t, LIST(t, s0, s1, s2, s3));
+}
+
+// docs/abi.md ABI-JOBTIMEOUT-1 under VYRE_VULKAN_BATCH_SPLIT=2: a long job
+// with a 1 ns timeout in chunk 1 before short jobs without one (chunks 1
+// and 2): the short ones deliver their results, the long one times out (or
+// finished in time). Every job with 1 ns: the batch returns TIMEOUT and its
+// jobs (two chunks, two command buffers) go to the zombie list as one
+// group, freed when the device is done (the backend then still serves
+// batches, and destroy reaps the group).
+static void test_runtime_batch_split_keeps_each_jobs_timeout(void **state) {
+  NEED_DEVICE();
+  vyre_backend *be = open_with("VYRE_VULKAN_BATCH_SPLIT", "2", NULL, NULL);
+  assert_non_null(be);
+  const vyre_backend_ops *ops = vk_ops();
+  tb *ts = calloc(1, sizeof(tb)), *ti = calloc(1, sizeof(tb));
+  vyre_error err = {.struct_size = sizeof(err)};
+  vyre_module *spin = vk_compile(be, split_spin_program(ts), &err);
+  vyre_module *inc = vk_compile(be, inc_program(ti), &err);
+  assert_non_null(spin);
+  assert_non_null(inc);
+  enum { SN = 8192, NJ = 4 };
+  static uint32_t spin_out[NJ][SN];
+  uint32_t iters = 8192, host[NJ][8];
+  vyre_binding sb[NJ][2], hb[NJ];
+  vyre_dispatch_args da[NJ];
+  vyre_error e[NJ];
+  vyre_batch_job jobs[NJ];
+  for (int k = 0; k < NJ; k++) {
+    sb[k][0] =
+        (vyre_binding){.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = 4, .data = &iters};
+    sb[k][1] = (vyre_binding){.buffer_index = 1,
+                              .kind = VYRE_BINDING_HOST,
+                              .bytes = sizeof(spin_out[k]),
+                              .data = spin_out[k]};
+    for (int w = 0; w < 8; w++)
+      host[k][w] = (uint32_t)(k * 10 + w);
+    hb[k] = (vyre_binding){
+        .buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = sizeof(host[k]), .data = host[k]};
+    da[k] = (vyre_dispatch_args){.struct_size = sizeof(vyre_dispatch_args),
+                                 .binding_count = 1,
+                                 .module = inc,
+                                 .bindings = &hb[k],
+                                 .grid = {1, 1, 1},
+                                 .repeat = 1};
+    e[k] = (vyre_error){.struct_size = sizeof(vyre_error)};
+    jobs[k] = (vyre_batch_job){.args = &da[k], .error = &e[k]};
+  }
+  da[0] = (vyre_dispatch_args){.struct_size = sizeof(vyre_dispatch_args),
+                               .binding_count = 2,
+                               .module = spin,
+                               .bindings = sb[0],
+                               .grid = {SN / 64, 1, 1},
+                               .repeat = 1,
+                               .timeout_ns = 1};
+  da[3].timeout_ns = 60ull * 1000000000ull;
+  uint64_t before = metric_of(be, "vk_queue_submits");
+  assert_int_equal(ops->dispatch_batch(be, jobs, NJ, &err), VYRE_STATUS_OK);
+  assert_int_equal(metric_of(be, "vk_queue_submits") - before, 2);
+  for (int k = 1; k < NJ; k++) {
+    assert_int_equal(jobs[k].status, VYRE_STATUS_OK);
+    for (int w = 0; w < 8; w++)
+      assert_int_equal(host[k][w], (uint32_t)(k * 10 + w + 1));
+  }
+  if (jobs[0].status == VYRE_STATUS_TIMEOUT)
+    assert_non_null(strstr(e[0].message, "within its timeout of 1 ns"));
+  else
+    assert_int_equal(jobs[0].status, VYRE_STATUS_OK);
+  // Every job a spin with 1 ns: TIMEOUT for the batch and each job.
+  for (int k = 0; k < NJ; k++) {
+    da[k] = da[0];
+    da[k].bindings = sb[k];
+    e[k] = (vyre_error){.struct_size = sizeof(vyre_error)};
+    jobs[k] = (vyre_batch_job){.args = &da[k], .error = &e[k]};
+  }
+  uint32_t st = ops->dispatch_batch(be, jobs, NJ, &err);
+  if (st == VYRE_STATUS_TIMEOUT) {
+    for (int k = 0; k < NJ; k++)
+      assert_int_equal(jobs[k].status, VYRE_STATUS_TIMEOUT);
+    assert_non_null(strstr(err.message, "no job of the batch finished within its own timeout"));
+  } else {
+    assert_int_equal(st, VYRE_STATUS_OK); // a device that fast finished them in time
+  }
+  // The backend still serves batches while the group may still run.
+  split_out *o = calloc(1, sizeof(split_out)), *want = calloc(1, sizeof(split_out));
+  split_batch_run(be, SPLIT_N, o);
+  split_expect(SPLIT_N, SPLIT_N, want);
+  assert_memory_equal(o->res, want->res, sizeof(want->res));
+  assert_memory_equal(o->host, want->host, sizeof(want->host));
+  assert_int_equal(o->submits, 5);
+  free(o);
+  free(want);
+  ops->module_release(be, spin);
+  ops->module_release(be, inc);
+  assert_int_equal(metric_of(be, "validation_errors"), 0);
+  ops->destroy(be);
+  free(ts);
+  free(ti);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dispatch_vector_add_with_tail),
@@ -797,6 +1113,9 @@ int main(void) {
       cmocka_unit_test(test_runtime_recover_after_injected_loss),
       cmocka_unit_test(test_runtime_concurrent_compiles_and_dispatches),
       cmocka_unit_test(test_runtime_timeout_returns_and_backend_stays_usable),
+      cmocka_unit_test(test_runtime_batch_split_submits_per_chunk_with_same_results),
+      cmocka_unit_test(test_runtime_batch_split_failed_chunk_waits_for_earlier_ones),
+      cmocka_unit_test(test_runtime_batch_split_keeps_each_jobs_timeout),
   };
   return cmocka_run_group_tests_name("vulkan/dispatch", tests, vk_setup, vk_teardown);
 }
