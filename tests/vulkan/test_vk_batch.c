@@ -372,25 +372,6 @@ static void test_batch_larger_than_one_descriptor_pool(void **state) {
   assert_int_equal(vk_metric("validation_errors"), 0);
 }
 
-// x = gid; for j < n[0]: x = x * 1664525 + j; out[gid] = x (guarded):
-// n is buffer 0 (read), out buffer 1 (write). Busy for a while on lavapipe.
-static const vyre_ir_program *spin_program(tb *t) {
-  tb_init(t, WG, 1, 1);
-  uint32_t n = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
-  uint32_t out = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
-  uint32_t i, x;
-  uint32_t s0 = let(t, &i, gid(t, 0));
-  uint32_t s1 = let(t, &x, var(t, i));
-  uint32_t j = tb_local(t, T_U, 0);
-  uint32_t body = assign(
-      t, x,
-      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_U, 1664525)), var(t, j)));
-  uint32_t s2 = for_(t, j, lit(t, T_U, 0), load(t, n, lit(t, T_U, 0)), LIST(t, body));
-  uint32_t st = store(t, out, var(t, i), var(t, x));
-  uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, out)), LIST(t, st), 0, 0);
-  return tb_finish(t, LIST(t, s0, s1, s2, s3));
-}
-
 // docs/abi.md ABI-JOBTIMEOUT-1: each job's own timeout. A long job with a
 // 1 ns timeout in front of short jobs without one (or with 60 s): the short
 // ones deliver correct results; the long one times out (or finished in time
@@ -403,7 +384,7 @@ static void test_batch_applies_each_jobs_own_timeout(void **state) {
   progs_make(&p);
   tb *ts = calloc(1, sizeof(tb));
   vyre_error err = {.struct_size = sizeof(err)};
-  vyre_module *spin = vk_compile(g_be, spin_program(ts), &err);
+  vyre_module *spin = vk_compile(g_be, vk_spin_program(ts, WG), &err);
   assert_non_null(spin);
   enum { SN = 8192 };
   static uint32_t spin_out[SN];

@@ -782,17 +782,6 @@ static void test_runtime_concurrent_compiles_and_dispatches(void **state) {
   free(t);
 }
 
-// A metric of |be| by name (the split tests open backends of their own).
-static uint64_t metric_of(vyre_backend *be, const char *name) {
-  vyre_metric mt[64];
-  uint32_t nm = 0;
-  assert_int_equal(vk_ops()->metrics(be, mt, 64, &nm), VYRE_STATUS_OK);
-  for (uint32_t k = 0; k < nm && k < 64; k++)
-    if (strcmp(mt[k].name, name) == 0) return mt[k].value;
-  fail_msg("no metric %s", name);
-  return 0;
-}
-
 // A backend opened with the variable |name| set to |value| (NULL: a second
 // variable not set) for the open only; NULL when there is no device.
 static vyre_backend *open_with(const char *name, const char *value, const char *name2,
@@ -857,9 +846,9 @@ static void split_batch_run(vyre_backend *be, uint32_t bad, split_out *o) {
     o->err[i] = (vyre_error){.struct_size = sizeof(vyre_error)};
     jobs[i] = (vyre_batch_job){.args = &args[i], .error = &o->err[i]};
   }
-  uint64_t before = metric_of(be, "vk_queue_submits");
+  uint64_t before = vk_metric_of(be, "vk_queue_submits");
   assert_int_equal(ops->dispatch_batch(be, jobs, SPLIT_N, &err), VYRE_STATUS_OK);
-  o->submits = metric_of(be, "vk_queue_submits") - before;
+  o->submits = vk_metric_of(be, "vk_queue_submits") - before;
   for (uint32_t i = 0; i < SPLIT_N; i++)
     o->status[i] = jobs[i].status;
   for (int r = 0; r < 3; r++) {
@@ -914,7 +903,7 @@ static void test_runtime_batch_split_submits_per_chunk_with_same_results(void **
     assert_memory_equal(one->res, want->res, sizeof(want->res));
     assert_memory_equal(one->host, want->host, sizeof(want->host));
   }
-  assert_int_equal(metric_of(be, "validation_errors"), 0);
+  assert_int_equal(vk_metric_of(be, "validation_errors"), 0);
   vk_ops()->destroy(be);
   // Not a number: warned about, and a batch stays one submission. Above
   // the batch's size: one chunk.
@@ -973,30 +962,11 @@ static void test_runtime_batch_split_failed_chunk_waits_for_earlier_ones(void **
       assert_int_equal(host[99], 1);
       free(t);
     }
-    assert_int_equal(metric_of(be, "validation_errors"), 0);
+    assert_int_equal(vk_metric_of(be, "validation_errors"), 0);
     vk_ops()->destroy(be);
   }
   free(o);
   free(want);
-}
-
-// x = gid; for j < n[0]: x = x * 1664525 + j; out[gid] = x (guarded): busy
-// for a while on lavapipe (test_vk_batch.c's spin program).
-static const vyre_ir_program *split_spin_program(tb *t) {
-  tb_init(t, 64, 1, 1);
-  uint32_t n = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
-  uint32_t out = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
-  uint32_t i, x;
-  uint32_t s0 = let(t, &i, gid(t, 0));
-  uint32_t s1 = let(t, &x, var(t, i));
-  uint32_t j = tb_local(t, T_U, 0);
-  uint32_t body = assign(
-      t, x,
-      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_U, 1664525)), var(t, j)));
-  uint32_t s2 = for_(t, j, lit(t, T_U, 0), load(t, n, lit(t, T_U, 0)), LIST(t, body));
-  uint32_t st = store(t, out, var(t, i), var(t, x));
-  uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, out)), LIST(t, st), 0, 0);
-  return tb_finish(t, LIST(t, s0, s1, s2, s3));
 }
 
 // docs/abi.md ABI-JOBTIMEOUT-1 under VYRE_VULKAN_BATCH_SPLIT=2: a long job
@@ -1013,7 +983,7 @@ static void test_runtime_batch_split_keeps_each_jobs_timeout(void **state) {
   const vyre_backend_ops *ops = vk_ops();
   tb *ts = calloc(1, sizeof(tb)), *ti = calloc(1, sizeof(tb));
   vyre_error err = {.struct_size = sizeof(err)};
-  vyre_module *spin = vk_compile(be, split_spin_program(ts), &err);
+  vyre_module *spin = vk_compile(be, vk_spin_program(ts, 64), &err);
   vyre_module *inc = vk_compile(be, inc_program(ti), &err);
   assert_non_null(spin);
   assert_non_null(inc);
@@ -1052,9 +1022,9 @@ static void test_runtime_batch_split_keeps_each_jobs_timeout(void **state) {
                                .repeat = 1,
                                .timeout_ns = 1};
   da[3].timeout_ns = 60ull * 1000000000ull;
-  uint64_t before = metric_of(be, "vk_queue_submits");
+  uint64_t before = vk_metric_of(be, "vk_queue_submits");
   assert_int_equal(ops->dispatch_batch(be, jobs, NJ, &err), VYRE_STATUS_OK);
-  assert_int_equal(metric_of(be, "vk_queue_submits") - before, 2);
+  assert_int_equal(vk_metric_of(be, "vk_queue_submits") - before, 2);
   for (int k = 1; k < NJ; k++) {
     assert_int_equal(jobs[k].status, VYRE_STATUS_OK);
     for (int w = 0; w < 8; w++)
@@ -1090,7 +1060,7 @@ static void test_runtime_batch_split_keeps_each_jobs_timeout(void **state) {
   free(want);
   ops->module_release(be, spin);
   ops->module_release(be, inc);
-  assert_int_equal(metric_of(be, "validation_errors"), 0);
+  assert_int_equal(vk_metric_of(be, "validation_errors"), 0);
   ops->destroy(be);
   free(ts);
   free(ti);

@@ -117,15 +117,40 @@ static int vk_teardown(void **state) {
   return 0;
 }
 
-// A metric of the shared backend by name (cmocka.h must come first).
-static inline uint64_t vk_metric(const char *name) {
+// A metric of |be| by name (cmocka.h must come first).
+static inline uint64_t vk_metric_of(vyre_backend *be, const char *name) {
   vyre_metric mt[64];
   uint32_t nm = 0;
-  assert_int_equal(vk_ops()->metrics(g_be, mt, 64, &nm), VYRE_STATUS_OK);
+  assert_int_equal(vk_ops()->metrics(be, mt, 64, &nm), VYRE_STATUS_OK);
   for (uint32_t k = 0; k < nm && k < 64; k++)
     if (strcmp(mt[k].name, name) == 0) return mt[k].value;
   fail_msg("no metric %s", name);
   return 0;
+}
+
+// A metric of the shared backend by name.
+static inline uint64_t vk_metric(const char *name) {
+  return vk_metric_of(g_be, name);
+}
+
+// x = gid; for j < n[0]: x = x * 1664525 + j; out[gid] = x (guarded), in
+// workgroups of |wg|: n is buffer 0 (read), out buffer 1 (write). Busy for a
+// while on lavapipe (the batch timeout tests).
+static inline const vyre_ir_program *vk_spin_program(tb *t, uint32_t wg) {
+  tb_init(t, wg, 1, 1);
+  uint32_t n = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t out = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_U, 0);
+  uint32_t i, x;
+  uint32_t s0 = let(t, &i, gid(t, 0));
+  uint32_t s1 = let(t, &x, var(t, i));
+  uint32_t j = tb_local(t, T_U, 0);
+  uint32_t body = assign(
+      t, x,
+      bin(t, VYRE_IR_BIN_ADD, bin(t, VYRE_IR_BIN_MUL, var(t, x), lit(t, T_U, 1664525)), var(t, j)));
+  uint32_t s2 = for_(t, j, lit(t, T_U, 0), load(t, n, lit(t, T_U, 0)), LIST(t, body));
+  uint32_t st = store(t, out, var(t, i), var(t, x));
+  uint32_t s3 = if_(t, bin(t, VYRE_IR_BIN_LT, var(t, i), len(t, out)), LIST(t, st), 0, 0);
+  return tb_finish(t, LIST(t, s0, s1, s2, s3));
 }
 
 #define NEED_DEVICE()                                                                              \
