@@ -729,6 +729,13 @@ static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPh
   return VYRE_STATUS_OK;
 }
 
+uint64_t vyre_vk_selftest_timeout_ns(void) {
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_SELFTEST_TIMEOUT_NS");
+  char *end = NULL;
+  unsigned long long ns = v && *v ? strtoull(v, &end, 10) : 0;
+  return ns && end && !*end ? (uint64_t)ns : 10000000000ull;
+}
+
 // A code-generator switch that is on unless the variable |name| is "0".
 static uint32_t default_on(const char *name) {
   const char *v = vyre_kit_getenv(name);

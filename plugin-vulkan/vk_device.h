@@ -253,6 +253,11 @@ void vyre_vk_device_close(vyre_backend *be);
 // Chooses be->f32_native and be->f32_desc from VYRE_VULKAN_F32 and the
 // device (vk_f32mode.c, README.md VK-F32-*). Called at create, after open.
 void vyre_vk_f32_choose(vyre_backend *be);
+// The timeout of a self-test's dispatch at device open (f32, f16, subgroup):
+// 10 s, or VYRE_VULKAN_SELFTEST_TIMEOUT_NS (a test hook: 1 makes them time
+// out, so their jobs wait on the zombie list while the self-test frees its
+// pipes; README.md VK-SELFTEST-1).
+uint64_t vyre_vk_selftest_timeout_ns(void);
 // A new VkInstance like the process's one (same validation choice), owned by
 // the caller: recover's second try after a real loss (vk_fault.c).
 VkResult vyre_vk_instance_new(VkInstance *out);

@@ -136,7 +136,7 @@ static int selftest_run(vyre_backend *be, uint32_t mode, char *why, size_t why_c
                              .bindings = b,
                              .grid = {F16_WIDE / 64, 1, 1},
                              .repeat = 1,
-                             .timeout_ns = 10000000000ull,
+                             .timeout_ns = vyre_vk_selftest_timeout_ns(),
                              .label = "vk_f16_selftest"};
     vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
     st = vyre_vk_dispatch(be, &da, &dr, &err);

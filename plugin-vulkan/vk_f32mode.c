@@ -114,7 +114,7 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
                              .bindings = b,
                              .grid = {(SELFTEST_N + 63) / 64, 1, 1},
                              .repeat = 1,
-                             .timeout_ns = 10000000000ull,
+                             .timeout_ns = vyre_vk_selftest_timeout_ns(),
                              .label = "vk_f32_selftest"};
     vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
     st = vyre_vk_dispatch(be, &da, &dr, &err);

@@ -83,7 +83,7 @@ static int selftest_shape(vyre_backend *be, vyre_ir *ir, uint32_t s, const uint3
                              .bindings = &b,
                              .grid = {2, 1, 1},
                              .repeat = 1,
-                             .timeout_ns = 10000000000ull,
+                             .timeout_ns = vyre_vk_selftest_timeout_ns(),
                              .label = "vk_subgroup_selftest"};
     vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
     st = vyre_vk_dispatch(be, &da, &dr, &err);
