@@ -11,7 +11,8 @@
 #   bash .gpu/run.sh 'bash ci/gpu-session.sh'
 # Environment: BENCH (figures for `vyre bench --filter`, default
 # "sgemm_rb,stencil,int_hash,sg_sum,stream_item,stream_rate"; empty: no bench),
-# FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5;
+# FUZZ_SECS (default 200; 0: no fuzz), FUZZ_JOBS (per backend, default 5/8 of
+# the cores: 10 each on 16, below;
 # FUZZ_JOBS_CUDA and FUZZ_JOBS_VULKAN set one backend's, 0: none),
 # SEED (fuzz seed base, default from the clock), RING=0 (no stream-path
 # conformance on the resident kernel), RING_SWITCHES (VAR=VALUE ...: that
@@ -175,7 +176,14 @@ if [ -n "${CTEST_RE-}" ]; then
   part ctest 300 ctest --test-dir build-gpu -R "$CTEST_RE" --output-on-failure &
   pids+=($!)
 fi
-secs=${FUZZ_SECS:-200} jobs=${FUZZ_JOBS:-5} seed=${SEED:-$(($(date +%s) % 100000 * 10000))}
+# The fuzz is bound by the host's cores (NVRTC and the Vulkan driver's
+# compiler), not by the GPU: on the H100's 16 cores (docs/perf/fuzz.md
+# sessions 24 and 25) 8 + 8 jobs gave 49 programs/s in all, 16 + 4 gave 54
+# and 26 CUDA jobs alone 52, so both backends together get about 1.25 jobs
+# per core by default.
+def_jobs=$(($(nproc) * 5 / 8))
+[ "$def_jobs" -ge 1 ] || def_jobs=1
+secs=${FUZZ_SECS:-200} jobs=${FUZZ_JOBS:-$def_jobs} seed=${SEED:-$(($(date +%s) % 100000 * 10000))}
 if [ "$secs" -gt 0 ]; then
   for be in cuda vulkan; do
     bj=$jobs
