@@ -10,7 +10,9 @@
 # At the end it prints one line per job and the totals (programs,
 # differences, crashes and hangs with their seeds) and writes
 # OUT/summary.json (also the seeds of the differences and the shrunk cases
-# of differences and crashes under OUT/diffs). A SIGTERM or SIGINT (to the
+# of differences and crashes under OUT/diffs, and what ran: the commit, the
+# backend's code-generator version from the source tree and its driver line
+# from `vyre list`, so that a count per generator can be read off the files). A SIGTERM or SIGINT (to the
 # script or its whole process group, as `timeout` sends it) stops every job
 # after its current program; the totals so far are still printed and written.
 #   ci/gpu-fuzz.sh BACKEND SECONDS JOBS SEEDBASE [OUT]
@@ -162,10 +164,28 @@ echo "ci/gpu-fuzz.sh: backend $backend, $jobs jobs x ${secs}s from seed $base$ea
   "$tdiffs differences, $nc crashes, $nh hangs, $unopt pipelines compiled without the driver's" \
   "optimizations (seeds in $out/summary.json)"
 json_list() { local s="" x; for x in "$@"; do s="$s${s:+, }\"$x\""; done; echo "[$s]"; }
+# What ran: the commit, the code-generator version the plugin's source
+# declares (VYRE_<BACKEND>_GENERATOR_VERSION, which keys its caches), and
+# the driver line `vyre list` prints for the backend (quotes and
+# backslashes dropped for JSON).
+here=$(cd "$(dirname "$0")/.." && pwd)
+commit=${VYRE_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+generator=null
+case "$backend" in
+  cuda) gh="$here/plugin-cuda/cuda_codegen.h" gv=VYRE_CUDA_GENERATOR_VERSION ;;
+  vulkan) gh="$here/plugin-vulkan/spv_codegen.h" gv=VYRE_VK_GENERATOR_VERSION ;;
+  *) gh="" gv="" ;;
+esac
+if [ -n "$gh" ] && [ -f "$gh" ]; then
+  g=$(sed -n "s/^#define $gv \([0-9]*\)u\{0,1\}$/\1/p" "$gh")
+  [ -n "$g" ] && generator=$g
+fi
+driver=$("$vyre" list 2>/dev/null | awk -v b="$backend" '$1 == b { on = 1; next } on && /^ *driver:/ { sub(/^ *driver: */, ""); print; exit } /^[a-z]/ { on = 0 }' | tr -d '"\\')
 cases=$(cd "$out/diffs" 2>/dev/null && ls crash-*.json 2>/dev/null | grep -v -- '-full\.json$')
 dcases=$(cd "$out/diffs" 2>/dev/null && ls diff-*.json 2>/dev/null | grep -v -- '-full\.json$')
 cat >"$out/summary.json" <<EOF
 {"backend": "$backend", "jobs": $jobs, "seconds": $secs, "seed_base": $base,
+ "commit": "$commit", "generator": $generator, "driver": "$driver",
  "stopped_early": $([ "$stopped" = 1 ] && echo true || echo false),
  "programs": $total, "differences": $tdiffs, "difference_seeds": $(json_list $alld),
  "crashes": $(json_list $allc), "hangs": $(json_list $allh), "unoptimized_pipelines": $unopt,
