@@ -398,19 +398,6 @@ static vyre_error *job_error(vyre_error *given, vyre_error *scratch) {
   return scratch;
 }
 
-// Submits |cb| (VK_NULL_HANDLE: no command buffer, an empty submission)
-// with |fence| (VK_NULL_HANDLE: none). Takes the lock (the queue).
-static uint32_t queue_submit(vyre_backend *be, VkCommandBuffer cb, VkFence fence, vyre_error *err) {
-  VkSubmitInfo si = {
-      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
-  pthread_mutex_lock(&be->lock);
-  be->n_submit++;
-  VkResult r = vkQueueSubmit(be->queue, cb ? 1u : 0u, cb ? &si : NULL, fence);
-  pthread_mutex_unlock(&be->lock);
-  return r == VK_SUCCESS ? VYRE_STATUS_OK
-                         : vyre_vk_fail(be, err, r, "vkQueueSubmit", "retry with less work");
-}
-
 // Makes the descriptor sets of the |n| jobs of |js| (NULL entries: jobs
 // that failed their checks; at least one is not), records them into a
 // command buffer of their own and submits it: with a new fence in
@@ -442,8 +429,7 @@ static uint32_t chunk_submit(vyre_backend *be, vyre_vk_job **js, uint32_t n, uin
       break;
     }
   if (st) return st;
-  if (out_fence) return vyre_vk_submit(be, &cb, 1, out_fence, err);
-  return queue_submit(be, cb, VK_NULL_HANDLE, err);
+  return vyre_vk_submit(be, &cb, 1, out_fence, err);
 }
 
 uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
@@ -517,11 +503,7 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
     // a fence after them signals (an empty submission's fence: its first
     // scope is every earlier command of the queue, "Fence Signaling").
     vyre_error e2 = {.struct_size = sizeof(e2)};
-    if (vyre_vk_fence_get(be, &fence, &e2) == VYRE_STATUS_OK &&
-        queue_submit(be, VK_NULL_HANDLE, fence, &e2) != VYRE_STATUS_OK) {
-      vyre_vk_fence_put(be, fence);
-      fence = VK_NULL_HANDLE;
-    }
+    vyre_vk_submit(be, NULL, 0, &fence, &e2); // on failure |fence| stays VK_NULL_HANDLE
     if (!fence) {
       // No fence to wait on: the idle device instead (after a device loss it
       // returns at once; the submitted chunks then report the loss).

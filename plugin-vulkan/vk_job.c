@@ -104,17 +104,21 @@ uint32_t vyre_vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *er
 
 uint32_t vyre_vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n,
                         VkFence *out_fence, vyre_error *err) {
-  uint32_t st = vyre_vk_fence_get(be, out_fence, err);
-  if (st) return st;
+  VkFence fence = VK_NULL_HANDLE;
+  if (out_fence) {
+    uint32_t st = vyre_vk_fence_get(be, out_fence, err);
+    if (st) return st;
+    fence = *out_fence;
+  }
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = n, .pCommandBuffers = cbs};
   pthread_mutex_lock(&be->lock);
   be->n_submit++;
-  VkResult r = vkQueueSubmit(be->queue, 1, &si, *out_fence);
+  VkResult r = vkQueueSubmit(be->queue, 1, &si, fence);
   pthread_mutex_unlock(&be->lock);
   if (r != VK_SUCCESS) {
-    vyre_vk_fence_put(be, *out_fence);
-    *out_fence = VK_NULL_HANDLE;
+    vyre_vk_fence_put(be, fence);
+    if (out_fence) *out_fence = VK_NULL_HANDLE;
     return vyre_vk_fail(be, err, r, "vkQueueSubmit", "retry with less work");
   }
   return VYRE_STATUS_OK;

@@ -117,7 +117,9 @@ void vyre_vk_jobs_cache_free(vyre_backend *be);
 // and keep holding it while recording into the buffer and ending it: the
 // command pool is shared (Vulkan requires external synchronisation).
 uint32_t vyre_vk_cb_begin(vyre_backend *be, VkCommandBuffer *out, vyre_error *err);
-// Submits |n| command buffers with one new fence (takes the lock).
+// Submits |n| command buffers (0: an empty submission) with one new fence in
+// |*out_fence|, or with none when |out_fence| is NULL (takes the lock). On
+// failure *out_fence is VK_NULL_HANDLE.
 uint32_t vyre_vk_submit(vyre_backend *be, const VkCommandBuffer *cbs, uint32_t n,
                         VkFence *out_fence, vyre_error *err);
 // Waits for |fence|; returns OK, TIMEOUT or a failure.
