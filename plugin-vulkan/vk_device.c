@@ -10,6 +10,7 @@
 #define _GNU_SOURCE // pthread_rwlockattr_setkind_np
 #include <pthread.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -729,11 +730,24 @@ static uint32_t pick_device(vyre_backend *be, const vyre_create_args *args, VkPh
   return VYRE_STATUS_OK;
 }
 
-uint64_t vyre_vk_selftest_timeout_ns(void) {
-  const char *v = vyre_kit_getenv("VYRE_VULKAN_SELFTEST_TIMEOUT_NS");
+// The variable |name| as a decimal 0..|max| in |*out|: 1; unset or empty:
+// 0; another value: -1 (*out is set only on 1). Each caller says what
+// its default is and whether a bad value warns.
+static int env_decimal(const char *name, unsigned long long max, unsigned long long *out) {
+  const char *v = vyre_kit_getenv(name);
+  if (!v || !*v) return 0;
   char *end = NULL;
-  unsigned long long ns = v && *v ? strtoull(v, &end, 10) : 0;
-  return ns && end && !*end ? (uint64_t)ns : 10000000000ull;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (!end || *end || v[0] < '0' || v[0] > '9' || n > max) return -1;
+  *out = n;
+  return 1;
+}
+
+uint64_t vyre_vk_selftest_timeout_ns(void) {
+  unsigned long long ns = 0;
+  return env_decimal("VYRE_VULKAN_SELFTEST_TIMEOUT_NS", ULLONG_MAX, &ns) == 1 && ns
+             ? (uint64_t)ns
+             : 10000000000ull;
 }
 
 // A code-generator switch that is on unless the variable |name| is "0".
@@ -755,12 +769,10 @@ static uint32_t switch_on(const char *name) {
 // and gives 0.
 #define VYRE_VK_BATCH_SPLIT_MAX 65536u
 static uint32_t batch_split_choose(const char *name, int hook) {
+  unsigned long long n = 0;
+  int got = env_decimal(name, VYRE_VK_BATCH_SPLIT_MAX, &n);
+  if (got >= 0) return (uint32_t)n;
   const char *v = vyre_kit_getenv(name);
-  if (!v || !*v) return 0;
-  char *end = NULL;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (end && !*end && v[0] >= '0' && v[0] <= '9' && n <= VYRE_VK_BATCH_SPLIT_MAX)
-    return (uint32_t)n;
   if (hook)
     vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                  "%s='%.40s' is not a chunk number; no chunk fails. Fix: set 1..%u (the chunk of "
@@ -779,16 +791,13 @@ static uint32_t batch_split_choose(const char *name, int hook) {
 // run shares one test), "0" 0 (each fma alone), a decimal 2..128 that cap
 // on a run's chunk (an experiment); another value warns and gives 1.
 static uint32_t fma_runs_choose(void) {
-  const char *v = vyre_kit_getenv("VYRE_VULKAN_FMA_RUNS");
-  if (!v || !*v) return 1;
-  char *end = NULL;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (end && !*end && v[0] >= '0' && v[0] <= '9' && n <= VYRE_KIT_FMA_RUN_MAX) return (uint32_t)n;
+  unsigned long long n = 1;
+  if (env_decimal("VYRE_VULKAN_FMA_RUNS", VYRE_KIT_FMA_RUN_MAX, &n) >= 0) return (uint32_t)n;
   vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
                "VYRE_VULKAN_FMA_RUNS='%.40s' is not a run length; using 1 (a whole run of fmas "
                "shares one test). Fix: set 0 (each fma its own test), 1, or 2..%u (chunks of at "
                "most that many), or unset it.",
-               v, VYRE_KIT_FMA_RUN_MAX);
+               vyre_kit_getenv("VYRE_VULKAN_FMA_RUNS"), VYRE_KIT_FMA_RUN_MAX);
   return 1;
 }
 
