@@ -950,7 +950,7 @@ uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
     return OP(SpvOpBitwiseXor, U, v, flip);
   }
   if (c->opt->indirect && c->opt->ind_key_base) {
-    // README.md VK-F32-18 (an experiment): the indirect variant keys on the
+    // README.md VK-F32-18 (generator 64): the indirect variant keys on the
     // launch's base workgroup, a push constant no exit reads, being
     // 0xFFFFFFFF (a base is below 2^31, IR-GRID-3).
     const uint32_t base_x = OP(
@@ -1010,6 +1010,9 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
     if (hz == 1) x.a = vyre_spv_hide_operand(c, x.a);
     if (hz == 2) x.b = vyre_spv_hide_operand(c, x.b);
   }
+  if (c->opt->hide_int_dividend && !x.is_f &&
+      (n->op == VYRE_IR_BIN_DIV || n->op == VYRE_IR_BIN_REM) && may_be_const(c, n->a))
+    x.a = vyre_spv_hide(c, x.a);     // README.md VK-INT-3 (an experiment)
   const bin_row *row = &kBin[n->op]; // the plan checked n->op against the list
   vyre_spv_f32_guard_for(c, (uint32_t)(n - c->p->nodes));
   return row->emit(c, row, &x);

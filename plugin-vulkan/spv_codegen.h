@@ -193,7 +193,12 @@
 // 63: every constant f32 expression the kit folds (docs/lowering.md
 //     LOWER-FOLD-1) is emitted as its value, on every device (README.md
 //     VK-F32-23; VYRE_VULKAN_FOLD=0 gives 62's form).
-#define VYRE_VK_GENERATOR_VERSION 63u
+// 64: a `for` or `if` without effect is not emitted, and an `if` with one
+//     such list is one-armed (README.md VK-DEAD-2); the indirect variant's
+//     hides key on the launch's base workgroup x instead of word 7 of its
+//     binding (VK-F32-18). VYRE_VULKAN_DROP_INERT=0 and
+//     VYRE_VULKAN_IND_KEY_BASE=0 give 63's forms.
+#define VYRE_VK_GENERATOR_VERSION 64u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -312,7 +317,8 @@ typedef struct vyre_spv_options {
   uint32_t hide_word;
   // With indirect: the hides key on the launch's base workgroup x being
   // 0xFFFFFFFF (a push constant no exit test reads) instead of word 7 of the
-  // indirect binding (README.md VK-F32-18; an experiment, off by default).
+  // indirect binding (README.md VK-F32-18; the plugin sets it on every
+  // device unless VYRE_VULKAN_IND_KEY_BASE=0, generator 64).
   uint32_t ind_key_base;
   // The direct variant's hides key on a push-constant word of their own
   // being nonzero (the hide word slot of opt.hide_word, which the host sets
@@ -327,10 +333,15 @@ typedef struct vyre_spv_options {
   uint32_t fold;
   // A `for` whose body has no effect, and an `if` whose lists have none,
   // are not emitted; an `if` with one such list is one-armed (README.md
-  // VK-DEAD-2; an experiment, VYRE_VULKAN_DROP_INERT=1, off by default).
+  // VK-DEAD-2; the plugin sets it on every device unless
+  // VYRE_VULKAN_DROP_INERT=0, generator 64).
   // A statement has no effect when it is a `let` or `assign` left out by
   // drop_unread, or a `for`, `if` or `block` of such statements only.
   uint32_t drop_inert;
+  // The dividend of an integer div or rem that may be a compile-time
+  // constant passes through a hide (README.md VK-INT-3; an experiment,
+  // VYRE_VULKAN_HIDE_INT_DIVIDEND=1, off by default).
+  uint32_t hide_int_dividend;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md

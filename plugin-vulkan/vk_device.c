@@ -904,14 +904,20 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
   // README.md VK-F32-16 (an experiment switch, off by default).
   be->hide_word = switch_on("VYRE_VULKAN_HIDE_WORD");
-  // README.md VK-F32-18 (an experiment switch, off by default).
-  be->ind_key_base = switch_on("VYRE_VULKAN_IND_KEY_BASE");
+  // README.md VK-F32-18 (generator 64): the indirect variant's hides key on
+  // the launch's base workgroup x; VYRE_VULKAN_IND_KEY_BASE=0 gives word 7
+  // of the indirect binding (generator 63's key, driver comparisons).
+  be->ind_key_base = default_on("VYRE_VULKAN_IND_KEY_BASE");
   be->key_word = switch_on("VYRE_VULKAN_KEY_WORD"); // an experiment (VK-F32-22)
   // README.md VK-F32-23 (generator 63): constant f32 expressions emitted as
   // their values; VYRE_VULKAN_FOLD=0 gives generator 62's arithmetic on
   // hidden constants (driver comparisons).
   be->fold = default_on("VYRE_VULKAN_FOLD");
-  be->drop_inert = switch_on("VYRE_VULKAN_DROP_INERT"); // an experiment (VK-DEAD-2)
+  // README.md VK-DEAD-2 (generator 64): statements without effect are not
+  // emitted; VYRE_VULKAN_DROP_INERT=0 emits them (generator 63's form).
+  be->drop_inert = default_on("VYRE_VULKAN_DROP_INERT");
+  // README.md VK-INT-3 (an experiment switch, off by default).
+  be->hide_int_dividend = switch_on("VYRE_VULKAN_HIDE_INT_DIVIDEND");
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt

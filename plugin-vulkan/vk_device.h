@@ -204,6 +204,7 @@ struct vyre_backend {
   uint32_t key_word;          // VYRE_VULKAN_KEY_WORD (README.md VK-F32-22)
   uint32_t fold;              // VYRE_VULKAN_FOLD (README.md VK-F32-23)
   uint32_t drop_inert;        // VYRE_VULKAN_DROP_INERT (README.md VK-DEAD-2)
+  uint32_t hide_int_dividend; // VYRE_VULKAN_HIDE_INT_DIVIDEND (README.md VK-INT-3)
   uint32_t unoptimized_retry; // README.md VK-PIPE-1 (VYRE_VULKAN_UNOPTIMIZED_RETRY)
   uint32_t fail_optimized;    // its test hook VYRE_VULKAN_FAIL_OPTIMIZED: 0, 1 or 2
   uint32_t hide_loop_inits;   // README.md VK-LOOP-5

@@ -66,6 +66,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->key_word);             // VK-F32-22
   vyre_kit_key_add_u32(k, be->fold);                 // VK-F32-23
   vyre_kit_key_add_u32(k, be->drop_inert);           // VK-DEAD-2
+  vyre_kit_key_add_u32(k, be->hide_int_dividend);    // VK-INT-3
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -479,6 +480,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .key_word = be->key_word,
                             .fold = be->fold,
                             .drop_inert = be->drop_inert,
+                            .hide_int_dividend = be->hide_int_dividend,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

@@ -8,13 +8,14 @@
 #     that cannot be written is a warning naming the path, and the run still
 #     gives its results;
 #   - VYRE_VULKAN_DONTINLINE (VK-MATH-7), VYRE_VULKAN_DROP_UNREAD=0
-#     (VK-DEAD-1) and VYRE_VULKAN_DROP_INERT=1 (VK-DEAD-2) keep results: a case with cr_math and one with an unread
+#     (VK-DEAD-1) and VYRE_VULKAN_DROP_INERT=0 (VK-DEAD-2) keep results: a case with cr_math and one with an unread
 #     let meet their "expect" under each; a value of DONTINLINE that is no
 #     mode warns with a Fix;
 #   - the per-device overrides VYRE_VULKAN_HIDE_SELECT_OPERANDS=0 and
 #     VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 (lavapipe hides both by default) and the
-#     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1
-#     and VYRE_VULKAN_HIDE_WORD=1 (VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16)
+#     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1,
+#     VYRE_VULKAN_HIDE_WORD=1 and VYRE_VULKAN_HIDE_INT_DIVIDEND=1 (VK-F32-11,
+#     VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3)
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
@@ -69,8 +70,8 @@ grep -q "VYRE_VULKAN_DONTINLINE=bogus is not a set of helper functions; using au
   "$work/out" || { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_DONTINLINE=bogus"; }
 run "$unread"
 run "$unread" VYRE_VULKAN_DROP_UNREAD=0
-run "$dead" VYRE_VULKAN_DROP_INERT=1
-run "$unread" VYRE_VULKAN_DROP_INERT=1
+run "$dead" VYRE_VULKAN_DROP_INERT=0
+run "$unread" VYRE_VULKAN_DROP_INERT=0
 
 # differs CASE LABEL VAR=VALUE: the case meets its expect with the switch,
 # and the module it dumps differs from the default one.
@@ -90,7 +91,11 @@ differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_SELECT_OPERANDS=0
 differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_MINMAX_EXT=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_NEG_SUB=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_WORD=1
-differs "$dead" dead_loop_else_store VYRE_VULKAN_HIDE_LOOP_BOUNDS=0
+differs "$src/tests/conformance/cases/control/loops_per_lane.json" loops_per_lane VYRE_VULKAN_HIDE_LOOP_BOUNDS=0
+differs "$dead" dead_loop_else_store VYRE_VULKAN_DROP_INERT=0
+# VK-INT-3's experiment: literal dividends of integer div and rem hidden.
+differs "$src/tests/conformance/cases/integers/div_rem_literal_dividend.json" \
+  div_rem_literal_dividend VYRE_VULKAN_HIDE_INT_DIVIDEND=1
 # VK-LOOP-5 (NVIDIA's default, off on lavapipe): the loop-assigned locals'
 # start values hidden, both cases of the finding keep their results.
 flips="$src/tests/conformance/cases/control/loop_store_same_index.json"

@@ -1355,7 +1355,7 @@ static void test_spirv_indirect_hides_key_on_the_hide_word(void **state) {
   free(t);
 }
 
-// VK-F32-18 (opt.ind_key_base, an experiment): the indirect variant's three
+// VK-F32-18 (opt.ind_key_base, generator 64): the indirect variant's three
 // hides key on base.x == 0xFFFFFFFF (three OpIEqual more, three
 // OpINotEqual fewer than with word 7), the same xors; the direct module is
 // the same word for word; spirv-val clean.

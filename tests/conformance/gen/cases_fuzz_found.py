@@ -12,7 +12,12 @@ hidden (plugin-vulkan/README.md VK-F32-13), and each passed with no hides;
 generator 63 emits such arithmetic as its value (VK-F32-23, docs/lowering.md
 LOWER-FOLD-1), under which all of them pass on an H100 with that driver
 (b42b733, docs/perf/fuzz.md session 24), where each failed by default.
-tests/fuzzgen/open/README.md has their history and the switches tried."""
+tests/fuzzgen/open/README.md has their history and the switches tried.
+
+FOUND_64 holds the three found at generator 63 that generator 64's forms
+pass (plugin-vulkan/README.md VK-DEAD-2 and VK-F32-18): on an H100 with that
+driver at b2a2a62 (docs/perf/fuzz.md session 26) each failed by default and
+passed under the switches that became generator 64's defaults."""
 
 import json
 import os
@@ -76,8 +81,39 @@ FOUND = [
 ]
 
 
+_ON64 = ("NVIDIA's Vulkan driver (580.159.04, H100) got it wrong at generator "
+         "63 and passed it under %s, generator 64's default "
+         "(plugin-vulkan/README.md %s). vyre fuzz seed %s, path %s, shrunk "
+         "there, as the fuzzer wrote it")
+
+FOUND_64 = [
+    ("603041152", "control/dead_empty_loop_after_cos_quotient",
+     "oi[0] = i32(1.0 / cos(1.0)), then if (0xFFFFFFFF / gid.x >= gid.y) { for "
+     "v13 in 0..0 {} } with an empty else: the if and its loop have no effect. "
+     "The driver refused the pipeline (vkCreateComputePipelines: "
+     "VK_ERROR_UNKNOWN), also without its optimizations (VK-PIPE-1). "
+     + _ON64 % ("VYRE_VULKAN_DROP_INERT=1, which leaves the if out",
+                "VK-DEAD-2", "603041152", "oneshot")),
+    ("624050305", "control/ind_key_negated_cast_compare",
+     "if (-(u32(-1.875 * (0.0 / fl[0] - 1.625))) >= 1 * len(o16)) {} else { "
+     "o16[0] = i16(2147483647) } with fl[0] = -2.375: the negated cast is "
+     "0xFFFFFFFD, so the empty then runs and o16[0] stays 0; through an "
+     "indirect dispatch the driver took the else (o16[0] = -1). "
+     + _ON64 % ("VYRE_VULKAN_IND_KEY_BASE=1 (the indirect variant's hides "
+                "keyed on the launch's base)", "VK-F32-18", "624050305",
+                "indirect")),
+    ("736070576", "control/ind_key_trap_record_first_group",
+     "Workgroup 32, grid 4 x 2: trap site 2 where 0.0 / hb[wgid.x] < hb[0], "
+     "followed by lets of f32 loads, literals and fmas stored to ou and oh. "
+     "The trap record is invocation 0 (workgroup 0 traps); through an indirect "
+     "dispatch the driver reported invocation 64. "
+     + _ON64 % ("VYRE_VULKAN_DROP_INERT=1 with VYRE_VULKAN_IND_KEY_BASE=1",
+                "VK-DEAD-2 and VK-F32-18", "736070576", "indirect")),
+]
+
+
 def gen_fuzz_found(ctx):
-    for seed, rel, description in FOUND:
+    for seed, rel, description in FOUND + FOUND_64:
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
             ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))

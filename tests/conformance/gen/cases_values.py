@@ -42,6 +42,7 @@ def gen_integers(ctx):
     pair("integers/mulhi_u32.json", "mulhi_u32", "u32 mulhi: high 32 bits of the 64-bit product",
          "u32", "u32", U, U, [("hi", "u32", b_op("mulhi"), ib("mulhi"))])
     gen_mulhi_driver(ctx)
+    gen_div_literal_dividend(ctx)
     pair("integers/min_max_u32.json", "min_max_u32", "u32 min/max are unsigned", "u32", "u32",
          U, U, [(op, "u32", b_op(op), ib(op)) for op in ("min", "max")])
     pair("integers/min_max_i32.json", "min_max_i32",
@@ -126,6 +127,39 @@ def gen_mulhi_driver(ctx):
                    inputs={"cn": ["0x00000000"]},
                    expect={"of": ["0x%08x" % f_div(0x3F800000, 0)], "cn": [cn],
                            "oh": ["0x0000"]}))
+
+
+def gen_div_literal_dividend(ctx):
+    """Integer div and rem whose dividend is a literal and whose divisor
+    comes from the invocation id, so a compiler sees a constant dividend (the
+    shape of vyre fuzz seeds 603041152 and 716070731, tests/fuzzgen/open:
+    NVIDIA's Vulkan driver refused modules with 0xFFFFFFFF / gid.x). The
+    divisor takes 0 in invocation 0 and -1 in invocation 0 of the i32
+    division, so x/0, x%0 and MIN/-1 (docs/ir.md IR-INT-2) all meet a
+    constant dividend. Workgroup 8, grid 1."""
+    n = 8
+    g = gid(0)
+    si = bin_("sub", cast("i32", g), lit_i(1))   # -1, 0, 1, ..., 6
+    sj = bin_("sub", cast("i32", g), lit_i(3))   # -3, ..., 4
+    body = [store("ou", g, bin_("div", lit_u(0xFFFFFFFF), g)),
+            store("ou", bin_("add", g, lit_u(n)), bin_("rem", lit_u(7), g)),
+            store("oi", g, bin_("div", lit_i(-(1 << 31)), si)),
+            store("oi", bin_("add", g, lit_u(n)), bin_("rem", lit_i(-7), sj))]
+    ou = [int_bin("div", 0xFFFFFFFF, x) for x in range(n)] + \
+         [int_bin("rem", 7, x) for x in range(n)]
+    oi = [int_bin("div", 0x80000000, u32(x - 1), True) for x in range(n)] + \
+         [int_bin("rem", u32(-7), u32(x - 3), True) for x in range(n)]
+    ctx.W.add("integers/div_rem_literal_dividend.json",
+              case("div_rem_literal_dividend",
+                   "u32 0xFFFFFFFF / gid and 7 % gid, i32 MIN / (gid - 1) and -7 % (gid - 3): "
+                   "literal dividends over divisors from the invocation id, which take 0 "
+                   "(x/0 = 0xFFFFFFFF or -1, x%0 = 0) and -1 (MIN/-1 = MIN) in some "
+                   "invocations (docs/ir.md IR-INT-2; the shape of NVIDIA's refused modules "
+                   "in vyre fuzz seeds 603041152 and 716070731)",
+                   [buf("ou", 0, "write", "u32", 2 * n), buf("oi", 1, "write", "i32", 2 * n)],
+                   body, wg=(n, 1, 1), grid=[1, 1, 1],
+                   expect={"ou": ou, "oi": [x - (1 << 32) if x >= 1 << 31 else x
+                                            for x in oi]}))
 
 
 def gen_casts(ctx):
