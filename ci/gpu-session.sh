@@ -24,8 +24,8 @@
 # figures of the switch runs), BENCH_BACKENDS (default "cuda vulkan"), TORCH=1 (PyTorch's softmax,
 # ci/torch-softmax.py, the reference of figure 18's target), NCU
 # (FIGURE:FLOOR_KERNEL ...: Nsight Compute on both kernels, ci/gpu-ncu.sh),
-# CONFORM_SWITCHES (VAR=VALUE ...: the Vulkan conformance once more under
-# each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
+# CONFORM_SWITCHES (VAR=VALUE ..., several joined with "+": the Vulkan
+# conformance once more under each, every path, beside the default run), FUZZ_ENV_VULKAN (VAR=VALUE ...
 # set for the Vulkan fuzz only, e.g. an experiment switch),
 # SHRINK (BACKEND:SEED ...: `vyre fuzz --isolate` on that one seed, its
 # difference shrunk for SHRINK_SECS, default 150, and the shrunk case
@@ -143,7 +143,11 @@ if [ "${CONFORM:-1}" != 0 ]; then
   part conform-vulkan 300 "$vyre" conform --backend vulkan --require-device --quiet &
   pids+=($!)
   for sw in ${CONFORM_SWITCHES-}; do
-    part "conform-vulkan-${sw%%=*}" 300 env "$sw" "$vyre" conform --backend vulkan \
+    # Several joined with "+" (A=1+B=1): both at once, as in BENCH_SWITCHES.
+    IFS=+ read -ra cenv <<<"$sw"
+    name=$(printf '%s' "${sw%%=*}" | tr -c 'A-Za-z0-9_\n' _)
+    [ "${#cenv[@]}" -gt 1 ] && name=$(printf '%s' "$sw" | tr -c 'A-Za-z0-9_\n' _)
+    part "conform-vulkan-$name" 300 env "${cenv[@]}" "$vyre" conform --backend vulkan \
       --require-device --quiet &
     pids+=($!)
   done
