@@ -27,6 +27,9 @@ int vyre_cmd_list(int argc, char **argv);
 int vyre_cmd_run(int argc, char **argv);
 int vyre_cmd_conform(int argc, char **argv);
 int vyre_cmd_cache(int argc, char **argv);
+// `vyre compile-probe` (cmd_compile_probe.c): the child of VYRE_COMPILE_ISOLATE,
+// not listed in the usage.
+int vyre_cmd_compile_probe(int argc, char **argv);
 
 // Checks VYRE_LOG: NULL when unset or a level (error, warn, info, debug),
 // else the bad value.

@@ -46,7 +46,7 @@ static void vyre_cli_usage(FILE *f) {
   fprintf(f, "\n'vyre <command> --help' describes a command's options.\n"
              "environment: VYRE_BACKEND, VYRE_DEVICE, VYRE_PLUGIN_PATH, VYRE_AUTO_ALL_PLUGINS,\n"
              "  VYRE_PLUGIN_ALLOW_WRITABLE, VYRE_CACHE_DIR, VYRE_CACHE_DISABLE, VYRE_LOG,\n"
-             "  VYRE_CASE_MAX_BYTES (see docs/cli.md).\n"
+             "  VYRE_CASE_MAX_BYTES, VYRE_COMPILE_ISOLATE (see docs/cli.md).\n"
              "exit codes: 0 success, 1 a check failed, 2 usage or setup error, 3 (run) the\n"
              "  backend refused the program as UNSUPPORTED.\n");
 }
@@ -88,6 +88,9 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < VYRE_CLI_COMMAND_COUNT; i++)
     if (vyre_cli_commands[i].run && strcmp(cmd, vyre_cli_commands[i].name) == 0)
       return vyre_cli_commands[i].run(argc - 1, argv + 1);
+  // The probe process of VYRE_COMPILE_ISOLATE (docs/cli.md), not a
+  // command people type, so not in the usage.
+  if (strcmp(cmd, "compile-probe") == 0) return vyre_cmd_compile_probe(argc - 1, argv + 1);
   if (cmd[0] == '-')
     fprintf(stderr, "vyre: unknown option '%s'. Fix: run 'vyre --help' for the options.\n", cmd);
   else

@@ -12,7 +12,9 @@
 // flags against the caps (VYRE_COMPILE_REVERSE_ORDER needs
 // VYRE_CAP_REVERSE_ORDER), and the IR features the program uses against the
 // caps' ir_features (docs/ir.md "IR features"): a request the backend cannot
-// honour is refused with UNSUPPORTED, never ignored.
+// honour is refused with UNSUPPORTED, never ignored. With
+// VYRE_COMPILE_ISOLATE=1 the program is compiled first in a probe process
+// (compile_probe.h).
 
 #include <stddef.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "backend_call.h"
+#include "compile_probe.h"
 #include "device.h"
 #include "host_services.h"
 #include "kernel.h"
@@ -360,6 +363,10 @@ uint32_t vyre_kernel_compile(vyre_device *dev_handle, const vyre_program *progra
                         ctx, program->view->workgroup_bytes, dev->caps.max_shared_memory_bytes,
                         dev->name);
   if (st == VYRE_STATUS_OK) st = check_bindings(dev, program, ctx, err);
+  // VYRE_COMPILE_ISOLATE=1: a compiler crash kills a probe process, not this
+  // one (compile_probe.h).
+  if (st == VYRE_STATUS_OK)
+    st = vyre__compile_probe(dev, program, k->flags, k->workgroup, k->label, err);
   if (st == VYRE_STATUS_OK) st = vyre__kernel_init_module(k, err);
   if (st == VYRE_STATUS_OK) {
     vyre__program_retain(program); // before the handle exists: the kernel keeps its program

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +254,22 @@ static uint32_t cpu_get_caps(vyre_backend *be, vyre_caps *out, vyre_error *err) 
   return VYRE_STATUS_OK;
 }
 
+// VYRE_CPU_COMPILE_FAULT, a test hook (README.md): `crash` ends the process
+// with SIGSEGV (the default action, past any sanitizer's handler) and `hang`
+// never returns, as a driver's compiler with a bug does; the tests of
+// VYRE_COMPILE_ISOLATE (docs/cli.md) use it.
+static void compile_fault(void) {
+  const char *v = vyre_kit_getenv("VYRE_CPU_COMPILE_FAULT");
+  if (!v) return;
+  if (strcmp(v, "crash") == 0) {
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+  }
+  if (strcmp(v, "hang") == 0)
+    for (;;)
+      pause();
+}
+
 static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyre_module **out,
                             vyre_error *err) {
   uint32_t st = vyre_cpu_check_alive(be, err);
@@ -262,6 +279,7 @@ static uint32_t cpu_compile(vyre_backend *be, const vyre_compile_args *args, vyr
                          "compile: args or out are NULL, or args->struct_size is too small. "
                          "Fix: set struct_size = sizeof(vyre_compile_args).");
   *out = NULL;
+  compile_fault(); // the test hook VYRE_CPU_COMPILE_FAULT (README.md)
   if (args->flags & ~VYRE_COMPILE_REVERSE_ORDER)
     return vyre_kit_fail(err, VYRE_STATUS_UNSUPPORTED, 0, CPU_NAME,
                          "compile: unknown flags 0x%08x. Fix: pass only VYRE_COMPILE_* flags "

@@ -317,7 +317,11 @@ typedef struct vyre_compile_options {
 // without it, unknown flags, a construct the plugin does not implement, more
 // workgroup memory than caps.max_shared_memory_bytes or more host buffers
 // than caps.max_bindings: docs/ir.md IR-LIMIT-4/5), COMPILE_FAILED,
-// DEVICE_LOST, OUT_OF_MEMORY.
+// DEVICE_LOST, OUT_OF_MEMORY. With VYRE_COMPILE_ISOLATE=1 the program is
+// compiled first in a probe process (docs/cli.md "Compile isolation"): a
+// crash there is COMPILE_FAILED, a probe past its time limit TIMEOUT, a
+// probe tool that cannot be started UNAVAILABLE; this process is unaffected
+// by either, and the call blocks for the probe.
 uint32_t vyre_kernel_compile(vyre_device *dev, const vyre_program *program,
                              const vyre_compile_options *options, vyre_kernel **out,
                              vyre_error *err);
