@@ -176,6 +176,13 @@ fi
 "$prefix/bin/vyre" list >"$work/list.txt" || fail "vyre list failed: $(cat "$work/list.txt")"
 grep -q "^cpu .*available .*$plugindir/libvyre-backend-cpu.so" "$work/list.txt" ||
   fail "vyre list does not show the installed CPU plugin from $plugindir: $(head -3 "$work/list.txt"). Fix: check that the plugins are installed into <libdir>/vyre beside libvyre (host/lib/loader.c)."
+# VYRE_COMPILE_ISOLATE (docs/cli.md "Compile isolation"): the installed
+# libvyre finds the installed tool as its probe (bindir seen from libdir).
+case_file="$prefix/share/vyre/conformance/cases/integers/div_rem_literal_dividend.json"
+VYRE_COMPILE_ISOLATE=1 VYRE_LOG=debug VYRE_CACHE_DISABLE=1 "$prefix/bin/vyre" run "$case_file" \
+  --backend cpu >"$work/isolate.txt" 2>&1 || fail "vyre run under VYRE_COMPILE_ISOLATE=1 failed: $(tail -3 "$work/isolate.txt")"
+grep -q "the probe process exited with 0" "$work/isolate.txt" ||
+  fail "the installed libvyre ran no compile probe: $(tail -3 "$work/isolate.txt"). Fix: VYRE_LIB_TO_BIN (host/CMakeLists.txt) must lead from libdir to bindir."
 # A relocated install (another --prefix than the configured one) finds the
 # plugins installed with it, in "<folder of libvyre>/vyre".
 reloc="$work/prefix-relocated"

@@ -60,28 +60,35 @@ static uint32_t probe_timeout_ms(void) {
   return (uint32_t)n;
 }
 
-// The probe tool: VYRE_COMPILE_PROBE_TOOL, else <folder of libvyre>/../bin/
-// vyre (an install's and a build tree's layout). Returns 0 and fills |out|,
-// or -1 with |out| naming what was tried.
+#ifndef VYRE_LIB_TO_BIN
+#define VYRE_LIB_TO_BIN "../bin"
+#endif
+
+// The probe tool: VYRE_COMPILE_PROBE_TOOL, else the vyre tool where the
+// install puts it as seen from the folder of libvyre (VYRE_LIB_TO_BIN, from
+// CMake's libdir and bindir), else <folder of libvyre>/../bin/vyre (a build
+// tree). Returns 0 and fills |out|, or -1 with |out| naming what was tried.
 static int probe_tool(char *out, size_t cap) {
   const char *v = vyre__getenv("VYRE_COMPILE_PROBE_TOOL");
   if (v && *v) {
     snprintf(out, cap, "%s", v);
-  } else {
-    Dl_info info;
-    if (!dladdr((void *)&vyre__compile_probe, &info) || !info.dli_fname) {
-      snprintf(out, cap, "(the folder of libvyre is unknown)");
-      return -1;
-    }
-    char lib[PATH_MAX];
-    snprintf(lib, sizeof(lib), "%s", info.dli_fname);
-    char *slash = strrchr(lib, '/');
-    if (slash)
-      *slash = '\0';
-    else
-      snprintf(lib, sizeof(lib), ".");
-    snprintf(out, cap, "%s/../bin/vyre", lib);
+    return access(out, X_OK) == 0 ? 0 : -1;
   }
+  Dl_info info;
+  if (!dladdr((void *)&vyre__compile_probe, &info) || !info.dli_fname) {
+    snprintf(out, cap, "(the folder of libvyre is unknown)");
+    return -1;
+  }
+  char lib[PATH_MAX];
+  snprintf(lib, sizeof(lib), "%s", info.dli_fname);
+  char *slash = strrchr(lib, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    snprintf(lib, sizeof(lib), ".");
+  snprintf(out, cap, "%s/%s/vyre", lib, VYRE_LIB_TO_BIN);
+  if (access(out, X_OK) == 0) return 0;
+  snprintf(out, cap, "%s/../bin/vyre", lib);
   return access(out, X_OK) == 0 ? 0 : -1;
 }
 

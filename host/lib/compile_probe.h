@@ -29,7 +29,8 @@
 // compile reports), COMPILE_FAILED when it dies of a signal, TIMEOUT when it
 // runs past VYRE_COMPILE_PROBE_TIMEOUT_MS (default 120000; the child is
 // killed), UNAVAILABLE when the probe tool cannot be found or started
-// (VYRE_COMPILE_PROBE_TOOL, else <folder of libvyre>/../bin/vyre), and
+// (VYRE_COMPILE_PROBE_TOOL, else the installed tool as seen from libvyre's
+// folder, else <folder of libvyre>/../bin/vyre), and
 // INTERNAL when the program cannot be written for it (TMPDIR). Without
 // the switch: OK at once.
 uint32_t vyre__compile_probe(vyre_device *dev, const vyre_program *p, uint32_t flags,
