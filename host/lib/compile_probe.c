@@ -133,13 +133,17 @@ static void tail_read(int fd, char *tail, size_t *len) {
   tail[*len] = '\0';
 }
 
-// The last line of |tail| with text, for a message (in place).
+// The last line of |tail| with text, for a message (in place); control
+// bytes (a terminal escape from whatever the child printed) become '?'.
 static const char *last_line(char *tail) {
   size_t n = strlen(tail);
   while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
     tail[--n] = '\0';
   char *nl = strrchr(tail, '\n');
-  return nl ? nl + 1 : tail;
+  char *line = nl ? nl + 1 : tail;
+  for (unsigned char *c = (unsigned char *)line; *c; c++)
+    if (*c < 0x20 || *c == 0x7f) *c = '?';
+  return line;
 }
 
 // Writes |bytes| to a new private temporary file; fills |path|.

@@ -262,6 +262,8 @@ static void compile_fault(void) {
   const char *v = vyre_kit_getenv("VYRE_CPU_COMPILE_FAULT");
   if (!v) return;
   if (strcmp(v, "crash") == 0) {
+    fprintf(stderr, "vyre cpu: VYRE_CPU_COMPILE_FAULT=crash: compile ends the process with "
+                    "SIGSEGV (a test hook)\n");
     signal(SIGSEGV, SIG_DFL);
     raise(SIGSEGV);
   }

@@ -53,6 +53,7 @@ run 139 VYRE_CPU_COMPILE_FAULT=crash
 run 1 VYRE_COMPILE_ISOLATE=1 VYRE_CPU_COMPILE_FAULT=crash
 has "COMPILE_FAILED"
 has "the backend's compiler crashed (signal 11, SIGSEGV) compiling it in the probe process"
+has "its last words: 'vyre cpu: VYRE_CPU_COMPILE_FAULT=crash: compile ends the process with SIGSEGV (a test hook)'"
 has "Fix:"
 
 start=$(date +%s)
