@@ -46,6 +46,9 @@ int vyre_cli_opt(int argc, char **argv, int *i, const char *name, const char **v
 int vyre_cli_unknown(const char *cmd, const char *arg);
 // Parses a u32 ("12", "0x10"); 0 on success.
 int vyre_cli_u32(const char *text, uint32_t *out);
+// Parses "X[,Y[,Z]]" (each a u32 >= 1; Y and Z default to 1) into |out|, as
+// --grid and --workgroup take it; 0 on success.
+int vyre_cli_triple(const char *text, uint32_t out[3]);
 
 // Names the backend choice for messages: "'cpu'" when |backend| (--backend)
 // is given, "'cuda' (VYRE_BACKEND=cuda)" when the environment chose, else

@@ -74,6 +74,20 @@ int vyre_cli_u32(const char *text, uint32_t *out) {
   return 0;
 }
 
+int vyre_cli_triple(const char *text, uint32_t out[3]) {
+  out[0] = out[1] = out[2] = 1;
+  char buf[96];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL, *tok = strtok_r(buf, ",", &save);
+  int n = 0;
+  while (tok) {
+    if (n == 3 || vyre_cli_u32(tok, &out[n]) || out[n] == 0) return 1;
+    n++;
+    tok = strtok_r(NULL, ",", &save);
+  }
+  return n == 0;
+}
+
 int vyre_cli_read_file(const char *path, uint8_t **out, size_t *out_size, char *msg, size_t cap) {
   FILE *f = fopen(path, "rb");
   if (!f) {

@@ -19,24 +19,13 @@
 #include "cli.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: vyre compile-probe --backend B [--device D] [--workgroup X,Y,Z] "
+  fprintf(f, "usage: vyre compile-probe --backend B [--device D] [--workgroup X[,Y[,Z]]] "
              "[--flags N] FILE\n\n"
              "Compiles the program in FILE (canonical binary form) on backend B (a name or\n"
              "a plugin path) and exits: what libvyre runs in a child process under\n"
              "VYRE_COMPILE_ISOLATE=1 (docs/cli.md \"Compile isolation\").\n\n"
              "exit codes: 0 compiled, 1 the compile failed, 2 usage or setup error; a\n"
              "compiler crash ends the process by its signal.\n");
-}
-
-static int parse_wg(const char *text, uint32_t wg[3]) {
-  char *end = NULL;
-  for (int i = 0; i < 3; i++) {
-    unsigned long v = strtoul(text, &end, 10);
-    if (end == text || v > 0xFFFFFFFFul || (i < 2 && *end != ',') || (i == 2 && *end)) return -1;
-    wg[i] = (uint32_t)v;
-    text = end + 1;
-  }
-  return 0;
 }
 
 int vyre_cmd_compile_probe(int argc, char **argv) {
@@ -72,10 +61,10 @@ int vyre_cmd_compile_probe(int argc, char **argv) {
   vyre_compile_options opt;
   memset(&opt, 0, sizeof(opt));
   opt.struct_size = sizeof(opt);
-  if (wgs && parse_wg(wgs, opt.workgroup_override) != 0) {
+  if (wgs && vyre_cli_triple(wgs, opt.workgroup_override) != 0) {
     fprintf(stderr,
-            "vyre compile-probe: --workgroup '%s' is not X,Y,Z. Fix: give three decimals, "
-            "e.g. 64,1,1.\n",
+            "vyre compile-probe: --workgroup '%s' is not X[,Y[,Z]] with sizes >= 1. Fix: "
+            "write e.g. --workgroup 64,1,1.\n",
             wgs);
     return VYRE_EXIT_USAGE;
   }

@@ -132,20 +132,6 @@ static int vyre_run_parse(int argc, char **argv, vyre_run_args *a) {
   return 0;
 }
 
-static int vyre_run_grid(const char *text, uint32_t grid[3]) {
-  grid[0] = grid[1] = grid[2] = 1;
-  char buf[96];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *save = NULL, *tok = strtok_r(buf, ",", &save);
-  int n = 0;
-  while (tok) {
-    if (n == 3 || vyre_cli_u32(tok, &grid[n]) || grid[n] == 0) return 1;
-    n++;
-    tok = strtok_r(NULL, ",", &save);
-  }
-  return n == 0;
-}
-
 static int vyre_run_mkdirs(const char *dir) {
   char buf[4096];
   snprintf(buf, sizeof buf, "%s", dir);
@@ -454,7 +440,7 @@ int vyre_cmd_run(int argc, char **argv) {
   if (rc) return rc < 0 ? VYRE_EXIT_OK : rc;
   vyre_case run;
   uint32_t grid[3];
-  if (a.grid && vyre_run_grid(a.grid, grid)) {
+  if (a.grid && vyre_cli_triple(a.grid, grid)) {
     fprintf(stderr,
             "vyre run: --grid '%s' is not X[,Y[,Z]] with counts >= 1. Fix: write e.g. "
             "--grid 16,1,1.\n",

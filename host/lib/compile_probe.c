@@ -11,7 +11,7 @@
 // temporary file. Its stderr
 // comes back through a pipe, so a message can say what it printed last.
 
-#define _GNU_SOURCE // secure_getenv in host_services.h's users, dladdr
+#define _GNU_SOURCE // dladdr, pipe2, sigabbrev_np
 #include "compile_probe.h"
 
 #include <dlfcn.h>
@@ -92,23 +92,12 @@ static int probe_tool(char *out, size_t cap) {
   return access(out, X_OK) == 0 ? 0 : -1;
 }
 
-static const char *signal_name(int sig) {
-  switch (sig) {
-  case SIGSEGV:
-    return "SIGSEGV";
-  case SIGABRT:
-    return "SIGABRT";
-  case SIGILL:
-    return "SIGILL";
-  case SIGBUS:
-    return "SIGBUS";
-  case SIGFPE:
-    return "SIGFPE";
-  case SIGKILL:
-    return "SIGKILL";
-  default:
-    return "a signal";
-  }
+// "SIGSEGV" and the like (glibc's abbreviation), or "a signal".
+static const char *signal_name(int sig, char *buf, size_t cap) {
+  const char *abbrev = sigabbrev_np(sig);
+  if (!abbrev) return "a signal";
+  snprintf(buf, cap, "SIG%s", abbrev);
+  return buf;
 }
 
 static uint64_t now_ms(void) {
@@ -283,6 +272,7 @@ uint32_t vyre__compile_probe(vyre_device *dev, const vyre_program *p, uint32_t f
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char *said = last_line(tail);
+    char sname[32];
     return vyre_error_set(err, VYRE_STATUS_COMPILE_FAILED,
                           "compile '%s' on %s: the backend's compiler crashed (signal %d, %s) "
                           "compiling it in the probe process (VYRE_COMPILE_ISOLATE=1); this "
@@ -290,7 +280,7 @@ uint32_t vyre__compile_probe(vyre_device *dev, const vyre_program *p, uint32_t f
                           "program on another backend (VYRE_BACKEND), and report it to the "
                           "driver's vendor with the program (`vyre run` reproduces the crash "
                           "without VYRE_COMPILE_ISOLATE).",
-                          label, dev->name, sig, signal_name(sig),
+                          label, dev->name, sig, signal_name(sig, sname, sizeof sname),
                           *said ? "; its last words: '" : "", said, *said ? "'" : "");
   }
   vyre__log(VYRE_LOG_DEBUG, dev->name, "compile '%s': the probe process exited with %d", label,
