@@ -11,9 +11,10 @@
 #     is a COMPILE_FAILED naming the signal, with a Fix, with it;
 #   - a compiler that hangs is killed at VYRE_COMPILE_PROBE_TIMEOUT_MS:
 #     TIMEOUT; a bad value of it warns and keeps the default;
-#   - a probe tool that does not exist is UNAVAILABLE naming the path;
-#   - `vyre compile-probe` refuses missing arguments and a file that is not
-#     a program, with exit 2.
+#   - a probe tool that does not exist or cannot be started is UNAVAILABLE
+#     naming the path; a TMPDIR that cannot be written is INTERNAL naming it;
+#   - `vyre compile-probe` refuses missing arguments, a bad --workgroup or
+#     --flags, two files and a file that is not a program, with exit 2.
 #   compile_isolate.sh VYRE_CLI SOURCE_DIR
 set -uo pipefail
 vyre=$1
@@ -69,6 +70,27 @@ run 1 VYRE_COMPILE_ISOLATE=1 VYRE_COMPILE_PROBE_TOOL="$work/no-such-vyre"
 has "UNAVAILABLE"
 has "its tool '$work/no-such-vyre' is not an executable file"
 
+printf '\000\001 not a program' >"$work/not-a-tool"
+chmod +x "$work/not-a-tool"
+run 1 VYRE_COMPILE_ISOLATE=1 VYRE_COMPILE_PROBE_TOOL="$work/not-a-tool"
+has "could not start the probe process '$work/not-a-tool' (Exec format error)"
+run 1 VYRE_COMPILE_ISOLATE=1 TMPDIR="$work/no-such-folder"
+has "INTERNAL"
+has "could not write the program for the probe process to '$work/no-such-folder/vyre-probe-"
+has "Fix: point TMPDIR at a writable folder"
+
+# probe ARGS...: `vyre compile-probe ARGS` must exit 2, output in $work/out.
+probe_usage() {
+  "$vyre" compile-probe "$@" >"$work/out" 2>&1
+  local rc=$?
+  [ "$rc" -eq 2 ] || { cat "$work/out" >&2; fail "compile-probe $* gave exit $rc, want 2"; }
+}
+probe_usage --backend cpu --workgroup 0,1 "$work/junk.bin"
+has "--workgroup '0,1' is not X[,Y[,Z]] with sizes >= 1"
+probe_usage --backend cpu --flags lots "$work/junk.bin"
+has "--flags 'lots' is not a number"
+probe_usage --backend cpu "$work/a.bin" "$work/b.bin"
+has "more than one FILE"
 "$vyre" compile-probe >"$work/out" 2>&1
 [ $? -eq 2 ] || fail "compile-probe without arguments did not exit 2"
 has "--backend and FILE are required"
