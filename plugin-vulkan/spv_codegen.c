@@ -1512,7 +1512,8 @@ uint32_t vyre_spv_f32_fma_pick(int zrecheck64_ok, int f64_ok) {
 }
 
 uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id) {
-  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? VYRE_SPV_DONTINLINE_MATH : 0u;
+  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? VYRE_SPV_DONTINLINE_MATH | VYRE_SPV_DONTINLINE_SOFT
+                                             : 0u;
 }
 
 uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id) {

@@ -198,7 +198,7 @@
 //     hides key on the launch's base workgroup x instead of word 7 of its
 //     binding (VK-F32-18). VYRE_VULKAN_DROP_INERT=0 and
 //     VYRE_VULKAN_IND_KEY_BASE=0 give 63's forms.
-#define VYRE_VK_GENERATOR_VERSION 64u
+#define VYRE_VK_GENERATOR_VERSION 65u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -458,9 +458,11 @@ uint32_t vyre_spv_f32_fma_pick(int zrecheck64_ok, int f64_ok);
 #define VYRE_SPV_DONTINLINE_SOFT 2u
 
 // The helper functions (VYRE_SPV_DONTINLINE_*) a device of |vendor_id| gets
-// DontInline by default: every cr_math function on NVIDIA's driver (0x10DE;
-// README.md VK-MATH-7: its compiler died of SIGILL on an inlined log2 beside
-// an fma and a software division), none elsewhere (pow's aside). Pure.
+// DontInline by default: on NVIDIA's driver (0x10DE) every cr_math function
+// (README.md VK-MATH-7: its compiler died of SIGILL on an inlined log2 beside
+// an fma and a software division) and, since generator 65, the software f32
+// helpers (VK-MATH-8: inlined, their division gave another row's quotient);
+// none elsewhere (pow's aside). Pure.
 uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id);
 
 // Whether a device gets the loop-cut check (opt.loop_guard) by default:
@@ -502,6 +504,10 @@ typedef struct vyre_spv_info {
   // needs requiredSubgroupSize = this (the program's subgroup_size) and
   // full subgroups (README.md VK-SG-2); 0 for every other module.
   uint32_t subgroup_native;
+  // The module has a software f32 helper made DontInline by
+  // opt.dontinline's soft bit (README.md VK-MATH-8): the subgroup guard
+  // (VK-SG-7) then generates it again with emulated subgroups.
+  uint32_t soft_dontinline;
 } vyre_spv_info;
 
 // The IR features the generator implements with |opt|: every feature of the

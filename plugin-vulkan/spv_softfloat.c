@@ -128,12 +128,13 @@ static uint32_t helper_begin_ctl(vyre_spv_cg *c, uint32_t nparams, uint32_t *par
   return fn;
 }
 
-// The soft helpers' form: DontInline as opt.dontinline says (README.md VK-MATH-7).
+// The soft helpers' form: DontInline as opt.dontinline says (README.md
+// VK-MATH-7, VK-MATH-8); info.soft_dontinline tells the subgroup guard.
 static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s) {
+  uint32_t dont = (c->opt->dontinline & VYRE_SPV_DONTINLINE_SOFT) != 0;
+  if (dont) c->info->soft_dontinline = 1;
   return helper_begin_ctl(c, nparams, params, s,
-                          (c->opt->dontinline & VYRE_SPV_DONTINLINE_SOFT)
-                              ? SpvFunctionControlDontInlineMask
-                              : SpvFunctionControlMaskNone);
+                          dont ? SpvFunctionControlDontInlineMask : SpvFunctionControlMaskNone);
 }
 
 static void helper_end(vyre_spv_cg *c, uint32_t ret, const helper_save *s) {

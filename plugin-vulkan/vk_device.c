@@ -916,8 +916,10 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-DEAD-2 (generator 64): statements without effect are not
   // emitted; VYRE_VULKAN_DROP_INERT=0 emits them (generator 63's form).
   be->drop_inert = default_on("VYRE_VULKAN_DROP_INERT");
-  // README.md VK-INT-3 (an experiment switch, off by default).
-  be->hide_int_dividend = switch_on("VYRE_VULKAN_HIDE_INT_DIVIDEND");
+  // README.md VK-INT-3 (generator 65): an integer div's or rem's dividend
+  // that may be constant reaches the driver hidden;
+  // VYRE_VULKAN_HIDE_INT_DIVIDEND=0 gives generator 64's form.
+  be->hide_int_dividend = default_on("VYRE_VULKAN_HIDE_INT_DIVIDEND");
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt

@@ -333,7 +333,15 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   uint32_t record = trap || (be->loop_guard && (p->flags & VYRE_IR_FLAG_HAS_LOOP)) ? 1u : 0u;
   if (in->uses_trap != record || (in->lanes && trap)) return 0;
   if (in->trap64 != (record && be->has_int64 && be->int64_atomics ? 1u : 0u)) return 0;
-  if (in->subgroup_native != sg_option(be, a)) return 0;
+  // A module with a DontInline software helper may have its subgroups
+  // emulated where sg_option asks for native ones (sg_guard_soft, VK-MATH-8).
+  uint32_t sg = sg_option(be, a);
+  if (in->soft_dontinline > 1 ||
+      (in->soft_dontinline && !(be->dontinline & VYRE_SPV_DONTINLINE_SOFT)))
+    return 0;
+  if (in->subgroup_native != sg &&
+      !(sg && in->subgroup_native == 0 && in->soft_dontinline && be->sg_pow_guard))
+    return 0;
   return 1;
 }
 
@@ -504,6 +512,23 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
   memcpy(opt->workgroup_size, a->workgroup_size, sizeof(opt->workgroup_size));
 }
 
+// vyre_spv_generate, then the subgroup guard's second half (README.md
+// VK-SG-7, VK-MATH-8): a module with native subgroup ops that turned out to
+// call a DontInline software f32 helper is generated again with emulated
+// subgroups (NVIDIA's compiler died on native subgroup ops beside DontInline
+// functions). Which helpers a module calls is known only once it is made;
+// a module without one keeps its native subgroups.
+static uint32_t generate_guarded(const vyre_backend *be, const vyre_ir_program *p,
+                                 vyre_spv_options *opt, uint32_t **words, size_t *n,
+                                 vyre_spv_info *info, vyre_error *err) {
+  uint32_t st = vyre_spv_generate(p, opt, words, n, info, err);
+  if (st || !be->sg_pow_guard || !info->subgroup_native || !info->soft_dontinline) return st;
+  free(*words);
+  *words = NULL;
+  opt->subgroup_native = 0;
+  return vyre_spv_generate(p, opt, words, n, info, err);
+}
+
 // VYRE_VULKAN_DUMP_SPIRV=DIR (README.md, a debugging switch): every module
 // generated (not one read from the disk cache) is also written as
 // DIR/<label>.spv, its indirect variant as DIR/<label>-indirect.spv, to
@@ -560,7 +585,7 @@ retry:
       vyre_kit_metric_add(&be->metrics, VYRE_KIT_M_DISK_MISSES, 1);
     vyre_spv_options opt;
     spv_options(be, a, 0, &opt);
-    st = vyre_spv_generate(p, &opt, &gen, &nw, &pp->info, err);
+    st = generate_guarded(be, p, &opt, &gen, &nw, &pp->info, err);
     if (st) goto fail;
     words = gen;
     dump_spirv(label, "", words, nw);
@@ -588,6 +613,8 @@ retry:
     // refused.
     vyre_spv_options io;
     spv_options(be, a, 1, &io);
+    // The direct module's subgroup form (native, or emulated by the guard).
+    io.subgroup_native = pp->info.subgroup_native;
     vyre_error ie = {.struct_size = sizeof(ie)};
     if (vyre_spv_generate(p, &io, &pp->ind_words, &pp->ind_nw, &pp->ind_info, &ie))
       pp->ind_words = NULL;

@@ -73,7 +73,7 @@ struct vyre_module {
 // against what the program implies; any mismatch is a miss (generate again
 // and rewrite the entry), so a forged or foreign entry never runs.
 #define VYRE_VK_PAYLOAD_MAGIC   0x32535056u // "VPS2"
-#define VYRE_VK_PAYLOAD_VERSION 3u
+#define VYRE_VK_PAYLOAD_VERSION 4u
 typedef struct vyre_vk_payload_head {
   uint32_t magic;   // VYRE_VK_PAYLOAD_MAGIC
   uint32_t version; // VYRE_VK_PAYLOAD_VERSION

@@ -67,7 +67,6 @@ uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id) {
 
 uint32_t vyre_vk_sg_guarded(uint32_t math_fns, uint32_t dontinline) {
   const uint32_t pow = 1u << VYRE_KIT_MATH_POW;
-  if (dontinline & VYRE_SPV_DONTINLINE_SOFT) return 1;
   if (math_fns & pow) return 1;
   return (dontinline & VYRE_SPV_DONTINLINE_MATH) && (math_fns & ~pow) ? 1u : 0u;
 }

@@ -69,8 +69,10 @@ uint32_t vyre_vk_sg_pow_guard(const char *env, uint32_t vendor_id);
 // function under |dontinline| (VYRE_SPV_DONTINLINE_*), so that the guard
 // (README.md VK-SG-7, generator 50) emulates its subgroups: pow always
 // (VK-MATH-5, whatever its control, as before), any other cr_math function
-// under the math bit (VK-MATH-7), every program under the soft bit (a
-// software f32 helper may serve any f32 operation). Pure.
+// under the math bit (VK-MATH-7). The soft bit is not decided here: which
+// software f32 helpers a module calls is known only once it is generated
+// (vyre_spv_info.soft_dontinline; since generator 65 vk_pipeline.c
+// generates such a module again with emulated subgroups, VK-MATH-8). Pure.
 uint32_t vyre_vk_sg_guarded(uint32_t math_fns, uint32_t dontinline);
 
 // Parses VYRE_VULKAN_SUBGROUP (NULL or "": auto); 0xFFFFFFFF for a value

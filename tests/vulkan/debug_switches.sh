@@ -14,8 +14,8 @@
 #   - the per-device overrides VYRE_VULKAN_HIDE_SELECT_OPERANDS=0 and
 #     VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 (lavapipe hides both by default) and the
 #     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1,
-#     VYRE_VULKAN_HIDE_WORD=1 and VYRE_VULKAN_HIDE_INT_DIVIDEND=1 (VK-F32-11,
-#     VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3)
+#     VYRE_VULKAN_HIDE_WORD=1, and VYRE_VULKAN_HIDE_INT_DIVIDEND=0 (generator
+#     64's form; VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3)
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
@@ -93,9 +93,10 @@ differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_NEG_SUB=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_WORD=1
 differs "$src/tests/conformance/cases/control/loops_per_lane.json" loops_per_lane VYRE_VULKAN_HIDE_LOOP_BOUNDS=0
 differs "$dead" dead_loop_else_store VYRE_VULKAN_DROP_INERT=0
-# VK-INT-3's experiment: literal dividends of integer div and rem hidden.
+# VK-INT-3 (generator 65's default): literal dividends of integer div and
+# rem hidden; =0 gives generator 64's module, with the same results.
 differs "$src/tests/conformance/cases/integers/div_rem_literal_dividend.json" \
-  div_rem_literal_dividend VYRE_VULKAN_HIDE_INT_DIVIDEND=1
+  div_rem_literal_dividend VYRE_VULKAN_HIDE_INT_DIVIDEND=0
 # VK-LOOP-5 (NVIDIA's default, off on lavapipe): the loop-assigned locals'
 # start values hidden, both cases of the finding keep their results.
 flips="$src/tests/conformance/cases/control/loop_store_same_index.json"

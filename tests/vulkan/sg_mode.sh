@@ -56,6 +56,60 @@ fi
 VYRE_VULKAN_SUBGROUP=sideways "$vyre" run "$case_json" --backend vulkan >"$work/bad" 2>&1 || true
 grep -q 'VYRE_VULKAN_SUBGROUP=sideways is not a mode; using auto. Fix:' "$work/bad" || {
   cat "$work/bad" >&2; echo "sg_mode: an unknown mode did not warn with a Fix" >&2; exit 1; }
+# VK-MATH-8 (generator 65): with the guard on (VYRE_VULKAN_POW_SUBGROUP=emulate,
+# as on NVIDIA's driver), the software f32 helpers DontInline
+# (VYRE_VULKAN_DONTINLINE=soft, NVIDIA's default) and every f32 op in
+# software, a subgroup program whose module calls a software helper (here its
+# division) is generated again with emulated subgroups; one that calls none
+# keeps native ones. Both give the CPU reference's values.
+if [ "${size:-}" = 8 ] && command -v spirv-dis >/dev/null 2>&1; then
+  sgcase() { # NAME WITH_DIV
+    local div=''
+    [ "$2" = 1 ] && div=', {"k": "store", "buffer": "o", "index": {"k": "var", "name": "l"}, "value": {"k": "bin", "op": "div", "a": {"k": "load", "buffer": "f", "index": {"k": "var", "name": "l"}}, "b": {"k": "cast", "to": "f32", "a": {"k": "bin", "op": "add", "a": {"k": "var", "name": "l"}, "b": {"k": "lit", "t": "u32", "v": 1}}}}}'
+    cat >"$work/$1.json" <<JSON
+{"vyre": 1, "name": "$1", "workgroup_size": [8, 1, 1], "subgroup_size": 8,
+ "buffers": [{"name": "f", "binding": 0, "access": "read", "type": "f32"},
+             {"name": "o", "binding": 1, "access": "write", "type": "f32", "count": 8},
+             {"name": "s", "binding": 2, "access": "write", "type": "u32", "count": 8}],
+ "body": [{"k": "let", "name": "l", "value": {"k": "builtin", "b": "lid", "axis": 0}},
+          {"k": "subgroup", "op": "reduce_add", "name": "r", "value": {"k": "var", "name": "l"}},
+          {"k": "store", "buffer": "s", "index": {"k": "var", "name": "l"}, "value": {"k": "var", "name": "r"}}$div],
+ "grid": [1, 1, 1],
+ "inputs": {"f": [1.0, 2.5, -3.0, 1e-38, 7.0, 0.1, -0.0, 3.4e38]}}
+JSON
+  }
+  for c in soft_guard_div:1 soft_guard_int:0; do
+    name=${c%%:*}
+    sgcase "$name" "${c#*:}"
+    rm -rf "$work/dump-$name" && mkdir -p "$work/dump-$name"
+    VYRE_VULKAN_SUBGROUP=native VYRE_VULKAN_POW_SUBGROUP=emulate VYRE_VULKAN_DONTINLINE=soft \
+      VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE=1 VYRE_VULKAN_DUMP_SPIRV="$work/dump-$name" \
+      "$vyre" run "$work/$name.json" --backend vulkan >"$work/$name.vk" 2>&1 || {
+      cat "$work/$name.vk" >&2; echo "sg_mode: $name: vyre run on vulkan failed" >&2; exit 1; }
+    VYRE_CACHE_DISABLE=1 "$vyre" run "$work/$name.json" --backend cpu >"$work/$name.cpu" 2>&1
+    if ! diff <(grep -E '^[os] \(' "$work/$name.cpu") <(grep -E '^[os] \(' "$work/$name.vk") >&2; then
+      echo "sg_mode: $name: vulkan's values differ from the CPU reference's" >&2; exit 1
+    fi
+    spirv-dis "$work/dump-$name/$name.spv" >"$work/$name.spvasm"
+  done
+  grep -q 'DontInline' "$work/soft_guard_div.spvasm" || {
+    echo "sg_mode: soft_guard_div: no DontInline software helper in its module" >&2; exit 1; }
+  if grep -q 'OpGroupNonUniform' "$work/soft_guard_div.spvasm"; then
+    echo "sg_mode: soft_guard_div: native subgroup ops beside a DontInline helper (VK-MATH-8)" >&2; exit 1
+  fi
+  grep -q 'OpGroupNonUniform' "$work/soft_guard_int.spvasm" || {
+    echo "sg_mode: soft_guard_int: no helper, yet its subgroups were emulated" >&2; exit 1; }
+  # The guarded module from the disk cache (its payload says emulated where
+  # sg_option asks for native: accepted, not generated again).
+  for i in 1 2; do
+    VYRE_VULKAN_SUBGROUP=native VYRE_VULKAN_POW_SUBGROUP=emulate VYRE_VULKAN_DONTINLINE=soft \
+      VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE= VYRE_CACHE_DIR="$work/c-guard" \
+      "$vyre" run "$work/soft_guard_div.json" --backend vulkan --metrics >"$work/guard-$i" 2>&1
+  done
+  grep -q 'compile_cache_disk_hits = 1' "$work/guard-2" || {
+    cat "$work/guard-2" >&2; echo "sg_mode: the guarded module was not read back from the disk cache" >&2; exit 1; }
+  echo "sg_mode: the soft-helper guard: emulated beside a DontInline division, native without"
+fi
 for mode in emulate auto native; do
   VYRE_CACHE_DISABLE=1 VYRE_VULKAN_SUBGROUP=$mode "$vyre" conform --backend vulkan \
     --filter 'subgroup/*' --quiet >"$work/conform" 2>&1 || {

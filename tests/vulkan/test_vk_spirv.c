@@ -1526,12 +1526,13 @@ static void test_f32_fma_pick_prefers_the_zero_recheck(void **state) {
   assert_int_equal(vyre_spv_f32_fma_pick(0, 0), 0u);
 }
 
-// VK-MATH-7: every cr_math function is DontInline on NVIDIA's driver by
-// default; other vendors keep pow's control only.
+// VK-MATH-7 and VK-MATH-8: every cr_math function and (generator 65) every
+// software f32 helper is DontInline on NVIDIA's driver by default; other
+// vendors keep pow's control only.
 static void test_dontinline_for_vendor(void **state) {
   (void)state;
   assert_int_equal(vyre_spv_dontinline_for_vendor(VYRE_SPV_VENDOR_NVIDIA),
-                   VYRE_SPV_DONTINLINE_MATH);
+                   VYRE_SPV_DONTINLINE_MATH | VYRE_SPV_DONTINLINE_SOFT);
   assert_int_equal(vyre_spv_dontinline_for_vendor(0x10005u), 0); // Mesa (lavapipe)
   assert_int_equal(vyre_spv_dontinline_for_vendor(0x1002u), 0);  // AMD
 }

@@ -17,7 +17,10 @@ tests/fuzzgen/open/README.md has their history and the switches tried.
 FOUND_64 holds the three found at generator 63 that generator 64's forms
 pass (plugin-vulkan/README.md VK-DEAD-2 and VK-F32-18): on an H100 with that
 driver at b2a2a62 (docs/perf/fuzz.md session 26) each failed by default and
-passed under the switches that became generator 64's defaults."""
+passed under the switches that became generator 64's defaults. FOUND_65
+holds the four open at generator 64 (docs/perf/fuzz.md session 27, at
+3c4312e on an H100): each failed by default and passed under the switches
+that became generator 65's defaults (VK-MATH-8, VK-INT-3)."""
 
 import json
 import os
@@ -111,9 +114,46 @@ FOUND_64 = [
                 "VK-DEAD-2 and VK-F32-18", "736070576", "indirect")),
 ]
 
+_ON65 = ("NVIDIA's Vulkan driver (580.159.04, H100) got it wrong at generator "
+         "64 and passed it under %s, generator 65's default on that driver "
+         "(plugin-vulkan/README.md %s). vyre fuzz seed %s, path %s, shrunk "
+         "there, as the fuzzer wrote it")
+
+FOUND_65 = [
+    ("716070731", "control/int_quotient_compare_under_nan_test",
+     "if (is_nan(sqrt(of[0]))) { if (0xFFFFFFFF / wgid.x < nwg.x) {} else { "
+     "oh[0] = bf16(1.0) } } with of a write buffer the program never stores "
+     "(its load is 0, so the outer if is not taken); grid 1, workgroup 1. The "
+     "driver refused the pipeline (VK_ERROR_UNKNOWN), also without its "
+     "optimizations (VK-PIPE-1). "
+     + _ON65 % ("VYRE_VULKAN_HIDE_INT_DIVIDEND=1 (the constant dividend "
+                "hidden), alone and with the software f32 helpers DontInline",
+                "VK-INT-3", "716070731", "oneshot")),
+    ("756070973", "f32/soft_div_row_quotient",
+     "of[gid.y] = -2^-126 / f32(gid.y) on a grid of 1 x 2 workgroups of 64, "
+     "then four fmas of fl loads (fl is empty: they read 0) xor'ed into "
+     "ou[gid.y]. Row 1's quotient is -2^-126 (0x80800000); the driver stored "
+     "-inf there, row 0's quotient by zero. "
+     + _ON65 % ("VYRE_VULKAN_DONTINLINE=soft and =all (the software f32 "
+                "division a function call, not inlined)", "VK-MATH-8",
+                "756070973", "oneshot")),
+    ("659100798", "atomics/soft_div_self_quotient_counter",
+     "v4 = min(select(true, -3.5e-19, 1.0), 0.0), v5 = bits(v4 / v4) = "
+     "0x3f800000, and the 33 invocations' atomic sub of v5 from cn[0] give "
+     "0xd0800000; the driver left cn[0] at 0. "
+     + _ON65 % ("VYRE_VULKAN_DONTINLINE=soft and =all", "VK-MATH-8",
+                "659100798", "oneshot")),
+    ("729100669", "f32/soft_div_min_subnormal_bf16",
+     "oh[0] = bf16(bitcast<f32>(1) / fma(0.0, 1.0, fl[0])) with fl[0] = "
+     "0x3f7fffff: the smallest subnormal over a number below 1 flushes to 0; "
+     "the driver stored +inf. "
+     + _ON65 % ("VYRE_VULKAN_DONTINLINE=soft and =all", "VK-MATH-8",
+                "729100669", "oneshot")),
+]
+
 
 def gen_fuzz_found(ctx):
-    for seed, rel, description in FOUND + FOUND_64:
+    for seed, rel, description in FOUND + FOUND_64 + FOUND_65:
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
             ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))

@@ -132,7 +132,7 @@ def gen_mulhi_driver(ctx):
 def gen_div_literal_dividend(ctx):
     """Integer div and rem whose dividend is a literal and whose divisor
     comes from the invocation id, so a compiler sees a constant dividend (the
-    shape of vyre fuzz seeds 603041152 and 716070731, tests/fuzzgen/open:
+    shape of vyre fuzz seeds 603041152 and 716070731, now cases of their own:
     NVIDIA's Vulkan driver refused modules with 0xFFFFFFFF / gid.x). The
     divisor takes 0 in invocation 0 and -1 in invocation 0 of the i32
     division, so x/0, x%0 and MIN/-1 (docs/ir.md IR-INT-2) all meet a
