@@ -5,7 +5,8 @@
 # and the programs that crash its compiler (tests/fuzzgen/crashes), each in
 # its own process (a crash costs only its own line) under each switch of
 # SWITCHES, and prints one line per case: NAME: default=ok|FAIL|rcN SWITCH=...
-# (rc 139: SIGSEGV, 124: the 60 s limit). For the GPU machine
+# (rc 139: SIGSEGV, 124: the 60 s limit), then, indented, what each run
+# that did not pass said ("  SWITCH: MESSAGE"). For the GPU machine
 # (../shared/gpu/README.md), where a few seconds tell whether a driver or a
 # generator change fixed one.
 #   ci/gpu-findings.sh [BACKEND [CASE.json | DIR]...]      (default vulkan)
@@ -46,6 +47,7 @@ for a in "$@"; do
     exit 2
   fi
 done
+details=()
 for f in "${files[@]}"; do
   n=$(basename "$f" .json)
   mkdir -p "$tmp/$n" && cp "$f" "$tmp/$n/"
@@ -59,7 +61,16 @@ for f in "${files[@]}"; do
     if [ $rc -eq 0 ]; then s=ok; elif [ $rc -eq 1 ]; then s=FAIL; else s="rc$rc"; fi
     [ "$sw" = default ] && [ "$s" != ok ] && bad=1
     line="$line ${sw//VYRE_VULKAN_/}=$s"
+    # What a failed run said (the line after its FAIL line: the message, or
+    # the first output line), after the case's line.
+    if [ "$s" != ok ]; then
+      why=$(awk '/FAIL/ {getline; print; exit}' "$tmp/$n.log" | sed 's/^ *//' | cut -c1-300)
+      [ -n "$why" ] || why=$(head -1 "$tmp/$n.log" | cut -c1-300)
+      details+=("  ${sw//VYRE_VULKAN_/}: ${why:-no output (exit $rc)}")
+    fi
   done
   echo "$line"
+  [ ${#details[@]} -gt 0 ] && printf '%s\n' "${details[@]}"
+  details=()
 done
 exit $bad

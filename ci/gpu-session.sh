@@ -133,6 +133,8 @@ if [ "${FINDINGS:-1}" != 0 ]; then
   SWITCHES="${FINDINGS_SWITCHES-}" timeout 150 bash ci/gpu-findings.sh vulkan ${FINDINGS_PATHS-} \
     >"$keep/findings.log" 2>&1
   say "findings (exit $?): $(grep -c 'default=ok' "$keep/findings.log") ok by default"
+  # The whole log (each case's last words per switch) comes back in session.tgz.
+  cp "$keep/findings.log" "$out/" 2>/dev/null
   if [ -n "${FINDINGS_SWITCHES-}" ]; then head -30 "$keep/findings.log"; else
     grep -v 'default=ok' "$keep/findings.log" | head -8; fi
 fi
