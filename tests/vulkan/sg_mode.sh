@@ -103,7 +103,7 @@ JSON
   # sg_option asks for native: accepted, not generated again).
   for i in 1 2; do
     VYRE_VULKAN_SUBGROUP=native VYRE_VULKAN_POW_SUBGROUP=emulate VYRE_VULKAN_DONTINLINE=soft \
-      VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE= VYRE_CACHE_DIR="$work/c-guard" \
+      VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE='' VYRE_CACHE_DIR="$work/c-guard" \
       "$vyre" run "$work/soft_guard_div.json" --backend vulkan --metrics >"$work/guard-$i" 2>&1
   done
   grep -q 'compile_cache_disk_hits = 1' "$work/guard-2" || {
