@@ -12,7 +12,7 @@
 // new worker from the next seed. Every child has a deadline and is killed
 // when it passes it. The summary counts crashes and hangs.
 
-#define _GNU_SOURCE // pipe2
+#define _GNU_SOURCE // pipe2, sigabbrev_np
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,17 +49,14 @@ void vyre__fuzz_worker_say(int fd, const char *fmt, ...) {
   }
 }
 
+// "SIGSEGV" and the like (glibc's abbreviation, as lib/compile_probe.c
+// names them), else "signal N"; written into |buf|.
 static const char *vyre_iso_signal_name(int sig, char *buf, size_t cap) {
-  static const struct {
-    int sig;
-    const char *name;
-  } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},
-               {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"},
-               {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},   {SIGTERM, "SIGTERM"},
-               {SIGINT, "SIGINT"},   {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (names[i].sig == sig) return names[i].name;
-  snprintf(buf, cap, "signal %d", sig);
+  const char *abbrev = sigabbrev_np(sig);
+  if (abbrev)
+    snprintf(buf, cap, "SIG%s", abbrev);
+  else
+    snprintf(buf, cap, "signal %d", sig);
   return buf;
 }
 
