@@ -109,15 +109,17 @@ static uint64_t now_ms(void) {
 // Keeps the last PROBE_TAIL_MAX bytes read from |fd| in |tail| (NUL-ended).
 static void tail_read(int fd, char *tail, size_t *len) {
   char buf[512];
+  _Static_assert(sizeof(buf) <= PROBE_TAIL_MAX, "a chunk must fit in the tail");
   ssize_t n;
   while ((n = read(fd, buf, sizeof(buf))) > 0) {
-    for (ssize_t i = 0; i < n; i++) {
-      if (*len == PROBE_TAIL_MAX) {
-        memmove(tail, tail + 1, PROBE_TAIL_MAX - 1);
-        (*len)--;
-      }
-      tail[(*len)++] = buf[i];
+    size_t k = (size_t)n;
+    if (*len + k > PROBE_TAIL_MAX) { // drop the oldest bytes, once per chunk
+      size_t drop = *len + k - PROBE_TAIL_MAX;
+      memmove(tail, tail + drop, *len - drop);
+      *len -= drop;
     }
+    memcpy(tail + *len, buf, k);
+    *len += k;
   }
   tail[*len] = '\0';
 }

@@ -74,6 +74,17 @@ printf '\000\001 not a program' >"$work/not-a-tool"
 chmod +x "$work/not-a-tool"
 run 1 VYRE_COMPILE_ISOLATE=1 VYRE_COMPILE_PROBE_TOOL="$work/not-a-tool"
 has "could not start the probe process '$work/not-a-tool' (Exec format error)"
+# A probe that prints more than the 768 bytes of stderr kept before it
+# dies: the message still names its last line.
+cat >"$work/chatty-tool" <<'EOF2'
+#!/bin/bash
+for i in $(seq 1 300); do echo "line $i of the probe's chatter" >&2; done
+echo "the probe's last line" >&2
+kill -SEGV $$
+EOF2
+chmod +x "$work/chatty-tool"
+run 1 VYRE_COMPILE_ISOLATE=1 VYRE_COMPILE_PROBE_TOOL="$work/chatty-tool"
+has "its last words: 'the probe's last line'"
 run 1 VYRE_COMPILE_ISOLATE=1 TMPDIR="$work/no-such-folder"
 has "INTERNAL"
 has "could not write the program for the probe process to '$work/no-such-folder/vyre-probe-"
