@@ -334,7 +334,7 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   if (in->uses_trap != record || (in->lanes && trap)) return 0;
   if (in->trap64 != (record && be->has_int64 && be->int64_atomics ? 1u : 0u)) return 0;
   // A module with a DontInline software helper may have its subgroups
-  // emulated where sg_option asks for native ones (sg_guard_soft, VK-MATH-8).
+  // emulated where sg_option asks for native ones (generate_guarded, VK-MATH-8).
   uint32_t sg = sg_option(be, a);
   if (in->soft_dontinline > 1 ||
       (in->soft_dontinline && !(be->dontinline & VYRE_SPV_DONTINLINE_SOFT)))
