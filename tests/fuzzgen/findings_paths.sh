@@ -3,7 +3,8 @@
 #
 # ci/gpu-findings.sh with paths (ctest fuzz_gpu_findings_script_paths, on
 # lavapipe): a case file and a folder are replayed, one line per case with
-# each switch of SWITCHES; a path that does not exist is a usage error.
+# each switch of SWITCHES, then what each failed run said; a path that does
+# not exist is a usage error.
 #   tests/fuzzgen/findings_paths.sh ROOT      (VYRE names the vyre tool)
 set -uo pipefail
 root=$1
@@ -31,4 +32,12 @@ echo "$out" | grep -q '^fold_add_tie: default=ok$' ||
 out=$(SWITCHES= DISPATCH_PATHS=sideways bash "$root/ci/gpu-findings.sh" vulkan "$tmp/fold_add_tie.json")
 echo "$out" | grep -q '^fold_add_tie: default=rc2$' ||
   { echo "findings_paths: DISPATCH_PATHS=sideways gave: $out (expected rc2)" >&2; exit 1; }
+# A run that does not pass: what it said follows the case's line, indented
+# (VYRE_VULKAN_FAIL_OPTIMIZED=2, a test hook: every pipeline is refused).
+out=$(SWITCHES=VYRE_VULKAN_FAIL_OPTIMIZED=2 bash "$root/ci/gpu-findings.sh" vulkan \
+  "$tmp/fold_add_tie.json")
+echo "$out" | grep -q '^fold_add_tie: default=ok FAIL_OPTIMIZED=2=FAIL$' ||
+  { echo "findings_paths: FAIL_OPTIMIZED=2 gave: $out" >&2; exit 1; }
+echo "$out" | grep -q '^  FAIL_OPTIMIZED=2: .*vkCreateComputePipelines.*VK_ERROR_UNKNOWN' ||
+  { echo "findings_paths: no message under the failed run: $out" >&2; exit 1; }
 echo "findings_paths: ok"
