@@ -731,17 +731,19 @@ static uint32_t bin_max(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
 // mulhi (u32): the high word of the 64-bit product, as a 64-bit multiply
 // where the device has Int64 (README.md VK-INT-1: NVIDIA's compiler, driver
 // 580.159.04, got OpUMulExtended wrong in vyre fuzz seed 852571295), else
-// OpUMulExtended.
+// OpUMulExtended; through a hide under opt.hide_mulhi (VK-INT-4).
 static uint32_t bin_mulhi(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
   (void)row;
+  uint32_t r;
   if (c->t_ulong) {
     const uint32_t L = c->t_ulong;
     uint32_t p = OP(SpvOpIMul, L, OP(SpvOpUConvert, L, x->a), OP(SpvOpUConvert, L, x->b));
-    return OP(SpvOpUConvert, U, OP(SpvOpShiftRightLogical, L, p, vyre_spv_u(c, 32)));
+    r = OP(SpvOpUConvert, U, OP(SpvOpShiftRightLogical, L, p, vyre_spv_u(c, 32)));
+  } else {
+    uint32_t st = vyre_spv_global(c->m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(U, U));
+    r = OP(SpvOpCompositeExtract, U, OP(SpvOpUMulExtended, st, x->a, x->b), 1);
   }
-  uint32_t st = vyre_spv_global(c->m, SpvOpTypeStruct, 0, VYRE_SPV_ARGS(U, U));
-  uint32_t r = OP(SpvOpUMulExtended, st, x->a, x->b);
-  return OP(SpvOpCompositeExtract, U, r, 1);
+  return c->opt->hide_mulhi ? vyre_spv_hide(c, r) : r;
 }
 
 static uint32_t equality(vyre_spv_cg *c, const bin_in *x, int ne) {

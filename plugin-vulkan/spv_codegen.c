@@ -1516,6 +1516,11 @@ uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id) {
                                              : 0u;
 }
 
+uint32_t vyre_spv_soft_dontinline(const vyre_spv_options *opt, uint32_t flags) {
+  if (!(opt->dontinline & VYRE_SPV_DONTINLINE_SOFT)) return 0;
+  return opt->soft_dontinline_sg || !(flags & VYRE_IR_FLAG_HAS_SUBGROUP) ? 1u : 0u;
+}
+
 uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id) {
   return llvmpipe || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }

@@ -198,7 +198,14 @@
 //     hides key on the launch's base workgroup x instead of word 7 of its
 //     binding (VK-F32-18). VYRE_VULKAN_DROP_INERT=0 and
 //     VYRE_VULKAN_IND_KEY_BASE=0 give 63's forms.
-#define VYRE_VK_GENERATOR_VERSION 65u
+// 65: on NVIDIA's driver the software f32 helpers are DontInline (README.md
+//     VK-MATH-8), with the subgroup guard decided per module; the dividend of
+//     an integer div or rem that may be constant is hidden on every device
+//     (VK-INT-3).
+// 66: a program with subgroup operations gets its software f32 helpers
+//     inlined (README.md VK-MATH-9), so such modules are 64's again there;
+//     VYRE_VULKAN_SOFT_DONTINLINE_SG=1 gives 65's form.
+#define VYRE_VK_GENERATOR_VERSION 66u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -269,6 +276,11 @@ typedef struct vyre_spv_options {
   // function, VYRE_SPV_DONTINLINE_SOFT the software f32 helpers
   // (VYRE_VULKAN_DONTINLINE, README.md "Environment").
   uint32_t dontinline;
+  // dontinline's soft bit applies to a program with subgroup operations too
+  // (generator 65's form; VYRE_VULKAN_SOFT_DONTINLINE_SG=1). Without it
+  // (generator 66) such a program gets its software f32 helpers inlined
+  // (README.md VK-MATH-9).
+  uint32_t soft_dontinline_sg;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
@@ -342,6 +354,9 @@ typedef struct vyre_spv_options {
   // constant passes through a hide (README.md VK-INT-3; an experiment,
   // VYRE_VULKAN_HIDE_INT_DIVIDEND=1, off by default).
   uint32_t hide_int_dividend;
+  // The result of an integer mulhi passes through a hide (README.md
+  // VK-INT-4; an experiment, VYRE_VULKAN_HIDE_MULHI=1, off by default).
+  uint32_t hide_mulhi;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md
@@ -464,6 +479,15 @@ uint32_t vyre_spv_f32_fma_pick(int zrecheck64_ok, int f64_ok);
 // helpers (VK-MATH-8: inlined, their division gave another row's quotient);
 // none elsewhere (pow's aside). Pure.
 uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id);
+
+// Whether the software f32 helpers of a program with IR flags |flags|
+// (VYRE_IR_FLAG_*) are DontInline under |opt|: where opt->dontinline has the
+// soft bit, and the program has no subgroup operation or
+// opt->soft_dontinline_sg is set (README.md VK-MATH-9, generator 66: NVIDIA's
+// compiler died of SIGSEGV on a DontInline software division beside emulated
+// subgroups, and native subgroups beside DontInline functions need the
+// guard's emulation, VK-SG-7). Pure.
+uint32_t vyre_spv_soft_dontinline(const vyre_spv_options *opt, uint32_t flags);
 
 // Whether a device gets the loop-cut check (opt.loop_guard) by default:
 // Mesa's llvmpipe (|llvmpipe|), whose loop limiter ends loops early

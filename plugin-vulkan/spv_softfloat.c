@@ -129,9 +129,11 @@ static uint32_t helper_begin_ctl(vyre_spv_cg *c, uint32_t nparams, uint32_t *par
 }
 
 // The soft helpers' form: DontInline as opt.dontinline says (README.md
-// VK-MATH-7, VK-MATH-8); info.soft_dontinline tells the subgroup guard.
+// VK-MATH-7, VK-MATH-8), but inlined in a program with subgroup operations
+// unless opt.soft_dontinline_sg (VK-MATH-9); info.soft_dontinline tells the
+// subgroup guard.
 static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s) {
-  uint32_t dont = (c->opt->dontinline & VYRE_SPV_DONTINLINE_SOFT) != 0;
+  uint32_t dont = vyre_spv_soft_dontinline(c->opt, c->p->flags);
   if (dont) c->info->soft_dontinline = 1;
   return helper_begin_ctl(c, nparams, params, s,
                           dont ? SpvFunctionControlDontInlineMask : SpvFunctionControlMaskNone);

@@ -920,6 +920,12 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // that may be constant reaches the driver hidden;
   // VYRE_VULKAN_HIDE_INT_DIVIDEND=0 gives generator 64's form.
   be->hide_int_dividend = default_on("VYRE_VULKAN_HIDE_INT_DIVIDEND");
+  // README.md VK-MATH-9 (generator 66): a program with subgroup operations
+  // gets its software f32 helpers inlined; VYRE_VULKAN_SOFT_DONTINLINE_SG=1
+  // gives generator 65's form (DontInline there too, with the guard's
+  // emulated subgroups).
+  be->soft_dontinline_sg = switch_on("VYRE_VULKAN_SOFT_DONTINLINE_SG");
+  be->hide_mulhi = switch_on("VYRE_VULKAN_HIDE_MULHI"); // an experiment (VK-INT-4)
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt

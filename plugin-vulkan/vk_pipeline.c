@@ -67,6 +67,8 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->fold);                 // VK-F32-23
   vyre_kit_key_add_u32(k, be->drop_inert);           // VK-DEAD-2
   vyre_kit_key_add_u32(k, be->hide_int_dividend);    // VK-INT-3
+  vyre_kit_key_add_u32(k, be->soft_dontinline_sg);   // VK-MATH-9
+  vyre_kit_key_add_u32(k, be->hide_mulhi);           // VK-INT-4
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -336,8 +338,10 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   // A module with a DontInline software helper may have its subgroups
   // emulated where sg_option asks for native ones (generate_guarded, VK-MATH-8).
   uint32_t sg = sg_option(be, a);
+  const vyre_spv_options soft = {.dontinline = be->dontinline,
+                                 .soft_dontinline_sg = be->soft_dontinline_sg};
   if (in->soft_dontinline > 1 ||
-      (in->soft_dontinline && !(be->dontinline & VYRE_SPV_DONTINLINE_SOFT)))
+      (in->soft_dontinline && !vyre_spv_soft_dontinline(&soft, p->flags)))
     return 0;
   if (in->subgroup_native != sg &&
       !(sg && in->subgroup_native == 0 && in->soft_dontinline && be->sg_pow_guard))
@@ -480,6 +484,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .trap_at_end = be->trap_at_end,
                             .drop_unread = be->drop_unread,
                             .dontinline = be->dontinline,
+                            .soft_dontinline_sg = be->soft_dontinline_sg,
                             .hide_select_operands = be->hide_select_operands,
                             .int_minmax_ext = be->int_minmax_ext,
                             .int_neg_sub = be->int_neg_sub,
@@ -489,6 +494,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .fold = be->fold,
                             .drop_inert = be->drop_inert,
                             .hide_int_dividend = be->hide_int_dividend,
+                            .hide_mulhi = be->hide_mulhi,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

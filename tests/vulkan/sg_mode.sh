@@ -56,12 +56,15 @@ fi
 VYRE_VULKAN_SUBGROUP=sideways "$vyre" run "$case_json" --backend vulkan >"$work/bad" 2>&1 || true
 grep -q 'VYRE_VULKAN_SUBGROUP=sideways is not a mode; using auto. Fix:' "$work/bad" || {
   cat "$work/bad" >&2; echo "sg_mode: an unknown mode did not warn with a Fix" >&2; exit 1; }
-# VK-MATH-8 (generator 65): with the guard on (VYRE_VULKAN_POW_SUBGROUP=emulate,
-# as on NVIDIA's driver), the software f32 helpers DontInline
-# (VYRE_VULKAN_DONTINLINE=soft, NVIDIA's default) and every f32 op in
-# software, a subgroup program whose module calls a software helper (here its
-# division) is generated again with emulated subgroups; one that calls none
-# keeps native ones. Both give the CPU reference's values.
+# VK-MATH-8 (generator 65, now under VYRE_VULKAN_SOFT_DONTINLINE_SG=1): with
+# the guard on (VYRE_VULKAN_POW_SUBGROUP=emulate, as on NVIDIA's driver), the
+# software f32 helpers DontInline (VYRE_VULKAN_DONTINLINE=soft, NVIDIA's
+# default) and every f32 op in software, a subgroup program whose module
+# calls a software helper (here its division) is generated again with
+# emulated subgroups; one that calls none keeps native ones. Both give the
+# CPU reference's values. VK-MATH-9 (generator 66, the default): the same
+# subgroup program with a division gets its helpers inlined and keeps native
+# subgroups.
 if [ "${size:-}" = 8 ] && command -v spirv-dis >/dev/null 2>&1; then
   sgcase() { # NAME WITH_DIV
     local div=''
@@ -83,7 +86,8 @@ JSON
     sgcase "$name" "${c#*:}"
     rm -rf "$work/dump-$name" && mkdir -p "$work/dump-$name"
     VYRE_VULKAN_SUBGROUP=native VYRE_VULKAN_POW_SUBGROUP=emulate VYRE_VULKAN_DONTINLINE=soft \
-      VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE=1 VYRE_VULKAN_DUMP_SPIRV="$work/dump-$name" \
+      VYRE_VULKAN_SOFT_DONTINLINE_SG=1 VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE=1 \
+      VYRE_VULKAN_DUMP_SPIRV="$work/dump-$name" \
       "$vyre" run "$work/$name.json" --backend vulkan >"$work/$name.vk" 2>&1 || {
       cat "$work/$name.vk" >&2; echo "sg_mode: $name: vyre run on vulkan failed" >&2; exit 1; }
     VYRE_CACHE_DISABLE=1 "$vyre" run "$work/$name.json" --backend cpu >"$work/$name.cpu" 2>&1
@@ -103,12 +107,32 @@ JSON
   # sg_option asks for native: accepted, not generated again).
   for i in 1 2; do
     VYRE_VULKAN_SUBGROUP=native VYRE_VULKAN_POW_SUBGROUP=emulate VYRE_VULKAN_DONTINLINE=soft \
-      VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE='' VYRE_CACHE_DIR="$work/c-guard" \
+      VYRE_VULKAN_SOFT_DONTINLINE_SG=1 VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE='' \
+      VYRE_CACHE_DIR="$work/c-guard" \
       "$vyre" run "$work/soft_guard_div.json" --backend vulkan --metrics >"$work/guard-$i" 2>&1
   done
   grep -q 'compile_cache_disk_hits = 1' "$work/guard-2" || {
     cat "$work/guard-2" >&2; echo "sg_mode: the guarded module was not read back from the disk cache" >&2; exit 1; }
   echo "sg_mode: the soft-helper guard: emulated beside a DontInline division, native without"
+  # VK-MATH-9: by default the division's helpers are inlined in this subgroup
+  # program, and its subgroups stay native; the values are the reference's.
+  rm -rf "$work/dump-sg66" && mkdir -p "$work/dump-sg66"
+  VYRE_VULKAN_SUBGROUP=native VYRE_VULKAN_POW_SUBGROUP=emulate VYRE_VULKAN_DONTINLINE=soft \
+    VYRE_VULKAN_F32=software VYRE_CACHE_DISABLE=1 VYRE_VULKAN_DUMP_SPIRV="$work/dump-sg66" \
+    "$vyre" run "$work/soft_guard_div.json" --backend vulkan >"$work/sg66.vk" 2>&1 || {
+    cat "$work/sg66.vk" >&2; echo "sg_mode: soft_guard_div (generator 66): vyre run failed" >&2; exit 1; }
+  if ! diff <(grep -E '^[os] \(' "$work/soft_guard_div.cpu") <(grep -E '^[os] \(' "$work/sg66.vk") >&2; then
+    echo "sg_mode: soft_guard_div (generator 66): values differ from the CPU reference's" >&2; exit 1
+  fi
+  spirv-dis "$work/dump-sg66/soft_guard_div.spv" >"$work/sg66.spvasm"
+  if grep -q 'DontInline' "$work/sg66.spvasm"; then
+    echo "sg_mode: soft_guard_div (generator 66): a DontInline helper in a subgroup program (VK-MATH-9)" >&2
+    exit 1
+  fi
+  grep -q 'OpGroupNonUniform' "$work/sg66.spvasm" || {
+    echo "sg_mode: soft_guard_div (generator 66): subgroups emulated though no helper is DontInline" >&2
+    exit 1; }
+  echo "sg_mode: generator 66: helpers inlined in a subgroup program with a division, subgroups native"
 fi
 for mode in emulate auto native; do
   VYRE_CACHE_DISABLE=1 VYRE_VULKAN_SUBGROUP=$mode "$vyre" conform --backend vulkan \

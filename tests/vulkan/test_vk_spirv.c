@@ -1537,6 +1537,24 @@ static void test_dontinline_for_vendor(void **state) {
   assert_int_equal(vyre_spv_dontinline_for_vendor(0x1002u), 0);  // AMD
 }
 
+// VK-MATH-9 (generator 66): the software f32 helpers are DontInline only
+// under the soft bit, and in a program with subgroup operations only with
+// opt.soft_dontinline_sg (generator 65's form).
+static void test_soft_dontinline_subgroups(void **state) {
+  (void)state;
+  const uint32_t sg = VYRE_IR_FLAG_HAS_SUBGROUP, other = VYRE_IR_FLAG_HAS_LOOP;
+  for (uint32_t bits = 0; bits < 4; bits++) {
+    for (uint32_t keep = 0; keep < 2; keep++) {
+      vyre_spv_options o = {.dontinline = bits, .soft_dontinline_sg = keep};
+      const uint32_t soft = (bits & VYRE_SPV_DONTINLINE_SOFT) ? 1u : 0u;
+      assert_int_equal(vyre_spv_soft_dontinline(&o, 0), soft);
+      assert_int_equal(vyre_spv_soft_dontinline(&o, other), soft);
+      assert_int_equal(vyre_spv_soft_dontinline(&o, sg), soft && keep);
+      assert_int_equal(vyre_spv_soft_dontinline(&o, sg | other), soft && keep);
+    }
+  }
+}
+
 // VK-MATH-7 and VK-MATH-5: opt.dontinline's math bit makes the unary
 // cr_math functions DontInline; pow's control is opt.pow_control's alone
 // (0 DontInline, 1 none, 2 Inline), with or without that bit.
@@ -1928,6 +1946,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_direct_hides_key_on_a_word),
       cmocka_unit_test(test_spirv_folds_constant_f32),
       cmocka_unit_test(test_dontinline_for_vendor),
+      cmocka_unit_test(test_soft_dontinline_subgroups),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
       cmocka_unit_test(test_spirv_inert_statements_dropped),

@@ -20,7 +20,9 @@ driver at b2a2a62 (docs/perf/fuzz.md session 26) each failed by default and
 passed under the switches that became generator 64's defaults. FOUND_65
 holds the four open at generator 64 (docs/perf/fuzz.md session 27, at
 3c4312e on an H100): each failed by default and passed under the switches
-that became generator 65's defaults (VK-MATH-8, VK-INT-3)."""
+that became generator 65's defaults (VK-MATH-8, VK-INT-3). FOUND_66 holds
+a compiler crash of generator 65 (docs/perf/fuzz.md session 28) that
+generator 66's form compiled there (VK-MATH-9)."""
 
 import json
 import os
@@ -151,9 +153,24 @@ FOUND_65 = [
                 "729100669", "oneshot")),
 ]
 
+FOUND_66 = [
+    ("614600789", "subgroup/soft_div_beside_emulated_scans_compiles",
+     "Workgroup [4, 2, 1], subgroup size 8 (emulated on NVIDIA's 32): two "
+     "subgroup scans of 0, a loop from 0xFFFFFFFF to 0 and a shuffle in the "
+     "arms of if (is_inf(0.0)), then oi[id] = bits(min(-4.4e34, oh[id]) / "
+     "(|-0| / -NaN)) | ... (the software f32 division). NVIDIA's Vulkan "
+     "compiler (580.159.04, H100) died of SIGSEGV at generator 65, whose "
+     "software f32 helpers are DontInline there (VK-MATH-8), under every "
+     "other switch tried, and compiled it with them inlined "
+     "(VYRE_VULKAN_DONTINLINE=math), generator 66's form for a program with "
+     "subgroup operations (plugin-vulkan/README.md VK-MATH-9). vyre fuzz seed "
+     "614600789, shrunk there by vyre fuzz --isolate; expect is the CPU "
+     "reference's result"),
+]
+
 
 def gen_fuzz_found(ctx):
-    for seed, rel, description in FOUND + FOUND_64 + FOUND_65:
+    for seed, rel, description in FOUND + FOUND_64 + FOUND_65 + FOUND_66:
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
             ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))
