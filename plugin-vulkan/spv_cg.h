@@ -64,6 +64,14 @@ typedef struct vyre_spv_cg {
   uint32_t trap_site_var, trap_val_var;
   uint8_t *may_exit;
   int skip_rest;
+  // opt.exit_barriers (README.md VK-EXIT-3), in a program with the exit flag
+  // and a barrier or subgroup operation: an invocation that exited goes on
+  // through the control flow, reaching every barrier the others reach, with
+  // its effects (stores, atomics, traps, returns) each under `!exited`;
+  // per node (like may_exit) bit 0 known, bit 1 holds a barrier or subgroup
+  // operation, bit 2 holds an assign.
+  int gate_effects;
+  uint8_t *sync_memo;
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round, fn_fma_recheck;

@@ -111,7 +111,7 @@ static void if_end(vyre_spv_cg *c, cg_if f) {
 static void exit_invocation(vyre_spv_cg *c) {
   if (c->exit_var) {
     DO(SpvOpStore, c->exit_var, vyre_spv_bool(c, 1));
-    c->skip_rest = 1;
+    c->skip_rest = !c->gate_effects; // VK-EXIT-3: the rest runs, its effects gated
     return;
   }
   vyre_spv_emit(c->m, c->m->fsec, SpvOpReturn, NULL, 0);
@@ -138,6 +138,26 @@ static int stmt_may_exit(vyre_spv_cg *c, uint32_t idx) {
 // `!exited` (only with c->exit_var).
 static uint32_t not_exited(vyre_spv_cg *c) {
   return OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->exit_var));
+}
+
+// README.md VK-EXIT-3: bit 1 when statement |idx| is or holds a barrier or a
+// subgroup operation (whose emulation has barriers), bit 2 when it is or
+// holds an assign (memoized in c->sync_memo; only with c->gate_effects).
+static uint32_t stmt_sync_bits(vyre_spv_cg *c, uint32_t idx) {
+  if (c->sync_memo[idx]) return c->sync_memo[idx];
+  const vyre_ir_node *n = &c->p->nodes[idx];
+  uint32_t r = 1u;
+  if (n->kind == VYRE_IR_K_BARRIER || n->kind == VYRE_IR_K_SUBGROUP) r |= 2u;
+  if (n->kind == VYRE_IR_K_ASSIGN) r |= 4u;
+  if (n->kind == VYRE_IR_K_IF || n->kind == VYRE_IR_K_FOR || n->kind == VYRE_IR_K_BLOCK) {
+    for (uint32_t i = 0; i < n->list_count; i++)
+      r |= stmt_sync_bits(c, vyre_kit_plan_stmt(c->plan, n->list, i));
+    if (n->kind == VYRE_IR_K_IF)
+      for (uint32_t i = 0; i < n->alt_count; i++)
+        r |= stmt_sync_bits(c, vyre_kit_plan_stmt(c->plan, n->alt, i));
+  }
+  c->sync_memo[idx] = (uint8_t)r;
+  return r;
 }
 
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
@@ -399,6 +419,11 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   uint32_t node = (uint32_t)(n - c->p->nodes);
   // README.md VK-EXIT-1: a body that may exit also leaves on the flag.
   int exits = c->exit_var && stmt_may_exit(c, node);
+  // VK-EXIT-3: with the effects gated, a loop leaves on the flag (set in it
+  // or before it) unless it holds a barrier or subgroup operation (an
+  // invocation that exited must reach them with the others) or an assign
+  // (its locals may decide where the barriers are).
+  if (c->gate_effects) exits = !(stmt_sync_bits(c, node) & 6u);
   if (exits) more = OP(SpvOpLogicalAnd, B, more, not_exited(c));
   // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   // opt.no_unroll (VYRE_VULKAN_UNROLL=0, an experiment) asks the driver
@@ -555,7 +580,23 @@ static int stmts_inert(const vyre_spv_cg *c, uint32_t first, uint32_t count) {
 }
 
 // Statement |idx| (the plan checked its kind, references and lists).
+static void cg_stmt_plain(vyre_spv_cg *c, uint32_t idx);
+
+// Statement |idx|; with c->gate_effects (README.md VK-EXIT-3) a store,
+// atomic, trap or return runs only where `exited` is not set.
 static void cg_stmt(vyre_spv_cg *c, uint32_t idx) {
+  const uint32_t k = c->p->nodes[idx].kind;
+  if (!c->gate_effects || (k != VYRE_IR_K_STORE && k != VYRE_IR_K_ATOMIC && k != VYRE_IR_K_TRAP &&
+                           k != VYRE_IR_K_RETURN)) {
+    cg_stmt_plain(c, idx);
+    return;
+  }
+  cg_if g = if_begin(c, not_exited(c));
+  cg_stmt_plain(c, idx);
+  if_end(c, g);
+}
+
+static void cg_stmt_plain(vyre_spv_cg *c, uint32_t idx) {
   const vyre_ir_node *n = &c->p->nodes[idx];
   switch (n->kind) {
   case VYRE_IR_K_LET:
@@ -798,7 +839,7 @@ static void cg_stmts_from(vyre_spv_cg *c, uint32_t first, uint32_t count, uint32
     }
     uint32_t s = vyre_kit_plan_stmt(c->plan, first, i);
     cg_stmt(c, s);
-    if (c->exit_var && !c->skip_rest && i + 1u < count && stmt_may_exit(c, s)) {
+    if (c->exit_var && !c->gate_effects && !c->skip_rest && i + 1u < count && stmt_may_exit(c, s)) {
       cg_if g = if_begin(c, not_exited(c));
       cg_stmts_from(c, first, count, i + 1u);
       c->skip_rest = 0;
@@ -1585,6 +1626,10 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   // README.md VK-EXIT-1: the exit flag, for programs that return or trap.
   int exits = opt->structured_exit && (plan.uses & (VYRE_KIT_USES_RETURN | VYRE_KIT_USES_TRAP));
   c.may_exit = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
+  // README.md VK-EXIT-3: effects gated where barriers must stay uniform.
+  c.gate_effects =
+      exits && opt->exit_barriers && (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
+  c.sync_memo = c.gate_effects ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
   // NULL (out of memory): guard every op.
   c.const_node = vyre_spv_const_nodes(p, opt->hide_f32_consts != 0, opt->workgroup_size);
   c.f32_guard = 7u;
@@ -1594,7 +1639,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.loop_assigned = opt->hide_loop_inits ? vyre_spv_loop_assigned(&plan) : NULL;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
-      c.narrow_bits && c.wide16 && c.wg_vec4 && (c.may_exit || !exits))
+      c.narrow_bits && c.wide16 && c.wg_vec4 && (c.may_exit || !exits) &&
+      (c.sync_memo || !c.gate_effects))
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
@@ -1610,6 +1656,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.wide16);
   free(c.wg_vec4);
   free(c.may_exit);
+  free(c.sync_memo);
   free(c.const_node);
   vyre_kit_fold_free(&c.fold);
   free(c.loop_assigned);

@@ -204,7 +204,11 @@
 //     (VK-INT-3).
 // 66: a program with subgroup operations gets its software f32 helpers
 //     inlined (README.md VK-MATH-9), so such modules are 64's again there;
-//     VYRE_VULKAN_SOFT_DONTINLINE_SG=1 gives 65's form.
+//     in a program with an exit and a barrier or subgroup operation, an
+//     invocation that exited keeps to the control flow with its effects
+//     off, reaching every barrier (VK-EXIT-3).
+//     VYRE_VULKAN_SOFT_DONTINLINE_SG=1 and VYRE_VULKAN_EXIT_BARRIERS=0 give
+//     65's forms.
 #define VYRE_VK_GENERATOR_VERSION 66u
 
 typedef struct vyre_spv_options {
@@ -297,6 +301,13 @@ typedef struct vyre_spv_options {
   // instruction of the function (except the indirect variant's exits at
   // entry). NVIDIA's compiler miscompiled and crashed on early returns.
   uint32_t structured_exit;
+  // With structured_exit, in a program with a barrier or subgroup
+  // operation: an invocation that returned or trapped keeps running the
+  // control flow with its effects off, so that every barrier stays in
+  // workgroup-uniform control flow (README.md VK-EXIT-3; generator 66, on by
+  // default; VYRE_VULKAN_EXIT_BARRIERS=0 gives 65's form, where it skipped
+  // them).
+  uint32_t exit_barriers;
   // A `let` or `assign` whose local nothing reads (the plan's
   // VYRE_KIT_FACT_UNREAD) is not emitted (README.md VK-DEAD-1): NVIDIA's
   // compiler, removing such a dead quotient itself, changed a store before it.

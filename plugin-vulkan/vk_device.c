@@ -891,6 +891,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // VK-F32-13, VK-EXIT-2, VK-DEAD-1.
   be->loop_counted = default_on("VYRE_VULKAN_LOOP_COUNTED");
   be->structured_exit = default_on("VYRE_VULKAN_STRUCTURED_EXIT");
+  // README.md VK-EXIT-3 (generator 66): barriers stay uniform after an exit;
+  // VYRE_VULKAN_EXIT_BARRIERS=0 gives generator 65's form.
+  be->exit_barriers = default_on("VYRE_VULKAN_EXIT_BARRIERS");
   be->hide_f32_consts = default_on("VYRE_VULKAN_HIDE_F32_CONSTS");
   be->trap_at_end = default_on("VYRE_VULKAN_TRAP_AT_END");
   be->drop_unread = default_on("VYRE_VULKAN_DROP_UNREAD");

@@ -191,6 +191,7 @@ struct vyre_backend {
   // VYRE_VULKAN_LOOP_COUNTED=0 turns it off.
   uint32_t loop_counted;
   uint32_t structured_exit; // README.md VK-EXIT-1
+  uint32_t exit_barriers;   // README.md VK-EXIT-3
   uint32_t drop_unread;     // README.md VK-DEAD-1
   uint32_t hide_f32_consts; // README.md VK-F32-13
   uint32_t trap_at_end;     // README.md VK-EXIT-2

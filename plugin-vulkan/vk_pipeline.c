@@ -54,6 +54,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->hide_loop_bounds);    // VK-LOOP-1
   vyre_kit_key_add_u32(k, be->loop_counted);        // VK-LOOP-3
   vyre_kit_key_add_u32(k, be->structured_exit);     // VK-EXIT-1
+  vyre_kit_key_add_u32(k, be->exit_barriers);       // VK-EXIT-3
   vyre_kit_key_add_u32(k, be->hide_f32_consts);     // VK-F32-13
   vyre_kit_key_add_u32(k, be->trap_at_end);         // VK-EXIT-2
   vyre_kit_key_add_u32(k, be->drop_unread);         // VK-DEAD-1
@@ -480,6 +481,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .hide_loop_bounds = be->hide_loop_bounds,
                             .loop_counted = be->loop_counted,
                             .structured_exit = be->structured_exit,
+                            .exit_barriers = be->exit_barriers,
                             .hide_f32_consts = be->hide_f32_consts,
                             .trap_at_end = be->trap_at_end,
                             .drop_unread = be->drop_unread,

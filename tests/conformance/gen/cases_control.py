@@ -473,6 +473,66 @@ def gen_traps(ctx):
                [buf("out", 0, "write", "u32", 4)], body, grid=[20, 1, 1],
                expect={"trap": {"invocation": 997, "sites": [0]}}))
     gen_trap_values(ctx)
+    gen_trap_barriers(ctx)
+
+
+def gen_trap_barriers(ctx):
+    """Traps beside barriers (docs/ir.md IR-BARRIER-8, IR-TRAP-1): the record
+    is the lowest trapping invocation and the sites it and the others fired,
+    whatever the barriers the invocations that did not trap go on to reach.
+    plugin-vulkan generator 65 let an invocation that trapped skip the
+    barriers of the loop it was in (a barrier in non-uniform control flow);
+    lavapipe then lost the records of some (vyre fuzz seed 790101423);
+    generator 66 keeps them in the loop with their effects off
+    (plugin-vulkan/README.md VK-EXIT-3)."""
+    W = ctx.W
+    body = [let("id", bin_("add", gid(0), gid(1))),
+            for_("v2", lit_u(0), lit_u(23), [
+                for_("v3", lit_u(0), var("id"), [trap(22)]),
+                barrier()])]
+    W.add("traps/barrier_loop_record.json",
+          case("barrier_loop_record",
+               "wg [3,2,1]: id = gid.x + gid.y; 23 trips of { for v3 in 0..id { trap 22 }; "
+               "barrier }: every invocation but gid (0,0) traps in the first trip, the "
+               "lowest linear id 1 (gid (1,0)). lavapipe reported 3 at plugin-vulkan "
+               "generator 65, whose trapped invocations skipped the loop's barriers (vyre "
+               "fuzz seed 790101423, shrunk; plugin-vulkan/README.md VK-EXIT-3)",
+               [buf("out", 0, "write", "u32", 1)], body, wg=(3, 2, 1), grid=[1, 1, 1],
+               expect={"trap": {"invocation": 1, "sites": [22]}}))
+    land = lambda a, b: bin_("land", a, b)  # noqa: E731
+    body = [let("l", lid(0)),
+            for_("k", lit_u(0), lit_u(6), [
+                if_(land(bin_("ge", var("l"), lit_u(4)),
+                         eq(var("k"), bin_("sub", lit_u(7), var("l")))), [trap(1)]),
+                if_(land(eq(var("l"), lit_u(5)), eq(var("k"), lit_u(4))), [trap(9)]),
+                if_(land(eq(var("l"), lit_u(2)), eq(var("k"), lit_u(5))), [trap(2)]),
+                store("w", var("l"), var("k")),
+                barrier()])]
+    W.add("traps/barrier_loop_late_traps.json",
+          case("barrier_loop_late_traps",
+               "wg 8: 6 trips of { invocation l >= 4 traps (site 1) in trip 7 - l; "
+               "invocation 5 would trap (site 9) in trip 4, after its own trap; "
+               "invocation 2 traps (site 2) in trip 5; a workgroup store; barrier }: the "
+               "record is invocation 2 with sites 1 and 2, not 9 (an invocation fires one "
+               "trap, IR-TRAP-3), whatever the barriers the others reach after the traps "
+               "(plugin-vulkan/README.md VK-EXIT-3)",
+               [buf("out", 0, "write", "u32", 1), wbuf("w", "u32", 8)], body,
+               wg=(8, 1, 1), grid=[1, 1, 1],
+               expect={"trap": {"invocation": 2, "sites": [1, 2]}}))
+    body = [let("l", lid(0)),
+            for_("k", lit_u(0), lit_u(4), [
+                if_(eq(bin_("add", var("l"), var("k")), lit_u(12)), [trap(3)]),
+                {"k": "subgroup", "op": "reduce_add", "name": "r", "value": var("l")},
+                store("out", var("l"), var("r"))])]
+    c = case("trap_loop_beside_reduce_8",
+             "wg 16, subgroup size 8: 4 trips of { trap 3 where l + k = 12; a subgroup "
+             "reduce_add; a store }: invocations 9..12 trap (9 in the last trip) and the "
+             "record is invocation 9, site 3; the subgroup ops of the others go on "
+             "(emulated, they hold barriers: plugin-vulkan/README.md VK-EXIT-3)",
+             [buf("out", 0, "write", "u32", 16)], body, wg=(16, 1, 1), grid=[1, 1, 1],
+             expect={"trap": {"invocation": 9, "sites": [3]}})
+    c["subgroup_size"] = 8
+    W.add("subgroup/trap_loop_beside_reduce_8.json", c)
 
 
 def gen_trap_values(ctx):

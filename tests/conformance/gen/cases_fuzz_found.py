@@ -155,17 +155,17 @@ FOUND_65 = [
 
 FOUND_66 = [
     ("614600789", "subgroup/soft_div_beside_emulated_scans_compiles",
-     "Workgroup [4, 2, 1], subgroup size 8 (emulated on NVIDIA's 32): two "
-     "subgroup scans of 0, a loop from 0xFFFFFFFF to 0 and a shuffle in the "
-     "arms of if (is_inf(0.0)), then oi[id] = bits(min(-4.4e34, oh[id]) / "
-     "(|-0| / -NaN)) | ... (the software f32 division). NVIDIA's Vulkan "
+     "The program as generated (its shrunk form, in tests/fuzzgen/crashes, "
+     "races): workgroup [4, 2, 1], subgroup size 8 (emulated on NVIDIA's "
+     "32), among others two subgroup scans, a loop from 0xFFFFFFFF to 0 and a "
+     "shuffle in the arms of if (is_inf(0.0)), then an oi store of a software "
+     "f32 division, and a grid barrier. NVIDIA's Vulkan "
      "compiler (580.159.04, H100) died of SIGSEGV at generator 65, whose "
      "software f32 helpers are DontInline there (VK-MATH-8), under every "
      "other switch tried, and compiled it with them inlined "
      "(VYRE_VULKAN_DONTINLINE=math), generator 66's form for a program with "
      "subgroup operations (plugin-vulkan/README.md VK-MATH-9). vyre fuzz seed "
-     "614600789, shrunk there by vyre fuzz --isolate; expect is the CPU "
-     "reference's result"),
+     "614600789, found there; expect is the CPU reference's result"),
 ]
 
 
