@@ -56,22 +56,20 @@ typedef struct vyre_spv_cg {
   int terminated;   // the current block already ended (return/trap)
   // opt.structured_exit (README.md VK-EXIT-1): the Function bool `exited`
   // (0: the program has no return or trap, or the option is off); per node
-  // whether the statement may exit (0 not yet known, 1 no, 2 yes); set
-  // while the rest of the current statement list is unreachable.
+  // what the statement is or holds (spv_codegen.c stmt_bits: 0 not yet
+  // known, else STMT_* bits); set while the rest of the current statement
+  // list is unreachable.
   uint32_t exit_var;
   // opt.trap_at_end (README.md VK-EXIT-2): the trapped site bit and value
   // (Function uints), written to the record at the body's end; 0 when off.
   uint32_t trap_site_var, trap_val_var;
-  uint8_t *may_exit;
+  uint8_t *stmt_bits;
   int skip_rest;
   // opt.exit_barriers (README.md VK-EXIT-3), in a program with the exit flag
   // and a barrier or subgroup operation: an invocation that exited goes on
   // through the control flow, reaching every barrier the others reach, with
-  // its effects (stores, atomics, traps, returns) each under `!exited`;
-  // per node (like may_exit) bit 0 known, bit 1 holds a barrier or subgroup
-  // operation, bit 2 holds an assign.
+  // its effects (stores, atomics, traps, returns) each under `!exited`.
   int gate_effects;
-  uint8_t *sync_memo;
   uint32_t cur_label; // label of the block being emitted (for OpPhi)
   // soft-float helper functions, created on first use (0 = not yet)
   uint32_t fn_div, fn_sqrt, fn_fma, fn_mul, fn_round, fn_fma_recheck;

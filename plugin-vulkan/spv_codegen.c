@@ -118,46 +118,40 @@ static void exit_invocation(vyre_spv_cg *c) {
   c->terminated = 1;
 }
 
-// Whether statement |idx| is, or holds, a `return` or `trap` (memoized in
-// c->may_exit; only with c->exit_var).
-static int stmt_may_exit(vyre_spv_cg *c, uint32_t idx) {
-  if (c->may_exit[idx]) return c->may_exit[idx] == 2;
+// What statement |idx| is or holds, as STMT_* bits (memoized in
+// c->stmt_bits; only with c->exit_var): a `return` or `trap`; a barrier or
+// subgroup operation (whose emulation has barriers; README.md VK-EXIT-3); an
+// assign.
+#define STMT_KNOWN   1u
+#define STMT_EXITS   2u
+#define STMT_SYNCS   4u
+#define STMT_ASSIGNS 8u
+static uint32_t stmt_bits(vyre_spv_cg *c, uint32_t idx) {
+  if (c->stmt_bits[idx]) return c->stmt_bits[idx];
   const vyre_ir_node *n = &c->p->nodes[idx];
-  int r = n->kind == VYRE_IR_K_RETURN || n->kind == VYRE_IR_K_TRAP;
+  uint32_t r = STMT_KNOWN;
+  if (n->kind == VYRE_IR_K_RETURN || n->kind == VYRE_IR_K_TRAP) r |= STMT_EXITS;
+  if (n->kind == VYRE_IR_K_BARRIER || n->kind == VYRE_IR_K_SUBGROUP) r |= STMT_SYNCS;
+  if (n->kind == VYRE_IR_K_ASSIGN) r |= STMT_ASSIGNS;
   if (n->kind == VYRE_IR_K_IF || n->kind == VYRE_IR_K_FOR || n->kind == VYRE_IR_K_BLOCK) {
-    for (uint32_t i = 0; i < n->list_count && !r; i++)
-      r = stmt_may_exit(c, vyre_kit_plan_stmt(c->plan, n->list, i));
+    for (uint32_t i = 0; i < n->list_count; i++)
+      r |= stmt_bits(c, vyre_kit_plan_stmt(c->plan, n->list, i));
     if (n->kind == VYRE_IR_K_IF)
-      for (uint32_t i = 0; i < n->alt_count && !r; i++)
-        r = stmt_may_exit(c, vyre_kit_plan_stmt(c->plan, n->alt, i));
+      for (uint32_t i = 0; i < n->alt_count; i++)
+        r |= stmt_bits(c, vyre_kit_plan_stmt(c->plan, n->alt, i));
   }
-  c->may_exit[idx] = r ? 2 : 1;
+  c->stmt_bits[idx] = (uint8_t)r;
   return r;
+}
+
+// Whether statement |idx| is, or holds, a `return` or `trap`.
+static int stmt_may_exit(vyre_spv_cg *c, uint32_t idx) {
+  return (stmt_bits(c, idx) & STMT_EXITS) != 0;
 }
 
 // `!exited` (only with c->exit_var).
 static uint32_t not_exited(vyre_spv_cg *c) {
   return OP(SpvOpLogicalNot, B, OP(SpvOpLoad, B, c->exit_var));
-}
-
-// README.md VK-EXIT-3: bit 1 when statement |idx| is or holds a barrier or a
-// subgroup operation (whose emulation has barriers), bit 2 when it is or
-// holds an assign (memoized in c->sync_memo; only with c->gate_effects).
-static uint32_t stmt_sync_bits(vyre_spv_cg *c, uint32_t idx) {
-  if (c->sync_memo[idx]) return c->sync_memo[idx];
-  const vyre_ir_node *n = &c->p->nodes[idx];
-  uint32_t r = 1u;
-  if (n->kind == VYRE_IR_K_BARRIER || n->kind == VYRE_IR_K_SUBGROUP) r |= 2u;
-  if (n->kind == VYRE_IR_K_ASSIGN) r |= 4u;
-  if (n->kind == VYRE_IR_K_IF || n->kind == VYRE_IR_K_FOR || n->kind == VYRE_IR_K_BLOCK) {
-    for (uint32_t i = 0; i < n->list_count; i++)
-      r |= stmt_sync_bits(c, vyre_kit_plan_stmt(c->plan, n->list, i));
-    if (n->kind == VYRE_IR_K_IF)
-      for (uint32_t i = 0; i < n->alt_count; i++)
-        r |= stmt_sync_bits(c, vyre_kit_plan_stmt(c->plan, n->alt, i));
-  }
-  c->sync_memo[idx] = (uint8_t)r;
-  return r;
 }
 
 static void store_word(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t idx, uint32_t val) {
@@ -423,7 +417,7 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   // or before it) unless it holds a barrier or subgroup operation (an
   // invocation that exited must reach them with the others) or an assign
   // (its locals may decide where the barriers are).
-  if (c->gate_effects) exits = !(stmt_sync_bits(c, node) & 6u);
+  if (c->gate_effects) exits = !(stmt_bits(c, node) & (STMT_SYNCS | STMT_ASSIGNS));
   if (exits) more = OP(SpvOpLogicalAnd, B, more, not_exited(c));
   // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   // opt.no_unroll (VYRE_VULKAN_UNROLL=0, an experiment) asks the driver
@@ -1354,7 +1348,7 @@ static void declare_locals(vyre_spv_cg *c) {
     c->wg_ga = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
   }
   c->exit_var = 0;
-  if (c->may_exit) { // README.md VK-EXIT-1
+  if (c->stmt_bits) { // README.md VK-EXIT-1
     c->exit_var = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
     c->trap_site_var = c->trap_val_var = 0;
     if (c->opt->trap_at_end && (c->plan->uses & VYRE_KIT_USES_TRAP)) { // VK-EXIT-2
@@ -1625,11 +1619,10 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.wg_vec4 = calloc(nb, 1);
   // README.md VK-EXIT-1: the exit flag, for programs that return or trap.
   int exits = opt->structured_exit && (plan.uses & (VYRE_KIT_USES_RETURN | VYRE_KIT_USES_TRAP));
-  c.may_exit = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
+  c.stmt_bits = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
   // README.md VK-EXIT-3: effects gated where barriers must stay uniform.
   c.gate_effects =
       exits && opt->exit_barriers && (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
-  c.sync_memo = c.gate_effects ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
   // NULL (out of memory): guard every op.
   c.const_node = vyre_spv_const_nodes(p, opt->hide_f32_consts != 0, opt->workgroup_size);
   c.f32_guard = 7u;
@@ -1639,8 +1632,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.loop_assigned = opt->hide_loop_inits ? vyre_spv_loop_assigned(&plan) : NULL;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
-      c.narrow_bits && c.wide16 && c.wg_vec4 && (c.may_exit || !exits) &&
-      (c.sync_memo || !c.gate_effects))
+      c.narrow_bits && c.wide16 && c.wg_vec4 && (c.stmt_bits || !exits))
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);
@@ -1655,8 +1647,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   free(c.narrow_bits);
   free(c.wide16);
   free(c.wg_vec4);
-  free(c.may_exit);
-  free(c.sync_memo);
+  free(c.stmt_bits);
   free(c.const_node);
   vyre_kit_fold_free(&c.fold);
   free(c.loop_assigned);
