@@ -1568,6 +1568,14 @@ uint32_t vyre_spv_hide_loop_inits_for_driver(uint32_t vendor_id) {
   return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
+uint32_t vyre_spv_hide_mulhi_for_driver(uint32_t vendor_id) {
+  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
+}
+
+uint32_t vyre_spv_hide_narrow_stores_for_driver(uint32_t vendor_id) {
+  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
+}
+
 uint32_t vyre_spv_ir_features(const vyre_spv_options *opt) {
   uint32_t f = VYRE_IR_FEATURES_KNOWN;
   // Trap values need the 64-bit record (README.md "Trap record").

@@ -209,7 +209,11 @@
 //     off, reaching every barrier (VK-EXIT-3).
 //     VYRE_VULKAN_SOFT_DONTINLINE_SG=1 and VYRE_VULKAN_EXIT_BARRIERS=0 give
 //     65's forms.
-#define VYRE_VK_GENERATOR_VERSION 66u
+// 67: on NVIDIA's driver the result of mulhi (README.md VK-INT-4) and the
+//     value of a store to a native 8- or 16-bit array (VK-INT-5) pass
+//     through a hide. VYRE_VULKAN_HIDE_MULHI=0 and
+//     VYRE_VULKAN_HIDE_NARROW_STORES=0 give 66's forms.
+#define VYRE_VK_GENERATOR_VERSION 67u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -366,8 +370,13 @@ typedef struct vyre_spv_options {
   // VYRE_VULKAN_HIDE_INT_DIVIDEND=1, off by default).
   uint32_t hide_int_dividend;
   // The result of an integer mulhi passes through a hide (README.md
-  // VK-INT-4; an experiment, VYRE_VULKAN_HIDE_MULHI=1, off by default).
+  // VK-INT-4; NVIDIA's driver by default, vyre_spv_hide_mulhi_for_driver).
   uint32_t hide_mulhi;
+  // The value of a store to a native 8- or 16-bit array (opt.storage8,
+  // opt.storage16) passes through a hide before its narrowing OpUConvert
+  // (README.md VK-INT-5; NVIDIA's driver by default,
+  // vyre_spv_hide_narrow_stores_for_driver).
+  uint32_t hide_narrow_stores;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md
@@ -518,6 +527,14 @@ uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id);
 // opt.hide_loop_inits by default: on NVIDIA's driver (|vendor_id| 0x10DE;
 // vyre fuzz seed 857290344, README.md VK-LOOP-5). Pure.
 uint32_t vyre_spv_hide_loop_inits_for_driver(uint32_t vendor_id);
+
+// opt.hide_mulhi by default: on NVIDIA's driver (|vendor_id| 0x10DE; vyre
+// fuzz seed 684600893, README.md VK-INT-4). Pure.
+uint32_t vyre_spv_hide_mulhi_for_driver(uint32_t vendor_id);
+
+// opt.hide_narrow_stores by default: on NVIDIA's driver (|vendor_id|
+// 0x10DE; vyre fuzz seed 685801181, README.md VK-INT-5). Pure.
+uint32_t vyre_spv_hide_narrow_stores_for_driver(uint32_t vendor_id);
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

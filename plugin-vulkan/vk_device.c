@@ -928,7 +928,14 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // gives generator 65's form (DontInline there too, with the guard's
   // emulated subgroups).
   be->soft_dontinline_sg = switch_on("VYRE_VULKAN_SOFT_DONTINLINE_SG");
-  be->hide_mulhi = switch_on("VYRE_VULKAN_HIDE_MULHI"); // an experiment (VK-INT-4)
+  // README.md VK-INT-4 and VK-INT-5 (generator 67): the result of mulhi,
+  // and the value of a store to a native 8- or 16-bit array, hidden on
+  // NVIDIA's driver; VYRE_VULKAN_HIDE_MULHI and VYRE_VULKAN_HIDE_NARROW_STORES
+  // =0 / 1 override (0 gives generator 66's forms there).
+  be->hide_mulhi =
+      override_01("VYRE_VULKAN_HIDE_MULHI", vyre_spv_hide_mulhi_for_driver(be->forms_vendor));
+  be->hide_narrow_stores = override_01("VYRE_VULKAN_HIDE_NARROW_STORES",
+                                       vyre_spv_hide_narrow_stores_for_driver(be->forms_vendor));
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt

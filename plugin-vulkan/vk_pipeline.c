@@ -70,6 +70,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->hide_int_dividend);    // VK-INT-3
   vyre_kit_key_add_u32(k, be->soft_dontinline_sg);   // VK-MATH-9
   vyre_kit_key_add_u32(k, be->hide_mulhi);           // VK-INT-4
+  vyre_kit_key_add_u32(k, be->hide_narrow_stores);   // VK-INT-5
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -497,6 +498,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .drop_inert = be->drop_inert,
                             .hide_int_dividend = be->hide_int_dividend,
                             .hide_mulhi = be->hide_mulhi,
+                            .hide_narrow_stores = be->hide_narrow_stores,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

@@ -15,9 +15,10 @@
 #     VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 (lavapipe hides both by default) and the
 #     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1,
 #     VYRE_VULKAN_HIDE_WORD=1, VYRE_VULKAN_HIDE_INT_DIVIDEND=0 (generator
-#     64's form), VYRE_VULKAN_HIDE_MULHI=1 and VYRE_VULKAN_EXIT_BARRIERS=0
-#     (generator 65's form; VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16,
-#     VK-INT-3, VK-INT-4, VK-EXIT-3)
+#     64's form), VYRE_VULKAN_HIDE_MULHI=1 and VYRE_VULKAN_HIDE_NARROW_STORES=1
+#     (NVIDIA's defaults) and VYRE_VULKAN_EXIT_BARRIERS=0 (generator 65's
+#     form; VK-F32-11, VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3, VK-INT-4,
+#     VK-INT-5, VK-EXIT-3)
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
@@ -104,10 +105,14 @@ differs "$src/tests/conformance/cases/integers/div_rem_literal_dividend.json" \
 # either way (traps/barrier_loop_record is the one lavapipe gets wrong then).
 differs "$src/tests/conformance/cases/traps/barrier_loop_late_traps.json" barrier_loop_late_traps \
   VYRE_VULKAN_EXIT_BARRIERS=0
-# VK-INT-4 (an experiment): the result of mulhi hidden, the same results.
+# VK-INT-4 and VK-INT-5 (NVIDIA's defaults at generator 67, off on
+# lavapipe): the result of mulhi, and the value of a native u8 store,
+# hidden, the same results.
 differs "$src/tests/conformance/cases/integers/mulhi_u32.json" mulhi_u32 VYRE_VULKAN_HIDE_MULHI=1
 differs "$src/tests/conformance/cases/integers/mulhi_atomic_driver.json" mulhi_atomic_driver \
   VYRE_VULKAN_HIDE_MULHI=1
+differs "$src/tests/conformance/cases/storage/byte_exact_u8_wg1.json" byte_exact_u8_wg1 \
+  VYRE_VULKAN_HIDE_NARROW_STORES=1
 # VK-LOOP-5 (NVIDIA's default, off on lavapipe): the loop-assigned locals'
 # start values hidden, both cases of the finding keep their results.
 flips="$src/tests/conformance/cases/control/loop_store_same_index.json"

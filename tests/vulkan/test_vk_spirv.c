@@ -1597,6 +1597,63 @@ static void test_hide_select_for_driver(void **state) {
   assert_int_equal(vyre_spv_hide_select_for_driver(0, 0x8086u), 0); // Intel
 }
 
+// VK-INT-4 and VK-INT-5 (generator 67): NVIDIA's driver gets mulhi's result
+// and the values of native 8- and 16-bit stores hidden; other drivers not.
+static void test_hide_mulhi_narrow_for_driver(void **state) {
+  (void)state;
+  assert_int_equal(vyre_spv_hide_mulhi_for_driver(VYRE_SPV_VENDOR_NVIDIA), 1);
+  assert_int_equal(vyre_spv_hide_narrow_stores_for_driver(VYRE_SPV_VENDOR_NVIDIA), 1);
+  const uint32_t others[3] = {0x10005u /* lavapipe */, 0x1002u /* AMD */, 0x8086u /* Intel */};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(vyre_spv_hide_mulhi_for_driver(others[i]), 0);
+    assert_int_equal(vyre_spv_hide_narrow_stores_for_driver(others[i]), 0);
+  }
+}
+
+// VK-INT-5: with opt.hide_narrow_stores, each store of bits(f32(x)) to a
+// native u8 or i16 array gets one hide (an OpBitwiseXor) before its
+// OpUConvert, and the u32 store none; on arrays of words (no storage8 or
+// storage16) the option changes nothing. VK-INT-4: opt.hide_mulhi adds one
+// hide per mulhi. spirv-val clean every way.
+static void test_spirv_hidden_narrow_stores_and_mulhi(void **state) {
+  (void)state;
+  tb *t = calloc(1, sizeof(tb));
+  tb_init(t, 64, 1, 1);
+  uint32_t A = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_U, 0);
+  uint32_t O8 = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_U8, 64);
+  uint32_t O16 = tb_buf(t, 2, VYRE_IR_ACCESS_WRITE, VYRE_IR_TYPE_I16, 64);
+  uint32_t OU = tb_buf(t, 3, VYRE_IR_ACCESS_WRITE, T_U, 64);
+  uint32_t x;
+  uint32_t s0 = let(
+      t, &x, tb_n(t, VYRE_IR_K_BITCAST, 0, T_U, 0, cast(t, T_F, load(t, A, gid(t, 0))), N_, N_));
+  uint32_t s1 = store(t, O8, gid(t, 0), var(t, x));
+  uint32_t s2 = store(t, O16, gid(t, 0), tb_n(t, VYRE_IR_K_BITCAST, 0, T_I, 0, var(t, x), N_, N_));
+  uint32_t s3 =
+      store(t, OU, gid(t, 0), bin(t, VYRE_IR_BIN_MULHI, var(t, x), load(t, A, lit(t, T_U, 1))));
+  const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1, s2, s3));
+  for (uint32_t native = 0; native < 2; native++) {
+    uint32_t xors[2][2];
+    for (uint32_t narrow = 0; narrow < 2; narrow++)
+      for (uint32_t mulhi = 0; mulhi < 2; mulhi++) {
+        vyre_spv_options opt = {.has_int64 = 1,
+                                .storage8 = native,
+                                .storage16 = native,
+                                .hide_narrow_stores = narrow,
+                                .hide_mulhi = mulhi};
+        size_t n = 0;
+        uint32_t *words = generate_ok(p, &opt, &n);
+        xors[narrow][mulhi] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+        free(words);
+        if (have_spirv_val())
+          assert_int_equal(spirv_val_opt(p, &opt, "narrow stores", narrow + 2 * mulhi), 0);
+      }
+    assert_int_equal(xors[1][0] - xors[0][0], native ? 2u : 0u);
+    assert_int_equal(xors[1][1] - xors[0][1], native ? 2u : 0u);
+    assert_int_equal(xors[0][1] - xors[0][0], 1u);
+  }
+  free(t);
+}
+
 // VK-LOOP-5: with opt.hide_loop_inits the start value of a local a loop
 // assigns (v = ~(1 << 31), then v = ~v inside the loop) is hidden (one
 // OpBitwiseXor with VYRE_SPV_HIDE_INIT's bit), a let no loop assigns (x) or
@@ -1941,6 +1998,8 @@ int main(void) {
       cmocka_unit_test(test_f32_fma_pick_prefers_the_zero_recheck),
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_hide_select_for_driver),
+      cmocka_unit_test(test_hide_mulhi_narrow_for_driver),
+      cmocka_unit_test(test_spirv_hidden_narrow_stores_and_mulhi),
       cmocka_unit_test(test_spirv_hide_word_as_factor),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_base),
       cmocka_unit_test(test_spirv_direct_hides_key_on_a_word),

@@ -22,7 +22,10 @@ holds the four open at generator 64 (docs/perf/fuzz.md session 27, at
 3c4312e on an H100): each failed by default and passed under the switches
 that became generator 65's defaults (VK-MATH-8, VK-INT-3). FOUND_66 holds
 a compiler crash of generator 65 (docs/perf/fuzz.md session 28) that
-generator 66's form compiled there (VK-MATH-9)."""
+generator 66's form compiled there (VK-MATH-9). FOUND_67 holds a loop bound
+of generator 65 that the H100 got wrong at generators 65 and 66 under every
+switch but two, and right with mulhi's result hidden (docs/perf/fuzz.md
+session 29), generator 67's form there (VK-INT-4)."""
 
 import json
 import os
@@ -169,8 +172,24 @@ FOUND_66 = [
 ]
 
 
+FOUND_67 = [
+    ("684600893", "integers/mulhi_loop_bound_min",
+     "Workgroup and grid [1, 1, 1]: for v2 in 1 .. min(not(mulhi(lid.x, lid.x)) "
+     "- gid.x, 14) { of[gid.x] = 1.0 }. The bound is min(0xFFFFFFFF, 14) = 14 "
+     "(13 trips); NVIDIA's Vulkan driver (580.159.04, H100) ran none at "
+     "generators 65 and 66, by default and under eleven switches (the bound "
+     "after the min hidden among them), while the same bound stored without "
+     "the loop, or with mul in place of mulhi, was right. It ran all 13 "
+     "with mulhi's result hidden (VYRE_VULKAN_HIDE_MULHI=1), generator 67's "
+     "form on NVIDIA's driver (plugin-vulkan/README.md VK-INT-4), and with "
+     "the min's operands visible (VYRE_VULKAN_HIDE_SELECT_OPERANDS=0). vyre "
+     "fuzz seed 684600893, path oneshot, shrunk there; expect is the CPU "
+     "reference's result"),
+]
+
+
 def gen_fuzz_found(ctx):
-    for seed, rel, description in FOUND + FOUND_64 + FOUND_65 + FOUND_66:
+    for seed, rel, description in FOUND + FOUND_64 + FOUND_65 + FOUND_66 + FOUND_67:
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
             ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))
