@@ -203,6 +203,10 @@ uint32_t vyre_spv_hide_operand(vyre_spv_cg *c, uint32_t v);
 #define VYRE_SPV_HIDE_OPERAND 0x01000000u
 #define VYRE_SPV_HIDE_BOUND   0x02000000u
 #define VYRE_SPV_HIDE_INIT    0x04000000u // VK-LOOP-5: the start value of a loop-assigned local
+// VK-INT-5: the value of a native 8- or 16-bit store, whose narrowing keeps
+// only the low bits: a higher bit would not survive it, and a driver that
+// narrows first could drop the hide.
+#define VYRE_SPV_HIDE_NARROW 0x00000001u
 // The value of expression node |n|.
 uint32_t vyre_spv_expr(vyre_spv_cg *c, uint32_t n);
 // IR 1.1 narrow storage (spv_cg_expr.c): a guarded store of value |val| (of

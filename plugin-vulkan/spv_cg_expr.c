@@ -369,8 +369,9 @@ void vyre_spv_store_narrow(vyre_spv_cg *c, uint32_t b, uint32_t idx, uint32_t va
     uint32_t ptr = OP(SpvOpAccessChain, eb == 1 ? c->t_ptr_sb_u8 : c->t_ptr_sb_u16, c->buf_var[b],
                       ku(c, 0), idx);
     // README.md VK-INT-5: NVIDIA's compiler narrowed bits(f32(b ? 1 : 0))
-    // to 1 where the low byte is 0; the hide keeps the value's origin from it.
-    if (c->opt->hide_narrow_stores) val = vyre_spv_hide(c, val);
+    // to 1 where the low byte is 0; the hide (of bit 0, which the narrowing
+    // keeps) keeps the value's origin from it.
+    if (c->opt->hide_narrow_stores) val = vyre_spv_hide_bits(c, val, VYRE_SPV_HIDE_NARROW);
     VYRE_SPV_DO(c->m, SpvOpStore, ptr, OP(SpvOpUConvert, small, val)); // keeps the low bits
   } else {
     // Clear then set this element's bits with atomics on the containing word:

@@ -213,7 +213,9 @@
 //     value of a store to a native 8- or 16-bit array (VK-INT-5) pass
 //     through a hide. VYRE_VULKAN_HIDE_MULHI=0 and
 //     VYRE_VULKAN_HIDE_NARROW_STORES=0 give 66's forms.
-#define VYRE_VK_GENERATOR_VERSION 67u
+// 68: the narrow store's hide flips bit 0 (VYRE_SPV_HIDE_NARROW), which the
+//     narrowing keeps, instead of bit 23, which it drops (VK-INT-5).
+#define VYRE_VK_GENERATOR_VERSION 68u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

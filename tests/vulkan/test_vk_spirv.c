@@ -1610,11 +1610,46 @@ static void test_hide_mulhi_narrow_for_driver(void **state) {
   }
 }
 
+// The stores' narrowing conversions of module |w| (OpUConvert to an 8- or
+// 16-bit integer type) whose operand is a hide (OpBitwiseXor with an
+// OpSelect of a constant) that flips a bit the narrowing keeps (VK-INT-5:
+// a bit above it would let a driver that narrows first drop the hide).
+static uint32_t narrow_hides_kept(const uint32_t *w, size_t n) {
+  size_t *def = calloc(w[3], sizeof(size_t)); // result id -> word offset
+  uint8_t *small = calloc(w[3], 1);           // 8- or 16-bit integer type ids
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, op = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (op == 21 /* OpTypeInt */ && (w[i + 2] == 8 || w[i + 2] == 16)) small[w[i + 1]] = 1;
+    if (len > 2 && (op == 43 /* OpConstant */ || op == 198 || op == 169)) def[w[i + 2]] = i;
+    i += len;
+  }
+  uint32_t kept = 0;
+  for (size_t i = 5; i < n;) {
+    uint32_t len = w[i] >> 16, op = w[i] & 0xFFFFu;
+    if (!len) break;
+    if (op == 113 /* OpUConvert */ && small[w[i + 1]]) {
+      size_t x = def[w[i + 3]];
+      if (x && (w[x] & 0xFFFFu) == 198 /* OpBitwiseXor */) {
+        size_t sel = def[w[x + 4]];
+        if (sel && (w[sel] & 0xFFFFu) == 169 /* OpSelect */) {
+          size_t k = def[w[sel + 4]];
+          if (k && (w[k] & 0xFFFFu) == 43 && (w[k + 3] & 0xFFu)) kept++;
+        }
+      }
+    }
+    i += len;
+  }
+  free(def);
+  free(small);
+  return kept;
+}
+
 // VK-INT-5: with opt.hide_narrow_stores, each store of bits(f32(x)) to a
 // native u8 or i16 array gets one hide (an OpBitwiseXor) before its
-// OpUConvert, and the u32 store none; on arrays of words (no storage8 or
-// storage16) the option changes nothing. VK-INT-4: opt.hide_mulhi adds one
-// hide per mulhi. spirv-val clean every way.
+// OpUConvert, of a bit the narrowing keeps, and the u32 store none; on arrays of words (no storage8
+// or storage16) the option changes nothing. VK-INT-4: opt.hide_mulhi adds one hide per mulhi.
+// spirv-val clean every way.
 static void test_spirv_hidden_narrow_stores_and_mulhi(void **state) {
   (void)state;
   tb *t = calloc(1, sizeof(tb));
@@ -1643,6 +1678,7 @@ static void test_spirv_hidden_narrow_stores_and_mulhi(void **state) {
         size_t n = 0;
         uint32_t *words = generate_ok(p, &opt, &n);
         xors[narrow][mulhi] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+        assert_int_equal(narrow_hides_kept(words, n), native && narrow ? 2u : 0u);
         free(words);
         if (have_spirv_val())
           assert_int_equal(spirv_val_opt(p, &opt, "narrow stores", narrow + 2 * mulhi), 0);
