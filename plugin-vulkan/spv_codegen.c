@@ -1564,15 +1564,7 @@ uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id) {
   return cpu || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
-uint32_t vyre_spv_hide_loop_inits_for_driver(uint32_t vendor_id) {
-  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
-}
-
-uint32_t vyre_spv_hide_mulhi_for_driver(uint32_t vendor_id) {
-  return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
-}
-
-uint32_t vyre_spv_hide_narrow_stores_for_driver(uint32_t vendor_id) {
+uint32_t vyre_spv_nvidia_hides_for_driver(uint32_t vendor_id) {
   return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 

@@ -932,10 +932,12 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // and the value of a store to a native 8- or 16-bit array, hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_MULHI and VYRE_VULKAN_HIDE_NARROW_STORES
   // =0 / 1 override (0 gives generator 66's forms there).
-  be->hide_mulhi =
-      override_01("VYRE_VULKAN_HIDE_MULHI", vyre_spv_hide_mulhi_for_driver(be->forms_vendor));
-  be->hide_narrow_stores = override_01("VYRE_VULKAN_HIDE_NARROW_STORES",
-                                       vyre_spv_hide_narrow_stores_for_driver(be->forms_vendor));
+  const uint32_t nvidia_hides = vyre_spv_nvidia_hides_for_driver(be->forms_vendor);
+  be->hide_mulhi = override_01("VYRE_VULKAN_HIDE_MULHI", nvidia_hides);
+  be->hide_narrow_stores = override_01("VYRE_VULKAN_HIDE_NARROW_STORES", nvidia_hides);
+  // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
+  // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
+  be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS", nvidia_hides);
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt
@@ -946,10 +948,6 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
     be->fail_optimized =
         fo && (fo[0] == '1' || fo[0] == '2') && !fo[1] ? (uint32_t)(fo[0] - '0') : 0;
   }
-  // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
-  // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
-  be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS",
-                                    vyre_spv_hide_loop_inits_for_driver(be->forms_vendor));
   // docs/lowering.md LOWER-F32-8: loads flush only, unless
   // VYRE_VULKAN_CANON_LOADS=1 (generator 53's whole canonicalization).
   be->canon_loads = switch_on("VYRE_VULKAN_CANON_LOADS");
