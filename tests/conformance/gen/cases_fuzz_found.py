@@ -177,7 +177,7 @@ FOUND_67 = [
      "Workgroup and grid [1, 1, 1]: for v2 in 1 .. min(not(mulhi(lid.x, lid.x)) "
      "- gid.x, 14) { of[gid.x] = 1.0 }. The bound is min(0xFFFFFFFF, 14) = 14 "
      "(13 trips); NVIDIA's Vulkan driver (580.159.04, H100) ran none at "
-     "generators 65 and 66, by default and under eleven switches (the bound "
+     "generators 65 and 66, by default and under twelve switches (the bound "
      "after the min hidden among them), while the same bound stored without "
      "the loop, or with mul in place of mulhi, was right. It ran all 13 "
      "with mulhi's result hidden (VYRE_VULKAN_HIDE_MULHI=1), generator 67's "
