@@ -215,7 +215,10 @@
 //     VYRE_VULKAN_HIDE_NARROW_STORES=0 give 66's forms.
 // 68: the narrow store's hide flips bit 0 (VYRE_SPV_HIDE_NARROW), which the
 //     narrowing keeps, instead of bit 23, which it drops (VK-INT-5).
-#define VYRE_VK_GENERATOR_VERSION 68u
+// 69: a program with a return or trap and a barrier gets its software f32
+//     helpers inlined, as one with subgroup operations (README.md
+//     VK-MATH-10). VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 gives 68's form.
+#define VYRE_VK_GENERATOR_VERSION 69u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -291,6 +294,11 @@ typedef struct vyre_spv_options {
   // (generator 66) such a program gets its software f32 helpers inlined
   // (README.md VK-MATH-9).
   uint32_t soft_dontinline_sg;
+  // dontinline's soft bit applies to a program with a return or trap and a
+  // barrier too (generator 68's form; VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1).
+  // Without it (generator 69) such a program gets its software f32 helpers
+  // inlined (README.md VK-MATH-10).
+  uint32_t soft_dontinline_exit;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
@@ -504,11 +512,17 @@ uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id);
 
 // Whether the software f32 helpers of a program with IR flags |flags|
 // (VYRE_IR_FLAG_*) are DontInline under |opt|: where opt->dontinline has the
-// soft bit, and the program has no subgroup operation or
-// opt->soft_dontinline_sg is set (README.md VK-MATH-9, generator 66: NVIDIA's
-// compiler died of SIGSEGV on a DontInline software division beside emulated
-// subgroups, and native subgroups beside DontInline functions need the
-// guard's emulation, VK-SG-7). Pure.
+// soft bit, and
+// - the program has no subgroup operation, or opt->soft_dontinline_sg is set
+//   (README.md VK-MATH-9, generator 66: NVIDIA's compiler died of SIGSEGV on
+//   a DontInline software division beside emulated subgroups, and native
+//   subgroups beside DontInline functions need the guard's emulation,
+//   VK-SG-7);
+// - and the program has no return or trap beside a barrier, or
+//   opt->soft_dontinline_exit is set (VK-MATH-10, generator 69: NVIDIA's
+//   compiler died of SIGSEGV on DontInline helpers called in a program whose
+//   effects the exit flag gates around barriers, VK-EXIT-3).
+// Pure.
 uint32_t vyre_spv_soft_dontinline(const vyre_spv_options *opt, uint32_t flags);
 
 // Whether a device gets the loop-cut check (opt.loop_guard) by default:

@@ -928,6 +928,10 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // gives generator 65's form (DontInline there too, with the guard's
   // emulated subgroups).
   be->soft_dontinline_sg = switch_on("VYRE_VULKAN_SOFT_DONTINLINE_SG");
+  // README.md VK-MATH-10 (generator 69): so does a program with a return or
+  // trap and a barrier; VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 gives generator
+  // 68's form (DontInline there too).
+  be->soft_dontinline_exit = switch_on("VYRE_VULKAN_SOFT_DONTINLINE_EXIT");
   // README.md VK-INT-4 and VK-INT-5 (generator 67): the result of mulhi,
   // and the value of a store to a native 8- or 16-bit array, hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_MULHI and VYRE_VULKAN_HIDE_NARROW_STORES

@@ -198,28 +198,29 @@ struct vyre_backend {
   // An operand of every select, min and max hidden from the driver (README.md VK-F32-11,
   // VK-INT-2): CPU devices and NVIDIA's driver, set at open.
   uint32_t hide_select_operands;
-  uint32_t int_minmax_ext;     // README.md VK-INT-2
-  uint32_t int_neg_sub;        // README.md VK-INT-2
-  uint32_t hide_word;          // README.md VK-F32-16
-  uint32_t ind_key_base;       // README.md VK-F32-18
-  uint32_t key_word;           // VYRE_VULKAN_KEY_WORD (README.md VK-F32-22)
-  uint32_t fold;               // VYRE_VULKAN_FOLD (README.md VK-F32-23)
-  uint32_t drop_inert;         // VYRE_VULKAN_DROP_INERT (README.md VK-DEAD-2)
-  uint32_t hide_int_dividend;  // VYRE_VULKAN_HIDE_INT_DIVIDEND (README.md VK-INT-3)
-  uint32_t soft_dontinline_sg; // VYRE_VULKAN_SOFT_DONTINLINE_SG (README.md VK-MATH-9)
-  uint32_t hide_mulhi;         // VYRE_VULKAN_HIDE_MULHI (README.md VK-INT-4)
-  uint32_t hide_narrow_stores; // VYRE_VULKAN_HIDE_NARROW_STORES (README.md VK-INT-5)
-  uint32_t unoptimized_retry;  // README.md VK-PIPE-1 (VYRE_VULKAN_UNOPTIMIZED_RETRY)
-  uint32_t fail_optimized;     // its test hook VYRE_VULKAN_FAIL_OPTIMIZED: 0, 1 or 2
-  uint32_t hide_loop_inits;    // README.md VK-LOOP-5
-  uint32_t canon_loads;        // VYRE_VULKAN_CANON_LOADS (docs/lowering.md LOWER-F32-8)
-  uint32_t fma_runs;           // VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19)
-  uint32_t fma_run_call;       // VYRE_VULKAN_FMA_RUN_CALL (README.md VK-F32-19)
-  uint32_t fma_grain;          // VYRE_VULKAN_FMA_GRAIN (README.md VK-F32-20)
-  uint32_t fma_wg;             // VYRE_VULKAN_FMA_WG (README.md VK-F32-21)
-  uint32_t wg_scalar;          // VYRE_VULKAN_WG_VEC4=0 (README.md VK-VEC-1)
-  uint32_t no_unroll;          // VYRE_VULKAN_UNROLL=0 (README.md VK-F32-19)
-  uint32_t opaque_index;       // vyre_spv_options.opaque_index (README.md VK-ADDR-1)
+  uint32_t int_minmax_ext;       // README.md VK-INT-2
+  uint32_t int_neg_sub;          // README.md VK-INT-2
+  uint32_t hide_word;            // README.md VK-F32-16
+  uint32_t ind_key_base;         // README.md VK-F32-18
+  uint32_t key_word;             // VYRE_VULKAN_KEY_WORD (README.md VK-F32-22)
+  uint32_t fold;                 // VYRE_VULKAN_FOLD (README.md VK-F32-23)
+  uint32_t drop_inert;           // VYRE_VULKAN_DROP_INERT (README.md VK-DEAD-2)
+  uint32_t hide_int_dividend;    // VYRE_VULKAN_HIDE_INT_DIVIDEND (README.md VK-INT-3)
+  uint32_t soft_dontinline_sg;   // VYRE_VULKAN_SOFT_DONTINLINE_SG (README.md VK-MATH-9)
+  uint32_t soft_dontinline_exit; // VYRE_VULKAN_SOFT_DONTINLINE_EXIT (README.md VK-MATH-10)
+  uint32_t hide_mulhi;           // VYRE_VULKAN_HIDE_MULHI (README.md VK-INT-4)
+  uint32_t hide_narrow_stores;   // VYRE_VULKAN_HIDE_NARROW_STORES (README.md VK-INT-5)
+  uint32_t unoptimized_retry;    // README.md VK-PIPE-1 (VYRE_VULKAN_UNOPTIMIZED_RETRY)
+  uint32_t fail_optimized;       // its test hook VYRE_VULKAN_FAIL_OPTIMIZED: 0, 1 or 2
+  uint32_t hide_loop_inits;      // README.md VK-LOOP-5
+  uint32_t canon_loads;          // VYRE_VULKAN_CANON_LOADS (docs/lowering.md LOWER-F32-8)
+  uint32_t fma_runs;             // VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19)
+  uint32_t fma_run_call;         // VYRE_VULKAN_FMA_RUN_CALL (README.md VK-F32-19)
+  uint32_t fma_grain;            // VYRE_VULKAN_FMA_GRAIN (README.md VK-F32-20)
+  uint32_t fma_wg;               // VYRE_VULKAN_FMA_WG (README.md VK-F32-21)
+  uint32_t wg_scalar;            // VYRE_VULKAN_WG_VEC4=0 (README.md VK-VEC-1)
+  uint32_t no_unroll;            // VYRE_VULKAN_UNROLL=0 (README.md VK-F32-19)
+  uint32_t opaque_index;         // vyre_spv_options.opaque_index (README.md VK-ADDR-1)
   // VYRE_VULKAN_BATCH_SPLIT (README.md VK-BATCH-2), read when the device
   // opens: 0 a batch is one command buffer and one submission; K >= 1 it is
   // prepared, recorded and submitted in chunks of at most K jobs, each chunk

@@ -69,6 +69,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->drop_inert);           // VK-DEAD-2
   vyre_kit_key_add_u32(k, be->hide_int_dividend);    // VK-INT-3
   vyre_kit_key_add_u32(k, be->soft_dontinline_sg);   // VK-MATH-9
+  vyre_kit_key_add_u32(k, be->soft_dontinline_exit); // VK-MATH-10
   vyre_kit_key_add_u32(k, be->hide_mulhi);           // VK-INT-4
   vyre_kit_key_add_u32(k, be->hide_narrow_stores);   // VK-INT-5
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
@@ -341,7 +342,8 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   // emulated where sg_option asks for native ones (generate_guarded, VK-MATH-8).
   uint32_t sg = sg_option(be, a);
   const vyre_spv_options soft = {.dontinline = be->dontinline,
-                                 .soft_dontinline_sg = be->soft_dontinline_sg};
+                                 .soft_dontinline_sg = be->soft_dontinline_sg,
+                                 .soft_dontinline_exit = be->soft_dontinline_exit};
   if (in->soft_dontinline > 1 ||
       (in->soft_dontinline && !vyre_spv_soft_dontinline(&soft, p->flags)))
     return 0;
@@ -488,6 +490,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .drop_unread = be->drop_unread,
                             .dontinline = be->dontinline,
                             .soft_dontinline_sg = be->soft_dontinline_sg,
+                            .soft_dontinline_exit = be->soft_dontinline_exit,
                             .hide_select_operands = be->hide_select_operands,
                             .int_minmax_ext = be->int_minmax_ext,
                             .int_neg_sub = be->int_neg_sub,

@@ -1555,6 +1555,33 @@ static void test_soft_dontinline_subgroups(void **state) {
   }
 }
 
+// VK-MATH-10 (generator 69): a program with a return or trap and a barrier
+// gets its software f32 helpers inlined, unless opt.soft_dontinline_exit
+// (generator 68's form); an exit without a barrier, or a barrier without an
+// exit, keeps them DontInline under the soft bit.
+static void test_soft_dontinline_exits(void **state) {
+  (void)state;
+  const uint32_t bar = VYRE_IR_FLAG_HAS_BARRIER, trap = VYRE_IR_FLAG_HAS_TRAP,
+                 ret = VYRE_IR_FLAG_HAS_RETURN, sg = VYRE_IR_FLAG_HAS_SUBGROUP;
+  for (uint32_t keep = 0; keep < 2; keep++) {
+    vyre_spv_options o = {.dontinline = VYRE_SPV_DONTINLINE_SOFT, .soft_dontinline_exit = keep};
+    assert_int_equal(vyre_spv_soft_dontinline(&o, bar), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, ret | VYRE_IR_FLAG_HAS_LOOP), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar), keep);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, ret | bar), keep);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, ret | trap | bar), keep);
+    // Subgroups inline them whatever this switch says (VK-MATH-9).
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar | sg), 0);
+    o.soft_dontinline_sg = 1;
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar | sg), keep);
+    // Without the soft bit nothing is DontInline.
+    o.dontinline = VYRE_SPV_DONTINLINE_MATH;
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar), 0);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, bar), 0);
+  }
+}
+
 // VK-MATH-7 and VK-MATH-5: opt.dontinline's math bit makes the unary
 // cr_math functions DontInline; pow's control is opt.pow_control's alone
 // (0 DontInline, 1 none, 2 Inline), with or without that bit.
@@ -2040,6 +2067,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_folds_constant_f32),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_soft_dontinline_subgroups),
+      cmocka_unit_test(test_soft_dontinline_exits),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
       cmocka_unit_test(test_spirv_inert_statements_dropped),

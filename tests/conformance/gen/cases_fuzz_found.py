@@ -25,7 +25,11 @@ a compiler crash of generator 65 (docs/perf/fuzz.md session 28) that
 generator 66's form compiled there (VK-MATH-9). FOUND_67 holds a loop bound
 of generator 65 that the H100 got wrong at generators 65 and 66 under every
 switch but two, and right with mulhi's result hidden (docs/perf/fuzz.md
-session 29), generator 67's form there (VK-INT-4)."""
+session 29), generator 67's form there (VK-INT-4). FOUND_68 holds a u8 store
+of generator 66 that the H100 got wrong there and right at generator 68
+(VK-INT-5; docs/perf/fuzz.md session 30). FOUND_69 holds two compiler
+crashes of generator 68 (session 30) whose modules under generator 69 are
+byte for byte those that compiled there (VK-MATH-10)."""
 
 import json
 import os
@@ -188,8 +192,50 @@ FOUND_67 = [
 ]
 
 
+FOUND_68 = [
+    ("685801181", "storage/u8_store_f32_bits_loop",
+     "Workgroup and grid [1, 1, 1]: for v2 in 0 .. 7 { o8[0] = "
+     "bits(f32(i32(ib[1]))) } with ib[1] true, so the low byte of 0x3f800000, "
+     "0. NVIDIA's Vulkan driver (580.159.04, H100) stored 1 at generator 66. "
+     "At generator 68, whose store value to a native 8- or 16-bit array "
+     "passes through a hide that flips bit 0 (plugin-vulkan/README.md "
+     "VK-INT-5), it stored 0 there, and 1 again under "
+     "VYRE_VULKAN_HIDE_NARROW_STORES=0, as did four of six hand cuts (no "
+     "loop, an i16 store, & 0xFF first, the loop alone); a u32 input and a "
+     "whole-word store were right either way. vyre fuzz seed 685801181, path "
+     "oneshot, shrunk there; expect is the CPU reference's result"),
+]
+
+FOUND_69 = [
+    ("728000071", "control/soft_sqrt_store_before_trap_barrier_compiles",
+     "Workgroup 16: if (0.0 < fl[0]) { rw[0] = select(sqrt(fl[0]) < 0.0, 0, "
+     "0) }, then an else arm of barrier; trap 25, then a barrier: every "
+     "invocation traps at site 25. The exit flag gates the store around the "
+     "barriers (plugin-vulkan/README.md VK-EXIT-3), and the software square "
+     "root's helpers were DontInline on NVIDIA's driver (VK-MATH-8). Its "
+     "compiler (580.159.04, H100) died of SIGSEGV at generator 68. It "
+     "compiled without the store, the trap or either barrier, with fl[0] "
+     "for the sqrt, and with the helpers inlined "
+     "(VYRE_VULKAN_DONTINLINE=math), generator 69's form for a program with "
+     "a trap or return and a barrier (VK-MATH-10), and with either exit "
+     "switch (VYRE_VULKAN_EXIT_BARRIERS=0, STRUCTURED_EXIT=0). vyre fuzz seed "
+     "728000071, shrunk there; expect is the CPU reference's result"),
+    ("657000631", "control/soft_div_barrier_loop_return_compiles",
+     "Workgroup [1, 1, 1]: an if whose else arm stores ob[0] = "
+     "is_finite(0.0 / of[0]) and holds barriers, one in a loop of one trip, "
+     "then a return. NVIDIA's compiler (580.159.04, H100) died of SIGSEGV at "
+     "generator 68 on a first shrunk form and on 55 of that form's 73 "
+     "one-statement cuts; each of them compiled with the software f32 "
+     "helpers inlined (VYRE_VULKAN_DONTINLINE=math), generator 69's form "
+     "for a program with a trap or return and a barrier "
+     "(plugin-vulkan/README.md VK-MATH-10). This form was shrunk to 37 nodes "
+     "there. vyre fuzz seed 657000631; expect is the CPU reference's result"),
+]
+
+
 def gen_fuzz_found(ctx):
-    for seed, rel, description in FOUND + FOUND_64 + FOUND_65 + FOUND_66 + FOUND_67:
+    for seed, rel, description in (FOUND + FOUND_64 + FOUND_65 + FOUND_66 + FOUND_67 +
+                                   FOUND_68 + FOUND_69):
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
             ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))
