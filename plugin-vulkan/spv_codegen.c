@@ -144,6 +144,19 @@ static uint32_t stmt_bits(vyre_spv_cg *c, uint32_t idx) {
   return r;
 }
 
+// Whether statement |idx| is, or holds, a subgroup operation.
+static int stmt_holds_subgroup(vyre_spv_cg *c, uint32_t idx) {
+  const vyre_ir_node *n = &c->p->nodes[idx];
+  if (n->kind == VYRE_IR_K_SUBGROUP) return 1;
+  if (n->kind != VYRE_IR_K_IF && n->kind != VYRE_IR_K_FOR && n->kind != VYRE_IR_K_BLOCK) return 0;
+  for (uint32_t i = 0; i < n->list_count; i++)
+    if (stmt_holds_subgroup(c, vyre_kit_plan_stmt(c->plan, n->list, i))) return 1;
+  if (n->kind == VYRE_IR_K_IF)
+    for (uint32_t i = 0; i < n->alt_count; i++)
+      if (stmt_holds_subgroup(c, vyre_kit_plan_stmt(c->plan, n->alt, i))) return 1;
+  return 0;
+}
+
 // Whether statement |idx| is, or holds, a `return` or `trap`.
 static int stmt_may_exit(vyre_spv_cg *c, uint32_t idx) {
   return (stmt_bits(c, idx) & STMT_EXITS) != 0;
@@ -421,12 +434,16 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   if (exits) more = OP(SpvOpLogicalAnd, B, more, not_exited(c));
   // Small constant trip counts unroll (docs/lowering.md LOWER-LOOP-1).
   // opt.no_unroll (VYRE_VULKAN_UNROLL=0, an experiment) asks the driver
-  // not to unroll them instead.
+  // not to unroll them instead, and so does opt.sg_loop_dontunroll for a
+  // loop holding an emulated subgroup operation (README.md VK-LOOP-6).
   int unroll = (c->plan->facts[node].flags & VYRE_KIT_FACT_UNROLL) != 0;
+  int dont = c->opt->no_unroll ||
+             (c->opt->sg_loop_dontunroll && (c->p->flags & VYRE_IR_FLAG_HAS_SUBGROUP) &&
+              !c->sg_native && unroll && stmt_holds_subgroup(c, node));
   DO(SpvOpLoopMerge, merge, cont,
-     !unroll             ? SpvLoopControlMaskNone
-     : c->opt->no_unroll ? SpvLoopControlDontUnrollMask
-                         : SpvLoopControlUnrollMask);
+     !unroll ? SpvLoopControlMaskNone
+     : dont  ? SpvLoopControlDontUnrollMask
+             : SpvLoopControlUnrollMask);
   DO(SpvOpBranchConditional, more, body, merge);
   vyre_spv_label(c, body);
   cg_stmts(c, n->list, n->list_count);

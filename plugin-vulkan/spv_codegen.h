@@ -218,7 +218,10 @@
 // 69: a program with a return or trap and a barrier gets its software f32
 //     helpers inlined, as one with subgroup operations (README.md
 //     VK-MATH-10). VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 gives 68's form.
-#define VYRE_VK_GENERATOR_VERSION 69u
+// 70: on NVIDIA's driver a loop the plan marks for unrolling that holds an
+//     emulated subgroup operation asks DontUnroll (README.md VK-LOOP-6).
+//     VYRE_VULKAN_SG_LOOP_DONTUNROLL=0 gives 69's form.
+#define VYRE_VK_GENERATOR_VERSION 70u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
@@ -387,6 +390,11 @@ typedef struct vyre_spv_options {
   // (README.md VK-INT-5; NVIDIA's driver by default,
   // vyre_spv_nvidia_hides_for_driver).
   uint32_t hide_narrow_stores;
+  // A loop the plan marks for unrolling (docs/lowering.md LOWER-LOOP-1)
+  // that holds a subgroup operation, in a module whose subgroups are
+  // emulated, asks DontUnroll instead of Unroll (README.md VK-LOOP-6;
+  // NVIDIA's driver by default, generator 70).
+  uint32_t sg_loop_dontunroll;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
   // gives that value through a hide (VYRE_SPV_HIDE_INIT; README.md

@@ -942,6 +942,11 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
   be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS", nvidia_hides);
+  // README.md VK-LOOP-6 (generator 70): loops holding emulated subgroup
+  // operations ask DontUnroll on NVIDIA's driver;
+  // VYRE_VULKAN_SG_LOOP_DONTUNROLL=0 / 1 overrides.
+  be->sg_loop_dontunroll = override_01("VYRE_VULKAN_SG_LOOP_DONTUNROLL",
+                                       be->forms_vendor == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u);
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt

@@ -210,6 +210,7 @@ struct vyre_backend {
   uint32_t soft_dontinline_exit; // VYRE_VULKAN_SOFT_DONTINLINE_EXIT (README.md VK-MATH-10)
   uint32_t hide_mulhi;           // VYRE_VULKAN_HIDE_MULHI (README.md VK-INT-4)
   uint32_t hide_narrow_stores;   // VYRE_VULKAN_HIDE_NARROW_STORES (README.md VK-INT-5)
+  uint32_t sg_loop_dontunroll;   // VYRE_VULKAN_SG_LOOP_DONTUNROLL (README.md VK-LOOP-6)
   uint32_t unoptimized_retry;    // README.md VK-PIPE-1 (VYRE_VULKAN_UNOPTIMIZED_RETRY)
   uint32_t fail_optimized;       // its test hook VYRE_VULKAN_FAIL_OPTIMIZED: 0, 1 or 2
   uint32_t hide_loop_inits;      // README.md VK-LOOP-5

@@ -72,6 +72,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->soft_dontinline_exit); // VK-MATH-10
   vyre_kit_key_add_u32(k, be->hide_mulhi);           // VK-INT-4
   vyre_kit_key_add_u32(k, be->hide_narrow_stores);   // VK-INT-5
+  vyre_kit_key_add_u32(k, be->sg_loop_dontunroll);   // VK-LOOP-6
   vyre_kit_key_add_u32(k, be->hide_loop_inits);      // VK-LOOP-5
   vyre_kit_key_add_u32(k, be->canon_loads);          // LOWER-F32-8
   vyre_kit_key_add_u32(k, be->fma_runs);             // VK-F32-19
@@ -502,6 +503,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .hide_int_dividend = be->hide_int_dividend,
                             .hide_mulhi = be->hide_mulhi,
                             .hide_narrow_stores = be->hide_narrow_stores,
+                            .sg_loop_dontunroll = be->sg_loop_dontunroll,
                             .hide_loop_inits = be->hide_loop_inits,
                             .canon_loads = be->canon_loads,
                             .fma_runs = be->fma_runs,

@@ -17,9 +17,10 @@
 #     VYRE_VULKAN_HIDE_WORD=1, VYRE_VULKAN_HIDE_INT_DIVIDEND=0 (generator
 #     64's form), VYRE_VULKAN_HIDE_MULHI=1 and VYRE_VULKAN_HIDE_NARROW_STORES=1
 #     (NVIDIA's defaults), VYRE_VULKAN_EXIT_BARRIERS=0 (generator 65's
-#     form) and VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 (generator 68's; VK-F32-11,
+#     form), VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 (generator 68's) and
+#     VYRE_VULKAN_SG_LOOP_DONTUNROLL=1 (NVIDIA's default; VK-F32-11,
 #     VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3, VK-INT-4, VK-INT-5, VK-EXIT-3,
-#     VK-MATH-10)
+#     VK-MATH-10, VK-LOOP-6)
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
@@ -113,6 +114,12 @@ differs "$src/tests/conformance/cases/traps/barrier_loop_late_traps.json" barrie
 VYRE_VULKAN_DONTINLINE=all VYRE_VULKAN_F32=software \
   differs "$src/tests/conformance/cases/control/soft_sqrt_store_before_trap_barrier_compiles.json" \
   soft_sqrt_store_before_trap_barrier_compiles VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1
+# VK-LOOP-6 (generator 70, NVIDIA's default, off on lavapipe): with its
+# subgroups emulated, the loop holding the broadcast asks DontUnroll, the
+# same results.
+VYRE_VULKAN_SUBGROUP=emulate \
+  differs "$src/tests/conformance/cases/subgroup/emulated_broadcast_loop_dontunroll_compiles.json" \
+  emulated_broadcast_loop_dontunroll_compiles VYRE_VULKAN_SG_LOOP_DONTUNROLL=1
 # VK-INT-4 and VK-INT-5 (NVIDIA's defaults at generator 67, off on
 # lavapipe): the result of mulhi, and the value of a native u8 store,
 # hidden, the same results.

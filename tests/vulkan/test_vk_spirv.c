@@ -622,6 +622,51 @@ static void test_spirv_every_case_file_validates(void **state) {
   assert_int_equal(g_failed, 0);
 }
 
+// VK-LOOP-6 (generator 70): the 9-trip loop of conformance case
+// subgroup/emulated_broadcast_loop_dontunroll_compiles (vyre fuzz seed
+// 653040632), which the plan marks for unrolling and which holds a subgroup
+// broadcast, asks DontUnroll under opt.sg_loop_dontunroll where the
+// module's subgroups are emulated: one Unroll fewer, one DontUnroll, the
+// same loops. The 9-trip loop nested in its dead branch holds no subgroup
+// operation and keeps Unroll. With native subgroups, or without the option
+// (generator 69's form), nothing asks DontUnroll.
+static void test_spirv_emulated_subgroup_loop_dontunroll(void **state) {
+  (void)state;
+  vyre_case *cs = NULL;
+  vyre_error err = {.struct_size = sizeof(err)};
+  const char *path = VYRE_SOURCE_DIR
+      "/tests/conformance/cases/subgroup/emulated_broadcast_loop_dontunroll_compiles.json";
+  assert_int_equal(vyre_case_from_file(path, NULL, &cs, &err), 0);
+  const vyre_ir_program *p = vyre_ir_view(cs->program);
+  assert_int_equal(p->subgroup_size, 8);
+  uint32_t unroll[2][2], dont[2][2], all[2][2];
+  for (uint32_t d = 0; d < 2; d++) {
+    for (uint32_t native = 0; native < 2; native++) {
+      vyre_spv_options opt = {.has_int64 = 1,
+                              .has_f64 = 1,
+                              .sg_loop_dontunroll = d,
+                              .subgroup_native = native ? p->subgroup_size : 0};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      unroll[d][native] = count_ops(words, n, OP_LOOP_MERGE, LOOP_UNROLL);
+      dont[d][native] = count_ops(words, n, OP_LOOP_MERGE, LOOP_DONT_UNROLL);
+      all[d][native] = count_ops(words, n, OP_LOOP_MERGE, -1);
+      free(words);
+    }
+  }
+  assert_int_equal(unroll[0][0], 2); // the outer loop and the nested one
+  assert_int_equal(unroll[1][0], 1);
+  assert_int_equal(dont[1][0], 1);
+  assert_int_equal(all[1][0], all[0][0]);
+  assert_int_equal(dont[0][0], 0);
+  for (uint32_t d = 0; d < 2; d++) {
+    assert_int_equal(unroll[d][1], 2);
+    assert_int_equal(dont[d][1], 0);
+  }
+  assert_int_equal(all[1][1], all[0][1]);
+  vyre_case_free(cs);
+}
+
 // 400 programs of `vyre fuzz` (a quarter of them with a run of fmas,
 // LOWER-FMA-1) in the forms of the H200's fma (the hardware fma with the
 // zero recheck through doubles, runs sharing their test, the device's
@@ -2039,6 +2084,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_wide_load_groups_are_one_vector_load),
 #ifdef VYRE_VK_HAVE_JSON
       cmocka_unit_test(test_spirv_every_case_file_validates),
+      cmocka_unit_test(test_spirv_emulated_subgroup_loop_dontunroll),
       cmocka_unit_test(test_spirv_fuzz_programs_validate),
       cmocka_unit_test(test_spirv_follows_the_lowering_proofs),
       cmocka_unit_test(test_spirv_f32_canon_where_observed),

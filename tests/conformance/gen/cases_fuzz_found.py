@@ -29,7 +29,10 @@ session 29), generator 67's form there (VK-INT-4). FOUND_68 holds a u8 store
 of generator 66 that the H100 got wrong there and right at generator 68
 (VK-INT-5; docs/perf/fuzz.md session 30). FOUND_69 holds two compiler
 crashes of generator 68 (session 30) whose modules under generator 69 are
-byte for byte those that compiled there (VK-MATH-10)."""
+byte for byte those that compiled there (VK-MATH-10). FOUND_70 holds a
+compiler crash of generators 63 to 68 that compiled on the H100 with its
+loop asking DontUnroll (session 30), generator 70's form there
+(VK-LOOP-6)."""
 
 import json
 import os
@@ -232,10 +235,27 @@ FOUND_69 = [
      "there. vyre fuzz seed 657000631; expect is the CPU reference's result"),
 ]
 
+FOUND_70 = [
+    ("653040632", "subgroup/emulated_broadcast_loop_dontunroll_compiles",
+     "Workgroup [32, 2, 1], subgroup size 8 (emulated on NVIDIA's 32), grid "
+     "4: a loop of 9 constant trips (from 0xFFFFFFF0) holding a subgroup "
+     "broadcast and, under if (is_inf(1.0)), a nest of f32 math with exp2 "
+     "and rsqrt, a reduce_xor and a shuffle; then a chain of fmas. The "
+     "lowering plan marks the loop for unrolling (docs/lowering.md "
+     "LOWER-LOOP-1). NVIDIA's Vulkan compiler (580.159.04, H100) died of "
+     "SIGSEGV on it at generators 63 to 68, under every switch tried in five "
+     "sessions but one: with the loop asking DontUnroll "
+     "(VYRE_VULKAN_UNROLL=0, at generator 68) it compiled and matched. "
+     "Generator 70 asks DontUnroll for a loop holding an emulated subgroup "
+     "operation on NVIDIA's driver (plugin-vulkan/README.md VK-LOOP-6), "
+     "which gives this program that module byte for byte. vyre fuzz seed "
+     "653040632, shrunk there; expect is the CPU reference's result"),
+]
+
 
 def gen_fuzz_found(ctx):
     for seed, rel, description in (FOUND + FOUND_64 + FOUND_65 + FOUND_66 + FOUND_67 +
-                                   FOUND_68 + FOUND_69):
+                                   FOUND_68 + FOUND_69 + FOUND_70):
         path = os.path.join(_HERE, "fuzz_found", "vulkan-seed-%s.json" % seed)
         with open(path, encoding="utf-8") as f:
             ctx.W.add(rel + ".json", case_of(rel, description, json.load(f)))
