@@ -221,7 +221,9 @@
 // 70: on NVIDIA's driver a loop the plan marks for unrolling that holds an
 //     emulated subgroup operation asks DontUnroll (README.md VK-LOOP-6).
 //     VYRE_VULKAN_SG_LOOP_DONTUNROLL=0 gives 69's form.
-#define VYRE_VK_GENERATOR_VERSION 70u
+// 71: an operation whose operands are all two-valued hidden literals counts
+//     as maybe constant for the native f32 guard (README.md VK-F32-24).
+#define VYRE_VK_GENERATOR_VERSION 71u
 
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size

@@ -17,14 +17,54 @@
 // to a local (`let acc = 0.0`, the start of every sum) does not count: the
 // generator hides it from the driver (spv_codegen.c, cg_stmt; README.md
 // VK-F32-10), so an accumulator's adds and fmas need no guard.
+//
+// A hidden literal is still one of two values to the driver (its bits, or
+// them with bit 23 flipped), and an operation can map both to one result:
+// u32(0.0) and u32(2^-126) are both 0. So an operation whose operands are
+// all such two-valued values (f32 literals, locals only ever given one,
+// and their neg, abs and bitcasts, which stay two-valued) may be constant
+// too (README.md VK-F32-24: lavapipe made -0.0 * f32(u32(0.0) * u32(0.0))
+// +0, vyre fuzz seed 795001937).
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "spv_cg.h"
 
-static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_t *memo, uint32_t n,
-                          int hidden_wg_f32, const uint32_t *wg) {
+// Whether expression |n| is two-valued to the driver: an f32 literal, a
+// local in |two| (given only such values), or the neg, abs or bitcast of one.
+static int node_two_valued(const vyre_ir_program *p, const uint8_t *two, uint32_t n) {
+  for (;;) {
+    if (n == VYRE_IR_NONE || n >= p->node_count) return 0;
+    const vyre_ir_node *x = &p->nodes[n];
+    if (x->kind == VYRE_IR_K_LIT) return x->type == VYRE_IR_TYPE_F32;
+    if (x->kind == VYRE_IR_K_VAR) return x->ref < p->local_count && two[x->ref];
+    int pass = x->kind == VYRE_IR_K_BITCAST ||
+               (x->kind == VYRE_IR_K_UN && (x->op == VYRE_IR_UN_NEG || x->op == VYRE_IR_UN_ABS));
+    if (!pass) return 0;
+    n = x->a;
+  }
+}
+
+// Whether the operation |x| has operands, all of them two-valued, and is not
+// one that keeps them two-valued (node_two_valued's neg, abs, bitcast).
+static int op_of_two_valued(const vyre_ir_program *p, const uint8_t *two, const vyre_ir_node *x) {
+  if (x->kind != VYRE_IR_K_UN && x->kind != VYRE_IR_K_BIN && x->kind != VYRE_IR_K_CAST &&
+      x->kind != VYRE_IR_K_SELECT && x->kind != VYRE_IR_K_FMA)
+    return 0;
+  if (x->kind == VYRE_IR_K_UN && (x->op == VYRE_IR_UN_NEG || x->op == VYRE_IR_UN_ABS)) return 0;
+  const uint32_t kid[3] = {x->a, x->b, x->c};
+  int any = 0;
+  for (uint32_t i = 0; i < 3; i++) {
+    if (kid[i] == VYRE_IR_NONE) continue;
+    if (!node_two_valued(p, two, kid[i])) return 0;
+    any = 1;
+  }
+  return any;
+}
+
+static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, const uint8_t *two,
+                          uint8_t *memo, uint32_t n, int hidden_wg_f32, const uint32_t *wg) {
   if (n == VYRE_IR_NONE || n >= p->node_count) return 0;
   if (memo[n]) return memo[n] - 1;
   const vyre_ir_node *x = &p->nodes[n];
@@ -60,13 +100,14 @@ static uint8_t node_const(const vyre_ir_program *p, const uint8_t *local, uint8_
     const int hidden =
         hidden_wg_f32 && x->kind == VYRE_IR_K_LOAD && p->buffers[x->ref].type == VYRE_IR_TYPE_F32;
     r = in_wg && !hidden &&
-        (x->kind == VYRE_IR_K_LEN || node_const(p, local, memo, x->a, hidden_wg_f32, wg));
+        (x->kind == VYRE_IR_K_LEN || node_const(p, local, two, memo, x->a, hidden_wg_f32, wg));
     break;
   }
   default:
-    r = node_const(p, local, memo, x->a, hidden_wg_f32, wg) |
-        node_const(p, local, memo, x->b, hidden_wg_f32, wg) |
-        node_const(p, local, memo, x->c, hidden_wg_f32, wg);
+    r = node_const(p, local, two, memo, x->a, hidden_wg_f32, wg) |
+        node_const(p, local, two, memo, x->b, hidden_wg_f32, wg) |
+        node_const(p, local, two, memo, x->c, hidden_wg_f32, wg) |
+        (uint8_t)op_of_two_valued(p, two, x);
     break;
   }
   memo[n] = (uint8_t)(r + 1);
@@ -80,14 +121,34 @@ int vyre_spv_f32_lit(const vyre_ir_program *p, uint32_t n) {
 
 uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const uint32_t *wg) {
   uint32_t nn = p->node_count ? p->node_count : 1, nl = p->local_count ? p->local_count : 1;
-  uint8_t *memo = calloc(nn, 1), *local = calloc(nl, 1);
-  if (!memo || !local) {
+  uint8_t *memo = calloc(nn, 1), *local = calloc(nl, 1), *two = calloc(nl, 1);
+  if (!memo || !local || !two) {
     free(memo);
     free(local);
+    free(two);
     return NULL;
   }
   for (uint32_t i = 0; i < p->local_count; i++)
     local[i] = p->locals[i].is_loop_var ? 1 : 0;
+  // The two-valued locals: given a value by some let or assign, and only
+  // two-valued ones (shrinks to a fixed point).
+  for (uint32_t i = 0; i < p->node_count; i++) {
+    const vyre_ir_node *x = &p->nodes[i];
+    if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
+        !p->locals[x->ref].is_loop_var)
+      two[x->ref] = 1;
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (uint32_t i = 0; i < p->node_count; i++) {
+      const vyre_ir_node *x = &p->nodes[i];
+      if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
+          two[x->ref] && !node_two_valued(p, two, x->a)) {
+        two[x->ref] = 0;
+        changed = 1;
+      }
+    }
+  }
   for (int changed = 1; changed;) {
     changed = 0;
     memset(memo, 0, nn);
@@ -95,7 +156,7 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const
       const vyre_ir_node *x = &p->nodes[i];
       if ((x->kind == VYRE_IR_K_LET || x->kind == VYRE_IR_K_ASSIGN) && x->ref < p->local_count &&
           !local[x->ref] && !vyre_spv_f32_lit(p, x->a) &&
-          node_const(p, local, memo, x->a, hidden_wg_f32, wg)) {
+          node_const(p, local, two, memo, x->a, hidden_wg_f32, wg)) {
         local[x->ref] = 1;
         changed = 1;
       }
@@ -103,7 +164,8 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const
   }
   uint8_t *out = calloc(nn, 1);
   for (uint32_t i = 0; out && i < p->node_count; i++)
-    out[i] = node_const(p, local, memo, i, hidden_wg_f32, wg);
+    out[i] = node_const(p, local, two, memo, i, hidden_wg_f32, wg);
+  free(two);
   free(local);
   free(memo);
   return out;
