@@ -54,11 +54,12 @@ typedef struct vyre_spv_cg {
   uint32_t v_hw_gid, v_hw_wgid, t_ptr_pv_v3;
   uint32_t tmp_var; // a scratch uint Function variable
   int terminated;   // the current block already ended (return/trap)
-  // opt.structured_exit (README.md VK-EXIT-1): the Function bool `exited`
-  // (0: the program has no return or trap, or the option is off); per node
-  // what the statement is or holds (spv_codegen.c stmt_bits: 0 not yet
-  // known, else STMT_* bits); set while the rest of the current statement
-  // list is unreachable.
+  // opt.structured_exit (README.md VK-EXIT-1): whether the program gets the
+  // exit flag (it returns or traps, and the option is on); the Function bool
+  // `exited` (0 without the flag); per node what the statement is or holds
+  // (spv_codegen.c stmt_bits: 0 not yet known, else STMT_* bits); set while
+  // the rest of the current statement list is unreachable.
+  int exits;
   uint32_t exit_var;
   // opt.trap_at_end (README.md VK-EXIT-2): the trapped site bit and value
   // (Function uints), written to the record at the body's end; 0 when off.

@@ -119,19 +119,21 @@ static void exit_invocation(vyre_spv_cg *c) {
 }
 
 // What statement |idx| is or holds, as STMT_* bits (memoized in
-// c->stmt_bits; only with c->exit_var): a `return` or `trap`; a barrier or
-// subgroup operation (whose emulation has barriers; README.md VK-EXIT-3); an
-// assign.
-#define STMT_KNOWN   1u
-#define STMT_EXITS   2u
-#define STMT_SYNCS   4u
-#define STMT_ASSIGNS 8u
+// c->stmt_bits): a `return` or `trap`; a barrier or subgroup operation
+// (whose emulation has barriers; README.md VK-EXIT-3); an assign; a
+// subgroup operation (README.md VK-LOOP-6).
+#define STMT_KNOWN    1u
+#define STMT_EXITS    2u
+#define STMT_SYNCS    4u
+#define STMT_ASSIGNS  8u
+#define STMT_SUBGROUP 16u
 static uint32_t stmt_bits(vyre_spv_cg *c, uint32_t idx) {
   if (c->stmt_bits[idx]) return c->stmt_bits[idx];
   const vyre_ir_node *n = &c->p->nodes[idx];
   uint32_t r = STMT_KNOWN;
   if (n->kind == VYRE_IR_K_RETURN || n->kind == VYRE_IR_K_TRAP) r |= STMT_EXITS;
   if (n->kind == VYRE_IR_K_BARRIER || n->kind == VYRE_IR_K_SUBGROUP) r |= STMT_SYNCS;
+  if (n->kind == VYRE_IR_K_SUBGROUP) r |= STMT_SUBGROUP;
   if (n->kind == VYRE_IR_K_ASSIGN) r |= STMT_ASSIGNS;
   if (n->kind == VYRE_IR_K_IF || n->kind == VYRE_IR_K_FOR || n->kind == VYRE_IR_K_BLOCK) {
     for (uint32_t i = 0; i < n->list_count; i++)
@@ -142,19 +144,6 @@ static uint32_t stmt_bits(vyre_spv_cg *c, uint32_t idx) {
   }
   c->stmt_bits[idx] = (uint8_t)r;
   return r;
-}
-
-// Whether statement |idx| is, or holds, a subgroup operation.
-static int stmt_holds_subgroup(vyre_spv_cg *c, uint32_t idx) {
-  const vyre_ir_node *n = &c->p->nodes[idx];
-  if (n->kind == VYRE_IR_K_SUBGROUP) return 1;
-  if (n->kind != VYRE_IR_K_IF && n->kind != VYRE_IR_K_FOR && n->kind != VYRE_IR_K_BLOCK) return 0;
-  for (uint32_t i = 0; i < n->list_count; i++)
-    if (stmt_holds_subgroup(c, vyre_kit_plan_stmt(c->plan, n->list, i))) return 1;
-  if (n->kind == VYRE_IR_K_IF)
-    for (uint32_t i = 0; i < n->alt_count; i++)
-      if (stmt_holds_subgroup(c, vyre_kit_plan_stmt(c->plan, n->alt, i))) return 1;
-  return 0;
 }
 
 // Whether statement |idx| is, or holds, a `return` or `trap`.
@@ -439,7 +428,7 @@ static void stmt_for(vyre_spv_cg *c, const vyre_ir_node *n) {
   int unroll = (c->plan->facts[node].flags & VYRE_KIT_FACT_UNROLL) != 0;
   int dont = c->opt->no_unroll ||
              (c->opt->sg_loop_dontunroll && (c->p->flags & VYRE_IR_FLAG_HAS_SUBGROUP) &&
-              !c->sg_native && unroll && stmt_holds_subgroup(c, node));
+              !c->sg_native && unroll && (stmt_bits(c, node) & STMT_SUBGROUP));
   DO(SpvOpLoopMerge, merge, cont,
      !unroll ? SpvLoopControlMaskNone
      : dont  ? SpvLoopControlDontUnrollMask
@@ -1365,7 +1354,7 @@ static void declare_locals(vyre_spv_cg *c) {
     c->wg_ga = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
   }
   c->exit_var = 0;
-  if (c->stmt_bits) { // README.md VK-EXIT-1
+  if (c->exits) { // README.md VK-EXIT-1
     c->exit_var = OP(SpvOpVariable, c->t_ptr_fn_bool, SpvStorageClassFunction);
     c->trap_site_var = c->trap_val_var = 0;
     if (c->opt->trap_at_end && (c->plan->uses & VYRE_KIT_USES_TRAP)) { // VK-EXIT-2
@@ -1584,7 +1573,7 @@ uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id) {
   return cpu || vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
-uint32_t vyre_spv_nvidia_hides_for_driver(uint32_t vendor_id) {
+uint32_t vyre_spv_nvidia_forms_for_driver(uint32_t vendor_id) {
   return vendor_id == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u;
 }
 
@@ -1639,7 +1628,8 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.wg_vec4 = calloc(nb, 1);
   // README.md VK-EXIT-1: the exit flag, for programs that return or trap.
   int exits = opt->structured_exit && (plan.uses & (VYRE_KIT_USES_RETURN | VYRE_KIT_USES_TRAP));
-  c.stmt_bits = exits ? calloc(p->node_count ? p->node_count : 1, 1) : NULL;
+  c.exits = exits;
+  c.stmt_bits = calloc(p->node_count ? p->node_count : 1, 1);
   // README.md VK-EXIT-3: effects gated where barriers must stay uniform.
   c.gate_effects =
       exits && opt->exit_barriers && (plan.uses & (VYRE_KIT_USES_BARRIER | VYRE_KIT_USES_SUBGROUP));
@@ -1652,7 +1642,7 @@ uint32_t vyre_spv_generate(const vyre_ir_program *p, const vyre_spv_options *opt
   c.loop_assigned = opt->hide_loop_inits ? vyre_spv_loop_assigned(&plan) : NULL;
   st = VYRE_STATUS_OUT_OF_MEMORY;
   if (c.local_var && c.loop_k && c.buf_var && c.buf_var4 && c.lane_vec && c.lane_mask &&
-      c.narrow_bits && c.wide16 && c.wg_vec4 && (c.stmt_bits || !exits))
+      c.narrow_bits && c.wide16 && c.wg_vec4 && c.stmt_bits)
     st = generate(&c);
   if (st == VYRE_STATUS_OK) {
     *out_words = vyre_spv_module_finish(&m, out_word_count);

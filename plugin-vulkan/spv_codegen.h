@@ -385,17 +385,17 @@ typedef struct vyre_spv_options {
   // VYRE_VULKAN_HIDE_INT_DIVIDEND=1, off by default).
   uint32_t hide_int_dividend;
   // The result of an integer mulhi passes through a hide (README.md
-  // VK-INT-4; NVIDIA's driver by default, vyre_spv_nvidia_hides_for_driver).
+  // VK-INT-4; NVIDIA's driver by default, vyre_spv_nvidia_forms_for_driver).
   uint32_t hide_mulhi;
   // The value of a store to a native 8- or 16-bit array (opt.storage8,
   // opt.storage16) passes through a hide before its narrowing OpUConvert
   // (README.md VK-INT-5; NVIDIA's driver by default,
-  // vyre_spv_nvidia_hides_for_driver).
+  // vyre_spv_nvidia_forms_for_driver).
   uint32_t hide_narrow_stores;
   // A loop the plan marks for unrolling (docs/lowering.md LOWER-LOOP-1)
   // that holds a subgroup operation, in a module whose subgroups are
   // emulated, asks DontUnroll instead of Unroll (README.md VK-LOOP-6;
-  // NVIDIA's driver by default, generator 70).
+  // NVIDIA's driver by default, vyre_spv_nvidia_forms_for_driver).
   uint32_t sg_loop_dontunroll;
   // A `let`, or an `assign` outside every loop, whose value may be a
   // compile-time constant, to a local that an `assign` inside a loop changes,
@@ -550,12 +550,12 @@ uint32_t vyre_spv_loop_guard_for_driver(int llvmpipe, uint32_t vendor_id);
 // negated select lost the negation: README.md VK-INT-2). Pure.
 uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id);
 
-// Whether a device gets the hides written for NVIDIA's compiler alone by
+// Whether a device gets the forms written for NVIDIA's compiler alone by
 // default: on NVIDIA's driver (|vendor_id| 0x10DE), opt.hide_loop_inits
 // (vyre fuzz seed 857290344, README.md VK-LOOP-5), opt.hide_mulhi (seed
-// 684600893, VK-INT-4) and opt.hide_narrow_stores (seed 685801181,
-// VK-INT-5). Pure.
-uint32_t vyre_spv_nvidia_hides_for_driver(uint32_t vendor_id);
+// 684600893, VK-INT-4), opt.hide_narrow_stores (seed 685801181, VK-INT-5)
+// and opt.sg_loop_dontunroll (seed 653040632, VK-LOOP-6). Pure.
+uint32_t vyre_spv_nvidia_forms_for_driver(uint32_t vendor_id);
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

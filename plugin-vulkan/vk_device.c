@@ -936,17 +936,16 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // and the value of a store to a native 8- or 16-bit array, hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_MULHI and VYRE_VULKAN_HIDE_NARROW_STORES
   // =0 / 1 override (0 gives generator 66's forms there).
-  const uint32_t nvidia_hides = vyre_spv_nvidia_hides_for_driver(be->forms_vendor);
-  be->hide_mulhi = override_01("VYRE_VULKAN_HIDE_MULHI", nvidia_hides);
-  be->hide_narrow_stores = override_01("VYRE_VULKAN_HIDE_NARROW_STORES", nvidia_hides);
+  const uint32_t nvidia_forms = vyre_spv_nvidia_forms_for_driver(be->forms_vendor);
+  be->hide_mulhi = override_01("VYRE_VULKAN_HIDE_MULHI", nvidia_forms);
+  be->hide_narrow_stores = override_01("VYRE_VULKAN_HIDE_NARROW_STORES", nvidia_forms);
   // README.md VK-LOOP-5: the start values of loop-assigned locals hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_LOOP_INITS=0 / 1 overrides.
-  be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS", nvidia_hides);
+  be->hide_loop_inits = override_01("VYRE_VULKAN_HIDE_LOOP_INITS", nvidia_forms);
   // README.md VK-LOOP-6 (generator 70): loops holding emulated subgroup
   // operations ask DontUnroll on NVIDIA's driver;
   // VYRE_VULKAN_SG_LOOP_DONTUNROLL=0 / 1 overrides.
-  be->sg_loop_dontunroll = override_01("VYRE_VULKAN_SG_LOOP_DONTUNROLL",
-                                       be->forms_vendor == VYRE_SPV_VENDOR_NVIDIA ? 1u : 0u);
+  be->sg_loop_dontunroll = override_01("VYRE_VULKAN_SG_LOOP_DONTUNROLL", nvidia_forms);
   // README.md VK-PIPE-1: a module the driver refuses is compiled once more
   // without its optimizations (VYRE_VULKAN_UNOPTIMIZED_RETRY=0: not), and
   // the test hook VYRE_VULKAN_FAIL_OPTIMIZED (1: the optimized attempt

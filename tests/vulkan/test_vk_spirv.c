@@ -1669,15 +1669,16 @@ static void test_hide_select_for_driver(void **state) {
   assert_int_equal(vyre_spv_hide_select_for_driver(0, 0x8086u), 0); // Intel
 }
 
-// VK-LOOP-5, VK-INT-4 and VK-INT-5: NVIDIA's driver gets loop-assigned
-// locals' start values, mulhi's result and the values of native 8- and
-// 16-bit stores hidden by default; other drivers not.
-static void test_nvidia_hides_for_driver(void **state) {
+// VK-LOOP-5, VK-INT-4, VK-INT-5 and VK-LOOP-6: NVIDIA's driver gets
+// loop-assigned locals' start values, mulhi's result and the values of
+// native 8- and 16-bit stores hidden, and loops holding emulated subgroup
+// operations not unrolled, by default; other drivers not.
+static void test_nvidia_forms_for_driver(void **state) {
   (void)state;
-  assert_int_equal(vyre_spv_nvidia_hides_for_driver(VYRE_SPV_VENDOR_NVIDIA), 1);
+  assert_int_equal(vyre_spv_nvidia_forms_for_driver(VYRE_SPV_VENDOR_NVIDIA), 1);
   const uint32_t others[3] = {0x10005u /* lavapipe */, 0x1002u /* AMD */, 0x8086u /* Intel */};
   for (int i = 0; i < 3; i++)
-    assert_int_equal(vyre_spv_nvidia_hides_for_driver(others[i]), 0);
+    assert_int_equal(vyre_spv_nvidia_forms_for_driver(others[i]), 0);
 }
 
 // The stores' narrowing conversions of module |w| (OpUConvert to an 8- or
@@ -2105,7 +2106,7 @@ int main(void) {
       cmocka_unit_test(test_f32_fma_pick_prefers_the_zero_recheck),
       cmocka_unit_test(test_loop_guard_for_driver),
       cmocka_unit_test(test_hide_select_for_driver),
-      cmocka_unit_test(test_nvidia_hides_for_driver),
+      cmocka_unit_test(test_nvidia_forms_for_driver),
       cmocka_unit_test(test_spirv_hidden_narrow_stores_and_mulhi),
       cmocka_unit_test(test_spirv_hide_word_as_factor),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_base),
