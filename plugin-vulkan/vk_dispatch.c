@@ -18,6 +18,7 @@
 #include "vk_device.h"
 #include "vk_dispatch.h"
 #include "vk_job.h"
+#include "vk_pipeline.h"
 #include "vk_pool.h"
 #include "vk_status.h"
 #include "vk_symbols.h"
@@ -594,4 +595,28 @@ void vyre_vk_pendings_orphan(vyre_backend *be) {
     p->done = 1;
     p->status = VYRE_STATUS_DEVICE_LOST;
   }
+}
+
+uint32_t vyre_vk_selftest_dispatch(vyre_backend *be, const vyre_ir_program *ir, const char *label,
+                                   const uint32_t wg[3], const uint32_t grid[3],
+                                   const vyre_binding *b, uint32_t nb, vyre_error *err) {
+  vyre_module *mod = NULL;
+  vyre_compile_args ca = {.struct_size = sizeof(ca),
+                          .program = ir,
+                          .workgroup_size = {wg[0], wg[1], wg[2]},
+                          .label = label};
+  uint32_t st = vyre_vk_compile(be, &ca, &mod, err);
+  if (st) return st;
+  vyre_dispatch_args da = {.struct_size = sizeof(da),
+                           .binding_count = nb,
+                           .module = mod,
+                           .bindings = b,
+                           .grid = {grid[0], grid[1], grid[2]},
+                           .repeat = 1,
+                           .timeout_ns = vyre_vk_selftest_timeout_ns(),
+                           .label = label};
+  vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
+  st = vyre_vk_dispatch(be, &da, &dr, err);
+  vyre_vk_module_release(be, mod);
+  return st;
 }

@@ -34,5 +34,14 @@ void vyre_vk_zombies_reap(vyre_backend *be, int wait);
 void vyre_vk_pendings_drop(vyre_backend *be);
 // Frees the device work of every pending (recover); the handles stay, stale.
 void vyre_vk_pendings_orphan(vyre_backend *be);
+// The run of a device-open self-test (vk_f32mode.c, vk_f16mode.c,
+// vk_sgmode.c): compiles |ir| (labelled |label|) at workgroup |wg|, runs it
+// once on |grid| with the |nb| host bindings |b| under
+// vyre_vk_selftest_timeout_ns, and releases the module. Returns the status;
+// *err says what failed. The caller keeps the disk cache off and frees the
+// pipes after (create runs alone).
+uint32_t vyre_vk_selftest_dispatch(vyre_backend *be, const vyre_ir_program *ir, const char *label,
+                                   const uint32_t wg[3], const uint32_t grid[3],
+                                   const vyre_binding *b, uint32_t nb, vyre_error *err);
 
 #endif // VYRE_VK_DISPATCH_H

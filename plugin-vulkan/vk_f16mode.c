@@ -102,7 +102,6 @@ static void selftest_key(vyre_backend *be, uint32_t mode, vyre_kit_key *k) {
 static int selftest_run(vyre_backend *be, uint32_t mode, char *why, size_t why_cap) {
   vyre_ir *ir = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  vyre_module *mod = NULL;
   uint16_t *h = malloc(F16_WIDE * 2), *narrow = calloc(F16_NARROW, 2);
   uint32_t *f = malloc(F16_NARROW * 4), *wide = calloc(F16_WIDE, 4);
   int pass = 0;
@@ -114,13 +113,6 @@ static int selftest_run(vyre_backend *be, uint32_t mode, char *why, size_t why_c
   be->disk = NULL;
   if (!st) {
     be->f16_native = mode;
-    vyre_compile_args ca = {.struct_size = sizeof(ca),
-                            .program = vyre_ir_view(ir),
-                            .workgroup_size = {64, 1, 1},
-                            .label = "vk_f16_selftest"};
-    st = vyre_vk_compile(be, &ca, &mod, &err);
-  }
-  if (!st) {
     for (uint32_t i = 0; i < F16_WIDE; i++)
       h[i] = (uint16_t)i;
     narrow_inputs(f);
@@ -130,16 +122,8 @@ static int selftest_run(vyre_backend *be, uint32_t mode, char *why, size_t why_c
     for (uint32_t j = 0; j < 4; j++)
       b[j] = (vyre_binding){
           .buffer_index = j, .kind = VYRE_BINDING_HOST, .bytes = bytes[j], .data = data[j]};
-    vyre_dispatch_args da = {.struct_size = sizeof(da),
-                             .binding_count = 4,
-                             .module = mod,
-                             .bindings = b,
-                             .grid = {F16_WIDE / 64, 1, 1},
-                             .repeat = 1,
-                             .timeout_ns = vyre_vk_selftest_timeout_ns(),
-                             .label = "vk_f16_selftest"};
-    vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
-    st = vyre_vk_dispatch(be, &da, &dr, &err);
+    static const uint32_t kWg[3] = {64, 1, 1}, kGrid[3] = {F16_WIDE / 64, 1, 1};
+    st = vyre_vk_selftest_dispatch(be, vyre_ir_view(ir), "vk_f16_selftest", kWg, kGrid, b, 4, &err);
   }
   if (!st) {
     pass = 1;
@@ -164,7 +148,6 @@ static int selftest_run(vyre_backend *be, uint32_t mode, char *why, size_t why_c
   } else {
     snprintf(why, why_cap, "the self-test did not run: %s", err.message);
   }
-  if (mod) vyre_vk_module_release(be, mod);
   vyre_vk_pipes_free(be); // create runs alone: the self-test's are the only ones
   be->disk = disk;
   vyre_ir_free(ir);

@@ -82,7 +82,6 @@ static void selftest_key(vyre_backend *be, vyre_kit_key *k) {
 static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_t why_cap) {
   vyre_ir *ir = NULL;
   vyre_error err = {.struct_size = sizeof(err)};
-  vyre_module *mod = NULL;
   uint32_t in[3][SELFTEST_N], *out = calloc(4 * SELFTEST_N, 4), pass = 0;
   uint32_t st = out ? vyre_ir_from_binary(kSelftestIr, sizeof(kSelftestIr), NULL, &ir, &err)
                     : VYRE_STATUS_OUT_OF_MEMORY;
@@ -92,13 +91,6 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
   be->disk = NULL;
   if (!st) {
     be->f32_native = native;
-    vyre_compile_args ca = {.struct_size = sizeof(ca),
-                            .program = vyre_ir_view(ir),
-                            .workgroup_size = {64, 1, 1},
-                            .label = "vk_f32_selftest"};
-    st = vyre_vk_compile(be, &ca, &mod, &err);
-  }
-  if (!st) {
     for (uint32_t i = 0; i < SELFTEST_N; i++)
       for (int j = 0; j < 3; j++)
         in[j][i] = kSelftest[i][j];
@@ -108,16 +100,8 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
                             .kind = VYRE_BINDING_HOST,
                             .bytes = (j < 3 ? 1u : 4u) * SELFTEST_N * 4u,
                             .data = j < 3 ? (void *)in[j] : (void *)out};
-    vyre_dispatch_args da = {.struct_size = sizeof(da),
-                             .binding_count = 4,
-                             .module = mod,
-                             .bindings = b,
-                             .grid = {(SELFTEST_N + 63) / 64, 1, 1},
-                             .repeat = 1,
-                             .timeout_ns = vyre_vk_selftest_timeout_ns(),
-                             .label = "vk_f32_selftest"};
-    vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
-    st = vyre_vk_dispatch(be, &da, &dr, &err);
+    static const uint32_t kWg[3] = {64, 1, 1}, kGrid[3] = {(SELFTEST_N + 63) / 64, 1, 1};
+    st = vyre_vk_selftest_dispatch(be, vyre_ir_view(ir), "vk_f32_selftest", kWg, kGrid, b, 4, &err);
   }
   if (!st) {
     static const uint32_t kBit[4] = {VYRE_SPV_F32_NATIVE_MUL, VYRE_SPV_F32_NATIVE_DIV,
@@ -138,7 +122,6 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
   } else {
     snprintf(why, why_cap, "the self-test did not run: %s", err.message);
   }
-  if (mod) vyre_vk_module_release(be, mod);
   vyre_vk_pipes_free(be); // create runs alone: the self-test's are the only ones
   be->disk = disk;
   vyre_ir_free(ir);

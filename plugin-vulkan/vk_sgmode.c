@@ -69,25 +69,10 @@ static int selftest_shape(vyre_backend *be, vyre_ir *ir, uint32_t s, const uint3
     return -1;
   }
   vyre_error err = {.struct_size = sizeof(err)};
-  vyre_module *mod = NULL;
-  vyre_compile_args ca = {.struct_size = sizeof(ca),
-                          .program = vyre_ir_view(ir),
-                          .workgroup_size = {wg[0], wg[1], wg[2]},
-                          .label = "vk_subgroup_selftest"};
-  uint32_t st = vyre_vk_compile(be, &ca, &mod, &err);
-  if (!st) {
-    vyre_binding b = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = n * 4u, .data = out};
-    vyre_dispatch_args da = {.struct_size = sizeof(da),
-                             .binding_count = 1,
-                             .module = mod,
-                             .bindings = &b,
-                             .grid = {2, 1, 1},
-                             .repeat = 1,
-                             .timeout_ns = vyre_vk_selftest_timeout_ns(),
-                             .label = "vk_subgroup_selftest"};
-    vyre_dispatch_result dr = {.struct_size = sizeof(dr)};
-    st = vyre_vk_dispatch(be, &da, &dr, &err);
-  }
+  vyre_binding b = {.buffer_index = 0, .kind = VYRE_BINDING_HOST, .bytes = n * 4u, .data = out};
+  static const uint32_t kGrid[3] = {2, 1, 1};
+  uint32_t st = vyre_vk_selftest_dispatch(be, vyre_ir_view(ir), "vk_subgroup_selftest", wg, kGrid,
+                                          &b, 1, &err);
   int r = 1;
   if (st) {
     snprintf(why, cap, "the self-test did not run: %s", err.message);
@@ -106,7 +91,6 @@ static int selftest_shape(vyre_backend *be, vyre_ir *ir, uint32_t s, const uint3
       }
     }
   }
-  if (mod) vyre_vk_module_release(be, mod);
   free(out);
   return r;
 }
