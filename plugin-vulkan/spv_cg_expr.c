@@ -575,23 +575,27 @@ static uint32_t fcmp(vyre_spv_cg *c, uint32_t op, uint32_t a, uint32_t b) {
   return OP(SpvOpLogicalAnd, B, OP(SpvOpLogicalNot, B, any_nan), r);
 }
 
-static uint32_t fminmax(vyre_spv_cg *c, int is_max, uint32_t a, uint32_t b) {
+// |no_nan|: bit 0 when a is known not to be a NaN, bit 1 for b (README.md
+// VK-F32-25, opt.minmax_lit "nonan"): that operand's NaN test is left out.
+static uint32_t fminmax(vyre_spv_cg *c, int is_max, uint32_t a, uint32_t b, uint32_t no_nan) {
   uint32_t lt = OP(SpvOpFOrdLessThan, B, to_f(c, a), to_f(c, b));
   uint32_t r = is_max ? vyre_spv_sel(c, U, lt, b, a) : vyre_spv_sel(c, U, lt, a, b);
   uint32_t both_zero =
       OP(SpvOpIEqual, B, band(c, OP(SpvOpBitwiseOr, U, a, b), 0x7FFFFFFFu), vyre_spv_u(c, 0));
   uint32_t z = is_max ? OP(SpvOpBitwiseAnd, U, a, b) : OP(SpvOpBitwiseOr, U, a, b);
   r = vyre_spv_sel(c, U, both_zero, z, r);
-  r = vyre_spv_sel(c, U, vyre_spv_is_nan(c, b), a, r);
-  return vyre_spv_sel(c, U, vyre_spv_is_nan(c, a), b, r);
+  if (!(no_nan & 2u)) r = vyre_spv_sel(c, U, vyre_spv_is_nan(c, b), a, r);
+  if (!(no_nan & 1u)) r = vyre_spv_sel(c, U, vyre_spv_is_nan(c, a), b, r);
+  return r;
 }
 
 // The operands of a binary node, evaluated (a, then b) before its row runs.
 typedef struct bin_in {
   uint32_t a, b;
-  uint32_t t;     // the operand type (VYRE_IR_TYPE_*)
-  int is_f, is_s; // f32, i32
-  uint32_t zero;  // the constant 0
+  uint32_t t;      // the operand type (VYRE_IR_TYPE_*)
+  int is_f, is_s;  // f32, i32
+  uint32_t zero;   // the constant 0
+  uint32_t no_nan; // f32 min and max: operands known not to be NaN (fminmax)
 } bin_in;
 
 typedef struct bin_row {
@@ -712,7 +716,7 @@ static uint32_t bin_bits(vyre_spv_cg *c, const bin_row *row, const bin_in *x) {
 }
 
 static uint32_t minmax(vyre_spv_cg *c, const bin_in *x, int mx) {
-  if (x->is_f) return fminmax(c, mx, x->a, x->b);
+  if (x->is_f) return fminmax(c, mx, x->a, x->b, x->no_nan);
   if (c->opt->int_minmax_ext) {
     const uint32_t op =
         x->is_s ? (mx ? GLSLstd450SMax : GLSLstd450SMin) : (mx ? GLSLstd450UMax : GLSLstd450UMin);
@@ -890,7 +894,7 @@ _Static_assert(sizeof(kBin) / sizeof(kBin[0]) == VYRE_IR_BIN_COUNT,
                "every row of VYRE_IR_BIN_LIST has a SPIR-V lowering");
 
 uint32_t vyre_spv_combine(vyre_spv_cg *c, uint32_t op, uint32_t type, uint32_t a, uint32_t b) {
-  bin_in x = {a, b, type, type == VYRE_IR_TYPE_F32, type == VYRE_IR_TYPE_I32, vyre_spv_u(c, 0)};
+  bin_in x = {a, b, type, type == VYRE_IR_TYPE_F32, type == VYRE_IR_TYPE_I32, vyre_spv_u(c, 0), 0};
   c->f32_guard = 7u; // operands from workgroup memory: guard every native f32 path
   return kBin[op].emit(c, &kBin[op], &x);
 }
@@ -1001,15 +1005,51 @@ static int may_be_const(const vyre_spv_cg *c, uint32_t n) {
   return !c->const_node || n >= c->p->node_count || c->const_node[n];
 }
 
+// A value known here: a literal, or a constant expression (VK-F32-23); its
+// bits in |v|.
+static int known_value(vyre_spv_cg *c, uint32_t n, uint32_t *v) {
+  const vyre_ir_node *k = &c->p->nodes[n];
+  if (k->kind == VYRE_IR_K_LIT) {
+    *v = k->ref;
+    return 1;
+  }
+  return vyre_kit_fold_value(&c->fold, n, v);
+}
+
+// README.md VK-F32-25 (opt.minmax_lit, an experiment): the side (1: a,
+// 2: b) of an f32 min or max whose one operand is a value known here, zero
+// or normal once canonical (IR-F32-1), and whose other is not; its bits in
+// |bits|. 0 otherwise.
+static uint32_t minmax_known_side(vyre_spv_cg *c, const vyre_ir_node *n, uint32_t *bits) {
+  if (!c->opt->minmax_lit || (n->op != VYRE_IR_BIN_MIN && n->op != VYRE_IR_BIN_MAX) ||
+      c->p->nodes[n->a].type != VYRE_IR_TYPE_F32)
+    return 0;
+  uint32_t va = 0, vb = 0;
+  const int ka = known_value(c, n->a, &va), kb = known_value(c, n->b, &vb);
+  if (ka == kb) return 0;
+  const uint32_t v = ka ? va : vb, e = v & 0x7F800000u;
+  if (e == 0x7F800000u) return 0;  // infinite or NaN
+  *bits = e ? v : v & 0x80000000u; // a subnormal is its signed zero
+  return ka ? 1u : 2u;
+}
+
 static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   bin_in x;
-  x.a = vyre_spv_expr(c, n->a);
-  x.b = vyre_spv_expr(c, n->b);
+  uint32_t kbits = 0;
+  const uint32_t known = minmax_known_side(c, n, &kbits);
+  const int plain = known && c->opt->minmax_lit != VYRE_SPV_MINMAX_LIT_NONAN;
+  x.a = plain && known == 1 ? vyre_spv_u(c, kbits) : vyre_spv_expr(c, n->a);
+  x.b = plain && known == 2 ? vyre_spv_u(c, kbits) : vyre_spv_expr(c, n->b);
   x.t = c->p->nodes[n->a].type;
   x.is_f = x.t == VYRE_IR_TYPE_F32;
   x.is_s = x.t == VYRE_IR_TYPE_I32;
   x.zero = vyre_spv_u(c, 0);
-  if (n->op == VYRE_IR_BIN_MIN || n->op == VYRE_IR_BIN_MAX) {
+  x.no_nan = c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_NONAN ? known : 0;
+  if (known && c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_ONCE) {
+    if (known == 1) x.a = vyre_spv_hide_operand(c, x.a); // as a select operand only
+    if (known == 2) x.b = vyre_spv_hide_operand(c, x.b);
+  } else if ((n->op == VYRE_IR_BIN_MIN || n->op == VYRE_IR_BIN_MAX) &&
+             !(known && c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_PLAIN)) {
     // min and max are selects between their operands (VK-F32-11): max(-1.0,
     // +0.0) gave -0.0 on lavapipe (vyre fuzz seed 1207006633).
     const int hz = select_b2f_hazard(c, n->a, n->b);

@@ -225,6 +225,14 @@
 //     as maybe constant for the native f32 guard (README.md VK-F32-24).
 #define VYRE_VK_GENERATOR_VERSION 71u
 
+// opt.minmax_lit (README.md VK-F32-25).
+enum {
+  VYRE_SPV_MINMAX_LIT_HIDDEN = 0,
+  VYRE_SPV_MINMAX_LIT_PLAIN = 1,
+  VYRE_SPV_MINMAX_LIT_ONCE = 2,
+  VYRE_SPV_MINMAX_LIT_NONAN = 3,
+};
+
 typedef struct vyre_spv_options {
   uint32_t workgroup_size[3]; // effective workgroup size
   uint32_t has_int64;         // the device offers shaderInt64
@@ -384,6 +392,15 @@ typedef struct vyre_spv_options {
   // constant passes through a hide (README.md VK-INT-3; an experiment,
   // VYRE_VULKAN_HIDE_INT_DIVIDEND=1, off by default).
   uint32_t hide_int_dividend;
+  // An f32 min or max with one operand a known value (a literal or a
+  // constant expression) that is zero or normal, beside an operand that
+  // cannot be constant (README.md VK-F32-25; an experiment,
+  // VYRE_VULKAN_MINMAX_LIT, VYRE_SPV_MINMAX_LIT_HIDDEN by default): PLAIN
+  // gives the driver that operand as a constant, neither hidden as a literal
+  // (VK-F32-13) nor as a select operand (VK-F32-11); ONCE hides it as a
+  // select operand only; NONAN hides it as before and leaves out its NaN
+  // test, which cannot fire.
+  uint32_t minmax_lit;
   // The result of an integer mulhi passes through a hide (README.md
   // VK-INT-4; NVIDIA's driver by default, vyre_spv_nvidia_forms_for_driver).
   uint32_t hide_mulhi;

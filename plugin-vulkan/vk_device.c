@@ -787,6 +787,23 @@ static uint32_t batch_split_choose(const char *name, int hook) {
   return 0;
 }
 
+// VYRE_VULKAN_MINMAX_LIT (README.md VK-F32-25, an experiment): unset, empty
+// or "hidden" generator 71's form; "plain", "once" or "nonan" the mode of
+// that name (spv_codegen.h opt.minmax_lit); another value warns and gives
+// hidden.
+static uint32_t minmax_lit_choose(void) {
+  static const char *const names[] = {"hidden", "plain", "once", "nonan"};
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_MINMAX_LIT");
+  if (!v || !*v) return VYRE_SPV_MINMAX_LIT_HIDDEN;
+  for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (strcmp(v, names[i]) == 0) return i;
+  vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+               "VYRE_VULKAN_MINMAX_LIT=%.40s is not a mode; using hidden (generator 71's "
+               "form). Fix: set it to hidden, plain, once or nonan, or unset it.",
+               v);
+  return VYRE_SPV_MINMAX_LIT_HIDDEN;
+}
+
 // VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19): unset, empty or "1" 1 (a whole
 // run shares one test), "0" 0 (each fma alone), a decimal 2..128 that cap
 // on a run's chunk (an experiment); another value warns and gives 1.
@@ -923,6 +940,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // that may be constant reaches the driver hidden;
   // VYRE_VULKAN_HIDE_INT_DIVIDEND=0 gives generator 64's form.
   be->hide_int_dividend = default_on("VYRE_VULKAN_HIDE_INT_DIVIDEND");
+  // README.md VK-F32-25 (an experiment): the known operand of an f32 min or
+  // max; unset, generator 71's form.
+  be->minmax_lit = minmax_lit_choose();
   // README.md VK-MATH-9 (generator 66): a program with subgroup operations
   // gets its software f32 helpers inlined; VYRE_VULKAN_SOFT_DONTINLINE_SG=1
   // gives generator 65's form (DontInline there too, with the guard's

@@ -206,6 +206,7 @@ struct vyre_backend {
   uint32_t fold;                 // VYRE_VULKAN_FOLD (README.md VK-F32-23)
   uint32_t drop_inert;           // VYRE_VULKAN_DROP_INERT (README.md VK-DEAD-2)
   uint32_t hide_int_dividend;    // VYRE_VULKAN_HIDE_INT_DIVIDEND (README.md VK-INT-3)
+  uint32_t minmax_lit;           // VYRE_VULKAN_MINMAX_LIT (README.md VK-F32-25)
   uint32_t soft_dontinline_sg;   // VYRE_VULKAN_SOFT_DONTINLINE_SG (README.md VK-MATH-9)
   uint32_t soft_dontinline_exit; // VYRE_VULKAN_SOFT_DONTINLINE_EXIT (README.md VK-MATH-10)
   uint32_t hide_mulhi;           // VYRE_VULKAN_HIDE_MULHI (README.md VK-INT-4)

@@ -68,6 +68,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->fold);                 // VK-F32-23
   vyre_kit_key_add_u32(k, be->drop_inert);           // VK-DEAD-2
   vyre_kit_key_add_u32(k, be->hide_int_dividend);    // VK-INT-3
+  vyre_kit_key_add_u32(k, be->minmax_lit);           // VK-F32-25
   vyre_kit_key_add_u32(k, be->soft_dontinline_sg);   // VK-MATH-9
   vyre_kit_key_add_u32(k, be->soft_dontinline_exit); // VK-MATH-10
   vyre_kit_key_add_u32(k, be->hide_mulhi);           // VK-INT-4
@@ -501,6 +502,7 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .fold = be->fold,
                             .drop_inert = be->drop_inert,
                             .hide_int_dividend = be->hide_int_dividend,
+                            .minmax_lit = be->minmax_lit,
                             .hide_mulhi = be->hide_mulhi,
                             .hide_narrow_stores = be->hide_narrow_stores,
                             .sg_loop_dontunroll = be->sg_loop_dontunroll,

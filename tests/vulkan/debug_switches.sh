@@ -18,9 +18,10 @@
 #     64's form), VYRE_VULKAN_HIDE_MULHI=1 and VYRE_VULKAN_HIDE_NARROW_STORES=1
 #     (NVIDIA's defaults), VYRE_VULKAN_EXIT_BARRIERS=0 (generator 65's
 #     form), VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 (generator 68's) and
-#     VYRE_VULKAN_SG_LOOP_DONTUNROLL=1 (NVIDIA's default; VK-F32-11,
+#     VYRE_VULKAN_SG_LOOP_DONTUNROLL=1 (NVIDIA's default), VYRE_VULKAN_MINMAX_LIT=plain,
+#     once and nonan (an experiment; VK-F32-11,
 #     VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3, VK-INT-4, VK-INT-5, VK-EXIT-3,
-#     VK-MATH-10, VK-LOOP-6)
+#     VK-MATH-10, VK-LOOP-6, VK-F32-25)
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
@@ -151,6 +152,18 @@ grep -q "VYRE_VULKAN_FMA_RUNS='bogus' is not a run length; using 1 .*Fix:" "$wor
 run "$dead" VYRE_VULKAN_FMA_RUNS=129
 grep -q "VYRE_VULKAN_FMA_RUNS='129' is not a run length" "$work/out" ||
   { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_FMA_RUNS=129"; }
+# VK-F32-25's experiment: the known operand of an f32 min or max plain,
+# hidden once, or without its NaN test; each keeps the case's results (under
+# NVIDIA's forms too, which hide an operand of every min and max); a value
+# that is no mode warns with a Fix and gives generator 71's form.
+mm="$src/tests/conformance/cases/f32/minmax_known_operand.json"
+for m in plain once nonan; do
+  differs "$mm" minmax_known_operand VYRE_VULKAN_MINMAX_LIT=$m
+  VYRE_VULKAN_FORMS=nvidia differs "$mm" minmax_known_operand VYRE_VULKAN_MINMAX_LIT=$m
+done
+run "$mm" VYRE_VULKAN_MINMAX_LIT=bogus
+grep -q "VYRE_VULKAN_MINMAX_LIT=bogus is not a mode; using hidden .*Fix:" "$work/out" ||
+  { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_MINMAX_LIT=bogus"; }
 # VK-F32-19's experiment: loops marked for unrolling ask DontUnroll.
 differs "$src/tests/conformance/cases/f32/lower_fma_run_accumulators.json" \
   lower_fma_run_accumulators VYRE_VULKAN_UNROLL=0

@@ -1761,6 +1761,50 @@ static void test_spirv_hidden_narrow_stores_and_mulhi(void **state) {
   free(t);
 }
 
+// VK-F32-25 (opt.minmax_lit, an experiment): max(x, 0.0) and min(2.0, x)
+// of a loaded x, under NVIDIA's forms (every f32 literal hidden, and one
+// operand of every min and max): "hidden" gives each literal two hides (two
+// OpBitwiseXor), "plain" none, "once" one; "nonan" keeps both and leaves out
+// the literal's NaN test (one OpUGreaterThan fewer each). A min or max of two
+// literals, or of x and an infinite literal, is the same module in every
+// mode. spirv-val clean every way.
+static void test_spirv_minmax_lit_modes(void **state) {
+  (void)state;
+  for (uint32_t control = 0; control < 2; control++) {
+    tb *t = calloc(1, sizeof(tb));
+    tb_init(t, 64, 1, 1);
+    uint32_t F = tb_buf(t, 0, VYRE_IR_ACCESS_READ, T_F, 0);
+    uint32_t O = tb_buf(t, 1, VYRE_IR_ACCESS_WRITE, T_F, 0);
+    // -1.0 beside +0.0 (two literals) in the control
+    uint32_t k0 = control ? lit(t, T_F, 0xBF800000u) : load(t, F, gid(t, 0));
+    uint32_t k1 = lit(t, T_F, control ? 0x7F800000u : 0x40000000u); // +inf, or 2.0
+    uint32_t s0 = store(t, O, gid(t, 0), bin(t, VYRE_IR_BIN_MAX, k0, lit(t, T_F, 0x00000000u)));
+    uint32_t s1 =
+        store(t, O, lit(t, T_U, 1), bin(t, VYRE_IR_BIN_MIN, k1, load(t, F, lit(t, T_U, 2))));
+    const vyre_ir_program *p = tb_finish(t, LIST(t, s0, s1));
+    uint32_t xors[4], nan_tests[4];
+    for (uint32_t mode = 0; mode < 4; mode++) {
+      vyre_spv_options opt = {
+          .has_int64 = 1, .hide_f32_consts = 1, .hide_select_operands = 1, .minmax_lit = mode};
+      size_t n = 0;
+      uint32_t *words = generate_ok(p, &opt, &n);
+      xors[mode] = count_ops(words, n, 198 /* OpBitwiseXor */, -1);
+      nan_tests[mode] = count_ops(words, n, 172 /* OpUGreaterThan */, -1);
+      free(words);
+      if (have_spirv_val())
+        assert_int_equal(spirv_val_opt(p, &opt, "minmax literals", mode + 4 * control), 0);
+    }
+    const uint32_t two = control ? 0u : 2u; // the two min and max that change
+    assert_int_equal(xors[VYRE_SPV_MINMAX_LIT_HIDDEN] - xors[VYRE_SPV_MINMAX_LIT_PLAIN], 2 * two);
+    assert_int_equal(xors[VYRE_SPV_MINMAX_LIT_HIDDEN] - xors[VYRE_SPV_MINMAX_LIT_ONCE], two);
+    assert_int_equal(xors[VYRE_SPV_MINMAX_LIT_NONAN], xors[VYRE_SPV_MINMAX_LIT_HIDDEN]);
+    assert_int_equal(nan_tests[VYRE_SPV_MINMAX_LIT_HIDDEN] - nan_tests[VYRE_SPV_MINMAX_LIT_NONAN],
+                     two);
+    assert_int_equal(nan_tests[VYRE_SPV_MINMAX_LIT_PLAIN], nan_tests[VYRE_SPV_MINMAX_LIT_HIDDEN]);
+    free(t);
+  }
+}
+
 // VK-LOOP-5: with opt.hide_loop_inits the start value of a local a loop
 // assigns (v = ~(1 << 31), then v = ~v inside the loop) is hidden (one
 // OpBitwiseXor with VYRE_SPV_HIDE_INIT's bit), a let no loop assigns (x) or
@@ -2120,6 +2164,7 @@ int main(void) {
       cmocka_unit_test(test_spirv_inert_statements_dropped),
       cmocka_unit_test(test_spirv_if_shapes),
       cmocka_unit_test(test_spirv_hidden_loop_inits),
+      cmocka_unit_test(test_spirv_minmax_lit_modes),
       cmocka_unit_test(test_spirv_trap_record_at_end),
       cmocka_unit_test(test_spirv_workgroup_loads_unguarded),
       cmocka_unit_test(test_spirv_opaque_index_form),

@@ -53,6 +53,49 @@ def gen_lower(ctx):
                grid=[1, 1, 1], inputs={"a": [enc_f32(x) for x in a]},
                expect={k: [enc_f32(x) for x in v] for k, v in exp.items()}))
 
+    # f32 min and max with one operand known to the code generator (a
+    # literal, or a constant expression) beside a loaded one: +-0 against
+    # +-0, NaNs of any payload, the extremes, infinities; a subnormal literal
+    # (its signed zero), an infinite one, two literals, a folded 1.0 + 1.0.
+    # The operand plugin-vulkan's VYRE_VULKAN_MINMAX_LIT modes change
+    # (README.md VK-F32-25) at every boundary of IR-F32-1.
+    a = [0x00000000, 0x80000000, 0x7FC00000, 0xFFC00001, 0xBF800000, 0x3F800000, 0x00000001,
+         0x80000001, 0x7F800000, 0xFF800000, 0x40000000, 0x40400000, 0x7F7FFFFF, 0xFF7FFFFF]
+    n = len(a)
+    x = var("x")
+    two = add(lit_f(0x3F800000), lit_f(0x3F800000))
+    body = guard_gid([
+        let("x", load("a", var("g"))),
+        store("out", var("g"), bin_("max", x, lit_f(0))),
+        store("mxn", var("g"), bin_("max", lit_f(0x80000000), x)),
+        store("mn", var("g"), bin_("min", x, lit_f(0))),
+        store("mn2", var("g"), bin_("min", lit_f(0x40000000), x)),
+        store("sub", var("g"), bin_("max", x, lit_f(0x80000001))),
+        store("inf", var("g"), bin_("min", x, lit_f(0xFF800000))),
+        store("lits", var("g"), bin_("max", lit_f(0xBF800000), lit_f(0))),
+        store("fold", var("g"), bin_("min", x, two))])
+    ca = [G.f_canon(v) for v in a]
+    exp = {
+        "out": [G.f_max(v, 0) for v in ca],
+        "mxn": [G.f_max(0x80000000, v) for v in ca],
+        "mn": [G.f_min(v, 0) for v in ca],
+        "mn2": [G.f_min(0x40000000, v) for v in ca],
+        "sub": [G.f_max(v, 0x80000001) for v in ca],
+        "inf": [G.f_min(v, 0xFF800000) for v in ca],
+        "lits": [G.f_max(0xBF800000, 0)] * n,
+        "fold": [G.f_min(v, G.f_add(0x3F800000, 0x3F800000)) for v in ca],
+    }
+    names = list(exp)
+    W.add("f32/minmax_known_operand.json",
+          case("minmax_known_operand", "f32 max and min of a loaded value and a literal or a "
+               "folded constant: +-0 against +-0, NaN payloads, infinities and extremes; a "
+               "subnormal literal is its signed zero (IR-F32-1); an infinite literal, two "
+               "literals (plugin-vulkan README.md VK-F32-25's boundaries)",
+               [buf("a", 0, "read", "f32")] +
+               [buf(k, i + 1, "write", "f32", n) for i, k in enumerate(names)], body,
+               grid=[1, 1, 1], inputs={"a": [enc_f32(v) for v in a]},
+               expect={k: [enc_f32(v) for v in exp[k]] for k in names}))
+
     # LOWER-F32-1: a subnormal product is flushed before it feeds an add; fma
     # rounds once (its product is never flushed), then its result is flushed.
     trip = [(0x20000000, 0x1F800000, 0x00800000),  # 2^-63 * 2^-64 = 2^-127 (subnormal) + 2^-126
