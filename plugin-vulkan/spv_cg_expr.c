@@ -1006,11 +1006,12 @@ static int may_be_const(const vyre_spv_cg *c, uint32_t n) {
 }
 
 // A value known here: a literal, or a constant expression (VK-F32-23); its
-// bits in |v|.
+// bits in the module in |v| (lit_bits: a subnormal literal is its signed
+// zero; a folded value is canonical already).
 static int known_value(vyre_spv_cg *c, uint32_t n, uint32_t *v) {
   const vyre_ir_node *k = &c->p->nodes[n];
   if (k->kind == VYRE_IR_K_LIT) {
-    *v = k->ref;
+    *v = lit_bits(k);
     return 1;
   }
   return vyre_kit_fold_value(&c->fold, n, v);
@@ -1027,9 +1028,9 @@ static uint32_t minmax_known_side(vyre_spv_cg *c, const vyre_ir_node *n, uint32_
   uint32_t va = 0, vb = 0;
   const int ka = known_value(c, n->a, &va), kb = known_value(c, n->b, &vb);
   if (ka == kb) return 0;
-  const uint32_t v = ka ? va : vb, e = v & 0x7F800000u;
-  if (e == 0x7F800000u) return 0;  // infinite or NaN
-  *bits = e ? v : v & 0x80000000u; // a subnormal is its signed zero
+  const uint32_t v = ka ? va : vb;
+  if ((v & 0x7F800000u) == 0x7F800000u) return 0; // infinite or NaN
+  *bits = v;
   return ka ? 1u : 2u;
 }
 
@@ -1045,11 +1046,15 @@ static uint32_t bin_expr(vyre_spv_cg *c, const vyre_ir_node *n) {
   x.is_s = x.t == VYRE_IR_TYPE_I32;
   x.zero = vyre_spv_u(c, 0);
   x.no_nan = c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_NONAN ? known : 0;
-  if (known && c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_ONCE) {
-    if (known == 1) x.a = vyre_spv_hide_operand(c, x.a); // as a select operand only
-    if (known == 2) x.b = vyre_spv_hide_operand(c, x.b);
-  } else if ((n->op == VYRE_IR_BIN_MIN || n->op == VYRE_IR_BIN_MAX) &&
-             !(known && c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_PLAIN)) {
+  if (plain) {
+    // VK-F32-25: ONCE hides the known operand as a select operand only.
+    if (c->opt->minmax_lit == VYRE_SPV_MINMAX_LIT_ONCE) {
+      if (known == 1)
+        x.a = vyre_spv_hide_operand(c, x.a);
+      else
+        x.b = vyre_spv_hide_operand(c, x.b);
+    }
+  } else if (n->op == VYRE_IR_BIN_MIN || n->op == VYRE_IR_BIN_MAX) {
     // min and max are selects between their operands (VK-F32-11): max(-1.0,
     // +0.0) gave -0.0 on lavapipe (vyre fuzz seed 1207006633).
     const int hz = select_b2f_hazard(c, n->a, n->b);
