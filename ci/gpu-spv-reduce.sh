@@ -30,6 +30,10 @@ probe=${PROBE:-$(dirname "$vyre")/vyre-spv-compile-probe}
 for t in "$vyre" "$probe"; do
   [ -x "$t" ] || { echo "ci/gpu-spv-reduce.sh: $t is not an executable. Fix: build it, or set VYRE and PROBE." >&2; exit 2; }
 done
+# Absolute paths: spirv-reduce runs its test (interesting.sh, below) in a
+# folder of its own, where a relative PROBE named nothing (session 33).
+vyre=$(cd "$(dirname "$vyre")" && pwd)/$(basename "$vyre")
+probe=$(cd "$(dirname "$probe")" && pwd)/$(basename "$probe")
 mkdir -p "$out/dump" "$out/cases" || exit 2
 out=$(cd "$out" && pwd)
 for c in "$@"; do

@@ -5,7 +5,8 @@
 # vyre-spv-compile-probe on the default Vulkan device (lavapipe in CI): a
 # conformance case's module is dumped and compiles outside vyre ('ok'); a
 # file that is not SPIR-V is refused before the driver sees it ('exit 2');
-# a module that compiles is not reduced (exit 1, "nothing to reduce").
+# a module that compiles is not reduced (exit 1, "nothing to reduce"); a
+# module a stand-in probe (a relative path) says dies is cut down.
 # Exit 77 (skipped) without a Vulkan device.
 set -uo pipefail
 vyre=$1 probe=$2 root=$3 work=$4
@@ -30,4 +31,22 @@ rc=$?
 if [ $rc -ne 1 ] || ! grep -q "nothing to reduce" "$work/b.log"; then
   fail "reduce of a module that compiles: exit $rc ($(tail -2 "$work/b.log"))"
 fi
+# A module that dies, through a stand-in probe named by a relative path (as
+# ci/gpu-session.sh's call does): spirv-reduce runs its test in another
+# folder, so the script must have made the path absolute, and it cuts the
+# module down while every candidate "dies".
+mkdir -p "$work/c/tools"
+cat > "$work/c/tools/probe" << 'EOF2'
+#!/bin/bash
+for m in "$@"; do echo "$(basename "$m") signal 11"; done
+EOF2
+chmod +x "$work/c/tools/probe"
+(cd "$work/c" && VYRE=$vyre PROBE=tools/probe RED=$name SIG=11 RED_SECS=60 \
+  bash "$root/ci/gpu-spv-reduce.sh" out "$case_file" > reduce-run.log 2>&1) ||
+  fail "reduce with a relative PROBE: exit $? ($(tail -3 "$work/c/reduce-run.log"))"
+grep -q "not interesting" "$work/c/out/reduce.log" &&
+  fail "spirv-reduce could not run the probe: $(tail -2 "$work/c/out/reduce.log")"
+before=$(spirv-dis "$work/c/out/dump/$name.spv" | grep -c ' Op')
+after=$(grep -c ' Op' "$work/c/out/reduced.spvasm")
+[ "$after" -lt "$before" ] || fail "reduced.spvasm has $after instructions, the module $before"
 echo "spv_probe: ok"
