@@ -947,9 +947,28 @@ static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
 // bit is the exponent's lowest, so a hidden 0.0 could be 2^-126 to the
 // compiler, not a subnormal that a flushing compiler reads as zero again
 // (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
+// The VYRE_SPV_HIDE_WORD_* kind of a hide flipping |mask| (README.md
+// VK-F32-26).
+static uint32_t hide_word_kind(uint32_t mask) {
+  switch (mask) {
+  case VYRE_SPV_HIDE_CONST:
+    return VYRE_SPV_HIDE_WORD_CONST;
+  case VYRE_SPV_HIDE_OPERAND:
+    return VYRE_SPV_HIDE_WORD_OPERAND;
+  case VYRE_SPV_HIDE_BOUND:
+  case VYRE_SPV_HIDE_INIT:
+    return VYRE_SPV_HIDE_WORD_LOOP;
+  case VYRE_SPV_HIDE_NARROW:
+    return VYRE_SPV_HIDE_WORD_NARROW;
+  default:
+    return VYRE_SPV_HIDE_WORD_LOAD; // a 16-bit float's lowest exponent bit
+  }
+}
+
 uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
   uint32_t key;
-  if (c->opt->hide_word) {
+  const uint32_t kinds = c->opt->hide_word_kinds ? c->opt->hide_word_kinds : VYRE_SPV_HIDE_WORD_ALL;
+  if (c->opt->hide_word && (kinds & hide_word_kind(mask))) {
     // README.md VK-F32-16: v ^ (word * mask), the word 0 at run time (the
     // push constant after the grid, or the indirect binding's word 7); the
     // compiler knows only that the bits from the mask's up may flip. Each
@@ -967,7 +986,9 @@ uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
         SpvOpLoad, U,
         OP(SpvOpAccessChain, c->t_ptr_pc_uint, c->pc_var, vyre_spv_u(c, c->info->grid_offset / 4)));
     key = OP(SpvOpIEqual, B, base_x, vyre_spv_u(c, 0xFFFFFFFFu));
-  } else if (c->v_hide_ind) {
+  } else if (c->v_hide_ind && (c->opt->indirect || c->opt->key_word)) {
+    // (A direct variant with the word for other kinds of hide only, README.md
+    // VK-F32-26, keys this one on nwg.x as without the word, below.)
     // The indirect variant (README.md VK-F32-14): the hide word != 0, the
     // word 0 at run time; nwg.x == 0 is provably false there. The direct
     // variant under opt.key_word likewise, its word a push constant

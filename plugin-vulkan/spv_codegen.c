@@ -1560,6 +1560,7 @@ uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id) {
 uint32_t vyre_spv_soft_dontinline(const vyre_spv_options *opt, uint32_t flags) {
   if (!(opt->dontinline & VYRE_SPV_DONTINLINE_SOFT)) return 0;
   if ((flags & VYRE_IR_FLAG_HAS_SUBGROUP) && !opt->soft_dontinline_sg) return 0;
+  if ((flags & VYRE_IR_FLAG_HAS_BARRIER) && opt->soft_inline_barrier) return 0; // VK-MATH-11
   const uint32_t exits = VYRE_IR_FLAG_HAS_RETURN | VYRE_IR_FLAG_HAS_TRAP;
   if ((flags & exits) && (flags & VYRE_IR_FLAG_HAS_BARRIER) && !opt->soft_dontinline_exit) return 0;
   return 1;

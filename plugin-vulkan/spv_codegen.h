@@ -312,6 +312,11 @@ typedef struct vyre_spv_options {
   // Without it (generator 69) such a program gets its software f32 helpers
   // inlined (README.md VK-MATH-10).
   uint32_t soft_dontinline_exit;
+  // dontinline's soft bit does not apply to a program with a barrier,
+  // whether or not it has an exit: VK-MATH-10 widened (README.md
+  // VK-MATH-11; an experiment, VYRE_VULKAN_SOFT_INLINE_BARRIER=1, off by
+  // default). Takes precedence over soft_dontinline_exit.
+  uint32_t soft_inline_barrier;
   // Loop bounds that are not literals pass through vyre_spv_hide (README.md
   // VK-LOOP-1): CPU devices (lavapipe), whose compiler spent minutes on the
   // bounds of some loops.
@@ -365,6 +370,11 @@ typedef struct vyre_spv_options {
   // constant (info.hide_word), in the indirect one word 7 of its binding
   // (README.md VK-F32-16; an experiment, off by default).
   uint32_t hide_word;
+  // With hide_word: which kinds of hide take the word's form
+  // (VYRE_SPV_HIDE_WORD_* bits; 0: every kind, VYRE_VULKAN_HIDE_WORD=1); the
+  // others keep the two-valued select on their usual key (README.md
+  // VK-F32-26, an experiment).
+  uint32_t hide_word_kinds;
   // With indirect: the hides key on the launch's base workgroup x being
   // 0xFFFFFFFF (a push constant no exit test reads) instead of word 7 of the
   // indirect binding (README.md VK-F32-18; the plugin sets it on every
@@ -548,7 +558,10 @@ uint32_t vyre_spv_dontinline_for_vendor(uint32_t vendor_id);
 // - and the program has no return or trap beside a barrier, or
 //   opt->soft_dontinline_exit is set (VK-MATH-10, generator 69: NVIDIA's
 //   compiler died of SIGSEGV on DontInline helpers called in a program whose
-//   effects the exit flag gates around barriers, VK-EXIT-3).
+//   effects the exit flag gates around barriers, VK-EXIT-3);
+// - and the program has no barrier, or opt->soft_inline_barrier is clear
+//   (VK-MATH-11, an experiment: NVIDIA's compiler died of SIGSEGV on a
+//   DontInline division beside barriers with no exit, seed 743000221).
 // Pure.
 uint32_t vyre_spv_soft_dontinline(const vyre_spv_options *opt, uint32_t flags);
 
@@ -573,6 +586,18 @@ uint32_t vyre_spv_hide_select_for_driver(int cpu, uint32_t vendor_id);
 // 684600893, VK-INT-4), opt.hide_narrow_stores (seed 685801181, VK-INT-5)
 // and opt.sg_loop_dontunroll (seed 653040632, VK-LOOP-6). Pure.
 uint32_t vyre_spv_nvidia_forms_for_driver(uint32_t vendor_id);
+
+// The kinds of hide for opt.hide_word_kinds (README.md VK-F32-26), by the
+// mask a hide flips (spv_cg.h VYRE_SPV_HIDE_*): f32 constants
+// (VYRE_SPV_HIDE_CONST), select and min/max operands (_OPERAND), loop
+// bounds and starts (_BOUND, _INIT), the hidden zero of an out-of-range
+// 16-bit float load, and the value of a narrow store (_NARROW).
+#define VYRE_SPV_HIDE_WORD_CONST   0x01u
+#define VYRE_SPV_HIDE_WORD_OPERAND 0x02u
+#define VYRE_SPV_HIDE_WORD_LOOP    0x04u
+#define VYRE_SPV_HIDE_WORD_LOAD    0x08u
+#define VYRE_SPV_HIDE_WORD_NARROW  0x10u
+#define VYRE_SPV_HIDE_WORD_ALL     0x1Fu
 
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)

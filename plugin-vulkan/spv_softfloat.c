@@ -131,7 +131,8 @@ static uint32_t helper_begin_ctl(vyre_spv_cg *c, uint32_t nparams, uint32_t *par
 // The soft helpers' form: DontInline as opt.dontinline says (README.md
 // VK-MATH-7, VK-MATH-8), but inlined in a program with subgroup operations
 // unless opt.soft_dontinline_sg (VK-MATH-9), and in one with a return or
-// trap beside a barrier unless opt.soft_dontinline_exit (VK-MATH-10);
+// trap beside a barrier unless opt.soft_dontinline_exit (VK-MATH-10), and
+// in one with any barrier under opt.soft_inline_barrier (VK-MATH-11);
 // info.soft_dontinline tells the subgroup guard.
 static uint32_t helper_begin(vyre_spv_cg *c, uint32_t nparams, uint32_t *params, helper_save *s) {
   uint32_t dont = vyre_spv_soft_dontinline(c->opt, c->p->flags);

@@ -804,6 +804,38 @@ static uint32_t minmax_lit_choose(void) {
   return VYRE_SPV_MINMAX_LIT_HIDDEN;
 }
 
+// VYRE_VULKAN_HIDE_WORD (README.md VK-F32-16, VK-F32-26): unset, empty or
+// "0" 0; "1" 1 with every kind (*kinds 0); a comma-separated list of kinds
+// (const, operand, loop, load, narrow) 1 with those; another value warns
+// and gives 0.
+static uint32_t hide_word_choose(uint32_t *kinds) {
+  static const char *const names[] = {"const", "operand", "loop", "load", "narrow"};
+  const char *v = vyre_kit_getenv("VYRE_VULKAN_HIDE_WORD");
+  *kinds = 0;
+  if (!v || !*v || strcmp(v, "0") == 0) return 0;
+  if (strcmp(v, "1") == 0) return 1;
+  uint32_t got = 0;
+  for (const char *s = v; *s;) {
+    size_t len = strcspn(s, ",");
+    uint32_t bit = 0;
+    for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+      if (len == strlen(names[i]) && strncmp(s, names[i], len) == 0) bit = 1u << i;
+    if (!bit) {
+      vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                   "VYRE_VULKAN_HIDE_WORD=%.60s is not 1 or a list of kinds of hide; using 0 "
+                   "(no hide word). Fix: set 1, or kinds joined by commas from const, operand, "
+                   "loop, load and narrow, or unset it.",
+                   v);
+      return 0;
+    }
+    got |= bit;
+    s += len;
+    if (*s == ',') s++;
+  }
+  *kinds = got == VYRE_SPV_HIDE_WORD_ALL ? 0u : got;
+  return 1;
+}
+
 // VYRE_VULKAN_FMA_RUNS (README.md VK-F32-19): unset, empty or "1" 1 (a whole
 // run shares one test), "0" 0 (each fma alone), a decimal 2..128 that cap
 // on a run's chunk (an experiment); another value warns and gives 1.
@@ -922,8 +954,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // README.md VK-INT-2 (experiment switches, off by default).
   be->int_minmax_ext = switch_on("VYRE_VULKAN_INT_MINMAX_EXT");
   be->int_neg_sub = switch_on("VYRE_VULKAN_INT_NEG_SUB");
-  // README.md VK-F32-16 (an experiment switch, off by default).
-  be->hide_word = switch_on("VYRE_VULKAN_HIDE_WORD");
+  // README.md VK-F32-16 and VK-F32-26 (an experiment switch, off by
+  // default): 1 every hide, or a list of the kinds of hide.
+  be->hide_word = hide_word_choose(&be->hide_word_kinds);
   // README.md VK-F32-18 (generator 64): the indirect variant's hides key on
   // the launch's base workgroup x; VYRE_VULKAN_IND_KEY_BASE=0 gives word 7
   // of the indirect binding (generator 63's key, driver comparisons).
@@ -952,6 +985,9 @@ uint32_t vyre_vk_create(const vyre_create_args *args, vyre_backend **out, vyre_e
   // trap and a barrier; VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 gives generator
   // 68's form (DontInline there too).
   be->soft_dontinline_exit = switch_on("VYRE_VULKAN_SOFT_DONTINLINE_EXIT");
+  // README.md VK-MATH-11 (an experiment): every program with a barrier gets
+  // them inlined, exit or not.
+  be->soft_inline_barrier = switch_on("VYRE_VULKAN_SOFT_INLINE_BARRIER");
   // README.md VK-INT-4 and VK-INT-5 (generator 67): the result of mulhi,
   // and the value of a store to a native 8- or 16-bit array, hidden on
   // NVIDIA's driver; VYRE_VULKAN_HIDE_MULHI and VYRE_VULKAN_HIDE_NARROW_STORES

@@ -201,6 +201,7 @@ struct vyre_backend {
   uint32_t int_minmax_ext;       // README.md VK-INT-2
   uint32_t int_neg_sub;          // README.md VK-INT-2
   uint32_t hide_word;            // README.md VK-F32-16
+  uint32_t hide_word_kinds;      // README.md VK-F32-26 (0: every kind)
   uint32_t ind_key_base;         // README.md VK-F32-18
   uint32_t key_word;             // VYRE_VULKAN_KEY_WORD (README.md VK-F32-22)
   uint32_t fold;                 // VYRE_VULKAN_FOLD (README.md VK-F32-23)
@@ -209,6 +210,7 @@ struct vyre_backend {
   uint32_t minmax_lit;           // VYRE_VULKAN_MINMAX_LIT (README.md VK-F32-25)
   uint32_t soft_dontinline_sg;   // VYRE_VULKAN_SOFT_DONTINLINE_SG (README.md VK-MATH-9)
   uint32_t soft_dontinline_exit; // VYRE_VULKAN_SOFT_DONTINLINE_EXIT (README.md VK-MATH-10)
+  uint32_t soft_inline_barrier;  // VYRE_VULKAN_SOFT_INLINE_BARRIER (README.md VK-MATH-11)
   uint32_t hide_mulhi;           // VYRE_VULKAN_HIDE_MULHI (README.md VK-INT-4)
   uint32_t hide_narrow_stores;   // VYRE_VULKAN_HIDE_NARROW_STORES (README.md VK-INT-5)
   uint32_t sg_loop_dontunroll;   // VYRE_VULKAN_SG_LOOP_DONTUNROLL (README.md VK-LOOP-6)

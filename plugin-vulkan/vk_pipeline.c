@@ -63,6 +63,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->int_minmax_ext);       // VK-INT-2
   vyre_kit_key_add_u32(k, be->int_neg_sub);          // VK-INT-2
   vyre_kit_key_add_u32(k, be->hide_word);            // VK-F32-16
+  vyre_kit_key_add_u32(k, be->hide_word_kinds);      // VK-F32-26
   vyre_kit_key_add_u32(k, be->ind_key_base);         // VK-F32-18
   vyre_kit_key_add_u32(k, be->key_word);             // VK-F32-22
   vyre_kit_key_add_u32(k, be->fold);                 // VK-F32-23
@@ -71,6 +72,7 @@ static void build_key(vyre_backend *be, const vyre_compile_args *a, vyre_kit_key
   vyre_kit_key_add_u32(k, be->minmax_lit);           // VK-F32-25
   vyre_kit_key_add_u32(k, be->soft_dontinline_sg);   // VK-MATH-9
   vyre_kit_key_add_u32(k, be->soft_dontinline_exit); // VK-MATH-10
+  vyre_kit_key_add_u32(k, be->soft_inline_barrier);  // VK-MATH-11
   vyre_kit_key_add_u32(k, be->hide_mulhi);           // VK-INT-4
   vyre_kit_key_add_u32(k, be->hide_narrow_stores);   // VK-INT-5
   vyre_kit_key_add_u32(k, be->sg_loop_dontunroll);   // VK-LOOP-6
@@ -345,7 +347,8 @@ static int payload_info_ok(vyre_backend *be, const vyre_compile_args *a, const v
   uint32_t sg = sg_option(be, a);
   const vyre_spv_options soft = {.dontinline = be->dontinline,
                                  .soft_dontinline_sg = be->soft_dontinline_sg,
-                                 .soft_dontinline_exit = be->soft_dontinline_exit};
+                                 .soft_dontinline_exit = be->soft_dontinline_exit,
+                                 .soft_inline_barrier = be->soft_inline_barrier};
   if (in->soft_dontinline > 1 ||
       (in->soft_dontinline && !vyre_spv_soft_dontinline(&soft, p->flags)))
     return 0;
@@ -493,10 +496,12 @@ static void spv_options(const vyre_backend *be, const vyre_compile_args *a, uint
                             .dontinline = be->dontinline,
                             .soft_dontinline_sg = be->soft_dontinline_sg,
                             .soft_dontinline_exit = be->soft_dontinline_exit,
+                            .soft_inline_barrier = be->soft_inline_barrier,
                             .hide_select_operands = be->hide_select_operands,
                             .int_minmax_ext = be->int_minmax_ext,
                             .int_neg_sub = be->int_neg_sub,
                             .hide_word = be->hide_word,
+                            .hide_word_kinds = be->hide_word_kinds,
                             .ind_key_base = be->ind_key_base,
                             .key_word = be->key_word,
                             .fold = be->fold,

@@ -14,14 +14,16 @@
 #   - the per-device overrides VYRE_VULKAN_HIDE_SELECT_OPERANDS=0 and
 #     VYRE_VULKAN_HIDE_LOOP_BOUNDS=0 (lavapipe hides both by default) and the
 #     experiment switches VYRE_VULKAN_INT_MINMAX_EXT=1, VYRE_VULKAN_INT_NEG_SUB=1,
-#     VYRE_VULKAN_HIDE_WORD=1, VYRE_VULKAN_HIDE_INT_DIVIDEND=0 (generator
+#     VYRE_VULKAN_HIDE_WORD=1 and =operand (a list of kinds, whose every
+#     kind gives =1's module; an unknown kind warns), VYRE_VULKAN_HIDE_INT_DIVIDEND=0 (generator
 #     64's form), VYRE_VULKAN_HIDE_MULHI=1 and VYRE_VULKAN_HIDE_NARROW_STORES=1
 #     (NVIDIA's defaults), VYRE_VULKAN_EXIT_BARRIERS=0 (generator 65's
-#     form), VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 (generator 68's) and
+#     form), VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1 (generator 68's),
+#     VYRE_VULKAN_SOFT_INLINE_BARRIER=1 (an experiment) and
 #     VYRE_VULKAN_SG_LOOP_DONTUNROLL=1 (NVIDIA's default), VYRE_VULKAN_MINMAX_LIT=plain,
 #     once and nonan (an experiment; VK-F32-11,
-#     VK-LOOP-1, VK-INT-2, VK-F32-16, VK-INT-3, VK-INT-4, VK-INT-5, VK-EXIT-3,
-#     VK-MATH-10, VK-LOOP-6, VK-F32-25)
+#     VK-LOOP-1, VK-INT-2, VK-F32-16, VK-F32-26, VK-INT-3, VK-INT-4, VK-INT-5, VK-EXIT-3,
+#     VK-MATH-10, VK-MATH-11, VK-LOOP-6, VK-F32-25)
 #     each change the generated module and keep the case's results, as does
 #     VYRE_VULKAN_HIDE_LOOP_INITS=1 (VK-LOOP-5, NVIDIA's default) and
 #     VYRE_VULKAN_CANON_LOADS=1 (generator 53's loads, docs/lowering.md
@@ -98,6 +100,18 @@ differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_MINMAX_EXT=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_INT_NEG_SUB=1
 differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_WORD=1
 differs "$src/tests/conformance/cases/control/loops_per_lane.json" loops_per_lane VYRE_VULKAN_HIDE_LOOP_BOUNDS=0
+# VK-F32-26 (an experiment): the word for some kinds of hide only. Every
+# kind listed gives =1's module byte for byte; operands alone change the
+# module and keep the results; a list with an unknown kind warns.
+differs "$nested" nested_max_negated_select VYRE_VULKAN_HIDE_WORD=operand
+rm -rf "$work/w1" "$work/w2" && mkdir -p "$work/w1" "$work/w2"
+run "$nested" VYRE_VULKAN_HIDE_WORD=1 VYRE_VULKAN_DUMP_SPIRV="$work/w1"
+run "$nested" VYRE_VULKAN_HIDE_WORD=narrow,load,loop,operand,const VYRE_VULKAN_DUMP_SPIRV="$work/w2"
+cmp -s "$work/w1/nested_max_negated_select.spv" "$work/w2/nested_max_negated_select.spv" ||
+  fail "VYRE_VULKAN_HIDE_WORD listing every kind is not =1's module"
+run "$nested" VYRE_VULKAN_HIDE_WORD=const,bogus
+grep -q "VYRE_VULKAN_HIDE_WORD=const,bogus is not 1 or a list of kinds.*Fix:" "$work/out" ||
+  { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_HIDE_WORD=const,bogus"; }
 differs "$dead" dead_loop_else_store VYRE_VULKAN_DROP_INERT=0
 # VK-INT-3 (generator 65's default): literal dividends of integer div and
 # rem hidden; =0 gives generator 64's module, with the same results.
@@ -115,6 +129,12 @@ differs "$src/tests/conformance/cases/traps/barrier_loop_late_traps.json" barrie
 VYRE_VULKAN_DONTINLINE=all VYRE_VULKAN_F32=software \
   differs "$src/tests/conformance/cases/control/soft_sqrt_store_before_trap_barrier_compiles.json" \
   soft_sqrt_store_before_trap_barrier_compiles VYRE_VULKAN_SOFT_DONTINLINE_EXIT=1
+# VK-MATH-11 (an experiment): a program with barriers and no exit gets its
+# software helpers inlined too under =1, where VK-MATH-10 leaves them
+# DontInline, with the same results.
+VYRE_VULKAN_DONTINLINE=all VYRE_VULKAN_F32=software \
+  differs "$src/tests/conformance/cases/f32/fma_grain_wg.json" fma_grain_wg \
+  VYRE_VULKAN_SOFT_INLINE_BARRIER=1
 # VK-LOOP-6 (generator 70, NVIDIA's default, off on lavapipe): with its
 # subgroups emulated, the loop holding the broadcast asks DontUnroll, the
 # same results.

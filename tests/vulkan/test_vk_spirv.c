@@ -1471,6 +1471,49 @@ static void test_spirv_hide_word_as_factor(void **state) {
   free(t);
 }
 
+// VK-F32-26 (opt.hide_word_kinds, an experiment): with the word for
+// constants only, the three constant hides of the program take the word's
+// form and the module is the one of every kind (the program has no other
+// hide); with the word for every other kind, no hide is a product and each
+// keeps its usual key (the same compares as without the word), while the
+// word's push constant is still there. spirv-val clean.
+static void test_spirv_hide_word_kinds(void **state) {
+  (void)state;
+  NEED_SPIRV_VAL();
+  tb *t = calloc(1, sizeof(tb));
+  const vyre_ir_program *p = f32_const_program(t);
+  const uint32_t others = VYRE_SPV_HIDE_WORD_ALL & ~VYRE_SPV_HIDE_WORD_CONST;
+  for (uint32_t ind = 0; ind < 2; ind++) {
+    const uint32_t hw[4] = {0, 1, 1, 1};
+    const uint32_t kinds[4] = {0, 0, VYRE_SPV_HIDE_WORD_CONST, others};
+    uint32_t *words[4];
+    size_t n[4];
+    uint32_t muls[4], cmps[4], push[4];
+    for (uint32_t i = 0; i < 4; i++) {
+      vyre_spv_options opt = {.has_int64 = 1,
+                              .hide_f32_consts = 1,
+                              .indirect = ind,
+                              .hide_word = hw[i],
+                              .hide_word_kinds = kinds[i]};
+      vyre_spv_info info;
+      words[i] = generate_info_ok(p, &opt, &n[i], &info);
+      muls[i] = count_ops(words[i], n[i], 132 /* OpIMul */, -1);
+      cmps[i] = count_ops(words[i], n[i], ind ? 171 /* OpINotEqual */ : 170 /* OpIEqual */, -1);
+      push[i] = info.push_bytes;
+      assert_int_equal(spirv_val_opt(p, &opt, "hide word kinds", ind * 4 + i), 0);
+    }
+    assert_int_equal(n[2], n[1]);
+    assert_memory_equal(words[2], words[1], n[1] * 4);
+    assert_int_equal(muls[3], muls[0]);
+    assert_int_equal(cmps[3], cmps[0]);
+    assert_int_equal(muls[1], muls[0] + 3);
+    assert_int_equal(push[3], push[1]);
+    for (uint32_t i = 0; i < 4; i++)
+      free(words[i]);
+  }
+  free(t);
+}
+
 // VK-F32-22 (opt.key_word, an experiment): the direct variant's three hides
 // key on a push-constant word of their own being nonzero (three
 // OpINotEqual in place of three OpIEqual on nwg.x), the same xors, one more
@@ -1624,6 +1667,32 @@ static void test_soft_dontinline_exits(void **state) {
     o.dontinline = VYRE_SPV_DONTINLINE_MATH;
     assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar), 0);
     assert_int_equal(vyre_spv_soft_dontinline(&o, bar), 0);
+  }
+}
+
+// VK-MATH-11 (an experiment, opt.soft_inline_barrier): every program with a
+// barrier gets its software f32 helpers inlined, with or without an exit,
+// whatever soft_dontinline_exit says; a program without a barrier keeps
+// them DontInline under the soft bit; off, VK-MATH-10's rule stands.
+static void test_soft_inline_barrier(void **state) {
+  (void)state;
+  const uint32_t bar = VYRE_IR_FLAG_HAS_BARRIER, trap = VYRE_IR_FLAG_HAS_TRAP,
+                 ret = VYRE_IR_FLAG_HAS_RETURN, loop = VYRE_IR_FLAG_HAS_LOOP;
+  for (uint32_t exit_keep = 0; exit_keep < 2; exit_keep++) {
+    vyre_spv_options o = {.dontinline = VYRE_SPV_DONTINLINE_SOFT,
+                          .soft_dontinline_exit = exit_keep,
+                          .soft_inline_barrier = 1};
+    assert_int_equal(vyre_spv_soft_dontinline(&o, bar), 0);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, bar | loop), 0);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar), 0);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, ret | bar), 0);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, 0), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | loop), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, ret), 1);
+    o.soft_inline_barrier = 0;
+    assert_int_equal(vyre_spv_soft_dontinline(&o, bar), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, bar | loop), 1);
+    assert_int_equal(vyre_spv_soft_dontinline(&o, trap | bar), exit_keep);
   }
 }
 
@@ -2153,12 +2222,14 @@ int main(void) {
       cmocka_unit_test(test_nvidia_forms_for_driver),
       cmocka_unit_test(test_spirv_hidden_narrow_stores_and_mulhi),
       cmocka_unit_test(test_spirv_hide_word_as_factor),
+      cmocka_unit_test(test_spirv_hide_word_kinds),
       cmocka_unit_test(test_spirv_indirect_hides_key_on_the_base),
       cmocka_unit_test(test_spirv_direct_hides_key_on_a_word),
       cmocka_unit_test(test_spirv_folds_constant_f32),
       cmocka_unit_test(test_dontinline_for_vendor),
       cmocka_unit_test(test_soft_dontinline_subgroups),
       cmocka_unit_test(test_soft_dontinline_exits),
+      cmocka_unit_test(test_soft_inline_barrier),
       cmocka_unit_test(test_math_fn_control),
       cmocka_unit_test(test_spirv_unread_let_dropped),
       cmocka_unit_test(test_spirv_inert_statements_dropped),
