@@ -941,12 +941,6 @@ static int select_b2f_hazard(const vyre_spv_cg *c, uint32_t t, uint32_t f) {
   return c->opt->hide_select_operands ? 1 : 0;
 }
 
-// v ^ (nwg.x == 0 ? 0x00800000 : 0): v wherever an invocation runs. An
-// exclusive or (generator 40), so the other value the compiler must allow
-// always differs from v (v | 1 was v itself for an odd v), and the flipped
-// bit is the exponent's lowest, so a hidden 0.0 could be 2^-126 to the
-// compiler, not a subnormal that a flushing compiler reads as zero again
-// (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
 // The VYRE_SPV_HIDE_WORD_* kind of a hide flipping |mask| (README.md
 // VK-F32-26).
 static uint32_t hide_word_kind(uint32_t mask) {
@@ -965,6 +959,12 @@ static uint32_t hide_word_kind(uint32_t mask) {
   }
 }
 
+// v ^ (nwg.x == 0 ? 0x00800000 : 0): v wherever an invocation runs. An
+// exclusive or (generator 40), so the other value the compiler must allow
+// always differs from v (v | 1 was v itself for an odd v), and the flipped
+// bit is the exponent's lowest, so a hidden 0.0 could be 2^-126 to the
+// compiler, not a subnormal that a flushing compiler reads as zero again
+// (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
 uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
   uint32_t key;
   const uint32_t kinds = c->opt->hide_word_kinds ? c->opt->hide_word_kinds : VYRE_SPV_HIDE_WORD_ALL;
