@@ -135,8 +135,10 @@ struct vyre_backend {
   _Atomic uint64_t n_unoptimized;  // pipelines compiled without optimizations (VK-PIPE-1)
   // Host time of dispatches and batches, split where it goes (ns): preparing
   // and recording up to the submit, the submit and the fence wait, and
-  // reading results back and releasing the jobs after it.
+  // reading results back and releasing the jobs after it. Two parts of
+  // ns_record: preparing the jobs (checks, resources), and the submits.
   _Atomic uint64_t ns_record, ns_wait, ns_finish;
+  _Atomic uint64_t ns_prepare, ns_submit;
   // f32 paths (README.md VK-F32-*): VYRE_SPV_F32_NATIVE_* bits of the ops
   // generated as one hardware instruction, chosen at create by
   // VYRE_VULKAN_F32 (vk_f32mode.c); f32_desc says which, for `vyre list`.
@@ -298,7 +300,7 @@ void vyre_vk_sg_choose(vyre_backend *be);
 // dispatch and put back after it (create runs alone; vk_f32mode.c).
 typedef struct vyre_vk_counters {
   uint64_t kit[VYRE_KIT_M_COUNT];
-  uint64_t vk[9];
+  uint64_t vk[11];
 } vyre_vk_counters;
 void vyre_vk_counters_io(vyre_backend *be, vyre_vk_counters *c, int restore);
 

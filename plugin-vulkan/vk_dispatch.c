@@ -71,7 +71,9 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vyre_vk_jo
                        vyre_error *err) {
   if (be && be->device) vyre_vk_zombies_reap(be, 0);
   vyre_vk_job *j;
+  uint64_t t0 = vyre_kit_now_ns();
   uint32_t st = vyre_vk_job_prepare(be, a, 1, &j, err);
+  be->ns_prepare += vyre_kit_now_ns() - t0;
   if (st) return st;
   st = vyre_vk_jobs_make_sets(be, &j, 1, err);
   VkResult r = VK_SUCCESS;
@@ -84,9 +86,13 @@ static uint32_t launch(vyre_backend *be, const vyre_dispatch_args *a, vyre_vk_jo
     }
     pthread_mutex_unlock(&be->lock);
   }
-  if (!st)
-    st = r == VK_SUCCESS ? vyre_vk_submit(be, &j->cb, 1, &j->fence, err)
-                         : vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
+  if (!st && r == VK_SUCCESS) {
+    uint64_t ts = vyre_kit_now_ns();
+    st = vyre_vk_submit(be, &j->cb, 1, &j->fence, err);
+    be->ns_submit += vyre_kit_now_ns() - ts;
+  } else if (!st) {
+    st = vyre_vk_fail(be, err, r, "vkEndCommandBuffer", "retry");
+  }
   if (st) {
     vyre_vk_job_free(j);
     return st;
@@ -430,7 +436,10 @@ static uint32_t chunk_submit(vyre_backend *be, vyre_vk_job **js, uint32_t n, uin
       break;
     }
   if (st) return st;
-  return vyre_vk_submit(be, &cb, 1, out_fence, err);
+  uint64_t ts = vyre_kit_now_ns();
+  st = vyre_vk_submit(be, &cb, 1, out_fence, err);
+  be->ns_submit += vyre_kit_now_ns() - ts;
+  return st;
 }
 
 uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t n,
@@ -486,12 +495,14 @@ uint32_t vyre_vk_dispatch_batch(vyre_backend *be, vyre_batch_job *jobs, uint32_t
   for (uint32_t c0 = 0, nc = 1; c0 < n && !cst; c0 += chunk, nc++) {
     const uint32_t cn = n - c0 < chunk ? n - c0 : chunk;
     uint32_t np = 0;
+    uint64_t tp = vyre_kit_now_ns();
     for (uint32_t i = c0; i < c0 + cn; i++) {
       vyre_error *e = job_error(jobs[i].error, &scratch);
       jobs[i].status = vyre_vk_job_prepare(be, jobs[i].args, 1, &js[i], e);
       if (jobs[i].status) continue;
       np++;
     }
+    be->ns_prepare += vyre_kit_now_ns() - tp;
     reached = c0 + cn;
     if (np) cst = chunk_submit(be, js + c0, cn, nc, c0 + cn == n ? &fence : NULL, err);
     if (cst) break;

@@ -141,7 +141,10 @@ static const char *const kExtraMetrics[] = {
     "vk_job_records",
     // pipelines the driver refused and compiled without its optimizations
     // (README.md VK-PIPE-1)
-    "vk_pipelines_unoptimized"};
+    "vk_pipelines_unoptimized",
+    // two parts of vk_host_record_ns (README.md "Testing"): preparing the
+    // jobs (checks, buffers, staging) and their vkQueueSubmit calls
+    "vk_host_prepare_ns", "vk_host_submit_ns"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -186,7 +189,9 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->sg_selftest_ran,
                          be->forms_vendor,
                          be->n_job_alloc,
-                         be->n_unoptimized};
+                         be->n_unoptimized,
+                         be->ns_prepare,
+                         be->ns_submit};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

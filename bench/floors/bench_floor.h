@@ -64,7 +64,7 @@ typedef struct vyre_bench_ctx {
 typedef struct vyre_bench_side {
   uint32_t status; // VYRE_BENCH_*
   vyre_bench_stat stat;
-  char what[256]; // how it was measured (the driver calls, for a floor)
+  char what[512]; // how it was measured (the driver calls, for a floor)
   char why[768];  // n/a reason or failure message
 } vyre_bench_side;
 

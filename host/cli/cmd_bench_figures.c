@@ -161,19 +161,23 @@ static int metrics_add(vyre_bench_ctx *c, const char *const *names, int n, const
 
 // Where a batch job's host time goes in the Vulkan plugin (plugin-vulkan/
 // README.md: running totals in ns): preparing, recording and submitting;
-// the fence wait; results and release. Summed over the measured batches.
-#define BATCH_M 3
-static const char *const batch_m[BATCH_M] = {"vk_host_record_ns", "vk_host_wait_ns",
-                                             "vk_host_finish_ns"};
+// the fence wait; results and release; then two parts of the first, which
+// older plugins lack: preparing the jobs, and the submits. Summed over the
+// measured batches.
+#define BATCH_M     3
+#define BATCH_PARTS 2
+static const char *const batch_m[BATCH_M + BATCH_PARTS] = {
+    "vk_host_record_ns", "vk_host_wait_ns", "vk_host_finish_ns", "vk_host_prepare_ns",
+    "vk_host_submit_ns"};
 
 static const char kBatchWhat[] =
     "vyre_dispatch_batch of 64 jobs (x[0] += 1, one resident buffer each), per job";
 
 void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
   snprintf(out->what, sizeof out->what, "%s", kBatchWhat);
-  uint64_t parts[BATCH_M] = {0}, v0[BATCH_M], measured_ns = 0;
+  uint64_t parts[BATCH_M + BATCH_PARTS] = {0}, v0[BATCH_M + BATCH_PARTS], measured_ns = 0;
   uint32_t batches = 0;
-  int have_parts = 1;
+  int have_parts = 1, have_split = 1;
   if (!has_resident(c, out)) return;
   vyre_error err = {.struct_size = sizeof err};
   vyre_program *p = vyre_bench_prog_inc(1, &err);
@@ -201,7 +205,7 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
       items[j].args = &args[j];
       items[j].arg_count = 1;
     }
-    if (i >= warm && have_parts) metrics_snapshot(c, batch_m, BATCH_M, v0);
+    if (i >= warm && have_parts) metrics_snapshot(c, batch_m, BATCH_M + BATCH_PARTS, v0);
     uint64_t t0 = vyre_bench_now_ns();
     st = vyre_dispatch_batch(c->dev, items, VYRE_BENCH_BATCH, &err);
     uint64_t t1 = vyre_bench_now_ns();
@@ -213,6 +217,8 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
         (have_parts = metrics_add(c, batch_m, BATCH_M, v0, parts)) != 0) {
       measured_ns += t1 - t0;
       batches++;
+      if (have_split)
+        have_split = metrics_add(c, batch_m + BATCH_M, BATCH_PARTS, v0 + BATCH_M, parts + BATCH_M);
     }
     for (uint32_t j = 0; j < VYRE_BENCH_BATCH; j++)
       if (items[j].status) {
@@ -241,10 +247,17 @@ void vyre_bench_fig_batch(vyre_bench_ctx *c, vyre_bench_side *out) {
   if (out->status == VYRE_BENCH_RAN && have_parts && batches) {
     const double n = (double)batches * VYRE_BENCH_BATCH * 1e3; // means in us
     const double plugin = (double)(parts[0] + parts[1] + parts[2]) / n;
+    char split[160] = "";
+    if (have_split && parts[3] + parts[4] <= parts[0])
+      snprintf(split, sizeof split,
+               " (of which preparing the jobs %.3f us, descriptors and recording %.3f us, "
+               "vkQueueSubmit %.3f us)",
+               (double)parts[3] / n, (double)(parts[0] - parts[3] - parts[4]) / n,
+               (double)parts[4] / n);
     snprintf(out->what, sizeof out->what,
-             "%s; per job in the plugin: prepare, record and submit %.3f us, fence wait %.3f us, "
-             "finish %.3f us; outside the plugin %.3f us",
-             kBatchWhat, (double)parts[0] / n, (double)parts[1] / n, (double)parts[2] / n,
+             "%s; per job in the plugin: prepare, record and submit %.3f us%s, fence wait %.3f "
+             "us, finish %.3f us; outside the plugin %.3f us",
+             kBatchWhat, (double)parts[0] / n, split, (double)parts[1] / n, (double)parts[2] / n,
              (double)measured_ns / n - plugin);
   }
 done:

@@ -530,7 +530,8 @@ static void test_bench_vulkan_int_hash_figure(void **state) {
 }
 
 // Figure 3 on Vulkan says where a batch job's time went: the plugin's
-// prepare/record/submit, fence wait and finish (its vk_host_*_ns metrics),
+// prepare/record/submit (and its parts: preparing the jobs, descriptors and
+// recording, vkQueueSubmit), fence wait and finish (its vk_host_*_ns metrics),
 // and the rest outside the plugin; the parts are numbers, none negative.
 // The CPU reference has no such
 // metrics, so its line is the plain one.
@@ -549,15 +550,20 @@ static void test_bench_vulkan_batch_breakdown(void **state) {
   const char *what = json_string_value(json_object_get(v, "what"));
   const char *p = strstr(what, "per job in the plugin: prepare, record and submit ");
   assert_non_null(p);
-  double rec = -1, wait = -1, fin = -1, rest = 0;
+  double rec = -1, prep = -1, cmds = -1, sub = -1, wait = -1, fin = -1, rest = 0;
   assert_int_equal(sscanf(p,
-                          "per job in the plugin: prepare, record and submit %lf us, fence wait "
-                          "%lf us, finish %lf us; outside the plugin %lf us",
-                          &rec, &wait, &fin, &rest),
-                   4);
+                          "per job in the plugin: prepare, record and submit %lf us (of which "
+                          "preparing the jobs %lf us, descriptors and recording %lf us, "
+                          "vkQueueSubmit %lf us), fence wait %lf us, finish %lf us; outside the "
+                          "plugin %lf us",
+                          &rec, &prep, &cmds, &sub, &wait, &fin, &rest),
+                   7);
   // The plugin's parts lie inside the timed vyre_dispatch_batch call, so
-  // what is left outside the plugin is not negative (to the printed digit).
+  // what is left outside the plugin is not negative (to the printed digit);
+  // the first part's three parts add up to it.
   assert_true(rec > 0 && wait >= 0 && fin >= 0 && rest >= -0.001);
+  assert_true(prep > 0 && cmds >= 0 && sub > 0);
+  assert_true(fabs(prep + cmds + sub - rec) <= 0.002);
   json_decref(root);
   char log[512];
   snprintf(log, sizeof log, "%s/bench-cpu-batch.log", VYRE_BENCH_OUT);
