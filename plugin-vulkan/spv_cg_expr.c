@@ -967,8 +967,7 @@ static uint32_t hide_word_kind(uint32_t mask) {
 // (lavapipe folded y / hidden 0 to 0: vyre fuzz seed 905001217).
 uint32_t vyre_spv_hide_bits(vyre_spv_cg *c, uint32_t v, uint32_t mask) {
   uint32_t key;
-  const uint32_t kinds = c->opt->hide_word_kinds ? c->opt->hide_word_kinds : VYRE_SPV_HIDE_WORD_ALL;
-  if (c->opt->hide_word && (kinds & hide_word_kind(mask))) {
+  if (vyre_spv_hide_word_has(c->opt, hide_word_kind(mask))) {
     // README.md VK-F32-16: v ^ (word * mask), the word 0 at run time (the
     // push constant after the grid, or the indirect binding's word 7); the
     // compiler knows only that the bits from the mask's up may flip. Each

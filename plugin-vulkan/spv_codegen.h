@@ -599,6 +599,14 @@ uint32_t vyre_spv_nvidia_forms_for_driver(uint32_t vendor_id);
 #define VYRE_SPV_HIDE_WORD_NARROW  0x10u
 #define VYRE_SPV_HIDE_WORD_ALL     0x1Fu
 
+// 1 when |opt| gives hides of |kind| (a VYRE_SPV_HIDE_WORD_* bit) the word
+// form: opt.hide_word on, and |kind| among opt.hide_word_kinds, where 0
+// stands for every kind. Pure.
+static inline int vyre_spv_hide_word_has(const vyre_spv_options *opt, uint32_t kind) {
+  const uint32_t kinds = opt->hide_word_kinds ? opt->hide_word_kinds : VYRE_SPV_HIDE_WORD_ALL;
+  return opt->hide_word && (kinds & kind) != 0;
+}
+
 typedef struct vyre_spv_info {
   uint32_t host_buffer_count; // push-constant words and storage bindings (excl. trap)
   uint32_t buffer_of_slot[VYRE_IR_MAX_BINDINGS]; // ascending binding order -> buffer index

@@ -182,10 +182,9 @@ uint8_t *vyre_spv_const_nodes(const vyre_ir_program *p, int hidden_wg_f32, const
 // from bit 23 up, so the literal keeps its guard. Applied only where it is
 // the op's one operand that may be constant (vyre_spv_f32_guard_for).
 static int hidden_normal_lit(const vyre_spv_cg *c, uint32_t n) {
-  const int const_word =
-      c->opt->hide_word &&
-      (!c->opt->hide_word_kinds || (c->opt->hide_word_kinds & VYRE_SPV_HIDE_WORD_CONST));
-  if (!c->opt->hide_f32_consts || const_word || !vyre_spv_f32_lit(c->p, n)) return 0;
+  if (!c->opt->hide_f32_consts || vyre_spv_hide_word_has(c->opt, VYRE_SPV_HIDE_WORD_CONST) ||
+      !vyre_spv_f32_lit(c->p, n))
+    return 0;
   const vyre_ir_node *x = &c->p->nodes[n];
   const uint32_t e = (x->ref >> 23) & 0xFFu; // a literal's bits are its ref
   return e >= 2u && e <= 253u;
