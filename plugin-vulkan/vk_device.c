@@ -448,6 +448,9 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
   const char *narrow = vyre_kit_getenv("VYRE_VULKAN_NARROW");
   int emulate = narrow && strcmp(narrow, "emulate") == 0;
   be->cmd_push_descriptors = NULL;
+  be->cmd_push_template = NULL;
+  be->create_template = NULL;
+  be->destroy_template = NULL;
   be->max_push = 0;
   be->f16_device = be->f16_denorm = be->f32_modes = 0;
   int push_ext = 0, driver_props = 0;
@@ -659,6 +662,24 @@ uint32_t vyre_vk_device_open(vyre_backend *be, vyre_error *err) {
       be->cmd_push_descriptors =
           (PFN_vkCmdPushDescriptorSetKHR)gdpa(be->device, "vkCmdPushDescriptorSetKHR");
     if (!be->cmd_push_descriptors) be->max_push = 0;
+    // README.md VK-BATCH-3: templates are core in Vulkan 1.1 (the plugin
+    // needs 1.1), their push form part of VK_KHR_push_descriptor there.
+    const int tmpl = vyre_kit_env_flag("VYRE_VULKAN_PUSH_TEMPLATE");
+    if (tmpl < 0)
+      vyre_kit_log(VYRE_LOG_WARN, VYRE_VK_NAME,
+                   "VYRE_VULKAN_PUSH_TEMPLATE='%s' is not 0 or 1; descriptors are pushed "
+                   "without templates. Fix: set it to 1 or 0, or unset it.",
+                   vyre_kit_getenv("VYRE_VULKAN_PUSH_TEMPLATE"));
+    if (gdpa && be->cmd_push_descriptors && tmpl == 1) {
+      be->cmd_push_template = (PFN_vkCmdPushDescriptorSetWithTemplateKHR)gdpa(
+          be->device, "vkCmdPushDescriptorSetWithTemplateKHR");
+      be->create_template = (PFN_vkCreateDescriptorUpdateTemplate)gdpa(
+          be->device, "vkCreateDescriptorUpdateTemplate");
+      be->destroy_template = (PFN_vkDestroyDescriptorUpdateTemplate)gdpa(
+          be->device, "vkDestroyDescriptorUpdateTemplate");
+      if (!be->cmd_push_template || !be->create_template || !be->destroy_template)
+        be->cmd_push_template = NULL, be->create_template = NULL, be->destroy_template = NULL;
+    }
   }
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,

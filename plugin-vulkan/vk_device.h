@@ -47,6 +47,13 @@ struct vyre_backend {
   // VK_KHR_push_descriptor enabled: pipelines with at most max_push
   // descriptors push them while recording instead of allocating sets.
   PFN_vkCmdPushDescriptorSetKHR cmd_push_descriptors; // NULL: not enabled
+  // VYRE_VULKAN_PUSH_TEMPLATE=1 (README.md VK-BATCH-3): push pipelines get a
+  // descriptor update template, and jobs push a packed array of buffer infos
+  // through it (vkCmdPushDescriptorSetWithTemplateKHR) instead of write
+  // structures. All three NULL when off or not offered.
+  PFN_vkCmdPushDescriptorSetWithTemplateKHR cmd_push_template;
+  PFN_vkCreateDescriptorUpdateTemplate create_template;
+  PFN_vkDestroyDescriptorUpdateTemplate destroy_template;
   // VYRE_VULKAN_PIPELINE_STATS=1 and VK_KHR_pipeline_executable_properties
   // enabled: each pipeline created logs the driver's statistics (vk_stats.c).
   uint32_t pipeline_stats;

@@ -258,53 +258,49 @@ static uint32_t make_staging(vyre_vk_job *j, int need_staging, vyre_error *err) 
   return VYRE_STATUS_OK;
 }
 
-// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most VYRE_IR_MAX_BINDINGS +
-// 1).
-static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
-                           VkWriteDescriptorSet *w) {
+// Fills |bi| with |j|'s buffer infos in binding order: the slots, the trap
+// record, the indirect grid (the order of the pipe's push template, README.md
+// VK-BATCH-3); returns how many (at most VYRE_IR_MAX_BINDINGS + 2).
+static uint32_t set_infos(const vyre_vk_job *j, VkDescriptorBufferInfo *bi) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < j->nb; i++) {
     const vyre_binding *b = &j->bind[i];
     int res = b->kind == VYRE_BINDING_RESIDENT;
-    bi[n] = (VkDescriptorBufferInfo){.buffer = res         ? b->resident->buf
-                                               : j->direct ? j->stb->buf
-                                                           : j->devb->buf,
-                                     .offset = res         ? 0
-                                               : j->direct ? j->st_off[i]
-                                                           : j->dev_off[i],
-                                     // whole words: the emulated narrow path
-                                     // reads and writes 32-bit words; the
-                                     // allocations are rounded (IR-STORE-2)
-                                     .range = b->bytes < 4 ? 4 : (b->bytes + 3u) & ~(uint64_t)3u};
-    w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = j->set,
-                                  .dstBinding = j->pipe->binding_of_slot[i],
-                                  .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[n]};
-    n++;
+    bi[n++] = (VkDescriptorBufferInfo){.buffer = res         ? b->resident->buf
+                                                 : j->direct ? j->stb->buf
+                                                             : j->devb->buf,
+                                       .offset = res         ? 0
+                                                 : j->direct ? j->st_off[i]
+                                                             : j->dev_off[i],
+                                       // whole words: the emulated narrow path
+                                       // reads and writes 32-bit words; the
+                                       // allocations are rounded (IR-STORE-2)
+                                       .range = b->bytes < 4 ? 4 : (b->bytes + 3u) & ~(uint64_t)3u};
   }
-  if (j->pipe->info.uses_trap) {
-    bi[n] = (VkDescriptorBufferInfo){
+  if (j->pipe->info.uses_trap)
+    bi[n++] = (VkDescriptorBufferInfo){
         .buffer = j->stb->buf, .offset = j->trap_off, .range = VYRE_VK_TRAP_BYTES};
-    w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = j->set,
-                                  .dstBinding = VYRE_VK_TRAP_BINDING,
-                                  .descriptorCount = 1,
-                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[n]};
-    n++;
-  }
-  if (j->pipe->info.indirect) {
-    bi[n] = (VkDescriptorBufferInfo){
+  if (j->pipe->info.indirect)
+    bi[n++] = (VkDescriptorBufferInfo){
         .buffer = j->stb->buf, .offset = j->ind_off, .range = VYRE_VK_IND_BYTES};
-    w[n] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+  return n;
+}
+
+// Fills |bi| and |w| with |j|'s descriptor writes; returns how many (at most
+// VYRE_IR_MAX_BINDINGS + 2).
+static uint32_t set_writes(const vyre_vk_job *j, VkDescriptorBufferInfo *bi,
+                           VkWriteDescriptorSet *w) {
+  const uint32_t n = set_infos(j, bi);
+  for (uint32_t k = 0; k < n; k++) {
+    const uint32_t binding = k < j->nb                               ? j->pipe->binding_of_slot[k]
+                             : k == j->nb && j->pipe->info.uses_trap ? VYRE_VK_TRAP_BINDING
+                                                                     : VYRE_VK_IND_BINDING;
+    w[k] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = j->set,
-                                  .dstBinding = VYRE_VK_IND_BINDING,
+                                  .dstBinding = binding,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[n]};
-    n++;
+                                  .pBufferInfo = &bi[k]};
   }
   return n;
 }
@@ -622,7 +618,11 @@ static void bind_job(vyre_backend *be, VkCommandBuffer cb, const vyre_vk_job *j,
     ps->bound = j->pipe;
     ps->ncounts = ps->has_lanes = ps->has_words = 0; // another layout: push everything again
   }
-  if (j->pipe->push) {
+  if (j->pipe->push_tmpl) {
+    VkDescriptorBufferInfo bi[VYRE_IR_MAX_BINDINGS + 2];
+    set_infos(j, bi);
+    be->cmd_push_template(cb, j->pipe->push_tmpl, j->pipe->layout, 0, bi);
+  } else if (j->pipe->push) {
     VkDescriptorBufferInfo bi[VYRE_IR_MAX_BINDINGS + 2];
     VkWriteDescriptorSet w[VYRE_IR_MAX_BINDINGS + 2];
     uint32_t nw = set_writes(j, bi, w); // dstSet is ignored for pushed descriptors

@@ -99,6 +99,7 @@ static void pipe_destroy(vyre_backend *be, vyre_vk_pipe *pp) {
   free(pp->ind_words);
   if (be->device) {
     if (pp->pipeline) vkDestroyPipeline(be->device, pp->pipeline, NULL);
+    if (pp->push_tmpl) be->destroy_template(be->device, pp->push_tmpl, NULL);
     if (pp->layout) vkDestroyPipelineLayout(be->device, pp->layout, NULL);
     if (pp->set_layout) vkDestroyDescriptorSetLayout(be->device, pp->set_layout, NULL);
     if (pp->shader) vkDestroyShaderModule(be->device, pp->shader, NULL);
@@ -220,6 +221,32 @@ static uint32_t make_pipeline(vyre_backend *be, vyre_vk_pipe *pp, const uint32_t
                                    .pPushConstantRanges = &pcr};
   r = vkCreatePipelineLayout(be->device, &pl, NULL, &pp->layout);
   if (r != VK_SUCCESS) return vyre_vk_fail(be, err, r, "vkCreatePipelineLayout", "free memory");
+  if (pp->push && be->cmd_push_template) {
+    // README.md VK-BATCH-3: entry i reads the i-th VkDescriptorBufferInfo of
+    // the array a job pushes (vk_job.c set_infos fills it in this order).
+    VkDescriptorUpdateTemplateEntry te[VYRE_IR_MAX_BINDINGS + 2];
+    for (uint32_t i = 0; i < nb; i++)
+      te[i] = (VkDescriptorUpdateTemplateEntry){.dstBinding = b[i].binding,
+                                                .descriptorCount = 1,
+                                                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                .offset = i * sizeof(VkDescriptorBufferInfo),
+                                                .stride = sizeof(VkDescriptorBufferInfo)};
+    VkDescriptorUpdateTemplateCreateInfo tci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
+        .descriptorUpdateEntryCount = nb,
+        .pDescriptorUpdateEntries = te,
+        .templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR,
+        .descriptorSetLayout = pp->set_layout,
+        .pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE,
+        .pipelineLayout = pp->layout,
+        .set = 0};
+    r = be->create_template(be->device, &tci, NULL, &pp->push_tmpl);
+    if (r != VK_SUCCESS) {
+      pp->push_tmpl = VK_NULL_HANDLE;
+      return vyre_vk_fail(be, err, r, "vkCreateDescriptorUpdateTemplate",
+                          "free memory, or unset VYRE_VULKAN_PUSH_TEMPLATE");
+    }
+  }
   VkComputePipelineCreateInfo cp = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -648,10 +675,12 @@ retry:
     // checksum sees): generate the module again, once, and replace it.
     from_disk = 2;
     if (pp->pipeline) vkDestroyPipeline(be->device, pp->pipeline, NULL);
+    if (pp->push_tmpl) be->destroy_template(be->device, pp->push_tmpl, NULL);
     if (pp->layout) vkDestroyPipelineLayout(be->device, pp->layout, NULL);
     if (pp->set_layout) vkDestroyDescriptorSetLayout(be->device, pp->set_layout, NULL);
     if (pp->shader) vkDestroyShaderModule(be->device, pp->shader, NULL);
     pp->pipeline = VK_NULL_HANDLE;
+    pp->push_tmpl = VK_NULL_HANDLE;
     pp->layout = VK_NULL_HANDLE;
     pp->set_layout = VK_NULL_HANDLE;
     pp->shader = VK_NULL_HANDLE;

@@ -44,6 +44,10 @@ struct vyre_vk_pipe {
   VkPipelineLayout layout;
   VkPipeline pipeline;
   uint32_t push; // the set layout is a push-descriptor layout (no descriptor sets)
+  // With push and be->cmd_push_template (README.md VK-BATCH-3): the update
+  // template whose entries take the job's buffer infos in vyre_vk_job's
+  // order (slots, then the trap record, then the indirect grid).
+  VkDescriptorUpdateTemplate push_tmpl;
   vyre_spv_info info;
   uint32_t buffer_count;
   uint8_t access[64]; // per program buffer (first 64)

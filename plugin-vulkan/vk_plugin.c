@@ -144,7 +144,9 @@ static const char *const kExtraMetrics[] = {
     "vk_pipelines_unoptimized",
     // two parts of vk_host_record_ns (README.md "Testing"): preparing the
     // jobs (checks, buffers, staging) and their vkQueueSubmit calls
-    "vk_host_prepare_ns", "vk_host_submit_ns"};
+    "vk_host_prepare_ns", "vk_host_submit_ns",
+    // 1 when pushed descriptors go through update templates (README.md VK-BATCH-3)
+    "vk_push_templates"};
 #define N_EXTRA (sizeof(kExtraMetrics) / sizeof(kExtraMetrics[0]))
 
 static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capacity,
@@ -191,7 +193,8 @@ static uint32_t metrics_impl(vyre_backend *be, vyre_metric *out, uint32_t capaci
                          be->n_job_alloc,
                          be->n_unoptimized,
                          be->ns_prepare,
-                         be->ns_submit};
+                         be->ns_submit,
+                         be->cmd_push_template ? 1u : 0u};
   for (uint32_t i = 0; i < N_EXTRA; i++)
     if (out && n + i < capacity) {
       out[n + i].name = kExtraMetrics[i];

@@ -30,7 +30,9 @@
 #     LOWER-F32-8) and VYRE_VULKAN_UNROLL=0 (VK-F32-19);
 #   - VYRE_VULKAN_PIPELINE_STATS=1 logs the driver's pipeline statistics, or
 #     says the device has none; a VYRE_VULKAN_FMA_RUNS that is no run length
-#     warns with a Fix.
+#     warns with a Fix;
+#   - VYRE_VULKAN_PUSH_TEMPLATE=1 (VK-BATCH-3) keeps the results, and a value
+#     that is not 0 or 1 warns with a Fix.
 # Exit 77 (skipped) without a Vulkan device.
 #   tests/vulkan/debug_switches.sh VYRE_BIN SOURCE_DIR WORKDIR
 set -euo pipefail
@@ -187,4 +189,10 @@ grep -q "VYRE_VULKAN_MINMAX_LIT=bogus is not a mode; using hidden .*Fix:" "$work
 # VK-F32-19's experiment: loops marked for unrolling ask DontUnroll.
 differs "$src/tests/conformance/cases/f32/lower_fma_run_accumulators.json" \
   lower_fma_run_accumulators VYRE_VULKAN_UNROLL=0
+# VK-BATCH-3's experiment: pushed descriptors through templates keep the
+# results; a value that is not 0 or 1 warns with a Fix.
+run "$dead" VYRE_VULKAN_PUSH_TEMPLATE=1
+run "$dead" VYRE_VULKAN_PUSH_TEMPLATE=bogus
+grep -q "VYRE_VULKAN_PUSH_TEMPLATE='bogus' is not 0 or 1.*Fix:" "$work/out" ||
+  { cat "$work/out" >&2; fail "no warning for VYRE_VULKAN_PUSH_TEMPLATE=bogus"; }
 echo "debug_switches: ok"

@@ -570,11 +570,15 @@ static void test_runtime_narrow_bindings_are_byte_exact(void **state) {
 // old modules and buffers are refused, new work is correct.
 // With VK_KHR_push_descriptor (metric vk_push_descriptors = 1) a dispatch
 // allocates no descriptor pool or set at all; VYRE_VULKAN_NO_PUSH_DESCRIPTORS
-// turns the extension off (the _sets runs of these tests).
+// turns the extension off (the _sets runs of these tests), and
+// VYRE_VULKAN_PUSH_TEMPLATE=1 pushes them through update templates (metric
+// vk_push_templates = 1; the _push_template runs, README.md VK-BATCH-3).
 static void test_runtime_push_descriptors_when_offered(void **state) {
   NEED_DEVICE();
   uint64_t push = vk_metric("vk_push_descriptors");
   if (getenv("VYRE_VULKAN_NO_PUSH_DESCRIPTORS")) assert_int_equal(push, 0);
+  const char *tmpl = getenv("VYRE_VULKAN_PUSH_TEMPLATE");
+  assert_int_equal(vk_metric("vk_push_templates"), push && tmpl && !strcmp(tmpl, "1") ? 1u : 0u);
   tb *t = calloc(1, sizeof(tb));
   const vyre_ir_program *p = inc_program(t);
   static uint32_t x[64];
