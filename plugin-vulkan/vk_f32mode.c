@@ -135,16 +135,18 @@ static uint32_t selftest_run(vyre_backend *be, uint32_t native, char *why, size_
 // The self-test's compile and dispatch are not the application's: the
 // counters the metrics show are put back after it (create runs alone).
 void vyre_vk_counters_io(vyre_backend *be, vyre_vk_counters *c, int restore) {
-  _Atomic uint64_t *vk[11] = {&be->n_alloc_memory, &be->n_dpool_create, &be->n_fence_create,
-                              &be->n_submit,       &be->n_cb_alloc,     &be->n_cb_begin,
-                              &be->ns_record,      &be->ns_wait,        &be->ns_finish,
-                              &be->ns_prepare,     &be->ns_submit};
+  _Atomic uint64_t *vk[] = {&be->n_alloc_memory, &be->n_dpool_create, &be->n_fence_create,
+                            &be->n_submit,       &be->n_cb_alloc,     &be->n_cb_begin,
+                            &be->ns_record,      &be->ns_wait,        &be->ns_finish,
+                            &be->ns_prepare,     &be->ns_submit};
   for (int i = 0; i < VYRE_KIT_M_COUNT; i++)
     if (restore)
       atomic_store(&be->metrics.value[i], c->kit[i]);
     else
       c->kit[i] = atomic_load(&be->metrics.value[i]);
-  for (int i = 0; i < 11; i++)
+  _Static_assert(sizeof vk / sizeof vk[0] == sizeof c->vk / sizeof c->vk[0],
+                 "vyre_vk_counters.vk holds one value per counter saved here");
+  for (size_t i = 0; i < sizeof vk / sizeof vk[0]; i++)
     if (restore)
       atomic_store(vk[i], c->vk[i]);
     else

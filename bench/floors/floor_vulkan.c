@@ -386,16 +386,26 @@ static void barrier(vyre_bench_floor *f, VkPipelineStageFlags src, VkAccessFlags
   f->vkCmdPipelineBarrier(f->cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-// Ends, submits, waits on the fence and resets it.
-static VkResult cmd_submit_wait(vyre_bench_floor *f) {
+// Ends the command buffer and submits it with the fence.
+static VkResult cmd_submit(vyre_bench_floor *f) {
   VkResult r = f->vkEndCommandBuffer(f->cmd);
   if (r) return r;
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &f->cmd};
-  if ((r = f->vkQueueSubmit(f->queue, 1, &si, f->fence)) != VK_SUCCESS) return r;
-  r = f->vkWaitForFences(f->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
+  return f->vkQueueSubmit(f->queue, 1, &si, f->fence);
+}
+
+// Waits on the fence and resets it.
+static VkResult fence_wait(vyre_bench_floor *f) {
+  VkResult r = f->vkWaitForFences(f->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
   f->vkResetFences(f->device, 1, &f->fence);
   return r;
+}
+
+// Ends, submits, waits on the fence and resets it.
+static VkResult cmd_submit_wait(vyre_bench_floor *f) {
+  VkResult r = cmd_submit(f);
+  return r != VK_SUCCESS ? r : fence_wait(f);
 }
 
 // One dispatch of |pipe| on |set| (x groups), recorded, submitted, waited.
@@ -506,16 +516,9 @@ static void vk_launches(vyre_bench_floor *f, const vyre_bench_ctx *c, uint32_t j
       f->vkCmdDispatch(f->cmd, 1, 1, 1);
     }
     uint64_t tr = vyre_bench_now_ns();
-    r = f->vkEndCommandBuffer(f->cmd);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &f->cmd};
-    if (!r) r = f->vkQueueSubmit(f->queue, 1, &si, f->fence);
+    r = cmd_submit(f);
     uint64_t ts = vyre_bench_now_ns();
-    if (!r) {
-      r = f->vkWaitForFences(f->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
-      f->vkResetFences(f->device, 1, &f->fence);
-    }
+    if (r == VK_SUCCESS) r = fence_wait(f);
     uint64_t t1 = vyre_bench_now_ns();
     if (r) out->status = FAIL(f, out->why, sizeof out->why, "vkQueueSubmit/vkWaitForFences", r);
     if (i >= warm) {
