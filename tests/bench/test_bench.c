@@ -532,7 +532,8 @@ static void test_bench_vulkan_int_hash_figure(void **state) {
 // Figure 3 on Vulkan says where a batch job's time went: the plugin's
 // prepare/record/submit (and its parts: preparing the jobs, descriptors and
 // recording, vkQueueSubmit), fence wait and finish (its vk_host_*_ns metrics),
-// and the rest outside the plugin; the parts are numbers, none negative.
+// and the rest outside the plugin; the floor says its recording, submit and
+// fence wait per dispatch; the parts are numbers, none negative.
 // The CPU reference has no such
 // metrics, so its line is the plain one.
 static void test_bench_vulkan_batch_breakdown(void **state) {
@@ -564,6 +565,17 @@ static void test_bench_vulkan_batch_breakdown(void **state) {
   assert_true(rec > 0 && wait >= 0 && fin >= 0 && rest >= -0.001);
   assert_true(prep > 0 && cmds >= 0 && sub > 0);
   assert_true(fabs(prep + cmds + sub - rec) <= 0.002);
+  // The floor says where its own time went, per dispatch.
+  const char *fw = json_string_value(json_object_get(json_object_get(f, "floor"), "what"));
+  const char *fp = fw ? strstr(fw, "per dispatch: recording ") : NULL;
+  assert_non_null(fp);
+  double frec = -1, fsub = -1, fwait = -1;
+  assert_int_equal(sscanf(fp,
+                          "per dispatch: recording %lf us, end and vkQueueSubmit %lf us, fence "
+                          "wait %lf us",
+                          &frec, &fsub, &fwait),
+                   3);
+  assert_true(frec > 0 && fsub > 0 && fwait >= 0);
   json_decref(root);
   char log[512];
   snprintf(log, sizeof log, "%s/bench-cpu-batch.log", VYRE_BENCH_OUT);
